@@ -1,0 +1,56 @@
+// Package activities holds the Temporal activities of a turn: thin adapters
+// that read and write the database, call the model and run tools. Workflow
+// code passes them ids only; what they read and write lives in the
+// database, so histories stay small and a retried activity finds what its
+// earlier attempt wrote.
+package activities
+
+import (
+	"context"
+	"time"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/llm"
+	"hub/stream"
+	"hub/tools"
+)
+
+// chatModel is the model gateway as the activities use it.
+type chatModel interface {
+	Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
+	Model() string
+}
+
+// Activities holds the dependencies of every activity; Temporal calls its
+// methods. Register one value with the worker.
+type Activities struct {
+	Hub    *hub.Service
+	Chat   *chat.Store
+	Tools  *tools.Registry
+	Frames *stream.Bus
+	// Model is the model endpoint; when it is not configured, turns end with
+	// an unavailable error naming the variables to set.
+	Model           chatModel
+	ModelConfigured bool
+	// ModelTimeout bounds one model call (HUB_MODEL_TIMEOUT).
+	ModelTimeout time.Duration
+	// Location is the time zone dates are given in.
+	Location *time.Location
+	// Now is the clock; tests set it.
+	Now func() time.Time
+}
+
+func (a *Activities) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *Activities) location() *time.Location {
+	if a.Location != nil {
+		return a.Location
+	}
+	return time.UTC
+}

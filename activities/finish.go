@@ -1,0 +1,54 @@
+package activities
+
+import (
+	"context"
+	"strings"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/stream"
+)
+
+// FinishTurn saves the reply (the text streamed so far, the records it
+// names, the usage) and the turn's ending, then sends the error frame when
+// there is one and the done frame, always last. Safe to retry: the turn
+// keeps its first ending and frames are not repeated.
+func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
+	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	if err != nil {
+		return err
+	}
+	steps, err := a.Chat.Steps(ctx, in.TurnID, MaxSteps+1)
+	if err != nil {
+		return err
+	}
+	var texts []string
+	var usage chat.Usage
+	var refs []hub.Ref
+	for _, st := range steps {
+		if st.Text != "" {
+			texts = append(texts, st.Text)
+		}
+		usage.InputTokens += st.Usage.InputTokens
+		usage.OutputTokens += st.Usage.OutputTokens
+		for _, c := range st.ToolCalls {
+			refs = append(refs, c.Refs...)
+		}
+	}
+	ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
+		Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
+		Text: strings.Join(texts, "\n\n"), Refs: dedupeRefs(refs, maxTurnRefs), Usage: usage,
+	})
+	if err != nil {
+		return err
+	}
+	if ended.Status == chat.StatusError {
+		if err := a.publishOnce(ctx, in.TurnID, stream.TypeError, map[string]string{"code": ended.ErrorCode, "message": ended.ErrorMessage}); err != nil {
+			return err
+		}
+	}
+	return a.publishOnce(ctx, in.TurnID, stream.TypeDone, map[string]any{
+		"status": string(ended.Status), "messageId": turn.ReplyMessageID,
+		"usage": map[string]int{"inputTokens": ended.Usage.InputTokens, "outputTokens": ended.Usage.OutputTokens},
+	})
+}

@@ -1,0 +1,171 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"hub/assistant"
+	"hub/chat"
+	"hub/llm"
+	"hub/stream"
+)
+
+// HeartbeatInterval is how often CallModel heartbeats while it waits for
+// the model's first token; every chunk heartbeats too. The heartbeat
+// timeout is a few times this, so a dead worker is noticed in seconds while
+// a model that thinks for minutes is not.
+const HeartbeatInterval = 5 * time.Second
+
+// CallModel runs one model step: it rebuilds the transcript from the
+// database, streams the answer (publishing text deltas and heartbeating on
+// every chunk), and saves the step and its tool calls as pending. The
+// workflow gets the calls by id.
+func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
+	if a.Model == nil || !a.ModelConfigured {
+		return ModelStep{}, temporal.NewNonRetryableApplicationError(
+			"No model is configured, so the assistant cannot answer. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than OpenAI's, HUB_MODEL for the model) and start Hub again.",
+			ErrTypeUnavailable, nil)
+	}
+	info := activity.GetInfo(ctx)
+	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	if err != nil {
+		return ModelStep{}, err
+	}
+	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)
+	if err != nil {
+		return ModelStep{}, err
+	}
+	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
+	if err != nil {
+		return ModelStep{}, err
+	}
+	history, err := a.Chat.History(ctx, turn)
+	if err != nil {
+		return ModelStep{}, err
+	}
+	steps, err := a.Chat.Steps(ctx, in.TurnID, in.Step)
+	if err != nil {
+		return ModelStep{}, err
+	}
+	if err := a.Chat.SetTurnStatus(ctx, in.TurnID, chat.StatusWorking, in.Step); err != nil {
+		return ModelStep{}, err
+	}
+	status := map[string]any{"status": "working", "step": in.Step, "text": "Thinking…"}
+	if info.Attempt > 1 {
+		// The client drops the partial text of the failed attempt.
+		status = map[string]any{"status": "retrying", "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
+	}
+	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status); err != nil {
+		return ModelStep{}, err
+	}
+
+	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
+		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff}
+	req := llm.Request{Messages: tr.Messages()}
+	if !in.ToolsOff {
+		req.Tools = assistant.ToolSchemas(a.Tools, rec.OfferedTools)
+	}
+
+	// Text already shown in earlier steps is separated from this step's.
+	sep := ""
+	for _, st := range steps {
+		if st.Text != "" {
+			sep = "\n\n"
+		}
+	}
+	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step)
+	defer stopBeat()
+	res, err := a.Model.Stream(ctx, req, func(c llm.Chunk) error {
+		activity.RecordHeartbeat(ctx, in.Step)
+		if c.TextDelta == "" {
+			return nil
+		}
+		delta := sep + c.TextDelta
+		sep = ""
+		_, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeText, map[string]string{"delta": delta})
+		return err
+	})
+	stopBeat()
+	if err != nil {
+		return ModelStep{}, modelError(err)
+	}
+	st := chat.Step{Step: in.Step, Attempt: int(info.Attempt), Text: res.Text, FinishReason: res.FinishReason,
+		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
+	if !in.ToolsOff {
+		for _, c := range res.ToolCalls {
+			st.ToolCalls = append(st.ToolCalls, chat.ToolCall{ProviderCallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
+		}
+	}
+	calls, err := a.Chat.SaveStep(ctx, in.TurnID, st)
+	if err != nil {
+		return ModelStep{}, err
+	}
+	out := ModelStep{FinishReason: res.FinishReason, HasText: res.Text != ""}
+	for _, c := range calls {
+		out.ToolCalls = append(out.ToolCalls, ToolCallRef{ID: c.ID, Tool: c.Tool})
+	}
+	return out, nil
+}
+
+// heartbeatWhileWaiting heartbeats until the returned stop is called, so a
+// model that is slow to its first token does not look like a dead worker.
+func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(HeartbeatInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, step)
+			}
+		}
+	}()
+	var stopped bool
+	return func() {
+		if !stopped {
+			stopped = true
+			close(done)
+			<-finished
+		}
+	}
+}
+
+// modelError decides, once, whether a failed model call is retried: 408,
+// 409, 429, 5xx, cut streams and network errors are (after the server's
+// Retry-After when it named one); other 4xx, a timeout past the model limit
+// and a missing configuration are not.
+func modelError(err error) error {
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return fmt.Errorf("model call: %w", err)
+	}
+	switch {
+	case le.Kind == llm.KindUnavailable:
+		return temporal.NewNonRetryableApplicationError(le.Message, ErrTypeUnavailable, err)
+	case le.Kind == llm.KindTimeout && le.Status == 0:
+		// Our own limit: the message names the model and the minutes.
+		return temporal.NewNonRetryableApplicationError(le.Message, ErrTypeTimeout, err)
+	case le.Kind == llm.KindCanceled:
+		return err
+	case le.Retryable():
+		return temporal.NewApplicationErrorWithOptions(le.Error(), string(le.Kind), temporal.ApplicationErrorOptions{
+			Cause: err, NextRetryDelay: le.RetryAfter,
+		})
+	}
+	return temporal.NewNonRetryableApplicationError(le.Error(), ErrTypeModel, err)
+}

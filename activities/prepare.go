@@ -1,0 +1,133 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"hub/assistant"
+	"hub/chat"
+	"hub/hub"
+	"hub/stream"
+)
+
+// MaxSteps is how many model requests one turn makes at most; the last one
+// is tools-off, for a final answer (seed 000, "Turn limits").
+const MaxSteps = 8
+
+// PrepareTurn loads what the turn needs, decides the tool offer, renders the
+// instructions and context, saves them as the turn's run record and sends
+// the refs the turn knows before any text. Running it twice writes the same
+// record again, so it is safe to retry.
+func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
+	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	if err != nil {
+		return Plan{}, err
+	}
+	space, err := a.Hub.GetSpace(ctx, turn.PersonID, turn.SpaceID)
+	if errors.Is(err, hub.ErrNotFound) {
+		return Plan{}, temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
+	}
+	if err != nil {
+		return Plan{}, err
+	}
+	person, err := a.Hub.GetPerson(ctx, turn.PersonID)
+	if err != nil {
+		return Plan{}, err
+	}
+	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
+	if err != nil {
+		return Plan{}, err
+	}
+	history, err := a.Chat.History(ctx, turn)
+	if err != nil {
+		return Plan{}, err
+	}
+	offered := assistant.Offer(a.Tools, space.Role)
+	rec := chat.RunRecord{
+		Model: a.modelName(),
+		Instructions: assistant.Instructions(assistant.Profile{
+			FirstName: person.FirstName(), SpaceName: space.Name, Role: string(space.Role),
+			WritePolicy: "immediate", TimeZone: a.location().String(),
+		}),
+		Context:      assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext}.Render(),
+		OfferedTools: offered,
+	}
+	for _, m := range history {
+		rec.HistoryIDs = append(rec.HistoryIDs, m.ID)
+	}
+	if err := a.Chat.SaveRunRecord(ctx, turn.ID, rec); err != nil {
+		return Plan{}, err
+	}
+	if err := a.Chat.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 0); err != nil {
+		return Plan{}, err
+	}
+	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(knownRefs(user, history))}); err != nil {
+		return Plan{}, err
+	}
+	return Plan{Model: rec.Model, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offered}, nil
+}
+
+func (a *Activities) modelName() string {
+	if a.Model == nil {
+		return ""
+	}
+	return a.Model.Model()
+}
+
+// knownRefs are the records a turn knows by id before any tool runs: the
+// person's mentions and the records earlier replies named.
+func knownRefs(user chat.Message, history []chat.Message) []hub.Ref {
+	var refs []hub.Ref
+	refs = append(refs, user.Mentions...)
+	for _, m := range history {
+		refs = append(refs, m.Mentions...)
+		refs = append(refs, m.Refs...)
+	}
+	return dedupeRefs(refs, maxTurnRefs)
+}
+
+// maxTurnRefs: a turn knows at most 200 records by id (seed 000 §4.1).
+const maxTurnRefs = 200
+
+func dedupeRefs(refs []hub.Ref, limit int) []hub.Ref {
+	seen := map[string]bool{}
+	var out []hub.Ref
+	for _, r := range refs {
+		k := r.Kind + "/" + r.ID
+		if seen[k] || r.ID == "" {
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+func nonNilRefs(r []hub.Ref) []hub.Ref {
+	if r == nil {
+		return []hub.Ref{}
+	}
+	return r
+}
+
+// publishOnce publishes a frame unless the turn already has one of that type
+// (a retried activity must not repeat the refs or the done frame).
+func (a *Activities) publishOnce(ctx context.Context, turnID, typ string, data any) error {
+	has, err := a.Frames.Has(ctx, turnID, typ)
+	if err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	if _, err := a.Frames.Publish(ctx, turnID, typ, data); err != nil {
+		return fmt.Errorf("publish %s: %w", typ, err)
+	}
+	return nil
+}

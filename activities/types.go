@@ -1,0 +1,68 @@
+package activities
+
+import "time"
+
+// TurnRef names the turn an activity works on. Workflow payloads carry ids
+// only.
+type TurnRef struct {
+	TurnID string
+}
+
+// Plan is what PrepareTurn decided for the turn: small, so it can live in
+// the workflow's history. The prompt itself is in the run record.
+type Plan struct {
+	Model        string
+	ModelTimeout time.Duration
+	MaxSteps     int
+	OfferedTools []string
+}
+
+// CallModelInput asks for one model step.
+type CallModelInput struct {
+	TurnID   string
+	Step     int
+	ToolsOff bool
+}
+
+// ToolCallRef names a call the model asked for.
+type ToolCallRef struct {
+	ID   string
+	Tool string
+}
+
+// ModelStep is what one model step produced, by reference.
+type ModelStep struct {
+	ToolCalls    []ToolCallRef
+	FinishReason string
+	HasText      bool
+}
+
+// RunToolInput names one saved tool call to run.
+type RunToolInput struct {
+	TurnID string
+	CallID string
+}
+
+// ToolOutcome is what became of a call.
+type ToolOutcome struct {
+	Status    string
+	ErrorCode string
+}
+
+// FinishInput ends a turn.
+type FinishInput struct {
+	TurnID       string
+	Status       string
+	ErrorCode    string
+	ErrorMessage string
+}
+
+// Error types an activity fails with on purpose. The workflow reads them to
+// tell the person what happened; they are never retried.
+const (
+	ErrTypeUnavailable = "unavailable"
+	ErrTypeModel       = "model"
+	ErrTypeTimeout     = "timeout"
+	ErrTypeForbidden   = "forbidden"
+	ErrTypeTooLarge    = "too_large"
+)

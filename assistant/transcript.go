@@ -1,0 +1,92 @@
+package assistant
+
+import (
+	"hub/chat"
+	"hub/hub"
+	"hub/llm"
+	"hub/tools"
+)
+
+// FinalStepNote goes with the last, tools-off model request.
+const FinalStepNote = "This is the last step of this turn: no more tools can run. Answer the person now with what the tools returned; say plainly what was not done."
+
+// Transcript is everything one model request continues from.
+type Transcript struct {
+	Instructions string
+	History      []chat.Message
+	Context      string
+	UserText     string
+	Steps        []chat.Step // earlier steps of this turn, with their calls' outcomes
+	ToolsOff     bool
+}
+
+// Messages renders the transcript as chat messages: the instructions, the
+// history as written, the person's message behind its context, then each
+// earlier step's answer and tool results.
+func (t Transcript) Messages() []llm.Message {
+	msgs := []llm.Message{{Role: "system", Content: t.Instructions}}
+	for _, m := range t.History {
+		msgs = append(msgs, llm.Message{Role: m.Role, Content: m.Text})
+	}
+	user := t.UserText
+	if t.Context != "" {
+		user = t.Context + "\n\n" + t.UserText
+	}
+	msgs = append(msgs, llm.Message{Role: "user", Content: user})
+	for _, st := range t.Steps {
+		am := llm.Message{Role: "assistant", Content: st.Text}
+		for _, c := range st.ToolCalls {
+			am.ToolCalls = append(am.ToolCalls, llm.ToolCall{ID: callID(c), Name: c.Tool, Arguments: c.Arguments})
+		}
+		msgs = append(msgs, am)
+		for _, c := range st.ToolCalls {
+			msgs = append(msgs, llm.Message{Role: "tool", ToolCallID: callID(c), Content: ToolMessage(c)})
+		}
+	}
+	if t.ToolsOff {
+		msgs = append(msgs, llm.Message{Role: "system", Content: FinalStepNote})
+	}
+	return msgs
+}
+
+// callID is the id the model knows a call by: the provider's when it gave
+// one, else Hub's own.
+func callID(c chat.ToolCall) string {
+	if c.ProviderCallID != "" {
+		return c.ProviderCallID
+	}
+	return c.ID
+}
+
+// ToolMessage is what the model reads back for a call.
+func ToolMessage(c chat.ToolCall) string {
+	if c.Result != "" {
+		return c.Result
+	}
+	if c.Status == chat.CallPending {
+		return tools.ErrorText(tools.Errorf(tools.CodeFailed, "this call did not finish; nothing is known of its outcome"))
+	}
+	return tools.ErrorText(&tools.Error{Code: c.ErrorCode, Message: c.ErrorMessage})
+}
+
+// Offer returns the tools a turn shows the model, by name, in order. For
+// now every tool the person is granted; the bounded, ranked offer of at
+// most 24 builds on this.
+func Offer(reg *tools.Registry, role hub.Role) []string {
+	var names []string
+	for _, d := range reg.Granted(role) {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+// ToolSchemas returns the llm tool definitions for offered names.
+func ToolSchemas(reg *tools.Registry, names []string) []llm.Tool {
+	var out []llm.Tool
+	for _, n := range names {
+		if d, ok := reg.Get(n); ok {
+			out = append(out, llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema})
+		}
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"hub/hub"
+	"hub/models"
+)
+
+// HistoryLimit is how many earlier messages a turn shows the model: the
+// conversation's last 12, as the person and the assistant wrote them.
+const HistoryLimit = 12
+
+// Message is one message with the tool calls of its turn (for replies).
+type Message struct {
+	ID           string
+	TurnID       string
+	Role         string
+	Text         string
+	Status       string
+	Mentions     []hub.Ref
+	Refs         []hub.Ref
+	PageContext  string
+	ToolCalls    []ToolCall
+	Usage        Usage
+	ErrorCode    string
+	ErrorMessage string
+	CreatedAt    time.Time
+}
+
+func toMessage(r models.Message) Message {
+	return Message{ID: r.ID, TurnID: r.TurnID, Role: r.Role, Text: r.Text, Status: r.Status,
+		Mentions: unmarshal[[]hub.Ref](r.Mentions), Refs: unmarshal[[]hub.Ref](r.Refs), PageContext: r.PageContext,
+		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ErrorCode: r.ErrorCode,
+		ErrorMessage: r.ErrorMessage, CreatedAt: r.CreatedAt}
+}
+
+// Messages returns a conversation of the person with every message, oldest
+// first; a reply carries its turn's tool calls.
+func (s *Store) Messages(ctx context.Context, personID, conversationID string) ([]Message, error) {
+	if _, err := s.GetConversation(ctx, personID, conversationID); err != nil {
+		return nil, err
+	}
+	var rows []models.Message
+	if err := s.q(ctx).Where("conversation_id = ?", conversationID).Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list messages: %w", err)
+	}
+	var calls []models.ToolCall
+	err := s.q(ctx).Where("turn_id IN (?)", s.q(ctx).Model(&models.Turn{}).Select("id").Where("conversation_id = ?", conversationID)).
+		Order("step, idx").Find(&calls).Error
+	if err != nil {
+		return nil, fmt.Errorf("list tool calls: %w", err)
+	}
+	byTurn := map[string][]ToolCall{}
+	for _, c := range calls {
+		byTurn[c.TurnID] = append(byTurn[c.TurnID], toToolCall(c))
+	}
+	out := make([]Message, len(rows))
+	for i, r := range rows {
+		out[i] = toMessage(r)
+		if r.Role == "assistant" {
+			out[i].ToolCalls = byTurn[r.TurnID]
+		}
+	}
+	return out, nil
+}
+
+// GetMessage returns one message by id.
+func (s *Store) GetMessage(ctx context.Context, id string) (Message, error) {
+	var r models.Message
+	if err := s.q(ctx).Take(&r, "id = ?", id).Error; err != nil {
+		return Message{}, fmt.Errorf("get message %s: %w", id, err)
+	}
+	return toMessage(r), nil
+}
+
+// History returns the messages a turn shows the model before the person's
+// new one: at most HistoryLimit, oldest first, finished ones only, and none
+// from a turn that ended in error (an error is never an answer).
+func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
+	var user models.Message
+	if err := s.q(ctx).Take(&user, "id = ?", turn.UserMessageID).Error; err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	var rows []models.Message
+	err := s.q(ctx).Table("messages").Select("messages.*").
+		Joins("JOIN turns ON turns.id = messages.turn_id").
+		Where("messages.conversation_id = ? AND messages.id <> ? AND messages.created_at <= ?", turn.ConversationID, user.ID, user.CreatedAt).
+		Where("turns.id <> ? AND turns.status IN ?", turn.ID, []string{string(StatusDone), string(StatusStopped)}).
+		Where("messages.status IN ?", []string{string(StatusDone), string(StatusStopped)}).
+		Where("messages.role = 'user' OR messages.text <> ''").
+		Order("messages.created_at DESC, messages.id DESC").Limit(HistoryLimit).Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	out := make([]Message, len(rows))
+	for i, r := range rows {
+		out[len(rows)-1-i] = toMessage(r)
+	}
+	return out, nil
+}

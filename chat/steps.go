@@ -1,0 +1,177 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"hub/hub"
+	"hub/models"
+)
+
+// Tool call statuses.
+const (
+	CallPending = "pending"
+	CallDone    = "done"
+	CallFailed  = "failed"
+	CallHeld    = "held"
+)
+
+// Step is one model request of a turn and what the model answered.
+type Step struct {
+	Step         int
+	Attempt      int
+	Text         string
+	ToolCalls    []ToolCall
+	FinishReason string
+	Usage        Usage
+}
+
+// ToolCall is one call the model asked for and what became of it.
+type ToolCall struct {
+	ID             string    `json:"id"`
+	TurnID         string    `json:"-"`
+	Step           int       `json:"-"`
+	ProviderCallID string    `json:"providerCallId"`
+	Tool           string    `json:"tool"`
+	Arguments      string    `json:"arguments"`
+	Status         string    `json:"status"`
+	Result         string    `json:"-"`
+	Summary        string    `json:"summary,omitempty"`
+	Refs           []hub.Ref `json:"refs,omitempty"`
+	ErrorCode      string    `json:"errorCode,omitempty"`
+	ErrorMessage   string    `json:"errorMessage,omitempty"`
+}
+
+// Final tells whether the call has an outcome.
+func (c ToolCall) Final() bool { return c.Status != CallPending }
+
+func toToolCall(r models.ToolCall) ToolCall {
+	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
+		Arguments: r.Arguments, Status: r.Status, Result: r.Result, Summary: r.Summary,
+		Refs: unmarshal[[]hub.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage}
+}
+
+// ToolCallID is the stable id of the idx-th call of a turn's step: a retried
+// or replayed activity finds the row it wrote before instead of a new one.
+func ToolCallID(turnID string, step, idx int) string {
+	return turnID + "." + strconv.Itoa(step) + "." + strconv.Itoa(idx)
+}
+
+// SaveStep stores a model step and its tool calls as pending, replacing an
+// earlier attempt of the same step. A call that already has an outcome and
+// is asked again identically (a step replayed after an operator's reset)
+// keeps its outcome, so it is not run twice.
+func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCall, error) {
+	calls := make([]ToolCall, len(st.ToolCalls))
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text,
+			FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
+		var existing []models.ToolCall
+		if err := tx.Where("turn_id = ? AND step = ?", turnID, st.Step).Find(&existing).Error; err != nil {
+			return err
+		}
+		kept := map[string]models.ToolCall{}
+		for _, e := range existing {
+			kept[e.ID] = e
+		}
+		for i, c := range st.ToolCalls {
+			id := ToolCallID(turnID, st.Step, i)
+			if e, ok := kept[id]; ok && e.Status != CallPending && e.Tool == c.Tool && e.Arguments == c.Arguments {
+				calls[i] = toToolCall(e)
+				delete(kept, id)
+				continue
+			}
+			calls[i] = ToolCall{ID: id, TurnID: turnID, Step: st.Step, ProviderCallID: c.ProviderCallID,
+				Tool: c.Tool, Arguments: c.Arguments, Status: CallPending}
+		}
+		// Rows of an earlier attempt that this answer does not repeat go.
+		for id := range kept {
+			if err := tx.Delete(&models.ToolCall{}, "id = ?", id).Error; err != nil {
+				return err
+			}
+		}
+		for i, c := range calls {
+			if c.Status != CallPending {
+				continue
+			}
+			r := models.ToolCall{ID: c.ID, TurnID: turnID, Step: st.Step, Idx: i, ProviderCallID: c.ProviderCallID,
+				Tool: c.Tool, Arguments: c.Arguments, Status: CallPending, Refs: "[]"}
+			if err := tx.Create(&r).Error; err != nil {
+				return err
+			}
+		}
+		row.ToolCalls = marshal(calls)
+		return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save step %d of %s: %w", st.Step, turnID, err)
+	}
+	return calls, nil
+}
+
+// Steps returns a turn's model steps before the given one, with each call's
+// current outcome, oldest first: the transcript the next model request
+// continues.
+func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, error) {
+	var rows []models.TurnStep
+	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("steps of %s: %w", turnID, err)
+	}
+	var calls []models.ToolCall
+	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step, idx").Find(&calls).Error; err != nil {
+		return nil, fmt.Errorf("tool calls of %s: %w", turnID, err)
+	}
+	byStep := map[int][]ToolCall{}
+	for _, c := range calls {
+		byStep[c.Step] = append(byStep[c.Step], toToolCall(c))
+	}
+	out := make([]Step, len(rows))
+	for i, r := range rows {
+		out[i] = Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason,
+			Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ToolCalls: byStep[r.Step]}
+	}
+	return out, nil
+}
+
+// GetToolCall returns one call by id.
+func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
+	var r models.ToolCall
+	err := s.q(ctx).Take(&r, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ToolCall{}, &hub.NotFoundError{Kind: "tool call", ID: id}
+	}
+	if err != nil {
+		return ToolCall{}, fmt.Errorf("get tool call %s: %w", id, err)
+	}
+	return toToolCall(r), nil
+}
+
+// Outcome is what became of a tool call.
+type Outcome struct {
+	Status       string
+	Result       string // the tool result the model reads
+	Summary      string
+	Refs         []hub.Ref
+	ErrorCode    string
+	ErrorMessage string
+}
+
+// CompleteToolCall records a pending call's outcome. It reports false when
+// the call already had one: the caller then returns that outcome instead of
+// acting again. Run it in the transaction of the write it reports, so the
+// write and its receipt commit together.
+func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome) (bool, error) {
+	res := s.q(ctx).Model(&models.ToolCall{}).Where("id = ? AND status = ?", id, CallPending).Updates(map[string]any{
+		"status": o.Status, "result": o.Result, "summary": o.Summary, "refs": marshal(nonNil(o.Refs)),
+		"error_code": o.ErrorCode, "error_message": o.ErrorMessage, "updated_at": s.now(),
+	})
+	if res.Error != nil {
+		return false, fmt.Errorf("complete tool call %s: %w", id, res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}

@@ -1,0 +1,124 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/hub"
+	"hub/models"
+)
+
+// Store reads and writes the assistant's records.
+type Store struct {
+	db  *gorm.DB
+	now func() time.Time
+}
+
+// NewStore returns a Store over db.
+func NewStore(db *models.DB) *Store {
+	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }}
+}
+
+// WithDB returns a Store that runs on the given handle (a transaction).
+func (s *Store) WithDB(db *gorm.DB) *Store {
+	c := *s
+	c.db = db
+	return &c
+}
+
+func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// Conversation is one chat of a person in a space.
+type Conversation struct {
+	ID        string
+	SpaceID   string
+	PersonID  string
+	Title     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+func toConversation(r models.Conversation) Conversation {
+	return Conversation{ID: r.ID, SpaceID: r.SpaceID, PersonID: r.PersonID, Title: r.Title, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// CreateConversation starts a conversation. The caller has checked the
+// person may open the space.
+func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title string) (Conversation, error) {
+	r := models.Conversation{ID: models.NewID("conv"), SpaceID: spaceID, PersonID: personID, Title: title}
+	if err := s.q(ctx).Create(&r).Error; err != nil {
+		return Conversation{}, fmt.Errorf("create conversation: %w", err)
+	}
+	return toConversation(r), nil
+}
+
+// GetConversation returns a conversation of the person. Another person's
+// conversation is not found, exactly like one that does not exist.
+func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conversation, error) {
+	var r models.Conversation
+	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Conversation{}, &hub.NotFoundError{Kind: "conversation", ID: id}
+	}
+	if err != nil {
+		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
+	}
+	return toConversation(r), nil
+}
+
+// ListConversations returns the person's conversations in a space, most
+// recently active first.
+func (s *Store) ListConversations(ctx context.Context, personID, spaceID string) ([]Conversation, error) {
+	var rows []models.Conversation
+	err := s.q(ctx).Where("person_id = ? AND space_id = ?", personID, spaceID).
+		Order("updated_at DESC, id").Limit(200).Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	out := make([]Conversation, len(rows))
+	for i, r := range rows {
+		out[i] = toConversation(r)
+	}
+	return out, nil
+}
+
+// DeleteConversation removes a conversation with its messages, turns and
+// tool calls. It returns the turns that were still running, so the caller
+// can end their workflows.
+func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (running []string, err error) {
+	if _, err := s.GetConversation(ctx, personID, id); err != nil {
+		return nil, err
+	}
+	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.Turn{}).Where("conversation_id = ? AND finished_at IS NULL", id).Pluck("id", &running).Error; err != nil {
+			return err
+		}
+		return tx.Delete(&models.Conversation{}, "id = ?", id).Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delete conversation %s: %w", id, err)
+	}
+	return running, nil
+}
+
+func marshal(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only types this package defines are marshalled; they always encode.
+		panic(err)
+	}
+	return string(b)
+}
+
+func unmarshal[T any](s string) T {
+	var v T
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &v) // columns are written by marshal; a bad one reads as empty
+	}
+	return v
+}

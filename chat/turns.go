@@ -1,0 +1,282 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/hub"
+	"hub/models"
+)
+
+// Status is where a turn is. The first five are running states the top bar
+// shows; the last three are final.
+type Status string
+
+// Turn statuses, as API.md names them.
+const (
+	StatusQueued   Status = "queued"
+	StatusWorking  Status = "working"
+	StatusWaiting  Status = "waiting"
+	StatusPaused   Status = "paused"
+	StatusStopping Status = "stopping"
+	StatusStopped  Status = "stopped"
+	StatusDone     Status = "done"
+	StatusError    Status = "error"
+)
+
+// Final tells whether the turn has ended.
+func (s Status) Final() bool { return s == StatusStopped || s == StatusDone || s == StatusError }
+
+// Turn is one run of the assistant for one message of the person.
+type Turn struct {
+	ID             string
+	ConversationID string
+	SpaceID        string
+	PersonID       string
+	UserMessageID  string
+	ReplyMessageID string
+	RetryOf        string
+	Status         Status
+	Step           int
+	ErrorCode      string
+	ErrorMessage   string
+	Model          string
+	Usage          Usage
+	CreatedAt      time.Time
+	FinishedAt     *time.Time
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+}
+
+func toTurn(r models.Turn) Turn {
+	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
+		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
+		Status: Status(r.Status), Step: r.Step, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model,
+		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt}
+}
+
+// NewTurn is a person's message that starts a turn.
+type NewTurn struct {
+	ConversationID string
+	PersonID       string
+	Text           string
+	Mentions       []hub.Ref
+	PageContext    string // JSON the client sent as "context", or ""
+}
+
+// StartTurn saves the person's message, an empty running reply and a queued
+// turn, in one transaction. A conversation with an unfinished turn answers
+// hub.ErrConflict (a unique index decides, so two racing requests cannot
+// both start one).
+func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
+	conv, err := s.GetConversation(ctx, in.PersonID, in.ConversationID)
+	if err != nil {
+		return Turn{}, err
+	}
+	turnID := models.NewID("turn")
+	user := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: "user",
+		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
+	var out Turn
+	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&user).Error; err != nil {
+			return err
+		}
+		t, err := s.WithDB(tx).createTurn(ctx, conv, user.ID, turnID, "")
+		out = t
+		return err
+	})
+	if err != nil {
+		return Turn{}, turnStartError(err)
+	}
+	return out, nil
+}
+
+// RetryTurn runs the person's message of a failed turn again as a new turn.
+// Only a turn that ended in error can be retried.
+func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, error) {
+	old, err := s.GetTurnFor(ctx, personID, turnID)
+	if err != nil {
+		return Turn{}, err
+	}
+	if old.Status != StatusError {
+		return Turn{}, fmt.Errorf("only a turn that ended in error can be retried; this one is %s: %w", old.Status, hub.ErrConflict)
+	}
+	conv, err := s.GetConversation(ctx, personID, old.ConversationID)
+	if err != nil {
+		return Turn{}, err
+	}
+	var out Turn
+	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		newID := models.NewID("turn")
+		// The message now belongs to the new turn, so history (which leaves
+		// out error turns) shows it with the retry's answer.
+		if err := tx.Model(&models.Message{}).Where("id = ?", old.UserMessageID).Update("turn_id", newID).Error; err != nil {
+			return err
+		}
+		t, err := s.WithDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID)
+		out = t
+		return err
+	})
+	if err != nil {
+		return Turn{}, turnStartError(err)
+	}
+	return out, nil
+}
+
+func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string) (Turn, error) {
+	reply := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: "assistant",
+		Status: "running", Mentions: "[]", Refs: "[]"}
+	if err := s.q(ctx).Create(&reply).Error; err != nil {
+		return Turn{}, err
+	}
+	t := models.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
+		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
+		OfferedTools: "[]", HistoryIDs: "[]"}
+	if err := s.q(ctx).Create(&t).Error; err != nil {
+		return Turn{}, err
+	}
+	if err := s.q(ctx).Model(&models.Conversation{}).Where("id = ?", conv.ID).Update("updated_at", s.now()).Error; err != nil {
+		return Turn{}, err
+	}
+	return toTurn(t), nil
+}
+
+func turnStartError(err error) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return fmt.Errorf("a turn is already running in this conversation; stop it or wait for it to finish: %w", hub.ErrConflict)
+	}
+	if errors.Is(err, hub.ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("start turn: %w", err)
+}
+
+// GetTurn returns a turn by id, whoever owns it (for the worker).
+func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
+	var r models.Turn
+	err := s.q(ctx).Take(&r, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Turn{}, &hub.NotFoundError{Kind: "turn", ID: id}
+	}
+	if err != nil {
+		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
+	}
+	return toTurn(r), nil
+}
+
+// GetTurnFor returns a turn of the person; another person's turn is not found.
+func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
+	t, err := s.GetTurn(ctx, id)
+	if err != nil {
+		return Turn{}, err
+	}
+	if t.PersonID != personID {
+		return Turn{}, &hub.NotFoundError{Kind: "turn", ID: id}
+	}
+	return t, nil
+}
+
+// SetTurnStatus records a running turn's status and step; a finished turn
+// is left as it is.
+func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
+	err := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
+		Updates(map[string]any{"status": string(status), "step": step, "updated_at": s.now()}).Error
+	if err != nil {
+		return fmt.Errorf("set turn %s status: %w", id, err)
+	}
+	return nil
+}
+
+// RunRecord is exactly what the model was shown at the start of a turn.
+type RunRecord struct {
+	Model        string
+	Instructions string
+	Context      string
+	OfferedTools []string
+	HistoryIDs   []string
+}
+
+// SaveRunRecord stores the turn's run record and marks it working.
+func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord) error {
+	err := s.q(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
+		"model": rec.Model, "instructions": rec.Instructions, "context": rec.Context,
+		"offered_tools": marshal(nonNil(rec.OfferedTools)), "history_ids": marshal(nonNil(rec.HistoryIDs)),
+		"updated_at": s.now(),
+	}).Error
+	if err != nil {
+		return fmt.Errorf("save run record %s: %w", turnID, err)
+	}
+	return nil
+}
+
+// GetRunRecord reads a turn's run record.
+func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, error) {
+	var r models.Turn
+	if err := s.q(ctx).Take(&r, "id = ?", turnID).Error; err != nil {
+		return RunRecord{}, fmt.Errorf("get run record %s: %w", turnID, err)
+	}
+	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,
+		OfferedTools: unmarshal[[]string](r.OfferedTools), HistoryIDs: unmarshal[[]string](r.HistoryIDs)}, nil
+}
+
+// Ending is how a turn ended.
+type Ending struct {
+	Status       Status
+	ErrorCode    string
+	ErrorMessage string
+	Text         string
+	Refs         []hub.Ref
+	Usage        Usage
+}
+
+// FinishTurn saves the reply and ends the turn, in one transaction. It is
+// idempotent: a turn that already ended keeps its first ending, which is
+// returned.
+func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
+	var out Turn
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var r models.Turn
+		if err := tx.Take(&r, "id = ?", turnID).Error; err != nil {
+			return err
+		}
+		if r.FinishedAt != nil {
+			out = toTurn(r)
+			return nil
+		}
+		now := s.now()
+		r.Status, r.ErrorCode, r.ErrorMessage = string(e.Status), e.ErrorCode, e.ErrorMessage
+		r.InputTokens, r.OutputTokens, r.FinishedAt, r.UpdatedAt = e.Usage.InputTokens, e.Usage.OutputTokens, &now, now
+		if err := tx.Model(&models.Turn{}).Where("id = ?", turnID).Select("status", "error_code", "error_message",
+			"input_tokens", "output_tokens", "finished_at", "updated_at").Updates(&r).Error; err != nil {
+			return err
+		}
+		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
+			"text": e.Text, "status": string(e.Status), "refs": marshal(nonNil(e.Refs)),
+			"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens,
+			"error_code": e.ErrorCode, "error_message": e.ErrorMessage, "updated_at": now,
+		}).Error; err != nil {
+			return err
+		}
+		out = toTurn(r)
+		return nil
+	})
+	if err != nil {
+		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
+	}
+	return out, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

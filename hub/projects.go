@@ -1,0 +1,181 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// ProjectStatuses are the values a project's status may take.
+var ProjectStatuses = []string{"active", "paused", "done"}
+
+// MaxDescriptionLength bounds a project description, in characters.
+const MaxDescriptionLength = 5000
+
+// Project groups tasks.
+type Project struct {
+	ID          string
+	SpaceID     string
+	Name        string
+	Status      string
+	Description string
+	Revision    int
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// NewProject is what a create call sends.
+type NewProject struct {
+	Name        string
+	Status      string
+	Description string
+}
+
+// ProjectPatch changes the fields that are set; Revision as in TaskPatch.
+type ProjectPatch struct {
+	Name        *string
+	Status      *string
+	Description *string
+	Revision    *int
+}
+
+func toProject(r models.Project) Project {
+	return Project{ID: r.ID, SpaceID: r.SpaceID, Name: r.Name, Status: r.Status, Description: r.Description,
+		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// ListProjects returns the space's projects by name.
+func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string) ([]Project, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return nil, err
+	}
+	var rows []models.Project
+	if err := s.q(ctx).Where("space_id = ?", spaceID).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	out := make([]Project, len(rows))
+	for i, r := range rows {
+		out[i] = toProject(r)
+	}
+	return out, nil
+}
+
+// GetProject returns one project of the space.
+func (s *Service) GetProject(ctx context.Context, actor Actor, spaceID, id string) (Project, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return Project{}, err
+	}
+	r, err := s.projectRow(ctx, spaceID, id)
+	return toProject(r), err
+}
+
+func (s *Service) projectRow(ctx context.Context, spaceID, id string) (models.Project, error) {
+	var r models.Project
+	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &NotFoundError{Kind: "project", ID: id}
+	}
+	if err != nil {
+		return r, fmt.Errorf("get project %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// CreateProject adds a project to the space.
+func (s *Service) CreateProject(ctx context.Context, actor Actor, spaceID string, in NewProject) (Project, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return Project{}, err
+	}
+	r := models.Project{ID: models.NewID("proj"), SpaceID: spaceID, Status: "active", Revision: 1, CreatedBy: actor.PersonID}
+	if err := s.applyProjectPatch(&r, ProjectPatch{Name: &in.Name, Status: nonEmpty(in.Status), Description: &in.Description}); err != nil {
+		return Project{}, err
+	}
+	if err := s.q(ctx).Create(&r).Error; err != nil {
+		return Project{}, fmt.Errorf("create project: %w", err)
+	}
+	return toProject(r), nil
+}
+
+// UpdateProject changes a project's fields.
+func (s *Service) UpdateProject(ctx context.Context, actor Actor, spaceID, id string, patch ProjectPatch) (Project, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return Project{}, err
+	}
+	r, err := s.projectRow(ctx, spaceID, id)
+	if err != nil {
+		return Project{}, err
+	}
+	if patch.Revision != nil && *patch.Revision != r.Revision {
+		return Project{}, fmt.Errorf("project %q is at revision %d, not %d: someone changed it since; read it again: %w",
+			r.Name, r.Revision, *patch.Revision, ErrStale)
+	}
+	if err := s.applyProjectPatch(&r, patch); err != nil {
+		return Project{}, err
+	}
+	prev := r.Revision
+	r.Revision++
+	res := s.q(ctx).Model(&models.Project{}).Where("id = ? AND revision = ?", r.ID, prev).
+		Select("name", "status", "description", "revision", "updated_at").Updates(&r)
+	if res.Error != nil {
+		return Project{}, fmt.Errorf("update project %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return Project{}, fmt.Errorf("project %q changed while it was being updated; read it again: %w", r.Name, ErrStale)
+	}
+	return toProject(r), nil
+}
+
+// DeleteProject removes a project; its tasks stay, without a project.
+func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id string) (Project, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return Project{}, err
+	}
+	r, err := s.projectRow(ctx, spaceID, id)
+	if err != nil {
+		return Project{}, err
+	}
+	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.Task{}).Where("project_id = ?", r.ID).Update("project_id", nil).Error; err != nil {
+			return err
+		}
+		return tx.Delete(&models.Project{}, "id = ?", r.ID).Error
+	})
+	if err != nil {
+		return Project{}, fmt.Errorf("delete project %s: %w", id, err)
+	}
+	return toProject(r), nil
+}
+
+func (s *Service) applyProjectPatch(r *models.Project, p ProjectPatch) error {
+	if p.Name != nil {
+		name := strings.TrimSpace(*p.Name)
+		if name == "" {
+			return invalid("/name", "a name is required")
+		}
+		if utf8.RuneCountInString(name) > MaxTitleLength {
+			return invalid("/name", "a name has at most %d characters", MaxTitleLength)
+		}
+		r.Name = name
+	}
+	if p.Status != nil {
+		if !oneOf(*p.Status, ProjectStatuses) {
+			return invalid("/status", "status must be one of %s", strings.Join(ProjectStatuses, ", "))
+		}
+		r.Status = *p.Status
+	}
+	if p.Description != nil {
+		if utf8.RuneCountInString(*p.Description) > MaxDescriptionLength {
+			return invalid("/description", "a description has at most %d characters", MaxDescriptionLength)
+		}
+		r.Description = *p.Description
+	}
+	r.UpdatedAt = s.now()
+	return nil
+}

@@ -1,0 +1,39 @@
+package hub
+
+// Role is what a person may do in a space.
+type Role string
+
+// The roles a membership can carry.
+const (
+	RoleOwner  Role = "owner"
+	RoleEditor Role = "editor"
+	RoleViewer Role = "viewer"
+	RoleGuest  Role = "guest"
+)
+
+// ParseRole checks a role name.
+func ParseRole(s string) (Role, error) {
+	switch r := Role(s); r {
+	case RoleOwner, RoleEditor, RoleViewer, RoleGuest:
+		return r, nil
+	}
+	return "", invalid("/role", "role must be owner, editor, viewer or guest, not %q", s)
+}
+
+// CanWrite tells whether the role may change records. A guest collaborates
+// on the records of a shared space; a viewer only reads.
+func (r Role) CanWrite() bool { return r == RoleOwner || r == RoleEditor || r == RoleGuest }
+
+// Actor is who makes a change, and through what: the person on a screen
+// (REST) or the assistant acting for them. Subscribers and logs tell the two
+// apart.
+type Actor struct {
+	PersonID string
+	Via      string // "rest" or "assistant"
+}
+
+// The two ways a change arrives.
+const (
+	ViaREST      = "rest"
+	ViaAssistant = "assistant"
+)

@@ -1,0 +1,342 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// Task limits and values.
+const (
+	MaxTitleLength   = 500 // characters; a title is a line, not a document
+	MaxTasksPerCall  = 50  // tasks one create call may add
+	DefaultListLimit = 50
+	MaxListLimit     = 200
+)
+
+// TaskStatuses and Priorities are the values a task may take.
+var (
+	TaskStatuses = []string{"todo", "doing", "done"}
+	Priorities   = []string{"none", "low", "medium", "high"}
+)
+
+// Task is a to-do as the domain sees it.
+type Task struct {
+	ID         string
+	SpaceID    string
+	Title      string
+	Status     string
+	DueDate    string // "YYYY-MM-DD" or ""
+	Priority   string
+	ProjectID  string
+	AssigneeID string
+	Revision   int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// NewTask is what a create call sends; empty fields take their defaults.
+type NewTask struct {
+	Title      string
+	Status     string
+	DueDate    string
+	Priority   string
+	ProjectID  string
+	AssigneeID string
+}
+
+// TaskPatch changes the fields that are set. An empty string clears an
+// optional field (due date, project, assignee). Revision, when set, must be
+// the task's current revision, or the update fails with ErrStale instead of
+// overwriting newer work.
+type TaskPatch struct {
+	Title      *string
+	Status     *string
+	DueDate    *string
+	Priority   *string
+	ProjectID  *string
+	AssigneeID *string
+	Revision   *int
+}
+
+// TaskFilter narrows a task list. Limit 0 means DefaultListLimit.
+type TaskFilter struct {
+	Status     string
+	ProjectID  string
+	AssigneeID string
+	Query      string // words the title contains, case-insensitive
+	Limit      int
+	Offset     int
+}
+
+// TaskPage is one page of a task list; Total counts every match.
+type TaskPage struct {
+	Tasks      []Task
+	Total      int64
+	NextOffset int // 0 when there is nothing more
+}
+
+func toTask(r models.Task) Task {
+	t := Task{ID: r.ID, SpaceID: r.SpaceID, Title: r.Title, Status: r.Status, Priority: r.Priority,
+		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.DueDate != nil {
+		t.DueDate = *r.DueDate
+	}
+	if r.ProjectID != nil {
+		t.ProjectID = *r.ProjectID
+	}
+	if r.AssigneeID != nil {
+		t.AssigneeID = *r.AssigneeID
+	}
+	return t
+}
+
+// ListTasks returns a page of the space's tasks, oldest first.
+func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f TaskFilter) (TaskPage, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return TaskPage{}, err
+	}
+	if f.Status != "" && !oneOf(f.Status, TaskStatuses) {
+		return TaskPage{}, invalid("/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
+	}
+	if f.Limit < 0 || f.Offset < 0 {
+		return TaskPage{}, invalid("/limit", "limit and offset must not be negative")
+	}
+	if f.Limit == 0 {
+		f.Limit = DefaultListLimit
+	}
+	if f.Limit > MaxListLimit {
+		f.Limit = MaxListLimit
+	}
+	q := s.q(ctx).Model(&models.Task{}).Where("space_id = ?", spaceID)
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.ProjectID != "" {
+		q = q.Where("project_id = ?", f.ProjectID)
+	}
+	if f.AssigneeID != "" {
+		q = q.Where("assignee_id = ?", f.AssigneeID)
+	}
+	for _, w := range strings.Fields(strings.ToLower(f.Query)) {
+		q = q.Where(`LOWER(title) LIKE ? ESCAPE '\'`, "%"+escapeLike(w)+"%")
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	var rows []models.Task
+	if err := q.Order("created_at, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
+		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	page := TaskPage{Total: total, Tasks: make([]Task, len(rows))}
+	for i, r := range rows {
+		page.Tasks[i] = toTask(r)
+	}
+	if next := f.Offset + len(rows); int64(next) < total {
+		page.NextOffset = next
+	}
+	return page, nil
+}
+
+// GetTask returns one task of the space.
+func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) (Task, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return Task{}, err
+	}
+	r, err := s.taskRow(ctx, spaceID, id)
+	if err != nil {
+		return Task{}, err
+	}
+	return toTask(r), nil
+}
+
+func (s *Service) taskRow(ctx context.Context, spaceID, id string) (models.Task, error) {
+	var r models.Task
+	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &NotFoundError{Kind: "task", ID: id}
+	}
+	if err != nil {
+		return r, fmt.Errorf("get task %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// CreateTasks adds tasks to a space, all or none. pathPrefix is the JSON
+// pointer of the list in the caller's input ("/tasks"), so an error names the
+// exact field ("/tasks/1/dueDate").
+func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPrefix string, in []NewTask) ([]Task, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return nil, err
+	}
+	if len(in) == 0 {
+		return nil, invalid(pathPrefix, "at least one task is required")
+	}
+	if len(in) > MaxTasksPerCall {
+		return nil, invalid(pathPrefix, "at most %d tasks at once", MaxTasksPerCall)
+	}
+	rows := make([]models.Task, len(in))
+	for i, t := range in {
+		p := fmt.Sprintf("%s/%d", pathPrefix, i)
+		r := models.Task{ID: models.NewID("task"), SpaceID: spaceID, Status: "todo", Priority: "none", Revision: 1, CreatedBy: actor.PersonID}
+		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
+			Priority: nonEmpty(t.Priority), ProjectID: nonEmpty(t.ProjectID), AssigneeID: nonEmpty(t.AssigneeID)}
+		if err := s.applyPatch(ctx, spaceID, p, &r, patch); err != nil {
+			return nil, err
+		}
+		rows[i] = r
+	}
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error { return tx.Create(&rows).Error })
+	if err != nil {
+		return nil, fmt.Errorf("create tasks: %w", err)
+	}
+	out := make([]Task, len(rows))
+	for i, r := range rows {
+		out[i] = toTask(r)
+	}
+	return out, nil
+}
+
+// UpdateTask changes a task's fields; see TaskPatch for stale revisions.
+func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id string, patch TaskPatch) (Task, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return Task{}, err
+	}
+	r, err := s.taskRow(ctx, spaceID, id)
+	if err != nil {
+		return Task{}, err
+	}
+	if patch.Revision != nil && *patch.Revision != r.Revision {
+		return Task{}, fmt.Errorf("task %q is at revision %d, not %d: someone changed it since; read it again: %w",
+			r.Title, r.Revision, *patch.Revision, ErrStale)
+	}
+	if err := s.applyPatch(ctx, spaceID, "", &r, patch); err != nil {
+		return Task{}, err
+	}
+	prev := r.Revision
+	r.Revision++
+	res := s.q(ctx).Model(&models.Task{}).Where("id = ? AND revision = ?", r.ID, prev).
+		Select("title", "status", "due_date", "priority", "project_id", "assignee_id", "revision", "updated_at").
+		Updates(&r)
+	if res.Error != nil {
+		return Task{}, fmt.Errorf("update task %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return Task{}, fmt.Errorf("task %q changed while it was being updated; read it again: %w", r.Title, ErrStale)
+	}
+	return toTask(r), nil
+}
+
+// DeleteTask removes a task.
+func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id string) (Task, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return Task{}, err
+	}
+	r, err := s.taskRow(ctx, spaceID, id)
+	if err != nil {
+		return Task{}, err
+	}
+	if err := s.q(ctx).Delete(&models.Task{}, "id = ?", r.ID).Error; err != nil {
+		return Task{}, fmt.Errorf("delete task %s: %w", id, err)
+	}
+	return toTask(r), nil
+}
+
+// applyPatch validates the set fields and copies them onto the row. Every id
+// is resolved in the space: an id from another space is not found.
+func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *models.Task, p TaskPatch) error {
+	if p.Title != nil {
+		title := strings.TrimSpace(*p.Title)
+		if title == "" {
+			return invalid(path+"/title", "a title is required")
+		}
+		if utf8.RuneCountInString(title) > MaxTitleLength {
+			return invalid(path+"/title", "a title has at most %d characters", MaxTitleLength)
+		}
+		r.Title = title
+	}
+	if p.Status != nil {
+		if !oneOf(*p.Status, TaskStatuses) {
+			return invalid(path+"/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
+		}
+		r.Status = *p.Status
+	}
+	if p.Priority != nil {
+		if !oneOf(*p.Priority, Priorities) {
+			return invalid(path+"/priority", "priority must be one of %s", strings.Join(Priorities, ", "))
+		}
+		r.Priority = *p.Priority
+	}
+	if p.DueDate != nil {
+		if *p.DueDate == "" {
+			r.DueDate = nil
+		} else {
+			if _, err := time.Parse(time.DateOnly, *p.DueDate); err != nil {
+				return invalid(path+"/dueDate", "a due date is a calendar date like 2026-03-31, not %q", *p.DueDate)
+			}
+			d := *p.DueDate
+			r.DueDate = &d
+		}
+	}
+	if p.ProjectID != nil {
+		if *p.ProjectID == "" {
+			r.ProjectID = nil
+		} else {
+			var n int64
+			if err := s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID).Count(&n).Error; err != nil {
+				return fmt.Errorf("check project: %w", err)
+			}
+			if n == 0 {
+				return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
+			}
+			id := *p.ProjectID
+			r.ProjectID = &id
+		}
+	}
+	if p.AssigneeID != nil {
+		if *p.AssigneeID == "" {
+			r.AssigneeID = nil
+		} else {
+			var n int64
+			if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID).Count(&n).Error; err != nil {
+				return fmt.Errorf("check assignee: %w", err)
+			}
+			if n == 0 {
+				return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
+			}
+			id := *p.AssigneeID
+			r.AssigneeID = &id
+		}
+	}
+	r.UpdatedAt = s.now()
+	return nil
+}
+
+func oneOf(v string, allowed []string) bool {
+	for _, a := range allowed {
+		if v == a {
+			return true
+		}
+	}
+	return false
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// escapeLike makes % and _ in a search word match themselves.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -1,0 +1,112 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialect names the database engine behind a DB.
+type Dialect string
+
+// The two engines Hub runs on.
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// DB is an open Hub database: the gorm handle everything queries through and
+// the engine it talks to (migrations and a few statements differ per engine).
+type DB struct {
+	*gorm.DB
+	Dialect Dialect
+	URL     string
+}
+
+// DialectOf tells which engine a DATABASE_URL names: postgres:// and
+// postgresql:// are Postgres, anything else is a SQLite file path (an optional
+// sqlite: or file: prefix is allowed).
+func DialectOf(url string) Dialect {
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		return Postgres
+	}
+	return SQLite
+}
+
+// Open connects to the database a DATABASE_URL names. It does not migrate;
+// call Migrate for that.
+func Open(ctx context.Context, url string) (*DB, error) {
+	if url == "" {
+		return nil, errors.New("open database: DATABASE_URL is empty")
+	}
+	cfg := &gorm.Config{
+		Logger:                 logger.Default.LogMode(logger.Silent),
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+		SkipDefaultTransaction: true,
+		TranslateError:         true,
+	}
+	d := DialectOf(url)
+	var dialector gorm.Dialector
+	switch d {
+	case Postgres:
+		dialector = postgres.Open(url)
+	default:
+		dialector = sqlite.Open(sqliteDSN(url))
+	}
+	g, err := gorm.Open(dialector, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", d, err)
+	}
+	sqlDB, err := g.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", d, err)
+	}
+	if d == SQLite {
+		// One writer at a time is what SQLite allows; a single connection
+		// turns "database is locked" errors into a queue.
+		sqlDB.SetMaxOpenConns(1)
+	} else {
+		sqlDB.SetMaxOpenConns(20)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	if err := sqlDB.PingContext(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("open %s database: %w", d, err)
+	}
+	return &DB{DB: g, Dialect: d, URL: url}, nil
+}
+
+// sqliteDSN turns a path into a DSN with the pragmas Hub relies on: foreign
+// keys enforced, WAL so readers never block the writer, and a busy timeout.
+func sqliteDSN(url string) string {
+	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:")
+	if strings.Contains(path, "?") {
+		return path
+	}
+	return path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+}
+
+// SQL returns the underlying database/sql handle.
+func (db *DB) SQL() *sql.DB {
+	s, err := db.DB.DB()
+	if err != nil {
+		// gorm only fails here when the connection pool is not a *sql.DB,
+		// which Open never does.
+		panic(err)
+	}
+	return s
+}
+
+// Close closes the connection pool.
+func (db *DB) Close() error { return db.SQL().Close() }
+
+// Ping checks the database answers, for readiness checks.
+func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }

@@ -1,0 +1,9 @@
+// Package models holds Hub's database rows, opens the database (Postgres in
+// production, a SQLite file in `hub dev`) and runs the versioned SQL
+// migrations for both.
+//
+// Rows are gorm structs and never leave the packages that store them: the
+// workspace domain (package hub), the frame store (package stream) and the
+// activities convert them to their own types by named functions, so a column
+// rename never changes an API response or a workflow payload.
+package models

@@ -1,0 +1,20 @@
+package models
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"strings"
+)
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewID returns a new opaque id with a short prefix naming its kind
+// ("task_…", "turn_…"), so a person reading a log or the Temporal UI can tell
+// ids apart. 80 random bits: collisions are not a practical concern.
+func NewID(prefix string) string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + "_" + strings.ToLower(idEncoding.EncodeToString(b[:]))
+}

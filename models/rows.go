@@ -1,0 +1,180 @@
+package models
+
+import "time"
+
+// Space is a workspace: the unit of access. Every record belongs to one.
+type Space struct {
+	ID        string `gorm:"primaryKey"`
+	Name      string
+	CreatedAt time.Time
+}
+
+// Person is someone who signs in (or a service account acting for them).
+type Person struct {
+	ID        string `gorm:"primaryKey"`
+	Name      string
+	CreatedAt time.Time
+}
+
+// TableName keeps the plural English name.
+func (Person) TableName() string { return "people" }
+
+// Membership gives a person a role in a space: owner, editor, viewer or guest.
+type Membership struct {
+	SpaceID   string `gorm:"primaryKey"`
+	PersonID  string `gorm:"primaryKey"`
+	Role      string
+	CreatedAt time.Time
+}
+
+// APIToken is a bearer token, stored as a SHA-256 hash. Scope is empty for a
+// person's full token; a stream token carries "stream:<turnID>" and expires.
+type APIToken struct {
+	ID        string `gorm:"primaryKey"`
+	PersonID  string
+	Hash      string
+	Scope     string
+	ExpiresAt *time.Time
+	CreatedAt time.Time
+}
+
+// Setting holds a person's assistant settings.
+type Setting struct {
+	PersonID    string `gorm:"primaryKey"`
+	WritePolicy string
+	UpdatedAt   time.Time
+}
+
+// Project groups tasks in a space.
+type Project struct {
+	ID          string `gorm:"primaryKey"`
+	SpaceID     string
+	Name        string
+	Status      string
+	Description string
+	Revision    int
+	CreatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Task is a to-do in a space. DueDate is a calendar date, "YYYY-MM-DD".
+type Task struct {
+	ID         string `gorm:"primaryKey"`
+	SpaceID    string
+	ProjectID  *string
+	Title      string
+	Status     string
+	DueDate    *string
+	Priority   string
+	AssigneeID *string
+	Revision   int
+	CreatedBy  string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// Conversation is one chat with the assistant, in one space, owned by one person.
+type Conversation struct {
+	ID        string `gorm:"primaryKey"`
+	SpaceID   string
+	PersonID  string
+	Title     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Message is what the person wrote or what the assistant answered. JSON
+// columns (mentions, refs) are stored as text so both engines read them alike.
+type Message struct {
+	ID             string `gorm:"primaryKey"`
+	ConversationID string
+	TurnID         string
+	Role           string
+	Text           string
+	Status         string
+	Mentions       string
+	PageContext    string // what the client said was on screen (JSON), user messages only
+	Refs           string
+	InputTokens    int
+	OutputTokens   int
+	ErrorCode      string
+	ErrorMessage   string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Turn is one run of the assistant for one message of the person: its status
+// and its run record (exactly what the model was shown), so an inspector can
+// replay what happened. FrameSeq is the last stream frame's sequence number.
+type Turn struct {
+	ID             string `gorm:"primaryKey"`
+	ConversationID string
+	SpaceID        string
+	PersonID       string
+	UserMessageID  string
+	ReplyMessageID string
+	RetryOf        string
+	Status         string
+	Step           int
+	ErrorCode      string
+	ErrorMessage   string
+	Model          string
+	Instructions   string
+	Context        string
+	OfferedTools   string
+	HistoryIDs     string
+	FrameSeq       int64
+	InputTokens    int
+	OutputTokens   int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	FinishedAt     *time.Time
+}
+
+// TurnStep is one model request of a turn and what the model answered: the
+// text it streamed and the tool calls it asked for (JSON).
+type TurnStep struct {
+	TurnID       string `gorm:"primaryKey"`
+	Step         int    `gorm:"primaryKey"`
+	Attempt      int
+	Text         string
+	ToolCalls    string
+	FinishReason string
+	InputTokens  int
+	OutputTokens int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ToolCall is one tool call of a turn: the model's arguments, what Hub sent
+// back as the tool result, and the summary the person reads. Its ID is
+// derived from the turn, step and position, so a retried activity finds the
+// row it already wrote instead of writing twice.
+type ToolCall struct {
+	ID             string `gorm:"primaryKey"`
+	TurnID         string
+	Step           int
+	Idx            int
+	ProviderCallID string
+	Tool           string
+	Arguments      string
+	Status         string
+	Result         string
+	Summary        string
+	Refs           string
+	ErrorCode      string
+	ErrorMessage   string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// TurnFrame is one stream frame of a turn, kept so a client that reconnects
+// with Last-Event-ID gets every frame after it, from any api process.
+type TurnFrame struct {
+	TurnID    string `gorm:"primaryKey"`
+	Seq       int64  `gorm:"primaryKey"`
+	Type      string
+	Data      string
+	CreatedAt time.Time
+}

@@ -1,0 +1,192 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	invopop "github.com/invopop/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"hub/hub"
+)
+
+// Risk says how much a write can disturb.
+type Risk string
+
+// Risks, lowest first.
+const (
+	RiskNone   Risk = "none" // reads
+	RiskLow    Risk = "low"
+	RiskMedium Risk = "medium"
+	RiskHigh   Risk = "high"
+)
+
+// Env is what a tool runs with: the domain service (bound to the call's
+// transaction for writes), who acts, in which space, with which role.
+type Env struct {
+	Hub     *hub.Service
+	Actor   hub.Actor
+	SpaceID string
+	Role    hub.Role
+}
+
+// Result is what a tool returns: a summary people read (titles and counts,
+// never ids), bounded data with the ids for the model, and the records it
+// names.
+type Result struct {
+	Summary string
+	Data    any
+	Refs    []hub.Ref
+}
+
+// Spec describes a tool; Define adds its input type and run function.
+type Spec struct {
+	Name        string
+	Area        string // "tasks", "projects", "people", "apps", …
+	Description string
+	IsWrite     bool
+	Risk        Risk
+	Undoable    bool
+	// OutsideTransaction marks a network write: it never runs inside a Hub
+	// transaction.
+	OutsideTransaction bool
+	// AlwaysHold makes the write wait for the person's Apply whatever the
+	// write policy.
+	AlwaysHold bool
+}
+
+// Definition is a registered tool.
+type Definition struct {
+	Spec
+	// Schema is the input JSON Schema sent to the model.
+	Schema json.RawMessage
+
+	validator *jsonschema.Schema
+	run       func(ctx context.Context, env Env, input json.RawMessage) (Result, error)
+}
+
+// Define makes a tool whose input is the Go type In. The schema comes from
+// In's fields (json names; `omitempty` fields are optional, every other one
+// required; `jsonschema:"…"` tags add descriptions, enums and bounds), and
+// the same schema validates every call before run sees it.
+func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Result, error)) *Definition {
+	if spec.Risk == "" {
+		spec.Risk = RiskNone
+		if spec.IsWrite {
+			spec.Risk = RiskLow
+		}
+	}
+	schema, err := schemaFor[In]()
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", spec.Name, err)) // a programming error, caught by the registry test
+	}
+	c := jsonschema.NewCompiler()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
+	}
+	if err := c.AddResource("tool.json", doc); err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
+	}
+	v, err := c.Compile("tool.json")
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
+	}
+	return &Definition{Spec: spec, Schema: schema, validator: v,
+		run: func(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
+			var in In
+			dec := json.NewDecoder(bytes.NewReader(input))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&in); err != nil {
+				return Result{}, &Error{Code: CodeInvalidPayload, Message: err.Error()}
+			}
+			return run(ctx, env, in)
+		}}
+}
+
+func schemaFor[In any]() (json.RawMessage, error) {
+	r := &invopop.Reflector{DoNotReference: true, ExpandedStruct: true}
+	s := r.ReflectFromType(reflect.TypeFor[In]())
+	s.Version = ""
+	s.ID = ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// validate parses and checks a call's arguments against the schema. Empty
+// arguments mean an empty object (models send "" for tools without input).
+func (d *Definition) validate(arguments string) (json.RawMessage, *Error) {
+	if strings.TrimSpace(arguments) == "" {
+		arguments = "{}"
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(arguments))
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidPayload, Message: "the arguments are not valid JSON: " + err.Error(), Path: ""}
+	}
+	if err := d.validator.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, &Error{Code: CodeInvalidPayload, Message: err.Error()}
+		}
+		issues := leafIssues(ve, nil)
+		sort.SliceStable(issues, func(i, j int) bool { return issues[i].Path < issues[j].Path })
+		e := &Error{Code: CodeInvalidPayload, Issues: issues}
+		if len(issues) > 0 {
+			e.Path, e.Message = issues[0].Path, issues[0].Message
+		}
+		return nil, e
+	}
+	return json.RawMessage(arguments), nil
+}
+
+// leafIssues flattens a validation error tree into one issue per problem,
+// naming missing and extra properties by their own path.
+func leafIssues(ve *jsonschema.ValidationError, out []Issue) []Issue {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			out = leafIssues(c, out)
+		}
+		return out
+	}
+	at := pointer(ve.InstanceLocation)
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Required:
+		for _, m := range k.Missing {
+			out = append(out, Issue{Path: at + "/" + escapePointer(m), Message: "is required"})
+		}
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			out = append(out, Issue{Path: at + "/" + escapePointer(p), Message: "is not allowed"})
+		}
+	default:
+		out = append(out, Issue{Path: at, Message: ve.ErrorKind.LocalizedString(english)})
+	}
+	return out
+}
+
+var english = message.NewPrinter(language.English)
+
+func pointer(loc []string) string {
+	var b strings.Builder
+	for _, p := range loc {
+		b.WriteString("/")
+		b.WriteString(escapePointer(p))
+	}
+	return b.String()
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}

@@ -1,0 +1,11 @@
+// Package tools is the contract every assistant tool goes through: a
+// definition (name, area, description, an input schema generated from a Go
+// type, write flags), a registry, and Dispatch, which takes a call as
+// untrusted JSON and answers with a result or a structured error, never a
+// panic. The Hub tools live beside it, one file per domain.
+//
+// The model only picks among the tools a turn offers; Dispatch looks the
+// name up in that offer, validates the input against the schema, runs the
+// middleware chain (access and write checks live there, not in the prompt)
+// and then the tool.
+package tools

@@ -1,0 +1,75 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+
+	"hub/hub"
+)
+
+// Error codes a tool call can fail with. The model reads them and corrects
+// its next call; the person sees the message.
+const (
+	CodeUnknownTool    = "unknown_tool"
+	CodeInvalidPayload = "invalid_payload"
+	CodeNotFound       = "not_found"
+	CodeForbidden      = "forbidden"
+	CodeStale          = "stale"
+	CodeRefused        = "refused"
+	CodeVetoed         = "vetoed"
+	CodeFailed         = "failed"
+)
+
+// Issue is one schema problem at one place in the input.
+type Issue struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Error is a structured tool error: a code, a readable message, a JSON
+// pointer into the input and, for a schema failure, every issue found.
+type Error struct {
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+	Path    string  `json:"path,omitempty"`
+	Issues  []Issue `json:"issues,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf makes a structured error a tool returns on purpose.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsError turns any error a tool or the domain returned into a structured
+// one. Domain sentinels keep their meaning; anything else is "failed" with
+// a generic message, so internals never reach the model.
+func AsError(err error) *Error {
+	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
+	var inv *hub.InvalidError
+	if errors.As(err, &inv) {
+		return &Error{Code: CodeInvalidPayload, Message: inv.Message, Path: inv.Path,
+			Issues: []Issue{{Path: inv.Path, Message: inv.Message}}}
+	}
+	var nf *hub.NotFoundError
+	if errors.As(err, &nf) {
+		return &Error{Code: CodeNotFound, Message: nf.Error(), Path: nf.Path}
+	}
+	switch {
+	case errors.Is(err, hub.ErrNotFound):
+		return &Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, hub.ErrForbidden):
+		return &Error{Code: CodeForbidden, Message: err.Error()}
+	case errors.Is(err, hub.ErrStale):
+		return &Error{Code: CodeStale, Message: err.Error()}
+	case errors.Is(err, hub.ErrInvalid):
+		return &Error{Code: CodeInvalidPayload, Message: err.Error()}
+	case errors.Is(err, hub.ErrConflict):
+		return &Error{Code: CodeRefused, Message: err.Error()}
+	}
+	return &Error{Code: CodeFailed, Message: "the tool failed; nothing was changed by this call"}
+}

@@ -1,0 +1,120 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+
+	"hub/hub"
+)
+
+// Handler runs a validated call.
+type Handler func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error)
+
+// Middleware sees every call before it runs and may veto it (return an
+// error without calling next) or act after it.
+type Middleware func(next Handler) Handler
+
+// Registry holds every tool Hub has, in registration order.
+type Registry struct {
+	byName     map[string]*Definition
+	order      []string
+	middleware []Middleware
+}
+
+// NewRegistry returns a registry with the given tools and the access check
+// every call passes (see CheckAccess).
+func NewRegistry(defs ...*Definition) *Registry {
+	r := &Registry{byName: map[string]*Definition{}}
+	for _, d := range defs {
+		r.Add(d)
+	}
+	r.Use(CheckAccess)
+	return r
+}
+
+// Add registers a tool; a name used twice is a programming error.
+func (r *Registry) Add(d *Definition) {
+	if _, dup := r.byName[d.Name]; dup {
+		panic("tool registered twice: " + d.Name)
+	}
+	r.byName[d.Name] = d
+	r.order = append(r.order, d.Name)
+}
+
+// Use appends a middleware; the first added runs first.
+func (r *Registry) Use(m Middleware) { r.middleware = append(r.middleware, m) }
+
+// Get returns a tool by name.
+func (r *Registry) Get(name string) (*Definition, bool) {
+	d, ok := r.byName[name]
+	return d, ok
+}
+
+// Granted returns the tools a role may be offered, in registration order: a
+// viewer is offered no write tool.
+func (r *Registry) Granted(role hub.Role) []*Definition {
+	var out []*Definition
+	for _, n := range r.order {
+		d := r.byName[n]
+		if d.IsWrite && !role.CanWrite() {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Call is one tool call as the model sent it, with the names this turn
+// offered.
+type Call struct {
+	Name      string
+	Arguments string
+	Offered   []string
+}
+
+// Dispatch runs a call and never panics: an unknown or unoffered name is
+// unknown_tool and nothing runs; a schema failure is invalid_payload with
+// every issue; then the middleware chain and the tool, whose errors become
+// structured errors.
+func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (res Result, terr *Error) {
+	d, ok := r.byName[call.Name]
+	if !ok || !slices.Contains(call.Offered, call.Name) {
+		return Result{}, &Error{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool called %q", call.Name), Path: "/name"}
+	}
+	input, verr := d.validate(call.Arguments)
+	if verr != nil {
+		return Result{}, verr
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			slog.ErrorContext(ctx, "tool panicked", "tool", call.Name, "panic", p, "stack", string(debug.Stack()))
+			res, terr = Result{}, &Error{Code: CodeFailed, Message: "the tool failed unexpectedly"}
+		}
+	}()
+	h := Handler(func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
+		return d.run(ctx, env, input)
+	})
+	for i := len(r.middleware) - 1; i >= 0; i-- {
+		h = r.middleware[i](h)
+	}
+	out, err := h(ctx, env, d, input)
+	if err != nil {
+		return Result{}, AsError(err)
+	}
+	return out, nil
+}
+
+// CheckAccess refuses a write from a role that may not write, whatever the
+// offer said; reads and writes both re-check the space in the domain service.
+func CheckAccess(next Handler) Handler {
+	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
+		if d.IsWrite && !env.Role.CanWrite() {
+			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("a %s may not change records in this space", env.Role)}
+		}
+		return next(ctx, env, d, input)
+	}
+}

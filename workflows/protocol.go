@@ -1,0 +1,62 @@
+package workflows
+
+import (
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+)
+
+// TaskQueue is the one task queue Hub's workers poll.
+const TaskQueue = "hub"
+
+// Signal and query names of the Turn workflow.
+const (
+	StopSignal   = "stop"
+	PauseSignal  = "pause"
+	ResumeSignal = "resume"
+	StateQuery   = "state"
+)
+
+// TurnWorkflowID is the workflow id of a turn, so the api can signal and
+// query it knowing only the turn id.
+func TurnWorkflowID(turnID string) string { return "turn:" + turnID }
+
+// Search attributes let operators find turns in the Temporal UI, e.g.
+// HubConversationID="conv_…" or HubTurnStatus="error".
+var (
+	SpaceIDKey        = temporal.NewSearchAttributeKeyKeyword("HubSpaceID")
+	ConversationIDKey = temporal.NewSearchAttributeKeyKeyword("HubConversationID")
+	ActorIDKey        = temporal.NewSearchAttributeKeyKeyword("HubActorID")
+	TurnStatusKey     = temporal.NewSearchAttributeKeyKeyword("HubTurnStatus")
+)
+
+// SearchAttributes lists Hub's search attributes with their types, for
+// registering them on a namespace (`hub migrate`, `hub dev`).
+func SearchAttributes() map[string]enums.IndexedValueType {
+	return map[string]enums.IndexedValueType{
+		SpaceIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
+		ConversationIDKey.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD,
+		ActorIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
+		TurnStatusKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+	}
+}
+
+// TurnInput starts a turn: ids only. Prompts, transcripts and tool output
+// live in the database.
+type TurnInput struct {
+	TurnID         string
+	ConversationID string
+	SpaceID        string
+	ActorID        string
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	Status string
+	Steps  int
+}
+
+// TurnState answers the state query (the top bar).
+type TurnState struct {
+	Status string
+	Step   int
+}

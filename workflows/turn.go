@@ -1,0 +1,172 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"hub/activities"
+)
+
+// a is used only for method references: the worker registers the real value.
+var a *activities.Activities
+
+// Error codes a turn can end with, as the error frame and the messages
+// endpoint show them.
+const (
+	CodeUnavailable = "unavailable"
+	CodeTimeout     = "timeout"
+	CodeModel       = "model_error"
+	CodeFailed      = "failed"
+	CodeForbidden   = "forbidden"
+)
+
+// Turn runs one assistant turn: prepare, then up to MaxSteps model steps
+// (the last tools-off), running each step's tool calls side by side, then
+// finish. It ends with the turn saved as done or error; a failure is a
+// saved, readable error turn, not a failed workflow.
+func Turn(ctx workflow.Context, in TurnInput) (TurnResult, error) {
+	t := &turn{in: in, state: TurnState{Status: "queued"}}
+	if err := t.setup(ctx); err != nil {
+		return TurnResult{}, err
+	}
+	return t.run(ctx)
+}
+
+type turn struct {
+	in    TurnInput
+	plan  activities.Plan
+	state TurnState
+}
+
+func (t *turn) setup(ctx workflow.Context) error {
+	return workflow.SetQueryHandler(ctx, StateQuery, func() (TurnState, error) { return t.state, nil })
+}
+
+func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
+	t.setStatus(ctx, "working", 0)
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareTurn, activities.TurnRef{TurnID: t.in.TurnID}).Get(ctx, &t.plan); err != nil {
+		code, msg := CodeFailed, "The assistant could not start this turn. Retry it."
+		var ae *temporal.ApplicationError
+		if errors.As(err, &ae) && ae.Type() == activities.ErrTypeForbidden {
+			code, msg = CodeForbidden, "You can no longer open this space."
+		}
+		return t.finish(ctx, "error", code, msg)
+	}
+	maxSteps := t.plan.MaxSteps
+	for step := 1; step <= maxSteps; step++ {
+		t.state.Step = step
+		var ms activities.ModelStep
+		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps}
+		if err := workflow.ExecuteActivity(t.modelCtx(ctx), a.CallModel, in).Get(ctx, &ms); err != nil {
+			code, msg := t.modelFailure(err)
+			return t.finish(ctx, "error", code, msg)
+		}
+		if len(ms.ToolCalls) == 0 {
+			return t.finish(ctx, "done", "", "")
+		}
+		futures := make([]workflow.Future, len(ms.ToolCalls))
+		for i, c := range ms.ToolCalls {
+			futures[i] = workflow.ExecuteActivity(toolCtx(ctx), a.RunTool, activities.RunToolInput{TurnID: t.in.TurnID, CallID: c.ID})
+		}
+		for _, f := range futures {
+			var out activities.ToolOutcome
+			if err := f.Get(ctx, &out); err != nil {
+				return t.finish(ctx, "error", CodeFailed, "A tool call could not be completed. Retry the turn.")
+			}
+		}
+	}
+	// The last step is tools-off, so the loop always returns; this is a guard.
+	return t.finish(ctx, "done", "", "")
+}
+
+// finish saves the ending and sends the done frame.
+func (t *turn) finish(ctx workflow.Context, status, code, msg string) (TurnResult, error) {
+	in := activities.FinishInput{TurnID: t.in.TurnID, Status: status, ErrorCode: code, ErrorMessage: msg}
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FinishTurn, in).Get(ctx, nil); err != nil {
+		return TurnResult{}, fmt.Errorf("finish turn: %w", err)
+	}
+	t.setStatus(ctx, status, t.state.Step)
+	return TurnResult{Status: status, Steps: t.state.Step}, nil
+}
+
+func (t *turn) setStatus(ctx workflow.Context, status string, step int) {
+	t.state = TurnState{Status: status, Step: step}
+	// A failed upsert only affects what operators can search for.
+	_ = workflow.UpsertTypedSearchAttributes(ctx, TurnStatusKey.ValueSet(status))
+}
+
+// modelFailure turns a failed model step into what the person reads.
+func (t *turn) modelFailure(err error) (code, msg string) {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		switch ae.Type() {
+		case activities.ErrTypeUnavailable:
+			return CodeUnavailable, ae.Message()
+		case activities.ErrTypeTimeout:
+			return CodeTimeout, ae.Message()
+		}
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) && (te.TimeoutType() == enumspb.TIMEOUT_TYPE_START_TO_CLOSE || te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE) {
+		return CodeTimeout, TimeoutMessage(t.plan.Model, t.plan.ModelTimeout)
+	}
+	return CodeModel, "The model could not answer this time. Retry, or ask again later."
+}
+
+// TimeoutMessage is what the chat shows when a model call passed its limit.
+func TimeoutMessage(model string, limit time.Duration) string {
+	if model == "" {
+		model = "The model"
+	}
+	n := int(limit.Round(time.Minute) / time.Minute)
+	unit := "minutes"
+	if n == 1 {
+		unit = "minute"
+	}
+	if limit < time.Minute {
+		n, unit = int(limit/time.Second), "seconds"
+	}
+	return fmt.Sprintf("%s did not answer within %d %s, so I stopped waiting. Ask again, or try a narrower question.", model, n, unit)
+}
+
+// localCtx runs short, idempotent database work as local activities: no
+// extra round trip through the server for each.
+func localCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 5},
+	})
+}
+
+// modelCtx bounds one model step: the model limit (plus a margin so the
+// gateway's own limit fires first, with its message), a heartbeat timeout
+// that notices a dead worker in seconds, and retries for failures a retry
+// can mend. The activity marks the others non-retryable.
+func (t *turn) modelCtx(ctx workflow.Context) workflow.Context {
+	limit := t.plan.ModelTimeout
+	if limit <= 0 {
+		limit = 15 * time.Minute
+	}
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: limit + 30*time.Second,
+		HeartbeatTimeout:    4 * activities.HeartbeatInterval,
+		WaitForCancellation: true,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
+		},
+	})
+}
+
+// toolCtx bounds a tool call. Tools are short database work; a retried call
+// finds its saved outcome and does not run twice.
+func toolCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaximumAttempts: 5},
+	})
+}
