@@ -1,0 +1,123 @@
+package fakemodel
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// RecordedRequest is what the server saw of one chat completion request and
+// how it answered, so tests can assert on what Hub sent (messages, tools
+// offered) and on timing (first byte, finish, the client leaving early).
+type RecordedRequest struct {
+	// Index counts requests from 0 since the server started or was Reset.
+	Index      int       `json:"index"`
+	ReceivedAt time.Time `json:"receivedAt"`
+	// Body is the request body exactly as sent.
+	Body json.RawMessage `json:"body"`
+	// Model, Stream, IncludeUsage, Messages and Tools are read from Body.
+	Model        string    `json:"model"`
+	Stream       bool      `json:"stream"`
+	IncludeUsage bool      `json:"includeUsage"`
+	Messages     []Message `json:"messages"`
+	// Tools are the names of the tools offered, in order.
+	Tools []string `json:"tools"`
+	// Rule is the label of the rule that answered (`rule 2 "create a
+	// task"`), empty when none matched; RuleNumber is its 1-based position,
+	// 0 when none matched.
+	Rule       string `json:"rule"`
+	RuleNumber int    `json:"ruleNumber"`
+	// Status is the HTTP status sent; Fault the fault injected, if any.
+	Status int    `json:"status"`
+	Fault  string `json:"fault,omitempty"`
+	// Error says why the request could not be answered as scripted (an
+	// unreadable body, a template that failed on this request's data).
+	Error string `json:"error,omitempty"`
+	// HeadersAt: response headers flushed. FirstByteAt: the first data
+	// chunk (or the whole body when not streaming) written. FinishedAt: the
+	// response ended, including a deliberately cut one.
+	HeadersAt   *time.Time `json:"headersAt,omitempty"`
+	FirstByteAt *time.Time `json:"firstByteAt,omitempty"`
+	FinishedAt  *time.Time `json:"finishedAt,omitempty"`
+	// ClientDisconnectedAt is set when the client closed the connection
+	// before the response ended (Stop, a deadline, a cancelled context).
+	ClientDisconnectedAt *time.Time `json:"clientDisconnectedAt,omitempty"`
+}
+
+// Message is one message of a recorded request, with its content as text.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+}
+
+// ToolCall is a tool call inside a recorded assistant message.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// chatRequest is the part of a chat completions request the server reads.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// contentText reads a message's content, which is a string, null, or an
+// array of parts of which the text parts count.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// fill copies the parsed request into the recording.
+func (rec *RecordedRequest) fill(req chatRequest) {
+	rec.Model, rec.Stream = req.Model, req.Stream
+	rec.IncludeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	for _, m := range req.Messages {
+		msg := Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		rec.Messages = append(rec.Messages, msg)
+	}
+	for _, t := range req.Tools {
+		rec.Tools = append(rec.Tools, t.Function.Name)
+	}
+}

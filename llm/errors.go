@@ -1,0 +1,287 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Kind names a class of model-call failure. The caller (the CallModel
+// activity) turns a Kind into a retry decision and a message for the person;
+// the names are stable strings so they can be stored and shown.
+type Kind string
+
+// The failure classes. Status codes map as: 429 rate_limited, 5xx server,
+// 408 timeout, 409 conflict, 401/403 auth, every other 4xx bad_request.
+const (
+	KindRateLimited Kind = "rate_limited"
+	KindServer      Kind = "server"
+	KindTimeout     Kind = "timeout"
+	KindConflict    Kind = "conflict"
+	KindBadRequest  Kind = "bad_request"
+	KindAuth        Kind = "auth"
+	// KindStreamCut: the response started but the connection ended before
+	// the stream's [DONE] or before a finish reason, so the answer is partial.
+	KindStreamCut Kind = "stream_cut"
+	// KindNetwork: no response at all (refused, reset, DNS, TLS).
+	KindNetwork Kind = "network"
+	// KindBadResponse: the endpoint answered something that is not a chat
+	// completion stream (a chunk that is not JSON, endless empty lines).
+	KindBadResponse Kind = "bad_response"
+	// KindCanceled: the caller's context was cancelled (Stop, Pause). The
+	// error also satisfies errors.Is(err, context.Canceled).
+	KindCanceled Kind = "canceled"
+	// KindUnavailable: no endpoint is configured (Config.Configured is false).
+	KindUnavailable Kind = "unavailable"
+)
+
+// Error is the one error type Stream returns for a failed model call (an
+// error from onChunk is returned as it is). It carries what a retry policy
+// needs: the class, the HTTP status if there was one, and the server's
+// Retry-After.
+type Error struct {
+	Kind Kind
+	// Status is the HTTP status of the response, 0 when there was none
+	// (network failure, cancellation, an error event inside a 200 stream).
+	Status int
+	// RetryAfter is the delay the server asked for (Retry-After in seconds or
+	// as an HTTP date, or retry-after-ms), 0 when it named none.
+	RetryAfter time.Duration
+	// Message is the provider's own message, or for a timeout the sentence the
+	// chat shows ("<model> did not answer within 15 minutes, ...").
+	Message string
+
+	cause error
+}
+
+// Error formats the class, status, message and requested delay.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("model call: ")
+	b.WriteString(string(e.Kind))
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	return b.String()
+}
+
+// Unwrap exposes the cause: context.Canceled or context.DeadlineExceeded for
+// cancellation and deadlines, go-openai's *APIError or *RequestError for
+// error responses, the transport's error otherwise.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Retryable reports whether the same request may succeed later: true for
+// 408/409/429/5xx, a cut stream, a network failure and a garbled response;
+// false for other 4xx (the request itself is wrong or not allowed), for a
+// call past its deadline (seed 000 §5: the turn reports the timeout instead
+// of waiting again), for cancellation and for a missing configuration.
+func (e *Error) Retryable() bool {
+	switch e.Kind {
+	case KindRateLimited, KindServer, KindConflict, KindStreamCut, KindNetwork, KindBadResponse:
+		return true
+	case KindTimeout:
+		return e.Status == http.StatusRequestTimeout
+	default:
+		return false
+	}
+}
+
+// kindForStatus maps an HTTP error status to its class.
+func kindForStatus(status int) Kind {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return KindRateLimited
+	case status == http.StatusRequestTimeout:
+		return KindTimeout
+	case status == http.StatusConflict:
+		return KindConflict
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return KindAuth
+	case status >= 500:
+		return KindServer
+	case status >= 400:
+		return KindBadRequest
+	default:
+		// A non-error status that go-openai still refused (1xx/3xx).
+		return KindBadResponse
+	}
+}
+
+// maxMessage bounds a provider message kept in an Error: some gateways answer
+// errors with whole HTML pages.
+const maxMessage = 1000
+
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > maxMessage {
+		return s[:maxMessage] + "…"
+	}
+	return s
+}
+
+// classify turns whatever go-openai or the transport returned into an *Error.
+// ctx is the call's own context (with the call timeout applied), start when
+// the call began, rec what the transport saw of the response.
+func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, err error) *Error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(ctx, start), cause: ctxErr}
+		}
+		msg := "the model call was cancelled"
+		if cause := context.Cause(ctx); cause != nil && cause != ctxErr {
+			msg += ": " + cause.Error()
+		}
+		return &Error{Kind: KindCanceled, Message: msg, cause: ctxErr}
+	}
+
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0:
+		return rec.statusError(apiErr.HTTPStatusCode, apiErr.Message, err)
+	case errors.As(err, &reqErr):
+		msg := string(reqErr.Body)
+		if msg == "" && reqErr.Err != nil {
+			msg = reqErr.Err.Error()
+		}
+		return rec.statusError(reqErr.HTTPStatusCode, msg, err)
+	case errors.As(err, &apiErr):
+		// An error event inside a 200 stream (`data: {"error": ...}`): the
+		// provider failed mid-answer. Only its type/code says why.
+		return &Error{Kind: errorEventKind(apiErr), Message: clip(apiErr.Message), cause: err}
+	}
+
+	if rec.status == 0 {
+		// No response arrived. Either the transport failed (network) or
+		// go-openai refused the request before sending it (bad_request).
+		var netErr net.Error
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) || errors.As(err, &netErr) {
+			return &Error{Kind: KindNetwork, Message: clip(err.Error()), cause: err}
+		}
+		return &Error{Kind: KindBadRequest, Message: clip(err.Error()), cause: err}
+	}
+
+	// The response had started: a read failure now means the answer is cut.
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntaxErr), errors.As(err, &typeErr), errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+		return &Error{Kind: KindBadResponse, Status: rec.status, Message: clip(err.Error()), cause: err}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return &Error{Kind: KindStreamCut, Status: rec.status, Message: "the connection ended before the answer was complete", cause: err}
+	default:
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			// http.Client.Timeout (a caller-supplied client) expired mid-body.
+			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(ctx, start), cause: err}
+		}
+		return &Error{Kind: KindStreamCut, Status: rec.status, Message: clip(err.Error()), cause: err}
+	}
+}
+
+// statusError builds the error for an HTTP error status, with the delay the
+// server asked for.
+func (rec *exchange) statusError(status int, msg string, cause error) *Error {
+	return &Error{
+		Kind:       kindForStatus(status),
+		Status:     status,
+		RetryAfter: retryAfter(rec.header, time.Now()),
+		Message:    clip(msg),
+		cause:      cause,
+	}
+}
+
+// errorEventKind classifies an error event sent inside a 200 stream by its
+// type or code, which is all such an event carries.
+func errorEventKind(e *openai.APIError) Kind {
+	code := strings.ToLower(fmt.Sprint(e.Code) + " " + e.Type)
+	switch {
+	case strings.Contains(code, "rate_limit"):
+		return KindRateLimited
+	case strings.Contains(code, "invalid_request"), strings.Contains(code, "context_length"):
+		return KindBadRequest
+	default:
+		return KindServer
+	}
+}
+
+// retryAfter reads the delay a server asked for. retry-after-ms (sent by
+// OpenAI and Azure) is more precise and wins; Retry-After is either whole
+// seconds or an HTTP date. A date in the past or an unreadable value means no
+// delay was asked for.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
+		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 {
+			return time.Duration(v * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if when, err := http.ParseTime(v); err == nil {
+		if d := when.Sub(now); d > 0 {
+			return d.Round(time.Second)
+		}
+	}
+	return 0
+}
+
+// timeoutMessage is the sentence the chat shows for a call past its limit
+// (seed 000 §5), naming the model and the limit that applied: the client's
+// timeout or the caller's shorter deadline.
+func (c *Client) timeoutMessage(ctx context.Context, start time.Time) string {
+	limit := c.cfg.timeout()
+	if dl, ok := ctx.Deadline(); ok {
+		limit = dl.Sub(start)
+	}
+	return fmt.Sprintf("%s did not answer within %s, so I stopped waiting. Ask again, or try a narrower question.",
+		c.cfg.Model, humanDuration(limit))
+}
+
+// humanDuration writes a limit the way a person says it: "15 minutes",
+// "90 seconds".
+func humanDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	d = d.Round(time.Second)
+	if d >= time.Minute && d%time.Minute == 0 {
+		return plural(int(d/time.Minute), "minute")
+	}
+	return plural(int(d/time.Second), "second")
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}

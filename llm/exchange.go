@@ -1,0 +1,95 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+)
+
+// exchange records what the transport saw of one call's HTTP response.
+// go-openai hides it: its *APIError carries no headers (so no Retry-After),
+// and its stream reader answers io.EOF both after the stream's closing
+// `data: [DONE]` and when the server simply closed the connection, which are
+// a complete answer and a cut one.
+//
+// An exchange is written only from the goroutine that runs Stream (Do and the
+// body reads happen inside go-openai's calls on that goroutine), so it needs
+// no lock.
+type exchange struct {
+	status  int
+	header  http.Header
+	sawDone bool
+}
+
+type exchangeKey struct{}
+
+// withExchange returns a context whose requests record into ex.
+func withExchange(ctx context.Context, ex *exchange) context.Context {
+	return context.WithValue(ctx, exchangeKey{}, ex)
+}
+
+// recordingDoer is the HTTPDoer given to go-openai: it sends through the
+// caller's http.Client and records the response into the request context's
+// exchange. Wrapping the Doer rather than the Transport leaves the caller's
+// client untouched.
+type recordingDoer struct{ hc *http.Client }
+
+func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.hc.Do(req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok {
+		ex.status = resp.StatusCode
+		ex.header = resp.Header
+		resp.Body = &doneWatcher{ReadCloser: resp.Body, ex: ex}
+	}
+	return resp, nil
+}
+
+// doneWatcher passes a response body through unchanged while watching its
+// lines for the SSE terminator `data: [DONE]`.
+type doneWatcher struct {
+	io.ReadCloser
+	ex *exchange
+	// line holds the start of the current line; a line longer than
+	// maxWatched cannot be the terminator, so only its start is kept.
+	line []byte
+	long bool
+}
+
+const maxWatched = 32
+
+func (w *doneWatcher) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	for _, b := range p[:n] {
+		if b == '\n' {
+			w.endLine()
+			continue
+		}
+		if len(w.line) < maxWatched {
+			w.line = append(w.line, b)
+		} else {
+			w.long = true
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		w.endLine()
+	}
+	return n, err
+}
+
+func (w *doneWatcher) endLine() {
+	if !w.long && isDoneLine(w.line) {
+		w.ex.sawDone = true
+	}
+	w.line, w.long = w.line[:0], false
+}
+
+// isDoneLine matches `data: [DONE]` with the spacing go-openai accepts.
+func isDoneLine(line []byte) bool {
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
+	return ok && bytes.Equal(bytes.TrimSpace(rest), []byte("[DONE]"))
+}

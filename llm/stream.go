@@ -1,0 +1,209 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Stream makes one streaming chat completion and calls onChunk for every
+// chunk received. It returns the assembled Result when the stream ended
+// properly: a finish reason, then `data: [DONE]`.
+//
+// The call is bounded by ctx and by the client's Timeout, whichever ends
+// first. When ctx ends the HTTP stream is closed at once, so the endpoint
+// sees the disconnect and stops generating (and billing).
+//
+// Errors: if onChunk returns an error, Stream stops and returns that error
+// unchanged. Every other failure is an *Error; cancellation and deadlines
+// also satisfy errors.Is(err, context.Canceled / context.DeadlineExceeded).
+// On error the Result holds what had arrived before it, so text already shown
+// to the person can be kept.
+func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) error) (Result, error) {
+	if !c.cfg.Configured() {
+		return Result{}, &Error{Kind: KindUnavailable, Message: UnavailableMessage}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	ex := &exchange{}
+	ctx = withExchange(ctx, ex)
+
+	stream, err := c.oc.CreateChatCompletionStream(ctx, c.chatRequest(req))
+	if err != nil {
+		return Result{}, c.classify(ctx, start, ex, err)
+	}
+	defer stream.Close()
+	// The transport already drops the connection when ctx ends; closing the
+	// body as well makes that independent of the caller's RoundTripper.
+	stopClosing := context.AfterFunc(ctx, func() { _ = stream.Close() })
+	defer stopClosing()
+
+	var acc assembler
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) && ctx.Err() == nil {
+			break
+		}
+		if err != nil {
+			return acc.result(), c.classify(ctx, start, ex, err)
+		}
+		delta := acc.add(resp)
+		if err := onChunk(Chunk{TextDelta: delta}); err != nil {
+			return acc.result(), err
+		}
+	}
+	if !ex.sawDone || acc.finishReason == "" {
+		what := "before [DONE]"
+		if acc.finishReason == "" {
+			what = "before a finish reason"
+		}
+		return acc.result(), &Error{
+			Kind:    KindStreamCut,
+			Status:  ex.status,
+			Message: "the stream ended " + what + ", so the answer is incomplete",
+			cause:   io.ErrUnexpectedEOF,
+		}
+	}
+	return acc.result(), nil
+}
+
+// emptyParameters is offered for a tool without a schema: some endpoints
+// reject a tool whose parameters are missing or null.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// chatRequest converts a Request into go-openai's form.
+func (c *Client) chatRequest(req Request) openai.ChatCompletionRequest {
+	out := openai.ChatCompletionRequest{
+		Model:         c.cfg.Model,
+		Messages:      make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	for _, m := range req.Messages {
+		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
+				ID:       tc.ID,
+				Type:     openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
+			})
+		}
+		out.Messages = append(out.Messages, om)
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			params = emptyParameters
+		}
+		out.Tools = append(out.Tools, openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        t.Name,
+				Description: t.Description,
+				Parameters:  params,
+			},
+		})
+	}
+	if req.MaxTokens > 0 {
+		out.MaxTokens = req.MaxTokens
+		// Reasoning models (o-series, gpt-5, ...) refuse max_tokens and want
+		// max_completion_tokens; older compatible servers know only
+		// max_tokens. go-openai's validator knows which is which.
+		if errors.Is(openai.NewReasoningValidator().Validate(out), openai.ErrReasoningModelMaxTokensDeprecated) {
+			out.MaxTokens, out.MaxCompletionTokens = 0, req.MaxTokens
+		}
+	}
+	return out
+}
+
+// assembler accumulates a streamed answer: text, tool calls whose id and name
+// arrive in their first delta and whose arguments arrive in pieces, the finish
+// reason and the usage.
+type assembler struct {
+	text         strings.Builder
+	calls        []*partialCall
+	byIndex      map[int]*partialCall
+	finishReason string
+	usage        Usage
+}
+
+type partialCall struct {
+	id, name string
+	args     strings.Builder
+}
+
+// add folds one chunk in and returns its text delta.
+func (a *assembler) add(resp openai.ChatCompletionStreamResponse) string {
+	if resp.Usage != nil {
+		a.usage = Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+	}
+	var delta strings.Builder
+	for _, ch := range resp.Choices {
+		if ch.Index != 0 {
+			continue // Hub asks for one choice.
+		}
+		// A refusal is the model's answer too; the person must see it.
+		delta.WriteString(ch.Delta.Content)
+		delta.WriteString(ch.Delta.Refusal)
+		for _, tc := range ch.Delta.ToolCalls {
+			a.addToolDelta(tc)
+		}
+		if ch.FinishReason != "" {
+			a.finishReason = string(ch.FinishReason)
+		}
+	}
+	a.text.WriteString(delta.String())
+	return delta.String()
+}
+
+// addToolDelta merges one tool-call delta by its index. Endpoints that omit
+// the index (some older compatible servers) start a new call with each id and
+// continue the last call otherwise.
+func (a *assembler) addToolDelta(tc openai.ToolCall) {
+	var p *partialCall
+	switch {
+	case tc.Index != nil:
+		p = a.byIndex[*tc.Index]
+		if p == nil {
+			p = &partialCall{}
+			if a.byIndex == nil {
+				a.byIndex = map[int]*partialCall{}
+			}
+			a.byIndex[*tc.Index] = p
+			a.calls = append(a.calls, p)
+		}
+	case tc.ID != "" || len(a.calls) == 0:
+		p = &partialCall{}
+		a.calls = append(a.calls, p)
+	default:
+		p = a.calls[len(a.calls)-1]
+	}
+	// Some servers repeat the id and name in every delta: keep the first.
+	if p.id == "" {
+		p.id = tc.ID
+	}
+	if p.name == "" {
+		p.name = tc.Function.Name
+	}
+	p.args.WriteString(tc.Function.Arguments)
+}
+
+func (a *assembler) result() Result {
+	r := Result{Text: a.text.String(), Usage: a.usage, FinishReason: a.finishReason}
+	for i, p := range a.calls {
+		id := p.id
+		if id == "" {
+			// A tool result must name its call; invent a stable id for
+			// servers that send none.
+			id = fmt.Sprintf("call_%d", i)
+		}
+		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: p.name, Arguments: p.args.String()})
+	}
+	return r
+}
