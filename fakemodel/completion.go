@@ -17,7 +17,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.active.Done()
 
-	rec := &RecordedRequest{ReceivedAt: time.Now(), RuleNumber: 0}
+	rec := &RecordedRequest{ReceivedAt: time.Now(), RemoteAddr: r.RemoteAddr}
 	x := &responder{s: s, w: w, rc: http.NewResponseController(w), ctx: r.Context(), rec: rec}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	var req chatRequest
@@ -143,18 +143,7 @@ func (x *responder) disconnected() {
 // wait pauses for d; false if the client left or the server is closing,
 // which ends the response at once.
 func (x *responder) wait(d time.Duration) bool {
-	var timeout <-chan time.Time
-	if d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
-	} else {
-		ready := make(chan time.Time)
-		close(ready)
-		timeout = ready
-	}
-	// A gone client wins over a ready timer, so a disconnect is never
-	// missed by a zero delay.
+	// Checked first so that a gone client is noticed even with no delay.
 	select {
 	case <-x.ctx.Done():
 		x.disconnected()
@@ -163,8 +152,13 @@ func (x *responder) wait(d time.Duration) bool {
 		return false
 	default:
 	}
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
-	case <-timeout:
+	case <-t.C:
 		return true
 	case <-x.ctx.Done():
 		x.disconnected()

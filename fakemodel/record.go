@@ -13,6 +13,9 @@ type RecordedRequest struct {
 	// Index counts requests from 0 since the server started or was Reset.
 	Index      int       `json:"index"`
 	ReceivedAt time.Time `json:"receivedAt"`
+	// RemoteAddr is the client's address: two requests from the same
+	// address came over one kept-alive connection.
+	RemoteAddr string `json:"remoteAddr"`
 	// Body is the request body exactly as sent.
 	Body json.RawMessage `json:"body"`
 	// Model, Stream, IncludeUsage, Messages and Tools are read from Body.

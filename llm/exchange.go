@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 )
 
 // exchange records what the transport saw of one call's HTTP response.
@@ -21,6 +22,7 @@ type exchange struct {
 	status  int
 	header  http.Header
 	sawDone bool
+	body    io.ReadCloser
 }
 
 type exchangeKey struct{}
@@ -45,6 +47,7 @@ func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
 		ex.status = resp.StatusCode
 		ex.header = resp.Header
 		resp.Body = &doneWatcher{ReadCloser: resp.Body, ex: ex}
+		ex.body = resp.Body
 	}
 	return resp, nil
 }
@@ -92,4 +95,26 @@ func (w *doneWatcher) endLine() {
 func isDoneLine(line []byte) bool {
 	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
 	return ok && bytes.Equal(bytes.TrimSpace(rest), []byte("[DONE]"))
+}
+
+// Draining a finished stream: after [DONE] only the HTTP chunk terminator is
+// normally left, already sent or about to be. Reading it lets net/http put
+// the connection back in its pool (closing a body early closes the
+// connection, and the next call pays a new TCP and TLS handshake). A server
+// that keeps the body open after [DONE] gets drainWait, then the body is
+// closed.
+const (
+	drainWait = 100 * time.Millisecond
+	maxDrain  = 64 << 10
+)
+
+// drainRest reads what is left of a finished response body, bounded in time
+// and size.
+func (ex *exchange) drainRest() {
+	if ex.body == nil {
+		return
+	}
+	t := time.AfterFunc(drainWait, func() { _ = ex.body.Close() })
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, ex.body, maxDrain)
 }

@@ -37,6 +37,10 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 
 	stream, err := c.oc.CreateChatCompletionStream(ctx, c.chatRequest(req))
 	if err != nil {
+		if ex.body != nil {
+			// go-openai read the error body but does not close it.
+			_ = ex.body.Close()
+		}
 		return Result{}, c.classify(ctx, start, ex, err)
 	}
 	defer stream.Close()
@@ -71,6 +75,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 			cause:   io.ErrUnexpectedEOF,
 		}
 	}
+	ex.drainRest()
 	return acc.result(), nil
 }
 
