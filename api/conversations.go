@@ -1,0 +1,186 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/workflows"
+)
+
+// Limits of what a person may send.
+const (
+	maxTitleChars   = 200
+	maxMessageChars = 20000
+	maxMentions     = 50
+	maxContextBytes = 64 << 10
+)
+
+type conversationDTO struct {
+	ID        string    `json:"id"`
+	SpaceID   string    `json:"spaceId"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+func toConversationDTO(cv chat.Conversation) conversationDTO {
+	return conversationDTO{ID: cv.ID, SpaceID: cv.SpaceID, Title: cv.Title, CreatedAt: cv.CreatedAt, UpdatedAt: cv.UpdatedAt}
+}
+
+type createConversationRequest struct {
+	SpaceID string `json:"spaceId"`
+	Title   string `json:"title"`
+}
+
+func (s *Server) createConversation(c *gin.Context) {
+	var req createConversationRequest
+	if !bind(c, &req) {
+		return
+	}
+	if req.SpaceID == "" {
+		respondError(c, badRequest("/spaceId", "spaceId is required"))
+		return
+	}
+	req.Title = strings.TrimSpace(req.Title)
+	if utf8.RuneCountInString(req.Title) > maxTitleChars {
+		respondError(c, badRequest("/title", "a title has at most 200 characters"))
+		return
+	}
+	if _, err := s.Hub.Access(c.Request.Context(), person(c).ID, req.SpaceID); err != nil {
+		respondError(c, err)
+		return
+	}
+	cv, err := s.Chat.CreateConversation(c.Request.Context(), person(c).ID, req.SpaceID, req.Title)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, toConversationDTO(cv))
+}
+
+func (s *Server) listConversations(c *gin.Context) {
+	spaceID := c.Query("spaceId")
+	if spaceID == "" {
+		respondError(c, badRequest("/spaceId", "the spaceId query parameter is required"))
+		return
+	}
+	if _, err := s.Hub.Access(c.Request.Context(), person(c).ID, spaceID); err != nil {
+		respondError(c, err)
+		return
+	}
+	convs, err := s.Chat.ListConversations(c.Request.Context(), person(c).ID, spaceID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]conversationDTO, len(convs))
+	for i, cv := range convs {
+		out[i] = toConversationDTO(cv)
+	}
+	c.JSON(http.StatusOK, gin.H{"conversations": out})
+}
+
+func (s *Server) deleteConversation(c *gin.Context) {
+	running, err := s.Chat.DeleteConversation(c.Request.Context(), person(c).ID, c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	// The records are gone; a running turn is ended so it stops spending.
+	// A turn whose workflow already ended answers not-found, which is fine.
+	for _, id := range running {
+		if err := s.Temporal.CancelWorkflow(c.Request.Context(), workflows.TurnWorkflowID(id), ""); err != nil {
+			slog.InfoContext(c.Request.Context(), "cancel turn of deleted conversation", "turn", id, "error", err)
+		}
+	}
+	c.Status(http.StatusNoContent)
+}
+
+type refDTO struct {
+	Kind   string `json:"kind"`
+	ID     string `json:"id"`
+	Label  string `json:"label"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func toRefDTOs(refs []hub.Ref) []refDTO {
+	out := make([]refDTO, len(refs))
+	for i, r := range refs {
+		out[i] = refDTO(r)
+	}
+	return out
+}
+
+type toolCallDTO struct {
+	ID      string    `json:"id"`
+	Tool    string    `json:"tool"`
+	Summary string    `json:"summary"`
+	Status  string    `json:"status"`
+	Error   *errorDTO `json:"error,omitempty"`
+	Refs    []refDTO  `json:"refs"`
+}
+
+type errorDTO struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type usageDTO struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+}
+
+type messageDTO struct {
+	ID        string        `json:"id"`
+	TurnID    string        `json:"turnId"`
+	Role      string        `json:"role"`
+	Text      string        `json:"text"`
+	Status    string        `json:"status"`
+	Mentions  []refDTO      `json:"mentions"`
+	Refs      []refDTO      `json:"refs"`
+	ToolCalls []toolCallDTO `json:"toolCalls"`
+	Proposals []any         `json:"proposals"`
+	Usage     *usageDTO     `json:"usage,omitempty"`
+	Error     *errorDTO     `json:"error,omitempty"`
+	CreatedAt time.Time     `json:"createdAt"`
+}
+
+func toMessageDTO(m chat.Message) messageDTO {
+	d := messageDTO{ID: m.ID, TurnID: m.TurnID, Role: m.Role, Text: m.Text, Status: m.Status,
+		Mentions: toRefDTOs(m.Mentions), Refs: toRefDTOs(m.Refs), ToolCalls: []toolCallDTO{}, Proposals: []any{},
+		CreatedAt: m.CreatedAt}
+	if m.Role == "assistant" {
+		d.Usage = &usageDTO{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
+	}
+	if m.ErrorCode != "" {
+		d.Error = &errorDTO{Code: m.ErrorCode, Message: m.ErrorMessage}
+	}
+	for _, tc := range m.ToolCalls {
+		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Refs: toRefDTOs(tc.Refs)}
+		if tc.ErrorCode != "" {
+			t.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
+		}
+		d.ToolCalls = append(d.ToolCalls, t)
+	}
+	return d
+}
+
+func (s *Server) listMessages(c *gin.Context) {
+	msgs, err := s.Chat.Messages(c.Request.Context(), person(c).ID, c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]messageDTO, len(msgs))
+	for i, m := range msgs {
+		out[i] = toMessageDTO(m)
+	}
+	c.JSON(http.StatusOK, gin.H{"messages": out})
+}

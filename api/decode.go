@@ -1,0 +1,129 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// MaxBodyBytes bounds a request body; more is 413.
+const MaxBodyBytes = 1 << 20
+
+// decode reads a JSON body strictly: one object, no unknown fields, no
+// trailing data. Errors name the field where they can.
+func decode(c *gin.Context, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge,
+				Message: fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)}}
+		}
+		return badRequest("", "the request body could not be read")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("", "a JSON object is required as the request body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return badRequest("", "the request body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return badRequest("", fmt.Sprintf("the request body is not valid JSON (at byte %d)", syn.Offset))
+	case errors.As(err, &typ):
+		path := "/" + strings.ReplaceAll(typ.Field, ".", "/")
+		if typ.Field == "" {
+			return badRequest("", "the request body must be a JSON object")
+		}
+		return badRequest(path, fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return badRequest("/"+name, fmt.Sprintf("unknown field %q", name))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "the request body is cut short")
+	}
+	return badRequest("", "the request body is not valid: "+err.Error())
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return "a number"
+}
+
+// Optional is a JSON field that can be absent, null or a value, so a PATCH
+// can tell "leave it" from "clear it".
+type Optional[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+// UnmarshalJSON records that the field was present.
+func (o *Optional[T]) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	if string(b) == "null" {
+		o.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &o.Value)
+}
+
+// stringPtr turns an optional string into a patch value: absent → nil,
+// null → "" (clear), value → value.
+func stringPtr(o Optional[string]) *string {
+	if !o.Set {
+		return nil
+	}
+	if o.Null {
+		empty := ""
+		return &empty
+	}
+	v := o.Value
+	return &v
+}
+
+// requireValue refuses null for a field that cannot be cleared.
+func requireValue[T any](o Optional[T], path string) (*T, error) {
+	if !o.Set {
+		return nil, nil
+	}
+	if o.Null {
+		return nil, badRequest(path, "cannot be null")
+	}
+	v := o.Value
+	return &v, nil
+}
+
+func bind(c *gin.Context, v any) bool {
+	if err := decode(c, v); err != nil {
+		respondError(c, err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,96 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/hub"
+)
+
+// Error codes of the error body.
+const (
+	codeUnauthenticated = "unauthenticated"
+	codeNotFound        = "not_found"
+	codeForbidden       = "forbidden"
+	codeInvalid         = "invalid_payload"
+	codeConflict        = "conflict"
+	codeTooLarge        = "too_large"
+	codeUnavailable     = "unavailable"
+	codeInternal        = "internal"
+)
+
+// errorBody is {"error": {...}}, the one shape every error has.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+	Path    string  `json:"path,omitempty"`
+	Issues  []issue `json:"issues,omitempty"`
+}
+
+type issue struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// apiError is an error a handler raises with its status already decided.
+type apiError struct {
+	status int
+	detail errorDetail
+}
+
+func (e *apiError) Error() string { return e.detail.Message }
+
+func badRequest(path, msg string) error {
+	return &apiError{status: http.StatusBadRequest, detail: errorDetail{Code: codeInvalid, Message: msg, Path: path,
+		Issues: []issue{{Path: path, Message: msg}}}}
+}
+
+func unavailable(msg string) error {
+	return &apiError{status: http.StatusServiceUnavailable, detail: errorDetail{Code: codeUnavailable, Message: msg}}
+}
+
+// respondError maps every error to its status and body, in one place. Only
+// a failure of Hub itself is a 5xx; its cause is logged, not shown.
+func respondError(c *gin.Context, err error) {
+	status, detail := classify(err)
+	if status >= 500 && status != http.StatusServiceUnavailable {
+		slog.ErrorContext(c.Request.Context(), "request failed", "method", c.Request.Method, "path", c.FullPath(), "error", err)
+	}
+	c.AbortWithStatusJSON(status, errorBody{Error: detail})
+}
+
+func classify(err error) (int, errorDetail) {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.status, ae.detail
+	}
+	var inv *hub.InvalidError
+	if errors.As(err, &inv) {
+		return http.StatusBadRequest, errorDetail{Code: codeInvalid, Message: inv.Message, Path: inv.Path,
+			Issues: []issue{{Path: inv.Path, Message: inv.Message}}}
+	}
+	var nf *hub.NotFoundError
+	if errors.As(err, &nf) {
+		return http.StatusNotFound, errorDetail{Code: codeNotFound, Message: nf.Error(), Path: nf.Path}
+	}
+	switch {
+	case errors.Is(err, hub.ErrUnauthenticated):
+		return http.StatusUnauthorized, errorDetail{Code: codeUnauthenticated, Message: "a valid bearer token is required"}
+	case errors.Is(err, hub.ErrNotFound):
+		return http.StatusNotFound, errorDetail{Code: codeNotFound, Message: err.Error()}
+	case errors.Is(err, hub.ErrForbidden):
+		return http.StatusForbidden, errorDetail{Code: codeForbidden, Message: err.Error()}
+	case errors.Is(err, hub.ErrStale), errors.Is(err, hub.ErrConflict):
+		return http.StatusConflict, errorDetail{Code: codeConflict, Message: err.Error()}
+	case errors.Is(err, hub.ErrInvalid):
+		return http.StatusBadRequest, errorDetail{Code: codeInvalid, Message: err.Error()}
+	}
+	return http.StatusInternalServerError, errorDetail{Code: codeInternal, Message: "Hub failed to handle this request; it has been logged"}
+}

@@ -1,0 +1,334 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/hub"
+)
+
+type spaceDTO struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+func (s *Server) listSpaces(c *gin.Context) {
+	spaces, err := s.Hub.ListSpaces(c.Request.Context(), person(c).ID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]spaceDTO, len(spaces))
+	for i, sp := range spaces {
+		out[i] = spaceDTO{ID: sp.ID, Name: sp.Name, Role: string(sp.Role)}
+	}
+	c.JSON(http.StatusOK, gin.H{"spaces": out})
+}
+
+type taskDTO struct {
+	ID         string    `json:"id"`
+	Title      string    `json:"title"`
+	Status     string    `json:"status"`
+	DueDate    *string   `json:"dueDate"`
+	Priority   string    `json:"priority"`
+	ProjectID  *string   `json:"projectId"`
+	AssigneeID *string   `json:"assigneeId"`
+	Revision   int       `json:"revision"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+}
+
+func toTaskDTO(t hub.Task) taskDTO {
+	return taskDTO{ID: t.ID, Title: t.Title, Status: t.Status, DueDate: nullable(t.DueDate), Priority: t.Priority,
+		ProjectID: nullable(t.ProjectID), AssigneeID: nullable(t.AssigneeID), Revision: t.Revision,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *Server) listTasks(c *gin.Context) {
+	f := hub.TaskFilter{Status: c.Query("status"), ProjectID: c.Query("projectId"), AssigneeID: c.Query("assigneeId"), Query: c.Query("q")}
+	var err error
+	if f.Limit, err = queryInt(c, "limit"); err != nil {
+		respondError(c, err)
+		return
+	}
+	if f.Offset, err = queryInt(c, "offset"); err != nil {
+		respondError(c, err)
+		return
+	}
+	page, err := s.Hub.ListTasks(c.Request.Context(), actor(c), c.Param("spaceId"), f)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]taskDTO, len(page.Tasks))
+	for i, t := range page.Tasks {
+		out[i] = toTaskDTO(t)
+	}
+	resp := gin.H{"tasks": out, "total": page.Total}
+	if page.NextOffset > 0 {
+		resp["nextOffset"] = page.NextOffset
+	}
+	c.JSON(http.StatusOK, resp)
+}
+
+func queryInt(c *gin.Context, name string) (int, error) {
+	v := c.Query(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, badRequest("/"+name, name+" must be a whole number, 0 or more")
+	}
+	return n, nil
+}
+
+type createTaskRequest struct {
+	Title      string `json:"title"`
+	Status     string `json:"status"`
+	DueDate    string `json:"dueDate"`
+	Priority   string `json:"priority"`
+	ProjectID  string `json:"projectId"`
+	AssigneeID string `json:"assigneeId"`
+}
+
+func (s *Server) createTask(c *gin.Context) {
+	var req createTaskRequest
+	if !bind(c, &req) {
+		return
+	}
+	tasks, err := s.Hub.CreateTasks(c.Request.Context(), actor(c), c.Param("spaceId"), "", []hub.NewTask{{
+		Title: req.Title, Status: req.Status, DueDate: req.DueDate, Priority: req.Priority,
+		ProjectID: req.ProjectID, AssigneeID: req.AssigneeID,
+	}})
+	if err != nil {
+		respondError(c, stripIndex(err))
+		return
+	}
+	c.JSON(http.StatusCreated, toTaskDTO(tasks[0]))
+}
+
+// stripIndex turns "/0/title" (the service's path for the first of a list)
+// into "/title", the path in a single-task request body.
+func stripIndex(err error) error {
+	if inv, ok := err.(*hub.InvalidError); ok && len(inv.Path) > 2 && inv.Path[:3] == "/0/" {
+		return &hub.InvalidError{Path: inv.Path[2:], Message: inv.Message}
+	}
+	if nf, ok := err.(*hub.NotFoundError); ok && len(nf.Path) > 2 && nf.Path[:3] == "/0/" {
+		return &hub.NotFoundError{Kind: nf.Kind, ID: nf.ID, Path: nf.Path[2:]}
+	}
+	return err
+}
+
+func (s *Server) getTask(c *gin.Context) {
+	t, err := s.Hub.GetTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toTaskDTO(t))
+}
+
+type updateTaskRequest struct {
+	Title      Optional[string] `json:"title"`
+	Status     Optional[string] `json:"status"`
+	DueDate    Optional[string] `json:"dueDate"`
+	Priority   Optional[string] `json:"priority"`
+	ProjectID  Optional[string] `json:"projectId"`
+	AssigneeID Optional[string] `json:"assigneeId"`
+	Revision   Optional[int]    `json:"revision"`
+}
+
+func (s *Server) updateTask(c *gin.Context) {
+	var req updateTaskRequest
+	if !bind(c, &req) {
+		return
+	}
+	p := hub.TaskPatch{DueDate: stringPtr(req.DueDate), ProjectID: stringPtr(req.ProjectID), AssigneeID: stringPtr(req.AssigneeID)}
+	var err error
+	if p.Title, err = requireValue(req.Title, "/title"); err == nil {
+		if p.Status, err = requireValue(req.Status, "/status"); err == nil {
+			if p.Priority, err = requireValue(req.Priority, "/priority"); err == nil {
+				p.Revision, err = requireValue(req.Revision, "/revision")
+			}
+		}
+	}
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	t, err := s.Hub.UpdateTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toTaskDTO(t))
+}
+
+func (s *Server) deleteTask(c *gin.Context) {
+	if _, err := s.Hub.DeleteTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+type projectDTO struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Status      string    `json:"status"`
+	Description string    `json:"description"`
+	Revision    int       `json:"revision"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+func toProjectDTO(p hub.Project) projectDTO {
+	return projectDTO{ID: p.ID, Name: p.Name, Status: p.Status, Description: p.Description, Revision: p.Revision,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+func (s *Server) listProjects(c *gin.Context) {
+	ps, err := s.Hub.ListProjects(c.Request.Context(), actor(c), c.Param("spaceId"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]projectDTO, len(ps))
+	for i, p := range ps {
+		out[i] = toProjectDTO(p)
+	}
+	c.JSON(http.StatusOK, gin.H{"projects": out})
+}
+
+type createProjectRequest struct {
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	Description string `json:"description"`
+}
+
+func (s *Server) createProject(c *gin.Context) {
+	var req createProjectRequest
+	if !bind(c, &req) {
+		return
+	}
+	p, err := s.Hub.CreateProject(c.Request.Context(), actor(c), c.Param("spaceId"), hub.NewProject(req))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, toProjectDTO(p))
+}
+
+func (s *Server) getProject(c *gin.Context) {
+	p, err := s.Hub.GetProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toProjectDTO(p))
+}
+
+type updateProjectRequest struct {
+	Name        Optional[string] `json:"name"`
+	Status      Optional[string] `json:"status"`
+	Description Optional[string] `json:"description"`
+	Revision    Optional[int]    `json:"revision"`
+}
+
+func (s *Server) updateProject(c *gin.Context) {
+	var req updateProjectRequest
+	if !bind(c, &req) {
+		return
+	}
+	p := hub.ProjectPatch{Description: stringPtr(req.Description)}
+	var err error
+	if p.Name, err = requireValue(req.Name, "/name"); err == nil {
+		if p.Status, err = requireValue(req.Status, "/status"); err == nil {
+			p.Revision, err = requireValue(req.Revision, "/revision")
+		}
+	}
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out, err := s.Hub.UpdateProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toProjectDTO(out))
+}
+
+func (s *Server) deleteProject(c *gin.Context) {
+	if _, err := s.Hub.DeleteProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+type personDTO struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+func (s *Server) listPeople(c *gin.Context) {
+	people, err := s.Hub.ListPeople(c.Request.Context(), person(c).ID, c.Param("spaceId"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]personDTO, len(people))
+	for i, p := range people {
+		out[i] = personDTO{ID: p.ID, Name: p.Name, Role: string(p.Role)}
+	}
+	c.JSON(http.StatusOK, gin.H{"people": out})
+}
+
+type settingsDTO struct {
+	WritePolicy string `json:"writePolicy"`
+}
+
+func (s *Server) getSettings(c *gin.Context) {
+	st, err := s.Hub.GetSettings(c.Request.Context(), person(c).ID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, settingsDTO{WritePolicy: st.WritePolicy})
+}
+
+type updateSettingsRequest struct {
+	WritePolicy Optional[string] `json:"writePolicy"`
+}
+
+func (s *Server) updateSettings(c *gin.Context) {
+	var req updateSettingsRequest
+	if !bind(c, &req) {
+		return
+	}
+	wp, err := requireValue(req.WritePolicy, "/writePolicy")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	st, err := s.Hub.UpdateSettings(c.Request.Context(), person(c).ID, hub.SettingsPatch{WritePolicy: wp})
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, settingsDTO{WritePolicy: st.WritePolicy})
+}

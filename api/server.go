@@ -1,0 +1,191 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.temporal.io/sdk/client"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/models"
+	"hub/stream"
+)
+
+// workflowClient is the part of the Temporal client the api uses.
+type workflowClient interface {
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
+	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
+	CancelWorkflow(ctx context.Context, workflowID, runID string) error
+	CheckHealth(ctx context.Context, request *client.CheckHealthRequest) (*client.CheckHealthResponse, error)
+}
+
+// Deps are what the api needs.
+type Deps struct {
+	DB       *models.DB
+	Hub      *hub.Service
+	Chat     *chat.Store
+	Frames   *stream.Bus
+	Temporal workflowClient
+	// CORSOrigins may call the api from a browser; none by default.
+	CORSOrigins []string
+	// StreamTokenTTL is how long a turn's stream token is valid (≥ 1 hour).
+	StreamTokenTTL time.Duration
+	// Registry collects the api's metrics; nil uses a new one.
+	Registry *prometheus.Registry
+}
+
+// Server is Hub's HTTP api.
+type Server struct {
+	Deps
+	metrics *metrics
+	routes  []route
+}
+
+// New builds the router.
+func New(d Deps) http.Handler {
+	if d.StreamTokenTTL < time.Hour {
+		d.StreamTokenTTL = 2 * time.Hour
+	}
+	if d.Registry == nil {
+		d.Registry = prometheus.NewRegistry()
+	}
+	s := &Server{Deps: d, metrics: newMetrics(d.Registry)}
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.Use(s.recovery, s.metrics.observe, s.cors)
+	r.NoRoute(func(c *gin.Context) {
+		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "no such endpoint"}})
+	})
+	r.NoMethod(func(c *gin.Context) {
+		respondError(c, &apiError{status: http.StatusMethodNotAllowed, detail: errorDetail{Code: "method_not_allowed", Message: "this endpoint does not take " + c.Request.Method}})
+	})
+
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{})))
+
+	api := r.Group("/api")
+	api.GET("/openapi.json", s.openapi)
+	// The stream authenticates itself: a browser's EventSource cannot send
+	// a header, so it also takes the turn's stream token.
+	api.GET("/assistant/turns/:turnId/stream", s.streamTurn)
+
+	authed := api.Group("", s.authenticate)
+	s.handle(authed, "GET", "/spaces", "List the spaces the person belongs to", s.listSpaces)
+	s.handle(authed, "GET", "/spaces/:spaceId/tasks", "List tasks", s.listTasks)
+	s.handle(authed, "POST", "/spaces/:spaceId/tasks", "Create a task", s.createTask)
+	s.handle(authed, "GET", "/spaces/:spaceId/tasks/:id", "Get a task", s.getTask)
+	s.handle(authed, "PATCH", "/spaces/:spaceId/tasks/:id", "Update a task", s.updateTask)
+	s.handle(authed, "DELETE", "/spaces/:spaceId/tasks/:id", "Delete a task", s.deleteTask)
+	s.handle(authed, "GET", "/spaces/:spaceId/projects", "List projects", s.listProjects)
+	s.handle(authed, "POST", "/spaces/:spaceId/projects", "Create a project", s.createProject)
+	s.handle(authed, "GET", "/spaces/:spaceId/projects/:id", "Get a project", s.getProject)
+	s.handle(authed, "PATCH", "/spaces/:spaceId/projects/:id", "Update a project", s.updateProject)
+	s.handle(authed, "DELETE", "/spaces/:spaceId/projects/:id", "Delete a project", s.deleteProject)
+	s.handle(authed, "GET", "/spaces/:spaceId/people", "List the people of a space", s.listPeople)
+	s.handle(authed, "GET", "/me/settings", "The person's assistant settings", s.getSettings)
+	s.handle(authed, "PATCH", "/me/settings", "Change the person's assistant settings", s.updateSettings)
+	s.handle(authed, "POST", "/assistant/conversations", "Start a conversation", s.createConversation)
+	s.handle(authed, "GET", "/assistant/conversations", "List conversations in a space", s.listConversations)
+	s.handle(authed, "DELETE", "/assistant/conversations/:id", "Delete a conversation and end its running turn", s.deleteConversation)
+	s.handle(authed, "GET", "/assistant/conversations/:id/messages", "A conversation's messages", s.listMessages)
+	s.handle(authed, "POST", "/assistant/conversations/:id/turns", "Send a message: starts a turn", s.startTurn)
+	s.handle(authed, "GET", "/assistant/turns/:turnId", "A turn's status", s.getTurn)
+	s.handle(authed, "POST", "/assistant/turns/:turnId/retry", "Run a failed turn's message again", s.retryTurn)
+	s.routes = append(s.routes, route{"GET", "/api/assistant/turns/:turnId/stream", "The turn's frames as Server-Sent Events"})
+	return r
+}
+
+type route struct{ method, path, summary string }
+
+func (s *Server) handle(g *gin.RouterGroup, method, path, summary string, h gin.HandlerFunc) {
+	g.Handle(method, path, h)
+	s.routes = append(s.routes, route{method, "/api" + path, summary})
+}
+
+func (s *Server) recovery(c *gin.Context) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.ErrorContext(c.Request.Context(), "handler panicked", "path", c.FullPath(), "panic", p)
+			respondError(c, &apiError{status: http.StatusInternalServerError, detail: errorDetail{Code: codeInternal, Message: "Hub failed to handle this request; it has been logged"}})
+		}
+	}()
+	c.Next()
+}
+
+func (s *Server) cors(c *gin.Context) {
+	origin := c.GetHeader("Origin")
+	if origin == "" || !slices.Contains(s.CORSOrigins, origin) {
+		c.Next()
+		return
+	}
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Vary", "Origin")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
+	if c.Request.Method == http.MethodOptions {
+		c.AbortWithStatus(http.StatusNoContent)
+		return
+	}
+	c.Next()
+}
+
+func (s *Server) healthz(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) }
+
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+	defer cancel()
+	checks := gin.H{"database": "ok", "temporal": "ok"}
+	ok := true
+	if err := s.DB.Ping(ctx); err != nil {
+		checks["database"], ok = err.Error(), false
+	}
+	if _, err := s.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+		checks["temporal"], ok = err.Error(), false
+	}
+	if !ok {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "checks": checks})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok", "checks": checks})
+}
+
+// openapi lists every endpoint with its summary: enough for a client to
+// discover the api; API.md is the contract.
+func (s *Server) openapi(c *gin.Context) {
+	paths := map[string]map[string]any{}
+	for _, r := range s.routes {
+		p := openapiPath(r.path)
+		if paths[p] == nil {
+			paths[p] = map[string]any{}
+		}
+		paths[p][strings.ToLower(r.method)] = map[string]any{"summary": r.summary, "responses": map[string]any{"default": map[string]any{"description": "See API.md"}}}
+	}
+	c.JSON(http.StatusOK, gin.H{
+		"openapi":    "3.1.0",
+		"info":       gin.H{"title": "Hub", "version": "1"},
+		"components": gin.H{"securitySchemes": gin.H{"bearer": gin.H{"type": "http", "scheme": "bearer"}}},
+		"security":   []gin.H{{"bearer": []string{}}},
+		"paths":      paths,
+	})
+}
+
+func openapiPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		if strings.HasPrefix(s, ":") {
+			parts[i] = "{" + s[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}

@@ -1,0 +1,177 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/workflows"
+)
+
+type mentionRequest struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+type startTurnRequest struct {
+	Text     string           `json:"text"`
+	Mentions []mentionRequest `json:"mentions"`
+	Context  json.RawMessage  `json:"context"`
+}
+
+type turnStartedDTO struct {
+	TurnID         string `json:"turnId"`
+	MessageID      string `json:"messageId"`
+	ReplyMessageID string `json:"replyMessageId"`
+	StreamURL      string `json:"streamUrl"`
+}
+
+func (s *Server) startTurn(c *gin.Context) {
+	ctx := c.Request.Context()
+	var req startTurnRequest
+	if !bind(c, &req) {
+		return
+	}
+	text := strings.TrimSpace(req.Text)
+	switch {
+	case text == "":
+		respondError(c, badRequest("/text", "text is required"))
+		return
+	case utf8.RuneCountInString(text) > maxMessageChars:
+		respondError(c, badRequest("/text", fmt.Sprintf("a message has at most %d characters", maxMessageChars)))
+		return
+	case len(req.Mentions) > maxMentions:
+		respondError(c, badRequest("/mentions", fmt.Sprintf("at most %d mentions", maxMentions)))
+		return
+	}
+	page := ""
+	if len(req.Context) > 0 && string(req.Context) != "null" {
+		if req.Context[0] != '{' {
+			respondError(c, badRequest("/context", "context must be an object"))
+			return
+		}
+		if len(req.Context) > maxContextBytes {
+			respondError(c, badRequest("/context", "context is too large"))
+			return
+		}
+		page = string(req.Context)
+	}
+	conv, err := s.Chat.GetConversation(ctx, person(c).ID, c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if _, err := s.Hub.Access(ctx, person(c).ID, conv.SpaceID); err != nil {
+		respondError(c, err)
+		return
+	}
+	mentions := make([]hub.Ref, 0, len(req.Mentions))
+	for i, m := range req.Mentions {
+		ref, err := s.Hub.ResolveRef(ctx, actor(c), conv.SpaceID, m.Kind, m.ID)
+		if err != nil {
+			respondError(c, atPath(err, fmt.Sprintf("/mentions/%d", i)))
+			return
+		}
+		mentions = append(mentions, ref)
+	}
+	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
+		Mentions: mentions, PageContext: page})
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.launch(c, turn)
+}
+
+// atPath puts a mention's position in front of a domain error's path.
+func atPath(err error, prefix string) error {
+	switch e := err.(type) {
+	case *hub.NotFoundError:
+		return &hub.NotFoundError{Kind: e.Kind, ID: e.ID, Path: prefix + "/id"}
+	case *hub.InvalidError:
+		return &hub.InvalidError{Path: prefix + e.Path, Message: e.Message}
+	}
+	return err
+}
+
+// launch starts the turn's workflow and answers 202 with where to stream.
+// If Temporal cannot be reached, the turn is saved as an error turn (so the
+// conversation is not left with a turn that never runs) and the answer is
+// 503.
+func (s *Server) launch(c *gin.Context, turn chat.Turn) {
+	ctx := c.Request.Context()
+	opts := client.StartWorkflowOptions{
+		ID:        workflows.TurnWorkflowID(turn.ID),
+		TaskQueue: workflows.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SpaceIDKey.ValueSet(turn.SpaceID),
+			workflows.ConversationIDKey.ValueSet(turn.ConversationID),
+			workflows.ActorIDKey.ValueSet(turn.PersonID),
+			workflows.TurnStatusKey.ValueSet(string(chat.StatusQueued)),
+		),
+		EnableEagerStart: true,
+		StaticSummary:    "Assistant turn in conversation " + turn.ConversationID,
+	}
+	in := workflows.TurnInput{TurnID: turn.ID, ConversationID: turn.ConversationID, SpaceID: turn.SpaceID, ActorID: turn.PersonID}
+	if _, err := s.Temporal.ExecuteWorkflow(ctx, opts, workflows.Turn, in); err != nil {
+		slog.ErrorContext(ctx, "start turn workflow", "turn", turn.ID, "error", err)
+		msg := "Hub could not start the assistant (its workflow service is unreachable). Retry in a moment."
+		if _, ferr := s.Chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError, ErrorCode: codeUnavailable, ErrorMessage: msg}); ferr != nil {
+			slog.ErrorContext(ctx, "save failed turn", "turn", turn.ID, "error", ferr)
+		}
+		respondError(c, unavailable(msg))
+		return
+	}
+	token, err := s.Hub.CreateToken(ctx, person(c).ID, hub.StreamScope(turn.ID), s.StreamTokenTTL)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, turnStartedDTO{TurnID: turn.ID, MessageID: turn.UserMessageID, ReplyMessageID: turn.ReplyMessageID,
+		StreamURL: "/api/assistant/turns/" + url.PathEscape(turn.ID) + "/stream?streamToken=" + url.QueryEscape(token)})
+}
+
+type turnDTO struct {
+	TurnID         string    `json:"turnId"`
+	ConversationID string    `json:"conversationId"`
+	Status         string    `json:"status"`
+	Step           int       `json:"step"`
+	Error          *errorDTO `json:"error,omitempty"`
+	MessageID      string    `json:"messageId"`
+	ReplyMessageID string    `json:"replyMessageId"`
+	Usage          usageDTO  `json:"usage"`
+}
+
+func (s *Server) getTurn(c *gin.Context) {
+	t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
+		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID,
+		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
+	if t.ErrorCode != "" {
+		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
+	}
+	c.JSON(http.StatusOK, d)
+}
+
+func (s *Server) retryTurn(c *gin.Context) {
+	turn, err := s.Chat.RetryTurn(c.Request.Context(), person(c).ID, c.Param("turnId"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.launch(c, turn)
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"golang.org/x/sync/errgroup"
+
+	"hub/activities"
+	"hub/api"
+	"hub/chat"
+	"hub/config"
+	"hub/hub"
+	"hub/llm"
+	"hub/models"
+	"hub/stream"
+	"hub/tools"
+	"hub/worker"
+)
+
+// app is one process's wiring: the database and the services over it.
+type app struct {
+	cfg    config.Config
+	db     *models.DB
+	hub    *hub.Service
+	chat   *chat.Store
+	frames *stream.Bus
+	tools  *tools.Registry
+}
+
+// openApp connects to the database and migrates it.
+func openApp(ctx context.Context, cfg config.Config) (*app, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is not set: give a postgres:// URL or a SQLite file path")
+	}
+	db, err := models.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &app{cfg: cfg, db: db, hub: hub.NewService(db), chat: chat.NewStore(db), frames: stream.NewBus(db), tools: tools.Hub()}, nil
+}
+
+func (a *app) close() { _ = a.db.Close() }
+
+// dialTemporal connects to the Temporal frontend, logging through slog.
+func dialTemporal(ctx context.Context, address, namespace string) (client.Client, error) {
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:  address,
+		Namespace: namespace,
+		Logger:    sdklog.NewStructuredLogger(slog.Default().With("component", "temporal")),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
+	}
+	return c, nil
+}
+
+func (a *app) activities() *activities.Activities {
+	return &activities.Activities{
+		Hub: a.hub, Chat: a.chat, Tools: a.tools, Frames: a.frames,
+		Model: llm.New(a.cfg.Model, nil), ModelConfigured: a.cfg.Model.Configured(),
+		ModelTimeout: a.cfg.Model.Timeout, Location: a.cfg.TimeZone,
+	}
+}
+
+// runWorker runs the Temporal worker and the frame sweeper until ctx ends.
+func (a *app) runWorker(ctx context.Context, c client.Client) error {
+	w := worker.New(c, a.activities(), worker.Options{})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	defer w.Stop()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			// Frames stay at least 10 minutes after a turn ends (API.md).
+			if _, err := a.frames.Sweep(ctx, time.Now().Add(-10*time.Minute)); err != nil && ctx.Err() == nil {
+				slog.WarnContext(ctx, "sweep frames", "error", err)
+			}
+		}
+	}
+}
+
+// serveAPI serves the HTTP api on the listener until ctx ends, then drains
+// requests for up to 10 seconds.
+func (a *app) serveAPI(ctx context.Context, ln net.Listener, c client.Client) error {
+	srv := &http.Server{
+		Handler: api.New(api.Deps{DB: a.db, Hub: a.hub, Chat: a.chat, Frames: a.frames, Temporal: c,
+			CORSOrigins: a.cfg.CORSOrigins}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	return g.Wait()
+}

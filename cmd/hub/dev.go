@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"hub/config"
+	"hub/fakemodel"
+	"hub/hub"
+	"hub/temporal"
+	"hub/workflows"
+)
+
+// devOwner is the person `hub dev` seeds in the Demo space.
+const (
+	devSpace = "Demo"
+	devOwner = "Demo Owner"
+)
+
+func devCommand() *cobra.Command {
+	var dataDir, temporalAddr, uiAddr string
+	var fakeModel bool
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run everything in one process: embedded Temporal (with its UI), SQLite, the worker and the api",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDev(cmd, devOptions{dataDir: dataDir, temporalAddr: temporalAddr, uiAddr: uiAddr, fakeModel: fakeModel})
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "where the databases and the dev token are kept")
+	cmd.Flags().StringVar(&temporalAddr, "temporal-addr", "127.0.0.1:7233", "embedded Temporal frontend address")
+	cmd.Flags().StringVar(&uiAddr, "ui-addr", "127.0.0.1:8233", "Temporal UI address (empty: no UI)")
+	cmd.Flags().BoolVar(&fakeModel, "fake-model", false, "also start the scripted stand-in model and use it (offline try-out)")
+	return cmd
+}
+
+type devOptions struct {
+	dataDir, temporalAddr, uiAddr string
+	fakeModel                     bool
+}
+
+func runDev(cmd *cobra.Command, o devOptions) error {
+	ctx := cmd.Context()
+	out := cmd.OutOrStdout()
+	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		return err
+	}
+	if cfg.DatabaseURL == "" {
+		cfg.DatabaseURL = filepath.Join(o.dataDir, "hub.db")
+	}
+	if o.fakeModel {
+		fm := fakemodel.New(fakemodel.DefaultScript())
+		base, err := fm.Start("127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("start the scripted model: %w", err)
+		}
+		defer fm.Close()
+		cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Model = base, "fake", "hub-fakemodel"
+		fmt.Fprintf(out, "Scripted stand-in model (not a real model) at %s\n", base)
+	}
+
+	ts, err := temporal.Start(ctx, temporal.Options{
+		DatabaseFile:     filepath.Join(o.dataDir, "temporal.db"),
+		Namespace:        cfg.TemporalNamespace,
+		FrontendAddr:     o.temporalAddr,
+		UIAddr:           o.uiAddr,
+		SearchAttributes: workflows.SearchAttributes(),
+	})
+	if err != nil {
+		return fmt.Errorf("start embedded Temporal: %w", err)
+	}
+	defer ts.Stop()
+
+	a, err := openApp(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	token, err := devToken(ctx, a.hub, filepath.Join(o.dataDir, "dev-token"))
+	if err != nil {
+		return err
+	}
+	c, err := dialTemporal(ctx, ts.FrontendHostPort(), ts.Namespace())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+
+	fmt.Fprintf(out, "Hub API     http://%s  (token in %s)\n", displayAddr(ln.Addr()), filepath.Join(o.dataDir, "dev-token"))
+	if ui := ts.UIURL(); ui != "" {
+		fmt.Fprintf(out, "Temporal UI %s\n", ui)
+	} else {
+		fmt.Fprintf(out, "Temporal    %s (no UI in this build: temporal workflow list --address %s)\n", ts.FrontendHostPort(), ts.FrontendHostPort())
+	}
+	if !cfg.Model.Configured() {
+		fmt.Fprintln(out, "No model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL) or run `hub dev --fake-model`; until then turns end with an unavailable error.")
+	}
+	fmt.Fprintf(out, "Try: curl -H \"Authorization: Bearer %s\" http://%s/api/spaces\n", token, displayAddr(ln.Addr()))
+
+	return runAll(
+		func() error { return a.runWorker(ctx, c) },
+		func() error { return a.serveAPI(ctx, ln, c) },
+	)
+}
+
+// devToken seeds the Demo space and its owner and returns the owner's token,
+// reusing the one in the token file while it still works, so a restart
+// keeps the same token.
+func devToken(ctx context.Context, svc *hub.Service, path string) (string, error) {
+	_, ownerID, err := svc.EnsureMember(ctx, devSpace, devOwner, hub.RoleOwner)
+	if err != nil {
+		return "", fmt.Errorf("seed the Demo space: %w", err)
+	}
+	if b, err := os.ReadFile(path); err == nil {
+		token := strings.TrimSpace(string(b))
+		if p, err := svc.Authenticate(ctx, token, ""); err == nil && p.ID == ownerID {
+			return token, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	token, err := svc.CreateToken(ctx, ownerID, "", 0)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return token, nil
+}
+
+// displayAddr shows a wildcard listener as localhost.
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil || host == "::" || host == "0.0.0.0" || host == "" {
+		return "localhost:" + port
+	}
+	return net.JoinHostPort(host, port)
+}

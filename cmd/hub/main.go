@@ -1,0 +1,39 @@
+// Command hub runs Hub: `hub dev` (everything embedded, one process),
+// `hub api` and `hub worker` (production processes against Temporal and
+// Postgres), `hub migrate`, `hub token create` and `hub fakemodel`.
+//
+// This is the only composition root: every other package gets its
+// dependencies from here.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "hub:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	root := &cobra.Command{
+		Use:           "hub",
+		Short:         "Hub: a workspace assistant on durable execution",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand())
+	return root.ExecuteContext(ctx)
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"hub/config"
+	"hub/hub"
+	"hub/temporal"
+	"hub/workflows"
+)
+
+func apiCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "api",
+		Short: "Serve the HTTP api (REST and SSE) against Temporal and the database",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			cfg, err := config.FromEnv(nil)
+			if err != nil {
+				return err
+			}
+			a, err := openApp(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			c, err := dialTemporal(ctx, cfg.TemporalAddress, cfg.TemporalNamespace)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ln, err := net.Listen("tcp", cfg.HTTPAddr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
+			return a.serveAPI(ctx, ln, c)
+		},
+	}
+}
+
+func workerCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "worker",
+		Short: "Run the Temporal worker: turns, model calls and tool calls",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			cfg, err := config.FromEnv(nil)
+			if err != nil {
+				return err
+			}
+			a, err := openApp(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			c, err := dialTemporal(ctx, cfg.TemporalAddress, cfg.TemporalNamespace)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if !cfg.Model.Configured() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL): turns will end with an unavailable error")
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, cfg.TemporalAddress)
+			return a.runWorker(ctx, c)
+		},
+	}
+}
+
+func migrateCommand() *cobra.Command {
+	var skipTemporal bool
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Bring the database schema up to date and register Hub's search attributes in Temporal",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			cfg, err := config.FromEnv(nil)
+			if err != nil {
+				return err
+			}
+			a, err := openApp(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			cur, _, err := a.db.SchemaVersion(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "database schema at version %d\n", cur)
+			if skipTemporal {
+				return nil
+			}
+			c, err := dialTemporal(ctx, cfg.TemporalAddress, cfg.TemporalNamespace)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := temporal.EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace, workflows.SearchAttributes()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "search attributes registered in namespace %q\n", cfg.TemporalNamespace)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&skipTemporal, "skip-temporal", false, "only migrate the database")
+	return cmd
+}
+
+func tokenCommand() *cobra.Command {
+	var space, person, role string
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a bearer token (and the space, person and membership if missing); prints the token",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			r, err := hub.ParseRole(role)
+			if err != nil {
+				return err
+			}
+			cfg, err := config.FromEnv(nil)
+			if err != nil {
+				return err
+			}
+			a, err := openApp(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			_, personID, err := a.hub.EnsureMember(ctx, space, person, r)
+			if err != nil {
+				return err
+			}
+			token, err := a.hub.CreateToken(ctx, personID, "", 0)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), token)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&space, "space", "", "space name (created if missing)")
+	create.Flags().StringVar(&person, "person", "", "person name (created if missing)")
+	create.Flags().StringVar(&role, "role", "owner", "owner, editor, viewer or guest")
+	_ = create.MarkFlagRequired("space")
+	_ = create.MarkFlagRequired("person")
+	cmd := &cobra.Command{Use: "token", Short: "Manage bearer tokens"}
+	cmd.AddCommand(create)
+	return cmd
+}
+
+// runAll runs functions until the first fails or all end.
+func runAll(fns ...func() error) error {
+	var g errgroup.Group
+	for _, f := range fns {
+		g.Go(f)
+	}
+	return g.Wait()
+}

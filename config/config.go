@@ -1,0 +1,78 @@
+// Package config reads Hub's configuration from the environment, with
+// defaults, into one struct. Names follow the ecosystem: OPENAI_*,
+// TEMPORAL_*, DATABASE_URL; Hub's own start with HUB_.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"hub/llm"
+)
+
+// Config is everything a Hub process is configured with.
+type Config struct {
+	HTTPAddr          string   // HUB_HTTP_ADDR, default :8080
+	DatabaseURL       string   // DATABASE_URL: postgres://… or a SQLite file path
+	TemporalAddress   string   // TEMPORAL_ADDRESS, default 127.0.0.1:7233
+	TemporalNamespace string   // TEMPORAL_NAMESPACE, default "default"
+	CORSOrigins       []string // HUB_CORS_ORIGINS, comma-separated; none by default
+	TimeZone          *time.Location
+	Model             llm.Config
+}
+
+// FromEnv reads the configuration; getenv is os.Getenv outside tests. A
+// value that is present but wrong is an error, never silently replaced.
+func FromEnv(getenv func(string) string) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c := Config{
+		HTTPAddr:          or(getenv("HUB_HTTP_ADDR"), ":8080"),
+		DatabaseURL:       getenv("DATABASE_URL"),
+		TemporalAddress:   or(getenv("TEMPORAL_ADDRESS"), "127.0.0.1:7233"),
+		TemporalNamespace: or(getenv("TEMPORAL_NAMESPACE"), "default"),
+		TimeZone:          time.UTC,
+	}
+	for _, o := range strings.Split(getenv("HUB_CORS_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.CORSOrigins = append(c.CORSOrigins, o)
+		}
+	}
+	if tz := getenv("HUB_TIME_ZONE"); tz != "" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			return Config{}, fmt.Errorf("HUB_TIME_ZONE: %w", err)
+		}
+		c.TimeZone = loc
+	}
+	m, err := llm.ConfigFromEnv(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	c.Model = m
+	return c, nil
+}
+
+// LogValue keeps secrets out of logs.
+func (c Config) LogValue() slog.Value {
+	db := c.DatabaseURL
+	if i := strings.Index(db, "@"); i > 0 && strings.Contains(db, "://") {
+		db = db[:strings.Index(db, "://")+3] + "…" + db[i:]
+	}
+	return slog.GroupValue(
+		slog.String("http", c.HTTPAddr), slog.String("database", db),
+		slog.String("temporal", c.TemporalAddress), slog.String("namespace", c.TemporalNamespace),
+		slog.Any("model", c.Model),
+	)
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
