@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -130,10 +131,14 @@ const maxMessage = 1000
 
 func clip(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) > maxMessage {
-		return s[:maxMessage] + "…"
+	if len(s) <= maxMessage {
+		return s
 	}
-	return s
+	n := maxMessage
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // never cut a character in half
+	}
+	return s[:n] + "…"
 }
 
 // classify turns whatever go-openai or the transport returned into an *Error.
@@ -142,7 +147,11 @@ func clip(s string) string {
 func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, err error) *Error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(ctx, start), cause: ctxErr}
+			limit := c.cfg.Timeout
+			if dl, ok := ctx.Deadline(); ok {
+				limit = dl.Sub(start) // the caller's deadline may be the shorter one
+			}
+			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(limit), cause: ctxErr}
 		}
 		msg := "the model call was cancelled"
 		if cause := context.Cause(ctx); cause != nil && cause != ctxErr {
@@ -191,7 +200,7 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
 			// http.Client.Timeout (a caller-supplied client) expired mid-body.
-			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(ctx, start), cause: err}
+			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(time.Since(start)), cause: err}
 		}
 		return &Error{Kind: KindStreamCut, Status: rec.status, Message: clip(err.Error()), cause: err}
 	}
@@ -255,13 +264,8 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 }
 
 // timeoutMessage is the sentence the chat shows for a call past its limit
-// (seed 000 §5), naming the model and the limit that applied: the client's
-// timeout or the caller's shorter deadline.
-func (c *Client) timeoutMessage(ctx context.Context, start time.Time) string {
-	limit := c.cfg.timeout()
-	if dl, ok := ctx.Deadline(); ok {
-		limit = dl.Sub(start)
-	}
+// (seed 000 §5), naming the model and the limit that applied.
+func (c *Client) timeoutMessage(limit time.Duration) string {
 	return fmt.Sprintf("%s did not answer within %s, so I stopped waiting. Ask again, or try a narrower question.",
 		c.cfg.Model, humanDuration(limit))
 }

@@ -20,12 +20,15 @@ import (
 // first. When ctx ends the HTTP stream is closed at once, so the endpoint
 // sees the disconnect and stops generating (and billing).
 //
-// Errors: if onChunk returns an error, Stream stops and returns that error
-// unchanged. Every other failure is an *Error; cancellation and deadlines
-// also satisfy errors.Is(err, context.Canceled / context.DeadlineExceeded).
-// On error the Result holds what had arrived before it, so text already shown
-// to the person can be kept.
+// onChunk may be nil; if it returns an error, Stream stops and returns that
+// error unchanged. Every other failure is an *Error; cancellation and
+// deadlines also satisfy errors.Is(err, context.Canceled) or
+// errors.Is(err, context.DeadlineExceeded). On error the Result holds what
+// had arrived before it, so text already shown to the person can be kept.
 func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) error) (Result, error) {
+	if onChunk == nil {
+		onChunk = func(Chunk) error { return nil }
+	}
 	if !c.cfg.Configured() {
 		return Result{}, &Error{Kind: KindUnavailable, Message: UnavailableMessage}
 	}
