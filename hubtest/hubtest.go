@@ -1,0 +1,289 @@
+// Package hubtest starts a whole Hub in a test: an embedded Temporal server
+// (in memory, on a free port), a real database (Postgres from dbtest, or a
+// SQLite file), the scripted model over real HTTP, the worker, and the api
+// behind an httptest server. Tests then talk to Hub only through its HTTP
+// api, as a client would. Everything started is stopped at test cleanup.
+package hubtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"hub/activities"
+	"hub/api"
+	"hub/chat"
+	"hub/dbtest"
+	"hub/fakemodel"
+	"hub/hub"
+	"hub/llm"
+	"hub/models"
+	"hub/stream"
+	"hub/temporal"
+	"hub/tools"
+	"hub/worker"
+	"hub/workflows"
+)
+
+// Options choose the parts.
+type Options struct {
+	// SQLite runs on a SQLite file instead of Postgres.
+	SQLite bool
+	// Script is the model's script; NoModel leaves the model unconfigured.
+	Script  fakemodel.Script
+	NoModel bool
+	// ModelTimeout bounds one model call (default 15 minutes).
+	ModelTimeout time.Duration
+}
+
+// Stack is a running Hub.
+type Stack struct {
+	URL      string // the api's base URL
+	Token    string // the owner's bearer token
+	SpaceID  string // the owner's space, "Team"
+	OwnerID  string
+	Model    *fakemodel.Server
+	DB       *models.DB
+	Hub      *hub.Service
+	Temporal client.Client
+	HTTP     *http.Client
+}
+
+// Start runs a Hub for the test.
+func Start(t testing.TB, o Options) *Stack {
+	t.Helper()
+	ctx := context.Background()
+	url := ""
+	if o.SQLite {
+		url = dbtest.SQLite(t)
+	} else {
+		url = dbtest.Postgres(t)
+	}
+	db, err := models.Open(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	require.NoError(t, db.Migrate(ctx))
+
+	ts, err := temporal.Start(ctx, temporal.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributes()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ts.Stop() })
+	c, err := client.Dial(client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace()})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+
+	s := &Stack{DB: db, Hub: hub.NewService(db), Temporal: c, HTTP: &http.Client{}}
+	mcfg := llm.Config{Model: "fakemodel", Timeout: o.ModelTimeout}
+	if !o.NoModel {
+		s.Model = fakemodel.New(o.Script)
+		base, err := s.Model.Start("127.0.0.1:0")
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Model.Close() })
+		mcfg.BaseURL, mcfg.APIKey = base, "test"
+	}
+	model := llm.New(mcfg, nil)
+	chats, frames := chat.NewStore(db), stream.NewBus(db)
+	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(), Frames: frames,
+		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
+	w := worker.New(c, acts, worker.Options{})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+
+	s.SpaceID, s.OwnerID, err = s.Hub.EnsureMember(ctx, "Team", "Mira Chen", hub.RoleOwner)
+	require.NoError(t, err)
+	s.Token, err = s.Hub.CreateToken(ctx, s.OwnerID, "", 0)
+	require.NoError(t, err)
+	return s
+}
+
+// Member adds a person with a role to a space (created if missing) and
+// returns their token and space id.
+func (s *Stack) Member(t testing.TB, space, person string, role hub.Role) (token, spaceID string) {
+	t.Helper()
+	spaceID, personID, err := s.Hub.EnsureMember(context.Background(), space, person, role)
+	require.NoError(t, err)
+	token, err = s.Hub.CreateToken(context.Background(), personID, "", 0)
+	require.NoError(t, err)
+	return token, spaceID
+}
+
+// Response is an HTTP answer with its body read.
+type Response struct {
+	Status int
+	Body   []byte
+	Header http.Header
+}
+
+// JSON decodes the body into a generic value.
+func (r Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(r.Body, &v), "body: %s", r.Body)
+	return v
+}
+
+// Decode decodes the body into v.
+func (r Response) Decode(t testing.TB, v any) {
+	t.Helper()
+	require.NoError(t, json.Unmarshal(r.Body, v), "body: %s", r.Body)
+}
+
+// Do sends a request with the token (none when token is ""); body is sent
+// as is when it is a string or []byte, else as JSON.
+func (s *Stack) Do(t testing.TB, token, method, path string, body any) Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		require.NoError(t, err)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.HTTP.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return Response{Status: resp.StatusCode, Body: raw, Header: resp.Header}
+}
+
+// Conversation creates a conversation in the owner's space.
+func (s *Stack) Conversation(t testing.TB) string {
+	t.Helper()
+	r := s.Do(t, s.Token, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID, "title": "test"})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	return r.JSON(t)["id"].(string)
+}
+
+// Started is the 202 answer to a new turn.
+type Started struct {
+	TurnID         string `json:"turnId"`
+	MessageID      string `json:"messageId"`
+	ReplyMessageID string `json:"replyMessageId"`
+	StreamURL      string `json:"streamUrl"`
+}
+
+// Ask posts a message and returns the started turn.
+func (s *Stack) Ask(t testing.TB, conversationID, text string) Started {
+	t.Helper()
+	r := s.Do(t, s.Token, "POST", "/api/assistant/conversations/"+conversationID+"/turns", map[string]any{"text": text})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	var st Started
+	r.Decode(t, &st)
+	return st
+}
+
+// Event is one SSE event.
+type Event struct {
+	ID   int64
+	Type string
+	Data map[string]any
+}
+
+// Stream reads a turn's events from the stream URL (after lastEventID when
+// it is > 0) until the done event, or until stopAfter events when it is > 0
+// (then it disconnects). It fails the test after a minute.
+func (s *Stack) Stream(t testing.TB, streamURL string, lastEventID int64, stopAfter int) []Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+streamURL, nil)
+	require.NoError(t, err)
+	if lastEventID > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastEventID, 10))
+	}
+	resp, err := s.HTTP.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	var events []Event
+	var cur Event
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.Type == "" {
+				continue
+			}
+			events = append(events, cur)
+			if cur.Type == "done" || (stopAfter > 0 && len(events) == stopAfter) {
+				return events
+			}
+			cur = Event{}
+		case strings.HasPrefix(line, "id: "):
+			cur.ID, err = strconv.ParseInt(line[4:], 10, 64)
+			require.NoError(t, err)
+		case strings.HasPrefix(line, "event: "):
+			cur.Type = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			require.NoError(t, json.Unmarshal([]byte(line[6:]), &cur.Data), "data: %s", line)
+		}
+	}
+	require.NoError(t, sc.Err())
+	t.Fatalf("stream ended without a done event after %d events", len(events))
+	return nil
+}
+
+// Text joins the text deltas of events, dropping the partial text of a
+// failed model attempt when a status event says to discard it (what a
+// client does).
+func Text(events []Event) string {
+	var b strings.Builder
+	stepStart := 0
+	for _, e := range events {
+		switch e.Type {
+		case "status":
+			if d, _ := e.Data["discard"].(bool); d {
+				s := b.String()[:stepStart]
+				b.Reset()
+				b.WriteString(s)
+			}
+			stepStart = b.Len()
+		case "text":
+			b.WriteString(e.Data["delta"].(string))
+		}
+	}
+	return b.String()
+}
+
+// AwaitStatus polls the turn until it reaches a final status and returns it.
+func (s *Stack) AwaitStatus(t testing.TB, turnID string) map[string]any {
+	t.Helper()
+	var last map[string]any
+	require.Eventually(t, func() bool {
+		r := s.Do(t, s.Token, "GET", "/api/assistant/turns/"+turnID, nil)
+		last = r.JSON(t)
+		st := chat.Status(last["status"].(string))
+		return st.Final()
+	}, time.Minute, 20*time.Millisecond)
+	return last
+}
