@@ -31,7 +31,13 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			"No model is configured, so the assistant cannot answer. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than OpenAI's, HUB_MODEL for the model) and start Hub again.",
 			ErrTypeUnavailable, nil)
 	}
-	info := activity.GetInfo(ctx)
+	attempt, beat := 1, func(int) {}
+	if activity.IsActivity(ctx) {
+		// Outside Temporal (the in-process benchmark runs the same loop
+		// without it) there is no attempt number and nothing to heartbeat.
+		attempt = int(activity.GetInfo(ctx).Attempt)
+		beat = func(step int) { activity.RecordHeartbeat(ctx, step) }
+	}
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
 		return ModelStep{}, err
@@ -56,7 +62,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return ModelStep{}, err
 	}
 	status := map[string]any{"status": "working", "step": in.Step, "text": "Thinking…"}
-	if info.Attempt > 1 {
+	if attempt > 1 {
 		// The client drops the partial text of the failed attempt.
 		status = map[string]any{"status": "retrying", "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
 	}
@@ -78,10 +84,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			sep = "\n\n"
 		}
 	}
-	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step)
+	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
 	res, err := a.Model.Stream(ctx, req, func(c llm.Chunk) error {
-		activity.RecordHeartbeat(ctx, in.Step)
+		beat(in.Step)
 		if c.TextDelta == "" {
 			return nil
 		}
@@ -94,7 +100,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, modelError(err)
 	}
-	st := chat.Step{Step: in.Step, Attempt: int(info.Attempt), Text: res.Text, FinishReason: res.FinishReason,
+	st := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: res.FinishReason,
 		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
 	if !in.ToolsOff {
 		for _, c := range res.ToolCalls {
@@ -114,7 +120,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 
 // heartbeatWhileWaiting heartbeats until the returned stop is called, so a
 // model that is slow to its first token does not look like a dead worker.
-func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int) (stop func()) {
+func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -128,7 +134,7 @@ func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int) (stop 
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx, step)
+				beat(step)
 			}
 		}
 	}()

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -355,4 +356,25 @@ func TestDevModeOnSQLite(t *testing.T) {
 	tasks := r.JSON(t)["tasks"].([]any)
 	require.Len(t, tasks, 1)
 	require.Equal(t, "Buy milk", tasks[0].(map[string]any)["title"])
+}
+
+func TestModelPastItsLimitEndsWithTimeout(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{ModelTimeout: 2 * time.Second,
+		Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"fault": {"kind": "hang"}}}]}`)})
+	st := s.Ask(t, s.Conversation(t), "hello")
+	events := s.Stream(t, st.StreamURL, 0, 0)
+	var errFrame map[string]any
+	for _, e := range events {
+		if e.Type == "error" {
+			errFrame = e.Data
+		}
+	}
+	require.NotNil(t, errFrame)
+	require.Equal(t, "timeout", errFrame["code"])
+	require.Equal(t, "fakemodel did not answer within 2 seconds, so I stopped waiting. Ask again, or try a narrower question.", errFrame["message"])
+	require.Equal(t, "error", events[len(events)-1].Data["status"])
+	reqs := s.Model.Requests()
+	require.Len(t, reqs, 1, "a call past its limit is not retried")
+	require.NotNil(t, reqs[0].ClientDisconnectedAt, "the model's connection was closed")
 }

@@ -11,8 +11,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 
 	"hub/activities"
 	"hub/api"
@@ -58,6 +61,9 @@ type Stack struct {
 	Hub      *hub.Service
 	Temporal client.Client
 	HTTP     *http.Client
+	// Chat and Activities let benchmarks run the turn loop without Temporal.
+	Chat       *chat.Store
+	Activities *activities.Activities
 }
 
 // Start runs a Hub for the test.
@@ -78,7 +84,9 @@ func Start(t testing.TB, o Options) *Stack {
 	ts, err := temporal.Start(ctx, temporal.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributes()})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ts.Stop() })
-	c, err := client.Dial(client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace()})
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c, err := client.Dial(client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace(),
+		Logger: sdklog.NewStructuredLogger(quiet)})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 
@@ -95,6 +103,7 @@ func Start(t testing.TB, o Options) *Stack {
 	chats, frames := chat.NewStore(db), stream.NewBus(db)
 	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(), Frames: frames,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
+	s.Chat, s.Activities = chats, acts
 	w := worker.New(c, acts, worker.Options{})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

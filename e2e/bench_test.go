@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/activities"
+	"hub/chat"
+	"hub/fakemodel"
+	"hub/hubtest"
+)
+
+// threeCallsTwoTools: three model calls (list, create, answer) with two tool
+// calls between them, from a zero-delay model.
+const threeCallsTwoTools = `{"rules": [
+  {"name": "list", "match": {"afterToolResult": false}, "reply": {"toolCalls": [{"name": "hub_list_tasks", "arguments": {}}]}},
+  {"name": "create", "times": 1, "match": {"afterToolResult": true}, "reply": {"toolCalls": [{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Bench"}]}}]}},
+  {"name": "answer", "match": {"afterToolResult": true}, "reply": {"text": "Done."}}
+]}`
+
+// BenchmarkTurn measures one turn of 3 model calls and 2 tool calls,
+// end to end through the HTTP api (POST the message, read the stream to
+// done) against real Postgres and an embedded Temporal server, next to the
+// same activities called in a plain in-process loop without Temporal. It
+// reports the median and p99 of each; docs/benchmarks.md has the numbers.
+func BenchmarkTurn(b *testing.B) {
+	s := hubtest.Start(b, hubtest.Options{Script: fakemodel.MustParseScript(threeCallsTwoTools)})
+	b.Run("api", func(b *testing.B) {
+		var d []time.Duration
+		for b.Loop() {
+			s.Model.Reset()
+			conv := s.Conversation(b)
+			start := time.Now()
+			st := s.Ask(b, conv, "add a task")
+			events := s.Stream(b, st.StreamURL, 0, 0)
+			d = append(d, time.Since(start))
+			require.Equal(b, "done", events[len(events)-1].Data["status"])
+		}
+		report(b, d)
+	})
+	b.Run("in-process", func(b *testing.B) {
+		ctx := context.Background()
+		var d []time.Duration
+		for b.Loop() {
+			s.Model.Reset()
+			conv := s.Conversation(b)
+			start := time.Now()
+			turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv, PersonID: s.OwnerID, Text: "add a task"})
+			require.NoError(b, err)
+			runLoop(b, s.Activities, turn.ID)
+			d = append(d, time.Since(start))
+			got, err := s.Chat.GetTurn(ctx, turn.ID)
+			require.NoError(b, err)
+			require.Equal(b, chat.StatusDone, got.Status)
+		}
+		report(b, d)
+	})
+}
+
+// runLoop is the Turn workflow's loop as plain calls.
+func runLoop(b *testing.B, a *activities.Activities, turnID string) {
+	ctx := context.Background()
+	plan, err := a.PrepareTurn(ctx, activities.TurnRef{TurnID: turnID})
+	require.NoError(b, err)
+	for step := 1; step <= plan.MaxSteps; step++ {
+		ms, err := a.CallModel(ctx, activities.CallModelInput{TurnID: turnID, Step: step, ToolsOff: step == plan.MaxSteps})
+		require.NoError(b, err)
+		if len(ms.ToolCalls) == 0 {
+			break
+		}
+		for _, c := range ms.ToolCalls {
+			_, err := a.RunTool(ctx, activities.RunToolInput{TurnID: turnID, CallID: c.ID})
+			require.NoError(b, err)
+		}
+	}
+	require.NoError(b, a.FinishTurn(ctx, activities.FinishInput{TurnID: turnID, Status: "done"}))
+}
+
+func report(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	ms := func(x time.Duration) float64 { return float64(x) / float64(time.Millisecond) }
+	b.ReportMetric(ms(d[len(d)/2]), "p50-ms")
+	b.ReportMetric(ms(d[(len(d)*99)/100]), "p99-ms")
+	b.ReportMetric(0, "ns/op") // the percentiles are the measure
+}
