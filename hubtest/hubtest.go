@@ -48,6 +48,8 @@ type Options struct {
 	NoModel bool
 	// ModelTimeout bounds one model call (default 15 minutes).
 	ModelTimeout time.Duration
+	// CORSOrigins may call the api from a browser.
+	CORSOrigins []string
 }
 
 // Stack is a running Hub.
@@ -108,7 +110,7 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 
-	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c}))
+	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 
