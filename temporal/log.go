@@ -1,0 +1,65 @@
+package temporal
+
+import (
+	"context"
+	"log/slog"
+
+	serverlog "go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/log/tag"
+)
+
+// slogLogger adapts an *slog.Logger to the server's own logging interface, so
+// the embedded server writes through whatever handler `hub dev` or a test set up
+// instead of printing zap JSON to stdout.
+//
+// The server logs a great deal at info level while it starts and stops (one line
+// per service, shard and queue); minLevel drops those before they reach the
+// handler, which keeps `hub dev` output about Hub.
+type slogLogger struct {
+	log      *slog.Logger
+	minLevel slog.Level
+	tags     []tag.Tag
+}
+
+var (
+	_ serverlog.Logger      = slogLogger{}
+	_ serverlog.WithLogger  = slogLogger{}
+	_ serverlog.SLogWrapper = slogLogger{}
+)
+
+func (l slogLogger) Debug(msg string, tags ...tag.Tag) { l.emit(slog.LevelDebug, msg, tags) }
+func (l slogLogger) Info(msg string, tags ...tag.Tag)  { l.emit(slog.LevelInfo, msg, tags) }
+func (l slogLogger) Warn(msg string, tags ...tag.Tag)  { l.emit(slog.LevelWarn, msg, tags) }
+func (l slogLogger) Error(msg string, tags ...tag.Tag) { l.emit(slog.LevelError, msg, tags) }
+
+// DPanic, Panic and Fatal are logged as errors and do not panic or exit: an
+// embedded server must never take the process that hosts it down with it.
+func (l slogLogger) DPanic(msg string, tags ...tag.Tag) { l.emit(slog.LevelError, msg, tags) }
+func (l slogLogger) Panic(msg string, tags ...tag.Tag)  { l.emit(slog.LevelError, msg, tags) }
+func (l slogLogger) Fatal(msg string, tags ...tag.Tag)  { l.emit(slog.LevelError, msg, tags) }
+
+// With returns a logger that prepends tags, as the server expects of loggers
+// that implement serverlog.WithLogger.
+func (l slogLogger) With(tags ...tag.Tag) serverlog.Logger {
+	merged := make([]tag.Tag, 0, len(l.tags)+len(tags))
+	merged = append(merged, l.tags...)
+	merged = append(merged, tags...)
+	return slogLogger{log: l.log, minLevel: l.minLevel, tags: merged}
+}
+
+// SLog lets server components that want an *slog.Logger use ours directly.
+func (l slogLogger) SLog() *slog.Logger { return l.log }
+
+func (l slogLogger) emit(level slog.Level, msg string, tags []tag.Tag) {
+	if level < l.minLevel || !l.log.Enabled(context.Background(), level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, len(l.tags)+len(tags))
+	for _, t := range l.tags {
+		attrs = append(attrs, slog.Any(t.Key(), t.Value()))
+	}
+	for _, t := range tags {
+		attrs = append(attrs, slog.Any(t.Key(), t.Value()))
+	}
+	l.log.LogAttrs(context.Background(), level, msg, attrs...)
+}

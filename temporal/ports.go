@@ -1,0 +1,75 @@
+package temporal
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+)
+
+// freePort returns a TCP port on host that nothing listens on right now.
+//
+// The server wants port numbers in its configuration (the frontend's address is
+// also the address its own internal clients dial), so "127.0.0.1:0" cannot be
+// handed to it as is. Linux may hand a just-released ephemeral port out again at
+// once; connecting to the port and closing that connection from the listening
+// side first leaves it in TIME_WAIT, which keeps the kernel from giving it to
+// the next bind(":0") while we can still bind it explicitly (Go sets
+// SO_REUSEADDR on listeners).
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port on %s: %w", host, err)
+	}
+	defer l.Close()
+	addr := l.Addr().(*net.TCPAddr)
+
+	accepted := make(chan error, 1)
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			err = c.Close()
+		}
+		accepted <- err
+	}()
+	c, err := net.Dial("tcp", addr.String())
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port on %s: %w", host, err)
+	}
+	defer c.Close()
+	if err := <-accepted; err != nil {
+		return 0, fmt.Errorf("pick a free port on %s: %w", host, err)
+	}
+	return addr.Port, nil
+}
+
+// resolveAddr splits "host:port" and replaces port 0 with a free port.
+func resolveAddr(addr string) (host string, port int, err error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("address %q: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("address %q: bad port", addr)
+	}
+	if port == 0 {
+		if port, err = freePort(host); err != nil {
+			return "", 0, err
+		}
+	}
+	return host, port, nil
+}
+
+// checkPortFree fails if something already listens on host:port. The UI server
+// exits the whole process when its listener cannot bind (it calls log.Fatal), so
+// Start checks first and returns an error instead.
+func checkPortFree(host string, port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}

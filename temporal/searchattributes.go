@@ -1,0 +1,118 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+)
+
+// EnsureSearchAttributes registers, on namespace, each attribute in attrs that
+// the namespace does not have yet, through the client's OperatorService. It
+// works on any Temporal server, embedded or a production cluster (`hub migrate`
+// calls it), and is idempotent: attributes already registered with the same
+// type are left alone, and a concurrent caller that registered them first is
+// not an error.
+//
+// An attribute registered with a different type is an error: Temporal cannot
+// change an attribute's type, and a Keyword queried as Text matches differently,
+// so an operator has to decide (rename it or remove and re-add it).
+//
+// The frontend learns of new attributes through its namespace cache, within a
+// few seconds (system.namespaceCacheRefreshInterval, 2 s by default); a
+// workflow started at once with a new attribute may be refused until then.
+func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) error {
+	_, err := ensureSearchAttributes(ctx, c, namespace, attrs)
+	return err
+}
+
+// ensureSearchAttributes is EnsureSearchAttributes that also says which
+// attributes it added, so Start can wait until they are usable.
+func ensureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) ([]string, error) {
+	if len(attrs) == 0 {
+		return nil, nil
+	}
+	missing, err := missingSearchAttributes(ctx, c, namespace, attrs)
+	if err != nil || len(missing) == 0 {
+		return nil, err
+	}
+	add := make(map[string]enumspb.IndexedValueType, len(missing))
+	for _, name := range missing {
+		add[name] = attrs[name]
+	}
+	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace:        namespace,
+		SearchAttributes: add,
+	})
+	var exists *serviceerror.AlreadyExists
+	if errors.As(err, &exists) {
+		// Someone else registered some of them between our list and our add:
+		// list again and add what is still missing (with the types checked).
+		return ensureSearchAttributes(ctx, c, namespace, attrs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("add search attributes %s to namespace %s: %w", strings.Join(missing, ", "), namespace, err)
+	}
+	return missing, nil
+}
+
+// missingSearchAttributes lists the namespace's attributes and returns the
+// names in attrs it lacks, sorted, or an error naming every attribute whose
+// registered type differs.
+func missingSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) ([]string, error) {
+	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return nil, fmt.Errorf("list search attributes of namespace %s: %w", namespace, err)
+	}
+	var missing, conflicts []string
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		want := attrs[name]
+		have, ok := resp.GetCustomAttributes()[name]
+		if !ok {
+			have, ok = resp.GetSystemAttributes()[name]
+		}
+		switch {
+		case !ok:
+			missing = append(missing, name)
+		case have != want:
+			conflicts = append(conflicts, fmt.Sprintf("%s is %s, want %s", name, have, want))
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, fmt.Errorf("search attributes of namespace %s have other types: %s", namespace, strings.Join(conflicts, "; "))
+	}
+	return missing, nil
+}
+
+// waitSearchAttributesUsable waits until the frontend accepts a visibility
+// query on each of names, which happens once its namespace cache has picked up
+// the registration.
+func waitSearchAttributesUsable(ctx context.Context, c client.Client, namespace string, names []string) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	terms := make([]string, len(names))
+	for i, name := range names {
+		terms[i] = name + ` = ""`
+	}
+	query := strings.Join(terms, " AND ")
+	for {
+		_, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: namespace, Query: query})
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("search attributes %s not usable on namespace %s: %w", strings.Join(names, ", "), namespace, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,337 @@
+// Package temporal runs an embedded Temporal server for `hub dev` and for
+// tests, with the settings Hub is tuned for, and registers Hub's namespace and
+// search attributes on any Temporal server (embedded or a production cluster).
+//
+// The embedded server is the real server (go.temporal.io/server) with all its
+// services in this process, persisting to SQLite: a file for `hub dev`, so
+// workflow histories survive restarts, or memory for tests. Optionally it also
+// serves the Temporal UI. See docs/temporal.md for the tuning and its numbers.
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	temporalserver "go.temporal.io/server/temporal"
+)
+
+// DefaultNamespace is the namespace Start creates when Options.Namespace is
+// empty; it is also what the Temporal CLI and UI open by default.
+const DefaultNamespace = "default"
+
+// clusterName names the single cluster. It is stored in the SQLite file on
+// first start and must not change afterwards, or the server refuses the file.
+const clusterName = "active"
+
+// Options configures an embedded server. The zero value (plus FrontendAddr) is
+// a quiet in-memory server with Hub's tuning and no UI.
+type Options struct {
+	// DatabaseFile is the SQLite file the server persists to; it is created with
+	// the schema if missing and reused as is otherwise, so workflow histories
+	// survive restarts (`hub dev` uses .hub/temporal.db). Its folder must exist.
+	// Empty means an in-memory database that disappears with the process.
+	DatabaseFile string
+
+	// Namespace is created at start if missing. Default DefaultNamespace.
+	Namespace string
+
+	// FrontendAddr is where SDK clients, the CLI and the UI reach the server, as
+	// host:port. Port 0 picks a free port (tests); FrontendHostPort reports it.
+	// Default "127.0.0.1:7233", the address every Temporal tool assumes.
+	FrontendAddr string
+
+	// UIAddr is where the Temporal UI is served, as host:port (port 0 picks a
+	// free one). Empty means no UI.
+	UIAddr string
+
+	// SearchAttributes are registered on the namespace at start when missing.
+	// Hub passes HubSpaceID, HubConversationID, HubActorID and HubTurnStatus,
+	// all Keyword, so operators can find a turn in the UI.
+	SearchAttributes map[string]enumspb.IndexedValueType
+
+	// Logger receives the server's log lines at LogLevel and above. Nil
+	// discards them.
+	Logger *slog.Logger
+
+	// LogLevel is the lowest server log level passed on to Logger. The zero
+	// value means slog.LevelWarn: the server logs dozens of info lines on every
+	// start and stop that say nothing about Hub.
+	LogLevel *slog.Level
+
+	// DynamicConfig overrides single dynamic config values on top of Hub's
+	// tuning (dynamicconfig/hub.yaml), keyed by setting name, for example
+	// "history.transferProcessorMaxPollRPS": 20. Values are plain (no
+	// constraints) and apply to every namespace and task queue.
+	DynamicConfig map[string]any
+
+	// StockDynamicConfig starts the server with Temporal's own defaults
+	// instead of Hub's tuning, plus DynamicConfig. It exists for the benchmark
+	// that shows what the tuning buys; Hub itself never sets it.
+	StockDynamicConfig bool
+}
+
+// Server is a running embedded Temporal server. Stop it when done.
+type Server struct {
+	server       temporalserver.Server
+	ui           *uiServer
+	frontendAddr string
+	namespace    string
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts a Temporal server in this process and returns once it accepts
+// calls, its namespace exists with the requested search attributes, and the UI
+// (if asked for) serves. On error nothing it started is left running.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
+	if opts.FrontendAddr == "" {
+		opts.FrontendAddr = "127.0.0.1:7233"
+	}
+	host, port, err := resolveAddr(opts.FrontendAddr)
+	if err != nil {
+		return nil, fmt.Errorf("frontend: %w", err)
+	}
+	frontendAddr := net.JoinHostPort(host, strconv.Itoa(port))
+
+	dc, err := dynamicConfig(opts.StockDynamicConfig, opts.DynamicConfig)
+	if err != nil {
+		return nil, err
+	}
+	sqlConf, err := prepareDatabase(opts.DatabaseFile, opts.Namespace, opts.SearchAttributes)
+	if err != nil {
+		return nil, err
+	}
+	conf, hosts, err := serverConfig(host, port, sqlConf)
+	if err != nil {
+		return nil, err
+	}
+
+	logger := slogLogger{log: opts.Logger, minLevel: slog.LevelWarn}
+	if opts.Logger == nil {
+		logger.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.LogLevel != nil {
+		logger.minLevel = *opts.LogLevel
+	}
+	// Authorization stays off (the default no-op authorizer): the server binds
+	// to the address the caller chose, loopback for `hub dev` and tests.
+	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
+	if err != nil {
+		return nil, fmt.Errorf("authorizer: %w", err)
+	}
+	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
+	if err != nil {
+		return nil, fmt.Errorf("claim mapper: %w", err)
+	}
+	srv, err := temporalserver.NewServer(
+		temporalserver.WithConfig(conf),
+		temporalserver.ForServices(temporalserver.DefaultServices),
+		temporalserver.WithStaticHosts(hosts),
+		temporalserver.WithLogger(logger),
+		temporalserver.WithDynamicConfigClient(dc),
+		temporalserver.WithAuthorizer(authorizer),
+		temporalserver.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("create temporal server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("start temporal server: %w", err)
+	}
+	s := &Server{server: srv, frontendAddr: frontendAddr, namespace: opts.Namespace}
+
+	if err := s.ensureNamespaceReady(ctx, opts.SearchAttributes); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	if opts.UIAddr != "" {
+		ui, err := startUI(ctx, opts.UIAddr, frontendAddr, opts.Namespace)
+		if err != nil {
+			return nil, errors.Join(err, s.Stop())
+		}
+		s.ui = ui
+	}
+	return s, nil
+}
+
+// FrontendHostPort is the host:port SDK clients and the Temporal CLI dial
+// (TEMPORAL_ADDRESS).
+func (s *Server) FrontendHostPort() string { return s.frontendAddr }
+
+// Namespace is the namespace Start created or found.
+func (s *Server) Namespace() string { return s.namespace }
+
+// UIURL is the Temporal UI's address, or "" when the UI was not asked for.
+func (s *Server) UIURL() string {
+	if s.ui == nil {
+		return ""
+	}
+	return s.ui.url
+}
+
+// Stop stops the UI and the server. Calling it again returns the first
+// call's result and does nothing else.
+//
+// Stop the SDK workers and clients that use the server first: a worker whose
+// server disappears retries its polls with backoff for a long time.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() {
+		var errs []error
+		if s.ui != nil {
+			errs = append(errs, s.ui.stop())
+		}
+		if err := s.server.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stop temporal server: %w", err))
+		}
+		s.stopErr = errors.Join(errs...)
+	})
+	return s.stopErr
+}
+
+// ensureNamespaceReady registers any search attribute the namespace lacks (a
+// database file made before Hub added an attribute) and waits until the
+// frontend accepts queries on them. The namespace itself was written into the
+// database before start, which is much faster than registering it through the
+// API and waiting for the namespace cache.
+func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enumspb.IndexedValueType) error {
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:  s.frontendAddr,
+		Namespace: s.namespace,
+		Logger:    sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+	})
+	if err != nil {
+		return fmt.Errorf("dial embedded server: %w", err)
+	}
+	defer c.Close()
+	added, err := ensureSearchAttributes(ctx, c, s.namespace, attrs)
+	if err != nil {
+		return err
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	return waitSearchAttributesUsable(ctx, c, s.namespace, added)
+}
+
+// prepareDatabase returns the SQLite configuration and makes sure the
+// database has the schema and the namespace.
+func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedValueType) (*config.SQL, error) {
+	conf := &config.SQL{PluginName: sqliteplugin.PluginName}
+	if file == "" {
+		// A shared-cache in-memory database lives as long as a connection to it
+		// is open; the server's SQLite plugin keeps its connections for the life
+		// of the process. A random name keeps servers in one process (parallel
+		// tests) apart.
+		conf.DatabaseName = "hub-" + strconv.FormatUint(rand.Uint64(), 36)
+		conf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
+	} else {
+		conf.DatabaseName = file
+		conf.ConnectAttributes = map[string]string{
+			"mode": "rwc",
+			// WAL turns each commit into an append to the log instead of a
+			// rewrite of the journal, and synchronous=NORMAL skips the fsync per
+			// commit (a crash may lose the last commits, never corrupt the file).
+			// On this machine this takes a file-backed workflow round trip from
+			// tens of milliseconds to about the in-memory figure; see
+			// docs/temporal.md.
+			"journal_mode": "wal",
+			"synchronous":  "normal",
+		}
+		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Dir(file)); err != nil {
+				return nil, fmt.Errorf("temporal database folder: %w", err)
+			}
+			if err := sqliteschema.SetupSchema(conf); err != nil {
+				return nil, fmt.Errorf("create temporal schema in %s: %w", file, err)
+			}
+		} else if err != nil {
+			return nil, fmt.Errorf("temporal database: %w", err)
+		}
+	}
+	ns, err := sqliteschema.NewNamespaceConfig(clusterName, namespace, false, attrs)
+	if err != nil {
+		return nil, fmt.Errorf("namespace %s: %w", namespace, err)
+	}
+	// A no-op when the namespace exists already: attributes added since are
+	// registered through the API once the server runs.
+	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
+		return nil, fmt.Errorf("create namespace %s: %w", namespace, err)
+	}
+	return conf, nil
+}
+
+// serverConfig is the static configuration of a single-host server: all four
+// services in this process, found through static hosts (no ringpop gossip,
+// which is slower to start), one history shard, archival off, no metrics
+// endpoint, no HTTP API.
+func serverConfig(host string, frontendPort int, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
+	frontendAddr := net.JoinHostPort(host, strconv.Itoa(frontendPort))
+	conf := &config.Config{}
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = host
+	conf.Persistence.DefaultStore = "sqlite"
+	conf.Persistence.VisibilityStore = "sqlite"
+	// One shard: a single host gains nothing from more, and each shard adds a
+	// set of queue processors and their goroutines.
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	conf.ClusterMetadata = &cluster.Config{
+		EnableGlobalNamespace:    false,
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			clusterName: {Enabled: true, InitialFailoverVersion: 1, RPCAddress: frontendAddr},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	// The server's own system workers dial this address.
+	conf.PublicClient.HostPort = frontendAddr
+
+	conf.Services = map[string]config.Service{}
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for _, svc := range []primitives.ServiceName{
+		primitives.FrontendService, primitives.HistoryService, primitives.MatchingService, primitives.WorkerService,
+	} {
+		port := frontendPort
+		if svc != primitives.FrontendService {
+			p, err := freePort(host)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s service: %w", svc, err)
+			}
+			port = p
+		}
+		var rpc config.RPC
+		rpc.GRPCPort = port
+		rpc.BindOnIP = host
+		conf.Services[string(svc)] = config.Service{RPC: rpc}
+		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	return conf, hosts, nil
+}
