@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,17 +43,33 @@ func (c TurnContext) Render() string {
 		}
 	}
 	if page := strings.TrimSpace(c.Page); page != "" && page != "{}" && page != "null" {
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, []byte(page)); err == nil {
-			page = compact.String()
-		}
-		fmt.Fprintf(&b, "On screen: %s\n", page)
+		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
 	}
 	b.WriteString("</context>")
 	return b.String()
 }
 
+// pageData renders the client's context as one line of JSON in which "<"
+// and ">" are escaped (\u003c, the same JSON), so nothing a page holds can
+// close the <context> block and speak as the system. Text that is not JSON
+// goes as a JSON string.
+func pageData(page string) string {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(page)); err != nil {
+		b, _ := json.Marshal(page) // a string always encodes
+		return string(b)
+	}
+	var escaped bytes.Buffer
+	json.HTMLEscape(&escaped, compact.Bytes())
+	return escaped.String()
+}
+
+// labelEscaper backslash-escapes what would end a link's text early or
+// open a tag: a title is data, and "x](hub://task/other)" or "</context>"
+// in one must not change what the model reads.
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`)
+
 // Link names a record for the model: its title as a link carrying the id.
 func Link(r hub.Ref) string {
-	return fmt.Sprintf("[%s](hub://%s/%s)", r.Label, r.Kind, r.ID)
+	return fmt.Sprintf("[%s](hub://%s/%s)", labelEscaper.Replace(r.Label), r.Kind, url.PathEscape(r.ID))
 }

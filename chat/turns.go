@@ -117,9 +117,15 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		newID := models.NewID("turn")
 		// The message now belongs to the new turn, so history (which leaves
-		// out error turns) shows it with the retry's answer.
-		if err := tx.Model(&models.Message{}).Where("id = ?", old.UserMessageID).Update("turn_id", newID).Error; err != nil {
-			return err
+		// out error turns) shows it with the retry's answer. A message that
+		// already moved was retried before: retrying the old turn again would
+		// take the message away from that retry's answer.
+		res := tx.Model(&models.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).Update("turn_id", newID)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return errAlreadyRetried
 		}
 		t, err := s.WithDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID)
 		out = t
@@ -149,7 +155,13 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	return toTurn(t), nil
 }
 
+// errAlreadyRetried refuses a second retry of the same failed turn.
+var errAlreadyRetried = fmt.Errorf("this turn was already retried; retry the newest turn instead: %w", hub.ErrConflict)
+
 func turnStartError(err error) error {
+	if errors.Is(err, errAlreadyRetried) {
+		return err
+	}
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return fmt.Errorf("a turn is already running in this conversation; stop it or wait for it to finish: %w", hub.ErrConflict)
 	}
@@ -204,7 +216,7 @@ type RunRecord struct {
 	HistoryIDs   []string
 }
 
-// SaveRunRecord stores the turn's run record and marks it working.
+// SaveRunRecord stores the turn's run record; SetTurnStatus marks it working.
 func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord) error {
 	err := s.q(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
 		"model": rec.Model, "instructions": rec.Instructions, "context": rec.Context,

@@ -125,8 +125,11 @@ func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f 
 	if f.AssigneeID != "" {
 		q = q.Where("assignee_id = ?", f.AssigneeID)
 	}
-	for _, w := range strings.Fields(strings.ToLower(f.Query)) {
-		q = q.Where(`LOWER(title) LIKE ? ESCAPE '\'`, "%"+escapeLike(w)+"%")
+	// The database lowers both sides: Go's ToLower on the words alone would
+	// turn "Öl" into "öl", which an engine whose LOWER knows only ASCII
+	// (SQLite, Postgres in the C locale) never finds in "Öl".
+	for _, w := range strings.Fields(f.Query) {
+		q = q.Where(`LOWER(title) LIKE LOWER(CAST(? AS TEXT)) ESCAPE '\'`, "%"+escapeLike(w)+"%")
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
@@ -184,9 +187,14 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		return nil, invalid(pathPrefix, "at most %d tasks at once", MaxTasksPerCall)
 	}
 	rows := make([]models.Task, len(in))
+	now := s.now()
 	for i, t := range in {
 		p := fmt.Sprintf("%s/%d", pathPrefix, i)
-		r := models.Task{ID: models.NewID("task"), SpaceID: spaceID, Status: "todo", Priority: "none", Revision: 1, CreatedBy: actor.PersonID}
+		// Lists are oldest first: a microsecond apart (the finest time both
+		// engines keep), the tasks of one call list in the order given
+		// rather than by their random ids.
+		r := models.Task{ID: models.NewID("task"), SpaceID: spaceID, Status: "todo", Priority: "none", Revision: 1,
+			CreatedBy: actor.PersonID, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
 		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
 			Priority: nonEmpty(t.Priority), ProjectID: nonEmpty(t.ProjectID), AssigneeID: nonEmpty(t.AssigneeID)}
 		if err := s.applyPatch(ctx, spaceID, p, &r, patch); err != nil {

@@ -22,6 +22,11 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Nothing pending (every restart of an up-to-date process): done without
+	// queueing for the lock. An error here (no version table yet) means "run".
+	if pending, err := p.HasPending(ctx); err == nil && !pending {
+		return nil
+	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate %s: %w", db.Dialect, err)
 	}
@@ -55,7 +60,10 @@ func (db *DB) migrator() (*goose.Provider, error) {
 	var opts []goose.ProviderOption
 	if db.Dialect == Postgres {
 		dialect = goose.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
+		// Poll the lock every second (goose's default is every 5 s), for
+		// the same 5 minutes at most: a process that waited for another's
+		// migration starts a second after it, not up to five.
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return nil, fmt.Errorf("migration lock: %w", err)
 		}

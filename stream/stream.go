@@ -154,10 +154,16 @@ func (b *Bus) wake(turnID string) {
 }
 
 // Sweep removes the frames of turns that ended before the cutoff; API.md
-// promises at least 10 minutes after a turn ends.
+// promises at least 10 minutes after a turn ends. Frames whose turn is gone
+// (its conversation was deleted) go once they are older than the cutoff.
 func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
-	res := b.db.WithContext(ctx).Where("turn_id IN (?)",
-		b.db.Model(&models.Turn{}).Select("id").Where("finished_at IS NOT NULL AND finished_at < ?", endedBefore)).
+	// SQLite compares times as the text the driver wrote, with its zone
+	// offset: every stored time is UTC, so the cutoff must be too.
+	endedBefore = endedBefore.UTC()
+	q := b.db.WithContext(ctx)
+	res := q.Where("turn_id IN (?)",
+		q.Model(&models.Turn{}).Select("id").Where("finished_at IS NOT NULL AND finished_at < ?", endedBefore)).
+		Or("created_at < ? AND turn_id NOT IN (?)", endedBefore, q.Model(&models.Turn{}).Select("id")).
 		Delete(&models.TurnFrame{})
 	if res.Error != nil {
 		return 0, fmt.Errorf("sweep frames: %w", res.Error)

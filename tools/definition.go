@@ -107,7 +107,7 @@ func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Re
 			dec := json.NewDecoder(bytes.NewReader(input))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&in); err != nil {
-				return Result{}, &Error{Code: CodeInvalidPayload, Message: err.Error()}
+				return Result{}, decodeError(err)
 			}
 			return run(ctx, env, in)
 		}}
@@ -170,6 +170,12 @@ func leafIssues(ve *jsonschema.ValidationError, out []Issue) []Issue {
 		for _, p := range k.Properties {
 			out = append(out, Issue{Path: at + "/" + escapePointer(p), Message: "is not allowed"})
 		}
+	case *kind.Type:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = withArticle(w)
+		}
+		out = append(out, Issue{Path: at, Message: "must be " + strings.Join(want, " or ") + ", not " + withArticle(k.Got)})
 	default:
 		out = append(out, Issue{Path: at, Message: ve.ErrorKind.LocalizedString(english)})
 	}
@@ -177,6 +183,35 @@ func leafIssues(ve *jsonschema.ValidationError, out []Issue) []Issue {
 }
 
 var english = message.NewPrinter(language.English)
+
+// withArticle names a JSON type as a sentence does: "a string", "an object".
+func withArticle(jsonType string) string {
+	switch jsonType {
+	case "null":
+		return "null"
+	case "object", "array", "integer":
+		return "an " + jsonType
+	}
+	return "a " + jsonType
+}
+
+// decodeError explains input that passed the schema but does not fit the Go
+// type (1.0 or 1e30 for an integer): the field's path and what it must be,
+// never the decoder's internals.
+func decodeError(err error) *Error {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Field != "" {
+		path := "/" + strings.ReplaceAll(ute.Field, ".", "/")
+		msg := "must be " + withArticle(ute.Type.Kind().String())
+		switch ute.Type.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			msg = "must be a whole number like 10, written without a decimal point or exponent"
+		}
+		return &Error{Code: CodeInvalidPayload, Message: msg, Path: path, Issues: []Issue{{Path: path, Message: msg}}}
+	}
+	return &Error{Code: CodeInvalidPayload, Message: "the arguments do not fit this tool's input"}
+}
 
 func pointer(loc []string) string {
 	var b strings.Builder

@@ -49,7 +49,8 @@ func fitList(res Result, max int) (string, bool) {
 	var items []json.RawMessage
 	for k, v := range obj {
 		var arr []json.RawMessage
-		if json.Unmarshal(v, &arr) == nil {
+		// A null field (a nil slice) is not a list; it unmarshals as one.
+		if len(v) > 0 && v[0] == '[' && json.Unmarshal(v, &arr) == nil {
 			if listKey != "" {
 				return "", false // more than one list: not a simple list
 			}
@@ -60,11 +61,21 @@ func fitList(res Result, max int) (string, bool) {
 		return "", false
 	}
 	offset := 0
-	if v, ok := obj["offset"]; ok {
+	v, paged := obj["offset"]
+	if paged {
 		_ = json.Unmarshal(v, &offset)
 	}
-	for n := len(items) - 1; n >= 0; n-- {
+	_, hasNext := obj["nextOffset"]
+	// At least one whole item, or this is not the cut to make: a list whose
+	// first item alone is too long is cut head and tail like any text, so
+	// the model still sees part of it.
+	for n := len(items) - 1; n >= 1; n-- {
 		obj[listKey] = mustRaw(items[:n])
+		if paged || hasNext {
+			// The page now ends earlier: where to continue is where the
+			// cut is, not where the uncut page ended.
+			obj["nextOffset"] = mustRaw(offset + n)
+		}
 		obj["truncated"] = mustRaw(fmt.Sprintf("showing %d of the %d items in this result; call again with offset %d for the rest", n, len(items), offset+n))
 		text := mustJSON(map[string]any{"summary": res.Summary, "data": obj})
 		if utf8.RuneCountInString(text) <= max {

@@ -1,0 +1,266 @@
+package chat_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/models"
+)
+
+func TestStartTurn(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		mentions := []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}
+		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "Plan the launch",
+			Mentions: mentions, PageContext: `{"view":"board"}`})
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusQueued, turn.Status)
+		require.False(t, turn.Status.Final())
+		require.Equal(t, f.conv.ID, turn.ConversationID)
+		require.Equal(t, f.space, turn.SpaceID)
+		require.Equal(t, f.ann, turn.PersonID)
+		require.Nil(t, turn.FinishedAt)
+		require.Empty(t, turn.RetryOf)
+
+		msgs, err := f.store.Messages(ctx, f.ann, f.conv.ID)
+		require.NoError(t, err)
+		require.Len(t, msgs, 2)
+		user, reply := msgs[0], msgs[1]
+		require.Equal(t, turn.UserMessageID, user.ID)
+		require.Equal(t, "user", user.Role)
+		require.Equal(t, "Plan the launch", user.Text)
+		require.Equal(t, "done", user.Status)
+		require.Equal(t, mentions, user.Mentions)
+		require.Equal(t, `{"view":"board"}`, user.PageContext)
+		require.Equal(t, turn.ID, user.TurnID)
+
+		require.Equal(t, turn.ReplyMessageID, reply.ID)
+		require.Equal(t, "assistant", reply.Role)
+		require.Equal(t, "running", reply.Status)
+		require.Empty(t, reply.Text)
+		require.Equal(t, turn.ID, reply.TurnID)
+
+		got, err := f.store.GetTurnFor(ctx, f.ann, turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, turn.ID, got.ID)
+		_, err = f.store.GetTurnFor(ctx, f.bob, turn.ID)
+		requireNotFound(t, err, "turn")
+		_, err = f.store.GetTurn(ctx, "turn_missing")
+		requireNotFound(t, err, "turn")
+
+		m, err := f.store.GetMessage(ctx, user.ID)
+		require.NoError(t, err)
+		require.Equal(t, "Plan the launch", m.Text)
+	})
+}
+
+func TestSecondTurnWhileOneRunsIsAConflict(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		first := f.start(t, "one")
+		for _, status := range []chat.Status{chat.StatusQueued, chat.StatusWorking, chat.StatusPaused, chat.StatusStopping} {
+			require.NoError(t, f.store.SetTurnStatus(ctx, first.ID, status, 1))
+			_, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "two"})
+			require.ErrorIs(t, err, hub.ErrConflict, "while the first is %s", status)
+		}
+		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", f.conv.ID), "a refused start writes nothing")
+		require.EqualValues(t, 1, f.count(t, &models.Turn{}, "conversation_id = ?", f.conv.ID))
+
+		// Another conversation is not affected.
+		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "")
+		require.NoError(t, err)
+		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: other.ID, PersonID: f.ann, Text: "elsewhere"})
+		require.NoError(t, err)
+
+		// Once it has ended, the next turn starts.
+		f.finish(t, first, chat.StatusStopped, "")
+		f.start(t, "two")
+	})
+}
+
+// Two requests racing: the database decides, exactly one wins.
+func TestConcurrentStartTurn(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		for round := range 3 {
+			const n = 8
+			errs := make([]error, n)
+			turns := make([]chat.Turn, n)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					<-start
+					turns[i], errs[i] = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: fmt.Sprint("racer ", i)})
+				})
+			}
+			close(start)
+			wg.Wait()
+			var winner chat.Turn
+			for i, err := range errs {
+				if err == nil {
+					require.Empty(t, winner.ID, "two turns started")
+					winner = turns[i]
+					continue
+				}
+				require.ErrorIs(t, err, hub.ErrConflict)
+			}
+			require.NotEmpty(t, winner.ID, "round %d: one turn started", round)
+			require.EqualValues(t, 2*(round+1), f.count(t, &models.Message{}, "conversation_id = ?", f.conv.ID),
+				"only the winner's message and reply were saved")
+			f.finish(t, winner, chat.StatusDone, "ok")
+		}
+	})
+}
+
+func TestFinishTurnKeepsTheFirstEnding(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "hello")
+		refs := []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft"}}
+		done, err := f.store.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusDone, Text: "Hi!", Refs: refs,
+			Usage: chat.Usage{InputTokens: 10, OutputTokens: 3}})
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusDone, done.Status)
+		require.True(t, done.Status.Final())
+		require.NotNil(t, done.FinishedAt)
+		require.Equal(t, chat.Usage{InputTokens: 10, OutputTokens: 3}, done.Usage)
+
+		again, err := f.store.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError, ErrorCode: "timeout", ErrorMessage: "late", Text: "other"})
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusDone, again.Status, "the first ending is returned")
+		require.Empty(t, again.ErrorCode)
+
+		// A late status update does not reopen it.
+		require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 3))
+		got, err := f.store.GetTurn(ctx, turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusDone, got.Status)
+		require.Equal(t, 0, got.Step)
+		require.Equal(t, chat.Usage{InputTokens: 10, OutputTokens: 3}, got.Usage)
+		require.WithinDuration(t, *done.FinishedAt, *got.FinishedAt, time.Microsecond, "Postgres keeps microseconds")
+
+		reply, err := f.store.GetMessage(ctx, turn.ReplyMessageID)
+		require.NoError(t, err)
+		require.Equal(t, "Hi!", reply.Text)
+		require.Equal(t, "done", reply.Status)
+		require.Equal(t, refs, reply.Refs)
+		require.Equal(t, chat.Usage{InputTokens: 10, OutputTokens: 3}, reply.Usage)
+
+		_, err = f.store.FinishTurn(ctx, "turn_missing", chat.Ending{Status: chat.StatusDone})
+		require.Error(t, err)
+	})
+}
+
+func TestFinishTurnWithError(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "hello")
+		require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 2))
+		got, err := f.store.GetTurn(ctx, turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusWorking, got.Status)
+		require.Equal(t, 2, got.Step)
+
+		ended, err := f.store.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError, ErrorCode: "timeout",
+			ErrorMessage: "gpt did not answer within 15 minutes", Text: "partial"})
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusError, ended.Status)
+		require.Equal(t, "timeout", ended.ErrorCode)
+		reply, err := f.store.GetMessage(ctx, turn.ReplyMessageID)
+		require.NoError(t, err)
+		require.Equal(t, "error", reply.Status)
+		require.Equal(t, "partial", reply.Text, "text already streamed stays")
+		require.Equal(t, "timeout", reply.ErrorCode)
+		require.Equal(t, "gpt did not answer within 15 minutes", reply.ErrorMessage)
+	})
+}
+
+func TestRetryTurn(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		failed := f.finish(t, f.start(t, "Plan the launch"), chat.StatusError, "")
+
+		retry, err := f.store.RetryTurn(ctx, f.ann, failed.ID)
+		require.NoError(t, err)
+		require.NotEqual(t, failed.ID, retry.ID)
+		require.Equal(t, failed.ID, retry.RetryOf)
+		require.Equal(t, failed.UserMessageID, retry.UserMessageID, "the same message of the person")
+		require.NotEqual(t, failed.ReplyMessageID, retry.ReplyMessageID, "a new reply")
+		require.Equal(t, chat.StatusQueued, retry.Status)
+
+		user, err := f.store.GetMessage(ctx, failed.UserMessageID)
+		require.NoError(t, err)
+		require.Equal(t, retry.ID, user.TurnID, "the message moved to the new turn")
+		reply, err := f.store.GetMessage(ctx, retry.ReplyMessageID)
+		require.NoError(t, err)
+		require.Equal(t, "running", reply.Status)
+		require.Equal(t, retry.ID, reply.TurnID)
+
+		// While the retry runs, neither a new turn nor another retry starts.
+		_, err = f.store.RetryTurn(ctx, f.ann, failed.ID)
+		require.ErrorIs(t, err, hub.ErrConflict)
+		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "x"})
+		require.ErrorIs(t, err, hub.ErrConflict)
+
+		// Only a turn that ended in error can be retried.
+		_, err = f.store.RetryTurn(ctx, f.ann, retry.ID)
+		require.ErrorIs(t, err, hub.ErrConflict, "a running turn")
+		f.finish(t, retry, chat.StatusDone, "Here is the plan.")
+		_, err = f.store.RetryTurn(ctx, f.ann, retry.ID)
+		require.ErrorIs(t, err, hub.ErrConflict, "a done turn")
+
+		// The failed turn was retried already: retrying it again would take
+		// the message away from the retry's answer.
+		_, err = f.store.RetryTurn(ctx, f.ann, failed.ID)
+		require.ErrorIs(t, err, hub.ErrConflict, "a turn already retried")
+		user, err = f.store.GetMessage(ctx, failed.UserMessageID)
+		require.NoError(t, err)
+		require.Equal(t, retry.ID, user.TurnID)
+
+		// Another person's turn is not found.
+		failed2 := f.finish(t, f.start(t, "again"), chat.StatusError, "")
+		_, err = f.store.RetryTurn(ctx, f.bob, failed2.ID)
+		requireNotFound(t, err, "turn")
+
+		// A retry that fails can itself be retried.
+		retry2, err := f.store.RetryTurn(ctx, f.ann, failed2.ID)
+		require.NoError(t, err)
+		f.finish(t, retry2, chat.StatusError, "")
+		retry3, err := f.store.RetryTurn(ctx, f.ann, retry2.ID)
+		require.NoError(t, err)
+		require.Equal(t, failed2.UserMessageID, retry3.UserMessageID)
+		require.Equal(t, retry2.ID, retry3.RetryOf)
+	})
+}
+
+func TestRunRecord(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "hi")
+		empty, err := f.store.GetRunRecord(ctx, turn.ID)
+		require.NoError(t, err)
+		require.Empty(t, empty.OfferedTools)
+		rec := chat.RunRecord{Model: "gpt-test", Instructions: "You are Hub's assistant", Context: "<context>…</context>",
+			OfferedTools: []string{"hub_list_tasks", "hub_create_tasks"}, HistoryIDs: []string{"msg_1", "msg_2"}}
+		require.NoError(t, f.store.SaveRunRecord(ctx, turn.ID, rec))
+		got, err := f.store.GetRunRecord(ctx, turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, rec, got)
+		_, err = f.store.GetRunRecord(ctx, "turn_missing")
+		require.Error(t, err)
+	})
+}

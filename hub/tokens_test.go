@@ -1,0 +1,99 @@
+package hub_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/hub"
+	"hub/models"
+)
+
+func TestTokens(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		full, err := f.svc.CreateToken(ctx, f.owner.PersonID, "", 0)
+		require.NoError(t, err)
+		stream, err := f.svc.CreateToken(ctx, f.owner.PersonID, hub.StreamScope("turn_a"), time.Hour)
+		require.NoError(t, err)
+		require.NotEqual(t, full, stream)
+		require.Regexp(t, `^hub_[a-z2-7]{32}$`, full)
+
+		for _, tc := range []struct {
+			name  string
+			token string
+			scope string
+			ok    bool
+		}{
+			{"full token, no scope", full, "", true},
+			{"full token covers a stream", full, hub.StreamScope("turn_a"), true},
+			{"stream token for its turn", stream, hub.StreamScope("turn_a"), true},
+			{"stream token for another turn", stream, hub.StreamScope("turn_b"), false},
+			{"stream token for the whole api", stream, "", false},
+			{"unknown token", "hub_notatoken", "", false},
+			{"empty token", "", "", false},
+			{"a token with a character changed", full[:len(full)-1] + "x", "", false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				p, err := f.svc.Authenticate(ctx, tc.token, tc.scope)
+				if !tc.ok {
+					require.ErrorIs(t, err, hub.ErrUnauthenticated)
+					require.Empty(t, p.ID)
+					return
+				}
+				require.NoError(t, err)
+				require.Equal(t, f.owner.PersonID, p.ID)
+				require.Equal(t, "Olive Owner", p.Name)
+			})
+		}
+
+		// Only the hash is stored.
+		var rows []models.APIToken
+		require.NoError(t, f.db.Find(&rows).Error)
+		require.Len(t, rows, 2)
+		for _, r := range rows {
+			require.NotEqual(t, full, r.Hash)
+			require.NotEqual(t, stream, r.Hash)
+			require.NotContains(t, r.Hash, "hub_")
+		}
+	})
+}
+
+func TestTokenExpiry(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		f.svc.SetNow(func() time.Time { return now })
+		token, err := f.svc.CreateToken(ctx, f.owner.PersonID, hub.StreamScope("turn_a"), time.Hour)
+		require.NoError(t, err)
+		full, err := f.svc.CreateToken(ctx, f.owner.PersonID, "", 0)
+		require.NoError(t, err)
+
+		now = now.Add(time.Hour - time.Second)
+		_, err = f.svc.Authenticate(ctx, token, hub.StreamScope("turn_a"))
+		require.NoError(t, err, "valid until its hour is up")
+
+		now = now.Add(time.Second)
+		_, err = f.svc.Authenticate(ctx, token, hub.StreamScope("turn_a"))
+		require.ErrorIs(t, err, hub.ErrUnauthenticated, "expired at exactly its ttl")
+
+		now = now.AddDate(10, 0, 0)
+		_, err = f.svc.Authenticate(ctx, full, "")
+		require.NoError(t, err, "a token without ttl does not expire")
+	})
+}
+
+func TestTokenOfDeletedPerson(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		token, err := f.svc.CreateToken(ctx, f.guest.PersonID, "", 0)
+		require.NoError(t, err)
+		require.NoError(t, f.db.Delete(&models.Person{}, "id = ?", f.guest.PersonID).Error)
+		_, err = f.svc.Authenticate(ctx, token, "")
+		require.ErrorIs(t, err, hub.ErrUnauthenticated)
+	})
+}

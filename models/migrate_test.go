@@ -1,0 +1,151 @@
+package models_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+	"gorm.io/gorm"
+
+	"hub/dbtest"
+	"hub/models"
+)
+
+// tables are the tables the migrations create; a test below checks each one
+// exists on both engines.
+var tables = []string{
+	"spaces", "people", "memberships", "api_tokens", "settings", "projects", "tasks",
+	"conversations", "messages", "turns", "turn_steps", "tool_calls", "turn_frames",
+}
+
+func open(t *testing.T, url string) *models.DB {
+	t.Helper()
+	db, err := models.Open(t.Context(), url)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func TestMigrateUpOnBothEngines(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := t.Context()
+		db := open(t, url)
+		require.Equal(t, models.DialectOf(url), db.Dialect)
+
+		current, latest, err := db.SchemaVersion(ctx)
+		require.NoError(t, err)
+		require.Zero(t, current, "a fresh database has no migration applied")
+		require.EqualValues(t, 2, latest, "the newest embedded migration")
+
+		require.NoError(t, db.Migrate(ctx))
+		current, latest, err = db.SchemaVersion(ctx)
+		require.NoError(t, err)
+		require.Equal(t, latest, current)
+
+		for _, table := range tables {
+			require.True(t, db.Migrator().HasTable(table), "table %s", table)
+		}
+
+		// Running it again finds nothing to do.
+		require.NoError(t, db.Migrate(ctx))
+		again, _, err := db.SchemaVersion(ctx)
+		require.NoError(t, err)
+		require.Equal(t, current, again)
+		require.NoError(t, db.Ping(ctx))
+	})
+}
+
+// Several processes start at once against one Postgres database: the session
+// lock lets one migrate while the others wait and find nothing left to do.
+func TestMigrateConcurrently(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		if models.DialectOf(url) == models.SQLite {
+			t.Skip("one process owns a SQLite file")
+		}
+		var g errgroup.Group
+		for range 4 {
+			db := open(t, url)
+			g.Go(func() error { return db.Migrate(t.Context()) })
+		}
+		require.NoError(t, g.Wait())
+		current, latest, err := open(t, url).SchemaVersion(t.Context())
+		require.NoError(t, err)
+		require.Equal(t, latest, current)
+	})
+}
+
+// The one-unfinished-turn rule is a partial unique index on both engines.
+func TestOneRunningTurnIndex(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := t.Context()
+		db := open(t, url)
+		require.NoError(t, db.Migrate(ctx))
+		q := db.WithContext(ctx)
+		require.NoError(t, q.Create(&models.Space{ID: "s", Name: "S"}).Error)
+		require.NoError(t, q.Create(&models.Person{ID: "p", Name: "P"}).Error)
+		require.NoError(t, q.Create(&models.Conversation{ID: "c", SpaceID: "s", PersonID: "p"}).Error)
+		turn := func(id string) *models.Turn {
+			return &models.Turn{ID: id, ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m", ReplyMessageID: "r",
+				Status: "queued", OfferedTools: "[]", HistoryIDs: "[]"}
+		}
+		require.NoError(t, q.Create(turn("t1")).Error)
+		err := q.Create(turn("t2")).Error
+		require.ErrorIs(t, err, gorm.ErrDuplicatedKey, "a second unfinished turn in one conversation")
+		require.NoError(t, q.Model(&models.Turn{}).Where("id = ?", "t1").Update("finished_at", db.NowFunc()).Error)
+		require.NoError(t, q.Create(turn("t2")).Error, "once the first has finished")
+	})
+}
+
+func TestDialectOf(t *testing.T) {
+	t.Parallel()
+	for url, want := range map[string]models.Dialect{
+		"postgres://u:p@h/db":   models.Postgres,
+		"postgresql://u@h/db":   models.Postgres,
+		"/tmp/hub.db":           models.SQLite,
+		"sqlite:/tmp/hub.db":    models.SQLite,
+		"file:hub.db":           models.SQLite,
+		".hub/hub.db?_pragma=x": models.SQLite,
+	} {
+		require.Equal(t, want, models.DialectOf(url), url)
+	}
+}
+
+func TestOpenEmptyURL(t *testing.T) {
+	t.Parallel()
+	_, err := models.Open(context.Background(), "")
+	require.ErrorContains(t, err, "DATABASE_URL is empty")
+}
+
+func TestNewID(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 500 {
+				id := models.NewID("task")
+				mu.Lock()
+				seen[id] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.Len(t, seen, 4000, "ids never repeat")
+	for id := range seen {
+		require.True(t, strings.HasPrefix(id, "task_"), id)
+		require.Len(t, id, len("task_")+16, "80 bits in base32")
+		require.Equal(t, strings.ToLower(id), id)
+		break
+	}
+}

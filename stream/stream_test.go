@@ -1,0 +1,461 @@
+package stream_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"hub/chat"
+	"hub/dbtest"
+	"hub/hub"
+	"hub/models"
+	"hub/stream"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// wait bounds how long a test waits for something that should happen at
+// once; it is a failure deadline, never a sleep.
+const wait = 10 * time.Second
+
+type fixture struct {
+	url   string
+	db    *models.DB
+	bus   *stream.Bus
+	chat  *chat.Store
+	conv  chat.Conversation
+	actor string
+}
+
+func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
+	t.Helper()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		fn(t, newFixture(t, url))
+	})
+}
+
+func open(t *testing.T, url string) *models.DB {
+	t.Helper()
+	db, err := models.Open(t.Context(), url)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func newFixture(t *testing.T, url string) *fixture {
+	t.Helper()
+	ctx := t.Context()
+	db := open(t, url)
+	require.NoError(t, db.Migrate(ctx))
+	f := &fixture{url: url, db: db, bus: stream.NewBus(db), chat: chat.NewStore(db)}
+	space, person, err := hub.NewService(db).EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
+	require.NoError(t, err)
+	f.actor = person
+	f.conv, err = f.chat.CreateConversation(ctx, person, space, "")
+	require.NoError(t, err)
+	return f
+}
+
+// turn starts a turn in a conversation of its own, so tests may run several.
+func (f *fixture) turn(t *testing.T) chat.Turn {
+	t.Helper()
+	conv, err := f.chat.CreateConversation(t.Context(), f.actor, f.conv.SpaceID, "")
+	require.NoError(t, err)
+	turn, err := f.chat.StartTurn(t.Context(), chat.NewTurn{ConversationID: conv.ID, PersonID: f.actor, Text: "hi"})
+	require.NoError(t, err)
+	return turn
+}
+
+func (f *fixture) publish(t *testing.T, turnID, typ string, data any) int64 {
+	t.Helper()
+	seq, err := f.bus.Publish(t.Context(), turnID, typ, data)
+	require.NoError(t, err)
+	return seq
+}
+
+// publishN publishes n text frames and then the done frame; it returns the
+// number of the done frame.
+func (f *fixture) publishN(t *testing.T, turnID string, n int) int64 {
+	t.Helper()
+	for i := range n {
+		f.publish(t, turnID, stream.TypeText, map[string]string{"delta": fmt.Sprint(i)})
+	}
+	return f.publish(t, turnID, stream.TypeDone, map[string]string{"status": "done"})
+}
+
+// follow runs Follow to its end and returns the sequence numbers delivered.
+func follow(t *testing.T, bus *stream.Bus, turnID string, after int64) []int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	var seqs []int64
+	err := bus.Follow(ctx, turnID, after, func(f stream.Frame) error {
+		seqs = append(seqs, f.Seq)
+		return nil
+	})
+	require.NoError(t, err)
+	return seqs
+}
+
+func seqRange(from, to int64) []int64 {
+	var out []int64
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+func TestPublishNumbersFramesPerTurn(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		a, b := f.turn(t), f.turn(t)
+		require.EqualValues(t, 1, f.publish(t, a.ID, stream.TypeRefs, map[string]any{"refs": []any{}}))
+		require.EqualValues(t, 2, f.publish(t, a.ID, stream.TypeStatus, map[string]any{"status": "working", "step": 1}))
+		require.EqualValues(t, 1, f.publish(t, b.ID, stream.TypeText, map[string]any{"delta": "x"}), "each turn counts from 1")
+		require.EqualValues(t, 3, f.publish(t, a.ID, stream.TypeText, map[string]any{"delta": "Hel"}))
+
+		frames, err := f.bus.Frames(t.Context(), a.ID, 0)
+		require.NoError(t, err)
+		require.Len(t, frames, 3)
+		require.Equal(t, stream.TypeRefs, frames[0].Type)
+		require.JSONEq(t, `{"status":"working","step":1}`, string(frames[1].Data))
+		require.Equal(t, stream.TypeText, frames[2].Type)
+		require.JSONEq(t, `{"delta":"Hel"}`, string(frames[2].Data))
+		require.False(t, frames[2].CreatedAt.IsZero())
+
+		after, err := f.bus.Frames(t.Context(), a.ID, 2)
+		require.NoError(t, err)
+		require.Len(t, after, 1)
+		require.EqualValues(t, 3, after[0].Seq)
+
+		var row models.Turn
+		require.NoError(t, f.db.Take(&row, "id = ?", a.ID).Error)
+		require.EqualValues(t, 3, row.FrameSeq, "the turn keeps its last number")
+
+		_, err = f.bus.Publish(t.Context(), "turn_missing", stream.TypeText, map[string]any{})
+		require.ErrorContains(t, err, "turn_missing")
+		_, err = f.bus.Publish(t.Context(), a.ID, stream.TypeText, make(chan int))
+		require.Error(t, err, "data that cannot be JSON")
+		require.EqualValues(t, 4, f.publish(t, a.ID, stream.TypeText, nil), "a failed publish used no number")
+	})
+}
+
+// Tool calls of one step run side by side, each publishing frames: the
+// numbers stay distinct and gapless.
+func TestConcurrentPublishers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		const publishers, each = 8, 150
+		got := make([][]int64, publishers)
+		var wg sync.WaitGroup
+		errs := make(chan error, publishers)
+		for p := range publishers {
+			wg.Go(func() {
+				for i := range each {
+					seq, err := f.bus.Publish(t.Context(), turn.ID, stream.TypeTool, map[string]any{"publisher": p, "i": i})
+					if err != nil {
+						errs <- err
+						return
+					}
+					got[p] = append(got[p], seq)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		var all []int64
+		for _, seqs := range got {
+			require.True(t, slices.IsSorted(seqs), "one publisher's frames are numbered in its order")
+			all = append(all, seqs...)
+		}
+		slices.Sort(all)
+		require.Equal(t, seqRange(1, publishers*each), all, "distinct and gapless")
+
+		// More than one read's worth (1,000) of frames: Follow delivers them all.
+		done := f.publish(t, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		require.Equal(t, seqRange(1, done), follow(t, f.bus, turn.ID, 0))
+		require.Equal(t, seqRange(1001, done), follow(t, f.bus, turn.ID, 1000))
+	})
+}
+
+func TestFollowResumesFromAnyLastEventID(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		done := f.publishN(t, turn.ID, 6)
+		require.EqualValues(t, 7, done)
+		for after := int64(0); after <= done; after++ {
+			var want []int64
+			if after < done {
+				want = seqRange(after+1, done)
+			}
+			if after == done {
+				// Nothing after the done frame: Follow waits, as for a turn
+				// still running, until its context ends.
+				ctx, cancel := context.WithCancel(t.Context())
+				cancel()
+				err := f.bus.Follow(ctx, turn.ID, after, func(stream.Frame) error { return errors.New("no frame expected") })
+				require.ErrorIs(t, err, context.Canceled)
+				continue
+			}
+			require.Equal(t, want, follow(t, f.bus, turn.ID, after), "after %d", after)
+		}
+
+		// Each frame arrives with its type and data, in order.
+		var frames []stream.Frame
+		ctx, cancel := context.WithTimeout(t.Context(), wait)
+		defer cancel()
+		require.NoError(t, f.bus.Follow(ctx, turn.ID, 5, func(fr stream.Frame) error {
+			frames = append(frames, fr)
+			return nil
+		}))
+		require.Len(t, frames, 2)
+		require.Equal(t, stream.TypeText, frames[0].Type)
+		require.JSONEq(t, `{"delta":"5"}`, string(frames[0].Data))
+		require.Equal(t, stream.TypeDone, frames[1].Type)
+	})
+}
+
+// Follow returns once the done frame is delivered, even when more frames
+// were published after it.
+func TestFollowStopsAtDone(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		done := f.publishN(t, turn.ID, 2)
+		f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": "late"})
+		require.Equal(t, seqRange(1, done), follow(t, f.bus, turn.ID, 0))
+	})
+}
+
+func TestFollowReturnsTheCallbackError(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		f.publishN(t, turn.ID, 3)
+		boom := errors.New("client went away")
+		var seen []int64
+		err := f.bus.Follow(t.Context(), turn.ID, 0, func(fr stream.Frame) error {
+			seen = append(seen, fr.Seq)
+			if fr.Seq == 2 {
+				return boom
+			}
+			return nil
+		})
+		require.ErrorIs(t, err, boom)
+		require.Equal(t, []int64{1, 2}, seen, "nothing after the failed frame")
+	})
+}
+
+// A follower in the same process wakes the moment a frame is published: the
+// poll is set to an hour, so only the wake-up can deliver in time.
+func TestFollowWakesForInProcessPublish(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		f.bus.PollInterval = time.Hour
+		frames := make(chan stream.Frame)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() {
+			errc <- f.bus.Follow(ctx, turn.ID, 0, func(fr stream.Frame) error {
+				select {
+				case frames <- fr:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+		}()
+		receive := func() stream.Frame {
+			t.Helper()
+			select {
+			case fr := <-frames:
+				return fr
+			case err := <-errc:
+				t.Fatalf("Follow returned early: %v", err)
+			case <-time.After(wait):
+				t.Fatal("the follower was not woken")
+			}
+			return stream.Frame{}
+		}
+		for i := range 5 {
+			seq := f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": i})
+			require.Equal(t, seq, receive().Seq)
+		}
+		done := f.publish(t, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		require.Equal(t, done, receive().Seq)
+		select {
+		case err := <-errc:
+			require.NoError(t, err, "Follow returns after the done frame")
+		case <-time.After(wait):
+			t.Fatal("Follow did not return after the done frame")
+		}
+	})
+}
+
+// Several followers of one turn each get every frame.
+func TestManyFollowers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		f.bus.PollInterval = time.Hour
+		const followers = 4
+		got := make([][]int64, followers)
+		started := make(chan struct{}, followers)
+		var wg sync.WaitGroup
+		for i := range followers {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(t.Context(), wait)
+				defer cancel()
+				_ = f.bus.Follow(ctx, turn.ID, 0, func(fr stream.Frame) error {
+					if fr.Seq == 1 {
+						started <- struct{}{}
+					}
+					got[i] = append(got[i], fr.Seq)
+					return nil
+				})
+			})
+		}
+		f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
+		for range followers {
+			<-started
+		}
+		done := f.publishN(t, turn.ID, 10)
+		wg.Wait()
+		for i := range followers {
+			require.Equal(t, seqRange(1, done), got[i], "follower %d", i)
+		}
+	})
+}
+
+// A follower on another api process (another Bus on the same database) sees
+// frames by polling.
+func TestFollowAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		reader := stream.NewBus(open(t, f.url))
+		reader.PollInterval = 10 * time.Millisecond
+
+		frames := make(chan stream.Frame)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() {
+			errc <- reader.Follow(ctx, turn.ID, 0, func(fr stream.Frame) error {
+				select {
+				case frames <- fr:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+		}()
+		for i := range 3 {
+			seq := f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": i})
+			select {
+			case fr := <-frames:
+				require.Equal(t, seq, fr.Seq)
+			case <-time.After(wait):
+				t.Fatal("the other process's follower did not see the frame")
+			}
+		}
+		done := f.publish(t, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		select {
+		case fr := <-frames:
+			require.Equal(t, done, fr.Seq)
+		case <-time.After(wait):
+			t.Fatal("no done frame")
+		}
+		require.NoError(t, <-errc)
+
+		// And it resumes from a Last-Event-ID of its own.
+		require.Equal(t, seqRange(3, done), follow(t, reader, turn.ID, 2))
+	})
+}
+
+func TestHas(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn, other := f.turn(t), f.turn(t)
+		has, err := f.bus.Has(t.Context(), turn.ID, stream.TypeDone)
+		require.NoError(t, err)
+		require.False(t, has)
+		f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": "x"})
+		has, err = f.bus.Has(t.Context(), turn.ID, stream.TypeDone)
+		require.NoError(t, err)
+		require.False(t, has)
+		f.publish(t, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		has, err = f.bus.Has(t.Context(), turn.ID, stream.TypeDone)
+		require.NoError(t, err)
+		require.True(t, has)
+		has, err = f.bus.Has(t.Context(), other.ID, stream.TypeDone)
+		require.NoError(t, err)
+		require.False(t, has, "per turn")
+	})
+}
+
+func TestSweep(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		now := time.Now().UTC()
+		old, recent, running, gone := f.turn(t), f.turn(t), f.turn(t), f.turn(t)
+		for _, turn := range []chat.Turn{old, recent, running, gone} {
+			f.publishN(t, turn.ID, 2)
+		}
+		end := func(turn chat.Turn, at time.Time) {
+			require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", turn.ID).
+				Updates(map[string]any{"status": "done", "finished_at": at}).Error)
+		}
+		end(old, now.Add(-time.Hour))
+		end(recent, now.Add(-time.Minute))
+		// A turn whose conversation was deleted leaves its frames behind.
+		_, err := f.chat.DeleteConversation(ctx, f.actor, gone.ConversationID)
+		require.NoError(t, err)
+
+		count := func(turn chat.Turn) int {
+			frames, err := f.bus.Frames(ctx, turn.ID, 0)
+			require.NoError(t, err)
+			return len(frames)
+		}
+
+		// Ten minutes ago, as a clock in another time zone reads it: the
+		// same instant.
+		cutoff := now.Add(-10 * time.Minute).In(time.FixedZone("UTC+5", 5*3600))
+		n, err := f.bus.Sweep(ctx, cutoff)
+		require.NoError(t, err)
+		require.EqualValues(t, 3, n, "only the turn that ended before the cutoff")
+		require.Zero(t, count(old))
+		require.Equal(t, 3, count(recent), "ended after the cutoff")
+		require.Equal(t, 3, count(running), "still running")
+		require.Equal(t, 3, count(gone), "frames newer than the cutoff, though their turn is gone")
+
+		n, err = f.bus.Sweep(ctx, cutoff)
+		require.NoError(t, err)
+		require.Zero(t, n, "nothing more to sweep")
+
+		n, err = f.bus.Sweep(ctx, now.Add(time.Second).In(time.FixedZone("UTC-8", -8*3600)))
+		require.NoError(t, err)
+		require.EqualValues(t, 6, n, "the turn that has now ended long enough, and the deleted turn's frames")
+		require.Zero(t, count(recent))
+		require.Zero(t, count(gone))
+		require.Equal(t, 3, count(running), "a running turn keeps its frames")
+	})
+}
