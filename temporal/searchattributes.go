@@ -30,9 +30,16 @@ import (
 // The frontend learns of new attributes through its namespace cache, within a
 // few seconds (system.namespaceCacheRefreshInterval, 2 s by default); a
 // workflow started at once with a new attribute may be refused until then.
+//
+// It returns once the frontend accepts the attributes, so a process started
+// right after `hub migrate` (the compose stack's hub-api) can start turns
+// with them at once.
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) error {
-	_, err := ensureSearchAttributes(ctx, c, namespace, attrs)
-	return err
+	added, err := ensureSearchAttributes(ctx, c, namespace, attrs)
+	if err != nil || len(added) == 0 {
+		return err
+	}
+	return waitSearchAttributesUsable(ctx, c, namespace, added)
 }
 
 // ensureSearchAttributes is EnsureSearchAttributes that also says which
