@@ -16,6 +16,7 @@ import (
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
+		err = gone(err)
 		return err
 	}
 	steps, err := a.Chat.Steps(ctx, in.TurnID, MaxSteps+1)

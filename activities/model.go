@@ -40,6 +40,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
+		err = gone(err)
 		return ModelStep{}, err
 	}
 	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)

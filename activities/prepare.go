@@ -24,6 +24,7 @@ const MaxSteps = 8
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
+		err = gone(err)
 		return Plan{}, err
 	}
 	space, err := a.Hub.GetSpace(ctx, turn.PersonID, turn.SpaceID)

@@ -22,6 +22,7 @@ var errRollback = errors.New("tool failed; roll back")
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
 	call, err := a.Chat.GetToolCall(ctx, in.CallID)
 	if err != nil {
+		err = gone(err)
 		return ToolOutcome{}, err
 	}
 	if call.Final() {
@@ -29,6 +30,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	}
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
+		err = gone(err)
 		return ToolOutcome{}, err
 	}
 	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)

@@ -1,6 +1,13 @@
 package activities
 
-import "time"
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"hub/hub"
+)
 
 // TurnRef names the turn an activity works on. Workflow payloads carry ids
 // only.
@@ -64,5 +71,14 @@ const (
 	ErrTypeModel       = "model"
 	ErrTypeTimeout     = "timeout"
 	ErrTypeForbidden   = "forbidden"
-	ErrTypeTooLarge    = "too_large"
+	ErrTypeGone        = "gone"
 )
+
+// gone makes a missing turn or call final: its conversation was deleted
+// while the turn ran, and no retry will bring it back.
+func gone(err error) error {
+	if errors.Is(err, hub.ErrNotFound) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeGone, err)
+	}
+	return err
+}
