@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
 	"hub/config"
@@ -18,27 +20,14 @@ func apiCommand() *cobra.Command {
 		Use:   "api",
 		Short: "Serve the HTTP api (REST and SSE) against Temporal and the database",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			cfg, err := config.FromEnv(nil)
-			if err != nil {
-				return err
-			}
-			a, err := openApp(ctx, cfg)
-			if err != nil {
-				return err
-			}
-			defer a.close()
-			c, err := dialTemporal(ctx, cfg.TemporalAddress, cfg.TemporalNamespace)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			ln, err := net.Listen("tcp", cfg.HTTPAddr)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
-			return a.serveAPI(ctx, ln, c)
+			return withApp(cmd, func(ctx context.Context, a *app, c client.Client) error {
+				ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
+				if err != nil {
+					return fmt.Errorf("listen on %s: %w", a.cfg.HTTPAddr, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
+				return a.serveAPI(ctx, ln, c)
+			})
 		},
 	}
 }
@@ -48,26 +37,13 @@ func workerCommand() *cobra.Command {
 		Use:   "worker",
 		Short: "Run the Temporal worker: turns, model calls and tool calls",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			cfg, err := config.FromEnv(nil)
-			if err != nil {
-				return err
-			}
-			a, err := openApp(ctx, cfg)
-			if err != nil {
-				return err
-			}
-			defer a.close()
-			c, err := dialTemporal(ctx, cfg.TemporalAddress, cfg.TemporalNamespace)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if !cfg.Model.Configured() {
-				fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL): turns will end with an unavailable error")
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, cfg.TemporalAddress)
-			return a.runWorker(ctx, c)
+			return withApp(cmd, func(ctx context.Context, a *app, c client.Client) error {
+				if !a.cfg.Model.Configured() {
+					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL): turns will end with an unavailable error")
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, a.cfg.TemporalAddress)
+				return a.runWorker(ctx, c)
+			})
 		},
 	}
 }
@@ -78,34 +54,26 @@ func migrateCommand() *cobra.Command {
 		Use:   "migrate",
 		Short: "Bring the database schema up to date and register Hub's search attributes in Temporal",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			cfg, err := config.FromEnv(nil)
-			if err != nil {
-				return err
-			}
-			a, err := openApp(ctx, cfg)
-			if err != nil {
-				return err
-			}
-			defer a.close()
-			cur, _, err := a.db.SchemaVersion(ctx)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "database schema at version %d\n", cur)
-			if skipTemporal {
+			return withDB(cmd, func(ctx context.Context, a *app) error {
+				cur, _, err := a.db.SchemaVersion(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "database schema at version %d\n", cur)
+				if skipTemporal {
+					return nil
+				}
+				c, err := dialTemporal(ctx, a.cfg.TemporalAddress, a.cfg.TemporalNamespace)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				if err := temporal.EnsureSearchAttributes(ctx, c, a.cfg.TemporalNamespace, workflows.SearchAttributes()); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "search attributes registered in namespace %q\n", a.cfg.TemporalNamespace)
 				return nil
-			}
-			c, err := dialTemporal(ctx, cfg.TemporalAddress, cfg.TemporalNamespace)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if err := temporal.EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace, workflows.SearchAttributes()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "search attributes registered in namespace %q\n", cfg.TemporalNamespace)
-			return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&skipTemporal, "skip-temporal", false, "only migrate the database")
@@ -118,30 +86,22 @@ func tokenCommand() *cobra.Command {
 		Use:   "create",
 		Short: "Create a bearer token (and the space, person and membership if missing); prints the token",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
 			r, err := hub.ParseRole(role)
 			if err != nil {
 				return err
 			}
-			cfg, err := config.FromEnv(nil)
-			if err != nil {
-				return err
-			}
-			a, err := openApp(ctx, cfg)
-			if err != nil {
-				return err
-			}
-			defer a.close()
-			_, personID, err := a.hub.EnsureMember(ctx, space, person, r)
-			if err != nil {
-				return err
-			}
-			token, err := a.hub.CreateToken(ctx, personID, "", 0)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), token)
-			return nil
+			return withDB(cmd, func(ctx context.Context, a *app) error {
+				_, personID, err := a.hub.EnsureMember(ctx, space, person, r)
+				if err != nil {
+					return err
+				}
+				token, err := a.hub.CreateToken(ctx, personID, "", 0)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), token)
+				return nil
+			})
 		},
 	}
 	create.Flags().StringVar(&space, "space", "", "space name (created if missing)")
@@ -152,6 +112,34 @@ func tokenCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "token", Short: "Manage bearer tokens"}
 	cmd.AddCommand(create)
 	return cmd
+}
+
+// withDB loads the configuration, opens and migrates the database and runs
+// fn, closing the database after.
+func withDB(cmd *cobra.Command, fn func(ctx context.Context, a *app) error) error {
+	ctx := cmd.Context()
+	cfg, err := config.FromEnv(nil)
+	if err != nil {
+		return err
+	}
+	a, err := openApp(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	return fn(ctx, a)
+}
+
+// withApp is withDB that also connects to Temporal.
+func withApp(cmd *cobra.Command, fn func(ctx context.Context, a *app, c client.Client) error) error {
+	return withDB(cmd, func(ctx context.Context, a *app) error {
+		c, err := dialTemporal(ctx, a.cfg.TemporalAddress, a.cfg.TemporalNamespace)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return fn(ctx, a, c)
+	})
 }
 
 // runAll runs functions until the first fails or all end.
