@@ -32,12 +32,10 @@ func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
 func newFixture(t *testing.T, url string) *fixture {
 	t.Helper()
 	ctx := t.Context()
-	db, err := models.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	require.NoError(t, db.Migrate(ctx))
+	db := dbtest.Open(t, url)
 	svc := hub.NewService(db)
 	f := &fixture{db: db, store: chat.NewStore(db)}
+	var err error
 	f.space, f.ann, err = svc.EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
 	require.NoError(t, err)
 	_, f.bob, err = svc.EnsureMember(ctx, "Acme", "Bob Baker", hub.RoleEditor)

@@ -33,10 +33,7 @@ func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
 func newFixture(t *testing.T, url string) *fixture {
 	t.Helper()
 	ctx := t.Context()
-	db, err := models.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	require.NoError(t, db.Migrate(ctx))
+	db := dbtest.Open(t, url)
 	f := &fixture{db: db, svc: hub.NewService(db)}
 	member := func(space, person string, role hub.Role) (string, hub.Actor) {
 		spaceID, personID, err := f.svc.EnsureMember(ctx, space, person, role)

@@ -112,22 +112,14 @@ func (s *Service) UpdateProject(ctx context.Context, actor Actor, spaceID, id st
 	if err != nil {
 		return Project{}, err
 	}
-	if patch.Revision != nil && *patch.Revision != r.Revision {
-		return Project{}, fmt.Errorf("project %q is at revision %d, not %d: someone changed it since; read it again: %w",
-			r.Name, r.Revision, *patch.Revision, ErrStale)
+	if err := checkRevision("project", r.Name, r.Revision, patch.Revision); err != nil {
+		return Project{}, err
 	}
 	if err := s.applyProjectPatch(&r, patch); err != nil {
 		return Project{}, err
 	}
-	prev := r.Revision
-	r.Revision++
-	res := s.q(ctx).Model(&models.Project{}).Where("id = ? AND revision = ?", r.ID, prev).
-		Select("name", "status", "description", "revision", "updated_at").Updates(&r)
-	if res.Error != nil {
-		return Project{}, fmt.Errorf("update project %s: %w", id, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return Project{}, fmt.Errorf("project %q changed while it was being updated; read it again: %w", r.Name, ErrStale)
+	if err := s.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
+		return Project{}, err
 	}
 	return toProject(r), nil
 }

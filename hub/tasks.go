@@ -222,23 +222,15 @@ func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id strin
 	if err != nil {
 		return Task{}, err
 	}
-	if patch.Revision != nil && *patch.Revision != r.Revision {
-		return Task{}, fmt.Errorf("task %q is at revision %d, not %d: someone changed it since; read it again: %w",
-			r.Title, r.Revision, *patch.Revision, ErrStale)
+	if err := checkRevision("task", r.Title, r.Revision, patch.Revision); err != nil {
+		return Task{}, err
 	}
 	if err := s.applyPatch(ctx, spaceID, "", &r, patch); err != nil {
 		return Task{}, err
 	}
-	prev := r.Revision
-	r.Revision++
-	res := s.q(ctx).Model(&models.Task{}).Where("id = ? AND revision = ?", r.ID, prev).
-		Select("title", "status", "due_date", "priority", "project_id", "assignee_id", "revision", "updated_at").
-		Updates(&r)
-	if res.Error != nil {
-		return Task{}, fmt.Errorf("update task %s: %w", id, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return Task{}, fmt.Errorf("task %q changed while it was being updated; read it again: %w", r.Title, ErrStale)
+	if err := s.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
+		"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
+		return Task{}, err
 	}
 	return toTask(r), nil
 }

@@ -78,10 +78,7 @@ func Start(t testing.TB, o Options) *Stack {
 	} else {
 		url = dbtest.Postgres(t)
 	}
-	db, err := models.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	require.NoError(t, db.Migrate(ctx))
+	db := dbtest.Open(t, url)
 
 	ts, err := temporal.Start(ctx, temporal.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributes()})
 	require.NoError(t, err)

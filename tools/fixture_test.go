@@ -37,10 +37,7 @@ func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
 func newFixture(t testing.TB, url string) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db, err := models.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	require.NoError(t, db.Migrate(ctx))
+	db := dbtest.Open(t, url)
 	f := &fixture{db: db, svc: hub.NewService(db), reg: tools.Hub()}
 	member := func(space, person string, role hub.Role) (string, hub.Actor) {
 		spaceID, personID, err := f.svc.EnsureMember(ctx, space, person, role)
