@@ -28,8 +28,6 @@ func TestHubYAMLIsValidForTheServer(t *testing.T) {
 	require.NoError(t, err)
 	for _, name := range []string{
 		"history.transferProcessorMaxPollRPS",
-		"history.timerProcessorMaxPollRPS",
-		"history.visibilityProcessorMaxPollRPS",
 		"matching.numTaskqueueReadPartitions",
 		"matching.numTaskqueueWritePartitions",
 		"history.longPollExpirationInterval",

@@ -28,12 +28,12 @@ import (
 // so an operator has to decide (rename it or remove and re-add it).
 //
 // The frontend learns of new attributes through its namespace cache, within a
-// few seconds (system.namespaceCacheRefreshInterval, 2 s by default); a
-// workflow started at once with a new attribute may be refused until then.
-//
-// It returns once the frontend accepts the attributes, so a process started
-// right after `hub migrate` (the compose stack's hub-api) can start turns
-// with them at once.
+// few seconds (system.namespaceCacheRefreshInterval, 2 s by default), and
+// refuses workflows that use them until then. So when it added any,
+// EnsureSearchAttributes waits (up to 15 s) until the frontend accepts a query
+// on them, and a process started right after `hub migrate` (the compose
+// stack's hub-api) can start turns with them at once. With several frontends
+// the one that answered may be ahead of the others by up to that interval.
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) error {
 	added, err := ensureSearchAttributes(ctx, c, namespace, attrs)
 	if err != nil || len(added) == 0 {
@@ -42,8 +42,8 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 	return waitSearchAttributesUsable(ctx, c, namespace, added)
 }
 
-// ensureSearchAttributes is EnsureSearchAttributes that also says which
-// attributes it added, so Start can wait until they are usable.
+// ensureSearchAttributes registers what is missing and says which
+// attributes it added, so the caller can wait until they are usable.
 func ensureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) ([]string, error) {
 	if len(attrs) == 0 {
 		return nil, nil

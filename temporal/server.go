@@ -225,14 +225,7 @@ func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enum
 		return fmt.Errorf("dial embedded server: %w", err)
 	}
 	defer c.Close()
-	added, err := ensureSearchAttributes(ctx, c, s.namespace, attrs)
-	if err != nil {
-		return err
-	}
-	if len(added) == 0 {
-		return nil
-	}
-	return waitSearchAttributesUsable(ctx, c, s.namespace, added)
+	return EnsureSearchAttributes(ctx, c, s.namespace, attrs)
 }
 
 // prepareDatabase returns the SQLite configuration and makes sure the
@@ -251,10 +244,10 @@ func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedVal
 		conf.ConnectAttributes = map[string]string{
 			"mode": "rwc",
 			// WAL turns each commit into an append to the log instead of a
-			// rewrite of the journal, and synchronous=NORMAL skips the fsync per
-			// commit (a crash may lose the last commits, never corrupt the file).
-			// On this machine this takes a file-backed workflow round trip from
-			// tens of milliseconds to about the in-memory figure; see
+			// rollback-journal write and delete, and synchronous=NORMAL skips the
+			// fsync per commit (a power cut may lose the last commits, never
+			// corrupt the file). Measured here: a workflow of 5 activities
+			// 87 ms -> 51 ms, about 7 ms less per round trip; see
 			// docs/temporal.md.
 			"journal_mode": "wal",
 			"synchronous":  "normal",

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +252,13 @@ func TestUIServesAndReachesTheServer(t *testing.T) {
 	status, body := get("/")
 	require.Equal(t, http.StatusOK, status)
 	require.Contains(t, body, "<html")
+	// The page is a single-page app: its scripts come from the assets embedded
+	// in the ui-server module.
+	script := regexp.MustCompile(`/_app/immutable/entry/start\.[^"]+\.js`).FindString(body)
+	require.NotEmpty(t, script, "index.html names no start script")
+	status, body = get(script)
+	require.Equal(t, http.StatusOK, status)
+	require.NotEmpty(t, body)
 	// The UI's API is a proxy to the frontend: a namespace list proves the UI
 	// server talks to the embedded server.
 	status, body = get("/api/v1/namespaces")
@@ -272,7 +280,6 @@ func TestStartRefusesABusyUIPort(t *testing.T) {
 // the process.
 func TestStopIsIdempotentAndLeavesNoGoroutines(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
-
 
 	s, err := Start(context.Background(), Options{
 		FrontendAddr:     "127.0.0.1:0",
