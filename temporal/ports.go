@@ -48,8 +48,12 @@ func resolveAddr(addr string) (host string, port int, err error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("address %q: %w", addr, err)
 	}
-	if host == "" {
+	// The server binds to IP addresses only (a name fails to parse).
+	if host == "" || host == "localhost" {
 		host = "127.0.0.1"
+	}
+	if net.ParseIP(host) == nil {
+		return "", 0, fmt.Errorf("address %q: host must be an IP address or localhost", addr)
 	}
 	port, err = strconv.Atoi(p)
 	if err != nil || port < 0 || port > 65535 {

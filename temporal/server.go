@@ -114,7 +114,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontend: %w", err)
 	}
-	frontendAddr := net.JoinHostPort(host, strconv.Itoa(port))
+	// Clients dial loopback when the frontend listens on every interface.
+	dialHost := host
+	if net.ParseIP(host).IsUnspecified() {
+		dialHost = "127.0.0.1"
+	}
+	frontendAddr := net.JoinHostPort(dialHost, strconv.Itoa(port))
 
 	dc, err := dynamicConfig(opts.StockDynamicConfig, opts.DynamicConfig)
 	if err != nil {
@@ -279,7 +284,13 @@ func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedVal
 // services in this process, found through static hosts (no ringpop gossip,
 // which is slower to start), one history shard, archival off, no metrics
 // endpoint, no HTTP API.
-func serverConfig(host string, frontendPort int, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
+func serverConfig(frontendHost string, frontendPort int, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
+	// The internal services (and the server's own clients) stay on loopback
+	// when the frontend listens on every interface.
+	host := frontendHost
+	if ip := net.ParseIP(host); ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
 	frontendAddr := net.JoinHostPort(host, strconv.Itoa(frontendPort))
 	conf := &config.Config{}
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
@@ -312,17 +323,17 @@ func serverConfig(host string, frontendPort int, sqlConf *config.SQL) (*config.C
 	for _, svc := range []primitives.ServiceName{
 		primitives.FrontendService, primitives.HistoryService, primitives.MatchingService, primitives.WorkerService,
 	} {
-		port := frontendPort
+		port, bind := frontendPort, frontendHost
 		if svc != primitives.FrontendService {
 			p, err := freePort(host)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s service: %w", svc, err)
 			}
-			port = p
+			port, bind = p, host
 		}
 		var rpc config.RPC
 		rpc.GRPCPort = port
-		rpc.BindOnIP = host
+		rpc.BindOnIP = bind
 		conf.Services[string(svc)] = config.Service{RPC: rpc}
 		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
 	}

@@ -344,3 +344,21 @@ func ExampleStart() {
 	fmt.Println(s.Namespace(), s.UIURL() == "")
 	// Output: default true
 }
+
+func TestResolveAddr(t *testing.T) {
+	t.Parallel()
+	host, port, err := resolveAddr("localhost:0")
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1", host)
+	require.NotZero(t, port)
+
+	host, port, err = resolveAddr("127.0.0.1:7233")
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1", host)
+	require.Equal(t, 7233, port)
+
+	_, _, err = resolveAddr("temporal.internal:7233")
+	require.ErrorContains(t, err, "IP address")
+	_, _, err = resolveAddr("7233")
+	require.Error(t, err)
+}

@@ -50,9 +50,13 @@ func startUI(ctx context.Context, addr, frontendAddr, namespace string) (*uiServ
 		DisableNewsFetch:   true,
 		NotifyOnNewVersion: false,
 	}))
+	urlHost := host
+	if net.ParseIP(host).IsUnspecified() {
+		urlHost = "127.0.0.1"
+	}
 	u := &uiServer{
 		server: srv,
-		url:    "http://" + net.JoinHostPort(host, strconv.Itoa(port)),
+		url:    "http://" + net.JoinHostPort(urlHost, strconv.Itoa(port)),
 		done:   make(chan error, 1),
 	}
 	go func() { u.done <- srv.Start() }()
