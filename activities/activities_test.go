@@ -1,0 +1,136 @@
+package activities_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/activities"
+	"hub/chat"
+	"hub/dbtest"
+	"hub/hub"
+	"hub/stream"
+	"hub/tools"
+)
+
+type fixture struct {
+	acts  *activities.Activities
+	chat  *chat.Store
+	hub   *hub.Service
+	space string
+	actor hub.Actor
+	turn  chat.Turn
+}
+
+func newFixture(t *testing.T, url string) *fixture {
+	db := dbtest.Open(t, url)
+	f := &fixture{hub: hub.NewService(db), chat: chat.NewStore(db)}
+	f.acts = &activities.Activities{Hub: f.hub, Chat: f.chat, Tools: tools.Hub(), Frames: stream.NewBus(db)}
+	ctx := context.Background()
+	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
+	require.NoError(t, err)
+	f.space, f.actor = space, hub.Actor{PersonID: person, Via: hub.ViaREST}
+	conv, err := f.chat.CreateConversation(ctx, person, space, "")
+	require.NoError(t, err)
+	f.turn, err = f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person, Text: "add two tasks"})
+	require.NoError(t, err)
+	_, err = f.acts.PrepareTurn(ctx, activities.TurnRef{TurnID: f.turn.ID})
+	require.NoError(t, err)
+	return f
+}
+
+// step saves a model step with the given calls, as CallModel does.
+func (f *fixture) step(t *testing.T, n int, calls ...chat.ToolCall) []chat.ToolCall {
+	saved, err := f.chat.SaveStep(context.Background(), f.turn.ID, chat.Step{Step: n, Attempt: 1, ToolCalls: calls})
+	require.NoError(t, err)
+	return saved
+}
+
+func (f *fixture) tasks(t *testing.T) []hub.Task {
+	page, err := f.hub.ListTasks(context.Background(), f.actor, f.space, hub.TaskFilter{})
+	require.NoError(t, err)
+	return page.Tasks
+}
+
+// TestRunToolWritesOnce: a write commits together with its outcome, so a
+// retried activity (the worker died after the commit, before it reported)
+// and racing duplicates return the saved outcome and write nothing more.
+func TestRunToolWritesOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		calls := f.step(t, 1, chat.ToolCall{Tool: "hub_create_tasks", Arguments: `{"tasks":[{"title":"Draft brief"},{"title":"Call Mira"}]}`})
+		in := activities.RunToolInput{TurnID: f.turn.ID, CallID: calls[0].ID}
+
+		var wg sync.WaitGroup
+		outs := make([]activities.ToolOutcome, 6)
+		errs := make([]error, 6)
+		for i := range outs {
+			wg.Go(func() { outs[i], errs[i] = f.acts.RunTool(context.Background(), in) })
+		}
+		wg.Wait()
+		for i := range outs {
+			require.NoError(t, errs[i])
+			require.Equal(t, chat.CallDone, outs[i].Status)
+		}
+		require.Len(t, f.tasks(t), 2, "six attempts, one write")
+
+		saved, err := f.chat.GetToolCall(context.Background(), calls[0].ID)
+		require.NoError(t, err)
+		require.Equal(t, "Added 2 tasks: “Draft brief” and “Call Mira”.", saved.Summary)
+		require.Len(t, saved.Refs, 2)
+	})
+}
+
+// TestFailedWriteLeavesNothing: a write that fails part-way rolls back; its
+// error is the call's outcome.
+func TestFailedWriteLeavesNothing(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		calls := f.step(t, 1, chat.ToolCall{Tool: "hub_create_tasks", Arguments: `{"tasks":[{"title":"Fine"},{"title":"Bad","projectId":"proj_nope"}]}`})
+		out, err := f.acts.RunTool(context.Background(), activities.RunToolInput{TurnID: f.turn.ID, CallID: calls[0].ID})
+		require.NoError(t, err)
+		require.Equal(t, chat.CallFailed, out.Status)
+		require.Equal(t, tools.CodeNotFound, out.ErrorCode)
+		require.Empty(t, f.tasks(t))
+	})
+}
+
+// TestAccessIsCheckedWhenTheCallRuns: a person demoted to viewer after the
+// turn started cannot write through it.
+func TestAccessIsCheckedWhenTheCallRuns(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		calls := f.step(t, 1, chat.ToolCall{Tool: "hub_create_tasks", Arguments: `{"tasks":[{"title":"x"}]}`})
+		_, _, err := f.hub.EnsureMember(context.Background(), "Acme", "Ann Archer", hub.RoleViewer)
+		require.NoError(t, err)
+		out, err := f.acts.RunTool(context.Background(), activities.RunToolInput{TurnID: f.turn.ID, CallID: calls[0].ID})
+		require.NoError(t, err)
+		require.Equal(t, tools.CodeForbidden, out.ErrorCode)
+		require.Empty(t, f.tasks(t))
+	})
+}
+
+// TestFinishTurnIsIdempotent: finishing twice keeps the first ending and
+// sends one done frame.
+func TestFinishTurnIsIdempotent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		ctx := context.Background()
+		require.NoError(t, f.acts.FinishTurn(ctx, activities.FinishInput{TurnID: f.turn.ID, Status: "done"}))
+		require.NoError(t, f.acts.FinishTurn(ctx, activities.FinishInput{TurnID: f.turn.ID, Status: "error", ErrorCode: "x"}))
+		got, err := f.chat.GetTurn(ctx, f.turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusDone, got.Status)
+		frames, err := f.acts.Frames.Frames(ctx, f.turn.ID, 0)
+		require.NoError(t, err)
+		done := 0
+		for _, fr := range frames {
+			if fr.Type == stream.TypeDone {
+				done++
+			}
+		}
+		require.Equal(t, 1, done)
+	})
+}
