@@ -46,6 +46,6 @@ func TestTurnHistoryReplays(t *testing.T) {
 	if os.Getenv("HUB_RECORD_HISTORY") == "1" {
 		raw, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", "turn_list_create.json"), raw, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", "turn_list_create_v1.json"), raw, 0o644))
 	}
 }
