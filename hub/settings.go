@@ -24,6 +24,20 @@ const (
 // Settings are a person's assistant settings.
 type Settings struct {
 	WritePolicy string
+	// AllowedWriteAreas limits the areas ("tasks", "projects", "apps", …)
+	// the assistant may write in; empty allows every area.
+	AllowedWriteAreas []string
+	// ConnectedAppWrites lets the assistant propose writes in connected apps
+	// (they always wait for Apply). Off by default.
+	ConnectedAppWrites bool
+}
+
+// AllowsArea tells whether the assistant may write in the area.
+func (s Settings) AllowsArea(area string) bool {
+	if len(s.AllowedWriteAreas) == 0 {
+		return true
+	}
+	return oneOf(area, s.AllowedWriteAreas)
 }
 
 // SettingsPatch changes the settings that are set.

@@ -31,12 +31,25 @@ const (
 )
 
 // Env is what a tool runs with: the domain service (bound to the call's
-// transaction for writes), who acts, in which space, with which role.
+// transaction for writes), who acts, in which space, with which role, under
+// which settings, and for which call.
 type Env struct {
 	Hub     *hub.Service
 	Actor   hub.Actor
 	SpaceID string
 	Role    hub.Role
+	// Settings are the acting person's assistant settings: write policy,
+	// allowed write areas, connected-app writes.
+	Settings hub.Settings
+	// CallID is Hub's stable id of this call; outside writes send it as
+	// their idempotency key.
+	CallID string
+	// Applying is set when the person's Apply runs a held call: the write
+	// policy lets it through (every other check runs again).
+	Applying bool
+	// Known maps the ids of records the turn knows to their titles, so a
+	// preview names records as people do.
+	Known map[string]string
 }
 
 // Result is what a tool returns: a summary people read (titles and counts,
@@ -46,6 +59,11 @@ type Result struct {
 	Summary string
 	Data    any
 	Refs    []hub.Ref
+	// Held is set when the write was not run but held for the person's
+	// Apply; Summary is then its preview and Input the prepared input Apply
+	// will run, exactly as previewed.
+	Held  bool
+	Input json.RawMessage
 }
 
 // Spec describes a tool; Define adds its input type and run function.
@@ -62,7 +80,23 @@ type Spec struct {
 	// AlwaysHold makes the write wait for the person's Apply whatever the
 	// write policy.
 	AlwaysHold bool
+	// App is set for a connected app's tool.
+	App *AppMeta
 }
+
+// AppMeta says which connected app a tool acts in and what it needs.
+type AppMeta struct {
+	Product string // e.g. "webhook"
+	Grant   string // the grant the connection must have, e.g. "post"
+	Scope   string
+}
+
+// AreaApps is the area of connected-app tools: their writes always wait for
+// Apply and run outside any Hub transaction.
+const AreaApps = "apps"
+
+// Held tells whether a write waits for Apply whatever the write policy.
+func (s Spec) alwaysHeld() bool { return s.IsWrite && (s.AlwaysHold || s.Area == AreaApps) }
 
 // Definition is a registered tool.
 type Definition struct {
@@ -72,13 +106,36 @@ type Definition struct {
 
 	validator *jsonschema.Schema
 	run       func(ctx context.Context, env Env, input json.RawMessage) (Result, error)
+	prepare   func(ctx context.Context, env Env, input json.RawMessage) (json.RawMessage, error)
+	preview   func(ctx context.Context, env Env, input json.RawMessage) (string, error)
+}
+
+// Option adds an optional step to a tool.
+type Option[In any] func(*hooks[In])
+
+type hooks[In any] struct {
+	prepare func(ctx context.Context, env Env, in In) (In, error)
+	preview func(ctx context.Context, env Env, in In) (string, error)
+}
+
+// Prepare runs after validation, before any preview or write, and fixes the
+// exact records a call means (a filter becomes ids), so a held call's Apply
+// changes only what was previewed.
+func Prepare[In any](fn func(ctx context.Context, env Env, in In) (In, error)) Option[In] {
+	return func(h *hooks[In]) { h.prepare = fn }
+}
+
+// Preview says in titles what a held call will change. A tool without one
+// gets its summary from the generic preview (its action and fields).
+func Preview[In any](fn func(ctx context.Context, env Env, in In) (string, error)) Option[In] {
+	return func(h *hooks[In]) { h.preview = fn }
 }
 
 // Define makes a tool whose input is the Go type In. The schema comes from
 // In's fields (json names; `omitempty` fields are optional, every other one
 // required; `jsonschema:"…"` tags add descriptions, enums and bounds), and
 // the same schema validates every call before run sees it.
-func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Result, error)) *Definition {
+func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Result, error), opts ...Option[In]) *Definition {
 	if spec.Risk == "" {
 		spec.Risk = RiskNone
 		if spec.IsWrite {
@@ -101,16 +158,50 @@ func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Re
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
 	}
-	return &Definition{Spec: spec, Schema: schema, validator: v,
+	var h hooks[In]
+	for _, o := range opts {
+		o(&h)
+	}
+	d := &Definition{Spec: spec, Schema: schema, validator: v,
 		run: func(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-			var in In
-			dec := json.NewDecoder(bytes.NewReader(input))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&in); err != nil {
-				return Result{}, decodeError(err)
+			in, err := decodeInput[In](input)
+			if err != nil {
+				return Result{}, err
 			}
 			return run(ctx, env, in)
 		}}
+	if h.prepare != nil {
+		d.prepare = func(ctx context.Context, env Env, input json.RawMessage) (json.RawMessage, error) {
+			in, err := decodeInput[In](input)
+			if err != nil {
+				return nil, err
+			}
+			if in, err = h.prepare(ctx, env, in); err != nil {
+				return nil, err
+			}
+			return json.Marshal(in)
+		}
+	}
+	if h.preview != nil {
+		d.preview = func(ctx context.Context, env Env, input json.RawMessage) (string, error) {
+			in, err := decodeInput[In](input)
+			if err != nil {
+				return "", err
+			}
+			return h.preview(ctx, env, in)
+		}
+	}
+	return d
+}
+
+func decodeInput[In any](input json.RawMessage) (In, error) {
+	var in In
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, decodeError(err)
+	}
+	return in, nil
 }
 
 func schemaFor[In any]() (json.RawMessage, error) {

@@ -25,14 +25,17 @@ type Registry struct {
 	middleware []Middleware
 }
 
-// NewRegistry returns a registry with the given tools and the access check
-// every call passes (see CheckAccess).
+// NewRegistry returns a registry with the given tools and the checks every
+// call passes, in order: access (CheckAccess), settings (CheckSettings) and
+// the write policy (WritePolicy). Middleware added with Use run after them.
 func NewRegistry(defs ...*Definition) *Registry {
 	r := &Registry{byName: map[string]*Definition{}}
 	for _, d := range defs {
 		r.Add(d)
 	}
 	r.Use(CheckAccess)
+	r.Use(CheckSettings)
+	r.Use(WritePolicy)
 	return r
 }
 
@@ -78,9 +81,22 @@ type Call struct {
 
 // Dispatch runs a call and never panics: an unknown or unoffered name is
 // unknown_tool and nothing runs; a schema failure is invalid_payload with
-// every issue; then the middleware chain and the tool, whose errors become
-// structured errors.
-func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (res Result, terr *Error) {
+// every issue; then the tool's prepare step, the middleware chain (which
+// may veto or hold the call) and the tool, whose errors become structured
+// errors.
+func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (Result, *Error) {
+	return r.dispatch(ctx, env, call, false)
+}
+
+// Can runs the same checks as Dispatch (lookup, schema, prepare, every
+// middleware) without running the tool: nil means the call would run or be
+// held.
+func (r *Registry) Can(ctx context.Context, env Env, call Call) *Error {
+	_, err := r.dispatch(ctx, env, call, true)
+	return err
+}
+
+func (r *Registry) dispatch(ctx context.Context, env Env, call Call, dryRun bool) (res Result, terr *Error) {
 	d, ok := r.byName[call.Name]
 	if !ok || !slices.Contains(call.Offered, call.Name) {
 		return Result{}, &Error{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool called %q", call.Name), Path: "/name"}
@@ -95,7 +111,17 @@ func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (res Result
 			res, terr = Result{}, &Error{Code: CodeFailed, Message: "the tool failed unexpectedly"}
 		}
 	}()
+	if d.prepare != nil {
+		prepared, err := d.prepare(ctx, env, input)
+		if err != nil {
+			return Result{}, AsError(err)
+		}
+		input = prepared
+	}
 	h := Handler(func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
+		if dryRun {
+			return Result{}, nil
+		}
 		return d.run(ctx, env, input)
 	})
 	for i := len(r.middleware) - 1; i >= 0; i-- {
@@ -106,15 +132,4 @@ func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (res Result
 		return Result{}, AsError(err)
 	}
 	return out, nil
-}
-
-// CheckAccess refuses a write from a role that may not write, whatever the
-// offer said; reads and writes both re-check the space in the domain service.
-func CheckAccess(next Handler) Handler {
-	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
-		if d.IsWrite && !env.Role.CanWrite() {
-			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("a %s may not change records in this space", env.Role)}
-		}
-		return next(ctx, env, d, input)
-	}
 }

@@ -1,0 +1,64 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"hub/hub"
+)
+
+// CheckAccess refuses a write from a role that may not write, whatever the
+// offer said; reads and writes both re-check the space in the domain service.
+func CheckAccess(next Handler) Handler {
+	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
+		if d.IsWrite && !env.Role.CanWrite() {
+			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("a %s may not change records in this space", env.Role)}
+		}
+		if d.Area == AreaApps && env.Role == hub.RoleGuest {
+			return Result{}, &Error{Code: CodeForbidden, Message: "a guest cannot use this space's connected apps"}
+		}
+		return next(ctx, env, d, input)
+	}
+}
+
+// CheckSettings refuses a write in an area the person's settings do not
+// allow, and any connected-app write while those are switched off.
+func CheckSettings(next Handler) Handler {
+	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
+		if d.IsWrite {
+			if !env.Settings.AllowsArea(d.Area) {
+				return Result{}, &Error{Code: CodeRefused, Message: fmt.Sprintf("writes in %s are switched off in your assistant settings", d.Area)}
+			}
+			if d.Area == AreaApps && !env.Settings.ConnectedAppWrites {
+				return Result{}, &Error{Code: CodeRefused, Message: "changes in connected apps are switched off in your assistant settings"}
+			}
+		}
+		return next(ctx, env, d, input)
+	}
+}
+
+// WritePolicy holds a write for the person's Apply instead of running it
+// when the write policy says so (preview, needs-me) and always for
+// connected-app and always-held tools. A held call's result is its preview
+// and the prepared input Apply will run. Apply itself passes (env.Applying).
+func WritePolicy(next Handler) Handler {
+	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
+		if !d.IsWrite || env.Applying || (!d.alwaysHeld() && holdsNothing(env.Settings.WritePolicy)) {
+			return next(ctx, env, d, input)
+		}
+		preview, err := d.Preview(ctx, env, input)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Held: true, Summary: preview, Input: input}, nil
+	}
+}
+
+func holdsNothing(policy string) bool { return policy == "" || policy == hub.PolicyImmediate }
+
+// Holds tells whether a call of this tool would be held under the settings,
+// for the offer and the instructions' write-mode line.
+func (d *Definition) Holds(s hub.Settings) bool {
+	return d.IsWrite && (d.alwaysHeld() || !holdsNothing(s.WritePolicy))
+}
