@@ -26,6 +26,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	var texts []string
 	var usage chat.Usage
 	var refs []hub.Ref
+	var held []map[string]string
 	for _, st := range steps {
 		if st.Text != "" {
 			texts = append(texts, st.Text)
@@ -34,6 +35,9 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 		usage.OutputTokens += st.Usage.OutputTokens
 		for _, c := range st.ToolCalls {
 			refs = append(refs, c.Refs...)
+			if c.Status == chat.CallHeld {
+				held = append(held, map[string]string{"callId": c.ID, "tool": c.Tool, "preview": c.Summary})
+			}
 		}
 	}
 	ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
@@ -42,6 +46,12 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	})
 	if err != nil {
 		return err
+	}
+	if len(held) > 0 {
+		// Held writes wait for Apply: the client shows them under the reply.
+		if err := a.publishOnce(ctx, in.TurnID, stream.TypeProposal, map[string]any{"messageId": turn.ReplyMessageID, "calls": held}); err != nil {
+			return err
+		}
 	}
 	if ended.Status == chat.StatusError {
 		if err := a.publishOnce(ctx, in.TurnID, stream.TypeError, map[string]string{"code": ended.ErrorCode, "message": ended.ErrorMessage}); err != nil {

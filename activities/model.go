@@ -72,7 +72,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 
 	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
-		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff}
+		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: a.Tools}
 	req := llm.Request{Messages: tr.Messages()}
 	if !in.ToolsOff {
 		req.Tools = assistant.ToolSchemas(a.Tools, rec.OfferedTools)

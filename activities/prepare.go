@@ -46,12 +46,16 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	offered := assistant.Offer(a.Tools, space.Role)
+	settings, err := a.Hub.GetSettings(ctx, turn.PersonID)
+	if err != nil {
+		return Plan{}, err
+	}
+	offered := assistant.Offer(a.Tools, space.Role, settings)
 	rec := chat.RunRecord{
 		Model: a.modelName(),
 		Instructions: assistant.Instructions(assistant.Profile{
 			FirstName: person.FirstName(), SpaceName: space.Name, Role: string(space.Role),
-			WritePolicy: "immediate", TimeZone: a.location().String(),
+			WritePolicy: settings.WritePolicy, TimeZone: a.location().String(),
 		}),
 		Context:      assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext}.Render(),
 		OfferedTools: offered,
@@ -76,38 +80,6 @@ func (a *Activities) modelName() string {
 		return ""
 	}
 	return a.Model.Model()
-}
-
-// knownRefs are the records a turn knows by id before any tool runs: the
-// person's mentions and the records earlier replies named.
-func knownRefs(user chat.Message, history []chat.Message) []hub.Ref {
-	var refs []hub.Ref
-	refs = append(refs, user.Mentions...)
-	for _, m := range history {
-		refs = append(refs, m.Mentions...)
-		refs = append(refs, m.Refs...)
-	}
-	return dedupeRefs(refs, maxTurnRefs)
-}
-
-// maxTurnRefs: a turn knows at most 200 records by id (seed 000 §4.1).
-const maxTurnRefs = 200
-
-func dedupeRefs(refs []hub.Ref, limit int) []hub.Ref {
-	seen := map[string]bool{}
-	var out []hub.Ref
-	for _, r := range refs {
-		k := r.Kind + "/" + r.ID
-		if seen[k] || r.ID == "" {
-			continue
-		}
-		seen[k] = true
-		out = append(out, r)
-		if len(out) == limit {
-			break
-		}
-	}
-	return out
 }
 
 func nonNilRefs(r []hub.Ref) []hub.Ref {

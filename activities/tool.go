@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"hub/assistant"
 	"slices"
 
 	"hub/chat"
@@ -45,18 +46,29 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	// Access is checked again now, not trusted from when the turn started.
 	role, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, hub.ErrNotFound) {
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
+		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"), hub.Settings{})
 	}
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	actor := hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}
+	settings, err := a.Hub.GetSettings(ctx, turn.PersonID)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	known, err := a.knownTitles(ctx, turn)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	env := tools.Env{Hub: a.Hub, Actor: hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}, SpaceID: turn.SpaceID,
+		Role: role, Settings: settings, CallID: call.ID, Known: known}
 	tc := tools.Call{Name: call.Tool, Arguments: call.Arguments, Offered: rec.OfferedTools}
-	def, known := a.Tools.Get(call.Tool)
-	if !known || !def.IsWrite || !slices.Contains(rec.OfferedTools, call.Tool) {
-		env := tools.Env{Hub: a.Hub, Actor: actor, SpaceID: turn.SpaceID, Role: role}
+	def, ok := a.Tools.Get(call.Tool)
+	if !ok || !def.IsWrite || def.OutsideTransaction || def.Holds(settings) || !slices.Contains(rec.OfferedTools, call.Tool) {
+		// Reads, held writes (nothing changes until Apply), and calls that
+		// fail in dispatch need no transaction.
 		res, terr := a.Tools.Dispatch(ctx, env, tc)
-		return a.finishCall(ctx, in.TurnID, call, res, terr)
+		res.Summary = assistant.Humanize(res.Summary, known)
+		return a.finishCall(ctx, in.TurnID, call, res, terr, settings)
 	}
 
 	// A write: the records and the call's outcome commit together.
@@ -64,12 +76,14 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	var terr *tools.Error
 	var already bool
 	err = a.Hub.Tx(ctx, func(tx *hub.Service) error {
-		env := tools.Env{Hub: tx, Actor: actor, SpaceID: turn.SpaceID, Role: role}
+		env := env
+		env.Hub = tx
 		res, terr = a.Tools.Dispatch(ctx, env, tc)
 		if terr != nil {
 			return errRollback
 		}
-		won, err := a.Chat.WithDB(tx.DB()).CompleteToolCall(ctx, call.ID, outcomeOf(res, nil))
+		res.Summary = assistant.Humanize(res.Summary, known)
+		won, err := a.Chat.WithDB(tx.DB()).CompleteToolCall(ctx, call.ID, outcomeOf(res, nil, settings))
 		if err != nil {
 			return err
 		}
@@ -87,7 +101,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		}
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, nil
 	case terr != nil:
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, terr)
+		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, terr, settings)
 	case err != nil:
 		return ToolOutcome{}, err
 	}
@@ -98,8 +112,9 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 }
 
 // finishCall records a read's outcome or a failure and tells the stream.
-func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error) (ToolOutcome, error) {
-	won, err := a.Chat.CompleteToolCall(ctx, call.ID, outcomeOf(res, terr))
+func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error, settings hub.Settings) (ToolOutcome, error) {
+	o := outcomeOf(res, terr, settings)
+	won, err := a.Chat.CompleteToolCall(ctx, call.ID, o)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
@@ -113,15 +128,24 @@ func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.To
 	if err := a.publishToolDone(ctx, turnID, call, res, terr); err != nil {
 		return ToolOutcome{}, err
 	}
-	if terr != nil {
-		return ToolOutcome{Status: chat.CallFailed, ErrorCode: terr.Code}, nil
-	}
-	return ToolOutcome{Status: chat.CallDone}, nil
+	return ToolOutcome{Status: o.Status, ErrorCode: o.ErrorCode}, nil
 }
 
-func outcomeOf(res tools.Result, terr *tools.Error) chat.Outcome {
+// HeldNote is what the model reads for a held write: it was proposed, not
+// done, so the reply must say so.
+const HeldNote = "Proposed, not done: this change waits for the person's Apply. Say what you proposed; do not say it is done."
+
+func outcomeOf(res tools.Result, terr *tools.Error, settings hub.Settings) chat.Outcome {
 	if terr != nil {
 		return chat.Outcome{Status: chat.CallFailed, Result: tools.ErrorText(terr), ErrorCode: terr.Code, ErrorMessage: terr.Message}
+	}
+	if res.Held {
+		heldFor := chat.HeldForApply
+		if settings.WritePolicy == hub.PolicyNeedsMe {
+			heldFor = chat.HeldForNeedsMe
+		}
+		return chat.Outcome{Status: chat.CallHeld, Summary: res.Summary, Input: string(res.Input), HeldFor: heldFor,
+			Result: tools.ModelText(tools.Result{Summary: res.Summary, Data: map[string]any{"held": true, "note": HeldNote}}, tools.MaxResultChars)}
 	}
 	refs := res.Refs
 	if len(refs) > maxCallRefs {
@@ -135,8 +159,11 @@ const maxCallRefs = 50
 
 func (a *Activities) publishToolDone(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error) error {
 	frame := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": "done", "summary": res.Summary, "refs": nonNilRefs(res.Refs)}
-	if terr != nil {
+	switch {
+	case terr != nil:
 		frame = map[string]any{"callId": call.ID, "tool": call.Tool, "phase": "failed", "error": terr}
+	case res.Held:
+		frame["phase"] = "held"
 	}
 	_, err := a.Frames.Publish(ctx, turnID, stream.TypeTool, frame)
 	return err

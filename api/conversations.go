@@ -127,6 +127,16 @@ type toolCallDTO struct {
 	Refs    []refDTO  `json:"refs"`
 }
 
+// proposalDTO is a write the reply proposed: held for Apply (in the chat or
+// on the Needs me list), with what became of it.
+type proposalDTO struct {
+	CallID  string `json:"callId"`
+	Tool    string `json:"tool"`
+	Preview string `json:"preview"`
+	HeldFor string `json:"heldFor"`
+	Status  string `json:"status"`
+}
+
 type errorDTO struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -146,7 +156,7 @@ type messageDTO struct {
 	Mentions  []refDTO      `json:"mentions"`
 	Refs      []refDTO      `json:"refs"`
 	ToolCalls []toolCallDTO `json:"toolCalls"`
-	Proposals []any         `json:"proposals"`
+	Proposals []proposalDTO `json:"proposals"`
 	Usage     *usageDTO     `json:"usage,omitempty"`
 	Error     *errorDTO     `json:"error,omitempty"`
 	CreatedAt time.Time     `json:"createdAt"`
@@ -154,7 +164,7 @@ type messageDTO struct {
 
 func toMessageDTO(m chat.Message) messageDTO {
 	d := messageDTO{ID: m.ID, TurnID: m.TurnID, Role: m.Role, Text: m.Text, Status: m.Status,
-		Mentions: toRefDTOs(m.Mentions), Refs: toRefDTOs(m.Refs), ToolCalls: []toolCallDTO{}, Proposals: []any{},
+		Mentions: toRefDTOs(m.Mentions), Refs: toRefDTOs(m.Refs), ToolCalls: []toolCallDTO{}, Proposals: []proposalDTO{},
 		CreatedAt: m.CreatedAt}
 	if m.Role == "assistant" {
 		d.Usage = &usageDTO{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
@@ -168,6 +178,9 @@ func toMessageDTO(m chat.Message) messageDTO {
 			t.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
 		}
 		d.ToolCalls = append(d.ToolCalls, t)
+		if tc.HeldFor != "" {
+			d.Proposals = append(d.Proposals, proposalDTO{CallID: tc.ID, Tool: tc.Tool, Preview: tc.Summary, HeldFor: tc.HeldFor, Status: tc.Status})
+		}
 	}
 	return d
 }

@@ -1,6 +1,8 @@
 package assistant
 
 import (
+	"strings"
+
 	"hub/chat"
 	"hub/hub"
 	"hub/llm"
@@ -18,6 +20,8 @@ type Transcript struct {
 	UserText     string
 	Steps        []chat.Step // earlier steps of this turn, with their calls' outcomes
 	ToolsOff     bool
+	// Tools tells writes from reads in the history's tool calls.
+	Tools *tools.Registry
 }
 
 // Messages renders the transcript as chat messages: the instructions, the
@@ -26,7 +30,11 @@ type Transcript struct {
 func (t Transcript) Messages() []llm.Message {
 	msgs := []llm.Message{{Role: "system", Content: t.Instructions}}
 	for _, m := range t.History {
-		msgs = append(msgs, llm.Message{Role: m.Role, Content: m.Text})
+		content := m.Text
+		if note := WritesNote(m.ToolCalls, t.Tools); note != "" && m.Role == "assistant" {
+			content = strings.TrimSpace(content + "\n\n" + note)
+		}
+		msgs = append(msgs, llm.Message{Role: m.Role, Content: content})
 	}
 	user := t.UserText
 	if t.Context != "" {
@@ -69,12 +77,12 @@ func ToolMessage(c chat.ToolCall) string {
 	return tools.ErrorText(&tools.Error{Code: c.ErrorCode, Message: c.ErrorMessage})
 }
 
-// Offer returns the tools a turn shows the model, by name, in order. For
-// now every tool the person is granted; the bounded, ranked offer of at
-// most 24 builds on this.
-func Offer(reg *tools.Registry, role hub.Role) []string {
+// Offer returns the tools a turn shows the model, by name, in order: every
+// tool the person's role and settings allow. The bounded, ranked offer of
+// at most 24 builds on this.
+func Offer(reg *tools.Registry, role hub.Role, s hub.Settings) []string {
 	var names []string
-	for _, d := range reg.Granted(role) {
+	for _, d := range reg.Offerable(role, s) {
 		names = append(names, d.Name)
 	}
 	return names

@@ -103,9 +103,11 @@ func TestToolMessage(t *testing.T) {
 
 func TestOfferAndSchemas(t *testing.T) {
 	t.Parallel()
-	reg := tools.Hub()
-	require.Equal(t, []string{"hub_list_tasks", "hub_create_tasks"}, assistant.Offer(reg, hub.RoleEditor))
-	require.Equal(t, []string{"hub_list_tasks"}, assistant.Offer(reg, hub.RoleViewer), "no write tool for a viewer")
+	reg := tools.NewRegistry(tools.ListTasks, tools.CreateTasks)
+	require.Equal(t, []string{"hub_list_tasks", "hub_create_tasks"}, assistant.Offer(reg, hub.RoleEditor, hub.Settings{}))
+	require.Equal(t, []string{"hub_list_tasks"}, assistant.Offer(reg, hub.RoleViewer, hub.Settings{}), "no write tool for a viewer")
+	require.Equal(t, []string{"hub_list_tasks"}, assistant.Offer(reg, hub.RoleOwner, hub.Settings{AllowedWriteAreas: []string{"projects"}}),
+		"no write tool in an area the settings switch off")
 
 	schemas := assistant.ToolSchemas(reg, []string{"hub_create_tasks", "hub_gone", "hub_list_tasks"})
 	require.Len(t, schemas, 2, "names the registry does not know are left out")

@@ -96,8 +96,30 @@ func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	out := make([]Message, len(rows))
+	var turnIDs []string
 	for i, r := range rows {
 		out[len(rows)-1-i] = toMessage(r)
+		if r.Role == "assistant" {
+			turnIDs = append(turnIDs, r.TurnID)
+		}
+	}
+	if len(turnIDs) == 0 {
+		return out, nil
+	}
+	// Replies carry their calls, so a later request can name the records an
+	// earlier write touched.
+	var calls []models.ToolCall
+	if err := s.q(ctx).Where("turn_id IN ?", turnIDs).Order("step, idx").Find(&calls).Error; err != nil {
+		return nil, fmt.Errorf("history tool calls: %w", err)
+	}
+	byTurn := map[string][]ToolCall{}
+	for _, c := range calls {
+		byTurn[c.TurnID] = append(byTurn[c.TurnID], toToolCall(c))
+	}
+	for i := range out {
+		if out[i].Role == "assistant" {
+			out[i].ToolCalls = byTurn[out[i].TurnID]
+		}
 	}
 	return out, nil
 }

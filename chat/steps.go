@@ -45,6 +45,9 @@ type ToolCall struct {
 	Refs           []hub.Ref `json:"refs,omitempty"`
 	ErrorCode      string    `json:"errorCode,omitempty"`
 	ErrorMessage   string    `json:"errorMessage,omitempty"`
+	Input          string    `json:"-"`
+	HeldFor        string    `json:"-"`
+	UndoGroupID    string    `json:"-"`
 }
 
 // Final tells whether the call has an outcome.
@@ -53,7 +56,8 @@ func (c ToolCall) Final() bool { return c.Status != CallPending }
 func toToolCall(r models.ToolCall) ToolCall {
 	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
 		Arguments: r.Arguments, Status: r.Status, Result: r.Result, Summary: r.Summary,
-		Refs: unmarshal[[]hub.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage}
+		Refs: unmarshal[[]hub.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
+		Input: r.Input, HeldFor: r.HeldFor, UndoGroupID: r.UndoGroupID}
 }
 
 // ToolCallID is the stable id of the idx-th call of a turn's step: a retried
@@ -151,6 +155,12 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 	return toToolCall(r), nil
 }
 
+// Where a held call waits.
+const (
+	HeldForApply   = "apply"    // the chat, for the person's Apply
+	HeldForNeedsMe = "needs-me" // the Needs me list
+)
+
 // Outcome is what became of a tool call.
 type Outcome struct {
 	Status       string
@@ -159,6 +169,9 @@ type Outcome struct {
 	Refs         []hub.Ref
 	ErrorCode    string
 	ErrorMessage string
+	Input        string // a held call's prepared input
+	HeldFor      string // a held call's list
+	UndoGroupID  string // an immediate write's Undo group
 }
 
 // CompleteToolCall records a pending call's outcome. It reports false when
@@ -168,7 +181,8 @@ type Outcome struct {
 func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome) (bool, error) {
 	res := s.q(ctx).Model(&models.ToolCall{}).Where("id = ? AND status = ?", id, CallPending).Updates(map[string]any{
 		"status": o.Status, "result": o.Result, "summary": o.Summary, "refs": marshal(nonNil(o.Refs)),
-		"error_code": o.ErrorCode, "error_message": o.ErrorMessage, "updated_at": s.now(),
+		"error_code": o.ErrorCode, "error_message": o.ErrorMessage, "input": o.Input, "held_for": o.HeldFor,
+		"undo_group_id": o.UndoGroupID, "updated_at": s.now(),
 	})
 	if res.Error != nil {
 		return false, fmt.Errorf("complete tool call %s: %w", id, res.Error)

@@ -165,8 +165,14 @@ type ToolCall struct {
 	Refs           string
 	ErrorCode      string
 	ErrorMessage   string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Input is the prepared input of a held call, which Apply runs.
+	Input string
+	// HeldFor is where a held call waits: "apply" (the chat) or "needs-me".
+	HeldFor string
+	// UndoGroupID is the Undo group an immediate write recorded.
+	UndoGroupID string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // TurnFrame is one stream frame of a turn, kept so a client that reconnects
@@ -177,4 +183,19 @@ type TurnFrame struct {
 	Type      string
 	Data      string
 	CreatedAt time.Time
+}
+
+// Connection is a connected app of a space, added by OwnerID: for now a
+// webhook (Kind "webhook") Hub posts updates to at URL. A disabled one stays
+// listed but is never posted to.
+type Connection struct {
+	ID        string `gorm:"primaryKey"`
+	SpaceID   string
+	OwnerID   string
+	Kind      string
+	Name      string
+	URL       string
+	Enabled   bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }

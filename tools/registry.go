@@ -71,6 +71,27 @@ func (r *Registry) Granted(role hub.Role) []*Definition {
 	return out
 }
 
+// Offerable returns the tools a person may be offered under their role and
+// settings, in registration order: the same rules CheckAccess and
+// CheckSettings enforce on every call, so the model is not shown what it
+// could not use. (They are still enforced: the offer is a convenience, the
+// middleware the safeguard.)
+func (r *Registry) Offerable(role hub.Role, s hub.Settings) []*Definition {
+	var out []*Definition
+	for _, d := range r.Granted(role) {
+		switch {
+		case d.Area == AreaApps && role == hub.RoleGuest:
+			continue
+		case d.IsWrite && !s.AllowsArea(d.Area):
+			continue
+		case d.IsWrite && d.Area == AreaApps && !s.ConnectedAppWrites:
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // Call is one tool call as the model sent it, with the names this turn
 // offered.
 type Call struct {

@@ -1,0 +1,69 @@
+package activities
+
+import (
+	"context"
+
+	"hub/chat"
+	"hub/hub"
+)
+
+// maxTurnRefs: a turn knows at most 200 records by id (seed 000 §4.1).
+const maxTurnRefs = 200
+
+// knownRefs are the records a turn knows by id before any tool runs: the
+// person's mentions and the records earlier replies named.
+func knownRefs(user chat.Message, history []chat.Message) []hub.Ref {
+	var refs []hub.Ref
+	refs = append(refs, user.Mentions...)
+	for _, m := range history {
+		refs = append(refs, m.Mentions...)
+		refs = append(refs, m.Refs...)
+	}
+	return dedupeRefs(refs, maxTurnRefs)
+}
+
+// knownTitles maps the ids the turn knows so far (mentions, earlier
+// replies, this turn's tool results) to their titles, so previews and
+// summaries name records as people do.
+func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn) (map[string]string, error) {
+	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
+	if err != nil {
+		return nil, err
+	}
+	history, err := a.Chat.History(ctx, turn)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := a.Chat.Steps(ctx, turn.ID, MaxSteps+1)
+	if err != nil {
+		return nil, err
+	}
+	refs := knownRefs(user, history)
+	for _, st := range steps {
+		for _, c := range st.ToolCalls {
+			refs = append(refs, c.Refs...)
+		}
+	}
+	out := map[string]string{}
+	for _, r := range dedupeRefs(refs, maxTurnRefs) {
+		out[r.ID] = r.Label
+	}
+	return out, nil
+}
+
+func dedupeRefs(refs []hub.Ref, limit int) []hub.Ref {
+	seen := map[string]bool{}
+	var out []hub.Ref
+	for _, r := range refs {
+		k := r.Kind + "/" + r.ID
+		if seen[k] || r.ID == "" {
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/chat"
+)
+
+type needsMeDTO struct {
+	CallID         string    `json:"callId"`
+	Tool           string    `json:"tool"`
+	Preview        string    `json:"preview"`
+	ConversationID string    `json:"conversationId"`
+	MessageID      string    `json:"messageId"`
+	SpaceID        string    `json:"spaceId"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+// needsMe lists the person's writes held for the Needs me list (write
+// policy needs-me), oldest first.
+func (s *Server) needsMe(c *gin.Context) {
+	calls, err := s.Chat.HeldCalls(c.Request.Context(), person(c).ID, chat.HeldForNeedsMe)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]needsMeDTO, len(calls))
+	for i, h := range calls {
+		out[i] = needsMeDTO{CallID: h.ID, Tool: h.Tool, Preview: h.Summary, ConversationID: h.ConversationID,
+			MessageID: h.MessageID, SpaceID: h.SpaceID, CreatedAt: h.CreatedAt}
+	}
+	c.JSON(http.StatusOK, gin.H{"items": out})
+}

@@ -1,0 +1,44 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"hub/models"
+)
+
+// HeldCall is a write waiting for the person's Apply, with where it came
+// from.
+type HeldCall struct {
+	ToolCall
+	ConversationID string
+	MessageID      string // the reply that proposed it
+	SpaceID        string
+	CreatedAt      time.Time
+}
+
+// HeldCalls lists the person's held calls waiting in a list ("apply": in
+// their chats; "needs-me": the Needs me list), oldest first.
+func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]HeldCall, error) {
+	var rows []struct {
+		models.ToolCall
+		ConversationID string
+		ReplyMessageID string
+		SpaceID        string
+	}
+	err := s.q(ctx).Table("tool_calls").
+		Select("tool_calls.*, turns.conversation_id, turns.reply_message_id, turns.space_id").
+		Joins("JOIN turns ON turns.id = tool_calls.turn_id").
+		Where("turns.person_id = ? AND tool_calls.status = ? AND tool_calls.held_for = ?", personID, CallHeld, heldFor).
+		Order("tool_calls.created_at, tool_calls.id").Limit(500).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("held calls: %w", err)
+	}
+	out := make([]HeldCall, len(rows))
+	for i, r := range rows {
+		out[i] = HeldCall{ToolCall: toToolCall(r.ToolCall), ConversationID: r.ConversationID,
+			MessageID: r.ReplyMessageID, SpaceID: r.SpaceID, CreatedAt: r.ToolCall.CreatedAt}
+	}
+	return out, nil
+}
