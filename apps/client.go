@@ -1,0 +1,239 @@
+package apps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Limits of one post.
+const (
+	// DefaultTimeout bounds one post, redirects and the response included,
+	// when Options.Timeout is zero: a webhook answers in seconds or not at
+	// all, and Apply waits for it.
+	DefaultTimeout = 15 * time.Second
+	// MaxRedirects is how many redirects a post follows; one more is refused.
+	MaxRedirects = 3
+	// MaxResponseBytes bounds how much of an answer is read: a webhook's
+	// answer is an acknowledgement, not a document.
+	MaxResponseBytes = 64 << 10
+)
+
+// EnvAllow names the operator's allowlist: comma-separated CIDRs, addresses
+// and host names (each with an optional :port) Hub may reach although they
+// are private, e.g. "10.20.0.0/16,hooks.internal:8443".
+const EnvAllow = "HUB_APPS_ALLOW"
+
+// Options configure a Client.
+type Options struct {
+	// Allow lists what may be reached although its address is blocked:
+	// "10.20.0.0/16", "192.168.1.5", "127.0.0.1:8080", "hooks.internal" or
+	// "hooks.internal:8443". A host name is allowed by the name the URL
+	// gives, whatever it resolves to, so list names only the operator
+	// controls. Empty: only public addresses.
+	Allow []string
+	// Timeout bounds one post; zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// AllowFromEnv reads HUB_APPS_ALLOW (getenv is os.Getenv outside tests) as
+// a list for Options.Allow.
+func AllowFromEnv(getenv func(string) string) []string {
+	var out []string
+	for _, e := range strings.Split(getenv(EnvAllow), ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Client posts JSON to connected apps. It is safe for concurrent use; make
+// one per process and Close it at shutdown.
+type Client struct {
+	http    *http.Client
+	allow   allowList
+	timeout time.Duration
+}
+
+// New returns a Client; an allowlist entry it cannot read is an error, so a
+// typo never silently opens or closes an address.
+func New(o Options) (*Client, error) {
+	allow, err := parseAllowList(o.Allow)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvAllow, err)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	c := &Client{allow: allow, timeout: o.Timeout}
+	transport := &http.Transport{
+		// Never a proxy: the address check must see the app's own address,
+		// and HTTP_PROXY could point anywhere.
+		Proxy:                  nil,
+		DialContext:            c.dial,
+		ForceAttemptHTTP2:      true,
+		TLSHandshakeTimeout:    10 * time.Second,
+		MaxIdleConns:           16,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: MaxResponseBytes,
+	}
+	c.http = &http.Client{Transport: transport, Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	return c, nil
+}
+
+// Timeout is how long one post may take.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
+// Close closes idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// dial connects to a host the transport asks for, checking each address
+// the name resolved to just before connecting to it (Control runs per
+// attempt, on the resolved IP), so neither a name that resolves to a
+// private address nor one that changes between lookups gets through.
+func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	hostAllowed := c.allow.allowsHost(addr)
+	d := net.Dialer{KeepAlive: 30 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
+		return c.allow.checkDial(network, address, hostAllowed)
+	}}
+	return d.DialContext(ctx, network, addr)
+}
+
+// Response is a connected app's answer: its status and at most
+// MaxResponseBytes of its body.
+type Response struct {
+	Status    int
+	Body      []byte
+	Truncated bool // the body was longer than MaxResponseBytes
+}
+
+// call is the state of one Post, shared by its redirect hops through the
+// request's context.
+type call struct {
+	// connected is set once the current hop has a connection: from then on
+	// the app may have received the request, so a failure has an unknown
+	// outcome. A redirect resets it: the app that redirected did not take
+	// the request.
+	connected atomic.Bool
+	host      string
+	limit     time.Duration // the client's timeout, or the caller's sooner deadline
+}
+
+type callKey struct{}
+
+// Post sends payload as JSON to rawURL with the Idempotency-Key header set
+// to key (Hub's stable call id, so an app that honours the header applies
+// a resent update once). A 2xx answer is success. Errors say what
+// happened: *RefusedError (nothing sent: a bad URL, a blocked address, too
+// many redirects), *UnreachableError (nothing sent: no connection),
+// *StatusError (the app answered with a non-2xx status) and *UnknownError
+// (the request may have arrived, but no answer did: timeout or connection
+// lost).
+func (c *Client) Post(ctx context.Context, rawURL, key string, payload any) (Response, error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	host := ""
+	if err == nil {
+		host = u.Hostname()
+	}
+	switch {
+	case err != nil:
+		return Response{}, &RefusedError{Reason: "the URL cannot be read"}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return Response{}, &RefusedError{Host: host, Reason: "only http and https URLs are posted to"}
+	case host == "":
+		return Response{}, &RefusedError{Reason: "the URL names no host"}
+	case strings.TrimSpace(key) == "":
+		return Response{}, &RefusedError{Host: host, Reason: "an outside write needs an idempotency key"}
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return Response{}, &RefusedError{Host: host, Reason: "the update cannot be written as JSON"}
+	}
+	st := &call{host: host, limit: c.timeout}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < st.limit {
+		st.limit = max(time.Until(d), 0)
+	}
+	ctx = context.WithValue(ctx, callKey{}, st)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { st.connected.Store(true) },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return Response{}, &RefusedError{Host: host, Reason: "the URL cannot be posted to"}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("User-Agent", "Hub (connected apps)")
+
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return Response{}, classify(st, err)
+	}
+	defer resp.Body.Close()
+	// A body cut short by the deadline still comes with a status, which
+	// says what the app did; what was read is kept.
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	out := Response{Status: resp.StatusCode, Body: raw}
+	if len(raw) > MaxResponseBytes {
+		out.Body, out.Truncated = raw[:MaxResponseBytes], true
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return out, &StatusError{Host: resp.Request.URL.Hostname(), Status: resp.StatusCode, Body: out.Body}
+	}
+	return out, nil
+}
+
+// checkRedirect follows at most MaxRedirects redirects, to http(s) only;
+// every hop's address is checked by the dialer like the first.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	st, ok := req.Context().Value(callKey{}).(*call)
+	if !ok {
+		st = &call{host: req.URL.Hostname()}
+	}
+	if len(via) > MaxRedirects {
+		return &RefusedError{Host: st.host, Reason: fmt.Sprintf("it redirected more than %d times", MaxRedirects)}
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return &RefusedError{Host: st.host, Reason: "it redirected to a URL that is not http or https"}
+	}
+	st.connected.Store(false)
+	return nil
+}
+
+// classify turns a failed exchange into one of the typed errors.
+func classify(st *call, err error) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return refused
+	}
+	var blocked *blockedError
+	if errors.As(err, &blocked) {
+		return &RefusedError{Host: st.host, Reason: blocked.Error()}
+	}
+	cause := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause = ue.Err // url.Error's text repeats the whole URL, which may hold a secret
+	}
+	timeout := false
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		timeout = true
+	}
+	if !st.connected.Load() {
+		return &UnreachableError{Host: st.host, Timeout: timeout, Err: cause}
+	}
+	return &UnknownError{Host: st.host, Timeout: timeout, After: st.limit.Round(time.Millisecond), Err: cause}
+}

@@ -1,0 +1,207 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"hub/apps"
+	"hub/hub"
+)
+
+// Poster sends an update to a connected app. apps.Client is the one Hub
+// uses, made once by the composition root with the operator's allowlist;
+// tests pass their own.
+type Poster interface {
+	Post(ctx context.Context, url, idempotencyKey string, payload any) (apps.Response, error)
+}
+
+// ConnectionData is a connected app as tool results carry it: its id for
+// calls, its name and kind for people, never its URL.
+type ConnectionData struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Enabled bool   `json:"enabled"`
+}
+
+// ListConnectionsInput is hub_list_connections' input: nothing.
+type ListConnectionsInput struct{}
+
+// ListConnections is hub_list_connections: the space's connected apps by
+// name and kind. A guest is refused before it runs (CheckAccess), and the
+// domain gives a guest none anyway.
+var ListConnections = Define(Spec{
+	Name: "hub_list_connections", Area: AreaApps,
+	Description: "List the apps connected to this space (for now webhooks, e.g. a team channel) with their ids, names and kinds. Use an id with apps_post_update.",
+}, func(ctx context.Context, env Env, _ ListConnectionsInput) (Result, error) {
+	conns, err := env.Hub.ListConnections(ctx, env.Actor, env.SpaceID)
+	if err != nil {
+		return Result{}, err
+	}
+	data := struct {
+		Connections []ConnectionData `json:"connections"`
+	}{Connections: []ConnectionData{}}
+	titled := make([]Titled, len(conns))
+	refs := make([]hub.Ref, len(conns))
+	for i, c := range conns {
+		data.Connections = append(data.Connections, ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled})
+		titled[i] = Titled{Title: c.Name}
+		refs[i] = hub.ConnectionRef(c)
+	}
+	summary := "No apps are connected to this space."
+	if len(conns) > 0 {
+		summary = fmt.Sprintf("Found %d connected %s: %s.", len(conns), Plural(len(conns), "app", "apps"), ListTitles(titled))
+	}
+	return Result{Summary: summary, Data: data, Refs: refs}, nil
+})
+
+// Limits of an update, in characters: a chat message, not a document.
+const (
+	maxUpdateText  = 4000
+	maxUpdateTitle = 200
+	// previewQuote is how much of the text a preview quotes.
+	previewQuote = 120
+)
+
+// PostUpdateInput is apps_post_update's input.
+type PostUpdateInput struct {
+	ConnectionID string `json:"connectionId" jsonschema:"minLength=1" jsonschema_description:"The connected app's id, from hub_list_connections."`
+	Text         string `json:"text" jsonschema:"minLength=1,maxLength=4000" jsonschema_description:"The update as it should read."`
+	Title        string `json:"title,omitempty" jsonschema:"maxLength=200" jsonschema_description:"A short heading for the update."`
+}
+
+// updatePayload is the JSON a webhook receives.
+type updatePayload struct {
+	Text   string `json:"text"`
+	Title  string `json:"title"`
+	Space  string `json:"space"`
+	SentBy string `json:"sentBy"`
+}
+
+// PostUpdate makes apps_post_update, which posts through c. It always waits
+// for the person's Apply and runs outside any Hub transaction, keyed by
+// Hub's call id (the Idempotency-Key header), so a resent Apply is one post
+// to an app that honours the key.
+//
+// The client's errors become tool errors: a refusal before sending is
+// refused; an error status is failed with the status; no connection is
+// failed with "nothing was sent"; and an exchange that ended without an
+// answer after the request went out is failed with a message that begins
+// "The outcome is unknown" (Apply reports such a call as unknown and does
+// not resend it on its own).
+func PostUpdate(c Poster) *Definition {
+	return Define(Spec{
+		Name: "apps_post_update", Area: AreaApps, IsWrite: true, Risk: RiskMedium,
+		OutsideTransaction: true, AlwaysHold: true, App: &AppMeta{Product: "webhook", Grant: "post"},
+		Description: "Post an update (text and an optional title) to an app connected to this space, e.g. a team channel's webhook. It waits for the person's Apply and cannot be undone. Get the app's id from hub_list_connections.",
+	}, func(ctx context.Context, env Env, in PostUpdateInput) (Result, error) {
+		conn, err := postableConnection(ctx, env, in)
+		if err != nil {
+			return Result{}, err
+		}
+		if c == nil {
+			return Result{}, Errorf(CodeFailed, "connected apps are not set up on this Hub server; nothing was sent to %s", conn.Name)
+		}
+		space, err := env.Hub.GetSpace(ctx, env.Actor.PersonID, env.SpaceID)
+		if err != nil {
+			return Result{}, err
+		}
+		person, err := env.Hub.GetPerson(ctx, env.Actor.PersonID)
+		if err != nil {
+			return Result{}, err
+		}
+		payload := updatePayload{Text: strings.TrimSpace(in.Text), Title: strings.TrimSpace(in.Title), Space: space.Name, SentBy: person.Name}
+		resp, err := c.Post(ctx, conn.URL, env.CallID, payload)
+		if err != nil {
+			return Result{}, postError(conn.Name, err)
+		}
+		data := struct {
+			ConnectionID string `json:"connectionId"`
+			Status       int    `json:"status"`
+		}{ConnectionID: conn.ID, Status: resp.Status}
+		return Result{Summary: fmt.Sprintf("Posted to %s.", conn.Name), Data: data, Refs: []hub.Ref{hub.ConnectionRef(conn)}}, nil
+	}, Preview(func(ctx context.Context, env Env, in PostUpdateInput) (string, error) {
+		conn, err := postableConnection(ctx, env, in)
+		if err != nil {
+			return "", err
+		}
+		what := "“" + shorten(strings.TrimSpace(in.Text), previewQuote) + "”"
+		if t := strings.TrimSpace(in.Title); t != "" {
+			what = "“" + shorten(t, previewQuote) + "”: " + what
+		}
+		return fmt.Sprintf("Post %s to %s", what, conn.Name), nil
+	}))
+}
+
+// postableConnection checks an update and finds the connected app it goes
+// to, for the preview (so a held call already names a real app) and again
+// when it runs (the app may have been removed or switched off since).
+func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (hub.Connection, error) {
+	if strings.TrimSpace(in.Text) == "" {
+		return hub.Connection{}, &hub.InvalidError{Path: "/text", Message: "the update has no text"}
+	}
+	if utf8.RuneCountInString(in.Text) > maxUpdateText {
+		return hub.Connection{}, &hub.InvalidError{Path: "/text", Message: fmt.Sprintf("an update has at most %d characters", maxUpdateText)}
+	}
+	if utf8.RuneCountInString(in.Title) > maxUpdateTitle {
+		return hub.Connection{}, &hub.InvalidError{Path: "/title", Message: fmt.Sprintf("a title has at most %d characters", maxUpdateTitle)}
+	}
+	conn, err := env.Hub.GetConnection(ctx, env.Actor, env.SpaceID, in.ConnectionID)
+	if err != nil {
+		var nf *hub.NotFoundError
+		if errors.As(err, &nf) {
+			nf.Path = "/connectionId"
+			return hub.Connection{}, nf
+		}
+		return hub.Connection{}, err
+	}
+	switch {
+	case conn.Kind != hub.ConnectionWebhook:
+		return hub.Connection{}, Errorf(CodeRefused, "%s is a %s, which cannot take posted updates", conn.Name, conn.Kind)
+	case !conn.Enabled:
+		return hub.Connection{}, Errorf(CodeRefused, "%s is switched off in this space's connected apps", conn.Name)
+	case conn.URL == "":
+		// Only the roles that manage connections read the URL; the others
+		// are refused earlier, this is the domain's word on it.
+		return hub.Connection{}, Errorf(CodeForbidden, "you may not post to %s", conn.Name)
+	}
+	return conn, nil
+}
+
+// postError says what happened to a post in the person's words, keeping
+// apart "nothing was sent" from "it may have arrived".
+func postError(app string, err error) error {
+	var (
+		refused     *apps.RefusedError
+		status      *apps.StatusError
+		unreachable *apps.UnreachableError
+		unknown     *apps.UnknownError
+	)
+	switch {
+	case errors.As(err, &refused):
+		return Errorf(CodeRefused, "Hub did not post to %s (%s); nothing was sent", app, refused.Reason)
+	case errors.As(err, &status):
+		return Errorf(CodeFailed, "%s answered %d %s, so the update was not posted", app, status.Status, http.StatusText(status.Status))
+	case errors.As(err, &unreachable):
+		return Errorf(CodeFailed, "Hub could not connect to %s, so nothing was sent", app)
+	case errors.As(err, &unknown):
+		if unknown.Timeout {
+			return Errorf(CodeFailed, "The outcome is unknown: %s did not answer within %s after the update was sent, so it may or may not have been posted", app, unknown.After)
+		}
+		return Errorf(CodeFailed, "The outcome is unknown: the connection to %s ended after the update was sent and before it answered, so it may or may not have been posted", app)
+	}
+	return Errorf(CodeFailed, "The outcome is unknown: posting to %s failed in a way Hub cannot tell apart from a lost answer, so it may or may not have been posted", app)
+}
+
+// shorten cuts s to at most n characters, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
