@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 	"testing"
 
@@ -14,8 +15,8 @@ import (
 	"hub/tools"
 )
 
-// fixture is a migrated database with a space Acme (an owner and a viewer)
-// and a space Other, and the Hub tools.
+// fixture is a migrated database with a space Acme (one person in each
+// role) and a space Other, and the Hub tools.
 type fixture struct {
 	db    *models.DB
 	svc   *hub.Service
@@ -23,7 +24,7 @@ type fixture struct {
 	acme  string
 	other string
 
-	owner, viewer, outsider hub.Actor
+	owner, editor, viewer, guest, outsider hub.Actor
 }
 
 func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
@@ -46,6 +47,8 @@ func newFixture(t testing.TB, url string) *fixture {
 	}
 	f.acme, f.owner = member("Acme", "Olive Owner", hub.RoleOwner)
 	_, f.viewer = member("Acme", "Vera Viewer", hub.RoleViewer)
+	_, f.editor = member("Acme", "Eddie Editor", hub.RoleEditor)
+	_, f.guest = member("Acme", "Gus Guest", hub.RoleGuest)
 	f.other, f.outsider = member("Other", "Otto Outsider", hub.RoleOwner)
 	return f
 }
@@ -56,7 +59,13 @@ func (f *fixture) env(actor hub.Actor, role hub.Role) tools.Env {
 }
 
 // offerAll offers every tool of the registry.
-var offerAll = []string{"hub_list_tasks", "hub_create_tasks"}
+var offerAll = func() []string {
+	var names []string
+	for _, d := range tools.Hub().Granted(hub.RoleOwner) {
+		names = append(names, d.Name)
+	}
+	return names
+}()
 
 func (f *fixture) dispatch(t *testing.T, env tools.Env, name, args string) (tools.Result, *tools.Error) {
 	t.Helper()
@@ -101,4 +110,51 @@ func mustJSON(t *testing.T, s string) map[string]any {
 	var v map[string]any
 	require.NoError(t, json.Unmarshal([]byte(s), &v), "valid JSON: %s", s)
 	return v
+}
+
+// rest is the actor as the screen (REST) acts: the same person, through the
+// same service, so a test can compare the two paths.
+func rest(a hub.Actor) hub.Actor { return hub.Actor{PersonID: a.PersonID, Via: hub.ViaREST} }
+
+// task creates a task in Acme through the service, as the owner on the screen.
+func (f *fixture) task(t *testing.T, in hub.NewTask) hub.Task {
+	t.Helper()
+	out, err := f.svc.CreateTasks(t.Context(), rest(f.owner), f.acme, "/tasks", []hub.NewTask{in})
+	require.NoError(t, err)
+	return out[0]
+}
+
+// project creates a project in Acme through the service, as the owner.
+func (f *fixture) project(t *testing.T, in hub.NewProject) hub.Project {
+	t.Helper()
+	p, err := f.svc.CreateProject(t.Context(), rest(f.owner), f.acme, in)
+	require.NoError(t, err)
+	return p
+}
+
+// getTask reads a task as the screen does; ok is false when it is gone.
+func (f *fixture) getTask(t *testing.T, id string) (hub.Task, bool) {
+	t.Helper()
+	got, err := f.svc.GetTask(t.Context(), rest(f.owner), f.acme, id)
+	if errors.Is(err, hub.ErrNotFound) {
+		return hub.Task{}, false
+	}
+	require.NoError(t, err)
+	return got, true
+}
+
+// with returns env under a write policy.
+func with(env tools.Env, policy string) tools.Env {
+	env.Settings.WritePolicy = policy
+	return env
+}
+
+// dataOf decodes a result's data the way the model reads it (JSON).
+func dataOf[T any](t *testing.T, res tools.Result) T {
+	t.Helper()
+	var out T
+	b, err := json.Marshal(res.Data)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
 }

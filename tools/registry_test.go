@@ -28,7 +28,7 @@ func TestSchemasKeepOptionalFieldsOptional(t *testing.T) {
 				require.Equal(t, false, obj["additionalProperties"], "%s%s refuses unknown fields", d.Name, path)
 				required, _ := obj["required"].([]any)
 				for _, r := range required {
-					require.Contains(t, []any{"title", "tasks"}, r, "%s%s requires %v", d.Name, path, r)
+					require.Contains(t, []any{"title", "tasks", "id", "name"}, r, "%s%s requires %v", d.Name, path, r)
 				}
 			})
 		})
@@ -97,9 +97,11 @@ func TestRegistry(t *testing.T) {
 		}
 		return out
 	}
-	require.Equal(t, []string{"hub_list_tasks", "hub_create_tasks"}, names(reg.Granted(hub.RoleOwner)), "registration order")
-	require.Equal(t, []string{"hub_list_tasks", "hub_create_tasks"}, names(reg.Granted(hub.RoleGuest)))
-	require.Equal(t, []string{"hub_list_tasks"}, names(reg.Granted(hub.RoleViewer)), "a viewer is offered no write tool")
+	all := []string{"hub_list_tasks", "hub_create_tasks", "hub_update_tasks", "hub_delete_tasks",
+		"hub_list_projects", "hub_create_project", "hub_update_project", "hub_list_people"}
+	require.Equal(t, all, names(reg.Granted(hub.RoleOwner)), "registration order")
+	require.Equal(t, all, names(reg.Granted(hub.RoleGuest)))
+	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people"}, names(reg.Granted(hub.RoleViewer)), "a viewer is offered no write tool")
 
 	d, ok := reg.Get("hub_create_tasks")
 	require.True(t, ok)

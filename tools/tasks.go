@@ -2,7 +2,12 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+
+	invopop "github.com/invopop/jsonschema"
 
 	"hub/hub"
 )
@@ -37,7 +42,7 @@ type ListTasksInput struct {
 // ListTasks is hub_list_tasks: the space's tasks with filters and paging.
 var ListTasks = Define(Spec{
 	Name: "hub_list_tasks", Area: "tasks",
-	Description: "List tasks in this space, oldest first, with their ids, status, due date, priority, project and assignee. Filter by status, project, assignee or title words; page with limit and offset.",
+	Description: "List tasks in this space, oldest first, with their ids, status, due date, priority, project, assignee and revision. Filter by status, project, assignee or title words; page with limit and offset. Use it to find the ids hub_update_tasks and hub_delete_tasks need.",
 }, func(ctx context.Context, env Env, in ListTasksInput) (Result, error) {
 	page, err := env.Hub.ListTasks(ctx, env.Actor, env.SpaceID, hub.TaskFilter{Status: in.Status, ProjectID: in.ProjectID,
 		AssigneeID: in.AssigneeID, Query: in.Query, Limit: in.Limit, Offset: in.Offset})
@@ -107,5 +112,400 @@ var CreateTasks = Define(Spec{
 	return Result{Summary: summary, Data: data, Refs: refs}, nil
 })
 
-// Hub returns the registry of every Hub tool.
-func Hub() *Registry { return NewRegistry(ListTasks, CreateTasks) }
+// Clearable is an optional field of an update that can also be cleared:
+// left out, the field stays as it is; a value sets it; null or "" clears it.
+// Models write "clear" both ways, and the REST PATCH takes null, so both
+// mean the same here.
+type Clearable struct {
+	Set   bool   // the field was in the input
+	Value string // "" clears
+}
+
+// UnmarshalJSON records that the field was sent; null clears.
+func (c *Clearable) UnmarshalJSON(b []byte) error {
+	c.Set = true
+	if string(b) == "null" {
+		c.Value = ""
+		return nil
+	}
+	return json.Unmarshal(b, &c.Value)
+}
+
+// MarshalJSON writes a clear as null, so a prepared or held input reads back
+// exactly as it was meant.
+func (c Clearable) MarshalJSON() ([]byte, error) {
+	if c.Value == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(c.Value)
+}
+
+// IsZero makes `omitzero` leave out a field that was not sent.
+func (c Clearable) IsZero() bool { return !c.Set }
+
+// JSONSchema says a Clearable is a string or null.
+func (Clearable) JSONSchema() *invopop.Schema {
+	return &invopop.Schema{AnyOf: []*invopop.Schema{{Type: "string"}, {Type: "null"}}}
+}
+
+// patch is the domain's form: nil leaves the field, "" clears it.
+func (c Clearable) patch() *string {
+	if !c.Set {
+		return nil
+	}
+	v := c.Value
+	return &v
+}
+
+// TaskChange is one task hub_update_tasks changes. Only the fields given
+// change.
+type TaskChange struct {
+	ID         string    `json:"id" jsonschema:"minLength=1" jsonschema_description:"The task's id, from hub_list_tasks."`
+	Revision   int       `json:"revision,omitempty" jsonschema:"minimum=1" jsonschema_description:"The task's revision as you read it. If the task changed since, the update fails as stale instead of overwriting newer work."`
+	Title      string    `json:"title,omitempty" jsonschema:"minLength=1,maxLength=500" jsonschema_description:"A new title."`
+	Status     string    `json:"status,omitempty" jsonschema:"enum=todo,enum=doing,enum=done"`
+	DueDate    Clearable `json:"dueDate,omitzero" jsonschema_description:"Calendar date YYYY-MM-DD; null or \"\" removes the due date."`
+	Priority   string    `json:"priority,omitempty" jsonschema:"enum=none,enum=low,enum=medium,enum=high"`
+	ProjectID  Clearable `json:"projectId,omitzero" jsonschema_description:"Project id from hub_list_projects; null or \"\" takes the task out of its project."`
+	AssigneeID Clearable `json:"assigneeId,omitzero" jsonschema_description:"Person id from hub_list_people; null or \"\" unassigns the task."`
+}
+
+func (c TaskChange) patch() hub.TaskPatch {
+	p := hub.TaskPatch{Title: nonEmpty(c.Title), Status: nonEmpty(c.Status), Priority: nonEmpty(c.Priority),
+		DueDate: c.DueDate.patch(), ProjectID: c.ProjectID.patch(), AssigneeID: c.AssigneeID.patch()}
+	if c.Revision != 0 {
+		r := c.Revision
+		p.Revision = &r
+	}
+	return p
+}
+
+func (c TaskChange) changesNothing() bool {
+	return c.Title == "" && c.Status == "" && c.Priority == "" && !c.DueDate.Set && !c.ProjectID.Set && !c.AssigneeID.Set
+}
+
+// UpdateTasksInput is hub_update_tasks' input.
+type UpdateTasksInput struct {
+	Tasks []TaskChange `json:"tasks" jsonschema:"minItems=1,maxItems=50" jsonschema_description:"One entry per task to change; each entry changes only the fields it gives."`
+}
+
+// checkChanges refuses a change that changes nothing and a task named twice
+// (its second entry would fail as stale against the first, or silently
+// undo it).
+func (in UpdateTasksInput) checkChanges() error {
+	first := map[string]int{}
+	for i, c := range in.Tasks {
+		if c.changesNothing() {
+			return &hub.InvalidError{Path: fmt.Sprintf("/tasks/%d", i), Message: "say what to change: title, status, dueDate, priority, projectId or assigneeId"}
+		}
+		if j, dup := first[c.ID]; dup {
+			return &hub.InvalidError{Path: fmt.Sprintf("/tasks/%d/id", i), Message: fmt.Sprintf("this task is already changed at /tasks/%d; put every change of one task in one entry", j)}
+		}
+		first[c.ID] = i
+	}
+	return nil
+}
+
+// UpdateTasks is hub_update_tasks: changes tasks by id through the same
+// service call as PATCH /api/spaces/:spaceId/tasks/:id, all or none.
+var UpdateTasks = Define(Spec{
+	Name: "hub_update_tasks", Area: "tasks", IsWrite: true, Risk: RiskLow, Undoable: true,
+	Description: "Change one or more tasks by id (ids and revisions from hub_list_tasks): title, status, due date, priority, project, assignee. Only the fields given change; null or \"\" clears dueDate, projectId or assigneeId. Give the revision you read, so a task someone changed since fails as stale instead of being overwritten. All or none.",
+}, func(ctx context.Context, env Env, in UpdateTasksInput) (Result, error) {
+	if err := in.checkChanges(); err != nil {
+		return Result{}, err
+	}
+	updated := make([]hub.Task, 0, len(in.Tasks))
+	err := env.Hub.Tx(ctx, func(tx *hub.Service) error {
+		for i, c := range in.Tasks {
+			t, err := tx.UpdateTask(ctx, env.Actor, env.SpaceID, c.ID, c.patch())
+			if err != nil {
+				return rooted(err, fmt.Sprintf("/tasks/%d", i), "/id", hub.KindTask)
+			}
+			updated = append(updated, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	data := struct {
+		Tasks []TaskData `json:"tasks"`
+	}{Tasks: make([]TaskData, len(updated))}
+	titled := make([]Titled, len(updated))
+	refs := make([]hub.Ref, len(updated))
+	for i, t := range updated {
+		data.Tasks[i] = toTaskData(t)
+		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
+		refs[i] = hub.TaskRef(t)
+	}
+	summary := fmt.Sprintf("Updated %d %s: %s.", len(updated), Plural(len(updated), "task", "tasks"), ListTitles(titled))
+	return Result{Summary: summary, Data: data, Refs: refs}, nil
+}, Preview(previewTaskChanges))
+
+// previewTaskChanges names each task by its current title and says what
+// changes, with project and person names instead of ids.
+func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (string, error) {
+	if err := in.checkChanges(); err != nil {
+		return "", err
+	}
+	var people map[string]string
+	personName := func(id string) (string, error) {
+		if people == nil {
+			list, err := env.Hub.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
+			if err != nil {
+				return "", err
+			}
+			people = map[string]string{}
+			for _, p := range list {
+				people[p.ID] = p.Name
+			}
+		}
+		name, ok := people[id]
+		if !ok {
+			return "", &hub.NotFoundError{Kind: hub.KindPerson, ID: id, Path: "/assigneeId"}
+		}
+		return name, nil
+	}
+	phrases := make([]string, len(in.Tasks))
+	for i, c := range in.Tasks {
+		at := fmt.Sprintf("/tasks/%d", i)
+		t, err := env.Hub.GetTask(ctx, env.Actor, env.SpaceID, c.ID)
+		if err != nil {
+			return "", rooted(err, at, "/id", hub.KindTask)
+		}
+		var parts []string
+		if c.Title != "" {
+			parts = append(parts, "title “"+strings.TrimSpace(c.Title)+"”")
+		}
+		if c.Status != "" {
+			parts = append(parts, "status "+c.Status)
+		}
+		if c.DueDate.Set {
+			parts = append(parts, setOrCleared("due date", c.DueDate.Value))
+		}
+		if c.Priority != "" {
+			parts = append(parts, "priority "+c.Priority)
+		}
+		if c.ProjectID.Set {
+			name := ""
+			if c.ProjectID.Value != "" {
+				p, err := env.Hub.GetProject(ctx, env.Actor, env.SpaceID, c.ProjectID.Value)
+				if err != nil {
+					return "", rooted(err, at, "/projectId", hub.KindProject)
+				}
+				name = "“" + p.Name + "”"
+			}
+			parts = append(parts, setOrCleared("project", name))
+		}
+		if c.AssigneeID.Set {
+			name := ""
+			if c.AssigneeID.Value != "" {
+				n, err := personName(c.AssigneeID.Value)
+				if err != nil {
+					return "", rooted(err, at, "/assigneeId", hub.KindPerson)
+				}
+				name = n
+			}
+			parts = append(parts, setOrCleared("assignee", name))
+		}
+		phrases[i] = "“" + t.Title + "” (" + strings.Join(parts, ", ") + ")"
+	}
+	return fmt.Sprintf("Update %d %s: %s.", len(in.Tasks), Plural(len(in.Tasks), "task", "tasks"), joinPhrases(phrases)), nil
+}
+
+func setOrCleared(field, value string) string {
+	if value == "" {
+		return field + " cleared"
+	}
+	return field + " " + value
+}
+
+// joinPhrases joins like ListTitles: "a, b and c", past five "and N more".
+func joinPhrases(phrases []string) string {
+	if len(phrases) > maxTitlesInSummary {
+		return strings.Join(phrases[:maxTitlesInSummary], ", ") + fmt.Sprintf(" and %d more", len(phrases)-maxTitlesInSummary)
+	}
+	if len(phrases) <= 1 {
+		return strings.Join(phrases, "")
+	}
+	return strings.Join(phrases[:len(phrases)-1], ", ") + " and " + phrases[len(phrases)-1]
+}
+
+// maxDeleteTasks bounds one delete call: what a person can check in one
+// preview, and what one Apply transaction removes (hub.MaxListLimit, one
+// page of a task list).
+const maxDeleteTasks = hub.MaxListLimit
+
+// maxDeletedListed bounds the tasks a delete's data lists (the 50 records one
+// call may name, seed 000 §4.1): the rest are counted, not listed, so a big
+// delete's result is not cut like a page the model should read on.
+const maxDeletedListed = 50
+
+// DeleteTasksInput is hub_delete_tasks' input: ids, or all with filters.
+// Prepare turns all into ids, so the input Apply runs has ids only.
+type DeleteTasksInput struct {
+	IDs        []string `json:"ids,omitempty" jsonschema:"minItems=1,maxItems=200" jsonschema_description:"The complete list of tasks to delete, by id from hub_list_tasks: exactly these are deleted."`
+	All        bool     `json:"all,omitempty" jsonschema_description:"Delete every task matching the filters below instead of listing ids (at most 200). Without filters, every task in the space."`
+	Status     string   `json:"status,omitempty" jsonschema:"enum=todo,enum=doing,enum=done" jsonschema_description:"With all: only tasks with this status."`
+	ProjectID  string   `json:"projectId,omitempty" jsonschema_description:"With all: only tasks of this project (id from hub_list_projects)."`
+	AssigneeID string   `json:"assigneeId,omitempty" jsonschema_description:"With all: only tasks assigned to this person (id from hub_list_people)."`
+	Query      string   `json:"query,omitempty" jsonschema:"maxLength=200" jsonschema_description:"With all: only tasks whose title contains these words."`
+}
+
+func (in DeleteTasksInput) hasFilters() bool {
+	return in.Status != "" || in.ProjectID != "" || in.AssigneeID != "" || in.Query != ""
+}
+
+// prepareDelete fixes the exact tasks a call deletes: "all matching" becomes
+// the ids that match now, read page by page, so a held call's Apply deletes
+// what was previewed and not a task that matches by then. Repeated ids are
+// dropped.
+func prepareDelete(ctx context.Context, env Env, in DeleteTasksInput) (DeleteTasksInput, error) {
+	switch {
+	case in.All && len(in.IDs) > 0:
+		return in, &hub.InvalidError{Path: "/all", Message: "give either ids or all with filters, not both"}
+	case !in.All && len(in.IDs) == 0:
+		return in, &hub.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids, or set all (with filters) to delete every matching task"}
+	case !in.All && in.hasFilters():
+		return in, &hub.InvalidError{Path: "/all", Message: "filters choose tasks only with all: true; to delete listed tasks give only their ids"}
+	}
+	if !in.All {
+		seen := map[string]bool{}
+		ids := make([]string, 0, len(in.IDs))
+		for _, id := range in.IDs {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		return DeleteTasksInput{IDs: ids}, nil
+	}
+	f := hub.TaskFilter{Status: in.Status, ProjectID: in.ProjectID, AssigneeID: in.AssigneeID, Query: in.Query, Limit: hub.MaxListLimit}
+	var ids []string
+	for {
+		page, err := env.Hub.ListTasks(ctx, env.Actor, env.SpaceID, f)
+		if err != nil {
+			return in, err
+		}
+		for _, t := range page.Tasks {
+			ids = append(ids, t.ID)
+		}
+		if page.Total > maxDeleteTasks || len(ids) > maxDeleteTasks {
+			return in, Errorf(CodeRefused, "%d tasks match; one call deletes at most %d. Narrow the filters, or delete them in parts by ids from hub_list_tasks", max(page.Total, int64(len(ids))), maxDeleteTasks)
+		}
+		// Each page moves on (NextOffset grows) and the count is capped
+		// above, so this reads at most two pages.
+		if page.NextOffset == 0 {
+			break
+		}
+		f.Offset = page.NextOffset
+	}
+	if len(ids) == 0 {
+		return in, Errorf(CodeNotFound, "no task matches these filters; nothing to delete")
+	}
+	return DeleteTasksInput{IDs: ids}, nil
+}
+
+// previewDelete names the tasks a held delete removes, by title.
+func previewDelete(ctx context.Context, env Env, in DeleteTasksInput) (string, error) {
+	titled := make([]Titled, len(in.IDs))
+	for i, id := range in.IDs {
+		t, err := env.Hub.GetTask(ctx, env.Actor, env.SpaceID, id)
+		if err != nil {
+			return "", rooted(err, fmt.Sprintf("/ids/%d", i), "", hub.KindTask)
+		}
+		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
+	}
+	return fmt.Sprintf("Delete %d %s: %s.", len(titled), Plural(len(titled), "task", "tasks"), ListTitles(titled)), nil
+}
+
+// DeleteTasks is hub_delete_tasks: deletes tasks by id, all or none, through
+// the same service call as DELETE /api/spaces/:spaceId/tasks/:id.
+var DeleteTasks = Define(Spec{
+	Name: "hub_delete_tasks", Area: "tasks", IsWrite: true, Risk: RiskMedium, Undoable: true,
+	Description: "Delete tasks, all or none: by ids (from hub_list_tasks), or with all: true and the same filters as hub_list_tasks (status, projectId, assigneeId, query) to delete every matching task, at most 200.",
+}, func(ctx context.Context, env Env, in DeleteTasksInput) (Result, error) {
+	if in.All || len(in.IDs) == 0 {
+		// Prepare always turns all into ids; reaching here without ids
+		// means the input skipped it.
+		return Result{}, &hub.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids"}
+	}
+	deleted := make([]hub.Task, 0, len(in.IDs))
+	err := env.Hub.Tx(ctx, func(tx *hub.Service) error {
+		for i, id := range in.IDs {
+			t, err := tx.DeleteTask(ctx, env.Actor, env.SpaceID, id)
+			if err != nil {
+				return rooted(err, fmt.Sprintf("/ids/%d", i), "", hub.KindTask)
+			}
+			deleted = append(deleted, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	type gone struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	}
+	data := struct {
+		Count   int    `json:"count"`
+		Deleted []gone `json:"deleted"`
+		More    string `json:"more,omitempty"`
+	}{Count: len(deleted)}
+	titled := make([]Titled, len(deleted))
+	refs := make([]hub.Ref, len(deleted))
+	for i, t := range deleted {
+		if i < maxDeletedListed {
+			data.Deleted = append(data.Deleted, gone{ID: t.ID, Title: t.Title})
+		}
+		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
+		refs[i] = hub.TaskRef(t)
+	}
+	if n := len(deleted) - maxDeletedListed; n > 0 {
+		data.More = fmt.Sprintf("and %d more deleted tasks, not listed", n)
+	}
+	summary := fmt.Sprintf("Deleted %d %s: %s.", len(deleted), Plural(len(deleted), "task", "tasks"), ListTitles(titled))
+	return Result{Summary: summary, Data: data, Refs: refs}, nil
+}, Prepare(prepareDelete), Preview(previewDelete))
+
+// rooted re-roots a domain error at the place in the tool's input it comes
+// from: a field error of one list entry ("/dueDate") becomes "/tasks/1/dueDate",
+// and the entry's own record not found (kind, no path) points at its id
+// field (at+self). A stale revision points at the entry's revision.
+func rooted(err error, at, self, kind string) error {
+	var inv *hub.InvalidError
+	if errors.As(err, &inv) {
+		return &hub.InvalidError{Path: at + inv.Path, Message: inv.Message}
+	}
+	var nf *hub.NotFoundError
+	if errors.As(err, &nf) && nf.Kind != "space" {
+		path := at + nf.Path
+		if nf.Path == "" && nf.Kind == kind {
+			path = at + self
+		}
+		return &hub.NotFoundError{Kind: nf.Kind, ID: nf.ID, Path: path}
+	}
+	if errors.Is(err, hub.ErrStale) {
+		return &Error{Code: CodeStale, Message: err.Error(), Path: at + "/revision"}
+	}
+	return err
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Hub returns the registry of every Hub tool, reads first in each area, so
+// an offer cut short keeps the tools that find ids.
+func Hub() *Registry {
+	return NewRegistry(
+		ListTasks, CreateTasks, UpdateTasks, DeleteTasks,
+		ListProjects, CreateProject, UpdateProject,
+		ListPeople,
+	)
+}

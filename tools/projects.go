@@ -1,0 +1,195 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"hub/hub"
+)
+
+// ProjectData is a project as tool results carry it.
+type ProjectData struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	Description string `json:"description,omitempty"`
+	Revision    int    `json:"revision"`
+}
+
+func toProjectData(p hub.Project) ProjectData {
+	return ProjectData{ID: p.ID, Name: p.Name, Status: p.Status, Description: p.Description, Revision: p.Revision}
+}
+
+// projectRef names a project to people as hub.ResolveRef does: its name,
+// with its status as detail.
+func projectRef(p hub.Project) hub.Ref {
+	return hub.Ref{Kind: hub.KindProject, ID: p.ID, Label: p.Name, Detail: p.Status}
+}
+
+// ListProjectsInput filters hub_list_projects.
+type ListProjectsInput struct {
+	Status string `json:"status,omitempty" jsonschema:"enum=active,enum=paused,enum=done" jsonschema_description:"Only projects with this status."`
+	Query  string `json:"query,omitempty" jsonschema:"maxLength=200" jsonschema_description:"Words the name contains."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=200" jsonschema_description:"How many projects to return (default 50)."`
+	Offset int    `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"How many matching projects to skip, to page on."`
+}
+
+// ListProjects is hub_list_projects. The domain returns a space's projects
+// by name (at most hub.MaxListLimit); the filters and paging are applied
+// here, so the model reads a bounded page like hub_list_tasks'.
+var ListProjects = Define(Spec{
+	Name: "hub_list_projects", Area: "projects",
+	Description: "List this space's projects by name, with their ids, status, description and revision. Filter by status or name words; page with limit and offset. Use it to find the projectId task tools and hub_update_project need.",
+}, func(ctx context.Context, env Env, in ListProjectsInput) (Result, error) {
+	all, err := env.Hub.ListProjects(ctx, env.Actor, env.SpaceID)
+	if err != nil {
+		return Result{}, err
+	}
+	var matches []hub.Project
+	for _, p := range all {
+		if (in.Status == "" || p.Status == in.Status) && containsWords(p.Name, in.Query) {
+			matches = append(matches, p)
+		}
+	}
+	page, next := pageOf(matches, in.Limit, in.Offset)
+	data := struct {
+		Projects   []ProjectData `json:"projects"`
+		Total      int           `json:"total"`
+		Offset     int           `json:"offset"`
+		NextOffset int           `json:"nextOffset,omitempty"`
+	}{Projects: make([]ProjectData, len(page)), Total: len(matches), Offset: in.Offset, NextOffset: next}
+	titled := make([]Titled, len(page))
+	refs := make([]hub.Ref, len(page))
+	for i, p := range page {
+		data.Projects[i] = toProjectData(p)
+		titled[i] = Titled{Title: p.Name}
+		refs[i] = projectRef(p)
+	}
+	summary := "No projects match."
+	if len(page) > 0 {
+		summary = fmt.Sprintf("Found %d %s: %s.", len(matches), Plural(len(matches), "project", "projects"), ListTitles(titled))
+	}
+	return Result{Summary: summary, Data: data, Refs: refs}, nil
+})
+
+// CreateProjectInput is hub_create_project's input.
+type CreateProjectInput struct {
+	Name        string `json:"name" jsonschema:"minLength=1,maxLength=500" jsonschema_description:"The project's name."`
+	Status      string `json:"status,omitempty" jsonschema:"enum=active,enum=paused,enum=done" jsonschema_description:"Defaults to active."`
+	Description string `json:"description,omitempty" jsonschema:"maxLength=5000" jsonschema_description:"What the project is for, a few lines."`
+}
+
+// CreateProject is hub_create_project: adds one project through the same
+// service call as POST /api/spaces/:spaceId/projects.
+var CreateProject = Define(Spec{
+	Name: "hub_create_project", Area: "projects", IsWrite: true, Risk: RiskLow, Undoable: true,
+	Description: "Add a project to this space. Check hub_list_projects first when a project of that name may already exist.",
+}, func(ctx context.Context, env Env, in CreateProjectInput) (Result, error) {
+	p, err := env.Hub.CreateProject(ctx, env.Actor, env.SpaceID, hub.NewProject{Name: in.Name, Status: in.Status, Description: in.Description})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Summary: fmt.Sprintf("Added 1 project: %s.", ListTitles([]Titled{{Title: p.Name}})),
+		Data: struct {
+			Project ProjectData `json:"project"`
+		}{toProjectData(p)},
+		Refs: []hub.Ref{projectRef(p)}}, nil
+})
+
+// UpdateProjectInput is hub_update_project's input. Only the fields given
+// change.
+type UpdateProjectInput struct {
+	ID          string    `json:"id" jsonschema:"minLength=1" jsonschema_description:"The project's id, from hub_list_projects."`
+	Revision    int       `json:"revision,omitempty" jsonschema:"minimum=1" jsonschema_description:"The project's revision as you read it. If the project changed since, the update fails as stale instead of overwriting newer work."`
+	Name        string    `json:"name,omitempty" jsonschema:"minLength=1,maxLength=500" jsonschema_description:"A new name."`
+	Status      string    `json:"status,omitempty" jsonschema:"enum=active,enum=paused,enum=done"`
+	Description Clearable `json:"description,omitzero" jsonschema_description:"A new description, replacing the old one whole; null or \"\" removes it."`
+}
+
+func (in UpdateProjectInput) patch() hub.ProjectPatch {
+	p := hub.ProjectPatch{Name: nonEmpty(in.Name), Status: nonEmpty(in.Status), Description: in.Description.patch()}
+	if in.Revision != 0 {
+		r := in.Revision
+		p.Revision = &r
+	}
+	return p
+}
+
+func (in UpdateProjectInput) checkChange() error {
+	if in.Name == "" && in.Status == "" && !in.Description.Set {
+		return &hub.InvalidError{Path: "", Message: "say what to change: name, status or description"}
+	}
+	return nil
+}
+
+// UpdateProject is hub_update_project: changes a project through the same
+// service call as PATCH /api/spaces/:spaceId/projects/:id.
+var UpdateProject = Define(Spec{
+	Name: "hub_update_project", Area: "projects", IsWrite: true, Risk: RiskLow, Undoable: true,
+	Description: "Change a project by id (id and revision from hub_list_projects): name, status, description. Only the fields given change; null or \"\" clears the description. Give the revision you read, so a project someone changed since fails as stale instead of being overwritten.",
+}, func(ctx context.Context, env Env, in UpdateProjectInput) (Result, error) {
+	if err := in.checkChange(); err != nil {
+		return Result{}, err
+	}
+	p, err := env.Hub.UpdateProject(ctx, env.Actor, env.SpaceID, in.ID, in.patch())
+	if err != nil {
+		return Result{}, rooted(err, "", "/id", hub.KindProject)
+	}
+	return Result{Summary: fmt.Sprintf("Updated 1 project: %s.", ListTitles([]Titled{{Title: p.Name}})),
+		Data: struct {
+			Project ProjectData `json:"project"`
+		}{toProjectData(p)},
+		Refs: []hub.Ref{projectRef(p)}}, nil
+}, Preview(func(ctx context.Context, env Env, in UpdateProjectInput) (string, error) {
+	if err := in.checkChange(); err != nil {
+		return "", err
+	}
+	p, err := env.Hub.GetProject(ctx, env.Actor, env.SpaceID, in.ID)
+	if err != nil {
+		return "", rooted(err, "", "/id", hub.KindProject)
+	}
+	var parts []string
+	if in.Name != "" {
+		parts = append(parts, "name “"+strings.TrimSpace(in.Name)+"”")
+	}
+	if in.Status != "" {
+		parts = append(parts, "status "+in.Status)
+	}
+	if in.Description.Set {
+		if in.Description.Value == "" {
+			parts = append(parts, "description cleared")
+		} else {
+			parts = append(parts, "new description")
+		}
+	}
+	return fmt.Sprintf("Update project “%s”: %s.", p.Name, strings.Join(parts, ", ")), nil
+}))
+
+// containsWords tells whether text contains every word of query, ignoring
+// case, as hub_list_tasks' query does.
+func containsWords(text, query string) bool {
+	lower := strings.ToLower(text)
+	for _, w := range strings.Fields(strings.ToLower(query)) {
+		if !strings.Contains(lower, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// pageOf cuts one page out of a list read whole: limit 0 means
+// hub.DefaultListLimit; next is 0 when nothing follows.
+func pageOf[T any](items []T, limit, offset int) (page []T, next int) {
+	if limit <= 0 {
+		limit = hub.DefaultListLimit
+	}
+	if offset >= len(items) {
+		return nil, 0
+	}
+	end := min(offset+limit, len(items))
+	if end < len(items) {
+		next = end
+	}
+	return items[offset:end], next
+}
