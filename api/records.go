@@ -299,7 +299,18 @@ func (s *Server) listPeople(c *gin.Context) {
 }
 
 type settingsDTO struct {
-	WritePolicy string `json:"writePolicy"`
+	WritePolicy        string   `json:"writePolicy"`
+	AllowedWriteAreas  []string `json:"allowedWriteAreas"`
+	ConnectedAppWrites bool     `json:"connectedAppWrites"`
+}
+
+// toSettingsDTO answers an empty list (every area allowed) as [], never null.
+func toSettingsDTO(st hub.Settings) settingsDTO {
+	areas := st.AllowedWriteAreas
+	if areas == nil {
+		areas = []string{}
+	}
+	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: areas, ConnectedAppWrites: st.ConnectedAppWrites}
 }
 
 func (s *Server) getSettings(c *gin.Context) {
@@ -308,11 +319,13 @@ func (s *Server) getSettings(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, settingsDTO{WritePolicy: st.WritePolicy})
+	c.JSON(http.StatusOK, toSettingsDTO(st))
 }
 
 type updateSettingsRequest struct {
-	WritePolicy Optional[string] `json:"writePolicy"`
+	WritePolicy        Optional[string]   `json:"writePolicy"`
+	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas"`
+	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites"`
 }
 
 func (s *Server) updateSettings(c *gin.Context) {
@@ -320,15 +333,27 @@ func (s *Server) updateSettings(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	wp, err := requireValue(req.WritePolicy, "/writePolicy")
+	var p hub.SettingsPatch
+	var err error
+	if p.WritePolicy, err = requireValue(req.WritePolicy, "/writePolicy"); err == nil {
+		p.ConnectedAppWrites, err = requireValue(req.ConnectedAppWrites, "/connectedAppWrites")
+	}
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	st, err := s.Hub.UpdateSettings(c.Request.Context(), person(c).ID, hub.SettingsPatch{WritePolicy: wp})
+	if req.AllowedWriteAreas.Set {
+		// null, like [], allows every area again.
+		areas := req.AllowedWriteAreas.Value
+		if areas == nil {
+			areas = []string{}
+		}
+		p.AllowedWriteAreas = &areas
+	}
+	st, err := s.Hub.UpdateSettings(c.Request.Context(), person(c).ID, p)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, settingsDTO{WritePolicy: st.WritePolicy})
+	c.JSON(http.StatusOK, toSettingsDTO(st))
 }

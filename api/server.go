@@ -104,6 +104,8 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "POST", "/assistant/conversations/:id/turns", "Send a message: starts a turn", s.startTurn)
 	s.handle(authed, "GET", "/assistant/turns/:turnId", "A turn's status", s.getTurn)
 	s.handle(authed, "POST", "/assistant/turns/:turnId/retry", "Run a failed turn's message again", s.retryTurn)
+	s.handle(authed, "POST", "/assistant/undo", "Undo an Undo group: put its records back as they were", s.undo)
+	s.handle(authed, "POST", "/assistant/redo", "Redo an undone Undo group", s.redo)
 	s.handle(authed, "GET", "/assistant/needs-me", "Writes held for the person's Needs me list", s.needsMe)
 	s.routes = append(s.routes, route{"GET", "/api/assistant/turns/:turnId/stream", "The turn's frames as Server-Sent Events"})
 	return r

@@ -5,4 +5,9 @@
 // Access is decided here from memberships, never from ids a caller sends: a
 // record in a space the person cannot open is ErrNotFound, exactly like a
 // record that does not exist.
+//
+// Every write tells the Service's subscribers (Subscribe) what changed and
+// who changed it, once its transaction has committed. Writes made through
+// WithUndo record the records before and after in an Undo group, so Undo and
+// Redo can take them back, refusing when a record has changed since.
 package hub

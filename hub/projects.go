@@ -97,8 +97,14 @@ func (s *Service) CreateProject(ctx context.Context, actor Actor, spaceID string
 	if err := s.applyProjectPatch(&r, ProjectPatch{Name: &in.Name, Status: nonEmpty(in.Status), Description: &in.Description}); err != nil {
 		return Project{}, err
 	}
-	if err := s.q(ctx).Create(&r).Error; err != nil {
-		return Project{}, fmt.Errorf("create project: %w", err)
+	err := s.Tx(ctx, func(tx *Service) error {
+		if err := tx.q(ctx).Create(&r).Error; err != nil {
+			return fmt.Errorf("create project: %w", err)
+		}
+		return tx.recordChange(ctx, actor, spaceID, nil, projectState(r))
+	})
+	if err != nil {
+		return Project{}, err
 	}
 	return toProject(r), nil
 }
@@ -115,16 +121,25 @@ func (s *Service) UpdateProject(ctx context.Context, actor Actor, spaceID, id st
 	if err := checkRevision("project", r.Name, r.Revision, patch.Revision); err != nil {
 		return Project{}, err
 	}
+	before := projectState(r)
 	if err := s.applyProjectPatch(&r, patch); err != nil {
 		return Project{}, err
 	}
-	if err := s.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
+	err = s.Tx(ctx, func(tx *Service) error {
+		if err := tx.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
+			return err
+		}
+		return tx.recordChange(ctx, actor, spaceID, before, projectState(r))
+	})
+	if err != nil {
 		return Project{}, err
 	}
 	return toProject(r), nil
 }
 
-// DeleteProject removes a project; its tasks stay, without a project.
+// DeleteProject removes a project; its tasks stay, without a project. Each
+// of those tasks is changed too (a new revision, an Undo entry, a Change),
+// so Undo puts them back in the project.
 func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id string) (Project, error) {
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return Project{}, err
@@ -133,14 +148,32 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 	if err != nil {
 		return Project{}, err
 	}
-	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Task{}).Where("project_id = ?", r.ID).Update("project_id", nil).Error; err != nil {
-			return err
+	err = s.Tx(ctx, func(tx *Service) error {
+		var tasks []models.Task
+		if err := tx.q(ctx).Where("project_id = ?", r.ID).Order("created_at, id").Find(&tasks).Error; err != nil {
+			return fmt.Errorf("delete project %s: %w", id, err)
 		}
-		return tx.Delete(&models.Project{}, "id = ?", r.ID).Error
+		for _, t := range tasks {
+			before := taskState(t)
+			t.ProjectID, t.UpdatedAt = nil, tx.now()
+			if err := tx.saveRevision(ctx, "task", t.Title, t.ID, &t, &t.Revision, "project_id"); err != nil {
+				return err
+			}
+			if err := tx.recordChange(ctx, actor, spaceID, before, taskState(t)); err != nil {
+				return err
+			}
+		}
+		res := tx.q(ctx).Delete(&models.Project{}, "id = ? AND revision = ?", r.ID, r.Revision)
+		if res.Error != nil {
+			return fmt.Errorf("delete project %s: %w", id, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return fmt.Errorf("project %q changed while it was being deleted; read it again: %w", r.Name, ErrStale)
+		}
+		return tx.recordChange(ctx, actor, spaceID, projectState(r), nil)
 	})
 	if err != nil {
-		return Project{}, fmt.Errorf("delete project %s: %w", id, err)
+		return Project{}, err
 	}
 	return toProject(r), nil
 }

@@ -16,27 +16,56 @@ import (
 type Service struct {
 	db  *gorm.DB
 	now func() time.Time
+	// subscribers is shared by every Service derived from one NewService,
+	// so a write through any copy reaches every subscriber.
+	subscribers *subscribers
+	// batch holds the changes made inside the Tx this Service runs in until
+	// that Tx ends; nil outside any Tx.
+	batch *changeBatch
+	// undoGroup is the Undo group writes record their entries in; "" records
+	// none (a person's own writes on a screen).
+	undoGroup string
 }
 
 // NewService returns a Service over db.
 func NewService(db *models.DB) *Service {
-	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }}
+	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}}
 }
 
 // WithDB returns a Service that runs on the given handle, typically a
 // transaction the caller shares with its own writes (a tool call's receipt
-// is written in the same transaction as the records it changed).
+// is written in the same transaction as the records it changed). It keeps
+// the receiver's subscribers, Undo group and, inside a Tx, that Tx's pending
+// changes. Hub cannot see the commit of a transaction it did not open: on a
+// Service outside any Tx, changes made through such a handle reach
+// subscribers when each write returns, so open shared transactions with Tx.
 func (s *Service) WithDB(db *gorm.DB) *Service {
 	c := *s
 	c.db = db
 	return &c
 }
 
-// Tx runs fn in one database transaction.
+// Tx runs fn in one database transaction; inside another Tx it is a
+// savepoint of that one. The changes fn makes reach subscribers only once the
+// outermost Tx has committed, and never when it (or this savepoint) rolls
+// back: a subscriber never hears of a record that does not exist.
 func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(s.WithDB(tx))
+	batch := &changeBatch{}
+	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
+		tx := s.WithDB(db)
+		tx.batch = batch
+		return fn(tx)
 	})
+	if err != nil {
+		return err
+	}
+	if s.batch != nil {
+		// A savepoint released: its changes now belong to the enclosing Tx.
+		s.batch.add(batch.take()...)
+		return nil
+	}
+	s.subscribers.deliver(ctx, batch.take())
+	return nil
 }
 
 // DB exposes the handle, for callers that write their own rows in the same

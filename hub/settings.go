@@ -2,8 +2,10 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -40,9 +42,29 @@ func (s Settings) AllowsArea(area string) bool {
 	return oneOf(area, s.AllowedWriteAreas)
 }
 
-// SettingsPatch changes the settings that are set.
+// WriteAreas are the areas AllowedWriteAreas may name: the assistant's
+// write tools each belong to one ("apps" is connected apps).
+var WriteAreas = []string{"tasks", "projects", "apps"}
+
+// SettingsPatch changes the settings that are set. AllowedWriteAreas set to
+// an empty list allows every area again.
 type SettingsPatch struct {
-	WritePolicy *string
+	WritePolicy        *string
+	AllowedWriteAreas  *[]string
+	ConnectedAppWrites *bool
+}
+
+func toSettings(r models.Setting) (Settings, error) {
+	st := Settings{WritePolicy: r.WritePolicy, ConnectedAppWrites: r.ConnectedAppWrites}
+	if r.AllowedWriteAreas != "" {
+		if err := json.Unmarshal([]byte(r.AllowedWriteAreas), &st.AllowedWriteAreas); err != nil {
+			return Settings{}, fmt.Errorf("settings of %s: allowed write areas: %w", r.PersonID, err)
+		}
+	}
+	if len(st.AllowedWriteAreas) == 0 {
+		st.AllowedWriteAreas = nil
+	}
+	return st, nil
 }
 
 // GetSettings returns the person's settings, defaults where none are saved.
@@ -55,7 +77,7 @@ func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, e
 	if err != nil {
 		return Settings{}, fmt.Errorf("get settings: %w", err)
 	}
-	return Settings{WritePolicy: r.WritePolicy}, nil
+	return toSettings(r)
 }
 
 // UpdateSettings saves the set fields and returns the settings.
@@ -70,7 +92,33 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 		}
 		cur.WritePolicy = *p.WritePolicy
 	}
-	row := models.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, UpdatedAt: s.now()}
+	if p.AllowedWriteAreas != nil {
+		// Each area once, in the order given; an empty list allows all.
+		var areas []string
+		for i, a := range *p.AllowedWriteAreas {
+			if !oneOf(a, WriteAreas) {
+				return Settings{}, invalid(fmt.Sprintf("/allowedWriteAreas/%d", i),
+					"a write area is one of %s, not %q", strings.Join(WriteAreas, ", "), a)
+			}
+			if !oneOf(a, areas) {
+				areas = append(areas, a)
+			}
+		}
+		cur.AllowedWriteAreas = areas
+	}
+	if p.ConnectedAppWrites != nil {
+		cur.ConnectedAppWrites = *p.ConnectedAppWrites
+	}
+	areas := cur.AllowedWriteAreas
+	if areas == nil {
+		areas = []string{}
+	}
+	rawAreas, err := json.Marshal(areas)
+	if err != nil {
+		return Settings{}, fmt.Errorf("update settings: %w", err)
+	}
+	row := models.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
+		ConnectedAppWrites: cur.ConnectedAppWrites, UpdatedAt: s.now()}
 	if err := s.q(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}

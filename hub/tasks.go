@@ -202,9 +202,19 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		}
 		rows[i] = r
 	}
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error { return tx.Create(&rows).Error })
+	err := s.Tx(ctx, func(tx *Service) error {
+		if err := tx.q(ctx).Create(&rows).Error; err != nil {
+			return fmt.Errorf("create tasks: %w", err)
+		}
+		for _, r := range rows {
+			if err := tx.recordChange(ctx, actor, spaceID, nil, taskState(r)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("create tasks: %w", err)
+		return nil, err
 	}
 	out := make([]Task, len(rows))
 	for i, r := range rows {
@@ -225,11 +235,18 @@ func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id strin
 	if err := checkRevision("task", r.Title, r.Revision, patch.Revision); err != nil {
 		return Task{}, err
 	}
+	before := taskState(r)
 	if err := s.applyPatch(ctx, spaceID, "", &r, patch); err != nil {
 		return Task{}, err
 	}
-	if err := s.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
-		"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
+	err = s.Tx(ctx, func(tx *Service) error {
+		if err := tx.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
+			"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
+			return err
+		}
+		return tx.recordChange(ctx, actor, spaceID, before, taskState(r))
+	})
+	if err != nil {
 		return Task{}, err
 	}
 	return toTask(r), nil
@@ -244,8 +261,20 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 	if err != nil {
 		return Task{}, err
 	}
-	if err := s.q(ctx).Delete(&models.Task{}, "id = ?", r.ID).Error; err != nil {
-		return Task{}, fmt.Errorf("delete task %s: %w", id, err)
+	err = s.Tx(ctx, func(tx *Service) error {
+		// Guarded by the revision read, so the Undo entry keeps the task as
+		// it was when it was deleted, not an older copy.
+		res := tx.q(ctx).Delete(&models.Task{}, "id = ? AND revision = ?", r.ID, r.Revision)
+		if res.Error != nil {
+			return fmt.Errorf("delete task %s: %w", id, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return fmt.Errorf("task %q changed while it was being deleted; read it again: %w", r.Title, ErrStale)
+		}
+		return tx.recordChange(ctx, actor, spaceID, taskState(r), nil)
+	})
+	if err != nil {
+		return Task{}, err
 	}
 	return toTask(r), nil
 }

@@ -38,11 +38,14 @@ type APIToken struct {
 	CreatedAt time.Time
 }
 
-// Setting holds a person's assistant settings.
+// Setting holds a person's assistant settings. AllowedWriteAreas is a JSON
+// list of area names ("[]": every area).
 type Setting struct {
-	PersonID    string `gorm:"primaryKey"`
-	WritePolicy string
-	UpdatedAt   time.Time
+	PersonID           string `gorm:"primaryKey"`
+	WritePolicy        string
+	AllowedWriteAreas  string
+	ConnectedAppWrites bool
+	UpdatedAt          time.Time
 }
 
 // Project groups tasks in a space.
@@ -198,4 +201,32 @@ type Connection struct {
 	Enabled   bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// UndoGroup is what one Undo takes back: the writes of one tool call, or of
+// one Apply in one space, made by PersonID. State is "done", "undone" or
+// "redone"; EntryCount is the last entry's Seq.
+type UndoGroup struct {
+	ID         string `gorm:"primaryKey"`
+	SpaceID    string
+	PersonID   string
+	Via        string
+	Label      string
+	State      string
+	EntryCount int
+	CreatedAt  time.Time
+	UndoneAt   *time.Time
+	RedoneAt   *time.Time
+}
+
+// UndoEntry is one record changed in an Undo group: its state before (nil:
+// it did not exist) and after (nil: it was deleted), as JSON.
+type UndoEntry struct {
+	GroupID   string `gorm:"primaryKey"`
+	Seq       int    `gorm:"primaryKey"`
+	Kind      string
+	RecordID  string
+	Before    *string
+	After     *string
+	CreatedAt time.Time
 }
