@@ -27,7 +27,7 @@ type fixture struct {
 func newFixture(t *testing.T, url string) *fixture {
 	db := dbtest.Open(t, url)
 	f := &fixture{hub: hub.NewService(db), chat: chat.NewStore(db)}
-	f.acts = &activities.Activities{Hub: f.hub, Chat: f.chat, Tools: tools.Hub(), Frames: stream.NewBus(db)}
+	f.acts = &activities.Activities{Hub: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: stream.NewBus(db)}
 	ctx := context.Background()
 	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"hub/apps"
 	"hub/llm"
 )
 
@@ -22,6 +23,9 @@ type Config struct {
 	CORSOrigins       []string // HUB_CORS_ORIGINS, comma-separated; none by default
 	TimeZone          *time.Location
 	Model             llm.Config
+	// AppsAllow lists private addresses connected apps may reach anyway
+	// (HUB_APPS_ALLOW); by default only public addresses.
+	AppsAllow []string
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests. A
@@ -49,6 +53,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.TimeZone = loc
 	}
+	c.AppsAllow = apps.AllowFromEnv(getenv)
 	m, err := llm.ConfigFromEnv(getenv)
 	if err != nil {
 		return Config{}, err

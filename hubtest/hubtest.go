@@ -26,6 +26,7 @@ import (
 
 	"hub/activities"
 	"hub/api"
+	"hub/apps"
 	"hub/chat"
 	"hub/dbtest"
 	"hub/fakemodel"
@@ -50,6 +51,9 @@ type Options struct {
 	ModelTimeout time.Duration
 	// CORSOrigins may call the api from a browser.
 	CORSOrigins []string
+	// AppsAllow lets connected apps reach these private addresses (a
+	// test's own httptest server).
+	AppsAllow []string
 }
 
 // Stack is a running Hub.
@@ -100,7 +104,10 @@ func Start(t testing.TB, o Options) *Stack {
 	}
 	model := llm.New(mcfg, nil)
 	chats, frames := chat.NewStore(db), stream.NewBus(db)
-	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(), Frames: frames,
+	poster, err := apps.New(apps.Options{Allow: o.AppsAllow})
+	require.NoError(t, err)
+	t.Cleanup(poster.Close)
+	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(poster), Frames: frames,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
 	w := worker.New(c, acts, worker.Options{})

@@ -52,7 +52,7 @@ func TestDispatchUnknownOrUnofferedToolRunsNothing(t *testing.T) {
 // model can fix its whole call at once.
 func TestDispatchReportsEverySchemaIssue(t *testing.T) {
 	t.Parallel()
-	reg := tools.Hub()
+	reg := tools.Hub(nil)
 	_, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "hub_create_tasks",
 		Arguments: `{"tasks":[{"titl":"x","dueDate":3}],"x":1}`, Offered: offerAll})
 	require.NotNil(t, err)
@@ -77,7 +77,7 @@ func TestDispatchReportsEverySchemaIssue(t *testing.T) {
 
 func TestDispatchSchemaFailures(t *testing.T) {
 	t.Parallel()
-	reg := tools.Hub()
+	reg := tools.Hub(nil)
 	for _, tc := range []struct {
 		name, tool, args string
 		issues           []tools.Issue

@@ -39,7 +39,7 @@ func newFixture(t testing.TB, url string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	db := dbtest.Open(t, url)
-	f := &fixture{db: db, svc: hub.NewService(db), reg: tools.Hub()}
+	f := &fixture{db: db, svc: hub.NewService(db), reg: tools.Hub(nil)}
 	member := func(space, person string, role hub.Role) (string, hub.Actor) {
 		spaceID, personID, err := f.svc.EnsureMember(ctx, space, person, role)
 		require.NoError(t, err)
@@ -61,7 +61,7 @@ func (f *fixture) env(actor hub.Actor, role hub.Role) tools.Env {
 // offerAll offers every tool of the registry.
 var offerAll = func() []string {
 	var names []string
-	for _, d := range tools.Hub().Granted(hub.RoleOwner) {
+	for _, d := range tools.Hub(nil).Granted(hub.RoleOwner) {
 		names = append(names, d.Name)
 	}
 	return names

@@ -43,7 +43,7 @@ var knownCodes = []string{
 // model can read.
 func FuzzDispatch(f *testing.F) {
 	fx := newFixture(f, dbtest.SQLite(f))
-	reg := tools.Hub()
+	reg := tools.Hub(nil)
 	reg.Add(echo)
 	offered := []string{"hub_list_tasks", "hub_create_tasks", "echo"}
 	roles := []hub.Role{hub.RoleOwner, hub.RoleEditor, hub.RoleGuest, hub.RoleViewer, "", "admin"}

@@ -16,7 +16,7 @@ import (
 // pushed to invent values.
 func TestSchemasKeepOptionalFieldsOptional(t *testing.T) {
 	t.Parallel()
-	reg := tools.Hub()
+	reg := tools.Hub(nil)
 	for _, d := range reg.Granted(hub.RoleOwner) {
 		t.Run(d.Name, func(t *testing.T) {
 			var schema map[string]any
@@ -28,7 +28,7 @@ func TestSchemasKeepOptionalFieldsOptional(t *testing.T) {
 				require.Equal(t, false, obj["additionalProperties"], "%s%s refuses unknown fields", d.Name, path)
 				required, _ := obj["required"].([]any)
 				for _, r := range required {
-					require.Contains(t, []any{"title", "tasks", "id", "name"}, r, "%s%s requires %v", d.Name, path, r)
+					require.Contains(t, []any{"title", "tasks", "id", "name", "connectionId", "text"}, r, "%s%s requires %v", d.Name, path, r)
 				}
 			})
 		})
@@ -89,7 +89,7 @@ func walkObjects(node any, path string, fn func(path string, obj map[string]any)
 
 func TestRegistry(t *testing.T) {
 	t.Parallel()
-	reg := tools.Hub()
+	reg := tools.Hub(nil)
 	names := func(ds []*tools.Definition) []string {
 		var out []string
 		for _, d := range ds {
@@ -98,10 +98,14 @@ func TestRegistry(t *testing.T) {
 		return out
 	}
 	all := []string{"hub_list_tasks", "hub_create_tasks", "hub_update_tasks", "hub_delete_tasks",
-		"hub_list_projects", "hub_create_project", "hub_update_project", "hub_list_people"}
+		"hub_list_projects", "hub_create_project", "hub_update_project", "hub_list_people",
+		"hub_list_connections", "apps_post_update"}
 	require.Equal(t, all, names(reg.Granted(hub.RoleOwner)), "registration order")
 	require.Equal(t, all, names(reg.Granted(hub.RoleGuest)))
-	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people"}, names(reg.Granted(hub.RoleViewer)), "a viewer is offered no write tool")
+	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people", "hub_list_connections"}, names(reg.Granted(hub.RoleViewer)), "a viewer is offered no write tool")
+	require.Equal(t, all[:len(all)-2], names(reg.Offerable(hub.RoleGuest, hub.Settings{ConnectedAppWrites: true})), "a guest is offered no connected-app tool")
+	require.Equal(t, all[:len(all)-1], names(reg.Offerable(hub.RoleOwner, hub.Settings{})), "connected-app writes are off by default")
+	require.Equal(t, all, names(reg.Offerable(hub.RoleOwner, hub.Settings{ConnectedAppWrites: true})))
 
 	d, ok := reg.Get("hub_create_tasks")
 	require.True(t, ok)

@@ -14,7 +14,7 @@ import (
 // filter, field to change, revision and clearable value stays optional.
 func TestWorkspaceToolSchemas(t *testing.T) {
 	t.Parallel()
-	reg := tools.Hub()
+	reg := tools.Hub(nil)
 	type object struct {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -92,7 +92,7 @@ func TestWorkspaceToolSchemas(t *testing.T) {
 // viewer, at access, not at validation).
 func TestWorkspaceToolsMinimalCalls(t *testing.T) {
 	t.Parallel()
-	reg := tools.Hub()
+	reg := tools.Hub(nil)
 	for name, args := range map[string]string{
 		"hub_update_tasks":   `{"tasks":[{"id":"task_x","status":"done"}]}`,
 		"hub_delete_tasks":   `{"ids":["task_x"]}`,

@@ -499,13 +499,3 @@ func nonEmpty(s string) *string {
 	}
 	return &s
 }
-
-// Hub returns the registry of every Hub tool, reads first in each area, so
-// an offer cut short keeps the tools that find ids.
-func Hub() *Registry {
-	return NewRegistry(
-		ListTasks, CreateTasks, UpdateTasks, DeleteTasks,
-		ListProjects, CreateProject, UpdateProject,
-		ListPeople,
-	)
-}

@@ -15,6 +15,7 @@ import (
 
 	"hub/activities"
 	"hub/api"
+	"hub/apps"
 	"hub/chat"
 	"hub/config"
 	"hub/hub"
@@ -33,6 +34,7 @@ type app struct {
 	chat   *chat.Store
 	frames *stream.Bus
 	tools  *tools.Registry
+	apps   *apps.Client
 }
 
 // openApp connects to the database and migrates it.
@@ -48,10 +50,19 @@ func openApp(ctx context.Context, cfg config.Config) (*app, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, db: db, hub: hub.NewService(db), chat: chat.NewStore(db), frames: stream.NewBus(db), tools: tools.Hub()}, nil
+	poster, err := apps.New(apps.Options{Allow: cfg.AppsAllow})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &app{cfg: cfg, db: db, hub: hub.NewService(db), chat: chat.NewStore(db), frames: stream.NewBus(db),
+		tools: tools.Hub(poster), apps: poster}, nil
 }
 
-func (a *app) close() { _ = a.db.Close() }
+func (a *app) close() {
+	a.apps.Close()
+	_ = a.db.Close()
+}
 
 // dialTemporal connects to the Temporal frontend, logging through slog.
 func dialTemporal(ctx context.Context, address, namespace string) (client.Client, error) {
