@@ -75,15 +75,29 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	var res tools.Result
 	var terr *tools.Error
 	var already bool
+	var undoGroup string
 	err = a.Hub.Tx(ctx, func(tx *hub.Service) error {
 		env := env
 		env.Hub = tx
+		if def.Undoable {
+			// One Undo group per write: the person can take back exactly
+			// the records this call changed.
+			gid, err := tx.NewUndoGroup(ctx, env.Actor, turn.SpaceID, tools.Action(def.Name))
+			if err != nil {
+				// The person may no longer write here: the call's answer.
+				terr = tools.AsError(err)
+				return errRollback
+			}
+			env.Hub, undoGroup = tx.WithUndo(gid), gid
+		}
 		res, terr = a.Tools.Dispatch(ctx, env, tc)
 		if terr != nil {
 			return errRollback
 		}
 		res.Summary = assistant.Humanize(res.Summary, known)
-		won, err := a.Chat.WithDB(tx.DB()).CompleteToolCall(ctx, call.ID, outcomeOf(res, nil, settings))
+		o := outcomeOf(res, nil, settings)
+		o.UndoGroupID = undoGroup
+		won, err := a.Chat.WithDB(tx.DB()).CompleteToolCall(ctx, call.ID, o)
 		if err != nil {
 			return err
 		}
@@ -105,6 +119,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	case err != nil:
 		return ToolOutcome{}, err
 	}
+	call.UndoGroupID = undoGroup
 	if err := a.publishToolDone(ctx, in.TurnID, call, res, nil); err != nil {
 		return ToolOutcome{}, err
 	}
@@ -164,6 +179,8 @@ func (a *Activities) publishToolDone(ctx context.Context, turnID string, call ch
 		frame = map[string]any{"callId": call.ID, "tool": call.Tool, "phase": "failed", "error": terr}
 	case res.Held:
 		frame["phase"] = "held"
+	case call.UndoGroupID != "":
+		frame["undoGroupId"] = call.UndoGroupID
 	}
 	_, err := a.Frames.Publish(ctx, turnID, stream.TypeTool, frame)
 	return err

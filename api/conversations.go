@@ -119,12 +119,13 @@ func toRefDTOs(refs []hub.Ref) []refDTO {
 }
 
 type toolCallDTO struct {
-	ID      string    `json:"id"`
-	Tool    string    `json:"tool"`
-	Summary string    `json:"summary"`
-	Status  string    `json:"status"`
-	Error   *errorDTO `json:"error,omitempty"`
-	Refs    []refDTO  `json:"refs"`
+	ID          string    `json:"id"`
+	Tool        string    `json:"tool"`
+	Summary     string    `json:"summary"`
+	Status      string    `json:"status"`
+	Error       *errorDTO `json:"error,omitempty"`
+	Refs        []refDTO  `json:"refs"`
+	UndoGroupID string    `json:"undoGroupId,omitempty"`
 }
 
 // proposalDTO is a write the reply proposed: held for Apply (in the chat or
@@ -173,7 +174,7 @@ func toMessageDTO(m chat.Message) messageDTO {
 		d.Error = &errorDTO{Code: m.ErrorCode, Message: m.ErrorMessage}
 	}
 	for _, tc := range m.ToolCalls {
-		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Refs: toRefDTOs(tc.Refs)}
+		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Refs: toRefDTOs(tc.Refs), UndoGroupID: tc.UndoGroupID}
 		if tc.ErrorCode != "" {
 			t.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
 		}

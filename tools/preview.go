@@ -32,6 +32,10 @@ func ReadablePreview(tool string, input json.RawMessage, known map[string]string
 	return action(tool) + ": " + parts
 }
 
+// Action names what a tool does, for people: "hub_create_tasks" is
+// "Create tasks".
+func Action(tool string) string { return action(tool) }
+
 // action turns "hub_create_tasks" into "Create tasks".
 func action(tool string) string {
 	words := strings.Split(tool, "_")
