@@ -25,6 +25,8 @@ type workflowClient interface {
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 	CancelWorkflow(ctx context.Context, workflowID, runID string) error
 	CheckHealth(ctx context.Context, request *client.CheckHealthRequest) (*client.CheckHealthResponse, error)
+	UpdateWithStartWorkflow(ctx context.Context, options client.UpdateWithStartWorkflowOptions) (client.WorkflowUpdateHandle, error)
+	NewWithStartWorkflowOperation(options client.StartWorkflowOptions, workflow any, args ...any) client.WithStartWorkflowOperation
 }
 
 // Deps are what the api needs.
@@ -107,6 +109,7 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "POST", "/assistant/undo", "Undo an Undo group: put its records back as they were", s.undo)
 	s.handle(authed, "POST", "/assistant/redo", "Redo an undone Undo group", s.redo)
 	s.handle(authed, "GET", "/assistant/needs-me", "Writes held for the person's Needs me list", s.needsMe)
+	s.handle(authed, "POST", "/assistant/apply", "Apply a reply's held writes; answers the receipts", s.apply)
 	s.routes = append(s.routes, route{"GET", "/api/assistant/turns/:turnId/stream", "The turn's frames as Server-Sent Events"})
 	return r
 }

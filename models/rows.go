@@ -230,3 +230,20 @@ type UndoEntry struct {
 	After     *string
 	CreatedAt time.Time
 }
+
+// Receipt is what became of one held call the person applied: succeeded,
+// failed, unattempted, unknown (an outside write whose outcome is not
+// known), or sending (an outside write on its way).
+type Receipt struct {
+	CallID       string `gorm:"primaryKey"`
+	MessageID    string
+	SpaceID      string
+	Status       string
+	Summary      string
+	ErrorCode    string
+	ErrorMessage string
+	UndoGroupID  string
+	Attempts     int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}

@@ -40,6 +40,7 @@ func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Work
 		WorkerStopTimeout: 10 * time.Second,
 	})
 	w.RegisterWorkflow(workflows.Turn)
+	w.RegisterWorkflow(workflows.Apply)
 	w.RegisterActivity(acts)
 	return w
 }

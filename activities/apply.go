@@ -1,0 +1,316 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/tools"
+)
+
+// ApplyTxTimeout bounds one space's Apply transaction (seed 000 §6: 30 s).
+const ApplyTxTimeout = 30 * time.Second
+
+// ApplyInput names what the person asked to apply: a reply's held calls
+// (all of them, or CallIDs). Ids only.
+type ApplyInput struct {
+	MessageID      string
+	ConversationID string
+	PersonID       string
+	CallIDs        []string
+	// ResendUnknown asks to send again an outside write whose outcome is
+	// unknown; without it such a call is reported, not resent.
+	ResendUnknown bool
+}
+
+// ApplyPlan is what an Apply will run: Hub writes grouped by space (one
+// transaction each) and outside writes, one at a time, after them.
+type ApplyPlan struct {
+	Spaces  []SpaceBatch
+	Outside []OutsideCall
+}
+
+// OutsideCall is one outside write and the space it acts for.
+type OutsideCall struct {
+	CallID  string
+	SpaceID string
+}
+
+// SpaceBatch is the Hub writes of one space, in the order proposed.
+type SpaceBatch struct {
+	SpaceID string
+	CallIDs []string
+}
+
+// ApplySpaceInput runs one space's batch.
+type ApplySpaceInput struct {
+	MessageID string
+	PersonID  string
+	SpaceID   string
+	CallIDs   []string
+}
+
+// ApplyOutsideInput runs one outside write.
+type ApplyOutsideInput struct {
+	MessageID     string
+	PersonID      string
+	SpaceID       string
+	CallID        string
+	ResendUnknown bool
+}
+
+// ApplyReceipt is a receipt as the Apply answer carries it.
+type ApplyReceipt struct {
+	CallID       string
+	Tool         string
+	Status       string
+	Summary      string
+	ErrorCode    string
+	ErrorMessage string
+	UndoGroupID  string
+}
+
+// FailCallsInput records that calls could not be applied (their activity
+// failed for good).
+type FailCallsInput struct {
+	MessageID string
+	SpaceID   string
+	CallIDs   []string
+	Status    string
+	Message   string
+}
+
+// PlanApply reads the reply's held calls and their receipts and decides
+// what runs: a call that succeeded is never sent again; an outside write
+// whose outcome is unknown is sent again only when the person says so.
+func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, error) {
+	calls, err := a.Chat.Proposal(ctx, in.PersonID, in.ConversationID, in.MessageID)
+	if err != nil {
+		return ApplyPlan{}, gone(err)
+	}
+	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
+	if err != nil {
+		return ApplyPlan{}, err
+	}
+	var plan ApplyPlan
+	bySpace := map[string]int{}
+	for _, c := range calls {
+		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
+			continue
+		}
+		r, seen := receipts[c.ID]
+		switch {
+		case seen && r.Status == chat.ReceiptSucceeded:
+			continue
+		case seen && (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
+			continue
+		}
+		if d, ok := a.Tools.Get(c.Tool); ok && (d.OutsideTransaction || d.Area == tools.AreaApps) {
+			plan.Outside = append(plan.Outside, OutsideCall{CallID: c.ID, SpaceID: c.SpaceID})
+			continue
+		}
+		i, ok := bySpace[c.SpaceID]
+		if !ok {
+			i = len(plan.Spaces)
+			bySpace[c.SpaceID] = i
+			plan.Spaces = append(plan.Spaces, SpaceBatch{SpaceID: c.SpaceID})
+		}
+		plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
+	}
+	return plan, nil
+}
+
+// ApplySpace runs one space's held Hub writes in one database transaction
+// (at most ApplyTxTimeout) with one Undo group, rechecking access, settings
+// and arguments for each call now. Each call's receipt commits with the
+// writes, so a retry after a crash finds them and writes nothing twice. If
+// any call fails, nothing of the space is written: that call's receipt is
+// failed, the others' unattempted.
+func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
+	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
+	if err != nil {
+		return err
+	}
+	var calls []chat.ToolCall
+	for _, id := range in.CallIDs {
+		if r, ok := receipts[id]; ok && r.Status == chat.ReceiptSucceeded {
+			continue
+		}
+		c, err := a.Chat.GetToolCall(ctx, id)
+		if err != nil {
+			return gone(err)
+		}
+		calls = append(calls, c)
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	role, err := a.Hub.Access(ctx, in.PersonID, in.SpaceID)
+	if errors.Is(err, hub.ErrNotFound) {
+		return a.failBatch(ctx, in.MessageID, in.SpaceID, calls, -1, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
+	}
+	if err != nil {
+		return err
+	}
+	settings, err := a.Hub.GetSettings(ctx, in.PersonID)
+	if err != nil {
+		return err
+	}
+	actor := hub.Actor{PersonID: in.PersonID, Via: hub.ViaAssistant}
+
+	txCtx, cancel := context.WithTimeout(ctx, ApplyTxTimeout)
+	defer cancel()
+	failed, failure := -1, (*tools.Error)(nil)
+	err = a.Hub.Tx(txCtx, func(tx *hub.Service) error {
+		gid, err := tx.NewUndoGroup(txCtx, actor, in.SpaceID, "Apply")
+		if err != nil {
+			failed, failure = 0, tools.AsError(err)
+			return errRollback
+		}
+		store := a.Chat.WithDB(tx.DB())
+		for i, c := range calls {
+			env := tools.Env{Hub: tx.WithUndo(gid), Actor: actor, SpaceID: in.SpaceID, Role: role, Settings: settings,
+				CallID: c.ID, Applying: true}
+			res, terr := a.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Input, Offered: []string{c.Tool}})
+			if terr != nil {
+				failed, failure = i, terr
+				return errRollback
+			}
+			r := chat.Receipt{CallID: c.ID, SpaceID: in.SpaceID, Status: chat.ReceiptSucceeded, Summary: res.Summary,
+				UndoGroupID: gid, Attempts: receipts[c.ID].Attempts + 1}
+			if err := store.SaveReceipt(txCtx, in.MessageID, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case failure != nil:
+		return a.failBatch(ctx, in.MessageID, in.SpaceID, calls, failed, failure)
+	case err != nil:
+		return fmt.Errorf("apply space %s: %w", in.SpaceID, err)
+	}
+	return nil
+}
+
+// failBatch records a space whose transaction rolled back: the failing call
+// (index failed, -1 for all) failed, the others unattempted.
+func (a *Activities) failBatch(ctx context.Context, messageID, spaceID string, calls []chat.ToolCall, failed int, terr *tools.Error) error {
+	for i, c := range calls {
+		r := chat.Receipt{CallID: c.ID, SpaceID: spaceID, Status: chat.ReceiptUnattempted,
+			ErrorMessage: "not applied: another change in this space failed, so none of them was made"}
+		if failed < 0 || i == failed {
+			r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptFailed, terr.Code, terr.Message
+		}
+		if err := a.Chat.SaveReceipt(ctx, messageID, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ApplyOutside runs one outside write (a connected app), outside any
+// transaction. Its receipt says "sending" before the request goes out, so
+// if this worker dies after sending, the next Apply reports the call as
+// unknown instead of sending it twice. The activity is not retried.
+func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) error {
+	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
+	if err != nil {
+		return err
+	}
+	prev, seen := receipts[in.CallID]
+	switch {
+	case seen && prev.Status == chat.ReceiptSucceeded:
+		return nil
+	case seen && (prev.Status == chat.ReceiptSending || prev.Status == chat.ReceiptUnknown) && !in.ResendUnknown:
+		prev.Status = chat.ReceiptUnknown
+		return a.Chat.SaveReceipt(ctx, in.MessageID, prev)
+	}
+	c, err := a.Chat.GetToolCall(ctx, in.CallID)
+	if err != nil {
+		return gone(err)
+	}
+	role, err := a.Hub.Access(ctx, in.PersonID, in.SpaceID)
+	if errors.Is(err, hub.ErrNotFound) {
+		return a.failBatch(ctx, in.MessageID, in.SpaceID, []chat.ToolCall{c}, -1, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
+	}
+	if err != nil {
+		return err
+	}
+	settings, err := a.Hub.GetSettings(ctx, in.PersonID)
+	if err != nil {
+		return err
+	}
+	sending := chat.Receipt{CallID: c.ID, SpaceID: in.SpaceID, Status: chat.ReceiptSending, Attempts: prev.Attempts + 1}
+	if err := a.Chat.SaveReceipt(ctx, in.MessageID, sending); err != nil {
+		return err
+	}
+	env := tools.Env{Hub: a.Hub, Actor: hub.Actor{PersonID: in.PersonID, Via: hub.ViaAssistant}, SpaceID: in.SpaceID,
+		Role: role, Settings: settings, CallID: c.ID, Applying: true}
+	res, terr := a.Tools.Dispatch(ctx, env, tools.Call{Name: c.Tool, Arguments: c.Input, Offered: []string{c.Tool}})
+	r := sending
+	switch {
+	case terr != nil && strings.HasPrefix(terr.Message, "The outcome is unknown"):
+		r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptUnknown, terr.Code, terr.Message
+	case terr != nil:
+		r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptFailed, terr.Code, terr.Message
+	default:
+		r.Status, r.Summary = chat.ReceiptSucceeded, res.Summary
+	}
+	return a.Chat.SaveReceipt(ctx, in.MessageID, r)
+}
+
+// FailCalls records calls whose Apply activity failed for good.
+func (a *Activities) FailCalls(ctx context.Context, in FailCallsInput) error {
+	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
+	if err != nil {
+		return err
+	}
+	for _, id := range in.CallIDs {
+		if r, ok := receipts[id]; ok && r.Status == chat.ReceiptSucceeded {
+			continue
+		}
+		r := receipts[id]
+		r.CallID, r.SpaceID, r.Status, r.ErrorCode, r.ErrorMessage = id, in.SpaceID, in.Status, tools.CodeFailed, in.Message
+		if err := a.Chat.SaveReceipt(ctx, in.MessageID, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ApplyReceipts answers an Apply: the receipt of every call asked for
+// (a call never attempted is unattempted; one still marked sending is
+// unknown).
+func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyReceipt, error) {
+	calls, err := a.Chat.Proposal(ctx, in.PersonID, in.ConversationID, in.MessageID)
+	if err != nil {
+		return nil, gone(err)
+	}
+	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	var out []ApplyReceipt
+	for _, c := range calls {
+		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
+			continue
+		}
+		r, ok := receipts[c.ID]
+		status := r.Status
+		switch {
+		case !ok:
+			status = chat.ReceiptUnattempted
+		case status == chat.ReceiptSending:
+			status = chat.ReceiptUnknown
+		}
+		out = append(out, ApplyReceipt{CallID: c.ID, Tool: c.Tool, Status: status, Summary: r.Summary,
+			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID})
+	}
+	return out, nil
+}

@@ -1,0 +1,107 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/gin-gonic/gin"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"hub/chat"
+	"hub/workflows"
+)
+
+type applyRequest struct {
+	ConversationID string   `json:"conversationId"`
+	MessageID      string   `json:"messageId"`
+	CallIDs        []string `json:"callIds"`
+	// ResendUnknown sends again an outside write whose outcome is unknown.
+	ResendUnknown bool `json:"resendUnknown"`
+}
+
+type receiptDTO struct {
+	CallID      string    `json:"callId"`
+	Tool        string    `json:"tool"`
+	Status      string    `json:"status"`
+	Summary     string    `json:"summary,omitempty"`
+	Error       *errorDTO `json:"error,omitempty"`
+	UndoGroupID string    `json:"undoGroupId,omitempty"`
+}
+
+// apply resolves the held calls saved on the person's conversation and
+// message (never a new tool call as approval) and runs them through the
+// message's Apply workflow with Update-with-Start: concurrent or repeated
+// requests join one workflow, apply once and get the same receipts.
+func (s *Server) apply(c *gin.Context) {
+	ctx := c.Request.Context()
+	var req applyRequest
+	if !bind(c, &req) {
+		return
+	}
+	switch {
+	case req.ConversationID == "":
+		respondError(c, badRequest("/conversationId", "conversationId is required"))
+		return
+	case req.MessageID == "":
+		respondError(c, badRequest("/messageId", "messageId is required"))
+		return
+	}
+	calls, err := s.Chat.Proposal(ctx, person(c).ID, req.ConversationID, req.MessageID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if len(calls) == 0 {
+		respondError(c, &apiError{status: http.StatusConflict, detail: errorDetail{Code: codeConflict, Message: "this message proposed no changes to apply"}})
+		return
+	}
+	for i, id := range req.CallIDs {
+		if !slices.ContainsFunc(calls, func(h chat.HeldCall) bool { return h.ID == id }) {
+			respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
+				Message: fmt.Sprintf("this message proposed no call %q", id), Path: fmt.Sprintf("/callIds/%d", i)}})
+			return
+		}
+	}
+	id := workflows.ApplyWorkflowID(req.MessageID)
+	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, workflows.Apply, workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID})
+	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.ApplyUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
+			Args: []any{workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown}}},
+	})
+	if err != nil {
+		respondError(c, applyError(err))
+		return
+	}
+	var res workflows.ApplyResult
+	if err := h.Get(ctx, &res); err != nil {
+		respondError(c, applyError(err))
+		return
+	}
+	out := make([]receiptDTO, len(res.Receipts))
+	for i, r := range res.Receipts {
+		out[i] = receiptDTO{CallID: r.CallID, Tool: r.Tool, Status: r.Status, Summary: r.Summary, UndoGroupID: r.UndoGroupID}
+		if r.ErrorCode != "" || r.ErrorMessage != "" {
+			out[i].Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
+		}
+	}
+	c.JSON(http.StatusOK, gin.H{"applyId": id, "receipts": out})
+}
+
+// applyError maps a failure to reach or run the Apply workflow: an
+// unreachable Temporal is 503, anything else Hub's own failure.
+func applyError(err error) error {
+	var unav *serviceerror.Unavailable
+	if errors.As(err, &unav) || errors.Is(err, context.DeadlineExceeded) {
+		return unavailable("Hub could not reach its workflow service to apply these changes. Nothing new was applied; try again in a moment.")
+	}
+	return fmt.Errorf("apply: %w", err)
+}

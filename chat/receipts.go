@@ -1,0 +1,102 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"hub/hub"
+	"hub/models"
+)
+
+// Receipt statuses, as API.md names them, plus "sending": an outside write
+// on its way, which a later Apply reports as unknown.
+const (
+	ReceiptSucceeded   = "succeeded"
+	ReceiptFailed      = "failed"
+	ReceiptUnattempted = "unattempted"
+	ReceiptUnknown     = "unknown"
+	ReceiptSending     = "sending"
+)
+
+// CallApplied is the status of a held call once Apply ran it.
+const CallApplied = "applied"
+
+// Receipt is what became of one applied call.
+type Receipt struct {
+	CallID       string
+	Tool         string
+	SpaceID      string
+	Status       string
+	Summary      string
+	ErrorCode    string
+	ErrorMessage string
+	UndoGroupID  string
+	Attempts     int
+}
+
+// Proposal returns the calls a reply proposed (held, or already applied),
+// for the person who owns the conversation; anything else is not found.
+func (s *Store) Proposal(ctx context.Context, personID, conversationID, messageID string) ([]HeldCall, error) {
+	if _, err := s.GetConversation(ctx, personID, conversationID); err != nil {
+		return nil, err
+	}
+	var turn models.Turn
+	err := s.q(ctx).Where("conversation_id = ? AND reply_message_id = ?", conversationID, messageID).Take(&turn).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, &hub.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("proposal %s: %w", messageID, err)
+	}
+	var rows []models.ToolCall
+	if err := s.q(ctx).Where("turn_id = ? AND held_for <> ''", turn.ID).Order("step, idx").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("proposal %s: %w", messageID, err)
+	}
+	out := make([]HeldCall, len(rows))
+	for i, r := range rows {
+		out[i] = HeldCall{ToolCall: toToolCall(r), ConversationID: conversationID, MessageID: messageID,
+			SpaceID: turn.SpaceID, CreatedAt: r.CreatedAt}
+	}
+	return out, nil
+}
+
+// Receipts returns the receipts of a message's applied calls by call id.
+func (s *Store) Receipts(ctx context.Context, messageID string) (map[string]Receipt, error) {
+	var rows []models.Receipt
+	if err := s.q(ctx).Where("message_id = ?", messageID).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("receipts of %s: %w", messageID, err)
+	}
+	out := make(map[string]Receipt, len(rows))
+	for _, r := range rows {
+		out[r.CallID] = Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
+			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts}
+	}
+	return out, nil
+}
+
+// SaveReceipt writes a call's receipt (replacing an earlier one) and, when
+// it succeeded, marks the call applied. Run it in the transaction of the
+// write it reports.
+func (s *Store) SaveReceipt(ctx context.Context, messageID string, r Receipt) error {
+	row := models.Receipt{CallID: r.CallID, MessageID: messageID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
+		ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
+		UpdatedAt: s.now()}
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "call_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"status", "summary", "error_code", "error_message", "undo_group_id", "attempts", "updated_at"}),
+	}).Create(&row).Error
+	if err != nil {
+		return fmt.Errorf("save receipt %s: %w", r.CallID, err)
+	}
+	if r.Status == ReceiptSucceeded {
+		if err := s.q(ctx).Model(&models.ToolCall{}).Where("id = ?", r.CallID).
+			Updates(map[string]any{"status": CallApplied, "undo_group_id": r.UndoGroupID, "updated_at": s.now()}).Error; err != nil {
+			return fmt.Errorf("mark %s applied: %w", r.CallID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"hub/activities"
+)
+
+// ApplyUpdate is the update that applies a reply's held calls and answers
+// with the receipts.
+const ApplyUpdate = "apply"
+
+// ApplyWorkflowID is the workflow id of a reply's Apply: every Apply of one
+// message joins the same workflow (Update-with-Start, conflict policy
+// use-existing), so a double click or 50 concurrent requests apply once.
+func ApplyWorkflowID(messageID string) string { return "apply:" + messageID }
+
+// ApplyInput starts the Apply workflow of one reply.
+type ApplyInput struct {
+	MessageID      string
+	ConversationID string
+	PersonID       string
+}
+
+// ApplyRequest is one Apply: which calls (none: all) and whether to send
+// again an outside write whose outcome is unknown.
+type ApplyRequest struct {
+	CallIDs       []string
+	ResendUnknown bool
+}
+
+// ApplyResult answers an Apply.
+type ApplyResult struct {
+	Receipts []activities.ApplyReceipt
+}
+
+// applyIdle is how long an Apply workflow waits for another Apply (a
+// Retry) before it ends; a later one starts a new run, which finds the
+// receipts in the database.
+const applyIdle = 10 * time.Minute
+
+// Apply runs the person's Apply requests for one reply, one at a time:
+// Hub writes per space in one transaction each, then outside writes one at
+// a time, then the receipts. Receipts live in the database, written with
+// the writes, so a retried activity, a crash or an operator's reset never
+// writes twice.
+func Apply(ctx workflow.Context, in ApplyInput) error {
+	mu := workflow.NewMutex(ctx)
+	requests := 0
+	err := workflow.SetUpdateHandlerWithOptions(ctx, ApplyUpdate,
+		func(ctx workflow.Context, req ApplyRequest) (ApplyResult, error) {
+			requests++
+			if err := mu.Lock(ctx); err != nil {
+				return ApplyResult{}, err
+			}
+			defer mu.Unlock()
+			return runApply(ctx, in, req)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req ApplyRequest) error {
+			if len(req.CallIDs) > 500 {
+				return errors.New("at most 500 calls in one Apply")
+			}
+			return nil
+		}},
+	)
+	if err != nil {
+		return err
+	}
+	for {
+		seen := requests
+		ok, err := workflow.AwaitWithTimeout(ctx, applyIdle, func() bool { return requests != seen })
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+	}
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResult, error) {
+	ai := activities.ApplyInput{MessageID: in.MessageID, ConversationID: in.ConversationID, PersonID: in.PersonID,
+		CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown}
+	var plan activities.ApplyPlan
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PlanApply, ai).Get(ctx, &plan); err != nil {
+		return ApplyResult{}, err
+	}
+	spaceCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		// The transaction is bounded to 30 s inside; a few seconds more for
+		// reading and writing receipts. Database faults (a dropped
+		// connection, a serialization failure) are retried a few times.
+		StartToCloseTimeout: activities.ApplyTxTimeout + 15*time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, BackoffCoefficient: 2, MaximumAttempts: 4},
+	})
+	for _, sp := range plan.Spaces {
+		err := workflow.ExecuteActivity(spaceCtx, a.ApplySpace, activities.ApplySpaceInput{
+			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs}).Get(ctx, nil)
+		if err != nil {
+			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs,
+				Status: "failed", Message: "Hub could not save these changes (its database did not answer); nothing in this space was changed. Apply again."}
+			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
+				return ApplyResult{}, err
+			}
+		}
+	}
+	outsideCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		// Never resent on its own: a send whose outcome is not known is
+		// reported as unknown and waits for the person's say.
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	for _, oc := range plan.Outside {
+		err := workflow.ExecuteActivity(outsideCtx, a.ApplyOutside, activities.ApplyOutsideInput{
+			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: oc.SpaceID, CallID: oc.CallID, ResendUnknown: req.ResendUnknown}).Get(ctx, nil)
+		if err != nil {
+			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: oc.SpaceID, CallIDs: []string{oc.CallID}, Status: "unknown",
+				Message: "The outcome is unknown: the request may have reached the app. Check the app, then apply again to send it anyway."}
+			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
+				return ApplyResult{}, err
+			}
+		}
+	}
+	var res ApplyResult
+	err := workflow.ExecuteLocalActivity(localCtx(ctx), a.ApplyReceipts, ai).Get(ctx, &res.Receipts)
+	return res, err
+}
