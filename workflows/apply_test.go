@@ -1,0 +1,103 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+
+	"hub/activities"
+)
+
+type applyHarness struct {
+	env     *testsuite.TestWorkflowEnvironment
+	spaces  []activities.ApplySpaceInput
+	outside []activities.ApplyOutsideInput
+	failed  []activities.FailCallsInput
+}
+
+func newApplyHarness(t *testing.T, plan activities.ApplyPlan, spaceErr, outsideErr error) *applyHarness {
+	var s testsuite.WorkflowTestSuite
+	h := &applyHarness{env: s.NewTestWorkflowEnvironment()}
+	h.env.RegisterActivity(&activities.Activities{})
+	h.env.OnActivity(a.PlanApply, mock.Anything, mock.Anything).Return(plan, nil)
+	h.env.OnActivity(a.ApplySpace, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ApplySpaceInput) error {
+		h.spaces = append(h.spaces, in)
+		return spaceErr
+	})
+	h.env.OnActivity(a.ApplyOutside, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ApplyOutsideInput) error {
+		h.outside = append(h.outside, in)
+		return outsideErr
+	})
+	h.env.OnActivity(a.FailCalls, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.FailCallsInput) error {
+		h.failed = append(h.failed, in)
+		return nil
+	})
+	h.env.OnActivity(a.ApplyReceipts, mock.Anything, mock.Anything).Return([]activities.ApplyReceipt{{CallID: "c1", Status: "succeeded"}}, nil)
+	return h
+}
+
+// apply sends one Apply update right after start and returns its result.
+func (h *applyHarness) apply(t *testing.T, req ApplyRequest) (ApplyResult, error) {
+	var res ApplyResult
+	var uerr error
+	done := false
+	h.env.RegisterDelayedCallback(func() {
+		h.env.UpdateWorkflow(ApplyUpdate, "u1", &testsuite.TestUpdateCallback{
+			OnAccept: func() {},
+			OnReject: func(err error) { uerr, done = err, true },
+			OnComplete: func(v any, err error) {
+				if err == nil {
+					res = v.(ApplyResult)
+				}
+				uerr, done = err, true
+			},
+		}, req)
+	}, 0)
+	h.env.ExecuteWorkflow(Apply, ApplyInput{MessageID: "msg_1", ConversationID: "conv_1", PersonID: "person_1"})
+	require.True(t, done, "the update finished")
+	require.True(t, h.env.IsWorkflowCompleted(), "the workflow ends after it has been idle")
+	require.NoError(t, h.env.GetWorkflowError())
+	return res, uerr
+}
+
+func TestApplyRunsSpacesThenOutsideWritesInOrder(t *testing.T) {
+	plan := activities.ApplyPlan{
+		Spaces:  []activities.SpaceBatch{{SpaceID: "s1", CallIDs: []string{"c1", "c2"}}, {SpaceID: "s2", CallIDs: []string{"c3"}}},
+		Outside: []activities.OutsideCall{{CallID: "c4", SpaceID: "s1"}, {CallID: "c5", SpaceID: "s1"}},
+	}
+	h := newApplyHarness(t, plan, nil, nil)
+	res, err := h.apply(t, ApplyRequest{})
+	require.NoError(t, err)
+	require.Len(t, res.Receipts, 1)
+	require.Equal(t, []string{"s1", "s2"}, []string{h.spaces[0].SpaceID, h.spaces[1].SpaceID})
+	require.Equal(t, []string{"c4", "c5"}, []string{h.outside[0].CallID, h.outside[1].CallID})
+	require.Empty(t, h.failed)
+}
+
+func TestApplyRecordsFailuresInsteadOfFailingTheWorkflow(t *testing.T) {
+	plan := activities.ApplyPlan{
+		Spaces:  []activities.SpaceBatch{{SpaceID: "s1", CallIDs: []string{"c1"}}},
+		Outside: []activities.OutsideCall{{CallID: "c2", SpaceID: "s1"}},
+	}
+	h := newApplyHarness(t, plan, errors.New("database gone"), errors.New("worker died mid-send"))
+	_, err := h.apply(t, ApplyRequest{})
+	require.NoError(t, err)
+	require.Len(t, h.spaces, 4, "database faults are retried a bounded number of times")
+	require.Len(t, h.outside, 1, "an outside write is never resent on its own")
+	require.Len(t, h.failed, 2)
+	require.Equal(t, "failed", h.failed[0].Status)
+	require.Equal(t, "unknown", h.failed[1].Status)
+	require.Equal(t, []string{"c2"}, h.failed[1].CallIDs)
+}
+
+func TestApplyWorkflowWaitsForRetriesThenEnds(t *testing.T) {
+	h := newApplyHarness(t, activities.ApplyPlan{}, nil, nil)
+	start := h.env.Now()
+	_, err := h.apply(t, ApplyRequest{})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, h.env.Now().Sub(start), applyIdle, "it stays for a Retry while idle")
+}
