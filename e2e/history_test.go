@@ -49,3 +49,29 @@ func TestTurnHistoryReplays(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", "turn_list_create_v1.json"), raw, 0o644))
 	}
 }
+
+// TestApplyHistoryReplays does the same for an Apply (its history so far:
+// the workflow stays open for a Retry).
+func TestApplyHistoryReplays(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(proposeTwo)})
+	conv, reply := proposeTasks(t, s)
+	r := s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": reply})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+
+	it := s.Temporal.GetWorkflowHistory(context.Background(), workflows.ApplyWorkflowID(reply), "", false, 0)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		h.Events = append(h.Events, ev)
+	}
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflow(workflows.Apply)
+	require.NoError(t, replayer.ReplayWorkflowHistory(nil, h))
+	if os.Getenv("HUB_RECORD_HISTORY") == "1" {
+		raw, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", "apply_two_writes.json"), raw, 0o644))
+	}
+}

@@ -20,6 +20,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(Turn)
+			r.RegisterWorkflow(Apply)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}
