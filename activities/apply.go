@@ -107,6 +107,13 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, e
 		switch {
 		case seen && r.Status == chat.ReceiptSucceeded:
 			continue
+		case c.Status == chat.CallExpired:
+			expired := chat.Receipt{CallID: c.ID, SpaceID: c.SpaceID, Status: chat.ReceiptFailed, ErrorCode: chat.CallExpired,
+				ErrorMessage: "This proposal waited too long for Apply and expired; nothing was changed. Ask again."}
+			if err := a.Chat.SaveReceipt(ctx, in.MessageID, expired); err != nil {
+				return ApplyPlan{}, err
+			}
+			continue
 		case seen && (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
 			continue
 		}

@@ -88,16 +88,24 @@ func (s *Server) listConversations(c *gin.Context) {
 }
 
 func (s *Server) deleteConversation(c *gin.Context) {
-	running, err := s.Chat.DeleteConversation(c.Request.Context(), person(c).ID, c.Param("id"))
+	d, err := s.Chat.DeleteConversation(c.Request.Context(), person(c).ID, c.Param("id"))
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	// The records are gone; a running turn is ended so it stops spending.
-	// A turn whose workflow already ended answers not-found, which is fine.
-	for _, id := range running {
-		if err := s.Temporal.CancelWorkflow(c.Request.Context(), workflows.TurnWorkflowID(id), ""); err != nil {
-			slog.InfoContext(c.Request.Context(), "cancel turn of deleted conversation", "turn", id, "error", err)
+	// The records are gone; a running turn and a held Apply are ended so
+	// they stop. A workflow that already ended answers not-found, which is
+	// fine.
+	ids := make([]string, 0, len(d.RunningTurns)+len(d.HeldReplies))
+	for _, id := range d.RunningTurns {
+		ids = append(ids, workflows.TurnWorkflowID(id))
+	}
+	for _, id := range d.HeldReplies {
+		ids = append(ids, workflows.ApplyWorkflowID(id))
+	}
+	for _, id := range ids {
+		if err := s.Temporal.CancelWorkflow(c.Request.Context(), id, ""); err != nil {
+			slog.InfoContext(c.Request.Context(), "end workflow of deleted conversation", "workflow", id, "error", err)
 		}
 	}
 	c.Status(http.StatusNoContent)

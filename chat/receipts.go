@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -99,4 +100,19 @@ func (s *Store) SaveReceipt(ctx context.Context, messageID string, r Receipt) er
 		}
 	}
 	return nil
+}
+
+// CallExpired is the status of a held call nobody applied in time.
+const CallExpired = "expired"
+
+// ExpireHeld marks held calls proposed before the cutoff as expired: they
+// leave the Needs me list, and an Apply of one answers a failed receipt
+// saying it expired.
+func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error) {
+	res := s.q(ctx).Model(&models.ToolCall{}).Where("status = ? AND created_at < ?", CallHeld, before.UTC()).
+		Updates(map[string]any{"status": CallExpired, "updated_at": s.now()})
+	if res.Error != nil {
+		return 0, fmt.Errorf("expire held calls: %w", res.Error)
+	}
+	return res.RowsAffected, nil
 }

@@ -87,23 +87,37 @@ func (s *Store) ListConversations(ctx context.Context, personID, spaceID string)
 	return out, nil
 }
 
-// DeleteConversation removes a conversation with its messages, turns and
-// tool calls. It returns the turns that were still running, so the caller
-// can end their workflows.
-func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (running []string, err error) {
+// Deleted says what a deleted conversation left running: its unfinished
+// turns and the replies whose held writes an Apply may be running, so the
+// caller can end their workflows.
+type Deleted struct {
+	RunningTurns []string
+	HeldReplies  []string
+}
+
+// DeleteConversation removes a conversation with its messages, turns, tool
+// calls and receipts.
+func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (Deleted, error) {
+	var d Deleted
 	if _, err := s.GetConversation(ctx, personID, id); err != nil {
-		return nil, err
+		return d, err
 	}
-	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Turn{}).Where("conversation_id = ? AND finished_at IS NULL", id).Pluck("id", &running).Error; err != nil {
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.Turn{}).Where("conversation_id = ? AND finished_at IS NULL", id).Pluck("id", &d.RunningTurns).Error; err != nil {
+			return err
+		}
+		err := tx.Model(&models.Turn{}).Distinct("reply_message_id").
+			Where("conversation_id = ? AND id IN (?)", id, tx.Model(&models.ToolCall{}).Select("turn_id").Where("held_for <> ''")).
+			Pluck("reply_message_id", &d.HeldReplies).Error
+		if err != nil {
 			return err
 		}
 		return tx.Delete(&models.Conversation{}, "id = ?", id).Error
 	})
 	if err != nil {
-		return nil, fmt.Errorf("delete conversation %s: %w", id, err)
+		return Deleted{}, fmt.Errorf("delete conversation %s: %w", id, err)
 	}
-	return running, nil
+	return d, nil
 }
 
 func marshal(v any) string {

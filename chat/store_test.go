@@ -95,9 +95,9 @@ func TestDeleteConversation(t *testing.T) {
 		kept, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: other.ID, PersonID: f.ann, Text: "keep me"})
 		require.NoError(t, err)
 
-		ids, err := f.store.DeleteConversation(ctx, f.ann, f.conv.ID)
+		d, err := f.store.DeleteConversation(ctx, f.ann, f.conv.ID)
 		require.NoError(t, err)
-		require.Equal(t, []string{running.ID}, ids, "the turns still running, for the caller to end")
+		require.Equal(t, []string{running.ID}, d.RunningTurns, "the turns still running, for the caller to end")
 
 		_, err = f.store.GetConversation(ctx, f.ann, f.conv.ID)
 		requireNotFound(t, err, "conversation")
@@ -115,11 +115,11 @@ func TestDeleteConversation(t *testing.T) {
 		_, err = f.store.GetTurn(ctx, kept.ID)
 		require.NoError(t, err)
 
-		ids, err = f.store.DeleteConversation(ctx, f.ann, other.ID)
+		d, err = f.store.DeleteConversation(ctx, f.ann, other.ID)
 		require.NoError(t, err)
-		require.Equal(t, []string{kept.ID}, ids)
-		ids, err = f.store.DeleteConversation(ctx, f.ann, other.ID)
+		require.Equal(t, []string{kept.ID}, d.RunningTurns)
+		d, err = f.store.DeleteConversation(ctx, f.ann, other.ID)
 		requireNotFound(t, err, "conversation")
-		require.Empty(t, ids)
+		require.Empty(t, d.RunningTurns)
 	})
 }

@@ -26,6 +26,9 @@ type Config struct {
 	// AppsAllow lists private addresses connected apps may reach anyway
 	// (HUB_APPS_ALLOW); by default only public addresses.
 	AppsAllow []string
+	// ProposalTTL is how long a held write waits for Apply before it
+	// expires (HUB_PROPOSAL_TTL, default 7 days).
+	ProposalTTL time.Duration
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests. A
@@ -54,6 +57,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.TimeZone = loc
 	}
 	c.AppsAllow = apps.AllowFromEnv(getenv)
+	c.ProposalTTL = 7 * 24 * time.Hour
+	if v := getenv("HUB_PROPOSAL_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Minute {
+			return Config{}, fmt.Errorf("HUB_PROPOSAL_TTL: want a duration of a minute or more, like 168h, not %q", v)
+		}
+		c.ProposalTTL = d
+	}
 	m, err := llm.ConfigFromEnv(getenv)
 	if err != nil {
 		return Config{}, err

@@ -60,6 +60,7 @@ func openApp(ctx context.Context, cfg config.Config) (*app, error) {
 }
 
 func (a *app) close() {
+	a.frames.Close()
 	a.apps.Close()
 	_ = a.db.Close()
 }
@@ -103,6 +104,9 @@ func (a *app) runWorker(ctx context.Context, c client.Client) error {
 			if _, err := a.frames.Sweep(ctx, time.Now().Add(-10*time.Minute)); err != nil && ctx.Err() == nil {
 				slog.WarnContext(ctx, "sweep frames", "error", err)
 			}
+			if _, err := a.chat.ExpireHeld(ctx, time.Now().Add(-a.cfg.ProposalTTL)); err != nil && ctx.Err() == nil {
+				slog.WarnContext(ctx, "expire proposals", "error", err)
+			}
 		}
 	}
 }
@@ -124,6 +128,9 @@ func (a *app) serveAPI(ctx context.Context, ln net.Listener, c client.Client) er
 	})
 	g.Go(func() error {
 		<-gctx.Done()
+		// Ending the SSE streams (Follow returns) lets Shutdown drain at
+		// once; their clients resume with Last-Event-ID elsewhere.
+		a.frames.Close()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		return srv.Shutdown(sctx)
