@@ -39,6 +39,8 @@ type Activities struct {
 	Location *time.Location
 	// Now is the clock; tests set it.
 	Now func() time.Time
+	// Interrupts lets the api close a model call at once on Stop or Pause.
+	Interrupts *stream.Interrupts
 }
 
 func (a *Activities) now() time.Time {

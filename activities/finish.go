@@ -63,3 +63,9 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 		"usage": map[string]int{"inputTokens": ended.Usage.InputTokens, "outputTokens": ended.Usage.OutputTokens},
 	})
 }
+
+// SetTurnStatus records a running turn's state (paused, working) for the
+// top bar.
+func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
+	return a.Chat.SetTurnStatus(ctx, in.TurnID, chat.Status(in.Status), in.Step)
+}

@@ -63,6 +63,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return ModelStep{}, err
 	}
 	status := map[string]any{"status": "working", "step": in.Step, "text": "Thinking…"}
+	if in.Rerun {
+		// Resumed after a pause: the interrupted call's text goes.
+		status = map[string]any{"status": "working", "step": in.Step, "discard": true, "text": "Resuming…"}
+	}
 	if attempt > 1 {
 		// The client drops the partial text of the failed attempt.
 		status = map[string]any{"status": "retrying", "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
@@ -87,7 +91,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
-	res, err := a.Model.Stream(ctx, req, func(c llm.Chunk) error {
+	callCtx, cancelCall := context.WithCancelCause(ctx)
+	defer cancelCall(nil)
+	defer a.Interrupts.Register(in.TurnID, cancelCall)()
+	res, err := a.Model.Stream(callCtx, req, func(c llm.Chunk) error {
 		beat(in.Step)
 		if c.TextDelta == "" {
 			return nil
@@ -98,6 +105,19 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return err
 	})
 	stopBeat()
+	if err != nil && callCtx.Err() != nil {
+		// Stopped or paused: keep the text streamed so far (a stopped turn
+		// shows it; a resumed one replaces it), then report the interruption.
+		partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: "interrupted",
+			Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
+		if _, serr := a.Chat.SaveStep(context.WithoutCancel(ctx), in.TurnID, partial); serr != nil {
+			return ModelStep{}, serr
+		}
+		if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
+			return ModelStep{}, temporal.NewNonRetryableApplicationError("the model call was interrupted", ErrTypeInterrupted, err)
+		}
+		return ModelStep{}, err
+	}
 	if err != nil {
 		return ModelStep{}, modelError(err)
 	}

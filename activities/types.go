@@ -29,6 +29,16 @@ type CallModelInput struct {
 	TurnID   string
 	Step     int
 	ToolsOff bool
+	// Rerun is set when the step runs again after a pause: the client drops
+	// the text of the interrupted call.
+	Rerun bool
+}
+
+// StatusInput records a running turn's state.
+type StatusInput struct {
+	TurnID string
+	Status string
+	Step   int
 }
 
 // ToolCallRef names a call the model asked for.
@@ -72,6 +82,9 @@ const (
 	ErrTypeTimeout     = "timeout"
 	ErrTypeForbidden   = "forbidden"
 	ErrTypeGone        = "gone"
+	// ErrTypeInterrupted: Stop or Pause closed the model call (the api's
+	// fast path, ahead of Temporal's cancellation).
+	ErrTypeInterrupted = "interrupted"
 )
 
 // gone makes a missing turn or call final: its conversation was deleted

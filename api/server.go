@@ -17,6 +17,7 @@ import (
 	"hub/hub"
 	"hub/models"
 	"hub/stream"
+	"hub/workflows"
 )
 
 // workflowClient is the part of the Temporal client the api uses.
@@ -42,6 +43,9 @@ type Deps struct {
 	StreamTokenTTL time.Duration
 	// Registry collects the api's metrics; nil uses a new one.
 	Registry *prometheus.Registry
+	// Interrupts closes model calls at once on Stop and Pause (nil: only
+	// the durable signal does).
+	Interrupts *stream.Interrupts
 }
 
 // Server is Hub's HTTP api.
@@ -106,6 +110,13 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "POST", "/assistant/conversations/:id/turns", "Send a message: starts a turn", s.startTurn)
 	s.handle(authed, "GET", "/assistant/turns/:turnId", "A turn's status", s.getTurn)
 	s.handle(authed, "POST", "/assistant/turns/:turnId/retry", "Run a failed turn's message again", s.retryTurn)
+	s.handle(authed, "POST", "/assistant/turns/:turnId/stop", "Stop a turn (keeps text, usage and receipts)", s.controlTurn(workflows.StopSignal))
+	s.handle(authed, "POST", "/assistant/turns/:turnId/pause", "Pause a turn", s.controlTurn(workflows.PauseSignal))
+	s.handle(authed, "POST", "/assistant/turns/:turnId/resume", "Resume a paused turn", s.controlTurn(workflows.ResumeSignal))
+	s.handle(authed, "GET", "/agent/state", "The person's running work, for the top bar", s.agentState)
+	s.handle(authed, "POST", "/agent/stop", "Stop all of the person's running work", s.controlAll(workflows.StopSignal))
+	s.handle(authed, "POST", "/agent/pause", "Pause all of the person's running work", s.controlAll(workflows.PauseSignal))
+	s.handle(authed, "POST", "/agent/resume", "Resume all of the person's paused work", s.controlAll(workflows.ResumeSignal))
 	s.handle(authed, "POST", "/assistant/undo", "Undo an Undo group: put its records back as they were", s.undo)
 	s.handle(authed, "POST", "/assistant/redo", "Redo an undone Undo group", s.redo)
 	s.handle(authed, "GET", "/assistant/needs-me", "Writes held for the person's Needs me list", s.needsMe)

@@ -292,3 +292,39 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// Running is a person's unfinished turn, for the top bar.
+type Running struct {
+	Turn
+	Title string // the conversation's title, or the start of the person's message
+}
+
+// RunningTurns lists the person's unfinished turns, oldest first.
+func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, error) {
+	var rows []struct {
+		models.Turn
+		ConvTitle string
+		UserText  string
+	}
+	err := s.q(ctx).Table("turns").
+		Select("turns.*, conversations.title AS conv_title, messages.text AS user_text").
+		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
+		Joins("JOIN messages ON messages.id = turns.user_message_id").
+		Where("turns.person_id = ? AND turns.finished_at IS NULL", personID).
+		Order("turns.created_at, turns.id").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("running turns: %w", err)
+	}
+	out := make([]Running, len(rows))
+	for i, r := range rows {
+		title := r.ConvTitle
+		if title == "" {
+			title = r.UserText
+			if rs := []rune(title); len(rs) > 80 {
+				title = string(rs[:80]) + "…"
+			}
+		}
+		out[i] = Running{Turn: toTurn(r.Turn), Title: title}
+	}
+	return out, nil
+}

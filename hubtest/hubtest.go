@@ -107,14 +107,15 @@ func Start(t testing.TB, o Options) *Stack {
 	poster, err := apps.New(apps.Options{Allow: o.AppsAllow})
 	require.NoError(t, err)
 	t.Cleanup(poster.Close)
-	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(poster), Frames: frames,
+	interrupts := stream.NewInterrupts()
+	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(poster), Frames: frames, Interrupts: interrupts,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
 	w := worker.New(c, acts, worker.Options{})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 
-	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins}))
+	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins, Interrupts: interrupts}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 

@@ -41,10 +41,53 @@ type turn struct {
 	in    TurnInput
 	plan  activities.Plan
 	state TurnState
+
+	// Run control, set by the stop/pause/resume signals.
+	stopping, paused bool
+	// cancelModel cancels the model call in flight, if any.
+	cancelModel workflow.CancelFunc
 }
 
 func (t *turn) setup(ctx workflow.Context) error {
-	return workflow.SetQueryHandler(ctx, StateQuery, func() (TurnState, error) { return t.state, nil })
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (TurnState, error) { return t.state, nil }); err != nil {
+		return err
+	}
+	// Signals are handled as they arrive, whatever the turn is doing:
+	// repeated or out-of-order ones are harmless.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		stop := workflow.GetSignalChannel(ctx, StopSignal)
+		pause := workflow.GetSignalChannel(ctx, PauseSignal)
+		resume := workflow.GetSignalChannel(ctx, ResumeSignal)
+		for {
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(stop, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, nil)
+				t.stopping = true
+				t.interrupt()
+			})
+			sel.AddReceive(pause, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, nil)
+				if !t.stopping {
+					t.paused = true
+					t.interrupt()
+				}
+			})
+			sel.AddReceive(resume, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, nil)
+				t.paused = false
+			})
+			sel.Select(ctx)
+		}
+	})
+	return nil
+}
+
+// interrupt cancels the model call in flight. A write already committing
+// (a tool call) is not interrupted: it finishes and is reported.
+func (t *turn) interrupt() {
+	if t.cancelModel != nil {
+		t.cancelModel()
+	}
 }
 
 func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
@@ -58,14 +101,40 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 		return t.finish(ctx, "error", code, msg)
 	}
 	maxSteps := t.plan.MaxSteps
-	for step := 1; step <= maxSteps; step++ {
+	rerun := false
+	for step := 1; step <= maxSteps; {
 		t.state.Step = step
+		if t.stopping {
+			return t.finish(ctx, "stopped", "", "")
+		}
+		if t.paused {
+			// A paused turn waits here, holding no worker slot, until it is
+			// resumed or stopped; the interrupted model call then runs again.
+			t.persistStatus(ctx, "paused", step)
+			if err := workflow.Await(ctx, func() bool { return !t.paused || t.stopping }); err != nil {
+				return TurnResult{}, err
+			}
+			if !t.stopping {
+				t.persistStatus(ctx, "working", step)
+			}
+			continue
+		}
 		var ms activities.ModelStep
-		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps}
-		if err := workflow.ExecuteActivity(t.modelCtx(ctx), a.CallModel, in).Get(ctx, &ms); err != nil {
+		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun}
+		mctx, cancel := workflow.WithCancel(ctx)
+		t.cancelModel = cancel
+		err := workflow.ExecuteActivity(t.modelCtx(mctx), a.CallModel, in).Get(ctx, &ms)
+		t.cancelModel = nil
+		cancel()
+		if err != nil {
+			if t.interrupted(ctx, err) {
+				rerun = true
+				continue // stop or pause: the top of the loop decides
+			}
 			code, msg := t.modelFailure(err)
 			return t.finish(ctx, "error", code, msg)
 		}
+		rerun = false
 		if len(ms.ToolCalls) == 0 {
 			return t.finish(ctx, "done", "", "")
 		}
@@ -79,6 +148,7 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 				return t.finish(ctx, "error", CodeFailed, "A tool call could not be completed. Retry the turn.")
 			}
 		}
+		step++
 	}
 	// The last step is tools-off, so the loop always returns; this is a guard.
 	return t.finish(ctx, "done", "", "")
@@ -97,6 +167,32 @@ func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflo
 		}), a.RunTool, in)
 	}
 	return workflow.ExecuteLocalActivity(toolCtx(ctx), a.RunTool, in)
+}
+
+// interrupted tells whether a failed model call was ended by Stop or Pause
+// rather than by a fault. The api's fast path can close the model's stream
+// a moment before the signal is processed, so a call that reports itself
+// interrupted waits briefly for the signal that caused it.
+func (t *turn) interrupted(ctx workflow.Context, err error) bool {
+	var ae *temporal.ApplicationError
+	fast := errors.As(err, &ae) && ae.Type() == activities.ErrTypeInterrupted
+	if !temporal.IsCanceledError(err) && !fast {
+		return false
+	}
+	if !t.stopping && !t.paused {
+		if _, werr := workflow.AwaitWithTimeout(ctx, 10*time.Second, func() bool { return t.stopping || t.paused }); werr != nil {
+			return false
+		}
+	}
+	return t.stopping || t.paused
+}
+
+// persistStatus records a running state the top bar shows.
+func (t *turn) persistStatus(ctx workflow.Context, status string, step int) {
+	t.setStatus(ctx, status, step)
+	// The top bar reads the turn row; failing to record it only delays the
+	// display until the next change.
+	_ = workflow.ExecuteLocalActivity(localCtx(ctx), a.SetTurnStatus, activities.StatusInput{TurnID: t.in.TurnID, Status: status, Step: step}).Get(ctx, nil)
 }
 
 // finish saves the ending and sends the done frame.

@@ -35,6 +35,9 @@ type app struct {
 	frames *stream.Bus
 	tools  *tools.Registry
 	apps   *apps.Client
+	// interrupts is shared by the api and the worker of one process, so
+	// Stop in `hub dev` closes the model call at once.
+	interrupts *stream.Interrupts
 }
 
 // openApp connects to the database and migrates it.
@@ -56,7 +59,7 @@ func openApp(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	return &app{cfg: cfg, db: db, hub: hub.NewService(db), chat: chat.NewStore(db), frames: stream.NewBus(db),
-		tools: tools.Hub(poster), apps: poster}, nil
+		tools: tools.Hub(poster), apps: poster, interrupts: stream.NewInterrupts()}, nil
 }
 
 func (a *app) close() {
@@ -82,7 +85,7 @@ func (a *app) activities() *activities.Activities {
 	return &activities.Activities{
 		Hub: a.hub, Chat: a.chat, Tools: a.tools, Frames: a.frames,
 		Model: llm.New(a.cfg.Model, nil), ModelConfigured: a.cfg.Model.Configured(),
-		ModelTimeout: a.cfg.Model.Timeout, Location: a.cfg.TimeZone,
+		ModelTimeout: a.cfg.Model.Timeout, Location: a.cfg.TimeZone, Interrupts: a.interrupts,
 	}
 }
 
@@ -116,7 +119,7 @@ func (a *app) runWorker(ctx context.Context, c client.Client) error {
 func (a *app) serveAPI(ctx context.Context, ln net.Listener, c client.Client) error {
 	srv := &http.Server{
 		Handler: api.New(api.Deps{DB: a.db, Hub: a.hub, Chat: a.chat, Frames: a.frames, Temporal: c,
-			CORSOrigins: a.cfg.CORSOrigins}),
+			CORSOrigins: a.cfg.CORSOrigins, Interrupts: a.interrupts}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	g, gctx := errgroup.WithContext(ctx)

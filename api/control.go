@@ -1,0 +1,127 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.temporal.io/api/serviceerror"
+
+	"hub/chat"
+	"hub/workflows"
+)
+
+// controlStatus is the status a turn shows right after each signal.
+var controlStatus = map[string]chat.Status{
+	workflows.StopSignal:   chat.StatusStopping,
+	workflows.PauseSignal:  chat.StatusPaused,
+	workflows.ResumeSignal: chat.StatusWorking,
+}
+
+// controlTurn sends stop, pause or resume to one of the person's turns: the
+// durable signal first, then the fast path that closes the model call in
+// this process at once. Repeating it is harmless; a finished turn is 409.
+func (s *Server) controlTurn(signal string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		status, err := s.signalTurn(c, t, signal)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		c.JSON(http.StatusAccepted, gin.H{"status": status})
+	}
+}
+
+func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.Status, error) {
+	ctx := c.Request.Context()
+	if t.Status.Final() {
+		return "", &apiError{status: http.StatusConflict, detail: errorDetail{Code: codeConflict,
+			Message: fmt.Sprintf("this turn already ended (%s)", t.Status)}}
+	}
+	if signal == workflows.ResumeSignal && t.Status != chat.StatusPaused {
+		return t.Status, nil // nothing to resume
+	}
+	if err := s.Temporal.SignalWorkflow(ctx, workflows.TurnWorkflowID(t.ID), "", signal, nil); err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return "", &apiError{status: http.StatusConflict, detail: errorDetail{Code: codeConflict, Message: "this turn already ended"}}
+		}
+		return "", unavailable("Hub could not reach its workflow service; try again in a moment.")
+	}
+	status := controlStatus[signal]
+	if signal != workflows.ResumeSignal {
+		s.Interrupts.Interrupt(t.ID)
+	}
+	if err := s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step); err != nil {
+		return "", err
+	}
+	return status, nil
+}
+
+type activityDTO struct {
+	ID             string    `json:"id"`
+	Kind           string    `json:"kind"`
+	ConversationID string    `json:"conversationId"`
+	Status         string    `json:"status"`
+	StartedAt      time.Time `json:"startedAt"`
+	Title          string    `json:"title"`
+	Step           int       `json:"step,omitempty"`
+}
+
+// agentState is the top bar: the person's own running work — turns, and
+// replies whose writes wait for the person's Apply — never anyone else's.
+func (s *Server) agentState(c *gin.Context) {
+	ctx := c.Request.Context()
+	turns, err := s.Chat.RunningTurns(ctx, person(c).ID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	held, err := s.Chat.HeldCalls(ctx, person(c).ID, chat.HeldForApply)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := []activityDTO{}
+	paused := len(turns) > 0
+	for _, t := range turns {
+		out = append(out, activityDTO{ID: t.ID, Kind: "turn", ConversationID: t.ConversationID, Status: string(t.Status),
+			StartedAt: t.CreatedAt, Title: t.Title, Step: t.Step})
+		paused = paused && t.Status == chat.StatusPaused
+	}
+	seen := map[string]bool{}
+	for _, h := range held {
+		if seen[h.MessageID] {
+			continue
+		}
+		seen[h.MessageID] = true
+		out = append(out, activityDTO{ID: workflows.ApplyWorkflowID(h.MessageID), Kind: "apply", ConversationID: h.ConversationID,
+			Status: "waiting", StartedAt: h.CreatedAt, Title: h.Summary})
+	}
+	c.JSON(http.StatusOK, gin.H{"activities": out, "paused": paused})
+}
+
+// controlAll sends a signal to every running turn of the person.
+func (s *Server) controlAll(signal string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		turns, err := s.Chat.RunningTurns(c.Request.Context(), person(c).ID)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		n := 0
+		for _, t := range turns {
+			if _, err := s.signalTurn(c, t.Turn, signal); err == nil {
+				n++
+			}
+		}
+		c.JSON(http.StatusAccepted, gin.H{"status": controlStatus[signal], "turns": n})
+	}
+}
