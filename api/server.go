@@ -120,6 +120,7 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "POST", "/assistant/undo", "Undo an Undo group: put its records back as they were", s.undo)
 	s.handle(authed, "POST", "/assistant/redo", "Redo an undone Undo group", s.redo)
 	s.handle(authed, "GET", "/assistant/needs-me", "Writes held for the person's Needs me list", s.needsMe)
+	s.handle(authed, "GET", "/prompts", "Every prompt Hub sends the model, built with sample values, with its size and budget", s.listPrompts)
 	s.handle(authed, "POST", "/assistant/apply", "Apply a reply's held writes; answers the receipts", s.apply)
 	s.routes = append(s.routes, route{"GET", "/api/assistant/turns/:turnId/stream", "The turn's frames as Server-Sent Events"})
 	return r

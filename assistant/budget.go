@@ -1,0 +1,442 @@
+package assistant
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"hub/llm"
+)
+
+// EstimateTokens estimates how many tokens a model's tokenizer makes of s,
+// erring high. A prompt that is estimated too small is cut silently by the
+// provider, and the part that falls off is the person's question (seed 002:
+// 14,374 tokens sent to an 8,192 window); one estimated too large only
+// drops an old history message early. So the estimate is a deliberately
+// conservative count by character class, with no tokenizer to download:
+//
+//   - a word (a run of letters) costs one token per 4 ASCII letters and one
+//     per 2 other letters (accented Latin, Cyrillic, Greek, … take more
+//     bytes and fewer merges), at least one;
+//   - a run of digits costs one token per 3 digits (how the cl100k and
+//     o200k tokenizers split numbers);
+//   - a Han, kana or Hangul character costs one token, and any other
+//     character outside the Basic Multilingual Plane (emoji) three;
+//   - a run of ASCII punctuation costs one token per 2 characters, any
+//     other punctuation or symbol one token each;
+//   - a single space costs nothing (tokenizers glue it to the next word)
+//     except before a digit; any other run of white space costs one token
+//     per 4 characters.
+//
+// Measured against OpenAI's cl100k_base and o200k_base on English prose,
+// German, Russian, Japanese, emoji, numbers, ids, Go code, the instructions
+// and every Hub tool schema, it is never below either, and 1.1–1.6 times
+// them on English and JSON (budget_test.go keeps the numbers). Models with
+// a smaller vocabulary (Llama 2, Mistral's 32k) use up to ~30% more tokens
+// than cl100k on English, which the margin covers.
+func EstimateTokens(s string) int {
+	tokens := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == ' ' && (i+1 == len(s) || s[i+1] != ' ' && s[i+1] != '\t' && s[i+1] != '\n' && s[i+1] != '\r'):
+			i++
+			if i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				tokens++ // numbers do not take the space before them
+			}
+		case unicode.IsSpace(r):
+			n := whiteRun(s[i:])
+			i += n
+			tokens += (n + 3) / 4
+		case r >= '0' && r <= '9':
+			n := 0
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+				n++
+			}
+			tokens += (n + 2) / 3
+		case unicode.IsLetter(r) || unicode.IsMark(r):
+			// A word is costed by its ASCII and non-ASCII stretches
+			// separately: an accent splits "Zürich" into three tokens.
+			units, ascii := 0, size == 1
+			for i < len(s) {
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if !(unicode.IsLetter(r) || unicode.IsMark(r)) {
+					break
+				}
+				if (size == 1) != ascii {
+					tokens += (units + 3) / 4
+					units, ascii = 0, size == 1
+				}
+				units += letterUnits[size]
+				i += size
+			}
+			tokens += (units + 3) / 4
+		case r < utf8.RuneSelf:
+			n := 0
+			for i < len(s) && s[i] < utf8.RuneSelf && asciiPunct(s[i]) {
+				i++
+				n++
+			}
+			if n == 0 { // a control character
+				i++
+				n = 1
+			}
+			tokens += (n + 1) / 2
+		case r > 0xFFFF:
+			i += size
+			tokens += 3
+		default:
+			i += size
+			tokens++
+		}
+	}
+	return tokens
+}
+
+func whiteRun(s string) int {
+	n := 0
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		n += size
+	}
+	return n
+}
+
+func asciiPunct(c byte) bool {
+	return c > ' ' && c < 0x7f && !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z')
+}
+
+// letterUnits is what a letter of each UTF-8 length adds to a word, in
+// quarters of a token: byte-level tokenizers merge ASCII best, two-byte
+// scripts (accented Latin, Greek, Cyrillic, Arabic, Hebrew) less, and
+// three-byte ones (Devanagari, Thai, Hangul, Han, kana) about one token a
+// character or more.
+var letterUnits = [utf8.UTFMax + 1]int{1: 1, 2: 3, 3: 5, 4: 12}
+
+// Per-message and per-tool framing the estimate adds: chat formats wrap each
+// message in role markers (OpenAI counts 3–4 tokens a message and 3 to
+// prime the reply), and each tool definition in a few more. Rounded up.
+const (
+	MessageOverheadTokens = 4
+	ToolOverheadTokens    = 8
+	RequestOverheadTokens = 3
+)
+
+// MessageTokens estimates one chat message: its content, the text of its
+// tool calls, and its framing.
+func MessageTokens(m llm.Message) int {
+	n := MessageOverheadTokens + EstimateTokens(m.Content)
+	for _, c := range m.ToolCalls {
+		n += EstimateTokens(c.Name) + EstimateTokens(c.Arguments) + MessageOverheadTokens
+	}
+	return n
+}
+
+// toolJSON is a tool definition as a chat-completions request carries it.
+type toolJSON struct {
+	Type     string       `json:"type"`
+	Function toolFunction `json:"function"`
+}
+
+type toolFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// ToolTokens estimates one tool definition as the model is sent it: its
+// name, description and JSON Schema, counted as the JSON the request
+// carries. Schemas are most of a prompt (seed 002: 79% of one that
+// overflowed), so they are never left out of the count.
+func ToolTokens(t llm.Tool) int {
+	return ToolOverheadTokens + EstimateTokens(ToolText(t))
+}
+
+// ToolText is a tool definition as the JSON a request carries; parameters
+// that are not JSON are kept as a string, so nothing is left uncounted.
+func ToolText(t llm.Tool) string {
+	params := t.Parameters
+	if len(params) == 0 {
+		params = json.RawMessage(`{}`)
+	}
+	if !json.Valid(params) {
+		quoted, _ := json.Marshal(string(params)) // a string always encodes
+		params = quoted
+	}
+	raw, _ := json.Marshal(toolJSON{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
+	return string(raw)
+}
+
+// DefaultContextWindow is the window of a model Hub does not know: small
+// enough that nearly every current chat model holds it (so nothing is cut
+// silently), large enough for Hub's instructions, 24 tool schemas, the
+// context and a long message with room to answer. An operator with a
+// larger or smaller model sets HUB_MODEL_CONTEXT_TOKENS.
+const DefaultContextWindow = 16_384
+
+// contextWindows are known model families by name prefix; the longest
+// matching prefix wins. Numbers are the providers' published windows
+// (input and output together), rounded down where a family's sizes differ
+// so the smallest member fits; a local server (Ollama, llama.cpp) may run
+// a model with less, which HUB_MODEL_CONTEXT_TOKENS says.
+var contextWindows = []struct {
+	prefix string
+	tokens int
+}{
+	{"gpt-5", 272_000}, // 400k in all, of which 272k input
+	{"gpt-4.1", 1_047_576},
+	{"gpt-4o", 128_000},
+	{"gpt-4-turbo", 128_000},
+	{"gpt-4-32k", 32_768},
+	{"gpt-4", 8_192},
+	{"gpt-3.5-turbo", 16_385},
+	{"o1", 128_000},
+	{"o3", 200_000},
+	{"o4-mini", 200_000},
+	{"claude", 200_000},
+	{"gemini", 1_000_000},
+	{"llama-3.1", 131_072}, {"llama3.1", 131_072}, {"llama-3.2", 131_072}, {"llama3.2", 131_072},
+	{"llama-3.3", 131_072}, {"llama3.3", 131_072}, {"llama-4", 131_072}, {"llama4", 131_072},
+	{"llama-3", 8_192}, {"llama3", 8_192},
+	{"llama-2", 4_096}, {"llama2", 4_096},
+	{"mistral", 32_768}, {"mixtral", 32_768}, {"ministral", 32_768},
+	{"qwen", 32_768},
+	{"deepseek", 65_536},
+	{"gemma", 8_192}, {"gemma3", 32_768},
+	{"phi", 4_096},
+	{"fakemodel", 1_000_000}, // the scripted test double has no window
+}
+
+// ContextWindow is the context window of a model by name, from the table
+// of known families, or DefaultContextWindow. The name is matched without
+// case and without a provider's path ("openai/gpt-4o"); an Ollama tag
+// ("llama3.1:8b") matches its family.
+func ContextWindow(model string) int {
+	name := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	best, tokens := 0, DefaultContextWindow
+	for _, w := range contextWindows {
+		if strings.HasPrefix(name, w.prefix) && len(w.prefix) > best {
+			best, tokens = len(w.prefix), w.tokens
+		}
+	}
+	return tokens
+}
+
+// ContextTokensEnv names the variable an operator sets to the context
+// window of HUB_MODEL, in tokens, when the table guesses wrong (a local
+// model served with a smaller window, a model Hub does not know).
+const ContextTokensEnv = "HUB_MODEL_CONTEXT_TOKENS"
+
+// The bounds ParseContextTokens accepts: below 2,048 tokens Hub's own
+// instructions do not fit; no model takes more than 10 million.
+const (
+	MinContextTokens = 2_048
+	MaxContextTokens = 10_000_000
+)
+
+// ParseContextTokens reads HUB_MODEL_CONTEXT_TOKENS: empty is 0 (use the
+// table), else a whole number of tokens ("32768", "128_000" or "128,000")
+// within MinContextTokens–MaxContextTokens. A wrong value is an error,
+// never silently replaced.
+func ParseContextTokens(v string) (int, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.NewReplacer("_", "", ",", "").Replace(v))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a whole number of tokens", ContextTokensEnv, v)
+	}
+	if n < MinContextTokens || n > MaxContextTokens {
+		return 0, fmt.Errorf("%s: %d is outside %d–%d tokens", ContextTokensEnv, n, MinContextTokens, MaxContextTokens)
+	}
+	return n, nil
+}
+
+// Budget is how many tokens a model request may hold.
+type Budget struct {
+	Model  string // named in errors a person reads
+	Window int    // the model's context window, in tokens
+	// Headroom is kept free for the answer; 0 means ResponseHeadroom(Window).
+	Headroom int
+}
+
+// NewBudget is the budget of a model: override (the operator's
+// HUB_MODEL_CONTEXT_TOKENS, 0 when unset) or the model's known window.
+func NewBudget(model string, override int) Budget {
+	w := override
+	if w <= 0 {
+		w = ContextWindow(model)
+	}
+	return Budget{Model: model, Window: w}
+}
+
+// ResponseHeadroom is what a request leaves free for the model's answer:
+// 15% of the window and at least 4,096 tokens (a long answer with a few
+// tool calls), but never more than half the window, so a small local model
+// still has room for the prompt.
+func ResponseHeadroom(window int) int {
+	h := max(4096, window*15/100)
+	return min(h, window/2)
+}
+
+// Limit is how many prompt tokens fit: the window less the headroom. A
+// budget without a window takes its model's (ContextWindow).
+func (b Budget) Limit() int {
+	w := b.window()
+	h := b.Headroom
+	if h <= 0 {
+		h = ResponseHeadroom(w)
+	}
+	return w - h
+}
+
+func (b Budget) window() int {
+	if b.Window <= 0 {
+		return ContextWindow(b.Model)
+	}
+	return b.Window
+}
+
+func (b Budget) headroom() int { return b.window() - b.Limit() }
+
+// Guide is a playbook's text preloaded in the message's context.
+type Guide struct {
+	Name string // the playbook's name, for the report
+	Text string // the text as sent
+}
+
+// PromptParts are the parts of a model request, as they will be sent.
+type PromptParts struct {
+	Instructions string
+	// Tools are the schemas offered; their JSON counts.
+	Tools []llm.Tool
+	// Context is the message's <context> block, without guides.
+	Context string
+	// Guides are preloaded playbooks, most relevant first; the last is
+	// dropped first.
+	Guides []Guide
+	// History is the conversation's earlier messages as sent, oldest
+	// first; the oldest is dropped first.
+	History []llm.Message
+	// Message is the person's message: never dropped.
+	Message string
+	// Turn is this turn's earlier steps and tool results and any note
+	// (the final-step note, a nudge): never dropped.
+	Turn []llm.Message
+}
+
+// FitReport says what Fit counted and dropped.
+type FitReport struct {
+	Window, Limit int // the model's window; the prompt tokens that fit in it
+	Tokens        int // the estimated prompt after fitting
+	// Fixed is what cannot be dropped: instructions, tools, context,
+	// message, this turn's steps.
+	Fixed          int
+	Tools          int // of which the tool schemas
+	HistoryDropped int // the oldest this many history messages
+	GuidesDropped  []string
+}
+
+// Dropped tells whether Fit left anything out.
+func (r FitReport) Dropped() bool { return r.HistoryDropped > 0 || len(r.GuidesDropped) > 0 }
+
+// ErrPromptTooLarge is what every PromptTooLargeError is (errors.Is): the
+// request cannot fit the model's window even with history and guides
+// dropped, so the turn ends with the error's message.
+var ErrPromptTooLarge = errors.New("the prompt does not fit the model's context window")
+
+// PromptTooLargeError says, with the numbers, why a request cannot fit.
+// Its message is written for the person who sent the message.
+type PromptTooLargeError struct {
+	Model    string
+	Window   int // the model's context window
+	Headroom int // kept for the answer
+	Base     int // instructions, tool schemas and the context block
+	Message  int // the person's message
+	Turn     int // this turn's steps and tool results
+}
+
+func (e *PromptTooLargeError) Error() string {
+	model := e.Model
+	if model == "" {
+		model = "the model"
+	}
+	limit := e.Window - e.Headroom
+	switch {
+	case e.Base > limit:
+		return fmt.Sprintf("Hub's instructions and tools (about %d tokens) do not fit %s's context window of %d tokens with %d kept for the answer, so no message can be answered. If the model takes more, an operator can set %s.",
+			e.Base, model, e.Window, e.Headroom, ContextTokensEnv)
+	case e.Base+e.Message > limit:
+		return fmt.Sprintf("Your message is too long for %s's context window: it is about %d tokens, and about %d fit beside Hub's instructions and tools (the window is %d tokens, %d of them kept for the answer). Shorten it or send it in parts.",
+			model, e.Message, limit-e.Base, e.Window, e.Headroom)
+	}
+	return fmt.Sprintf("This turn's tool results grew past %s's context window (about %d tokens with the message, and the window is %d tokens, %d of them kept for the answer). Ask again with a narrower request.",
+		model, e.Base+e.Message+e.Turn, e.Window, e.Headroom)
+}
+
+// Is makes errors.Is(err, ErrPromptTooLarge) true.
+func (e *PromptTooLargeError) Is(target error) bool { return target == ErrPromptTooLarge }
+
+// Fit makes p fit b: it drops history first, oldest message first, then
+// guides, last first, and never the instructions, tools, context, this
+// turn's steps or the person's message. If those alone do not fit it
+// returns a *PromptTooLargeError. Counts are EstimateTokens estimates.
+func Fit(b Budget, p PromptParts) (PromptParts, FitReport, error) {
+	limit := b.Limit()
+	rep := FitReport{Window: b.window(), Limit: limit}
+	for _, t := range p.Tools {
+		rep.Tools += ToolTokens(t)
+	}
+	// The message goes with the context in one user message.
+	base := RequestOverheadTokens + MessageOverheadTokens + EstimateTokens(p.Instructions) + rep.Tools +
+		MessageOverheadTokens + EstimateTokens(p.Context)
+	message := EstimateTokens(p.Message)
+	turn := 0
+	for _, m := range p.Turn {
+		turn += MessageTokens(m)
+	}
+	rep.Fixed = base + message + turn
+	if rep.Fixed > limit {
+		return p, rep, &PromptTooLargeError{Model: b.Model, Window: b.window(), Headroom: b.headroom(),
+			Base: base, Message: message, Turn: turn}
+	}
+
+	guides := make([]int, len(p.Guides))
+	total := rep.Fixed
+	for i, g := range p.Guides {
+		guides[i] = EstimateTokens(g.Text) + 1 // the blank line between blocks
+		total += guides[i]
+	}
+	history := make([]int, len(p.History))
+	for i, m := range p.History {
+		history[i] = MessageTokens(m)
+		total += history[i]
+	}
+	for total > limit && rep.HistoryDropped < len(p.History) {
+		total -= history[rep.HistoryDropped]
+		rep.HistoryDropped++
+	}
+	keep := len(p.Guides)
+	for total > limit && keep > 0 {
+		keep--
+		total -= guides[keep]
+		rep.GuidesDropped = append(rep.GuidesDropped, p.Guides[keep].Name)
+	}
+	out := p
+	out.History = p.History[rep.HistoryDropped:]
+	out.Guides = p.Guides[:keep]
+	rep.Tokens = total
+	return out, rep, nil
+}

@@ -1,0 +1,149 @@
+package assistant
+
+import (
+	"time"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/playbooks"
+	"hub/tools"
+)
+
+// Prompt is one text Hub sends a model, as its builder makes it with sample
+// values, and the size it must stay within.
+type Prompt struct {
+	Name        string // stable, e.g. "instructions.preview"
+	Description string // when it is sent and why
+	Text        string
+	// Budget is the most tokens (EstimateTokens) the text may take. Every
+	// token of a prompt that goes with each request is a token less for
+	// the person's history, and a model shown more chooses worse (seed
+	// 002), so each budget is a ceiling a test holds.
+	Budget int
+}
+
+// Tokens is the text's estimated size.
+func (p Prompt) Tokens() int { return EstimateTokens(p.Text) }
+
+// Budgets of the catalog's prompts, in estimated tokens (1.3–1.6 times
+// OpenAI's count on English and JSON, see EstimateTokens).
+const (
+	// InstructionsBudget bounds the system message: under 5% of the
+	// smallest window Hub plans for (DefaultContextWindow), with room for
+	// the playbook names, personal notes and connected apps still to come.
+	InstructionsBudget = 800
+	// ContextBudget bounds the sample context block (a date, two
+	// mentions, a view with a selection); guides come on top of it.
+	ContextBudget = 300
+	// NoteBudget bounds a one-line note or nudge: it must be read at a
+	// glance and never crowd out what it is about.
+	NoteBudget = 80
+	// ToolBudget bounds one tool's name, description and schema: 24 of
+	// them (the offer's cap) at this size still leave most of a 128k
+	// window free, and a description longer than this is a manual, which
+	// belongs in a playbook.
+	ToolBudget = 700
+	// PlaybookBudget bounds one playbook's text, preloaded as a guide or
+	// read with hub_how_to: two of them go with a message.
+	PlaybookBudget = 1_000
+)
+
+// sampleNow is the sample date prompts are built with: a fixed Monday, so
+// the catalog reads the same every time.
+var sampleNow = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+
+// Catalog lists every prompt Hub sends the model, each built by its real
+// builder with sample values (GET /api/prompts shows it; prompts_test.go
+// keeps each within its budget). A new prompt is added here when its
+// builder is written.
+func Catalog() []Prompt {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil { // no zone database: the sample is still a valid context
+		berlin = time.UTC
+	}
+	out := []Prompt{}
+	for _, policy := range []string{"immediate", "preview", "needs-me"} {
+		out = append(out, Prompt{
+			Name:        "instructions." + policy,
+			Description: "The system message under write policy " + policy + ": who the assistant works for, how to work, which writes run now, the time zone. The same for every message of a conversation, so a provider's prompt cache reuses it.",
+			Text:        Instructions(Profile{FirstName: "Mira", SpaceName: "Acme Legal", Role: "editor", WritePolicy: policy, TimeZone: berlin.String()}),
+			Budget:      InstructionsBudget,
+		})
+	}
+	out = append(out,
+		Prompt{
+			Name:        "context",
+			Description: "The <context> block in front of the person's message: today, the records they mentioned, what is on screen.",
+			Text: TurnContext{Now: sampleNow, Location: berlin,
+				Mentions: []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}, {Kind: "person", ID: "person_2", Label: "Ken Ito"}},
+				Page:     `{"view":"board","filters":{"status":"todo"},"selected":["task_1"],"selectedText":"Quarterly numbers are due Friday"}`,
+			}.Render(),
+			Budget: ContextBudget,
+		},
+		Prompt{
+			Name:        "final-step",
+			Description: "Goes with the turn's last, tools-off model request: answer now with what the tools returned.",
+			Text:        FinalStepNote,
+			Budget:      NoteBudget,
+		},
+		Prompt{
+			Name:        "held-write",
+			Description: "In the result of a write held for Apply, so the model reports it as proposed, never as done.",
+			Text:        HeldWriteNote,
+			Budget:      NoteBudget,
+		},
+		Prompt{
+			Name:        "tool-unfinished",
+			Description: "The result of a tool call that never finished (a crash or a stop), so the model does not guess its outcome.",
+			Text:        ToolMessage(chat.ToolCall{Status: chat.CallPending}),
+			Budget:      NoteBudget,
+		},
+		Prompt{
+			Name:        "history-writes",
+			Description: "Added to an earlier reply in history: the writes it made, with their records as links, so later calls still have the ids.",
+			Text: WritesNote([]chat.ToolCall{
+				{Tool: "hub_create_tasks", Status: chat.CallDone, Summary: "Added 2 tasks: “Draft brief” and “Call Ken”.",
+					Refs: []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}, {Kind: "task", ID: "task_2", Label: "Call Ken"}}},
+				{Tool: "hub_update_tasks", Status: chat.CallHeld, Summary: "Move “Draft brief” to Friday.",
+					Refs: []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}},
+			}, tools.NewRegistry(tools.CreateTasks, tools.UpdateTasks)),
+			Budget: NoteBudget * 2,
+		},
+		Prompt{Name: "nudge.lookup", Description: "Sent back once when a reply promises a lookup before any tool ran.",
+			Text: NudgeLookup, Budget: NoteBudget},
+		Prompt{Name: "nudge.tool-call-as-text", Description: "Sent back once when a reply writes a tool call as text.",
+			Text: NudgeToolCallAsText, Budget: NoteBudget},
+		Prompt{Name: "nudge.announced-write", Description: "Sent back once when a reply announces a change it did not make.",
+			Text: NudgeAnnouncedWrite, Budget: NoteBudget},
+		Prompt{Name: "nudge.held-done", Description: "Sent back once when a reply reports a write held for Apply as done.",
+			Text: NudgeHeldDone, Budget: NoteBudget},
+		Prompt{Name: "verify", Description: "Sent back when a verify hook finds part of the request missing (at most twice a turn).",
+			Text: VerifyNote("the due date of “Buy milk”"), Budget: NoteBudget},
+	)
+	reg := tools.Hub(nil)
+	var names []string
+	for _, d := range reg.Granted(hub.RoleOwner) {
+		names = append(names, d.Name)
+	}
+	for _, t := range ToolSchemas(reg, names) {
+		out = append(out, Prompt{
+			Name:        "tool." + t.Name,
+			Description: "The tool's name, description and input schema, as offered to the model.",
+			Text:        ToolText(t),
+			Budget:      ToolBudget,
+		})
+	}
+	// The playbooks package tests that every shipped playbook parses; a
+	// failure here leaves them out rather than the whole catalog.
+	if books, err := playbooks.All(); err == nil {
+		for _, b := range books {
+			out = append(out, Prompt{
+				Name:        "playbook." + b.Name,
+				Description: "Playbook “" + b.Title + "”: preloaded as a guide when a message is about " + b.When + ", or read with hub_how_to.",
+				Text:        b.Body,
+				Budget:      PlaybookBudget,
+			})
+		}
+	}
+	return out
+}
