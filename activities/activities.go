@@ -7,6 +7,7 @@ package activities
 
 import (
 	"context"
+	"hub/assistant"
 	"time"
 
 	"hub/chat"
@@ -41,6 +42,9 @@ type Activities struct {
 	Now func() time.Time
 	// Interrupts lets the api close a model call at once on Stop or Pause.
 	Interrupts *stream.Interrupts
+	// Verifier, when set, checks a final answer and sends back what is
+	// still missing (a surface's own check).
+	Verifier assistant.Verifier
 }
 
 func (a *Activities) now() time.Time {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -128,11 +129,18 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			st.ToolCalls = append(st.ToolCalls, chat.ToolCall{ProviderCallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
 		}
 	}
+	if len(st.ToolCalls) == 0 {
+		nudge, err := a.checkAnswer(ctx, in, turn, user, steps, res.Text)
+		if err != nil {
+			return ModelStep{}, err
+		}
+		st.Nudge = nudge
+	}
 	calls, err := a.Chat.SaveStep(ctx, in.TurnID, st)
 	if err != nil {
 		return ModelStep{}, err
 	}
-	out := ModelStep{FinishReason: res.FinishReason, HasText: res.Text != ""}
+	out := ModelStep{FinishReason: res.FinishReason, HasText: res.Text != "", Nudged: st.Nudge != ""}
 	for _, c := range calls {
 		out.ToolCalls = append(out.ToolCalls, ToolCallRef{ID: c.ID, Tool: c.Tool})
 	}
@@ -196,3 +204,46 @@ func modelError(err error) error {
 	}
 	return temporal.NewNonRetryableApplicationError(le.Error(), ErrTypeModel, err)
 }
+
+// checkAnswer decides whether a text-only answer goes back to the model:
+// once, when it promises a lookup before any tool ran, writes a tool call
+// as text or announces a write instead of making it, or reports a held
+// write as done; and, when a verify hook is set, while it finds something
+// missing (at most MaxVerifyRounds, only while a step with tools remains).
+// It returns the note to send back, or "".
+func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, error) {
+	ans := assistant.Answer{Text: text, StepsLeft: MaxSteps - in.Step}
+	verifyRounds := 0
+	var calls []string
+	for _, st := range steps {
+		for _, c := range st.ToolCalls {
+			ans.ToolsRan = true
+			if c.Status == chat.CallHeld {
+				ans.HeldWrites = true
+			}
+			calls = append(calls, c.Tool+": "+c.Summary)
+		}
+		switch {
+		case strings.HasPrefix(st.Nudge, verifyPrefix):
+			verifyRounds++
+		case st.Nudge != "":
+			ans.Nudged = true
+		}
+	}
+	if nudge, ok := assistant.CheckAnswer(ans); !ok {
+		return nudge, nil
+	}
+	if a.Verifier == nil || !(assistant.VerifyPolicy{}).Allow(verifyRounds, ans.StepsLeft) {
+		return "", nil
+	}
+	missing, err := a.Verifier.Verify(ctx, assistant.VerifyInput{TurnID: turn.ID, Request: user.Text, Answer: text,
+		Calls: calls, Round: verifyRounds + 1})
+	if err != nil || strings.TrimSpace(missing) == "" {
+		// A failing hook does not fail the turn: the answer stands.
+		return "", nil
+	}
+	return assistant.VerifyNote(missing), nil
+}
+
+// verifyPrefix tells a verify round's note from a nudge.
+var verifyPrefix = assistant.VerifyNote("")[:30]

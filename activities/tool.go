@@ -148,7 +148,7 @@ func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.To
 
 // HeldNote is what the model reads for a held write: it was proposed, not
 // done, so the reply must say so.
-const HeldNote = "Proposed, not done: this change waits for the person's Apply. Say what you proposed; do not say it is done."
+const HeldNote = assistant.HeldWriteNote
 
 func outcomeOf(res tools.Result, terr *tools.Error, settings hub.Settings) chat.Outcome {
 	if terr != nil {

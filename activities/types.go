@@ -52,6 +52,10 @@ type ModelStep struct {
 	ToolCalls    []ToolCallRef
 	FinishReason string
 	HasText      bool
+	// Nudged is set when the answer goes back to the model with a note
+	// (it promised work instead of doing it, or a verify hook found
+	// something missing): the turn takes another step.
+	Nudged bool
 }
 
 // RunToolInput names one saved tool call to run.

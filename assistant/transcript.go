@@ -50,6 +50,9 @@ func (t Transcript) Messages() []llm.Message {
 		for _, c := range st.ToolCalls {
 			msgs = append(msgs, llm.Message{Role: "tool", ToolCallID: callID(c), Content: ToolMessage(c)})
 		}
+		if st.Nudge != "" {
+			msgs = append(msgs, llm.Message{Role: "user", Content: st.Nudge})
+		}
 	}
 	if t.ToolsOff {
 		msgs = append(msgs, llm.Message{Role: "system", Content: FinalStepNote})

@@ -29,6 +29,9 @@ type Step struct {
 	ToolCalls    []ToolCall
 	FinishReason string
 	Usage        Usage
+	// Nudge is the note the answer went back to the model with, shown to
+	// it as the person's next message.
+	Nudge string
 }
 
 // ToolCall is one call the model asked for and what became of it.
@@ -73,7 +76,7 @@ func ToolCallID(turnID string, step, idx int) string {
 func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCall, error) {
 	calls := make([]ToolCall, len(st.ToolCalls))
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text,
+		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
 			FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
 		var existing []models.ToolCall
 		if err := tx.Where("turn_id = ? AND step = ?", turnID, st.Step).Find(&existing).Error; err != nil {
@@ -136,7 +139,7 @@ func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, e
 	}
 	out := make([]Step, len(rows))
 	for i, r := range rows {
-		out[i] = Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason,
+		out[i] = Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
 			Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ToolCalls: byStep[r.Step]}
 	}
 	return out, nil

@@ -145,7 +145,7 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	}
 	t := models.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
-		OfferedTools: "[]", HistoryIDs: "[]"}
+		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]"}
 	if err := s.q(ctx).Create(&t).Error; err != nil {
 		return Turn{}, err
 	}
@@ -213,15 +213,19 @@ type RunRecord struct {
 	Instructions string
 	Context      string
 	OfferedTools []string
-	HistoryIDs   []string
+	// AddedTools were made available during the turn (hub_how_to,
+	// hub_find_tools) and stay offered for the rest of it.
+	AddedTools []string
+	HistoryIDs []string
 }
 
 // SaveRunRecord stores the turn's run record; SetTurnStatus marks it working.
 func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord) error {
 	err := s.q(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
 		"model": rec.Model, "instructions": rec.Instructions, "context": rec.Context,
-		"offered_tools": marshal(nonNil(rec.OfferedTools)), "history_ids": marshal(nonNil(rec.HistoryIDs)),
-		"updated_at": s.now(),
+		"offered_tools": marshal(nonNil(rec.OfferedTools)), "added_tools": marshal(nonNil(rec.AddedTools)),
+		"history_ids": marshal(nonNil(rec.HistoryIDs)),
+		"updated_at":  s.now(),
 	}).Error
 	if err != nil {
 		return fmt.Errorf("save run record %s: %w", turnID, err)
@@ -236,7 +240,8 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 		return RunRecord{}, fmt.Errorf("get run record %s: %w", turnID, err)
 	}
 	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,
-		OfferedTools: unmarshal[[]string](r.OfferedTools), HistoryIDs: unmarshal[[]string](r.HistoryIDs)}, nil
+		OfferedTools: unmarshal[[]string](r.OfferedTools), AddedTools: unmarshal[[]string](r.AddedTools),
+		HistoryIDs: unmarshal[[]string](r.HistoryIDs)}, nil
 }
 
 // Ending is how a turn ended.

@@ -27,6 +27,7 @@ import (
 	"hub/activities"
 	"hub/api"
 	"hub/apps"
+	"hub/assistant"
 	"hub/chat"
 	"hub/dbtest"
 	"hub/fakemodel"
@@ -54,6 +55,8 @@ type Options struct {
 	// AppsAllow lets connected apps reach these private addresses (a
 	// test's own httptest server).
 	AppsAllow []string
+	// Verifier checks final answers (a surface's verify hook).
+	Verifier assistant.Verifier
 }
 
 // Stack is a running Hub.
@@ -108,7 +111,7 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(poster.Close)
 	interrupts := stream.NewInterrupts()
-	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(poster), Frames: frames, Interrupts: interrupts,
+	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(poster), Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
 	w := worker.New(c, acts, worker.Options{})

@@ -126,6 +126,7 @@ type Turn struct {
 	Instructions   string
 	Context        string
 	OfferedTools   string
+	AddedTools     string
 	HistoryIDs     string
 	FrameSeq       int64
 	InputTokens    int
@@ -146,8 +147,10 @@ type TurnStep struct {
 	FinishReason string
 	InputTokens  int
 	OutputTokens int
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Nudge is the note this step's answer went back to the model with.
+	Nudge     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ToolCall is one tool call of a turn: the model's arguments, what Hub sent

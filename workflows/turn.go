@@ -135,6 +135,10 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 			return t.finish(ctx, "error", code, msg)
 		}
 		rerun = false
+		if ms.Nudged && step < maxSteps {
+			step++ // the answer goes back to the model with a note
+			continue
+		}
 		if len(ms.ToolCalls) == 0 {
 			return t.finish(ctx, "done", "", "")
 		}
