@@ -17,8 +17,20 @@ func TestEveryShippedPlaybookLoads(t *testing.T) {
 		require.NotEmpty(t, p.When, p.File)
 		require.NotEmpty(t, p.Body, p.File)
 	}
-	require.True(t, names["tasks"])
-	require.True(t, names["map"])
+	for _, want := range []string{"tasks", "projects", "people", "workflows", "apps", "map"} {
+		require.True(t, names[want], "playbook %s ships", want)
+	}
+	for _, p := range all {
+		if p.Name == MapName {
+			require.Empty(t, p.Tools, "the map is read, it offers no tools")
+			continue
+		}
+		require.NotEmpty(t, p.Tools, p.File)
+		require.LessOrEqual(t, len(p.Tools), 6, "%s: a guide's tools are a few; more crowd the 24", p.File)
+		require.NotNil(t, p.Match, "%s: a playbook preloads on words", p.File)
+	}
+	wf, _ := Named(all, "workflows")
+	require.Equal(t, []string{"hub_run_workflow"}, wf.Requires, "not offered until the tool exists")
 }
 
 func TestMalformedPlaybooksGiveClearErrors(t *testing.T) {

@@ -34,6 +34,6 @@ func run() error {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand())
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand())
 	return root.ExecuteContext(ctx)
 }

@@ -1,0 +1,189 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"hub/playbooks"
+	"hub/tools"
+)
+
+// The meta tools' names: the two reserved entries that are the model's way
+// to whatever the offer left out.
+const (
+	HowToTool     = "hub_how_to"
+	FindToolsTool = "hub_find_tools"
+)
+
+// AddToolsKey is the key, in the Data of a hub_how_to or hub_find_tools
+// result, of the tool names the call made available. The turn adds them to
+// its offer for the rest of the turn (OfferInput.Added); AddedTools reads
+// them back from any Data.
+const AddToolsKey = "addTools"
+
+// maxFoundTools is how many tools one hub_find_tools call returns: enough
+// to choose from, few enough not to undo the bounded offer.
+const maxFoundTools = 8
+
+// maxFoundDescription bounds each found tool's one-line description.
+const maxFoundDescription = 160
+
+// HowToInput is hub_how_to's input.
+type HowToInput struct {
+	Name string `json:"name" jsonschema:"minLength=1,maxLength=100" jsonschema_description:"The playbook's name, or map for the map of Hub."`
+}
+
+// HowToData is hub_how_to's result data.
+type HowToData struct {
+	Playbook string   `json:"playbook"`
+	Title    string   `json:"title"`
+	Recipe   string   `json:"recipe"`
+	AddTools []string `json:"addTools"`
+}
+
+// FindToolsInput is hub_find_tools' input.
+type FindToolsInput struct {
+	Query string `json:"query" jsonschema:"minLength=1,maxLength=200" jsonschema_description:"What the tool should do, in a few words (e.g. post update channel)."`
+}
+
+// FoundTool is one tool hub_find_tools found.
+type FoundTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// FindToolsData is hub_find_tools' result data.
+type FindToolsData struct {
+	Tools    []FoundTool `json:"tools"`
+	AddTools []string    `json:"addTools"`
+}
+
+// MetaTools makes hub_how_to and hub_find_tools over the given playbooks and
+// registry. They live here, not in tools, because they need both. The
+// registry is read when a call runs, so register the returned tools into
+// that same registry afterwards; hub_how_to's description lists the
+// playbooks usable with the tools registered by then (the two meta tools
+// counted as present).
+//
+// Both put the names they make available under AddToolsKey in their
+// result's Data, only tools the caller's role and settings allow.
+func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definition {
+	registered := func(name string) bool {
+		if name == HowToTool || name == FindToolsTool {
+			return true
+		}
+		_, ok := reg.Get(name)
+		return ok
+	}
+	howTo := tools.Define(tools.Spec{
+		Name: HowToTool, Area: "help",
+		Description: "Load a playbook: how to handle one kind of request, with its tools, which are then offered for the rest of this turn. Use it when the tools offered do not fit the request. Playbooks:\n" +
+			playbooks.Index(playbooks.Usable(all, registered)),
+	}, func(_ context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
+		usable := playbooks.Usable(all, func(name string) bool { _, ok := reg.Get(name); return ok })
+		p, ok := playbooks.Named(usable, in.Name)
+		if !ok {
+			var names []string
+			for _, u := range usable {
+				names = append(names, u.Name)
+			}
+			return tools.Result{}, &tools.Error{Code: tools.CodeNotFound, Path: "/name",
+				Message: fmt.Sprintf("there is no playbook called %q; the playbooks are %s", strings.TrimSpace(in.Name), strings.Join(names, ", "))}
+		}
+		recipe := p.Body
+		if p.Include != "" {
+			if inc, ok := playbooks.Named(all, p.Include); ok {
+				recipe += "\n\n" + inc.Body
+			}
+		}
+		allowed := offerable(reg, env)
+		add := []string{}
+		for _, t := range p.Tools {
+			if allowed[t] {
+				add = append(add, t)
+			}
+		}
+		summary := fmt.Sprintf("Read the %s playbook.", p.Title)
+		return tools.Result{Summary: summary, Data: HowToData{Playbook: p.Name, Title: p.Title, Recipe: recipe, AddTools: add}}, nil
+	})
+	findTools := tools.Define(tools.Spec{
+		Name: FindToolsTool, Area: "help",
+		Description: fmt.Sprintf("Search every tool you may use by what it does, when none offered fits the request. Returns up to %d tools with a line each; they are then offered for the rest of this turn.", maxFoundTools),
+	}, func(_ context.Context, env tools.Env, in FindToolsInput) (tools.Result, error) {
+		var defs []*tools.Definition
+		for _, d := range reg.Offerable(env.Role, env.Settings) {
+			if d.Name != HowToTool && d.Name != FindToolsTool {
+				defs = append(defs, d)
+			}
+		}
+		data := FindToolsData{Tools: []FoundTool{}, AddTools: []string{}}
+		for _, name := range localMatch(in.Query, defs, maxFoundTools) {
+			d, _ := reg.Get(name)
+			data.Tools = append(data.Tools, FoundTool{Name: name, Description: oneLine(d.Description)})
+			data.AddTools = append(data.AddTools, name)
+		}
+		if len(data.Tools) == 0 {
+			return tools.Result{Summary: fmt.Sprintf("No tool matches “%s”; nothing was added.", strings.TrimSpace(in.Query)), Data: data}, nil
+		}
+		return tools.Result{Summary: fmt.Sprintf("Found %d %s: %s.", len(data.Tools), tools.Plural(len(data.Tools), "tool", "tools"),
+			strings.Join(data.AddTools, ", ")), Data: data}, nil
+	})
+	return []*tools.Definition{howTo, findTools}
+}
+
+// AddedTools reads the names under AddToolsKey from a tool result's Data,
+// whatever shape it has by then: a HowToData or FindToolsData, a map, or
+// the JSON it was saved as. Anything else has none.
+func AddedTools(data any) []string {
+	var raw []byte
+	switch v := data.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		raw = v
+	case []byte:
+		raw = v
+	case string:
+		raw = []byte(v)
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		raw = b
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(raw, &probe) != nil {
+		return nil
+	}
+	var names []string
+	if json.Unmarshal(probe[AddToolsKey], &names) != nil {
+		return nil
+	}
+	return names
+}
+
+// offerable is the set of tools the caller may be offered.
+func offerable(reg *tools.Registry, env tools.Env) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range reg.Offerable(env.Role, env.Settings) {
+		out[d.Name] = true
+	}
+	return out
+}
+
+// oneLine is a description's first sentence, cut to maxFoundDescription.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if utf8.RuneCountInString(s) > maxFoundDescription {
+		r := []rune(s)
+		s = strings.TrimSpace(string(r[:maxFoundDescription-1])) + "…"
+	}
+	return s
+}

@@ -1,0 +1,258 @@
+package assistant
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"hub/hub"
+	"hub/playbooks"
+	"hub/tools"
+)
+
+// The tool-selection evaluation (seed 003's first tier: no model call): a
+// labelled set of requests, each with the tools its offer must hold, and
+// the recall of those tools in the offer of at most MaxOfferedTools. The
+// test holds recall at its recorded baseline; `hub eval offer` prints the
+// table. See docs/offer.md.
+
+//go:embed testdata/offer_eval.json
+var offerEvalJSON []byte
+
+// EvalCase is one labelled request.
+type EvalCase struct {
+	Request string `json:"request"`
+	// Expect are the tools that must be offered.
+	Expect []string `json:"expect"`
+	// Mentions are the kinds of records the person @-mentioned.
+	Mentions []string `json:"mentions,omitempty"`
+	// Apps are the names of the space's connected apps.
+	Apps []string `json:"apps,omitempty"`
+	Path string   `json:"path,omitempty"`
+	Note string   `json:"note,omitempty"`
+}
+
+// EvalSet is the labelled set as stored.
+type EvalSet struct {
+	About string     `json:"about"`
+	Cases []EvalCase `json:"cases"`
+}
+
+// OfferEvalSet returns the shipped labelled set.
+func OfferEvalSet() (EvalSet, error) { return ParseEvalSet(offerEvalJSON) }
+
+// ParseEvalSet reads a labelled set, refusing a case without a request or
+// an expected tool.
+func ParseEvalSet(raw []byte) (EvalSet, error) {
+	var s EvalSet
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return EvalSet{}, fmt.Errorf("offer eval set: %w", err)
+	}
+	for i, c := range s.Cases {
+		if strings.TrimSpace(c.Request) == "" || len(c.Expect) == 0 {
+			return EvalSet{}, fmt.Errorf("offer eval set: case %d needs a request and an expected tool", i+1)
+		}
+	}
+	return s, nil
+}
+
+// EvalRow is one expected tool of one case.
+type EvalRow struct {
+	Request  string
+	Expected string
+	// Position is the tool's 1-based place in the offer; 0 means it was
+	// not offered, -1 that it is not registered (the case is skipped).
+	Position  int
+	OfferSize int
+	Fallback  bool
+}
+
+// EvalReport is the evaluation of one registry.
+type EvalReport struct {
+	Rows []EvalRow
+	// Hits counts the expected tools offered, Counted those registered,
+	// Skipped those not registered.
+	Hits, Counted, Skipped int
+}
+
+// Recall is recall@MaxOfferedTools: expected tools offered over expected
+// tools registered.
+func (r EvalReport) Recall() float64 {
+	if r.Counted == 0 {
+		return 0
+	}
+	return float64(r.Hits) / float64(r.Counted)
+}
+
+// EvalOffer builds each case's offer as a turn would (an owner, every
+// write area and connected-app writes allowed, so grants leave nothing
+// out) and reports where each expected tool landed.
+func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) EvalReport {
+	var rep EvalReport
+	for _, c := range cases {
+		var mentions []hub.Ref
+		for i, k := range c.Mentions {
+			mentions = append(mentions, hub.Ref{Kind: k, ID: fmt.Sprintf("%s_%d", k, i+1), Label: k})
+		}
+		offer := BuildOffer(OfferInput{
+			Registry: reg, Role: hub.RoleOwner, Settings: hub.Settings{ConnectedAppWrites: true},
+			Message: c.Request, Mentions: mentions, Path: c.Path, AppNames: c.Apps, Playbooks: all,
+		})
+		for _, want := range c.Expect {
+			row := EvalRow{Request: c.Request, Expected: want, OfferSize: len(offer.Tools), Fallback: offer.Fallback}
+			switch _, ok := reg.Get(want); {
+			case !ok:
+				row.Position = -1
+				rep.Skipped++
+			default:
+				rep.Counted++
+				row.Position = slices.Index(offer.Tools, want) + 1
+				if row.Position > 0 {
+					rep.Hits++
+				}
+			}
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	return rep
+}
+
+// EvalRegistry is the registry the evaluation runs against: every Hub tool
+// and the meta tools, then distractors synthetic tools of other apps
+// (SyntheticTools), so that the 24 are chosen from a haystack the size of a
+// real assistant's (seed 002 counts 1,220) rather than from Hub's dozen.
+func EvalRegistry(all []playbooks.Playbook, distractors int) *tools.Registry {
+	reg := tools.Hub(nil)
+	for _, d := range MetaTools(all, reg) {
+		reg.Add(d)
+	}
+	for _, d := range SyntheticTools(distractors) {
+		reg.Add(d)
+	}
+	return reg
+}
+
+// syntheticApp is an app of the synthetic haystack and what it holds.
+type syntheticApp struct {
+	name, title string
+	objects     []syntheticObject
+}
+
+type syntheticObject struct{ one, many, fields string }
+
+// syntheticApps are realistic neighbours for Hub's tools: trackers with
+// tasks and assignees, chats with channels and posts, CRMs with people.
+// Their words overlap Hub's on purpose; a haystack of unrelated words would
+// flatter the ranking.
+var syntheticApps = []syntheticApp{
+	{"jira", "Jira", objs("issue/issues/title, description, assignee, due date, priority and labels", "sprint/sprints/name, goal, start and end date", "epic/epics/name, summary and status", "board/boards/name, columns and filter", "comment/comments/text and author")},
+	{"linear", "Linear", objs("issue/issues/title, description, assignee, priority, estimate and state", "cycle/cycles/name, start and end date", "project/projects/name, lead, target date and status", "team/teams/name, key and members", "label/labels/name and color")},
+	{"asana", "Asana", objs("task/tasks/name, notes, assignee, due date and section", "project/projects/name, owner, color and status", "section/sections/name and order", "portfolio/portfolios/name and owner", "goal/goals/title, owner and progress")},
+	{"trello", "Trello", objs("card/cards/name, description, members, due date and labels", "list/lists/name and position", "board/boards/name, members and visibility", "checklist/checklists/name and items", "attachment/attachments/name and URL")},
+	{"clickup", "ClickUp", objs("task/tasks/name, description, assignees, due date, priority and status", "space/spaces/name and features", "folder/folders/name", "goal/goals/name, owners and targets", "time entry/time entries/duration, task and description")},
+	{"slack", "Slack", objs("message/messages/channel, text and thread", "channel/channels/name, topic and members", "reminder/reminders/text and time", "user/users/name, title and status", "reaction/reactions/emoji and message")},
+	{"teams", "Microsoft Teams", objs("message/messages/channel, text and mentions", "channel/channels/name and description", "meeting/meetings/subject, attendees and time", "team/teams/name and members", "tab/tabs/name and app")},
+	{"discord", "Discord", objs("message/messages/channel, content and embeds", "channel/channels/name, topic and category", "role/roles/name, color and permissions", "member/members/nickname and roles", "event/events/name, time and location")},
+	{"gmail", "Gmail", objs("email/emails/to, subject, body and attachments", "draft/drafts/to, subject and body", "label/labels/name and color", "thread/threads/subject and messages", "filter/filters/criteria and action")},
+	{"outlook", "Outlook", objs("email/emails/to, subject, body and importance", "event/events/subject, attendees, start and end", "contact/contacts/name, email and phone", "folder/folders/name", "rule/rules/conditions and actions")},
+	{"gcal", "Google Calendar", objs("event/events/title, attendees, start, end and location", "calendar/calendars/name and time zone", "reminder/reminders/time and method", "room/rooms/name and capacity", "availability/availabilities/people and time range")},
+	{"drive", "Google Drive", objs("file/files/name, folder and content", "folder/folders/name and parent", "permission/permissions/person, role and file", "comment/comments/text and file", "revision/revisions/file and time")},
+	{"dropbox", "Dropbox", objs("file/files/path and content", "folder/folders/path", "shared link/shared links/file and expiry", "team member/team members/name, email and role", "paper doc/paper docs/title and content")},
+	{"notion", "Notion", objs("page/pages/title, parent and content", "database/databases/title and properties", "database row/database rows/properties", "block/blocks/type and text", "comment/comments/text and page")},
+	{"confluence", "Confluence", objs("page/pages/title, space and body", "space/spaces/key, name and description", "blog post/blog posts/title and body", "attachment/attachments/name and page", "label/labels/name and page")},
+	{"salesforce", "Salesforce", objs("lead/leads/name, company, email and status", "opportunity/opportunities/name, amount, stage and close date", "account/accounts/name, industry and owner", "contact/contacts/name, email, phone and account", "case/cases/subject, priority and status")},
+	{"hubspot", "HubSpot", objs("contact/contacts/name, email and lifecycle stage", "deal/deals/name, amount, pipeline and stage", "company/companies/name, domain and owner", "ticket/tickets/subject, priority and pipeline", "note/notes/text and record")},
+	{"pipedrive", "Pipedrive", objs("deal/deals/title, value, person and stage", "person/persons/name, email and organization", "organization/organizations/name and address", "activity/activities/type, subject, due date and person", "pipeline/pipelines/name and stages")},
+	{"zendesk", "Zendesk", objs("ticket/tickets/subject, requester, assignee, priority and status", "user/users/name, email and role", "macro/macros/title and actions", "view/views/title and conditions", "article/articles/title and body")},
+	{"intercom", "Intercom", objs("conversation/conversations/contact, assignee and state", "contact/contacts/name, email and tags", "tag/tags/name", "article/articles/title and body", "team/teams/name and admins")},
+	{"stripe", "Stripe", objs("invoice/invoices/customer, items, due date and status", "customer/customers/name, email and address", "payment/payments/amount, currency and customer", "refund/refunds/payment and amount", "subscription/subscriptions/customer, plan and status")},
+	{"quickbooks", "QuickBooks", objs("invoice/invoices/customer, lines and due date", "bill/bills/vendor, lines and due date", "expense/expenses/amount, account and payee", "vendor/vendors/name and email", "report/reports/type and period")},
+	{"github", "GitHub", objs("issue/issues/title, body, assignees and labels", "pull request/pull requests/title, head, base and reviewers", "repository/repositories/name, visibility and description", "release/releases/tag, name and notes", "workflow run/workflow runs/workflow, branch and status")},
+	{"gitlab", "GitLab", objs("issue/issues/title, description, assignee and milestone", "merge request/merge requests/title, source, target and reviewers", "pipeline/pipelines/ref and status", "milestone/milestones/title, start and due date", "project/projects/name, path and visibility")},
+	{"bamboohr", "BambooHR", objs("employee/employees/name, job title, department and manager", "time off request/time off requests/person, dates and type", "department/departments/name and head", "review/reviews/person, reviewer and period", "job opening/job openings/title, department and status")},
+	{"mixpanel", "Mixpanel", objs("report/reports/name, events and period", "dashboard/dashboards/name and reports", "event/events/name and properties", "funnel/funnels/name and steps", "cohort/cohorts/name and criteria")},
+	{"figma", "Figma", objs("file/files/name, project and pages", "frame/frames/name and file", "comment/comments/text, file and position", "component/components/name and library", "project/projects/name and team")},
+	{"miro", "Miro", objs("board/boards/name, description and sharing", "sticky note/sticky notes/text, color and position", "frame/frames/title and board", "card/cards/title, description and assignee", "connector/connectors/start and end items")},
+	{"mailchimp", "Mailchimp", objs("campaign/campaigns/subject, audience and content", "audience/audiences/name and contacts", "subscriber/subscribers/email, name and tags", "template/templates/name and content", "automation/automations/name, trigger and emails")},
+	{"zoom", "Zoom", objs("meeting/meetings/topic, start time, duration and attendees", "recording/recordings/meeting and files", "webinar/webinars/topic, time and panelists", "user/users/name, email and type", "room/rooms/name and location")},
+}
+
+func objs(specs ...string) []syntheticObject {
+	out := make([]syntheticObject, len(specs))
+	for i, s := range specs {
+		p := strings.SplitN(s, "/", 3)
+		out[i] = syntheticObject{one: p[0], many: p[1], fields: p[2]}
+	}
+	return out
+}
+
+// syntheticVerbs describe what each verb does to an object of an app.
+var syntheticVerbs = []struct {
+	verb    string
+	isWrite bool
+	text    func(app string, o syntheticObject) string
+}{
+	{"list", false, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("List %s in %s with their ids and %s. Filter by words; page with a cursor.", o.many, a, o.fields)
+	}},
+	{"get", false, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Get one %s %s by id with its %s.", a, o.one, o.fields)
+	}},
+	{"search", false, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Search %s %s by words in their %s.", a, o.many, o.fields)
+	}},
+	{"create", true, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Create a %s in %s: %s.", o.one, a, o.fields)
+	}},
+	{"update", true, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Change a %s %s by id: %s. Only the fields given change.", a, o.one, o.fields)
+	}},
+	{"delete", true, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Delete a %s %s by id. It cannot be undone.", a, o.one)
+	}},
+	{"archive", true, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Archive a %s %s so it no longer shows in lists.", a, o.one)
+	}},
+	{"export", false, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Export %s %s as CSV or JSON with their %s.", a, o.many, o.fields)
+	}},
+	{"share", true, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Share a %s %s with people by email, as viewers or editors.", a, o.one)
+	}},
+	{"comment", true, func(a string, o syntheticObject) string {
+		return fmt.Sprintf("Add a comment to a %s %s, optionally mentioning people.", a, o.one)
+	}},
+}
+
+// SyntheticTools makes n distinct, realistic tools of other apps
+// (jira_create_issue, slack_list_channel, …), interleaved app by app so any
+// n draws from all of them. Past the 1,500 combinations, names get a
+// numbered suffix. Their schemas are a bare object: they are ranked, never
+// run.
+func SyntheticTools(n int) []*tools.Definition {
+	out := make([]*tools.Definition, 0, max(n, 0))
+	schema := json.RawMessage(`{"type":"object"}`)
+	for round := 0; len(out) < n; round++ {
+		suffix := ""
+		if round > 0 {
+			suffix = fmt.Sprintf("_%d", round+1)
+		}
+		for oi := 0; oi < 5 && len(out) < n; oi++ {
+			for _, v := range syntheticVerbs {
+				for _, app := range syntheticApps {
+					if len(out) == n {
+						break
+					}
+					o := app.objects[oi]
+					name := app.name + "_" + v.verb + "_" + strings.ReplaceAll(o.one, " ", "_") + suffix
+					out = append(out, &tools.Definition{Schema: schema, Spec: tools.Spec{
+						Name: name, Area: app.name, Description: v.text(app.title, o), IsWrite: v.isWrite,
+					}})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package assistant
+
+import (
+	"sort"
+	"strings"
+
+	"hub/tools"
+)
+
+// localMatch is the backstop the offer falls back to when ranking fails or
+// finds nothing, and what hub_find_tools searches with. It is deliberately
+// crude so that it cannot fail the way the thing it backstops just failed:
+// no cache, no synonyms, no stemming, no state, nothing that can be
+// missing. Each request word of three letters or more that is not a stop
+// word scores 2 if the tool's lower-cased name contains it and 1 if only
+// its description does. Tools scoring something come back best first
+// (ties in the given order), at most limit.
+//
+// Every field it reads is guarded: a nil definition or an empty name is
+// skipped, and an empty description or a nil schema simply matches less.
+// (Seed 002: a fallback that read a field its fast path guarded crashed on
+// exactly the tools the fast path had survived.) The offer's fallback test
+// runs it over such tools.
+func localMatch(query string, defs []*tools.Definition, limit int) []string {
+	var words []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	}) {
+		if len(w) >= 3 && !stopWords[w] {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 || limit <= 0 {
+		return nil
+	}
+	type hit struct {
+		name  string
+		score int
+	}
+	var hits []hit
+	for _, d := range defs {
+		if d == nil || d.Name == "" {
+			continue
+		}
+		name, desc := strings.ToLower(d.Name), strings.ToLower(d.Description)
+		score := 0
+		for _, w := range words {
+			switch {
+			case strings.Contains(name, w):
+				score += 2
+			case strings.Contains(desc, w):
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, hit{d.Name, score})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	var out []string
+	for _, h := range hits {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, h.name)
+	}
+	return out
+}

@@ -1,0 +1,269 @@
+package assistant
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"hub/tools"
+)
+
+// Ranker orders tools by relevance to a person's words. It returns the
+// names of the candidates that are relevant at all, best first; an empty
+// answer means it found nothing. BuildOffer keeps only granted names from
+// it and falls back to localMatch when it errs, panics or finds nothing, so
+// a ranker (an embedding index, a remote service) may fail freely.
+type Ranker interface {
+	Rank(query string, candidates []*tools.Definition) ([]string, error)
+}
+
+// defaultRanker is the one BuildOffer uses when none is given; it lives as
+// long as the process, as the registry does, so its cache is filled once.
+var defaultRanker = NewWordRanker()
+
+// WordRanker is the default Ranker: word overlap between the request and
+// each tool's name and description, with no model and no network. Words
+// are lower-cased, split at camelCase and underscores, reduced to a rough
+// stem ("tasks", "posted" → "task", "post") and mapped through a short
+// list of everyday synonyms ("to-do" → task, "remove" → delete). Each word
+// the request shares with a tool scores its rarity among the candidates,
+// ln(1 + N/df), so "create" (in hundreds of tools) counts for less than
+// "connection"; a word in the tool's name counts twice.
+//
+// Tool words are cached per definition (keyed by pointer, checked against
+// the name and description they came from), so ranking 1,500 tools costs a
+// map lookup per request word and tool, not a re-read of every description.
+type WordRanker struct {
+	mu    sync.RWMutex
+	cache map[*tools.Definition]*toolWords
+}
+
+// NewWordRanker returns a WordRanker with an empty cache.
+func NewWordRanker() *WordRanker {
+	return &WordRanker{cache: map[*tools.Definition]*toolWords{}}
+}
+
+// toolWords are one tool's words: in its name (2) or only its description
+// (1).
+type toolWords struct {
+	name, description string
+	words             map[string]uint8
+}
+
+// Rank implements Ranker.
+func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]string, error) {
+	qwords := rankWords(query)
+	if len(qwords) == 0 || len(candidates) == 0 {
+		return nil, nil
+	}
+	qwords = uniqueStrings(qwords)
+	tw := r.wordsOf(candidates)
+	df := make([]int, len(qwords))
+	for _, t := range tw {
+		if t == nil {
+			continue
+		}
+		for k, w := range qwords {
+			if t.words[w] != 0 {
+				df[k]++
+			}
+		}
+	}
+	weight := make([]float64, len(qwords))
+	for k := range qwords {
+		if df[k] > 0 {
+			weight[k] = math.Log(1 + float64(len(candidates))/float64(df[k]))
+		}
+	}
+	type hit struct {
+		i     int
+		score float64
+	}
+	var hits []hit
+	for i, t := range tw {
+		if t == nil {
+			continue
+		}
+		var s float64
+		for k, w := range qwords {
+			s += weight[k] * float64(t.words[w])
+		}
+		if s > 0 {
+			hits = append(hits, hit{i, s})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
+	names := make([]string, len(hits))
+	for k, h := range hits {
+		names[k] = candidates[h.i].Name
+	}
+	return names, nil
+}
+
+// wordsOf returns the candidates' words, nil for a nil or nameless
+// definition, reading from the cache under one read lock and reading the
+// text of only the tools it has not seen (or whose name or description
+// changed since).
+func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
+	out := make([]*toolWords, len(candidates))
+	var missing []int
+	r.mu.RLock()
+	for i, d := range candidates {
+		if d == nil || d.Name == "" {
+			continue
+		}
+		if t := r.cache[d]; t != nil && t.name == d.Name && t.description == d.Description {
+			out[i] = t
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	r.mu.RUnlock()
+	if len(missing) == 0 {
+		return out
+	}
+	for _, i := range missing {
+		d := candidates[i]
+		t := &toolWords{name: d.Name, description: d.Description, words: map[string]uint8{}}
+		for _, w := range rankWords(d.Description) {
+			t.words[w] = 1
+		}
+		for _, w := range rankWords(d.Name) {
+			t.words[w] = 2
+		}
+		out[i] = t
+	}
+	r.mu.Lock()
+	for _, i := range missing {
+		r.cache[candidates[i]] = out[i]
+	}
+	r.mu.Unlock()
+	return out
+}
+
+// rankWords splits text into stemmed, synonym-mapped words, leaving out
+// stop words.
+func rankWords(text string) []string {
+	text = toDo.Replace(text)
+	var out []string
+	for _, w := range splitIdentifierWords(text) {
+		w = strings.ToLower(w)
+		if s, ok := synonyms[w]; ok {
+			w = s
+		}
+		if stopWords[w] || len(w) < 2 {
+			continue
+		}
+		out = append(out, stem(w))
+	}
+	return out
+}
+
+// toDo joins "to-do", which would otherwise split into two stop words.
+var toDo = strings.NewReplacer("to-do", "todo", "To-do", "todo", "To-Do", "todo", "TO-DO", "todo")
+
+// splitIdentifierWords cuts text at anything but letters and digits and at
+// a lower-to-upper case change, so "assigneeId" and "hub_list_tasks" give
+// their words.
+func splitIdentifierWords(text string) []string {
+	var out []string
+	start := -1
+	var prev rune
+	for i, r := range text {
+		letterOrDigit := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case !letterOrDigit:
+			if start >= 0 {
+				out = append(out, text[start:i])
+				start = -1
+			}
+		case start < 0:
+			start = i
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			out = append(out, text[start:i])
+			start = i
+		}
+		prev = r
+	}
+	if start >= 0 {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+// stem is a rough English stemmer: enough that plurals and -ed/-ing forms
+// meet their base word, applied alike to requests and tool text so its
+// oddities cancel out ("update" and "updated" both become "updat").
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case len(w) > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes")):
+		w = w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		w = w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		w = w[:len(w)-2]
+	}
+	if n := len(w); n > 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		w = w[:n-1] // "planned" → "plann" → "plan"
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// synonyms map everyday words of requests onto the words tools are
+// described with. Kept short and general (not one entry per test request):
+// each line is a way people commonly say the same action or thing.
+var synonyms = map[string]string{
+	"todo": "task", "todos": "task", "reminder": "task", "reminders": "task", "remind": "task",
+	"add": "create", "new": "create", "make": "create",
+	"remove": "delete", "erase": "delete", "scrap": "delete",
+	"rename": "update", "edit": "update", "modify": "update", "change": "update", "mark": "update", "reschedule": "update",
+	"show": "list", "view": "list", "display": "list",
+	"teammate": "people", "teammates": "people", "colleague": "people", "colleagues": "people",
+	"member": "people", "members": "people", "person": "people", "everyone": "people", "who": "people",
+	"initiative": "project", "initiatives": "project", "workstream": "project", "workstreams": "project",
+	"announce": "post", "notify": "post", "tell": "post", "share": "post", "send": "post",
+	"app": "connection", "apps": "connection", "integration": "connection", "integrations": "connection",
+	"connect": "connection", "connected": "connection",
+	"assignee": "assign", "assigned": "assign",
+}
+
+// stopWords carry no meaning for picking a tool.
+var stopWords = map[string]bool{
+	"a": true, "about": true, "all": true, "am": true, "an": true, "and": true, "any": true, "are": true,
+	"as": true, "at": true, "be": true, "been": true, "but": true, "by": true, "can": true, "could": true,
+	"did": true, "do": true, "does": true, "don": true, "for": true, "from": true, "get": true, "had": true,
+	"has": true, "have": true, "he": true, "her": true, "here": true, "his": true, "how": true, "hub": true,
+	"i": true, "id": true, "ids": true, "if": true, "in": true, "into": true, "is": true, "it": true,
+	"its": true, "just": true, "know": true, "let": true, "like": true, "ll": true, "me": true,
+	"more": true, "my": true, "need": true, "no": true, "not": true, "now": true, "of": true, "on": true,
+	"one": true, "only": true, "or": true, "our": true, "out": true, "please": true, "re": true,
+	"she": true, "should": true, "so": true, "some": true, "space": true, "than": true, "that": true,
+	"the": true, "their": true, "them": true, "then": true, "there": true, "these": true, "they": true,
+	"this": true, "those": true, "to": true, "up": true, "us": true, "use": true, "ve": true,
+	"want": true, "was": true, "we": true, "were": true, "what": true, "when": true, "where": true,
+	"which": true, "will": true, "with": true, "would": true, "you": true, "your": true,
+}
+
+func uniqueStrings(ws []string) []string {
+	out := ws[:0:0]
+	seen := map[string]bool{}
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}

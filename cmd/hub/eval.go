@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"hub/assistant"
+	"hub/hub"
+	"hub/playbooks"
+)
+
+// evalCommand groups the evaluations that run without a server: `hub eval
+// offer` is the tool-selection tier (seed 003), no model needed. (`hub
+// eval select`, the same set through a real model, is not built yet.)
+func evalCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Evaluate what the assistant is offered, without a model",
+	}
+	cmd.AddCommand(evalOfferCommand())
+	return cmd
+}
+
+// evalOfferCommand prints, for each labelled request, where its expected
+// tool landed in the offer and the overall recall@24: the table behind
+// TestOfferRecallHoldsItsBaseline, for reading rather than gating.
+func evalOfferCommand() *cobra.Command {
+	var (
+		distractors int
+		casesFile   string
+		missesOnly  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "offer",
+		Short: "Recall@24 of each labelled request's expected tools in its offer",
+		Long: "Builds the bounded tool offer for every request of the labelled set (assistant/testdata/offer_eval.json,\n" +
+			"built in) as an owner's turn would, against Hub's tools plus --distractors synthetic tools of other apps,\n" +
+			"and prints the request, the expected tool, its position in the offer (- when not offered, n/a when the\n" +
+			"tool is not registered), the offer's size and whether the fallback ranked it; then recall@24.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := assistant.OfferEvalSet()
+			if casesFile != "" {
+				raw, rerr := os.ReadFile(casesFile)
+				if rerr != nil {
+					return fmt.Errorf("read the labelled set: %w", rerr)
+				}
+				set, err = assistant.ParseEvalSet(raw)
+			}
+			if err != nil {
+				return err
+			}
+			all, err := playbooks.All()
+			if err != nil {
+				return err
+			}
+			if distractors < 0 {
+				return fmt.Errorf("--distractors must be 0 or more, not %d", distractors)
+			}
+			reg := assistant.EvalRegistry(all, distractors)
+			rep := assistant.EvalOffer(set.Cases, reg, all)
+
+			out := cmd.OutOrStdout()
+			w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "REQUEST\tEXPECTED\tPOSITION\tOFFERED\tFALLBACK")
+			for _, r := range rep.Rows {
+				if missesOnly && r.Position != 0 {
+					continue
+				}
+				pos := fmt.Sprint(r.Position)
+				switch r.Position {
+				case 0:
+					pos = "-"
+				case -1:
+					pos = "n/a"
+				}
+				fallback := ""
+				if r.Fallback {
+					fallback = "yes"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", cut(r.Request, 64), r.Expected, pos, r.OfferSize, fallback)
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "\nrecall@%d: %.3f (%d of %d expected tools offered; %d not registered, skipped) over %d requests, %d tools registered\n",
+				assistant.MaxOfferedTools, rep.Recall(), rep.Hits, rep.Counted, rep.Skipped, len(set.Cases), len(reg.Granted(hub.RoleOwner)))
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&distractors, "distractors", 1500, "synthetic tools of other apps registered beside Hub's (0: Hub's tools alone)")
+	cmd.Flags().StringVar(&casesFile, "cases", "", "a labelled set in the offer_eval.json format (default: the built-in set)")
+	cmd.Flags().BoolVar(&missesOnly, "misses", false, "list only the expected tools that were not offered")
+	return cmd
+}
+
+// cut shortens s to n characters for a table cell.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

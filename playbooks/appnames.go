@@ -1,0 +1,132 @@
+package playbooks
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// everydayWords are app names that are also ordinary English words. Such a
+// name counts as naming the app only when written capitalised inside a
+// sentence ("post it in Slack", not "cut me some slack" or "Close the
+// task"), so connecting an app called Box does not route every message
+// about a box (seed 000: "Box", "Close", "Front").
+var everydayWords = map[string]bool{
+	"base": true, "basecamp": true, "bear": true, "box": true, "buffer": true, "calendar": true,
+	"channel": true, "chat": true, "close": true, "coda": true, "copper": true, "craft": true,
+	"discord": true, "docs": true, "drive": true, "excel": true, "float": true, "forecast": true,
+	"forms": true, "front": true, "gather": true, "harvest": true, "height": true, "help": true,
+	"hub": true, "keep": true, "linear": true, "loom": true, "mail": true, "meet": true,
+	"monday": true, "notes": true, "notion": true, "office": true, "outlook": true, "pilot": true,
+	"pitch": true, "ring": true, "sheets": true, "shift": true, "slack": true, "spark": true,
+	"square": true, "streak": true, "stripe": true, "teams": true, "things": true, "webhook": true,
+	"word": true, "zoom": true,
+}
+
+// namesApp tells whether a message names one of the connected apps. A name
+// counts whole ("Jira & Confluence") and by its parts ("Jira",
+// "Confluence"; split at &, +, /, ",", "|" and " and "), each matched as
+// whole words and ignoring case, except a one-word part that is an
+// everyday word (everydayWords), which counts only capitalised and not as
+// a sentence's first word. Parts shorter than two letters are ignored.
+func namesApp(message string, appNames []string) bool {
+	if len(appNames) == 0 || strings.TrimSpace(message) == "" {
+		return false
+	}
+	words := splitWords(message)
+	for _, name := range appNames {
+		for _, part := range nameParts(name) {
+			if hasName(words, part) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// word is one word of a message, with whether it begins a sentence.
+type word struct {
+	text          string
+	sentenceStart bool
+	startsUpper   bool
+	lower         string
+}
+
+// splitWords cuts a message into words (runs of letters and digits).
+func splitWords(s string) []word {
+	var out []word
+	start := true // the message's first word begins a sentence
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			if strings.ContainsRune(".!?:\n", r) {
+				start = true
+			}
+			i += size
+			continue
+		}
+		j := i
+		for j < len(s) {
+			r2, size2 := utf8.DecodeRuneInString(s[j:])
+			if !isWordRune(r2) {
+				break
+			}
+			j += size2
+		}
+		text := s[i:j]
+		out = append(out, word{text: text, sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(text)})
+		start = false
+		i = j
+	}
+	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// nameParts is a connection name and its parts, each as lower-case words.
+func nameParts(name string) [][]string {
+	var out [][]string
+	add := func(s string) {
+		var ws []string
+		for _, w := range splitWords(s) {
+			ws = append(ws, w.lower)
+		}
+		if len(ws) == 0 || (len(ws) == 1 && utf8.RuneCountInString(ws[0]) < 2) {
+			return
+		}
+		out = append(out, ws)
+	}
+	add(name)
+	parts := strings.FieldsFunc(strings.ReplaceAll(strings.ToLower(name), " and ", "&"), func(r rune) bool {
+		return strings.ContainsRune("&+/,|", r)
+	})
+	if len(parts) > 1 {
+		for _, p := range parts {
+			add(p)
+		}
+	}
+	return out
+}
+
+// hasName finds a name's words in a row among the message's words.
+func hasName(words []word, name []string) bool {
+	everyday := len(name) == 1 && everydayWords[name[0]]
+	for i := 0; i+len(name) <= len(words); i++ {
+		match := true
+		for k, w := range name {
+			if words[i+k].lower != w {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		if everyday && (!words[i].startsUpper || words[i].sentenceStart) {
+			continue
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,327 @@
+package playbooks
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Points a playbook scores for a message (seed 000, "Playbook routing":
+// match words 2–3, mention kinds 2, the open path 1 to break ties).
+const (
+	// MatchPoints: the message holds a word of the playbook's match.
+	MatchPoints = 2
+	// StrongMatchPoints: it holds two or more different words of it
+	// ("overdue tasks", "assign … to-do") or a match of several words (a
+	// phrase such as "remind me" or "and then add"). Either says more than
+	// one word used in passing, so it outranks a single-word match of
+	// another playbook.
+	StrongMatchPoints = 3
+	// MentionPoints: the person @-mentioned a record of a kind the
+	// playbook covers. A mention is chosen, not typed in passing, so it
+	// weighs as much as a match word.
+	MentionPoints = 2
+	// MaxGuides is how many playbooks a message preloads by score; the
+	// apps playbook may come as a third when the message names a connected
+	// app. More guides would crowd the message's context and the offer.
+	MaxGuides = 2
+)
+
+// Names of the playbooks routing treats specially.
+const (
+	// MapName is the map of Hub, returned by hub_how_to with "map"; it is
+	// never preloaded.
+	MapName = "map"
+	// AppsName is loaded as a third guide when a message names a
+	// connected app.
+	AppsName = "apps"
+	// TasksName is the one playbook a simple todo request may route to.
+	TasksName = "tasks"
+)
+
+// SimpleTodoTools are the exactly five tools a simple todo request is
+// offered (seed 000): the write, the three look-ups a title may need
+// (a named person, project, or an existing task), and hub_how_to as the
+// way out if the request was not as simple as it looked.
+var SimpleTodoTools = []string{"hub_how_to", "hub_create_tasks", "hub_list_tasks", "hub_list_people", "hub_list_projects"}
+
+// SimpleTodoRecipe is the one-line recipe a simple todo request gets in
+// place of the tasks playbook.
+const SimpleTodoRecipe = "Add it with one hub_create_tasks call: the title in the person's words without the \"remind me to\"; a due date (YYYY-MM-DD, from today's date in the context) only if they gave one; look up a project or person first only if they named one."
+
+// MaxSimpleTodoChars bounds a simple todo request: past a short sentence
+// there is usually more going on than one task.
+const MaxSimpleTodoChars = 200
+
+// RouteInput is what routing reads from a message.
+type RouteInput struct {
+	Message string
+	// MentionKinds are the kinds of the records the person @-mentioned
+	// ("task", "project", "person", "connection").
+	MentionKinds []string
+	// Path is the open page's path; it only breaks ties.
+	Path string
+	// AppNames are the names of the apps connected in this space.
+	AppNames []string
+	// Available tells whether a tool can be offered to this person; a
+	// playbook whose requires are not all available is never routed. Nil
+	// means every tool is.
+	Available func(tool string) bool
+}
+
+// Routed is what a message preloads.
+type Routed struct {
+	// Guides are the preloaded playbooks, best first: at most MaxGuides by
+	// score, then apps when the message names a connected app.
+	Guides []Playbook
+	// Tools are the guides' available tools in guide order, each once; for
+	// a simple todo request, exactly SimpleTodoTools.
+	Tools []string
+	// Simple marks a simple todo request: Recipe replaces the guides.
+	Simple bool
+	Recipe string
+}
+
+// Route picks the playbooks a message preloads. Each playbook scores
+// MatchPoints for a word of its match (StrongMatchPoints for two or more
+// different words, or a phrase) and MentionPoints when a mentioned
+// record's kind is among its mentions. A playbook that scores nothing is
+// not loaded, so an open path alone loads nothing; among those that score,
+// one whose paths cover the open path wins a tie (the path's 1 point is
+// compared after the score, so it can never overtake a higher score). The
+// best MaxGuides are preloaded, ties keeping name order; a message naming
+// a connected app (see namesApp) adds the apps playbook as a third. The
+// map is never preloaded, and a playbook whose requires are not available
+// is never routed.
+//
+// A simple todo request (see isSimpleTodo) routes to no guide: it gets
+// SimpleTodoRecipe and exactly SimpleTodoTools.
+func Route(all []Playbook, in RouteInput) Routed {
+	available := in.Available
+	if available == nil {
+		available = func(string) bool { return true }
+	}
+	type scored struct {
+		p     Playbook
+		score int
+		path  bool
+	}
+	var cands []scored
+	for _, p := range Usable(all, available) {
+		if p.Name == MapName {
+			continue
+		}
+		s := matchScore(p, in.Message) + mentionScore(p, in.MentionKinds)
+		if s == 0 {
+			continue
+		}
+		cands = append(cands, scored{p: p, score: s, path: coversPath(p.Paths, in.Path)})
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		return cands[i].path && !cands[j].path
+	})
+	namesApp := namesApp(in.Message, in.AppNames)
+	if isSimpleTodo(in, namesApp) && len(cands) == 1 && cands[0].p.Name == TasksName && allAvailable(SimpleTodoTools, available) {
+		return Routed{Simple: true, Recipe: SimpleTodoRecipe, Tools: append([]string(nil), SimpleTodoTools...)}
+	}
+	var out Routed
+	for _, c := range cands {
+		if len(out.Guides) == MaxGuides {
+			break
+		}
+		out.Guides = append(out.Guides, c.p)
+	}
+	if namesApp && !hasGuide(out.Guides, AppsName) {
+		if apps, ok := Named(Usable(all, available), AppsName); ok {
+			out.Guides = append(out.Guides, apps)
+		}
+	}
+	seen := map[string]bool{}
+	for _, g := range out.Guides {
+		for _, t := range g.Tools {
+			if !seen[t] && available(t) {
+				seen[t] = true
+				out.Tools = append(out.Tools, t)
+			}
+		}
+	}
+	return out
+}
+
+// Usable returns the playbooks whose requires are all available, in order:
+// the ones routing, hub_how_to and the playbook index may name.
+func Usable(all []Playbook, available func(tool string) bool) []Playbook {
+	var out []Playbook
+	for _, p := range all {
+		if available == nil || allAvailable(p.Requires, available) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Named finds a playbook by name, ignoring case and surrounding space.
+func Named(all []Playbook, name string) (Playbook, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, p := range all {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Playbook{}, false
+}
+
+// Index is one line per playbook, "name: when", for the instructions and
+// hub_how_to's description: the model's table of contents.
+func Index(all []Playbook) string {
+	var b strings.Builder
+	for _, p := range all {
+		b.WriteString("- " + p.Name + ": " + p.When + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func allAvailable(tools []string, available func(string) bool) bool {
+	for _, t := range tools {
+		if !available(t) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasGuide(gs []Playbook, name string) bool {
+	for _, g := range gs {
+		if g.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// matchScore is MatchPoints for one distinct match word, StrongMatchPoints
+// for two or more or for a phrase.
+func matchScore(p Playbook, message string) int {
+	if p.Match == nil {
+		return 0
+	}
+	found := p.Match.FindAllString(message, -1)
+	if len(found) == 0 {
+		return 0
+	}
+	distinct := map[string]bool{}
+	for _, f := range found {
+		if len(strings.Fields(f)) > 1 {
+			return StrongMatchPoints
+		}
+		distinct[strings.ToLower(f)] = true
+	}
+	if len(distinct) >= 2 {
+		return StrongMatchPoints
+	}
+	return MatchPoints
+}
+
+// mentionScore counts once however many records of the kind are mentioned.
+func mentionScore(p Playbook, kinds []string) int {
+	for _, k := range kinds {
+		for _, m := range p.Mentions {
+			if strings.EqualFold(k, m) {
+				return MentionPoints
+			}
+		}
+	}
+	return 0
+}
+
+// coversPath tells whether one of a playbook's paths appears in the open
+// path as whole segments: "/tasks" covers "/spaces/s1/tasks/t9" but not
+// "/taskset".
+func coversPath(paths []string, open string) bool {
+	segs := segments(open)
+	for _, p := range paths {
+		want := segments(p)
+		if len(want) == 0 {
+			continue
+		}
+		for i := 0; i+len(want) <= len(segs); i++ {
+			if equalSegs(segs[i:i+len(want)], want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func segments(p string) []string {
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			out = append(out, strings.ToLower(s))
+		}
+	}
+	return out
+}
+
+func equalSegs(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleTodoOpener is how a simple todo request begins: "remind me to …",
+// "add a task to …", "new to-do: …" and their close variants.
+var simpleTodoOpener = regexp.MustCompile(`(?i)^(please\s+)?(remind me (to|about|that)|add (a |an )?(task|to-?do|reminder)( to| called| for| that|:)?|(new )?(task|to-?do|reminder):)\s*\S`)
+
+// anotherRequest marks a message that asks for more than the task: a
+// second clause chained on ("…, then post it", "and also …", "and assign
+// it to …"), which needs more than five tools.
+var anotherRequest = regexp.MustCompile(`(?i)\b(then|also|after that|afterwards|and (add|create|make|delete|remove|update|change|move|assign|post|send|tell|list|show|rename|mark|share|notify))\b`)
+
+// isSimpleTodo is the precise rule for a simple todo request: the message
+// opens like one (simpleTodoOpener), is one line of at most
+// MaxSimpleTodoChars, asks no question, holds one sentence and no second
+// request (anotherRequest), mentions no record and names no connected app.
+// Route also requires that no playbook but tasks scores for it (a word of
+// projects, people, apps or workflows means more is going on) and that all
+// five tools are available.
+func isSimpleTodo(in RouteInput, namesApp bool) bool {
+	msg := strings.TrimSpace(in.Message)
+	switch {
+	case !simpleTodoOpener.MatchString(msg),
+		utf8.RuneCountInString(msg) > MaxSimpleTodoChars,
+		strings.ContainsAny(msg, "\n?"),
+		len(in.MentionKinds) > 0,
+		namesApp,
+		anotherRequest.MatchString(msg),
+		sentences(msg) > 1:
+		return false
+	}
+	return true
+}
+
+// sentences counts the sentences of a one-line message: a '.', '!' or ';'
+// followed by a space and a letter starts another. "Call Dr. Lee" counts
+// two, which only costs a bigger offer.
+func sentences(s string) int {
+	n := 1
+	for i := 0; i+2 < len(s); i++ {
+		if strings.IndexByte(".!;", s[i]) >= 0 && s[i+1] == ' ' {
+			if next, _ := utf8.DecodeRuneInString(s[i+2:]); unicode.IsLetter(next) {
+				n++
+			}
+		}
+	}
+	return n
+}
