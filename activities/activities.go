@@ -13,6 +13,7 @@ import (
 	"hub/chat"
 	"hub/hub"
 	"hub/llm"
+	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
 )
@@ -45,6 +46,11 @@ type Activities struct {
 	// Verifier, when set, checks a final answer and sends back what is
 	// still missing (a surface's own check).
 	Verifier assistant.Verifier
+	// Playbooks are the playbooks routing may preload (assistant.NewRegistry).
+	Playbooks []playbooks.Playbook
+	// ContextTokens overrides the model's context window (0: the known
+	// window of the model family).
+	ContextTokens int
 }
 
 func (a *Activities) now() time.Time {

@@ -56,6 +56,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, err
 	}
+	history = keepIDs(history, rec.HistoryIDs)
 	steps, err := a.Chat.Steps(ctx, in.TurnID, in.Step)
 	if err != nil {
 		return ModelStep{}, err
@@ -247,3 +248,19 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 
 // verifyPrefix tells a verify round's note from a nudge.
 var verifyPrefix = assistant.VerifyNote("")[:30]
+
+// keepIDs keeps the history messages the run record kept (the prompt
+// budget may have left the oldest out).
+func keepIDs(history []chat.Message, ids []string) []chat.Message {
+	keep := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		keep[id] = true
+	}
+	out := history[:0:0]
+	for _, m := range history {
+		if keep[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
+}

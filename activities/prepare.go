@@ -10,6 +10,7 @@ import (
 	"hub/assistant"
 	"hub/chat"
 	"hub/hub"
+	"hub/playbooks"
 	"hub/stream"
 )
 
@@ -50,17 +51,39 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	offered := assistant.Offer(a.Tools, space.Role, settings)
+	offer, err := a.buildOffer(ctx, turn, user, space.Role, settings, nil)
+	if err != nil {
+		return Plan{}, err
+	}
 	rec := chat.RunRecord{
 		Model: a.modelName(),
 		Instructions: assistant.Instructions(assistant.Profile{
 			FirstName: person.FirstName(), SpaceName: space.Name, Role: string(space.Role),
-			WritePolicy: settings.WritePolicy, TimeZone: a.location().String(),
+			WritePolicy: settings.WritePolicy, TimeZone: a.location().String(), Playbooks: playbooks.Index(a.Playbooks),
 		}),
-		Context:      assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext}.Render(),
-		OfferedTools: offered,
+		OfferedTools: offer.Tools,
 	}
-	for _, m := range history {
+	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe}
+	guides := make([]assistant.Guide, len(offer.Guides))
+	for i, g := range offer.Guides {
+		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
+	}
+	// The prompt must fit the model's window: history goes first, then
+	// guides; the person's message never.
+	fitted, report, err := assistant.Fit(assistant.NewBudget(rec.Model, a.ContextTokens), assistant.PromptParts{
+		Instructions: rec.Instructions, Tools: assistant.ToolSchemas(a.Tools, offer.Tools), Context: tc.Render(),
+		Guides: guides, History: assistant.HistoryMessages(history, a.Tools), Message: user.Text,
+	})
+	if err != nil {
+		var tooLarge *assistant.PromptTooLargeError
+		if errors.As(err, &tooLarge) {
+			return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
+		}
+		return Plan{}, err
+	}
+	tc.Guides = fitted.Guides
+	rec.Context = tc.Render()
+	for _, m := range history[report.HistoryDropped:] {
 		rec.HistoryIDs = append(rec.HistoryIDs, m.ID)
 	}
 	if err := a.Chat.SaveRunRecord(ctx, turn.ID, rec); err != nil {
@@ -72,7 +95,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(knownRefs(user, history))}); err != nil {
 		return Plan{}, err
 	}
-	return Plan{Model: rec.Model, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offered}, nil
+	return Plan{Model: rec.Model, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
 }
 
 func (a *Activities) modelName() string {

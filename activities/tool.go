@@ -68,6 +68,13 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		// fail in dispatch need no transaction.
 		res, terr := a.Tools.Dispatch(ctx, env, tc)
 		res.Summary = assistant.Humanize(res.Summary, known)
+		if terr == nil {
+			// hub_how_to and hub_find_tools make tools available for the
+			// rest of the turn.
+			if err := a.addTools(ctx, turn, role, settings, assistant.AddedTools(res.Data)); err != nil {
+				return ToolOutcome{}, err
+			}
+		}
 		return a.finishCall(ctx, in.TurnID, call, res, terr, settings)
 	}
 

@@ -86,6 +86,9 @@ const (
 	ErrTypeTimeout     = "timeout"
 	ErrTypeForbidden   = "forbidden"
 	ErrTypeGone        = "gone"
+	// ErrTypeTooLarge: the prompt cannot fit the model's window even
+	// without history; the message says so.
+	ErrTypeTooLarge = "too_large"
 	// ErrTypeInterrupted: Stop or Pause closed the model call (the api's
 	// fast path, ahead of Temporal's cancellation).
 	ErrTypeInterrupted = "interrupted"

@@ -23,6 +23,10 @@ type TurnContext struct {
 	// Page is the client's "context" object as sent (view, open item,
 	// selection); it is passed on as data, never as instructions.
 	Page string
+	// Recipe is the one-line recipe of a simple todo request.
+	Recipe string
+	// Guides are the playbooks the message preloads, as <guide> blocks.
+	Guides []Guide
 }
 
 // Render writes the context block.
@@ -45,8 +49,26 @@ func (c TurnContext) Render() string {
 	if page := strings.TrimSpace(c.Page); page != "" && page != "{}" && page != "null" {
 		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
 	}
+	if c.Recipe != "" {
+		fmt.Fprintf(&b, "Recipe: %s\n", c.Recipe)
+	}
+	for _, g := range c.Guides {
+		fmt.Fprintf(&b, "<guide name=%q>\n%s\n</guide>\n", g.Name, g.Text)
+	}
 	b.WriteString("</context>")
 	return b.String()
+}
+
+// PagePath reads the open page's path from the client's context ("path"),
+// which only breaks playbook routing ties.
+func PagePath(page string) string {
+	var v struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(page), &v) != nil {
+		return ""
+	}
+	return v.Path
 }
 
 // pageData renders the client's context as one line of JSON in which "<"

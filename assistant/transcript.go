@@ -6,6 +6,7 @@ import (
 	"hub/chat"
 	"hub/hub"
 	"hub/llm"
+	"hub/playbooks"
 	"hub/tools"
 )
 
@@ -29,13 +30,7 @@ type Transcript struct {
 // earlier step's answer and tool results.
 func (t Transcript) Messages() []llm.Message {
 	msgs := []llm.Message{{Role: "system", Content: t.Instructions}}
-	for _, m := range t.History {
-		content := m.Text
-		if note := WritesNote(m.ToolCalls, t.Tools); note != "" && m.Role == "assistant" {
-			content = strings.TrimSpace(content + "\n\n" + note)
-		}
-		msgs = append(msgs, llm.Message{Role: m.Role, Content: content})
-	}
+	msgs = append(msgs, HistoryMessages(t.History, t.Tools)...)
 	user := t.UserText
 	if t.Context != "" {
 		user = t.Context + "\n\n" + t.UserText
@@ -100,4 +95,33 @@ func ToolSchemas(reg *tools.Registry, names []string) []llm.Tool {
 		}
 	}
 	return out
+}
+
+// HistoryMessages renders earlier messages as the model reads them: as
+// written, a reply followed by the writes it made with their records' ids.
+func HistoryMessages(history []chat.Message, reg *tools.Registry) []llm.Message {
+	out := make([]llm.Message, 0, len(history))
+	for _, m := range history {
+		content := m.Text
+		if note := WritesNote(m.ToolCalls, reg); note != "" && m.Role == "assistant" {
+			content = strings.TrimSpace(content + "\n\n" + note)
+		}
+		out = append(out, llm.Message{Role: m.Role, Content: content})
+	}
+	return out
+}
+
+// NewRegistry is every tool the assistant can offer: Hub's tools and the
+// two that reach the rest (hub_how_to, hub_find_tools), with the shipped
+// playbooks they load. Connected-app writes go out through apps.
+func NewRegistry(apps tools.Poster) (*tools.Registry, []playbooks.Playbook, error) {
+	all, err := playbooks.All()
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := tools.Hub(apps)
+	for _, d := range MetaTools(all, reg) {
+		reg.Add(d)
+	}
+	return reg, playbooks.Usable(all, func(name string) bool { _, ok := reg.Get(name); return ok }), nil
 }

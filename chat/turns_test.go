@@ -255,7 +255,8 @@ func TestRunRecord(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, empty.OfferedTools)
 		rec := chat.RunRecord{Model: "gpt-test", Instructions: "You are Hub's assistant", Context: "<context>…</context>",
-			OfferedTools: []string{"hub_list_tasks", "hub_create_tasks"}, HistoryIDs: []string{"msg_1", "msg_2"}}
+			OfferedTools: []string{"hub_list_tasks", "hub_create_tasks"}, AddedTools: []string{"hub_update_tasks"},
+			HistoryIDs: []string{"msg_1", "msg_2"}}
 		require.NoError(t, f.store.SaveRunRecord(ctx, turn.ID, rec))
 		got, err := f.store.GetRunRecord(ctx, turn.ID)
 		require.NoError(t, err)

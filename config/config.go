@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hub/apps"
+	"hub/assistant"
 	"hub/llm"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	// ProposalTTL is how long a held write waits for Apply before it
 	// expires (HUB_PROPOSAL_TTL, default 7 days).
 	ProposalTTL time.Duration
+	// ContextTokens overrides the model's context window
+	// (HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model).
+	ContextTokens int
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests. A
@@ -64,6 +68,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("HUB_PROPOSAL_TTL: want a duration of a minute or more, like 168h, not %q", v)
 		}
 		c.ProposalTTL = d
+	}
+	var err error
+	if c.ContextTokens, err = assistant.ParseContextTokens(getenv(assistant.ContextTokensEnv)); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", assistant.ContextTokensEnv, err)
 	}
 	m, err := llm.ConfigFromEnv(getenv)
 	if err != nil {

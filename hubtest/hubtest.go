@@ -57,6 +57,10 @@ type Options struct {
 	AppsAllow []string
 	// Verifier checks final answers (a surface's verify hook).
 	Verifier assistant.Verifier
+	// ExtraTools are registered beside Hub's (a test's large registry).
+	ExtraTools []*tools.Definition
+	// ContextTokens overrides the model's context window.
+	ContextTokens int
 }
 
 // Stack is a running Hub.
@@ -111,7 +115,12 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(poster.Close)
 	interrupts := stream.NewInterrupts()
-	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: tools.Hub(poster), Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
+	reg, books, err := assistant.NewRegistry(poster)
+	require.NoError(t, err)
+	for _, d := range o.ExtraTools {
+		reg.Add(d)
+	}
+	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
 	w := worker.New(c, acts, worker.Options{})

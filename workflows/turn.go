@@ -23,6 +23,7 @@ const (
 	CodeModel       = "model_error"
 	CodeFailed      = "failed"
 	CodeForbidden   = "forbidden"
+	CodeTooLarge    = "too_large"
 )
 
 // Turn runs one assistant turn: prepare, then up to MaxSteps model steps
@@ -95,8 +96,13 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareTurn, activities.TurnRef{TurnID: t.in.TurnID}).Get(ctx, &t.plan); err != nil {
 		code, msg := CodeFailed, "The assistant could not start this turn. Retry it."
 		var ae *temporal.ApplicationError
-		if errors.As(err, &ae) && ae.Type() == activities.ErrTypeForbidden {
-			code, msg = CodeForbidden, "You can no longer open this space."
+		if errors.As(err, &ae) {
+			switch ae.Type() {
+			case activities.ErrTypeForbidden:
+				code, msg = CodeForbidden, "You can no longer open this space."
+			case activities.ErrTypeTooLarge:
+				code, msg = CodeTooLarge, ae.Message()
+			}
 		}
 		return t.finish(ctx, "error", code, msg)
 	}

@@ -16,11 +16,13 @@ import (
 	"hub/activities"
 	"hub/api"
 	"hub/apps"
+	"hub/assistant"
 	"hub/chat"
 	"hub/config"
 	"hub/hub"
 	"hub/llm"
 	"hub/models"
+	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
 	"hub/worker"
@@ -28,13 +30,14 @@ import (
 
 // app is one process's wiring: the database and the services over it.
 type app struct {
-	cfg    config.Config
-	db     *models.DB
-	hub    *hub.Service
-	chat   *chat.Store
-	frames *stream.Bus
-	tools  *tools.Registry
-	apps   *apps.Client
+	cfg       config.Config
+	db        *models.DB
+	hub       *hub.Service
+	chat      *chat.Store
+	frames    *stream.Bus
+	tools     *tools.Registry
+	playbooks []playbooks.Playbook
+	apps      *apps.Client
 	// interrupts is shared by the api and the worker of one process, so
 	// Stop in `hub dev` closes the model call at once.
 	interrupts *stream.Interrupts
@@ -58,8 +61,13 @@ func openApp(ctx context.Context, cfg config.Config) (*app, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	reg, books, err := assistant.NewRegistry(poster)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return &app{cfg: cfg, db: db, hub: hub.NewService(db), chat: chat.NewStore(db), frames: stream.NewBus(db),
-		tools: tools.Hub(poster), apps: poster, interrupts: stream.NewInterrupts()}, nil
+		tools: reg, playbooks: books, apps: poster, interrupts: stream.NewInterrupts()}, nil
 }
 
 func (a *app) close() {
@@ -86,6 +94,7 @@ func (a *app) activities() *activities.Activities {
 		Hub: a.hub, Chat: a.chat, Tools: a.tools, Frames: a.frames,
 		Model: llm.New(a.cfg.Model, nil), ModelConfigured: a.cfg.Model.Configured(),
 		ModelTimeout: a.cfg.Model.Timeout, Location: a.cfg.TimeZone, Interrupts: a.interrupts,
+		Playbooks: a.playbooks, ContextTokens: a.cfg.ContextTokens,
 	}
 }
 

@@ -1,0 +1,59 @@
+package activities
+
+import (
+	"context"
+
+	"hub/assistant"
+	"hub/chat"
+	"hub/hub"
+)
+
+// buildOffer decides the turn's tool offer from the person's message,
+// mentions, open page and connected apps, keeping the tools added during
+// the turn (hub_how_to, hub_find_tools).
+func (a *Activities) buildOffer(ctx context.Context, turn chat.Turn, user chat.Message, role hub.Role, settings hub.Settings, added []string) (assistant.OfferResult, error) {
+	var appNames []string
+	conns, err := a.Hub.ListConnections(ctx, hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}, turn.SpaceID)
+	if err != nil {
+		return assistant.OfferResult{}, err
+	}
+	for _, c := range conns {
+		appNames = append(appNames, c.Name)
+	}
+	return assistant.BuildOffer(assistant.OfferInput{
+		Registry: a.Tools, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
+		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks, Added: added,
+	}), nil
+}
+
+// addTools keeps tools a call made available in the turn's offer for the
+// rest of the turn.
+func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role hub.Role, settings hub.Settings, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	rec, err := a.Chat.GetRunRecord(ctx, turn.ID)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, n := range rec.AddedTools {
+		seen[n] = true
+	}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			rec.AddedTools = append(rec.AddedTools, n)
+		}
+	}
+	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
+	if err != nil {
+		return err
+	}
+	offer, err := a.buildOffer(ctx, turn, user, role, settings, rec.AddedTools)
+	if err != nil {
+		return err
+	}
+	rec.OfferedTools = offer.Tools
+	return a.Chat.SaveRunRecord(ctx, turn.ID, rec)
+}
