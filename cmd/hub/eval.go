@@ -9,19 +9,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"hub/assistant"
+	"hub/config"
 	"hub/hub"
+	"hub/llm"
 	"hub/playbooks"
 )
 
-// evalCommand groups the evaluations that run without a server: `hub eval
-// offer` is the tool-selection tier (seed 003), no model needed. (`hub
-// eval select`, the same set through a real model, is not built yet.)
+// evalCommand groups the evaluations: `hub eval offer` is the
+// tool-selection tier (seed 003), no model needed; `hub eval select` sends
+// the same set through the configured model.
 func evalCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Evaluate what the assistant is offered, without a model",
 	}
-	cmd.AddCommand(evalOfferCommand())
+	cmd.AddCommand(evalOfferCommand(), evalSelectCommand())
 	return cmd
 }
 
@@ -104,4 +106,50 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// evalSelectCommand sends every labelled request's first model request to
+// the configured model (OPENAI_BASE_URL / OPENAI_API_KEY / HUB_MODEL) and
+// reports whether it called an expected tool.
+func evalSelectCommand() *cobra.Command {
+	var distractors int
+	cmd := &cobra.Command{
+		Use:   "select",
+		Short: "Whether the configured model calls each labelled request's expected tool",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.FromEnv(nil)
+			if err != nil {
+				return err
+			}
+			if !cfg.Model.Configured() {
+				return fmt.Errorf("%s", llm.UnavailableMessage)
+			}
+			set, err := assistant.OfferEvalSet()
+			if err != nil {
+				return err
+			}
+			all, err := playbooks.All()
+			if err != nil {
+				return err
+			}
+			rep := assistant.EvalSelect(cmd.Context(), llm.New(cfg.Model, nil), set.Cases, assistant.EvalRegistry(all, distractors), all)
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "hit\trequest\texpected\tcalled\terror")
+			for _, r := range rep.Rows {
+				mark := "-"
+				if r.Hit {
+					mark = "yes"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%v\t%v\t%s\n", mark, r.Request, r.Expect, r.Called, r.Err)
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), rep)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&distractors, "distractors", 0, "synthetic tools of other apps added to the registry")
+	return cmd
 }
