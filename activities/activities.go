@@ -51,6 +51,25 @@ type Activities struct {
 	// ContextTokens overrides the model's context window (0: the known
 	// window of the model family).
 	ContextTokens int
+	// Fault, when set, is called at named points of Apply and returns an
+	// error to fail the activity there: the fault tests' stand-in for a
+	// worker killed at that moment. Nil in production.
+	Fault func(point string) error
+}
+
+// Fault points of Apply.
+const (
+	FaultBeforeCommit  = "apply.before-commit"  // inside the space's transaction, after its writes
+	FaultAfterCommit   = "apply.after-commit"   // the transaction committed, the activity has not reported
+	FaultBeforeOutside = "apply.before-outside" // before an outside write is marked sending
+	FaultAfterSend     = "apply.after-send"     // the outside write went out, its receipt not yet written
+)
+
+func (a *Activities) fault(point string) error {
+	if a.Fault == nil {
+		return nil
+	}
+	return a.Fault(point)
 }
 
 func (a *Activities) now() time.Time {

@@ -194,7 +194,7 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 				return err
 			}
 		}
-		return nil
+		return a.fault(FaultBeforeCommit)
 	})
 	switch {
 	case failure != nil:
@@ -202,7 +202,7 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	case err != nil:
 		return fmt.Errorf("apply space %s: %w", in.SpaceID, err)
 	}
-	return nil
+	return a.fault(FaultAfterCommit)
 }
 
 // failBatch records a space whose transaction rolled back: the failing call
@@ -253,6 +253,9 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	if err != nil {
 		return err
 	}
+	if err := a.fault(FaultBeforeOutside); err != nil {
+		return err
+	}
 	sending := chat.Receipt{CallID: c.ID, SpaceID: in.SpaceID, Status: chat.ReceiptSending, Attempts: prev.Attempts + 1}
 	if err := a.Chat.SaveReceipt(ctx, in.MessageID, sending); err != nil {
 		return err
@@ -260,6 +263,9 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	env := tools.Env{Hub: a.Hub, Actor: hub.Actor{PersonID: in.PersonID, Via: hub.ViaAssistant}, SpaceID: in.SpaceID,
 		Role: role, Settings: settings, CallID: c.ID, Applying: true}
 	res, terr := a.Tools.Dispatch(ctx, env, tools.Call{Name: c.Tool, Arguments: c.Input, Offered: []string{c.Tool}})
+	if err := a.fault(FaultAfterSend); err != nil {
+		return err
+	}
 	r := sending
 	switch {
 	case terr != nil && strings.HasPrefix(terr.Message, "The outcome is unknown"):
@@ -279,11 +285,16 @@ func (a *Activities) FailCalls(ctx context.Context, in FailCallsInput) error {
 		return err
 	}
 	for _, id := range in.CallIDs {
-		if r, ok := receipts[id]; ok && r.Status == chat.ReceiptSucceeded {
+		r, ok := receipts[id]
+		if ok && r.Status == chat.ReceiptSucceeded {
 			continue
 		}
-		r := receipts[id]
-		r.CallID, r.SpaceID, r.Status, r.ErrorCode, r.ErrorMessage = id, in.SpaceID, in.Status, tools.CodeFailed, in.Message
+		status, message := in.Status, in.Message
+		if status == chat.ReceiptUnknown && r.Status != chat.ReceiptSending {
+			// It never went out: say so, and let the next Apply send it.
+			status, message = chat.ReceiptUnattempted, "not sent: Hub stopped before sending it; apply again to send it"
+		}
+		r.CallID, r.SpaceID, r.Status, r.ErrorCode, r.ErrorMessage = id, in.SpaceID, status, tools.CodeFailed, message
 		if err := a.Chat.SaveReceipt(ctx, in.MessageID, r); err != nil {
 			return err
 		}

@@ -61,6 +61,8 @@ type Options struct {
 	ExtraTools []*tools.Definition
 	// ContextTokens overrides the model's context window.
 	ContextTokens int
+	// Fault fails an Apply activity at a named point (activities.Fault*).
+	Fault func(point string) error
 }
 
 // Stack is a running Hub.
@@ -120,7 +122,7 @@ func Start(t testing.TB, o Options) *Stack {
 	for _, d := range o.ExtraTools {
 		reg.Add(d)
 	}
-	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
+	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Fault: o.Fault, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
 	w := worker.New(c, acts, worker.Options{})
