@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +14,7 @@ import (
 	"hub/activities"
 	"hub/chat"
 	"hub/fakemodel"
+	"hub/hub"
 	"hub/hubtest"
 )
 
@@ -89,4 +93,55 @@ func report(b *testing.B, d []time.Duration) {
 	b.ReportMetric(ms(d[len(d)/2]), "p50-ms")
 	b.ReportMetric(ms(d[(len(d)*99)/100]), "p99-ms")
 	b.ReportMetric(0, "ns/op") // the percentiles are the measure
+}
+
+// BenchmarkApply measures Apply of 1, 10 and 100 held writes (one task
+// each) in one space through the api, next to the same writes made
+// directly through the domain service in one transaction.
+func BenchmarkApply(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		calls := make([]string, n)
+		for i := range calls {
+			calls[i] = fmt.Sprintf(`{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Task %d"}]}}`, i)
+		}
+		script := `{"rules": [{"times": 1, "reply": {"toolCalls": [` + strings.Join(calls, ",") + `]}}, {"reply": {"text": "Proposed."}}]}`
+		s := hubtest.Start(b, hubtest.Options{Script: fakemodel.MustParseScript(script)})
+		r := s.Do(b, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
+		require.Equal(b, http.StatusOK, r.Status)
+		b.Run(fmt.Sprintf("api/%d", n), func(b *testing.B) {
+			var d []time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				s.Model.Reset()
+				conv := s.Conversation(b)
+				st := s.Ask(b, conv, "add them")
+				s.Stream(b, st.StreamURL, 0, 0)
+				b.StartTimer()
+				start := time.Now()
+				r := s.Do(b, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
+				d = append(d, time.Since(start))
+				require.Equal(b, http.StatusOK, r.Status, "%s", r.Body)
+			}
+			report(b, d)
+		})
+		b.Run(fmt.Sprintf("store/%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			actor := hub.Actor{PersonID: s.OwnerID, Via: hub.ViaREST}
+			var d []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				err := s.Hub.Tx(ctx, func(tx *hub.Service) error {
+					for i := range n {
+						if _, err := tx.CreateTasks(ctx, actor, s.SpaceID, "/tasks", []hub.NewTask{{Title: fmt.Sprintf("Task %d", i)}}); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				d = append(d, time.Since(start))
+				require.NoError(b, err)
+			}
+			report(b, d)
+		})
+	}
 }
