@@ -63,6 +63,7 @@ const (
 	FaultAfterCommit   = "apply.after-commit"   // the transaction committed, the activity has not reported
 	FaultBeforeOutside = "apply.before-outside" // before an outside write is marked sending
 	FaultAfterSend     = "apply.after-send"     // the outside write went out, its receipt not yet written
+	FaultStepRunning   = "apply.step-running"   // a workflow step was marked running, nothing done yet
 )
 
 func (a *Activities) fault(point string) error {

@@ -26,17 +26,22 @@ type ApplyInput struct {
 	// ResendUnknown asks to send again an outside write whose outcome is
 	// unknown; without it such a call is reported, not resent.
 	ResendUnknown bool
+	// RetryInterrupted runs again a workflow step interrupted while it ran.
+	RetryInterrupted bool
 }
 
 // ApplyPlan is what an Apply will run: Hub writes grouped by space (one
 // transaction each) and outside writes, one at a time, after them.
 type ApplyPlan struct {
-	Spaces  []SpaceBatch
-	Outside []OutsideCall
+	Spaces []SpaceBatch
+	// Workflows are hub_run_workflow calls: their steps run one by one,
+	// each its own durable unit, after the spaces' Hub writes.
+	Workflows []CallRef
+	Outside   []CallRef
 }
 
-// OutsideCall is one outside write and the space it acts for.
-type OutsideCall struct {
+// CallRef is one call and the space it acts in.
+type CallRef struct {
 	CallID  string
 	SpaceID string
 }
@@ -73,6 +78,13 @@ type ApplyReceipt struct {
 	ErrorCode    string
 	ErrorMessage string
 	UndoGroupID  string
+	// Steps are a workflow call's steps with what became of each.
+	Steps []StepReceipt
+}
+
+// StepReceipt is one workflow step's state.
+type StepReceipt struct {
+	ID, Tool, Status, Summary, ErrorCode, ErrorMessage, UndoGroupID string
 }
 
 // FailCallsInput records that calls could not be applied (their activity
@@ -118,7 +130,11 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, e
 			continue
 		}
 		if d, ok := a.Tools.Get(c.Tool); ok && (d.OutsideTransaction || d.Area == tools.AreaApps) {
-			plan.Outside = append(plan.Outside, OutsideCall{CallID: c.ID, SpaceID: c.SpaceID})
+			plan.Outside = append(plan.Outside, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
+			continue
+		}
+		if c.Tool == tools.RunWorkflowTool {
+			plan.Workflows = append(plan.Workflows, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
 			continue
 		}
 		i, ok := bySpace[c.SpaceID]
@@ -327,8 +343,19 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 		case status == chat.ReceiptSending:
 			status = chat.ReceiptUnknown
 		}
-		out = append(out, ApplyReceipt{CallID: c.ID, Tool: c.Tool, Status: status, Summary: r.Summary,
-			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID})
+		rc := ApplyReceipt{CallID: c.ID, Tool: c.Tool, Status: status, Summary: r.Summary,
+			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID}
+		if c.Tool == tools.RunWorkflowTool {
+			steps, err := a.Chat.WorkflowSteps(ctx, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range steps {
+				rc.Steps = append(rc.Steps, StepReceipt{ID: st.StepID, Tool: st.Tool, Status: st.Status, Summary: st.Summary,
+					ErrorCode: st.ErrorCode, ErrorMessage: st.ErrorMessage, UndoGroupID: st.UndoGroupID})
+			}
+		}
+		out = append(out, rc)
 	}
 	return out, nil
 }

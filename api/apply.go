@@ -22,10 +22,22 @@ type applyRequest struct {
 	CallIDs        []string `json:"callIds"`
 	// ResendUnknown sends again an outside write whose outcome is unknown.
 	ResendUnknown bool `json:"resendUnknown"`
+	// RetryInterrupted runs again workflow steps interrupted while they ran.
+	RetryInterrupted bool `json:"retryInterrupted"`
 }
 
 type receiptDTO struct {
 	CallID      string    `json:"callId"`
+	Tool        string    `json:"tool"`
+	Status      string    `json:"status"`
+	Summary     string    `json:"summary,omitempty"`
+	Error       *errorDTO `json:"error,omitempty"`
+	UndoGroupID string    `json:"undoGroupId,omitempty"`
+	Steps       []stepDTO `json:"steps,omitempty"`
+}
+
+type stepDTO struct {
+	ID          string    `json:"id"`
 	Tool        string    `json:"tool"`
 	Status      string    `json:"status"`
 	Summary     string    `json:"summary,omitempty"`
@@ -75,7 +87,7 @@ func (s *Server) apply(c *gin.Context) {
 	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.ApplyUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
-			Args: []any{workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown}}},
+			Args: []any{workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}}},
 	})
 	if err != nil {
 		respondError(c, applyError(err))
@@ -91,6 +103,13 @@ func (s *Server) apply(c *gin.Context) {
 		out[i] = receiptDTO{CallID: r.CallID, Tool: r.Tool, Status: r.Status, Summary: r.Summary, UndoGroupID: r.UndoGroupID}
 		if r.ErrorCode != "" || r.ErrorMessage != "" {
 			out[i].Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
+		}
+		for _, st := range r.Steps {
+			d := stepDTO{ID: st.ID, Tool: st.Tool, Status: st.Status, Summary: st.Summary, UndoGroupID: st.UndoGroupID}
+			if st.ErrorCode != "" || st.ErrorMessage != "" {
+				d.Error = &errorDTO{Code: st.ErrorCode, Message: st.ErrorMessage}
+			}
+			out[i].Steps = append(out[i].Steps, d)
 		}
 	}
 	c.JSON(http.StatusOK, gin.H{"applyId": id, "receipts": out})

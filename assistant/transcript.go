@@ -120,6 +120,7 @@ func NewRegistry(apps tools.Poster) (*tools.Registry, []playbooks.Playbook, erro
 		return nil, nil, err
 	}
 	reg := tools.Hub(apps)
+	reg.Add(tools.RunWorkflow(reg))
 	for _, d := range MetaTools(all, reg) {
 		reg.Add(d)
 	}

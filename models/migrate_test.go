@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,7 @@ import (
 var tables = []string{
 	"spaces", "people", "memberships", "api_tokens", "settings", "projects", "tasks",
 	"conversations", "messages", "turns", "turn_steps", "tool_calls", "turn_frames",
-	"undo_groups", "undo_entries", "connections", "receipts",
+	"undo_groups", "undo_entries", "connections", "receipts", "workflow_steps",
 }
 
 func open(t *testing.T, url string) *models.DB {
@@ -45,7 +46,9 @@ func TestMigrateUpOnBothEngines(t *testing.T) {
 		require.Zero(t, current, "a fresh database has no migration applied")
 		files, err := os.ReadDir(filepath.Join("migrations", string(db.Dialect)))
 		require.NoError(t, err)
-		require.EqualValues(t, len(files), latest, "the newest embedded migration is the last file, numbered without gaps")
+		newest, err := strconv.Atoi(strings.SplitN(files[len(files)-1].Name(), "_", 2)[0])
+		require.NoError(t, err)
+		require.EqualValues(t, newest, latest, "the newest embedded migration is the last file")
 
 		require.NoError(t, db.Migrate(ctx))
 		current, latest, err = db.SchemaVersion(ctx)
@@ -153,4 +156,20 @@ func TestNewID(t *testing.T) {
 		require.Equal(t, strings.ToLower(id), id)
 		break
 	}
+}
+
+// TestBothEnginesHaveTheSameMigrations: a schema change is written for
+// Postgres and SQLite alike, with the same version numbers.
+func TestBothEnginesHaveTheSameMigrations(t *testing.T) {
+	t.Parallel()
+	names := func(dialect string) []string {
+		files, err := os.ReadDir(filepath.Join("migrations", dialect))
+		require.NoError(t, err)
+		var out []string
+		for _, f := range files {
+			out = append(out, f.Name())
+		}
+		return out
+	}
+	require.Equal(t, names("postgres"), names("sqlite"))
 }

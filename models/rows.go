@@ -250,3 +250,23 @@ type Receipt struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
+
+// WorkflowStep is one step of an applied hub_run_workflow call.
+type WorkflowStep struct {
+	CallID         string `gorm:"primaryKey"`
+	StepID         string `gorm:"primaryKey"`
+	Idx            int
+	SpaceID        string
+	ActorID        string
+	ConversationID string
+	Tool           string
+	Status         string
+	ResolvedInput  string
+	Output         string
+	Summary        string
+	ErrorCode      string
+	ErrorMessage   string
+	UndoGroupID    string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}

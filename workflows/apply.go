@@ -31,6 +31,9 @@ type ApplyInput struct {
 type ApplyRequest struct {
 	CallIDs       []string
 	ResendUnknown bool
+	// RetryInterrupted runs again workflow steps interrupted while they ran
+	// ("Retry remaining steps").
+	RetryInterrupted bool
 }
 
 // ApplyResult answers an Apply.
@@ -85,7 +88,7 @@ func Apply(ctx workflow.Context, in ApplyInput) error {
 
 func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResult, error) {
 	ai := activities.ApplyInput{MessageID: in.MessageID, ConversationID: in.ConversationID, PersonID: in.PersonID,
-		CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown}
+		CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}
 	var plan activities.ApplyPlan
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PlanApply, ai).Get(ctx, &plan); err != nil {
 		return ApplyResult{}, err
@@ -108,6 +111,11 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 			}
 		}
 	}
+	for _, wc := range plan.Workflows {
+		if err := runSteps(ctx, in, req, wc); err != nil {
+			return ApplyResult{}, err
+		}
+	}
 	outsideCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		// Never resent on its own: a send whose outcome is not known is
@@ -128,4 +136,33 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 	var res ApplyResult
 	err := workflow.ExecuteLocalActivity(localCtx(ctx), a.ApplyReceipts, ai).Get(ctx, &res.Receipts)
 	return res, err
+}
+
+// runSteps runs a workflow call's steps in order, each its own activity
+// and state row; the first step that does not succeed stops the rest, and
+// the call's receipt says what finished.
+func runSteps(ctx workflow.Context, in ApplyInput, req ApplyRequest, wc activities.CallRef) error {
+	ref := activities.WorkflowCallInput{MessageID: in.MessageID, CallID: wc.CallID, PersonID: in.PersonID, SpaceID: wc.SpaceID}
+	var ids []string
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareSteps, ref).Get(ctx, &ids); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil // refused: PrepareSteps wrote the receipt
+	}
+	stepCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		// A retry after the step was marked running reports it
+		// interrupted instead of running it twice.
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaximumAttempts: 3},
+	})
+	for _, id := range ids {
+		var status string
+		err := workflow.ExecuteActivity(stepCtx, a.ApplyStep, activities.ApplyStepInput{WorkflowCallInput: ref, StepID: id,
+			RetryInterrupted: req.RetryInterrupted}).Get(ctx, &status)
+		if err != nil || status != "succeeded" {
+			break
+		}
+	}
+	return workflow.ExecuteLocalActivity(localCtx(ctx), a.FinishWorkflowCall, ref).Get(ctx, nil)
 }

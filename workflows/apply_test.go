@@ -67,7 +67,7 @@ func (h *applyHarness) apply(t *testing.T, req ApplyRequest) (ApplyResult, error
 func TestApplyRunsSpacesThenOutsideWritesInOrder(t *testing.T) {
 	plan := activities.ApplyPlan{
 		Spaces:  []activities.SpaceBatch{{SpaceID: "s1", CallIDs: []string{"c1", "c2"}}, {SpaceID: "s2", CallIDs: []string{"c3"}}},
-		Outside: []activities.OutsideCall{{CallID: "c4", SpaceID: "s1"}, {CallID: "c5", SpaceID: "s1"}},
+		Outside: []activities.CallRef{{CallID: "c4", SpaceID: "s1"}, {CallID: "c5", SpaceID: "s1"}},
 	}
 	h := newApplyHarness(t, plan, nil, nil)
 	res, err := h.apply(t, ApplyRequest{})
@@ -81,7 +81,7 @@ func TestApplyRunsSpacesThenOutsideWritesInOrder(t *testing.T) {
 func TestApplyRecordsFailuresInsteadOfFailingTheWorkflow(t *testing.T) {
 	plan := activities.ApplyPlan{
 		Spaces:  []activities.SpaceBatch{{SpaceID: "s1", CallIDs: []string{"c1"}}},
-		Outside: []activities.OutsideCall{{CallID: "c2", SpaceID: "s1"}},
+		Outside: []activities.CallRef{{CallID: "c2", SpaceID: "s1"}},
 	}
 	h := newApplyHarness(t, plan, errors.New("database gone"), errors.New("worker died mid-send"))
 	_, err := h.apply(t, ApplyRequest{})

@@ -1,0 +1,220 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Limits of an ordered workflow (seed 000 §6).
+const (
+	MinWorkflowSteps = 2
+	MaxWorkflowSteps = 12
+	// RunWorkflowTool is the tool's name.
+	RunWorkflowTool = "hub_run_workflow"
+)
+
+// WorkflowStep is one ordered write: an id later steps refer to, a write
+// tool and its input, where a value may be {"$ref": "<stepId>.<path>"}.
+type WorkflowStep struct {
+	ID    string          `json:"id" jsonschema:"minLength=1,maxLength=32" jsonschema_description:"A short name for this step (lower-case letters, digits, _), used by later steps' $ref."`
+	Tool  string          `json:"tool" jsonschema_description:"The write tool this step runs, e.g. hub_create_project."`
+	Input json.RawMessage `json:"input" jsonschema:"type=object" jsonschema_description:"The tool's input. A value may be {\"$ref\": \"<earlier step id>.<path>\"}, e.g. {\"$ref\": \"project.project.id\"} or {\"$ref\": \"tasks.tasks.0.id\"}."`
+}
+
+// RunWorkflowInput is hub_run_workflow's input. PlanHash is set by its
+// prepare step and binds the held call to exactly these steps.
+type RunWorkflowInput struct {
+	Steps    []WorkflowStep `json:"steps" jsonschema:"minItems=2,maxItems=12" jsonschema_description:"2 to 12 ordered write steps; the complete list."`
+	PlanHash string         `json:"planHash,omitempty" jsonschema_description:"Set by Hub; leave it out."`
+}
+
+var (
+	refPath = regexp.MustCompile(`^([a-z][a-z0-9_]{0,31})\.([A-Za-z0-9_.]+)$`)
+	stepID  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+)
+
+// PlanHash is the hash that binds a held workflow to its steps.
+func PlanHash(steps []WorkflowStep) string {
+	b, _ := json.Marshal(steps) // steps always encode
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// RunWorkflow is hub_run_workflow: 2–12 ordered writes proposed under one
+// Apply. Reads happen before proposing; a read step, a nested workflow, an
+// unknown tool or a $ref that points forward or nowhere is refused at
+// proposal time, naming the step and the path. It always waits for Apply,
+// where each step runs as its own durable unit (see activities.ApplySteps);
+// its run here only checks the plan.
+func RunWorkflow(reg *Registry) *Definition {
+	return Define(Spec{
+		Name: RunWorkflowTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true,
+		Description: "Propose 2 to 12 ordered writes that depend on each other (e.g. create a project, then tasks in it), applied together with one Apply. Do the look-ups first; a later step's input may use {\"$ref\": \"<earlier step id>.<path>\"} to use an earlier step's result, such as project.project.id.",
+	}, func(ctx context.Context, env Env, in RunWorkflowInput) (Result, error) {
+		if err := CheckPlan(reg, in); err != nil {
+			return Result{}, err
+		}
+		if in.PlanHash != PlanHash(in.Steps) {
+			return Result{}, Errorf(CodeRefused, "this workflow changed after it was proposed; ask again")
+		}
+		return Result{Summary: fmt.Sprintf("Checked %d steps.", len(in.Steps))}, nil
+	},
+		Prepare(func(ctx context.Context, env Env, in RunWorkflowInput) (RunWorkflowInput, error) {
+			if err := CheckPlan(reg, in); err != nil {
+				return in, err
+			}
+			in.PlanHash = PlanHash(in.Steps)
+			return in, nil
+		}),
+		Preview(func(ctx context.Context, env Env, in RunWorkflowInput) (string, error) {
+			lines := make([]string, len(in.Steps))
+			for i, st := range in.Steps {
+				lines[i] = fmt.Sprintf("%d. %s", i+1, ReadablePreview(st.Tool, st.Input, env.Known))
+			}
+			return fmt.Sprintf("Run %d steps in order: ", len(in.Steps)) + strings.Join(lines, "; "), nil
+		}),
+	)
+}
+
+// CheckPlan refuses what cannot run as a workflow, naming the step and the
+// path: too few or many steps, repeated ids, read steps, nested workflows,
+// tools Hub does not have, and $refs that do not point to an earlier step.
+func CheckPlan(reg *Registry, in RunWorkflowInput) error {
+	if n := len(in.Steps); n < MinWorkflowSteps || n > MaxWorkflowSteps {
+		return &Error{Code: CodeInvalidPayload, Path: "/steps", Message: fmt.Sprintf("a workflow has 2 to 12 steps, not %d", n)}
+	}
+	seen := map[string]bool{}
+	for i, st := range in.Steps {
+		at := fmt.Sprintf("/steps/%d", i)
+		if !stepID.MatchString(st.ID) {
+			return &Error{Code: CodeInvalidPayload, Path: at + "/id", Message: fmt.Sprintf("a step id is lower-case letters, digits and _, starting with a letter, not %q", st.ID)}
+		}
+		if seen[st.ID] {
+			return &Error{Code: CodeInvalidPayload, Path: at + "/id", Message: fmt.Sprintf("step id %q is used twice", st.ID)}
+		}
+		d, ok := reg.Get(st.Tool)
+		switch {
+		case st.Tool == RunWorkflowTool:
+			return &Error{Code: CodeRefused, Path: at + "/tool", Message: fmt.Sprintf("step %q: workflows cannot be nested", st.ID)}
+		case !ok:
+			return &Error{Code: CodeUnknownTool, Path: at + "/tool", Message: fmt.Sprintf("step %q: no tool called %q", st.ID, st.Tool)}
+		case !d.IsWrite:
+			return &Error{Code: CodeRefused, Path: at + "/tool", Message: fmt.Sprintf("step %q: %s is a read; do reads before proposing, and use their results", st.ID, st.Tool)}
+		}
+		var v any
+		if err := json.Unmarshal(st.Input, &v); err != nil {
+			return &Error{Code: CodeInvalidPayload, Path: at + "/input", Message: fmt.Sprintf("step %q: the input is not valid JSON", st.ID)}
+		}
+		if err := checkRefs(v, at+"/input", st.ID, seen); err != nil {
+			return err
+		}
+		seen[st.ID] = true
+	}
+	return nil
+}
+
+func checkRefs(v any, at, step string, earlier map[string]bool) error {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"]; ok && len(x) == 1 {
+			s, _ := ref.(string)
+			m := refPath.FindStringSubmatch(s)
+			switch {
+			case m == nil:
+				return &Error{Code: CodeInvalidPayload, Path: at, Message: fmt.Sprintf("step %q: a $ref is \"<step id>.<path>\", not %q", step, s)}
+			case !earlier[m[1]]:
+				return &Error{Code: CodeInvalidPayload, Path: at, Message: fmt.Sprintf("step %q: $ref %q points to no earlier step (refs point backward only)", step, s)}
+			}
+			return nil
+		}
+		for k, e := range x {
+			if err := checkRefs(e, at+"/"+escapePointer(k), step, earlier); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkRefs(e, at+"/"+strconv.Itoa(i), step, earlier); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ResolveRefs replaces every {"$ref": "step.path"} in a step's input with
+// the value at that path of the earlier step's output.
+func ResolveRefs(input json.RawMessage, outputs map[string]json.RawMessage) (json.RawMessage, error) {
+	var v any
+	if err := json.Unmarshal(input, &v); err != nil {
+		return nil, err
+	}
+	v, err := resolve(v, outputs)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func resolve(v any, outputs map[string]json.RawMessage) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"]; ok && len(x) == 1 {
+			s, _ := ref.(string)
+			m := refPath.FindStringSubmatch(s)
+			if m == nil {
+				return nil, Errorf(CodeInvalidPayload, "a $ref is \"<step id>.<path>\", not %q", s)
+			}
+			out, ok := outputs[m[1]]
+			if !ok {
+				return nil, Errorf(CodeInvalidPayload, "$ref %q: step %q has no result", s, m[1])
+			}
+			var cur any
+			if err := json.Unmarshal(out, &cur); err != nil {
+				return nil, err
+			}
+			for _, part := range strings.Split(m[2], ".") {
+				switch c := cur.(type) {
+				case map[string]any:
+					cur = c[part]
+				case []any:
+					i, err := strconv.Atoi(part)
+					if err != nil || i < 0 || i >= len(c) {
+						return nil, Errorf(CodeInvalidPayload, "$ref %q: no item %q", s, part)
+					}
+					cur = c[i]
+				default:
+					cur = nil
+				}
+				if cur == nil {
+					return nil, Errorf(CodeInvalidPayload, "$ref %q: the result has nothing at %q", s, part)
+				}
+			}
+			return cur, nil
+		}
+		for k, e := range x {
+			r, err := resolve(e, outputs)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+		return x, nil
+	case []any:
+		for i, e := range x {
+			r, err := resolve(e, outputs)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+		return x, nil
+	}
+	return v, nil
+}
