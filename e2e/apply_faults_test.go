@@ -185,3 +185,31 @@ func TestApplyResetFromTheFirstEventWritesNothingTwice(t *testing.T) {
 	require.Equal(t, first.Receipts, again.Receipts)
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).JSON(t)["tasks"], 2, "no write twice")
 }
+
+// TestApplySurvivesADroppedDatabaseConnection: Postgres drops the
+// connection of the space's transaction just before it commits (a real
+// pg_terminate_backend, not a simulated error). The commit fails, the
+// activity is retried on a fresh connection, and every write happens once.
+func TestApplySurvivesADroppedDatabaseConnection(t *testing.T) {
+	t.Parallel()
+	var s *hubtest.Stack
+	var dropped atomic.Bool
+	s = hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(proposeTwo), Fault: func(point string) error {
+		if point != activities.FaultBeforeCommit || dropped.Swap(true) {
+			return nil
+		}
+		// Every other session of this database: the transaction's among them.
+		return s.DB.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Error
+	}})
+	if s.DB.Dialect != "postgres" {
+		t.Skip("a Postgres fault")
+	}
+	conv, reply := proposeTasks(t, s)
+	a := applyOnce(t, s, conv, reply, nil)
+	require.True(t, dropped.Load(), "the connection was dropped mid-transaction")
+	for _, r := range a.Receipts {
+		require.Equal(t, "succeeded", r.Status)
+	}
+	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).JSON(t)["tasks"], 2, "exactly once")
+}

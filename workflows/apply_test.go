@@ -101,3 +101,44 @@ func TestApplyWorkflowWaitsForRetriesThenEnds(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, h.env.Now().Sub(start), applyIdle, "it stays for a Retry while idle")
 }
+
+func TestWorkflowStepsStopAtTheFirstThatDoesNotSucceed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		statuses map[string]string
+		ran      []string
+	}{
+		{"all succeed", map[string]string{}, []string{"a", "b", "c"}},
+		{"a failure stops the rest", map[string]string{"b": "failed"}, []string{"a", "b"}},
+		{"an interrupted step stops the rest", map[string]string{"a": "interrupted"}, []string{"a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := activities.ApplyPlan{Workflows: []activities.CallRef{{CallID: "w1", SpaceID: "s1"}}}
+			h := newApplyHarness(t, plan, nil, nil)
+			h.env.OnActivity(a.PrepareSteps, mock.Anything, mock.Anything).Return([]string{"a", "b", "c"}, nil)
+			var ran []string
+			var retry []bool
+			h.env.OnActivity(a.ApplyStep, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ApplyStepInput) (string, error) {
+				ran = append(ran, in.StepID)
+				retry = append(retry, in.RetryInterrupted)
+				if s, ok := tc.statuses[in.StepID]; ok {
+					return s, nil
+				}
+				return "succeeded", nil
+			})
+			finished := 0
+			h.env.OnActivity(a.FinishWorkflowCall, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.WorkflowCallInput) error {
+				finished++
+				require.Equal(t, "w1", in.CallID)
+				return nil
+			})
+			_, err := h.apply(t, ApplyRequest{RetryInterrupted: true})
+			require.NoError(t, err)
+			require.Equal(t, tc.ran, ran)
+			require.Equal(t, 1, finished, "the call's receipt is written once, after the steps")
+			for _, r := range retry {
+				require.True(t, r, "the person's Retry remaining steps reaches every step")
+			}
+		})
+	}
+}
