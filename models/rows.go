@@ -270,3 +270,20 @@ type WorkflowStep struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
+
+// ActivityHead is a person's last activity frame number. Its row lock
+// orders the person's frames; it outlives the frames, so numbers never go
+// back.
+type ActivityHead struct {
+	PersonID string `gorm:"primaryKey"`
+	Seq      int64
+}
+
+// ActivityFrame is one change of a person's running work, numbered per
+// person, for the activity stream (GET /api/agent/stream).
+type ActivityFrame struct {
+	PersonID  string `gorm:"primaryKey"`
+	Seq       int64  `gorm:"primaryKey"`
+	Data      string
+	CreatedAt time.Time
+}
