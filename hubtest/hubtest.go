@@ -113,6 +113,7 @@ func Start(t testing.TB, o Options) *Stack {
 	}
 	model := llm.New(mcfg, nil)
 	chats, frames := chat.NewStore(db), stream.NewBus(db)
+	t.Cleanup(frames.Close) // after the api and the worker stop (cleanups run last first)
 	poster, err := apps.New(apps.Options{Allow: o.AppsAllow})
 	require.NoError(t, err)
 	t.Cleanup(poster.Close)

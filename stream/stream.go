@@ -3,14 +3,19 @@
 //
 // Frames are stored per turn with a sequence number (turn_frames), so a
 // client that reconnects with Last-Event-ID reads exactly the frames after
-// it: no gap, no repeat, from any api process. Publishing wakes followers in
-// the same process at once; followers in other processes find new frames by
-// polling until Postgres LISTEN/NOTIFY replaces the poll.
+// it: no gap, no repeat, from any api process. The table is the source of
+// truth; everything else only says when to read it. Publishing wakes
+// followers in the same process at once; on Postgres it also sends a
+// NOTIFY that wakes followers in other processes (see listen.go). A slow
+// poll is the safety net under both.
 package stream
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -39,20 +44,67 @@ type Frame struct {
 	CreatedAt time.Time
 }
 
+// ErrClosed is what Follow returns once the Bus is closed, so an SSE stream
+// ends when its process shuts down and the client reconnects elsewhere with
+// Last-Event-ID.
+var ErrClosed = errors.New("stream: bus closed")
+
+// DefaultPollInterval is how often a follower re-reads its turn's frames
+// when nothing woke it. Wake-ups (in-process, and NOTIFY on Postgres) are
+// the main path; the poll only bounds how late a frame is if one is lost,
+// e.g. while the listener reconnects.
+const DefaultPollInterval = 2 * time.Second
+
 // Bus stores and delivers frames.
+//
+// Lifecycle: on Postgres a Bus listens for other processes' frames on one
+// dedicated connection, opened when the first follower arrives (a Bus that
+// only publishes, as in the worker, never opens it). Close stops the
+// listener, waits for it, and ends every Follow with ErrClosed; whoever
+// made the Bus calls Close once the followers are done. Publish, Frames,
+// Has and Sweep need no listener and keep working after Close.
 type Bus struct {
 	db *models.DB
-	// PollInterval bounds how late a follower in another process sees a
-	// frame while frames only arrive by polling.
+	// PollInterval bounds how late a follower sees a frame whose wake-up
+	// was lost. Set it before the first Follow.
 	PollInterval time.Duration
+	// origin tags this Bus's notifications, so its own listener skips the
+	// frames Publish has already announced in-process.
+	origin string
+	hooks  hooks
 
-	mu      sync.Mutex
-	waiters map[string]map[chan struct{}]struct{}
+	mu        sync.Mutex
+	turns     map[string]*followedTurn // turns with followers in this process
+	listening bool                     // the listener goroutine has been started
+	closed    chan struct{}            // closed by Close
+	stop      context.CancelFunc
+	ctx       context.Context // the listener's and shared reads'; cancelled by Close
+	wg        sync.WaitGroup  // the listener and shared reads
 }
 
-// NewBus returns a Bus over db.
+// NewBus returns a Bus over db. Call Close when done with it.
 func NewBus(db *models.DB) *Bus {
-	return &Bus{db: db, PollInterval: 200 * time.Millisecond, waiters: map[string]map[chan struct{}]struct{}{}}
+	var id [6]byte
+	_, _ = rand.Read(id[:]) // crypto/rand never fails on supported platforms
+	// The listener lives as long as the Bus, not as long as any request:
+	// Close is what ends it.
+	ctx, stop := context.WithCancel(context.Background())
+	return &Bus{db: db, PollInterval: DefaultPollInterval, origin: hex.EncodeToString(id[:]),
+		turns: map[string]*followedTurn{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
+}
+
+// Close stops the listener and the reads in flight and waits for them, and
+// makes every Follow return ErrClosed. It is safe to call more than once.
+func (b *Bus) Close() {
+	b.mu.Lock()
+	select {
+	case <-b.closed:
+	default:
+		close(b.closed)
+		b.stop()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
 }
 
 // Publish appends a frame to the turn's stream and returns its sequence
@@ -72,19 +124,34 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 		if seq == 0 {
 			return fmt.Errorf("no turn %s", turnID)
 		}
-		return tx.Create(&models.TurnFrame{TurnID: turnID, Seq: seq, Type: typ, Data: string(raw)}).Error
+		if err := tx.Create(&models.TurnFrame{TurnID: turnID, Seq: seq, Type: typ, Data: string(raw)}).Error; err != nil {
+			return err
+		}
+		if b.db.Dialect == models.Postgres {
+			// Postgres delivers a NOTIFY when the transaction commits and
+			// drops it on rollback, so no listener hears of a frame it
+			// cannot read yet.
+			return tx.Exec("SELECT pg_notify(?, ?)", Channel, notifyPayload(b.origin, turnID)).Error
+		}
+		return nil
 	})
+	// Wake even on an error: a commit whose answer was lost may still have
+	// committed, and a needless wake-up costs one read.
+	b.wake(turnID)
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
-	b.wake(turnID)
 	return seq, nil
 }
 
-// Frames returns the turn's frames after seq, oldest first.
+// readLimit caps one read of a turn's frames; a follower behind by more
+// reads again at once.
+const readLimit = 1000
+
+// Frames returns the turn's frames after seq, oldest first, at most 1,000.
 func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, error) {
 	var rows []models.TurnFrame
-	err := b.db.WithContext(ctx).Where("turn_id = ? AND seq > ?", turnID, after).Order("seq").Limit(1000).Find(&rows).Error
+	err := b.db.WithContext(ctx).Where("turn_id = ? AND seq > ?", turnID, after).Order("seq").Limit(readLimit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
@@ -93,64 +160,6 @@ func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, 
 		out[i] = Frame{Seq: r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}
 	}
 	return out, nil
-}
-
-// Follow calls fn with every frame after seq `after`, in order, as they are
-// published, until the done frame has been delivered (then it returns nil),
-// fn fails, or ctx ends.
-func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
-	wake := make(chan struct{}, 1)
-	b.mu.Lock()
-	if b.waiters[turnID] == nil {
-		b.waiters[turnID] = map[chan struct{}]struct{}{}
-	}
-	b.waiters[turnID][wake] = struct{}{}
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		delete(b.waiters[turnID], wake)
-		if len(b.waiters[turnID]) == 0 {
-			delete(b.waiters, turnID)
-		}
-		b.mu.Unlock()
-	}()
-	tick := time.NewTicker(b.PollInterval)
-	defer tick.Stop()
-	for {
-		frames, err := b.Frames(ctx, turnID, after)
-		if err != nil {
-			return err
-		}
-		for _, f := range frames {
-			if err := fn(f); err != nil {
-				return err
-			}
-			after = f.Seq
-			if f.Type == TypeDone {
-				return nil
-			}
-		}
-		if len(frames) == 1000 {
-			continue // more are waiting
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-wake:
-		case <-tick.C:
-		}
-	}
-}
-
-func (b *Bus) wake(turnID string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for w := range b.waiters[turnID] {
-		select {
-		case w <- struct{}{}:
-		default:
-		}
-	}
 }
 
 // Sweep removes the frames of turns that ended before the cutoff; API.md

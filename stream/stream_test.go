@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
 	})
 }
 
-func open(t *testing.T, url string) *models.DB {
+func open(t testing.TB, url string) *models.DB {
 	t.Helper()
 	db, err := models.Open(t.Context(), url)
 	require.NoError(t, err)
@@ -52,12 +53,20 @@ func open(t *testing.T, url string) *models.DB {
 	return db
 }
 
-func newFixture(t *testing.T, url string) *fixture {
+// newBus returns a Bus closed when the test ends, before its database.
+func newBus(t testing.TB, db *models.DB) *stream.Bus {
+	t.Helper()
+	b := stream.NewBus(db)
+	t.Cleanup(b.Close)
+	return b
+}
+
+func newFixture(t testing.TB, url string) *fixture {
 	t.Helper()
 	ctx := t.Context()
 	db := open(t, url)
 	require.NoError(t, db.Migrate(ctx))
-	f := &fixture{url: url, db: db, bus: stream.NewBus(db), chat: chat.NewStore(db)}
+	f := &fixture{url: url, db: db, bus: newBus(t, db), chat: chat.NewStore(db)}
 	space, person, err := hub.NewService(db).EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
 	require.NoError(t, err)
 	f.actor = person
@@ -67,7 +76,7 @@ func newFixture(t *testing.T, url string) *fixture {
 }
 
 // turn starts a turn in a conversation of its own, so tests may run several.
-func (f *fixture) turn(t *testing.T) chat.Turn {
+func (f *fixture) turn(t testing.TB) chat.Turn {
 	t.Helper()
 	conv, err := f.chat.CreateConversation(t.Context(), f.actor, f.conv.SpaceID, "")
 	require.NoError(t, err)
@@ -76,7 +85,7 @@ func (f *fixture) turn(t *testing.T) chat.Turn {
 	return turn
 }
 
-func (f *fixture) publish(t *testing.T, turnID, typ string, data any) int64 {
+func (f *fixture) publish(t testing.TB, turnID, typ string, data any) int64 {
 	t.Helper()
 	seq, err := f.bus.Publish(t.Context(), turnID, typ, data)
 	require.NoError(t, err)
@@ -344,13 +353,93 @@ func TestManyFollowers(t *testing.T) {
 	})
 }
 
+// The followers of one turn share its reads: a frame costs one query
+// however many clients watch, and a follower that joins late, from an
+// earlier Last-Event-ID, still gets every frame.
+func TestFollowersOfATurnShareReads(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		bus := stream.NewBus(f.db)
+		t.Cleanup(bus.Close)
+		bus.PollInterval = time.Hour
+		var reads atomic.Int64
+		stream.SetReadHook(bus, func(string) { reads.Add(1) })
+
+		const followers, frames = 50, 10
+		got := make([][]int64, followers)
+		received := make(chan struct{}, followers)
+		var wg sync.WaitGroup
+		for i := range followers {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(t.Context(), wait)
+				defer cancel()
+				_ = bus.Follow(ctx, turn.ID, 0, func(fr stream.Frame) error {
+					got[i] = append(got[i], fr.Seq)
+					received <- struct{}{}
+					return nil
+				})
+			})
+		}
+		everyone := func() {
+			t.Helper()
+			for range followers {
+				receive(t, received, "frame at every follower")
+			}
+		}
+		publish := func(typ string) int64 {
+			t.Helper()
+			seq, err := bus.Publish(t.Context(), turn.ID, typ, map[string]any{})
+			require.NoError(t, err)
+			return seq
+		}
+		publish(stream.TypeStatus)
+		everyone()
+		before := reads.Load()
+		for range frames {
+			publish(stream.TypeText)
+			everyone()
+		}
+		// One read per frame; one more if the listener (Postgres) came up
+		// meanwhile and woke everyone.
+		require.LessOrEqual(t, reads.Load()-before, int64(frames+1), "not one read per follower")
+
+		type result struct {
+			seqs []int64
+			err  error
+		}
+		late := make(chan result, 1)
+		go func() {
+			var r result
+			ctx, cancel := context.WithTimeout(t.Context(), wait)
+			defer cancel()
+			r.err = bus.Follow(ctx, turn.ID, 0, func(fr stream.Frame) error {
+				r.seqs = append(r.seqs, fr.Seq)
+				return nil
+			})
+			late <- r
+		}()
+		done := publish(stream.TypeDone)
+		everyone()
+		wg.Wait()
+		for i := range followers {
+			require.Equal(t, seqRange(1, done), got[i], "follower %d", i)
+		}
+		r := receive(t, late, "the late follower's end")
+		require.NoError(t, r.err)
+		require.Equal(t, seqRange(1, done), r.seqs, "the late follower")
+	})
+}
+
 // A follower on another api process (another Bus on the same database) sees
-// frames by polling.
+// frames: on Postgres by notification, on SQLite by polling (hub dev is one
+// process; two processes on one SQLite file are not a setup Hub offers, but
+// the poll keeps them correct).
 func TestFollowAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
-		reader := stream.NewBus(open(t, f.url))
+		reader := newBus(t, open(t, f.url))
 		reader.PollInterval = 10 * time.Millisecond
 
 		frames := make(chan stream.Frame)

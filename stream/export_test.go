@@ -1,0 +1,15 @@
+package stream
+
+import "context"
+
+// SetListenerHooks lets a test watch and hold b's listener: connect runs
+// before each connection attempt (an error fails that attempt), listening
+// once LISTEN succeeded, with the backend's pid. Call it before the first
+// Follow.
+func SetListenerHooks(b *Bus, connect func(ctx context.Context) error, listening func(pid uint32)) {
+	b.hooks.connect, b.hooks.listening = connect, listening
+}
+
+// SetReadHook has read called whenever b starts a read of a turn's frames
+// for its followers. Call it before the first Follow.
+func SetReadHook(b *Bus, read func(turnID string)) { b.hooks.read = read }
