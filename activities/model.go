@@ -44,6 +44,14 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		err = gone(err)
 		return ModelStep{}, err
 	}
+	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused {
+		// The person stopped or paused the turn while the last step's tool
+		// calls ran: the api recorded it, but the workflow went on in the
+		// same workflow task and sees the signal only with the next one.
+		// Calling the model now would run a step the person asked not to;
+		// the workflow handles this like an interrupted call.
+		return ModelStep{}, temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call", ErrTypeInterrupted, nil)
+	}
 	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)
 	if err != nil {
 		return ModelStep{}, err

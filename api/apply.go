@@ -79,6 +79,8 @@ func (s *Server) apply(c *gin.Context) {
 			return
 		}
 	}
+	// Whatever the Apply did, the top bar follows.
+	defer s.announceApply(ctx, req.MessageID)
 	id := workflows.ApplyWorkflowID(req.MessageID)
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue,

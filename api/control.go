@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -65,6 +66,8 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	return status, nil
 }
 
+// activityDTO is one piece of the person's running work in the top bar and
+// in activity frames.
 type activityDTO struct {
 	ID             string    `json:"id"`
 	Kind           string    `json:"kind"`
@@ -73,39 +76,59 @@ type activityDTO struct {
 	StartedAt      time.Time `json:"startedAt"`
 	Title          string    `json:"title"`
 	Step           int       `json:"step,omitempty"`
+	// Ended marks the last frame of a turn or an Apply: it left the top bar.
+	Ended bool `json:"ended,omitempty"`
+}
+
+// toActivityDTO names an Apply by its workflow id, as the top bar always
+// has.
+func toActivityDTO(a chat.Activity) activityDTO {
+	id := a.ID
+	if a.Kind == chat.ActivityApply {
+		id = workflows.ApplyWorkflowID(a.ID)
+	}
+	return activityDTO{ID: id, Kind: a.Kind, ConversationID: a.ConversationID, Status: string(a.Status),
+		StartedAt: a.StartedAt, Title: a.Title, Step: a.Step, Ended: a.Ended}
+}
+
+// topBarDTO is what the top bar shows: GET /api/agent/state, and the
+// snapshot that starts an activity stream.
+type topBarDTO struct {
+	Snapshot   bool          `json:"snapshot,omitempty"`
+	Activities []activityDTO `json:"activities"`
+	Paused     bool          `json:"paused"`
+}
+
+// topBar reads the person's running work; paused is true when every
+// running turn is paused.
+func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error) {
+	acts, err := s.Chat.TopBar(ctx, personID)
+	if err != nil {
+		return topBarDTO{}, err
+	}
+	out := topBarDTO{Activities: make([]activityDTO, 0, len(acts))}
+	turns := 0
+	paused := true
+	for _, a := range acts {
+		out.Activities = append(out.Activities, toActivityDTO(a))
+		if a.Kind == chat.ActivityTurn {
+			turns++
+			paused = paused && a.Status == chat.StatusPaused
+		}
+	}
+	out.Paused = turns > 0 && paused
+	return out, nil
 }
 
 // agentState is the top bar: the person's own running work — turns, and
 // replies whose writes wait for the person's Apply — never anyone else's.
 func (s *Server) agentState(c *gin.Context) {
-	ctx := c.Request.Context()
-	turns, err := s.Chat.RunningTurns(ctx, person(c).ID)
+	bar, err := s.topBar(c.Request.Context(), person(c).ID)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	held, err := s.Chat.HeldCalls(ctx, person(c).ID, chat.HeldForApply)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := []activityDTO{}
-	paused := len(turns) > 0
-	for _, t := range turns {
-		out = append(out, activityDTO{ID: t.ID, Kind: "turn", ConversationID: t.ConversationID, Status: string(t.Status),
-			StartedAt: t.CreatedAt, Title: t.Title, Step: t.Step})
-		paused = paused && t.Status == chat.StatusPaused
-	}
-	seen := map[string]bool{}
-	for _, h := range held {
-		if seen[h.MessageID] {
-			continue
-		}
-		seen[h.MessageID] = true
-		out = append(out, activityDTO{ID: workflows.ApplyWorkflowID(h.MessageID), Kind: "apply", ConversationID: h.ConversationID,
-			Status: "waiting", StartedAt: h.CreatedAt, Title: h.Summary})
-	}
-	c.JSON(http.StatusOK, gin.H{"activities": out, "paused": paused})
+	c.JSON(http.StatusOK, bar)
 }
 
 // controlAll sends a signal to every running turn of the person.

@@ -93,6 +93,11 @@ func (s *Server) deleteConversation(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
+	// The top bar drops them at once; the workflows below cannot say so
+	// any more, their records being gone.
+	if err := s.Chat.AnnounceDeleted(c.Request.Context(), person(c).ID, c.Param("id"), d); err != nil {
+		slog.WarnContext(c.Request.Context(), "announce deleted conversation", "conversation", c.Param("id"), "error", err)
+	}
 	// The records are gone; a running turn and a held Apply are ended so
 	// they stop. A workflow that already ended answers not-found, which is
 	// fine.

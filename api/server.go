@@ -46,6 +46,9 @@ type Deps struct {
 	// Interrupts closes model calls at once on Stop and Pause (nil: only
 	// the durable signal does).
 	Interrupts *stream.Interrupts
+	// TurnTimeout bounds a whole turn's wall time (HUB_TURN_TIMEOUT); 0
+	// uses workflows.DefaultTurnTimeout.
+	TurnTimeout time.Duration
 }
 
 // Server is Hub's HTTP api.
@@ -114,6 +117,7 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "POST", "/assistant/turns/:turnId/pause", "Pause a turn", s.controlTurn(workflows.PauseSignal))
 	s.handle(authed, "POST", "/assistant/turns/:turnId/resume", "Resume a paused turn", s.controlTurn(workflows.ResumeSignal))
 	s.handle(authed, "GET", "/agent/state", "The person's running work, for the top bar", s.agentState)
+	s.handle(authed, "GET", "/agent/stream", "The person's activity frames as Server-Sent Events: a snapshot of the top bar, then every change", s.agentStream)
 	s.handle(authed, "POST", "/agent/stop", "Stop all of the person's running work", s.controlAll(workflows.StopSignal))
 	s.handle(authed, "POST", "/agent/pause", "Pause all of the person's running work", s.controlAll(workflows.PauseSignal))
 	s.handle(authed, "POST", "/agent/resume", "Resume all of the person's paused work", s.controlAll(workflows.ResumeSignal))

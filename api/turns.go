@@ -108,11 +108,24 @@ func atPath(err error, prefix string) error {
 // If Temporal cannot be reached, the turn is saved as an error turn (so the
 // conversation is not left with a turn that never runs) and the answer is
 // 503.
+//
+// The turn is bounded in wall time: its own timer ends it at TurnTimeout
+// (an error turn with code timeout, its ending saved), and Temporal ends
+// the workflow outright TurnTimeoutGrace later if even that fails.
 func (s *Server) launch(c *gin.Context, turn chat.Turn) {
 	ctx := c.Request.Context()
+	// The top bar shows the queued turn before its workflow can move it on.
+	if err := s.Chat.AnnounceTurn(ctx, turn.ID); err != nil {
+		slog.WarnContext(ctx, "announce queued turn", "turn", turn.ID, "error", err)
+	}
+	limit := s.TurnTimeout
+	if limit <= 0 {
+		limit = workflows.DefaultTurnTimeout(0)
+	}
 	opts := client.StartWorkflowOptions{
-		ID:        workflows.TurnWorkflowID(turn.ID),
-		TaskQueue: workflows.TaskQueue,
+		ID:                       workflows.TurnWorkflowID(turn.ID),
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowExecutionTimeout: limit + workflows.TurnTimeoutGrace,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SpaceIDKey.ValueSet(turn.SpaceID),
 			workflows.ConversationIDKey.ValueSet(turn.ConversationID),

@@ -197,13 +197,24 @@ func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, erro
 }
 
 // SetTurnStatus records a running turn's status and step; a finished turn
-// is left as it is.
+// is left as it is. The change is announced on the person's activity
+// stream in the same transaction.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
-	err := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
-		Updates(map[string]any{"status": string(status), "step": step, "updated_at": s.now()}).Error
+	var personID string
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
+			Updates(map[string]any{"status": string(status), "step": step, "updated_at": s.now()})
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		var err error
+		personID, err = s.WithDB(tx).announceTurn(ctx, id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)
 	}
+	wakeActivity(personID)
 	return nil
 }
 
@@ -259,6 +270,7 @@ type Ending struct {
 // returned.
 func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
 	var out Turn
+	announced := false
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		var r models.Turn
 		if err := tx.Take(&r, "id = ?", turnID).Error; err != nil {
@@ -283,10 +295,19 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 			return err
 		}
 		out = toTurn(r)
-		return nil
+		// The top bar follows, in this transaction: the turn ends, and
+		// writes it held appear as waiting for Apply.
+		if _, err := s.WithDB(tx).announceTurn(ctx, turnID); err != nil {
+			return err
+		}
+		announced = true
+		return s.WithDB(tx).announceHeld(ctx, r)
 	})
 	if err != nil {
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
+	}
+	if announced {
+		wakeActivity(out.PersonID)
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"hub/apps"
 	"hub/assistant"
 	"hub/llm"
+	"hub/workflows"
 )
 
 // Config is everything a Hub process is configured with.
@@ -33,6 +34,10 @@ type Config struct {
 	// ContextTokens overrides the model's context window
 	// (HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model).
 	ContextTokens int
+	// TurnTimeout bounds a whole turn's wall time (HUB_TURN_TIMEOUT;
+	// default 8 × the model timeout + 10 minutes, see
+	// workflows.DefaultTurnTimeout).
+	TurnTimeout time.Duration
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests. A
@@ -78,6 +83,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	c.Model = m
+	c.TurnTimeout = workflows.DefaultTurnTimeout(m.Timeout)
+	if v := getenv("HUB_TURN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Minute || d > 48*time.Hour {
+			return Config{}, fmt.Errorf("HUB_TURN_TIMEOUT: want a duration from 1m to 48h, like 2h10m, not %q", v)
+		}
+		c.TurnTimeout = d
+	}
 	return c, nil
 }
 

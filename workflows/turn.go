@@ -45,6 +45,9 @@ type turn struct {
 
 	// Run control, set by the stop/pause/resume signals.
 	stopping, paused bool
+	// expired is set when the turn passed its wall-time bound (limit).
+	expired bool
+	limit   time.Duration
 	// cancelModel cancels the model call in flight, if any.
 	cancelModel workflow.CancelFunc
 }
@@ -93,6 +96,7 @@ func (t *turn) interrupt() {
 
 func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 	t.setStatus(ctx, "working", 0)
+	t.startWallClock(ctx)
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareTurn, activities.TurnRef{TurnID: t.in.TurnID}).Get(ctx, &t.plan); err != nil {
 		code, msg := CodeFailed, "The assistant could not start this turn. Retry it."
 		var ae *temporal.ApplicationError
@@ -113,14 +117,18 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 		if t.stopping {
 			return t.finish(ctx, "stopped", "", "")
 		}
+		if t.expired {
+			return t.finish(ctx, "error", CodeTimeout, t.expiredMessage())
+		}
 		if t.paused {
 			// A paused turn waits here, holding no worker slot, until it is
-			// resumed or stopped; the interrupted model call then runs again.
+			// resumed or stopped (or passes its wall-time bound); the
+			// interrupted model call then runs again.
 			t.persistStatus(ctx, "paused", step)
-			if err := workflow.Await(ctx, func() bool { return !t.paused || t.stopping }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return !t.paused || t.stopping || t.expired }); err != nil {
 				return TurnResult{}, err
 			}
-			if !t.stopping {
+			if !t.stopping && !t.expired {
 				t.persistStatus(ctx, "working", step)
 			}
 			continue
@@ -189,12 +197,12 @@ func (t *turn) interrupted(ctx workflow.Context, err error) bool {
 	if !temporal.IsCanceledError(err) && !fast {
 		return false
 	}
-	if !t.stopping && !t.paused {
-		if _, werr := workflow.AwaitWithTimeout(ctx, 10*time.Second, func() bool { return t.stopping || t.paused }); werr != nil {
+	if !t.stopping && !t.paused && !t.expired {
+		if _, werr := workflow.AwaitWithTimeout(ctx, 10*time.Second, func() bool { return t.stopping || t.paused || t.expired }); werr != nil {
 			return false
 		}
 	}
-	return t.stopping || t.paused
+	return t.stopping || t.paused || t.expired
 }
 
 // persistStatus records a running state the top bar shows.
@@ -253,6 +261,88 @@ func TimeoutMessage(model string, limit time.Duration) string {
 		n, unit = int(limit/time.Second), "seconds"
 	}
 	return fmt.Sprintf("%s did not answer within %d %s, so I stopped waiting. Ask again, or try a narrower question.", model, n, unit)
+}
+
+// TurnTimeoutGrace is how much longer than its wall-time bound a turn's
+// workflow may run. The api sets WorkflowExecutionTimeout to the bound
+// plus this; the turn's own timer fires at the bound and ends the turn as
+// an error with code timeout, saving its ending (which a hard execution
+// timeout would not). The grace covers a model call finishing its
+// cancellation (up to a heartbeat) and FinishTurn.
+const TurnTimeoutGrace = 2 * time.Minute
+
+// DefaultTurnTimeout is a whole turn's wall-time bound when
+// HUB_TURN_TIMEOUT is not set: every model step at the model's limit
+// (MaxSteps × HUB_MODEL_TIMEOUT, 0 meaning its 15-minute default) plus 10
+// minutes for tool calls and pauses. 8 × 15 min + 10 min = 130 minutes.
+func DefaultTurnTimeout(modelTimeout time.Duration) time.Duration {
+	if modelTimeout <= 0 {
+		modelTimeout = 15 * time.Minute
+	}
+	return time.Duration(activities.MaxSteps)*modelTimeout + 10*time.Minute
+}
+
+// wallClock is the version from which a turn races a timer to its
+// wall-time bound; turns recorded before it replay without the timer.
+const wallClock = 1
+
+// startWallClock starts the timer that ends the turn at its wall-time
+// bound (the workflow's execution timeout less TurnTimeoutGrace, counted
+// from the workflow's start, so time spent queued counts). When it fires,
+// the model call in flight is cancelled like on Stop (its streamed text is
+// kept) and a tool call already running finishes; the loop then ends the
+// turn. A turn started without an execution timeout has no bound.
+func (t *turn) startWallClock(ctx workflow.Context) {
+	if workflow.GetVersion(ctx, "turn-wall-clock", workflow.DefaultVersion, wallClock) == workflow.DefaultVersion {
+		return
+	}
+	info := workflow.GetInfo(ctx)
+	if info.WorkflowExecutionTimeout <= TurnTimeoutGrace {
+		return
+	}
+	t.limit = info.WorkflowExecutionTimeout - TurnTimeoutGrace
+	left := info.WorkflowStartTime.Add(t.limit).Sub(workflow.Now(ctx))
+	if left <= 0 {
+		t.expired = true
+		return
+	}
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		if err := workflow.NewTimer(ctx, left).Get(ctx, nil); err == nil {
+			t.expired = true
+			t.interrupt()
+		}
+	})
+}
+
+// expiredMessage is what the chat shows for a turn past its bound.
+func (t *turn) expiredMessage() string {
+	if t.paused {
+		return fmt.Sprintf("This turn stayed paused past its time limit of %s, so it ended. Ask again to continue.", spell(t.limit))
+	}
+	return fmt.Sprintf("This turn ran past its time limit of %s, so I stopped it. What was written so far is kept; ask again, or split the request into smaller ones.", spell(t.limit))
+}
+
+// spell says a duration the way people do: "2 hours 10 minutes", "45
+// minutes", "30 seconds".
+func spell(d time.Duration) string {
+	unit := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	if d < time.Minute {
+		return unit(int(d.Round(time.Second)/time.Second), "second")
+	}
+	d = d.Round(time.Minute)
+	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case h == 0:
+		return unit(m, "minute")
+	case m == 0:
+		return unit(h, "hour")
+	}
+	return unit(h, "hour") + " " + unit(m, "minute")
 }
 
 // localCtx runs short, idempotent database work as local activities: no

@@ -127,7 +127,7 @@ func (a *app) runWorker(ctx context.Context, c client.Client) error {
 func (a *app) serveAPI(ctx context.Context, ln net.Listener, c client.Client) error {
 	srv := &http.Server{
 		Handler: api.New(api.Deps{DB: a.db, Hub: a.hub, Chat: a.chat, Frames: a.frames, Temporal: c,
-			CORSOrigins: a.cfg.CORSOrigins, Interrupts: a.interrupts}),
+			CORSOrigins: a.cfg.CORSOrigins, Interrupts: a.interrupts, TurnTimeout: a.cfg.TurnTimeout}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	g, gctx := errgroup.WithContext(ctx)
