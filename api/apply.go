@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -82,21 +83,20 @@ func (s *Server) apply(c *gin.Context) {
 	// Whatever the Apply did, the top bar follows.
 	defer s.announceApply(ctx, req.MessageID)
 	id := workflows.ApplyWorkflowID(req.MessageID)
-	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-	}, workflows.Apply, workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID})
-	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-		StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.ApplyUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
-			Args: []any{workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}}},
-	})
-	if err != nil {
-		respondError(c, applyError(err))
-		return
-	}
+	in := workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID}
+	ar := workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}
 	var res workflows.ApplyResult
-	if err := h.Get(ctx, &res); err != nil {
+	// A transient failure of the workflow service (seen under 50 requests
+	// at once) is tried again: an Apply is idempotent, its receipts are in
+	// the database.
+	for attempt := 1; ; attempt++ {
+		err = s.applyOnce(ctx, id, in, ar, &res)
+		if err == nil || attempt == 4 || !transient(err) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
+	}
+	if err != nil {
 		respondError(c, applyError(err))
 		return
 	}
@@ -125,4 +125,31 @@ func applyError(err error) error {
 		return unavailable("Hub could not reach its workflow service to apply these changes. Nothing new was applied; try again in a moment.")
 	}
 	return fmt.Errorf("apply: %w", err)
+}
+
+// applyOnce runs one Update-with-Start of the message's Apply workflow and
+// waits for its receipts.
+func (s *Server) applyOnce(ctx context.Context, id string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
+	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, workflows.Apply, in)
+	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.ApplyUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
+			Args: []any{req}},
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, res)
+}
+
+// transient tells a workflow-service failure worth one more try.
+func transient(err error) bool {
+	var unav *serviceerror.Unavailable
+	var internal *serviceerror.Internal
+	var exhausted *serviceerror.ResourceExhausted
+	var aborted *serviceerror.Aborted
+	return errors.As(err, &unav) || errors.As(err, &internal) || errors.As(err, &exhausted) || errors.As(err, &aborted)
 }
