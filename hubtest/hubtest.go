@@ -17,12 +17,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
 
 	"hub/activities"
 	"hub/api"
@@ -63,6 +65,8 @@ type Options struct {
 	ContextTokens int
 	// Fault fails an Apply activity at a named point (activities.Fault*).
 	Fault func(point string) error
+	// TurnTimeout bounds a whole turn's wall time (0: the default).
+	TurnTimeout time.Duration
 }
 
 // Stack is a running Hub.
@@ -79,6 +83,10 @@ type Stack struct {
 	// Chat and Activities let benchmarks run the turn loop without Temporal.
 	Chat       *chat.Store
 	Activities *activities.Activities
+
+	dbURL    string
+	workerMu sync.Mutex
+	worker   sdkworker.Worker // nil while stopped
 }
 
 // Start runs a Hub for the test.
@@ -102,7 +110,7 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 
-	s := &Stack{DB: db, Hub: hub.NewService(db), Temporal: c, HTTP: &http.Client{}}
+	s := &Stack{DB: db, Hub: hub.NewService(db), Temporal: c, HTTP: &http.Client{}, dbURL: url}
 	mcfg := llm.Config{Model: "fakemodel", Timeout: o.ModelTimeout}
 	if !o.NoModel {
 		s.Model = fakemodel.New(o.Script)
@@ -126,11 +134,11 @@ func Start(t testing.TB, o Options) *Stack {
 	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Fault: o.Fault, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
-	w := worker.New(c, acts, worker.Options{})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	s.StartWorker(t)
+	t.Cleanup(s.StopWorker)
 
-	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins, Interrupts: interrupts}))
+	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
+		TurnTimeout: o.TurnTimeout}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 
@@ -318,3 +326,127 @@ func (s *Stack) AwaitStatus(t testing.TB, turnID string) map[string]any {
 	}, time.Minute, 20*time.Millisecond)
 	return last
 }
+
+// StartWorker starts a worker for the stack's task queue (Start starts
+// one); with StopWorker it stands for a worker process being replaced.
+func (s *Stack) StartWorker(t testing.TB) {
+	t.Helper()
+	s.workerMu.Lock()
+	defer s.workerMu.Unlock()
+	require.Nil(t, s.worker, "a worker is running already")
+	w := worker.New(s.Temporal, s.Activities, worker.Options{})
+	require.NoError(t, w.Start())
+	s.worker = w
+}
+
+// StopWorker stops the running worker, as a deploy or a crash of the
+// worker process would: the model call it runs is cut off (its context
+// ends) and the activity is retried on whatever worker polls next. It
+// does nothing when no worker runs.
+func (s *Stack) StopWorker() {
+	s.workerMu.Lock()
+	defer s.workerMu.Unlock()
+	if s.worker != nil {
+		s.worker.Stop()
+		s.worker = nil
+	}
+}
+
+// API is a further api server over the stack's database and Temporal, as
+// another api process would be: its own connection pool and frame bus, no
+// in-process interrupts.
+type API struct {
+	URL    string
+	srv    *httptest.Server
+	frames *stream.Bus
+	once   sync.Once
+}
+
+// StartAPI starts another api server; it stops at test cleanup or on Kill.
+func (s *Stack) StartAPI(t testing.TB) *API {
+	t.Helper()
+	db := dbtest.Open(t, s.dbURL)
+	frames := stream.NewBus(db)
+	a := &API{frames: frames}
+	a.srv = httptest.NewServer(api.New(api.Deps{DB: db, Hub: hub.NewService(db), Chat: chat.NewStore(db), Frames: frames, Temporal: s.Temporal}))
+	a.URL = a.srv.URL
+	t.Cleanup(a.Kill)
+	return a
+}
+
+// Kill ends the api server the way a crash does: every connection is cut
+// where it is (an SSE client sees its stream break, not end), then the
+// server and its bus stop.
+func (a *API) Kill() {
+	a.once.Do(func() {
+		a.srv.CloseClientConnections()
+		a.srv.Close()
+		a.frames.Close()
+	})
+}
+
+// EventStream is an open Server-Sent Events response, read event by event,
+// for tests that need more than Stream: a stream that breaks, one that
+// never sends done (the activity stream), a server other than the stack's.
+type EventStream struct {
+	resp *http.Response
+	sc   *bufio.Scanner
+}
+
+// OpenEvents opens the SSE endpoint at url, sending token as the bearer
+// token and lastEventID as Last-Event-ID (each unless ""). It stops
+// reading when ctx ends; Close it when done.
+func (s *Stack) OpenEvents(ctx context.Context, t testing.TB, url, token, lastEventID string) *EventStream {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	resp, err := s.HTTP.Do(req)
+	require.NoError(t, err)
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
+	}
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	return &EventStream{resp: resp, sc: bufio.NewScanner(resp.Body)}
+}
+
+// Next returns the next event, or an error when the stream breaks or
+// ends (io.EOF) first.
+func (e *EventStream) Next() (Event, error) {
+	var cur Event
+	for e.sc.Scan() {
+		line := e.sc.Text()
+		switch {
+		case line == "":
+			if cur.Type != "" {
+				return cur, nil
+			}
+		case strings.HasPrefix(line, "id: "):
+			n, err := strconv.ParseInt(line[4:], 10, 64)
+			if err != nil {
+				return Event{}, err
+			}
+			cur.ID = n
+		case strings.HasPrefix(line, "event: "):
+			cur.Type = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			if err := json.Unmarshal([]byte(line[6:]), &cur.Data); err != nil {
+				return Event{}, err
+			}
+		}
+	}
+	if err := e.sc.Err(); err != nil {
+		return Event{}, err
+	}
+	return Event{}, io.EOF
+}
+
+// Close ends the request.
+func (e *EventStream) Close() { _ = e.resp.Body.Close() }
