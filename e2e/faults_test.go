@@ -239,7 +239,7 @@ func TestPauseWhileAWriteCommitsLetsItFinishThenWaits(t *testing.T) {
 
 func TestTurnPastItsWallTimeEndsAsTimeout(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText), TurnTimeout: 2 * time.Second})
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText), TurnTimeout: 4 * time.Second})
 	st := s.Ask(t, s.Conversation(t), "tell me a long story")
 	s.Stream(t, st.StreamURL, 0, 3)
 	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/pause", nil)
@@ -250,7 +250,7 @@ func TestTurnPastItsWallTimeEndsAsTimeout(t *testing.T) {
 	errFrame := events[len(events)-2]
 	require.Equal(t, "error", errFrame.Type)
 	require.Equal(t, "timeout", errFrame.Data["code"])
-	require.Equal(t, "This turn stayed paused past its time limit of 2 seconds, so it ended. Ask again to continue.", errFrame.Data["message"])
+	require.Equal(t, "This turn stayed paused past its time limit of 4 seconds, so it ended. Ask again to continue.", errFrame.Data["message"])
 	turn := s.AwaitStatus(t, st.TurnID)
 	require.Equal(t, "timeout", turn["error"].(map[string]any)["code"])
 }
