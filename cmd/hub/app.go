@@ -71,6 +71,7 @@ func openApp(ctx context.Context, cfg config.Config) (*app, error) {
 }
 
 func (a *app) close() {
+	a.frames.Close()
 	a.apps.Close()
 	_ = a.db.Close()
 }
@@ -139,6 +140,9 @@ func (a *app) serveAPI(ctx context.Context, ln net.Listener, c client.Client) er
 	})
 	g.Go(func() error {
 		<-gctx.Done()
+		// Ending the SSE streams (Follow returns) lets Shutdown drain at
+		// once; their clients resume with Last-Event-ID elsewhere.
+		a.frames.Close()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		return srv.Shutdown(sctx)
