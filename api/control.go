@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"context"
 	"errors"
 	"fmt"
@@ -58,7 +59,12 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	}
 	status := controlStatus[signal]
 	if signal != workflows.ResumeSignal {
+		// The fast path beside the durable signal: close the model call now,
+		// in this process and (over the frame bus) in the worker running it.
 		s.Interrupts.Interrupt(t.ID)
+		if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
+			slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
+		}
 	}
 	if err := s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step); err != nil {
 		return "", err

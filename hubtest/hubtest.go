@@ -126,6 +126,9 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(poster.Close)
 	interrupts := stream.NewInterrupts()
+	// As in hub worker: Stop and Pause announced by any api process close
+	// this worker's model calls at once.
+	frames.OnInterrupt(interrupts.Interrupt)
 	reg, books, err := assistant.NewRegistry(poster)
 	require.NoError(t, err)
 	for _, d := range o.ExtraTools {

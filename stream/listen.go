@@ -106,6 +106,9 @@ func (b *Bus) listenOnce(ctx context.Context, connected func()) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
 		return fmt.Errorf("frames listener: listen: %w", err)
 	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{InterruptChannel}.Sanitize()); err != nil {
+		return fmt.Errorf("frames listener: listen: %w", err)
+	}
 	connected()
 	if b.hooks.listening != nil {
 		b.hooks.listening(conn.PgConn().PID())
@@ -132,6 +135,13 @@ func (b *Bus) listenOnce(ctx context.Context, connected func()) error {
 			}
 		case err != nil:
 			return fmt.Errorf("frames listener: wait: %w", err)
+		case n.Channel == InterruptChannel:
+			b.mu.Lock()
+			fn := b.onInterrupt
+			b.mu.Unlock()
+			if fn != nil {
+				fn(n.Payload)
+			}
 		default:
 			origin, turnID, ok := strings.Cut(n.Payload, " ")
 			if ok && origin != b.origin {

@@ -262,3 +262,29 @@ func TestNoListenerOnSQLite(t *testing.T) {
 	done := f.publishN(t, turn.ID, 2)
 	require.Equal(t, seqRange(1, done), follow(t, bus, turn.ID, 0))
 }
+
+// TestInterruptsReachOtherProcesses: Stop or Pause announced through one
+// Bus reaches the interrupt handler of another Bus on the same database
+// (the worker process running the model call).
+func TestInterruptsReachOtherProcesses(t *testing.T) {
+	url := dbtest.Postgres(t)
+	db := dbtest.Open(t, url)
+	worker, api := stream.NewBus(db), stream.NewBus(db)
+	t.Cleanup(worker.Close)
+	t.Cleanup(api.Close)
+	got := make(chan string, 4)
+	worker.OnInterrupt(func(turnID string) int { got <- turnID; return 1 })
+	// The listener starts asynchronously: announce until it hears one.
+	deadline := time.After(30 * time.Second)
+	for {
+		require.NoError(t, api.AnnounceInterrupt(t.Context(), "turn_x"))
+		select {
+		case id := <-got:
+			require.Equal(t, "turn_x", id)
+			return
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("the interrupt never arrived")
+		}
+	}
+}

@@ -80,6 +80,8 @@ type Bus struct {
 	stop      context.CancelFunc
 	ctx       context.Context // the listener's and shared reads'; cancelled by Close
 	wg        sync.WaitGroup  // the listener and shared reads
+	// onInterrupt receives the turns other processes stopped or paused.
+	onInterrupt func(turnID string) int
 }
 
 // NewBus returns a Bus over db. Call Close when done with it.

@@ -100,6 +100,9 @@ func (a *app) activities() *activities.Activities {
 
 // runWorker runs the Temporal worker and the frame sweeper until ctx ends.
 func (a *app) runWorker(ctx context.Context, c client.Client) error {
+	// Stop and Pause sent to any api process close this worker's model
+	// calls at once.
+	a.frames.OnInterrupt(a.interrupts.Interrupt)
 	w := worker.New(c, a.activities(), worker.Options{})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
