@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -60,12 +58,7 @@ func (s *Server) agentStream(c *gin.Context) {
 		snapshot.Snapshot = true
 	}
 
-	h := c.Writer.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	c.Status(http.StatusOK)
+	startSSE(c)
 	if !resume {
 		if err := writeEvent(c, after, snapshot); err != nil {
 			return
@@ -74,53 +67,16 @@ func (s *Server) agentStream(c *gin.Context) {
 	c.Writer.Flush()
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	closing := busClosing(ctx, s.Frames)
-	keep := time.NewTicker(sseKeepAlive)
-	defer keep.Stop()
-	frames := make(chan chat.ActivityFrame)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- s.Chat.FollowActivity(ctx, personID, after, func(f chat.ActivityFrame) error {
-			select {
-			case frames <- f:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	// end stops the follower and the shutdown watch, and waits for both.
-	end := func() {
+	defer func() {
 		cancel()
-		<-errc
 		<-closing
-	}
-	for {
-		select {
-		case f := <-frames:
-			if err := writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Activity)}); err != nil {
-				end()
-				return
-			}
-			c.Writer.Flush()
-		case <-keep.C:
-			if _, err := fmt.Fprint(c.Writer, ": keep-alive\n\n"); err != nil {
-				end()
-				return
-			}
-			c.Writer.Flush()
-		case <-closing:
-			// The process is shutting down: the client reconnects to
-			// another one with Last-Event-ID.
-			end()
-			return
-		case <-errc:
-			cancel()
-			<-closing
-			return
-		}
-	}
+	}()
+	pumpSSE(ctx, c, closing, func(ctx context.Context, emit func(chat.ActivityFrame) error) error {
+		return s.Chat.FollowActivity(ctx, personID, after, emit)
+	}, func(f chat.ActivityFrame) error {
+		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Activity)})
+	})
 }
 
 // announceApply tells the person's activity stream where a reply's Apply

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -50,48 +49,12 @@ func (s *Server) streamTurn(c *gin.Context) {
 		after = n
 	}
 
-	h := c.Writer.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	c.Status(http.StatusOK)
+	startSSE(c)
 	c.Writer.Flush()
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	keep := time.NewTicker(sseKeepAlive)
-	defer keep.Stop()
-	frames := make(chan stream.Frame)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- s.Frames.Follow(ctx, turnID, after, func(f stream.Frame) error {
-			select {
-			case frames <- f:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	for {
-		select {
-		case f := <-frames:
-			if _, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data); err != nil {
-				cancel()
-				<-errc
-				return
-			}
-			c.Writer.Flush()
-		case <-keep.C:
-			if _, err := fmt.Fprint(c.Writer, ": keep-alive\n\n"); err != nil {
-				cancel()
-				<-errc
-				return
-			}
-			c.Writer.Flush()
-		case <-errc:
-			return
-		}
-	}
+	pumpSSE(ctx, c, nil, func(ctx context.Context, emit func(stream.Frame) error) error {
+		return s.Frames.Follow(ctx, turnID, after, emit)
+	}, func(f stream.Frame) error {
+		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)
+		return err
+	})
 }
