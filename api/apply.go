@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -85,17 +86,25 @@ func (s *Server) apply(c *gin.Context) {
 	id := workflows.ApplyWorkflowID(req.MessageID)
 	in := workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID}
 	ar := workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}
-	var res workflows.ApplyResult
-	// A transient failure of the workflow service (seen under 50 requests
-	// at once) is tried again: an Apply is idempotent, its receipts are in
-	// the database.
-	for attempt := 1; ; attempt++ {
-		err = s.applyOnce(ctx, id, in, ar, &res)
-		if err == nil || attempt == 4 || !transient(err) || ctx.Err() != nil {
-			break
+	// Identical requests for one message in flight in this process share
+	// one Update-with-Start (a double click, a retrying client): one
+	// workflow update instead of many. Across processes the workflow
+	// itself applies once.
+	key, _ := json.Marshal([]any{id, in.PersonID, ar})
+	v, err, _ := s.applies.Do(string(key), func() (any, error) {
+		var res workflows.ApplyResult
+		var err error
+		// A transient failure of the workflow service is tried again: an
+		// Apply is idempotent, its receipts are in the database.
+		for attempt := 1; ; attempt++ {
+			err = s.applyOnce(context.WithoutCancel(ctx), id, in, ar, &res)
+			if err == nil || attempt == 4 || !transient(err) {
+				return res, err
+			}
+			time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
 		}
-		time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
-	}
+	})
+	res, _ := v.(workflows.ApplyResult)
 	if err != nil {
 		respondError(c, applyError(err))
 		return

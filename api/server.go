@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.temporal.io/sdk/client"
+	"golang.org/x/sync/singleflight"
 
 	"hub/chat"
 	"hub/hub"
@@ -54,6 +55,8 @@ type Deps struct {
 // Server is Hub's HTTP api.
 type Server struct {
 	Deps
+	// applies joins identical Apply requests in flight (see apply).
+	applies singleflight.Group
 	metrics *metrics
 	routes  []route
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,7 +102,12 @@ func Start(t testing.TB, o Options) *Stack {
 	}
 	db := dbtest.Open(t, url)
 
-	ts, err := temporal.Start(ctx, temporal.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributes()})
+	// The Temporal server keeps its data in a SQLite file, as in `hub dev`:
+	// under many concurrent requests the in-memory (shared-cache) database
+	// let a history read see a half-written batch ("premature end of
+	// stream").
+	ts, err := temporal.Start(ctx, temporal.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributes(),
+		DatabaseFile: filepath.Join(t.TempDir(), "temporal.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ts.Stop() })
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
