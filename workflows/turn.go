@@ -202,7 +202,9 @@ func (t *turn) interrupted(ctx workflow.Context, err error) bool {
 			return false
 		}
 	}
-	return t.stopping || t.paused || t.expired
+	// Still neither stopping nor paused: the person paused and resumed
+	// before the interrupted call reported. The call runs again.
+	return true
 }
 
 // persistStatus records a running state the top bar shows.
