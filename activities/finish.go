@@ -69,3 +69,18 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
 	return a.Chat.SetTurnStatus(ctx, in.TurnID, chat.Status(in.Status), in.Step)
 }
+
+// InterruptWhenStopped is what a worker does with an interrupt announced
+// from another process: close the turn's model calls here, if the turn is
+// stopping or paused now. Announcements arrive late; one that arrives
+// after a Resume must not close the call the Resume started. (A function,
+// not a method: every method of Activities is registered as an activity.)
+func InterruptWhenStopped(chats *chat.Store, interrupts *stream.Interrupts) func(turnID string) int {
+	return func(turnID string) int {
+		t, err := chats.GetTurn(context.Background(), turnID)
+		if err != nil || (t.Status != chat.StatusStopping && t.Status != chat.StatusPaused) {
+			return 0
+		}
+		return interrupts.Interrupt(turnID)
+	}
+}

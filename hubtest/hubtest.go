@@ -132,9 +132,6 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(poster.Close)
 	interrupts := stream.NewInterrupts()
-	// As in hub worker: Stop and Pause announced by any api process close
-	// this worker's model calls at once.
-	frames.OnInterrupt(interrupts.Interrupt)
 	reg, books, err := assistant.NewRegistry(poster)
 	require.NoError(t, err)
 	for _, d := range o.ExtraTools {
@@ -143,6 +140,10 @@ func Start(t testing.TB, o Options) *Stack {
 	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Fault: o.Fault, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
+	// As in hub worker: Stop and Pause announced by any api process close
+	// this worker's model calls at once (if the turn is still stopped or
+	// paused when the announcement arrives).
+	frames.OnInterrupt(activities.InterruptWhenStopped(chats, interrupts))
 	s.StartWorker(t)
 	t.Cleanup(s.StopWorker)
 

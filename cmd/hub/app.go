@@ -102,8 +102,9 @@ func (a *app) activities() *activities.Activities {
 func (a *app) runWorker(ctx context.Context, c client.Client) error {
 	// Stop and Pause sent to any api process close this worker's model
 	// calls at once.
-	a.frames.OnInterrupt(a.interrupts.Interrupt)
-	w := worker.New(c, a.activities(), worker.Options{})
+	acts := a.activities()
+	a.frames.OnInterrupt(activities.InterruptWhenStopped(a.chat, a.interrupts))
+	w := worker.New(c, acts, worker.Options{})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
