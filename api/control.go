@@ -58,6 +58,11 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 		return "", unavailable("Hub could not reach its workflow service; try again in a moment.")
 	}
 	status := controlStatus[signal]
+	// The status first: a worker acts on an announced interrupt only while
+	// the turn reads stopping or paused.
+	if err := s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step); err != nil {
+		return "", err
+	}
 	if signal != workflows.ResumeSignal {
 		// The fast path beside the durable signal: close the model call now,
 		// in this process and (over the frame bus) in the worker running it.
@@ -65,9 +70,6 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 		if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
 			slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
 		}
-	}
-	if err := s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step); err != nil {
-		return "", err
 	}
 	return status, nil
 }
