@@ -153,10 +153,6 @@ func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.To
 	return ToolOutcome{Status: o.Status, ErrorCode: o.ErrorCode}, nil
 }
 
-// HeldNote is what the model reads for a held write: it was proposed, not
-// done, so the reply must say so.
-const HeldNote = assistant.HeldWriteNote
-
 func outcomeOf(res tools.Result, terr *tools.Error, settings hub.Settings) chat.Outcome {
 	if terr != nil {
 		return chat.Outcome{Status: chat.CallFailed, Result: tools.ErrorText(terr), ErrorCode: terr.Code, ErrorMessage: terr.Message}
@@ -167,7 +163,7 @@ func outcomeOf(res tools.Result, terr *tools.Error, settings hub.Settings) chat.
 			heldFor = chat.HeldForNeedsMe
 		}
 		return chat.Outcome{Status: chat.CallHeld, Summary: res.Summary, Input: string(res.Input), HeldFor: heldFor,
-			Result: tools.ModelText(tools.Result{Summary: res.Summary, Data: map[string]any{"held": true, "note": HeldNote}}, tools.MaxResultChars)}
+			Result: tools.ModelText(tools.Result{Summary: res.Summary, Data: map[string]any{"held": true, "note": assistant.HeldWriteNote}}, tools.MaxResultChars)}
 	}
 	refs := res.Refs
 	if len(refs) > maxCallRefs {

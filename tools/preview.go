@@ -23,21 +23,18 @@ func (d *Definition) Preview(ctx context.Context, env Env, input json.RawMessage
 func ReadablePreview(tool string, input json.RawMessage, known map[string]string) string {
 	var v any
 	if err := json.Unmarshal(input, &v); err != nil {
-		return action(tool)
+		return Action(tool)
 	}
 	parts := describe(v, known)
 	if parts == "" {
-		return action(tool)
+		return Action(tool)
 	}
-	return action(tool) + ": " + parts
+	return Action(tool) + ": " + parts
 }
 
 // Action names what a tool does, for people: "hub_create_tasks" is
 // "Create tasks".
-func Action(tool string) string { return action(tool) }
-
-// action turns "hub_create_tasks" into "Create tasks".
-func action(tool string) string {
+func Action(tool string) string {
 	words := strings.Split(tool, "_")
 	if len(words) > 1 && (words[0] == "hub" || words[0] == "apps") {
 		words = words[1:]
