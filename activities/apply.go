@@ -72,6 +72,7 @@ type ApplyOutsideInput struct {
 // ApplyReceipt is a receipt as the Apply answer carries it.
 type ApplyReceipt struct {
 	CallID       string
+	SpaceID      string
 	Tool         string
 	Status       string
 	Summary      string
@@ -343,7 +344,7 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 		case status == chat.ReceiptSending:
 			status = chat.ReceiptUnknown
 		}
-		rc := ApplyReceipt{CallID: c.ID, Tool: c.Tool, Status: status, Summary: r.Summary,
+		rc := ApplyReceipt{CallID: c.ID, SpaceID: c.SpaceID, Tool: c.Tool, Status: status, Summary: r.Summary,
 			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID}
 		if c.Tool == tools.RunWorkflowTool {
 			steps, err := a.Chat.WorkflowSteps(ctx, c.ID)

@@ -36,7 +36,11 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 		for _, c := range st.ToolCalls {
 			refs = append(refs, c.Refs...)
 			if c.Status == chat.CallHeld {
-				held = append(held, map[string]string{"callId": c.ID, "tool": c.Tool, "preview": c.Summary})
+				p := map[string]string{"callId": c.ID, "tool": c.Tool, "preview": c.Summary}
+				if c.SpaceID != "" {
+					p["spaceId"] = c.SpaceID // acts in another of the turn's spaces
+				}
+				held = append(held, p)
 			}
 		}
 	}

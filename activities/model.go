@@ -89,7 +89,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: a.Tools}
 	req := llm.Request{Messages: tr.Messages()}
 	if !in.ToolsOff {
-		req.Tools = assistant.ToolSchemas(a.Tools, rec.OfferedTools)
+		req.Tools = a.toolSchemas(turn, rec.OfferedTools)
 	}
 
 	// Text already shown in earlier steps is separated from this step's.

@@ -10,6 +10,7 @@ import (
 	"hub/assistant"
 	"hub/chat"
 	"hub/hub"
+	"hub/llm"
 	"hub/playbooks"
 	"hub/stream"
 )
@@ -51,7 +52,17 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	offer, err := a.buildOffer(ctx, turn, user, space.Role, settings, nil)
+	var spaces []hub.Space
+	if len(turn.Spaces) > 0 {
+		if spaces, err = a.turnSpaces(ctx, turn); err != nil {
+			return Plan{}, err
+		}
+	}
+	role, err := a.offerRole(ctx, turn, space.Role)
+	if err != nil {
+		return Plan{}, err
+	}
+	offer, err := a.buildOffer(ctx, turn, user, role, settings, nil)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -63,7 +74,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		}),
 		OfferedTools: offer.Tools,
 	}
-	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe}
+	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
 	guides := make([]assistant.Guide, len(offer.Guides))
 	for i, g := range offer.Guides {
 		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
@@ -71,7 +82,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	// The prompt must fit the model's window: history goes first, then
 	// guides; the person's message never.
 	fitted, report, err := assistant.Fit(assistant.NewBudget(rec.Model, a.ContextTokens), assistant.PromptParts{
-		Instructions: rec.Instructions, Tools: assistant.ToolSchemas(a.Tools, offer.Tools), Context: tc.Render(),
+		Instructions: rec.Instructions, Tools: a.toolSchemas(turn, offer.Tools), Context: tc.Render(),
 		Guides: guides, History: assistant.HistoryMessages(history, a.Tools), Message: user.Text,
 	})
 	if err != nil {
@@ -96,6 +107,16 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		return Plan{}, err
 	}
 	return Plan{Model: rec.Model, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
+}
+
+// toolSchemas are the offered tools as the model sees them: in a turn that
+// may act in several spaces, with the space argument.
+func (a *Activities) toolSchemas(turn chat.Turn, offered []string) []llm.Tool {
+	ts := assistant.ToolSchemas(a.Tools, offered)
+	if len(turn.Spaces) > 0 {
+		ts = assistant.CrossSpaceSchemas(ts, a.Tools)
+	}
+	return ts
 }
 
 func (a *Activities) modelName() string {

@@ -43,13 +43,32 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		return ToolOutcome{}, err
 	}
 
+	def, _ := a.Tools.Get(call.Tool) // nil for an unknown name, which dispatch explains
+	// The space the call acts in: the turn's, or one of the turn's others
+	// it names.
+	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, def, call.Arguments)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	if spaceErr != nil {
+		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, spaceErr, hub.Settings{})
+	}
 	// Access is checked again now, not trusted from when the turn started.
-	role, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID)
+	role, err := a.Hub.Access(ctx, turn.PersonID, spaceID)
 	if errors.Is(err, hub.ErrNotFound) {
 		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"), hub.Settings{})
 	}
 	if err != nil {
 		return ToolOutcome{}, err
+	}
+	if def != nil && def.NoSpace {
+		// A help tool offers what the turn may use in any of its spaces.
+		if role, err = a.offerRole(ctx, turn, role); err != nil {
+			return ToolOutcome{}, err
+		}
+	}
+	if spaceID != turn.SpaceID {
+		call.SpaceID = spaceID
 	}
 	settings, err := a.Hub.GetSettings(ctx, turn.PersonID)
 	if err != nil {
@@ -59,11 +78,10 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	env := tools.Env{Hub: a.Hub, Actor: hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}, SpaceID: turn.SpaceID,
+	env := tools.Env{Hub: a.Hub, Actor: hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}, SpaceID: spaceID,
 		Role: role, Settings: settings, CallID: call.ID, Known: known}
-	tc := tools.Call{Name: call.Tool, Arguments: call.Arguments, Offered: rec.OfferedTools}
-	def, ok := a.Tools.Get(call.Tool)
-	if !ok || !def.IsWrite || def.OutsideTransaction || def.Holds(settings) || !slices.Contains(rec.OfferedTools, call.Tool) {
+	tc := tools.Call{Name: call.Tool, Arguments: arguments, Offered: rec.OfferedTools}
+	if def == nil || !def.IsWrite || def.OutsideTransaction || def.Holds(settings) || !slices.Contains(rec.OfferedTools, call.Tool) {
 		// Reads, held writes (nothing changes until Apply), and calls that
 		// fail in dispatch need no transaction.
 		res, terr := a.Tools.Dispatch(ctx, env, tc)
@@ -89,7 +107,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		if def.Undoable {
 			// One Undo group per write: the person can take back exactly
 			// the records this call changed.
-			gid, err := tx.NewUndoGroup(ctx, env.Actor, turn.SpaceID, tools.Action(def.Name))
+			gid, err := tx.NewUndoGroup(ctx, env.Actor, spaceID, tools.Action(def.Name))
 			if err != nil {
 				// The person may no longer write here: the call's answer.
 				terr = tools.AsError(err)
@@ -103,7 +121,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		}
 		res.Summary = assistant.Humanize(res.Summary, known)
 		o := outcomeOf(res, nil, settings)
-		o.UndoGroupID = undoGroup
+		o.UndoGroupID, o.SpaceID = undoGroup, call.SpaceID
 		won, err := a.Chat.WithDB(tx.DB()).CompleteToolCall(ctx, call.ID, o)
 		if err != nil {
 			return err
@@ -136,6 +154,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 // finishCall records a read's outcome or a failure and tells the stream.
 func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error, settings hub.Settings) (ToolOutcome, error) {
 	o := outcomeOf(res, terr, settings)
+	o.SpaceID = call.SpaceID
 	won, err := a.Chat.CompleteToolCall(ctx, call.ID, o)
 	if err != nil {
 		return ToolOutcome{}, err

@@ -30,6 +30,7 @@ type applyRequest struct {
 
 type receiptDTO struct {
 	CallID      string    `json:"callId"`
+	SpaceID     string    `json:"spaceId"`
 	Tool        string    `json:"tool"`
 	Status      string    `json:"status"`
 	Summary     string    `json:"summary,omitempty"`
@@ -111,7 +112,7 @@ func (s *Server) apply(c *gin.Context) {
 	}
 	out := make([]receiptDTO, len(res.Receipts))
 	for i, r := range res.Receipts {
-		out[i] = receiptDTO{CallID: r.CallID, Tool: r.Tool, Status: r.Status, Summary: r.Summary, UndoGroupID: r.UndoGroupID}
+		out[i] = receiptDTO{CallID: r.CallID, SpaceID: r.SpaceID, Tool: r.Tool, Status: r.Status, Summary: r.Summary, UndoGroupID: r.UndoGroupID}
 		if r.ErrorCode != "" || r.ErrorMessage != "" {
 			out[i].Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
 		}

@@ -19,6 +19,7 @@ const (
 	maxTitleChars   = 200
 	maxMessageChars = 20000
 	maxMentions     = 50
+	maxTurnSpaces   = 20
 	maxContextBytes = 64 << 10
 )
 
@@ -149,6 +150,8 @@ type proposalDTO struct {
 	Preview string `json:"preview"`
 	HeldFor string `json:"heldFor"`
 	Status  string `json:"status"`
+	// SpaceID is set when the call acts in another of its turn's spaces.
+	SpaceID string `json:"spaceId,omitempty"`
 }
 
 type errorDTO struct {
@@ -193,7 +196,7 @@ func toMessageDTO(m chat.Message) messageDTO {
 		}
 		d.ToolCalls = append(d.ToolCalls, t)
 		if tc.HeldFor != "" {
-			d.Proposals = append(d.Proposals, proposalDTO{CallID: tc.ID, Tool: tc.Tool, Preview: tc.Summary, HeldFor: tc.HeldFor, Status: tc.Status})
+			d.Proposals = append(d.Proposals, proposalDTO{CallID: tc.ID, Tool: tc.Tool, Preview: tc.Summary, HeldFor: tc.HeldFor, Status: tc.Status, SpaceID: tc.SpaceID})
 		}
 	}
 	return d

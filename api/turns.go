@@ -2,10 +2,12 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -27,6 +29,9 @@ type startTurnRequest struct {
 	Text     string           `json:"text"`
 	Mentions []mentionRequest `json:"mentions"`
 	Context  json.RawMessage  `json:"context"`
+	// Spaces are other spaces of the person the turn may act in besides
+	// the conversation's (docs/decisions.md, "Turns across spaces").
+	Spaces []string `json:"spaces"`
 }
 
 type turnStartedDTO struct {
@@ -53,6 +58,9 @@ func (s *Server) startTurn(c *gin.Context) {
 	case len(req.Mentions) > maxMentions:
 		respondError(c, badRequest("/mentions", fmt.Sprintf("at most %d mentions", maxMentions)))
 		return
+	case len(req.Spaces) > maxTurnSpaces:
+		respondError(c, badRequest("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", maxTurnSpaces)))
+		return
 	}
 	page := ""
 	if len(req.Context) > 0 && string(req.Context) != "null" {
@@ -75,6 +83,11 @@ func (s *Server) startTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
+	spaces, err := s.turnSpaces(c, conv.SpaceID, req.Spaces)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
 	mentions := make([]hub.Ref, 0, len(req.Mentions))
 	for i, m := range req.Mentions {
 		ref, err := s.Hub.ResolveRef(ctx, actor(c), conv.SpaceID, m.Kind, m.ID)
@@ -85,12 +98,37 @@ func (s *Server) startTurn(c *gin.Context) {
 		mentions = append(mentions, ref)
 	}
 	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
-		Mentions: mentions, PageContext: page})
+		Mentions: mentions, PageContext: page, Spaces: spaces})
 	if err != nil {
 		respondError(c, err)
 		return
 	}
 	s.launch(c, turn)
+}
+
+// turnSpaces checks the other spaces a turn may act in: each one the person
+// can open (any other is not found, at its place in the list). The
+// conversation's own space and repeats are left out.
+func (s *Server) turnSpaces(c *gin.Context, own string, ids []string) ([]string, error) {
+	out := []string{}
+	for i, id := range ids {
+		at := fmt.Sprintf("/spaces/%d", i)
+		if strings.TrimSpace(id) == "" {
+			return nil, badRequest(at, "a space id is required")
+		}
+		if id == own || slices.Contains(out, id) {
+			continue
+		}
+		if _, err := s.Hub.Access(c.Request.Context(), person(c).ID, id); err != nil {
+			var nf *hub.NotFoundError
+			if errors.As(err, &nf) {
+				return nil, &hub.NotFoundError{Kind: "space", ID: id, Path: at}
+			}
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
 }
 
 // atPath puts a mention's position in front of a domain error's path.
@@ -163,6 +201,8 @@ type turnDTO struct {
 	MessageID      string    `json:"messageId"`
 	ReplyMessageID string    `json:"replyMessageId"`
 	Usage          usageDTO  `json:"usage"`
+	// Spaces are the other spaces the turn may act in.
+	Spaces []string `json:"spaces"`
 }
 
 func (s *Server) getTurn(c *gin.Context) {
@@ -172,7 +212,7 @@ func (s *Server) getTurn(c *gin.Context) {
 		return
 	}
 	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID,
+		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces,
 		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
 	if t.ErrorCode != "" {
 		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}

@@ -27,6 +27,9 @@ type TurnContext struct {
 	Recipe string
 	// Guides are the playbooks the message preloads, as <guide> blocks.
 	Guides []Guide
+	// Spaces are the spaces a turn may act in, its conversation's first,
+	// when it may act in more than one.
+	Spaces []hub.Space
 }
 
 // Render writes the context block.
@@ -48,6 +51,12 @@ func (c TurnContext) Render() string {
 	}
 	if page := strings.TrimSpace(c.Page); page != "" && page != "{}" && page != "null" {
 		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
+	}
+	if len(c.Spaces) > 1 {
+		b.WriteString("Spaces you can act in (give a tool call \"space\" to act in one other than the first, this chat's):\n")
+		for _, s := range c.Spaces {
+			fmt.Fprintf(&b, "- %s (id %s, %s)\n", s.Name, s.ID, s.Role)
+		}
 	}
 	if c.Recipe != "" {
 		fmt.Fprintf(&b, "Recipe: %s\n", c.Recipe)

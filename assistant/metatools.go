@@ -79,7 +79,7 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 		return ok
 	}
 	howTo := tools.Define(tools.Spec{
-		Name: HowToTool, Area: "help",
+		Name: HowToTool, Area: "help", NoSpace: true,
 		Description: "Load a playbook: how to handle one kind of request, with its tools, which are then offered for the rest of this turn. Use it when the tools offered do not fit the request. Playbooks:\n" +
 			playbooks.Index(playbooks.Usable(all, registered)),
 	}, func(_ context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
@@ -110,7 +110,7 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 		return tools.Result{Summary: summary, Data: HowToData{Playbook: p.Name, Title: p.Title, Recipe: recipe, AddTools: add}}, nil
 	})
 	findTools := tools.Define(tools.Spec{
-		Name: FindToolsTool, Area: "help",
+		Name: FindToolsTool, Area: "help", NoSpace: true,
 		Description: fmt.Sprintf("Search every tool you may use by what it does, when none offered fits the request. Returns up to %d tools with a line each; they are then offered for the rest of this turn.", maxFoundTools),
 	}, func(_ context.Context, env tools.Env, in FindToolsInput) (tools.Result, error) {
 		var defs []*tools.Definition

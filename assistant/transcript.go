@@ -97,6 +97,20 @@ func ToolSchemas(reg *tools.Registry, names []string) []llm.Tool {
 	return out
 }
 
+// CrossSpaceSchemas adds the optional space argument to every tool that
+// acts in a space, for a turn that may act in several spaces. The turn's
+// context lists them.
+func CrossSpaceSchemas(ts []llm.Tool, reg *tools.Registry) []llm.Tool {
+	out := make([]llm.Tool, len(ts))
+	for i, t := range ts {
+		out[i] = t
+		if d, ok := reg.Get(t.Name); ok && !d.NoSpace {
+			out[i].Parameters = tools.WithSpaceArg(t.Parameters)
+		}
+	}
+	return out
+}
+
 // HistoryMessages renders earlier messages as the model reads them: as
 // written, a reply followed by the writes it made with their records' ids.
 func HistoryMessages(history []chat.Message, reg *tools.Registry) []llm.Message {

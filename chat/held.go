@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -25,10 +26,10 @@ func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]Held
 		models.ToolCall
 		ConversationID string
 		ReplyMessageID string
-		SpaceID        string
+		TurnSpaceID    string
 	}
 	err := s.q(ctx).Table("tool_calls").
-		Select("tool_calls.*, turns.conversation_id, turns.reply_message_id, turns.space_id").
+		Select("tool_calls.*, turns.conversation_id, turns.reply_message_id, turns.space_id AS turn_space_id").
 		Joins("JOIN turns ON turns.id = tool_calls.turn_id").
 		Where("turns.person_id = ? AND tool_calls.status = ? AND tool_calls.held_for = ?", personID, CallHeld, heldFor).
 		Order("tool_calls.created_at, tool_calls.id").Limit(500).Scan(&rows).Error
@@ -38,7 +39,7 @@ func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]Held
 	out := make([]HeldCall, len(rows))
 	for i, r := range rows {
 		out[i] = HeldCall{ToolCall: toToolCall(r.ToolCall), ConversationID: r.ConversationID,
-			MessageID: r.ReplyMessageID, SpaceID: r.SpaceID, CreatedAt: r.ToolCall.CreatedAt}
+			MessageID: r.ReplyMessageID, SpaceID: cmp.Or(r.SpaceID, r.TurnSpaceID), CreatedAt: r.ToolCall.CreatedAt}
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +61,7 @@ func (s *Store) Proposal(ctx context.Context, personID, conversationID, messageI
 	out := make([]HeldCall, len(rows))
 	for i, r := range rows {
 		out[i] = HeldCall{ToolCall: toToolCall(r), ConversationID: conversationID, MessageID: messageID,
-			SpaceID: turn.SpaceID, CreatedAt: r.CreatedAt}
+			SpaceID: cmp.Or(r.SpaceID, turn.SpaceID), CreatedAt: r.CreatedAt}
 	}
 	return out, nil
 }

@@ -51,6 +51,9 @@ type ToolCall struct {
 	Input          string    `json:"-"`
 	HeldFor        string    `json:"-"`
 	UndoGroupID    string    `json:"-"`
+	// SpaceID is the space the call acted in when it named one with its
+	// space argument; empty means its turn's space.
+	SpaceID string `json:"-"`
 }
 
 // Final tells whether the call has an outcome.
@@ -60,7 +63,7 @@ func toToolCall(r models.ToolCall) ToolCall {
 	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
 		Arguments: r.Arguments, Status: r.Status, Result: r.Result, Summary: r.Summary,
 		Refs: unmarshal[[]hub.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
-		Input: r.Input, HeldFor: r.HeldFor, UndoGroupID: r.UndoGroupID}
+		Input: r.Input, HeldFor: r.HeldFor, UndoGroupID: r.UndoGroupID, SpaceID: r.SpaceID}
 }
 
 // ToolCallID is the stable id of the idx-th call of a turn's step: a retried
@@ -175,6 +178,7 @@ type Outcome struct {
 	Input        string // a held call's prepared input
 	HeldFor      string // a held call's list
 	UndoGroupID  string // an immediate write's Undo group
+	SpaceID      string // the space the call named, if it named one
 }
 
 // CompleteToolCall records a pending call's outcome. It reports false when
@@ -185,7 +189,7 @@ func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome) (boo
 	res := s.q(ctx).Model(&models.ToolCall{}).Where("id = ? AND status = ?", id, CallPending).Updates(map[string]any{
 		"status": o.Status, "result": o.Result, "summary": o.Summary, "refs": marshal(nonNil(o.Refs)),
 		"error_code": o.ErrorCode, "error_message": o.ErrorMessage, "input": o.Input, "held_for": o.HeldFor,
-		"undo_group_id": o.UndoGroupID, "updated_at": s.now(),
+		"undo_group_id": o.UndoGroupID, "space_id": o.SpaceID, "updated_at": s.now(),
 	})
 	if res.Error != nil {
 		return false, fmt.Errorf("complete tool call %s: %w", id, res.Error)

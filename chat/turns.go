@@ -40,14 +40,18 @@ type Turn struct {
 	UserMessageID  string
 	ReplyMessageID string
 	RetryOf        string
-	Status         Status
-	Step           int
-	ErrorCode      string
-	ErrorMessage   string
-	Model          string
-	Usage          Usage
-	CreatedAt      time.Time
-	FinishedAt     *time.Time
+	// Spaces are the other spaces the turn may act in besides its
+	// conversation's (SpaceID): a tool call names one with its space
+	// argument.
+	Spaces       []string
+	Status       Status
+	Step         int
+	ErrorCode    string
+	ErrorMessage string
+	Model        string
+	Usage        Usage
+	CreatedAt    time.Time
+	FinishedAt   *time.Time
 }
 
 // Usage counts tokens.
@@ -59,7 +63,7 @@ type Usage struct {
 func toTurn(r models.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
-		Status: Status(r.Status), Step: r.Step, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model,
+		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt}
 }
 
@@ -70,6 +74,9 @@ type NewTurn struct {
 	Text           string
 	Mentions       []hub.Ref
 	PageContext    string // JSON the client sent as "context", or ""
+	// Spaces are other spaces of the person the turn may act in; the
+	// caller has checked the person can open each.
+	Spaces []string
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
@@ -89,7 +96,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if err := tx.Create(&user).Error; err != nil {
 			return err
 		}
-		t, err := s.WithDB(tx).createTurn(ctx, conv, user.ID, turnID, "")
+		t, err := s.WithDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces)
 		out = t
 		return err
 	})
@@ -127,7 +134,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		if res.RowsAffected == 0 {
 			return errAlreadyRetried
 		}
-		t, err := s.WithDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID)
+		t, err := s.WithDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces)
 		out = t
 		return err
 	})
@@ -137,7 +144,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	return out, nil
 }
 
-func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string) (Turn, error) {
+func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string) (Turn, error) {
 	reply := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: "assistant",
 		Status: "running", Mentions: "[]", Refs: "[]"}
 	if err := s.q(ctx).Create(&reply).Error; err != nil {
@@ -145,7 +152,7 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	}
 	t := models.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
-		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]"}
+		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces))}
 	if err := s.q(ctx).Create(&t).Error; err != nil {
 		return Turn{}, err
 	}

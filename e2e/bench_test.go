@@ -96,52 +96,87 @@ func report(b *testing.B, d []time.Duration) {
 }
 
 // BenchmarkApply measures Apply of 1, 10 and 100 held writes (one task
-// each) in one space through the api, next to the same writes made
-// directly through the domain service in one transaction.
+// each) through the api, in one space and spread over 10 spaces (a turn
+// started with "spaces", its calls naming them round robin), next to the
+// same writes made directly through the domain service: one transaction
+// per space, the spaces one after another.
 func BenchmarkApply(b *testing.B) {
-	for _, n := range []int{1, 10, 100} {
-		calls := make([]string, n)
-		for i := range calls {
-			calls[i] = fmt.Sprintf(`{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Task %d"}]}}`, i)
-		}
-		script := `{"rules": [{"times": 1, "reply": {"toolCalls": [` + strings.Join(calls, ",") + `]}}, {"reply": {"text": "Proposed."}}]}`
-		s := hubtest.Start(b, hubtest.Options{Script: fakemodel.MustParseScript(script)})
+	for _, spread := range []int{1, 10} {
+		s := hubtest.Start(b, hubtest.Options{})
 		r := s.Do(b, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
 		require.Equal(b, http.StatusOK, r.Status)
-		b.Run(fmt.Sprintf("api/%d", n), func(b *testing.B) {
-			var d []time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				s.Model.Reset()
-				conv := s.Conversation(b)
-				st := s.Ask(b, conv, "add them")
-				s.Stream(b, st.StreamURL, 0, 0)
-				b.StartTimer()
-				start := time.Now()
-				r := s.Do(b, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
-				d = append(d, time.Since(start))
-				require.Equal(b, http.StatusOK, r.Status, "%s", r.Body)
+		spaces := []string{s.SpaceID}
+		for i := 1; i < spread; i++ {
+			_, id := s.Member(b, fmt.Sprintf("Space %d", i), "Mira Chen", hub.RoleOwner)
+			spaces = append(spaces, id)
+		}
+		where := "one-space"
+		if spread > 1 {
+			where = fmt.Sprintf("%d-spaces", spread)
+		}
+		for _, n := range []int{1, 10, 100} {
+			if n < spread {
+				continue // fewer writes than spaces: not across them
 			}
-			report(b, d)
-		})
-		b.Run(fmt.Sprintf("store/%d", n), func(b *testing.B) {
-			ctx := context.Background()
-			actor := hub.Actor{PersonID: s.OwnerID, Via: hub.ViaREST}
-			var d []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				err := s.Hub.Tx(ctx, func(tx *hub.Service) error {
-					for i := range n {
-						if _, err := tx.CreateTasks(ctx, actor, s.SpaceID, "/tasks", []hub.NewTask{{Title: fmt.Sprintf("Task %d", i)}}); err != nil {
-							return err
-						}
+			calls := make([]string, n)
+			for i := range calls {
+				space := ""
+				if spread > 1 {
+					space = fmt.Sprintf(`, "space": %q`, spaces[i%spread])
+				}
+				calls[i] = fmt.Sprintf(`{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Task %d"}]%s}}`, i, space)
+			}
+			script := `{"rules": [{"times": 1, "reply": {"toolCalls": [` + strings.Join(calls, ",") + `]}}, {"reply": {"text": "Proposed."}}]}`
+			b.Run(fmt.Sprintf("api/%s/%d", where, n), func(b *testing.B) {
+				s.Model.SetScript(fakemodel.MustParseScript(script))
+				var d []time.Duration
+				for b.Loop() {
+					b.StopTimer()
+					s.Model.Reset()
+					conv := s.Conversation(b)
+					r := s.Do(b, s.Token, "POST", "/api/assistant/conversations/"+conv+"/turns", map[string]any{"text": "add them", "spaces": spaces[1:]})
+					require.Equal(b, http.StatusAccepted, r.Status, "%s", r.Body)
+					var st hubtest.Started
+					r.Decode(b, &st)
+					s.Stream(b, st.StreamURL, 0, 0)
+					b.StartTimer()
+					start := time.Now()
+					r = s.Do(b, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
+					d = append(d, time.Since(start))
+					require.Equal(b, http.StatusOK, r.Status, "%s", r.Body)
+					var res struct {
+						Receipts []struct{ Status, SpaceID string }
 					}
-					return nil
-				})
-				d = append(d, time.Since(start))
-				require.NoError(b, err)
-			}
-			report(b, d)
-		})
+					r.Decode(b, &res)
+					require.Len(b, res.Receipts, n)
+					for i, rc := range res.Receipts {
+						require.Equal(b, "succeeded", rc.Status)
+						require.Equal(b, spaces[i%spread], rc.SpaceID)
+					}
+				}
+				report(b, d)
+			})
+			b.Run(fmt.Sprintf("store/%s/%d", where, n), func(b *testing.B) {
+				ctx := context.Background()
+				actor := hub.Actor{PersonID: s.OwnerID, Via: hub.ViaREST}
+				var d []time.Duration
+				for b.Loop() {
+					start := time.Now()
+					for sp, spaceID := range spaces {
+						err := s.Hub.Tx(ctx, func(tx *hub.Service) error {
+							for i := sp; i < n; i += spread {
+								if _, err := tx.CreateTasks(ctx, actor, spaceID, "/tasks", []hub.NewTask{{Title: fmt.Sprintf("Task %d", i)}}); err != nil {
+									return err
+								}
+							}
+							return nil
+						})
+						require.NoError(b, err)
+					}
+					d = append(d, time.Since(start))
+				}
+				report(b, d)
+			})
+		}
 	}
 }

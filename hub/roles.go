@@ -37,3 +37,18 @@ const (
 	ViaREST      = "rest"
 	ViaAssistant = "assistant"
 )
+
+// Widest returns the role among roles that may do the most (owner, editor,
+// guest, viewer), or "" for none. A turn that acts in several spaces is
+// offered the tools of its widest role; each call is still checked with
+// the role of the space it acts in.
+func Widest(roles ...Role) Role {
+	rank := map[Role]int{RoleViewer: 1, RoleGuest: 2, RoleEditor: 3, RoleOwner: 4}
+	var best Role
+	for _, r := range roles {
+		if rank[r] > rank[best] {
+			best = r
+		}
+	}
+	return best
+}

@@ -128,12 +128,15 @@ type Turn struct {
 	OfferedTools   string
 	AddedTools     string
 	HistoryIDs     string
-	FrameSeq       int64
-	InputTokens    int
-	OutputTokens   int
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	FinishedAt     *time.Time
+	// Spaces are the other spaces (JSON ids) the turn may act in besides
+	// its conversation's.
+	Spaces       string
+	FrameSeq     int64
+	InputTokens  int
+	OutputTokens int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	FinishedAt   *time.Time
 }
 
 // TurnStep is one model request of a turn and what the model answered: the
@@ -177,8 +180,11 @@ type ToolCall struct {
 	HeldFor string
 	// UndoGroupID is the Undo group an immediate write recorded.
 	UndoGroupID string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// SpaceID is the space the call acted in when it named one; empty
+	// means its turn's space.
+	SpaceID   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // TurnFrame is one stream frame of a turn, kept so a client that reconnects

@@ -82,6 +82,9 @@ type Spec struct {
 	AlwaysHold bool
 	// App is set for a connected app's tool.
 	App *AppMeta
+	// NoSpace marks a tool that does not act in a space (the help tools):
+	// a turn that may act in several spaces offers it no space argument.
+	NoSpace bool
 }
 
 // AppMeta says which connected app a tool acts in and what it needs.

@@ -100,10 +100,26 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 		StartToCloseTimeout: activities.ApplyTxTimeout + 15*time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, BackoffCoefficient: 2, MaximumAttempts: 4},
 	})
-	for _, sp := range plan.Spaces {
-		err := workflow.ExecuteActivity(spaceCtx, a.ApplySpace, activities.ApplySpaceInput{
-			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs}).Get(ctx, nil)
-		if err != nil {
+	// Spaces are independent (one transaction and Undo group each), so
+	// they run at once; a history recorded before that ran them in turn.
+	concurrent := len(plan.Spaces) > 1 &&
+		workflow.GetVersion(ctx, "apply-spaces-concurrently", workflow.DefaultVersion, 1) == 1
+	start := func(sp activities.SpaceBatch) workflow.Future {
+		return workflow.ExecuteActivity(spaceCtx, a.ApplySpace, activities.ApplySpaceInput{
+			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs})
+	}
+	runs := make([]workflow.Future, len(plan.Spaces))
+	for i, sp := range plan.Spaces {
+		if concurrent {
+			runs[i] = start(sp)
+		}
+	}
+	for i, sp := range plan.Spaces {
+		run := runs[i]
+		if run == nil {
+			run = start(sp)
+		}
+		if err := run.Get(ctx, nil); err != nil {
 			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs,
 				Status: "failed", Message: "Hub could not save these changes (its database did not answer); nothing in this space was changed. Apply again."}
 			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
