@@ -53,9 +53,9 @@ func (c TurnContext) Render() string {
 		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
 	}
 	if len(c.Spaces) > 1 {
-		b.WriteString("Spaces you can act in (give a tool call \"space\" to act in one other than the first, this chat's):\n")
+		b.WriteString("Spaces you can act in (the first is this chat's; give a tool call \"space\", a name or id, to act in another):\n")
 		for _, s := range c.Spaces {
-			fmt.Fprintf(&b, "- %s (id %s, %s)\n", s.Name, s.ID, s.Role)
+			fmt.Fprintf(&b, "- %s, id %s, as %s\n", Link(hub.Ref{Kind: "space", ID: s.ID, Label: s.Name}), s.ID, s.Role)
 		}
 	}
 	if c.Recipe != "" {

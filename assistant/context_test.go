@@ -40,6 +40,13 @@ func TestTurnContext(t *testing.T) {
 			"<context>\nToday: Thursday, 2026-12-31 (week 53, time zone UTC)\n</context>"},
 		{"a null page is left out", assistant.TurnContext{Now: now, Page: "null"},
 			"<context>\nToday: Thursday, 2026-12-31 (week 53, time zone UTC)\n</context>"},
+		{"the spaces of a turn across spaces", assistant.TurnContext{Now: now, Spaces: []hub.Space{
+			{ID: "spc_1", Name: "Team", Role: hub.RoleOwner}, {ID: "spc_2", Name: "Ops <x>", Role: hub.RoleViewer}}},
+			"<context>\nToday: Thursday, 2026-12-31 (week 53, time zone UTC)\n" +
+				"Spaces you can act in (the first is this chat's; give a tool call \"space\", a name or id, to act in another):\n" +
+				"- [Team](hub://space/spc_1), id spc_1, as owner\n- [Ops \\<x\\>](hub://space/spc_2), id spc_2, as viewer\n</context>"},
+		{"one space, no list", assistant.TurnContext{Now: now, Spaces: []hub.Space{{ID: "spc_1", Name: "Team", Role: hub.RoleOwner}}},
+			"<context>\nToday: Thursday, 2026-12-31 (week 53, time zone UTC)\n</context>"},
 		{"no mentions, no heading", assistant.TurnContext{Now: now, Mentions: []hub.Ref{}},
 			"<context>\nToday: Thursday, 2026-12-31 (week 53, time zone UTC)\n</context>"},
 	} {

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"hub/fakemodel"
+	"hub/hub"
 	"hub/hubtest"
 	"hub/workflows"
 )
@@ -58,8 +59,45 @@ func TestApplyHistoryReplays(t *testing.T) {
 	conv, reply := proposeTasks(t, s)
 	r := s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": reply})
 	require.Equal(t, 200, r.Status, "%s", r.Body)
+	replayApply(t, s, reply, "apply_two_writes.json")
+}
 
-	it := s.Temporal.GetWorkflowHistory(context.Background(), workflows.ApplyWorkflowID(reply), "", false, 0)
+// TestApplyAcrossSpacesHistoryReplays records an Apply whose writes are in
+// two spaces, so their activities run at once.
+func TestApplyAcrossSpacesHistoryReplays(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{})
+	_, other := s.Member(t, "Ops", "Mira Chen", hub.RoleOwner)
+	s.Model.SetScript(fakemodel.MustParseScript(`{"rules": [
+	  {"times": 1, "reply": {"toolCalls": [
+	    {"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Here"}]}},
+	    {"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "There"}], "space": "Ops"}}]}},
+	  {"reply": {"text": "Proposed."}}]}`))
+	r := s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	conv := s.Conversation(t)
+	r = s.Do(t, s.Token, "POST", "/api/assistant/conversations/"+conv+"/turns", map[string]any{"text": "add both", "spaces": []string{other}})
+	require.Equal(t, 202, r.Status, "%s", r.Body)
+	var st hubtest.Started
+	r.Decode(t, &st)
+	s.Stream(t, st.StreamURL, 0, 0)
+	r = s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	var res struct {
+		Receipts []struct{ Status, SpaceID, UndoGroupID string }
+	}
+	r.Decode(t, &res)
+	require.Len(t, res.Receipts, 2)
+	require.Equal(t, []string{s.SpaceID, other}, []string{res.Receipts[0].SpaceID, res.Receipts[1].SpaceID})
+	require.NotEqual(t, res.Receipts[0].UndoGroupID, res.Receipts[1].UndoGroupID, "one Undo group per space")
+	replayApply(t, s, st.ReplyMessageID, "apply_two_spaces.json")
+}
+
+// replayApply replays a message's Apply history and, with
+// HUB_RECORD_HISTORY=1, saves it in workflows/testdata as name.
+func replayApply(t *testing.T, s *hubtest.Stack, messageID, name string) {
+	t.Helper()
+	it := s.Temporal.GetWorkflowHistory(context.Background(), workflows.ApplyWorkflowID(messageID), "", false, 0)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()
@@ -72,6 +110,6 @@ func TestApplyHistoryReplays(t *testing.T) {
 	if os.Getenv("HUB_RECORD_HISTORY") == "1" {
 		raw, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", "apply_two_writes.json"), raw, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", name), raw, 0o644))
 	}
 }

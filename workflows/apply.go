@@ -101,25 +101,16 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, BackoffCoefficient: 2, MaximumAttempts: 4},
 	})
 	// Spaces are independent (one transaction and Undo group each), so
-	// they run at once; a history recorded before that ran them in turn.
-	concurrent := len(plan.Spaces) > 1 &&
-		workflow.GetVersion(ctx, "apply-spaces-concurrently", workflow.DefaultVersion, 1) == 1
-	start := func(sp activities.SpaceBatch) workflow.Future {
-		return workflow.ExecuteActivity(spaceCtx, a.ApplySpace, activities.ApplySpaceInput{
-			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs})
-	}
+	// their activities run at once. (No recorded history has more than one
+	// space: before turns could act across spaces every Apply had one, and
+	// for one space the commands are the same as when they ran in turn.)
 	runs := make([]workflow.Future, len(plan.Spaces))
 	for i, sp := range plan.Spaces {
-		if concurrent {
-			runs[i] = start(sp)
-		}
+		runs[i] = workflow.ExecuteActivity(spaceCtx, a.ApplySpace, activities.ApplySpaceInput{
+			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs})
 	}
 	for i, sp := range plan.Spaces {
-		run := runs[i]
-		if run == nil {
-			run = start(sp)
-		}
-		if err := run.Get(ctx, nil); err != nil {
+		if err := runs[i].Get(ctx, nil); err != nil {
 			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs,
 				Status: "failed", Message: "Hub could not save these changes (its database did not answer); nothing in this space was changed. Apply again."}
 			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
