@@ -69,7 +69,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, err
 	}
-	if err := a.Chat.SetTurnStatus(ctx, in.TurnID, chat.StatusWorking, in.Step); err != nil {
+	if err := a.Chat.MarkWorking(ctx, in.TurnID, in.Step); err != nil {
 		return ModelStep{}, err
 	}
 	status := map[string]any{"status": "working", "step": in.Step, "text": "Thinking…"}

@@ -100,7 +100,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err := a.Chat.SaveRunRecord(ctx, turn.ID, rec); err != nil {
 		return Plan{}, err
 	}
-	if err := a.Chat.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 0); err != nil {
+	if err := a.Chat.MarkWorking(ctx, turn.ID, 0); err != nil {
 		return Plan{}, err
 	}
 	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(knownRefs(user, history))}); err != nil {

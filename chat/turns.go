@@ -204,13 +204,38 @@ func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, erro
 }
 
 // SetTurnStatus records a running turn's status and step; a finished turn
-// is left as it is. The change is announced on the person's activity
-// stream in the same transaction.
+// is left as it is, and so is a stopping one (a stop is never taken back:
+// only the turn's ending replaces it). The change is announced on the
+// person's activity stream in the same transaction.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
+	return s.setTurnStatus(ctx, id, status, step, StatusStopping)
+}
+
+// MarkWorking records that the turn works on a step, unless the person
+// stopped or paused it: the api records those before the workflow hears of
+// them, and a model call starting in between must not hide them (the top
+// bar would show working, and a worker closes a model call on an announced
+// interrupt only while the turn reads stopping or paused).
+func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
+	return s.setTurnStatus(ctx, id, StatusWorking, step, StatusStopping, StatusPaused)
+}
+
+// setTurnStatus changes a running turn's status unless it is one of keep
+// (and different from status).
+func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, keep ...Status) error {
+	kept := make([]string, 0, len(keep))
+	for _, k := range keep {
+		if k != status {
+			kept = append(kept, string(k))
+		}
+	}
 	var personID string
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
-			Updates(map[string]any{"status": string(status), "step": step, "updated_at": s.now()})
+		q := tx.Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id)
+		if len(kept) > 0 {
+			q = q.Where("status NOT IN ?", kept)
+		}
+		res := q.Updates(map[string]any{"status": string(status), "step": step, "updated_at": s.now()})
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error
 		}

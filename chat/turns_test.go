@@ -265,3 +265,39 @@ func TestRunRecord(t *testing.T) {
 		require.Error(t, err)
 	})
 }
+
+// A stop recorded by the api is never replaced by a running state, and a
+// model call starting after a pause does not hide the pause; only Resume
+// (or the turn's ending) takes a pause back.
+func TestStopAndPauseAreNotOverwrittenByWork(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		status := func(id string) chat.Status {
+			got, err := f.store.GetTurn(ctx, id)
+			require.NoError(t, err)
+			return got.Status
+		}
+
+		stopped := f.start(t, "plan the week")
+		require.NoError(t, f.store.MarkWorking(ctx, stopped.ID, 1))
+		require.Equal(t, chat.StatusWorking, status(stopped.ID))
+		require.NoError(t, f.store.SetTurnStatus(ctx, stopped.ID, chat.StatusStopping, 1))
+		require.NoError(t, f.store.MarkWorking(ctx, stopped.ID, 2))
+		require.Equal(t, chat.StatusStopping, status(stopped.ID), "a model call starting late")
+		require.NoError(t, f.store.SetTurnStatus(ctx, stopped.ID, chat.StatusPaused, 2))
+		require.NoError(t, f.store.SetTurnStatus(ctx, stopped.ID, chat.StatusWorking, 2))
+		require.Equal(t, chat.StatusStopping, status(stopped.ID), "neither a pause nor a resume takes a stop back")
+		f.finish(t, stopped, chat.StatusStopped, "")
+		require.Equal(t, chat.StatusStopped, status(stopped.ID), "the ending replaces it")
+
+		paused := f.start(t, "plan the month")
+		require.NoError(t, f.store.SetTurnStatus(ctx, paused.ID, chat.StatusPaused, 1))
+		require.NoError(t, f.store.MarkWorking(ctx, paused.ID, 1))
+		require.Equal(t, chat.StatusPaused, status(paused.ID))
+		require.NoError(t, f.store.SetTurnStatus(ctx, paused.ID, chat.StatusWorking, 1))
+		require.Equal(t, chat.StatusWorking, status(paused.ID), "Resume")
+		require.NoError(t, f.store.SetTurnStatus(ctx, paused.ID, chat.StatusStopping, 1))
+		require.Equal(t, chat.StatusStopping, status(paused.ID))
+	})
+}
