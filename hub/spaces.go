@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"hub/models"
 )
@@ -106,6 +107,10 @@ func (s *Service) ListPeople(ctx context.Context, personID, spaceID string) ([]P
 // that the person has the role there, creating what is missing. It is how
 // `hub token create` and `hub dev` seed a workspace. Names identify spaces
 // exactly; a person is found by name among the space's members, or created.
+//
+// Several processes may seed the same new space and person at once (two
+// token commands, a token command beside `hub dev`): each call succeeds and
+// they all find the same space, person and membership.
 func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string, role Role) (spaceID, personID string, err error) {
 	spaceName, personName = strings.TrimSpace(spaceName), strings.TrimSpace(personName)
 	if spaceName == "" || personName == "" {
@@ -115,33 +120,19 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 		return "", "", err
 	}
 	err = s.Tx(ctx, func(tx *Service) error {
-		var sp models.Space
-		err := tx.q(ctx).Where("name = ?", spaceName).Take(&sp).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			sp = models.Space{ID: models.NewID("space"), Name: spaceName}
-			err = tx.q(ctx).Create(&sp).Error
-		}
+		sp, err := tx.ensureSpace(ctx, spaceName)
 		if err != nil {
 			return fmt.Errorf("space %q: %w", spaceName, err)
 		}
-		var p models.Person
-		err = tx.q(ctx).Table("people").Select("people.*").
-			Joins("JOIN memberships ON memberships.person_id = people.id").
-			Where("memberships.space_id = ? AND people.name = ?", sp.ID, personName).
-			Take(&p).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			err = tx.q(ctx).Where("name = ?", personName).Order("created_at").Take(&p).Error
-		}
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			p = models.Person{ID: models.NewID("person"), Name: personName}
-			err = tx.q(ctx).Create(&p).Error
-		}
+		p, err := tx.ensurePerson(ctx, sp.ID, personName)
 		if err != nil {
 			return fmt.Errorf("person %q: %w", personName, err)
 		}
 		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role)}
-		err = tx.q(ctx).Where("space_id = ? AND person_id = ?", sp.ID, p.ID).
-			Assign(models.Membership{Role: string(role)}).FirstOrCreate(&m).Error
+		err = tx.q(ctx).Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
+			DoUpdates: clause.AssignmentColumns([]string{"role"}),
+		}).Create(&m).Error
 		if err != nil {
 			return fmt.Errorf("membership: %w", err)
 		}
@@ -149,4 +140,49 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 		return nil
 	})
 	return spaceID, personID, err
+}
+
+// ensureSpace inserts the space unless one has the name (the unique index
+// spaces_name turns a second insert into nothing), then reads it. As the
+// first statement of EnsureMember's transaction, the insert also takes
+// SQLite's write lock before anything is read, so another process's call
+// waits its turn (the busy timeout) rather than failing on a read it made
+// before this one committed; on Postgres it waits for a concurrent insert of
+// the same name to commit, and the read that follows sees that row.
+func (s *Service) ensureSpace(ctx context.Context, name string) (models.Space, error) {
+	err := s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "name"}}, DoNothing: true}).
+		Create(&models.Space{ID: models.NewID("space"), Name: name}).Error
+	if err != nil {
+		return models.Space{}, err
+	}
+	var sp models.Space
+	err = s.q(ctx).Where("name = ?", name).Take(&sp).Error
+	return sp, err
+}
+
+// ensurePerson finds the person by name among the space's members, else the
+// oldest person of that name, else creates one. People's names are not
+// unique, so no index can stop two processes from both creating the same new
+// person; on Postgres a transaction lock on the name makes the second wait
+// for the first and then find its person. (SQLite runs one write
+// transaction at a time, and ensureSpace has already begun writing.)
+func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (models.Person, error) {
+	if s.db.Dialector.Name() == string(models.Postgres) {
+		if err := s.q(ctx).Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "hub.person:"+name).Error; err != nil {
+			return models.Person{}, err
+		}
+	}
+	var p models.Person
+	err := s.q(ctx).Table("people").Select("people.*").
+		Joins("JOIN memberships ON memberships.person_id = people.id").
+		Where("memberships.space_id = ? AND people.name = ?", spaceID, name).
+		Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		err = s.q(ctx).Where("name = ?", name).Order("created_at").Take(&p).Error
+	}
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		p = models.Person{ID: models.NewID("person"), Name: name}
+		err = s.q(ctx).Create(&p).Error
+	}
+	return p, err
 }
