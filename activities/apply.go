@@ -146,6 +146,12 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, e
 		}
 		plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
 	}
+	if len(plan.Spaces)+len(plan.Workflows)+len(plan.Outside) > 0 {
+		// The top bar shows the Apply working until ApplyReceipts answers.
+		if err := a.Chat.MarkApplying(ctx, in.MessageID, true); err != nil {
+			return ApplyPlan{}, err
+		}
+	}
 	return plan, nil
 }
 
@@ -326,6 +332,9 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 	calls, err := a.Chat.Proposal(ctx, in.PersonID, in.ConversationID, in.MessageID)
 	if err != nil {
 		return nil, gone(err)
+	}
+	if err := a.Chat.MarkApplying(ctx, in.MessageID, false); err != nil {
+		return nil, err
 	}
 	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // Kinds of activity in the top bar.
 const (
 	ActivityTurn  = "turn"  // a running turn
-	ActivityApply = "apply" // a reply whose writes wait for the person's Apply
+	ActivityApply = "apply" // a reply whose writes wait for the person's Apply, or are being applied
 )
 
 // Activity is one piece of a person's running work as the top bar shows
@@ -44,8 +44,8 @@ type ActivityFrame struct {
 }
 
 // TopBar lists the person's running work, never anyone else's: unfinished
-// turns, oldest first, then replies whose writes wait for Apply (one entry
-// per reply, titled by its first held write).
+// turns, oldest first, then replies whose writes wait for Apply or are
+// being applied (one entry per reply, titled by its first held write).
 func (s *Store) TopBar(ctx context.Context, personID string) ([]Activity, error) {
 	turns, err := s.RunningTurns(ctx, personID)
 	if err != nil {
@@ -66,8 +66,12 @@ func (s *Store) TopBar(ctx context.Context, personID string) ([]Activity, error)
 			continue
 		}
 		seen[h.MessageID] = true
+		status := StatusWaiting
+		if h.Applying {
+			status = StatusWorking
+		}
 		out = append(out, Activity{Kind: ActivityApply, ID: h.MessageID, ConversationID: h.ConversationID,
-			Status: StatusWaiting, Title: h.Summary, StartedAt: h.CreatedAt})
+			Status: status, Title: h.Summary, StartedAt: h.CreatedAt})
 	}
 	return out, nil
 }
@@ -223,8 +227,8 @@ func (s *Store) turnActivity(ctx context.Context, turnID string) (Activity, erro
 }
 
 // applyActivity is a reply's Apply as the top bar shows it: waiting while
-// any of its writes is held for Apply, titled by the first; ended (done)
-// once none is.
+// any of its writes is held for Apply (working while its Apply runs),
+// titled by the first; ended (done) once none is.
 func (s *Store) applyActivity(ctx context.Context, messageID string) (Activity, error) {
 	var t models.Turn
 	if err := s.q(ctx).Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
@@ -242,6 +246,9 @@ func (s *Store) applyActivity(ctx context.Context, messageID string) (Activity, 
 		return Activity{}, fmt.Errorf("apply activity %s: %w", messageID, err)
 	}
 	a.Status, a.Title, a.StartedAt = StatusWaiting, first.Summary, first.CreatedAt
+	if s.applying(t.ApplyingSince) {
+		a.Status = StatusWorking
+	}
 	return a, nil
 }
 

@@ -17,6 +17,8 @@ type HeldCall struct {
 	MessageID      string // the reply that proposed it
 	SpaceID        string
 	CreatedAt      time.Time
+	// Applying tells whether the reply's Apply is running now.
+	Applying bool
 }
 
 // HeldCalls lists the person's held calls waiting in a list ("apply": in
@@ -27,9 +29,10 @@ func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]Held
 		ConversationID string
 		ReplyMessageID string
 		TurnSpaceID    string
+		ApplyingSince  *time.Time
 	}
 	err := s.q(ctx).Table("tool_calls").
-		Select("tool_calls.*, turns.conversation_id, turns.reply_message_id, turns.space_id AS turn_space_id").
+		Select("tool_calls.*, turns.conversation_id, turns.reply_message_id, turns.space_id AS turn_space_id, turns.applying_since").
 		Joins("JOIN turns ON turns.id = tool_calls.turn_id").
 		Where("turns.person_id = ? AND tool_calls.status = ? AND tool_calls.held_for = ?", personID, CallHeld, heldFor).
 		Order("tool_calls.created_at, tool_calls.id").Limit(500).Scan(&rows).Error
@@ -39,7 +42,8 @@ func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]Held
 	out := make([]HeldCall, len(rows))
 	for i, r := range rows {
 		out[i] = HeldCall{ToolCall: toToolCall(r.ToolCall), ConversationID: r.ConversationID,
-			MessageID: r.ReplyMessageID, SpaceID: cmp.Or(r.SpaceID, r.TurnSpaceID), CreatedAt: r.ToolCall.CreatedAt}
+			MessageID: r.ReplyMessageID, SpaceID: cmp.Or(r.SpaceID, r.TurnSpaceID), CreatedAt: r.ToolCall.CreatedAt,
+			Applying: s.applying(r.ApplyingSince)}
 	}
 	return out, nil
 }

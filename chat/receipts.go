@@ -108,12 +108,41 @@ const CallExpired = "expired"
 
 // ExpireHeld marks held calls proposed before the cutoff as expired: they
 // leave the Needs me list, and an Apply of one answers a failed receipt
-// saying it expired.
+// saying it expired. Each reply whose writes expired is announced on its
+// person's activity stream (its Apply ends once nothing of it is held).
 func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error) {
-	res := s.q(ctx).Model(&models.ToolCall{}).Where("status = ? AND created_at < ?", CallHeld, before.UTC()).
-		Updates(map[string]any{"status": CallExpired, "updated_at": s.now()})
-	if res.Error != nil {
-		return 0, fmt.Errorf("expire held calls: %w", res.Error)
+	var n int64
+	woken := map[string]bool{}
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var replies []struct{ ReplyMessageID, PersonID string }
+		err := tx.Table("tool_calls").Distinct("turns.reply_message_id", "turns.person_id").
+			Joins("JOIN turns ON turns.id = tool_calls.turn_id").
+			Where("tool_calls.status = ? AND tool_calls.held_for = ? AND tool_calls.created_at < ?", CallHeld, HeldForApply, before.UTC()).
+			Scan(&replies).Error
+		if err != nil {
+			return err
+		}
+		res := tx.Model(&models.ToolCall{}).Where("status = ? AND created_at < ?", CallHeld, before.UTC()).
+			Updates(map[string]any{"status": CallExpired, "updated_at": s.now()})
+		if res.Error != nil {
+			return res.Error
+		}
+		n = res.RowsAffected
+		st := s.WithDB(tx)
+		for _, r := range replies {
+			err := st.announce(ctx, r.PersonID, func(st *Store) (Activity, error) { return st.applyActivity(ctx, r.ReplyMessageID) })
+			if err != nil {
+				return err
+			}
+			woken[r.PersonID] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("expire held calls: %w", err)
 	}
-	return res.RowsAffected, nil
+	for personID := range woken {
+		wakeActivity(personID)
+	}
+	return n, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"hub/activities"
 	"hub/fakemodel"
 	"hub/hubtest"
 )
@@ -129,9 +130,21 @@ func TestActivityStreamFollowsMyWorkAndNobodyElses(t *testing.T) {
 	}
 }
 
-func TestActivityStreamShowsAnApplyWaitingThenApplied(t *testing.T) {
+func TestActivityStreamShowsAnApplyWaitingWorkingThenApplied(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(proposeTwo)})
+	// The Apply holds inside its transaction until the test has looked.
+	reached, release := make(chan struct{}, 1), make(chan struct{})
+	hold := func(point string) error {
+		if point == activities.FaultBeforeCommit {
+			select {
+			case reached <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+		return nil
+	}
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(proposeTwo), Fault: hold})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	es := activityStream(ctx, t, s, s.Token, "")
@@ -151,11 +164,27 @@ func TestActivityStreamShowsAnApplyWaitingThenApplied(t *testing.T) {
 	require.Len(t, snap.Data["activities"], 1)
 	require.Equal(t, "apply:"+reply, snap.Data["activities"].([]any)[0].(map[string]any)["id"])
 
-	r := s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": reply})
+	answered := make(chan hubtest.Response, 1)
+	go func() {
+		answered <- s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": reply})
+	}()
+	<-reached
+	// While it runs, the Apply is working: in the stream and in the state.
+	working := activity(t, next(t, es))
+	require.Equal(t, "apply:"+reply, working["id"])
+	require.Equal(t, "working", working["status"])
+	require.NotEqual(t, true, working["ended"])
+	state := s.Do(t, s.Token, "GET", "/api/agent/state", nil).JSON(t)
+	require.Len(t, state["activities"], 1)
+	require.Equal(t, "working", state["activities"].([]any)[0].(map[string]any)["status"])
+	close(release)
+
+	r := <-answered
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	applied := activity(t, next(t, es))
 	require.Equal(t, "apply:"+reply, applied["id"])
 	require.Equal(t, true, applied["ended"])
+	require.Empty(t, s.Do(t, s.Token, "GET", "/api/agent/state", nil).JSON(t)["activities"])
 }
 
 func TestActivityStreamNeedsAToken(t *testing.T) {

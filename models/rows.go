@@ -137,6 +137,9 @@ type Turn struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	FinishedAt   *time.Time
+	// ApplyingSince is when the Apply of the turn's reply started running;
+	// nil when none runs.
+	ApplyingSince *time.Time
 }
 
 // TurnStep is one model request of a turn and what the model answered: the

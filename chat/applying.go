@@ -1,0 +1,56 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// applyingFresh bounds how long a running Apply shows as working without
+// answering: an Apply workflow that an operator terminated, or whose
+// local activities kept failing, never clears its mark, and the top bar
+// must not say working forever. No Apply runs this long (its space
+// transactions are bounded to 30 s, its outside writes to a minute each).
+const applyingFresh = 15 * time.Minute
+
+// MarkApplying records that the Apply of a reply started running (on) or
+// answered (off), and announces the reply's Apply on the person's activity
+// stream when that changed what it shows. The Apply workflow calls it.
+func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) error {
+	var since *time.Time
+	cond := "applying_since IS NOT NULL"
+	if on {
+		now := s.now()
+		since, cond = &now, "applying_since IS NULL"
+	}
+	var personID string
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var t models.Turn
+		res := tx.Model(&t).Where("reply_message_id = ? AND "+cond, messageID).Update("applying_since", since)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		if err := tx.Select("person_id").Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
+			return err
+		}
+		personID = t.PersonID
+		return s.WithDB(tx).announce(ctx, personID, func(st *Store) (Activity, error) { return st.applyActivity(ctx, messageID) })
+	})
+	if err != nil {
+		return fmt.Errorf("mark apply of %s running=%v: %w", messageID, on, err)
+	}
+	if personID != "" {
+		wakeActivity(personID)
+	}
+	return nil
+}
+
+// applying tells whether an Apply marked running at since still counts as
+// running.
+func (s *Store) applying(since *time.Time) bool {
+	return since != nil && s.now().Sub(*since) < applyingFresh
+}
