@@ -32,28 +32,12 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role hub.Role
 	if len(names) == 0 {
 		return nil
 	}
-	rec, err := a.Chat.GetRunRecord(ctx, turn.ID)
-	if err != nil {
-		return err
-	}
-	seen := map[string]bool{}
-	for _, n := range rec.AddedTools {
-		seen[n] = true
-	}
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			rec.AddedTools = append(rec.AddedTools, n)
-		}
-	}
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
 		return err
 	}
-	offer, err := a.buildOffer(ctx, turn, user, role, settings, rec.AddedTools)
-	if err != nil {
-		return err
-	}
-	rec.OfferedTools = offer.Tools
-	return a.Chat.SaveRunRecord(ctx, turn.ID, rec)
+	return a.Chat.AddTools(ctx, turn.ID, names, func(added []string) ([]string, error) {
+		offer, err := a.buildOffer(ctx, turn, user, role, settings, added)
+		return offer.Tools, err
+	})
 }

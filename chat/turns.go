@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -285,6 +286,43 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,
 		OfferedTools: unmarshal[[]string](r.OfferedTools), AddedTools: unmarshal[[]string](r.AddedTools),
 		HistoryIDs: unmarshal[[]string](r.HistoryIDs)}, nil
+}
+
+// AddTools keeps tools made available during a turn (hub_how_to,
+// hub_find_tools) in its run record and sets its offer to what offer
+// computes from all the tools added so far. Two calls of one model step
+// run at once: the turn row is locked first (by a write, which SQLite and
+// Postgres both order), so neither loses the other's tools.
+func (s *Store) AddTools(ctx context.Context, turnID string, names []string, offer func(added []string) ([]string, error)) error {
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("updated_at", s.now())
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return &hub.NotFoundError{Kind: "turn", ID: turnID}
+		}
+		var r models.Turn
+		if err := tx.Select("added_tools").Take(&r, "id = ?", turnID).Error; err != nil {
+			return err
+		}
+		added := unmarshal[[]string](r.AddedTools)
+		for _, n := range names {
+			if !slices.Contains(added, n) {
+				added = append(added, n)
+			}
+		}
+		offered, err := offer(added)
+		if err != nil {
+			return err
+		}
+		return tx.Model(&models.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
+			"added_tools": marshal(nonNil(added)), "offered_tools": marshal(nonNil(offered))}).Error
+	})
+	if err != nil {
+		return fmt.Errorf("add tools to %s: %w", turnID, err)
+	}
+	return nil
 }
 
 // Ending is how a turn ended.

@@ -301,3 +301,32 @@ func TestStopAndPauseAreNotOverwrittenByWork(t *testing.T) {
 		require.Equal(t, chat.StatusStopping, status(paused.ID))
 	})
 }
+
+// The calls of one model step run at once; tools each of them adds all stay
+// in the run record, and the offer saved last is computed from all of them.
+func TestAddToolsFromConcurrentCallsKeepsEveryTool(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "plan the week")
+		offer := func(added []string) ([]string, error) {
+			return append([]string{"hub_list_tasks"}, added...), nil
+		}
+		names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+		errs := make(chan error, len(names))
+		for _, n := range names {
+			go func() { errs <- f.store.AddTools(ctx, turn.ID, []string{n, "shared"}, offer) }()
+		}
+		for range names {
+			require.NoError(t, <-errs)
+		}
+		rec, err := f.store.GetRunRecord(ctx, turn.ID)
+		require.NoError(t, err)
+		require.ElementsMatch(t, append([]string{"shared"}, names...), rec.AddedTools)
+		require.ElementsMatch(t, append([]string{"hub_list_tasks", "shared"}, names...), rec.OfferedTools)
+
+		err = f.store.AddTools(ctx, "turn_missing", []string{"a"}, offer)
+		var nf *hub.NotFoundError
+		require.ErrorAs(t, err, &nf)
+	})
+}
