@@ -19,7 +19,8 @@ func counts(t *testing.T, s *hubtest.Stack) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for name, table := range map[string]any{"tasks": &models.Task{}, "projects": &models.Project{},
-		"conversations": &models.Conversation{}, "messages": &models.Message{}, "turns": &models.Turn{}} {
+		"conversations": &models.Conversation{}, "messages": &models.Message{}, "turns": &models.Turn{},
+		"tool_calls": &models.ToolCall{}} {
 		var n int64
 		require.NoError(t, s.DB.WithContext(context.Background()).Model(table).Count(&n).Error)
 		out[name] = n

@@ -348,14 +348,7 @@ func TestCrossSpaceSpaceNotInTheTurnFails(t *testing.T) {
 		newTask("Book flight", "Nowhere")))
 	conv := s.Conversation(t)
 	st := askIn(t, s, conv, "add a task called Book ferry", []string{north})
-	events := s.Stream(t, st.StreamURL, 0, 0)
-	require.Equal(t, "done", events[len(events)-1].Data["status"])
-	ends := finished(events)
-	require.Len(t, ends, 3)
-	for _, f := range ends {
-		require.Equal(t, "failed", f["phase"], "%v", f)
-		require.Equal(t, "invalid_payload", toolErrorCode(t, f), "%v", f)
-	}
+	allFailed(t, s.Stream(t, st.StreamURL, 0, 0), 3, "invalid_payload")
 	require.Zero(t, totalTasks(t, s), "nothing written in any space")
 	require.Empty(t, titlesIn(t, s, s.Token, south))
 	require.Empty(t, titlesIn(t, s, s.Token, north))
@@ -460,17 +453,17 @@ func TestCrossSpaceApplyAfterAccessToOneSpaceWasRemoved(t *testing.T) {
 	require.EqualValues(t, 2, totalTasks(t, s))
 }
 
-// crossRows counts what a rejected turn request might have created.
-func crossRows(t *testing.T, s *hubtest.Stack) map[string]int64 {
+// allFailed checks that a turn ended done with n tool calls, every one
+// failed with code.
+func allFailed(t *testing.T, events []hubtest.Event, n int, code string) {
 	t.Helper()
-	out := map[string]int64{}
-	for name, table := range map[string]any{"tasks": &models.Task{}, "messages": &models.Message{},
-		"turns": &models.Turn{}, "tool_calls": &models.ToolCall{}} {
-		var n int64
-		require.NoError(t, s.DB.WithContext(context.Background()).Model(table).Count(&n).Error)
-		out[name] = n
+	require.Equal(t, "done", events[len(events)-1].Data["status"])
+	ends := finished(events)
+	require.Len(t, ends, n)
+	for _, f := range ends {
+		require.Equal(t, "failed", f["phase"], "%v", f)
+		require.Equal(t, code, toolErrorCode(t, f), "%v", f)
 	}
-	return out
 }
 
 // TestCrossSpaceTurnRequestValidation: "spaces" must list spaces the
@@ -503,7 +496,7 @@ func TestCrossSpaceTurnRequestValidation(t *testing.T) {
 		{"an object", map[string]any{"id": north}, 400, "invalid_payload", "/spaces"},
 		{"not strings", []any{42}, 400, "invalid_payload", "/spaces/*"},
 	}
-	before := crossRows(t, s)
+	before := counts(t, s)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := s.Do(t, s.Token, "POST", turns, map[string]any{"text": "add a task called Order paint", "spaces": tc.spaces})
@@ -519,7 +512,7 @@ func TestCrossSpaceTurnRequestValidation(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, before, crossRows(t, s), "rejected requests created nothing")
+	require.Equal(t, before, counts(t, s), "rejected requests created nothing")
 	r := s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	require.Empty(t, r.JSON(t)["messages"], "no message in the conversation")
@@ -552,14 +545,7 @@ func TestCrossSpaceArgumentOutsideACrossSpaceTurn(t *testing.T) {
 		newTask("Order paint", north)))
 	conv := s.Conversation(t)
 	st := s.Ask(t, conv, "add a task called Draft brief")
-	events := s.Stream(t, st.StreamURL, 0, 0)
-	require.Equal(t, "done", events[len(events)-1].Data["status"])
-	ends := finished(events)
-	require.Len(t, ends, 2)
-	for _, f := range ends {
-		require.Equal(t, "failed", f["phase"], "%v", f)
-		require.Equal(t, "invalid_payload", toolErrorCode(t, f), "%v", f)
-	}
+	allFailed(t, s.Stream(t, st.StreamURL, 0, 0), 2, "invalid_payload")
 	require.Zero(t, totalTasks(t, s), "nothing written")
 	require.Equal(t, []any{}, turnSpaces(t, s, st.TurnID))
 
