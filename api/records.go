@@ -200,16 +200,30 @@ func toProjectDTO(p hub.Project) projectDTO {
 }
 
 func (s *Server) listProjects(c *gin.Context) {
-	ps, err := s.Hub.ListProjects(c.Request.Context(), actor(c), c.Param("spaceId"))
+	f := hub.ProjectFilter{Status: c.Query("status"), Query: c.Query("q")}
+	var err error
+	if f.Limit, err = queryInt(c, "limit"); err != nil {
+		respondError(c, err)
+		return
+	}
+	if f.Offset, err = queryInt(c, "offset"); err != nil {
+		respondError(c, err)
+		return
+	}
+	page, err := s.Hub.ListProjects(c.Request.Context(), actor(c), c.Param("spaceId"), f)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	out := make([]projectDTO, len(ps))
-	for i, p := range ps {
+	out := make([]projectDTO, len(page.Projects))
+	for i, p := range page.Projects {
 		out[i] = toProjectDTO(p)
 	}
-	c.JSON(http.StatusOK, gin.H{"projects": out})
+	resp := gin.H{"projects": out, "total": page.Total}
+	if page.NextOffset > 0 {
+		resp["nextOffset"] = page.NextOffset
+	}
+	c.JSON(http.StatusOK, resp)
 }
 
 type createProjectRequest struct {

@@ -51,20 +51,64 @@ func toProject(r models.Project) Project {
 		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
-// ListProjects returns the space's projects by name.
-func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string) ([]Project, error) {
+// ProjectFilter narrows a project list, as TaskFilter does a task list.
+// Limit 0 means DefaultListLimit; above MaxListLimit it is MaxListLimit.
+type ProjectFilter struct {
+	Status string
+	Query  string // words the name contains, case-insensitive
+	Limit  int
+	Offset int
+}
+
+// ProjectPage is one page of a project list; Total counts every match.
+type ProjectPage struct {
+	Projects   []Project
+	Total      int64
+	NextOffset int // 0 when there is nothing more
+}
+
+// ListProjects returns a page of the space's projects, by name.
+func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string, f ProjectFilter) (ProjectPage, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
-		return nil, err
+		return ProjectPage{}, err
+	}
+	if f.Status != "" && !oneOf(f.Status, ProjectStatuses) {
+		return ProjectPage{}, invalid("/status", "status must be one of %s", strings.Join(ProjectStatuses, ", "))
+	}
+	if f.Limit < 0 {
+		return ProjectPage{}, invalid("/limit", "limit must not be negative")
+	}
+	if f.Offset < 0 {
+		return ProjectPage{}, invalid("/offset", "offset must not be negative")
+	}
+	if f.Limit == 0 {
+		f.Limit = DefaultListLimit
+	}
+	f.Limit = min(f.Limit, MaxListLimit)
+	q := s.q(ctx).Model(&models.Project{}).Where("space_id = ?", spaceID)
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	// As in ListTasks, the database lowers both sides.
+	for _, w := range strings.Fields(f.Query) {
+		q = q.Where(`LOWER(name) LIKE LOWER(CAST(? AS TEXT)) ESCAPE '\'`, "%"+escapeLike(w)+"%")
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return ProjectPage{}, fmt.Errorf("list projects: %w", err)
 	}
 	var rows []models.Project
-	if err := s.q(ctx).Where("space_id = ?", spaceID).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("list projects: %w", err)
+	if err := q.Order("name, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
+		return ProjectPage{}, fmt.Errorf("list projects: %w", err)
 	}
-	out := make([]Project, len(rows))
+	page := ProjectPage{Total: total, Projects: make([]Project, len(rows))}
 	for i, r := range rows {
-		out[i] = toProject(r)
+		page.Projects[i] = toProject(r)
 	}
-	return out, nil
+	if next := f.Offset + len(rows); int64(next) < total {
+		page.NextOffset = next
+	}
+	return page, nil
 }
 
 // GetProject returns one project of the space.

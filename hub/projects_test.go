@@ -25,8 +25,9 @@ func TestProjectsCRUD(t *testing.T) {
 		_, err = f.svc.CreateProject(ctx, f.outsider, f.other, hub.NewProject{Name: "Elsewhere"})
 		require.NoError(t, err)
 
-		list, err := f.svc.ListProjects(ctx, f.viewer, f.acme)
+		page, err := f.svc.ListProjects(ctx, f.viewer, f.acme, hub.ProjectFilter{})
 		require.NoError(t, err)
+		list := page.Projects
 		require.Len(t, list, 2, "only this space's projects")
 		require.Equal(t, "Launch", list[0].Name, "by name")
 		require.Equal(t, "paused", list[0].Status)
@@ -85,8 +86,9 @@ func TestProjectInvalidFields(t *testing.T) {
 		requireInvalid(t, err, "/name")
 		_, err = f.svc.UpdateProject(ctx, f.owner, f.acme, p.ID, hub.ProjectPatch{Status: ptr("")})
 		requireInvalid(t, err, "/status")
-		list, err := f.svc.ListProjects(ctx, f.owner, f.acme)
+		page, err := f.svc.ListProjects(ctx, f.owner, f.acme, hub.ProjectFilter{})
 		require.NoError(t, err)
+		list := page.Projects
 		require.Len(t, list, 1)
 		require.Equal(t, "Kept", list[0].Name)
 		require.Equal(t, 1, list[0].Revision)
@@ -108,7 +110,7 @@ func TestProjectAccess(t *testing.T) {
 			_, err = f.svc.DeleteProject(ctx, f.owner, f.acme, id)
 			requireNotFound(t, err, "project", "")
 		}
-		_, err := f.svc.ListProjects(ctx, f.owner, f.other)
+		_, err := f.svc.ListProjects(ctx, f.owner, f.other, hub.ProjectFilter{})
 		requireNotFound(t, err, "space", "")
 		_, err = f.svc.CreateProject(ctx, f.owner, f.other, hub.NewProject{Name: "x"})
 		requireNotFound(t, err, "space", "")

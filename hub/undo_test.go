@@ -38,13 +38,13 @@ func (f *fixture) state(t *testing.T) state {
 	t.Helper()
 	page, err := f.svc.ListTasks(t.Context(), f.owner, f.acme, hub.TaskFilter{Limit: hub.MaxListLimit})
 	require.NoError(t, err)
-	ps, err := f.svc.ListProjects(t.Context(), f.owner, f.acme)
+	ps, err := f.svc.ListProjects(t.Context(), f.owner, f.acme, hub.ProjectFilter{Limit: hub.MaxListLimit})
 	require.NoError(t, err)
 	s := state{tasks: map[string]hub.Task{}, projects: map[string]hub.Project{}}
 	for _, tk := range page.Tasks {
 		s.tasks[tk.ID] = tk
 	}
-	for _, p := range ps {
+	for _, p := range ps.Projects {
 		s.projects[p.ID] = p
 	}
 	return s
@@ -326,9 +326,9 @@ func TestWritesRecordEntriesOnlyInAGroup(t *testing.T) {
 		require.NoError(t, err)
 		_, err = f.svc.WithUndo(group).CreateProject(ctx, f.owner, f.acme, hub.NewProject{Name: "Stray"})
 		require.ErrorIs(t, err, hub.ErrConflict)
-		ps, err := f.svc.ListProjects(ctx, f.owner, f.acme)
+		ps, err := f.svc.ListProjects(ctx, f.owner, f.acme, hub.ProjectFilter{})
 		require.NoError(t, err)
-		require.Empty(t, ps, "the write rolled back with its entry")
+		require.Empty(t, ps.Projects, "the write rolled back with its entry")
 
 		// Without a transaction of its own, a write and its entry still
 		// commit together.

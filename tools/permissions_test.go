@@ -119,9 +119,9 @@ func (f *fixture) countTitled(t *testing.T, title string) int {
 
 func (f *fixture) projectNamed(t *testing.T, name string) *hub.Project {
 	t.Helper()
-	ps, err := f.svc.ListProjects(t.Context(), rest(f.owner), f.acme)
+	ps, err := f.svc.ListProjects(t.Context(), rest(f.owner), f.acme, hub.ProjectFilter{Limit: hub.MaxListLimit})
 	require.NoError(t, err)
-	for _, p := range ps {
+	for _, p := range ps.Projects {
 		if p.Name == name {
 			return &p
 		}

@@ -35,43 +35,57 @@ type ListProjectsInput struct {
 	Offset int    `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"How many matching projects to skip, to page on."`
 }
 
-// ListProjects is hub_list_projects. The domain returns a space's projects
-// by name (at most hub.MaxListLimit); the filters and paging are applied
-// here, so the model reads a bounded page like hub_list_tasks'.
+// ListProjects is hub_list_projects: the space's projects with filters and
+// paging, read a page at a time from the domain like hub_list_tasks.
 var ListProjects = Define(Spec{
 	Name: "hub_list_projects", Area: "projects",
 	Description: "List this space's projects by name, with their ids, status, description and revision. Filter by status or name words; page with limit and offset. Use it to find the projectId task tools and hub_update_project need.",
 }, func(ctx context.Context, env Env, in ListProjectsInput) (Result, error) {
-	all, err := env.Hub.ListProjects(ctx, env.Actor, env.SpaceID)
+	page, err := env.Hub.ListProjects(ctx, env.Actor, env.SpaceID, hub.ProjectFilter{Status: in.Status, Query: in.Query,
+		Limit: in.Limit, Offset: in.Offset})
 	if err != nil {
 		return Result{}, err
 	}
-	var matches []hub.Project
-	for _, p := range all {
-		if (in.Status == "" || p.Status == in.Status) && containsWords(p.Name, in.Query) {
-			matches = append(matches, p)
-		}
-	}
-	page, next := pageOf(matches, in.Limit, in.Offset)
 	data := struct {
 		Projects   []ProjectData `json:"projects"`
-		Total      int           `json:"total"`
+		Total      int64         `json:"total"`
 		Offset     int           `json:"offset"`
 		NextOffset int           `json:"nextOffset,omitempty"`
-	}{Projects: make([]ProjectData, len(page)), Total: len(matches), Offset: in.Offset, NextOffset: next}
-	titled := make([]Titled, len(page))
-	refs := make([]hub.Ref, len(page))
-	for i, p := range page {
+		More       string        `json:"more,omitempty"`
+	}{Projects: make([]ProjectData, len(page.Projects)), Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
+	if page.NextOffset > 0 {
+		// No number here: if the result is cut to fit, fitList moves
+		// nextOffset to where the cut is, and this stays true.
+		data.More = "More projects match than this page holds: call hub_list_projects again with the same filters and offset set to nextOffset for the next ones."
+	}
+	titled := make([]Titled, len(page.Projects))
+	refs := make([]hub.Ref, len(page.Projects))
+	for i, p := range page.Projects {
 		data.Projects[i] = toProjectData(p)
 		titled[i] = Titled{Title: p.Name}
 		refs[i] = projectRef(p)
 	}
-	summary := "No projects match."
-	if len(page) > 0 {
-		summary = fmt.Sprintf("Found %d %s: %s.", len(matches), Plural(len(matches), "project", "projects"), ListTitles(titled))
-	}
-	return Result{Summary: summary, Data: data, Refs: refs}, nil
+	return Result{Summary: projectsFound(page, in.Offset, titled), Data: data, Refs: refs}, nil
 })
+
+// projectsFound is hub_list_projects' summary: how many match and, when the
+// page is not all of them, which of them it shows.
+func projectsFound(page hub.ProjectPage, offset int, titled []Titled) string {
+	total := int(page.Total)
+	found := fmt.Sprintf("Found %d %s", total, Plural(total, "project", "projects"))
+	switch {
+	case total == 0:
+		return "No projects match."
+	case len(titled) == 0:
+		return fmt.Sprintf("%s, none from number %d on.", found, offset+1)
+	case len(titled) == total:
+		return fmt.Sprintf("%s: %s.", found, ListTitles(titled))
+	}
+	if len(titled) == 1 {
+		return fmt.Sprintf("%s, showing number %d: %s.", found, offset+1, ListTitles(titled))
+	}
+	return fmt.Sprintf("%s, showing %d–%d: %s.", found, offset+1, offset+len(titled), ListTitles(titled))
+}
 
 // CreateProjectInput is hub_create_project's input.
 type CreateProjectInput struct {
