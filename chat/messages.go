@@ -2,8 +2,11 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 
 	"hub/hub"
 	"hub/models"
@@ -67,10 +70,15 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	return out, nil
 }
 
-// GetMessage returns one message by id.
+// GetMessage returns one message by id; a missing one is a
+// *hub.NotFoundError, as for the other getters of the store.
 func (s *Store) GetMessage(ctx context.Context, id string) (Message, error) {
 	var r models.Message
-	if err := s.q(ctx).Take(&r, "id = ?", id).Error; err != nil {
+	err := s.q(ctx).Take(&r, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Message{}, &hub.NotFoundError{Kind: "message", ID: id}
+	}
+	if err != nil {
 		return Message{}, fmt.Errorf("get message %s: %w", id, err)
 	}
 	return toMessage(r), nil
