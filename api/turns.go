@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"hub/assistant"
 	"hub/chat"
 	"hub/hub"
 	"hub/workflows"
@@ -68,11 +69,19 @@ func (s *Server) startTurn(c *gin.Context) {
 			respondError(c, badRequest("/context", "context must be an object"))
 			return
 		}
-		if len(req.Context) > maxContextBytes {
+		// Over-long selections and id lists are cut, not refused, before the
+		// size is checked: a large selection must not cost the person their
+		// message (docs/decisions.md, "Page context limits").
+		bounded, err := assistant.BoundPageContext(req.Context)
+		if err != nil {
+			respondError(c, badRequest("/context", "context must be an object"))
+			return
+		}
+		if len(bounded) > maxContextBytes {
 			respondError(c, badRequest("/context", "context is too large"))
 			return
 		}
-		page = string(req.Context)
+		page = string(bounded)
 	}
 	conv, err := s.Chat.GetConversation(ctx, person(c).ID, c.Param("id"))
 	if err != nil {
