@@ -58,7 +58,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
-		return ModelStep{}, err
+		return ModelStep{}, gone(err)
 	}
 	history, err := a.Chat.History(ctx, turn)
 	if err != nil {

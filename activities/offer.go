@@ -34,7 +34,7 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role hub.Role
 	}
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
-		return err
+		return gone(err)
 	}
 	return a.Chat.AddTools(ctx, turn.ID, names, func(added []string) ([]string, error) {
 		offer, err := a.buildOffer(ctx, turn, user, role, settings, added)

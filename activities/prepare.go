@@ -42,7 +42,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	}
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
-		return Plan{}, err
+		return Plan{}, gone(err)
 	}
 	history, err := a.Chat.History(ctx, turn)
 	if err != nil {

@@ -28,7 +28,7 @@ func knownRefs(user chat.Message, history []chat.Message) []hub.Ref {
 func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn) (map[string]string, error) {
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
-		return nil, err
+		return nil, gone(err)
 	}
 	history, err := a.Chat.History(ctx, turn)
 	if err != nil {

@@ -75,16 +75,11 @@ func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string,
 	if f.Status != "" && !oneOf(f.Status, ProjectStatuses) {
 		return ProjectPage{}, invalid("/status", "status must be one of %s", strings.Join(ProjectStatuses, ", "))
 	}
-	if f.Limit < 0 {
-		return ProjectPage{}, invalid("/limit", "limit must not be negative")
+	limit, err := pageLimit(f.Limit, f.Offset)
+	if err != nil {
+		return ProjectPage{}, err
 	}
-	if f.Offset < 0 {
-		return ProjectPage{}, invalid("/offset", "offset must not be negative")
-	}
-	if f.Limit == 0 {
-		f.Limit = DefaultListLimit
-	}
-	f.Limit = min(f.Limit, MaxListLimit)
+	f.Limit = limit
 	q := s.q(ctx).Model(&models.Project{}).Where("space_id = ?", spaceID)
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)

@@ -106,15 +106,11 @@ func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f 
 	if f.Status != "" && !oneOf(f.Status, TaskStatuses) {
 		return TaskPage{}, invalid("/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
 	}
-	if f.Limit < 0 || f.Offset < 0 {
-		return TaskPage{}, invalid("/limit", "limit and offset must not be negative")
+	limit, err := pageLimit(f.Limit, f.Offset)
+	if err != nil {
+		return TaskPage{}, err
 	}
-	if f.Limit == 0 {
-		f.Limit = DefaultListLimit
-	}
-	if f.Limit > MaxListLimit {
-		f.Limit = MaxListLimit
-	}
+	f.Limit = limit
 	q := s.q(ctx).Model(&models.Task{}).Where("space_id = ?", spaceID)
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
@@ -368,4 +364,19 @@ func nonEmpty(s string) *string {
 // escapeLike makes % and _ in a search word match themselves.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// pageLimit checks a list's paging and returns the limit to use: 0 means
+// DefaultListLimit, and more than MaxListLimit is MaxListLimit (a client
+// asking for much gets the most one page holds, not an error).
+func pageLimit(limit, offset int) (int, error) {
+	switch {
+	case limit < 0:
+		return 0, invalid("/limit", "limit must not be negative")
+	case offset < 0:
+		return 0, invalid("/offset", "offset must not be negative")
+	case limit == 0:
+		return DefaultListLimit, nil
+	}
+	return min(limit, MaxListLimit), nil
 }

@@ -225,10 +225,11 @@ func TestHubToolsCreateAndList(t *testing.T) {
 
 		res, err = f.dispatch(t, env, "hub_list_tasks", `{"limit":1}`)
 		require.Nil(t, err)
-		require.Equal(t, "Found 2 tasks: “Draft brief”.", res.Summary, "counts every match")
+		require.Equal(t, "Found 2 tasks, showing number 1: “Draft brief”.", res.Summary, "counts every match, says which it shows")
 		data = mustJSON(t, tools.ModelText(res, tools.MaxResultChars))["data"].(map[string]any)
 		require.EqualValues(t, 2, data["total"])
 		require.EqualValues(t, 1, data["nextOffset"])
+		require.Contains(t, data["more"], "call hub_list_tasks again", "tells the model how to read on")
 		require.Len(t, data["tasks"], 1)
 	})
 }

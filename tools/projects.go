@@ -54,9 +54,7 @@ var ListProjects = Define(Spec{
 		More       string        `json:"more,omitempty"`
 	}{Projects: make([]ProjectData, len(page.Projects)), Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
 	if page.NextOffset > 0 {
-		// No number here: if the result is cut to fit, fitList moves
-		// nextOffset to where the cut is, and this stays true.
-		data.More = "More projects match than this page holds: call hub_list_projects again with the same filters and offset set to nextOffset for the next ones."
+		data.More = moreNote("hub_list_projects", "projects")
 	}
 	titled := make([]Titled, len(page.Projects))
 	refs := make([]hub.Ref, len(page.Projects))
@@ -65,27 +63,8 @@ var ListProjects = Define(Spec{
 		titled[i] = Titled{Title: p.Name}
 		refs[i] = projectRef(p)
 	}
-	return Result{Summary: projectsFound(page, in.Offset, titled), Data: data, Refs: refs}, nil
+	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "project", "projects"), Data: data, Refs: refs}, nil
 })
-
-// projectsFound is hub_list_projects' summary: how many match and, when the
-// page is not all of them, which of them it shows.
-func projectsFound(page hub.ProjectPage, offset int, titled []Titled) string {
-	total := int(page.Total)
-	found := fmt.Sprintf("Found %d %s", total, Plural(total, "project", "projects"))
-	switch {
-	case total == 0:
-		return "No projects match."
-	case len(titled) == 0:
-		return fmt.Sprintf("%s, none from number %d on.", found, offset+1)
-	case len(titled) == total:
-		return fmt.Sprintf("%s: %s.", found, ListTitles(titled))
-	}
-	if len(titled) == 1 {
-		return fmt.Sprintf("%s, showing number %d: %s.", found, offset+1, ListTitles(titled))
-	}
-	return fmt.Sprintf("%s, showing %d–%d: %s.", found, offset+1, offset+len(titled), ListTitles(titled))
-}
 
 // CreateProjectInput is hub_create_project's input.
 type CreateProjectInput struct {

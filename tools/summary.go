@@ -59,3 +59,27 @@ func Plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// pageSummary is a list tool's summary: how many records match and, when
+// the page is not all of them, which of them it shows.
+func pageSummary(total, offset int, titled []Titled, one, many string) string {
+	found := fmt.Sprintf("Found %d %s", total, Plural(total, one, many))
+	switch {
+	case total == 0:
+		return fmt.Sprintf("No %s match.", many)
+	case len(titled) == 0:
+		return fmt.Sprintf("%s, none from number %d on.", found, offset+1)
+	case len(titled) == total:
+		return fmt.Sprintf("%s: %s.", found, ListTitles(titled))
+	case len(titled) == 1:
+		return fmt.Sprintf("%s, showing number %d: %s.", found, offset+1, ListTitles(titled))
+	}
+	return fmt.Sprintf("%s, showing %d–%d: %s.", found, offset+1, offset+len(titled), ListTitles(titled))
+}
+
+// moreNote tells the model how to read the next page of a list tool. It
+// names no number: if the result is cut to fit, fitList moves nextOffset to
+// where the cut is, and the note stays true.
+func moreNote(tool, many string) string {
+	return fmt.Sprintf("More %s match than this page holds: call %s again with the same filters and offset set to nextOffset for the next ones.", many, tool)
+}

@@ -54,7 +54,11 @@ var ListTasks = Define(Spec{
 		Total      int64      `json:"total"`
 		Offset     int        `json:"offset"`
 		NextOffset int        `json:"nextOffset,omitempty"`
+		More       string     `json:"more,omitempty"`
 	}{Tasks: []TaskData{}, Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
+	if page.NextOffset > 0 {
+		data.More = moreNote("hub_list_tasks", "tasks")
+	}
 	titled := make([]Titled, len(page.Tasks))
 	refs := make([]hub.Ref, len(page.Tasks))
 	for i, t := range page.Tasks {
@@ -62,11 +66,7 @@ var ListTasks = Define(Spec{
 		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
 		refs[i] = hub.TaskRef(t)
 	}
-	summary := "No tasks match."
-	if len(page.Tasks) > 0 {
-		summary = fmt.Sprintf("Found %d %s: %s.", page.Total, Plural(int(page.Total), "task", "tasks"), ListTitles(titled))
-	}
-	return Result{Summary: summary, Data: data, Refs: refs}, nil
+	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "task", "tasks"), Data: data, Refs: refs}, nil
 })
 
 // NewTaskInput is one task hub_create_tasks adds.
