@@ -8,26 +8,29 @@ import (
 	"hub/hub"
 )
 
-// buildOffer decides the turn's tool offer from the person's message,
-// mentions, open page and connected apps, keeping the tools added during
-// the turn (hub_how_to, hub_find_tools).
-func (a *Activities) buildOffer(ctx context.Context, turn chat.Turn, user chat.Message, role hub.Role, settings hub.Settings, added []string) (assistant.OfferResult, error) {
+// offerInput gathers what the turn's tool offer is decided from: the
+// person's message, mentions, open page and connected apps. Added (the
+// tools hub_how_to and hub_find_tools made available) is left to the
+// caller.
+func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role hub.Role, settings hub.Settings) (assistant.OfferInput, error) {
 	var appNames []string
 	conns, err := a.Hub.ListConnections(ctx, hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}, turn.SpaceID)
 	if err != nil {
-		return assistant.OfferResult{}, err
+		return assistant.OfferInput{}, err
 	}
 	for _, c := range conns {
 		appNames = append(appNames, c.Name)
 	}
-	return assistant.BuildOffer(assistant.OfferInput{
+	return assistant.OfferInput{
 		Registry: a.Tools, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
-		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks, Added: added,
-	}), nil
+		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks,
+	}, nil
 }
 
 // addTools keeps tools a call made available in the turn's offer for the
-// rest of the turn.
+// rest of the turn. Everything the offer needs from the database is read
+// before AddTools locks the turn: on SQLite the lock holds the only
+// connection.
 func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role hub.Role, settings hub.Settings, names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -36,8 +39,12 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role hub.Role
 	if err != nil {
 		return gone(err)
 	}
+	in, err := a.offerInput(ctx, turn, user, role, settings)
+	if err != nil {
+		return err
+	}
 	return a.Chat.AddTools(ctx, turn.ID, names, func(added []string) ([]string, error) {
-		offer, err := a.buildOffer(ctx, turn, user, role, settings, added)
-		return offer.Tools, err
+		in.Added = added
+		return assistant.BuildOffer(in).Tools, nil
 	})
 }

@@ -62,10 +62,11 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	offer, err := a.buildOffer(ctx, turn, user, role, settings, nil)
+	offerIn, err := a.offerInput(ctx, turn, user, role, settings)
 	if err != nil {
 		return Plan{}, err
 	}
+	offer := assistant.BuildOffer(offerIn)
 	rec := chat.RunRecord{
 		Model: a.modelName(),
 		Instructions: assistant.Instructions(assistant.Profile{

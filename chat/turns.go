@@ -290,7 +290,9 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 
 // AddTools keeps tools made available during a turn (hub_how_to,
 // hub_find_tools) in its run record and sets its offer to what offer
-// computes from all the tools added so far. Two calls of one model step
+// computes from all the tools added so far (offer must not use the
+// database: on SQLite the transaction holds the only connection). Two
+// calls of one model step
 // run at once: the turn row is locked first (by a write, which SQLite and
 // Postgres both order), so neither loses the other's tools.
 func (s *Store) AddTools(ctx context.Context, turnID string, names []string, offer func(added []string) ([]string, error)) error {
