@@ -58,11 +58,7 @@ func nullable(s string) *string {
 func (s *Server) listTasks(c *gin.Context) {
 	f := hub.TaskFilter{Status: c.Query("status"), ProjectID: c.Query("projectId"), AssigneeID: c.Query("assigneeId"), Query: c.Query("q")}
 	var err error
-	if f.Limit, err = queryInt(c, "limit"); err != nil {
-		respondError(c, err)
-		return
-	}
-	if f.Offset, err = queryInt(c, "offset"); err != nil {
+	if f.Limit, f.Offset, err = queryPage(c); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -80,6 +76,15 @@ func (s *Server) listTasks(c *gin.Context) {
 		resp["nextOffset"] = page.NextOffset
 	}
 	c.JSON(http.StatusOK, resp)
+}
+
+// queryPage reads a list's limit and offset query parameters.
+func queryPage(c *gin.Context) (limit, offset int, err error) {
+	if limit, err = queryInt(c, "limit"); err != nil {
+		return 0, 0, err
+	}
+	offset, err = queryInt(c, "offset")
+	return limit, offset, err
 }
 
 func queryInt(c *gin.Context, name string) (int, error) {
@@ -202,11 +207,7 @@ func toProjectDTO(p hub.Project) projectDTO {
 func (s *Server) listProjects(c *gin.Context) {
 	f := hub.ProjectFilter{Status: c.Query("status"), Query: c.Query("q")}
 	var err error
-	if f.Limit, err = queryInt(c, "limit"); err != nil {
-		respondError(c, err)
-		return
-	}
-	if f.Offset, err = queryInt(c, "offset"); err != nil {
+	if f.Limit, f.Offset, err = queryPage(c); err != nil {
 		respondError(c, err)
 		return
 	}
