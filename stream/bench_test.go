@@ -146,3 +146,59 @@ func fanOut(b *testing.B, turns, publishers int, rate float64) {
 	b.ReportMetric(q(0.99), "p99-ms")
 	b.Logf("%d frames to %d followers over %d turns in %v", b.N, fanOutFollowers, turns, elapsed)
 }
+
+// BenchmarkPublish measures Publish alone on Postgres, with no followers:
+// the latency of one call (p50, p99) and frames/s. one-turn is a turn
+// streaming its text; 8-turns is eight turns streaming at once, one
+// publisher each; one-turn/8 is eight publishers on one turn (tool calls
+// of a step), which queue on the turn's row lock.
+//
+// scripts/test.sh -run '^$' -bench BenchmarkPublish -benchtime 5000x ./stream
+func BenchmarkPublish(b *testing.B) {
+	b.Run("one-turn", func(b *testing.B) { publishing(b, 1, 1) })
+	b.Run("8-turns", func(b *testing.B) { publishing(b, 8, 8) })
+	b.Run("one-turn/8", func(b *testing.B) { publishing(b, 1, 8) })
+}
+
+// publishing runs one case: publishers sharing b.N text frames, spread
+// over turns.
+func publishing(b *testing.B, turns, publishers int) {
+	ctx := context.Background()
+	f := newFixture(b, dbtest.Postgres(b))
+	turnIDs := make([]string, turns)
+	for i := range turns {
+		turnIDs[i] = f.turn(b).ID
+		f.publish(b, turnIDs[i], stream.TypeStatus, map[string]any{"status": "working"}) // warm the pool
+	}
+	lat := make([][]time.Duration, publishers)
+	errs := make(chan error, publishers)
+	b.ResetTimer()
+	start := time.Now()
+	var pubs sync.WaitGroup
+	for p := range publishers {
+		pubs.Go(func() {
+			for n := p; n < b.N; n += publishers {
+				t0 := time.Now()
+				if _, err := f.bus.Publish(ctx, turnIDs[p%turns], stream.TypeText, map[string]any{"delta": "Hello, "}); err != nil {
+					errs <- err
+					return
+				}
+				lat[p] = append(lat[p], time.Since(t0))
+			}
+		})
+	}
+	pubs.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		require.NoError(b, err)
+	}
+	all := slices.Concat(lat...)
+	require.Len(b, all, b.N)
+	slices.Sort(all)
+	q := func(p float64) float64 { return float64(all[int(p*float64(len(all)-1))]) / float64(time.Millisecond) }
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "frames/s")
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
