@@ -203,6 +203,15 @@ func (s *Store) announce(ctx context.Context, personID string, build func(*Store
 			return fmt.Errorf("prune activity frames of %s: %w", personID, err)
 		}
 	}
+	if s.db.Dialector.Name() == string(models.Postgres) {
+		// Other processes' followers hear of the frame from Postgres, which
+		// delivers a NOTIFY when the transaction commits and drops it on
+		// rollback: never before the frame can be read. (SQLite is hub dev,
+		// one process: the caller's in-process wake-up is all there is.)
+		if err := s.q(ctx).Exec("SELECT pg_notify(?, ?)", ActivityChannel, personID).Error; err != nil {
+			return fmt.Errorf("announce activity frame of %s: %w", personID, err)
+		}
+	}
 	return nil
 }
 

@@ -11,11 +11,47 @@ import (
 	"hub/models"
 )
 
-// ActivityPollInterval bounds how late a follower sees an activity frame
-// written by another process (the worker, another api): each process reads
-// the heads of every person it follows, in one query, this often. Frames
-// written in this process wake its followers at once.
-const ActivityPollInterval = 250 * time.Millisecond
+// ActivityChannel is the Postgres channel activity frames are announced
+// on, with the person's id as the payload: the transaction that writes a
+// frame sends the NOTIFY (see announce), so it is delivered when the frame
+// can be read, and the api process's frame-bus listener passes it to
+// WakeActivityFollowers (wired in cmd/hub).
+const ActivityChannel = "hub_activity"
+
+// ActivityPollInterval is how often each process reads the heads of every
+// person it follows, in one query, and wakes those whose head moved. It is
+// the safety net under the wake-ups, not the way frames travel: frames
+// written in this process wake their followers at once, and frames written
+// by another process (the worker, another api) wake them through
+// ActivityChannel. A notification can still be late or lost where the poll
+// is not: while the listener's connection is dead without a reset (it is
+// noticed by a ping after 30 s of silence), or in a process that has no
+// listener; the poll bounds how late a frame is then. Two seconds, like a
+// turn stream's poll: one cheap query per process.
+const ActivityPollInterval = 2 * time.Second
+
+// activityPoll is the poll interval in use; tests that prove a frame came
+// by notification stretch it.
+var activityPoll = ActivityPollInterval
+
+// WakeActivityFollowers tells the person's activity followers in this
+// process to read again: a frame of theirs was announced on
+// ActivityChannel. That includes this process's own frames, whose
+// followers were woken already; the second wake-up costs one read.
+func WakeActivityFollowers(personID string) { wakeActivity(personID) }
+
+// WakeAllActivityFollowers tells every activity follower in this process to
+// read again: the listener has just (re)connected, and a notification sent
+// while it was away is lost, while the frame it announced is in the table.
+func WakeAllActivityFollowers() {
+	activityFollowers.mu.Lock()
+	defer activityFollowers.mu.Unlock()
+	for _, d := range activityFollowers.dbs {
+		for _, p := range d.persons {
+			p.wake()
+		}
+	}
+}
 
 // activityFollowers are the followers of activity streams in this process,
 // by database. It is process-wide on purpose: a frame written through any
@@ -51,7 +87,8 @@ func (p *followedPerson) wake() {
 }
 
 // wakeActivity tells the person's followers in this process to read
-// again. Call it after the transaction that wrote the frame commits.
+// again. Call it after the transaction that wrote the frame commits (the
+// NOTIFY that transaction sent reaches the other processes).
 func wakeActivity(personID string) {
 	if personID == "" {
 		return
@@ -68,9 +105,9 @@ func wakeActivity(personID string) {
 // FollowActivity calls fn with every activity frame of the person after
 // seq `after`, in order, as they are written, until fn fails or ctx ends.
 // It reads the table again whenever it is woken (a frame written in this
-// process, or the poll seeing the person's head move), after the last
-// number it delivered, so delivery has no gap and no repeat however the
-// wake-ups come.
+// process, a notification from another, the listener reconnecting, or the
+// poll seeing the person's head move), after the last number it delivered,
+// so delivery has no gap and no repeat however the wake-ups come.
 func (s *Store) FollowActivity(ctx context.Context, personID string, after int64, fn func(ActivityFrame) error) error {
 	wake := make(chan struct{}, 1)
 	leave := joinActivity(s.db, personID, wake)
@@ -107,7 +144,7 @@ func joinActivity(db *gorm.DB, personID string, wake chan struct{}) (leave func(
 		ctx, stop := context.WithCancel(context.Background())
 		d = &followedDB{persons: map[string]*followedPerson{}, stop: stop, done: make(chan struct{})}
 		f.dbs[db] = d
-		go d.poll(ctx, db)
+		go d.poll(ctx, db, activityPoll)
 	}
 	p := d.persons[personID]
 	if p == nil {
@@ -137,12 +174,13 @@ func joinActivity(db *gorm.DB, personID string, wake chan struct{}) (leave func(
 // headBatch bounds the persons named in one poll query.
 const headBatch = 500
 
-// poll reads the heads of the followed persons every ActivityPollInterval
-// and wakes those whose head moved: frames written by other processes. One
-// query a tick for the whole process, however many clients follow.
-func (d *followedDB) poll(ctx context.Context, db *gorm.DB) {
+// poll reads the heads of the followed persons every interval and wakes
+// those whose head moved: frames written by other processes whose wake-up
+// was lost (see ActivityPollInterval). One query a tick for the whole
+// process, however many clients follow.
+func (d *followedDB) poll(ctx context.Context, db *gorm.DB, interval time.Duration) {
 	defer close(d.done)
-	t := time.NewTicker(ActivityPollInterval)
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {

@@ -144,6 +144,9 @@ func Start(t testing.TB, o Options) *Stack {
 	// this worker's model calls at once (if the turn is still stopped or
 	// paused when the announcement arrives).
 	frames.OnInterrupt(activities.InterruptWhenStopped(chats, interrupts))
+	// As in hub api: activity frames written by any process wake this
+	// api's activity streams.
+	frames.Subscribe(chat.ActivityChannel, chat.WakeActivityFollowers, chat.WakeAllActivityFollowers)
 	s.StartWorker(t)
 	t.Cleanup(s.StopWorker)
 
@@ -377,6 +380,7 @@ func (s *Stack) StartAPI(t testing.TB) *API {
 	t.Helper()
 	db := dbtest.Open(t, s.dbURL)
 	frames := stream.NewBus(db)
+	frames.Subscribe(chat.ActivityChannel, chat.WakeActivityFollowers, chat.WakeAllActivityFollowers)
 	a := &API{frames: frames}
 	a.srv = httptest.NewServer(api.New(api.Deps{DB: db, Hub: hub.NewService(db), Chat: chat.NewStore(db), Frames: frames, Temporal: s.Temporal}))
 	a.URL = a.srv.URL

@@ -15,15 +15,11 @@ const InterruptChannel = "hub_interrupts"
 
 // OnInterrupt starts listening (on Postgres) for interrupts announced by
 // any process and calls fn with the turn id of each. A worker passes its
-// Interrupts' Interrupt. Call it once, before Close.
+// Interrupts' Interrupt. Call it once, before Close. An interrupt announced
+// while the listener is away is not replayed: the durable signal still
+// reaches the call.
 func (b *Bus) OnInterrupt(fn func(turnID string) int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.onInterrupt = fn
-	if b.db.Dialect == models.Postgres && !b.listening {
-		b.listening = true
-		b.wg.Go(func() { b.listen(b.ctx) })
-	}
+	b.Subscribe(InterruptChannel, func(turnID string) { fn(turnID) }, nil)
 }
 
 // AnnounceInterrupt tells every process that the turn was stopped or

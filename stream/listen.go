@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"hub/models"
 )
 
 // Channel is the Postgres channel frames are announced on. One channel for
@@ -50,8 +53,44 @@ type hooks struct {
 // below NOTIFY's 8000-byte limit.
 func notifyPayload(origin, turnID string) string { return origin + " " + turnID }
 
-// listen keeps one connection listening on Channel until ctx ends,
-// reconnecting with backoff when it drops.
+// subscription is what a Bus does with the notifications of a channel
+// other than its own (see Subscribe).
+type subscription struct {
+	wake    func(payload string)
+	wakeAll func() // nil: nothing to do on (re)connect
+}
+
+// errSubscribed ends the listener's wait when a channel was subscribed, so
+// it LISTENs on that channel too.
+var errSubscribed = errors.New("stream: a channel was subscribed")
+
+// Subscribe has the Bus's listener (Postgres) also LISTEN on channel, for
+// notifications other parts of Hub send in their own transactions: wake
+// is called with the payload of each, and wakeAll, unless nil, once the
+// listener is listening on the channel and again after every reconnect,
+// since notifications sent while nobody listened are lost. Both run on the
+// listener's goroutine and must return quickly.
+//
+// It starts the listener if it is not running; a channel subscribed while
+// it runs is added to the same connection. On SQLite it only records the
+// subscription: everything runs in one process, where the writer wakes its
+// readers itself. Subscribe each channel once, before Close.
+func (b *Bus) Subscribe(channel string, wake func(payload string), wakeAll func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.subs[channel] = subscription{wake: wake, wakeAll: wakeAll}
+	if b.relisten != nil {
+		b.relisten(errSubscribed)
+	}
+	if b.db.Dialect == models.Postgres && !b.listening {
+		// Started under the lock Close takes, so Close waits for it.
+		b.listening = true
+		b.wg.Go(func() { b.listen(b.ctx) })
+	}
+}
+
+// listen keeps one connection listening on Channel and the subscribed
+// channels until ctx ends, reconnecting with backoff when it drops.
 //
 // Notifications are only wake-ups: followers re-read the table after the
 // last number they delivered. So a notification lost while disconnected is
@@ -103,11 +142,10 @@ func (b *Bus) listenOnce(ctx context.Context, connected func()) error {
 		defer cancel()
 		_ = conn.Close(cctx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
-		return fmt.Errorf("frames listener: listen: %w", err)
-	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{InterruptChannel}.Sanitize()); err != nil {
-		return fmt.Errorf("frames listener: listen: %w", err)
+	listened := map[string]bool{}
+	wakeAll, err := b.listenOn(ctx, conn, listened)
+	if err != nil {
+		return err
 	}
 	connected()
 	if b.hooks.listening != nil {
@@ -115,16 +153,41 @@ func (b *Bus) listenOnce(ctx context.Context, connected func()) error {
 	}
 	// Frames published while nobody listened (before this connection, or
 	// between the last one dropping and now) are in the table: every
-	// follower reads again.
+	// follower reads again, and so do the subscribers'.
 	b.wakeAll()
+	for _, fn := range wakeAll {
+		fn()
+	}
 	for {
-		wctx, cancel := context.WithTimeout(ctx, healthEvery)
+		wctx, cancel := b.waitContext(ctx, listened)
 		n, err := conn.WaitForNotification(wctx)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case err != nil && pgconn.Timeout(err):
+		case err == nil && n.Channel == Channel:
+			origin, turnID, ok := strings.Cut(n.Payload, " ")
+			if ok && origin != b.origin {
+				b.wake(turnID)
+			}
+		case err == nil:
+			b.mu.Lock()
+			sub, ok := b.subs[n.Channel]
+			b.mu.Unlock()
+			if ok {
+				sub.wake(n.Payload)
+			}
+		case errors.Is(context.Cause(wctx), errSubscribed):
+			// A cancelled wait leaves the connection usable, like a
+			// timed-out one.
+			wakeAll, err := b.listenOn(ctx, conn, listened)
+			if err != nil {
+				return err
+			}
+			for _, fn := range wakeAll {
+				fn()
+			}
+		case pgconn.Timeout(err):
 			// Quiet for a while: a timed-out wait leaves the connection
 			// usable, so check it answers.
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -133,20 +196,60 @@ func (b *Bus) listenOnce(ctx context.Context, connected func()) error {
 			if err != nil {
 				return fmt.Errorf("frames listener: ping: %w", err)
 			}
-		case err != nil:
-			return fmt.Errorf("frames listener: wait: %w", err)
-		case n.Channel == InterruptChannel:
-			b.mu.Lock()
-			fn := b.onInterrupt
-			b.mu.Unlock()
-			if fn != nil {
-				fn(n.Payload)
-			}
 		default:
-			origin, turnID, ok := strings.Cut(n.Payload, " ")
-			if ok && origin != b.origin {
-				b.wake(turnID)
-			}
+			return fmt.Errorf("frames listener: wait: %w", err)
 		}
+	}
+}
+
+// listenOn LISTENs on Channel and every subscribed channel not in
+// listened yet, adds them to it, and returns the wakeAll functions of the
+// subscriptions just added.
+func (b *Bus) listenOn(ctx context.Context, conn *pgx.Conn, listened map[string]bool) ([]func(), error) {
+	b.mu.Lock()
+	channels := []string{Channel}
+	for ch := range b.subs {
+		channels = append(channels, ch)
+	}
+	b.mu.Unlock()
+	var wakeAll []func()
+	for _, ch := range channels {
+		if listened[ch] {
+			continue
+		}
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return nil, fmt.Errorf("frames listener: listen on %s: %w", ch, err)
+		}
+		listened[ch] = true
+		b.mu.Lock()
+		if fn := b.subs[ch].wakeAll; fn != nil {
+			wakeAll = append(wakeAll, fn)
+		}
+		b.mu.Unlock()
+	}
+	return wakeAll, nil
+}
+
+// waitContext bounds one wait for a notification: healthEvery, or until a
+// channel is subscribed (Subscribe cancels it with errSubscribed; it is
+// cancelled so at once if a channel was subscribed since listenOn ran).
+func (b *Bus) waitContext(ctx context.Context, listened map[string]bool) (context.Context, context.CancelFunc) {
+	tctx, cancelTimeout := context.WithTimeout(ctx, healthEvery)
+	wctx, cancel := context.WithCancelCause(tctx)
+	b.mu.Lock()
+	b.relisten = cancel
+	for ch := range b.subs {
+		if !listened[ch] {
+			cancel(errSubscribed)
+			break
+		}
+	}
+	b.mu.Unlock()
+	return wctx, func() {
+		b.mu.Lock()
+		b.relisten = nil
+		b.mu.Unlock()
+		cancel(context.Canceled)
+		cancelTimeout()
 	}
 }

@@ -288,3 +288,67 @@ func TestInterruptsReachOtherProcesses(t *testing.T) {
 		}
 	}
 }
+
+// A subscribed channel's notifications, sent by another process's
+// transactions, reach the subscriber; its wake-all runs once the listener
+// listens on the channel and again after every reconnect (a notification
+// sent meanwhile is lost, so the subscriber must read everything again). A
+// channel subscribed while the listener runs is heard on the same
+// connection.
+func TestSubscribeCarriesAnotherChannel(t *testing.T) {
+	t.Parallel()
+	url := dbtest.Postgres(t)
+	db, sender := dbtest.Open(t, url), open(t, url) // sender: another process's pool
+	bus := newBus(t, db)
+	var attempts atomic.Int32
+	reconnecting, release := make(chan struct{}, 1), make(chan struct{})
+	pids := listenerPIDs(bus, func(ctx context.Context) error {
+		if attempts.Add(1) != 2 {
+			return nil
+		}
+		reconnecting <- struct{}{}
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	// The listener's goroutine calls these: they must not block.
+	payloads, wakeAlls := make(chan string, 16), make(chan struct{}, 16)
+	bus.Subscribe("hub_test_a", func(p string) { payloads <- p }, func() { wakeAlls <- struct{}{} })
+	notify := func(channel, payload string) {
+		t.Helper()
+		require.NoError(t, sender.Exec("SELECT pg_notify(?, ?)", channel, payload).Error)
+	}
+
+	first := receive(t, pids, "listener connection")
+	receive(t, wakeAlls, "wake-all once listening")
+	notify("hub_test_a", "one")
+	require.Equal(t, "one", receive(t, payloads, "notification"))
+
+	later, laterListening := make(chan string, 16), make(chan struct{}, 16)
+	bus.Subscribe("hub_test_b", func(p string) { later <- p }, func() { laterListening <- struct{}{} })
+	receive(t, laterListening, "the later channel listened on")
+	select {
+	case pid := <-pids:
+		t.Fatalf("the listener reconnected (backend %d) to add a channel", pid)
+	default:
+	}
+	notify("hub_test_b", "two")
+	require.Equal(t, "two", receive(t, later, "notification on the later channel"))
+
+	// The gap: what is sent while nobody listens is lost, and the wake-all
+	// after the reconnect stands for it.
+	var killed bool
+	require.NoError(t, sender.Raw("SELECT pg_terminate_backend(?)", first).Scan(&killed).Error)
+	require.True(t, killed)
+	receive(t, reconnecting, "reconnect attempt")
+	notify("hub_test_a", "lost")
+	close(release)
+	require.NotEqual(t, first, receive(t, pids, "listener reconnection"))
+	receive(t, wakeAlls, "wake-all after the reconnect")
+	receive(t, laterListening, "the later channel's wake-all after the reconnect")
+	notify("hub_test_a", "three")
+	require.Equal(t, "three", receive(t, payloads, "notification after the reconnect"), "nothing from the gap")
+}

@@ -80,8 +80,12 @@ type Bus struct {
 	stop      context.CancelFunc
 	ctx       context.Context // the listener's and shared reads'; cancelled by Close
 	wg        sync.WaitGroup  // the listener and shared reads
-	// onInterrupt receives the turns other processes stopped or paused.
-	onInterrupt func(turnID string) int
+	// subs are the channels subscribed besides Channel (interrupts,
+	// activity frames), by name.
+	subs map[string]subscription
+	// relisten, while the listener waits for a notification, ends that
+	// wait so it LISTENs on a channel just subscribed.
+	relisten context.CancelCauseFunc
 }
 
 // NewBus returns a Bus over db. Call Close when done with it.
@@ -92,7 +96,7 @@ func NewBus(db *models.DB) *Bus {
 	// Close is what ends it.
 	ctx, stop := context.WithCancel(context.Background())
 	return &Bus{db: db, PollInterval: DefaultPollInterval, origin: hex.EncodeToString(id[:]),
-		turns: map[string]*followedTurn{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
+		turns: map[string]*followedTurn{}, subs: map[string]subscription{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
 }
 
 // Close stops the listener and the reads in flight and waits for them, and
