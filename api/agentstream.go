@@ -10,7 +10,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hub/chat"
-	"hub/stream"
 )
 
 // activityFrameDTO is an activity frame that reports one change.
@@ -66,13 +65,10 @@ func (s *Server) agentStream(c *gin.Context) {
 	}
 	c.Writer.Flush()
 
-	ctx, cancel := context.WithCancel(ctx)
-	closing := busClosing(ctx, s.Frames)
-	defer func() {
-		cancel()
-		<-closing
-	}()
-	pumpSSE(ctx, c, closing, func(ctx context.Context, emit func(chat.ActivityFrame) error) error {
+	// The frame bus closing is how an api process shutting down ends its
+	// SSE streams (so the server drains at once and clients resume
+	// elsewhere); the activity stream ends with the turn streams.
+	pumpSSE(ctx, c, s.Frames.Done(), func(ctx context.Context, emit func(chat.ActivityFrame) error) error {
 		return s.Chat.FollowActivity(ctx, personID, after, emit)
 	}, func(f chat.ActivityFrame) error {
 		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Activity)})
@@ -114,20 +110,4 @@ func lastEventID(c *gin.Context) (after int64, resume bool, err error) {
 		return 0, false, badRequest("/lastEventId", "Last-Event-ID must be a frame number")
 	}
 	return n, true, nil
-}
-
-// busClosing returns a channel closed when ctx ends or the frame bus
-// closes. The bus closing is how an api process shutting down ends its
-// SSE streams (so the server drains at once and clients resume
-// elsewhere); the activity stream ends with the turn streams.
-func busClosing(ctx context.Context, b *stream.Bus) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		// No turn has the empty id: Follow delivers nothing and returns
-		// when the bus closes (ErrClosed) or ctx ends. Its reads are shared
-		// by every stream that waits this way, one cheap query a poll.
-		_ = b.Follow(ctx, "", 0, func(stream.Frame) error { return nil })
-	}()
-	return done
 }

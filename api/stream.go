@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -31,7 +33,8 @@ func (s *Server) streamTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	if _, err := s.Chat.GetTurnFor(ctx, p.ID, turnID); err != nil {
+	turn, err := s.Chat.GetTurnFor(ctx, p.ID, turnID)
+	if err != nil {
 		respondError(c, err)
 		return
 	}
@@ -52,9 +55,32 @@ func (s *Server) streamTurn(c *gin.Context) {
 	startSSE(c)
 	c.Writer.Flush()
 	pumpSSE(ctx, c, nil, func(ctx context.Context, emit func(stream.Frame) error) error {
-		return s.Frames.Follow(ctx, turnID, after, emit)
+		delivered := after
+		err := s.Frames.Follow(ctx, turnID, after, func(f stream.Frame) error {
+			delivered = f.Seq
+			return emit(f)
+		})
+		if errors.Is(err, stream.ErrTurnGone) {
+			return emit(deletedDone(delivered, turn.ReplyMessageID))
+		}
+		return err
 	}, func(f stream.Frame) error {
 		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)
 		return err
 	})
+}
+
+// deletedDone is the done frame that ends the stream of a turn whose
+// conversation was deleted while it ran (docs/decisions.md): the turn has
+// no done frame of its own and never will, and a client waits for one.
+// It is numbered after the turn's last frame (no frame can take that
+// number any more) and says the turn stopped, as the activity stream does;
+// deleted tells the client why, and usage is zero because the records it
+// was counted from are gone.
+func deletedDone(last int64, replyMessageID string) stream.Frame {
+	data, _ := json.Marshal(map[string]any{ // a map of strings, bools and ints always encodes
+		"status": "stopped", "messageId": replyMessageID, "deleted": true,
+		"usage": map[string]int{"inputTokens": 0, "outputTokens": 0},
+	})
+	return stream.Frame{Seq: last + 1, Type: stream.TypeDone, Data: data}
 }

@@ -2,6 +2,8 @@ package stream
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -36,6 +38,9 @@ type sharedRead struct {
 	// Set before done closes.
 	frames []Frame
 	err    error
+	// gone: the turn no longer exists, and frames are the last it has
+	// after `after`.
+	gone bool
 }
 
 // serves tells whether a follower at `after` may use r while the turn is at
@@ -54,15 +59,25 @@ func (r *sharedRead) serves(gen uint64, after int64) bool {
 	}
 }
 
+// ErrTurnGone is what Follow returns when the turn no longer exists (its
+// conversation was deleted) and it has delivered every frame the turn had
+// without a done frame among them: none can come any more.
+var ErrTurnGone = errors.New("stream: turn no longer exists")
+
 // Follow calls fn with every frame after seq `after`, in order, as they are
 // published, until the done frame has been delivered (then it returns nil),
-// fn fails, ctx ends, or the Bus is closed (ErrClosed).
+// the turn is gone (ErrTurnGone), fn fails, ctx ends, or the Bus is closed
+// (ErrClosed).
 //
 // It reads the table again whenever the turn is woken: by a publish in this
 // process, by a notification from another (Postgres), by the listener
 // (re)connecting, or by its poll. Reading after the last number it
 // delivered is what keeps delivery free of gaps and repeats, however the
-// wake-ups come; the reads are shared by the turn's followers.
+// wake-ups come; the reads are shared by the turn's followers. A read that
+// finds nothing new also checks that the turn still exists, so a deleted
+// turn's stream ends at its next wake-up: a publish to it (the worker,
+// whose model call is still streaming when the conversation goes) or, at
+// the latest, the poll.
 func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
 	wake := make(chan struct{}, 1)
 	if err := b.join(turnID, wake); err != nil {
@@ -72,7 +87,7 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 	tick := time.NewTicker(b.PollInterval)
 	defer tick.Stop()
 	for {
-		frames, more, err := b.read(ctx, turnID, after)
+		frames, more, gone, err := b.read(ctx, turnID, after)
 		if err != nil {
 			return err
 		}
@@ -87,6 +102,9 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 		}
 		if more {
 			continue
+		}
+		if gone {
+			return ErrTurnGone
 		}
 		select {
 		case <-ctx.Done():
@@ -106,6 +124,10 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 		}
 	}
 }
+
+// Done is closed when the Bus is closed: the process is shutting down, and
+// a stream that is not a Follow (the activity stream) ends with the turns'.
+func (b *Bus) Done() <-chan struct{} { return b.closed }
 
 // join registers a follower of the turn, starting the listener on
 // Postgres with the first one.
@@ -144,8 +166,9 @@ func (b *Bus) leave(turnID string, wake chan struct{}) {
 // read returns the turn's frames after `after` (at most readLimit) from a
 // read that started after the turn's latest wake-up, joining one in flight
 // or done when it serves, else starting one. more tells that the read was
-// full, so more frames may be waiting. The caller has joined the turn.
-func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Frame, more bool, err error) {
+// full, so more frames may be waiting; gone that the turn no longer exists
+// and these are its last frames. The caller has joined the turn.
+func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Frame, more, gone bool, err error) {
 	for {
 		b.mu.Lock()
 		t := b.turns[turnID]
@@ -154,7 +177,7 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 			select {
 			case <-b.closed:
 				b.mu.Unlock()
-				return nil, false, ErrClosed
+				return nil, false, false, ErrClosed
 			default:
 			}
 			r = &sharedRead{gen: t.gen, after: after, started: time.Now(), done: make(chan struct{})}
@@ -168,28 +191,49 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 				defer close(r.done)
 				rctx, cancel := context.WithTimeout(b.ctx, readTimeout)
 				defer cancel()
-				r.frames, r.err = b.Frames(rctx, turnID, r.after)
+				r.frames, r.gone, r.err = b.readFrames(rctx, turnID, r.after)
 			})
 		}
 		b.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return nil, false, false, ctx.Err()
 		case <-r.done:
 		}
 		if r.err != nil {
 			if b.ctx.Err() != nil {
-				return nil, false, ErrClosed
+				return nil, false, false, ErrClosed
 			}
-			return nil, false, r.err
+			return nil, false, false, r.err
 		}
 		full := len(r.frames) == readLimit
 		i := sort.Search(len(r.frames), func(i int) bool { return r.frames[i].Seq > after })
 		if full && i == len(r.frames) {
 			continue // cut short before this follower's position: read on
 		}
-		return r.frames[i:], full, nil
+		return r.frames[i:], full, r.gone && !full, nil
 	}
+}
+
+// readFrames reads the turn's frames after `after`; when there are none,
+// it checks that the turn still exists. Once the turn is gone no frame can
+// be added (Publish finds no turn to number it), so the frames read after
+// seeing it gone are its last: reading them then, not before, is what keeps
+// a frame published just before the deletion from being lost.
+func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frames []Frame, gone bool, err error) {
+	frames, err = b.Frames(ctx, turnID, after)
+	if err != nil || len(frames) > 0 {
+		return frames, false, err
+	}
+	var n int64
+	if err := b.db.WithContext(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Count(&n).Error; err != nil {
+		return nil, false, fmt.Errorf("read turn %s: %w", turnID, err)
+	}
+	if n > 0 {
+		return nil, false, nil
+	}
+	frames, err = b.Frames(ctx, turnID, after)
+	return frames, err == nil, err
 }
 
 // wake tells the turn's followers in this process to read again. A

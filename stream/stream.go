@@ -146,8 +146,9 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 // statement outside a transaction is a transaction of its own, so all of
 // it commits or none: the NOTIFY is delivered only once the frame can be
 // read (Postgres delivers notifications on commit), and a failed insert
-// gives its number back. pg_notify runs once per stored row: a missing turn
-// stores nothing, notifies no one and returns no row.
+// gives its number back. The NOTIFY goes out even when the turn is missing
+// (seq is then NULL and nothing was stored): its followers in other
+// processes read again, find the turn gone and end (see Follow).
 const publishSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING id, frame_seq
 ), stored AS (
@@ -155,21 +156,21 @@ const publishSQL = `WITH numbered AS (
 	SELECT id, frame_seq, ?, ?, ? FROM numbered
 	RETURNING seq
 )
-SELECT seq, pg_notify(?, ?)::text AS notified FROM stored`
+SELECT (SELECT seq FROM stored) AS seq, pg_notify(?, ?)::text AS notified`
 
 // publishPostgres stores row in one statement (publishSQL) and sets its
 // number.
 func (b *Bus) publishPostgres(ctx context.Context, row *models.TurnFrame) error {
-	var out []struct{ Seq int64 }
+	var out struct{ Seq *int64 }
 	err := b.db.WithContext(ctx).Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
 		Channel, notifyPayload(b.origin, row.TurnID)).Scan(&out).Error
 	if err != nil {
 		return err
 	}
-	if len(out) == 0 {
+	if out.Seq == nil {
 		return fmt.Errorf("no turn %s", row.TurnID)
 	}
-	row.Seq = out[0].Seq
+	row.Seq = *out.Seq
 	return nil
 }
 

@@ -479,6 +479,74 @@ func TestFollowAcrossProcesses(t *testing.T) {
 	})
 }
 
+// A turn whose conversation is deleted while it is followed: its followers
+// get every frame it had, then Follow ends with ErrTurnGone. Nothing is
+// published after the deletion here, so the poll is what finds it gone.
+func TestFollowEndsWhenTheTurnIsGone(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		bus := newBus(t, f.db)
+		bus.PollInterval = 20 * time.Millisecond
+		fl := startFollow(t, bus, turn.ID, 0)
+		f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
+		require.EqualValues(t, 1, fl.next(t).Seq)
+		// Published before the deletion, delivered after it.
+		f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": "a"})
+		f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": "b"})
+		_, err := f.chat.DeleteConversation(t.Context(), f.actor, turn.ConversationID)
+		require.NoError(t, err)
+		require.EqualValues(t, 2, fl.next(t).Seq)
+		require.EqualValues(t, 3, fl.next(t).Seq)
+		require.ErrorIs(t, fl.end(t), stream.ErrTurnGone)
+
+		// A follower that comes later (a client resuming) ends the same way,
+		// at once, after the frames it has not seen.
+		fl = startFollow(t, bus, turn.ID, 2)
+		require.EqualValues(t, 3, fl.next(t).Seq)
+		require.ErrorIs(t, fl.end(t), stream.ErrTurnGone)
+
+		// A turn that ended before it was deleted ends with its own done
+		// frame.
+		ended := f.turn(t)
+		done := f.publishN(t, ended.ID, 1)
+		_, err = f.chat.DeleteConversation(t.Context(), f.actor, ended.ConversationID)
+		require.NoError(t, err)
+		require.Equal(t, seqRange(1, done), follow(t, bus, ended.ID, 0))
+	})
+}
+
+// The worker whose model call is still streaming publishes to the deleted
+// turn: that fails, and wakes the turn's followers in its process and, on
+// Postgres, in every other one, which then find the turn gone. The polls
+// are set to an hour, so only those wake-ups can end the followers.
+func TestPublishToADeletedTurnEndsItsFollowers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		f.bus.PollInterval = time.Hour
+		followers := []*following{startFollow(t, f.bus, turn.ID, 0)}
+		if dbtest.IsPostgres(f.url) {
+			other := newBus(t, open(t, f.url))
+			other.PollInterval = time.Hour
+			pids := listenerPIDs(other, nil)
+			followers = append(followers, startFollow(t, other, turn.ID, 0))
+			receive(t, pids, "the other process's listener")
+		}
+		f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
+		for _, fl := range followers {
+			require.EqualValues(t, 1, fl.next(t).Seq)
+		}
+		_, err := f.chat.DeleteConversation(t.Context(), f.actor, turn.ConversationID)
+		require.NoError(t, err)
+		_, err = f.bus.Publish(t.Context(), turn.ID, stream.TypeText, map[string]any{"delta": "late"})
+		require.ErrorContains(t, err, "no turn")
+		for _, fl := range followers {
+			require.ErrorIs(t, fl.end(t), stream.ErrTurnGone)
+		}
+	})
+}
+
 func TestHas(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
