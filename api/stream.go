@@ -54,6 +54,19 @@ func (s *Server) streamTurn(c *gin.Context) {
 
 	startSSE(c)
 	c.Writer.Flush()
+	write := func(f stream.Frame) error {
+		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)
+		return err
+	}
+	if turn.FinishedAt != nil && time.Since(*turn.FinishedAt) > stream.Retention {
+		// Its frames may have been swept: without its done frame the
+		// stream would wait for ever, so the turn's ending stands in.
+		if has, err := s.Frames.Has(ctx, turnID, stream.TypeDone); err == nil && !has {
+			_ = write(doneFrame(after+1, string(turn.Status), turn.ReplyMessageID, turn.Usage.InputTokens, turn.Usage.OutputTokens, false))
+			c.Writer.Flush()
+			return
+		}
+	}
 	pumpSSE(ctx, c, nil, func(ctx context.Context, emit func(stream.Frame) error) error {
 		delivered := after
 		err := s.Frames.Follow(ctx, turnID, after, func(f stream.Frame) error {
@@ -61,26 +74,24 @@ func (s *Server) streamTurn(c *gin.Context) {
 			return emit(f)
 		})
 		if errors.Is(err, stream.ErrTurnGone) {
-			return emit(deletedDone(delivered, turn.ReplyMessageID))
+			return emit(doneFrame(delivered+1, "stopped", turn.ReplyMessageID, 0, 0, true))
 		}
 		return err
-	}, func(f stream.Frame) error {
-		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)
-		return err
-	})
+	}, write)
 }
 
-// deletedDone is the done frame that ends the stream of a turn whose
-// conversation was deleted while it ran (docs/decisions.md): the turn has
-// no done frame of its own and never will, and a client waits for one.
-// It is numbered after the turn's last frame (no frame can take that
-// number any more) and says the turn stopped, as the activity stream does;
-// deleted tells the client why, and usage is zero because the records it
-// was counted from are gone.
-func deletedDone(last int64, replyMessageID string) stream.Frame {
-	data, _ := json.Marshal(map[string]any{ // a map of strings, bools and ints always encodes
-		"status": "stopped", "messageId": replyMessageID, "deleted": true,
-		"usage": map[string]int{"inputTokens": 0, "outputTokens": 0},
-	})
-	return stream.Frame{Seq: last + 1, Type: stream.TypeDone, Data: data}
+// doneFrame is a done frame the api writes itself, for a turn that has no
+// done frame to send (docs/decisions.md): one whose conversation was
+// deleted while it ran (deleted; it stopped, as the activity stream says,
+// and usage is zero because the records it was counted from are gone), or
+// one that ended so long ago that its frames were swept (its ending as
+// saved). seq numbers it after the last frame the client has.
+func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool) stream.Frame {
+	d := map[string]any{"status": status, "messageId": replyMessageID,
+		"usage": map[string]int{"inputTokens": inputTokens, "outputTokens": outputTokens}}
+	if deleted {
+		d["deleted"] = true
+	}
+	data, _ := json.Marshal(d) // a map of strings, bools and ints always encodes
+	return stream.Frame{Seq: seq, Type: stream.TypeDone, Data: data}
 }

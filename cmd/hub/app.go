@@ -117,7 +117,7 @@ func (a *app) runWorker(ctx context.Context, c client.Client) error {
 			return nil
 		case <-t.C:
 			// Frames stay at least 10 minutes after a turn ends (API.md).
-			if _, err := a.frames.Sweep(ctx, time.Now().Add(-10*time.Minute)); err != nil && ctx.Err() == nil {
+			if _, err := a.frames.Sweep(ctx, time.Now().Add(-stream.Retention)); err != nil && ctx.Err() == nil {
 				slog.WarnContext(ctx, "sweep frames", "error", err)
 			}
 			if _, err := a.chat.ExpireHeld(ctx, time.Now().Add(-a.cfg.ProposalTTL)); err != nil && ctx.Err() == nil {
