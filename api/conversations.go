@@ -99,6 +99,10 @@ func (s *Server) deleteConversation(c *gin.Context) {
 	if err := s.Chat.AnnounceDeleted(c.Request.Context(), person(c).ID, c.Param("id"), d); err != nil {
 		slog.WarnContext(c.Request.Context(), "announce deleted conversation", "conversation", c.Param("id"), "error", err)
 	}
+	// Their streams end now, here and in other api processes.
+	if err := s.Frames.Ended(c.Request.Context(), d.RunningTurns...); err != nil {
+		slog.WarnContext(c.Request.Context(), "end streams of deleted conversation", "conversation", c.Param("id"), "error", err)
+	}
 	// The records are gone; a running turn and a held Apply are ended so
 	// they stop. A workflow that already ended answers not-found, which is
 	// fine.

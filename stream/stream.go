@@ -190,6 +190,23 @@ func (b *Bus) publishTx(ctx context.Context, row *models.TurnFrame) error {
 	})
 }
 
+// Ended tells the followers of turns that were just deleted, in this
+// process and (on Postgres) in every other one, to read again: they find
+// their turn gone and end (see Follow), at once instead of at their next
+// poll. The api calls it after deleting a conversation.
+func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
+	for _, id := range turnIDs {
+		b.wake(id)
+		if b.db.Dialect != models.Postgres {
+			continue
+		}
+		if err := b.db.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", Channel, notifyPayload(b.origin, id)).Error; err != nil {
+			return fmt.Errorf("announce end of %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
 // readLimit caps one read of a turn's frames; a follower behind by more
 // reads again at once.
 const readLimit = 1000

@@ -547,6 +547,35 @@ func TestPublishToADeletedTurnEndsItsFollowers(t *testing.T) {
 	})
 }
 
+// The api that deletes a conversation ends its running turns' followers
+// at once, in its process and in every other one, though nothing is
+// published to the turn any more (the polls are set to an hour).
+func TestEndedEndsTheFollowersOfADeletedTurn(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		f.bus.PollInterval = time.Hour
+		followers := []*following{startFollow(t, f.bus, turn.ID, 0)}
+		if dbtest.IsPostgres(f.url) {
+			other := newBus(t, open(t, f.url))
+			other.PollInterval = time.Hour
+			pids := listenerPIDs(other, nil)
+			followers = append(followers, startFollow(t, other, turn.ID, 0))
+			receive(t, pids, "the other process's listener")
+		}
+		f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
+		for _, fl := range followers {
+			require.EqualValues(t, 1, fl.next(t).Seq)
+		}
+		_, err := f.chat.DeleteConversation(t.Context(), f.actor, turn.ConversationID)
+		require.NoError(t, err)
+		require.NoError(t, f.bus.Ended(t.Context(), turn.ID))
+		for _, fl := range followers {
+			require.ErrorIs(t, fl.end(t), stream.ErrTurnGone)
+		}
+	})
+}
+
 func TestHas(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
