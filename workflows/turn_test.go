@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +17,9 @@ import (
 )
 
 type harness struct {
-	env      *testsuite.TestWorkflowEnvironment
+	env *testsuite.TestWorkflowEnvironment
+	// mu guards what the activities record: a step's tool calls run at once.
+	mu       sync.Mutex
 	finished []activities.FinishInput
 	models   []activities.CallModelInput
 	tools    []activities.RunToolInput
@@ -39,6 +42,8 @@ func newHarness(t *testing.T, maxSteps int, step func(in activities.CallModelInp
 		return step(in, attempts[in.Step])
 	})
 	h.env.OnActivity(a.RunTool, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RunToolInput) (activities.ToolOutcome, error) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		h.tools = append(h.tools, in)
 		if h.toolErr != nil {
 			return activities.ToolOutcome{}, h.toolErr
