@@ -3,10 +3,10 @@ export GOTOOLCHAIN := go1.27.3
 
 .PHONY: test dev build lint bench
 
-# gofmt, go vet and every test against a throwaway Postgres (see docs/testing.md).
-# Arguments: make test ARGS="-run TestTurn ./workflows"
+# gofmt, go vet and every test, with the race detector, against a throwaway Postgres (see
+# docs/testing.md). Arguments: make test ARGS="-run TestTurn ./workflows"
 test:
-	scripts/test.sh $(ARGS)
+	scripts/test.sh -race $(ARGS)
 
 # The whole product in one process: api, worker, Temporal and the UI, SQLite.
 dev:

@@ -123,19 +123,22 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# apt_install installs Debian packages when apt-get is there and we may use it (root, or
+# passwordless sudo); it returns non-zero when it could not try.
+apt_install() {
+	command -v apt-get >/dev/null 2>&1 || return 1
+	local sudo=""
+	[[ $(id -u) == 0 ]] || ! sudo -n true 2>/dev/null || sudo="sudo"
+	[[ $(id -u) == 0 || -n $sudo ]] || return 1
+	say "installing $* with apt-get"
+	$sudo apt-get update -qq >&2
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
 start_postgres() {
 	pg_bin=$(find_pg_bin)
 	if [[ -z $pg_bin ]]; then
-		if command -v apt-get >/dev/null 2>&1; then
-			local sudo=""
-			[[ $(id -u) == 0 ]] || ! sudo -n true 2>/dev/null || sudo="sudo"
-			if [[ $(id -u) == 0 || -n $sudo ]]; then
-				say "installing PostgreSQL server binaries with apt-get"
-				$sudo apt-get update -qq >&2
-				$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
-				pg_bin=$(find_pg_bin)
-			fi
-		fi
+		apt_install postgresql && pg_bin=$(find_pg_bin)
 		[[ -n $pg_bin ]] || die "Postgres server binaries (initdb, pg_ctl) not found in /usr/lib/postgresql/*/bin or PATH.
   Install PostgreSQL 13 or newer (Debian/Ubuntu: sudo apt-get install postgresql; macOS: brew install postgresql),
   or point HUB_TEST_DATABASE_URL at a server you run (postgres://user:password@host:port/postgres)."
@@ -217,6 +220,14 @@ else
 	start_postgres
 fi
 export HUB_REQUIRE_POSTGRES=1
+
+# --- the race detector needs cgo, so a C compiler --------------------------------------------
+for arg in ${go_test_args[@]+"${go_test_args[@]}"}; do
+	if [[ $arg == -race || $arg == --race || $arg == -race=true ]] && ! command -v cc >/dev/null 2>&1 && ! command -v gcc >/dev/null 2>&1; then
+		apt_install gcc libc6-dev || true
+		command -v gcc >/dev/null 2>&1 || die "-race needs a C compiler (cgo); install gcc (Debian/Ubuntu: sudo apt-get install gcc)"
+	fi
+done
 
 # --- checks and tests --------------------------------------------------------------------------
 # ${a[@]+"${a[@]}"} expands an empty array to nothing, even under set -u in bash 3.2 (macOS).
