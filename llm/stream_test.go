@@ -421,7 +421,10 @@ func TestDeadlines(t *testing.T) {
 		cfgLimit  time.Duration
 		wantLimit string
 	}{
-		{name: "caller's deadline", ctxLimit: 150 * time.Millisecond, wantLimit: "150ms"},
+		// The caller's deadline was set before the call began, so the time
+		// left is a little under it: limits are named rounded to seconds
+		// (a sub-second one, in milliseconds, would read 149ms).
+		{name: "caller's deadline", ctxLimit: 2 * time.Second, wantLimit: "2 seconds"},
 		{name: "client's timeout", cfgLimit: 120 * time.Millisecond, wantLimit: "120ms"},
 	}
 	for _, tt := range tests {
