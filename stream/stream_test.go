@@ -516,6 +516,27 @@ func TestFollowEndsWhenTheTurnIsGone(t *testing.T) {
 	})
 }
 
+// followEverywhere follows a turn from this process and, on Postgres, from
+// another one, with their polls set to an hour (so only wake-ups move
+// them), and has both deliver a first frame.
+func followEverywhere(t *testing.T, f *fixture, turnID string) []*following {
+	t.Helper()
+	f.bus.PollInterval = time.Hour
+	followers := []*following{startFollow(t, f.bus, turnID, 0)}
+	if dbtest.IsPostgres(f.url) {
+		other := newBus(t, open(t, f.url))
+		other.PollInterval = time.Hour
+		pids := listenerPIDs(other, nil)
+		followers = append(followers, startFollow(t, other, turnID, 0))
+		receive(t, pids, "the other process's listener")
+	}
+	f.publish(t, turnID, stream.TypeStatus, map[string]any{"status": "working"})
+	for _, fl := range followers {
+		require.EqualValues(t, 1, fl.next(t).Seq)
+	}
+	return followers
+}
+
 // The worker whose model call is still streaming publishes to the deleted
 // turn: that fails, and wakes the turn's followers in its process and, on
 // Postgres, in every other one, which then find the turn gone. The polls
@@ -524,19 +545,7 @@ func TestPublishToADeletedTurnEndsItsFollowers(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
-		f.bus.PollInterval = time.Hour
-		followers := []*following{startFollow(t, f.bus, turn.ID, 0)}
-		if dbtest.IsPostgres(f.url) {
-			other := newBus(t, open(t, f.url))
-			other.PollInterval = time.Hour
-			pids := listenerPIDs(other, nil)
-			followers = append(followers, startFollow(t, other, turn.ID, 0))
-			receive(t, pids, "the other process's listener")
-		}
-		f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
-		for _, fl := range followers {
-			require.EqualValues(t, 1, fl.next(t).Seq)
-		}
+		followers := followEverywhere(t, f, turn.ID)
 		_, err := f.chat.DeleteConversation(t.Context(), f.actor, turn.ConversationID)
 		require.NoError(t, err)
 		_, err = f.bus.Publish(t.Context(), turn.ID, stream.TypeText, map[string]any{"delta": "late"})
@@ -554,19 +563,7 @@ func TestEndedEndsTheFollowersOfADeletedTurn(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
-		f.bus.PollInterval = time.Hour
-		followers := []*following{startFollow(t, f.bus, turn.ID, 0)}
-		if dbtest.IsPostgres(f.url) {
-			other := newBus(t, open(t, f.url))
-			other.PollInterval = time.Hour
-			pids := listenerPIDs(other, nil)
-			followers = append(followers, startFollow(t, other, turn.ID, 0))
-			receive(t, pids, "the other process's listener")
-		}
-		f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
-		for _, fl := range followers {
-			require.EqualValues(t, 1, fl.next(t).Seq)
-		}
+		followers := followEverywhere(t, f, turn.ID)
 		_, err := f.chat.DeleteConversation(t.Context(), f.actor, turn.ConversationID)
 		require.NoError(t, err)
 		require.NoError(t, f.bus.Ended(t.Context(), turn.ID))
