@@ -98,6 +98,25 @@ func receive[T any](t *testing.T, c <-chan T, what string) T {
 
 // A follower on another process's Bus is woken by the notification, not by
 // the poll: its poll is set to an hour.
+// holdSecondConnect is a listener connect hook that lets the first connect
+// go ahead and holds the second (the first reconnect) until release is
+// closed, telling reconnecting when it is held; later ones go ahead.
+func holdSecondConnect(reconnecting chan<- struct{}, release <-chan struct{}) func(context.Context) error {
+	var attempts atomic.Int32
+	return func(ctx context.Context) error {
+		if attempts.Add(1) != 2 {
+			return nil
+		}
+		reconnecting <- struct{}{}
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 func TestNotifyWakesFollowerInAnotherProcess(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, dbtest.Postgres(t))
@@ -135,20 +154,8 @@ func TestListenerReconnectsWithoutGapOrRepeat(t *testing.T) {
 
 	// The first reconnect is held until the test has published into the
 	// gap; later ones go ahead.
-	var attempts atomic.Int32
 	reconnecting, release := make(chan struct{}, 1), make(chan struct{})
-	pids := listenerPIDs(reader, func(ctx context.Context) error {
-		if attempts.Add(1) != 2 {
-			return nil
-		}
-		reconnecting <- struct{}{}
-		select {
-		case <-release:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
+	pids := listenerPIDs(reader, holdSecondConnect(reconnecting, release))
 	kill := func(pid uint32) {
 		t.Helper()
 		var killed bool
@@ -300,20 +307,8 @@ func TestSubscribeCarriesAnotherChannel(t *testing.T) {
 	url := dbtest.Postgres(t)
 	db, sender := dbtest.Open(t, url), open(t, url) // sender: another process's pool
 	bus := newBus(t, db)
-	var attempts atomic.Int32
 	reconnecting, release := make(chan struct{}, 1), make(chan struct{})
-	pids := listenerPIDs(bus, func(ctx context.Context) error {
-		if attempts.Add(1) != 2 {
-			return nil
-		}
-		reconnecting <- struct{}{}
-		select {
-		case <-release:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
+	pids := listenerPIDs(bus, holdSecondConnect(reconnecting, release))
 	// The listener's goroutine calls these: they must not block.
 	payloads, wakeAlls := make(chan string, 16), make(chan struct{}, 16)
 	bus.Subscribe("hub_test_a", func(p string) { payloads <- p }, func() { wakeAlls <- struct{}{} })
