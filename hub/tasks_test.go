@@ -204,6 +204,8 @@ func TestListTasks(t *testing.T) {
 			{"backslash matches itself", hub.TaskFilter{Query: `k\s`}, []string{`back\slash`}},
 			{"a non-ASCII word as written", hub.TaskFilter{Query: "Öl"}, []string{"Ärger mit Öl"}},
 			{"a non-ASCII title by an ASCII word in any case", hub.TaskFilter{Query: "MIT"}, []string{"Ärger mit Öl"}},
+			{"a non-ASCII word in another case", hub.TaskFilter{Query: "öL ärger"}, []string{"Ärger mit Öl"}},
+			{"a non-ASCII word in capitals", hub.TaskFilter{Query: "ÄRGER"}, []string{"Ärger mit Öl"}},
 			{"no match", hub.TaskFilter{Query: "zebra"}, nil},
 			{"blank query is no filter", hub.TaskFilter{Query: "   ", Status: "done"}, []string{"rename filexname"}},
 			{"a project of another space matches nothing", hub.TaskFilter{ProjectID: "proj_elsewhere"}, nil},

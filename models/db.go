@@ -3,15 +3,18 @@ package models
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/glebarez/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+	moderncsqlite "modernc.org/sqlite"
 )
 
 // Dialect names the database engine behind a DB.
@@ -59,6 +62,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	case Postgres:
 		dialector = postgres.Open(url)
 	default:
+		if err := unicodeLower(); err != nil {
+			return nil, fmt.Errorf("open %s database: %w", d, err)
+		}
 		dialector = sqlite.Open(sqliteDSN(url))
 	}
 	g, err := gorm.Open(dialector, cfg)
@@ -87,6 +93,28 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	return &DB{DB: g, Dialect: d, URL: url}, nil
 }
+
+// unicodeLower replaces SQLite's lower(), which folds only ASCII letters,
+// with one that lowers every letter as Go does, once per process and for
+// every SQLite connection opened after it. Hub's searches compare
+// LOWER(title) with LOWER(the words), so "élan" finds "Élan" on SQLite as
+// it does on Postgres in a UTF-8 locale. (SQLite lets an application
+// function take a built-in's name; nothing else of Hub's uses lower().)
+var unicodeLower = sync.OnceValue(func() error {
+	return moderncsqlite.RegisterDeterministicScalarFunction("lower", 1,
+		func(_ *moderncsqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			switch v := args[0].(type) {
+			case nil:
+				return nil, nil
+			case string:
+				return strings.ToLower(v), nil
+			case []byte:
+				return strings.ToLower(string(v)), nil
+			default:
+				return fmt.Sprint(v), nil // numbers lower to their text, as the built-in does
+			}
+		})
+})
 
 // sqliteDSN turns a path into a DSN with the pragmas Hub relies on: foreign
 // keys enforced, WAL so readers never block the writer, and a busy timeout.

@@ -164,7 +164,7 @@ start_postgres() {
 	[[ -z $pg_user ]] || chown -R "$pg_user:" "$pg_root"
 
 	if ! as_pg "$pg_bin/initdb" -D "$pg_data" -U postgres --pwfile="$pg_root/pwfile" \
-		--auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C --no-sync >"$pg_root/initdb.log" 2>&1; then
+		--auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 --no-sync >"$pg_root/initdb.log" 2>&1; then
 		cat "$pg_root/initdb.log" >&2
 		die "initdb failed"
 	fi
