@@ -86,6 +86,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		// fail in dispatch need no transaction.
 		res, terr := a.Tools.Dispatch(ctx, env, tc)
 		res.Summary = assistant.Humanize(res.Summary, known)
+		inSpace(res.Refs, call.SpaceID)
 		if terr == nil {
 			// hub_how_to and hub_find_tools make tools available for the
 			// rest of the turn.
@@ -120,6 +121,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 			return errRollback
 		}
 		res.Summary = assistant.Humanize(res.Summary, known)
+		inSpace(res.Refs, call.SpaceID)
 		o := outcomeOf(res, nil, settings)
 		o.UndoGroupID, o.SpaceID = undoGroup, call.SpaceID
 		won, err := a.Chat.WithDB(tx.DB()).CompleteToolCall(ctx, call.ID, o)
@@ -189,6 +191,17 @@ func outcomeOf(res tools.Result, terr *tools.Error, settings hub.Settings) chat.
 		refs = refs[:maxCallRefs]
 	}
 	return chat.Outcome{Status: chat.CallDone, Result: tools.ModelText(res, tools.MaxResultChars), Summary: res.Summary, Refs: refs}
+}
+
+// inSpace marks the refs of a call that acted in another of its turn's
+// spaces (spaceID; "" for the conversation's own) with that space.
+func inSpace(refs []hub.Ref, spaceID string) {
+	if spaceID == "" {
+		return
+	}
+	for i := range refs {
+		refs[i].SpaceID = spaceID
+	}
 }
 
 // maxCallRefs: one call names at most 50 records (seed 000 §4.1).

@@ -122,10 +122,11 @@ func (s *Server) deleteConversation(c *gin.Context) {
 }
 
 type refDTO struct {
-	Kind   string `json:"kind"`
-	ID     string `json:"id"`
-	Label  string `json:"label"`
-	Detail string `json:"detail,omitempty"`
+	Kind    string `json:"kind"`
+	ID      string `json:"id"`
+	Label   string `json:"label"`
+	Detail  string `json:"detail,omitempty"`
+	SpaceID string `json:"spaceId,omitempty"`
 }
 
 func toRefDTOs(refs []hub.Ref) []refDTO {

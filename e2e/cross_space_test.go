@@ -247,11 +247,16 @@ func TestCrossSpaceImmediateWriteAndRead(t *testing.T) {
 	for _, f := range ends {
 		require.Equal(t, "done", f["phase"], "%v", f)
 		summary := f["summary"].(string)
+		refs, _ := f["refs"].([]any)
+		require.Len(t, refs, 1, "%v", f)
+		ref := refs[0].(map[string]any)
 		switch {
 		case strings.Contains(summary, "Order paint") && !strings.Contains(summary, "Team chore"):
 			sawNorth = true
+			require.Equal(t, north, ref["spaceId"], "a record found in another space says where")
 		case strings.Contains(summary, "Team chore") && !strings.Contains(summary, "Order paint"):
 			sawTeam = true
+			require.Nil(t, ref["spaceId"], "a record of the conversation's space needs no space")
 		default:
 			t.Fatalf("a list that mixes spaces or misses them: %q", summary)
 		}

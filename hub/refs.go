@@ -12,6 +12,10 @@ type Ref struct {
 	ID     string `json:"id"`
 	Label  string `json:"label"`
 	Detail string `json:"detail,omitempty"`
+	// SpaceID is set on a record found in a space other than the
+	// conversation's (a turn across spaces), so a client knows where to
+	// open it.
+	SpaceID string `json:"spaceId,omitempty"`
 }
 
 // Record kinds a mention or a ref can name.
