@@ -58,11 +58,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 			return Plan{}, err
 		}
 	}
-	role, err := a.offerRole(ctx, turn, space.Role)
-	if err != nil {
-		return Plan{}, err
-	}
-	offerIn, err := a.offerInput(ctx, turn, user, role, settings)
+	offerIn, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -28,23 +28,16 @@ func (a *Activities) turnSpaces(ctx context.Context, turn chat.Turn) ([]hub.Spac
 	return out, nil
 }
 
-// offerRole is the role a turn is offered tools for: its space's, or in a
-// turn that acts in several spaces the widest of theirs (a viewer here may
-// be an editor there). Every call is still checked with the role of the
+// offerRole is the role a turn is offered tools for: its space's (own), or
+// in a turn that acts in several spaces the widest of theirs (a viewer here
+// may be an editor there). Every call is still checked with the role of the
 // space it acts in.
-func (a *Activities) offerRole(ctx context.Context, turn chat.Turn, own hub.Role) (hub.Role, error) {
-	if len(turn.Spaces) == 0 {
-		return own, nil
-	}
-	spaces, err := a.turnSpaces(ctx, turn)
-	if err != nil {
-		return "", err
-	}
+func offerRole(own hub.Role, spaces []hub.Space) hub.Role {
 	roles := []hub.Role{own}
 	for _, s := range spaces {
 		roles = append(roles, s.Role)
 	}
-	return hub.Widest(roles...), nil
+	return hub.Widest(roles...)
 }
 
 // callSpace decides the space a call acts in and returns its arguments

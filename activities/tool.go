@@ -61,11 +61,13 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	if def != nil && def.NoSpace {
+	if def != nil && def.NoSpace && len(turn.Spaces) > 0 {
 		// A help tool offers what the turn may use in any of its spaces.
-		if role, err = a.offerRole(ctx, turn, role); err != nil {
+		spaces, err := a.turnSpaces(ctx, turn)
+		if err != nil {
 			return ToolOutcome{}, err
 		}
+		role = offerRole(role, spaces)
 	}
 	if spaceID != turn.SpaceID {
 		call.SpaceID = spaceID

@@ -560,3 +560,48 @@ func TestCrossSpaceArgumentOutsideACrossSpaceTurn(t *testing.T) {
 		require.NotContains(t, props, "space", "%s offers no space outside a cross-space turn", name)
 	}
 }
+
+// A viewer of the conversation's space who edits another of the turn's
+// spaces is offered the write tools (the widest role of the turn's spaces),
+// and each write is still checked where it acts: it runs there and is
+// forbidden here.
+func TestCrossSpaceOfferFollowsTheWidestRole(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
+	vera, team := s.Member(t, "Team", "Vera Viewer", hub.RoleViewer)
+	_, north := s.Member(t, "North", "Vera Viewer", hub.RoleEditor)
+	r := s.Do(t, vera, "POST", "/api/assistant/conversations", map[string]any{"spaceId": team, "title": "plans"})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	conv := r.JSON(t)["id"].(string)
+	s.Model.SetScript(callsThenSummary(t, newTask("Order paint", "North"), newTask("Sweep floor", "")))
+
+	r = s.Do(t, vera, "POST", "/api/assistant/conversations/"+conv+"/turns", map[string]any{"text": "add a task called Order paint", "spaces": []string{north}})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	var st hubtest.Started
+	r.Decode(t, &st)
+	ends := finished(s.Stream(t, st.StreamURL, 0, 0))
+	require.Len(t, ends, 2)
+	byTitle := map[string]map[string]any{}
+	for _, f := range ends {
+		if strings.Contains(fmt.Sprint(f), "Order paint") {
+			byTitle["north"] = f
+		} else {
+			byTitle["team"] = f
+		}
+	}
+	require.Equal(t, "done", byTitle["north"]["phase"], "%v", byTitle["north"])
+	require.Equal(t, "failed", byTitle["team"]["phase"], "%v", byTitle["team"])
+	require.Equal(t, "forbidden", toolErrorCode(t, byTitle["team"]))
+	require.Contains(t, s.Model.Requests()[0].Tools, "hub_create_tasks", "offered: Vera edits North")
+	require.Equal(t, []string{"Order paint"}, titlesIn(t, s, vera, north))
+	require.Empty(t, titlesIn(t, s, vera, team))
+
+	// The same person in a turn of the viewer's space alone is offered no write.
+	s.Model.SetScript(fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`))
+	s.Model.Reset()
+	r = s.Do(t, vera, "POST", "/api/assistant/conversations/"+conv+"/turns", map[string]any{"text": "add a task called Sweep floor"})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	r.Decode(t, &st)
+	s.Stream(t, st.StreamURL, 0, 0)
+	require.NotContains(t, s.Model.Requests()[0].Tools, "hub_create_tasks")
+}
