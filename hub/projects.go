@@ -86,7 +86,7 @@ func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string,
 	}
 	// As in ListTasks, the database lowers both sides.
 	for _, w := range strings.Fields(f.Query) {
-		q = q.Where(`LOWER(name) LIKE LOWER(CAST(? AS TEXT)) ESCAPE '\'`, "%"+escapeLike(w)+"%")
+		q = q.Where(s.containsWord("name"), "%"+escapeLike(w)+"%")
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {

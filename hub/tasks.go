@@ -125,7 +125,7 @@ func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f 
 	// turn "Öl" into "öl", which an engine whose LOWER knows only ASCII
 	// (SQLite, Postgres in the C locale) never finds in "Öl".
 	for _, w := range strings.Fields(f.Query) {
-		q = q.Where(`LOWER(title) LIKE LOWER(CAST(? AS TEXT)) ESCAPE '\'`, "%"+escapeLike(w)+"%")
+		q = q.Where(s.containsWord("title"), "%"+escapeLike(w)+"%")
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
@@ -359,6 +359,19 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// containsWord is the condition that column contains a search word (the
+// argument, a LIKE pattern) in any case. On SQLite it lowers with
+// models.UnicodeLower, since SQLite's own lower() folds only ASCII; on
+// Postgres lower() follows the database's locale (a UTF-8 one folds every
+// letter).
+func (s *Service) containsWord(column string) string {
+	lower := "LOWER"
+	if s.db.Dialector.Name() != string(models.Postgres) {
+		lower = models.UnicodeLower
+	}
+	return fmt.Sprintf(`%[1]s(%[2]s) LIKE %[1]s(CAST(? AS TEXT)) ESCAPE '\'`, lower, column)
 }
 
 // escapeLike makes % and _ in a search word match themselves.

@@ -94,14 +94,18 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	return &DB{DB: g, Dialect: d, URL: url}, nil
 }
 
-// unicodeLower replaces SQLite's lower(), which folds only ASCII letters,
-// with one that lowers every letter as Go does, once per process and for
-// every SQLite connection opened after it. Hub's searches compare
-// LOWER(title) with LOWER(the words), so "élan" finds "Élan" on SQLite as
-// it does on Postgres in a UTF-8 locale. (SQLite lets an application
-// function take a built-in's name; nothing else of Hub's uses lower().)
+// UnicodeLower names a SQLite function that lowers every letter as Go's
+// strings.ToLower does; SQLite's own lower() folds only ASCII letters.
+// Searches use it so "ärger" finds "Ärger" on SQLite as it does on Postgres
+// in a UTF-8 locale. It has its own name rather than replacing lower():
+// an index built with the built-in (connections' unique lower(name)) must
+// keep meaning what it meant when it was built.
+const UnicodeLower = "hub_lower"
+
+// unicodeLower registers UnicodeLower, once per process, for every SQLite
+// connection opened after it.
 var unicodeLower = sync.OnceValue(func() error {
-	return moderncsqlite.RegisterDeterministicScalarFunction("lower", 1,
+	return moderncsqlite.RegisterDeterministicScalarFunction(UnicodeLower, 1,
 		func(_ *moderncsqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 			switch v := args[0].(type) {
 			case nil:
