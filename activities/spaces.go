@@ -42,9 +42,11 @@ func offerRole(own hub.Role, spaces []hub.Space) hub.Role {
 
 // callSpace decides the space a call acts in and returns its arguments
 // without the space argument: in a turn that may act in several spaces, the
-// space the call names (by id, or by name ignoring case) among the turn's;
-// otherwise, or when it names none, the turn's own. A space the turn was
-// not given is the call's error, never a reason to look further.
+// space the call names (by id, or by name ignoring case) among all the turn
+// was given, even one the person has left since (RunTool's access check
+// then says forbidden); otherwise, or when it names none, the turn's own.
+// A space the turn was not given is the call's error, never a reason to
+// look further.
 func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.Definition, arguments string) (string, string, *tools.Error, error) {
 	if len(turn.Spaces) == 0 || def == nil || def.NoSpace {
 		return turn.SpaceID, arguments, nil, nil
@@ -54,33 +56,38 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		return turn.SpaceID, rest, terr, nil
 	}
 	allowed := append([]string{turn.SpaceID}, turn.Spaces...)
-	spaces, err := a.turnSpaces(ctx, turn)
+	names, err := a.Hub.SpaceNames(ctx, allowed)
 	if err != nil {
 		return "", "", nil, err
 	}
-	if slices.Contains(allowed, named) {
-		if !slices.ContainsFunc(spaces, func(s hub.Space) bool { return s.ID == named }) {
-			return "", "", tools.Errorf(tools.CodeForbidden, "you can no longer open this space"), nil
-		}
-		return named, rest, nil, nil
-	}
-	var match []hub.Space
-	for _, s := range spaces {
-		if strings.EqualFold(strings.TrimSpace(named), s.Name) {
-			match = append(match, s)
+	// The space named, by id or by name, among all the turn was given
+	// (whether or not the person can still open it).
+	var match []string
+	for _, id := range allowed {
+		if id == named || strings.EqualFold(named, names[id]) {
+			match = append(match, id)
 		}
 	}
-	switch len(match) {
-	case 1:
-		return match[0].ID, rest, nil, nil
-	case 0:
-		names := make([]string, len(spaces))
+	switch {
+	case len(match) > 1 && !slices.Contains(match, named):
+		return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
+			Message: fmt.Sprintf("several of this turn's spaces are called %q; name one by its id", named)}, nil
+	case len(match) == 0:
+		spaces, err := a.turnSpaces(ctx, turn)
+		if err != nil {
+			return "", "", nil, err
+		}
+		list := make([]string, len(spaces))
 		for i, s := range spaces {
-			names[i] = fmt.Sprintf("%s (%s)", s.Name, s.ID)
+			list[i] = fmt.Sprintf("%s (%s)", s.Name, s.ID)
 		}
 		return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
-			Message: fmt.Sprintf("this turn cannot act in a space %q; its spaces are %s", named, strings.Join(names, ", "))}, nil
+			Message: fmt.Sprintf("this turn cannot act in a space %q; its spaces are %s", named, strings.Join(list, ", "))}, nil
 	}
-	return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
-		Message: fmt.Sprintf("several of this turn's spaces are called %q; name one by its id", named)}, nil
+	// An id wins over another space's name. Whether the person can still
+	// open it is the caller's access check (forbidden if not).
+	if slices.Contains(match, named) {
+		return named, rest, nil, nil
+	}
+	return match[0], rest, nil, nil
 }

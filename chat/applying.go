@@ -22,15 +22,17 @@ const applyingFresh = 15 * time.Minute
 // stream when that changed what it shows. The Apply workflow calls it.
 func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) error {
 	var since *time.Time
-	cond := "applying_since IS NOT NULL"
+	cond, args := "applying_since IS NOT NULL", []any{messageID}
 	if on {
+		// A stale mark (an Apply that never answered) is renewed too.
 		now := s.now()
-		since, cond = &now, "applying_since IS NULL"
+		since, cond = &now, "(applying_since IS NULL OR applying_since < ?)"
+		args = append(args, now.Add(-applyingFresh))
 	}
 	var personID string
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		var t models.Turn
-		res := tx.Model(&t).Where("reply_message_id = ? AND "+cond, messageID).Update("applying_since", since)
+		res := tx.Model(&t).Where("reply_message_id = ? AND "+cond, args...).Update("applying_since", since)
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error
 		}

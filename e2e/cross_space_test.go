@@ -605,3 +605,28 @@ func TestCrossSpaceOfferFollowsTheWidestRole(t *testing.T) {
 	s.Stream(t, st.StreamURL, 0, 0)
 	require.NotContains(t, s.Model.Requests()[0].Tools, "hub_create_tasks")
 }
+
+// A space of the turn that the person has left since is forbidden, named
+// by its name as by its id; nothing is written there. (A retried turn keeps
+// the spaces it was started with, checked then.)
+func TestCrossSpaceALeftSpaceIsForbiddenByNameOrId(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(
+		`{"rules": [{"reply": {"fault": {"kind": "http_error", "status": 400}}}]}`)})
+	_, north := s.Member(t, "North", "Mira Chen", hub.RoleEditor)
+	conv := s.Conversation(t)
+	first := askIn(t, s, conv, "add a task called By name", []string{north})
+	events := s.Stream(t, first.StreamURL, 0, 0)
+	require.Equal(t, "error", events[len(events)-1].Data["status"], "the first try fails")
+
+	require.NoError(t, s.DB.WithContext(context.Background()).Where("space_id = ? AND person_id = ?", north, s.OwnerID).
+		Delete(&models.Membership{}).Error)
+	s.Model.SetScript(callsThenSummary(t, newTask("By name", "north"), newTask("By id", north)))
+	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+first.TurnID+"/retry", nil)
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	var st hubtest.Started
+	r.Decode(t, &st)
+	require.Equal(t, []any{north}, turnSpaces(t, s, st.TurnID), "the retry keeps its spaces")
+	allFailed(t, s.Stream(t, st.StreamURL, 0, 0), 2, "forbidden")
+	require.Zero(t, totalTasks(t, s))
+}

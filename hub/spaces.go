@@ -67,6 +67,22 @@ func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space
 	return Space{ID: row.ID, Name: row.Name, Role: role}, nil
 }
 
+// SpaceNames returns the names of spaces by id, whoever may open them (an
+// unknown id is left out). It checks no access: a caller resolves a name
+// among ids it has checked before, and tells a space the person has left
+// from one that was never among them.
+func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]string, error) {
+	var rows []models.Space
+	if err := s.q(ctx).Select("id", "name").Where("id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("space names: %w", err)
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Name
+	}
+	return out, nil
+}
+
 // GetPerson returns a person by id.
 func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error) {
 	var row models.Person

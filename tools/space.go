@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // SpaceArg is the optional argument with which a call in a turn that may
@@ -62,10 +63,12 @@ func TakeSpaceArg(arguments string) (space, rest string, terr *Error) {
 	if !ok {
 		return "", arguments, nil
 	}
-	if json.Unmarshal(raw, &space) != nil || space == "" {
+	// null or "" is the argument left out, as for every optional input.
+	if json.Unmarshal(raw, &space) != nil {
 		return "", "", &Error{Code: CodeInvalidPayload, Message: "space must be a space's name or id", Path: "/" + SpaceArg,
-			Issues: []Issue{{Path: "/" + SpaceArg, Message: "must be a non-empty string"}}}
+			Issues: []Issue{{Path: "/" + SpaceArg, Message: "must be a string"}}}
 	}
+	space = strings.TrimSpace(space)
 	delete(doc, SpaceArg)
 	b, err := json.Marshal(doc)
 	if err != nil {

@@ -60,8 +60,10 @@ func TestSpaceArg(t *testing.T) {
 		{args: `not json`, rest: `not json`},
 		{args: `[1]`, rest: `[1]`},
 		{args: `{"space": 7}`, err: true},
-		{args: `{"space": ""}`, err: true},
-		{args: `{"space": null}`, err: true},
+		{args: `{"space": {"id": "x"}}`, err: true},
+		{args: `{"tasks": [], "space": ""}`, rest: `{"tasks":[]}`},
+		{args: `{"tasks": [], "space": null}`, rest: `{"tasks":[]}`},
+		{args: `{"tasks": [], "space": "  Ops "}`, space: "Ops", rest: `{"tasks":[]}`},
 	} {
 		space, rest, terr := tools.TakeSpaceArg(tc.args)
 		if tc.err {
