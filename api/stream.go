@@ -58,23 +58,23 @@ func (s *Server) streamTurn(c *gin.Context) {
 		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)
 		return err
 	}
-	if turn.FinishedAt != nil && time.Since(*turn.FinishedAt) > stream.Retention {
-		// Its frames may have been swept: without its done frame the
-		// stream would wait for ever, so the turn's ending stands in.
-		if has, err := s.Frames.Has(ctx, turnID, stream.TypeDone); err == nil && !has {
-			_ = write(doneFrame(after+1, string(turn.Status), turn.ReplyMessageID, turn.Usage.InputTokens, turn.Usage.OutputTokens, false))
-			c.Writer.Flush()
-			return
-		}
-	}
 	pumpSSE(ctx, c, nil, func(ctx context.Context, emit func(stream.Frame) error) error {
 		delivered := after
 		err := s.Frames.Follow(ctx, turnID, after, func(f stream.Frame) error {
 			delivered = f.Seq
 			return emit(f)
 		})
-		if errors.Is(err, stream.ErrTurnGone) {
+		switch {
+		case errors.Is(err, stream.ErrTurnGone):
 			return emit(doneFrame(delivered+1, "stopped", turn.ReplyMessageID, 0, 0, true))
+		case errors.Is(err, stream.ErrFramesSwept):
+			// It ended long ago: its saved ending stands in for the done frame.
+			ended, gerr := s.Chat.GetTurn(ctx, turnID)
+			if gerr != nil {
+				return gerr
+			}
+			return emit(doneFrame(delivered+1, string(ended.Status), ended.ReplyMessageID,
+				ended.Usage.InputTokens, ended.Usage.OutputTokens, false))
 		}
 		return err
 	}, write)

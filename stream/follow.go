@@ -38,9 +38,10 @@ type sharedRead struct {
 	// Set before done closes.
 	frames []Frame
 	err    error
-	// gone: the turn no longer exists, and frames are the last it has
-	// after `after`.
-	gone bool
+	// end is ErrTurnGone when the turn no longer exists, or ErrFramesSwept
+	// when it ended long ago without a done frame left: frames are then the
+	// last it has after `after`.
+	end error
 }
 
 // serves tells whether a follower at `after` may use r while the turn is at
@@ -64,9 +65,21 @@ func (r *sharedRead) serves(gen uint64, after int64) bool {
 // without a done frame among them: none can come any more.
 var ErrTurnGone = errors.New("stream: turn no longer exists")
 
+// ErrFramesSwept is what Follow returns for a turn that ended so long ago
+// that its frames were swept (see Retention): no done frame will come.
+// The caller answers with the turn's saved ending instead.
+var ErrFramesSwept = errors.New("stream: the turn's frames were swept")
+
+// doneGrace is how long after a turn ended its done frame may still be on
+// its way: FinishTurn saves the ending and publishes done right after.
+// Past it, a finished turn without a done frame had its frames swept (by
+// whichever process's clock; the sweep waits Retention).
+const doneGrace = time.Minute
+
 // Follow calls fn with every frame after seq `after`, in order, as they are
 // published, until the done frame has been delivered (then it returns nil),
-// the turn is gone (ErrTurnGone), fn fails, ctx ends, or the Bus is closed
+// the turn is gone (ErrTurnGone), its frames were swept (ErrFramesSwept),
+// fn fails, ctx ends, or the Bus is closed
 // (ErrClosed).
 //
 // It reads the table again whenever the turn is woken: by a publish in this
@@ -87,7 +100,7 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 	tick := time.NewTicker(b.PollInterval)
 	defer tick.Stop()
 	for {
-		frames, more, gone, err := b.read(ctx, turnID, after)
+		frames, more, end, err := b.read(ctx, turnID, after)
 		if err != nil {
 			return err
 		}
@@ -103,8 +116,8 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 		if more {
 			continue
 		}
-		if gone {
-			return ErrTurnGone
+		if end != nil {
+			return end
 		}
 		select {
 		case <-ctx.Done():
@@ -166,9 +179,9 @@ func (b *Bus) leave(turnID string, wake chan struct{}) {
 // read returns the turn's frames after `after` (at most readLimit) from a
 // read that started after the turn's latest wake-up, joining one in flight
 // or done when it serves, else starting one. more tells that the read was
-// full, so more frames may be waiting; gone that the turn no longer exists
-// and these are its last frames. The caller has joined the turn.
-func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Frame, more, gone bool, err error) {
+// full, so more frames may be waiting; end (ErrTurnGone, ErrFramesSwept)
+// that no frame will follow these. The caller has joined the turn.
+func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Frame, more bool, end, err error) {
 	for {
 		b.mu.Lock()
 		t := b.turns[turnID]
@@ -177,7 +190,7 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 			select {
 			case <-b.closed:
 				b.mu.Unlock()
-				return nil, false, false, ErrClosed
+				return nil, false, nil, ErrClosed
 			default:
 			}
 			r = &sharedRead{gen: t.gen, after: after, started: time.Now(), done: make(chan struct{})}
@@ -191,27 +204,30 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 				defer close(r.done)
 				rctx, cancel := context.WithTimeout(b.ctx, readTimeout)
 				defer cancel()
-				r.frames, r.gone, r.err = b.readFrames(rctx, turnID, r.after)
+				r.frames, r.end, r.err = b.readFrames(rctx, turnID, r.after)
 			})
 		}
 		b.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return nil, false, false, ctx.Err()
+			return nil, false, nil, ctx.Err()
 		case <-r.done:
 		}
 		if r.err != nil {
 			if b.ctx.Err() != nil {
-				return nil, false, false, ErrClosed
+				return nil, false, nil, ErrClosed
 			}
-			return nil, false, false, r.err
+			return nil, false, nil, r.err
 		}
 		full := len(r.frames) == readLimit
 		i := sort.Search(len(r.frames), func(i int) bool { return r.frames[i].Seq > after })
 		if full && i == len(r.frames) {
 			continue // cut short before this follower's position: read on
 		}
-		return r.frames[i:], full, r.gone && !full, nil
+		if full {
+			return r.frames[i:], true, nil, nil
+		}
+		return r.frames[i:], false, r.end, nil
 	}
 }
 
@@ -219,21 +235,33 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 // it checks that the turn still exists. Once the turn is gone no frame can
 // be added (Publish finds no turn to number it), so the frames read after
 // seeing it gone are its last: reading them then, not before, is what keeps
-// a frame published just before the deletion from being lost.
-func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frames []Frame, gone bool, err error) {
+// a frame published just before the deletion from being lost (end is
+// ErrTurnGone). A turn that ended more than doneGrace ago and has no done
+// frame had its frames swept (end is ErrFramesSwept).
+func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frames []Frame, end, err error) {
 	frames, err = b.Frames(ctx, turnID, after)
 	if err != nil || len(frames) > 0 {
-		return frames, false, err
+		return frames, nil, err
 	}
-	var n int64
-	if err := b.db.WithContext(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Count(&n).Error; err != nil {
-		return nil, false, fmt.Errorf("read turn %s: %w", turnID, err)
+	var rows []struct{ FinishedAt *time.Time }
+	if err := b.db.WithContext(ctx).Model(&models.Turn{}).Select("finished_at").Where("id = ?", turnID).Limit(1).Find(&rows).Error; err != nil {
+		return nil, nil, fmt.Errorf("read turn %s: %w", turnID, err)
 	}
-	if n > 0 {
-		return nil, false, nil
+	if len(rows) == 0 {
+		frames, err = b.Frames(ctx, turnID, after)
+		if err != nil {
+			return nil, nil, err
+		}
+		return frames, ErrTurnGone, nil
 	}
-	frames, err = b.Frames(ctx, turnID, after)
-	return frames, err == nil, err
+	if ended := rows[0].FinishedAt; ended == nil || time.Since(*ended) < doneGrace {
+		return nil, nil, nil
+	}
+	has, err := b.Has(ctx, turnID, TypeDone)
+	if err != nil || has {
+		return nil, nil, err // delivered before `after`: nothing more comes, as for any ended turn
+	}
+	return nil, ErrFramesSwept, nil
 }
 
 // wake tells the turn's followers in this process to read again. A

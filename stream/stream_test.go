@@ -573,6 +573,55 @@ func TestEndedEndsTheFollowersOfADeletedTurn(t *testing.T) {
 	})
 }
 
+// A follower of a turn that ended long ago, whose frames the sweep removed
+// (before it came, or while it waited), ends with ErrFramesSwept instead of
+// waiting for a done frame that is gone. A turn that ended a moment ago and
+// has no done frame yet is still waited for: FinishTurn publishes it next.
+func TestFollowEndsWhenTheFramesWereSwept(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		end := func(turnID string, at time.Time) {
+			require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", turnID).
+				Updates(map[string]any{"status": "done", "finished_at": at.UTC()}).Error)
+		}
+		bus := newBus(t, f.db)
+		bus.PollInterval = 20 * time.Millisecond
+
+		// Swept before the follower came.
+		early := f.turn(t)
+		done := f.publishN(t, early.ID, 2)
+		end(early.ID, time.Now().Add(-stream.Retention-time.Minute))
+		_, err := bus.Sweep(ctx, time.Now().Add(-stream.Retention))
+		require.NoError(t, err)
+		require.ErrorIs(t, startFollow(t, bus, early.ID, done).end(t), stream.ErrFramesSwept)
+
+		// Swept while it waited: it had every frame (a client that resumed
+		// after done), then the sweep ran.
+		late := f.turn(t)
+		done = f.publishN(t, late.ID, 2)
+		end(late.ID, time.Now().Add(-stream.Retention-time.Minute))
+		fl := startFollow(t, bus, late.ID, done)
+		select {
+		case <-fl.done:
+			t.Fatalf("a follower past the done frame of a turn whose frames are kept ended: %v", fl.err)
+		case <-time.After(100 * time.Millisecond): // five polls
+		}
+		_, err = bus.Sweep(ctx, time.Now().Add(-stream.Retention))
+		require.NoError(t, err)
+		require.ErrorIs(t, fl.end(t), stream.ErrFramesSwept)
+
+		// Ended a moment ago, its done frame not yet published: waited for.
+		fresh := f.turn(t)
+		f.publish(t, fresh.ID, stream.TypeStatus, map[string]any{"status": "working"})
+		end(fresh.ID, time.Now())
+		fl = startFollow(t, bus, fresh.ID, 1)
+		f.publish(t, fresh.ID, stream.TypeDone, map[string]any{"status": "done"})
+		require.EqualValues(t, 2, fl.next(t).Seq)
+		require.NoError(t, fl.end(t))
+	})
+}
+
 func TestHas(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
