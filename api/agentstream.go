@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -73,15 +72,6 @@ func (s *Server) agentStream(c *gin.Context) {
 	}, func(f chat.ActivityFrame) error {
 		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Activity)})
 	})
-}
-
-// announceApply tells the person's activity stream where a reply's Apply
-// stands after it ran: still waiting for some writes, or ended. A failure
-// only delays the top bar until the client's next snapshot.
-func (s *Server) announceApply(ctx context.Context, messageID string) {
-	if err := s.Chat.AnnounceApply(context.WithoutCancel(ctx), messageID); err != nil {
-		slog.WarnContext(ctx, "announce apply", "message", messageID, "error", err)
-	}
 }
 
 // writeEvent writes one activity event.

@@ -82,8 +82,6 @@ func (s *Server) apply(c *gin.Context) {
 			return
 		}
 	}
-	// Whatever the Apply did, the top bar follows.
-	defer s.announceApply(ctx, req.MessageID)
 	id := workflows.ApplyWorkflowID(req.MessageID)
 	in := workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID}
 	ar := workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}

@@ -94,26 +94,6 @@ func (s *Store) AnnounceTurn(ctx context.Context, turnID string) error {
 	return nil
 }
 
-// AnnounceApply writes the current state of a reply's Apply as an
-// activity frame: waiting while some of its writes are held for Apply,
-// ended once none is. The api calls it after an Apply ran.
-func (s *Store) AnnounceApply(ctx context.Context, messageID string) error {
-	var personID string
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		var t models.Turn
-		if err := tx.Select("person_id").Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
-			return fmt.Errorf("announce apply of %s: %w", messageID, err)
-		}
-		personID = t.PersonID
-		return s.WithDB(tx).announce(ctx, personID, func(st *Store) (Activity, error) { return st.applyActivity(ctx, messageID) })
-	})
-	if err != nil {
-		return err
-	}
-	wakeActivity(personID)
-	return nil
-}
-
 // AnnounceDeleted ends, in the person's activity stream, the running turns
 // and waiting Applies of a conversation that was deleted (their rows are
 // gone, so the frames say only which work ended).
