@@ -119,11 +119,13 @@ func (c *Client) chatRequest(req Request) openai.ChatCompletionRequest {
 		})
 	}
 	if req.MaxTokens > 0 {
+		//lint:ignore SA1019 max_tokens is what older OpenAI-compatible servers know; reasoning models get max_completion_tokens below
 		out.MaxTokens = req.MaxTokens
 		// Reasoning models (o-series, gpt-5, ...) refuse max_tokens and want
 		// max_completion_tokens; older compatible servers know only
 		// max_tokens. go-openai's validator knows which is which.
 		if errors.Is(openai.NewReasoningValidator().Validate(out), openai.ErrReasoningModelMaxTokensDeprecated) {
+			//lint:ignore SA1019 clearing the deprecated field is how a reasoning model gets max_completion_tokens alone
 			out.MaxTokens, out.MaxCompletionTokens = 0, req.MaxTokens
 		}
 	}
