@@ -27,7 +27,7 @@ func apiCommand() *cobra.Command {
 			return withApp(cmd, func(ctx context.Context, a *app, c client.Client) error {
 				ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
 				if err != nil {
-					return fmt.Errorf("listen on %s: %w", a.cfg.HTTPAddr, err)
+					return fmt.Errorf("listen on %s (HUB_HTTP_ADDR): %w", a.cfg.HTTPAddr, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
 				return a.serveAPI(ctx, ln, c)
