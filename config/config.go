@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"hub/api"
 	"hub/apps"
 	"hub/assistant"
 	"hub/llm"
@@ -38,6 +39,9 @@ type Config struct {
 	// default 8 × the model timeout + 10 minutes, see
 	// workflows.DefaultTurnTimeout).
 	TurnTimeout time.Duration
+	// HTTP bounds what a client can hold of the api: header, body and idle
+	// timeouts and the connection cap (HUB_HTTP_*; see api.Limits).
+	HTTP api.Limits
 }
 
 // FromEnv reads the configuration; getenv is os.Getenv outside tests. A
@@ -75,6 +79,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.ProposalTTL = d
 	}
 	var err error
+	if c.HTTP, err = api.LimitsFromEnv(getenv); err != nil {
+		return Config{}, err
+	}
 	if c.ContextTokens, err = assistant.ParseContextTokens(getenv(assistant.ContextTokensEnv)); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", assistant.ContextTokensEnv, err)
 	}

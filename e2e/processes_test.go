@@ -43,7 +43,9 @@ func hubBinary(t *testing.T) string {
 			return
 		}
 		binary = filepath.Join(dir, "hub")
-		out, err := exec.Command("go", "build", "-o", binary, "../cmd/hub").CombinedOutput()
+		// -buildvcs=auto stamps the commit (for `hub version`) whatever
+		// GOFLAGS says, when git is at hand.
+		out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binary, "../cmd/hub").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

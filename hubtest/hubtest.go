@@ -1,8 +1,9 @@
 // Package hubtest starts a whole Hub in a test: an embedded Temporal server
 // (in memory, on a free port), a real database (Postgres from dbtest, or a
 // SQLite file), the scripted model over real HTTP, the worker, and the api
-// behind an httptest server. Tests then talk to Hub only through its HTTP
-// api, as a client would. Everything started is stopped at test cleanup.
+// behind an httptest server with the limits of `hub api`. Tests then talk
+// to Hub only through its HTTP api, as a client would. Everything started
+// is stopped at test cleanup.
 package hubtest
 
 import (
@@ -68,6 +69,9 @@ type Options struct {
 	Fault func(point string) error
 	// TurnTimeout bounds a whole turn's wall time (0: the default).
 	TurnTimeout time.Duration
+	// HTTPLimits bound the api's connections (zero fields: the defaults of
+	// `hub api`).
+	HTTPLimits api.Limits
 }
 
 // Stack is a running Hub.
@@ -86,6 +90,7 @@ type Stack struct {
 	Activities *activities.Activities
 
 	dbURL    string
+	limits   api.Limits
 	workerMu sync.Mutex
 	worker   sdkworker.Worker // nil while stopped
 }
@@ -116,7 +121,7 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 
-	s := &Stack{DB: db, Hub: hub.NewService(db), Temporal: c, HTTP: &http.Client{}, dbURL: url}
+	s := &Stack{DB: db, Hub: hub.NewService(db), Temporal: c, HTTP: &http.Client{}, dbURL: url, limits: o.HTTPLimits}
 	mcfg := llm.Config{Model: "fakemodel", Timeout: o.ModelTimeout}
 	if !o.NoModel {
 		s.Model = fakemodel.New(o.Script)
@@ -150,8 +155,8 @@ func Start(t testing.TB, o Options) *Stack {
 	s.StartWorker(t)
 	t.Cleanup(s.StopWorker)
 
-	srv := httptest.NewServer(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
-		TurnTimeout: o.TurnTimeout}))
+	srv := serveAPI(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
+		TurnTimeout: o.TurnTimeout}), o.HTTPLimits)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 
@@ -160,6 +165,17 @@ func Start(t testing.TB, o Options) *Stack {
 	s.Token, err = s.Hub.CreateToken(ctx, s.OwnerID, "", 0)
 	require.NoError(t, err)
 	return s
+}
+
+// serveAPI serves the api on a loopback port with the server `hub api`
+// runs (api.NewHTTPServer: its timeouts and connection cap).
+func serveAPI(h http.Handler, l api.Limits) *httptest.Server {
+	hs := api.NewHTTPServer(h, l)
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config = hs.Server
+	srv.Listener = hs.Listener(srv.Listener)
+	srv.Start()
+	return srv
 }
 
 // Member adds a person with a role to a space (created if missing) and
@@ -382,7 +398,7 @@ func (s *Stack) StartAPI(t testing.TB) *API {
 	frames := stream.NewBus(db)
 	frames.Subscribe(chat.ActivityChannel, chat.WakeActivityFollowers, chat.WakeAllActivityFollowers)
 	a := &API{frames: frames}
-	a.srv = httptest.NewServer(api.New(api.Deps{DB: db, Hub: hub.NewService(db), Chat: chat.NewStore(db), Frames: frames, Temporal: s.Temporal}))
+	a.srv = serveAPI(api.New(api.Deps{DB: db, Hub: hub.NewService(db), Chat: chat.NewStore(db), Frames: frames, Temporal: s.Temporal}), s.limits)
 	a.URL = a.srv.URL
 	t.Cleanup(a.Kill)
 	return a

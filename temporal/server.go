@@ -114,6 +114,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontend: %w", err)
 	}
+	// A taken frontend port would make the server's gRPC Serve panic on a
+	// nil listener; say so instead. (A port 0 resolveAddr just picked is free.)
+	if _, p, _ := net.SplitHostPort(opts.FrontendAddr); p != "0" {
+		if err := checkPortFree(host, port); err != nil {
+			return nil, fmt.Errorf("frontend address %s: %w", opts.FrontendAddr, err)
+		}
+	}
 	// Clients dial loopback when the frontend listens on every interface.
 	dialHost := host
 	if net.ParseIP(host).IsUnspecified() {

@@ -127,17 +127,15 @@ func (a *app) runWorker(ctx context.Context, c client.Client) error {
 	}
 }
 
-// serveAPI serves the HTTP api on the listener until ctx ends, then drains
-// requests for up to 10 seconds.
+// serveAPI serves the HTTP api on the listener, within the configured
+// limits (api.Limits), until ctx ends, then drains requests for up to 10
+// seconds.
 func (a *app) serveAPI(ctx context.Context, ln net.Listener, c client.Client) error {
 	// Activity frames written by any process (the worker, another api) wake
 	// this process's activity streams at once.
 	a.frames.Subscribe(chat.ActivityChannel, chat.WakeActivityFollowers, chat.WakeAllActivityFollowers)
-	srv := &http.Server{
-		Handler: api.New(api.Deps{DB: a.db, Hub: a.hub, Chat: a.chat, Frames: a.frames, Temporal: c,
-			CORSOrigins: a.cfg.CORSOrigins, Interrupts: a.interrupts, TurnTimeout: a.cfg.TurnTimeout}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	srv := api.NewHTTPServer(api.New(api.Deps{DB: a.db, Hub: a.hub, Chat: a.chat, Frames: a.frames, Temporal: c,
+		CORSOrigins: a.cfg.CORSOrigins, Interrupts: a.interrupts, TurnTimeout: a.cfg.TurnTimeout}), a.cfg.HTTP)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

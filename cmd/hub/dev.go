@@ -23,19 +23,23 @@ import (
 const (
 	devSpace = "Demo"
 	devOwner = "Demo Owner"
+	// devDatabase is the SQLite file `hub dev` keeps in its data dir when
+	// DATABASE_URL is not set; `hub token create` finds it there too.
+	devDatabase = "hub.db"
 )
 
 func devCommand() *cobra.Command {
-	var dataDir, temporalAddr, uiAddr string
+	var dataDir, httpAddr, temporalAddr, uiAddr string
 	var fakeModel bool
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run everything in one process: embedded Temporal (with its UI), SQLite, the worker and the api",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDev(cmd, devOptions{dataDir: dataDir, temporalAddr: temporalAddr, uiAddr: uiAddr, fakeModel: fakeModel})
+			return runDev(cmd, devOptions{dataDir: dataDir, httpAddr: httpAddr, temporalAddr: temporalAddr, uiAddr: uiAddr, fakeModel: fakeModel})
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "where the databases and the dev token are kept")
+	cmd.Flags().StringVar(&httpAddr, "http-addr", "", "Hub api address (default: HUB_HTTP_ADDR, else :8080)")
 	cmd.Flags().StringVar(&temporalAddr, "temporal-addr", "127.0.0.1:7233", "embedded Temporal frontend address")
 	cmd.Flags().StringVar(&uiAddr, "ui-addr", "127.0.0.1:8233", "Temporal UI address (empty: no UI)")
 	cmd.Flags().BoolVar(&fakeModel, "fake-model", false, "also start the scripted stand-in model and use it (offline try-out)")
@@ -43,22 +47,32 @@ func devCommand() *cobra.Command {
 }
 
 type devOptions struct {
-	dataDir, temporalAddr, uiAddr string
-	fakeModel                     bool
+	dataDir, httpAddr, temporalAddr, uiAddr string
+	fakeModel                               bool
 }
 
 func runDev(cmd *cobra.Command, o devOptions) error {
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
-	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
-		return fmt.Errorf("data dir: %w", err)
-	}
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
 		return err
 	}
+	if o.httpAddr != "" {
+		cfg.HTTPAddr = o.httpAddr
+	}
+	// The three ports first: a taken one stops `hub dev` before it starts
+	// or writes anything.
+	ln, err := claimDevPorts(cfg.HTTPAddr, o.temporalAddr, o.uiAddr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
 	if cfg.DatabaseURL == "" {
-		cfg.DatabaseURL = filepath.Join(o.dataDir, "hub.db")
+		cfg.DatabaseURL = filepath.Join(o.dataDir, devDatabase)
 	}
 	if o.fakeModel {
 		fm := fakemodel.New(fakemodel.DefaultScript())
@@ -97,10 +111,6 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		return err
 	}
 	defer c.Close()
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
-	}
 
 	fmt.Fprintf(out, "Hub API     http://%s  (token in %s)\n", displayAddr(ln.Addr()), filepath.Join(o.dataDir, "dev-token"))
 	if ui := ts.UIURL(); ui != "" {

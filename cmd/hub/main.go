@@ -1,6 +1,7 @@
 // Command hub runs Hub: `hub dev` (everything embedded, one process),
 // `hub api` and `hub worker` (production processes against Temporal and
-// Postgres), `hub migrate`, `hub token create` and `hub fakemodel`.
+// Postgres), `hub migrate`, `hub token create`, `hub fakemodel` and
+// `hub version`.
 //
 // This is the only composition root: every other package gets its
 // dependencies from here.
@@ -12,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -28,12 +30,14 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	b, _ := debug.ReadBuildInfo()
 	root := &cobra.Command{
 		Use:           "hub",
 		Short:         "Hub: a workspace assistant on durable execution",
+		Version:       readBuild(b).short(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand())
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), versionCommand())
 	return root.ExecuteContext(ctx)
 }

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -23,7 +27,7 @@ func apiCommand() *cobra.Command {
 			return withApp(cmd, func(ctx context.Context, a *app, c client.Client) error {
 				ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
 				if err != nil {
-					return fmt.Errorf("listen on %s: %w", a.cfg.HTTPAddr, err)
+					return fmt.Errorf("listen on %s (HUB_HTTP_ADDR): %w", a.cfg.HTTPAddr, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
 				return a.serveAPI(ctx, ln, c)
@@ -81,7 +85,7 @@ func migrateCommand() *cobra.Command {
 }
 
 func tokenCommand() *cobra.Command {
-	var space, person, role string
+	var space, person, role, dataDir string
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a bearer token (and the space, person and membership if missing); prints the token",
@@ -90,7 +94,7 @@ func tokenCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withDB(cmd, func(ctx context.Context, a *app) error {
+			return withDBIn(cmd, dataDir, func(ctx context.Context, a *app) error {
 				_, personID, err := a.hub.EnsureMember(ctx, space, person, r)
 				if err != nil {
 					return err
@@ -107,6 +111,7 @@ func tokenCommand() *cobra.Command {
 	create.Flags().StringVar(&space, "space", "", "space name (created if missing)")
 	create.Flags().StringVar(&person, "person", "", "person name (created if missing)")
 	create.Flags().StringVar(&role, "role", "owner", "owner, editor, viewer or guest")
+	create.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
 	_ = create.MarkFlagRequired("space")
 	_ = create.MarkFlagRequired("person")
 	cmd := &cobra.Command{Use: "token", Short: "Manage bearer tokens"}
@@ -117,10 +122,28 @@ func tokenCommand() *cobra.Command {
 // withDB loads the configuration, opens and migrates the database and runs
 // fn, closing the database after.
 func withDB(cmd *cobra.Command, fn func(ctx context.Context, a *app) error) error {
+	return withDBIn(cmd, "", fn)
+}
+
+// withDBIn is withDB that, without DATABASE_URL, uses the SQLite database
+// `hub dev` keeps in devDataDir when there is one (`hub token create` run
+// where `hub dev` runs). It says so on stderr; stdout stays the command's.
+func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context, a *app) error) error {
 	ctx := cmd.Context()
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
 		return err
+	}
+	if cfg.DatabaseURL == "" && devDataDir != "" {
+		path := filepath.Join(devDataDir, devDatabase)
+		if _, err := os.Stat(path); err == nil {
+			cfg.DatabaseURL = path
+			fmt.Fprintf(cmd.ErrOrStderr(), "hub: DATABASE_URL is not set: using %s, the `hub dev` database\n", path)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("the hub dev database: %w", err)
+		} else {
+			return fmt.Errorf("DATABASE_URL is not set and there is no %s here from `hub dev`: give a postgres:// URL or a SQLite file path, or run where `hub dev` runs (or --data-dir)", path)
+		}
 	}
 	a, err := openApp(ctx, cfg)
 	if err != nil {

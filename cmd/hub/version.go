@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print what this binary was built from: module version, commit, commit time, uncommitted changes, Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, _ := debug.ReadBuildInfo()
+			fmt.Fprint(cmd.OutOrStdout(), readBuild(b).text())
+			return nil
+		},
+	}
+}
+
+// build is what `hub version` reports, from the information the Go
+// toolchain stamps into the binary (`go build` inside the git checkout
+// stamps the vcs.* settings; `go run` and builds outside it do not).
+type build struct {
+	version, revision, time, modified, goVersion string
+}
+
+func readBuild(b *debug.BuildInfo) build {
+	if b == nil {
+		return build{version: "unknown", goVersion: "unknown"}
+	}
+	v := build{version: b.Main.Version, goVersion: b.GoVersion}
+	if v.version == "" {
+		v.version = "(devel)"
+	}
+	for _, s := range b.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.revision = s.Value
+		case "vcs.time":
+			v.time = s.Value
+		case "vcs.modified":
+			v.modified = s.Value
+		}
+	}
+	return v
+}
+
+func (v build) text() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "hub %s\n", v.version)
+	if v.revision == "" {
+		sb.WriteString("commit    unknown (not stamped: build with `go build ./cmd/hub` inside the git checkout)\n")
+	} else {
+		fmt.Fprintf(&sb, "commit    %s\n", v.revision)
+		fmt.Fprintf(&sb, "committed %s\n", or(v.time, "unknown"))
+		fmt.Fprintf(&sb, "modified  %s\n", or(v.modified, "unknown"))
+	}
+	fmt.Fprintf(&sb, "go        %s\n", v.goVersion)
+	return sb.String()
+}
+
+// short is the one line `hub --version` prints after "hub version".
+func (v build) short() string {
+	parts := []string{v.version}
+	if v.revision != "" {
+		rev := v.revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if v.modified == "true" {
+			rev += "+modified"
+		}
+		parts = append(parts, rev)
+	}
+	return strings.Join(append(parts, v.goVersion), " ")
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

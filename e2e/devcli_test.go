@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/hubtest"
+)
+
+// TestDevRefusesATakenPort: `hub dev` with any of its three ports taken
+// exits at once with an error naming the port and the flag that moves it,
+// before it starts or writes anything.
+func TestDevRefusesATakenPort(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	addr := taken.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{
+		{"--http-addr", []string{"--http-addr", addr, "--temporal-addr", "127.0.0.1:0", "--ui-addr", "127.0.0.1:0"}},
+		{"--temporal-addr", []string{"--http-addr", "127.0.0.1:0", "--temporal-addr", addr, "--ui-addr", ""}},
+		{"--ui-addr", []string{"--http-addr", "127.0.0.1:0", "--temporal-addr", "127.0.0.1:0", "--ui-addr", addr}},
+	} {
+		t.Run(strings.TrimPrefix(c.flag, "--"), func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, ".hub")
+			cmd := exec.Command(hubBinary(t), append([]string{"dev", "--fake-model", "--data-dir", data}, c.args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "DATABASE_URL=", "HUB_HTTP_ADDR=")
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "hub dev must fail: %s", out)
+			require.Equal(t, 1, exit.ExitCode(), "%s", out)
+			require.Contains(t, string(out), "port "+port)
+			require.Contains(t, string(out), "is already in use: start with "+c.flag)
+			require.NotContains(t, string(out), "panic")
+			require.NotContains(t, string(out), "stand-in model", "nothing started")
+			_, err = os.Stat(data)
+			require.ErrorIs(t, err, os.ErrNotExist, "no data dir written")
+		})
+	}
+}
+
+// TestTokenCreateFindsTheDevDatabase: `hub token create` run where `hub
+// dev` runs, without DATABASE_URL, makes a token the running dev api
+// accepts.
+func TestTokenCreateFindsTheDevDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{"HUB_HTTP_ADDR=", "DATABASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL="}
+	dev := start(t, env, "dev", "--data-dir", filepath.Join(dir, ".hub"), "--http-addr", "127.0.0.1:0", "--temporal-addr", "127.0.0.1:0", "--ui-addr", "")
+	url := dev.await(t, devAPI)[1]
+
+	cmd := exec.Command(hubBinary(t), "token", "create", "--space", "Garden", "--person", "Grace Hopper")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DATABASE_URL=")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", stderr.String())
+	token := strings.TrimSpace(string(out))
+	require.Regexp(t, `^hub_[a-z0-9]+$`, token, "stdout is the token alone")
+	require.Contains(t, stderr.String(), filepath.Join(".hub", "hub.db"))
+
+	s := &hubtest.Stack{URL: url, HTTP: &http.Client{}}
+	r := s.Do(t, token, "GET", "/api/spaces", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, "Garden", r.JSON(t)["spaces"].([]any)[0].(map[string]any)["name"])
+
+	// Elsewhere, without DATABASE_URL, it says what to set.
+	cmd = exec.Command(hubBinary(t), "token", "create", "--space", "Garden", "--person", "Grace Hopper")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "DATABASE_URL=")
+	b, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(b), "DATABASE_URL is not set")
+}
+
+// TestVersionNamesTheBuild: `hub version` prints the commit the binary was
+// built from (when it was built in the git checkout) and the Go version.
+func TestVersionNamesTheBuild(t *testing.T) {
+	t.Parallel()
+	out := output(t, nil, "version")
+	require.Regexp(t, `^hub \S+\n`, out+"\n")
+	require.Contains(t, out, "\ngo        "+runtime.Version())
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		require.Contains(t, out, "commit    unknown")
+		return
+	}
+	require.Regexp(t, regexp.MustCompile(`\ncommit    `+strings.TrimSpace(string(head))+`\ncommitted \d{4}-\d\d-\d\dT\S+\nmodified  (true|false)\n`), out)
+	require.Regexp(t, `^hub version \S+ `+strings.TrimSpace(string(head))[:12], output(t, nil, "--version"))
+}
