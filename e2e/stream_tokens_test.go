@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -23,6 +24,25 @@ func streamTokenOf(t *testing.T, streamURL string) string {
 	tok := u.Query().Get("streamToken")
 	require.NotEmpty(t, tok, "%s", streamURL)
 	return tok
+}
+
+// getBounded is a GET that gives up after 10 seconds (a stream that should
+// have been refused would otherwise hold the test until its timeout).
+func getBounded(t *testing.T, s *hubtest.Stack, token, path string) hubtest.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+path, nil)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := s.HTTP.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err, "GET %s: %d, and the body did not end", path, resp.StatusCode)
+	return hubtest.Response{Status: resp.StatusCode, Body: body, Header: resp.Header}
 }
 
 // unauthenticated asserts a 401 with the structured error body.
@@ -47,19 +67,19 @@ func TestStreamURLTakesOnlyItsStreamToken(t *testing.T) {
 	s.Stream(t, second.StreamURL, 0, 0)
 	path := "/api/assistant/turns/" + first.TurnID + "/stream"
 
-	unauthenticated(t, s.Do(t, "", "GET", path+"?streamToken="+url.QueryEscape(s.Token), nil))
-	r := s.Do(t, s.Token, "GET", path, nil)
+	unauthenticated(t, getBounded(t, s, "", path+"?streamToken="+url.QueryEscape(s.Token)))
+	r := getBounded(t, s, s.Token, path)
 	require.Equal(t, http.StatusOK, r.Status, "the header takes the full token")
 	require.Contains(t, string(r.Body), "event: done")
-	unauthenticated(t, s.Do(t, "", "GET", path+"?streamToken="+streamTokenOf(t, second.StreamURL), nil))
-	require.Equal(t, http.StatusOK, s.Do(t, "", "GET", first.StreamURL, nil).Status)
+	unauthenticated(t, getBounded(t, s, "", path+"?streamToken="+streamTokenOf(t, second.StreamURL)))
+	require.Equal(t, http.StatusOK, getBounded(t, s, "", first.StreamURL).Status)
 
 	// Expired: refused, then deleted by the sweep; the other stays.
 	ctx := context.Background()
 	scope := hub.StreamScope(first.TurnID)
 	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", scope).
 		Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
-	unauthenticated(t, s.Do(t, "", "GET", first.StreamURL, nil))
+	unauthenticated(t, getBounded(t, s, "", first.StreamURL))
 	n, err := s.Hub.DeleteExpiredTokens(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
@@ -67,8 +87,8 @@ func TestStreamURLTakesOnlyItsStreamToken(t *testing.T) {
 	require.NoError(t, s.DB.WithContext(ctx).Where("scope LIKE ?", "stream:%").Find(&left).Error)
 	require.Len(t, left, 1)
 	require.Equal(t, hub.StreamScope(second.TurnID), left[0].Scope)
-	unauthenticated(t, s.Do(t, "", "GET", first.StreamURL, nil))
-	require.Equal(t, http.StatusOK, s.Do(t, "", "GET", second.StreamURL, nil).Status)
+	unauthenticated(t, getBounded(t, s, "", first.StreamURL))
+	require.Equal(t, http.StatusOK, getBounded(t, s, "", second.StreamURL).Status)
 }
 
 // The activity stream gets a token of its own for a URL, so a browser's
@@ -103,10 +123,10 @@ func TestActivityStreamTakesItsOwnStreamToken(t *testing.T) {
 	unauthenticated(t, s.Do(t, got.StreamToken, "GET", "/api/spaces", nil))
 	unauthenticated(t, s.Do(t, got.StreamToken, "POST", "/api/agent/stream-token", nil))
 	unauthenticated(t, s.Do(t, "", "POST", "/api/agent/stream-token", nil))
-	unauthenticated(t, s.Do(t, "", "GET", "/api/assistant/turns/"+st.TurnID+"/stream?streamToken="+got.StreamToken, nil))
+	unauthenticated(t, getBounded(t, s, "", "/api/assistant/turns/"+st.TurnID+"/stream?streamToken="+got.StreamToken))
 	// A full token or a turn's stream token is not one for this URL.
-	unauthenticated(t, s.Do(t, "", "GET", "/api/agent/stream?streamToken="+url.QueryEscape(s.Token), nil))
-	unauthenticated(t, s.Do(t, "", "GET", "/api/agent/stream?streamToken="+streamTokenOf(t, st.StreamURL), nil))
+	unauthenticated(t, getBounded(t, s, "", "/api/agent/stream?streamToken="+url.QueryEscape(s.Token)))
+	unauthenticated(t, getBounded(t, s, "", "/api/agent/stream?streamToken="+streamTokenOf(t, st.StreamURL)))
 	// The header still takes the full token (TestActivityStream* use it).
 	hdr := s.OpenEvents(ctx, t, s.URL+"/api/agent/stream", s.Token, "")
 	require.Equal(t, true, next(t, hdr).Data["snapshot"])
@@ -123,7 +143,7 @@ func TestActivityStreamTakesItsOwnStreamToken(t *testing.T) {
 	// Expired: refused, and swept.
 	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", hub.ActivityScope).
 		Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
-	unauthenticated(t, s.Do(t, "", "GET", got.StreamURL, nil))
+	unauthenticated(t, getBounded(t, s, "", got.StreamURL))
 	n, err := s.Hub.DeleteExpiredTokens(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n, "both activity tokens")
