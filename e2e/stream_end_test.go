@@ -88,7 +88,15 @@ func TestStreamBeyondARunningTurnsLastFrameIs204(t *testing.T) {
 // the turn runs and after it ended.
 func TestEventSourceReconnectLoopEndsAfterDone(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText)})
+	for _, sqlite := range []bool{false, true} {
+		t.Run(map[bool]string{false: "postgres", true: "sqlite"}[sqlite], func(t *testing.T) {
+			t.Parallel()
+			eventSourceEndsAfterDone(t, hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(slowText)}))
+		})
+	}
+}
+
+func eventSourceEndsAfterDone(t *testing.T, s *hubtest.Stack) {
 	st := s.Ask(t, s.Conversation(t), "tell me a long story")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
