@@ -11,8 +11,9 @@ import (
 
 // FinishTurn saves the reply (the text streamed so far, the records it
 // names, the usage) and the turn's ending, then sends the error frames
-// (turn_error and error) when there are any and the done frame, always last. Safe to retry: the turn
-// keeps its first ending and frames are not repeated.
+// (turn_error and error) when it failed and the done frame, always last.
+// Safe to retry: the turn keeps its first ending and frames are not
+// repeated.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
