@@ -10,9 +10,10 @@ import (
 )
 
 // FinishTurn saves the reply (the text streamed so far, the records it
-// names, the usage) and the turn's ending, then sends the error frame when
-// there is one and the done frame, always last. Safe to retry: the turn
-// keeps its first ending and frames are not repeated.
+// names, the usage) and the turn's ending, then sends the error frames
+// (turn_error and error) when it failed and the done frame, always last.
+// Safe to retry: the turn keeps its first ending and frames are not
+// repeated.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
@@ -58,8 +59,12 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 		}
 	}
 	if ended.Status == chat.StatusError {
-		if err := a.publishOnce(ctx, in.TurnID, stream.TypeError, map[string]string{"code": ended.ErrorCode, "message": ended.ErrorMessage}); err != nil {
-			return err
+		// turn_error, then error for the clients that know only that name
+		// (docs/api.md); done stays right after error.
+		for _, typ := range []string{stream.TypeTurnError, stream.TypeError} {
+			if err := a.publishOnce(ctx, in.TurnID, typ, map[string]string{"code": ended.ErrorCode, "message": ended.ErrorMessage}); err != nil {
+				return err
+			}
 		}
 	}
 	return a.publishOnce(ctx, in.TurnID, stream.TypeDone, map[string]any{

@@ -3,12 +3,18 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"net/http"
+	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"hub/chat"
+	"hub/hub"
 )
 
 // activityFrameDTO is an activity frame that reports one change.
@@ -26,15 +32,27 @@ type activityFrameDTO struct {
 // Last-Event-ID gets the frames after it, with no gap and no repeat; if
 // they are no longer kept (10 minutes) or the number is not one this
 // stream gave out, it gets a new snapshot instead.
+//
+// It authenticates itself (see streamPerson): the bearer header, or in
+// ?streamToken= a token from POST /api/agent/stream-token.
 func (s *Server) agentStream(c *gin.Context) {
 	ctx := c.Request.Context()
-	personID := person(c).ID
+	p, err := s.streamPerson(c, hub.ActivityScope)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	personID := p.ID
 	after, resume, err := lastEventID(c)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
 	if resume {
+		// A number beyond the person's latest frame (up to 2^63-1) is one
+		// this stream never gave out: it gets a snapshot, numbered with the
+		// latest frame, not 204 — this stream never ends, and a 204 would
+		// switch a browser's top bar off for good (docs/decisions.md).
 		if resume, err = s.Chat.ActivityResumes(ctx, personID, after); err != nil {
 			respondError(c, err)
 			return
@@ -74,6 +92,27 @@ func (s *Server) agentStream(c *gin.Context) {
 	})
 }
 
+// activityTokenDTO answers POST /api/agent/stream-token.
+type activityTokenDTO struct {
+	StreamToken string    `json:"streamToken"`
+	StreamURL   string    `json:"streamUrl"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+}
+
+// activityStreamToken makes a token that reads only the person's activity
+// stream (POST /api/agent/stream-token), for a browser's EventSource,
+// which cannot send the Authorization header. It is valid for
+// StreamTokenTTL; it is checked when a connection opens, so an open
+// stream outlives it, and a client whose reconnect is refused asks again.
+func (s *Server) activityStreamToken(c *gin.Context) {
+	token, exp, err := s.Hub.CreateScopedToken(c.Request.Context(), person(c).ID, hub.ActivityScope, s.StreamTokenTTL)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp})
+}
+
 // writeEvent writes one activity event.
 func writeEvent(c *gin.Context, seq int64, data any) error {
 	raw, err := json.Marshal(data)
@@ -86,7 +125,10 @@ func writeEvent(c *gin.Context, seq int64, data any) error {
 
 // lastEventID reads Last-Event-ID (the header, or the lastEventId query
 // parameter for clients that cannot set it); resume is false when there
-// is none.
+// is none. A number too large for 64 bits reads as the largest one: it is
+// beyond any stream's last frame, like every number past it, and is
+// answered as such (never wrapped to a negative id). Anything but a
+// decimal number ≥ 0 is 400.
 func lastEventID(c *gin.Context) (after int64, resume bool, err error) {
 	last := c.GetHeader("Last-Event-ID")
 	if last == "" {
@@ -96,8 +138,11 @@ func lastEventID(c *gin.Context) (after int64, resume bool, err error) {
 		return 0, false, nil
 	}
 	n, perr := strconv.ParseInt(last, 10, 64)
-	if perr != nil || n < 0 {
-		return 0, false, badRequest("/lastEventId", "Last-Event-ID must be a frame number")
+	if errors.Is(perr, strconv.ErrRange) && n == math.MaxInt64 {
+		perr = nil
+	}
+	if perr != nil || n < 0 || last[0] == '+' {
+		return 0, false, badRequest("/lastEventId", "Last-Event-ID must be a frame number (a decimal number from 0)")
 	}
 	return n, true, nil
 }

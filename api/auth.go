@@ -1,6 +1,8 @@
 package api
 
 import (
+	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -20,6 +22,23 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	c.Set(personKey, p)
 	c.Next()
+}
+
+// streamPerson authenticates a request for a stream (Server-Sent Events)
+// and returns its person. A browser's EventSource cannot send a header, so
+// besides the Authorization header (a full token, or a token of this
+// scope) a stream takes ?streamToken=, which must be a token of exactly
+// this scope: a full token in a URL is refused (hub.AuthenticateScoped).
+func (s *Server) streamPerson(c *gin.Context, scope string) (hub.Person, error) {
+	if token := bearer(c); token != "" {
+		return s.Hub.Authenticate(c.Request.Context(), token, scope)
+	}
+	p, err := s.Hub.AuthenticateScoped(c.Request.Context(), c.Query("streamToken"), scope)
+	if errors.Is(err, hub.ErrUnauthenticated) {
+		return hub.Person{}, &apiError{status: http.StatusUnauthorized, detail: errorDetail{Code: codeUnauthenticated,
+			Message: "this stream needs a bearer token, or in ?streamToken= the stream token Hub gave out for it (a full token is never accepted in a URL)"}}
+	}
+	return p, err
 }
 
 func bearer(c *gin.Context) string {

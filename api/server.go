@@ -120,7 +120,10 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "POST", "/assistant/turns/:turnId/pause", "Pause a turn", s.controlTurn(workflows.PauseSignal))
 	s.handle(authed, "POST", "/assistant/turns/:turnId/resume", "Resume a paused turn", s.controlTurn(workflows.ResumeSignal))
 	s.handle(authed, "GET", "/agent/state", "The person's running work, for the top bar", s.agentState)
-	s.handle(authed, "GET", "/agent/stream", "The person's activity frames as Server-Sent Events: a snapshot of the top bar, then every change", s.agentStream)
+	// Like a turn's stream, the activity stream authenticates itself: the
+	// bearer header, or a token from /agent/stream-token in the URL.
+	s.handle(api, "GET", "/agent/stream", "The person's activity frames as Server-Sent Events: a snapshot of the top bar, then every change", s.agentStream)
+	s.handle(authed, "POST", "/agent/stream-token", "A short-lived token that reads only the person's activity stream, for a URL (EventSource)", s.activityStreamToken)
 	s.handle(authed, "POST", "/agent/stop", "Stop all of the person's running work", s.controlAll(workflows.StopSignal))
 	s.handle(authed, "POST", "/agent/pause", "Pause all of the person's running work", s.controlAll(workflows.PauseSignal))
 	s.handle(authed, "POST", "/agent/resume", "Resume all of the person's paused work", s.controlAll(workflows.ResumeSignal))

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -20,15 +20,15 @@ const sseKeepAlive = 15 * time.Second
 
 // streamTurn sends a turn's frames as Server-Sent Events, from after
 // Last-Event-ID (header, or lastEventId query parameter), until the done
-// frame. It takes the bearer header or the turn's stream token.
+// frame. It takes the bearer header, or the turn's stream token in the URL.
+//
+// A client that has everything the turn will send (its done frame, or a
+// number beyond the turn's last frame) gets 204 No Content at once: that
+// is what ends an EventSource's reconnect loop (docs/api.md).
 func (s *Server) streamTurn(c *gin.Context) {
 	ctx := c.Request.Context()
 	turnID := c.Param("turnId")
-	token := bearer(c)
-	if token == "" {
-		token = c.Query("streamToken")
-	}
-	p, err := s.Hub.Authenticate(ctx, token, hub.StreamScope(turnID))
+	p, err := s.streamPerson(c, hub.StreamScope(turnID))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -38,18 +38,23 @@ func (s *Server) streamTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	after := int64(0)
-	last := c.GetHeader("Last-Event-ID")
-	if last == "" {
-		last = c.Query("lastEventId")
+	after, _, err := lastEventID(c)
+	if err != nil {
+		respondError(c, err)
+		return
 	}
-	if last != "" {
-		n, err := strconv.ParseInt(last, 10, 64)
-		if err != nil || n < 0 {
-			respondError(c, badRequest("/lastEventId", "Last-Event-ID must be a frame number"))
-			return
-		}
-		after = n
+	tail, err := s.Frames.Tail(ctx, turnID)
+	if errors.Is(err, stream.ErrTurnGone) {
+		respondError(c, hub.ErrNotFound) // deleted since GetTurnFor: as a reconnect after would be
+		return
+	}
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if tail.Delivered(after) {
+		c.Status(http.StatusNoContent)
+		return
 	}
 
 	startSSE(c)
@@ -59,6 +64,8 @@ func (s *Server) streamTurn(c *gin.Context) {
 		return err
 	}
 	pumpSSE(ctx, c, nil, func(ctx context.Context, emit func(stream.Frame) error) error {
+		// delivered ≤ tail.Last < MaxInt64 here (not Delivered), so the
+		// numbers below cannot overflow.
 		delivered := after
 		err := s.Frames.Follow(ctx, turnID, after, func(f stream.Frame) error {
 			delivered = f.Seq
@@ -68,12 +75,17 @@ func (s *Server) streamTurn(c *gin.Context) {
 		case errors.Is(err, stream.ErrTurnGone):
 			return emit(doneFrame(delivered+1, "stopped", turn.ReplyMessageID, 0, 0, true))
 		case errors.Is(err, stream.ErrFramesSwept):
-			// It ended long ago: its saved ending stands in for the done frame.
+			// It ended long ago: its saved ending stands in for the done
+			// frame, numbered so that a reconnect after it gets 204.
 			ended, gerr := s.Chat.GetTurn(ctx, turnID)
 			if gerr != nil {
 				return gerr
 			}
-			return emit(doneFrame(delivered+1, string(ended.Status), ended.ReplyMessageID,
+			now, terr := s.Frames.Tail(ctx, turnID)
+			if terr != nil {
+				return terr
+			}
+			return emit(doneFrame(now.StandIn(delivered), string(ended.Status), ended.ReplyMessageID,
 				ended.Usage.InputTokens, ended.Usage.OutputTokens, false))
 		}
 		return err
@@ -85,7 +97,8 @@ func (s *Server) streamTurn(c *gin.Context) {
 // deleted while it ran (deleted; it stopped, as the activity stream says,
 // and usage is zero because the records it was counted from are gone), or
 // one that ended so long ago that its frames were swept (its ending as
-// saved). seq numbers it after the last frame the client has.
+// saved). seq is its number: after the last frame the client has, or for
+// a swept turn the number its own done frame had (stream.Tail.StandIn).
 func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool) stream.Frame {
 	d := map[string]any{"status": status, "messageId": replyMessageID,
 		"usage": map[string]int{"inputTokens": inputTokens, "outputTokens": outputTokens}}

@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"math"
+	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -34,15 +37,30 @@ func TestStreamOfASweptTurnEndsWithItsEnding(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, n)
 
-	for _, after := range []int64{0, last.ID} {
+	// The saved ending stands in for the done frame, with the done frame's
+	// number: a client that reconnects after it (an EventSource) gets 204,
+	// not a fresh done frame every time.
+	for _, after := range []int64{0, 2, last.ID - 1} {
 		got := s.Stream(t, st.StreamURL, after, 0)
 		require.Len(t, got, 1, "after %d", after)
 		done := got[0]
 		require.Equal(t, "done", done.Type)
-		require.Equal(t, after+1, done.ID)
+		require.Equal(t, last.ID, done.ID)
 		require.Equal(t, "done", done.Data["status"])
 		require.Equal(t, st.ReplyMessageID, done.Data["messageId"])
 		require.Equal(t, last.Data["usage"], done.Data["usage"], "the usage the turn saved")
 		require.Nil(t, done.Data["deleted"])
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for _, from := range []string{"", "1", strconv.FormatInt(last.ID-1, 10)} {
+		run := s.EventSource(ctx, t, st.StreamURL, from, 3)
+		require.Equal(t, []int{http.StatusOK, http.StatusNoContent}, run.Statuses, "from %q", from)
+		require.Len(t, run.Events, 1)
+		require.Equal(t, last.ID, run.Events[0].ID)
+	}
+	for _, from := range []int64{last.ID, last.ID + 1, math.MaxInt64} {
+		status, body := getStream(t, s, st.StreamURL, strconv.FormatInt(from, 10))
+		require.Equal(t, http.StatusNoContent, status, "after %d: %s", from, body)
 	}
 }

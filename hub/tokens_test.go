@@ -103,3 +103,99 @@ func TestTokenOfDeletedPerson(t *testing.T) {
 		require.ErrorIs(t, err, hub.ErrUnauthenticated)
 	})
 }
+
+// A token from a URL must be a token of exactly the scope asked for: a
+// full token is refused there, though it covers every scope in the
+// Authorization header.
+func TestAuthenticateScopedRefusesAFullToken(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		full, err := f.svc.CreateToken(ctx, f.owner.PersonID, "", 0)
+		require.NoError(t, err)
+		turnA, _, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, hub.StreamScope("turn_a"), time.Hour)
+		require.NoError(t, err)
+		activity, _, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, hub.ActivityScope, time.Hour)
+		require.NoError(t, err)
+
+		for _, tc := range []struct {
+			name  string
+			token string
+			scope string
+			ok    bool
+		}{
+			{"full token for a stream", full, hub.StreamScope("turn_a"), false},
+			{"full token for the activity stream", full, hub.ActivityScope, false},
+			{"full token, no scope", full, "", false},
+			{"stream token for its turn", turnA, hub.StreamScope("turn_a"), true},
+			{"stream token for another turn", turnA, hub.StreamScope("turn_b"), false},
+			{"stream token for the activity stream", turnA, hub.ActivityScope, false},
+			{"activity token for the activity stream", activity, hub.ActivityScope, true},
+			{"activity token for a turn's stream", activity, hub.StreamScope("turn_a"), false},
+			{"empty token", "", hub.ActivityScope, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				p, err := f.svc.AuthenticateScoped(ctx, tc.token, tc.scope)
+				if !tc.ok {
+					require.ErrorIs(t, err, hub.ErrUnauthenticated)
+					require.Empty(t, p.ID)
+					return
+				}
+				require.NoError(t, err)
+				require.Equal(t, f.owner.PersonID, p.ID)
+			})
+		}
+		// In the header the activity token is no bearer token either.
+		_, err = f.svc.Authenticate(ctx, activity, "")
+		require.ErrorIs(t, err, hub.ErrUnauthenticated)
+	})
+}
+
+// Expired tokens are deleted; the others stay.
+func TestDeleteExpiredTokens(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		f.svc.SetNow(func() time.Time { return now })
+		full, err := f.svc.CreateToken(ctx, f.owner.PersonID, "", 0)
+		require.NoError(t, err)
+		short, exp, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, hub.StreamScope("turn_a"), time.Hour)
+		require.NoError(t, err)
+		require.Equal(t, now.Add(time.Hour), exp)
+		long, _, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, hub.ActivityScope, 3*time.Hour)
+		require.NoError(t, err)
+		count := func() int64 {
+			var n int64
+			require.NoError(t, f.db.Model(&models.APIToken{}).Count(&n).Error)
+			return n
+		}
+
+		n, err := f.svc.DeleteExpiredTokens(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "none has expired")
+		require.EqualValues(t, 3, count())
+
+		now = now.Add(time.Hour) // the stream token expires at exactly its ttl
+		n, err = f.svc.DeleteExpiredTokens(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n)
+		require.EqualValues(t, 2, count())
+		_, err = f.svc.Authenticate(ctx, short, hub.StreamScope("turn_a"))
+		require.ErrorIs(t, err, hub.ErrUnauthenticated)
+		_, err = f.svc.AuthenticateScoped(ctx, long, hub.ActivityScope)
+		require.NoError(t, err, "the longer one stays")
+
+		now = now.AddDate(10, 0, 0)
+		n, err = f.svc.DeleteExpiredTokens(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n)
+		_, err = f.svc.Authenticate(ctx, full, "")
+		require.NoError(t, err, "a token without ttl is never deleted")
+
+		_, _, err = f.svc.CreateScopedToken(ctx, f.owner.PersonID, "", time.Hour)
+		require.Error(t, err, "a scoped token needs a scope")
+		_, _, err = f.svc.CreateScopedToken(ctx, f.owner.PersonID, hub.ActivityScope, 0)
+		require.Error(t, err, "and a ttl")
+	})
+}

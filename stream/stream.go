@@ -34,6 +34,11 @@ const (
 	TypeProposal = "proposal"
 	TypeError    = "error"
 	TypeDone     = "done"
+	// TypeTurnError carries what an error frame carries, under a name that
+	// is not EventSource's own `error` event (a broken connection): every
+	// error frame comes right after a turn_error frame with the same data,
+	// each with its own number, so Last-Event-ID resumes either exactly.
+	TypeTurnError = "turn_error"
 )
 
 // Frame is one event of a turn's stream.

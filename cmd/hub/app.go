@@ -120,6 +120,10 @@ func (a *app) runWorker(ctx context.Context, c client.Client) error {
 			if _, err := a.frames.Sweep(ctx, time.Now().Add(-stream.Retention)); err != nil && ctx.Err() == nil {
 				slog.WarnContext(ctx, "sweep frames", "error", err)
 			}
+			// Every turn makes a stream token; expired ones go.
+			if _, err := a.hub.DeleteExpiredTokens(ctx); err != nil && ctx.Err() == nil {
+				slog.WarnContext(ctx, "delete expired tokens", "error", err)
+			}
 			if _, err := a.chat.ExpireHeld(ctx, time.Now().Add(-a.cfg.ProposalTTL)); err != nil && ctx.Err() == nil {
 				slog.WarnContext(ctx, "expire proposals", "error", err)
 			}
