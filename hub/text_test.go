@@ -1,9 +1,11 @@
 package hub_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -104,4 +106,52 @@ func requireInvalidAt(t *testing.T, err error, path string) {
 	var inv *hub.InvalidError
 	require.True(t, errors.As(err, &inv), "%v", err)
 	require.Equal(t, path, inv.Path)
+}
+
+// FuzzCheckJSONText: CheckJSONText refuses every JSON document whose raw
+// bytes are not UTF-8 or whose decoded strings (keys or values) hold a NUL,
+// refuses nothing without such bytes, and never panics.
+func FuzzCheckJSONText(f *testing.F) {
+	for _, seed := range []string{`{"a":"b"}`, `{"a":"\u0000"}`, `{"a":"\\u0000"}`, "{\"a\":\"\xff\"}", `[1,{"b":[null,"\u0000"]}]`,
+		`{"\u0000":1}`, `"x"`, `{"a":"\ud800"}`, "{\"a\":\"\xed\xa0\x80\"}", `{"a\\":"\\\u0000"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		err := hub.CheckJSONText(doc)
+		if err != nil {
+			require.ErrorIs(t, err, hub.ErrInvalid)
+		}
+		var v any
+		if json.Unmarshal(doc, &v) != nil {
+			return
+		}
+		if !utf8.Valid(doc) || holdsNUL(v) {
+			require.Error(t, err, "%q", doc)
+		}
+		if err != nil {
+			// A refusal has a cause in the bytes (a repeated key may hide
+			// it from the decoded value).
+			require.True(t, !utf8.Valid(doc) || strings.IndexByte(string(doc), 0) >= 0 || strings.Contains(string(doc), `\u0000`), "%q: %v", doc, err)
+		}
+	})
+}
+
+func holdsNUL(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.IndexByte(x, 0) >= 0
+	case []any:
+		for _, e := range x {
+			if holdsNUL(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if strings.IndexByte(k, 0) >= 0 || holdsNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
