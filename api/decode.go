@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"hub/hub"
 )
 
 // MaxBodyBytes bounds a request body; more is 413.
@@ -29,6 +31,12 @@ func decode(c *gin.Context, v any) error {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return badRequest("", "a JSON object is required as the request body")
+	}
+	// Go's decoder would turn bytes that are not UTF-8 into U+FFFD without
+	// a word, and a NUL would reach the database: both are refused here,
+	// by the field they are in.
+	if err := hub.CheckJSONText(body); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -91,6 +91,9 @@ func classify(err error) (int, errorDetail) {
 		return http.StatusConflict, errorDetail{Code: codeConflict, Message: err.Error()}
 	case errors.Is(err, hub.ErrInvalid):
 		return http.StatusBadRequest, errorDetail{Code: codeInvalid, Message: err.Error()}
+	case badTextError(err):
+		return http.StatusBadRequest, errorDetail{Code: codeInvalid,
+			Message: "the request holds text Hub cannot store: a NUL character (\\u0000) or bytes that are not UTF-8"}
 	}
 	return http.StatusInternalServerError, errorDetail{Code: codeInternal, Message: "Hub failed to handle this request; it has been logged"}
 }

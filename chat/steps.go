@@ -77,6 +77,10 @@ func ToolCallID(turnID string, step, idx int) string {
 // is asked again identically (a step replayed after an operator's reset)
 // keeps its outcome, so it is not run twice.
 func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCall, error) {
+	// The model client cleans what the model sent (package llm); a note
+	// from a verify hook is cleaned here, so a stray NUL never fails the
+	// save (Postgres refuses it) and never differs between engines.
+	st.Text, st.Nudge = hub.CleanText(st.Text), hub.CleanText(st.Nudge)
 	calls := make([]ToolCall, len(st.ToolCalls))
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,

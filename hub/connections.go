@@ -103,6 +103,9 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	if name == "" {
 		return Connection{}, invalid("/name", "a name is required")
 	}
+	if err := CheckText("/name", name); err != nil {
+		return Connection{}, err
+	}
 	if utf8.RuneCountInString(name) > MaxConnectionName {
 		return Connection{}, invalid("/name", "a name has at most %d characters", MaxConnectionName)
 	}
@@ -148,6 +151,9 @@ func checkConnectionURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return "", invalid("/url", "a URL is required")
+	}
+	if err := CheckText("/url", raw); err != nil {
+		return "", err
 	}
 	if len(raw) > MaxConnectionURL {
 		return "", invalid("/url", "a URL has at most %d characters", MaxConnectionURL)
@@ -229,7 +235,7 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 
 func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (models.Connection, error) {
 	var r models.Connection
-	if role == RoleGuest {
+	if role == RoleGuest || BadText(id) {
 		return r, &NotFoundError{Kind: "connected app", ID: id}
 	}
 	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error

@@ -117,6 +117,9 @@ func (s *Service) GetProject(ctx context.Context, actor Actor, spaceID, id strin
 
 func (s *Service) projectRow(ctx context.Context, spaceID, id string) (models.Project, error) {
 	var r models.Project
+	if BadText(id) {
+		return r, &NotFoundError{Kind: "project", ID: id}
+	}
 	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return r, &NotFoundError{Kind: "project", ID: id}
@@ -223,6 +226,9 @@ func (s *Service) applyProjectPatch(r *models.Project, p ProjectPatch) error {
 		if name == "" {
 			return invalid("/name", "a name is required")
 		}
+		if err := CheckText("/name", name); err != nil {
+			return err
+		}
 		if utf8.RuneCountInString(name) > MaxTitleLength {
 			return invalid("/name", "a name has at most %d characters", MaxTitleLength)
 		}
@@ -235,6 +241,9 @@ func (s *Service) applyProjectPatch(r *models.Project, p ProjectPatch) error {
 		r.Status = *p.Status
 	}
 	if p.Description != nil {
+		if err := CheckText("/description", *p.Description); err != nil {
+			return err
+		}
 		if utf8.RuneCountInString(*p.Description) > MaxDescriptionLength {
 			return invalid("/description", "a description has at most %d characters", MaxDescriptionLength)
 		}

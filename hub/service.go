@@ -78,6 +78,10 @@ func (s *Service) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx)
 // none: a space the person cannot open does not exist for them.
 func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, error) {
 	var m models.Membership
+	if BadText(spaceID) {
+		// No space has such an id; Postgres would refuse to look (22021).
+		return "", &NotFoundError{Kind: "space", ID: spaceID}
+	}
 	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", &NotFoundError{Kind: "space", ID: spaceID}

@@ -132,6 +132,9 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 	if spaceName == "" || personName == "" {
 		return "", "", invalid("", "a space name and a person name are required")
 	}
+	if BadText(spaceName) || BadText(personName) {
+		return "", "", invalid("", "a space name and a person name must be valid UTF-8 without a NUL character")
+	}
 	if _, err := ParseRole(string(role)); err != nil {
 		return "", "", err
 	}

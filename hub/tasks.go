@@ -159,6 +159,9 @@ func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) 
 
 func (s *Service) taskRow(ctx context.Context, spaceID, id string) (models.Task, error) {
 	var r models.Task
+	if BadText(id) {
+		return r, &NotFoundError{Kind: "task", ID: id}
+	}
 	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return r, &NotFoundError{Kind: "task", ID: id}
@@ -283,6 +286,9 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 		if title == "" {
 			return invalid(path+"/title", "a title is required")
 		}
+		if err := CheckText(path+"/title", title); err != nil {
+			return err
+		}
 		if utf8.RuneCountInString(title) > MaxTitleLength {
 			return invalid(path+"/title", "a title has at most %d characters", MaxTitleLength)
 		}
@@ -316,6 +322,9 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 			r.ProjectID = nil
 		} else {
 			var n int64
+			if BadText(*p.ProjectID) {
+				return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
+			}
 			if err := s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID).Count(&n).Error; err != nil {
 				return fmt.Errorf("check project: %w", err)
 			}
@@ -331,6 +340,9 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 			r.AssigneeID = nil
 		} else {
 			var n int64
+			if BadText(*p.AssigneeID) {
+				return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
+			}
 			if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID).Count(&n).Error; err != nil {
 				return fmt.Errorf("check assignee: %w", err)
 			}

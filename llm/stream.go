@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -168,8 +169,9 @@ func (a *assembler) add(resp openai.ChatCompletionStreamResponse) string {
 			a.finishReason = string(ch.FinishReason)
 		}
 	}
-	a.text.WriteString(delta.String())
-	return delta.String()
+	d := cleanText(delta.String())
+	a.text.WriteString(d)
+	return d
 }
 
 // addToolDelta merges one tool-call delta by its index. Endpoints that omit
@@ -213,7 +215,31 @@ func (a *assembler) result() Result {
 			// servers that send none.
 			id = fmt.Sprintf("call_%d", i)
 		}
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: p.name, Arguments: p.args.String()})
+		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: cleanText(id), Name: cleanText(p.name), Arguments: cleanArguments(p.args.String())})
 	}
 	return r
+}
+
+// The model's bytes must not break a turn: Postgres refuses a NUL or bytes
+// that are not UTF-8 in a text column, so a reply holding one could never
+// be saved. Text keeps what can be kept: NULs are dropped, bytes that are
+// not UTF-8 become U+FFFD. A chunk is one decoded JSON string, so
+// cleaning each delta cleans the whole text the same way.
+func cleanText(s string) string {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// cleanArguments makes a tool call's arguments storable without changing
+// what they say: a raw NUL becomes the JSON escape \u0000 (in a string,
+// the same character; anywhere else, still not JSON), bytes that are not
+// UTF-8 become U+FFFD. The tool then refuses the call with invalid_payload
+// at the field's path, which the model can correct.
+func cleanArguments(s string) string {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", `\u0000`)
 }

@@ -462,3 +462,19 @@ func TestConnectionIsReused(t *testing.T) {
 	require.Equal(t, reqs[0].RemoteAddr, reqs[1].RemoteAddr, "a finished stream leaves its connection reusable")
 	require.Equal(t, reqs[0].RemoteAddr, reqs[2].RemoteAddr)
 }
+
+// The model's bytes are made storable: NULs leave the text (each delta and
+// the whole alike), a NUL in the arguments becomes the escape \u0000 so the
+// tool can name the field, and a tool name or id loses its NULs.
+func TestStreamCleansTheModelsBytes(t *testing.T) {
+	t.Parallel()
+	_, c := setup(t, `{"rules": [{"reply": {"text": "He\u0000llo\u0000", "chunkSize": 2, "toolCalls": [
+	  {"id": "call\u00001", "name": "hub_\u0000list", "rawArguments": "{\"q\": \"a\u0000b\"}"}]}}]}`)
+	var col collector
+	res, err := c.Stream(testCtx(t), llm.Request{Messages: []llm.Message{{Role: "user", Content: "hi"}}}, col.onChunk)
+	require.NoError(t, err)
+	require.Equal(t, "Hello", res.Text)
+	require.Equal(t, "Hello", col.text())
+	require.Len(t, res.ToolCalls, 1)
+	require.Equal(t, llm.ToolCall{ID: "call1", Name: "hub_list", Arguments: `{"q": "a\u0000b"}`}, res.ToolCalls[0])
+}

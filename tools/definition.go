@@ -225,6 +225,12 @@ func (d *Definition) validate(arguments string) (json.RawMessage, *Error) {
 	if strings.TrimSpace(arguments) == "" {
 		arguments = "{}"
 	}
+	// A NUL or bytes that are not UTF-8 in a string could not be stored
+	// (and the JSON decoder would hide the latter): the model gets the
+	// field's path to correct.
+	if err := hub.CheckJSONText([]byte(arguments)); err != nil {
+		return nil, AsError(err)
+	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(arguments))
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidPayload, Message: "the arguments are not valid JSON: " + err.Error(), Path: ""}

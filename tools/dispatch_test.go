@@ -406,3 +406,27 @@ func TestMiddlewareOrderAndVeto(t *testing.T) {
 	require.Equal(t, tools.CodeInvalidPayload, err.Code)
 	require.Empty(t, order)
 }
+
+// Arguments whose strings hold a NUL (escaped or raw) or bytes that are not
+// UTF-8 are refused by the field's path before the tool runs: the model can
+// correct them, and nothing reaches a database that would refuse them.
+func TestDispatchRefusesBadBytesByPath(t *testing.T) {
+	t.Parallel()
+	reg := tools.NewRegistry(echo)
+	for _, tc := range []struct{ args, path string }{
+		{`{"text":"a\u0000b"}`, "/text"},
+		{"{\"text\":\"a\x00b\"}", "/text"},
+		{"{\"text\":\"a\xffb\"}", "/text"},
+		{`{"items":[{"title":"ok"},{"title":"x\u0000"}]}`, "/items/1/title"},
+		{`{"tags":{"a\u0000":"x"}}`, "/tags/a"},
+	} {
+		res, terr := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "echo", Arguments: tc.args, Offered: []string{"echo"}})
+		require.NotNil(t, terr, tc.args)
+		require.Equal(t, tools.CodeInvalidPayload, terr.Code, tc.args)
+		require.Equal(t, tc.path, terr.Path, tc.args)
+		require.Equal(t, []tools.Issue{{Path: tc.path, Message: terr.Message}}, terr.Issues)
+		require.Empty(t, res.Summary, "the tool did not run")
+	}
+	_, terr := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "echo", Arguments: `{"text":"a\\u0000b"}`, Offered: []string{"echo"}})
+	require.Nil(t, terr, "an escaped backslash before u0000 is no NUL")
+}

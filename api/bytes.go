@@ -1,0 +1,78 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"hub/hub"
+)
+
+// Bad bytes are refused at the edge, the same on both engines: a NUL or
+// bytes that are not UTF-8 would reach Postgres as a 500 (SQLSTATE 22021)
+// and be stored by SQLite (docs/decisions.md, "Bad bytes at the edge").
+// Path ids and query values are checked here, before any handler; JSON
+// bodies in decode.
+
+// refuseBadBytes answers a request whose path ids or query cannot name
+// anything: a path id with a NUL or bytes that are not UTF-8 is 404 (no
+// record has such an id, so it is not found, like any unknown id), a query
+// value or name with them, or a query that cannot be parsed, is 400 at
+// "/<name>". gin has matched the route when this runs, so c.Params is
+// filled; an unmatched path is left to NoRoute.
+func refuseBadBytes(c *gin.Context) {
+	if c.FullPath() == "" {
+		c.Next()
+		return
+	}
+	for _, p := range c.Params {
+		if hub.BadText(p.Value) {
+			respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
+				Message: "no " + paramNoun(p.Key) + " has this id"}})
+			return
+		}
+	}
+	query, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		respondError(c, badRequest("", "the query string cannot be read: write it as name=value pairs joined by &, percent-encoded"))
+		return
+	}
+	for name, values := range query {
+		if hub.BadText(name) {
+			respondError(c, badRequest("/"+escapePointer(hub.CleanText(name)), "a query parameter name must be valid UTF-8 without a NUL character"))
+			return
+		}
+		for _, v := range values {
+			if err := hub.CheckText("/"+escapePointer(name), v); err != nil {
+				respondError(c, err)
+				return
+			}
+		}
+	}
+	c.Next()
+}
+
+// paramNoun names what a path parameter identifies, for the 404 message.
+func paramNoun(param string) string {
+	if noun, ok := strings.CutSuffix(param, "Id"); ok && noun != "" {
+		return noun
+	}
+	return "record"
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// badTextError is a database's refusal of text (Postgres 22021: a NUL or
+// bytes that are not UTF-8; 22P05: a character the encoding cannot hold).
+// The edge refuses such text first; one that still gets through is the
+// caller's input, so a 400, not a 500.
+func badTextError(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "22021" || pg.Code == "22P05")
+}
