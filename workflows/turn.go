@@ -222,8 +222,18 @@ func (t *turn) finish(ctx workflow.Context, status, code, msg string) (TurnResul
 		return TurnResult{}, fmt.Errorf("finish turn: %w", err)
 	}
 	t.setStatus(ctx, status, t.state.Step)
-	return TurnResult{Status: status, Steps: t.state.Step}, nil
+	res := TurnResult{Status: status, Steps: t.state.Step}
+	if workflow.GetVersion(ctx, "turn-result-ending", workflow.DefaultVersion, resultEnding) != workflow.DefaultVersion {
+		res.ErrorCode, res.ErrorMessage = code, msg
+	}
+	return res, nil
 }
+
+// resultEnding is the version from which a turn's result carries its error
+// code and message, so an operator reading the workflow (`temporal workflow
+// show`, the UI's Result) sees how a turn that ended in error failed. The
+// execution itself completes: see docs/temporal.md, "Failed turns".
+const resultEnding = 1
 
 func (t *turn) setStatus(ctx workflow.Context, status string, step int) {
 	t.state = TurnState{Status: status, Step: step}
