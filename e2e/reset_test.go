@@ -163,6 +163,7 @@ func TestResetOfAFailedTurnSavesWhatTheNewRunDid(t *testing.T) {
 	require.Equal(t, all[len(all)-len(resumed):], resumed)
 
 	awaitListed(t, s, fmt.Sprintf(`WorkflowId = %q AND HubTurnStatus = "done"`, workflows.TurnWorkflowID(st.TurnID)), 1)
+	replayTurn(t, s, st.TurnID, "", "turn_reset_failed.json", "turn-result-ending")
 }
 
 func TestResetOfADoneTurnKeepsOneDone(t *testing.T) {
