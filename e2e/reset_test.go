@@ -238,3 +238,26 @@ func awaitListed(t *testing.T, s *hubtest.Stack, query string, n int) {
 		return err == nil && len(resp.GetExecutions()) == n
 	}, 30*time.Second, 50*time.Millisecond, "%s", query)
 }
+
+// A reset run keeps the workflow's first start time; one started after the
+// turn's wall-time bound passed gets the bound afresh, counted from the
+// reset (as the server renews the execution timeout), so it answers rather
+// than ending at once as timeout.
+func TestResetPastTheWallTimeRunsWithAFreshBound(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(createsThenAnswers), TurnTimeout: 2 * time.Second})
+	st := s.Ask(t, s.Conversation(t), "add a task to draft the brief")
+	s.Stream(t, st.StreamURL, 0, 0)
+	require.Equal(t, "done", s.AwaitStatus(t, st.TurnID)["status"])
+	calls := len(s.Model.Requests())
+	desc, err := s.Temporal.DescribeWorkflowExecution(context.Background(), workflows.TurnWorkflowID(st.TurnID), "")
+	require.NoError(t, err)
+	started := desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
+	time.Sleep(time.Until(started.Add(2500 * time.Millisecond)))
+
+	res := resetTurn(t, s, st.TurnID, false)
+	require.Equal(t, workflows.TurnResult{Status: "done", Steps: 2}, res)
+	require.Len(t, s.Model.Requests(), 2*calls, "the reset run called the model again")
+	turn := s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID, nil).JSON(t)
+	require.Equal(t, "done", turn["status"])
+}
