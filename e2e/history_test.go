@@ -28,17 +28,19 @@ import (
 // replays every recorded history on each run (so a change that breaks
 // turns already running is caught even after this test changes).
 //
-// Each recording has its own file, named after what it covers; a file no
-// test writes any more (turn_list_create_v0, _v1: histories from before a
-// version marker) is kept as it is, so the old code paths stay replayed.
+// Each recording has its own file, named after what it covers and the
+// version markers of the code that recorded it; a file no test writes any
+// more is kept as it is, so the old code paths stay replayed: _v0 (no
+// marker), _v1 (local-tool-calls), _v2 (turn-wall-clock; recorded with the
+// workflow code from before turn-reset-wall-clock and turn-result-ending),
+// _v3 (those two as well, written by these tests now).
 func TestTurnHistoryReplays(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(listThenCreate)})
 	st := s.Ask(t, s.Conversation(t), "add a task to draft the brief")
 	s.Stream(t, st.StreamURL, 0, 0)
 	s.AwaitStatus(t, st.TurnID)
-	// Local tool calls, the wall clock's timer and the result's ending.
-	replayTurn(t, s, st.TurnID, "", "turn_list_create_v2.json", "local-tool-calls", "turn-wall-clock", "turn-result-ending")
+	replayTurn(t, s, st.TurnID, "", "turn_list_create_v3.json", "local-tool-calls", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
 }
 
 // slowerText streams 40 chunks 50 ms apart: about two seconds a call.
@@ -55,9 +57,12 @@ func TestTurnSignalsHistoryReplays(t *testing.T) {
 	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/pause", nil)
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	awaitDisconnect(t, s, 1)
+	// Resume once the workflow itself waits paused (its state query).
 	require.Eventually(t, func() bool {
-		return s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID, nil).JSON(t)["status"] == "paused"
-	}, 10*time.Second, 20*time.Millisecond)
+		v, err := s.Temporal.QueryWorkflow(context.Background(), workflows.TurnWorkflowID(st.TurnID), "", workflows.StateQuery)
+		var state workflows.TurnState
+		return err == nil && v.Get(&state) == nil && state.Status == "paused"
+	}, 20*time.Second, 20*time.Millisecond)
 	r = s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/resume", nil)
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	// Stop once the resumed call streams.
@@ -68,7 +73,7 @@ func TestTurnSignalsHistoryReplays(t *testing.T) {
 	r = s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/stop", nil)
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	require.Equal(t, "stopped", s.AwaitStatus(t, st.TurnID)["status"])
-	replayTurn(t, s, st.TurnID, "", "turn_pause_resume_stop.json", "turn-wall-clock")
+	replayTurn(t, s, st.TurnID, "", "turn_pause_resume_stop_v3.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
 }
 
 // TestTurnWallClockHistoryReplays records a turn that stayed paused past
@@ -82,7 +87,7 @@ func TestTurnWallClockHistoryReplays(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	turn := s.AwaitStatus(t, st.TurnID)
 	require.Equal(t, "timeout", turn["error"].(map[string]any)["code"])
-	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout.json", "turn-wall-clock")
+	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v3.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
 }
 
 // replayTurn replays a run of the turn's workflow ("" for the latest),
