@@ -27,6 +27,15 @@ import (
 // nor once the person retried it (the retry answers its message): both
 // are hub.ErrConflict.
 func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(tx *gorm.DB) error) (bool, error) {
+	// The first run of a turn takes it in one statement (PrepareTurn is on
+	// every turn's path); two of its calls side by side may both ask.
+	res := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
+	if res.Error != nil {
+		return false, fmt.Errorf("claim turn %s: %w", turnID, res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return false, nil
+	}
 	reopened := false
 	var personID string
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
@@ -42,7 +51,8 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		case r.RunID == runID:
 			return nil
 		case r.RunID == "" && r.FinishedAt == nil:
-			// The first run. Two of its calls side by side may both ask.
+			// Only a turn's ending or a run id makes the statement above
+			// miss; a running turn without one is never reopened.
 			return tx.Model(&models.Turn{}).Where("id = ? AND run_id = ''", turnID).Update("run_id", runID).Error
 		}
 		var retry models.Turn
