@@ -41,6 +41,17 @@ func resetTurn(t *testing.T, s *hubtest.Stack, turnID string, last bool) workflo
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	var res workflows.TurnResult
+	require.NoError(t, s.Temporal.GetWorkflow(ctx, workflows.TurnWorkflowID(turnID), startReset(t, s, turnID, last)).Get(ctx, &res))
+	return res
+}
+
+// startReset resets the turn's workflow (see resetTurn) and returns the
+// new run's id.
+func startReset(t *testing.T, s *hubtest.Stack, turnID string, last bool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	wfID := workflows.TurnWorkflowID(turnID)
 	var point int64
 	it := s.Temporal.GetWorkflowHistory(ctx, wfID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -57,9 +68,7 @@ func resetTurn(t *testing.T, s *hubtest.Stack, turnID string, last bool) workflo
 		Reason: "test", WorkflowTaskFinishEventId: point,
 	})
 	require.NoError(t, err)
-	var res workflows.TurnResult
-	require.NoError(t, s.Temporal.GetWorkflow(ctx, wfID, resp.GetRunId()).Get(ctx, &res))
-	return res
+	return resp.GetRunId()
 }
 
 // requireOneAttempt checks a whole stream read from the start: numbered
@@ -260,4 +269,33 @@ func TestResetPastTheWallTimeRunsWithAFreshBound(t *testing.T) {
 	require.Len(t, s.Model.Requests(), 2*calls, "the reset run called the model again")
 	turn := s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID, nil).JSON(t)
 	require.Equal(t, "done", turn["status"])
+}
+
+// A reset run cannot reopen its turn while another turn of the
+// conversation runs: the run fails, for the operator, with the reason, and
+// the turn keeps its ending.
+func TestResetWhileAnotherTurnRunsFailsTheRunAndKeepsTheTurn(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [
+	  {"times": 1, "reply": {"fault": {"kind": "http_error", "status": 400}}},
+	  {"reply": {"fault": {"kind": "hang"}}}]}`)})
+	conv := s.Conversation(t)
+	st := s.Ask(t, conv, "first")
+	s.Stream(t, st.StreamURL, 0, 0)
+	require.Equal(t, "error", s.AwaitStatus(t, st.TurnID)["status"])
+	running := s.Ask(t, conv, "second")
+	s.Stream(t, running.StreamURL, 0, 2) // it runs (its model call hangs)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := s.Temporal.GetWorkflow(ctx, workflows.TurnWorkflowID(st.TurnID), startReset(t, s, st.TurnID, false)).Get(ctx, nil)
+	require.ErrorContains(t, err, "another turn of conversation "+conv+" is running")
+	turn := s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID, nil).JSON(t)
+	require.Equal(t, "error", turn["status"])
+	require.Equal(t, "model_error", turn["error"].(map[string]any)["code"])
+	require.Equal(t, int64(1), countDone(t, s.DB, st.TurnID))
+
+	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+running.TurnID+"/stop", nil)
+	require.Equal(t, 202, r.Status, "%s", r.Body)
+	require.Equal(t, "stopped", s.AwaitStatus(t, running.TurnID)["status"])
 }
