@@ -41,7 +41,11 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 			return err
 		}
 	}
-	reopened, err := a.Chat.ClaimTurn(ctx, turn.ID, runID, keep, a.Frames.Reopen(turn.ID, keep+1, frames))
+	step := max(keep+1, 0) // the step the run goes on with
+	if keep >= MaxSteps {
+		step = turn.Step // FinishTurn: the step the turn ended at
+	}
+	reopened, err := a.Chat.ClaimTurn(ctx, turn.ID, runID, keep, a.Frames.Reopen(turn.ID, step, frames))
 	if errors.Is(err, hub.ErrConflict) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
 	}
