@@ -53,6 +53,10 @@ func startReset(t *testing.T, s *hubtest.Stack, turnID string, last bool) string
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	wfID := workflows.TurnWorkflowID(turnID)
+	// The turn's row says it ended before its workflow's last task
+	// completes (FinishTurn runs in it): wait for the run to close, so
+	// its history is whole.
+	_ = s.Temporal.GetWorkflow(ctx, wfID, "").Get(ctx, nil)
 	var point int64
 	it := s.Temporal.GetWorkflowHistory(ctx, wfID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
