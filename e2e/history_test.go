@@ -95,7 +95,12 @@ func TestTurnWallClockHistoryReplays(t *testing.T) {
 // HUB_RECORD_HISTORY=1 saves it in workflows/testdata as name.
 func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, markers ...string) {
 	t.Helper()
-	it := s.Temporal.GetWorkflowHistory(context.Background(), workflows.TurnWorkflowID(turnID), runID, false, 0)
+	// The turn's row says it ended inside the workflow's last task: wait
+	// for the run to close, so its history is whole.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = s.Temporal.GetWorkflow(ctx, workflows.TurnWorkflowID(turnID), runID).Get(ctx, nil)
+	it := s.Temporal.GetWorkflowHistory(ctx, workflows.TurnWorkflowID(turnID), runID, false, 0)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()
