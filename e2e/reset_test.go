@@ -303,3 +303,24 @@ func TestResetWhileAnotherTurnRunsFailsTheRunAndKeepsTheTurn(t *testing.T) {
 	require.Equal(t, 202, r.Status, "%s", r.Body)
 	require.Equal(t, "stopped", s.AwaitStatus(t, running.TurnID)["status"])
 }
+
+// Signals after the reset point are applied again (the CLI's default): a
+// stopped turn reset to its first workflow task stops again at once,
+// without calling the model, and says so once.
+func TestResetOfAStoppedTurnStopsAgain(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText)})
+	st := s.Ask(t, s.Conversation(t), "tell me a long story")
+	s.Stream(t, st.StreamURL, 0, 4)
+	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/stop", nil)
+	require.Equal(t, 202, r.Status, "%s", r.Body)
+	require.Equal(t, "stopped", s.AwaitStatus(t, st.TurnID)["status"])
+	calls := len(s.Model.Requests())
+
+	res := resetTurn(t, s, st.TurnID, false)
+	require.Equal(t, "stopped", res.Status)
+	require.Len(t, s.Model.Requests(), calls)
+	attempt := requireOneAttempt(t, s.Stream(t, st.StreamURL, 0, 0))
+	require.Equal(t, "stopped", attempt[len(attempt)-1].Data["status"])
+	require.Equal(t, "stopped", s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID, nil).JSON(t)["status"])
+}
