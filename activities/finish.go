@@ -12,12 +12,18 @@ import (
 // FinishTurn saves the reply (the text streamed so far, the records it
 // names, the usage) and the turn's ending, then sends the error frames
 // (turn_error and error) when it failed and the done frame, always last.
-// Safe to retry: the turn keeps its first ending and frames are not
-// repeated.
+// Safe to retry: the turn keeps its run's first ending and frames are not
+// repeated. A run started by an operator's reset reopens the turn first
+// (claim), so the ending, reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)
+		return err
+	}
+	// A reset run whose reset point is right before this ending reopens
+	// the turn here; its own retries find it theirs and keep its ending.
+	if err := a.claim(ctx, turn, MaxSteps); err != nil {
 		return err
 	}
 	steps, err := a.Chat.Steps(ctx, in.TurnID, MaxSteps+1)
@@ -76,6 +82,9 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 // SetTurnStatus records a running turn's state (paused, working) for the
 // top bar.
 func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
+	if err := a.claimID(ctx, in.TurnID, in.Step-1); err != nil {
+		return err
+	}
 	return a.Chat.SetTurnStatus(ctx, in.TurnID, chat.Status(in.Status), in.Step)
 }
 

@@ -29,6 +29,9 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		err = gone(err)
 		return Plan{}, err
 	}
+	if err := a.claim(ctx, turn, -1); err != nil {
+		return Plan{}, err
+	}
 	space, err := a.Hub.GetSpace(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, hub.ErrNotFound) {
 		return Plan{}, temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
@@ -130,10 +133,11 @@ func nonNilRefs(r []hub.Ref) []hub.Ref {
 	return r
 }
 
-// publishOnce publishes a frame unless the turn already has one of that type
-// (a retried activity must not repeat the refs or the done frame).
+// publishOnce publishes a frame unless the turn's current attempt of frames
+// already has one of that type (a retried activity must not repeat the refs
+// or the done frame; a reset run's new attempt sends its own, see claim).
 func (a *Activities) publishOnce(ctx context.Context, turnID, typ string, data any) error {
-	has, err := a.Frames.Has(ctx, turnID, typ)
+	has, err := a.Frames.HasInAttempt(ctx, turnID, typ)
 	if err != nil {
 		return err
 	}

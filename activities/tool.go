@@ -34,6 +34,9 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		err = gone(err)
 		return ToolOutcome{}, err
 	}
+	if err := a.claim(ctx, turn, call.Step); err != nil {
+		return ToolOutcome{}, err
+	}
 	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)
 	if err != nil {
 		return ToolOutcome{}, err

@@ -53,6 +53,9 @@ type Turn struct {
 	Usage        Usage
 	CreatedAt    time.Time
 	FinishedAt   *time.Time
+	// RunID is the Temporal run that owns the turn ("" before its first
+	// activity; see ClaimTurn).
+	RunID string
 }
 
 // Usage counts tokens.
@@ -65,7 +68,8 @@ func toTurn(r models.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
 		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model,
-		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt}
+		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
+		RunID: r.RunID}
 }
 
 // NewTurn is a person's message that starts a turn.
@@ -339,7 +343,8 @@ type Ending struct {
 
 // FinishTurn saves the reply and ends the turn, in one transaction. It is
 // idempotent: a turn that already ended keeps its first ending, which is
-// returned.
+// returned. (A run started by an operator's reset reopens the turn first,
+// with ClaimTurn, so the ending saved is that run's.)
 func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
 	var out Turn
 	announced := false

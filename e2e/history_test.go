@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	historypb "go.temporal.io/api/history/v1"
@@ -23,15 +27,80 @@ import (
 // saves the history in workflows/testdata, where the workflows package
 // replays every recorded history on each run (so a change that breaks
 // turns already running is caught even after this test changes).
+//
+// Each recording has its own file, named after what it covers and the
+// version markers of the code that recorded it; a file no test writes any
+// more is kept as it is, so the old code paths stay replayed: _v0 (no
+// marker), _v1 (local-tool-calls), _v2 (turn-wall-clock; recorded with the
+// workflow code from before turn-reset-wall-clock and turn-result-ending),
+// _v3 (those two as well, written by these tests now).
 func TestTurnHistoryReplays(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(listThenCreate)})
 	st := s.Ask(t, s.Conversation(t), "add a task to draft the brief")
 	s.Stream(t, st.StreamURL, 0, 0)
 	s.AwaitStatus(t, st.TurnID)
+	replayTurn(t, s, st.TurnID, "", "turn_list_create_v3.json", "local-tool-calls", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
+}
 
-	ctx := context.Background()
-	it := s.Temporal.GetWorkflowHistory(ctx, workflows.TurnWorkflowID(st.TurnID), "", false, 0)
+// slowerText streams 40 chunks 50 ms apart: about two seconds a call.
+var slowerText = `{"rules": [{"reply": {"text": "` + strings.Repeat("word ", 200) + `", "chunkSize": 5, "chunkDelay": "50ms"}}]}`
+
+// TestTurnSignalsHistoryReplays records a turn paused, resumed and then
+// stopped while its model call streams: the signals, the cancelled calls
+// and the paused wait.
+func TestTurnSignalsHistoryReplays(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowerText)})
+	st := s.Ask(t, s.Conversation(t), "tell me a long story")
+	s.Stream(t, st.StreamURL, 0, 4)
+	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/pause", nil)
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	awaitDisconnect(t, s, 1)
+	// Resume once the workflow itself waits paused (its state query).
+	require.Eventually(t, func() bool {
+		v, err := s.Temporal.QueryWorkflow(context.Background(), workflows.TurnWorkflowID(st.TurnID), "", workflows.StateQuery)
+		var state workflows.TurnState
+		return err == nil && v.Get(&state) == nil && state.Status == "paused"
+	}, 20*time.Second, 20*time.Millisecond)
+	r = s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/resume", nil)
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	// Stop once the resumed call streams.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := s.Model.Await(ctx, func(r []fakemodel.RecordedRequest) bool { return len(r) == 2 && r[1].HeadersAt != nil })
+	require.NoError(t, err)
+	r = s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/stop", nil)
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	require.Equal(t, "stopped", s.AwaitStatus(t, st.TurnID)["status"])
+	replayTurn(t, s, st.TurnID, "", "turn_pause_resume_stop_v3.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
+}
+
+// TestTurnWallClockHistoryReplays records a turn that stayed paused past
+// its wall-time bound: the timer fires and the turn ends as timeout.
+func TestTurnWallClockHistoryReplays(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowerText), TurnTimeout: 3 * time.Second})
+	st := s.Ask(t, s.Conversation(t), "tell me a long story")
+	s.Stream(t, st.StreamURL, 0, 3)
+	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/pause", nil)
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	turn := s.AwaitStatus(t, st.TurnID)
+	require.Equal(t, "timeout", turn["error"].(map[string]any)["code"])
+	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v3.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
+}
+
+// replayTurn replays a run of the turn's workflow ("" for the latest),
+// checks its history records each version marker named, and with
+// HUB_RECORD_HISTORY=1 saves it in workflows/testdata as name.
+func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, markers ...string) {
+	t.Helper()
+	// The turn's row says it ended inside the workflow's last task: wait
+	// for the run to close, so its history is whole.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = s.Temporal.GetWorkflow(ctx, workflows.TurnWorkflowID(turnID), runID).Get(ctx, nil)
+	it := s.Temporal.GetWorkflowHistory(ctx, workflows.TurnWorkflowID(turnID), runID, false, 0)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()
@@ -39,15 +108,17 @@ func TestTurnHistoryReplays(t *testing.T) {
 		h.Events = append(h.Events, ev)
 	}
 	require.NotEmpty(t, h.Events)
-
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflow(workflows.Turn)
 	require.NoError(t, r.ReplayWorkflowHistory(nil, h))
-
+	raw, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
+	require.NoError(t, err)
+	for _, m := range markers {
+		// Version markers name their change id in the marker's details.
+		require.Contains(t, string(raw), base64.StdEncoding.EncodeToString([]byte(`"`+m+`"`)), "the history records version %s", m)
+	}
 	if os.Getenv("HUB_RECORD_HISTORY") == "1" {
-		raw, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", "turn_list_create_v1.json"), raw, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", name), raw, 0o644))
 	}
 }
 

@@ -322,14 +322,20 @@ func (s *Stack) Stream(t testing.TB, streamURL string, lastEventID int64, stopAf
 }
 
 // Text joins the text deltas of events, dropping the partial text of a
-// failed model attempt when a status event says to discard it (what a
-// client does).
+// failed model attempt when a status event says to discard it, and all of
+// it at a status event with "reset" (a reset run's new attempt): what a
+// client does.
 func Text(events []Event) string {
 	var b strings.Builder
 	stepStart := 0
 	for _, e := range events {
 		switch e.Type {
 		case "status":
+			if r, _ := e.Data["reset"].(bool); r {
+				b.Reset()
+				stepStart = 0
+				continue
+			}
 			if d, _ := e.Data["discard"].(bool); d {
 				s := b.String()[:stepStart]
 				b.Reset()

@@ -130,8 +130,12 @@ type Turn struct {
 	HistoryIDs     string
 	// Spaces are the other spaces (JSON ids) the turn may act in besides
 	// its conversation's.
-	Spaces       string
-	FrameSeq     int64
+	Spaces   string
+	FrameSeq int64
+	// RunID is the Temporal run that owns the turn; AttemptSeq the frame
+	// that opened its current attempt of frames (a reset run's reopening).
+	RunID        string
+	AttemptSeq   int64
 	InputTokens  int
 	OutputTokens int
 	CreatedAt    time.Time

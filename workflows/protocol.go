@@ -49,10 +49,13 @@ type TurnInput struct {
 	ActorID        string
 }
 
-// TurnResult is how a turn ended.
+// TurnResult is how a turn ended: Status is done, stopped or error (as
+// HubTurnStatus), with the error's code and message for an error.
 type TurnResult struct {
-	Status string
-	Steps  int
+	Status       string
+	Steps        int
+	ErrorCode    string `json:",omitempty"`
+	ErrorMessage string `json:",omitempty"`
 }
 
 // TurnState answers the state query (the top bar).

@@ -222,8 +222,18 @@ func (t *turn) finish(ctx workflow.Context, status, code, msg string) (TurnResul
 		return TurnResult{}, fmt.Errorf("finish turn: %w", err)
 	}
 	t.setStatus(ctx, status, t.state.Step)
-	return TurnResult{Status: status, Steps: t.state.Step}, nil
+	res := TurnResult{Status: status, Steps: t.state.Step}
+	if workflow.GetVersion(ctx, "turn-result-ending", workflow.DefaultVersion, resultEnding) != workflow.DefaultVersion {
+		res.ErrorCode, res.ErrorMessage = code, msg
+	}
+	return res, nil
 }
+
+// resultEnding is the version from which a turn's result carries its error
+// code and message, so an operator reading the workflow (`temporal workflow
+// show`, the UI's Result) sees how a turn that ended in error failed. The
+// execution itself completes: see docs/temporal.md, "Failed turns".
+const resultEnding = 1
 
 func (t *turn) setStatus(ctx workflow.Context, status string, step int) {
 	t.state = TurnState{Status: status, Step: step}
@@ -288,30 +298,55 @@ func DefaultTurnTimeout(modelTimeout time.Duration) time.Duration {
 // wall-time bound; turns recorded before it replay without the timer.
 const wallClock = 1
 
+// resetWallClock is the version from which a run started by an operator's
+// reset after the turn's bound had passed gets the bound afresh, counted
+// from the reset, as the server renews the execution timeout on a reset;
+// before it such a run ended at once as timeout.
+const resetWallClock = 1
+
 // startWallClock starts the timer that ends the turn at its wall-time
 // bound (the workflow's execution timeout less TurnTimeoutGrace, counted
 // from the workflow's start, so time spent queued counts). When it fires,
 // the model call in flight is cancelled like on Stop (its streamed text is
 // kept) and a tool call already running finishes; the loop then ends the
 // turn. A turn started without an execution timeout has no bound.
+//
+// A reset run keeps the first run's start time, and a timer started before
+// its reset point fires at the first run's deadline. When that deadline had
+// passed before the reset (the run prepares the turn after it, or the timer
+// fires more than TurnTimeoutGrace late, which only a run renewed by a
+// reset lives to see), the bound counts again from then.
 func (t *turn) startWallClock(ctx workflow.Context) {
 	if workflow.GetVersion(ctx, "turn-wall-clock", workflow.DefaultVersion, wallClock) == workflow.DefaultVersion {
 		return
 	}
+	renew := workflow.GetVersion(ctx, "turn-reset-wall-clock", workflow.DefaultVersion, resetWallClock) != workflow.DefaultVersion
 	info := workflow.GetInfo(ctx)
 	if info.WorkflowExecutionTimeout <= TurnTimeoutGrace {
 		return
 	}
 	t.limit = info.WorkflowExecutionTimeout - TurnTimeoutGrace
-	left := info.WorkflowStartTime.Add(t.limit).Sub(workflow.Now(ctx))
+	deadline := info.WorkflowStartTime.Add(t.limit)
+	left := deadline.Sub(workflow.Now(ctx))
 	if left <= 0 {
-		t.expired = true
-		return
+		if !renew || info.WorkflowExecution.RunID == info.OriginalRunID {
+			t.expired = true
+			return
+		}
+		deadline, left = workflow.Now(ctx).Add(t.limit), t.limit // reset after the bound
 	}
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		if err := workflow.NewTimer(ctx, left).Get(ctx, nil); err == nil {
-			t.expired = true
-			t.interrupt()
+		for {
+			if err := workflow.NewTimer(ctx, left).Get(ctx, nil); err != nil {
+				return
+			}
+			late := workflow.Now(ctx).Sub(deadline)
+			if !renew || late <= TurnTimeoutGrace {
+				t.expired = true
+				t.interrupt()
+				return
+			}
+			deadline, left = workflow.Now(ctx).Add(t.limit), t.limit // reset after the bound
 		}
 	})
 }

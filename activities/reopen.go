@@ -1,0 +1,117 @@
+package activities
+
+import (
+	"context"
+	"errors"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"hub/chat"
+	"hub/hub"
+	"hub/stream"
+)
+
+// ErrTypeConflict: a reset run cannot reopen its turn (another turn of the
+// conversation runs, or the person retried it). Not retried: the workflow
+// fails with the message, for the operator who reset it.
+const ErrTypeConflict = "conflict"
+
+// claim makes this activity's run the owner of the turn before it writes
+// anything to it (chat.Store.ClaimTurn): a run started by an operator's
+// reset of the workflow reopens a turn an earlier run ended, so what it
+// saves and streams is its own and not hidden behind the old ending. keep
+// is the last model step whose result the run has from before the reset
+// point (-1: it prepares the turn anew). The new attempt of frames starts
+// with the stream's reset frame, then what the run keeps: the refs, and
+// each kept step's text and tool outcomes as the client would have seen
+// them. The first run's claim is one update; later ones cost nothing.
+func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error {
+	if !activity.IsActivity(ctx) {
+		return nil // the in-process benchmark runs the loop without Temporal
+	}
+	runID := activity.GetInfo(ctx).WorkflowExecution.RunID
+	if runID == "" || turn.RunID == runID {
+		return nil
+	}
+	var frames []stream.Draft
+	if turn.RunID != "" || turn.FinishedAt != nil {
+		var err error
+		if frames, err = a.keptFrames(ctx, turn.ID, keep); err != nil {
+			return err
+		}
+	}
+	step := max(keep+1, 0) // the step the run goes on with
+	if keep >= MaxSteps {
+		step = turn.Step // FinishTurn: the step the turn ended at
+	}
+	reopened, err := a.Chat.ClaimTurn(ctx, turn.ID, runID, keep, a.Frames.Reopen(turn.ID, step, frames))
+	if errors.Is(err, hub.ErrConflict) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
+	}
+	if err != nil {
+		return gone(err)
+	}
+	if reopened {
+		a.Frames.Wake(turn.ID)
+	}
+	return nil
+}
+
+// claimID is claim for an activity that has only the turn's id.
+func (a *Activities) claimID(ctx context.Context, turnID string, keep int) error {
+	if !activity.IsActivity(ctx) {
+		return nil
+	}
+	turn, err := a.Chat.GetTurn(ctx, turnID)
+	if err != nil {
+		return gone(err)
+	}
+	return a.claim(ctx, turn, keep)
+}
+
+// keptFrames are the frames a reopened turn's new attempt starts with,
+// after its reset frame: what the run keeps from before the reset point.
+func (a *Activities) keptFrames(ctx context.Context, turnID string, keep int) ([]stream.Draft, error) {
+	if keep < 0 {
+		return nil, nil // PrepareTurn runs again and sends the refs
+	}
+	var out []stream.Draft
+	refs, ok, err := a.Frames.Last(ctx, turnID, stream.TypeRefs)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		out = append(out, stream.Draft{Type: stream.TypeRefs, Data: refs.Data})
+	}
+	steps, err := a.Chat.Steps(ctx, turnID, keep+1)
+	if err != nil {
+		return nil, err
+	}
+	sep := ""
+	for _, st := range steps {
+		if st.Text != "" {
+			out = append(out, stream.Draft{Type: stream.TypeText, Data: map[string]string{"delta": sep + st.Text}})
+			sep = "\n\n"
+		}
+		for _, c := range st.ToolCalls {
+			if c.Final() {
+				out = append(out, stream.Draft{Type: stream.TypeTool, Data: keptToolFrame(c)})
+			}
+		}
+	}
+	return out, nil
+}
+
+// keptToolFrame is the tool frame a call's outcome was announced with.
+func keptToolFrame(c chat.ToolCall) map[string]any {
+	if c.Status == chat.CallFailed {
+		return map[string]any{"callId": c.ID, "tool": c.Tool, "phase": "failed",
+			"error": map[string]string{"code": c.ErrorCode, "message": c.ErrorMessage}}
+	}
+	f := map[string]any{"callId": c.ID, "tool": c.Tool, "phase": c.Status, "summary": c.Summary, "refs": nonNilRefs(c.Refs)}
+	if c.Status == chat.CallDone && c.UndoGroupID != "" {
+		f["undoGroupId"] = c.UndoGroupID
+	}
+	return f
+}

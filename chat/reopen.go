@@ -1,0 +1,103 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"hub/hub"
+	"hub/models"
+)
+
+// ClaimTurn makes runID (a Temporal run id) the run that owns the turn,
+// before the run writes anything. The first run to ask takes it. A run
+// started by an operator's reset of the turn's workflow finds the turn
+// owned by another run, or ended before runs were recorded, and reopens
+// it, all in one transaction: the turn and its reply run again with no
+// ending, no usage and no text (what the new run does fills them); model
+// steps after keep (the last step whose result the new run reuses; -1 when
+// it prepares the turn anew) go, with the calls of those steps that never
+// committed (pending or held: they wrote nothing); a call that committed
+// keeps its outcome, as its writes happened; and reopen does the stream's
+// part (stream.Bus.Reopen). It reports whether it reopened the turn.
+//
+// A turn cannot be reopened while another turn of its conversation runs,
+// nor once the person retried it (the retry answers its message): both
+// are hub.ErrConflict.
+func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(tx *gorm.DB) error) (bool, error) {
+	// The first run of a turn takes it in one statement (PrepareTurn is on
+	// every turn's path); two of its calls side by side may both ask.
+	res := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
+	if res.Error != nil {
+		return false, fmt.Errorf("claim turn %s: %w", turnID, res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return false, nil
+	}
+	reopened := false
+	var personID string
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var r models.Turn
+		err := tx.Take(&r, "id = ?", turnID).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return &hub.NotFoundError{Kind: "turn", ID: turnID}
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.RunID == runID:
+			return nil
+		case r.RunID == "" && r.FinishedAt == nil:
+			// Only a turn's ending or a run id makes the statement above
+			// miss; a running turn without one is never reopened.
+			return tx.Model(&models.Turn{}).Where("id = ? AND run_id = ''", turnID).Update("run_id", runID).Error
+		}
+		var retry models.Turn
+		if err := tx.Select("id").Where("retry_of = ?", turnID).Limit(1).Find(&retry).Error; err != nil {
+			return err
+		}
+		if retry.ID != "" {
+			return fmt.Errorf("turn %s was retried as %s, which answers its message; reset that one instead: %w", turnID, retry.ID, hub.ErrConflict)
+		}
+		now := s.now()
+		res := tx.Model(&models.Turn{}).Where("id = ? AND run_id = ?", turnID, r.RunID).Updates(map[string]any{
+			"run_id": runID, "status": string(StatusWorking), "error_code": "", "error_message": "",
+			"input_tokens": 0, "output_tokens": 0, "finished_at": nil, "updated_at": now,
+		})
+		if errors.Is(res.Error, gorm.ErrDuplicatedKey) {
+			return fmt.Errorf("another turn of conversation %s is running; reset turn %s once it has ended: %w", r.ConversationID, turnID, hub.ErrConflict)
+		}
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error // 0: a call of the same run reopened it just now
+		}
+		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
+			"text": "", "status": "running", "refs": "[]", "input_tokens": 0, "output_tokens": 0,
+			"error_code": "", "error_message": "", "updated_at": now,
+		}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("turn_id = ? AND step > ?", turnID, keep).Delete(&models.TurnStep{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("turn_id = ? AND step > ? AND status IN ?", turnID, keep, []string{CallPending, CallHeld}).
+			Delete(&models.ToolCall{}).Error; err != nil {
+			return err
+		}
+		if err := reopen(tx); err != nil {
+			return err
+		}
+		reopened = true
+		personID, err = s.WithDB(tx).announceTurn(ctx, turnID)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim turn %s: %w", turnID, err)
+	}
+	if reopened {
+		wakeActivity(personID)
+	}
+	return reopened, nil
+}

@@ -1,0 +1,98 @@
+package stream_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/chat"
+	"hub/models"
+	"hub/stream"
+)
+
+// A reset run reopens an ended turn's stream: the old done frame becomes a
+// status frame, a reset frame opens the new attempt, frames sent once per
+// attempt are sent again, and a follower waiting after the old done (in
+// this process or another) reads on to the one done of the new attempt.
+func TestReopenStartsANewAttemptWithOneDone(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.turn(t)
+		f.publish(t, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{}})
+		f.publish(t, turn.ID, stream.TypeError, map[string]string{"code": "model_error"})
+		oldDone := f.publish(t, turn.ID, stream.TypeDone, map[string]string{"status": "error"})
+		for _, typ := range []string{stream.TypeRefs, stream.TypeError, stream.TypeDone} {
+			has, err := f.bus.HasInAttempt(ctx, turn.ID, typ)
+			require.NoError(t, err)
+			require.True(t, has, typ)
+		}
+
+		// Followers that resumed after the old done, here and in another
+		// process, wait.
+		other := newBus(t, open(t, f.url))
+		read := make(chan string, 16)
+		for _, b := range []*stream.Bus{f.bus, other} {
+			stream.SetReadHook(b, func(string) {
+				select {
+				case read <- "":
+				default:
+				}
+			})
+		}
+		listening := make(chan struct{}, 1)
+		stream.SetListenerHooks(other, nil, func(uint32) {
+			select {
+			case listening <- struct{}{}:
+			default:
+			}
+		})
+		got := make(chan []stream.Frame, 2)
+		for _, b := range []*stream.Bus{f.bus, other} {
+			go func() {
+				var fs []stream.Frame
+				err := b.Follow(ctx, turn.ID, oldDone, func(fr stream.Frame) error { fs = append(fs, fr); return nil })
+				if err != nil && ctx.Err() == nil {
+					fs = nil
+				}
+				got <- fs
+			}()
+		}
+		for range 2 {
+			<-read // each follower has joined and read: it waits
+		}
+		if f.db.Dialect == models.Postgres {
+			<-listening // the other process hears of the reopening
+		}
+
+		_, err := f.chat.ClaimTurn(ctx, turn.ID, "run-2", 0, nil) // the first run's claim: nothing reopens
+		require.NoError(t, err)
+		_, err = f.chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError})
+		require.NoError(t, err)
+		reopened, err := f.chat.ClaimTurn(ctx, turn.ID, "run-3", 0,
+			f.bus.Reopen(turn.ID, 1, []stream.Draft{{Type: stream.TypeText, Data: map[string]string{"delta": "kept"}}}))
+		require.NoError(t, err)
+		require.True(t, reopened)
+		f.bus.Wake(turn.ID)
+
+		frames, err := f.bus.Frames(ctx, turn.ID, 0)
+		require.NoError(t, err)
+		require.Len(t, frames, 5)
+		require.Equal(t, stream.TypeStatus, frames[2].Type, "the old done is a status frame now")
+		require.Equal(t, oldDone, frames[2].Seq)
+		require.Equal(t, stream.TypeStatus, frames[3].Type)
+		require.JSONEq(t, `{"status":"working","step":1,"discard":true,"reset":true,"text":"This turn runs again…"}`, string(frames[3].Data))
+		require.Equal(t, stream.TypeText, frames[4].Type)
+		for _, typ := range []string{stream.TypeRefs, stream.TypeError, stream.TypeDone} {
+			has, err := f.bus.HasInAttempt(ctx, turn.ID, typ)
+			require.NoError(t, err)
+			require.False(t, has, "%s is sent again in the new attempt", typ)
+		}
+		done := f.publish(t, turn.ID, stream.TypeDone, map[string]string{"status": "done"})
+		for range 2 {
+			fs := <-got
+			require.Len(t, fs, 3, "reset, kept text, done")
+			require.Equal(t, oldDone+1, fs[0].Seq)
+			require.Equal(t, done, fs[2].Seq)
+		}
+	})
+}
