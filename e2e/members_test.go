@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/fakemodel"
+	"hub/hub"
+	"hub/hubtest"
+)
+
+// Removing a member: DELETE and PATCH /api/spaces/:spaceId/members/:personId,
+// and what a person who left a space can still read of it (nothing).
+
+// personID finds a member of a space by name, as its owner lists them.
+func personID(t *testing.T, s *hubtest.Stack, spaceID, name string) string {
+	t.Helper()
+	r := s.Do(t, s.Token, "GET", "/api/spaces/"+spaceID+"/people", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	for _, p := range r.JSON(t)["people"].([]any) {
+		if p := p.(map[string]any); p["name"] == name {
+			return p["id"].(string)
+		}
+	}
+	t.Fatalf("no %s in %s", name, spaceID)
+	return ""
+}
+
+// errorOf is an error answer's code and path.
+func errorOf(t *testing.T, r hubtest.Response) (code, path string) {
+	t.Helper()
+	e := r.JSON(t)["error"].(map[string]any)
+	code, _ = e["code"].(string)
+	path, _ = e["path"].(string)
+	return code, path
+}
+
+func TestMemberRemovalAndRoles(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
+	editor, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	viewer, _ := s.Member(t, "Team", "Vera Viewer", hub.RoleViewer)
+	outsider, _ := s.Member(t, "Other", "Otto Outsider", hub.RoleOwner)
+	_, elsewhere := s.Member(t, "Elsewhere", "Eddie Editor", hub.RoleEditor)
+	eddie, vera := personID(t, s, s.SpaceID, "Eddie Editor"), personID(t, s, s.SpaceID, "Vera Viewer")
+	members := "/api/spaces/" + s.SpaceID + "/members/"
+
+	// Refused, and nothing changes.
+	r := s.Do(t, editor, "DELETE", members+vera, nil)
+	require.Equal(t, http.StatusForbidden, r.Status, "%s", r.Body)
+	r = s.Do(t, viewer, "PATCH", members+vera, map[string]any{"role": "owner"})
+	require.Equal(t, http.StatusForbidden, r.Status, "a viewer cannot promote themselves: %s", r.Body)
+	r = s.Do(t, outsider, "DELETE", members+vera, nil)
+	require.Equal(t, http.StatusNotFound, r.Status, "someone who cannot open the space: %s", r.Body)
+	r = s.Do(t, outsider, "PATCH", members+vera, map[string]any{"role": "editor"})
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	r = s.Do(t, s.Token, "DELETE", members+"person_nobody", nil)
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	r = s.Do(t, s.Token, "PATCH", members+"person_nobody", map[string]any{"role": "editor"})
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	for _, body := range []any{map[string]any{"role": "admin"}, map[string]any{}, map[string]any{"role": 3}, map[string]any{"role": nil}} {
+		r = s.Do(t, s.Token, "PATCH", members+vera, body)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%v: %s", body, r.Body)
+		code, path := errorOf(t, r)
+		require.Equal(t, "invalid_payload", code)
+		require.Equal(t, "/role", path, "%v", body)
+	}
+	r = s.Do(t, s.Token, "PATCH", members+s.OwnerID, map[string]any{"role": "editor"})
+	require.Equal(t, http.StatusConflict, r.Status, "the last owner cannot step down: %s", r.Body)
+	r = s.Do(t, s.Token, "DELETE", members+s.OwnerID, nil)
+	require.Equal(t, http.StatusConflict, r.Status, "the last owner cannot leave: %s", r.Body)
+	code, _ := errorOf(t, r)
+	require.Equal(t, "conflict", code)
+	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/people", nil).JSON(t)["people"], 3)
+
+	// An owner changes a role.
+	r = s.Do(t, s.Token, "PATCH", members+vera, map[string]any{"role": "editor"})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, map[string]any{"id": vera, "name": "Vera Viewer", "role": "editor"}, r.JSON(t))
+	r = s.Do(t, viewer, "POST", "/api/spaces/"+s.SpaceID+"/tasks", map[string]any{"title": "Now I write"})
+	require.Equal(t, http.StatusCreated, r.Status, "the new role counts at once: %s", r.Body)
+
+	// A member leaves.
+	r = s.Do(t, viewer, "DELETE", members+vera, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+	r = s.Do(t, viewer, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil)
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+
+	// An owner removes one; the person's token still opens their other spaces.
+	r = s.Do(t, s.Token, "DELETE", members+eddie, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+	r = s.Do(t, s.Token, "DELETE", members+eddie, nil)
+	require.Equal(t, http.StatusNotFound, r.Status, "removed once: %s", r.Body)
+	r = s.Do(t, editor, "GET", "/api/spaces", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, []any{map[string]any{"id": elsewhere, "name": "Elsewhere", "role": "editor"}}, r.JSON(t)["spaces"])
+	r = s.Do(t, editor, "GET", "/api/spaces/"+elsewhere+"/tasks", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	r = s.Do(t, editor, "GET", "/api/spaces/"+s.SpaceID+"/people", nil)
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/people", nil).JSON(t)["people"], 1)
+}
+
+// askAs starts a turn as the token's person.
+func askAs(t *testing.T, s *hubtest.Stack, token, conv, text string) hubtest.Started {
+	t.Helper()
+	r := s.Do(t, token, "POST", "/api/assistant/conversations/"+conv+"/turns", map[string]any{"text": text})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	var st hubtest.Started
+	r.Decode(t, &st)
+	return st
+}
+
+// TestARemovedMemberReadsNothingOfTheSpace: after the membership is removed,
+// every read of the person's conversations, messages, turns, streams,
+// Applies, Undo groups, Needs me list and top bar in that space answers as
+// if it never existed; their token keeps working elsewhere.
+func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(createThenAnswer)})
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	_, elsewhere := s.Member(t, "Elsewhere", "Eddie Editor", hub.RoleEditor)
+	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
+
+	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID, "title": "Launch plans"})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	conv := r.JSON(t)["id"].(string)
+	// An immediate write (an Undo group), one held for Apply, one on Needs me.
+	done := askAs(t, s, eddie, conv, "add a task")
+	group := ""
+	for _, e := range s.Stream(t, done.StreamURL, 0, 0) {
+		if e.Type == "tool" && e.Data["phase"] == "done" {
+			group, _ = e.Data["undoGroupId"].(string)
+		}
+	}
+	require.NotEmpty(t, group)
+	require.Equal(t, http.StatusOK, s.Do(t, eddie, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"}).Status)
+	held := askAs(t, s, eddie, conv, "add a task")
+	s.Stream(t, held.StreamURL, 0, 0)
+	require.Equal(t, http.StatusOK, s.Do(t, eddie, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "needs-me"}).Status)
+	needs := askAs(t, s, eddie, conv, "add a task")
+	s.Stream(t, needs.StreamURL, 0, 0)
+
+	// Before: all of it reads.
+	require.Equal(t, http.StatusOK, s.Do(t, eddie, "GET", "/api/assistant/conversations/"+conv+"/messages", nil).Status)
+	require.Equal(t, http.StatusOK, s.Do(t, eddie, "GET", "/api/assistant/turns/"+done.TurnID, nil).Status)
+	require.Len(t, s.Do(t, eddie, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"], 1)
+	require.Len(t, s.Do(t, eddie, "GET", "/api/agent/state", nil).JSON(t)["activities"], 1, "the held Apply")
+
+	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/members/"+eddieID, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+
+	gone := []struct{ method, path string }{
+		{"GET", "/api/assistant/conversations?spaceId=" + s.SpaceID},
+		{"GET", "/api/assistant/conversations/" + conv + "/messages"},
+		{"DELETE", "/api/assistant/conversations/" + conv},
+		{"POST", "/api/assistant/conversations/" + conv + "/turns"},
+		{"GET", "/api/assistant/turns/" + done.TurnID},
+		{"GET", "/api/assistant/turns/" + held.TurnID},
+		{"GET", "/api/assistant/turns/" + done.TurnID + "/stream"},
+		{"POST", "/api/assistant/turns/" + done.TurnID + "/retry"},
+		{"POST", "/api/assistant/turns/" + done.TurnID + "/stop"},
+		{"POST", "/api/assistant/turns/" + done.TurnID + "/pause"},
+		{"POST", "/api/assistant/turns/" + done.TurnID + "/resume"},
+		{"POST", "/api/assistant/apply"},
+		{"POST", "/api/assistant/undo"},
+		{"POST", "/api/assistant/redo"},
+	}
+	bodies := map[string]any{
+		"/api/assistant/conversations/" + conv + "/turns": map[string]any{"text": "hello"},
+		"/api/assistant/apply":                            map[string]any{"conversationId": conv, "messageId": held.ReplyMessageID},
+		"/api/assistant/undo":                             map[string]any{"undoGroupId": group},
+		"/api/assistant/redo":                             map[string]any{"undoGroupId": group},
+	}
+	for _, g := range gone {
+		r := s.Do(t, eddie, g.method, g.path, bodies[g.path])
+		require.Equal(t, http.StatusNotFound, r.Status, "%s %s: %s", g.method, g.path, r.Body)
+		require.NotContains(t, string(r.Body), "Launch plans", "%s %s", g.method, g.path)
+	}
+	// The stream token made for the turn is his too, and no more use here.
+	r = s.Do(t, "", "GET", held.StreamURL, nil)
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	require.Empty(t, s.Do(t, eddie, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"])
+	state := s.Do(t, eddie, "GET", "/api/agent/state", nil).JSON(t)
+	require.Empty(t, state["activities"])
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	es := s.OpenEvents(ctx, t, s.URL+"/api/agent/stream", eddie, "")
+	snap, err := es.Next()
+	es.Close()
+	require.NoError(t, err)
+	require.Equal(t, true, snap.Data["snapshot"])
+	require.Empty(t, snap.Data["activities"], "the snapshot shows nothing of the space he left")
+	// Nothing of it was changed by the refused requests.
+	require.Equal(t, []string{"Draft brief"}, titlesIn(t, s, s.Token, s.SpaceID))
+
+	// His token is still his, for the spaces he belongs to.
+	r = s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": elsewhere})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	there := r.JSON(t)["id"].(string)
+	require.Equal(t, http.StatusOK, s.Do(t, eddie, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "immediate"}).Status)
+	s.Stream(t, askAs(t, s, eddie, there, "add a task").StreamURL, 0, 0)
+	require.Equal(t, []string{"Draft brief"}, titlesIn(t, s, eddie, elsewhere))
+
+	// Resuming his activity stream from its start replays only that turn's
+	// frames, none of the space he left.
+	es = s.OpenEvents(ctx, t, s.URL+"/api/agent/stream", eddie, "0")
+	first, err := es.Next()
+	es.Close()
+	require.NoError(t, err)
+	require.Nil(t, first.Data["snapshot"], "a resume, not a snapshot: %v", first.Data)
+	require.Equal(t, there, first.Data["activity"].(map[string]any)["conversationId"], "%v", first.Data)
+
+	// Asked back in, he finds his conversations again.
+	s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	r = s.Do(t, eddie, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+}
