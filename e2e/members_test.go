@@ -220,3 +220,92 @@ func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 	r = s.Do(t, eddie, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 }
+
+// TestARemovedMembersRunningTurnEndsAtItsNextStep: the member is removed
+// while the model prepares a write; the write it asks for is refused
+// (nothing is written), the model is not called again, and the turn ends
+// with error code forbidden. The stream opened before the removal tells
+// its ending.
+func TestARemovedMembersRunningTurnEndsAtItsNextStep(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [
+	  {"match": {"afterToolResult": false}, "reply": {"firstTokenDelay": "2s",
+	    "toolCalls": [{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Draft brief"}]}}]}},
+	  {"reply": {"text": "{{.LastToolSummary}}"}}
+	]}`)})
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
+	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	st := askAs(t, s, eddie, r.JSON(t)["id"].(string), "add a task")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	es := s.OpenEvents(ctx, t, s.URL+st.StreamURL, "", "")
+	defer es.Close()
+	_, err := s.Model.Await(ctx, func(r []fakemodel.RecordedRequest) bool { return len(r) == 1 })
+	require.NoError(t, err)
+	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/members/"+eddieID, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+
+	var events []hubtest.Event
+	for {
+		e, err := es.Next()
+		require.NoError(t, err)
+		events = append(events, e)
+		if e.Type == "done" {
+			break
+		}
+	}
+	ends := finished(events)
+	require.Len(t, ends, 1, "%v", events)
+	require.Equal(t, "failed", ends[0]["phase"])
+	require.Equal(t, "forbidden", toolErrorCode(t, ends[0]))
+	var turnErr map[string]any
+	for _, e := range events {
+		if e.Type == "error" {
+			turnErr = e.Data
+		}
+	}
+	require.Equal(t, "forbidden", turnErr["code"], "%v", events)
+	require.Equal(t, "error", events[len(events)-1].Data["status"])
+
+	turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+	require.NoError(t, err)
+	require.Equal(t, "forbidden", turn.ErrorCode)
+	require.Len(t, s.Model.Requests(), 1, "the model is not asked again")
+	require.Zero(t, totalTasks(t, s), "nothing written")
+}
+
+// TestARemovedMembersPausedTurnEndsAtOnce: a paused turn of a removed
+// member is resumed by the removal (its person can no longer resume or
+// stop it) and ends at its next step, instead of waiting paused until its
+// time limit.
+func TestARemovedMembersPausedTurnEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"fault": {"kind": "hang"}}}]}`)})
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
+	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	st := askAs(t, s, eddie, r.JSON(t)["id"].(string), "hello")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := s.Model.Await(ctx, func(r []fakemodel.RecordedRequest) bool { return len(r) == 1 && r[0].HeadersAt != nil })
+	require.NoError(t, err)
+	r = s.Do(t, eddie, "POST", "/api/assistant/turns/"+st.TurnID+"/pause", nil)
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	awaitDisconnect(t, s, 1)
+
+	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/members/"+eddieID, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+	require.Eventually(t, func() bool {
+		turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+		return err == nil && turn.Status.Final()
+	}, 30*time.Second, 20*time.Millisecond)
+	turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+	require.NoError(t, err)
+	require.Equal(t, "error", string(turn.Status))
+	require.Equal(t, "forbidden", turn.ErrorCode)
+	require.Len(t, s.Model.Requests(), 1, "the model is not asked again")
+}
