@@ -69,6 +69,9 @@ func RunWorkflow(reg *Registry) *Definition {
 			if err := CheckPlan(reg, in); err != nil {
 				return in, err
 			}
+			if err := CheckStepsAllowed(ctx, reg, env, in); err != nil {
+				return in, err
+			}
 			in.PlanHash = PlanHash(in.Steps)
 			return in, nil
 		}),
@@ -115,6 +118,26 @@ func CheckPlan(reg *Registry, in RunWorkflowInput) error {
 			return err
 		}
 		seen[st.ID] = true
+	}
+	return nil
+}
+
+// CheckStepsAllowed refuses a plan with a step whose tool the person may not
+// use where the call acts: the checks every call of that tool passes before
+// its write policy (Registry.Permits), with the call's role and settings, so
+// a workflow never holds, as a proposal, a write the person was not offered
+// and Apply would refuse. The error names the step, at /steps/<i>/tool.
+// Run it after CheckPlan (every step's tool exists).
+func CheckStepsAllowed(ctx context.Context, reg *Registry, env Env, in RunWorkflowInput) error {
+	for i, st := range in.Steps {
+		d, ok := reg.Get(st.Tool)
+		if !ok {
+			continue // CheckPlan refuses it
+		}
+		if terr := reg.Permits(ctx, env, d); terr != nil {
+			return &Error{Code: terr.Code, Path: fmt.Sprintf("/steps/%d/tool", i),
+				Message: fmt.Sprintf("step %q (%s): %s", st.ID, st.Tool, terr.Message)}
+		}
 	}
 	return nil
 }
