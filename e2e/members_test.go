@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -308,4 +309,71 @@ func TestARemovedMembersPausedTurnEndsAtOnce(t *testing.T) {
 	require.Equal(t, "error", string(turn.Status))
 	require.Equal(t, "forbidden", turn.ErrorCode)
 	require.Len(t, s.Model.Requests(), 1, "the model is not asked again")
+}
+
+// TestLeavingAnotherSpaceHidesWhatATurnDidThere: a turn across spaces
+// wrote in North and held a write there; once the person leaves North, the
+// conversation (in Team) still reads, but nothing in it names North's
+// records, and the Needs me list drops the write held there.
+func TestLeavingAnotherSpaceHidesWhatATurnDidThere(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
+	_, north := s.Member(t, "North", "Mira Chen", hub.RoleEditor)
+	conv := s.Conversation(t)
+	s.Model.SetScript(callsThenSummary(t, newTask("Draft brief", ""), newTask("Order paint", "North")))
+	s.Stream(t, askIn(t, s, conv, "add two tasks", []string{north}).StreamURL, 0, 0)
+	require.Equal(t, http.StatusOK, s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "needs-me"}).Status)
+	s.Model.SetScript(callsThenSummary(t, newTask("Plan week", ""), newTask("Book ferry", "North")))
+	s.Stream(t, askIn(t, s, conv, "add two more", []string{north}).StreamURL, 0, 0)
+	require.Len(t, s.Do(t, s.Token, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"], 2)
+	messages := func() string {
+		r := s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		return string(r.Body)
+	}
+	before := messages()
+	require.Contains(t, before, "Order paint")
+	require.Contains(t, before, "Book ferry")
+	require.Contains(t, before, north)
+
+	// Mira leaves North herself.
+	r := s.Do(t, s.Token, "DELETE", "/api/spaces/"+north+"/members/"+s.OwnerID, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+
+	// The records say nothing of North (the reply's text is what the
+	// assistant wrote then, and stays).
+	var body struct {
+		Messages []struct {
+			Refs      []map[string]any
+			ToolCalls []struct {
+				Tool, Status, Summary string
+				Refs                  []map[string]any
+			}
+			Proposals []struct{ Preview, SpaceID string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(messages()), &body))
+	var summaries, previews []string
+	calls := 0
+	for _, m := range body.Messages {
+		for _, ref := range m.Refs {
+			require.NotEqual(t, north, ref["spaceId"], "%v", ref)
+		}
+		for _, c := range m.ToolCalls {
+			calls++
+			summaries = append(summaries, c.Summary)
+			for _, ref := range c.Refs {
+				require.NotEqual(t, north, ref["spaceId"], "%v", ref)
+			}
+		}
+		for _, p := range m.Proposals {
+			previews = append(previews, p.Preview)
+		}
+	}
+	require.Equal(t, 4, calls, "the calls stay, with their tool and status")
+	require.Equal(t, []string{"Added 1 task: “Draft brief”.", "", "Create tasks: tasks “Plan week”", ""}, summaries)
+	require.Equal(t, []string{"Create tasks: tasks “Plan week”", ""}, previews)
+	items := s.Do(t, s.Token, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"].([]any)
+	require.Len(t, items, 1)
+	require.Contains(t, items[0].(map[string]any)["preview"], "Plan week")
 }
