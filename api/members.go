@@ -16,7 +16,7 @@ type memberRoleRequest struct {
 }
 
 // removeMember ends a membership (an owner removes someone; anyone may
-// leave). The person's running turns in the space end at their next step
+// leave). The person's top bar drops their work in the space at once. Their running turns in the space end at their next step
 // with error code forbidden (the activities check access at every step); a
 // paused one is resumed so that it gets there now instead of waiting for
 // its time limit, since its person can no longer resume or stop it.
@@ -26,6 +26,10 @@ func (s *Server) removeMember(c *gin.Context) {
 	if err := s.Hub.RemoveMember(ctx, person(c).ID, spaceID, personID); err != nil {
 		respondError(c, err)
 		return
+	}
+	// Their top bar drops the space's work now.
+	if err := s.Chat.AnnounceLeft(ctx, personID, spaceID); err != nil {
+		slog.WarnContext(ctx, "announce a removed member's work as ended", "space", spaceID, "person", personID, "error", err)
 	}
 	turns, err := s.Chat.UnfinishedTurnsIn(ctx, personID, spaceID)
 	if err != nil {

@@ -123,10 +123,11 @@ func (s *Store) FollowActivity(ctx context.Context, personID string, after int64
 			return err
 		}
 		for _, f := range frames {
-			if !hidden[f.Activity.ConversationID] {
-				if err := fn(f); err != nil {
-					return err
-				}
+			if hidden[f.Activity.ConversationID] {
+				f.Activity = leftActivity(f.Activity)
+			}
+			if err := fn(f); err != nil {
+				return err
 			}
 			after = f.Seq
 		}
@@ -141,10 +142,22 @@ func (s *Store) FollowActivity(ctx context.Context, personID string, after int64
 	}
 }
 
+// leftActivity is what a person who cannot open an activity's space any
+// more is told of it: only that it left their top bar, as for a deleted
+// conversation (ids, no title, no step), so a client drops what it showed.
+func leftActivity(a Activity) Activity {
+	status := StatusStopped
+	if a.Kind == ActivityApply {
+		status = StatusDone
+	}
+	return Activity{Kind: a.Kind, ID: a.ID, ConversationID: a.ConversationID, Status: status, Ended: true}
+}
+
 // hiddenConversations returns the conversations of frames that are in a
-// space the person cannot open now: their frames are not delivered (a person
-// removed from a space reads nothing of it, not even a title in the top
-// bar). A deleted conversation's frames, which carry only ids, still are.
+// space the person cannot open now: those frames are delivered as
+// leftActivity (a person removed from a space reads nothing of it, not even
+// a title in the top bar). A deleted conversation's frames, which carry only
+// ids, are delivered as written.
 func (s *Store) hiddenConversations(ctx context.Context, personID string, frames []ActivityFrame) (map[string]bool, error) {
 	var ids []string
 	for _, f := range frames {

@@ -152,8 +152,24 @@ func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 	require.Len(t, s.Do(t, eddie, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"], 1)
 	require.Len(t, s.Do(t, eddie, "GET", "/api/agent/state", nil).JSON(t)["activities"], 1, "the held Apply")
 
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	live := s.OpenEvents(ctx, t, s.URL+"/api/agent/stream", eddie, "")
+	defer live.Close()
+	snap, err := live.Next()
+	require.NoError(t, err)
+	acts := snap.Data["activities"].([]any)
+	require.Len(t, acts, 1)
+	applyID := acts[0].(map[string]any)["id"]
+
 	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/members/"+eddieID, nil)
 	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+	// A top bar following his activity stream drops the held Apply at once,
+	// told nothing but ids.
+	e, err := live.Next()
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"id": applyID, "kind": "apply", "conversationId": conv, "status": "done",
+		"startedAt": "0001-01-01T00:00:00Z", "title": "", "ended": true}, e.Data["activity"])
 
 	gone := []struct{ method, path string }{
 		{"GET", "/api/assistant/conversations?spaceId=" + s.SpaceID},
@@ -188,10 +204,8 @@ func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 	require.Empty(t, s.Do(t, eddie, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"])
 	state := s.Do(t, eddie, "GET", "/api/agent/state", nil).JSON(t)
 	require.Empty(t, state["activities"])
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	es := s.OpenEvents(ctx, t, s.URL+"/api/agent/stream", eddie, "")
-	snap, err := es.Next()
+	snap, err = es.Next()
 	es.Close()
 	require.NoError(t, err)
 	require.Equal(t, true, snap.Data["snapshot"])
@@ -207,14 +221,23 @@ func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 	s.Stream(t, askAs(t, s, eddie, there, "add a task").StreamURL, 0, 0)
 	require.Equal(t, []string{"Draft brief"}, titlesIn(t, s, eddie, elsewhere))
 
-	// Resuming his activity stream from its start replays only that turn's
-	// frames, none of the space he left.
+	// Resuming his activity stream from its start replays the space's
+	// frames only as ended, with nothing but ids; then the new turn's.
 	es = s.OpenEvents(ctx, t, s.URL+"/api/agent/stream", eddie, "0")
-	first, err := es.Next()
+	for {
+		e, err := es.Next()
+		require.NoError(t, err)
+		require.Nil(t, e.Data["snapshot"], "a resume, not a snapshot: %v", e.Data)
+		a := e.Data["activity"].(map[string]any)
+		if a["conversationId"] == there {
+			require.Equal(t, "add a task", a["title"], "%v", a)
+			break
+		}
+		require.Equal(t, conv, a["conversationId"], "%v", a)
+		require.Equal(t, true, a["ended"], "%v", a)
+		require.Empty(t, a["title"], "%v", a)
+	}
 	es.Close()
-	require.NoError(t, err)
-	require.Nil(t, first.Data["snapshot"], "a resume, not a snapshot: %v", first.Data)
-	require.Equal(t, there, first.Data["activity"].(map[string]any)["conversationId"], "%v", first.Data)
 
 	// Asked back in, he finds his conversations again.
 	s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
