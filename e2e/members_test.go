@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"hub/activities"
 	"hub/fakemodel"
 	"hub/hub"
 	"hub/hubtest"
@@ -399,4 +401,44 @@ func TestLeavingAnotherSpaceHidesWhatATurnDidThere(t *testing.T) {
 	items := s.Do(t, s.Token, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"].([]any)
 	require.Len(t, items, 1)
 	require.Contains(t, items[0].(map[string]any)["preview"], "Plan week")
+}
+
+// TestRemovedWhileTheirApplyRuns: the membership goes between the Apply's
+// commit and its answer; the person gets 404, as for a message that does
+// not exist, not a failure of Hub, and the writes made while they could
+// still write stay, once.
+func TestRemovedWhileTheirApplyRuns(t *testing.T) {
+	t.Parallel()
+	var s *hubtest.Stack
+	var eddieID string
+	var once sync.Once
+	s = hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(createThenAnswer), Fault: func(point string) error {
+		if point == activities.FaultAfterCommit {
+			once.Do(func() {
+				err := s.Hub.RemoveMember(context.Background(), s.OwnerID, s.SpaceID, eddieID)
+				if err != nil {
+					panic(err)
+				}
+			})
+		}
+		return nil
+	}})
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	eddieID = personID(t, s, s.SpaceID, "Eddie Editor")
+	require.Equal(t, http.StatusOK, s.Do(t, eddie, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"}).Status)
+	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	conv := r.JSON(t)["id"].(string)
+	st := askAs(t, s, eddie, conv, "add a task")
+	s.Stream(t, st.StreamURL, 0, 0)
+
+	r = s.Do(t, eddie, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	code, path := errorOf(t, r)
+	require.Equal(t, "not_found", code)
+	require.Equal(t, "/messageId", path)
+	require.Equal(t, []string{"Draft brief"}, titlesIn(t, s, s.Token, s.SpaceID))
+	r = s.Do(t, eddie, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	require.Equal(t, []string{"Draft brief"}, titlesIn(t, s, s.Token, s.SpaceID))
 }
