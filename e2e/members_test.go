@@ -124,7 +124,15 @@ func askAs(t *testing.T, s *hubtest.Stack, token, conv, text string) hubtest.Sta
 // if it never existed; their token keeps working elsewhere.
 func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(createThenAnswer)})
+	for _, engine := range []string{"postgres", "sqlite"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			removedMemberReadsNothing(t, hubtest.Start(t, hubtest.Options{SQLite: engine == "sqlite", Script: fakemodel.MustParseScript(createThenAnswer)}))
+		})
+	}
+}
+
+func removedMemberReadsNothing(t *testing.T, s *hubtest.Stack) {
 	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
 	_, elsewhere := s.Member(t, "Elsewhere", "Eddie Editor", hub.RoleEditor)
 	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
@@ -254,11 +262,19 @@ func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 // its ending.
 func TestARemovedMembersRunningTurnEndsAtItsNextStep(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [
-	  {"match": {"afterToolResult": false}, "reply": {"firstTokenDelay": "2s",
-	    "toolCalls": [{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Draft brief"}]}}]}},
-	  {"reply": {"text": "{{.LastToolSummary}}"}}
-	]}`)})
+	for _, engine := range []string{"postgres", "sqlite"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			removedMembersTurnEnds(t, hubtest.Start(t, hubtest.Options{SQLite: engine == "sqlite", Script: fakemodel.MustParseScript(`{"rules": [
+			  {"match": {"afterToolResult": false}, "reply": {"firstTokenDelay": "3s",
+			    "toolCalls": [{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Draft brief"}]}}]}},
+			  {"reply": {"text": "{{.LastToolSummary}}"}}
+			]}`)}))
+		})
+	}
+}
+
+func removedMembersTurnEnds(t *testing.T, s *hubtest.Stack) {
 	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
 	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
 	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
