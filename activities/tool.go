@@ -58,9 +58,11 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	// of it, so their turn does nothing more anywhere; its next model call
 	// ends it), and to the space the call acts in.
 	if spaceID != turn.SpaceID {
-		if _, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID); errors.Is(err, hub.ErrNotFound) {
+		_, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID)
+		if errors.Is(err, hub.ErrNotFound) {
 			return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), hub.Settings{})
-		} else if err != nil {
+		}
+		if err != nil {
 			return ToolOutcome{}, err
 		}
 	}
