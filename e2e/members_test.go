@@ -458,3 +458,47 @@ func TestRemovedWhileTheirApplyRuns(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	require.Equal(t, []string{"Draft brief"}, titlesIn(t, s, s.Token, s.SpaceID))
 }
+
+// TestRemovedFromTheConversationsSpaceActsNowhere: a turn across spaces
+// whose person is removed from the conversation's space (they keep the
+// other one) writes nothing in the other space either, and ends forbidden.
+func TestRemovedFromTheConversationsSpaceActsNowhere(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [
+	  {"match": {"afterToolResult": false}, "reply": {"firstTokenDelay": "3s",
+	    "toolCalls": [{"name": "hub_create_tasks", "arguments": {"space": "North", "tasks": [{"title": "Order paint"}]}}]}},
+	  {"reply": {"text": "{{.LastToolSummary}}"}}
+	]}`)})
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	northOwner, north := s.Member(t, "North", "Nora North", hub.RoleOwner)
+	s.Member(t, "North", "Eddie Editor", hub.RoleEditor)
+	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
+	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	r = s.Do(t, eddie, "POST", "/api/assistant/conversations/"+r.JSON(t)["id"].(string)+"/turns",
+		map[string]any{"text": "add a task in North", "spaces": []string{north}})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	var st hubtest.Started
+	r.Decode(t, &st)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := s.Model.Await(ctx, func(r []fakemodel.RecordedRequest) bool { return len(r) == 1 })
+	require.NoError(t, err)
+	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/members/"+eddieID, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+
+	require.Eventually(t, func() bool {
+		turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+		return err == nil && turn.Status.Final()
+	}, 30*time.Second, 20*time.Millisecond)
+	turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+	require.NoError(t, err)
+	require.Equal(t, "forbidden", turn.ErrorCode)
+	call, err := s.Chat.GetToolCall(ctx, st.TurnID+".1.0")
+	require.NoError(t, err)
+	require.Equal(t, "failed", call.Status)
+	require.Equal(t, "forbidden", call.ErrorCode)
+	require.Empty(t, titlesIn(t, s, northOwner, north), "nothing written in North")
+	require.Len(t, s.Model.Requests(), 1)
+}
