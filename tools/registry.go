@@ -82,7 +82,7 @@ func (r *Registry) Offerable(role hub.Role, s hub.Settings) []*Definition {
 		switch {
 		case d.Area == AreaApps && role == hub.RoleGuest:
 			continue
-		case d.IsWrite && !s.AllowsArea(d.Area):
+		case d.IsWrite && !d.AreaOfSteps && !s.AllowsArea(d.Area):
 			continue
 		case d.IsWrite && d.Area == AreaApps && !s.ConnectedAppWrites:
 			continue

@@ -54,7 +54,7 @@ func PlanHash(steps []WorkflowStep) string {
 // its run here only checks the plan.
 func RunWorkflow(reg *Registry) *Definition {
 	return Define(Spec{
-		Name: RunWorkflowTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true,
+		Name: RunWorkflowTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true, AreaOfSteps: true,
 		Description: "Propose 2 to 12 ordered writes that depend on each other (e.g. create a project, then tasks in it), applied together with one Apply. Do the look-ups first; a later step's input may use {\"$ref\": \"<earlier step id>.<path>\"} to use an earlier step's result, such as project.project.id.",
 	}, func(ctx context.Context, env Env, in RunWorkflowInput) (Result, error) {
 		if err := CheckPlan(reg, in); err != nil {

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -105,9 +106,20 @@ func TestWorkflowStepsCarryOnlyWhatThePersonMayDo(t *testing.T) {
 			require.Nil(t, terr, "%v", terr)
 			require.True(t, res.Held)
 		}
-		env := f.env(f.guest, hub.RoleGuest)
-		env.Settings = appsOn
+		// The person's allowed areas apply to the steps: a plan within them is
+		// held, and the workflow tool is offered (its own area is no setting).
+		env := f.env(f.owner, hub.RoleOwner)
+		env.Settings = hub.Settings{WritePolicy: hub.PolicyImmediate, AllowedWriteAreas: []string{"tasks", "projects"}}
 		res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tasks, Offered: offered})
+		require.Nil(t, terr, "%v", terr)
+		require.True(t, res.Held)
+		narrow := hub.Settings{AllowedWriteAreas: []string{"tasks"}}
+		require.True(t, slices.ContainsFunc(reg.Offerable(hub.RoleOwner, narrow), func(d *tools.Definition) bool { return d.Name == tools.RunWorkflowTool }))
+		require.False(t, slices.ContainsFunc(reg.Offerable(hub.RoleViewer, narrow), func(d *tools.Definition) bool { return d.Name == tools.RunWorkflowTool }))
+
+		env = f.env(f.guest, hub.RoleGuest)
+		env.Settings = appsOn
+		res, terr = reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tasks, Offered: offered})
 		require.Nil(t, terr, "a guest's plan of Hub writes: %v", terr)
 		require.True(t, res.Held)
 	})
