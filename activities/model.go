@@ -47,6 +47,9 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err := a.claim(ctx, turn, in.Step-1); err != nil {
 		return ModelStep{}, err
 	}
+	if err := a.stillMember(ctx, turn); err != nil {
+		return ModelStep{}, err
+	}
 	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused {
 		// The person stopped or paused the turn while the last step's tool
 		// calls ran: the api recorded it, but the workflow went on in the

@@ -2,9 +2,12 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
 	"hub/hub"
@@ -90,4 +93,20 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		return named, rest, nil, nil
 	}
 	return match[0], rest, nil, nil
+}
+
+// errLostAccess is what a step of a turn finds when its person can no
+// longer open the conversation's space.
+const errLostAccess = "you can no longer open this space"
+
+// stillMember checks, at every step of a turn, that its person can still
+// open the conversation's space: a removed member's turn ends at its next
+// model call (a non-retryable forbidden error, which the workflow ends the
+// turn with) and runs no more tool calls.
+func (a *Activities) stillMember(ctx context.Context, turn chat.Turn) error {
+	_, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID)
+	if errors.Is(err, hub.ErrNotFound) {
+		return temporal.NewNonRetryableApplicationError(errLostAccess, ErrTypeForbidden, err)
+	}
+	return err
 }

@@ -56,10 +56,22 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if spaceErr != nil {
 		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, spaceErr, hub.Settings{})
 	}
-	// Access is checked again now, not trusted from when the turn started.
+	// Access is checked again now, not trusted from when the turn started:
+	// to the conversation's space (a person removed from it reads nothing
+	// of it, so their turn does nothing more anywhere; its next model call
+	// ends it), and to the space the call acts in.
+	if spaceID != turn.SpaceID {
+		_, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID)
+		if errors.Is(err, hub.ErrNotFound) {
+			return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), hub.Settings{})
+		}
+		if err != nil {
+			return ToolOutcome{}, err
+		}
+	}
 	role, err := a.Hub.Access(ctx, turn.PersonID, spaceID)
 	if errors.Is(err, hub.ErrNotFound) {
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"), hub.Settings{})
+		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), hub.Settings{})
 	}
 	if err != nil {
 		return ToolOutcome{}, err

@@ -13,8 +13,10 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
+	"hub/hub"
 	"hub/workflows"
 )
 
@@ -105,7 +107,7 @@ func (s *Server) apply(c *gin.Context) {
 	})
 	res, _ := v.(workflows.ApplyResult)
 	if err != nil {
-		respondError(c, applyError(err))
+		respondError(c, applyError(err, req.MessageID))
 		return
 	}
 	out := make([]receiptDTO, len(res.Receipts))
@@ -126,8 +128,14 @@ func (s *Server) apply(c *gin.Context) {
 }
 
 // applyError maps a failure to reach or run the Apply workflow: an
-// unreachable Temporal is 503, anything else Hub's own failure.
-func applyError(err error) error {
+// unreachable Temporal is 503; a conversation deleted or a space left while
+// the Apply ran is 404, as for a message that does not exist; anything else
+// Hub's own failure.
+func applyError(err error, messageID string) error {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.Type() == workflows.ErrTypeGone {
+		return &hub.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
+	}
 	var unav *serviceerror.Unavailable
 	if errors.As(err, &unav) || errors.Is(err, context.DeadlineExceeded) {
 		return unavailable("Hub could not reach its workflow service to apply these changes. Nothing new was applied; try again in a moment.")

@@ -104,6 +104,8 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "PATCH", "/spaces/:spaceId/projects/:id", "Update a project", s.updateProject)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/projects/:id", "Delete a project", s.deleteProject)
 	s.handle(authed, "GET", "/spaces/:spaceId/people", "List the people of a space", s.listPeople)
+	s.handle(authed, "PATCH", "/spaces/:spaceId/members/:personId", "Change a member's role (owners only)", s.setMemberRole)
+	s.handle(authed, "DELETE", "/spaces/:spaceId/members/:personId", "Remove a member from the space (owners), or leave it (yourself)", s.removeMember)
 	s.handle(authed, "GET", "/spaces/:spaceId/connections", "List the space's connected apps", s.listConnections)
 	s.handle(authed, "POST", "/spaces/:spaceId/connections", "Connect an app (a webhook) to the space", s.createConnection)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/connections/:id", "Remove a connected app", s.deleteConnection)

@@ -124,6 +124,47 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 	return nil
 }
 
+// AnnounceLeft ends, in the person's activity stream, their work in a
+// space they were removed from: unfinished turns and replies whose writes
+// wait for Apply there leave their top bar at once (a client following the
+// stream drops them), told with ids only, as leftActivity.
+func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
+	var ended []Activity
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var turns []models.Turn
+		if err := tx.Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).Order("created_at, id").Find(&turns).Error; err != nil {
+			return err
+		}
+		for _, t := range turns {
+			ended = append(ended, leftActivity(Activity{Kind: ActivityTurn, ID: t.ID, ConversationID: t.ConversationID}))
+		}
+		var replies []models.Turn
+		err := tx.Where("person_id = ? AND space_id = ? AND id IN (?)", personID, spaceID,
+			tx.Model(&models.ToolCall{}).Select("turn_id").Where("status = ? AND held_for = ?", CallHeld, HeldForApply)).
+			Order("created_at, id").Find(&replies).Error
+		if err != nil {
+			return err
+		}
+		for _, t := range replies {
+			ended = append(ended, leftActivity(Activity{Kind: ActivityApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
+		}
+		st := s.WithDB(tx)
+		for _, a := range ended {
+			if err := st.announce(ctx, personID, func(*Store) (Activity, error) { return a, nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("announce leaving %s: %w", spaceID, err)
+	}
+	if len(ended) > 0 {
+		wakeActivity(personID)
+	}
+	return nil
+}
+
 // announceTurn writes the turn's state as an activity frame and returns
 // its person. Run it in the transaction of the change it reports; wake the
 // person's followers after that commits.

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -117,7 +118,14 @@ func (s *Store) FollowActivity(ctx context.Context, personID string, after int64
 		if err != nil {
 			return err
 		}
+		hidden, err := s.hiddenConversations(ctx, personID, frames)
+		if err != nil {
+			return err
+		}
 		for _, f := range frames {
+			if hidden[f.Activity.ConversationID] {
+				f.Activity = leftActivity(f.Activity)
+			}
 			if err := fn(f); err != nil {
 				return err
 			}
@@ -132,6 +140,46 @@ func (s *Store) FollowActivity(ctx context.Context, personID string, after int64
 		case <-wake:
 		}
 	}
+}
+
+// leftActivity is what a person who cannot open an activity's space any
+// more is told of it: only that it left their top bar, as for a deleted
+// conversation (ids, no title, no step), so a client drops what it showed.
+func leftActivity(a Activity) Activity {
+	status := StatusStopped
+	if a.Kind == ActivityApply {
+		status = StatusDone
+	}
+	return Activity{Kind: a.Kind, ID: a.ID, ConversationID: a.ConversationID, Status: status, Ended: true}
+}
+
+// hiddenConversations returns the conversations of frames that are in a
+// space the person cannot open now: those frames are delivered as
+// leftActivity (a person removed from a space reads nothing of it, not even
+// a title in the top bar). A deleted conversation's frames, which carry only
+// ids, are delivered as written.
+func (s *Store) hiddenConversations(ctx context.Context, personID string, frames []ActivityFrame) (map[string]bool, error) {
+	var ids []string
+	for _, f := range frames {
+		if !slices.Contains(ids, f.Activity.ConversationID) {
+			ids = append(ids, f.Activity.ConversationID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var hidden []string
+	err := s.q(ctx).Model(&models.Conversation{}).Where("id IN ?", ids).
+		Where("NOT EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = conversations.space_id AND memberships.person_id = ?)", personID).
+		Pluck("id", &hidden).Error
+	if err != nil {
+		return nil, fmt.Errorf("activity frames of %s: %w", personID, err)
+	}
+	out := make(map[string]bool, len(hidden))
+	for _, id := range hidden {
+		out[id] = true
+	}
+	return out, nil
 }
 
 // joinActivity registers a follower, starting the database's poll with the

@@ -22,7 +22,9 @@ type HeldCall struct {
 }
 
 // HeldCalls lists the person's held calls waiting in a list ("apply": in
-// their chats; "needs-me": the Needs me list), oldest first.
+// their chats; "needs-me": the Needs me list), oldest first: only those
+// whose conversation's space, and the space the call acts in, the person
+// can open now.
 func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]HeldCall, error) {
 	var rows []struct {
 		models.ToolCall
@@ -35,6 +37,8 @@ func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]Held
 		Select("tool_calls.*, turns.conversation_id, turns.reply_message_id, turns.space_id AS turn_space_id, turns.applying_since").
 		Joins("JOIN turns ON turns.id = tool_calls.turn_id").
 		Where("turns.person_id = ? AND tool_calls.status = ? AND tool_calls.held_for = ?", personID, CallHeld, heldFor).
+		Where(memberOf("turns.space_id", personID)).
+		Where(memberOf("COALESCE(NULLIF(tool_calls.space_id, ''), turns.space_id)", personID)).
 		Order("tool_calls.created_at, tool_calls.id").Limit(500).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("held calls: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -41,7 +42,10 @@ func toMessage(r models.Message) Message {
 }
 
 // Messages returns a conversation of the person with every message, oldest
-// first; a reply carries its turn's tool calls.
+// first; a reply carries its turn's tool calls. What a turn across spaces
+// did in another space the person has left since is not shown: its calls
+// keep their tool, status and error but lose summary, preview input and
+// refs, and the reply's refs to that space's records are left out.
 func (s *Store) Messages(ctx context.Context, personID, conversationID string) ([]Message, error) {
 	if _, err := s.GetConversation(ctx, personID, conversationID); err != nil {
 		return nil, err
@@ -67,7 +71,48 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 			out[i].ToolCalls = byTurn[r.TurnID]
 		}
 	}
+	if err := s.hideLeftSpaces(ctx, personID, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// hideLeftSpaces takes out of messages what names records of spaces other
+// than the conversation's that the person can no longer open (see
+// Messages).
+func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Message) error {
+	var others []string
+	for _, m := range msgs {
+		for _, r := range m.Refs {
+			if r.SpaceID != "" && !slices.Contains(others, r.SpaceID) {
+				others = append(others, r.SpaceID)
+			}
+		}
+		for _, c := range m.ToolCalls {
+			if c.SpaceID != "" && !slices.Contains(others, c.SpaceID) {
+				others = append(others, c.SpaceID)
+			}
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	var open []string
+	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ? AND space_id IN ?", personID, others).
+		Pluck("space_id", &open).Error; err != nil {
+		return fmt.Errorf("spaces of messages: %w", err)
+	}
+	left := func(spaceID string) bool { return spaceID != "" && !slices.Contains(open, spaceID) }
+	for i := range msgs {
+		msgs[i].Refs = slices.DeleteFunc(msgs[i].Refs, func(r hub.Ref) bool { return left(r.SpaceID) })
+		for j := range msgs[i].ToolCalls {
+			c := &msgs[i].ToolCalls[j]
+			if left(c.SpaceID) {
+				c.Summary, c.Input, c.Arguments, c.Result, c.Refs = "", "", "", "", nil
+			}
+		}
+	}
+	return nil
 }
 
 // GetMessage returns one message by id; a missing one is a

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"hub/hub"
 	"hub/models"
@@ -57,11 +58,12 @@ func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title
 	return toConversation(r), nil
 }
 
-// GetConversation returns a conversation of the person. Another person's
-// conversation is not found, exactly like one that does not exist.
+// GetConversation returns a conversation of the person in a space they can
+// open now. Another person's conversation, and one in a space the person
+// has left, is not found, exactly like one that does not exist.
 func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conversation, error) {
 	var r models.Conversation
-	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Take(&r).Error
+	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Where(memberOf("conversations.space_id", personID)).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Conversation{}, &hub.NotFoundError{Kind: "conversation", ID: id}
 	}
@@ -72,10 +74,10 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 }
 
 // ListConversations returns the person's conversations in a space, most
-// recently active first.
+// recently active first; none in a space they cannot open.
 func (s *Store) ListConversations(ctx context.Context, personID, spaceID string) ([]Conversation, error) {
 	var rows []models.Conversation
-	err := s.q(ctx).Where("person_id = ? AND space_id = ?", personID, spaceID).
+	err := s.q(ctx).Where("person_id = ? AND space_id = ?", personID, spaceID).Where(memberOf("conversations.space_id", personID)).
 		Order("updated_at DESC, id").Limit(200).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
@@ -118,6 +120,23 @@ func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (De
 		return Deleted{}, fmt.Errorf("delete conversation %s: %w", id, err)
 	}
 	return d, nil
+}
+
+// memberOf is the condition that the person is a member, now, of the space
+// in column spaceCol: how every read of the person's records checks their
+// current access, in the query that reads them.
+func memberOf(spaceCol, personID string) clause.Expr {
+	return gorm.Expr("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = "+spaceCol+" AND memberships.person_id = ?)", personID)
+}
+
+// canOpen tells whether the person is a member of the space now.
+func (s *Store) canOpen(ctx context.Context, personID, spaceID string) (bool, error) {
+	var n int64
+	err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, personID).Count(&n).Error
+	if err != nil {
+		return false, fmt.Errorf("access %s: %w", spaceID, err)
+	}
+	return n > 0, nil
 }
 
 func marshal(v any) string {

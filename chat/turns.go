@@ -196,13 +196,22 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 	return toTurn(r), nil
 }
 
-// GetTurnFor returns a turn of the person; another person's turn is not found.
+// GetTurnFor returns a turn of the person in a space they can open now
+// (its conversation's); another person's turn, and one in a space the
+// person has left, is not found.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
 	t, err := s.GetTurn(ctx, id)
 	if err != nil {
 		return Turn{}, err
 	}
 	if t.PersonID != personID {
+		return Turn{}, &hub.NotFoundError{Kind: "turn", ID: id}
+	}
+	ok, err := s.canOpen(ctx, personID, t.SpaceID)
+	if err != nil {
+		return Turn{}, err
+	}
+	if !ok {
 		return Turn{}, &hub.NotFoundError{Kind: "turn", ID: id}
 	}
 	return t, nil
@@ -402,7 +411,8 @@ type Running struct {
 	Title string // the conversation's title, or the start of the person's message
 }
 
-// RunningTurns lists the person's unfinished turns, oldest first.
+// RunningTurns lists the person's unfinished turns in spaces they can open
+// now, oldest first.
 func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, error) {
 	var rows []struct {
 		models.Turn
@@ -413,7 +423,7 @@ func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, e
 		Select("turns.*, conversations.title AS conv_title, messages.text AS user_text").
 		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
 		Joins("JOIN messages ON messages.id = turns.user_message_id").
-		Where("turns.person_id = ? AND turns.finished_at IS NULL", personID).
+		Where("turns.person_id = ? AND turns.finished_at IS NULL", personID).Where(memberOf("turns.space_id", personID)).
 		Order("turns.created_at, turns.id").Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("running turns: %w", err)
@@ -428,6 +438,23 @@ func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, e
 			}
 		}
 		out[i] = Running{Turn: toTurn(r.Turn), Title: title}
+	}
+	return out, nil
+}
+
+// UnfinishedTurnsIn lists a person's unfinished turns in a space, whether
+// or not they can still open it: for ending the work of a member who was
+// removed.
+func (s *Store) UnfinishedTurnsIn(ctx context.Context, personID, spaceID string) ([]Turn, error) {
+	var rows []models.Turn
+	err := s.q(ctx).Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).
+		Order("created_at, id").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("unfinished turns: %w", err)
+	}
+	out := make([]Turn, len(rows))
+	for i, r := range rows {
+		out[i] = toTurn(r)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"hub/activities"
 	"hub/fakemodel"
+	"hub/hub"
 	"hub/hubtest"
 )
 
@@ -115,4 +116,50 @@ func TestInterruptedStepIsNeverReplayedOnItsOwn(t *testing.T) {
 	a = applySteps(t, s, conv, reply, map[string]any{"retryInterrupted": true})
 	require.Equal(t, "succeeded", a.Receipts[0].Status, "Retry remaining steps does")
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1)
+}
+
+// postPlan: a project, then an update posted to a connected app.
+const postPlan = `{"rules": [
+  {"match": {"afterToolResult": false}, "reply": {"toolCalls": [{"name": "hub_run_workflow", "arguments": {"steps": [
+    {"id": "project", "tool": "hub_create_project", "input": {"name": "Launch"}},
+    {"id": "tell", "tool": "apps_post_update", "input": {"connectionId": "conn_x", "text": "Launch is on"}}
+  ]}}]}},
+  {"reply": {"text": "That failed: {{.LastToolError}}"}}]}`
+
+// TestWorkflowStepsThePersonMayNotRunAreRefusedWhenProposed: a guest's
+// connected-app step, and one while the person's connected-app writes are
+// switched off, are refused to the model naming the step; nothing is held,
+// so there is nothing to Apply.
+func TestWorkflowStepsThePersonMayNotRunAreRefusedWhenProposed(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(postPlan)})
+	guest, _ := s.Member(t, "Team", "Gus Guest", hub.RoleGuest)
+	r := s.Do(t, guest, "PATCH", "/api/me/settings", map[string]any{"connectedAppWrites": true})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	for _, tc := range []struct {
+		who, token, code string
+	}{{"guest", guest, "forbidden"}, {"owner with app writes off", s.Token, "refused"}} {
+		r := s.Do(t, tc.token, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		conv := r.JSON(t)["id"].(string)
+		st := askAs(t, s, tc.token, conv, "set up the launch project and tell the team channel")
+		events := s.Stream(t, st.StreamURL, 0, 0)
+		ends := finished(events)
+		require.Len(t, ends, 1, "%s: %v", tc.who, events)
+		require.Equal(t, "failed", ends[0]["phase"], tc.who)
+		e := ends[0]["error"].(map[string]any)
+		require.Equal(t, tc.code, e["code"], "%s: %v", tc.who, e)
+		require.Equal(t, "/steps/1/tool", e["path"], "%s: %v", tc.who, e)
+		for _, ev := range events {
+			require.NotEqual(t, "proposal", ev.Type, "%s: nothing is held", tc.who)
+		}
+		require.Contains(t, hubtest.Text(events), `step "tell" (apps_post_update)`, "the model read which step was refused")
+		r = s.Do(t, tc.token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		msgs := r.JSON(t)["messages"].([]any)
+		require.Empty(t, msgs[len(msgs)-1].(map[string]any)["proposals"], tc.who)
+		r = s.Do(t, tc.token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
+		require.Equal(t, http.StatusConflict, r.Status, "%s: nothing to apply: %s", tc.who, r.Body)
+		require.Empty(t, s.Do(t, tc.token, "GET", "/api/agent/state", nil).JSON(t)["activities"], tc.who)
+	}
 }

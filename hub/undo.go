@@ -253,9 +253,13 @@ func describeChange(r plannedRecord, cur, want snapshot) string {
 	return fmt.Sprintf("%s %q was changed", r.kind, cur.title())
 }
 
+// undoGroupRow reads one of the person's Undo groups in a space they can
+// open now; any other is not found.
 func (s *Service) undoGroupRow(ctx context.Context, personID, groupID string) (models.UndoGroup, error) {
 	var g models.UndoGroup
-	err := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).Take(&g).Error
+	err := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).
+		Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).
+		Take(&g).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return g, &NotFoundError{Kind: "undo group", ID: groupID}
 	}

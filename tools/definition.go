@@ -85,6 +85,10 @@ type Spec struct {
 	// NoSpace marks a tool that does not act in a space (the help tools):
 	// a turn that may act in several spaces offers it no space argument.
 	NoSpace bool
+	// AreaOfSteps marks a tool whose writes are those of its steps
+	// (hub_run_workflow): the person's allowed write areas are checked on
+	// each step's tool, not on its own area, which no settings name.
+	AreaOfSteps bool
 }
 
 // AppMeta says which connected app a tool acts in and what it needs.

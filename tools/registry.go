@@ -82,7 +82,7 @@ func (r *Registry) Offerable(role hub.Role, s hub.Settings) []*Definition {
 		switch {
 		case d.Area == AreaApps && role == hub.RoleGuest:
 			continue
-		case d.IsWrite && !s.AllowsArea(d.Area):
+		case d.IsWrite && !d.AreaOfSteps && !s.AllowsArea(d.Area):
 			continue
 		case d.IsWrite && d.Area == AreaApps && !s.ConnectedAppWrites:
 			continue
@@ -90,6 +90,18 @@ func (r *Registry) Offerable(role hub.Role, s hub.Settings) []*Definition {
 		out = append(out, d)
 	}
 	return out
+}
+
+// Permits runs the checks of who may use a tool, CheckAccess then
+// CheckSettings (the rules Offerable follows), for d under env without its
+// input and without running or holding anything: nil means a call of d
+// would pass them. hub_run_workflow checks each of its steps with it.
+func (r *Registry) Permits(ctx context.Context, env Env, d *Definition) *Error {
+	pass := Handler(func(context.Context, Env, *Definition, json.RawMessage) (Result, error) { return Result{}, nil })
+	if _, err := CheckAccess(CheckSettings(pass))(ctx, env, d, nil); err != nil {
+		return AsError(err)
+	}
+	return nil
 }
 
 // Call is one tool call as the model sent it, with the names this turn

@@ -54,7 +54,7 @@ func PlanHash(steps []WorkflowStep) string {
 // its run here only checks the plan.
 func RunWorkflow(reg *Registry) *Definition {
 	return Define(Spec{
-		Name: RunWorkflowTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true,
+		Name: RunWorkflowTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true, AreaOfSteps: true,
 		Description: "Propose 2 to 12 ordered writes that depend on each other (e.g. create a project, then tasks in it), applied together with one Apply. Do the look-ups first; a later step's input may use {\"$ref\": \"<earlier step id>.<path>\"} to use an earlier step's result, such as project.project.id.",
 	}, func(ctx context.Context, env Env, in RunWorkflowInput) (Result, error) {
 		if err := CheckPlan(reg, in); err != nil {
@@ -67,6 +67,9 @@ func RunWorkflow(reg *Registry) *Definition {
 	},
 		Prepare(func(ctx context.Context, env Env, in RunWorkflowInput) (RunWorkflowInput, error) {
 			if err := CheckPlan(reg, in); err != nil {
+				return in, err
+			}
+			if err := CheckStepsAllowed(ctx, reg, env, in); err != nil {
 				return in, err
 			}
 			in.PlanHash = PlanHash(in.Steps)
@@ -115,6 +118,26 @@ func CheckPlan(reg *Registry, in RunWorkflowInput) error {
 			return err
 		}
 		seen[st.ID] = true
+	}
+	return nil
+}
+
+// CheckStepsAllowed refuses a plan with a step whose tool the person may not
+// use where the call acts: the checks every call of that tool passes before
+// its write policy (Registry.Permits), with the call's role and settings, so
+// a workflow never holds, as a proposal, a write the person was not offered
+// and Apply would refuse. The error names the step, at /steps/<i>/tool.
+// Run it after CheckPlan (every step's tool exists).
+func CheckStepsAllowed(ctx context.Context, reg *Registry, env Env, in RunWorkflowInput) error {
+	for i, st := range in.Steps {
+		d, ok := reg.Get(st.Tool)
+		if !ok {
+			continue // CheckPlan refuses it
+		}
+		if terr := reg.Permits(ctx, env, d); terr != nil {
+			return &Error{Code: terr.Code, Path: fmt.Sprintf("/steps/%d/tool", i),
+				Message: fmt.Sprintf("step %q (%s): %s", st.ID, st.Tool, terr.Message)}
+		}
 	}
 	return nil
 }

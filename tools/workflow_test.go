@@ -2,10 +2,12 @@ package tools_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"hub/hub"
 	"hub/tools"
 )
 
@@ -54,4 +56,71 @@ func TestResolveRefsReadsEarlierResults(t *testing.T) {
 	require.JSONEq(t, `{"ids":["task_2"],"keep":{"a":1}}`, string(got))
 	_, err = tools.ResolveRefs(json.RawMessage(`{"x":{"$ref":"tasks.tasks.9.id"}}`), out)
 	require.Error(t, err)
+}
+
+// TestWorkflowStepsCarryOnlyWhatThePersonMayDo: a step whose tool the
+// person may not use (their role, their settings) is refused when the
+// workflow is proposed, naming the step at /steps/<i>/tool, and nothing
+// is held; Apply never sees it.
+func TestWorkflowStepsCarryOnlyWhatThePersonMayDo(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		reg := tools.Hub(nil)
+		reg.Add(tools.RunWorkflow(reg))
+		offered := append(append([]string{}, offerAll...), tools.RunWorkflowTool)
+		plan := func(second string) string {
+			return `{"steps":[{"id":"project","tool":"hub_create_project","input":{"name":"Launch"}},` + second + `]}`
+		}
+		post := plan(`{"id":"tell","tool":"apps_post_update","input":{"connectionId":"conn_x","text":"Launch is on"}}`)
+		tasks := plan(`{"id":"tasks","tool":"hub_create_tasks","input":{"tasks":[{"title":"t","projectId":{"$ref":"project.project.id"}}]}}`)
+		appsOn := hub.Settings{WritePolicy: hub.PolicyImmediate, ConnectedAppWrites: true}
+		cases := []struct {
+			name       string
+			actor      hub.Actor
+			role       hub.Role
+			settings   hub.Settings
+			args       string
+			code, path string
+			mentions   string
+		}{
+			{"a guest's app write", f.guest, hub.RoleGuest, appsOn, post, tools.CodeForbidden, "/steps/1/tool", `step "tell" (apps_post_update): a guest cannot use`},
+			{"app writes switched off", f.owner, hub.RoleOwner, hub.Settings{WritePolicy: hub.PolicyImmediate}, post, tools.CodeRefused, "/steps/1/tool", "switched off"},
+			{"an area switched off", f.owner, hub.RoleOwner, hub.Settings{WritePolicy: hub.PolicyImmediate, AllowedWriteAreas: []string{"tasks"}}, tasks, tools.CodeRefused, "/steps/0/tool", `step "project" (hub_create_project): writes in projects are switched off`},
+			{"a viewer", f.viewer, hub.RoleViewer, appsOn, tasks, tools.CodeForbidden, "/steps/0/tool", "a viewer may not change records"},
+		}
+		for _, tc := range cases {
+			env := f.env(tc.actor, tc.role)
+			env.Settings = tc.settings
+			res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tc.args, Offered: offered})
+			require.NotNil(t, terr, tc.name)
+			require.False(t, res.Held, tc.name)
+			require.Equal(t, tc.code, terr.Code, "%s: %s", tc.name, terr.Message)
+			require.Equal(t, tc.path, terr.Path, "%s: %s", tc.name, terr.Message)
+			require.Contains(t, terr.Message, tc.mentions, tc.name)
+		}
+		// Allowed, the same plans are held for Apply.
+		for _, args := range []string{post, tasks} {
+			env := f.env(f.owner, hub.RoleOwner)
+			env.Settings = appsOn
+			res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: args, Offered: offered})
+			require.Nil(t, terr, "%v", terr)
+			require.True(t, res.Held)
+		}
+		// The person's allowed areas apply to the steps: a plan within them is
+		// held, and the workflow tool is offered (its own area is no setting).
+		env := f.env(f.owner, hub.RoleOwner)
+		env.Settings = hub.Settings{WritePolicy: hub.PolicyImmediate, AllowedWriteAreas: []string{"tasks", "projects"}}
+		res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tasks, Offered: offered})
+		require.Nil(t, terr, "%v", terr)
+		require.True(t, res.Held)
+		narrow := hub.Settings{AllowedWriteAreas: []string{"tasks"}}
+		require.True(t, slices.ContainsFunc(reg.Offerable(hub.RoleOwner, narrow), func(d *tools.Definition) bool { return d.Name == tools.RunWorkflowTool }))
+		require.False(t, slices.ContainsFunc(reg.Offerable(hub.RoleViewer, narrow), func(d *tools.Definition) bool { return d.Name == tools.RunWorkflowTool }))
+
+		env = f.env(f.guest, hub.RoleGuest)
+		env.Settings = appsOn
+		res, terr = reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tasks, Offered: offered})
+		require.Nil(t, terr, "a guest's plan of Hub writes: %v", terr)
+		require.True(t, res.Held)
+	})
 }

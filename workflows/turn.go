@@ -250,6 +250,9 @@ func (t *turn) modelFailure(err error) (code, msg string) {
 			return CodeUnavailable, ae.Message()
 		case activities.ErrTypeTimeout:
 			return CodeTimeout, ae.Message()
+		case activities.ErrTypeForbidden:
+			// The person was removed from the space while the turn ran.
+			return CodeForbidden, "You can no longer open this space."
 		}
 	}
 	var te *temporal.TimeoutError
