@@ -109,6 +109,8 @@ type outcome struct {
 	misnumbered         int
 	receipts            []receipt
 	start, end          time.Time
+	applyStart          time.Time // the Apply request, for apply ops
+	applyEnd            time.Time
 	err                 error
 }
 
@@ -178,9 +180,11 @@ func TestChaos(t *testing.T) {
 	base := "http://" + m[1]
 
 	var retries sync.Map // route → *atomic.Int32
-	onRetry := func(what string) {
-		v, _ := retries.LoadOrStore(what, new(atomic.Int32))
-		v.(*atomic.Int32).Add(1)
+	onRetry := func(what, why string) {
+		v, _ := retries.LoadOrStore(what+" ("+why+")", new(atomic.Int32))
+		if v.(*atomic.Int32).Add(1) == 1 && !strings.Contains(what, "stream") {
+			t.Logf("retry: %s: %s", what, why)
+		}
 	}
 	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	owner := &client{base: base, token: ada, http: httpc, onRetry: onRetry}
@@ -219,9 +223,10 @@ func TestChaos(t *testing.T) {
 
 	work, stopWork := context.WithTimeout(context.Background(), cfg.budget)
 	defer stopWork()
-	var applying, finished atomic.Int32
+	var finished atomic.Int32
+	applying := newInFlightApplies(cfg.applies)
 	progress := make(chan struct{}, 1)
-	k := &killer{rng: rng, model: model, db: db, worker: worker, api: api, applying: &applying, finished: &finished,
+	k := &killer{rng: rng, model: model, db: db, worker: worker, api: api, applying: applying, finished: &finished,
 		progress: progress, logf: t.Logf}
 	for i := 1; i <= cfg.apiKills; i++ {
 		k.apiKillsAt = append(k.apiKillsAt, int32(len(ops)*i/(cfg.apiKills+1)))
@@ -242,7 +247,7 @@ func TestChaos(t *testing.T) {
 					c = editor
 				}
 				ctx, cancel := context.WithTimeout(work, 5*time.Minute)
-				outcomes[i] = runOp(ctx, c, space, o, &applying)
+				outcomes[i] = runOp(ctx, c, space, o, applying)
 				cancel()
 				r := outcomes[i]
 				if r.err != nil {
@@ -276,13 +281,16 @@ func TestChaos(t *testing.T) {
 	}
 	r := judge(check, owner, editor, outcomes, counts)
 	kills := k.all()
-	workerKills, apiKills, midModel, midWrite, midApply, between := 0, 0, 0, 0, 0, 0
+	workerKills, apiKills, midModel, midWrite, midApply, between, withApply := 0, 0, 0, 0, 0, 0, 0
 	for _, kl := range kills {
 		if kl.what == "api" {
 			apiKills++
 			continue
 		}
 		workerKills++
+		if kl.applies > 0 {
+			withApply++
+		}
 		switch {
 		case kl.midWrite:
 			midWrite++
@@ -294,14 +302,35 @@ func TestChaos(t *testing.T) {
 			between++
 		}
 	}
-	hit := 0
+	hit, applyHit := 0, 0
+	var durations, applyTimes []time.Duration
 	for _, o := range outcomes {
-		for _, kl := range kills {
-			if kl.what == "worker" && kl.at.After(o.start) && kl.at.Before(o.end) {
-				hit++
-				break
-			}
+		durations = append(durations, o.end.Sub(o.start))
+		if !o.applyStart.IsZero() {
+			applyTimes = append(applyTimes, o.applyEnd.Sub(o.applyStart))
 		}
+		during := func(from, to time.Time) bool {
+			for _, kl := range kills {
+				if kl.what == "worker" && kl.at.After(from) && kl.at.Before(to) {
+					return true
+				}
+			}
+			return false
+		}
+		if during(o.start, o.end) {
+			hit++
+		}
+		if !o.applyStart.IsZero() && during(o.applyStart, o.applyEnd) {
+			applyHit++
+		}
+	}
+	quantiles := func(ds []time.Duration) string {
+		if len(ds) == 0 {
+			return "none"
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		q := func(f float64) time.Duration { return ds[int(f*float64(len(ds)-1))].Round(100 * time.Millisecond) }
+		return fmt.Sprintf("median %s, 90th percentile %s, longest %s", q(0.5), q(0.9), q(1))
 	}
 	var retryLines []string
 	retries.Range(func(key, v any) bool {
@@ -315,12 +344,14 @@ func TestChaos(t *testing.T) {
 	t.Logf("  Applies finished: %d of %d (every receipt succeeded)", r.appliesDone, cfg.applies)
 	t.Logf("  writes doubled:   %d (task titles written more than once)", r.doubled)
 	t.Logf("  writes lost:      %d (task titles missing, or a receipt/tool call not succeeded)", r.lost)
-	t.Logf("  kills:            %d of the worker (%d with a write's transaction open, %d mid model call, %d mid Apply request, %d between), %d of the api",
-		workerKills, midWrite, midModel, midApply, between, apiKills)
-	t.Logf("  operations hit by a worker kill while they ran: %d of %d", hit, len(ops))
+	t.Logf("  kills:            %d of the worker (%d with a write's transaction open, %d more mid model call, %d more mid Apply request, %d between; %d in all with an Apply request in flight), %d of the api",
+		workerKills, midWrite, midModel, midApply, between, withApply, apiKills)
+	t.Logf("  operations hit by a worker kill while they ran: %d of %d; Apply requests hit by one: %d of %d", hit, len(ops), applyHit, cfg.applies)
 	t.Logf("  stream frames misnumbered (gap or repeat): %d; replies whose streamed text ≠ saved text: %d", r.misnumbered, r.textDiffers)
 	t.Logf("  client retries: %s", strings.Join(append(retryLines, "(none)")[:max(len(retryLines), 1)], ", "))
-	t.Logf("  longest operation: %s; total time %s (work %s)", r.longest.Round(time.Millisecond), time.Since(t0).Round(time.Second), workTime.Round(time.Second))
+	t.Logf("  operation time (a turn, or a turn and its Apply): %s", quantiles(durations))
+	t.Logf("  Apply request time: %s", quantiles(applyTimes))
+	t.Logf("  total time %s (setup and work %s)", time.Since(t0).Round(time.Second), workTime.Round(time.Second))
 	for _, p := range r.problems {
 		t.Errorf("%s", p)
 	}
@@ -342,9 +373,12 @@ func lastLine(s string) string {
 }
 
 // runOp runs one turn or one Apply as a client would.
-func runOp(ctx context.Context, c *client, space string, o op, applying *atomic.Int32) (r outcome) {
+func runOp(ctx context.Context, c *client, space string, o op, applying *inFlightApplies) (r outcome) {
 	r.op, r.start = o, time.Now()
 	defer func() { r.end = time.Now() }()
+	if o.kind == "apply" {
+		defer applying.left.Add(-1)
+	}
 	var conv struct{ ID string }
 	if _, err := c.call(ctx, "POST", "/api/assistant/conversations", map[string]any{"spaceId": space, "title": o.kind + " " + strconv.Itoa(o.n)}, &conv, true); err != nil {
 		r.err = err
@@ -376,9 +410,11 @@ func runOp(ctx context.Context, c *client, space string, o op, applying *atomic.
 	if o.kind != "apply" || r.turnStatus != "done" {
 		return r
 	}
-	applying.Add(1)
-	defer applying.Add(-1)
+	applying.begin()
+	r.applyStart = time.Now()
 	r.receipts, r.err = c.apply(ctx, conv.ID, st.ReplyMessageID)
+	r.applyEnd = time.Now()
+	applying.end()
 	return r
 }
 
@@ -409,7 +445,6 @@ type verdict struct {
 	doubled, lost          int
 	misnumbered            int
 	textDiffers            int
-	longest                time.Duration
 	problems               []string
 }
 
@@ -421,7 +456,6 @@ func judge(ctx context.Context, owner, editor *client, outcomes []outcome, count
 	expected := map[string]bool{}
 	for _, o := range outcomes {
 		func() {
-			v.longest = max(v.longest, o.end.Sub(o.start))
 			v.misnumbered += o.misnumbered
 			name := fmt.Sprintf("%s %d", o.kind, o.n)
 			missing := 0

@@ -23,8 +23,8 @@ type client struct {
 	base  string // http://127.0.0.1:PORT; the api restarts on the same port
 	token string
 	http  *http.Client
-	// onRetry is told about each retry (for the report).
-	onRetry func(what string)
+	// onRetry is told about each retry and why (for the report).
+	onRetry func(what, why string)
 }
 
 // errTransport marks a request that got no HTTP answer (the api was down
@@ -80,7 +80,7 @@ func (c *client) call(ctx context.Context, method, path string, body, out any, r
 		switch {
 		case errors.Is(err, errTransport) || (retry5xx && status >= 500):
 			if c.onRetry != nil {
-				c.onRetry(method + " " + routeOf(path))
+				c.onRetry(method+" "+routeOf(path), why(status, raw, err))
 			}
 			if perr := pause(ctx, attempt); perr != nil {
 				if err == nil {
@@ -101,6 +101,20 @@ func (c *client) call(ctx context.Context, method, path string, body, out any, r
 		}
 		return status, nil
 	}
+}
+
+// why says in a few words why a request is sent again: no answer, or the
+// status and error code the api answered.
+func why(status int, raw []byte, err error) string {
+	switch {
+	case errors.Is(err, errTransport):
+		return "no answer"
+	case err != nil && status == 0:
+		return "connection broke"
+	}
+	var body struct{ Error struct{ Code string } }
+	_ = json.Unmarshal(raw, &body)
+	return strings.TrimSpace(fmt.Sprintf("%d %s", status, body.Error.Code))
 }
 
 // routeOf names a request's route without its ids, for the report.
@@ -154,7 +168,7 @@ func (c *client) ask(ctx context.Context, conv, text string) (started, error) {
 			return st, fmt.Errorf("start a turn: %d %s", status, raw)
 		}
 		if c.onRetry != nil {
-			c.onRetry("POST /api/assistant/conversations/:id/turns")
+			c.onRetry("POST /api/assistant/conversations/:id/turns", why(status, raw, err))
 		}
 		if perr := pause(ctx, attempt); perr != nil {
 			return st, fmt.Errorf("start a turn: %w (last: %v %d %s)", perr, err, status, raw)
@@ -209,7 +223,7 @@ func (c *client) follow(ctx context.Context, turnID string) (followed, error) {
 		}
 		f.reconnects++
 		if c.onRetry != nil {
-			c.onRetry("GET /api/assistant/turns/:id/stream")
+			c.onRetry("GET /api/assistant/turns/:id/stream", why(0, nil, err))
 		}
 		if perr := pause(ctx, attempt); perr != nil {
 			return f, fmt.Errorf("stream of turn %s: %w (last: %v)", turnID, perr, err)

@@ -67,7 +67,7 @@ type killer struct {
 	db       string // DATABASE_URL, for modeWrite's lock
 	worker   *role
 	api      *role
-	applying *atomic.Int32 // Apply requests in flight
+	applying *inFlightApplies
 	logf     func(format string, args ...any)
 
 	// finished counts finished operations; the killer waits for at least
@@ -110,7 +110,10 @@ func (k *killer) run(ctx context.Context) error {
 
 // killWorker picks a mode, waits for its moment and kills the worker.
 func (k *killer) killWorker(ctx context.Context) error {
-	modes := []string{modeModel, modeModel, modeWrite, modeWrite, modeApply, modeAny, modeAny}
+	modes := []string{modeModel, modeModel, modeWrite, modeWrite, modeAny, modeAny}
+	if k.applying.left.Load() > 0 {
+		modes = append(modes, modeApply, modeApply)
+	}
 	mode := modes[k.rng.IntN(len(modes))]
 	delay := time.Duration(k.rng.IntN(300)) * time.Millisecond
 	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -125,14 +128,17 @@ func (k *killer) killWorker(ctx context.Context) error {
 	case modeWrite:
 		var err error
 		unlock, midWrite, err = k.holdWrites(wait)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			k.logf("write mode: %v; killing anyway", err)
 		}
 	case modeApply:
-		for k.applying.Load() == 0 && wait.Err() == nil {
-			sleep(wait, 20*time.Millisecond) // a counter has nothing to await
-		}
-		sleep(ctx, delay)
+		// An Apply without a kill takes about 100 ms: kill within that,
+		// after one starts (the transaction, the receipts, the update's
+		// answer).
+		wait, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		k.applying.awaitStart(wait)
+		sleep(ctx, delay/5)
 	case modeAny:
 		sleep(ctx, time.Duration(k.rng.IntN(2000))*time.Millisecond)
 	}
@@ -143,7 +149,7 @@ func (k *killer) killWorker(ctx context.Context) error {
 		return nil
 	}
 	kl := kill{what: "worker", mode: mode, at: time.Now(), model: inFlight(k.model.Requests()), midWrite: midWrite,
-		applies: int(k.applying.Load())}
+		applies: int(k.applying.n.Load())}
 	pid, restart, err := k.worker.killAndRestart()
 	if unlock != nil {
 		unlock()
@@ -157,7 +163,7 @@ func (k *killer) killWorker(ctx context.Context) error {
 // Last-Event-ID to the restarted process on the same address.
 func (k *killer) killAPI(ctx context.Context) error {
 	sleep(ctx, time.Duration(k.rng.IntN(1000))*time.Millisecond)
-	kl := kill{what: "api", mode: modeAny, at: time.Now(), model: inFlight(k.model.Requests()), applies: int(k.applying.Load())}
+	kl := kill{what: "api", mode: modeAny, at: time.Now(), model: inFlight(k.model.Requests()), applies: int(k.applying.n.Load())}
 	pid, restart, err := k.api.killAndRestart()
 	kl.pid, kl.restart = pid, restart
 	k.record(kl)
@@ -206,6 +212,49 @@ func (k *killer) holdWrites(ctx context.Context) (unlock func(), blocked bool, e
 		sleep(ctx, 10*time.Millisecond)
 	}
 	return release, false, nil
+}
+
+// inFlightApplies counts Apply requests in flight and tells the killer
+// when one starts.
+type inFlightApplies struct {
+	n       atomic.Int32
+	left    atomic.Int32 // apply ops not yet finished
+	started chan struct{}
+}
+
+func newInFlightApplies(total int) *inFlightApplies {
+	a := &inFlightApplies{started: make(chan struct{}, 1)}
+	a.left.Store(int32(total))
+	return a
+}
+
+func (a *inFlightApplies) begin() {
+	a.n.Add(1)
+	select {
+	case a.started <- struct{}{}:
+	default:
+	}
+}
+
+func (a *inFlightApplies) end() { a.n.Add(-1) }
+
+// awaitStart waits until an Apply request starts (one that is still in
+// flight), or ctx ends.
+func (a *inFlightApplies) awaitStart(ctx context.Context) {
+	select { // a start seen before this call is stale
+	case <-a.started:
+	default:
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.started:
+			if a.n.Load() > 0 {
+				return
+			}
+		}
+	}
 }
 
 // inFlight counts model calls still being answered.
