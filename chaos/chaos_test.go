@@ -153,6 +153,9 @@ func TestChaos(t *testing.T) {
 		return strings.TrimSpace(p.tail())
 	}
 	run("migrate")
+	if err := addCommitTrigger(t.Context(), db); err != nil {
+		t.Fatalf("add the commit trigger: %v", err)
+	}
 	ada := lastLine(run("token", "create", "--space", "Chaos", "--person", "Ada Lovelace"))
 	grace := lastLine(run("token", "create", "--space", "Chaos", "--person", "Grace Hopper", "--role", "editor"))
 
@@ -281,7 +284,7 @@ func TestChaos(t *testing.T) {
 	}
 	r := judge(check, owner, editor, outcomes, counts)
 	kills := k.all()
-	workerKills, apiKills, midModel, midWrite, midApply, between, withApply := 0, 0, 0, 0, 0, 0, 0
+	workerKills, apiKills, midModel, midWrite, afterCommit, midApply, between, withApply := 0, 0, 0, 0, 0, 0, 0, 0
 	for _, kl := range kills {
 		if kl.what == "api" {
 			apiKills++
@@ -294,6 +297,8 @@ func TestChaos(t *testing.T) {
 		switch {
 		case kl.midWrite:
 			midWrite++
+		case kl.afterCommit:
+			afterCommit++
 		case kl.model > 0:
 			midModel++
 		case kl.applies > 0:
@@ -344,8 +349,8 @@ func TestChaos(t *testing.T) {
 	t.Logf("  Applies finished: %d of %d (every receipt succeeded)", r.appliesDone, cfg.applies)
 	t.Logf("  writes doubled:   %d (task titles written more than once)", r.doubled)
 	t.Logf("  writes lost:      %d (task titles missing, or a receipt/tool call not succeeded)", r.lost)
-	t.Logf("  kills:            %d of the worker (%d with a write's transaction open, %d more mid model call, %d more mid Apply request, %d between; %d in all with an Apply request in flight), %d of the api",
-		workerKills, midWrite, midModel, midApply, between, withApply, apiKills)
+	t.Logf("  kills:            %d of the worker (%d with a write's transaction open, %d right after a write committed, %d more mid model call, %d more mid Apply request, %d between; %d in all with an Apply request in flight), %d of the api",
+		workerKills, midWrite, afterCommit, midModel, midApply, between, withApply, apiKills)
 	t.Logf("  operations hit by a worker kill while they ran: %d of %d; Apply requests hit by one: %d of %d", hit, len(ops), applyHit, cfg.applies)
 	t.Logf("  stream frames misnumbered (gap or repeat): %d; replies whose streamed text ≠ saved text: %d", r.misnumbered, r.textDiffers)
 	t.Logf("  client retries: %s", strings.Join(append(retryLines, "(none)")[:max(len(retryLines), 1)], ", "))

@@ -23,6 +23,11 @@ const (
 	// blocks on it, then kills: the worker dies with a write's transaction
 	// open (a turn's tool call or an Apply's).
 	modeWrite = "write"
+	// modeCommitted waits for a task insert to commit (a trigger the
+	// harness adds notifies), then kills at once: the worker dies after
+	// the write committed and before Temporal heard of it, where a write
+	// without its outcome in the same transaction would run twice.
+	modeCommitted = "committed"
 	// modeApply waits for an Apply request in flight, then kills within it.
 	modeApply = "apply"
 	// modeAny kills after a random delay, wherever the work is.
@@ -39,7 +44,9 @@ type kill struct {
 	restart  time.Duration
 	model    int  // model calls in flight at the kill
 	midWrite bool // a worker transaction was blocked mid-write
-	applies  int  // Apply requests in flight
+	// afterCommit: a task insert had just committed.
+	afterCommit bool
+	applies     int // Apply requests in flight
 }
 
 func (k kill) String() string {
@@ -49,6 +56,9 @@ func (k kill) String() string {
 	}
 	if k.midWrite {
 		where = append(where, "a write's transaction open")
+	}
+	if k.afterCommit {
+		where = append(where, "a write just committed")
 	}
 	if k.applies > 0 {
 		where = append(where, fmt.Sprintf("%d Apply request(s) in flight", k.applies))
@@ -110,7 +120,7 @@ func (k *killer) run(ctx context.Context) error {
 
 // killWorker picks a mode, waits for its moment and kills the worker.
 func (k *killer) killWorker(ctx context.Context) error {
-	modes := []string{modeModel, modeModel, modeWrite, modeWrite, modeAny, modeAny}
+	modes := []string{modeModel, modeModel, modeWrite, modeWrite, modeCommitted, modeCommitted, modeAny}
 	if k.applying.left.Load() > 0 {
 		modes = append(modes, modeApply, modeApply)
 	}
@@ -118,7 +128,7 @@ func (k *killer) killWorker(ctx context.Context) error {
 	delay := time.Duration(k.rng.IntN(300)) * time.Millisecond
 	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	midWrite := false
+	midWrite, afterCommit := false, false
 	var unlock func()
 	switch mode {
 	case modeModel:
@@ -130,6 +140,12 @@ func (k *killer) killWorker(ctx context.Context) error {
 		unlock, midWrite, err = k.holdWrites(wait)
 		if err != nil && ctx.Err() == nil {
 			k.logf("write mode: %v; killing anyway", err)
+		}
+	case modeCommitted:
+		var err error
+		afterCommit, err = k.awaitCommit(wait)
+		if err != nil && ctx.Err() == nil {
+			k.logf("committed mode: %v; killing anyway", err)
 		}
 	case modeApply:
 		// An Apply without a kill takes about 100 ms: kill within that,
@@ -149,7 +165,7 @@ func (k *killer) killWorker(ctx context.Context) error {
 		return nil
 	}
 	kl := kill{what: "worker", mode: mode, at: time.Now(), model: inFlight(k.model.Requests()), midWrite: midWrite,
-		applies: int(k.applying.n.Load())}
+		afterCommit: afterCommit, applies: int(k.applying.n.Load())}
 	pid, restart, err := k.worker.killAndRestart()
 	if unlock != nil {
 		unlock()
@@ -212,6 +228,42 @@ func (k *killer) holdWrites(ctx context.Context) (unlock func(), blocked bool, e
 		sleep(ctx, 10*time.Millisecond)
 	}
 	return release, false, nil
+}
+
+// committedChannel is what the harness's trigger on the tasks table
+// notifies when an insert commits (Postgres delivers a NOTIFY at commit).
+const committedChannel = "chaos_task_committed"
+
+// addCommitTrigger adds that trigger to the run's database. It only
+// notifies; Hub's schema and data are unchanged.
+func addCommitTrigger(ctx context.Context, db string) error {
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = conn.Exec(ctx, `
+		CREATE FUNCTION chaos_task_committed() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN PERFORM pg_notify('`+committedChannel+`', NEW.title); RETURN NEW; END $$;
+		CREATE TRIGGER chaos_task_committed AFTER INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION chaos_task_committed()`)
+	return err
+}
+
+// awaitCommit waits for the next task insert to commit; committed is
+// false when none did before ctx ended.
+func (k *killer) awaitCommit(ctx context.Context) (committed bool, err error) {
+	conn, err := pgx.Connect(ctx, k.db)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+committedChannel); err != nil {
+		return false, err
+	}
+	if _, err := conn.WaitForNotification(ctx); err != nil {
+		return false, nil // none within the wait
+	}
+	return true, nil
 }
 
 // inFlightApplies counts Apply requests in flight and tells the killer
