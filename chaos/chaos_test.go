@@ -308,7 +308,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	hit, applyHit := 0, 0
-	var durations, applyTimes []time.Duration
+	var durations, untouched, applyTimes []time.Duration
 	for _, o := range outcomes {
 		durations = append(durations, o.end.Sub(o.start))
 		if !o.applyStart.IsZero() {
@@ -324,6 +324,8 @@ func TestChaos(t *testing.T) {
 		}
 		if during(o.start, o.end) {
 			hit++
+		} else {
+			untouched = append(untouched, o.end.Sub(o.start))
 		}
 		if !o.applyStart.IsZero() && during(o.applyStart, o.applyEnd) {
 			applyHit++
@@ -355,6 +357,7 @@ func TestChaos(t *testing.T) {
 	t.Logf("  stream frames misnumbered (gap or repeat): %d; replies whose streamed text ≠ saved text: %d", r.misnumbered, r.textDiffers)
 	t.Logf("  client retries: %s", strings.Join(append(retryLines, "(none)")[:max(len(retryLines), 1)], ", "))
 	t.Logf("  operation time (a turn, or a turn and its Apply): %s", quantiles(durations))
+	t.Logf("  operation time when no kill hit it: %s", quantiles(untouched))
 	t.Logf("  Apply request time: %s", quantiles(applyTimes))
 	t.Logf("  total time %s (setup and work %s)", time.Since(t0).Round(time.Second), workTime.Round(time.Second))
 	for _, p := range r.problems {
