@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -115,6 +116,21 @@ func why(status int, raw []byte, err error) string {
 	var body struct{ Error struct{ Code string } }
 	_ = json.Unmarshal(raw, &body)
 	return strings.TrimSpace(fmt.Sprintf("%d %s", status, body.Error.Code))
+}
+
+// streamWhy says why a stream is followed again.
+func streamWhy(err error) string {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "ended before done"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case err != nil && strings.HasPrefix(err.Error(), "stream: "):
+		return err.Error()
+	}
+	return "connection broke"
 }
 
 // routeOf names a request's route without its ids, for the report.
@@ -223,7 +239,7 @@ func (c *client) follow(ctx context.Context, turnID string) (followed, error) {
 		}
 		f.reconnects++
 		if c.onRetry != nil {
-			c.onRetry("GET /api/assistant/turns/:id/stream", why(0, nil, err))
+			c.onRetry("GET /api/assistant/turns/:id/stream", streamWhy(err))
 		}
 		if perr := pause(ctx, attempt); perr != nil {
 			return f, fmt.Errorf("stream of turn %s: %w (last: %v)", turnID, perr, err)
