@@ -59,8 +59,14 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	}
 	status := controlStatus[signal]
 	// The status first: a worker acts on an announced interrupt only while
-	// the turn reads stopping or paused.
-	if err := s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step); err != nil {
+	// the turn reads stopping or paused. A stop or pause is also counted, so
+	// a model call the workflow scheduled before hearing it does not reach
+	// the model even if a Resume follows at once (chat.RecordInterrupt).
+	record := s.Chat.RecordInterrupt
+	if signal == workflows.ResumeSignal {
+		record = s.Chat.SetTurnStatus
+	}
+	if err := record(ctx, t.ID, status, t.Step); err != nil {
 		return "", err
 	}
 	if signal != workflows.ResumeSignal {

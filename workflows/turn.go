@@ -45,6 +45,11 @@ type turn struct {
 
 	// Run control, set by the stop/pause/resume signals.
 	stopping, paused bool
+	// heard counts the stop and pause signals received, as the api counts
+	// the ones it sends (chat.RecordInterrupt); countsInterrupts is set
+	// from the interrupt-count version on, when model calls compare them.
+	heard            int
+	countsInterrupts bool
 	// expired is set when the turn passed its wall-time bound (limit).
 	expired bool
 	limit   time.Duration
@@ -66,11 +71,13 @@ func (t *turn) setup(ctx workflow.Context) error {
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(stop, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, nil)
+				t.heard++
 				t.stopping = true
 				t.interrupt()
 			})
 			sel.AddReceive(pause, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, nil)
+				t.heard++
 				if !t.stopping {
 					t.paused = true
 					t.interrupt()
@@ -97,6 +104,7 @@ func (t *turn) interrupt() {
 func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 	t.setStatus(ctx, "working", 0)
 	t.startWallClock(ctx)
+	t.countsInterrupts = workflow.GetVersion(ctx, "interrupt-count", workflow.DefaultVersion, interruptCount) >= interruptCount
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareTurn, activities.TurnRef{TurnID: t.in.TurnID}).Get(ctx, &t.plan); err != nil {
 		code, msg := CodeFailed, "The assistant could not start this turn. Retry it."
 		var ae *temporal.ApplicationError
@@ -134,14 +142,15 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 			continue
 		}
 		var ms activities.ModelStep
-		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun}
+		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun,
+			Interrupts: t.heard, CountsInterrupts: t.countsInterrupts}
 		mctx, cancel := workflow.WithCancel(ctx)
 		t.cancelModel = cancel
 		err := workflow.ExecuteActivity(t.modelCtx(mctx), a.CallModel, in).Get(ctx, &ms)
 		t.cancelModel = nil
 		cancel()
 		if err != nil {
-			if t.interrupted(ctx, err) {
+			if t.interrupted(ctx, err, in.Interrupts) {
 				rerun = true
 				continue // stop or pause: the top of the loop decides
 			}
@@ -187,15 +196,39 @@ func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflo
 	return workflow.ExecuteLocalActivity(toolCtx(ctx), a.RunTool, in)
 }
 
+// interruptCount is the version from which a turn counts the stops and
+// pauses it hears and hands the count to each model call, and waits for
+// the signal behind an interrupted call only until it heard one more since
+// the call was scheduled. Before it, a pause and a resume both heard before
+// the interrupted call reported made the turn wait the whole 10 s.
+const interruptCount = 1
+
 // interrupted tells whether a failed model call was ended by Stop or Pause
 // rather than by a fault. The api's fast path can close the model's stream
 // a moment before the signal is processed, so a call that reports itself
-// interrupted waits briefly for the signal that caused it.
-func (t *turn) interrupted(ctx workflow.Context, err error) bool {
+// interrupted waits briefly for the signal that caused it: one heard since
+// the call was scheduled (heard was the count then), whether or not the
+// person has resumed since.
+func (t *turn) interrupted(ctx workflow.Context, err error, heard int) bool {
 	var ae *temporal.ApplicationError
 	fast := errors.As(err, &ae) && ae.Type() == activities.ErrTypeInterrupted
 	if !temporal.IsCanceledError(err) && !fast {
 		return false
+	}
+	if t.countsInterrupts {
+		if t.heard == heard && !t.expired {
+			ok, werr := workflow.AwaitWithTimeout(ctx, 10*time.Second, func() bool { return t.heard > heard || t.expired })
+			if werr != nil {
+				return false
+			}
+			var d activities.InterruptedDetails
+			if !ok && fast && ae.HasDetails() && ae.Details(&d) == nil && d.Interrupts > t.heard {
+				// The api counted a signal this run never heard (a reset
+				// that left it out): catch up, or every call is refused.
+				t.heard = d.Interrupts
+			}
+		}
+		return true
 	}
 	if !t.stopping && !t.paused && !t.expired {
 		if _, werr := workflow.AwaitWithTimeout(ctx, 10*time.Second, func() bool { return t.stopping || t.paused || t.expired }); werr != nil {
