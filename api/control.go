@@ -72,7 +72,13 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	if signal != workflows.ResumeSignal {
 		// The fast path beside the durable signal: close the model call now,
 		// in this process and (over the frame bus) in the worker running it.
-		s.Interrupts.Interrupt(t.ID)
+		// Only a call registered before the turn is read again, and only while
+		// it still reads stopping or paused: a Resume and the call it started
+		// may have come in between.
+		s.Interrupts.InterruptIf(t.ID, func() bool {
+			cur, err := s.Chat.GetTurn(ctx, t.ID)
+			return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
+		})
 		if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
 			slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
 		}

@@ -50,6 +50,10 @@ type turn struct {
 	// from the interrupt-count version on, when model calls compare them.
 	heard            int
 	countsInterrupts bool
+	// rowPaused is set when a pause was heard since the turn last recorded
+	// working: its row may still read paused (the api writes working only
+	// after it sent the Resume).
+	rowPaused bool
 	// expired is set when the turn passed its wall-time bound (limit).
 	expired bool
 	limit   time.Duration
@@ -80,6 +84,7 @@ func (t *turn) setup(ctx workflow.Context) error {
 				t.heard++
 				if !t.stopping {
 					t.paused = true
+					t.rowPaused = true
 					t.interrupt()
 				}
 			})
@@ -140,6 +145,12 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 				t.persistStatus(ctx, "working", step)
 			}
 			continue
+		}
+		if t.countsInterrupts && t.rowPaused {
+			// Paused and resumed without waiting here (both were heard while a
+			// call or a tool ran): record working before the call runs again,
+			// so it does not read the pause the api recorded and refuse.
+			t.persistStatus(ctx, "working", step)
 		}
 		var ms activities.ModelStep
 		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun,
@@ -243,6 +254,9 @@ func (t *turn) interrupted(ctx workflow.Context, err error, heard int) bool {
 // persistStatus records a running state the top bar shows.
 func (t *turn) persistStatus(ctx workflow.Context, status string, step int) {
 	t.setStatus(ctx, status, step)
+	if status == "working" {
+		t.rowPaused = false
+	}
 	// The top bar reads the turn row; failing to record it only delays the
 	// display until the next change.
 	_ = workflow.ExecuteLocalActivity(localCtx(ctx), a.SetTurnStatus, activities.StatusInput{TurnID: t.in.TurnID, Status: status, Step: step}).Get(ctx, nil)
