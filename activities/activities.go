@@ -51,7 +51,8 @@ type Activities struct {
 	// ContextTokens overrides the model's context window (0: the known
 	// window of the model family).
 	ContextTokens int
-	// Fault, when set, is called at named points of Apply and returns an
+	// Fault, when set, is called at named points of Apply (and at the start
+	// of a model call, FaultModelStart) and returns an
 	// error to fail the activity there: the fault tests' stand-in for a
 	// worker killed at that moment. Nil in production.
 	Fault func(point string) error
@@ -65,6 +66,11 @@ const (
 	FaultAfterSend     = "apply.after-send"     // the outside write went out, its receipt not yet written
 	FaultStepRunning   = "apply.step-running"   // a workflow step was marked running, nothing done yet
 )
+
+// FaultModelStart is called when a model call starts, before it looks at
+// the turn: the run-control tests hold a call there (a worker slow to pick
+// it up) while the person pauses and resumes.
+const FaultModelStart = "model.start"
 
 func (a *Activities) fault(point string) error {
 	if a.Fault == nil {

@@ -11,11 +11,13 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/hub"
+	"hub/models"
 	"hub/stream"
 	"hub/tools"
 )
 
 type fixture struct {
+	db    *models.DB
 	acts  *activities.Activities
 	chat  *chat.Store
 	hub   *hub.Service
@@ -26,7 +28,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, url string) *fixture {
 	db := dbtest.Open(t, url)
-	f := &fixture{hub: hub.NewService(db), chat: chat.NewStore(db)}
+	f := &fixture{db: db, hub: hub.NewService(db), chat: chat.NewStore(db)}
 	f.acts = &activities.Activities{Hub: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: stream.NewBus(db)}
 	ctx := context.Background()
 	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)

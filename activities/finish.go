@@ -91,14 +91,16 @@ func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
 // InterruptWhenStopped is what a worker does with an interrupt announced
 // from another process: close the turn's model calls here, if the turn is
 // stopping or paused now. Announcements arrive late; one that arrives
-// after a Resume must not close the call the Resume started. (A function,
-// not a method: every method of Activities is registered as an activity.)
+// after a Resume must not close the call the Resume started, neither when
+// it reads the turn after the Resume nor when the Resume and its call come
+// between that read and the interrupt (only calls registered before the
+// read are closed, stream.Interrupts.InterruptIf). (A function, not a
+// method: every method of Activities is registered as an activity.)
 func InterruptWhenStopped(chats *chat.Store, interrupts *stream.Interrupts) func(turnID string) int {
 	return func(turnID string) int {
-		t, err := chats.GetTurn(context.Background(), turnID)
-		if err != nil || (t.Status != chat.StatusStopping && t.Status != chat.StatusPaused) {
-			return 0
-		}
-		return interrupts.Interrupt(turnID)
+		return interrupts.InterruptIf(turnID, func() bool {
+			t, err := chats.GetTurn(context.Background(), turnID)
+			return err == nil && (t.Status == chat.StatusStopping || t.Status == chat.StatusPaused)
+		})
 	}
 }

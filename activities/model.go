@@ -39,6 +39,15 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		attempt = int(activity.GetInfo(ctx).Attempt)
 		beat = func(step int) { activity.RecordHeartbeat(ctx, step) }
 	}
+	if err := a.fault(FaultModelStart); err != nil {
+		return ModelStep{}, err
+	}
+	// Interruptible from here on, before the turn is read: a Stop or Pause
+	// recorded after that read still finds the call registered, and one
+	// recorded before it is seen in the row.
+	callCtx, cancelCall := context.WithCancelCause(ctx)
+	defer cancelCall(nil)
+	defer a.Interrupts.Register(in.TurnID, cancelCall)()
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)
@@ -50,13 +59,17 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err := a.stillMember(ctx, turn); err != nil {
 		return ModelStep{}, err
 	}
-	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused {
-		// The person stopped or paused the turn while the last step's tool
-		// calls ran: the api recorded it, but the workflow went on in the
-		// same workflow task and sees the signal only with the next one.
-		// Calling the model now would run a step the person asked not to;
-		// the workflow handles this like an interrupted call.
-		return ModelStep{}, temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call", ErrTypeInterrupted, nil)
+	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused ||
+		(in.CountsInterrupts && turn.Interrupts > in.Interrupts) {
+		// The person stopped or paused the turn after the workflow scheduled
+		// this call (while the last step's tool calls ran, or while the call
+		// waited for a worker): the api recorded it, and the workflow, once
+		// it hears the signal, cancels the call, even if the person has
+		// resumed since. Calling the model now would run a step the person
+		// asked not to, or one cut off a moment later and run again; the
+		// workflow handles this like an interrupted call.
+		return ModelStep{}, temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call",
+			ErrTypeInterrupted, nil, InterruptedDetails{Interrupts: turn.Interrupts})
 	}
 	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)
 	if err != nil {
@@ -105,11 +118,12 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			sep = "\n\n"
 		}
 	}
+	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
+		// Stopped or paused while the transcript was read: nothing was sent.
+		return ModelStep{}, temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
+	}
 	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
-	callCtx, cancelCall := context.WithCancelCause(ctx)
-	defer cancelCall(nil)
-	defer a.Interrupts.Register(in.TurnID, cancelCall)()
 	res, err := a.Model.Stream(callCtx, req, func(c llm.Chunk) error {
 		beat(in.Step)
 		if c.TextDelta == "" {

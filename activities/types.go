@@ -32,6 +32,20 @@ type CallModelInput struct {
 	// Rerun is set when the step runs again after a pause: the client drops
 	// the text of the interrupted call.
 	Rerun bool
+	// Interrupts is how many stops and pauses the workflow had heard when
+	// it scheduled the call; CountsInterrupts says it counted them (turns
+	// started before the count leave both unset). A turn the api counted
+	// more for has a signal coming that cancels this call.
+	Interrupts       int
+	CountsInterrupts bool
+}
+
+// InterruptedDetails go with a model call refused because the turn was
+// stopped or paused: the api's count of interrupts it read, so a workflow
+// that never hears a signal it was counted for (a reset that left the
+// signals out) can catch up instead of being refused again.
+type InterruptedDetails struct {
+	Interrupts int
 }
 
 // StatusInput records a running turn's state.

@@ -59,14 +59,26 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	}
 	status := controlStatus[signal]
 	// The status first: a worker acts on an announced interrupt only while
-	// the turn reads stopping or paused.
-	if err := s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step); err != nil {
+	// the turn reads stopping or paused. A stop or pause is also counted, so
+	// a model call the workflow scheduled before hearing it does not reach
+	// the model even if a Resume follows at once (chat.RecordInterrupt).
+	record := s.Chat.RecordInterrupt
+	if signal == workflows.ResumeSignal {
+		record = s.Chat.SetTurnStatus
+	}
+	if err := record(ctx, t.ID, status, t.Step); err != nil {
 		return "", err
 	}
 	if signal != workflows.ResumeSignal {
 		// The fast path beside the durable signal: close the model call now,
 		// in this process and (over the frame bus) in the worker running it.
-		s.Interrupts.Interrupt(t.ID)
+		// Only a call registered before the turn is read again, and only while
+		// it still reads stopping or paused: a Resume and the call it started
+		// may have come in between.
+		s.Interrupts.InterruptIf(t.ID, func() bool {
+			cur, err := s.Chat.GetTurn(ctx, t.ID)
+			return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
+		})
 		if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
 			slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
 		}

@@ -56,6 +56,9 @@ type Turn struct {
 	// RunID is the Temporal run that owns the turn ("" before its first
 	// activity; see ClaimTurn).
 	RunID string
+	// Interrupts counts the Stops and Pauses the api signalled
+	// (RecordInterrupt).
+	Interrupts int
 }
 
 // Usage counts tokens.
@@ -67,7 +70,7 @@ type Usage struct {
 func toTurn(r models.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
-		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model,
+		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
 		RunID: r.RunID}
 }
@@ -223,6 +226,23 @@ func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, erro
 // person's activity stream in the same transaction.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
 	return s.setTurnStatus(ctx, id, status, step, StatusStopping)
+}
+
+// RecordInterrupt records a Stop or Pause the api signalled: one more in
+// the turn's count of interrupts, then its status as SetTurnStatus does. A
+// model call compares the count with the number of stops and pauses its
+// workflow had heard when it scheduled the call (activities.CallModel): a
+// higher count means a signal that will cancel the call, even when a
+// Resume has already put the status back to working. The count goes first,
+// so a Resume (which the api sends only to a turn that reads paused) is
+// never recorded before the pause it resumes is counted.
+func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int) error {
+	err := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
+		UpdateColumn("interrupts", gorm.Expr("interrupts + 1")).Error
+	if err != nil {
+		return fmt.Errorf("count interrupt of %s: %w", id, err)
+	}
+	return s.SetTurnStatus(ctx, id, status, step)
 }
 
 // MarkWorking records that the turn works on a step, unless the person

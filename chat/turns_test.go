@@ -330,3 +330,33 @@ func TestAddToolsFromConcurrentCallsKeepsEveryTool(t *testing.T) {
 		require.ErrorAs(t, err, &nf)
 	})
 }
+
+// Every Stop and Pause the api records is counted, also one the status
+// keeps out (a pause after a stop); a Resume and the worker's own status
+// changes are not, and an ended turn counts no more.
+func TestRecordInterruptCountsStopsAndPauses(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		read := func(id string) chat.Turn {
+			got, err := f.store.GetTurn(ctx, id)
+			require.NoError(t, err)
+			return got
+		}
+		turn := f.start(t, "plan the week")
+		require.Zero(t, read(turn.ID).Interrupts)
+		require.NoError(t, f.store.RecordInterrupt(ctx, turn.ID, chat.StatusPaused, 1))
+		require.Equal(t, chat.StatusPaused, read(turn.ID).Status)
+		require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 1))
+		require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 2))
+		require.Equal(t, 1, read(turn.ID).Interrupts, "a resume and a step are not interrupts")
+		require.NoError(t, f.store.RecordInterrupt(ctx, turn.ID, chat.StatusStopping, 2))
+		require.NoError(t, f.store.RecordInterrupt(ctx, turn.ID, chat.StatusPaused, 2))
+		got := read(turn.ID)
+		require.Equal(t, chat.StatusStopping, got.Status)
+		require.Equal(t, 3, got.Interrupts, "the pause after the stop was signalled too")
+		f.finish(t, turn, chat.StatusStopped, "")
+		require.NoError(t, f.store.RecordInterrupt(ctx, turn.ID, chat.StatusPaused, 2))
+		require.Equal(t, 3, read(turn.ID).Interrupts)
+	})
+}

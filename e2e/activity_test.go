@@ -59,7 +59,11 @@ func status(want string) func(map[string]any) bool {
 
 func TestActivityStreamFollowsMyWorkAndNobodyElses(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText)})
+	// Mira's story streams until she stops it (the pause, the resume and
+	// the stop must each find it running); Sam's turn answers at once.
+	script := `{"rules": [{"match": {"lastUser": "long story"}, "reply": {"text": "` + endless + `", "chunkSize": 5, "chunkDelay": "20ms"}},
+  {"reply": {"text": "Hello."}}]}`
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(script)})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conv := s.Conversation(t)

@@ -13,9 +13,23 @@ import (
 	"hub/hubtest"
 )
 
-// slowText streams 80 words, a chunk every 20 ms: long enough to act on
-// mid-stream.
+// slowText streams 80 words, a chunk every 20 ms (1.6 s): a turn that
+// ends by itself, slow enough to reconnect or restart mid-stream.
 var slowText = `{"rules": [{"reply": {"text": "` + strings.Repeat("word ", 80) + `", "chunkSize": 5, "chunkDelay": "20ms"}}]}`
+
+// endless is what a call streams when a test ends the turn mid-stream
+// (stop, pause, the wall-time bound): 600 words, a chunk every 20 ms, so
+// about a minute. The 1.6 s of slowText let a loaded machine (the race
+// detector on 2 cores) finish the answer before the test's stop arrived.
+var endless = strings.Repeat("slow ", 600)
+
+var endlessText = `{"rules": [{"reply": {"text": "` + endless + `", "chunkSize": 5, "chunkDelay": "20ms"}}]}`
+
+// endlessThenFast: the first call streams endless; the call run again
+// answers slowText's words at once.
+var endlessThenFast = `{"rules": [
+  {"times": 1, "reply": {"text": "` + endless + `", "chunkSize": 5, "chunkDelay": "20ms"}},
+  {"reply": {"text": "` + strings.Repeat("word ", 80) + `", "chunkSize": 5}}]}`
 
 // awaitDisconnect waits until the model saw its n-th request's client
 // leave.
@@ -31,7 +45,7 @@ func awaitDisconnect(t *testing.T, s *hubtest.Stack, n int) {
 
 func TestStopEndsTheTurnKeepingWhatStreamed(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText)})
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(endlessText)})
 	conv := s.Conversation(t)
 	st := s.Ask(t, conv, "tell me a long story")
 	first := s.Stream(t, st.StreamURL, 0, 6)
@@ -46,7 +60,7 @@ func TestStopEndsTheTurnKeepingWhatStreamed(t *testing.T) {
 	require.Equal(t, "stopped", all[len(all)-1].Data["status"])
 	streamed := hubtest.Text(all)
 	require.NotEmpty(t, streamed)
-	require.Less(t, len(streamed), len(strings.Repeat("word ", 80)), "stopped before the end")
+	require.Less(t, len(streamed), len(endless), "stopped before the end")
 
 	turn := s.AwaitStatus(t, st.TurnID)
 	require.Equal(t, "stopped", turn["status"])
@@ -62,7 +76,7 @@ func TestStopEndsTheTurnKeepingWhatStreamed(t *testing.T) {
 
 func TestPauseThenResumeRunsTheModelCallAgain(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText)})
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(endlessThenFast)})
 	st := s.Ask(t, s.Conversation(t), "tell me a long story")
 	first := s.Stream(t, st.StreamURL, 0, 6)
 
@@ -91,7 +105,7 @@ func TestPauseThenResumeRunsTheModelCallAgain(t *testing.T) {
 
 func TestTopBarShowsOnlyMyWorkAndStopsAll(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText)})
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(endlessText)})
 	st := s.Ask(t, s.Conversation(t), "tell me a long story")
 	s.Stream(t, st.StreamURL, 0, 4)
 

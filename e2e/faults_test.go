@@ -239,7 +239,7 @@ func TestPauseWhileAWriteCommitsLetsItFinishThenWaits(t *testing.T) {
 
 func TestTurnPastItsWallTimeEndsAsTimeout(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowText), TurnTimeout: 4 * time.Second})
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(endlessText), TurnTimeout: 4 * time.Second})
 	st := s.Ask(t, s.Conversation(t), "tell me a long story")
 	s.Stream(t, st.StreamURL, 0, 3)
 	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/pause", nil)

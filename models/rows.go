@@ -144,6 +144,8 @@ type Turn struct {
 	// ApplyingSince is when the Apply of the turn's reply started running;
 	// nil when none runs.
 	ApplyingSince *time.Time
+	// Interrupts counts the Stops and Pauses the api signalled.
+	Interrupts int
 }
 
 // TurnStep is one model request of a turn and what the model answered: the

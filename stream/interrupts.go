@@ -67,3 +67,28 @@ func (i *Interrupts) Interrupt(turnID string) int {
 	}
 	return len(i.calls[turnID])
 }
+
+// InterruptIf cancels the turn's calls registered now if still, called
+// without the lock, says the turn is still stopped or paused; it says how
+// many it cancelled. A call registered while still runs is left alone: it
+// read the turn after still's answer was settled, so a Resume in between
+// started it and a late interrupt must not close it. With no call
+// registered, still is not called.
+func (i *Interrupts) InterruptIf(turnID string, still func() bool) int {
+	if i == nil {
+		return 0
+	}
+	i.mu.Lock()
+	calls := make([]*context.CancelCauseFunc, 0, len(i.calls[turnID]))
+	for c := range i.calls[turnID] {
+		calls = append(calls, c)
+	}
+	i.mu.Unlock()
+	if len(calls) == 0 || !still() {
+		return 0
+	}
+	for _, c := range calls {
+		(*c)(ErrInterrupted)
+	}
+	return len(calls)
+}

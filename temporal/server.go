@@ -222,6 +222,10 @@ func (s *Server) Stop() error {
 	return s.stopErr
 }
 
+// frontendReadyTimeout is how long Start waits for the frontend it
+// launched to answer its first call.
+const frontendReadyTimeout = time.Minute
+
 // ensureNamespaceReady registers any search attribute the namespace lacks (a
 // database file made before Hub added an attribute) and waits until the
 // frontend accepts queries on them. The namespace itself was written into the
@@ -232,6 +236,12 @@ func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enum
 		HostPort:  s.frontendAddr,
 		Namespace: s.namespace,
 		Logger:    sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+		// The SDK gives the first call 5 s; on a busy machine (the race
+		// detector on 2 cores, tests starting servers side by side) the
+		// frontend that Start just launched took longer to serve, and the
+		// start failed with "context deadline exceeded while waiting for
+		// connections to become ready".
+		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: frontendReadyTimeout},
 	})
 	if err != nil {
 		return fmt.Errorf("dial embedded server: %w", err)

@@ -45,6 +45,15 @@ type turn struct {
 
 	// Run control, set by the stop/pause/resume signals.
 	stopping, paused bool
+	// heard counts the stop and pause signals received, as the api counts
+	// the ones it sends (chat.RecordInterrupt); countsInterrupts is set
+	// from the interrupt-count version on, when model calls compare them.
+	heard            int
+	countsInterrupts bool
+	// rowPaused is set when a pause was heard since the turn last recorded
+	// working: its row may still read paused (the api writes working only
+	// after it sent the Resume).
+	rowPaused bool
 	// expired is set when the turn passed its wall-time bound (limit).
 	expired bool
 	limit   time.Duration
@@ -66,13 +75,16 @@ func (t *turn) setup(ctx workflow.Context) error {
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(stop, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, nil)
+				t.heard++
 				t.stopping = true
 				t.interrupt()
 			})
 			sel.AddReceive(pause, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, nil)
+				t.heard++
 				if !t.stopping {
 					t.paused = true
+					t.rowPaused = true
 					t.interrupt()
 				}
 			})
@@ -97,6 +109,7 @@ func (t *turn) interrupt() {
 func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 	t.setStatus(ctx, "working", 0)
 	t.startWallClock(ctx)
+	t.countsInterrupts = workflow.GetVersion(ctx, "interrupt-count", workflow.DefaultVersion, interruptCount) >= interruptCount
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareTurn, activities.TurnRef{TurnID: t.in.TurnID}).Get(ctx, &t.plan); err != nil {
 		code, msg := CodeFailed, "The assistant could not start this turn. Retry it."
 		var ae *temporal.ApplicationError
@@ -133,15 +146,22 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 			}
 			continue
 		}
+		if t.countsInterrupts && t.rowPaused {
+			// Paused and resumed without waiting here (both were heard while a
+			// call or a tool ran): record working before the call runs again,
+			// so it does not read the pause the api recorded and refuse.
+			t.persistStatus(ctx, "working", step)
+		}
 		var ms activities.ModelStep
-		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun}
+		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun,
+			Interrupts: t.heard, CountsInterrupts: t.countsInterrupts}
 		mctx, cancel := workflow.WithCancel(ctx)
 		t.cancelModel = cancel
 		err := workflow.ExecuteActivity(t.modelCtx(mctx), a.CallModel, in).Get(ctx, &ms)
 		t.cancelModel = nil
 		cancel()
 		if err != nil {
-			if t.interrupted(ctx, err) {
+			if t.interrupted(ctx, err, in.Interrupts) {
 				rerun = true
 				continue // stop or pause: the top of the loop decides
 			}
@@ -187,15 +207,39 @@ func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflo
 	return workflow.ExecuteLocalActivity(toolCtx(ctx), a.RunTool, in)
 }
 
+// interruptCount is the version from which a turn counts the stops and
+// pauses it hears and hands the count to each model call, and waits for
+// the signal behind an interrupted call only until it heard one more since
+// the call was scheduled. Before it, a pause and a resume both heard before
+// the interrupted call reported made the turn wait the whole 10 s.
+const interruptCount = 1
+
 // interrupted tells whether a failed model call was ended by Stop or Pause
 // rather than by a fault. The api's fast path can close the model's stream
 // a moment before the signal is processed, so a call that reports itself
-// interrupted waits briefly for the signal that caused it.
-func (t *turn) interrupted(ctx workflow.Context, err error) bool {
+// interrupted waits briefly for the signal that caused it: one heard since
+// the call was scheduled (heard was the count then), whether or not the
+// person has resumed since.
+func (t *turn) interrupted(ctx workflow.Context, err error, heard int) bool {
 	var ae *temporal.ApplicationError
 	fast := errors.As(err, &ae) && ae.Type() == activities.ErrTypeInterrupted
 	if !temporal.IsCanceledError(err) && !fast {
 		return false
+	}
+	if t.countsInterrupts {
+		if t.heard == heard && !t.expired {
+			ok, werr := workflow.AwaitWithTimeout(ctx, 10*time.Second, func() bool { return t.heard > heard || t.expired })
+			if werr != nil {
+				return false
+			}
+			var d activities.InterruptedDetails
+			if !ok && fast && ae.HasDetails() && ae.Details(&d) == nil && d.Interrupts > t.heard {
+				// The api counted a signal this run never heard (a reset
+				// that left it out): catch up, or every call is refused.
+				t.heard = d.Interrupts
+			}
+		}
+		return true
 	}
 	if !t.stopping && !t.paused && !t.expired {
 		if _, werr := workflow.AwaitWithTimeout(ctx, 10*time.Second, func() bool { return t.stopping || t.paused || t.expired }); werr != nil {
@@ -210,6 +254,9 @@ func (t *turn) interrupted(ctx workflow.Context, err error) bool {
 // persistStatus records a running state the top bar shows.
 func (t *turn) persistStatus(ctx workflow.Context, status string, step int) {
 	t.setStatus(ctx, status, step)
+	if status == "working" {
+		t.rowPaused = false
+	}
 	// The top bar reads the turn row; failing to record it only delays the
 	// display until the next change.
 	_ = workflow.ExecuteLocalActivity(localCtx(ctx), a.SetTurnStatus, activities.StatusInput{TurnID: t.in.TurnID, Status: status, Step: step}).Get(ctx, nil)
