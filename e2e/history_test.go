@@ -33,14 +33,15 @@ import (
 // more is kept as it is, so the old code paths stay replayed: _v0 (no
 // marker), _v1 (local-tool-calls), _v2 (turn-wall-clock; recorded with the
 // workflow code from before turn-reset-wall-clock and turn-result-ending),
-// _v3 (those two as well, written by these tests now).
+// _v3 (those two as well; recorded before interrupt-count), _v4
+// (interrupt-count too, written by these tests now).
 func TestTurnHistoryReplays(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(listThenCreate)})
 	st := s.Ask(t, s.Conversation(t), "add a task to draft the brief")
 	s.Stream(t, st.StreamURL, 0, 0)
 	s.AwaitStatus(t, st.TurnID)
-	replayTurn(t, s, st.TurnID, "", "turn_list_create_v3.json", "local-tool-calls", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
+	replayTurn(t, s, st.TurnID, "", "turn_list_create_v4.json", "local-tool-calls", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending", "interrupt-count")
 }
 
 // slowerText streams 40 chunks 50 ms apart: about two seconds a call.
@@ -73,7 +74,7 @@ func TestTurnSignalsHistoryReplays(t *testing.T) {
 	r = s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/stop", nil)
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	require.Equal(t, "stopped", s.AwaitStatus(t, st.TurnID)["status"])
-	replayTurn(t, s, st.TurnID, "", "turn_pause_resume_stop_v3.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
+	replayTurn(t, s, st.TurnID, "", "turn_pause_resume_stop_v4.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending", "interrupt-count")
 }
 
 // TestTurnWallClockHistoryReplays records a turn that stayed paused past
@@ -87,7 +88,7 @@ func TestTurnWallClockHistoryReplays(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	turn := s.AwaitStatus(t, st.TurnID)
 	require.Equal(t, "timeout", turn["error"].(map[string]any)["code"])
-	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v3.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending")
+	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v4.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending", "interrupt-count")
 }
 
 // replayTurn replays a run of the turn's workflow ("" for the latest),
