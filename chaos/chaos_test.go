@@ -20,6 +20,7 @@ import (
 
 	"hub/dbtest"
 	"hub/fakemodel"
+	"hub/hubtest"
 	"hub/temporal"
 )
 
@@ -401,7 +402,7 @@ func runOp(ctx context.Context, c *client, space string, o op, applying *inFligh
 	}
 	r.turnID, r.reply = st.TurnID, st.ReplyMessageID
 	f, err := c.follow(ctx, st.TurnID)
-	r.reconnects, r.misnumbered, r.streamed = f.reconnects, f.misnumbered, text(f.events)
+	r.reconnects, r.misnumbered, r.streamed = f.reconnects, f.misnumbered, hubtest.Text(f.events)
 	if n := len(f.events); n > 0 && f.events[n-1].Type == "done" {
 		r.doneStatus, _ = f.events[n-1].Data["status"].(string)
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"hub/hubtest"
 )
 
 // client is what a browser tab does against the api, written to survive
@@ -206,11 +208,8 @@ func (c *client) ask(ctx context.Context, conv, text string) (started, error) {
 }
 
 // event is one SSE event.
-type event struct {
-	ID   int64
-	Type string
-	Data map[string]any
-}
+// event is one SSE event, as the other end-to-end tests read them.
+type event = hubtest.Event
 
 // followed is what a client saw of one turn's stream.
 type followed struct {
@@ -303,28 +302,6 @@ func (c *client) readStream(ctx context.Context, turnID string, last int64, f *f
 		return false, err
 	}
 	return false, io.ErrUnexpectedEOF
-}
-
-// text joins the text deltas, dropping a retried model call's partial text
-// when a status frame says to discard it (what a client does).
-func text(events []event) string {
-	var b strings.Builder
-	stepStart := 0
-	for _, e := range events {
-		switch e.Type {
-		case "status":
-			if d, _ := e.Data["discard"].(bool); d {
-				s := b.String()[:stepStart]
-				b.Reset()
-				b.WriteString(s)
-			}
-			stepStart = b.Len()
-		case "text":
-			d, _ := e.Data["delta"].(string)
-			b.WriteString(d)
-		}
-	}
-	return b.String()
 }
 
 type receipt struct {

@@ -29,6 +29,7 @@ import (
 
 var (
 	buildOnce sync.Once
+	binaryDir string // removed by TestMain when the package's tests end
 	binary    string
 	buildErr  error
 )
@@ -42,7 +43,7 @@ func hubBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binary = filepath.Join(dir, "hub")
+		binaryDir, binary = dir, filepath.Join(dir, "hub")
 		// -buildvcs=auto stamps the commit (for `hub version`) whatever
 		// GOFLAGS says, when git is at hand.
 		out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binary, "../cmd/hub").CombinedOutput()
