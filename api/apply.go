@@ -17,6 +17,7 @@ import (
 
 	"hub/chat"
 	"hub/hub"
+	"hub/models"
 	"hub/workflows"
 )
 
@@ -95,10 +96,15 @@ func (s *Server) apply(c *gin.Context) {
 	v, err, _ := s.applies.Do(string(key), func() (any, error) {
 		var res workflows.ApplyResult
 		var err error
-		// A transient failure of the workflow service is tried again: an
-		// Apply is idempotent, its receipts are in the database.
+		// A transient failure of the workflow service is tried again with
+		// the same update id: if the failed try's update reached the
+		// workflow after all, Temporal answers the retry with that
+		// update's outcome instead of running the Apply a second time (a
+		// second run would send again an outside write that this request's
+		// ResendUnknown allowed once, or answer with a later run's view).
+		updateID := models.NewID("apply")
 		for attempt := 1; ; attempt++ {
-			err = s.applyOnce(context.WithoutCancel(ctx), id, in, ar, &res)
+			err = s.applyOnce(context.WithoutCancel(ctx), id, updateID, in, ar, &res)
 			if err == nil || attempt == 4 || !transient(err) {
 				return res, err
 			}
@@ -143,16 +149,16 @@ func applyError(err error, messageID string) error {
 	return fmt.Errorf("apply: %w", err)
 }
 
-// applyOnce runs one Update-with-Start of the message's Apply workflow and
-// waits for its receipts.
-func (s *Server) applyOnce(ctx context.Context, id string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
+// applyOnce runs one Update-with-Start of the message's Apply workflow
+// (update updateID) and waits for its receipts.
+func (s *Server) applyOnce(ctx context.Context, id, updateID string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}, workflows.Apply, in)
 	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.ApplyUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateID: updateID, UpdateName: workflows.ApplyUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
 			Args: []any{req}},
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -96,10 +97,53 @@ func webhookApp(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	var posts atomic.Int32
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		if !hubPost(r) {
+			http.NotFound(w, r)
+			return
+		}
 		posts.Add(1)
 	}))
 	t.Cleanup(app.Close)
 	return app, &posts
+}
+
+// hubPost tells a post Hub made to a connected app (proposePost's URL ends
+// in /hook; Hub always sends its call id as the Idempotency-Key) from
+// anything else that reaches the test server's port. Something else does:
+// an embedded Temporal server that a finished test stopped leaves gRPC
+// connections redialing its old frontend port (temporalio/temporal#11289),
+// and when the kernel hands that port to a new httptest server, each redial
+// arrives as a "PRI * HTTP/2.0" request, which an HTTP/1 server passes to
+// its handler. Counted as posts, they made an Apply that sent nothing look
+// as if it had sent.
+func hubPost(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.URL.Path == "/hook" && r.Header.Get("Idempotency-Key") != ""
+}
+
+// TestWebhookAppCountsOnlyHubsPosts: a redial of a leaked gRPC connection
+// (the HTTP/2 preface) or any other stray request to the app's port is not
+// a post.
+func TestWebhookAppCountsOnlyHubsPosts(t *testing.T) {
+	t.Parallel()
+	app, posts := webhookApp(t)
+	conn, err := net.Dial("tcp", app.Listener.Addr().String())
+	require.NoError(t, err)
+	_, err = conn.Write([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")) // what a gRPC client sends first
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, conn) // the server answers and closes
+	require.NoError(t, conn.Close())
+	resp, err := http.Get(app.URL + "/hook")
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Zero(t, posts.Load())
+
+	req, err := http.NewRequest(http.MethodPost, app.URL+"/hook", strings.NewReader(`{"text":"Shipped"}`))
+	require.NoError(t, err)
+	req.Header.Set("Idempotency-Key", "call_1")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.EqualValues(t, 1, posts.Load())
 }
 
 func proposePost(t *testing.T, s *hubtest.Stack, appURL string) (conv, reply string) {

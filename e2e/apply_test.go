@@ -121,6 +121,10 @@ func TestApplyPostsToAConnectedAppOnce(t *testing.T) {
 	var key atomic.Value
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if !hubPost(r) {
+			http.NotFound(w, r)
+			return
+		}
 		require.Contains(t, string(body), "Release is out")
 		key.Store(r.Header.Get("Idempotency-Key"))
 		posts.Add(1)

@@ -72,6 +72,9 @@ type Options struct {
 	// HTTPLimits bound the api's connections (zero fields: the defaults of
 	// `hub api`).
 	HTTPLimits api.Limits
+	// APITemporal wraps the Temporal client the api uses (a test's failing
+	// workflow service); nil: the api uses Stack.Temporal as it is.
+	APITemporal func(client.Client) client.Client
 }
 
 // Stack is a running Hub.
@@ -155,7 +158,11 @@ func Start(t testing.TB, o Options) *Stack {
 	s.StartWorker(t)
 	t.Cleanup(s.StopWorker)
 
-	srv := serveAPI(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: c, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
+	apiTemporal := client.Client(c)
+	if o.APITemporal != nil {
+		apiTemporal = o.APITemporal(c)
+	}
+	srv := serveAPI(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: apiTemporal, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
 		TurnTimeout: o.TurnTimeout}), o.HTTPLimits)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
