@@ -124,12 +124,9 @@ func askAs(t *testing.T, s *hubtest.Stack, token, conv, text string) hubtest.Sta
 // if it never existed; their token keeps working elsewhere.
 func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 	t.Parallel()
-	for _, engine := range []string{"postgres", "sqlite"} {
-		t.Run(engine, func(t *testing.T) {
-			t.Parallel()
-			removedMemberReadsNothing(t, hubtest.Start(t, hubtest.Options{SQLite: engine == "sqlite", Script: fakemodel.MustParseScript(createThenAnswer)}))
-		})
-	}
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		removedMemberReadsNothing(t, hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(createThenAnswer)}))
+	})
 }
 
 func removedMemberReadsNothing(t *testing.T, s *hubtest.Stack) {
@@ -262,16 +259,13 @@ func removedMemberReadsNothing(t *testing.T, s *hubtest.Stack) {
 // its ending.
 func TestARemovedMembersRunningTurnEndsAtItsNextStep(t *testing.T) {
 	t.Parallel()
-	for _, engine := range []string{"postgres", "sqlite"} {
-		t.Run(engine, func(t *testing.T) {
-			t.Parallel()
-			removedMembersTurnEnds(t, hubtest.Start(t, hubtest.Options{SQLite: engine == "sqlite", Script: fakemodel.MustParseScript(`{"rules": [
-			  {"match": {"afterToolResult": false}, "reply": {"firstTokenDelay": "3s",
-			    "toolCalls": [{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Draft brief"}]}}]}},
-			  {"reply": {"text": "{{.LastToolSummary}}"}}
-			]}`)}))
-		})
-	}
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		removedMembersTurnEnds(t, hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(`{"rules": [
+		  {"match": {"afterToolResult": false}, "reply": {"firstTokenDelay": "3s",
+		    "toolCalls": [{"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Draft brief"}]}}]}},
+		  {"reply": {"text": "{{.LastToolSummary}}"}}
+		]}`)}))
+	})
 }
 
 func removedMembersTurnEnds(t *testing.T, s *hubtest.Stack) {

@@ -88,12 +88,9 @@ func TestStreamBeyondARunningTurnsLastFrameIs204(t *testing.T) {
 // the turn runs and after it ended.
 func TestEventSourceReconnectLoopEndsAfterDone(t *testing.T) {
 	t.Parallel()
-	for _, sqlite := range []bool{false, true} {
-		t.Run(map[bool]string{false: "postgres", true: "sqlite"}[sqlite], func(t *testing.T) {
-			t.Parallel()
-			eventSourceEndsAfterDone(t, hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(slowText)}))
-		})
-	}
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		eventSourceEndsAfterDone(t, hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(slowText)}))
+	})
 }
 
 func eventSourceEndsAfterDone(t *testing.T, s *hubtest.Stack) {
