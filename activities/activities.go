@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/llm"
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // chatModel is the model gateway as the activities use it.
@@ -27,10 +27,10 @@ type chatModel interface {
 // Activities holds the dependencies of every activity; Temporal calls its
 // methods. Register one value with the worker.
 type Activities struct {
-	Hub    *hub.Service
-	Chat   *chat.Store
-	Tools  *tools.Registry
-	Frames *stream.Bus
+	Workspace *workspace.Service
+	Chat      *chat.Store
+	Tools     *tools.Registry
+	Frames    *stream.Bus
 	// Model is the model endpoint; when it is not configured, turns end with
 	// an unavailable error naming the variables to set.
 	Model           chatModel

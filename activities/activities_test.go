@@ -10,30 +10,30 @@ import (
 	"hub/activities"
 	"hub/chat"
 	"hub/dbtest"
-	"hub/hub"
 	"hub/models"
 	"hub/stream"
 	"hub/tools"
+	"hub/workspace"
 )
 
 type fixture struct {
 	db    *models.DB
 	acts  *activities.Activities
 	chat  *chat.Store
-	hub   *hub.Service
+	hub   *workspace.Service
 	space string
-	actor hub.Actor
+	actor workspace.Actor
 	turn  chat.Turn
 }
 
 func newFixture(t *testing.T, url string) *fixture {
 	db := dbtest.Open(t, url)
-	f := &fixture{db: db, hub: hub.NewService(db), chat: chat.NewStore(db)}
-	f.acts = &activities.Activities{Hub: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: stream.NewBus(db)}
+	f := &fixture{db: db, hub: workspace.NewService(db), chat: chat.NewStore(db)}
+	f.acts = &activities.Activities{Workspace: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: stream.NewBus(db)}
 	ctx := context.Background()
-	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
+	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
-	f.space, f.actor = space, hub.Actor{PersonID: person, Via: hub.ViaREST}
+	f.space, f.actor = space, workspace.Actor{PersonID: person, Via: workspace.ViaREST}
 	conv, err := f.chat.CreateConversation(ctx, person, space, "")
 	require.NoError(t, err)
 	f.turn, err = f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person, Text: "add two tasks"})
@@ -50,8 +50,8 @@ func (f *fixture) step(t *testing.T, n int, calls ...chat.ToolCall) []chat.ToolC
 	return saved
 }
 
-func (f *fixture) tasks(t *testing.T) []hub.Task {
-	page, err := f.hub.ListTasks(context.Background(), f.actor, f.space, hub.TaskFilter{})
+func (f *fixture) tasks(t *testing.T) []workspace.Task {
+	page, err := f.hub.ListTasks(context.Background(), f.actor, f.space, workspace.TaskFilter{})
 	require.NoError(t, err)
 	return page.Tasks
 }
@@ -105,7 +105,7 @@ func TestAccessIsCheckedWhenTheCallRuns(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		f := newFixture(t, url)
 		calls := f.step(t, 1, chat.ToolCall{Tool: "hub_create_tasks", Arguments: `{"tasks":[{"title":"x"}]}`})
-		_, _, err := f.hub.EnsureMember(context.Background(), "Acme", "Ann Archer", hub.RoleViewer)
+		_, _, err := f.hub.EnsureMember(context.Background(), "Acme", "Ann Archer", workspace.RoleViewer)
 		require.NoError(t, err)
 		out, err := f.acts.RunTool(context.Background(), activities.RunToolInput{TurnID: f.turn.ID, CallID: calls[0].ID})
 		require.NoError(t, err)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // ApplyTxTimeout bounds one space's Apply transaction (seed 000 §6: 30 s).
@@ -30,14 +30,15 @@ type ApplyInput struct {
 	RetryInterrupted bool
 }
 
-// ApplyPlan is what an Apply will run: Hub writes grouped by space (one
+// ApplyBatches is what an Apply will run: Hub writes grouped by space (one
 // transaction each) and outside writes, one at a time, after them.
-type ApplyPlan struct {
+type ApplyBatches struct {
 	Spaces []SpaceBatch
-	// Workflows are hub_run_workflow calls: their steps run one by one,
-	// each its own durable unit, after the spaces' Hub writes.
-	Workflows []CallRef
-	Outside   []CallRef
+	// Plans are hub_run_workflow calls: their plan steps run one by one,
+	// each its own durable unit, after the spaces' Hub writes. The JSON
+	// name is the one recorded histories carry.
+	Plans   []CallRef `json:"Workflows"`
+	Outside []CallRef
 }
 
 // CallRef is one call and the space it acts in.
@@ -79,12 +80,13 @@ type ApplyReceipt struct {
 	ErrorCode    string
 	ErrorMessage string
 	UndoGroupID  string
-	// Steps are a workflow call's steps with what became of each.
-	Steps []StepReceipt
+	// PlanSteps are a hub_run_workflow call's plan steps with what became
+	// of each (JSON name as recorded histories carry it).
+	PlanSteps []PlanStepReceipt `json:"Steps"`
 }
 
-// StepReceipt is one workflow step's state.
-type StepReceipt struct {
+// PlanStepReceipt is one workflow step's state.
+type PlanStepReceipt struct {
 	ID, Tool, Status, Summary, ErrorCode, ErrorMessage, UndoGroupID string
 }
 
@@ -101,16 +103,16 @@ type FailCallsInput struct {
 // PlanApply reads the reply's held calls and their receipts and decides
 // what runs: a call that succeeded is never sent again; an outside write
 // whose outcome is unknown is sent again only when the person says so.
-func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, error) {
+func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches, error) {
 	calls, err := a.Chat.Proposal(ctx, in.PersonID, in.ConversationID, in.MessageID)
 	if err != nil {
-		return ApplyPlan{}, gone(err)
+		return ApplyBatches{}, gone(err)
 	}
 	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
 	if err != nil {
-		return ApplyPlan{}, err
+		return ApplyBatches{}, err
 	}
-	var plan ApplyPlan
+	var plan ApplyBatches
 	bySpace := map[string]int{}
 	for _, c := range calls {
 		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
@@ -124,7 +126,7 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, e
 			expired := chat.Receipt{CallID: c.ID, SpaceID: c.SpaceID, Status: chat.ReceiptFailed, ErrorCode: chat.CallExpired,
 				ErrorMessage: "This proposal waited too long for Apply and expired; nothing was changed. Ask again."}
 			if err := a.Chat.SaveReceipt(ctx, in.MessageID, expired); err != nil {
-				return ApplyPlan{}, err
+				return ApplyBatches{}, err
 			}
 			continue
 		case seen && (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
@@ -134,8 +136,8 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, e
 			plan.Outside = append(plan.Outside, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
 			continue
 		}
-		if c.Tool == tools.RunWorkflowTool {
-			plan.Workflows = append(plan.Workflows, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
+		if c.Tool == tools.PlanTool {
+			plan.Plans = append(plan.Plans, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
 			continue
 		}
 		i, ok := bySpace[c.SpaceID]
@@ -146,10 +148,10 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyPlan, e
 		}
 		plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
 	}
-	if len(plan.Spaces)+len(plan.Workflows)+len(plan.Outside) > 0 {
+	if len(plan.Spaces)+len(plan.Plans)+len(plan.Outside) > 0 {
 		// The top bar shows the Apply working until ApplyReceipts answers.
 		if err := a.Chat.MarkApplying(ctx, in.MessageID, true); err != nil {
-			return ApplyPlan{}, err
+			return ApplyBatches{}, err
 		}
 	}
 	return plan, nil
@@ -180,23 +182,23 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	if len(calls) == 0 {
 		return nil
 	}
-	role, err := a.Hub.Access(ctx, in.PersonID, in.SpaceID)
-	if errors.Is(err, hub.ErrNotFound) {
+	role, err := a.Workspace.Access(ctx, in.PersonID, in.SpaceID)
+	if errors.Is(err, workspace.ErrNotFound) {
 		return a.failBatch(ctx, in.MessageID, in.SpaceID, calls, -1, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
 	}
 	if err != nil {
 		return err
 	}
-	settings, err := a.Hub.GetSettings(ctx, in.PersonID)
+	settings, err := a.Workspace.GetSettings(ctx, in.PersonID)
 	if err != nil {
 		return err
 	}
-	actor := hub.Actor{PersonID: in.PersonID, Via: hub.ViaAssistant}
+	actor := workspace.Actor{PersonID: in.PersonID, Via: workspace.ViaAssistant}
 
 	txCtx, cancel := context.WithTimeout(ctx, ApplyTxTimeout)
 	defer cancel()
 	failed, failure := -1, (*tools.Error)(nil)
-	err = a.Hub.Tx(txCtx, func(tx *hub.Service) error {
+	err = a.Workspace.Tx(txCtx, func(tx *workspace.Service) error {
 		gid, err := tx.NewUndoGroup(txCtx, actor, in.SpaceID, "Apply")
 		if err != nil {
 			failed, failure = 0, tools.AsError(err)
@@ -204,7 +206,7 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 		}
 		store := a.Chat.WithDB(tx.DB())
 		for i, c := range calls {
-			env := tools.Env{Hub: tx.WithUndo(gid), Actor: actor, SpaceID: in.SpaceID, Role: role, Settings: settings,
+			env := tools.Env{Workspace: tx.WithUndo(gid), Actor: actor, SpaceID: in.SpaceID, Role: role, Settings: settings,
 				CallID: c.ID, Applying: true}
 			res, terr := a.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Input, Offered: []string{c.Tool}})
 			if terr != nil {
@@ -265,14 +267,14 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	if err != nil {
 		return gone(err)
 	}
-	role, err := a.Hub.Access(ctx, in.PersonID, in.SpaceID)
-	if errors.Is(err, hub.ErrNotFound) {
+	role, err := a.Workspace.Access(ctx, in.PersonID, in.SpaceID)
+	if errors.Is(err, workspace.ErrNotFound) {
 		return a.failBatch(ctx, in.MessageID, in.SpaceID, []chat.ToolCall{c}, -1, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
 	}
 	if err != nil {
 		return err
 	}
-	settings, err := a.Hub.GetSettings(ctx, in.PersonID)
+	settings, err := a.Workspace.GetSettings(ctx, in.PersonID)
 	if err != nil {
 		return err
 	}
@@ -283,7 +285,7 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	if err := a.Chat.SaveReceipt(ctx, in.MessageID, sending); err != nil {
 		return err
 	}
-	env := tools.Env{Hub: a.Hub, Actor: hub.Actor{PersonID: in.PersonID, Via: hub.ViaAssistant}, SpaceID: in.SpaceID,
+	env := tools.Env{Workspace: a.Workspace, Actor: workspace.Actor{PersonID: in.PersonID, Via: workspace.ViaAssistant}, SpaceID: in.SpaceID,
 		Role: role, Settings: settings, CallID: c.ID, Applying: true}
 	res, terr := a.Tools.Dispatch(ctx, env, tools.Call{Name: c.Tool, Arguments: c.Input, Offered: []string{c.Tool}})
 	if err := a.fault(FaultAfterSend); err != nil {
@@ -355,13 +357,13 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 		}
 		rc := ApplyReceipt{CallID: c.ID, SpaceID: c.SpaceID, Tool: c.Tool, Status: status, Summary: r.Summary,
 			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID}
-		if c.Tool == tools.RunWorkflowTool {
-			steps, err := a.Chat.WorkflowSteps(ctx, c.ID)
+		if c.Tool == tools.PlanTool {
+			steps, err := a.Chat.PlanSteps(ctx, c.ID)
 			if err != nil {
 				return nil, err
 			}
 			for _, st := range steps {
-				rc.Steps = append(rc.Steps, StepReceipt{ID: st.StepID, Tool: st.Tool, Status: st.Status, Summary: st.Summary,
+				rc.PlanSteps = append(rc.PlanSteps, PlanStepReceipt{ID: st.StepID, Tool: st.Tool, Status: st.Status, Summary: st.Summary,
 					ErrorCode: st.ErrorCode, ErrorMessage: st.ErrorMessage, UndoGroupID: st.UndoGroupID})
 			}
 		}

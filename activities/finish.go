@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/stream"
+	"hub/workspace"
 )
 
 // FinishTurn saves the reply (the text streamed so far, the records it
@@ -32,7 +32,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	}
 	var texts []string
 	var usage chat.Usage
-	var refs []hub.Ref
+	var refs []workspace.Ref
 	var held []map[string]string
 	for _, st := range steps {
 		if st.Text != "" {

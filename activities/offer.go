@@ -5,16 +5,16 @@ import (
 
 	"hub/assistant"
 	"hub/chat"
-	"hub/hub"
+	"hub/workspace"
 )
 
 // offerInput gathers what the turn's tool offer is decided from: the
 // person's message, mentions, open page and connected apps. Added (the
 // tools hub_how_to and hub_find_tools made available) is left to the
 // caller.
-func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role hub.Role, settings hub.Settings) (assistant.OfferInput, error) {
+func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role workspace.Role, settings workspace.Settings) (assistant.OfferInput, error) {
 	var appNames []string
-	conns, err := a.Hub.ListConnections(ctx, hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}, turn.SpaceID)
+	conns, err := a.Workspace.ListConnections(ctx, workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}, turn.SpaceID)
 	if err != nil {
 		return assistant.OfferInput{}, err
 	}
@@ -31,7 +31,7 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 // rest of the turn. Everything the offer needs from the database is read
 // before AddTools locks the turn: on SQLite the lock holds the only
 // connection.
-func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role hub.Role, settings hub.Settings, names []string) error {
+func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspace.Role, settings workspace.Settings, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}

@@ -9,10 +9,10 @@ import (
 
 	"hub/assistant"
 	"hub/chat"
-	"hub/hub"
 	"hub/llm"
 	"hub/playbooks"
 	"hub/stream"
+	"hub/workspace"
 )
 
 // MaxSteps is how many model requests one turn makes at most; the last one
@@ -32,14 +32,14 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err := a.claim(ctx, turn, -1); err != nil {
 		return Plan{}, err
 	}
-	space, err := a.Hub.GetSpace(ctx, turn.PersonID, turn.SpaceID)
-	if errors.Is(err, hub.ErrNotFound) {
+	space, err := a.Workspace.GetSpace(ctx, turn.PersonID, turn.SpaceID)
+	if errors.Is(err, workspace.ErrNotFound) {
 		return Plan{}, temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
 	}
 	if err != nil {
 		return Plan{}, err
 	}
-	person, err := a.Hub.GetPerson(ctx, turn.PersonID)
+	person, err := a.Workspace.GetPerson(ctx, turn.PersonID)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -51,11 +51,11 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	settings, err := a.Hub.GetSettings(ctx, turn.PersonID)
+	settings, err := a.Workspace.GetSettings(ctx, turn.PersonID)
 	if err != nil {
 		return Plan{}, err
 	}
-	var spaces []hub.Space
+	var spaces []workspace.Space
 	if len(turn.Spaces) > 0 {
 		if spaces, err = a.turnSpaces(ctx, turn); err != nil {
 			return Plan{}, err
@@ -126,9 +126,9 @@ func (a *Activities) modelName() string {
 	return a.Model.Model()
 }
 
-func nonNilRefs(r []hub.Ref) []hub.Ref {
+func nonNilRefs(r []workspace.Ref) []workspace.Ref {
 	if r == nil {
-		return []hub.Ref{}
+		return []workspace.Ref{}
 	}
 	return r
 }

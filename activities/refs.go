@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"hub/chat"
-	"hub/hub"
+	"hub/workspace"
 )
 
 // maxTurnRefs: a turn knows at most 200 records by id (seed 000 §4.1).
@@ -12,8 +12,8 @@ const maxTurnRefs = 200
 
 // knownRefs are the records a turn knows by id before any tool runs: the
 // person's mentions and the records earlier replies named.
-func knownRefs(user chat.Message, history []chat.Message) []hub.Ref {
-	var refs []hub.Ref
+func knownRefs(user chat.Message, history []chat.Message) []workspace.Ref {
+	var refs []workspace.Ref
 	refs = append(refs, user.Mentions...)
 	for _, m := range history {
 		refs = append(refs, m.Mentions...)
@@ -51,9 +51,9 @@ func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn) (map[strin
 	return out, nil
 }
 
-func dedupeRefs(refs []hub.Ref, limit int) []hub.Ref {
+func dedupeRefs(refs []workspace.Ref, limit int) []workspace.Ref {
 	seen := map[string]bool{}
-	var out []hub.Ref
+	var out []workspace.Ref
 	for _, r := range refs {
 		k := r.Kind + "/" + r.ID
 		if seen[k] || r.ID == "" {

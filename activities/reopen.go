@@ -8,8 +8,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/stream"
+	"hub/workspace"
 )
 
 // ErrTypeConflict: a reset run cannot reopen its turn (another turn of the
@@ -46,7 +46,7 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 		step = turn.Step // FinishTurn: the step the turn ended at
 	}
 	reopened, err := a.Chat.ClaimTurn(ctx, turn.ID, runID, keep, a.Frames.Reopen(turn.ID, step, frames))
-	if errors.Is(err, hub.ErrConflict) {
+	if errors.Is(err, workspace.ErrConflict) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
 	}
 	if err != nil {

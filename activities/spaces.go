@@ -10,21 +10,21 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // turnSpaces returns the spaces a turn may act in that the person can
 // still open: its conversation's first, then the others it was started
 // with, in that order. A space the person left since is not listed.
-func (a *Activities) turnSpaces(ctx context.Context, turn chat.Turn) ([]hub.Space, error) {
-	mine, err := a.Hub.ListSpaces(ctx, turn.PersonID)
+func (a *Activities) turnSpaces(ctx context.Context, turn chat.Turn) ([]workspace.Space, error) {
+	mine, err := a.Workspace.ListSpaces(ctx, turn.PersonID)
 	if err != nil {
 		return nil, err
 	}
-	var out []hub.Space
+	var out []workspace.Space
 	for _, id := range append([]string{turn.SpaceID}, turn.Spaces...) {
-		if i := slices.IndexFunc(mine, func(s hub.Space) bool { return s.ID == id }); i >= 0 {
+		if i := slices.IndexFunc(mine, func(s workspace.Space) bool { return s.ID == id }); i >= 0 {
 			out = append(out, mine[i])
 		}
 	}
@@ -35,12 +35,12 @@ func (a *Activities) turnSpaces(ctx context.Context, turn chat.Turn) ([]hub.Spac
 // in a turn that acts in several spaces the widest of theirs (a viewer here
 // may be an editor there). Every call is still checked with the role of the
 // space it acts in.
-func offerRole(own hub.Role, spaces []hub.Space) hub.Role {
-	roles := []hub.Role{own}
+func offerRole(own workspace.Role, spaces []workspace.Space) workspace.Role {
+	roles := []workspace.Role{own}
 	for _, s := range spaces {
 		roles = append(roles, s.Role)
 	}
-	return hub.Widest(roles...)
+	return workspace.Widest(roles...)
 }
 
 // callSpace decides the space a call acts in and returns its arguments
@@ -59,7 +59,7 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		return turn.SpaceID, rest, terr, nil
 	}
 	allowed := append([]string{turn.SpaceID}, turn.Spaces...)
-	names, err := a.Hub.SpaceNames(ctx, allowed)
+	names, err := a.Workspace.SpaceNames(ctx, allowed)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -104,8 +104,8 @@ const errLostAccess = "you can no longer open this space"
 // model call (a non-retryable forbidden error, which the workflow ends the
 // turn with) and runs no more tool calls.
 func (a *Activities) stillMember(ctx context.Context, turn chat.Turn) error {
-	_, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID)
-	if errors.Is(err, hub.ErrNotFound) {
+	_, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID)
+	if errors.Is(err, workspace.ErrNotFound) {
 		return temporal.NewNonRetryableApplicationError(errLostAccess, ErrTypeForbidden, err)
 	}
 	return err

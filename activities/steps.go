@@ -8,21 +8,21 @@ import (
 	"strings"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
-// WorkflowCallInput names an applied hub_run_workflow call.
-type WorkflowCallInput struct {
+// PlanCallInput names an applied hub_run_workflow call.
+type PlanCallInput struct {
 	MessageID string
 	CallID    string
 	PersonID  string
 	SpaceID   string
 }
 
-// ApplyStepInput runs one step of a workflow call.
-type ApplyStepInput struct {
-	WorkflowCallInput
+// ApplyPlanStepInput runs one step of a workflow call.
+type ApplyPlanStepInput struct {
+	PlanCallInput
 	StepID string
 	// RetryInterrupted runs a step again that was interrupted while
 	// running ("Retry remaining steps"); without it such a step is only
@@ -32,12 +32,12 @@ type ApplyStepInput struct {
 
 // PrepareSteps checks a held workflow against the hash it was proposed
 // with and creates its steps' state rows; it returns the step ids in order.
-func (a *Activities) PrepareSteps(ctx context.Context, in WorkflowCallInput) ([]string, error) {
+func (a *Activities) PrepareSteps(ctx context.Context, in PlanCallInput) ([]string, error) {
 	call, err := a.Chat.GetToolCall(ctx, in.CallID)
 	if err != nil {
 		return nil, gone(err)
 	}
-	var plan tools.RunWorkflowInput
+	var plan tools.PlanInput
 	if err := json.Unmarshal([]byte(call.Input), &plan); err != nil || plan.PlanHash != tools.PlanHash(plan.Steps) {
 		return nil, a.Chat.SaveReceipt(ctx, in.MessageID, chat.Receipt{CallID: in.CallID, SpaceID: in.SpaceID, Status: chat.ReceiptFailed,
 			ErrorCode: tools.CodeRefused, ErrorMessage: "this workflow changed after it was proposed; nothing was run. Ask again."})
@@ -46,12 +46,12 @@ func (a *Activities) PrepareSteps(ctx context.Context, in WorkflowCallInput) ([]
 	if err != nil {
 		return nil, gone(err)
 	}
-	rows := make([]chat.WorkflowStep, len(plan.Steps))
+	rows := make([]chat.PlanStep, len(plan.Steps))
 	for i, st := range plan.Steps {
-		rows[i] = chat.WorkflowStep{CallID: in.CallID, StepID: st.ID, Idx: i, SpaceID: in.SpaceID, ActorID: in.PersonID,
+		rows[i] = chat.PlanStep{CallID: in.CallID, StepID: st.ID, Idx: i, SpaceID: in.SpaceID, ActorID: in.PersonID,
 			ConversationID: turn.ConversationID, Tool: st.Tool}
 	}
-	saved, err := a.Chat.EnsureWorkflowSteps(ctx, rows)
+	saved, err := a.Chat.EnsurePlanSteps(ctx, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -68,56 +68,56 @@ func (a *Activities) PrepareSteps(ctx context.Context, in WorkflowCallInput) ([]
 // Access, settings and the step's input are checked now, with every $ref
 // resolved from the earlier steps' results. A Hub write runs in its own
 // transaction and Undo group with the step's new state.
-func (a *Activities) ApplyStep(ctx context.Context, in ApplyStepInput) (string, error) {
+func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (string, error) {
 	call, err := a.Chat.GetToolCall(ctx, in.CallID)
 	if err != nil {
 		return "", gone(err)
 	}
-	var plan tools.RunWorkflowInput
+	var plan tools.PlanInput
 	if err := json.Unmarshal([]byte(call.Input), &plan); err != nil {
 		return "", err
 	}
-	steps, err := a.Chat.WorkflowSteps(ctx, in.CallID)
+	steps, err := a.Chat.PlanSteps(ctx, in.CallID)
 	if err != nil {
 		return "", err
 	}
 	outputs := map[string]json.RawMessage{}
-	var st chat.WorkflowStep
-	var spec tools.WorkflowStep
+	var st chat.PlanStep
+	var spec tools.PlanStep
 	for i, s := range steps {
 		if s.StepID == in.StepID {
 			st, spec = s, plan.Steps[i]
 			break
 		}
-		if s.Status == chat.StepSucceeded {
+		if s.Status == chat.PlanStepSucceeded {
 			outputs[s.StepID] = json.RawMessage(s.Output)
 		}
 	}
 	switch {
-	case st.Status == chat.StepSucceeded:
+	case st.Status == chat.PlanStepSucceeded:
 		return st.Status, nil
-	case (st.Status == chat.StepRunning || st.Status == chat.StepInterrupted) && !in.RetryInterrupted:
-		st.Status = chat.StepInterrupted
+	case (st.Status == chat.PlanStepRunning || st.Status == chat.PlanStepInterrupted) && !in.RetryInterrupted:
+		st.Status = chat.PlanStepInterrupted
 		st.ErrorMessage = "interrupted while it ran; its outcome is not known. Check, then choose Retry remaining steps."
-		return st.Status, a.Chat.SaveWorkflowStep(ctx, st)
+		return st.Status, a.Chat.SavePlanStep(ctx, st)
 	}
 	fail := func(terr *tools.Error) (string, error) {
-		st.Status, st.ErrorCode, st.ErrorMessage = chat.StepFailed, terr.Code, terr.Message
-		return st.Status, a.Chat.SaveWorkflowStep(ctx, st)
+		st.Status, st.ErrorCode, st.ErrorMessage = chat.PlanStepFailed, terr.Code, terr.Message
+		return st.Status, a.Chat.SavePlanStep(ctx, st)
 	}
 	resolved, err := tools.ResolveRefs(spec.Input, outputs)
 	if err != nil {
 		return fail(tools.AsError(err))
 	}
 	st.ResolvedInput = string(resolved)
-	role, err := a.Hub.Access(ctx, in.PersonID, in.SpaceID)
-	if errors.Is(err, hub.ErrNotFound) {
+	role, err := a.Workspace.Access(ctx, in.PersonID, in.SpaceID)
+	if errors.Is(err, workspace.ErrNotFound) {
 		return fail(tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
 	}
 	if err != nil {
 		return "", err
 	}
-	settings, err := a.Hub.GetSettings(ctx, in.PersonID)
+	settings, err := a.Workspace.GetSettings(ctx, in.PersonID)
 	if err != nil {
 		return "", err
 	}
@@ -127,15 +127,15 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyStepInput) (string, 
 	}
 	// From here on a retry finds the step running and reports it
 	// interrupted instead of running it twice.
-	st.Status = chat.StepRunning
-	if err := a.Chat.SaveWorkflowStep(ctx, st); err != nil {
+	st.Status = chat.PlanStepRunning
+	if err := a.Chat.SavePlanStep(ctx, st); err != nil {
 		return "", err
 	}
 	if err := a.fault(FaultStepRunning); err != nil {
 		return "", err
 	}
-	actor := hub.Actor{PersonID: in.PersonID, Via: hub.ViaAssistant}
-	env := tools.Env{Hub: a.Hub, Actor: actor, SpaceID: in.SpaceID, Role: role, Settings: settings,
+	actor := workspace.Actor{PersonID: in.PersonID, Via: workspace.ViaAssistant}
+	env := tools.Env{Workspace: a.Workspace, Actor: actor, SpaceID: in.SpaceID, Role: role, Settings: settings,
 		CallID: in.CallID + "#" + in.StepID, Applying: true}
 	call2 := tools.Call{Name: spec.Tool, Arguments: st.ResolvedInput, Offered: []string{spec.Tool}}
 	if def.OutsideTransaction || def.Area == tools.AreaApps {
@@ -147,13 +147,13 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyStepInput) (string, 
 	}
 	var res tools.Result
 	var terr *tools.Error
-	err = a.Hub.Tx(ctx, func(tx *hub.Service) error {
+	err = a.Workspace.Tx(ctx, func(tx *workspace.Service) error {
 		gid, err := tx.NewUndoGroup(ctx, actor, in.SpaceID, tools.Action(spec.Tool))
 		if err != nil {
 			terr = tools.AsError(err)
 			return errRollback
 		}
-		env.Hub = tx.WithUndo(gid)
+		env.Workspace = tx.WithUndo(gid)
 		if res, terr = a.Tools.Dispatch(ctx, env, call2); terr != nil {
 			return errRollback
 		}
@@ -161,7 +161,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyStepInput) (string, 
 		if err != nil {
 			return err
 		}
-		return a.Chat.WithDB(tx.DB()).SaveWorkflowStep(ctx, done)
+		return a.Chat.WithDB(tx.DB()).SavePlanStep(ctx, done)
 	})
 	switch {
 	case terr != nil:
@@ -169,41 +169,41 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyStepInput) (string, 
 	case err != nil:
 		return "", err
 	}
-	return chat.StepSucceeded, nil
+	return chat.PlanStepSucceeded, nil
 }
 
-func (a *Activities) stepDone(ctx context.Context, st chat.WorkflowStep, res tools.Result, gid string) (string, error) {
+func (a *Activities) stepDone(ctx context.Context, st chat.PlanStep, res tools.Result, gid string) (string, error) {
 	done, err := stepState(st, res, gid)
 	if err != nil {
 		return "", err
 	}
-	return done.Status, a.Chat.SaveWorkflowStep(ctx, done)
+	return done.Status, a.Chat.SavePlanStep(ctx, done)
 }
 
 // stepState is a step that succeeded, with its output kept for later refs.
-func stepState(st chat.WorkflowStep, res tools.Result, gid string) (chat.WorkflowStep, error) {
+func stepState(st chat.PlanStep, res tools.Result, gid string) (chat.PlanStep, error) {
 	out, err := json.Marshal(res.Data)
 	if err != nil {
 		return st, fmt.Errorf("step %s output: %w", st.StepID, err)
 	}
-	st.Status, st.Output, st.Summary, st.UndoGroupID, st.ErrorCode, st.ErrorMessage = chat.StepSucceeded, string(out), res.Summary, gid, "", ""
+	st.Status, st.Output, st.Summary, st.UndoGroupID, st.ErrorCode, st.ErrorMessage = chat.PlanStepSucceeded, string(out), res.Summary, gid, "", ""
 	return st, nil
 }
 
 // FinishWorkflowCall writes the receipt of a workflow call from its steps:
 // succeeded when every step did; otherwise failed, saying which steps
 // finished and where it stopped (outside changes are not rolled back).
-func (a *Activities) FinishWorkflowCall(ctx context.Context, in WorkflowCallInput) error {
-	steps, err := a.Chat.WorkflowSteps(ctx, in.CallID)
+func (a *Activities) FinishWorkflowCall(ctx context.Context, in PlanCallInput) error {
+	steps, err := a.Chat.PlanSteps(ctx, in.CallID)
 	if err != nil {
 		return err
 	}
 	var done, problem []string
 	for _, st := range steps {
 		switch st.Status {
-		case chat.StepSucceeded:
+		case chat.PlanStepSucceeded:
 			done = append(done, fmt.Sprintf("%d. %s", st.Idx+1, st.Summary))
-		case chat.StepFailed, chat.StepInterrupted:
+		case chat.PlanStepFailed, chat.PlanStepInterrupted:
 			problem = append(problem, fmt.Sprintf("step %d (%s) %s: %s", st.Idx+1, st.StepID, st.Status, st.ErrorMessage))
 		}
 	}

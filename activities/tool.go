@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/stream"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // errRollback ends a write's transaction without committing when the tool
@@ -54,24 +54,24 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		return ToolOutcome{}, err
 	}
 	if spaceErr != nil {
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, spaceErr, hub.Settings{})
+		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, spaceErr, workspace.Settings{})
 	}
 	// Access is checked again now, not trusted from when the turn started:
 	// to the conversation's space (a person removed from it reads nothing
 	// of it, so their turn does nothing more anywhere; its next model call
 	// ends it), and to the space the call acts in.
 	if spaceID != turn.SpaceID {
-		_, err := a.Hub.Access(ctx, turn.PersonID, turn.SpaceID)
-		if errors.Is(err, hub.ErrNotFound) {
-			return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), hub.Settings{})
+		_, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID)
+		if errors.Is(err, workspace.ErrNotFound) {
+			return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), workspace.Settings{})
 		}
 		if err != nil {
 			return ToolOutcome{}, err
 		}
 	}
-	role, err := a.Hub.Access(ctx, turn.PersonID, spaceID)
-	if errors.Is(err, hub.ErrNotFound) {
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), hub.Settings{})
+	role, err := a.Workspace.Access(ctx, turn.PersonID, spaceID)
+	if errors.Is(err, workspace.ErrNotFound) {
+		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), workspace.Settings{})
 	}
 	if err != nil {
 		return ToolOutcome{}, err
@@ -87,7 +87,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if spaceID != turn.SpaceID {
 		call.SpaceID = spaceID
 	}
-	settings, err := a.Hub.GetSettings(ctx, turn.PersonID)
+	settings, err := a.Workspace.GetSettings(ctx, turn.PersonID)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
@@ -95,7 +95,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	env := tools.Env{Hub: a.Hub, Actor: hub.Actor{PersonID: turn.PersonID, Via: hub.ViaAssistant}, SpaceID: spaceID,
+	env := tools.Env{Workspace: a.Workspace, Actor: workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}, SpaceID: spaceID,
 		Role: role, Settings: settings, CallID: call.ID, Known: known}
 	tc := tools.Call{Name: call.Tool, Arguments: arguments, Offered: rec.OfferedTools}
 	if def == nil || !def.IsWrite || def.OutsideTransaction || def.Holds(settings) || !slices.Contains(rec.OfferedTools, call.Tool) {
@@ -119,9 +119,9 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	var terr *tools.Error
 	var already bool
 	var undoGroup string
-	err = a.Hub.Tx(ctx, func(tx *hub.Service) error {
+	err = a.Workspace.Tx(ctx, func(tx *workspace.Service) error {
 		env := env
-		env.Hub = tx
+		env.Workspace = tx
 		if def.Undoable {
 			// One Undo group per write: the person can take back exactly
 			// the records this call changed.
@@ -131,7 +131,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 				terr = tools.AsError(err)
 				return errRollback
 			}
-			env.Hub, undoGroup = tx.WithUndo(gid), gid
+			env.Workspace, undoGroup = tx.WithUndo(gid), gid
 		}
 		res, terr = a.Tools.Dispatch(ctx, env, tc)
 		if terr != nil {
@@ -171,7 +171,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 }
 
 // finishCall records a read's outcome or a failure and tells the stream.
-func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error, settings hub.Settings) (ToolOutcome, error) {
+func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error, settings workspace.Settings) (ToolOutcome, error) {
 	o := outcomeOf(res, terr, settings)
 	o.SpaceID = call.SpaceID
 	won, err := a.Chat.CompleteToolCall(ctx, call.ID, o)
@@ -191,13 +191,13 @@ func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.To
 	return ToolOutcome{Status: o.Status, ErrorCode: o.ErrorCode}, nil
 }
 
-func outcomeOf(res tools.Result, terr *tools.Error, settings hub.Settings) chat.Outcome {
+func outcomeOf(res tools.Result, terr *tools.Error, settings workspace.Settings) chat.Outcome {
 	if terr != nil {
 		return chat.Outcome{Status: chat.CallFailed, Result: tools.ErrorText(terr), ErrorCode: terr.Code, ErrorMessage: terr.Message}
 	}
 	if res.Held {
 		heldFor := chat.HeldForApply
-		if settings.WritePolicy == hub.PolicyNeedsMe {
+		if settings.WritePolicy == workspace.PolicyNeedsMe {
 			heldFor = chat.HeldForNeedsMe
 		}
 		return chat.Outcome{Status: chat.CallHeld, Summary: res.Summary, Input: string(res.Input), HeldFor: heldFor,
@@ -212,7 +212,7 @@ func outcomeOf(res tools.Result, terr *tools.Error, settings hub.Settings) chat.
 
 // inSpace marks the refs of a call that acted in another of its turn's
 // spaces (spaceID; "" for the conversation's own) with that space.
-func inSpace(refs []hub.Ref, spaceID string) {
+func inSpace(refs []workspace.Ref, spaceID string) {
 	if spaceID == "" {
 		return
 	}

@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // TurnRef names the turn an activity works on. Workflow payloads carry ids
@@ -111,7 +111,7 @@ const (
 // gone makes a missing turn or call final: its conversation was deleted
 // while the turn ran, and no retry will bring it back.
 func gone(err error) error {
-	if errors.Is(err, hub.ErrNotFound) {
+	if errors.Is(err, workspace.ErrNotFound) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeGone, err)
 	}
 	return err

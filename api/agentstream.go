@@ -14,7 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hub/chat"
-	"hub/hub"
+	"hub/workspace"
 )
 
 // activityFrameDTO is an activity frame that reports one change.
@@ -37,7 +37,7 @@ type activityFrameDTO struct {
 // ?streamToken= a token from POST /api/agent/stream-token.
 func (s *Server) agentStream(c *gin.Context) {
 	ctx := c.Request.Context()
-	p, err := s.streamPerson(c, hub.ActivityScope)
+	p, err := s.streamPerson(c, workspace.ActivityScope)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -53,7 +53,7 @@ func (s *Server) agentStream(c *gin.Context) {
 		// this stream never gave out: it gets a snapshot, numbered with the
 		// latest frame, not 204 — this stream never ends, and a 204 would
 		// switch a browser's top bar off for good (docs/decisions.md).
-		if resume, err = s.Chat.ActivityResumes(ctx, personID, after); err != nil {
+		if resume, err = s.Chat.WorkResumes(ctx, personID, after); err != nil {
 			respondError(c, err)
 			return
 		}
@@ -63,7 +63,7 @@ func (s *Server) agentStream(c *gin.Context) {
 		// The head first, then the state: a change in between is sent
 		// again after the snapshot (harmless: frames carry whole states),
 		// never lost.
-		if after, err = s.Chat.ActivityHead(ctx, personID); err != nil {
+		if after, err = s.Chat.WorkHead(ctx, personID); err != nil {
 			respondError(c, err)
 			return
 		}
@@ -85,10 +85,10 @@ func (s *Server) agentStream(c *gin.Context) {
 	// The frame bus closing is how an api process shutting down ends its
 	// SSE streams (so the server drains at once and clients resume
 	// elsewhere); the activity stream ends with the turn streams.
-	pumpSSE(ctx, c, s.Frames.Done(), func(ctx context.Context, emit func(chat.ActivityFrame) error) error {
-		return s.Chat.FollowActivity(ctx, personID, after, emit)
-	}, func(f chat.ActivityFrame) error {
-		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Activity)})
+	pumpSSE(ctx, c, s.Frames.Done(), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
+		return s.Chat.FollowWork(ctx, personID, after, emit)
+	}, func(f chat.WorkFrame) error {
+		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Work)})
 	})
 }
 
@@ -105,7 +105,7 @@ type activityTokenDTO struct {
 // StreamTokenTTL; it is checked when a connection opens, so an open
 // stream outlives it, and a client whose reconnect is refused asks again.
 func (s *Server) activityStreamToken(c *gin.Context) {
-	token, exp, err := s.Hub.CreateScopedToken(c.Request.Context(), person(c).ID, hub.ActivityScope, s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateScopedToken(c.Request.Context(), person(c).ID, workspace.ActivityScope, s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -16,9 +16,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/models"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 type applyRequest struct {
@@ -122,7 +122,7 @@ func (s *Server) apply(c *gin.Context) {
 		if r.ErrorCode != "" || r.ErrorMessage != "" {
 			out[i].Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
 		}
-		for _, st := range r.Steps {
+		for _, st := range r.PlanSteps {
 			d := stepDTO{ID: st.ID, Tool: st.Tool, Status: st.Status, Summary: st.Summary, UndoGroupID: st.UndoGroupID}
 			if st.ErrorCode != "" || st.ErrorMessage != "" {
 				d.Error = &errorDTO{Code: st.ErrorCode, Message: st.ErrorMessage}
@@ -140,7 +140,7 @@ func (s *Server) apply(c *gin.Context) {
 func applyError(err error, messageID string) error {
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) && ae.Type() == workflows.ErrTypeGone {
-		return &hub.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
+		return &workspace.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
 	}
 	var unav *serviceerror.Unavailable
 	if errors.As(err, &unav) || errors.Is(err, context.DeadlineExceeded) {

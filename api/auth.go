@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 const personKey = "hub.person"
@@ -15,7 +15,7 @@ const personKey = "hub.person"
 // authenticate requires a full bearer token and puts its person on the
 // request.
 func (s *Server) authenticate(c *gin.Context) {
-	p, err := s.Hub.Authenticate(c.Request.Context(), bearer(c), "")
+	p, err := s.Workspace.Authenticate(c.Request.Context(), bearer(c), "")
 	if err != nil {
 		respondError(c, err)
 		return
@@ -28,14 +28,14 @@ func (s *Server) authenticate(c *gin.Context) {
 // and returns its person. A browser's EventSource cannot send a header, so
 // besides the Authorization header (a full token, or a token of this
 // scope) a stream takes ?streamToken=, which must be a token of exactly
-// this scope: a full token in a URL is refused (hub.AuthenticateScoped).
-func (s *Server) streamPerson(c *gin.Context, scope string) (hub.Person, error) {
+// this scope: a full token in a URL is refused (workspace.AuthenticateScoped).
+func (s *Server) streamPerson(c *gin.Context, scope string) (workspace.Person, error) {
 	if token := bearer(c); token != "" {
-		return s.Hub.Authenticate(c.Request.Context(), token, scope)
+		return s.Workspace.Authenticate(c.Request.Context(), token, scope)
 	}
-	p, err := s.Hub.AuthenticateScoped(c.Request.Context(), c.Query("streamToken"), scope)
-	if errors.Is(err, hub.ErrUnauthenticated) {
-		return hub.Person{}, &apiError{status: http.StatusUnauthorized, detail: errorDetail{Code: codeUnauthenticated,
+	p, err := s.Workspace.AuthenticateScoped(c.Request.Context(), c.Query("streamToken"), scope)
+	if errors.Is(err, workspace.ErrUnauthenticated) {
+		return workspace.Person{}, &apiError{status: http.StatusUnauthorized, detail: errorDetail{Code: codeUnauthenticated,
 			Message: "this stream needs a bearer token, or in ?streamToken= the stream token Hub gave out for it (a full token is never accepted in a URL)"}}
 	}
 	return p, err
@@ -49,11 +49,11 @@ func bearer(c *gin.Context) string {
 	return ""
 }
 
-func person(c *gin.Context) hub.Person {
+func person(c *gin.Context) workspace.Person {
 	p, _ := c.Get(personKey)
-	return p.(hub.Person)
+	return p.(workspace.Person)
 }
 
-func actor(c *gin.Context) hub.Actor {
-	return hub.Actor{PersonID: person(c).ID, Via: hub.ViaREST}
+func actor(c *gin.Context) workspace.Actor {
+	return workspace.Actor{PersonID: person(c).ID, Via: workspace.ViaREST}
 }

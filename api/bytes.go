@@ -9,7 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // Bad bytes are refused at the edge, the same on both engines: a NUL or
@@ -30,7 +30,7 @@ func refuseBadBytes(c *gin.Context) {
 		return
 	}
 	for _, p := range c.Params {
-		if hub.BadText(p.Value) {
+		if workspace.BadText(p.Value) {
 			respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
 				Message: "no " + paramNoun(p.Key) + " has this id"}})
 			return
@@ -42,12 +42,12 @@ func refuseBadBytes(c *gin.Context) {
 		return
 	}
 	for name, values := range query {
-		if hub.BadText(name) {
-			respondError(c, badRequest("/"+escapePointer(hub.CleanText(name)), "a query parameter name must be valid UTF-8 without a NUL character"))
+		if workspace.BadText(name) {
+			respondError(c, badRequest("/"+escapePointer(workspace.CleanText(name)), "a query parameter name must be valid UTF-8 without a NUL character"))
 			return
 		}
 		for _, v := range values {
-			if err := hub.CheckText("/"+escapePointer(name), v); err != nil {
+			if err := workspace.CheckText("/"+escapePointer(name), v); err != nil {
 				respondError(c, err)
 				return
 			}

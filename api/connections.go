@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // connectionDTO is a connected app as the api shows it. url is left out
@@ -23,13 +23,13 @@ type connectionDTO struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-func toConnectionDTO(c hub.Connection) connectionDTO {
+func toConnectionDTO(c workspace.Connection) connectionDTO {
 	return connectionDTO{ID: c.ID, Kind: c.Kind, Name: c.Name, URL: c.URL, Enabled: c.Enabled, OwnerID: c.OwnerID,
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 func (s *Server) listConnections(c *gin.Context) {
-	conns, err := s.Hub.ListConnections(c.Request.Context(), actor(c), c.Param("spaceId"))
+	conns, err := s.Workspace.ListConnections(c.Request.Context(), actor(c), c.Param("spaceId"))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -52,7 +52,7 @@ func (s *Server) createConnection(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	conn, err := s.Hub.CreateConnection(c.Request.Context(), actor(c), c.Param("spaceId"), hub.NewConnection(req))
+	conn, err := s.Workspace.CreateConnection(c.Request.Context(), actor(c), c.Param("spaceId"), workspace.NewConnection(req))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -61,7 +61,7 @@ func (s *Server) createConnection(c *gin.Context) {
 }
 
 func (s *Server) deleteConnection(c *gin.Context) {
-	if _, err := s.Hub.DeleteConnection(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
+	if _, err := s.Workspace.DeleteConnection(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
 		respondError(c, err)
 		return
 	}

@@ -102,9 +102,9 @@ type activityDTO struct {
 
 // toActivityDTO names an Apply by its workflow id, as the top bar always
 // has.
-func toActivityDTO(a chat.Activity) activityDTO {
+func toActivityDTO(a chat.Work) activityDTO {
 	id := a.ID
-	if a.Kind == chat.ActivityApply {
+	if a.Kind == chat.WorkApply {
 		id = workflows.ApplyWorkflowID(a.ID)
 	}
 	return activityDTO{ID: id, Kind: a.Kind, ConversationID: a.ConversationID, Status: string(a.Status),
@@ -131,7 +131,7 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	paused := true
 	for _, a := range acts {
 		out.Activities = append(out.Activities, toActivityDTO(a))
-		if a.Kind == chat.ActivityTurn {
+		if a.Kind == chat.WorkTurn {
 			turns++
 			paused = paused && a.Status == chat.StatusPaused
 		}

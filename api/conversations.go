@@ -10,8 +10,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // Limits of what a person may send.
@@ -54,7 +54,7 @@ func (s *Server) createConversation(c *gin.Context) {
 		respondError(c, badRequest("/title", "a title has at most 200 characters"))
 		return
 	}
-	if _, err := s.Hub.Access(c.Request.Context(), person(c).ID, req.SpaceID); err != nil {
+	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, req.SpaceID); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -72,7 +72,7 @@ func (s *Server) listConversations(c *gin.Context) {
 		respondError(c, badRequest("/spaceId", "the spaceId query parameter is required"))
 		return
 	}
-	if _, err := s.Hub.Access(c.Request.Context(), person(c).ID, spaceID); err != nil {
+	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, spaceID); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -129,7 +129,7 @@ type refDTO struct {
 	SpaceID string `json:"spaceId,omitempty"`
 }
 
-func toRefDTOs(refs []hub.Ref) []refDTO {
+func toRefDTOs(refs []workspace.Ref) []refDTO {
 	out := make([]refDTO, len(refs))
 	for i, r := range refs {
 		out[i] = refDTO(r)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // MaxBodyBytes bounds a request body; more is 413.
@@ -35,7 +35,7 @@ func decode(c *gin.Context, v any) error {
 	// Go's decoder would turn bytes that are not UTF-8 into U+FFFD without
 	// a word, and a NUL would reach the database: both are refused here,
 	// by the field they are in.
-	if err := hub.CheckJSONText(body); err != nil {
+	if err := workspace.CheckJSONText(body); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // Error codes of the error body.
@@ -71,25 +71,25 @@ func classify(err error) (int, errorDetail) {
 	if errors.As(err, &ae) {
 		return ae.status, ae.detail
 	}
-	var inv *hub.InvalidError
+	var inv *workspace.InvalidError
 	if errors.As(err, &inv) {
 		return http.StatusBadRequest, errorDetail{Code: codeInvalid, Message: inv.Message, Path: inv.Path,
 			Issues: []issue{{Path: inv.Path, Message: inv.Message}}}
 	}
-	var nf *hub.NotFoundError
+	var nf *workspace.NotFoundError
 	if errors.As(err, &nf) {
 		return http.StatusNotFound, errorDetail{Code: codeNotFound, Message: nf.Error(), Path: nf.Path}
 	}
 	switch {
-	case errors.Is(err, hub.ErrUnauthenticated):
+	case errors.Is(err, workspace.ErrUnauthenticated):
 		return http.StatusUnauthorized, errorDetail{Code: codeUnauthenticated, Message: "a valid bearer token is required"}
-	case errors.Is(err, hub.ErrNotFound):
+	case errors.Is(err, workspace.ErrNotFound):
 		return http.StatusNotFound, errorDetail{Code: codeNotFound, Message: err.Error()}
-	case errors.Is(err, hub.ErrForbidden):
+	case errors.Is(err, workspace.ErrForbidden):
 		return http.StatusForbidden, errorDetail{Code: codeForbidden, Message: err.Error()}
-	case errors.Is(err, hub.ErrStale), errors.Is(err, hub.ErrConflict):
+	case errors.Is(err, workspace.ErrStale), errors.Is(err, workspace.ErrConflict):
 		return http.StatusConflict, errorDetail{Code: codeConflict, Message: err.Error()}
-	case errors.Is(err, hub.ErrInvalid):
+	case errors.Is(err, workspace.ErrInvalid):
 		return http.StatusBadRequest, errorDetail{Code: codeInvalid, Message: err.Error()}
 	case badTextError(err):
 		return http.StatusBadRequest, errorDetail{Code: codeInvalid,

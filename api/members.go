@@ -7,8 +7,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 type memberRoleRequest struct {
@@ -23,7 +23,7 @@ type memberRoleRequest struct {
 func (s *Server) removeMember(c *gin.Context) {
 	ctx := c.Request.Context()
 	spaceID, personID := c.Param("spaceId"), c.Param("personId")
-	if err := s.Hub.RemoveMember(ctx, person(c).ID, spaceID, personID); err != nil {
+	if err := s.Workspace.RemoveMember(ctx, person(c).ID, spaceID, personID); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -57,7 +57,7 @@ func (s *Server) setMemberRole(c *gin.Context) {
 		respondError(c, badRequest("/role", "role is required: owner, editor, viewer or guest"))
 		return
 	}
-	p, err := s.Hub.SetMemberRole(c.Request.Context(), person(c).ID, c.Param("spaceId"), c.Param("personId"), hub.Role(*req.Role))
+	p, err := s.Workspace.SetMemberRole(c.Request.Context(), person(c).ID, c.Param("spaceId"), c.Param("personId"), workspace.Role(*req.Role))
 	if err != nil {
 		respondError(c, err)
 		return

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 type spaceDTO struct {
@@ -17,7 +17,7 @@ type spaceDTO struct {
 }
 
 func (s *Server) listSpaces(c *gin.Context) {
-	spaces, err := s.Hub.ListSpaces(c.Request.Context(), person(c).ID)
+	spaces, err := s.Workspace.ListSpaces(c.Request.Context(), person(c).ID)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -42,7 +42,7 @@ type taskDTO struct {
 	UpdatedAt  time.Time `json:"updatedAt"`
 }
 
-func toTaskDTO(t hub.Task) taskDTO {
+func toTaskDTO(t workspace.Task) taskDTO {
 	return taskDTO{ID: t.ID, Title: t.Title, Status: t.Status, DueDate: nullable(t.DueDate), Priority: t.Priority,
 		ProjectID: nullable(t.ProjectID), AssigneeID: nullable(t.AssigneeID), Revision: t.Revision,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
@@ -56,13 +56,13 @@ func nullable(s string) *string {
 }
 
 func (s *Server) listTasks(c *gin.Context) {
-	f := hub.TaskFilter{Status: c.Query("status"), ProjectID: c.Query("projectId"), AssigneeID: c.Query("assigneeId"), Query: c.Query("q")}
+	f := workspace.TaskFilter{Status: c.Query("status"), ProjectID: c.Query("projectId"), AssigneeID: c.Query("assigneeId"), Query: c.Query("q")}
 	var err error
 	if f.Limit, f.Offset, err = queryPage(c); err != nil {
 		respondError(c, err)
 		return
 	}
-	page, err := s.Hub.ListTasks(c.Request.Context(), actor(c), c.Param("spaceId"), f)
+	page, err := s.Workspace.ListTasks(c.Request.Context(), actor(c), c.Param("spaceId"), f)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -113,7 +113,7 @@ func (s *Server) createTask(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	tasks, err := s.Hub.CreateTasks(c.Request.Context(), actor(c), c.Param("spaceId"), "", []hub.NewTask{{
+	tasks, err := s.Workspace.CreateTasks(c.Request.Context(), actor(c), c.Param("spaceId"), "", []workspace.NewTask{{
 		Title: req.Title, Status: req.Status, DueDate: req.DueDate, Priority: req.Priority,
 		ProjectID: req.ProjectID, AssigneeID: req.AssigneeID,
 	}})
@@ -127,17 +127,17 @@ func (s *Server) createTask(c *gin.Context) {
 // stripIndex turns "/0/title" (the service's path for the first of a list)
 // into "/title", the path in a single-task request body.
 func stripIndex(err error) error {
-	if inv, ok := err.(*hub.InvalidError); ok && len(inv.Path) > 2 && inv.Path[:3] == "/0/" {
-		return &hub.InvalidError{Path: inv.Path[2:], Message: inv.Message}
+	if inv, ok := err.(*workspace.InvalidError); ok && len(inv.Path) > 2 && inv.Path[:3] == "/0/" {
+		return &workspace.InvalidError{Path: inv.Path[2:], Message: inv.Message}
 	}
-	if nf, ok := err.(*hub.NotFoundError); ok && len(nf.Path) > 2 && nf.Path[:3] == "/0/" {
-		return &hub.NotFoundError{Kind: nf.Kind, ID: nf.ID, Path: nf.Path[2:]}
+	if nf, ok := err.(*workspace.NotFoundError); ok && len(nf.Path) > 2 && nf.Path[:3] == "/0/" {
+		return &workspace.NotFoundError{Kind: nf.Kind, ID: nf.ID, Path: nf.Path[2:]}
 	}
 	return err
 }
 
 func (s *Server) getTask(c *gin.Context) {
-	t, err := s.Hub.GetTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	t, err := s.Workspace.GetTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -160,7 +160,7 @@ func (s *Server) updateTask(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	p := hub.TaskPatch{DueDate: stringPtr(req.DueDate), ProjectID: stringPtr(req.ProjectID), AssigneeID: stringPtr(req.AssigneeID)}
+	p := workspace.TaskPatch{DueDate: stringPtr(req.DueDate), ProjectID: stringPtr(req.ProjectID), AssigneeID: stringPtr(req.AssigneeID)}
 	var err error
 	if p.Title, err = requireValue(req.Title, "/title"); err == nil {
 		if p.Status, err = requireValue(req.Status, "/status"); err == nil {
@@ -173,7 +173,7 @@ func (s *Server) updateTask(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	t, err := s.Hub.UpdateTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
+	t, err := s.Workspace.UpdateTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -182,7 +182,7 @@ func (s *Server) updateTask(c *gin.Context) {
 }
 
 func (s *Server) deleteTask(c *gin.Context) {
-	if _, err := s.Hub.DeleteTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
+	if _, err := s.Workspace.DeleteTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -199,19 +199,19 @@ type projectDTO struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-func toProjectDTO(p hub.Project) projectDTO {
+func toProjectDTO(p workspace.Project) projectDTO {
 	return projectDTO{ID: p.ID, Name: p.Name, Status: p.Status, Description: p.Description, Revision: p.Revision,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
 func (s *Server) listProjects(c *gin.Context) {
-	f := hub.ProjectFilter{Status: c.Query("status"), Query: c.Query("q")}
+	f := workspace.ProjectFilter{Status: c.Query("status"), Query: c.Query("q")}
 	var err error
 	if f.Limit, f.Offset, err = queryPage(c); err != nil {
 		respondError(c, err)
 		return
 	}
-	page, err := s.Hub.ListProjects(c.Request.Context(), actor(c), c.Param("spaceId"), f)
+	page, err := s.Workspace.ListProjects(c.Request.Context(), actor(c), c.Param("spaceId"), f)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -238,7 +238,7 @@ func (s *Server) createProject(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	p, err := s.Hub.CreateProject(c.Request.Context(), actor(c), c.Param("spaceId"), hub.NewProject(req))
+	p, err := s.Workspace.CreateProject(c.Request.Context(), actor(c), c.Param("spaceId"), workspace.NewProject(req))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -247,7 +247,7 @@ func (s *Server) createProject(c *gin.Context) {
 }
 
 func (s *Server) getProject(c *gin.Context) {
-	p, err := s.Hub.GetProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	p, err := s.Workspace.GetProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -267,7 +267,7 @@ func (s *Server) updateProject(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	p := hub.ProjectPatch{Description: stringPtr(req.Description)}
+	p := workspace.ProjectPatch{Description: stringPtr(req.Description)}
 	var err error
 	if p.Name, err = requireValue(req.Name, "/name"); err == nil {
 		if p.Status, err = requireValue(req.Status, "/status"); err == nil {
@@ -278,7 +278,7 @@ func (s *Server) updateProject(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	out, err := s.Hub.UpdateProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
+	out, err := s.Workspace.UpdateProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -287,7 +287,7 @@ func (s *Server) updateProject(c *gin.Context) {
 }
 
 func (s *Server) deleteProject(c *gin.Context) {
-	if _, err := s.Hub.DeleteProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
+	if _, err := s.Workspace.DeleteProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -301,7 +301,7 @@ type personDTO struct {
 }
 
 func (s *Server) listPeople(c *gin.Context) {
-	people, err := s.Hub.ListPeople(c.Request.Context(), person(c).ID, c.Param("spaceId"))
+	people, err := s.Workspace.ListPeople(c.Request.Context(), person(c).ID, c.Param("spaceId"))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -320,7 +320,7 @@ type settingsDTO struct {
 }
 
 // toSettingsDTO answers an empty list (every area allowed) as [], never null.
-func toSettingsDTO(st hub.Settings) settingsDTO {
+func toSettingsDTO(st workspace.Settings) settingsDTO {
 	areas := st.AllowedWriteAreas
 	if areas == nil {
 		areas = []string{}
@@ -329,7 +329,7 @@ func toSettingsDTO(st hub.Settings) settingsDTO {
 }
 
 func (s *Server) getSettings(c *gin.Context) {
-	st, err := s.Hub.GetSettings(c.Request.Context(), person(c).ID)
+	st, err := s.Workspace.GetSettings(c.Request.Context(), person(c).ID)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -348,7 +348,7 @@ func (s *Server) updateSettings(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	var p hub.SettingsPatch
+	var p workspace.SettingsPatch
 	var err error
 	if p.WritePolicy, err = requireValue(req.WritePolicy, "/writePolicy"); err == nil {
 		p.ConnectedAppWrites, err = requireValue(req.ConnectedAppWrites, "/connectedAppWrites")
@@ -365,7 +365,7 @@ func (s *Server) updateSettings(c *gin.Context) {
 		}
 		p.AllowedWriteAreas = &areas
 	}
-	st, err := s.Hub.UpdateSettings(c.Request.Context(), person(c).ID, p)
+	st, err := s.Workspace.UpdateSettings(c.Request.Context(), person(c).ID, p)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/models"
 	"hub/stream"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // workflowClient is the part of the Temporal client the api uses.
@@ -33,11 +33,11 @@ type workflowClient interface {
 
 // Deps are what the api needs.
 type Deps struct {
-	DB       *models.DB
-	Hub      *hub.Service
-	Chat     *chat.Store
-	Frames   *stream.Bus
-	Temporal workflowClient
+	DB        *models.DB
+	Workspace *workspace.Service
+	Chat      *chat.Store
+	Frames    *stream.Bus
+	Temporal  workflowClient
 	// CORSOrigins may call the api from a browser; none by default.
 	CORSOrigins []string
 	// StreamTokenTTL is how long a turn's stream token is valid (≥ 1 hour).

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"hub/hub"
 	"hub/stream"
+	"hub/workspace"
 )
 
 // sseKeepAlive: a comment line this often keeps proxies from closing a
@@ -28,7 +28,7 @@ const sseKeepAlive = 15 * time.Second
 func (s *Server) streamTurn(c *gin.Context) {
 	ctx := c.Request.Context()
 	turnID := c.Param("turnId")
-	p, err := s.streamPerson(c, hub.StreamScope(turnID))
+	p, err := s.streamPerson(c, workspace.StreamScope(turnID))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -45,7 +45,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 	}
 	tail, err := s.Frames.Tail(ctx, turnID)
 	if errors.Is(err, stream.ErrTurnGone) {
-		respondError(c, hub.ErrNotFound) // deleted since GetTurnFor: as a reconnect after would be
+		respondError(c, workspace.ErrNotFound) // deleted since GetTurnFor: as a reconnect after would be
 		return
 	}
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 
 	"hub/assistant"
 	"hub/chat"
-	"hub/hub"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 type mentionRequest struct {
@@ -88,7 +88,7 @@ func (s *Server) startTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	if _, err := s.Hub.Access(ctx, person(c).ID, conv.SpaceID); err != nil {
+	if _, err := s.Workspace.Access(ctx, person(c).ID, conv.SpaceID); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -97,9 +97,9 @@ func (s *Server) startTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	mentions := make([]hub.Ref, 0, len(req.Mentions))
+	mentions := make([]workspace.Ref, 0, len(req.Mentions))
 	for i, m := range req.Mentions {
-		ref, err := s.Hub.ResolveRef(ctx, actor(c), conv.SpaceID, m.Kind, m.ID)
+		ref, err := s.Workspace.ResolveRef(ctx, actor(c), conv.SpaceID, m.Kind, m.ID)
 		if err != nil {
 			respondError(c, atPath(err, fmt.Sprintf("/mentions/%d", i)))
 			return
@@ -128,10 +128,10 @@ func (s *Server) turnSpaces(c *gin.Context, own string, ids []string) ([]string,
 		if id == own || slices.Contains(out, id) {
 			continue
 		}
-		if _, err := s.Hub.Access(c.Request.Context(), person(c).ID, id); err != nil {
-			var nf *hub.NotFoundError
+		if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, id); err != nil {
+			var nf *workspace.NotFoundError
 			if errors.As(err, &nf) {
-				return nil, &hub.NotFoundError{Kind: "space", ID: id, Path: at}
+				return nil, &workspace.NotFoundError{Kind: "space", ID: id, Path: at}
 			}
 			return nil, err
 		}
@@ -143,10 +143,10 @@ func (s *Server) turnSpaces(c *gin.Context, own string, ids []string) ([]string,
 // atPath puts a mention's position in front of a domain error's path.
 func atPath(err error, prefix string) error {
 	switch e := err.(type) {
-	case *hub.NotFoundError:
-		return &hub.NotFoundError{Kind: e.Kind, ID: e.ID, Path: prefix + "/id"}
-	case *hub.InvalidError:
-		return &hub.InvalidError{Path: prefix + e.Path, Message: e.Message}
+	case *workspace.NotFoundError:
+		return &workspace.NotFoundError{Kind: e.Kind, ID: e.ID, Path: prefix + "/id"}
+	case *workspace.InvalidError:
+		return &workspace.InvalidError{Path: prefix + e.Path, Message: e.Message}
 	}
 	return err
 }
@@ -192,7 +192,7 @@ func (s *Server) launch(c *gin.Context, turn chat.Turn) {
 		respondError(c, unavailable(msg))
 		return
 	}
-	token, err := s.Hub.CreateToken(ctx, person(c).ID, hub.StreamScope(turn.ID), s.StreamTokenTTL)
+	token, err := s.Workspace.CreateToken(ctx, person(c).ID, workspace.StreamScope(turn.ID), s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 type undoRequest struct {
@@ -27,7 +27,7 @@ type undoResultDTO struct {
 	Records     []undoRecordDTO `json:"records"`
 }
 
-func toUndoResultDTO(r hub.UndoResult) undoResultDTO {
+func toUndoResultDTO(r workspace.UndoResult) undoResultDTO {
 	out := undoResultDTO{UndoGroupID: r.GroupID, State: r.State, Records: make([]undoRecordDTO, len(r.Records))}
 	for i, ref := range r.Records {
 		out.Records[i] = undoRecordDTO{Kind: ref.Kind, ID: ref.ID, Label: ref.Label}
@@ -35,14 +35,14 @@ func toUndoResultDTO(r hub.UndoResult) undoResultDTO {
 	return out
 }
 
-func (s *Server) undo(c *gin.Context) { s.undoRedo(c, s.Hub.Undo) }
+func (s *Server) undo(c *gin.Context) { s.undoRedo(c, s.Workspace.Undo) }
 
-func (s *Server) redo(c *gin.Context) { s.undoRedo(c, s.Hub.Redo) }
+func (s *Server) redo(c *gin.Context) { s.undoRedo(c, s.Workspace.Redo) }
 
 // undoRedo is the one shape of both routes. Whether the person may act on
 // the group is decided by hub from the group's maker and space, never from
 // the id alone: someone else's group is a 404.
-func (s *Server) undoRedo(c *gin.Context, run func(ctx context.Context, personID, groupID string) (hub.UndoResult, error)) {
+func (s *Server) undoRedo(c *gin.Context, run func(ctx context.Context, personID, groupID string) (workspace.UndoResult, error)) {
 	var req undoRequest
 	if !bind(c, &req) {
 		return

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/assistant"
-	"hub/hub"
 	"hub/llm"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // tokenSamples are strings with their token counts under OpenAI's
@@ -81,7 +81,7 @@ func TestToolTokensCountTheSchema(t *testing.T) {
 	t.Parallel()
 	reg := tools.Hub(nil)
 	var names []string
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		names = append(names, d.Name)
 	}
 	require.NotEmpty(t, names)
@@ -156,7 +156,7 @@ func TestBudget(t *testing.T) {
 func parts(history int, historyChars int) assistant.PromptParts {
 	reg := tools.Hub(nil)
 	var names []string
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		names = append(names, d.Name)
 	}
 	p := assistant.PromptParts{

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // MaxSelectedTextChars bounds the selected text a client may send.
@@ -19,7 +19,7 @@ const MaxSelectedTextChars = 2000
 type TurnContext struct {
 	Now      time.Time
 	Location *time.Location
-	Mentions []hub.Ref
+	Mentions []workspace.Ref
 	// Page is the client's "context" object as sent (view, open item,
 	// selection); it is passed on as data, never as instructions.
 	Page string
@@ -29,7 +29,7 @@ type TurnContext struct {
 	Guides []Guide
 	// Spaces are the spaces a turn may act in, its conversation's first,
 	// when it may act in more than one.
-	Spaces []hub.Space
+	Spaces []workspace.Space
 }
 
 // Render writes the context block.
@@ -55,7 +55,7 @@ func (c TurnContext) Render() string {
 	if len(c.Spaces) > 1 {
 		b.WriteString("Spaces you can act in (the first is this chat's; give a tool call \"space\", a name or id, to act in another):\n")
 		for _, s := range c.Spaces {
-			fmt.Fprintf(&b, "- %s, id %s, as %s\n", Link(hub.Ref{Kind: "space", ID: s.ID, Label: s.Name}), s.ID, s.Role)
+			fmt.Fprintf(&b, "- %s, id %s, as %s\n", Link(workspace.Ref{Kind: "space", ID: s.ID, Label: s.Name}), s.ID, s.Role)
 		}
 	}
 	if c.Recipe != "" {
@@ -101,6 +101,6 @@ func pageData(page string) string {
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`)
 
 // Link names a record for the model: its title as a link carrying the id.
-func Link(r hub.Ref) string {
+func Link(r workspace.Ref) string {
 	return fmt.Sprintf("[%s](hub://%s/%s)", labelEscaper.Replace(r.Label), r.Kind, url.PathEscape(r.ID))
 }

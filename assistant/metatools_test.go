@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/playbooks"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // metaRegistry is the Hub registry with the meta tools registered into it,
@@ -28,15 +28,15 @@ func metaRegistry(t *testing.T, extra ...*tools.Definition) (*tools.Registry, []
 	return reg, all
 }
 
-func call(t *testing.T, reg *tools.Registry, role hub.Role, name, args string) (tools.Result, *tools.Error) {
+func call(t *testing.T, reg *tools.Registry, role workspace.Role, name, args string) (tools.Result, *tools.Error) {
 	t.Helper()
-	env := tools.Env{Role: role, Settings: hub.Settings{ConnectedAppWrites: true}, SpaceID: "s1"}
+	env := tools.Env{Role: role, Settings: workspace.Settings{ConnectedAppWrites: true}, SpaceID: "s1"}
 	return reg.Dispatch(context.Background(), env, tools.Call{Name: name, Arguments: args, Offered: []string{name}})
 }
 
 func TestHowToReturnsTheRecipeAndAddsItsTools(t *testing.T) {
 	reg, all := metaRegistry(t)
-	res, err := call(t, reg, hub.RoleOwner, HowToTool, `{"name":"Projects"}`)
+	res, err := call(t, reg, workspace.RoleOwner, HowToTool, `{"name":"Projects"}`)
 	require.Nil(t, err)
 	projects, _ := playbooks.Named(all, "projects")
 	data := res.Data.(HowToData)
@@ -45,14 +45,14 @@ func TestHowToReturnsTheRecipeAndAddsItsTools(t *testing.T) {
 	require.Equal(t, projects.Tools, AddedTools(res.Data))
 	require.Equal(t, "Read the Projects playbook.", res.Summary)
 
-	viewer, err := call(t, reg, hub.RoleViewer, HowToTool, `{"name":"projects"}`)
+	viewer, err := call(t, reg, workspace.RoleViewer, HowToTool, `{"name":"projects"}`)
 	require.Nil(t, err)
 	require.Equal(t, []string{"hub_list_projects", "hub_list_tasks"}, AddedTools(viewer.Data), "only what the person may be offered")
 }
 
 func TestHowToMapReturnsTheMap(t *testing.T) {
 	reg, all := metaRegistry(t)
-	res, err := call(t, reg, hub.RoleOwner, HowToTool, `{"name":"map"}`)
+	res, err := call(t, reg, workspace.RoleOwner, HowToTool, `{"name":"map"}`)
 	require.Nil(t, err)
 	m, _ := playbooks.Named(all, playbooks.MapName)
 	require.Equal(t, m.Body, res.Data.(HowToData).Recipe)
@@ -63,19 +63,19 @@ func TestHowToMapReturnsTheMap(t *testing.T) {
 
 func TestHowToRefusesUnknownAndUnusablePlaybooks(t *testing.T) {
 	reg, _ := metaRegistry(t)
-	_, err := call(t, reg, hub.RoleOwner, HowToTool, `{"name":"boards"}`)
+	_, err := call(t, reg, workspace.RoleOwner, HowToTool, `{"name":"boards"}`)
 	require.NotNil(t, err)
 	require.Equal(t, tools.CodeNotFound, err.Code)
 	require.Equal(t, "/name", err.Path)
 	require.Contains(t, err.Message, "apps, map, people, projects, tasks")
 
-	_, err = call(t, reg, hub.RoleOwner, HowToTool, `{"name":"workflows"}`)
+	_, err = call(t, reg, workspace.RoleOwner, HowToTool, `{"name":"workflows"}`)
 	require.NotNil(t, err, "workflows needs hub_run_workflow, which this registry lacks")
 	d, _ := reg.Get(HowToTool)
 	require.NotContains(t, d.Description, "workflows")
 	require.Contains(t, d.Description, "- tasks: ")
 
-	_, err = call(t, reg, hub.RoleOwner, HowToTool, `{}`)
+	_, err = call(t, reg, workspace.RoleOwner, HowToTool, `{}`)
 	require.NotNil(t, err)
 	require.Equal(t, tools.CodeInvalidPayload, err.Code)
 }
@@ -84,7 +84,7 @@ func TestHowToOffersWorkflowsOnceTheToolExists(t *testing.T) {
 	reg, _ := metaRegistry(t, stub("hub_run_workflow", "Propose ordered write steps under one Apply.", true))
 	d, _ := reg.Get(HowToTool)
 	require.Contains(t, d.Description, "- workflows: ")
-	res, err := call(t, reg, hub.RoleOwner, HowToTool, `{"name":"workflows"}`)
+	res, err := call(t, reg, workspace.RoleOwner, HowToTool, `{"name":"workflows"}`)
 	require.Nil(t, err)
 	require.Contains(t, AddedTools(res.Data), "hub_run_workflow")
 }
@@ -94,7 +94,7 @@ func TestFindToolsSearchesWhatThePersonIsGranted(t *testing.T) {
 	for _, d := range SyntheticTools(1500) {
 		reg.Add(d)
 	}
-	res, err := call(t, reg, hub.RoleOwner, FindToolsTool, `{"query":"export figma comments"}`)
+	res, err := call(t, reg, workspace.RoleOwner, FindToolsTool, `{"query":"export figma comments"}`)
 	require.Nil(t, err)
 	data := res.Data.(FindToolsData)
 	require.NotEmpty(t, data.Tools)
@@ -104,7 +104,7 @@ func TestFindToolsSearchesWhatThePersonIsGranted(t *testing.T) {
 	require.Equal(t, AddedTools(res.Data), data.AddTools)
 	require.True(t, strings.HasPrefix(res.Summary, "Found 8 tools: figma_export_comment"), res.Summary)
 
-	viewer, err := call(t, reg, hub.RoleViewer, FindToolsTool, `{"query":"delete tasks"}`)
+	viewer, err := call(t, reg, workspace.RoleViewer, FindToolsTool, `{"query":"delete tasks"}`)
 	require.Nil(t, err)
 	for _, name := range AddedTools(viewer.Data) {
 		d, _ := reg.Get(name)
@@ -112,7 +112,7 @@ func TestFindToolsSearchesWhatThePersonIsGranted(t *testing.T) {
 	}
 	require.NotContains(t, AddedTools(viewer.Data), FindToolsTool)
 
-	none, err := call(t, reg, hub.RoleOwner, FindToolsTool, `{"query":"teleport"}`)
+	none, err := call(t, reg, workspace.RoleOwner, FindToolsTool, `{"query":"teleport"}`)
 	require.Nil(t, err)
 	require.Equal(t, "No tool matches “teleport”; nothing was added.", none.Summary)
 	require.Empty(t, AddedTools(none.Data))

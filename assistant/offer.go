@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"hub/hub"
 	"hub/playbooks"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // MaxOfferedTools is the most tool schemas one model request carries, the
@@ -39,10 +39,10 @@ var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, 
 // OfferInput is what a turn's tool offer is decided from.
 type OfferInput struct {
 	Registry *tools.Registry
-	Role     hub.Role
-	Settings hub.Settings
+	Role     workspace.Role
+	Settings workspace.Settings
 	Message  string
-	Mentions []hub.Ref
+	Mentions []workspace.Ref
 	// Path is the open page's path (it only breaks routing ties).
 	Path string
 	// AppNames are the names of the apps connected in the space.
@@ -277,7 +277,7 @@ func dedupe(names []string) []string {
 	return out
 }
 
-func mentionKinds(refs []hub.Ref) []string {
+func mentionKinds(refs []workspace.Ref) []string {
 	var kinds []string
 	for _, r := range refs {
 		if r.Kind != "" && !slices.Contains(kinds, r.Kind) {

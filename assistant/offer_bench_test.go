@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // The offer's cost on a haystack the size of a real assistant's: 1,500
@@ -43,7 +43,7 @@ func benchQueries(b *testing.B) []string {
 // its word cache warm (as in a running worker).
 func BenchmarkRank1500(b *testing.B) {
 	all := shippedPlaybooks(b)
-	defs := EvalRegistry(all, benchTools).Offerable(hub.RoleOwner, hub.Settings{ConnectedAppWrites: true})
+	defs := EvalRegistry(all, benchTools).Offerable(workspace.RoleOwner, workspace.Settings{ConnectedAppWrites: true})
 	qs := benchQueries(b)
 	r := NewWordRanker()
 	_, _ = r.Rank("warm the cache", defs)
@@ -63,7 +63,7 @@ func BenchmarkRank1500(b *testing.B) {
 // description is read and cached.
 func BenchmarkRank1500Cold(b *testing.B) {
 	all := shippedPlaybooks(b)
-	defs := EvalRegistry(all, benchTools).Offerable(hub.RoleOwner, hub.Settings{ConnectedAppWrites: true})
+	defs := EvalRegistry(all, benchTools).Offerable(workspace.RoleOwner, workspace.Settings{ConnectedAppWrites: true})
 	qs := benchQueries(b)
 	took := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
@@ -84,7 +84,7 @@ func BenchmarkBuildOffer1500(b *testing.B) {
 	all := shippedPlaybooks(b)
 	reg := EvalRegistry(all, benchTools)
 	qs := benchQueries(b)
-	in := OfferInput{Registry: reg, Role: hub.RoleOwner, Settings: hub.Settings{ConnectedAppWrites: true}, Playbooks: all,
+	in := OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true}, Playbooks: all,
 		AppNames: []string{"Slack", "Team channel"}}
 	BuildOffer(in)
 	took := make([]time.Duration, 0, b.N)
@@ -107,7 +107,7 @@ func BenchmarkBuildOffer1500Fallback(b *testing.B) {
 	reg := EvalRegistry(all, benchTools)
 	qs := benchQueries(b)
 	failing := rankerFunc(func(string, []*tools.Definition) ([]string, error) { return nil, errors.New("down") })
-	in := OfferInput{Registry: reg, Role: hub.RoleOwner, Settings: hub.Settings{ConnectedAppWrites: true}, Playbooks: all, Ranker: failing}
+	in := OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true}, Playbooks: all, Ranker: failing}
 	took := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()

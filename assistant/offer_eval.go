@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"hub/hub"
 	"hub/playbooks"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // The tool-selection evaluation (seed 003's first tier: no model call): a
@@ -92,12 +92,12 @@ func (r EvalReport) Recall() float64 {
 func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) EvalReport {
 	var rep EvalReport
 	for _, c := range cases {
-		var mentions []hub.Ref
+		var mentions []workspace.Ref
 		for i, k := range c.Mentions {
-			mentions = append(mentions, hub.Ref{Kind: k, ID: fmt.Sprintf("%s_%d", k, i+1), Label: k})
+			mentions = append(mentions, workspace.Ref{Kind: k, ID: fmt.Sprintf("%s_%d", k, i+1), Label: k})
 		}
 		offer := BuildOffer(OfferInput{
-			Registry: reg, Role: hub.RoleOwner, Settings: hub.Settings{ConnectedAppWrites: true},
+			Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
 			Message: c.Request, Mentions: mentions, Path: c.Path, AppNames: c.Apps, Playbooks: all,
 		})
 		for _, want := range c.Expect {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // updateOfferBaseline rewrites testdata/offer_eval_baseline.json with the
@@ -58,7 +58,7 @@ func TestOfferEvalSetIsWellFormed(t *testing.T) {
 			notes++
 		}
 	}
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		require.GreaterOrEqual(t, perTool[d.Name], 2, "%s needs several phrasings in the set", d.Name)
 	}
 	require.GreaterOrEqual(t, mentions, 3)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/playbooks"
 	"hub/tools"
+	"hub/workspace"
 )
 
 func shippedPlaybooks(t testing.TB) []playbooks.Playbook {
@@ -32,7 +32,7 @@ func (f rankerFunc) Rank(q string, c []*tools.Definition) ([]string, error) { re
 
 // owner is an offer input for an owner with every write allowed.
 func owner(reg *tools.Registry, all []playbooks.Playbook, message string) OfferInput {
-	return OfferInput{Registry: reg, Role: hub.RoleOwner, Settings: hub.Settings{ConnectedAppWrites: true},
+	return OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
 		Message: message, Playbooks: all}
 }
 
@@ -169,20 +169,20 @@ func TestOnlyGrantedToolsAreEverOffered(t *testing.T) {
 	all := shippedPlaybooks(t)
 	reg := EvalRegistry(all, 200)
 	writes := map[string]bool{}
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		if d.IsWrite {
 			writes[d.Name] = true
 		}
 	}
 	var allNames []string
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		allNames = append(allNames, d.Name)
 	}
 	greedy := rankerFunc(func(string, []*tools.Definition) ([]string, error) {
 		return append([]string{"no_such_tool", "hub_delete_tasks", "apps_post_update"}, allNames...), nil
 	})
 	for _, message := range []string{"delete all the done tasks", "post an update to the team channel", "remind me to call Mira"} {
-		in := OfferInput{Registry: reg, Role: hub.RoleViewer, Message: message, Playbooks: all, Ranker: greedy,
+		in := OfferInput{Registry: reg, Role: workspace.RoleViewer, Message: message, Playbooks: all, Ranker: greedy,
 			Added: []string{"hub_create_tasks", "jira_create_issue", "no_such_tool"}}
 		got := BuildOffer(in)
 		for _, name := range got.Tools {
@@ -190,12 +190,12 @@ func TestOnlyGrantedToolsAreEverOffered(t *testing.T) {
 			require.NotEqual(t, "no_such_tool", name)
 		}
 	}
-	guest := BuildOffer(OfferInput{Registry: reg, Role: hub.RoleGuest, Message: "post an update to the team channel",
+	guest := BuildOffer(OfferInput{Registry: reg, Role: workspace.RoleGuest, Message: "post an update to the team channel",
 		Playbooks: all, AppNames: []string{"Team channel"}})
 	require.NotContains(t, guest.Tools, "apps_post_update")
 	require.NotContains(t, guest.Tools, "hub_list_connections")
 
-	noProjects := BuildOffer(OfferInput{Registry: reg, Role: hub.RoleOwner, Settings: hub.Settings{AllowedWriteAreas: []string{"tasks"}},
+	noProjects := BuildOffer(OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{AllowedWriteAreas: []string{"tasks"}},
 		Message: "rename the Website project", Playbooks: all})
 	require.NotContains(t, noProjects.Tools, "hub_update_project")
 	require.Contains(t, noProjects.Tools, "hub_list_projects")
@@ -214,7 +214,7 @@ func TestSimpleTodoGetsFiveToolsAndARecipe(t *testing.T) {
 	got = BuildOffer(in)
 	require.Equal(t, append(slices.Clone(playbooks.SimpleTodoTools), "hub_update_tasks"), got.Tools, "what the model added stays")
 
-	viewer := BuildOffer(OfferInput{Registry: reg, Role: hub.RoleViewer, Message: "remind me to renew the domain", Playbooks: all})
+	viewer := BuildOffer(OfferInput{Registry: reg, Role: workspace.RoleViewer, Message: "remind me to renew the domain", Playbooks: all})
 	require.Empty(t, viewer.Recipe, "a viewer cannot add the task: not the simple path")
 	require.NotContains(t, viewer.Tools, "hub_create_tasks")
 	require.Equal(t, []string{"tasks"}, guideNames(viewer.Guides))
@@ -300,7 +300,7 @@ func TestOfferOnHubAloneHoldsTheRightTools(t *testing.T) {
 	got := BuildOffer(owner(reg, all, "post an update to the team channel"))
 	require.Equal(t, []string{"apps_post_update", "hub_list_connections"}, got.Tools[:2])
 	in := owner(reg, all, "what about this one")
-	in.Mentions = []hub.Ref{{Kind: hub.KindProject, ID: "p1", Label: "Website"}}
+	in.Mentions = []workspace.Ref{{Kind: workspace.KindProject, ID: "p1", Label: "Website"}}
 	got = BuildOffer(in)
 	require.Equal(t, []string{"projects"}, guideNames(got.Guides), "a mention routes")
 	require.Contains(t, got.Tools, "hub_update_project")
@@ -308,7 +308,7 @@ func TestOfferOnHubAloneHoldsTheRightTools(t *testing.T) {
 
 func TestWordRanker(t *testing.T) {
 	reg := tools.Hub(nil)
-	defs := reg.Granted(hub.RoleOwner)
+	defs := reg.Granted(workspace.RoleOwner)
 	r := NewWordRanker()
 	for query, first := range map[string]string{
 		"remove the old to-dos":          "hub_delete_tasks",

@@ -4,9 +4,9 @@ import (
 	"time"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/playbooks"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // Prompt is one text Hub sends a model, as its builder makes it with sample
@@ -75,7 +75,7 @@ func Catalog() []Prompt {
 			Name:        "context",
 			Description: "The <context> block in front of the person's message: today, the records they mentioned, what is on screen.",
 			Text: TurnContext{Now: sampleNow, Location: berlin,
-				Mentions: []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}, {Kind: "person", ID: "person_2", Label: "Ken Ito"}},
+				Mentions: []workspace.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}, {Kind: "person", ID: "person_2", Label: "Ken Ito"}},
 				Page:     `{"view":"board","filters":{"status":"todo"},"selected":["task_1"],"selectedText":"Quarterly numbers are due Friday"}`,
 			}.Render(),
 			Budget: ContextBudget,
@@ -103,9 +103,9 @@ func Catalog() []Prompt {
 			Description: "Added to an earlier reply in history: the writes it made, with their records as links, so later calls still have the ids.",
 			Text: WritesNote([]chat.ToolCall{
 				{Tool: "hub_create_tasks", Status: chat.CallDone, Summary: "Added 2 tasks: “Draft brief” and “Call Ken”.",
-					Refs: []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}, {Kind: "task", ID: "task_2", Label: "Call Ken"}}},
+					Refs: []workspace.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}, {Kind: "task", ID: "task_2", Label: "Call Ken"}}},
 				{Tool: "hub_update_tasks", Status: chat.CallHeld, Summary: "Move “Draft brief” to Friday.",
-					Refs: []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}},
+					Refs: []workspace.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}},
 			}, tools.NewRegistry(tools.CreateTasks, tools.UpdateTasks)),
 			Budget: NoteBudget * 2,
 		},
@@ -122,7 +122,7 @@ func Catalog() []Prompt {
 	)
 	reg := tools.Hub(nil)
 	var names []string
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		names = append(names, d.Name)
 	}
 	for _, t := range ToolSchemas(reg, names) {

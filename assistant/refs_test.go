@@ -7,8 +7,8 @@ import (
 
 	"hub/assistant"
 	"hub/chat"
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 func TestHumanizeShowsTitlesForKnownIDs(t *testing.T) {
@@ -22,10 +22,10 @@ func TestHumanizeShowsTitlesForKnownIDs(t *testing.T) {
 func TestWritesNoteNamesWrittenRecordsWithTheirIDs(t *testing.T) {
 	t.Parallel()
 	reg := tools.NewRegistry(tools.ListTasks, tools.CreateTasks)
-	ref := hub.Ref{Kind: "task", ID: "task_1", Label: "Buy milk"}
+	ref := workspace.Ref{Kind: "task", ID: "task_1", Label: "Buy milk"}
 	note := assistant.WritesNote([]chat.ToolCall{
-		{Tool: "hub_list_tasks", Status: chat.CallDone, Summary: "Found 1 task: “Buy milk”.", Refs: []hub.Ref{ref}},
-		{Tool: "hub_create_tasks", Status: chat.CallDone, Summary: "Added 1 task: “Buy milk”.", Refs: []hub.Ref{ref}},
+		{Tool: "hub_list_tasks", Status: chat.CallDone, Summary: "Found 1 task: “Buy milk”.", Refs: []workspace.Ref{ref}},
+		{Tool: "hub_create_tasks", Status: chat.CallDone, Summary: "Added 1 task: “Buy milk”.", Refs: []workspace.Ref{ref}},
 		{Tool: "hub_create_tasks", Status: chat.CallFailed, Summary: "", ErrorCode: "invalid_payload"},
 	}, reg)
 	require.Equal(t, "Added 1 task: “Buy milk”. Records: [Buy milk](hub://task/task_1)", note, "only writes that happened, with links")

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"time"
 
-	"hub/hub"
 	"hub/llm"
 	"hub/playbooks"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // SelectModel is the model an evaluation sends requests to.
@@ -47,10 +47,10 @@ func (r SelectReport) Rate() float64 {
 // only the choice is measured.
 func EvalSelect(ctx context.Context, m SelectModel, cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) SelectReport {
 	var rep SelectReport
-	instructions := Instructions(Profile{FirstName: "Sam", SpaceName: "Demo", Role: string(hub.RoleOwner),
-		WritePolicy: hub.PolicyImmediate, TimeZone: "UTC", Playbooks: playbooks.Index(all)})
+	instructions := Instructions(Profile{FirstName: "Sam", SpaceName: "Demo", Role: string(workspace.RoleOwner),
+		WritePolicy: workspace.PolicyImmediate, TimeZone: "UTC", Playbooks: playbooks.Index(all)})
 	for _, c := range cases {
-		offer := BuildOffer(OfferInput{Registry: reg, Role: hub.RoleOwner, Settings: hub.Settings{ConnectedAppWrites: true},
+		offer := BuildOffer(OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
 			Message: c.Request, Path: c.Path, AppNames: c.Apps, Playbooks: all})
 		guides := make([]Guide, len(offer.Guides))
 		for i, g := range offer.Guides {

@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/llm"
 	"hub/playbooks"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // FinalStepNote goes with the last, tools-off model request.
@@ -78,7 +78,7 @@ func ToolMessage(c chat.ToolCall) string {
 // Offer returns the tools a turn shows the model, by name, in order: every
 // tool the person's role and settings allow. The bounded, ranked offer of
 // at most 24 builds on this.
-func Offer(reg *tools.Registry, role hub.Role, s hub.Settings) []string {
+func Offer(reg *tools.Registry, role workspace.Role, s workspace.Settings) []string {
 	var names []string
 	for _, d := range reg.Offerable(role, s) {
 		names = append(names, d.Name)
@@ -134,7 +134,7 @@ func NewRegistry(apps tools.Poster) (*tools.Registry, []playbooks.Playbook, erro
 		return nil, nil, err
 	}
 	reg := tools.Hub(apps)
-	reg.Add(tools.RunWorkflow(reg))
+	reg.Add(tools.RunPlan(reg))
 	for _, d := range MetaTools(all, reg) {
 		reg.Add(d)
 	}

@@ -8,9 +8,9 @@ import (
 
 	"hub/assistant"
 	"hub/chat"
-	"hub/hub"
 	"hub/llm"
 	"hub/tools"
+	"hub/workspace"
 )
 
 func TestTranscriptMessages(t *testing.T) {
@@ -104,9 +104,9 @@ func TestToolMessage(t *testing.T) {
 func TestOfferAndSchemas(t *testing.T) {
 	t.Parallel()
 	reg := tools.NewRegistry(tools.ListTasks, tools.CreateTasks)
-	require.Equal(t, []string{"hub_list_tasks", "hub_create_tasks"}, assistant.Offer(reg, hub.RoleEditor, hub.Settings{}))
-	require.Equal(t, []string{"hub_list_tasks"}, assistant.Offer(reg, hub.RoleViewer, hub.Settings{}), "no write tool for a viewer")
-	require.Equal(t, []string{"hub_list_tasks"}, assistant.Offer(reg, hub.RoleOwner, hub.Settings{AllowedWriteAreas: []string{"projects"}}),
+	require.Equal(t, []string{"hub_list_tasks", "hub_create_tasks"}, assistant.Offer(reg, workspace.RoleEditor, workspace.Settings{}))
+	require.Equal(t, []string{"hub_list_tasks"}, assistant.Offer(reg, workspace.RoleViewer, workspace.Settings{}), "no write tool for a viewer")
+	require.Equal(t, []string{"hub_list_tasks"}, assistant.Offer(reg, workspace.RoleOwner, workspace.Settings{AllowedWriteAreas: []string{"projects"}}),
 		"no write tool in an area the settings switch off")
 
 	schemas := assistant.ToolSchemas(reg, []string{"hub_create_tasks", "hub_gone", "hub_list_tasks"})

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // TestReadsCheckCurrentAccess: every getter that reads a person's records
@@ -50,7 +50,7 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		require.NoError(t, f.db.Where("space_id = ? AND person_id = ?", f.space, f.ann).Delete(&models.Membership{}).Error)
 
 		for i, err := range reads() {
-			require.ErrorIs(t, err, hub.ErrNotFound, "read %d", i)
+			require.ErrorIs(t, err, workspace.ErrNotFound, "read %d", i)
 		}
 		turns, err = f.store.RunningTurns(ctx, f.ann)
 		require.NoError(t, err)
@@ -62,11 +62,11 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, convs)
 		_, err = f.store.RetryTurn(ctx, f.ann, done.ID)
-		require.ErrorIs(t, err, hub.ErrNotFound)
+		require.ErrorIs(t, err, workspace.ErrNotFound)
 		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "third"})
-		require.ErrorIs(t, err, hub.ErrNotFound)
+		require.ErrorIs(t, err, workspace.ErrNotFound)
 		_, err = f.store.DeleteConversation(ctx, f.ann, f.conv.ID)
-		require.ErrorIs(t, err, hub.ErrNotFound)
+		require.ErrorIs(t, err, workspace.ErrNotFound)
 		left, err := f.store.UnfinishedTurnsIn(ctx, f.ann, f.space)
 		require.NoError(t, err)
 		require.Len(t, left, 1, "the removal can still find what to end")
@@ -76,17 +76,17 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		// Her activity frames of the conversation say only that the work
 		// left her top bar; a later frame of a space she can open is
 		// delivered as written.
-		elsewhere, _, err := hub.NewService(f.db).EnsureMember(ctx, "Elsewhere", "Ann Archer", hub.RoleEditor)
+		elsewhere, _, err := workspace.NewService(f.db).EnsureMember(ctx, "Elsewhere", "Ann Archer", workspace.RoleEditor)
 		require.NoError(t, err)
 		there, err := f.store.CreateConversation(ctx, f.ann, elsewhere, "There")
 		require.NoError(t, err)
 		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: there.ID, PersonID: f.ann, Text: "hello"})
 		require.NoError(t, err)
 		require.NoError(t, f.store.AnnounceTurn(ctx, turn.ID))
-		var got []chat.ActivityFrame
-		err = f.store.FollowActivity(ctx, f.ann, 0, func(fr chat.ActivityFrame) error {
+		var got []chat.WorkFrame
+		err = f.store.FollowWork(ctx, f.ann, 0, func(fr chat.WorkFrame) error {
 			got = append(got, fr)
-			if fr.Activity.ConversationID == there.ID {
+			if fr.Work.ConversationID == there.ID {
 				return errFirst
 			}
 			return nil
@@ -94,10 +94,10 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		require.ErrorIs(t, err, errFirst)
 		require.Greater(t, len(got), 1)
 		for _, fr := range got[:len(got)-1] {
-			require.Equal(t, chat.Activity{Kind: fr.Activity.Kind, ID: fr.Activity.ID, ConversationID: f.conv.ID,
-				Status: chat.StatusStopped, Ended: true}, fr.Activity)
+			require.Equal(t, chat.Work{Kind: fr.Work.Kind, ID: fr.Work.ID, ConversationID: f.conv.ID,
+				Status: chat.StatusStopped, Ended: true}, fr.Work)
 		}
-		require.Equal(t, "There", got[len(got)-1].Activity.Title)
+		require.Equal(t, "There", got[len(got)-1].Work.Title)
 	})
 }
 

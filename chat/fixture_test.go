@@ -7,8 +7,8 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // fixture is a migrated database with a space where Ann and Bob are members,
@@ -33,12 +33,12 @@ func newFixture(t *testing.T, url string) *fixture {
 	t.Helper()
 	ctx := t.Context()
 	db := dbtest.Open(t, url)
-	svc := hub.NewService(db)
+	svc := workspace.NewService(db)
 	f := &fixture{db: db, store: chat.NewStore(db)}
 	var err error
-	f.space, f.ann, err = svc.EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
+	f.space, f.ann, err = svc.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
-	_, f.bob, err = svc.EnsureMember(ctx, "Acme", "Bob Baker", hub.RoleEditor)
+	_, f.bob, err = svc.EnsureMember(ctx, "Acme", "Bob Baker", workspace.RoleEditor)
 	require.NoError(t, err)
 	f.conv, err = f.store.CreateConversation(ctx, f.ann, f.space, "Planning")
 	require.NoError(t, err)

@@ -9,8 +9,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // HistoryLimit is how many earlier messages a turn shows the model: the
@@ -24,8 +24,8 @@ type Message struct {
 	Role         string
 	Text         string
 	Status       string
-	Mentions     []hub.Ref
-	Refs         []hub.Ref
+	Mentions     []workspace.Ref
+	Refs         []workspace.Ref
 	PageContext  string
 	ToolCalls    []ToolCall
 	Usage        Usage
@@ -36,7 +36,7 @@ type Message struct {
 
 func toMessage(r models.Message) Message {
 	return Message{ID: r.ID, TurnID: r.TurnID, Role: r.Role, Text: r.Text, Status: r.Status,
-		Mentions: unmarshal[[]hub.Ref](r.Mentions), Refs: unmarshal[[]hub.Ref](r.Refs), PageContext: r.PageContext,
+		Mentions: unmarshal[[]workspace.Ref](r.Mentions), Refs: unmarshal[[]workspace.Ref](r.Refs), PageContext: r.PageContext,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ErrorCode: r.ErrorCode,
 		ErrorMessage: r.ErrorMessage, CreatedAt: r.CreatedAt}
 }
@@ -104,7 +104,7 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 	}
 	left := func(spaceID string) bool { return spaceID != "" && !slices.Contains(open, spaceID) }
 	for i := range msgs {
-		msgs[i].Refs = slices.DeleteFunc(msgs[i].Refs, func(r hub.Ref) bool { return left(r.SpaceID) })
+		msgs[i].Refs = slices.DeleteFunc(msgs[i].Refs, func(r workspace.Ref) bool { return left(r.SpaceID) })
 		for j := range msgs[i].ToolCalls {
 			c := &msgs[i].ToolCalls[j]
 			if left(c.SpaceID) {
@@ -116,12 +116,12 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 }
 
 // GetMessage returns one message by id; a missing one is a
-// *hub.NotFoundError, as for the other getters of the store.
+// *workspace.NotFoundError, as for the other getters of the store.
 func (s *Store) GetMessage(ctx context.Context, id string) (Message, error) {
 	var r models.Message
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Message{}, &hub.NotFoundError{Kind: "message", ID: id}
+		return Message{}, &workspace.NotFoundError{Kind: "message", ID: id}
 	}
 	if err != nil {
 		return Message{}, fmt.Errorf("get message %s: %w", id, err)

@@ -10,8 +10,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // Receipt statuses, as API.md names them, plus "sending": an outside write
@@ -49,7 +49,7 @@ func (s *Store) Proposal(ctx context.Context, personID, conversationID, messageI
 	var turn models.Turn
 	err := s.q(ctx).Where("conversation_id = ? AND reply_message_id = ?", conversationID, messageID).Take(&turn).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, &hub.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
+		return nil, &workspace.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("proposal %s: %w", messageID, err)
@@ -130,7 +130,7 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 		n = res.RowsAffected
 		st := s.WithDB(tx)
 		for _, r := range replies {
-			err := st.announce(ctx, r.PersonID, func(st *Store) (Activity, error) { return st.applyActivity(ctx, r.ReplyMessageID) })
+			err := st.announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) })
 			if err != nil {
 				return err
 			}
@@ -142,7 +142,7 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 		return 0, fmt.Errorf("expire held calls: %w", err)
 	}
 	for personID := range woken {
-		wakeActivity(personID)
+		wakeWork(personID)
 	}
 	return n, nil
 }

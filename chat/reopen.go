@@ -7,8 +7,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // ClaimTurn makes runID (a Temporal run id) the run that owns the turn,
@@ -25,7 +25,7 @@ import (
 //
 // A turn cannot be reopened while another turn of its conversation runs,
 // nor once the person retried it (the retry answers its message): both
-// are hub.ErrConflict.
+// are workspace.ErrConflict.
 func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(tx *gorm.DB) error) (bool, error) {
 	// The first run of a turn takes it in one statement (PrepareTurn is on
 	// every turn's path); two of its calls side by side may both ask.
@@ -42,7 +42,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		var r models.Turn
 		err := tx.Take(&r, "id = ?", turnID).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return &hub.NotFoundError{Kind: "turn", ID: turnID}
+			return &workspace.NotFoundError{Kind: "turn", ID: turnID}
 		}
 		if err != nil {
 			return err
@@ -60,7 +60,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			return err
 		}
 		if retry.ID != "" {
-			return fmt.Errorf("turn %s was retried as %s, which answers its message; reset that one instead: %w", turnID, retry.ID, hub.ErrConflict)
+			return fmt.Errorf("turn %s was retried as %s, which answers its message; reset that one instead: %w", turnID, retry.ID, workspace.ErrConflict)
 		}
 		now := s.now()
 		res := tx.Model(&models.Turn{}).Where("id = ? AND run_id = ?", turnID, r.RunID).Updates(map[string]any{
@@ -68,7 +68,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			"input_tokens": 0, "output_tokens": 0, "finished_at": nil, "updated_at": now,
 		})
 		if errors.Is(res.Error, gorm.ErrDuplicatedKey) {
-			return fmt.Errorf("another turn of conversation %s is running; reset turn %s once it has ended: %w", r.ConversationID, turnID, hub.ErrConflict)
+			return fmt.Errorf("another turn of conversation %s is running; reset turn %s once it has ended: %w", r.ConversationID, turnID, workspace.ErrConflict)
 		}
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error // 0: a call of the same run reopened it just now
@@ -97,7 +97,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		return false, fmt.Errorf("claim turn %s: %w", turnID, err)
 	}
 	if reopened {
-		wakeActivity(personID)
+		wakeWork(personID)
 	}
 	return reopened, nil
 }

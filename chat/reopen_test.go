@@ -7,8 +7,8 @@ import (
 	"gorm.io/gorm"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 func noFrames(*gorm.DB) error { return nil }
@@ -74,8 +74,8 @@ func TestClaimTurnTakesAFreshTurnAndReopensAnEndedOne(t *testing.T) {
 		require.Equal(t, 5, ended.Usage.InputTokens)
 
 		// A failing stream part leaves the turn as it was.
-		_, err = f.store.ClaimTurn(ctx, turn.ID, "run-3", 1, func(*gorm.DB) error { return hub.ErrConflict })
-		require.ErrorIs(t, err, hub.ErrConflict)
+		_, err = f.store.ClaimTurn(ctx, turn.ID, "run-3", 1, func(*gorm.DB) error { return workspace.ErrConflict })
+		require.ErrorIs(t, err, workspace.ErrConflict)
 		got, err = f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, chat.StatusDone, got.Status)
@@ -93,7 +93,7 @@ func TestClaimTurnRefusesToReopenWhileAnotherTurnRunsOrOnceRetried(t *testing.T)
 		second := f.start(t, "two")
 
 		_, err = f.store.ClaimTurn(ctx, first.ID, "run-2", -1, noFrames)
-		require.ErrorIs(t, err, hub.ErrConflict, "another turn of the conversation runs")
+		require.ErrorIs(t, err, workspace.ErrConflict, "another turn of the conversation runs")
 		require.ErrorContains(t, err, "another turn of conversation")
 		got, err := f.store.GetTurn(ctx, first.ID)
 		require.NoError(t, err)
@@ -104,7 +104,7 @@ func TestClaimTurnRefusesToReopenWhileAnotherTurnRunsOrOnceRetried(t *testing.T)
 		require.NoError(t, err)
 		f.finish(t, retry, chat.StatusDone, "")
 		_, err = f.store.ClaimTurn(ctx, first.ID, "run-2", -1, noFrames)
-		require.ErrorIs(t, err, hub.ErrConflict, "the retry answers its message")
+		require.ErrorIs(t, err, workspace.ErrConflict, "the retry answers its message")
 		require.ErrorContains(t, err, retry.ID)
 
 		// A turn ended with no run recorded (before runs were) reopens.

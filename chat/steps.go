@@ -9,8 +9,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // Tool call statuses.
@@ -36,21 +36,21 @@ type Step struct {
 
 // ToolCall is one call the model asked for and what became of it.
 type ToolCall struct {
-	ID             string    `json:"id"`
-	TurnID         string    `json:"-"`
-	Step           int       `json:"-"`
-	ProviderCallID string    `json:"providerCallId"`
-	Tool           string    `json:"tool"`
-	Arguments      string    `json:"arguments"`
-	Status         string    `json:"status"`
-	Result         string    `json:"-"`
-	Summary        string    `json:"summary,omitempty"`
-	Refs           []hub.Ref `json:"refs,omitempty"`
-	ErrorCode      string    `json:"errorCode,omitempty"`
-	ErrorMessage   string    `json:"errorMessage,omitempty"`
-	Input          string    `json:"-"`
-	HeldFor        string    `json:"-"`
-	UndoGroupID    string    `json:"-"`
+	ID             string          `json:"id"`
+	TurnID         string          `json:"-"`
+	Step           int             `json:"-"`
+	ProviderCallID string          `json:"providerCallId"`
+	Tool           string          `json:"tool"`
+	Arguments      string          `json:"arguments"`
+	Status         string          `json:"status"`
+	Result         string          `json:"-"`
+	Summary        string          `json:"summary,omitempty"`
+	Refs           []workspace.Ref `json:"refs,omitempty"`
+	ErrorCode      string          `json:"errorCode,omitempty"`
+	ErrorMessage   string          `json:"errorMessage,omitempty"`
+	Input          string          `json:"-"`
+	HeldFor        string          `json:"-"`
+	UndoGroupID    string          `json:"-"`
 	// SpaceID is the space the call acted in when it named one with its
 	// space argument; empty means its turn's space.
 	SpaceID string `json:"-"`
@@ -62,7 +62,7 @@ func (c ToolCall) Final() bool { return c.Status != CallPending }
 func toToolCall(r models.ToolCall) ToolCall {
 	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
 		Arguments: r.Arguments, Status: r.Status, Result: r.Result, Summary: r.Summary,
-		Refs: unmarshal[[]hub.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
+		Refs: unmarshal[[]workspace.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
 		Input: r.Input, HeldFor: r.HeldFor, UndoGroupID: r.UndoGroupID, SpaceID: r.SpaceID}
 }
 
@@ -80,7 +80,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 	// The model client cleans what the model sent (package llm); a note
 	// from a verify hook is cleaned here, so a stray NUL never fails the
 	// save (Postgres refuses it) and never differs between engines.
-	st.Text, st.Nudge = hub.CleanText(st.Text), hub.CleanText(st.Nudge)
+	st.Text, st.Nudge = workspace.CleanText(st.Text), workspace.CleanText(st.Nudge)
 	calls := make([]ToolCall, len(st.ToolCalls))
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
@@ -157,7 +157,7 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 	var r models.ToolCall
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return ToolCall{}, &hub.NotFoundError{Kind: "tool call", ID: id}
+		return ToolCall{}, &workspace.NotFoundError{Kind: "tool call", ID: id}
 	}
 	if err != nil {
 		return ToolCall{}, fmt.Errorf("get tool call %s: %w", id, err)
@@ -176,7 +176,7 @@ type Outcome struct {
 	Status       string
 	Result       string // the tool result the model reads
 	Summary      string
-	Refs         []hub.Ref
+	Refs         []workspace.Ref
 	ErrorCode    string
 	ErrorMessage string
 	Input        string // a held call's prepared input

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 func TestToolCallID(t *testing.T) {
@@ -39,7 +39,7 @@ func TestSaveStepAndCompleteToolCalls(t *testing.T) {
 			require.Equal(t, step.ToolCalls[i].ProviderCallID, c.ProviderCallID)
 		}
 
-		refs := []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}
+		refs := []workspace.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}
 		first := chat.Outcome{Status: chat.CallDone, Result: `{"summary":"Found 1 task"}`, Summary: "Found 1 task: “Draft brief”.", Refs: refs}
 		ok, err := f.store.CompleteToolCall(ctx, calls[0].ID, first)
 		require.NoError(t, err)

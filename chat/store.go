@@ -10,8 +10,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // Store reads and writes the assistant's records.
@@ -65,7 +65,7 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 	var r models.Conversation
 	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Where(memberOf("conversations.space_id", personID)).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Conversation{}, &hub.NotFoundError{Kind: "conversation", ID: id}
+		return Conversation{}, &workspace.NotFoundError{Kind: "conversation", ID: id}
 	}
 	if err != nil {
 		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 func TestConversationsBelongToTheirPerson(t *testing.T) {
@@ -73,8 +73,8 @@ func convIDs(cs []chat.Conversation) []string {
 
 func requireNotFound(t *testing.T, err error, kind string) {
 	t.Helper()
-	require.ErrorIs(t, err, hub.ErrNotFound)
-	var nf *hub.NotFoundError
+	require.ErrorIs(t, err, workspace.ErrNotFound)
+	var nf *workspace.NotFoundError
 	require.ErrorAs(t, err, &nf)
 	require.Equal(t, kind, nf.Kind)
 }

@@ -9,8 +9,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 // Status is where a turn is. The first five are running states the top bar
@@ -80,7 +80,7 @@ type NewTurn struct {
 	ConversationID string
 	PersonID       string
 	Text           string
-	Mentions       []hub.Ref
+	Mentions       []workspace.Ref
 	PageContext    string // JSON the client sent as "context", or ""
 	// Spaces are other spaces of the person the turn may act in; the
 	// caller has checked the person can open each.
@@ -89,7 +89,7 @@ type NewTurn struct {
 
 // StartTurn saves the person's message, an empty running reply and a queued
 // turn, in one transaction. A conversation with an unfinished turn answers
-// hub.ErrConflict (a unique index decides, so two racing requests cannot
+// workspace.ErrConflict (a unique index decides, so two racing requests cannot
 // both start one).
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	conv, err := s.GetConversation(ctx, in.PersonID, in.ConversationID)
@@ -122,7 +122,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		return Turn{}, err
 	}
 	if old.Status != StatusError {
-		return Turn{}, fmt.Errorf("only a turn that ended in error can be retried; this one is %s: %w", old.Status, hub.ErrConflict)
+		return Turn{}, fmt.Errorf("only a turn that ended in error can be retried; this one is %s: %w", old.Status, workspace.ErrConflict)
 	}
 	conv, err := s.GetConversation(ctx, personID, old.ConversationID)
 	if err != nil {
@@ -171,16 +171,16 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 }
 
 // errAlreadyRetried refuses a second retry of the same failed turn.
-var errAlreadyRetried = fmt.Errorf("this turn was already retried; retry the newest turn instead: %w", hub.ErrConflict)
+var errAlreadyRetried = fmt.Errorf("this turn was already retried; retry the newest turn instead: %w", workspace.ErrConflict)
 
 func turnStartError(err error) error {
 	if errors.Is(err, errAlreadyRetried) {
 		return err
 	}
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return fmt.Errorf("a turn is already running in this conversation; stop it or wait for it to finish: %w", hub.ErrConflict)
+		return fmt.Errorf("a turn is already running in this conversation; stop it or wait for it to finish: %w", workspace.ErrConflict)
 	}
-	if errors.Is(err, hub.ErrNotFound) {
+	if errors.Is(err, workspace.ErrNotFound) {
 		return err
 	}
 	return fmt.Errorf("start turn: %w", err)
@@ -191,7 +191,7 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 	var r models.Turn
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Turn{}, &hub.NotFoundError{Kind: "turn", ID: id}
+		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
 	if err != nil {
 		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
@@ -208,14 +208,14 @@ func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, erro
 		return Turn{}, err
 	}
 	if t.PersonID != personID {
-		return Turn{}, &hub.NotFoundError{Kind: "turn", ID: id}
+		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
 	ok, err := s.canOpen(ctx, personID, t.SpaceID)
 	if err != nil {
 		return Turn{}, err
 	}
 	if !ok {
-		return Turn{}, &hub.NotFoundError{Kind: "turn", ID: id}
+		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
 	return t, nil
 }
@@ -280,7 +280,7 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)
 	}
-	wakeActivity(personID)
+	wakeWork(personID)
 	return nil
 }
 
@@ -335,7 +335,7 @@ func (s *Store) AddTools(ctx context.Context, turnID string, names []string, off
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
-			return &hub.NotFoundError{Kind: "turn", ID: turnID}
+			return &workspace.NotFoundError{Kind: "turn", ID: turnID}
 		}
 		var r models.Turn
 		if err := tx.Select("added_tools").Take(&r, "id = ?", turnID).Error; err != nil {
@@ -366,7 +366,7 @@ type Ending struct {
 	ErrorCode    string
 	ErrorMessage string
 	Text         string
-	Refs         []hub.Ref
+	Refs         []workspace.Ref
 	Usage        Usage
 }
 
@@ -413,7 +413,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
 	}
 	if announced {
-		wakeActivity(out.PersonID)
+		wakeWork(out.PersonID)
 	}
 	return out, nil
 }

@@ -9,15 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/hub"
 	"hub/models"
+	"hub/workspace"
 )
 
 func TestStartTurn(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
-		mentions := []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}
+		mentions := []workspace.Ref{{Kind: "task", ID: "task_1", Label: "Draft brief"}}
 		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "Plan the launch",
 			Mentions: mentions, PageContext: `{"view":"board"}`})
 		require.NoError(t, err)
@@ -69,7 +69,7 @@ func TestSecondTurnWhileOneRunsIsAConflict(t *testing.T) {
 		for _, status := range []chat.Status{chat.StatusQueued, chat.StatusWorking, chat.StatusPaused, chat.StatusStopping} {
 			require.NoError(t, f.store.SetTurnStatus(ctx, first.ID, status, 1))
 			_, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "two"})
-			require.ErrorIs(t, err, hub.ErrConflict, "while the first is %s", status)
+			require.ErrorIs(t, err, workspace.ErrConflict, "while the first is %s", status)
 		}
 		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", f.conv.ID), "a refused start writes nothing")
 		require.EqualValues(t, 1, f.count(t, &models.Turn{}, "conversation_id = ?", f.conv.ID))
@@ -112,7 +112,7 @@ func TestConcurrentStartTurn(t *testing.T) {
 					winner = turns[i]
 					continue
 				}
-				require.ErrorIs(t, err, hub.ErrConflict)
+				require.ErrorIs(t, err, workspace.ErrConflict)
 			}
 			require.NotEmpty(t, winner.ID, "round %d: one turn started", round)
 			require.EqualValues(t, 2*(round+1), f.count(t, &models.Message{}, "conversation_id = ?", f.conv.ID),
@@ -127,7 +127,7 @@ func TestFinishTurnKeepsTheFirstEnding(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		turn := f.start(t, "hello")
-		refs := []hub.Ref{{Kind: "task", ID: "task_1", Label: "Draft"}}
+		refs := []workspace.Ref{{Kind: "task", ID: "task_1", Label: "Draft"}}
 		done, err := f.store.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusDone, Text: "Hi!", Refs: refs,
 			Usage: chat.Usage{InputTokens: 10, OutputTokens: 3}})
 		require.NoError(t, err)
@@ -211,21 +211,21 @@ func TestRetryTurn(t *testing.T) {
 
 		// While the retry runs, neither a new turn nor another retry starts.
 		_, err = f.store.RetryTurn(ctx, f.ann, failed.ID)
-		require.ErrorIs(t, err, hub.ErrConflict)
+		require.ErrorIs(t, err, workspace.ErrConflict)
 		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "x"})
-		require.ErrorIs(t, err, hub.ErrConflict)
+		require.ErrorIs(t, err, workspace.ErrConflict)
 
 		// Only a turn that ended in error can be retried.
 		_, err = f.store.RetryTurn(ctx, f.ann, retry.ID)
-		require.ErrorIs(t, err, hub.ErrConflict, "a running turn")
+		require.ErrorIs(t, err, workspace.ErrConflict, "a running turn")
 		f.finish(t, retry, chat.StatusDone, "Here is the plan.")
 		_, err = f.store.RetryTurn(ctx, f.ann, retry.ID)
-		require.ErrorIs(t, err, hub.ErrConflict, "a done turn")
+		require.ErrorIs(t, err, workspace.ErrConflict, "a done turn")
 
 		// The failed turn was retried already: retrying it again would take
 		// the message away from the retry's answer.
 		_, err = f.store.RetryTurn(ctx, f.ann, failed.ID)
-		require.ErrorIs(t, err, hub.ErrConflict, "a turn already retried")
+		require.ErrorIs(t, err, workspace.ErrConflict, "a turn already retried")
 		user, err = f.store.GetMessage(ctx, failed.UserMessageID)
 		require.NoError(t, err)
 		require.Equal(t, retry.ID, user.TurnID)
@@ -326,7 +326,7 @@ func TestAddToolsFromConcurrentCallsKeepsEveryTool(t *testing.T) {
 		require.ElementsMatch(t, append([]string{"hub_list_tasks", "shared"}, names...), rec.OfferedTools)
 
 		err = f.store.AddTools(ctx, "turn_missing", []string{"a"}, offer)
-		var nf *hub.NotFoundError
+		var nf *workspace.NotFoundError
 		require.ErrorAs(t, err, &nf)
 	})
 }

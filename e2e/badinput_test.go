@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
 	"hub/models"
+	"hub/workspace"
 )
 
 // counts is how many rows the tables a bad request might touch hold.
@@ -37,14 +37,14 @@ func TestBadInputIsA4xxAndChangesNothing(t *testing.T) {
 	taskID := r.JSON(t)["id"].(string)
 
 	// Another space, with a task and a project of its own.
-	otherToken, otherSpace := s.Member(t, "Elsewhere", "Olu Ade", hub.RoleOwner)
+	otherToken, otherSpace := s.Member(t, "Elsewhere", "Olu Ade", workspace.RoleOwner)
 	r = s.Do(t, otherToken, "POST", "/api/spaces/"+otherSpace+"/tasks", map[string]any{"title": "Theirs"})
 	require.Equal(t, http.StatusCreated, r.Status)
 	otherTask := r.JSON(t)["id"].(string)
 	r = s.Do(t, otherToken, "POST", "/api/spaces/"+otherSpace+"/projects", map[string]any{"name": "Their project"})
 	require.Equal(t, http.StatusCreated, r.Status)
 	otherProject := r.JSON(t)["id"].(string)
-	viewerToken, _ := s.Member(t, "Team", "Vera Viewer", hub.RoleViewer)
+	viewerToken, _ := s.Member(t, "Team", "Vera Viewer", workspace.RoleViewer)
 
 	turns := "/api/assistant/conversations/" + conv + "/turns"
 	tasks := "/api/spaces/" + s.SpaceID + "/tasks"
@@ -129,7 +129,7 @@ func TestStreamTokenReadsOnlyItsTurn(t *testing.T) {
 	r = s.Do(t, token, "GET", "/api/spaces", nil)
 	require.Equal(t, http.StatusUnauthorized, r.Status)
 	// Another person cannot read the stream with their own token.
-	other, _ := s.Member(t, "Team", "Sam Other", hub.RoleEditor)
+	other, _ := s.Member(t, "Team", "Sam Other", workspace.RoleEditor)
 	r = s.Do(t, other, "GET", "/api/assistant/turns/"+first.TurnID+"/stream", nil)
 	require.Equal(t, http.StatusNotFound, r.Status)
 }

@@ -14,8 +14,8 @@ import (
 	"hub/activities"
 	"hub/chat"
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // threeCallsTwoTools: three model calls (list, create, answer) with two tool
@@ -107,7 +107,7 @@ func BenchmarkApply(b *testing.B) {
 		require.Equal(b, http.StatusOK, r.Status)
 		spaces := []string{s.SpaceID}
 		for i := 1; i < spread; i++ {
-			_, id := s.Member(b, fmt.Sprintf("Space %d", i), "Mira Chen", hub.RoleOwner)
+			_, id := s.Member(b, fmt.Sprintf("Space %d", i), "Mira Chen", workspace.RoleOwner)
 			spaces = append(spaces, id)
 		}
 		where := "one-space"
@@ -158,14 +158,14 @@ func BenchmarkApply(b *testing.B) {
 			})
 			b.Run(fmt.Sprintf("store/%s/%d", where, n), func(b *testing.B) {
 				ctx := context.Background()
-				actor := hub.Actor{PersonID: s.OwnerID, Via: hub.ViaREST}
+				actor := workspace.Actor{PersonID: s.OwnerID, Via: workspace.ViaREST}
 				var d []time.Duration
 				for b.Loop() {
 					start := time.Now()
 					for sp, spaceID := range spaces {
-						err := s.Hub.Tx(ctx, func(tx *hub.Service) error {
+						err := s.Workspace.Tx(ctx, func(tx *workspace.Service) error {
 							for i := sp; i < n; i += spread {
-								if _, err := tx.CreateTasks(ctx, actor, spaceID, "/tasks", []hub.NewTask{{Title: fmt.Sprintf("Task %d", i)}}); err != nil {
+								if _, err := tx.CreateTasks(ctx, actor, spaceID, "/tasks", []workspace.NewTask{{Title: fmt.Sprintf("Task %d", i)}}); err != nil {
 									return err
 								}
 							}

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // Connected apps through REST: owners and editors add and remove them and
@@ -18,10 +18,10 @@ func TestConnectionsThroughREST(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.DefaultScript()})
 	base := "/api/spaces/" + s.SpaceID + "/connections"
-	editor, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
-	viewer, _ := s.Member(t, "Team", "Vera Viewer", hub.RoleViewer)
-	guest, _ := s.Member(t, "Team", "Gus Guest", hub.RoleGuest)
-	outsider, _ := s.Member(t, "Elsewhere", "Otto Outsider", hub.RoleOwner)
+	editor, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
+	viewer, _ := s.Member(t, "Team", "Vera Viewer", workspace.RoleViewer)
+	guest, _ := s.Member(t, "Team", "Gus Guest", workspace.RoleGuest)
+	outsider, _ := s.Member(t, "Elsewhere", "Otto Outsider", workspace.RoleOwner)
 
 	r := s.Do(t, s.Token, "GET", base, nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)

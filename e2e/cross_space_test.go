@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
 	"hub/models"
+	"hub/workspace"
 )
 
 // Cross-space turns: a turn started with "spaces" may act, through the
@@ -197,7 +197,7 @@ func receiptOf(t *testing.T, receipts []crossReceipt, callID string) crossReceip
 func TestCrossSpaceImmediateWriteAndRead(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleEditor)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleEditor)
 	r := s.Do(t, s.Token, "POST", "/api/spaces/"+s.SpaceID+"/tasks", map[string]any{"title": "Team chore"})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	conv := s.Conversation(t)
@@ -276,8 +276,8 @@ func TestCrossSpaceImmediateWriteAndRead(t *testing.T) {
 func TestCrossSpacePreviewApplyAndUndoPerSpace(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleOwner)
-	_, south := s.Member(t, "South", "Mira Chen", hub.RoleEditor)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleOwner)
+	_, south := s.Member(t, "South", "Mira Chen", workspace.RoleEditor)
 	r := s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 
@@ -345,8 +345,8 @@ func TestCrossSpacePreviewApplyAndUndoPerSpace(t *testing.T) {
 func TestCrossSpaceSpaceNotInTheTurnFails(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleOwner)
-	_, south := s.Member(t, "South", "Mira Chen", hub.RoleOwner)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleOwner)
+	_, south := s.Member(t, "South", "Mira Chen", workspace.RoleOwner)
 	s.Model.SetScript(callsThenSummary(t,
 		newTask("Book ferry", "South"),
 		newTask("Book train", south),
@@ -366,8 +366,8 @@ func TestCrossSpaceSpaceNotInTheTurnFails(t *testing.T) {
 func TestCrossSpaceViewerThereMayReadNotWrite(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	galleryOwner, gallery := s.Member(t, "Gallery", "Gia Gallery", hub.RoleOwner)
-	s.Member(t, "Gallery", "Mira Chen", hub.RoleViewer)
+	galleryOwner, gallery := s.Member(t, "Gallery", "Gia Gallery", workspace.RoleOwner)
+	s.Member(t, "Gallery", "Mira Chen", workspace.RoleViewer)
 	r := s.Do(t, galleryOwner, "POST", "/api/spaces/"+gallery+"/tasks", map[string]any{"title": "Hang prints"})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 
@@ -400,9 +400,9 @@ func TestCrossSpaceViewerThereMayReadNotWrite(t *testing.T) {
 func TestCrossSpaceApplyAfterAccessToOneSpaceWasRemoved(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleEditor)
-	northOwner, _ := s.Member(t, "North", "Nora North", hub.RoleOwner)
-	_, south := s.Member(t, "South", "Mira Chen", hub.RoleEditor)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleEditor)
+	northOwner, _ := s.Member(t, "North", "Nora North", workspace.RoleOwner)
+	_, south := s.Member(t, "South", "Mira Chen", workspace.RoleEditor)
 	r := s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 
@@ -477,11 +477,11 @@ func allFailed(t *testing.T, events []hubtest.Event, n int, code string) {
 func TestCrossSpaceTurnRequestValidation(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleViewer)
-	_, elsewhere := s.Member(t, "Elsewhere", "Olu Ade", hub.RoleOwner)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleViewer)
+	_, elsewhere := s.Member(t, "Elsewhere", "Olu Ade", workspace.RoleOwner)
 	var many []string
 	for i := range 21 {
-		_, id := s.Member(t, fmt.Sprintf("Space %02d", i), "Mira Chen", hub.RoleEditor)
+		_, id := s.Member(t, fmt.Sprintf("Space %02d", i), "Mira Chen", workspace.RoleEditor)
 		many = append(many, id)
 	}
 	conv := s.Conversation(t)
@@ -544,7 +544,7 @@ func TestCrossSpaceTurnRequestValidation(t *testing.T) {
 func TestCrossSpaceArgumentOutsideACrossSpaceTurn(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleOwner)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleOwner)
 	s.Model.SetScript(callsThenSummary(t,
 		newTask("Draft brief", "Team"),
 		newTask("Order paint", north)))
@@ -568,8 +568,8 @@ func TestCrossSpaceArgumentOutsideACrossSpaceTurn(t *testing.T) {
 func TestCrossSpaceOfferFollowsTheWidestRole(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	vera, team := s.Member(t, "Team", "Vera Viewer", hub.RoleViewer)
-	_, north := s.Member(t, "North", "Vera Viewer", hub.RoleEditor)
+	vera, team := s.Member(t, "Team", "Vera Viewer", workspace.RoleViewer)
+	_, north := s.Member(t, "North", "Vera Viewer", workspace.RoleEditor)
 	r := s.Do(t, vera, "POST", "/api/assistant/conversations", map[string]any{"spaceId": team, "title": "plans"})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	conv := r.JSON(t)["id"].(string)
@@ -613,7 +613,7 @@ func TestCrossSpaceALeftSpaceIsForbiddenByNameOrId(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(
 		`{"rules": [{"reply": {"fault": {"kind": "http_error", "status": 400}}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleEditor)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleEditor)
 	conv := s.Conversation(t)
 	first := askIn(t, s, conv, "add a task called By name", []string{north})
 	events := s.Stream(t, first.StreamURL, 0, 0)

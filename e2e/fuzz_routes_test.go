@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // The fuzz over every route: the routes come from the api's own list
@@ -124,7 +124,7 @@ func fuzzSetup(t *testing.T, s *hubtest.Stack) fuzzFixture {
 	}
 	fx := fuzzFixture{mine: records(s.Token, s.SpaceID)}
 	fx.mine["person"] = s.OwnerID
-	otherToken, otherSpace := s.Member(t, "Elsewhere", "Olu Ade", hub.RoleOwner)
+	otherToken, otherSpace := s.Member(t, "Elsewhere", "Olu Ade", workspace.RoleOwner)
 	fx.theirs = records(otherToken, otherSpace)
 	people := s.Do(t, otherToken, "GET", "/api/spaces/"+otherSpace+"/people", nil).JSON(t)["people"].([]any)
 	fx.theirs["person"] = people[0].(map[string]any)["id"].(string)

@@ -16,9 +16,9 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // TestTurnHistoryReplays runs a turn with tool calls on a real server, takes
@@ -139,7 +139,7 @@ func TestApplyHistoryReplays(t *testing.T) {
 func TestApplyAcrossSpacesHistoryReplays(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{})
-	_, other := s.Member(t, "Ops", "Mira Chen", hub.RoleOwner)
+	_, other := s.Member(t, "Ops", "Mira Chen", workspace.RoleOwner)
 	s.Model.SetScript(fakemodel.MustParseScript(`{"rules": [
 	  {"times": 1, "reply": {"toolCalls": [
 	    {"name": "hub_create_tasks", "arguments": {"tasks": [{"title": "Here"}]}},

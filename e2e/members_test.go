@@ -12,8 +12,8 @@ import (
 
 	"hub/activities"
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // Removing a member: DELETE and PATCH /api/spaces/:spaceId/members/:personId,
@@ -45,10 +45,10 @@ func errorOf(t *testing.T, r hubtest.Response) (code, path string) {
 func TestMemberRemovalAndRoles(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	editor, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
-	viewer, _ := s.Member(t, "Team", "Vera Viewer", hub.RoleViewer)
-	outsider, _ := s.Member(t, "Other", "Otto Outsider", hub.RoleOwner)
-	_, elsewhere := s.Member(t, "Elsewhere", "Eddie Editor", hub.RoleEditor)
+	editor, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
+	viewer, _ := s.Member(t, "Team", "Vera Viewer", workspace.RoleViewer)
+	outsider, _ := s.Member(t, "Other", "Otto Outsider", workspace.RoleOwner)
+	_, elsewhere := s.Member(t, "Elsewhere", "Eddie Editor", workspace.RoleEditor)
 	eddie, vera := personID(t, s, s.SpaceID, "Eddie Editor"), personID(t, s, s.SpaceID, "Vera Viewer")
 	members := "/api/spaces/" + s.SpaceID + "/members/"
 
@@ -130,8 +130,8 @@ func TestARemovedMemberReadsNothingOfTheSpace(t *testing.T) {
 }
 
 func removedMemberReadsNothing(t *testing.T, s *hubtest.Stack) {
-	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
-	_, elsewhere := s.Member(t, "Elsewhere", "Eddie Editor", hub.RoleEditor)
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
+	_, elsewhere := s.Member(t, "Elsewhere", "Eddie Editor", workspace.RoleEditor)
 	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
 
 	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID, "title": "Launch plans"})
@@ -247,7 +247,7 @@ func removedMemberReadsNothing(t *testing.T, s *hubtest.Stack) {
 	es.Close()
 
 	// Asked back in, he finds his conversations again.
-	s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
 	r = s.Do(t, eddie, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 }
@@ -269,7 +269,7 @@ func TestARemovedMembersRunningTurnEndsAtItsNextStep(t *testing.T) {
 }
 
 func removedMembersTurnEnds(t *testing.T, s *hubtest.Stack) {
-	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
 	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
 	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
@@ -320,7 +320,7 @@ func removedMembersTurnEnds(t *testing.T, s *hubtest.Stack) {
 func TestARemovedMembersPausedTurnEndsAtOnce(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"fault": {"kind": "hang"}}}]}`)})
-	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
 	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
 	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
@@ -353,7 +353,7 @@ func TestARemovedMembersPausedTurnEndsAtOnce(t *testing.T) {
 func TestLeavingAnotherSpaceHidesWhatATurnDidThere(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
-	_, north := s.Member(t, "North", "Mira Chen", hub.RoleEditor)
+	_, north := s.Member(t, "North", "Mira Chen", workspace.RoleEditor)
 	conv := s.Conversation(t)
 	s.Model.SetScript(callsThenSummary(t, newTask("Draft brief", ""), newTask("Order paint", "North")))
 	s.Stream(t, askIn(t, s, conv, "add two tasks", []string{north}).StreamURL, 0, 0)
@@ -425,7 +425,7 @@ func TestRemovedWhileTheirApplyRuns(t *testing.T) {
 	s = hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(createThenAnswer), Fault: func(point string) error {
 		if point == activities.FaultAfterCommit {
 			once.Do(func() {
-				err := s.Hub.RemoveMember(context.Background(), s.OwnerID, s.SpaceID, eddieID)
+				err := s.Workspace.RemoveMember(context.Background(), s.OwnerID, s.SpaceID, eddieID)
 				if err != nil {
 					panic(err)
 				}
@@ -433,7 +433,7 @@ func TestRemovedWhileTheirApplyRuns(t *testing.T) {
 		}
 		return nil
 	}})
-	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
 	eddieID = personID(t, s, s.SpaceID, "Eddie Editor")
 	require.Equal(t, http.StatusOK, s.Do(t, eddie, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"}).Status)
 	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
@@ -463,9 +463,9 @@ func TestRemovedFromTheConversationsSpaceActsNowhere(t *testing.T) {
 	    "toolCalls": [{"name": "hub_create_tasks", "arguments": {"space": "North", "tasks": [{"title": "Order paint"}]}}]}},
 	  {"reply": {"text": "{{.LastToolSummary}}"}}
 	]}`)})
-	eddie, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
-	northOwner, north := s.Member(t, "North", "Nora North", hub.RoleOwner)
-	s.Member(t, "North", "Eddie Editor", hub.RoleEditor)
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
+	northOwner, north := s.Member(t, "North", "Nora North", workspace.RoleOwner)
+	s.Member(t, "North", "Eddie Editor", workspace.RoleEditor)
 	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
 	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // TestPermissionMatrixThroughTurns runs a turn that writes for every role ×
@@ -18,12 +18,12 @@ import (
 func TestPermissionMatrixThroughTurns(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(createThenAnswer)})
-	roles := map[hub.Role]string{hub.RoleOwner: s.Token}
-	for _, r := range []hub.Role{hub.RoleEditor, hub.RoleViewer, hub.RoleGuest} {
+	roles := map[workspace.Role]string{workspace.RoleOwner: s.Token}
+	for _, r := range []workspace.Role{workspace.RoleEditor, workspace.RoleViewer, workspace.RoleGuest} {
 		roles[r], _ = s.Member(t, "Team", "Person "+string(r), r)
 	}
 	created := 0
-	for _, role := range []hub.Role{hub.RoleOwner, hub.RoleEditor, hub.RoleViewer, hub.RoleGuest} {
+	for _, role := range []workspace.Role{workspace.RoleOwner, workspace.RoleEditor, workspace.RoleViewer, workspace.RoleGuest} {
 		token := roles[role]
 		for _, policy := range []string{"immediate", "preview", "needs-me"} {
 			t.Run(string(role)+"/"+policy, func(t *testing.T) {
@@ -42,7 +42,7 @@ func TestPermissionMatrixThroughTurns(t *testing.T) {
 					}
 				}
 				want := map[string]string{"immediate": "done", "preview": "held", "needs-me": "held"}[policy]
-				if role == hub.RoleViewer {
+				if role == workspace.RoleViewer {
 					want = "failed"
 				}
 				require.Equal(t, want, phase)

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // createThenAnswer: the model adds a task, then reports what the tool said.
@@ -75,7 +75,7 @@ func TestWritePolicyHoldsWritesForApply(t *testing.T) {
 func TestViewerIsOfferedNoWriteAndAnyWriteIsRefused(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(createThenAnswer)})
-	token, _ := s.Member(t, "Team", "Vera Viewer", hub.RoleViewer)
+	token, _ := s.Member(t, "Team", "Vera Viewer", workspace.RoleViewer)
 	r := s.Do(t, token, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
 	require.Equal(t, http.StatusCreated, r.Status)
 	conv := r.JSON(t)["id"].(string)

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/assistant"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // GET /api/prompts shows every prompt Hub sends, as built with sample
@@ -31,7 +31,7 @@ func TestPromptsCatalog(t *testing.T) {
 			Budget      int    `json:"budget"`
 		} `json:"prompts"`
 	}
-	viewer, _ := s.Member(t, "Team", "Ken Ito", hub.RoleViewer)
+	viewer, _ := s.Member(t, "Team", "Ken Ito", workspace.RoleViewer)
 	for _, token := range []string{s.Token, viewer} {
 		r = s.Do(t, token, "GET", "/api/prompts", nil)
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // On SQLite (hub dev) the database has one connection, so nothing may wait
@@ -42,7 +42,7 @@ func TestSQLiteApplyAcrossSpaces(t *testing.T) {
 	s := hubtest.Start(t, hubtest.Options{SQLite: true})
 	spaces := []string{s.SpaceID}
 	for _, name := range []string{"North", "South"} {
-		_, id := s.Member(t, name, "Mira Chen", hub.RoleEditor)
+		_, id := s.Member(t, name, "Mira Chen", workspace.RoleEditor)
 		spaces = append(spaces, id)
 	}
 	s.Model.SetScript(fakemodel.MustParseScript(`{"rules": [

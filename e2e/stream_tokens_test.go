@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
 	"hub/models"
+	"hub/workspace"
 )
 
 // streamTokenOf is the token in a streamUrl.
@@ -76,17 +76,17 @@ func TestStreamURLTakesOnlyItsStreamToken(t *testing.T) {
 
 	// Expired: refused, then deleted by the sweep; the other stays.
 	ctx := context.Background()
-	scope := hub.StreamScope(first.TurnID)
+	scope := workspace.StreamScope(first.TurnID)
 	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", scope).
 		Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
 	unauthenticated(t, getBounded(t, s, "", first.StreamURL))
-	n, err := s.Hub.DeleteExpiredTokens(ctx)
+	n, err := s.Workspace.DeleteExpiredTokens(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
 	var left []models.APIToken
 	require.NoError(t, s.DB.WithContext(ctx).Where("scope LIKE ?", "stream:%").Find(&left).Error)
 	require.Len(t, left, 1)
-	require.Equal(t, hub.StreamScope(second.TurnID), left[0].Scope)
+	require.Equal(t, workspace.StreamScope(second.TurnID), left[0].Scope)
 	unauthenticated(t, getBounded(t, s, "", first.StreamURL))
 	require.Equal(t, http.StatusOK, getBounded(t, s, "", second.StreamURL).Status)
 }
@@ -133,7 +133,7 @@ func TestActivityStreamTakesItsOwnStreamToken(t *testing.T) {
 	hdr.Close()
 
 	// Another person's token reads that person's stream: none of this work.
-	other, _ := s.Member(t, "Team", "Sam Other", hub.RoleEditor)
+	other, _ := s.Member(t, "Team", "Sam Other", workspace.RoleEditor)
 	r = s.Do(t, other, "POST", "/api/agent/stream-token", nil)
 	require.Equal(t, http.StatusCreated, r.Status)
 	theirs := s.OpenEvents(ctx, t, s.URL+r.JSON(t)["streamUrl"].(string), "", "")
@@ -141,10 +141,10 @@ func TestActivityStreamTakesItsOwnStreamToken(t *testing.T) {
 	require.Empty(t, next(t, theirs).Data["activities"])
 
 	// Expired: refused, and swept.
-	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", hub.ActivityScope).
+	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", workspace.ActivityScope).
 		Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
 	unauthenticated(t, getBounded(t, s, "", got.StreamURL))
-	n, err := s.Hub.DeleteExpiredTokens(ctx)
+	n, err := s.Workspace.DeleteExpiredTokens(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n, "both activity tokens")
 	s.AwaitStatus(t, st.TurnID)

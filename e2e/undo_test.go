@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // TestUndoAndRedoThroughTheAPI undoes and redoes a group of the assistant's
@@ -23,26 +23,26 @@ func TestUndoAndRedoThroughTheAPI(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	brief := r.JSON(t)["id"].(string)
 
-	assistant := hub.Actor{PersonID: s.OwnerID, Via: hub.ViaAssistant}
+	assistant := workspace.Actor{PersonID: s.OwnerID, Via: workspace.ViaAssistant}
 	var group string
-	var made []hub.Task
-	require.NoError(t, s.Hub.Tx(ctx, func(tx *hub.Service) error {
+	var made []workspace.Task
+	require.NoError(t, s.Workspace.Tx(ctx, func(tx *workspace.Service) error {
 		var err error
 		if group, err = tx.NewUndoGroup(ctx, assistant, s.SpaceID, "Plan the week"); err != nil {
 			return err
 		}
 		w := tx.WithUndo(group)
-		if made, err = w.CreateTasks(ctx, assistant, s.SpaceID, "/tasks", []hub.NewTask{{Title: "Book venue"}}); err != nil {
+		if made, err = w.CreateTasks(ctx, assistant, s.SpaceID, "/tasks", []workspace.NewTask{{Title: "Book venue"}}); err != nil {
 			return err
 		}
 		done := "done"
-		_, err = w.UpdateTask(ctx, assistant, s.SpaceID, brief, hub.TaskPatch{Status: &done})
+		_, err = w.UpdateTask(ctx, assistant, s.SpaceID, brief, workspace.TaskPatch{Status: &done})
 		return err
 	}))
 
 	// Someone else in the space cannot undo the owner's group: it does not
 	// exist for them.
-	other, _ := s.Member(t, "Team", "Eddie Editor", hub.RoleEditor)
+	other, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
 	r = s.Do(t, other, "POST", "/api/assistant/undo", map[string]any{"undoGroupId": group})
 	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	require.Equal(t, "not_found", r.JSON(t)["error"].(map[string]any)["code"])

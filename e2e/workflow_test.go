@@ -8,8 +8,8 @@ import (
 
 	"hub/activities"
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // launchPlan: a project, then a task in it by $ref.
@@ -133,7 +133,7 @@ const postPlan = `{"rules": [
 func TestWorkflowStepsThePersonMayNotRunAreRefusedWhenProposed(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(postPlan)})
-	guest, _ := s.Member(t, "Team", "Gus Guest", hub.RoleGuest)
+	guest, _ := s.Member(t, "Team", "Gus Guest", workspace.RoleGuest)
 	r := s.Do(t, guest, "PATCH", "/api/me/settings", map[string]any{"connectedAppWrites": true})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	for _, tc := range []struct {

@@ -35,7 +35,6 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/llm"
 	"hub/models"
 	"hub/stream"
@@ -43,6 +42,7 @@ import (
 	"hub/tools"
 	"hub/worker"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // Options choose the parts.
@@ -79,15 +79,15 @@ type Options struct {
 
 // Stack is a running Hub.
 type Stack struct {
-	URL      string // the api's base URL
-	Token    string // the owner's bearer token
-	SpaceID  string // the owner's space, "Team"
-	OwnerID  string
-	Model    *fakemodel.Server
-	DB       *models.DB
-	Hub      *hub.Service
-	Temporal client.Client
-	HTTP     *http.Client
+	URL       string // the api's base URL
+	Token     string // the owner's bearer token
+	SpaceID   string // the owner's space, "Team"
+	OwnerID   string
+	Model     *fakemodel.Server
+	DB        *models.DB
+	Workspace *workspace.Service
+	Temporal  client.Client
+	HTTP      *http.Client
 	// Chat and Activities let benchmarks run the turn loop without Temporal.
 	Chat       *chat.Store
 	Activities *activities.Activities
@@ -124,7 +124,7 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 
-	s := &Stack{DB: db, Hub: hub.NewService(db), Temporal: c, HTTP: &http.Client{}, dbURL: url, limits: o.HTTPLimits}
+	s := &Stack{DB: db, Workspace: workspace.NewService(db), Temporal: c, HTTP: &http.Client{}, dbURL: url, limits: o.HTTPLimits}
 	mcfg := llm.Config{Model: "fakemodel", Timeout: o.ModelTimeout}
 	if !o.NoModel {
 		s.Model = fakemodel.New(o.Script)
@@ -145,7 +145,7 @@ func Start(t testing.TB, o Options) *Stack {
 	for _, d := range o.ExtraTools {
 		reg.Add(d)
 	}
-	acts := &activities.Activities{Hub: s.Hub, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Fault: o.Fault, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
+	acts := &activities.Activities{Workspace: s.Workspace, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Fault: o.Fault, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
 		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
 	s.Chat, s.Activities = chats, acts
 	// As in hub worker: Stop and Pause announced by any api process close
@@ -154,7 +154,7 @@ func Start(t testing.TB, o Options) *Stack {
 	frames.OnInterrupt(activities.InterruptWhenStopped(chats, interrupts))
 	// As in hub api: activity frames written by any process wake this
 	// api's activity streams.
-	frames.Subscribe(chat.ActivityChannel, chat.WakeActivityFollowers, chat.WakeAllActivityFollowers)
+	frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
 	s.StartWorker(t)
 	t.Cleanup(s.StopWorker)
 
@@ -162,14 +162,14 @@ func Start(t testing.TB, o Options) *Stack {
 	if o.APITemporal != nil {
 		apiTemporal = o.APITemporal(c)
 	}
-	srv := serveAPI(api.New(api.Deps{DB: db, Hub: s.Hub, Chat: chats, Frames: frames, Temporal: apiTemporal, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
+	srv := serveAPI(api.New(api.Deps{DB: db, Workspace: s.Workspace, Chat: chats, Frames: frames, Temporal: apiTemporal, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
 		TurnTimeout: o.TurnTimeout}), o.HTTPLimits)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 
-	s.SpaceID, s.OwnerID, err = s.Hub.EnsureMember(ctx, "Team", "Mira Chen", hub.RoleOwner)
+	s.SpaceID, s.OwnerID, err = s.Workspace.EnsureMember(ctx, "Team", "Mira Chen", workspace.RoleOwner)
 	require.NoError(t, err)
-	s.Token, err = s.Hub.CreateToken(ctx, s.OwnerID, "", 0)
+	s.Token, err = s.Workspace.CreateToken(ctx, s.OwnerID, "", 0)
 	require.NoError(t, err)
 	return s
 }
@@ -187,11 +187,11 @@ func serveAPI(h http.Handler, l api.Limits) *httptest.Server {
 
 // Member adds a person with a role to a space (created if missing) and
 // returns their token and space id.
-func (s *Stack) Member(t testing.TB, space, person string, role hub.Role) (token, spaceID string) {
+func (s *Stack) Member(t testing.TB, space, person string, role workspace.Role) (token, spaceID string) {
 	t.Helper()
-	spaceID, personID, err := s.Hub.EnsureMember(context.Background(), space, person, role)
+	spaceID, personID, err := s.Workspace.EnsureMember(context.Background(), space, person, role)
 	require.NoError(t, err)
-	token, err = s.Hub.CreateToken(context.Background(), personID, "", 0)
+	token, err = s.Workspace.CreateToken(context.Background(), personID, "", 0)
 	require.NoError(t, err)
 	return token, spaceID
 }
@@ -409,9 +409,9 @@ func (s *Stack) StartAPI(t testing.TB) *API {
 	t.Helper()
 	db := dbtest.Open(t, s.dbURL)
 	frames := stream.NewBus(db)
-	frames.Subscribe(chat.ActivityChannel, chat.WakeActivityFollowers, chat.WakeAllActivityFollowers)
+	frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
 	a := &API{frames: frames}
-	a.srv = serveAPI(api.New(api.Deps{DB: db, Hub: hub.NewService(db), Chat: chat.NewStore(db), Frames: frames, Temporal: s.Temporal}), s.limits)
+	a.srv = serveAPI(api.New(api.Deps{DB: db, Workspace: workspace.NewService(db), Chat: chat.NewStore(db), Frames: frames, Temporal: s.Temporal}), s.limits)
 	a.URL = a.srv.URL
 	t.Cleanup(a.Kill)
 	return a

@@ -3,7 +3,7 @@
 // migrations for both.
 //
 // Rows are gorm structs and never leave the packages that store them: the
-// workspace domain (package hub), the frame store (package stream) and the
+// workspace domain (package workspace), the frame store (package stream) and the
 // activities convert them to their own types by named functions, so a column
 // rename never changes an API response or a workflow payload.
 package models

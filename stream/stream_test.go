@@ -15,9 +15,9 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/hub"
 	"hub/models"
 	"hub/stream"
+	"hub/workspace"
 )
 
 func TestMain(m *testing.M) {
@@ -67,7 +67,7 @@ func newFixture(t testing.TB, url string) *fixture {
 	db := open(t, url)
 	require.NoError(t, db.Migrate(ctx))
 	f := &fixture{url: url, db: db, bus: newBus(t, db), chat: chat.NewStore(db)}
-	space, person, err := hub.NewService(db).EnsureMember(ctx, "Acme", "Ann Archer", hub.RoleOwner)
+	space, person, err := workspace.NewService(db).EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
 	f.actor = person
 	f.conv, err = f.chat.CreateConversation(ctx, person, space, "")

@@ -6,11 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
-// The tools and the REST routes go through one hub.Service, so a write
+// The tools and the REST routes go through one workspace.Service, so a write
 // through a tool reads back the same through the service calls the routes
 // make, and a write through those calls is what the list tools show.
 func TestToolsAndRESTAgree(t *testing.T) {
@@ -18,7 +18,7 @@ func TestToolsAndRESTAgree(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		screen := rest(f.editor)
-		env := f.env(f.editor, hub.RoleEditor)
+		env := f.env(f.editor, workspace.RoleEditor)
 
 		// Tool writes, screen reads.
 		res, err := f.dispatch(t, env, "hub_create_project", `{"name":"Launch"}`)
@@ -33,7 +33,7 @@ func TestToolsAndRESTAgree(t *testing.T) {
 		require.Nil(t, err)
 		updated := dataOf[taskList](t, res).Tasks[0]
 
-		page, serr := f.svc.ListTasks(ctx, screen, f.acme, hub.TaskFilter{})
+		page, serr := f.svc.ListTasks(ctx, screen, f.acme, workspace.TaskFilter{})
 		require.NoError(t, serr)
 		require.Len(t, page.Tasks, 2)
 		require.Equal(t, created[0], asTaskData(page.Tasks[0]))
@@ -47,17 +47,17 @@ func TestToolsAndRESTAgree(t *testing.T) {
 
 		// Screen writes, tools read.
 		status, name := "done", "Launch v2"
-		_, serr = f.svc.UpdateTask(ctx, screen, f.acme, created[0].ID, hub.TaskPatch{Status: &status})
+		_, serr = f.svc.UpdateTask(ctx, screen, f.acme, created[0].ID, workspace.TaskPatch{Status: &status})
 		require.NoError(t, serr)
-		_, serr = f.svc.UpdateProject(ctx, screen, f.acme, proj.ID, hub.ProjectPatch{Name: &name})
+		_, serr = f.svc.UpdateProject(ctx, screen, f.acme, proj.ID, workspace.ProjectPatch{Name: &name})
 		require.NoError(t, serr)
-		fresh, serr := f.svc.CreateTasks(ctx, screen, f.acme, "", []hub.NewTask{{Title: "From the screen"}})
+		fresh, serr := f.svc.CreateTasks(ctx, screen, f.acme, "", []workspace.NewTask{{Title: "From the screen"}})
 		require.NoError(t, serr)
 
 		res, err = f.dispatch(t, env, "hub_list_tasks", `{}`)
 		require.Nil(t, err)
 		listed := dataOf[taskList](t, res).Tasks
-		page, serr = f.svc.ListTasks(ctx, screen, f.acme, hub.TaskFilter{})
+		page, serr = f.svc.ListTasks(ctx, screen, f.acme, workspace.TaskFilter{})
 		require.NoError(t, serr)
 		require.Len(t, listed, len(page.Tasks))
 		for i := range listed {
@@ -87,7 +87,7 @@ func TestToolsAndRESTAgree(t *testing.T) {
 		_, err = f.dispatch(t, env, "hub_delete_tasks", fmt.Sprintf(`{"ids":[%q]}`, created[0].ID))
 		require.Nil(t, err)
 		_, serr = f.svc.GetTask(ctx, screen, f.acme, created[0].ID)
-		require.ErrorIs(t, serr, hub.ErrNotFound)
+		require.ErrorIs(t, serr, workspace.ErrNotFound)
 		_, serr = f.svc.DeleteTask(ctx, screen, f.acme, fresh[0].ID)
 		require.NoError(t, serr)
 		res, err = f.dispatch(t, env, "hub_list_tasks", `{}`)
@@ -96,7 +96,7 @@ func TestToolsAndRESTAgree(t *testing.T) {
 	})
 }
 
-func asTaskData(t hub.Task) tools.TaskData {
+func asTaskData(t workspace.Task) tools.TaskData {
 	return tools.TaskData{ID: t.ID, Title: t.Title, Status: t.Status, DueDate: t.DueDate, Priority: t.Priority,
 		ProjectID: t.ProjectID, AssigneeID: t.AssigneeID, Revision: t.Revision}
 }

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"hub/apps"
-	"hub/hub"
+	"hub/workspace"
 )
 
 // Poster sends an update to a connected app. apps.Client is the one Hub
@@ -38,7 +38,7 @@ var ListConnections = Define(Spec{
 	Name: "hub_list_connections", Area: AreaApps,
 	Description: "List the apps connected to this space (for now webhooks, e.g. a team channel) with their ids, names and kinds. Use an id with apps_post_update.",
 }, func(ctx context.Context, env Env, _ ListConnectionsInput) (Result, error) {
-	conns, err := env.Hub.ListConnections(ctx, env.Actor, env.SpaceID)
+	conns, err := env.Workspace.ListConnections(ctx, env.Actor, env.SpaceID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -46,11 +46,11 @@ var ListConnections = Define(Spec{
 		Connections []ConnectionData `json:"connections"`
 	}{Connections: []ConnectionData{}}
 	titled := make([]Titled, len(conns))
-	refs := make([]hub.Ref, len(conns))
+	refs := make([]workspace.Ref, len(conns))
 	for i, c := range conns {
 		data.Connections = append(data.Connections, ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled})
 		titled[i] = Titled{Title: c.Name}
-		refs[i] = hub.ConnectionRef(c)
+		refs[i] = workspace.ConnectionRef(c)
 	}
 	summary := "No apps are connected to this space."
 	if len(conns) > 0 {
@@ -106,11 +106,11 @@ func PostUpdate(c Poster) *Definition {
 		if c == nil {
 			return Result{}, Errorf(CodeFailed, "connected apps are not set up on this Hub server; nothing was sent to %s", conn.Name)
 		}
-		space, err := env.Hub.GetSpace(ctx, env.Actor.PersonID, env.SpaceID)
+		space, err := env.Workspace.GetSpace(ctx, env.Actor.PersonID, env.SpaceID)
 		if err != nil {
 			return Result{}, err
 		}
-		person, err := env.Hub.GetPerson(ctx, env.Actor.PersonID)
+		person, err := env.Workspace.GetPerson(ctx, env.Actor.PersonID)
 		if err != nil {
 			return Result{}, err
 		}
@@ -123,7 +123,7 @@ func PostUpdate(c Poster) *Definition {
 			ConnectionID string `json:"connectionId"`
 			Status       int    `json:"status"`
 		}{ConnectionID: conn.ID, Status: resp.Status}
-		return Result{Summary: fmt.Sprintf("Posted to %s.", conn.Name), Data: data, Refs: []hub.Ref{hub.ConnectionRef(conn)}}, nil
+		return Result{Summary: fmt.Sprintf("Posted to %s.", conn.Name), Data: data, Refs: []workspace.Ref{workspace.ConnectionRef(conn)}}, nil
 	}, Preview(func(ctx context.Context, env Env, in PostUpdateInput) (string, error) {
 		conn, err := postableConnection(ctx, env, in)
 		if err != nil {
@@ -140,34 +140,34 @@ func PostUpdate(c Poster) *Definition {
 // postableConnection checks an update and finds the connected app it goes
 // to, for the preview (so a held call already names a real app) and again
 // when it runs (the app may have been removed or switched off since).
-func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (hub.Connection, error) {
+func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (workspace.Connection, error) {
 	if strings.TrimSpace(in.Text) == "" {
-		return hub.Connection{}, &hub.InvalidError{Path: "/text", Message: "the update has no text"}
+		return workspace.Connection{}, &workspace.InvalidError{Path: "/text", Message: "the update has no text"}
 	}
 	if utf8.RuneCountInString(in.Text) > maxUpdateText {
-		return hub.Connection{}, &hub.InvalidError{Path: "/text", Message: fmt.Sprintf("an update has at most %d characters", maxUpdateText)}
+		return workspace.Connection{}, &workspace.InvalidError{Path: "/text", Message: fmt.Sprintf("an update has at most %d characters", maxUpdateText)}
 	}
 	if utf8.RuneCountInString(in.Title) > maxUpdateTitle {
-		return hub.Connection{}, &hub.InvalidError{Path: "/title", Message: fmt.Sprintf("a title has at most %d characters", maxUpdateTitle)}
+		return workspace.Connection{}, &workspace.InvalidError{Path: "/title", Message: fmt.Sprintf("a title has at most %d characters", maxUpdateTitle)}
 	}
-	conn, err := env.Hub.GetConnection(ctx, env.Actor, env.SpaceID, in.ConnectionID)
+	conn, err := env.Workspace.GetConnection(ctx, env.Actor, env.SpaceID, in.ConnectionID)
 	if err != nil {
-		var nf *hub.NotFoundError
+		var nf *workspace.NotFoundError
 		if errors.As(err, &nf) {
 			nf.Path = "/connectionId"
-			return hub.Connection{}, nf
+			return workspace.Connection{}, nf
 		}
-		return hub.Connection{}, err
+		return workspace.Connection{}, err
 	}
 	switch {
-	case conn.Kind != hub.ConnectionWebhook:
-		return hub.Connection{}, Errorf(CodeRefused, "%s is a %s, which cannot take posted updates", conn.Name, conn.Kind)
+	case conn.Kind != workspace.ConnectionWebhook:
+		return workspace.Connection{}, Errorf(CodeRefused, "%s is a %s, which cannot take posted updates", conn.Name, conn.Kind)
 	case !conn.Enabled:
-		return hub.Connection{}, Errorf(CodeRefused, "%s is switched off in this space's connected apps", conn.Name)
+		return workspace.Connection{}, Errorf(CodeRefused, "%s is switched off in this space's connected apps", conn.Name)
 	case conn.URL == "":
 		// Only the roles that manage connections read the URL; the others
 		// are refused earlier, this is the domain's word on it.
-		return hub.Connection{}, Errorf(CodeForbidden, "you may not post to %s", conn.Name)
+		return workspace.Connection{}, Errorf(CodeForbidden, "you may not post to %s", conn.Name)
 	}
 	return conn, nil
 }

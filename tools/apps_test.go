@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/apps"
-	"hub/hub"
 	"hub/models"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // webhook is a connected app on 127.0.0.1 that records each post.
@@ -77,8 +77,8 @@ func client(t *testing.T, timeout time.Duration, hooks ...*webhook) *apps.Client
 type appsFixture struct {
 	*fixture
 	reg           *tools.Registry
-	editor, guest hub.Actor
-	conn          hub.Connection
+	editor, guest workspace.Actor
+	conn          workspace.Connection
 }
 
 var offerApps = []string{"hub_list_connections", "apps_post_update"}
@@ -87,20 +87,20 @@ func newAppsFixture(t *testing.T, f *fixture, poster tools.Poster, url string) *
 	t.Helper()
 	ctx := t.Context()
 	a := &appsFixture{fixture: f, reg: tools.NewRegistry(tools.ListConnections, tools.PostUpdate(poster))}
-	_, editor, err := f.svc.EnsureMember(ctx, "Acme", "Eddie Editor", hub.RoleEditor)
+	_, editor, err := f.svc.EnsureMember(ctx, "Acme", "Eddie Editor", workspace.RoleEditor)
 	require.NoError(t, err)
-	_, guest, err := f.svc.EnsureMember(ctx, "Acme", "Gus Guest", hub.RoleGuest)
+	_, guest, err := f.svc.EnsureMember(ctx, "Acme", "Gus Guest", workspace.RoleGuest)
 	require.NoError(t, err)
-	a.editor, a.guest = hub.Actor{PersonID: editor, Via: hub.ViaAssistant}, hub.Actor{PersonID: guest, Via: hub.ViaAssistant}
-	a.conn, err = f.svc.CreateConnection(ctx, f.owner, f.acme, hub.NewConnection{Name: "Team updates", URL: url})
+	a.editor, a.guest = workspace.Actor{PersonID: editor, Via: workspace.ViaAssistant}, workspace.Actor{PersonID: guest, Via: workspace.ViaAssistant}
+	a.conn, err = f.svc.CreateConnection(ctx, f.owner, f.acme, workspace.NewConnection{Name: "Team updates", URL: url})
 	require.NoError(t, err)
 	return a
 }
 
 // appEnv is an owner's call in Acme with connected-app writes switched on.
 func (a *appsFixture) appEnv(policy string) tools.Env {
-	env := a.env(a.owner, hub.RoleOwner)
-	env.Settings = hub.Settings{WritePolicy: policy, ConnectedAppWrites: true}
+	env := a.env(a.owner, workspace.RoleOwner)
+	env.Settings = workspace.Settings{WritePolicy: policy, ConnectedAppWrites: true}
 	env.CallID = "turn_t.1.0"
 	return env
 }
@@ -118,14 +118,14 @@ func TestListConnectionsTool(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		a := newAppsFixture(t, f, nil, "https://hooks.example.com/T0/secret-path")
-		_, err := f.svc.CreateConnection(t.Context(), f.owner, f.acme, hub.NewConnection{Name: "Alerts", URL: "https://alerts.example.com/in"})
+		_, err := f.svc.CreateConnection(t.Context(), f.owner, f.acme, workspace.NewConnection{Name: "Alerts", URL: "https://alerts.example.com/in"})
 		require.NoError(t, err)
 
-		res, terr := a.call(t, a.appEnv(hub.PolicyImmediate), "hub_list_connections", `{}`)
+		res, terr := a.call(t, a.appEnv(workspace.PolicyImmediate), "hub_list_connections", `{}`)
 		require.Nil(t, terr)
 		require.Equal(t, "Found 2 connected apps: “Alerts” and “Team updates”.", res.Summary)
 		require.Len(t, res.Refs, 2)
-		require.Equal(t, hub.Ref{Kind: "connection", ID: a.conn.ID, Label: "Team updates", Detail: "webhook"}, res.Refs[1])
+		require.Equal(t, workspace.Ref{Kind: "connection", ID: a.conn.ID, Label: "Team updates", Detail: "webhook"}, res.Refs[1])
 		text := tools.ModelText(res, tools.MaxResultChars)
 		require.NotContains(t, text, "example.com", "never a URL")
 		require.NotContains(t, text, "secret-path")
@@ -133,17 +133,17 @@ func TestListConnectionsTool(t *testing.T) {
 		require.Equal(t, map[string]any{"id": a.conn.ID, "name": "Team updates", "kind": "webhook", "enabled": true}, conns[1])
 
 		// A viewer reads the list too.
-		res, terr = a.call(t, a.env(a.viewer, hub.RoleViewer), "hub_list_connections", `{}`)
+		res, terr = a.call(t, a.env(a.viewer, workspace.RoleViewer), "hub_list_connections", `{}`)
 		require.Nil(t, terr)
 		require.Len(t, res.Refs, 2)
 
 		// A guest never uses the owner's connected apps, not even the list.
-		_, terr = a.call(t, a.env(a.guest, hub.RoleGuest), "hub_list_connections", `{}`)
+		_, terr = a.call(t, a.env(a.guest, workspace.RoleGuest), "hub_list_connections", `{}`)
 		require.NotNil(t, terr)
 		require.Equal(t, tools.CodeForbidden, terr.Code)
 
 		// Another space has none.
-		res, terr = a.reg.Dispatch(t.Context(), tools.Env{Hub: f.svc, Actor: f.outsider, SpaceID: f.other, Role: hub.RoleOwner},
+		res, terr = a.reg.Dispatch(t.Context(), tools.Env{Workspace: f.svc, Actor: f.outsider, SpaceID: f.other, Role: workspace.RoleOwner},
 			tools.Call{Name: "hub_list_connections", Offered: offerApps})
 		require.Nil(t, terr)
 		require.Equal(t, "No apps are connected to this space.", res.Summary)
@@ -158,8 +158,8 @@ func TestPostUpdateIsHeldUnderEveryPolicy(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		hook := newWebhook(t, nil)
 		a := newAppsFixture(t, f, client(t, 0, hook), hook.srv.URL+"/hooks/team")
-		require.True(t, a.reg.Granted(hub.RoleOwner)[1].Holds(hub.Settings{WritePolicy: hub.PolicyImmediate}))
-		for _, policy := range []string{"", hub.PolicyImmediate, hub.PolicyPreview, hub.PolicyNeedsMe} {
+		require.True(t, a.reg.Granted(workspace.RoleOwner)[1].Holds(workspace.Settings{WritePolicy: workspace.PolicyImmediate}))
+		for _, policy := range []string{"", workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe} {
 			args := a.postArgs("Shipped the beta to the first ten teams.")
 			res, terr := a.call(t, a.appEnv(policy), "apps_post_update", args)
 			require.Nil(t, terr, "policy %q", policy)
@@ -167,7 +167,7 @@ func TestPostUpdateIsHeldUnderEveryPolicy(t *testing.T) {
 			require.Equal(t, "Post “Shipped the beta to the first ten teams.” to Team updates", res.Summary)
 			require.JSONEq(t, args, string(res.Input), "Apply runs exactly what was previewed")
 		}
-		res, terr := a.call(t, a.appEnv(hub.PolicyPreview),
+		res, terr := a.call(t, a.appEnv(workspace.PolicyPreview),
 			"apps_post_update", fmt.Sprintf(`{"connectionId":%q,"title":"Launch","text":%q}`, a.conn.ID, longText(300)))
 		require.Nil(t, terr)
 		require.Equal(t, "Post “Launch”: “"+longText(119)+"…” to Team updates", res.Summary, "a long text is quoted in part")
@@ -190,14 +190,14 @@ func TestPostUpdateRunsOnApply(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		hook := newWebhook(t, nil)
 		a := newAppsFixture(t, f, client(t, 0, hook), hook.srv.URL+"/hooks/team")
-		env := a.appEnv(hub.PolicyImmediate)
+		env := a.appEnv(workspace.PolicyImmediate)
 		env.Applying = true
 		res, terr := a.call(t, env, "apps_post_update",
 			fmt.Sprintf(`{"connectionId":%q,"title":" Launch ","text":"Shipped the beta."}`, a.conn.ID))
 		require.Nil(t, terr)
 		require.False(t, res.Held)
 		require.Equal(t, "Posted to Team updates.", res.Summary)
-		require.Equal(t, []hub.Ref{hub.ConnectionRef(a.conn)}, res.Refs)
+		require.Equal(t, []workspace.Ref{workspace.ConnectionRef(a.conn)}, res.Refs)
 		require.NotContains(t, tools.ModelText(res, tools.MaxResultChars), "127.0.0.1", "never the URL")
 		got := <-hook.posts
 		require.Equal(t, "turn_t.1.0", got.key, "the idempotency key is Hub's call id")
@@ -205,7 +205,7 @@ func TestPostUpdateRunsOnApply(t *testing.T) {
 		require.EqualValues(t, 1, hook.hits.Load())
 
 		// An editor may post too.
-		env.Actor, env.Role = a.editor, hub.RoleEditor
+		env.Actor, env.Role = a.editor, workspace.RoleEditor
 		_, terr = a.call(t, env, "apps_post_update", a.postArgs("From Eddie"))
 		require.Nil(t, terr)
 		require.Equal(t, "Eddie Editor", (<-hook.posts).body["sentBy"])
@@ -217,7 +217,7 @@ func TestPostUpdateRefusals(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		hook := newWebhook(t, nil)
 		a := newAppsFixture(t, f, client(t, 0, hook), hook.srv.URL+"/hooks/team")
-		theirs, err := f.svc.CreateConnection(t.Context(), f.outsider, f.other, hub.NewConnection{Name: "Theirs", URL: hook.srv.URL})
+		theirs, err := f.svc.CreateConnection(t.Context(), f.outsider, f.other, workspace.NewConnection{Name: "Theirs", URL: hook.srv.URL})
 		require.NoError(t, err)
 		for _, applying := range []bool{false, true} {
 			for _, tc := range []struct {
@@ -227,9 +227,9 @@ func TestPostUpdateRefusals(t *testing.T) {
 				code string
 				path string
 			}{
-				{"a guest", func(e tools.Env) tools.Env { e.Actor, e.Role = a.guest, hub.RoleGuest; return e }, a.postArgs("hi"), tools.CodeForbidden, ""},
+				{"a guest", func(e tools.Env) tools.Env { e.Actor, e.Role = a.guest, workspace.RoleGuest; return e }, a.postArgs("hi"), tools.CodeForbidden, ""},
 				{"a guest claiming to be an owner", func(e tools.Env) tools.Env { e.Actor = a.guest; return e }, a.postArgs("hi"), tools.CodeNotFound, "/connectionId"},
-				{"a viewer", func(e tools.Env) tools.Env { e.Actor, e.Role = a.viewer, hub.RoleViewer; return e }, a.postArgs("hi"), tools.CodeForbidden, ""},
+				{"a viewer", func(e tools.Env) tools.Env { e.Actor, e.Role = a.viewer, workspace.RoleViewer; return e }, a.postArgs("hi"), tools.CodeForbidden, ""},
 				{"a viewer claiming to be an owner", func(e tools.Env) tools.Env { e.Actor = a.viewer; return e }, a.postArgs("hi"), tools.CodeForbidden, ""},
 				{"connected-app writes switched off", func(e tools.Env) tools.Env { e.Settings.ConnectedAppWrites = false; return e }, a.postArgs("hi"), tools.CodeRefused, ""},
 				{"apps not among the allowed areas", func(e tools.Env) tools.Env { e.Settings.AllowedWriteAreas = []string{"tasks"}; return e }, a.postArgs("hi"), tools.CodeRefused, ""},
@@ -240,7 +240,7 @@ func TestPostUpdateRefusals(t *testing.T) {
 				{"text too long", func(e tools.Env) tools.Env { return e }, a.postArgs(longText(4001)), tools.CodeInvalidPayload, "/text"},
 			} {
 				t.Run(fmt.Sprintf("%s, applying %v", tc.name, applying), func(t *testing.T) {
-					env := a.appEnv(hub.PolicyImmediate)
+					env := a.appEnv(workspace.PolicyImmediate)
 					env.Applying = applying
 					res, terr := a.call(t, tc.env(env), "apps_post_update", tc.args)
 					require.NotNil(t, terr, "%+v", res)
@@ -254,7 +254,7 @@ func TestPostUpdateRefusals(t *testing.T) {
 		// A connection switched off is refused when proposed and when applied.
 		require.NoError(t, f.db.Model(&models.Connection{}).Where("id = ?", a.conn.ID).Update("enabled", false).Error)
 		for _, applying := range []bool{false, true} {
-			env := a.appEnv(hub.PolicyImmediate)
+			env := a.appEnv(workspace.PolicyImmediate)
 			env.Applying = applying
 			_, terr := a.call(t, env, "apps_post_update", a.postArgs("hi"))
 			require.NotNil(t, terr)
@@ -301,7 +301,7 @@ func TestPostUpdateClientErrors(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				require.NoError(t, f.db.Model(&models.Connection{}).Where("id = ?", a.conn.ID).Update("url", tc.url).Error)
-				env := a.appEnv(hub.PolicyImmediate)
+				env := a.appEnv(workspace.PolicyImmediate)
 				env.Applying = true
 				_, terr := a.call(t, env, "apps_post_update", a.postArgs("hi"))
 				require.NotNil(t, terr)
@@ -313,7 +313,7 @@ func TestPostUpdateClientErrors(t *testing.T) {
 
 		// A Hub with no client wired sends nothing and says so.
 		bare := tools.NewRegistry(tools.PostUpdate(nil))
-		env := a.appEnv(hub.PolicyImmediate)
+		env := a.appEnv(workspace.PolicyImmediate)
 		env.Applying = true
 		_, terr := bare.Dispatch(t.Context(), env, tools.Call{Name: "apps_post_update", Arguments: a.postArgs("hi"), Offered: offerApps})
 		require.NotNil(t, terr)

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // Risk says how much a write can disturb.
@@ -34,13 +34,13 @@ const (
 // transaction for writes), who acts, in which space, with which role, under
 // which settings, and for which call.
 type Env struct {
-	Hub     *hub.Service
-	Actor   hub.Actor
-	SpaceID string
-	Role    hub.Role
+	Workspace *workspace.Service
+	Actor     workspace.Actor
+	SpaceID   string
+	Role      workspace.Role
 	// Settings are the acting person's assistant settings: write policy,
 	// allowed write areas, connected-app writes.
-	Settings hub.Settings
+	Settings workspace.Settings
 	// CallID is Hub's stable id of this call; outside writes send it as
 	// their idempotency key.
 	CallID string
@@ -58,7 +58,7 @@ type Env struct {
 type Result struct {
 	Summary string
 	Data    any
-	Refs    []hub.Ref
+	Refs    []workspace.Ref
 	// Held is set when the write was not run but held for the person's
 	// Apply; Summary is then its preview and Input the prepared input Apply
 	// will run, exactly as previewed.
@@ -232,7 +232,7 @@ func (d *Definition) validate(arguments string) (json.RawMessage, *Error) {
 	// A NUL or bytes that are not UTF-8 in a string could not be stored
 	// (and the JSON decoder would hide the latter): the model gets the
 	// field's path to correct.
-	if err := hub.CheckJSONText([]byte(arguments)); err != nil {
+	if err := workspace.CheckJSONText([]byte(arguments)); err != nil {
 		return nil, AsError(err)
 	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(arguments))

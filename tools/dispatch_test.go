@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 func TestDispatchUnknownOrUnofferedToolRunsNothing(t *testing.T) {
@@ -31,7 +31,7 @@ func TestDispatchUnknownOrUnofferedToolRunsNothing(t *testing.T) {
 		{"name with spaces", " probe ", []string{"probe"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: tc.call, Arguments: `{}`, Offered: tc.offered})
+			res, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: tc.call, Arguments: `{}`, Offered: tc.offered})
 			require.NotNil(t, err)
 			require.Equal(t, tools.CodeUnknownTool, err.Code)
 			require.Equal(t, fmt.Sprintf("no tool called %q", tc.call), err.Message)
@@ -41,7 +41,7 @@ func TestDispatchUnknownOrUnofferedToolRunsNothing(t *testing.T) {
 	}
 	require.Zero(t, p.runs.Load(), "nothing ran")
 
-	res, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":2}`, Offered: []string{"probe"}})
+	res, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":2}`, Offered: []string{"probe"}})
 	require.Nil(t, err)
 	require.Equal(t, "ran", res.Summary)
 	require.Equal(t, probeInput{N: 2}, res.Data)
@@ -53,7 +53,7 @@ func TestDispatchUnknownOrUnofferedToolRunsNothing(t *testing.T) {
 func TestDispatchReportsEverySchemaIssue(t *testing.T) {
 	t.Parallel()
 	reg := tools.Hub(nil)
-	_, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "hub_create_tasks",
+	_, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "hub_create_tasks",
 		Arguments: `{"tasks":[{"titl":"x","dueDate":3}],"x":1}`, Offered: offerAll})
 	require.NotNil(t, err)
 	require.Equal(t, tools.CodeInvalidPayload, err.Code)
@@ -103,7 +103,7 @@ func TestDispatchSchemaFailures(t *testing.T) {
 		{"huge integer", "hub_list_tasks", `{"offset":1e30}`, []tools.Issue{{Path: "/offset", Message: "must be a whole number like 10, written without a decimal point or exponent"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: tc.tool, Arguments: tc.args, Offered: offerAll})
+			_, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: tc.tool, Arguments: tc.args, Offered: offerAll})
 			require.NotNil(t, err)
 			require.Equal(t, tools.CodeInvalidPayload, err.Code)
 			require.Equal(t, tc.issues, err.Issues)
@@ -112,7 +112,7 @@ func TestDispatchSchemaFailures(t *testing.T) {
 		})
 	}
 
-	_, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "hub_list_tasks", Arguments: `{"limit":`, Offered: offerAll})
+	_, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "hub_list_tasks", Arguments: `{"limit":`, Offered: offerAll})
 	require.NotNil(t, err)
 	require.Equal(t, tools.CodeInvalidPayload, err.Code)
 	require.Contains(t, err.Message, "not valid JSON")
@@ -164,7 +164,7 @@ func TestDispatchHostileInput(t *testing.T) {
 				terr *tools.Error
 			)
 			require.NotPanics(t, func() {
-				res, terr = reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleViewer}, tools.Call{Name: "probe", Arguments: tc.args, Offered: offered})
+				res, terr = reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleViewer}, tools.Call{Name: "probe", Arguments: tc.args, Offered: offered})
 			})
 			if tc.ok {
 				require.Nil(t, terr)
@@ -184,20 +184,20 @@ func TestViewerWriteIsForbiddenAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		args := `{"tasks":[{"title":"Sneaky"}]}`
-		_, err := f.dispatch(t, f.env(f.viewer, hub.RoleViewer), "hub_create_tasks", args)
+		_, err := f.dispatch(t, f.env(f.viewer, workspace.RoleViewer), "hub_create_tasks", args)
 		require.NotNil(t, err)
 		require.Equal(t, tools.CodeForbidden, err.Code)
 		require.Contains(t, err.Message, "viewer")
 
 		// An Env claiming a writing role does not help: the domain checks the
 		// membership itself, as the screen does.
-		_, err = f.dispatch(t, f.env(f.viewer, hub.RoleOwner), "hub_create_tasks", args)
+		_, err = f.dispatch(t, f.env(f.viewer, workspace.RoleOwner), "hub_create_tasks", args)
 		require.NotNil(t, err)
 		require.Equal(t, tools.CodeForbidden, err.Code)
 		require.Zero(t, f.taskCount(t), "nothing changed")
 
 		// Reads are fine.
-		res, err := f.dispatch(t, f.env(f.viewer, hub.RoleViewer), "hub_list_tasks", `{}`)
+		res, err := f.dispatch(t, f.env(f.viewer, workspace.RoleViewer), "hub_list_tasks", `{}`)
 		require.Nil(t, err)
 		require.Equal(t, "No tasks match.", res.Summary)
 	})
@@ -206,13 +206,13 @@ func TestViewerWriteIsForbiddenAndChangesNothing(t *testing.T) {
 func TestHubToolsCreateAndList(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
-		env := f.env(f.owner, hub.RoleOwner)
+		env := f.env(f.owner, workspace.RoleOwner)
 		res, err := f.dispatch(t, env, "hub_create_tasks",
 			`{"tasks":[{"title":"Draft brief","dueDate":"2026-03-31","priority":"high"},{"title":"Call Mira"}]}`)
 		require.Nil(t, err)
 		require.Equal(t, "Added 2 tasks: “Draft brief” and “Call Mira”.", res.Summary)
 		require.Len(t, res.Refs, 2)
-		require.Equal(t, hub.Ref{Kind: "task", ID: res.Refs[0].ID, Label: "Draft brief", Detail: "todo, due 2026-03-31"}, res.Refs[0])
+		require.Equal(t, workspace.Ref{Kind: "task", ID: res.Refs[0].ID, Label: "Draft brief", Detail: "todo, due 2026-03-31"}, res.Refs[0])
 		require.NotContains(t, res.Summary, res.Refs[0].ID, "a summary names titles, never ids")
 		data := mustJSON(t, tools.ModelText(res, tools.MaxResultChars))["data"].(map[string]any)
 		first := data["tasks"].([]any)[0].(map[string]any)
@@ -239,9 +239,9 @@ func TestDispatchMapsDomainErrors(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
-		theirs, err := f.svc.CreateProject(ctx, f.outsider, f.other, hub.NewProject{Name: "Theirs"})
+		theirs, err := f.svc.CreateProject(ctx, f.outsider, f.other, workspace.NewProject{Name: "Theirs"})
 		require.NoError(t, err)
-		env := f.env(f.owner, hub.RoleOwner)
+		env := f.env(f.owner, workspace.RoleOwner)
 		for _, tc := range []struct {
 			name, tool, args string
 			code, path       string
@@ -262,7 +262,7 @@ func TestDispatchMapsDomainErrors(t *testing.T) {
 		require.Zero(t, f.taskCount(t), "all or none")
 
 		// A space the actor cannot open is not found.
-		_, terr := f.reg.Dispatch(ctx, tools.Env{Hub: f.svc, Actor: f.owner, SpaceID: f.other, Role: hub.RoleOwner},
+		_, terr := f.reg.Dispatch(ctx, tools.Env{Workspace: f.svc, Actor: f.owner, SpaceID: f.other, Role: workspace.RoleOwner},
 			tools.Call{Name: "hub_list_tasks", Arguments: `{}`, Offered: offerAll})
 		require.NotNil(t, terr)
 		require.Equal(t, tools.CodeNotFound, terr.Code)
@@ -278,15 +278,15 @@ func TestAsError(t *testing.T) {
 		want tools.Error
 	}{
 		{"a tool's own error", fmt.Errorf("wrapped: %w", mine), tools.Error{Code: tools.CodeVetoed, Message: "no way"}},
-		{"invalid", fmt.Errorf("x: %w", &hub.InvalidError{Path: "/dueDate", Message: "bad date"}),
+		{"invalid", fmt.Errorf("x: %w", &workspace.InvalidError{Path: "/dueDate", Message: "bad date"}),
 			tools.Error{Code: tools.CodeInvalidPayload, Message: "bad date", Path: "/dueDate", Issues: []tools.Issue{{Path: "/dueDate", Message: "bad date"}}}},
-		{"not found with a path", &hub.NotFoundError{Kind: "project", ID: "p1", Path: "/projectId"},
+		{"not found with a path", &workspace.NotFoundError{Kind: "project", ID: "p1", Path: "/projectId"},
 			tools.Error{Code: tools.CodeNotFound, Message: `no project with id "p1" in this space`, Path: "/projectId"}},
-		{"not found", fmt.Errorf("gone: %w", hub.ErrNotFound), tools.Error{Code: tools.CodeNotFound, Message: "gone: not found"}},
-		{"forbidden", fmt.Errorf("a viewer may not: %w", hub.ErrForbidden), tools.Error{Code: tools.CodeForbidden, Message: "a viewer may not: forbidden"}},
-		{"stale", fmt.Errorf("task changed: %w", hub.ErrStale), tools.Error{Code: tools.CodeStale, Message: "task changed: stale"}},
-		{"invalid sentinel", hub.ErrInvalid, tools.Error{Code: tools.CodeInvalidPayload, Message: "invalid input"}},
-		{"conflict", hub.ErrConflict, tools.Error{Code: tools.CodeRefused, Message: "conflict"}},
+		{"not found", fmt.Errorf("gone: %w", workspace.ErrNotFound), tools.Error{Code: tools.CodeNotFound, Message: "gone: not found"}},
+		{"forbidden", fmt.Errorf("a viewer may not: %w", workspace.ErrForbidden), tools.Error{Code: tools.CodeForbidden, Message: "a viewer may not: forbidden"}},
+		{"stale", fmt.Errorf("task changed: %w", workspace.ErrStale), tools.Error{Code: tools.CodeStale, Message: "task changed: stale"}},
+		{"invalid sentinel", workspace.ErrInvalid, tools.Error{Code: tools.CodeInvalidPayload, Message: "invalid input"}},
+		{"conflict", workspace.ErrConflict, tools.Error{Code: tools.CodeRefused, Message: "conflict"}},
 		{"anything else hides its text", errors.New("pq: connection refused to 10.0.0.3"),
 			tools.Error{Code: tools.CodeFailed, Message: "the tool failed; nothing was changed by this call"}},
 	} {
@@ -304,9 +304,9 @@ func TestDispatchToolErrors(t *testing.T) {
 		err  error
 		code string
 	}{
-		{fmt.Errorf("task %q changed: %w", "Draft", hub.ErrStale), tools.CodeStale},
-		{&hub.NotFoundError{Kind: "task", ID: "t"}, tools.CodeNotFound},
-		{&hub.InvalidError{Path: "/n", Message: "too big"}, tools.CodeInvalidPayload},
+		{fmt.Errorf("task %q changed: %w", "Draft", workspace.ErrStale), tools.CodeStale},
+		{&workspace.NotFoundError{Kind: "task", ID: "t"}, tools.CodeNotFound},
+		{&workspace.InvalidError{Path: "/n", Message: "too big"}, tools.CodeInvalidPayload},
 		{tools.Errorf(tools.CodeRefused, "not now"), tools.CodeRefused},
 		{errors.New("boom"), tools.CodeFailed},
 	} {
@@ -378,14 +378,14 @@ func TestMiddlewareOrderAndVeto(t *testing.T) {
 		}
 	})
 
-	_, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":1}`, Offered: []string{"probe"}})
+	_, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":1}`, Offered: []string{"probe"}})
 	require.Nil(t, err)
 	require.Equal(t, []string{"first before probe", "second before probe", "second after", "first after"}, order,
 		"the first added runs first")
 	require.EqualValues(t, 1, p.runs.Load())
 
 	order = nil
-	_, err = reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":13}`, Offered: []string{"probe"}})
+	_, err = reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":13}`, Offered: []string{"probe"}})
 	require.NotNil(t, err)
 	require.Equal(t, tools.Error{Code: tools.CodeVetoed, Message: "13 is unlucky"}, *err)
 	require.EqualValues(t, 1, p.runs.Load(), "a veto stops the call")
@@ -394,14 +394,14 @@ func TestMiddlewareOrderAndVeto(t *testing.T) {
 	// The access check is the first middleware: a viewer's write stops
 	// there, before any other middleware sees it.
 	order = nil
-	_, err = reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleViewer}, tools.Call{Name: "probe_write", Arguments: `{}`, Offered: []string{"probe_write"}})
+	_, err = reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleViewer}, tools.Call{Name: "probe_write", Arguments: `{}`, Offered: []string{"probe_write"}})
 	require.NotNil(t, err)
 	require.Equal(t, tools.CodeForbidden, err.Code)
 	require.Empty(t, order)
 	require.EqualValues(t, 1, p.runs.Load())
 
 	// An invalid payload never reaches the middleware either.
-	_, err = reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":"x"}`, Offered: []string{"probe"}})
+	_, err = reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "probe", Arguments: `{"n":"x"}`, Offered: []string{"probe"}})
 	require.NotNil(t, err)
 	require.Equal(t, tools.CodeInvalidPayload, err.Code)
 	require.Empty(t, order)
@@ -420,13 +420,13 @@ func TestDispatchRefusesBadBytesByPath(t *testing.T) {
 		{`{"items":[{"title":"ok"},{"title":"x\u0000"}]}`, "/items/1/title"},
 		{`{"tags":{"a\u0000":"x"}}`, "/tags/a"},
 	} {
-		res, terr := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "echo", Arguments: tc.args, Offered: []string{"echo"}})
+		res, terr := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "echo", Arguments: tc.args, Offered: []string{"echo"}})
 		require.NotNil(t, terr, tc.args)
 		require.Equal(t, tools.CodeInvalidPayload, terr.Code, tc.args)
 		require.Equal(t, tc.path, terr.Path, tc.args)
 		require.Equal(t, []tools.Issue{{Path: tc.path, Message: terr.Message}}, terr.Issues)
 		require.Empty(t, res.Summary, "the tool did not run")
 	}
-	_, terr := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleOwner}, tools.Call{Name: "echo", Arguments: `{"text":"a\\u0000b"}`, Offered: []string{"echo"}})
+	_, terr := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleOwner}, tools.Call{Name: "echo", Arguments: `{"text":"a\\u0000b"}`, Offered: []string{"echo"}})
 	require.Nil(t, terr, "an escaped backslash before u0000 is no NUL")
 }

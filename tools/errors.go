@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // Error codes a tool call can fail with. The model reads them and corrects
@@ -50,25 +50,25 @@ func AsError(err error) *Error {
 	if errors.As(err, &te) {
 		return te
 	}
-	var inv *hub.InvalidError
+	var inv *workspace.InvalidError
 	if errors.As(err, &inv) {
 		return &Error{Code: CodeInvalidPayload, Message: inv.Message, Path: inv.Path,
 			Issues: []Issue{{Path: inv.Path, Message: inv.Message}}}
 	}
-	var nf *hub.NotFoundError
+	var nf *workspace.NotFoundError
 	if errors.As(err, &nf) {
 		return &Error{Code: CodeNotFound, Message: nf.Error(), Path: nf.Path}
 	}
 	switch {
-	case errors.Is(err, hub.ErrNotFound):
+	case errors.Is(err, workspace.ErrNotFound):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
-	case errors.Is(err, hub.ErrForbidden):
+	case errors.Is(err, workspace.ErrForbidden):
 		return &Error{Code: CodeForbidden, Message: err.Error()}
-	case errors.Is(err, hub.ErrStale):
+	case errors.Is(err, workspace.ErrStale):
 		return &Error{Code: CodeStale, Message: err.Error()}
-	case errors.Is(err, hub.ErrInvalid):
+	case errors.Is(err, workspace.ErrInvalid):
 		return &Error{Code: CodeInvalidPayload, Message: err.Error()}
-	case errors.Is(err, hub.ErrConflict):
+	case errors.Is(err, workspace.ErrConflict):
 		return &Error{Code: CodeRefused, Message: err.Error()}
 	}
 	return &Error{Code: CodeFailed, Message: "the tool failed; nothing was changed by this call"}

@@ -10,21 +10,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/hub"
 	"hub/models"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // fixture is a migrated database with a space Acme (one person in each
 // role) and a space Other, and the Hub tools.
 type fixture struct {
 	db    *models.DB
-	svc   *hub.Service
+	svc   *workspace.Service
 	reg   *tools.Registry
 	acme  string
 	other string
 
-	owner, editor, viewer, guest, outsider hub.Actor
+	owner, editor, viewer, guest, outsider workspace.Actor
 }
 
 func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
@@ -39,29 +39,29 @@ func newFixture(t testing.TB, url string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	db := dbtest.Open(t, url)
-	f := &fixture{db: db, svc: hub.NewService(db), reg: tools.Hub(nil)}
-	member := func(space, person string, role hub.Role) (string, hub.Actor) {
+	f := &fixture{db: db, svc: workspace.NewService(db), reg: tools.Hub(nil)}
+	member := func(space, person string, role workspace.Role) (string, workspace.Actor) {
 		spaceID, personID, err := f.svc.EnsureMember(ctx, space, person, role)
 		require.NoError(t, err)
-		return spaceID, hub.Actor{PersonID: personID, Via: hub.ViaAssistant}
+		return spaceID, workspace.Actor{PersonID: personID, Via: workspace.ViaAssistant}
 	}
-	f.acme, f.owner = member("Acme", "Olive Owner", hub.RoleOwner)
-	_, f.viewer = member("Acme", "Vera Viewer", hub.RoleViewer)
-	_, f.editor = member("Acme", "Eddie Editor", hub.RoleEditor)
-	_, f.guest = member("Acme", "Gus Guest", hub.RoleGuest)
-	f.other, f.outsider = member("Other", "Otto Outsider", hub.RoleOwner)
+	f.acme, f.owner = member("Acme", "Olive Owner", workspace.RoleOwner)
+	_, f.viewer = member("Acme", "Vera Viewer", workspace.RoleViewer)
+	_, f.editor = member("Acme", "Eddie Editor", workspace.RoleEditor)
+	_, f.guest = member("Acme", "Gus Guest", workspace.RoleGuest)
+	f.other, f.outsider = member("Other", "Otto Outsider", workspace.RoleOwner)
 	return f
 }
 
 // env is what a tool call of the actor in Acme runs with.
-func (f *fixture) env(actor hub.Actor, role hub.Role) tools.Env {
-	return tools.Env{Hub: f.svc, Actor: actor, SpaceID: f.acme, Role: role}
+func (f *fixture) env(actor workspace.Actor, role workspace.Role) tools.Env {
+	return tools.Env{Workspace: f.svc, Actor: actor, SpaceID: f.acme, Role: role}
 }
 
 // offerAll offers every tool of the registry.
 var offerAll = func() []string {
 	var names []string
-	for _, d := range tools.Hub(nil).Granted(hub.RoleOwner) {
+	for _, d := range tools.Hub(nil).Granted(workspace.RoleOwner) {
 		names = append(names, d.Name)
 	}
 	return names
@@ -114,18 +114,20 @@ func mustJSON(t *testing.T, s string) map[string]any {
 
 // rest is the actor as the screen (REST) acts: the same person, through the
 // same service, so a test can compare the two paths.
-func rest(a hub.Actor) hub.Actor { return hub.Actor{PersonID: a.PersonID, Via: hub.ViaREST} }
+func rest(a workspace.Actor) workspace.Actor {
+	return workspace.Actor{PersonID: a.PersonID, Via: workspace.ViaREST}
+}
 
 // task creates a task in Acme through the service, as the owner on the screen.
-func (f *fixture) task(t *testing.T, in hub.NewTask) hub.Task {
+func (f *fixture) task(t *testing.T, in workspace.NewTask) workspace.Task {
 	t.Helper()
-	out, err := f.svc.CreateTasks(t.Context(), rest(f.owner), f.acme, "/tasks", []hub.NewTask{in})
+	out, err := f.svc.CreateTasks(t.Context(), rest(f.owner), f.acme, "/tasks", []workspace.NewTask{in})
 	require.NoError(t, err)
 	return out[0]
 }
 
 // project creates a project in Acme through the service, as the owner.
-func (f *fixture) project(t *testing.T, in hub.NewProject) hub.Project {
+func (f *fixture) project(t *testing.T, in workspace.NewProject) workspace.Project {
 	t.Helper()
 	p, err := f.svc.CreateProject(t.Context(), rest(f.owner), f.acme, in)
 	require.NoError(t, err)
@@ -133,11 +135,11 @@ func (f *fixture) project(t *testing.T, in hub.NewProject) hub.Project {
 }
 
 // getTask reads a task as the screen does; ok is false when it is gone.
-func (f *fixture) getTask(t *testing.T, id string) (hub.Task, bool) {
+func (f *fixture) getTask(t *testing.T, id string) (workspace.Task, bool) {
 	t.Helper()
 	got, err := f.svc.GetTask(t.Context(), rest(f.owner), f.acme, id)
-	if errors.Is(err, hub.ErrNotFound) {
-		return hub.Task{}, false
+	if errors.Is(err, workspace.ErrNotFound) {
+		return workspace.Task{}, false
 	}
 	require.NoError(t, err)
 	return got, true

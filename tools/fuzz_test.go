@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"hub/dbtest"
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // echoInput exercises nested objects, arrays and every JSON type.
@@ -46,7 +46,7 @@ func FuzzDispatch(f *testing.F) {
 	reg := tools.Hub(nil)
 	reg.Add(echo)
 	offered := []string{"hub_list_tasks", "hub_create_tasks", "echo"}
-	roles := []hub.Role{hub.RoleOwner, hub.RoleEditor, hub.RoleGuest, hub.RoleViewer, "", "admin"}
+	roles := []workspace.Role{workspace.RoleOwner, workspace.RoleEditor, workspace.RoleGuest, workspace.RoleViewer, "", "admin"}
 
 	for _, seed := range []struct {
 		name, args string
@@ -76,8 +76,8 @@ func FuzzDispatch(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, name, args string, role uint8) {
-		env := tools.Env{Hub: fx.svc, Actor: fx.owner, SpaceID: fx.acme, Role: roles[int(role)%len(roles)]}
-		if env.Role == hub.RoleViewer {
+		env := tools.Env{Workspace: fx.svc, Actor: fx.owner, SpaceID: fx.acme, Role: roles[int(role)%len(roles)]}
+		if env.Role == workspace.RoleViewer {
 			env.Actor = fx.viewer
 		}
 		res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: name, Arguments: args, Offered: offered})

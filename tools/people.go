@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // PersonData is a member of the space as tool results carry it.
@@ -14,10 +14,10 @@ type PersonData struct {
 	Role string `json:"role"`
 }
 
-// personRef names a person to people as hub.ResolveRef does: their name,
+// personRef names a person to people as workspace.ResolveRef does: their name,
 // with their role as detail.
-func personRef(p hub.Person) hub.Ref {
-	return hub.Ref{Kind: hub.KindPerson, ID: p.ID, Label: p.Name, Detail: string(p.Role)}
+func personRef(p workspace.Person) workspace.Ref {
+	return workspace.Ref{Kind: workspace.KindPerson, ID: p.ID, Label: p.Name, Detail: string(p.Role)}
 }
 
 // ListPeopleInput filters hub_list_people.
@@ -33,11 +33,11 @@ var ListPeople = Define(Spec{
 	Name: "hub_list_people", Area: "people",
 	Description: "List the people in this space by name, with their ids and roles (owner, editor, viewer, guest). Filter by name words. Use it to find the assigneeId task tools need.",
 }, func(ctx context.Context, env Env, in ListPeopleInput) (Result, error) {
-	all, err := env.Hub.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
+	all, err := env.Workspace.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
 	if err != nil {
 		return Result{}, err
 	}
-	var matches []hub.Person
+	var matches []workspace.Person
 	for _, p := range all {
 		if containsWords(p.Name, in.Query) {
 			matches = append(matches, p)
@@ -51,7 +51,7 @@ var ListPeople = Define(Spec{
 		NextOffset int          `json:"nextOffset,omitempty"`
 	}{People: make([]PersonData, len(page)), Total: len(matches), Offset: in.Offset, NextOffset: next}
 	titled := make([]Titled, len(page))
-	refs := make([]hub.Ref, len(page))
+	refs := make([]workspace.Ref, len(page))
 	for i, p := range page {
 		data.People[i] = PersonData{ID: p.ID, Name: p.Name, Role: string(p.Role)}
 		titled[i] = Titled{Title: p.Name}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // writeCase is one write tool in the permission matrix: setup makes what the
@@ -24,25 +24,25 @@ var writeCases = []writeCase{
 		return fmt.Sprintf(`{"tasks":[{"title":%q}]}`, tag), func() bool { return f.countTitled(t, tag) == 1 }
 	}},
 	{tool: "hub_update_tasks", setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
-		task := f.task(t, hub.NewTask{Title: tag})
+		task := f.task(t, workspace.NewTask{Title: tag})
 		return fmt.Sprintf(`{"tasks":[{"id":%q,"revision":1,"status":"done"}]}`, task.ID), func() bool {
 			got, _ := f.getTask(t, task.ID)
 			return got.Status == "done"
 		}
 	}},
 	{tool: "hub_delete_tasks", setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
-		task := f.task(t, hub.NewTask{Title: tag})
+		task := f.task(t, workspace.NewTask{Title: tag})
 		return fmt.Sprintf(`{"ids":[%q]}`, task.ID), func() bool { _, ok := f.getTask(t, task.ID); return !ok }
 	}},
 	{tool: "hub_delete_tasks", comment: "all matching", setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
-		f.task(t, hub.NewTask{Title: tag})
+		f.task(t, workspace.NewTask{Title: tag})
 		return fmt.Sprintf(`{"all":true,"query":%q}`, tag), func() bool { return f.countTitled(t, tag) == 0 }
 	}},
 	{tool: "hub_create_project", setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
 		return fmt.Sprintf(`{"name":%q}`, tag), func() bool { return f.projectNamed(t, tag) != nil }
 	}},
 	{tool: "hub_update_project", setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
-		p := f.project(t, hub.NewProject{Name: tag})
+		p := f.project(t, workspace.NewProject{Name: tag})
 		return fmt.Sprintf(`{"id":%q,"revision":1,"status":"paused"}`, p.ID), func() bool { return f.projectNamed(t, tag).Status == "paused" }
 	}},
 }
@@ -56,7 +56,7 @@ func TestWritePermissionMatrix(t *testing.T) {
 	for _, c := range writeCases {
 		covered[c.tool] = true
 	}
-	for _, d := range tools.Hub(nil).Granted(hub.RoleOwner) {
+	for _, d := range tools.Hub(nil).Granted(workspace.RoleOwner) {
 		// Connected-app writes are always held whatever the policy; apps_test.go covers them.
 		if d.IsWrite && d.Area != tools.AreaApps {
 			require.True(t, covered[d.Name], "the matrix covers %s", d.Name)
@@ -65,13 +65,13 @@ func TestWritePermissionMatrix(t *testing.T) {
 
 	each(t, func(t *testing.T, f *fixture) {
 		roles := []struct {
-			role  hub.Role
-			actor hub.Actor
-		}{{hub.RoleOwner, f.owner}, {hub.RoleEditor, f.editor}, {hub.RoleViewer, f.viewer}, {hub.RoleGuest, f.guest}}
+			role  workspace.Role
+			actor workspace.Actor
+		}{{workspace.RoleOwner, f.owner}, {workspace.RoleEditor, f.editor}, {workspace.RoleViewer, f.viewer}, {workspace.RoleGuest, f.guest}}
 		n := 0
 		for _, r := range roles {
 			for _, c := range writeCases {
-				for _, policy := range []string{hub.PolicyImmediate, hub.PolicyPreview, hub.PolicyNeedsMe} {
+				for _, policy := range []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe} {
 					name := strings.TrimSpace(c.tool + " " + c.comment)
 					name = fmt.Sprintf("%s/%s/%s", r.role, name, policy)
 					t.Run(name, func(t *testing.T) {
@@ -81,11 +81,11 @@ func TestWritePermissionMatrix(t *testing.T) {
 						env := with(f.env(r.actor, r.role), policy)
 						res, err := f.dispatch(t, env, c.tool, args)
 						switch {
-						case r.role == hub.RoleViewer:
+						case r.role == workspace.RoleViewer:
 							require.NotNil(t, err)
 							require.Equal(t, tools.CodeForbidden, err.Code)
 							require.False(t, changed(), "nothing changed")
-						case policy == hub.PolicyImmediate:
+						case policy == workspace.PolicyImmediate:
 							require.Nil(t, err)
 							require.False(t, res.Held)
 							require.NotEmpty(t, res.Summary)
@@ -106,7 +106,7 @@ func TestWritePermissionMatrix(t *testing.T) {
 
 func (f *fixture) countTitled(t *testing.T, title string) int {
 	t.Helper()
-	page, err := f.svc.ListTasks(t.Context(), rest(f.owner), f.acme, hub.TaskFilter{Query: title})
+	page, err := f.svc.ListTasks(t.Context(), rest(f.owner), f.acme, workspace.TaskFilter{Query: title})
 	require.NoError(t, err)
 	n := 0
 	for _, task := range page.Tasks {
@@ -117,9 +117,9 @@ func (f *fixture) countTitled(t *testing.T, title string) int {
 	return n
 }
 
-func (f *fixture) projectNamed(t *testing.T, name string) *hub.Project {
+func (f *fixture) projectNamed(t *testing.T, name string) *workspace.Project {
 	t.Helper()
-	ps, err := f.svc.ListProjects(t.Context(), rest(f.owner), f.acme, hub.ProjectFilter{Limit: hub.MaxListLimit})
+	ps, err := f.svc.ListProjects(t.Context(), rest(f.owner), f.acme, workspace.ProjectFilter{Limit: workspace.MaxListLimit})
 	require.NoError(t, err)
 	for _, p := range ps.Projects {
 		if p.Name == name {

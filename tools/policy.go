@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // CheckAccess refuses a write from a role that may not write, whatever the
@@ -15,7 +15,7 @@ func CheckAccess(next Handler) Handler {
 		if d.IsWrite && !env.Role.CanWrite() {
 			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("a %s may not change records in this space", env.Role)}
 		}
-		if d.Area == AreaApps && env.Role == hub.RoleGuest {
+		if d.Area == AreaApps && env.Role == workspace.RoleGuest {
 			return Result{}, &Error{Code: CodeForbidden, Message: "a guest cannot use this space's connected apps"}
 		}
 		return next(ctx, env, d, input)
@@ -55,10 +55,10 @@ func WritePolicy(next Handler) Handler {
 	}
 }
 
-func holdsNothing(policy string) bool { return policy == "" || policy == hub.PolicyImmediate }
+func holdsNothing(policy string) bool { return policy == "" || policy == workspace.PolicyImmediate }
 
 // Holds tells whether a call of this tool would be held under the settings,
 // for the offer and the instructions' write-mode line.
-func (d *Definition) Holds(s hub.Settings) bool {
+func (d *Definition) Holds(s workspace.Settings) bool {
 	return d.IsWrite && (d.alwaysHeld() || !holdsNothing(s.WritePolicy))
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // ProjectData is a project as tool results carry it.
@@ -17,14 +17,14 @@ type ProjectData struct {
 	Revision    int    `json:"revision"`
 }
 
-func toProjectData(p hub.Project) ProjectData {
+func toProjectData(p workspace.Project) ProjectData {
 	return ProjectData{ID: p.ID, Name: p.Name, Status: p.Status, Description: p.Description, Revision: p.Revision}
 }
 
-// projectRef names a project to people as hub.ResolveRef does: its name,
+// projectRef names a project to people as workspace.ResolveRef does: its name,
 // with its status as detail.
-func projectRef(p hub.Project) hub.Ref {
-	return hub.Ref{Kind: hub.KindProject, ID: p.ID, Label: p.Name, Detail: p.Status}
+func projectRef(p workspace.Project) workspace.Ref {
+	return workspace.Ref{Kind: workspace.KindProject, ID: p.ID, Label: p.Name, Detail: p.Status}
 }
 
 // ListProjectsInput filters hub_list_projects.
@@ -41,7 +41,7 @@ var ListProjects = Define(Spec{
 	Name: "hub_list_projects", Area: "projects",
 	Description: "List this space's projects by name, with their ids, status, description and revision. Filter by status or name words; page with limit and offset. Use it to find the projectId task tools and hub_update_project need.",
 }, func(ctx context.Context, env Env, in ListProjectsInput) (Result, error) {
-	page, err := env.Hub.ListProjects(ctx, env.Actor, env.SpaceID, hub.ProjectFilter{Status: in.Status, Query: in.Query,
+	page, err := env.Workspace.ListProjects(ctx, env.Actor, env.SpaceID, workspace.ProjectFilter{Status: in.Status, Query: in.Query,
 		Limit: in.Limit, Offset: in.Offset})
 	if err != nil {
 		return Result{}, err
@@ -57,7 +57,7 @@ var ListProjects = Define(Spec{
 		data.More = moreNote("hub_list_projects", "projects")
 	}
 	titled := make([]Titled, len(page.Projects))
-	refs := make([]hub.Ref, len(page.Projects))
+	refs := make([]workspace.Ref, len(page.Projects))
 	for i, p := range page.Projects {
 		data.Projects[i] = toProjectData(p)
 		titled[i] = Titled{Title: p.Name}
@@ -79,7 +79,7 @@ var CreateProject = Define(Spec{
 	Name: "hub_create_project", Area: "projects", IsWrite: true, Risk: RiskLow, Undoable: true,
 	Description: "Add a project to this space. Check hub_list_projects first when a project of that name may already exist.",
 }, func(ctx context.Context, env Env, in CreateProjectInput) (Result, error) {
-	p, err := env.Hub.CreateProject(ctx, env.Actor, env.SpaceID, hub.NewProject{Name: in.Name, Status: in.Status, Description: in.Description})
+	p, err := env.Workspace.CreateProject(ctx, env.Actor, env.SpaceID, workspace.NewProject{Name: in.Name, Status: in.Status, Description: in.Description})
 	if err != nil {
 		return Result{}, err
 	}
@@ -87,7 +87,7 @@ var CreateProject = Define(Spec{
 		Data: struct {
 			Project ProjectData `json:"project"`
 		}{toProjectData(p)},
-		Refs: []hub.Ref{projectRef(p)}}, nil
+		Refs: []workspace.Ref{projectRef(p)}}, nil
 })
 
 // UpdateProjectInput is hub_update_project's input. Only the fields given
@@ -100,8 +100,8 @@ type UpdateProjectInput struct {
 	Description Clearable `json:"description,omitzero" jsonschema_description:"A new description, replacing the old one whole; null or \"\" removes it."`
 }
 
-func (in UpdateProjectInput) patch() hub.ProjectPatch {
-	p := hub.ProjectPatch{Name: nonEmpty(in.Name), Status: nonEmpty(in.Status), Description: in.Description.patch()}
+func (in UpdateProjectInput) patch() workspace.ProjectPatch {
+	p := workspace.ProjectPatch{Name: nonEmpty(in.Name), Status: nonEmpty(in.Status), Description: in.Description.patch()}
 	if in.Revision != 0 {
 		r := in.Revision
 		p.Revision = &r
@@ -111,7 +111,7 @@ func (in UpdateProjectInput) patch() hub.ProjectPatch {
 
 func (in UpdateProjectInput) checkChange() error {
 	if in.Name == "" && in.Status == "" && !in.Description.Set {
-		return &hub.InvalidError{Path: "", Message: "say what to change: name, status or description"}
+		return &workspace.InvalidError{Path: "", Message: "say what to change: name, status or description"}
 	}
 	return nil
 }
@@ -125,22 +125,22 @@ var UpdateProject = Define(Spec{
 	if err := in.checkChange(); err != nil {
 		return Result{}, err
 	}
-	p, err := env.Hub.UpdateProject(ctx, env.Actor, env.SpaceID, in.ID, in.patch())
+	p, err := env.Workspace.UpdateProject(ctx, env.Actor, env.SpaceID, in.ID, in.patch())
 	if err != nil {
-		return Result{}, rooted(err, "", "/id", hub.KindProject)
+		return Result{}, rooted(err, "", "/id", workspace.KindProject)
 	}
 	return Result{Summary: fmt.Sprintf("Updated 1 project: %s.", ListTitles([]Titled{{Title: p.Name}})),
 		Data: struct {
 			Project ProjectData `json:"project"`
 		}{toProjectData(p)},
-		Refs: []hub.Ref{projectRef(p)}}, nil
+		Refs: []workspace.Ref{projectRef(p)}}, nil
 }, Preview(func(ctx context.Context, env Env, in UpdateProjectInput) (string, error) {
 	if err := in.checkChange(); err != nil {
 		return "", err
 	}
-	p, err := env.Hub.GetProject(ctx, env.Actor, env.SpaceID, in.ID)
+	p, err := env.Workspace.GetProject(ctx, env.Actor, env.SpaceID, in.ID)
 	if err != nil {
-		return "", rooted(err, "", "/id", hub.KindProject)
+		return "", rooted(err, "", "/id", workspace.KindProject)
 	}
 	var parts []string
 	if in.Name != "" {
@@ -172,10 +172,10 @@ func containsWords(text, query string) bool {
 }
 
 // pageOf cuts one page out of a list read whole: limit 0 means
-// hub.DefaultListLimit; next is 0 when nothing follows.
+// workspace.DefaultListLimit; next is 0 when nothing follows.
 func pageOf[T any](items []T, limit, offset int) (page []T, next int) {
 	if limit <= 0 {
-		limit = hub.DefaultListLimit
+		limit = workspace.DefaultListLimit
 	}
 	if offset >= len(items) {
 		return nil, 0

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/models"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // projectList is hub_list_projects' data as the model reads it.
@@ -28,13 +28,13 @@ type oneProject struct {
 func TestProjectTools(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
-		env := f.env(f.owner, hub.RoleOwner)
+		env := f.env(f.owner, workspace.RoleOwner)
 		res, err := f.dispatch(t, env, "hub_create_project", `{"name":"Launch","description":"Ship it."}`)
 		require.Nil(t, err)
 		require.Equal(t, "Added 1 project: “Launch”.", res.Summary)
 		created := dataOf[oneProject](t, res).Project
 		require.Equal(t, tools.ProjectData{ID: created.ID, Name: "Launch", Status: "active", Description: "Ship it.", Revision: 1}, created)
-		require.Equal(t, []hub.Ref{{Kind: "project", ID: created.ID, Label: "Launch", Detail: "active"}}, res.Refs)
+		require.Equal(t, []workspace.Ref{{Kind: "project", ID: created.ID, Label: "Launch", Detail: "active"}}, res.Refs)
 		require.NotContains(t, res.Summary, created.ID)
 
 		_, err = f.dispatch(t, env, "hub_create_project", `{"name":"Hiring","status":"paused"}`)
@@ -84,7 +84,7 @@ func TestProjectTools(t *testing.T) {
 		require.Contains(t, err.Message, "not 1")
 
 		// A project of another space is not found, at /id.
-		theirs, perr := f.svc.CreateProject(t.Context(), f.outsider, f.other, hub.NewProject{Name: "Theirs"})
+		theirs, perr := f.svc.CreateProject(t.Context(), f.outsider, f.other, workspace.NewProject{Name: "Theirs"})
 		require.NoError(t, perr)
 		_, err = f.dispatch(t, env, "hub_update_project", fmt.Sprintf(`{"id":%q,"name":"Mine now"}`, theirs.ID))
 		require.NotNil(t, err)
@@ -108,13 +108,13 @@ func TestProjectTools(t *testing.T) {
 		}
 
 		// A viewer reads, and may not write.
-		_, err = f.dispatch(t, f.env(f.viewer, hub.RoleViewer), "hub_update_project", fmt.Sprintf(`{"id":%q,"name":"Viewer's"}`, created.ID))
+		_, err = f.dispatch(t, f.env(f.viewer, workspace.RoleViewer), "hub_update_project", fmt.Sprintf(`{"id":%q,"name":"Viewer's"}`, created.ID))
 		require.NotNil(t, err)
 		require.Equal(t, tools.CodeForbidden, err.Code)
-		_, err = f.dispatch(t, f.env(f.viewer, hub.RoleViewer), "hub_create_project", `{"name":"Viewer's"}`)
+		_, err = f.dispatch(t, f.env(f.viewer, workspace.RoleViewer), "hub_create_project", `{"name":"Viewer's"}`)
 		require.NotNil(t, err)
 		require.Equal(t, tools.CodeForbidden, err.Code)
-		res, err = f.dispatch(t, f.env(f.viewer, hub.RoleViewer), "hub_list_projects", `{}`)
+		res, err = f.dispatch(t, f.env(f.viewer, workspace.RoleViewer), "hub_list_projects", `{}`)
 		require.Nil(t, err)
 		require.Equal(t, "Found 2 projects: “Hiring” and “Launch”.", res.Summary, "nothing changed")
 	})
@@ -124,8 +124,8 @@ func TestProjectTools(t *testing.T) {
 func TestUpdateProjectPreview(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
-		p := f.project(t, hub.NewProject{Name: "Launch", Description: "Old"})
-		env := with(f.env(f.owner, hub.RoleOwner), hub.PolicyNeedsMe)
+		p := f.project(t, workspace.NewProject{Name: "Launch", Description: "Old"})
+		env := with(f.env(f.owner, workspace.RoleOwner), workspace.PolicyNeedsMe)
 		res, err := f.dispatch(t, env, "hub_update_project", fmt.Sprintf(`{"id":%q,"name":"Relaunch","status":"paused","description":""}`, p.ID))
 		require.Nil(t, err)
 		require.True(t, res.Held)
@@ -135,7 +135,7 @@ func TestUpdateProjectPreview(t *testing.T) {
 		require.Nil(t, err)
 		require.True(t, res.Held)
 		require.Contains(t, res.Summary, "“Hiring”", "the generic preview names it")
-		ps, lerr := f.svc.ListProjects(t.Context(), rest(f.owner), f.acme, hub.ProjectFilter{})
+		ps, lerr := f.svc.ListProjects(t.Context(), rest(f.owner), f.acme, workspace.ProjectFilter{})
 		require.NoError(t, lerr)
 		require.Len(t, ps.Projects, 1, "held: nothing created")
 		require.Equal(t, "Launch", ps.Projects[0].Name)
@@ -157,7 +157,7 @@ func TestListProjectsPagesPastTheLimit(t *testing.T) {
 				Status: status, Revision: 1, CreatedBy: f.owner.PersonID})
 		}
 		require.NoError(t, f.db.WithContext(t.Context()).CreateInBatches(rows, 100).Error)
-		env := f.env(f.viewer, hub.RoleViewer)
+		env := f.env(f.viewer, workspace.RoleViewer)
 
 		res, err := f.dispatch(t, env, "hub_list_projects", `{}`)
 		require.Nil(t, err)
@@ -219,7 +219,7 @@ func TestListProjectsRefusesBadPaging(t *testing.T) {
 			{"unknown status", `{"status":"archived"}`, "/status"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := f.dispatch(t, f.env(f.owner, hub.RoleOwner), "hub_list_projects", tc.args)
+				_, err := f.dispatch(t, f.env(f.owner, workspace.RoleOwner), "hub_list_projects", tc.args)
 				require.NotNil(t, err)
 				require.Equal(t, tools.CodeInvalidPayload, err.Code)
 				require.Equal(t, tc.path, err.Path)

@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // Handler runs a validated call.
@@ -59,7 +59,7 @@ func (r *Registry) Get(name string) (*Definition, bool) {
 
 // Granted returns the tools a role may be offered, in registration order: a
 // viewer is offered no write tool.
-func (r *Registry) Granted(role hub.Role) []*Definition {
+func (r *Registry) Granted(role workspace.Role) []*Definition {
 	var out []*Definition
 	for _, n := range r.order {
 		d := r.byName[n]
@@ -76,11 +76,11 @@ func (r *Registry) Granted(role hub.Role) []*Definition {
 // CheckSettings enforce on every call, so the model is not shown what it
 // could not use. (They are still enforced: the offer is a convenience, the
 // middleware the safeguard.)
-func (r *Registry) Offerable(role hub.Role, s hub.Settings) []*Definition {
+func (r *Registry) Offerable(role workspace.Role, s workspace.Settings) []*Definition {
 	var out []*Definition
 	for _, d := range r.Granted(role) {
 		switch {
-		case d.Area == AreaApps && role == hub.RoleGuest:
+		case d.Area == AreaApps && role == workspace.RoleGuest:
 			continue
 		case d.IsWrite && !d.AreaOfSteps && !s.AllowsArea(d.Area):
 			continue

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // Optional fields stay optional: only what a call cannot do without is
@@ -17,7 +17,7 @@ import (
 func TestSchemasKeepOptionalFieldsOptional(t *testing.T) {
 	t.Parallel()
 	reg := tools.Hub(nil)
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		t.Run(d.Name, func(t *testing.T) {
 			var schema map[string]any
 			require.NoError(t, json.Unmarshal(d.Schema, &schema))
@@ -64,7 +64,7 @@ func TestSchemasKeepOptionalFieldsOptional(t *testing.T) {
 	require.NotContains(t, listSchema, "required", "every filter is optional")
 
 	// A call with only the required fields passes the schema.
-	_, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleViewer}, tools.Call{Name: "hub_create_tasks",
+	_, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleViewer}, tools.Call{Name: "hub_create_tasks",
 		Arguments: `{"tasks":[{"title":"only a title"}]}`, Offered: []string{"hub_create_tasks"}})
 	require.NotNil(t, err)
 	require.Equal(t, tools.CodeForbidden, err.Code, "past the schema, stopped by access")
@@ -100,12 +100,12 @@ func TestRegistry(t *testing.T) {
 	all := []string{"hub_list_tasks", "hub_create_tasks", "hub_update_tasks", "hub_delete_tasks",
 		"hub_list_projects", "hub_create_project", "hub_update_project", "hub_list_people",
 		"hub_list_connections", "apps_post_update"}
-	require.Equal(t, all, names(reg.Granted(hub.RoleOwner)), "registration order")
-	require.Equal(t, all, names(reg.Granted(hub.RoleGuest)))
-	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people", "hub_list_connections"}, names(reg.Granted(hub.RoleViewer)), "a viewer is offered no write tool")
-	require.Equal(t, all[:len(all)-2], names(reg.Offerable(hub.RoleGuest, hub.Settings{ConnectedAppWrites: true})), "a guest is offered no connected-app tool")
-	require.Equal(t, all[:len(all)-1], names(reg.Offerable(hub.RoleOwner, hub.Settings{})), "connected-app writes are off by default")
-	require.Equal(t, all, names(reg.Offerable(hub.RoleOwner, hub.Settings{ConnectedAppWrites: true})))
+	require.Equal(t, all, names(reg.Granted(workspace.RoleOwner)), "registration order")
+	require.Equal(t, all, names(reg.Granted(workspace.RoleGuest)))
+	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people", "hub_list_connections"}, names(reg.Granted(workspace.RoleViewer)), "a viewer is offered no write tool")
+	require.Equal(t, all[:len(all)-2], names(reg.Offerable(workspace.RoleGuest, workspace.Settings{ConnectedAppWrites: true})), "a guest is offered no connected-app tool")
+	require.Equal(t, all[:len(all)-1], names(reg.Offerable(workspace.RoleOwner, workspace.Settings{})), "connected-app writes are off by default")
+	require.Equal(t, all, names(reg.Offerable(workspace.RoleOwner, workspace.Settings{ConnectedAppWrites: true})))
 
 	d, ok := reg.Get("hub_create_tasks")
 	require.True(t, ok)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // Each workspace tool requires only what a call cannot do without; every
@@ -51,7 +51,7 @@ func TestWorkspaceToolSchemas(t *testing.T) {
 
 	// Every description says what the tool does, and a tool taking ids
 	// names the tool that finds them.
-	for _, d := range reg.Granted(hub.RoleOwner) {
+	for _, d := range reg.Granted(workspace.RoleOwner) {
 		require.NotEmpty(t, d.Description, d.Name)
 		require.LessOrEqual(t, len(d.Description), 500, "%s: a description is short", d.Name)
 	}
@@ -99,7 +99,7 @@ func TestWorkspaceToolsMinimalCalls(t *testing.T) {
 		"hub_create_project": `{"name":"Launch"}`,
 		"hub_update_project": `{"id":"proj_x","name":"Relaunch"}`,
 	} {
-		_, err := reg.Dispatch(t.Context(), tools.Env{Role: hub.RoleViewer}, tools.Call{Name: name, Arguments: args, Offered: offerAll})
+		_, err := reg.Dispatch(t.Context(), tools.Env{Role: workspace.RoleViewer}, tools.Call{Name: name, Arguments: args, Offered: offerAll})
 		require.NotNil(t, err, name)
 		require.Equal(t, tools.CodeForbidden, err.Code, name)
 	}

@@ -9,7 +9,7 @@ import (
 
 	invopop "github.com/invopop/jsonschema"
 
-	"hub/hub"
+	"hub/workspace"
 )
 
 // TaskData is a task as tool results carry it.
@@ -24,7 +24,7 @@ type TaskData struct {
 	Revision   int    `json:"revision"`
 }
 
-func toTaskData(t hub.Task) TaskData {
+func toTaskData(t workspace.Task) TaskData {
 	return TaskData{ID: t.ID, Title: t.Title, Status: t.Status, DueDate: t.DueDate, Priority: t.Priority,
 		ProjectID: t.ProjectID, AssigneeID: t.AssigneeID, Revision: t.Revision}
 }
@@ -44,7 +44,7 @@ var ListTasks = Define(Spec{
 	Name: "hub_list_tasks", Area: "tasks",
 	Description: "List tasks in this space, oldest first, with their ids, status, due date, priority, project, assignee and revision. Filter by status, project, assignee or title words; page with limit and offset. Use it to find the ids hub_update_tasks and hub_delete_tasks need.",
 }, func(ctx context.Context, env Env, in ListTasksInput) (Result, error) {
-	page, err := env.Hub.ListTasks(ctx, env.Actor, env.SpaceID, hub.TaskFilter{Status: in.Status, ProjectID: in.ProjectID,
+	page, err := env.Workspace.ListTasks(ctx, env.Actor, env.SpaceID, workspace.TaskFilter{Status: in.Status, ProjectID: in.ProjectID,
 		AssigneeID: in.AssigneeID, Query: in.Query, Limit: in.Limit, Offset: in.Offset})
 	if err != nil {
 		return Result{}, err
@@ -60,11 +60,11 @@ var ListTasks = Define(Spec{
 		data.More = moreNote("hub_list_tasks", "tasks")
 	}
 	titled := make([]Titled, len(page.Tasks))
-	refs := make([]hub.Ref, len(page.Tasks))
+	refs := make([]workspace.Ref, len(page.Tasks))
 	for i, t := range page.Tasks {
 		data.Tasks = append(data.Tasks, toTaskData(t))
 		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = hub.TaskRef(t)
+		refs[i] = workspace.TaskRef(t)
 	}
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "task", "tasks"), Data: data, Refs: refs}, nil
 })
@@ -89,12 +89,12 @@ var CreateTasks = Define(Spec{
 	Name: "hub_create_tasks", Area: "tasks", IsWrite: true, Risk: RiskLow, Undoable: true,
 	Description: "Add one or more tasks to this space in one call, all or none. Look up project and person ids first when the request names them.",
 }, func(ctx context.Context, env Env, in CreateTasksInput) (Result, error) {
-	news := make([]hub.NewTask, len(in.Tasks))
+	news := make([]workspace.NewTask, len(in.Tasks))
 	for i, t := range in.Tasks {
-		news[i] = hub.NewTask{Title: t.Title, Status: t.Status, DueDate: t.DueDate, Priority: t.Priority,
+		news[i] = workspace.NewTask{Title: t.Title, Status: t.Status, DueDate: t.DueDate, Priority: t.Priority,
 			ProjectID: t.ProjectID, AssigneeID: t.AssigneeID}
 	}
-	created, err := env.Hub.CreateTasks(ctx, env.Actor, env.SpaceID, "/tasks", news)
+	created, err := env.Workspace.CreateTasks(ctx, env.Actor, env.SpaceID, "/tasks", news)
 	if err != nil {
 		return Result{}, err
 	}
@@ -102,11 +102,11 @@ var CreateTasks = Define(Spec{
 		Tasks []TaskData `json:"tasks"`
 	}{}
 	titled := make([]Titled, len(created))
-	refs := make([]hub.Ref, len(created))
+	refs := make([]workspace.Ref, len(created))
 	for i, t := range created {
 		data.Tasks = append(data.Tasks, toTaskData(t))
 		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = hub.TaskRef(t)
+		refs[i] = workspace.TaskRef(t)
 	}
 	summary := fmt.Sprintf("Added %d %s: %s.", len(created), Plural(len(created), "task", "tasks"), ListTitles(titled))
 	return Result{Summary: summary, Data: data, Refs: refs}, nil
@@ -170,8 +170,8 @@ type TaskChange struct {
 	AssigneeID Clearable `json:"assigneeId,omitzero" jsonschema_description:"Person id from hub_list_people; null or \"\" unassigns the task."`
 }
 
-func (c TaskChange) patch() hub.TaskPatch {
-	p := hub.TaskPatch{Title: nonEmpty(c.Title), Status: nonEmpty(c.Status), Priority: nonEmpty(c.Priority),
+func (c TaskChange) patch() workspace.TaskPatch {
+	p := workspace.TaskPatch{Title: nonEmpty(c.Title), Status: nonEmpty(c.Status), Priority: nonEmpty(c.Priority),
 		DueDate: c.DueDate.patch(), ProjectID: c.ProjectID.patch(), AssigneeID: c.AssigneeID.patch()}
 	if c.Revision != 0 {
 		r := c.Revision
@@ -196,10 +196,10 @@ func (in UpdateTasksInput) checkChanges() error {
 	first := map[string]int{}
 	for i, c := range in.Tasks {
 		if c.changesNothing() {
-			return &hub.InvalidError{Path: fmt.Sprintf("/tasks/%d", i), Message: "say what to change: title, status, dueDate, priority, projectId or assigneeId"}
+			return &workspace.InvalidError{Path: fmt.Sprintf("/tasks/%d", i), Message: "say what to change: title, status, dueDate, priority, projectId or assigneeId"}
 		}
 		if j, dup := first[c.ID]; dup {
-			return &hub.InvalidError{Path: fmt.Sprintf("/tasks/%d/id", i), Message: fmt.Sprintf("this task is already changed at /tasks/%d; put every change of one task in one entry", j)}
+			return &workspace.InvalidError{Path: fmt.Sprintf("/tasks/%d/id", i), Message: fmt.Sprintf("this task is already changed at /tasks/%d; put every change of one task in one entry", j)}
 		}
 		first[c.ID] = i
 	}
@@ -215,12 +215,12 @@ var UpdateTasks = Define(Spec{
 	if err := in.checkChanges(); err != nil {
 		return Result{}, err
 	}
-	updated := make([]hub.Task, 0, len(in.Tasks))
-	err := env.Hub.Tx(ctx, func(tx *hub.Service) error {
+	updated := make([]workspace.Task, 0, len(in.Tasks))
+	err := env.Workspace.Tx(ctx, func(tx *workspace.Service) error {
 		for i, c := range in.Tasks {
 			t, err := tx.UpdateTask(ctx, env.Actor, env.SpaceID, c.ID, c.patch())
 			if err != nil {
-				return rooted(err, fmt.Sprintf("/tasks/%d", i), "/id", hub.KindTask)
+				return rooted(err, fmt.Sprintf("/tasks/%d", i), "/id", workspace.KindTask)
 			}
 			updated = append(updated, t)
 		}
@@ -233,11 +233,11 @@ var UpdateTasks = Define(Spec{
 		Tasks []TaskData `json:"tasks"`
 	}{Tasks: make([]TaskData, len(updated))}
 	titled := make([]Titled, len(updated))
-	refs := make([]hub.Ref, len(updated))
+	refs := make([]workspace.Ref, len(updated))
 	for i, t := range updated {
 		data.Tasks[i] = toTaskData(t)
 		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = hub.TaskRef(t)
+		refs[i] = workspace.TaskRef(t)
 	}
 	summary := fmt.Sprintf("Updated %d %s: %s.", len(updated), Plural(len(updated), "task", "tasks"), ListTitles(titled))
 	return Result{Summary: summary, Data: data, Refs: refs}, nil
@@ -252,7 +252,7 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 	var people map[string]string
 	personName := func(id string) (string, error) {
 		if people == nil {
-			list, err := env.Hub.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
+			list, err := env.Workspace.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
 			if err != nil {
 				return "", err
 			}
@@ -263,16 +263,16 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 		}
 		name, ok := people[id]
 		if !ok {
-			return "", &hub.NotFoundError{Kind: hub.KindPerson, ID: id, Path: "/assigneeId"}
+			return "", &workspace.NotFoundError{Kind: workspace.KindPerson, ID: id, Path: "/assigneeId"}
 		}
 		return name, nil
 	}
 	phrases := make([]string, len(in.Tasks))
 	for i, c := range in.Tasks {
 		at := fmt.Sprintf("/tasks/%d", i)
-		t, err := env.Hub.GetTask(ctx, env.Actor, env.SpaceID, c.ID)
+		t, err := env.Workspace.GetTask(ctx, env.Actor, env.SpaceID, c.ID)
 		if err != nil {
-			return "", rooted(err, at, "/id", hub.KindTask)
+			return "", rooted(err, at, "/id", workspace.KindTask)
 		}
 		var parts []string
 		if c.Title != "" {
@@ -290,9 +290,9 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 		if c.ProjectID.Set {
 			name := ""
 			if c.ProjectID.Value != "" {
-				p, err := env.Hub.GetProject(ctx, env.Actor, env.SpaceID, c.ProjectID.Value)
+				p, err := env.Workspace.GetProject(ctx, env.Actor, env.SpaceID, c.ProjectID.Value)
 				if err != nil {
-					return "", rooted(err, at, "/projectId", hub.KindProject)
+					return "", rooted(err, at, "/projectId", workspace.KindProject)
 				}
 				name = "“" + p.Name + "”"
 			}
@@ -303,7 +303,7 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 			if c.AssigneeID.Value != "" {
 				n, err := personName(c.AssigneeID.Value)
 				if err != nil {
-					return "", rooted(err, at, "/assigneeId", hub.KindPerson)
+					return "", rooted(err, at, "/assigneeId", workspace.KindPerson)
 				}
 				name = n
 			}
@@ -333,9 +333,9 @@ func joinPhrases(phrases []string) string {
 }
 
 // maxDeleteTasks bounds one delete call: what a person can check in one
-// preview, and what one Apply transaction removes (hub.MaxListLimit, one
+// preview, and what one Apply transaction removes (workspace.MaxListLimit, one
 // page of a task list).
-const maxDeleteTasks = hub.MaxListLimit
+const maxDeleteTasks = workspace.MaxListLimit
 
 // maxDeletedListed bounds the tasks a delete's data lists (the 50 records one
 // call may name, seed 000 §4.1): the rest are counted, not listed, so a big
@@ -364,11 +364,11 @@ func (in DeleteTasksInput) hasFilters() bool {
 func prepareDelete(ctx context.Context, env Env, in DeleteTasksInput) (DeleteTasksInput, error) {
 	switch {
 	case in.All && len(in.IDs) > 0:
-		return in, &hub.InvalidError{Path: "/all", Message: "give either ids or all with filters, not both"}
+		return in, &workspace.InvalidError{Path: "/all", Message: "give either ids or all with filters, not both"}
 	case !in.All && len(in.IDs) == 0:
-		return in, &hub.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids, or set all (with filters) to delete every matching task"}
+		return in, &workspace.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids, or set all (with filters) to delete every matching task"}
 	case !in.All && in.hasFilters():
-		return in, &hub.InvalidError{Path: "/all", Message: "filters choose tasks only with all: true; to delete listed tasks give only their ids"}
+		return in, &workspace.InvalidError{Path: "/all", Message: "filters choose tasks only with all: true; to delete listed tasks give only their ids"}
 	}
 	if !in.All {
 		seen := map[string]bool{}
@@ -381,10 +381,10 @@ func prepareDelete(ctx context.Context, env Env, in DeleteTasksInput) (DeleteTas
 		}
 		return DeleteTasksInput{IDs: ids}, nil
 	}
-	f := hub.TaskFilter{Status: in.Status, ProjectID: in.ProjectID, AssigneeID: in.AssigneeID, Query: in.Query, Limit: hub.MaxListLimit}
+	f := workspace.TaskFilter{Status: in.Status, ProjectID: in.ProjectID, AssigneeID: in.AssigneeID, Query: in.Query, Limit: workspace.MaxListLimit}
 	var ids []string
 	for {
-		page, err := env.Hub.ListTasks(ctx, env.Actor, env.SpaceID, f)
+		page, err := env.Workspace.ListTasks(ctx, env.Actor, env.SpaceID, f)
 		if err != nil {
 			return in, err
 		}
@@ -411,9 +411,9 @@ func prepareDelete(ctx context.Context, env Env, in DeleteTasksInput) (DeleteTas
 func previewDelete(ctx context.Context, env Env, in DeleteTasksInput) (string, error) {
 	titled := make([]Titled, len(in.IDs))
 	for i, id := range in.IDs {
-		t, err := env.Hub.GetTask(ctx, env.Actor, env.SpaceID, id)
+		t, err := env.Workspace.GetTask(ctx, env.Actor, env.SpaceID, id)
 		if err != nil {
-			return "", rooted(err, fmt.Sprintf("/ids/%d", i), "", hub.KindTask)
+			return "", rooted(err, fmt.Sprintf("/ids/%d", i), "", workspace.KindTask)
 		}
 		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
 	}
@@ -429,14 +429,14 @@ var DeleteTasks = Define(Spec{
 	if in.All || len(in.IDs) == 0 {
 		// Prepare always turns all into ids; reaching here without ids
 		// means the input skipped it.
-		return Result{}, &hub.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids"}
+		return Result{}, &workspace.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids"}
 	}
-	deleted := make([]hub.Task, 0, len(in.IDs))
-	err := env.Hub.Tx(ctx, func(tx *hub.Service) error {
+	deleted := make([]workspace.Task, 0, len(in.IDs))
+	err := env.Workspace.Tx(ctx, func(tx *workspace.Service) error {
 		for i, id := range in.IDs {
 			t, err := tx.DeleteTask(ctx, env.Actor, env.SpaceID, id)
 			if err != nil {
-				return rooted(err, fmt.Sprintf("/ids/%d", i), "", hub.KindTask)
+				return rooted(err, fmt.Sprintf("/ids/%d", i), "", workspace.KindTask)
 			}
 			deleted = append(deleted, t)
 		}
@@ -455,13 +455,13 @@ var DeleteTasks = Define(Spec{
 		More    string `json:"more,omitempty"`
 	}{Count: len(deleted)}
 	titled := make([]Titled, len(deleted))
-	refs := make([]hub.Ref, len(deleted))
+	refs := make([]workspace.Ref, len(deleted))
 	for i, t := range deleted {
 		if i < maxDeletedListed {
 			data.Deleted = append(data.Deleted, gone{ID: t.ID, Title: t.Title})
 		}
 		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = hub.TaskRef(t)
+		refs[i] = workspace.TaskRef(t)
 	}
 	if n := len(deleted) - maxDeletedListed; n > 0 {
 		data.More = fmt.Sprintf("and %d more deleted tasks, not listed", n)
@@ -475,19 +475,19 @@ var DeleteTasks = Define(Spec{
 // and the entry's own record not found (kind, no path) points at its id
 // field (at+self). A stale revision points at the entry's revision.
 func rooted(err error, at, self, kind string) error {
-	var inv *hub.InvalidError
+	var inv *workspace.InvalidError
 	if errors.As(err, &inv) {
-		return &hub.InvalidError{Path: at + inv.Path, Message: inv.Message}
+		return &workspace.InvalidError{Path: at + inv.Path, Message: inv.Message}
 	}
-	var nf *hub.NotFoundError
+	var nf *workspace.NotFoundError
 	if errors.As(err, &nf) && nf.Kind != "space" {
 		path := at + nf.Path
 		if nf.Path == "" && nf.Kind == kind {
 			path = at + self
 		}
-		return &hub.NotFoundError{Kind: nf.Kind, ID: nf.ID, Path: path}
+		return &workspace.NotFoundError{Kind: nf.Kind, ID: nf.ID, Path: path}
 	}
-	if errors.Is(err, hub.ErrStale) {
+	if errors.Is(err, workspace.ErrStale) {
 		return &Error{Code: CodeStale, Message: err.Error(), Path: at + "/revision"}
 	}
 	return err

@@ -13,25 +13,25 @@ import (
 
 // Limits of an ordered workflow (seed 000 §6).
 const (
-	MinWorkflowSteps = 2
-	MaxWorkflowSteps = 12
-	// RunWorkflowTool is the tool's name.
-	RunWorkflowTool = "hub_run_workflow"
+	MinPlanSteps = 2
+	MaxPlanSteps = 12
+	// PlanTool is the tool's name.
+	PlanTool = "hub_run_workflow"
 )
 
-// WorkflowStep is one ordered write: an id later steps refer to, a write
+// PlanStep is one ordered write: an id later steps refer to, a write
 // tool and its input, where a value may be {"$ref": "<stepId>.<path>"}.
-type WorkflowStep struct {
+type PlanStep struct {
 	ID    string          `json:"id" jsonschema:"minLength=1,maxLength=32" jsonschema_description:"A short name for this step (lower-case letters, digits, _), used by later steps' $ref."`
 	Tool  string          `json:"tool" jsonschema_description:"The write tool this step runs, e.g. hub_create_project."`
 	Input json.RawMessage `json:"input" jsonschema:"type=object" jsonschema_description:"The tool's input. A value may be {\"$ref\": \"<earlier step id>.<path>\"}, e.g. {\"$ref\": \"project.project.id\"} or {\"$ref\": \"tasks.tasks.0.id\"}."`
 }
 
-// RunWorkflowInput is hub_run_workflow's input. PlanHash is set by its
+// PlanInput is hub_run_workflow's input. PlanHash is set by its
 // prepare step and binds the held call to exactly these steps.
-type RunWorkflowInput struct {
-	Steps    []WorkflowStep `json:"steps" jsonschema:"minItems=2,maxItems=12" jsonschema_description:"2 to 12 ordered write steps; the complete list."`
-	PlanHash string         `json:"planHash,omitempty" jsonschema_description:"Set by Hub; leave it out."`
+type PlanInput struct {
+	Steps    []PlanStep `json:"steps" jsonschema:"minItems=2,maxItems=12" jsonschema_description:"2 to 12 ordered write steps; the complete list."`
+	PlanHash string     `json:"planHash,omitempty" jsonschema_description:"Set by Hub; leave it out."`
 }
 
 var (
@@ -40,7 +40,7 @@ var (
 )
 
 // PlanHash is the hash that binds a held workflow to its steps.
-func PlanHash(steps []WorkflowStep) string {
+func PlanHash(steps []PlanStep) string {
 	b, _ := json.Marshal(steps) // steps always encode
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
@@ -52,11 +52,11 @@ func PlanHash(steps []WorkflowStep) string {
 // proposal time, naming the step and the path. It always waits for Apply,
 // where each step runs as its own durable unit (see activities.ApplySteps);
 // its run here only checks the plan.
-func RunWorkflow(reg *Registry) *Definition {
+func RunPlan(reg *Registry) *Definition {
 	return Define(Spec{
-		Name: RunWorkflowTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true, AreaOfSteps: true,
+		Name: PlanTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true, AreaOfSteps: true,
 		Description: "Propose 2 to 12 ordered writes that depend on each other (e.g. create a project, then tasks in it), applied together with one Apply. Do the look-ups first; a later step's input may use {\"$ref\": \"<earlier step id>.<path>\"} to use an earlier step's result, such as project.project.id.",
-	}, func(ctx context.Context, env Env, in RunWorkflowInput) (Result, error) {
+	}, func(ctx context.Context, env Env, in PlanInput) (Result, error) {
 		if err := CheckPlan(reg, in); err != nil {
 			return Result{}, err
 		}
@@ -65,7 +65,7 @@ func RunWorkflow(reg *Registry) *Definition {
 		}
 		return Result{Summary: fmt.Sprintf("Checked %d steps.", len(in.Steps))}, nil
 	},
-		Prepare(func(ctx context.Context, env Env, in RunWorkflowInput) (RunWorkflowInput, error) {
+		Prepare(func(ctx context.Context, env Env, in PlanInput) (PlanInput, error) {
 			if err := CheckPlan(reg, in); err != nil {
 				return in, err
 			}
@@ -75,7 +75,7 @@ func RunWorkflow(reg *Registry) *Definition {
 			in.PlanHash = PlanHash(in.Steps)
 			return in, nil
 		}),
-		Preview(func(ctx context.Context, env Env, in RunWorkflowInput) (string, error) {
+		Preview(func(ctx context.Context, env Env, in PlanInput) (string, error) {
 			lines := make([]string, len(in.Steps))
 			for i, st := range in.Steps {
 				lines[i] = fmt.Sprintf("%d. %s", i+1, ReadablePreview(st.Tool, st.Input, env.Known))
@@ -88,8 +88,8 @@ func RunWorkflow(reg *Registry) *Definition {
 // CheckPlan refuses what cannot run as a workflow, naming the step and the
 // path: too few or many steps, repeated ids, read steps, nested workflows,
 // tools Hub does not have, and $refs that do not point to an earlier step.
-func CheckPlan(reg *Registry, in RunWorkflowInput) error {
-	if n := len(in.Steps); n < MinWorkflowSteps || n > MaxWorkflowSteps {
+func CheckPlan(reg *Registry, in PlanInput) error {
+	if n := len(in.Steps); n < MinPlanSteps || n > MaxPlanSteps {
 		return &Error{Code: CodeInvalidPayload, Path: "/steps", Message: fmt.Sprintf("a workflow has 2 to 12 steps, not %d", n)}
 	}
 	seen := map[string]bool{}
@@ -103,7 +103,7 @@ func CheckPlan(reg *Registry, in RunWorkflowInput) error {
 		}
 		d, ok := reg.Get(st.Tool)
 		switch {
-		case st.Tool == RunWorkflowTool:
+		case st.Tool == PlanTool:
 			return &Error{Code: CodeRefused, Path: at + "/tool", Message: fmt.Sprintf("step %q: workflows cannot be nested", st.ID)}
 		case !ok:
 			return &Error{Code: CodeUnknownTool, Path: at + "/tool", Message: fmt.Sprintf("step %q: no tool called %q", st.ID, st.Tool)}
@@ -128,7 +128,7 @@ func CheckPlan(reg *Registry, in RunWorkflowInput) error {
 // a workflow never holds, as a proposal, a write the person was not offered
 // and Apply would refuse. The error names the step, at /steps/<i>/tool.
 // Run it after CheckPlan (every step's tool exists).
-func CheckStepsAllowed(ctx context.Context, reg *Registry, env Env, in RunWorkflowInput) error {
+func CheckStepsAllowed(ctx context.Context, reg *Registry, env Env, in PlanInput) error {
 	for i, st := range in.Steps {
 		d, ok := reg.Get(st.Tool)
 		if !ok {

@@ -7,45 +7,45 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/hub"
 	"hub/tools"
+	"hub/workspace"
 )
 
 func TestWorkflowPlansAreCheckedAtProposal(t *testing.T) {
 	t.Parallel()
 	reg := tools.Hub(nil)
-	step := func(id, tool, input string) tools.WorkflowStep {
-		return tools.WorkflowStep{ID: id, Tool: tool, Input: json.RawMessage(input)}
+	step := func(id, tool, input string) tools.PlanStep {
+		return tools.PlanStep{ID: id, Tool: tool, Input: json.RawMessage(input)}
 	}
 	project := step("project", "hub_create_project", `{"name":"Launch"}`)
 	cases := []struct {
 		name  string
-		steps []tools.WorkflowStep
+		steps []tools.PlanStep
 		code  string
 		path  string
 	}{
-		{"one step", []tools.WorkflowStep{project}, tools.CodeInvalidPayload, "/steps"},
-		{"a read step", []tools.WorkflowStep{project, step("look", "hub_list_tasks", `{}`)}, tools.CodeRefused, "/steps/1/tool"},
-		{"nested", []tools.WorkflowStep{project, step("again", "hub_run_workflow", `{}`)}, tools.CodeRefused, "/steps/1/tool"},
-		{"unknown tool", []tools.WorkflowStep{project, step("x", "hub_launch_rocket", `{}`)}, tools.CodeUnknownTool, "/steps/1/tool"},
-		{"forward ref", []tools.WorkflowStep{step("tasks", "hub_create_tasks", `{"tasks":[{"title":"t","projectId":{"$ref":"project.project.id"}}]}`), project},
+		{"one step", []tools.PlanStep{project}, tools.CodeInvalidPayload, "/steps"},
+		{"a read step", []tools.PlanStep{project, step("look", "hub_list_tasks", `{}`)}, tools.CodeRefused, "/steps/1/tool"},
+		{"nested", []tools.PlanStep{project, step("again", "hub_run_workflow", `{}`)}, tools.CodeRefused, "/steps/1/tool"},
+		{"unknown tool", []tools.PlanStep{project, step("x", "hub_launch_rocket", `{}`)}, tools.CodeUnknownTool, "/steps/1/tool"},
+		{"forward ref", []tools.PlanStep{step("tasks", "hub_create_tasks", `{"tasks":[{"title":"t","projectId":{"$ref":"project.project.id"}}]}`), project},
 			tools.CodeInvalidPayload, "/steps/0/input/tasks/0/projectId"},
-		{"unknown ref", []tools.WorkflowStep{project, step("tasks", "hub_create_tasks", `{"tasks":[{"title":"t","projectId":{"$ref":"nope.id"}}]}`)},
+		{"unknown ref", []tools.PlanStep{project, step("tasks", "hub_create_tasks", `{"tasks":[{"title":"t","projectId":{"$ref":"nope.id"}}]}`)},
 			tools.CodeInvalidPayload, "/steps/1/input/tasks/0/projectId"},
-		{"repeated id", []tools.WorkflowStep{project, project}, tools.CodeInvalidPayload, "/steps/1/id"},
-		{"bad id", []tools.WorkflowStep{project, step("Bad Id", "hub_create_project", `{"name":"x"}`)}, tools.CodeInvalidPayload, "/steps/1/id"},
+		{"repeated id", []tools.PlanStep{project, project}, tools.CodeInvalidPayload, "/steps/1/id"},
+		{"bad id", []tools.PlanStep{project, step("Bad Id", "hub_create_project", `{"name":"x"}`)}, tools.CodeInvalidPayload, "/steps/1/id"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tools.CheckPlan(reg, tools.RunWorkflowInput{Steps: tc.steps})
+			err := tools.CheckPlan(reg, tools.PlanInput{Steps: tc.steps})
 			var te *tools.Error
 			require.ErrorAs(t, err, &te)
 			require.Equal(t, tc.code, te.Code, te.Message)
 			require.Equal(t, tc.path, te.Path, te.Message)
 		})
 	}
-	ok := []tools.WorkflowStep{project, step("tasks", "hub_create_tasks", `{"tasks":[{"title":"t","projectId":{"$ref":"project.project.id"}}]}`)}
-	require.NoError(t, tools.CheckPlan(reg, tools.RunWorkflowInput{Steps: ok}))
+	ok := []tools.PlanStep{project, step("tasks", "hub_create_tasks", `{"tasks":[{"title":"t","projectId":{"$ref":"project.project.id"}}]}`)}
+	require.NoError(t, tools.CheckPlan(reg, tools.PlanInput{Steps: ok}))
 }
 
 func TestResolveRefsReadsEarlierResults(t *testing.T) {
@@ -66,32 +66,32 @@ func TestWorkflowStepsCarryOnlyWhatThePersonMayDo(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		reg := tools.Hub(nil)
-		reg.Add(tools.RunWorkflow(reg))
-		offered := append(append([]string{}, offerAll...), tools.RunWorkflowTool)
+		reg.Add(tools.RunPlan(reg))
+		offered := append(append([]string{}, offerAll...), tools.PlanTool)
 		plan := func(second string) string {
 			return `{"steps":[{"id":"project","tool":"hub_create_project","input":{"name":"Launch"}},` + second + `]}`
 		}
 		post := plan(`{"id":"tell","tool":"apps_post_update","input":{"connectionId":"conn_x","text":"Launch is on"}}`)
 		tasks := plan(`{"id":"tasks","tool":"hub_create_tasks","input":{"tasks":[{"title":"t","projectId":{"$ref":"project.project.id"}}]}}`)
-		appsOn := hub.Settings{WritePolicy: hub.PolicyImmediate, ConnectedAppWrites: true}
+		appsOn := workspace.Settings{WritePolicy: workspace.PolicyImmediate, ConnectedAppWrites: true}
 		cases := []struct {
 			name       string
-			actor      hub.Actor
-			role       hub.Role
-			settings   hub.Settings
+			actor      workspace.Actor
+			role       workspace.Role
+			settings   workspace.Settings
 			args       string
 			code, path string
 			mentions   string
 		}{
-			{"a guest's app write", f.guest, hub.RoleGuest, appsOn, post, tools.CodeForbidden, "/steps/1/tool", `step "tell" (apps_post_update): a guest cannot use`},
-			{"app writes switched off", f.owner, hub.RoleOwner, hub.Settings{WritePolicy: hub.PolicyImmediate}, post, tools.CodeRefused, "/steps/1/tool", "switched off"},
-			{"an area switched off", f.owner, hub.RoleOwner, hub.Settings{WritePolicy: hub.PolicyImmediate, AllowedWriteAreas: []string{"tasks"}}, tasks, tools.CodeRefused, "/steps/0/tool", `step "project" (hub_create_project): writes in projects are switched off`},
-			{"a viewer", f.viewer, hub.RoleViewer, appsOn, tasks, tools.CodeForbidden, "/steps/0/tool", "a viewer may not change records"},
+			{"a guest's app write", f.guest, workspace.RoleGuest, appsOn, post, tools.CodeForbidden, "/steps/1/tool", `step "tell" (apps_post_update): a guest cannot use`},
+			{"app writes switched off", f.owner, workspace.RoleOwner, workspace.Settings{WritePolicy: workspace.PolicyImmediate}, post, tools.CodeRefused, "/steps/1/tool", "switched off"},
+			{"an area switched off", f.owner, workspace.RoleOwner, workspace.Settings{WritePolicy: workspace.PolicyImmediate, AllowedWriteAreas: []string{"tasks"}}, tasks, tools.CodeRefused, "/steps/0/tool", `step "project" (hub_create_project): writes in projects are switched off`},
+			{"a viewer", f.viewer, workspace.RoleViewer, appsOn, tasks, tools.CodeForbidden, "/steps/0/tool", "a viewer may not change records"},
 		}
 		for _, tc := range cases {
 			env := f.env(tc.actor, tc.role)
 			env.Settings = tc.settings
-			res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tc.args, Offered: offered})
+			res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.PlanTool, Arguments: tc.args, Offered: offered})
 			require.NotNil(t, terr, tc.name)
 			require.False(t, res.Held, tc.name)
 			require.Equal(t, tc.code, terr.Code, "%s: %s", tc.name, terr.Message)
@@ -100,26 +100,26 @@ func TestWorkflowStepsCarryOnlyWhatThePersonMayDo(t *testing.T) {
 		}
 		// Allowed, the same plans are held for Apply.
 		for _, args := range []string{post, tasks} {
-			env := f.env(f.owner, hub.RoleOwner)
+			env := f.env(f.owner, workspace.RoleOwner)
 			env.Settings = appsOn
-			res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: args, Offered: offered})
+			res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.PlanTool, Arguments: args, Offered: offered})
 			require.Nil(t, terr, "%v", terr)
 			require.True(t, res.Held)
 		}
 		// The person's allowed areas apply to the steps: a plan within them is
 		// held, and the workflow tool is offered (its own area is no setting).
-		env := f.env(f.owner, hub.RoleOwner)
-		env.Settings = hub.Settings{WritePolicy: hub.PolicyImmediate, AllowedWriteAreas: []string{"tasks", "projects"}}
-		res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tasks, Offered: offered})
+		env := f.env(f.owner, workspace.RoleOwner)
+		env.Settings = workspace.Settings{WritePolicy: workspace.PolicyImmediate, AllowedWriteAreas: []string{"tasks", "projects"}}
+		res, terr := reg.Dispatch(t.Context(), env, tools.Call{Name: tools.PlanTool, Arguments: tasks, Offered: offered})
 		require.Nil(t, terr, "%v", terr)
 		require.True(t, res.Held)
-		narrow := hub.Settings{AllowedWriteAreas: []string{"tasks"}}
-		require.True(t, slices.ContainsFunc(reg.Offerable(hub.RoleOwner, narrow), func(d *tools.Definition) bool { return d.Name == tools.RunWorkflowTool }))
-		require.False(t, slices.ContainsFunc(reg.Offerable(hub.RoleViewer, narrow), func(d *tools.Definition) bool { return d.Name == tools.RunWorkflowTool }))
+		narrow := workspace.Settings{AllowedWriteAreas: []string{"tasks"}}
+		require.True(t, slices.ContainsFunc(reg.Offerable(workspace.RoleOwner, narrow), func(d *tools.Definition) bool { return d.Name == tools.PlanTool }))
+		require.False(t, slices.ContainsFunc(reg.Offerable(workspace.RoleViewer, narrow), func(d *tools.Definition) bool { return d.Name == tools.PlanTool }))
 
-		env = f.env(f.guest, hub.RoleGuest)
+		env = f.env(f.guest, workspace.RoleGuest)
 		env.Settings = appsOn
-		res, terr = reg.Dispatch(t.Context(), env, tools.Call{Name: tools.RunWorkflowTool, Arguments: tasks, Offered: offered})
+		res, terr = reg.Dispatch(t.Context(), env, tools.Call{Name: tools.PlanTool, Arguments: tasks, Offered: offered})
 		require.Nil(t, terr, "a guest's plan of Hub writes: %v", terr)
 		require.True(t, res.Held)
 	})

@@ -89,7 +89,7 @@ func Apply(ctx workflow.Context, in ApplyInput) error {
 func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResult, error) {
 	ai := activities.ApplyInput{MessageID: in.MessageID, ConversationID: in.ConversationID, PersonID: in.PersonID,
 		CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}
-	var plan activities.ApplyPlan
+	var plan activities.ApplyBatches
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PlanApply, ai).Get(ctx, &plan); err != nil {
 		return ApplyResult{}, err
 	}
@@ -118,7 +118,7 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 			}
 		}
 	}
-	for _, wc := range plan.Workflows {
+	for _, wc := range plan.Plans {
 		if err := runSteps(ctx, in, req, wc); err != nil {
 			return ApplyResult{}, err
 		}
@@ -149,7 +149,7 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 // and state row; the first step that does not succeed stops the rest, and
 // the call's receipt says what finished.
 func runSteps(ctx workflow.Context, in ApplyInput, req ApplyRequest, wc activities.CallRef) error {
-	ref := activities.WorkflowCallInput{MessageID: in.MessageID, CallID: wc.CallID, PersonID: in.PersonID, SpaceID: wc.SpaceID}
+	ref := activities.PlanCallInput{MessageID: in.MessageID, CallID: wc.CallID, PersonID: in.PersonID, SpaceID: wc.SpaceID}
 	var ids []string
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareSteps, ref).Get(ctx, &ids); err != nil {
 		return err
@@ -165,7 +165,7 @@ func runSteps(ctx workflow.Context, in ApplyInput, req ApplyRequest, wc activiti
 	})
 	for _, id := range ids {
 		var status string
-		err := workflow.ExecuteActivity(stepCtx, a.ApplyStep, activities.ApplyStepInput{WorkflowCallInput: ref, StepID: id,
+		err := workflow.ExecuteActivity(stepCtx, a.ApplyStep, activities.ApplyPlanStepInput{PlanCallInput: ref, StepID: id,
 			RetryInterrupted: req.RetryInterrupted}).Get(ctx, &status)
 		if err != nil || status != "succeeded" {
 			break

@@ -23,7 +23,7 @@ type applyHarness struct {
 	failed  []activities.FailCallsInput
 }
 
-func newApplyHarness(t *testing.T, plan activities.ApplyPlan, spaceErr, outsideErr error) *applyHarness {
+func newApplyHarness(t *testing.T, plan activities.ApplyBatches, spaceErr, outsideErr error) *applyHarness {
 	var s testsuite.WorkflowTestSuite
 	h := &applyHarness{env: s.NewTestWorkflowEnvironment()}
 	h.env.RegisterActivity(&activities.Activities{})
@@ -77,7 +77,7 @@ func (h *applyHarness) apply(t *testing.T, req ApplyRequest) (ApplyResult, error
 }
 
 func TestApplyRunsSpacesAtOnceThenOutsideWritesInOrder(t *testing.T) {
-	plan := activities.ApplyPlan{
+	plan := activities.ApplyBatches{
 		Spaces:  []activities.SpaceBatch{{SpaceID: "s1", CallIDs: []string{"c1", "c2"}}, {SpaceID: "s2", CallIDs: []string{"c3"}}},
 		Outside: []activities.CallRef{{CallID: "c4", SpaceID: "s1"}, {CallID: "c5", SpaceID: "s1"}},
 	}
@@ -94,7 +94,7 @@ func TestApplyRunsSpacesAtOnceThenOutsideWritesInOrder(t *testing.T) {
 }
 
 func TestApplyRecordsFailuresInsteadOfFailingTheWorkflow(t *testing.T) {
-	plan := activities.ApplyPlan{
+	plan := activities.ApplyBatches{
 		Spaces:  []activities.SpaceBatch{{SpaceID: "s1", CallIDs: []string{"c1"}}},
 		Outside: []activities.CallRef{{CallID: "c2", SpaceID: "s1"}},
 	}
@@ -110,7 +110,7 @@ func TestApplyRecordsFailuresInsteadOfFailingTheWorkflow(t *testing.T) {
 }
 
 func TestApplyWorkflowWaitsForRetriesThenEnds(t *testing.T) {
-	h := newApplyHarness(t, activities.ApplyPlan{}, nil, nil)
+	h := newApplyHarness(t, activities.ApplyBatches{}, nil, nil)
 	start := h.env.Now()
 	_, err := h.apply(t, ApplyRequest{})
 	require.NoError(t, err)
@@ -128,12 +128,12 @@ func TestWorkflowStepsStopAtTheFirstThatDoesNotSucceed(t *testing.T) {
 		{"an interrupted step stops the rest", map[string]string{"a": "interrupted"}, []string{"a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := activities.ApplyPlan{Workflows: []activities.CallRef{{CallID: "w1", SpaceID: "s1"}}}
+			plan := activities.ApplyBatches{Plans: []activities.CallRef{{CallID: "w1", SpaceID: "s1"}}}
 			h := newApplyHarness(t, plan, nil, nil)
 			h.env.OnActivity(a.PrepareSteps, mock.Anything, mock.Anything).Return([]string{"a", "b", "c"}, nil)
 			var ran []string
 			var retry []bool
-			h.env.OnActivity(a.ApplyStep, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ApplyStepInput) (string, error) {
+			h.env.OnActivity(a.ApplyStep, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ApplyPlanStepInput) (string, error) {
 				ran = append(ran, in.StepID)
 				retry = append(retry, in.RetryInterrupted)
 				if s, ok := tc.statuses[in.StepID]; ok {
@@ -142,7 +142,7 @@ func TestWorkflowStepsStopAtTheFirstThatDoesNotSucceed(t *testing.T) {
 				return "succeeded", nil
 			})
 			finished := 0
-			h.env.OnActivity(a.FinishWorkflowCall, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.WorkflowCallInput) error {
+			h.env.OnActivity(a.FinishWorkflowCall, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.PlanCallInput) error {
 				finished++
 				require.Equal(t, "w1", in.CallID)
 				return nil

@@ -19,20 +19,20 @@ import (
 	"hub/assistant"
 	"hub/chat"
 	"hub/config"
-	"hub/hub"
 	"hub/llm"
 	"hub/models"
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
 	"hub/worker"
+	"hub/workspace"
 )
 
 // app is one process's wiring: the database and the services over it.
 type app struct {
 	cfg       config.Config
 	db        *models.DB
-	hub       *hub.Service
+	hub       *workspace.Service
 	chat      *chat.Store
 	frames    *stream.Bus
 	tools     *tools.Registry
@@ -66,7 +66,7 @@ func openApp(ctx context.Context, cfg config.Config) (*app, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &app{cfg: cfg, db: db, hub: hub.NewService(db), chat: chat.NewStore(db), frames: stream.NewBus(db),
+	return &app{cfg: cfg, db: db, hub: workspace.NewService(db), chat: chat.NewStore(db), frames: stream.NewBus(db),
 		tools: reg, playbooks: books, apps: poster, interrupts: stream.NewInterrupts()}, nil
 }
 
@@ -91,7 +91,7 @@ func dialTemporal(ctx context.Context, address, namespace string) (client.Client
 
 func (a *app) activities() *activities.Activities {
 	return &activities.Activities{
-		Hub: a.hub, Chat: a.chat, Tools: a.tools, Frames: a.frames,
+		Workspace: a.hub, Chat: a.chat, Tools: a.tools, Frames: a.frames,
 		Model: llm.New(a.cfg.Model, nil), ModelConfigured: a.cfg.Model.Configured(),
 		ModelTimeout: a.cfg.Model.Timeout, Location: a.cfg.TimeZone, Interrupts: a.interrupts,
 		Playbooks: a.playbooks, ContextTokens: a.cfg.ContextTokens,
@@ -137,8 +137,8 @@ func (a *app) runWorker(ctx context.Context, c client.Client) error {
 func (a *app) serveAPI(ctx context.Context, ln net.Listener, c client.Client) error {
 	// Activity frames written by any process (the worker, another api) wake
 	// this process's activity streams at once.
-	a.frames.Subscribe(chat.ActivityChannel, chat.WakeActivityFollowers, chat.WakeAllActivityFollowers)
-	srv := api.NewHTTPServer(api.New(api.Deps{DB: a.db, Hub: a.hub, Chat: a.chat, Frames: a.frames, Temporal: c,
+	a.frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
+	srv := api.NewHTTPServer(api.New(api.Deps{DB: a.db, Workspace: a.hub, Chat: a.chat, Frames: a.frames, Temporal: c,
 		CORSOrigins: a.cfg.CORSOrigins, Interrupts: a.interrupts, TurnTimeout: a.cfg.TurnTimeout}), a.cfg.HTTP)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

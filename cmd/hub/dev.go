@@ -14,9 +14,9 @@ import (
 
 	"hub/config"
 	"hub/fakemodel"
-	"hub/hub"
 	"hub/temporal"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // devOwner is the person `hub dev` seeds in the Demo space.
@@ -132,8 +132,8 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 // devToken seeds the Demo space and its owner and returns the owner's token,
 // reusing the one in the token file while it still works, so a restart
 // keeps the same token.
-func devToken(ctx context.Context, svc *hub.Service, path string) (string, error) {
-	_, ownerID, err := svc.EnsureMember(ctx, devSpace, devOwner, hub.RoleOwner)
+func devToken(ctx context.Context, svc *workspace.Service, path string) (string, error) {
+	_, ownerID, err := svc.EnsureMember(ctx, devSpace, devOwner, workspace.RoleOwner)
 	if err != nil {
 		return "", fmt.Errorf("seed the Demo space: %w", err)
 	}

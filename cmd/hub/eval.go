@@ -10,9 +10,9 @@ import (
 
 	"hub/assistant"
 	"hub/config"
-	"hub/hub"
 	"hub/llm"
 	"hub/playbooks"
+	"hub/workspace"
 )
 
 // evalCommand groups the evaluations: `hub eval offer` is the
@@ -90,7 +90,7 @@ func evalOfferCommand() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(out, "\nrecall@%d: %.3f (%d of %d expected tools offered; %d not registered, skipped) over %d requests, %d tools registered\n",
-				assistant.MaxOfferedTools, rep.Recall(), rep.Hits, rep.Counted, rep.Skipped, len(set.Cases), len(reg.Granted(hub.RoleOwner)))
+				assistant.MaxOfferedTools, rep.Recall(), rep.Hits, rep.Counted, rep.Skipped, len(set.Cases), len(reg.Granted(workspace.RoleOwner)))
 			return nil
 		},
 	}

@@ -1,4 +1,4 @@
-// Command hub runs Hub: `hub dev` (everything embedded, one process),
+// Command hub runs Workspace: `hub dev` (everything embedded, one process),
 // `hub api` and `hub worker` (production processes against Temporal and
 // Postgres), `hub migrate`, `hub token create`, `hub fakemodel` and
 // `hub version`.

@@ -14,9 +14,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"hub/config"
-	"hub/hub"
 	"hub/temporal"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 func apiCommand() *cobra.Command {
@@ -90,7 +90,7 @@ func tokenCommand() *cobra.Command {
 		Use:   "create",
 		Short: "Create a bearer token (and the space, person and membership if missing); prints the token",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := hub.ParseRole(role)
+			r, err := workspace.ParseRole(role)
 			if err != nil {
 				return err
 			}

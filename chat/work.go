@@ -1,0 +1,347 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// Kinds of activity in the top bar.
+const (
+	WorkTurn  = "turn"  // a running turn
+	WorkApply = "apply" // a reply whose writes wait for the person's Apply, or are being applied
+)
+
+// Work is one piece of a person's running work as the top bar shows
+// it. It is also the stored form of an activity frame (the JSON tags), so
+// a frame keeps what was true when it was written.
+type Work struct {
+	Kind string `json:"kind"`
+	// ID is the turn's id, or for an Apply the id of the reply that
+	// proposed the writes.
+	ID             string    `json:"id"`
+	ConversationID string    `json:"conversationId"`
+	Status         Status    `json:"status"`
+	Title          string    `json:"title"`
+	StartedAt      time.Time `json:"startedAt"`
+	Step           int       `json:"step,omitempty"`
+	// Ended says the work left the top bar: the turn ended (Status says
+	// how), the reply's writes were applied or expired, or the
+	// conversation was deleted.
+	Ended bool `json:"ended,omitempty"`
+}
+
+// WorkFrame is one frame of a person's activity stream: the state of
+// one activity after a change, numbered per person from 1.
+type WorkFrame struct {
+	Seq  int64
+	Work Work
+}
+
+// TopBar lists the person's running work, never anyone else's: unfinished
+// turns, oldest first, then replies whose writes wait for Apply or are
+// being applied (one entry per reply, titled by its first held write).
+func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
+	turns, err := s.RunningTurns(ctx, personID)
+	if err != nil {
+		return nil, err
+	}
+	held, err := s.HeldCalls(ctx, personID, HeldForApply)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Work, 0, len(turns)+len(held))
+	for _, t := range turns {
+		out = append(out, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID, Status: t.Status,
+			Title: t.Title, StartedAt: t.CreatedAt, Step: t.Step})
+	}
+	seen := map[string]bool{}
+	for _, h := range held {
+		if seen[h.MessageID] {
+			continue
+		}
+		seen[h.MessageID] = true
+		status := StatusWaiting
+		if h.Applying {
+			status = StatusWorking
+		}
+		out = append(out, Work{Kind: WorkApply, ID: h.MessageID, ConversationID: h.ConversationID,
+			Status: status, Title: h.Summary, StartedAt: h.CreatedAt})
+	}
+	return out, nil
+}
+
+// AnnounceTurn writes the turn's current state as an activity frame for
+// its person. Status changes made through SetTurnStatus and FinishTurn are
+// announced by them, in their transaction; the api calls this for a turn
+// it has just queued.
+func (s *Store) AnnounceTurn(ctx context.Context, turnID string) error {
+	var personID string
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		personID, err = s.WithDB(tx).announceTurn(ctx, turnID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	wakeWork(personID)
+	return nil
+}
+
+// AnnounceDeleted ends, in the person's activity stream, the running turns
+// and waiting Applies of a conversation that was deleted (their rows are
+// gone, so the frames say only which work ended).
+func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID string, d Deleted) error {
+	if len(d.RunningTurns) == 0 && len(d.HeldReplies) == 0 {
+		return nil
+	}
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		st := s.WithDB(tx)
+		ended := make([]Work, 0, len(d.RunningTurns)+len(d.HeldReplies))
+		for _, id := range d.RunningTurns {
+			ended = append(ended, Work{Kind: WorkTurn, ID: id, ConversationID: conversationID, Status: StatusStopped, Ended: true})
+		}
+		for _, id := range d.HeldReplies {
+			ended = append(ended, Work{Kind: WorkApply, ID: id, ConversationID: conversationID, Status: StatusDone, Ended: true})
+		}
+		for _, a := range ended {
+			if err := st.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	wakeWork(personID)
+	return nil
+}
+
+// AnnounceLeft ends, in the person's activity stream, their work in a
+// space they were removed from: unfinished turns and replies whose writes
+// wait for Apply there leave their top bar at once (a client following the
+// stream drops them), told with ids only, as leftWork.
+func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
+	var ended []Work
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var turns []models.Turn
+		if err := tx.Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).Order("created_at, id").Find(&turns).Error; err != nil {
+			return err
+		}
+		for _, t := range turns {
+			ended = append(ended, leftWork(Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID}))
+		}
+		var replies []models.Turn
+		err := tx.Where("person_id = ? AND space_id = ? AND id IN (?)", personID, spaceID,
+			tx.Model(&models.ToolCall{}).Select("turn_id").Where("status = ? AND held_for = ?", CallHeld, HeldForApply)).
+			Order("created_at, id").Find(&replies).Error
+		if err != nil {
+			return err
+		}
+		for _, t := range replies {
+			ended = append(ended, leftWork(Work{Kind: WorkApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
+		}
+		st := s.WithDB(tx)
+		for _, a := range ended {
+			if err := st.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("announce leaving %s: %w", spaceID, err)
+	}
+	if len(ended) > 0 {
+		wakeWork(personID)
+	}
+	return nil
+}
+
+// announceTurn writes the turn's state as an activity frame and returns
+// its person. Run it in the transaction of the change it reports; wake the
+// person's followers after that commits.
+func (s *Store) announceTurn(ctx context.Context, turnID string) (personID string, err error) {
+	var t models.Turn
+	if err := s.q(ctx).Select("person_id").Take(&t, "id = ?", turnID).Error; err != nil {
+		return "", fmt.Errorf("announce turn %s: %w", turnID, err)
+	}
+	err = s.announce(ctx, t.PersonID, func(st *Store) (Work, error) { return st.turnWork(ctx, turnID) })
+	return t.PersonID, err
+}
+
+// announceHeld announces the Apply of a turn that just ended with writes
+// held for Apply: it appears in the top bar as waiting.
+func (s *Store) announceHeld(ctx context.Context, t models.Turn) error {
+	var n int64
+	err := s.q(ctx).Model(&models.ToolCall{}).Where("turn_id = ? AND status = ? AND held_for = ?", t.ID, CallHeld, HeldForApply).
+		Count(&n).Error
+	if err != nil || n == 0 {
+		return err
+	}
+	return s.announce(ctx, t.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, t.ReplyMessageID) })
+}
+
+// activityRetention is how long activity frames are kept for clients that
+// resume with Last-Event-ID; a client further behind gets a snapshot.
+const activityRetention = 10 * time.Minute
+
+// pruneEvery: old frames are removed on every pruneEvery-th frame of a
+// person, so pruning costs one statement now and then, not one per frame.
+const pruneEvery = 32
+
+// announce is the one place activity frames are written. It takes the
+// person's head row first (the upsert locks it), then builds the activity
+// from what is committed or written in this transaction: two changes of a
+// person's work are numbered in the order their states were read, so the
+// last frame of an activity always tells its latest state.
+func (s *Store) announce(ctx context.Context, personID string, build func(*Store) (Work, error)) error {
+	var seq int64
+	err := s.q(ctx).Raw(`INSERT INTO activity_heads (person_id, seq) VALUES (?, 1)
+		ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING seq`, personID).Scan(&seq).Error
+	if err != nil {
+		return fmt.Errorf("number activity frame of %s: %w", personID, err)
+	}
+	a, err := build(s)
+	if err != nil {
+		return err
+	}
+	row := models.ActivityFrame{PersonID: personID, Seq: seq, Data: marshal(a), CreatedAt: s.now()}
+	if err := s.q(ctx).Create(&row).Error; err != nil {
+		return fmt.Errorf("write activity frame of %s: %w", personID, err)
+	}
+	if seq%pruneEvery == 0 {
+		err := s.q(ctx).Where("person_id = ? AND created_at < ?", personID, s.now().Add(-activityRetention)).
+			Delete(&models.ActivityFrame{}).Error
+		if err != nil {
+			return fmt.Errorf("prune activity frames of %s: %w", personID, err)
+		}
+	}
+	if s.db.Dialector.Name() == string(models.Postgres) {
+		// Other processes' followers hear of the frame from Postgres, which
+		// delivers a NOTIFY when the transaction commits and drops it on
+		// rollback: never before the frame can be read. (SQLite is hub dev,
+		// one process: the caller's in-process wake-up is all there is.)
+		if err := s.q(ctx).Exec("SELECT pg_notify(?, ?)", WorkChannel, personID).Error; err != nil {
+			return fmt.Errorf("announce activity frame of %s: %w", personID, err)
+		}
+	}
+	return nil
+}
+
+// turnWork is a turn as the top bar shows it; a finished turn is
+// ended.
+func (s *Store) turnWork(ctx context.Context, turnID string) (Work, error) {
+	var r struct {
+		models.Turn
+		ConvTitle string
+		UserText  string
+	}
+	err := s.q(ctx).Table("turns").
+		Select("turns.*, conversations.title AS conv_title, messages.text AS user_text").
+		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
+		Joins("JOIN messages ON messages.id = turns.user_message_id").
+		Where("turns.id = ?", turnID).Take(&r).Error
+	if err != nil {
+		return Work{}, fmt.Errorf("turn activity %s: %w", turnID, err)
+	}
+	return Work{Kind: WorkTurn, ID: r.ID, ConversationID: r.ConversationID, Status: Status(r.Status),
+		Title: activityTitle(r.ConvTitle, r.UserText), StartedAt: r.CreatedAt, Step: r.Step, Ended: r.FinishedAt != nil}, nil
+}
+
+// applyWork is a reply's Apply as the top bar shows it: waiting while
+// any of its writes is held for Apply (working while its Apply runs),
+// titled by the first; ended (done) once none is.
+func (s *Store) applyWork(ctx context.Context, messageID string) (Work, error) {
+	var t models.Turn
+	if err := s.q(ctx).Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
+		return Work{}, fmt.Errorf("apply activity %s: %w", messageID, err)
+	}
+	a := Work{Kind: WorkApply, ID: messageID, ConversationID: t.ConversationID}
+	var first models.ToolCall
+	err := s.q(ctx).Where("turn_id = ? AND status = ? AND held_for = ?", t.ID, CallHeld, HeldForApply).
+		Order("created_at, id").Take(&first).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		a.Status, a.Ended = StatusDone, true
+		return a, nil
+	case err != nil:
+		return Work{}, fmt.Errorf("apply activity %s: %w", messageID, err)
+	}
+	a.Status, a.Title, a.StartedAt = StatusWaiting, first.Summary, first.CreatedAt
+	if s.applying(t.ApplyingSince) {
+		a.Status = StatusWorking
+	}
+	return a, nil
+}
+
+// activityTitle names a turn in the top bar: its conversation's title, or
+// the start of the person's message.
+func activityTitle(convTitle, userText string) string {
+	if convTitle != "" {
+		return convTitle
+	}
+	if rs := []rune(userText); len(rs) > 80 {
+		return string(rs[:80]) + "…"
+	}
+	return userText
+}
+
+// activityReadLimit caps one read of a person's frames; a follower behind
+// by more reads again at once.
+const activityReadLimit = 500
+
+// WorkFrames returns the person's activity frames after seq `after`,
+// oldest first, at most 500.
+func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([]WorkFrame, error) {
+	var rows []models.ActivityFrame
+	err := s.q(ctx).Where("person_id = ? AND seq > ?", personID, after).Order("seq").Limit(activityReadLimit).Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("read activity frames of %s: %w", personID, err)
+	}
+	out := make([]WorkFrame, len(rows))
+	for i, r := range rows {
+		out[i] = WorkFrame{Seq: r.Seq, Work: unmarshal[Work](r.Data)}
+	}
+	return out, nil
+}
+
+// WorkHead returns the number of the person's latest activity frame (0
+// before the first).
+func (s *Store) WorkHead(ctx context.Context, personID string) (int64, error) {
+	var h models.ActivityHead
+	err := s.q(ctx).Take(&h, "person_id = ?", personID).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("activity head of %s: %w", personID, err)
+	}
+	return h.Seq, nil
+}
+
+// WorkResumes tells whether a client that saw the person's frames up
+// to `after` can get every later one: they have not been removed yet, and
+// `after` is a number this stream gave out.
+func (s *Store) WorkResumes(ctx context.Context, personID string, after int64) (bool, error) {
+	head, err := s.WorkHead(ctx, personID)
+	if err != nil || after > head {
+		return false, err
+	}
+	if after == head {
+		return true, nil
+	}
+	var n int64
+	err = s.q(ctx).Model(&models.ActivityFrame{}).Where("person_id = ? AND seq = ?", personID, after+1).Count(&n).Error
+	if err != nil {
+		return false, fmt.Errorf("activity frames of %s: %w", personID, err)
+	}
+	return n == 1, nil
+}

@@ -1,0 +1,130 @@
+package workspace
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+)
+
+// What a Change did to its record.
+const (
+	OpCreated = "created"
+	OpUpdated = "updated"
+	OpDeleted = "deleted"
+)
+
+// Change is one committed change to a record, as subscribers see it: what
+// changed, who changed it and through what (the person on a screen or the
+// assistant acting for them), so the assistant can be told what the person
+// did between its turns and a screen can refresh what the assistant did.
+type Change struct {
+	Kind    string // KindTask or KindProject
+	ID      string
+	SpaceID string
+	Op      string // OpCreated, OpUpdated or OpDeleted
+	Actor   Actor
+	// Title is the record's title (a project's name) after the change, or
+	// before it for a deletion.
+	Title string
+}
+
+// Subscribe calls fn with every change committed through this Service or
+// any Service derived from the same NewService (REST writes and the
+// assistant's alike), after its transaction commits and never for one that
+// rolls back. fn runs on the writer's goroutine once the write is durable,
+// so it must be quick; a panic in fn is logged and does not reach the
+// writer. Calling unsubscribe (any number of times) stops the calls.
+func (s *Service) Subscribe(fn func(Change)) (unsubscribe func()) {
+	return s.subscribers.add(fn)
+}
+
+// subscribers is the set of Subscribe callbacks, called in the order they
+// subscribed.
+type subscribers struct {
+	mu   sync.Mutex
+	next int
+	list []subscriber
+}
+
+type subscriber struct {
+	id int
+	fn func(Change)
+}
+
+func (b *subscribers) add(fn func(Change)) func() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.next++
+	id := b.next
+	b.list = append(b.list, subscriber{id: id, fn: fn})
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, sub := range b.list {
+			if sub.id == id {
+				b.list = append(b.list[:i:i], b.list[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// deliver calls every subscriber with each change, outside the lock so a
+// subscriber may subscribe or unsubscribe from its callback.
+func (b *subscribers) deliver(ctx context.Context, changes []Change) {
+	if len(changes) == 0 {
+		return
+	}
+	b.mu.Lock()
+	list := b.list
+	b.mu.Unlock()
+	for _, c := range changes {
+		for _, sub := range list {
+			callSubscriber(ctx, sub.fn, c)
+		}
+	}
+}
+
+// callSubscriber keeps a panicking subscriber from failing a write that has
+// already committed.
+func callSubscriber(ctx context.Context, fn func(Change), c Change) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.ErrorContext(ctx, "change subscriber panicked", "kind", c.Kind, "id", c.ID, "op", c.Op, "panic", p)
+		}
+	}()
+	fn(c)
+}
+
+// changeBatch collects the changes of one Tx until it ends.
+type changeBatch struct {
+	mu      sync.Mutex
+	changes []Change
+}
+
+func (b *changeBatch) add(c ...Change) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.changes = append(b.changes, c...)
+}
+
+func (b *changeBatch) take() []Change {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.changes
+	b.changes = nil
+	return c
+}
+
+// notify hands a change to subscribers: at the end of the enclosing Tx, or
+// at once when the write ran outside any Tx (it has committed already).
+func (s *Service) notify(ctx context.Context, c Change) {
+	if c.Actor.Via == "" {
+		c.Actor.Via = ViaREST
+	}
+	if s.batch != nil {
+		s.batch.add(c)
+		return
+	}
+	s.subscribers.deliver(ctx, []Change{c})
+}

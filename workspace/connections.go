@@ -1,0 +1,249 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// ConnectionWebhook is the one kind of connected app so far: a URL Hub posts
+// JSON updates to.
+const ConnectionWebhook = "webhook"
+
+// KindConnection is the ref kind of a connected app.
+const KindConnection = "connection"
+
+// Limits of a connection's fields.
+const (
+	MaxConnectionName = 100  // characters; a name is a label in a list and a preview
+	MaxConnectionURL  = 2048 // bytes; what browsers and most servers accept in a URL
+)
+
+// ConnectionKinds are the kinds a connection may have.
+var ConnectionKinds = []string{ConnectionWebhook}
+
+// Connection is a connected app of a space. URL is empty for a person who
+// may not manage the space's connections (see ListConnections).
+type Connection struct {
+	ID        string
+	SpaceID   string
+	OwnerID   string
+	Kind      string
+	Name      string
+	URL       string
+	Enabled   bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// NewConnection is what adding a connected app sends. An empty Kind is a
+// webhook.
+type NewConnection struct {
+	Kind string
+	Name string
+	URL  string
+}
+
+// ConnectionRef names a connected app to people and the model: its name,
+// with its kind as detail; never its URL.
+func ConnectionRef(c Connection) Ref {
+	detail := c.Kind
+	if !c.Enabled {
+		detail += ", switched off"
+	}
+	return Ref{Kind: KindConnection, ID: c.ID, Label: c.Name, Detail: detail}
+}
+
+// managesConnections tells whether a role may add and remove connected apps
+// and read their URLs. A webhook URL is itself a credential (whoever holds
+// it can post), so only the roles that manage connections see it.
+func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor }
+
+// toConnection converts a row for a person with the given role: the URL only
+// for those who manage connections.
+func toConnection(r models.Connection, role Role) Connection {
+	c := Connection{ID: r.ID, SpaceID: r.SpaceID, OwnerID: r.OwnerID, Kind: r.Kind, Name: r.Name,
+		Enabled: r.Enabled, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if managesConnections(role) {
+		c.URL = r.URL
+	}
+	return c
+}
+
+// CreateConnection adds a connected app to the space. Only an owner or an
+// editor may; the URL must be an absolute http or https URL without a user
+// name or password (connection secrets are not kept). Which addresses may
+// actually be reached is decided when Hub posts (package apps), so an
+// operator's allowlist applies there, at every send. A name already used in
+// the space, in any case, is a conflict.
+func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID string, in NewConnection) (Connection, error) {
+	role, err := s.Access(ctx, actor.PersonID, spaceID)
+	if err != nil {
+		return Connection{}, err
+	}
+	if !managesConnections(role) {
+		return Connection{}, fmt.Errorf("a %s may not add connected apps to this space: %w", role, ErrForbidden)
+	}
+	kind := strings.TrimSpace(in.Kind)
+	if kind == "" {
+		kind = ConnectionWebhook
+	}
+	if !oneOf(kind, ConnectionKinds) {
+		return Connection{}, invalid("/kind", "kind must be one of %s, not %q", strings.Join(ConnectionKinds, ", "), in.Kind)
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return Connection{}, invalid("/name", "a name is required")
+	}
+	if err := CheckText("/name", name); err != nil {
+		return Connection{}, err
+	}
+	if utf8.RuneCountInString(name) > MaxConnectionName {
+		return Connection{}, invalid("/name", "a name has at most %d characters", MaxConnectionName)
+	}
+	u, err := checkConnectionURL(in.URL)
+	if err != nil {
+		return Connection{}, err
+	}
+	now := s.now()
+	r := models.Connection{ID: models.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
+		Name: name, URL: u, Enabled: true, CreatedAt: now, UpdatedAt: now}
+	err = s.Tx(ctx, func(tx *Service) error {
+		var names []string
+		if err := tx.q(ctx).Model(&models.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
+			return fmt.Errorf("create connection: %w", err)
+		}
+		for _, n := range names {
+			if strings.EqualFold(n, name) {
+				return nameTaken(name)
+			}
+		}
+		if err := tx.q(ctx).Create(&r).Error; err != nil {
+			// The unique index decides between two racing creates.
+			if errors.Is(err, gorm.ErrDuplicatedKey) {
+				return nameTaken(name)
+			}
+			return fmt.Errorf("create connection: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Connection{}, err
+	}
+	return toConnection(r, role), nil
+}
+
+func nameTaken(name string) error {
+	return fmt.Errorf("a connected app named %q is already in this space: %w", name, ErrConflict)
+}
+
+// checkConnectionURL accepts an absolute http(s) URL with a host and returns
+// it as written (trimmed).
+func checkConnectionURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", invalid("/url", "a URL is required")
+	}
+	if err := CheckText("/url", raw); err != nil {
+		return "", err
+	}
+	if len(raw) > MaxConnectionURL {
+		return "", invalid("/url", "a URL has at most %d characters", MaxConnectionURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", invalid("/url", "the URL cannot be read: write it as https://host/path")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", invalid("/url", "the URL must start with https:// or http://")
+	}
+	if u.Hostname() == "" {
+		return "", invalid("/url", "the URL must name a host")
+	}
+	if u.User != nil {
+		return "", invalid("/url", "the URL must not carry a user name or password")
+	}
+	if strings.ContainsAny(raw, " \t\r\n") {
+		return "", invalid("/url", "the URL must not contain spaces")
+	}
+	return raw, nil
+}
+
+// ListConnections returns the space's connected apps by name. A guest gets
+// none: a guest never uses the space owner's connected apps. A viewer sees
+// names and kinds but no URLs (see managesConnections).
+func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID string) ([]Connection, error) {
+	role, err := s.Access(ctx, actor.PersonID, spaceID)
+	if err != nil {
+		return nil, err
+	}
+	if role == RoleGuest {
+		return []Connection{}, nil
+	}
+	var rows []models.Connection
+	if err := s.q(ctx).Where("space_id = ?", spaceID).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	out := make([]Connection, len(rows))
+	for i, r := range rows {
+		out[i] = toConnection(r, role)
+	}
+	return out, nil
+}
+
+// GetConnection returns one connected app of the space; for a guest none
+// exists (ErrNotFound), as in ListConnections.
+func (s *Service) GetConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
+	role, err := s.Access(ctx, actor.PersonID, spaceID)
+	if err != nil {
+		return Connection{}, err
+	}
+	r, err := s.connectionRow(ctx, role, spaceID, id)
+	if err != nil {
+		return Connection{}, err
+	}
+	return toConnection(r, role), nil
+}
+
+// DeleteConnection removes a connected app; only an owner or an editor may.
+// A guest, who sees no connections, gets ErrNotFound.
+func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
+	role, err := s.Access(ctx, actor.PersonID, spaceID)
+	if err != nil {
+		return Connection{}, err
+	}
+	r, err := s.connectionRow(ctx, role, spaceID, id)
+	if err != nil {
+		return Connection{}, err
+	}
+	if !managesConnections(role) {
+		return Connection{}, fmt.Errorf("a %s may not remove connected apps from this space: %w", role, ErrForbidden)
+	}
+	if err := s.q(ctx).Delete(&models.Connection{}, "space_id = ? AND id = ?", spaceID, id).Error; err != nil {
+		return Connection{}, fmt.Errorf("delete connection %s: %w", id, err)
+	}
+	return toConnection(r, role), nil
+}
+
+func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (models.Connection, error) {
+	var r models.Connection
+	if role == RoleGuest || BadText(id) {
+		return r, &NotFoundError{Kind: "connected app", ID: id}
+	}
+	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &NotFoundError{Kind: "connected app", ID: id}
+	}
+	if err != nil {
+		return r, fmt.Errorf("get connection %s: %w", id, err)
+	}
+	return r, nil
+}

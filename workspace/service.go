@@ -1,0 +1,106 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// Service is the workspace domain over one database handle. A Service made
+// by Tx runs every call in that transaction.
+type Service struct {
+	db  *gorm.DB
+	now func() time.Time
+	// subscribers is shared by every Service derived from one NewService,
+	// so a write through any copy reaches every subscriber.
+	subscribers *subscribers
+	// batch holds the changes made inside the Tx this Service runs in until
+	// that Tx ends; nil outside any Tx.
+	batch *changeBatch
+	// undoGroup is the Undo group writes record their entries in; "" records
+	// none (a person's own writes on a screen).
+	undoGroup string
+}
+
+// NewService returns a Service over db.
+func NewService(db *models.DB) *Service {
+	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}}
+}
+
+// WithDB returns a Service that runs on the given handle, typically a
+// transaction the caller shares with its own writes (a tool call's receipt
+// is written in the same transaction as the records it changed). It keeps
+// the receiver's subscribers, Undo group and, inside a Tx, that Tx's pending
+// changes. Hub cannot see the commit of a transaction it did not open: on a
+// Service outside any Tx, changes made through such a handle reach
+// subscribers when each write returns, so open shared transactions with Tx.
+func (s *Service) WithDB(db *gorm.DB) *Service {
+	c := *s
+	c.db = db
+	return &c
+}
+
+// Tx runs fn in one database transaction; inside another Tx it is a
+// savepoint of that one. The changes fn makes reach subscribers only once the
+// outermost Tx has committed, and never when it (or this savepoint) rolls
+// back: a subscriber never hears of a record that does not exist.
+func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
+	batch := &changeBatch{}
+	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
+		tx := s.WithDB(db)
+		tx.batch = batch
+		return fn(tx)
+	})
+	if err != nil {
+		return err
+	}
+	if s.batch != nil {
+		// A savepoint released: its changes now belong to the enclosing Tx.
+		s.batch.add(batch.take()...)
+		return nil
+	}
+	s.subscribers.deliver(ctx, batch.take())
+	return nil
+}
+
+// DB exposes the handle, for callers that write their own rows in the same
+// transaction.
+func (s *Service) DB() *gorm.DB { return s.db }
+
+func (s *Service) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// Access returns the person's role in a space, or ErrNotFound when they have
+// none: a space the person cannot open does not exist for them.
+func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, error) {
+	var m models.Membership
+	if BadText(spaceID) {
+		// No space has such an id; Postgres would refuse to look (22021).
+		return "", &NotFoundError{Kind: "space", ID: spaceID}
+	}
+	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID).Take(&m).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", &NotFoundError{Kind: "space", ID: spaceID}
+	}
+	if err != nil {
+		return "", fmt.Errorf("access %s: %w", spaceID, err)
+	}
+	return Role(m.Role), nil
+}
+
+// CanWrite returns nil when the person may change records in the space,
+// ErrNotFound when they cannot open it and ErrForbidden when they only read.
+func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error {
+	role, err := s.Access(ctx, personID, spaceID)
+	if err != nil {
+		return err
+	}
+	if !role.CanWrite() {
+		return fmt.Errorf("a %s may not change records in this space: %w", role, ErrForbidden)
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"hub/models"
+)
+
+// Write policies: when the assistant's writes to Hub records run.
+const (
+	// PolicyImmediate runs writes at once, each with an Undo entry (default).
+	PolicyImmediate = "immediate"
+	// PolicyPreview holds writes for the person's Apply in the chat.
+	PolicyPreview = "preview"
+	// PolicyNeedsMe holds writes on the person's Needs me list.
+	PolicyNeedsMe = "needs-me"
+)
+
+// Settings are a person's assistant settings.
+type Settings struct {
+	WritePolicy string
+	// AllowedWriteAreas limits the areas ("tasks", "projects", "apps", …)
+	// the assistant may write in; empty allows every area.
+	AllowedWriteAreas []string
+	// ConnectedAppWrites lets the assistant propose writes in connected apps
+	// (they always wait for Apply). Off by default.
+	ConnectedAppWrites bool
+}
+
+// AllowsArea tells whether the assistant may write in the area.
+func (s Settings) AllowsArea(area string) bool {
+	if len(s.AllowedWriteAreas) == 0 {
+		return true
+	}
+	return oneOf(area, s.AllowedWriteAreas)
+}
+
+// WriteAreas are the areas AllowedWriteAreas may name: the assistant's
+// write tools each belong to one ("apps" is connected apps).
+var WriteAreas = []string{"tasks", "projects", "apps"}
+
+// SettingsPatch changes the settings that are set. AllowedWriteAreas set to
+// an empty list allows every area again.
+type SettingsPatch struct {
+	WritePolicy        *string
+	AllowedWriteAreas  *[]string
+	ConnectedAppWrites *bool
+}
+
+func toSettings(r models.Setting) (Settings, error) {
+	st := Settings{WritePolicy: r.WritePolicy, ConnectedAppWrites: r.ConnectedAppWrites}
+	if r.AllowedWriteAreas != "" {
+		if err := json.Unmarshal([]byte(r.AllowedWriteAreas), &st.AllowedWriteAreas); err != nil {
+			return Settings{}, fmt.Errorf("settings of %s: allowed write areas: %w", r.PersonID, err)
+		}
+	}
+	if len(st.AllowedWriteAreas) == 0 {
+		st.AllowedWriteAreas = nil
+	}
+	return st, nil
+}
+
+// GetSettings returns the person's settings, defaults where none are saved.
+func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, error) {
+	var r models.Setting
+	err := s.q(ctx).Take(&r, "person_id = ?", personID).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Settings{WritePolicy: PolicyImmediate}, nil
+	}
+	if err != nil {
+		return Settings{}, fmt.Errorf("get settings: %w", err)
+	}
+	return toSettings(r)
+}
+
+// UpdateSettings saves the set fields and returns the settings.
+func (s *Service) UpdateSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
+	cur, err := s.GetSettings(ctx, personID)
+	if err != nil {
+		return Settings{}, err
+	}
+	if p.WritePolicy != nil {
+		if !oneOf(*p.WritePolicy, []string{PolicyImmediate, PolicyPreview, PolicyNeedsMe}) {
+			return Settings{}, invalid("/writePolicy", "writePolicy must be immediate, preview or needs-me")
+		}
+		cur.WritePolicy = *p.WritePolicy
+	}
+	if p.AllowedWriteAreas != nil {
+		// Each area once, in the order given; an empty list allows all.
+		var areas []string
+		for i, a := range *p.AllowedWriteAreas {
+			if !oneOf(a, WriteAreas) {
+				return Settings{}, invalid(fmt.Sprintf("/allowedWriteAreas/%d", i),
+					"a write area is one of %s, not %q", strings.Join(WriteAreas, ", "), a)
+			}
+			if !oneOf(a, areas) {
+				areas = append(areas, a)
+			}
+		}
+		cur.AllowedWriteAreas = areas
+	}
+	if p.ConnectedAppWrites != nil {
+		cur.ConnectedAppWrites = *p.ConnectedAppWrites
+	}
+	areas := cur.AllowedWriteAreas
+	if areas == nil {
+		areas = []string{}
+	}
+	rawAreas, err := json.Marshal(areas)
+	if err != nil {
+		return Settings{}, fmt.Errorf("update settings: %w", err)
+	}
+	row := models.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
+		ConnectedAppWrites: cur.ConnectedAppWrites, UpdatedAt: s.now()}
+	if err := s.q(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
+		return Settings{}, fmt.Errorf("update settings: %w", err)
+	}
+	return cur, nil
+}

@@ -1,0 +1,207 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"hub/models"
+)
+
+// Space is a workspace as the person sees it, with their role in it.
+type Space struct {
+	ID   string
+	Name string
+	Role Role
+}
+
+// Person is someone in a space.
+type Person struct {
+	ID   string
+	Name string
+	Role Role
+}
+
+// FirstName is what the assistant calls the person.
+func (p Person) FirstName() string {
+	if f := strings.Fields(p.Name); len(f) > 0 {
+		return f[0]
+	}
+	return p.Name
+}
+
+// ListSpaces returns the spaces the person belongs to, by name.
+func (s *Service) ListSpaces(ctx context.Context, personID string) ([]Space, error) {
+	var rows []struct {
+		ID, Name, Role string
+	}
+	err := s.q(ctx).Table("spaces").
+		Select("spaces.id, spaces.name, memberships.role").
+		Joins("JOIN memberships ON memberships.space_id = spaces.id").
+		Where("memberships.person_id = ?", personID).
+		Order("spaces.name, spaces.id").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("list spaces: %w", err)
+	}
+	out := make([]Space, len(rows))
+	for i, r := range rows {
+		out[i] = Space{ID: r.ID, Name: r.Name, Role: Role(r.Role)}
+	}
+	return out, nil
+}
+
+// GetSpace returns one space the person can open.
+func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space, error) {
+	role, err := s.Access(ctx, personID, spaceID)
+	if err != nil {
+		return Space{}, err
+	}
+	var row models.Space
+	if err := s.q(ctx).Take(&row, "id = ?", spaceID).Error; err != nil {
+		return Space{}, fmt.Errorf("get space %s: %w", spaceID, err)
+	}
+	return Space{ID: row.ID, Name: row.Name, Role: role}, nil
+}
+
+// SpaceNames returns the names of spaces by id, whoever may open them (an
+// unknown id is left out). It checks no access: a caller resolves a name
+// among ids it has checked before, and tells a space the person has left
+// from one that was never among them.
+func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]string, error) {
+	var rows []models.Space
+	if err := s.q(ctx).Select("id", "name").Where("id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("space names: %w", err)
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Name
+	}
+	return out, nil
+}
+
+// GetPerson returns a person by id.
+func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error) {
+	var row models.Person
+	err := s.q(ctx).Take(&row, "id = ?", personID).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Person{}, &NotFoundError{Kind: "person", ID: personID}
+	}
+	if err != nil {
+		return Person{}, fmt.Errorf("get person %s: %w", personID, err)
+	}
+	return Person{ID: row.ID, Name: row.Name}, nil
+}
+
+// ListPeople returns the members of a space the person can open.
+func (s *Service) ListPeople(ctx context.Context, personID, spaceID string) ([]Person, error) {
+	if _, err := s.Access(ctx, personID, spaceID); err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		ID, Name, Role string
+	}
+	err := s.q(ctx).Table("people").
+		Select("people.id, people.name, memberships.role").
+		Joins("JOIN memberships ON memberships.person_id = people.id").
+		Where("memberships.space_id = ?", spaceID).
+		Order("people.name, people.id").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("list people: %w", err)
+	}
+	out := make([]Person, len(rows))
+	for i, r := range rows {
+		out[i] = Person{ID: r.ID, Name: r.Name, Role: Role(r.Role)}
+	}
+	return out, nil
+}
+
+// EnsureMember makes sure a space and a person with these names exist and
+// that the person has the role there, creating what is missing. It is how
+// `hub token create` and `hub dev` seed a workspace. Names identify spaces
+// exactly; a person is found by name among the space's members, or created.
+//
+// Several processes may seed the same new space and person at once (two
+// token commands, a token command beside `hub dev`): each call succeeds and
+// they all find the same space, person and membership.
+func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string, role Role) (spaceID, personID string, err error) {
+	spaceName, personName = strings.TrimSpace(spaceName), strings.TrimSpace(personName)
+	if spaceName == "" || personName == "" {
+		return "", "", invalid("", "a space name and a person name are required")
+	}
+	if BadText(spaceName) || BadText(personName) {
+		return "", "", invalid("", "a space name and a person name must be valid UTF-8 without a NUL character")
+	}
+	if _, err := ParseRole(string(role)); err != nil {
+		return "", "", err
+	}
+	err = s.Tx(ctx, func(tx *Service) error {
+		sp, err := tx.ensureSpace(ctx, spaceName)
+		if err != nil {
+			return fmt.Errorf("space %q: %w", spaceName, err)
+		}
+		p, err := tx.ensurePerson(ctx, sp.ID, personName)
+		if err != nil {
+			return fmt.Errorf("person %q: %w", personName, err)
+		}
+		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role)}
+		err = tx.q(ctx).Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
+			DoUpdates: clause.AssignmentColumns([]string{"role"}),
+		}).Create(&m).Error
+		if err != nil {
+			return fmt.Errorf("membership: %w", err)
+		}
+		spaceID, personID = sp.ID, p.ID
+		return nil
+	})
+	return spaceID, personID, err
+}
+
+// ensureSpace inserts the space unless one has the name (the unique index
+// spaces_name turns a second insert into nothing), then reads it. As the
+// first statement of EnsureMember's transaction, the insert also takes
+// SQLite's write lock before anything is read, so another process's call
+// waits its turn (the busy timeout) rather than failing on a read it made
+// before this one committed; on Postgres it waits for a concurrent insert of
+// the same name to commit, and the read that follows sees that row.
+func (s *Service) ensureSpace(ctx context.Context, name string) (models.Space, error) {
+	err := s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "name"}}, DoNothing: true}).
+		Create(&models.Space{ID: models.NewID("space"), Name: name}).Error
+	if err != nil {
+		return models.Space{}, err
+	}
+	var sp models.Space
+	err = s.q(ctx).Where("name = ?", name).Take(&sp).Error
+	return sp, err
+}
+
+// ensurePerson finds the person by name among the space's members, else the
+// oldest person of that name, else creates one. People's names are not
+// unique, so no index can stop two processes from both creating the same new
+// person; on Postgres a transaction lock on the name makes the second wait
+// for the first and then find its person. (SQLite runs one write
+// transaction at a time, and ensureSpace has already begun writing.)
+func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (models.Person, error) {
+	if s.db.Dialector.Name() == string(models.Postgres) {
+		if err := s.q(ctx).Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "hub.person:"+name).Error; err != nil {
+			return models.Person{}, err
+		}
+	}
+	var p models.Person
+	err := s.q(ctx).Table("people").Select("people.*").
+		Joins("JOIN memberships ON memberships.person_id = people.id").
+		Where("memberships.space_id = ? AND people.name = ?", spaceID, name).
+		Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		err = s.q(ctx).Where("name = ?", name).Order("created_at").Take(&p).Error
+	}
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		p = models.Person{ID: models.NewID("person"), Name: name}
+		err = s.q(ctx).Create(&p).Error
+	}
+	return p, err
+}

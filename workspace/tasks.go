@@ -1,0 +1,407 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// Task limits and values.
+const (
+	MaxTitleLength   = 500 // characters; a title is a line, not a document
+	MaxTasksPerCall  = 50  // tasks one create call may add
+	DefaultListLimit = 50
+	MaxListLimit     = 200
+)
+
+// TaskStatuses and Priorities are the values a task may take.
+var (
+	TaskStatuses = []string{"todo", "doing", "done"}
+	Priorities   = []string{"none", "low", "medium", "high"}
+)
+
+// Task is a to-do as the domain sees it.
+type Task struct {
+	ID         string
+	SpaceID    string
+	Title      string
+	Status     string
+	DueDate    string // "YYYY-MM-DD" or ""
+	Priority   string
+	ProjectID  string
+	AssigneeID string
+	Revision   int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// NewTask is what a create call sends; empty fields take their defaults.
+type NewTask struct {
+	Title      string
+	Status     string
+	DueDate    string
+	Priority   string
+	ProjectID  string
+	AssigneeID string
+}
+
+// TaskPatch changes the fields that are set. An empty string clears an
+// optional field (due date, project, assignee). Revision, when set, must be
+// the task's current revision, or the update fails with ErrStale instead of
+// overwriting newer work.
+type TaskPatch struct {
+	Title      *string
+	Status     *string
+	DueDate    *string
+	Priority   *string
+	ProjectID  *string
+	AssigneeID *string
+	Revision   *int
+}
+
+// TaskFilter narrows a task list. Limit 0 means DefaultListLimit.
+type TaskFilter struct {
+	Status     string
+	ProjectID  string
+	AssigneeID string
+	Query      string // words the title contains, case-insensitive
+	Limit      int
+	Offset     int
+}
+
+// TaskPage is one page of a task list; Total counts every match.
+type TaskPage struct {
+	Tasks      []Task
+	Total      int64
+	NextOffset int // 0 when there is nothing more
+}
+
+func toTask(r models.Task) Task {
+	t := Task{ID: r.ID, SpaceID: r.SpaceID, Title: r.Title, Status: r.Status, Priority: r.Priority,
+		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.DueDate != nil {
+		t.DueDate = *r.DueDate
+	}
+	if r.ProjectID != nil {
+		t.ProjectID = *r.ProjectID
+	}
+	if r.AssigneeID != nil {
+		t.AssigneeID = *r.AssigneeID
+	}
+	return t
+}
+
+// ListTasks returns a page of the space's tasks, oldest first.
+func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f TaskFilter) (TaskPage, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return TaskPage{}, err
+	}
+	if f.Status != "" && !oneOf(f.Status, TaskStatuses) {
+		return TaskPage{}, invalid("/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
+	}
+	limit, err := pageLimit(f.Limit, f.Offset)
+	if err != nil {
+		return TaskPage{}, err
+	}
+	f.Limit = limit
+	q := s.q(ctx).Model(&models.Task{}).Where("space_id = ?", spaceID)
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.ProjectID != "" {
+		q = q.Where("project_id = ?", f.ProjectID)
+	}
+	if f.AssigneeID != "" {
+		q = q.Where("assignee_id = ?", f.AssigneeID)
+	}
+	// The database lowers both sides: Go's ToLower on the words alone would
+	// turn "Öl" into "öl", which an engine whose LOWER knows only ASCII
+	// (SQLite, Postgres in the C locale) never finds in "Öl".
+	for _, w := range strings.Fields(f.Query) {
+		q = q.Where(s.containsWord("title"), "%"+escapeLike(w)+"%")
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	var rows []models.Task
+	if err := q.Order("created_at, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
+		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	page := TaskPage{Total: total, Tasks: make([]Task, len(rows))}
+	for i, r := range rows {
+		page.Tasks[i] = toTask(r)
+	}
+	if next := f.Offset + len(rows); int64(next) < total {
+		page.NextOffset = next
+	}
+	return page, nil
+}
+
+// GetTask returns one task of the space.
+func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) (Task, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return Task{}, err
+	}
+	r, err := s.taskRow(ctx, spaceID, id)
+	if err != nil {
+		return Task{}, err
+	}
+	return toTask(r), nil
+}
+
+func (s *Service) taskRow(ctx context.Context, spaceID, id string) (models.Task, error) {
+	var r models.Task
+	if BadText(id) {
+		return r, &NotFoundError{Kind: "task", ID: id}
+	}
+	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &NotFoundError{Kind: "task", ID: id}
+	}
+	if err != nil {
+		return r, fmt.Errorf("get task %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// CreateTasks adds tasks to a space, all or none. pathPrefix is the JSON
+// pointer of the list in the caller's input ("/tasks"), so an error names the
+// exact field ("/tasks/1/dueDate").
+func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPrefix string, in []NewTask) ([]Task, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return nil, err
+	}
+	if len(in) == 0 {
+		return nil, invalid(pathPrefix, "at least one task is required")
+	}
+	if len(in) > MaxTasksPerCall {
+		return nil, invalid(pathPrefix, "at most %d tasks at once", MaxTasksPerCall)
+	}
+	rows := make([]models.Task, len(in))
+	now := s.now()
+	for i, t := range in {
+		p := fmt.Sprintf("%s/%d", pathPrefix, i)
+		// Lists are oldest first: a microsecond apart (the finest time both
+		// engines keep), the tasks of one call list in the order given
+		// rather than by their random ids.
+		r := models.Task{ID: models.NewID("task"), SpaceID: spaceID, Status: "todo", Priority: "none", Revision: 1,
+			CreatedBy: actor.PersonID, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
+		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
+			Priority: nonEmpty(t.Priority), ProjectID: nonEmpty(t.ProjectID), AssigneeID: nonEmpty(t.AssigneeID)}
+		if err := s.applyPatch(ctx, spaceID, p, &r, patch); err != nil {
+			return nil, err
+		}
+		rows[i] = r
+	}
+	err := s.Tx(ctx, func(tx *Service) error {
+		if err := tx.q(ctx).Create(&rows).Error; err != nil {
+			return fmt.Errorf("create tasks: %w", err)
+		}
+		for _, r := range rows {
+			if err := tx.recordChange(ctx, actor, spaceID, nil, taskState(r)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Task, len(rows))
+	for i, r := range rows {
+		out[i] = toTask(r)
+	}
+	return out, nil
+}
+
+// UpdateTask changes a task's fields; see TaskPatch for stale revisions.
+func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id string, patch TaskPatch) (Task, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return Task{}, err
+	}
+	r, err := s.taskRow(ctx, spaceID, id)
+	if err != nil {
+		return Task{}, err
+	}
+	if err := checkRevision("task", r.Title, r.Revision, patch.Revision); err != nil {
+		return Task{}, err
+	}
+	before := taskState(r)
+	if err := s.applyPatch(ctx, spaceID, "", &r, patch); err != nil {
+		return Task{}, err
+	}
+	err = s.Tx(ctx, func(tx *Service) error {
+		if err := tx.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
+			"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
+			return err
+		}
+		return tx.recordChange(ctx, actor, spaceID, before, taskState(r))
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	return toTask(r), nil
+}
+
+// DeleteTask removes a task.
+func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id string) (Task, error) {
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return Task{}, err
+	}
+	r, err := s.taskRow(ctx, spaceID, id)
+	if err != nil {
+		return Task{}, err
+	}
+	err = s.Tx(ctx, func(tx *Service) error {
+		// Guarded by the revision read, so the Undo entry keeps the task as
+		// it was when it was deleted, not an older copy.
+		res := tx.q(ctx).Delete(&models.Task{}, "id = ? AND revision = ?", r.ID, r.Revision)
+		if res.Error != nil {
+			return fmt.Errorf("delete task %s: %w", id, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return fmt.Errorf("task %q changed while it was being deleted; read it again: %w", r.Title, ErrStale)
+		}
+		return tx.recordChange(ctx, actor, spaceID, taskState(r), nil)
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	return toTask(r), nil
+}
+
+// applyPatch validates the set fields and copies them onto the row. Every id
+// is resolved in the space: an id from another space is not found.
+func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *models.Task, p TaskPatch) error {
+	if p.Title != nil {
+		title := strings.TrimSpace(*p.Title)
+		if title == "" {
+			return invalid(path+"/title", "a title is required")
+		}
+		if err := CheckText(path+"/title", title); err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(title) > MaxTitleLength {
+			return invalid(path+"/title", "a title has at most %d characters", MaxTitleLength)
+		}
+		r.Title = title
+	}
+	if p.Status != nil {
+		if !oneOf(*p.Status, TaskStatuses) {
+			return invalid(path+"/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
+		}
+		r.Status = *p.Status
+	}
+	if p.Priority != nil {
+		if !oneOf(*p.Priority, Priorities) {
+			return invalid(path+"/priority", "priority must be one of %s", strings.Join(Priorities, ", "))
+		}
+		r.Priority = *p.Priority
+	}
+	if p.DueDate != nil {
+		if *p.DueDate == "" {
+			r.DueDate = nil
+		} else {
+			if _, err := time.Parse(time.DateOnly, *p.DueDate); err != nil {
+				return invalid(path+"/dueDate", "a due date is a calendar date like 2026-03-31, not %q", *p.DueDate)
+			}
+			d := *p.DueDate
+			r.DueDate = &d
+		}
+	}
+	if p.ProjectID != nil {
+		if *p.ProjectID == "" {
+			r.ProjectID = nil
+		} else {
+			var n int64
+			if BadText(*p.ProjectID) {
+				return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
+			}
+			if err := s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID).Count(&n).Error; err != nil {
+				return fmt.Errorf("check project: %w", err)
+			}
+			if n == 0 {
+				return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
+			}
+			id := *p.ProjectID
+			r.ProjectID = &id
+		}
+	}
+	if p.AssigneeID != nil {
+		if *p.AssigneeID == "" {
+			r.AssigneeID = nil
+		} else {
+			var n int64
+			if BadText(*p.AssigneeID) {
+				return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
+			}
+			if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID).Count(&n).Error; err != nil {
+				return fmt.Errorf("check assignee: %w", err)
+			}
+			if n == 0 {
+				return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
+			}
+			id := *p.AssigneeID
+			r.AssigneeID = &id
+		}
+	}
+	r.UpdatedAt = s.now()
+	return nil
+}
+
+func oneOf(v string, allowed []string) bool {
+	for _, a := range allowed {
+		if v == a {
+			return true
+		}
+	}
+	return false
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// containsWord is the condition that column contains a search word (the
+// argument, a LIKE pattern) in any case. On SQLite it lowers with
+// models.UnicodeLower, since SQLite's own lower() folds only ASCII; on
+// Postgres lower() follows the database's locale (a UTF-8 one folds every
+// letter).
+func (s *Service) containsWord(column string) string {
+	lower := "LOWER"
+	if s.db.Dialector.Name() != string(models.Postgres) {
+		lower = models.UnicodeLower
+	}
+	return fmt.Sprintf(`%[1]s(%[2]s) LIKE %[1]s(CAST(? AS TEXT)) ESCAPE '\'`, lower, column)
+}
+
+// escapeLike makes % and _ in a search word match themselves.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// pageLimit checks a list's paging and returns the limit to use: 0 means
+// DefaultListLimit, and more than MaxListLimit is MaxListLimit (a client
+// asking for much gets the most one page holds, not an error).
+func pageLimit(limit, offset int) (int, error) {
+	switch {
+	case limit < 0:
+		return 0, invalid("/limit", "limit must not be negative")
+	case offset < 0:
+		return 0, invalid("/offset", "offset must not be negative")
+	case limit == 0:
+		return DefaultListLimit, nil
+	}
+	return min(limit, MaxListLimit), nil
+}

@@ -1,0 +1,167 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text Hub stores must be UTF-8 without a NUL: Postgres refuses a NUL or
+// bytes that are not UTF-8 in a text column (SQLSTATE 22021), while SQLite
+// keeps them, so without this check the same request would be a 500 on one
+// engine and stored on the other. Input from a person (the api, the CLI) is
+// refused where it enters; text from the model is cleaned (CleanText),
+// since a turn must not fail over a stray byte.
+
+const (
+	msgNUL     = "must not contain a NUL character (\\u0000)"
+	msgNotUTF8 = "must be valid UTF-8"
+)
+
+// BadText reports whether s holds a NUL or bytes that are not UTF-8.
+func BadText(s string) bool {
+	return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s)
+}
+
+// CheckText refuses text Hub cannot store alike on both engines, naming
+// the field (path, a JSON pointer).
+func CheckText(path, s string) error {
+	switch {
+	case strings.IndexByte(s, 0) >= 0:
+		return invalid(path, "%s", msgNUL)
+	case !utf8.ValidString(s):
+		return invalid(path, "%s", msgNotUTF8)
+	}
+	return nil
+}
+
+// CleanText keeps what can be kept of text that must not be refused (the
+// model's): NUL characters are dropped, bytes that are not UTF-8 become
+// U+FFFD.
+func CleanText(s string) string {
+	if !BadText(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// maxScanDepth bounds CheckJSONText's nesting; deeper documents are left to
+// the JSON decoder, which refuses them.
+const maxScanDepth = 10000
+
+// CheckJSONText finds the first string of a JSON document, key or value,
+// that holds a NUL (escaped as \u0000 or raw) or bytes that are not UTF-8,
+// and refuses it by its JSON pointer ("/mentions/0/id"). Go's decoder would
+// silently turn such bytes into U+FFFD, so the raw document is read. It
+// checks only strings: any other fault is the decoder's to report, and a
+// document it cannot follow passes.
+func CheckJSONText(doc []byte) error {
+	if utf8.Valid(doc) && bytes.IndexByte(doc, 0) < 0 && !bytes.Contains(doc, []byte(`\u0000`)) {
+		return nil
+	}
+	type frame struct {
+		object  bool
+		wantKey bool // in an object, the next string is a key
+		key     string
+		index   int
+	}
+	var stack []frame
+	pointer := func() string {
+		var b strings.Builder
+		for _, f := range stack {
+			b.WriteByte('/')
+			if f.object {
+				b.WriteString(escapePointer(f.key))
+			} else {
+				b.WriteString(strconv.Itoa(f.index))
+			}
+		}
+		return b.String()
+	}
+	for i := 0; i < len(doc); {
+		switch doc[i] {
+		case '{', '[':
+			if len(stack) >= maxScanDepth {
+				return nil
+			}
+			stack = append(stack, frame{object: doc[i] == '{', wantKey: doc[i] == '{'})
+			i++
+		case '}', ']':
+			if len(stack) == 0 {
+				return nil
+			}
+			stack = stack[:len(stack)-1]
+			i++
+		case ',':
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					stack[n-1].wantKey = true
+				} else {
+					stack[n-1].index++
+				}
+			}
+			i++
+		case '"':
+			end, msg := scanString(doc, i)
+			if end < 0 {
+				return nil
+			}
+			n := len(stack)
+			isKey := n > 0 && stack[n-1].object && stack[n-1].wantKey
+			if isKey {
+				var key string
+				if json.Unmarshal(doc[i:end], &key) != nil {
+					return nil
+				}
+				stack[n-1].key, stack[n-1].wantKey = CleanText(key), false
+				if msg != "" {
+					return invalid(pointer(), "a field name %s", msg)
+				}
+			} else if msg != "" {
+				return invalid(pointer(), "%s", msg)
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+// scanString reads the JSON string starting at doc[start] (a quote) and
+// returns the index after its closing quote (-1 when it has none) and what
+// is wrong with it ("" when nothing).
+func scanString(doc []byte, start int) (end int, msg string) {
+	for j := start + 1; j < len(doc); {
+		c := doc[j]
+		switch {
+		case c == '"':
+			return j + 1, msg
+		case c == '\\':
+			if j+5 < len(doc) && string(doc[j+1:j+6]) == "u0000" && msg == "" {
+				msg = msgNUL
+			}
+			j += 2
+		case c == 0:
+			if msg == "" {
+				msg = msgNUL
+			}
+			j++
+		case c < utf8.RuneSelf:
+			j++
+		default:
+			r, size := utf8.DecodeRune(doc[j:])
+			if r == utf8.RuneError && size == 1 && msg == "" {
+				msg = msgNotUTF8
+			}
+			j += size
+		}
+	}
+	return -1, ""
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}

@@ -1,0 +1,128 @@
+package workspace
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// ErrUnauthenticated: no token, an unknown token, an expired one, or one
+// whose scope does not cover the request.
+var ErrUnauthenticated = errors.New("unauthenticated")
+
+// StreamScope is the scope of a token that may only read one turn's stream.
+func StreamScope(turnID string) string { return "stream:" + turnID }
+
+// ActivityScope is the scope of a token that may only read its person's
+// activity stream (GET /api/agent/stream). The token is the person's, so
+// the scope needs no id: it cannot reach anyone else's stream.
+const ActivityScope = "activity"
+
+// CreateToken makes a new bearer token for the person and returns it; only
+// its hash is stored. scope "" is a full token; a scoped token with a ttl
+// expires.
+func (s *Service) CreateToken(ctx context.Context, personID, scope string, ttl time.Duration) (string, error) {
+	var exp *time.Time
+	if ttl > 0 {
+		t := s.now().UTC().Add(ttl)
+		exp = &t
+	}
+	return s.createToken(ctx, personID, scope, exp)
+}
+
+// CreateScopedToken makes a token that reads only what scope names and
+// expires after ttl, and returns it with the time it expires.
+func (s *Service) CreateScopedToken(ctx context.Context, personID, scope string, ttl time.Duration) (string, time.Time, error) {
+	if scope == "" || ttl <= 0 {
+		return "", time.Time{}, errors.New("create scoped token: a scope and a ttl are required")
+	}
+	exp := s.now().UTC().Add(ttl)
+	token, err := s.createToken(ctx, personID, scope, &exp)
+	return token, exp, err
+}
+
+// createToken stores a new token's hash and returns the token.
+func (s *Service) createToken(ctx context.Context, personID, scope string, expiresAt *time.Time) (string, error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	token := "hub_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt}
+	if err := s.q(ctx).Create(&row).Error; err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	return token, nil
+}
+
+// Authenticate returns the person a token belongs to. A scoped token is
+// accepted only for the scope asked for; a full token for every scope.
+// This is for a token sent in the Authorization header; one from a URL
+// goes to AuthenticateScoped.
+func (s *Service) Authenticate(ctx context.Context, token, scope string) (Person, error) {
+	return s.authenticate(ctx, token, scope, false)
+}
+
+// AuthenticateScoped is Authenticate for a token that came in a URL
+// (?streamToken=): only a token of exactly that scope is accepted, never a
+// full token. URLs end up in logs, proxies and browser history, so a full
+// token there would be a leak the api must not reward; a scoped token
+// reads one stream and expires.
+func (s *Service) AuthenticateScoped(ctx context.Context, token, scope string) (Person, error) {
+	if scope == "" {
+		return Person{}, ErrUnauthenticated
+	}
+	return s.authenticate(ctx, token, scope, true)
+}
+
+func (s *Service) authenticate(ctx context.Context, token, scope string, scopedOnly bool) (Person, error) {
+	if token == "" {
+		return Person{}, ErrUnauthenticated
+	}
+	var row models.APIToken
+	err := s.q(ctx).Where("hash = ?", hashToken(token)).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Person{}, ErrUnauthenticated
+	}
+	if err != nil {
+		return Person{}, fmt.Errorf("authenticate: %w", err)
+	}
+	if row.ExpiresAt != nil && !s.now().Before(*row.ExpiresAt) {
+		return Person{}, ErrUnauthenticated
+	}
+	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
+		return Person{}, ErrUnauthenticated
+	}
+	p, err := s.GetPerson(ctx, row.PersonID)
+	if errors.Is(err, ErrNotFound) {
+		return Person{}, ErrUnauthenticated
+	}
+	return p, err
+}
+
+// DeleteExpiredTokens removes the tokens that have expired (every turn
+// makes a stream token, so without this the table only grows) and returns
+// how many. A token past its expiry is refused already; this only drops
+// the row. The worker runs it every minute.
+func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
+	res := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ?", s.now().UTC()).Delete(&models.APIToken{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete expired tokens: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
