@@ -173,12 +173,19 @@ func (s *Server) cors(c *gin.Context) {
 	c.Next()
 }
 
-func (s *Server) healthz(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) }
+// What /healthz and /readyz answer as their status, and /readyz for each
+// check that passed.
+const (
+	healthOK          = "ok"
+	healthUnavailable = "unavailable"
+)
+
+func (s *Server) healthz(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": healthOK}) }
 
 func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
 	defer cancel()
-	checks := gin.H{"database": "ok", "temporal": "ok"}
+	checks := gin.H{"database": healthOK, "temporal": healthOK}
 	ok := true
 	if err := s.DB.Ping(ctx); err != nil {
 		checks["database"], ok = err.Error(), false
@@ -187,10 +194,10 @@ func (s *Server) readyz(c *gin.Context) {
 		checks["temporal"], ok = err.Error(), false
 	}
 	if !ok {
-		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "checks": checks})
+		c.JSON(http.StatusServiceUnavailable, gin.H{"status": healthUnavailable, "checks": checks})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok", "checks": checks})
+	c.JSON(http.StatusOK, gin.H{"status": healthOK, "checks": checks})
 }
 
 // openapi lists every endpoint with its summary: enough for a client to

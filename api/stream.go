@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"hub/chat"
 	"hub/stream"
 	"hub/workspace"
 )
@@ -73,7 +74,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 		})
 		switch {
 		case errors.Is(err, stream.ErrTurnGone):
-			return emit(doneFrame(delivered+1, "stopped", turn.ReplyMessageID, 0, 0, true))
+			return emit(doneFrame(delivered+1, string(chat.StatusStopped), turn.ReplyMessageID, 0, 0, true))
 		case errors.Is(err, stream.ErrFramesSwept):
 			// It ended long ago: its saved ending stands in for the done
 			// frame, numbered so that a reconnect after it gets 204.

@@ -17,6 +17,11 @@ import (
 // conversation's last 12, as the person and the assistant wrote them.
 const HistoryLimit = 12
 
+// MessageRunning is the status of a reply whose turn has not ended. A
+// person's message is saved done; a reply takes its turn's final Status
+// (done, stopped or error) when the turn ends.
+const MessageRunning = "running"
+
 // Message is one message with the tool calls of its turn (for replies).
 type Message struct {
 	ID           string

@@ -74,7 +74,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			return res.Error // 0: a call of the same run reopened it just now
 		}
 		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
-			"text": "", "status": "running", "refs": "[]", "input_tokens": 0, "output_tokens": 0,
+			"text": "", "status": MessageRunning, "refs": "[]", "input_tokens": 0, "output_tokens": 0,
 			"error_code": "", "error_message": "", "updated_at": now,
 		}).Error; err != nil {
 			return err

@@ -154,7 +154,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 
 func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string) (Turn, error) {
 	reply := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: "assistant",
-		Status: "running", Mentions: "[]", Refs: "[]"}
+		Status: MessageRunning, Mentions: "[]", Refs: "[]"}
 	if err := s.q(ctx).Create(&reply).Error; err != nil {
 		return Turn{}, err
 	}

@@ -23,14 +23,14 @@ type Draft struct {
 // proposal, an error), not only the text since the last status frame as a
 // plain "discard" does.
 func ResetStatus(step int) map[string]any {
-	return map[string]any{"status": "working", "step": step, "discard": true, "reset": true,
+	return map[string]any{"status": StatusWorking, "step": step, "discard": true, "reset": true,
 		"text": "This turn runs again…"}
 }
 
 // replacedDone is what a turn's old done frame becomes when a reset run
 // reopens the turn: a turn has one done frame, its last, and a follower
 // reading from the start must not stop at the old one.
-var replacedDone = map[string]any{"status": "reset", "text": "This turn was reset and runs again."}
+var replacedDone = map[string]any{"status": StatusReset, "text": "This turn was reset and runs again."}
 
 // Reopen returns the stream's part of reopening a turn for a new attempt,
 // to run in the transaction that reopens the turn (chat.Store.ClaimTurn):

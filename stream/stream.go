@@ -41,6 +41,26 @@ const (
 	TypeTurnError = "turn_error"
 )
 
+// Phases of a tool frame (docs/api.md, "Frame types"). A call that ended
+// reports the chat.Call* status it ended with (done, failed, held): the
+// values are the same, written out here because stream stays below chat.
+const (
+	PhaseStarted = "started"
+	PhaseDone    = "done"
+	PhaseFailed  = "failed"
+	PhaseHeld    = "held"
+)
+
+// Statuses a status frame carries besides the step (docs/api.md): working
+// (chat.StatusWorking's value) while a model step runs, retrying when a
+// failed model call runs again (the client drops its partial text), and
+// reset in the frame that replaces a reset turn's old done frame.
+const (
+	StatusWorking  = "working"
+	StatusRetrying = "retrying"
+	StatusReset    = "reset"
+)
+
 // Frame is one event of a turn's stream.
 type Frame struct {
 	Seq       int64

@@ -105,7 +105,7 @@ func HeadAndTail(text string, max int) string {
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprintf(`{"error":{"code":"failed","message":%q}}`, "the result could not be encoded")
+		return fmt.Sprintf(`{"error":{"code":%q,"message":%q}}`, CodeFailed, "the result could not be encoded")
 	}
 	return string(b)
 }

@@ -112,7 +112,7 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 	for i, sp := range plan.Spaces {
 		if err := runs[i].Get(ctx, nil); err != nil {
 			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs,
-				Status: "failed", Message: "Hub could not save these changes (its database did not answer); nothing in this space was changed. Apply again."}
+				Status: ReceiptFailed, Message: "Hub could not save these changes (its database did not answer); nothing in this space was changed. Apply again."}
 			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
 				return ApplyResult{}, err
 			}
@@ -133,7 +133,7 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 		err := workflow.ExecuteActivity(outsideCtx, a.ApplyOutside, activities.ApplyOutsideInput{
 			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: oc.SpaceID, CallID: oc.CallID, ResendUnknown: req.ResendUnknown}).Get(ctx, nil)
 		if err != nil {
-			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: oc.SpaceID, CallIDs: []string{oc.CallID}, Status: "unknown",
+			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: oc.SpaceID, CallIDs: []string{oc.CallID}, Status: ReceiptUnknown,
 				Message: "The outcome is unknown: the request may have reached the app. Check the app, then apply again to send it anyway."}
 			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
 				return ApplyResult{}, err
@@ -167,7 +167,7 @@ func runSteps(ctx workflow.Context, in ApplyInput, req ApplyRequest, wc activiti
 		var status string
 		err := workflow.ExecuteActivity(stepCtx, a.ApplyStep, activities.ApplyPlanStepInput{PlanCallInput: ref, StepID: id,
 			RetryInterrupted: req.RetryInterrupted}).Get(ctx, &status)
-		if err != nil || status != "succeeded" {
+		if err != nil || status != PlanStepSucceeded {
 			break
 		}
 	}

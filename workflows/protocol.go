@@ -16,6 +16,31 @@ const (
 	StateQuery   = "state"
 )
 
+// Turn statuses, as the Turn workflow records them: in TurnState, in
+// TurnResult, in HubTurnStatus and (through SetTurnStatus and FinishTurn)
+// in the turn's row. They are values of chat.Status, written out here
+// because workflows imports only activities; api's
+// TestWorkflowWordsAreChatWords keeps them equal. Recorded histories
+// carry these strings, so they never change.
+const (
+	StatusQueued  = "queued"
+	StatusWorking = "working"
+	StatusPaused  = "paused"
+	StatusStopped = "stopped"
+	StatusDone    = "done"
+	StatusError   = "error"
+)
+
+// What the Apply workflow reads and writes of a call's outcome: the
+// receipt statuses it saves when an activity gave up (FailCallsInput.Status:
+// chat.ReceiptFailed, chat.ReceiptUnknown) and the plan step status
+// ApplyStep returns for a step that succeeded (chat.PlanStepSucceeded).
+const (
+	ReceiptFailed     = "failed"
+	ReceiptUnknown    = "unknown"
+	PlanStepSucceeded = "succeeded"
+)
+
 // TurnWorkflowID is the workflow id of a turn, so the api can signal and
 // query it knowing only the turn id.
 func TurnWorkflowID(turnID string) string { return "turn:" + turnID }

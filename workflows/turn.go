@@ -31,7 +31,7 @@ const (
 // finish. It ends with the turn saved as done or error; a failure is a
 // saved, readable error turn, not a failed workflow.
 func Turn(ctx workflow.Context, in TurnInput) (TurnResult, error) {
-	t := &turn{in: in, state: TurnState{Status: "queued"}}
+	t := &turn{in: in, state: TurnState{Status: StatusQueued}}
 	if err := t.setup(ctx); err != nil {
 		return TurnResult{}, err
 	}
@@ -107,7 +107,7 @@ func (t *turn) interrupt() {
 }
 
 func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
-	t.setStatus(ctx, "working", 0)
+	t.setStatus(ctx, StatusWorking, 0)
 	t.startWallClock(ctx)
 	t.countsInterrupts = workflow.GetVersion(ctx, "interrupt-count", workflow.DefaultVersion, interruptCount) >= interruptCount
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareTurn, activities.TurnRef{TurnID: t.in.TurnID}).Get(ctx, &t.plan); err != nil {
@@ -121,28 +121,28 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 				code, msg = CodeTooLarge, ae.Message()
 			}
 		}
-		return t.finish(ctx, "error", code, msg)
+		return t.finish(ctx, StatusError, code, msg)
 	}
 	maxSteps := t.plan.MaxSteps
 	rerun := false
 	for step := 1; step <= maxSteps; {
 		t.state.Step = step
 		if t.stopping {
-			return t.finish(ctx, "stopped", "", "")
+			return t.finish(ctx, StatusStopped, "", "")
 		}
 		if t.expired {
-			return t.finish(ctx, "error", CodeTimeout, t.expiredMessage())
+			return t.finish(ctx, StatusError, CodeTimeout, t.expiredMessage())
 		}
 		if t.paused {
 			// A paused turn waits here, holding no worker slot, until it is
 			// resumed or stopped (or passes its wall-time bound); the
 			// interrupted model call then runs again.
-			t.persistStatus(ctx, "paused", step)
+			t.persistStatus(ctx, StatusPaused, step)
 			if err := workflow.Await(ctx, func() bool { return !t.paused || t.stopping || t.expired }); err != nil {
 				return TurnResult{}, err
 			}
 			if !t.stopping && !t.expired {
-				t.persistStatus(ctx, "working", step)
+				t.persistStatus(ctx, StatusWorking, step)
 			}
 			continue
 		}
@@ -150,7 +150,7 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 			// Paused and resumed without waiting here (both were heard while a
 			// call or a tool ran): record working before the call runs again,
 			// so it does not read the pause the api recorded and refuse.
-			t.persistStatus(ctx, "working", step)
+			t.persistStatus(ctx, StatusWorking, step)
 		}
 		var ms activities.ModelStep
 		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun,
@@ -166,7 +166,7 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 				continue // stop or pause: the top of the loop decides
 			}
 			code, msg := t.modelFailure(err)
-			return t.finish(ctx, "error", code, msg)
+			return t.finish(ctx, StatusError, code, msg)
 		}
 		rerun = false
 		if ms.Nudged && step < maxSteps {
@@ -174,7 +174,7 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 			continue
 		}
 		if len(ms.ToolCalls) == 0 {
-			return t.finish(ctx, "done", "", "")
+			return t.finish(ctx, StatusDone, "", "")
 		}
 		futures := make([]workflow.Future, len(ms.ToolCalls))
 		for i, c := range ms.ToolCalls {
@@ -183,13 +183,13 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 		for _, f := range futures {
 			var out activities.ToolOutcome
 			if err := f.Get(ctx, &out); err != nil {
-				return t.finish(ctx, "error", CodeFailed, "A tool call could not be completed. Retry the turn.")
+				return t.finish(ctx, StatusError, CodeFailed, "A tool call could not be completed. Retry the turn.")
 			}
 		}
 		step++
 	}
 	// The last step is tools-off, so the loop always returns; this is a guard.
-	return t.finish(ctx, "done", "", "")
+	return t.finish(ctx, StatusDone, "", "")
 }
 
 // localToolCalls is the version from which tool calls run as local
@@ -254,7 +254,7 @@ func (t *turn) interrupted(ctx workflow.Context, err error, heard int) bool {
 // persistStatus records a running state the top bar shows.
 func (t *turn) persistStatus(ctx workflow.Context, status string, step int) {
 	t.setStatus(ctx, status, step)
-	if status == "working" {
+	if status == StatusWorking {
 		t.rowPaused = false
 	}
 	// The top bar reads the turn row; failing to record it only delays the

@@ -13,8 +13,16 @@ import (
 	"hub/models"
 )
 
-// ProjectStatuses are the values a project's status may take.
-var ProjectStatuses = []string{"active", "paused", "done"}
+// Project statuses: the values a project's status may take.
+const (
+	ProjectActive = "active"
+	ProjectPaused = "paused"
+	ProjectDone   = "done"
+)
+
+// ProjectStatuses lists the project statuses, in the order error messages
+// name them.
+var ProjectStatuses = []string{ProjectActive, ProjectPaused, ProjectDone}
 
 // MaxDescriptionLength bounds a project description, in characters.
 const MaxDescriptionLength = 5000
@@ -135,7 +143,7 @@ func (s *Service) CreateProject(ctx context.Context, actor Actor, spaceID string
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return Project{}, err
 	}
-	r := models.Project{ID: models.NewID("proj"), SpaceID: spaceID, Status: "active", Revision: 1, CreatedBy: actor.PersonID}
+	r := models.Project{ID: models.NewID("proj"), SpaceID: spaceID, Status: ProjectActive, Revision: 1, CreatedBy: actor.PersonID}
 	if err := s.applyProjectPatch(&r, ProjectPatch{Name: &in.Name, Status: nonEmpty(in.Status), Description: &in.Description}); err != nil {
 		return Project{}, err
 	}

@@ -21,10 +21,24 @@ const (
 	MaxListLimit     = 200
 )
 
-// TaskStatuses and Priorities are the values a task may take.
+// Task statuses and priorities: the values a task's status and priority
+// may take. A new task is todo with priority none unless it says otherwise.
+const (
+	TaskTodo  = "todo"
+	TaskDoing = "doing"
+	TaskDone  = "done"
+
+	PriorityNone   = "none"
+	PriorityLow    = "low"
+	PriorityMedium = "medium"
+	PriorityHigh   = "high"
+)
+
+// TaskStatuses and Priorities list them, in the order error messages name
+// them.
 var (
-	TaskStatuses = []string{"todo", "doing", "done"}
-	Priorities   = []string{"none", "low", "medium", "high"}
+	TaskStatuses = []string{TaskTodo, TaskDoing, TaskDone}
+	Priorities   = []string{PriorityNone, PriorityLow, PriorityMedium, PriorityHigh}
 )
 
 // Task is a to-do as the domain sees it.
@@ -192,7 +206,7 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		// Lists are oldest first: a microsecond apart (the finest time both
 		// engines keep), the tasks of one call list in the order given
 		// rather than by their random ids.
-		r := models.Task{ID: models.NewID("task"), SpaceID: spaceID, Status: "todo", Priority: "none", Revision: 1,
+		r := models.Task{ID: models.NewID("task"), SpaceID: spaceID, Status: TaskTodo, Priority: PriorityNone, Revision: 1,
 			CreatedBy: actor.PersonID, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
 		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
 			Priority: nonEmpty(t.Priority), ProjectID: nonEmpty(t.ProjectID), AssigneeID: nonEmpty(t.AssigneeID)}
