@@ -3,5 +3,5 @@
 // validate, call one service and map errors in one place (respondError);
 // business rules live in package workspace and in the workflows.
 //
-// The contract is API.md; clients are written against it exactly.
+// The contract is docs/api.md; clients are written against it exactly.
 package api

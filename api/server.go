@@ -201,7 +201,7 @@ func (s *Server) readyz(c *gin.Context) {
 }
 
 // openapi lists every endpoint with its summary: enough for a client to
-// discover the api; API.md is the contract.
+// discover the api; docs/api.md is the contract.
 func (s *Server) openapi(c *gin.Context) {
 	paths := map[string]map[string]any{}
 	for _, r := range s.routes {
@@ -209,7 +209,7 @@ func (s *Server) openapi(c *gin.Context) {
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
 		}
-		paths[p][strings.ToLower(r.method)] = map[string]any{"summary": r.summary, "responses": map[string]any{"default": map[string]any{"description": "See API.md"}}}
+		paths[p][strings.ToLower(r.method)] = map[string]any{"summary": r.summary, "responses": map[string]any{"default": map[string]any{"description": "See docs/api.md"}}}
 	}
 	c.JSON(http.StatusOK, gin.H{
 		"openapi":    "3.1.0",

@@ -7,7 +7,7 @@ import (
 )
 
 // Nudges go back to the model, once, as a system message when a text-only
-// reply leaves the work undone (seed 000, "Turn limits and final answer").
+// reply leaves the work undone (docs/prompts.md, "Answers that do the work").
 // Each says what went wrong and what to do instead, in one or two lines.
 const (
 	// NudgeLookup answers a reply that promises a lookup no tool made.
@@ -41,7 +41,7 @@ type Answer struct {
 }
 
 // CheckAnswer decides whether a text-only reply stands (ok) or goes back
-// once with nudge (seed 000, "Turn limits and final answer"). It goes back
+// once with nudge (docs/prompts.md, "Answers that do the work"). It goes back
 // when, while a step with tools remains (StepsLeft ≥ 2, the last step being
 // tools-off):
 //   - it writes a tool call as text (`hub_create_tasks(...)`, a JSON call, a
@@ -262,8 +262,9 @@ func appendSentence(out []string, s string) []string {
 	return append(out, s)
 }
 
-// MaxVerifyRounds is how often a verify hook may send a turn back: twice
-// (seed 000, MAX_VERIFY_ROUNDS).
+// MaxVerifyRounds is how often a verify hook may send a turn back: twice,
+// and only while a step with tools remains (docs/prompts.md, "Answers that
+// do the work").
 const MaxVerifyRounds = 2
 
 // VerifyInput is what a verify hook reads: the person's request, the final

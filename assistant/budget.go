@@ -14,8 +14,9 @@ import (
 
 // EstimateTokens estimates how many tokens a model's tokenizer makes of s,
 // erring high. A prompt that is estimated too small is cut silently by the
-// provider, and the part that falls off is the person's question (seed 002:
-// 14,374 tokens sent to an 8,192 window); one estimated too large only
+// provider, and the part that falls off is the person's question
+// (docs/prompts.md, "The prompt budget": 14,374 tokens sent to an 8,192
+// window); one estimated too large only
 // drops an old history message early. So the estimate is a deliberately
 // conservative count by character class, with no tokenizer to download:
 //
@@ -154,8 +155,9 @@ type toolFunction struct {
 
 // ToolTokens estimates one tool definition as the model is sent it: its
 // name, description and JSON Schema, counted as the JSON the request
-// carries. Schemas are most of a prompt (seed 002: 79% of one that
-// overflowed), so they are never left out of the count.
+// carries. Schemas are most of a prompt (79% of the overflowing one in
+// docs/prompts.md, "The prompt budget"), so they are never left out of the
+// count.
 func ToolTokens(t llm.Tool) int {
 	return ToolOverheadTokens + EstimateTokens(ToolText(t))
 }

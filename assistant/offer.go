@@ -15,8 +15,9 @@ import (
 // setting or variable in front of it: a model shown more tools chooses
 // worse (31/32 right with one tool offered, 18–21/32 with thirteen), and a
 // prompt of too many schemas pushes the person's own message out of the
-// context window. 24 sits below the 29-tool basket it replaced in seed 002,
-// so bounding can never widen what a model sees. See docs/offer.md.
+// context window. 24 sits below the 29-tool basket of the assistant Hub was
+// specified from, so bounding can never widen what a model sees. See
+// docs/offer.md.
 const MaxOfferedTools = 24
 
 // reservedTools are held back before ranking and always offered when the
@@ -73,7 +74,7 @@ type OfferResult struct {
 }
 
 // BuildOffer decides which tools one model request shows: granted
-// everything, shown a few (seed 002).
+// everything, shown a few (docs/offer.md).
 //
 // Only tools the person is granted (Offer, the grant filter) can appear,
 // whatever the playbooks, Added or the ranker name. A simple todo request

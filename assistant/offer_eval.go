@@ -12,7 +12,8 @@ import (
 	"hub/workspace"
 )
 
-// The tool-selection evaluation (seed 003's first tier: no model call): a
+// The tool-selection evaluation, its first tier (no model call; the second,
+// SelectReport, sends the set through a real model): a
 // labelled set of requests, each with the tools its offer must hold, and
 // the recall of those tools in the offer of at most MaxOfferedTools. The
 // test holds recall at its recorded baseline; `hub eval offer` prints the
@@ -122,7 +123,8 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 // EvalRegistry is the registry the evaluation runs against: every Hub tool
 // and the meta tools, then distractors synthetic tools of other apps
 // (SyntheticTools), so that the 24 are chosen from a haystack the size of a
-// real assistant's (seed 002 counts 1,220) rather than from Hub's dozen.
+// real assistant's (the assistant Hub was specified from had 1,220 tools)
+// rather than from Hub's dozen.
 func EvalRegistry(all []playbooks.Playbook, distractors int) *tools.Registry {
 	reg := tools.Hub(nil)
 	for _, d := range MetaTools(all, reg) {

@@ -18,8 +18,9 @@ import (
 //
 // Every field it reads is guarded: a nil definition or an empty name is
 // skipped, and an empty description or a nil schema simply matches less.
-// (Seed 002: a fallback that read a field its fast path guarded crashed on
-// exactly the tools the fast path had survived.) The offer's fallback test
+// (The assistant Hub was specified from had a fallback that read a field its
+// fast path guarded: it crashed on exactly the tools the fast path had
+// survived.) The offer's fallback test
 // runs it over such tools.
 func localMatch(query string, defs []*tools.Definition, limit int) []string {
 	var words []string

@@ -7,8 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPageIDs bounds each list of record ids the page context carries: seed
-// 000, "AssistantPageContext", allows at most 100 selected and 100 visible.
+// MaxPageIDs bounds each list of record ids the page context carries: at
+// most 100 selected and 100 visible (docs/decisions.md, "Page context
+// limits").
 const MaxPageIDs = 100
 
 // PageTruncatedKey is the field BoundPageContext adds to a page context it
@@ -16,14 +17,14 @@ const MaxPageIDs = 100
 // screen holds more than it reads.
 const PageTruncatedKey = "truncatedByHub"
 
-// pageIDLists are the fields that hold record ids: the seed's selected and
-// visible ids, and "selected" as Hub's own sample context writes it
-// (prompts.go).
+// pageIDLists are the fields that hold record ids: selectedIds and
+// visibleIds as clients send them, and "selected" and "visible" as Hub's
+// own sample context writes them (prompts.go).
 var pageIDLists = []string{"selectedIds", "visibleIds", "selected", "visible"}
 
 // BoundPageContext holds the page context a client sends with a turn (a
-// JSON object) to the seed's limits, at its top level and in its "surface"
-// object: "selectedText" keeps its first MaxSelectedTextChars characters and
+// JSON object) to its limits (docs/api.md, "Page context"), at its top
+// level and in its "surface" object: "selectedText" keeps its first MaxSelectedTextChars characters and
 // ends in "…", and each list of ids keeps its first MaxPageIDs. A context it
 // cut gains PageTruncatedKey (replacing one the client sent) naming each cut
 // by its JSON pointer; a context within the limits comes back byte for byte.

@@ -17,8 +17,8 @@ type Prompt struct {
 	Text        string
 	// Budget is the most tokens (EstimateTokens) the text may take. Every
 	// token of a prompt that goes with each request is a token less for
-	// the person's history, and a model shown more chooses worse (seed
-	// 002), so each budget is a ceiling a test holds.
+	// the person's history, and a model shown more chooses worse (see
+	// MaxOfferedTools), so each budget is a ceiling a test holds.
 	Budget int
 }
 

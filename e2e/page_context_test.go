@@ -15,10 +15,10 @@ import (
 	"hub/hubtest"
 )
 
-// A page context past the seed's limits (a long selection, a board with
-// hundreds of cards) is cut, not refused: the person's message goes through,
-// and the model reads the start of the selection, the first 100 ids of each
-// list and a note saying what was cut.
+// A page context past its limits (docs/api.md, "Page context": a long
+// selection, a board with hundreds of cards) is cut, not refused: the
+// person's message goes through, and the model reads the start of the
+// selection, the first 100 ids of each list and a note saying what was cut.
 func TestOverLongPageContextIsCutNotRefused(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "Noted."}}]}`)})

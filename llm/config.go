@@ -22,10 +22,11 @@ const (
 // deployments name their model explicitly.
 const DefaultModel = "gpt-4.1-mini"
 
-// Limits of one model call (seed 000 §5): a call waits at most the configured
-// timeout, 15 minutes unless HUB_MODEL_TIMEOUT says otherwise, and the setting
-// must stay between 30 seconds and 30 minutes so a typo can neither cut every
-// answer short nor leave a turn waiting for hours.
+// Limits of one model call (README.md, "Environment"): a call waits at most
+// the configured timeout, 15 minutes unless HUB_MODEL_TIMEOUT says
+// otherwise, and the setting must stay between 30 seconds and 30 minutes so
+// a typo can neither cut every answer short nor leave a turn waiting for
+// hours.
 const (
 	DefaultTimeout = 15 * time.Minute
 	MinTimeout     = 30 * time.Second

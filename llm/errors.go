@@ -91,8 +91,8 @@ func (e *Error) Unwrap() error { return e.cause }
 // Retryable reports whether the same request may succeed later: true for
 // 408/409/429/5xx, a cut stream, a network failure and a garbled response;
 // false for other 4xx (the request itself is wrong or not allowed), for a
-// call past its deadline (seed 000 §5: the turn reports the timeout instead
-// of waiting again), for cancellation and for a missing configuration.
+// call past its deadline (the turn reports the timeout instead of waiting
+// again: docs/architecture.md, "Model calls"), for cancellation and for a missing configuration.
 func (e *Error) Retryable() bool {
 	switch e.Kind {
 	case KindRateLimited, KindServer, KindConflict, KindStreamCut, KindNetwork, KindBadResponse:
@@ -264,7 +264,8 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 }
 
 // timeoutMessage is the sentence the chat shows for a call past its limit
-// (seed 000 §5), naming the model and the limit that applied.
+// (the turn's timeout error, docs/architecture.md "Model calls"), naming the
+// model and the limit that applied.
 func (c *Client) timeoutMessage(limit time.Duration) string {
 	return fmt.Sprintf("%s did not answer within %s, so I stopped waiting. Ask again, or try a narrower question.",
 		c.cfg.Model, humanDuration(limit))

@@ -10,7 +10,7 @@ import (
 // name counts as naming the app only when written capitalised inside a
 // sentence ("post it in Slack", not "cut me some slack" or "Close the
 // task"), so connecting an app called Box does not route every message
-// about a box (seed 000: "Box", "Close", "Front").
+// about a box (docs/offer.md, "Routing").
 var everydayWords = map[string]bool{
 	"base": true, "basecamp": true, "bear": true, "box": true, "buffer": true, "calendar": true,
 	"channel": true, "chat": true, "close": true, "coda": true, "copper": true, "craft": true,

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Points a playbook scores for a message (seed 000, "Playbook routing":
-// match words 2–3, mention kinds 2, the open path 1 to break ties).
+// Points a playbook scores for a message (docs/offer.md, "Routing"): match
+// words 2–3, mention kinds 2, the open path 1 to break ties.
 const (
 	// MatchPoints: the message holds a word of the playbook's match.
 	MatchPoints = 2
@@ -42,7 +42,7 @@ const (
 )
 
 // SimpleTodoTools are the exactly five tools a simple todo request is
-// offered (seed 000): the write, the three look-ups a title may need
+// offered (docs/offer.md, "Routing"): the write, the three look-ups a title may need
 // (a named person, project, or an existing task), and hub_how_to as the
 // way out if the request was not as simple as it looked.
 var SimpleTodoTools = []string{"hub_how_to", "hub_create_tasks", "hub_list_tasks", "hub_list_people", "hub_list_projects"}

@@ -25,7 +25,7 @@ import (
 	"hub/models"
 )
 
-// Frame types, as API.md names them.
+// Frame types, as docs/api.md ("The stream") names them.
 const (
 	TypeRefs     = "refs"
 	TypeStatus   = "status"
@@ -41,7 +41,7 @@ const (
 	TypeTurnError = "turn_error"
 )
 
-// Phases of a tool frame (docs/api.md, "Frame types"). A call that ended
+// Phases of a tool frame (docs/api.md, "The stream"). A call that ended
 // reports the chat.Call* status it ended with (done, failed, held): the
 // values are the same, written out here because stream stays below chat.
 const (
@@ -250,11 +250,11 @@ func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, 
 	return out, nil
 }
 
-// Retention is how long a turn's frames are kept after it ends (API.md: at
-// least 10 minutes), for clients that resume with Last-Event-ID.
+// Retention is how long a turn's frames are kept after it ends (docs/api.md,
+// "The stream": at least 10 minutes), for clients that resume with Last-Event-ID.
 const Retention = 10 * time.Minute
 
-// Sweep removes the frames of turns that ended before the cutoff; API.md
+// Sweep removes the frames of turns that ended before the cutoff; docs/api.md
 // promises at least Retention after a turn ends. Frames whose turn is gone
 // (its conversation was deleted) go once they are older than the cutoff.
 func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {

@@ -24,7 +24,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// hubSearchAttributes are the attributes Hub registers (DESIGN §6).
+// hubSearchAttributes are the attributes Hub registers (README.md, "Turns in
+// the Temporal UI"; workflows.SearchAttributes).
 var hubSearchAttributes = map[string]enumspb.IndexedValueType{
 	"HubSpaceID":        enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 	"HubConversationID": enumspb.INDEXED_VALUE_TYPE_KEYWORD,

@@ -7,7 +7,7 @@ import (
 )
 
 // MaxResultChars bounds what one tool result shows the model (6,000
-// characters, from the seed's MAX_TOOL_RESULT_CHARS): a list is cut at
+// characters): a list is cut at
 // whole items with a note saying where to continue; anything else keeps its
 // start and its end, so an error or a result's last fields survive.
 const MaxResultChars = 6000

@@ -7,9 +7,9 @@ import (
 )
 
 // SpaceArg is the optional argument with which a call in a turn that may
-// act in several spaces names the space it acts in (seed 000 §1: each Hub
-// tool takes an optional space, checked with the person's current access
-// there). A turn of one space offers no such argument, so a chat stays in
+// act in several spaces names the space it acts in: each Hub tool takes an
+// optional space, checked with the person's current access there
+// (docs/decisions.md, "Turns across spaces"). A turn of one space offers no such argument, so a chat stays in
 // its space.
 const SpaceArg = "space"
 

@@ -337,8 +337,9 @@ func joinPhrases(phrases []string) string {
 // page of a task list).
 const maxDeleteTasks = workspace.MaxListLimit
 
-// maxDeletedListed bounds the tasks a delete's data lists (the 50 records one
-// call may name, seed 000 §4.1): the rest are counted, not listed, so a big
+// maxDeletedListed bounds the tasks a delete's data lists (a call's refs name
+// at most 50 records; docs/decisions.md, "Tool input conventions"): the
+// rest are counted, not listed, so a big
 // delete's result is not cut like a page the model should read on.
 const maxDeletedListed = 50
 

@@ -11,7 +11,8 @@ import (
 	"strings"
 )
 
-// Limits of an ordered workflow (seed 000 §6).
+// Limits of an ordered workflow: 2 to 12 write steps (docs/decisions.md,
+// "Ordered workflows").
 const (
 	MinPlanSteps = 2
 	MaxPlanSteps = 12
