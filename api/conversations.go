@@ -188,7 +188,7 @@ func toMessageDTO(m chat.Message) messageDTO {
 	d := messageDTO{ID: m.ID, TurnID: m.TurnID, Role: m.Role, Text: m.Text, Status: m.Status,
 		Mentions: toRefDTOs(m.Mentions), Refs: toRefDTOs(m.Refs), ToolCalls: []toolCallDTO{}, Proposals: []proposalDTO{},
 		CreatedAt: m.CreatedAt}
-	if m.Role == "assistant" {
+	if m.Role == chat.RoleAssistant {
 		d.Usage = &usageDTO{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
 	}
 	if m.ErrorCode != "" {

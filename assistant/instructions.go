@@ -3,6 +3,8 @@ package assistant
 import (
 	"fmt"
 	"strings"
+
+	"hub/workspace"
 )
 
 // Profile is who the assistant works for and where.
@@ -42,9 +44,9 @@ func Instructions(p Profile) string {
 // reports a held write as proposed, never as done.
 func WriteModeNote(policy string) string {
 	switch policy {
-	case "preview":
+	case workspace.PolicyPreview:
 		return "Writes: changes to Hub records wait for the person's Apply in the chat; say what you proposed, not that it is done."
-	case "needs-me":
+	case workspace.PolicyNeedsMe:
 		return "Writes: changes to Hub records wait on the person's Needs me list; say what you proposed, not that it is done."
 	}
 	return "Writes: changes to Hub records run at once and can be undone; changes in connected apps wait for the person's Apply."

@@ -62,11 +62,11 @@ func Catalog() []Prompt {
 		berlin = time.UTC
 	}
 	out := []Prompt{}
-	for _, policy := range []string{"immediate", "preview", "needs-me"} {
+	for _, policy := range []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe} {
 		out = append(out, Prompt{
 			Name:        "instructions." + policy,
 			Description: "The system message under write policy " + policy + ": who the assistant works for, how to work, which writes run now, the time zone. The same for every message of a conversation, so a provider's prompt cache reuses it.",
-			Text:        Instructions(Profile{FirstName: "Mira", SpaceName: "Acme Legal", Role: "editor", WritePolicy: policy, TimeZone: berlin.String()}),
+			Text:        Instructions(Profile{FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor), WritePolicy: policy, TimeZone: berlin.String()}),
 			Budget:      InstructionsBudget,
 		})
 	}

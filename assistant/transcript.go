@@ -29,28 +29,28 @@ type Transcript struct {
 // history as written, the person's message behind its context, then each
 // earlier step's answer and tool results.
 func (t Transcript) Messages() []llm.Message {
-	msgs := []llm.Message{{Role: "system", Content: t.Instructions}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: t.Instructions}}
 	msgs = append(msgs, HistoryMessages(t.History, t.Tools)...)
 	user := t.UserText
 	if t.Context != "" {
 		user = t.Context + "\n\n" + t.UserText
 	}
-	msgs = append(msgs, llm.Message{Role: "user", Content: user})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
 	for _, st := range t.Steps {
-		am := llm.Message{Role: "assistant", Content: st.Text}
+		am := llm.Message{Role: llm.RoleAssistant, Content: st.Text}
 		for _, c := range st.ToolCalls {
 			am.ToolCalls = append(am.ToolCalls, llm.ToolCall{ID: callID(c), Name: c.Tool, Arguments: c.Arguments})
 		}
 		msgs = append(msgs, am)
 		for _, c := range st.ToolCalls {
-			msgs = append(msgs, llm.Message{Role: "tool", ToolCallID: callID(c), Content: ToolMessage(c)})
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: callID(c), Content: ToolMessage(c)})
 		}
 		if st.Nudge != "" {
-			msgs = append(msgs, llm.Message{Role: "user", Content: st.Nudge})
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: st.Nudge})
 		}
 	}
 	if t.ToolsOff {
-		msgs = append(msgs, llm.Message{Role: "system", Content: FinalStepNote})
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: FinalStepNote})
 	}
 	return msgs
 }
@@ -117,7 +117,7 @@ func HistoryMessages(history []chat.Message, reg *tools.Registry) []llm.Message 
 	out := make([]llm.Message, 0, len(history))
 	for _, m := range history {
 		content := m.Text
-		if note := WritesNote(m.ToolCalls, reg); note != "" && m.Role == "assistant" {
+		if note := WritesNote(m.ToolCalls, reg); note != "" && m.Role == chat.RoleAssistant {
 			content = strings.TrimSpace(content + "\n\n" + note)
 		}
 		out = append(out, llm.Message{Role: m.Role, Content: content})

@@ -17,6 +17,12 @@ import (
 // conversation's last 12, as the person and the assistant wrote them.
 const HistoryLimit = 12
 
+// Message roles: the person's message and the assistant's reply.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
 // MessageRunning is the status of a reply whose turn has not ended. A
 // person's message is saved done; a reply takes its turn's final Status
 // (done, stopped or error) when the turn ends.
@@ -72,7 +78,7 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	out := make([]Message, len(rows))
 	for i, r := range rows {
 		out[i] = toMessage(r)
-		if r.Role == "assistant" {
+		if r.Role == RoleAssistant {
 			out[i].ToolCalls = byTurn[r.TurnID]
 		}
 	}
@@ -157,7 +163,7 @@ func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
 	var turnIDs []string
 	for i, r := range rows {
 		out[len(rows)-1-i] = toMessage(r)
-		if r.Role == "assistant" {
+		if r.Role == RoleAssistant {
 			turnIDs = append(turnIDs, r.TurnID)
 		}
 	}
@@ -175,7 +181,7 @@ func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
 		byTurn[c.TurnID] = append(byTurn[c.TurnID], toToolCall(c))
 	}
 	for i := range out {
-		if out[i].Role == "assistant" {
+		if out[i].Role == RoleAssistant {
 			out[i].ToolCalls = byTurn[out[i].TurnID]
 		}
 	}

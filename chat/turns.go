@@ -97,7 +97,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		return Turn{}, err
 	}
 	turnID := models.NewID("turn")
-	user := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: "user",
+	user := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleUser,
 		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
 	var out Turn
 	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
@@ -153,7 +153,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 }
 
 func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string) (Turn, error) {
-	reply := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: "assistant",
+	reply := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleAssistant,
 		Status: MessageRunning, Mentions: "[]", Refs: "[]"}
 	if err := s.q(ctx).Create(&reply).Error; err != nil {
 		return Turn{}, err
