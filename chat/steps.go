@@ -21,6 +21,11 @@ const (
 	CallHeld    = "held"
 )
 
+// FinishInterrupted is the FinishReason of a step whose model call was
+// stopped, paused or cancelled before it finished; its text is what had
+// streamed. Other reasons are the endpoint's own (llm.Result.FinishReason).
+const FinishInterrupted = "interrupted"
+
 // Step is one model request of a turn and what the model answered.
 type Step struct {
 	Step         int
