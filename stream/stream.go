@@ -250,8 +250,9 @@ func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, 
 	return out, nil
 }
 
-// Retention is how long a turn's frames are kept after it ends (docs/api.md,
-// "The stream": at least 10 minutes), for clients that resume with Last-Event-ID.
+// Retention is how long a turn's frames are kept after it ends
+// (docs/api.md, "The stream": at least 10 minutes), for clients that resume
+// with Last-Event-ID.
 const Retention = 10 * time.Minute
 
 // Sweep removes the frames of turns that ended before the cutoff; docs/api.md
