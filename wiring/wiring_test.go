@@ -24,10 +24,14 @@ import (
 // measuring age on its clock, and leaves the rest.
 func TestSweeperRemovesWhatExpired(t *testing.T) {
 	t.Parallel()
+	dbtest.Each(t, testSweeperRemovesWhatExpired)
+}
+
+func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 	ctx := context.Background()
 	start := time.Now()
 	later := start.Add(config.DefaultProposalTTL + time.Hour) // the sweeper's clock
-	h, err := wiring.New(ctx, config.Config{DatabaseURL: dbtest.SQLite(t)},
+	h, err := wiring.New(ctx, config.Config{DatabaseURL: databaseURL},
 		wiring.Options{Test: wiring.TestKnobs{SweepEvery: 10 * time.Millisecond, Now: func() time.Time { return later }}})
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
