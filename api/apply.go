@@ -2,11 +2,13 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -16,7 +18,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
-	"hub/models"
 	"hub/workflows"
 	"hub/workspace"
 )
@@ -102,7 +103,7 @@ func (s *Server) apply(c *gin.Context) {
 		// update's outcome instead of running the Apply a second time (a
 		// second run would send again an outside write that this request's
 		// ResendUnknown allowed once, or answer with a later run's view).
-		updateID := models.NewID("apply")
+		updateID := "apply_" + strings.ToLower(rand.Text())
 		for attempt := 1; ; attempt++ {
 			err = s.applyOnce(context.WithoutCancel(ctx), id, updateID, in, ar, &res)
 			if err == nil || attempt == 4 || !transient(err) {

@@ -44,6 +44,10 @@ type Config struct {
 	HTTP api.Limits
 }
 
+// DefaultProposalTTL is how long a held write waits for Apply when
+// HUB_PROPOSAL_TTL is not set.
+const DefaultProposalTTL = 7 * 24 * time.Hour
+
 // FromEnv reads the configuration; getenv is os.Getenv outside tests. A
 // value that is present but wrong is an error, never silently replaced.
 func FromEnv(getenv func(string) string) (Config, error) {
@@ -70,7 +74,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.TimeZone = loc
 	}
 	c.AppsAllow = apps.AllowFromEnv(getenv)
-	c.ProposalTTL = 7 * 24 * time.Hour
+	c.ProposalTTL = DefaultProposalTTL
 	if v := getenv("HUB_PROPOSAL_TTL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < time.Minute {

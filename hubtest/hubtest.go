@@ -1,7 +1,8 @@
 // Package hubtest starts a whole Hub in a test: an embedded Temporal server
-// (in memory, on a free port), a real database (Postgres from dbtest, or a
-// SQLite file), the scripted model over real HTTP, the worker, and the api
-// behind an httptest server with the limits of `hub api`. Tests then talk
+// (on a free port), a real database (Postgres from dbtest, or a SQLite
+// file), the scripted model over real HTTP, and the parts package wiring
+// builds for `hub dev` — the worker, the sweeper, and the api behind an
+// httptest server with the limits of `hub api`. Tests then talk
 // to Hub only through its HTTP api, as a client would. Everything started
 // is stopped at test cleanup.
 package hubtest
@@ -30,29 +31,34 @@ import (
 
 	"hub/activities"
 	"hub/api"
-	"hub/apps"
 	"hub/assistant"
 	"hub/chat"
+	"hub/config"
 	"hub/dbtest"
 	"hub/fakemodel"
-	"hub/llm"
 	"hub/models"
-	"hub/stream"
 	"hub/temporal"
 	"hub/tools"
-	"hub/worker"
+	"hub/wiring"
 	"hub/workflows"
 	"hub/workspace"
 )
 
-// Options choose the parts.
+// Options choose the parts. What `hub api` and `hub worker` read from
+// the environment is read the same way (config.FromEnv) from Env, then the
+// fields below override it.
 type Options struct {
 	// SQLite runs on a SQLite file instead of Postgres.
 	SQLite bool
+	// Env is the environment as an operator would set it (HUB_TIME_ZONE,
+	// HUB_PROPOSAL_TTL, …); the test process's own environment is not
+	// read, so the machine's variables never change a test.
+	Env map[string]string
 	// Script is the model's script; NoModel leaves the model unconfigured.
 	Script  fakemodel.Script
 	NoModel bool
-	// ModelTimeout bounds one model call (default 15 minutes).
+	// ModelTimeout bounds one model call (default 15 minutes); the turn's
+	// default bound follows from it as in config.FromEnv.
 	ModelTimeout time.Duration
 	// CORSOrigins may call the api from a browser.
 	CORSOrigins []string
@@ -75,6 +81,10 @@ type Options struct {
 	// APITemporal wraps the Temporal client the api uses (a test's failing
 	// workflow service); nil: the api uses Stack.Temporal as it is.
 	APITemporal func(client.Client) client.Client
+	// SweepEvery is how often the stack's sweeper runs (0: every
+	// wiring.SweepInterval, as in `hub worker`). A test that needs a sweep
+	// at a moment of its own calls Stack.Sweep.
+	SweepEvery time.Duration
 }
 
 // Stack is a running Hub.
@@ -92,13 +102,14 @@ type Stack struct {
 	Chat       *chat.Store
 	Activities *activities.Activities
 
+	hub      *wiring.Hub
 	dbURL    string
-	limits   api.Limits
 	workerMu sync.Mutex
 	worker   sdkworker.Worker // nil while stopped
 }
 
-// Start runs a Hub for the test.
+// Start runs a Hub for the test, built by package wiring as `hub dev`
+// builds one: the worker, the api and the sweeper of one process.
 func Start(t testing.TB, o Options) *Stack {
 	t.Helper()
 	ctx := context.Background()
@@ -124,46 +135,24 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 
-	s := &Stack{DB: db, Workspace: workspace.NewService(db), Temporal: c, HTTP: &http.Client{}, dbURL: url, limits: o.HTTPLimits}
-	mcfg := llm.Config{Model: "fakemodel", Timeout: o.ModelTimeout}
-	if !o.NoModel {
-		s.Model = fakemodel.New(o.Script)
-		base, err := s.Model.Start("127.0.0.1:0")
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Model.Close() })
-		mcfg.BaseURL, mcfg.APIKey = base, "test"
-	}
-	model := llm.New(mcfg, nil)
-	chats, frames := chat.NewStore(db), stream.NewBus(db)
-	t.Cleanup(frames.Close) // after the api and the worker stop (cleanups run last first)
-	poster, err := apps.New(apps.Options{Allow: o.AppsAllow})
+	s := &Stack{DB: db, Temporal: c, HTTP: &http.Client{}, dbURL: url}
+	cfg := s.config(t, o, url)
+	s.hub, err = wiring.New(ctx, cfg, wiring.Options{DB: db, Test: wiring.TestKnobs{Fault: o.Fault, Verifier: o.Verifier,
+		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery}})
 	require.NoError(t, err)
-	t.Cleanup(poster.Close)
-	interrupts := stream.NewInterrupts()
-	reg, books, err := assistant.NewRegistry(poster)
-	require.NoError(t, err)
-	for _, d := range o.ExtraTools {
-		reg.Add(d)
-	}
-	acts := &activities.Activities{Workspace: s.Workspace, Chat: chats, Tools: reg, Playbooks: books, ContextTokens: o.ContextTokens, Fault: o.Fault, Frames: frames, Interrupts: interrupts, Verifier: o.Verifier,
-		Model: model, ModelConfigured: mcfg.Configured(), ModelTimeout: model.Timeout()}
-	s.Chat, s.Activities = chats, acts
-	// As in hub worker: Stop and Pause announced by any api process close
-	// this worker's model calls at once (if the turn is still stopped or
-	// paused when the announcement arrives).
-	frames.OnInterrupt(activities.InterruptWhenStopped(chats, interrupts))
-	// As in hub api: activity frames written by any process wake this
-	// api's activity streams.
-	frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
+	t.Cleanup(s.hub.Close) // after the api, the sweeper and the worker stop (cleanups run last first)
+	s.Workspace, s.Chat, s.Activities = s.hub.Workspace, s.hub.Chat, s.hub.Activities
 	s.StartWorker(t)
 	t.Cleanup(s.StopWorker)
+	sctx, stopSweeper := context.WithCancel(ctx)
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		s.hub.RunSweeper(sctx)
+	}()
+	t.Cleanup(func() { stopSweeper(); <-swept })
 
-	apiTemporal := client.Client(c)
-	if o.APITemporal != nil {
-		apiTemporal = o.APITemporal(c)
-	}
-	srv := serveAPI(api.New(api.Deps{DB: db, Workspace: s.Workspace, Chat: chats, Frames: frames, Temporal: apiTemporal, CORSOrigins: o.CORSOrigins, Interrupts: interrupts,
-		TurnTimeout: o.TurnTimeout}), o.HTTPLimits)
+	srv := serveAPI(s.hub.HTTPServer(c))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 
@@ -174,16 +163,73 @@ func Start(t testing.TB, o Options) *Stack {
 	return s
 }
 
-// serveAPI serves the api on a loopback port with the server `hub api`
-// runs (api.NewHTTPServer: its timeouts and connection cap).
-func serveAPI(h http.Handler, l api.Limits) *httptest.Server {
-	hs := api.NewHTTPServer(h, l)
+// config is the stack's configuration: o.Env read as `hub api` reads the
+// environment, the model pointed at the scripted one (started here unless
+// o.NoModel), then the options that override it.
+func (s *Stack) config(t testing.TB, o Options, databaseURL string) config.Config {
+	t.Helper()
+	cfg, err := config.FromEnv(func(k string) string { return o.Env[k] })
+	require.NoError(t, err)
+	cfg.DatabaseURL = databaseURL
+	cfg.Model.Model, cfg.Model.BaseURL, cfg.Model.APIKey = "fakemodel", "", ""
+	if !o.NoModel {
+		s.Model = fakemodel.New(o.Script)
+		base, err := s.Model.Start("127.0.0.1:0")
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Model.Close() })
+		cfg.Model.BaseURL, cfg.Model.APIKey = base, "test"
+	}
+	if o.ModelTimeout > 0 {
+		cfg.Model.Timeout = o.ModelTimeout
+		if o.Env["HUB_TURN_TIMEOUT"] == "" {
+			cfg.TurnTimeout = workflows.DefaultTurnTimeout(o.ModelTimeout)
+		}
+	}
+	if o.TurnTimeout > 0 {
+		cfg.TurnTimeout = o.TurnTimeout
+	}
+	if o.ContextTokens > 0 {
+		cfg.ContextTokens = o.ContextTokens
+	}
+	cfg.CORSOrigins = append(cfg.CORSOrigins, o.CORSOrigins...)
+	cfg.AppsAllow = append(cfg.AppsAllow, o.AppsAllow...)
+	l := o.HTTPLimits
+	for _, f := range []struct{ from, into *time.Duration }{
+		{&l.ReadHeader, &cfg.HTTP.ReadHeader}, {&l.Body, &cfg.HTTP.Body}, {&l.Idle, &cfg.HTTP.Idle}, {&l.SSEKeepAlive, &cfg.HTTP.SSEKeepAlive},
+	} {
+		if *f.from > 0 {
+			*f.into = *f.from
+		}
+	}
+	if l.MaxConns > 0 {
+		cfg.HTTP.MaxConns = l.MaxConns
+	}
+	return cfg
+}
+
+// serveAPI serves the api's server (wiring.Hub.HTTPServer: the timeouts
+// and connection cap of `hub api`) on a loopback port.
+func serveAPI(hs *api.HTTPServer) *httptest.Server {
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = hs.Server
 	srv.Listener = hs.Listener(srv.Listener)
 	srv.Start()
 	return srv
 }
+
+// Sweep runs one sweep of the stack's sweeper now, as of the clock time
+// now (frames and proposals age against it; tokens against the real
+// clock), and returns what it removed. The background sweeper may have
+// removed some of it already: assert what is left, not the counts.
+func (s *Stack) Sweep(t testing.TB, now time.Time) wiring.Swept {
+	t.Helper()
+	swept, err := s.hub.Sweep(context.Background(), now)
+	require.NoError(t, err)
+	return swept
+}
+
+// Config is the configuration the stack was built from.
+func (s *Stack) Config() config.Config { return s.hub.Config }
 
 // Member adds a person with a role to a space (created if missing) and
 // returns their token and space id.
@@ -376,7 +422,7 @@ func (s *Stack) StartWorker(t testing.TB) {
 	s.workerMu.Lock()
 	defer s.workerMu.Unlock()
 	require.Nil(t, s.worker, "a worker is running already")
-	w := worker.New(s.Temporal, s.Activities, worker.Options{})
+	w := s.hub.Worker(s.Temporal)
 	require.NoError(t, w.Start())
 	s.worker = w
 }
@@ -395,23 +441,23 @@ func (s *Stack) StopWorker() {
 }
 
 // API is a further api server over the stack's database and Temporal, as
-// another api process would be: its own connection pool and frame bus, no
-// in-process interrupts.
+// another api process would be: built by wiring from the stack's
+// configuration, with its own connection pool, frame bus and in-process
+// interrupts (which reach no model call: no worker runs there).
 type API struct {
-	URL    string
-	srv    *httptest.Server
-	frames *stream.Bus
-	once   sync.Once
+	URL  string
+	srv  *httptest.Server
+	hub  *wiring.Hub
+	once sync.Once
 }
 
 // StartAPI starts another api server; it stops at test cleanup or on Kill.
 func (s *Stack) StartAPI(t testing.TB) *API {
 	t.Helper()
-	db := dbtest.Open(t, s.dbURL)
-	frames := stream.NewBus(db)
-	frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
-	a := &API{frames: frames}
-	a.srv = serveAPI(api.New(api.Deps{DB: db, Workspace: workspace.NewService(db), Chat: chat.NewStore(db), Frames: frames, Temporal: s.Temporal}), s.limits)
+	h, err := wiring.New(context.Background(), s.hub.Config, wiring.Options{DB: dbtest.Open(t, s.dbURL)})
+	require.NoError(t, err)
+	a := &API{hub: h}
+	a.srv = serveAPI(h.HTTPServer(s.Temporal))
 	a.URL = a.srv.URL
 	t.Cleanup(a.Kill)
 	return a
@@ -424,7 +470,7 @@ func (a *API) Kill() {
 	a.once.Do(func() {
 		a.srv.CloseClientConnections()
 		a.srv.Close()
-		a.frames.Close()
+		a.hub.Close()
 	})
 }
 

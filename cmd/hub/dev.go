@@ -15,6 +15,7 @@ import (
 	"hub/config"
 	"hub/fakemodel"
 	"hub/temporal"
+	"hub/wiring"
 	"hub/workflows"
 	"hub/workspace"
 )
@@ -97,12 +98,12 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	}
 	defer ts.Stop()
 
-	a, err := openApp(ctx, cfg)
+	h, err := wiring.New(ctx, cfg, wiring.Options{})
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	token, err := devToken(ctx, a.hub, filepath.Join(o.dataDir, "dev-token"))
+	defer h.Close()
+	token, err := devToken(ctx, h.Workspace, filepath.Join(o.dataDir, "dev-token"))
 	if err != nil {
 		return err
 	}
@@ -124,8 +125,8 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	fmt.Fprintf(out, "Try: curl -H \"Authorization: Bearer %s\" http://%s/api/spaces\n", token, displayAddr(ln.Addr()))
 
 	return runAll(
-		func() error { return a.runWorker(ctx, c) },
-		func() error { return a.serveAPI(ctx, ln, c) },
+		func() error { return h.RunWorker(ctx, c) },
+		func() error { return h.ServeAPI(ctx, ln, c) },
 	)
 }
 

@@ -3,8 +3,8 @@
 // Postgres), `hub migrate`, `hub token create`, `hub fakemodel` and
 // `hub version`.
 //
-// This is the only composition root: every other package gets its
-// dependencies from here.
+// The commands read flags and the environment and hand them to package
+// wiring, which builds the parts (hubtest builds a test's Hub with it too).
 package main
 
 import (

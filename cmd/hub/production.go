@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
-	"golang.org/x/sync/errgroup"
 
 	"hub/config"
 	"hub/temporal"
+	"hub/wiring"
 	"hub/workflows"
 	"hub/workspace"
 )
@@ -24,13 +24,13 @@ func apiCommand() *cobra.Command {
 		Use:   "api",
 		Short: "Serve the HTTP api (REST and SSE) against Temporal and the database",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd, func(ctx context.Context, a *app, c client.Client) error {
-				ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
+			return withApp(cmd, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
+				ln, err := net.Listen("tcp", h.Config.HTTPAddr)
 				if err != nil {
-					return fmt.Errorf("listen on %s (HUB_HTTP_ADDR): %w", a.cfg.HTTPAddr, err)
+					return fmt.Errorf("listen on %s (HUB_HTTP_ADDR): %w", h.Config.HTTPAddr, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
-				return a.serveAPI(ctx, ln, c)
+				return h.ServeAPI(ctx, ln, c)
 			})
 		},
 	}
@@ -41,12 +41,12 @@ func workerCommand() *cobra.Command {
 		Use:   "worker",
 		Short: "Run the Temporal worker: turns, model calls and tool calls",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd, func(ctx context.Context, a *app, c client.Client) error {
-				if !a.cfg.Model.Configured() {
+			return withApp(cmd, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
+				if !h.Config.Model.Configured() {
 					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL): turns will end with an unavailable error")
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, a.cfg.TemporalAddress)
-				return a.runWorker(ctx, c)
+				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
+				return h.RunWorker(ctx, c)
 			})
 		},
 	}
@@ -58,8 +58,8 @@ func migrateCommand() *cobra.Command {
 		Use:   "migrate",
 		Short: "Bring the database schema up to date and register Hub's search attributes in Temporal",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withDB(cmd, func(ctx context.Context, a *app) error {
-				cur, _, err := a.db.SchemaVersion(ctx)
+			return withDB(cmd, func(ctx context.Context, h *wiring.Hub) error {
+				cur, _, err := h.DB.SchemaVersion(ctx)
 				if err != nil {
 					return err
 				}
@@ -67,15 +67,15 @@ func migrateCommand() *cobra.Command {
 				if skipTemporal {
 					return nil
 				}
-				c, err := dialTemporal(ctx, a.cfg.TemporalAddress, a.cfg.TemporalNamespace)
+				c, err := dialTemporal(ctx, h.Config.TemporalAddress, h.Config.TemporalNamespace)
 				if err != nil {
 					return err
 				}
 				defer c.Close()
-				if err := temporal.EnsureSearchAttributes(ctx, c, a.cfg.TemporalNamespace, workflows.SearchAttributes()); err != nil {
+				if err := temporal.EnsureSearchAttributes(ctx, c, h.Config.TemporalNamespace, workflows.SearchAttributes()); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "search attributes registered in namespace %q\n", a.cfg.TemporalNamespace)
+				fmt.Fprintf(cmd.OutOrStdout(), "search attributes registered in namespace %q\n", h.Config.TemporalNamespace)
 				return nil
 			})
 		},
@@ -94,12 +94,12 @@ func tokenCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withDBIn(cmd, dataDir, func(ctx context.Context, a *app) error {
-				_, personID, err := a.hub.EnsureMember(ctx, space, person, r)
+			return withDBIn(cmd, dataDir, func(ctx context.Context, h *wiring.Hub) error {
+				_, personID, err := h.Workspace.EnsureMember(ctx, space, person, r)
 				if err != nil {
 					return err
 				}
-				token, err := a.hub.CreateToken(ctx, personID, "", 0)
+				token, err := h.Workspace.CreateToken(ctx, personID, "", 0)
 				if err != nil {
 					return err
 				}
@@ -119,16 +119,16 @@ func tokenCommand() *cobra.Command {
 	return cmd
 }
 
-// withDB loads the configuration, opens and migrates the database and runs
-// fn, closing the database after.
-func withDB(cmd *cobra.Command, fn func(ctx context.Context, a *app) error) error {
+// withDB loads the configuration, builds the Hub (opening and migrating
+// the database) and runs fn, closing it after.
+func withDB(cmd *cobra.Command, fn func(ctx context.Context, h *wiring.Hub) error) error {
 	return withDBIn(cmd, "", fn)
 }
 
 // withDBIn is withDB that, without DATABASE_URL, uses the SQLite database
 // `hub dev` keeps in devDataDir when there is one (`hub token create` run
 // where `hub dev` runs). It says so on stderr; stdout stays the command's.
-func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context, a *app) error) error {
+func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context, h *wiring.Hub) error) error {
 	ctx := cmd.Context()
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
@@ -145,31 +145,22 @@ func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context
 			return fmt.Errorf("DATABASE_URL is not set and there is no %s here from `hub dev`: give a postgres:// URL or a SQLite file path, or run where `hub dev` runs (or --data-dir)", path)
 		}
 	}
-	a, err := openApp(ctx, cfg)
+	h, err := wiring.New(ctx, cfg, wiring.Options{})
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	return fn(ctx, a)
+	defer h.Close()
+	return fn(ctx, h)
 }
 
 // withApp is withDB that also connects to Temporal.
-func withApp(cmd *cobra.Command, fn func(ctx context.Context, a *app, c client.Client) error) error {
-	return withDB(cmd, func(ctx context.Context, a *app) error {
-		c, err := dialTemporal(ctx, a.cfg.TemporalAddress, a.cfg.TemporalNamespace)
+func withApp(cmd *cobra.Command, fn func(ctx context.Context, h *wiring.Hub, c client.Client) error) error {
+	return withDB(cmd, func(ctx context.Context, h *wiring.Hub) error {
+		c, err := dialTemporal(ctx, h.Config.TemporalAddress, h.Config.TemporalNamespace)
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		return fn(ctx, a, c)
+		return fn(ctx, h, c)
 	})
-}
-
-// runAll runs functions until the first fails or all end.
-func runAll(fns ...func() error) error {
-	var g errgroup.Group
-	for _, f := range fns {
-		g.Go(f)
-	}
-	return g.Wait()
 }

@@ -1,0 +1,86 @@
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"golang.org/x/sync/errgroup"
+
+	"hub/activities"
+	"hub/api"
+	"hub/chat"
+	"hub/worker"
+)
+
+// API returns the api's handler over the Temporal client c (wrapped by
+// TestKnobs.APITemporal when set). The first call subscribes the process
+// to activity frames written by any process (the worker, another api), so
+// they wake this process's activity streams at once.
+func (h *Hub) API(c client.Client) http.Handler {
+	h.apiOnce.Do(func() {
+		h.Frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
+	})
+	if h.test.APITemporal != nil {
+		c = h.test.APITemporal(c)
+	}
+	return api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Frames: h.Frames, Temporal: c,
+		CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout})
+}
+
+// HTTPServer is API behind the server `hub api` runs: the configured
+// timeouts and connection cap (config.Config.HTTP, api.Limits).
+func (h *Hub) HTTPServer(c client.Client) *api.HTTPServer {
+	return api.NewHTTPServer(h.API(c), h.Config.HTTP)
+}
+
+// ServeAPI serves HTTPServer on ln until ctx ends, then closes the frame
+// bus and drains requests for up to 10 seconds.
+func (h *Hub) ServeAPI(ctx context.Context, ln net.Listener, c client.Client) error {
+	srv := h.HTTPServer(c)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		// Ending the SSE streams (Follow returns) lets Shutdown drain at
+		// once; their clients resume with Last-Event-ID elsewhere.
+		h.Frames.Close()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	return g.Wait()
+}
+
+// Worker returns a new, unstarted Temporal worker running the activities
+// over c. The first call subscribes the process to Stop and Pause sent to
+// any api process, so they close this process's model calls at once (if
+// the turn is still stopped or paused when the announcement arrives). A
+// test may stop a worker and ask for another: the subscription stays.
+func (h *Hub) Worker(c client.Client) sdkworker.Worker {
+	h.workerOnce.Do(func() {
+		h.Frames.OnInterrupt(activities.InterruptWhenStopped(h.Chat, h.Interrupts))
+	})
+	return worker.New(c, h.Activities, worker.Options{})
+}
+
+// RunWorker runs a Worker and the sweeper until ctx ends: `hub worker`.
+func (h *Hub) RunWorker(ctx context.Context, c client.Client) error {
+	w := h.Worker(c)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	defer w.Stop()
+	h.RunSweeper(ctx)
+	return nil
+}

@@ -1,0 +1,70 @@
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"hub/stream"
+)
+
+// SweepInterval is how often the sweeper runs in `hub worker` and `hub dev`.
+const SweepInterval = time.Minute
+
+// Swept counts what one sweep removed or expired.
+type Swept struct {
+	Frames    int64 // frames of turns that ended more than stream.Retention ago
+	Tokens    int64 // expired tokens (every turn makes a stream token)
+	Proposals int64 // held writes older than the proposal TTL
+}
+
+// Sweep runs one sweep as of now: it deletes the frames of turns that
+// ended more than stream.Retention before now (a client may resume a
+// stream that long after its end, docs/api.md), deletes expired tokens,
+// and expires held writes proposed more than Config.ProposalTTL before
+// now. One part's failure does not stop the others; the error joins them.
+// Sweeps of one Hub never overlap.
+func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
+	h.sweepMu.Lock()
+	defer h.sweepMu.Unlock()
+	var s Swept
+	var errs []error
+	var err error
+	if s.Frames, err = h.Frames.Sweep(ctx, now.Add(-stream.Retention)); err != nil {
+		errs = append(errs, fmt.Errorf("sweep frames: %w", err))
+	}
+	if s.Tokens, err = h.Workspace.DeleteExpiredTokens(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("delete expired tokens: %w", err))
+	}
+	if s.Proposals, err = h.Chat.ExpireHeld(ctx, now.Add(-h.Config.ProposalTTL)); err != nil {
+		errs = append(errs, fmt.Errorf("expire proposals: %w", err))
+	}
+	return s, errors.Join(errs...)
+}
+
+// RunSweeper sweeps every SweepInterval (TestKnobs.SweepEvery) until ctx
+// ends, logging what fails; the first sweep is one interval after the
+// start.
+func (h *Hub) RunSweeper(ctx context.Context) {
+	every, now := h.test.SweepEvery, h.test.Now
+	if every <= 0 {
+		every = SweepInterval
+	}
+	if now == nil {
+		now = time.Now
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := h.Sweep(ctx, now()); err != nil && ctx.Err() == nil {
+				slog.WarnContext(ctx, "sweep", "error", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,153 @@
+// Package wiring is the one place that builds Hub's parts from a config:
+// the database, the workspace service, the chat store, the frame bus, the
+// connected-apps client, the tools and playbooks, the activities, and from
+// them the api handler, the Temporal worker and the sweeper. cmd/hub (every
+// process role) and hubtest (a whole Hub in a test) both call it, so a test
+// runs what production runs, subscriptions and sweeps included.
+//
+// New builds what every role shares; a process then takes the roles it
+// plays: API or ServeAPI (`hub api`), Worker, RunSweeper or RunWorker
+// (`hub worker`), or both (`hub dev`, hubtest).
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"hub/activities"
+	"hub/apps"
+	"hub/assistant"
+	"hub/chat"
+	"hub/config"
+	"hub/llm"
+	"hub/models"
+	"hub/playbooks"
+	"hub/stream"
+	"hub/tools"
+	"hub/workspace"
+)
+
+// Options are what the configuration does not say. What an operator can
+// set — the model endpoint, the context window, the turn timeout, CORS
+// origins, the apps allowlist, the HTTP limits, the time zone, the
+// proposal TTL — is in config.Config, and tests vary it there.
+type Options struct {
+	// DB is an open, migrated database to build on; Close leaves it open.
+	// Nil: New opens cfg.DatabaseURL and migrates it.
+	DB *models.DB
+	// Test holds the knobs only tests turn; production leaves it zero.
+	Test TestKnobs
+}
+
+// TestKnobs vary what production never varies. Each is nil or zero in
+// `hub api`, `hub worker` and `hub dev`.
+type TestKnobs struct {
+	// Fault fails an Apply activity at a named point (activities.Fault*):
+	// the stand-in for a worker killed there.
+	Fault func(point string) error
+	// Verifier checks final answers (a surface's verify hook).
+	Verifier assistant.Verifier
+	// ExtraTools are registered beside Hub's (a large registry).
+	ExtraTools []*tools.Definition
+	// APITemporal wraps the Temporal client the api uses (a failing
+	// workflow service); the worker keeps the client as it is.
+	APITemporal func(client.Client) client.Client
+	// SweepEvery is the sweeper's interval; 0 is SweepInterval.
+	SweepEvery time.Duration
+	// Now is the sweeper's clock (frame retention and proposal expiry are
+	// measured from it); nil is time.Now.
+	Now func() time.Time
+}
+
+// Hub is one process's parts, built from one config. Its fields are for
+// reading (a role's own wiring, a test's look inside); New sets them.
+type Hub struct {
+	Config     config.Config
+	DB         *models.DB
+	Workspace  *workspace.Service
+	Chat       *chat.Store
+	Frames     *stream.Bus
+	Apps       *apps.Client
+	Tools      *tools.Registry
+	Playbooks  []playbooks.Playbook
+	Activities *activities.Activities
+	// Interrupts is shared by the api and the worker of one process, so a
+	// Stop in `hub dev` (or a test) closes the model call at once.
+	Interrupts *stream.Interrupts
+
+	test       TestKnobs
+	ownDB      bool
+	workerOnce sync.Once // the interrupt subscription, with the first worker
+	apiOnce    sync.Once // the activity-stream subscription, with the first api
+	sweepMu    sync.Mutex
+}
+
+// New builds a Hub from cfg: it opens and migrates the database (unless
+// o.DB is given) and builds every shared part. Close it when done.
+func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
+	db, ownDB := o.DB, false
+	if db == nil {
+		if cfg.DatabaseURL == "" {
+			return nil, errors.New("DATABASE_URL is not set: give a postgres:// URL or a SQLite file path")
+		}
+		var err error
+		if db, err = models.Open(ctx, cfg.DatabaseURL); err != nil {
+			return nil, err
+		}
+		if err := db.Migrate(ctx); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		ownDB = true
+	}
+	fail := func(err error) (*Hub, error) {
+		if ownDB {
+			_ = db.Close()
+		}
+		return nil, err
+	}
+	poster, err := apps.New(apps.Options{Allow: cfg.AppsAllow})
+	if err != nil {
+		return fail(err)
+	}
+	reg, books, err := assistant.NewRegistry(poster)
+	if err != nil {
+		poster.Close()
+		return fail(fmt.Errorf("tools and playbooks: %w", err))
+	}
+	for _, d := range o.Test.ExtraTools {
+		reg.Add(d)
+	}
+	if cfg.TimeZone == nil {
+		cfg.TimeZone = time.UTC
+	}
+	if cfg.ProposalTTL <= 0 { // a config not read by config.FromEnv
+		cfg.ProposalTTL = config.DefaultProposalTTL
+	}
+	h := &Hub{Config: cfg, DB: db, Workspace: workspace.NewService(db), Chat: chat.NewStore(db), Frames: stream.NewBus(db),
+		Apps: poster, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
+	model := llm.New(cfg.Model, nil)
+	h.Activities = &activities.Activities{
+		Workspace: h.Workspace, Chat: h.Chat, Tools: h.Tools, Frames: h.Frames, Playbooks: h.Playbooks,
+		Model: model, ModelConfigured: cfg.Model.Configured(), ModelTimeout: model.Timeout(),
+		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
+		Verifier: o.Test.Verifier, Fault: o.Test.Fault,
+	}
+	return h, nil
+}
+
+// Close stops the frame bus (its listener, its followers) and the apps
+// client, and closes the database when New opened it. Stop the roles
+// first: the api's streams and the worker's activities use them.
+func (h *Hub) Close() {
+	h.Frames.Close()
+	h.Apps.Close()
+	if h.ownDB {
+		_ = h.DB.Close()
+	}
+}
