@@ -16,8 +16,9 @@ import (
 )
 
 // evalCommand groups the evaluations: `hub eval offer` is the
-// tool-selection tier (seed 003), no model needed; `hub eval select` sends
-// the same set through the configured model.
+// tool-selection tier (docs/offer.md, "Tool-selection evaluation"), no
+// model needed; `hub eval select` sends the same set through the
+// configured model.
 func evalCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
