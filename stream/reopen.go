@@ -23,7 +23,7 @@ type Draft struct {
 // proposal, an error), not only the text since the last status frame as a
 // plain "discard" does.
 func ResetStatus(step int) map[string]any {
-	return map[string]any{"status": "working", "step": step, "discard": true, "reset": true,
+	return map[string]any{"status": StatusWorking, "step": step, "discard": true, "reset": true,
 		"text": "This turn runs again…"}
 }
 

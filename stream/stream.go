@@ -41,6 +41,20 @@ const (
 	TypeTurnError = "turn_error"
 )
 
+// Phases of a tool frame ("phase"): a call started, and how it ended.
+const (
+	PhaseStarted = "started"
+	PhaseDone    = "done"
+	PhaseHeld    = "held"
+	PhaseFailed  = "failed"
+)
+
+// Values of a status frame's "status".
+const (
+	StatusWorking  = "working"
+	StatusRetrying = "retrying"
+)
+
 // Frame is one event of a turn's stream.
 type Frame struct {
 	Seq       int64
