@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-		"time"
+	"time"
 
 	"hub/chat"
 	"hub/toolrun"

@@ -7,8 +7,8 @@ import (
 	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
-	"hub/tools"
 	"hub/toolrun"
+	"hub/tools"
 	"hub/workspace"
 )
 
