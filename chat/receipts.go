@@ -14,7 +14,7 @@ import (
 	"hub/workspace"
 )
 
-// Receipt statuses, as API.md names them, plus "sending": an outside write
+// Receipt statuses, as docs/api.md names them, plus "sending": an outside write
 // on its way, which a later Apply reports as unknown.
 const (
 	ReceiptSucceeded   = "succeeded"

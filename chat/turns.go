@@ -17,7 +17,7 @@ import (
 // shows; the last three are final.
 type Status string
 
-// Turn statuses, as API.md names them.
+// Turn statuses, as docs/api.md names them.
 const (
 	StatusQueued   Status = "queued"
 	StatusWorking  Status = "working"

@@ -25,7 +25,7 @@ import (
 	"hub/models"
 )
 
-// Frame types, as API.md names them.
+// Frame types, as docs/api.md names them.
 const (
 	TypeRefs     = "refs"
 	TypeStatus   = "status"
@@ -244,12 +244,12 @@ func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, 
 	return out, nil
 }
 
-// Retention is how long a turn's frames are kept after it ends (API.md: at
-// least 10 minutes), for clients that resume with Last-Event-ID.
+// Retention is how long a turn's frames are kept after it ends (at least
+// 10 minutes, as docs/api.md promises), for clients that resume with Last-Event-ID.
 const Retention = 10 * time.Minute
 
-// Sweep removes the frames of turns that ended before the cutoff; API.md
-// promises at least Retention after a turn ends. Frames whose turn is gone
+// Sweep removes the frames of turns that ended before the cutoff;
+// docs/api.md promises at least Retention after a turn ends. Frames whose turn is gone
 // (its conversation was deleted) go once they are older than the cutoff.
 func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
 	// SQLite compares times as the text the driver wrote, with its zone
