@@ -41,50 +41,11 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}); err != nil {
 		return ToolOutcome{}, err
 	}
-	def, _ := a.Tools.Get(call.Tool)
-	// The space the call acts in: the turn's, or one of the turn's others it names.
-	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, def, call.Arguments)
+	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	known := map[string]string{}
-	if spaceErr == nil {
-		if known, err = a.knownTitles(ctx, turn); err != nil {
-			return ToolOutcome{}, err
-		}
-	}
-	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
-		Arguments: arguments, Offered: rec.OfferedTools, Known: known, Invalid: spaceErr}
-	if def != nil && def.NoSpace && len(turn.Spaces) > 0 {
-		// A help tool offers what the turn may use in any of its spaces.
-		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
-			spaces, err := a.turnSpaces(ctx, turn)
-			return offerRole(role, spaces), err
-		}
-	}
-	var saved chat.Outcome
-	var res tools.Result // as recorded, for the frame
-	out, err := a.runner().Run(ctx, rc, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
-		out.Result.Summary = assistant.Humanize(out.Result.Summary, known)
-		if out.Kind != toolrun.Refused && spaceID != turn.SpaceID {
-			call.SpaceID = spaceID
-			inSpace(out.Result.Refs, spaceID)
-		}
-		if out.Kind == toolrun.Succeeded && !def.IsWrite {
-			// hub_how_to and hub_find_tools make tools available for the
-			// rest of the turn.
-			if err := a.addTools(ctx, turn, out.Role, out.Settings, assistant.AddedTools(out.Result.Data)); err != nil {
-				return err
-			}
-		}
-		res, saved = out.Result, outcomeOf(out)
-		saved.SpaceID = call.SpaceID
-		won, err := store.CompleteToolCall(ctx, call.ID, saved)
-		if err == nil && !won {
-			err = toolrun.ErrRecorded
-		}
-		return err
-	})
+	out, err := a.runner().Run(ctx, rc, tc.commit)
 	if errors.Is(err, toolrun.ErrRecorded) {
 		stored, err := a.Chat.GetToolCall(ctx, call.ID)
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
@@ -92,11 +53,79 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	call.UndoGroupID, out.Result = saved.UndoGroupID, res
-	if err := a.publishToolDone(ctx, in.TurnID, call, out); err != nil {
+	out.Result = tc.res
+	if err := a.publishToolDone(ctx, in.TurnID, tc.call, out); err != nil {
 		return ToolOutcome{}, err
 	}
-	return ToolOutcome{Status: saved.Status, ErrorCode: saved.ErrorCode}, nil
+	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
+}
+
+// turnCall is a call of a turn on its way through the Runner: what its
+// Commit needs to record the outcome as the turn shows it, and what it
+// recorded.
+type turnCall struct {
+	a       *Activities
+	turn    chat.Turn
+	call    chat.ToolCall
+	def     *tools.Definition // nil for an unknown name, which dispatch explains
+	spaceID string
+	known   map[string]string
+
+	saved chat.Outcome // the row written
+	res   tools.Result // the result as recorded, for the frame
+}
+
+// turnCall prepares a call of the turn: the space it acts in (the turn's,
+// or one of the turn's others it names), the records the turn knows, and
+// for a help tool of a turn across spaces the role it offers with.
+func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string) (*turnCall, toolrun.Call, error) {
+	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
+	tc.def, _ = a.Tools.Get(call.Tool)
+	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, tc.def, call.Arguments)
+	if err != nil {
+		return nil, toolrun.Call{}, err
+	}
+	if spaceErr == nil {
+		if tc.known, err = a.knownTitles(ctx, turn); err != nil {
+			return nil, toolrun.Call{}, err
+		}
+	}
+	tc.spaceID = spaceID
+	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
+		Arguments: arguments, Offered: offered, Known: tc.known, Invalid: spaceErr}
+	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
+		// A help tool offers what the turn may use in any of its spaces.
+		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
+			spaces, err := a.turnSpaces(ctx, turn)
+			return offerRole(role, spaces), err
+		}
+	}
+	return tc, rc, nil
+}
+
+// commit records the call's outcome row (toolrun.Commit): the summary in
+// the person's words, the refs in the space the call acted in, and the
+// tools a help tool made available for the rest of the turn.
+func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
+	if out.Kind != toolrun.Refused && tc.spaceID != tc.turn.SpaceID {
+		tc.call.SpaceID = tc.spaceID
+		inSpace(out.Result.Refs, tc.spaceID)
+	}
+	if out.Kind == toolrun.Succeeded && !tc.def.IsWrite {
+		// hub_how_to and hub_find_tools make tools available.
+		if err := tc.a.addTools(ctx, tc.turn, out.Role, out.Settings, assistant.AddedTools(out.Result.Data)); err != nil {
+			return err
+		}
+	}
+	tc.res, tc.saved = out.Result, outcomeOf(out)
+	tc.saved.SpaceID = tc.call.SpaceID
+	tc.call.UndoGroupID = tc.saved.UndoGroupID
+	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved)
+	if err == nil && !won {
+		err = toolrun.ErrRecorded
+	}
+	return err
 }
 
 // outcomeOf is a call's outcome row: the tool result the model reads, the
