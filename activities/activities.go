@@ -2,7 +2,10 @@
 // that read and write the database, call the model and run tools. Workflow
 // code passes them ids only; what they read and write lives in the
 // database, so histories stay small and a retried activity finds what its
-// earlier attempt wrote.
+// earlier attempt wrote. Running a call exactly once (the recheck of
+// access, the transaction, the Undo group, the outcome) is package
+// toolrun's; RunTool and the Apply activities add what a turn shows (frames,
+// summaries in the person's words, tools a call made available).
 package activities
 
 import (

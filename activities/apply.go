@@ -2,18 +2,17 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"hub/chat"
+	"hub/toolrun"
 	"hub/tools"
-	"hub/workspace"
 )
 
-// ApplyTxTimeout bounds one space's Apply transaction (seed 000 §6: 30 s).
+// ApplyTxTimeout bounds one space's Apply transaction: a batch that holds
+// its rows longer than 30 s fails and rolls back rather than block others.
 const ApplyTxTimeout = 30 * time.Second
 
 // ApplyInput names what the person asked to apply: a reply's held calls
@@ -132,7 +131,7 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 		case seen && (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
 			continue
 		}
-		if d, ok := a.Tools.Get(c.Tool); ok && (d.OutsideTransaction || d.Area == tools.AreaApps) {
+		if d, ok := a.Tools.Get(c.Tool); ok && toolrun.Outside(d) {
 			plan.Outside = append(plan.Outside, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
 			continue
 		}
@@ -159,16 +158,16 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 
 // ApplySpace runs one space's held Hub writes in one database transaction
 // (at most ApplyTxTimeout) with one Undo group, rechecking access, settings
-// and arguments for each call now. Each call's receipt commits with the
-// writes, so a retry after a crash finds them and writes nothing twice. If
-// any call fails, nothing of the space is written: that call's receipt is
-// failed, the others' unattempted.
+// and arguments for each call now (toolrun.Runner.RunBatch). Each call's
+// receipt commits with the writes, so a retry after a crash finds them and
+// writes nothing twice. If any call fails, nothing of the space is written:
+// that call's receipt is failed, the others' unattempted.
 func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
 	if err != nil {
 		return err
 	}
-	var calls []chat.ToolCall
+	batch := toolrun.Batch{PersonID: in.PersonID, SpaceID: in.SpaceID, Label: "Apply", Timeout: ApplyTxTimeout}
 	for _, id := range in.CallIDs {
 		if r, ok := receipts[id]; ok && r.Status == chat.ReceiptSucceeded {
 			continue
@@ -177,73 +176,48 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 		if err != nil {
 			return gone(err)
 		}
-		calls = append(calls, c)
+		batch.Calls = append(batch.Calls, toolrun.Call{ID: c.ID, Tool: c.Tool, Arguments: c.Input})
 	}
-	if len(calls) == 0 {
-		return nil
-	}
-	role, err := a.Workspace.Access(ctx, in.PersonID, in.SpaceID)
-	if errors.Is(err, workspace.ErrNotFound) {
-		return a.failBatch(ctx, in.MessageID, in.SpaceID, calls, -1, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
-	}
-	if err != nil {
-		return err
-	}
-	settings, err := a.Workspace.GetSettings(ctx, in.PersonID)
-	if err != nil {
-		return err
-	}
-	actor := workspace.Actor{PersonID: in.PersonID, Via: workspace.ViaAssistant}
-
-	txCtx, cancel := context.WithTimeout(ctx, ApplyTxTimeout)
-	defer cancel()
-	failed, failure := -1, (*tools.Error)(nil)
-	err = a.Workspace.Tx(txCtx, func(tx *workspace.Service) error {
-		gid, err := tx.NewUndoGroup(txCtx, actor, in.SpaceID, "Apply")
-		if err != nil {
-			failed, failure = 0, tools.AsError(err)
-			return errRollback
-		}
-		store := a.Chat.WithDB(tx.DB())
-		for i, c := range calls {
-			env := tools.Env{Workspace: tx.WithUndo(gid), Actor: actor, SpaceID: in.SpaceID, Role: role, Settings: settings,
-				CallID: c.ID, Applying: true}
-			res, terr := a.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Input, Offered: []string{c.Tool}})
-			if terr != nil {
-				failed, failure = i, terr
-				return errRollback
+	outs, err := a.runner().RunBatch(ctx, batch, func(ctx context.Context, store *chat.Store, outs []toolrun.Outcome) error {
+		for i, out := range outs {
+			id := batch.Calls[i].ID
+			r := receiptOf(id, in.SpaceID, out)
+			if out.Kind == toolrun.Succeeded {
+				r.Attempts = receipts[id].Attempts + 1
 			}
-			r := chat.Receipt{CallID: c.ID, SpaceID: in.SpaceID, Status: chat.ReceiptSucceeded, Summary: res.Summary,
-				UndoGroupID: gid, Attempts: receipts[c.ID].Attempts + 1}
-			if err := store.SaveReceipt(txCtx, in.MessageID, r); err != nil {
+			if err := store.SaveReceipt(ctx, in.MessageID, r); err != nil {
 				return err
 			}
 		}
+		if outs[0].Kind != toolrun.Succeeded {
+			return nil // rolled back: nothing to commit
+		}
 		return a.fault(FaultBeforeCommit)
 	})
-	switch {
-	case failure != nil:
-		return a.failBatch(ctx, in.MessageID, in.SpaceID, calls, failed, failure)
-	case err != nil:
+	if err != nil {
 		return fmt.Errorf("apply space %s: %w", in.SpaceID, err)
+	}
+	if len(outs) == 0 || outs[0].Kind != toolrun.Succeeded {
+		return nil
 	}
 	return a.fault(FaultAfterCommit)
 }
 
-// failBatch records a space whose transaction rolled back: the failing call
-// (index failed, -1 for all) failed, the others unattempted.
-func (a *Activities) failBatch(ctx context.Context, messageID, spaceID string, calls []chat.ToolCall, failed int, terr *tools.Error) error {
-	for i, c := range calls {
-		r := chat.Receipt{CallID: c.ID, SpaceID: spaceID, Status: chat.ReceiptUnattempted,
-			ErrorMessage: "not applied: another change in this space failed, so none of them was made"}
-		if failed < 0 || i == failed {
-			r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptFailed, terr.Code, terr.Message
-		}
-		if err := a.Chat.SaveReceipt(ctx, messageID, r); err != nil {
-			return err
-		}
+// receiptOf is the receipt of an applied call (its Attempts left to the
+// caller).
+func receiptOf(callID, spaceID string, out toolrun.Outcome) chat.Receipt {
+	r := chat.Receipt{CallID: callID, SpaceID: spaceID}
+	switch out.Kind {
+	case toolrun.Succeeded:
+		r.Status, r.Summary, r.UndoGroupID = chat.ReceiptSucceeded, out.Result.Summary, out.UndoGroupID
+	case toolrun.Unattempted:
+		r.Status, r.ErrorMessage = chat.ReceiptUnattempted, "not applied: another change in this space failed, so none of them was made"
+	case toolrun.Unknown:
+		r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptUnknown, out.Err.Code, out.Err.Message
+	default:
+		r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptFailed, out.Err.Code, out.Err.Message
 	}
-	return nil
+	return r
 }
 
 // ApplyOutside runs one outside write (a connected app), outside any
@@ -256,51 +230,40 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 		return err
 	}
 	prev, seen := receipts[in.CallID]
-	switch {
-	case seen && prev.Status == chat.ReceiptSucceeded:
+	if seen && prev.Status == chat.ReceiptSucceeded {
 		return nil
-	case seen && (prev.Status == chat.ReceiptSending || prev.Status == chat.ReceiptUnknown) && !in.ResendUnknown:
-		prev.Status = chat.ReceiptUnknown
-		return a.Chat.SaveReceipt(ctx, in.MessageID, prev)
 	}
 	c, err := a.Chat.GetToolCall(ctx, in.CallID)
 	if err != nil {
 		return gone(err)
 	}
-	role, err := a.Workspace.Access(ctx, in.PersonID, in.SpaceID)
-	if errors.Is(err, workspace.ErrNotFound) {
-		return a.failBatch(ctx, in.MessageID, in.SpaceID, []chat.ToolCall{c}, -1, tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
-	}
-	if err != nil {
-		return err
-	}
-	settings, err := a.Workspace.GetSettings(ctx, in.PersonID)
-	if err != nil {
-		return err
-	}
-	if err := a.fault(FaultBeforeOutside); err != nil {
-		return err
-	}
-	sending := chat.Receipt{CallID: c.ID, SpaceID: in.SpaceID, Status: chat.ReceiptSending, Attempts: prev.Attempts + 1}
-	if err := a.Chat.SaveReceipt(ctx, in.MessageID, sending); err != nil {
-		return err
-	}
-	env := tools.Env{Workspace: a.Workspace, Actor: workspace.Actor{PersonID: in.PersonID, Via: workspace.ViaAssistant}, SpaceID: in.SpaceID,
-		Role: role, Settings: settings, CallID: c.ID, Applying: true}
-	res, terr := a.Tools.Dispatch(ctx, env, tools.Call{Name: c.Tool, Arguments: c.Input, Offered: []string{c.Tool}})
-	if err := a.fault(FaultAfterSend); err != nil {
-		return err
-	}
-	r := sending
-	switch {
-	case terr != nil && strings.HasPrefix(terr.Message, "The outcome is unknown"):
-		r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptUnknown, terr.Code, terr.Message
-	case terr != nil:
-		r.Status, r.ErrorCode, r.ErrorMessage = chat.ReceiptFailed, terr.Code, terr.Message
-	default:
-		r.Status, r.Summary = chat.ReceiptSucceeded, res.Summary
-	}
-	return a.Chat.SaveReceipt(ctx, in.MessageID, r)
+	begun := seen && (prev.Status == chat.ReceiptSending || prev.Status == chat.ReceiptUnknown)
+	call := toolrun.Call{ID: c.ID, PersonID: in.PersonID, SpaceID: in.SpaceID, Tool: c.Tool, Arguments: c.Input, Applying: true,
+		Begun: begun && !in.ResendUnknown,
+		Started: func(ctx context.Context) error {
+			if err := a.fault(FaultBeforeOutside); err != nil {
+				return err
+			}
+			sending := chat.Receipt{CallID: c.ID, SpaceID: in.SpaceID, Status: chat.ReceiptSending, Attempts: prev.Attempts + 1}
+			return a.Chat.SaveReceipt(ctx, in.MessageID, sending)
+		}}
+	_, err = a.runner().Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+		switch {
+		case call.Begun:
+			// Found on its way: reported unknown as it stands, not sent again.
+			prev.Status = chat.ReceiptUnknown
+			return store.SaveReceipt(ctx, in.MessageID, prev)
+		case out.Kind == toolrun.Refused:
+			return store.SaveReceipt(ctx, in.MessageID, receiptOf(c.ID, in.SpaceID, out))
+		}
+		if err := a.fault(FaultAfterSend); err != nil {
+			return err
+		}
+		r := receiptOf(c.ID, in.SpaceID, out)
+		r.Attempts = prev.Attempts + 1
+		return store.SaveReceipt(ctx, in.MessageID, r)
+	})
+	return err
 }
 
 // FailCalls records calls whose Apply activity failed for good.

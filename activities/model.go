@@ -91,14 +91,14 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err := a.Chat.MarkWorking(ctx, in.TurnID, in.Step); err != nil {
 		return ModelStep{}, err
 	}
-	status := map[string]any{"status": "working", "step": in.Step, "text": "Thinking…"}
+	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
 	if in.Rerun {
 		// Resumed after a pause: the interrupted call's text goes.
-		status = map[string]any{"status": "working", "step": in.Step, "discard": true, "text": "Resuming…"}
+		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Resuming…"}
 	}
 	if attempt > 1 {
 		// The client drops the partial text of the failed attempt.
-		status = map[string]any{"status": "retrying", "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
+		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
 	}
 	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status); err != nil {
 		return ModelStep{}, err
@@ -138,7 +138,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil && callCtx.Err() != nil {
 		// Stopped or paused: keep the text streamed so far (a stopped turn
 		// shows it; a resumed one replaces it), then report the interruption.
-		partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: "interrupted",
+		partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: chat.FinishInterrupted,
 			Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
 		if _, serr := a.Chat.SaveStep(context.WithoutCancel(ctx), in.TurnID, partial); serr != nil {
 			return ModelStep{}, serr
@@ -159,11 +159,11 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		}
 	}
 	if len(st.ToolCalls) == 0 {
-		nudge, err := a.checkAnswer(ctx, in, turn, user, steps, res.Text)
+		nudge, kind, err := a.checkAnswer(ctx, in, turn, user, steps, res.Text)
 		if err != nil {
 			return ModelStep{}, err
 		}
-		st.Nudge = nudge
+		st.Nudge, st.NudgeKind = nudge, kind
 	}
 	calls, err := a.Chat.SaveStep(ctx, in.TurnID, st)
 	if err != nil {
@@ -239,8 +239,8 @@ func modelError(err error) error {
 // as text or announces a write instead of making it, or reports a held
 // write as done; and, when a verify hook is set, while it finds something
 // missing (at most MaxVerifyRounds, only while a step with tools remains).
-// It returns the note to send back, or "".
-func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, error) {
+// It returns the note to send back and its kind, or "".
+func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, chat.NudgeKind, error) {
 	ans := assistant.Answer{Text: text, StepsLeft: MaxSteps - in.Step}
 	verifyRounds := 0
 	var calls []string
@@ -252,30 +252,27 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 			}
 			calls = append(calls, c.Tool+": "+c.Summary)
 		}
-		switch {
-		case strings.HasPrefix(st.Nudge, verifyPrefix):
+		switch st.NudgeKind {
+		case chat.NudgeVerify:
 			verifyRounds++
-		case st.Nudge != "":
+		case chat.NudgeAnswer:
 			ans.Nudged = true
 		}
 	}
 	if nudge, ok := assistant.CheckAnswer(ans); !ok {
-		return nudge, nil
+		return nudge, chat.NudgeAnswer, nil
 	}
 	if a.Verifier == nil || !(assistant.VerifyPolicy{}).Allow(verifyRounds, ans.StepsLeft) {
-		return "", nil
+		return "", "", nil
 	}
 	missing, err := a.Verifier.Verify(ctx, assistant.VerifyInput{TurnID: turn.ID, Request: user.Text, Answer: text,
 		Calls: calls, Round: verifyRounds + 1})
 	if err != nil || strings.TrimSpace(missing) == "" {
 		// A failing hook does not fail the turn: the answer stands.
-		return "", nil
+		return "", "", nil
 	}
-	return assistant.VerifyNote(missing), nil
+	return assistant.VerifyNote(missing), chat.NudgeVerify, nil
 }
-
-// verifyPrefix tells a verify round's note from a nudge.
-var verifyPrefix = assistant.VerifyNote("")[:30]
 
 // keepIDs keeps the history messages the run record kept (the prompt
 // budget may have left the oldest out).

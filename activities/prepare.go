@@ -16,7 +16,7 @@ import (
 )
 
 // MaxSteps is how many model requests one turn makes at most; the last one
-// is tools-off, for a final answer (seed 000, "Turn limits").
+// is tools-off, for a final answer, so a turn always ends with one.
 const MaxSteps = 8
 
 // PrepareTurn loads what the turn needs, decides the tool offer, renders the

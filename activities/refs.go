@@ -7,7 +7,8 @@ import (
 	"hub/workspace"
 )
 
-// maxTurnRefs: a turn knows at most 200 records by id (seed 000 §4.1).
+// maxTurnRefs: a turn knows at most 200 records by id, so the titles it
+// can name stay a bounded part of its prompt.
 const maxTurnRefs = 200
 
 // knownRefs are the records a turn knows by id before any tool runs: the

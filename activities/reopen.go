@@ -106,7 +106,7 @@ func (a *Activities) keptFrames(ctx context.Context, turnID string, keep int) ([
 // keptToolFrame is the tool frame a call's outcome was announced with.
 func keptToolFrame(c chat.ToolCall) map[string]any {
 	if c.Status == chat.CallFailed {
-		return map[string]any{"callId": c.ID, "tool": c.Tool, "phase": "failed",
+		return map[string]any{"callId": c.ID, "tool": c.Tool, "phase": stream.PhaseFailed,
 			"error": map[string]string{"code": c.ErrorCode, "message": c.ErrorMessage}}
 	}
 	f := map[string]any{"callId": c.ID, "tool": c.Tool, "phase": c.Status, "summary": c.Summary, "refs": nonNilRefs(c.Refs)}

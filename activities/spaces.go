@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
+	"hub/toolrun"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -96,8 +97,8 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 }
 
 // errLostAccess is what a step of a turn finds when its person can no
-// longer open the conversation's space.
-const errLostAccess = "you can no longer open this space"
+// longer open the conversation's space (the message a refused call gets).
+const errLostAccess = toolrun.LostAccess
 
 // stillMember checks, at every step of a turn, that its person can still
 // open the conversation's space: a removed member's turn ends at its next

@@ -3,13 +3,12 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"hub/chat"
+	"hub/toolrun"
 	"hub/tools"
-	"hub/workspace"
 )
 
 // PlanCallInput names an applied hub_run_workflow call.
@@ -62,122 +61,85 @@ func (a *Activities) PrepareSteps(ctx context.Context, in PlanCallInput) ([]stri
 	return ids, nil
 }
 
-// ApplyStep runs one step as its own durable unit: a step that succeeded
-// is never run again; one found running was interrupted (the worker died
-// during it) and is only reported, unless the person asks to retry it.
-// Access, settings and the step's input are checked now, with every $ref
-// resolved from the earlier steps' results. A Hub write runs in its own
-// transaction and Undo group with the step's new state.
+// ApplyStep runs one step as its own durable unit (toolrun.Runner.Run): a
+// step that succeeded is never run again; one found running was
+// interrupted (the worker died during it) and is only reported, unless the
+// person asks to retry it. Access, settings and the step's input are
+// checked now, with every $ref resolved from the earlier steps' results. A
+// Hub write runs in its own transaction and Undo group with the step's new
+// state.
 func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (string, error) {
-	call, err := a.Chat.GetToolCall(ctx, in.CallID)
+	st, spec, outputs, err := a.planStep(ctx, in.CallID, in.StepID)
+	if err != nil || st.Status == chat.PlanStepSucceeded {
+		return st.Status, err
+	}
+	begun := st.Status == chat.PlanStepRunning || st.Status == chat.PlanStepInterrupted
+	call := toolrun.Call{ID: in.CallID + "#" + in.StepID, PersonID: in.PersonID, SpaceID: in.SpaceID, Tool: spec.Tool,
+		Applying: true, AlwaysUndo: true, Begun: begun && !in.RetryInterrupted}
+	if !call.Begun {
+		resolved, err := tools.ResolveRefs(spec.Input, outputs)
+		if err != nil {
+			call.Invalid = tools.AsError(err)
+		} else {
+			call.Arguments, st.ResolvedInput = string(resolved), string(resolved)
+		}
+	}
+	// From the moment it starts, a retry finds the step running and
+	// reports it interrupted instead of running it twice.
+	call.Started = func(ctx context.Context) error {
+		st.Status = chat.PlanStepRunning
+		if err := a.Chat.SavePlanStep(ctx, st); err != nil {
+			return err
+		}
+		return a.fault(FaultStepRunning)
+	}
+	_, err = a.runner().Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+		switch {
+		case out.Kind == toolrun.Succeeded:
+			done, err := stepState(st, out.Result, out.UndoGroupID)
+			if err != nil {
+				return err
+			}
+			st = done
+		case call.Begun: // interrupted, or unknown for an outside write
+			st.Status = chat.PlanStepInterrupted
+			st.ErrorMessage = "interrupted while it ran; its outcome is not known. Check, then choose Retry remaining steps."
+		default:
+			st.Status, st.ErrorCode, st.ErrorMessage = chat.PlanStepFailed, out.Err.Code, out.Err.Message
+		}
+		return store.SavePlanStep(ctx, st)
+	})
 	if err != nil {
-		return "", gone(err)
+		return "", err
+	}
+	return st.Status, nil
+}
+
+// planStep reads a workflow call's step with its spec and the outputs of
+// the steps that succeeded before it.
+func (a *Activities) planStep(ctx context.Context, callID, stepID string) (chat.PlanStep, tools.PlanStep, map[string]json.RawMessage, error) {
+	call, err := a.Chat.GetToolCall(ctx, callID)
+	if err != nil {
+		return chat.PlanStep{}, tools.PlanStep{}, nil, gone(err)
 	}
 	var plan tools.PlanInput
 	if err := json.Unmarshal([]byte(call.Input), &plan); err != nil {
-		return "", err
+		return chat.PlanStep{}, tools.PlanStep{}, nil, err
 	}
-	steps, err := a.Chat.PlanSteps(ctx, in.CallID)
+	steps, err := a.Chat.PlanSteps(ctx, callID)
 	if err != nil {
-		return "", err
+		return chat.PlanStep{}, tools.PlanStep{}, nil, err
 	}
 	outputs := map[string]json.RawMessage{}
-	var st chat.PlanStep
-	var spec tools.PlanStep
 	for i, s := range steps {
-		if s.StepID == in.StepID {
-			st, spec = s, plan.Steps[i]
-			break
+		if s.StepID == stepID {
+			return s, plan.Steps[i], outputs, nil
 		}
 		if s.Status == chat.PlanStepSucceeded {
 			outputs[s.StepID] = json.RawMessage(s.Output)
 		}
 	}
-	switch {
-	case st.Status == chat.PlanStepSucceeded:
-		return st.Status, nil
-	case (st.Status == chat.PlanStepRunning || st.Status == chat.PlanStepInterrupted) && !in.RetryInterrupted:
-		st.Status = chat.PlanStepInterrupted
-		st.ErrorMessage = "interrupted while it ran; its outcome is not known. Check, then choose Retry remaining steps."
-		return st.Status, a.Chat.SavePlanStep(ctx, st)
-	}
-	fail := func(terr *tools.Error) (string, error) {
-		st.Status, st.ErrorCode, st.ErrorMessage = chat.PlanStepFailed, terr.Code, terr.Message
-		return st.Status, a.Chat.SavePlanStep(ctx, st)
-	}
-	resolved, err := tools.ResolveRefs(spec.Input, outputs)
-	if err != nil {
-		return fail(tools.AsError(err))
-	}
-	st.ResolvedInput = string(resolved)
-	role, err := a.Workspace.Access(ctx, in.PersonID, in.SpaceID)
-	if errors.Is(err, workspace.ErrNotFound) {
-		return fail(tools.Errorf(tools.CodeForbidden, "you can no longer open this space"))
-	}
-	if err != nil {
-		return "", err
-	}
-	settings, err := a.Workspace.GetSettings(ctx, in.PersonID)
-	if err != nil {
-		return "", err
-	}
-	def, ok := a.Tools.Get(spec.Tool)
-	if !ok {
-		return fail(tools.Errorf(tools.CodeUnknownTool, "no tool called %q", spec.Tool))
-	}
-	// From here on a retry finds the step running and reports it
-	// interrupted instead of running it twice.
-	st.Status = chat.PlanStepRunning
-	if err := a.Chat.SavePlanStep(ctx, st); err != nil {
-		return "", err
-	}
-	if err := a.fault(FaultStepRunning); err != nil {
-		return "", err
-	}
-	actor := workspace.Actor{PersonID: in.PersonID, Via: workspace.ViaAssistant}
-	env := tools.Env{Workspace: a.Workspace, Actor: actor, SpaceID: in.SpaceID, Role: role, Settings: settings,
-		CallID: in.CallID + "#" + in.StepID, Applying: true}
-	call2 := tools.Call{Name: spec.Tool, Arguments: st.ResolvedInput, Offered: []string{spec.Tool}}
-	if def.OutsideTransaction || def.Area == tools.AreaApps {
-		res, terr := a.Tools.Dispatch(ctx, env, call2)
-		if terr != nil {
-			return fail(terr)
-		}
-		return a.stepDone(ctx, st, res, "")
-	}
-	var res tools.Result
-	var terr *tools.Error
-	err = a.Workspace.Tx(ctx, func(tx *workspace.Service) error {
-		gid, err := tx.NewUndoGroup(ctx, actor, in.SpaceID, tools.Action(spec.Tool))
-		if err != nil {
-			terr = tools.AsError(err)
-			return errRollback
-		}
-		env.Workspace = tx.WithUndo(gid)
-		if res, terr = a.Tools.Dispatch(ctx, env, call2); terr != nil {
-			return errRollback
-		}
-		done, err := stepState(st, res, gid)
-		if err != nil {
-			return err
-		}
-		return a.Chat.WithDB(tx.DB()).SavePlanStep(ctx, done)
-	})
-	switch {
-	case terr != nil:
-		return fail(terr)
-	case err != nil:
-		return "", err
-	}
-	return chat.PlanStepSucceeded, nil
-}
-
-func (a *Activities) stepDone(ctx context.Context, st chat.PlanStep, res tools.Result, gid string) (string, error) {
-	done, err := stepState(st, res, gid)
-	if err != nil {
-		return "", err
-	}
-	return done.Status, a.Chat.SavePlanStep(ctx, done)
+	return chat.PlanStep{}, tools.PlanStep{}, outputs, nil
 }
 
 // stepState is a step that succeeded, with its output kept for later refs.

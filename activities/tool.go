@@ -3,36 +3,32 @@ package activities
 import (
 	"context"
 	"errors"
-	"hub/assistant"
-	"slices"
 
+	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
+	"hub/toolrun"
 	"hub/tools"
 	"hub/workspace"
 )
 
-// errRollback ends a write's transaction without committing when the tool
-// failed, so a half-done write leaves nothing behind.
-var errRollback = errors.New("tool failed; roll back")
+// runner runs calls exactly once over the activities' stores.
+func (a *Activities) runner() *toolrun.Runner {
+	return &toolrun.Runner{Workspace: a.Workspace, Chat: a.Chat, Tools: a.Tools}
+}
 
-// RunTool runs one saved tool call. A call that already has an outcome
-// returns it unchanged, so a retried activity, a replayed workflow or an
-// operator's reset never runs a write twice: a write commits together with
-// its outcome row, in one transaction.
+// RunTool runs one saved tool call (toolrun.Runner.Run). A call that
+// already has an outcome returns it unchanged, so a retried activity, a
+// replayed workflow or an operator's reset never runs a write twice: a
+// write commits together with its outcome row, in one transaction.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
 	call, err := a.Chat.GetToolCall(ctx, in.CallID)
-	if err != nil {
-		err = gone(err)
-		return ToolOutcome{}, err
-	}
-	if call.Final() {
-		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, nil
+	if err != nil || call.Final() {
+		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
 	}
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
-		err = gone(err)
-		return ToolOutcome{}, err
+		return ToolOutcome{}, gone(err)
 	}
 	if err := a.claim(ctx, turn, call.Step); err != nil {
 		return ToolOutcome{}, err
@@ -42,172 +38,123 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		return ToolOutcome{}, err
 	}
 	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, map[string]any{
-		"callId": call.ID, "tool": call.Tool, "phase": "started"}); err != nil {
+		"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}); err != nil {
 		return ToolOutcome{}, err
 	}
+	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	out, err := a.runner().Run(ctx, rc, tc.commit)
+	if errors.Is(err, toolrun.ErrRecorded) {
+		stored, err := a.Chat.GetToolCall(ctx, call.ID)
+		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
+	}
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	out.Result = tc.res
+	if err := a.publishToolDone(ctx, in.TurnID, tc.call, out); err != nil {
+		return ToolOutcome{}, err
+	}
+	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
+}
 
-	def, _ := a.Tools.Get(call.Tool) // nil for an unknown name, which dispatch explains
-	// The space the call acts in: the turn's, or one of the turn's others
-	// it names.
-	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, def, call.Arguments)
+// turnCall is a call of a turn on its way through the Runner: what its
+// Commit needs to record the outcome as the turn shows it, and what it
+// recorded.
+type turnCall struct {
+	a       *Activities
+	turn    chat.Turn
+	call    chat.ToolCall
+	def     *tools.Definition // nil for an unknown name, which dispatch explains
+	spaceID string
+	known   map[string]string
+
+	saved chat.Outcome // the row written
+	res   tools.Result // the result as recorded, for the frame
+}
+
+// turnCall prepares a call of the turn: the space it acts in (the turn's,
+// or one of the turn's others it names), the records the turn knows, and
+// for a help tool of a turn across spaces the role it offers with.
+func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string) (*turnCall, toolrun.Call, error) {
+	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
+	tc.def, _ = a.Tools.Get(call.Tool)
+	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, tc.def, call.Arguments)
 	if err != nil {
-		return ToolOutcome{}, err
+		return nil, toolrun.Call{}, err
 	}
-	if spaceErr != nil {
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, spaceErr, workspace.Settings{})
-	}
-	// Access is checked again now, not trusted from when the turn started:
-	// to the conversation's space (a person removed from it reads nothing
-	// of it, so their turn does nothing more anywhere; its next model call
-	// ends it), and to the space the call acts in.
-	if spaceID != turn.SpaceID {
-		_, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID)
-		if errors.Is(err, workspace.ErrNotFound) {
-			return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), workspace.Settings{})
-		}
-		if err != nil {
-			return ToolOutcome{}, err
+	if spaceErr == nil {
+		if tc.known, err = a.knownTitles(ctx, turn); err != nil {
+			return nil, toolrun.Call{}, err
 		}
 	}
-	role, err := a.Workspace.Access(ctx, turn.PersonID, spaceID)
-	if errors.Is(err, workspace.ErrNotFound) {
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, tools.Errorf(tools.CodeForbidden, errLostAccess), workspace.Settings{})
-	}
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	if def != nil && def.NoSpace && len(turn.Spaces) > 0 {
+	tc.spaceID = spaceID
+	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
+		Arguments: arguments, Offered: offered, Known: tc.known, Invalid: spaceErr}
+	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
 		// A help tool offers what the turn may use in any of its spaces.
-		spaces, err := a.turnSpaces(ctx, turn)
-		if err != nil {
-			return ToolOutcome{}, err
+		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
+			spaces, err := a.turnSpaces(ctx, turn)
+			return offerRole(role, spaces), err
 		}
-		role = offerRole(role, spaces)
 	}
-	if spaceID != turn.SpaceID {
-		call.SpaceID = spaceID
-	}
-	settings, err := a.Workspace.GetSettings(ctx, turn.PersonID)
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	known, err := a.knownTitles(ctx, turn)
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	env := tools.Env{Workspace: a.Workspace, Actor: workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}, SpaceID: spaceID,
-		Role: role, Settings: settings, CallID: call.ID, Known: known}
-	tc := tools.Call{Name: call.Tool, Arguments: arguments, Offered: rec.OfferedTools}
-	if def == nil || !def.IsWrite || def.OutsideTransaction || def.Holds(settings) || !slices.Contains(rec.OfferedTools, call.Tool) {
-		// Reads, held writes (nothing changes until Apply), and calls that
-		// fail in dispatch need no transaction.
-		res, terr := a.Tools.Dispatch(ctx, env, tc)
-		res.Summary = assistant.Humanize(res.Summary, known)
-		inSpace(res.Refs, call.SpaceID)
-		if terr == nil {
-			// hub_how_to and hub_find_tools make tools available for the
-			// rest of the turn.
-			if err := a.addTools(ctx, turn, role, settings, assistant.AddedTools(res.Data)); err != nil {
-				return ToolOutcome{}, err
-			}
-		}
-		return a.finishCall(ctx, in.TurnID, call, res, terr, settings)
-	}
+	return tc, rc, nil
+}
 
-	// A write: the records and the call's outcome commit together.
-	var res tools.Result
-	var terr *tools.Error
-	var already bool
-	var undoGroup string
-	err = a.Workspace.Tx(ctx, func(tx *workspace.Service) error {
-		env := env
-		env.Workspace = tx
-		if def.Undoable {
-			// One Undo group per write: the person can take back exactly
-			// the records this call changed.
-			gid, err := tx.NewUndoGroup(ctx, env.Actor, spaceID, tools.Action(def.Name))
-			if err != nil {
-				// The person may no longer write here: the call's answer.
-				terr = tools.AsError(err)
-				return errRollback
-			}
-			env.Workspace, undoGroup = tx.WithUndo(gid), gid
-		}
-		res, terr = a.Tools.Dispatch(ctx, env, tc)
-		if terr != nil {
-			return errRollback
-		}
-		res.Summary = assistant.Humanize(res.Summary, known)
-		inSpace(res.Refs, call.SpaceID)
-		o := outcomeOf(res, nil, settings)
-		o.UndoGroupID, o.SpaceID = undoGroup, call.SpaceID
-		won, err := a.Chat.WithDB(tx.DB()).CompleteToolCall(ctx, call.ID, o)
-		if err != nil {
+// commit records the call's outcome row (toolrun.Commit): the summary in
+// the person's words, the refs in the space the call acted in, and the
+// tools a help tool made available for the rest of the turn.
+func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
+	if out.Kind != toolrun.Refused && tc.spaceID != tc.turn.SpaceID {
+		tc.call.SpaceID = tc.spaceID
+		inSpace(out.Result.Refs, tc.spaceID)
+	}
+	if out.Kind == toolrun.Succeeded && !tc.def.IsWrite {
+		// hub_how_to and hub_find_tools make tools available.
+		if err := tc.a.addTools(ctx, tc.turn, out.Role, out.Settings, assistant.AddedTools(out.Result.Data)); err != nil {
 			return err
 		}
-		if !won {
-			already = true
-			return errRollback
-		}
-		return nil
-	})
-	switch {
-	case already:
-		stored, err := a.Chat.GetToolCall(ctx, call.ID)
-		if err != nil {
-			return ToolOutcome{}, err
-		}
-		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, nil
-	case terr != nil:
-		return a.finishCall(ctx, in.TurnID, call, tools.Result{}, terr, settings)
-	case err != nil:
-		return ToolOutcome{}, err
 	}
-	call.UndoGroupID = undoGroup
-	if err := a.publishToolDone(ctx, in.TurnID, call, res, nil); err != nil {
-		return ToolOutcome{}, err
+	tc.res, tc.saved = out.Result, outcomeOf(out)
+	tc.saved.SpaceID = tc.call.SpaceID
+	tc.call.UndoGroupID = tc.saved.UndoGroupID
+	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved)
+	if err == nil && !won {
+		err = toolrun.ErrRecorded
 	}
-	return ToolOutcome{Status: chat.CallDone}, nil
+	return err
 }
 
-// finishCall records a read's outcome or a failure and tells the stream.
-func (a *Activities) finishCall(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error, settings workspace.Settings) (ToolOutcome, error) {
-	o := outcomeOf(res, terr, settings)
-	o.SpaceID = call.SpaceID
-	won, err := a.Chat.CompleteToolCall(ctx, call.ID, o)
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	if !won {
-		stored, err := a.Chat.GetToolCall(ctx, call.ID)
-		if err != nil {
-			return ToolOutcome{}, err
+// outcomeOf is a call's outcome row: the tool result the model reads, the
+// summary and records the person sees.
+func outcomeOf(out toolrun.Outcome) chat.Outcome {
+	res := out.Result
+	switch out.Kind {
+	case toolrun.Succeeded:
+		refs := res.Refs
+		if len(refs) > maxCallRefs {
+			refs = refs[:maxCallRefs]
 		}
-		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, nil
-	}
-	if err := a.publishToolDone(ctx, turnID, call, res, terr); err != nil {
-		return ToolOutcome{}, err
-	}
-	return ToolOutcome{Status: o.Status, ErrorCode: o.ErrorCode}, nil
-}
-
-func outcomeOf(res tools.Result, terr *tools.Error, settings workspace.Settings) chat.Outcome {
-	if terr != nil {
-		return chat.Outcome{Status: chat.CallFailed, Result: tools.ErrorText(terr), ErrorCode: terr.Code, ErrorMessage: terr.Message}
-	}
-	if res.Held {
+		return chat.Outcome{Status: chat.CallDone, Result: tools.ModelText(res, tools.MaxResultChars), Summary: res.Summary, Refs: refs,
+			UndoGroupID: out.UndoGroupID}
+	case toolrun.Held:
 		heldFor := chat.HeldForApply
-		if settings.WritePolicy == workspace.PolicyNeedsMe {
+		if out.Settings.WritePolicy == workspace.PolicyNeedsMe {
 			heldFor = chat.HeldForNeedsMe
 		}
 		return chat.Outcome{Status: chat.CallHeld, Summary: res.Summary, Input: string(res.Input), HeldFor: heldFor,
 			Result: tools.ModelText(tools.Result{Summary: res.Summary, Data: map[string]any{"held": true, "note": assistant.HeldWriteNote}}, tools.MaxResultChars)}
 	}
-	refs := res.Refs
-	if len(refs) > maxCallRefs {
-		refs = refs[:maxCallRefs]
+	terr := out.Err
+	if terr == nil {
+		// Not produced by Run for a turn's call (no call is found on its
+		// way there); said plainly should it ever be.
+		terr = tools.Errorf(tools.CodeFailed, "the call did not finish; nothing was changed by this call")
 	}
-	return chat.Outcome{Status: chat.CallDone, Result: tools.ModelText(res, tools.MaxResultChars), Summary: res.Summary, Refs: refs}
+	return chat.Outcome{Status: chat.CallFailed, Result: tools.ErrorText(terr), ErrorCode: terr.Code, ErrorMessage: terr.Message}
 }
 
 // inSpace marks the refs of a call that acted in another of its turn's
@@ -221,16 +168,18 @@ func inSpace(refs []workspace.Ref, spaceID string) {
 	}
 }
 
-// maxCallRefs: one call names at most 50 records (seed 000 §4.1).
+// maxCallRefs: one call names at most 50 records; the model reads the
+// rest in its data.
 const maxCallRefs = 50
 
-func (a *Activities) publishToolDone(ctx context.Context, turnID string, call chat.ToolCall, res tools.Result, terr *tools.Error) error {
-	frame := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": "done", "summary": res.Summary, "refs": nonNilRefs(res.Refs)}
+func (a *Activities) publishToolDone(ctx context.Context, turnID string, call chat.ToolCall, out toolrun.Outcome) error {
+	frame := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseDone, "summary": out.Result.Summary,
+		"refs": nonNilRefs(out.Result.Refs)}
 	switch {
-	case terr != nil:
-		frame = map[string]any{"callId": call.ID, "tool": call.Tool, "phase": "failed", "error": terr}
-	case res.Held:
-		frame["phase"] = "held"
+	case out.Kind != toolrun.Succeeded && out.Kind != toolrun.Held:
+		frame = map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseFailed, "error": out.Err}
+	case out.Kind == toolrun.Held:
+		frame["phase"] = stream.PhaseHeld
 	case call.UndoGroupID != "":
 		frame["undoGroupId"] = call.UndoGroupID
 	}

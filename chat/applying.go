@@ -40,7 +40,7 @@ func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) err
 			return err
 		}
 		personID = t.PersonID
-		return s.WithDB(tx).announce(ctx, personID, func(st *Store) (Work, error) { return st.applyWork(ctx, messageID) })
+		return s.withDB(tx).announce(ctx, personID, func(st *Store) (Work, error) { return st.applyWork(ctx, messageID) })
 	})
 	if err != nil {
 		return fmt.Errorf("mark apply of %s running=%v: %w", messageID, on, err)

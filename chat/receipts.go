@@ -128,7 +128,7 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 			return res.Error
 		}
 		n = res.RowsAffected
-		st := s.WithDB(tx)
+		st := s.withDB(tx)
 		for _, r := range replies {
 			err := st.announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) })
 			if err != nil {

@@ -90,7 +90,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			return err
 		}
 		reopened = true
-		personID, err = s.WithDB(tx).announceTurn(ctx, turnID)
+		personID, err = s.withDB(tx).announceTurn(ctx, turnID)
 		return err
 	})
 	if err != nil {

@@ -35,9 +35,24 @@ type Step struct {
 	FinishReason string
 	Usage        Usage
 	// Nudge is the note the answer went back to the model with, shown to
-	// it as the person's next message.
-	Nudge string
+	// it as the person's next message; NudgeKind says which check sent it.
+	Nudge     string
+	NudgeKind NudgeKind
 }
+
+// NudgeKind is which check sent an answer back to the model.
+type NudgeKind string
+
+// The kinds of nudge.
+const (
+	// NudgeAnswer: the answer check (a promised lookup, a tool call written
+	// as text, an announced or held write reported as done), at most once
+	// a turn.
+	NudgeAnswer NudgeKind = "answer"
+	// NudgeVerify: a round of the surface's verify hook, which found
+	// something missing.
+	NudgeVerify NudgeKind = "verify"
+)
 
 // ToolCall is one call the model asked for and what became of it.
 type ToolCall struct {
@@ -89,7 +104,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 	calls := make([]ToolCall, len(st.ToolCalls))
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
-			FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
+			NudgeKind: string(st.NudgeKind), FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
 		var existing []models.ToolCall
 		if err := tx.Where("turn_id = ? AND step = ?", turnID, st.Step).Find(&existing).Error; err != nil {
 			return err
@@ -152,7 +167,7 @@ func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, e
 	out := make([]Step, len(rows))
 	for i, r := range rows {
 		out[i] = Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
-			Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ToolCalls: byStep[r.Step]}
+			NudgeKind: NudgeKind(r.NudgeKind), Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ToolCalls: byStep[r.Step]}
 	}
 	return out, nil
 }

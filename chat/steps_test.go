@@ -198,3 +198,23 @@ func TestStepsInOrder(t *testing.T) {
 		}
 	})
 }
+
+// A step's nudge keeps its kind, so the next model call counts verify
+// rounds by it.
+func TestStepKeepsItsNudgeKind(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "x")
+		for i, kind := range []chat.NudgeKind{chat.NudgeAnswer, chat.NudgeVerify, ""} {
+			note := map[chat.NudgeKind]string{chat.NudgeAnswer: "Call the tool now.", chat.NudgeVerify: "Still missing: dates."}[kind]
+			_, err := f.store.SaveStep(ctx, turn.ID, chat.Step{Step: i + 1, Attempt: 1, Text: "t", Nudge: note, NudgeKind: kind})
+			require.NoError(t, err)
+		}
+		steps, err := f.store.Steps(ctx, turn.ID, 100)
+		require.NoError(t, err)
+		require.Len(t, steps, 3)
+		require.Equal(t, []chat.NudgeKind{chat.NudgeAnswer, chat.NudgeVerify, ""},
+			[]chat.NudgeKind{steps[0].NudgeKind, steps[1].NudgeKind, steps[2].NudgeKind})
+	})
+}

@@ -25,12 +25,18 @@ func NewStore(db *models.DB) *Store {
 	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }}
 }
 
-// WithDB returns a Store that runs on the given handle (a transaction).
-func (s *Store) WithDB(db *gorm.DB) *Store {
+// withDB returns a Store that runs on the given handle (a transaction).
+func (s *Store) withDB(db *gorm.DB) *Store {
 	c := *s
 	c.db = db
 	return &c
 }
+
+// In returns a Store that writes in a transaction another store opened
+// (workspace.Service.Shared), so its rows commit together with that
+// store's or not at all: a tool call's outcome with the records the call
+// changed.
+func (s *Store) In(tx *models.Tx) *Store { return s.withDB(tx.Handle()) }
 
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 

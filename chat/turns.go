@@ -104,7 +104,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if err := tx.Create(&user).Error; err != nil {
 			return err
 		}
-		t, err := s.WithDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces)
+		t, err := s.withDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces)
 		out = t
 		return err
 	})
@@ -142,7 +142,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		if res.RowsAffected == 0 {
 			return errAlreadyRetried
 		}
-		t, err := s.WithDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces)
+		t, err := s.withDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces)
 		out = t
 		return err
 	})
@@ -274,7 +274,7 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 			return res.Error
 		}
 		var err error
-		personID, err = s.WithDB(tx).announceTurn(ctx, id)
+		personID, err = s.withDB(tx).announceTurn(ctx, id)
 		return err
 	})
 	if err != nil {
@@ -403,11 +403,11 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		out = toTurn(r)
 		// The top bar follows, in this transaction: the turn ends, and
 		// writes it held appear as waiting for Apply.
-		if _, err := s.WithDB(tx).announceTurn(ctx, turnID); err != nil {
+		if _, err := s.withDB(tx).announceTurn(ctx, turnID); err != nil {
 			return err
 		}
 		announced = true
-		return s.WithDB(tx).announceHeld(ctx, r)
+		return s.withDB(tx).announceHeld(ctx, r)
 	})
 	if err != nil {
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)

@@ -84,7 +84,7 @@ func (s *Store) AnnounceTurn(ctx context.Context, turnID string) error {
 	var personID string
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		personID, err = s.WithDB(tx).announceTurn(ctx, turnID)
+		personID, err = s.withDB(tx).announceTurn(ctx, turnID)
 		return err
 	})
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 		return nil
 	}
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		st := s.WithDB(tx)
+		st := s.withDB(tx)
 		ended := make([]Work, 0, len(d.RunningTurns)+len(d.HeldReplies))
 		for _, id := range d.RunningTurns {
 			ended = append(ended, Work{Kind: WorkTurn, ID: id, ConversationID: conversationID, Status: StatusStopped, Ended: true})
@@ -148,7 +148,7 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 		for _, t := range replies {
 			ended = append(ended, leftWork(Work{Kind: WorkApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
 		}
-		st := s.WithDB(tx)
+		st := s.withDB(tx)
 		for _, a := range ended {
 			if err := st.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
 				return err

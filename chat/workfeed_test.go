@@ -73,7 +73,7 @@ func newCrossProcess(t testing.TB) *crossProcess {
 // tell this process's followers.
 func (cp *crossProcess) write(ctx context.Context, a Work) error {
 	return cp.writer.q(ctx).Transaction(func(tx *gorm.DB) error {
-		return cp.writer.WithDB(tx).announce(ctx, cp.person, func(*Store) (Work, error) { return a, nil })
+		return cp.writer.withDB(tx).announce(ctx, cp.person, func(*Store) (Work, error) { return a, nil })
 	})
 }
 
@@ -133,7 +133,7 @@ func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
 	// A transaction that rolls back leaves no frame; the next one takes
 	// its number.
 	rolledBack := cp.writer.q(ctx).Transaction(func(tx *gorm.DB) error {
-		err := cp.writer.WithDB(tx).announce(ctx, cp.person, func(*Store) (Work, error) {
+		err := cp.writer.withDB(tx).announce(ctx, cp.person, func(*Store) (Work, error) {
 			return Work{Kind: WorkTurn, ID: "turn_1", Status: StatusStopping}, nil
 		})
 		require.NoError(t, err)

@@ -159,8 +159,10 @@ type TurnStep struct {
 	FinishReason string
 	InputTokens  int
 	OutputTokens int
-	// Nudge is the note this step's answer went back to the model with.
+	// Nudge is the note this step's answer went back to the model with;
+	// NudgeKind what kind of note it is ("answer", "verify").
 	Nudge     string
+	NudgeKind string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

@@ -90,9 +90,8 @@ type updatePayload struct {
 // The client's errors become tool errors: a refusal before sending is
 // refused; an error status is failed with the status; no connection is
 // failed with "nothing was sent"; and an exchange that ended without an
-// answer after the request went out is failed with a message that begins
-// "The outcome is unknown" (Apply reports such a call as unknown and does
-// not resend it on its own).
+// answer after the request went out is an OutcomeUnknown error (Apply
+// reports such a call as unknown and does not resend it on its own).
 func PostUpdate(c Poster) *Definition {
 	return Define(Spec{
 		Name: "apps_post_update", Area: AreaApps, IsWrite: true, Risk: RiskMedium,
@@ -190,11 +189,11 @@ func postError(app string, err error) error {
 		return Errorf(CodeFailed, "Hub could not connect to %s, so nothing was sent", app)
 	case errors.As(err, &unknown):
 		if unknown.Timeout {
-			return Errorf(CodeFailed, "The outcome is unknown: %s did not answer within %s after the update was sent, so it may or may not have been posted", app, unknown.After)
+			return OutcomeUnknownf("%s did not answer within %s after the update was sent, so it may or may not have been posted", app, unknown.After)
 		}
-		return Errorf(CodeFailed, "The outcome is unknown: the connection to %s ended after the update was sent and before it answered, so it may or may not have been posted", app)
+		return OutcomeUnknownf("the connection to %s ended after the update was sent and before it answered, so it may or may not have been posted", app)
 	}
-	return Errorf(CodeFailed, "The outcome is unknown: posting to %s failed in a way Hub cannot tell apart from a lost answer, so it may or may not have been posted", app)
+	return OutcomeUnknownf("posting to %s failed in a way Hub cannot tell apart from a lost answer, so it may or may not have been posted", app)
 }
 
 // shorten cuts s to at most n characters, marking the cut.

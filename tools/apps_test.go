@@ -292,12 +292,13 @@ func TestPostUpdateClientErrors(t *testing.T) {
 		a := newAppsFixture(t, f, c, failing.srv.URL+"/hook")
 		for _, tc := range []struct {
 			name, url, code, message string
+			unknown                  bool
 		}{
-			{"an error status", failing.srv.URL + "/hook", tools.CodeFailed, "Team updates answered 502 Bad Gateway, so the update was not posted"},
-			{"a blocked address", other.srv.URL + "/hook", tools.CodeRefused, "Hub did not post to Team updates (127.0.0.1 is a loopback address, which Hub does not connect to); nothing was sent"},
-			{"a private address", "http://10.1.2.3/hook", tools.CodeRefused, "Hub did not post to Team updates (10.1.2.3 is a private address, which Hub does not connect to); nothing was sent"},
-			{"nothing listening", "http://" + closed + "/hook", tools.CodeFailed, "Hub could not connect to Team updates, so nothing was sent"},
-			{"no answer in time", stuck.srv.URL + "/hook", tools.CodeFailed, "The outcome is unknown: Team updates did not answer within 300ms after the update was sent, so it may or may not have been posted"},
+			{"an error status", failing.srv.URL + "/hook", tools.CodeFailed, "Team updates answered 502 Bad Gateway, so the update was not posted", false},
+			{"a blocked address", other.srv.URL + "/hook", tools.CodeRefused, "Hub did not post to Team updates (127.0.0.1 is a loopback address, which Hub does not connect to); nothing was sent", false},
+			{"a private address", "http://10.1.2.3/hook", tools.CodeRefused, "Hub did not post to Team updates (10.1.2.3 is a private address, which Hub does not connect to); nothing was sent", false},
+			{"nothing listening", "http://" + closed + "/hook", tools.CodeFailed, "Hub could not connect to Team updates, so nothing was sent", false},
+			{"no answer in time", stuck.srv.URL + "/hook", tools.CodeFailed, "The outcome is unknown: Team updates did not answer within 300ms after the update was sent, so it may or may not have been posted", true},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				require.NoError(t, f.db.Model(&models.Connection{}).Where("id = ?", a.conn.ID).Update("url", tc.url).Error)
@@ -305,7 +306,7 @@ func TestPostUpdateClientErrors(t *testing.T) {
 				env.Applying = true
 				_, terr := a.call(t, env, "apps_post_update", a.postArgs("hi"))
 				require.NotNil(t, terr)
-				require.Equal(t, tools.Error{Code: tc.code, Message: tc.message}, *terr)
+				require.Equal(t, tools.Error{Code: tc.code, Message: tc.message, OutcomeUnknown: tc.unknown}, *terr)
 			})
 		}
 		require.Zero(t, other.hits.Load())

@@ -33,6 +33,11 @@ type Error struct {
 	Message string  `json:"message"`
 	Path    string  `json:"path,omitempty"`
 	Issues  []Issue `json:"issues,omitempty"`
+	// OutcomeUnknown is set when an outside write went out and no answer
+	// came back: it may or may not have taken effect, so Apply reports it
+	// as unknown and does not send it again on its own. The message says
+	// so in words; this flag is what code reads.
+	OutcomeUnknown bool `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -40,6 +45,13 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // Errorf makes a structured error a tool returns on purpose.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// OutcomeUnknownf makes the error of an outside write that went out without
+// an answer (Error.OutcomeUnknown). Its message begins "The outcome is
+// unknown", for the person.
+func OutcomeUnknownf(format string, args ...any) *Error {
+	return &Error{Code: CodeFailed, Message: "The outcome is unknown: " + fmt.Sprintf(format, args...), OutcomeUnknown: true}
 }
 
 // AsError turns any error a tool or the domain returned into a structured

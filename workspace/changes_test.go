@@ -93,13 +93,13 @@ func TestSubscribersHearOfATxOnlyOnceItCommits(t *testing.T) {
 		require.Empty(t, rec.seen())
 
 		// Committed: heard after the commit, not at the write. The write runs
-		// in a Service the caller made from the Tx's (WithDB, WithUndo), as
-		// the assistant's tool calls do.
+		// in a Service the caller made from the Tx's (WithUndo), as the
+		// assistant's tool calls do.
 		var kept, dropped workspace.Task
 		err = f.svc.Tx(ctx, func(tx *workspace.Service) error {
 			group, err := tx.NewUndoGroup(ctx, assistant, f.acme, "Two tasks")
 			require.NoError(t, err)
-			w := tx.WithDB(tx.DB()).WithUndo(group)
+			w := tx.WithUndo(group)
 			made, err := w.CreateTasks(ctx, assistant, f.acme, "/tasks", []workspace.NewTask{{Title: "Kept"}})
 			require.NoError(t, err)
 			kept = made[0]

@@ -1,4 +1,4 @@
-// Package hub is the workspace domain: spaces, people, roles, projects and
+// Package workspace is the workspace domain: spaces, people, roles, projects and
 // tasks. One Service is used by the REST routes and by the assistant's tools
 // alike, so a tool checks and changes a record exactly as the screen does.
 //

@@ -25,6 +25,9 @@ type Service struct {
 	// undoGroup is the Undo group writes record their entries in; "" records
 	// none (a person's own writes on a screen).
 	undoGroup string
+	// tx is the transaction this Service runs in (Tx), for other stores
+	// to join; nil outside any Tx.
+	tx *models.Tx
 }
 
 // NewService returns a Service over db.
@@ -32,14 +35,10 @@ func NewService(db *models.DB) *Service {
 	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}}
 }
 
-// WithDB returns a Service that runs on the given handle, typically a
-// transaction the caller shares with its own writes (a tool call's receipt
-// is written in the same transaction as the records it changed). It keeps
-// the receiver's subscribers, Undo group and, inside a Tx, that Tx's pending
-// changes. Hub cannot see the commit of a transaction it did not open: on a
-// Service outside any Tx, changes made through such a handle reach
-// subscribers when each write returns, so open shared transactions with Tx.
-func (s *Service) WithDB(db *gorm.DB) *Service {
+// withDB returns a Service that runs on the given handle. It keeps the
+// receiver's subscribers, Undo group and, inside a Tx, that Tx's pending
+// changes.
+func (s *Service) withDB(db *gorm.DB) *Service {
 	c := *s
 	c.db = db
 	return &c
@@ -51,9 +50,9 @@ func (s *Service) WithDB(db *gorm.DB) *Service {
 // back: a subscriber never hears of a record that does not exist.
 func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
 	batch := &changeBatch{}
-	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
-		tx := s.WithDB(db)
-		tx.batch = batch
+	err := models.Transaction(ctx, s.db, func(t *models.Tx) error {
+		tx := s.withDB(t.Handle())
+		tx.batch, tx.tx = batch, t
 		return fn(tx)
 	})
 	if err != nil {
@@ -68,9 +67,12 @@ func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
 	return nil
 }
 
-// DB exposes the handle, for callers that write their own rows in the same
-// transaction.
-func (s *Service) DB() *gorm.DB { return s.db }
+// Shared returns the transaction this Service runs in, for another store to
+// write its rows in it (chat.Store.In: a tool call's outcome commits with
+// the records the call changed); nil outside any Tx. The changes made in it
+// reach subscribers once the outermost Tx has committed, as every other
+// change of that Tx does.
+func (s *Service) Shared() *models.Tx { return s.tx }
 
 func (s *Service) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 

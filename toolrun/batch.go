@@ -1,0 +1,93 @@
+package toolrun
+
+import (
+	"context"
+	"time"
+
+	"hub/chat"
+	"hub/tools"
+	"hub/workspace"
+)
+
+// Batch is Hub writes of one space that commit together or not at all (an
+// Apply's held writes in that space), with one Undo group.
+type Batch struct {
+	PersonID string
+	SpaceID  string
+	// Calls are the writes in the order they run; their ID, Tool and
+	// Arguments are read.
+	Calls []Call
+	// Label names the batch's Undo group.
+	Label string
+	// Timeout bounds the transaction; 0 leaves it to ctx.
+	Timeout time.Duration
+}
+
+// BatchCommit writes the outcome rows of a batch, one Outcome per call in
+// order. RunBatch calls it once: inside the transaction, with store joined
+// to it, when every write succeeded; otherwise, after the rollback, outside
+// any transaction (the failed call Failed, the others Unattempted, or all
+// Refused). An error rolls the writes back.
+type BatchCommit func(ctx context.Context, store *chat.Store, outs []Outcome) error
+
+// RunBatch runs a batch's writes in one transaction, rechecking access and
+// settings once for all of them. If one fails, none is written.
+func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]Outcome, error) {
+	if len(b.Calls) == 0 {
+		return nil, nil
+	}
+	outs := make([]Outcome, len(b.Calls))
+	role, refusal, err := r.recheck(ctx, b.PersonID, b.SpaceID, "")
+	if err != nil {
+		return nil, err
+	}
+	if refusal != nil {
+		for i := range outs {
+			outs[i] = Outcome{Kind: Refused, Err: refusal}
+		}
+		return outs, commit(ctx, r.Chat, outs)
+	}
+	settings, err := r.Workspace.GetSettings(ctx, b.PersonID)
+	if err != nil {
+		return nil, err
+	}
+	actor := workspace.Actor{PersonID: b.PersonID, Via: workspace.ViaAssistant}
+	txCtx := ctx
+	if b.Timeout > 0 {
+		var cancel context.CancelFunc
+		txCtx, cancel = context.WithTimeout(ctx, b.Timeout)
+		defer cancel()
+	}
+	failed, failure := -1, (*tools.Error)(nil)
+	err = r.Workspace.Tx(txCtx, func(tx *workspace.Service) error {
+		gid, err := tx.NewUndoGroup(txCtx, actor, b.SpaceID, b.Label)
+		if err != nil {
+			failed, failure = 0, tools.AsError(err)
+			return errRollback
+		}
+		for i, c := range b.Calls {
+			env := tools.Env{Workspace: tx.WithUndo(gid), Actor: actor, SpaceID: b.SpaceID, Role: role, Settings: settings,
+				CallID: c.ID, Applying: true}
+			res, terr := r.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: []string{c.Tool}})
+			if terr != nil {
+				failed, failure = i, terr
+				return errRollback
+			}
+			outs[i] = Outcome{Kind: Succeeded, Result: res, UndoGroupID: gid, Role: role, Settings: settings}
+		}
+		return commit(txCtx, r.Chat.In(tx.Shared()), outs)
+	})
+	if failure != nil {
+		for i := range outs {
+			outs[i] = Outcome{Kind: Unattempted, Err: errUnattempted, Role: role, Settings: settings}
+			if i == failed {
+				outs[i] = Outcome{Kind: Failed, Err: failure, Role: role, Settings: settings}
+			}
+		}
+		return outs, commit(ctx, r.Chat, outs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
+}

@@ -1,0 +1,88 @@
+package toolrun
+
+import (
+	"errors"
+
+	"hub/tools"
+	"hub/workspace"
+)
+
+// Kind is what became of a call.
+type Kind string
+
+// The kinds of outcome. Only Succeeded changed anything.
+const (
+	// Succeeded: the tool ran; a Hub write's records are committed with
+	// the outcome row.
+	Succeeded Kind = "succeeded"
+	// Held: a write held for the person's Apply; nothing changed.
+	Held Kind = "held"
+	// Failed: the tool (or its checks) refused the call or failed; nothing
+	// changed.
+	Failed Kind = "failed"
+	// Refused: the recheck found the person can no longer open a space
+	// the call needs; nothing ran.
+	Refused Kind = "refused"
+	// Unknown: an outside write went out and no answer came back, or an
+	// earlier attempt was found sending it; it may or may not have taken
+	// effect.
+	Unknown Kind = "unknown"
+	// Interrupted: an earlier attempt was found running a Hub write (a
+	// plan step) and did not finish; it is reported, not run again.
+	Interrupted Kind = "interrupted"
+	// Unattempted: not run, because another write of its batch failed and
+	// the batch's transaction rolled back.
+	Unattempted Kind = "unattempted"
+)
+
+// Outcome is what became of one call.
+type Outcome struct {
+	Kind Kind
+	// Result is what the tool returned (Succeeded, Held).
+	Result tools.Result
+	// Err says why the call did not succeed: set for every kind but
+	// Succeeded and Held.
+	Err *tools.Error
+	// UndoGroupID is the Undo group the write recorded in; "" for none.
+	UndoGroupID string
+	// Role and Settings are what the call ran with, as rechecked.
+	Role     workspace.Role
+	Settings workspace.Settings
+}
+
+// The errors of outcomes no tool answered.
+var (
+	errInterrupted = tools.Errorf(tools.CodeFailed, "interrupted while it ran; its outcome is not known")
+	errSending     = &tools.Error{Code: tools.CodeFailed, OutcomeUnknown: true,
+		Message: "The outcome is unknown: an earlier attempt was sending it when it stopped, so it may or may not have arrived"}
+	errUnattempted = tools.Errorf(tools.CodeFailed, "not run: another write of its batch failed, so none of them was made")
+	errHeldAgain   = tools.Errorf(tools.CodeFailed, "the write was held again instead of running; nothing was changed")
+)
+
+// LostAccess is the message of a Refused outcome.
+const LostAccess = "you can no longer open this space"
+
+// ErrRecorded is what a Commit returns when it finds the call's outcome
+// row already written by an earlier attempt: Run rolls the write back and
+// returns it, and the caller reads the row that was written.
+var ErrRecorded = errors.New("the call's outcome was recorded by an earlier attempt")
+
+// errRollback ends a write's transaction without committing when the tool
+// failed, so a half-done write leaves nothing behind.
+var errRollback = errors.New("tool failed; roll back")
+
+// dispatched is the outcome of a tool that ran; applying, a held result
+// is a failure (the person's Apply runs the write or says why not).
+func dispatched(res tools.Result, terr *tools.Error, applying bool) Outcome {
+	switch {
+	case terr == nil && res.Held && applying:
+		return Outcome{Kind: Failed, Err: errHeldAgain}
+	case terr != nil && terr.OutcomeUnknown:
+		return Outcome{Kind: Unknown, Err: terr}
+	case terr != nil:
+		return Outcome{Kind: Failed, Err: terr}
+	case res.Held:
+		return Outcome{Kind: Held, Result: res}
+	}
+	return Outcome{Kind: Succeeded, Result: res}
+}

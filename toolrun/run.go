@@ -1,0 +1,227 @@
+package toolrun
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"hub/chat"
+	"hub/tools"
+	"hub/workspace"
+)
+
+// Runner runs tool calls exactly once. Build one from the stores the
+// activities hold; it keeps no state of its own.
+type Runner struct {
+	Workspace *workspace.Service
+	Chat      *chat.Store
+	Tools     *tools.Registry
+}
+
+// Commit writes a call's outcome row. Run calls it exactly once per call:
+// inside the write's transaction, with store joined to it, when a Hub write
+// succeeded, so the records and the row commit together or not at all;
+// otherwise outside any transaction, with the Runner's own store. An error
+// fails the call (a write rolls back); return ErrRecorded when the row was
+// written by an earlier attempt.
+type Commit func(ctx context.Context, store *chat.Store, out Outcome) error
+
+// Call is one call to run.
+type Call struct {
+	// ID is Hub's stable id of the call (tools.Env.CallID): an outside
+	// write sends it as its idempotency key.
+	ID       string
+	PersonID string
+	// SpaceID is the space the call acts in. HomeSpaceID, when set and
+	// different, is the conversation's space: a call of a turn across
+	// spaces runs only while the person can open both.
+	SpaceID     string
+	HomeSpaceID string
+	Tool        string
+	Arguments   string
+	// Offered are the tools the turn offered; a call of any other name
+	// fails in dispatch. An Apply leaves it empty.
+	Offered []string
+	// Applying is set when the person's Apply runs a held call: it runs
+	// the one tool the person approved, the write policy lets it through
+	// and nothing is held again.
+	Applying bool
+	// Known maps the ids of records the turn knows to their titles.
+	Known map[string]string
+	// Role, when set, turns the person's role in the space into the one
+	// the call runs with (a help tool of a turn across spaces offers what
+	// any of them allows).
+	Role func(ctx context.Context, role workspace.Role) (workspace.Role, error)
+	// Invalid is an error found before the call runs (its space argument,
+	// a plan step's $ref): the call fails with it and nothing runs.
+	Invalid *tools.Error
+	// Begun says an earlier attempt recorded the call on its way and did
+	// not finish it (an outside write's "sending" receipt, a plan step
+	// "running"): it is not run again; its outcome is Unknown for an
+	// outside write and Interrupted for a Hub write.
+	Begun bool
+	// Started, when set, is called after the recheck, just before a write
+	// runs, outside any transaction: where an Apply records that the call
+	// is on its way, so a crash after it is reported instead of run twice.
+	Started func(ctx context.Context) error
+	// AlwaysUndo makes an Undo group for a Hub write even when its tool is
+	// not undoable (a plan step's unit of Undo is the step).
+	AlwaysUndo bool
+}
+
+// Outside tells whether a tool writes outside Hub (a connected app): such a
+// write cannot be rolled back, so it runs without a transaction, one at a
+// time, recorded as sending before it goes out.
+func Outside(def *tools.Definition) bool {
+	return def.OutsideTransaction || def.Area == tools.AreaApps
+}
+
+// mode is how a call runs.
+type mode int
+
+const (
+	direct  mode = iota // reads, held writes, calls that fail in dispatch: no transaction
+	outside             // outside writes: no transaction, Started before sending
+	hubTx               // Hub writes: one transaction with the outcome row
+)
+
+func (c Call) offered() []string {
+	if c.Applying {
+		return []string{c.Tool}
+	}
+	return c.Offered
+}
+
+func (c Call) mode(def *tools.Definition, settings workspace.Settings) mode {
+	switch {
+	case def == nil || !def.IsWrite || !slices.Contains(c.offered(), c.Tool):
+		return direct
+	case !c.Applying && def.Holds(settings):
+		return direct
+	case Outside(def):
+		return outside
+	}
+	return hubTx
+}
+
+// Run runs one call and records its outcome through commit, exactly once:
+// a Hub write and its outcome row commit together, and a call found on its
+// way from an earlier attempt is reported, never run again. The error is
+// for what the caller should retry (the database, ErrRecorded); what became
+// of the call is the Outcome.
+func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error) {
+	def, _ := r.Tools.Get(c.Tool) // nil for an unknown name, which dispatch explains
+	switch {
+	case c.Begun:
+		out := Outcome{Kind: Interrupted, Err: errInterrupted}
+		if def != nil && Outside(def) {
+			out.Kind, out.Err = Unknown, errSending
+		}
+		return r.record(ctx, out, commit)
+	case c.Invalid != nil:
+		return r.record(ctx, Outcome{Kind: Failed, Err: c.Invalid}, commit)
+	}
+	role, refusal, err := r.recheck(ctx, c.PersonID, c.SpaceID, c.HomeSpaceID)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if refusal != nil {
+		return r.record(ctx, Outcome{Kind: Refused, Err: refusal}, commit)
+	}
+	if c.Role != nil {
+		if role, err = c.Role(ctx, role); err != nil {
+			return Outcome{}, err
+		}
+	}
+	settings, err := r.Workspace.GetSettings(ctx, c.PersonID)
+	if err != nil {
+		return Outcome{}, err
+	}
+	env := tools.Env{Workspace: r.Workspace, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
+		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known}
+	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.offered()}
+	m := c.mode(def, settings)
+	if m != direct && c.Started != nil {
+		if err := c.Started(ctx); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if m != hubTx {
+		res, terr := r.Tools.Dispatch(ctx, env, call)
+		out := dispatched(res, terr, c.Applying)
+		out.Role, out.Settings = role, settings
+		return r.record(ctx, out, commit)
+	}
+
+	// A Hub write: the records and the outcome row commit together.
+	var out Outcome
+	failed := false
+	err = r.Workspace.Tx(ctx, func(tx *workspace.Service) error {
+		env := env
+		env.Workspace = tx
+		out = Outcome{Role: role, Settings: settings}
+		if c.AlwaysUndo || def.Undoable {
+			// One Undo group per write: the person can take back exactly
+			// the records this call changed.
+			gid, err := tx.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
+			if err != nil {
+				// The person may no longer write here: the call's answer.
+				out.Kind, out.Err, failed = Failed, tools.AsError(err), true
+				return errRollback
+			}
+			env.Workspace, out.UndoGroupID = tx.WithUndo(gid), gid
+		}
+		res, terr := r.Tools.Dispatch(ctx, env, call)
+		if terr != nil {
+			out.Kind, out.Err, out.UndoGroupID, failed = Failed, terr, "", true
+			return errRollback
+		}
+		d := dispatched(res, nil, c.Applying)
+		if d.Kind != Succeeded {
+			out.Kind, out.Err, out.UndoGroupID, failed = d.Kind, d.Err, "", true
+			return errRollback
+		}
+		out.Kind, out.Result = d.Kind, d.Result
+		return commit(ctx, r.Chat.In(tx.Shared()), out)
+	})
+	if failed {
+		return r.record(ctx, out, commit)
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	return out, nil
+}
+
+// record commits an outcome outside any transaction.
+func (r *Runner) record(ctx context.Context, out Outcome, commit Commit) (Outcome, error) {
+	if err := commit(ctx, r.Chat, out); err != nil {
+		return Outcome{}, err
+	}
+	return out, nil
+}
+
+// recheck reads the person's role in the space now (and that they can
+// still open home, when it is another space). A space they cannot open is
+// the refusal, not an error.
+func (r *Runner) recheck(ctx context.Context, personID, spaceID, home string) (workspace.Role, *tools.Error, error) {
+	if home != "" && home != spaceID {
+		// A person removed from the conversation's space reads nothing of
+		// it, so their turn does nothing more anywhere.
+		if _, err := r.Workspace.Access(ctx, personID, home); err != nil {
+			return refused(err)
+		}
+	}
+	role, err := r.Workspace.Access(ctx, personID, spaceID)
+	if err != nil {
+		return refused(err)
+	}
+	return role, nil, nil
+}
+
+func refused(err error) (workspace.Role, *tools.Error, error) {
+	if errors.Is(err, workspace.ErrNotFound) {
+		return "", tools.Errorf(tools.CodeForbidden, LostAccess), nil
+	}
+	return "", nil, err
+}
