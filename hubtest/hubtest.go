@@ -37,6 +37,7 @@ import (
 	"hub/dbtest"
 	"hub/fakemodel"
 	"hub/models"
+	"hub/stream"
 	"hub/temporal"
 	"hub/tools"
 	"hub/wiring"
@@ -356,7 +357,7 @@ func (s *Stack) Stream(t testing.TB, streamURL string, lastEventID int64, stopAf
 				continue
 			}
 			events = append(events, cur)
-			if cur.Type == "done" || (stopAfter > 0 && len(events) == stopAfter) {
+			if cur.Type == stream.TypeDone || (stopAfter > 0 && len(events) == stopAfter) {
 				return events
 			}
 			cur = Event{}
