@@ -12,7 +12,8 @@
 #      workflow code. It runs when the packages given include ./workflows (or are ./...).
 #
 # go vet and staticcheck see every file of ours: the build tags e2e (the end-to-end suite) and
-# chaos (make chaos) are always on, with any -tags given added to them. The import-direction
+# chaos (make chaos) are always on, with any -tags given added to them; every test file of e2e
+# must carry the e2e tag. The import-direction
 # check is a test (package internal/layers), so it runs with the tests.
 #
 #   scripts/lint.sh                          # the whole module
@@ -63,6 +64,15 @@ if [[ ${#files[@]} -gt 0 ]]; then
 		echo "$unformatted" | sed "s|^$PWD/|  |" >&2
 		exit 1
 	fi
+fi
+
+# The end-to-end suite is behind the e2e tag (docs/testing.md, "The e2e build tag"); a test file of
+# e2e without it would run, or fail to build, in a plain go test ./... .
+untagged=$(grep -L '^//go:build e2e$' e2e/*_test.go || true)
+if [[ -n $untagged ]]; then
+	echo "lint.sh: these files need the line //go:build e2e above their package clause:" >&2
+	echo "$untagged" | sed 's|^|  |' >&2
+	exit 1
 fi
 
 go vet -tags "$tags" ${flags[@]+"${flags[@]}"} "${packages[@]}"
