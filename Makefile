@@ -1,12 +1,18 @@
 # The commands the README names. Everything runs with the toolchain go.mod asks for.
 export GOTOOLCHAIN := go1.27.3
 
-.PHONY: test dev build lint bench chaos
+.PHONY: test e2e dev build lint bench chaos
 
-# gofmt, go vet and every test, with the race detector, against a throwaway Postgres (see
-# docs/testing.md). Arguments: make test ARGS="-run TestTurn ./workflows"
+# The static checks (make lint) and every test, the e2e suite included (-tags e2e), with the race
+# detector, against a throwaway Postgres (see docs/testing.md). CI runs this.
+# Arguments: make test ARGS="-run TestTurn ./workflows"
 test:
 	scripts/test.sh -race $(ARGS)
+
+# The end-to-end suite alone (package e2e, behind the e2e build tag), as make test runs it:
+# make e2e ARGS="-run TestApply"
+e2e:
+	scripts/test.sh -race $(ARGS) ./e2e
 
 # The whole product in one process: api, worker, Temporal and the UI, SQLite.
 dev:
@@ -15,6 +21,8 @@ dev:
 build:
 	go build -o bin/hub ./cmd/hub
 
+# gofmt, go vet, staticcheck and workflowcheck (versions pinned by go.mod's tool lines), no tests.
+# The import-direction check is a test: go test ./internal/layers.
 lint:
 	scripts/lint.sh
 

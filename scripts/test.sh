@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
-# test.sh is Hub's one test command (`make test` runs it): gofmt, go vet, then go test against a
-# throwaway Postgres server that lives exactly as long as this script.
+# test.sh is Hub's one test command (`make test` runs it): the static checks (scripts/lint.sh:
+# gofmt, go vet, staticcheck, workflowcheck), then go test -tags e2e against a throwaway Postgres
+# server that lives exactly as long as this script.
 #
 #   scripts/test.sh                      # everything: ./...
-#   scripts/test.sh ./api                # one package (gofmt and vet check only it, too)
+#   scripts/test.sh ./api                # one package (the static checks check only it, too)
 #   scripts/test.sh -run TestTurn ./api  # any go test flags, before or after the packages
 #
 # Arguments starting with ./ ../ or hub/ (or equal to ., hub) are packages; everything else is
@@ -38,7 +39,11 @@ value_flags='run|skip|bench|benchtime|count|cpu|list|parallel|p|timeout|shuffle|
 'pkgdir|toolexec|overlay|pgo|C'
 packages=()
 go_test_args=()
-vet_flags=() # build tags must reach go vet too, or tagged files go unchecked
+# Build tags: e2e is always on (the end-to-end suite sits behind it so that a plain `go test ./...`
+# stays quick, docs/testing.md); -tags given here are added to it, for go test and for lint.sh
+# (which turns on e2e and chaos itself, so that vet and staticcheck see every file).
+tags=e2e
+lint_flags=()
 after_args=()
 while (($#)); do
 	arg=$1
@@ -50,13 +55,18 @@ while (($#)); do
 		;;
 	. | ./* | .. | ../* | hub | hub/*) packages+=("$arg") ;;
 	-tags=* | --tags=*)
-		go_test_args+=("$arg")
-		vet_flags+=("-tags=${arg#*=}")
+		tags+=",${arg#*=}"
+		lint_flags+=("-tags=${arg#*=}")
+		;;
+	-tags | --tags)
+		(($#)) || die "-tags needs a value"
+		tags+=",$1"
+		lint_flags+=("-tags=$1")
+		shift
 		;;
 	-*)
 		go_test_args+=("$arg")
 		if [[ $arg =~ ^--?($value_flags)$ ]] && (($#)); then
-			[[ $arg == -tags || $arg == --tags ]] && vet_flags+=("-tags=$1")
 			go_test_args+=("$1")
 			shift
 		fi
@@ -65,6 +75,8 @@ while (($#)); do
 	esac
 done
 [[ ${#packages[@]} -gt 0 ]] || packages=(./...)
+tags=${tags//[ ,]/,} # space-separated lists become comma-separated
+tags=${tags%,}
 
 # --- Postgres ----------------------------------------------------------------------------------
 pg_bin=""
@@ -231,9 +243,9 @@ done
 
 # --- checks and tests --------------------------------------------------------------------------
 # ${a[@]+"${a[@]}"} expands an empty array to nothing, even under set -u in bash 3.2 (macOS).
-scripts/lint.sh ${vet_flags[@]+"${vet_flags[@]}"} "${packages[@]}"
+scripts/lint.sh ${lint_flags[@]+"${lint_flags[@]}"} "${packages[@]}"
 
-test_cmd=(go test -count=1 -timeout 15m ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})
+test_cmd=(go test -count=1 -timeout 15m -tags "$tags" ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})
 say "${test_cmd[*]}"
 
 # go test runs in its own process group (set -m) and we wait for it in the background, so that
