@@ -28,13 +28,13 @@ var productionRules = map[string][]string{
 	// config reads the environment into each package's own settings.
 	"config": {"api", "apps", "assistant", "llm", "workflows"},
 	"worker": {"activities", "workflows"},
-	// api → models is the readiness ping only; it goes away when the ping becomes a function
-	// in api.Deps (issue 11). Remove "models" here then.
-	"api":        {"assistant", "chat", "workspace", "stream", "workflows", "models"},
+	// api reaches the database only through workspace, chat and stream; its readiness
+	// ping is a function in api.Deps.
+	"api":        {"assistant", "chat", "workspace", "stream", "workflows"},
 	"workflows":  {"activities"},
 	"activities": {"assistant", "chat", "workspace", "llm", "playbooks", "stream", "tools", "toolrun"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
-	"toolrun":   {"tools", "chat", "workspace", "models", "stream"},
+	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
 	"tools":     {"apps", "workspace"},
 	"chat":      {"workspace", "models"},
@@ -56,7 +56,7 @@ var productionRules = map[string][]string{
 var testOnly = map[string][]string{
 	// dbtest makes a database and migrates it.
 	"dbtest": {"models"},
-	// hubtest starts the whole product in a test, through wiring (today by hand).
+	// hubtest starts the whole product in a test, through wiring.
 	"hubtest": {anything, "dbtest"},
 	// e2e and chaos are only _test.go files (below).
 	"e2e":   {},
@@ -165,8 +165,12 @@ func productionImportRefused(from, to string) string {
 
 // testImportRefused says why the test files of from may not import to ("" if they may). A
 // test may import any package of ours (the compiler refuses cycles) but the harnesses, which
-// only end-to-end tests use, and the composition roots.
+// only end-to-end tests use, and the composition roots. A package's own external tests
+// (package x_test) may always import it.
 func testImportRefused(from, to string) string {
+	if from == to {
+		return ""
+	}
 	if users, ok := harnesses[to]; ok && !slices.Contains(users, from) {
 		return to + " starts the whole product: only the tests of " + strings.Join(users, " and ") + " use it"
 	}
