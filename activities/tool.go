@@ -112,7 +112,7 @@ func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.O
 		tc.call.SpaceID = tc.spaceID
 		inSpace(out.Result.Refs, tc.spaceID)
 	}
-	if out.Kind == toolrun.Succeeded && !tc.def.IsWrite {
+	if out.Kind == toolrun.Succeeded && tc.def != nil && !tc.def.IsWrite {
 		// hub_how_to and hub_find_tools make tools available.
 		if err := tc.a.addTools(ctx, tc.turn, out.Role, out.Settings, assistant.AddedTools(out.Result.Data)); err != nil {
 			return err
