@@ -14,7 +14,7 @@ import (
 // TestReadsCheckCurrentAccess: every getter that reads a person's records
 // checks, in its own query, that they can open the space now: once Ann's
 // membership is gone her conversation, its messages, turns, running turns,
-// held calls and activity frames are not found, as if they never existed;
+// held calls and work frames are not found, as if they never existed;
 // the worker's own reads (GetTurn) still find them.
 func TestReadsCheckCurrentAccess(t *testing.T) {
 	t.Parallel()
@@ -73,7 +73,7 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		_, err = f.store.GetTurn(ctx, running.ID)
 		require.NoError(t, err, "the worker reads the turn to end it")
 
-		// Her activity frames of the conversation say only that the work
+		// Her work frames of the conversation say only that the work
 		// left her top bar; a later frame of a space she can open is
 		// delivered as written.
 		elsewhere, _, err := workspace.NewService(f.db).EnsureMember(ctx, "Elsewhere", "Ann Archer", workspace.RoleEditor)

@@ -11,14 +11,14 @@ import (
 	"hub/models"
 )
 
-// Kinds of activity in the top bar.
+// Kinds of work in the top bar.
 const (
 	WorkTurn  = "turn"  // a running turn
 	WorkApply = "apply" // a reply whose writes wait for the person's Apply, or are being applied
 )
 
 // Work is one piece of a person's running work as the top bar shows
-// it. It is also the stored form of an activity frame (the JSON tags), so
+// it. It is also the stored form of an work frame (the JSON tags), so
 // a frame keeps what was true when it was written.
 type Work struct {
 	Kind string `json:"kind"`
@@ -37,7 +37,7 @@ type Work struct {
 }
 
 // WorkFrame is one frame of a person's activity stream: the state of
-// one activity after a change, numbered per person from 1.
+// one piece of work after a change, numbered per person from 1.
 type WorkFrame struct {
 	Seq  int64
 	Work Work
@@ -76,7 +76,7 @@ func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
 	return out, nil
 }
 
-// AnnounceTurn writes the turn's current state as an activity frame for
+// AnnounceTurn writes the turn's current state as an work frame for
 // its person. Status changes made through SetTurnStatus and FinishTurn are
 // announced by them, in their transaction; the api calls this for a turn
 // it has just queued.
@@ -165,7 +165,7 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 	return nil
 }
 
-// announceTurn writes the turn's state as an activity frame and returns
+// announceTurn writes the turn's state as an work frame and returns
 // its person. Run it in the transaction of the change it reports; wake the
 // person's followers after that commits.
 func (s *Store) announceTurn(ctx context.Context, turnID string) (personID string, err error) {
@@ -189,19 +189,19 @@ func (s *Store) announceHeld(ctx context.Context, t models.Turn) error {
 	return s.announce(ctx, t.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, t.ReplyMessageID) })
 }
 
-// activityRetention is how long activity frames are kept for clients that
+// workRetention is how long work frames are kept for clients that
 // resume with Last-Event-ID; a client further behind gets a snapshot.
-const activityRetention = 10 * time.Minute
+const workRetention = 10 * time.Minute
 
 // pruneEvery: old frames are removed on every pruneEvery-th frame of a
 // person, so pruning costs one statement now and then, not one per frame.
 const pruneEvery = 32
 
-// announce is the one place activity frames are written. It takes the
-// person's head row first (the upsert locks it), then builds the activity
+// announce is the one place work frames are written. It takes the
+// person's head row first (the upsert locks it), then builds the work entry
 // from what is committed or written in this transaction: two changes of a
 // person's work are numbered in the order their states were read, so the
-// last frame of an activity always tells its latest state.
+// last frame of a piece of work always tells its latest state.
 func (s *Store) announce(ctx context.Context, personID string, build func(*Store) (Work, error)) error {
 	var seq int64
 	err := s.q(ctx).Raw(`INSERT INTO activity_heads (person_id, seq) VALUES (?, 1)
@@ -218,7 +218,7 @@ func (s *Store) announce(ctx context.Context, personID string, build func(*Store
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
 	if seq%pruneEvery == 0 {
-		err := s.q(ctx).Where("person_id = ? AND created_at < ?", personID, s.now().Add(-activityRetention)).
+		err := s.q(ctx).Where("person_id = ? AND created_at < ?", personID, s.now().Add(-workRetention)).
 			Delete(&models.ActivityFrame{}).Error
 		if err != nil {
 			return fmt.Errorf("prune activity frames of %s: %w", personID, err)
@@ -253,7 +253,7 @@ func (s *Store) turnWork(ctx context.Context, turnID string) (Work, error) {
 		return Work{}, fmt.Errorf("turn activity %s: %w", turnID, err)
 	}
 	return Work{Kind: WorkTurn, ID: r.ID, ConversationID: r.ConversationID, Status: Status(r.Status),
-		Title: activityTitle(r.ConvTitle, r.UserText), StartedAt: r.CreatedAt, Step: r.Step, Ended: r.FinishedAt != nil}, nil
+		Title: workTitle(r.ConvTitle, r.UserText), StartedAt: r.CreatedAt, Step: r.Step, Ended: r.FinishedAt != nil}, nil
 }
 
 // applyWork is a reply's Apply as the top bar shows it: waiting while
@@ -282,9 +282,9 @@ func (s *Store) applyWork(ctx context.Context, messageID string) (Work, error) {
 	return a, nil
 }
 
-// activityTitle names a turn in the top bar: its conversation's title, or
+// workTitle names a turn in the top bar: its conversation's title, or
 // the start of the person's message.
-func activityTitle(convTitle, userText string) string {
+func workTitle(convTitle, userText string) string {
 	if convTitle != "" {
 		return convTitle
 	}
@@ -294,15 +294,15 @@ func activityTitle(convTitle, userText string) string {
 	return userText
 }
 
-// activityReadLimit caps one read of a person's frames; a follower behind
+// workReadLimit caps one read of a person's frames; a follower behind
 // by more reads again at once.
-const activityReadLimit = 500
+const workReadLimit = 500
 
-// WorkFrames returns the person's activity frames after seq `after`,
+// WorkFrames returns the person's work frames after seq `after`,
 // oldest first, at most 500.
 func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([]WorkFrame, error) {
 	var rows []models.ActivityFrame
-	err := s.q(ctx).Where("person_id = ? AND seq > ?", personID, after).Order("seq").Limit(activityReadLimit).Find(&rows).Error
+	err := s.q(ctx).Where("person_id = ? AND seq > ?", personID, after).Order("seq").Limit(workReadLimit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("read activity frames of %s: %w", personID, err)
 	}
@@ -313,7 +313,7 @@ func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([
 	return out, nil
 }
 
-// WorkHead returns the number of the person's latest activity frame (0
+// WorkHead returns the number of the person's latest work frame (0
 // before the first).
 func (s *Store) WorkHead(ctx context.Context, personID string) (int64, error) {
 	var h models.ActivityHead

@@ -14,7 +14,7 @@ import (
 	"hub/models"
 )
 
-// frames reads every activity frame of the person.
+// frames reads every work frame of the person.
 func frames(t *testing.T, s *chat.Store, personID string) []chat.WorkFrame {
 	t.Helper()
 	out, err := s.WorkFrames(t.Context(), personID, 0)

@@ -12,7 +12,7 @@ import (
 	"hub/models"
 )
 
-// WorkChannel is the Postgres channel activity frames are announced
+// WorkChannel is the Postgres channel work frames are announced
 // on, with the person's id as the payload: the transaction that writes a
 // frame sends the NOTIFY (see announce), so it is delivered when the frame
 // can be read, and the api process's frame-bus listener passes it to
@@ -31,9 +31,9 @@ const WorkChannel = "hub_activity"
 // turn stream's poll: one cheap query per process.
 const WorkPollInterval = 2 * time.Second
 
-// activityPoll is the poll interval in use; tests that prove a frame came
+// workPoll is the poll interval in use; tests that prove a frame came
 // by notification stretch it.
-var activityPoll = WorkPollInterval
+var workPoll = WorkPollInterval
 
 // WakeWorkFollowers tells the person's activity followers in this
 // process to read again: a frame of theirs was announced on
@@ -45,22 +45,22 @@ func WakeWorkFollowers(personID string) { wakeWork(personID) }
 // read again: the listener has just (re)connected, and a notification sent
 // while it was away is lost, while the frame it announced is in the table.
 func WakeAllWorkFollowers() {
-	activityFollowers.mu.Lock()
-	defer activityFollowers.mu.Unlock()
-	for _, d := range activityFollowers.dbs {
+	workFollowers.mu.Lock()
+	defer workFollowers.mu.Unlock()
+	for _, d := range workFollowers.dbs {
 		for _, p := range d.persons {
 			p.wake()
 		}
 	}
 }
 
-// activityFollowers are the followers of activity streams in this process,
+// workFollowers are the followers of activity streams in this process,
 // by database. It is process-wide on purpose: a frame written through any
 // Store value (the worker's and the api's are different ones in `hub dev`)
 // must wake the followers, the way a NOTIFY reaches every listener. A
 // wake-up only says "read again"; person ids are unique, so one never
 // reaches a follower of another person.
-var activityFollowers = struct {
+var workFollowers = struct {
 	mu  sync.Mutex
 	dbs map[*gorm.DB]*followedDB
 }{dbs: map[*gorm.DB]*followedDB{}}
@@ -94,16 +94,16 @@ func wakeWork(personID string) {
 	if personID == "" {
 		return
 	}
-	activityFollowers.mu.Lock()
-	defer activityFollowers.mu.Unlock()
-	for _, d := range activityFollowers.dbs {
+	workFollowers.mu.Lock()
+	defer workFollowers.mu.Unlock()
+	for _, d := range workFollowers.dbs {
 		if p := d.persons[personID]; p != nil {
 			p.wake()
 		}
 	}
 }
 
-// FollowWork calls fn with every activity frame of the person after
+// FollowWork calls fn with every work frame of the person after
 // seq `after`, in order, as they are written, until fn fails or ctx ends.
 // It reads the table again whenever it is woken (a frame written in this
 // process, a notification from another, the listener reconnecting, or the
@@ -131,7 +131,7 @@ func (s *Store) FollowWork(ctx context.Context, personID string, after int64, fn
 			}
 			after = f.Seq
 		}
-		if len(frames) == activityReadLimit {
+		if len(frames) == workReadLimit {
 			continue // more are waiting
 		}
 		select {
@@ -185,14 +185,14 @@ func (s *Store) hiddenConversations(ctx context.Context, personID string, frames
 // joinWork registers a follower, starting the database's poll with the
 // first one; leave stops the poll with the last and waits for it.
 func joinWork(db *gorm.DB, personID string, wake chan struct{}) (leave func()) {
-	f := &activityFollowers
+	f := &workFollowers
 	f.mu.Lock()
 	d := f.dbs[db]
 	if d == nil {
 		ctx, stop := context.WithCancel(context.Background())
 		d = &followedDB{persons: map[string]*followedPerson{}, stop: stop, done: make(chan struct{})}
 		f.dbs[db] = d
-		go d.poll(ctx, db, activityPoll)
+		go d.poll(ctx, db, workPoll)
 	}
 	p := d.persons[personID]
 	if p == nil {
@@ -236,12 +236,12 @@ func (d *followedDB) poll(ctx context.Context, db *gorm.DB, interval time.Durati
 			return
 		case <-t.C:
 		}
-		activityFollowers.mu.Lock()
+		workFollowers.mu.Lock()
 		persons := make([]string, 0, len(d.persons))
 		for id := range d.persons {
 			persons = append(persons, id)
 		}
-		activityFollowers.mu.Unlock()
+		workFollowers.mu.Unlock()
 		for chunk := range slices.Chunk(persons, headBatch) {
 			var heads []models.ActivityHead
 			// A failed read is tried again next tick; meanwhile frames
@@ -249,14 +249,14 @@ func (d *followedDB) poll(ctx context.Context, db *gorm.DB, interval time.Durati
 			if err := db.WithContext(ctx).Where("person_id IN ?", chunk).Find(&heads).Error; err != nil {
 				break
 			}
-			activityFollowers.mu.Lock()
+			workFollowers.mu.Lock()
 			for _, h := range heads {
 				if p := d.persons[h.PersonID]; p != nil && h.Seq > p.head {
 					p.head = h.Seq
 					p.wake()
 				}
 			}
-			activityFollowers.mu.Unlock()
+			workFollowers.mu.Unlock()
 		}
 	}
 }

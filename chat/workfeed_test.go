@@ -1,6 +1,6 @@
 package chat
 
-// These tests are in package chat: they write activity frames the way
+// These tests are in package chat: they write work frames the way
 // another process does, with announce in a transaction and no wake-up in
 // this process, which the exported calls always add.
 
@@ -25,13 +25,13 @@ import (
 // that calls it must not run in parallel (parallel tests of the package
 // start only after it has ended).
 func stretchWorkPoll(t testing.TB) {
-	activityFollowers.mu.Lock()
-	activityPoll = time.Hour
-	activityFollowers.mu.Unlock()
+	workFollowers.mu.Lock()
+	workPoll = time.Hour
+	workFollowers.mu.Unlock()
 	t.Cleanup(func() {
-		activityFollowers.mu.Lock()
-		activityPoll = WorkPollInterval
-		activityFollowers.mu.Unlock()
+		workFollowers.mu.Lock()
+		workPoll = WorkPollInterval
+		workFollowers.mu.Unlock()
 	})
 }
 
@@ -68,7 +68,7 @@ func newCrossProcess(t testing.TB) *crossProcess {
 	return cp
 }
 
-// write writes an activity frame of the person as another process does:
+// write writes an work frame of the person as another process does:
 // announce in the transaction of the change, whose commit is all that can
 // tell this process's followers.
 func (cp *crossProcess) write(ctx context.Context, a Work) error {
@@ -113,7 +113,7 @@ func await[T any](t testing.TB, c <-chan T, what string) T {
 	}
 }
 
-// An activity frame written by another process reaches a follower here by
+// An work frame written by another process reaches a follower here by
 // the NOTIFY its transaction sent: the heads poll is set to an hour. Across
 // a reconnect of the listener nothing is lost.
 func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
@@ -159,7 +159,7 @@ func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
 	await(t, cp.listening, "the listener's reconnection")
 }
 
-// BenchmarkActivityAcrossProcesses measures how long an activity frame
+// BenchmarkActivityAcrossProcesses measures how long an work frame
 // written by one process (the worker) takes to reach a follower in another
 // (an api process): from the start of the writing transaction to the
 // follower's callback, one frame at a time. The heads poll is set to an
