@@ -98,7 +98,10 @@ func TestConnectionsCannotBeHeldOpen(t *testing.T) {
 	for d := range closedIn {
 		longest = max(longest, d)
 	}
-	require.Less(t, longest, max(limits.Idle, limits.Body)+slack, "every connection closed within its limit")
+	// The bound is the limit plus twice the slack (a 2-core machine at load 9 took 4.6 s), still
+	// short of the 3 slacks after which the clients give up: a server that does not enforce its
+	// limits fails here or in the clients.
+	require.Less(t, longest, max(limits.Idle, limits.Body)+2*slack, "every connection closed within its limit")
 	require.GreaterOrEqual(t, served, 5, "requests answered while the connections were held")
 	t.Logf("400 held connections closed by the server after at most %v (limits %v); %d other requests answered meanwhile",
 		longest.Round(time.Millisecond), limits.Body, served)
