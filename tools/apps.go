@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -115,6 +116,7 @@ func PostUpdate(c Poster) *Definition {
 		}
 		payload := updatePayload{Text: strings.TrimSpace(in.Text), Title: strings.TrimSpace(in.Title), Space: space.Name, SentBy: person.Name}
 		resp, err := c.Post(ctx, conn.URL, env.CallID, payload)
+		recordPost(ctx, env, conn, err)
 		if err != nil {
 			return Result{}, postError(conn.Name, err)
 		}
@@ -169,6 +171,37 @@ func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (works
 		return workspace.Connection{}, Errorf(CodeForbidden, "you may not post to %s", conn.Name)
 	}
 	return conn, nil
+}
+
+// recordPost keeps whether the app took the post, so the instructions can
+// name it as failing (to reconnect) until a post works again. An answer
+// that never came (ErrUnknown) says nothing about the app. Recording is
+// best effort: the post's own outcome is what the call reports.
+func recordPost(ctx context.Context, env Env, conn workspace.Connection, err error) {
+	failure := ""
+	var status *apps.StatusError
+	switch {
+	case err == nil:
+	case errors.As(err, &status):
+		failure = fmt.Sprintf("it answered %d %s", status.Status, http.StatusText(status.Status))
+	case errors.Is(err, apps.ErrUnreachable):
+		failure = "Hub could not connect to it"
+	case errors.Is(err, apps.ErrRefused):
+		var refused *apps.RefusedError
+		if errors.As(err, &refused) {
+			failure = "Hub refused to post to it: " + refused.Reason
+		} else {
+			failure = "Hub refused to post to it"
+		}
+	default:
+		return
+	}
+	if failure == conn.Failure {
+		return
+	}
+	if rerr := env.Workspace.RecordConnectionPost(ctx, env.SpaceID, conn.ID, failure); rerr != nil {
+		slog.WarnContext(ctx, "recording a connected app's post failed", "connection", conn.ID, "error", rerr)
+	}
 }
 
 // postError says what happened to a post in the person's words, keeping
