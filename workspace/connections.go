@@ -252,7 +252,7 @@ func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id stri
 }
 
 // MaxConnectionFailure bounds the reason kept for a failing app.
-const MaxConnectionFailure = 200
+const MaxConnectionFailure = 120
 
 // RecordConnectionPost keeps how Hub's last post to a connected app went:
 // failure says why it failed, "" that it worked. The instructions name
