@@ -32,9 +32,9 @@ type EvalCase struct {
 	// Apps are the names of the space's connected apps.
 	Apps []string `json:"apps,omitempty"`
 	// Skills: the person has enabled skills, which the instructions list.
-	Skills bool `json:"skills,omitempty"`
-	Path string   `json:"path,omitempty"`
-	Note string   `json:"note,omitempty"`
+	Skills bool   `json:"skills,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // EvalSet is the labelled set as stored.
