@@ -90,11 +90,11 @@ func (s *Server) listSkills(c *gin.Context) {
 }
 
 type createSkillRequest struct {
-	Name         string         `json:"name"`
-	Description  string         `json:"description"`
-	Instructions string         `json:"instructions"`
-	Enabled      Optional[bool] `json:"enabled"`
-	Purpose      string         `json:"purpose"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	Instructions string `json:"instructions"`
+	Enabled      *bool  `json:"enabled"` // absent or null: enabled
+	Purpose      string `json:"purpose"`
 }
 
 func (s *Server) createSkill(c *gin.Context) {
@@ -102,13 +102,8 @@ func (s *Server) createSkill(c *gin.Context) {
 	if !bind(c, &req) {
 		return
 	}
-	enabled, err := requireValue(req.Enabled, "/enabled")
-	if err != nil {
-		respondError(c, err)
-		return
-	}
 	k, err := s.Workspace.CreateSkill(c.Request.Context(), person(c).ID, workspace.NewSkill{Name: req.Name,
-		Description: req.Description, Instructions: req.Instructions, Enabled: enabled, Purpose: req.Purpose})
+		Description: req.Description, Instructions: req.Instructions, Enabled: req.Enabled, Purpose: req.Purpose})
 	if err != nil {
 		respondError(c, err)
 		return

@@ -19,9 +19,12 @@ const KindSkill = "skill"
 
 // Limits of personal skills, in characters (counts of skills per person).
 const (
-	MaxSkillName         = 80    // a label in a list and in the instructions
-	MaxSkillDescription  = 200   // one line saying when the skill applies; every system message lists it
-	MaxSkillInstructions = 8_000 // what hub_read_skill returns: a page, not a manual
+	MaxSkillName        = 80  // a label in a list and in the instructions
+	MaxSkillDescription = 200 // one line saying when the skill applies; every system message lists it
+	// MaxSkillInstructions is what hub_read_skill returns whole: a page,
+	// not a manual, within a tool result's 6,000 characters
+	// (tools.MaxResultChars) with its name, description and JSON.
+	MaxSkillInstructions = 4_000
 	MaxSkillPurpose      = 40
 	// MaxSkills is how many skills one person keeps.
 	MaxSkills = 100
