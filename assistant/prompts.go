@@ -53,6 +53,11 @@ const (
 // every request, so each is bounded by what is listed, never by what the
 // person saved.
 const (
+	// TypicalInstructionsBudget bounds the system message of a typical
+	// turn: the playbook names, a persona, three skills and three apps
+	// (about 830 estimated, docs/benchmarks.md "Prompt tokens"), 6% of
+	// the 16k default window.
+	TypicalInstructionsBudget = 1_000
 	// SkillsBudget bounds the skills block at MaxListedSkills skills
 	// with the longest names and descriptions (1,687 estimated).
 	SkillsBudget = 1_800

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"hub/playbooks"
 	"hub/workspace"
 )
 
@@ -11,7 +12,11 @@ import (
 // system message (instructions_person.go): a typical turn's instructions
 // with all of them, and each block at its limits.
 func personPrompts(zone string) []Prompt {
-	typical := Profile{FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor),
+	index := ""
+	if books, err := playbooks.All(); err == nil { // as Catalog: a failure leaves them out
+		index = playbooks.Index(books)
+	}
+	typical := Profile{Playbooks: index,FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor),
 		WritePolicy: workspace.PolicyImmediate, TimeZone: zone, Persona: "I work as a lawyer for small companies",
 		Skills: []SkillLine{
 			{ID: "skill_0a1b2c3d4e5f6g7h", Name: "Client email", Description: "How I answer a client: short, formal, no legalese, and a next step with a date."},
@@ -38,9 +43,9 @@ func personPrompts(zone string) []Prompt {
 	return []Prompt{
 		{
 			Name:        "instructions.typical",
-			Description: "The system message of a typical turn: a persona line, three personal skills and three connected apps (one failing). It changes only when the person or the space's apps change, so a provider's prompt cache reuses it from one message to the next.",
+			Description: "The system message of a typical turn: the playbook names, a persona line, three personal skills and three connected apps (one failing). It changes only when the person or the space's apps change, so a provider's prompt cache reuses it from one message to the next.",
 			Text:        Instructions(typical),
-			Budget:      InstructionsBudget,
+			Budget:      TypicalInstructionsBudget,
 		},
 		{
 			Name:        "instructions.persona",
