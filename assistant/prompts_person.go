@@ -16,7 +16,7 @@ func personPrompts(zone string) []Prompt {
 	if books, err := playbooks.All(); err == nil { // as Catalog: a failure leaves them out
 		index = playbooks.Index(books)
 	}
-	typical := Profile{Playbooks: index,FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor),
+	typical := Profile{Playbooks: index, FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor),
 		WritePolicy: workspace.PolicyImmediate, TimeZone: zone, Persona: "I work as a lawyer for small companies",
 		Skills: []SkillLine{
 			{ID: "skill_0a1b2c3d4e5f6g7h", Name: "Client email", Description: "How I answer a client: short, formal, no legalese, and a next step with a date."},
