@@ -200,6 +200,8 @@ func TestAFailingAppIsNamedToReconnect(t *testing.T) {
 	sys := next()
 	require.Contains(t, sys, "- Alerts (webhook, failing: it answered 410 Gone)\n")
 	require.Contains(t, sys, "reconnects it in Settings → Connections")
+	r = s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/connections", nil)
+	require.Equal(t, "it answered 410 Gone", r.JSON(t)["connections"].([]any)[0].(map[string]any)["failure"])
 	gone.Store(false)
 	require.Equal(t, "succeeded", post())
 	require.Contains(t, next(), "- Alerts (webhook)\n", "a post that works clears it")

@@ -27,6 +27,9 @@ type ConnectionData struct {
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
 	Enabled bool   `json:"enabled"`
+	// Failure says why Hub's last post to it failed (it needs
+	// reconnecting); absent when it worked.
+	Failure string `json:"failure,omitempty"`
 }
 
 // ListConnectionsInput is hub_list_connections' input: nothing.
@@ -49,7 +52,7 @@ var ListConnections = Define(Spec{
 	titled := make([]Titled, len(conns))
 	refs := make([]workspace.Ref, len(conns))
 	for i, c := range conns {
-		data.Connections = append(data.Connections, ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled})
+		data.Connections = append(data.Connections, ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled, Failure: c.Failure})
 		titled[i] = Titled{Title: c.Name}
 		refs[i] = workspace.ConnectionRef(c)
 	}
