@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -201,4 +202,28 @@ func skillNames(ks []workspace.Skill) []string {
 func untimed(k workspace.Skill) workspace.Skill {
 	k.CreatedAt, k.UpdatedAt = time.Time{}, time.Time{}
 	return k
+}
+
+func TestRecordConnectionPostMarksAndClearsAFailingApp(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		c, err := f.svc.CreateConnection(ctx, f.owner, f.acme, workspace.NewConnection{Name: "Alerts", URL: "https://hooks.example.com/a"})
+		require.NoError(t, err)
+		require.Empty(t, c.Failure)
+		long := strings.Repeat("x", workspace.MaxConnectionFailure+50)
+		require.NoError(t, f.svc.RecordConnectionPost(ctx, f.acme, c.ID, long))
+		got, err := f.svc.GetConnection(ctx, f.viewer, f.acme, c.ID)
+		require.NoError(t, err)
+		require.Equal(t, workspace.MaxConnectionFailure, utf8.RuneCountInString(got.Failure), "cut")
+		require.True(t, strings.HasSuffix(got.Failure, "…"))
+		require.NoError(t, f.svc.RecordConnectionPost(ctx, f.acme, c.ID, ""))
+		got, err = f.svc.GetConnection(ctx, f.owner, f.acme, c.ID)
+		require.NoError(t, err)
+		require.Empty(t, got.Failure, "a post that works clears it")
+		require.NoError(t, f.svc.RecordConnectionPost(ctx, f.other, c.ID, "wrong space"), "no such app there: nothing to record")
+		got, err = f.svc.GetConnection(ctx, f.owner, f.acme, c.ID)
+		require.NoError(t, err)
+		require.Empty(t, got.Failure)
+	})
 }
