@@ -21,9 +21,15 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 	for _, c := range conns {
 		appNames = append(appNames, c.Name)
 	}
+	// hub_read_skill is offered when the instructions list a skill.
+	skills, err := a.Workspace.InstructionSkills(ctx, turn.PersonID)
+	if err != nil {
+		return assistant.OfferInput{}, err
+	}
 	return assistant.OfferInput{
 		Registry: a.Tools, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
 		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks,
+		Skills: len(skills) > 0,
 	}, nil
 }
 

@@ -66,12 +66,15 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		return Plan{}, err
 	}
 	offer := assistant.BuildOffer(offerIn)
+	profile, err := a.personBlocks(ctx, turn, person, space.Role, settings)
+	if err != nil {
+		return Plan{}, err
+	}
+	profile.FirstName, profile.SpaceName, profile.Role = person.FirstName(), space.Name, string(space.Role)
+	profile.WritePolicy, profile.TimeZone, profile.Playbooks = settings.WritePolicy, a.location().String(), playbooks.Index(a.Playbooks)
 	rec := chat.RunRecord{
-		Model: a.modelName(),
-		Instructions: assistant.Instructions(assistant.Profile{
-			FirstName: person.FirstName(), SpaceName: space.Name, Role: string(space.Role),
-			WritePolicy: settings.WritePolicy, TimeZone: a.location().String(), Playbooks: playbooks.Index(a.Playbooks),
-		}),
+		Model:        a.modelName(),
+		Instructions: assistant.Instructions(profile),
 		OfferedTools: offer.Tools,
 	}
 	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
@@ -103,7 +106,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err := a.Chat.MarkWorking(ctx, turn.ID, 0); err != nil {
 		return Plan{}, err
 	}
-	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(knownRefs(user, history))}); err != nil {
+	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(append(knownRefs(user, history), skillRefs(profile.Skills)...))}); err != nil {
 		return Plan{}, err
 	}
 	return Plan{Model: rec.Model, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil

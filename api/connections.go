@@ -18,13 +18,14 @@ type connectionDTO struct {
 	Name      string    `json:"name"`
 	URL       string    `json:"url,omitempty"`
 	Enabled   bool      `json:"enabled"`
+	Failure   string    `json:"failure,omitempty"` // why Hub's last post failed: reconnect it
 	OwnerID   string    `json:"ownerId"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 func toConnectionDTO(c workspace.Connection) connectionDTO {
-	return connectionDTO{ID: c.ID, Kind: c.Kind, Name: c.Name, URL: c.URL, Enabled: c.Enabled, OwnerID: c.OwnerID,
+	return connectionDTO{ID: c.ID, Kind: c.Kind, Name: c.Name, URL: c.URL, Enabled: c.Enabled, Failure: c.Failure, OwnerID: c.OwnerID,
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 

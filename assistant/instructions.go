@@ -16,13 +16,23 @@ type Profile struct {
 	TimeZone    string
 	// Playbooks is the index hub_how_to takes: "- name: when" lines.
 	Playbooks string
+	// Persona is the person's sentence about their work; Skills their
+	// enabled skills to list; Apps the space's connected apps (nil for a
+	// guest, who gets no apps paragraph). See instructions_person.go.
+	Persona string
+	Skills  []SkillLine
+	Apps    *AppsState
 }
 
 // Instructions renders the system message. Nothing in it changes between
 // messages of a conversation: dates and the open page go in the context.
 func Instructions(p Profile) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are Hub's assistant, working for %s in the space “%s” (their role: %s).\n\n", p.FirstName, p.SpaceName, p.Role)
+	fmt.Fprintf(&b, "You are Hub's assistant, working for %s in the space “%s” (their role: %s).\n", whoFor(p.FirstName), p.SpaceName, p.Role)
+	if persona := PersonaBlock(p.FirstName, p.Persona); persona != "" {
+		b.WriteString(persona + "\n")
+	}
+	b.WriteString("\n")
 	b.WriteString(`How to work:
 - Only tool calls do anything. Do what was asked in this turn with the tools offered; never write a tool call as text, never claim what no tool did, and do not ask permission for what was asked.
 - Look records up with the list tools and use their ids in calls. When several records match and the request does not say which, ask with "Choices:" and name them.
@@ -34,10 +44,24 @@ func Instructions(p Profile) string {
 	if p.Playbooks != "" {
 		b.WriteString("\nPlaybooks (load one with hub_how_to when a request needs it; \"map\" explains Hub):\n" + p.Playbooks + "\n")
 	}
+	for _, block := range []string{SkillsBlock(p.Skills), AppsBlock(p.Role, p.Apps)} {
+		if block != "" {
+			b.WriteString("\n" + block + "\n")
+		}
+	}
 	if p.TimeZone != "" {
 		fmt.Fprintf(&b, "\nDates are in the time zone %s; today's date is in each message's context.\n", p.TimeZone)
 	}
 	return b.String()
+}
+
+// whoFor is how the first line names the person: their first name, or
+// "the person" when Hub knows none (a placeholder account name is none).
+func whoFor(firstName string) string {
+	if firstName == "" {
+		return "the person"
+	}
+	return firstName
 }
 
 // WriteModeNote is the one line saying which writes run now, so the model

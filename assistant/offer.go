@@ -55,6 +55,9 @@ type OfferInput struct {
 	Added []string
 	// Ranker orders the rest by relevance; nil uses the default WordRanker.
 	Ranker Ranker
+	// Skills tells that the instructions list personal skills: then
+	// hub_read_skill is reserved (always offered), else never offered.
+	Skills bool
 }
 
 // OfferResult is a turn's offer.
@@ -93,7 +96,7 @@ func BuildOffer(in OfferInput) OfferResult {
 	if in.Registry == nil {
 		return OfferResult{Fallback: true, FallbackReason: "no tool registry"}
 	}
-	offerable := Offer(in.Registry, in.Role, in.Settings)
+	offerable := withoutUnlistedSkills(Offer(in.Registry, in.Role, in.Settings), in.Skills)
 	defs := make([]*tools.Definition, 0, len(offerable))
 	granted := make(map[string]bool, len(offerable))
 	for _, name := range offerable {
@@ -119,7 +122,7 @@ func BuildOffer(in OfferInput) OfferResult {
 	// does can crowd them out.
 	reserved := map[string]bool{}
 	var tail []string
-	for _, name := range reservedTools {
+	for _, name := range reservedWith(in.Skills) {
 		if granted[name] {
 			reserved[name] = true
 			tail = append(tail, name)
@@ -286,4 +289,24 @@ func mentionKinds(refs []workspace.Ref) []string {
 		}
 	}
 	return kinds
+}
+
+// withoutUnlistedSkills leaves hub_read_skill out of an offer whose
+// instructions list no skill: it would have nothing to read.
+func withoutUnlistedSkills(names []string, skills bool) []string {
+	if skills {
+		return names
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return n == tools.ReadSkillTool })
+}
+
+// reservedWith is the reserved tail, with hub_read_skill first when the
+// instructions list skills: the model must be able to read one whatever
+// the ranking made of the message ("write it my usual way" names no
+// tool's words).
+func reservedWith(skills bool) []string {
+	if !skills {
+		return reservedTools[:]
+	}
+	return append([]string{tools.ReadSkillTool}, reservedTools[:]...)
 }

@@ -31,8 +31,10 @@ type EvalCase struct {
 	Mentions []string `json:"mentions,omitempty"`
 	// Apps are the names of the space's connected apps.
 	Apps []string `json:"apps,omitempty"`
-	Path string   `json:"path,omitempty"`
-	Note string   `json:"note,omitempty"`
+	// Skills: the person has enabled skills, which the instructions list.
+	Skills bool   `json:"skills,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // EvalSet is the labelled set as stored.
@@ -100,6 +102,7 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 		offer := BuildOffer(OfferInput{
 			Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
 			Message: c.Request, Mentions: mentions, Path: c.Path, AppNames: c.Apps, Playbooks: all,
+			Skills: c.Skills,
 		})
 		for _, want := range c.Expect {
 			row := EvalRow{Request: c.Request, Expected: want, OfferSize: len(offer.Tools), Fallback: offer.Fallback}

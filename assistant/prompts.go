@@ -48,6 +48,24 @@ const (
 	PlaybookBudget = 1_000
 )
 
+// Budgets of the person's blocks of the system message, each measured at
+// its limits (the longest fields, the most lines listed): they go with
+// every request, so each is bounded by what is listed, never by what the
+// person saved.
+const (
+	// TypicalInstructionsBudget bounds the system message of a typical
+	// turn: the playbook names, a persona, three skills and three apps
+	// (about 830 estimated, docs/benchmarks.md "Prompt tokens"), 6% of
+	// the 16k default window.
+	TypicalInstructionsBudget = 1_000
+	// SkillsBudget bounds the skills block at MaxListedSkills skills
+	// with the longest names and descriptions (1,687 estimated).
+	SkillsBudget = 1_800
+	// AppsBudget bounds the apps block at MaxListedApps apps with the
+	// longest names, each failing, and the line for the rest (1,431).
+	AppsBudget = 1_500
+)
+
 // sampleNow is the sample date prompts are built with: a fixed Monday, so
 // the catalog reads the same every time.
 var sampleNow = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
@@ -70,6 +88,7 @@ func Catalog() []Prompt {
 			Budget:      InstructionsBudget,
 		})
 	}
+	out = append(out, personPrompts(berlin.String())...)
 	out = append(out,
 		Prompt{
 			Name:        "context",

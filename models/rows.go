@@ -11,8 +11,12 @@ type Space struct {
 
 // Person is someone who signs in (or a service account acting for them).
 type Person struct {
-	ID        string `gorm:"primaryKey"`
-	Name      string
+	ID   string `gorm:"primaryKey"`
+	Name string
+	// Persona is one sentence about the person's work, in their words;
+	// FirstName what the assistant calls them ("": the first word of Name).
+	Persona   string
+	FirstName string
 	CreatedAt time.Time
 }
 
@@ -212,15 +216,32 @@ type TurnFrame struct {
 // webhook (Kind "webhook") Hub posts updates to at URL. A disabled one stays
 // listed but is never posted to.
 type Connection struct {
-	ID        string `gorm:"primaryKey"`
-	SpaceID   string
-	OwnerID   string
-	Kind      string
-	Name      string
-	URL       string
-	Enabled   bool
+	ID      string `gorm:"primaryKey"`
+	SpaceID string
+	OwnerID string
+	Kind    string
+	Name    string
+	URL     string
+	Enabled bool
+	// Failure is why Hub's last post to it failed; "" when it worked.
+	Failure   string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// Skill is a person's own saved instructions: only PersonID reads it.
+// Version guards every change; a Purpose keeps it out of chat turns.
+type Skill struct {
+	ID           string `gorm:"primaryKey"`
+	PersonID     string
+	Name         string
+	Description  string
+	Instructions string
+	Enabled      bool
+	Purpose      string
+	Version      int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // UndoGroup is what one Undo takes back: the writes of one tool call, or of

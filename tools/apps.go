@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -26,6 +27,9 @@ type ConnectionData struct {
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
 	Enabled bool   `json:"enabled"`
+	// Failure says why Hub's last post to it failed (it needs
+	// reconnecting); absent when it worked.
+	Failure string `json:"failure,omitempty"`
 }
 
 // ListConnectionsInput is hub_list_connections' input: nothing.
@@ -48,7 +52,7 @@ var ListConnections = Define(Spec{
 	titled := make([]Titled, len(conns))
 	refs := make([]workspace.Ref, len(conns))
 	for i, c := range conns {
-		data.Connections = append(data.Connections, ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled})
+		data.Connections = append(data.Connections, ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled, Failure: c.Failure})
 		titled[i] = Titled{Title: c.Name}
 		refs[i] = workspace.ConnectionRef(c)
 	}
@@ -115,6 +119,7 @@ func PostUpdate(c Poster) *Definition {
 		}
 		payload := updatePayload{Text: strings.TrimSpace(in.Text), Title: strings.TrimSpace(in.Title), Space: space.Name, SentBy: person.Name}
 		resp, err := c.Post(ctx, conn.URL, env.CallID, payload)
+		recordPost(ctx, env, conn, err)
 		if err != nil {
 			return Result{}, postError(conn.Name, err)
 		}
@@ -169,6 +174,37 @@ func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (works
 		return workspace.Connection{}, Errorf(CodeForbidden, "you may not post to %s", conn.Name)
 	}
 	return conn, nil
+}
+
+// recordPost keeps whether the app took the post, so the instructions can
+// name it as failing (to reconnect) until a post works again. An answer
+// that never came (ErrUnknown) says nothing about the app. Recording is
+// best effort: the post's own outcome is what the call reports.
+func recordPost(ctx context.Context, env Env, conn workspace.Connection, err error) {
+	failure := ""
+	var status *apps.StatusError
+	switch {
+	case err == nil:
+	case errors.As(err, &status):
+		failure = fmt.Sprintf("it answered %d %s", status.Status, http.StatusText(status.Status))
+	case errors.Is(err, apps.ErrUnreachable):
+		failure = "Hub could not connect to it"
+	case errors.Is(err, apps.ErrRefused):
+		var refused *apps.RefusedError
+		if errors.As(err, &refused) {
+			failure = "Hub refused to post to it: " + refused.Reason
+		} else {
+			failure = "Hub refused to post to it"
+		}
+	default:
+		return
+	}
+	if failure == conn.Failure {
+		return
+	}
+	if rerr := env.Workspace.RecordConnectionPost(ctx, env.SpaceID, conn.ID, failure); rerr != nil {
+		slog.WarnContext(ctx, "recording a connected app's post failed", "connection", conn.ID, "error", rerr)
+	}
 }
 
 // postError says what happened to a post in the person's words, keeping

@@ -9,5 +9,6 @@ func Hub(apps Poster) *Registry {
 		ListProjects, CreateProject, UpdateProject,
 		ListPeople,
 		ListConnections, PostUpdate(apps),
+		ReadSkill,
 	)
 }

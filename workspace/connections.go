@@ -33,13 +33,16 @@ var ConnectionKinds = []string{ConnectionWebhook}
 // Connection is a connected app of a space. URL is empty for a person who
 // may not manage the space's connections (see ListConnections).
 type Connection struct {
-	ID        string
-	SpaceID   string
-	OwnerID   string
-	Kind      string
-	Name      string
-	URL       string
-	Enabled   bool
+	ID      string
+	SpaceID string
+	OwnerID string
+	Kind    string
+	Name    string
+	URL     string
+	Enabled bool
+	// Failure is why Hub's last post to the app failed ("": it worked, or
+	// nothing was sent yet): an app to reconnect.
+	Failure   string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -71,7 +74,7 @@ func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor 
 // for those who manage connections.
 func toConnection(r models.Connection, role Role) Connection {
 	c := Connection{ID: r.ID, SpaceID: r.SpaceID, OwnerID: r.OwnerID, Kind: r.Kind, Name: r.Name,
-		Enabled: r.Enabled, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if managesConnections(role) {
 		c.URL = r.URL
 	}
@@ -246,4 +249,24 @@ func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id stri
 		return r, fmt.Errorf("get connection %s: %w", id, err)
 	}
 	return r, nil
+}
+
+// MaxConnectionFailure bounds the reason kept for a failing app.
+const MaxConnectionFailure = 120
+
+// RecordConnectionPost keeps how Hub's last post to a connected app went:
+// failure says why it failed, "" that it worked. The instructions name
+// failing apps, to reconnect. It checks no access: the tool that posted
+// has checked it. A removed app is no error (it failed to matter).
+func (s *Service) RecordConnectionPost(ctx context.Context, spaceID, id, failure string) error {
+	failure = CleanText(failure)
+	if r := []rune(failure); len(r) > MaxConnectionFailure {
+		failure = string(r[:MaxConnectionFailure-1]) + "…"
+	}
+	err := s.q(ctx).Model(&models.Connection{}).Where("space_id = ? AND id = ? AND failure <> ?", spaceID, id, failure).
+		Update("failure", failure).Error
+	if err != nil {
+		return fmt.Errorf("record post to connection %s: %w", id, err)
+	}
+	return nil
 }

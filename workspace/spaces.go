@@ -24,10 +24,22 @@ type Person struct {
 	ID   string
 	Name string
 	Role Role
+	// GivenName is the first name the person set in their profile ("":
+	// none); Persona their sentence about their work. GetPerson fills both.
+	GivenName string
+	Persona   string
 }
 
-// FirstName is what the assistant calls the person.
+// FirstName is what the assistant calls the person: the first name they
+// set, else the first word of their name; "" for a placeholder account
+// name (DevOwnerName), which is no one's name.
 func (p Person) FirstName() string {
+	if p.GivenName != "" {
+		return p.GivenName
+	}
+	if oneOf(p.Name, placeholderNames) {
+		return ""
+	}
 	if f := strings.Fields(p.Name); len(f) > 0 {
 		return f[0]
 	}
@@ -93,7 +105,7 @@ func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error
 	if err != nil {
 		return Person{}, fmt.Errorf("get person %s: %w", personID, err)
 	}
-	return Person{ID: row.ID, Name: row.Name}, nil
+	return Person{ID: row.ID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
 }
 
 // ListPeople returns the members of a space the person can open.

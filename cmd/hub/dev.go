@@ -23,7 +23,7 @@ import (
 // devOwner is the person `hub dev` seeds in the Demo space.
 const (
 	devSpace = "Demo"
-	devOwner = "Demo Owner"
+	devOwner = workspace.DevOwnerName
 	// devDatabase is the SQLite file `hub dev` keeps in its data dir when
 	// DATABASE_URL is not set; `hub token create` finds it there too.
 	devDatabase = "hub.db"

@@ -1,0 +1,117 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// Limits of the profile's fields, in characters.
+const (
+	// MaxPersona is one sentence about the person's work: it goes into
+	// every system message, so it is a line, not a biography.
+	MaxPersona = 200
+	// MaxFirstName is a first name, as the assistant addresses the person.
+	MaxFirstName = 50
+)
+
+// DevOwnerName is the name `hub dev` gives the owner it seeds: a
+// placeholder, which the assistant never calls anyone.
+const DevOwnerName = "Demo Owner"
+
+// placeholderNames are account names that are no one's name.
+var placeholderNames = []string{DevOwnerName}
+
+// Profile is what the assistant knows about the person from the person:
+// their name, the first name it calls them by and one sentence about
+// their work.
+type Profile struct {
+	Name string
+	// FirstName is what the person set, "" when they set none (see
+	// Person.FirstName for what the assistant uses).
+	FirstName string
+	Persona   string
+}
+
+// ProfilePatch changes the set fields; "" clears one.
+type ProfilePatch struct {
+	FirstName *string
+	Persona   *string
+}
+
+// GetProfile returns the person's profile.
+func (s *Service) GetProfile(ctx context.Context, personID string) (Profile, error) {
+	r, err := s.personRow(ctx, personID)
+	if err != nil {
+		return Profile{}, err
+	}
+	return Profile{Name: r.Name, FirstName: r.FirstName, Persona: r.Persona}, nil
+}
+
+// UpdateProfile checks and saves the set fields, all or none.
+func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfilePatch) (Profile, error) {
+	r, err := s.personRow(ctx, personID)
+	if err != nil {
+		return Profile{}, err
+	}
+	if p.Persona != nil {
+		if r.Persona, err = checkPersona(*p.Persona); err != nil {
+			return Profile{}, err
+		}
+	}
+	if p.FirstName != nil {
+		if r.FirstName, err = checkLine("/firstName", "a first name", *p.FirstName, MaxFirstName); err != nil {
+			return Profile{}, err
+		}
+		if strings.ContainsAny(r.FirstName, " \t") {
+			return Profile{}, invalid("/firstName", "a first name is one word")
+		}
+	}
+	if err := s.q(ctx).Model(&models.Person{}).Where("id = ?", personID).
+		Updates(map[string]any{"persona": r.Persona, "first_name": r.FirstName}).Error; err != nil {
+		return Profile{}, fmt.Errorf("update profile of %s: %w", personID, err)
+	}
+	return Profile{Name: r.Name, FirstName: r.FirstName, Persona: r.Persona}, nil
+}
+
+// checkPersona accepts one sentence: one line of at most MaxPersona
+// characters. Sentences are not counted by their full stops ("Smith &
+// Co. in Berlin" is one); the length is what keeps it a sentence.
+func checkPersona(raw string) (string, error) {
+	return checkLine("/persona", "the persona", raw, MaxPersona)
+}
+
+// checkLine trims a one-line field and refuses a line break, text Hub
+// cannot store, or more than max characters. what names the field in the
+// message ("the persona").
+func checkLine(path, what, raw string, max int) (string, error) {
+	v := strings.TrimSpace(raw)
+	if err := CheckText(path, v); err != nil {
+		return "", err
+	}
+	if strings.ContainsAny(v, "\r\n\u2028\u2029") {
+		return "", invalid(path, "%s is one line, without line breaks", what)
+	}
+	if n := utf8.RuneCountInString(v); n > max {
+		return "", invalid(path, "%s has at most %d characters, not %d", what, max, n)
+	}
+	return v, nil
+}
+
+func (s *Service) personRow(ctx context.Context, personID string) (models.Person, error) {
+	var r models.Person
+	err := s.q(ctx).Take(&r, "id = ?", personID).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &NotFoundError{Kind: "person", ID: personID}
+	}
+	if err != nil {
+		return r, fmt.Errorf("get person %s: %w", personID, err)
+	}
+	return r, nil
+}

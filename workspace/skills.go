@@ -1,0 +1,316 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// KindSkill is the ref kind of a personal skill.
+const KindSkill = "skill"
+
+// Limits of personal skills, in characters (counts of skills per person).
+const (
+	MaxSkillName        = 80  // a label in a list and in the instructions
+	MaxSkillDescription = 200 // one line saying when the skill applies; every system message lists it
+	// MaxSkillInstructions is what hub_read_skill returns whole: a page,
+	// not a manual, within a tool result's 6,000 characters
+	// (tools.MaxResultChars) with its name, description and JSON.
+	MaxSkillInstructions = 4_000
+	MaxSkillPurpose      = 40
+	// MaxSkills is how many skills one person keeps.
+	MaxSkills = 100
+)
+
+// skillPurpose is what a purpose looks like: a lower-case slug
+// ("morning-brief").
+var skillPurpose = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Skill is one of a person's own saved instructions ("Weekly report: how I
+// write it"). Only its owner reads it. Version counts its changes from 1;
+// every change names the version it was made against. A skill with a
+// Purpose belongs to runs of that purpose and is never listed in a chat's
+// instructions.
+type Skill struct {
+	ID           string
+	Name         string
+	Description  string
+	Instructions string
+	Enabled      bool
+	Purpose      string
+	Version      int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Ref names the skill to people and the model.
+func (k Skill) Ref() Ref { return Ref{Kind: KindSkill, ID: k.ID, Label: k.Name} }
+
+// NewSkill is what adding a skill sends; Enabled nil means enabled.
+type NewSkill struct {
+	Name, Description, Instructions string
+	Enabled                         *bool
+	Purpose                         string
+}
+
+// SkillPatch changes the set fields of the skill at Version, which is
+// required: a change made against an older version is ErrStale.
+type SkillPatch struct {
+	Version                         *int
+	Name, Description, Instructions *string
+	Enabled                         *bool
+	Purpose                         *string
+}
+
+func toSkill(r models.Skill) Skill {
+	return Skill{ID: r.ID, Name: r.Name, Description: r.Description, Instructions: r.Instructions,
+		Enabled: r.Enabled, Purpose: r.Purpose, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// skillNotFound is the answer for a skill that does not exist and for
+// another person's: nobody learns that someone else's exists.
+func skillNotFound(id string) error {
+	return fmt.Errorf("you have no skill with id %q: %w", id, ErrNotFound)
+}
+
+// CreateSkill saves a new skill of the person, enabled unless told
+// otherwise. A name the person already uses, in any case, is ErrConflict.
+func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill) (Skill, error) {
+	r := models.Skill{ID: models.NewID("skill"), PersonID: personID, Enabled: in.Enabled == nil || *in.Enabled, Version: 1}
+	var err error
+	if r.Name, err = checkSkillName(in.Name); err != nil {
+		return Skill{}, err
+	}
+	if r.Description, err = checkSkillDescription(in.Description); err != nil {
+		return Skill{}, err
+	}
+	if r.Instructions, err = checkSkillInstructions(in.Instructions); err != nil {
+		return Skill{}, err
+	}
+	if r.Purpose, err = checkSkillPurpose(in.Purpose); err != nil {
+		return Skill{}, err
+	}
+	r.CreatedAt = s.now()
+	r.UpdatedAt = r.CreatedAt
+	err = s.Tx(ctx, func(tx *Service) error {
+		var names []string
+		if err := tx.q(ctx).Model(&models.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
+			return fmt.Errorf("create skill: %w", err)
+		}
+		if len(names) >= MaxSkills {
+			return fmt.Errorf("you have %d skills, the most one person keeps; delete one first: %w", len(names), ErrConflict)
+		}
+		for _, n := range names {
+			if strings.EqualFold(n, r.Name) {
+				return skillNameTaken(r.Name)
+			}
+		}
+		if err := tx.q(ctx).Create(&r).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) { // the unique index decides a race
+				return skillNameTaken(r.Name)
+			}
+			return fmt.Errorf("create skill: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Skill{}, err
+	}
+	return toSkill(r), nil
+}
+
+func skillNameTaken(name string) error {
+	return fmt.Errorf("you already have a skill named %q: %w", name, ErrConflict)
+}
+
+// ListSkills returns the person's skills by name.
+func (s *Service) ListSkills(ctx context.Context, personID string) ([]Skill, error) {
+	var rows []models.Skill
+	if err := s.q(ctx).Where("person_id = ?", personID).Order("lower(name), id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list skills: %w", err)
+	}
+	out := make([]Skill, len(rows))
+	for i, r := range rows {
+		out[i] = toSkill(r)
+	}
+	return out, nil
+}
+
+// InstructionSkills are the skills a chat's instructions list: the
+// person's enabled skills without a purpose, by name.
+func (s *Service) InstructionSkills(ctx context.Context, personID string) ([]Skill, error) {
+	var rows []models.Skill
+	err := s.q(ctx).Where("person_id = ? AND enabled = ? AND purpose = ''", personID, true).
+		Order("lower(name), id").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("list enabled skills: %w", err)
+	}
+	out := make([]Skill, len(rows))
+	for i, r := range rows {
+		out[i] = toSkill(r)
+	}
+	return out, nil
+}
+
+// GetSkill returns one skill of the person; another person's is
+// ErrNotFound, as one that does not exist.
+func (s *Service) GetSkill(ctx context.Context, personID, id string) (Skill, error) {
+	r, err := s.skillRow(ctx, personID, id)
+	if err != nil {
+		return Skill{}, err
+	}
+	return toSkill(r), nil
+}
+
+// UpdateSkill changes the set fields of the person's skill, guarded by the
+// patch's version (required).
+func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillPatch) (Skill, error) {
+	r, err := s.skillRow(ctx, personID, id)
+	if err != nil {
+		return Skill{}, err
+	}
+	if p.Version == nil {
+		return Skill{}, invalid("/version", "version is required: send the version you read (the skill is at version %d)", r.Version)
+	}
+	if *p.Version != r.Version {
+		return Skill{}, staleSkill(r.Name, r.Version, *p.Version)
+	}
+	if p.Name != nil {
+		if r.Name, err = checkSkillName(*p.Name); err != nil {
+			return Skill{}, err
+		}
+	}
+	if p.Description != nil {
+		if r.Description, err = checkSkillDescription(*p.Description); err != nil {
+			return Skill{}, err
+		}
+	}
+	if p.Instructions != nil {
+		if r.Instructions, err = checkSkillInstructions(*p.Instructions); err != nil {
+			return Skill{}, err
+		}
+	}
+	if p.Purpose != nil {
+		if r.Purpose, err = checkSkillPurpose(*p.Purpose); err != nil {
+			return Skill{}, err
+		}
+	}
+	if p.Enabled != nil {
+		r.Enabled = *p.Enabled
+	}
+	prev := r.Version
+	r.Version, r.UpdatedAt = prev+1, s.now()
+	err = s.Tx(ctx, func(tx *Service) error {
+		var taken int64
+		if err := tx.q(ctx).Model(&models.Skill{}).Where("person_id = ? AND id <> ? AND lower(name) = lower(?)", personID, id, r.Name).
+			Count(&taken).Error; err != nil {
+			return fmt.Errorf("update skill %s: %w", id, err)
+		}
+		if taken > 0 {
+			return skillNameTaken(r.Name)
+		}
+		res := tx.q(ctx).Model(&models.Skill{}).Where("id = ? AND person_id = ? AND version = ?", id, personID, prev).
+			Updates(map[string]any{"name": r.Name, "description": r.Description, "instructions": r.Instructions,
+				"enabled": r.Enabled, "purpose": r.Purpose, "version": r.Version, "updated_at": r.UpdatedAt})
+		if res.Error != nil {
+			if errors.Is(res.Error, gorm.ErrDuplicatedKey) {
+				return skillNameTaken(r.Name)
+			}
+			return fmt.Errorf("update skill %s: %w", id, res.Error)
+		}
+		if res.RowsAffected == 0 { // another change won the race since the read
+			return fmt.Errorf("skill %q changed while it was being updated; read it again: %w", r.Name, ErrStale)
+		}
+		return nil
+	})
+	if err != nil {
+		return Skill{}, err
+	}
+	return toSkill(r), nil
+}
+
+// staleSkill says a change was made against an older version.
+func staleSkill(name string, current, sent int) error {
+	return fmt.Errorf("skill %q is at version %d, not %d: it was changed since you read it; read it again and redo your change: %w",
+		name, current, sent, ErrStale)
+}
+
+// DeleteSkill removes the person's skill. version, when set, must be the
+// current one.
+func (s *Service) DeleteSkill(ctx context.Context, personID, id string, version *int) error {
+	r, err := s.skillRow(ctx, personID, id)
+	if err != nil {
+		return err
+	}
+	if version != nil && *version != r.Version {
+		return staleSkill(r.Name, r.Version, *version)
+	}
+	if err := s.q(ctx).Delete(&models.Skill{}, "id = ? AND person_id = ?", id, personID).Error; err != nil {
+		return fmt.Errorf("delete skill %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *Service) skillRow(ctx context.Context, personID, id string) (models.Skill, error) {
+	var r models.Skill
+	if BadText(id) {
+		return r, skillNotFound(id)
+	}
+	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, skillNotFound(id)
+	}
+	if err != nil {
+		return r, fmt.Errorf("get skill %s: %w", id, err)
+	}
+	return r, nil
+}
+
+func checkSkillName(raw string) (string, error) {
+	v, err := checkLine("/name", "a skill's name", raw, MaxSkillName)
+	if err == nil && v == "" {
+		err = invalid("/name", "a skill needs a name")
+	}
+	return v, err
+}
+
+func checkSkillDescription(raw string) (string, error) {
+	v, err := checkLine("/description", "a skill's description", raw, MaxSkillDescription)
+	if err == nil && v == "" {
+		err = invalid("/description", "a skill needs a description: one line saying when it applies")
+	}
+	return v, err
+}
+
+func checkSkillInstructions(raw string) (string, error) {
+	v := strings.TrimSpace(raw)
+	if err := CheckText("/instructions", v); err != nil {
+		return "", err
+	}
+	if v == "" {
+		return "", invalid("/instructions", "a skill needs instructions")
+	}
+	if n := utf8.RuneCountInString(v); n > MaxSkillInstructions {
+		return "", invalid("/instructions", "a skill's instructions have at most %d characters, not %d", MaxSkillInstructions, n)
+	}
+	return v, nil
+}
+
+func checkSkillPurpose(raw string) (string, error) {
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return "", nil
+	}
+	if len(v) > MaxSkillPurpose || !skillPurpose.MatchString(v) {
+		return "", invalid("/purpose", "a purpose is a short lower-case name like morning-brief (letters, digits and dashes, at most %d)", MaxSkillPurpose)
+	}
+	return v, nil
+}
