@@ -71,6 +71,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		Instructions: assistant.Instructions(assistant.Profile{
 			FirstName: person.FirstName(), SpaceName: space.Name, Role: string(space.Role),
 			WritePolicy: settings.WritePolicy, TimeZone: a.location().String(), Playbooks: playbooks.Index(a.Playbooks),
+			Web: a.webConfigured(),
 		}),
 		OfferedTools: offer.Tools,
 	}
