@@ -138,33 +138,27 @@ func Cut(text, focus string, limit int) Excerpt {
 	return Excerpt{Text: kept, Total: total, Note: strings.Join(notes, ". ") + "."}
 }
 
-// sectionsOf names the Markdown headings in a cut part (at most five).
+// sectionsOf names the Markdown headings in a cut part: all of up to
+// five, or the first four and the last.
 func sectionsOf(part string) string {
 	var heads []string
-	more := 0
 	for _, line := range strings.Split(part, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, "#") {
 			continue
 		}
-		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
-		if h == "" {
-			continue
+		if h := strings.TrimSpace(strings.TrimLeft(line, "#")); h != "" {
+			heads = append(heads, "“"+shorten(h, 60)+"”")
 		}
-		if len(heads) == 5 {
-			more++
-			continue
-		}
-		heads = append(heads, "“"+shorten(h, 60)+"”")
 	}
-	if len(heads) == 0 {
+	switch n := len(heads); {
+	case n == 0:
 		return ""
+	case n <= 5:
+		return ", with the sections " + strings.Join(heads, ", ")
+	default:
+		return fmt.Sprintf(", with %d sections: %s, … %s", n, strings.Join(heads[:4], ", "), heads[n-1])
 	}
-	s := ", with the sections " + strings.Join(heads, ", ")
-	if more > 0 {
-		s += fmt.Sprintf(" and %d more", more)
-	}
-	return s
 }
 
 func byteOfRune(s string, n int) int {
