@@ -161,7 +161,9 @@ func TestOnlyHTTPAndHTTPSAreRead(t *testing.T) {
 		_, err := r.Read(context.Background(), u, "")
 		requirePageError(t, err, web.KindRefused)
 	}
-	s := newSite(t, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "file:///etc/passwd", http.StatusFound) })
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	})
 	r = newReader(t, web.ReaderOptions{Allow: []string{s.hostPort()}})
 	_, err := r.Read(context.Background(), s.URL, "")
 	pe := requirePageError(t, err, web.KindRefused)
