@@ -60,7 +60,7 @@ func BenchmarkExtract(b *testing.B) {
 		b.Run(n.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				doc, err := web.ExtractHTML(strings.NewReader(body), u)
+				doc, err := web.ExtractHTML(strings.NewReader(body), u, 3*web.MaxPageChars)
 				require.NoError(b, err)
 				_ = web.Cut(doc.Text, "", web.MaxPageChars)
 			}

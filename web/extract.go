@@ -24,6 +24,10 @@ type Document struct {
 	Kind  string
 	Title string
 	Text  string
+	// Omitted counts the characters of text left out before the text was
+	// written as Markdown (ExtractHTML's budget); Text keeps their
+	// sections' headings, so a cut names them.
+	Omitted int
 }
 
 // minContentChars: a page whose main content is shorter than this, and
@@ -35,7 +39,12 @@ const minContentChars = 200
 // Readability.js in Go) and writes it as Markdown. Scripts are parsed as
 // text and dropped, never run. A page that shows almost nothing without a
 // sign-in or a script is a *PageError saying so.
-func ExtractHTML(body io.Reader, pageURL *url.URL) (Document, error) {
+//
+// With budget > 0, only the content's first budget characters of text are
+// written as Markdown, and of the rest only its headings (counted in
+// Document.Omitted): a read returns MaxPageChars, and writing a 10 MB
+// page's every paragraph as Markdown to cut it away was most of the work.
+func ExtractHTML(body io.Reader, pageURL *url.URL, budget int) (Document, error) {
 	root, err := html.Parse(body)
 	if err != nil {
 		return Document{}, fmt.Errorf("parse HTML: %w", err)
@@ -54,7 +63,10 @@ func ExtractHTML(body io.Reader, pageURL *url.URL) (Document, error) {
 	if title == "" {
 		title = signs.title
 	}
-	md := ""
+	md, omitted := "", 0
+	if content != nil && budget > 0 {
+		omitted = prune(content, budget)
+	}
 	if content != nil {
 		var opts []converter.ConvertOptionFunc
 		if pageURL != nil {
@@ -76,7 +88,72 @@ func ExtractHTML(body io.Reader, pageURL *url.URL) (Document, error) {
 			return Document{}, pageErr(KindUnreadable, "", "it has no readable text")
 		}
 	}
-	return Document{Kind: KindHTML, Title: title, Text: md}, nil
+	return Document{Kind: KindHTML, Title: title, Text: md, Omitted: omitted}, nil
+}
+
+// prune keeps root's first budget characters of text; after them it keeps
+// only headings, moved up to where the content they were in stood. It
+// returns how many characters of text it removed.
+func prune(root *html.Node, budget int) (dropped int) {
+	seen := 0
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			switch {
+			case seen >= budget:
+				heads := headingsIn(c)
+				dropped += textLen(c)
+				n.RemoveChild(c)
+				for _, h := range heads {
+					if h != c {
+						h.Parent.RemoveChild(h)
+					}
+					dropped -= textLen(h)
+					n.InsertBefore(h, next)
+				}
+			case c.Type == html.TextNode:
+				seen += utf8.RuneCountInString(c.Data)
+			case c.Type == html.ElementNode:
+				walk(c)
+			}
+			c = next
+		}
+	}
+	walk(root)
+	return max(dropped, 0)
+}
+
+func isHeading(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return n.Type == html.ElementNode
+	}
+	return false
+}
+
+// headingsIn lists the headings in n's subtree (n itself included), in
+// document order, not those inside another heading.
+func headingsIn(n *html.Node) []*html.Node {
+	if isHeading(n) {
+		return []*html.Node{n}
+	}
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		out = append(out, headingsIn(c)...)
+	}
+	return out
+}
+
+func textLen(n *html.Node) int {
+	if n.Type == html.TextNode {
+		return utf8.RuneCountInString(n.Data)
+	}
+	t := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		t += textLen(c)
+	}
+	return t
 }
 
 // pageSigns are what a page shows about itself besides its text.

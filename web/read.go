@@ -59,7 +59,11 @@ func (r *Reader) Read(ctx context.Context, rawURL, focus string) (Page, error) {
 		if cr, cerr := charset.NewReader(body, "text/html; charset="+f.charset); cerr == nil {
 			body = cr
 		}
-		doc, err = ExtractHTML(body, f.url)
+		budget := 3 * MaxPageChars // enough to cut MaxPageChars of Markdown at a paragraph
+		if strings.TrimSpace(focus) != "" {
+			budget = 0 // the focus may be anywhere
+		}
+		doc, err = ExtractHTML(body, f.url, budget)
 	case strings.HasPrefix(f.contentType, "text/") || f.contentType == "application/json" || strings.HasSuffix(f.contentType, "+json"):
 		if !utf8.Valid(f.body) {
 			return Page{}, pageErr(KindUnreadable, host, "its text is not UTF-8")
@@ -75,7 +79,7 @@ func (r *Reader) Read(ctx context.Context, rawURL, focus string) (Page, error) {
 		}
 		return Page{}, pageErr(KindUnreadable, host, "its content could not be read (%v)", err)
 	}
-	ex := Cut(doc.Text, focus, MaxPageChars)
+	ex := cut(doc.Text, focus, MaxPageChars, doc.Omitted)
 	return Page{URL: f.url.String(), Title: doc.Title, Kind: doc.Kind, Content: ex.Text, TotalChars: ex.Total, Note: ex.Note}, nil
 }
 
@@ -91,9 +95,13 @@ type Excerpt struct {
 // characters and the headings of the sections cut. With focus, the
 // excerpt starts at the paragraph of its first mention (case-insensitive)
 // when there is one.
-func Cut(text, focus string, limit int) Excerpt {
+func Cut(text, focus string, limit int) Excerpt { return cut(text, focus, limit, 0) }
+
+// cut is Cut of a text whose last omitted characters were already left
+// out (their headings kept), counted in the note.
+func cut(text, focus string, limit, omitted int) Excerpt {
 	text = strings.TrimSpace(text)
-	total := utf8.RuneCountInString(text)
+	total := utf8.RuneCountInString(text) + omitted
 	start := 0
 	var notes []string
 	if f := strings.TrimSpace(focus); f != "" && total > limit {
@@ -110,7 +118,7 @@ func Cut(text, focus string, limit int) Excerpt {
 	}
 	before := text[:start]
 	rest := text[start:]
-	if utf8.RuneCountInString(rest) <= limit && start == 0 {
+	if utf8.RuneCountInString(rest) <= limit && start == 0 && omitted == 0 {
 		return Excerpt{Text: text, Total: total, Note: strings.Join(notes, ". ")}
 	}
 	end := len(rest)
@@ -131,8 +139,8 @@ func Cut(text, focus string, limit int) Excerpt {
 		n := utf8.RuneCountInString(before)
 		notes = append(notes, fmt.Sprintf("Starts at the first mention of “%s”; %s characters before it were left out%s", strings.TrimSpace(focus), thousands(n), sectionsOf(before)))
 	}
-	if strings.TrimSpace(after) != "" {
-		n := utf8.RuneCountInString(strings.TrimSpace(after))
+	if strings.TrimSpace(after) != "" || omitted > 0 {
+		n := utf8.RuneCountInString(strings.TrimSpace(after)) + omitted
 		notes = append(notes, fmt.Sprintf("Cut here: the last %s of %s characters were left out%s; read again with a focus to see a later part", thousands(n), thousands(total), sectionsOf(after)))
 	}
 	return Excerpt{Text: kept, Total: total, Note: strings.Join(notes, ". ") + "."}

@@ -60,6 +60,22 @@ func TestALongPageIsCutWithANoteNamingWhatWasLeftOut(t *testing.T) {
 	require.Contains(t, focused.Note, "“Section 1”", "what came before is named too")
 }
 
+// A page far longer than a read returns is written as Markdown only as far
+// as the read needs; the note still counts and names everything left out.
+func TestAHugePageIsCutWithTheSameNote(t *testing.T) {
+	body := articlePage("Archive", 400, 6)
+	s := newSite(t, htmlPage(body))
+	r := newReader(t, web.ReaderOptions{Allow: []string{s.hostPort()}})
+	page, err := r.Read(context.Background(), s.URL, "")
+	require.NoError(t, err)
+	require.LessOrEqual(t, utf8.RuneCountInString(page.Content), web.MaxPageChars)
+	require.Contains(t, page.Note, "“Section 400”", "the last section is named")
+	require.Regexp(t, `with 39\d sections`, page.Note)
+	full, err := web.ExtractHTML(strings.NewReader(body), nil, 0)
+	require.NoError(t, err)
+	require.InDelta(t, utf8.RuneCountInString(full.Text), page.TotalChars, float64(page.TotalChars)/5, "the total counts the text left out")
+}
+
 func TestAPDFIsReadAsText(t *testing.T) {
 	s := newSite(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
