@@ -24,6 +24,10 @@ func TestWebToolsAreCoreTools(t *testing.T) {
 		require.LessOrEqual(t, len(got.Tools), MaxOfferedTools)
 		requireNoDuplicates(t, got.Tools)
 	}
+	got := BuildOffer(owner(reg, all, "what's the latest news on the Go release?"))
+	require.NotEmpty(t, got.Guides)
+	require.Equal(t, "web", got.Guides[0].Name, "the web playbook is preloaded for a current-facts question")
+
 	simple := BuildOffer(owner(reg, all, "remind me to call Ken tomorrow"))
 	require.NotEmpty(t, simple.Recipe, "the simple to-do shape")
 	require.NotContains(t, simple.Tools, tools.WebSearchTool)
@@ -34,6 +38,9 @@ func TestWebToolsAreCoreTools(t *testing.T) {
 func TestNoSearchProviderNoWebTools(t *testing.T) {
 	require.Empty(t, tools.Web(nil, nil))
 	all := shippedPlaybooks(t)
-	got := BuildOffer(owner(EvalRegistry(all, 0), all, "what is the weather in Berlin today?"))
+	got := BuildOffer(owner(EvalRegistry(all, 0), all, "what's the latest news on the Go release?"))
 	require.NotContains(t, got.Tools, tools.WebSearchTool)
+	for _, g := range got.Guides {
+		require.NotEqual(t, "web", g.Name, "the web playbook requires the web tools")
+	}
 }

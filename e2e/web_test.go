@@ -87,7 +87,7 @@ func TestATurnSearchesReadsAndItsFourthSearchIsRefused(t *testing.T) {
 		AppsAllow: []string{pages.Listener.Addr().String()},
 	})
 	conv := s.Conversation(t)
-	st := s.Ask(t, conv, "what is new in widget 4.2?")
+	st := s.Ask(t, conv, "what is new in the latest widget release?")
 	events := s.Stream(t, st.StreamURL, 0, 0)
 	require.Equal(t, "done", events[len(events)-1].Data["status"])
 	text := hubtest.Text(events)
@@ -121,6 +121,11 @@ func TestATurnSearchesReadsAndItsFourthSearchIsRefused(t *testing.T) {
 	require.Contains(t, reqs[0].Messages[0].Content, assistant.WebNote(true))
 	require.Contains(t, reqs[0].Tools, tools.WebSearchTool)
 	require.Contains(t, reqs[0].Tools, tools.ReadWebPageTool)
+	var guided bool
+	for _, m := range reqs[0].Messages {
+		guided = guided || strings.Contains(m.Content, "Snippets are not sources")
+	}
+	require.True(t, guided, "the web playbook was preloaded")
 	var page string
 	for _, m := range reqs[2].Messages {
 		if m.Role == "tool" && strings.Contains(m.Content, "Widget 4.2") {

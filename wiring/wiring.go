@@ -119,19 +119,17 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	if err != nil {
 		return fail(err)
 	}
-	reg, books, err := assistant.NewRegistry(poster)
-	if err != nil {
-		poster.Close()
-		return fail(fmt.Errorf("tools and playbooks: %w", err))
-	}
 	reader, err := web.NewReader(web.ReaderOptions{Allow: cfg.AppsAllow})
 	if err != nil {
 		poster.Close()
 		return fail(err)
 	}
 	// No search provider, no web tools: the instructions say so.
-	for _, d := range tools.Web(web.NewSearcher(cfg.WebSearch, nil), reader) {
-		reg.Add(d)
+	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch, nil), reader)...)
+	if err != nil {
+		poster.Close()
+		reader.Close()
+		return fail(fmt.Errorf("tools and playbooks: %w", err))
 	}
 	for _, d := range o.Test.ExtraTools {
 		reg.Add(d)
