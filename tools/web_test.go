@@ -30,7 +30,9 @@ func (s *countingSearcher) Name() string { return "counting" }
 
 type pageFunc func(ctx context.Context, url, focus string) (web.Page, error)
 
-func (f pageFunc) Read(ctx context.Context, url, focus string) (web.Page, error) { return f(ctx, url, focus) }
+func (f pageFunc) Read(ctx context.Context, url, focus string) (web.Page, error) {
+	return f(ctx, url, focus)
+}
 
 var webOffer = []string{tools.WebSearchTool, tools.ReadWebPageTool}
 
