@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,6 +21,7 @@ import (
 	"hub/fakemodel"
 	"hub/hubtest"
 	"hub/tools"
+	"hub/web"
 )
 
 // webScript searches, reads the page the search found, then searches three
@@ -25,8 +29,8 @@ import (
 // and answers with what the last call said. A message naming "moved" reads
 // the page that redirects instead.
 const webScript = `{"rules": [
-  {"name": "read the moved page", "match": {"lastUser": "(?i)moved", "afterToolResult": false},
-   "reply": {"toolCalls": [{"name": "hub_read_web_page", "arguments": {"url": "%[1]s/moved"}}]}},
+  {"name": "read a named page", "match": {"lastUser": "(?i)read the (moved|bomb|huge) page", "afterToolResult": false},
+   "reply": {"toolCalls": [{"name": "hub_read_web_page", "arguments": {"url": "%[1]s/{{index .Groups 1}}"}}]}},
   {"name": "search", "times": 1, "match": {"afterToolResult": false, "offered": "hub_web_search"},
    "reply": {"toolCalls": [{"name": "hub_web_search", "arguments": {"query": "widget 4.2 release"}}]}},
   {"name": "read", "times": 1, "match": {"afterToolResult": true, "offered": "hub_read_web_page"},
@@ -42,7 +46,10 @@ const webScript = `{"rules": [
 
 // A turn through the real API with a SearXNG on 127.0.0.1 and a page served
 // locally: it searches, reads the page it found, and its fourth search is
-// refused with a readable error; the provider saw three searches.
+// refused with a readable error; the provider saw three searches. Then the
+// bad pages, each a clear tool error: a redirect to a private address
+// (nothing fetched beyond it), a PDF bomb, a page over 10 MB (reading
+// stopped).
 func TestATurnSearchesReadsAndItsFourthSearchIsRefused(t *testing.T) {
 	t.Parallel()
 	var searches atomic.Int64
@@ -57,7 +64,8 @@ func TestATurnSearchesReadsAndItsFourthSearchIsRefused(t *testing.T) {
 			{"title": "Widget 4.2 released", "url": "https://widgets.example/release", "content": "What is new in <b>4.2</b>"}}})
 	}))
 	t.Cleanup(searx.Close)
-	var pageHits, innerHits atomic.Int64
+	var pageHits, innerHits, hugeStopped atomic.Int64
+	bomb := bombPDF(web.MaxPDFInflated + 1<<20)
 	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		innerHits.Add(1)
 		_, _ = w.Write([]byte("<html><body><p>internal admin page</p></body></html>"))
@@ -65,8 +73,23 @@ func TestATurnSearchesReadsAndItsFourthSearchIsRefused(t *testing.T) {
 	t.Cleanup(inner.Close)
 	pages := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pageHits.Add(1)
-		if r.URL.Path == "/moved" {
+		switch r.URL.Path {
+		case "/moved":
 			http.Redirect(w, r, inner.URL+"/admin", http.StatusFound)
+			return
+		case "/bomb":
+			w.Header().Set("Content-Type", "application/pdf")
+			_, _ = w.Write(bomb)
+			return
+		case "/huge":
+			w.Header().Set("Content-Type", "text/html")
+			chunk := []byte(strings.Repeat("<p>filler text </p>", 1000))
+			for n := 0; n < 64<<20; n += len(chunk) {
+				if _, err := w.Write(chunk); err != nil {
+					hugeStopped.Store(int64(n))
+					return
+				}
+			}
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -148,6 +171,37 @@ func TestATurnSearchesReadsAndItsFourthSearchIsRefused(t *testing.T) {
 	require.Contains(t, text, "Stopped: The page at 127.0.0.1 was not read")
 	require.Contains(t, text, "a loopback address, which Hub does not connect to")
 	require.Zero(t, innerHits.Load(), "nothing was fetched beyond the redirect")
+
+	// A PDF bomb and a page over 10 MB: clear tool errors; the huge page's
+	// server found the reader gone long before its 64 MB were sent.
+	for _, tc := range []struct{ page, want string }{
+		{"bomb", "it is a PDF whose compressed content inflates to more than 64 MB (a PDF bomb"},
+		{"huge", "it is larger than the 10 MB a page may be; reading stopped there"},
+	} {
+		st = s.Ask(t, s.Conversation(t), "read the "+tc.page+" page")
+		events = s.Stream(t, st.StreamURL, 0, 0)
+		require.Equal(t, "done", events[len(events)-1].Data["status"])
+		require.Contains(t, hubtest.Text(events), "Stopped: The page at 127.0.0.1 was not read: "+tc.want, tc.page)
+	}
+	require.Eventually(t, func() bool { return hugeStopped.Load() > 0 }, 10*time.Second, 10*time.Millisecond)
+	require.Less(t, hugeStopped.Load(), int64(32<<20))
+}
+
+// bombPDF is a one-page PDF of a few KB whose content stream inflates to n
+// bytes.
+func bombPDF(n int) []byte {
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	_, _ = zw.Write(bytes.Repeat([]byte{' '}, n))
+	_ = zw.Close()
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n")
+	b.WriteString("2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n")
+	b.WriteString("3 0 obj\n<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>\nendobj\n")
+	fmt.Fprintf(&b, "4 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n", z.Len())
+	b.Write(z.Bytes())
+	b.WriteString("\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
+	return b.Bytes()
 }
 
 // Without a search provider the web tools are not offered and the
