@@ -78,7 +78,11 @@ func ExtractHTML(body io.Reader, pageURL *url.URL, budget int) (Document, error)
 		}
 		md = tidy(string(out))
 	}
-	if utf8.RuneCountInString(md) < minContentChars {
+	products := productsOf(signs.jsonLD)
+	if len(products) > 0 {
+		md = strings.TrimSpace("## Products and prices (the page's structured data)\n\n" + strings.Join(products, "\n") + "\n\n" + md)
+	}
+	if len(products) == 0 && utf8.RuneCountInString(md) < minContentChars {
 		switch {
 		case signs.password:
 			return Document{}, pageErr(KindNeedsSignIn, "", "it shows a sign-in form and little else, and Hub signs in nowhere")
@@ -159,6 +163,7 @@ func textLen(n *html.Node) int {
 // pageSigns are what a page shows about itself besides its text.
 type pageSigns struct {
 	title    string
+	jsonLD   []string // the JSON-LD blocks' text
 	body     *html.Node
 	scripts  int
 	noscript bool
@@ -178,7 +183,13 @@ func inspect(root *html.Node) pageSigns {
 			case atom.Body:
 				s.body = n
 			case atom.Script:
-				s.scripts++
+				if isJSONLD(n) {
+					if n.FirstChild != nil {
+						s.jsonLD = append(s.jsonLD, n.FirstChild.Data)
+					}
+				} else {
+					s.scripts++
+				}
 			case atom.Noscript:
 				s.noscript = true
 			case atom.Input:
@@ -195,6 +206,15 @@ func inspect(root *html.Node) pageSigns {
 	}
 	walk(root)
 	return s
+}
+
+func isJSONLD(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key == "type" && strings.EqualFold(strings.TrimSpace(a.Val), "application/ld+json") {
+			return true
+		}
+	}
+	return false
 }
 
 var blankLines = regexp.MustCompile(`\n{3,}`)

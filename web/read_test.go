@@ -245,3 +245,23 @@ func thousands(n int) string {
 	}
 	return s
 }
+
+// Products and prices come from the page's structured data (JSON-LD),
+// read as data; a shop page whose prices are only there still has them.
+func TestProductsAndPricesComeFromStructuredData(t *testing.T) {
+	s := newSite(t, htmlPage(`<html><head><title>Kettle</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+ {"@type":"Product","name":"Steel kettle 1.7 l","offers":{"@type":"Offer","price":"39.90","priceCurrency":"EUR","availability":"https://schema.org/InStock"}},
+ {"@type":["Product","Thing"],"name":"Glass kettle","offers":[{"@type":"AggregateOffer","lowPrice":29,"highPrice":45.5,"priceCurrency":"EUR"}]},
+ {"@type":"Organization","name":"Kettle Shop"}]}</script>
+<script>window.cart = []</script></head>
+<body><div id="app"><h1>Kettles</h1><p>Our kettles.</p></div></body></html>`))
+	r := newReader(t, web.ReaderOptions{Allow: []string{s.hostPort()}})
+	page, err := r.Read(context.Background(), s.URL, "")
+	require.NoError(t, err)
+	require.Contains(t, page.Content, "## Products and prices (the page's structured data)")
+	require.Contains(t, page.Content, "- Steel kettle 1.7 l: 39.90 EUR (InStock)")
+	require.Contains(t, page.Content, "- Glass kettle: 29–45.5 EUR")
+	require.NotContains(t, page.Content, "Kettle Shop")
+	require.NotContains(t, page.Content, "window.cart")
+}
