@@ -5,6 +5,7 @@ import (
 
 	"hub/assistant"
 	"hub/chat"
+	"hub/tools"
 	"hub/workspace"
 )
 
@@ -53,4 +54,12 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspac
 		in.Added = added
 		return assistant.BuildOffer(in).Tools, nil
 	})
+}
+
+// webConfigured tells whether the web tools are registered (the operator
+// configured a search provider), for the instructions' line on facts that
+// change.
+func (a *Activities) webConfigured() bool {
+	_, ok := a.Tools.Get(tools.WebSearchTool)
+	return ok
 }

@@ -72,6 +72,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	}
 	profile.FirstName, profile.SpaceName, profile.Role = person.FirstName(), space.Name, string(space.Role)
 	profile.WritePolicy, profile.TimeZone, profile.Playbooks = settings.WritePolicy, a.location().String(), playbooks.Index(a.Playbooks)
+	profile.Web = a.webConfigured()
 	rec := chat.RunRecord{
 		Model:        a.modelName(),
 		Instructions: assistant.Instructions(profile),

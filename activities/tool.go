@@ -91,8 +91,12 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 		}
 	}
 	tc.spaceID = spaceID
+	earlier, err := a.Chat.EarlierCalls(ctx, call.ID)
+	if err != nil {
+		return nil, toolrun.Call{}, err
+	}
 	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
-		Arguments: arguments, Offered: offered, Known: tc.known, Invalid: spaceErr}
+		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlier, Invalid: spaceErr}
 	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
 		// A help tool offers what the turn may use in any of its spaces.
 		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -63,26 +62,26 @@ func AllowFromEnv(getenv func(string) string) []string {
 // one per process and Close it at shutdown.
 type Client struct {
 	http    *http.Client
-	allow   allowList
+	guard   *Guard
 	timeout time.Duration
 }
 
 // New returns a Client; an allowlist entry it cannot read is an error, so a
 // typo never silently opens or closes an address.
 func New(o Options) (*Client, error) {
-	allow, err := parseAllowList(o.Allow)
+	guard, err := NewGuard(o.Allow)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvAllow, err)
+		return nil, err
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	c := &Client{allow: allow, timeout: o.Timeout}
+	c := &Client{guard: guard, timeout: o.Timeout}
 	transport := &http.Transport{
 		// Never a proxy: the address check must see the app's own address,
 		// and HTTP_PROXY could point anywhere.
 		Proxy:                  nil,
-		DialContext:            c.dial,
+		DialContext:            guard.DialContext,
 		ForceAttemptHTTP2:      true,
 		TLSHandshakeTimeout:    10 * time.Second,
 		MaxIdleConns:           16,
@@ -98,18 +97,6 @@ func (c *Client) Timeout() time.Duration { return c.timeout }
 
 // Close closes idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
-
-// dial connects to a host the transport asks for, checking each address
-// the name resolved to just before connecting to it (Control runs per
-// attempt, on the resolved IP), so neither a name that resolves to a
-// private address nor one that changes between lookups gets through.
-func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	hostAllowed := c.allow.allowsHost(addr)
-	d := net.Dialer{KeepAlive: 30 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
-		return c.allow.checkDial(network, address, hostAllowed)
-	}}
-	return d.DialContext(ctx, network, addr)
-}
 
 // Response is a connected app's answer: its status and at most
 // MaxResponseBytes of its body.
@@ -218,9 +205,8 @@ func classify(st *call, err error) error {
 	if errors.As(err, &refused) {
 		return refused
 	}
-	var blocked *blockedError
-	if errors.As(err, &blocked) {
-		return &RefusedError{Host: st.host, Reason: blocked.Error()}
+	if why, ok := BlockedReason(err); ok {
+		return &RefusedError{Host: st.host, Reason: why}
 	}
 	cause := err
 	var ue *url.Error

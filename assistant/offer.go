@@ -30,12 +30,16 @@ const MaxOfferedTools = 24
 //     "give it to Sam" name neither tool's words);
 //   - hub_how_to loads a playbook and its tools for the rest of the turn;
 //   - hub_find_tools searches everything the person is granted, the route
-//     to any tool the ranking missed.
+//     to any tool the ranking missed;
+//   - hub_web_search and hub_read_web_page (registered only when the
+//     operator configured a search provider) are where facts that change
+//     come from, whatever the request's words: "who won yesterday" names
+//     neither, and a model without them answers from memory.
 //
 // When the ranking puts one of them among the head's entries it is offered
 // there, at its ranked position (the head is what the model favours); the
 // rest sit at the tail in this order.
-var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, FindToolsTool}
+var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, FindToolsTool, tools.WebSearchTool, tools.ReadWebPageTool}
 
 // OfferInput is what a turn's tool offer is decided from.
 type OfferInput struct {

@@ -84,7 +84,7 @@ func Catalog() []Prompt {
 		out = append(out, Prompt{
 			Name:        "instructions." + policy,
 			Description: "The system message under write policy " + policy + ": who the assistant works for, how to work, which writes run now, the time zone. The same for every message of a conversation, so a provider's prompt cache reuses it.",
-			Text:        Instructions(Profile{FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor), WritePolicy: policy, TimeZone: berlin.String()}),
+			Text:        Instructions(Profile{FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor), WritePolicy: policy, TimeZone: berlin.String(), Web: true}),
 			Budget:      InstructionsBudget,
 		})
 	}
@@ -136,10 +136,18 @@ func Catalog() []Prompt {
 			Text: NudgeAnnouncedWrite, Budget: NoteBudget},
 		Prompt{Name: "nudge.held-done", Description: "Sent back once when a reply reports a write held for Apply as done.",
 			Text: NudgeHeldDone, Budget: NoteBudget},
+		Prompt{Name: "web.on", Description: "The instructions' line on facts that change when a search provider is configured: they come from hub_web_search and hub_read_web_page.",
+			Text: WebNote(true), Budget: NoteBudget},
+		Prompt{Name: "web.off", Description: "The instructions' line in its place when no search provider is configured (the web tools are then not offered).",
+			Text: WebNote(false), Budget: NoteBudget},
 		Prompt{Name: "verify", Description: "Sent back when a verify hook finds part of the request missing (at most twice a turn).",
 			Text: VerifyNote("the due date of “Buy milk”"), Budget: NoteBudget},
 	)
 	reg := tools.Hub(nil)
+	// The web tools as registered with a search provider (their schemas
+	// do not depend on which).
+	reg.Add(tools.WebSearch(nil))
+	reg.Add(tools.ReadWebPage(nil))
 	var names []string
 	for _, d := range reg.Granted(workspace.RoleOwner) {
 		names = append(names, d.Name)

@@ -125,15 +125,22 @@ func HistoryMessages(history []chat.Message, reg *tools.Registry) []llm.Message 
 	return out
 }
 
-// NewRegistry is every tool the assistant can offer: Hub's tools and the
-// two that reach the rest (hub_how_to, hub_find_tools), with the shipped
-// playbooks they load. Connected-app writes go out through apps.
-func NewRegistry(apps tools.Poster) (*tools.Registry, []playbooks.Playbook, error) {
+// NewRegistry is every tool the assistant can offer: Hub's tools, the
+// optional ones the server is set up for (extra: the web tools when a
+// search provider is configured) and the two that reach the rest
+// (hub_how_to, hub_find_tools), with the shipped playbooks usable with
+// them. Connected-app writes go out through apps.
+func NewRegistry(apps tools.Poster, extra ...*tools.Definition) (*tools.Registry, []playbooks.Playbook, error) {
 	all, err := playbooks.All()
 	if err != nil {
 		return nil, nil, err
 	}
 	reg := tools.Hub(apps)
+	// Before the meta tools and the usable playbooks, which read the
+	// registry: the web playbook requires the web tools.
+	for _, d := range extra {
+		reg.Add(d)
+	}
 	reg.Add(tools.RunPlan(reg))
 	for _, d := range MetaTools(all, reg) {
 		reg.Add(d)

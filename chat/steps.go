@@ -185,6 +185,35 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 	return toToolCall(r), nil
 }
 
+// EarlierCalls counts, by tool, the calls of a call's turn that come
+// before it: every call of its earlier steps and the earlier calls of its
+// own step, whatever became of them. It depends only on what the model
+// asked for, so a retried or replayed call counts the same.
+func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int, error) {
+	var self models.ToolCall
+	if err := s.q(ctx).Select("turn_id", "step", "idx").Take(&self, "id = ?", callID).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, &workspace.NotFoundError{Kind: "tool call", ID: callID}
+		}
+		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
+	}
+	var rows []struct {
+		Tool string
+		N    int
+	}
+	err := s.q(ctx).Model(&models.ToolCall{}).Select("tool, count(*) AS n").
+		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", self.TurnID, self.Step, self.Step, self.Idx).
+		Group("tool").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Tool] = r.N
+	}
+	return out, nil
+}
+
 // Where a held call waits.
 const (
 	HeldForApply   = "apply"    // the chat, for the person's Apply

@@ -14,6 +14,7 @@ import (
 	"hub/apps"
 	"hub/assistant"
 	"hub/llm"
+	"hub/web"
 	"hub/workflows"
 )
 
@@ -27,8 +28,13 @@ type Config struct {
 	TimeZone          *time.Location
 	Model             llm.Config
 	// AppsAllow lists private addresses connected apps may reach anyway
-	// (HUB_APPS_ALLOW); by default only public addresses.
+	// (HUB_APPS_ALLOW); by default only public addresses. Web pages are
+	// read through the same guard and list.
 	AppsAllow []string
+	// WebSearch is the search provider (HUB_WEB_SEARCH_URL, _KEY,
+	// _PROVIDER); the zero value is none, and then the web tools are not
+	// offered.
+	WebSearch web.SearchConfig
 	// ProposalTTL is how long a held write waits for Apply before it
 	// expires (HUB_PROPOSAL_TTL, default 7 days).
 	ProposalTTL time.Duration
@@ -74,6 +80,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.TimeZone = loc
 	}
 	c.AppsAllow = apps.AllowFromEnv(getenv)
+	ws, err := web.SearchConfigFromEnv(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	c.WebSearch = ws
 	c.ProposalTTL = DefaultProposalTTL
 	if v := getenv("HUB_PROPOSAL_TTL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -82,7 +93,6 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.ProposalTTL = d
 	}
-	var err error
 	if c.HTTP, err = api.LimitsFromEnv(getenv); err != nil {
 		return Config{}, err
 	}
@@ -114,7 +124,7 @@ func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("http", c.HTTPAddr), slog.String("database", db),
 		slog.String("temporal", c.TemporalAddress), slog.String("namespace", c.TemporalNamespace),
-		slog.Any("model", c.Model),
+		slog.Any("model", c.Model), slog.String("webSearch", c.WebSearch.String()),
 	)
 }
 

@@ -48,6 +48,9 @@ type Call struct {
 	Applying bool
 	// Known maps the ids of records the turn knows to their titles.
 	Known map[string]string
+	// EarlierCalls counts the calls of each tool the turn made before this
+	// one (tools.Env.EarlierCalls); nil outside a turn.
+	EarlierCalls map[string]int
 	// Role, when set, turns the person's role in the space into the one
 	// the call runs with (a help tool of a turn across spaces offers what
 	// any of them allows).
@@ -138,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 		return Outcome{}, err
 	}
 	env := tools.Env{Workspace: r.Workspace, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
-		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known}
+		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known, EarlierCalls: c.EarlierCalls}
 	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.offered()}
 	m := c.mode(def, settings)
 	if m != direct && c.Started != nil {

@@ -50,6 +50,11 @@ type Env struct {
 	// Known maps the ids of records the turn knows to their titles, so a
 	// preview names records as people do.
 	Known map[string]string
+	// EarlierCalls counts the calls of each tool its turn made before this
+	// one (earlier steps, and earlier calls of this step), whatever became
+	// of them: what a per-turn limit (WebSearchesPerTurn) is counted on.
+	// Empty outside a turn (an Apply).
+	EarlierCalls map[string]int
 }
 
 // Result is what a tool returns: a summary people read (titles and counts,

@@ -1,6 +1,7 @@
 // Package wiring is the one place that builds Hub's parts from a config:
 // the database, the workspace service, the chat store, the frame bus, the
-// connected-apps client, the tools and playbooks, the activities, and from
+// connected-apps client, the web reader and search provider, the tools
+// and playbooks, the activities, and from
 // them the api handler, the Temporal worker and the sweeper. cmd/hub (every
 // process role) and hubtest (a whole Hub in a test) both call it, so a test
 // runs what production runs, subscriptions and sweeps included.
@@ -29,6 +30,7 @@ import (
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
+	"hub/web"
 	"hub/workspace"
 )
 
@@ -67,12 +69,14 @@ type TestKnobs struct {
 // Hub is one process's parts, built from one config. Its fields are for
 // reading (a role's own wiring, a test's look inside); New sets them.
 type Hub struct {
-	Config     config.Config
-	DB         *models.DB
-	Workspace  *workspace.Service
-	Chat       *chat.Store
-	Frames     *stream.Bus
-	Apps       *apps.Client
+	Config    config.Config
+	DB        *models.DB
+	Workspace *workspace.Service
+	Chat      *chat.Store
+	Frames    *stream.Bus
+	Apps      *apps.Client
+	// Web reads pages for hub_read_web_page, through the apps guard.
+	Web        *web.Reader
 	Tools      *tools.Registry
 	Playbooks  []playbooks.Playbook
 	Activities *activities.Activities
@@ -115,9 +119,16 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	if err != nil {
 		return fail(err)
 	}
-	reg, books, err := assistant.NewRegistry(poster)
+	reader, err := web.NewReader(web.ReaderOptions{Allow: cfg.AppsAllow})
 	if err != nil {
 		poster.Close()
+		return fail(err)
+	}
+	// No search provider, no web tools: the instructions say so.
+	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch, nil), reader)...)
+	if err != nil {
+		poster.Close()
+		reader.Close()
 		return fail(fmt.Errorf("tools and playbooks: %w", err))
 	}
 	for _, d := range o.Test.ExtraTools {
@@ -130,7 +141,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 		cfg.ProposalTTL = config.DefaultProposalTTL
 	}
 	h := &Hub{Config: cfg, DB: db, Workspace: workspace.NewService(db), Chat: chat.NewStore(db), Frames: stream.NewBus(db),
-		Apps: poster, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
+		Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
 	model := llm.New(cfg.Model, nil)
 	h.Activities = &activities.Activities{
 		Workspace: h.Workspace, Chat: h.Chat, Tools: h.Tools, Frames: h.Frames, Playbooks: h.Playbooks,
@@ -147,6 +158,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 func (h *Hub) Close() {
 	h.Frames.Close()
 	h.Apps.Close()
+	h.Web.Close()
 	if h.ownDB {
 		_ = h.DB.Close()
 	}

@@ -26,7 +26,7 @@ var productionRules = map[string][]string{
 	"cmd/hub": {anything},
 	"wiring":  {anything},
 	// config reads the environment into each package's own settings.
-	"config": {"api", "apps", "assistant", "llm", "workflows"},
+	"config": {"api", "apps", "assistant", "llm", "web", "workflows"},
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
@@ -36,12 +36,14 @@ var productionRules = map[string][]string{
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
-	"tools":     {"apps", "workspace"},
+	"tools":     {"apps", "web", "workspace"},
 	"chat":      {"workspace", "models"},
 	"workspace": {"models"},
 	"stream":    {"models"},
 	"llm":       {},
 	"apps":      {},
+	// web searches and reads pages; its connections go through apps.Guard.
+	"web":       {"apps"},
 	"playbooks": {},
 	"models":    {},
 	"temporal":  {},

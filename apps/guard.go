@@ -1,0 +1,55 @@
+package apps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+	"time"
+)
+
+// Guard is the private-network check every outgoing connection of Hub
+// makes to an address a person or a model chose: a webhook (Client) or a
+// web page (package web). It checks the IP a name resolved to just before
+// connecting (net.Dialer.Control runs per attempt, on the resolved
+// address), so neither a name that resolves to a private address nor one
+// that changes between lookups (DNS rebinding) gets through, on the first
+// hop and on every redirect. One guard, one allowlist: what an operator
+// lets webhooks reach is what pages may be read from.
+type Guard struct {
+	allow allowList
+}
+
+// NewGuard returns a guard that refuses every blocked address except what
+// allow lists (the entries Options.Allow describes); an entry it cannot
+// read is an error, so a typo never silently opens or closes an address.
+func NewGuard(allow []string) (*Guard, error) {
+	a, err := parseAllowList(allow)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvAllow, err)
+	}
+	return &Guard{allow: a}, nil
+}
+
+// DialContext connects like net.Dialer.DialContext, refusing a blocked
+// address before anything is sent; use it as an http.Transport's
+// DialContext (with Proxy nil, so the check sees the real address).
+func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	hostAllowed := g.allow.allowsHost(addr)
+	d := net.Dialer{KeepAlive: 30 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
+		return g.allow.checkDial(network, address, hostAllowed)
+	}}
+	return d.DialContext(ctx, network, addr)
+}
+
+// BlockedReason tells whether err (from a connection through a Guard, at
+// any depth) is the guard's refusal, and says why in words ("127.0.0.1 is
+// a loopback address, which Hub does not connect to").
+func BlockedReason(err error) (string, bool) {
+	var blocked *blockedError
+	if errors.As(err, &blocked) {
+		return blocked.Error(), true
+	}
+	return "", false
+}

@@ -1,0 +1,285 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Searcher finds sources on the web. Each provider's API is one adapter.
+type Searcher interface {
+	// Search returns at most n results for the query, best first.
+	Search(ctx context.Context, query string, n int) ([]Result, error)
+	// Name is the provider's name for logs and messages ("SearXNG").
+	Name() string
+}
+
+// Result is one search hit.
+type Result struct {
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	Snippet string `json:"snippet,omitempty"`
+}
+
+// The operator's settings.
+const (
+	// EnvSearchURL is the provider's address: a SearXNG instance's base
+	// URL ("http://searxng:8080"), or another endpoint for the hosted API.
+	EnvSearchURL = "HUB_WEB_SEARCH_URL"
+	// EnvSearchKey is the provider's API key (the hosted API's
+	// subscription token; for SearXNG, a bearer token for a proxy in
+	// front of it, if any).
+	EnvSearchKey = "HUB_WEB_SEARCH_KEY"
+	// EnvSearchProvider picks the provider: "searxng" or "brave". Empty:
+	// searxng when a URL is set, brave when only a key is.
+	EnvSearchProvider = "HUB_WEB_SEARCH_PROVIDER"
+)
+
+// Providers.
+const (
+	ProviderSearXNG = "searxng"
+	ProviderBrave   = "brave"
+)
+
+// BraveURL is the Brave Search API's web search endpoint.
+const BraveURL = "https://api.search.brave.com/res/v1/web/search"
+
+// SearchTimeout bounds one search.
+const SearchTimeout = 15 * time.Second
+
+// maxSnippet is how much of a result's text is kept, in characters.
+const maxSnippet = 300
+
+// SearchConfig is the operator's choice of provider. The zero value is
+// "no provider": the web tools are not offered.
+type SearchConfig struct {
+	Provider string
+	URL      string
+	Key      string
+}
+
+// Configured tells whether a provider is set.
+func (c SearchConfig) Configured() bool { return c.Provider != "" }
+
+// String names the provider and its address, never its key.
+func (c SearchConfig) String() string {
+	if !c.Configured() {
+		return "none"
+	}
+	return c.Provider + " " + c.URL
+}
+
+// SearchConfigFromEnv reads HUB_WEB_SEARCH_*; getenv is os.Getenv outside
+// tests. A setting that is present but wrong is an error.
+func SearchConfigFromEnv(getenv func(string) string) (SearchConfig, error) {
+	c := SearchConfig{
+		Provider: strings.ToLower(strings.TrimSpace(getenv(EnvSearchProvider))),
+		URL:      strings.TrimSpace(getenv(EnvSearchURL)),
+		Key:      strings.TrimSpace(getenv(EnvSearchKey)),
+	}
+	if c.Provider == "" {
+		switch {
+		case c.URL != "":
+			c.Provider = ProviderSearXNG
+		case c.Key != "":
+			c.Provider = ProviderBrave
+		default:
+			return SearchConfig{}, nil
+		}
+	}
+	switch c.Provider {
+	case ProviderSearXNG:
+		if c.URL == "" {
+			return SearchConfig{}, fmt.Errorf("%s: SearXNG needs its address, like http://searxng:8080", EnvSearchURL)
+		}
+	case ProviderBrave:
+		if c.Key == "" {
+			return SearchConfig{}, fmt.Errorf("%s: the Brave Search API needs a subscription token", EnvSearchKey)
+		}
+		if c.URL == "" {
+			c.URL = BraveURL
+		}
+	default:
+		return SearchConfig{}, fmt.Errorf("%s: want %s or %s, not %q", EnvSearchProvider, ProviderSearXNG, ProviderBrave, c.Provider)
+	}
+	if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return SearchConfig{}, fmt.Errorf("%s: want an http(s) URL, not %q", EnvSearchURL, c.URL)
+	}
+	return c, nil
+}
+
+// NewSearcher returns the configured provider's adapter, or nil when none
+// is configured. client nil uses a plain client with SearchTimeout (the
+// provider is the operator's own address, so it is not guarded).
+func NewSearcher(c SearchConfig, client *http.Client) Searcher {
+	if client == nil {
+		client = &http.Client{Timeout: SearchTimeout}
+	}
+	switch c.Provider {
+	case ProviderSearXNG:
+		return &SearXNG{BaseURL: strings.TrimRight(c.URL, "/"), Key: c.Key, HTTP: client}
+	case ProviderBrave:
+		return &Brave{URL: c.URL, Key: c.Key, HTTP: client}
+	}
+	return nil
+}
+
+// SearchError is a provider's failure, in words.
+type SearchError struct {
+	Provider string
+	Reason   string
+}
+
+func (e *SearchError) Error() string { return e.Provider + " search failed: " + e.Reason }
+
+// SearXNG is the adapter for SearXNG's JSON API (GET /search?format=json;
+// the instance must list "json" in its search.formats).
+type SearXNG struct {
+	BaseURL string
+	Key     string
+	HTTP    *http.Client
+}
+
+// Name is the provider's name.
+func (s *SearXNG) Name() string { return "SearXNG" }
+
+// Search asks the instance.
+func (s *SearXNG) Search(ctx context.Context, query string, n int) ([]Result, error) {
+	q := url.Values{"q": {query}, "format": {"json"}, "safesearch": {"1"}}
+	var body struct {
+		Results []struct {
+			Title   string `json:"title"`
+			URL     string `json:"url"`
+			Content string `json:"content"`
+		} `json:"results"`
+	}
+	header := http.Header{}
+	if s.Key != "" {
+		header.Set("Authorization", "Bearer "+s.Key)
+	}
+	if err := getJSON(ctx, s.HTTP, s.Name(), s.BaseURL+"/search?"+q.Encode(), header, &body); err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, r := range body.Results {
+		out = appendResult(out, r.Title, r.URL, r.Content)
+		if len(out) == n {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Brave is the adapter for the Brave Search API (hosted; a subscription
+// token in X-Subscription-Token).
+type Brave struct {
+	URL  string
+	Key  string
+	HTTP *http.Client
+}
+
+// Name is the provider's name.
+func (b *Brave) Name() string { return "Brave Search" }
+
+// Search asks the API.
+func (b *Brave) Search(ctx context.Context, query string, n int) ([]Result, error) {
+	q := url.Values{"q": {query}, "count": {strconv.Itoa(min(max(n, 1), 20))}}
+	var body struct {
+		Web struct {
+			Results []struct {
+				Title       string `json:"title"`
+				URL         string `json:"url"`
+				Description string `json:"description"`
+			} `json:"results"`
+		} `json:"web"`
+	}
+	header := http.Header{"X-Subscription-Token": {b.Key}}
+	if err := getJSON(ctx, b.HTTP, b.Name(), b.URL+"?"+q.Encode(), header, &body); err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, r := range body.Web.Results {
+		out = appendResult(out, r.Title, r.URL, r.Description)
+		if len(out) == n {
+			break
+		}
+	}
+	return out, nil
+}
+
+// appendResult keeps http(s) results only, with plain, bounded snippets.
+func appendResult(out []Result, title, link, snippet string) []Result {
+	u, err := url.Parse(link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return out
+	}
+	snippet = strings.Join(strings.Fields(stripTags(snippet)), " ")
+	if utf8.RuneCountInString(snippet) > maxSnippet {
+		snippet = shorten(snippet, maxSnippet)
+	}
+	return append(out, Result{Title: strings.TrimSpace(stripTags(title)), URL: link, Snippet: snippet})
+}
+
+// stripTags removes the <strong> marks providers put around matches.
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>' && in:
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// maxSearchBody bounds a provider's answer.
+const maxSearchBody = 4 << 20
+
+func getJSON(ctx context.Context, client *http.Client, provider, u string, header http.Header, into any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return &SearchError{Provider: provider, Reason: "the provider's address cannot be used"}
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL carries the query, and may carry a key
+		}
+		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it could not be reached (%v)", err)}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchBody))
+	if err != nil {
+		return &SearchError{Provider: provider, Reason: fmt.Sprintf("its answer was cut off (%v)", err)}
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return &SearchError{Provider: provider, Reason: "it is rate-limiting Hub's searches (HTTP 429); try again later"}
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it refused Hub's key (HTTP %d); the operator should check %s", resp.StatusCode, EnvSearchKey)}
+	case resp.StatusCode != http.StatusOK:
+		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it answered HTTP %d", resp.StatusCode)}
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return &SearchError{Provider: provider, Reason: "its answer is not the JSON expected (for SearXNG, \"json\" must be in search.formats)"}
+	}
+	return nil
+}
