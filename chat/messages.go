@@ -71,9 +71,23 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	if err != nil {
 		return nil, fmt.Errorf("list tool calls: %w", err)
 	}
+	var receipts []models.Receipt
+	err = s.q(ctx).Where("message_id IN (?)", s.q(ctx).Model(&models.Message{}).Select("id").
+		Where("conversation_id = ? AND role = ?", conversationID, RoleAssistant)).Find(&receipts).Error
+	if err != nil {
+		return nil, fmt.Errorf("list receipts: %w", err)
+	}
+	byCall := map[string]*Receipt{}
+	for _, r := range receipts {
+		byCall[r.CallID] = &Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
+			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
+			Refs: unmarshal[[]workspace.Ref](r.Refs)}
+	}
 	byTurn := map[string][]ToolCall{}
 	for _, c := range calls {
-		byTurn[c.TurnID] = append(byTurn[c.TurnID], toToolCall(c))
+		tc := toToolCall(c)
+		tc.Receipt = byCall[c.ID]
+		byTurn[c.TurnID] = append(byTurn[c.TurnID], tc)
 	}
 	out := make([]Message, len(rows))
 	for i, r := range rows {
@@ -120,6 +134,11 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 			c := &msgs[i].ToolCalls[j]
 			if left(c.SpaceID) {
 				c.Summary, c.Input, c.Arguments, c.Result, c.Refs = "", "", "", "", nil
+				if c.Receipt != nil {
+					r := *c.Receipt
+					r.Summary, r.Refs = "", nil
+					c.Receipt = &r
+				}
 			}
 		}
 	}
