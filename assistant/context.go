@@ -91,7 +91,7 @@ func (c TurnContext) Render() string {
 		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
 	}
 	for _, n := range c.PageNotes {
-		fmt.Fprintf(&b, "Not on screen as sent: %s\n", n)
+		fmt.Fprintf(&b, "Left out of the page: %s\n", n)
 	}
 	if len(c.Changed) > 0 {
 		b.WriteString(ChangedNoteHeading + "\n")

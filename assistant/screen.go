@@ -130,7 +130,7 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 		}
 		ref, ok := found[f.id]
 		if !ok || (f.kind != "" && f.kind != ref.Kind) {
-			out.Notes = append(out.Notes, fmt.Sprintf("the open item (%s/%s) names no record you can open in this space; left out", f.at, f.key))
+			out.Notes = append(out.Notes, fmt.Sprintf("the open item (%s/%s) names no record the person can open in this space", f.at, f.key))
 			continue
 		}
 		if out.Open != nil {
@@ -159,7 +159,7 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 			}
 		}
 		if dropped := len(lists[at]) - len(kept); dropped > 0 {
-			out.Notes = append(out.Notes, fmt.Sprintf("%s: %d of %d ids name no record you can open in this space; left out", at, dropped, len(lists[at])))
+			out.Notes = append(out.Notes, fmt.Sprintf("%s: %d of %d ids name no record the person can open in this space", at, dropped, len(lists[at])))
 		}
 		key := at[strings.LastIndex(at, "/")+1:]
 		b, err := json.Marshal(nonNilStrings(kept))
