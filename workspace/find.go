@@ -131,29 +131,32 @@ func (s *Service) FindRefs(ctx context.Context, actor Actor, spaceID string, ids
 	if len(clean) == 0 {
 		return out, nil
 	}
-	var tasks []models.Task
-	if err := s.q(ctx).Where("space_id = ? AND id IN ?", spaceID, clean).Find(&tasks).Error; err != nil {
-		return nil, fmt.Errorf("find tasks: %w", err)
+	// One round trip for all three kinds (a page may carry 200 ids).
+	var rows []struct {
+		Kind, ID, Label, Status, Role string
+		DueDate                       *string
 	}
-	for _, r := range tasks {
-		out[r.ID] = TaskRef(toTask(r))
-	}
-	var projects []models.Project
-	if err := s.q(ctx).Where("space_id = ? AND id IN ?", spaceID, clean).Find(&projects).Error; err != nil {
-		return nil, fmt.Errorf("find projects: %w", err)
-	}
-	for _, r := range projects {
-		out[r.ID] = Ref{Kind: KindProject, ID: r.ID, Label: r.Name, Detail: r.Status}
-	}
-	var people []struct{ ID, Name, Role string }
-	err := s.q(ctx).Table("people").Select("people.id, people.name, memberships.role").
-		Joins("JOIN memberships ON memberships.person_id = people.id").
-		Where("memberships.space_id = ? AND people.id IN ?", spaceID, clean).Scan(&people).Error
+	err := s.q(ctx).Raw(`SELECT 'task' AS kind, id, title AS label, status, due_date, '' AS role FROM tasks WHERE space_id = ? AND id IN ?
+UNION ALL SELECT 'project', id, name, status, NULL, '' FROM projects WHERE space_id = ? AND id IN ?
+UNION ALL SELECT 'person', people.id, people.name, '', NULL, memberships.role FROM people
+  JOIN memberships ON memberships.person_id = people.id WHERE memberships.space_id = ? AND people.id IN ?`,
+		spaceID, clean, spaceID, clean, spaceID, clean).Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("find people: %w", err)
+		return nil, fmt.Errorf("find records: %w", err)
 	}
-	for _, r := range people {
-		out[r.ID] = Ref{Kind: KindPerson, ID: r.ID, Label: r.Name, Detail: r.Role}
+	for _, r := range rows {
+		switch r.Kind {
+		case KindTask:
+			t := Task{ID: r.ID, Title: r.Label, Status: r.Status}
+			if r.DueDate != nil {
+				t.DueDate = *r.DueDate
+			}
+			out[r.ID] = TaskRef(t)
+		case KindProject:
+			out[r.ID] = Ref{Kind: KindProject, ID: r.ID, Label: r.Label, Detail: r.Status}
+		default:
+			out[r.ID] = Ref{Kind: KindPerson, ID: r.ID, Label: r.Label, Detail: r.Role}
+		}
 	}
 	return out, nil
 }
