@@ -86,12 +86,14 @@ func (s *Server) streamTurn(c *gin.Context) {
 			if terr != nil {
 				return terr
 			}
-			reply, rerr := s.Chat.GetMessage(ctx, ended.ReplyMessageID)
-			if rerr != nil {
-				return rerr
+			// The records the reply names; a reply that cannot be read
+			// (deleted meanwhile) names none, and the stream still ends.
+			var named []workspace.Ref
+			if reply, rerr := s.Chat.GetMessage(ctx, ended.ReplyMessageID); rerr == nil {
+				named = reply.Mentions
 			}
 			return emit(doneFrame(now.StandIn(delivered), string(ended.Status), ended.ReplyMessageID,
-				ended.Usage.InputTokens, ended.Usage.OutputTokens, false, reply.Mentions))
+				ended.Usage.InputTokens, ended.Usage.OutputTokens, false, named))
 		}
 		return err
 	}, write)
