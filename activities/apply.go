@@ -9,6 +9,7 @@ import (
 	"hub/chat"
 	"hub/toolrun"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // ApplyTxTimeout bounds one space's Apply transaction: a batch that holds
@@ -79,6 +80,8 @@ type ApplyReceipt struct {
 	ErrorCode    string
 	ErrorMessage string
 	UndoGroupID  string
+	// Refs are the records a succeeded call changed.
+	Refs []workspace.Ref `json:",omitempty"`
 	// PlanSteps are a hub_run_workflow call's plan steps with what became
 	// of each (JSON name as recorded histories carry it).
 	PlanSteps []PlanStepReceipt `json:"Steps"`
@@ -168,6 +171,7 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 		return err
 	}
 	batch := toolrun.Batch{PersonID: in.PersonID, SpaceID: in.SpaceID, Label: "Apply", Timeout: ApplyTxTimeout}
+	var callSpaces []string // each call's own space: "" for its conversation's
 	for _, id := range in.CallIDs {
 		if r, ok := receipts[id]; ok && r.Status == chat.ReceiptSucceeded {
 			continue
@@ -177,11 +181,13 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 			return gone(err)
 		}
 		batch.Calls = append(batch.Calls, toolrun.Call{ID: c.ID, Tool: c.Tool, Arguments: c.Input})
+		callSpaces = append(callSpaces, c.SpaceID)
 	}
 	outs, err := a.runner().RunBatch(ctx, batch, func(ctx context.Context, store *chat.Store, outs []toolrun.Outcome) error {
 		for i, out := range outs {
 			id := batch.Calls[i].ID
 			r := receiptOf(id, in.SpaceID, out)
+			inSpace(r.Refs, callSpaces[i]) // records of another of the turn's spaces say so
 			if out.Kind == toolrun.Succeeded {
 				r.Attempts = receipts[id].Attempts + 1
 			}
@@ -209,7 +215,13 @@ func receiptOf(callID, spaceID string, out toolrun.Outcome) chat.Receipt {
 	r := chat.Receipt{CallID: callID, SpaceID: spaceID}
 	switch out.Kind {
 	case toolrun.Succeeded:
+		// The summary of what was done, not the preview of what would be,
+		// and the records it changed.
 		r.Status, r.Summary, r.UndoGroupID = chat.ReceiptSucceeded, out.Result.Summary, out.UndoGroupID
+		r.Refs = out.Result.Refs
+		if len(r.Refs) > maxCallRefs {
+			r.Refs = r.Refs[:maxCallRefs]
+		}
 	case toolrun.Unattempted:
 		r.Status, r.ErrorMessage = chat.ReceiptUnattempted, "not applied: another change in this space failed, so none of them was made"
 	case toolrun.Unknown:
@@ -319,7 +331,7 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 			status = chat.ReceiptUnknown
 		}
 		rc := ApplyReceipt{CallID: c.ID, SpaceID: c.SpaceID, Tool: c.Tool, Status: status, Summary: r.Summary,
-			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID}
+			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Refs: r.Refs}
 		if c.Tool == tools.PlanTool {
 			steps, err := a.Chat.PlanSteps(ctx, c.ID)
 			if err != nil {

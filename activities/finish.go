@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
 	"hub/workspace"
@@ -35,7 +36,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	var refs []workspace.Ref
 	var held []map[string]string
 	for _, st := range steps {
-		if st.Text != "" {
+		if st.Text != "" && !discarded(st) {
 			texts = append(texts, st.Text)
 		}
 		usage.InputTokens += st.Usage.InputTokens
@@ -51,9 +52,14 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 			}
 		}
 	}
+	text := strings.Join(texts, "\n\n")
+	named, err := a.namedRefs(ctx, turn, text, refs)
+	if err != nil {
+		return err
+	}
 	ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
 		Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
-		Text: strings.Join(texts, "\n\n"), Refs: dedupeRefs(refs, maxTurnRefs), Usage: usage,
+		Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
 	})
 	if err != nil {
 		return err
@@ -76,7 +82,50 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	return a.publishOnce(ctx, in.TurnID, stream.TypeDone, map[string]any{
 		"status": string(ended.Status), "messageId": turn.ReplyMessageID,
 		"usage": map[string]int{"inputTokens": ended.Usage.InputTokens, "outputTokens": ended.Usage.OutputTokens},
+		"refs":  nonNilRefs(named),
 	})
+}
+
+// discarded tells a step whose text the person does not read: the answer
+// check sent it back (a held write reported as done, a tool call written
+// as text, a promise instead of work), and the stream told the client to
+// drop it; the reply is the answer the model gave after.
+func discarded(st chat.Step) bool { return st.NudgeKind == chat.NudgeAnswer }
+
+// namedRefs are the records the reply's text names by id (as a link or a
+// bare id), among those the turn knew: its mentions, earlier replies, the
+// page and this turn's tool results. At most chat.MaxNamedRefs, in the
+// order the turn came to know them.
+func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string, callRefs []workspace.Ref) ([]workspace.Ref, error) {
+	if text == "" {
+		return nil, nil
+	}
+	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
+	if err != nil {
+		return nil, gone(err)
+	}
+	history, err := a.Chat.History(ctx, turn)
+	if err != nil {
+		return nil, err
+	}
+	known := knownRefs(user, history)
+	// The page's records, as the turn resolved them; a person who lost
+	// access to the space since has none (their turn ends all the same).
+	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
+	if screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext); err == nil {
+		known = append(known, screen.Refs...)
+	}
+	known = append(known, callRefs...)
+	var out []workspace.Ref
+	for _, r := range dedupeRefs(known, len(known)+1) {
+		if strings.Contains(text, r.ID) {
+			out = append(out, r)
+			if len(out) == chat.MaxNamedRefs {
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // SetTurnStatus records a running turn's state (paused, working) for the

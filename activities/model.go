@@ -114,7 +114,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	// Text already shown in earlier steps is separated from this step's.
 	sep := ""
 	for _, st := range steps {
-		if st.Text != "" {
+		if st.Text != "" && !discarded(st) {
 			sep = "\n\n"
 		}
 	}
@@ -164,6 +164,9 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			return ModelStep{}, err
 		}
 		st.Nudge, st.NudgeKind = nudge, kind
+		if err := a.discardSentBack(ctx, in, st); err != nil {
+			return ModelStep{}, err
+		}
 	}
 	calls, err := a.Chat.SaveStep(ctx, in.TurnID, st)
 	if err != nil {
@@ -174,6 +177,19 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		out.ToolCalls = append(out.ToolCalls, ToolCallRef{ID: c.ID, Tool: c.Tool})
 	}
 	return out, nil
+}
+
+// discardSentBack tells the client to drop the text of a step the answer
+// check sends back: the person reads the answer the model gives next, not
+// the one that claimed a held write was done or wrote a call as text
+// (FinishTurn leaves it out of the saved reply too).
+func (a *Activities) discardSentBack(ctx context.Context, in CallModelInput, st chat.Step) error {
+	if !discarded(st) || st.Text == "" {
+		return nil
+	}
+	_, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, map[string]any{
+		"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Checking the answer…"})
+	return err
 }
 
 // heartbeatWhileWaiting heartbeats until the returned stop is called, so a

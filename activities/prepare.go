@@ -79,6 +79,10 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		OfferedTools: offer.Tools,
 	}
 	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
+	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)
+	if err != nil {
+		return Plan{}, err
+	}
 	guides := make([]assistant.Guide, len(offer.Guides))
 	for i, g := range offer.Guides {
 		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
@@ -107,10 +111,59 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err := a.Chat.MarkWorking(ctx, turn.ID, 0); err != nil {
 		return Plan{}, err
 	}
-	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(append(knownRefs(user, history), skillRefs(profile.Skills)...))}); err != nil {
+	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}); err != nil {
 		return Plan{}, err
 	}
 	return Plan{Model: rec.Model, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
+}
+
+// screenAndChanges fills in what the context block says about the message
+// beyond its text: typed mentions that named no single record, the page
+// context's ids resolved in the space (ResolveScreen), and the records of
+// the conversation someone else changed since the person's last message.
+// It returns the refs the turn knows before any tool runs.
+func (a *Activities) screenAndChanges(ctx context.Context, turn chat.Turn, user chat.Message, history []chat.Message, tc *assistant.TurnContext) ([]workspace.Ref, error) {
+	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
+	if assistant.HasTypedMention(user.Text) {
+		_, unresolved, err := assistant.TypedMentions(ctx, a.Workspace, actor, turn.SpaceID, user.Text)
+		if err != nil {
+			return nil, err
+		}
+		tc.Unresolved = unresolved
+	}
+	screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext)
+	if err != nil {
+		return nil, err
+	}
+	tc.Page, tc.Open, tc.Selected, tc.PageNotes = screen.Page, screen.Open, screen.Selected, screen.Notes
+	known := knownRefs(user, history)
+	known = dedupeRefs(append(known, screen.Refs...), maxTurnRefs)
+	if tc.Changed, err = a.changedMeanwhile(ctx, turn, history, known); err != nil {
+		return nil, err
+	}
+	return known, nil
+}
+
+// changedMeanwhile lists the records the turn knows that someone other
+// than the person changed since their last message in this conversation,
+// from the change log (workspace.Service.ChangedByOthers): durable, so a
+// restart or a change made through another process is not missed.
+func (a *Activities) changedMeanwhile(ctx context.Context, turn chat.Turn, history []chat.Message, known []workspace.Ref) ([]workspace.ChangedRecord, error) {
+	var last chat.Message
+	for _, m := range history {
+		if m.Role == chat.RoleUser {
+			last = m
+		}
+	}
+	if last.ID == "" || len(known) == 0 {
+		return nil, nil
+	}
+	spaces := append([]string{turn.SpaceID}, turn.Spaces...)
+	ids := make([]string, len(known))
+	for i, r := range known {
+		ids[i] = r.ID
+	}
+	return a.Workspace.ChangedByOthers(ctx, turn.PersonID, spaces, ids, last.CreatedAt, a.now())
 }
 
 // toolSchemas are the offered tools as the model sees them: in a turn that

@@ -41,6 +41,8 @@ type receiptDTO struct {
 	Error       *errorDTO `json:"error,omitempty"`
 	UndoGroupID string    `json:"undoGroupId,omitempty"`
 	Steps       []stepDTO `json:"steps,omitempty"`
+	// Refs are the records a succeeded call changed ([] otherwise).
+	Refs []refDTO `json:"refs"`
 }
 
 type stepDTO struct {
@@ -119,7 +121,8 @@ func (s *Server) apply(c *gin.Context) {
 	}
 	out := make([]receiptDTO, len(res.Receipts))
 	for i, r := range res.Receipts {
-		out[i] = receiptDTO{CallID: r.CallID, SpaceID: r.SpaceID, Tool: r.Tool, Status: r.Status, Summary: r.Summary, UndoGroupID: r.UndoGroupID}
+		out[i] = receiptDTO{CallID: r.CallID, SpaceID: r.SpaceID, Tool: r.Tool, Status: r.Status, Summary: r.Summary, UndoGroupID: r.UndoGroupID,
+			Refs: toRefDTOs(r.Refs)}
 		if r.ErrorCode != "" || r.ErrorMessage != "" {
 			out[i].Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
 		}

@@ -145,6 +145,10 @@ type toolCallDTO struct {
 	Error       *errorDTO `json:"error,omitempty"`
 	Refs        []refDTO  `json:"refs"`
 	UndoGroupID string    `json:"undoGroupId,omitempty"`
+	// Receipt is what Apply made of a held call, once applied: its summary
+	// is what was done (the call's summary then too; the proposal keeps
+	// the preview) and its refs the records changed.
+	Receipt *receiptDTO `json:"receipt,omitempty"`
 }
 
 // proposalDTO is a write the reply proposed: held for Apply (in the chat or
@@ -198,6 +202,17 @@ func toMessageDTO(m chat.Message) messageDTO {
 		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Refs: toRefDTOs(tc.Refs), UndoGroupID: tc.UndoGroupID}
 		if tc.ErrorCode != "" {
 			t.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
+		}
+		if r := tc.Receipt; r != nil {
+			rd := receiptDTO{CallID: tc.ID, SpaceID: r.SpaceID, Tool: tc.Tool, Status: r.Status, Summary: r.Summary,
+				UndoGroupID: r.UndoGroupID, Refs: toRefDTOs(r.Refs)}
+			if r.ErrorCode != "" || r.ErrorMessage != "" {
+				rd.Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
+			}
+			t.Receipt = &rd
+			if r.Status == chat.ReceiptSucceeded && r.Summary != "" {
+				t.Summary = r.Summary
+			}
 		}
 		d.ToolCalls = append(d.ToolCalls, t)
 		if tc.HeldFor != "" {

@@ -74,7 +74,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 		})
 		switch {
 		case errors.Is(err, stream.ErrTurnGone):
-			return emit(doneFrame(delivered+1, string(chat.StatusStopped), turn.ReplyMessageID, 0, 0, true))
+			return emit(doneFrame(delivered+1, string(chat.StatusStopped), turn.ReplyMessageID, 0, 0, true, nil))
 		case errors.Is(err, stream.ErrFramesSwept):
 			// It ended long ago: its saved ending stands in for the done
 			// frame, numbered so that a reconnect after it gets 204.
@@ -86,8 +86,14 @@ func (s *Server) streamTurn(c *gin.Context) {
 			if terr != nil {
 				return terr
 			}
+			// The records the reply names; a reply that cannot be read
+			// (deleted meanwhile) names none, and the stream still ends.
+			var named []workspace.Ref
+			if reply, rerr := s.Chat.GetMessage(ctx, ended.ReplyMessageID); rerr == nil {
+				named = reply.Mentions
+			}
 			return emit(doneFrame(now.StandIn(delivered), string(ended.Status), ended.ReplyMessageID,
-				ended.Usage.InputTokens, ended.Usage.OutputTokens, false))
+				ended.Usage.InputTokens, ended.Usage.OutputTokens, false, named))
 		}
 		return err
 	}, write)
@@ -100,12 +106,13 @@ func (s *Server) streamTurn(c *gin.Context) {
 // one that ended so long ago that its frames were swept (its ending as
 // saved). seq is its number: after the last frame the client has, or for
 // a swept turn the number its own done frame had (stream.Tail.StandIn).
-func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool) stream.Frame {
+// named are the records the reply names (its saved mentions).
+func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool, named []workspace.Ref) stream.Frame {
 	d := map[string]any{"status": status, "messageId": replyMessageID,
-		"usage": map[string]int{"inputTokens": inputTokens, "outputTokens": outputTokens}}
+		"usage": map[string]int{"inputTokens": inputTokens, "outputTokens": outputTokens}, "refs": toRefDTOs(named)}
 	if deleted {
 		d["deleted"] = true
 	}
-	data, _ := json.Marshal(d) // a map of strings, bools and ints always encodes
+	data, _ := json.Marshal(d) // strings, bools, ints and refs always encode
 	return stream.Frame{Seq: seq, Type: stream.TypeDone, Data: data}
 }

@@ -106,6 +106,10 @@ func (s *Server) startTurn(c *gin.Context) {
 		}
 		mentions = append(mentions, ref)
 	}
+	if mentions, err = s.typedMentions(c, conv.SpaceID, text, mentions); err != nil {
+		respondError(c, err)
+		return
+	}
 	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
 		Mentions: mentions, PageContext: page, Spaces: spaces})
 	if err != nil {
@@ -113,6 +117,30 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	}
 	s.launch(c, turn)
+}
+
+// typedMentions adds the records the message's typed mentions name
+// ("@people:Mira Chen", "@task:Draft brief"), resolved by exact name in the
+// space as id mentions are by id, to the mentions saved on the message (at
+// most maxMentions in all, repeats once). A typed mention that names no
+// single record stays text; the turn tells the model so.
+func (s *Server) typedMentions(c *gin.Context, spaceID, text string, mentions []workspace.Ref) ([]workspace.Ref, error) {
+	if !assistant.HasTypedMention(text) {
+		return mentions, nil
+	}
+	refs, _, err := assistant.TypedMentions(c.Request.Context(), s.Workspace, actor(c), spaceID, text)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		if len(mentions) == maxMentions {
+			break
+		}
+		if !slices.ContainsFunc(mentions, func(m workspace.Ref) bool { return m.Kind == r.Kind && m.ID == r.ID }) {
+			mentions = append(mentions, r)
+		}
+	}
+	return mentions, nil
 }
 
 // turnSpaces checks the other spaces a turn may act in: each one the person

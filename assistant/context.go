@@ -30,7 +30,25 @@ type TurnContext struct {
 	// Spaces are the spaces a turn may act in, its conversation's first,
 	// when it may act in more than one.
 	Spaces []workspace.Space
+	// Unresolved are the typed mentions that named no single record.
+	Unresolved []Unresolved
+	// Open, Selected and PageNotes are the page context's ids as resolved
+	// in the space (ResolveScreen); Page then holds only ids that resolved.
+	Open      *OpenItem
+	Selected  []workspace.Ref
+	PageNotes []string
+	// Changed are records of this conversation someone else changed since
+	// the person's last message, newest first (at most MaxChangedLines
+	// are written).
+	Changed []workspace.ChangedRecord
 }
+
+// MaxChangedLines bounds the "since your last message" note: ten records,
+// the last line saying how many more there are.
+const MaxChangedLines = 10
+
+// ChangedNoteHeading opens the note on records others changed.
+const ChangedNoteHeading = "Since the person's last message, others changed (read a record again before relying on what you knew of it):"
 
 // Render writes the context block.
 func (c TurnContext) Render() string {
@@ -49,8 +67,41 @@ func (c TurnContext) Render() string {
 			fmt.Fprintf(&b, "- %s\n", Link(m))
 		}
 	}
+	if len(c.Unresolved) > 0 {
+		b.WriteString("Typed mentions not resolved (they stay as typed in the message):\n")
+		for _, u := range c.Unresolved {
+			fmt.Fprintf(&b, "- %s: %s\n", pageData(u.Typed), u.Reason)
+		}
+	}
+	if c.Open != nil {
+		fmt.Fprintf(&b, "Open item: %s", Link(c.Open.Ref))
+		if len(c.Open.Facts) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(c.Open.Facts, ", "))
+		}
+		b.WriteString("\n")
+	}
+	if len(c.Selected) > 0 {
+		links := make([]string, len(c.Selected))
+		for i, r := range c.Selected {
+			links[i] = Link(r)
+		}
+		fmt.Fprintf(&b, "Selected: %s\n", strings.Join(links, ", "))
+	}
 	if page := strings.TrimSpace(c.Page); page != "" && page != "{}" && page != "null" {
 		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
+	}
+	for _, n := range c.PageNotes {
+		fmt.Fprintf(&b, "Left out of the page: %s\n", n)
+	}
+	if len(c.Changed) > 0 {
+		b.WriteString(ChangedNoteHeading + "\n")
+		for i, ch := range c.Changed {
+			if i == MaxChangedLines-1 && len(c.Changed) > MaxChangedLines {
+				fmt.Fprintf(&b, "- and %d more\n", len(c.Changed)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s\n", changedLine(ch))
+		}
 	}
 	if len(c.Spaces) > 1 {
 		b.WriteString("Spaces you can act in (the first is this chat's; give a tool call \"space\", a name or id, to act in another):\n")
@@ -103,4 +154,25 @@ var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<
 // Link names a record for the model: its title as a link carrying the id.
 func Link(r workspace.Ref) string {
 	return fmt.Sprintf("[%s](hub://%s/%s)", labelEscaper.Replace(r.Label), r.Kind, url.PathEscape(r.ID))
+}
+
+// changedLine names a record someone else changed and who: "[Draft
+// brief](hub://task/…) updated by Ken Ito".
+func changedLine(c workspace.ChangedRecord) string {
+	what := "changed"
+	switch c.Op {
+	case workspace.OpCreated:
+		what = "added"
+	case workspace.OpDeleted:
+		what = "deleted"
+	}
+	by := make([]string, len(c.By))
+	for i, n := range c.By {
+		by[i] = labelEscaper.Replace(n)
+	}
+	name := Link(workspace.Ref{Kind: c.Kind, ID: c.ID, Label: c.Title})
+	if c.Op == workspace.OpDeleted {
+		name = "“" + labelEscaper.Replace(c.Title) + "”"
+	}
+	return fmt.Sprintf("%s %s by %s", name, what, strings.Join(by, ", "))
 }

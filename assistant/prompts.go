@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"fmt"
 	"time"
 
 	"hub/chat"
@@ -43,6 +44,15 @@ const (
 	// window free, and a description longer than this is a manual, which
 	// belongs in a playbook.
 	ToolBudget = 700
+	// ScreenBudget bounds what the context says of the screen and the
+	// mentions beyond the sample context: the open item with its facts, a
+	// line of selected records, typed mentions left unresolved and what
+	// was left out.
+	ScreenBudget = 250
+	// ChangedBudget bounds the "since your last message" note at its
+	// longest: MaxChangedLines lines, each a record link and who changed
+	// it.
+	ChangedBudget = 350
 	// PlaybookBudget bounds one playbook's text, preloaded as a guide or
 	// read with hub_how_to: two of them go with a message.
 	PlaybookBudget = 1_000
@@ -98,6 +108,30 @@ func Catalog() []Prompt {
 				Page:     `{"view":"board","filters":{"status":"todo"},"selected":["task_1"],"selectedText":"Quarterly numbers are due Friday"}`,
 			}.Render(),
 			Budget: ContextBudget,
+		},
+		Prompt{
+			Name: "context.screen",
+			Description: "In the <context> block: the open item as a link with its status, due date, priority, project and people; the selected records; " +
+				"typed mentions that named no single record (the text stays as typed); ids of the page that named nothing the person can open, left out.",
+			Text: TurnContext{Now: sampleNow, Location: berlin,
+				Unresolved: []Unresolved{
+					{Typed: "@task:Call Ken", Reason: "2 tasks have this name; ask which one is meant, or look them up"},
+					{Typed: "@people:Mira Chan about…", Reason: "no person of this space has a name this starts with; look it up by other words if needed"},
+				},
+				Open: &OpenItem{Ref: workspace.Ref{Kind: "task", ID: "task_1", Label: "Draft brief"}, Facts: []string{"status doing", "due 2026-03-06", "priority high",
+					"project " + Link(workspace.Ref{Kind: "project", ID: "project_1", Label: "Launch"}), "people " + Link(workspace.Ref{Kind: "person", ID: "person_2", Label: "Ken Ito"}) + " (assignee)"}},
+				Selected:  []workspace.Ref{{Kind: "task", ID: "task_3", Label: "Call Ken"}, {Kind: "task", ID: "task_4", Label: "Book room"}},
+				Page:      `{"path":"/tasks","surface":{"kind":"board","selectedIds":["task_3","task_4"],"visibleIds":["task_1","task_3","task_4"]}}`,
+				PageNotes: []string{"/surface/visibleIds: 2 of 5 ids name no record the person can open in this space"},
+			}.Render(),
+			Budget: ContextBudget + ScreenBudget,
+		},
+		Prompt{
+			Name: "context.changed",
+			Description: "In the <context> block: the records of this conversation someone else changed since the person's last message, " +
+				"newest first, at most 10 lines (the last one counting the rest), from the change log.",
+			Text:   TurnContext{Now: sampleNow, Location: berlin, Changed: sampleChanges(14)}.Render(),
+			Budget: ContextBudget + ChangedBudget,
 		},
 		Prompt{
 			Name:        "final-step",
@@ -171,6 +205,17 @@ func Catalog() []Prompt {
 				Budget:      PlaybookBudget,
 			})
 		}
+	}
+	return out
+}
+
+// sampleChanges are n records changed by others, for the catalog.
+func sampleChanges(n int) []workspace.ChangedRecord {
+	out := make([]workspace.ChangedRecord, n)
+	for i := range out {
+		op := []string{workspace.OpUpdated, workspace.OpCreated, workspace.OpDeleted}[i%3]
+		out[i] = workspace.ChangedRecord{Kind: "task", ID: fmt.Sprintf("task_%02dabcdefghijklmn", i), Title: fmt.Sprintf("Quarterly report part %d", i+1),
+			Op: op, By: []string{"Ken Ito"}}
 	}
 	return out
 }

@@ -38,7 +38,7 @@ func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
 	}
 	var lines []string
 	for _, c := range calls {
-		if c.Status != chat.CallDone && c.Status != chat.CallHeld {
+		if c.Status != chat.CallDone && c.Status != chat.CallHeld && c.Status != chat.CallApplied {
 			continue
 		}
 		if d, ok := reg.Get(c.Tool); !ok || !d.IsWrite {
@@ -48,8 +48,11 @@ func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
 			continue
 		}
 		line := c.Summary
-		if c.Status == chat.CallHeld {
+		switch c.Status {
+		case chat.CallHeld:
 			line = "Proposed (waiting for Apply): " + line
+		case chat.CallApplied:
+			line = "Proposed, then applied by the person: " + line
 		}
 		var links []string
 		for _, r := range c.Refs {

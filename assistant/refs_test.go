@@ -30,3 +30,15 @@ func TestWritesNoteNamesWrittenRecordsWithTheirIDs(t *testing.T) {
 	}, reg)
 	require.Equal(t, "Added 1 task: “Buy milk”. Records: [Buy milk](hub://task/task_1)", note, "only writes that happened, with links")
 }
+
+// A held write the person applied since is told as applied, with the
+// records it changed.
+func TestWritesNoteTellsAppliedWrites(t *testing.T) {
+	t.Parallel()
+	reg := tools.NewRegistry(tools.CreateTasks)
+	ref := workspace.Ref{Kind: "task", ID: "task_1", Label: "Buy milk"}
+	note := assistant.WritesNote([]chat.ToolCall{
+		{Tool: "hub_create_tasks", Status: chat.CallApplied, Summary: "Add “Buy milk”.", Refs: []workspace.Ref{ref}},
+	}, reg)
+	require.Equal(t, "Proposed, then applied by the person: Add “Buy milk”. Records: [Buy milk](hub://task/task_1)", note)
+}

@@ -55,8 +55,9 @@ func toMessage(r models.Message) Message {
 // Messages returns a conversation of the person with every message, oldest
 // first; a reply carries its turn's tool calls. What a turn across spaces
 // did in another space the person has left since is not shown: its calls
-// keep their tool, status and error but lose summary, preview input and
-// refs, and the reply's refs to that space's records are left out.
+// keep their tool, status and error but lose summary, preview input,
+// refs and their receipt's summary and refs, and the reply's refs and
+// mentions of that space's records are left out.
 func (s *Store) Messages(ctx context.Context, personID, conversationID string) ([]Message, error) {
 	if _, err := s.GetConversation(ctx, personID, conversationID); err != nil {
 		return nil, err
@@ -71,9 +72,23 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	if err != nil {
 		return nil, fmt.Errorf("list tool calls: %w", err)
 	}
+	var receipts []models.Receipt
+	err = s.q(ctx).Where("message_id IN (?)", s.q(ctx).Model(&models.Message{}).Select("id").
+		Where("conversation_id = ? AND role = ?", conversationID, RoleAssistant)).Find(&receipts).Error
+	if err != nil {
+		return nil, fmt.Errorf("list receipts: %w", err)
+	}
+	byCall := map[string]*Receipt{}
+	for _, r := range receipts {
+		byCall[r.CallID] = &Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
+			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
+			Refs: unmarshal[[]workspace.Ref](r.Refs)}
+	}
 	byTurn := map[string][]ToolCall{}
 	for _, c := range calls {
-		byTurn[c.TurnID] = append(byTurn[c.TurnID], toToolCall(c))
+		tc := toToolCall(c)
+		tc.Receipt = byCall[c.ID]
+		byTurn[c.TurnID] = append(byTurn[c.TurnID], tc)
 	}
 	out := make([]Message, len(rows))
 	for i, r := range rows {
@@ -94,7 +109,7 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Message) error {
 	var others []string
 	for _, m := range msgs {
-		for _, r := range m.Refs {
+		for _, r := range slices.Concat(m.Refs, m.Mentions) {
 			if r.SpaceID != "" && !slices.Contains(others, r.SpaceID) {
 				others = append(others, r.SpaceID)
 			}
@@ -116,10 +131,18 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 	left := func(spaceID string) bool { return spaceID != "" && !slices.Contains(open, spaceID) }
 	for i := range msgs {
 		msgs[i].Refs = slices.DeleteFunc(msgs[i].Refs, func(r workspace.Ref) bool { return left(r.SpaceID) })
+		// A reply's mentions are the records its text names, some perhaps
+		// in another of its turn's spaces.
+		msgs[i].Mentions = slices.DeleteFunc(msgs[i].Mentions, func(r workspace.Ref) bool { return left(r.SpaceID) })
 		for j := range msgs[i].ToolCalls {
 			c := &msgs[i].ToolCalls[j]
 			if left(c.SpaceID) {
 				c.Summary, c.Input, c.Arguments, c.Result, c.Refs = "", "", "", "", nil
+				if c.Receipt != nil {
+					r := *c.Receipt
+					r.Summary, r.Refs = "", nil
+					c.Receipt = &r
+				}
 			}
 		}
 	}

@@ -38,6 +38,9 @@ type Receipt struct {
 	ErrorMessage string
 	UndoGroupID  string
 	Attempts     int
+	// Refs are the records an applied call changed, as its result named
+	// them; the call keeps them as its refs too.
+	Refs []workspace.Ref
 }
 
 // Proposal returns the calls a reply proposed (held, or already applied),
@@ -75,28 +78,31 @@ func (s *Store) Receipts(ctx context.Context, messageID string) (map[string]Rece
 	out := make(map[string]Receipt, len(rows))
 	for _, r := range rows {
 		out[r.CallID] = Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
-			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts}
+			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
+			Refs: unmarshal[[]workspace.Ref](r.Refs)}
 	}
 	return out, nil
 }
 
 // SaveReceipt writes a call's receipt (replacing an earlier one) and, when
-// it succeeded, marks the call applied. Run it in the transaction of the
+// it succeeded, marks the call applied with the records it changed as its
+// refs (a held call had none: its preview changed nothing). Run it in the transaction of the
 // write it reports.
 func (s *Store) SaveReceipt(ctx context.Context, messageID string, r Receipt) error {
 	row := models.Receipt{CallID: r.CallID, MessageID: messageID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
 		ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
-		UpdatedAt: s.now()}
+		Refs: marshal(nonNil(r.Refs)), UpdatedAt: s.now()}
 	err := s.q(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "call_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"status", "summary", "error_code", "error_message", "undo_group_id", "attempts", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"status", "summary", "error_code", "error_message", "undo_group_id", "attempts", "refs", "updated_at"}),
 	}).Create(&row).Error
 	if err != nil {
 		return fmt.Errorf("save receipt %s: %w", r.CallID, err)
 	}
 	if r.Status == ReceiptSucceeded {
 		if err := s.q(ctx).Model(&models.ToolCall{}).Where("id = ?", r.CallID).
-			Updates(map[string]any{"status": CallApplied, "undo_group_id": r.UndoGroupID, "updated_at": s.now()}).Error; err != nil {
+			Updates(map[string]any{"status": CallApplied, "undo_group_id": r.UndoGroupID, "refs": marshal(nonNil(r.Refs)),
+				"updated_at": s.now()}).Error; err != nil {
 			return fmt.Errorf("mark %s applied: %w", r.CallID, err)
 		}
 	}

@@ -74,6 +74,9 @@ type ToolCall struct {
 	// SpaceID is the space the call acted in when it named one with its
 	// space argument; empty means its turn's space.
 	SpaceID string `json:"-"`
+	// Receipt is what Apply made of a held call (Messages only; nil
+	// before any Apply).
+	Receipt *Receipt `json:"-"`
 }
 
 // Final tells whether the call has an outcome.

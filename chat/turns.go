@@ -367,8 +367,14 @@ type Ending struct {
 	ErrorMessage string
 	Text         string
 	Refs         []workspace.Ref
-	Usage        Usage
+	// Named are the records the reply's text names by id, saved as the
+	// reply's mentions (at most MaxNamedRefs).
+	Named []workspace.Ref
+	Usage Usage
 }
+
+// MaxNamedRefs bounds the records a reply is saved naming.
+const MaxNamedRefs = 60
 
 // FinishTurn saves the reply and ends the turn, in one transaction. It is
 // idempotent: a turn that already ended keeps its first ending, which is
@@ -395,7 +401,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		}
 		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
 			"text": e.Text, "status": string(e.Status), "refs": marshal(nonNil(e.Refs)),
-			"input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens,
+			"mentions": marshal(nonNil(e.Named)), "input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens,
 			"error_code": e.ErrorCode, "error_message": e.ErrorMessage, "updated_at": now,
 		}).Error; err != nil {
 			return err

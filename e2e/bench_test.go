@@ -182,3 +182,71 @@ func BenchmarkApply(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepareTurnScreen measures PrepareTurn (the local activity that
+// renders the instructions and the context) for a message without a page,
+// and for one whose page carries an open task and 100 selected and 100
+// visible ids (half of them tasks of the space, half naming nothing), with
+// 10 of the conversation's records changed by someone else since the
+// person's last message: what resolving the screen and reading the change
+// log add to a turn.
+func BenchmarkPrepareTurnScreen(b *testing.B) {
+	s := hubtest.Start(b, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
+	ctx := context.Background()
+	ken, _ := s.Member(b, "Team", "Ken Ito", "editor")
+	var ids []string
+	var mentions []workspace.Ref
+	for i := range 50 {
+		r := s.Do(b, s.Token, "POST", "/api/spaces/"+s.SpaceID+"/tasks", map[string]any{"title": fmt.Sprintf("Card %d", i)})
+		require.Equal(b, http.StatusCreated, r.Status)
+		id := r.JSON(b)["id"].(string)
+		ids = append(ids, id, fmt.Sprintf("task_nothing%03d", i))
+		if i < 10 {
+			mentions = append(mentions, workspace.Ref{Kind: "task", ID: id, Label: fmt.Sprintf("Card %d", i)})
+		}
+	}
+	page := fmt.Sprintf(`{"path":"/board","open":{"kind":"task","id":%q},"surface":{"kind":"board","selectedIds":%s,"visibleIds":%s}}`,
+		ids[0], jsonList(ids), jsonList(ids))
+	// One finished exchange that knows 10 cards, then Ken changes them.
+	conv := s.Conversation(b)
+	first, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv, PersonID: s.OwnerID, Text: "look at these", Mentions: mentions})
+	require.NoError(b, err)
+	_, err = s.Chat.FinishTurn(ctx, first.ID, chat.Ending{Status: chat.StatusDone, Text: "ok"})
+	require.NoError(b, err)
+	for _, m := range mentions {
+		r := s.Do(b, ken, "PATCH", "/api/spaces/"+s.SpaceID+"/tasks/"+m.ID, map[string]any{"status": "doing"})
+		require.Equal(b, http.StatusOK, r.Status)
+	}
+	// The two kinds of message alternate in one loop, so both meet the
+	// same load on a shared machine.
+	prepare := func(page string) time.Duration {
+		turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv, PersonID: s.OwnerID, Text: "what now?", PageContext: page})
+		require.NoError(b, err)
+		start := time.Now()
+		_, err = s.Activities.PrepareTurn(ctx, activities.TurnRef{TurnID: turn.ID})
+		took := time.Since(start)
+		require.NoError(b, err)
+		// An error turn leaves history as it was, so every run sees the
+		// same last message and the same changes.
+		_, err = s.Chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError, ErrorCode: "failed"})
+		require.NoError(b, err)
+		return took
+	}
+	var plain, screen []time.Duration
+	for b.Loop() {
+		plain = append(plain, prepare(""))
+		screen = append(screen, prepare(page))
+	}
+	slices.Sort(plain)
+	slices.Sort(screen)
+	ms := func(x time.Duration) float64 { return float64(x) / float64(time.Millisecond) }
+	b.ReportMetric(ms(plain[len(plain)/2]), "no-page-p50-ms")
+	b.ReportMetric(ms(plain[(len(plain)*99)/100]), "no-page-p99-ms")
+	b.ReportMetric(ms(screen[len(screen)/2]), "page-p50-ms")
+	b.ReportMetric(ms(screen[(len(screen)*99)/100]), "page-p99-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+func jsonList(ids []string) string {
+	return `["` + strings.Join(ids, `","`) + `"]`
+}

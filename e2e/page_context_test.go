@@ -28,9 +28,14 @@ func TestOverLongPageContextIsCutNotRefused(t *testing.T) {
 	turns := "/api/assistant/conversations/" + conv + "/turns"
 
 	selection := "Quarterly numbers are due Friday. " + strings.Repeat("Revenue grew in every region. ", 300)
+	// Three cards are tasks of the space; the rest name nothing, so they
+	// are dropped after the cut (docs/api.md, "Page context ids").
 	cardIDs := make([]string, 250)
 	for i := range cardIDs {
 		cardIDs[i] = fmt.Sprintf("task_card%03d", i)
+		if i < 3 {
+			cardIDs[i] = newRecord(t, s, s.Token, s.SpaceID, "tasks", map[string]any{"title": fmt.Sprintf("Card %d", i)})
+		}
 	}
 	r := s.Do(t, s.Token, "POST", turns, map[string]any{"text": "summarise what I selected", "context": map[string]any{
 		"path":         "/board",
@@ -62,7 +67,9 @@ func TestOverLongPageContextIsCutNotRefused(t *testing.T) {
 	require.Equal(t, assistant.MaxSelectedTextChars+1, utf8.RuneCountInString(got.SelectedText), "2,000 characters and the mark")
 	require.Equal(t, selection[:assistant.MaxSelectedTextChars]+"…", got.SelectedText)
 	require.Equal(t, cardIDs[:3], got.Surface.SelectedIDs, "within the limit: as sent")
-	require.Equal(t, cardIDs[:100], got.Surface.VisibleIDs)
+	require.Equal(t, cardIDs[:3], got.Surface.VisibleIDs, "the first 100 kept, then those that name nothing dropped")
+	require.Contains(t, contextTheModelRead(t, s, "summarise what I selected"),
+		"Left out of the page: /surface/visibleIds: 97 of 100 ids name no record the person can open in this space\n")
 	require.Equal(t, []string{
 		fmt.Sprintf("/selectedText: cut to its first 2000 of %d characters", len(selection)),
 		"/surface/visibleIds: cut to its first 100 of 250 ids",

@@ -285,8 +285,23 @@ type Receipt struct {
 	ErrorMessage string
 	UndoGroupID  string
 	Attempts     int
+	Refs         string // the records the applied call changed (JSON)
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+// RecordChange is one committed change to a task or project: who made it,
+// through what, and the record's title after it (before, for a deletion).
+type RecordChange struct {
+	ID        string `gorm:"primaryKey"`
+	SpaceID   string
+	Kind      string
+	RecordID  string
+	Op        string
+	ActorID   string
+	Via       string
+	Title     string
+	CreatedAt time.Time
 }
 
 // WorkflowStep is one step of an applied hub_run_workflow call.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hub/stream"
+	"hub/workspace"
 )
 
 // SweepInterval is how often the sweeper runs in `hub worker` and `hub dev`.
@@ -18,13 +19,14 @@ type Swept struct {
 	Frames    int64 // frames of turns that ended more than stream.Retention ago
 	Tokens    int64 // expired tokens (every turn makes a stream token)
 	Proposals int64 // held writes older than the proposal TTL
+	Changes   int64 // change log rows older than workspace.ChangeLogRetention
 }
 
 // Sweep runs one sweep as of now: it deletes the frames of turns that
 // ended more than stream.Retention before now (a client may resume a
 // stream that long after its end, docs/api.md), deletes expired tokens,
 // and expires held writes proposed more than Config.ProposalTTL before
-// now. One part's failure does not stop the others; the error joins them.
+// now, and the change log of changes older than a month. One part's failure does not stop the others; the error joins them.
 // Sweeps of one Hub never overlap.
 func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	h.sweepMu.Lock()
@@ -40,6 +42,9 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	}
 	if s.Proposals, err = h.Chat.ExpireHeld(ctx, now.Add(-h.Config.ProposalTTL)); err != nil {
 		errs = append(errs, fmt.Errorf("expire proposals: %w", err))
+	}
+	if s.Changes, err = h.Workspace.DeleteChangesBefore(ctx, now.Add(-workspace.ChangeLogRetention)); err != nil {
+		errs = append(errs, fmt.Errorf("sweep change log: %w", err))
 	}
 	return s, errors.Join(errs...)
 }

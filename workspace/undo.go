@@ -356,7 +356,8 @@ func indexOf(plan []plannedRecord, k recordKey) int {
 }
 
 // recordChange records one record changed by a write: an entry in the
-// Service's Undo group, if it has one, and a Change for subscribers. It runs
+// Service's Undo group, if it has one, a row in the change log
+// (record_changes) and a Change for subscribers. It runs
 // inside the write's transaction, so both stand or fall with the write.
 func (s *Service) recordChange(ctx context.Context, actor Actor, spaceID string, before, after snapshot) error {
 	st := after
@@ -376,7 +377,11 @@ func (s *Service) recordChange(ctx context.Context, actor Actor, spaceID string,
 	case after == nil:
 		op = OpDeleted
 	}
-	s.notify(ctx, Change{Kind: kind, ID: id, SpaceID: spaceID, Op: op, Actor: actor, Title: st.title()})
+	c := Change{Kind: kind, ID: id, SpaceID: spaceID, Op: op, Actor: actor, Title: st.title()}
+	if err := s.logChange(ctx, c); err != nil {
+		return err
+	}
+	s.notify(ctx, c)
 	return nil
 }
 

@@ -1,0 +1,94 @@
+package assistant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"hub/workspace"
+)
+
+// typedMention finds a typed mention's kind: "@people:", "@task:" and the
+// like, at the start of the text or after a character that is no part of a
+// word or an address (so "mira@task:x" is not one). The name follows the
+// colon.
+var typedMention = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_@.])@(people|person|persons|tasks?|projects?):`)
+
+// typedKinds maps the words a person types to record kinds.
+var typedKinds = map[string]string{
+	"people": workspace.KindPerson, "person": workspace.KindPerson, "persons": workspace.KindPerson,
+	"task": workspace.KindTask, "tasks": workspace.KindTask,
+	"project": workspace.KindProject, "projects": workspace.KindProject,
+}
+
+// NameResolver finds a record by kind and the name a text starts with
+// (workspace.Service.ResolveName).
+type NameResolver interface {
+	ResolveName(ctx context.Context, actor workspace.Actor, spaceID, kind, text string) (workspace.Ref, error)
+}
+
+// Unresolved is a typed mention that names no single record: the text
+// stays as typed, and the model is told why.
+type Unresolved struct {
+	Typed  string // as typed, "@task:Draft brief" (cut after a few words when no name matched)
+	Reason string
+}
+
+// TypedMentions resolves the typed mentions of a message ("@people:Mira
+// Chen", "@task:Draft brief") by exact name in the space, as id mentions
+// are resolved: each one that names exactly one record is a ref, each other
+// one is Unresolved (no record has that name, or several do). Repeats count
+// once. Only a failure to read the space is an error.
+func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, spaceID, text string) ([]workspace.Ref, []Unresolved, error) {
+	var refs []workspace.Ref
+	var unresolved []Unresolved
+	seen := map[string]bool{}
+	for _, m := range typedMention.FindAllStringSubmatchIndex(text, -1) {
+		word, kind := text[m[2]:m[3]], typedKinds[text[m[2]:m[3]]]
+		rest := text[m[1]:]
+		ref, err := r.ResolveName(ctx, actor, spaceID, kind, rest)
+		var nf *workspace.NotFoundError
+		var amb *workspace.AmbiguousError
+		switch {
+		case err == nil:
+			if !seen[ref.Kind+"/"+ref.ID] {
+				seen[ref.Kind+"/"+ref.ID] = true
+				refs = append(refs, ref)
+			}
+		case errors.As(err, &amb):
+			typed := "@" + word + ":" + amb.Name
+			if !seen[typed] {
+				seen[typed] = true
+				unresolved = append(unresolved, Unresolved{Typed: typed,
+					Reason: fmt.Sprintf("%d %ss have this name; ask which one is meant, or look them up", amb.Count, kind)})
+			}
+		case errors.As(err, &nf):
+			typed := "@" + word + ":" + firstWords(rest, 4)
+			if !seen[typed] {
+				seen[typed] = true
+				unresolved = append(unresolved, Unresolved{Typed: typed,
+					Reason: fmt.Sprintf("no %s of this space has a name this starts with; look it up by other words if needed", kind)})
+			}
+		default:
+			return nil, nil, err
+		}
+	}
+	return refs, unresolved, nil
+}
+
+// firstWords is the first n words of a line of text, with "…" when there
+// is more.
+func firstWords(text string, n int) string {
+	line, _, _ := strings.Cut(text, "\n")
+	words := strings.Fields(line)
+	if len(words) <= n {
+		return strings.Join(words, " ")
+	}
+	return strings.Join(words[:n], " ") + "…"
+}
+
+// HasTypedMention tells whether a text may hold a typed mention, so a
+// message without one costs no lookup.
+func HasTypedMention(text string) bool { return typedMention.MatchString(text) }

@@ -1,0 +1,234 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"hub/workspace"
+)
+
+// PageLookup resolves the ids a page context carries, in the active space
+// (workspace.Service).
+type PageLookup interface {
+	FindRefs(ctx context.Context, actor workspace.Actor, spaceID string, ids []string) (map[string]workspace.Ref, error)
+	GetTask(ctx context.Context, actor workspace.Actor, spaceID, id string) (workspace.Task, error)
+}
+
+// pageOpenKeys are the fields that name the open item: "open" ({"kind"?,
+// "id"} or an id) and "openId", at the top level or in "surface".
+var pageOpenKeys = []string{"open", "openId"}
+
+// Screen is what the person's screen shows, with every id resolved in the
+// active space: ids that name nothing there are left out and said so.
+type Screen struct {
+	// Page is the page context as the model reads it: the open item taken
+	// out (it is Open) and the id lists holding only ids that resolved.
+	Page string
+	// Open is the open item, if its id resolved.
+	Open *OpenItem
+	// Selected are the selected records that resolved, in order.
+	Selected []workspace.Ref
+	// Notes say what was left out, by field, never by id.
+	Notes []string
+	// Refs are every record the screen names, for the turn's refs.
+	Refs []workspace.Ref
+}
+
+// OpenItem is the record open on screen and what a person sees of it:
+// status, due date, priority, project and people, as far as it has them.
+type OpenItem struct {
+	Ref   workspace.Ref
+	Facts []string // "status todo", "due 2026-03-06", "project [Launch](hub://project/…)"
+}
+
+// ResolveScreen resolves a page context's ids (the open item, the selected
+// and visible ids) in the space, for the person: a supplied id is an exact
+// lookup key, never evidence of access, so an id of another space or of
+// nothing is dropped with a note. A page context that is not a JSON object
+// is passed on as it is.
+func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID, page string) (Screen, error) {
+	out := Screen{Page: page}
+	var top map[string]json.RawMessage
+	if json.Unmarshal([]byte(page), &top) != nil || top == nil {
+		return out, nil
+	}
+	var surface map[string]json.RawMessage
+	if raw, ok := top["surface"]; ok && json.Unmarshal(raw, &surface) != nil {
+		surface = nil
+	}
+	objs := []struct {
+		at  string
+		obj map[string]json.RawMessage
+	}{{"", top}, {"/surface", surface}}
+
+	// Every id first, so one lookup resolves them all.
+	var ids []string
+	type openField struct{ at, key, kind, id string }
+	var opens []openField
+	lists := map[string][]string{} // pointer → ids as sent
+	var listOrder []string
+	for _, o := range objs {
+		if o.obj == nil {
+			continue
+		}
+		for _, key := range pageOpenKeys {
+			raw, ok := o.obj[key]
+			if !ok {
+				continue
+			}
+			f := openField{at: o.at, key: key}
+			var id string
+			var obj struct{ Kind, ID string }
+			switch {
+			case json.Unmarshal(raw, &id) == nil:
+				f.id = id
+			case json.Unmarshal(raw, &obj) == nil:
+				f.kind, f.id = obj.Kind, obj.ID
+			}
+			opens = append(opens, f)
+			ids = append(ids, f.id)
+		}
+		for _, key := range pageIDLists {
+			var entries []json.RawMessage
+			if raw, ok := o.obj[key]; !ok || json.Unmarshal(raw, &entries) != nil {
+				continue
+			}
+			at := o.at + "/" + key
+			listOrder = append(listOrder, at)
+			lists[at] = []string{}
+			for _, e := range entries {
+				var id string
+				if json.Unmarshal(e, &id) != nil {
+					id = "" // not an id: it resolves to nothing
+				}
+				lists[at] = append(lists[at], id)
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(opens) == 0 && len(listOrder) == 0 {
+		return out, nil
+	}
+	found, err := l.FindRefs(ctx, actor, spaceID, ids)
+	if err != nil {
+		return Screen{}, err
+	}
+	addRef := func(r workspace.Ref) {
+		if !slices.ContainsFunc(out.Refs, func(x workspace.Ref) bool { return x.Kind == r.Kind && x.ID == r.ID }) {
+			out.Refs = append(out.Refs, r)
+		}
+	}
+
+	for _, f := range opens {
+		if f.at == "/surface" {
+			delete(surface, f.key)
+		} else {
+			delete(top, f.key)
+		}
+		ref, ok := found[f.id]
+		if !ok || (f.kind != "" && f.kind != ref.Kind) {
+			out.Notes = append(out.Notes, fmt.Sprintf("the open item (%s/%s) names no record the person can open in this space", f.at, f.key))
+			continue
+		}
+		if out.Open != nil {
+			continue // one open item; a second field naming one is redundant
+		}
+		item, err := openItem(ctx, l, actor, spaceID, ref)
+		if err != nil {
+			return Screen{}, err
+		}
+		out.Open = &item
+		addRef(ref)
+	}
+	for _, at := range listOrder {
+		var kept []string
+		for _, id := range lists[at] {
+			ref, ok := found[id]
+			if !ok {
+				continue
+			}
+			kept = append(kept, id)
+			addRef(ref)
+			if strings.HasSuffix(at, "/selectedIds") || strings.HasSuffix(at, "/selected") {
+				if !slices.ContainsFunc(out.Selected, func(x workspace.Ref) bool { return x.ID == ref.ID }) {
+					out.Selected = append(out.Selected, ref)
+				}
+			}
+		}
+		if dropped := len(lists[at]) - len(kept); dropped > 0 {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s: %d of %d ids name no record the person can open in this space", at, dropped, len(lists[at])))
+		}
+		key := at[strings.LastIndex(at, "/")+1:]
+		b, err := json.Marshal(nonNilStrings(kept))
+		if err != nil {
+			return Screen{}, fmt.Errorf("page context: %w", err)
+		}
+		if strings.HasPrefix(at, "/surface/") {
+			surface[key] = b
+		} else {
+			top[key] = b
+		}
+	}
+	if surface != nil {
+		b, err := json.Marshal(surface)
+		if err != nil {
+			return Screen{}, fmt.Errorf("page context: %w", err)
+		}
+		top["surface"] = b
+	}
+	b, err := json.Marshal(top)
+	if err != nil {
+		return Screen{}, fmt.Errorf("page context: %w", err)
+	}
+	out.Page = string(b)
+	return out, nil
+}
+
+// openItem describes the open record: a task with its status, due date,
+// priority, project and assignee; a project with its status; a person with
+// their role.
+func openItem(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID string, ref workspace.Ref) (OpenItem, error) {
+	item := OpenItem{Ref: ref}
+	if ref.Kind != workspace.KindTask {
+		if ref.Detail != "" {
+			word := "status"
+			if ref.Kind == workspace.KindPerson {
+				word = "role"
+			}
+			item.Facts = append(item.Facts, word+" "+ref.Detail)
+		}
+		return item, nil
+	}
+	t, err := l.GetTask(ctx, actor, spaceID, ref.ID)
+	if err != nil {
+		return OpenItem{}, err
+	}
+	item.Facts = append(item.Facts, "status "+t.Status)
+	if t.DueDate != "" {
+		item.Facts = append(item.Facts, "due "+t.DueDate)
+	}
+	if t.Priority != "" && t.Priority != workspace.PriorityNone {
+		item.Facts = append(item.Facts, "priority "+t.Priority)
+	}
+	linked, err := l.FindRefs(ctx, actor, spaceID, []string{t.ProjectID, t.AssigneeID})
+	if err != nil {
+		return OpenItem{}, err
+	}
+	if p, ok := linked[t.ProjectID]; ok {
+		item.Facts = append(item.Facts, "project "+Link(p))
+	}
+	if p, ok := linked[t.AssigneeID]; ok {
+		item.Facts = append(item.Facts, "people "+Link(p)+" (assignee)")
+	}
+	return item, nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,162 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"hub/models"
+)
+
+// AmbiguousError says a name typed after a mention names more than one
+// record of its kind in the space.
+type AmbiguousError struct {
+	Kind, Name string
+	Count      int
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%d %ss are named %q", e.Count, e.Kind, e.Name)
+}
+
+// maxTypedName bounds the text a typed mention's name is looked for in: a
+// title is at most MaxTitleLength characters.
+const maxTypedName = MaxTitleLength
+
+// ResolveName finds the record of kind whose name (a task's title, a
+// project's or person's name) the text starts with, ignoring case, for a
+// typed mention ("@task:Draft brief is late" is the task "Draft brief"):
+// the name must end where a word ends, and the longest such name wins. Two
+// records with that name are an *AmbiguousError; none a *NotFoundError.
+// Only records of the space count, for a person who can open it.
+func (s *Service) ResolveName(ctx context.Context, actor Actor, spaceID, kind, text string) (Ref, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return Ref{}, err
+	}
+	if r := []rune(text); len(r) > maxTypedName {
+		text = string(r[:maxTypedName])
+	}
+	if strings.TrimSpace(text) == "" || BadText(text) {
+		return Ref{}, &NotFoundError{Kind: kind}
+	}
+	// The names the text starts with; the database compares (lowering both
+	// sides, as for title search) and Go checks the word boundary.
+	starts := "LOWER(SUBSTR(CAST(? AS TEXT), 1, LENGTH(%[1]s))) = LOWER(%[1]s) AND %[1]s <> ''"
+	var cands []Ref
+	switch kind {
+	case KindTask:
+		var rows []models.Task
+		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "title"), text).Limit(50).Find(&rows).Error; err != nil {
+			return Ref{}, fmt.Errorf("find task by title: %w", err)
+		}
+		for _, r := range rows {
+			cands = append(cands, TaskRef(toTask(r)))
+		}
+	case KindProject:
+		var rows []models.Project
+		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "name"), text).Limit(50).Find(&rows).Error; err != nil {
+			return Ref{}, fmt.Errorf("find project by name: %w", err)
+		}
+		for _, r := range rows {
+			cands = append(cands, Ref{Kind: KindProject, ID: r.ID, Label: r.Name, Detail: r.Status})
+		}
+	case KindPerson:
+		var rows []struct{ ID, Name, Role string }
+		err := s.q(ctx).Table("people").Select("people.id, people.name, memberships.role").
+			Joins("JOIN memberships ON memberships.person_id = people.id").
+			Where("memberships.space_id = ?", spaceID).Where(fmt.Sprintf(starts, "people.name"), text).Limit(50).Scan(&rows).Error
+		if err != nil {
+			return Ref{}, fmt.Errorf("find person by name: %w", err)
+		}
+		for _, r := range rows {
+			cands = append(cands, Ref{Kind: KindPerson, ID: r.ID, Label: r.Name, Detail: r.Role})
+		}
+	default:
+		return Ref{}, invalid("/kind", "kind must be task, project or person, not %q", kind)
+	}
+	var best []Ref
+	bestLen := 0
+	for _, c := range cands {
+		n := len(c.Label)
+		if n > len(text) || !strings.EqualFold(text[:n], c.Label) || !wordEnds(text, n) {
+			continue
+		}
+		switch {
+		case n > bestLen:
+			best, bestLen = []Ref{c}, n
+		case n == bestLen:
+			best = append(best, c)
+		}
+	}
+	switch len(best) {
+	case 0:
+		return Ref{}, &NotFoundError{Kind: kind}
+	case 1:
+		return best[0], nil
+	}
+	return Ref{}, &AmbiguousError{Kind: kind, Name: best[0].Label, Count: len(best)}
+}
+
+// wordEnds tells whether a name of n bytes at the start of text ends a word
+// there: at the end, or before a character that is no letter or digit.
+func wordEnds(text string, n int) bool {
+	if n == len(text) {
+		return true
+	}
+	next, _ := utf8.DecodeRuneInString(text[n:])
+	last, _ := utf8.DecodeLastRuneInString(text[:n])
+	if !unicode.IsLetter(last) && !unicode.IsDigit(last) {
+		return true // a name ending in punctuation ends where it ends
+	}
+	return !unicode.IsLetter(next) && !unicode.IsDigit(next)
+}
+
+// FindRefs looks ids up in the space, whatever their kind (a task, a
+// project or a member), for the ids a client's page context carries: an id
+// is an exact lookup key, never evidence of access, so an id of another
+// space, or of nothing, is absent from the answer.
+func (s *Service) FindRefs(ctx context.Context, actor Actor, spaceID string, ids []string) (map[string]Ref, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return nil, err
+	}
+	clean := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if id != "" && !BadText(id) {
+			clean = append(clean, id)
+		}
+	}
+	out := map[string]Ref{}
+	if len(clean) == 0 {
+		return out, nil
+	}
+	// One round trip for all three kinds (a page may carry 200 ids).
+	var rows []struct {
+		Kind, ID, Label, Status, Role string
+		DueDate                       *string
+	}
+	err := s.q(ctx).Raw(`SELECT 'task' AS kind, id, title AS label, status, due_date, '' AS role FROM tasks WHERE space_id = ? AND id IN ?
+UNION ALL SELECT 'project', id, name, status, NULL, '' FROM projects WHERE space_id = ? AND id IN ?
+UNION ALL SELECT 'person', people.id, people.name, '', NULL, memberships.role FROM people
+  JOIN memberships ON memberships.person_id = people.id WHERE memberships.space_id = ? AND people.id IN ?`,
+		spaceID, clean, spaceID, clean, spaceID, clean).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("find records: %w", err)
+	}
+	for _, r := range rows {
+		switch r.Kind {
+		case KindTask:
+			t := Task{ID: r.ID, Title: r.Label, Status: r.Status}
+			if r.DueDate != nil {
+				t.DueDate = *r.DueDate
+			}
+			out[r.ID] = TaskRef(t)
+		case KindProject:
+			out[r.ID] = Ref{Kind: KindProject, ID: r.ID, Label: r.Label, Detail: r.Status}
+		default:
+			out[r.ID] = Ref{Kind: KindPerson, ID: r.ID, Label: r.Label, Detail: r.Role}
+		}
+	}
+	return out, nil
+}
