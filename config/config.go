@@ -13,6 +13,7 @@ import (
 	"hub/api"
 	"hub/apps"
 	"hub/assistant"
+	"hub/files"
 	"hub/llm"
 	"hub/workflows"
 )
@@ -42,6 +43,9 @@ type Config struct {
 	// HTTP bounds what a client can hold of the api: header, body and idle
 	// timeouts and the connection cap (HUB_HTTP_*; see api.Limits).
 	HTTP api.Limits
+	// Files says where attached files are kept and how large one may be
+	// (HUB_FILES_*; see files.Config).
+	Files files.Config
 }
 
 // DefaultProposalTTL is how long a held write waits for Apply when
@@ -83,6 +87,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.ProposalTTL = d
 	}
 	var err error
+	if c.Files, err = files.ConfigFromEnv(getenv); err != nil {
+		return Config{}, err
+	}
 	if c.HTTP, err = api.LimitsFromEnv(getenv); err != nil {
 		return Config{}, err
 	}
