@@ -33,7 +33,13 @@ type startTurnRequest struct {
 	// Spaces are other spaces of the person the turn may act in besides
 	// the conversation's (docs/decisions.md, "Turns across spaces").
 	Spaces []string `json:"spaces"`
+	// Files are ids of files of the conversation's space the model gets
+	// with this message (docs/decisions.md, "Attached files").
+	Files []string `json:"files"`
 }
+
+// maxTurnFiles is how many files one message may carry.
+const maxTurnFiles = 8
 
 type turnStartedDTO struct {
 	TurnID         string `json:"turnId"`
@@ -58,6 +64,9 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	case len(req.Mentions) > maxMentions:
 		respondError(c, badRequest("/mentions", fmt.Sprintf("at most %d mentions", maxMentions)))
+		return
+	case len(req.Files) > maxTurnFiles:
+		respondError(c, badRequest("/files", fmt.Sprintf("a message carries at most %d files", maxTurnFiles)))
 		return
 	case len(req.Spaces) > maxTurnSpaces:
 		respondError(c, badRequest("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", maxTurnSpaces)))
@@ -105,6 +114,16 @@ func (s *Server) startTurn(c *gin.Context) {
 			return
 		}
 		mentions = append(mentions, ref)
+	}
+	// Attached files are the message's file mentions: saved with it, shown
+	// as chips after a reload, and sent to the model as parts.
+	attached, err := s.Files.Resolve(ctx, actor(c), conv.SpaceID, req.Files)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	for _, f := range attached {
+		mentions = append(mentions, f.Ref())
 	}
 	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
 		Mentions: mentions, PageContext: page, Spaces: spaces})
