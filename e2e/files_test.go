@@ -63,6 +63,10 @@ const filesScript = `{"rules": [
    "reply": {"fault": {"kind": "http_error", "status": 400, "message": "file parts are not supported by this model"}}},
   {"name": "refuses pictures", "match": {"lastUser": "(?i)refuse all", "hasPart": "image_url"},
    "reply": {"fault": {"kind": "http_error", "status": 400, "message": "image input is not supported"}}},
+  {"name": "opens", "match": {"lastUser": "(?i)open (file_\\w+)", "afterToolResult": false},
+   "reply": {"toolCalls": [{"name": "hub_view_file", "arguments": {"id": "{{index .Groups 1}}"}}]}},
+  {"name": "reads", "match": {"afterToolResult": true},
+   "reply": {"text": "{{if .LastToolError}}Failed: {{.LastToolError}}{{else}}{{.LastToolSummary}}{{end}}"}},
   {"name": "answers", "reply": {"text": "Looked at it."}}
 ]}`
 
@@ -160,12 +164,33 @@ func TestAttachedFiles(t *testing.T) {
 	require.Equal(t, "Looked at it.\n\n(The model could not open pixel.png, notes.md, so this answer does not draw on them.)", hubtest.Text(events))
 	require.Len(t, s.Model.Requests(), 3)
 
+	// hub_view_file opens a file of the space through the tool path: text
+	// as text, a picture described; another space's file is not found.
+	s.Model.Reset()
+	st = s.Ask(t, conv, "open "+notes["id"].(string))
+	events = s.Stream(t, st.StreamURL, 0, 0)
+	require.Equal(t, "Opened “notes.md”.", hubtest.Text(events))
+	reqs = s.Model.Requests()
+	require.Contains(t, reqs[1].Messages[len(reqs[1].Messages)-1].Content, `"text":"# Notes\n\nShip on Friday.\n"`)
+	s.Model.Reset()
+	st = s.Ask(t, conv, "open "+png["id"].(string))
+	s.Stream(t, st.StreamURL, 0, 0)
+	result := s.Model.Requests()[1].Messages
+	require.Contains(t, result[len(result)-1].Content, `"width":1,"height":1`)
+	require.Contains(t, result[len(result)-1].Content, "cannot be shown in a tool result")
+	r = upload(t, s, outsider, otherSpace, "theirs.txt", []byte("their secret notes"))
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	st = s.Ask(t, conv, "open "+r.JSON(t)["id"].(string))
+	events = s.Stream(t, st.StreamURL, 0, 0)
+	require.Contains(t, hubtest.Text(events), "Failed: ")
+	require.NotContains(t, hubtest.Text(events), "secret")
+
 	// Delete: gone from the list, the store and the next turn.
 	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/files/"+notes["id"].(string), nil)
 	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
 	r = s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/files/"+notes["id"].(string), nil)
 	require.Equal(t, http.StatusNotFound, r.Status)
-	require.Equal(t, 1, blobCount(t, s))
+	require.Equal(t, 2, blobCount(t, s), "the picture and the other space's file are left")
 	r = s.Do(t, s.Token, "POST", turnPath, map[string]any{"text": "again", "files": []string{notes["id"].(string)}})
 	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	require.Equal(t, "/files/0", r.JSON(t)["error"].(map[string]any)["path"])
