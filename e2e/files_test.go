@@ -145,7 +145,7 @@ func TestAttachedFiles(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	r.Decode(t, &st)
 	events = s.Stream(t, st.StreamURL, 0, 0)
-	require.Equal(t, "Looked at it.\n\n(The model could not open notes.md, so this answer does not draw on them.)", hubtest.Text(events))
+	require.Equal(t, "Looked at it.\n\n(The model could not open notes.md, so this answer does not draw on it.)", hubtest.Text(events))
 	reqs = s.Model.Requests()
 	require.Len(t, reqs, 2)
 	require.Equal(t, http.StatusBadRequest, reqs[0].Status)

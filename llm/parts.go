@@ -124,5 +124,9 @@ func PartsNote(names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return "(The model could not open " + strings.Join(names, ", ") + ", so this answer does not draw on them.)"
+	them := "them"
+	if len(names) == 1 {
+		them = "it"
+	}
+	return "(The model could not open " + strings.Join(names, ", ") + ", so this answer does not draw on " + them + ".)"
 }
