@@ -66,6 +66,16 @@ func TestUploadLimitsStoreNothing(t *testing.T) {
 		require.NoError(t, svc.Delete(ctx, owner, spaceID, f.ID))
 		require.Empty(t, blobs(t, dir))
 		require.True(t, errors.As(svc.Delete(ctx, owner, spaceID, f.ID), &nf))
+
+		// Without a store nothing can be attached, and lists still work.
+		none := files.NewService(db, ws, nil, 0)
+		require.False(t, none.Configured())
+		require.EqualValues(t, files.DefaultMaxBytes, none.MaxBytes())
+		_, err = none.Upload(ctx, owner, spaceID, "a.txt", strings.NewReader("x"))
+		require.ErrorIs(t, err, files.ErrNoStore)
+		list, err = none.List(ctx, owner, spaceID)
+		require.NoError(t, err)
+		require.Empty(t, list)
 	})
 }
 
