@@ -3,8 +3,10 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"hub/assistant"
 	"hub/chat"
@@ -44,21 +46,44 @@ func (a *Activities) attachedParts(ctx context.Context, turn chat.Turn, user cha
 	return parts, missing, nil
 }
 
+// MaxInlineText bounds a text file sent as a text part (characters), so a
+// large file given to an endpoint without file parts cannot crowd out the
+// rest of the request.
+const MaxInlineText = 20_000
+
 // partLevels are the attempts a request with parts gets, in order: every
-// part; then only the pictures (image parts are what vision models take;
-// file parts are newer and many endpoints refuse them); then none.
+// part; then only the parts every model that takes pictures supports
+// (image parts, and text files as text parts: file parts are newer and
+// many endpoints refuse them); then none.
 func partLevels(parts []llm.Part) [][]llm.Part {
 	levels := [][]llm.Part{parts}
-	var images []llm.Part
+	var plain []llm.Part
+	changed := false
 	for _, p := range parts {
-		if p.Kind == llm.PartImage {
-			images = append(images, p)
+		switch {
+		case p.Kind == llm.PartImage:
+			plain = append(plain, p)
+		case files.IsText(p.ContentType):
+			plain = append(plain, inlineText(p))
+			changed = true
+		default:
+			changed = true // a PDF has no plainer form
 		}
 	}
-	if len(images) > 0 && len(images) < len(parts) {
-		levels = append(levels, images)
+	if changed && len(plain) > 0 {
+		levels = append(levels, plain)
 	}
 	return append(levels, nil)
+}
+
+// inlineText turns a text file part into a text part, cut to MaxInlineText
+// characters with a line saying so.
+func inlineText(p llm.Part) llm.Part {
+	text := string(p.Data)
+	if n := utf8.RuneCountInString(text); n > MaxInlineText {
+		text = string([]rune(text)[:MaxInlineText]) + fmt.Sprintf("\n[cut: %d more characters of this file are not shown]", n-MaxInlineText)
+	}
+	return llm.Part{Kind: llm.PartText, Name: p.Name, ContentType: p.ContentType, Data: []byte(text)}
 }
 
 // refusedParts tells whether a failed model call is the provider refusing

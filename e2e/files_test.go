@@ -139,21 +139,28 @@ func TestAttachedFiles(t *testing.T) {
 	}
 	require.Contains(t, reqs[0].Messages[1].Content, "Attached files (open one with hub_view_file): [pixel.png](hub://file/"+png["id"].(string)+")")
 
-	// A model that refuses file parts: sent again with the picture only.
+	// A model that refuses file parts: sent again with the picture and the
+	// text file as text; the PDF has no plainer form, and the reply says so.
+	r = upload(t, s, s.Token, s.SpaceID, "plan.pdf", []byte("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"))
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	pdf := r.JSON(t)
+	require.Equal(t, "application/pdf", pdf["contentType"])
 	s.Model.Reset()
-	r = s.Do(t, s.Token, "POST", turnPath, map[string]any{"text": "refuse this", "files": []string{png["id"].(string), notes["id"].(string)}})
+	r = s.Do(t, s.Token, "POST", turnPath, map[string]any{"text": "refuse this", "files": []string{png["id"].(string), notes["id"].(string), pdf["id"].(string)}})
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	r.Decode(t, &st)
 	events = s.Stream(t, st.StreamURL, 0, 0)
-	require.Equal(t, "Looked at it.\n\n(The model could not open notes.md, so this answer does not draw on it.)", hubtest.Text(events))
+	require.Equal(t, "Looked at it.\n\n(The model could not open plan.pdf, so this answer does not draw on it.)", hubtest.Text(events))
 	reqs = s.Model.Requests()
 	require.Len(t, reqs, 2)
 	require.Equal(t, http.StatusBadRequest, reqs[0].Status)
-	sent := reqs[1].Messages[len(reqs[1].Messages)-1].Parts
-	require.Equal(t, []fakemodel.Part{{Type: "image_url", MediaType: "image/png", Bytes: len(tinyPNG)}}, sent)
+	require.Len(t, reqs[0].Messages[len(reqs[0].Messages)-1].Parts, 3)
+	resent := reqs[1].Messages[len(reqs[1].Messages)-1]
+	require.Equal(t, []fakemodel.Part{{Type: "image_url", MediaType: "image/png", Bytes: len(tinyPNG)}}, resent.Parts)
+	require.Contains(t, resent.Content, "<file name=\"notes.md\">\n# Notes\n\nShip on Friday.\n\n</file>")
 	r = s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
 	msgs := r.JSON(t)["messages"].([]any)
-	require.Contains(t, msgs[len(msgs)-1].(map[string]any)["text"], "could not open notes.md")
+	require.Contains(t, msgs[len(msgs)-1].(map[string]any)["text"], "could not open plan.pdf")
 
 	// One that refuses pictures too: sent with none.
 	s.Model.Reset()
@@ -190,7 +197,7 @@ func TestAttachedFiles(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
 	r = s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/files/"+notes["id"].(string), nil)
 	require.Equal(t, http.StatusNotFound, r.Status)
-	require.Equal(t, 2, blobCount(t, s), "the picture and the other space's file are left")
+	require.Equal(t, 3, blobCount(t, s), "the picture, the PDF and the other space's file are left")
 	r = s.Do(t, s.Token, "POST", turnPath, map[string]any{"text": "again", "files": []string{notes["id"].(string)}})
 	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	require.Equal(t, "/files/0", r.JSON(t)["error"].(map[string]any)["path"])

@@ -23,6 +23,10 @@ const (
 	// PartFile is any other file, sent as a file part
 	// ({"type":"file","file":{"filename","file_data"}}).
 	PartFile PartKind = "file"
+	// PartText is a text file given as a text part, its content in a
+	// <file name="…"> element: what any model reads, for an endpoint that
+	// takes no file parts.
+	PartText PartKind = "text"
 )
 
 // Part is a file given to the model with a user message.
@@ -52,6 +56,9 @@ func multiContent(m Message, files *[]Part) []openai.ChatMessagePart {
 		case PartImage:
 			out = append(out, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
 				ImageURL: &openai.ChatMessageImageURL{URL: p.dataURL(), Detail: openai.ImageURLDetailAuto}})
+		case PartText:
+			out = append(out, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
+				Text: "\n\n<file name=" + strconv.Quote(p.Name) + ">\n" + string(p.Data) + "\n</file>"})
 		default:
 			out = append(out, openai.ChatMessagePart{Type: filePartType, Text: strconv.Itoa(len(*files))})
 			*files = append(*files, p)

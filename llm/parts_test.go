@@ -43,6 +43,19 @@ func TestPartsAreSentAsImageAndFileParts(t *testing.T) {
 	]`, string(body.Messages[1].Content))
 }
 
+// A text file can go as a text part instead, for an endpoint without file
+// parts.
+func TestTextPart(t *testing.T) {
+	t.Parallel()
+	srv, c := setup(t, `{"rules": [{"reply": {"text": "ok"}}]}`)
+	_, err := c.Stream(testCtx(t), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "read it", Parts: []llm.Part{
+		{Kind: llm.PartText, Name: "c.md", ContentType: "text/markdown", Data: []byte("# c")},
+	}}}}, nil)
+	require.NoError(t, err)
+	require.Equal(t, "read it\n\n<file name=\"c.md\">\n# c\n</file>", srv.Requests()[0].Messages[0].Content)
+	require.Empty(t, srv.Requests()[0].Messages[0].Parts)
+}
+
 func TestPartsNote(t *testing.T) {
 	t.Parallel()
 	require.Empty(t, llm.PartsNote(nil))
