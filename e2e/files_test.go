@@ -262,3 +262,24 @@ func TestAttachedFilesBadInput(t *testing.T) {
 	require.Empty(t, r.JSON(t)["messages"], "no turn started")
 	require.Empty(t, s.Model.Requests())
 }
+
+// On SQLite (`hub dev`'s engine) an upload, a turn with the file and a
+// delete work the same.
+func TestSQLiteAttachedFiles(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{SQLite: true, Script: fakemodel.MustParseScript(filesScript)})
+	r := upload(t, s, s.Token, s.SpaceID, "pixel.png", tinyPNG)
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	id := r.JSON(t)["id"].(string)
+	conv := s.Conversation(t)
+	r = s.Do(t, s.Token, "POST", "/api/assistant/conversations/"+conv+"/turns", map[string]any{"text": "what is this?", "files": []string{id}})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	var st hubtest.Started
+	r.Decode(t, &st)
+	require.Equal(t, "Looked at it.", hubtest.Text(s.Stream(t, st.StreamURL, 0, 0)))
+	msgs := s.Model.Requests()[0].Messages
+	require.Equal(t, []fakemodel.Part{{Type: "image_url", MediaType: "image/png", Bytes: len(tinyPNG)}}, msgs[len(msgs)-1].Parts)
+	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/files/"+id, nil)
+	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
+	require.Zero(t, blobCount(t, s))
+}
