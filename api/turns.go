@@ -38,8 +38,13 @@ type startTurnRequest struct {
 	Files []string `json:"files"`
 }
 
-// maxTurnFiles is how many files one message may carry.
-const maxTurnFiles = 8
+// maxTurnFiles is how many files one message may carry, and
+// maxTurnFileBytes how large they may be together: what the common
+// providers take in one request (OpenAI: 50 MB of files), before base64.
+const (
+	maxTurnFiles     = 8
+	maxTurnFileBytes = 50 << 20
+)
 
 type turnStartedDTO struct {
 	TurnID         string `json:"turnId"`
@@ -122,8 +127,15 @@ func (s *Server) startTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
+	var total int64
 	for _, f := range attached {
 		mentions = append(mentions, f.Ref())
+		total += f.Size
+	}
+	if total > maxTurnFileBytes {
+		respondError(c, &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Path: "/files",
+			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", maxTurnFileBytes>>20, float64(total)/(1<<20))}})
+		return
 	}
 	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
 		Mentions: mentions, PageContext: page, Spaces: spaces})

@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -191,6 +192,20 @@ func TestAttachedFiles(t *testing.T) {
 	events = s.Stream(t, st.StreamURL, 0, 0)
 	require.Contains(t, hubtest.Text(events), "Failed: ")
 	require.NotContains(t, hubtest.Text(events), "secret")
+
+	// Files of one message add up to at most 50 MiB.
+	var big []string
+	for i := range 3 {
+		r = upload(t, s, s.Token, s.SpaceID, fmt.Sprintf("big-%d.txt", i), bytes.Repeat([]byte("words "), (17<<20)/6))
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		big = append(big, r.JSON(t)["id"].(string))
+	}
+	r = s.Do(t, s.Token, "POST", turnPath, map[string]any{"text": "read these", "files": big})
+	require.Equal(t, http.StatusRequestEntityTooLarge, r.Status, "%s", r.Body)
+	require.Equal(t, "/files", r.JSON(t)["error"].(map[string]any)["path"])
+	for _, id := range big {
+		require.Equal(t, http.StatusNoContent, s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/files/"+id, nil).Status)
+	}
 
 	// Delete: gone from the list, the store and the next turn.
 	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/files/"+notes["id"].(string), nil)
