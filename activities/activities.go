@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hub/chat"
+	"hub/files"
 	"hub/llm"
 	"hub/playbooks"
 	"hub/stream"
@@ -32,8 +33,11 @@ type chatModel interface {
 type Activities struct {
 	Workspace *workspace.Service
 	Chat      *chat.Store
-	Tools     *tools.Registry
-	Frames    *stream.Bus
+	// Files are the spaces' attached files: a turn's files go to the model
+	// as parts (files.go).
+	Files  *files.Service
+	Tools  *tools.Registry
+	Frames *stream.Bus
 	// Model is the model endpoint; when it is not configured, turns end with
 	// an unavailable error naming the variables to set.
 	Model           chatModel

@@ -104,9 +104,14 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return ModelStep{}, err
 	}
 
+	parts, missing, err := a.attachedParts(ctx, turn, user)
+	if err != nil {
+		return ModelStep{}, err
+	}
 	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
 		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: a.Tools}
 	req := llm.Request{Messages: tr.Messages()}
+	userIdx := userMessageIndex(req.Messages, len(history))
 	if !in.ToolsOff {
 		req.Tools = a.toolSchemas(turn, rec.OfferedTools)
 	}
@@ -124,7 +129,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
-	res, err := a.Model.Stream(callCtx, req, func(c llm.Chunk) error {
+	res, notGiven, err := a.streamWithParts(callCtx, req, userIdx, parts, func(c llm.Chunk) error {
 		beat(in.Step)
 		if c.TextDelta == "" {
 			return nil
@@ -150,6 +155,17 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 	if err != nil {
 		return ModelStep{}, modelError(err)
+	}
+	if note := notSeenNote(append(missing, notGiven...), steps); note != "" {
+		// The reply says which files the model was not given.
+		delta := sep + note
+		if res.Text != "" {
+			delta = "\n\n" + note
+		}
+		if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeText, map[string]string{"delta": delta}); err != nil {
+			return ModelStep{}, err
+		}
+		res.Text = strings.TrimSpace(res.Text + "\n\n" + note)
 	}
 	st := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: res.FinishReason,
 		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}

@@ -14,7 +14,12 @@ import (
 
 // runner runs calls exactly once over the activities' stores.
 func (a *Activities) runner() *toolrun.Runner {
-	return &toolrun.Runner{Workspace: a.Workspace, Chat: a.Chat, Tools: a.Tools}
+	r := &toolrun.Runner{Workspace: a.Workspace, Chat: a.Chat, Tools: a.Tools}
+	if a.Files != nil {
+		// A nil *files.Service must stay a nil interface.
+		r.Files = a.Files
+	}
+	return r
 }
 
 // RunTool runs one saved tool call (toolrun.Runner.Run). A call that

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"hub/chat"
+	"hub/files"
 	"hub/stream"
 	"hub/workflows"
 	"hub/workspace"
@@ -37,8 +38,10 @@ type Deps struct {
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store
-	Frames    *stream.Bus
-	Temporal  workflowClient
+	// Files keeps the spaces' attached files.
+	Files    *files.Service
+	Frames   *stream.Bus
+	Temporal workflowClient
 	// CORSOrigins may call the api from a browser; none by default.
 	CORSOrigins []string
 	// StreamTokenTTL is how long a turn's stream token is valid (≥ 1 hour).
@@ -110,6 +113,11 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "GET", "/spaces/:spaceId/connections", "List the space's connected apps", s.listConnections)
 	s.handle(authed, "POST", "/spaces/:spaceId/connections", "Connect an app (a webhook) to the space", s.createConnection)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/connections/:id", "Remove a connected app", s.deleteConnection)
+	s.handle(authed, "POST", "/spaces/:spaceId/files", "Attach a file to the space (multipart, part file)", s.uploadFile)
+	s.handle(authed, "GET", "/spaces/:spaceId/files", "List the space's files, newest first", s.listFiles)
+	s.handle(authed, "GET", "/spaces/:spaceId/files/:id", "Get a file's name, type and size", s.getFile)
+	s.handle(authed, "GET", "/spaces/:spaceId/files/:id/content", "Read a file's bytes", s.fileContent)
+	s.handle(authed, "DELETE", "/spaces/:spaceId/files/:id", "Delete a file", s.deleteFile)
 	s.handle(authed, "GET", "/me/settings", "The person's assistant settings", s.getSettings)
 	s.handle(authed, "PATCH", "/me/settings", "Change the person's assistant settings", s.updateSettings)
 	s.handle(authed, "GET", "/me/profile", "The person's profile: name, first name and persona", s.getProfile)

@@ -33,7 +33,18 @@ type startTurnRequest struct {
 	// Spaces are other spaces of the person the turn may act in besides
 	// the conversation's (docs/decisions.md, "Turns across spaces").
 	Spaces []string `json:"spaces"`
+	// Files are ids of files of the conversation's space the model gets
+	// with this message (docs/decisions.md, "Attached files").
+	Files []string `json:"files"`
 }
+
+// maxTurnFiles is how many files one message may carry, and
+// maxTurnFileBytes how large they may be together: what the common
+// providers take in one request (OpenAI: 50 MB of files), before base64.
+const (
+	maxTurnFiles     = 8
+	maxTurnFileBytes = 50 << 20
+)
 
 type turnStartedDTO struct {
 	TurnID         string `json:"turnId"`
@@ -58,6 +69,9 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	case len(req.Mentions) > maxMentions:
 		respondError(c, badRequest("/mentions", fmt.Sprintf("at most %d mentions", maxMentions)))
+		return
+	case len(req.Files) > maxTurnFiles:
+		respondError(c, badRequest("/files", fmt.Sprintf("a message carries at most %d files", maxTurnFiles)))
 		return
 	case len(req.Spaces) > maxTurnSpaces:
 		respondError(c, badRequest("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", maxTurnSpaces)))
@@ -108,6 +122,23 @@ func (s *Server) startTurn(c *gin.Context) {
 	}
 	if mentions, err = s.typedMentions(c, conv.SpaceID, text, mentions); err != nil {
 		respondError(c, err)
+		return
+	}
+	// Attached files are the message's file mentions: saved with it, shown
+	// as chips after a reload, and sent to the model as parts.
+	attached, err := s.Files.Resolve(ctx, actor(c), conv.SpaceID, req.Files)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	var total int64
+	for _, f := range attached {
+		mentions = append(mentions, f.Ref())
+		total += f.Size
+	}
+	if total > maxTurnFileBytes {
+		respondError(c, &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Path: "/files",
+			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", maxTurnFileBytes>>20, float64(total)/(1<<20))}})
 		return
 	}
 	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,

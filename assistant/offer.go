@@ -39,6 +39,9 @@ const MaxOfferedTools = 24
 // When the ranking puts one of them among the head's entries it is offered
 // there, at its ranked position (the head is what the model favours); the
 // rest sit at the tail in this order.
+// ViewFileTool opens an attached file; a message with files always gets it.
+const ViewFileTool = "hub_view_file"
+
 var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, FindToolsTool, tools.WebSearchTool, tools.ReadWebPageTool}
 
 // OfferInput is what a turn's tool offer is decided from.
@@ -131,6 +134,11 @@ func BuildOffer(in OfferInput) OfferResult {
 			reserved[name] = true
 			tail = append(tail, name)
 		}
+	}
+	// A message with attached files can always open them.
+	if slices.Contains(kinds, KindFile) && granted[ViewFileTool] && !reserved[ViewFileTool] {
+		reserved[ViewFileTool] = true
+		tail = append(tail, ViewFileTool)
 	}
 	budget := MaxOfferedTools - len(tail) // for entries that are not reserved
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"hub/chat"
+	"hub/llm"
 	"hub/playbooks"
 	"hub/tools"
 	"hub/workspace"
@@ -176,6 +177,11 @@ func Catalog() []Prompt {
 			Text: WebNote(false), Budget: NoteBudget},
 		Prompt{Name: "verify", Description: "Sent back when a verify hook finds part of the request missing (at most twice a turn).",
 			Text: VerifyNote("the due date of “Buy milk”"), Budget: NoteBudget},
+		Prompt{Name: "history.attached-files", Description: "Ends an earlier message of the person's that had files attached: its files as links, not sent again.",
+			Text:   AttachedNote([]workspace.Ref{{Kind: KindFile, ID: "file_1", Label: "plan.pdf"}, {Kind: KindFile, ID: "file_2", Label: "whiteboard.png"}}),
+			Budget: NoteBudget},
+		Prompt{Name: "reply.files-not-seen", Description: "Ends a reply whose model refused some attached files (or whose files were deleted since): the person reads what the answer did not draw on.",
+			Text: llm.PartsNote([]string{"plan.pdf", "whiteboard.png"}), Budget: NoteBudget},
 	)
 	reg := tools.Hub(nil)
 	// The web tools as registered with a search provider (their schemas

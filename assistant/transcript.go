@@ -19,8 +19,12 @@ type Transcript struct {
 	History      []chat.Message
 	Context      string
 	UserText     string
-	Steps        []chat.Step // earlier steps of this turn, with their calls' outcomes
-	ToolsOff     bool
+	// UserParts are the files attached to the person's message, given to
+	// the model with it (only this message's: earlier ones name theirs as
+	// links, see HistoryMessages).
+	UserParts []llm.Part
+	Steps     []chat.Step // earlier steps of this turn, with their calls' outcomes
+	ToolsOff  bool
 	// Tools tells writes from reads in the history's tool calls.
 	Tools *tools.Registry
 }
@@ -35,7 +39,7 @@ func (t Transcript) Messages() []llm.Message {
 	if t.Context != "" {
 		user = t.Context + "\n\n" + t.UserText
 	}
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: user, Parts: t.UserParts})
 	for _, st := range t.Steps {
 		am := llm.Message{Role: llm.RoleAssistant, Content: st.Text}
 		for _, c := range st.ToolCalls {
@@ -120,6 +124,9 @@ func HistoryMessages(history []chat.Message, reg *tools.Registry) []llm.Message 
 		if note := WritesNote(m.ToolCalls, reg); note != "" && m.Role == chat.RoleAssistant {
 			content = strings.TrimSpace(content + "\n\n" + note)
 		}
+		if note := AttachedNote(m.Mentions); note != "" && m.Role == chat.RoleUser {
+			content = strings.TrimSpace(content + "\n\n" + note)
+		}
 		out = append(out, llm.Message{Role: m.Role, Content: content})
 	}
 	return out
@@ -146,4 +153,22 @@ func NewRegistry(apps tools.Poster, extra ...*tools.Definition) (*tools.Registry
 		reg.Add(d)
 	}
 	return reg, playbooks.Usable(all, func(name string) bool { _, ok := reg.Get(name); return ok }), nil
+}
+
+// KindFile is the mention kind of an attached file.
+const KindFile = "file"
+
+// AttachedNote names an earlier message's attached files as links, so a
+// replayed message does not send them again; hub_view_file opens one.
+func AttachedNote(mentions []workspace.Ref) string {
+	var links []string
+	for _, m := range mentions {
+		if m.Kind == KindFile {
+			links = append(links, Link(m))
+		}
+	}
+	if len(links) == 0 {
+		return ""
+	}
+	return "Attached files (open one with hub_view_file): " + strings.Join(links, ", ")
 }

@@ -13,6 +13,7 @@ import (
 	"hub/api"
 	"hub/apps"
 	"hub/assistant"
+	"hub/files"
 	"hub/llm"
 	"hub/web"
 	"hub/workflows"
@@ -48,6 +49,9 @@ type Config struct {
 	// HTTP bounds what a client can hold of the api: header, body and idle
 	// timeouts and the connection cap (HUB_HTTP_*; see api.Limits).
 	HTTP api.Limits
+	// Files says where attached files are kept and how large one may be
+	// (HUB_FILES_*; see files.Config).
+	Files files.Config
 }
 
 // DefaultProposalTTL is how long a held write waits for Apply when
@@ -92,6 +96,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("HUB_PROPOSAL_TTL: want a duration of a minute or more, like 168h, not %q", v)
 		}
 		c.ProposalTTL = d
+	}
+	if c.Files, err = files.ConfigFromEnv(getenv); err != nil {
+		return Config{}, err
 	}
 	if c.HTTP, err = api.LimitsFromEnv(getenv); err != nil {
 		return Config{}, err

@@ -25,6 +25,7 @@ var hostEnv = map[string]string{
 	"OPENAI_BASE_URL":   "http://fakemodel:9090/v1",
 	"HUB_MODEL":         "gpt-test",
 	"POSTGRES_PASSWORD": "pw-compose-test",
+	"MINIO_PASSWORD":    "minio-compose-test",
 }
 
 // hubServices run the Hub image; each is one subcommand of the hub binary.
@@ -42,6 +43,8 @@ var startOrder = []struct{ service, dependency, condition string }{
 	{"hub-migrate", "temporal-namespace", types.ServiceConditionCompletedSuccessfully},
 	{"hub-api", "hub-migrate", types.ServiceConditionCompletedSuccessfully},
 	{"hub-worker", "hub-migrate", types.ServiceConditionCompletedSuccessfully},
+	{"hub-api", "minio", types.ServiceConditionHealthy},
+	{"hub-worker", "minio", types.ServiceConditionHealthy},
 }
 
 // publishedPorts are the documented host ports (docs, README) and where they lead.
@@ -245,7 +248,7 @@ func checkCompose(project *types.Project, root string) []string {
 	var problems []string
 	problemf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	for _, name := range []string{"postgres", "temporal-schema", "temporal", "temporal-namespace", "temporal-ui", "hub-migrate", "hub-api", "hub-worker"} {
+	for _, name := range []string{"postgres", "temporal-schema", "temporal", "temporal-namespace", "temporal-ui", "minio", "hub-migrate", "hub-api", "hub-worker"} {
 		if _, ok := project.Services[name]; !ok {
 			problemf("service %s is missing", name)
 		}
@@ -261,7 +264,7 @@ func checkCompose(project *types.Project, root string) []string {
 		}
 	}
 
-	for _, name := range []string{"postgres", "temporal", "hub-api"} {
+	for _, name := range []string{"postgres", "temporal", "minio", "hub-api"} {
 		check := project.Services[name].HealthCheck
 		if check == nil || check.Disable || len(check.Test) == 0 || check.Test[0] == "NONE" {
 			problemf("%s has no health check, so depends_on conditions on it cannot work", name)
@@ -325,6 +328,10 @@ func checkCompose(project *types.Project, root string) []string {
 			"OPENAI_API_KEY":     hostEnv["OPENAI_API_KEY"],
 			"OPENAI_BASE_URL":    hostEnv["OPENAI_BASE_URL"],
 			"HUB_MODEL":          hostEnv["HUB_MODEL"],
+			// Attached files go to the MinIO beside Hub, with its password.
+			"HUB_FILES_S3_ENDPOINT":   "minio:9000",
+			"HUB_FILES_S3_SECRET_KEY": hostEnv["MINIO_PASSWORD"],
+			"HUB_FILES_S3_ACCESS_KEY": env(project.Services["minio"], "MINIO_ROOT_USER"),
 		} {
 			if got := env(service, key); got != want {
 				problemf("%s: %s = %q, want %q", name, key, got, want)
@@ -342,6 +349,7 @@ func checkCompose(project *types.Project, root string) []string {
 		{"temporal-schema", "SQL_HOST", "postgres"},
 		{"temporal-schema", "SQL_PASSWORD", password},
 		{"postgres", "POSTGRES_PASSWORD", password},
+		{"minio", "MINIO_ROOT_PASSWORD", hostEnv["MINIO_PASSWORD"]},
 		{"temporal-ui", "TEMPORAL_ADDRESS", "temporal:7233"},
 	} {
 		if got := env(project.Services[kv.service], kv.key); got != kv.want {

@@ -1,6 +1,7 @@
 package fakemodel
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"time"
@@ -53,6 +54,19 @@ type Message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
 	ToolCallID string     `json:"toolCallId,omitempty"`
+	// Parts are the message's image and file parts, in order (its text
+	// parts are in Content).
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Part is an image or file part of a recorded message: its type
+// ("image_url" or "file"), the file name a file part carries, the media
+// type of its data URL and how many bytes that URL decodes to.
+type Part struct {
+	Type      string `json:"type"`
+	Filename  string `json:"filename,omitempty"`
+	MediaType string `json:"mediaType,omitempty"`
+	Bytes     int    `json:"bytes"`
 }
 
 // ToolCall is a tool call inside a recorded assistant message.
@@ -109,12 +123,61 @@ func contentText(raw json.RawMessage) string {
 	return b.String()
 }
 
+// contentParts reads a content array's image and file parts.
+func contentParts(raw json.RawMessage) []Part {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+		File *struct {
+			Filename string `json:"filename"`
+			FileData string `json:"file_data"`
+		} `json:"file"`
+	}
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []Part
+	for _, p := range parts {
+		switch {
+		case p.Type == "image_url" && p.ImageURL != nil:
+			mt, n := dataURL(p.ImageURL.URL)
+			out = append(out, Part{Type: p.Type, MediaType: mt, Bytes: n})
+		case p.Type == "file" && p.File != nil:
+			mt, n := dataURL(p.File.FileData)
+			out = append(out, Part{Type: p.Type, Filename: p.File.Filename, MediaType: mt, Bytes: n})
+		case p.Type != "text":
+			out = append(out, Part{Type: p.Type})
+		}
+	}
+	return out
+}
+
+// dataURL reads a base64 data URL's media type and decoded size.
+func dataURL(u string) (string, int) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", 0
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", 0
+	}
+	mt, _, _ := strings.Cut(meta, ";")
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return mt, 0
+	}
+	return mt, len(b)
+}
+
 // fill copies the parsed request into the recording.
 func (rec *RecordedRequest) fill(req chatRequest) {
 	rec.Model, rec.Stream = req.Model, req.Stream
 	rec.IncludeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	for _, m := range req.Messages {
-		msg := Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
+		msg := Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID, Parts: contentParts(m.Content)}
 		for _, tc := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}

@@ -15,6 +15,8 @@ type conversation struct {
 	lastIsTool     bool
 	lastToolResult string
 	tools          []string
+	// partTypes are the part types of the last user message.
+	partTypes []string
 }
 
 func conversationOf(rec *RecordedRequest) conversation {
@@ -23,6 +25,10 @@ func conversationOf(rec *RecordedRequest) conversation {
 		switch m.Role {
 		case "user":
 			c.lastUser = m.Content
+			c.partTypes = c.partTypes[:0]
+			for _, p := range m.Parts {
+				c.partTypes = append(c.partTypes, p.Type)
+			}
 		case "tool":
 			c.lastToolResult = m.Content
 		}
@@ -44,6 +50,9 @@ func (r *rule) matches(c conversation) ([]string, bool) {
 		return nil, false
 	}
 	if r.offered != "" && !slices.Contains(c.tools, r.offered) {
+		return nil, false
+	}
+	if r.hasPart != "" && !slices.Contains(c.partTypes, r.hasPart) {
 		return nil, false
 	}
 	if r.lastUser == nil {

@@ -62,7 +62,8 @@ type rule struct {
 	afterToolResult *bool
 	offered         string
 	toolsOffered    *bool
-	times           int // 0 = unlimited
+	hasPart         string // a part type the last user message must carry
+	times           int    // 0 = unlimited
 
 	text            *template.Template
 	calls           []callSpec
@@ -100,6 +101,7 @@ type (
 		AfterToolResult *bool  `json:"afterToolResult"`
 		Offered         string `json:"offered"`
 		ToolsOffered    *bool  `json:"toolsOffered"`
+		HasPart         string `json:"hasPart"`
 	}
 	replySpec struct {
 		Text            string     `json:"text"`
@@ -267,6 +269,12 @@ func (r *rule) compile(spec ruleSpec) error {
 		r.lastUser = re
 	}
 	r.afterToolResult, r.offered, r.toolsOffered = m.AfterToolResult, m.Offered, m.ToolsOffered
+	switch m.HasPart {
+	case "", "image_url", "file":
+		r.hasPart = m.HasPart
+	default:
+		return fmt.Errorf("match.hasPart: want image_url or file, not %q", m.HasPart)
+	}
 	if spec.Times < 0 {
 		return fmt.Errorf("times: %d is negative", spec.Times)
 	}

@@ -172,6 +172,10 @@ func (s *Stack) config(t testing.TB, o Options, databaseURL string) config.Confi
 	cfg, err := config.FromEnv(func(k string) string { return o.Env[k] })
 	require.NoError(t, err)
 	cfg.DatabaseURL = databaseURL
+	if cfg.Files.Dir == "" && !cfg.Files.S3.Configured() {
+		// Files are kept as in `hub dev`: a local directory.
+		cfg.Files.Dir = filepath.Join(t.TempDir(), "files")
+	}
 	cfg.Model.Model, cfg.Model.BaseURL, cfg.Model.APIKey = "fakemodel", "", ""
 	if !o.NoModel {
 		s.Model = fakemodel.New(o.Script)

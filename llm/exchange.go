@@ -23,6 +23,8 @@ type exchange struct {
 	header  http.Header
 	sawDone bool
 	body    io.ReadCloser
+	// files are the request's file parts, written into its body by Do.
+	files []Part
 }
 
 type exchangeKey struct{}
@@ -39,6 +41,11 @@ func withExchange(ctx context.Context, ex *exchange) context.Context {
 type recordingDoer struct{ hc *http.Client }
 
 func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
+	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok {
+		if err := rewriteFileParts(req, ex.files); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := d.hc.Do(req)
 	if err != nil || resp == nil {
 		return resp, err

@@ -35,6 +35,9 @@ type Message struct {
 	ToolCalls []ToolCall
 	// ToolCallID ties a tool message to the call it answers.
 	ToolCallID string
+	// Parts are files given with a user message: pictures as image parts,
+	// other files as file parts, after its text.
+	Parts []Part
 }
 
 // ToolCall is one tool call the model made.

@@ -39,7 +39,8 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 	ex := &exchange{}
 	ctx = withExchange(ctx, ex)
 
-	stream, err := c.oc.CreateChatCompletionStream(ctx, c.chatRequest(req))
+	creq := c.chatRequest(req, &ex.files)
+	stream, err := c.oc.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		if ex.body != nil {
 			// go-openai read the error body but does not close it.
@@ -88,7 +89,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // chatRequest converts a Request into go-openai's form.
-func (c *Client) chatRequest(req Request) openai.ChatCompletionRequest {
+func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRequest {
 	out := openai.ChatCompletionRequest{
 		Model:         c.cfg.Model,
 		Messages:      make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
@@ -96,6 +97,9 @@ func (c *Client) chatRequest(req Request) openai.ChatCompletionRequest {
 	}
 	for _, m := range req.Messages {
 		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if len(m.Parts) > 0 {
+			om.Content, om.MultiContent = "", multiContent(m, files)
+		}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
 				ID:       tc.ID,

@@ -66,7 +66,7 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 			return errRollback
 		}
 		for i, c := range b.Calls {
-			env := tools.Env{Workspace: tx.WithUndo(gid), Actor: actor, SpaceID: b.SpaceID, Role: role, Settings: settings,
+			env := tools.Env{Workspace: tx.WithUndo(gid), Files: r.Files, Actor: actor, SpaceID: b.SpaceID, Role: role, Settings: settings,
 				CallID: c.ID, Applying: true}
 			res, terr := r.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: []string{c.Tool}})
 			if terr != nil {

@@ -16,6 +16,8 @@ type Runner struct {
 	Workspace *workspace.Service
 	Chat      *chat.Store
 	Tools     *tools.Registry
+	// Files reads attached files for hub_view_file.
+	Files tools.FileReader
 }
 
 // Commit writes a call's outcome row. Run calls it exactly once per call:
@@ -140,7 +142,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	env := tools.Env{Workspace: r.Workspace, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
+	env := tools.Env{Workspace: r.Workspace, Files: r.Files, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
 		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known, EarlierCalls: c.EarlierCalls}
 	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.offered()}
 	m := c.mode(def, settings)

@@ -35,9 +35,11 @@ const (
 // which settings, and for which call.
 type Env struct {
 	Workspace *workspace.Service
-	Actor     workspace.Actor
-	SpaceID   string
-	Role      workspace.Role
+	// Files reads the space's attached files (nil: none can be read).
+	Files   FileReader
+	Actor   workspace.Actor
+	SpaceID string
+	Role    workspace.Role
 	// Settings are the acting person's assistant settings: write policy,
 	// allowed write areas, connected-app writes.
 	Settings workspace.Settings

@@ -25,6 +25,7 @@ import (
 	"hub/assistant"
 	"hub/chat"
 	"hub/config"
+	"hub/files"
 	"hub/llm"
 	"hub/models"
 	"hub/playbooks"
@@ -73,6 +74,7 @@ type Hub struct {
 	DB        *models.DB
 	Workspace *workspace.Service
 	Chat      *chat.Store
+	Files     *files.Service
 	Frames    *stream.Bus
 	Apps      *apps.Client
 	// Web reads pages for hub_read_web_page, through the apps guard.
@@ -142,9 +144,15 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	}
 	h := &Hub{Config: cfg, DB: db, Workspace: workspace.NewService(db), Chat: chat.NewStore(db), Frames: stream.NewBus(db),
 		Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
+	store, err := files.NewStore(cfg.Files)
+	if err != nil {
+		poster.Close()
+		return fail(err)
+	}
+	h.Files = files.NewService(db, h.Workspace, store, cfg.Files.MaxBytes)
 	model := llm.New(cfg.Model, nil)
 	h.Activities = &activities.Activities{
-		Workspace: h.Workspace, Chat: h.Chat, Tools: h.Tools, Frames: h.Frames, Playbooks: h.Playbooks,
+		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, Frames: h.Frames, Playbooks: h.Playbooks,
 		Model: model, ModelConfigured: cfg.Model.Configured(), ModelTimeout: model.Timeout(),
 		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
 		Verifier: o.Test.Verifier, Fault: o.Test.Fault,

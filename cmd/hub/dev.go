@@ -75,6 +75,9 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if cfg.DatabaseURL == "" {
 		cfg.DatabaseURL = filepath.Join(o.dataDir, devDatabase)
 	}
+	if cfg.Files.Dir == "" && !cfg.Files.S3.Configured() {
+		cfg.Files.Dir = filepath.Join(o.dataDir, "files")
+	}
 	if o.fakeModel {
 		fm := fakemodel.New(fakemodel.DefaultScript())
 		base, err := fm.Start("127.0.0.1:0")

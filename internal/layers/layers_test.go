@@ -26,18 +26,19 @@ var productionRules = map[string][]string{
 	"cmd/hub": {anything},
 	"wiring":  {anything},
 	// config reads the environment into each package's own settings.
-	"config": {"api", "apps", "assistant", "llm", "web", "workflows"},
+	"config": {"api", "apps", "assistant", "files", "llm", "web", "workflows"},
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "workspace", "stream", "workflows"},
+	"api":        {"assistant", "chat", "files", "workspace", "stream", "workflows"},
 	"workflows":  {"activities"},
-	"activities": {"assistant", "chat", "workspace", "llm", "playbooks", "stream", "tools", "toolrun"},
+	"activities": {"assistant", "chat", "files", "workspace", "llm", "playbooks", "stream", "tools", "toolrun"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
-	"tools":     {"apps", "web", "workspace"},
+	"tools":     {"apps", "files", "web", "workspace"},
 	"chat":      {"workspace", "models"},
+	"files":     {"workspace", "models"},
 	"workspace": {"models"},
 	"stream":    {"models"},
 	"llm":       {},

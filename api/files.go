@@ -1,0 +1,159 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/files"
+)
+
+// Error codes of uploads besides the common ones.
+const codeUnsupportedType = "unsupported_type"
+
+// multipartEnvelope is what a multipart body may carry besides the file:
+// boundaries, part headers, a few small fields.
+const multipartEnvelope = 64 << 10
+
+// fileDTO is an attached file as the api shows it. url reads its bytes.
+type fileDTO struct {
+	ID          string    `json:"id"`
+	SpaceID     string    `json:"spaceId"`
+	Name        string    `json:"name"`
+	ContentType string    `json:"contentType"`
+	Size        int64     `json:"size"`
+	UploaderID  string    `json:"uploaderId"`
+	CreatedAt   time.Time `json:"createdAt"`
+	URL         string    `json:"url"`
+}
+
+func toFileDTO(f files.File) fileDTO {
+	return fileDTO{ID: f.ID, SpaceID: f.SpaceID, Name: f.Name, ContentType: f.ContentType, Size: f.Size,
+		UploaderID: f.UploaderID, CreatedAt: f.CreatedAt,
+		URL: "/api/spaces/" + url.PathEscape(f.SpaceID) + "/files/" + url.PathEscape(f.ID) + "/content"}
+}
+
+// fileError maps the upload's own errors to their statuses; the rest go
+// through classify.
+func (s *Server) fileError(c *gin.Context, err error) {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.Is(err, files.ErrTooLarge):
+		err = &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Message: err.Error(), Path: "/file"}}
+	case errors.As(err, &mbe):
+		err = &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Path: "/file",
+			Message: fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes())}}
+	case errors.Is(err, files.ErrUnsupportedType):
+		err = &apiError{status: http.StatusUnsupportedMediaType, detail: errorDetail{Code: codeUnsupportedType, Message: err.Error(), Path: "/file"}}
+	case errors.Is(err, files.ErrNoStore):
+		err = unavailable("No file store is configured, so files cannot be attached. Set HUB_FILES_DIR or HUB_FILES_S3_ENDPOINT and HUB_FILES_S3_BUCKET and start Hub again.")
+	case errors.Is(err, files.ErrNoBlob):
+		err = &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "the file's contents are gone from the file store"}}
+	}
+	respondError(c, err)
+}
+
+// uploadFile takes one multipart part named "file". The body is bounded
+// before it is read (the size limit plus a small envelope), a declared
+// Content-Length over it is refused at once, and nothing is stored unless
+// the whole file was read and passed the checks.
+func (s *Server) uploadFile(c *gin.Context) {
+	limit := s.Files.MaxBytes() + multipartEnvelope
+	if c.Request.ContentLength > limit {
+		s.fileError(c, fmt.Errorf("%w: a file has at most %d bytes", files.ErrTooLarge, s.Files.MaxBytes()))
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "multipart/form-data" {
+		respondError(c, badRequest("/file", "send the file as multipart/form-data with a part named file"))
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
+	mr, err := c.Request.MultipartReader()
+	if err != nil {
+		respondError(c, badRequest("/file", "send the file as multipart/form-data with a part named file"))
+		return
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			respondError(c, badRequest("/file", "the request has no part named file"))
+			return
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				s.fileError(c, err)
+				return
+			}
+			respondError(c, badRequest("/file", "the multipart body could not be read"))
+			return
+		}
+		if part.FormName() != "file" {
+			_ = part.Close()
+			continue
+		}
+		f, err := s.Files.Upload(c.Request.Context(), actor(c), c.Param("spaceId"), part.FileName(), part)
+		_ = part.Close()
+		if err != nil {
+			s.fileError(c, err)
+			return
+		}
+		c.JSON(http.StatusCreated, toFileDTO(f))
+		return
+	}
+}
+
+func (s *Server) listFiles(c *gin.Context) {
+	fs, err := s.Files.List(c.Request.Context(), actor(c), c.Param("spaceId"))
+	if err != nil {
+		s.fileError(c, err)
+		return
+	}
+	out := make([]fileDTO, len(fs))
+	for i, f := range fs {
+		out[i] = toFileDTO(f)
+	}
+	c.JSON(http.StatusOK, gin.H{"files": out})
+}
+
+func (s *Server) getFile(c *gin.Context) {
+	f, err := s.Files.Get(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	if err != nil {
+		s.fileError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toFileDTO(f))
+}
+
+// fileContent sends a file's bytes with its type. The file is always an
+// attachment with nosniff, so a browser never runs an uploaded page.
+func (s *Server) fileContent(c *gin.Context) {
+	f, rc, err := s.Files.Open(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	if err != nil {
+		s.fileError(c, err)
+		return
+	}
+	defer rc.Close()
+	h := c.Writer.Header()
+	h.Set("Content-Type", f.ContentType)
+	h.Set("Content-Length", strconv.FormatInt(f.Size, 10))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
+	c.Status(http.StatusOK)
+	_, _ = io.Copy(c.Writer, rc)
+}
+
+func (s *Server) deleteFile(c *gin.Context) {
+	if err := s.Files.Delete(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
+		s.fileError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,289 @@
+package files
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+	"hub/workspace"
+)
+
+// KindFile is the ref kind of an attached file (a turn's file mentions, a
+// tool's refs, the links of a replayed message).
+const KindFile = "file"
+
+// File is an attached file as the rest of Hub sees it.
+type File struct {
+	ID          string
+	SpaceID     string
+	UploaderID  string
+	Name        string
+	ContentType string
+	Size        int64
+	CreatedAt   time.Time
+}
+
+// Ref names a file to people and the model.
+func (f File) Ref() workspace.Ref {
+	return workspace.Ref{Kind: KindFile, ID: f.ID, Label: f.Name, Detail: f.ContentType}
+}
+
+// Link is how a message names a file without sending it: a Markdown link
+// the model can pass to hub_view_file.
+func Link(name, id string) string { return "[" + name + "](hub://file/" + id + ")" }
+
+// Errors an upload answers, each with the status a client sees.
+var (
+	// ErrTooLarge: the file is over the size limit (413).
+	ErrTooLarge = errors.New("file too large")
+	// ErrUnsupportedType: Hub does not take this type (415).
+	ErrUnsupportedType = errors.New("unsupported file type")
+	// ErrNoStore: no blob store is configured (503).
+	ErrNoStore = errors.New("no file store configured")
+)
+
+// Service keeps a space's files. A nil Store is a Hub without a file store:
+// every upload and read answers ErrNoStore, lists still work.
+type Service struct {
+	db       *gorm.DB
+	ws       *workspace.Service
+	store    Store
+	maxBytes int64
+	now      func() time.Time
+}
+
+// NewService builds the service. maxBytes ≤ 0 is DefaultMaxBytes.
+func NewService(db *models.DB, ws *workspace.Service, store Store, maxBytes int64) *Service {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	return &Service{db: db.DB, ws: ws, store: store, maxBytes: maxBytes, now: func() time.Time { return time.Now().UTC() }}
+}
+
+// MaxBytes is the largest file taken.
+func (s *Service) MaxBytes() int64 { return s.maxBytes }
+
+// Configured tells whether there is a blob store.
+func (s *Service) Configured() bool { return s.store != nil }
+
+func toFile(r models.File) File {
+	return File{ID: r.ID, SpaceID: r.SpaceID, UploaderID: r.UploaderID, Name: r.Name, ContentType: r.ContentType,
+		Size: r.Size, CreatedAt: r.CreatedAt}
+}
+
+// Upload stores a file in the space for a person who may write there. The
+// bytes are read in full (at most MaxBytes) before anything is stored, so a
+// file over the limit or of a type Hub does not take leaves nothing behind;
+// the blob is stored before its row, and removed again if the row fails.
+func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, name string, r io.Reader) (File, error) {
+	if err := s.ws.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return File{}, err
+	}
+	if s.store == nil {
+		return File{}, ErrNoStore
+	}
+	name, err := cleanName(name)
+	if err != nil {
+		return File{}, err
+	}
+	br := bufio.NewReaderSize(r, 512)
+	head, _ := br.Peek(512)
+	ctype := Sniff(name, head)
+	if ctype == "" {
+		return File{}, fmt.Errorf("%w: Hub takes pictures (PNG, JPEG, GIF, WebP), PDFs and text (plain, Markdown, CSV, JSON)", ErrUnsupportedType)
+	}
+	data, err := io.ReadAll(io.LimitReader(br, s.maxBytes+1))
+	if err != nil {
+		return File{}, fmt.Errorf("read upload: %w", err)
+	}
+	if int64(len(data)) > s.maxBytes {
+		return File{}, fmt.Errorf("%w: a file has at most %s", ErrTooLarge, humanBytes(s.maxBytes))
+	}
+	if IsText(ctype) && !utf8.Valid(data) {
+		return File{}, fmt.Errorf("%w: a text file must be UTF-8", ErrUnsupportedType)
+	}
+	row := models.File{ID: models.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: name,
+		ContentType: ctype, Size: int64(len(data)), CreatedAt: s.now()}
+	row.BlobKey = spaceID + "/" + row.ID
+	if err := s.store.Put(ctx, row.BlobKey, bytes.NewReader(data), row.Size, ctype); err != nil {
+		return File{}, err
+	}
+	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+		if derr := s.store.Delete(context.WithoutCancel(ctx), row.BlobKey); derr != nil {
+			slog.WarnContext(ctx, "remove blob of a file not saved", "key", row.BlobKey, "error", derr)
+		}
+		return File{}, fmt.Errorf("save file: %w", err)
+	}
+	return toFile(row), nil
+}
+
+// cleanName keeps the last element of a client's file name (browsers send
+// a bare name, some tools a path) and checks it as text.
+func cleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "" {
+		return "", &workspace.InvalidError{Path: "/file", Message: "the file part must carry a file name"}
+	}
+	if err := workspace.CheckText("/file", name); err != nil {
+		return "", err
+	}
+	if utf8.RuneCountInString(name) > MaxNameChars {
+		return "", &workspace.InvalidError{Path: "/file", Message: fmt.Sprintf("a file name has at most %d characters", MaxNameChars)}
+	}
+	return name, nil
+}
+
+func humanBytes(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// MaxList bounds a list of files.
+const MaxList = 200
+
+// List returns the space's files, newest first (at most MaxList).
+func (s *Service) List(ctx context.Context, actor workspace.Actor, spaceID string) ([]File, error) {
+	if _, err := s.ws.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return nil, err
+	}
+	var rows []models.File
+	if err := s.db.WithContext(ctx).Where("space_id = ?", spaceID).Order("created_at DESC, id").Limit(MaxList).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	out := make([]File, len(rows))
+	for i, r := range rows {
+		out[i] = toFile(r)
+	}
+	return out, nil
+}
+
+// Get reads one file of the space; a file of another space is not found.
+func (s *Service) Get(ctx context.Context, actor workspace.Actor, spaceID, id string) (File, error) {
+	r, err := s.row(ctx, actor, spaceID, id)
+	return toFile(r), err
+}
+
+func (s *Service) row(ctx context.Context, actor workspace.Actor, spaceID, id string) (models.File, error) {
+	if _, err := s.ws.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return models.File{}, err
+	}
+	var r models.File
+	if workspace.BadText(id) {
+		return r, &workspace.NotFoundError{Kind: KindFile, ID: id}
+	}
+	err := s.db.WithContext(ctx).Where("id = ? AND space_id = ?", id, spaceID).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &workspace.NotFoundError{Kind: KindFile, ID: id}
+	}
+	if err != nil {
+		return r, fmt.Errorf("get file: %w", err)
+	}
+	return r, nil
+}
+
+// Open reads a file's bytes; the caller closes the reader.
+func (s *Service) Open(ctx context.Context, actor workspace.Actor, spaceID, id string) (File, io.ReadCloser, error) {
+	r, err := s.row(ctx, actor, spaceID, id)
+	if err != nil {
+		return File{}, nil, err
+	}
+	if s.store == nil {
+		return File{}, nil, ErrNoStore
+	}
+	rc, err := s.store.Open(ctx, r.BlobKey)
+	if err != nil {
+		return File{}, nil, err
+	}
+	return toFile(r), rc, nil
+}
+
+// Read reads at most limit bytes of a file (all of it when limit ≤ 0).
+func (s *Service) Read(ctx context.Context, actor workspace.Actor, spaceID, id string, limit int64) (File, []byte, error) {
+	f, rc, err := s.Open(ctx, actor, spaceID, id)
+	if err != nil {
+		return File{}, nil, err
+	}
+	defer rc.Close()
+	var rd io.Reader = rc
+	if limit > 0 {
+		rd = io.LimitReader(rc, limit)
+	}
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return File{}, nil, fmt.Errorf("read file %s: %w", id, err)
+	}
+	return f, data, nil
+}
+
+// Delete removes a file for a person who may write in the space: the row
+// first (from then on nobody can read it), then its blob.
+func (s *Service) Delete(ctx context.Context, actor workspace.Actor, spaceID, id string) error {
+	r, err := s.row(ctx, actor, spaceID, id)
+	if err != nil {
+		return err
+	}
+	if err := s.ws.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return err
+	}
+	res := s.db.WithContext(ctx).Where("id = ? AND space_id = ?", id, spaceID).Delete(&models.File{})
+	if res.Error != nil {
+		return fmt.Errorf("delete file: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return &workspace.NotFoundError{Kind: KindFile, ID: id}
+	}
+	if s.store != nil {
+		if err := s.store.Delete(ctx, r.BlobKey); err != nil {
+			// The row is gone, so nobody reads the blob again; an operator
+			// can sweep it.
+			slog.WarnContext(ctx, "remove blob of a deleted file", "key", r.BlobKey, "error", err)
+		}
+	}
+	return nil
+}
+
+// Resolve checks the files a turn names: each a file of the space the
+// person can open, in order, repeats left out. An unknown id, or one of
+// another space, is not found at /files/<i>.
+func (s *Service) Resolve(ctx context.Context, actor workspace.Actor, spaceID string, ids []string) ([]File, error) {
+	out := make([]File, 0, len(ids))
+	seen := map[string]bool{}
+	for i, id := range ids {
+		at := fmt.Sprintf("/files/%d", i)
+		if strings.TrimSpace(id) == "" {
+			return nil, &workspace.InvalidError{Path: at, Message: "a file id is required"}
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		f, err := s.Get(ctx, actor, spaceID, id)
+		if err != nil {
+			var nf *workspace.NotFoundError
+			if errors.As(err, &nf) {
+				return nil, &workspace.NotFoundError{Kind: nf.Kind, ID: nf.ID, Path: at}
+			}
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}

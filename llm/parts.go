@@ -1,0 +1,139 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// PartKind is what a message part is.
+type PartKind string
+
+// The parts a user message can carry besides its text.
+const (
+	// PartImage is a picture, sent as an image_url part with a data URL.
+	PartImage PartKind = "image"
+	// PartFile is any other file, sent as a file part
+	// ({"type":"file","file":{"filename","file_data"}}).
+	PartFile PartKind = "file"
+	// PartText is a text file given as a text part, its content in a
+	// <file name="…"> element: what any model reads, for an endpoint that
+	// takes no file parts.
+	PartText PartKind = "text"
+)
+
+// Part is a file given to the model with a user message.
+type Part struct {
+	Kind        PartKind
+	Name        string
+	ContentType string
+	Data        []byte
+}
+
+func (p Part) dataURL() string {
+	return "data:" + p.ContentType + ";base64," + base64.StdEncoding.EncodeToString(p.Data)
+}
+
+// filePartType is the chat completions part type for a file. go-openai
+// (v1.43) knows only text and image_url parts, so a file part leaves it as
+// a placeholder whose text is its index in the request's files, and the
+// transport writes the real part into the request body (fileRewriter).
+const filePartType openai.ChatMessagePartType = "file"
+
+// multiContent renders a message with parts: its text first, then each
+// part. files collects the file parts in order.
+func multiContent(m Message, files *[]Part) []openai.ChatMessagePart {
+	out := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case PartImage:
+			out = append(out, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+				ImageURL: &openai.ChatMessageImageURL{URL: p.dataURL(), Detail: openai.ImageURLDetailAuto}})
+		case PartText:
+			out = append(out, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
+				Text: "\n\n<file name=" + strconv.Quote(p.Name) + ">\n" + string(p.Data) + "\n</file>"})
+		default:
+			out = append(out, openai.ChatMessagePart{Type: filePartType, Text: strconv.Itoa(len(*files))})
+			*files = append(*files, p)
+		}
+	}
+	return out
+}
+
+// rewriteFileParts replaces the placeholders multiContent left in a
+// request body with the file parts themselves.
+func rewriteFileParts(req *http.Request, files []Part) error {
+	if len(files) == 0 || req.Body == nil {
+		return nil
+	}
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return err
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return fmt.Errorf("file parts: %w", err)
+	}
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(doc["messages"], &msgs); err != nil {
+		return fmt.Errorf("file parts: %w", err)
+	}
+	for _, m := range msgs {
+		content := m["content"]
+		if len(content) == 0 || content[0] != '[' {
+			continue
+		}
+		var parts []map[string]any
+		if err := json.Unmarshal(content, &parts); err != nil {
+			return fmt.Errorf("file parts: %w", err)
+		}
+		changed := false
+		for i, p := range parts {
+			if p["type"] != string(filePartType) {
+				continue
+			}
+			idx, err := strconv.Atoi(fmt.Sprint(p["text"]))
+			if err != nil || idx < 0 || idx >= len(files) {
+				return fmt.Errorf("file parts: bad placeholder %v", p["text"])
+			}
+			f := files[idx]
+			parts[i] = map[string]any{"type": "file", "file": map[string]string{"filename": f.Name, "file_data": f.dataURL()}}
+			changed = true
+		}
+		if changed {
+			if m["content"], err = json.Marshal(parts); err != nil {
+				return err
+			}
+		}
+	}
+	if doc["messages"], err = json.Marshal(msgs); err != nil {
+		return err
+	}
+	if body, err = json.Marshal(doc); err != nil {
+		return err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return nil
+}
+
+// PartsNote says which files a model was not given, for the reply.
+func PartsNote(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	them := "them"
+	if len(names) == 1 {
+		them = "it"
+	}
+	return "(The model could not open " + strings.Join(names, ", ") + ", so this answer does not draw on " + them + ".)"
+}
