@@ -100,11 +100,7 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 	if text == "" {
 		return nil, nil
 	}
-	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
-	if err != nil {
-		return nil, gone(err)
-	}
-	history, err := a.Chat.History(ctx, turn)
+	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
 		return nil, err
 	}

@@ -75,11 +75,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, err
 	}
-	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
-	if err != nil {
-		return ModelStep{}, gone(err)
-	}
-	history, err := a.Chat.History(ctx, turn)
+	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
 		return ModelStep{}, err
 	}

@@ -43,11 +43,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
-	if err != nil {
-		return Plan{}, gone(err)
-	}
-	history, err := a.Chat.History(ctx, turn)
+	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -23,15 +23,25 @@ func knownRefs(user chat.Message, history []chat.Message) []workspace.Ref {
 	return dedupeRefs(refs, maxTurnRefs)
 }
 
+// turnMessages reads the person's message of the turn and the history
+// before it, which everything the turn knows starts from.
+func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
+	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
+	if err != nil {
+		return chat.Message{}, nil, gone(err)
+	}
+	history, err := a.Chat.History(ctx, turn)
+	if err != nil {
+		return chat.Message{}, nil, err
+	}
+	return user, history, nil
+}
+
 // knownTitles maps the ids the turn knows so far (mentions, earlier
 // replies, this turn's tool results) to their titles, so previews and
 // summaries name records as people do.
 func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn) (map[string]string, error) {
-	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
-	if err != nil {
-		return nil, gone(err)
-	}
-	history, err := a.Chat.History(ctx, turn)
+	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
 		return nil, err
 	}
