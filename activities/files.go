@@ -110,32 +110,35 @@ func leftOut(all, sent []llm.Part) []string {
 }
 
 // streamWithParts sends the request with the message's parts, and when
-// the provider refuses it, again with fewer (partLevels). It returns the
-// names of the files the model was not given, for the reply's note. Only
-// a refusal before any text moves to the next level: text already shown
-// is not sent twice.
-func (a *Activities) streamWithParts(ctx context.Context, req llm.Request, userIdx int, parts []llm.Part, onChunk func(llm.Chunk) error) (llm.Result, []string, error) {
+// the provider refuses it, again with fewer (partLevels), starting at level
+// from (where the turn's earlier steps ended: a refusal is not sent again
+// at every step). It returns the names of the files the model was not
+// given, for the reply's note, and the level the call ended at. Only a
+// refusal before any text moves to the next level: text already shown is
+// not sent twice.
+func (a *Activities) streamWithParts(ctx context.Context, req llm.Request, userIdx int, parts []llm.Part, from int, onChunk func(llm.Chunk) error) (llm.Result, []string, int, error) {
 	if len(parts) == 0 || userIdx < 0 {
 		res, err := a.Model.Stream(ctx, req, onChunk)
-		return res, nil, err
+		return res, nil, 0, err
 	}
 	var (
 		res llm.Result
 		err error
 	)
 	levels := partLevels(parts)
-	for i, sent := range levels {
+	for i := min(max(from, 0), len(levels)-1); i < len(levels); i++ {
+		sent := levels[i]
 		req.Messages[userIdx].Parts = sent
 		res, err = a.Model.Stream(ctx, req, onChunk)
 		if err == nil || !refusedParts(err) || res.Text != "" || i == len(levels)-1 {
 			if err != nil {
-				return res, nil, err
+				return res, nil, i, err
 			}
-			return res, leftOut(parts, sent), nil
+			return res, leftOut(parts, sent), i, nil
 		}
 		slog.InfoContext(ctx, "model refused the attached files; sending fewer", "sent", len(sent), "error", err)
 	}
-	return res, nil, err
+	return res, nil, 0, err
 }
 
 // userMessageIndex is where the person's message is in a request.

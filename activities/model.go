@@ -125,7 +125,12 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
-	res, notGiven, err := a.streamWithParts(callCtx, req, userIdx, parts, func(c llm.Chunk) error {
+	// The files' fallback goes on from where the turn's last step ended.
+	from := 0
+	for _, st := range steps {
+		from = max(from, st.PartsLevel)
+	}
+	res, notGiven, level, err := a.streamWithParts(callCtx, req, userIdx, parts, from, func(c llm.Chunk) error {
 		beat(in.Step)
 		if c.TextDelta == "" {
 			return nil
@@ -139,7 +144,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil && callCtx.Err() != nil {
 		// Stopped or paused: keep the text streamed so far (a stopped turn
 		// shows it; a resumed one replaces it), then report the interruption.
-		partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: chat.FinishInterrupted,
+		partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: chat.FinishInterrupted, PartsLevel: level,
 			Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
 		if _, serr := a.Chat.SaveStep(context.WithoutCancel(ctx), in.TurnID, partial); serr != nil {
 			return ModelStep{}, serr
@@ -163,7 +168,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		}
 		res.Text = strings.TrimSpace(res.Text + "\n\n" + note)
 	}
-	st := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: res.FinishReason,
+	st := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: res.FinishReason, PartsLevel: level,
 		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
 	if !in.ToolsOff {
 		for _, c := range res.ToolCalls {

@@ -38,6 +38,10 @@ type Step struct {
 	// it as the person's next message; NudgeKind says which check sent it.
 	Nudge     string
 	NudgeKind NudgeKind
+	// PartsLevel is how many times the provider refused the attached files
+	// before this step's call went through with fewer (0: all were sent);
+	// the turn's next step starts there.
+	PartsLevel int
 }
 
 // NudgeKind is which check sent an answer back to the model.
@@ -107,7 +111,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 	calls := make([]ToolCall, len(st.ToolCalls))
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
-			NudgeKind: string(st.NudgeKind), FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
+			NudgeKind: string(st.NudgeKind), PartsLevel: st.PartsLevel, FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
 		var existing []models.ToolCall
 		if err := tx.Where("turn_id = ? AND step = ?", turnID, st.Step).Find(&existing).Error; err != nil {
 			return err
@@ -170,7 +174,7 @@ func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, e
 	out := make([]Step, len(rows))
 	for i, r := range rows {
 		out[i] = Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
-			NudgeKind: NudgeKind(r.NudgeKind), Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ToolCalls: byStep[r.Step]}
+			NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel, Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ToolCalls: byStep[r.Step]}
 	}
 	return out, nil
 }

@@ -172,6 +172,27 @@ func TestAttachedFiles(t *testing.T) {
 	require.Equal(t, "Looked at it.\n\n(The model could not open pixel.png, notes.md, so this answer does not draw on them.)", hubtest.Text(events))
 	require.Len(t, s.Model.Requests(), 3)
 
+	// A turn goes on from where its files' fallback ended: after a tool
+	// call, the next step sends the fewer parts at once instead of being
+	// refused again.
+	s.Model.Reset()
+	r = s.Do(t, s.Token, "POST", turnPath, map[string]any{"text": "refuse this and open " + notes["id"].(string),
+		"files": []string{png["id"].(string), notes["id"].(string)}})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	r.Decode(t, &st)
+	events = s.Stream(t, st.StreamURL, 0, 0)
+	require.Equal(t, "done", events[len(events)-1].Type)
+	reqs = s.Model.Requests()
+	require.Len(t, reqs, 3, "refused once, then the tool call, then the answer with the same fewer parts")
+	require.Equal(t, http.StatusBadRequest, reqs[0].Status)
+	for _, m := range reqs[2].Messages {
+		if m.Role == "user" && len(m.Parts) > 0 {
+			require.Equal(t, []fakemodel.Part{{Type: "image_url", MediaType: "image/png", Bytes: len(tinyPNG)}}, m.Parts,
+				"the person's message carries the parts the turn settled on")
+		}
+	}
+	require.Equal(t, http.StatusOK, reqs[2].Status)
+
 	// hub_view_file opens a file of the space through the tool path: text
 	// as text, a picture described; another space's file is not found.
 	s.Model.Reset()

@@ -167,8 +167,11 @@ type TurnStep struct {
 	// NudgeKind what kind of note it is ("answer", "verify").
 	Nudge     string
 	NudgeKind string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// PartsLevel is how far the model call went down the attached files'
+	// fallback (0: every part as sent).
+	PartsLevel int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // ToolCall is one tool call of a turn: the model's arguments, what Hub sent
