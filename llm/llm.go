@@ -68,8 +68,12 @@ type Request struct {
 }
 
 // Usage is the token count the endpoint reported for the call.
+// CachedInputTokens is the part of InputTokens the provider served from its
+// prompt cache (billed at Price.CachedInput); it is never more than
+// InputTokens.
 type Usage struct {
 	InputTokens, OutputTokens int
+	CachedInputTokens         int
 }
 
 // Result is the assembled answer of one call.
