@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
@@ -16,17 +17,32 @@ type memberRoleRequest struct {
 }
 
 // removeMember ends a membership (an owner removes someone; anyone may
-// leave). The person's top bar drops their work in the space at once. Their running turns in the space end at their next step
-// with error code forbidden (the activities check access at every step); a
-// paused one is resumed so that it gets there now instead of waiting for
-// its time limit, since its person can no longer resume or stop it.
+// leave): the same service path and the same aftermath as DELETE
+// /api/spaces/:spaceId/people/:id.
 func (s *Server) removeMember(c *gin.Context) {
+	s.removeFromSpace(c, c.Param("personId"))
+}
+
+// removeFromSpace removes a person from the space and ends their work
+// there. Their top bar drops their work in the space at once. Their
+// running turns in the space end at their next step with error code
+// forbidden (the activities check access at every step); a paused one is
+// resumed so that it gets there now instead of waiting for its time limit,
+// since its person can no longer resume or stop it.
+func (s *Server) removeFromSpace(c *gin.Context, personID string) {
 	ctx := c.Request.Context()
-	spaceID, personID := c.Param("spaceId"), c.Param("personId")
-	if err := s.Workspace.RemoveMember(ctx, person(c).ID, spaceID, personID); err != nil {
+	spaceID := c.Param("spaceId")
+	if _, err := s.Workspace.RemovePerson(ctx, actor(c), spaceID, personID); err != nil {
 		respondError(c, err)
 		return
 	}
+	s.endWorkOfLeaver(ctx, spaceID, personID)
+	c.Status(http.StatusNoContent)
+}
+
+// endWorkOfLeaver is what follows a person's removal from a space through
+// the members and people routes.
+func (s *Server) endWorkOfLeaver(ctx context.Context, spaceID, personID string) {
 	// Their top bar drops the space's work now.
 	if err := s.Chat.AnnounceLeft(ctx, personID, spaceID); err != nil {
 		slog.WarnContext(ctx, "announce a removed member's work as ended", "space", spaceID, "person", personID, "error", err)
@@ -43,7 +59,6 @@ func (s *Server) removeMember(c *gin.Context) {
 			slog.InfoContext(ctx, "resume a removed member's paused turn", "turn", t.ID, "error", err)
 		}
 	}
-	c.Status(http.StatusNoContent)
 }
 
 // setMemberRole changes a member's role (owners only) and answers the
@@ -62,5 +77,5 @@ func (s *Server) setMemberRole(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, personDTO{ID: p.ID, Name: p.Name, Role: string(p.Role)})
+	c.JSON(http.StatusOK, toPersonDTO(p))
 }

@@ -294,25 +294,6 @@ func (s *Server) deleteProject(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-type personDTO struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Role string `json:"role"`
-}
-
-func (s *Server) listPeople(c *gin.Context) {
-	people, err := s.Workspace.ListPeople(c.Request.Context(), person(c).ID, c.Param("spaceId"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]personDTO, len(people))
-	for i, p := range people {
-		out[i] = personDTO{ID: p.ID, Name: p.Name, Role: string(p.Role)}
-	}
-	c.JSON(http.StatusOK, gin.H{"people": out})
-}
-
 type settingsDTO struct {
 	WritePolicy        string   `json:"writePolicy"`
 	AllowedWriteAreas  []string `json:"allowedWriteAreas"`

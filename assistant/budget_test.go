@@ -156,7 +156,8 @@ func TestBudget(t *testing.T) {
 func parts(history int, historyChars int) assistant.PromptParts {
 	reg := tools.Hub(nil)
 	var names []string
-	for _, d := range reg.Granted(workspace.RoleOwner) {
+	// Every tool an editor (the sample profile's role) is granted.
+	for _, d := range reg.Granted(workspace.RoleEditor) {
 		names = append(names, d.Name)
 	}
 	p := assistant.PromptParts{

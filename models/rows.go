@@ -25,9 +25,12 @@ func (Person) TableName() string { return "people" }
 
 // Membership gives a person a role in a space: owner, editor, viewer or guest.
 type Membership struct {
-	SpaceID   string `gorm:"primaryKey"`
-	PersonID  string `gorm:"primaryKey"`
-	Role      string
+	SpaceID  string `gorm:"primaryKey"`
+	PersonID string `gorm:"primaryKey"`
+	Role     string
+	// Revision moves on with every change of the person's record in the
+	// space (their role, their name), as a task's does.
+	Revision  int `gorm:"default:1"`
 	CreatedAt time.Time
 }
 

@@ -87,6 +87,10 @@ type Spec struct {
 	// AlwaysHold makes the write wait for the person's Apply whatever the
 	// write policy.
 	AlwaysHold bool
+	// OwnersOnly marks a tool only a space's owners may use (who is in the
+	// space and with what role): no one else is offered it, and a call
+	// from anyone else is forbidden.
+	OwnersOnly bool
 	// App is set for a connected app's tool.
 	App *AppMeta
 	// NoSpace marks a tool that does not act in a space (the help tools):

@@ -7,7 +7,7 @@ func Hub(apps Poster) *Registry {
 	return NewRegistry(
 		ListTasks, CreateTasks, UpdateTasks, DeleteTasks,
 		ListProjects, CreateProject, UpdateProject,
-		ListPeople, ViewFile,
+		ListPeople, AddPerson, UpdatePerson, RemovePerson, ViewFile,
 		ListConnections, PostUpdate(apps),
 		ReadSkill,
 	)

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"hub/workspace"
 )
@@ -63,3 +64,168 @@ var ListPeople = Define(Spec{
 	}
 	return Result{Summary: summary, Data: data, Refs: refs}, nil
 })
+
+// Writes of the space's people. hub_add_person follows the write policy
+// (immediate with Undo, preview, needs-me): adding someone is undone as
+// easily as a task. hub_update_person and hub_remove_person always wait for
+// the person's Apply: a role changing or someone losing access to the space
+// is not something to do before the person has read it. All three are owner
+// tools: no one else may change who is in a space, so no one else is
+// offered them (the service checks again).
+
+// PersonChange is a person of the space as the write tools return them.
+type PersonChange struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	FirstName string `json:"firstName,omitempty"`
+	Role      string `json:"role"`
+	Revision  int    `json:"revision"`
+}
+
+func toPersonChange(p workspace.Person) PersonChange {
+	return PersonChange{ID: p.ID, Name: p.Name, FirstName: p.GivenName, Role: string(p.Role), Revision: p.Revision}
+}
+
+func personResult(summary string, p workspace.Person) Result {
+	return Result{Summary: summary, Data: struct {
+		Person PersonChange `json:"person"`
+	}{toPersonChange(p)}, Refs: []workspace.Ref{personRef(p)}}
+}
+
+// AddPersonInput is hub_add_person's input: a new person by name, or by
+// personId someone from another of the person's spaces.
+type AddPersonInput struct {
+	Name      string `json:"name,omitempty" jsonschema:"maxLength=200" jsonschema_description:"The new person's full name."`
+	FirstName string `json:"firstName,omitempty" jsonschema:"maxLength=50" jsonschema_description:"What the assistant calls them, one word; defaults to the first word of the name."`
+	PersonID  string `json:"personId,omitempty" jsonschema_description:"Instead of a name: the id of someone already in another of your spaces."`
+	Role      string `json:"role,omitempty" jsonschema:"enum=owner,enum=editor,enum=viewer,enum=guest" jsonschema_description:"Defaults to editor."`
+}
+
+func (in AddPersonInput) role() string {
+	if in.Role == "" {
+		return string(workspace.DefaultPersonRole)
+	}
+	return in.Role
+}
+
+// AddPerson is hub_add_person: adds someone to the space through the same
+// service call as POST /api/spaces/:spaceId/people.
+var AddPerson = Define(Spec{
+	Name: "hub_add_person", Area: "people", IsWrite: true, Risk: RiskMedium, Undoable: true, OwnersOnly: true,
+	Description: "Add a person to this space with a role (owner, editor, viewer, guest; default editor): a new person by name, or someone from another of your spaces by personId. Check hub_list_people first: someone already in the space is not added twice.",
+}, func(ctx context.Context, env Env, in AddPersonInput) (Result, error) {
+	p, err := env.Workspace.AddPerson(ctx, env.Actor, env.SpaceID, workspace.NewPerson{PersonID: in.PersonID, Name: in.Name,
+		FirstName: in.FirstName, Role: workspace.Role(in.Role)})
+	if err != nil {
+		return Result{}, err
+	}
+	return personResult(fmt.Sprintf("Added %s as %s.", ListTitles([]Titled{{Title: p.Name}}), p.Role), p), nil
+}, Preview(func(ctx context.Context, env Env, in AddPersonInput) (string, error) {
+	name := strings.TrimSpace(in.Name)
+	if in.PersonID != "" {
+		if label, ok := env.Known[in.PersonID]; ok {
+			name = label
+		} else {
+			name = "someone from another of your spaces"
+		}
+		return fmt.Sprintf("Add %s to this space as %s.", quoted(name), in.role()), nil
+	}
+	if name == "" {
+		return "", &workspace.InvalidError{Path: "/name", Message: "a name is required"}
+	}
+	return fmt.Sprintf("Add “%s” to this space as %s.", name, in.role()), nil
+}))
+
+// quoted puts a record's title in quotes, and leaves a description as is.
+func quoted(name string) string {
+	if strings.HasPrefix(name, "someone ") {
+		return name
+	}
+	return "“" + name + "”"
+}
+
+// UpdatePersonInput is hub_update_person's input. Only the fields given
+// change.
+type UpdatePersonInput struct {
+	ID        string    `json:"id" jsonschema:"minLength=1" jsonschema_description:"The person's id, from hub_list_people."`
+	Revision  int       `json:"revision,omitempty" jsonschema:"minimum=1" jsonschema_description:"The person's revision as you read it; if their record changed since, the update fails as stale."`
+	Name      string    `json:"name,omitempty" jsonschema:"minLength=1,maxLength=200" jsonschema_description:"A new full name (only for someone in no other space, or yourself)."`
+	FirstName Clearable `json:"firstName,omitzero" jsonschema_description:"A new first name, one word; null or \"\" removes it."`
+	Role      string    `json:"role,omitempty" jsonschema:"enum=owner,enum=editor,enum=viewer,enum=guest" jsonschema_description:"A new role."`
+}
+
+func (in UpdatePersonInput) patch() workspace.PersonPatch {
+	p := workspace.PersonPatch{Name: nonEmpty(in.Name), FirstName: in.FirstName.patch()}
+	if in.Role != "" {
+		r := workspace.Role(in.Role)
+		p.Role = &r
+	}
+	if in.Revision != 0 {
+		r := in.Revision
+		p.Revision = &r
+	}
+	return p
+}
+
+// UpdatePerson is hub_update_person: changes a person's name, first name or
+// role through the same service call as PATCH
+// /api/spaces/:spaceId/people/:id, always after the person's Apply.
+var UpdatePerson = Define(Spec{
+	Name: "hub_update_person", Area: "people", IsWrite: true, Risk: RiskHigh, Undoable: true, AlwaysHold: true, OwnersOnly: true,
+	Description: "Change a person of this space by id (id and revision from hub_list_people): role (owner, editor, viewer, guest), name or first name. Only the fields given change. Always waits for the person's Apply.",
+}, func(ctx context.Context, env Env, in UpdatePersonInput) (Result, error) {
+	p, err := env.Workspace.UpdatePerson(ctx, env.Actor, env.SpaceID, in.ID, in.patch())
+	if err != nil {
+		return Result{}, rooted(err, "", "/id", workspace.KindPerson)
+	}
+	return personResult(fmt.Sprintf("Updated %s: %s now.", ListTitles([]Titled{{Title: p.Name}}), p.Role), p), nil
+}, Preview(func(ctx context.Context, env Env, in UpdatePersonInput) (string, error) {
+	if in.Name == "" && in.Role == "" && !in.FirstName.Set {
+		return "", &workspace.InvalidError{Path: "", Message: "say what to change: name, firstName or role"}
+	}
+	p, err := env.Workspace.GetSpacePerson(ctx, env.Actor, env.SpaceID, in.ID)
+	if err != nil {
+		return "", rooted(err, "", "/id", workspace.KindPerson)
+	}
+	var parts []string
+	if in.Role != "" {
+		parts = append(parts, fmt.Sprintf("role %s → %s", p.Role, in.Role))
+	}
+	if in.Name != "" {
+		parts = append(parts, "name “"+strings.TrimSpace(in.Name)+"”")
+	}
+	if in.FirstName.Set {
+		if strings.TrimSpace(in.FirstName.Value) == "" {
+			parts = append(parts, "first name cleared")
+		} else {
+			parts = append(parts, "first name “"+strings.TrimSpace(in.FirstName.Value)+"”")
+		}
+	}
+	return fmt.Sprintf("Change “%s”: %s.", p.Name, strings.Join(parts, ", ")), nil
+}))
+
+// RemovePersonInput is hub_remove_person's input.
+type RemovePersonInput struct {
+	ID string `json:"id" jsonschema:"minLength=1" jsonschema_description:"The person's id, from hub_list_people."`
+}
+
+// RemovePerson is hub_remove_person: takes a person out of the space (their
+// membership; they stay in their other spaces) through the same service
+// call as DELETE /api/spaces/:spaceId/people/:id, always after the
+// person's Apply.
+var RemovePerson = Define(Spec{
+	Name: "hub_remove_person", Area: "people", IsWrite: true, Risk: RiskHigh, Undoable: true, AlwaysHold: true, OwnersOnly: true,
+	Description: "Remove a person from this space by id (from hub_list_people): they lose access to it and keep their other spaces. The last owner cannot be removed. Always waits for the person's Apply.",
+}, func(ctx context.Context, env Env, in RemovePersonInput) (Result, error) {
+	p, err := env.Workspace.RemovePerson(ctx, env.Actor, env.SpaceID, in.ID)
+	if err != nil {
+		return Result{}, rooted(err, "", "/id", workspace.KindPerson)
+	}
+	return personResult(fmt.Sprintf("Removed %s from this space.", ListTitles([]Titled{{Title: p.Name}})), p), nil
+}, Preview(func(ctx context.Context, env Env, in RemovePersonInput) (string, error) {
+	p, err := env.Workspace.GetSpacePerson(ctx, env.Actor, env.SpaceID, in.ID)
+	if err != nil {
+		return "", rooted(err, "", "/id", workspace.KindPerson)
+	}
+	return fmt.Sprintf("Remove “%s” (%s) from this space: they lose access to it.", p.Name, p.Role), nil
+}))

@@ -17,6 +17,9 @@ type writeCase struct {
 	tool    string
 	setup   func(t *testing.T, f *fixture, tag string) (args string, changed func() bool)
 	comment string
+	// owners: only an owner may use the tool; held: it always waits for
+	// Apply, whatever the policy.
+	owners, held bool
 }
 
 var writeCases = []writeCase{
@@ -45,11 +48,43 @@ var writeCases = []writeCase{
 		p := f.project(t, workspace.NewProject{Name: tag})
 		return fmt.Sprintf(`{"id":%q,"revision":1,"status":"paused"}`, p.ID), func() bool { return f.projectNamed(t, tag).Status == "paused" }
 	}},
+	{tool: "hub_add_person", owners: true, setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
+		return fmt.Sprintf(`{"name":%q,"role":"viewer"}`, tag), func() bool { return f.personNamed(t, tag) != nil }
+	}},
+	{tool: "hub_update_person", owners: true, held: true, setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
+		p := f.addPerson(t, tag)
+		return fmt.Sprintf(`{"id":%q,"revision":1,"role":"editor"}`, p.ID), func() bool { return f.personNamed(t, tag).Role == workspace.RoleEditor }
+	}},
+	{tool: "hub_remove_person", owners: true, held: true, setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
+		p := f.addPerson(t, tag)
+		return fmt.Sprintf(`{"id":%q}`, p.ID), func() bool { return f.personNamed(t, tag) == nil }
+	}},
+}
+
+func (f *fixture) addPerson(t *testing.T, name string) workspace.Person {
+	t.Helper()
+	p, err := f.svc.AddPerson(t.Context(), rest(f.owner), f.acme, workspace.NewPerson{Name: name, Role: workspace.RoleViewer})
+	require.NoError(t, err)
+	return p
+}
+
+func (f *fixture) personNamed(t *testing.T, name string) *workspace.Person {
+	t.Helper()
+	people, err := f.svc.ListPeople(t.Context(), f.owner.PersonID, f.acme)
+	require.NoError(t, err)
+	for _, p := range people {
+		if p.Name == name {
+			return &p
+		}
+	}
+	return nil
 }
 
 // Every role × every write tool × every write policy, through Dispatch: a
-// viewer is forbidden and nothing changes; any other role runs the write
-// under immediate and has it held, unchanged, under preview and needs-me.
+// viewer is forbidden and nothing changes (so is anyone but an owner with
+// an owners' tool); any other role runs the write under immediate and has
+// it held, unchanged, under preview and needs-me (an always-held tool under
+// every policy).
 func TestWritePermissionMatrix(t *testing.T) {
 	t.Parallel()
 	covered := map[string]bool{}
@@ -81,11 +116,11 @@ func TestWritePermissionMatrix(t *testing.T) {
 						env := with(f.env(r.actor, r.role), policy)
 						res, err := f.dispatch(t, env, c.tool, args)
 						switch {
-						case r.role == workspace.RoleViewer:
+						case r.role == workspace.RoleViewer, c.owners && r.role != workspace.RoleOwner:
 							require.NotNil(t, err)
 							require.Equal(t, tools.CodeForbidden, err.Code)
 							require.False(t, changed(), "nothing changed")
-						case policy == workspace.PolicyImmediate:
+						case policy == workspace.PolicyImmediate && !c.held:
 							require.Nil(t, err)
 							require.False(t, res.Held)
 							require.NotEmpty(t, res.Summary)

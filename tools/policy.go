@@ -15,6 +15,9 @@ func CheckAccess(next Handler) Handler {
 		if d.IsWrite && !env.Role.CanWrite() {
 			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("a %s may not change records in this space", env.Role)}
 		}
+		if d.OwnersOnly && env.Role != workspace.RoleOwner {
+			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("only an owner may change who is in this space, not a %s", env.Role)}
+		}
 		if d.Area == AreaApps && env.Role == workspace.RoleGuest {
 			return Result{}, &Error{Code: CodeForbidden, Message: "a guest cannot use this space's connected apps"}
 		}

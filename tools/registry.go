@@ -58,12 +58,12 @@ func (r *Registry) Get(name string) (*Definition, bool) {
 }
 
 // Granted returns the tools a role may be offered, in registration order: a
-// viewer is offered no write tool.
+// viewer is offered no write tool, and only an owner an owners' tool.
 func (r *Registry) Granted(role workspace.Role) []*Definition {
 	var out []*Definition
 	for _, n := range r.order {
 		d := r.byName[n]
-		if d.IsWrite && !role.CanWrite() {
+		if d.IsWrite && !role.CanWrite() || d.OwnersOnly && role != workspace.RoleOwner {
 			continue
 		}
 		out = append(out, d)

@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -64,7 +65,8 @@ func TestSetMemberRole(t *testing.T) {
 
 		p, err := f.svc.SetMemberRole(ctx, f.owner.PersonID, f.acme, f.viewer.PersonID, workspace.RoleEditor)
 		require.NoError(t, err)
-		require.Equal(t, workspace.Person{ID: f.viewer.PersonID, Name: "Vera Viewer", Role: workspace.RoleEditor}, p)
+		p.JoinedAt = time.Time{}
+		require.Equal(t, workspace.Person{ID: f.viewer.PersonID, Name: "Vera Viewer", Role: workspace.RoleEditor, Revision: 2}, p)
 		role, err = f.svc.Access(ctx, f.viewer.PersonID, f.acme)
 		require.NoError(t, err)
 		require.Equal(t, workspace.RoleEditor, role)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -28,6 +29,11 @@ type Person struct {
 	// none); Persona their sentence about their work. GetPerson fills both.
 	GivenName string
 	Persona   string
+	// Revision is the revision of their record in the space (ListPeople,
+	// GetSpacePerson and the people writes fill it), JoinedAt when they
+	// joined it.
+	Revision int
+	JoinedAt time.Time
 }
 
 // FirstName is what the assistant calls the person: the first name they
@@ -114,10 +120,12 @@ func (s *Service) ListPeople(ctx context.Context, personID, spaceID string) ([]P
 		return nil, err
 	}
 	var rows []struct {
-		ID, Name, Role string
+		ID, Name, FirstName, Role string
+		Revision                  int
+		CreatedAt                 time.Time
 	}
 	err := s.q(ctx).Table("people").
-		Select("people.id, people.name, memberships.role").
+		Select("people.id, people.name, people.first_name, memberships.role, memberships.revision, memberships.created_at").
 		Joins("JOIN memberships ON memberships.person_id = people.id").
 		Where("memberships.space_id = ?", spaceID).
 		Order("people.name, people.id").Scan(&rows).Error
@@ -126,7 +134,7 @@ func (s *Service) ListPeople(ctx context.Context, personID, spaceID string) ([]P
 	}
 	out := make([]Person, len(rows))
 	for i, r := range rows {
-		out[i] = Person{ID: r.ID, Name: r.Name, Role: Role(r.Role)}
+		out[i] = Person{ID: r.ID, Name: r.Name, GivenName: r.FirstName, Role: Role(r.Role), Revision: r.Revision, JoinedAt: r.CreatedAt}
 	}
 	return out, nil
 }
@@ -159,10 +167,12 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 		if err != nil {
 			return fmt.Errorf("person %q: %w", personName, err)
 		}
-		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role)}
+		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
 		err = tx.q(ctx).Clauses(clause.OnConflict{
-			Columns:   []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
-			DoUpdates: clause.AssignmentColumns([]string{"role"}),
+			Columns: []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
+			// A seeded role change is a change of the person's record too.
+			DoUpdates: clause.Set{{Column: clause.Column{Name: "role"}, Value: string(role)},
+				{Column: clause.Column{Name: "revision"}, Value: gorm.Expr("memberships.revision + 1")}},
 		}).Create(&m).Error
 		if err != nil {
 			return fmt.Errorf("membership: %w", err)

@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -91,11 +92,15 @@ func TestSpacesAndPeople(t *testing.T) {
 
 		people, err := f.svc.ListPeople(ctx, f.guest.PersonID, f.acme)
 		require.NoError(t, err)
+		for i := range people {
+			require.False(t, people[i].JoinedAt.IsZero())
+			people[i].JoinedAt = time.Time{}
+		}
 		require.Equal(t, []workspace.Person{
-			{ID: f.editor.PersonID, Name: "Eddie Editor", Role: workspace.RoleEditor},
-			{ID: f.guest.PersonID, Name: "Gus Guest", Role: workspace.RoleGuest},
-			{ID: f.owner.PersonID, Name: "Olive Owner", Role: workspace.RoleOwner},
-			{ID: f.viewer.PersonID, Name: "Vera Viewer", Role: workspace.RoleViewer},
+			{ID: f.editor.PersonID, Name: "Eddie Editor", Role: workspace.RoleEditor, Revision: 1},
+			{ID: f.guest.PersonID, Name: "Gus Guest", Role: workspace.RoleGuest, Revision: 1},
+			{ID: f.owner.PersonID, Name: "Olive Owner", Role: workspace.RoleOwner, Revision: 1},
+			{ID: f.viewer.PersonID, Name: "Vera Viewer", Role: workspace.RoleViewer, Revision: 1},
 		}, people, "members by name, with their roles")
 
 		_, err = f.svc.ListPeople(ctx, f.outsider.PersonID, f.acme)

@@ -425,6 +425,16 @@ func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur,
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("cannot %s %s: %s: %w", verb, name, fmt.Sprintf(format, args...), ErrConflict)
 	}
+	if isPerson(cur) || isPerson(target) {
+		// Who is in the space is the owners' to change, by Undo too.
+		role, err := s.Access(ctx, actor.PersonID, spaceID)
+		if err != nil {
+			return nil, err
+		}
+		if role != RoleOwner {
+			return nil, refuse("only an owner may change who is in this space")
+		}
+	}
 	var next snapshot
 	var err error
 	switch {
@@ -444,7 +454,13 @@ func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur,
 	return next, nil
 }
 
-// snapshot is a task or a project as an Undo entry keeps it.
+func isPerson(st snapshot) bool {
+	_, ok := st.(*personSnapshot)
+	return ok
+}
+
+// snapshot is a task, a project or a person's record in a space as an Undo
+// entry keeps it.
 type snapshot interface {
 	kind() string
 	recordID() string
@@ -504,6 +520,28 @@ func projectState(r models.Project) snapshot {
 	return &p
 }
 
+// personSnapshot is a person's record in a space as an Undo entry keeps
+// it: their membership with the name it showed.
+type personSnapshot struct {
+	ID        string    `json:"id"`
+	SpaceID   string    `json:"spaceId"`
+	Name      string    `json:"name"`
+	FirstName string    `json:"firstName"`
+	Role      string    `json:"role"`
+	Revision  int       `json:"revision"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func (p *personSnapshot) kind() string     { return KindPerson }
+func (p *personSnapshot) recordID() string { return p.ID }
+func (p *personSnapshot) title() string    { return p.Name }
+func (p *personSnapshot) revision() int    { return p.Revision }
+
+func personState(p models.Person, m models.Membership) snapshot {
+	return &personSnapshot{ID: p.ID, SpaceID: m.SpaceID, Name: p.Name, FirstName: p.FirstName, Role: m.Role,
+		Revision: m.Revision, CreatedAt: m.CreatedAt}
+}
+
 // sameSnapshot compares what a person can see and change of a record:
 // revisions and times are left out, since Undo and Redo move the revision on
 // while bringing back the same content (and the engines keep times at
@@ -522,6 +560,9 @@ func sameSnapshot(a, b snapshot) bool {
 		y, ok := b.(*projectSnapshot)
 		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Name == y.Name && x.Status == y.Status &&
 			x.Description == y.Description && x.CreatedBy == y.CreatedBy
+	case *personSnapshot:
+		y, ok := b.(*personSnapshot)
+		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Name == y.Name && x.FirstName == y.FirstName && x.Role == y.Role
 	}
 	return false
 }
@@ -555,6 +596,8 @@ func decodeSnapshot(kind string, raw *string) (snapshot, error) {
 		st = &taskSnapshot{}
 	case KindProject:
 		st = &projectSnapshot{}
+	case KindPerson:
+		st = &personSnapshot{}
 	default:
 		return nil, fmt.Errorf("unknown record kind %q", kind)
 	}
@@ -578,6 +621,12 @@ func (s *Service) loadSnapshot(ctx context.Context, kind, spaceID, id string) (s
 		var r models.Project
 		if r, err = s.projectRow(ctx, spaceID, id); err == nil {
 			st = projectState(r)
+		}
+	case KindPerson:
+		var p models.Person
+		var m models.Membership
+		if p, m, err = s.spacePersonRow(ctx, spaceID, id); err == nil {
+			st = personState(p, m)
 		}
 	default:
 		return nil, fmt.Errorf("unknown record kind %q", kind)
@@ -605,6 +654,13 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 			return fmt.Errorf("tasks of project %s: %w", c.ID, err)
 		}
 		res = s.q(ctx).Delete(&models.Project{}, "id = ? AND revision = ?", c.ID, c.Revision)
+	case *personSnapshot:
+		if c.Role == string(RoleOwner) {
+			if err := s.keepAnOwner(ctx, c.SpaceID, "remove"); err != nil {
+				return err
+			}
+		}
+		res = s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", c.SpaceID, c.ID, c.Revision).Delete(&models.Membership{})
 	default:
 		return fmt.Errorf("delete %T", cur)
 	}
@@ -637,6 +693,18 @@ func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target sna
 			return nil, fmt.Errorf("restore project %s: %w", r.ID, err)
 		}
 		return projectState(r), nil
+	case *personSnapshot:
+		// The person row is never deleted (RemovePerson), so only the
+		// membership comes back; their name is theirs as it is now.
+		var p models.Person
+		if err := s.q(ctx).Take(&p, "id = ?", t.ID).Error; err != nil {
+			return nil, fmt.Errorf("restore person %s: %w", t.ID, err)
+		}
+		m := models.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: revision, CreatedAt: t.CreatedAt}
+		if err := s.q(ctx).Create(&m).Error; err != nil {
+			return nil, fmt.Errorf("restore person %s in %s: %w", t.ID, spaceID, err)
+		}
+		return personState(p, m), nil
 	}
 	return nil, fmt.Errorf("insert %T", target)
 }
@@ -661,6 +729,19 @@ func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, targe
 			return nil, err
 		}
 		return projectState(r), nil
+	case *personSnapshot:
+		c := cur.(*personSnapshot)
+		if c.Role == string(RoleOwner) && t.Role != string(RoleOwner) {
+			if err := s.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
+				return nil, err
+			}
+		}
+		p := models.Person{ID: t.ID, Name: t.Name, FirstName: t.FirstName}
+		m := models.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: c.Revision, CreatedAt: c.CreatedAt}
+		if err := s.savePerson(ctx, p, &m, c.Name != t.Name || c.FirstName != t.FirstName); err != nil {
+			return nil, err
+		}
+		return personState(p, m), nil
 	}
 	return nil, fmt.Errorf("update %T", target)
 }

@@ -1,0 +1,324 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// A person's record in a space is their membership seen with their person
+// row: name and first name (the person's, the same in every space), role
+// and revision (the space's). The people routes, the members routes and the
+// assistant's people tools all change it through the functions below.
+
+// MaxPersonName bounds a person's name, in characters.
+const MaxPersonName = 200
+
+// DefaultPersonRole is the role of someone added without one: a teammate
+// who works on the space's records, as most workspaces invite.
+const DefaultPersonRole = RoleEditor
+
+// NewPerson is who AddPerson adds: a new person by Name (and an optional
+// FirstName), or by PersonID someone the actor already shares another space
+// with. Role "" is DefaultPersonRole.
+type NewPerson struct {
+	PersonID  string
+	Name      string
+	FirstName string
+	Role      Role
+}
+
+// PersonPatch changes the fields that are set; Revision, when set, is the
+// revision the caller read (a different current one is ErrStale).
+type PersonPatch struct {
+	Name      *string
+	FirstName *string
+	Role      *Role
+	Revision  *int
+}
+
+func (p PersonPatch) empty() bool { return p.Name == nil && p.FirstName == nil && p.Role == nil }
+
+// GetSpacePerson returns one person of a space the actor can open; someone
+// who is not in it (another space's person) is ErrNotFound.
+func (s *Service) GetSpacePerson(ctx context.Context, actor Actor, spaceID, id string) (Person, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return Person{}, err
+	}
+	p, m, err := s.spacePersonRow(ctx, spaceID, id)
+	if err != nil {
+		return Person{}, err
+	}
+	return toSpacePerson(p, m), nil
+}
+
+// AddPerson adds a person to the space with a role. Only an owner may add
+// people, of any role: giving someone access is the owner's call, as every
+// role change is. Adding someone who is in the space already is ErrConflict;
+// a personId the actor shares no space with is ErrNotFound at /personId.
+func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in NewPerson) (Person, error) {
+	role := in.Role
+	if role == "" {
+		role = DefaultPersonRole
+	}
+	if _, err := ParseRole(string(role)); err != nil {
+		return Person{}, err
+	}
+	var fresh models.Person
+	switch {
+	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
+		return Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
+	case in.PersonID == "":
+		name, err := checkPersonName(in.Name)
+		if err != nil {
+			return Person{}, err
+		}
+		first, err := checkFirstName(in.FirstName)
+		if err != nil {
+			return Person{}, err
+		}
+		fresh = models.Person{ID: models.NewID("person"), Name: name, FirstName: first}
+	case BadText(in.PersonID):
+		return Person{}, &NotFoundError{Kind: KindPerson, ID: in.PersonID, Path: "/personId"}
+	}
+	var out Person
+	err := s.lockedSpace(ctx, actor.PersonID, spaceID, true, "add people to", func(tx *Service) error {
+		p := fresh
+		if in.PersonID != "" {
+			var err error
+			if p, err = tx.knownPerson(ctx, actor.PersonID, in.PersonID); err != nil {
+				return err
+			}
+			if _, _, err := tx.spacePersonRow(ctx, spaceID, p.ID); err == nil {
+				return fmt.Errorf("%q is in this space already: %w", p.Name, ErrConflict)
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		} else if err := tx.q(ctx).Create(&p).Error; err != nil {
+			return fmt.Errorf("add person: %w", err)
+		}
+		m := models.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: tx.now()}
+		if err := tx.q(ctx).Create(&m).Error; err != nil {
+			return fmt.Errorf("add %s to %s: %w", p.ID, spaceID, err)
+		}
+		out = toSpacePerson(p, m)
+		return tx.recordChange(ctx, actor, spaceID, nil, personState(p, m))
+	})
+	return out, err
+}
+
+// UpdatePerson changes a person's record in the space. A role is changed
+// by an owner only (their own too; the last owner cannot step down:
+// ErrConflict). A name or first name is the person's own, shown in every
+// space they are in: they change it themselves, and an owner may change it
+// only while the person is in no other space (someone the owner added),
+// else ErrForbidden. Every change moves the record's revision on, and a
+// name change the revision of the person's records in their other spaces.
+func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id string, patch PersonPatch) (Person, error) {
+	if patch.empty() {
+		return Person{}, invalid("", "say what to change: name, firstName or role")
+	}
+	if patch.Role != nil {
+		if _, err := ParseRole(string(*patch.Role)); err != nil {
+			return Person{}, err
+		}
+	}
+	var name, first string
+	var err error
+	if patch.Name != nil {
+		if name, err = checkPersonName(*patch.Name); err != nil {
+			return Person{}, err
+		}
+	}
+	if patch.FirstName != nil {
+		if first, err = checkFirstName(*patch.FirstName); err != nil {
+			return Person{}, err
+		}
+	}
+	self := actor.PersonID == id
+	var out Person
+	err = s.lockedSpace(ctx, actor.PersonID, spaceID, patch.Role != nil || !self, "change people in", func(tx *Service) error {
+		p, m, err := tx.spacePersonRow(ctx, spaceID, id)
+		if err != nil {
+			return err
+		}
+		if err := checkRevision("person", p.Name, m.Revision, patch.Revision); err != nil {
+			return err
+		}
+		before := personState(p, m)
+		if patch.Role != nil {
+			if Role(m.Role) == RoleOwner && *patch.Role != RoleOwner {
+				if err := tx.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
+					return err
+				}
+			}
+			m.Role = string(*patch.Role)
+		}
+		renamed := patch.Name != nil || patch.FirstName != nil
+		if renamed && !self {
+			if err := tx.onlyHere(ctx, p, spaceID); err != nil {
+				return err
+			}
+		}
+		if patch.Name != nil {
+			p.Name = name
+		}
+		if patch.FirstName != nil {
+			p.FirstName = first
+		}
+		if err := tx.savePerson(ctx, p, &m, renamed); err != nil {
+			return err
+		}
+		out = toSpacePerson(p, m)
+		return tx.recordChange(ctx, actor, spaceID, before, personState(p, m))
+	})
+	return out, err
+}
+
+// RemovePerson takes a person out of the space and returns who it was.
+// Only an owner may remove someone; any member may remove themselves
+// (leave). The space's last owner cannot leave or be removed (ErrConflict):
+// a space nobody can manage would be stuck. Someone not in the space is
+// ErrNotFound, and so is the whole request for someone who cannot open it.
+//
+// Only the membership goes: the person row stays (their other spaces,
+// tokens and settings are theirs; their tasks here keep them as assignee),
+// so Undo can bring the membership back.
+func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id string) (Person, error) {
+	var out Person
+	err := s.lockedSpace(ctx, actor.PersonID, spaceID, actor.PersonID != id, "remove people from", func(tx *Service) error {
+		p, m, err := tx.spacePersonRow(ctx, spaceID, id)
+		if err != nil {
+			return err
+		}
+		if Role(m.Role) == RoleOwner {
+			if err := tx.keepAnOwner(ctx, spaceID, "remove"); err != nil {
+				return err
+			}
+		}
+		res := tx.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&models.Membership{})
+		if res.Error != nil {
+			return fmt.Errorf("remove %s from %s: %w", id, spaceID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return fmt.Errorf("person %q changed while being removed; read it again: %w", p.Name, ErrStale)
+		}
+		out = toSpacePerson(p, m)
+		return tx.recordChange(ctx, actor, spaceID, personState(p, m), nil)
+	})
+	return out, err
+}
+
+// spacePersonRow reads a person of the space with their membership; anyone
+// else is ErrNotFound.
+func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (models.Person, models.Membership, error) {
+	var m models.Membership
+	var p models.Person
+	if BadText(id) {
+		return p, m, &NotFoundError{Kind: KindPerson, ID: id}
+	}
+	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, id).Take(&m).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return p, m, &NotFoundError{Kind: KindPerson, ID: id}
+	}
+	if err != nil {
+		return p, m, fmt.Errorf("person %s of %s: %w", id, spaceID, err)
+	}
+	if err := s.q(ctx).Take(&p, "id = ?", id).Error; err != nil {
+		return p, m, fmt.Errorf("person %s: %w", id, err)
+	}
+	return p, m, nil
+}
+
+// knownPerson reads a person the actor shares some space with; anyone else
+// is ErrNotFound at /personId, so an id tells nothing about people the actor
+// cannot see.
+func (s *Service) knownPerson(ctx context.Context, actorID, id string) (models.Person, error) {
+	var p models.Person
+	err := s.q(ctx).Table("people").Select("people.*").
+		Where("people.id = ?", id).
+		Where("EXISTS (SELECT 1 FROM memberships theirs JOIN memberships mine ON mine.space_id = theirs.space_id "+
+			"WHERE theirs.person_id = people.id AND mine.person_id = ?)", actorID).
+		Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return p, &NotFoundError{Kind: KindPerson, ID: id, Path: "/personId"}
+	}
+	if err != nil {
+		return p, fmt.Errorf("person %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// onlyHere refuses an owner's change of the name of someone who is in
+// another space too: that name is theirs, and other spaces show it.
+func (s *Service) onlyHere(ctx context.Context, p models.Person, spaceID string) error {
+	var n int64
+	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ? AND space_id <> ?", p.ID, spaceID).Count(&n).Error; err != nil {
+		return fmt.Errorf("spaces of %s: %w", p.ID, err)
+	}
+	if n > 0 {
+		return fmt.Errorf("%q is in other spaces too: only they can change their name: %w", p.Name, ErrForbidden)
+	}
+	return nil
+}
+
+// savePerson writes a person's record in the space, guarded by the
+// membership's revision as read, and moves it on; renamed also writes the
+// person row and moves on their records in other spaces, which show the
+// name too.
+func (s *Service) savePerson(ctx context.Context, p models.Person, m *models.Membership, renamed bool) error {
+	prev := m.Revision
+	res := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ? AND revision = ?", m.SpaceID, m.PersonID, prev).
+		Updates(map[string]any{"role": m.Role, "revision": prev + 1})
+	if res.Error != nil {
+		return fmt.Errorf("update person %s in %s: %w", m.PersonID, m.SpaceID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("person %q changed while it was being updated; read it again: %w", p.Name, ErrStale)
+	}
+	m.Revision = prev + 1
+	if !renamed {
+		return nil
+	}
+	if err := s.q(ctx).Model(&models.Person{}).Where("id = ?", p.ID).
+		Updates(map[string]any{"name": p.Name, "first_name": p.FirstName}).Error; err != nil {
+		return fmt.Errorf("rename person %s: %w", p.ID, err)
+	}
+	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ? AND space_id <> ?", p.ID, m.SpaceID).
+		Update("revision", gorm.Expr("revision + 1")).Error; err != nil {
+		return fmt.Errorf("rename person %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+func checkPersonName(raw string) (string, error) {
+	name, err := checkLine("/name", "a name", raw, MaxPersonName)
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		return "", invalid("/name", "a name is required")
+	}
+	return name, nil
+}
+
+func checkFirstName(raw string) (string, error) {
+	first, err := checkLine("/firstName", "a first name", raw, MaxFirstName)
+	if err != nil {
+		return "", err
+	}
+	if strings.ContainsAny(first, " \t") {
+		return "", invalid("/firstName", "a first name is one word")
+	}
+	return first, nil
+}
+
+func toSpacePerson(p models.Person, m models.Membership) Person {
+	return Person{ID: p.ID, Name: p.Name, GivenName: p.FirstName, Persona: p.Persona, Role: Role(m.Role),
+		Revision: m.Revision, JoinedAt: m.CreatedAt}
+}
