@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -41,12 +42,41 @@ func decode(c *gin.Context, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field == "" {
+			// An Optional field's own UnmarshalJSON reports a wrong type
+			// without the field's name: find the field it was.
+			if name := mistypedField(body, v); name != "" {
+				return badRequest("/"+name, fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value))
+			}
+		}
 		return decodeError(err)
 	}
 	if dec.More() {
 		return badRequest("", "the request body must hold exactly one JSON object")
 	}
 	return nil
+}
+
+// mistypedField names the top-level field of body that does not decode
+// into its field of the struct v points to ("" when none is found).
+func mistypedField(body []byte, v any) string {
+	var raw map[string]json.RawMessage
+	rt := reflect.TypeOf(v)
+	if json.Unmarshal(body, &raw) != nil || rt.Kind() != reflect.Pointer || rt.Elem().Kind() != reflect.Struct {
+		return ""
+	}
+	rt = rt.Elem()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if b, ok := raw[name]; ok && name != "" && name != "-" {
+			if err := json.Unmarshal(b, reflect.New(f.Type).Interface()); err != nil {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 func decodeError(err error) error {

@@ -56,6 +56,9 @@ var routeBodies = map[string]routeBody{
 	"POST /api/spaces/{spaceId}/projects":           {body: map[string]any{"name": "Fuzz", "description": "About"}},
 	"PATCH /api/spaces/{spaceId}/projects/{id}":     {body: map[string]any{"name": "Fuzz", "description": "About", "revision": 1}},
 	"DELETE /api/spaces/{spaceId}/projects/{id}":    {},
+	"POST /api/spaces/{spaceId}/people":             {body: map[string]any{"name": "Fuzz Person", "firstName": "Fuzz", "role": "viewer"}},
+	"PATCH /api/spaces/{spaceId}/people/{id}":       {body: map[string]any{"name": "Fuzz Person", "firstName": "Fuzz", "role": "editor", "revision": 1}},
+	"DELETE /api/spaces/{spaceId}/people/{id}":      {},
 	"POST /api/spaces/{spaceId}/connections":        {body: map[string]any{"kind": "webhook", "name": "Fuzz", "url": "https://example.com/hook"}},
 	"DELETE /api/spaces/{spaceId}/connections/{id}": {},
 	"PATCH /api/me/settings":                        {body: map[string]any{"writePolicy": "immediate", "allowedWriteAreas": []any{"tasks"}}},
@@ -150,6 +153,9 @@ func (fx fuzzFixture) paramID(ids map[string]string, segments []string, i int) s
 	case "id":
 		if i > 0 {
 			kind := strings.TrimSuffix(segments[i-1], "s")
+			if segments[i-1] == "people" {
+				kind = "person"
+			}
 			if id, ok := ids[kind]; ok {
 				return id
 			}

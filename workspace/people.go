@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -102,7 +103,8 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 		} else if err := tx.q(ctx).Create(&p).Error; err != nil {
 			return fmt.Errorf("add person: %w", err)
 		}
-		m := models.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: tx.now()}
+		// Microseconds, as Postgres keeps them: the answer reads back the same.
+		m := models.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: tx.now().Truncate(time.Microsecond)}
 		if err := tx.q(ctx).Create(&m).Error; err != nil {
 			return fmt.Errorf("add %s to %s: %w", p.ID, spaceID, err)
 		}
