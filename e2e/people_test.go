@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -293,4 +294,47 @@ func TestAssistantAddsAndRemovesPeople(t *testing.T) {
 	}
 	require.NotNil(t, failed, "the call of a tool not offered fails")
 	require.NotContains(t, names(), "Cy Young:owner")
+}
+
+// TestAnAppliedRemovalEndsTheRemovedPersonsPausedTurn: the aftermath of a
+// removal follows hub_remove_person's Apply too (it commits in the worker):
+// the removed person's paused turn is resumed and ends at once with
+// forbidden, instead of waiting paused until its time limit.
+func TestAnAppliedRemovalEndsTheRemovedPersonsPausedTurn(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [
+	  {"match": {"lastUser": "\\bremove (person_\\w+)", "afterToolResult": false},
+	   "reply": {"toolCalls": [{"name": "hub_remove_person", "arguments": {"id": "{{index .Groups 1}}"}}]}},
+	  {"match": {"afterToolResult": true}, "reply": {"text": "{{.LastToolSummary}}"}},
+	  {"reply": {"fault": {"kind": "hang"}}}]}`)})
+	eddie, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
+	eddieID := personID(t, s, s.SpaceID, "Eddie Editor")
+	r := s.Do(t, eddie, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	paused := askAs(t, s, eddie, r.JSON(t)["id"].(string), "hello")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := s.Model.Await(ctx, func(r []fakemodel.RecordedRequest) bool { return len(r) == 1 && r[0].HeadersAt != nil })
+	require.NoError(t, err)
+	r = s.Do(t, eddie, "POST", "/api/assistant/turns/"+paused.TurnID+"/pause", nil)
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	awaitDisconnect(t, s, 1)
+
+	conv := s.Conversation(t)
+	st := s.Ask(t, conv, "remove "+eddieID)
+	s.Stream(t, st.StreamURL, 0, 0)
+	turn, err := s.Chat.GetTurn(ctx, paused.TurnID)
+	require.NoError(t, err)
+	require.Equal(t, "paused", string(turn.Status), "held: nothing happened yet")
+	a := applyPeople(t, s, conv, st.ReplyMessageID)
+	require.Len(t, a.Receipts, 1)
+	require.Equal(t, "succeeded", a.Receipts[0].Status, "%+v", a.Receipts[0])
+	require.Eventually(t, func() bool {
+		turn, err := s.Chat.GetTurn(ctx, paused.TurnID)
+		return err == nil && turn.Status.Final()
+	}, 30*time.Second, 20*time.Millisecond)
+	turn, err = s.Chat.GetTurn(ctx, paused.TurnID)
+	require.NoError(t, err)
+	require.Equal(t, "error", string(turn.Status))
+	require.Equal(t, "forbidden", turn.ErrorCode)
 }

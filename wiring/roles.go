@@ -29,6 +29,7 @@ func (h *Hub) API(c client.Client) http.Handler {
 	if h.test.APITemporal != nil {
 		c = h.test.APITemporal(c)
 	}
+	h.followLeavers(c)
 	return api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Frames: h.Frames, Temporal: c,
 		CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout})
 }
@@ -71,6 +72,7 @@ func (h *Hub) Worker(c client.Client) sdkworker.Worker {
 	h.workerOnce.Do(func() {
 		h.Frames.OnInterrupt(activities.InterruptWhenStopped(h.Chat, h.Interrupts))
 	})
+	h.followLeavers(c)
 	return worker.New(c, h.Activities, worker.Options{})
 }
 

@@ -90,7 +90,10 @@ type Hub struct {
 	ownDB      bool
 	workerOnce sync.Once // the interrupt subscription, with the first worker
 	apiOnce    sync.Once // the activity-stream subscription, with the first api
-	sweepMu    sync.Mutex
+	// leaversOnce: the removals' subscription (followLeavers), with the
+	// first api or worker.
+	leaversOnce sync.Once
+	sweepMu     sync.Mutex
 }
 
 // New builds a Hub from cfg: it opens and migrates the database (unless

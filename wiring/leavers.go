@@ -1,0 +1,58 @@
+package wiring
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"hub/chat"
+	"hub/workflows"
+	"hub/workspace"
+)
+
+// leaverTimeout bounds what one removal's aftermath may take.
+const leaverTimeout = 10 * time.Second
+
+// followLeavers makes the aftermath of every removal from a space one path,
+// however the removal was made: the members and people routes, an applied
+// hub_remove_person, an Undo that takes an added person out again. It
+// subscribes to the process's committed changes once (the api and the
+// worker of `hub dev` share a Hub); each process sees the removals it
+// commits itself.
+func (h *Hub) followLeavers(c client.Client) {
+	h.leaversOnce.Do(func() {
+		h.Workspace.Subscribe(func(ch workspace.Change) {
+			if ch.Kind != workspace.KindPerson || ch.Op != workspace.OpDeleted {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), leaverTimeout)
+			defer cancel()
+			endWorkOfLeaver(ctx, h.Chat, c, ch.SpaceID, ch.ID)
+		})
+	})
+}
+
+// endWorkOfLeaver ends a removed person's work in the space. Their top bar
+// drops it at once. Their running turns there end at their next step with
+// error code forbidden (the activities check access at every step); a
+// paused one is resumed so that it gets there now instead of waiting for
+// its time limit, since its person can no longer resume or stop it.
+func endWorkOfLeaver(ctx context.Context, store *chat.Store, c client.Client, spaceID, personID string) {
+	if err := store.AnnounceLeft(ctx, personID, spaceID); err != nil {
+		slog.WarnContext(ctx, "announce a removed member's work as ended", "space", spaceID, "person", personID, "error", err)
+	}
+	turns, err := store.UnfinishedTurnsIn(ctx, personID, spaceID)
+	if err != nil {
+		slog.WarnContext(ctx, "running turns of a removed member", "space", spaceID, "person", personID, "error", err)
+	}
+	for _, t := range turns {
+		if t.Status != chat.StatusPaused {
+			continue
+		}
+		if err := c.SignalWorkflow(ctx, workflows.TurnWorkflowID(t.ID), "", workflows.ResumeSignal, nil); err != nil {
+			slog.InfoContext(ctx, "resume a removed member's paused turn", "turn", t.ID, "error", err)
+		}
+	}
+}
