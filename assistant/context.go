@@ -165,6 +165,9 @@ func changedLine(c workspace.ChangedRecord) string {
 		what = "added"
 	case workspace.OpDeleted:
 		what = "deleted"
+		if c.Kind == workspace.KindPerson {
+			what = "removed from the space" // the person is still someone, elsewhere
+		}
 	}
 	by := make([]string, len(c.By))
 	for i, n := range c.By {

@@ -160,4 +160,9 @@ func TestChangedNote(t *testing.T) {
 	text = assistant.TurnContext{Now: time.Now(), Changed: changed[:10]}.Render()
 	require.Contains(t, text, "- [T9](hub://task/task_9) changed by Ken Ito\n", "ten fit whole")
 	require.NotContains(t, assistant.TurnContext{Now: time.Now()}.Render(), assistant.ChangedNoteHeading)
+
+	// A person taken out of the space is removed from it, not deleted.
+	text = assistant.TurnContext{Now: time.Now(), Changed: []workspace.ChangedRecord{{Kind: workspace.KindPerson, ID: "person_1",
+		Title: "Ann Lee", Op: workspace.OpDeleted, By: []string{"Ken Ito"}}}}.Render()
+	require.Contains(t, text, "- “Ann Lee” removed from the space by Ken Ito\n")
 }

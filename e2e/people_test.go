@@ -281,6 +281,24 @@ func TestAssistantAddsAndRemovesPeople(t *testing.T) {
 	require.NotEqual(t, "succeeded", a.Receipts[0].Status, "revision 1 is stale after the removal and its Undo")
 	require.ElementsMatch(t, []string{"Ann Lee:viewer", owner}, names())
 
+	// Under the preview policy an add waits for Apply too, then lands.
+	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	st = s.Ask(t, conv, "add Cy Young as guest")
+	held = nil
+	for _, e := range s.Stream(t, st.StreamURL, 0, 0) {
+		if e.Type == "tool" && e.Data["phase"] == "held" {
+			held = e.Data
+		}
+	}
+	require.NotNil(t, held, "held under preview")
+	require.Equal(t, "Add “Cy Young” to this space as guest.", held["summary"])
+	require.NotContains(t, names(), "Cy Young:guest")
+	a = applyPeople(t, s, conv, st.ReplyMessageID)
+	require.Len(t, a.Receipts, 1)
+	require.Equal(t, "succeeded", a.Receipts[0].Status, "%+v", a.Receipts[0])
+	require.Contains(t, names(), "Cy Young:guest")
+
 	// Someone who is no owner is not offered the people writes.
 	editor, _ := s.Member(t, "Team", "Eddie Editor", workspace.RoleEditor)
 	r = s.Do(t, editor, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
@@ -293,7 +311,7 @@ func TestAssistantAddsAndRemovesPeople(t *testing.T) {
 		}
 	}
 	require.NotNil(t, failed, "the call of a tool not offered fails")
-	require.NotContains(t, names(), "Cy Young:owner")
+	require.Len(t, names(), 4, "nobody was added: Ann, Cy, Eddie and the owner")
 }
 
 // TestAnAppliedRemovalEndsTheRemovedPersonsPausedTurn: the aftermath of a
