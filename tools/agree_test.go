@@ -79,7 +79,7 @@ func TestToolsAndRESTAgree(t *testing.T) {
 		listedPeople := dataOf[peopleList](t, res).People
 		require.Len(t, listedPeople, len(people))
 		for i, p := range people {
-			require.Equal(t, tools.PersonData{ID: p.ID, Name: p.Name, Role: string(p.Role)}, listedPeople[i])
+			require.Equal(t, tools.PersonData{ID: p.ID, Name: p.Name, FirstName: p.GivenName, Role: string(p.Role), Revision: p.Revision}, listedPeople[i])
 		}
 
 		// A tool's delete is gone for the screen; a screen's delete is gone

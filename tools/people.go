@@ -8,11 +8,18 @@ import (
 	"hub/workspace"
 )
 
-// PersonData is a member of the space as tool results carry it.
+// PersonData is a member of the space as tool results carry it, with the
+// revision hub_update_person checks.
 type PersonData struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Role string `json:"role"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	FirstName string `json:"firstName,omitempty"`
+	Role      string `json:"role"`
+	Revision  int    `json:"revision"`
+}
+
+func toPersonData(p workspace.Person) PersonData {
+	return PersonData{ID: p.ID, Name: p.Name, FirstName: p.GivenName, Role: string(p.Role), Revision: p.Revision}
 }
 
 // personRef names a person to people as workspace.ResolveRef does: their name,
@@ -32,7 +39,7 @@ type ListPeopleInput struct {
 // through the same service call as GET /api/spaces/:spaceId/people.
 var ListPeople = Define(Spec{
 	Name: "hub_list_people", Area: "people",
-	Description: "List the people in this space by name, with their ids and roles (owner, editor, viewer, guest). Filter by name words. Use it to find the assigneeId task tools need.",
+	Description: "List the people in this space by name, with their ids, roles (owner, editor, viewer, guest) and revisions. Filter by name words. Use it to find the assigneeId task tools need.",
 }, func(ctx context.Context, env Env, in ListPeopleInput) (Result, error) {
 	all, err := env.Workspace.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
 	if err != nil {
@@ -54,7 +61,7 @@ var ListPeople = Define(Spec{
 	titled := make([]Titled, len(page))
 	refs := make([]workspace.Ref, len(page))
 	for i, p := range page {
-		data.People[i] = PersonData{ID: p.ID, Name: p.Name, Role: string(p.Role)}
+		data.People[i] = toPersonData(p)
 		titled[i] = Titled{Title: p.Name}
 		refs[i] = personRef(p)
 	}
@@ -73,23 +80,10 @@ var ListPeople = Define(Spec{
 // tools: no one else may change who is in a space, so no one else is
 // offered them (the service checks again).
 
-// PersonChange is a person of the space as the write tools return them.
-type PersonChange struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	FirstName string `json:"firstName,omitempty"`
-	Role      string `json:"role"`
-	Revision  int    `json:"revision"`
-}
-
-func toPersonChange(p workspace.Person) PersonChange {
-	return PersonChange{ID: p.ID, Name: p.Name, FirstName: p.GivenName, Role: string(p.Role), Revision: p.Revision}
-}
-
 func personResult(summary string, p workspace.Person) Result {
 	return Result{Summary: summary, Data: struct {
-		Person PersonChange `json:"person"`
-	}{toPersonChange(p)}, Refs: []workspace.Ref{personRef(p)}}
+		Person PersonData `json:"person"`
+	}{toPersonData(p)}, Refs: []workspace.Ref{personRef(p)}}
 }
 
 // AddPersonInput is hub_add_person's input: a new person by name, or by

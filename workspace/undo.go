@@ -74,7 +74,8 @@ func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label 
 }
 
 // WithUndo returns a Service whose writes (CreateTasks, UpdateTask,
-// DeleteTask, CreateProject, UpdateProject, DeleteProject) each record one
+// DeleteTask, CreateProject, UpdateProject, DeleteProject, AddPerson,
+// UpdatePerson, RemovePerson) each record one
 // entry per record they change in the Undo group, with the record before and
 // after, in the same transaction as the write. A write into a group of
 // another space, or one already undone, fails with ErrConflict. An empty id
