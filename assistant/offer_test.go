@@ -386,3 +386,25 @@ func TestOfferIsSafeForConcurrentTurns(t *testing.T) {
 		require.Equal(t, want, got)
 	}
 }
+
+// The people writes are offered to owners when a message is about people,
+// and to no one else (the service would refuse them).
+func TestPeopleWritesAreOfferedToOwnersOnly(t *testing.T) {
+	all := shippedPlaybooks(t)
+	reg := EvalRegistry(all, 1500)
+	for message, tool := range map[string]string{
+		"add Ann Lee to this space as a viewer": "hub_add_person",
+		"make Priya an editor":                  "hub_update_person",
+		"remove Vera from this space":           "hub_remove_person",
+	} {
+		got := BuildOffer(owner(reg, all, message))
+		require.Contains(t, got.Tools, tool, message)
+		for _, role := range []workspace.Role{workspace.RoleEditor, workspace.RoleGuest, workspace.RoleViewer} {
+			got := BuildOffer(OfferInput{Registry: reg, Role: role, Message: message, Playbooks: all})
+			for _, name := range []string{"hub_add_person", "hub_update_person", "hub_remove_person"} {
+				require.NotContains(t, got.Tools, name, "%s: %s", role, message)
+			}
+			require.Contains(t, got.Tools, "hub_list_people", "%s: %s", role, message)
+		}
+	}
+}
