@@ -86,3 +86,25 @@ func TestPeopleUndo(t *testing.T) {
 		require.ErrorContains(t, err, "only an owner")
 	})
 }
+
+// Seeding a membership again (hub token create) moves its revision on only
+// when the role changes.
+func TestSeedingTheSameRoleKeepsTheRevision(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		revision := func() int {
+			p, err := f.svc.GetSpacePerson(ctx, f.owner, f.acme, f.viewer.PersonID)
+			require.NoError(t, err)
+			return p.Revision
+		}
+		require.Equal(t, 1, revision())
+		_, _, err := f.svc.EnsureMember(ctx, "Acme", "Vera Viewer", workspace.RoleViewer)
+		require.NoError(t, err)
+		require.Equal(t, 1, revision(), "the same role: no change")
+		_, _, err = f.svc.EnsureMember(ctx, "Acme", "Vera Viewer", workspace.RoleEditor)
+		require.NoError(t, err)
+		require.Equal(t, 2, revision())
+		require.Equal(t, workspace.RoleEditor, f.roleOf(t, f.viewer.PersonID))
+	})
+}

@@ -170,9 +170,11 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
 		err = tx.q(ctx).Clauses(clause.OnConflict{
 			Columns: []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
-			// A seeded role change is a change of the person's record too.
+			// A seeded role change is a change of the person's record too;
+			// seeding the role they have is none.
 			DoUpdates: clause.Set{{Column: clause.Column{Name: "role"}, Value: string(role)},
-				{Column: clause.Column{Name: "revision"}, Value: gorm.Expr("memberships.revision + 1")}},
+				{Column: clause.Column{Name: "revision"},
+					Value: gorm.Expr("CASE WHEN memberships.role = excluded.role THEN memberships.revision ELSE memberships.revision + 1 END")}},
 		}).Create(&m).Error
 		if err != nil {
 			return fmt.Errorf("membership: %w", err)
