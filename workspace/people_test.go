@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,5 +107,36 @@ func TestSeedingTheSameRoleKeepsTheRevision(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 2, revision())
 		require.Equal(t, workspace.RoleEditor, f.roleOf(t, f.viewer.PersonID))
+	})
+}
+
+// Adds of the same person at once take turns (the space row lock): one
+// adds them, every other is a conflict, never a database error.
+func TestAddingTheSamePersonAtOnceAddsThemOnce(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		// The outsider shares Other with Acme's owner once the owner joins it.
+		_, _, err := f.svc.EnsureMember(ctx, "Other", "Olive Owner", workspace.RoleEditor)
+		require.NoError(t, err)
+		const n = 8
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = f.svc.AddPerson(ctx, f.owner, f.acme, workspace.NewPerson{PersonID: f.outsider.PersonID, Role: workspace.RoleGuest})
+			})
+		}
+		wg.Wait()
+		added := 0
+		for _, err := range errs {
+			if err == nil {
+				added++
+				continue
+			}
+			require.ErrorIs(t, err, workspace.ErrConflict)
+		}
+		require.Equal(t, 1, added)
+		require.Equal(t, workspace.RoleGuest, f.roleOf(t, f.outsider.PersonID))
 	})
 }
