@@ -26,10 +26,12 @@ func (h *Hub) API(c client.Client) http.Handler {
 	h.apiOnce.Do(func() {
 		h.Frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
 	})
+	// The removals' aftermath signals with the client as given, as the
+	// worker does: a test's failing workflow service is the api's own.
+	h.followLeavers(c)
 	if h.test.APITemporal != nil {
 		c = h.test.APITemporal(c)
 	}
-	h.followLeavers(c)
 	return api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Frames: h.Frames, Temporal: c,
 		CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout})
 }
