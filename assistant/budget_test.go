@@ -157,7 +157,12 @@ func parts(history int, historyChars int) assistant.PromptParts {
 	reg := tools.Hub(nil)
 	var names []string
 	for _, d := range reg.Granted(workspace.RoleOwner) {
-		names = append(names, d.Name)
+		// hub_update_settings is offered only for a message about the
+		// person's settings (assistant.AsksAboutSettings), never beside
+		// every other tool.
+		if d.Name != tools.UpdateSettingsTool {
+			names = append(names, d.Name)
+		}
 	}
 	p := assistant.PromptParts{
 		Instructions: assistant.Instructions(sampleProfile("immediate")),

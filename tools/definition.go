@@ -96,6 +96,10 @@ type Spec struct {
 	// (hub_run_workflow): the person's allowed write areas are checked on
 	// each step's tool, not on its own area, which no settings name.
 	AreaOfSteps bool
+	// Personal marks a write to the acting person's own things (their
+	// settings), not to a space: any role may make it, and no write area
+	// of the settings names it.
+	Personal bool
 }
 
 // AppMeta says which connected app a tool acts in and what it needs.

@@ -63,7 +63,7 @@ func (r *Registry) Granted(role workspace.Role) []*Definition {
 	var out []*Definition
 	for _, n := range r.order {
 		d := r.byName[n]
-		if d.IsWrite && !role.CanWrite() {
+		if d.IsWrite && !d.Personal && !role.CanWrite() {
 			continue
 		}
 		out = append(out, d)
@@ -82,7 +82,7 @@ func (r *Registry) Offerable(role workspace.Role, s workspace.Settings) []*Defin
 		switch {
 		case d.Area == AreaApps && role == workspace.RoleGuest:
 			continue
-		case d.IsWrite && !d.AreaOfSteps && !s.AllowsArea(d.Area):
+		case d.IsWrite && !d.AreaOfSteps && !d.Personal && !s.AllowsArea(d.Area):
 			continue
 		case d.IsWrite && d.Area == AreaApps && !s.ConnectedAppWrites:
 			continue

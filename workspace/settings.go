@@ -89,8 +89,17 @@ func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, e
 	return toSettings(r)
 }
 
-// UpdateSettings saves the set fields and returns the settings.
-func (s *Service) UpdateSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
+// CheckSettingsPatch checks a patch as UpdateSettings would, saving
+// nothing: what a held hub_update_settings is checked with before it waits
+// for Apply.
+func (s *Service) CheckSettingsPatch(ctx context.Context, personID string, p SettingsPatch) error {
+	_, err := s.patchedSettings(ctx, personID, p)
+	return err
+}
+
+// patchedSettings are the person's settings with the patch applied, each
+// field checked.
+func (s *Service) patchedSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
 	cur, err := s.GetSettings(ctx, personID)
 	if err != nil {
 		return Settings{}, err
@@ -121,6 +130,15 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	if err := s.patchModel(&cur, p); err != nil {
 		return Settings{}, err
 	}
+	return cur, nil
+}
+
+// UpdateSettings saves the set fields and returns the settings.
+func (s *Service) UpdateSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
+	cur, err := s.patchedSettings(ctx, personID, p)
+	if err != nil {
+		return Settings{}, err
+	}
 	areas := cur.AllowedWriteAreas
 	if areas == nil {
 		areas = []string{}
@@ -146,6 +164,11 @@ func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
 		return nil
 	}
 	model, effort := cur.Model, cur.Effort
+	if c := s.models.catalog; c != nil && model != "" {
+		if field, _ := c.CheckChoice(model, ""); field != "" {
+			model = "" // removed from the catalog since: the default now
+		}
+	}
 	if p.Model != nil {
 		model = strings.TrimSpace(*p.Model)
 		if err := s.CheckModelChoice("", model, ""); err != nil {
