@@ -23,8 +23,8 @@ const (
 
 // catalogStack runs Hub with a catalog of two endpoints, each a scripted
 // model on loopback with its own key: "small" (the default, on A, no
-// effort, no images) and "deep" (on B, sent as "deep-v2", efforts low and
-// high, with a window and prices).
+// effort, no images), "deep" (on B, sent as "deep-v2", efforts low and
+// high, with a window and prices) and "tiny" (on A, a 2,048-token window).
 func catalogStack(t *testing.T, scriptA, scriptB string) (s *hubtest.Stack, a, b *fakemodel.Server) {
 	t.Helper()
 	start := func(script string) (*fakemodel.Server, string) {
@@ -45,7 +45,8 @@ func catalogStack(t *testing.T, scriptA, scriptB string) (s *hubtest.Stack, a, b
 	     "price": {"input": 0.4, "cachedInput": 0.1, "output": 1.6}},
 	    {"id": "deep", "name": "deep-v2", "endpoint": "local", "contextWindow": 200000,
 	     "efforts": ["low", "high"], "images": true, "files": true,
-	     "price": {"input": 2, "cachedInput": 0.5, "output": 8}}]}`, baseA, baseB)
+	     "price": {"input": 2, "cachedInput": 0.5, "output": 8}},
+	    {"name": "tiny", "endpoint": "hosted", "contextWindow": 2048}]}`, baseA, baseB)
 	s = hubtest.Start(t, hubtest.Options{NoModel: true, Env: map[string]string{
 		"HUB_MODELS": catalog, "HOSTED_KEY": keyA, "LOCAL_KEY": keyB}})
 	return s, a, b
@@ -86,7 +87,9 @@ func TestModelsAreListedWithoutKeys(t *testing.T) {
 	  {"id": "small", "name": "small", "contextWindow": 0, "efforts": [], "images": false, "files": true,
 	   "price": {"input": 0.4, "cachedInput": 0.1, "output": 1.6}, "default": true},
 	  {"id": "deep", "name": "deep-v2", "contextWindow": 200000, "efforts": ["low", "high"], "images": true, "files": true,
-	   "price": {"input": 2, "cachedInput": 0.5, "output": 8}, "default": false}]}`, body)
+	   "price": {"input": 2, "cachedInput": 0.5, "output": 8}, "default": false},
+	  {"id": "tiny", "name": "tiny", "contextWindow": 2048, "efforts": [], "images": false, "files": false,
+	   "price": {"input": 0, "cachedInput": 0, "output": 0}, "default": false}]}`, body)
 	require.Equal(t, http.StatusUnauthorized, s.Do(t, "", "GET", "/api/models", nil).Status)
 }
 
@@ -234,4 +237,54 @@ func TestUpdateSettingsToolIsHeldThenApplied(t *testing.T) {
 	require.Equal(t, "high", reqs[0].ReasoningEffort)
 	require.NotContains(t, reqs[0].Tools, "hub_update_settings", "not offered for other messages")
 	require.Equal(t, "deep", s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID, nil).JSON(t)["model"])
+}
+
+// A model's images and files flags decide which attached parts are sent
+// from the first request: small takes no pictures, so it gets the text
+// file and the reply says the picture was not seen; deep gets both. A
+// model's context window is the one the prompt must fit.
+func TestModelTakesOnlyItsParts(t *testing.T) {
+	t.Parallel()
+	s, a, b := catalogStack(t, answerOnly, answerOnly)
+	r := upload(t, s, s.Token, s.SpaceID, "pixel.png", tinyPNG)
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	png := r.JSON(t)["id"].(string)
+	r = upload(t, s, s.Token, s.SpaceID, "notes.md", []byte("# Notes\n\nShip on Friday.\n"))
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	notes := r.JSON(t)["id"].(string)
+	conv := s.Conversation(t)
+
+	ask := func(model string) string {
+		t.Helper()
+		r := askModel(t, s, conv, map[string]any{"model": model, "files": []string{png, notes}})
+		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+		var st hubtest.Started
+		r.Decode(t, &st)
+		return hubtest.Text(s.Stream(t, st.StreamURL, 0, 0))
+	}
+	userParts := func(q fakemodel.RecordedRequest) []fakemodel.Part {
+		return q.Messages[len(q.Messages)-1].Parts
+	}
+
+	text := ask("small")
+	reqs := a.Requests()
+	require.Len(t, reqs, 1, "no refused request first")
+	require.Equal(t, []fakemodel.Part{{Type: "file", Filename: "notes.md", MediaType: "text/markdown", Bytes: 25}}, userParts(reqs[0]))
+	require.Contains(t, text, "could not open pixel.png")
+
+	ask("deep")
+	require.Len(t, b.Requests(), 1)
+	require.Equal(t, []string{"image_url", "file"}, []string{userParts(b.Requests()[0])[0].Type, userParts(b.Requests()[0])[1].Type})
+
+	r = askModel(t, s, conv, map[string]any{"model": "tiny"})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	var st hubtest.Started
+	r.Decode(t, &st)
+	s.Stream(t, st.StreamURL, 0, 0)
+	turn := s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID, nil).JSON(t)
+	require.Equal(t, "error", turn["status"])
+	e := turn["error"].(map[string]any)
+	require.Equal(t, "too_large", e["code"], "%v", e)
+	require.Contains(t, e["message"], "2048")
+	require.Len(t, a.Requests(), 1, "nothing was sent to tiny")
 }
