@@ -40,6 +40,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 	ctx = withExchange(ctx, ex)
 
 	creq := c.chatRequest(req, &ex.files)
+	ex.model = creq.Model
 	stream, err := c.oc.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		if ex.body != nil {
