@@ -142,3 +142,20 @@ func TestCatalogFromEnv(t *testing.T) {
 	require.True(t, m.Images && m.Files, "today's behaviour: every part is tried")
 	require.Empty(t, m.Efforts)
 }
+
+// The model check a turn makes before it spends anything: a catalog of 50
+// models, the last one chosen with an effort (the issue's bound for every
+// pre-spend check of a turn together is 1 ms).
+func BenchmarkCatalogCheckChoice(b *testing.B) {
+	var models []string
+	for i := range 50 {
+		models = append(models, fmt.Sprintf(`{"name": "m%d", "endpoint": "local", "efforts": ["low", "medium", "high"]}`, i))
+	}
+	cat, err := llm.ParseCatalog([]byte(catalogJSON(strings.Join(models, ","))))
+	require.NoError(b, err)
+	for b.Loop() {
+		if field, _ := cat.CheckChoice("m49", "high"); field != "" {
+			b.Fatal(field)
+		}
+	}
+}

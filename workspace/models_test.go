@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"hub/dbtest"
 	"hub/workspace"
 )
 
@@ -91,4 +92,22 @@ func TestTurnModelFallsBackToTheCatalogDefault(t *testing.T) {
 		require.Equal(t, "small", st.Model)
 		require.Empty(t, st.Effort)
 	})
+}
+
+// What a turn's model check costs before anything is spent: the person's
+// settings read on Postgres and the catalog checked.
+func BenchmarkTurnModel(b *testing.B) {
+	db := dbtest.Open(b, dbtest.Postgres(b))
+	svc := workspace.NewService(db)
+	svc.SetModels(&catalog{models: map[string][]string{"small": nil, "deep": {"low", "high"}}, def: "small"})
+	ctx := b.Context()
+	_, person, err := svc.EnsureMember(ctx, "Acme", "Olive Owner", workspace.RoleOwner)
+	require.NoError(b, err)
+	_, err = svc.UpdateSettings(ctx, person, workspace.SettingsPatch{Model: ptr("deep"), Effort: ptr("high")})
+	require.NoError(b, err)
+	for b.Loop() {
+		if _, _, err := svc.TurnModel(ctx, person, "", "low"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
