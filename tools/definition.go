@@ -96,9 +96,10 @@ type Spec struct {
 	// (hub_run_workflow): the person's allowed write areas are checked on
 	// each step's tool, not on its own area, which no settings name.
 	AreaOfSteps bool
-	// Personal marks a write to the acting person's own things (their
-	// settings), not to a space: any role may make it, and no write area
-	// of the settings names it.
+	// Personal marks a write to the acting person's own settings, not to
+	// a space's records: no write area of the settings names it. (Its
+	// Apply still runs in the space's write path, so a viewer, who may not
+	// write there, changes settings in Hub instead.)
 	Personal bool
 }
 

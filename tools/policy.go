@@ -12,7 +12,7 @@ import (
 // offer said; reads and writes both re-check the space in the domain service.
 func CheckAccess(next Handler) Handler {
 	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
-		if d.IsWrite && !d.Personal && !env.Role.CanWrite() {
+		if d.IsWrite && !env.Role.CanWrite() {
 			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("a %s may not change records in this space", env.Role)}
 		}
 		if d.Area == AreaApps && env.Role == workspace.RoleGuest {

@@ -63,7 +63,7 @@ func (r *Registry) Granted(role workspace.Role) []*Definition {
 	var out []*Definition
 	for _, n := range r.order {
 		d := r.byName[n]
-		if d.IsWrite && !d.Personal && !role.CanWrite() {
+		if d.IsWrite && !role.CanWrite() {
 			continue
 		}
 		out = append(out, d)

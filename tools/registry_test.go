@@ -102,7 +102,7 @@ func TestRegistry(t *testing.T) {
 		"hub_view_file", "hub_list_connections", "apps_post_update", "hub_read_skill", "hub_update_settings"}
 	require.Equal(t, all, names(reg.Granted(workspace.RoleOwner)), "registration order")
 	require.Equal(t, all, names(reg.Granted(workspace.RoleGuest)))
-	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people", "hub_view_file", "hub_list_connections", "hub_read_skill", "hub_update_settings"}, names(reg.Granted(workspace.RoleViewer)), "a viewer is offered no write tool but the one to their own settings")
+	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people", "hub_view_file", "hub_list_connections", "hub_read_skill"}, names(reg.Granted(workspace.RoleViewer)), "a viewer is offered no write tool")
 	require.Equal(t, append(all[:len(all)-4:len(all)-4], "hub_read_skill", "hub_update_settings"), names(reg.Offerable(workspace.RoleGuest, workspace.Settings{ConnectedAppWrites: true})), "a guest is offered no connected-app tool")
 	require.Equal(t, append(all[:len(all)-3:len(all)-3], "hub_read_skill", "hub_update_settings"), names(reg.Offerable(workspace.RoleOwner, workspace.Settings{})), "connected-app writes are off by default")
 	require.Contains(t, names(reg.Offerable(workspace.RoleOwner, workspace.Settings{AllowedWriteAreas: []string{"tasks"}})), "hub_update_settings", "no write area names a person's own settings")

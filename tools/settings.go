@@ -60,8 +60,9 @@ func (in UpdateSettingsInput) describe() string {
 // assistant settings from an allowlist (write policy, default model and
 // effort, checked against the operator's catalog as PATCH /api/me/settings
 // checks them). It is always held for the person's Apply, whatever the
-// write policy: a turn must not loosen its own policy unseen. It is the
-// person's, not a space's (Personal): any role may propose it.
+// write policy: a turn must not loosen its own policy unseen. No write
+// area names it (Personal); like every write it is for roles that may
+// write in the space, whose write path its Apply runs through.
 var UpdateSettings = Define(Spec{
 	Name: UpdateSettingsTool, Area: "settings", IsWrite: true, Risk: RiskMedium, AlwaysHold: true, Personal: true, NoSpace: true,
 	Description: "Change the person's assistant settings: write policy, default model, reasoning effort. Only fields given change; always waits for Apply. Secrets, roles and connected apps are the person's to change in Hub.",

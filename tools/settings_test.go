@@ -35,8 +35,8 @@ func (twoModels) CheckChoice(model, effort string) (string, string) {
 
 func (twoModels) DefaultModel() string { return "small" }
 
-// hub_update_settings is held under every write policy and for every
-// role (the settings are the person's own); Apply changes exactly the
+// hub_update_settings is held under every write policy for every role
+// that may write (a viewer is refused, as for every write); Apply changes exactly the
 // allowlisted fields; a model or effort the catalog refuses, and any field
 // outside the allowlist, is invalid_payload before anything is held.
 func TestUpdateSettingsIsHeldThenApplied(t *testing.T) {
@@ -47,7 +47,7 @@ func TestUpdateSettingsIsHeldThenApplied(t *testing.T) {
 		for _, r := range []struct {
 			actor workspace.Actor
 			role  workspace.Role
-		}{{f.owner, workspace.RoleOwner}, {f.viewer, workspace.RoleViewer}, {f.guest, workspace.RoleGuest}} {
+		}{{f.owner, workspace.RoleOwner}, {f.editor, workspace.RoleEditor}, {f.guest, workspace.RoleGuest}} {
 			for _, policy := range []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe} {
 				env := with(f.env(r.actor, r.role), policy)
 				res, err := f.dispatch(t, env, tools.UpdateSettingsTool, `{"writePolicy":"preview","model":"deep","effort":"high"}`)
@@ -61,12 +61,16 @@ func TestUpdateSettingsIsHeldThenApplied(t *testing.T) {
 			}
 		}
 
-		env := f.env(f.viewer, workspace.RoleViewer)
+		_, verr := f.dispatch(t, f.env(f.viewer, workspace.RoleViewer), tools.UpdateSettingsTool, `{"writePolicy":"preview"}`)
+		require.NotNil(t, verr)
+		require.Equal(t, tools.CodeForbidden, verr.Code)
+
+		env := f.env(f.editor, workspace.RoleEditor)
 		env.Applying = true
 		res, err := f.dispatch(t, env, tools.UpdateSettingsTool, `{"writePolicy":"needs-me","model":"deep","effort":"low"}`)
 		require.Nil(t, err)
 		require.False(t, res.Held)
-		st, gerr := f.svc.GetSettings(ctx, f.viewer.PersonID)
+		st, gerr := f.svc.GetSettings(ctx, f.editor.PersonID)
 		require.NoError(t, gerr)
 		require.Equal(t, workspace.Settings{WritePolicy: workspace.PolicyNeedsMe, Model: "deep", Effort: "low"}, st)
 
