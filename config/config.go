@@ -138,7 +138,7 @@ func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("http", c.HTTPAddr), slog.String("database", db),
 		slog.String("temporal", c.TemporalAddress), slog.String("namespace", c.TemporalNamespace),
-		slog.Any("model", c.Model), slog.String("webSearch", c.WebSearch.String()),
+		slog.Any("model", c.Model), slog.Any("models", c.Models), slog.String("webSearch", c.WebSearch.String()),
 	)
 }
 

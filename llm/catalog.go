@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/url"
 	"slices"
@@ -300,4 +301,14 @@ func (c Catalog) Validate() error {
 		return fmt.Errorf("models: %d models are marked default; mark one", defaults)
 	}
 	return nil
+}
+
+// LogValue logs the catalog without keys: each endpoint's name and URL
+// with its key masked, and the model ids.
+func (c Catalog) LogValue() slog.Value {
+	eps := make([]string, len(c.Endpoints))
+	for i, e := range c.Endpoints {
+		eps[i] = e.String()
+	}
+	return slog.GroupValue(slog.Any("endpoints", eps), slog.Any("models", c.ids()))
 }

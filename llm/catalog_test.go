@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -120,6 +121,10 @@ func TestCatalogFromEnv(t *testing.T) {
 	require.Equal(t, "sk-secret-key-1234", e.APIKey, "the key comes from the variable the catalog names")
 	require.NotContains(t, fmt.Sprint(e), "sk-secret", "never printed")
 	require.NotContains(t, fmt.Sprintf("%v %+v", cat, cat), "sk-secret")
+	var logged strings.Builder
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("start", "models", cat)
+	require.NotContains(t, logged.String(), "sk-secret", "never logged")
+	require.Contains(t, logged.String(), "gpt-5")
 
 	cat, err = llm.CatalogFromEnv(env(llm.EnvModelsFile, "/etc/hub/models.json", "OPENAI_API_KEY", "k"), read)
 	require.NoError(t, err)
