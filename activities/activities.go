@@ -42,6 +42,10 @@ type Activities struct {
 	// an unavailable error naming the variables to set.
 	Model           chatModel
 	ModelConfigured bool
+	// Models are the operator's catalog models, one client per endpoint:
+	// a turn calls the model it was started with (turnModel). Nil: every
+	// call goes to Model.
+	Models *llm.Models
 	// ModelTimeout bounds one model call (HUB_MODEL_TIMEOUT).
 	ModelTimeout time.Duration
 	// Location is the time zone dates are given in.

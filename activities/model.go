@@ -104,6 +104,9 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, err
 	}
+	model, info := a.turnModel(turn, in.Model, in.Effort)
+	parts, notTaken := modelParts(parts, info)
+	missing = append(missing, notTaken...)
 	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
 		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: a.Tools}
 	req := llm.Request{Messages: tr.Messages()}
@@ -130,7 +133,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	for _, st := range steps {
 		from = max(from, st.PartsLevel)
 	}
-	res, notGiven, level, err := a.streamWithParts(callCtx, req, userIdx, parts, from, func(c llm.Chunk) error {
+	res, notGiven, level, err := a.streamWithParts(callCtx, model, req, userIdx, parts, from, func(c llm.Chunk) error {
 		beat(in.Step)
 		if c.TextDelta == "" {
 			return nil

@@ -69,8 +69,9 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	profile.FirstName, profile.SpaceName, profile.Role = person.FirstName(), space.Name, string(space.Role)
 	profile.WritePolicy, profile.TimeZone, profile.Playbooks = settings.WritePolicy, a.location().String(), playbooks.Index(a.Playbooks)
 	profile.Web = a.webConfigured()
+	_, model := a.turnModel(turn, "", "")
 	rec := chat.RunRecord{
-		Model:        a.modelName(),
+		Model:        model.ID,
 		Instructions: assistant.Instructions(profile),
 		OfferedTools: offer.Tools,
 	}
@@ -85,7 +86,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	}
 	// The prompt must fit the model's window: history goes first, then
 	// guides; the person's message never.
-	fitted, report, err := assistant.Fit(assistant.NewBudget(rec.Model, a.ContextTokens), assistant.PromptParts{
+	fitted, report, err := assistant.Fit(assistant.NewBudget(model.Name, a.budgetWindow(model)), assistant.PromptParts{
 		Instructions: rec.Instructions, Tools: a.toolSchemas(turn, offer.Tools), Context: tc.Render(),
 		Guides: guides, History: assistant.HistoryMessages(history, a.Tools), Message: user.Text,
 	})
@@ -110,7 +111,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}); err != nil {
 		return Plan{}, err
 	}
-	return Plan{Model: rec.Model, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
+	return Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
 }
 
 // screenAndChanges fills in what the context block says about the message

@@ -38,6 +38,12 @@ type CallModelInput struct {
 	// more for has a signal coming that cancels this call.
 	Interrupts       int
 	CountsInterrupts bool
+	// Model is the catalog id of the model to call and Effort its
+	// reasoning effort, as the turn was started with (TurnInput). Empty
+	// (turns started before the catalog): the turn's saved model, else the
+	// catalog's default. Usage is priced by Model (llm.Catalog.Lookup).
+	Model  string `json:",omitempty"`
+	Effort string `json:",omitempty"`
 }
 
 // InterruptedDetails go with a model call refused because the turn was

@@ -298,6 +298,10 @@ type settingsDTO struct {
 	WritePolicy        string   `json:"writePolicy"`
 	AllowedWriteAreas  []string `json:"allowedWriteAreas"`
 	ConnectedAppWrites bool     `json:"connectedAppWrites"`
+	// Model and Effort are the person's defaults for turns ("": the
+	// catalog's default model, no effort).
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
 }
 
 // toSettingsDTO answers an empty list (every area allowed) as [], never null.
@@ -306,7 +310,8 @@ func toSettingsDTO(st workspace.Settings) settingsDTO {
 	if areas == nil {
 		areas = []string{}
 	}
-	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: areas, ConnectedAppWrites: st.ConnectedAppWrites}
+	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: areas, ConnectedAppWrites: st.ConnectedAppWrites,
+		Model: st.Model, Effort: st.Effort}
 }
 
 func (s *Server) getSettings(c *gin.Context) {
@@ -322,6 +327,9 @@ type updateSettingsRequest struct {
 	WritePolicy        Optional[string]   `json:"writePolicy"`
 	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas"`
 	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites"`
+	// Model and Effort: null or "" go back to the default.
+	Model  Optional[string] `json:"model"`
+	Effort Optional[string] `json:"effort"`
 }
 
 func (s *Server) updateSettings(c *gin.Context) {
@@ -345,6 +353,12 @@ func (s *Server) updateSettings(c *gin.Context) {
 			areas = []string{}
 		}
 		p.AllowedWriteAreas = &areas
+	}
+	if req.Model.Set {
+		p.Model = &req.Model.Value
+	}
+	if req.Effort.Set {
+		p.Effort = &req.Effort.Value
 	}
 	st, err := s.Workspace.UpdateSettings(c.Request.Context(), person(c).ID, p)
 	if err != nil {

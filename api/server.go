@@ -16,6 +16,7 @@ import (
 
 	"hub/chat"
 	"hub/files"
+	"hub/llm"
 	"hub/stream"
 	"hub/workflows"
 	"hub/workspace"
@@ -54,6 +55,9 @@ type Deps struct {
 	// TurnTimeout bounds a whole turn's wall time (HUB_TURN_TIMEOUT); 0
 	// uses workflows.DefaultTurnTimeout.
 	TurnTimeout time.Duration
+	// Models is the operator's model catalog, listed by GET /api/models
+	// (keys and endpoints left out).
+	Models llm.Catalog
 }
 
 // Server is Hub's HTTP api.
@@ -122,6 +126,7 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "GET", "/spaces/:spaceId/files/:id", "Get a file's name, type and size", s.getFile)
 	s.handle(authed, "GET", "/spaces/:spaceId/files/:id/content", "Read a file's bytes", s.fileContent)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/files/:id", "Delete a file", s.deleteFile)
+	s.handle(authed, "GET", "/models", "The models a person may choose for a turn or as their default", s.listModels)
 	s.handle(authed, "GET", "/me/settings", "The person's assistant settings", s.getSettings)
 	s.handle(authed, "PATCH", "/me/settings", "Change the person's assistant settings", s.updateSettings)
 	s.handle(authed, "GET", "/me/profile", "The person's profile: name, first name and persona", s.getProfile)

@@ -36,6 +36,11 @@ type startTurnRequest struct {
 	// Files are ids of files of the conversation's space the model gets
 	// with this message (docs/decisions.md, "Attached files").
 	Files []string `json:"files"`
+	// Model and Effort choose the catalog model and reasoning effort of
+	// this turn (GET /api/models); empty: the person's defaults from
+	// settings, else the catalog's default model.
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
 }
 
 // maxTurnFiles is how many files one message may carry, and
@@ -75,6 +80,14 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	case len(req.Spaces) > maxTurnSpaces:
 		respondError(c, badRequest("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", maxTurnSpaces)))
+		return
+	}
+	// The model and effort are checked before anything is read or saved:
+	// an unknown model or an effort it does not take never reaches a
+	// provider (docs/decisions.md, "Models a person chooses").
+	model, effort, err := s.Workspace.TurnModel(ctx, person(c).ID, strings.TrimSpace(req.Model), strings.TrimSpace(req.Effort))
+	if err != nil {
+		respondError(c, err)
 		return
 	}
 	page := ""
@@ -142,7 +155,7 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	}
 	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
-		Mentions: mentions, PageContext: page, Spaces: spaces})
+		Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort})
 	if err != nil {
 		respondError(c, err)
 		return
@@ -241,7 +254,8 @@ func (s *Server) launch(c *gin.Context, turn chat.Turn) {
 		EnableEagerStart: true,
 		StaticSummary:    "Assistant turn in conversation " + turn.ConversationID,
 	}
-	in := workflows.TurnInput{TurnID: turn.ID, ConversationID: turn.ConversationID, SpaceID: turn.SpaceID, ActorID: turn.PersonID}
+	in := workflows.TurnInput{TurnID: turn.ID, ConversationID: turn.ConversationID, SpaceID: turn.SpaceID, ActorID: turn.PersonID,
+		Model: turn.Model, Effort: turn.Effort}
 	if _, err := s.Temporal.ExecuteWorkflow(ctx, opts, workflows.Turn, in); err != nil {
 		slog.ErrorContext(ctx, "start turn workflow", "turn", turn.ID, "error", err)
 		msg := "Hub could not start the assistant (its workflow service is unreachable). Retry in a moment."
@@ -271,6 +285,10 @@ type turnDTO struct {
 	Usage          usageDTO  `json:"usage"`
 	// Spaces are the other spaces the turn may act in.
 	Spaces []string `json:"spaces"`
+	// Model and Effort are the catalog model and reasoning effort the
+	// turn runs with ("" effort: none).
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
 }
 
 func (s *Server) getTurn(c *gin.Context) {
@@ -280,7 +298,7 @@ func (s *Server) getTurn(c *gin.Context) {
 		return
 	}
 	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces,
+		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
 		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
 	if t.ErrorCode != "" {
 		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}

@@ -158,7 +158,12 @@ func parts(history int, historyChars int) assistant.PromptParts {
 	var names []string
 	// Every tool an editor (the sample profile's role) is granted.
 	for _, d := range reg.Granted(workspace.RoleEditor) {
-		names = append(names, d.Name)
+		// hub_update_settings is offered only for a message about the
+		// person's settings (assistant.AsksAboutSettings), never beside
+		// every other tool.
+		if d.Name != tools.UpdateSettingsTool {
+			names = append(names, d.Name)
+		}
 	}
 	p := assistant.PromptParts{
 		Instructions: assistant.Instructions(sampleProfile("immediate")),

@@ -104,6 +104,10 @@ func BuildOffer(in OfferInput) OfferResult {
 		return OfferResult{Fallback: true, FallbackReason: "no tool registry"}
 	}
 	offerable := withoutUnlistedSkills(Offer(in.Registry, in.Role, in.Settings), in.Skills)
+	settings := AsksAboutSettings(in.Message)
+	if !settings {
+		offerable = slices.DeleteFunc(offerable, func(n string) bool { return n == tools.UpdateSettingsTool })
+	}
 	defs := make([]*tools.Definition, 0, len(offerable))
 	granted := make(map[string]bool, len(offerable))
 	for _, name := range offerable {
@@ -139,6 +143,12 @@ func BuildOffer(in OfferInput) OfferResult {
 	if slices.Contains(kinds, KindFile) && granted[ViewFileTool] && !reserved[ViewFileTool] {
 		reserved[ViewFileTool] = true
 		tail = append(tail, ViewFileTool)
+	}
+	// A message about the person's settings can always change them (held
+	// for Apply); any other message is never offered the tool.
+	if settings && granted[tools.UpdateSettingsTool] && !reserved[tools.UpdateSettingsTool] {
+		reserved[tools.UpdateSettingsTool] = true
+		tail = append(tail, tools.UpdateSettingsTool)
 	}
 	budget := MaxOfferedTools - len(tail) // for entries that are not reserved
 

@@ -49,10 +49,14 @@ type Turn struct {
 	Step         int
 	ErrorCode    string
 	ErrorMessage string
-	Model        string
-	Usage        Usage
-	CreatedAt    time.Time
-	FinishedAt   *time.Time
+	// Model is the catalog model the turn runs (chosen when it started:
+	// the turn's, the person's default or the catalog's) and Effort its
+	// reasoning effort ("" none). A retry runs with the same.
+	Model      string
+	Effort     string
+	Usage      Usage
+	CreatedAt  time.Time
+	FinishedAt *time.Time
 	// RunID is the Temporal run that owns the turn ("" before its first
 	// activity; see ClaimTurn).
 	RunID string
@@ -70,7 +74,7 @@ type Usage struct {
 func toTurn(r models.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
-		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model,
+		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
 		RunID: r.RunID}
 }
@@ -85,6 +89,9 @@ type NewTurn struct {
 	// Spaces are other spaces of the person the turn may act in; the
 	// caller has checked the person can open each.
 	Spaces []string
+	// Model and Effort are what the turn runs with, checked by the caller
+	// (workspace.Service.TurnModel).
+	Model, Effort string
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
@@ -104,7 +111,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if err := tx.Create(&user).Error; err != nil {
 			return err
 		}
-		t, err := s.withDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces)
+		t, err := s.withDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
 		out = t
 		return err
 	})
@@ -142,7 +149,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		if res.RowsAffected == 0 {
 			return errAlreadyRetried
 		}
-		t, err := s.withDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces)
+		t, err := s.withDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort)
 		out = t
 		return err
 	})
@@ -152,7 +159,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	return out, nil
 }
 
-func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string) (Turn, error) {
+func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string, model, effort string) (Turn, error) {
 	reply := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleAssistant,
 		Status: MessageRunning, Mentions: "[]", Refs: "[]"}
 	if err := s.q(ctx).Create(&reply).Error; err != nil {
@@ -160,7 +167,7 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	}
 	t := models.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
-		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces))}
+		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), Model: model, Effort: effort}
 	if err := s.q(ctx).Create(&t).Error; err != nil {
 		return Turn{}, err
 	}

@@ -28,6 +28,10 @@ type Config struct {
 	CORSOrigins       []string // HUB_CORS_ORIGINS, comma-separated; none by default
 	TimeZone          *time.Location
 	Model             llm.Config
+	// Models is the operator's model catalog (HUB_MODELS or
+	// HUB_MODELS_FILE); empty: the one model of Model
+	// (llm.DefaultCatalog).
+	Models llm.Catalog
 	// AppsAllow lists private addresses connected apps may reach anyway
 	// (HUB_APPS_ALLOW); by default only public addresses. Web pages are
 	// read through the same guard and list.
@@ -111,6 +115,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	c.Model = m
+	if c.Models, err = llm.CatalogFromEnv(getenv, os.ReadFile); err != nil {
+		return Config{}, err
+	}
 	c.TurnTimeout = workflows.DefaultTurnTimeout(m.Timeout)
 	if v := getenv("HUB_TURN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -131,7 +138,7 @@ func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("http", c.HTTPAddr), slog.String("database", db),
 		slog.String("temporal", c.TemporalAddress), slog.String("namespace", c.TemporalNamespace),
-		slog.Any("model", c.Model), slog.String("webSearch", c.WebSearch.String()),
+		slog.Any("model", c.Model), slog.Any("models", c.Models), slog.String("webSearch", c.WebSearch.String()),
 	)
 }
 

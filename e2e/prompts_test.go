@@ -57,7 +57,7 @@ func TestPromptsCatalog(t *testing.T) {
 	require.Equal(t, assistant.FinalStepNote, byName["final-step"])
 	require.Equal(t, assistant.HeldWriteNote, byName["held-write"])
 	for _, name := range []string{"nudge.lookup", "nudge.tool-call-as-text", "nudge.announced-write", "nudge.held-done", "verify", "tool.hub_create_tasks",
-		"tool.hub_add_person", "tool.hub_update_person", "tool.hub_remove_person", "playbook.people"} {
+		"tool.hub_add_person", "tool.hub_update_person", "tool.hub_remove_person", "playbook.people", "tool.hub_update_settings"} {
 		require.Contains(t, byName, name)
 	}
 

@@ -99,11 +99,11 @@ func TestWriteSettingsThroughTheAPI(t *testing.T) {
 	s := hubtest.Start(t, hubtest.Options{NoModel: true, SQLite: true})
 	r := s.Do(t, s.Token, "GET", "/api/me/settings", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	require.Equal(t, map[string]any{"writePolicy": "immediate", "allowedWriteAreas": []any{}, "connectedAppWrites": false}, r.JSON(t))
+	require.Equal(t, map[string]any{"writePolicy": "immediate", "allowedWriteAreas": []any{}, "connectedAppWrites": false, "model": "", "effort": ""}, r.JSON(t))
 
 	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"allowedWriteAreas": []string{"tasks", "apps"}, "connectedAppWrites": true})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	want := map[string]any{"writePolicy": "immediate", "allowedWriteAreas": []any{"tasks", "apps"}, "connectedAppWrites": true}
+	want := map[string]any{"writePolicy": "immediate", "allowedWriteAreas": []any{"tasks", "apps"}, "connectedAppWrites": true, "model": "", "effort": ""}
 	require.Equal(t, want, r.JSON(t))
 	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
 	want["writePolicy"] = "preview"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -17,7 +18,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.active.Done()
 
-	rec := &RecordedRequest{ReceivedAt: time.Now(), RemoteAddr: r.RemoteAddr}
+	rec := &RecordedRequest{ReceivedAt: time.Now(), RemoteAddr: r.RemoteAddr,
+		BearerToken: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
 	x := &responder{s: s, w: w, rc: http.NewResponseController(w), ctx: r.Context(), rec: rec}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	var req chatRequest

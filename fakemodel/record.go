@@ -17,13 +17,20 @@ type RecordedRequest struct {
 	// RemoteAddr is the client's address: two requests from the same
 	// address came over one kept-alive connection.
 	RemoteAddr string `json:"remoteAddr"`
+	// BearerToken is the key the client sent (its Authorization header
+	// without "Bearer "), so a test can tell which endpoint key a call
+	// used. The fake is a test server: it holds no real keys.
+	BearerToken string `json:"bearerToken,omitempty"`
 	// Body is the request body exactly as sent.
 	Body json.RawMessage `json:"body"`
 	// Model, Stream, IncludeUsage, Messages and Tools are read from Body.
-	Model        string    `json:"model"`
-	Stream       bool      `json:"stream"`
-	IncludeUsage bool      `json:"includeUsage"`
-	Messages     []Message `json:"messages"`
+	Model string `json:"model"`
+	// ReasoningEffort is the request's reasoning_effort ("" when none
+	// was sent).
+	ReasoningEffort string    `json:"reasoningEffort,omitempty"`
+	Stream          bool      `json:"stream"`
+	IncludeUsage    bool      `json:"includeUsage"`
+	Messages        []Message `json:"messages"`
 	// Tools are the names of the tools offered, in order.
 	Tools []string `json:"tools"`
 	// Rule is the label of the rule that answered (`rule 2 "create a
@@ -78,8 +85,9 @@ type ToolCall struct {
 
 // chatRequest is the part of a chat completions request the server reads.
 type chatRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
+	Model           string `json:"model"`
+	ReasoningEffort string `json:"reasoning_effort"`
+	Messages        []struct {
 		Role       string          `json:"role"`
 		Content    json.RawMessage `json:"content"`
 		ToolCallID string          `json:"tool_call_id"`
@@ -174,7 +182,7 @@ func dataURL(u string) (string, int) {
 
 // fill copies the parsed request into the recording.
 func (rec *RecordedRequest) fill(req chatRequest) {
-	rec.Model, rec.Stream = req.Model, req.Stream
+	rec.Model, rec.Stream, rec.ReasoningEffort = req.Model, req.Stream, req.ReasoningEffort
 	rec.IncludeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 	for _, m := range req.Messages {
 		msg := Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID, Parts: contentParts(m.Content)}

@@ -151,7 +151,7 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 			if dl, ok := ctx.Deadline(); ok {
 				limit = dl.Sub(start) // the caller's deadline may be the shorter one
 			}
-			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(limit), cause: ctxErr}
+			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(rec, limit), cause: ctxErr}
 		}
 		msg := "the model call was cancelled"
 		if cause := context.Cause(ctx); cause != nil && cause != ctxErr {
@@ -200,7 +200,7 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
 			// http.Client.Timeout (a caller-supplied client) expired mid-body.
-			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(time.Since(start)), cause: err}
+			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(rec, time.Since(start)), cause: err}
 		}
 		return &Error{Kind: KindStreamCut, Status: rec.status, Message: clip(err.Error()), cause: err}
 	}
@@ -266,9 +266,13 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // timeoutMessage is the sentence the chat shows for a call past its limit
 // (the turn's timeout error, docs/architecture.md "Model calls"), naming the
 // model and the limit that applied.
-func (c *Client) timeoutMessage(limit time.Duration) string {
+func (c *Client) timeoutMessage(rec *exchange, limit time.Duration) string {
+	model := c.cfg.Model
+	if rec != nil && rec.model != "" {
+		model = rec.model
+	}
 	return fmt.Sprintf("%s did not answer within %s, so I stopped waiting. Ask again, or try a narrower question.",
-		c.cfg.Model, humanDuration(limit))
+		model, humanDuration(limit))
 }
 
 // humanDuration writes a limit the way a person says it: "15 minutes",

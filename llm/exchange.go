@@ -19,6 +19,8 @@ import (
 // body reads happen inside go-openai's calls on that goroutine), so it needs
 // no lock.
 type exchange struct {
+	// model is the model name the request was sent with, for messages.
+	model   string
 	status  int
 	header  http.Header
 	sawDone bool

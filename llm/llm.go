@@ -65,6 +65,12 @@ type Request struct {
 	Tools    []Tool
 	// MaxTokens caps the answer; 0 leaves it to the endpoint.
 	MaxTokens int
+	// Model is the model name sent for this call; empty: the client's
+	// (Config.Model). One client serves every model of its endpoint.
+	Model string
+	// Effort is the reasoning effort sent (reasoning_effort); empty sends
+	// none.
+	Effort string
 }
 
 // Usage is the token count the endpoint reported for the call.

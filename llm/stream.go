@@ -40,6 +40,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 	ctx = withExchange(ctx, ex)
 
 	creq := c.chatRequest(req, &ex.files)
+	ex.model = creq.Model
 	stream, err := c.oc.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		if ex.body != nil {
@@ -90,10 +91,15 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // chatRequest converts a Request into go-openai's form.
 func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRequest {
+	model := req.Model
+	if model == "" {
+		model = c.cfg.Model
+	}
 	out := openai.ChatCompletionRequest{
-		Model:         c.cfg.Model,
-		Messages:      make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		Model:           model,
+		ReasoningEffort: req.Effort,
+		Messages:        make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
+		StreamOptions:   &openai.StreamOptions{IncludeUsage: true},
 	}
 	for _, m := range req.Messages {
 		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}

@@ -52,7 +52,11 @@ type Setting struct {
 	WritePolicy        string
 	AllowedWriteAreas  string
 	ConnectedAppWrites bool
-	UpdatedAt          time.Time
+	// Model and Effort are the person's default model and reasoning
+	// effort ("": the catalog's default, no effort).
+	Model     string
+	Effort    string
+	UpdatedAt time.Time
 }
 
 // Project groups tasks in a space.
@@ -130,11 +134,14 @@ type Turn struct {
 	ErrorCode      string
 	ErrorMessage   string
 	Model          string
-	Instructions   string
-	Context        string
-	OfferedTools   string
-	AddedTools     string
-	HistoryIDs     string
+	// Effort is the reasoning effort the turn was started with ("" none);
+	// Model the catalog model it runs.
+	Effort       string
+	Instructions string
+	Context      string
+	OfferedTools string
+	AddedTools   string
+	HistoryIDs   string
 	// Spaces are the other spaces (JSON ids) the turn may act in besides
 	// its conversation's.
 	Spaces   string

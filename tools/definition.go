@@ -100,6 +100,11 @@ type Spec struct {
 	// (hub_run_workflow): the person's allowed write areas are checked on
 	// each step's tool, not on its own area, which no settings name.
 	AreaOfSteps bool
+	// Personal marks a write to the acting person's own settings, not to
+	// a space's records: no write area of the settings names it. (Its
+	// Apply still runs in the space's write path, so a viewer, who may not
+	// write there, changes settings in Hub instead.)
+	Personal bool
 }
 
 // AppMeta says which connected app a tool acts in and what it needs.

@@ -30,7 +30,7 @@ func CheckAccess(next Handler) Handler {
 func CheckSettings(next Handler) Handler {
 	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
 		if d.IsWrite {
-			if !d.AreaOfSteps && !env.Settings.AllowsArea(d.Area) {
+			if !d.AreaOfSteps && !d.Personal && !env.Settings.AllowsArea(d.Area) {
 				return Result{}, &Error{Code: CodeRefused, Message: fmt.Sprintf("writes in %s are switched off in your assistant settings", d.Area)}
 			}
 			if d.Area == AreaApps && !env.Settings.ConnectedAppWrites {

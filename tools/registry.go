@@ -82,7 +82,7 @@ func (r *Registry) Offerable(role workspace.Role, s workspace.Settings) []*Defin
 		switch {
 		case d.Area == AreaApps && role == workspace.RoleGuest:
 			continue
-		case d.IsWrite && !d.AreaOfSteps && !s.AllowsArea(d.Area):
+		case d.IsWrite && !d.AreaOfSteps && !d.Personal && !s.AllowsArea(d.Area):
 			continue
 		case d.IsWrite && d.Area == AreaApps && !s.ConnectedAppWrites:
 			continue

@@ -75,8 +75,11 @@ type Hub struct {
 	Workspace *workspace.Service
 	Chat      *chat.Store
 	Files     *files.Service
-	Frames    *stream.Bus
-	Apps      *apps.Client
+	// Models are the operator's model catalog with a client per endpoint
+	// (config.Config.Models, or the one model of config.Config.Model).
+	Models *llm.Models
+	Frames *stream.Bus
+	Apps   *apps.Client
 	// Web reads pages for hub_read_web_page, through the apps guard.
 	Web        *web.Reader
 	Tools      *tools.Registry
@@ -154,9 +157,17 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	}
 	h.Files = files.NewService(db, h.Workspace, store, cfg.Files.MaxBytes)
 	model := llm.New(cfg.Model, nil)
+	// Without HUB_MODELS the catalog is the one model of OPENAI_BASE_URL,
+	// OPENAI_API_KEY and HUB_MODEL, as before the catalog.
+	cat := cfg.Models
+	if len(cat.Models) == 0 {
+		cat = llm.DefaultCatalog(cfg.Model)
+	}
+	h.Models = llm.NewModels(cat, model.Timeout(), nil)
+	h.Workspace.SetModels(cat)
 	h.Activities = &activities.Activities{
 		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, Frames: h.Frames, Playbooks: h.Playbooks,
-		Model: model, ModelConfigured: cfg.Model.Configured(), ModelTimeout: model.Timeout(),
+		Model: model, ModelConfigured: h.Models.Configured(), Models: h.Models, ModelTimeout: model.Timeout(),
 		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
 		Verifier: o.Test.Verifier, Fault: o.Test.Fault,
 	}

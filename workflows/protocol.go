@@ -72,6 +72,12 @@ type TurnInput struct {
 	ConversationID string
 	SpaceID        string
 	ActorID        string
+	// Model and Effort are the catalog model and reasoning effort the turn
+	// was started with (saved with the turn as well); every model call of
+	// the run carries them, so a reset runs the model it started with.
+	// Empty in turns started before the catalog: the call reads the turn.
+	Model  string `json:",omitempty"`
+	Effort string `json:",omitempty"`
 }
 
 // TurnResult is how a turn ended: Status is done, stopped or error (as

@@ -154,7 +154,7 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 		}
 		var ms activities.ModelStep
 		in := activities.CallModelInput{TurnID: t.in.TurnID, Step: step, ToolsOff: step == maxSteps, Rerun: rerun,
-			Interrupts: t.heard, CountsInterrupts: t.countsInterrupts}
+			Interrupts: t.heard, CountsInterrupts: t.countsInterrupts, Model: t.in.Model, Effort: t.in.Effort}
 		mctx, cancel := workflow.WithCancel(ctx)
 		t.cancelModel = cancel
 		err := workflow.ExecuteActivity(t.modelCtx(mctx), a.CallModel, in).Get(ctx, &ms)

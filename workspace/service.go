@@ -19,6 +19,9 @@ type Service struct {
 	// subscribers is shared by every Service derived from one NewService,
 	// so a write through any copy reaches every subscriber.
 	subscribers *subscribers
+	// models is the operator's model catalog (SetModels), shared the same
+	// way.
+	models *modelsHolder
 	// batch holds the changes made inside the Tx this Service runs in until
 	// that Tx ends; nil outside any Tx.
 	batch *changeBatch
@@ -32,7 +35,7 @@ type Service struct {
 
 // NewService returns a Service over db.
 func NewService(db *models.DB) *Service {
-	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}}
+	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}}
 }
 
 // withDB returns a Service that runs on the given handle. It keeps the

@@ -32,6 +32,11 @@ type Settings struct {
 	// ConnectedAppWrites lets the assistant propose writes in connected apps
 	// (they always wait for Apply). Off by default.
 	ConnectedAppWrites bool
+	// Model and Effort are the person's default model (a catalog id) and
+	// reasoning effort for turns that name none; "" is the catalog's
+	// default model and no effort (TurnModel).
+	Model  string
+	Effort string
 }
 
 // AllowsArea tells whether the assistant may write in the area.
@@ -52,10 +57,14 @@ type SettingsPatch struct {
 	WritePolicy        *string
 	AllowedWriteAreas  *[]string
 	ConnectedAppWrites *bool
+	// Model and Effort are checked against the operator's catalog; ""
+	// goes back to the catalog's default model, or no effort.
+	Model  *string
+	Effort *string
 }
 
 func toSettings(r models.Setting) (Settings, error) {
-	st := Settings{WritePolicy: r.WritePolicy, ConnectedAppWrites: r.ConnectedAppWrites}
+	st := Settings{WritePolicy: r.WritePolicy, ConnectedAppWrites: r.ConnectedAppWrites, Model: r.Model, Effort: r.Effort}
 	if r.AllowedWriteAreas != "" {
 		if err := json.Unmarshal([]byte(r.AllowedWriteAreas), &st.AllowedWriteAreas); err != nil {
 			return Settings{}, fmt.Errorf("settings of %s: allowed write areas: %w", r.PersonID, err)
@@ -80,8 +89,17 @@ func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, e
 	return toSettings(r)
 }
 
-// UpdateSettings saves the set fields and returns the settings.
-func (s *Service) UpdateSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
+// CheckSettingsPatch checks a patch as UpdateSettings would, saving
+// nothing: what a held hub_update_settings is checked with before it waits
+// for Apply.
+func (s *Service) CheckSettingsPatch(ctx context.Context, personID string, p SettingsPatch) error {
+	_, err := s.patchedSettings(ctx, personID, p)
+	return err
+}
+
+// patchedSettings are the person's settings with the patch applied, each
+// field checked.
+func (s *Service) patchedSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
 	cur, err := s.GetSettings(ctx, personID)
 	if err != nil {
 		return Settings{}, err
@@ -109,6 +127,18 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	if p.ConnectedAppWrites != nil {
 		cur.ConnectedAppWrites = *p.ConnectedAppWrites
 	}
+	if err := s.patchModel(&cur, p); err != nil {
+		return Settings{}, err
+	}
+	return cur, nil
+}
+
+// UpdateSettings saves the set fields and returns the settings.
+func (s *Service) UpdateSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
+	cur, err := s.patchedSettings(ctx, personID, p)
+	if err != nil {
+		return Settings{}, err
+	}
 	areas := cur.AllowedWriteAreas
 	if areas == nil {
 		areas = []string{}
@@ -118,9 +148,43 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}
 	row := models.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
-		ConnectedAppWrites: cur.ConnectedAppWrites, UpdatedAt: s.now()}
+		ConnectedAppWrites: cur.ConnectedAppWrites, Model: cur.Model, Effort: cur.Effort, UpdatedAt: s.now()}
 	if err := s.q(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}
 	return cur, nil
+}
+
+// patchModel applies a patch's model and effort, checked against the
+// catalog: a model it does not hold is invalid at /model, an effort the
+// resulting model does not take at /effort. A new model alone keeps the
+// saved effort only if that model takes it too.
+func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
+	if p.Model == nil && p.Effort == nil {
+		return nil
+	}
+	model, effort := cur.Model, cur.Effort
+	if c := s.models.catalog; c != nil && model != "" {
+		if field, _ := c.CheckChoice(model, ""); field != "" {
+			model = "" // removed from the catalog since: the default now
+		}
+	}
+	if p.Model != nil {
+		model = strings.TrimSpace(*p.Model)
+		if err := s.CheckModelChoice("", model, ""); err != nil {
+			return err
+		}
+	}
+	if p.Effort != nil {
+		effort = strings.TrimSpace(*p.Effort)
+		if err := s.CheckModelChoice("", model, effort); err != nil {
+			return err
+		}
+	} else if c := s.models.catalog; c != nil {
+		if field, _ := c.CheckChoice(model, effort); field != "" {
+			effort = ""
+		}
+	}
+	cur.Model, cur.Effort = model, effort
+	return nil
 }

@@ -42,8 +42,8 @@ func workerCommand() *cobra.Command {
 		Short: "Run the Temporal worker: turns, model calls and tool calls",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withApp(cmd, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
-				if !h.Config.Model.Configured() {
-					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL): turns will end with an unavailable error")
+				if !h.Models.Configured() {
+					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL, or HUB_MODELS): turns will end with an unavailable error")
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
 				return h.RunWorker(ctx, c)

@@ -30,7 +30,7 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "workspace", "stream", "workflows"},
+	"api":        {"assistant", "chat", "files", "llm", "workspace", "stream", "workflows"},
 	"workflows":  {"activities"},
 	"activities": {"assistant", "chat", "files", "workspace", "llm", "playbooks", "stream", "tools", "toolrun"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.

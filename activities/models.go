@@ -1,0 +1,63 @@
+package activities
+
+import (
+	"context"
+
+	"hub/chat"
+	"hub/files"
+	"hub/llm"
+)
+
+// streamer is one model to call.
+type streamer interface {
+	Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
+}
+
+// turnModel is the model a turn's call goes to and what the catalog says
+// of it: the model the workflow carries (CallModelInput.Model), else the
+// one saved with the turn, else the catalog's default (llm.Models.For).
+// Without a catalog (a test's bare Activities) it is Model, taking images
+// and files.
+func (a *Activities) turnModel(turn chat.Turn, id, effort string) (streamer, llm.Model) {
+	if a.Models == nil {
+		return a.Model, llm.Model{ID: a.modelName(), Name: a.modelName(), Images: true, Files: true}
+	}
+	if id == "" {
+		id, effort = turn.Model, turn.Effort
+	}
+	b := a.Models.For(id, effort)
+	return b, b.Model
+}
+
+// modelParts keeps the parts the model takes from the start: no image
+// parts for a model without images, and for one without files a text
+// file as a text part and no other file. It names the files left out, for
+// the reply's note; the fallback (partLevels) goes on from what is kept.
+func modelParts(parts []llm.Part, m llm.Model) (kept []llm.Part, left []string) {
+	if m.Images && m.Files {
+		return parts, nil
+	}
+	for _, p := range parts {
+		switch {
+		case p.Kind == llm.PartImage && !m.Images:
+			left = append(left, p.Name)
+		case p.Kind == llm.PartFile && !m.Files && files.IsText(p.ContentType):
+			kept = append(kept, inlineText(p))
+		case p.Kind == llm.PartFile && !m.Files:
+			left = append(left, p.Name)
+		default:
+			kept = append(kept, p)
+		}
+	}
+	return kept, left
+}
+
+// budgetWindow is the context window the prompt must fit: the catalog
+// model's when it names one, else HUB_MODEL_CONTEXT_TOKENS, else the
+// window known for the model family (assistant.NewBudget).
+func (a *Activities) budgetWindow(m llm.Model) int {
+	if m.ContextWindow > 0 {
+		return m.ContextWindow
+	}
+	return a.ContextTokens
+}

@@ -1,0 +1,314 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Environment variables of the model catalog (README.md, "Environment"):
+// the catalog as JSON inline, or the path of a file holding the same JSON.
+// Setting both is an error; setting neither keeps the one model of
+// OPENAI_BASE_URL, OPENAI_API_KEY and HUB_MODEL (DefaultCatalog).
+const (
+	EnvModels     = "HUB_MODELS"
+	EnvModelsFile = "HUB_MODELS_FILE"
+)
+
+// Efforts are the reasoning efforts a catalog model may take, as the
+// chat completions API's reasoning_effort names them.
+var Efforts = []string{"none", "minimal", "low", "medium", "high"}
+
+// Endpoint is one OpenAI-compatible provider endpoint of the catalog.
+type Endpoint struct {
+	// Name is how models refer to the endpoint.
+	Name string `json:"name"`
+	// BaseURL is the endpoint's /v1 URL; empty means OpenAI's.
+	BaseURL string `json:"baseUrl"`
+	// APIKeyEnv names the environment variable that holds the endpoint's
+	// key ("" for a local endpoint that takes none). The catalog names
+	// the variable, never the key.
+	APIKeyEnv string `json:"apiKeyEnv"`
+	// APIKey is the key read from APIKeyEnv at start. It is never
+	// marshalled, printed or logged (see String).
+	APIKey string `json:"-"`
+}
+
+// String keeps the key out of anything printed.
+func (e Endpoint) String() string {
+	return fmt.Sprintf("{Name:%s BaseURL:%s APIKey:%s}", e.Name, Config{BaseURL: e.BaseURL}.baseURLOrDefault(), maskKey(e.APIKey))
+}
+
+// Model is one model of the catalog: what a person may choose.
+type Model struct {
+	// ID is what the api, settings and turns call the model; empty in the
+	// JSON means the same as Name.
+	ID string `json:"id"`
+	// Name is the model name sent to the provider.
+	Name string `json:"name"`
+	// Endpoint names the catalog endpoint that serves the model.
+	Endpoint string `json:"endpoint"`
+	// ContextWindow is the model's window in tokens (0: the window known
+	// for the model family, or HUB_MODEL_CONTEXT_TOKENS).
+	ContextWindow int `json:"contextWindow"`
+	// Efforts are the reasoning efforts the model takes; none listed: it
+	// takes no effort, and none is sent.
+	Efforts []string `json:"efforts"`
+	// Images and Files say whether the model takes image parts and file
+	// parts; a part it does not take is not sent (llm.Part).
+	Images bool `json:"images"`
+	Files  bool `json:"files"`
+	// Price is what it costs per million tokens.
+	Price Price `json:"price"`
+	// Default marks the model a turn uses when neither the turn nor the
+	// person's settings choose one. Exactly one model is the default (the
+	// first, when none is marked).
+	Default bool `json:"default"`
+}
+
+// TakesEffort tells whether effort is one the model takes; "" (no effort
+// chosen) always is.
+func (m Model) TakesEffort(effort string) bool {
+	return effort == "" || slices.Contains(m.Efforts, effort)
+}
+
+// Catalog is the operator's list of endpoints and models.
+type Catalog struct {
+	Endpoints []Endpoint `json:"endpoints"`
+	Models    []Model    `json:"models"`
+}
+
+// Lookup finds a model by its id. A turn saves the id it ran with, so
+// Lookup(turn's model) gives the price of its calls.
+func (c Catalog) Lookup(id string) (Model, bool) {
+	for _, m := range c.Models {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return Model{}, false
+}
+
+// Default is the catalog's default model (zero for an empty catalog).
+func (c Catalog) Default() Model {
+	for _, m := range c.Models {
+		if m.Default {
+			return m
+		}
+	}
+	if len(c.Models) > 0 {
+		return c.Models[0]
+	}
+	return Model{}
+}
+
+// DefaultModel is the default model's id: the workspace settings'
+// fallback (workspace.ModelCatalog).
+func (c Catalog) DefaultModel() string { return c.Default().ID }
+
+// Endpoint finds an endpoint by name.
+func (c Catalog) Endpoint(name string) (Endpoint, bool) {
+	for _, e := range c.Endpoints {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Endpoint{}, false
+}
+
+// CheckChoice says what is wrong with a person choosing model and effort:
+// the field at fault ("model" or "effort") and why, or "" when the choice
+// is allowed. An empty model stands for the default model.
+func (c Catalog) CheckChoice(model, effort string) (field, problem string) {
+	m := c.Default()
+	if model != "" {
+		var ok bool
+		if m, ok = c.Lookup(model); !ok {
+			return "model", fmt.Sprintf("%q is not a model of this Hub; GET /api/models lists them (%s)", model, strings.Join(c.ids(), ", "))
+		}
+	}
+	if !m.TakesEffort(effort) {
+		if len(m.Efforts) == 0 {
+			return "effort", fmt.Sprintf("%s takes no reasoning effort", m.ID)
+		}
+		return "effort", fmt.Sprintf("%s takes the efforts %s, not %q", m.ID, strings.Join(m.Efforts, ", "), effort)
+	}
+	return "", ""
+}
+
+func (c Catalog) ids() []string {
+	out := make([]string, len(c.Models))
+	for i, m := range c.Models {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// DefaultCatalog is the catalog of a Hub without HUB_MODELS: the one model
+// of cfg (OPENAI_BASE_URL, OPENAI_API_KEY, HUB_MODEL), taking images and
+// files, no effort, priced at zero. Existing deployments run as before.
+func DefaultCatalog(cfg Config) Catalog {
+	name := cfg.Model
+	if name == "" {
+		name = DefaultModel
+	}
+	return Catalog{
+		Endpoints: []Endpoint{{Name: "default", BaseURL: cfg.BaseURL, APIKeyEnv: EnvAPIKey, APIKey: cfg.APIKey}},
+		Models:    []Model{{ID: name, Name: name, Endpoint: "default", Images: true, Files: true, Default: true}},
+	}
+}
+
+// CatalogFromEnv reads HUB_MODELS or the file HUB_MODELS_FILE names
+// (readFile is os.ReadFile outside tests), reads each endpoint's key from
+// the variable it names, and validates the catalog. Neither set: an empty
+// catalog, which the composition root replaces by the DefaultCatalog of
+// the model configuration it ends up with.
+func CatalogFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (Catalog, error) {
+	inline, path := strings.TrimSpace(getenv(EnvModels)), strings.TrimSpace(getenv(EnvModelsFile))
+	var data []byte
+	switch {
+	case inline != "" && path != "":
+		return Catalog{}, fmt.Errorf("set %s or %s, not both", EnvModels, EnvModelsFile)
+	case inline != "":
+		data = []byte(inline)
+	case path != "":
+		b, err := readFile(path)
+		if err != nil {
+			return Catalog{}, fmt.Errorf("%s: %w", EnvModelsFile, err)
+		}
+		data = b
+	default:
+		return Catalog{}, nil
+	}
+	src := EnvModels
+	if path != "" {
+		src = EnvModelsFile + " " + path
+	}
+	cat, err := ParseCatalog(data)
+	if err != nil {
+		return Catalog{}, fmt.Errorf("%s: %w", src, err)
+	}
+	for i, e := range cat.Endpoints {
+		if e.APIKeyEnv == "" {
+			continue
+		}
+		key := strings.TrimSpace(getenv(e.APIKeyEnv))
+		if key == "" {
+			return Catalog{}, fmt.Errorf("%s: endpoints[%d].apiKeyEnv: %s is not set", src, i, e.APIKeyEnv)
+		}
+		cat.Endpoints[i].APIKey = key
+	}
+	return cat, nil
+}
+
+// ParseCatalog reads a catalog's JSON (unknown fields are an error: a
+// misspelt "efort" must not pass as "takes no effort") and validates it.
+func ParseCatalog(data []byte) (Catalog, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var cat Catalog
+	if err := dec.Decode(&cat); err != nil {
+		return Catalog{}, fmt.Errorf("not a model catalog: %w", err)
+	}
+	if dec.More() {
+		return Catalog{}, fmt.Errorf("not a model catalog: more than one JSON value")
+	}
+	for i := range cat.Models {
+		if cat.Models[i].ID == "" {
+			cat.Models[i].ID = cat.Models[i].Name
+		}
+	}
+	if err := cat.Validate(); err != nil {
+		return Catalog{}, err
+	}
+	return cat, nil
+}
+
+// Validate checks the catalog, naming the field at fault: every endpoint
+// named once with a usable base URL, every model named, on a known
+// endpoint, with a distinct id, known efforts, a window and prices not
+// below zero, and at most one default.
+func (c Catalog) Validate() error {
+	if len(c.Endpoints) == 0 {
+		return fmt.Errorf("endpoints: at least one endpoint is needed")
+	}
+	if len(c.Models) == 0 {
+		return fmt.Errorf("models: at least one model is needed")
+	}
+	names := map[string]bool{}
+	for i, e := range c.Endpoints {
+		at := fmt.Sprintf("endpoints[%d]", i)
+		if strings.TrimSpace(e.Name) == "" {
+			return fmt.Errorf("%s.name: an endpoint needs a name", at)
+		}
+		if names[e.Name] {
+			return fmt.Errorf("%s.name: endpoint %q is listed twice", at, e.Name)
+		}
+		names[e.Name] = true
+		if e.BaseURL != "" {
+			u, err := url.Parse(e.BaseURL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s.baseUrl: want an http(s) URL like https://api.openai.com/v1, not %q", at, e.BaseURL)
+			}
+		}
+		if e.BaseURL == "" && e.APIKeyEnv == "" {
+			return fmt.Errorf("%s: an endpoint needs a baseUrl, an apiKeyEnv, or both", at)
+		}
+	}
+	ids := map[string]bool{}
+	defaults := 0
+	for i, m := range c.Models {
+		at := fmt.Sprintf("models[%d]", i)
+		switch {
+		case strings.TrimSpace(m.Name) == "":
+			return fmt.Errorf("%s.name: a model needs the name its provider knows it by", at)
+		case ids[m.ID]:
+			return fmt.Errorf("%s.id: model %q is listed twice", at, m.ID)
+		case !names[m.Endpoint]:
+			return fmt.Errorf("%s.endpoint: %q is not one of the endpoints", at, m.Endpoint)
+		case m.ContextWindow < 0:
+			return fmt.Errorf("%s.contextWindow: must not be negative", at)
+		}
+		ids[m.ID] = true
+		seen := map[string]bool{}
+		for j, e := range m.Efforts {
+			if !slices.Contains(Efforts, e) {
+				return fmt.Errorf("%s.efforts[%d]: %q is not an effort (%s)", at, j, e, strings.Join(Efforts, ", "))
+			}
+			if seen[e] {
+				return fmt.Errorf("%s.efforts[%d]: %q is listed twice", at, j, e)
+			}
+			seen[e] = true
+		}
+		for _, p := range []struct {
+			field string
+			v     float64
+		}{{"input", m.Price.Input}, {"cachedInput", m.Price.CachedInput}, {"output", m.Price.Output}} {
+			if p.v < 0 || math.IsNaN(p.v) || math.IsInf(p.v, 0) {
+				return fmt.Errorf("%s.price.%s: must be a number of dollars per million tokens, not below zero", at, p.field)
+			}
+		}
+		if m.Default {
+			defaults++
+		}
+	}
+	if defaults > 1 {
+		return fmt.Errorf("models: %d models are marked default; mark one", defaults)
+	}
+	return nil
+}
+
+// LogValue logs the catalog without keys: each endpoint's name and URL
+// with its key masked, and the model ids.
+func (c Catalog) LogValue() slog.Value {
+	eps := make([]string, len(c.Endpoints))
+	for i, e := range c.Endpoints {
+		eps[i] = e.String()
+	}
+	return slog.GroupValue(slog.Any("endpoints", eps), slog.Any("models", c.ids()))
+}

@@ -1,0 +1,83 @@
+package llm
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Models are the catalog's models ready to call: one Client (its own
+// go-openai client and key) per endpoint, shared by that endpoint's models.
+type Models struct {
+	Catalog Catalog
+	clients map[string]*Client
+}
+
+// NewModels builds a client per endpoint of cat; every call is bounded by
+// timeout (HUB_MODEL_TIMEOUT). hc is as for New.
+func NewModels(cat Catalog, timeout time.Duration, hc *http.Client) *Models {
+	m := &Models{Catalog: cat, clients: map[string]*Client{}}
+	for _, e := range cat.Endpoints {
+		m.clients[e.Name] = New(Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: firstModelOf(cat, e.Name), Timeout: timeout}, hc)
+	}
+	return m
+}
+
+func firstModelOf(cat Catalog, endpoint string) string {
+	for _, m := range cat.Models {
+		if m.Endpoint == endpoint {
+			return m.Name
+		}
+	}
+	return ""
+}
+
+// Configured reports whether the default model's endpoint was named at
+// all (see Config.Configured).
+func (m *Models) Configured() bool {
+	c := m.clients[m.Catalog.Default().Endpoint]
+	return c != nil && c.cfg.Configured()
+}
+
+// Timeout is the limit of one call.
+func (m *Models) Timeout() time.Duration {
+	for _, c := range m.clients {
+		return c.Timeout()
+	}
+	return DefaultTimeout
+}
+
+// For is the model to call for id, with effort: the catalog's default
+// model when id is empty or no longer in the catalog (the operator removed
+// it after a turn or a setting chose it), and then no effort unless the
+// default takes it too.
+func (m *Models) For(id, effort string) Bound {
+	mdl, ok := m.Catalog.Lookup(id)
+	if !ok {
+		mdl = m.Catalog.Default()
+	}
+	if !mdl.TakesEffort(effort) {
+		effort = ""
+	}
+	return Bound{Model: mdl, Effort: effort, client: m.clients[mdl.Endpoint]}
+}
+
+// Bound is one catalog model with the effort chosen for it, on its
+// endpoint's client.
+type Bound struct {
+	Model  Model
+	Effort string
+	client *Client
+}
+
+// Stream calls the model (Client.Stream) with its name and effort.
+func (b Bound) Stream(ctx context.Context, req Request, onChunk func(Chunk) error) (Result, error) {
+	if b.client == nil {
+		return Result{}, &Error{Kind: KindUnavailable, Message: UnavailableMessage}
+	}
+	req.Model, req.Effort = b.Model.Name, b.Effort
+	return b.client.Stream(ctx, req, onChunk)
+}
+
+// Name names the model called, for messages and the run record.
+func (b Bound) Name() string { return b.Model.Name }

@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"hub/workspace"
+)
+
+// UpdateSettingsTool is hub_update_settings's name.
+const UpdateSettingsTool = "hub_update_settings"
+
+// UpdateSettingsInput is hub_update_settings's input: the allowlist of
+// settings the assistant may change. Secrets, roles and connections are
+// no fields of it, so a call naming them is invalid_payload (the schema
+// allows no other property): they stay the person's own actions.
+type UpdateSettingsInput struct {
+	WritePolicy string  `json:"writePolicy,omitempty" jsonschema:"enum=immediate,enum=preview,enum=needs-me" jsonschema_description:"When your writes run: at once, held for Apply in the chat, or on the Needs me list."`
+	Model       *string `json:"model,omitempty" jsonschema:"maxLength=200" jsonschema_description:"Default model id; \"\" for Hub's default."`
+	Effort      *string `json:"effort,omitempty" jsonschema:"maxLength=20" jsonschema_description:"Default reasoning effort the model takes (low, medium, …); \"\" for none."`
+}
+
+func (in UpdateSettingsInput) patch() (workspace.SettingsPatch, error) {
+	var p workspace.SettingsPatch
+	if in.WritePolicy != "" {
+		p.WritePolicy = &in.WritePolicy
+	}
+	p.Model, p.Effort = in.Model, in.Effort
+	if p.WritePolicy == nil && p.Model == nil && p.Effort == nil {
+		return p, &Error{Code: CodeInvalidPayload, Message: "name at least one setting to change: writePolicy, model or effort"}
+	}
+	return p, nil
+}
+
+// describe says the change in words, for the preview and the summary.
+func (in UpdateSettingsInput) describe() string {
+	var parts []string
+	if in.WritePolicy != "" {
+		parts = append(parts, "write policy "+in.WritePolicy)
+	}
+	if in.Model != nil {
+		m := strings.TrimSpace(*in.Model)
+		if m == "" {
+			m = "the Hub's default"
+		}
+		parts = append(parts, "default model "+m)
+	}
+	if in.Effort != nil {
+		e := strings.TrimSpace(*in.Effort)
+		if e == "" {
+			e = "none"
+		}
+		parts = append(parts, "default effort "+e)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// UpdateSettings is hub_update_settings: changes the person's own
+// assistant settings from an allowlist (write policy, default model and
+// effort, checked against the operator's catalog as PATCH /api/me/settings
+// checks them). It is always held for the person's Apply, whatever the
+// write policy: a turn must not loosen its own policy unseen. No write
+// area names it (Personal); like every write it is for roles that may
+// write in the space, whose write path its Apply runs through.
+var UpdateSettings = Define(Spec{
+	Name: UpdateSettingsTool, Area: "settings", IsWrite: true, Risk: RiskMedium, AlwaysHold: true, Personal: true, NoSpace: true,
+	Description: "Change the person's assistant settings: write policy, default model, reasoning effort. Only fields given change; always waits for Apply. Secrets, roles and connected apps are the person's to change in Hub.",
+}, func(ctx context.Context, env Env, in UpdateSettingsInput) (Result, error) {
+	p, err := in.patch()
+	if err != nil {
+		return Result{}, err
+	}
+	st, err := env.Workspace.UpdateSettings(ctx, env.Actor.PersonID, p)
+	if err != nil {
+		return Result{}, err
+	}
+	data := struct {
+		WritePolicy string `json:"writePolicy"`
+		Model       string `json:"model"`
+		Effort      string `json:"effort"`
+	}{st.WritePolicy, st.Model, st.Effort}
+	return Result{Summary: fmt.Sprintf("Changed your assistant settings: %s.", in.describe()), Data: data}, nil
+}, Preview(func(ctx context.Context, env Env, in UpdateSettingsInput) (string, error) {
+	p, err := in.patch()
+	if err != nil {
+		return "", err
+	}
+	// Checked now, so a model or effort the catalog refuses is the
+	// model's to correct, not a failure at Apply.
+	if err := env.Workspace.CheckSettingsPatch(ctx, env.Actor.PersonID, p); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Change your assistant settings: %s.", in.describe()), nil
+}))

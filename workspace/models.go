@@ -1,0 +1,80 @@
+package workspace
+
+import (
+	"context"
+)
+
+// ModelCatalog is what settings and turns check a chosen model and effort
+// against: the operator's model catalog (llm.Catalog satisfies it). The
+// workspace does not call models; it only keeps a person's choice.
+type ModelCatalog interface {
+	// CheckChoice names the field at fault ("model" or "effort") and why,
+	// or "" when the choice is allowed; an empty model is the default.
+	CheckChoice(model, effort string) (field, problem string)
+	// DefaultModel is the id of the catalog's default model.
+	DefaultModel() string
+}
+
+// SetModels gives the service the operator's catalog. Without one, any
+// model or effort chosen is refused and turns run the configured model.
+func (s *Service) SetModels(c ModelCatalog) { s.models.catalog = c }
+
+// modelsHolder is shared by every copy of a Service, like subscribers.
+type modelsHolder struct{ catalog ModelCatalog }
+
+// CheckModelChoice checks a model and effort a person chose: an unknown
+// model is invalid at /model, an effort that model does not take at
+// /effort (prefix comes before both, "" at the top level).
+func (s *Service) CheckModelChoice(prefix, model, effort string) error {
+	if model == "" && effort == "" {
+		return nil
+	}
+	c := s.models.catalog
+	if c == nil {
+		if model != "" {
+			return invalid(prefix+"/model", "this Hub has no model catalog to choose from")
+		}
+		return invalid(prefix+"/effort", "this Hub has no model catalog to choose from")
+	}
+	if field, problem := c.CheckChoice(model, effort); field != "" {
+		return invalid(prefix+"/"+field, "%s", problem)
+	}
+	return nil
+}
+
+// TurnModel decides the model and effort a turn of the person runs with,
+// and checks what the turn named before anything is saved: a model not in
+// the catalog is invalid at /model, an effort the turn's model does not
+// take at /effort. The model is the turn's own choice, else the person's
+// default from their settings while the catalog still holds it (an
+// operator may have removed it since), else the catalog's default. With no
+// effort named, the settings' effort goes with the turn's model if it
+// takes it, else none.
+func (s *Service) TurnModel(ctx context.Context, personID, model, effort string) (string, string, error) {
+	c := s.models.catalog
+	if c == nil {
+		return model, effort, s.CheckModelChoice("", model, effort)
+	}
+	if model != "" {
+		if err := s.CheckModelChoice("", model, ""); err != nil {
+			return "", "", err
+		}
+	}
+	st, err := s.GetSettings(ctx, personID)
+	if err != nil {
+		return "", "", err
+	}
+	if model == "" {
+		model = c.DefaultModel()
+		if field, _ := c.CheckChoice(st.Model, ""); st.Model != "" && field == "" {
+			model = st.Model
+		}
+	}
+	if effort != "" {
+		return model, effort, s.CheckModelChoice("", model, effort)
+	}
+	if field, _ := c.CheckChoice(model, st.Effort); field == "" {
+		effort = st.Effort
+	}
+	return model, effort, nil
+}
