@@ -72,8 +72,8 @@ func (s *Server) usage(c *gin.Context) {
 			from = time.Date(to.Year(), to.Month()-1, 1, 0, 0, 0, 0, time.UTC)
 		}
 	}
-	if to.Before(from) {
-		respondError(c, badRequest("/to", "must not be before from"))
+	if !to.After(from) {
+		respondError(c, badRequest("/to", "must be after from"))
 		return
 	}
 	if to.Sub(from) > MaxUsageRange {

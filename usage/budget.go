@@ -27,7 +27,7 @@ func (e *BudgetError) Left() int64 { return max(e.Budget-e.Spent-e.Reserved, 0) 
 // Error is the message the person reads: the budget, what is left and
 // what the next step needs, and what to do.
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("This space's monthly budget of %s is used up: %s is left this month and the next model call needs up to %s. "+
+	return fmt.Sprintf("This space's monthly budget of %s cannot hold the next model call: %s is left this month and the call needs up to %s. "+
 		"An owner of the space can raise the budget in its settings; then Retry.", Dollars(e.Budget), Dollars(e.Left()), Dollars(e.Needed))
 }
 
