@@ -43,8 +43,8 @@ var productionRules = map[string][]string{
 	"stream":    {"models"},
 	// usage keeps model calls' usage and cost, and the spaces' budgets.
 	"usage": {"llm", "models"},
-	"llm":       {},
-	"apps":      {},
+	"llm":   {},
+	"apps":  {},
 	// web searches and reads pages; its connections go through apps.Guard.
 	"web":       {"apps"},
 	"playbooks": {},
