@@ -52,6 +52,13 @@ func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt 
 		c := usage.Call{ID: identity + "." + strconv.Itoa(try), TurnID: turn.ID, Step: step, ConversationID: turn.ConversationID,
 			SpaceID: turn.SpaceID, PersonID: turn.PersonID, Model: model}
 		if a.Usage != nil {
+			if attempt > 1 && try == 1 {
+				// The earlier attempt's worker died: its reservation, if
+				// it made one, will never settle.
+				if err := a.Usage.ReleaseTurn(ctx, turn.ID, c.ID); err != nil {
+					return llm.Result{}, err
+				}
+			}
 			if err := a.Usage.Reserve(ctx, c, price.Cost(EstimateUsage(req))); err != nil {
 				var be *usage.BudgetError
 				if errors.As(err, &be) {

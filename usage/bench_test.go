@@ -58,7 +58,9 @@ func BenchmarkUsageQuery1M(b *testing.B) {
 		SELECT 'c' || g, 't' || (g / 3), 1 + g % 3, 'conv' || (g / 30), 'sp' || (g % 200), 'p' || (g % 2000), 'model-' || (g % 4), 'settled',
 			to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 1000 + g % 5000, g % 1000, 50 + g % 400, 0, 300 + g % 3000, ts, ts
 		FROM (SELECT g, now() - (g % 525600) * interval '1 minute' AS ts FROM generate_series(1, 1000000) AS g) AS rows`).Error)
-	require.NoError(b, db.Exec(`ANALYZE model_calls`).Error)
+	// As autovacuum leaves a table that stopped changing: the visibility
+	// map set, so the covering indexes answer without the heap.
+	require.NoError(b, db.Exec(`VACUUM ANALYZE model_calls`).Error)
 	b.Logf("seeded 1,000,000 calls in %s", time.Since(start).Round(time.Millisecond))
 	now := time.Now()
 	cases := []struct {

@@ -7,7 +7,7 @@
 // racing for the last of a budget cannot both pass), and settled after it
 // with the tokens the provider reported and their real cost (Settle). A
 // reservation that never settles — its worker was killed — is released
-// when the turn's next call starts and, at the latest, by the sweeper
+// when the turn's call is retried (ReleaseTurn) and, at the latest, by the sweeper
 // (ReleaseStale). A row's id is the request's identity, so a repeated write
 // changes nothing and a retried activity's own request is a row of its own.
 //

@@ -56,30 +56,43 @@ func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 // micro-dollars) before its request is made, and adds the estimate to the
 // space's reserved total for the month — unless that would pass the
 // space's monthly budget, when it returns a *BudgetError and records
-// nothing. Reserving an id that is already recorded does nothing. Open
-// reservations of the call's turn under other ids are released first: a
-// turn makes one model call at a time, so they are of attempts that died.
+// nothing. Reserving an id that is already recorded does nothing.
 //
-// The check and the reservation are one transaction whose budget test is
-// part of the UPDATE of the month's one spend row: on Postgres the row lock
-// orders racing turns and the second re-reads the first's reservation; on
-// SQLite writers are serialised.
+// The budget test is part of the UPDATE of the month's one spend row, in
+// the same statement or transaction as the call's row: on Postgres the row
+// lock orders racing turns and the second re-reads the first's
+// reservation; on SQLite writers are serialised. On Postgres the usual
+// case is that one statement (one round trip); the first call of a month,
+// a repeat and a refusal take the transaction.
 func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
-	if estimate < 0 {
-		estimate = 0
-	}
+	estimate = max(estimate, 0)
 	now := s.now()
+	if s.db.Dialector.Name() == "postgres" {
+		res := s.q(ctx).Exec(`WITH spend AS (
+				UPDATE space_spend SET reserved_micros = reserved_micros + ?
+				WHERE space_id = ? AND month = ?
+					AND NOT EXISTS (SELECT 1 FROM model_calls WHERE id = ?)
+					AND NOT EXISTS (SELECT 1 FROM spaces WHERE spaces.id = ? AND spaces.monthly_budget_micros IS NOT NULL
+						AND space_spend.spent_micros + space_spend.reserved_micros + ? > spaces.monthly_budget_micros)
+				RETURNING 1)
+			INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, status, day, reserved_micros, created_at)
+			SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`,
+			estimate, c.SpaceID, Month(now), c.ID, c.SpaceID, estimate,
+			c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, StatusReserved, Day(now), estimate, now)
+		if res.Error != nil {
+			return fmt.Errorf("reserve model call: %w", res.Error)
+		}
+		if res.RowsAffected == 1 {
+			return nil
+		}
+	}
+	return s.reserveTx(ctx, c, estimate, now)
+}
+
+// reserveTx is Reserve as a transaction of several statements.
+func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {
 	month := Month(now)
 	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		if tx.Dialector.Name() == "postgres" {
-			// The reservation need not outlive a crash of Postgres, only be
-			// atomic: lost with its row and its sum together, the call's
-			// settle records it as never reserved. Not waiting for the WAL
-			// flush is most of the check's time.
-			if err := tx.Exec("SET LOCAL synchronous_commit TO OFF").Error; err != nil {
-				return fmt.Errorf("reserve model call: %w", err)
-			}
-		}
 		// The write first: on SQLite it takes the write lock before any read.
 		row := models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
 			SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReserved, Day: Day(now),
@@ -90,9 +103,6 @@ func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
 		}
 		if res.RowsAffected == 0 {
 			return nil // reserved before: this is a repeat
-		}
-		if err := releaseWhere(tx, now, "turn_id = ? AND status = ? AND id <> ?", c.TurnID, StatusReserved, c.ID); err != nil {
-			return err
 		}
 		for range 2 {
 			res := tx.Exec(`UPDATE space_spend SET reserved_micros = reserved_micros + ?
@@ -130,6 +140,16 @@ func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
 			return fmt.Errorf("reserve model call: the spend row of %s %s was refused without a budget", c.SpaceID, month)
 		}
 		return &BudgetError{Budget: *b.Budget, Spent: b.Spent, Reserved: b.Reserved, Needed: estimate}
+	})
+}
+
+// ReleaseTurn releases the open reservations of a turn's calls other than
+// except. A turn makes one model call at a time, so when an activity runs
+// again (a retry after its worker died) the reservations it finds are of
+// attempts that will never settle.
+func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
+	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		return releaseWhere(tx, s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
 	})
 }
 

@@ -71,6 +71,7 @@ func TestDeadAttemptIsReleased(t *testing.T) {
 		// Attempt 1 reserved and its worker died; attempt 2 of the same
 		// turn releases it before reserving its own.
 		require.NoError(t, s.Reserve(ctx, call("t1.1.a1", "t1", "sp", "p"), 700))
+		require.NoError(t, s.ReleaseTurn(ctx, "t1", "t1.1.a2"))
 		require.NoError(t, s.Reserve(ctx, call("t1.1.a2", "t1", "sp", "p"), 600))
 		require.Equal(t, int64(600), spend(t, s, "sp").Reserved)
 		var dead models.ModelCall
@@ -120,38 +121,45 @@ func TestBudgetRefusesBeforeTheCall(t *testing.T) {
 }
 
 // TestConcurrentTurnsShareABudget: calls racing for a budget that holds
-// one of them: exactly one passes, on both engines.
+// one of them: exactly one passes, on both engines, for the month's first
+// calls and once the month has its spend row (Postgres's one-statement
+// path).
 func TestConcurrentTurnsShareABudget(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		ctx := context.Background()
-		s, _ := setup(t, url, "sp")
-		require.NoError(t, s.SetBudget(ctx, "sp", budget(1000)))
-		const n = 8
-		var wg sync.WaitGroup
-		errs := make([]error, n)
-		start := make(chan struct{})
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				errs[i] = s.Reserve(ctx, call(fmt.Sprint("c", i), fmt.Sprint("t", i), "sp", "p"), 600)
-			}()
-		}
-		close(start)
-		wg.Wait()
-		passed := 0
-		for _, err := range errs {
-			var be *usage.BudgetError
-			switch {
-			case err == nil:
-				passed++
-			case errors.As(err, &be):
-			default:
-				t.Fatalf("unexpected error: %v", err)
+		s, _ := setup(t, url, "cold", "warm")
+		warm := call("w", "tw", "warm", "p")
+		require.NoError(t, s.Reserve(ctx, warm, 10))
+		require.NoError(t, s.Settle(ctx, warm, llm.Usage{}, 0, ""))
+		for _, space := range []string{"cold", "warm"} {
+			require.NoError(t, s.SetBudget(ctx, space, budget(1000)))
+			const n = 8
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			start := make(chan struct{})
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					errs[i] = s.Reserve(ctx, call(fmt.Sprint(space, i), fmt.Sprint(space, "t", i), space, "p"), 600)
+				}()
 			}
+			close(start)
+			wg.Wait()
+			passed := 0
+			for _, err := range errs {
+				var be *usage.BudgetError
+				switch {
+				case err == nil:
+					passed++
+				case errors.As(err, &be):
+				default:
+					t.Fatalf("unexpected error: %v", err)
+				}
+			}
+			require.Equal(t, 1, passed, space)
+			require.Equal(t, int64(600), spend(t, s, space).Reserved, space)
 		}
-		require.Equal(t, 1, passed)
-		require.Equal(t, int64(600), spend(t, s, "sp").Reserved)
 	})
 }
