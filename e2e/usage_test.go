@@ -111,7 +111,7 @@ func TestEveryModelCallSavesItsUsageAndCost(t *testing.T) {
 		`hub_model_cost_microdollars_total{model="fakemodel"} 8130`,
 		`hub_model_call_duration_seconds_count{model="fakemodel"} 3`,
 	} {
-		require.Contains(t, text, line)
+		require.True(t, strings.Contains(text, line), "/metrics lacks %s", line)
 	}
 }
 
@@ -345,7 +345,7 @@ func TestTwoTurnsRaceForABudgetThatHoldsOne(t *testing.T) {
 	b := askInSpace(t, s, s.Token, s.SpaceID, "second")
 	turnB := s.AwaitStatus(t, b.TurnID)
 	require.Equal(t, "budget_exceeded", turnB["error"].(map[string]any)["code"])
-	require.True(t, strings.Contains(turnB["error"].(map[string]any)["message"].(string), "$0.1904 is left"), "%v", turnB)
+	require.Contains(t, turnB["error"].(map[string]any)["message"], "$0.1904 is left")
 	close(release)
 	turnA := s.AwaitStatus(t, a.TurnID)
 	require.Equal(t, "done", turnA["status"])

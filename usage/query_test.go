@@ -51,6 +51,12 @@ func TestQueryGroupsAndScopes(t *testing.T) {
 		require.Equal(t, int64(160), rep.Total.CostMicros, "ann's own and everyone's in b")
 		require.Equal(t, []usage.Totals{{Key: usage.Day(time.Now()), Calls: 2, InputTokens: 500, CachedInputTokens: 10, OutputTokens: 16, CostMicros: 160}}, rep.Groups)
 
+		// Bob owns a: his own calls there are counted once.
+		rep, err = s.Query(ctx, usage.Filter{Person: "bob", Spaces: []string{"a"}, From: from, To: to})
+		require.NoError(t, err)
+		require.Equal(t, usage.Totals{Calls: 4, InputTokens: 1000, CachedInputTokens: 40, OutputTokens: 32, CostMicros: 320}, rep.Total)
+		require.Empty(t, rep.Groups)
+
 		// Outside the range: nothing.
 		rep, err = s.Query(ctx, usage.Filter{Spaces: []string{"a"}, From: to, To: to.Add(time.Hour)})
 		require.NoError(t, err)

@@ -1,0 +1,24 @@
+package usage
+
+import (
+	"context"
+	"strings"
+
+	"gorm.io/gorm"
+)
+
+// Explain is the Postgres plan of a usage query, run (EXPLAIN ANALYZE):
+// the benchmark logs it to show which indexes answer.
+func (s *Store) Explain(ctx context.Context, f Filter) (string, error) {
+	q, err := s.query(s.q(ctx).Session(&gorm.Session{DryRun: true}), f)
+	if err != nil || q == nil {
+		return "", err
+	}
+	var r []Totals
+	stmt := q.Scan(&r).Statement
+	var plan []string
+	if err := s.q(ctx).Raw("EXPLAIN (ANALYZE, BUFFERS) "+stmt.SQL.String(), stmt.Vars...).Scan(&plan).Error; err != nil {
+		return "", err
+	}
+	return strings.Join(plan, "\n"), nil
+}
