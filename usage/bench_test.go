@@ -27,6 +27,14 @@ func BenchmarkPreSpendCheck(b *testing.B) {
 			s, _ := setup(b, url, "sp")
 			big := int64(1) << 50
 			require.NoError(b, s.SetBudget(ctx, "sp", &big))
+			if engine == "postgres" {
+				// The month's row exists once a call reserved: the plan of
+				// the one statement every later call runs.
+				require.NoError(b, s.Reserve(ctx, call("first", "t-first", "sp", "p"), 1000))
+				plan, err := s.ExplainReserve(ctx, call("explained", "t-explained", "sp", "p"), 1000)
+				require.NoError(b, err)
+				b.Logf("reserve:\n%s", plan)
+			}
 			b.Run("reserve", func(b *testing.B) {
 				for i := 0; b.Loop(); i++ {
 					if err := s.Reserve(ctx, call(fmt.Sprint("r", i), fmt.Sprint("t", i), "sp", "p"), 1000); err != nil {

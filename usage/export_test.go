@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -21,4 +22,12 @@ func (s *Store) Explain(ctx context.Context, f Filter) (string, error) {
 		return "", err
 	}
 	return strings.Join(plan, "\n"), nil
+}
+
+// ExplainReserve runs Reserve's one statement under EXPLAIN ANALYZE (it
+// reserves) and returns the plan: its time in the server.
+func (s *Store) ExplainReserve(ctx context.Context, c Call, estimate int64) (string, error) {
+	var plan []string
+	err := s.q(ctx).Raw("EXPLAIN (ANALYZE, BUFFERS) "+reserveSQL, reserveArgs(c, estimate, time.Now().UTC())...).Scan(&plan).Error
+	return strings.Join(plan, "\n"), err
 }

@@ -68,17 +68,7 @@ func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
 	estimate = max(estimate, 0)
 	now := s.now()
 	if s.db.Dialector.Name() == "postgres" {
-		res := s.q(ctx).Exec(`WITH spend AS (
-				UPDATE space_spend SET reserved_micros = reserved_micros + ?
-				WHERE space_id = ? AND month = ?
-					AND NOT EXISTS (SELECT 1 FROM model_calls WHERE id = ?)
-					AND NOT EXISTS (SELECT 1 FROM spaces WHERE spaces.id = ? AND spaces.monthly_budget_micros IS NOT NULL
-						AND space_spend.spent_micros + space_spend.reserved_micros + ? > spaces.monthly_budget_micros)
-				RETURNING 1)
-			INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, status, day, reserved_micros, created_at)
-			SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`,
-			estimate, c.SpaceID, Month(now), c.ID, c.SpaceID, estimate,
-			c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, StatusReserved, Day(now), estimate, now)
+		res := s.q(ctx).Exec(reserveSQL, reserveArgs(c, estimate, now)...)
 		if res.Error != nil {
 			return fmt.Errorf("reserve model call: %w", res.Error)
 		}
@@ -87,6 +77,24 @@ func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
 		}
 	}
 	return s.reserveTx(ctx, c, estimate, now)
+}
+
+// reserveSQL is Reserve's one statement on Postgres: the spend row's
+// UPDATE, guarded by the budget (and by the call not being recorded yet),
+// feeds the INSERT of the call's row, which happens only when it updated.
+const reserveSQL = `WITH spend AS (
+		UPDATE space_spend SET reserved_micros = reserved_micros + ?
+		WHERE space_id = ? AND month = ?
+			AND NOT EXISTS (SELECT 1 FROM model_calls WHERE id = ?)
+			AND NOT EXISTS (SELECT 1 FROM spaces WHERE spaces.id = ? AND spaces.monthly_budget_micros IS NOT NULL
+				AND space_spend.spent_micros + space_spend.reserved_micros + ? > spaces.monthly_budget_micros)
+		RETURNING 1)
+	INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, status, day, reserved_micros, created_at)
+	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`
+
+func reserveArgs(c Call, estimate int64, now time.Time) []any {
+	return []any{estimate, c.SpaceID, Month(now), c.ID, c.SpaceID, estimate,
+		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, StatusReserved, Day(now), estimate, now}
 }
 
 // reserveTx is Reserve as a transaction of several statements.
