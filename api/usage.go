@@ -44,7 +44,7 @@ type usageReportDTO struct {
 	SpaceID string      `json:"spaceId,omitempty"`
 	GroupBy string      `json:"groupBy,omitempty"`
 	Total   totalsDTO   `json:"total"`
-	Groups  []totalsDTO `json:"groups,omitempty"`
+	Groups  []totalsDTO `json:"groups"`
 }
 
 // usage answers GET /api/usage: an owner sees everyone's calls in the
@@ -120,9 +120,6 @@ func (s *Server) usage(c *gin.Context) {
 	out := usageReportDTO{From: from, To: to, SpaceID: spaceID, GroupBy: groupBy, Total: toTotalsDTO(rep.Total), Groups: []totalsDTO{}}
 	for _, g := range rep.Groups {
 		out.Groups = append(out.Groups, toTotalsDTO(g))
-	}
-	if groupBy == "" {
-		out.Groups = nil
 	}
 	c.JSON(http.StatusOK, out)
 }

@@ -156,7 +156,9 @@ func TestRetriedModelCallCountsEachRequestOnce(t *testing.T) {
 
 	r := s.Do(t, s.Token, "GET", "/api/usage", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	require.EqualValues(t, 2, r.JSON(t)["total"].(map[string]any)["calls"], "calls = the provider's requests")
+	body := r.JSON(t)
+	require.EqualValues(t, 2, body["total"].(map[string]any)["calls"], "calls = the provider's requests")
+	require.Equal(t, []any{}, body["groups"], "no grouping asked for")
 }
 
 // askInSpace posts a message as the token's person in a new conversation of a
@@ -223,6 +225,9 @@ func TestUsageOwnersSeeTheirSpaceOthersTheirOwn(t *testing.T) {
 	status, body = usageOf(t, s, olgaToken, "?groupBy=space")
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, []string{elsewhere}, groupKeys(body))
+	status, body = usageOf(t, s, olgaToken, "?groupBy=model&from=2026-01-01&to=2026-01-31")
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, []any{}, body["groups"], "a range without calls")
 	status, body = usageOf(t, s, olgaToken, "?spaceId="+s.SpaceID)
 	require.Equal(t, http.StatusNotFound, status)
 	require.Equal(t, "not_found", body["error"].(map[string]any)["code"])
