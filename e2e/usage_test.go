@@ -356,3 +356,25 @@ func TestTwoTurnsRaceForABudgetThatHoldsOne(t *testing.T) {
 	require.Equal(t, "done", turnA["status"])
 	require.Len(t, s.Model.Requests(), 1)
 }
+
+// TestSweeperReleasesAReservationNothingSettled: a call reserved and its
+// worker gone for good (no retry came): the sweeper releases it once it is
+// older than the model timeout plus 5 minutes, and the space's budget has
+// it back.
+func TestSweeperReleasesAReservationNothingSettled(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{NoModel: true})
+	created := time.Now().UTC()
+	require.NoError(t, s.DB.Create(&models.ModelCall{ID: "turn_x.1.run.5.1.1", TurnID: "turn_x", Step: 1, ConversationID: "c",
+		SpaceID: s.SpaceID, PersonID: s.OwnerID, Model: "m", Status: usage.StatusReserved, Day: usage.Day(created),
+		ReservedMicros: 4000, CreatedAt: created}).Error)
+	require.NoError(t, s.DB.Create(&models.SpaceSpend{SpaceID: s.SpaceID, Month: usage.Month(created), ReservedMicros: 4000}).Error)
+
+	require.Zero(t, s.Sweep(t, time.Now()).Reservations, "not before its bound")
+	swept := s.Sweep(t, time.Now().Add(llm.MaxTimeout+5*time.Minute+time.Second)) // past any model timeout
+	require.Equal(t, int64(1), swept.Reservations)
+	require.Zero(t, spaceSpend(t, s, s.SpaceID).ReservedMicros)
+	var row models.ModelCall
+	require.NoError(t, s.DB.Where("id = ?", "turn_x.1.run.5.1.1").Take(&row).Error)
+	require.Equal(t, usage.StatusReleased, row.Status)
+}
