@@ -57,7 +57,19 @@ func spaceSpend(t *testing.T, s *hubtest.Stack, spaceID string) models.SpaceSpen
 
 func TestEveryModelCallSavesItsUsageAndCost(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(threeCalls), Price: priced(testPrice)})
+	for _, engine := range []struct {
+		name   string
+		sqlite bool
+	}{{"postgres", false}, {"sqlite", true}} {
+		t.Run(engine.name, func(t *testing.T) {
+			t.Parallel()
+			everyModelCallSavesItsUsage(t, hubtest.Start(t, hubtest.Options{SQLite: engine.sqlite,
+				Script: fakemodel.MustParseScript(threeCalls), Price: priced(testPrice)}))
+		})
+	}
+}
+
+func everyModelCallSavesItsUsage(t *testing.T, s *hubtest.Stack) {
 	st := s.Ask(t, s.Conversation(t), "add a task to draft the brief")
 	events := s.Stream(t, st.StreamURL, 0, 0)
 	require.Equal(t, "done", events[len(events)-1].Data["status"])
