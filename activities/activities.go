@@ -19,6 +19,7 @@ import (
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
+	"hub/usage"
 	"hub/workspace"
 )
 
@@ -62,6 +63,17 @@ type Activities struct {
 	// ContextTokens overrides the model's context window (0: the known
 	// window of the model family).
 	ContextTokens int
+	// Usage saves every model call's tokens and cost and holds the
+	// spaces' monthly budgets: a call reserves its estimate before its
+	// request and is not made when the budget cannot hold it (usage.go).
+	// Nil saves nothing (the in-process benchmark without a database).
+	Usage *usage.Store
+	// Price, when set, replaces the catalog's price of a model (by the
+	// catalog id the call goes to): a test knob (wiring.TestKnobs.Price).
+	// Nil: the catalog's llm.Model.Price, which the operator sets.
+	Price func(model string) llm.Price
+	// Metrics are the per-model Prometheus series; nil observes nothing.
+	Metrics *usage.Metrics
 	// Fault, when set, is called at named points of Apply (and at the start
 	// of a model call, FaultModelStart) and returns an
 	// error to fail the activity there: the fault tests' stand-in for a

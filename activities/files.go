@@ -116,9 +116,9 @@ func leftOut(all, sent []llm.Part) []string {
 // given, for the reply's note, and the level the call ended at. Only a
 // refusal before any text moves to the next level: text already shown is
 // not sent twice.
-func (a *Activities) streamWithParts(ctx context.Context, model streamer, req llm.Request, userIdx int, parts []llm.Part, from int, onChunk func(llm.Chunk) error) (llm.Result, []string, int, error) {
+func (a *Activities) streamWithParts(ctx context.Context, send sendFunc, req llm.Request, userIdx int, parts []llm.Part, from int, onChunk func(llm.Chunk) error) (llm.Result, []string, int, error) {
 	if len(parts) == 0 || userIdx < 0 {
-		res, err := model.Stream(ctx, req, onChunk)
+		res, err := send(ctx, req, onChunk)
 		return res, nil, 0, err
 	}
 	var (
@@ -129,7 +129,7 @@ func (a *Activities) streamWithParts(ctx context.Context, model streamer, req ll
 	for i := min(max(from, 0), len(levels)-1); i < len(levels); i++ {
 		sent := levels[i]
 		req.Messages[userIdx].Parts = sent
-		res, err = model.Stream(ctx, req, onChunk)
+		res, err = send(ctx, req, onChunk)
 		if err == nil || !refusedParts(err) || res.Text != "" || i == len(levels)-1 {
 			if err != nil {
 				return res, nil, i, err

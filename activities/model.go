@@ -14,6 +14,7 @@ import (
 	"hub/chat"
 	"hub/llm"
 	"hub/stream"
+	"hub/usage"
 )
 
 // HeartbeatInterval is how often CallModel heartbeats while it waits for
@@ -133,7 +134,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	for _, st := range steps {
 		from = max(from, st.PartsLevel)
 	}
-	res, notGiven, level, err := a.streamWithParts(callCtx, model, req, userIdx, parts, from, func(c llm.Chunk) error {
+	res, notGiven, level, err := a.streamWithParts(callCtx, a.metered(ctx, turn, in.Step, attempt, model, info), req, userIdx, parts, from, func(c llm.Chunk) error {
 		beat(in.Step)
 		if c.TextDelta == "" {
 			return nil
@@ -247,6 +248,12 @@ func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat f
 // Retry-After when it named one); other 4xx, a timeout past the model limit
 // and a missing configuration are not.
 func modelError(err error) error {
+	var be *usage.BudgetError
+	if errors.As(err, &be) {
+		// Refused before the request: the message says the budget and
+		// what is left; Retry works once an owner raises it.
+		return temporal.NewNonRetryableApplicationError(be.Error(), ErrTypeBudget, nil)
+	}
 	var le *llm.Error
 	if !errors.As(err, &le) {
 		if errors.Is(err, context.Canceled) {

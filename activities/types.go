@@ -112,6 +112,10 @@ const (
 	// ErrTypeInterrupted: Stop or Pause closed the model call (the api's
 	// fast path, ahead of Temporal's cancellation).
 	ErrTypeInterrupted = "interrupted"
+	// ErrTypeBudget: the space's monthly budget cannot hold the next
+	// model call's estimate; the call was not made and the message says
+	// the budget and what is left.
+	ErrTypeBudget = "budget_exceeded"
 )
 
 // gone makes a missing turn or call final: its conversation was deleted

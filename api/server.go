@@ -18,6 +18,7 @@ import (
 	"hub/files"
 	"hub/llm"
 	"hub/stream"
+	"hub/usage"
 	"hub/workflows"
 	"hub/workspace"
 )
@@ -49,6 +50,11 @@ type Deps struct {
 	StreamTokenTTL time.Duration
 	// Registry collects the api's metrics; nil uses a new one.
 	Registry *prometheus.Registry
+	// Metrics, when set, is exported on /metrics beside Registry: the
+	// worker's per-model series in a process that runs both (`hub dev`).
+	Metrics prometheus.Gatherer
+	// Usage answers /api/usage and keeps the spaces' monthly budgets.
+	Usage *usage.Store
 	// Interrupts closes model calls at once on Stop and Pause (nil: only
 	// the durable signal does).
 	Interrupts *stream.Interrupts
@@ -91,7 +97,11 @@ func New(d Deps) http.Handler {
 
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
-	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{})))
+	gatherers := prometheus.Gatherers{d.Registry}
+	if d.Metrics != nil {
+		gatherers = append(gatherers, d.Metrics)
+	}
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{})))
 
 	api := r.Group("/api")
 	api.GET("/openapi.json", s.openapi)
@@ -127,6 +137,9 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "GET", "/spaces/:spaceId/files/:id/content", "Read a file's bytes", s.fileContent)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/files/:id", "Delete a file", s.deleteFile)
 	s.handle(authed, "GET", "/models", "The models a person may choose for a turn or as their default", s.listModels)
+	s.handle(authed, "GET", "/spaces/:spaceId/settings", "The space's settings: its monthly budget for model calls and this month's spend", s.getSpaceSettings)
+	s.handle(authed, "PATCH", "/spaces/:spaceId/settings", "Change the space's settings (owners only): its monthly budget", s.updateSpaceSettings)
+	s.handle(authed, "GET", "/usage", "Model usage and cost summed over a time range, by person, space, model or day", s.usage)
 	s.handle(authed, "GET", "/me/settings", "The person's assistant settings", s.getSettings)
 	s.handle(authed, "PATCH", "/me/settings", "Change the person's assistant settings", s.updateSettings)
 	s.handle(authed, "GET", "/me/profile", "The person's profile: name, first name and persona", s.getProfile)

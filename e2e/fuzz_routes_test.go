@@ -61,6 +61,7 @@ var routeBodies = map[string]routeBody{
 	"DELETE /api/spaces/{spaceId}/people/{id}":      {},
 	"POST /api/spaces/{spaceId}/connections":        {body: map[string]any{"kind": "webhook", "name": "Fuzz", "url": "https://example.com/hook"}},
 	"DELETE /api/spaces/{spaceId}/connections/{id}": {},
+	"PATCH /api/spaces/{spaceId}/settings":          {body: map[string]any{"monthlyBudget": 5000000}},
 	"PATCH /api/me/settings":                        {body: map[string]any{"writePolicy": "immediate", "allowedWriteAreas": []any{"tasks"}}},
 	"POST /api/assistant/conversations":             {body: map[string]any{"spaceId": "$space", "title": "Fuzz"}},
 	"DELETE /api/assistant/conversations/{id}":      {},

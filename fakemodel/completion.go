@@ -380,12 +380,22 @@ type (
 		Arguments string `json:"arguments"`
 	}
 	wireUsage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
+		PromptTokens        int                `json:"prompt_tokens"`
+		CompletionTokens    int                `json:"completion_tokens"`
+		TotalTokens         int                `json:"total_tokens"`
+		PromptTokensDetails *wirePromptDetails `json:"prompt_tokens_details,omitempty"`
+	}
+	// wirePromptDetails is OpenAI's breakdown of the prompt: how many of
+	// its tokens the provider's prompt cache served.
+	wirePromptDetails struct {
+		CachedTokens int `json:"cached_tokens"`
 	}
 )
 
 func wireUsageOf(u usageSpec) *wireUsage {
-	return &wireUsage{PromptTokens: u.Input, CompletionTokens: u.Output, TotalTokens: u.Input + u.Output}
+	w := &wireUsage{PromptTokens: u.Input, CompletionTokens: u.Output, TotalTokens: u.Input + u.Output}
+	if u.Cached > 0 {
+		w.PromptTokensDetails = &wirePromptDetails{CachedTokens: u.Cached}
+	}
+	return w
 }

@@ -125,7 +125,10 @@ type (
 		RawArguments *string `json:"rawArguments"`
 	}
 	usageSpec struct {
-		Input  int `json:"input"`
+		Input int `json:"input"`
+		// Cached is how many of the input tokens the provider's prompt
+		// cache served (prompt_tokens_details.cached_tokens; 0: omitted).
+		Cached int `json:"cached"`
 		Output int `json:"output"`
 	}
 )
@@ -312,8 +315,11 @@ func (r *rule) compile(spec ruleSpec) error {
 		}
 	}
 	r.calls = rep.ToolCalls
-	if rep.Usage != nil && (rep.Usage.Input < 0 || rep.Usage.Output < 0) {
+	if rep.Usage != nil && (rep.Usage.Input < 0 || rep.Usage.Output < 0 || rep.Usage.Cached < 0) {
 		return errors.New("reply.usage: token counts cannot be negative")
+	}
+	if rep.Usage != nil && rep.Usage.Cached > rep.Usage.Input {
+		return errors.New("reply.usage: cached tokens are part of the input and cannot be more")
 	}
 	r.usage, r.finishReason = rep.Usage, rep.FinishReason
 	if rep.ChunkSize < 0 {

@@ -36,6 +36,7 @@ import (
 	"hub/config"
 	"hub/dbtest"
 	"hub/fakemodel"
+	"hub/llm"
 	"hub/models"
 	"hub/stream"
 	"hub/temporal"
@@ -82,6 +83,8 @@ type Options struct {
 	// APITemporal wraps the Temporal client the api uses (a test's failing
 	// workflow service); nil: the api uses Stack.Temporal as it is.
 	APITemporal func(client.Client) client.Client
+	// Price is what a model costs (wiring.TestKnobs.Price); nil: free.
+	Price func(model string) llm.Price
 	// SweepEvery is how often the stack's sweeper runs (0: every
 	// wiring.SweepInterval, as in `hub worker`). A test that needs a sweep
 	// at a moment of its own calls Stack.Sweep.
@@ -139,7 +142,7 @@ func Start(t testing.TB, o Options) *Stack {
 	s := &Stack{DB: db, Temporal: c, HTTP: &http.Client{}, dbURL: url}
 	cfg := s.config(t, o, url)
 	s.hub, err = wiring.New(ctx, cfg, wiring.Options{DB: db, Test: wiring.TestKnobs{Fault: o.Fault, Verifier: o.Verifier,
-		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery}})
+		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery, Price: o.Price}})
 	require.NoError(t, err)
 	t.Cleanup(s.hub.Close) // after the api, the sweeper and the worker stop (cleanups run last first)
 	s.Workspace, s.Chat, s.Activities = s.hub.Workspace, s.hub.Chat, s.hub.Activities

@@ -163,6 +163,10 @@ type partialCall struct {
 func (a *assembler) add(resp openai.ChatCompletionStreamResponse) string {
 	if resp.Usage != nil {
 		a.usage = Usage{InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		if d := resp.Usage.PromptTokensDetails; d != nil {
+			// Cached tokens are part of the prompt: never more than it.
+			a.usage.CachedInputTokens = min(max(d.CachedTokens, 0), max(resp.Usage.PromptTokens, 0))
+		}
 	}
 	var delta strings.Builder
 	for _, ch := range resp.Choices {

@@ -87,6 +87,17 @@ func TestStreamText(t *testing.T) {
 	require.Equal(t, "test-model", c.Model())
 }
 
+// TestStreamCachedTokens: the provider's prompt_tokens_details.cached_tokens
+// is the call's CachedInputTokens, which a call's cost bills at the cached
+// price.
+func TestStreamCachedTokens(t *testing.T) {
+	t.Parallel()
+	_, c := setup(t, `{"rules": [{"reply": {"text": "ok", "usage": {"input": 1000, "cached": 600, "output": 50}}}]}`)
+	res, err := c.Stream(testCtx(t), ask("hi"), func(llm.Chunk) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, llm.Usage{InputTokens: 1000, CachedInputTokens: 600, OutputTokens: 50}, res.Usage)
+}
+
 func TestStreamToolCalls(t *testing.T) {
 	t.Parallel()
 	_, c := setup(t, `{"rules": [{"reply": {"chunkSize": 3, "usage": {"input": 40, "output": 9}, "toolCalls": [

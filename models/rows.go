@@ -4,9 +4,12 @@ import "time"
 
 // Space is a workspace: the unit of access. Every record belongs to one.
 type Space struct {
-	ID        string `gorm:"primaryKey"`
-	Name      string
-	CreatedAt time.Time
+	ID   string `gorm:"primaryKey"`
+	Name string
+	// MonthlyBudgetMicros is the owner's monthly budget for the space's
+	// model calls, in micro-dollars; nil: no budget.
+	MonthlyBudgetMicros *int64
+	CreatedAt           time.Time
 }
 
 // Person is someone who signs in (or a service account acting for them).
@@ -353,3 +356,39 @@ type ActivityFrame struct {
 	Data      string
 	CreatedAt time.Time
 }
+
+// ModelCall is one request Hub sent to a model: a reservation before it
+// (Status reserved, ReservedMicros the estimate), settled after it with the
+// tokens the provider reported and their cost in micro-dollars. Its ID is
+// the request's identity (turn, workflow run, activity, attempt, try).
+type ModelCall struct {
+	ID                string `gorm:"primaryKey"`
+	TurnID            string
+	Step              int
+	ConversationID    string
+	SpaceID           string
+	PersonID          string
+	Model             string
+	Status            string
+	Day               string // UTC date of CreatedAt, 2026-12-01
+	InputTokens       int64
+	CachedInputTokens int64
+	OutputTokens      int64
+	ReservedMicros    int64
+	CostMicros        int64
+	ErrorKind         string
+	CreatedAt         time.Time
+	SettledAt         *time.Time
+}
+
+// SpaceSpend is what a space spent and holds reserved in one UTC month
+// (2026-12): the one row the pre-spend check reads and changes.
+type SpaceSpend struct {
+	SpaceID        string `gorm:"primaryKey"`
+	Month          string `gorm:"primaryKey"`
+	SpentMicros    int64
+	ReservedMicros int64
+}
+
+// TableName keeps gorm from pluralising the spend table.
+func (SpaceSpend) TableName() string { return "space_spend" }

@@ -20,13 +20,24 @@ type Swept struct {
 	Tokens    int64 // expired tokens (every turn makes a stream token)
 	Proposals int64 // held writes older than the proposal TTL
 	Changes   int64 // change log rows older than workspace.ChangeLogRetention
+	// Reservations are model calls' budget reservations that never
+	// settled (a killed worker) and are older than ReservationTTL.
+	Reservations int64
+}
+
+// ReservationTTL is how long a model call's budget reservation may stay
+// open before the sweeper releases it: longer than any call can take (its
+// model timeout), plus a margin for a worker that is slow to settle.
+func (h *Hub) ReservationTTL() time.Duration {
+	return h.Activities.ModelTimeout + 5*time.Minute
 }
 
 // Sweep runs one sweep as of now: it deletes the frames of turns that
 // ended more than stream.Retention before now (a client may resume a
 // stream that long after its end, docs/api.md), deletes expired tokens,
 // and expires held writes proposed more than Config.ProposalTTL before
-// now, and the change log of changes older than a month. One part's failure does not stop the others; the error joins them.
+// now, and the change log of changes older than a month, and releases budget
+// reservations of model calls that never settled (ReservationTTL). One part's failure does not stop the others; the error joins them.
 // Sweeps of one Hub never overlap.
 func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	h.sweepMu.Lock()
@@ -45,6 +56,9 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	}
 	if s.Changes, err = h.Workspace.DeleteChangesBefore(ctx, now.Add(-workspace.ChangeLogRetention)); err != nil {
 		errs = append(errs, fmt.Errorf("sweep change log: %w", err))
+	}
+	if s.Reservations, err = h.Usage.ReleaseStale(ctx, now.Add(-h.ReservationTTL())); err != nil {
+		errs = append(errs, fmt.Errorf("release stale reservations: %w", err))
 	}
 	return s, errors.Join(errs...)
 }

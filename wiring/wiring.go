@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
 	"hub/activities"
@@ -31,6 +32,7 @@ import (
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
+	"hub/usage"
 	"hub/web"
 	"hub/workspace"
 )
@@ -62,6 +64,9 @@ type TestKnobs struct {
 	APITemporal func(client.Client) client.Client
 	// SweepEvery is the sweeper's interval; 0 is SweepInterval.
 	SweepEvery time.Duration
+	// Price replaces the catalog's prices (activities.Activities.Price);
+	// nil: the catalog's, zero for a model without a price.
+	Price func(model string) llm.Price
 	// Now is the sweeper's clock (frame retention and proposal expiry are
 	// measured from it); nil is time.Now.
 	Now func() time.Time
@@ -85,6 +90,12 @@ type Hub struct {
 	Tools      *tools.Registry
 	Playbooks  []playbooks.Playbook
 	Activities *activities.Activities
+	// Usage keeps every model call's usage and the spaces' budgets.
+	Usage *usage.Store
+	// Metrics is the registry of the worker's series (the per-model
+	// usage.Metrics); the api of the same process exports it on /metrics
+	// beside its own.
+	Metrics *prometheus.Registry
 	// Interrupts is shared by the api and the worker of one process, so a
 	// Stop in `hub dev` (or a test) closes the model call at once.
 	Interrupts *stream.Interrupts
@@ -165,11 +176,13 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	}
 	h.Models = llm.NewModels(cat, model.Timeout(), nil)
 	h.Workspace.SetModels(cat)
+	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
 	h.Activities = &activities.Activities{
 		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, Frames: h.Frames, Playbooks: h.Playbooks,
 		Model: model, ModelConfigured: h.Models.Configured(), Models: h.Models, ModelTimeout: model.Timeout(),
 		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
 		Verifier: o.Test.Verifier, Fault: o.Test.Fault,
+		Usage: h.Usage, Metrics: usage.NewMetrics(h.Metrics), Price: o.Test.Price,
 	}
 	return h, nil
 }

@@ -24,6 +24,9 @@ const (
 	CodeFailed      = "failed"
 	CodeForbidden   = "forbidden"
 	CodeTooLarge    = "too_large"
+	// CodeBudgetExceeded: the space's monthly budget could not hold the
+	// next model call, which was not made; Retry once an owner raises it.
+	CodeBudgetExceeded = "budget_exceeded"
 )
 
 // Turn runs one assistant turn: prepare, then up to MaxSteps model steps
@@ -297,6 +300,8 @@ func (t *turn) modelFailure(err error) (code, msg string) {
 			return CodeUnavailable, ae.Message()
 		case activities.ErrTypeTimeout:
 			return CodeTimeout, ae.Message()
+		case activities.ErrTypeBudget:
+			return CodeBudgetExceeded, ae.Message()
 		case activities.ErrTypeForbidden:
 			// The person was removed from the space while the turn ran.
 			return CodeForbidden, "You can no longer open this space."

@@ -30,9 +30,9 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "llm", "workspace", "stream", "workflows"},
+	"api":        {"assistant", "chat", "files", "llm", "workspace", "stream", "usage", "workflows"},
 	"workflows":  {"activities"},
-	"activities": {"assistant", "chat", "files", "workspace", "llm", "playbooks", "stream", "tools", "toolrun"},
+	"activities": {"assistant", "chat", "files", "workspace", "llm", "playbooks", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
@@ -41,8 +41,10 @@ var productionRules = map[string][]string{
 	"files":     {"workspace", "models"},
 	"workspace": {"models"},
 	"stream":    {"models"},
-	"llm":       {},
-	"apps":      {},
+	// usage keeps model calls' usage and cost, and the spaces' budgets.
+	"usage": {"llm", "models"},
+	"llm":   {},
+	"apps":  {},
 	// web searches and reads pages; its connections go through apps.Guard.
 	"web":       {"apps"},
 	"playbooks": {},

@@ -1,0 +1,248 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/usage"
+	"hub/workspace"
+)
+
+// MaxUsageRange is the longest time range one usage query sums.
+const MaxUsageRange = 366 * 24 * time.Hour
+
+// MaxMonthlyBudget bounds a space's budget (a billion dollars, in
+// micro-dollars), so the month's sums never come near int64's end.
+const MaxMonthlyBudget int64 = 1_000_000_000_000_000
+
+// totalsDTO is summed model calls; cost is also given in dollars, for
+// reading.
+type totalsDTO struct {
+	Key               string `json:"key,omitempty"`
+	Calls             int64  `json:"calls"`
+	InputTokens       int64  `json:"inputTokens"`
+	CachedInputTokens int64  `json:"cachedInputTokens"`
+	OutputTokens      int64  `json:"outputTokens"`
+	CostMicros        int64  `json:"costMicros"`
+	Cost              string `json:"cost"`
+}
+
+func toTotalsDTO(t usage.Totals) totalsDTO {
+	return totalsDTO{Key: t.Key, Calls: t.Calls, InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens,
+		OutputTokens: t.OutputTokens, CostMicros: t.CostMicros, Cost: usage.Dollars(t.CostMicros)}
+}
+
+type usageReportDTO struct {
+	From    time.Time   `json:"from"`
+	To      time.Time   `json:"to"`
+	SpaceID string      `json:"spaceId,omitempty"`
+	GroupBy string      `json:"groupBy,omitempty"`
+	Total   totalsDTO   `json:"total"`
+	Groups  []totalsDTO `json:"groups"`
+}
+
+// usage answers GET /api/usage: an owner sees everyone's calls in the
+// spaces they own, everyone their own calls; spaceId narrows it to one
+// space the person belongs to.
+func (s *Server) usage(c *gin.Context) {
+	ctx := c.Request.Context()
+	now := time.Now().UTC()
+	from, err := usageTime(c.Query("from"), "/from", false)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	to, err := usageTime(c.Query("to"), "/to", true)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if to.IsZero() {
+		to = now
+	}
+	if from.IsZero() {
+		from = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC) // the month so far
+		if !from.Before(to) {
+			from = time.Date(to.Year(), to.Month()-1, 1, 0, 0, 0, 0, time.UTC)
+		}
+	}
+	if !to.After(from) {
+		respondError(c, badRequest("/to", "must be after from"))
+		return
+	}
+	if to.Sub(from) > MaxUsageRange {
+		respondError(c, badRequest("/to", "the range from from to to is longer than a year (366 days); ask for less at a time"))
+		return
+	}
+	groupBy := c.Query("groupBy")
+	if !usage.ValidGroupBy(groupBy) {
+		respondError(c, badRequest("/groupBy", "must be person, space, model or day"))
+		return
+	}
+	me := person(c).ID
+	f := usage.Filter{From: from, To: to, GroupBy: groupBy}
+	spaceID := c.Query("spaceId")
+	if spaceID != "" {
+		role, err := s.Workspace.Access(ctx, me, spaceID)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		if role == workspace.RoleOwner {
+			f.Spaces = []string{spaceID}
+		} else {
+			f.Person, f.PersonSpace = me, spaceID
+		}
+	} else {
+		spaces, err := s.Workspace.ListSpaces(ctx, me)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		for _, sp := range spaces {
+			if sp.Role == workspace.RoleOwner {
+				f.Spaces = append(f.Spaces, sp.ID)
+			}
+		}
+		f.Person = me
+	}
+	rep, err := s.Usage.Query(ctx, f)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := usageReportDTO{From: from, To: to, SpaceID: spaceID, GroupBy: groupBy, Total: toTotalsDTO(rep.Total), Groups: []totalsDTO{}}
+	for _, g := range rep.Groups {
+		out.Groups = append(out.Groups, toTotalsDTO(g))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// usageTime reads from or to: an RFC 3339 time, or a date (UTC), which for
+// to means the end of that day. "" is the zero time.
+func usageTime(v, path string, end bool) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	if d, err := time.Parse(time.DateOnly, v); err == nil {
+		if end {
+			d = d.AddDate(0, 0, 1)
+		}
+		return d, nil
+	}
+	return time.Time{}, badRequest(path, "must be an RFC 3339 time (2026-12-01T09:00:00Z) or a date (2026-12-01)")
+}
+
+// spaceSettingsDTO is a space's settings: its monthly budget for model
+// calls, in micro-dollars (null: none), and this month's spend.
+type spaceSettingsDTO struct {
+	MonthlyBudget *int64 `json:"monthlyBudget"`
+	// Month is the UTC month the spend is of (2026-12).
+	Month string `json:"month"`
+	// Spent is what settled calls cost this month; Reserved what calls in
+	// flight hold; Left what the budget has left (null without one). All
+	// micro-dollars.
+	Spent    int64  `json:"spent"`
+	Reserved int64  `json:"reserved"`
+	Left     *int64 `json:"left"`
+}
+
+func toSpaceSettingsDTO(sp usage.Spend) spaceSettingsDTO {
+	out := spaceSettingsDTO{MonthlyBudget: sp.Budget, Month: sp.Month, Spent: sp.Spent, Reserved: sp.Reserved}
+	if sp.Budget != nil {
+		left := max(*sp.Budget-sp.Spent-sp.Reserved, 0)
+		out.Left = &left
+	}
+	return out
+}
+
+// getSpaceSettings: every member reads them.
+func (s *Server) getSpaceSettings(c *gin.Context) {
+	ctx := c.Request.Context()
+	spaceID := c.Param("spaceId")
+	if _, err := s.Workspace.Access(ctx, person(c).ID, spaceID); err != nil {
+		respondError(c, err)
+		return
+	}
+	sp, err := s.Usage.Budget(ctx, spaceID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toSpaceSettingsDTO(sp))
+}
+
+type updateSpaceSettingsRequest struct {
+	MonthlyBudget Optional[json.RawMessage] `json:"monthlyBudget"`
+}
+
+// updateSpaceSettings: owners only. A budget is a whole number of
+// micro-dollars from 0 (no model calls) up; null removes it.
+func (s *Server) updateSpaceSettings(c *gin.Context) {
+	ctx := c.Request.Context()
+	spaceID := c.Param("spaceId")
+	role, err := s.Workspace.Access(ctx, person(c).ID, spaceID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if role != workspace.RoleOwner {
+		respondError(c, fmt.Errorf("only an owner of the space changes its settings: %w", workspace.ErrForbidden))
+		return
+	}
+	var req updateSpaceSettingsRequest
+	if !bind(c, &req) {
+		return
+	}
+	if req.MonthlyBudget.Set {
+		var budget *int64
+		if !req.MonthlyBudget.Null {
+			b, err := budgetValue(req.MonthlyBudget.Value)
+			if err != nil {
+				respondError(c, err)
+				return
+			}
+			budget = &b
+		}
+		if err := s.Usage.SetBudget(ctx, spaceID, budget); err != nil {
+			respondError(c, err)
+			return
+		}
+	}
+	sp, err := s.Usage.Budget(ctx, spaceID)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toSpaceSettingsDTO(sp))
+}
+
+// budgetValue reads a budget: a JSON integer of micro-dollars, 0 to
+// MaxMonthlyBudget.
+func budgetValue(raw json.RawMessage) (int64, error) {
+	const path = "/monthlyBudget"
+	v := strings.TrimSpace(string(raw))
+	if v == "" || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+		return 0, badRequest(path, "must be a whole number of micro-dollars (5000000 is $5.00), or null for no budget")
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, badRequest(path, "must be a whole number of micro-dollars (5000000 is $5.00), not "+v)
+	}
+	if n < 0 {
+		return 0, badRequest(path, "cannot be negative; use null for no budget")
+	}
+	if n > MaxMonthlyBudget {
+		return 0, badRequest(path, fmt.Sprintf("must be at most %d (a billion dollars)", MaxMonthlyBudget))
+	}
+	return n, nil
+}

@@ -1,0 +1,263 @@
+package usage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"hub/llm"
+	"hub/models"
+)
+
+// Call statuses.
+const (
+	StatusReserved = "reserved" // the request is about to be or is being made
+	StatusSettled  = "settled"  // the request ended; the tokens and cost are the provider's
+	StatusReleased = "released" // it never settled (a killed worker): its reservation no longer counts
+)
+
+// Call is who and what a model call is for. ID is the request's identity:
+// the same request reserves and settles under it, and saving it again
+// changes nothing.
+type Call struct {
+	ID             string
+	TurnID         string
+	Step           int
+	ConversationID string
+	SpaceID        string
+	PersonID       string
+	Model          string
+}
+
+// Store reads and writes model calls and budgets.
+type Store struct {
+	db  *gorm.DB
+	now func() time.Time
+}
+
+// NewStore returns a Store on db.
+func NewStore(db *models.DB) *Store {
+	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }}
+}
+
+func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// Month is the budget month of a time: its UTC year and month, 2026-12.
+func Month(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// Day is the UTC date of a time, 2026-12-01.
+func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// Reserve records the call as reserved with an estimated cost (in
+// micro-dollars) before its request is made, and adds the estimate to the
+// space's reserved total for the month — unless that would pass the
+// space's monthly budget, when it returns a *BudgetError and records
+// nothing. Reserving an id that is already recorded does nothing.
+//
+// The budget test is part of the UPDATE of the month's one spend row, in
+// the same statement or transaction as the call's row: on Postgres the row
+// lock orders racing turns and the second re-reads the first's
+// reservation; on SQLite writers are serialised. On Postgres the usual
+// case is that one statement (one round trip); the first call of a month,
+// a repeat and a refusal take the transaction.
+func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
+	estimate = max(estimate, 0)
+	now := s.now()
+	if s.db.Dialector.Name() == "postgres" {
+		res := s.q(ctx).Exec(reserveSQL, reserveArgs(c, estimate, now)...)
+		if res.Error != nil {
+			return fmt.Errorf("reserve model call: %w", res.Error)
+		}
+		if res.RowsAffected == 1 {
+			return nil
+		}
+	}
+	return s.reserveTx(ctx, c, estimate, now)
+}
+
+// reserveSQL is Reserve's one statement on Postgres: the spend row's
+// UPDATE, guarded by the budget (and by the call not being recorded yet),
+// feeds the INSERT of the call's row, which happens only when it updated.
+const reserveSQL = `WITH spend AS (
+		UPDATE space_spend SET reserved_micros = reserved_micros + ?
+		WHERE space_id = ? AND month = ?
+			AND NOT EXISTS (SELECT 1 FROM model_calls WHERE id = ?)
+			AND NOT EXISTS (SELECT 1 FROM spaces WHERE spaces.id = ? AND spaces.monthly_budget_micros IS NOT NULL
+				AND space_spend.spent_micros + space_spend.reserved_micros + ? > spaces.monthly_budget_micros)
+		RETURNING 1)
+	INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, status, day, reserved_micros, created_at)
+	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`
+
+func reserveArgs(c Call, estimate int64, now time.Time) []any {
+	return []any{estimate, c.SpaceID, Month(now), c.ID, c.SpaceID, estimate,
+		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, StatusReserved, Day(now), estimate, now}
+}
+
+// reserveTx is Reserve as a transaction of several statements.
+func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {
+	month := Month(now)
+	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		// The write first: on SQLite it takes the write lock before any read.
+		row := models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+			SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReserved, Day: Day(now),
+			ReservedMicros: estimate, CreatedAt: now}
+		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+		if res.Error != nil {
+			return fmt.Errorf("reserve model call: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return nil // reserved before: this is a repeat
+		}
+		for range 2 {
+			res := tx.Exec(`UPDATE space_spend SET reserved_micros = reserved_micros + ?
+				WHERE space_id = ? AND month = ? AND NOT EXISTS (
+					SELECT 1 FROM spaces WHERE spaces.id = ? AND spaces.monthly_budget_micros IS NOT NULL
+					AND space_spend.spent_micros + space_spend.reserved_micros + ? > spaces.monthly_budget_micros)`,
+				estimate, c.SpaceID, month, c.SpaceID, estimate)
+			if res.Error != nil {
+				return fmt.Errorf("reserve model call: %w", res.Error)
+			}
+			if res.RowsAffected == 1 {
+				return nil
+			}
+			// No row for the month yet, or over the budget.
+			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.SpaceSpend{SpaceID: c.SpaceID, Month: month})
+			if ins.Error != nil {
+				return fmt.Errorf("reserve model call: %w", ins.Error)
+			}
+			if ins.RowsAffected == 0 {
+				break // the row was there: over the budget
+			}
+		}
+		var b struct {
+			Budget   *int64
+			Spent    int64
+			Reserved int64
+		}
+		err := tx.Raw(`SELECT spaces.monthly_budget_micros AS budget, space_spend.spent_micros AS spent, space_spend.reserved_micros AS reserved
+			FROM spaces JOIN space_spend ON space_spend.space_id = spaces.id AND space_spend.month = ? WHERE spaces.id = ?`,
+			month, c.SpaceID).Scan(&b).Error
+		if err != nil {
+			return fmt.Errorf("reserve model call: %w", err)
+		}
+		if b.Budget == nil {
+			return fmt.Errorf("reserve model call: the spend row of %s %s was refused without a budget", c.SpaceID, month)
+		}
+		return &BudgetError{Budget: *b.Budget, Spent: b.Spent, Reserved: b.Reserved, Needed: estimate}
+	})
+}
+
+// ReleaseTurn releases the open reservations of a turn's calls other than
+// except. A turn makes one model call at a time, so when an activity runs
+// again (a retry after its worker died) the reservations it finds are of
+// attempts that will never settle.
+func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
+	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		return releaseWhere(tx, s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+	})
+}
+
+// Settle records what the call used and cost (micro-dollars) once its
+// request has ended — answered, failed (errKind, an llm error kind) or
+// interrupted — and moves its reservation to the month's spent total. A
+// call settled before is left as it is; one the sweeper released still
+// gets its usage, and its cost counts as spent. A call never reserved is
+// recorded as settled.
+func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, errKind string) error {
+	now := s.now()
+	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var row models.ModelCall
+		err := tx.Where("id = ?", c.ID).Take(&row).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			row = models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+				SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReleased, Day: Day(now), CreatedAt: now}
+			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
+				return fmt.Errorf("settle model call: %w", err)
+			}
+		} else if err != nil {
+			return fmt.Errorf("settle model call: %w", err)
+		}
+		if row.Status == StatusSettled {
+			return nil
+		}
+		res := tx.Model(&models.ModelCall{}).Where("id = ? AND status = ?", c.ID, row.Status).Updates(map[string]any{
+			"status": StatusSettled, "input_tokens": u.InputTokens, "cached_input_tokens": min(u.CachedInputTokens, u.InputTokens),
+			"output_tokens": u.OutputTokens, "cost_micros": cost, "error_kind": errKind, "settled_at": now})
+		if res.Error != nil {
+			return fmt.Errorf("settle model call: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return nil // settled meanwhile
+		}
+		held := int64(0)
+		if row.Status == StatusReserved {
+			held = row.ReservedMicros
+		}
+		return addSpend(tx, row.SpaceID, Month(row.CreatedAt), cost, -held)
+	})
+}
+
+// addSpend changes a space's month totals, creating its row when missing.
+func addSpend(tx *gorm.DB, spaceID, month string, spent, reserved int64) error {
+	if spent == 0 && reserved == 0 {
+		return nil
+	}
+	err := tx.Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "space_id"}, {Name: "month"}},
+		DoUpdates: clause.Assignments(map[string]any{
+			"spent_micros":    gorm.Expr("space_spend.spent_micros + ?", spent),
+			"reserved_micros": gorm.Expr("space_spend.reserved_micros + ?", reserved),
+		}),
+	}).Create(&models.SpaceSpend{SpaceID: spaceID, Month: month, SpentMicros: spent, ReservedMicros: reserved}).Error
+	if err != nil {
+		return fmt.Errorf("space spend: %w", err)
+	}
+	return nil
+}
+
+// ReleaseStale releases the reservations made before a time that never
+// settled (their worker was killed and no later call of the turn released
+// them), and returns how many.
+func (s *Store) ReleaseStale(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		n, err = releaseCount(tx, s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
+		return err
+	})
+	return n, err
+}
+
+func releaseWhere(tx *gorm.DB, now time.Time, where string, args ...any) error {
+	_, err := releaseCount(tx, now, where, args...)
+	return err
+}
+
+// releaseCount marks the reserved calls matching where as released and
+// takes their estimates off the months' reserved totals.
+func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
+	var rows []models.ModelCall
+	if err := tx.Where(where, args...).Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("release reservations: %w", err)
+	}
+	var n int64
+	for _, r := range rows {
+		res := tx.Model(&models.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
+			Updates(map[string]any{"status": StatusReleased, "settled_at": now})
+		if res.Error != nil {
+			return n, fmt.Errorf("release reservation %s: %w", r.ID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			continue
+		}
+		n++
+		if err := addSpend(tx, r.SpaceID, Month(r.CreatedAt), 0, -r.ReservedMicros); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
