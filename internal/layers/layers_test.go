@@ -45,6 +45,8 @@ var productionRules = map[string][]string{
 	"apps":      {},
 	// web searches and reads pages; its connections go through apps.Guard.
 	"web":       {"apps"},
+	// mcpapps lists and calls MCP servers' tools (the official SDK), through apps.Guard.
+	"mcpapps":   {"apps", "tools", "workspace"},
 	"playbooks": {},
 	"models":    {},
 	"temporal":  {},
