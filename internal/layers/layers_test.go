@@ -44,7 +44,7 @@ var productionRules = map[string][]string{
 	"llm":       {},
 	"apps":      {},
 	// web searches and reads pages; its connections go through apps.Guard.
-	"web":       {"apps"},
+	"web": {"apps"},
 	// mcpapps lists and calls MCP servers' tools (the official SDK), through apps.Guard.
 	"mcpapps":   {"apps", "tools", "workspace"},
 	"playbooks": {},
