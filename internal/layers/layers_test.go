@@ -30,9 +30,9 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "workspace", "stream", "workflows"},
+	"api":        {"assistant", "chat", "files", "mcpapps", "workspace", "stream", "workflows"},
 	"workflows":  {"activities"},
-	"activities": {"assistant", "chat", "files", "workspace", "llm", "playbooks", "stream", "tools", "toolrun"},
+	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
