@@ -36,8 +36,8 @@ type Activities struct {
 	Chat      *chat.Store
 	// Files are the spaces' attached files: a turn's files go to the model
 	// as parts (files.go).
-	Files  *files.Service
-	Tools  *tools.Registry
+	Files *files.Service
+	Tools *tools.Registry
 	// MCP lists and calls the spaces' MCP servers' tools (nil: none).
 	MCP    *mcpapps.Catalog
 	Frames *stream.Bus
