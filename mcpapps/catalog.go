@@ -266,7 +266,8 @@ func (c *Catalog) secret(t workspace.AppTarget) (string, error) {
 	}
 	b, err := c.o.Box.Open(t.Secret)
 	if err != nil {
-		return "", fmt.Errorf("Hub cannot open its secret: %w", err)
+		// The key changed (HUB_SECRET_KEY): the secret must be entered again.
+		return "", fmt.Errorf("its secret does not open with this server's %s; connect it again: %w", apps.EnvSecretKey, err)
 	}
 	return string(b), nil
 }

@@ -87,7 +87,7 @@ func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label s
 	}
 	secret, err := c.secret(t)
 	if err != nil {
-		return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s; nothing was sent to %s", err, t.Name)
+		return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s: %s; nothing was sent", t.Name, err)
 	}
 	limit := c.o.Timeout
 	if write {
