@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/apps"
+	"hub/assistant"
 	"hub/dbtest"
 	"hub/mcpapps"
 	"hub/tools"
@@ -244,6 +245,11 @@ func TestToolNames(t *testing.T) {
 	_ = json.Valid
 }
 
+// BenchmarkListAndOffer200: a server with 200 tools on loopback. list is
+// one listing (a session, tools/list, the listing kept); define is the
+// first turn after a listing (200 schemas compiled into tools); offer is
+// every later turn's offer from it (the definitions cached, the registry
+// overlaid, the bounded offer built for a message naming the app).
 func BenchmarkListAndOffer200(b *testing.B) {
 	srv := newServer(b, 198)
 	f := newFixture(b, []string{hostOf(srv.URL)}, 10*time.Second)
@@ -254,6 +260,38 @@ func BenchmarkListAndOffer200(b *testing.B) {
 			l, err := f.cat.Refresh(ctx, f.spaceID, conn.ID)
 			if err != nil || l.Failure != "" || len(l.Tools) != 200 {
 				b.Fatal(err, l.Failure, len(l.Tools))
+			}
+		}
+	})
+	b.Run("define", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			f.cat.Forget(conn.ID) // the definitions are built again
+			b.StartTimer()
+			list, err := f.cat.Apps(ctx, f.spaceID, false)
+			if err != nil || len(list) != 1 || len(list[0].Tools) != 200 {
+				b.Fatal(err, len(list))
+			}
+		}
+	})
+	base, _, err := assistant.NewRegistry(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("offer", func(b *testing.B) {
+		for b.Loop() {
+			list, err := f.cat.Apps(ctx, f.spaceID, true)
+			if err != nil || len(list) != 1 {
+				b.Fatal(err)
+			}
+			app := assistant.AppOffer{ConnectionID: list[0].ID, Name: list[0].Name}
+			for _, d := range list[0].Tools {
+				app.Tools = append(app.Tools, d.Name)
+			}
+			got := assistant.BuildOffer(assistant.OfferInput{Registry: base.With(list[0].Tools...), Role: workspace.RoleOwner,
+				Settings: workspace.Settings{ConnectedAppWrites: true}, Message: "read report 42 in Tracker", Apps: []assistant.AppOffer{app}})
+			if len(got.Tools) == 0 || len(got.Tools) > assistant.MaxOfferedTools {
+				b.Fatal(got.Tools)
 			}
 		}
 	})
