@@ -26,10 +26,11 @@ import (
 // bearer token of its last request.
 type mcpApp struct {
 	*httptest.Server
-	mcp    *mcp.Server
-	writes atomic.Int32
-	reads  atomic.Int32
-	auth   atomic.Value
+	mcp        *mcp.Server
+	writes     atomic.Int32
+	slowWrites atomic.Int32
+	reads      atomic.Int32
+	auth       atomic.Value
 }
 
 type lookupArgs struct {
@@ -53,12 +54,23 @@ func newMCPApp(t *testing.T) *mcpApp {
 			n := a.writes.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("ticket T-%d %q created", n, in.Title)}}}, nil, nil
 		})
+	release := make(chan struct{})
+	mcp.AddTool(a.mcp, &mcp.Tool{Name: "archive_board", Description: "Archive a board in the tracker"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in ticketArgs) (*mcp.CallToolResult, any, error) {
+			a.slowWrites.Add(1)
+			select { // takes it in and never answers
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, nil, ctx.Err()
+		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.mcp }, nil)
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.auth.Store(r.Header.Get("Authorization"))
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(a.Close)
+	t.Cleanup(func() { close(release) }) // before Close, which waits for handlers
 	return a
 }
 
@@ -117,7 +129,7 @@ func TestMCPServerAsConnectedApp(t *testing.T) {
 	require.Equal(t, "mcp", conn["kind"])
 	require.Equal(t, true, conn["hasSecret"])
 	require.Empty(t, conn["failure"])
-	require.Len(t, conn["tools"], 2, "listed at connect")
+	require.Len(t, conn["tools"], 3, "listed at connect")
 	require.Equal(t, "Bearer tr-s3cret", app.auth.Load(), "the secret is sent as a bearer token")
 	lookup, create := toolNamed(t, conn, "lookup"), toolNamed(t, conn, "create_ticket")
 	require.Regexp(t, `^mcp_[a-z0-9]+_lookup$`, lookup)
@@ -136,7 +148,7 @@ func TestMCPServerAsConnectedApp(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	r = s.Do(t, s.Token, "POST", base+"/"+connID+"/refresh", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	require.Len(t, r.JSON(t)["tools"], 2)
+	require.Len(t, r.JSON(t)["tools"], 3)
 
 	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"connectedAppWrites": true})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
@@ -246,4 +258,42 @@ func TestMCPServerThatHangsOrAnswersGarbage(t *testing.T) {
 	system := reqs[0].Messages[0].Content
 	require.Contains(t, system, "Slowpoke (mcp, failing: it did not answer within")
 	require.Contains(t, system, "Noise (mcp, failing:")
+}
+
+// A write the server takes in and never answers: Apply reports it unknown
+// within the bound (it was sent; "sending" was recorded first), and a
+// second Apply does not send it again unless the person says so.
+func TestMCPWriteWithoutAnswerIsUnknown(t *testing.T) {
+	t.Parallel()
+	app := newMCPApp(t)
+	s := hubtest.Start(t, hubtest.Options{AppsAllow: []string{hostOf(app.URL)}, MCPTimeout: 500 * time.Millisecond,
+		Script: fakemodel.MustParseScript(`{"rules": []}`)})
+	r := s.Do(t, s.Token, "POST", "/api/spaces/"+s.SpaceID+"/connections", map[string]any{"kind": "mcp", "name": "Tracker", "url": app.URL})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	archive := toolNamed(t, r.JSON(t), "archive_board")
+	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"connectedAppWrites": true})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	s.Model.SetScript(fakemodel.MustParseScript(fmt.Sprintf(`{"rules": [
+	  {"times": 1, "match": {"afterToolResult": false}, "reply": {"toolCalls": [{"name": %q, "arguments": {"title": "Q3"}}]}},
+	  {"reply": {"text": "Proposed."}}]}`, archive)))
+	conv := s.Conversation(t)
+	st := s.Ask(t, conv, "archive the Q3 board in Tracker")
+	s.Stream(t, st.StreamURL, 0, 0)
+	apply := func(resend bool) string {
+		t.Helper()
+		r := s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID, "resendUnknown": resend})
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		var res struct{ Receipts []struct{ Status string } }
+		r.Decode(t, &res)
+		require.Len(t, res.Receipts, 1)
+		return res.Receipts[0].Status
+	}
+	start := time.Now()
+	require.Equal(t, "unknown", apply(false))
+	require.Less(t, time.Since(start), 10*time.Second, "bounded")
+	require.EqualValues(t, 1, app.slowWrites.Load())
+	require.Equal(t, "unknown", apply(false), "not resent on its own")
+	require.EqualValues(t, 1, app.slowWrites.Load())
+	require.Equal(t, "unknown", apply(true), "resent when the person says so, and again no answer")
+	require.EqualValues(t, 2, app.slowWrites.Load())
 }

@@ -206,7 +206,7 @@ func (c *Catalog) list(ctx context.Context, t workspace.AppTarget) (listing, str
 	if err != nil {
 		return listing{}, reason(ctx, err, c.o.Timeout)
 	}
-	defer func() { _ = cs.Close() }()
+	defer closeSession(cs)
 	var l listing
 	seen := map[string]bool{}
 	for tool, err := range cs.Tools(ctx, nil) {

@@ -113,3 +113,10 @@ func reason(ctx context.Context, err error, limit time.Duration) string {
 	}
 	return "it did not answer as an MCP server"
 }
+
+// closeSession ends a session without waiting for it: closing sends the
+// server a DELETE that a server which hangs keeps waiting for seconds
+// (the SDK bounds it at 5 s), and no caller needs its answer.
+func closeSession(cs *mcp.ClientSession) {
+	go func() { _ = cs.Close() }()
+}

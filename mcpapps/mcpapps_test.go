@@ -54,6 +54,16 @@ func newServer(t testing.TB, extra int) *server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("ticket %d created", n)}}}, nil, nil
 		})
+	release := make(chan struct{})
+	slow := func(ctx context.Context, _ *mcp.CallToolRequest, in ticketIn) (*mcp.CallToolResult, any, error) {
+		select { // hangs until Hub gives up, or the test ends
+		case <-ctx.Done():
+		case <-release:
+		}
+		return nil, nil, ctx.Err()
+	}
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "slow_read", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, slow)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "slow_write"}, slow)
 	for i := range extra {
 		mcp.AddTool(s.mcp, &mcp.Tool{Name: fmt.Sprintf("tool_%03d", i), Description: fmt.Sprintf("Tool number %d reads report %d", i, i),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
@@ -67,6 +77,7 @@ func newServer(t testing.TB, extra int) *server {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release) }) // runs before Close, which waits for handlers
 	return s
 }
 
@@ -131,7 +142,7 @@ func TestListAndCallTools(t *testing.T) {
 	l, err := f.cat.Refresh(ctx, f.spaceID, conn.ID)
 	require.NoError(t, err)
 	require.Empty(t, l.Failure)
-	require.Len(t, l.Tools, 2)
+	require.Len(t, l.Tools, 4)
 	require.Equal(t, "Bearer s3cret", srv.auth.Load(), "the secret is sent as a bearer token")
 
 	apps, err := f.cat.Apps(ctx, f.spaceID, false)
@@ -165,6 +176,51 @@ func TestListAndCallTools(t *testing.T) {
 	require.NotNil(t, terr, "isError is a tool error")
 	require.Equal(t, tools.CodeFailed, terr.Code)
 	require.Contains(t, terr.Message, "no such project")
+}
+
+// A call that gets no answer is bounded: a read fails, a write's outcome
+// is unknown (it was sent), never a hang.
+func TestCallsThatHangAreBounded(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, 0)
+	f := newFixture(t, []string{hostOf(srv.URL)}, 300*time.Millisecond)
+	ctx := context.Background()
+	conn := f.connect(t, "Tracker", srv.URL, "")
+	_, err := f.cat.Refresh(ctx, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	defs, err := f.cat.Definitions(ctx, f.spaceID)
+	require.NoError(t, err)
+	reg := tools.NewRegistry().With(defs...)
+	env := f.env(workspace.RoleOwner)
+	env.Applying, env.Settings.ConnectedAppWrites = true, true
+	for _, name := range []string{"slow_read", "slow_write"} {
+		d := find(defs, name)
+		start := time.Now()
+		_, terr := reg.Dispatch(ctx, env, tools.Call{Name: d.Name, Arguments: `{"title":"x"}`, Offered: []string{d.Name}})
+		require.NotNil(t, terr)
+		require.Less(t, time.Since(start), 3*time.Second)
+		require.Equal(t, name == "slow_write", terr.OutcomeUnknown, "%s: %+v", name, terr)
+	}
+}
+
+// The guard is checked at every dial, not only at connect: a server the
+// allowlist no longer reaches fails with the guard's reason.
+func TestGuardAtEveryDial(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, 0)
+	f := newFixture(t, []string{hostOf(srv.URL)}, 2*time.Second)
+	ctx := context.Background()
+	conn := f.connect(t, "Tracker", srv.URL, "")
+	guard, err := apps.NewGuard(nil)
+	require.NoError(t, err)
+	strict := mcpapps.New(f.ws, mcpapps.Options{Guard: guard, Timeout: 2 * time.Second})
+	t.Cleanup(strict.Close)
+	l, err := strict.Refresh(ctx, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	require.Contains(t, l.Failure, "loopback")
+	list, err := strict.Apps(ctx, f.spaceID, false)
+	require.NoError(t, err)
+	require.Empty(t, list, "a failing server offers nothing")
 }
 
 func TestPrivateAddressRefusedAtConnect(t *testing.T) {
@@ -251,7 +307,7 @@ func TestToolNames(t *testing.T) {
 // every later turn's offer from it (the definitions cached, the registry
 // overlaid, the bounded offer built for a message naming the app).
 func BenchmarkListAndOffer200(b *testing.B) {
-	srv := newServer(b, 198)
+	srv := newServer(b, 196)
 	f := newFixture(b, []string{hostOf(srv.URL)}, 10*time.Second)
 	ctx := context.Background()
 	conn := f.connect(b, "Tracker", srv.URL, "")

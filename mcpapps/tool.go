@@ -101,7 +101,7 @@ func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label s
 		c.recordFailure(ctx, t, why)
 		return tools.Result{}, tools.Errorf(tools.CodeFailed, "Hub could not reach %s (%s), so nothing was sent", t.Name, why)
 	}
-	defer func() { _ = cs.Close() }()
+	defer closeSession(cs)
 	params := &mcp.CallToolParams{Name: tool, Arguments: input}
 	// Hub's stable call id, for a server that keeps one (MCP has no
 	// idempotency key of its own).
