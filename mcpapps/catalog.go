@@ -25,7 +25,7 @@ const (
 	MaxTools = 500
 	// MaxSchemaBytes bounds one tool's input schema: a schema larger than
 	// this is skipped (and noted), not cut.
-	MaxSchemaBytes = 16 << 10
+	MaxSchemaBytes = 8 << 10
 	// MaxDescription bounds a tool's description, in characters.
 	MaxDescription = 1024
 	// DefaultTTL is how old a listing may be before a turn lists the
