@@ -320,16 +320,25 @@ func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App
 	return out, nil
 }
 
-// Definitions returns the tools of every working MCP server of the space,
-// from the kept listings (nothing is asked of the servers).
+// Definitions returns the tools of every listed MCP server of the space,
+// failing ones included, from the kept listings (nothing is asked of the
+// servers): what a call runs against. A write held while its server
+// worked is still found at Apply after the server failed (the call then
+// fails on its own, nothing sent); a switched-off server's tools are
+// refused when they run.
 func (c *Catalog) Definitions(ctx context.Context, spaceID string) ([]*tools.Definition, error) {
-	apps, err := c.Apps(ctx, spaceID, false)
+	if c == nil {
+		return nil, nil
+	}
+	targets, err := c.ws.AppTargets(ctx, spaceID, workspace.ConnectionMCP)
 	if err != nil {
 		return nil, err
 	}
 	var out []*tools.Definition
-	for _, a := range apps {
-		out = append(out, a.Tools...)
+	for _, t := range targets {
+		if t.ToolsListedAt != nil {
+			out = append(out, c.definitions(t)...)
+		}
 	}
 	return out, nil
 }
