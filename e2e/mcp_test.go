@@ -177,6 +177,10 @@ func TestMCPServerAsConnectedApp(t *testing.T) {
 	for _, e := range s.Stream(t, st.StreamURL, 0, 0) {
 		if e.Type == "tool" && e.Data["phase"] != "started" {
 			phases[e.Data["tool"].(string)] = e.Data["phase"].(string)
+			if e.Data["phase"] == "held" {
+				require.Contains(t, e.Data["summary"], "in Tracker", "the held call names the app")
+				require.Contains(t, e.Data["summary"], "Fix the login")
+			}
 		}
 	}
 	require.Equal(t, "done", phases[lookup], "a read-only tool runs at once")

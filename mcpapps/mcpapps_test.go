@@ -223,6 +223,28 @@ func TestGuardAtEveryDial(t *testing.T) {
 	require.Empty(t, list, "a failing server offers nothing")
 }
 
+// Without HUB_SECRET_KEY a secret cannot be kept: the field is refused,
+// nothing is stored; a server without a secret still connects.
+func TestNoSecretKey(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, 0)
+	f := newFixture(t, []string{hostOf(srv.URL)}, time.Second)
+	guard, err := apps.NewGuard([]string{hostOf(srv.URL)})
+	require.NoError(t, err)
+	none, err := apps.NewSecretBox(nil)
+	require.NoError(t, err)
+	f.ws.SetAppConnector(mcpapps.New(f.ws, mcpapps.Options{Guard: guard, Box: none}))
+	_, err = f.ws.CreateConnection(context.Background(), f.owner, f.spaceID, workspace.NewConnection{Kind: workspace.ConnectionMCP, Name: "Tracker", URL: srv.URL, Secret: "s"})
+	var bad *workspace.InvalidError
+	require.ErrorAs(t, err, &bad)
+	require.Equal(t, "/secret", bad.Path)
+	require.Contains(t, bad.Message, apps.EnvSecretKey)
+	conns, err := f.ws.ListConnections(context.Background(), f.owner, f.spaceID)
+	require.NoError(t, err)
+	require.Empty(t, conns)
+	f.connect(t, "Tracker", srv.URL, "")
+}
+
 func TestPrivateAddressRefusedAtConnect(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, 0)
