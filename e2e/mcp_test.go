@@ -260,8 +260,8 @@ func TestMCPServerThatHangsOrAnswersGarbage(t *testing.T) {
 		require.False(t, strings.HasPrefix(name, "mcp_"), "a failing server's tools are not offered: %s", name)
 	}
 	system := reqs[0].Messages[0].Content
-	require.Contains(t, system, "Slowpoke (mcp, failing: it did not answer within")
-	require.Contains(t, system, "Noise (mcp, failing:")
+	require.Contains(t, system, "Slowpoke (mcp, public data only, failing: it did not answer within")
+	require.Contains(t, system, "Noise (mcp, public data only, failing:")
 }
 
 // A write the server takes in and never answers: Apply reports it unknown

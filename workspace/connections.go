@@ -66,6 +66,10 @@ type Connection struct {
 	// Failure is why Hub's last post to the app failed ("": it worked, or
 	// nothing was sent yet): an app to reconnect.
 	Failure string
+	// PublicOnly marks an MCP server connected without a secret (no
+	// sign-in): what it serves, it serves to anyone, and the instructions
+	// say so ("public data only"). Everyone who sees the app sees it.
+	PublicOnly bool
 	// HasSecret tells an owner or editor that an MCP server has a bearer
 	// secret stored (the secret itself is never read back); false for
 	// everyone else.
@@ -107,7 +111,8 @@ func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor 
 // for those who manage connections.
 func toConnection(r models.Connection, role Role) Connection {
 	c := Connection{ID: r.ID, SpaceID: r.SpaceID, OwnerID: r.OwnerID, Kind: r.Kind, Name: r.Name,
-		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		PublicOnly: r.Kind == ConnectionMCP && len(r.Secret) == 0}
 	if managesConnections(role) {
 		c.URL = r.URL
 		c.HasSecret = len(r.Secret) > 0
