@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -172,14 +173,35 @@ func (c *Catalog) Refresh(ctx context.Context, spaceID, connID string) (Listing,
 
 func (c *Catalog) refresh(ctx context.Context, t workspace.AppTarget) (Listing, error) {
 	l, failure := c.list(ctx, t)
-	at := c.o.Now()
+	// Microseconds: what every engine keeps, so the definitions built
+	// here are found again by the listing's time read back.
+	at := c.o.Now().Truncate(time.Microsecond)
 	raw := ""
 	if failure == "" {
-		b, err := json.Marshal(l)
+		// Compiled now, so a schema that cannot be used is skipped and
+		// named in the listing rather than silently never offered.
+		b := built{listedAt: at}
+		kept := l.Tools[:0]
+		for _, lt := range l.Tools {
+			d, err := c.define(t.Connection, lt)
+			if err != nil {
+				l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: its input schema cannot be used (%s)", lt.Name, schemaError(err)))
+				continue
+			}
+			kept = append(kept, lt)
+			b.defs = append(b.defs, d)
+		}
+		l.Tools = kept
+		defer func() {
+			c.mu.Lock()
+			c.built[t.ID] = b
+			c.mu.Unlock()
+		}()
+		b2, err := json.Marshal(l)
 		if err != nil {
 			return Listing{}, fmt.Errorf("listing of %s: %w", t.ID, err)
 		}
-		raw = string(b)
+		raw = string(b2)
 	}
 	if err := c.ws.SaveAppTools(ctx, t.SpaceID, t.ID, raw, at, failure); err != nil {
 		return Listing{}, err
@@ -229,6 +251,15 @@ func (c *Catalog) list(ctx context.Context, t workspace.AppTarget) (listing, str
 		}
 	}
 	return l, ""
+}
+
+// schemaError is a compile error's first line, bounded.
+func schemaError(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if r := []rune(msg); len(r) > 160 {
+		msg = string(r[:159]) + "…"
+	}
+	return msg
 }
 
 // keep checks one listed tool: a name, an object schema of bounded size.

@@ -374,3 +374,61 @@ func BenchmarkListAndOffer200(b *testing.B) {
 		}
 	})
 }
+
+// A hand-written server whose listing holds tools Hub cannot offer: a
+// schema that is not an object schema, one that does not compile, a
+// duplicate name. The rest are kept and the skipped ones named.
+func TestListingSkipsAndNotes(t *testing.T) {
+	t.Parallel()
+	tools := `[
+	  {"name": "good", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+	  {"name": "arr", "inputSchema": {"type": "array"}},
+	  {"name": "broken", "inputSchema": {"type": "object", "properties": {"q": {"type": 7}}}},
+	  {"name": "remote", "inputSchema": {"type": "object", "$ref": "https://example.com/schema.json"}},
+	  {"name": "good", "inputSchema": {"type": "object"}}
+	]`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if len(req.ID) == 0 { // a notification
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		result := `{}`
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "odd", "version": "1"}}`
+		case "tools/list":
+			result = `{"tools": ` + tools + `}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"jsonrpc": "2.0", "id": %s, "result": %s}`, req.ID, result)
+	}))
+	t.Cleanup(srv.Close)
+	f := newFixture(t, []string{hostOf(srv.URL)}, 2*time.Second)
+	ctx := context.Background()
+	conn := f.connect(t, "Odd", srv.URL, "")
+	l, err := f.cat.Refresh(ctx, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	require.Empty(t, l.Failure)
+	var kept []string
+	for _, lt := range l.Tools {
+		kept = append(kept, lt.Tool)
+	}
+	require.Equal(t, []string{"good"}, kept)
+	require.Len(t, l.Skipped, 4, "%v", l.Skipped)
+	require.Contains(t, l.Skipped[0], "arr: its input schema is not an object schema")
+	require.Contains(t, l.Skipped[1], "good: listed twice")
+	require.Contains(t, l.Skipped[2], "broken: its input schema cannot be used")
+	require.Contains(t, l.Skipped[3], "remote: its input schema cannot be used")
+	defs, err := f.cat.Definitions(ctx, f.spaceID)
+	require.NoError(t, err)
+	require.Len(t, defs, 1, "a schema that does not compile or refers elsewhere is not offered")
+	require.True(t, strings.HasSuffix(defs[0].Name, "_good"))
+}
