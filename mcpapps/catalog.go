@@ -58,9 +58,11 @@ type Catalog struct {
 	o    Options
 	http *http.Client
 
-	mu    sync.Mutex
-	built map[string]built // by connection id: the definitions of one listing
-	watch map[string]*watcher
+	mu     sync.Mutex
+	built  map[string]built // by connection id: the definitions of one listing
+	watch  map[string]*watcher
+	closed bool
+	holds  sync.WaitGroup // the watchers' goroutines
 }
 
 // built are a listing's definitions, compiled once per listing.
@@ -87,15 +89,17 @@ func New(ws *workspace.Service, o Options) *Catalog {
 	return &Catalog{ws: ws, o: o, http: newHTTPClient(o.Guard), built: map[string]built{}, watch: map[string]*watcher{}}
 }
 
-// Close ends the sessions Hub holds and closes idle connections.
+// Close ends the sessions Hub holds (and waits until they are closed)
+// and closes idle connections.
 func (c *Catalog) Close() {
 	c.mu.Lock()
 	ws := c.watch
-	c.watch = map[string]*watcher{}
+	c.watch, c.closed = map[string]*watcher{}, true
 	c.mu.Unlock()
 	for _, w := range ws {
 		w.stop()
 	}
+	c.holds.Wait()
 	c.http.CloseIdleConnections()
 }
 

@@ -3,9 +3,7 @@ package mcpapps
 import (
 	"context"
 	"log/slog"
-	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"sync/atomic"
 
 	"hub/workspace"
 )
@@ -15,32 +13,29 @@ import (
 // changed makes Hub list them again at once. A session that ends is
 // dropped; the next listing opens another.
 type watcher struct {
-	cancel context.CancelFunc
-	once   sync.Once
-	cs     *mcp.ClientSession
+	cancel  context.CancelFunc
+	holding atomic.Bool // the session is open and listened to
 }
 
-func (w *watcher) stop() {
-	w.once.Do(func() {
-		w.cancel()
-		if w.cs != nil {
-			_ = w.cs.Close()
-		}
-	})
-}
+// stop ends the watcher; its goroutine closes the session as it returns.
+func (w *watcher) stop() { w.cancel() }
 
 // watchTools holds a session with the server unless one is held already.
 func (c *Catalog) watchTools(t workspace.AppTarget) {
 	c.mu.Lock()
-	if _, ok := c.watch[t.ID]; ok {
+	if _, ok := c.watch[t.ID]; ok || c.closed {
 		c.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watcher{cancel: cancel}
 	c.watch[t.ID] = w
+	c.holds.Add(1)
 	c.mu.Unlock()
-	go c.hold(ctx, w, t)
+	go func() {
+		defer c.holds.Done()
+		c.hold(ctx, w, t)
+	}()
 }
 
 func (c *Catalog) hold(ctx context.Context, w *watcher, t workspace.AppTarget) {
@@ -68,14 +63,16 @@ func (c *Catalog) hold(ctx context.Context, w *watcher, t workspace.AppTarget) {
 	if err != nil {
 		return
 	}
-	// A change between the listing and this session was not heard: list
-	// once more now that every later one will be.
-	c.relist(ctx, t)
-	c.mu.Lock()
-	w.cs = cs
-	c.mu.Unlock()
+	// Closed here, whatever ends the watch, before Close returns.
+	defer func() { _ = cs.Close() }()
 	done := make(chan struct{})
 	go func() { _ = cs.Wait(); close(done) }()
+	// A change between the listing and this session was not heard: list
+	// once more now that every later one will be.
+	if !c.relist(ctx, t) {
+		return
+	}
+	w.holding.Store(true)
 	for {
 		select {
 		case <-ctx.Done():
@@ -109,7 +106,7 @@ func (c *Catalog) Holding(connID string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w, ok := c.watch[connID]
-	return ok && w.cs != nil
+	return ok && w.holding.Load()
 }
 
 // Forget ends the session held with a removed connection.
