@@ -16,6 +16,7 @@ import (
 	"hub/chat"
 	"hub/files"
 	"hub/llm"
+	"hub/mcpapps"
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
@@ -36,8 +37,10 @@ type Activities struct {
 	Chat      *chat.Store
 	// Files are the spaces' attached files: a turn's files go to the model
 	// as parts (files.go).
-	Files  *files.Service
-	Tools  *tools.Registry
+	Files *files.Service
+	Tools *tools.Registry
+	// MCP lists and calls the spaces' MCP servers' tools (nil: none).
+	MCP    *mcpapps.Catalog
 	Frames *stream.Bus
 	// Model is the model endpoint; when it is not configured, turns end with
 	// an unavailable error naming the variables to set.

@@ -134,7 +134,11 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 		case seen && (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
 			continue
 		}
-		if d, ok := a.Tools.Get(c.Tool); ok && toolrun.Outside(d) {
+		reg, err := a.registryIn(ctx, c.SpaceID)
+		if err != nil {
+			return ApplyBatches{}, err
+		}
+		if d, ok := reg.Get(c.Tool); ok && toolrun.Outside(d) {
 			plan.Outside = append(plan.Outside, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
 			continue
 		}
@@ -183,7 +187,11 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 		batch.Calls = append(batch.Calls, toolrun.Call{ID: c.ID, Tool: c.Tool, Arguments: c.Input})
 		callSpaces = append(callSpaces, c.SpaceID)
 	}
-	outs, err := a.runner().RunBatch(ctx, batch, func(ctx context.Context, store *chat.Store, outs []toolrun.Outcome) error {
+	reg, err := a.registryIn(ctx, in.SpaceID)
+	if err != nil {
+		return err
+	}
+	outs, err := a.runner(reg).RunBatch(ctx, batch, func(ctx context.Context, store *chat.Store, outs []toolrun.Outcome) error {
 		for i, out := range outs {
 			id := batch.Calls[i].ID
 			r := receiptOf(id, in.SpaceID, out)
@@ -259,7 +267,11 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 			sending := chat.Receipt{CallID: c.ID, SpaceID: in.SpaceID, Status: chat.ReceiptSending, Attempts: prev.Attempts + 1}
 			return a.Chat.SaveReceipt(ctx, in.MessageID, sending)
 		}}
-	_, err = a.runner().Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	reg, err := a.registryIn(ctx, in.SpaceID)
+	if err != nil {
+		return err
+	}
+	_, err = a.runner(reg).Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
 		switch {
 		case call.Begun:
 			// Found on its way: reported unknown as it stands, not sent again.

@@ -108,12 +108,16 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	model, info := a.turnModel(turn, in.Model, in.Effort)
 	parts, notTaken := modelParts(parts, info)
 	missing = append(missing, notTaken...)
+	reg, err := a.registryIn(ctx, turn.SpaceID)
+	if err != nil {
+		return ModelStep{}, err
+	}
 	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
-		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: a.Tools}
+		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: reg}
 	req := llm.Request{Messages: tr.Messages()}
 	userIdx := userMessageIndex(req.Messages, len(history))
 	if !in.ToolsOff {
-		req.Tools = a.toolSchemas(turn, rec.OfferedTools)
+		req.Tools = a.toolSchemas(reg, turn, rec.OfferedTools)
 	}
 
 	// Text already shown in earlier steps is separated from this step's.

@@ -13,7 +13,10 @@ import (
 // person's message, mentions, open page and connected apps. Added (the
 // tools hub_how_to and hub_find_tools made available) is left to the
 // caller.
-func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role workspace.Role, settings workspace.Settings) (assistant.OfferInput, error) {
+//
+// With refresh (the turn's start) the space's MCP servers whose listing is
+// stale are listed again first (offerApps).
+func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role workspace.Role, settings workspace.Settings, refresh bool) (assistant.OfferInput, error) {
 	var appNames []string
 	conns, err := a.Workspace.ListConnections(ctx, workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}, turn.SpaceID)
 	if err != nil {
@@ -27,8 +30,12 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 	if err != nil {
 		return assistant.OfferInput{}, err
 	}
+	reg, appOffers, err := a.offerApps(ctx, turn.SpaceID, refresh && role != workspace.RoleGuest)
+	if err != nil {
+		return assistant.OfferInput{}, err
+	}
 	return assistant.OfferInput{
-		Registry: a.Tools, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
+		Registry: reg, Apps: appOffers, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
 		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks,
 		Skills: len(skills) > 0,
 	}, nil
@@ -46,7 +53,7 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspac
 	if err != nil {
 		return gone(err)
 	}
-	in, err := a.offerInput(ctx, turn, user, role, settings)
+	in, err := a.offerInput(ctx, turn, user, role, settings, false)
 	if err != nil {
 		return err
 	}

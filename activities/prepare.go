@@ -12,6 +12,7 @@ import (
 	"hub/llm"
 	"hub/playbooks"
 	"hub/stream"
+	"hub/tools"
 	"hub/workspace"
 )
 
@@ -57,7 +58,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 			return Plan{}, err
 		}
 	}
-	offerIn, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings)
+	offerIn, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings, true)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -87,8 +88,8 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	// The prompt must fit the model's window: history goes first, then
 	// guides; the person's message never.
 	fitted, report, err := assistant.Fit(assistant.NewBudget(model.Name, a.budgetWindow(model)), assistant.PromptParts{
-		Instructions: rec.Instructions, Tools: a.toolSchemas(turn, offer.Tools), Context: tc.Render(),
-		Guides: guides, History: assistant.HistoryMessages(history, a.Tools), Message: user.Text,
+		Instructions: rec.Instructions, Tools: a.toolSchemas(offerIn.Registry, turn, offer.Tools), Context: tc.Render(),
+		Guides: guides, History: assistant.HistoryMessages(history, offerIn.Registry), Message: user.Text,
 	})
 	if err != nil {
 		var tooLarge *assistant.PromptTooLargeError
@@ -165,10 +166,10 @@ func (a *Activities) changedMeanwhile(ctx context.Context, turn chat.Turn, histo
 
 // toolSchemas are the offered tools as the model sees them: in a turn that
 // may act in several spaces, with the space argument.
-func (a *Activities) toolSchemas(turn chat.Turn, offered []string) []llm.Tool {
-	ts := assistant.ToolSchemas(a.Tools, offered)
+func (a *Activities) toolSchemas(reg *tools.Registry, turn chat.Turn, offered []string) []llm.Tool {
+	ts := assistant.ToolSchemas(reg, offered)
 	if len(turn.Spaces) > 0 {
-		ts = assistant.CrossSpaceSchemas(ts, a.Tools)
+		ts = assistant.CrossSpaceSchemas(ts, reg)
 	}
 	return ts
 }

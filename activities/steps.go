@@ -93,7 +93,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 		}
 		return a.fault(FaultStepRunning)
 	}
-	_, err = a.runner().Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	_, err = a.runner(a.Tools).Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
 		switch {
 		case out.Kind == toolrun.Succeeded:
 			done, err := stepState(st, out.Result, out.UndoGroupID)

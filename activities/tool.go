@@ -13,8 +13,8 @@ import (
 )
 
 // runner runs calls exactly once over the activities' stores.
-func (a *Activities) runner() *toolrun.Runner {
-	r := &toolrun.Runner{Workspace: a.Workspace, Chat: a.Chat, Tools: a.Tools}
+func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
+	r := &toolrun.Runner{Workspace: a.Workspace, Chat: a.Chat, Tools: reg}
 	if a.Files != nil {
 		// A nil *files.Service must stay a nil interface.
 		r.Files = a.Files
@@ -50,7 +50,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	out, err := a.runner().Run(ctx, rc, tc.commit)
+	out, err := a.runner(tc.reg).Run(ctx, rc, tc.commit)
 	if errors.Is(err, toolrun.ErrRecorded) {
 		stored, err := a.Chat.GetToolCall(ctx, call.ID)
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
@@ -73,6 +73,7 @@ type turnCall struct {
 	turn    chat.Turn
 	call    chat.ToolCall
 	def     *tools.Definition // nil for an unknown name, which dispatch explains
+	reg     *tools.Registry   // Hub's tools and the call's space's MCP tools
 	spaceID string
 	known   map[string]string
 
@@ -85,7 +86,12 @@ type turnCall struct {
 // for a help tool of a turn across spaces the role it offers with.
 func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string) (*turnCall, toolrun.Call, error) {
 	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
-	tc.def, _ = a.Tools.Get(call.Tool)
+	reg, err := a.registryIn(ctx, turn.SpaceID)
+	if err != nil {
+		return nil, toolrun.Call{}, err
+	}
+	tc.reg = reg
+	tc.def, _ = reg.Get(call.Tool)
 	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, tc.def, call.Arguments)
 	if err != nil {
 		return nil, toolrun.Call{}, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"hub/mcpapps"
 	"hub/workspace"
 )
 
@@ -18,15 +19,45 @@ type connectionDTO struct {
 	Name      string    `json:"name"`
 	URL       string    `json:"url,omitempty"`
 	Enabled   bool      `json:"enabled"`
-	Failure   string    `json:"failure,omitempty"` // why Hub's last post failed: reconnect it
+	Failure   string    `json:"failure,omitempty"` // why Hub's last post or listing failed: reconnect it
 	OwnerID   string    `json:"ownerId"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// HasSecret tells an owner or editor that an MCP server has a bearer
+	// secret stored; the secret itself is never returned.
+	HasSecret bool `json:"hasSecret,omitempty"`
+	// ToolsListedAt is when an MCP server's tools were last listed (for
+	// owners and editors).
+	ToolsListedAt *time.Time `json:"toolsListedAt,omitempty"`
+	// Tools are an MCP server's tools as just listed (create and
+	// refresh only); Skipped the ones left out, with why.
+	Tools   []connectionToolDTO `json:"tools,omitempty"`
+	Skipped []string            `json:"skipped,omitempty"`
+}
+
+// connectionToolDTO is one tool of an MCP server: Hub's name for it, the
+// server's, and whether it only reads (runs at once) or changes something
+// (always waits for Apply).
+type connectionToolDTO struct {
+	Name     string `json:"name"`
+	Tool     string `json:"tool"`
+	Title    string `json:"title,omitempty"`
+	ReadOnly bool   `json:"readOnly"`
 }
 
 func toConnectionDTO(c workspace.Connection) connectionDTO {
 	return connectionDTO{ID: c.ID, Kind: c.Kind, Name: c.Name, URL: c.URL, Enabled: c.Enabled, Failure: c.Failure, OwnerID: c.OwnerID,
-		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, HasSecret: c.HasSecret, ToolsListedAt: c.ToolsListedAt}
+}
+
+// withListing adds a listing's tools to a connection's DTO.
+func withListing(d connectionDTO, l mcpapps.Listing) connectionDTO {
+	d.Tools = make([]connectionToolDTO, len(l.Tools))
+	for i, t := range l.Tools {
+		d.Tools[i] = connectionToolDTO{Name: t.Name, Tool: t.Tool, Title: t.Title, ReadOnly: t.ReadOnly}
+	}
+	d.Skipped = l.Skipped
+	return d
 }
 
 func (s *Server) listConnections(c *gin.Context) {
@@ -43,9 +74,10 @@ func (s *Server) listConnections(c *gin.Context) {
 }
 
 type createConnectionRequest struct {
-	Kind string `json:"kind"`
-	Name string `json:"name"`
-	URL  string `json:"url"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	URL    string `json:"url"`
+	Secret string `json:"secret,omitempty"`
 }
 
 func (s *Server) createConnection(c *gin.Context) {
@@ -58,13 +90,53 @@ func (s *Server) createConnection(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, toConnectionDTO(conn))
+	if conn.Kind != workspace.ConnectionMCP || s.MCP == nil {
+		c.JSON(http.StatusCreated, toConnectionDTO(conn))
+		return
+	}
+	// An MCP server is listed at once (within the listing's timeout); one
+	// that fails is connected all the same, with its failure to fix.
+	s.listed(c, http.StatusCreated, conn.SpaceID, conn.ID)
+}
+
+// refreshConnection lists a connected MCP server's tools again now.
+func (s *Server) refreshConnection(c *gin.Context) {
+	spaceID, id := c.Param("spaceId"), c.Param("id")
+	if err := s.Workspace.CanRefreshConnection(c.Request.Context(), actor(c), spaceID, id); err != nil {
+		respondError(c, err)
+		return
+	}
+	if s.MCP == nil {
+		respondError(c, unavailable("MCP servers are not set up on this Hub server"))
+		return
+	}
+	s.listed(c, http.StatusOK, spaceID, id)
+}
+
+// listed lists a server's tools and answers with the connection as it is
+// now (its failure, if the listing failed) and the tools listed.
+func (s *Server) listed(c *gin.Context, status int, spaceID, id string) {
+	ctx := c.Request.Context()
+	l, err := s.MCP.Refresh(ctx, spaceID, id)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	conn, err := s.Workspace.GetConnection(ctx, actor(c), spaceID, id)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(status, withListing(toConnectionDTO(conn), l))
 }
 
 func (s *Server) deleteConnection(c *gin.Context) {
 	if _, err := s.Workspace.DeleteConnection(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
 		respondError(c, err)
 		return
+	}
+	if s.MCP != nil {
+		s.MCP.Forget(c.Param("id"))
 	}
 	c.Status(http.StatusNoContent)
 }

@@ -17,6 +17,7 @@ import (
 	"hub/chat"
 	"hub/files"
 	"hub/llm"
+	"hub/mcpapps"
 	"hub/stream"
 	"hub/usage"
 	"hub/workflows"
@@ -41,7 +42,10 @@ type Deps struct {
 	Workspace *workspace.Service
 	Chat      *chat.Store
 	// Files keeps the spaces' attached files.
-	Files    *files.Service
+	Files *files.Service
+	// MCP lists an MCP server's tools when it is connected and refreshed
+	// (nil: MCP servers are listed at a turn's start only).
+	MCP      *mcpapps.Catalog
 	Frames   *stream.Bus
 	Temporal workflowClient
 	// CORSOrigins may call the api from a browser; none by default.
@@ -129,7 +133,8 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "PATCH", "/spaces/:spaceId/members/:personId", "Change a member's role (owners only)", s.setMemberRole)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/members/:personId", "Remove a member from the space (owners), or leave it (yourself)", s.removeMember)
 	s.handle(authed, "GET", "/spaces/:spaceId/connections", "List the space's connected apps", s.listConnections)
-	s.handle(authed, "POST", "/spaces/:spaceId/connections", "Connect an app (a webhook) to the space", s.createConnection)
+	s.handle(authed, "POST", "/spaces/:spaceId/connections", "Connect an app (a webhook or an MCP server) to the space", s.createConnection)
+	s.handle(authed, "POST", "/spaces/:spaceId/connections/:id/refresh", "List a connected MCP server's tools again", s.refreshConnection)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/connections/:id", "Remove a connected app", s.deleteConnection)
 	s.handle(authed, "POST", "/spaces/:spaceId/files", "Attach a file to the space (multipart, part file)", s.uploadFile)
 	s.handle(authed, "GET", "/spaces/:spaceId/files", "List the space's files, newest first", s.listFiles)

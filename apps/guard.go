@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -52,4 +54,32 @@ func BlockedReason(err error) (string, bool) {
 		return blocked.Error(), true
 	}
 	return "", false
+}
+
+// CheckURL resolves an http(s) URL's host and tells whether the guard would
+// let a connection reach it: nil, or an error saying why not (what
+// BlockedReason reads). It is the check at the moment a person connects an
+// app, so a private address is refused with a reason at once; every dial
+// is still checked again (DialContext), since a name may resolve elsewhere
+// later.
+func (g *Guard) CheckURL(ctx context.Context, host, port string) error {
+	hostPort := net.JoinHostPort(host, port)
+	hostAllowed := g.allow.allowsHost(hostPort)
+	if hostAllowed {
+		return nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return fmt.Errorf("the host %s cannot be found: %w", host, err)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return fmt.Errorf("the port %q is not a number", port)
+	}
+	for _, a := range addrs {
+		if err := g.allow.checkDial("tcp", netip.AddrPortFrom(a, uint16(p)).String(), false); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -109,6 +109,9 @@ func AppsBlock(role string, st *AppsState) string {
 				break
 			}
 			detail := c.Kind
+			if c.PublicOnly {
+				detail += ", public data only" // an MCP server without a sign-in (seed 000 §3)
+			}
 			if !c.Enabled {
 				detail += ", switched off"
 			}

@@ -113,3 +113,15 @@ func TestPersonalInstructionsAreStableUntilChanged(t *testing.T) {
 	p.Persona = "I work as a judge"
 	require.NotEqual(t, first, assistant.Instructions(p), "a changed persona changes them")
 }
+
+// An MCP server without a sign-in is marked public data only (seed 000
+// §3); a failing one is named failing, to reconnect.
+func TestAppsBlockMarksMCPServers(t *testing.T) {
+	block := assistant.AppsBlock(string(workspace.RoleViewer), &assistant.AppsState{Apps: []workspace.Connection{
+		{Name: "Docs", Kind: workspace.ConnectionMCP, Enabled: true, PublicOnly: true},
+		{Name: "Tracker", Kind: workspace.ConnectionMCP, Enabled: true, Failure: "it did not answer within 10s"},
+	}})
+	require.Contains(t, block, "- Docs (mcp, public data only)\n")
+	require.Contains(t, block, "- Tracker (mcp, failing: it did not answer within 10s)\n")
+	require.Contains(t, block, "A failing app")
+}

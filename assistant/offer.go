@@ -54,7 +54,11 @@ type OfferInput struct {
 	// Path is the open page's path (it only breaks routing ties).
 	Path string
 	// AppNames are the names of the apps connected in the space.
-	AppNames  []string
+	AppNames []string
+	// Apps are the space's working MCP servers, whose tools are in
+	// Registry: each is offered only when the message asks for it
+	// (askedApps), and app tools are bounded by MaxAppTools.
+	Apps      []AppOffer
 	Playbooks []playbooks.Playbook
 	// Added are tools hub_how_to and hub_find_tools made available earlier
 	// in this turn (their results' AddToolsKey): kept in the offer for the
@@ -108,6 +112,7 @@ func BuildOffer(in OfferInput) OfferResult {
 	if !settings {
 		offerable = slices.DeleteFunc(offerable, func(n string) bool { return n == tools.UpdateSettingsTool })
 	}
+	offerable, askedTools := appGrant(offerable, in.Registry, in.Apps, askedApps(in.Message, in.Mentions, in.Apps))
 	defs := make([]*tools.Definition, 0, len(offerable))
 	granted := make(map[string]bool, len(offerable))
 	for _, name := range offerable {
@@ -169,10 +174,14 @@ func BuildOffer(in OfferInput) OfferResult {
 	routedTools := keepGranted(routed.Tools, isGranted)
 	rank := map[string]int{} // the routed tools' places in the ranking
 	for i, name := range ranked {
-		if slices.Contains(routedTools, name) {
+		if slices.Contains(routedTools, name) || slices.Contains(askedTools, name) {
 			rank[name] = i
 		}
 	}
+	// The apps the person asked for come next at the head, their best
+	// ranked tools first.
+	slices.SortStableFunc(askedTools, func(a, b string) int { return rankOf(rank, a, len(ranked)) - rankOf(rank, b, len(ranked)) })
+	routedTools = dedupe(append(routedTools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
 	slices.SortStableFunc(routedTools, func(a, b string) int { return rankOf(rank, a, len(ranked)) - rankOf(rank, b, len(ranked)) })
 
 	keep := map[string]bool{}

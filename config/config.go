@@ -36,6 +36,11 @@ type Config struct {
 	// (HUB_APPS_ALLOW); by default only public addresses. Web pages are
 	// read through the same guard and list.
 	AppsAllow []string
+	// SecretKey seals connection secrets (an MCP server's bearer token)
+	// in the database (HUB_SECRET_KEY: 32 random bytes, base64). `hub
+	// dev` makes one in its data dir; without one, no secret can be
+	// stored.
+	SecretKey []byte
 	// WebSearch is the search provider (HUB_WEB_SEARCH_URL, _KEY,
 	// _PROVIDER); the zero value is none, and then the web tools are not
 	// offered.
@@ -88,6 +93,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.TimeZone = loc
 	}
 	c.AppsAllow = apps.AllowFromEnv(getenv)
+	if v := getenv(apps.EnvSecretKey); v != "" {
+		key, err := apps.ParseSecretKey(v)
+		if err != nil {
+			return Config{}, err
+		}
+		c.SecretKey = key
+	}
 	ws, err := web.SearchConfigFromEnv(getenv)
 	if err != nil {
 		return Config{}, err

@@ -140,7 +140,7 @@ func TestTurnRunsItsModelOnItsEndpoint(t *testing.T) {
 	t.Parallel()
 	failOnce := `{"rules": [
 	  {"times": 1, "reply": {"fault": {"kind": "http_error", "status": 400, "message": "refused"}}},
-	  {"reply": {"text": "Deep answer."}}]}`
+	  {"reply": {"text": "Deep answer.", "usage": {"input": 1000, "cached": 400, "output": 10}}}]}`
 	s, a, b := catalogStack(t, answerOnly, failOnce)
 	conv := s.Conversation(t)
 
@@ -163,6 +163,13 @@ func TestTurnRunsItsModelOnItsEndpoint(t *testing.T) {
 	require.Equal(t, "done", turn["status"])
 	require.Equal(t, "deep", turn["model"], "the retry runs the model of the turn it retries")
 	require.Equal(t, "high", turn["effort"])
+	// The call is billed under the catalog's model at the catalog's price:
+	// 600 fresh × $2/M + 400 cached × $0.5/M + 10 out × $8/M = 1,480 µ$.
+	calls := turnCalls(t, s, retried.TurnID)
+	require.Len(t, calls, 1)
+	require.Equal(t, "deep", calls[0].Model)
+	require.EqualValues(t, 400, calls[0].CachedInputTokens)
+	require.EqualValues(t, 1480, calls[0].CostMicros)
 
 	reqs := b.Requests()
 	require.Len(t, reqs, 2)

@@ -31,6 +31,7 @@ import (
 
 	"hub/activities"
 	"hub/api"
+	"hub/apps"
 	"hub/assistant"
 	"hub/chat"
 	"hub/config"
@@ -85,6 +86,9 @@ type Options struct {
 	APITemporal func(client.Client) client.Client
 	// Price is what a model costs (wiring.TestKnobs.Price); nil: free.
 	Price func(model string) llm.Price
+	// MCPTimeout bounds one listing or call of an MCP server (0: the
+	// defaults of `hub api`).
+	MCPTimeout time.Duration
 	// SweepEvery is how often the stack's sweeper runs (0: every
 	// wiring.SweepInterval, as in `hub worker`). A test that needs a sweep
 	// at a moment of its own calls Stack.Sweep.
@@ -142,7 +146,7 @@ func Start(t testing.TB, o Options) *Stack {
 	s := &Stack{DB: db, Temporal: c, HTTP: &http.Client{}, dbURL: url}
 	cfg := s.config(t, o, url)
 	s.hub, err = wiring.New(ctx, cfg, wiring.Options{DB: db, Test: wiring.TestKnobs{Fault: o.Fault, Verifier: o.Verifier,
-		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery, Price: o.Price}})
+		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery, MCPTimeout: o.MCPTimeout, Price: o.Price}})
 	require.NoError(t, err)
 	t.Cleanup(s.hub.Close) // after the api, the sweeper and the worker stop (cleanups run last first)
 	s.Workspace, s.Chat, s.Activities = s.hub.Workspace, s.hub.Chat, s.hub.Activities
@@ -201,6 +205,13 @@ func (s *Stack) config(t testing.TB, o Options, databaseURL string) config.Confi
 	}
 	cfg.CORSOrigins = append(cfg.CORSOrigins, o.CORSOrigins...)
 	cfg.AppsAllow = append(cfg.AppsAllow, o.AppsAllow...)
+	if cfg.SecretKey == nil {
+		// Connection secrets are sealed as in production, with a key of
+		// the test's own (HUB_SECRET_KEY in Env replaces it).
+		key, err := apps.ParseSecretKey(apps.NewSecretKey())
+		require.NoError(t, err)
+		cfg.SecretKey = key
+	}
 	l := o.HTTPLimits
 	for _, f := range []struct{ from, into *time.Duration }{
 		{&l.ReadHeader, &cfg.HTTP.ReadHeader}, {&l.Body, &cfg.HTTP.Body}, {&l.Idle, &cfg.HTTP.Idle}, {&l.SSEKeepAlive, &cfg.HTTP.SSEKeepAlive},

@@ -240,9 +240,16 @@ type Connection struct {
 	URL     string
 	Enabled bool
 	// Failure is why Hub's last post to it failed; "" when it worked.
-	Failure   string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Failure string
+	// Secret is an MCP server's bearer secret, sealed with the operator's
+	// key (apps.SecretBox); nil when it has none.
+	Secret []byte
+	// Tools is the JSON of the tools an MCP server listed at ToolsListedAt
+	// (nil: never listed).
+	Tools         string
+	ToolsListedAt *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // Skill is a person's own saved instructions: only PersonID reads it.

@@ -40,7 +40,7 @@ type ListConnectionsInput struct{}
 // domain gives a guest none anyway.
 var ListConnections = Define(Spec{
 	Name: "hub_list_connections", Area: AreaApps,
-	Description: "List the apps connected to this space (for now webhooks, e.g. a team channel) with their ids, names and kinds. Use an id with apps_post_update.",
+	Description: "List the apps connected to this space (webhooks, e.g. a team channel, and MCP servers, whose tools are named mcp_…) with their ids, names and kinds. Use a webhook's id with apps_post_update.",
 }, func(ctx context.Context, env Env, _ ListConnectionsInput) (Result, error) {
 	conns, err := env.Workspace.ListConnections(ctx, env.Actor, env.SpaceID)
 	if err != nil {

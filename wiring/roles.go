@@ -32,7 +32,7 @@ func (h *Hub) API(c client.Client) http.Handler {
 	if h.test.APITemporal != nil {
 		c = h.test.APITemporal(c)
 	}
-	return api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Frames: h.Frames, Temporal: c,
+	return api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
 		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout,
 		Models: h.Models.Catalog})
 }

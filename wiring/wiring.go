@@ -28,6 +28,7 @@ import (
 	"hub/config"
 	"hub/files"
 	"hub/llm"
+	"hub/mcpapps"
 	"hub/models"
 	"hub/playbooks"
 	"hub/stream"
@@ -62,6 +63,10 @@ type TestKnobs struct {
 	// APITemporal wraps the Temporal client the api uses (a failing
 	// workflow service); the worker keeps the client as it is.
 	APITemporal func(client.Client) client.Client
+	// MCPTimeout bounds one listing or call of an MCP server (0:
+	// mcpapps.DefaultTimeout for listings and reads,
+	// mcpapps.DefaultCallTimeout for writes).
+	MCPTimeout time.Duration
 	// SweepEvery is the sweeper's interval; 0 is SweepInterval.
 	SweepEvery time.Duration
 	// Price replaces the catalog's prices (activities.Activities.Price);
@@ -85,6 +90,8 @@ type Hub struct {
 	Models *llm.Models
 	Frames *stream.Bus
 	Apps   *apps.Client
+	// MCP lists and calls the spaces' MCP servers' tools.
+	MCP *mcpapps.Catalog
 	// Web reads pages for hub_read_web_page, through the apps guard.
 	Web        *web.Reader
 	Tools      *tools.Registry
@@ -161,9 +168,24 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	}
 	h := &Hub{Config: cfg, DB: db, Workspace: workspace.NewService(db), Chat: chat.NewStore(db), Frames: stream.NewBus(db),
 		Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
+	guard, err := apps.NewGuard(cfg.AppsAllow)
+	if err != nil {
+		poster.Close()
+		reader.Close()
+		return fail(err)
+	}
+	box, err := apps.NewSecretBox(cfg.SecretKey)
+	if err != nil {
+		poster.Close()
+		reader.Close()
+		return fail(err)
+	}
+	h.MCP = mcpapps.New(h.Workspace, mcpapps.Options{Guard: guard, Box: box, Timeout: o.Test.MCPTimeout, CallTimeout: o.Test.MCPTimeout})
+	h.Workspace.SetAppConnector(h.MCP)
 	store, err := files.NewStore(cfg.Files)
 	if err != nil {
 		poster.Close()
+		h.MCP.Close()
 		return fail(err)
 	}
 	h.Files = files.NewService(db, h.Workspace, store, cfg.Files.MaxBytes)
@@ -178,7 +200,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
 	h.Activities = &activities.Activities{
-		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, Frames: h.Frames, Playbooks: h.Playbooks,
+		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, MCP: h.MCP, Frames: h.Frames, Playbooks: h.Playbooks,
 		Model: model, ModelConfigured: h.Models.Configured(), Models: h.Models, ModelTimeout: model.Timeout(),
 		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
 		Verifier: o.Test.Verifier, Fault: o.Test.Fault,
@@ -193,6 +215,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 func (h *Hub) Close() {
 	h.Frames.Close()
 	h.Apps.Close()
+	h.MCP.Close()
 	h.Web.Close()
 	if h.ownDB {
 		_ = h.DB.Close()

@@ -27,8 +27,31 @@ const (
 	MaxConnectionURL  = 2048 // bytes; what browsers and most servers accept in a URL
 )
 
+// ConnectionMCP is an MCP server (Streamable HTTP) whose tools the
+// assistant may use (package mcpapps).
+const ConnectionMCP = "mcp"
+
+// MaxConnectionSecret bounds an MCP server's bearer secret, in bytes.
+const MaxConnectionSecret = 4096
+
 // ConnectionKinds are the kinds a connection may have.
-var ConnectionKinds = []string{ConnectionWebhook}
+var ConnectionKinds = []string{ConnectionWebhook, ConnectionMCP}
+
+// AppConnector is what adding an MCP server needs beyond the database: the
+// private-network check of its address (apps.Guard, the one every dial
+// passes too) and the sealing of its secret with the operator's key
+// (apps.SecretBox). The composition root sets it (SetAppConnector); without
+// one, MCP servers cannot be added.
+type AppConnector interface {
+	// CheckURL says why an address may not be reached (nil: it may).
+	CheckURL(ctx context.Context, rawURL string) error
+	// SealSecret encrypts a secret for the database.
+	SealSecret(secret string) ([]byte, error)
+}
+
+// SetAppConnector sets the connector MCP connections are checked and
+// sealed with; call it once, before serving.
+func (s *Service) SetAppConnector(c AppConnector) { s.connector.c = c }
 
 // Connection is a connected app of a space. URL is empty for a person who
 // may not manage the space's connections (see ListConnections).
@@ -42,9 +65,20 @@ type Connection struct {
 	Enabled bool
 	// Failure is why Hub's last post to the app failed ("": it worked, or
 	// nothing was sent yet): an app to reconnect.
-	Failure   string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Failure string
+	// PublicOnly marks an MCP server connected without a secret (no
+	// sign-in): what it serves, it serves to anyone, and the instructions
+	// say so ("public data only"). Everyone who sees the app sees it.
+	PublicOnly bool
+	// HasSecret tells an owner or editor that an MCP server has a bearer
+	// secret stored (the secret itself is never read back); false for
+	// everyone else.
+	HasSecret bool
+	// ToolsListedAt is when an MCP server's tools were last listed (nil:
+	// never, or not shown to this person).
+	ToolsListedAt *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // NewConnection is what adding a connected app sends. An empty Kind is a
@@ -53,6 +87,9 @@ type NewConnection struct {
 	Kind string
 	Name string
 	URL  string
+	// Secret is an MCP server's optional bearer secret; other kinds take
+	// none.
+	Secret string
 }
 
 // ConnectionRef names a connected app to people and the model: its name,
@@ -74,9 +111,12 @@ func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor 
 // for those who manage connections.
 func toConnection(r models.Connection, role Role) Connection {
 	c := Connection{ID: r.ID, SpaceID: r.SpaceID, OwnerID: r.OwnerID, Kind: r.Kind, Name: r.Name,
-		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		PublicOnly: r.Kind == ConnectionMCP && len(r.Secret) == 0}
 	if managesConnections(role) {
 		c.URL = r.URL
+		c.HasSecret = len(r.Secret) > 0
+		c.ToolsListedAt = r.ToolsListedAt
 	}
 	return c
 }
@@ -116,9 +156,13 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	if err != nil {
 		return Connection{}, err
 	}
+	sealed, err := s.checkMCP(ctx, kind, u, in.Secret)
+	if err != nil {
+		return Connection{}, err
+	}
 	now := s.now()
 	r := models.Connection{ID: models.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
-		Name: name, URL: u, Enabled: true, CreatedAt: now, UpdatedAt: now}
+		Name: name, URL: u, Enabled: true, Secret: sealed, CreatedAt: now, UpdatedAt: now}
 	err = s.Tx(ctx, func(tx *Service) error {
 		var names []string
 		if err := tx.q(ctx).Model(&models.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {

@@ -31,11 +31,15 @@ type Service struct {
 	// tx is the transaction this Service runs in (Tx), for other stores
 	// to join; nil outside any Tx.
 	tx *models.Tx
+	// connector checks and seals MCP connections; shared by every copy.
+	connector *connectorRef
 }
+
+type connectorRef struct{ c AppConnector }
 
 // NewService returns a Service over db.
 func NewService(db *models.DB) *Service {
-	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}}
+	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
 }
 
 // withDB returns a Service that runs on the given handle. It keeps the

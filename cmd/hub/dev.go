@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"hub/apps"
 	"hub/config"
 	"hub/fakemodel"
 	"hub/temporal"
@@ -77,6 +78,11 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	}
 	if cfg.Files.Dir == "" && !cfg.Files.S3.Configured() {
 		cfg.Files.Dir = filepath.Join(o.dataDir, "files")
+	}
+	if cfg.SecretKey == nil {
+		if cfg.SecretKey, err = devSecretKey(o.dataDir); err != nil {
+			return err
+		}
 	}
 	if o.fakeModel {
 		fm := fakemodel.New(fakemodel.DefaultScript())
@@ -166,4 +172,27 @@ func displayAddr(a net.Addr) string {
 		return "localhost:" + port
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// devSecretKeyFile keeps the key `hub dev` seals connection secrets with
+// when HUB_SECRET_KEY is not set: made once, readable by the owner only,
+// so secrets stored in one run open in the next.
+const devSecretKeyFile = "secret.key"
+
+func devSecretKey(dataDir string) ([]byte, error) {
+	path := filepath.Join(dataDir, devSecretKeyFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		raw = []byte(apps.NewSecretKey())
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			return nil, fmt.Errorf("secret key: %w", err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("secret key: %w", err)
+	}
+	key, err := apps.ParseSecretKey(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return key, nil
 }

@@ -30,9 +30,9 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "llm", "workspace", "stream", "usage", "workflows"},
+	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "workspace", "stream", "usage", "workflows"},
 	"workflows":  {"activities"},
-	"activities": {"assistant", "chat", "files", "workspace", "llm", "playbooks", "stream", "tools", "toolrun", "usage"},
+	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
@@ -46,7 +46,9 @@ var productionRules = map[string][]string{
 	"llm":   {},
 	"apps":  {},
 	// web searches and reads pages; its connections go through apps.Guard.
-	"web":       {"apps"},
+	"web": {"apps"},
+	// mcpapps lists and calls MCP servers' tools (the official SDK), through apps.Guard.
+	"mcpapps":   {"apps", "tools", "workspace"},
 	"playbooks": {},
 	"models":    {},
 	"temporal":  {},

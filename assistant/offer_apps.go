@@ -1,0 +1,122 @@
+package assistant
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"hub/tools"
+	"hub/workspace"
+)
+
+// MaxAppTools is the most connected-app tools one turn is granted (seed
+// 000 §3): Hub's built-in app tools first, then apps_*, then MCP servers'
+// tools; the offer shows at most MaxOfferedTools of everything.
+const MaxAppTools = 80
+
+// MaxAskedAppTools is how many tools of the apps a message asks for are
+// put at the offer's head (best ranked first); the rest of their granted
+// tools are ranked like any other, and hub_find_tools finds them all.
+const MaxAskedAppTools = 12
+
+// AppOffer is a connected MCP server whose tools a turn may offer.
+type AppOffer struct {
+	ConnectionID string
+	Name         string
+	// Tools are Hub's names of its tools (mcp_…), in the registry.
+	Tools []string
+}
+
+// anyApp is a request for connected apps' content in general ("search my
+// connected apps").
+var anyApp = regexp.MustCompile(`(?i)\b(connected apps?|all (my |our |the )?apps|search (my |our |the )?apps)\b`)
+
+// askedApps are the apps a message asks for (seed 000 §3: app content is
+// read only when the person asks for that app's content or names it): an
+// app named in the text as a whole word or phrase, any case; an app
+// mentioned (a connection ref); or every app, for a request to search the
+// connected apps. Having an app connected is not enough.
+func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[string]bool {
+	asked := map[string]bool{}
+	if len(apps) == 0 {
+		return asked
+	}
+	all := anyApp.MatchString(message)
+	lower := strings.ToLower(message)
+	for _, a := range apps {
+		switch {
+		case all, namesApp(lower, strings.ToLower(strings.TrimSpace(a.Name))):
+			asked[a.ConnectionID] = true
+		case slices.ContainsFunc(mentions, func(r workspace.Ref) bool { return r.Kind == workspace.KindConnection && r.ID == a.ConnectionID }):
+			asked[a.ConnectionID] = true
+		}
+	}
+	return asked
+}
+
+// namesApp tells whether text holds name with no letter or digit right
+// before or after it.
+func namesApp(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(name)
+		before, after := ' ', ' '
+		if i > 0 {
+			before = lastRune(text[:i])
+		}
+		if end < len(text) {
+			after = []rune(text[end:])[0]
+		}
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func lastRune(s string) rune {
+	r := []rune(s)
+	return r[len(r)-1]
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// appGrant narrows the offerable names to the app tools a turn may have:
+// an MCP server's tools only when the message asks for that app, and at
+// most MaxAppTools app tools, in registry order (built-in app tools and
+// apps_* are registered before any MCP tool). It returns the kept names
+// and the asked apps' tools among them.
+func appGrant(names []string, reg *tools.Registry, apps []AppOffer, asked map[string]bool) (kept, askedTools []string) {
+	owner := map[string]string{}
+	for _, a := range apps {
+		for _, n := range a.Tools {
+			owner[n] = a.ConnectionID
+		}
+	}
+	appTools := 0
+	for _, n := range names {
+		conn, isMCP := owner[n]
+		if isMCP && !asked[conn] {
+			continue
+		}
+		if d, ok := reg.Get(n); ok && d.Area == tools.AreaApps {
+			if appTools == MaxAppTools {
+				continue
+			}
+			appTools++
+		}
+		kept = append(kept, n)
+		if isMCP {
+			askedTools = append(askedTools, n)
+		}
+	}
+	return kept, askedTools
+}

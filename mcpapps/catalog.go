@@ -1,0 +1,406 @@
+package mcpapps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"hub/apps"
+	"hub/tools"
+	"hub/workspace"
+)
+
+// Limits of a listing.
+const (
+	// MaxTools is the most tools one server's listing keeps; the rest
+	// are left out (and noted). The offer shows far fewer.
+	MaxTools = 500
+	// MaxSchemaBytes bounds one tool's input schema: a schema larger than
+	// this is skipped (and noted), not cut.
+	MaxSchemaBytes = 8 << 10
+	// MaxDescription bounds a tool's description, in characters.
+	MaxDescription = 1024
+	// DefaultTTL is how old a listing may be before a turn lists the
+	// server again.
+	DefaultTTL = 10 * time.Minute
+)
+
+// Options configure a Catalog.
+type Options struct {
+	// Guard checks every address (apps.NewGuard with HUB_APPS_ALLOW).
+	Guard *apps.Guard
+	// Box opens connection secrets (HUB_SECRET_KEY).
+	Box *apps.SecretBox
+	// Timeout bounds a listing and a read call; zero is DefaultTimeout.
+	Timeout time.Duration
+	// CallTimeout bounds a write call; zero is DefaultCallTimeout.
+	CallTimeout time.Duration
+	// TTL is how old a listing may be before a turn refreshes it; zero
+	// is DefaultTTL.
+	TTL time.Duration
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// Catalog lists, keeps and calls the tools of a Hub's MCP servers. Make
+// one per process (wiring) and Close it at shutdown.
+type Catalog struct {
+	ws   *workspace.Service
+	o    Options
+	http *http.Client
+
+	mu     sync.Mutex
+	built  map[string]built // by connection id: the definitions of one listing
+	watch  map[string]*watcher
+	closed bool
+	holds  sync.WaitGroup // the watchers' goroutines
+}
+
+// built are a listing's definitions, compiled once per listing.
+type built struct {
+	listedAt time.Time
+	defs     []*tools.Definition
+	skipped  []string
+}
+
+// New returns a Catalog over ws.
+func New(ws *workspace.Service, o Options) *Catalog {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.TTL <= 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.Now == nil {
+		o.Now = func() time.Time { return time.Now().UTC() }
+	}
+	return &Catalog{ws: ws, o: o, http: newHTTPClient(o.Guard), built: map[string]built{}, watch: map[string]*watcher{}}
+}
+
+// Close ends the sessions Hub holds (and waits until they are closed)
+// and closes idle connections.
+func (c *Catalog) Close() {
+	c.mu.Lock()
+	ws := c.watch
+	c.watch, c.closed = map[string]*watcher{}, true
+	c.mu.Unlock()
+	for _, w := range ws {
+		w.stop()
+	}
+	c.holds.Wait()
+	c.http.CloseIdleConnections()
+}
+
+// CheckURL is workspace.AppConnector's address check: the URL's host must
+// resolve to addresses the guard lets Hub reach.
+func (c *Catalog) CheckURL(ctx context.Context, rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return errors.New("the URL cannot be read")
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	return c.o.Guard.CheckURL(ctx, u.Hostname(), port)
+}
+
+// SealSecret is workspace.AppConnector's sealing: without a key, the
+// secret's field is what is wrong (the operator must set HUB_SECRET_KEY).
+func (c *Catalog) SealSecret(secret string) ([]byte, error) {
+	sealed, err := c.o.Box.Seal([]byte(secret))
+	if errors.Is(err, apps.ErrNoSecretKey) {
+		return nil, &workspace.InvalidError{Path: "/secret", Message: "this Hub server has no " + apps.EnvSecretKey + ", so it cannot keep secrets; ask its operator"}
+	}
+	return sealed, err
+}
+
+// listedTool is a tool as a listing keeps it in the database.
+type listedTool struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"inputSchema"`
+	ReadOnly    bool            `json:"readOnly,omitempty"`
+}
+
+// listing is what a connection's tools column holds.
+type listing struct {
+	Tools []listedTool `json:"tools"`
+	// Skipped names the tools left out, with why.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Listing is the outcome of listing a server, for the refresh route.
+type Listing struct {
+	Tools   []ListedTool
+	Skipped []string
+	// Failure is why the listing failed ("": it worked).
+	Failure string
+}
+
+// ListedTool is one tool of a listing as people see it.
+type ListedTool struct {
+	Name     string // Hub's name for it (mcp_…)
+	Tool     string // the server's name
+	Title    string
+	ReadOnly bool
+}
+
+// Refresh lists the server's tools now and keeps the listing (or why it
+// failed) on the connection. A failure is no error: it is the listing's
+// Failure, recorded for the instructions.
+func (c *Catalog) Refresh(ctx context.Context, spaceID, connID string) (Listing, error) {
+	t, err := c.ws.AppTarget(ctx, spaceID, connID)
+	if err != nil {
+		return Listing{}, err
+	}
+	return c.refresh(ctx, t)
+}
+
+func (c *Catalog) refresh(ctx context.Context, t workspace.AppTarget) (Listing, error) {
+	l, failure := c.list(ctx, t)
+	// Microseconds: what every engine keeps, so the definitions built
+	// here are found again by the listing's time read back.
+	at := c.o.Now().Truncate(time.Microsecond)
+	raw := ""
+	if failure == "" {
+		// Compiled now, so a schema that cannot be used is skipped and
+		// named in the listing rather than silently never offered.
+		b := built{listedAt: at}
+		kept := l.Tools[:0]
+		for _, lt := range l.Tools {
+			d, err := c.define(t.Connection, lt)
+			if err != nil {
+				l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: its input schema cannot be used (%s)", lt.Name, schemaError(err)))
+				continue
+			}
+			kept = append(kept, lt)
+			b.defs = append(b.defs, d)
+		}
+		l.Tools = kept
+		defer func() {
+			c.mu.Lock()
+			c.built[t.ID] = b
+			c.mu.Unlock()
+		}()
+		b2, err := json.Marshal(l)
+		if err != nil {
+			return Listing{}, fmt.Errorf("listing of %s: %w", t.ID, err)
+		}
+		raw = string(b2)
+	}
+	if err := c.ws.SaveAppTools(ctx, t.SpaceID, t.ID, raw, at, failure); err != nil {
+		return Listing{}, err
+	}
+	out := Listing{Failure: failure, Skipped: l.Skipped}
+	for _, lt := range l.Tools {
+		out.Tools = append(out.Tools, ListedTool{Name: ToolName(t.ID, lt.Name), Tool: lt.Name, Title: lt.Title, ReadOnly: lt.ReadOnly})
+	}
+	if failure == "" && t.Enabled {
+		c.watchTools(t)
+	}
+	return out, nil
+}
+
+// list asks the server for its tools, page by page, within the timeout.
+func (c *Catalog) list(ctx context.Context, t workspace.AppTarget) (listing, string) {
+	secret, err := c.secret(t)
+	if err != nil {
+		return listing{}, err.Error()
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	cs, err := c.session(ctx, t.URL, secret, nil)
+	if err != nil {
+		return listing{}, reason(ctx, err, c.o.Timeout)
+	}
+	defer closeSession(cs)
+	var l listing
+	seen := map[string]bool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return listing{}, reason(ctx, err, c.o.Timeout)
+		}
+		if len(l.Tools) == MaxTools {
+			l.Skipped = append(l.Skipped, fmt.Sprintf("tools after the first %d", MaxTools))
+			break
+		}
+		lt, why := keep(tool)
+		switch {
+		case why != "":
+			l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: %s", tool.Name, why))
+		case seen[ToolName(t.ID, lt.Name)]:
+			l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: listed twice", tool.Name))
+		default:
+			seen[ToolName(t.ID, lt.Name)] = true
+			l.Tools = append(l.Tools, lt)
+		}
+	}
+	return l, ""
+}
+
+// schemaError is a compile error's first line, bounded.
+func schemaError(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if r := []rune(msg); len(r) > 160 {
+		msg = string(r[:159]) + "…"
+	}
+	return msg
+}
+
+// keep checks one listed tool: a name, an object schema of bounded size.
+func keep(t *mcp.Tool) (listedTool, string) {
+	if t == nil || t.Name == "" || len(t.Name) > 128 || workspace.BadText(t.Name) {
+		return listedTool{}, "no usable name"
+	}
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return listedTool{}, "its input schema cannot be read"
+	}
+	if len(schema) > MaxSchemaBytes {
+		return listedTool{}, fmt.Sprintf("its input schema is larger than %d KiB", MaxSchemaBytes>>10)
+	}
+	var obj map[string]any
+	if json.Unmarshal(schema, &obj) != nil || obj["type"] != "object" {
+		return listedTool{}, "its input schema is not an object schema"
+	}
+	desc := []rune(workspace.CleanText(t.Description))
+	if len(desc) > MaxDescription {
+		desc = append(desc[:MaxDescription-1], '…')
+	}
+	title := t.Title
+	if title == "" && t.Annotations != nil {
+		title = t.Annotations.Title
+	}
+	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
+	return listedTool{Name: t.Name, Title: workspace.CleanText(title), Description: string(desc), Schema: schema, ReadOnly: ro}, ""
+}
+
+// secret opens the connection's sealed secret ("" when it has none).
+func (c *Catalog) secret(t workspace.AppTarget) (string, error) {
+	if len(t.Secret) == 0 {
+		return "", nil
+	}
+	b, err := c.o.Box.Open(t.Secret)
+	if err != nil {
+		// The key changed (HUB_SECRET_KEY): the secret must be entered again.
+		return "", fmt.Errorf("its secret does not open with this server's %s; connect it again: %w", apps.EnvSecretKey, err)
+	}
+	return string(b), nil
+}
+
+// App is a connected MCP server with the tools a turn may offer.
+type App struct {
+	workspace.Connection
+	Tools []*tools.Definition
+}
+
+// Apps returns the space's MCP servers that work, each with its tools.
+// With refresh, a listing older than the TTL (or none) is listed again
+// first, every stale server at once and each within the timeout; one that
+// fails is recorded as failing and left out, so the turn goes on without
+// it. A disabled or failing server is left out.
+func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App, error) {
+	if c == nil {
+		return nil, nil
+	}
+	targets, err := c.ws.AppTargets(ctx, spaceID, workspace.ConnectionMCP)
+	if err != nil {
+		return nil, err
+	}
+	if refresh {
+		var wg sync.WaitGroup
+		for i := range targets {
+			t := &targets[i]
+			if !t.Enabled || (t.ToolsListedAt != nil && c.o.Now().Sub(*t.ToolsListedAt) < c.o.TTL && t.Failure == "") {
+				continue
+			}
+			wg.Go(func() {
+				if _, err := c.refresh(ctx, *t); err != nil {
+					slog.WarnContext(ctx, "listing an MCP server's tools failed", "connection", t.ID, "error", err)
+					return
+				}
+				if fresh, err := c.ws.AppTarget(ctx, spaceID, t.ID); err == nil {
+					*t = fresh
+				}
+			})
+		}
+		wg.Wait()
+	}
+	var out []App
+	for _, t := range targets {
+		if !t.Enabled || t.Failure != "" || t.ToolsListedAt == nil {
+			continue
+		}
+		out = append(out, App{Connection: t.Connection, Tools: c.definitions(t)})
+	}
+	return out, nil
+}
+
+// Definitions returns the tools of every listed MCP server of the space,
+// failing ones included, from the kept listings (nothing is asked of the
+// servers): what a call runs against. A write held while its server
+// worked is still found at Apply after the server failed (the call then
+// fails on its own, nothing sent); a switched-off server's tools are
+// refused when they run.
+func (c *Catalog) Definitions(ctx context.Context, spaceID string) ([]*tools.Definition, error) {
+	if c == nil {
+		return nil, nil
+	}
+	targets, err := c.ws.AppTargets(ctx, spaceID, workspace.ConnectionMCP)
+	if err != nil {
+		return nil, err
+	}
+	var out []*tools.Definition
+	for _, t := range targets {
+		if t.ToolsListedAt != nil {
+			out = append(out, c.definitions(t)...)
+		}
+	}
+	return out, nil
+}
+
+// definitions builds (once per listing) the tools of a connection.
+func (c *Catalog) definitions(t workspace.AppTarget) []*tools.Definition {
+	c.mu.Lock()
+	b, ok := c.built[t.ID]
+	c.mu.Unlock()
+	if ok && b.listedAt.Equal(*t.ToolsListedAt) {
+		return b.defs
+	}
+	var l listing
+	if err := json.Unmarshal([]byte(t.Tools), &l); err != nil {
+		return nil
+	}
+	b = built{listedAt: *t.ToolsListedAt, skipped: l.Skipped}
+	for _, lt := range l.Tools {
+		d, err := c.define(t.Connection, lt)
+		if err != nil {
+			b.skipped = append(b.skipped, fmt.Sprintf("%.64s: %v", lt.Name, err))
+			continue
+		}
+		b.defs = append(b.defs, d)
+	}
+	c.mu.Lock()
+	c.built[t.ID] = b
+	c.mu.Unlock()
+	return b.defs
+}

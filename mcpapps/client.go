@@ -1,0 +1,122 @@
+package mcpapps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"hub/apps"
+)
+
+// Bounds of one exchange with an MCP server.
+const (
+	// DefaultTimeout bounds a listing or a read tool's call: a turn waits
+	// for it, so a server that hangs costs the turn this long, once.
+	DefaultTimeout = 10 * time.Second
+	// DefaultCallTimeout bounds a write tool's call (Apply waits for it),
+	// as a webhook's post.
+	DefaultCallTimeout = apps.DefaultTimeout
+	// MaxResponseBytes bounds one HTTP answer of a server (a listing of a
+	// few hundred tools fits many times over).
+	MaxResponseBytes = 4 << 20
+)
+
+// httpClient is the client every exchange uses: the guard's dialer, never
+// a proxy (the check must see the server's own address), no redirects
+// beyond apps.MaxRedirects, answers cut at MaxResponseBytes.
+func newHTTPClient(guard *apps.Guard) *http.Client {
+	transport := &http.Transport{
+		Proxy:                  nil,
+		DialContext:            guard.DialContext,
+		ForceAttemptHTTP2:      true,
+		TLSHandshakeTimeout:    10 * time.Second,
+		MaxIdleConns:           16,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	return &http.Client{Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) > apps.MaxRedirects {
+			return fmt.Errorf("it redirected more than %d times", apps.MaxRedirects)
+		}
+		return nil
+	}}
+}
+
+// bearer adds the connection's secret to every request of its session and
+// bounds every answer.
+type bearer struct {
+	next   http.RoundTripper
+	secret string
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if b.secret != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+b.secret)
+	}
+	req.Header.Set("User-Agent", "Hub (connected apps)")
+	resp, err := b.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &limitedBody{r: io.LimitReader(resp.Body, MaxResponseBytes), c: resp.Body}
+	return resp, nil
+}
+
+type limitedBody struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) { return l.r.Read(p) }
+func (l *limitedBody) Close() error               { return l.c.Close() }
+
+// session opens an MCP session with the server at rawURL. watch, when set,
+// keeps the server's stream of notifications open and hears when its tools
+// change; otherwise the session only sends requests.
+func (c *Catalog) session(ctx context.Context, rawURL, secret string, onToolsChanged func()) (*mcp.ClientSession, error) {
+	hc := &http.Client{Transport: bearer{next: c.http.Transport, secret: secret}, CheckRedirect: c.http.CheckRedirect}
+	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	if onToolsChanged != nil {
+		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { onToolsChanged() }
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "1"}, opts)
+	transport := &mcp.StreamableClientTransport{Endpoint: rawURL, HTTPClient: hc, MaxRetries: -1,
+		DisableStandaloneSSE: onToolsChanged == nil, MaxEventSize: MaxResponseBytes}
+	return client.Connect(ctx, transport, nil)
+}
+
+// reason says in a few words why an exchange failed, for the connection's
+// failure (the instructions show it): never the URL, which may hold a
+// secret.
+func reason(ctx context.Context, err error, limit time.Duration) string {
+	if why, ok := apps.BlockedReason(err); ok {
+		return "Hub refused to connect to it: " + why
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("it did not answer within %s", limit)
+	case errors.As(err, new(*net.OpError)):
+		return "Hub could not connect to it"
+	}
+	return "it did not answer as an MCP server"
+}
+
+// closeSession ends a session without waiting for it: closing sends the
+// server a DELETE that a server which hangs keeps waiting for seconds
+// (the SDK bounds it at 5 s), and no caller needs its answer.
+func closeSession(cs *mcp.ClientSession) {
+	go func() { _ = cs.Close() }()
+}

@@ -1,0 +1,186 @@
+package mcpapps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"hub/tools"
+	"hub/workspace"
+)
+
+// Product is the AppMeta product of an MCP server's tools.
+const Product = "mcp"
+
+// maxStructuredBytes bounds the structured content a result keeps; larger
+// is left out (the text content is kept, cut to the tool-result bound).
+const maxStructuredBytes = 16 << 10
+
+// define turns a listed tool into a Hub tool. readOnlyHint makes it a read
+// that runs at once; anything else is an outside write, always held for
+// Apply and run outside any transaction.
+func (c *Catalog) define(conn workspace.Connection, lt listedTool) (*tools.Definition, error) {
+	what := lt.Description
+	if what == "" {
+		what = lt.Title
+	}
+	label := lt.Title
+	if label == "" {
+		label = lt.Name
+	}
+	spec := tools.Spec{Name: ToolName(conn.ID, lt.Name), Area: tools.AreaApps, App: &tools.AppMeta{Product: Product, Grant: "read"}}
+	if lt.ReadOnly {
+		spec.Description = fmt.Sprintf("%s (read-only, from the connected app %s). %s", label, conn.Name, what)
+	} else {
+		spec.IsWrite, spec.Risk, spec.OutsideTransaction, spec.AlwaysHold = true, tools.RiskMedium, true, true
+		spec.App.Grant = "write"
+		spec.Description = fmt.Sprintf("%s (a change in the connected app %s; it waits for the person's Apply and cannot be undone). %s", label, conn.Name, what)
+	}
+	spec.Description = strings.TrimSpace(spec.Description)
+	connID, tool := conn.ID, lt.Name
+	run := func(ctx context.Context, env tools.Env, input json.RawMessage) (tools.Result, error) {
+		return c.call(ctx, env, connID, tool, label, !lt.ReadOnly, input)
+	}
+	preview := func(ctx context.Context, env tools.Env, input json.RawMessage) (string, error) {
+		t, err := c.usable(ctx, env.SpaceID, connID)
+		if err != nil {
+			return "", err
+		}
+		p := tools.ReadablePreview(tool, input, env.Known)
+		if _, fields, ok := strings.Cut(p, ": "); ok {
+			return fmt.Sprintf("%s in %s: %s", label, t.Name, fields), nil
+		}
+		return fmt.Sprintf("%s in %s", label, t.Name), nil
+	}
+	return tools.DefineRaw(spec, lt.Schema, run, preview)
+}
+
+// usable finds the connection a call goes to, again when it runs: it may
+// have been removed or switched off since the turn offered its tools.
+func (c *Catalog) usable(ctx context.Context, spaceID, connID string) (workspace.AppTarget, error) {
+	t, err := c.ws.AppTarget(ctx, spaceID, connID)
+	if err != nil {
+		return t, err
+	}
+	if t.Kind != workspace.ConnectionMCP || !t.Enabled {
+		return t, tools.Errorf(tools.CodeRefused, "%s is switched off in this space's connected apps", t.Name)
+	}
+	return t, nil
+}
+
+// call runs one tool call on the server. For a write, what reached the
+// server decides the error: no session means nothing was sent (failed); a
+// session and no answer means it may have acted (outcome unknown, which
+// Apply reports and never resends on its own); an answer with isError or a
+// protocol error is failed with the server's words.
+func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label string, write bool, input json.RawMessage) (tools.Result, error) {
+	t, err := c.usable(ctx, env.SpaceID, connID)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	secret, err := c.secret(t)
+	if err != nil {
+		return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s: %s; nothing was sent", t.Name, err)
+	}
+	limit := c.o.Timeout
+	if write {
+		limit = c.o.CallTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cs, err := c.session(cctx, t.URL, secret, nil)
+	if err != nil {
+		why := reason(cctx, err, limit)
+		c.recordFailure(ctx, t, why)
+		return tools.Result{}, tools.Errorf(tools.CodeFailed, "Hub could not reach %s (%s), so nothing was sent", t.Name, why)
+	}
+	defer closeSession(cs)
+	params := &mcp.CallToolParams{Name: tool, Arguments: input}
+	// Hub's stable call id, for a server that keeps one (MCP has no
+	// idempotency key of its own).
+	params.Meta = mcp.Meta{"hub/callId": env.CallID}
+	res, err := cs.CallTool(cctx, params)
+	if err != nil {
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) {
+			return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s refused the call: %s", t.Name, bound(wire.Message, 500))
+		}
+		if write {
+			return tools.Result{}, tools.OutcomeUnknownf("%s did not answer (%s) after the call was sent, so it may or may not have been done", t.Name, reason(cctx, err, limit))
+		}
+		return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s did not answer (%s)", t.Name, reason(cctx, err, limit))
+	}
+	text := contentText(res.Content)
+	if res.IsError {
+		if text == "" {
+			text = "no reason given"
+		}
+		return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s answered with an error: %s", t.Name, text)
+	}
+	data := resultData{App: t.Name, Tool: tool, Text: text}
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil && len(b) <= maxStructuredBytes {
+			data.Structured = b
+		} else {
+			data.Note = "the structured content was too large to show"
+		}
+	}
+	summary := fmt.Sprintf("%s answered from %s.", label, t.Name)
+	if write {
+		summary = fmt.Sprintf("%s done in %s.", label, t.Name)
+	}
+	return tools.Result{Summary: summary, Data: data, Refs: []workspace.Ref{workspace.ConnectionRef(t.Connection)}}, nil
+}
+
+// resultData is what the model reads of a tool's answer.
+type resultData struct {
+	App        string          `json:"app"`
+	Tool       string          `json:"tool"`
+	Text       string          `json:"text,omitempty"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+	Note       string          `json:"note,omitempty"`
+}
+
+// contentText joins an answer's text content, cut to the tool-result
+// bound; other content (images, resources) is named, not carried.
+func contentText(cs []mcp.Content) string {
+	var parts []string
+	for _, c := range cs {
+		switch x := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, x.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, "[an image]")
+		case *mcp.AudioContent:
+			parts = append(parts, "[audio]")
+		default:
+			parts = append(parts, "[other content]")
+		}
+	}
+	return bound(workspace.CleanText(strings.Join(parts, "\n")), tools.MaxResultChars)
+}
+
+func bound(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return tools.HeadAndTail(s, n)
+}
+
+// recordFailure keeps why Hub could not reach a server, so the
+// instructions name it until a listing works again. Best effort.
+func (c *Catalog) recordFailure(ctx context.Context, t workspace.AppTarget, why string) {
+	if why == t.Failure {
+		return
+	}
+	if err := c.ws.SaveAppTools(ctx, t.SpaceID, t.ID, "", c.o.Now(), why); err != nil {
+		slog.WarnContext(ctx, "recording an MCP server's failure failed", "connection", t.ID, "error", err)
+	}
+}

@@ -1,0 +1,122 @@
+package mcpapps
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+
+	"hub/workspace"
+)
+
+// watcher is a session Hub holds with a server after listing it, to hear
+// notifications/tools/list_changed: the server's word that its tools
+// changed makes Hub list them again at once. A session that ends is
+// dropped; the next listing opens another.
+type watcher struct {
+	cancel  context.CancelFunc
+	holding atomic.Bool // the session is open and listened to
+}
+
+// stop ends the watcher; its goroutine closes the session as it returns.
+func (w *watcher) stop() { w.cancel() }
+
+// watchTools holds a session with the server unless one is held already.
+func (c *Catalog) watchTools(t workspace.AppTarget) {
+	c.mu.Lock()
+	if _, ok := c.watch[t.ID]; ok || c.closed {
+		c.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watcher{cancel: cancel}
+	c.watch[t.ID] = w
+	c.holds.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.holds.Done()
+		c.hold(ctx, w, t)
+	}()
+}
+
+func (c *Catalog) hold(ctx context.Context, w *watcher, t workspace.AppTarget) {
+	defer func() {
+		c.mu.Lock()
+		if c.watch[t.ID] == w {
+			delete(c.watch, t.ID)
+		}
+		c.mu.Unlock()
+		w.stop()
+	}()
+	secret, err := c.secret(t)
+	if err != nil {
+		return
+	}
+	changed := make(chan struct{}, 1)
+	cctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	cs, err := c.session(cctx, t.URL, secret, func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	cancel()
+	if err != nil {
+		return
+	}
+	// Closed here, whatever ends the watch, before Close returns.
+	defer func() { _ = cs.Close() }()
+	done := make(chan struct{})
+	go func() { _ = cs.Wait(); close(done) }()
+	// A change between the listing and this session was not heard: list
+	// once more now that every later one will be.
+	if !c.relist(ctx, t) {
+		return
+	}
+	w.holding.Store(true)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-done:
+			return
+		case <-changed:
+			if !c.relist(ctx, t) {
+				return
+			}
+		}
+	}
+}
+
+// relist lists a held server's tools again; false when the connection is
+// gone.
+func (c *Catalog) relist(ctx context.Context, t workspace.AppTarget) bool {
+	fresh, err := c.ws.AppTarget(ctx, t.SpaceID, t.ID)
+	if err != nil {
+		return false // removed
+	}
+	if _, err := c.refresh(ctx, fresh); err != nil {
+		slog.WarnContext(ctx, "listing an MCP server's changed tools failed", "connection", t.ID, "error", err)
+	}
+	return true
+}
+
+// Holding tells whether Hub holds a session with the connection's server
+// (it hears its tools change).
+func (c *Catalog) Holding(connID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.watch[connID]
+	return ok && w.holding.Load()
+}
+
+// Forget ends the session held with a removed connection.
+func (c *Catalog) Forget(connID string) {
+	c.mu.Lock()
+	w := c.watch[connID]
+	delete(c.watch, connID)
+	delete(c.built, connID)
+	c.mu.Unlock()
+	if w != nil {
+		w.stop()
+	}
+}

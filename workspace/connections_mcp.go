@@ -1,0 +1,133 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// checkMCP checks what only an MCP connection has: its address must be one
+// Hub may reach (the private-network guard, at connect time as at every
+// dial) and its optional secret is sealed. Other kinds take no secret.
+func (s *Service) checkMCP(ctx context.Context, kind, rawURL, secret string) ([]byte, error) {
+	if kind != ConnectionMCP {
+		if secret != "" {
+			return nil, invalid("/secret", "only an MCP server (kind mcp) takes a secret")
+		}
+		return nil, nil
+	}
+	c := s.connector.c
+	if c == nil {
+		return nil, invalid("/kind", "MCP servers cannot be connected on this Hub server")
+	}
+	if err := c.CheckURL(ctx, rawURL); err != nil {
+		return nil, invalid("/url", "Hub does not connect to this address: %v", err)
+	}
+	secret = strings.TrimSpace(secret)
+	if secret == "" {
+		return nil, nil
+	}
+	if len(secret) > MaxConnectionSecret || BadText(secret) || strings.ContainsAny(secret, "\r\n") {
+		return nil, invalid("/secret", "a secret is one line of at most %d bytes", MaxConnectionSecret)
+	}
+	sealed, err := c.SealSecret(secret)
+	var bad *InvalidError
+	if errors.As(err, &bad) {
+		return nil, bad // no key to seal with: the operator's to set
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seal the connection's secret: %w", err)
+	}
+	return sealed, nil
+}
+
+// AppTarget is a connected app as Hub itself reaches it: its URL, its
+// sealed secret and its cached tool listing. It is never shown to anyone;
+// package mcpapps reads it to connect.
+type AppTarget struct {
+	Connection
+	URL           string
+	Secret        []byte
+	Tools         string
+	ToolsListedAt *time.Time
+}
+
+func toTarget(r models.Connection) AppTarget {
+	return AppTarget{Connection: toConnection(r, RoleOwner), URL: r.URL, Secret: r.Secret, Tools: r.Tools, ToolsListedAt: r.ToolsListedAt}
+}
+
+// AppTargets returns the space's connected apps of a kind, by name, for
+// Hub to reach. It checks no access: the caller has (a turn's person, an
+// owner's refresh).
+func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTarget, error) {
+	var rows []models.Connection
+	if err := s.q(ctx).Where("space_id = ? AND kind = ?", spaceID, kind).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list %s connections: %w", kind, err)
+	}
+	out := make([]AppTarget, len(rows))
+	for i, r := range rows {
+		out[i] = toTarget(r)
+	}
+	return out, nil
+}
+
+// AppTarget returns one connected app for Hub to reach; it checks no
+// access.
+func (s *Service) AppTarget(ctx context.Context, spaceID, id string) (AppTarget, error) {
+	var r models.Connection
+	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return AppTarget{}, &NotFoundError{Kind: "connected app", ID: id}
+	}
+	if err != nil {
+		return AppTarget{}, fmt.Errorf("get connection %s: %w", id, err)
+	}
+	return toTarget(r), nil
+}
+
+// CanRefreshConnection checks that the person may refresh a connected
+// app's tools (an owner or an editor) and that it is an MCP server of the
+// space.
+func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID, id string) error {
+	role, err := s.Access(ctx, actor.PersonID, spaceID)
+	if err != nil {
+		return err
+	}
+	r, err := s.connectionRow(ctx, role, spaceID, id)
+	if err != nil {
+		return err
+	}
+	if !managesConnections(role) {
+		return fmt.Errorf("a %s may not refresh connected apps: %w", role, ErrForbidden)
+	}
+	if r.Kind != ConnectionMCP {
+		return fmt.Errorf("%s is a %s, which has no tools to list: %w", r.Name, r.Kind, ErrConflict)
+	}
+	return nil
+}
+
+// SaveAppTools keeps an MCP server's listing: the tools' JSON and when it
+// was listed when the listing worked (failure ""), or only why it failed
+// (the last good listing is kept, but a failing app's tools are not
+// offered). The instructions name a failing app, to reconnect. A removed
+// app is no error.
+func (s *Service) SaveAppTools(ctx context.Context, spaceID, id, tools string, at time.Time, failure string) error {
+	failure = CleanText(failure)
+	if r := []rune(failure); len(r) > MaxConnectionFailure {
+		failure = string(r[:MaxConnectionFailure-1]) + "…"
+	}
+	updates := map[string]any{"failure": failure}
+	if failure == "" {
+		updates["tools"], updates["tools_listed_at"] = tools, at
+	}
+	if err := s.q(ctx).Model(&models.Connection{}).Where("space_id = ? AND id = ?", spaceID, id).Updates(updates).Error; err != nil {
+		return fmt.Errorf("save tools of connection %s: %w", id, err)
+	}
+	return nil
+}
