@@ -77,18 +77,7 @@ func New(o Options) (*Client, error) {
 		o.Timeout = DefaultTimeout
 	}
 	c := &Client{guard: guard, timeout: o.Timeout}
-	transport := &http.Transport{
-		// Never a proxy: the address check must see the app's own address,
-		// and HTTP_PROXY could point anywhere.
-		Proxy:                  nil,
-		DialContext:            guard.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    10 * time.Second,
-		MaxIdleConns:           16,
-		IdleConnTimeout:        90 * time.Second,
-		MaxResponseHeaderBytes: MaxResponseBytes,
-	}
-	c.http = &http.Client{Transport: transport, Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	c.http = &http.Client{Transport: guard.Transport(MaxResponseBytes), Timeout: o.Timeout, CheckRedirect: checkRedirect}
 	return c, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"strconv"
 	"syscall"
@@ -82,4 +83,21 @@ func (g *Guard) CheckURL(ctx context.Context, host, port string) error {
 		}
 	}
 	return nil
+}
+
+// Transport is the HTTP transport every outside request of Hub uses
+// (webhook posts, MCP sessions, web pages): each connection dialled
+// through the guard, never through a proxy (the check must see the
+// server's own address, and HTTP_PROXY could point anywhere), with
+// response headers bounded by maxHeaderBytes.
+func (g *Guard) Transport(maxHeaderBytes int64) *http.Transport {
+	return &http.Transport{
+		Proxy:                  nil,
+		DialContext:            g.DialContext,
+		ForceAttemptHTTP2:      true,
+		TLSHandshakeTimeout:    10 * time.Second,
+		MaxIdleConns:           16,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: maxHeaderBytes,
+	}
 }

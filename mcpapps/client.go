@@ -32,15 +32,7 @@ const (
 // a proxy (the check must see the server's own address), no redirects
 // beyond apps.MaxRedirects, answers cut at MaxResponseBytes.
 func newHTTPClient(guard *apps.Guard) *http.Client {
-	transport := &http.Transport{
-		Proxy:                  nil,
-		DialContext:            guard.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    10 * time.Second,
-		MaxIdleConns:           16,
-		IdleConnTimeout:        90 * time.Second,
-		MaxResponseHeaderBytes: 64 << 10,
-	}
+	transport := guard.Transport(64 << 10)
 	return &http.Client{Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) > apps.MaxRedirects {
 			return fmt.Errorf("it redirected more than %d times", apps.MaxRedirects)

@@ -60,17 +60,8 @@ func NewReader(o ReaderOptions) (*Reader, error) {
 	if r.timeout <= 0 {
 		r.timeout = MaxFetchTime
 	}
-	transport := &http.Transport{
-		// Never a proxy: the guard must see the page's own address.
-		Proxy:                  nil,
-		DialContext:            guard.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    10 * time.Second,
-		ResponseHeaderTimeout:  r.timeout,
-		MaxIdleConns:           16,
-		IdleConnTimeout:        90 * time.Second,
-		MaxResponseHeaderBytes: 64 << 10,
-	}
+	transport := guard.Transport(64 << 10)
+	transport.ResponseHeaderTimeout = r.timeout
 	r.http = &http.Client{Transport: transport, Timeout: r.timeout, CheckRedirect: checkRedirect}
 	return r, nil
 }
