@@ -82,15 +82,27 @@ func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
 // reserveSQL is Reserve's one statement on Postgres: the spend row's
 // UPDATE, guarded by the budget (and by the call not being recorded yet),
 // feeds the INSERT of the call's row, which happens only when it updated.
+//
+// The budget is read by joining spaces, not by a NOT EXISTS sub-select: a
+// concurrent reservation of the same row makes Postgres (read committed)
+// recheck the WHERE on the row's new version, and a sub-select the planner
+// turned into an anti-join is not rechecked that way — two of eight racing
+// reservations passed a budget only one fitted. A join's quals are.
 const reserveSQL = `WITH spend AS (
-		UPDATE space_spend SET reserved_micros = reserved_micros + ?
-		WHERE space_id = ? AND month = ?
+		UPDATE space_spend SET reserved_micros = space_spend.reserved_micros + ?
+		FROM spaces
+		WHERE space_spend.space_id = ? AND space_spend.month = ?
 			AND NOT EXISTS (SELECT 1 FROM model_calls WHERE id = ?)
-			AND NOT EXISTS (SELECT 1 FROM spaces WHERE spaces.id = ? AND spaces.monthly_budget_micros IS NOT NULL
-				AND space_spend.spent_micros + space_spend.reserved_micros + ? > spaces.monthly_budget_micros)
+			AND spaces.id = ? AND ` + withinBudget + `
 		RETURNING 1)
 	INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, status, day, reserved_micros, created_at)
 	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`
+
+// withinBudget is the guard of a reservation's UPDATE of space_spend joined
+// with its space: no budget, or the month's spend and reservations plus the
+// estimate (the statement's last argument) fit it.
+const withinBudget = `(spaces.monthly_budget_micros IS NULL
+	OR space_spend.spent_micros + space_spend.reserved_micros + ? <= spaces.monthly_budget_micros)`
 
 func reserveArgs(c Call, estimate int64, now time.Time) []any {
 	return []any{estimate, c.SpaceID, Month(now), c.ID, c.SpaceID, estimate,
@@ -113,10 +125,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 			return nil // reserved before: this is a repeat
 		}
 		for range 2 {
-			res := tx.Exec(`UPDATE space_spend SET reserved_micros = reserved_micros + ?
-				WHERE space_id = ? AND month = ? AND NOT EXISTS (
-					SELECT 1 FROM spaces WHERE spaces.id = ? AND spaces.monthly_budget_micros IS NOT NULL
-					AND space_spend.spent_micros + space_spend.reserved_micros + ? > spaces.monthly_budget_micros)`,
+			res := tx.Exec(`UPDATE space_spend SET reserved_micros = space_spend.reserved_micros + ?
+				FROM spaces WHERE space_spend.space_id = ? AND space_spend.month = ? AND spaces.id = ? AND `+withinBudget,
 				estimate, c.SpaceID, month, c.SpaceID, estimate)
 			if res.Error != nil {
 				return fmt.Errorf("reserve model call: %w", res.Error)
