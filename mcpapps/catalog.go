@@ -350,7 +350,11 @@ func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App
 		if !t.Enabled || t.Failure != "" || t.ToolsListedAt == nil {
 			continue
 		}
-		out = append(out, App{Connection: t.Connection, Tools: c.definitions(t)})
+		defs, err := c.definitions(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, App{Connection: t.Connection, Tools: defs})
 	}
 	return out, nil
 }
@@ -371,26 +375,47 @@ func (c *Catalog) Definitions(ctx context.Context, spaceID string) ([]*tools.Def
 	}
 	var out []*tools.Definition
 	for _, t := range targets {
-		if t.ToolsListedAt != nil {
-			out = append(out, c.definitions(t)...)
+		if t.ToolsListedAt == nil {
+			continue
 		}
+		defs, err := c.definitions(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, defs...)
 	}
 	return out, nil
 }
 
-// definitions builds (once per listing) the tools of a connection.
-func (c *Catalog) definitions(t workspace.AppTarget) []*tools.Definition {
+// definitions builds (once per listing) the tools of a connection. The
+// listing itself is read only when this process has not built it: the
+// targets come without it.
+func (c *Catalog) definitions(ctx context.Context, t workspace.AppTarget) ([]*tools.Definition, error) {
 	c.mu.Lock()
 	b, ok := c.built[t.ID]
 	c.mu.Unlock()
 	if ok && b.listedAt.Equal(*t.ToolsListedAt) {
-		return b.defs
+		return b.defs, nil
+	}
+	raw, at := t.Tools, t.ToolsListedAt
+	if raw == "" {
+		var err error
+		if raw, at, err = c.ws.AppTools(ctx, t.SpaceID, t.ID); err != nil {
+			var gone *workspace.NotFoundError
+			if errors.As(err, &gone) {
+				return nil, nil // removed since the targets were read
+			}
+			return nil, err
+		}
+		if at == nil {
+			return nil, nil
+		}
 	}
 	var l listing
-	if err := json.Unmarshal([]byte(t.Tools), &l); err != nil {
-		return nil
+	if err := json.Unmarshal([]byte(raw), &l); err != nil {
+		return nil, nil
 	}
-	b = built{listedAt: *t.ToolsListedAt, skipped: l.Skipped}
+	b = built{listedAt: *at, skipped: l.Skipped}
 	for _, lt := range l.Tools {
 		d, err := c.define(t.Connection, lt)
 		if err != nil {
@@ -402,5 +427,5 @@ func (c *Catalog) definitions(t workspace.AppTarget) []*tools.Definition {
 	c.mu.Lock()
 	c.built[t.ID] = b
 	c.mu.Unlock()
-	return b.defs
+	return b.defs, nil
 }

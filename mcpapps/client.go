@@ -48,7 +48,18 @@ type bearer struct {
 	secret string
 }
 
+// boundKey holds, in a session's context, the context that bounds it.
+// The SDK sends some requests on a context detached from the caller's
+// (notifications/cancelled after a call timed out, with 5 s of its own),
+// and a failed Connect waits for them while closing: against a server
+// that hangs, a 300 ms listing then took 5 s. A request that starts after
+// its session's bound is done is refused at once instead.
+type boundKey struct{}
+
 func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if bound, ok := req.Context().Value(boundKey{}).(context.Context); ok && bound.Err() != nil {
+		return nil, fmt.Errorf("the exchange with the server is over: %w", context.Cause(bound))
+	}
 	if b.secret != "" {
 		req = req.Clone(req.Context())
 		req.Header.Set("Authorization", "Bearer "+b.secret)
@@ -82,7 +93,7 @@ func (c *Catalog) session(ctx context.Context, rawURL, secret string, onToolsCha
 	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "1"}, opts)
 	transport := &mcp.StreamableClientTransport{Endpoint: rawURL, HTTPClient: hc, MaxRetries: -1,
 		DisableStandaloneSSE: onToolsChanged == nil, MaxEventSize: MaxResponseBytes}
-	return client.Connect(ctx, transport, nil)
+	return client.Connect(context.WithValue(ctx, boundKey{}, ctx), transport, nil)
 }
 
 // reason says in a few words why an exchange failed, for the connection's

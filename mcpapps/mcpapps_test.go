@@ -432,3 +432,30 @@ func TestListingSkipsAndNotes(t *testing.T) {
 	require.Len(t, defs, 1, "a schema that does not compile or refers elsewhere is not offered")
 	require.True(t, strings.HasSuffix(defs[0].Name, "_good"))
 }
+
+// Another process (a second Catalog over the same database) offers the
+// tools from the kept listing, without asking the server: the targets a
+// call reads come without the listing, which is read once when missing.
+func TestAnotherProcessUsesTheKeptListing(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, 0)
+	f := newFixture(t, []string{hostOf(srv.URL)}, 5*time.Second)
+	ctx := context.Background()
+	conn := f.connect(t, "Tracker", srv.URL, "")
+	_, err := f.cat.Refresh(ctx, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	srv.Close() // nothing can be asked of it now
+
+	guard, err := apps.NewGuard([]string{hostOf(srv.URL)})
+	require.NoError(t, err)
+	other := mcpapps.New(f.ws, mcpapps.Options{Guard: guard})
+	t.Cleanup(other.Close)
+	defs, err := other.Definitions(ctx, f.spaceID)
+	require.NoError(t, err)
+	require.NotNil(t, find(defs, "lookup"), "built from the kept listing")
+	require.Len(t, defs, 4)
+	list, err := other.Apps(ctx, f.spaceID, false)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Len(t, list[0].Tools, 4)
+}

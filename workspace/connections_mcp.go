@@ -63,11 +63,14 @@ func toTarget(r models.Connection) AppTarget {
 }
 
 // AppTargets returns the space's connected apps of a kind, by name, for
-// Hub to reach. It checks no access: the caller has (a turn's person, an
+// Hub to reach, without their tool listings (Tools is empty). It checks no access: the caller has (a turn's person, an
 // owner's refresh).
 func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTarget, error) {
 	var rows []models.Connection
-	if err := s.q(ctx).Where("space_id = ? AND kind = ?", spaceID, kind).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
+	// Without the listings (up to 500 tools of 8 KiB schemas each): this runs
+	// on every model and tool call of a space, and the listing is read
+	// (AppTools) only when this process has not built it yet.
+	if err := s.q(ctx).Omit("tools").Where("space_id = ? AND kind = ?", spaceID, kind).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list %s connections: %w", kind, err)
 	}
 	out := make([]AppTarget, len(rows))
@@ -75,6 +78,20 @@ func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTa
 		out[i] = toTarget(r)
 	}
 	return out, nil
+}
+
+// AppTools returns a connected app's kept tool listing and when it was
+// listed (nil: never). It checks no access.
+func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *time.Time, error) {
+	var r models.Connection
+	err := s.q(ctx).Select("tools", "tools_listed_at").Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", nil, &NotFoundError{Kind: "connected app", ID: id}
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("get the tools of connection %s: %w", id, err)
+	}
+	return r.Tools, r.ToolsListedAt, nil
 }
 
 // AppTarget returns one connected app for Hub to reach; it checks no
