@@ -92,6 +92,13 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	}
 	tc.reg = reg
 	tc.def, _ = reg.Get(call.Tool)
+	if call.Tool == assistant.FindToolsTool || call.Tool == assistant.HowToTool {
+		// A help tool searches the space's working MCP servers' tools, never
+		// a failing one's: the registry the offer is built from.
+		if tc.reg, _, err = a.offerApps(ctx, turn.SpaceID, false); err != nil {
+			return nil, toolrun.Call{}, err
+		}
+	}
 	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, tc.def, call.Arguments)
 	if err != nil {
 		return nil, toolrun.Call{}, err

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hub/assistant"
+	"hub/mcpapps"
 )
 
 // promptDTO is one prompt of GET /api/prompts.
@@ -25,7 +26,7 @@ func toPromptDTO(p assistant.Prompt) promptDTO {
 // promptCatalog is built once: the catalog is made of sample values and the
 // binary's own builders, so it cannot change while the process runs.
 var promptCatalog = sync.OnceValue(func() []promptDTO {
-	catalog := assistant.Catalog()
+	catalog := assistant.Catalog(mcpapps.SampleTools()...)
 	out := make([]promptDTO, len(catalog))
 	for i, p := range catalog {
 		out[i] = toPromptDTO(p)

@@ -83,6 +83,7 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 		Description: "Load a playbook: how to handle one kind of request, with its tools, which are then offered for the rest of this turn. Use it when the tools offered do not fit the request. Playbooks:\n" +
 			playbooks.Index(playbooks.Usable(all, registered)),
 	}, func(_ context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
+		reg := callRegistry(reg, env)
 		usable := playbooks.Usable(all, func(name string) bool { _, ok := reg.Get(name); return ok })
 		p, ok := playbooks.Named(usable, in.Name)
 		if !ok {
@@ -113,6 +114,7 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 		Name: FindToolsTool, Area: "help", NoSpace: true,
 		Description: fmt.Sprintf("Search every tool you may use by what it does, when none offered fits the request. Returns up to %d tools with a line each; they are then offered for the rest of this turn.", maxFoundTools),
 	}, func(_ context.Context, env tools.Env, in FindToolsInput) (tools.Result, error) {
+		reg := callRegistry(reg, env)
 		var defs []*tools.Definition
 		for _, d := range reg.Offerable(env.Role, env.Settings) {
 			if d.Name != HowToTool && d.Name != FindToolsTool {
@@ -164,6 +166,16 @@ func AddedTools(data any) []string {
 		return nil
 	}
 	return names
+}
+
+// callRegistry is the registry a help tool's call searches: the one it was
+// dispatched from (Hub's tools and its space's working MCP tools), or the
+// one the help tools were made over.
+func callRegistry(made *tools.Registry, env tools.Env) *tools.Registry {
+	if env.Registry != nil {
+		return env.Registry
+	}
+	return made
 }
 
 // offerable is the set of tools the caller may be offered.

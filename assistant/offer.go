@@ -112,7 +112,7 @@ func BuildOffer(in OfferInput) OfferResult {
 	if !settings {
 		offerable = slices.DeleteFunc(offerable, func(n string) bool { return n == tools.UpdateSettingsTool })
 	}
-	offerable, askedTools := appGrant(offerable, in.Registry, in.Apps, askedApps(in.Message, in.Mentions, in.Apps))
+	offerable, askedTools := appGrant(offerable, in.Registry, in.Apps, askedApps(in.Message, in.Mentions, in.Apps), in.Added)
 	defs := make([]*tools.Definition, 0, len(offerable))
 	granted := make(map[string]bool, len(offerable))
 	for _, name := range offerable {

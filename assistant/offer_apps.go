@@ -92,9 +92,10 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // appGrant narrows the offerable names to the app tools a turn may have:
 // an MCP server's tools only when the message asks for that app, and at
 // most MaxAppTools app tools, in registry order (built-in app tools and
-// apps_* are registered before any MCP tool). It returns the kept names
-// and the asked apps' tools among them.
-func appGrant(names []string, reg *tools.Registry, apps []AppOffer, asked map[string]bool) (kept, askedTools []string) {
+// apps_* are registered before any MCP tool). A tool the help tools made
+// available (found) is kept as if its app were asked for: the model looked
+// for it. It returns the kept names and the asked apps' tools among them.
+func appGrant(names []string, reg *tools.Registry, apps []AppOffer, asked map[string]bool, found []string) (kept, askedTools []string) {
 	owner := map[string]string{}
 	for _, a := range apps {
 		for _, n := range a.Tools {
@@ -104,7 +105,7 @@ func appGrant(names []string, reg *tools.Registry, apps []AppOffer, asked map[st
 	appTools := 0
 	for _, n := range names {
 		conn, isMCP := owner[n]
-		if isMCP && !asked[conn] {
+		if isMCP && !asked[conn] && !slices.Contains(found, n) {
 			continue
 		}
 		if d, ok := reg.Get(n); ok && d.Area == tools.AreaApps {

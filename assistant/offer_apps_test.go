@@ -85,7 +85,7 @@ func TestAppToolsAreBoundedBuiltInFirst(t *testing.T) {
 	defs, big := mcpStubs("big", 200, false)
 	reg := EvalRegistry(all, 0).With(defs...)
 	offerable := Offer(reg, workspace.RoleOwner, workspace.Settings{ConnectedAppWrites: true})
-	kept, asked := appGrant(offerable, reg, []AppOffer{big}, map[string]bool{big.ConnectionID: true})
+	kept, asked := appGrant(offerable, reg, []AppOffer{big}, map[string]bool{big.ConnectionID: true}, nil)
 	builtIn := 0
 	for _, n := range kept {
 		if d, _ := reg.Get(n); d.Area == tools.AreaApps && !strings.HasPrefix(n, "mcp_") {

@@ -54,6 +54,13 @@ const (
 	// longest: MaxChangedLines lines, each a record link and who changed
 	// it.
 	ChangedBudget = 350
+	// AppToolBudget bounds one connected MCP server's tool as offered:
+	// Hub's words around it and the server's description and schema at
+	// the most a listing keeps (mcpapps.MaxDescription characters,
+	// MaxSchemaBytes of schema; a larger schema is skipped, not cut). The
+	// server's text is most of it; MaxOfferedTools bounds how many go
+	// with a request.
+	AppToolBudget = 2_000
 	// PlaybookBudget bounds one playbook's text, preloaded as a guide or
 	// read with hub_how_to: two of them go with a message.
 	PlaybookBudget = 1_000
@@ -84,8 +91,10 @@ var sampleNow = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 // Catalog lists every prompt Hub sends the model, each built by its real
 // builder with sample values (GET /api/prompts shows it; prompts_test.go
 // keeps each within its budget). A new prompt is added here when its
-// builder is written.
-func Catalog() []Prompt {
+// builder is written. appTools are connected apps' tools as offered
+// (mcpapps.SampleTools), held to AppToolBudget: this package cannot build
+// them itself.
+func Catalog(appTools ...*tools.Definition) []Prompt {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil { // no zone database: the sample is still a valid context
 		berlin = time.UTC
@@ -198,6 +207,14 @@ func Catalog() []Prompt {
 			Description: "The tool's name, description and input schema, as offered to the model.",
 			Text:        ToolText(t),
 			Budget:      ToolBudget,
+		})
+	}
+	for _, d := range appTools {
+		out = append(out, Prompt{
+			Name:        "tool." + d.Name,
+			Description: "A connected MCP server's tool as offered to the model, at the longest a listing keeps: Hub's words on what it is (read-only, or a change that waits for Apply) around the server's own description and input schema.",
+			Text:        ToolText(llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema}),
+			Budget:      AppToolBudget,
 		})
 	}
 	// The playbooks package tests that every shipped playbook parses; a

@@ -31,6 +31,7 @@ type mcpApp struct {
 	slowWrites atomic.Int32
 	reads      atomic.Int32
 	auth       atomic.Value
+	down       atomic.Bool // answers 503 to everything
 }
 
 type lookupArgs struct {
@@ -67,6 +68,10 @@ func newMCPApp(t *testing.T) *mcpApp {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.mcp }, nil)
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.auth.Store(r.Header.Get("Authorization"))
+		if a.down.Load() {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(a.Close)
@@ -300,4 +305,56 @@ func TestMCPWriteWithoutAnswerIsUnknown(t *testing.T) {
 	require.EqualValues(t, 1, app.slowWrites.Load())
 	require.Equal(t, "unknown", apply(true), "resent when the person says so, and again no answer")
 	require.EqualValues(t, 2, app.slowWrites.Load())
+}
+
+// hub_find_tools searches the space's working MCP servers' tools too: a
+// message that does not name the app gets none of its tools offered, the
+// model finds the one it needs, and it is offered (and held, as every
+// MCP write is) for the rest of the turn.
+func TestFindToolsFindsMCPTools(t *testing.T) {
+	t.Parallel()
+	app, broken := newMCPApp(t), newMCPApp(t)
+	s := hubtest.Start(t, hubtest.Options{AppsAllow: []string{hostOf(app.URL), hostOf(broken.URL)}, Script: fakemodel.MustParseScript(`{"rules": []}`)})
+	base := "/api/spaces/" + s.SpaceID + "/connections"
+	r := s.Do(t, s.Token, "POST", base, map[string]any{"kind": "mcp", "name": "Tracker", "url": app.URL})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	create := toolNamed(t, r.JSON(t), "create_ticket")
+	// A second server, listed while it worked, then failing: its kept
+	// tools are never found.
+	r = s.Do(t, s.Token, "POST", base, map[string]any{"kind": "mcp", "name": "Ledger", "url": broken.URL})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	ledger := r.JSON(t)
+	brokenCreate := toolNamed(t, ledger, "create_ticket")
+	broken.down.Store(true)
+	r = s.Do(t, s.Token, "POST", base+"/"+ledger["id"].(string)+"/refresh", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.NotEmpty(t, r.JSON(t)["failure"], "%s", r.Body)
+	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"connectedAppWrites": true})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+
+	s.Model.SetScript(fakemodel.MustParseScript(fmt.Sprintf(`{"rules": [
+	  {"times": 1, "match": {"afterToolResult": false}, "reply": {"toolCalls": [
+	    {"name": "hub_find_tools", "arguments": {"query": "create a ticket"}}]}},
+	  {"times": 1, "match": {"offered": %q}, "reply": {"toolCalls": [
+	    {"name": %q, "arguments": {"title": "Login bug"}}]}},
+	  {"reply": {"text": "Done."}}]}`, create, create)))
+	conv := s.Conversation(t)
+	st := s.Ask(t, conv, "please file something about the login bug")
+	phases := map[string]string{}
+	var found string
+	for _, e := range s.Stream(t, st.StreamURL, 0, 0) {
+		if e.Type == "tool" && e.Data["phase"] != "started" {
+			phases[e.Data["tool"].(string)] = e.Data["phase"].(string)
+			if e.Data["tool"] == "hub_find_tools" {
+				found, _ = e.Data["summary"].(string)
+			}
+		}
+	}
+	reqs := s.Model.Requests()
+	require.NotContains(t, reqs[0].Tools, create, "not offered before it was asked for")
+	require.Equal(t, "done", phases["hub_find_tools"])
+	require.Contains(t, found, create, "found among the tools")
+	require.NotContains(t, found, brokenCreate, "a failing server's tools are not found")
+	require.Equal(t, "held", phases[create], "offered after it was found, and held as every MCP write")
+	require.Zero(t, app.writes.Load())
 }

@@ -11,6 +11,7 @@ import (
 
 	"hub/assistant"
 	"hub/hubtest"
+	"hub/mcpapps"
 	"hub/workspace"
 )
 
@@ -38,7 +39,7 @@ func TestPromptsCatalog(t *testing.T) {
 		r = s.Do(t, token, "GET", "/api/prompts", nil)
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 		r.Decode(t, &body)
-		require.Len(t, body.Prompts, len(assistant.Catalog()))
+		require.Len(t, body.Prompts, len(assistant.Catalog(mcpapps.SampleTools()...)))
 	}
 
 	byName := map[string]string{}

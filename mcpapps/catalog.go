@@ -25,8 +25,10 @@ const (
 	// are left out (and noted). The offer shows far fewer.
 	MaxTools = 500
 	// MaxSchemaBytes bounds one tool's input schema: a schema larger than
-	// this is skipped (and noted), not cut.
-	MaxSchemaBytes = 8 << 10
+	// this is skipped (and noted), not cut. 4 KiB holds the largest real
+	// tools' schemas and keeps the largest offered tool within
+	// assistant.AppToolBudget (SampleTools).
+	MaxSchemaBytes = 4 << 10
 	// MaxDescription bounds a tool's description, in characters.
 	MaxDescription = 1024
 	// DefaultTTL is how old a listing may be before a turn lists the

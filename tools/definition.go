@@ -57,6 +57,10 @@ type Env struct {
 	// of them: what a per-turn limit (WebSearchesPerTurn) is counted on.
 	// Empty outside a turn (an Apply).
 	EarlierCalls map[string]int
+	// Registry is the registry the call is dispatched from (Dispatch sets
+	// it): the help tools search it, so they find the tools this call may
+	// reach, a space's MCP tools among them.
+	Registry *Registry
 }
 
 // Result is what a tool returns: a summary people read (titles and counts,

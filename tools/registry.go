@@ -138,6 +138,7 @@ func (r *Registry) dispatch(ctx context.Context, env Env, call Call, dryRun bool
 	if verr != nil {
 		return Result{}, verr
 	}
+	env.Registry = r
 	defer func() {
 		if p := recover(); p != nil {
 			slog.ErrorContext(ctx, "tool panicked", "tool", call.Name, "panic", p, "stack", string(debug.Stack()))
