@@ -165,3 +165,66 @@ func TestWorkflowStepsThePersonMayNotRunAreRefusedWhenProposed(t *testing.T) {
 		require.Empty(t, s.Do(t, tc.token, "GET", "/api/agent/state", nil).JSON(t)["activities"], tc.who)
 	}
 }
+
+// teamPlan: add a person, then a task assigned to them by $ref.
+const teamPlan = `{"rules": [
+  {"times": 1, "match": {"afterToolResult": false}, "reply": {"toolCalls": [{"name": "hub_run_workflow", "arguments": {"steps": [
+    {"id": "person", "tool": "hub_add_person", "input": {"name": "Nia Novak", "role": "editor"}},
+    {"id": "tasks", "tool": "hub_create_tasks", "input": {"tasks": [{"title": "Onboard Nia", "assigneeId": {"$ref": "person.person.id"}}]}}
+  ]}}]}},
+  {"reply": {"text": "I proposed adding Nia with her first task."}}]}`
+
+// People writes are workflow steps like any other: an owner's plan adds a
+// person and assigns them a task by $ref under one Apply; an editor's plan
+// is refused when proposed, naming the owners-only step.
+func TestWorkflowStepsAddAPersonAndAssignThem(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(teamPlan)})
+	conv := s.Conversation(t)
+	st := s.Ask(t, conv, "add Nia Novak to the team and give her an onboarding task")
+	held := false
+	for _, e := range s.Stream(t, st.StreamURL, 0, 0) {
+		if e.Type == "tool" && e.Data["phase"] == "held" {
+			held = true
+			require.Contains(t, e.Data["summary"], "Nia Novak")
+		}
+	}
+	require.True(t, held, "the plan waits for Apply")
+	people := func() []any {
+		return s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/people", nil).JSON(t)["people"].([]any)
+	}
+	before := len(people())
+
+	a := applySteps(t, s, conv, st.ReplyMessageID, nil)
+	require.Equal(t, "succeeded", a.Receipts[0].Status, "%+v", a)
+	after := people()
+	require.Len(t, after, before+1)
+	var nia string
+	for _, p := range after {
+		if m := p.(map[string]any); m["name"] == "Nia Novak" {
+			nia = m["id"].(string)
+			require.Equal(t, "editor", m["role"])
+		}
+	}
+	require.NotEmpty(t, nia)
+	tasks := s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).JSON(t)["tasks"].([]any)
+	require.Len(t, tasks, 1)
+	require.Equal(t, nia, tasks[0].(map[string]any)["assigneeId"], "the $ref took the new person's id")
+	applySteps(t, s, conv, st.ReplyMessageID, nil)
+	require.Len(t, people(), before+1, "Retry does not add her twice")
+
+	editor, _ := s.Member(t, "Team", "Ed Editor", workspace.RoleEditor)
+	s.Model.SetScript(fakemodel.MustParseScript(teamPlan))
+	r := s.Do(t, editor, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	events := s.Stream(t, askAs(t, s, editor, r.JSON(t)["id"].(string), "add Nia Novak to the team and give her an onboarding task").StreamURL, 0, 0)
+	ends := finished(events)
+	require.Len(t, ends, 1, "%v", events)
+	require.Equal(t, "failed", ends[0]["phase"])
+	e := ends[0]["error"].(map[string]any)
+	require.Equal(t, "/steps/0/tool", e["path"], "%v", e)
+	for _, ev := range events {
+		require.NotEqual(t, "proposal", ev.Type, "nothing is held for an editor")
+	}
+	require.Len(t, people(), before+2, "only the editor was added since")
+}
