@@ -41,11 +41,28 @@ func newHTTPClient(guard *apps.Guard) *http.Client {
 	}}
 }
 
-// bearer adds the connection's secret to every request of its session and
-// bounds every answer.
+// bearer adds the connection's secret to every request of its session
+// that goes to the server's own origin, and bounds every answer.
 type bearer struct {
 	next   http.RoundTripper
 	secret string
+	origin string // scheme://host[:port] of the connection's URL
+}
+
+// origin is a URL's scheme and host, what a secret is entered for.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// sameOrigin refuses a redirect to another origin: the secret was entered
+// for this server only, and an added header is not stripped on a
+// cross-host hop as a header of the first request is (nor kept off plain
+// http after https). Streamable HTTP needs no redirect elsewhere.
+func sameOrigin(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if origin(req.URL) != origin(via[0].URL) {
+			return errors.New("it redirected to another address; connect the address it redirects to instead")
+		}
+		return next(req, via)
+	}
 }
 
 // boundKey holds, in a session's context, the context that bounds it.
@@ -60,8 +77,8 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if bound, ok := req.Context().Value(boundKey{}).(context.Context); ok && bound.Err() != nil {
 		return nil, fmt.Errorf("the exchange with the server is over: %w", context.Cause(bound))
 	}
-	if b.secret != "" {
-		req = req.Clone(req.Context())
+	req = req.Clone(req.Context()) // a RoundTripper does not change its caller's request
+	if b.secret != "" && origin(req.URL) == b.origin {
 		req.Header.Set("Authorization", "Bearer "+b.secret)
 	}
 	req.Header.Set("User-Agent", "Hub (connected apps)")
@@ -85,7 +102,11 @@ func (l *limitedBody) Close() error               { return l.c.Close() }
 // keeps the server's stream of notifications open and hears when its tools
 // change; otherwise the session only sends requests.
 func (c *Catalog) session(ctx context.Context, rawURL, secret string, onToolsChanged func()) (*mcp.ClientSession, error) {
-	hc := &http.Client{Transport: bearer{next: c.http.Transport, secret: secret}, CheckRedirect: c.http.CheckRedirect}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("the connection's address does not parse: %w", err)
+	}
+	hc := &http.Client{Transport: bearer{next: c.http.Transport, secret: secret, origin: origin(u)}, CheckRedirect: sameOrigin(c.http.CheckRedirect)}
 	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
 	if onToolsChanged != nil {
 		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { onToolsChanged() }

@@ -459,3 +459,26 @@ func TestAnotherProcessUsesTheKeptListing(t *testing.T) {
 	require.Len(t, list, 1)
 	require.Len(t, list[0].Tools, 4)
 }
+
+// A server that redirects to another origin: Hub does not follow, and the
+// secret entered for the server never reaches the other host.
+func TestRedirectElsewhereGetsNoSecret(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	got.Store("")
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(other.Close)
+	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) // another host, same machine
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target+"/steal", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(first.Close)
+	f := newFixture(t, []string{hostOf(first.URL), hostOf(target), hostOf(other.URL)}, 2*time.Second)
+	conn := f.connect(t, "Tracker", first.URL, "s3cret")
+	l, err := f.cat.Refresh(context.Background(), f.spaceID, conn.ID)
+	require.NoError(t, err)
+	require.NotEmpty(t, l.Failure, "not followed")
+	require.Empty(t, got.Load(), "the other host got no secret")
+}
