@@ -61,7 +61,8 @@ func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 // The budget test is part of the UPDATE of the month's one spend row, in
 // the same statement or transaction as the call's row: on Postgres the row
 // lock orders racing turns and the second re-reads the first's
-// reservation; on SQLite writers are serialised. On Postgres the usual
+// reservation (the month's first racing calls meet at the row's insert,
+// then update it in turn); on SQLite writers are serialised. On Postgres the usual
 // case is that one statement (one round trip); the first call of a month,
 // a repeat and a refusal take the transaction.
 func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
@@ -124,7 +125,7 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 		if res.RowsAffected == 0 {
 			return nil // reserved before: this is a repeat
 		}
-		for range 2 {
+		for try := 0; ; try++ {
 			res := tx.Exec(`UPDATE space_spend SET reserved_micros = space_spend.reserved_micros + ?
 				FROM spaces WHERE space_spend.space_id = ? AND space_spend.month = ? AND spaces.id = ? AND `+withinBudget,
 				estimate, c.SpaceID, month, c.SpaceID, estimate)
@@ -134,13 +135,18 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 			if res.RowsAffected == 1 {
 				return nil
 			}
-			// No row for the month yet, or over the budget.
+			if try == 1 {
+				break // the month's row is there and the estimate does not fit
+			}
+			// No row for the month yet, or over the budget. Whether this
+			// insert makes the row or finds one a racing call just made
+			// (Postgres waits for that call's commit, then does nothing),
+			// the UPDATE runs once more: read committed, it now sees the
+			// row. Taking "the row was there" for "over the budget" refused
+			// the month's first racing calls of a space with room left.
 			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.SpaceSpend{SpaceID: c.SpaceID, Month: month})
 			if ins.Error != nil {
 				return fmt.Errorf("reserve model call: %w", ins.Error)
-			}
-			if ins.RowsAffected == 0 {
-				break // the row was there: over the budget
 			}
 		}
 		var b struct {
@@ -180,34 +186,40 @@ func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, errKind string) error {
 	now := s.now()
 	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		var row models.ModelCall
-		err := tx.Where("id = ?", c.ID).Take(&row).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			row = models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
-				SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReleased, Day: Day(now), CreatedAt: now}
-			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
+		// Twice at most: the row's status may change between the read and
+		// the update (a release by the sweeper or by the turn's next
+		// attempt); the second read sees it, so the cost is never lost.
+		for range 2 {
+			var row models.ModelCall
+			err := tx.Where("id = ?", c.ID).Take(&row).Error
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				row = models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+					SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReleased, Day: Day(now), CreatedAt: now}
+				if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
+					return fmt.Errorf("settle model call: %w", err)
+				}
+			} else if err != nil {
 				return fmt.Errorf("settle model call: %w", err)
 			}
-		} else if err != nil {
-			return fmt.Errorf("settle model call: %w", err)
+			if row.Status == StatusSettled {
+				return nil
+			}
+			res := tx.Model(&models.ModelCall{}).Where("id = ? AND status = ?", c.ID, row.Status).Updates(map[string]any{
+				"status": StatusSettled, "input_tokens": u.InputTokens, "cached_input_tokens": min(u.CachedInputTokens, u.InputTokens),
+				"output_tokens": u.OutputTokens, "cost_micros": cost, "error_kind": errKind, "settled_at": now})
+			if res.Error != nil {
+				return fmt.Errorf("settle model call: %w", res.Error)
+			}
+			if res.RowsAffected == 0 {
+				continue // its status changed since the read
+			}
+			held := int64(0)
+			if row.Status == StatusReserved {
+				held = row.ReservedMicros
+			}
+			return addSpend(tx, row.SpaceID, Month(row.CreatedAt), cost, -held)
 		}
-		if row.Status == StatusSettled {
-			return nil
-		}
-		res := tx.Model(&models.ModelCall{}).Where("id = ? AND status = ?", c.ID, row.Status).Updates(map[string]any{
-			"status": StatusSettled, "input_tokens": u.InputTokens, "cached_input_tokens": min(u.CachedInputTokens, u.InputTokens),
-			"output_tokens": u.OutputTokens, "cost_micros": cost, "error_kind": errKind, "settled_at": now})
-		if res.Error != nil {
-			return fmt.Errorf("settle model call: %w", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return nil // settled meanwhile
-		}
-		held := int64(0)
-		if row.Status == StatusReserved {
-			held = row.ReservedMicros
-		}
-		return addSpend(tx, row.SpaceID, Month(row.CreatedAt), cost, -held)
+		return nil // settled by another attempt meanwhile
 	})
 }
 

@@ -163,3 +163,36 @@ func TestConcurrentTurnsShareABudget(t *testing.T) {
 		}
 	})
 }
+
+// The month's first calls of a space, racing, with room for all of them
+// (and with no budget at all): every one passes, none counted twice. Two
+// racers that both found no row for the month once took the other's
+// insert for "over the budget" (Postgres).
+func TestColdMonthRacersAllFit(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		for round := range 5 {
+			withBudget, noBudget := fmt.Sprint("b", round), fmt.Sprint("n", round)
+			s, _ := setup(t, url, withBudget, noBudget)
+			require.NoError(t, s.SetBudget(ctx, withBudget, budget(1_000_000)))
+			for _, space := range []string{withBudget, noBudget} {
+				const n = 8
+				var wg sync.WaitGroup
+				errs := make([]error, n)
+				start := make(chan struct{})
+				for i := range n {
+					wg.Go(func() {
+						<-start
+						errs[i] = s.Reserve(ctx, call(fmt.Sprint(space, i), fmt.Sprint(space, "t", i), space, "p"), 600)
+					})
+				}
+				close(start)
+				wg.Wait()
+				for i, err := range errs {
+					require.NoError(t, err, "round %d, space %s, racer %d", round, space, i)
+				}
+				require.Equal(t, int64(n*600), spend(t, s, space).Reserved, space)
+			}
+		}
+	})
+}
