@@ -194,9 +194,9 @@ func applyPeople(t *testing.T, s *hubtest.Stack, conv, reply string) peopleApply
 	return a
 }
 
-// TestAssistantAddsAndRemovesPeople: a turn adds a person (immediate, with
-// an Undo group), and a removal waits for Apply even under the immediate
-// policy; Undo of either puts the membership back as it was.
+// TestAssistantAddsAndRemovesPeople: an add, a removal and a role change
+// all wait for Apply even under the immediate policy; Undo of either puts
+// the membership back as it was.
 func TestAssistantAddsAndRemovesPeople(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(`{"rules": [
@@ -219,17 +219,23 @@ func TestAssistantAddsAndRemovesPeople(t *testing.T) {
 	owner := names()[0]
 	conv := s.Conversation(t)
 
-	// Immediate: the person is added at once, with an Undo group.
+	// Even under immediate an add waits for Apply (someone gains access),
+	// then lands with an Undo group.
 	st := s.Ask(t, conv, "add Ann Lee as viewer")
-	group, summary := "", ""
+	var proposed map[string]any
 	for _, e := range s.Stream(t, st.StreamURL, 0, 0) {
-		if e.Type == "tool" && e.Data["phase"] == "done" {
-			group, _ = e.Data["undoGroupId"].(string)
-			summary, _ = e.Data["summary"].(string)
+		if e.Type == "tool" && e.Data["phase"] == "held" {
+			proposed = e.Data
 		}
 	}
+	require.NotNil(t, proposed, "the add is held")
+	require.Equal(t, "Add “Ann Lee” to this space as viewer.", proposed["summary"])
+	require.Equal(t, []string{owner}, names(), "nobody is added before Apply")
+	added := applyPeople(t, s, conv, st.ReplyMessageID)
+	require.Len(t, added.Receipts, 1)
+	require.Equal(t, "succeeded", added.Receipts[0].Status, "%+v", added.Receipts[0])
+	group := added.Receipts[0].UndoGroupID
 	require.NotEmpty(t, group, "the add comes with an Undo group")
-	require.Equal(t, "Added “Ann Lee” as viewer.", summary)
 	require.ElementsMatch(t, []string{"Ann Lee:viewer", owner}, names())
 	annID := personID(t, s, s.SpaceID, "Ann Lee")
 	r := s.Do(t, s.Token, "POST", "/api/assistant/undo", map[string]any{"undoGroupId": group})

@@ -72,11 +72,11 @@ var ListPeople = Define(Spec{
 	return Result{Summary: summary, Data: data, Refs: refs}, nil
 })
 
-// Writes of the space's people. hub_add_person follows the write policy
-// (immediate with Undo, preview, needs-me): adding someone is undone as
-// easily as a task. hub_update_person and hub_remove_person always wait for
-// the person's Apply: a role changing or someone losing access to the space
-// is not something to do before the person has read it. All three are owner
+// Writes of the space's people. All three always wait for the person's
+// Apply, whatever the write policy: someone gaining access (an existing
+// person added by personId can open the space at once), a role changing
+// or someone losing access is not something to do before the person has
+// read it — least of all on the word of text a tool read. All three are owner
 // tools: no one else may change who is in a space, so no one else is
 // offered them (the service checks again).
 
@@ -105,7 +105,7 @@ func (in AddPersonInput) role() string {
 // AddPerson is hub_add_person: adds someone to the space through the same
 // service call as POST /api/spaces/:spaceId/people.
 var AddPerson = Define(Spec{
-	Name: "hub_add_person", Area: "people", IsWrite: true, Risk: RiskMedium, Undoable: true, OwnersOnly: true,
+	Name: "hub_add_person", Area: "people", IsWrite: true, Risk: RiskMedium, Undoable: true, AlwaysHold: true, OwnersOnly: true,
 	Description: "Add a person to this space with a role (owner, editor, viewer, guest; default editor): a new person by name, or someone from another of your spaces by personId. Check hub_list_people first: someone already in the space is not added twice.",
 }, func(ctx context.Context, env Env, in AddPersonInput) (Result, error) {
 	p, err := env.Workspace.AddPerson(ctx, env.Actor, env.SpaceID, workspace.NewPerson{PersonID: in.PersonID, Name: in.Name,
@@ -115,6 +115,9 @@ var AddPerson = Define(Spec{
 	}
 	return personResult(fmt.Sprintf("Added %s as %s.", ListTitles([]Titled{{Title: p.Name}}), p.Role), p), nil
 }, Preview(func(ctx context.Context, env Env, in AddPersonInput) (string, error) {
+	if err := workspace.CheckNewPerson(workspace.NewPerson{PersonID: in.PersonID, Name: in.Name, FirstName: in.FirstName, Role: workspace.Role(in.Role)}); err != nil {
+		return "", err
+	}
 	name := strings.TrimSpace(in.Name)
 	if in.PersonID != "" {
 		if label, ok := env.Known[in.PersonID]; ok {

@@ -64,6 +64,12 @@ func TestPeopleWrites(t *testing.T) {
 		owner := f.env(f.owner, workspace.RoleOwner)
 		res, err := f.dispatch(t, owner, "hub_add_person", `{"name":"Ann Lee"}`)
 		require.Nil(t, err)
+		require.True(t, res.Held, "adding someone waits for Apply under immediate")
+		require.Equal(t, "Add “Ann Lee” to this space as editor.", res.Summary)
+		applyingOwner := owner
+		applyingOwner.Applying = true
+		res, err = f.dispatch(t, applyingOwner, "hub_add_person", `{"name":"Ann Lee"}`)
+		require.Nil(t, err)
 		require.Equal(t, "Added “Ann Lee” as editor.", res.Summary, "editor by default")
 		ann := dataOf[struct{ Person tools.PersonData }](t, res).Person
 		require.Equal(t, tools.PersonData{ID: ann.ID, Name: "Ann Lee", Role: "editor", Revision: 1}, ann)

@@ -48,7 +48,7 @@ var writeCases = []writeCase{
 		p := f.project(t, workspace.NewProject{Name: tag})
 		return fmt.Sprintf(`{"id":%q,"revision":1,"status":"paused"}`, p.ID), func() bool { return f.projectNamed(t, tag).Status == "paused" }
 	}},
-	{tool: "hub_add_person", owners: true, setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
+	{tool: "hub_add_person", owners: true, held: true, setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {
 		return fmt.Sprintf(`{"name":%q,"role":"viewer"}`, tag), func() bool { return f.personNamed(t, tag) != nil }
 	}},
 	{tool: "hub_update_person", owners: true, held: true, setup: func(t *testing.T, f *fixture, tag string) (string, func() bool) {

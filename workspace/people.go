@@ -58,6 +58,41 @@ func (s *Service) GetSpacePerson(ctx context.Context, actor Actor, spaceID, id s
 	return toSpacePerson(p, m), nil
 }
 
+// CheckNewPerson checks what AddPerson checks before it reads anything:
+// the role, a name or a personId (not both), the name and first name. A
+// proposal to add someone is refused at its path here, not at Apply.
+func CheckNewPerson(in NewPerson) error {
+	_, err := checkNewPerson(in)
+	return err
+}
+
+// checkNewPerson is CheckNewPerson; for a new person by name it returns
+// the row to create.
+func checkNewPerson(in NewPerson) (models.Person, error) {
+	if in.Role != "" {
+		if _, err := ParseRole(string(in.Role)); err != nil {
+			return models.Person{}, err
+		}
+	}
+	switch {
+	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
+		return models.Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
+	case in.PersonID == "":
+		name, err := checkPersonName(in.Name)
+		if err != nil {
+			return models.Person{}, err
+		}
+		first, err := checkFirstName(in.FirstName)
+		if err != nil {
+			return models.Person{}, err
+		}
+		return models.Person{ID: models.NewID("person"), Name: name, FirstName: first}, nil
+	case BadText(in.PersonID):
+		return models.Person{}, &NotFoundError{Kind: KindPerson, ID: in.PersonID, Path: "/personId"}
+	}
+	return models.Person{}, nil
+}
+
 // AddPerson adds a person to the space with a role. Only an owner may add
 // people, of any role: giving someone access is the owner's call, as every
 // role change is. Adding someone who is in the space already is ErrConflict;
@@ -67,28 +102,12 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 	if role == "" {
 		role = DefaultPersonRole
 	}
-	if _, err := ParseRole(string(role)); err != nil {
+	fresh, err := checkNewPerson(in)
+	if err != nil {
 		return Person{}, err
 	}
-	var fresh models.Person
-	switch {
-	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
-		return Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
-	case in.PersonID == "":
-		name, err := checkPersonName(in.Name)
-		if err != nil {
-			return Person{}, err
-		}
-		first, err := checkFirstName(in.FirstName)
-		if err != nil {
-			return Person{}, err
-		}
-		fresh = models.Person{ID: models.NewID("person"), Name: name, FirstName: first}
-	case BadText(in.PersonID):
-		return Person{}, &NotFoundError{Kind: KindPerson, ID: in.PersonID, Path: "/personId"}
-	}
 	var out Person
-	err := s.lockedSpace(ctx, actor.PersonID, spaceID, true, "add people to", func(tx *Service) error {
+	err = s.lockedSpace(ctx, actor.PersonID, spaceID, true, "add people to", func(tx *Service) error {
 		p := fresh
 		if in.PersonID != "" {
 			var err error
