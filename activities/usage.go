@@ -64,7 +64,7 @@ func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt 
 					return llm.Result{}, err
 				}
 			}
-			if err := a.Usage.Reserve(ctx, c, price.Cost(EstimateUsage(req))); err != nil {
+			if err := a.Usage.Reserve(ctx, c, price.Cost(EstimateUsage(req, a.budgetWindow(info)))); err != nil {
 				var be *usage.BudgetError
 				if errors.As(err, &be) {
 					a.Metrics.Refused(model)
@@ -108,17 +108,43 @@ func callIdentity(ctx context.Context, turnID string, step, attempt int) string 
 	return base + "." + info.WorkflowExecution.RunID + "." + info.ActivityID + "." + strconv.Itoa(attempt)
 }
 
+// Estimates of attached files, in tokens, for a reservation: erring high,
+// as the rest of the estimate does.
+const (
+	// ImagePartTokens is a picture: a large one at high detail costs
+	// current models 1,100–1,500 input tokens.
+	ImagePartTokens = 1_600
+	// FileBytesPerToken is a file part's bytes per token (a PDF's text
+	// and page pictures); text files are counted as their text.
+	FileBytesPerToken = 3
+)
+
 // EstimateUsage is what a request is reserved for: its prompt as
-// assistant.MessageTokens and ToolTokens count it (erring high, none of it
-// cached) and its output cap, or ReserveOutputTokens without one. Attached
-// files are not counted.
-func EstimateUsage(req llm.Request) llm.Usage {
+// assistant.MessageTokens and ToolTokens count it, its attached files
+// (text as its text, pictures at ImagePartTokens, other files at
+// FileBytesPerToken) — erring high, none of it cached, and never more than
+// the model's context window (window; 0: unknown), which is the most a
+// provider bills — and its output cap, or ReserveOutputTokens without one.
+func EstimateUsage(req llm.Request, window int) llm.Usage {
 	in := assistant.RequestOverheadTokens
 	for _, m := range req.Messages {
 		in += assistant.MessageTokens(m)
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case llm.PartText:
+				in += assistant.EstimateTokens(string(p.Data)) + assistant.EstimateTokens(p.Name) + 8 // its <file> element
+			case llm.PartImage:
+				in += ImagePartTokens
+			default:
+				in += len(p.Data)/FileBytesPerToken + 1
+			}
+		}
 	}
 	for _, t := range req.Tools {
 		in += assistant.ToolTokens(t)
+	}
+	if window > 0 {
+		in = min(in, window)
 	}
 	out := req.MaxTokens
 	if out <= 0 {

@@ -36,7 +36,7 @@ func fullRequest() llm.Request {
 
 func TestEstimateUsageReservesThePromptAndTheOutputCap(t *testing.T) {
 	req := fullRequest()
-	u := activities.EstimateUsage(req)
+	u := activities.EstimateUsage(req, 0)
 	prompt := assistant.RequestOverheadTokens
 	for _, m := range req.Messages {
 		prompt += assistant.MessageTokens(m)
@@ -48,7 +48,24 @@ func TestEstimateUsageReservesThePromptAndTheOutputCap(t *testing.T) {
 	require.Zero(t, u.CachedInputTokens, "nothing is assumed cached")
 	require.Equal(t, activities.ReserveOutputTokens, u.OutputTokens)
 	req.MaxTokens = 500
-	require.Equal(t, 500, activities.EstimateUsage(req).OutputTokens, "a request's own cap")
+	require.Equal(t, 500, activities.EstimateUsage(req, 0).OutputTokens, "a request's own cap")
+}
+
+// Attached files are reserved for: a text file as its text, a picture and
+// a PDF at their rates; never more than the model's window.
+func TestEstimateUsageCountsAttachedFiles(t *testing.T) {
+	req := fullRequest()
+	bare := activities.EstimateUsage(req, 0).InputTokens
+	last := &req.Messages[len(req.Messages)-1]
+	text := strings.Repeat("Quarterly numbers, region by region. ", 500)
+	last.Parts = []llm.Part{
+		{Kind: llm.PartText, Name: "notes.txt", ContentType: "text/plain", Data: []byte(text)},
+		{Kind: llm.PartImage, Name: "board.png", ContentType: "image/png", Data: make([]byte, 1<<10)},
+		{Kind: llm.PartFile, Name: "plan.pdf", ContentType: "application/pdf", Data: make([]byte, 300_000)},
+	}
+	got := activities.EstimateUsage(req, 0).InputTokens
+	require.GreaterOrEqual(t, got-bare, assistant.EstimateTokens(text)+activities.ImagePartTokens+300_000/activities.FileBytesPerToken)
+	require.Equal(t, 64_000, activities.EstimateUsage(req, 64_000).InputTokens, "no more than the window")
 }
 
 // BenchmarkEstimateUsage is the CPU part of the pre-spend check: the
@@ -57,8 +74,8 @@ func TestEstimateUsageReservesThePromptAndTheOutputCap(t *testing.T) {
 func BenchmarkEstimateUsage(b *testing.B) {
 	req := fullRequest()
 	price := llm.Price{Input: 2.5, CachedInput: 1.25, Output: 10}
-	b.ReportMetric(float64(activities.EstimateUsage(req).InputTokens), "prompt-tokens")
+	b.ReportMetric(float64(activities.EstimateUsage(req, 0).InputTokens), "prompt-tokens")
 	for b.Loop() {
-		_ = price.Cost(activities.EstimateUsage(req))
+		_ = price.Cost(activities.EstimateUsage(req, 0))
 	}
 }
