@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/singleflight"
 
 	"hub/apps"
 	"hub/tools"
@@ -34,6 +35,10 @@ const (
 	// DefaultTTL is how old a listing may be before a turn lists the
 	// server again.
 	DefaultTTL = 10 * time.Minute
+	// DefaultRetryFailing is how often a process lists a failing server
+	// again when turns start in its space: in the background, so no turn
+	// waits for a server known to fail.
+	DefaultRetryFailing = time.Minute
 )
 
 // Options configure a Catalog.
@@ -49,6 +54,9 @@ type Options struct {
 	// TTL is how old a listing may be before a turn refreshes it; zero
 	// is DefaultTTL.
 	TTL time.Duration
+	// RetryFailing is how often a failing server is listed again; zero
+	// is DefaultRetryFailing.
+	RetryFailing time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -60,11 +68,15 @@ type Catalog struct {
 	o    Options
 	http *http.Client
 
-	mu     sync.Mutex
-	built  map[string]built // by connection id: the definitions of one listing
-	watch  map[string]*watcher
-	closed bool
-	holds  sync.WaitGroup // the watchers' goroutines
+	mu      sync.Mutex
+	built   map[string]built // by connection id: the definitions of one listing
+	watch   map[string]*watcher
+	retried map[string]time.Time // by connection id: when a failing server was last listed again
+	closed  bool
+	holds   sync.WaitGroup // the watchers' and background listings' goroutines
+	flight  singleflight.Group
+	bg      context.Context // ends at Close: the background listings' context
+	stopBG  context.CancelFunc
 }
 
 // built are a listing's definitions, compiled once per listing.
@@ -85,10 +97,15 @@ func New(ws *workspace.Service, o Options) *Catalog {
 	if o.TTL <= 0 {
 		o.TTL = DefaultTTL
 	}
+	if o.RetryFailing <= 0 {
+		o.RetryFailing = DefaultRetryFailing
+	}
 	if o.Now == nil {
 		o.Now = func() time.Time { return time.Now().UTC() }
 	}
-	return &Catalog{ws: ws, o: o, http: newHTTPClient(o.Guard), built: map[string]built{}, watch: map[string]*watcher{}}
+	bg, stop := context.WithCancel(context.Background())
+	return &Catalog{ws: ws, o: o, http: newHTTPClient(o.Guard), built: map[string]built{}, watch: map[string]*watcher{},
+		retried: map[string]time.Time{}, bg: bg, stopBG: stop}
 }
 
 // Close ends the sessions Hub holds (and waits until they are closed)
@@ -98,6 +115,7 @@ func (c *Catalog) Close() {
 	ws := c.watch
 	c.watch, c.closed = map[string]*watcher{}, true
 	c.mu.Unlock()
+	c.stopBG()
 	for _, w := range ws {
 		w.stop()
 	}
@@ -317,9 +335,12 @@ type App struct {
 
 // Apps returns the space's MCP servers that work, each with its tools.
 // With refresh, a listing older than the TTL (or none) is listed again
-// first, every stale server at once and each within the timeout; one that
-// fails is recorded as failing and left out, so the turn goes on without
-// it. A disabled or failing server is left out.
+// first, every stale server at once and each within the timeout (racing
+// turns share one listing of a server); one that fails is recorded as
+// failing and left out, so the turn goes on without it. A server already
+// failing is listed again in the background, at most every RetryFailing,
+// and left out of this turn: no turn waits for a server known to fail. A
+// disabled server is left out.
 func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App, error) {
 	if c == nil {
 		return nil, nil
@@ -332,11 +353,17 @@ func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App
 		var wg sync.WaitGroup
 		for i := range targets {
 			t := &targets[i]
-			if !t.Enabled || (t.ToolsListedAt != nil && c.o.Now().Sub(*t.ToolsListedAt) < c.o.TTL && t.Failure == "") {
+			switch {
+			case !t.Enabled:
+				continue
+			case t.Failure != "":
+				c.retryInBackground(*t)
+				continue
+			case t.ToolsListedAt != nil && c.o.Now().Sub(*t.ToolsListedAt) < c.o.TTL:
 				continue
 			}
 			wg.Go(func() {
-				if _, err := c.refresh(ctx, *t); err != nil {
+				if _, err, _ := c.flight.Do(t.ID, func() (any, error) { return c.refresh(ctx, *t) }); err != nil {
 					slog.WarnContext(ctx, "listing an MCP server's tools failed", "connection", t.ID, "error", err)
 					return
 				}
@@ -359,6 +386,26 @@ func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App
 		out = append(out, App{Connection: t.Connection, Tools: defs})
 	}
 	return out, nil
+}
+
+// retryInBackground lists a failing server again, unless this process did
+// within RetryFailing or the catalog is closed; nothing waits for it.
+func (c *Catalog) retryInBackground(t workspace.AppTarget) {
+	c.mu.Lock()
+	last, tried := c.retried[t.ID]
+	if c.closed || tried && c.o.Now().Sub(last) < c.o.RetryFailing {
+		c.mu.Unlock()
+		return
+	}
+	c.retried[t.ID] = c.o.Now()
+	c.holds.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.holds.Done()
+		if _, err, _ := c.flight.Do(t.ID, func() (any, error) { return c.refresh(c.bg, t) }); err != nil {
+			slog.Warn("listing a failing MCP server's tools again failed", "connection", t.ID, "error", err)
+		}
+	}()
 }
 
 // Definitions returns the tools of every listed MCP server of the space,

@@ -17,8 +17,10 @@ import (
 
 // Bounds of one exchange with an MCP server.
 const (
-	// DefaultTimeout bounds a listing or a read tool's call: a turn waits
-	// for it, so a server that hangs costs the turn this long, once.
+	// DefaultTimeout bounds a listing or a read tool's call. A turn waits
+	// for a server's first listing and for one older than the TTL, so a
+	// server that starts hanging costs one turn this long; once it is
+	// known to fail, it is listed again in the background (RetryFailing).
 	DefaultTimeout = 10 * time.Second
 	// DefaultCallTimeout bounds a write tool's call (Apply waits for it),
 	// as a webhook's post.

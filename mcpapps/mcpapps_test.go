@@ -482,3 +482,46 @@ func TestRedirectElsewhereGetsNoSecret(t *testing.T) {
 	require.NotEmpty(t, l.Failure, "not followed")
 	require.Empty(t, got.Load(), "the other host got no secret")
 }
+
+// A server known to fail is listed again in the background, at most once
+// per RetryFailing, and no turn waits for it: with a 30 s timeout and the
+// server hanging, Apps still returns at once.
+func TestFailingServerIsRetriedInTheBackground(t *testing.T) {
+	t.Parallel()
+	var hanging atomic.Bool
+	var arrived atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hanging.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		arrived.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	f := newFixture(t, []string{hostOf(srv.URL)}, 30*time.Second)
+	ctx := context.Background()
+	conn := f.connect(t, "Tracker", srv.URL, "")
+	apps, err := f.cat.Apps(ctx, f.spaceID, true) // never listed: the turn waits, and it fails at once
+	require.NoError(t, err)
+	require.Empty(t, apps)
+	c, err := f.ws.GetConnection(ctx, f.owner, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	require.NotEmpty(t, c.Failure)
+
+	hanging.Store(true)
+	apps, err = f.cat.Apps(ctx, f.spaceID, true) // returns without waiting for the hanging server
+	require.NoError(t, err)
+	require.Empty(t, apps)
+	require.Eventually(t, func() bool { return arrived.Load() == 1 }, 10*time.Second, 5*time.Millisecond, "listed again in the background")
+	for range 3 {
+		_, err = f.cat.Apps(ctx, f.spaceID, true)
+		require.NoError(t, err)
+	}
+	require.EqualValues(t, 1, arrived.Load(), "at most once per RetryFailing")
+}
