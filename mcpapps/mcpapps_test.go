@@ -525,3 +525,23 @@ func TestFailingServerIsRetriedInTheBackground(t *testing.T) {
 	}
 	require.EqualValues(t, 1, arrived.Load(), "at most once per RetryFailing")
 }
+
+// A session held in a process that did not see the connection deleted
+// (the api forgets it in its own process only) ends by the next check.
+func TestHeldSessionEndsWhenTheConnectionIsGone(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, 0)
+	f := newFixture(t, []string{hostOf(srv.URL)}, 5*time.Second)
+	ctx := context.Background()
+	conn := f.connect(t, "Tracker", srv.URL, "")
+	guard, err := apps.NewGuard([]string{hostOf(srv.URL)})
+	require.NoError(t, err)
+	worker := mcpapps.New(f.ws, mcpapps.Options{Guard: guard, TTL: 20 * time.Millisecond})
+	t.Cleanup(worker.Close)
+	_, err = worker.Refresh(ctx, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return worker.Holding(conn.ID) }, 10*time.Second, 5*time.Millisecond)
+	_, err = f.ws.DeleteConnection(ctx, f.owner, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return !worker.Holding(conn.ID) }, 10*time.Second, 5*time.Millisecond, "the session ends")
+}

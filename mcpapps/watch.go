@@ -1,9 +1,12 @@
 package mcpapps
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"hub/workspace"
 )
@@ -20,10 +23,14 @@ type watcher struct {
 // stop ends the watcher; its goroutine closes the session as it returns.
 func (w *watcher) stop() { w.cancel() }
 
+// MaxHeldSessions bounds the sessions one process holds to hear tools
+// change. Past it a server's listing is only refreshed by the TTL.
+const MaxHeldSessions = 200
+
 // watchTools holds a session with the server unless one is held already.
 func (c *Catalog) watchTools(t workspace.AppTarget) {
 	c.mu.Lock()
-	if _, ok := c.watch[t.ID]; ok || c.closed {
+	if _, ok := c.watch[t.ID]; ok || c.closed || len(c.watch) >= MaxHeldSessions {
 		c.mu.Unlock()
 		return
 	}
@@ -73,12 +80,23 @@ func (c *Catalog) hold(ctx context.Context, w *watcher, t workspace.AppTarget) {
 		return
 	}
 	w.holding.Store(true)
+	// Every TTL the connection is read again: one deleted, switched off or
+	// moved (through another process, which cannot Forget it here) ends
+	// the session, and its secret is dropped with it.
+	check := time.NewTicker(c.o.TTL)
+	defer check.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-done:
 			return
+		case <-check.C:
+			fresh, err := c.ws.AppTarget(ctx, t.SpaceID, t.ID)
+			var gone *workspace.NotFoundError
+			if errors.As(err, &gone) || err == nil && (!fresh.Enabled || fresh.URL != t.URL || !bytes.Equal(fresh.Secret, t.Secret)) {
+				return
+			}
 		case <-changed:
 			if !c.relist(ctx, t) {
 				return
