@@ -116,6 +116,7 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 	}
 	var plan ApplyBatches
 	bySpace := map[string]int{}
+	regs := map[string]*tools.Registry{}
 	for _, c := range calls {
 		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
 			continue
@@ -134,9 +135,12 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 		case seen && (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
 			continue
 		}
-		reg, err := a.registryIn(ctx, c.SpaceID)
-		if err != nil {
-			return ApplyBatches{}, err
+		reg, ok := regs[c.SpaceID]
+		if !ok {
+			if reg, err = a.registryIn(ctx, c.SpaceID); err != nil {
+				return ApplyBatches{}, err
+			}
+			regs[c.SpaceID] = reg // once per space, not per held call
 		}
 		if d, ok := reg.Get(c.Tool); ok && toolrun.Outside(d) {
 			plan.Outside = append(plan.Outside, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
