@@ -75,6 +75,10 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		Model:        model.ID,
 		Instructions: assistant.Instructions(profile),
 		OfferedTools: offer.Tools,
+		OfferWhy:     chat.OfferWhy{Playbooks: []string{}, Simple: offer.Recipe != "", Fallback: offer.Fallback, FallbackReason: offer.FallbackReason},
+	}
+	for _, g := range offer.Guides {
+		rec.OfferWhy.Playbooks = append(rec.OfferWhy.Playbooks, g.Name)
 	}
 	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
 	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)

@@ -137,6 +137,16 @@ func toRefDTOs(refs []workspace.Ref) []refDTO {
 	return out
 }
 
+// toReceiptDTO is a saved receipt of a call as the api shows it.
+func toReceiptDTO(callID, tool string, r chat.Receipt) receiptDTO {
+	rd := receiptDTO{CallID: callID, SpaceID: r.SpaceID, Tool: tool, Status: r.Status, Summary: r.Summary,
+		UndoGroupID: r.UndoGroupID, Refs: toRefDTOs(r.Refs)}
+	if r.ErrorCode != "" || r.ErrorMessage != "" {
+		rd.Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
+	}
+	return rd
+}
+
 type toolCallDTO struct {
 	ID          string    `json:"id"`
 	Tool        string    `json:"tool"`
@@ -204,11 +214,7 @@ func toMessageDTO(m chat.Message) messageDTO {
 			t.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
 		}
 		if r := tc.Receipt; r != nil {
-			rd := receiptDTO{CallID: tc.ID, SpaceID: r.SpaceID, Tool: tc.Tool, Status: r.Status, Summary: r.Summary,
-				UndoGroupID: r.UndoGroupID, Refs: toRefDTOs(r.Refs)}
-			if r.ErrorCode != "" || r.ErrorMessage != "" {
-				rd.Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
-			}
+			rd := toReceiptDTO(tc.ID, tc.Tool, *r)
 			t.Receipt = &rd
 			if r.Status == chat.ReceiptSucceeded && r.Summary != "" {
 				t.Summary = r.Summary

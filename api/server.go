@@ -68,6 +68,10 @@ type Deps struct {
 	// Models is the operator's model catalog, listed by GET /api/models
 	// (keys and endpoints left out).
 	Models llm.Catalog
+	// TemporalNamespace and TemporalUI (the UI's base URL; empty: none)
+	// make the run inspector's link to a turn's workflow.
+	TemporalNamespace string
+	TemporalUI        string
 }
 
 // Server is Hub's HTTP api.
@@ -160,6 +164,7 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "GET", "/assistant/conversations/:id/messages", "A conversation's messages", s.listMessages)
 	s.handle(authed, "POST", "/assistant/conversations/:id/turns", "Send a message: starts a turn", s.startTurn)
 	s.handle(authed, "GET", "/assistant/turns/:turnId", "A turn's status", s.getTurn)
+	s.handle(authed, "GET", "/assistant/turns/:turnId/inspect", "What a turn's model saw and did (the run inspector)", s.inspectTurn)
 	s.handle(authed, "POST", "/assistant/turns/:turnId/retry", "Run a failed turn's message again", s.retryTurn)
 	s.handle(authed, "POST", "/assistant/turns/:turnId/stop", "Stop a turn (keeps text, usage and receipts)", s.controlTurn(workflows.StopSignal))
 	s.handle(authed, "POST", "/assistant/turns/:turnId/pause", "Pause a turn", s.controlTurn(workflows.PauseSignal))

@@ -300,7 +300,19 @@ type RunRecord struct {
 	// AddedTools were made available during the turn (hub_how_to,
 	// hub_find_tools) and stay offered for the rest of it.
 	AddedTools []string
+	// OfferWhy is why the offer at the start is what it is.
+	OfferWhy   OfferWhy
 	HistoryIDs []string
+}
+
+// OfferWhy is why a turn's first offer is what it is, for the run
+// inspector: the playbooks its message was routed to, a simple request's
+// recipe, or the fallback (the ranker found nothing) and why.
+type OfferWhy struct {
+	Playbooks      []string `json:"playbooks"`
+	Simple         bool     `json:"simple,omitempty"`
+	Fallback       bool     `json:"fallback,omitempty"`
+	FallbackReason string   `json:"fallbackReason,omitempty"`
 }
 
 // SaveRunRecord stores the turn's run record; SetTurnStatus marks it working.
@@ -308,7 +320,7 @@ func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord)
 	err := s.q(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
 		"model": rec.Model, "instructions": rec.Instructions, "context": rec.Context,
 		"offered_tools": marshal(nonNil(rec.OfferedTools)), "added_tools": marshal(nonNil(rec.AddedTools)),
-		"history_ids": marshal(nonNil(rec.HistoryIDs)),
+		"offer_why": marshal(rec.OfferWhy), "history_ids": marshal(nonNil(rec.HistoryIDs)),
 		"updated_at":  s.now(),
 	}).Error
 	if err != nil {
@@ -325,7 +337,7 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 	}
 	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,
 		OfferedTools: unmarshal[[]string](r.OfferedTools), AddedTools: unmarshal[[]string](r.AddedTools),
-		HistoryIDs: unmarshal[[]string](r.HistoryIDs)}, nil
+		OfferWhy: unmarshal[OfferWhy](r.OfferWhy), HistoryIDs: unmarshal[[]string](r.HistoryIDs)}, nil
 }
 
 // AddTools keeps tools made available during a turn (hub_how_to,

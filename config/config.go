@@ -25,6 +25,10 @@ type Config struct {
 	DatabaseURL       string   // DATABASE_URL: postgres://… or a SQLite file path
 	TemporalAddress   string   // TEMPORAL_ADDRESS, default 127.0.0.1:7233
 	TemporalNamespace string   // TEMPORAL_NAMESPACE, default "default"
+	// TemporalUIURL is the Temporal UI's base URL (HUB_TEMPORAL_UI_URL),
+	// for the run inspector's links to a turn's workflow; `hub dev` sets
+	// its embedded UI's. Empty: no links.
+	TemporalUIURL string
 	CORSOrigins       []string // HUB_CORS_ORIGINS, comma-separated; none by default
 	TimeZone          *time.Location
 	Model             llm.Config
@@ -78,6 +82,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DatabaseURL:       getenv("DATABASE_URL"),
 		TemporalAddress:   or(getenv("TEMPORAL_ADDRESS"), "127.0.0.1:7233"),
 		TemporalNamespace: or(getenv("TEMPORAL_NAMESPACE"), "default"),
+		TemporalUIURL:     strings.TrimRight(getenv("HUB_TEMPORAL_UI_URL"), "/"),
 		TimeZone:          time.UTC,
 	}
 	for _, o := range strings.Split(getenv("HUB_CORS_ORIGINS"), ",") {

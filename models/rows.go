@@ -144,7 +144,9 @@ type Turn struct {
 	Context      string
 	OfferedTools string
 	AddedTools   string
-	HistoryIDs   string
+	// OfferWhy is why the offer is what it is (JSON chat.OfferWhy).
+	OfferWhy   string
+	HistoryIDs string
 	// Spaces are the other spaces (JSON ids) the turn may act in besides
 	// its conversation's.
 	Spaces   string

@@ -283,3 +283,30 @@ func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64,
 	}
 	return n, nil
 }
+
+// Record is one model call as kept: its identity, what it was reserved
+// for, what it used and cost (micro-dollars) and how it ended.
+type Record struct {
+	ID, Model, Status, ErrorKind                 string
+	Step                                         int
+	InputTokens, CachedInputTokens, OutputTokens int64
+	ReservedMicros, CostMicros                   int64
+	CreatedAt                                    time.Time
+	SettledAt                                    *time.Time
+}
+
+// TurnCalls returns the model calls of a turn, oldest first, for the run
+// inspector.
+func (s *Store) TurnCalls(ctx context.Context, turnID string) ([]Record, error) {
+	var rows []models.ModelCall
+	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("model calls of turn %s: %w", turnID, err)
+	}
+	out := make([]Record, len(rows))
+	for i, r := range rows {
+		out[i] = Record{ID: r.ID, Model: r.Model, Status: r.Status, ErrorKind: r.ErrorKind, Step: r.Step,
+			InputTokens: r.InputTokens, CachedInputTokens: r.CachedInputTokens, OutputTokens: r.OutputTokens,
+			ReservedMicros: r.ReservedMicros, CostMicros: r.CostMicros, CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}
+	}
+	return out, nil
+}

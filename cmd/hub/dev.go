@@ -107,6 +107,9 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	}
 	defer ts.Stop()
 
+	if cfg.TemporalUIURL == "" {
+		cfg.TemporalUIURL = ts.UIURL()
+	}
 	h, err := wiring.New(ctx, cfg, wiring.Options{})
 	if err != nil {
 		return err

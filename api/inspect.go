@@ -1,0 +1,223 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/workflows"
+)
+
+// inspectionDTO answers GET /api/assistant/turns/:turnId/inspect: what the
+// turn's model saw (instructions, context, offered tools and why) and did
+// (each step, each model request, each tool call, the frames sent), and
+// where its workflow is in Temporal.
+type inspectionDTO struct {
+	Turn         turnDTO             `json:"turn"`
+	Workflow     inspectedWorkflow   `json:"workflow"`
+	Instructions string              `json:"instructions"`
+	Context      string              `json:"context"`
+	Offer        inspectedOffer      `json:"offer"`
+	HistoryIDs   []string            `json:"historyMessageIds"`
+	Steps        []inspectedStepDTO  `json:"steps"`
+	ModelCalls   []inspectedModelDTO `json:"modelCalls"`
+	ToolCalls    []inspectedCallDTO  `json:"toolCalls"`
+	Frames       []inspectedFrameDTO `json:"frames"`
+	// FramesLeftOut counts frames after the first chat.MaxInspectedFrames.
+	FramesLeftOut int64 `json:"framesLeftOut"`
+}
+
+type inspectedWorkflow struct {
+	Namespace  string `json:"namespace"`
+	WorkflowID string `json:"workflowId"`
+	RunID      string `json:"runId"`
+	// URL opens the run in the Temporal UI (HUB_TEMPORAL_UI_URL; omitted
+	// without it).
+	URL string `json:"url,omitempty"`
+}
+
+// inspectedOffer is the turn's first offer and what was added to it.
+type inspectedOffer struct {
+	Tools []inspectedTool `json:"tools"`
+	// Playbooks are the playbooks the message was routed to (their
+	// tools lead the offer); Simple is a simple todo request's fixed
+	// offer; Fallback says the word match filled it, and why.
+	Playbooks      []string `json:"playbooks"`
+	Simple         bool     `json:"simple"`
+	Fallback       bool     `json:"fallback"`
+	FallbackReason string   `json:"fallbackReason,omitempty"`
+}
+
+type inspectedTool struct {
+	Name string `json:"name"`
+	// Why: "offer" (at the turn's start) or "added" (by hub_how_to or
+	// hub_find_tools during the turn).
+	Why string `json:"why"`
+}
+
+type inspectedStepDTO struct {
+	Step         int      `json:"step"`
+	Attempt      int      `json:"attempt"`
+	Text         string   `json:"text"`
+	FinishReason string   `json:"finishReason"`
+	Usage        usageDTO `json:"usage"`
+	Nudge        string   `json:"nudge,omitempty"`
+	NudgeKind    string   `json:"nudgeKind,omitempty"`
+	// PartsLevel is how often the provider refused the attached files
+	// before this step's request went through with fewer.
+	PartsLevel int       `json:"partsLevel"`
+	ToolCalls  []string  `json:"toolCallIds"`
+	SavedAt    time.Time `json:"savedAt"`
+}
+
+// inspectedModelDTO is one request to the model, as billed.
+type inspectedModelDTO struct {
+	ID                string     `json:"id"`
+	Step              int        `json:"step"`
+	Model             string     `json:"model"`
+	Status            string     `json:"status"`
+	ErrorClass        string     `json:"errorClass,omitempty"`
+	InputTokens       int64      `json:"inputTokens"`
+	CachedInputTokens int64      `json:"cachedInputTokens"`
+	OutputTokens      int64      `json:"outputTokens"`
+	ReservedMicros    int64      `json:"reservedMicros"`
+	CostMicros        int64      `json:"costMicros"`
+	StartedAt         time.Time  `json:"startedAt"`
+	EndedAt           *time.Time `json:"endedAt"`
+	DurationMs        *int64     `json:"durationMs"`
+}
+
+type inspectedCallDTO struct {
+	ID     string `json:"id"`
+	Step   int    `json:"step"`
+	Index  int    `json:"index"`
+	Tool   string `json:"tool"`
+	Status string `json:"status"`
+	// Arguments are the model's, as sent (JSON when they parse, else a
+	// string); Result is what the model was sent back.
+	Arguments   any         `json:"arguments"`
+	Result      any         `json:"result"`
+	Summary     string      `json:"summary,omitempty"`
+	Refs        []refDTO    `json:"refs"`
+	Error       *errorDTO   `json:"error,omitempty"`
+	HeldFor     string      `json:"heldFor,omitempty"`
+	UndoGroupID string      `json:"undoGroupId,omitempty"`
+	SpaceID     string      `json:"spaceId,omitempty"`
+	Receipt     *receiptDTO `json:"receipt,omitempty"`
+	CreatedAt   time.Time   `json:"createdAt"`
+	UpdatedAt   time.Time   `json:"updatedAt"`
+}
+
+type inspectedFrameDTO struct {
+	Seq  int64           `json:"seq"`
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+	At   time.Time       `json:"at"`
+}
+
+// inspectTurn is the run inspector. Only the owner of the turn's
+// conversation, in a space they can still open, reads it (anyone else:
+// 404): it holds what the model was told about them and their space.
+func (s *Server) inspectTurn(c *gin.Context) {
+	ctx := c.Request.Context()
+	in, err := s.Chat.Inspect(ctx, person(c).ID, c.Param("turnId"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	t := in.Turn
+	out := inspectionDTO{
+		Turn: turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
+			MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
+			Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}},
+		Workflow:     inspectedWorkflow{Namespace: s.TemporalNamespace, WorkflowID: workflows.TurnWorkflowID(t.ID), RunID: t.RunID},
+		Instructions: in.Record.Instructions, Context: in.Record.Context, HistoryIDs: nonNilStrings(in.Record.HistoryIDs),
+		Offer: inspectedOffer{Tools: []inspectedTool{}, Playbooks: nonNilStrings(in.Record.OfferWhy.Playbooks), Simple: in.Record.OfferWhy.Simple,
+			Fallback: in.Record.OfferWhy.Fallback, FallbackReason: in.Record.OfferWhy.FallbackReason},
+		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{}, Frames: []inspectedFrameDTO{},
+		FramesLeftOut: in.FramesLeftOut,
+	}
+	if t.ErrorCode != "" {
+		out.Turn.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
+	}
+	if s.TemporalUI != "" && t.RunID != "" {
+		out.Workflow.URL = s.TemporalUI + "/namespaces/" + url.PathEscape(s.TemporalNamespace) + "/workflows/" +
+			url.PathEscape(out.Workflow.WorkflowID) + "/" + url.PathEscape(t.RunID) + "/history"
+	}
+	added := map[string]bool{}
+	for _, n := range in.Record.AddedTools {
+		added[n] = true
+	}
+	for _, n := range in.Record.OfferedTools {
+		if !added[n] {
+			out.Offer.Tools = append(out.Offer.Tools, inspectedTool{Name: n, Why: "offer"})
+		}
+	}
+	for _, n := range in.Record.AddedTools {
+		out.Offer.Tools = append(out.Offer.Tools, inspectedTool{Name: n, Why: "added"})
+	}
+	callsOf := map[int][]string{}
+	for _, tc := range in.Calls {
+		d := inspectedCallDTO{ID: tc.ID, Step: tc.Step, Index: tc.Idx, Tool: tc.Tool, Status: tc.Status,
+			Arguments: jsonOrString(tc.Arguments), Result: jsonOrString(tc.Result), Summary: tc.Summary, Refs: toRefDTOs(tc.Refs),
+			HeldFor: tc.HeldFor, UndoGroupID: tc.UndoGroupID, SpaceID: tc.SpaceID, CreatedAt: tc.CreatedAt, UpdatedAt: tc.UpdatedAt}
+		if tc.ErrorCode != "" {
+			d.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
+		}
+		if r, ok := in.Receipts[tc.ID]; ok {
+			rd := toReceiptDTO(tc.ID, tc.Tool, r)
+			d.Receipt = &rd
+		}
+		out.ToolCalls = append(out.ToolCalls, d)
+		callsOf[tc.Step] = append(callsOf[tc.Step], tc.ID)
+	}
+	for _, st := range in.Steps {
+		out.Steps = append(out.Steps, inspectedStepDTO{Step: st.Step.Step, Attempt: st.Attempt, Text: st.Text, FinishReason: st.FinishReason,
+			Usage: usageDTO{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}, Nudge: st.Nudge, NudgeKind: string(st.NudgeKind),
+			PartsLevel: st.PartsLevel, ToolCalls: nonNilStrings(callsOf[st.Step.Step]), SavedAt: st.SavedAt})
+	}
+	if s.Usage != nil {
+		calls, err := s.Usage.TurnCalls(ctx, t.ID)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		for _, m := range calls {
+			d := inspectedModelDTO{ID: m.ID, Step: m.Step, Model: m.Model, Status: m.Status, ErrorClass: m.ErrorKind,
+				InputTokens: m.InputTokens, CachedInputTokens: m.CachedInputTokens, OutputTokens: m.OutputTokens,
+				ReservedMicros: m.ReservedMicros, CostMicros: m.CostMicros, StartedAt: m.CreatedAt, EndedAt: m.SettledAt}
+			if m.SettledAt != nil {
+				ms := m.SettledAt.Sub(m.CreatedAt).Milliseconds()
+				d.DurationMs = &ms
+			}
+			out.ModelCalls = append(out.ModelCalls, d)
+		}
+	}
+	for _, f := range in.Frames {
+		out.Frames = append(out.Frames, inspectedFrameDTO{Seq: f.Seq, Type: f.Type, Data: f.Data, At: f.At})
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// jsonOrString is a saved JSON text as JSON, or as the string it is when
+// it does not parse (a model's broken arguments are shown as sent).
+func jsonOrString(s string) any {
+	if s == "" {
+		return nil
+	}
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return s
+}
+
+// nonNilStrings is s, or [] for none, so a list is never null.
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,105 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"hub/models"
+)
+
+// MaxInspectedFrames is how many of a turn's frames the inspector shows,
+// the first ones in order; the rest are counted. A long answer streams a
+// few hundred.
+const MaxInspectedFrames = 2_000
+
+// Inspection is what a turn's model saw and did, read back from its run
+// record, its steps, its calls, the receipts of its reply and its frames:
+// what support reads instead of querying the database.
+type Inspection struct {
+	Turn   Turn
+	Record RunRecord
+	Steps  []InspectedStep
+	Calls  []InspectedCall
+	// Receipts are Apply's outcomes of the reply's held calls, by call id.
+	Receipts map[string]Receipt
+	Frames   []InspectedFrame
+	// FramesLeftOut counts the frames after MaxInspectedFrames, and those
+	// the sweeper removed are not counted: they are gone.
+	FramesLeftOut int64
+}
+
+// InspectedStep is one model step as recorded: its last attempt's answer,
+// usage and nudge, and when that answer was saved (the model requests'
+// own times are the usage rows').
+type InspectedStep struct {
+	Step
+	SavedAt time.Time
+}
+
+// InspectedCall is one tool call with everything kept of it.
+type InspectedCall struct {
+	ToolCall
+	Idx       int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// InspectedFrame is one stream frame as it was sent.
+type InspectedFrame struct {
+	Seq  int64
+	Type string
+	Data json.RawMessage
+	At   time.Time
+}
+
+// Inspect reads a turn of the person for the run inspector: only the
+// owner of its conversation, in a space they can still open, finds it.
+func (s *Store) Inspect(ctx context.Context, personID, turnID string) (Inspection, error) {
+	turn, err := s.GetTurnFor(ctx, personID, turnID)
+	if err != nil {
+		return Inspection{}, err
+	}
+	out := Inspection{Turn: turn, Steps: []InspectedStep{}, Calls: []InspectedCall{}, Frames: []InspectedFrame{}}
+	if out.Record, err = s.GetRunRecord(ctx, turnID); err != nil {
+		return Inspection{}, err
+	}
+	var steps []models.TurnStep
+	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("step").Find(&steps).Error; err != nil {
+		return Inspection{}, fmt.Errorf("inspect the steps of turn %s: %w", turnID, err)
+	}
+	for _, r := range steps {
+		out.Steps = append(out.Steps, InspectedStep{SavedAt: r.UpdatedAt, Step: Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text,
+			FinishReason: r.FinishReason, Nudge: r.Nudge, NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel,
+			Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}}})
+	}
+	var calls []models.ToolCall
+	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("step, idx").Find(&calls).Error; err != nil {
+		return Inspection{}, fmt.Errorf("inspect the calls of turn %s: %w", turnID, err)
+	}
+	for _, r := range calls {
+		out.Calls = append(out.Calls, InspectedCall{ToolCall: toToolCall(r), Idx: r.Idx, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
+	}
+	if out.Receipts, err = s.Receipts(ctx, turn.ReplyMessageID); err != nil {
+		return Inspection{}, err
+	}
+	var frames []models.TurnFrame
+	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("seq").Limit(MaxInspectedFrames).Find(&frames).Error; err != nil {
+		return Inspection{}, fmt.Errorf("inspect the frames of turn %s: %w", turnID, err)
+	}
+	for _, f := range frames {
+		data := json.RawMessage(f.Data)
+		if !json.Valid(data) {
+			data = json.RawMessage("null")
+		}
+		out.Frames = append(out.Frames, InspectedFrame{Seq: f.Seq, Type: f.Type, Data: data, At: f.CreatedAt})
+	}
+	if len(frames) == MaxInspectedFrames {
+		if err := s.q(ctx).Model(&models.TurnFrame{}).Where("turn_id = ? AND seq > ?", turnID, frames[len(frames)-1].Seq).
+			Count(&out.FramesLeftOut).Error; err != nil {
+			return Inspection{}, fmt.Errorf("count the frames of turn %s: %w", turnID, err)
+		}
+	}
+	return out, nil
+}
