@@ -140,6 +140,7 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "POST", "/spaces/:spaceId/connections", "Connect an app (a webhook or an MCP server) to the space", s.createConnection)
 	s.handle(authed, "POST", "/spaces/:spaceId/connections/:id/refresh", "List a connected MCP server's tools again", s.refreshConnection)
 	s.handle(authed, "DELETE", "/spaces/:spaceId/connections/:id", "Remove a connected app", s.deleteConnection)
+	s.handle(authed, "GET", "/spaces/:spaceId/audit", "The space's audit log: connected apps, settings and people changed (owners)", s.listAudit)
 	s.handle(authed, "POST", "/spaces/:spaceId/files", "Attach a file to the space (multipart, part file)", s.uploadFile)
 	s.handle(authed, "GET", "/spaces/:spaceId/files", "List the space's files, newest first", s.listFiles)
 	s.handle(authed, "GET", "/spaces/:spaceId/files/:id", "Get a file's name, type and size", s.getFile)

@@ -213,9 +213,26 @@ func (s *Server) updateSpaceSettings(c *gin.Context) {
 			}
 			budget = &b
 		}
+		was, err := s.Usage.Budget(ctx, spaceID)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
 		if err := s.Usage.SetBudget(ctx, spaceID, budget); err != nil {
 			respondError(c, err)
 			return
+		}
+		if !sameBudget(was.Budget, budget) {
+			summary := "Removed the monthly budget"
+			if budget != nil {
+				summary = "Set the monthly budget to " + usage.Dollars(*budget)
+			}
+			err := s.Workspace.RecordSettingsChange(ctx, workspace.Actor{PersonID: person(c).ID, Via: workspace.ViaREST}, spaceID, summary,
+				map[string]any{"monthlyBudget": map[string]any{"before": was.Budget, "after": budget}})
+			if err != nil {
+				respondError(c, err)
+				return
+			}
 		}
 	}
 	sp, err := s.Usage.Budget(ctx, spaceID)
@@ -245,4 +262,9 @@ func budgetValue(raw json.RawMessage) (int64, error) {
 		return 0, badRequest(path, fmt.Sprintf("must be at most %d (a billion dollars)", MaxMonthlyBudget))
 	}
 	return n, nil
+}
+
+// sameBudget tells whether two budgets (nil: none) are the same.
+func sameBudget(a, b *int64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

@@ -329,6 +329,21 @@ type RecordChange struct {
 	CreatedAt time.Time
 }
 
+// AuditEvent is one entry of a space's audit log: a change of its
+// connected apps, its settings or its people, by whom and how.
+type AuditEvent struct {
+	ID        string `gorm:"primaryKey"`
+	SpaceID   string
+	ActorID   string
+	Via       string
+	Kind      string
+	Action    string
+	TargetID  string
+	Summary   string
+	Changes   string
+	CreatedAt time.Time
+}
+
 // WorkflowStep is one step of an applied hub_run_workflow call.
 type WorkflowStep struct {
 	CallID         string `gorm:"primaryKey"`

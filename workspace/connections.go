@@ -180,7 +180,7 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 			}
 			return fmt.Errorf("create connection: %w", err)
 		}
-		return nil
+		return tx.audit(ctx, actor, spaceID, AuditConnection, AuditCreated, r.ID, fmt.Sprintf("Connected “%s” (%s)", name, kind), connectionAudit(r))
 	})
 	if err != nil {
 		return Connection{}, err
@@ -274,10 +274,31 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 	if !managesConnections(role) {
 		return Connection{}, fmt.Errorf("a %s may not remove connected apps from this space: %w", role, ErrForbidden)
 	}
-	if err := s.q(ctx).Delete(&models.Connection{}, "space_id = ? AND id = ?", spaceID, id).Error; err != nil {
-		return Connection{}, fmt.Errorf("delete connection %s: %w", id, err)
+	err = s.Tx(ctx, func(tx *Service) error {
+		res := tx.q(ctx).Delete(&models.Connection{}, "space_id = ? AND id = ?", spaceID, id)
+		if res.Error != nil {
+			return fmt.Errorf("delete connection %s: %w", id, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return nil // removed meanwhile: that removal is the one recorded
+		}
+		return tx.audit(ctx, actor, spaceID, AuditConnection, AuditDeleted, r.ID, fmt.Sprintf("Removed “%s” (%s)", r.Name, r.Kind), connectionAudit(r))
+	})
+	if err != nil {
+		return Connection{}, err
 	}
 	return toConnection(r, role), nil
+}
+
+// connectionAudit is what the audit log keeps of a connected app: its
+// kind, name and host — not its URL, whose path or query may be the
+// secret (a webhook's) — and whether it has a secret.
+func connectionAudit(r models.Connection) map[string]any {
+	host := ""
+	if u, err := url.Parse(r.URL); err == nil {
+		host = u.Host
+	}
+	return map[string]any{"kind": r.Kind, "name": r.Name, "host": host, "secret": len(r.Secret) > 0}
 }
 
 func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (models.Connection, error) {

@@ -128,6 +128,10 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 			return fmt.Errorf("add %s to %s: %w", p.ID, spaceID, err)
 		}
 		out = toSpacePerson(p, m)
+		if err := tx.audit(ctx, actor, spaceID, AuditPerson, AuditCreated, p.ID, fmt.Sprintf("Added “%s” as %s", p.Name, m.Role),
+			map[string]any{"role": map[string]any{"after": m.Role}}); err != nil {
+			return err
+		}
 		return tx.recordChange(ctx, actor, spaceID, nil, personState(p, m))
 	})
 	return out, err
@@ -196,6 +200,11 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 			return err
 		}
 		out = toSpacePerson(p, m)
+		if changes := personChanges(before, personState(p, m)); len(changes) > 0 {
+			if err := tx.audit(ctx, actor, spaceID, AuditPerson, AuditUpdated, p.ID, fmt.Sprintf("Changed “%s”", p.Name), changes); err != nil {
+				return err
+			}
+		}
 		return tx.recordChange(ctx, actor, spaceID, before, personState(p, m))
 	})
 	return out, err
@@ -230,6 +239,10 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 			return fmt.Errorf("person %q changed while being removed; read it again: %w", p.Name, ErrStale)
 		}
 		out = toSpacePerson(p, m)
+		if err := tx.audit(ctx, actor, spaceID, AuditPerson, AuditDeleted, p.ID, fmt.Sprintf("Removed “%s” (%s)", p.Name, m.Role),
+			map[string]any{"role": map[string]any{"before": m.Role}}); err != nil {
+			return err
+		}
 		return tx.recordChange(ctx, actor, spaceID, personState(p, m), nil)
 	})
 	return out, err

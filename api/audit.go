@@ -1,0 +1,55 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/workspace"
+)
+
+// auditEventDTO is one entry of GET /api/spaces/:spaceId/audit.
+type auditEventDTO struct {
+	ID       string         `json:"id"`
+	At       time.Time      `json:"at"`
+	Actor    auditActorDTO  `json:"actor"`
+	Via      string         `json:"via"`
+	Kind     string         `json:"kind"`
+	Action   string         `json:"action"`
+	TargetID string         `json:"targetId"`
+	Summary  string         `json:"summary"`
+	Changes  map[string]any `json:"changes"`
+}
+
+type auditActorDTO struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// listAudit is the space's audit log, newest first, for its owners:
+// connected apps connected and removed, its settings and its people
+// changed, by whom and how.
+func (s *Server) listAudit(c *gin.Context) {
+	limit, err := queryInt(c, "limit")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	page, err := s.Workspace.Audit(c.Request.Context(), workspace.Actor{PersonID: person(c).ID, Via: workspace.ViaREST},
+		c.Param("spaceId"), limit, c.Query("before"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := make([]auditEventDTO, len(page.Events))
+	for i, e := range page.Events {
+		out[i] = auditEventDTO{ID: e.ID, At: e.At, Actor: auditActorDTO{ID: e.ActorID, Name: e.ActorName}, Via: e.Via, Kind: e.Kind,
+			Action: e.Action, TargetID: e.TargetID, Summary: e.Summary, Changes: e.Changes}
+	}
+	body := gin.H{"events": out}
+	if page.Before != "" {
+		body["nextBefore"] = page.Before
+	}
+	c.JSON(http.StatusOK, body)
+}
