@@ -19,6 +19,7 @@ import (
 	"hub/llm"
 	"hub/mcpapps"
 	"hub/stream"
+	"hub/traces"
 	"hub/usage"
 	"hub/workflows"
 	"hub/workspace"
@@ -72,6 +73,8 @@ type Deps struct {
 	// make the run inspector's link to a turn's workflow.
 	TemporalNamespace string
 	TemporalUI        string
+	// Tracer makes a span of each request (nil or off: none).
+	Tracer *traces.Tracer
 }
 
 // Server is Hub's HTTP api.
@@ -95,6 +98,9 @@ func New(d Deps) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	if mw := s.Tracer.Middleware(); mw != nil {
+		r.Use(mw)
+	}
 	r.Use(s.recovery, s.metrics.observe, s.cors, refuseBadBytes)
 	r.NoRoute(func(c *gin.Context) {
 		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "no such endpoint"}})

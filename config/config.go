@@ -15,23 +15,27 @@ import (
 	"hub/assistant"
 	"hub/files"
 	"hub/llm"
+	"hub/traces"
 	"hub/web"
 	"hub/workflows"
 )
 
 // Config is everything a Hub process is configured with.
 type Config struct {
-	HTTPAddr          string   // HUB_HTTP_ADDR, default :8080
-	DatabaseURL       string   // DATABASE_URL: postgres://… or a SQLite file path
-	TemporalAddress   string   // TEMPORAL_ADDRESS, default 127.0.0.1:7233
-	TemporalNamespace string   // TEMPORAL_NAMESPACE, default "default"
+	HTTPAddr          string // HUB_HTTP_ADDR, default :8080
+	DatabaseURL       string // DATABASE_URL: postgres://… or a SQLite file path
+	TemporalAddress   string // TEMPORAL_ADDRESS, default 127.0.0.1:7233
+	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
+	// Tracing is whether and how traces are exported (the standard
+	// OTEL_* variables; off without an OTLP endpoint).
+	Tracing traces.Settings
 	// TemporalUIURL is the Temporal UI's base URL (HUB_TEMPORAL_UI_URL),
 	// for the run inspector's links to a turn's workflow; `hub dev` sets
 	// its embedded UI's. Empty: no links.
 	TemporalUIURL string
-	CORSOrigins       []string // HUB_CORS_ORIGINS, comma-separated; none by default
-	TimeZone          *time.Location
-	Model             llm.Config
+	CORSOrigins   []string // HUB_CORS_ORIGINS, comma-separated; none by default
+	TimeZone      *time.Location
+	Model         llm.Config
 	// Models is the operator's model catalog (HUB_MODELS or
 	// HUB_MODELS_FILE); empty: the one model of Model
 	// (llm.DefaultCatalog).
@@ -85,6 +89,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		TemporalUIURL:     strings.TrimRight(getenv("HUB_TEMPORAL_UI_URL"), "/"),
 		TimeZone:          time.UTC,
 	}
+	tracing, err := traces.FromEnv(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	c.Tracing = tracing
 	for _, o := range strings.Split(getenv("HUB_CORS_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			c.CORSOrigins = append(c.CORSOrigins, o)

@@ -42,6 +42,7 @@ import (
 	"hub/stream"
 	"hub/temporal"
 	"hub/tools"
+	"hub/traces"
 	"hub/wiring"
 	"hub/workflows"
 	"hub/workspace"
@@ -86,6 +87,9 @@ type Options struct {
 	APITemporal func(client.Client) client.Client
 	// Price is what a model costs (wiring.TestKnobs.Price); nil: free.
 	Price func(model string) llm.Price
+	// Tracer traces the Hub (api, Temporal client and worker, database,
+	// model calls) into a test's provider (traces.With); nil: off.
+	Tracer *traces.Tracer
 	// MCPTimeout bounds one listing or call of an MCP server (0: the
 	// defaults of `hub api`).
 	MCPTimeout time.Duration
@@ -138,15 +142,18 @@ func Start(t testing.TB, o Options) *Stack {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ts.Stop() })
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	interceptors, err := o.Tracer.TemporalInterceptors()
+	require.NoError(t, err)
 	c, err := client.Dial(client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace(),
-		Logger: sdklog.NewStructuredLogger(quiet)})
+		Logger: sdklog.NewStructuredLogger(quiet), Interceptors: interceptors})
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 
 	s := &Stack{DB: db, Temporal: c, HTTP: &http.Client{}, dbURL: url}
 	cfg := s.config(t, o, url)
 	s.hub, err = wiring.New(ctx, cfg, wiring.Options{DB: db, Test: wiring.TestKnobs{Fault: o.Fault, Verifier: o.Verifier,
-		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery, MCPTimeout: o.MCPTimeout, Price: o.Price}})
+		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery, MCPTimeout: o.MCPTimeout, Price: o.Price,
+		Tracer: o.Tracer}})
 	require.NoError(t, err)
 	t.Cleanup(s.hub.Close) // after the api, the sweeper and the worker stop (cleanups run last first)
 	s.Workspace, s.Chat, s.Activities = s.hub.Workspace, s.hub.Chat, s.hub.Activities

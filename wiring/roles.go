@@ -34,7 +34,7 @@ func (h *Hub) API(c client.Client) http.Handler {
 	}
 	return api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
 		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout,
-		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TemporalUI: h.Config.TemporalUIURL})
+		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer})
 }
 
 // HTTPServer is API behind the server `hub api` runs: the configured

@@ -15,11 +15,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 
 	"hub/activities"
 	"hub/apps"
@@ -33,6 +35,7 @@ import (
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
+	"hub/traces"
 	"hub/usage"
 	"hub/web"
 	"hub/workspace"
@@ -69,6 +72,9 @@ type TestKnobs struct {
 	MCPTimeout time.Duration
 	// SweepEvery is the sweeper's interval; 0 is SweepInterval.
 	SweepEvery time.Duration
+	// Tracer replaces the tracing cfg.Tracing asks for (a test's
+	// in-memory provider, traces.With).
+	Tracer *traces.Tracer
 	// Price replaces the catalog's prices (activities.Activities.Price);
 	// nil: the catalog's, zero for a model without a price.
 	Price func(model string) llm.Price
@@ -103,6 +109,10 @@ type Hub struct {
 	// usage.Metrics); the api of the same process exports it on /metrics
 	// beside its own.
 	Metrics *prometheus.Registry
+	// Tracer makes the process's spans (off without an OTLP endpoint):
+	// the api's requests, the database's statements, the model's calls;
+	// the Temporal client takes its interceptors (TemporalInterceptors).
+	Tracer *traces.Tracer
 	// Interrupts is shared by the api and the worker of one process, so a
 	// Stop in `hub dev` (or a test) closes the model call at once.
 	Interrupts *stream.Interrupts
@@ -189,14 +199,31 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 		return fail(err)
 	}
 	h.Files = files.NewService(db, h.Workspace, store, cfg.Files.MaxBytes)
-	model := llm.New(cfg.Model, nil)
+	h.Tracer = o.Test.Tracer
+	if h.Tracer == nil {
+		if h.Tracer, err = traces.Start(ctx, cfg.Tracing); err != nil {
+			poster.Close()
+			h.MCP.Close()
+			return fail(err)
+		}
+	}
+	if err := h.Tracer.Database(db.DB); err != nil {
+		poster.Close()
+		h.MCP.Close()
+		return fail(err)
+	}
+	var modelHTTP *http.Client // nil: llm's own
+	if h.Tracer.On() {
+		modelHTTP = &http.Client{Transport: h.Tracer.Transport(http.DefaultTransport.(*http.Transport).Clone())}
+	}
+	model := llm.New(cfg.Model, modelHTTP)
 	// Without HUB_MODELS the catalog is the one model of OPENAI_BASE_URL,
 	// OPENAI_API_KEY and HUB_MODEL, as before the catalog.
 	cat := cfg.Models
 	if len(cat.Models) == 0 {
 		cat = llm.DefaultCatalog(cfg.Model)
 	}
-	h.Models = llm.NewModels(cat, model.Timeout(), nil)
+	h.Models = llm.NewModels(cat, model.Timeout(), modelHTTP)
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
 	h.Activities = &activities.Activities{
@@ -220,4 +247,13 @@ func (h *Hub) Close() {
 	if h.ownDB {
 		_ = h.DB.Close()
 	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = h.Tracer.Shutdown(sctx) // the spans not yet exported, within 5 s
+}
+
+// TemporalInterceptors are the Temporal client's: its workflows and
+// activities traced in the trace of the request that started them.
+func (h *Hub) TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
+	return h.Tracer.TemporalInterceptors()
 }

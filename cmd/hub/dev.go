@@ -119,7 +119,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := dialTemporal(ctx, ts.FrontendHostPort(), ts.Namespace())
+	c, err := dialTemporal(ctx, h, ts.FrontendHostPort(), ts.Namespace())
 	if err != nil {
 		return err
 	}

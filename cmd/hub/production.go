@@ -67,7 +67,7 @@ func migrateCommand() *cobra.Command {
 				if skipTemporal {
 					return nil
 				}
-				c, err := dialTemporal(ctx, h.Config.TemporalAddress, h.Config.TemporalNamespace)
+				c, err := dialTemporal(ctx, h, h.Config.TemporalAddress, h.Config.TemporalNamespace)
 				if err != nil {
 					return err
 				}
@@ -156,7 +156,7 @@ func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context
 // withApp is withDB that also connects to Temporal.
 func withApp(cmd *cobra.Command, fn func(ctx context.Context, h *wiring.Hub, c client.Client) error) error {
 	return withDB(cmd, func(ctx context.Context, h *wiring.Hub) error {
-		c, err := dialTemporal(ctx, h.Config.TemporalAddress, h.Config.TemporalNamespace)
+		c, err := dialTemporal(ctx, h, h.Config.TemporalAddress, h.Config.TemporalNamespace)
 		if err != nil {
 			return err
 		}

@@ -26,11 +26,11 @@ var productionRules = map[string][]string{
 	"cmd/hub": {anything},
 	"wiring":  {anything},
 	// config reads the environment into each package's own settings.
-	"config": {"api", "apps", "assistant", "files", "llm", "web", "workflows"},
+	"config": {"api", "apps", "assistant", "files", "llm", "traces", "web", "workflows"},
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "workspace", "stream", "usage", "workflows"},
+	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "workspace", "stream", "traces", "usage", "workflows"},
 	"workflows":  {"activities"},
 	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
@@ -50,6 +50,8 @@ var productionRules = map[string][]string{
 	// mcpapps lists and calls MCP servers' tools (the official SDK), through apps.Guard.
 	"mcpapps":   {"apps", "tools", "workspace"},
 	"playbooks": {},
+	// traces makes OpenTelemetry spans for the api, Temporal, SQL and the model's HTTP.
+	"traces":    {},
 	"models":    {},
 	"temporal":  {},
 	"fakemodel": {},

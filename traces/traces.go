@@ -1,0 +1,157 @@
+// Package traces sets up OpenTelemetry tracing for a Hub process: spans
+// from the api's requests, the Temporal client and worker (workflows and
+// activities), the database and the model's HTTP calls, in one trace per
+// turn, exported by OTLP when the standard OTEL_* variables name an
+// endpoint. Without one nothing is traced and nothing costs.
+package traces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	"go.opentelemetry.io/otel/trace"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+	"go.temporal.io/sdk/interceptor"
+	"gorm.io/gorm"
+)
+
+// Settings say whether and how a process exports traces, read from the
+// standard variables (the exporter itself reads the endpoint, headers,
+// TLS and timeout ones).
+type Settings struct {
+	// On: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+	// is set and OTEL_SDK_DISABLED is not "true".
+	On bool
+	// Protocol is "grpc" or "http/protobuf" (the default), from
+	// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL.
+	Protocol string
+	// Service is OTEL_SERVICE_NAME; empty: "hub".
+	Service string
+}
+
+// FromEnv reads Settings; a protocol other than the two is an error.
+func FromEnv(getenv func(string) string) (Settings, error) {
+	s := Settings{Service: strings.TrimSpace(getenv("OTEL_SERVICE_NAME"))}
+	if s.Service == "" {
+		s.Service = "hub"
+	}
+	endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") + getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+	s.On = strings.TrimSpace(endpoint) != "" && !strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true")
+	s.Protocol = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"))
+	if s.Protocol == "" {
+		s.Protocol = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
+	}
+	switch s.Protocol {
+	case "":
+		s.Protocol = "http/protobuf"
+	case "grpc", "http/protobuf":
+	default:
+		return Settings{}, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL is %q: Hub exports traces by grpc or http/protobuf", s.Protocol)
+	}
+	return s, nil
+}
+
+// Tracer is a process's tracing: off (the zero value's and Off's: no
+// spans, no cost) or a tracer provider every part takes its spans from.
+type Tracer struct {
+	tp       trace.TracerProvider
+	shutdown func(context.Context) error
+}
+
+// Off is no tracing.
+func Off() *Tracer { return &Tracer{} }
+
+// With traces into tp (a test's in-memory provider); Shutdown leaves it
+// to its owner.
+func With(tp trace.TracerProvider) *Tracer { return &Tracer{tp: tp} }
+
+// Start builds the exporter and provider s asks for (Off when s is off).
+// Shutdown flushes and stops it.
+func Start(ctx context.Context, s Settings) (*Tracer, error) {
+	if !s.On {
+		return Off(), nil
+	}
+	var exp sdktrace.SpanExporter
+	var err error
+	if s.Protocol == "grpc" {
+		exp, err = otlptracegrpc.New(ctx)
+	} else {
+		exp, err = otlptracehttp.New(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
+	}
+	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(semconv.ServiceName(s.Service)))
+	if err != nil && !errors.Is(err, resource.ErrSchemaURLConflict) {
+		return nil, fmt.Errorf("trace resource: %w", err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	return &Tracer{tp: tp, shutdown: tp.Shutdown}, nil
+}
+
+// On tells whether spans are made.
+func (t *Tracer) On() bool { return t != nil && t.tp != nil }
+
+// Shutdown flushes the spans not yet exported and stops the exporter.
+func (t *Tracer) Shutdown(ctx context.Context) error {
+	if t == nil || t.shutdown == nil {
+		return nil
+	}
+	return t.shutdown(ctx)
+}
+
+// propagators carry a trace across processes in W3C headers.
+var propagators = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
+// TemporalInterceptors are the Temporal client's (and so its workers')
+// interceptors: a span for starting, signalling and updating a workflow,
+// for each workflow and activity run, carried in the workflow's headers,
+// so a turn's activities are in the trace of the POST that started it.
+func (t *Tracer) TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
+	if !t.On() {
+		return nil, nil
+	}
+	i, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{Tracer: t.tp.Tracer("hub/temporal"), TextMapPropagator: propagators})
+	if err != nil {
+		return nil, fmt.Errorf("tracing interceptor for Temporal: %w", err)
+	}
+	return []interceptor.ClientInterceptor{i}, nil
+}
+
+// Middleware is the api's: a span per request named by its route (never
+// its raw path, which holds ids), continuing a caller's trace.
+func (t *Tracer) Middleware() gin.HandlerFunc {
+	if !t.On() {
+		return nil
+	}
+	return otelgin.Middleware("hub", otelgin.WithTracerProvider(t.tp), otelgin.WithPropagators(propagators))
+}
+
+// Transport wraps an HTTP client's transport (the model's): a span per
+// request, its trace headers sent along.
+func (t *Tracer) Transport(next http.RoundTripper) http.RoundTripper {
+	if !t.On() {
+		return next
+	}
+	return otelhttp.NewTransport(next, otelhttp.WithTracerProvider(t.tp), otelhttp.WithPropagators(propagators))
+}
+
+// Database makes a span of every SQL statement of db (database.go).
+func (t *Tracer) Database(db *gorm.DB) error {
+	if !t.On() {
+		return nil
+	}
+	return db.Use(&dbSpans{tracer: t.tp.Tracer("hub/sql")})
+}
