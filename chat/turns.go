@@ -321,7 +321,7 @@ func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord)
 		"model": rec.Model, "instructions": rec.Instructions, "context": rec.Context,
 		"offered_tools": marshal(nonNil(rec.OfferedTools)), "added_tools": marshal(nonNil(rec.AddedTools)),
 		"offer_why": marshal(rec.OfferWhy), "history_ids": marshal(nonNil(rec.HistoryIDs)),
-		"updated_at":  s.now(),
+		"updated_at": s.now(),
 	}).Error
 	if err != nil {
 		return fmt.Errorf("save run record %s: %w", turnID, err)
