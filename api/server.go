@@ -91,7 +91,7 @@ func New(d Deps) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
-	r.Use(s.recovery, s.metrics.observe, s.cors, refuseBadBytes)
+	r.Use(s.accessLog, s.recovery, s.metrics.observe, s.cors, refuseBadBytes)
 	r.NoRoute(func(c *gin.Context) {
 		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "no such endpoint"}})
 	})

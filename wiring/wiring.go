@@ -44,8 +44,11 @@ import (
 // proposal TTL — is in config.Config, and tests vary it there.
 type Options struct {
 	// DB is an open, migrated database to build on; Close leaves it open.
-	// Nil: New opens cfg.DatabaseURL and migrates it.
+	// Nil: New opens cfg.DatabaseURL and migrates it or checks it (Schema).
 	DB *models.DB
+	// Schema says what New does with the schema of the database it opens:
+	// check it (the zero value) or migrate it.
+	Schema Schema
 	// Test holds the knobs only tests turn; production leaves it zero.
 	Test TestKnobs
 }
@@ -129,7 +132,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 		if db, err = models.Open(ctx, cfg.DatabaseURL); err != nil {
 			return nil, err
 		}
-		if err := db.Migrate(ctx); err != nil {
+		if err := prepareSchema(ctx, db, o.Schema, cfg.Migrate); err != nil {
 			_ = db.Close()
 			return nil, err
 		}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"hub/apps"
 	"hub/config"
@@ -101,13 +103,15 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		FrontendAddr:     o.temporalAddr,
 		UIAddr:           o.uiAddr,
 		SearchAttributes: workflows.SearchAttributes(),
+		// The server's warnings and errors through the process's handler.
+		Logger: slog.Default().With("component", "temporal-server"),
 	})
 	if err != nil {
 		return fmt.Errorf("start embedded Temporal: %w", err)
 	}
 	defer ts.Stop()
 
-	h, err := wiring.New(ctx, cfg, wiring.Options{})
+	h, err := wiring.New(ctx, cfg, wiring.Options{Schema: wiring.SchemaMigrate})
 	if err != nil {
 		return err
 	}
@@ -116,7 +120,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := dialTemporal(ctx, ts.FrontendHostPort(), ts.Namespace())
+	c, err := wiring.DialTemporal(ctx, config.TemporalClient{Options: client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace()}})
 	if err != nil {
 		return err
 	}
