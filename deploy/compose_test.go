@@ -320,6 +320,11 @@ func checkCompose(project *types.Project, root string) []string {
 		if got := strings.Join(service.Command, " "); got != command {
 			problemf("%s runs hub %q, want hub %s", name, got, command)
 		}
+		// The api and the worker never migrate (hub-migrate does, before
+		// them): a rolling `up` must not race two versions' migrations.
+		if m := env(service, "HUB_MIGRATE"); name != "hub-migrate" && (m == "1" || m == "true") {
+			problemf("%s sets HUB_MIGRATE=%s; hub-migrate migrates, once, before it starts", name, m)
+		}
 		for key, want := range map[string]string{
 			"DATABASE_URL":       "postgres://hub:" + password + "@postgres:5432/hub?sslmode=disable",
 			"TEMPORAL_ADDRESS":   "temporal:7233",
