@@ -38,6 +38,10 @@ func prepareSchema(ctx context.Context, db *models.DB, s Schema, migrate bool) e
 	for i, m := range pending {
 		names[i] = m.Name
 	}
+	list := strings.Join(names, ", ")
+	if len(names) > 5 { // a database never migrated: the first and the last
+		list = names[0] + " … " + names[len(names)-1]
+	}
 	return fmt.Errorf("the database schema is behind this binary: %d migration(s) pending (%s); run `hub migrate` first (`hub migrate status` lists them), or start with --migrate (HUB_MIGRATE=1) to migrate from this process",
-		len(pending), strings.Join(names, ", "))
+		len(pending), list)
 }
