@@ -61,6 +61,9 @@ type Config struct {
 	// Files says where attached files are kept and how large one may be
 	// (HUB_FILES_*; see files.Config).
 	Files files.Config
+	// WorkerHTTPAddr is where `hub worker` serves /metrics, /healthz and
+	// /readyz (HUB_WORKER_HTTP_ADDR); empty: no listener.
+	WorkerHTTPAddr string
 	// Log is how the process logs (HUB_LOG_FORMAT, HUB_LOG_LEVEL).
 	Log Log
 	// Temporal is how `hub api`, `hub worker` and `hub migrate` reach the
@@ -89,6 +92,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	var err error
 	c := Config{
 		HTTPAddr:          or(getenv("HUB_HTTP_ADDR"), ":8080"),
+		WorkerHTTPAddr:    getenv("HUB_WORKER_HTTP_ADDR"),
 		DatabaseURL:       getenv("DATABASE_URL"),
 		TemporalAddress:   or(getenv("TEMPORAL_ADDRESS"), "127.0.0.1:7233"),
 		TemporalNamespace: or(getenv("TEMPORAL_NAMESPACE"), "default"),

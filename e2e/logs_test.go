@@ -79,6 +79,12 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	r = s.Do(t, token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": st.ReplyMessageID})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 
+	// One process: the api's /metrics shows the Temporal SDK's series too.
+	require.Eventually(t, func() bool {
+		metrics := string(s.Do(t, "", "GET", "/metrics", nil).Body)
+		return strings.Contains(metrics, `temporal_workflow_completed_total{`) && strings.Contains(metrics, `temporal_request_total{`)
+	}, 30*time.Second, 100*time.Millisecond, "no Temporal SDK series on hub dev's /metrics")
+
 	dev.stop(t)
 	logged := dev.stderr()
 	for name, secret := range map[string]string{"the bearer token": token, "the wrong token": wrongToken, "the stream token": streamToken,

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,7 +89,12 @@ func TestProcessesOverTLSWithAPIKey(t *testing.T) {
 	require.Positive(t, calls0, "the calls without a key reached the proxy and were refused")
 	require.Contains(t, output(t, env, "migrate"), "search attributes registered")
 	token := output(t, env, "token", "create", "--space", "Cloud", "--person", "Ada Lovelace")
-	start(t, env, "worker").await(t, regexp.MustCompile(`hub worker polling`))
+	worker := start(t, append(env, "HUB_WORKER_HTTP_ADDR=127.0.0.1:0"), "worker")
+	workerHTTP := "http://" + worker.await(t, regexp.MustCompile(`hub worker metrics and health on (\S+)`))[1]
+	worker.await(t, regexp.MustCompile(`hub worker polling`))
+	w := &hubtest.Stack{URL: workerHTTP, HTTP: &http.Client{}}
+	require.Equal(t, http.StatusOK, w.Do(t, "", "GET", "/healthz", nil).Status)
+	require.Eventually(t, func() bool { return w.Do(t, "", "GET", "/readyz", nil).Status == http.StatusOK }, 30*time.Second, 50*time.Millisecond)
 	api := start(t, env, "api")
 	addr := api.await(t, apiLine)[1]
 	s := &hubtest.Stack{URL: "http://" + addr, Token: token, HTTP: &http.Client{}}
@@ -98,6 +104,18 @@ func TestProcessesOverTLSWithAPIKey(t *testing.T) {
 	st := s.Ask(t, s.Conversation(t), "add a task called Rotate the certificates")
 	events := s.Stream(t, st.StreamURL, 0, 0)
 	require.Equal(t, "done", events[len(events)-1].Data["status"])
+
+	// The worker's listener shows the SDK's metrics (its worker's, over
+	// TLS) and Hub's own; the api's /metrics its client's.
+	var metrics string
+	require.Eventually(t, func() bool { // the SDK counts a workflow's end just after its last task
+		metrics = string(w.Do(t, "", "GET", "/metrics", nil).Body)
+		return strings.Contains(metrics, `temporal_workflow_completed_total{`)
+	}, 30*time.Second, 100*time.Millisecond, "no temporal_workflow_completed_total on the worker's /metrics")
+	for _, series := range []string{`temporal_activity_execution_latency_seconds_bucket{activity_type="CallModel"`, "hub_model_calls_total{", "go_goroutines "} {
+		require.True(t, strings.Contains(metrics, series), "no %s on the worker's /metrics", series)
+	}
+	require.True(t, strings.Contains(string(s.Do(t, "", "GET", "/metrics", nil).Body), `temporal_request_total{`), "no temporal_request_total on the api's /metrics")
 
 	calls, keyed := proxy.counts()
 	require.Greater(t, calls, calls0)

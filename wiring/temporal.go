@@ -14,12 +14,14 @@ import (
 
 // DialTemporal connects to the Temporal frontend t names (its address,
 // namespace, TLS and API key: config.TemporalClient), logging the SDK's
-// lines through slog's default handler, the process's one. It returns once
+// lines through slog's default handler, the process's one, and reporting
+// the SDK's metrics (its worker's included) on Metrics. It returns once
 // the frontend answered, so a wrong address, certificate or key fails here,
 // at start, with what to set.
-func DialTemporal(ctx context.Context, t config.TemporalClient) (client.Client, error) {
+func (h *Hub) DialTemporal(ctx context.Context, t config.TemporalClient) (client.Client, error) {
 	opts := t.Options
 	opts.Logger = sdklog.NewStructuredLogger(slog.Default().With("component", "temporal"))
+	opts.MetricsHandler = h.temporalMetrics
 	c, err := client.DialContext(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s (namespace %q%s): %w%s", opts.HostPort, opts.Namespace, via(t), err, hint(t, err))

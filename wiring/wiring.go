@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,6 +36,7 @@ import (
 	"hub/tools"
 	"hub/usage"
 	"hub/web"
+	"hub/worker"
 	"hub/workspace"
 )
 
@@ -103,14 +105,18 @@ type Hub struct {
 	// Usage keeps every model call's usage and the spaces' budgets.
 	Usage *usage.Store
 	// Metrics is the registry of the worker's series (the per-model
-	// usage.Metrics); the api of the same process exports it on /metrics
-	// beside its own.
+	// usage.Metrics, the Temporal SDK's of the clients DialTemporal
+	// makes); the api of the same process exports it on /metrics beside
+	// its own, `hub worker` on its HTTP listener (WorkerHTTP).
 	Metrics *prometheus.Registry
 	// Interrupts is shared by the api and the worker of one process, so a
 	// Stop in `hub dev` (or a test) closes the model call at once.
 	Interrupts *stream.Interrupts
 
-	test       TestKnobs
+	// temporalMetrics reports the Temporal SDK's metrics of the clients
+	// DialTemporal makes on Metrics.
+	temporalMetrics client.MetricsHandler
+	test            TestKnobs
 	ownDB      bool
 	workerOnce sync.Once // the interrupt subscription, with the first worker
 	apiOnce    sync.Once // the activity-stream subscription, with the first api
@@ -118,6 +124,8 @@ type Hub struct {
 	// first api or worker.
 	leaversOnce sync.Once
 	sweepMu     sync.Mutex
+	// workerRunning: RunWorker's worker is started (WorkerHTTP's /readyz).
+	workerRunning atomic.Bool
 }
 
 // New builds a Hub from cfg: it opens and migrates the database (unless
@@ -202,6 +210,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	h.Models = llm.NewModels(cat, model.Timeout(), nil)
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
+	h.temporalMetrics = worker.NewMetricsHandler(h.Metrics)
 	h.Activities = &activities.Activities{
 		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, MCP: h.MCP, Frames: h.Frames, Playbooks: h.Playbooks,
 		Model: model, ModelConfigured: h.Models.Configured(), Models: h.Models, ModelTimeout: model.Timeout(),

@@ -120,7 +120,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := wiring.DialTemporal(ctx, config.TemporalClient{Options: client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace()}})
+	c, err := h.DialTemporal(ctx, config.TemporalClient{Options: client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace()}})
 	if err != nil {
 		return err
 	}

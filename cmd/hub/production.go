@@ -54,8 +54,24 @@ func workerCommand() *cobra.Command {
 				if !h.Models.Configured() {
 					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL, or HUB_MODELS): turns will end with an unavailable error")
 				}
+				if h.Config.WorkerHTTPAddr == "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
+					return h.RunWorker(ctx, c)
+				}
+				ln, err := net.Listen("tcp", h.Config.WorkerHTTPAddr)
+				if err != nil {
+					return fmt.Errorf("listen on %s (HUB_WORKER_HTTP_ADDR): %w", h.Config.WorkerHTTPAddr, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "hub worker metrics and health on %s\n", ln.Addr())
 				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
-				return h.RunWorker(ctx, c)
+				// Either ending ends the other: a worker that failed to start
+				// does not leave the listener answering.
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				return runAll(
+					func() error { defer cancel(); return h.RunWorker(ctx, c) },
+					func() error { defer cancel(); return h.ServeWorkerHTTP(ctx, ln, c) },
+				)
 			})
 		},
 	}
@@ -88,7 +104,7 @@ func migrateCommand() *cobra.Command {
 				if skipTemporal {
 					return nil
 				}
-				c, err := wiring.DialTemporal(ctx, h.Config.Temporal)
+				c, err := h.DialTemporal(ctx, h.Config.Temporal)
 				if err != nil {
 					return err
 				}
@@ -251,7 +267,7 @@ func withApp(cmd *cobra.Command, migrate bool, fn func(ctx context.Context, h *w
 		schema = wiring.SchemaMigrate
 	}
 	return withDB(cmd, schema, func(ctx context.Context, h *wiring.Hub) error {
-		c, err := wiring.DialTemporal(ctx, h.Config.Temporal)
+		c, err := h.DialTemporal(ctx, h.Config.Temporal)
 		if err != nil {
 			return err
 		}
