@@ -97,14 +97,22 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		fmt.Fprintf(out, "Scripted stand-in model (not a real model) at %s\n", base)
 	}
 
+	// The embedded server's errors go through the process's handler; its
+	// warnings only at HUB_LOG_LEVEL=debug: it warns on every start (no
+	// Nexus HTTP port) and stop (dialing its own stopped services), which
+	// says nothing about Hub.
+	serverLevel := slog.LevelError
+	if cfg.Log.Level <= slog.LevelDebug {
+		serverLevel = slog.LevelWarn
+	}
 	ts, err := temporal.Start(ctx, temporal.Options{
 		DatabaseFile:     filepath.Join(o.dataDir, "temporal.db"),
 		Namespace:        cfg.TemporalNamespace,
 		FrontendAddr:     o.temporalAddr,
 		UIAddr:           o.uiAddr,
 		SearchAttributes: workflows.SearchAttributes(),
-		// The server's warnings and errors through the process's handler.
-		Logger: slog.Default().With("component", "temporal-server"),
+		Logger:           slog.Default().With("component", "temporal-server"),
+		LogLevel:         &serverLevel,
 	})
 	if err != nil {
 		return fmt.Errorf("start embedded Temporal: %w", err)
