@@ -12,15 +12,16 @@ import (
 type Schema int
 
 const (
+	// SchemaMigrate (the zero value) brings the schema up to date first:
+	// `hub dev`, `hub migrate` and `hub token create`, and any caller that
+	// says nothing.
+	SchemaMigrate Schema = iota
 	// SchemaCheck refuses a database whose schema is behind the binary,
 	// naming the pending migrations, unless config.Config.Migrate
 	// (HUB_MIGRATE=1, --migrate) says to migrate: `hub api` and `hub
 	// worker`. A rolling deploy then never has two versions racing to
 	// migrate; `hub migrate` (a one-shot step before them) does it.
-	SchemaCheck Schema = iota
-	// SchemaMigrate brings the schema up to date first: `hub dev`, `hub
-	// migrate` and `hub token create`.
-	SchemaMigrate
+	SchemaCheck
 )
 
 func prepareSchema(ctx context.Context, db *models.DB, s Schema, migrate bool) error {

@@ -49,7 +49,7 @@ type Options struct {
 	// Nil: New opens cfg.DatabaseURL and migrates it or checks it (Schema).
 	DB *models.DB
 	// Schema says what New does with the schema of the database it opens:
-	// check it (the zero value) or migrate it.
+	// migrate it (the zero value) or only check it.
 	Schema Schema
 	// Test holds the knobs only tests turn; production leaves it zero.
 	Test TestKnobs
@@ -117,9 +117,9 @@ type Hub struct {
 	// DialTemporal makes on Metrics.
 	temporalMetrics client.MetricsHandler
 	test            TestKnobs
-	ownDB      bool
-	workerOnce sync.Once // the interrupt subscription, with the first worker
-	apiOnce    sync.Once // the activity-stream subscription, with the first api
+	ownDB           bool
+	workerOnce      sync.Once // the interrupt subscription, with the first worker
+	apiOnce         sync.Once // the activity-stream subscription, with the first api
 	// leaversOnce: the removals' subscription (followLeavers), with the
 	// first api or worker.
 	leaversOnce sync.Once

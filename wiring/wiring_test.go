@@ -32,7 +32,7 @@ func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 	start := time.Now()
 	later := start.Add(config.DefaultProposalTTL + time.Hour) // the sweeper's clock
 	h, err := wiring.New(ctx, config.Config{DatabaseURL: databaseURL},
-		wiring.Options{Schema: wiring.SchemaMigrate, Test: wiring.TestKnobs{SweepEvery: 10 * time.Millisecond, Now: func() time.Time { return later }}})
+		wiring.Options{Test: wiring.TestKnobs{SweepEvery: 10 * time.Millisecond, Now: func() time.Time { return later }}})
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 
@@ -79,7 +79,7 @@ func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 func TestSweepKeepsWhatIsYoung(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h, err := wiring.New(ctx, config.Config{DatabaseURL: dbtest.SQLite(t)}, wiring.Options{Schema: wiring.SchemaMigrate})
+	h, err := wiring.New(ctx, config.Config{DatabaseURL: dbtest.SQLite(t)}, wiring.Options{})
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 	require.Equal(t, config.DefaultProposalTTL, h.Config.ProposalTTL, "a config without a TTL gets the default, not zero")
@@ -103,7 +103,7 @@ func (healthyTemporal) CheckHealth(context.Context, *client.CheckHealthRequest) 
 // 503 naming the database once it is closed.
 func TestReadyzPingsTheDatabase(t *testing.T) {
 	t.Parallel()
-	h, err := wiring.New(context.Background(), config.Config{DatabaseURL: dbtest.SQLite(t)}, wiring.Options{Schema: wiring.SchemaMigrate})
+	h, err := wiring.New(context.Background(), config.Config{DatabaseURL: dbtest.SQLite(t)}, wiring.Options{})
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 	srv := httptest.NewServer(h.API(healthyTemporal{}))
@@ -151,7 +151,7 @@ func TestNewBuildsOnAnOpenDatabase(t *testing.T) {
 func TestNewChecksTheSchemaUnlessToldToMigrate(t *testing.T) {
 	ctx := context.Background()
 	url := dbtest.SQLite(t)
-	_, err := wiring.New(ctx, config.Config{DatabaseURL: url}, wiring.Options{})
+	_, err := wiring.New(ctx, config.Config{DatabaseURL: url}, wiring.Options{Schema: wiring.SchemaCheck})
 	require.ErrorContains(t, err, "the database schema is behind this binary")
 	require.ErrorContains(t, err, "00001_workspace.sql")
 	require.ErrorContains(t, err, "run `hub migrate` first")
@@ -165,10 +165,10 @@ func TestNewChecksTheSchemaUnlessToldToMigrate(t *testing.T) {
 	require.Equal(t, all, pending, "nothing was migrated")
 	require.NoError(t, db.Close())
 
-	h, err := wiring.New(ctx, config.Config{DatabaseURL: url, Migrate: true}, wiring.Options{})
+	h, err := wiring.New(ctx, config.Config{DatabaseURL: url, Migrate: true}, wiring.Options{Schema: wiring.SchemaCheck})
 	require.NoError(t, err)
 	h.Close()
-	h, err = wiring.New(ctx, config.Config{DatabaseURL: url}, wiring.Options{})
+	h, err = wiring.New(ctx, config.Config{DatabaseURL: url}, wiring.Options{Schema: wiring.SchemaCheck})
 	require.NoError(t, err, "an up-to-date schema starts without migrating")
 	h.Close()
 }
