@@ -113,19 +113,20 @@ type Hub struct {
 	// Stop in `hub dev` (or a test) closes the model call at once.
 	Interrupts *stream.Interrupts
 
-	// temporalMetrics reports the Temporal SDK's metrics of the clients
-	// DialTemporal makes on Metrics.
-	temporalMetrics client.MetricsHandler
-	test            TestKnobs
-	ownDB           bool
-	workerOnce      sync.Once // the interrupt subscription, with the first worker
-	apiOnce         sync.Once // the activity-stream subscription, with the first api
+	test       TestKnobs
+	ownDB      bool
+	workerOnce sync.Once // the interrupt subscription, with the first worker
+	apiOnce    sync.Once // the activity-stream subscription, with the first api
 	// leaversOnce: the removals' subscription (followLeavers), with the
 	// first api or worker.
 	leaversOnce sync.Once
 	sweepMu     sync.Mutex
+
 	// workerRunning: RunWorker's worker is started (WorkerHTTP's /readyz).
 	workerRunning atomic.Bool
+	// temporalMetrics reports the Temporal SDK's metrics of the clients
+	// DialTemporal makes on Metrics.
+	temporalMetrics client.MetricsHandler
 }
 
 // New builds a Hub from cfg: it opens and migrates the database (unless
