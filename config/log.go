@@ -70,8 +70,24 @@ var secretKeys = map[string]bool{
 }
 
 func redact(_ []string, a slog.Attr) slog.Attr {
-	k := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(a.Key))
-	if secretKeys[k] && a.Value.Kind() != slog.KindGroup {
+	if len(a.Key) > 32 || a.Value.Kind() == slog.KindGroup {
+		return a
+	}
+	// The key lowered, without - and _, in a buffer on the stack: this
+	// runs for every attribute of every line.
+	var buf [32]byte
+	k := buf[:0]
+	for i := 0; i < len(a.Key); i++ {
+		c := a.Key[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		k = append(k, c)
+	}
+	if secretKeys[string(k)] { // no allocation: a map lookup by a converted []byte
 		return slog.String(a.Key, "[redacted]")
 	}
 	return a
