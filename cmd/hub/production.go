@@ -251,6 +251,13 @@ func withSchema(cmd *cobra.Command, fn func(ctx context.Context, db *models.DB) 
 	if url == "" {
 		return errors.New("DATABASE_URL is not set: give a postgres:// URL or a SQLite file path")
 	}
+	if models.DialectOf(url) == models.SQLite {
+		// Opening a SQLite file that is not there would make it.
+		path, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:"), "?")
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("DATABASE_URL: %w", err)
+		}
+	}
 	db, err := models.Open(cmd.Context(), url)
 	if err != nil {
 		return err
