@@ -360,5 +360,15 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 		}
 		out = append(out, rc)
 	}
+	byState := map[string]int{}
+	var spaces []string
+	for _, r := range out {
+		byState[string(r.Status)]++
+		if r.SpaceID != "" && !slices.Contains(spaces, r.SpaceID) {
+			spaces = append(spaces, r.SpaceID)
+		}
+	}
+	logTurn(ctx, "apply finished", "message", in.MessageID, "conversation", in.ConversationID, "person", in.PersonID,
+		"spaces", spaces, "calls", len(out), "receipts", byState)
 	return out, nil
 }

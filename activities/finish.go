@@ -64,6 +64,13 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	if err != nil {
 		return err
 	}
+	ms := int64(0)
+	if ended.FinishedAt != nil {
+		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
+	}
+	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
+		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", len(steps),
+		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", len(held))
 	if len(held) > 0 {
 		// Held writes wait for Apply: the client shows them under the reply.
 		if err := a.publishOnce(ctx, in.TurnID, stream.TypeProposal, map[string]any{"messageId": turn.ReplyMessageID, "calls": held}); err != nil {

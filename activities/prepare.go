@@ -33,6 +33,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err := a.claim(ctx, turn, -1); err != nil {
 		return Plan{}, err
 	}
+	logTurn(ctx, "turn started", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID, "model", turn.Model)
 	space, err := a.Workspace.GetSpace(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, workspace.ErrNotFound) {
 		return Plan{}, temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)

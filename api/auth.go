@@ -29,11 +29,16 @@ func (s *Server) authenticate(c *gin.Context) {
 // besides the Authorization header (a full token, or a token of this
 // scope) a stream takes ?streamToken=, which must be a token of exactly
 // this scope: a full token in a URL is refused (workspace.AuthenticateScoped).
-func (s *Server) streamPerson(c *gin.Context, scope string) (workspace.Person, error) {
+func (s *Server) streamPerson(c *gin.Context, scope string) (p workspace.Person, err error) {
+	defer func() {
+		if err == nil {
+			c.Set(personKey, p) // for the access log
+		}
+	}()
 	if token := bearer(c); token != "" {
 		return s.Workspace.Authenticate(c.Request.Context(), token, scope)
 	}
-	p, err := s.Workspace.AuthenticateScoped(c.Request.Context(), c.Query("streamToken"), scope)
+	p, err = s.Workspace.AuthenticateScoped(c.Request.Context(), c.Query("streamToken"), scope)
 	if errors.Is(err, workspace.ErrUnauthenticated) {
 		return workspace.Person{}, &apiError{status: http.StatusUnauthorized, detail: errorDetail{Code: codeUnauthenticated,
 			Message: "this stream needs a bearer token, or in ?streamToken= the stream token Hub gave out for it (a full token is never accepted in a URL)"}}

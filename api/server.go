@@ -99,9 +99,9 @@ func New(d Deps) http.Handler {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	if mw := s.Tracer.Middleware(); mw != nil {
-		r.Use(mw)
+		r.Use(mw) // first: the access line and every later handler run inside the request's span
 	}
-	r.Use(s.recovery, s.metrics.observe, s.cors, refuseBadBytes)
+	r.Use(s.accessLog, s.recovery, s.metrics.observe, s.cors, refuseBadBytes)
 	r.NoRoute(func(c *gin.Context) {
 		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "no such endpoint"}})
 	})

@@ -69,6 +69,21 @@ type Config struct {
 	// Files says where attached files are kept and how large one may be
 	// (HUB_FILES_*; see files.Config).
 	Files files.Config
+	// WorkerHTTPAddr is where `hub worker` serves /metrics, /healthz and
+	// /readyz (HUB_WORKER_HTTP_ADDR); empty: no listener.
+	WorkerHTTPAddr string
+	// Log is how the process logs (HUB_LOG_FORMAT, HUB_LOG_LEVEL).
+	Log Log
+	// Temporal is how `hub api`, `hub worker` and `hub migrate` reach the
+	// Temporal frontend: the standard client environment configuration
+	// (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
+	// TEMPORAL_TLS_*, or a profile of TEMPORAL_CONFIG_FILE; see
+	// TemporalFromEnv). `hub dev` embeds its server and does not use it.
+	Temporal TemporalClient
+	// Migrate lets `hub api` and `hub worker` bring the schema up to date
+	// at start (HUB_MIGRATE=1, or their --migrate flag); without it they
+	// refuse to start on a schema that is behind.
+	Migrate bool
 }
 
 // DefaultProposalTTL is how long a held write waits for Apply when
@@ -78,11 +93,14 @@ const DefaultProposalTTL = 7 * 24 * time.Hour
 // FromEnv reads the configuration; getenv is os.Getenv outside tests. A
 // value that is present but wrong is an error, never silently replaced.
 func FromEnv(getenv func(string) string) (Config, error) {
-	if getenv == nil {
+	useOS := getenv == nil
+	if useOS {
 		getenv = os.Getenv
 	}
+	var err error
 	c := Config{
 		HTTPAddr:          or(getenv("HUB_HTTP_ADDR"), ":8080"),
+		WorkerHTTPAddr:    getenv("HUB_WORKER_HTTP_ADDR"),
 		DatabaseURL:       getenv("DATABASE_URL"),
 		TemporalAddress:   or(getenv("TEMPORAL_ADDRESS"), "127.0.0.1:7233"),
 		TemporalNamespace: or(getenv("TEMPORAL_NAMESPACE"), "default"),
@@ -105,6 +123,28 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("HUB_TIME_ZONE: %w", err)
 		}
 		c.TimeZone = loc
+	}
+	if c.Log, err = LogFromEnv(getenv); err != nil {
+		return Config{}, err
+	}
+	if c.Temporal, err = TemporalFromEnv(getenv, useOS); err != nil {
+		return Config{}, err
+	}
+	// TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE win over a profile; the
+	// profile's fill in what they leave unset.
+	if getenv("TEMPORAL_ADDRESS") == "" && c.Temporal.Options.HostPort != "" {
+		c.TemporalAddress = c.Temporal.Options.HostPort
+	}
+	if getenv("TEMPORAL_NAMESPACE") == "" && c.Temporal.Options.Namespace != "" {
+		c.TemporalNamespace = c.Temporal.Options.Namespace
+	}
+	c.Temporal.Options.HostPort, c.Temporal.Options.Namespace = c.TemporalAddress, c.TemporalNamespace
+	switch v := strings.TrimSpace(getenv("HUB_MIGRATE")); strings.ToLower(v) {
+	case "", "0", "false":
+	case "1", "true":
+		c.Migrate = true
+	default:
+		return Config{}, fmt.Errorf("HUB_MIGRATE: want 1 or 0, not %q", v)
 	}
 	c.AppsAllow = apps.AllowFromEnv(getenv)
 	if v := getenv(apps.EnvSecretKey); v != "" {
@@ -164,6 +204,7 @@ func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("http", c.HTTPAddr), slog.String("database", db),
 		slog.String("temporal", c.TemporalAddress), slog.String("namespace", c.TemporalNamespace),
+		slog.Bool("temporalTLS", c.Temporal.Options.ConnectionOptions.TLS != nil), slog.Bool("temporalAPIKey", c.Temporal.APIKey),
 		slog.Any("model", c.Model), slog.Any("models", c.Models), slog.String("webSearch", c.WebSearch.String()),
 	)
 }

@@ -264,7 +264,7 @@ func checkCompose(project *types.Project, root string) []string {
 		}
 	}
 
-	for _, name := range []string{"postgres", "temporal", "minio", "hub-api"} {
+	for _, name := range []string{"postgres", "temporal", "minio", "hub-api", "hub-worker"} {
 		check := project.Services[name].HealthCheck
 		if check == nil || check.Disable || len(check.Test) == 0 || check.Test[0] == "NONE" {
 			problemf("%s has no health check, so depends_on conditions on it cannot work", name)
@@ -272,6 +272,13 @@ func checkCompose(project *types.Project, root string) []string {
 	}
 	if check := project.Services["hub-api"].HealthCheck; check != nil && !strings.Contains(strings.Join(check.Test, " "), "8080/readyz") {
 		problemf("hub-api's health check %q does not ask /readyz on port 8080", check.Test)
+	}
+	worker := project.Services["hub-worker"]
+	if check := worker.HealthCheck; check != nil && !strings.Contains(strings.Join(check.Test, " "), "127.0.0.1:8081/readyz") {
+		problemf("hub-worker's health check %q does not ask /readyz on port 8081", check.Test)
+	}
+	if got := env(worker, "HUB_WORKER_HTTP_ADDR"); got != ":8081" {
+		problemf("hub-worker: HUB_WORKER_HTTP_ADDR = %q, want \":8081\" (its health check asks there)", got)
 	}
 
 	for _, want := range publishedPorts {
@@ -319,6 +326,11 @@ func checkCompose(project *types.Project, root string) []string {
 		}
 		if got := strings.Join(service.Command, " "); got != command {
 			problemf("%s runs hub %q, want hub %s", name, got, command)
+		}
+		// The api and the worker never migrate (hub-migrate does, before
+		// them): a rolling `up` must not race two versions' migrations.
+		if m := env(service, "HUB_MIGRATE"); name != "hub-migrate" && (m == "1" || m == "true") {
+			problemf("%s sets HUB_MIGRATE=%s; hub-migrate migrates, once, before it starts", name, m)
 		}
 		for key, want := range map[string]string{
 			"DATABASE_URL":       "postgres://hub:" + password + "@postgres:5432/hub?sslmode=disable",

@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"path"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -31,6 +33,63 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate %s: %w", db.Dialect, err)
 	}
 	return nil
+}
+
+// Migration is one of the migrations embedded in the binary and whether the
+// database has it.
+type Migration struct {
+	Version int64
+	// Name is the migration's file name, 00024_example.sql.
+	Name      string
+	Applied   bool
+	AppliedAt time.Time // zero while pending
+}
+
+// versionTable is goose's table of applied versions.
+const versionTable = "goose_db_version"
+
+// Migrations lists the binary's migrations, oldest first, each applied or
+// pending. It changes nothing: on a database never migrated (no version
+// table) every one is pending. A version the database has and the binary
+// does not (a newer binary migrated it) is not listed: an older binary
+// runs on a newer schema, as a rolling deploy needs.
+func (db *DB) Migrations(ctx context.Context) ([]Migration, error) {
+	p, err := db.migrator()
+	if err != nil {
+		return nil, err
+	}
+	if !db.WithContext(ctx).Migrator().HasTable(versionTable) {
+		var out []Migration
+		for _, src := range p.ListSources() {
+			out = append(out, Migration{Version: src.Version, Name: path.Base(src.Path)})
+		}
+		return out, nil
+	}
+	st, err := p.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migration status: %w", err)
+	}
+	out := make([]Migration, 0, len(st))
+	for _, m := range st {
+		out = append(out, Migration{Version: m.Source.Version, Name: path.Base(m.Source.Path),
+			Applied: m.State == goose.StateApplied, AppliedAt: m.AppliedAt})
+	}
+	return out, nil
+}
+
+// Pending lists the migrations Migrate would run, oldest first.
+func (db *DB) Pending(ctx context.Context) ([]Migration, error) {
+	all, err := db.Migrations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, m := range all {
+		if !m.Applied {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // SchemaVersion reports the applied and the newest known migration version.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
@@ -172,4 +173,51 @@ func TestBothEnginesHaveTheSameMigrations(t *testing.T) {
 		return out
 	}
 	require.Equal(t, names("postgres"), names("sqlite"))
+}
+
+// Migrations lists every embedded migration as pending on a fresh database
+// without creating anything there, and as applied, with its time, after
+// Migrate; Pending is what is left.
+func TestMigrationsListsAppliedAndPending(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := t.Context()
+		db := open(t, url)
+		files, err := os.ReadDir(filepath.Join("migrations", string(db.Dialect)))
+		require.NoError(t, err)
+
+		all, err := db.Migrations(ctx)
+		require.NoError(t, err)
+		require.Len(t, all, len(files))
+		for i, m := range all {
+			require.Equal(t, files[i].Name(), m.Name)
+			require.False(t, m.Applied)
+			require.True(t, m.AppliedAt.IsZero())
+		}
+		require.False(t, db.Migrator().HasTable("goose_db_version"), "listing changed nothing")
+		pending, err := db.Pending(ctx)
+		require.NoError(t, err)
+		require.Equal(t, all, pending)
+
+		require.NoError(t, db.Migrate(ctx))
+		all, err = db.Migrations(ctx)
+		require.NoError(t, err)
+		for _, m := range all {
+			require.True(t, m.Applied, m.Name)
+			require.WithinDuration(t, time.Now(), m.AppliedAt, time.Hour)
+		}
+		pending, err = db.Pending(ctx)
+		require.NoError(t, err)
+		require.Empty(t, pending)
+
+		// The newest one's row gone (a binary newer than the schema): it
+		// alone is pending.
+		last := all[len(all)-1]
+		require.NoError(t, db.Exec("DELETE FROM goose_db_version WHERE version_id = ?", last.Version).Error)
+		pending, err = db.Pending(ctx)
+		require.NoError(t, err)
+		require.Len(t, pending, 1)
+		require.Equal(t, last.Name, pending[0].Name)
+	})
 }

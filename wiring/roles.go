@@ -85,7 +85,11 @@ func (h *Hub) RunWorker(ctx context.Context, c client.Client) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	defer w.Stop()
+	h.workerRunning.Store(true)
+	defer func() {
+		h.workerRunning.Store(false)
+		w.Stop()
+	}()
 	h.RunSweeper(ctx)
 	return nil
 }

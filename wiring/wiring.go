@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,6 +39,7 @@ import (
 	"hub/traces"
 	"hub/usage"
 	"hub/web"
+	"hub/worker"
 	"hub/workspace"
 )
 
@@ -47,8 +49,11 @@ import (
 // proposal TTL — is in config.Config, and tests vary it there.
 type Options struct {
 	// DB is an open, migrated database to build on; Close leaves it open.
-	// Nil: New opens cfg.DatabaseURL and migrates it.
+	// Nil: New opens cfg.DatabaseURL and migrates it or checks it (Schema).
 	DB *models.DB
+	// Schema says what New does with the schema of the database it opens:
+	// migrate it (the zero value) or only check it.
+	Schema Schema
 	// Test holds the knobs only tests turn; production leaves it zero.
 	Test TestKnobs
 }
@@ -106,8 +111,9 @@ type Hub struct {
 	// Usage keeps every model call's usage and the spaces' budgets.
 	Usage *usage.Store
 	// Metrics is the registry of the worker's series (the per-model
-	// usage.Metrics); the api of the same process exports it on /metrics
-	// beside its own.
+	// usage.Metrics, the Temporal SDK's of the clients DialTemporal
+	// makes); the api of the same process exports it on /metrics beside
+	// its own, `hub worker` on its HTTP listener (WorkerHTTP).
 	Metrics *prometheus.Registry
 	// Tracer makes the process's spans (off without an OTLP endpoint):
 	// the api's requests, the database's statements, the model's calls;
@@ -125,6 +131,12 @@ type Hub struct {
 	// first api or worker.
 	leaversOnce sync.Once
 	sweepMu     sync.Mutex
+
+	// workerRunning: RunWorker's worker is started (WorkerHTTP's /readyz).
+	workerRunning atomic.Bool
+	// temporalMetrics reports the Temporal SDK's metrics of the clients
+	// DialTemporal makes on Metrics.
+	temporalMetrics client.MetricsHandler
 }
 
 // New builds a Hub from cfg: it opens and migrates the database (unless
@@ -139,7 +151,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 		if db, err = models.Open(ctx, cfg.DatabaseURL); err != nil {
 			return nil, err
 		}
-		if err := db.Migrate(ctx); err != nil {
+		if err := prepareSchema(ctx, db, o.Schema, cfg.Migrate); err != nil {
 			_ = db.Close()
 			return nil, err
 		}
@@ -226,6 +238,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	h.Models = llm.NewModels(cat, model.Timeout(), modelHTTP)
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
+	h.temporalMetrics = worker.NewMetricsHandler(h.Metrics)
 	h.Activities = &activities.Activities{
 		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, MCP: h.MCP, Frames: h.Frames, Playbooks: h.Playbooks,
 		Model: model, ModelConfigured: h.Models.Configured(), Models: h.Models, ModelTimeout: model.Timeout(),

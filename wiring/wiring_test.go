@@ -144,3 +144,31 @@ func TestNewBuildsOnAnOpenDatabase(t *testing.T) {
 	_, err = wiring.New(context.Background(), config.Config{}, wiring.Options{})
 	require.ErrorContains(t, err, "DATABASE_URL is not set")
 }
+
+// A process that checks the schema (`hub api`, `hub worker`) refuses a
+// database that is behind, naming what is pending, and changes nothing;
+// with config.Config.Migrate (HUB_MIGRATE=1) it migrates and starts.
+func TestNewChecksTheSchemaUnlessToldToMigrate(t *testing.T) {
+	ctx := context.Background()
+	url := dbtest.SQLite(t)
+	_, err := wiring.New(ctx, config.Config{DatabaseURL: url}, wiring.Options{Schema: wiring.SchemaCheck})
+	require.ErrorContains(t, err, "the database schema is behind this binary")
+	require.ErrorContains(t, err, "00001_workspace.sql")
+	require.ErrorContains(t, err, "run `hub migrate` first")
+	db, err := models.Open(ctx, url)
+	require.NoError(t, err)
+	pending, err := db.Pending(ctx)
+	require.NoError(t, err)
+	require.NotEmpty(t, pending)
+	all, err := db.Migrations(ctx)
+	require.NoError(t, err)
+	require.Equal(t, all, pending, "nothing was migrated")
+	require.NoError(t, db.Close())
+
+	h, err := wiring.New(ctx, config.Config{DatabaseURL: url, Migrate: true}, wiring.Options{Schema: wiring.SchemaCheck})
+	require.NoError(t, err)
+	h.Close()
+	h, err = wiring.New(ctx, config.Config{DatabaseURL: url}, wiring.Options{Schema: wiring.SchemaCheck})
+	require.NoError(t, err, "an up-to-date schema starts without migrating")
+	h.Close()
+}

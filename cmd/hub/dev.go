@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"hub/apps"
 	"hub/config"
@@ -95,12 +97,22 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		fmt.Fprintf(out, "Scripted stand-in model (not a real model) at %s\n", base)
 	}
 
+	// The embedded server's errors go through the process's handler; its
+	// warnings only at HUB_LOG_LEVEL=debug: it warns on every start (no
+	// Nexus HTTP port) and stop (dialing its own stopped services), which
+	// says nothing about Hub.
+	serverLevel := slog.LevelError
+	if cfg.Log.Level <= slog.LevelDebug {
+		serverLevel = slog.LevelWarn
+	}
 	ts, err := temporal.Start(ctx, temporal.Options{
 		DatabaseFile:     filepath.Join(o.dataDir, "temporal.db"),
 		Namespace:        cfg.TemporalNamespace,
 		FrontendAddr:     o.temporalAddr,
 		UIAddr:           o.uiAddr,
 		SearchAttributes: workflows.SearchAttributes(),
+		Logger:           slog.Default().With("component", "temporal-server"),
+		LogLevel:         &serverLevel,
 	})
 	if err != nil {
 		return fmt.Errorf("start embedded Temporal: %w", err)
@@ -110,7 +122,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if cfg.TemporalUIURL == "" {
 		cfg.TemporalUIURL = ts.UIURL()
 	}
-	h, err := wiring.New(ctx, cfg, wiring.Options{})
+	h, err := wiring.New(ctx, cfg, wiring.Options{Schema: wiring.SchemaMigrate})
 	if err != nil {
 		return err
 	}
@@ -119,7 +131,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := dialTemporal(ctx, h, ts.FrontendHostPort(), ts.Namespace())
+	c, err := h.DialTemporal(ctx, config.TemporalClient{Options: client.Options{HostPort: ts.FrontendHostPort(), Namespace: ts.Namespace()}})
 	if err != nil {
 		return err
 	}

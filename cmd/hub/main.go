@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"hub/config"
 )
 
 func main() {
@@ -29,7 +31,6 @@ func main() {
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	b, _ := debug.ReadBuildInfo()
 	root := &cobra.Command{
 		Use:           "hub",
@@ -37,6 +38,17 @@ func run() error {
 		Version:       readBuild(b).short(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// One handler for every log line of the process (Hub's, the
+		// Temporal SDK's, the embedded server's), set before any command
+		// runs: HUB_LOG_FORMAT and HUB_LOG_LEVEL.
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			l, err := config.LogFromEnv(nil)
+			if err != nil {
+				return err
+			}
+			slog.SetDefault(slog.New(l.Handler(os.Stderr)))
+			return nil
+		},
 	}
 	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), versionCommand())
 	return root.ExecuteContext(ctx)

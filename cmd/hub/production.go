@@ -5,14 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
 	"hub/config"
+	"hub/models"
 	"hub/temporal"
 	"hub/wiring"
 	"hub/workflows"
@@ -20,11 +25,12 @@ import (
 )
 
 func apiCommand() *cobra.Command {
-	return &cobra.Command{
+	var migrate bool
+	cmd := &cobra.Command{
 		Use:   "api",
 		Short: "Serve the HTTP api (REST and SSE) against Temporal and the database",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
+			return withApp(cmd, migrate, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
 				ln, err := net.Listen("tcp", h.Config.HTTPAddr)
 				if err != nil {
 					return fmt.Errorf("listen on %s (HUB_HTTP_ADDR): %w", h.Config.HTTPAddr, err)
@@ -34,31 +40,62 @@ func apiCommand() *cobra.Command {
 			})
 		},
 	}
+	migrateFlag(cmd, &migrate)
+	return cmd
 }
 
 func workerCommand() *cobra.Command {
-	return &cobra.Command{
+	var migrate bool
+	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run the Temporal worker: turns, model calls and tool calls",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
+			return withApp(cmd, migrate, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
 				if !h.Models.Configured() {
 					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL, or HUB_MODELS): turns will end with an unavailable error")
 				}
+				if h.Config.WorkerHTTPAddr == "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
+					return h.RunWorker(ctx, c)
+				}
+				ln, err := net.Listen("tcp", h.Config.WorkerHTTPAddr)
+				if err != nil {
+					return fmt.Errorf("listen on %s (HUB_WORKER_HTTP_ADDR): %w", h.Config.WorkerHTTPAddr, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "hub worker metrics and health on %s\n", ln.Addr())
 				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
-				return h.RunWorker(ctx, c)
+				// Either ending ends the other: a worker that failed to start
+				// does not leave the listener answering.
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				return runAll(
+					func() error { defer cancel(); return h.RunWorker(ctx, c) },
+					func() error { defer cancel(); return h.ServeWorkerHTTP(ctx, ln, c) },
+				)
 			})
 		},
 	}
+	migrateFlag(cmd, &migrate)
+	return cmd
+}
+
+// migrateFlag is --migrate of `hub api` and `hub worker`.
+func migrateFlag(cmd *cobra.Command, v *bool) {
+	cmd.Flags().BoolVar(v, "migrate", false, "bring the database schema up to date before starting (HUB_MIGRATE=1); without it a schema that is behind stops the process")
 }
 
 func migrateCommand() *cobra.Command {
-	var skipTemporal bool
+	var skipTemporal, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Bring the database schema up to date and register Hub's search attributes in Temporal",
+		Long: "Bring the database schema up to date and register Hub's search attributes in Temporal.\n" +
+			"Run it once before starting a new version's `hub api` and `hub worker`, which do not migrate without --migrate.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withDB(cmd, func(ctx context.Context, h *wiring.Hub) error {
+			if dryRun {
+				return migrateDryRun(cmd, skipTemporal)
+			}
+			return withDB(cmd, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 				cur, _, err := h.DB.SchemaVersion(ctx)
 				if err != nil {
 					return err
@@ -67,7 +104,7 @@ func migrateCommand() *cobra.Command {
 				if skipTemporal {
 					return nil
 				}
-				c, err := dialTemporal(ctx, h, h.Config.TemporalAddress, h.Config.TemporalNamespace)
+				c, err := h.DialTemporal(ctx, h.Config.Temporal)
 				if err != nil {
 					return err
 				}
@@ -81,7 +118,61 @@ func migrateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&skipTemporal, "skip-temporal", false, "only migrate the database")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say which migrations would run, and change nothing")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "status",
+		Short: "List the database migrations, each applied (with when) or pending; changes nothing",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withSchema(cmd, func(ctx context.Context, db *models.DB) error {
+				all, err := db.Migrations(ctx)
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				pending := 0
+				for _, m := range all {
+					if m.Applied {
+						fmt.Fprintf(out, "applied  %s  %s\n", m.Name, m.AppliedAt.UTC().Format(time.RFC3339))
+					} else {
+						pending++
+						fmt.Fprintf(out, "pending  %s\n", m.Name)
+					}
+				}
+				fmt.Fprintf(out, "%d applied, %d pending\n", len(all)-pending, pending)
+				return nil
+			})
+		},
+	})
 	return cmd
+}
+
+// migrateDryRun prints what `hub migrate` would do, changing nothing: the
+// pending migrations, and the search attributes it would make sure of.
+func migrateDryRun(cmd *cobra.Command, skipTemporal bool) error {
+	return withSchema(cmd, func(ctx context.Context, db *models.DB) error {
+		pending, err := db.Pending(ctx)
+		if err != nil {
+			return err
+		}
+		out := cmd.OutOrStdout()
+		if len(pending) == 0 {
+			fmt.Fprintln(out, "database schema up to date: no migration would run")
+		}
+		for _, m := range pending {
+			fmt.Fprintf(out, "would run  %s\n", m.Name)
+		}
+		if !skipTemporal {
+			cfg, err := config.FromEnv(nil)
+			if err != nil {
+				return err
+			}
+			names := slices.Sorted(maps.Keys(workflows.SearchAttributes()))
+			fmt.Fprintf(out, "would register search attributes %s in namespace %q (those missing)\n", strings.Join(names, ", "), cfg.TemporalNamespace)
+		}
+		fmt.Fprintln(out, "dry run: nothing changed")
+		return nil
+	})
 }
 
 func tokenCommand() *cobra.Command {
@@ -94,7 +185,7 @@ func tokenCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withDBIn(cmd, dataDir, func(ctx context.Context, h *wiring.Hub) error {
+			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 				_, personID, err := h.Workspace.EnsureMember(ctx, space, person, r)
 				if err != nil {
 					return err
@@ -119,16 +210,16 @@ func tokenCommand() *cobra.Command {
 	return cmd
 }
 
-// withDB loads the configuration, builds the Hub (opening and migrating
-// the database) and runs fn, closing it after.
-func withDB(cmd *cobra.Command, fn func(ctx context.Context, h *wiring.Hub) error) error {
-	return withDBIn(cmd, "", fn)
+// withDB loads the configuration, builds the Hub (opening the database and
+// migrating or checking its schema) and runs fn, closing it after.
+func withDB(cmd *cobra.Command, schema wiring.Schema, fn func(ctx context.Context, h *wiring.Hub) error) error {
+	return withDBIn(cmd, "", schema, fn)
 }
 
 // withDBIn is withDB that, without DATABASE_URL, uses the SQLite database
 // `hub dev` keeps in devDataDir when there is one (`hub token create` run
 // where `hub dev` runs). It says so on stderr; stdout stays the command's.
-func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context, h *wiring.Hub) error) error {
+func withDBIn(cmd *cobra.Command, devDataDir string, schema wiring.Schema, fn func(ctx context.Context, h *wiring.Hub) error) error {
 	ctx := cmd.Context()
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
@@ -145,7 +236,7 @@ func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context
 			return fmt.Errorf("DATABASE_URL is not set and there is no %s here from `hub dev`: give a postgres:// URL or a SQLite file path, or run where `hub dev` runs (or --data-dir)", path)
 		}
 	}
-	h, err := wiring.New(ctx, cfg, wiring.Options{})
+	h, err := wiring.New(ctx, cfg, wiring.Options{Schema: schema})
 	if err != nil {
 		return err
 	}
@@ -153,10 +244,37 @@ func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context
 	return fn(ctx, h)
 }
 
-// withApp is withDB that also connects to Temporal.
-func withApp(cmd *cobra.Command, fn func(ctx context.Context, h *wiring.Hub, c client.Client) error) error {
-	return withDB(cmd, func(ctx context.Context, h *wiring.Hub) error {
-		c, err := dialTemporal(ctx, h, h.Config.TemporalAddress, h.Config.TemporalNamespace)
+// withSchema opens DATABASE_URL as it is, for the commands that only read
+// its schema (`hub migrate status`, `--dry-run`), and closes it after.
+func withSchema(cmd *cobra.Command, fn func(ctx context.Context, db *models.DB) error) error {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		return errors.New("DATABASE_URL is not set: give a postgres:// URL or a SQLite file path")
+	}
+	if models.DialectOf(url) == models.SQLite {
+		// Opening a SQLite file that is not there would make it.
+		path, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:"), "?")
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("DATABASE_URL: %w", err)
+		}
+	}
+	db, err := models.Open(cmd.Context(), url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(cmd.Context(), db)
+}
+
+// withApp is withDB that also connects to Temporal: `hub api` and `hub
+// worker`, which migrate only when told (--migrate, HUB_MIGRATE=1).
+func withApp(cmd *cobra.Command, migrate bool, fn func(ctx context.Context, h *wiring.Hub, c client.Client) error) error {
+	schema := wiring.SchemaCheck
+	if migrate {
+		schema = wiring.SchemaMigrate
+	}
+	return withDB(cmd, schema, func(ctx context.Context, h *wiring.Hub) error {
+		c, err := h.DialTemporal(ctx, h.Config.Temporal)
 		if err != nil {
 			return err
 		}

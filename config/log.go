@@ -1,0 +1,94 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+)
+
+// Log says how a Hub process logs: every line, Hub's own, the Temporal
+// SDK's and the embedded Temporal server's, goes through the one handler
+// Log.Handler builds, set as slog's default when a command starts.
+type Log struct {
+	// JSON writes one JSON object per line (HUB_LOG_FORMAT=json); the
+	// default is slog's text format, key=value.
+	JSON bool
+	// Level is the lowest level written (HUB_LOG_LEVEL: debug, info, warn
+	// or error; default info).
+	Level slog.Level
+}
+
+// LogFromEnv reads HUB_LOG_FORMAT and HUB_LOG_LEVEL; getenv is os.Getenv
+// when nil. A value that is present but wrong is an error.
+func LogFromEnv(getenv func(string) string) (Log, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var l Log
+	switch f := strings.ToLower(strings.TrimSpace(getenv("HUB_LOG_FORMAT"))); f {
+	case "", "text":
+	case "json":
+		l.JSON = true
+	default:
+		return Log{}, fmt.Errorf("HUB_LOG_FORMAT: want text or json, not %q", f)
+	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv("HUB_LOG_LEVEL"))); v {
+	case "", "info":
+		l.Level = slog.LevelInfo
+	case "debug":
+		l.Level = slog.LevelDebug
+	case "warn", "warning":
+		l.Level = slog.LevelWarn
+	case "error":
+		l.Level = slog.LevelError
+	default:
+		return Log{}, fmt.Errorf("HUB_LOG_LEVEL: want debug, info, warn or error, not %q", v)
+	}
+	return l, nil
+}
+
+// Handler is the handler every log line of the process goes through,
+// writing to w. Attributes whose key names a secret (an authorization
+// header, a token, a key, a password) are written as "[redacted]" whatever
+// their value: no code path logs one on purpose, and this keeps a mistake
+// from leaking it.
+func (l Log) Handler(w io.Writer) slog.Handler {
+	opts := &slog.HandlerOptions{Level: l.Level, ReplaceAttr: redact}
+	if l.JSON {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
+}
+
+// secretKeys are attribute keys (lowercased, without - and _) that are
+// never written with their value.
+var secretKeys = map[string]bool{
+	"authorization": true, "token": true, "streamtoken": true, "bearer": true, "secret": true,
+	"password": true, "apikey": true, "cookie": true,
+}
+
+func redact(_ []string, a slog.Attr) slog.Attr {
+	if len(a.Key) > 32 || a.Value.Kind() == slog.KindGroup {
+		return a
+	}
+	// The key lowered, without - and _, in a buffer on the stack: this
+	// runs for every attribute of every line.
+	var buf [32]byte
+	k := buf[:0]
+	for i := 0; i < len(a.Key); i++ {
+		c := a.Key[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		k = append(k, c)
+	}
+	if secretKeys[string(k)] { // no allocation: a map lookup by a converted []byte
+		return slog.String(a.Key, "[redacted]")
+	}
+	return a
+}
