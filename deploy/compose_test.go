@@ -144,6 +144,21 @@ func TestComposeChecksCatchBreakage(t *testing.T) {
 			delete(s.Environment, "OPENAI_API_KEY")
 			p.Services["hub-api"] = s
 		}},
+		"UI on all interfaces": {`temporal-ui publishes port 8233 on ""`, func(p *types.Project) {
+			s := p.Services["temporal-ui"]
+			s.Ports = []types.ServicePortConfig{{Target: 8080, Published: "8233"}}
+			p.Services["temporal-ui"] = s
+		}},
+		"UI not hub dev's": {"want temporalio/ui:", func(p *types.Project) {
+			s := p.Services["temporal-ui"]
+			s.Image = "temporalio/ui:2.49.1"
+			p.Services["temporal-ui"] = s
+		}},
+		"UI without health check": {"temporal-ui has no health check", func(p *types.Project) {
+			s := p.Services["temporal-ui"]
+			s.HealthCheck = nil
+			p.Services["temporal-ui"] = s
+		}},
 		"passwords differ": {"temporal: POSTGRES_PWD", func(p *types.Project) {
 			s := p.Services["temporal"]
 			s.Environment = maps.Clone(s.Environment)
@@ -264,7 +279,7 @@ func checkCompose(project *types.Project, root string) []string {
 		}
 	}
 
-	for _, name := range []string{"postgres", "temporal", "minio", "hub-api", "hub-worker"} {
+	for _, name := range []string{"postgres", "temporal", "temporal-ui", "minio", "hub-api", "hub-worker"} {
 		check := project.Services[name].HealthCheck
 		if check == nil || check.Disable || len(check.Test) == 0 || check.Test[0] == "NONE" {
 			problemf("%s has no health check, so depends_on conditions on it cannot work", name)
@@ -291,6 +306,22 @@ func checkCompose(project *types.Project, root string) []string {
 		if !found {
 			problemf("%s does not publish host port %s to container port %d: %+v", want.service, want.published, want.target, project.Services[want.service].Ports)
 		}
+	}
+
+	// Nothing is published beyond the machine: the UI resets workflows and
+	// signs no one in; a reverse proxy with sign-in goes in front
+	// (deploy/README.md).
+	for name, service := range project.Services {
+		for _, port := range service.Ports {
+			if port.Published != "" && port.HostIP != "127.0.0.1" {
+				problemf("%s publishes port %s on %q, want 127.0.0.1 (reach it through a proxy)", name, port.Published, port.HostIP)
+			}
+		}
+	}
+	if want := uiVersion(root); want == "" {
+		problemf("go.mod names no github.com/temporalio/ui-server/v2, the UI hub dev embeds")
+	} else if image := project.Services["temporal-ui"].Image; image != "temporalio/ui:"+want {
+		problemf("temporal-ui runs %s, want temporalio/ui:%s, the UI hub dev embeds", image, want)
 	}
 
 	for name, service := range project.Services {
@@ -391,9 +422,69 @@ func checkCompose(project *types.Project, root string) []string {
 	return problems
 }
 
-func loadCompose(t *testing.T, path string, env map[string]string) *types.Project {
+// uiVersion is the version of the Temporal UI `hub dev` embeds, from
+// go.mod ("" when it names none).
+func uiVersion(root string) string {
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	m := regexp.MustCompile(`(?m)^\s*github\.com/temporalio/ui-server/v2 v(\S+)`).FindSubmatch(mod)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
+}
+
+// TestComposeMetricsProfile checks the optional "metrics" profile:
+// Prometheus scrapes the api and the worker where they serve /metrics, and
+// Grafana gets Prometheus and Hub's dashboard, each service healthy-checked
+// and on loopback.
+func TestComposeMetricsProfile(t *testing.T) {
+	project := loadCompose(t, filepath.Join(repoRoot, "docker-compose.yml"), hostEnv, "metrics")
+	root := absRepoRoot(t)
+	for _, problem := range checkCompose(project, root) {
+		t.Error(problem)
+	}
+	for _, name := range []string{"prometheus", "grafana"} {
+		service, ok := project.Services[name]
+		if !ok {
+			t.Fatalf("service %s is missing from the metrics profile", name)
+		}
+		if !slices.Equal(service.Profiles, []string{"metrics"}) {
+			t.Errorf("%s has profiles %v, want only metrics (off by default)", name, service.Profiles)
+		}
+		if check := service.HealthCheck; check == nil || check.Disable || len(check.Test) == 0 {
+			t.Errorf("%s has no health check", name)
+		}
+	}
+	if _, on := loadCompose(t, filepath.Join(repoRoot, "docker-compose.yml"), hostEnv).Services["prometheus"]; on {
+		t.Error("prometheus runs without the metrics profile")
+	}
+	scrape, err := os.ReadFile(filepath.Join(root, "deploy/prometheus.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{`"hub-api:8080"`, `"hub-worker:8081"`} {
+		if !strings.Contains(string(scrape), target) {
+			t.Errorf("deploy/prometheus.yml does not scrape %s", target)
+		}
+	}
+	mounted := map[string]bool{}
+	for _, v := range project.Services["grafana"].Volumes {
+		rel, _ := filepath.Rel(root, v.Source)
+		mounted[filepath.ToSlash(rel)] = true
+	}
+	for _, want := range []string{"deploy/grafana/provisioning", "deploy/grafana/dashboards"} {
+		if !mounted[want] {
+			t.Errorf("grafana does not mount %s: %v", want, mounted)
+		}
+	}
+}
+
+func loadCompose(t *testing.T, path string, env map[string]string, profiles ...string) *types.Project {
 	t.Helper()
-	project, err := load(t, path, env)
+	project, err := load(t, path, env, profiles...)
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}
@@ -401,8 +492,9 @@ func loadCompose(t *testing.T, path string, env map[string]string) *types.Projec
 }
 
 // load reads a compose file as `docker compose config` does, with only env as the host
-// environment (not this process's, so a developer's shell cannot change the outcome).
-func load(t *testing.T, path string, env map[string]string) (*types.Project, error) {
+// environment (not this process's, so a developer's shell cannot change the outcome), and
+// the services of the given profiles.
+func load(t *testing.T, path string, env map[string]string, profiles ...string) (*types.Project, error) {
 	t.Helper()
 	var list []string
 	for key, value := range env {
@@ -412,6 +504,7 @@ func load(t *testing.T, path string, env map[string]string) (*types.Project, err
 		cli.WithWorkingDirectory(repoRoot),
 		cli.WithEnv(list),
 		cli.WithResolvedPaths(true),
+		cli.WithProfiles(profiles),
 	)
 	if err != nil {
 		return nil, err
