@@ -77,6 +77,8 @@ type Activities struct {
 	Price func(model string) llm.Price
 	// Metrics are the per-model Prometheus series; nil observes nothing.
 	Metrics *usage.Metrics
+	// Work counts turns, tool calls and receipts (nil: not counted).
+	Work *WorkMetrics
 	// Fault, when set, is called at named points of Apply (and at the start
 	// of a model call, FaultModelStart) and returns an
 	// error to fail the activity there: the fault tests' stand-in for a

@@ -368,6 +368,7 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 			spaces = append(spaces, r.SpaceID)
 		}
 	}
+	a.Work.applied(byState)
 	logTurn(ctx, "apply finished", "message", in.MessageID, "conversation", in.ConversationID, "person", in.PersonID,
 		"spaces", spaces, "calls", len(out), "receipts", byState)
 	return out, nil

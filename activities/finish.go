@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"strings"
+	"time"
 
 	"hub/assistant"
 	"hub/chat"
@@ -68,6 +69,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	if ended.FinishedAt != nil {
 		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
 	}
+	a.Work.turnEnded(string(ended.Status), time.Duration(ms)*time.Millisecond)
 	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
 		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", len(steps),
 		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", len(held))

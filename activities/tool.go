@@ -62,6 +62,7 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err := a.publishToolDone(ctx, in.TurnID, tc.call, out); err != nil {
 		return ToolOutcome{}, err
 	}
+	a.Work.toolCalled(call.Tool, tc.saved.Status)
 	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
 }
 

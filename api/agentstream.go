@@ -75,6 +75,7 @@ func (s *Server) agentStream(c *gin.Context) {
 	}
 
 	startSSE(c)
+	defer s.metrics.sseOpen("activity")()
 	if !resume {
 		if err := writeEvent(c, after, snapshot); err != nil {
 			return

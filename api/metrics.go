@@ -11,14 +11,25 @@ import (
 
 type metrics struct {
 	requests *prometheus.HistogramVec
+	sse      *prometheus.GaugeVec
+}
+
+// sseOpen counts an open event stream of a kind (turn, activity) until the
+// returned func runs.
+func (m *metrics) sseOpen(kind string) func() {
+	g := m.sse.WithLabelValues(kind)
+	g.Inc()
+	return g.Dec
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
 	m := &metrics{requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "hub_http_request_duration_seconds", Help: "HTTP requests by route and status.",
 		Buckets: prometheus.DefBuckets,
-	}, []string{"method", "route", "status"})}
-	reg.MustRegister(m.requests, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}, []string{"method", "route", "status"}),
+		sse: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hub_sse_clients",
+			Help: "Event streams open on this api process, by stream (turn, activity)."}, []string{"stream"})}
+	reg.MustRegister(m.requests, m.sse, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

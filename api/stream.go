@@ -59,6 +59,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 	}
 
 	startSSE(c)
+	defer s.metrics.sseOpen("turn")()
 	c.Writer.Flush()
 	write := func(f stream.Frame) error {
 		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)

@@ -20,8 +20,9 @@ import (
 )
 
 // onlyAfterAFailure are series the dashboard shows that exist only once
-// something failed: a quiet `hub dev` has none of them.
-var onlyAfterAFailure = []string{"hub_model_errors_total"}
+// something happened that the test's one turn does not do: a model call
+// failed, an Apply ran.
+var onlyAfterAFailure = []string{"hub_model_errors_total", "hub_apply_receipts_total"}
 
 // Every series Hub's Grafana dashboard reads is one a running Hub serves
 // on /metrics (the api's and, in `hub dev`, the worker's and the Temporal

@@ -105,6 +105,7 @@ func (b *Bus) listen(ctx context.Context) {
 		}
 		// Half fixed, half random: api processes that lost Postgres together
 		// do not all come back in the same instant.
+		b.countReconnect()
 		delay := backoff/2 + rand.N(backoff/2+1)
 		slog.WarnContext(ctx, "frames listener not connected; followers poll until it is",
 			"error", err, "retry_in", delay)

@@ -111,6 +111,7 @@ type Bus struct {
 	// relisten, while the listener waits for a notification, ends that
 	// wait so it LISTENs on a channel just subscribed.
 	relisten context.CancelCauseFunc
+	metrics  metricsOf
 }
 
 // NewBus returns a Bus over db. Call Close when done with it.
@@ -164,6 +165,7 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
+	b.countFrame(typ)
 	return row.Seq, nil
 }
 

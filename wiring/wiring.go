@@ -238,13 +238,18 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	h.Models = llm.NewModels(cat, model.Timeout(), modelHTTP)
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
+	if err := h.Frames.Register(h.Metrics); err != nil {
+		poster.Close()
+		h.MCP.Close()
+		return fail(err)
+	}
 	h.temporalMetrics = worker.NewMetricsHandler(h.Metrics)
 	h.Activities = &activities.Activities{
 		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, MCP: h.MCP, Frames: h.Frames, Playbooks: h.Playbooks,
 		Model: model, ModelConfigured: h.Models.Configured(), Models: h.Models, ModelTimeout: model.Timeout(),
 		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
 		Verifier: o.Test.Verifier, Fault: o.Test.Fault,
-		Usage: h.Usage, Metrics: usage.NewMetrics(h.Metrics), Price: o.Test.Price,
+		Usage: h.Usage, Metrics: usage.NewMetrics(h.Metrics), Work: activities.NewWorkMetrics(h.Metrics), Price: o.Test.Price,
 	}
 	return h, nil
 }
