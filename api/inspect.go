@@ -2,13 +2,16 @@ package api
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"hub/chat"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // inspectionDTO answers GET /api/assistant/turns/:turnId/inspect: what the
@@ -118,15 +121,33 @@ type inspectedFrameDTO struct {
 	At   time.Time       `json:"at"`
 }
 
-// inspectTurn is the run inspector. Only the owner of the turn's
-// conversation, in a space they can still open, reads it (anyone else:
-// 404): it holds what the model was told about them and their space.
+// inspectTurn is the run inspector. The owner of the turn's
+// conversation, in a space they can still open, reads it with their token
+// (anyone else: 404): it holds what the model was told about them and
+// their space. An operator token (workspace.OperatorScope, `hub token
+// create --operator`) reads any turn, and each such read is logged.
 func (s *Server) inspectTurn(c *gin.Context) {
 	ctx := c.Request.Context()
-	in, err := s.Chat.Inspect(ctx, person(c).ID, c.Param("turnId"))
-	if err != nil {
-		respondError(c, err)
-		return
+	token, turnID := bearer(c), c.Param("turnId")
+	var in chat.Inspection
+	if op, err := s.Workspace.AuthenticateScoped(ctx, token, workspace.OperatorScope); err == nil {
+		c.Set(personKey, op)
+		if in, err = s.Chat.InspectAny(ctx, turnID); err != nil {
+			respondError(c, err)
+			return
+		}
+		slog.InfoContext(ctx, "operator read a turn's run", "operator", op.ID, "turn", turnID, "person", in.Turn.PersonID, "space", in.Turn.SpaceID)
+	} else {
+		p, err := s.Workspace.Authenticate(ctx, token, "")
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		c.Set(personKey, p)
+		if in, err = s.Chat.Inspect(ctx, p.ID, turnID); err != nil {
+			respondError(c, err)
+			return
+		}
 	}
 	t := in.Turn
 	out := inspectionDTO{

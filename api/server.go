@@ -122,6 +122,9 @@ func New(d Deps) http.Handler {
 	// The stream authenticates itself: a browser's EventSource cannot send
 	// a header, so it also takes the turn's stream token.
 	api.GET("/assistant/turns/:turnId/stream", s.streamTurn)
+	// The run inspector authenticates itself too: an operator token reads
+	// any turn, a person's full token their own.
+	s.handle(api, "GET", "/assistant/turns/:turnId/inspect", "What a turn's model saw and did (the run inspector)", s.inspectTurn)
 
 	authed := api.Group("", s.authenticate)
 	s.handle(authed, "GET", "/spaces", "List the spaces the person belongs to", s.listSpaces)
@@ -171,7 +174,6 @@ func New(d Deps) http.Handler {
 	s.handle(authed, "GET", "/assistant/conversations/:id/messages", "A conversation's messages", s.listMessages)
 	s.handle(authed, "POST", "/assistant/conversations/:id/turns", "Send a message: starts a turn", s.startTurn)
 	s.handle(authed, "GET", "/assistant/turns/:turnId", "A turn's status", s.getTurn)
-	s.handle(authed, "GET", "/assistant/turns/:turnId/inspect", "What a turn's model saw and did (the run inspector)", s.inspectTurn)
 	s.handle(authed, "POST", "/assistant/turns/:turnId/retry", "Run a failed turn's message again", s.retryTurn)
 	s.handle(authed, "POST", "/assistant/turns/:turnId/stop", "Stop a turn (keeps text, usage and receipts)", s.controlTurn(workflows.StopSignal))
 	s.handle(authed, "POST", "/assistant/turns/:turnId/pause", "Pause a turn", s.controlTurn(workflows.PauseSignal))

@@ -82,11 +82,28 @@ func TestTokenCreateFindsTheDevDatabase(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	require.Equal(t, "Garden", r.JSON(t)["spaces"].([]any)[0].(map[string]any)["name"])
 
+	// --operator: a token for the run inspector only, in no space.
+	cmd = exec.Command(hubBinary(t), "token", "create", "--operator", "--person", "Olga Oncall")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DATABASE_URL=")
+	out, err = cmd.Output()
+	require.NoError(t, err)
+	operator := strings.TrimSpace(string(out))
+	require.Regexp(t, `^hub_[a-z0-9]+$`, operator)
+	require.Equal(t, http.StatusUnauthorized, s.Do(t, operator, "GET", "/api/spaces", nil).Status)
+	require.Equal(t, http.StatusNotFound, s.Do(t, operator, "GET", "/api/assistant/turns/turn_nope/inspect", nil).Status, "accepted by the inspector")
+	cmd = exec.Command(hubBinary(t), "token", "create", "--operator", "--space", "Garden", "--person", "Olga Oncall")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DATABASE_URL=")
+	b, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(b), "leave out --space")
+
 	// Elsewhere, without DATABASE_URL, it says what to set.
 	cmd = exec.Command(hubBinary(t), "token", "create", "--space", "Garden", "--person", "Grace Hopper")
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "DATABASE_URL=")
-	b, err := cmd.CombinedOutput()
+	b, err = cmd.CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(b), "DATABASE_URL is not set")
 }

@@ -106,4 +106,16 @@ func TestRunInspector(t *testing.T) {
 	r = s.Do(t, s.Token, "GET", "/api/assistant/turns/turn_nope/inspect", nil)
 	require.Equal(t, http.StatusNotFound, r.Status)
 	require.Equal(t, "not_found", r.JSON(t)["error"].(map[string]any)["code"])
+	require.Equal(t, http.StatusUnauthorized, s.Do(t, "", "GET", "/api/assistant/turns/"+st.TurnID+"/inspect", nil).Status)
+
+	// An operator token reads any turn's run, and nothing else.
+	_, operator, err := s.Workspace.CreateOperatorToken(t.Context(), "Olga Oncall")
+	require.NoError(t, err)
+	r = s.Do(t, operator, "GET", "/api/assistant/turns/"+st.TurnID+"/inspect", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, in.Instructions, r.JSON(t)["instructions"])
+	require.Equal(t, http.StatusNotFound, s.Do(t, operator, "GET", "/api/assistant/turns/turn_nope/inspect", nil).Status)
+	for _, path := range []string{"/api/spaces", "/api/assistant/turns/" + st.TurnID, "/api/assistant/conversations/" + conv + "/messages"} {
+		require.Equal(t, http.StatusUnauthorized, s.Do(t, operator, "GET", path, nil).Status, "%s: an operator token reads only the inspector", path)
+	}
 }

@@ -28,6 +28,30 @@ func StreamScope(turnID string) string { return "stream:" + turnID }
 // the scope needs no id: it cannot reach anyone else's stream.
 const ActivityScope = "activity"
 
+// OperatorScope is the scope of an operator's token: it reads the run
+// inspector of any turn (GET /api/assistant/turns/:turnId/inspect) and
+// nothing else. Its person is in no space.
+const OperatorScope = "operator"
+
+// CreateOperatorToken makes an operator identity named name (a person in
+// no space, new each time) and its operator token, and returns both.
+func (s *Service) CreateOperatorToken(ctx context.Context, name string) (personID, token string, err error) {
+	name = strings.TrimSpace(name)
+	if name == "" || BadText(name) || len(name) > 200 {
+		return "", "", invalid("/name", "an operator is named by one line of at most 200 characters")
+	}
+	err = s.Tx(ctx, func(tx *Service) error {
+		p := models.Person{ID: models.NewID("person"), Name: name}
+		if err := tx.q(ctx).Create(&p).Error; err != nil {
+			return fmt.Errorf("create operator: %w", err)
+		}
+		personID = p.ID
+		token, err = tx.createToken(ctx, p.ID, OperatorScope, nil)
+		return err
+	})
+	return personID, token, err
+}
+
 // CreateToken makes a new bearer token for the person and returns it; only
 // its hash is stored. scope "" is a full token; a scoped token with a ttl
 // expires.

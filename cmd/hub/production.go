@@ -177,10 +177,30 @@ func migrateDryRun(cmd *cobra.Command, skipTemporal bool) error {
 
 func tokenCommand() *cobra.Command {
 	var space, person, role, dataDir string
+	var operator bool
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a bearer token (and the space, person and membership if missing); prints the token",
+		Long: "Create a bearer token (and the space, person and membership if missing); prints the token.\n\n" +
+			"With --operator: an operator token for --person, a new identity in no space, that reads the run inspector " +
+			"(GET /api/assistant/turns/:turnId/inspect) of any turn and nothing else.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if operator {
+				if space != "" {
+					return errors.New("--operator makes a token for no space: leave out --space")
+				}
+				return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+					_, token, err := h.Workspace.CreateOperatorToken(ctx, person)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintln(cmd.OutOrStdout(), token)
+					return nil
+				})
+			}
+			if space == "" {
+				return errors.New(`required flag "space" not set (or --operator for an operator token)`)
+			}
 			r, err := workspace.ParseRole(role)
 			if err != nil {
 				return err
@@ -203,7 +223,7 @@ func tokenCommand() *cobra.Command {
 	create.Flags().StringVar(&person, "person", "", "person name (created if missing)")
 	create.Flags().StringVar(&role, "role", "owner", "owner, editor, viewer or guest")
 	create.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
-	_ = create.MarkFlagRequired("space")
+	create.Flags().BoolVar(&operator, "operator", false, "an operator token: reads any turn's run inspector, nothing else (no --space)")
 	_ = create.MarkFlagRequired("person")
 	cmd := &cobra.Command{Use: "token", Short: "Manage bearer tokens"}
 	cmd.AddCommand(create)
