@@ -23,8 +23,8 @@ import (
 )
 
 type applyRequest struct {
-	ConversationID string   `json:"conversationId"`
-	MessageID      string   `json:"messageId"`
+	ConversationID string   `json:"conversationId" openapi:"required"`
+	MessageID      string   `json:"messageId" openapi:"required"`
 	CallIDs        []string `json:"callIds"`
 	// ResendUnknown sends again an outside write whose outcome is unknown.
 	ResendUnknown bool `json:"resendUnknown"`
@@ -43,6 +43,13 @@ type receiptDTO struct {
 	Steps       []stepDTO `json:"steps,omitempty"`
 	// Refs are the records a succeeded call changed ([] otherwise).
 	Refs []refDTO `json:"refs"`
+}
+
+// applyResultDTO answers POST /api/assistant/apply: the Apply workflow's id
+// and one receipt per held call of the message.
+type applyResultDTO struct {
+	ApplyID  string       `json:"applyId"`
+	Receipts []receiptDTO `json:"receipts"`
 }
 
 type stepDTO struct {
@@ -134,7 +141,7 @@ func (s *Server) apply(c *gin.Context) {
 			out[i].Steps = append(out[i].Steps, d)
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"applyId": id, "receipts": out})
+	c.JSON(http.StatusOK, applyResultDTO{ApplyID: id, Receipts: out})
 }
 
 // applyError maps a failure to reach or run the Apply workflow: an

@@ -60,6 +60,10 @@ func withListing(d connectionDTO, l mcpapps.Listing) connectionDTO {
 	return d
 }
 
+type connectionListDTO struct {
+	Connections []connectionDTO `json:"connections"`
+}
+
 func (s *Server) listConnections(c *gin.Context) {
 	conns, err := s.Workspace.ListConnections(c.Request.Context(), actor(c), c.Param("spaceId"))
 	if err != nil {
@@ -70,7 +74,7 @@ func (s *Server) listConnections(c *gin.Context) {
 	for i, conn := range conns {
 		out[i] = toConnectionDTO(conn)
 	}
-	c.JSON(http.StatusOK, gin.H{"connections": out})
+	c.JSON(http.StatusOK, connectionListDTO{Connections: out})
 }
 
 type createConnectionRequest struct {

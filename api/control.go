@@ -22,6 +22,19 @@ var controlStatus = map[string]chat.Status{
 	workflows.ResumeSignal: chat.StatusWorking,
 }
 
+// controlDTO answers a stop, pause or resume of one turn: the turn's status
+// right after it.
+type controlDTO struct {
+	Status string `json:"status"`
+}
+
+// controlAllDTO answers a stop, pause or resume of all the person's work:
+// the status the turns show now, and how many were signalled.
+type controlAllDTO struct {
+	Status string `json:"status"`
+	Turns  int    `json:"turns"`
+}
+
 // controlTurn sends stop, pause or resume to one of the person's turns: the
 // durable signal first, then the fast path that closes the model call in
 // this process at once. Repeating it is harmless; a finished turn is 409.
@@ -37,7 +50,7 @@ func (s *Server) controlTurn(signal string) gin.HandlerFunc {
 			respondError(c, err)
 			return
 		}
-		c.JSON(http.StatusAccepted, gin.H{"status": status})
+		c.JSON(http.StatusAccepted, controlDTO{Status: string(status)})
 	}
 }
 
@@ -165,6 +178,6 @@ func (s *Server) controlAll(signal string) gin.HandlerFunc {
 				n++
 			}
 		}
-		c.JSON(http.StatusAccepted, gin.H{"status": controlStatus[signal], "turns": n})
+		c.JSON(http.StatusAccepted, controlAllDTO{Status: string(controlStatus[signal]), Turns: n})
 	}
 }

@@ -36,7 +36,7 @@ func toConversationDTO(cv chat.Conversation) conversationDTO {
 }
 
 type createConversationRequest struct {
-	SpaceID string `json:"spaceId"`
+	SpaceID string `json:"spaceId" openapi:"required"`
 	Title   string `json:"title"`
 }
 
@@ -66,6 +66,10 @@ func (s *Server) createConversation(c *gin.Context) {
 	c.JSON(http.StatusCreated, toConversationDTO(cv))
 }
 
+type conversationListDTO struct {
+	Conversations []conversationDTO `json:"conversations"`
+}
+
 func (s *Server) listConversations(c *gin.Context) {
 	spaceID := c.Query("spaceId")
 	if spaceID == "" {
@@ -85,7 +89,7 @@ func (s *Server) listConversations(c *gin.Context) {
 	for i, cv := range convs {
 		out[i] = toConversationDTO(cv)
 	}
-	c.JSON(http.StatusOK, gin.H{"conversations": out})
+	c.JSON(http.StatusOK, conversationListDTO{Conversations: out})
 }
 
 func (s *Server) deleteConversation(c *gin.Context) {
@@ -222,6 +226,10 @@ func toMessageDTO(m chat.Message) messageDTO {
 	return d
 }
 
+type messageListDTO struct {
+	Messages []messageDTO `json:"messages"`
+}
+
 func (s *Server) listMessages(c *gin.Context) {
 	msgs, err := s.Chat.Messages(c.Request.Context(), person(c).ID, c.Param("id"))
 	if err != nil {
@@ -232,5 +240,5 @@ func (s *Server) listMessages(c *gin.Context) {
 	for i, m := range msgs {
 		out[i] = toMessageDTO(m)
 	}
-	c.JSON(http.StatusOK, gin.H{"messages": out})
+	c.JSON(http.StatusOK, messageListDTO{Messages: out})
 }

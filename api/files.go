@@ -110,6 +110,10 @@ func (s *Server) uploadFile(c *gin.Context) {
 	}
 }
 
+type fileListDTO struct {
+	Files []fileDTO `json:"files"`
+}
+
 func (s *Server) listFiles(c *gin.Context) {
 	fs, err := s.Files.List(c.Request.Context(), actor(c), c.Param("spaceId"))
 	if err != nil {
@@ -120,7 +124,7 @@ func (s *Server) listFiles(c *gin.Context) {
 	for i, f := range fs {
 		out[i] = toFileDTO(f)
 	}
-	c.JSON(http.StatusOK, gin.H{"files": out})
+	c.JSON(http.StatusOK, fileListDTO{Files: out})
 }
 
 func (s *Server) getFile(c *gin.Context) {

@@ -76,6 +76,10 @@ func toSkillDTO(k workspace.Skill) skillDTO {
 		Enabled: k.Enabled, Purpose: k.Purpose, Version: k.Version, CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt}
 }
 
+type skillListDTO struct {
+	Skills []skillDTO `json:"skills"`
+}
+
 func (s *Server) listSkills(c *gin.Context) {
 	skills, err := s.Workspace.ListSkills(c.Request.Context(), person(c).ID)
 	if err != nil {
@@ -86,7 +90,7 @@ func (s *Server) listSkills(c *gin.Context) {
 	for i, k := range skills {
 		out[i] = toSkillDTO(k)
 	}
-	c.JSON(http.StatusOK, gin.H{"skills": out})
+	c.JSON(http.StatusOK, skillListDTO{Skills: out})
 }
 
 type createSkillRequest struct {
@@ -121,11 +125,11 @@ func (s *Server) getSkill(c *gin.Context) {
 }
 
 type updateSkillRequest struct {
-	Version      Optional[int]    `json:"version"`
-	Name         Optional[string] `json:"name"`
-	Description  Optional[string] `json:"description"`
-	Instructions Optional[string] `json:"instructions"`
-	Enabled      Optional[bool]   `json:"enabled"`
+	Version      Optional[int]    `json:"version" openapi:"nonnull"`
+	Name         Optional[string] `json:"name" openapi:"nonnull"`
+	Description  Optional[string] `json:"description" openapi:"nonnull"`
+	Instructions Optional[string] `json:"instructions" openapi:"nonnull"`
+	Enabled      Optional[bool]   `json:"enabled" openapi:"nonnull"`
 	Purpose      Optional[string] `json:"purpose"`
 }
 

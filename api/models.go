@@ -23,6 +23,12 @@ type modelDTO struct {
 	Default       bool      `json:"default"`
 }
 
+// modelListDTO is the catalog and the id of its default model.
+type modelListDTO struct {
+	Models  []modelDTO `json:"models"`
+	Default string     `json:"default"`
+}
+
 func (s *Server) listModels(c *gin.Context) {
 	def := s.Models.Default().ID
 	out := make([]modelDTO, 0, len(s.Models.Models))
@@ -34,5 +40,5 @@ func (s *Server) listModels(c *gin.Context) {
 		out = append(out, modelDTO{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, Efforts: efforts,
 			Images: m.Images, Files: m.Files, Price: m.Price, Default: m.ID == def})
 	}
-	c.JSON(http.StatusOK, gin.H{"models": out, "default": def})
+	c.JSON(http.StatusOK, modelListDTO{Models: out, Default: def})
 }

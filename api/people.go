@@ -26,6 +26,10 @@ func toPersonDTO(p workspace.Person) personDTO {
 		JoinedAt: p.JoinedAt}
 }
 
+type personListDTO struct {
+	People []personDTO `json:"people"`
+}
+
 func (s *Server) listPeople(c *gin.Context) {
 	people, err := s.Workspace.ListPeople(c.Request.Context(), person(c).ID, c.Param("spaceId"))
 	if err != nil {
@@ -36,7 +40,7 @@ func (s *Server) listPeople(c *gin.Context) {
 	for i, p := range people {
 		out[i] = toPersonDTO(p)
 	}
-	c.JSON(http.StatusOK, gin.H{"people": out})
+	c.JSON(http.StatusOK, personListDTO{People: out})
 }
 
 type addPersonRequest struct {
@@ -72,10 +76,10 @@ func (s *Server) getPerson(c *gin.Context) {
 }
 
 type updatePersonRequest struct {
-	Name      Optional[string] `json:"name"`
+	Name      Optional[string] `json:"name" openapi:"nonnull"`
 	FirstName Optional[string] `json:"firstName"`
-	Role      Optional[string] `json:"role"`
-	Revision  Optional[int]    `json:"revision"`
+	Role      Optional[string] `json:"role" openapi:"nonnull"`
+	Revision  Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
 func (s *Server) updatePerson(c *gin.Context) {

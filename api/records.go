@@ -16,6 +16,10 @@ type spaceDTO struct {
 	Role string `json:"role"`
 }
 
+type spaceListDTO struct {
+	Spaces []spaceDTO `json:"spaces"`
+}
+
 func (s *Server) listSpaces(c *gin.Context) {
 	spaces, err := s.Workspace.ListSpaces(c.Request.Context(), person(c).ID)
 	if err != nil {
@@ -26,7 +30,7 @@ func (s *Server) listSpaces(c *gin.Context) {
 	for i, sp := range spaces {
 		out[i] = spaceDTO{ID: sp.ID, Name: sp.Name, Role: string(sp.Role)}
 	}
-	c.JSON(http.StatusOK, gin.H{"spaces": out})
+	c.JSON(http.StatusOK, spaceListDTO{Spaces: out})
 }
 
 type taskDTO struct {
@@ -55,6 +59,14 @@ func nullable(s string) *string {
 	return &s
 }
 
+// taskPageDTO is one page of a task list: total counts every match,
+// nextOffset (only when there are more) is the offset of the next page.
+type taskPageDTO struct {
+	Tasks      []taskDTO `json:"tasks"`
+	Total      int64     `json:"total"`
+	NextOffset int       `json:"nextOffset,omitempty"`
+}
+
 func (s *Server) listTasks(c *gin.Context) {
 	f := workspace.TaskFilter{Status: c.Query("status"), ProjectID: c.Query("projectId"), AssigneeID: c.Query("assigneeId"), Query: c.Query("q")}
 	var err error
@@ -71,11 +83,7 @@ func (s *Server) listTasks(c *gin.Context) {
 	for i, t := range page.Tasks {
 		out[i] = toTaskDTO(t)
 	}
-	resp := gin.H{"tasks": out, "total": page.Total}
-	if page.NextOffset > 0 {
-		resp["nextOffset"] = page.NextOffset
-	}
-	c.JSON(http.StatusOK, resp)
+	c.JSON(http.StatusOK, taskPageDTO{Tasks: out, Total: page.Total, NextOffset: page.NextOffset})
 }
 
 // queryPage reads a list's limit and offset query parameters.
@@ -100,7 +108,7 @@ func queryInt(c *gin.Context, name string) (int, error) {
 }
 
 type createTaskRequest struct {
-	Title      string `json:"title"`
+	Title      string `json:"title" openapi:"required"`
 	Status     string `json:"status"`
 	DueDate    string `json:"dueDate"`
 	Priority   string `json:"priority"`
@@ -146,13 +154,13 @@ func (s *Server) getTask(c *gin.Context) {
 }
 
 type updateTaskRequest struct {
-	Title      Optional[string] `json:"title"`
-	Status     Optional[string] `json:"status"`
+	Title      Optional[string] `json:"title" openapi:"nonnull"`
+	Status     Optional[string] `json:"status" openapi:"nonnull"`
 	DueDate    Optional[string] `json:"dueDate"`
-	Priority   Optional[string] `json:"priority"`
+	Priority   Optional[string] `json:"priority" openapi:"nonnull"`
 	ProjectID  Optional[string] `json:"projectId"`
 	AssigneeID Optional[string] `json:"assigneeId"`
-	Revision   Optional[int]    `json:"revision"`
+	Revision   Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
 func (s *Server) updateTask(c *gin.Context) {
@@ -204,6 +212,13 @@ func toProjectDTO(p workspace.Project) projectDTO {
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
+// projectPageDTO is one page of a project list, as taskPageDTO.
+type projectPageDTO struct {
+	Projects   []projectDTO `json:"projects"`
+	Total      int64        `json:"total"`
+	NextOffset int          `json:"nextOffset,omitempty"`
+}
+
 func (s *Server) listProjects(c *gin.Context) {
 	f := workspace.ProjectFilter{Status: c.Query("status"), Query: c.Query("q")}
 	var err error
@@ -220,15 +235,11 @@ func (s *Server) listProjects(c *gin.Context) {
 	for i, p := range page.Projects {
 		out[i] = toProjectDTO(p)
 	}
-	resp := gin.H{"projects": out, "total": page.Total}
-	if page.NextOffset > 0 {
-		resp["nextOffset"] = page.NextOffset
-	}
-	c.JSON(http.StatusOK, resp)
+	c.JSON(http.StatusOK, projectPageDTO{Projects: out, Total: page.Total, NextOffset: page.NextOffset})
 }
 
 type createProjectRequest struct {
-	Name        string `json:"name"`
+	Name        string `json:"name" openapi:"required"`
 	Status      string `json:"status"`
 	Description string `json:"description"`
 }
@@ -256,10 +267,10 @@ func (s *Server) getProject(c *gin.Context) {
 }
 
 type updateProjectRequest struct {
-	Name        Optional[string] `json:"name"`
-	Status      Optional[string] `json:"status"`
+	Name        Optional[string] `json:"name" openapi:"nonnull"`
+	Status      Optional[string] `json:"status" openapi:"nonnull"`
 	Description Optional[string] `json:"description"`
-	Revision    Optional[int]    `json:"revision"`
+	Revision    Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
 func (s *Server) updateProject(c *gin.Context) {
@@ -324,9 +335,9 @@ func (s *Server) getSettings(c *gin.Context) {
 }
 
 type updateSettingsRequest struct {
-	WritePolicy        Optional[string]   `json:"writePolicy"`
+	WritePolicy        Optional[string]   `json:"writePolicy" openapi:"nonnull"`
 	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas"`
-	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites"`
+	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites" openapi:"nonnull"`
 	// Model and Effort: null or "" go back to the default.
 	Model  Optional[string] `json:"model"`
 	Effort Optional[string] `json:"effort"`

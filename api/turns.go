@@ -22,12 +22,12 @@ import (
 )
 
 type mentionRequest struct {
-	Kind string `json:"kind"`
-	ID   string `json:"id"`
+	Kind string `json:"kind" openapi:"required"`
+	ID   string `json:"id" openapi:"required"`
 }
 
 type startTurnRequest struct {
-	Text     string           `json:"text"`
+	Text     string           `json:"text" openapi:"required"`
 	Mentions []mentionRequest `json:"mentions"`
 	Context  json.RawMessage  `json:"context"`
 	// Spaces are other spaces of the person the turn may act in besides
@@ -298,7 +298,7 @@ func (s *Server) getTurn(c *gin.Context) {
 		return
 	}
 	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
+		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: append([]string{}, t.Spaces...), Model: t.Model, Effort: t.Effort,
 		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
 	if t.ErrorCode != "" {
 		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
