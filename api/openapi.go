@@ -187,6 +187,18 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 
 func fieldEnum(t reflect.Type, field string) []string { return fieldEnums[t][field] }
 
+// fieldSchemas are the fields a handler reads by hand, with what it takes.
+var fieldSchemas = map[reflect.Type]map[string]*openapi.Schema{
+	// budgetValue: a whole number of micro-dollars, or null for none.
+	reflect.TypeFor[updateSpaceSettingsRequest](): {"monthlyBudget": {Type: []string{"integer", "null"}, Format: "int64",
+		Minimum: ptr(int64(0)), Maximum: ptr(MaxMonthlyBudget), Description: "Micro-dollars a month (5000000 is $5.00); null: no budget."}},
+	// startTurn: any JSON object (the page the person is on), or null.
+	reflect.TypeFor[startTurnRequest](): {"context": {Type: []string{"object", "null"},
+		Description: "What the person is looking at (page, selection, ids); cut to size, at most 64 KiB."}},
+}
+
+func fieldSchema(t reflect.Type, field string) *openapi.Schema { return fieldSchemas[t][field] }
+
 // buildDocument makes the document of the routes.
 func buildDocument(routes []route) (doc *openapi.Document, err error) {
 	defer func() {
@@ -197,7 +209,7 @@ func buildDocument(routes []route) (doc *openapi.Document, err error) {
 		}
 	}()
 	r := openapi.NewReflector()
-	r.Name, r.Enum = componentName, fieldEnum
+	r.Name, r.Enum, r.Field = componentName, fieldEnum, fieldSchema
 	doc = &openapi.Document{
 		OpenAPI: "3.1.0",
 		Info: openapi.Info{Title: "Hub", Version: OpenAPIVersion,

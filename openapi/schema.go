@@ -54,11 +54,15 @@ type Schema struct {
 	Items                *Schema            `json:"items,omitempty"`
 	OneOf                []*Schema          `json:"oneOf,omitempty"`
 	Minimum              *int64             `json:"minimum,omitempty"`
+	Maximum              *int64             `json:"maximum,omitempty"`
 	Examples             []any              `json:"examples,omitempty"`
 }
 
 // Nullable is s, or null.
 func Nullable(s *Schema) *Schema {
+	if s.Ref == "" && s.Type == nil && s.OneOf == nil && s.Enum == nil && s.Const == nil {
+		return s // any value, null included
+	}
 	switch t := s.Type.(type) {
 	case string:
 		c := *s
@@ -109,6 +113,10 @@ type Reflector struct {
 	// Enum lists the values a field of a struct takes (nil: any of its
 	// type), so they can come from the constants that define them.
 	Enum func(owner reflect.Type, field string) []string
+	// Field, when it returns a schema, is a field's schema instead of its
+	// type's: for a field the handler reads by hand (a json.RawMessage it
+	// checks itself).
+	Field func(owner reflect.Type, field string) *Schema
 	// Schemas are the components made so far, by name.
 	Schemas map[string]*Schema
 	// owner is the type each component name was made for: two types with
@@ -268,7 +276,13 @@ func (r *Reflector) fields(t reflect.Type, mode Mode, s *Schema) {
 
 		var fs *Schema
 		optional := f.Type.Implements(optionalerType)
+		var given *Schema
+		if r.Field != nil {
+			given = r.Field(t, name)
+		}
 		switch {
+		case given != nil:
+			fs = given
 		case optional:
 			inner := reflect.Zero(f.Type).Interface().(Optionaler).OptionalOf()
 			fs = r.schema(inner, mode)

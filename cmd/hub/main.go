@@ -38,6 +38,6 @@ func run() error {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), versionCommand())
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), openapiCommand(), versionCommand())
 	return root.ExecuteContext(ctx)
 }

@@ -30,7 +30,7 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "workspace", "stream", "usage", "workflows"},
+	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "openapi", "workspace", "stream", "usage", "workflows"},
 	"workflows":  {"activities"},
 	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
@@ -50,6 +50,8 @@ var productionRules = map[string][]string{
 	// mcpapps lists and calls MCP servers' tools (the official SDK), through apps.Guard.
 	"mcpapps":   {"apps", "tools", "workspace"},
 	"playbooks": {},
+	// openapi reflects Go types into an OpenAPI 3.1 document; api describes its routes with it.
+	"openapi": {},
 	"models":    {},
 	"temporal":  {},
 	"fakemodel": {},
