@@ -37,7 +37,7 @@ type sampleDTO struct {
 	Kind     string `json:"kind" doc:"what it is"`
 }
 
-type maybe[T any] struct{ v T }
+type maybe[T any] struct{}
 
 func (maybe[T]) OptionalOf() reflect.Type { return reflect.TypeFor[T]() }
 

@@ -51,7 +51,7 @@ var productionRules = map[string][]string{
 	"mcpapps":   {"apps", "tools", "workspace"},
 	"playbooks": {},
 	// openapi reflects Go types into an OpenAPI 3.1 document; api describes its routes with it.
-	"openapi": {},
+	"openapi":   {},
 	"models":    {},
 	"temporal":  {},
 	"fakemodel": {},
