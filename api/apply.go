@@ -25,11 +25,11 @@ import (
 type applyRequest struct {
 	ConversationID string   `json:"conversationId" openapi:"required"`
 	MessageID      string   `json:"messageId" openapi:"required"`
-	CallIDs        []string `json:"callIds"`
+	CallIDs        []string `json:"callIds" doc:"Only these held calls of the message; absent or empty: all of them."`
 	// ResendUnknown sends again an outside write whose outcome is unknown.
-	ResendUnknown bool `json:"resendUnknown"`
+	ResendUnknown bool `json:"resendUnknown" doc:"Send again an outside write whose outcome is unknown."`
 	// RetryInterrupted runs again workflow steps interrupted while they ran.
-	RetryInterrupted bool `json:"retryInterrupted"`
+	RetryInterrupted bool `json:"retryInterrupted" doc:"Run again workflow steps interrupted while they ran."`
 }
 
 type receiptDTO struct {
@@ -48,7 +48,7 @@ type receiptDTO struct {
 // applyResultDTO answers POST /api/assistant/apply: the Apply workflow's id
 // and one receipt per held call of the message.
 type applyResultDTO struct {
-	ApplyID  string       `json:"applyId"`
+	ApplyID  string       `json:"applyId" doc:"The message's Apply workflow (the top bar's id for it)."`
 	Receipts []receiptDTO `json:"receipts"`
 }
 

@@ -32,7 +32,7 @@ type controlDTO struct {
 // the status the turns show now, and how many were signalled.
 type controlAllDTO struct {
 	Status string `json:"status"`
-	Turns  int    `json:"turns"`
+	Turns  int    `json:"turns" doc:"How many turns were signalled."`
 }
 
 // controlTurn sends stop, pause or resume to one of the person's turns: the
@@ -110,7 +110,7 @@ type activityDTO struct {
 	Title          string    `json:"title"`
 	Step           int       `json:"step,omitempty"`
 	// Ended marks the last frame of a turn or an Apply: it left the top bar.
-	Ended bool `json:"ended,omitempty"`
+	Ended bool `json:"ended,omitempty" doc:"The last frame of a turn or an Apply: it left the top bar."`
 }
 
 // toActivityDTO names an Apply by its workflow id, as the top bar always
@@ -127,9 +127,9 @@ func toActivityDTO(a chat.Work) activityDTO {
 // topBarDTO is what the top bar shows: GET /api/agent/state, and the
 // snapshot that starts an activity stream.
 type topBarDTO struct {
-	Snapshot   bool          `json:"snapshot,omitempty"`
+	Snapshot   bool          `json:"snapshot,omitempty" doc:"True on the frame that starts an activity stream."`
 	Activities []activityDTO `json:"activities"`
-	Paused     bool          `json:"paused"`
+	Paused     bool          `json:"paused" doc:"Every running turn is paused."`
 }
 
 // topBar reads the person's running work; paused is true when every

@@ -31,7 +31,7 @@ type fileDTO struct {
 	Size        int64     `json:"size"`
 	UploaderID  string    `json:"uploaderId"`
 	CreatedAt   time.Time `json:"createdAt"`
-	URL         string    `json:"url"`
+	URL         string    `json:"url" doc:"Reads the file's bytes (GET …/content)."`
 }
 
 func toFileDTO(f files.File) fileDTO {

@@ -66,7 +66,7 @@ type skillDTO struct {
 	Instructions string    `json:"instructions"`
 	Enabled      bool      `json:"enabled"`
 	Purpose      string    `json:"purpose,omitempty"`
-	Version      int       `json:"version"`
+	Version      int       `json:"version" doc:"Send it back in a PATCH (or DELETE ?version=): a stale one is 409."`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
 }

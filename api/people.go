@@ -15,7 +15,7 @@ import (
 type personDTO struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
-	FirstName *string   `json:"firstName"`
+	FirstName *string   `json:"firstName" doc:"null when the person set none."`
 	Role      string    `json:"role"`
 	Revision  int       `json:"revision"`
 	JoinedAt  time.Time `json:"joinedAt"`

@@ -37,11 +37,11 @@ type taskDTO struct {
 	ID         string    `json:"id"`
 	Title      string    `json:"title"`
 	Status     string    `json:"status"`
-	DueDate    *string   `json:"dueDate"`
+	DueDate    *string   `json:"dueDate" doc:"A date, YYYY-MM-DD, or null."`
 	Priority   string    `json:"priority"`
 	ProjectID  *string   `json:"projectId"`
 	AssigneeID *string   `json:"assigneeId"`
-	Revision   int       `json:"revision"`
+	Revision   int       `json:"revision" doc:"Send it back in a PATCH: a stale one is 409."`
 	CreatedAt  time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`
 }
@@ -63,8 +63,8 @@ func nullable(s string) *string {
 // nextOffset (only when there are more) is the offset of the next page.
 type taskPageDTO struct {
 	Tasks      []taskDTO `json:"tasks"`
-	Total      int64     `json:"total"`
-	NextOffset int       `json:"nextOffset,omitempty"`
+	Total      int64     `json:"total" doc:"Every task that matches, on all pages."`
+	NextOffset int       `json:"nextOffset,omitempty" doc:"The offset of the next page; absent on the last."`
 }
 
 func (s *Server) listTasks(c *gin.Context) {
@@ -202,7 +202,7 @@ type projectDTO struct {
 	Name        string    `json:"name"`
 	Status      string    `json:"status"`
 	Description string    `json:"description"`
-	Revision    int       `json:"revision"`
+	Revision    int       `json:"revision" doc:"Send it back in a PATCH: a stale one is 409."`
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
@@ -215,8 +215,8 @@ func toProjectDTO(p workspace.Project) projectDTO {
 // projectPageDTO is one page of a project list, as taskPageDTO.
 type projectPageDTO struct {
 	Projects   []projectDTO `json:"projects"`
-	Total      int64        `json:"total"`
-	NextOffset int          `json:"nextOffset,omitempty"`
+	Total      int64        `json:"total" doc:"Every project that matches, on all pages."`
+	NextOffset int          `json:"nextOffset,omitempty" doc:"The offset of the next page; absent on the last."`
 }
 
 func (s *Server) listProjects(c *gin.Context) {
@@ -307,12 +307,12 @@ func (s *Server) deleteProject(c *gin.Context) {
 
 type settingsDTO struct {
 	WritePolicy        string   `json:"writePolicy"`
-	AllowedWriteAreas  []string `json:"allowedWriteAreas"`
-	ConnectedAppWrites bool     `json:"connectedAppWrites"`
+	AllowedWriteAreas  []string `json:"allowedWriteAreas" doc:"The areas the assistant may write in; [] allows every area."`
+	ConnectedAppWrites bool     `json:"connectedAppWrites" doc:"Whether connected apps' writes may run without Apply."`
 	// Model and Effort are the person's defaults for turns ("": the
 	// catalog's default model, no effort).
-	Model  string `json:"model"`
-	Effort string `json:"effort"`
+	Model  string `json:"model" doc:"The person's default model (\"\": the catalog's default)."`
+	Effort string `json:"effort" doc:"The person's default effort (\"\": none)."`
 }
 
 // toSettingsDTO answers an empty list (every area allowed) as [], never null.
@@ -336,11 +336,11 @@ func (s *Server) getSettings(c *gin.Context) {
 
 type updateSettingsRequest struct {
 	WritePolicy        Optional[string]   `json:"writePolicy" openapi:"nonnull"`
-	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas"`
+	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas" doc:"null, like [], allows every area."`
 	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites" openapi:"nonnull"`
 	// Model and Effort: null or "" go back to the default.
-	Model  Optional[string] `json:"model"`
-	Effort Optional[string] `json:"effort"`
+	Model  Optional[string] `json:"model" doc:"null or \"\" go back to the catalog's default."`
+	Effort Optional[string] `json:"effort" doc:"null or \"\" go back to none."`
 }
 
 func (s *Server) updateSettings(c *gin.Context) {
