@@ -31,6 +31,8 @@ node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.ex
 	die "Node.js $(node --version) is too old: the pinned @redocly/cli needs 20.19 or newer"
 
 cd clients/ts
+# No calls home from the CLI: no usage telemetry, no update check.
+export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
 say "npm ci (node $(node --version), npm $(npm --version))"
 npm ci --no-audit --no-fund --loglevel=error >&2
 
