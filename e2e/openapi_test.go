@@ -12,6 +12,9 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -27,6 +30,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/stretchr/testify/require"
 
+	"hub/api"
 	"hub/fakemodel"
 	"hub/hubtest"
 	"hub/workspace"
@@ -309,6 +313,20 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	c.run(call{route: "DELETE /api/assistant/conversations/{id}", ids: []string{conv}, token: owner, want: 404})
 
 	c.covered()
+}
+
+// `hub openapi` prints what /api/openapi.json serves and docs/openapi.json
+// holds, byte for byte: a frontend generates its client from any of them.
+func TestHubOpenAPIPrintsTheServedDocument(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command(hubBinary(t), "openapi").Output()
+	require.NoError(t, err)
+	served, err := api.OpenAPIDocument()
+	require.NoError(t, err)
+	require.Equal(t, string(served), string(out))
+	committed, err := os.ReadFile(filepath.Join("..", "docs", "openapi.json"))
+	require.NoError(t, err)
+	require.Equal(t, string(committed), string(out))
 }
 
 func newSpecCheck(t *testing.T, s *hubtest.Stack) *specCheck {
