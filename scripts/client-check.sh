@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # client-check.sh checks Hub's OpenAPI document the way a frontend uses it (docs/api.md, "The
 # OpenAPI document"): with the npm toolchain pinned in clients/ts/package-lock.json (npm ci),
-#   1. @redocly/cli lints docs/openapi.json: any error fails (warnings are printed);
+#   1. @redocly/cli lints docs/openapi.json with its recommended-strict rules: any problem fails;
 #   2. openapi-typescript generates its TypeScript types (clients/ts/src/schema.d.ts);
 #   3. tsc --noEmit (strict) compiles clients/ts/src/client.ts against them: a typed openapi-fetch
 #      client that creates a conversation, starts a turn, applies a proposal and reads receipts, so a
