@@ -1,7 +1,7 @@
 # The commands the README names. Everything runs with the toolchain go.mod asks for.
 export GOTOOLCHAIN := go1.27.3
 
-.PHONY: test e2e dev build lint bench chaos
+.PHONY: test e2e dev build lint bench chaos client-check
 
 # The static checks (make lint) and every test, the e2e suite included (-tags e2e), with the race
 # detector, against a throwaway Postgres (see docs/testing.md). CI runs this.
@@ -25,6 +25,11 @@ build:
 # The import-direction check is a test: go test ./internal/layers.
 lint:
 	scripts/lint.sh
+
+# The OpenAPI document's checks alone (make test runs them too): redocly lint, openapi-typescript
+# and tsc on a typed client, with the npm versions pinned in clients/ts (docs/api.md).
+client-check:
+	scripts/client-check.sh
 
 # Benchmarks only, with the same throwaway Postgres as the tests: make bench ARGS=./workflows
 bench:

@@ -97,7 +97,7 @@ func (s *Server) agentStream(c *gin.Context) {
 type activityTokenDTO struct {
 	StreamToken string    `json:"streamToken"`
 	StreamURL   string    `json:"streamUrl"`
-	ExpiresAt   time.Time `json:"expiresAt"`
+	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it."`
 }
 
 // activityStreamToken makes a token that reads only the person's activity

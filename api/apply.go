@@ -23,13 +23,13 @@ import (
 )
 
 type applyRequest struct {
-	ConversationID string   `json:"conversationId"`
-	MessageID      string   `json:"messageId"`
-	CallIDs        []string `json:"callIds"`
+	ConversationID string   `json:"conversationId" openapi:"required"`
+	MessageID      string   `json:"messageId" openapi:"required"`
+	CallIDs        []string `json:"callIds" doc:"Only these held calls of the message; absent or empty: all of them."`
 	// ResendUnknown sends again an outside write whose outcome is unknown.
-	ResendUnknown bool `json:"resendUnknown"`
+	ResendUnknown bool `json:"resendUnknown" doc:"Send again an outside write whose outcome is unknown."`
 	// RetryInterrupted runs again workflow steps interrupted while they ran.
-	RetryInterrupted bool `json:"retryInterrupted"`
+	RetryInterrupted bool `json:"retryInterrupted" doc:"Run again workflow steps interrupted while they ran."`
 }
 
 type receiptDTO struct {
@@ -43,6 +43,13 @@ type receiptDTO struct {
 	Steps       []stepDTO `json:"steps,omitempty"`
 	// Refs are the records a succeeded call changed ([] otherwise).
 	Refs []refDTO `json:"refs"`
+}
+
+// applyResultDTO answers POST /api/assistant/apply: the Apply workflow's id
+// and one receipt per held call of the message.
+type applyResultDTO struct {
+	ApplyID  string       `json:"applyId" doc:"The message's Apply workflow (the top bar's id for it)."`
+	Receipts []receiptDTO `json:"receipts"`
 }
 
 type stepDTO struct {
@@ -134,7 +141,7 @@ func (s *Server) apply(c *gin.Context) {
 			out[i].Steps = append(out[i].Steps, d)
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"applyId": id, "receipts": out})
+	c.JSON(http.StatusOK, applyResultDTO{ApplyID: id, Receipts: out})
 }
 
 // applyError maps a failure to reach or run the Apply workflow: an

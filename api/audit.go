@@ -22,6 +22,13 @@ type auditEventDTO struct {
 	Changes  map[string]any `json:"changes"`
 }
 
+// auditPageDTO answers GET /api/spaces/:spaceId/audit.
+type auditPageDTO struct {
+	Events []auditEventDTO `json:"events"`
+	// NextBefore asks for the next (older) page; absent at the end.
+	NextBefore string `json:"nextBefore,omitempty"`
+}
+
 type auditActorDTO struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -47,9 +54,5 @@ func (s *Server) listAudit(c *gin.Context) {
 		out[i] = auditEventDTO{ID: e.ID, At: e.At, Actor: auditActorDTO{ID: e.ActorID, Name: e.ActorName}, Via: e.Via, Kind: e.Kind,
 			Action: e.Action, TargetID: e.TargetID, Summary: e.Summary, Changes: e.Changes}
 	}
-	body := gin.H{"events": out}
-	if page.Before != "" {
-		body["nextBefore"] = page.Before
-	}
-	c.JSON(http.StatusOK, body)
+	c.JSON(http.StatusOK, auditPageDTO{Events: out, NextBefore: page.Before})
 }

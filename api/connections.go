@@ -17,22 +17,22 @@ type connectionDTO struct {
 	ID        string    `json:"id"`
 	Kind      string    `json:"kind"`
 	Name      string    `json:"name"`
-	URL       string    `json:"url,omitempty"`
+	URL       string    `json:"url,omitempty" doc:"Left out for people who may not manage connections."`
 	Enabled   bool      `json:"enabled"`
-	Failure   string    `json:"failure,omitempty"` // why Hub's last post or listing failed: reconnect it
+	Failure   string    `json:"failure,omitempty" doc:"Why Hub's last post or listing failed: reconnect or refresh it."` // why Hub's last post or listing failed: reconnect it
 	OwnerID   string    `json:"ownerId"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	// HasSecret tells an owner or editor that an MCP server has a bearer
 	// secret stored; the secret itself is never returned.
-	HasSecret bool `json:"hasSecret,omitempty"`
+	HasSecret bool `json:"hasSecret,omitempty" doc:"An MCP server has a bearer secret stored (owners and editors); the secret is never returned."`
 	// ToolsListedAt is when an MCP server's tools were last listed (for
 	// owners and editors).
-	ToolsListedAt *time.Time `json:"toolsListedAt,omitempty"`
+	ToolsListedAt *time.Time `json:"toolsListedAt,omitempty" doc:"When an MCP server's tools were last listed."`
 	// Tools are an MCP server's tools as just listed (create and
 	// refresh only); Skipped the ones left out, with why.
-	Tools   []connectionToolDTO `json:"tools,omitempty"`
-	Skipped []string            `json:"skipped,omitempty"`
+	Tools   []connectionToolDTO `json:"tools,omitempty" doc:"An MCP server's tools as just listed (create and refresh only)."`
+	Skipped []string            `json:"skipped,omitempty" doc:"The server's tools left out, with why."`
 }
 
 // connectionToolDTO is one tool of an MCP server: Hub's name for it, the
@@ -60,6 +60,10 @@ func withListing(d connectionDTO, l mcpapps.Listing) connectionDTO {
 	return d
 }
 
+type connectionListDTO struct {
+	Connections []connectionDTO `json:"connections"`
+}
+
 func (s *Server) listConnections(c *gin.Context) {
 	conns, err := s.Workspace.ListConnections(c.Request.Context(), actor(c), c.Param("spaceId"))
 	if err != nil {
@@ -70,7 +74,7 @@ func (s *Server) listConnections(c *gin.Context) {
 	for i, conn := range conns {
 		out[i] = toConnectionDTO(conn)
 	}
-	c.JSON(http.StatusOK, gin.H{"connections": out})
+	c.JSON(http.StatusOK, connectionListDTO{Connections: out})
 }
 
 type createConnectionRequest struct {

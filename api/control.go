@@ -22,6 +22,19 @@ var controlStatus = map[string]chat.Status{
 	workflows.ResumeSignal: chat.StatusWorking,
 }
 
+// controlDTO answers a stop, pause or resume of one turn: the turn's status
+// right after it.
+type controlDTO struct {
+	Status string `json:"status"`
+}
+
+// controlAllDTO answers a stop, pause or resume of all the person's work:
+// the status the turns show now, and how many were signalled.
+type controlAllDTO struct {
+	Status string `json:"status"`
+	Turns  int    `json:"turns" doc:"How many turns were signalled."`
+}
+
 // controlTurn sends stop, pause or resume to one of the person's turns: the
 // durable signal first, then the fast path that closes the model call in
 // this process at once. Repeating it is harmless; a finished turn is 409.
@@ -37,7 +50,7 @@ func (s *Server) controlTurn(signal string) gin.HandlerFunc {
 			respondError(c, err)
 			return
 		}
-		c.JSON(http.StatusAccepted, gin.H{"status": status})
+		c.JSON(http.StatusAccepted, controlDTO{Status: string(status)})
 	}
 }
 
@@ -97,7 +110,7 @@ type activityDTO struct {
 	Title          string    `json:"title"`
 	Step           int       `json:"step,omitempty"`
 	// Ended marks the last frame of a turn or an Apply: it left the top bar.
-	Ended bool `json:"ended,omitempty"`
+	Ended bool `json:"ended,omitempty" doc:"The last frame of a turn or an Apply: it left the top bar."`
 }
 
 // toActivityDTO names an Apply by its workflow id, as the top bar always
@@ -114,9 +127,9 @@ func toActivityDTO(a chat.Work) activityDTO {
 // topBarDTO is what the top bar shows: GET /api/agent/state, and the
 // snapshot that starts an activity stream.
 type topBarDTO struct {
-	Snapshot   bool          `json:"snapshot,omitempty"`
+	Snapshot   bool          `json:"snapshot,omitempty" doc:"True on the frame that starts an activity stream."`
 	Activities []activityDTO `json:"activities"`
-	Paused     bool          `json:"paused"`
+	Paused     bool          `json:"paused" doc:"Every running turn is paused."`
 }
 
 // topBar reads the person's running work; paused is true when every
@@ -165,6 +178,6 @@ func (s *Server) controlAll(signal string) gin.HandlerFunc {
 				n++
 			}
 		}
-		c.JSON(http.StatusAccepted, gin.H{"status": controlStatus[signal], "turns": n})
+		c.JSON(http.StatusAccepted, controlAllDTO{Status: string(controlStatus[signal]), Turns: n})
 	}
 }

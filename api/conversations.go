@@ -36,7 +36,7 @@ func toConversationDTO(cv chat.Conversation) conversationDTO {
 }
 
 type createConversationRequest struct {
-	SpaceID string `json:"spaceId"`
+	SpaceID string `json:"spaceId" openapi:"required"`
 	Title   string `json:"title"`
 }
 
@@ -66,6 +66,10 @@ func (s *Server) createConversation(c *gin.Context) {
 	c.JSON(http.StatusCreated, toConversationDTO(cv))
 }
 
+type conversationListDTO struct {
+	Conversations []conversationDTO `json:"conversations"`
+}
+
 func (s *Server) listConversations(c *gin.Context) {
 	spaceID := c.Query("spaceId")
 	if spaceID == "" {
@@ -85,7 +89,7 @@ func (s *Server) listConversations(c *gin.Context) {
 	for i, cv := range convs {
 		out[i] = toConversationDTO(cv)
 	}
-	c.JSON(http.StatusOK, gin.H{"conversations": out})
+	c.JSON(http.StatusOK, conversationListDTO{Conversations: out})
 }
 
 func (s *Server) deleteConversation(c *gin.Context) {
@@ -154,7 +158,7 @@ type toolCallDTO struct {
 	Status      string    `json:"status"`
 	Error       *errorDTO `json:"error,omitempty"`
 	Refs        []refDTO  `json:"refs"`
-	UndoGroupID string    `json:"undoGroupId,omitempty"`
+	UndoGroupID string    `json:"undoGroupId,omitempty" doc:"The Undo group of a write done at once (POST /api/assistant/undo)."`
 	// Receipt is what Apply made of a held call, once applied: its summary
 	// is what was done (the call's summary then too; the proposal keeps
 	// the preview) and its refs the records changed.
@@ -166,8 +170,8 @@ type toolCallDTO struct {
 type proposalDTO struct {
 	CallID  string `json:"callId"`
 	Tool    string `json:"tool"`
-	Preview string `json:"preview"`
-	HeldFor string `json:"heldFor"`
+	Preview string `json:"preview" doc:"What the write will do, in words."`
+	HeldFor string `json:"heldFor" doc:"apply: in the chat, for the person's Apply; needs-me: on the Needs me list."`
 	Status  string `json:"status"`
 	// SpaceID is set when the call acts in another of its turn's spaces.
 	SpaceID string `json:"spaceId,omitempty"`
@@ -188,12 +192,12 @@ type messageDTO struct {
 	TurnID    string        `json:"turnId"`
 	Role      string        `json:"role"`
 	Text      string        `json:"text"`
-	Status    string        `json:"status"`
+	Status    string        `json:"status" doc:"The reply's status: a turn status while it runs, then how it ended."`
 	Mentions  []refDTO      `json:"mentions"`
 	Refs      []refDTO      `json:"refs"`
 	ToolCalls []toolCallDTO `json:"toolCalls"`
-	Proposals []proposalDTO `json:"proposals"`
-	Usage     *usageDTO     `json:"usage,omitempty"`
+	Proposals []proposalDTO `json:"proposals" doc:"The writes the reply proposed, held for Apply or the Needs me list."`
+	Usage     *usageDTO     `json:"usage,omitempty" doc:"Tokens of the reply's model calls (assistant messages)."`
 	Error     *errorDTO     `json:"error,omitempty"`
 	CreatedAt time.Time     `json:"createdAt"`
 }
@@ -228,6 +232,10 @@ func toMessageDTO(m chat.Message) messageDTO {
 	return d
 }
 
+type messageListDTO struct {
+	Messages []messageDTO `json:"messages"`
+}
+
 func (s *Server) listMessages(c *gin.Context) {
 	msgs, err := s.Chat.Messages(c.Request.Context(), person(c).ID, c.Param("id"))
 	if err != nil {
@@ -238,5 +246,5 @@ func (s *Server) listMessages(c *gin.Context) {
 	for i, m := range msgs {
 		out[i] = toMessageDTO(m)
 	}
-	c.JSON(http.StatusOK, gin.H{"messages": out})
+	c.JSON(http.StatusOK, messageListDTO{Messages: out})
 }

@@ -132,6 +132,10 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &o.Value)
 }
 
+// OptionalOf is the value's type, for the OpenAPI document: the field may
+// be absent, null or a T (openapi.Optionaler).
+func (Optional[T]) OptionalOf() reflect.Type { return reflect.TypeFor[T]() }
+
 // stringPtr turns an optional string into a patch value: absent → nil,
 // null → "" (clear), value → value.
 func stringPtr(o Optional[string]) *string {

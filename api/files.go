@@ -31,7 +31,7 @@ type fileDTO struct {
 	Size        int64     `json:"size"`
 	UploaderID  string    `json:"uploaderId"`
 	CreatedAt   time.Time `json:"createdAt"`
-	URL         string    `json:"url"`
+	URL         string    `json:"url" doc:"Reads the file's bytes (GET …/content)."`
 }
 
 func toFileDTO(f files.File) fileDTO {
@@ -110,6 +110,10 @@ func (s *Server) uploadFile(c *gin.Context) {
 	}
 }
 
+type fileListDTO struct {
+	Files []fileDTO `json:"files"`
+}
+
 func (s *Server) listFiles(c *gin.Context) {
 	fs, err := s.Files.List(c.Request.Context(), actor(c), c.Param("spaceId"))
 	if err != nil {
@@ -120,7 +124,7 @@ func (s *Server) listFiles(c *gin.Context) {
 	for i, f := range fs {
 		out[i] = toFileDTO(f)
 	}
-	c.JSON(http.StatusOK, gin.H{"files": out})
+	c.JSON(http.StatusOK, fileListDTO{Files: out})
 }
 
 func (s *Server) getFile(c *gin.Context) {

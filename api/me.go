@@ -66,7 +66,7 @@ type skillDTO struct {
 	Instructions string    `json:"instructions"`
 	Enabled      bool      `json:"enabled"`
 	Purpose      string    `json:"purpose,omitempty"`
-	Version      int       `json:"version"`
+	Version      int       `json:"version" doc:"Send it back in a PATCH (or DELETE ?version=): a stale one is 409."`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
 }
@@ -74,6 +74,10 @@ type skillDTO struct {
 func toSkillDTO(k workspace.Skill) skillDTO {
 	return skillDTO{ID: k.ID, Name: k.Name, Description: k.Description, Instructions: k.Instructions,
 		Enabled: k.Enabled, Purpose: k.Purpose, Version: k.Version, CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt}
+}
+
+type skillListDTO struct {
+	Skills []skillDTO `json:"skills"`
 }
 
 func (s *Server) listSkills(c *gin.Context) {
@@ -86,7 +90,7 @@ func (s *Server) listSkills(c *gin.Context) {
 	for i, k := range skills {
 		out[i] = toSkillDTO(k)
 	}
-	c.JSON(http.StatusOK, gin.H{"skills": out})
+	c.JSON(http.StatusOK, skillListDTO{Skills: out})
 }
 
 type createSkillRequest struct {
@@ -121,11 +125,11 @@ func (s *Server) getSkill(c *gin.Context) {
 }
 
 type updateSkillRequest struct {
-	Version      Optional[int]    `json:"version"`
-	Name         Optional[string] `json:"name"`
-	Description  Optional[string] `json:"description"`
-	Instructions Optional[string] `json:"instructions"`
-	Enabled      Optional[bool]   `json:"enabled"`
+	Version      Optional[int]    `json:"version" openapi:"nonnull"`
+	Name         Optional[string] `json:"name" openapi:"nonnull"`
+	Description  Optional[string] `json:"description" openapi:"nonnull"`
+	Instructions Optional[string] `json:"instructions" openapi:"nonnull"`
+	Enabled      Optional[bool]   `json:"enabled" openapi:"nonnull"`
 	Purpose      Optional[string] `json:"purpose"`
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 type memberRoleRequest struct {
-	Role *string `json:"role"`
+	Role *string `json:"role" openapi:"required,nonnull"`
 }
 
 // removeMember ends a membership (an owner removes someone; anyone may

@@ -19,8 +19,14 @@ type modelDTO struct {
 	Efforts       []string  `json:"efforts"`
 	Images        bool      `json:"images"`
 	Files         bool      `json:"files"`
-	Price         llm.Price `json:"price"`
+	Price         llm.Price `json:"price" doc:"US dollars per million tokens."`
 	Default       bool      `json:"default"`
+}
+
+// modelListDTO is the catalog and the id of its default model.
+type modelListDTO struct {
+	Models  []modelDTO `json:"models"`
+	Default string     `json:"default" doc:"The id of the catalog's default model."`
 }
 
 func (s *Server) listModels(c *gin.Context) {
@@ -34,5 +40,5 @@ func (s *Server) listModels(c *gin.Context) {
 		out = append(out, modelDTO{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, Efforts: efforts,
 			Images: m.Images, Files: m.Files, Price: m.Price, Default: m.ID == def})
 	}
-	c.JSON(http.StatusOK, gin.H{"models": out, "default": def})
+	c.JSON(http.StatusOK, modelListDTO{Models: out, Default: def})
 }

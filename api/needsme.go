@@ -19,6 +19,10 @@ type needsMeDTO struct {
 	CreatedAt      time.Time `json:"createdAt"`
 }
 
+type needsMeListDTO struct {
+	Items []needsMeDTO `json:"items"`
+}
+
 // needsMe lists the person's writes held for the Needs me list (write
 // policy needs-me), oldest first.
 func (s *Server) needsMe(c *gin.Context) {
@@ -32,5 +36,5 @@ func (s *Server) needsMe(c *gin.Context) {
 		out[i] = needsMeDTO{CallID: h.ID, Tool: h.Tool, Preview: h.Summary, ConversationID: h.ConversationID,
 			MessageID: h.MessageID, SpaceID: h.SpaceID, CreatedAt: h.CreatedAt}
 	}
-	c.JSON(http.StatusOK, gin.H{"items": out})
+	c.JSON(http.StatusOK, needsMeListDTO{Items: out})
 }

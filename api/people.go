@@ -15,7 +15,7 @@ import (
 type personDTO struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
-	FirstName *string   `json:"firstName"`
+	FirstName *string   `json:"firstName" doc:"null when the person set none."`
 	Role      string    `json:"role"`
 	Revision  int       `json:"revision"`
 	JoinedAt  time.Time `json:"joinedAt"`
@@ -24,6 +24,10 @@ type personDTO struct {
 func toPersonDTO(p workspace.Person) personDTO {
 	return personDTO{ID: p.ID, Name: p.Name, FirstName: nullable(p.GivenName), Role: string(p.Role), Revision: p.Revision,
 		JoinedAt: p.JoinedAt}
+}
+
+type personListDTO struct {
+	People []personDTO `json:"people"`
 }
 
 func (s *Server) listPeople(c *gin.Context) {
@@ -36,7 +40,7 @@ func (s *Server) listPeople(c *gin.Context) {
 	for i, p := range people {
 		out[i] = toPersonDTO(p)
 	}
-	c.JSON(http.StatusOK, gin.H{"people": out})
+	c.JSON(http.StatusOK, personListDTO{People: out})
 }
 
 type addPersonRequest struct {
@@ -72,10 +76,10 @@ func (s *Server) getPerson(c *gin.Context) {
 }
 
 type updatePersonRequest struct {
-	Name      Optional[string] `json:"name"`
+	Name      Optional[string] `json:"name" openapi:"nonnull"`
 	FirstName Optional[string] `json:"firstName"`
-	Role      Optional[string] `json:"role"`
-	Revision  Optional[int]    `json:"revision"`
+	Role      Optional[string] `json:"role" openapi:"nonnull"`
+	Revision  Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
 func (s *Server) updatePerson(c *gin.Context) {

@@ -23,6 +23,10 @@ func toPromptDTO(p assistant.Prompt) promptDTO {
 	return promptDTO{Name: p.Name, Description: p.Description, Text: p.Text, Tokens: p.Tokens(), Budget: p.Budget}
 }
 
+type promptListDTO struct {
+	Prompts []promptDTO `json:"prompts"`
+}
+
 // promptCatalog is built once: the catalog is made of sample values and the
 // binary's own builders, so it cannot change while the process runs.
 var promptCatalog = sync.OnceValue(func() []promptDTO {
@@ -38,5 +42,5 @@ var promptCatalog = sync.OnceValue(func() []promptDTO {
 // builder with sample values, with its estimated size in tokens and its
 // budget, so a person can read what the model is told.
 func (s *Server) listPrompts(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"prompts": promptCatalog()})
+	c.JSON(http.StatusOK, promptListDTO{Prompts: promptCatalog()})
 }

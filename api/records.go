@@ -16,6 +16,10 @@ type spaceDTO struct {
 	Role string `json:"role"`
 }
 
+type spaceListDTO struct {
+	Spaces []spaceDTO `json:"spaces"`
+}
+
 func (s *Server) listSpaces(c *gin.Context) {
 	spaces, err := s.Workspace.ListSpaces(c.Request.Context(), person(c).ID)
 	if err != nil {
@@ -26,18 +30,18 @@ func (s *Server) listSpaces(c *gin.Context) {
 	for i, sp := range spaces {
 		out[i] = spaceDTO{ID: sp.ID, Name: sp.Name, Role: string(sp.Role)}
 	}
-	c.JSON(http.StatusOK, gin.H{"spaces": out})
+	c.JSON(http.StatusOK, spaceListDTO{Spaces: out})
 }
 
 type taskDTO struct {
 	ID         string    `json:"id"`
 	Title      string    `json:"title"`
 	Status     string    `json:"status"`
-	DueDate    *string   `json:"dueDate"`
+	DueDate    *string   `json:"dueDate" doc:"A date, YYYY-MM-DD, or null."`
 	Priority   string    `json:"priority"`
 	ProjectID  *string   `json:"projectId"`
 	AssigneeID *string   `json:"assigneeId"`
-	Revision   int       `json:"revision"`
+	Revision   int       `json:"revision" doc:"Send it back in a PATCH: a stale one is 409."`
 	CreatedAt  time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`
 }
@@ -53,6 +57,14 @@ func nullable(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// taskPageDTO is one page of a task list: total counts every match,
+// nextOffset (only when there are more) is the offset of the next page.
+type taskPageDTO struct {
+	Tasks      []taskDTO `json:"tasks"`
+	Total      int64     `json:"total" doc:"Every task that matches, on all pages."`
+	NextOffset int       `json:"nextOffset,omitempty" doc:"The offset of the next page; absent on the last."`
 }
 
 func (s *Server) listTasks(c *gin.Context) {
@@ -71,11 +83,7 @@ func (s *Server) listTasks(c *gin.Context) {
 	for i, t := range page.Tasks {
 		out[i] = toTaskDTO(t)
 	}
-	resp := gin.H{"tasks": out, "total": page.Total}
-	if page.NextOffset > 0 {
-		resp["nextOffset"] = page.NextOffset
-	}
-	c.JSON(http.StatusOK, resp)
+	c.JSON(http.StatusOK, taskPageDTO{Tasks: out, Total: page.Total, NextOffset: page.NextOffset})
 }
 
 // queryPage reads a list's limit and offset query parameters.
@@ -100,7 +108,7 @@ func queryInt(c *gin.Context, name string) (int, error) {
 }
 
 type createTaskRequest struct {
-	Title      string `json:"title"`
+	Title      string `json:"title" openapi:"required"`
 	Status     string `json:"status"`
 	DueDate    string `json:"dueDate"`
 	Priority   string `json:"priority"`
@@ -146,13 +154,13 @@ func (s *Server) getTask(c *gin.Context) {
 }
 
 type updateTaskRequest struct {
-	Title      Optional[string] `json:"title"`
-	Status     Optional[string] `json:"status"`
+	Title      Optional[string] `json:"title" openapi:"nonnull"`
+	Status     Optional[string] `json:"status" openapi:"nonnull"`
 	DueDate    Optional[string] `json:"dueDate"`
-	Priority   Optional[string] `json:"priority"`
+	Priority   Optional[string] `json:"priority" openapi:"nonnull"`
 	ProjectID  Optional[string] `json:"projectId"`
 	AssigneeID Optional[string] `json:"assigneeId"`
-	Revision   Optional[int]    `json:"revision"`
+	Revision   Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
 func (s *Server) updateTask(c *gin.Context) {
@@ -194,7 +202,7 @@ type projectDTO struct {
 	Name        string    `json:"name"`
 	Status      string    `json:"status"`
 	Description string    `json:"description"`
-	Revision    int       `json:"revision"`
+	Revision    int       `json:"revision" doc:"Send it back in a PATCH: a stale one is 409."`
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
@@ -202,6 +210,13 @@ type projectDTO struct {
 func toProjectDTO(p workspace.Project) projectDTO {
 	return projectDTO{ID: p.ID, Name: p.Name, Status: p.Status, Description: p.Description, Revision: p.Revision,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+// projectPageDTO is one page of a project list, as taskPageDTO.
+type projectPageDTO struct {
+	Projects   []projectDTO `json:"projects"`
+	Total      int64        `json:"total" doc:"Every project that matches, on all pages."`
+	NextOffset int          `json:"nextOffset,omitempty" doc:"The offset of the next page; absent on the last."`
 }
 
 func (s *Server) listProjects(c *gin.Context) {
@@ -220,15 +235,11 @@ func (s *Server) listProjects(c *gin.Context) {
 	for i, p := range page.Projects {
 		out[i] = toProjectDTO(p)
 	}
-	resp := gin.H{"projects": out, "total": page.Total}
-	if page.NextOffset > 0 {
-		resp["nextOffset"] = page.NextOffset
-	}
-	c.JSON(http.StatusOK, resp)
+	c.JSON(http.StatusOK, projectPageDTO{Projects: out, Total: page.Total, NextOffset: page.NextOffset})
 }
 
 type createProjectRequest struct {
-	Name        string `json:"name"`
+	Name        string `json:"name" openapi:"required"`
 	Status      string `json:"status"`
 	Description string `json:"description"`
 }
@@ -256,10 +267,10 @@ func (s *Server) getProject(c *gin.Context) {
 }
 
 type updateProjectRequest struct {
-	Name        Optional[string] `json:"name"`
-	Status      Optional[string] `json:"status"`
+	Name        Optional[string] `json:"name" openapi:"nonnull"`
+	Status      Optional[string] `json:"status" openapi:"nonnull"`
 	Description Optional[string] `json:"description"`
-	Revision    Optional[int]    `json:"revision"`
+	Revision    Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
 func (s *Server) updateProject(c *gin.Context) {
@@ -296,12 +307,12 @@ func (s *Server) deleteProject(c *gin.Context) {
 
 type settingsDTO struct {
 	WritePolicy        string   `json:"writePolicy"`
-	AllowedWriteAreas  []string `json:"allowedWriteAreas"`
-	ConnectedAppWrites bool     `json:"connectedAppWrites"`
+	AllowedWriteAreas  []string `json:"allowedWriteAreas" doc:"The areas the assistant may write in; [] allows every area."`
+	ConnectedAppWrites bool     `json:"connectedAppWrites" doc:"Whether connected apps' writes may run without Apply."`
 	// Model and Effort are the person's defaults for turns ("": the
 	// catalog's default model, no effort).
-	Model  string `json:"model"`
-	Effort string `json:"effort"`
+	Model  string `json:"model" doc:"The person's default model (\"\": the catalog's default)."`
+	Effort string `json:"effort" doc:"The person's default effort (\"\": none)."`
 }
 
 // toSettingsDTO answers an empty list (every area allowed) as [], never null.
@@ -324,12 +335,12 @@ func (s *Server) getSettings(c *gin.Context) {
 }
 
 type updateSettingsRequest struct {
-	WritePolicy        Optional[string]   `json:"writePolicy"`
-	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas"`
-	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites"`
+	WritePolicy        Optional[string]   `json:"writePolicy" openapi:"nonnull"`
+	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas" doc:"null, like [], allows every area."`
+	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites" openapi:"nonnull"`
 	// Model and Effort: null or "" go back to the default.
-	Model  Optional[string] `json:"model"`
-	Effort Optional[string] `json:"effort"`
+	Model  Optional[string] `json:"model" doc:"null or \"\" go back to the catalog's default."`
+	Effort Optional[string] `json:"effort" doc:"null or \"\" go back to none."`
 }
 
 func (s *Server) updateSettings(c *gin.Context) {

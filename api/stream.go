@@ -109,11 +109,8 @@ func (s *Server) streamTurn(c *gin.Context) {
 // a swept turn the number its own done frame had (stream.Tail.StandIn).
 // named are the records the reply names (its saved mentions).
 func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool, named []workspace.Ref) stream.Frame {
-	d := map[string]any{"status": status, "messageId": replyMessageID,
-		"usage": map[string]int{"inputTokens": inputTokens, "outputTokens": outputTokens}, "refs": toRefDTOs(named)}
-	if deleted {
-		d["deleted"] = true
-	}
+	d := doneFrameDTO{Status: status, MessageID: replyMessageID,
+		Usage: usageDTO{InputTokens: inputTokens, OutputTokens: outputTokens}, Refs: toRefDTOs(named), Deleted: deleted}
 	data, _ := json.Marshal(d) // strings, bools, ints and refs always encode
 	return stream.Frame{Seq: seq, Type: stream.TypeDone, Data: data}
 }

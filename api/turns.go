@@ -22,25 +22,25 @@ import (
 )
 
 type mentionRequest struct {
-	Kind string `json:"kind"`
-	ID   string `json:"id"`
+	Kind string `json:"kind" openapi:"required"`
+	ID   string `json:"id" openapi:"required"`
 }
 
 type startTurnRequest struct {
-	Text     string           `json:"text"`
-	Mentions []mentionRequest `json:"mentions"`
+	Text     string           `json:"text" openapi:"required" doc:"The message: at most 20,000 characters."`
+	Mentions []mentionRequest `json:"mentions" doc:"Records the message mentions (chips), by kind and id in the conversation's space."`
 	Context  json.RawMessage  `json:"context"`
 	// Spaces are other spaces of the person the turn may act in besides
 	// the conversation's (docs/decisions.md, "Turns across spaces").
-	Spaces []string `json:"spaces"`
+	Spaces []string `json:"spaces" doc:"Other spaces of the person the turn may act in (at most 20)."`
 	// Files are ids of files of the conversation's space the model gets
 	// with this message (docs/decisions.md, "Attached files").
-	Files []string `json:"files"`
+	Files []string `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
 	// Model and Effort choose the catalog model and reasoning effort of
 	// this turn (GET /api/models); empty: the person's defaults from
 	// settings, else the catalog's default model.
-	Model  string `json:"model"`
-	Effort string `json:"effort"`
+	Model  string `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
+	Effort string `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
 }
 
 // maxTurnFiles is how many files one message may carry, and
@@ -53,9 +53,9 @@ const (
 
 type turnStartedDTO struct {
 	TurnID         string `json:"turnId"`
-	MessageID      string `json:"messageId"`
-	ReplyMessageID string `json:"replyMessageId"`
-	StreamURL      string `json:"streamUrl"`
+	MessageID      string `json:"messageId" doc:"The person's message."`
+	ReplyMessageID string `json:"replyMessageId" doc:"The assistant's reply the frames fill (the done frame's messageId)."`
+	StreamURL      string `json:"streamUrl" doc:"Where to read the turn's frames, relative to the api's origin; it carries the turn's own stream token (for EventSource)."`
 }
 
 func (s *Server) startTurn(c *gin.Context) {
@@ -278,17 +278,17 @@ type turnDTO struct {
 	TurnID         string    `json:"turnId"`
 	ConversationID string    `json:"conversationId"`
 	Status         string    `json:"status"`
-	Step           int       `json:"step"`
+	Step           int       `json:"step" doc:"The model step in progress or last run, from 1."`
 	Error          *errorDTO `json:"error,omitempty"`
 	MessageID      string    `json:"messageId"`
 	ReplyMessageID string    `json:"replyMessageId"`
 	Usage          usageDTO  `json:"usage"`
 	// Spaces are the other spaces the turn may act in.
-	Spaces []string `json:"spaces"`
+	Spaces []string `json:"spaces" doc:"The other spaces the turn may act in."`
 	// Model and Effort are the catalog model and reasoning effort the
 	// turn runs with ("" effort: none).
-	Model  string `json:"model"`
-	Effort string `json:"effort"`
+	Model  string `json:"model" doc:"The catalog model the turn runs with."`
+	Effort string `json:"effort" doc:"Its reasoning effort (\"\": none)."`
 }
 
 func (s *Server) getTurn(c *gin.Context) {
@@ -298,7 +298,7 @@ func (s *Server) getTurn(c *gin.Context) {
 		return
 	}
 	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
+		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: append([]string{}, t.Spaces...), Model: t.Model, Effort: t.Effort,
 		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
 	if t.ErrorCode != "" {
 		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}

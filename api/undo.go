@@ -11,7 +11,7 @@ import (
 )
 
 type undoRequest struct {
-	UndoGroupID string `json:"undoGroupId"`
+	UndoGroupID string `json:"undoGroupId" openapi:"required"`
 }
 
 // undoRecordDTO names a record Undo or Redo put back, by its title.

@@ -24,13 +24,13 @@ const MaxMonthlyBudget int64 = 1_000_000_000_000_000
 // totalsDTO is summed model calls; cost is also given in dollars, for
 // reading.
 type totalsDTO struct {
-	Key               string `json:"key,omitempty"`
+	Key               string `json:"key,omitempty" doc:"The group's person, space, model or day."`
 	Calls             int64  `json:"calls"`
 	InputTokens       int64  `json:"inputTokens"`
 	CachedInputTokens int64  `json:"cachedInputTokens"`
 	OutputTokens      int64  `json:"outputTokens"`
-	CostMicros        int64  `json:"costMicros"`
-	Cost              string `json:"cost"`
+	CostMicros        int64  `json:"costMicros" doc:"Micro-dollars."`
+	Cost              string `json:"cost" doc:"The cost in US dollars, for reading (\"0.012345\")."`
 }
 
 func toTotalsDTO(t usage.Totals) totalsDTO {
@@ -145,15 +145,15 @@ func usageTime(v, path string, end bool) (time.Time, error) {
 // spaceSettingsDTO is a space's settings: its monthly budget for model
 // calls, in micro-dollars (null: none), and this month's spend.
 type spaceSettingsDTO struct {
-	MonthlyBudget *int64 `json:"monthlyBudget"`
+	MonthlyBudget *int64 `json:"monthlyBudget" doc:"Micro-dollars a month; null: no budget."`
 	// Month is the UTC month the spend is of (2026-12).
-	Month string `json:"month"`
+	Month string `json:"month" doc:"The UTC month the spend is of (2026-12)."`
 	// Spent is what settled calls cost this month; Reserved what calls in
 	// flight hold; Left what the budget has left (null without one). All
 	// micro-dollars.
-	Spent    int64  `json:"spent"`
-	Reserved int64  `json:"reserved"`
-	Left     *int64 `json:"left"`
+	Spent    int64  `json:"spent" doc:"What settled calls cost this month, micro-dollars."`
+	Reserved int64  `json:"reserved" doc:"What calls in flight hold, micro-dollars."`
+	Left     *int64 `json:"left" doc:"What the budget has left, micro-dollars; null without a budget."`
 }
 
 func toSpaceSettingsDTO(sp usage.Spend) spaceSettingsDTO {

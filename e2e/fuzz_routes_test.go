@@ -25,8 +25,8 @@ import (
 )
 
 // The fuzz over every route: the routes come from the api's own list
-// (GET /api/openapi.json), so a route added later is fuzzed without an
-// edit here. Every route gets bad path ids (NUL, invalid UTF-8, huge, the
+// (GET /api/openapi.json, every route the router has), so a route added
+// later is fuzzed without an edit here. Every route gets bad path ids (NUL, invalid UTF-8, huge, the
 // ids of another space's records), bad query values, a wrong method and
 // requests without or with a broken token; a route that takes a body and
 // has an entry in routeBodies also gets every string, number and id field
@@ -193,13 +193,18 @@ func fuzzRoutes(t *testing.T, s *hubtest.Stack, fx fuzzFixture) {
 	r := s.Do(t, s.Token, "GET", "/api/openapi.json", nil)
 	require.Equal(t, http.StatusOK, r.Status)
 	var doc struct {
-		Paths map[string]map[string]any `json:"paths"`
+		Paths map[string]map[string]struct {
+			Security *[]any `json:"security"`
+		} `json:"paths"`
 	}
 	r.Decode(t, &doc)
 	var routes []string
+	public := map[string]bool{} // no token: security is []
 	for p, ops := range doc.Paths {
-		for m := range ops {
-			routes = append(routes, strings.ToUpper(m)+" "+p)
+		for m, op := range ops {
+			route := strings.ToUpper(m) + " " + p
+			routes = append(routes, route)
+			public[route] = op.Security != nil && len(*op.Security) == 0
 		}
 	}
 	sort.Strings(routes)
@@ -214,7 +219,7 @@ func fuzzRoutes(t *testing.T, s *hubtest.Stack, fx fuzzFixture) {
 	snap := snapshot(t, s)
 	for _, route := range routes {
 		method, tmpl, _ := strings.Cut(route, " ")
-		cases := routeCases(fx, route, method, tmpl, s.Token)
+		cases := routeCases(fx, route, method, tmpl, s.Token, public[route])
 		require.GreaterOrEqual(t, len(cases), 20, "route %s has too few fuzz cases", route)
 		accepted := st.accepted
 		for _, c := range cases {
@@ -293,7 +298,7 @@ func (st *fuzzStats) check(c fuzzCase, status int, ctype string, body []byte) {
 }
 
 // routeCases builds every case for one route.
-func routeCases(fx fuzzFixture, route, method, tmpl, token string) []fuzzCase {
+func routeCases(fx fuzzFixture, route, method, tmpl, token string, public bool) []fuzzCase {
 	segments := strings.Split(tmpl, "/")
 	var params []int
 	for i, seg := range segments {
@@ -381,7 +386,7 @@ func routeCases(fx fuzzFixture, route, method, tmpl, token string) []fuzzCase {
 	c = base("wrong method")
 	c.method, c.status, c.code = "PUT", http.StatusMethodNotAllowed, "method_not_allowed"
 	cases = append(cases, c)
-	if !strings.HasSuffix(tmpl, "/openapi.json") {
+	if !public { // /healthz, /readyz, /metrics and the document take no token
 		for what, h := range map[string]string{"no token": "", "bad token": "Bearer hub_nope", "invalid UTF-8 token": "Bearer \xff\xfe",
 			"not bearer": "Basic eA=="} {
 			c := base(what)

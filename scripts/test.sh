@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
 # test.sh is Hub's one test command (`make test` runs it): the static checks (scripts/lint.sh:
-# gofmt, go vet, staticcheck, workflowcheck), then go test -tags e2e against a throwaway Postgres
+# gofmt, go vet, staticcheck, workflowcheck), the OpenAPI document's lint and typed-client check
+# (scripts/client-check.sh, for the whole module), then go test -tags e2e against a throwaway Postgres
 # server that lives exactly as long as this script.
 #
 #   scripts/test.sh                      # everything: ./...
@@ -74,7 +75,13 @@ while (($#)); do
 	*) go_test_args+=("$arg") ;;
 	esac
 done
-[[ ${#packages[@]} -gt 0 ]] || packages=(./...)
+# The OpenAPI document's npm checks (scripts/client-check.sh) run with the whole module, or when
+# HUB_CLIENT_CHECK=1; HUB_CLIENT_CHECK=0 skips them.
+client_check=${HUB_CLIENT_CHECK:-}
+if [[ ${#packages[@]} -eq 0 ]]; then
+	packages=(./...)
+	client_check=${client_check:-1}
+fi
 tags=${tags//[ ,]/,} # space-separated lists become comma-separated
 tags=${tags%,}
 
@@ -244,6 +251,9 @@ done
 # --- checks and tests --------------------------------------------------------------------------
 # ${a[@]+"${a[@]}"} expands an empty array to nothing, even under set -u in bash 3.2 (macOS).
 scripts/lint.sh ${lint_flags[@]+"${lint_flags[@]}"} "${packages[@]}"
+if [[ $client_check == 1 ]]; then
+	scripts/client-check.sh
+fi
 
 test_cmd=(go test -count=1 -timeout 15m -tags "$tags" ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})
 say "${test_cmd[*]}"

@@ -50,6 +50,6 @@ func run() error {
 			return nil
 		},
 	}
-	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), versionCommand())
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), openapiCommand(), versionCommand())
 	return root.ExecuteContext(ctx)
 }

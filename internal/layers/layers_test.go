@@ -30,7 +30,7 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "workspace", "stream", "traces", "usage", "workflows"},
+	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "openapi", "workspace", "stream", "traces", "usage", "workflows"},
 	"workflows":  {"activities"},
 	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
@@ -51,7 +51,9 @@ var productionRules = map[string][]string{
 	"mcpapps":   {"apps", "tools", "workspace"},
 	"playbooks": {},
 	// traces makes OpenTelemetry spans for the api, Temporal, SQL and the model's HTTP.
-	"traces":    {},
+	"traces": {},
+	// openapi reflects Go types into an OpenAPI 3.1 document; api describes its routes with it.
+	"openapi":   {},
 	"models":    {},
 	"temporal":  {},
 	"fakemodel": {},

@@ -1,0 +1,82 @@
+package api
+
+import "hub/stream"
+
+// The data of each frame type of a turn's stream (docs/api.md, "The
+// stream"), for the OpenAPI document. The worker's activities write the
+// frames (as maps, in package activities); the api writes done frames of
+// its own (doneFrame). e2e/openapi_test.go reads a real turn's stream and
+// checks every frame against these schemas, so the two cannot drift apart
+// unseen.
+//
+// turnFrames names each event type's data; activityFrames those of the
+// activity stream.
+var turnFrames = []struct {
+	event string
+	data  any
+	doc   string
+}{
+	{stream.TypeRefs, refsFrameDTO{}, "The records the turn knows, before any text."},
+	{stream.TypeStatus, statusFrameDTO{}, "A phase change: the step in progress (\"Thinking…\"), a retried or resumed model call (discard: drop the text since the previous status frame), a reset turn."},
+	{stream.TypeText, textFrameDTO{}, "Reply text as it streams: deltas only."},
+	{stream.TypeTool, toolFrameDTO{}, "A tool call started, ended (done, failed) or was held for Apply."},
+	{stream.TypeProposal, proposalFrameDTO{}, "The held writes waiting for Apply, before the done frame."},
+	{stream.TypeTurnError, errorDTO{}, "The turn's error; the same data as the error frame right after it (a name EventSource does not use itself)."},
+	{stream.TypeError, errorDTO{}, "The turn's error, right after its turn_error frame."},
+	{stream.TypeDone, doneFrameDTO{}, "Always the last frame: how the turn ended."},
+}
+
+// refsFrameDTO is a refs frame.
+type refsFrameDTO struct {
+	Refs []refDTO `json:"refs"`
+}
+
+// statusFrameDTO is a status frame.
+type statusFrameDTO struct {
+	Status  string `json:"status" doc:"working while a model step runs, retrying when a failed model call runs again, reset in the frame that replaces a reset turn's old done frame"`
+	Step    int    `json:"step,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Discard bool   `json:"discard,omitempty"`
+}
+
+// textFrameDTO is a text frame.
+type textFrameDTO struct {
+	Delta string `json:"delta"`
+}
+
+// toolFrameDTO is a tool frame: refs and summary when it is done or held,
+// error when it failed, undoGroupId for an immediate write.
+type toolFrameDTO struct {
+	CallID      string       `json:"callId"`
+	Tool        string       `json:"tool"`
+	Phase       string       `json:"phase"`
+	Summary     string       `json:"summary,omitempty"`
+	Error       *errorDetail `json:"error,omitempty"`
+	Refs        []refDTO     `json:"refs,omitempty"`
+	UndoGroupID string       `json:"undoGroupId,omitempty"`
+}
+
+// proposalFrameDTO is a proposal frame.
+type proposalFrameDTO struct {
+	MessageID string            `json:"messageId"`
+	Calls     []proposedCallDTO `json:"calls"`
+}
+
+// proposedCallDTO is one held write of a proposal frame.
+type proposedCallDTO struct {
+	CallID  string `json:"callId"`
+	Tool    string `json:"tool"`
+	Preview string `json:"preview"`
+	// SpaceID is set when the call acts in another of its turn's spaces.
+	SpaceID string `json:"spaceId,omitempty"`
+}
+
+// doneFrameDTO is a done frame. deleted is set on the one the api writes
+// for a turn whose conversation was deleted while it ran.
+type doneFrameDTO struct {
+	Status    string   `json:"status"`
+	MessageID string   `json:"messageId"`
+	Usage     usageDTO `json:"usage"`
+	Refs      []refDTO `json:"refs"`
+	Deleted   bool     `json:"deleted,omitempty"`
+}

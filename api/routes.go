@@ -1,0 +1,273 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/openapi"
+	"hub/workflows"
+)
+
+// route is one endpoint: what registers its handler, and what the OpenAPI
+// document says of it (api/openapi.go). Both come from this one table, so
+// a route cannot be served without being described, and the document
+// names the request and response types the handler really decodes and
+// encodes.
+type route struct {
+	method string
+	// path is gin's, from the root ("/api/spaces/:spaceId/tasks"); its
+	// :params are the operation's path parameters.
+	path string
+	// id is the operationId: stable, camelCase, unique.
+	id      string
+	summary string
+	auth    authMode
+	query   []param
+	// body is the JSON request body's type (its zero value); nil: none.
+	body any
+	// form is a multipart/form-data body instead.
+	form *openapi.Schema
+	// answers are the success answers (and readyz's 503), by status.
+	answers []answer
+	// errors are the error statuses this route answers besides the ones
+	// every route of its kind has (api/openapi.go, commonErrors).
+	errors  []int
+	handler gin.HandlerFunc
+}
+
+// authMode is how a route authenticates.
+type authMode int
+
+const (
+	// authBearer: Authorization: Bearer with a full token.
+	authBearer authMode = iota
+	// authStream: the bearer header, or ?streamToken= with the stream's
+	// own token (streamPerson).
+	authStream
+	// authNone: no token.
+	authNone
+	// authSelf: Authorization: Bearer, checked by the handler itself (the
+	// run inspector takes a full token or an operator token).
+	authSelf
+)
+
+// param is a query (or header) parameter.
+type param struct {
+	name     string
+	in       string // "query" (the default) or "header"
+	schema   *openapi.Schema
+	required bool
+	doc      string
+}
+
+// answer is one success status with its body: a JSON value of body's type,
+// nothing (204), or another content type with its schema.
+type answer struct {
+	status int
+	body   any
+	ctype  string
+	schema *openapi.Schema
+	doc    string
+}
+
+func ok(body any) answer       { return answer{status: http.StatusOK, body: body} }
+func created(body any) answer  { return answer{status: http.StatusCreated, body: body} }
+func accepted(body any) answer { return answer{status: http.StatusAccepted, body: body} }
+
+var noContent = answer{status: http.StatusNoContent, doc: "Done; no body."}
+
+func str(doc string) param { return param{schema: &openapi.Schema{Type: "string"}, doc: doc} }
+
+func named(name string, p param) param { p.name = name; return p }
+
+var (
+	pageParams = []param{
+		named("limit", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64)}, doc: "At most this many (0 or absent: the default page size)."}),
+		named("offset", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64)}, doc: "Skip this many (the previous page's nextOffset)."}),
+	}
+	lastEventParams = []param{
+		{name: "Last-Event-ID", in: "header", schema: &openapi.Schema{Type: "string", Examples: []any{"12"}}, doc: "Resume after this frame number (a decimal number from 0)."},
+		named("lastEventId", str("Last-Event-ID for clients that cannot set the header.")),
+	}
+)
+
+const (
+	// eventStream is the content type of the stream routes.
+	eventStream = "text/event-stream"
+	anyContent  = "*/*"
+)
+
+// routes is the api's whole table, in the order it is registered.
+func (s *Server) routes() []route {
+	return []route{
+		{method: "GET", path: "/healthz", id: "getHealth", summary: "The process is up", auth: authNone,
+			answers: []answer{ok(healthDTO{})}, handler: s.healthz},
+		{method: "GET", path: "/readyz", id: "getReadiness", summary: "The database and Temporal are reachable", auth: authNone,
+			answers: []answer{ok(readinessDTO{}), {status: http.StatusServiceUnavailable, body: readinessDTO{}, doc: "A check failed; checks say which and why."}},
+			handler: s.readyz},
+		{method: "GET", path: "/metrics", id: "getMetrics", summary: "Prometheus metrics", auth: authNone,
+			answers: []answer{{status: http.StatusOK, ctype: "text/plain", schema: &openapi.Schema{Type: "string"}, doc: "The Prometheus text format."}},
+			handler: s.prometheus},
+		{method: "GET", path: "/api/openapi.json", id: "getOpenAPI", summary: "This document", auth: authNone,
+			answers: []answer{{status: http.StatusOK, ctype: "application/json", schema: &openapi.Schema{Type: "object"}, doc: "The OpenAPI 3.1 document of this api."}},
+			handler: s.openapi},
+		{method: "GET", path: "/api/assistant/turns/:turnId/stream", id: "streamTurn", summary: "The turn's frames as Server-Sent Events", auth: authStream,
+			query: lastEventParams,
+			answers: []answer{{status: http.StatusOK, ctype: eventStream, schema: openapi.Ref("TurnEvent"), doc: "One event per frame (id, event, data), until the done frame; `: keep-alive` comments every 15 s."},
+				{status: http.StatusNoContent, doc: "The client has every frame the turn will send: close the EventSource."}},
+			handler: s.streamTurn},
+
+		{method: "GET", path: "/api/spaces", id: "listSpaces", summary: "List the spaces the person belongs to",
+			answers: []answer{ok(spaceListDTO{})}, handler: s.listSpaces},
+		{method: "GET", path: "/api/spaces/:spaceId/tasks", id: "listTasks", summary: "List tasks",
+			query: append([]param{named("status", str("Only tasks with this status.")), named("projectId", str("Only tasks of this project.")),
+				named("assigneeId", str("Only tasks assigned to this person.")), named("q", str("Only tasks whose title contains this."))}, pageParams...),
+			answers: []answer{ok(taskPageDTO{})}, handler: s.listTasks},
+		{method: "POST", path: "/api/spaces/:spaceId/tasks", id: "createTask", summary: "Create a task", body: createTaskRequest{},
+			answers: []answer{created(taskDTO{})}, errors: []int{403}, handler: s.createTask},
+		{method: "GET", path: "/api/spaces/:spaceId/tasks/:id", id: "getTask", summary: "Get a task",
+			answers: []answer{ok(taskDTO{})}, handler: s.getTask},
+		{method: "PATCH", path: "/api/spaces/:spaceId/tasks/:id", id: "updateTask", summary: "Update a task", body: updateTaskRequest{},
+			answers: []answer{ok(taskDTO{})}, errors: []int{403, 409}, handler: s.updateTask},
+		{method: "DELETE", path: "/api/spaces/:spaceId/tasks/:id", id: "deleteTask", summary: "Delete a task",
+			answers: []answer{noContent}, errors: []int{403}, handler: s.deleteTask},
+		{method: "GET", path: "/api/spaces/:spaceId/projects", id: "listProjects", summary: "List projects",
+			query:   append([]param{named("status", str("Only projects with this status.")), named("q", str("Only projects whose name contains this."))}, pageParams...),
+			answers: []answer{ok(projectPageDTO{})}, handler: s.listProjects},
+		{method: "POST", path: "/api/spaces/:spaceId/projects", id: "createProject", summary: "Create a project", body: createProjectRequest{},
+			answers: []answer{created(projectDTO{})}, errors: []int{403}, handler: s.createProject},
+		{method: "GET", path: "/api/spaces/:spaceId/projects/:id", id: "getProject", summary: "Get a project",
+			answers: []answer{ok(projectDTO{})}, handler: s.getProject},
+		{method: "PATCH", path: "/api/spaces/:spaceId/projects/:id", id: "updateProject", summary: "Update a project", body: updateProjectRequest{},
+			answers: []answer{ok(projectDTO{})}, errors: []int{403, 409}, handler: s.updateProject},
+		{method: "DELETE", path: "/api/spaces/:spaceId/projects/:id", id: "deleteProject", summary: "Delete a project",
+			answers: []answer{noContent}, errors: []int{403}, handler: s.deleteProject},
+		{method: "GET", path: "/api/spaces/:spaceId/people", id: "listPeople", summary: "List the people of a space",
+			answers: []answer{ok(personListDTO{})}, handler: s.listPeople},
+		{method: "POST", path: "/api/spaces/:spaceId/people", id: "addPerson", summary: "Add a person to the space (owners only): a new one by name, or by personId someone from another of your spaces",
+			body: addPersonRequest{}, answers: []answer{created(personDTO{})}, errors: []int{403, 409}, handler: s.addPerson},
+		{method: "GET", path: "/api/spaces/:spaceId/people/:id", id: "getPerson", summary: "Get a person of the space",
+			answers: []answer{ok(personDTO{})}, handler: s.getPerson},
+		{method: "PATCH", path: "/api/spaces/:spaceId/people/:id", id: "updatePerson", summary: "Change a person's name, first name or role at their revision",
+			body: updatePersonRequest{}, answers: []answer{ok(personDTO{})}, errors: []int{403, 409}, handler: s.updatePerson},
+		{method: "DELETE", path: "/api/spaces/:spaceId/people/:id", id: "removePerson", summary: "Remove a person from the space (owners), or leave it (yourself)",
+			answers: []answer{noContent}, errors: []int{403, 409}, handler: s.deletePerson},
+		{method: "PATCH", path: "/api/spaces/:spaceId/members/:personId", id: "setMemberRole", summary: "Change a member's role (owners only)",
+			body: memberRoleRequest{}, answers: []answer{ok(personDTO{})}, errors: []int{403, 409}, handler: s.setMemberRole},
+		{method: "DELETE", path: "/api/spaces/:spaceId/members/:personId", id: "removeMember", summary: "Remove a member from the space (owners), or leave it (yourself)",
+			answers: []answer{noContent}, errors: []int{403, 409}, handler: s.removeMember},
+		{method: "GET", path: "/api/spaces/:spaceId/connections", id: "listConnections", summary: "List the space's connected apps",
+			answers: []answer{ok(connectionListDTO{})}, handler: s.listConnections},
+		{method: "POST", path: "/api/spaces/:spaceId/connections", id: "createConnection", summary: "Connect an app (a webhook or an MCP server) to the space",
+			body: createConnectionRequest{}, answers: []answer{created(connectionDTO{})}, errors: []int{403, 409}, handler: s.createConnection},
+		{method: "POST", path: "/api/spaces/:spaceId/connections/:id/refresh", id: "refreshConnection", summary: "List a connected MCP server's tools again",
+			answers: []answer{ok(connectionDTO{})}, errors: []int{403, 409, 503}, handler: s.refreshConnection},
+		{method: "DELETE", path: "/api/spaces/:spaceId/connections/:id", id: "deleteConnection", summary: "Remove a connected app",
+			answers: []answer{noContent}, errors: []int{403}, handler: s.deleteConnection},
+		{method: "GET", path: "/api/spaces/:spaceId/audit", id: "listAudit", summary: "The space's audit log, newest first: connected apps, settings and people changed (owners)",
+			query: []param{
+				named("limit", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64)}, doc: "At most this many, 1 to 200 (0 or absent: 50)."}),
+				named("before", str("The previous page's nextBefore: events older than that one.")),
+			},
+			answers: []answer{ok(auditPageDTO{})}, errors: []int{403}, handler: s.listAudit},
+		{method: "POST", path: "/api/spaces/:spaceId/files", id: "uploadFile", summary: "Attach a file to the space (multipart, part file)",
+			form: &openapi.Schema{Type: "object", Required: []string{"file"}, Properties: map[string]*openapi.Schema{
+				"file": {Type: "string", ContentMediaType: "application/octet-stream", Description: "The file, with its name as the part's filename."}}},
+			answers: []answer{created(fileDTO{})}, errors: []int{403, 413, 415, 503}, handler: s.uploadFile},
+		{method: "GET", path: "/api/spaces/:spaceId/files", id: "listFiles", summary: "List the space's files, newest first",
+			answers: []answer{ok(fileListDTO{})}, errors: []int{503}, handler: s.listFiles},
+		{method: "GET", path: "/api/spaces/:spaceId/files/:id", id: "getFile", summary: "Get a file's name, type and size",
+			answers: []answer{ok(fileDTO{})}, errors: []int{503}, handler: s.getFile},
+		{method: "GET", path: "/api/spaces/:spaceId/files/:id/content", id: "getFileContent", summary: "Read a file's bytes",
+			answers: []answer{{status: http.StatusOK, ctype: anyContent, schema: &openapi.Schema{Type: "string", ContentMediaType: "application/octet-stream"},
+				doc: "The file's bytes, with its content type, as an attachment."}},
+			errors: []int{503}, handler: s.fileContent},
+		{method: "DELETE", path: "/api/spaces/:spaceId/files/:id", id: "deleteFile", summary: "Delete a file",
+			answers: []answer{noContent}, errors: []int{403, 503}, handler: s.deleteFile},
+		{method: "GET", path: "/api/models", id: "listModels", summary: "The models a person may choose for a turn or as their default",
+			answers: []answer{ok(modelListDTO{})}, handler: s.listModels},
+		{method: "GET", path: "/api/spaces/:spaceId/settings", id: "getSpaceSettings", summary: "The space's settings: its monthly budget for model calls and this month's spend",
+			answers: []answer{ok(spaceSettingsDTO{})}, handler: s.getSpaceSettings},
+		{method: "PATCH", path: "/api/spaces/:spaceId/settings", id: "updateSpaceSettings", summary: "Change the space's settings (owners only): its monthly budget",
+			body: updateSpaceSettingsRequest{}, answers: []answer{ok(spaceSettingsDTO{})}, errors: []int{403}, handler: s.updateSpaceSettings},
+		{method: "GET", path: "/api/usage", id: "getUsage", summary: "Model usage and cost summed over a time range, by person, space, model or day",
+			query: []param{named("from", str("An RFC 3339 time or a date (UTC); default: the start of this month.")),
+				named("to", str("An RFC 3339 time or a date (its end); default: now.")),
+				named("groupBy", param{schema: &openapi.Schema{Type: "string", Enum: []any{"person", "space", "model", "day"}}, doc: "Sum by this, besides the total."}),
+				named("spaceId", str("Only this space (one the person belongs to)."))},
+			answers: []answer{ok(usageReportDTO{})}, errors: []int{404}, handler: s.usage},
+		{method: "GET", path: "/api/me/settings", id: "getSettings", summary: "The person's assistant settings",
+			answers: []answer{ok(settingsDTO{})}, handler: s.getSettings},
+		{method: "PATCH", path: "/api/me/settings", id: "updateSettings", summary: "Change the person's assistant settings",
+			body: updateSettingsRequest{}, answers: []answer{ok(settingsDTO{})}, handler: s.updateSettings},
+		{method: "GET", path: "/api/me/profile", id: "getProfile", summary: "The person's profile: name, first name and persona",
+			answers: []answer{ok(profileDTO{})}, handler: s.getProfile},
+		{method: "PATCH", path: "/api/me/profile", id: "updateProfile", summary: "Change the person's first name or persona (one sentence about their work)",
+			body: updateProfileRequest{}, answers: []answer{ok(profileDTO{})}, handler: s.updateProfile},
+		{method: "GET", path: "/api/me/skills", id: "listSkills", summary: "The person's own skills",
+			answers: []answer{ok(skillListDTO{})}, handler: s.listSkills},
+		{method: "POST", path: "/api/me/skills", id: "createSkill", summary: "Save a personal skill (enabled by default)",
+			body: createSkillRequest{}, answers: []answer{created(skillDTO{})}, errors: []int{409}, handler: s.createSkill},
+		{method: "GET", path: "/api/me/skills/:id", id: "getSkill", summary: "One of the person's skills",
+			answers: []answer{ok(skillDTO{})}, handler: s.getSkill},
+		{method: "PATCH", path: "/api/me/skills/:id", id: "updateSkill", summary: "Change a personal skill at its version",
+			body: updateSkillRequest{}, answers: []answer{ok(skillDTO{})}, errors: []int{409}, handler: s.updateSkill},
+		{method: "DELETE", path: "/api/me/skills/:id", id: "deleteSkill", summary: "Delete a personal skill",
+			query:   []param{named("version", param{schema: &openapi.Schema{Type: "integer", Minimum: ptr(int64(1))}, doc: "When given, must be the skill's current version (else 409)."})},
+			answers: []answer{noContent}, errors: []int{409}, handler: s.deleteSkill},
+		{method: "POST", path: "/api/assistant/conversations", id: "createConversation", summary: "Start a conversation",
+			body: createConversationRequest{}, answers: []answer{created(conversationDTO{})}, errors: []int{404}, handler: s.createConversation},
+		{method: "GET", path: "/api/assistant/conversations", id: "listConversations", summary: "List conversations in a space",
+			query:   []param{{name: "spaceId", schema: &openapi.Schema{Type: "string"}, required: true, doc: "The space whose conversations to list."}},
+			answers: []answer{ok(conversationListDTO{})}, errors: []int{404}, handler: s.listConversations},
+		{method: "DELETE", path: "/api/assistant/conversations/:id", id: "deleteConversation", summary: "Delete a conversation and end its running turn",
+			answers: []answer{noContent}, handler: s.deleteConversation},
+		{method: "GET", path: "/api/assistant/conversations/:id/messages", id: "listMessages", summary: "A conversation's messages",
+			answers: []answer{ok(messageListDTO{})}, handler: s.listMessages},
+		{method: "POST", path: "/api/assistant/conversations/:id/turns", id: "startTurn", summary: "Send a message: starts a turn",
+			body: startTurnRequest{}, answers: []answer{accepted(turnStartedDTO{})}, errors: []int{409, 503}, handler: s.startTurn},
+		{method: "GET", path: "/api/assistant/turns/:turnId", id: "getTurn", summary: "A turn's status",
+			answers: []answer{ok(turnDTO{})}, handler: s.getTurn},
+		{method: "GET", path: "/api/assistant/turns/:turnId/inspect", id: "inspectTurn",
+			summary: "What a turn's model saw and did (the run inspector): the conversation's owner, or an operator token for any turn",
+			auth: authSelf, answers: []answer{ok(inspectionDTO{})}, handler: s.inspectTurn},
+		{method: "POST", path: "/api/assistant/turns/:turnId/retry", id: "retryTurn", summary: "Run a failed turn's message again",
+			answers: []answer{accepted(turnStartedDTO{})}, errors: []int{409, 503}, handler: s.retryTurn},
+		{method: "POST", path: "/api/assistant/turns/:turnId/stop", id: "stopTurn", summary: "Stop a turn (keeps text, usage and receipts)",
+			answers: []answer{accepted(controlDTO{})}, errors: []int{409, 503}, handler: s.controlTurn(workflows.StopSignal)},
+		{method: "POST", path: "/api/assistant/turns/:turnId/pause", id: "pauseTurn", summary: "Pause a turn",
+			answers: []answer{accepted(controlDTO{})}, errors: []int{409, 503}, handler: s.controlTurn(workflows.PauseSignal)},
+		{method: "POST", path: "/api/assistant/turns/:turnId/resume", id: "resumeTurn", summary: "Resume a paused turn",
+			answers: []answer{accepted(controlDTO{})}, errors: []int{409, 503}, handler: s.controlTurn(workflows.ResumeSignal)},
+		{method: "GET", path: "/api/agent/state", id: "getAgentState", summary: "The person's running work, for the top bar",
+			answers: []answer{ok(topBarDTO{})}, handler: s.agentState},
+		// Like a turn's stream, the activity stream authenticates itself: the
+		// bearer header, or a token from /agent/stream-token in the URL.
+		{method: "GET", path: "/api/agent/stream", id: "streamActivity", summary: "The person's activity frames as Server-Sent Events: a snapshot of the top bar, then every change",
+			auth: authStream, query: lastEventParams,
+			answers: []answer{{status: http.StatusOK, ctype: eventStream, schema: openapi.Ref("ActivityEvent"),
+				doc: "Events of type activity: first the top bar as a snapshot (unless resumed), then one per change; never ends."}},
+			handler: s.agentStream},
+		{method: "POST", path: "/api/agent/stream-token", id: "createActivityStreamToken", summary: "A short-lived token that reads only the person's activity stream, for a URL (EventSource)",
+			answers: []answer{created(activityTokenDTO{})}, handler: s.activityStreamToken},
+		{method: "POST", path: "/api/agent/stop", id: "stopAll", summary: "Stop all of the person's running work",
+			answers: []answer{accepted(controlAllDTO{})}, handler: s.controlAll(workflows.StopSignal)},
+		{method: "POST", path: "/api/agent/pause", id: "pauseAll", summary: "Pause all of the person's running work",
+			answers: []answer{accepted(controlAllDTO{})}, handler: s.controlAll(workflows.PauseSignal)},
+		{method: "POST", path: "/api/agent/resume", id: "resumeAll", summary: "Resume all of the person's paused work",
+			answers: []answer{accepted(controlAllDTO{})}, handler: s.controlAll(workflows.ResumeSignal)},
+		{method: "POST", path: "/api/assistant/undo", id: "undo", summary: "Undo an Undo group: put its records back as they were",
+			body: undoRequest{}, answers: []answer{ok(undoResultDTO{})}, errors: []int{403, 404, 409}, handler: s.undo},
+		{method: "POST", path: "/api/assistant/redo", id: "redo", summary: "Redo an undone Undo group",
+			body: undoRequest{}, answers: []answer{ok(undoResultDTO{})}, errors: []int{403, 404, 409}, handler: s.redo},
+		{method: "GET", path: "/api/assistant/needs-me", id: "listNeedsMe", summary: "Writes held for the person's Needs me list",
+			answers: []answer{ok(needsMeListDTO{})}, handler: s.needsMe},
+		{method: "GET", path: "/api/prompts", id: "listPrompts", summary: "Every prompt Hub sends the model, built with sample values, with its size and budget",
+			answers: []answer{ok(promptListDTO{})}, handler: s.listPrompts},
+		{method: "POST", path: "/api/assistant/apply", id: "applyProposal", summary: "Apply a reply's held writes; answers the receipts",
+			body: applyRequest{}, answers: []answer{ok(applyResultDTO{})}, errors: []int{404, 409, 503}, handler: s.apply},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
