@@ -231,7 +231,7 @@ func (s *Server) routes() []route {
 			answers: []answer{ok(turnDTO{})}, handler: s.getTurn},
 		{method: "GET", path: "/api/assistant/turns/:turnId/inspect", id: "inspectTurn",
 			summary: "What a turn's model saw and did (the run inspector): the conversation's owner, or an operator token for any turn",
-			auth: authSelf, answers: []answer{ok(inspectionDTO{})}, handler: s.inspectTurn},
+			auth:    authSelf, answers: []answer{ok(inspectionDTO{})}, handler: s.inspectTurn},
 		{method: "POST", path: "/api/assistant/turns/:turnId/retry", id: "retryTurn", summary: "Run a failed turn's message again",
 			answers: []answer{accepted(turnStartedDTO{})}, errors: []int{409, 503}, handler: s.retryTurn},
 		{method: "POST", path: "/api/assistant/turns/:turnId/stop", id: "stopTurn", summary: "Stop a turn (keeps text, usage and receipts)",
