@@ -1,7 +1,7 @@
 // Command hub runs Workspace: `hub dev` (everything embedded, one process),
 // `hub api` and `hub worker` (production processes against Temporal and
-// Postgres), `hub migrate`, `hub token create`, `hub fakemodel` and
-// `hub version`.
+// Postgres), `hub migrate`, `hub token create`, `hub fakemodel`, `hub bench`
+// and `hub version`.
 //
 // The commands read flags and the environment and hand them to package
 // wiring, which builds the parts (hubtest builds a test's Hub with it too).
@@ -38,6 +38,6 @@ func run() error {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), versionCommand())
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), benchCommand(), evalCommand(), versionCommand())
 	return root.ExecuteContext(ctx)
 }
