@@ -205,6 +205,11 @@ func (r *run) phases(ctx context.Context, rep *Report) error {
 			return err
 		}
 	}
+	idle, err := r.idleRate(ctx, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	rep.Idle = idle
 	add := func(name, system string, n, inFlight int, f turnFunc) error {
 		if n == 0 {
 			return nil
@@ -352,6 +357,32 @@ func (r *run) phase(ctx context.Context, name, system string, n, inFlight int, f
 		return p, err
 	}
 	return p, nil
+}
+
+// idleRate measures what Hub does with no turn at all, per second, over
+// d: the background that every phase's figures include.
+func (r *run) idleRate(ctx context.Context, d time.Duration) (*IdleRate, error) {
+	fmt.Fprintf(r.o.Log, "hub bench: idle for %s\n", d)
+	before := r.sample(ctx, true)
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(d):
+	}
+	after := r.sample(ctx, true)
+	secs := time.Since(start).Seconds()
+	out := &IdleRate{Seconds: round(secs), CPUMsPerSecond: map[string]float64{}}
+	for name, t := range after.cpu {
+		out.CPUMsPerSecond[name] = round(float64(t-before.cpu[name]) / float64(time.Millisecond) / secs)
+	}
+	if r.pg != nil {
+		c := after.db.minus(before.db)
+		out.CommitsPerSecond = round(float64(c.Commits-1) / secs)
+		out.RowsWrittenPerSecond = round(float64(c.Inserted+c.Updated+c.Deleted) / secs)
+		out.FetchedPerSecond = round(float64(c.Fetched) / secs)
+	}
+	return out, nil
 }
 
 // sample is the counters at one moment.

@@ -23,6 +23,7 @@ type Report struct {
 	HubPIDs     []int     `json:"hubPids"`
 	PostgresPID int       `json:"postgresPid,omitempty"`
 
+	Idle      *IdleRate        `json:"idle,omitempty"`
 	Phases    []Phase          `json:"phases"`
 	FirstText *FirstTextReport `json:"firstText,omitempty"`
 	Stop      *StopReport      `json:"stop,omitempty"`
@@ -55,6 +56,18 @@ type Phase struct {
 	CPUTotalPerTurnMs float64            `json:"cpuTotalPerTurnMs"`
 	DB                *DBPerTurn         `json:"dbPerTurn,omitempty"`
 	HubRSSMB          float64            `json:"hubRssMb"`
+}
+
+// IdleRate is what Hub's processes and database do with no turn running,
+// per second (measured before the phases, after the warm-up): the
+// background in every phase's figures, including the 1.5 s after each
+// phase the bench waits for Postgres's counters.
+type IdleRate struct {
+	Seconds              float64            `json:"seconds"`
+	CPUMsPerSecond       map[string]float64 `json:"cpuMsPerSecond"`
+	CommitsPerSecond     float64            `json:"commitsPerSecond"`
+	RowsWrittenPerSecond float64            `json:"rowsWrittenPerSecond"`
+	FetchedPerSecond     float64            `json:"fetchedPerSecond"`
 }
 
 // DBPerTurn is pg_stat_database's deltas over a phase, per turn.
@@ -147,6 +160,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if i := r.Idle; i != nil {
+		var cpu []string
+		for _, g := range groups {
+			cpu = append(cpu, fmt.Sprintf("%s %.1f", g, i.CPUMsPerSecond[g]))
+		}
+		fmt.Fprintf(w, "idle (no turn, %.1f s): CPU ms/s %s", i.Seconds, strings.Join(cpu, ", "))
+		if r.hasDB() {
+			fmt.Fprintf(w, "; %.1f commits/s, %.1f rows written/s, %.1f fetched/s", i.CommitsPerSecond, i.RowsWrittenPerSecond, i.FetchedPerSecond)
+		}
+		fmt.Fprintln(w)
+	}
 	if f := r.FirstText; f != nil {
 		fmt.Fprintf(w, "first text frame: turn POST → first text on the stream median %.1f ms, p99 %.1f ms; the model's first chunk → that frame median %.1f ms, p99 %.1f ms (%d turns)\n",
 			f.FromTurnPost.Median, f.FromTurnPost.P99, f.FromModelFirstChunk.Median, f.FromModelFirstChunk.P99, f.FromTurnPost.N)
