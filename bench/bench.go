@@ -51,6 +51,7 @@ type Options struct {
 	Warmup               int // sequential turns first, not reported
 	Sequential           int // turns one after another
 	Concurrent, InFlight int // turns, at most InFlight at once
+	Rounds               int // concurrent phases, one after another (memory over many turns)
 	Samples              int // first-text and stop samples
 	Delay                time.Duration
 	DelayTurns           int           // turns of each system at Delay
@@ -65,7 +66,7 @@ type Options struct {
 
 // Defaults are the workload.
 func Defaults() Options {
-	return Options{Warmup: 5, Sequential: 50, Concurrent: 200, InFlight: 20, Samples: 10,
+	return Options{Warmup: 5, Sequential: 50, Concurrent: 200, InFlight: 20, Samples: 10, Rounds: 1,
 		Delay: 400 * time.Millisecond, DelayTurns: 5, ModelAddr: "127.0.0.1:0"}
 }
 
@@ -94,6 +95,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Sequential < 0 || o.Concurrent < 0 || o.Warmup < 0 || o.Samples < 0 || o.DelayTurns < 0 {
 		return nil, errors.New("turn counts cannot be negative")
+	}
+	if o.Rounds < 0 {
+		return nil, errors.New("--rounds cannot be negative")
 	}
 	if o.InFlight < 1 {
 		return nil, errors.New("--in-flight must be at least 1")
@@ -226,11 +230,17 @@ func (r *run) phases(ctx context.Context, rep *Report) error {
 	if err := add("sequential", "plain", o.Sequential, 1, r.plainTurn); err != nil {
 		return err
 	}
-	if err := add(fmt.Sprintf("%d in flight", o.InFlight), "hub", o.Concurrent, o.InFlight, r.hubTurn); err != nil {
-		return err
-	}
-	if err := add(fmt.Sprintf("%d in flight", o.InFlight), "plain", o.Concurrent, o.InFlight, r.plainTurn); err != nil {
-		return err
+	for round := 1; round <= max(o.Rounds, 1); round++ {
+		name := fmt.Sprintf("%d in flight", o.InFlight)
+		if o.Rounds > 1 {
+			name += fmt.Sprintf(", round %d", round)
+		}
+		if err := add(name, "hub", o.Concurrent, o.InFlight, r.hubTurn); err != nil {
+			return err
+		}
+		if err := add(name, "plain", o.Concurrent, o.InFlight, r.plainTurn); err != nil {
+			return err
+		}
 	}
 	if o.Samples > 0 {
 		ft, err := r.firstText(ctx, o.Samples)

@@ -56,6 +56,7 @@ latency, and the ratio to a plain loop at a realistic model latency. docs/benchm
 	f.IntVar(&o.Sequential, "sequential", o.Sequential, "turns one after another")
 	f.IntVar(&o.Concurrent, "concurrent", o.Concurrent, "turns at --in-flight at once")
 	f.IntVar(&o.InFlight, "in-flight", o.InFlight, "turns in flight in the concurrent phase")
+	f.IntVar(&o.Rounds, "rounds", o.Rounds, "concurrent phases one after another (hub RSS after each: memory per turns)")
 	f.IntVar(&o.Samples, "samples", o.Samples, "first-text and stop turns")
 	f.DurationVar(&o.Delay, "delay", o.Delay, "the model's wait before each reply in the realistic-latency phase")
 	f.IntVar(&o.DelayTurns, "delay-turns", o.DelayTurns, "turns of each system in the realistic-latency phase (0: none)")
