@@ -54,15 +54,21 @@ func openPostgres(ctx context.Context, url string, p proc) (*postgres, error) {
 
 func (pg *postgres) close() { _ = pg.conn.Close(context.Background()) }
 
-// counters reads the database's counters. Backends report them when they
-// go idle, at most once a second, so settle waits that long first: a
-// phase's last statements are in the numbers.
+// statsSettle is how long after a phase its counters are complete. A
+// backend reports its counters at a transaction's end at most once a
+// second; one that goes idle with counts still pending reports them after
+// up to 10 s (PGSTAT_IDLE_INTERVAL, Postgres 15), and Hub's pooled
+// connections sit idle between phases.
+const statsSettle = 11 * time.Second
+
+// counters reads the database's counters; settle waits statsSettle
+// first, so that a phase's last statements are in the numbers.
 func (pg *postgres) counters(ctx context.Context, settle bool) (pgCounters, error) {
 	if settle {
 		select {
 		case <-ctx.Done():
 			return pgCounters{}, ctx.Err()
-		case <-time.After(1500 * time.Millisecond):
+		case <-time.After(statsSettle):
 		}
 	}
 	var c pgCounters

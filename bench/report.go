@@ -54,8 +54,11 @@ type Phase struct {
 	// stand-in model and, for the plain loop, the loop itself).
 	CPUPerTurnMs      map[string]float64 `json:"cpuPerTurnMs"`
 	CPUTotalPerTurnMs float64            `json:"cpuTotalPerTurnMs"`
-	DB                *DBPerTurn         `json:"dbPerTurn,omitempty"`
-	HubRSSMB          float64            `json:"hubRssMb"`
+	// DB is pg_stat_database's deltas per turn, less the idle background
+	// over the phase and the wait for the counters; DBRaw is without that.
+	DB       *DBPerTurn `json:"dbPerTurn,omitempty"`
+	DBRaw    *DBPerTurn `json:"dbPerTurnRaw,omitempty"`
+	HubRSSMB float64    `json:"hubRssMb"`
 }
 
 // IdleRate is what Hub's processes and database do with no turn running,
