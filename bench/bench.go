@@ -59,6 +59,7 @@ type Options struct {
 	HubPIDs              []int         // Hub's processes, for CPU and memory
 	HubMatch             string        // or a regular expression over their command lines
 	PostgresPID          int           // the postmaster, if not found from the database connection
+	APIs, Workers        int           // start this many `hub api` and `hub worker` processes (and a Temporal server) instead of hub dev
 	Keep                 bool          // keep hub dev's data dir and log
 	Log                  io.Writer     // progress lines
 	Env                  []string      // added to hub dev's environment
@@ -73,13 +74,15 @@ func Defaults() Options {
 // run is one bench run's state.
 type run struct {
 	o       Options
-	id      string // names this run's turns and tasks
-	api     *client
+	id      string  // names this run's turns and tasks
+	api     *client // the first api: set-up, the plain loop's writes, the count at the end
 	model   *model
 	plain   *plainLoop
 	spaceID string
 	proc    proc
-	hub     group
+	apis    []*client // turns go round robin over them
+	rr      atomic.Int64
+	procs   []group // Hub's processes: hub dev, or the api, worker and Temporal processes
 	pg      *postgres
 	pgGroup group
 	self    group
@@ -117,7 +120,27 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	url, token := o.URL, o.Token
-	if url == "" {
+	var urls []string
+	switch {
+	case o.APIs > 0 || o.Workers > 0:
+		if o.APIs < 1 || o.Workers < 1 || o.URL != "" {
+			return nil, errors.New("--apis and --workers go together, at least 1 each, and without --url")
+		}
+		cl, err := startCluster(ctx, o, r.model.baseURL, o.Log)
+		if cl != nil {
+			defer func() {
+				if err := cl.stop(o.Keep); err != nil {
+					fmt.Fprintf(o.Log, "hub bench: stopping the processes: %v\n", err)
+				}
+			}()
+		}
+		if err != nil {
+			return nil, err
+		}
+		urls, token = cl.urls, cl.token
+		r.procs = cl.groups()
+		rep.Hub = fmt.Sprintf("%d hub api + %d hub worker processes and one Temporal server (started by the bench)", o.APIs, o.Workers)
+	case o.URL == "":
 		dev, err := startDev(ctx, o.Exe, r.model.baseURL, o.DatabaseURL, o.Env, o.Log)
 		if dev != nil {
 			defer func() {
@@ -129,10 +152,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		url, token = dev.url, dev.token
-		r.hub = group{name: "hub", pids: []int{dev.pid()}}
+		urls, token = []string{dev.url}, dev.token
+		r.procs = []group{{name: "hub", pids: []int{dev.pid()}}}
 		rep.Hub = "hub dev (started by the bench)"
-	} else {
+	default:
+		urls = []string{url}
 		rep.Hub = url
 		fmt.Fprintf(o.Log, "hub bench: driving %s; it must call the model at OPENAI_BASE_URL=%s\n", url, r.model.baseURL)
 	}
@@ -142,18 +166,25 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	} else if o.URL != "" {
 		rep.Database = "unknown"
 	}
-	r.hub.name = "hub"
-	r.hub.pids = append(r.hub.pids, o.HubPIDs...)
+	given := group{name: "hub", pids: o.HubPIDs}
 	if o.HubMatch != "" {
 		re, err := regexp.Compile(o.HubMatch)
 		if err != nil {
 			return nil, fmt.Errorf("--hub-match: %w", err)
 		}
-		r.hub.pids = append(r.hub.pids, r.proc.matching(re)...)
+		given.pids = append(given.pids, r.proc.matching(re)...)
 	}
-	rep.HubPIDs = r.hub.pids
+	if len(given.pids) > 0 {
+		r.procs = append(r.procs, given)
+	}
+	for _, g := range r.procs {
+		rep.HubPIDs = append(rep.HubPIDs, g.pids...)
+	}
 
-	r.api = newClient(url, token, o.InFlight)
+	for _, u := range urls {
+		r.apis = append(r.apis, newClient(u, token, o.InFlight))
+	}
+	r.api = r.apis[0]
 	if err := r.api.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -276,16 +307,17 @@ const turnTimeout = 2 * time.Minute
 func (r *run) hubTurn(ctx context.Context, name string) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, turnTimeout)
 	defer cancel()
-	conv, err := r.api.conversation(ctx, r.spaceID, "bench "+name)
+	api := r.apis[int(r.rr.Add(1))%len(r.apis)]
+	conv, err := api.conversation(ctx, r.spaceID, "bench "+name)
 	if err != nil {
 		return 0, err
 	}
 	start := time.Now()
-	st, err := r.api.startTurn(ctx, conv, turnPrefix+name)
+	st, err := api.startTurn(ctx, conv, turnPrefix+name)
 	if err != nil {
 		return 0, err
 	}
-	done, err := r.api.follow(ctx, st.StreamURL, nil)
+	done, err := api.follow(ctx, st.StreamURL, nil)
 	took := time.Since(start)
 	if err != nil {
 		return 0, fmt.Errorf("turn %s: %w", st.TurnID, err)
@@ -358,9 +390,7 @@ func (r *run) phase(ctx context.Context, name, system string, n, inFlight int, f
 		p.DBRaw = perTurn(d, n)
 		p.DB = perTurn(r.lessIdle(d, time.Since(start)), n)
 	}
-	if m, ok := r.memory()["hub"]; ok {
-		p.HubRSSMB = m.RSSMB
-	}
+	p.HubRSSMB = hubMemory(r.memory()).RSSMB
 	if nerr > 0 {
 		fmt.Fprintf(r.o.Log, "hub bench: %d of %d turns failed, e.g.: %s\n", nerr, n, errs[0])
 	}
@@ -433,8 +463,10 @@ func (r *run) sample(ctx context.Context, settle bool) sample {
 
 func (r *run) groups() []group {
 	gs := []group{r.self}
-	if len(r.hub.pids) > 0 {
-		gs = append(gs, r.hub)
+	for _, g := range r.procs {
+		if len(g.pids) > 0 {
+			gs = append(gs, g)
+		}
 	}
 	if len(r.pgGroup.pids) > 0 {
 		gs = append(gs, r.pgGroup)

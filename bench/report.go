@@ -202,7 +202,7 @@ func (r *Report) cpuGroups() []string {
 			}
 		}
 	}
-	order := map[string]int{"hub": 0, "postgres": 1, "bench": 2}
+	order := map[string]int{"hub": 0, "api": 1, "worker": 2, "temporal": 3, "postgres": 4, "bench": 5}
 	slices.SortFunc(gs, func(a, b string) int { return order[a] - order[b] })
 	return gs
 }
@@ -217,12 +217,24 @@ func (r *Report) hasDB() bool {
 }
 
 func (r *Report) memoryLine() string {
-	hub := func(m map[string]Memory) Memory { return m["hub"] }
+	hub := hubMemory
 	s := fmt.Sprintf("hub RSS %.0f MB at the start, %.0f MB after the phases", hub(r.MemoryStart).RSSMB, hub(r.MemoryEnd).RSSMB)
 	if r.MemoryAfterIdle != nil {
 		s += fmt.Sprintf(", %.0f MB after idling", hub(*r.MemoryAfterIdle).RSSMB)
 	}
 	return s + fmt.Sprintf("; peak (VmHWM) %.0f MB; bench %.0f MB", hub(r.MemoryEnd).PeakMB, r.MemoryEnd["bench"].RSSMB)
+}
+
+// hubMemory sums the memory of Hub's processes (all but the bench).
+func hubMemory(m map[string]Memory) Memory {
+	var sum Memory
+	for g, v := range m {
+		if g != "bench" {
+			sum.RSSMB += v.RSSMB
+			sum.PeakMB += v.PeakMB
+		}
+	}
+	return sum
 }
 
 func loads(l []float64) string {

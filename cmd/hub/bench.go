@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"hub/bench"
+	"hub/temporal"
+	"hub/workflows"
 )
 
 func benchCommand() *cobra.Command {
@@ -22,7 +24,7 @@ model the bench prints, see --model-addr). It reports median/p99, turns/s, CPU p
 Postgres (from /proc), commits and rows per turn (pg_stat_database), memory, first-text and stop
 latency, and the ratio to a plain loop at a realistic model latency. docs/benchmarks.md has more.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.URL == "" {
+			if o.URL == "" { // hub dev, or the processes, from this executable
 				exe, err := os.Executable()
 				if err != nil {
 					return fmt.Errorf("find the hub executable to start hub dev from: %w", err)
@@ -64,7 +66,35 @@ latency, and the ratio to a plain loop at a realistic model latency. docs/benchm
 	f.IntSliceVar(&o.HubPIDs, "hub-pid", nil, "Hub process ids to measure (with --url; repeatable)")
 	f.StringVar(&o.HubMatch, "hub-match", "", `measure the processes whose command line matches this regular expression (e.g. "hub (api|worker)")`)
 	f.IntVar(&o.PostgresPID, "postgres-pid", 0, "the postmaster's pid (default: found from the database connection)")
-	f.BoolVar(&o.Keep, "keep", false, "keep hub dev's data dir and log")
+	f.IntVar(&o.APIs, "apis", 0, "start this many `hub api` processes (with --workers, one Temporal server, on --database-url) instead of hub dev")
+	f.IntVar(&o.Workers, "workers", 0, "start this many `hub worker` processes (with --apis)")
+	f.BoolVar(&o.Keep, "keep", false, "keep the started processes' data dir and logs")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.AddCommand(benchTemporalCommand())
+	return cmd
+}
+
+// benchTemporalCommand is the Temporal server `hub bench --apis N
+// --workers M` runs as a process of its own: the embedded server `hub dev`
+// runs in-process, with Hub's search attributes, its CPU and memory
+// measured apart from the workers'.
+func benchTemporalCommand() *cobra.Command {
+	var db, addr string
+	cmd := &cobra.Command{
+		Use:    "temporal",
+		Short:  "Serve the embedded Temporal server alone (for hub bench --apis/--workers)",
+		Hidden: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ts, err := temporal.Start(cmd.Context(), temporal.Options{DatabaseFile: db, FrontendAddr: addr, SearchAttributes: workflows.SearchAttributes()})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Temporal frontend %s namespace %s\n", ts.FrontendHostPort(), ts.Namespace())
+			<-cmd.Context().Done()
+			return ts.Stop()
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", "", "SQLite file to keep the server's data in (empty: in memory)")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "frontend address")
 	return cmd
 }
