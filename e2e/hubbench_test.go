@@ -186,3 +186,31 @@ func TestBenchStartsHubDev(t *testing.T) {
 	_, err := os.Stat(fmt.Sprintf("/proc/%d", rep.HubPIDs[0]))
 	require.ErrorIs(t, err, os.ErrNotExist, "hub dev was stopped")
 }
+
+// TestBenchScalesOut: `hub bench --apis 2 --workers 2` starts one
+// Temporal server, migrates, and runs two `hub api` and two `hub worker`
+// processes on Postgres; turns go to both apis, every one ends done with
+// its two writes made once, CPU is reported per kind of process, and
+// every process is stopped at the end.
+func TestBenchScalesOut(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Postgres(t)
+	rep, _ := runBench(t, nil, "--apis", "2", "--workers", "2", "--database-url", db, "--warmup", "0", "--sequential", "2",
+		"--concurrent", "4", "--in-flight", "2", "--samples", "0", "--delay-turns", "0", "--json")
+	require.Contains(t, rep.Hub, "2 hub api + 2 hub worker processes")
+	require.Len(t, rep.Phases, 4)
+	for _, p := range rep.Phases {
+		require.Zero(t, p.Errors, "%v", p.ErrorSamples)
+		require.Equal(t, p.Turns, p.Latency.N)
+		for _, g := range []string{"api", "worker", "temporal", "postgres", "bench"} {
+			require.Contains(t, p.CPUPerTurnMs, g)
+		}
+		require.NotNil(t, p.DB)
+	}
+	require.Equal(t, bench.Verified{HubTurnsDone: 6, PlainTurnsDone: 6, TasksExpected: 24, TasksFound: 24}, rep.Verified)
+	require.Len(t, rep.HubPIDs, 5, "two apis, two workers, one Temporal server")
+	for _, pid := range rep.HubPIDs {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		require.ErrorIs(t, err, os.ErrNotExist, "process %d was stopped", pid)
+	}
+}
