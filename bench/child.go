@@ -80,20 +80,6 @@ func (c *child) await(ctx context.Context, re *regexp.Regexp) ([]string, error) 
 	}
 }
 
-// wait waits for the child to end by itself (a command like migrate).
-func (c *child) wait(ctx context.Context) error {
-	select {
-	case err := <-c.exited:
-		c.exited <- err
-		if err != nil {
-			return fmt.Errorf("%s: %w:\n%s", c.name, err, c.logTail())
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // stop interrupts the child and waits for it, killing it after 30 s.
 func (c *child) stop() error {
 	select {
