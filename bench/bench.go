@@ -60,6 +60,7 @@ type Options struct {
 	HubMatch             string        // or a regular expression over their command lines
 	PostgresPID          int           // the postmaster, if not found from the database connection
 	APIs, Workers        int           // start this many `hub api` and `hub worker` processes (and a Temporal server) instead of hub dev
+	TurnTimeout          time.Duration // the longest the bench waits for one turn
 	Keep                 bool          // keep hub dev's data dir and log
 	Log                  io.Writer     // progress lines
 	Env                  []string      // added to hub dev's environment
@@ -68,7 +69,7 @@ type Options struct {
 // Defaults are the issue's workload.
 func Defaults() Options {
 	return Options{Warmup: 5, Sequential: 50, Concurrent: 200, InFlight: 20, Samples: 10, Rounds: 1,
-		Delay: 400 * time.Millisecond, DelayTurns: 5, ModelAddr: "127.0.0.1:0"}
+		Delay: 400 * time.Millisecond, DelayTurns: 5, ModelAddr: "127.0.0.1:0", TurnTimeout: 5 * time.Minute}
 }
 
 // run is one bench run's state.
@@ -102,6 +103,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Rounds < 0 {
 		return nil, errors.New("--rounds cannot be negative")
+	}
+	if o.TurnTimeout <= 0 {
+		return nil, errors.New("--turn-timeout must be positive")
 	}
 	if o.InFlight < 1 {
 		return nil, errors.New("--in-flight must be at least 1")
@@ -299,13 +303,10 @@ func (r *run) phases(ctx context.Context, rep *Report) error {
 // turnFunc runs turn i of a phase and returns how long it took.
 type turnFunc func(ctx context.Context, name string) (time.Duration, error)
 
-// turnTimeout bounds one turn; a zero-delay turn takes milliseconds.
-const turnTimeout = 2 * time.Minute
-
 // hubTurn is one turn through the api: a new conversation, then POST the
 // message and read its stream to the done frame (timed).
 func (r *run) hubTurn(ctx context.Context, name string) (time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, turnTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
 	defer cancel()
 	api := r.apis[int(r.rr.Add(1))%len(r.apis)]
 	conv, err := api.conversation(ctx, r.spaceID, "bench "+name)
@@ -319,6 +320,9 @@ func (r *run) hubTurn(ctx context.Context, name string) (time.Duration, error) {
 	}
 	done, err := api.follow(ctx, st.StreamURL, nil)
 	took := time.Since(start)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return 0, fmt.Errorf("turn %s: no done frame within %s (--turn-timeout); it may still finish", st.TurnID, r.o.TurnTimeout)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("turn %s: %w", st.TurnID, err)
 	}
@@ -330,7 +334,7 @@ func (r *run) hubTurn(ctx context.Context, name string) (time.Duration, error) {
 }
 
 func (r *run) plainTurn(ctx context.Context, name string) (time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, turnTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
 	defer cancel()
 	start := time.Now()
 	if err := r.plain.turn(ctx, name); err != nil {
@@ -541,7 +545,7 @@ func (r *run) firstText(ctx context.Context, n int) (*FirstTextReport, error) {
 }
 
 func (r *run) firstTextOne(ctx context.Context) (fromPost, fromModel time.Duration, err error) {
-	ctx, cancel := context.WithTimeout(ctx, turnTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
 	defer cancel()
 	conv, err := r.api.conversation(ctx, r.spaceID, "bench first text")
 	if err != nil {
@@ -589,7 +593,7 @@ func (r *run) stopLatency(ctx context.Context, n int) (*StopReport, error) {
 }
 
 func (r *run) stopOne(ctx context.Context) (toDisconnect, toDone time.Duration, err error) {
-	ctx, cancel := context.WithTimeout(ctx, turnTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
 	defer cancel()
 	conv, err := r.api.conversation(ctx, r.spaceID, "bench stop")
 	if err != nil {
