@@ -19,8 +19,9 @@ func benchCommand() *cobra.Command {
 		Short: "Measure a turn through the HTTP api: latency, throughput, CPU, commits and memory, next to a plain loop",
 		Long: `hub bench drives a Hub through its HTTP api with a fixed workload: a turn is three calls to a
 zero-delay scripted model and two task writes. It starts hub dev itself (SQLite, or Postgres with
---database-url) on free loopback ports, or drives --url (started with OPENAI_BASE_URL set to the
-model the bench prints, see --model-addr). It reports median/p99, turns/s, CPU per turn of Hub and
+--database-url) on free loopback ports, or drives --url (a Hub started with OPENAI_BASE_URL at the
+bench's model: a fixed --model-addr, or a hub fakemodel given with --model-url). With --apis and
+--workers it starts one Temporal server and that many hub api and hub worker processes instead. It reports median/p99, turns/s, CPU per turn of Hub and
 Postgres (from /proc), commits and rows per turn (pg_stat_database), memory, first-text and stop
 latency, and the ratio to a plain loop at a realistic model latency. docs/benchmarks.md has more.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -52,7 +53,7 @@ latency, and the ratio to a plain loop at a realistic model latency. docs/benchm
 	f.StringVar(&o.Token, "token", "", "with --url: a bearer token")
 	f.StringVar(&o.SpaceID, "space", "", "space id to run the turns in (default: the person's first)")
 	f.StringVar(&o.DatabaseURL, "database-url", "", "Postgres database: hub dev runs on it, and pg_stat_database is read from it (use a throwaway database)")
-	f.StringVar(&o.ModelURL, "model-url", "", "a running `hub fakemodel` (its /v1 URL) to script and use, instead of the bench's own")
+	f.StringVar(&o.ModelURL, "model-url", "", "a running hub fakemodel (its /v1 URL) to script and use, instead of the bench's own")
 	f.StringVar(&o.ModelAddr, "model-addr", o.ModelAddr, "where the bench's own stand-in model listens (loopback)")
 	f.IntVar(&o.Warmup, "warmup", o.Warmup, "warm-up turns of each system, not reported")
 	f.IntVar(&o.Sequential, "sequential", o.Sequential, "turns one after another")
@@ -67,8 +68,8 @@ latency, and the ratio to a plain loop at a realistic model latency. docs/benchm
 	f.IntSliceVar(&o.HubPIDs, "hub-pid", nil, "Hub process ids to measure (with --url; repeatable)")
 	f.StringVar(&o.HubMatch, "hub-match", "", `measure the processes whose command line matches this regular expression (e.g. "hub (api|worker)")`)
 	f.IntVar(&o.PostgresPID, "postgres-pid", 0, "the postmaster's pid (default: found from the database connection)")
-	f.IntVar(&o.APIs, "apis", 0, "start this many `hub api` processes (with --workers, one Temporal server, on --database-url) instead of hub dev")
-	f.IntVar(&o.Workers, "workers", 0, "start this many `hub worker` processes (with --apis)")
+	f.IntVar(&o.APIs, "apis", 0, "start this many hub api processes (with --workers, one Temporal server, on --database-url) instead of hub dev")
+	f.IntVar(&o.Workers, "workers", 0, "start this many hub worker processes (with --apis)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the started processes' data dir and logs")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.AddCommand(benchTemporalCommand())
