@@ -86,7 +86,6 @@ type run struct {
 	pg      *postgres
 	pgGroup group
 	self    group
-	idle    *pgRates     // the database's background with no turn
 	seq     atomic.Int64 // turn numbers
 	hubDone atomic.Int64 // Hub turns that ended done
 	plDone  atomic.Int64 // plain turns that ended

@@ -50,8 +50,7 @@ func (r *run) phase(ctx context.Context, name, system string, n, inFlight int, f
 	if r.pg != nil {
 		d := after.db.minus(before.db)
 		d.Commits-- // the bench's own read before the phase
-		p.DBRaw = perTurn(d, n)
-		p.DB = perTurn(r.lessIdle(d, time.Since(start)), n)
+		p.DB = perTurn(d, n)
 	}
 	p.HubRSSMB = hubMemory(r.memory()).RSSMB
 	if nerr > 0 {
@@ -84,23 +83,11 @@ func (r *run) idleRate(ctx context.Context, d time.Duration) (*IdleRate, error) 
 	if r.pg != nil {
 		c := after.db.minus(before.db)
 		c.Commits-- // the bench's own read
-		idle := perSecond(c, secs)
-		r.idle = &idle
 		out.CommitsPerSecond = round(float64(c.Commits) / secs)
 		out.RowsWrittenPerSecond = round(float64(c.Inserted+c.Updated+c.Deleted) / secs)
 		out.FetchedPerSecond = round(float64(c.Fetched) / secs)
 	}
 	return out, nil
-}
-
-// pgRates are the database's counters per second.
-type pgRates struct {
-	Commits, Rollbacks, Inserted, Updated, Deleted, Returned, Fetched float64
-}
-
-func perSecond(c pgCounters, secs float64) pgRates {
-	f := func(v int64) float64 { return float64(max(v, 0)) / secs }
-	return pgRates{f(c.Commits), f(c.Rollbacks), f(c.Inserted), f(c.Updated), f(c.Deleted), f(c.Returned), f(c.Fetched)}
 }
 
 // sample is the counters at one moment.
@@ -147,20 +134,6 @@ func (a sample) cpuMinus(b sample, turns int) (map[string]float64, float64) {
 		out[name] = ms(d / time.Duration(max(turns, 1)))
 	}
 	return out, ms(total / time.Duration(max(turns, 1)))
-}
-
-// lessIdle takes off the counters what Hub and Postgres do in the
-// background over a window this long (the phase and the wait for the
-// counters), at the idle rate measured before the phases.
-func (r *run) lessIdle(d pgCounters, window time.Duration) pgCounters {
-	if r.idle == nil {
-		return d
-	}
-	secs := window.Seconds()
-	less := func(v int64, perSecond float64) int64 { return max(0, v-int64(perSecond*secs+0.5)) }
-	i := r.idle
-	return pgCounters{Commits: less(d.Commits, i.Commits), Rollbacks: less(d.Rollbacks, i.Rollbacks), Inserted: less(d.Inserted, i.Inserted),
-		Updated: less(d.Updated, i.Updated), Deleted: less(d.Deleted, i.Deleted), Returned: less(d.Returned, i.Returned), Fetched: less(d.Fetched, i.Fetched)}
 }
 
 func perTurn(d pgCounters, n int) *DBPerTurn {

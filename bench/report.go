@@ -63,7 +63,7 @@ type Phase struct {
 
 // IdleRate is what Hub's processes and database do with no turn running,
 // per second (measured before the phases, after the warm-up): the
-// background in every phase's figures, including the 1.5 s after each
+// background in every phase's figures, including the 11 s after each
 // phase the bench waits for Postgres's counters.
 type IdleRate struct {
 	Seconds              float64            `json:"seconds"`
