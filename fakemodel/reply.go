@@ -14,7 +14,10 @@ type conversation struct {
 	lastUser       string
 	lastIsTool     bool
 	lastToolResult string
-	tools          []string
+	// toolResults counts the tool results after the last user message:
+	// which model call of a turn this request is.
+	toolResults int
+	tools       []string
 	// partTypes are the part types of the last user message.
 	partTypes []string
 }
@@ -25,12 +28,14 @@ func conversationOf(rec *RecordedRequest) conversation {
 		switch m.Role {
 		case "user":
 			c.lastUser = m.Content
+			c.toolResults = 0
 			c.partTypes = c.partTypes[:0]
 			for _, p := range m.Parts {
 				c.partTypes = append(c.partTypes, p.Type)
 			}
 		case "tool":
 			c.lastToolResult = m.Content
+			c.toolResults++
 		}
 	}
 	if n := len(rec.Messages); n > 0 {
@@ -47,6 +52,9 @@ func (r *rule) matches(c conversation) ([]string, bool) {
 		return nil, false
 	}
 	if r.toolsOffered != nil && *r.toolsOffered != (len(c.tools) > 0) {
+		return nil, false
+	}
+	if r.toolResults != nil && *r.toolResults != c.toolResults {
 		return nil, false
 	}
 	if r.offered != "" && !slices.Contains(c.tools, r.offered) {

@@ -62,6 +62,7 @@ type rule struct {
 	afterToolResult *bool
 	offered         string
 	toolsOffered    *bool
+	toolResults     *int   // tool results after the last user message
 	hasPart         string // a part type the last user message must carry
 	times           int    // 0 = unlimited
 
@@ -101,6 +102,7 @@ type (
 		AfterToolResult *bool  `json:"afterToolResult"`
 		Offered         string `json:"offered"`
 		ToolsOffered    *bool  `json:"toolsOffered"`
+		ToolResults     *int   `json:"toolResults"`
 		HasPart         string `json:"hasPart"`
 	}
 	replySpec struct {
@@ -272,6 +274,10 @@ func (r *rule) compile(spec ruleSpec) error {
 		r.lastUser = re
 	}
 	r.afterToolResult, r.offered, r.toolsOffered = m.AfterToolResult, m.Offered, m.ToolsOffered
+	if m.ToolResults != nil && *m.ToolResults < 0 {
+		return fmt.Errorf("match.toolResults: %d is negative", *m.ToolResults)
+	}
+	r.toolResults = m.ToolResults
 	switch m.HasPart {
 	case "", "image_url", "file":
 		r.hasPart = m.HasPart

@@ -25,6 +25,7 @@ func TestScriptErrors(t *testing.T) {
 		{"bad duration", `{"rules": [{"name": "slow", "reply": {"chunkDelay": "soon"}}]}`, []string{`rule 1 "slow": reply.chunkDelay`, `"soon"`}},
 		{"negative delay", `{"rules": [{"reply": {"firstTokenDelay": "-1s"}}]}`, []string{"reply.firstTokenDelay", "negative"}},
 		{"negative times", `{"rules": [{"times": -1}]}`, []string{"times: -1"}},
+		{"negative toolResults", `{"rules": [{"match": {"toolResults": -1}}]}`, []string{"match.toolResults: -1"}},
 		{"unknown fault", `{"rules": [{"reply": {"fault": "explode"}}]}`, []string{`unknown kind "explode"`, "rate_limit"}},
 		{"unknown fault field", `{"rules": [{"reply": {"fault": {"kind": "cut", "after": 1}}}]}`, []string{"rule 1", `unknown field "after"`}},
 		{"http_error needs a status", `{"rules": [{"reply": {"fault": {"kind": "http_error"}}}]}`, []string{"status from 400 to 599"}},

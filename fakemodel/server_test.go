@@ -412,6 +412,35 @@ func TestMatchConditions(t *testing.T) {
 	}
 }
 
+// TestMatchToolResults: toolResults counts the tool results after the last
+// user message, so a script can answer each model call of a turn
+// differently however many turns run at once.
+func TestMatchToolResults(t *testing.T) {
+	t.Parallel()
+	_, baseURL, hc := start(t, `{"rules": [
+		{"match": {"toolResults": 0}, "reply": {"text": "first"}},
+		{"match": {"toolResults": 1}, "reply": {"text": "second"}},
+		{"reply": {"text": "later"}}
+	]}`)
+	assistant := msg{"role": "assistant", "content": "ok"}
+	tests := []struct {
+		name     string
+		messages []msg
+		want     string
+	}{
+		{"no tool result yet", []msg{user("go")}, "first"},
+		{"one", []msg{user("go"), toolResult("a", "{}")}, "second"},
+		{"two", []msg{user("go"), toolResult("a", "{}"), toolResult("b", "{}")}, "later"},
+		{"earlier turns' results do not count", []msg{user("go"), toolResult("a", "{}"), toolResult("b", "{}"), assistant, user("again"), toolResult("c", "{}")}, "second"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := post(t, waitCtx(t), hc, baseURL, chatBody(true, false, nil, tt.messages...))
+			require.Equal(t, tt.want, readSSE(t, resp.Body).text())
+		})
+	}
+}
+
 func TestScriptRoutes(t *testing.T) {
 	t.Parallel()
 	_, baseURL, hc := start(t, `{"rules": [{"reply": {"text": "old"}}]}`)

@@ -1,7 +1,7 @@
 // Command hub runs Workspace: `hub dev` (everything embedded, one process),
 // `hub api` and `hub worker` (production processes against Temporal and
-// Postgres), `hub migrate`, `hub token create`, `hub fakemodel` and
-// `hub version`.
+// Postgres), `hub migrate`, `hub token create`, `hub fakemodel`, `hub bench`
+// and `hub version`.
 //
 // The commands read flags and the environment and hand them to package
 // wiring, which builds the parts (hubtest builds a test's Hub with it too).
@@ -50,6 +50,6 @@ func run() error {
 			return nil
 		},
 	}
-	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), evalCommand(), openapiCommand(), versionCommand())
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), benchCommand(), evalCommand(), openapiCommand(), versionCommand())
 	return root.ExecuteContext(ctx)
 }

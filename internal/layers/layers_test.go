@@ -57,6 +57,9 @@ var productionRules = map[string][]string{
 	"models":    {},
 	"temporal":  {},
 	"fakemodel": {},
+	// bench drives a Hub through its HTTP api only: the stand-in model it scripts, and llm for
+	// the plain loop's model calls; nothing of the server.
+	"bench": {"fakemodel", "llm"},
 	// Packages that are only their tests.
 	"deploy":          {},
 	"internal/layers": {},
