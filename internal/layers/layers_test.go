@@ -53,6 +53,9 @@ var productionRules = map[string][]string{
 	"models":    {},
 	"temporal":  {},
 	"fakemodel": {},
+	// console is the web console's embedded files and their handler; a client of the api
+	// over HTTP, it imports nothing of ours.
+	"console": {},
 	// Packages that are only their tests.
 	"deploy":          {},
 	"internal/layers": {},
