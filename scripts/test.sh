@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
 # test.sh is Hub's one test command (`make test` runs it): the static checks (scripts/lint.sh:
-# gofmt, go vet, staticcheck, workflowcheck), then go test -tags e2e against a throwaway Postgres
+# gofmt, go vet, staticcheck, workflowcheck), the web console's checks (scripts/console.sh check,
+# when the run covers ./console or ./e2e), then go test -tags e2e against a throwaway Postgres
 # server that lives exactly as long as this script.
 #
 #   scripts/test.sh                      # everything: ./...
@@ -244,6 +245,20 @@ done
 # --- checks and tests --------------------------------------------------------------------------
 # ${a[@]+"${a[@]}"} expands an empty array to nothing, even under set -u in bash 3.2 (macOS).
 scripts/lint.sh ${lint_flags[@]+"${lint_flags[@]}"} "${packages[@]}"
+
+# --- the web console ----------------------------------------------------------------------------
+# When the run covers the console or the e2e package: the console's type check and that its built
+# files are fresh (scripts/console.sh check), and Debian's chromium for TestConsoleInABrowser, which
+# then must run rather than skip (docs/testing.md, "The console in a browser").
+console_run=""
+for p in "${packages[@]}"; do
+	case $p in ./... | . | hub | hub/... | ./console | ./console/... | hub/console | ./e2e | ./e2e/... | hub/e2e) console_run=1 ;; esac
+done
+if [[ -n $console_run ]]; then
+	scripts/console.sh check
+	HUB_CHROMIUM=$(scripts/console.sh browser)
+	export HUB_CHROMIUM HUB_REQUIRE_BROWSER=1
+fi
 
 test_cmd=(go test -count=1 -timeout 15m -tags "$tags" ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})
 say "${test_cmd[*]}"

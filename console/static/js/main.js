@@ -199,13 +199,16 @@ function renderLive() {
     const live = state.live;
     if (!live)
         return;
+    const box = $("messages");
+    const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const old = document.getElementById(`msg-${live.view.id}`);
     const el = renderView(live.view, true, actions);
     if (old)
         old.replaceWith(el);
     else
         renderChat();
-    el.scrollIntoView({ block: "end" });
+    if (atBottom)
+        box.scrollTop = box.scrollHeight;
 }
 setInterval(() => {
     const v = state.live?.view;

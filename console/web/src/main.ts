@@ -239,11 +239,15 @@ function renderChat(): void {
 function renderLive(): void {
   const live = state.live;
   if (!live) return;
+  const box = $("messages");
+  // Follow the stream while the person is at the bottom; leave them
+  // where they are when they scrolled up to read.
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   const old = document.getElementById(`msg-${live.view.id}`);
   const el = renderView(live.view, true, actions);
   if (old) old.replaceWith(el);
   else renderChat();
-  el.scrollIntoView({ block: "end" });
+  if (atBottom) box.scrollTop = box.scrollHeight;
 }
 
 setInterval(() => {
