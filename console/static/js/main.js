@@ -75,10 +75,14 @@ function layout() {
     const spaceSelect = h("select", { id: "space", onchange: (e) => void switchSpace(e.target.value) }, state.spaces.map((s) => h("option", { value: s.id, selected: s.id === state.spaceId }, s.name)));
     replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => { setToken(null); sessionStorage.clear(); signIn(); } }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title" }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title" }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
 }
+let noticeTimer = 0;
 function notice(text) {
     const n = $("notice");
     n.textContent = text;
     n.classList.toggle("shown", !!text);
+    clearTimeout(noticeTimer);
+    if (text)
+        noticeTimer = setTimeout(() => notice(""), 6000);
 }
 function errorText(e) {
     return e instanceof Error ? e.message : String(e);
@@ -169,8 +173,9 @@ async function loadMessages() {
     }
     if (state.convId !== id)
         return;
+    const opened = state.views.length === 0 || state.views[0].id !== views[0]?.id;
     state.views = views;
-    renderChat();
+    renderChat(opened);
     const running = views.find((v) => v.role === "assistant" && v.status === "running");
     const url = running && sessionStorage.getItem("hub.stream." + running.turnId);
     if (running && url && !state.live)
@@ -185,14 +190,17 @@ const actions = {
     fold: (id, open) => { state.folds.set(id, open); },
     busy: (key) => state.busy.has(key),
 };
-function renderChat() {
+function renderChat(toBottom = false) {
     const box = document.getElementById("messages");
     if (!box)
         return;
+    const keep = box.scrollTop;
+    const atBottom = toBottom || box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const conv = state.convs.find((c) => c.id === state.convId);
     $("chat-title").textContent = conv ? conv.title || "Untitled" : "New conversation";
     replace(box, state.views.length ? state.views.map((v) => renderView(v, state.live?.view === v, actions))
         : h("p", { class: "empty" }, "Ask Hub something — “add a task called Water the plants”, or “list my tasks”. Type @ to mention a record."));
+    box.scrollTop = atBottom ? box.scrollHeight : keep;
     renderComposerState();
 }
 function renderLive() {
@@ -245,6 +253,7 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
             performance.measure("hub:first-text", { start: live.sentAt, end: performance.now() });
         }
         view.text += d.delta;
+        view.step = { text: "Writing…", since: Date.now() };
     });
     on("tool", (d) => upsertRow(view, d));
     on("proposal", (d) => { view.proposals = d.calls; });
@@ -268,7 +277,7 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
             void loadMessages();
         }
     });
-    renderChat();
+    renderChat(true);
 }
 function statusWord(s) {
     return { working: "Thinking…", queued: "Queued…", paused: "Paused", stopping: "Stopping…", waiting: "Waiting…", retrying: "Trying again…" }[s] ?? s;

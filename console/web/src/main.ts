@@ -110,10 +110,14 @@ function layout(): void {
     h("div", { id: "notice", role: "status", "aria-live": "polite" }));
 }
 
+let noticeTimer = 0;
+
 function notice(text: string): void {
   const n = $("notice");
   n.textContent = text;
   n.classList.toggle("shown", !!text);
+  clearTimeout(noticeTimer);
+  if (text) noticeTimer = setTimeout(() => notice(""), 6000);
 }
 
 function errorText(e: unknown): string {
@@ -204,8 +208,9 @@ async function loadMessages(): Promise<void> {
     return;
   }
   if (state.convId !== id) return;
+  const opened = state.views.length === 0 || state.views[0].id !== views[0]?.id;
   state.views = views;
-  renderChat();
+  renderChat(opened);
   // A reply still running (the page was reloaded mid-stream) is followed
   // again from its first frame, with the stream URL this tab was given.
   const running = views.find((v) => v.role === "assistant" && v.status === "running");
@@ -225,13 +230,17 @@ const actions: Actions = {
   busy: (key) => state.busy.has(key),
 };
 
-function renderChat(): void {
+/** renderChat redraws the messages, keeping the scroll position unless the person was at the bottom (or toBottom). */
+function renderChat(toBottom = false): void {
   const box = document.getElementById("messages");
   if (!box) return;
+  const keep = box.scrollTop;
+  const atBottom = toBottom || box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   const conv = state.convs.find((c) => c.id === state.convId);
   $("chat-title").textContent = conv ? conv.title || "Untitled" : "New conversation";
   replace(box, state.views.length ? state.views.map((v) => renderView(v, state.live?.view === v, actions))
     : h("p", { class: "empty" }, "Ask Hub something — “add a task called Water the plants”, or “list my tasks”. Type @ to mention a record."));
+  box.scrollTop = atBottom ? box.scrollHeight : keep;
   renderComposerState();
 }
 
@@ -282,6 +291,8 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
       performance.measure("hub:first-text", { start: live.sentAt, end: performance.now() });
     }
     view.text += d.delta;
+    // The step's seconds count the wait for output: they start again with each delta.
+    view.step = { text: "Writing…", since: Date.now() };
   });
   on<ToolFrame>("tool", (d) => upsertRow(view, d));
   on<ProposalFrame>("proposal", (d) => { view.proposals = d.calls; });
@@ -304,7 +315,7 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
       void loadMessages();
     }
   });
-  renderChat();
+  renderChat(true);
 }
 
 function statusWord(s: string): string {
