@@ -33,7 +33,7 @@ export function stepText(v, now) {
     if (!v.step)
         return "";
     const secs = Math.floor((now - v.step.since) / 1000);
-    return secs > 3 ? `${v.step.text} ${secs}s` : v.step.text;
+    return secs >= 3 ? `${v.step.text} ${secs}s` : v.step.text;
 }
 export function renderView(v, live, a) {
     if (v.role === "user") {
@@ -80,12 +80,12 @@ function renderProposals(v, a) {
     const applied = new Set(v.receipts.filter((r) => r.status === "succeeded").map((r) => r.callId));
     const waiting = v.proposals.filter((p) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending"));
     const busy = a.busy("apply:" + v.id);
-    return h("section", { class: "proposal", "aria-label": "Proposed changes" }, h("h2", {}, "Proposed changes"), h("p", { class: "hint" }, "Nothing changes until you apply."), h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId }, h("span", { class: "preview" }, p.preview), " ", applied.has(p.callId) ? h("span", { class: "badge ok" }, "Applied")
+    return h("section", { class: "proposal" }, h("h2", {}, "Proposed changes"), h("p", { class: "hint" }, "Nothing changes until you apply."), h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId }, h("span", { class: "preview" }, p.preview), " ", applied.has(p.callId) ? h("span", { class: "badge ok" }, "Applied")
         : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, [p.callId]) }, "Apply")))), waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
 }
 function renderReceipts(v, a) {
     const unfinished = v.receipts.some((r) => r.status === "failed" || r.status === "unattempted" || (r.steps ?? []).some((s) => s.status !== "succeeded"));
-    return h("section", { class: "receipts", "aria-label": "Receipts" }, h("h2", {}, "Receipts"), h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId }, h("span", { class: "badge" }, r.status), " ", h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)), r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` }, `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, undefined, true) }, "Retry remaining steps") : null);
+    return h("section", { class: "receipts" }, h("h2", {}, "Receipts"), h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId }, h("span", { class: "badge" }, r.status), " ", h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)), r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` }, `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, undefined, true) }, "Retry remaining steps") : null);
 }
 export function chip(r) {
     return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);

@@ -266,6 +266,8 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
             view.refs = d.refs;
         state.live = null;
         sessionStorage.removeItem("hub.stream." + view.turnId);
+        if (view.proposals.length)
+            void loadNeeds();
         if (d.deleted)
             void loadConversations();
         else if (state.convId === convId)
@@ -514,7 +516,7 @@ function renderSettings() {
     };
 }
 function onActivity(a) {
-    if (!a || a.kind === "apply")
+    if (!a || a.kind === "apply" || a.ended)
         void loadNeeds();
     if (a && a.ended && a.conversationId === state.convId && !state.live)
         void loadMessages();

@@ -47,7 +47,7 @@ async function hub(method, p, body) {
 const script = await (await fetch(`${fakeModel}/fake/script`)).json();
 script.rules.unshift(
   { name: "a long story", match: { lastUser: "(?i)tell me a long story", afterToolResult: false },
-    reply: { text: "Once upon a time ".repeat(200), firstTokenDelay: "4500ms", chunkSize: 6, chunkDelay: "60ms" } },
+    reply: { text: "Once upon a time ".repeat(200), firstTokenDelay: "6s", chunkSize: 6, chunkDelay: "60ms" } },
   { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
     reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
 );
@@ -138,7 +138,7 @@ try {
   await page.fill("#input", "tell me a long story");
   await page.press("#input", "Enter");
   const reply3 = page.locator("article.assistant").last();
-  await reply3.locator(".step", { hasText: /Thinking… [4-9]s/ }).waitFor();
+  await reply3.locator(".step", { hasText: /Thinking… [3-9]s/ }).waitFor();
   check(true, "the step in progress counts seconds after three");
   await shot(page, "06-thinking");
   await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
@@ -153,10 +153,23 @@ try {
   await other.locator("#pill").filter({ hasText: "Idle" }).waitFor();
   check(true, "the second tab's top bar goes back to Idle");
 
-  // --- Stop all from the top bar, from the second tab -------------------------------------------
+  // --- a reload mid-stream follows the reply again; pause, resume and Stop all from the second tab ---
+  const replies = await page.locator("article.assistant").count();
   await page.fill("#input", "tell me a long story");
   await page.press("#input", "Enter");
+  await page.locator("article.assistant").nth(replies).locator(".text", { hasText: "Once upon a time" }).waitFor();
+  await page.reload();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "Once upon a time Once upon a time Once upon a time" }).waitFor();
+  check(await page.locator("#stop").isVisible(), "a reload mid-stream follows the running reply again from its stream");
   await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  await other.click("#pause-all");
+  await other.locator("#pill").filter({ hasText: "Paused" }).waitFor();
+  await page.locator("#pill").filter({ hasText: "Paused" }).waitFor();
+  check(true, "Pause in the second tab pauses the turn; both top bars say Paused");
+  await shot(other, "09-paused");
+  await other.click("#resume-all");
+  await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  check(true, "Resume sets it working again");
   await other.click("#stop-all");
   await page.locator("article.assistant").last().locator(".note", { hasText: "Stopped." }).waitFor();
   check(true, "Stop all in the second tab stops the first tab's turn");
@@ -166,7 +179,7 @@ try {
   await page.press("#input", "Enter");
   const reply5 = page.locator("article.assistant").last();
   await reply5.locator(".turn-error button.retry-turn").waitFor();
-  await shot(page, "09-error-retry");
+  await shot(page, "10-error-retry");
   await reply5.locator(".turn-error button.retry-turn").click();
   await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
   check(true, "Retry on an error turn answers");
@@ -177,7 +190,36 @@ try {
   await page.locator(".receipt.status-succeeded", { hasText: "Buy seeds" }).waitFor();
   await page.locator("section.proposal .badge", { hasText: "Applied" }).waitFor();
   check(true, "after a reload the chips and receipts are still there");
-  await shot(page, "10-reloaded");
+  await shot(page, "11-reloaded");
+
+  // --- the Needs me list ------------------------------------------------------------------------
+  await page.selectOption("#write-policy", "needs-me");
+  await page.click("#save-settings");
+  await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+  await page.fill("#input", "add a task called Plant tulips");
+  await page.press("#input", "Enter");
+  const need = page.locator("#needs-list li", { hasText: "Plant tulips" });
+  await need.waitFor();
+  await shot(page, "12-needs-me");
+  await need.locator("button.needs-apply").click();
+  await need.waitFor({ state: "detached" });
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(tasks.some((t) => t.title === "Plant tulips"), "a write held for Needs me is applied from the list");
+  await page.selectOption("#write-policy", "immediate");
+  await page.click("#save-settings");
+  await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+
+  // --- the top bar when the activity stream cannot be had: Unavailable, then Retry -------------
+  const third = await context.newPage();
+  await third.route("**/api/agent/stream-token", (r) => r.abort());
+  await third.goto(link);
+  await third.locator("#pill").filter({ hasText: "Unavailable" }).waitFor();
+  await shot(third, "13-unavailable");
+  await third.unroute("**/api/agent/stream-token");
+  await third.click("#pill-retry");
+  await third.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  check(true, "the pill says Unavailable with a Retry that reconnects");
+  await third.close();
 
   // --- accessibility: axe-core, and the keyboard -------------------------------------------------
   await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));

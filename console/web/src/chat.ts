@@ -62,7 +62,7 @@ export function foldLine(v: View): { line: string; failed: number } {
 export function stepText(v: View, now: number): string {
   if (!v.step) return "";
   const secs = Math.floor((now - v.step.since) / 1000);
-  return secs > 3 ? `${v.step.text} ${secs}s` : v.step.text;
+  return secs >= 3 ? `${v.step.text} ${secs}s` : v.step.text;
 }
 
 export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
@@ -114,7 +114,7 @@ function renderProposals(v: View, a: Actions): HTMLElement {
   const applied = new Set(v.receipts.filter((r) => r.status === "succeeded").map((r) => r.callId));
   const waiting = v.proposals.filter((p) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending"));
   const busy = a.busy("apply:" + v.id);
-  return h("section", { class: "proposal", "aria-label": "Proposed changes" },
+  return h("section", { class: "proposal" },
     h("h2", {}, "Proposed changes"),
     h("p", { class: "hint" }, "Nothing changes until you apply."),
     h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId },
@@ -126,7 +126,7 @@ function renderProposals(v: View, a: Actions): HTMLElement {
 
 function renderReceipts(v: View, a: Actions): HTMLElement {
   const unfinished = v.receipts.some((r) => r.status === "failed" || r.status === "unattempted" || (r.steps ?? []).some((s) => s.status !== "succeeded"));
-  return h("section", { class: "receipts", "aria-label": "Receipts" },
+  return h("section", { class: "receipts" },
     h("h2", {}, "Receipts"),
     h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId },
       h("span", { class: "badge" }, r.status), " ",

@@ -304,6 +304,7 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
     if (d.refs) view.refs = d.refs;
     state.live = null;
     sessionStorage.removeItem("hub.stream." + view.turnId);
+    if (view.proposals.length) void loadNeeds();
     if (d.deleted) void loadConversations();
     else if (state.convId === convId) void loadMessages();
   });
@@ -558,7 +559,7 @@ function renderSettings(): void {
 function onActivity(a: Activity | null): void {
   // Another tab's or the worker's change: the Needs me list and the open
   // conversation follow it.
-  if (!a || a.kind === "apply") void loadNeeds();
+  if (!a || a.kind === "apply" || a.ended) void loadNeeds();
   if (a && a.ended && a.conversationId === state.convId && !state.live) void loadMessages();
 }
 
