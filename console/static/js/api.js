@@ -17,11 +17,12 @@ export function setToken(t) {
 }
 async function call(method, path, body) {
     const headers = { Authorization: `Bearer ${token() ?? ""}` };
-    if (body !== undefined)
+    const form = body instanceof FormData;
+    if (body !== undefined && !form)
         headers["Content-Type"] = "application/json";
     let res;
     try {
-        res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        res = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
     }
     catch (e) {
         throw new ApiError(0, { code: "unavailable", message: "Hub cannot be reached" });
@@ -39,7 +40,12 @@ export const api = {
     createConversation: (spaceId, title) => call("POST", "/api/assistant/conversations", { spaceId, title }),
     deleteConversation: (id) => call("DELETE", `/api/assistant/conversations/${enc(id)}`),
     messages: (id) => call("GET", `/api/assistant/conversations/${enc(id)}/messages`),
-    startTurn: (id, text, mentions, model, effort) => call("POST", `/api/assistant/conversations/${enc(id)}/turns`, { text, mentions, ...(model ? { model } : {}), ...(effort ? { effort } : {}) }),
+    startTurn: (id, text, mentions, files, model, effort) => call("POST", `/api/assistant/conversations/${enc(id)}/turns`, { text, mentions, ...(files.length ? { files } : {}), ...(model ? { model } : {}), ...(effort ? { effort } : {}) }),
+    uploadFile: (spaceId, file) => {
+        const form = new FormData();
+        form.append("file", file, file.name);
+        return call("POST", `/api/spaces/${enc(spaceId)}/files`, form);
+    },
     turn: (turnId) => call("GET", `/api/assistant/turns/${enc(turnId)}`),
     control: (turnId, what) => call("POST", `/api/assistant/turns/${enc(turnId)}/${what}`),
     retry: (turnId) => call("POST", `/api/assistant/turns/${enc(turnId)}/retry`),

@@ -14,6 +14,7 @@ const state = {
     needs: [],
     pool: null,
     pending: [],
+    files: [],
     undone: new Set(),
     folds: new Map(),
     busy: new Set(),
@@ -300,11 +301,12 @@ async function send(text) {
             await loadConversations();
         }
         const sentAt = performance.now();
-        const st = await api.startTurn(convId, text, mentions, state.settings?.model || undefined, undefined);
+        const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), state.settings?.model || undefined, undefined);
         const input = $("input");
         input.value = "";
-        const userView = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: state.pending, refs: [], rows: [], proposals: [], receipts: [] };
+        const userView = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: [...state.pending, ...state.files], refs: [], rows: [], proposals: [], receipts: [] };
         state.pending = [];
+        state.files = [];
         renderChips();
         const reply = { id: st.replyMessageId, turnId: st.turnId, role: "assistant", text: "", status: "running", mentions: [], refs: [], rows: [], proposals: [], receipts: [] };
         state.views.push(userView, reply);
@@ -362,7 +364,7 @@ async function retryTurn(v) {
 function composer() {
     const input = h("textarea", { id: "input", rows: 2, "aria-label": "Message", placeholder: "Ask Hub… (@ mentions a record)", "aria-autocomplete": "list", "aria-controls": "mention-menu" });
     const menu = h("ul", { id: "mention-menu", role: "listbox", "aria-label": "Mention a record", hidden: true });
-    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { class: "composer-row" }, input, menu, h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
+    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { class: "composer-row" }, input, menu, h("label", { for: "attach", class: "attach-label" }, "Attach"), h("input", { type: "file", id: "attach", multiple: true, onchange: (e) => void attach(e.target) }), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
     form.addEventListener("submit", (e) => {
         e.preventDefault();
         const text = input.value.trim();
@@ -452,7 +454,19 @@ function pickMention(r, typed) {
     input.focus();
 }
 function renderChips() {
-    replace($("chips"), state.pending.map((r) => h("span", { class: "pending-chip" }, chip(r), h("button", { type: "button", class: "chip-remove", "aria-label": `Remove mention ${r.label}`, onclick: () => { state.pending = state.pending.filter((p) => p !== r); renderChips(); } }, "×"))));
+    const remove = (r) => { state.pending = state.pending.filter((p) => p !== r); state.files = state.files.filter((p) => p !== r); renderChips(); };
+    replace($("chips"), [...state.pending, ...state.files].map((r) => h("span", { class: "pending-chip" }, chip(r), h("button", { type: "button", class: "chip-remove", "aria-label": `Remove ${r.kind === "file" ? "file" : "mention"} ${r.label}`, onclick: () => remove(r) }, "×"))));
+}
+async function attach(input) {
+    const picked = [...(input.files ?? [])];
+    input.value = "";
+    await guard("attach", async () => {
+        for (const f of picked) {
+            const up = await api.uploadFile(state.spaceId, f);
+            state.files.push({ kind: "file", id: up.id, label: up.name, detail: up.contentType });
+        }
+        renderChips();
+    });
 }
 async function loadNeeds() {
     try {

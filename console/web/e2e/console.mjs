@@ -236,7 +236,7 @@ try {
     await page.keyboard.press("Tab");
     reached.add(await page.evaluate(() => { const e = document.activeElement; return e ? (e.id || e.className || e.tagName) : ""; }));
   }
-  for (const want of ["space", "signout", "new-conv", "conv-open", "conv-delete", "input", "send", "write-policy", "save-settings", "retry-turn"]) {
+  for (const want of ["space", "signout", "new-conv", "conv-open", "conv-delete", "input", "attach", "send", "write-policy", "save-settings", "retry-turn"]) {
     check(reached.has(want), `Tab reaches ${want}`);
   }
   // The @-menu by keyboard alone.
@@ -248,6 +248,17 @@ try {
   await page.locator("#chips .chip").first().waitFor();
   check(true, "the @-menu works by keyboard");
   await page.fill("#input", "");
+
+  // --- an attached file ----------------------------------------------------------------------
+  await page.setInputFiles("#attach", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Water the plants on Monday.\n") });
+  await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
+  await page.fill("#input", "what is in the file");
+  await page.press("#input", "Enter");
+  await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
+  await page.reload();
+  await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
+  check(true, "a file is attached to a message and drawn as a chip after a reload");
 
   // --- delete a conversation ------------------------------------------------------------------
   await page.click("#new-conv");

@@ -38,6 +38,7 @@ export interface UndoResult { undoGroupId: string; state: "undone" | "redone"; r
 export interface Task { id: string; title: string }
 export interface Project { id: string; name: string }
 export interface Person { id: string; name: string }
+export interface HubFile { id: string; spaceId: string; name: string; contentType: string; size: number; url: string }
 
 // Frames of a turn's stream (docs/api.md, "The stream").
 export interface StatusFrame { status: string; step: number; text?: string; discard?: boolean; reset?: boolean }
@@ -62,10 +63,11 @@ export function setToken(t: string | null): void {
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token() ?? ""}` };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers["Content-Type"] = "application/json";
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
   } catch (e) {
     throw new ApiError(0, { code: "unavailable", message: "Hub cannot be reached" });
   }
@@ -81,8 +83,13 @@ export const api = {
   createConversation: (spaceId: string, title?: string) => call<Conversation>("POST", "/api/assistant/conversations", { spaceId, title }),
   deleteConversation: (id: string) => call<void>("DELETE", `/api/assistant/conversations/${enc(id)}`),
   messages: (id: string) => call<{ messages: Message[] }>("GET", `/api/assistant/conversations/${enc(id)}/messages`),
-  startTurn: (id: string, text: string, mentions: { kind: string; id: string }[], model?: string, effort?: string) =>
-    call<StartedTurn>("POST", `/api/assistant/conversations/${enc(id)}/turns`, { text, mentions, ...(model ? { model } : {}), ...(effort ? { effort } : {}) }),
+  startTurn: (id: string, text: string, mentions: { kind: string; id: string }[], files: string[], model?: string, effort?: string) =>
+    call<StartedTurn>("POST", `/api/assistant/conversations/${enc(id)}/turns`, { text, mentions, ...(files.length ? { files } : {}), ...(model ? { model } : {}), ...(effort ? { effort } : {}) }),
+  uploadFile: (spaceId: string, file: File) => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    return call<HubFile>("POST", `/api/spaces/${enc(spaceId)}/files`, form);
+  },
   turn: (turnId: string) => call<Turn>("GET", `/api/assistant/turns/${enc(turnId)}`),
   control: (turnId: string, what: "stop" | "pause" | "resume") => call<{ status: string }>("POST", `/api/assistant/turns/${enc(turnId)}/${what}`),
   retry: (turnId: string) => call<{ turnId: string; streamUrl: string }>("POST", `/api/assistant/turns/${enc(turnId)}/retry`),

@@ -22,6 +22,8 @@ const state = {
   needs: [] as NeedsMeItem[],
   pool: null as Ref[] | null,
   pending: [] as Ref[],
+  /** files are the attached files the next message carries (uploaded already). */
+  files: [] as Ref[],
   undone: new Set<string>(),
   folds: new Map<string, boolean>(),
   busy: new Set<string>(),
@@ -340,11 +342,12 @@ async function send(text: string): Promise<void> {
       await loadConversations();
     }
     const sentAt = performance.now();
-    const st = await api.startTurn(convId, text, mentions, state.settings?.model || undefined, undefined);
+    const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), state.settings?.model || undefined, undefined);
     const input = $("input") as HTMLTextAreaElement;
     input.value = "";
-    const userView: View = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: state.pending, refs: [], rows: [], proposals: [], receipts: [] };
+    const userView: View = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: [...state.pending, ...state.files], refs: [], rows: [], proposals: [], receipts: [] };
     state.pending = [];
+    state.files = [];
     renderChips();
     const reply: View = { id: st.replyMessageId, turnId: st.turnId, role: "assistant", text: "", status: "running", mentions: [], refs: [], rows: [], proposals: [], receipts: [] };
     state.views.push(userView, reply);
@@ -406,6 +409,8 @@ function composer(): HTMLElement {
   const form = h("form", { id: "composer", "aria-label": "Ask Hub" },
     h("div", { id: "chips", class: "chips" }),
     h("div", { class: "composer-row" }, input, menu,
+      h("label", { for: "attach", class: "attach-label" }, "Attach"),
+      h("input", { type: "file", id: "attach", multiple: true, onchange: (e: Event) => void attach(e.target as HTMLInputElement) }),
       h("button", { type: "submit", id: "send" }, "Send"),
       h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
   form.addEventListener("submit", (e) => {
@@ -484,8 +489,22 @@ function pickMention(r: Ref, typed: number): void {
 }
 
 function renderChips(): void {
-  replace($("chips"), state.pending.map((r) => h("span", { class: "pending-chip" }, chip(r),
-    h("button", { type: "button", class: "chip-remove", "aria-label": `Remove mention ${r.label}`, onclick: () => { state.pending = state.pending.filter((p) => p !== r); renderChips(); } }, "×"))));
+  const remove = (r: Ref) => { state.pending = state.pending.filter((p) => p !== r); state.files = state.files.filter((p) => p !== r); renderChips(); };
+  replace($("chips"), [...state.pending, ...state.files].map((r) => h("span", { class: "pending-chip" }, chip(r),
+    h("button", { type: "button", class: "chip-remove", "aria-label": `Remove ${r.kind === "file" ? "file" : "mention"} ${r.label}`, onclick: () => remove(r) }, "×"))));
+}
+
+/** attach uploads the picked files to the space; the next message carries them. */
+async function attach(input: HTMLInputElement): Promise<void> {
+  const picked = [...(input.files ?? [])];
+  input.value = "";
+  await guard("attach", async () => {
+    for (const f of picked) {
+      const up = await api.uploadFile(state.spaceId, f);
+      state.files.push({ kind: "file", id: up.id, label: up.name, detail: up.contentType });
+    }
+    renderChips();
+  });
 }
 
 // --- Needs me, settings, the top bar ---------------------------------------------------------
