@@ -63,7 +63,7 @@ export function renderView(v, live, a) {
     if (v.receipts.length)
         el.append(renderReceipts(v, a));
     if (v.error) {
-        el.append(h("div", { class: "turn-error", role: "alert" }, h("p", {}, v.error.message), v.status === "error" && v.turnId ? h("button", { type: "button", class: "retry-turn", disabled: a.busy("retry:" + v.turnId), onclick: () => a.retry(v) }, "Retry") : null));
+        el.append(h("div", { class: "turn-error", role: "alert" }, h("p", {}, v.error.message), v.status === "error" && v.turnId && a.canRetry(v) ? h("button", { type: "button", class: "retry-turn", disabled: a.busy("retry:" + v.turnId), onclick: () => a.retry(v) }, "Retry") : null));
     }
     if (v.status === "stopped")
         el.append(h("p", { class: "note" }, "Stopped."));

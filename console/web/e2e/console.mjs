@@ -182,7 +182,7 @@ try {
   await shot(page, "10-error-retry");
   await reply5.locator(".turn-error button.retry-turn").click();
   await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
-  check(true, "Retry on an error turn answers");
+  check(await page.locator("button.retry-turn").count() === 0, "Retry on an error turn answers, and the retried turn offers no second Retry");
 
   // --- reload: chips and receipts are drawn again ---------------------------------------------------
   await page.reload();
@@ -236,7 +236,7 @@ try {
     await page.keyboard.press("Tab");
     reached.add(await page.evaluate(() => { const e = document.activeElement; return e ? (e.id || e.className || e.tagName) : ""; }));
   }
-  for (const want of ["space", "signout", "new-conv", "conv-open", "conv-delete", "input", "attach", "send", "write-policy", "save-settings", "retry-turn"]) {
+  for (const want of ["space", "signout", "new-conv", "conv-open", "conv-delete", "input", "attach", "send", "write-policy", "save-settings"]) {
     check(reached.has(want), `Tab reaches ${want}`);
   }
   // The @-menu by keyboard alone.

@@ -39,6 +39,8 @@ export interface Actions {
   apply(v: View, callIds?: string[], retryInterrupted?: boolean): void;
   undo(groupId: string): void;
   retry(v: View): void;
+  /** canRetry: an error reply is retried from the chat while nothing came after it. */
+  canRetry(v: View): boolean;
   isUndone(groupId: string): boolean;
   /** folded says whether the person opened (true) or closed (false) a fold; undefined: neither. */
   folded(viewId: string): boolean | undefined;
@@ -90,7 +92,7 @@ export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
   if (v.receipts.length) el.append(renderReceipts(v, a));
   if (v.error) {
     el.append(h("div", { class: "turn-error", role: "alert" }, h("p", {}, v.error.message),
-      v.status === "error" && v.turnId ? h("button", { type: "button", class: "retry-turn", disabled: a.busy("retry:" + v.turnId), onclick: () => a.retry(v) }, "Retry") : null));
+      v.status === "error" && v.turnId && a.canRetry(v) ? h("button", { type: "button", class: "retry-turn", disabled: a.busy("retry:" + v.turnId), onclick: () => a.retry(v) }, "Retry") : null));
   }
   if (v.status === "stopped") el.append(h("p", { class: "note" }, "Stopped."));
   return el;

@@ -226,6 +226,7 @@ const actions: Actions = {
   apply: (v, callIds, retryInterrupted) => void applyView(v, callIds, retryInterrupted),
   undo: (gid) => void undo(gid),
   retry: (v) => void retryTurn(v),
+  canRetry: (v) => state.views[state.views.length - 1] === v,
   isUndone: (gid) => state.undone.has(gid),
   folded: (id) => state.folds.get(id),
   fold: (id, open) => { state.folds.set(id, open); },
