@@ -1,7 +1,7 @@
 # The commands the README names. Everything runs with the toolchain go.mod asks for.
 export GOTOOLCHAIN := go1.27.3
 
-.PHONY: test e2e dev build lint bench chaos client-check
+.PHONY: test e2e dev build lint bench chaos client-check console
 
 # The static checks (make lint) and every test, the e2e suite included (-tags e2e), with the race
 # detector, against a throwaway Postgres (see docs/testing.md). CI runs this.
@@ -18,8 +18,13 @@ e2e:
 dev:
 	go run ./cmd/hub dev
 
-build:
+build: console
 	go build -o bin/hub ./cmd/hub
+
+# The web console: npm ci (pinned by console/web/package-lock.json), then tsc builds console/web/src
+# into console/static/js, which is committed and embedded by go build (make test checks it is fresh).
+console:
+	scripts/console.sh build
 
 # gofmt, go vet, staticcheck and workflowcheck (versions pinned by go.mod's tool lines), no tests.
 # The import-direction check is a test: go test ./internal/layers.

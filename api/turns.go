@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -223,6 +225,9 @@ func atPath(err error, prefix string) error {
 	return err
 }
 
+// launchTimeout bounds starting a turn's workflow once its request ended.
+const launchTimeout = 30 * time.Second
+
 // launch starts the turn's workflow and answers 202 with where to stream.
 // If Temporal cannot be reached, the turn is saved as an error turn (so the
 // conversation is not left with a turn that never runs) and the answer is
@@ -232,7 +237,11 @@ func atPath(err error, prefix string) error {
 // (an error turn with code timeout, its ending saved), and Temporal ends
 // the workflow outright TurnTimeoutGrace later if even that fails.
 func (s *Server) launch(c *gin.Context, turn chat.Turn) {
-	ctx := c.Request.Context()
+	// The message and the turn are saved: starting its workflow (or saving
+	// why it could not start) must not end with the request, or a client
+	// that hangs up now (a reloaded page) leaves a turn queued forever.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), launchTimeout)
+	defer cancel()
 	// The top bar shows the queued turn before its workflow can move it on.
 	if err := s.Chat.AnnounceTurn(ctx, turn.ID); err != nil {
 		slog.WarnContext(ctx, "announce queued turn", "turn", turn.ID, "error", err)

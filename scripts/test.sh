@@ -2,7 +2,8 @@
 # shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
 # test.sh is Hub's one test command (`make test` runs it): the static checks (scripts/lint.sh:
 # gofmt, go vet, staticcheck, workflowcheck), the OpenAPI document's lint and typed-client check
-# (scripts/client-check.sh, for the whole module), then go test -tags e2e against a throwaway Postgres
+# (scripts/client-check.sh, for the whole module), the web console's checks (scripts/console.sh
+# check, when the run covers ./console or ./e2e), then go test -tags e2e against a throwaway Postgres
 # server that lives exactly as long as this script.
 #
 #   scripts/test.sh                      # everything: ./...
@@ -253,6 +254,20 @@ done
 scripts/lint.sh ${lint_flags[@]+"${lint_flags[@]}"} "${packages[@]}"
 if [[ $client_check == 1 ]]; then
 	scripts/client-check.sh
+fi
+
+# --- the web console ----------------------------------------------------------------------------
+# When the run covers the console or the e2e package: the console's type check and that its built
+# files are fresh (scripts/console.sh check), and Debian's chromium for TestConsoleInABrowser, which
+# then must run rather than skip (docs/testing.md, "The console in a browser").
+console_run=""
+for p in "${packages[@]}"; do
+	case $p in ./... | . | hub | hub/... | ./console | ./console/... | hub/console | ./e2e | ./e2e/... | hub/e2e) console_run=1 ;; esac
+done
+if [[ -n $console_run ]]; then
+	scripts/console.sh check
+	HUB_CHROMIUM=$(scripts/console.sh browser)
+	export HUB_CHROMIUM HUB_REQUIRE_BROWSER=1
 fi
 
 test_cmd=(go test -count=1 -timeout 15m -tags "$tags" ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})

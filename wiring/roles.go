@@ -15,10 +15,11 @@ import (
 	"hub/activities"
 	"hub/api"
 	"hub/chat"
+	"hub/console"
 	"hub/worker"
 )
 
-// API returns the api's handler over the Temporal client c (wrapped by
+// API returns the web console and the api's handler over the Temporal client c (wrapped by
 // TestKnobs.APITemporal when set). The first call subscribes the process
 // to activity frames written by any process (the worker, another api), so
 // they wake this process's activity streams at once.
@@ -32,9 +33,11 @@ func (h *Hub) API(c client.Client) http.Handler {
 	if h.test.APITemporal != nil {
 		c = h.test.APITemporal(c)
 	}
-	return api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
+	// The web console answers / and its own files; everything else,
+	// unknown paths included, is the api's.
+	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
 		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout,
-		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer})
+		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer}))
 }
 
 // HTTPServer is API behind the server `hub api` runs: the configured

@@ -138,6 +138,10 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	defer c.Close()
 
 	fmt.Fprintf(out, "Hub API     http://%s  (token in %s)\n", displayAddr(ln.Addr()), filepath.Join(o.dataDir, "dev-token"))
+	// The token rides in the fragment, which the browser never sends: the
+	// console reads it into the tab's session storage and drops it from
+	// the address bar.
+	fmt.Fprintf(out, "Console     http://%s/#token=%s  (opens signed in as %s)\n", displayAddr(ln.Addr()), token, devOwner)
 	if ui := ts.UIURL(); ui != "" {
 		fmt.Fprintf(out, "Temporal UI %s\n", ui)
 	} else {

@@ -60,6 +60,9 @@ var productionRules = map[string][]string{
 	// bench drives a Hub through its HTTP api only: the stand-in model it scripts, and llm for
 	// the plain loop's model calls; nothing of the server.
 	"bench": {"fakemodel", "llm"},
+	// console is the web console's embedded files and their handler; a client of the api
+	// over HTTP, it imports nothing of ours.
+	"console": {},
 	// Packages that are only their tests.
 	"deploy":          {},
 	"internal/layers": {},

@@ -1,0 +1,539 @@
+import { api, ApiError, setToken, token } from "./api.js";
+import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
+import { $, h, replace } from "./dom.js";
+import { TopBar } from "./topbar.js";
+const state = {
+    spaces: [],
+    spaceId: "",
+    convs: [],
+    convId: null,
+    views: [],
+    live: null,
+    settings: null,
+    models: null,
+    needs: [],
+    pool: null,
+    pending: [],
+    files: [],
+    undone: new Set(),
+    folds: new Map(),
+    busy: new Set(),
+};
+let topbar = null;
+function boot() {
+    const m = location.hash.match(/^#token=([^&]+)/);
+    if (m) {
+        setToken(decodeURIComponent(m[1]));
+        history.replaceState(null, "", location.pathname + location.search);
+    }
+    if (token())
+        void start();
+    else
+        signIn();
+}
+function signIn(message) {
+    topbar?.close();
+    topbar = null;
+    const input = h("input", { id: "token-input", type: "password", autocomplete: "off", required: true, "aria-describedby": "token-help" });
+    const form = h("form", { class: "signin", "aria-labelledby": "signin-title" }, h("h1", { id: "signin-title" }, "Sign in to Hub"), h("label", { for: "token-input" }, "Token"), input, h("p", { id: "token-help", class: "hint" }, "Paste a token from `hub token create` (in `hub dev`: .hub/dev-token). It is kept in this tab only."), message ? h("p", { class: "error", role: "alert" }, message) : null, h("button", { type: "submit" }, "Sign in"));
+    form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        setToken(input.value.trim());
+        void start();
+    });
+    replace($("app"), h("main", { class: "signin-page" }, form));
+    input.focus();
+}
+async function start() {
+    try {
+        state.spaces = (await api.spaces()).spaces;
+    }
+    catch (e) {
+        if (e instanceof ApiError && e.status === 401) {
+            setToken(null);
+            signIn("That token was not accepted.");
+        }
+        else
+            signIn(errorText(e));
+        return;
+    }
+    state.spaceId = sessionStorage.getItem("hub.space") ?? "";
+    if (!state.spaces.some((s) => s.id === state.spaceId))
+        state.spaceId = state.spaces[0]?.id ?? "";
+    layout();
+    topbar = new TopBar($("topbar-status"), { onChange: onActivity });
+    topbar.connect();
+    void loadSettings();
+    void loadNeeds();
+    await loadConversations();
+    const saved = sessionStorage.getItem("hub.conversation");
+    if (saved && state.convs.some((c) => c.id === saved))
+        await openConversation(saved);
+    else
+        renderChat();
+}
+function layout() {
+    const spaceSelect = h("select", { id: "space", onchange: (e) => void switchSpace(e.target.value) }, state.spaces.map((s) => h("option", { value: s.id, selected: s.id === state.spaceId }, s.name)));
+    replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => { setToken(null); sessionStorage.clear(); signIn(); } }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title" }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title" }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
+}
+let noticeTimer = 0;
+function notice(text) {
+    const n = $("notice");
+    n.textContent = text;
+    n.classList.toggle("shown", !!text);
+    clearTimeout(noticeTimer);
+    if (text)
+        noticeTimer = setTimeout(() => notice(""), 6000);
+}
+function errorText(e) {
+    return e instanceof Error ? e.message : String(e);
+}
+async function guard(key, f) {
+    if (state.busy.has(key))
+        return undefined;
+    state.busy.add(key);
+    renderChat();
+    try {
+        return await f();
+    }
+    catch (e) {
+        if (e instanceof ApiError && e.status === 401) {
+            setToken(null);
+            signIn("Your token is no longer accepted.");
+            return undefined;
+        }
+        notice(errorText(e));
+        return undefined;
+    }
+    finally {
+        state.busy.delete(key);
+        renderChat();
+    }
+}
+async function switchSpace(id) {
+    state.spaceId = id;
+    sessionStorage.setItem("hub.space", id);
+    state.pool = null;
+    closeLive();
+    state.convId = null;
+    state.views = [];
+    await loadConversations();
+    renderChat();
+}
+async function loadConversations() {
+    if (!state.spaceId)
+        return;
+    try {
+        state.convs = (await api.conversations(state.spaceId)).conversations;
+    }
+    catch (e) {
+        notice(errorText(e));
+    }
+    renderConversations();
+}
+function renderConversations() {
+    const list = $("conv-list");
+    replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "" }, h("button", { type: "button", class: "conv-open", "aria-current": c.id === state.convId ? "true" : null, onclick: () => void openConversation(c.id) }, c.title || "Untitled"), h("button", { type: "button", class: "conv-delete", "aria-label": `Delete “${c.title || "Untitled"}”`, title: "Delete", onclick: () => void deleteConversation(c) }, "×"))));
+}
+function newConversation() {
+    closeLive();
+    state.convId = null;
+    state.views = [];
+    sessionStorage.removeItem("hub.conversation");
+    renderConversations();
+    renderChat();
+    $("input").focus();
+}
+async function openConversation(id) {
+    closeLive();
+    state.convId = id;
+    sessionStorage.setItem("hub.conversation", id);
+    renderConversations();
+    await loadMessages();
+}
+async function deleteConversation(c) {
+    await guard("delete:" + c.id, async () => {
+        await api.deleteConversation(c.id);
+        if (state.convId === c.id)
+            newConversation();
+        notice(`Deleted “${c.title || "Untitled"}”.`);
+        await loadConversations();
+    });
+}
+async function loadMessages() {
+    const id = state.convId;
+    if (!id)
+        return;
+    let views;
+    try {
+        views = (await api.messages(id)).messages.map(fromMessage);
+    }
+    catch (e) {
+        notice(errorText(e));
+        return;
+    }
+    if (state.convId !== id)
+        return;
+    const opened = state.views.length === 0 || state.views[0].id !== views[0]?.id;
+    state.views = views;
+    renderChat(opened);
+    const running = views.find((v) => v.role === "assistant" && v.status === "running");
+    const url = running && sessionStorage.getItem("hub.stream." + running.turnId);
+    if (running && url && !state.live)
+        follow(running, url, id);
+}
+const actions = {
+    apply: (v, callIds, retryInterrupted) => void applyView(v, callIds, retryInterrupted),
+    undo: (gid) => void undo(gid),
+    retry: (v) => void retryTurn(v),
+    canRetry: (v) => state.views[state.views.length - 1] === v,
+    isUndone: (gid) => state.undone.has(gid),
+    folded: (id) => state.folds.get(id),
+    fold: (id, open) => { state.folds.set(id, open); },
+    busy: (key) => state.busy.has(key),
+};
+function renderChat(toBottom = false) {
+    const box = document.getElementById("messages");
+    if (!box)
+        return;
+    const keep = box.scrollTop;
+    const atBottom = toBottom || box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+    const conv = state.convs.find((c) => c.id === state.convId);
+    $("chat-title").textContent = conv ? conv.title || "Untitled" : "New conversation";
+    replace(box, state.views.length ? state.views.map((v) => renderView(v, state.live?.view === v, actions))
+        : h("p", { class: "empty" }, "Ask Hub something — “add a task called Water the plants”, or “list my tasks”. Type @ to mention a record."));
+    box.scrollTop = atBottom ? box.scrollHeight : keep;
+    renderComposerState();
+}
+function renderLive() {
+    const live = state.live;
+    if (!live)
+        return;
+    const box = $("messages");
+    const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+    const old = document.getElementById(`msg-${live.view.id}`);
+    const el = renderView(live.view, true, actions);
+    if (old)
+        old.replaceWith(el);
+    else
+        renderChat();
+    if (atBottom)
+        box.scrollTop = box.scrollHeight;
+}
+setInterval(() => {
+    const v = state.live?.view;
+    if (!v?.step)
+        return;
+    const el = document.getElementById(`step-${v.id}`);
+    if (el)
+        el.textContent = stepText(v, Date.now());
+}, 1000);
+function follow(view, streamUrl, convId, sentAt = performance.now()) {
+    closeLive();
+    Object.assign(view, { text: "", rows: [], proposals: [], error: undefined, status: "running", step: { text: "Working…", since: Date.now() } });
+    const es = new EventSource(streamUrl);
+    const live = { view, es, convId, mark: 0, sentAt, gotText: false };
+    state.live = live;
+    const on = (type, f) => es.addEventListener(type, (e) => {
+        if (state.live !== live)
+            return;
+        f(JSON.parse(e.data));
+        renderLive();
+    });
+    on("refs", (d) => { view.refs = d.refs; });
+    on("status", (d) => {
+        if (d.reset)
+            Object.assign(view, { text: "", rows: [], proposals: [], error: undefined });
+        else if (d.discard)
+            view.text = view.text.slice(0, live.mark);
+        live.mark = view.text.length;
+        view.step = { text: d.text || statusWord(d.status), since: Date.now() };
+    });
+    on("text", (d) => {
+        if (!live.gotText) {
+            live.gotText = true;
+            performance.measure("hub:first-text", { start: live.sentAt, end: performance.now() });
+        }
+        view.text += d.delta;
+        view.step = { text: "Writing…", since: Date.now() };
+    });
+    on("tool", (d) => upsertRow(view, d));
+    on("proposal", (d) => { view.proposals = d.calls; });
+    on("turn_error", (d) => { view.error = d; });
+    on("done", (d) => {
+        es.close();
+        view.status = d.status;
+        view.step = undefined;
+        if (d.refs)
+            view.refs = d.refs;
+        state.live = null;
+        sessionStorage.removeItem("hub.stream." + view.turnId);
+        if (view.proposals.length)
+            void loadNeeds();
+        if (d.deleted)
+            void loadConversations();
+        else if (state.convId === convId)
+            void loadMessages();
+    });
+    es.addEventListener("error", () => {
+        if (es.readyState === EventSource.CLOSED && state.live === live) {
+            state.live = null;
+            void loadMessages();
+        }
+    });
+    renderChat(true);
+}
+function statusWord(s) {
+    return { working: "Thinking…", queued: "Queued…", paused: "Paused", stopping: "Stopping…", waiting: "Waiting…", retrying: "Trying again…" }[s] ?? s;
+}
+function closeLive() {
+    state.live?.es.close();
+    state.live = null;
+}
+async function send(text) {
+    const mentions = state.pending.map((r) => ({ kind: r.kind, id: r.id }));
+    await guard("send", async () => {
+        let convId = state.convId;
+        if (!convId) {
+            const c = await api.createConversation(state.spaceId, text.slice(0, 60));
+            convId = c.id;
+            state.convId = convId;
+            sessionStorage.setItem("hub.conversation", convId);
+            await loadConversations();
+        }
+        const sentAt = performance.now();
+        const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), state.settings?.model || undefined, undefined);
+        const input = $("input");
+        input.value = "";
+        const userView = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: [...state.pending, ...state.files], refs: [], rows: [], proposals: [], receipts: [] };
+        state.pending = [];
+        state.files = [];
+        renderChips();
+        const reply = { id: st.replyMessageId, turnId: st.turnId, role: "assistant", text: "", status: "running", mentions: [], refs: [], rows: [], proposals: [], receipts: [] };
+        state.views.push(userView, reply);
+        sessionStorage.setItem("hub.stream." + st.turnId, st.streamUrl);
+        follow(reply, st.streamUrl, convId, sentAt);
+    });
+}
+async function stopTurn() {
+    const live = state.live;
+    if (!live)
+        return;
+    await guard("stop", async () => {
+        const r = await api.control(live.view.turnId, "stop");
+        live.view.step = { text: statusWord(r.status), since: Date.now() };
+        renderLive();
+    });
+}
+async function applyView(v, callIds, retryInterrupted) {
+    if (!state.convId)
+        return;
+    const convId = state.convId;
+    await guard("apply:" + v.id, async () => {
+        const r = await api.apply(convId, v.id, callIds, retryInterrupted);
+        const byCall = new Map(v.receipts.map((x) => [x.callId, x]));
+        for (const x of r.receipts)
+            byCall.set(x.callId, x);
+        v.receipts = [...byCall.values()];
+        const ok = r.receipts.filter((x) => x.status === "succeeded").length;
+        notice(`Applied: ${ok} of ${r.receipts.length} succeeded.`);
+        void loadNeeds();
+    });
+}
+async function undo(gid) {
+    await guard("undo:" + gid, async () => {
+        const undone = state.undone.has(gid);
+        const r = undone ? await api.redo(gid) : await api.undo(gid);
+        if (r.state === "undone")
+            state.undone.add(gid);
+        else
+            state.undone.delete(gid);
+        notice(`${r.state === "undone" ? "Undone" : "Redone"}: ${r.records.map((x) => x.label).join(", ") || "nothing left to change"}.`);
+    });
+}
+async function retryTurn(v) {
+    const convId = state.convId;
+    if (!convId)
+        return;
+    await guard("retry:" + v.turnId, async () => {
+        const r = await api.retry(v.turnId);
+        v.turnId = r.turnId;
+        sessionStorage.setItem("hub.stream." + r.turnId, r.streamUrl);
+        follow(v, r.streamUrl, convId);
+    });
+}
+function composer() {
+    const input = h("textarea", { id: "input", rows: 2, "aria-label": "Message", placeholder: "Ask Hub… (@ mentions a record)", "aria-autocomplete": "list", "aria-controls": "mention-menu" });
+    const menu = h("ul", { id: "mention-menu", role: "listbox", "aria-label": "Mention a record", hidden: true });
+    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { class: "composer-row" }, input, menu, h("label", { for: "attach", class: "attach-label" }, "Attach"), h("input", { type: "file", id: "attach", multiple: true, onchange: (e) => void attach(e.target) }), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
+    form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        const text = input.value.trim();
+        if (text && !state.live)
+            void send(text);
+    });
+    input.addEventListener("input", () => void mentionMenu());
+    input.addEventListener("keydown", (e) => {
+        if (!menu.hidden) {
+            const items = [...menu.querySelectorAll("[role=option]")];
+            const at = items.findIndex((i) => i.getAttribute("aria-selected") === "true");
+            if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                e.preventDefault();
+                const next = items[(at + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length];
+                items.forEach((i) => i.setAttribute("aria-selected", String(i === next)));
+                if (next)
+                    input.setAttribute("aria-activedescendant", next.id);
+                return;
+            }
+            if ((e.key === "Enter" || e.key === "Tab") && at >= 0) {
+                e.preventDefault();
+                items[at].click();
+                return;
+            }
+            if (e.key === "Escape") {
+                e.preventDefault();
+                closeMenu();
+                return;
+            }
+        }
+        if (e.key === "Enter" && !e.shiftKey) {
+            e.preventDefault();
+            form.requestSubmit();
+        }
+    });
+    return form;
+}
+function renderComposerState() {
+    const live = !!state.live && state.live.convId === state.convId;
+    $("send").disabled = live || state.busy.has("send");
+    $("stop").hidden = !live;
+}
+async function mentionMenu() {
+    const input = $("input");
+    const before = input.value.slice(0, input.selectionStart ?? input.value.length);
+    const m = before.match(/(?:^|\s)@([^@\n]{0,40})$/);
+    if (!m) {
+        closeMenu();
+        return;
+    }
+    if (!state.pool) {
+        const [tasks, projects, people] = await Promise.all([
+            api.tasks(state.spaceId).then((r) => r.tasks).catch(() => []),
+            api.projects(state.spaceId).then((r) => r.projects).catch(() => []),
+            api.people(state.spaceId).then((r) => r.people).catch(() => []),
+        ]);
+        state.pool = [...tasks.map((t) => ({ kind: "task", id: t.id, label: t.title })),
+            ...projects.map((p) => ({ kind: "project", id: p.id, label: p.name })),
+            ...people.map((p) => ({ kind: "person", id: p.id, label: p.name }))];
+    }
+    const q = m[1].toLowerCase();
+    const found = state.pool.filter((r) => r.label.toLowerCase().includes(q)).slice(0, 8);
+    const menu = $("mention-menu");
+    replace(menu, found.length ? found.map((r, i) => h("li", { role: "option", id: `mention-${i}`, "aria-selected": String(i === 0), class: `kind-${r.kind}`,
+        onmousedown: (e) => e.preventDefault(), onclick: () => pickMention(r, m[1].length + 1) }, h("span", { class: "kind" }, r.kind), " ", r.label))
+        : h("li", { class: "none" }, "No record matches"));
+    menu.hidden = false;
+    if (found.length)
+        input.setAttribute("aria-activedescendant", "mention-0");
+}
+function closeMenu() {
+    const menu = $("mention-menu");
+    menu.hidden = true;
+    const input = $("input");
+    input.removeAttribute("aria-activedescendant");
+}
+function pickMention(r, typed) {
+    const input = $("input");
+    const caret = input.selectionStart ?? input.value.length;
+    input.value = input.value.slice(0, caret - typed) + r.label + " " + input.value.slice(caret);
+    const at = caret - typed + r.label.length + 1;
+    input.setSelectionRange(at, at);
+    if (!state.pending.some((p) => p.kind === r.kind && p.id === r.id))
+        state.pending.push(r);
+    closeMenu();
+    renderChips();
+    input.focus();
+}
+function renderChips() {
+    const remove = (r) => { state.pending = state.pending.filter((p) => p !== r); state.files = state.files.filter((p) => p !== r); renderChips(); };
+    replace($("chips"), [...state.pending, ...state.files].map((r) => h("span", { class: "pending-chip" }, chip(r), h("button", { type: "button", class: "chip-remove", "aria-label": `Remove ${r.kind === "file" ? "file" : "mention"} ${r.label}`, onclick: () => remove(r) }, "×"))));
+}
+async function attach(input) {
+    const picked = [...(input.files ?? [])];
+    input.value = "";
+    await guard("attach", async () => {
+        for (const f of picked) {
+            const up = await api.uploadFile(state.spaceId, f);
+            state.files.push({ kind: "file", id: up.id, label: up.name, detail: up.contentType });
+        }
+        renderChips();
+    });
+}
+async function loadNeeds() {
+    try {
+        state.needs = (await api.needsMe()).items;
+    }
+    catch {
+        return;
+    }
+    const list = document.getElementById("needs-list");
+    if (!list)
+        return;
+    replace(list, state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId }, h("span", { class: "preview" }, n.preview), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openConversation(n.conversationId) }, "Open"), " ", h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
+        : h("li", { class: "empty" }, "Nothing waits for you."));
+}
+async function applyNeed(n) {
+    await guard("apply:" + n.messageId, async () => {
+        const r = await api.apply(n.conversationId, n.messageId, [n.callId]);
+        notice(`Applied: ${r.receipts.map((x) => x.summary ?? x.status).join("; ")}`);
+        await loadNeeds();
+        if (state.convId === n.conversationId)
+            await loadMessages();
+    });
+}
+async function loadSettings() {
+    try {
+        state.settings = await api.settings();
+    }
+    catch (e) {
+        notice(errorText(e));
+        return;
+    }
+    state.models = await api.models().catch(() => null);
+    renderSettings();
+}
+function renderSettings() {
+    const s = state.settings;
+    const form = document.getElementById("settings-form");
+    if (!s || !form)
+        return;
+    const models = state.models?.models ?? [];
+    const chosen = models.find((m) => m.id === (s.model || state.models?.default));
+    const policy = h("select", { id: "write-policy" }, ["immediate", "preview", "needs-me"].map((p) => h("option", { value: p, selected: s.writePolicy === p }, ({ immediate: "Write at once (with Undo)", preview: "Preview, then Apply", "needs-me": "Send to Needs me" })[p])));
+    const model = h("select", { id: "model", onchange: () => {
+            const m = models.find((x) => x.id === model.value);
+            replace(effort, h("option", { value: "" }, "Default"), (m?.efforts ?? []).map((x) => h("option", { value: x }, x)));
+        } }, h("option", { value: "", selected: !s.model }, `Default${state.models ? ` (${state.models.default})` : ""}`), models.map((m) => h("option", { value: m.id, selected: s.model === m.id }, m.name)));
+    const effort = h("select", { id: "effort" }, h("option", { value: "" }, "Default"), (chosen?.efforts ?? []).map((x) => h("option", { value: x, selected: s.effort === x }, x)));
+    replace(form, h("label", { for: "write-policy" }, "Writes"), policy, models.length ? [h("label", { for: "model" }, "Model"), model, h("label", { for: "effort" }, "Effort"), effort] : null, h("button", { type: "submit", id: "save-settings" }, "Save settings"));
+    form.onsubmit = (e) => {
+        e.preventDefault();
+        void guard("settings", async () => {
+            const patch = { writePolicy: policy.value };
+            if (models.length) {
+                patch.model = model.value;
+                patch.effort = effort.value;
+            }
+            state.settings = await api.patchSettings(patch);
+            renderSettings();
+            notice("Settings saved.");
+        });
+    };
+}
+function onActivity(a) {
+    if (!a || a.kind === "apply" || a.ended)
+        void loadNeeds();
+    if (a && a.ended && a.conversationId === state.convId && !state.live)
+        void loadMessages();
+}
+boot();

@@ -1,0 +1,298 @@
+// The console end to end in a real browser: playwright-core driving
+// Debian's chromium against a running `hub dev --fake-model`.
+//
+//   HUB_CONSOLE_URL   the banner's console link, http://127.0.0.1:PORT/#token=…
+//   HUB_FAKEMODEL_URL the scripted model's base URL (…/v1), from the banner
+//   HUB_CHROMIUM      the browser (default /usr/bin/chromium)
+//   HUB_SCREENSHOTS   a directory to write each state's picture to (optional)
+//   HUB_METRICS       a file to write the figures to as JSON (optional)
+//
+// Each step says what it checks; the first failure ends the run with exit 1.
+import { chromium } from "playwright-core";
+import { readFileSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const link = must("HUB_CONSOLE_URL");
+const fakeModel = must("HUB_FAKEMODEL_URL").replace(/\/v1\/?$/, "");
+const shots = process.env.HUB_SCREENSHOTS || "";
+const origin = new URL(link).origin;
+const token = decodeURIComponent(new URL(link).hash.replace(/^#token=/, ""));
+const timeout = 20_000;
+const figures = {};
+
+function must(name) {
+  const v = process.env[name];
+  if (!v) { console.error(`console.mjs: ${name} is not set`); process.exit(2); }
+  return v;
+}
+function check(ok, what) {
+  if (!ok) throw new Error(`check failed: ${what}`);
+  console.log(`ok  ${what}`);
+}
+async function shot(page, name) {
+  if (!shots) return;
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: path.join(shots, `${name}.png`) });
+}
+async function hub(method, p, body) {
+  const res = await fetch(origin + p, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: body && JSON.stringify(body) });
+  return { status: res.status, json: res.status === 204 ? null : await res.json() };
+}
+
+// A slow answer to stop mid-stream (and to see "Thinking…" count seconds),
+// and a model error once, put in front of the default script's rules.
+const script = await (await fetch(`${fakeModel}/fake/script`)).json();
+script.rules.unshift(
+  { name: "a long story", match: { lastUser: "(?i)tell me a long story", afterToolResult: false },
+    reply: { text: "Once upon a time ".repeat(200), firstTokenDelay: "6s", chunkSize: 6, chunkDelay: "60ms" } },
+  { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
+    reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
+);
+const put = await fetch(`${fakeModel}/fake/script`, { method: "PUT", body: JSON.stringify(script) });
+check(put.status === 204, "the scripted model takes the test's rules");
+
+const browser = await chromium.launch({ executablePath: process.env.HUB_CHROMIUM || "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+let failed = false;
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(timeout);
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+
+  // --- signed in from the banner's link ------------------------------------------------------
+  await page.goto(link);
+  await page.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  check(new URL(page.url()).hash === "", "the token is taken out of the address bar");
+  check(await page.evaluate(() => sessionStorage.getItem("hub.token")) === token, "the token is kept in sessionStorage");
+  figures.firstPaintMs = await page.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null);
+  await shot(page, "01-signed-in");
+
+  // --- ask → stream → tool rows → Undo -------------------------------------------------------
+  await page.fill("#input", "add a task called Water the plants");
+  await page.press("#input", "Enter");
+  const reply1 = page.locator("article.assistant").last();
+  await reply1.locator(".row.phase-done", { hasText: "hub_create_tasks" }).waitFor({ state: "attached" }); // folded once the reply is done
+  await reply1.locator(".text", { hasText: "Here is the result" }).waitFor();
+  await reply1.locator("details.fold summary", { hasText: "1 step · 1 change" }).waitFor();
+  check(true, "a write streams its tool row, then folds behind “1 step · 1 change”");
+  figures.firstTextMs = await page.evaluate(() => performance.getEntriesByName("hub:first-text").at(-1)?.duration ?? null);
+  check((await reply1.locator(".ref", { hasText: "Water the plants" }).count()) > 0, "the record is a link by its title");
+  await reply1.locator("details.fold summary").click();
+  await shot(page, "02-tool-rows");
+  await reply1.locator("button.undo").click();
+  await reply1.locator("button.redo").waitFor();
+  let tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(!tasks.some((t) => t.title === "Water the plants"), "Undo on the row takes the task away");
+
+  // --- preview → Apply → Undo on the receipt --------------------------------------------------
+  await page.selectOption("#write-policy", "preview");
+  await page.click("#save-settings");
+  await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+  check((await hub("GET", "/api/me/settings")).json.writePolicy === "preview", "settings save the write policy");
+  await page.fill("#input", "add a task called Buy seeds");
+  await page.press("#input", "Enter");
+  const reply2 = page.locator("article.assistant").last();
+  await reply2.locator("section.proposal", { hasText: "Nothing changes until you apply." }).waitFor();
+  await reply2.locator("section.proposal .preview", { hasText: "Buy seeds" }).waitFor();
+  await page.locator("#needs-list").waitFor();
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(!tasks.some((t) => t.title === "Buy seeds"), "a held write changes nothing before Apply");
+  await shot(page, "03-preview");
+  await reply2.locator("button.apply-one").click();
+  await reply2.locator(".receipt.status-succeeded").waitFor();
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(tasks.some((t) => t.title === "Buy seeds"), "Apply writes the task and shows a succeeded receipt");
+  await shot(page, "04-applied");
+  await reply2.locator(".receipt button.undo").click();
+  await reply2.locator(".receipt button.redo").waitFor();
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(!tasks.some((t) => t.title === "Buy seeds"), "Undo on the receipt takes it away again");
+  await reply2.locator(".receipt button.redo").click();
+  await reply2.locator(".receipt button.undo").waitFor();
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(tasks.some((t) => t.title === "Buy seeds"), "Redo puts it back");
+  await page.selectOption("#write-policy", "immediate");
+  await page.click("#save-settings");
+  await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+
+  // --- mentions with the @-menu ----------------------------------------------------------------
+  await page.fill("#input", "list my tasks about @Buy");
+  await page.locator("#mention-menu [role=option]", { hasText: "Buy seeds" }).waitFor();
+  await shot(page, "05-mention-menu");
+  await page.press("#input", "Enter");
+  await page.locator("#chips .chip", { hasText: "@Buy seeds" }).waitFor();
+  await page.press("#input", "Enter");
+  const mentioned = page.locator("article.user").last();
+  await mentioned.locator(".chip", { hasText: "@Buy seeds" }).waitFor();
+  await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "hub_list_tasks" }).waitFor({ state: "attached" });
+  check(true, "the @-menu picks a record; the message carries it as a chip");
+
+  // --- a second tab; stop mid-stream ------------------------------------------------------------
+  const other = await context.newPage();
+  await other.goto(link); // sessionStorage is per tab: the second one signs in from the link too
+  await other.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  await page.fill("#input", "tell me a long story");
+  await page.press("#input", "Enter");
+  const reply3 = page.locator("article.assistant").last();
+  await reply3.locator(".step", { hasText: /Thinking… [3-9]s/ }).waitFor();
+  check(true, "the step in progress counts seconds after three");
+  await shot(page, "06-thinking");
+  await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  check(await other.locator("#stop-all").isEnabled(), "a second tab's top bar shows the turn working, Stop all enabled");
+  await shot(other, "07-second-tab-working");
+  await reply3.locator(".text", { hasText: "Once upon a time Once" }).waitFor();
+  await shot(page, "08-streaming");
+  await page.click("#stop");
+  await reply3.locator(".note", { hasText: "Stopped." }).waitFor();
+  const kept = await reply3.locator(".text").innerText();
+  check(kept.length > 20 && kept.length < "Once upon a time ".repeat(200).length, "Stop ends the stream and keeps the text so far");
+  await other.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  check(true, "the second tab's top bar goes back to Idle");
+
+  // --- a reload mid-stream follows the reply again; pause, resume and Stop all from the second tab ---
+  const replies = await page.locator("article.assistant").count();
+  await page.fill("#input", "tell me a long story");
+  await page.press("#input", "Enter");
+  await page.locator("article.assistant").nth(replies).locator(".text", { hasText: "Once upon a time" }).waitFor();
+  await page.reload();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "Once upon a time Once upon a time Once upon a time" }).waitFor();
+  check(await page.locator("#stop").isVisible(), "a reload mid-stream follows the running reply again from its stream");
+  await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  await other.click("#pause-all");
+  await other.locator("#pill").filter({ hasText: "Paused" }).waitFor();
+  await page.locator("#pill").filter({ hasText: "Paused" }).waitFor();
+  check(true, "Pause in the second tab pauses the turn; both top bars say Paused");
+  await shot(other, "09-paused");
+  await other.click("#resume-all");
+  await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  check(true, "Resume sets it working again");
+  await other.click("#stop-all");
+  await page.locator("article.assistant").last().locator(".note", { hasText: "Stopped." }).waitFor();
+  check(true, "Stop all in the second tab stops the first tab's turn");
+
+  // --- an error turn and its Retry ----------------------------------------------------------------
+  await page.fill("#input", "fail once");
+  await page.press("#input", "Enter");
+  const reply5 = page.locator("article.assistant").last();
+  await reply5.locator(".turn-error button.retry-turn").waitFor();
+  await shot(page, "10-error-retry");
+  await reply5.locator(".turn-error button.retry-turn").click();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
+  check(await page.locator("button.retry-turn").count() === 0, "Retry on an error turn answers, and the retried turn offers no second Retry");
+
+  // --- reload: chips and receipts are drawn again ---------------------------------------------------
+  await page.reload();
+  await page.locator("article.user .chip", { hasText: "@Buy seeds" }).waitFor();
+  await page.locator(".receipt.status-succeeded", { hasText: "Buy seeds" }).waitFor();
+  await page.locator("section.proposal .badge", { hasText: "Applied" }).waitFor();
+  check(true, "after a reload the chips and receipts are still there");
+  await shot(page, "11-reloaded");
+
+  // --- the Needs me list ------------------------------------------------------------------------
+  await page.selectOption("#write-policy", "needs-me");
+  await page.click("#save-settings");
+  await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+  await page.fill("#input", "add a task called Plant tulips");
+  await page.press("#input", "Enter");
+  const need = page.locator("#needs-list li", { hasText: "Plant tulips" });
+  await need.waitFor();
+  await shot(page, "12-needs-me");
+  await need.locator("button.needs-apply").click();
+  await need.waitFor({ state: "detached" });
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(tasks.some((t) => t.title === "Plant tulips"), "a write held for Needs me is applied from the list");
+  await page.selectOption("#write-policy", "immediate");
+  await page.click("#save-settings");
+  await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+
+  // --- the top bar when the activity stream cannot be had: Unavailable, then Retry -------------
+  const third = await context.newPage();
+  await third.route("**/api/agent/stream-token", (r) => r.abort());
+  await third.goto(link);
+  await third.locator("#pill").filter({ hasText: "Unavailable" }).waitFor();
+  await shot(third, "13-unavailable");
+  await third.unroute("**/api/agent/stream-token");
+  await third.click("#pill-retry");
+  await third.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  check(true, "the pill says Unavailable with a Retry that reconnects");
+  await third.close();
+
+  // --- accessibility: axe-core, and the keyboard -------------------------------------------------
+  await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
+  await page.locator("details.fold").first().evaluate((d) => { d.open = true; });
+  const axe = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  for (const v of axe.violations) console.log(`axe ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
+  check(serious.length === 0, `axe-core finds no serious or critical violations (${axe.violations.length} minor)`);
+  figures.axeViolations = axe.violations.map((v) => `${v.impact}:${v.id}`);
+
+  await page.focus("body");
+  const reached = new Set();
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press("Tab");
+    reached.add(await page.evaluate(() => { const e = document.activeElement; return e ? (e.id || e.className || e.tagName) : ""; }));
+  }
+  for (const want of ["space", "signout", "new-conv", "conv-open", "conv-delete", "input", "attach", "send", "write-policy", "save-settings"]) {
+    check(reached.has(want), `Tab reaches ${want}`);
+  }
+  // The @-menu by keyboard alone.
+  await page.focus("#input");
+  await page.keyboard.type("@Buy");
+  await page.locator("#mention-menu [role=option]").first().waitFor();
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  await page.locator("#chips .chip").first().waitFor();
+  check(true, "the @-menu works by keyboard");
+  await page.fill("#input", "");
+
+  // --- an attached file ----------------------------------------------------------------------
+  await page.setInputFiles("#attach", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Water the plants on Monday.\n") });
+  await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
+  await page.fill("#input", "what is in the file");
+  await page.press("#input", "Enter");
+  await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
+  await page.reload();
+  await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
+  check(true, "a file is attached to a message and drawn as a chip after a reload");
+
+  // --- delete a conversation ------------------------------------------------------------------
+  await page.click("#new-conv");
+  await page.fill("#input", "hello");
+  await page.press("#input", "Enter");
+  await page.locator("article.assistant .text", { hasText: "I am fakemodel" }).waitFor();
+  const before = await page.locator("#conv-list li").count();
+  await page.locator("#conv-list li.current .conv-delete").click();
+  await page.locator("#notice", { hasText: "Deleted" }).waitFor();
+  await page.waitForFunction((n) => document.querySelectorAll("#conv-list li").length === n - 1, before);
+  check(true, "a conversation is deleted from the list");
+
+  check(pageErrors.length === 0, `no script errors on the page${pageErrors.length ? ": " + pageErrors.join("; ") : ""}`);
+
+  // --- the bundle -----------------------------------------------------------------------------
+  const staticDir = path.join(here, "../../static");
+  const files = ["index.html", "app.css", ...readdirSync(path.join(staticDir, "js")).map((f) => `js/${f}`)];
+  let raw = 0, gz = 0;
+  for (const f of files) {
+    const b = readFileSync(path.join(staticDir, f));
+    raw += b.length;
+    gz += gzipSync(b, { level: 9 }).length;
+  }
+  Object.assign(figures, { bundleBytes: raw, bundleGzipBytes: gz, bundleFiles: files.length });
+  console.log("figures " + JSON.stringify(figures));
+  if (process.env.HUB_METRICS) writeFileSync(process.env.HUB_METRICS, JSON.stringify(figures, null, 2));
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
+
+async function spaceId() {
+  return (await hub("GET", "/api/spaces")).json.spaces[0].id;
+}

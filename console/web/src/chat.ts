@@ -1,0 +1,166 @@
+// The chat: messages as views, a reply's frames folded into its view, and
+// the view drawn as DOM. main.ts owns the state and the api calls.
+
+import type { ErrorBody, Message, Proposal, Receipt, Ref, ToolFrame } from "./api.js";
+import { h } from "./dom.js";
+
+/** Row is one tool call of a reply, as its frames or its saved call say. */
+export interface Row { callId: string; tool: string; phase: string; summary?: string; error?: ErrorBody; refs: Ref[]; undoGroupId?: string }
+
+/** View is a message as the chat draws it; a streaming reply's fills up frame by frame. */
+export interface View {
+  id: string; turnId: string; role: "user" | "assistant"; text: string; status: string;
+  mentions: Ref[]; refs: Ref[]; rows: Row[]; proposals: Proposal[]; receipts: Receipt[];
+  error?: ErrorBody;
+  /** step is the step in progress while the reply streams ("Thinking…"), since when. */
+  step?: { text: string; since: number };
+}
+
+export function fromMessage(m: Message): View {
+  return {
+    id: m.id, turnId: m.turnId, role: m.role, text: m.text, status: m.status,
+    mentions: m.mentions ?? [], refs: m.refs ?? [],
+    rows: (m.toolCalls ?? []).map((c) => ({ callId: c.id, tool: c.tool, phase: c.status, summary: c.summary, error: c.error, refs: c.refs ?? [], undoGroupId: c.undoGroupId })),
+    proposals: m.proposals ?? [],
+    receipts: (m.toolCalls ?? []).flatMap((c) => (c.receipt ? [c.receipt] : [])),
+    error: m.error,
+  };
+}
+
+export function upsertRow(v: View, f: ToolFrame): void {
+  const row: Row = { callId: f.callId, tool: f.tool, phase: f.phase, summary: f.summary, error: f.error, refs: f.refs ?? [], undoGroupId: f.undoGroupId };
+  const i = v.rows.findIndex((r) => r.callId === f.callId);
+  if (i < 0) v.rows.push(row);
+  else v.rows[i] = { ...v.rows[i], ...row, summary: f.summary ?? v.rows[i].summary, refs: f.refs ?? v.rows[i].refs };
+}
+
+/** Actions are what the buttons of a view do; main.ts implements them. */
+export interface Actions {
+  apply(v: View, callIds?: string[], retryInterrupted?: boolean): void;
+  undo(groupId: string): void;
+  retry(v: View): void;
+  /** canRetry: an error reply is retried from the chat while nothing came after it. */
+  canRetry(v: View): boolean;
+  isUndone(groupId: string): boolean;
+  /** folded says whether the person opened (true) or closed (false) a fold; undefined: neither. */
+  folded(viewId: string): boolean | undefined;
+  fold(viewId: string, open: boolean): void;
+  busy(key: string): boolean;
+}
+
+const phaseWord: Record<string, string> = { started: "Running", done: "Done", failed: "Failed", held: "Held for Apply" };
+
+/** foldLine is the one line finished calls fold behind: "8 steps · 1 change · 1 failed". */
+export function foldLine(v: View): { line: string; failed: number } {
+  const steps = v.rows.length;
+  const changes = v.rows.filter((r) => r.phase === "done" && r.undoGroupId).length + v.receipts.filter((r) => r.status === "succeeded").length;
+  const failed = v.rows.filter((r) => r.phase === "failed").length + v.receipts.filter((r) => r.status === "failed").length;
+  const parts = [`${steps} ${steps === 1 ? "step" : "steps"}`];
+  if (changes) parts.push(`${changes} ${changes === 1 ? "change" : "changes"}`);
+  if (failed) parts.push(`${failed} failed`);
+  return { line: parts.join(" · "), failed };
+}
+
+export function stepText(v: View, now: number): string {
+  if (!v.step) return "";
+  const secs = Math.floor((now - v.step.since) / 1000);
+  return secs >= 3 ? `${v.step.text} ${secs}s` : v.step.text;
+}
+
+export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
+  if (v.role === "user") {
+    return h("article", { class: "msg user", id: `msg-${v.id}`, "aria-label": "You" },
+      v.mentions.length ? h("div", { class: "chips", "aria-label": "Mentions" }, v.mentions.map(chip)) : null,
+      h("p", { class: "text" }, v.text));
+  }
+  const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status });
+  if (v.rows.length) {
+    const list = h("ul", { class: "rows" }, v.rows.map((r) => renderRow(r, a)));
+    if (live) el.append(list);
+    else {
+      const { line, failed } = foldLine(v);
+      const d = h("details", { class: "fold", open: a.folded(v.id) ?? failed > 0 }, h("summary", {}, line), list);
+      d.addEventListener("toggle", () => a.fold(v.id, d.open));
+      el.append(d);
+    }
+  }
+  if (live && v.step) el.append(h("p", { class: "step", id: `step-${v.id}`, role: "status" }, stepText(v, Date.now())));
+  if (v.text) el.append(h("div", { class: "text" }, linkRefs(v.text, v.refs)));
+  const refs = v.refs.filter((r) => r.kind !== "skill");
+  if (refs.length && !live) el.append(h("p", { class: "refs" }, "Records: ", refs.map((r) => [refLink(r), " "])));
+  if (v.proposals.length) el.append(renderProposals(v, a));
+  if (v.receipts.length) el.append(renderReceipts(v, a));
+  if (v.error) {
+    el.append(h("div", { class: "turn-error", role: "alert" }, h("p", {}, v.error.message),
+      v.status === "error" && v.turnId && a.canRetry(v) ? h("button", { type: "button", class: "retry-turn", disabled: a.busy("retry:" + v.turnId), onclick: () => a.retry(v) }, "Retry") : null));
+  }
+  if (v.status === "stopped") el.append(h("p", { class: "note" }, "Stopped."));
+  return el;
+}
+
+function renderRow(r: Row, a: Actions): HTMLElement {
+  return h("li", { class: `row phase-${r.phase}`, "data-call": r.callId },
+    h("span", { class: "phase" }, phaseWord[r.phase] ?? r.phase), " ",
+    h("code", { class: "tool" }, r.tool), " ",
+    h("span", { class: "summary" }, r.error ? `${r.summary ? r.summary + " — " : ""}${r.error.message}` : (r.summary ?? "")),
+    r.refs.length ? h("span", { class: "row-refs" }, " ", r.refs.map((x) => [refLink(x), " "])) : null,
+    r.phase === "done" && r.undoGroupId ? undoButton(r.undoGroupId, a) : null);
+}
+
+function undoButton(gid: string, a: Actions): HTMLElement {
+  const undone = a.isUndone(gid);
+  return h("button", { type: "button", class: undone ? "redo" : "undo", disabled: a.busy("undo:" + gid), onclick: () => a.undo(gid) }, undone ? "Redo" : "Undo");
+}
+
+function renderProposals(v: View, a: Actions): HTMLElement {
+  const applied = new Set(v.receipts.filter((r) => r.status === "succeeded").map((r) => r.callId));
+  const waiting = v.proposals.filter((p) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending"));
+  const busy = a.busy("apply:" + v.id);
+  return h("section", { class: "proposal" },
+    h("h2", {}, "Proposed changes"),
+    h("p", { class: "hint" }, "Nothing changes until you apply."),
+    h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId },
+      h("span", { class: "preview" }, p.preview), " ",
+      applied.has(p.callId) ? h("span", { class: "badge ok" }, "Applied")
+        : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, [p.callId]) }, "Apply")))),
+    waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
+}
+
+function renderReceipts(v: View, a: Actions): HTMLElement {
+  const unfinished = v.receipts.some((r) => r.status === "failed" || r.status === "unattempted" || (r.steps ?? []).some((s) => s.status !== "succeeded"));
+  return h("section", { class: "receipts" },
+    h("h2", {}, "Receipts"),
+    h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId },
+      h("span", { class: "badge" }, r.status), " ",
+      h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)),
+      r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null,
+      r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` },
+        `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `,
+        s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))),
+    unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, undefined, true) }, "Retry remaining steps") : null);
+}
+
+export function chip(r: Ref): HTMLElement {
+  return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);
+}
+
+function refLink(r: Ref): HTMLElement {
+  return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, title: r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
+}
+
+const hubLink = /\[([^\]]+)\]\(hub:\/\/([a-z]+)\/([^)\s]+)\)|hub:\/\/([a-z]+)\/([A-Za-z0-9_-]+)/g;
+
+/** linkRefs shows the records a reply names by hub:// link as links by their title. */
+function linkRefs(text: string, refs: Ref[]): (string | HTMLElement)[] {
+  const out: (string | HTMLElement)[] = [];
+  let last = 0;
+  for (const m of text.matchAll(hubLink)) {
+    const kind = m[2] ?? m[4], id = m[3] ?? m[5];
+    const known = refs.find((r) => r.kind === kind && r.id === id);
+    out.push(text.slice(last, m.index));
+    out.push(refLink(known ?? { kind, id, label: m[1] ?? id }));
+    last = (m.index ?? 0) + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out;
+}

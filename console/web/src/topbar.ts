@@ -1,0 +1,106 @@
+// The top bar: the pill that says what the person's assistant is doing, fed
+// by /api/agent/stream, and pause, resume and stop for all of it.
+
+import { api } from "./api.js";
+import type { Activity, AgentSnapshot } from "./api.js";
+import { h, replace } from "./dom.js";
+
+type Phase = "checking" | "live" | "unavailable";
+
+export interface TopBarEvents { onChange(a: Activity | null): void }
+
+export class TopBar {
+  private es: EventSource | null = null;
+  private phase: Phase = "checking";
+  private activities = new Map<string, Activity>();
+  private paused = false;
+  private closed = false;
+
+  constructor(private readonly el: HTMLElement, private readonly events: TopBarEvents) {
+    this.render();
+  }
+
+  async connect(): Promise<void> {
+    this.es?.close();
+    this.phase = "checking";
+    this.render();
+    let url: string;
+    try {
+      url = (await api.agentStreamToken()).streamUrl;
+    } catch {
+      this.phase = "unavailable";
+      this.render();
+      return;
+    }
+    if (this.closed) return;
+    const es = new EventSource(url);
+    this.es = es;
+    es.addEventListener("activity", (e) => {
+      const d = JSON.parse((e as MessageEvent).data) as AgentSnapshot | { activity: Activity };
+      this.phase = "live";
+      if ("snapshot" in d) {
+        this.activities = new Map(d.activities.map((a) => [a.id, a]));
+        this.paused = d.paused;
+        this.events.onChange(null);
+      } else {
+        if (d.activity.ended) this.activities.delete(d.activity.id);
+        else this.activities.set(d.activity.id, d.activity);
+        this.paused = [...this.activities.values()].some((a) => a.kind === "turn") && [...this.activities.values()].filter((a) => a.kind === "turn").every((a) => a.status === "paused");
+        this.events.onChange(d.activity);
+      }
+      this.render();
+    });
+    es.addEventListener("error", () => {
+      // A refused reconnect (the stream token expired, Hub is gone) closes
+      // the EventSource: say so, and let the person ask again.
+      if (es.readyState === EventSource.CLOSED && this.es === es) {
+        this.phase = "unavailable";
+        this.render();
+      } else if (es.readyState === EventSource.CONNECTING) {
+        this.phase = "checking";
+        this.render();
+      }
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.es?.close();
+  }
+
+  /** status is the word the pill shows. */
+  status(): string {
+    if (this.phase === "checking") return "Checking…";
+    if (this.phase === "unavailable") return "Unavailable";
+    const st = [...this.activities.values()].map((a) => a.status);
+    if (this.paused && !st.includes("stopping")) return "Paused";
+    for (const [s, word] of [["stopping", "Stopping"], ["working", "Working"], ["queued", "Working"], ["paused", "Paused"], ["waiting", "Waiting"]] as const) {
+      if (st.includes(s)) return word;
+    }
+    return "Idle";
+  }
+
+  private render(): void {
+    const word = this.status();
+    const acts = [...this.activities.values()];
+    const turns = acts.filter((a) => a.kind === "turn");
+    const running = turns.filter((a) => a.status !== "paused" && a.status !== "stopping");
+    const title = acts.map((a) => `${a.title || a.kind}: ${a.status}`).join("\n") || "Nothing is running";
+    replace(this.el,
+      h("span", { id: "pill", class: `pill pill-${word.toLowerCase().replace("…", "")}`, role: "status", "aria-live": "polite", title },
+        word, acts.length && this.phase === "live" ? ` · ${acts.length}` : ""),
+      this.phase === "unavailable" ? h("button", { type: "button", id: "pill-retry", onclick: () => void this.connect() }, "Retry") : null,
+      h("button", { type: "button", id: "pause-all", disabled: this.phase !== "live" || running.length === 0, onclick: () => void this.all("pause") }, "Pause"),
+      h("button", { type: "button", id: "resume-all", disabled: this.phase !== "live" || !turns.some((a) => a.status === "paused"), onclick: () => void this.all("resume") }, "Resume"),
+      h("button", { type: "button", id: "stop-all", disabled: this.phase !== "live" || turns.length === 0, onclick: () => void this.all("stop") }, "Stop all"));
+  }
+
+  private async all(what: "pause" | "resume" | "stop"): Promise<void> {
+    try {
+      await api.agent(what);
+    } catch {
+      this.phase = "unavailable";
+      this.render();
+    }
+  }
+}
