@@ -156,6 +156,9 @@ func withDBIn(cmd *cobra.Command, devDataDir string, fn func(ctx context.Context
 // withApp is withDB that also connects to Temporal.
 func withApp(cmd *cobra.Command, fn func(ctx context.Context, h *wiring.Hub, c client.Client) error) error {
 	return withDB(cmd, func(ctx context.Context, h *wiring.Hub) error {
+		if err := servePprof(cmd, ctx, h); err != nil {
+			return err
+		}
 		c, err := dialTemporal(ctx, h.Config.TemporalAddress, h.Config.TemporalNamespace)
 		if err != nil {
 			return err
@@ -163,4 +166,15 @@ func withApp(cmd *cobra.Command, fn func(ctx context.Context, h *wiring.Hub, c c
 		defer c.Close()
 		return fn(ctx, h, c)
 	})
+}
+
+// servePprof starts the opt-in profile listener (HUB_PPROF_ADDR) and says
+// where it listens.
+func servePprof(cmd *cobra.Command, ctx context.Context, h *wiring.Hub) error {
+	addr, err := h.ServePprof(ctx)
+	if err != nil || addr == "" {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "hub: profiles (pprof) on http://%s/debug/pprof/\n", addr)
+	return nil
 }
