@@ -30,7 +30,7 @@ func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Mes
 	if err != nil {
 		return chat.Message{}, nil, gone(err)
 	}
-	history, err := a.Chat.History(ctx, turn)
+	history, err := a.Chat.HistoryBefore(ctx, turn, user)
 	if err != nil {
 		return chat.Message{}, nil, err
 	}
