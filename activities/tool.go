@@ -98,7 +98,7 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 		}
 	}
 	tc.spaceID = spaceID
-	earlier, err := a.Chat.EarlierCalls(ctx, call.ID)
+	earlier, err := a.Chat.EarlierCallsOf(ctx, call)
 	if err != nil {
 		return nil, toolrun.Call{}, err
 	}

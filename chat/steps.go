@@ -63,6 +63,7 @@ type ToolCall struct {
 	ID             string          `json:"id"`
 	TurnID         string          `json:"-"`
 	Step           int             `json:"-"`
+	Idx            int             `json:"-"` // its place among the step's calls
 	ProviderCallID string          `json:"providerCallId"`
 	Tool           string          `json:"tool"`
 	Arguments      string          `json:"arguments"`
@@ -87,7 +88,7 @@ type ToolCall struct {
 func (c ToolCall) Final() bool { return c.Status != CallPending }
 
 func toToolCall(r models.ToolCall) ToolCall {
-	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
+	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, Idx: r.Idx, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
 		Arguments: r.Arguments, Status: r.Status, Result: r.Result, Summary: r.Summary,
 		Refs: unmarshal[[]workspace.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
 		Input: r.Input, HeldFor: r.HeldFor, UndoGroupID: r.UndoGroupID, SpaceID: r.SpaceID}
@@ -204,15 +205,23 @@ func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int
 		}
 		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
 	}
+	call := toToolCall(self)
+	call.ID = callID
+	return s.EarlierCallsOf(ctx, call)
+}
+
+// EarlierCallsOf is EarlierCalls for a call already read (GetToolCall):
+// one read fewer.
+func (s *Store) EarlierCallsOf(ctx context.Context, call ToolCall) (map[string]int, error) {
 	var rows []struct {
 		Tool string
 		N    int
 	}
 	err := s.q(ctx).Model(&models.ToolCall{}).Select("tool, count(*) AS n").
-		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", self.TurnID, self.Step, self.Step, self.Idx).
+		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", call.TurnID, call.Step, call.Step, call.Idx).
 		Group("tool").Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
+		return nil, fmt.Errorf("earlier calls of %s: %w", call.ID, err)
 	}
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {

@@ -230,7 +230,19 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 		return err
 	}
 	row := models.ActivityFrame{PersonID: personID, Seq: seq, Data: marshal(a), CreatedAt: s.now()}
-	if err := s.q(ctx).Create(&row).Error; err != nil {
+	postgres := s.db.Dialector.Name() == string(models.Postgres)
+	if postgres {
+		// Other processes' followers hear of the frame from Postgres, which
+		// delivers a NOTIFY when the transaction commits and drops it on
+		// rollback: never before the frame can be read. The frame and its
+		// NOTIFY are one statement. (SQLite is hub dev, one process: the
+		// caller's in-process wake-up is all there is.)
+		err := s.q(ctx).Exec(`WITH f AS (INSERT INTO activity_frames (person_id, seq, data, created_at) VALUES (?, ?, ?, ?) RETURNING person_id)
+			SELECT pg_notify(?, f.person_id) FROM f`, row.PersonID, row.Seq, row.Data, row.CreatedAt, WorkChannel).Error
+		if err != nil {
+			return fmt.Errorf("write activity frame of %s: %w", personID, err)
+		}
+	} else if err := s.q(ctx).Create(&row).Error; err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
 	if seq%pruneEvery == 0 {
@@ -238,15 +250,6 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 			Delete(&models.ActivityFrame{}).Error
 		if err != nil {
 			return fmt.Errorf("prune activity frames of %s: %w", personID, err)
-		}
-	}
-	if s.db.Dialector.Name() == string(models.Postgres) {
-		// Other processes' followers hear of the frame from Postgres, which
-		// delivers a NOTIFY when the transaction commits and drops it on
-		// rollback: never before the frame can be read. (SQLite is hub dev,
-		// one process: the caller's in-process wake-up is all there is.)
-		if err := s.q(ctx).Exec("SELECT pg_notify(?, ?)", WorkChannel, personID).Error; err != nil {
-			return fmt.Errorf("announce activity frame of %s: %w", personID, err)
 		}
 	}
 	return nil
