@@ -128,7 +128,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 				delete(kept, id)
 				continue
 			}
-			calls[i] = ToolCall{ID: id, TurnID: turnID, Step: st.Step, ProviderCallID: c.ProviderCallID,
+			calls[i] = ToolCall{ID: id, TurnID: turnID, Step: st.Step, Idx: i, ProviderCallID: c.ProviderCallID,
 				Tool: c.Tool, Arguments: c.Arguments, Status: CallPending}
 		}
 		// Rows of an earlier attempt that this answer does not repeat go.
