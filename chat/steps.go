@@ -160,9 +160,16 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 // current outcome, oldest first: the transcript the next model request
 // continues.
 func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, error) {
+	if before <= 1 {
+		return []Step{}, nil // steps count from 1: a turn's first model call has none before it
+	}
 	var rows []models.TurnStep
 	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("steps of %s: %w", turnID, err)
+	}
+	if len(rows) == 0 {
+		// A step's calls are saved with its row (SaveStep): none either.
+		return []Step{}, nil
 	}
 	var calls []models.ToolCall
 	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step, idx").Find(&calls).Error; err != nil {
