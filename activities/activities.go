@@ -84,6 +84,10 @@ type Activities struct {
 	// error to fail the activity there: the fault tests' stand-in for a
 	// worker killed at that moment. Nil in production.
 	Fault func(point string) error
+
+	// transcripts keeps each running turn's person's message and history
+	// for the turn's later steps (transcripts.go).
+	transcripts transcripts
 }
 
 // Fault points of Apply.

@@ -88,11 +88,15 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 			}
 		}
 	}
-	return a.publishOnce(ctx, in.TurnID, stream.TypeDone, map[string]any{
+	err = a.publishOnce(ctx, in.TurnID, stream.TypeDone, map[string]any{
 		"status": string(ended.Status), "messageId": turn.ReplyMessageID,
 		"usage": map[string]int{"inputTokens": ended.Usage.InputTokens, "outputTokens": ended.Usage.OutputTokens},
 		"refs":  nonNilRefs(named),
 	})
+	if err == nil {
+		a.transcripts.forget(in.TurnID)
+	}
+	return err
 }
 
 // discarded tells a step whose text the person does not read: the answer

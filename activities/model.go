@@ -17,15 +17,21 @@ import (
 	"hub/usage"
 )
 
-// HeartbeatInterval is how often CallModel heartbeats while it waits for
-// the model's first token; every chunk heartbeats too. The heartbeat
-// timeout is a few times this, so a dead worker is noticed in seconds while
-// a model that thinks for minutes is not.
+// HeartbeatInterval is how often CallModel heartbeats, from a timer, for
+// as long as the model call runs (waiting for the first token and
+// streaming alike). The heartbeat timeout is a few times this, so a dead
+// worker is noticed in seconds while a model that thinks for minutes is
+// not. Chunks do not heartbeat: the SDK sends a call's first heartbeat
+// synchronously, so a heartbeat on the first chunk held that chunk's frame
+// back by a round trip to Temporal (and wrote the activity's state there),
+// while later ones are throttled to one per ~16 s anyway. Stop and Pause
+// reach a running call through stream.Interrupts, not a heartbeat
+// response (docs/benchmarks.md, "Stop").
 const HeartbeatInterval = 5 * time.Second
 
 // CallModel runs one model step: it rebuilds the transcript from the
-// database, streams the answer (publishing text deltas and heartbeating on
-// every chunk), and saves the step and its tool calls as pending. The
+// database, streams the answer (publishing text deltas, heartbeating on a
+// timer), and saves the step and its tool calls as pending. The
 // workflow gets the calls by id.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
@@ -49,7 +55,9 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
-	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	// The turn and its run record in one read (a reset's claim below
+	// leaves the record as it is).
+	turn, rec, err := a.Chat.GetTurnAndRecord(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)
 		return ModelStep{}, err
@@ -71,10 +79,6 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		// workflow handles this like an interrupted call.
 		return ModelStep{}, temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call",
 			ErrTypeInterrupted, nil, InterruptedDetails{Interrupts: turn.Interrupts})
-	}
-	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)
-	if err != nil {
-		return ModelStep{}, err
 	}
 	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
@@ -138,17 +142,22 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	for _, st := range steps {
 		from = max(from, st.PartsLevel)
 	}
+	// Text frames are coalesced (coalesce.go); what gathered is published
+	// before the step is saved, also when a stop or a cancellation cut the
+	// call, so the frames always add up to the saved text.
+	text := newTextFrames(context.WithoutCancel(ctx), a.Frames, in.TurnID)
 	res, notGiven, level, err := a.streamWithParts(callCtx, a.metered(ctx, turn, in.Step, attempt, model, info), req, userIdx, parts, from, func(c llm.Chunk) error {
-		beat(in.Step)
 		if c.TextDelta == "" {
 			return nil
 		}
 		delta := sep + c.TextDelta
 		sep = ""
-		_, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeText, map[string]string{"delta": delta})
-		return err
+		return text.Add(delta)
 	})
 	stopBeat()
+	if ferr := text.Flush(); ferr != nil {
+		return ModelStep{}, ferr
+	}
 	if err != nil && callCtx.Err() != nil {
 		// Stopped or paused: keep the text streamed so far (a stopped turn
 		// shows it; a resumed one replaces it), then report the interruption.
@@ -217,8 +226,10 @@ func (a *Activities) discardSentBack(ctx context.Context, in CallModelInput, st 
 	return err
 }
 
-// heartbeatWhileWaiting heartbeats until the returned stop is called, so a
-// model that is slow to its first token does not look like a dead worker.
+// heartbeatWhileWaiting heartbeats every HeartbeatInterval until the
+// returned stop is called (the whole model call), so a model that is slow
+// to its first token, or streams for minutes, does not look like a dead
+// worker.
 func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})

@@ -24,13 +24,26 @@ func knownRefs(user chat.Message, history []chat.Message) []workspace.Ref {
 }
 
 // turnMessages reads the person's message of the turn and the history
-// before it, which everything the turn knows starts from.
+// before it, which everything the turn knows starts from: once per turn
+// run on a worker (transcripts.go). Callers do not change what they get.
 func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
+	key := transcriptKey(ctx, turn)
+	if t, ok := a.transcripts.get(key); ok {
+		return t.user, t.history, nil
+	}
+	user, history, err := a.readTurnMessages(ctx, turn)
+	if err == nil {
+		a.transcripts.put(key, transcript{user: user, history: history})
+	}
+	return user, history, err
+}
+
+func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
 		return chat.Message{}, nil, gone(err)
 	}
-	history, err := a.Chat.History(ctx, turn)
+	history, err := a.Chat.HistoryBefore(ctx, turn, user)
 	if err != nil {
 		return chat.Message{}, nil, err
 	}

@@ -31,15 +31,11 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err != nil || call.Final() {
 		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
 	}
-	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	turn, rec, err := a.Chat.GetTurnAndRecord(ctx, in.TurnID)
 	if err != nil {
 		return ToolOutcome{}, gone(err)
 	}
 	if err := a.claim(ctx, turn, call.Step); err != nil {
-		return ToolOutcome{}, err
-	}
-	rec, err := a.Chat.GetRunRecord(ctx, in.TurnID)
-	if err != nil {
 		return ToolOutcome{}, err
 	}
 	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, map[string]any{
@@ -110,7 +106,7 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 		}
 	}
 	tc.spaceID = spaceID
-	earlier, err := a.Chat.EarlierCalls(ctx, call.ID)
+	earlier, err := a.Chat.EarlierCallsOf(ctx, call)
 	if err != nil {
 		return nil, toolrun.Call{}, err
 	}

@@ -171,6 +171,12 @@ func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
 	if err := s.q(ctx).Take(&user, "id = ?", turn.UserMessageID).Error; err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	return s.HistoryBefore(ctx, turn, toMessage(user))
+}
+
+// HistoryBefore is History for a caller that has read the turn's user
+// message (GetMessage) already: one read fewer.
+func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]Message, error) {
 	var rows []models.Message
 	err := s.q(ctx).Table("messages").Select("messages.*").
 		Joins("JOIN turns ON turns.id = messages.turn_id").

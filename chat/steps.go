@@ -63,6 +63,7 @@ type ToolCall struct {
 	ID             string          `json:"id"`
 	TurnID         string          `json:"-"`
 	Step           int             `json:"-"`
+	Idx            int             `json:"-"` // its place among the step's calls
 	ProviderCallID string          `json:"providerCallId"`
 	Tool           string          `json:"tool"`
 	Arguments      string          `json:"arguments"`
@@ -87,7 +88,7 @@ type ToolCall struct {
 func (c ToolCall) Final() bool { return c.Status != CallPending }
 
 func toToolCall(r models.ToolCall) ToolCall {
-	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
+	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, Idx: r.Idx, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
 		Arguments: r.Arguments, Status: r.Status, Result: r.Result, Summary: r.Summary,
 		Refs: unmarshal[[]workspace.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
 		Input: r.Input, HeldFor: r.HeldFor, UndoGroupID: r.UndoGroupID, SpaceID: r.SpaceID}
@@ -127,7 +128,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 				delete(kept, id)
 				continue
 			}
-			calls[i] = ToolCall{ID: id, TurnID: turnID, Step: st.Step, ProviderCallID: c.ProviderCallID,
+			calls[i] = ToolCall{ID: id, TurnID: turnID, Step: st.Step, Idx: i, ProviderCallID: c.ProviderCallID,
 				Tool: c.Tool, Arguments: c.Arguments, Status: CallPending}
 		}
 		// Rows of an earlier attempt that this answer does not repeat go.
@@ -159,9 +160,16 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 // current outcome, oldest first: the transcript the next model request
 // continues.
 func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, error) {
+	if before <= 1 {
+		return []Step{}, nil // steps count from 1: a turn's first model call has none before it
+	}
 	var rows []models.TurnStep
 	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("steps of %s: %w", turnID, err)
+	}
+	if len(rows) == 0 {
+		// A step's calls are saved with its row (SaveStep): none either.
+		return []Step{}, nil
 	}
 	var calls []models.ToolCall
 	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step, idx").Find(&calls).Error; err != nil {
@@ -204,15 +212,23 @@ func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int
 		}
 		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
 	}
+	call := toToolCall(self)
+	call.ID = callID
+	return s.EarlierCallsOf(ctx, call)
+}
+
+// EarlierCallsOf is EarlierCalls for a call already read (GetToolCall):
+// one read fewer.
+func (s *Store) EarlierCallsOf(ctx context.Context, call ToolCall) (map[string]int, error) {
 	var rows []struct {
 		Tool string
 		N    int
 	}
 	err := s.q(ctx).Model(&models.ToolCall{}).Select("tool, count(*) AS n").
-		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", self.TurnID, self.Step, self.Step, self.Idx).
+		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", call.TurnID, call.Step, call.Step, call.Idx).
 		Group("tool").Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
+		return nil, fmt.Errorf("earlier calls of %s: %w", call.ID, err)
 	}
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {

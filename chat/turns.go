@@ -193,10 +193,15 @@ func turnStartError(err error) error {
 	return fmt.Errorf("start turn: %w", err)
 }
 
-// GetTurn returns a turn by id, whoever owns it (for the worker).
+// runRecordColumns are the turn row's run record: most of its bytes,
+// which only the model call and the tool calls read (GetTurnAndRecord).
+var runRecordColumns = []string{"instructions", "context", "offered_tools", "added_tools", "offer_why", "history_ids"}
+
+// GetTurn returns a turn by id, whoever owns it (for the worker). It
+// leaves the run record unread: GetTurnAndRecord reads both at once.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 	var r models.Turn
-	err := s.q(ctx).Take(&r, "id = ?", id).Error
+	err := s.q(ctx).Omit(runRecordColumns...).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
@@ -332,12 +337,30 @@ func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord)
 // GetRunRecord reads a turn's run record.
 func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, error) {
 	var r models.Turn
-	if err := s.q(ctx).Take(&r, "id = ?", turnID).Error; err != nil {
+	if err := s.q(ctx).Select(append([]string{"model"}, runRecordColumns...)).Take(&r, "id = ?", turnID).Error; err != nil {
 		return RunRecord{}, fmt.Errorf("get run record %s: %w", turnID, err)
 	}
+	return toRunRecord(r), nil
+}
+
+// GetTurnAndRecord is GetTurn and GetRunRecord in one read of the row:
+// what a model call and a tool call start from.
+func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecord, error) {
+	var r models.Turn
+	err := s.q(ctx).Take(&r, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
+	}
+	if err != nil {
+		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
+	}
+	return toTurn(r), toRunRecord(r), nil
+}
+
+func toRunRecord(r models.Turn) RunRecord {
 	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,
 		OfferedTools: unmarshal[[]string](r.OfferedTools), AddedTools: unmarshal[[]string](r.AddedTools),
-		OfferWhy: unmarshal[OfferWhy](r.OfferWhy), HistoryIDs: unmarshal[[]string](r.HistoryIDs)}, nil
+		OfferWhy: unmarshal[OfferWhy](r.OfferWhy), HistoryIDs: unmarshal[[]string](r.HistoryIDs)}
 }
 
 // AddTools keeps tools made available during a turn (hub_how_to,

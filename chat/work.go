@@ -169,12 +169,22 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 // its person. Run it in the transaction of the change it reports; wake the
 // person's followers after that commits.
 func (s *Store) announceTurn(ctx context.Context, turnID string) (personID string, err error) {
-	var t models.Turn
-	if err := s.q(ctx).Select("person_id").Take(&t, "id = ?", turnID).Error; err != nil {
+	// The turn's person and their head row in one statement: the upsert
+	// takes the head's lock as announce does, before the state is read.
+	var head struct {
+		PersonID string
+		Seq      int64
+	}
+	err = s.q(ctx).Raw(`INSERT INTO activity_heads (person_id, seq) SELECT person_id, 1 FROM turns WHERE id = ?
+		ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING person_id, seq`, turnID).Scan(&head).Error
+	if err == nil && head.PersonID == "" {
+		err = gorm.ErrRecordNotFound
+	}
+	if err != nil {
 		return "", fmt.Errorf("announce turn %s: %w", turnID, err)
 	}
-	err = s.announce(ctx, t.PersonID, func(st *Store) (Work, error) { return st.turnWork(ctx, turnID) })
-	return t.PersonID, err
+	err = s.announceAt(ctx, head.PersonID, head.Seq, func(st *Store) (Work, error) { return st.turnWork(ctx, turnID) })
+	return head.PersonID, err
 }
 
 // announceHeld announces the Apply of a turn that just ended with writes
@@ -209,12 +219,30 @@ func (s *Store) announce(ctx context.Context, personID string, build func(*Store
 	if err != nil {
 		return fmt.Errorf("number activity frame of %s: %w", personID, err)
 	}
+	return s.announceAt(ctx, personID, seq, build)
+}
+
+// announceAt is announce once the person's head row is taken and seq is
+// the frame's number.
+func (s *Store) announceAt(ctx context.Context, personID string, seq int64, build func(*Store) (Work, error)) error {
 	a, err := build(s)
 	if err != nil {
 		return err
 	}
 	row := models.ActivityFrame{PersonID: personID, Seq: seq, Data: marshal(a), CreatedAt: s.now()}
-	if err := s.q(ctx).Create(&row).Error; err != nil {
+	postgres := s.db.Dialector.Name() == string(models.Postgres)
+	if postgres {
+		// Other processes' followers hear of the frame from Postgres, which
+		// delivers a NOTIFY when the transaction commits and drops it on
+		// rollback: never before the frame can be read. The frame and its
+		// NOTIFY are one statement. (SQLite is hub dev, one process: the
+		// caller's in-process wake-up is all there is.)
+		err := s.q(ctx).Exec(`WITH f AS (INSERT INTO activity_frames (person_id, seq, data, created_at) VALUES (?, ?, ?, ?) RETURNING person_id)
+			SELECT pg_notify(?, f.person_id) FROM f`, row.PersonID, row.Seq, row.Data, row.CreatedAt, WorkChannel).Error
+		if err != nil {
+			return fmt.Errorf("write activity frame of %s: %w", personID, err)
+		}
+	} else if err := s.q(ctx).Create(&row).Error; err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
 	if seq%pruneEvery == 0 {
@@ -222,15 +250,6 @@ func (s *Store) announce(ctx context.Context, personID string, build func(*Store
 			Delete(&models.ActivityFrame{}).Error
 		if err != nil {
 			return fmt.Errorf("prune activity frames of %s: %w", personID, err)
-		}
-	}
-	if s.db.Dialector.Name() == string(models.Postgres) {
-		// Other processes' followers hear of the frame from Postgres, which
-		// delivers a NOTIFY when the transaction commits and drops it on
-		// rollback: never before the frame can be read. (SQLite is hub dev,
-		// one process: the caller's in-process wake-up is all there is.)
-		if err := s.q(ctx).Exec("SELECT pg_notify(?, ?)", WorkChannel, personID).Error; err != nil {
-			return fmt.Errorf("announce activity frame of %s: %w", personID, err)
 		}
 	}
 	return nil
@@ -245,7 +264,10 @@ func (s *Store) turnWork(ctx context.Context, turnID string) (Work, error) {
 		UserText  string
 	}
 	err := s.q(ctx).Table("turns").
-		Select("turns.*, conversations.title AS conv_title, messages.text AS user_text").
+		// Not turns.*: the run record (instructions, context) is most of a
+		// turn row, and the top bar needs none of it.
+		Select("turns.id, turns.conversation_id, turns.status, turns.step, turns.created_at, turns.finished_at, "+
+			"conversations.title AS conv_title, messages.text AS user_text").
 		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
 		Joins("JOIN messages ON messages.id = turns.user_message_id").
 		Where("turns.id = ?", turnID).Take(&r).Error

@@ -6,7 +6,9 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,6 +86,10 @@ type Config struct {
 	// at start (HUB_MIGRATE=1, or their --migrate flag); without it they
 	// refuse to start on a schema that is behind.
 	Migrate bool
+	// PprofAddr serves the Go runtime's profiles (/debug/pprof/) of
+	// `hub api`, `hub worker` and `hub dev` (HUB_PPROF_ADDR: a port, which
+	// listens on 127.0.0.1, or host:port); "" (the default) is off.
+	PprofAddr string
 }
 
 // DefaultProposalTTL is how long a held write waits for Apply when
@@ -184,6 +190,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.Models, err = llm.CatalogFromEnv(getenv, os.ReadFile); err != nil {
 		return Config{}, err
 	}
+	if c.PprofAddr, err = pprofAddr(getenv("HUB_PPROF_ADDR")); err != nil {
+		return Config{}, err
+	}
 	c.TurnTimeout = workflows.DefaultTurnTimeout(m.Timeout)
 	if v := getenv("HUB_TURN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -207,6 +216,28 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("temporalTLS", c.Temporal.Options.ConnectionOptions.TLS != nil), slog.Bool("temporalAPIKey", c.Temporal.APIKey),
 		slog.Any("model", c.Model), slog.Any("models", c.Models), slog.String("webSearch", c.WebSearch.String()),
 	)
+}
+
+// pprofAddr reads HUB_PPROF_ADDR: "" is off; a bare port ("6060") or
+// ":6060" listens on loopback, so profiles (which show what the process
+// is doing) reach the network only where the operator names a host;
+// host:port is used as given.
+func pprofAddr(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", nil
+	}
+	if !strings.Contains(v, ":") {
+		v = ":" + v
+	}
+	host, port, err := net.SplitHostPort(v)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("HUB_PPROF_ADDR: want a port or host:port, like 6060 or 127.0.0.1:6060, not %q", v)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
 }
 
 func or(v, def string) string {

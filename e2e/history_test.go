@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/worker"
@@ -36,14 +37,36 @@ import (
 // marker), _v1 (local-tool-calls), _v2 (turn-wall-clock; recorded with the
 // workflow code from before turn-reset-wall-clock and turn-result-ending),
 // _v3 (those two as well; recorded before interrupt-count), _v4
-// (interrupt-count too, written by these tests now).
+// (interrupt-count too; recorded before turn-shape), _v5 (turn-shape
+// alone, which stands for all five; written by these tests now).
 func TestTurnHistoryReplays(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(listThenCreate)})
 	st := s.Ask(t, s.Conversation(t), "add a task to draft the brief")
 	s.Stream(t, st.StreamURL, 0, 0)
 	s.AwaitStatus(t, st.TurnID)
-	replayTurn(t, s, st.TurnID, "", "turn_list_create_v4.json", "local-tool-calls", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending", "interrupt-count")
+	h := replayTurn(t, s, st.TurnID, "", "turn_list_create_v5.json", "turn-shape")
+	// One version marker and its change-version upsert, not one per gated
+	// change (issue 14): the search-attribute upserts are that one, working
+	// and done.
+	count := map[enumspb.EventType]int{}
+	for _, ev := range h.Events {
+		count[ev.GetEventType()]++
+	}
+	require.Equal(t, 1, count[enumspb.EVENT_TYPE_MARKER_RECORDED]-localActivityMarkers(h), "version markers")
+	require.Equal(t, 3, count[enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES], "search-attribute upserts")
+}
+
+// localActivityMarkers counts the markers that record local activities
+// (PrepareTurn, the tool calls, FinishTurn), not versions.
+func localActivityMarkers(h *historypb.History) int {
+	n := 0
+	for _, ev := range h.Events {
+		if a := ev.GetMarkerRecordedEventAttributes(); a != nil && a.GetMarkerName() == "LocalActivity" {
+			n++
+		}
+	}
+	return n
 }
 
 // slowerText streams 40 chunks 50 ms apart: about two seconds a call.
@@ -76,7 +99,7 @@ func TestTurnSignalsHistoryReplays(t *testing.T) {
 	r = s.Do(t, s.Token, "POST", "/api/assistant/turns/"+st.TurnID+"/stop", nil)
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	require.Equal(t, "stopped", s.AwaitStatus(t, st.TurnID)["status"])
-	replayTurn(t, s, st.TurnID, "", "turn_pause_resume_stop_v4.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending", "interrupt-count")
+	replayTurn(t, s, st.TurnID, "", "turn_pause_resume_stop_v5.json", "turn-shape")
 }
 
 // TestTurnWallClockHistoryReplays records a turn that stayed paused past
@@ -90,13 +113,13 @@ func TestTurnWallClockHistoryReplays(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	turn := s.AwaitStatus(t, st.TurnID)
 	require.Equal(t, "timeout", turn["error"].(map[string]any)["code"])
-	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v4.json", "turn-wall-clock", "turn-reset-wall-clock", "turn-result-ending", "interrupt-count")
+	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v5.json", "turn-shape")
 }
 
 // replayTurn replays a run of the turn's workflow ("" for the latest),
 // checks its history records each version marker named, and with
 // HUB_RECORD_HISTORY=1 saves it in workflows/testdata as name.
-func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, markers ...string) {
+func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, markers ...string) *historypb.History {
 	t.Helper()
 	// The turn's row says it ended inside the workflow's last task: wait
 	// for the run to close, so its history is whole.
@@ -123,6 +146,7 @@ func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, mark
 	if os.Getenv("HUB_RECORD_HISTORY") == "1" {
 		require.NoError(t, os.WriteFile(filepath.Join("..", "workflows", "testdata", name), raw, 0o644))
 	}
+	return h
 }
 
 // TestApplyHistoryReplays does the same for an Apply (its history so far:

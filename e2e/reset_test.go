@@ -183,7 +183,7 @@ func resetOfAFailedTurn(t *testing.T, sqlite bool) {
 
 	awaitListed(t, s, fmt.Sprintf(`WorkflowId = %q AND HubTurnStatus = "done"`, workflows.TurnWorkflowID(st.TurnID)), 1)
 	if !sqlite {
-		replayTurn(t, s, st.TurnID, "", "turn_reset_failed_v4.json", "turn-reset-wall-clock", "turn-result-ending", "interrupt-count")
+		replayTurn(t, s, st.TurnID, "", "turn_reset_failed_v5.json", "turn-shape")
 	}
 }
 

@@ -200,6 +200,15 @@ start_postgres() {
 		max_wal_senders = 0
 		max_connections = 300
 	EOF
+	# pg_stat_statements, when the server has it, lets a benchmark count the statements of a
+	# turn (BenchmarkTurn, docs/benchmarks.md); nothing else needs it.
+	if [[ -f $("$pg_bin/pg_config" --pkglibdir 2>/dev/null || echo /nonexistent)/pg_stat_statements.so ]]; then
+		cat >>"$pg_data/postgresql.conf" <<-EOF
+			shared_preload_libraries = 'pg_stat_statements'
+			pg_stat_statements.track = all
+			pg_stat_statements.max = 10000
+		EOF
+	fi
 
 	# A free port: try random ones; the server's own bind is the test, so two runs started at
 	# the same moment cannot end up on the same port.

@@ -62,6 +62,27 @@ type turn struct {
 	limit   time.Duration
 	// cancelModel cancels the model call in flight, if any.
 	cancelModel workflow.CancelFunc
+	// shape is the turn-shape version (see version).
+	shape workflow.Version
+}
+
+// turnShape is the version from which one marker, turn-shape, stands for
+// every change gated before it (local-tool-calls, turn-wall-clock,
+// turn-reset-wall-clock, turn-result-ending, interrupt-count), all at
+// their newest: each GetVersion a new turn calls records a marker and
+// upserts the TemporalChangeVersion search attribute (an event and a
+// visibility update each), five of them per turn before it. A turn
+// recorded before it (no turn-shape marker) asks each change as it did.
+// A change made after it gets its own GetVersion again.
+const turnShape = 1
+
+// version is workflow.GetVersion for a change gated before turnShape:
+// newest for a turn of that shape, else the change's own marker.
+func (t *turn) version(ctx workflow.Context, changeID string, newest workflow.Version) workflow.Version {
+	if t.shape >= turnShape {
+		return newest
+	}
+	return workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, newest)
 }
 
 func (t *turn) setup(ctx workflow.Context) error {
@@ -110,9 +131,10 @@ func (t *turn) interrupt() {
 }
 
 func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
+	t.shape = workflow.GetVersion(ctx, "turn-shape", workflow.DefaultVersion, turnShape)
 	t.setStatus(ctx, StatusWorking, 0)
 	t.startWallClock(ctx)
-	t.countsInterrupts = workflow.GetVersion(ctx, "interrupt-count", workflow.DefaultVersion, interruptCount) >= interruptCount
+	t.countsInterrupts = t.version(ctx, "interrupt-count", interruptCount) >= interruptCount
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.PrepareTurn, activities.TurnRef{TurnID: t.in.TurnID}).Get(ctx, &t.plan); err != nil {
 		code, msg := CodeFailed, "The assistant could not start this turn. Retry it."
 		var ae *temporal.ApplicationError
@@ -201,7 +223,7 @@ const localToolCalls = 1
 
 // runTool starts one tool call.
 func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflow.Future {
-	if workflow.GetVersion(ctx, "local-tool-calls", workflow.DefaultVersion, localToolCalls) == workflow.DefaultVersion {
+	if t.version(ctx, "local-tool-calls", localToolCalls) == workflow.DefaultVersion {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: time.Minute,
 			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaximumAttempts: 5},
@@ -273,7 +295,7 @@ func (t *turn) finish(ctx workflow.Context, status, code, msg string) (TurnResul
 	}
 	t.setStatus(ctx, status, t.state.Step)
 	res := TurnResult{Status: status, Steps: t.state.Step}
-	if workflow.GetVersion(ctx, "turn-result-ending", workflow.DefaultVersion, resultEnding) != workflow.DefaultVersion {
+	if t.version(ctx, "turn-result-ending", resultEnding) != workflow.DefaultVersion {
 		res.ErrorCode, res.ErrorMessage = code, msg
 	}
 	return res, nil
@@ -372,10 +394,10 @@ const resetWallClock = 1
 // fires more than TurnTimeoutGrace late, which only a run renewed by a
 // reset lives to see), the bound counts again from then.
 func (t *turn) startWallClock(ctx workflow.Context) {
-	if workflow.GetVersion(ctx, "turn-wall-clock", workflow.DefaultVersion, wallClock) == workflow.DefaultVersion {
+	if t.version(ctx, "turn-wall-clock", wallClock) == workflow.DefaultVersion {
 		return
 	}
-	renew := workflow.GetVersion(ctx, "turn-reset-wall-clock", workflow.DefaultVersion, resetWallClock) != workflow.DefaultVersion
+	renew := t.version(ctx, "turn-reset-wall-clock", resetWallClock) != workflow.DefaultVersion
 	info := workflow.GetInfo(ctx)
 	if info.WorkflowExecutionTimeout <= TurnTimeoutGrace {
 		return

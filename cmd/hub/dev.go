@@ -127,6 +127,9 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		return err
 	}
 	defer h.Close()
+	if err := servePprof(cmd, ctx, h); err != nil {
+		return err
+	}
 	token, err := devToken(ctx, h.Workspace, filepath.Join(o.dataDir, "dev-token"))
 	if err != nil {
 		return err

@@ -294,6 +294,9 @@ func withApp(cmd *cobra.Command, migrate bool, fn func(ctx context.Context, h *w
 		schema = wiring.SchemaMigrate
 	}
 	return withDB(cmd, schema, func(ctx context.Context, h *wiring.Hub) error {
+		if err := servePprof(cmd, ctx, h); err != nil {
+			return err
+		}
 		c, err := h.DialTemporal(ctx, h.Config.Temporal)
 		if err != nil {
 			return err
@@ -301,4 +304,15 @@ func withApp(cmd *cobra.Command, migrate bool, fn func(ctx context.Context, h *w
 		defer c.Close()
 		return fn(ctx, h, c)
 	})
+}
+
+// servePprof starts the opt-in profile listener (HUB_PPROF_ADDR) and says
+// where it listens.
+func servePprof(cmd *cobra.Command, ctx context.Context, h *wiring.Hub) error {
+	addr, err := h.ServePprof(ctx)
+	if err != nil || addr == "" {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "hub: profiles (pprof) on http://%s/debug/pprof/\n", addr)
+	return nil
 }

@@ -1,0 +1,106 @@
+package activities
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"hub/stream"
+)
+
+// Text deltas are coalesced into frames: a model streams a token or a few
+// at a time, and every frame is a row and a commit (and a read by each
+// follower). The first delta of a model call is published at once (the
+// first text must not wait); after it, deltas gather until TextWindow has
+// passed since the last text frame or TextBytes have gathered, whichever
+// is first, and a timer publishes what gathered when the model pauses.
+// Each frame is still a numbered row, so a client resuming with
+// Last-Event-ID reads every byte exactly once (docs/decisions.md).
+const (
+	TextWindow = 20 * time.Millisecond
+	TextBytes  = 1024
+)
+
+// textFrames publishes one model call's text deltas, coalesced. Add and
+// Flush are called from the call's stream; the timer's flush runs on its
+// own goroutine, so frames are published under mu, in order.
+type textFrames struct {
+	publish func(delta string) error
+
+	mu      sync.Mutex
+	pending strings.Builder
+	last    time.Time   // when the last text frame was published
+	timer   *time.Timer // set while pending text waits for the window
+	err     error       // the first failed publish, returned by Add or Flush
+	sent    bool        // a frame was published (the first goes at once)
+}
+
+// newTextFrames publishes text frames of the turn through frames, with ctx
+// (not the model call's context: text gathered when a stop cuts the call
+// is still published).
+func newTextFrames(ctx context.Context, frames *stream.Bus, turnID string) *textFrames {
+	return &textFrames{publish: func(delta string) error {
+		_, err := frames.Publish(ctx, turnID, stream.TypeText, map[string]string{"delta": delta})
+		return err
+	}}
+}
+
+// Add takes one delta: published now when it is the first or the window
+// or the size says so, else gathered (and published by the timer at the
+// end of the window).
+func (t *textFrames) Add(delta string) error {
+	if delta == "" {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return t.err
+	}
+	t.pending.WriteString(delta)
+	wait := TextWindow - time.Since(t.last)
+	if !t.sent || wait <= 0 || t.pending.Len() >= TextBytes {
+		return t.flushLocked()
+	}
+	if t.timer == nil {
+		t.timer = time.AfterFunc(wait, func() {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.timer = nil
+			if t.err == nil {
+				_ = t.flushLocked() // kept in t.err for the next Add or Flush
+			}
+		})
+	}
+	return nil
+}
+
+// Flush publishes what gathered and stops the timer; call it when the
+// model call ends, however it ends, before the step is saved.
+func (t *textFrames) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return t.err
+	}
+	return t.flushLocked()
+}
+
+func (t *textFrames) flushLocked() error {
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+	if t.pending.Len() == 0 {
+		return nil
+	}
+	delta := t.pending.String()
+	t.pending.Reset()
+	t.sent, t.last = true, time.Now()
+	if err := t.publish(delta); err != nil {
+		t.err = err
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+)
+
+// ServePprof serves the Go runtime's profiles (/debug/pprof/…) on
+// Config.PprofAddr until ctx ends, when it is set (HUB_PPROF_ADDR); it
+// does nothing otherwise. The listener is opened before it returns, so a
+// taken port is an error at start. It returns the address listened on.
+func (h *Hub) ServePprof(ctx context.Context) (string, error) {
+	if h.Config.PprofAddr == "" {
+		return "", nil
+	}
+	ln, err := net.Listen("tcp", h.Config.PprofAddr)
+	if err != nil {
+		return "", fmt.Errorf("listen on %s (HUB_PPROF_ADDR): %w", h.Config.PprofAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Warn("pprof listener stopped", "addr", ln.Addr().String(), "error", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	return ln.Addr().String(), nil
+}
