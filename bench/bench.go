@@ -60,15 +60,20 @@ type Options struct {
 	PostgresPID          int           // the postmaster, if not found from the database connection
 	APIs, Workers        int           // start this many `hub api` and `hub worker` processes (and a Temporal server) instead of hub dev
 	TurnTimeout          time.Duration // the longest the bench waits for one turn
-	Keep                 bool          // keep hub dev's data dir and log
-	Log                  io.Writer     // progress lines
-	Env                  []string      // added to hub dev's environment
+	// StatsSettle is how long after a phase the bench waits before it
+	// reads pg_stat_database (DefaultStatsSettle: idle backends report up
+	// to 10 s late); 0 reads at once, for runs that need no exact counts.
+	StatsSettle time.Duration
+	Keep        bool      // keep hub dev's data dir and log
+	Log         io.Writer // progress lines
+	Env         []string  // added to hub dev's environment
 }
 
 // Defaults are the issue's workload.
 func Defaults() Options {
 	return Options{Warmup: 5, Sequential: 50, Concurrent: 200, InFlight: 20, Samples: 10, Rounds: 1,
-		Delay: 400 * time.Millisecond, DelayTurns: 5, ModelAddr: "127.0.0.1:0", TurnTimeout: 5 * time.Minute}
+		Delay: 400 * time.Millisecond, DelayTurns: 5, ModelAddr: "127.0.0.1:0", TurnTimeout: 5 * time.Minute,
+		StatsSettle: DefaultStatsSettle}
 }
 
 // run is one bench run's state.
@@ -198,7 +203,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	r.plain = newPlainLoop(r.model.baseURL, r.api, r.spaceID, o.InFlight)
 
 	if o.DatabaseURL != "" {
-		if r.pg, err = openPostgres(ctx, o.DatabaseURL, r.proc); err != nil {
+		if r.pg, err = openPostgres(ctx, o.DatabaseURL, r.proc, o.StatsSettle); err != nil {
 			return nil, err
 		}
 		defer r.pg.close()

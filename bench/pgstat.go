@@ -30,14 +30,16 @@ type postgres struct {
 	// postmaster is the server's main process, when it runs on this
 	// machine where /proc can see it (0 otherwise).
 	postmaster int
+	// settle is the wait before a phase's last reading (StatsSettle).
+	settle time.Duration
 }
 
-func openPostgres(ctx context.Context, url string, p proc) (*postgres, error) {
+func openPostgres(ctx context.Context, url string, p proc, settle time.Duration) (*postgres, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("--database-url: %w", err)
 	}
-	pg := &postgres{conn: conn}
+	pg := &postgres{conn: conn, settle: settle}
 	var backend int
 	if err := conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
 		conn.Close(ctx)
@@ -54,21 +56,22 @@ func openPostgres(ctx context.Context, url string, p proc) (*postgres, error) {
 
 func (pg *postgres) close() { _ = pg.conn.Close(context.Background()) }
 
-// statsSettle is how long after a phase its counters are complete. A
+// DefaultStatsSettle is how long after a phase its counters are complete. A
 // backend reports its counters at a transaction's end at most once a
 // second; one that goes idle with counts still pending reports them after
 // up to 10 s (PGSTAT_IDLE_INTERVAL, Postgres 15), and Hub's pooled
 // connections sit idle between phases.
-const statsSettle = 11 * time.Second
+const DefaultStatsSettle = 11 * time.Second
 
-// counters reads the database's counters; settle waits statsSettle
-// first, so that a phase's last statements are in the numbers.
+// counters reads the database's counters; settle waits pg.settle
+// (Options.StatsSettle) first, so that a phase's last statements are in
+// the numbers.
 func (pg *postgres) counters(ctx context.Context, settle bool) (pgCounters, error) {
-	if settle {
+	if settle && pg.settle > 0 {
 		select {
 		case <-ctx.Done():
 			return pgCounters{}, ctx.Err()
-		case <-time.After(statsSettle):
+		case <-time.After(pg.settle):
 		}
 	}
 	var c pgCounters

@@ -64,6 +64,7 @@ latency, and the ratio to a plain loop at a realistic model latency. docs/benchm
 	f.DurationVar(&o.Delay, "delay", o.Delay, "the model's wait before each reply in the realistic-latency phase")
 	f.IntVar(&o.DelayTurns, "delay-turns", o.DelayTurns, "turns of each system in the realistic-latency phase (0: none)")
 	f.DurationVar(&o.TurnTimeout, "turn-timeout", o.TurnTimeout, "the longest to wait for one turn's done frame (a turn past it counts as an error)")
+	f.DurationVar(&o.StatsSettle, "stats-settle", o.StatsSettle, "wait this long after a phase before reading pg_stat_database (idle backends report up to 10 s late; 0: at once, counts may be short)")
 	f.DurationVar(&o.Idle, "idle", 0, "after the phases, wait this long and read memory again (0: don't)")
 	f.IntSliceVar(&o.HubPIDs, "hub-pid", nil, "Hub process ids to measure (with --url; repeatable)")
 	f.StringVar(&o.HubMatch, "hub-match", "", `measure the processes whose command line matches this regular expression (e.g. "hub (api|worker)")`)
