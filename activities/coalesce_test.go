@@ -54,7 +54,11 @@ func TestTextFramesCoalesce(t *testing.T) {
 	require.NoError(t, tf.Flush())
 	require.Equal(t, "Hello, a"+big+"end", strings.Join(p.get(), ""), "every byte once, in order")
 	n := len(p.get())
-	time.Sleep(2 * TextWindow) // a stopped timer publishes nothing more
+	// Nothing can publish later: Flush stopped the timer and left nothing pending.
+	tf.mu.Lock()
+	require.Nil(t, tf.timer, "no timer left to publish")
+	require.Zero(t, tf.pending.Len())
+	tf.mu.Unlock()
 	require.Len(t, p.get(), n)
 	require.NoError(t, tf.Flush(), "nothing left: no frame")
 	require.Len(t, p.get(), n)
