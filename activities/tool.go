@@ -83,19 +83,18 @@ type turnCall struct {
 // for a help tool of a turn across spaces the role it offers with.
 func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string) (*turnCall, toolrun.Call, error) {
 	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
-	reg, err := a.registryIn(ctx, turn.SpaceID)
-	if err != nil {
-		return nil, toolrun.Call{}, err
-	}
-	tc.reg = reg
-	tc.def, _ = reg.Get(call.Tool)
+	var err error
 	if call.Tool == assistant.FindToolsTool || call.Tool == assistant.HowToTool {
 		// A help tool searches the space's working MCP servers' tools, never
 		// a failing one's: the registry the offer is built from.
-		if tc.reg, _, err = a.offerApps(ctx, turn.SpaceID, false); err != nil {
-			return nil, toolrun.Call{}, err
-		}
+		tc.reg, _, err = a.offerApps(ctx, turn.SpaceID, false)
+	} else {
+		tc.reg, err = a.registryIn(ctx, turn.SpaceID)
 	}
+	if err != nil {
+		return nil, toolrun.Call{}, err
+	}
+	tc.def, _ = tc.reg.Get(call.Tool)
 	spaceID, arguments, spaceErr, err := a.callSpace(ctx, turn, tc.def, call.Arguments)
 	if err != nil {
 		return nil, toolrun.Call{}, err
