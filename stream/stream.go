@@ -4,10 +4,12 @@
 // Frames are stored per turn with a sequence number (turn_frames), so a
 // client that reconnects with Last-Event-ID reads exactly the frames after
 // it: no gap, no repeat, from any api process. The table is the source of
-// truth; everything else only says when to read it. Publishing wakes
-// followers in the same process at once; on Postgres it also sends a
-// NOTIFY that wakes followers in other processes (see listen.go). A slow
-// poll is the safety net under both.
+// truth. Once a frame is committed, Publish hands it to the followers in
+// its process in memory; on Postgres it also sends a NOTIFY that carries
+// it (when it fits) to the followers in other processes (see listen.go).
+// A follower takes a frame so handed over only when it is the next one it
+// needs; otherwise (a gap, a notification without the frame, the listener
+// reconnecting) it reads the table. A slow poll is the safety net.
 package stream
 
 import (
@@ -159,12 +161,14 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 	} else {
 		err = b.publishTx(ctx, &row)
 	}
-	// Wake even on an error: a commit whose answer was lost may still have
-	// committed, and a needless wake-up costs one read.
-	b.wake(turnID)
 	if err != nil {
+		// Wake even on an error: a commit whose answer was lost may still
+		// have committed, and a needless wake-up costs one read.
+		b.wake(turnID)
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
+	// Committed: this process's followers take it from here, no read.
+	b.handOver(turnID, Frame{Seq: row.Seq, Type: row.Type, Data: raw, CreatedAt: row.CreatedAt})
 	b.countFrame(typ)
 	return row.Seq, nil
 }
@@ -173,9 +177,11 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 // statement outside a transaction is a transaction of its own, so all of
 // it commits or none: the NOTIFY is delivered only once the frame can be
 // read (Postgres delivers notifications on commit), and a failed insert
-// gives its number back. The NOTIFY goes out even when the turn is missing
-// (seq is then NULL and nothing was stored): its followers in other
-// processes read again, find the turn gone and end (see Follow).
+// gives its number back. The payload is the frame (framePayload) when it
+// fits, else only its turn and number. The NOTIFY goes out even when the
+// turn is missing (seq is then NULL and nothing was stored, and the
+// payload names the turn only): its followers in other processes read
+// again, find the turn gone and end (see Follow).
 const publishSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING id, frame_seq
 ), stored AS (
@@ -183,14 +189,15 @@ const publishSQL = `WITH numbered AS (
 	SELECT id, frame_seq, ?, ?, ? FROM numbered
 	RETURNING seq
 )
-SELECT (SELECT seq FROM stored) AS seq, pg_notify(?, ?)::text AS notified`
+SELECT (SELECT seq FROM stored) AS seq,
+	pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text AS notified`
 
 // publishPostgres stores row in one statement (publishSQL) and sets its
 // number.
 func (b *Bus) publishPostgres(ctx context.Context, row *models.TurnFrame) error {
 	var out struct{ Seq *int64 }
 	err := b.db.WithContext(ctx).Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
-		Channel, notifyPayload(b.origin, row.TurnID)).Scan(&out).Error
+		Channel, notifyPayload(b.origin, row.TurnID), frameSuffix(b.origin, row)).Scan(&out).Error
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,144 @@
+package stream_test
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/dbtest"
+	"hub/models"
+	"hub/stream"
+)
+
+// countReads has bus count the reads it starts for its followers.
+func countReads(bus *stream.Bus) *atomic.Int64 {
+	var reads atomic.Int64
+	stream.SetReadHook(bus, func(string) { reads.Add(1) })
+	return &reads
+}
+
+// A follower in the publisher's process reads the table once, when it
+// starts; every frame published after that is handed to it in memory.
+func TestFollowerTakesFramesPublishedHereWithoutReading(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		bus := newBus(t, f.db)
+		bus.PollInterval = time.Hour
+		reads := countReads(bus)
+		var pids <-chan uint32
+		if dbtest.IsPostgres(f.url) {
+			pids = listenerPIDs(bus, nil)
+		}
+		publish := func(typ string, data any) int64 {
+			t.Helper()
+			seq, err := bus.Publish(t.Context(), turn.ID, typ, data)
+			require.NoError(t, err)
+			return seq
+		}
+		first := publish(stream.TypeStatus, map[string]any{"status": "working"})
+		fl := startFollow(t, bus, turn.ID, 0)
+		require.Equal(t, first, fl.next(t).Seq)
+		if pids != nil {
+			// The listener's first connection has every follower read once.
+			receive(t, pids, "the listener")
+		}
+		before := reads.Load()
+		for i := range 20 {
+			seq := publish(stream.TypeText, map[string]any{"delta": strings.Repeat("x", i)})
+			got := fl.next(t)
+			require.Equal(t, seq, got.Seq)
+			require.Equal(t, stream.TypeText, got.Type)
+			require.JSONEq(t, `{"delta": "`+strings.Repeat("x", i)+`"}`, string(got.Data))
+		}
+		done := publish(stream.TypeDone, map[string]any{"status": "done"})
+		require.Equal(t, done, fl.next(t).Seq)
+		require.NoError(t, fl.end(t))
+		// At most the listener's read, which may come after `before`.
+		require.LessOrEqual(t, reads.Load()-before, int64(1), "21 frames, no read each")
+	})
+}
+
+// A follower in another process (another Bus) takes the frames the
+// notification carries, without reading them; a frame too large for a
+// notification (8000 bytes) is read.
+func TestNotifyCarriesTheFrame(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, dbtest.Postgres(t))
+	turn := f.turn(t)
+	reader := newBus(t, open(t, f.url))
+	reader.PollInterval = time.Hour
+	reads := countReads(reader)
+	pids := listenerPIDs(reader, nil)
+
+	fl := startFollow(t, reader, turn.ID, 0)
+	receive(t, pids, "listener connection")
+	first := f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
+	require.Equal(t, first, fl.next(t).Seq)
+	before := reads.Load()
+	for i := range 10 {
+		seq := f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": i})
+		got := fl.next(t)
+		require.Equal(t, seq, got.Seq)
+		require.JSONEq(t, `{"delta": `+string(rune('0'+i))+`}`, string(got.Data))
+		require.WithinDuration(t, time.Now(), got.CreatedAt, time.Hour, "its time travels with it")
+	}
+	// The listener's first read may come after `before`.
+	require.LessOrEqual(t, reads.Load()-before, int64(1), "10 frames carried, none read")
+
+	before = reads.Load()
+	big := strings.Repeat("y", 9000)
+	seq := f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": big})
+	got := fl.next(t)
+	require.Equal(t, seq, got.Seq)
+	require.JSONEq(t, `{"delta": "`+big+`"}`, string(got.Data))
+	require.GreaterOrEqual(t, reads.Load()-before, int64(1), "too large to carry: read")
+
+	done := f.publish(t, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+	require.Equal(t, done, fl.next(t).Seq)
+	require.NoError(t, fl.end(t))
+}
+
+// A frame handed over after one that was not (stored by another writer
+// whose wake-up never came) is not delivered before the missing one: the
+// follower sees the gap and reads it.
+func TestFollowerReadsAGapBeforeAFrameHandedOver(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		bus := newBus(t, f.db)
+		bus.PollInterval = time.Hour
+		var pids <-chan uint32
+		if dbtest.IsPostgres(f.url) {
+			pids = listenerPIDs(bus, nil)
+		}
+		publish := func(typ string) int64 {
+			t.Helper()
+			seq, err := bus.Publish(t.Context(), turn.ID, typ, map[string]any{})
+			require.NoError(t, err)
+			return seq
+		}
+		first := publish(stream.TypeStatus)
+		fl := startFollow(t, bus, turn.ID, 0)
+		require.Equal(t, first, fl.next(t).Seq)
+		if pids != nil {
+			receive(t, pids, "the listener")
+		}
+		// A frame stored without any wake-up.
+		var seq int64
+		require.NoError(t, f.db.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turn.ID).Scan(&seq).Error)
+		require.NoError(t, f.db.Create(&models.TurnFrame{TurnID: turn.ID, Seq: seq, Type: stream.TypeText, Data: `{"delta":"unseen"}`,
+			CreatedAt: time.Now().UTC()}).Error)
+		next := publish(stream.TypeText)
+		got := fl.next(t)
+		require.Equal(t, seq, got.Seq, "the missing frame first")
+		require.JSONEq(t, `{"delta":"unseen"}`, string(got.Data))
+		require.Equal(t, next, fl.next(t).Seq)
+		done := publish(stream.TypeDone)
+		require.Equal(t, done, fl.next(t).Seq)
+		require.NoError(t, fl.end(t))
+	})
+}
