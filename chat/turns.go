@@ -95,7 +95,8 @@ type NewTurn struct {
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
-// turn, in one transaction. A conversation with an unfinished turn answers
+// turn, and announces the turn in the person's activity stream, in one
+// transaction. A conversation with an unfinished turn answers
 // workspace.ErrConflict (a unique index decides, so two racing requests cannot
 // both start one).
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
@@ -112,12 +113,19 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			return err
 		}
 		t, err := s.withDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
+		if err != nil {
+			return err
+		}
 		out = t
-		return err
+		// The top bar shows the queued turn before its workflow can move
+		// it on, from what this transaction wrote.
+		return s.withDB(tx).announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
+			Status: StatusQueued, Title: workTitle(conv.Title, in.Text), StartedAt: t.CreatedAt})
 	})
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
+	wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -150,12 +158,17 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return errAlreadyRetried
 		}
 		t, err := s.withDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort)
+		if err != nil {
+			return err
+		}
 		out = t
+		_, err = s.withDB(tx).announceTurn(ctx, t.ID) // queued, as StartTurn's
 		return err
 	})
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
+	wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -275,19 +288,25 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 			kept = append(kept, string(k))
 		}
 	}
+	// The update returns what the top bar shows of the turn, so the
+	// announcement reads nothing (the row is locked from here on).
+	sql := `UPDATE turns SET status = ?, step = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL`
+	args := []any{string(status), step, s.now(), id}
+	if len(kept) > 0 {
+		sql += ` AND status NOT IN ?`
+		args = append(args, kept)
+	}
+	sql += ` RETURNING id, person_id, conversation_id, status, step, created_at, finished_at,
+		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
+		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
 	var personID string
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		q := tx.Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id)
-		if len(kept) > 0 {
-			q = q.Where("status NOT IN ?", kept)
+		var rows []workRow
+		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil || len(rows) == 0 {
+			return err
 		}
-		res := q.Updates(map[string]any{"status": string(status), "step": step, "updated_at": s.now()})
-		if res.Error != nil || res.RowsAffected == 0 {
-			return res.Error
-		}
-		var err error
-		personID, err = s.withDB(tx).announceTurn(ctx, id)
-		return err
+		personID = rows[0].PersonID
+		return s.withDB(tx).announceWork(ctx, personID, rows[0].work())
 	})
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)
