@@ -250,7 +250,7 @@ func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, erro
 // only the turn's ending replaces it). The change is announced on the
 // person's activity stream in the same transaction.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
-	return s.setTurnStatus(ctx, id, status, step, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, nil, StatusStopping)
 }
 
 // RecordInterrupt records a Stop or Pause the api signalled: one more in
@@ -275,13 +275,18 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 // them, and a model call starting in between must not hide them (the top
 // bar would show working, and a worker closes a model call on an announced
 // interrupt only while the turn reads stopping or paused).
-func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
-	return s.setTurnStatus(ctx, id, StatusWorking, step, StatusStopping, StatusPaused)
+//
+// Each of also runs in the same transaction, after the change (or after
+// finding the turn stopped, paused or finished), whatever it found: a
+// model call's status frame is stored with the status it shows
+// (stream.Bus.PublishIn), at no commit of its own.
+func (s *Store) MarkWorking(ctx context.Context, id string, step int, also ...func(tx *gorm.DB) error) error {
+	return s.setTurnStatus(ctx, id, StatusWorking, step, also, StatusStopping, StatusPaused)
 }
 
 // setTurnStatus changes a running turn's status unless it is one of keep
-// (and different from status).
-func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, keep ...Status) error {
+// (and different from status), and runs also in its transaction.
+func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, also []func(tx *gorm.DB) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
@@ -302,11 +307,21 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 	var personID string
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		var rows []workRow
-		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil || len(rows) == 0 {
+		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil {
 			return err
 		}
-		personID = rows[0].PersonID
-		return s.withDB(tx).announceWork(ctx, personID, rows[0].work())
+		if len(rows) > 0 {
+			personID = rows[0].PersonID
+			if err := s.withDB(tx).announceWork(ctx, personID, rows[0].work()); err != nil {
+				return err
+			}
+		}
+		for _, fn := range also {
+			if err := fn(tx); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)

@@ -1,12 +1,14 @@
 package stream_test
 
 import (
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"hub/dbtest"
 	"hub/models"
@@ -140,5 +142,59 @@ func TestFollowerReadsAGapBeforeAFrameHandedOver(t *testing.T) {
 		done := publish(stream.TypeDone)
 		require.Equal(t, done, fl.next(t).Seq)
 		require.NoError(t, fl.end(t))
+	})
+}
+
+// A frame published in the caller's transaction is stored, numbered and
+// handed over only if that transaction commits; a rolled-back one gives
+// its number back and reaches no follower.
+func TestPublishInGoesWithTheTransaction(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		bus := newBus(t, f.db)
+		bus.PollInterval = time.Hour
+		reads := countReads(bus)
+		var pids <-chan uint32
+		if dbtest.IsPostgres(f.url) {
+			pids = listenerPIDs(bus, nil)
+		}
+		first, err := bus.Publish(t.Context(), turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
+		require.NoError(t, err)
+		fl := startFollow(t, bus, turn.ID, 0)
+		require.Equal(t, first, fl.next(t).Seq)
+		if pids != nil {
+			receive(t, pids, "the listener")
+		}
+		before := reads.Load()
+
+		publish, after := bus.PublishIn(turn.ID, stream.TypeText, map[string]any{"delta": "rolled back"})
+		err = f.db.WithContext(t.Context()).Transaction(func(tx *gorm.DB) error {
+			require.NoError(t, publish(tx))
+			return errors.New("changed my mind")
+		})
+		after(err)
+
+		publish, after = bus.PublishIn(turn.ID, stream.TypeText, map[string]any{"delta": "kept"})
+		err = f.db.WithContext(t.Context()).Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec("UPDATE turns SET step = 7 WHERE id = ?", turn.ID).Error; err != nil {
+				return err
+			}
+			return publish(tx)
+		})
+		require.NoError(t, err)
+		after(nil)
+		got := fl.next(t)
+		require.Equal(t, first+1, got.Seq, "the rolled-back frame gave its number back")
+		require.JSONEq(t, `{"delta":"kept"}`, string(got.Data))
+
+		done, err := bus.Publish(t.Context(), turn.ID, stream.TypeDone, map[string]any{})
+		require.NoError(t, err)
+		require.Equal(t, done, fl.next(t).Seq)
+		require.NoError(t, fl.end(t))
+		// The rolled-back frame's wake-up may cost a read, the listener's
+		// first connection another; the kept frame none.
+		require.LessOrEqual(t, reads.Load()-before, int64(2))
+		require.Equal(t, []int64{first, first + 1, done}, follow(t, bus, turn.ID, 0), "stored: what committed")
 	})
 }

@@ -156,21 +156,64 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 		return 0, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
 	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+	q := b.db.WithContext(ctx)
 	if b.db.Dialect == models.Postgres {
-		err = b.publishPostgres(ctx, &row)
+		err = b.publishPostgres(q, &row)
 	} else {
-		err = b.publishTx(ctx, &row)
+		err = q.Transaction(func(tx *gorm.DB) error { return b.insert(tx, &row) })
 	}
+	b.published(&row, err)
 	if err != nil {
-		// Wake even on an error: a commit whose answer was lost may still
-		// have committed, and a needless wake-up costs one read.
-		b.wake(turnID)
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
-	// Committed: this process's followers take it from here, no read.
-	b.handOver(turnID, Frame{Seq: row.Seq, Type: row.Type, Data: raw, CreatedAt: row.CreatedAt})
-	b.countFrame(typ)
 	return row.Seq, nil
+}
+
+// PublishIn is Publish in the caller's transaction, for a frame that
+// belongs with the change it makes (a model call's status frame with the
+// turn's status): publish stores the frame in tx, numbered as Publish
+// numbers it (on Postgres its NOTIFY goes out when tx commits), and after
+// must be called once tx ended, with its error (nil: committed), to hand
+// the frame to this process's followers. A frame costs no commit of its
+// own this way.
+func (b *Bus) PublishIn(turnID, typ string, data any) (publish func(tx *gorm.DB) error, after func(err error)) {
+	var row *models.TurnFrame
+	publish = func(tx *gorm.DB) error {
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return fmt.Errorf("publish %s frame: %w", typ, err)
+		}
+		row = &models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+		if b.db.Dialect == models.Postgres {
+			err = b.publishPostgres(tx, row)
+		} else {
+			err = b.insert(tx, row)
+		}
+		if err != nil {
+			return fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+		}
+		return nil
+	}
+	after = func(err error) {
+		if row == nil {
+			return // not stored
+		}
+		b.published(row, err)
+	}
+	return publish, after
+}
+
+// published tells this process's followers of a frame whose commit ended
+// with err: on success it is handed to them; on an error they read, since
+// a commit whose answer was lost may still have committed (a needless
+// wake-up costs one read).
+func (b *Bus) published(row *models.TurnFrame, err error) {
+	if err != nil {
+		b.wake(row.TurnID)
+		return
+	}
+	b.handOver(row.TurnID, Frame{Seq: row.Seq, Type: row.Type, Data: json.RawMessage(row.Data), CreatedAt: row.CreatedAt})
+	b.countFrame(row.Type)
 }
 
 // publishSQL numbers, stores and announces a frame in one statement. A
@@ -192,11 +235,11 @@ const publishSQL = `WITH numbered AS (
 SELECT (SELECT seq FROM stored) AS seq,
 	pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text AS notified`
 
-// publishPostgres stores row in one statement (publishSQL) and sets its
-// number.
-func (b *Bus) publishPostgres(ctx context.Context, row *models.TurnFrame) error {
+// publishPostgres stores row in one statement (publishSQL) on q (the
+// database, or a transaction) and sets its number.
+func (b *Bus) publishPostgres(q *gorm.DB, row *models.TurnFrame) error {
 	var out struct{ Seq *int64 }
-	err := b.db.WithContext(ctx).Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
+	err := q.Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
 		Channel, notifyPayload(b.origin, row.TurnID), frameSuffix(b.origin, row)).Scan(&out).Error
 	if err != nil {
 		return err
@@ -208,20 +251,18 @@ func (b *Bus) publishPostgres(ctx context.Context, row *models.TurnFrame) error 
 	return nil
 }
 
-// publishTx stores row in a transaction (the counter, then the insert):
-// SQLite has no data-modifying WITH, and on SQLite (hub dev, one process) a
-// statement is a function call, not a round trip. Nothing is announced:
-// Publish wakes the process's own followers.
-func (b *Bus) publishTx(ctx context.Context, row *models.TurnFrame) error {
-	return b.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.TurnID).Scan(&row.Seq).Error; err != nil {
-			return err
-		}
-		if row.Seq == 0 {
-			return fmt.Errorf("no turn %s", row.TurnID)
-		}
-		return tx.Create(row).Error
-	})
+// insert stores row in tx (the counter, then the insert): SQLite has no
+// data-modifying WITH, and on SQLite (hub dev, one process) a statement is
+// a function call, not a round trip. Nothing is announced: the publisher
+// hands the frame to the process's own followers.
+func (b *Bus) insert(tx *gorm.DB, row *models.TurnFrame) error {
+	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.TurnID).Scan(&row.Seq).Error; err != nil {
+		return err
+	}
+	if row.Seq == 0 {
+		return fmt.Errorf("no turn %s", row.TurnID)
+	}
+	return tx.Create(row).Error
 }
 
 // Ended tells the followers of turns that were just deleted, in this
