@@ -40,10 +40,10 @@ type followedTurn struct {
 
 // recentLimit bounds the frames a turn keeps in memory for its followers:
 // a follower further behind reads the table.
-const recentLimit = 256
+const recentLimit = 64
 
 // recentBytes bounds the data of the frames a turn keeps in memory.
-const recentBytes = 1 << 20
+const recentBytes = 256 << 10
 
 // handOver gives the turn's followers in this process a frame that is
 // committed, without a read: the publisher's own (Publish), or one a

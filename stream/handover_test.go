@@ -198,3 +198,47 @@ func TestPublishInGoesWithTheTransaction(t *testing.T) {
 		require.Equal(t, []int64{first, first + 1, done}, follow(t, bus, turn.ID, 0), "stored: what committed")
 	})
 }
+
+// A follower held up while more frames are published than a turn keeps in
+// memory reads the ones it missed: every frame once, in order.
+func TestASlowFollowerReadsWhatWasNoLongerKept(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		turn := f.turn(t)
+		bus := newBus(t, f.db)
+		bus.PollInterval = time.Hour
+		first, err := bus.Publish(t.Context(), turn.ID, stream.TypeStatus, map[string]any{})
+		require.NoError(t, err)
+		held, release := make(chan struct{}), make(chan struct{})
+		type result struct {
+			seqs []int64
+			err  error
+		}
+		res := make(chan result, 1)
+		go func() {
+			var r result
+			r.err = bus.Follow(t.Context(), turn.ID, 0, func(fr stream.Frame) error {
+				if fr.Seq == first {
+					close(held)
+					<-release
+				}
+				r.seqs = append(r.seqs, fr.Seq)
+				return nil
+			})
+			res <- r
+		}()
+		receive(t, held, "the follower at its first frame")
+		var last int64
+		for i := range 150 {
+			last, err = bus.Publish(t.Context(), turn.ID, stream.TypeText, map[string]any{"delta": strings.Repeat("z", i)})
+			require.NoError(t, err)
+		}
+		close(release)
+		done, err := bus.Publish(t.Context(), turn.ID, stream.TypeDone, map[string]any{})
+		require.NoError(t, err)
+		require.Equal(t, last+1, done)
+		r := receive(t, res, "the follower's end")
+		require.NoError(t, r.err)
+		require.Equal(t, seqRange(first, done), r.seqs)
+	})
+}
