@@ -89,9 +89,6 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, err
 	}
-	if err := a.Chat.MarkWorking(ctx, in.TurnID, in.Step); err != nil {
-		return ModelStep{}, err
-	}
 	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
 	if in.Rerun {
 		// Resumed after a pause: the interrupted call's text goes.
@@ -101,7 +98,11 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		// The client drops the partial text of the failed attempt.
 		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
 	}
-	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status); err != nil {
+	// The status frame is stored in the transaction of the status change.
+	publish, published := a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)
+	err = a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish)
+	published(err)
+	if err != nil {
 		return ModelStep{}, err
 	}
 

@@ -197,14 +197,8 @@ func nonNilRefs(r []workspace.Ref) []workspace.Ref {
 // already has one of that type (a retried activity must not repeat the refs
 // or the done frame; a reset run's new attempt sends its own, see claim).
 func (a *Activities) publishOnce(ctx context.Context, turnID, typ string, data any) error {
-	has, err := a.Frames.HasInAttempt(ctx, turnID, typ)
-	if err != nil {
-		return err
-	}
-	if has {
-		return nil
-	}
-	if _, err := a.Frames.Publish(ctx, turnID, typ, data); err != nil {
+	// The check and the publish are one statement on Postgres.
+	if _, err := a.Frames.PublishOnce(ctx, turnID, typ, data); err != nil {
 		return fmt.Errorf("publish %s: %w", typ, err)
 	}
 	return nil

@@ -242,10 +242,8 @@ func (s *Server) launch(c *gin.Context, turn chat.Turn) {
 	// that hangs up now (a reloaded page) leaves a turn queued forever.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), launchTimeout)
 	defer cancel()
-	// The top bar shows the queued turn before its workflow can move it on.
-	if err := s.Chat.AnnounceTurn(ctx, turn.ID); err != nil {
-		slog.WarnContext(ctx, "announce queued turn", "turn", turn.ID, "error", err)
-	}
+	// The top bar shows the queued turn already: StartTurn (RetryTurn)
+	// announced it.
 	limit := s.TurnTimeout
 	if limit <= 0 {
 		limit = workflows.DefaultTurnTimeout(0)

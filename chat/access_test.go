@@ -27,7 +27,6 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		won, err := f.store.CompleteToolCall(ctx, chat.ToolCallID(running.ID, 1, 0), chat.Outcome{Status: chat.CallHeld, HeldFor: chat.HeldForNeedsMe, Summary: "Create a task"})
 		require.NoError(t, err)
 		require.True(t, won)
-		require.NoError(t, f.store.AnnounceTurn(ctx, running.ID))
 
 		reads := func() []error {
 			_, e1 := f.store.GetConversation(ctx, f.ann, f.conv.ID)
@@ -80,9 +79,8 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		require.NoError(t, err)
 		there, err := f.store.CreateConversation(ctx, f.ann, elsewhere, "There")
 		require.NoError(t, err)
-		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: there.ID, PersonID: f.ann, Text: "hello"})
+		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: there.ID, PersonID: f.ann, Text: "hello"})
 		require.NoError(t, err)
-		require.NoError(t, f.store.AnnounceTurn(ctx, turn.ID))
 		var got []chat.WorkFrame
 		err = f.store.FollowWork(ctx, f.ann, 0, func(fr chat.WorkFrame) error {
 			got = append(got, fr)

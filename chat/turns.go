@@ -95,7 +95,8 @@ type NewTurn struct {
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
-// turn, in one transaction. A conversation with an unfinished turn answers
+// turn, and announces the turn in the person's activity stream, in one
+// transaction. A conversation with an unfinished turn answers
 // workspace.ErrConflict (a unique index decides, so two racing requests cannot
 // both start one).
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
@@ -112,12 +113,19 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			return err
 		}
 		t, err := s.withDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
+		if err != nil {
+			return err
+		}
 		out = t
-		return err
+		// The top bar shows the queued turn before its workflow can move
+		// it on, from what this transaction wrote.
+		return s.withDB(tx).announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
+			Status: StatusQueued, Title: workTitle(conv.Title, in.Text), StartedAt: t.CreatedAt})
 	})
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
+	wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -150,12 +158,17 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return errAlreadyRetried
 		}
 		t, err := s.withDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort)
+		if err != nil {
+			return err
+		}
 		out = t
+		_, err = s.withDB(tx).announceTurn(ctx, t.ID) // queued, as StartTurn's
 		return err
 	})
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
+	wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -237,7 +250,7 @@ func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, erro
 // only the turn's ending replaces it). The change is announced on the
 // person's activity stream in the same transaction.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
-	return s.setTurnStatus(ctx, id, status, step, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, nil, StatusStopping)
 }
 
 // RecordInterrupt records a Stop or Pause the api signalled: one more in
@@ -262,32 +275,53 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 // them, and a model call starting in between must not hide them (the top
 // bar would show working, and a worker closes a model call on an announced
 // interrupt only while the turn reads stopping or paused).
-func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
-	return s.setTurnStatus(ctx, id, StatusWorking, step, StatusStopping, StatusPaused)
+//
+// Each of also runs in the same transaction, after the change (or after
+// finding the turn stopped, paused or finished), whatever it found: a
+// model call's status frame is stored with the status it shows
+// (stream.Bus.PublishIn), at no commit of its own.
+func (s *Store) MarkWorking(ctx context.Context, id string, step int, also ...func(tx *gorm.DB) error) error {
+	return s.setTurnStatus(ctx, id, StatusWorking, step, also, StatusStopping, StatusPaused)
 }
 
 // setTurnStatus changes a running turn's status unless it is one of keep
-// (and different from status).
-func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, keep ...Status) error {
+// (and different from status), and runs also in its transaction.
+func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, also []func(tx *gorm.DB) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
 			kept = append(kept, string(k))
 		}
 	}
+	// The update returns what the top bar shows of the turn, so the
+	// announcement reads nothing (the row is locked from here on).
+	sql := `UPDATE turns SET status = ?, step = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL`
+	args := []any{string(status), step, s.now(), id}
+	if len(kept) > 0 {
+		sql += ` AND status NOT IN ?`
+		args = append(args, kept)
+	}
+	sql += ` RETURNING id, person_id, conversation_id, status, step, created_at, finished_at,
+		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
+		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
 	var personID string
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		q := tx.Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id)
-		if len(kept) > 0 {
-			q = q.Where("status NOT IN ?", kept)
+		var rows []workRow
+		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil {
+			return err
 		}
-		res := q.Updates(map[string]any{"status": string(status), "step": step, "updated_at": s.now()})
-		if res.Error != nil || res.RowsAffected == 0 {
-			return res.Error
+		if len(rows) > 0 {
+			personID = rows[0].PersonID
+			if err := s.withDB(tx).announceWork(ctx, personID, rows[0].work()); err != nil {
+				return err
+			}
 		}
-		var err error
-		personID, err = s.withDB(tx).announceTurn(ctx, id)
-		return err
+		for _, fn := range also {
+			if err := fn(tx); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)

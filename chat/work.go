@@ -76,24 +76,6 @@ func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
 	return out, nil
 }
 
-// AnnounceTurn writes the turn's current state as an work frame for
-// its person. Status changes made through SetTurnStatus and FinishTurn are
-// announced by them, in their transaction; the api calls this for a turn
-// it has just queued.
-func (s *Store) AnnounceTurn(ctx context.Context, turnID string) error {
-	var personID string
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		var err error
-		personID, err = s.withDB(tx).announceTurn(ctx, turnID)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	wakeWork(personID)
-	return nil
-}
-
 // AnnounceDeleted ends, in the person's activity stream, the running turns
 // and waiting Applies of a conversation that was deleted (their rows are
 // gone, so the frames say only which work ended).
@@ -166,25 +148,45 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 }
 
 // announceTurn writes the turn's state as an work frame and returns
-// its person. Run it in the transaction of the change it reports; wake the
-// person's followers after that commits.
+// its person. Run it in the transaction of the change it reports, after
+// that change wrote the turn's row (so the row is locked and its state
+// cannot change before the frame is numbered); wake the person's
+// followers after that commits.
 func (s *Store) announceTurn(ctx context.Context, turnID string) (personID string, err error) {
-	// The turn's person and their head row in one statement: the upsert
-	// takes the head's lock as announce does, before the state is read.
-	var head struct {
-		PersonID string
-		Seq      int64
-	}
-	err = s.q(ctx).Raw(`INSERT INTO activity_heads (person_id, seq) SELECT person_id, 1 FROM turns WHERE id = ?
-		ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING person_id, seq`, turnID).Scan(&head).Error
-	if err == nil && head.PersonID == "" {
-		err = gorm.ErrRecordNotFound
-	}
+	personID, a, err := s.turnWork(ctx, turnID)
 	if err != nil {
-		return "", fmt.Errorf("announce turn %s: %w", turnID, err)
+		return "", err
 	}
-	err = s.announceAt(ctx, head.PersonID, head.Seq, func(st *Store) (Work, error) { return st.turnWork(ctx, turnID) })
-	return head.PersonID, err
+	return personID, s.announceWork(ctx, personID, a)
+}
+
+// announceWorkSQL numbers a work frame with the person's head row (the
+// upsert takes its lock), stores it and sends its NOTIFY, in one
+// statement.
+const announceWorkSQL = `WITH head AS (
+	INSERT INTO activity_heads (person_id, seq) VALUES (?, 1)
+	ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING person_id, seq
+), f AS (
+	INSERT INTO activity_frames (person_id, seq, data, created_at) SELECT person_id, seq, ?, ? FROM head RETURNING person_id, seq
+)
+SELECT seq, pg_notify(?, person_id)::text AS notified FROM f`
+
+// announceWork writes a, a state its caller read with the work's row
+// locked in this transaction (the turn's: see announceTurn), as a work
+// frame of the person: on Postgres one statement (announceWorkSQL) where
+// announce takes three. Two changes of one piece of work are still
+// numbered in the order their states were read: the second waits for the
+// first's row lock before it reads.
+func (s *Store) announceWork(ctx context.Context, personID string, a Work) error {
+	if s.db.Dialector.Name() != string(models.Postgres) {
+		return s.announce(ctx, personID, func(*Store) (Work, error) { return a, nil })
+	}
+	var out struct{ Seq int64 }
+	err := s.q(ctx).Raw(announceWorkSQL, personID, marshal(a), s.now(), WorkChannel).Scan(&out).Error
+	if err != nil {
+		return fmt.Errorf("write activity frame of %s: %w", personID, err)
+	}
+	return s.prune(ctx, personID, out.Seq)
 }
 
 // announceHeld announces the Apply of a turn that just ended with writes
@@ -245,6 +247,11 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 	} else if err := s.q(ctx).Create(&row).Error; err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
+	return s.prune(ctx, personID, seq)
+}
+
+// prune removes the person's old work frames on every pruneEvery-th one.
+func (s *Store) prune(ctx context.Context, personID string, seq int64) error {
 	if seq%pruneEvery == 0 {
 		err := s.q(ctx).Where("person_id = ? AND created_at < ?", personID, s.now().Add(-workRetention)).
 			Delete(&models.ActivityFrame{}).Error
@@ -255,27 +262,41 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 	return nil
 }
 
-// turnWork is a turn as the top bar shows it; a finished turn is
-// ended.
-func (s *Store) turnWork(ctx context.Context, turnID string) (Work, error) {
-	var r struct {
-		models.Turn
-		ConvTitle string
-		UserText  string
-	}
-	err := s.q(ctx).Table("turns").
+// turnWork is a turn as the top bar shows it, and its person; a
+// finished turn is ended.
+func (s *Store) turnWork(ctx context.Context, turnID string) (personID string, w Work, err error) {
+	var r workRow
+	err = s.q(ctx).Table("turns").
 		// Not turns.*: the run record (instructions, context) is most of a
 		// turn row, and the top bar needs none of it.
-		Select("turns.id, turns.conversation_id, turns.status, turns.step, turns.created_at, turns.finished_at, "+
+		Select("turns.id, turns.person_id, turns.conversation_id, turns.status, turns.step, turns.created_at, turns.finished_at, "+
 			"conversations.title AS conv_title, messages.text AS user_text").
 		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
 		Joins("JOIN messages ON messages.id = turns.user_message_id").
 		Where("turns.id = ?", turnID).Take(&r).Error
 	if err != nil {
-		return Work{}, fmt.Errorf("turn activity %s: %w", turnID, err)
+		return "", Work{}, fmt.Errorf("turn activity %s: %w", turnID, err)
 	}
+	return r.PersonID, r.work(), nil
+}
+
+// workRow is what a turn's top-bar entry is made of: turnWork reads it,
+// and setTurnStatus has its update return it.
+type workRow struct {
+	ID             string
+	PersonID       string
+	ConversationID string
+	Status         string
+	Step           int
+	CreatedAt      time.Time
+	FinishedAt     *time.Time
+	ConvTitle      string
+	UserText       string
+}
+
+func (r workRow) work() Work {
 	return Work{Kind: WorkTurn, ID: r.ID, ConversationID: r.ConversationID, Status: Status(r.Status),
-		Title: workTitle(r.ConvTitle, r.UserText), StartedAt: r.CreatedAt, Step: r.Step, Ended: r.FinishedAt != nil}, nil
+		Title: workTitle(r.ConvTitle, r.UserText), StartedAt: r.CreatedAt, Step: r.Step, Ended: r.FinishedAt != nil}
 }
 
 // applyWork is a reply's Apply as the top bar shows it: waiting while

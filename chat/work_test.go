@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"hub/chat"
 	"hub/dbtest"
@@ -38,7 +40,6 @@ func TestStatusChangesAreAnnouncedToTheirPersonOnly(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		turn := f.start(t, "plan the week")
-		require.NoError(t, f.store.AnnounceTurn(ctx, turn.ID))
 		require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 1))
 		require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusPaused, 1))
 		f.finish(t, turn, chat.StatusStopped, "")
@@ -88,7 +89,7 @@ func TestConcurrentChangesAreNumberedWithoutGaps(t *testing.T) {
 		}
 		wg.Wait()
 		got := frames(t, f.store, f.ann)
-		require.Len(t, got, 20)
+		require.Len(t, got, 24, "4 queued (StartTurn), 20 working")
 		last := map[string]int{}
 		for i, fr := range got {
 			require.Equal(t, int64(i+1), fr.Seq)
@@ -126,13 +127,14 @@ func TestFollowDeliversFramesWrittenByAnotherProcess(t *testing.T) {
 				}
 			})
 		}()
-		require.EqualValues(t, 1, (<-got).Seq, "what was there already")
-		require.NoError(t, f.db.Exec("UPDATE activity_heads SET seq = 2 WHERE person_id = ?", f.ann).Error)
-		require.NoError(t, f.db.Create(&models.ActivityFrame{PersonID: f.ann, Seq: 2, Data: `{"kind":"turn","id":"x","status":"paused"}`,
+		require.EqualValues(t, 1, (<-got).Seq, "what was there already: queued")
+		require.EqualValues(t, 2, (<-got).Seq, "and working")
+		require.NoError(t, f.db.Exec("UPDATE activity_heads SET seq = 3 WHERE person_id = ?", f.ann).Error)
+		require.NoError(t, f.db.Create(&models.ActivityFrame{PersonID: f.ann, Seq: 3, Data: `{"kind":"turn","id":"x","status":"paused"}`,
 			CreatedAt: time.Now().UTC()}).Error)
 		start := time.Now()
 		fr := <-got
-		require.EqualValues(t, 2, fr.Seq)
+		require.EqualValues(t, 3, fr.Seq)
 		require.Equal(t, chat.StatusPaused, fr.Work.Status)
 		require.Less(t, time.Since(start), 10*chat.WorkPollInterval, "the poll found it")
 		cancel()
@@ -155,8 +157,8 @@ func TestResumeNeedsEveryLaterFrame(t *testing.T) {
 		}
 		require.True(t, resumes(0))
 		require.True(t, resumes(2))
-		require.True(t, resumes(4), "up to date")
-		require.False(t, resumes(5), "a number never given out")
+		require.True(t, resumes(5), "up to date (queued, then 4 steps)")
+		require.False(t, resumes(6), "a number never given out")
 		require.NoError(t, f.db.Where("person_id = ? AND seq <= 2", f.ann).Delete(&models.ActivityFrame{}).Error)
 		require.False(t, resumes(1), "frame 2 is gone")
 		require.True(t, resumes(2))
@@ -175,12 +177,48 @@ func TestOldFramesArePrunedNumbersGoOn(t *testing.T) {
 		}
 		require.NoError(t, f.db.Model(&models.ActivityFrame{}).Where("person_id = ?", f.ann).
 			Update("created_at", time.Now().UTC().Add(-time.Hour)).Error)
-		for step := 21; step <= 32; step++ {
+		for step := 21; step <= 31; step++ { // frames 22 to 32 (1 is the queued one)
 			require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, step))
 		}
 		got := frames(t, f.store, f.ann)
-		require.Len(t, got, 12)
-		require.EqualValues(t, 21, got[0].Seq)
+		require.Len(t, got, 11)
+		require.EqualValues(t, 22, got[0].Seq)
 		require.EqualValues(t, 32, got[len(got)-1].Seq)
 	})
+}
+
+// countStatements has db count the statements gorm sends from now on.
+func countStatements(t *testing.T, db *models.DB) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	count := func(*gorm.DB) { n.Add(1) }
+	cb := db.Callback()
+	require.NoError(t, cb.Create().After("gorm:create").Register("test:count", count))
+	require.NoError(t, cb.Query().After("gorm:query").Register("test:count", count))
+	require.NoError(t, cb.Update().After("gorm:update").Register("test:count", count))
+	require.NoError(t, cb.Delete().After("gorm:delete").Register("test:count", count))
+	require.NoError(t, cb.Row().After("gorm:row").Register("test:count", count))
+	require.NoError(t, cb.Raw().After("gorm:raw").Register("test:count", count))
+	return &n
+}
+
+// On Postgres a status change and its announcement are two statements in
+// one transaction: the update returns what the top bar shows, and the
+// frame is numbered, stored and announced in one statement. A start
+// announces the queued turn in its own transaction.
+func TestAStatusChangeIsAnnouncedInTwoStatements(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, dbtest.Postgres(t))
+	ctx := t.Context()
+	turn := f.start(t, "plan the week")
+	n := countStatements(t, f.db)
+	require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 0))
+	require.EqualValues(t, 2, n.Load(), "the update, the announcement")
+	n.Store(0)
+	require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 1))
+	require.EqualValues(t, 2, n.Load(), "a step too")
+	got := frames(t, f.store, f.ann)
+	require.Equal(t, []string{"queued", "working", "working"}, statuses(got))
+	require.Equal(t, 1, got[2].Work.Step)
+	require.Equal(t, "Planning", got[2].Work.Title)
 }

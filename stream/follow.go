@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -19,12 +20,87 @@ const readTimeout = 30 * time.Second
 // process.
 type followedTurn struct {
 	wakes map[chan struct{}]struct{} // one per Follow
-	// gen counts the wake-ups of the turn. Every committed frame is
-	// followed by one (a publish here, a notification from another
-	// process, the listener coming back, a poll), so a read started at
-	// gen g sees every frame announced by wake-ups up to g.
+	// gen counts the wake-ups of the turn that call for a read: a frame
+	// not handed over in memory (a notification without it, the listener
+	// coming back, a poll, a publish that failed, a reopen, a gap a
+	// follower saw). A read started at gen g sees every frame announced
+	// by such wake-ups up to g.
 	gen  uint64
 	last *sharedRead // the latest read of the turn's frames
+	// recent are frames known committed that were handed over in memory
+	// (see handOver): published by this process, or carried by another's
+	// notification. Sorted by number, without repeats, at most
+	// recentLimit; a follower whose next frame is among them takes it and
+	// those that follow it without reading the table.
+	recent []Frame
+	// fresh is when the turn last had a read start or a frame handed
+	// over: the poll reads only after a quiet PollInterval/2.
+	fresh time.Time
+}
+
+// recentLimit bounds the frames a turn keeps in memory for its followers:
+// a follower further behind reads the table.
+const recentLimit = 64
+
+// recentBytes bounds the data of the frames a turn keeps in memory.
+const recentBytes = 256 << 10
+
+// handOver gives the turn's followers in this process a frame that is
+// committed, without a read: the publisher's own (Publish), or one a
+// notification carried from another process. Followers take it when it is
+// the next one they need; one that needs an earlier frame reads the table
+// (a read started now sees every frame up to this one: numbers commit in
+// order, see Publish). It wakes the followers without asking for a read.
+func (b *Bus) handOver(turnID string, f Frame) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.turns[turnID]
+	if t == nil {
+		return
+	}
+	i, found := sort.Find(len(t.recent), func(i int) int { return cmpSeq(f.Seq, t.recent[i].Seq) })
+	if found {
+		return // known already
+	}
+	t.recent = slices.Insert(t.recent, i, f)
+	size := 0
+	for _, r := range t.recent {
+		size += len(r.Data)
+	}
+	for len(t.recent) > 1 && (len(t.recent) > recentLimit || size > recentBytes) {
+		size -= len(t.recent[0].Data)
+		t.recent = t.recent[1:]
+	}
+	t.fresh = time.Now()
+	t.signal()
+}
+
+func cmpSeq(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// take returns the frames of recent that follow `after` without a gap, and
+// whether recent holds a later frame that cannot be reached without
+// reading the table (the frames in between were not handed over).
+func (t *followedTurn) take(after int64) (frames []Frame, gap bool) {
+	i := sort.Search(len(t.recent), func(i int) bool { return t.recent[i].Seq > after })
+	if i == len(t.recent) {
+		return nil, false
+	}
+	if t.recent[i].Seq != after+1 {
+		return nil, true
+	}
+	j := i + 1
+	for j < len(t.recent) && t.recent[j].Seq == t.recent[j-1].Seq+1 {
+		j++
+	}
+	return slices.Clone(t.recent[i:j]), j < len(t.recent)
 }
 
 // sharedRead is one read of a turn's frames that all of the turn's
@@ -82,15 +158,19 @@ const doneGrace = time.Minute
 // fn fails, ctx ends, or the Bus is closed
 // (ErrClosed).
 //
-// It reads the table again whenever the turn is woken: by a publish in this
-// process, by a notification from another (Postgres), by the listener
-// (re)connecting, or by its poll. Reading after the last number it
-// delivered is what keeps delivery free of gaps and repeats, however the
-// wake-ups come; the reads are shared by the turn's followers. A read that
-// finds nothing new also checks that the turn still exists, so a deleted
-// turn's stream ends at its next wake-up: a publish to it (the worker,
-// whose model call is still streaming when the conversation goes) or, at
-// the latest, the poll.
+// It reads the table when it starts, then takes the frames handed over in
+// memory (published in this process, or carried by a notification from
+// another: see handOver) as long as they follow the last one it delivered.
+// It reads the table again whenever that is not enough: the turn was woken
+// without the frame (a notification too large to carry it, the listener
+// (re)connecting, a publish that failed, the poll), or a frame it has not
+// got is missing before one it has. Taking only the frame after the last
+// number it delivered is what keeps delivery free of gaps and repeats,
+// however the frames come; the reads are shared by the turn's followers. A
+// read that finds nothing new also checks that the turn still exists, so a
+// deleted turn's stream ends at its next wake-up: a publish to it (the
+// worker, whose model call is still streaming when the conversation goes)
+// or, at the latest, the poll.
 func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
 	wake := make(chan struct{}, 1)
 	if err := b.join(turnID, wake); err != nil {
@@ -99,25 +179,56 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 	defer b.leave(turnID, wake)
 	tick := time.NewTicker(b.PollInterval)
 	defer tick.Stop()
-	for {
-		frames, more, end, err := b.read(ctx, turnID, after)
-		if err != nil {
-			return err
-		}
+	deliver := func(frames []Frame) (done bool, err error) {
 		for _, f := range frames {
 			if err := fn(f); err != nil {
-				return err
+				return false, err
 			}
 			after = f.Seq
 			if f.Type == TypeDone {
-				return nil
+				return true, nil
 			}
 		}
-		if more {
-			continue
+		return false, nil
+	}
+	needRead := true
+	var readGen uint64 // the gen of the last read this follower used
+	for {
+		if needRead {
+			frames, gen, more, end, err := b.read(ctx, turnID, after)
+			if err != nil {
+				return err
+			}
+			if done, err := deliver(frames); done || err != nil {
+				return err
+			}
+			if more {
+				continue
+			}
+			if end != nil {
+				return end
+			}
+			readGen, needRead = gen, false
 		}
-		if end != nil {
-			return end
+		b.mu.Lock()
+		t := b.turns[turnID]
+		frames, gap := t.take(after)
+		if gap && len(frames) == 0 {
+			// A frame before those handed over is missing here: a read
+			// that starts from now on has it.
+			t.wake()
+		}
+		stale := t.gen != readGen
+		b.mu.Unlock()
+		if done, err := deliver(frames); done || err != nil {
+			return err
+		}
+		if len(frames) > 0 {
+			continue // more may have been handed over meanwhile
+		}
+		if stale {
+			needRead = true
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -126,12 +237,13 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 			return ErrClosed
 		case <-wake:
 		case <-tick.C:
-			// The safety net: read anew, unless a read of this turn began
-			// within the last half interval (500 followers of a turn then
-			// poll it together, not 500 times).
+			// The safety net: read anew, unless the turn had a read
+			// started or a frame handed over within the last half
+			// interval (500 followers of a turn then poll it together,
+			// not 500 times, and a turn whose frames flow is not read).
 			b.mu.Lock()
-			if t := b.turns[turnID]; t.last == nil || time.Since(t.last.started) > b.PollInterval/2 {
-				t.gen++
+			if t := b.turns[turnID]; time.Since(t.fresh) > b.PollInterval/2 {
+				t.wake()
 			}
 			b.mu.Unlock()
 		}
@@ -178,10 +290,11 @@ func (b *Bus) leave(turnID string, wake chan struct{}) {
 
 // read returns the turn's frames after `after` (at most readLimit) from a
 // read that started after the turn's latest wake-up, joining one in flight
-// or done when it serves, else starting one. more tells that the read was
-// full, so more frames may be waiting; end (ErrTurnGone, ErrFramesSwept)
-// that no frame will follow these. The caller has joined the turn.
-func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Frame, more bool, end, err error) {
+// or done when it serves, else starting one; gen is the turn's gen that
+// read started at. more tells that the read was full, so more frames may
+// be waiting; end (ErrTurnGone, ErrFramesSwept) that no frame will follow
+// these. The caller has joined the turn.
+func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Frame, gen uint64, more bool, end, err error) {
 	for {
 		b.mu.Lock()
 		t := b.turns[turnID]
@@ -190,11 +303,11 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 			select {
 			case <-b.closed:
 				b.mu.Unlock()
-				return nil, false, nil, ErrClosed
+				return nil, 0, false, nil, ErrClosed
 			default:
 			}
 			r = &sharedRead{gen: t.gen, after: after, started: time.Now(), done: make(chan struct{})}
-			t.last = r
+			t.last, t.fresh = r, r.started
 			if b.hooks.read != nil {
 				b.hooks.read(turnID)
 			}
@@ -210,14 +323,14 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 		b.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return nil, false, nil, ctx.Err()
+			return nil, 0, false, nil, ctx.Err()
 		case <-r.done:
 		}
 		if r.err != nil {
 			if b.ctx.Err() != nil {
-				return nil, false, nil, ErrClosed
+				return nil, 0, false, nil, ErrClosed
 			}
-			return nil, false, nil, r.err
+			return nil, 0, false, nil, r.err
 		}
 		full := len(r.frames) == readLimit
 		i := sort.Search(len(r.frames), func(i int) bool { return r.frames[i].Seq > after })
@@ -225,9 +338,9 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 			continue // cut short before this follower's position: read on
 		}
 		if full {
-			return r.frames[i:], true, nil, nil
+			return r.frames[i:], r.gen, true, nil, nil
 		}
-		return r.frames[i:], false, r.end, nil
+		return r.frames[i:], r.gen, false, r.end, nil
 	}
 }
 
@@ -264,13 +377,15 @@ func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frame
 	return nil, ErrFramesSwept, nil
 }
 
-// wake tells the turn's followers in this process to read again. A
-// follower busy delivering keeps one pending wake-up, so none is lost and a
-// burst costs one read.
+// wake tells the turn's followers in this process to read again, and
+// forgets the frames handed over: what woke them may have changed frames
+// already numbered (a reopen, see Reopen). A follower busy delivering
+// keeps one pending wake-up, so none is lost and a burst costs one read.
 func (b *Bus) wake(turnID string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if t := b.turns[turnID]; t != nil {
+		t.recent = nil
 		t.wake()
 	}
 }
@@ -281,12 +396,20 @@ func (b *Bus) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, t := range b.turns {
+		t.recent = nil
 		t.wake()
 	}
 }
 
+// wake asks the turn's followers for a read.
 func (t *followedTurn) wake() {
 	t.gen++
+	t.signal()
+}
+
+// signal wakes the turn's followers, to look at what they have been
+// handed over and at whether a read is asked for.
+func (t *followedTurn) signal() {
 	for w := range t.wakes {
 		select {
 		case w <- struct{}{}:

@@ -2,10 +2,12 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,8 +52,50 @@ type hooks struct {
 }
 
 // notifyPayload is "<origin> <turnID>": a dozen bytes over the turn id, far
-// below NOTIFY's 8000-byte limit.
+// below NOTIFY's 8000-byte limit. A notification that only wakes (Ended,
+// Reopen) carries no more; a published frame's adds its number and, when
+// it fits, the frame (frameSuffix).
 func notifyPayload(origin, turnID string) string { return origin + " " + turnID }
+
+// maxPayload is the longest payload Postgres takes: it must be shorter
+// than 8000 bytes.
+const maxPayload = 7999
+
+// frameSuffix is what follows the frame's number in its notification:
+// " <created, Unix ns> <type> <data>", so the followers in other processes
+// take the frame without reading it; or nothing when the payload would
+// not fit (the followers then read the table). The number itself (20
+// bytes at most) is filled in by publishSQL.
+func frameSuffix(origin string, row *models.TurnFrame) string {
+	suffix := " " + strconv.FormatInt(row.CreatedAt.UnixNano(), 10) + " " + row.Type + " " + row.Data
+	if len(notifyPayload(origin, row.TurnID))+1+20+len(suffix) > maxPayload {
+		return ""
+	}
+	return suffix
+}
+
+// parseNotification reads a payload of Channel: its origin and turn, and
+// the frame when it carries one.
+func parseNotification(payload string) (origin, turnID string, f Frame, carried bool) {
+	fields := strings.SplitN(payload, " ", 6)
+	if len(fields) < 2 {
+		return "", "", Frame{}, false
+	}
+	origin, turnID = fields[0], fields[1]
+	if len(fields) < 6 {
+		return origin, turnID, Frame{}, false
+	}
+	seq, err := strconv.ParseInt(fields[2], 10, 64)
+	if err != nil {
+		return origin, turnID, Frame{}, false
+	}
+	created, err := strconv.ParseInt(fields[3], 10, 64)
+	if err != nil || fields[4] == "" || !json.Valid([]byte(fields[5])) {
+		return origin, turnID, Frame{}, false
+	}
+	return origin, turnID, Frame{Seq: seq, Type: fields[4], Data: json.RawMessage(fields[5]),
+		CreatedAt: time.Unix(0, created).UTC()}, true
+}
 
 // subscription is what a Bus does with the notifications of a channel
 // other than its own (see Subscribe).
@@ -92,10 +136,13 @@ func (b *Bus) Subscribe(channel string, wake func(payload string), wakeAll func(
 // listen keeps one connection listening on Channel and the subscribed
 // channels until ctx ends, reconnecting with backoff when it drops.
 //
-// Notifications are only wake-ups: followers re-read the table after the
-// last number they delivered. So a notification lost while disconnected is
-// harmless as long as every follower reads again once the listener is back,
-// which listenOnce does right after LISTEN succeeds.
+// A notification either carries a frame, which followers take only when it
+// is the next one they need (see handOver), or is a wake-up, after which
+// they re-read the table after the last number they delivered. So a
+// notification lost while disconnected is harmless as long as every
+// follower reads again once the listener is back, which listenOnce does
+// right after LISTEN succeeds; one lost otherwise leaves a gap that the
+// next frame carried shows (or the poll).
 func (b *Bus) listen(ctx context.Context) {
 	backoff := minBackoff
 	for {
@@ -167,8 +214,13 @@ func (b *Bus) listenOnce(ctx context.Context, connected func()) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case err == nil && n.Channel == Channel:
-			origin, turnID, ok := strings.Cut(n.Payload, " ")
-			if ok && origin != b.origin {
+			// This process's own frames were handed over by Publish.
+			origin, turnID, f, carried := parseNotification(n.Payload)
+			switch {
+			case origin == "" || origin == b.origin:
+			case carried:
+				b.handOver(turnID, f)
+			default:
 				b.wake(turnID)
 			}
 		case err == nil:

@@ -117,3 +117,63 @@ func (b *Bus) Last(ctx context.Context, turnID, typ string) (Frame, bool, error)
 	r := rows[0]
 	return Frame{Seq: r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}, true, nil
 }
+
+// publishOnceSQL is publishSQL for a frame sent once per attempt: the
+// counter moves, and the frame is stored, only while the attempt has no
+// frame of its type. found tells a turn that exists from a missing one;
+// the NOTIFY goes out when a frame was stored or the turn is missing (its
+// followers then read, find it gone and end), not when one was there.
+const publishOnceSQL = `WITH numbered AS (
+	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? AND NOT EXISTS (
+		SELECT 1 FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ? AND turn_frames.seq > turns.attempt_seq
+	) RETURNING id, frame_seq
+), stored AS (
+	INSERT INTO turn_frames (turn_id, seq, type, data, created_at)
+	SELECT id, frame_seq, ?, ?, ? FROM numbered
+	RETURNING seq
+), found AS (
+	SELECT EXISTS (SELECT 1 FROM turns WHERE id = ?) AS found
+)
+SELECT (SELECT seq FROM stored) AS seq, found.found,
+	CASE WHEN EXISTS (SELECT 1 FROM stored) OR NOT found.found
+		THEN pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text END AS notified
+FROM found`
+
+// PublishOnce publishes a frame of a type a turn's attempt has at most
+// one of (refs, error, proposal, done: see HasInAttempt), unless the
+// attempt has one already; it tells whether it published. On Postgres the
+// check and the publish are one statement. A turn that does not exist is
+// an error, as for Publish.
+func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bool, error) {
+	if b.db.Dialect != models.Postgres {
+		has, err := b.HasInAttempt(ctx, turnID, typ)
+		if err != nil || has {
+			return false, err
+		}
+		_, err = b.Publish(ctx, turnID, typ, data)
+		return err == nil, err
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return false, fmt.Errorf("publish %s frame: %w", typ, err)
+	}
+	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+	var out struct {
+		Seq   *int64
+		Found bool
+	}
+	err = b.db.WithContext(ctx).Raw(publishOnceSQL, turnID, typ, typ, row.Data, row.CreatedAt, turnID,
+		Channel, notifyPayload(b.origin, turnID), frameSuffix(b.origin, &row)).Scan(&out).Error
+	switch {
+	case err == nil && out.Seq != nil:
+		row.Seq = *out.Seq
+		b.published(&row, nil)
+		return true, nil
+	case err == nil && out.Found:
+		return false, nil // the attempt has one
+	case err == nil:
+		err = fmt.Errorf("no turn %s", turnID)
+	}
+	b.wake(turnID)
+	return false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+}

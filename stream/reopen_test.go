@@ -96,3 +96,47 @@ func TestReopenStartsANewAttemptWithOneDone(t *testing.T) {
 		}
 	})
 }
+
+// PublishOnce publishes a frame of its type once per attempt: again after
+// a reopen, never twice in one; a missing turn is an error.
+func TestPublishOnceSendsOnePerAttempt(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.turn(t)
+		fl := startFollow(t, f.bus, turn.ID, 0)
+		sent, err := f.bus.PublishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{}})
+		require.NoError(t, err)
+		require.True(t, sent)
+		require.Equal(t, stream.TypeRefs, fl.next(t).Type)
+		sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{"again"}})
+		require.NoError(t, err)
+		require.False(t, sent, "one refs frame an attempt")
+		text := f.publish(t, turn.ID, stream.TypeText, map[string]string{"delta": "hi"})
+		got := fl.next(t)
+		require.Equal(t, text, got.Seq, "no number was used by the frame not sent")
+		require.Equal(t, int64(2), got.Seq)
+
+		_, err = f.chat.ClaimTurn(ctx, turn.ID, "run-2", 0, nil)
+		require.NoError(t, err)
+		_, err = f.chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError})
+		require.NoError(t, err)
+		reopened, err := f.chat.ClaimTurn(ctx, turn.ID, "run-3", 0, f.bus.Reopen(turn.ID, 1, nil))
+		require.NoError(t, err)
+		require.True(t, reopened)
+		f.bus.Wake(turn.ID)
+		require.Equal(t, stream.TypeStatus, fl.next(t).Type, "the reset")
+		sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{}})
+		require.NoError(t, err)
+		require.True(t, sent, "a new attempt sends its own")
+		require.Equal(t, stream.TypeRefs, fl.next(t).Type)
+		sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		require.NoError(t, err)
+		require.True(t, sent)
+		require.Equal(t, stream.TypeDone, fl.next(t).Type)
+		require.NoError(t, fl.end(t))
+
+		_, err = f.bus.PublishOnce(ctx, "turn_missing", stream.TypeDone, map[string]any{})
+		require.Error(t, err)
+	})
+}

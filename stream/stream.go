@@ -4,10 +4,12 @@
 // Frames are stored per turn with a sequence number (turn_frames), so a
 // client that reconnects with Last-Event-ID reads exactly the frames after
 // it: no gap, no repeat, from any api process. The table is the source of
-// truth; everything else only says when to read it. Publishing wakes
-// followers in the same process at once; on Postgres it also sends a
-// NOTIFY that wakes followers in other processes (see listen.go). A slow
-// poll is the safety net under both.
+// truth. Once a frame is committed, Publish hands it to the followers in
+// its process in memory; on Postgres it also sends a NOTIFY that carries
+// it (when it fits) to the followers in other processes (see listen.go).
+// A follower takes a frame so handed over only when it is the next one it
+// needs; otherwise (a gap, a notification without the frame, the listener
+// reconnecting) it reads the table. A slow poll is the safety net.
 package stream
 
 import (
@@ -154,28 +156,75 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 		return 0, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
 	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+	q := b.db.WithContext(ctx)
 	if b.db.Dialect == models.Postgres {
-		err = b.publishPostgres(ctx, &row)
+		err = b.publishPostgres(q, &row)
 	} else {
-		err = b.publishTx(ctx, &row)
+		err = q.Transaction(func(tx *gorm.DB) error { return b.insert(tx, &row) })
 	}
-	// Wake even on an error: a commit whose answer was lost may still have
-	// committed, and a needless wake-up costs one read.
-	b.wake(turnID)
+	b.published(&row, err)
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
-	b.countFrame(typ)
 	return row.Seq, nil
+}
+
+// PublishIn is Publish in the caller's transaction, for a frame that
+// belongs with the change it makes (a model call's status frame with the
+// turn's status): publish stores the frame in tx, numbered as Publish
+// numbers it (on Postgres its NOTIFY goes out when tx commits), and after
+// must be called once tx ended, with its error (nil: committed), to hand
+// the frame to this process's followers. A frame costs no commit of its
+// own this way.
+func (b *Bus) PublishIn(turnID, typ string, data any) (publish func(tx *gorm.DB) error, after func(err error)) {
+	var row *models.TurnFrame
+	publish = func(tx *gorm.DB) error {
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return fmt.Errorf("publish %s frame: %w", typ, err)
+		}
+		row = &models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+		if b.db.Dialect == models.Postgres {
+			err = b.publishPostgres(tx, row)
+		} else {
+			err = b.insert(tx, row)
+		}
+		if err != nil {
+			return fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+		}
+		return nil
+	}
+	after = func(err error) {
+		if row == nil {
+			return // not stored
+		}
+		b.published(row, err)
+	}
+	return publish, after
+}
+
+// published tells this process's followers of a frame whose commit ended
+// with err: on success it is handed to them; on an error they read, since
+// a commit whose answer was lost may still have committed (a needless
+// wake-up costs one read).
+func (b *Bus) published(row *models.TurnFrame, err error) {
+	if err != nil {
+		b.wake(row.TurnID)
+		return
+	}
+	b.handOver(row.TurnID, Frame{Seq: row.Seq, Type: row.Type, Data: json.RawMessage(row.Data), CreatedAt: row.CreatedAt})
+	b.countFrame(row.Type)
 }
 
 // publishSQL numbers, stores and announces a frame in one statement. A
 // statement outside a transaction is a transaction of its own, so all of
 // it commits or none: the NOTIFY is delivered only once the frame can be
 // read (Postgres delivers notifications on commit), and a failed insert
-// gives its number back. The NOTIFY goes out even when the turn is missing
-// (seq is then NULL and nothing was stored): its followers in other
-// processes read again, find the turn gone and end (see Follow).
+// gives its number back. The payload is the frame (framePayload) when it
+// fits, else only its turn and number. The NOTIFY goes out even when the
+// turn is missing (seq is then NULL and nothing was stored, and the
+// payload names the turn only): its followers in other processes read
+// again, find the turn gone and end (see Follow).
 const publishSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING id, frame_seq
 ), stored AS (
@@ -183,14 +232,15 @@ const publishSQL = `WITH numbered AS (
 	SELECT id, frame_seq, ?, ?, ? FROM numbered
 	RETURNING seq
 )
-SELECT (SELECT seq FROM stored) AS seq, pg_notify(?, ?)::text AS notified`
+SELECT (SELECT seq FROM stored) AS seq,
+	pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text AS notified`
 
-// publishPostgres stores row in one statement (publishSQL) and sets its
-// number.
-func (b *Bus) publishPostgres(ctx context.Context, row *models.TurnFrame) error {
+// publishPostgres stores row in one statement (publishSQL) on q (the
+// database, or a transaction) and sets its number.
+func (b *Bus) publishPostgres(q *gorm.DB, row *models.TurnFrame) error {
 	var out struct{ Seq *int64 }
-	err := b.db.WithContext(ctx).Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
-		Channel, notifyPayload(b.origin, row.TurnID)).Scan(&out).Error
+	err := q.Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
+		Channel, notifyPayload(b.origin, row.TurnID), frameSuffix(b.origin, row)).Scan(&out).Error
 	if err != nil {
 		return err
 	}
@@ -201,20 +251,18 @@ func (b *Bus) publishPostgres(ctx context.Context, row *models.TurnFrame) error 
 	return nil
 }
 
-// publishTx stores row in a transaction (the counter, then the insert):
-// SQLite has no data-modifying WITH, and on SQLite (hub dev, one process) a
-// statement is a function call, not a round trip. Nothing is announced:
-// Publish wakes the process's own followers.
-func (b *Bus) publishTx(ctx context.Context, row *models.TurnFrame) error {
-	return b.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.TurnID).Scan(&row.Seq).Error; err != nil {
-			return err
-		}
-		if row.Seq == 0 {
-			return fmt.Errorf("no turn %s", row.TurnID)
-		}
-		return tx.Create(row).Error
-	})
+// insert stores row in tx (the counter, then the insert): SQLite has no
+// data-modifying WITH, and on SQLite (hub dev, one process) a statement is
+// a function call, not a round trip. Nothing is announced: the publisher
+// hands the frame to the process's own followers.
+func (b *Bus) insert(tx *gorm.DB, row *models.TurnFrame) error {
+	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.TurnID).Scan(&row.Seq).Error; err != nil {
+		return err
+	}
+	if row.Seq == 0 {
+		return fmt.Errorf("no turn %s", row.TurnID)
+	}
+	return tx.Create(row).Error
 }
 
 // Ended tells the followers of turns that were just deleted, in this
