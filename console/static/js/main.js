@@ -563,7 +563,7 @@ function renderTurnOptions() {
 }
 function spaceFilePicker() {
     const list = h("ul", { id: "space-file-list", class: "space-files", "aria-label": "Files in this space" });
-    const d = h("details", { id: "space-files" }, h("summary", {}, "Space files"), list);
+    const d = h("details", { id: "space-files" }, h("summary", { class: "space-files-toggle" }, "Space files"), list);
     d.addEventListener("toggle", () => {
         if (!d.open)
             return;

@@ -45,8 +45,6 @@ export function upsertRow(v: View, f: ToolFrame): void {
 /** Actions are what the buttons of a view do; main.ts implements them. */
 export interface Actions {
   apply(v: View, o?: ApplyOptions): void;
-  /** control pauses or resumes the streaming reply's turn. */
-  control(v: View, what: "pause" | "resume"): void;
   undo(groupId: string): void;
   retry(v: View): void;
   /** canRetry: an error reply is retried from the chat while nothing came after it. */
@@ -95,11 +93,6 @@ export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
     }
   }
   if (live && v.step) el.append(h("p", { class: "step", id: `step-${v.id}`, role: "status" }, stepText(v, Date.now())));
-  if (live && v.turnId) {
-    el.append(v.paused
-      ? h("button", { type: "button", class: "resume-turn", disabled: a.busy("control:" + v.turnId), onclick: () => a.control(v, "resume") }, "Resume this reply")
-      : h("button", { type: "button", class: "pause-turn", disabled: a.busy("control:" + v.turnId), onclick: () => a.control(v, "pause") }, "Pause this reply"));
-  }
   if (v.text) el.append(h("div", { class: "text" }, linkRefs(v.text, v.refs)));
   const refs = v.refs.filter((r) => r.kind !== "skill");
   if (refs.length && !live) el.append(h("p", { class: "refs" }, "Records: ", refs.map((r) => [refLink(r), " "])));

@@ -258,7 +258,6 @@ function noteUndoStates(messages: Message[]): void {
 
 const actions: Actions = {
   apply: (v, o) => void applyView(v, o),
-  control: (v, what) => void controlTurn(v, what),
   undo: (gid) => void undo(gid),
   retry: (v) => void retryTurn(v),
   canRetry: (v) => state.views[state.views.length - 1] === v,
@@ -294,6 +293,7 @@ function renderLive(): void {
   const el = renderView(live.view, true, actions);
   if (old) old.replaceWith(el);
   else renderChat();
+  renderComposerState();
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
 
@@ -463,6 +463,9 @@ function composer(): HTMLElement {
       spaceFilePicker(),
       h("input", { type: "file", id: "attach", multiple: true, onchange: (e: Event) => void attach(e.target as HTMLInputElement) }),
       h("button", { type: "submit", id: "send" }, "Send"),
+      // The streaming reply's own controls (the top bar's act on all turns).
+      h("button", { type: "button", id: "pause-turn", hidden: true, onclick: () => { if (state.live) void controlTurn(state.live.view, "pause"); } }, "Pause"),
+      h("button", { type: "button", id: "resume-turn", hidden: true, onclick: () => { if (state.live) void controlTurn(state.live.view, "resume"); } }, "Resume"),
       h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -493,6 +496,12 @@ function renderComposerState(): void {
   const live = !!state.live && state.live.convId === state.convId;
   ($("send") as HTMLButtonElement).disabled = live || state.busy.has("send");
   $("stop").hidden = !live;
+  const paused = !!state.live?.view.paused;
+  const controlling = !!state.live && state.busy.has("control:" + state.live.view.turnId);
+  $("pause-turn").hidden = !live || paused;
+  $("resume-turn").hidden = !live || !paused;
+  ($("pause-turn") as HTMLButtonElement).disabled = controlling;
+  ($("resume-turn") as HTMLButtonElement).disabled = controlling;
 }
 
 async function mentionMenu(): Promise<void> {
@@ -618,7 +627,7 @@ function renderTurnOptions(): void {
 /** spaceFilePicker lists the files already in the space: a pick is attached to the next message. */
 function spaceFilePicker(): HTMLElement {
   const list = h("ul", { id: "space-file-list", class: "space-files", "aria-label": "Files in this space" });
-  const d = h("details", { id: "space-files" }, h("summary", {}, "Space files"), list);
+  const d = h("details", { id: "space-files" }, h("summary", { class: "space-files-toggle" }, "Space files"), list);
   d.addEventListener("toggle", () => {
     if (!d.open) return;
     void (async () => {
