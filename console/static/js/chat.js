@@ -53,11 +53,6 @@ export function renderView(v, live, a) {
     }
     if (live && v.step)
         el.append(h("p", { class: "step", id: `step-${v.id}`, role: "status" }, stepText(v, Date.now())));
-    if (live && v.turnId) {
-        el.append(v.paused
-            ? h("button", { type: "button", class: "resume-turn", disabled: a.busy("control:" + v.turnId), onclick: () => a.control(v, "resume") }, "Resume this reply")
-            : h("button", { type: "button", class: "pause-turn", disabled: a.busy("control:" + v.turnId), onclick: () => a.control(v, "pause") }, "Pause this reply"));
-    }
     if (v.text)
         el.append(h("div", { class: "text" }, linkRefs(v.text, v.refs)));
     const refs = v.refs.filter((r) => r.kind !== "skill");

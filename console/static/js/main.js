@@ -217,7 +217,6 @@ function noteUndoStates(messages) {
 }
 const actions = {
     apply: (v, o) => void applyView(v, o),
-    control: (v, what) => void controlTurn(v, what),
     undo: (gid) => void undo(gid),
     retry: (v) => void retryTurn(v),
     canRetry: (v) => state.views[state.views.length - 1] === v,
@@ -251,6 +250,7 @@ function renderLive() {
         old.replaceWith(el);
     else
         renderChat();
+    renderComposerState();
     if (atBottom)
         box.scrollTop = box.scrollHeight;
 }
@@ -410,7 +410,9 @@ async function retryTurn(v) {
 function composer() {
     const input = h("textarea", { id: "input", rows: 2, "aria-label": "Message", placeholder: "Ask Hub… (@ mentions a record)", "aria-autocomplete": "list", "aria-controls": "mention-menu" });
     const menu = h("ul", { id: "mention-menu", role: "listbox", "aria-label": "Mention a record", hidden: true });
-    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { id: "turn-options", class: "turn-options" }), h("div", { class: "composer-row" }, input, menu, h("label", { for: "attach", class: "attach-label" }, "Attach"), spaceFilePicker(), h("input", { type: "file", id: "attach", multiple: true, onchange: (e) => void attach(e.target) }), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
+    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { id: "turn-options", class: "turn-options" }), h("div", { class: "composer-row" }, input, menu, h("label", { for: "attach", class: "attach-label" }, "Attach"), spaceFilePicker(), h("input", { type: "file", id: "attach", multiple: true, onchange: (e) => void attach(e.target) }), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "pause-turn", hidden: true, onclick: () => { if (state.live)
+            void controlTurn(state.live.view, "pause"); } }, "Pause"), h("button", { type: "button", id: "resume-turn", hidden: true, onclick: () => { if (state.live)
+            void controlTurn(state.live.view, "resume"); } }, "Resume"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
     form.addEventListener("submit", (e) => {
         e.preventDefault();
         const text = input.value.trim();
@@ -452,6 +454,12 @@ function renderComposerState() {
     const live = !!state.live && state.live.convId === state.convId;
     $("send").disabled = live || state.busy.has("send");
     $("stop").hidden = !live;
+    const paused = !!state.live?.view.paused;
+    const controlling = !!state.live && state.busy.has("control:" + state.live.view.turnId);
+    $("pause-turn").hidden = !live || paused;
+    $("resume-turn").hidden = !live || !paused;
+    $("pause-turn").disabled = controlling;
+    $("resume-turn").disabled = controlling;
 }
 async function mentionMenu() {
     const input = $("input");
