@@ -3,7 +3,9 @@
 // writes it and checks it is fresh), and call() below takes a path and method
 // of that document, its path and query parameters, its body, and answers its
 // success body. A renamed route, parameter or field breaks `make console`.
-// No runtime client: the calls are plain fetch (a few hundred bytes).
+// No runtime client: the calls are plain fetch (a few hundred bytes). Bodies
+// are object literals (no spreads), so a field the document no longer has
+// is an error too.
 
 import type { components, paths } from "./schema.js";
 
@@ -105,7 +107,7 @@ export const api = {
   messages: (id: string) => call("get", "/api/assistant/conversations/{id}/messages", { path: { id } }),
   startTurn: (id: string, text: string, mentions: { kind: string; id: string }[], files: string[], o: TurnOptions = {}) =>
     call("post", "/api/assistant/conversations/{id}/turns", { path: { id }, body: {
-      text, mentions, ...(files.length ? { files } : {}), ...(o.model ? { model: o.model } : {}), ...(o.effort ? { effort: o.effort } : {}) } }),
+      text, mentions, files: files.length ? files : undefined, model: o.model || undefined, effort: o.effort || undefined } }),
   uploadFile: (spaceId: string, file: File) => {
     const form = new FormData();
     form.append("file", file, file.name);
@@ -119,7 +121,7 @@ export const api = {
   turnStreamToken: (turnId: string) => call("post", "/api/assistant/turns/{turnId}/stream-token", { path: { turnId } }),
   retry: (turnId: string) => call("post", "/api/assistant/turns/{turnId}/retry", { path: { turnId } }),
   apply: (conversationId: string, messageId: string, o: { callIds?: string[]; retryInterrupted?: boolean; resendUnknown?: boolean } = {}) =>
-    call("post", "/api/assistant/apply", { body: { conversationId, messageId, ...o } }),
+    call("post", "/api/assistant/apply", { body: { conversationId, messageId, callIds: o.callIds, retryInterrupted: o.retryInterrupted, resendUnknown: o.resendUnknown } }),
   undo: (undoGroupId: string) => call("post", "/api/assistant/undo", { body: { undoGroupId } }),
   redo: (undoGroupId: string) => call("post", "/api/assistant/redo", { body: { undoGroupId } }),
   needsMe: () => call("get", "/api/assistant/needs-me"),
@@ -128,7 +130,7 @@ export const api = {
   resumeAll: () => call("post", "/api/agent/resume"),
   stopAll: () => call("post", "/api/agent/stop"),
   settings: () => call("get", "/api/me/settings"),
-  patchSettings: (s: Partial<Pick<Settings, "writePolicy" | "model" | "effort">>) => call("patch", "/api/me/settings", { body: s }),
+  patchSettings: (s: S["UpdateSettingsRequest"]) => call("patch", "/api/me/settings", { body: s }),
   models: () => call("get", "/api/models"),
   tasks: (spaceId: string) => call("get", "/api/spaces/{spaceId}/tasks", { path: { spaceId }, query: { limit: 200 } }),
   projects: (spaceId: string) => call("get", "/api/spaces/{spaceId}/projects", { path: { spaceId }, query: { limit: 200 } }),
