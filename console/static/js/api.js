@@ -50,7 +50,7 @@ export const api = {
     deleteConversation: (id) => call("delete", "/api/assistant/conversations/{id}", { path: { id } }),
     messages: (id) => call("get", "/api/assistant/conversations/{id}/messages", { path: { id } }),
     startTurn: (id, text, mentions, files, o = {}) => call("post", "/api/assistant/conversations/{id}/turns", { path: { id }, body: {
-            text, mentions, ...(files.length ? { files } : {}), ...(o.model ? { model: o.model } : {}), ...(o.effort ? { effort: o.effort } : {})
+            text, mentions, files: files.length ? files : undefined, model: o.model || undefined, effort: o.effort || undefined
         } }),
     uploadFile: (spaceId, file) => {
         const form = new FormData();
@@ -64,7 +64,7 @@ export const api = {
     resume: (turnId) => call("post", "/api/assistant/turns/{turnId}/resume", { path: { turnId } }),
     turnStreamToken: (turnId) => call("post", "/api/assistant/turns/{turnId}/stream-token", { path: { turnId } }),
     retry: (turnId) => call("post", "/api/assistant/turns/{turnId}/retry", { path: { turnId } }),
-    apply: (conversationId, messageId, o = {}) => call("post", "/api/assistant/apply", { body: { conversationId, messageId, ...o } }),
+    apply: (conversationId, messageId, o = {}) => call("post", "/api/assistant/apply", { body: { conversationId, messageId, callIds: o.callIds, retryInterrupted: o.retryInterrupted, resendUnknown: o.resendUnknown } }),
     undo: (undoGroupId) => call("post", "/api/assistant/undo", { body: { undoGroupId } }),
     redo: (undoGroupId) => call("post", "/api/assistant/redo", { body: { undoGroupId } }),
     needsMe: () => call("get", "/api/assistant/needs-me"),
