@@ -40,6 +40,7 @@ type receiptDTO struct {
 	Summary     string    `json:"summary,omitempty"`
 	Error       *errorDTO `json:"error,omitempty"`
 	UndoGroupID string    `json:"undoGroupId,omitempty"`
+	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId, in a conversation's messages: done, undone (the client offers Redo) or redone."`
 	Steps       []stepDTO `json:"steps,omitempty"`
 	// Refs are the records a succeeded call changed ([] otherwise).
 	Refs []refDTO `json:"refs"`

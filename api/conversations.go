@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -159,6 +160,7 @@ type toolCallDTO struct {
 	Error       *errorDTO `json:"error,omitempty"`
 	Refs        []refDTO  `json:"refs"`
 	UndoGroupID string    `json:"undoGroupId,omitempty" doc:"The Undo group of a write done at once (POST /api/assistant/undo)."`
+	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId: done (as made), undone (Undo put it back: the client offers Redo) or redone."`
 	// Receipt is what Apply made of a held call, once applied: its summary
 	// is what was done (the call's summary then too; the proposal keeps
 	// the preview) and its refs the records changed.
@@ -246,5 +248,43 @@ func (s *Server) listMessages(c *gin.Context) {
 	for i, m := range msgs {
 		out[i] = toMessageDTO(m)
 	}
+	if err := s.withUndoStates(c.Request.Context(), person(c).ID, out); err != nil {
+		respondError(c, err)
+		return
+	}
 	c.JSON(http.StatusOK, messageListDTO{Messages: out})
+}
+
+// withUndoStates sets undoState next to every undoGroupId of the messages
+// (a write done at once, an Apply receipt), read in one go, so a client
+// redrawn after a reload offers Redo on what was undone.
+func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
+	var ids []string
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if tc.UndoGroupID != "" {
+				ids = append(ids, tc.UndoGroupID)
+			}
+			if r := tc.Receipt; r != nil && r.UndoGroupID != "" {
+				ids = append(ids, r.UndoGroupID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	states, err := s.Workspace.UndoStates(ctx, personID, ids)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		for i := range m.ToolCalls {
+			tc := &m.ToolCalls[i]
+			tc.UndoState = states[tc.UndoGroupID]
+			if r := tc.Receipt; r != nil {
+				r.UndoState = states[r.UndoGroupID]
+			}
+		}
+	}
+	return nil
 }

@@ -37,6 +37,7 @@ type statusFrameDTO struct {
 	Step    int    `json:"step,omitempty"`
 	Text    string `json:"text,omitempty"`
 	Discard bool   `json:"discard,omitempty"`
+	Reset   bool   `json:"reset,omitempty" doc:"With discard, after an operator reset the turn: drop everything received before (text, tool rows)."`
 }
 
 // textFrameDTO is a text frame.

@@ -162,6 +162,7 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 	ended := []string{string(chat.StatusDone), string(chat.StatusStopped), string(chat.StatusError)}
 	roles := []string{string(workspace.RoleOwner), string(workspace.RoleEditor), string(workspace.RoleViewer), string(workspace.RoleGuest)}
 	policies := []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe}
+	undoStates := []string{workspace.UndoDone, workspace.UndoUndone, workspace.UndoRedone}
 	receipts := []string{chat.ReceiptSucceeded, chat.ReceiptFailed, chat.ReceiptUnattempted, chat.ReceiptUnknown, chat.ReceiptSending}
 	return map[reflect.Type]map[string][]string{
 		reflect.TypeFor[turnDTO]():               {"status": statuses},
@@ -172,7 +173,8 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 		reflect.TypeFor[statusFrameDTO]():        {"status": {stream.StatusWorking, stream.StatusRetrying, stream.StatusReset}},
 		reflect.TypeFor[toolFrameDTO]():          {"phase": {stream.PhaseStarted, stream.PhaseDone, stream.PhaseFailed, stream.PhaseHeld}},
 		reflect.TypeFor[messageDTO]():            {"role": {chat.RoleUser, chat.RoleAssistant}},
-		reflect.TypeFor[receiptDTO]():            {"status": receipts},
+		reflect.TypeFor[receiptDTO]():            {"status": receipts, "undoState": undoStates},
+		reflect.TypeFor[toolCallDTO]():           {"undoState": undoStates},
 		reflect.TypeFor[proposalDTO]():           {"heldFor": {chat.HeldForApply, chat.HeldForNeedsMe}},
 		reflect.TypeFor[spaceDTO]():              {"role": roles},
 		reflect.TypeFor[personDTO]():             {"role": roles},

@@ -313,6 +313,32 @@ func (s *Server) getTurn(c *gin.Context) {
 	c.JSON(http.StatusOK, d)
 }
 
+// turnStreamTokenDTO answers POST /api/assistant/turns/:turnId/stream-token.
+type turnStreamTokenDTO struct {
+	StreamToken string    `json:"streamToken"`
+	StreamURL   string    `json:"streamUrl" doc:"The turn's stream with the token, for EventSource (as a started turn's streamUrl)."`
+	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it."`
+}
+
+// turnStreamToken makes a token that reads only one of the person's turns'
+// stream: a client that did not start the turn (another tab, a reload
+// without the started turn's streamUrl) follows a running reply with it.
+func (s *Server) turnStreamToken(c *gin.Context) {
+	ctx := c.Request.Context()
+	t, err := s.Chat.GetTurnFor(ctx, person(c).ID, c.Param("turnId"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	token, exp, err := s.Workspace.CreateScopedToken(ctx, person(c).ID, workspace.StreamScope(t.ID), s.StreamTokenTTL)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp,
+		StreamURL: "/api/assistant/turns/" + url.PathEscape(t.ID) + "/stream?streamToken=" + url.QueryEscape(token)})
+}
+
 func (s *Server) retryTurn(c *gin.Context) {
 	turn, err := s.Chat.RetryTurn(c.Request.Context(), person(c).ID, c.Param("turnId"))
 	if err != nil {

@@ -251,6 +251,10 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	c.run(call{route: "GET /api/assistant/turns/{turnId}/stream", ids: []string{proposed.TurnID}, token: owner, query: "lastEventId=-1", want: 400})
 	c.run(call{route: "GET /api/assistant/turns/{turnId}", ids: []string{proposed.TurnID}, token: owner, want: 200})
 	c.run(call{route: "GET /api/assistant/turns/{turnId}", ids: []string{"turn_nope"}, token: owner, want: 404})
+	r = c.run(call{route: "POST /api/assistant/turns/{turnId}/stream-token", ids: []string{proposed.TurnID}, token: owner, want: 201})
+	c.streamURL(field(t, r, "streamUrl"), "", 200, 0) // another tab's token reads the same frames
+	c.run(call{route: "POST /api/assistant/turns/{turnId}/stream-token", ids: []string{"turn_nope"}, token: owner, want: 404})
+	c.run(call{route: "POST /api/assistant/turns/{turnId}/stream-token", ids: []string{proposed.TurnID}, want: 401})
 	c.run(call{route: "GET /api/assistant/conversations/{id}/messages", ids: []string{conv}, token: owner, want: 200})
 	c.run(call{route: "GET /api/assistant/conversations/{id}/messages", ids: []string{"conv_nope"}, token: owner, want: 404})
 	c.run(call{route: "GET /api/assistant/needs-me", token: owner, want: 200})
@@ -279,7 +283,11 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	require.NotEmpty(t, group, "the immediate write's tool frame has its Undo group")
 	c.run(call{route: "POST /api/assistant/undo", token: owner, body: map[string]any{"undoGroupId": group}, want: 200})
 	c.run(call{route: "POST /api/assistant/undo", token: owner, body: map[string]any{"undoGroupId": ""}, want: 400})
+	r = c.run(call{route: "GET /api/assistant/conversations/{id}/messages", ids: []string{conv}, token: owner, want: 200})
+	require.Contains(t, string(r.body), `"undoState":"undone"`, "the messages say the group was undone")
 	c.run(call{route: "POST /api/assistant/redo", token: owner, body: map[string]any{"undoGroupId": group}, want: 200})
+	r = c.run(call{route: "GET /api/assistant/conversations/{id}/messages", ids: []string{conv}, token: owner, want: 200})
+	require.Contains(t, string(r.body), `"undoState":"redone"`, "and then that it was redone")
 	c.run(call{route: "POST /api/assistant/redo", token: owner, body: map[string]any{"undoGroupId": "undo_nope"}, want: 404})
 
 	// An error turn, retried.

@@ -3,8 +3,10 @@
 # package-lock.json pinning typescript, playwright-core and axe-core; docs/decisions.md, "The web
 # console's build").
 #
-#   scripts/console.sh build    # npm ci when node_modules is missing or stale, then tsc: sources → console/static/js
-#   scripts/console.sh check    # npm ci, tsc type check, and console/static/js is exactly what the sources build
+#   scripts/console.sh build    # npm ci when node_modules is missing or stale; the api's types
+#                               # (console/web/src/schema.d.ts) from docs/openapi.json; tsc: sources → console/static/js
+#   scripts/console.sh check    # npm ci, schema.d.ts is what docs/openapi.json generates, tsc type check,
+#                               # and console/static/js is exactly what the sources build
 #   scripts/console.sh browser  # Debian's chromium for the browser test (apt-get when missing); prints its path
 #
 # The built JavaScript is committed, so `go build ./...` works on a clean clone without node; `check`
@@ -47,22 +49,41 @@ npm_ci() {
 
 tsc() { (cd "$web" && node node_modules/typescript/bin/tsc "$@"); }
 
+# schema writes to $1 the TypeScript types openapi-typescript generates from docs/openapi.json, with
+# the toolchain pinned in clients/ts (the one scripts/client-check.sh uses): the console's api.ts is
+# typed by them, so a change to the api's contract breaks the console's type check.
+schema() {
+	local ts=clients/ts stamp=clients/ts/node_modules/.package-lock.json
+	if [[ ! -f $stamp || $ts/package-lock.json -nt $stamp ]]; then
+		say "npm ci in $ts"
+		(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error >&2)
+	fi
+	local out
+	out=$(realpath -m "$1")
+	(cd "$ts" && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true node node_modules/openapi-typescript/bin/cli.js ../../docs/openapi.json --output "$out" >&2 2>/dev/null)
+}
+
 case ${1:-} in
 build)
 	npm_ci
+	schema $web/src/schema.d.ts
 	tsc -p tsconfig.json
 	say "built console/static/js"
 	;;
 check)
 	npm_ci
-	tsc -p tsconfig.json --noEmit
 	out=$(mktemp -d)
 	trap 'rm -rf "$out"' EXIT
-	tsc -p tsconfig.json --outDir "$out"
-	if ! diff -r "$out" console/static/js >&2; then
+	schema "$out/schema.d.ts"
+	if ! diff "$out/schema.d.ts" $web/src/schema.d.ts >&2; then
+		die "console/web/src/schema.d.ts is not what docs/openapi.json generates: run scripts/console.sh build (or make console), fix what no longer type-checks, and commit it"
+	fi
+	tsc -p tsconfig.json --noEmit
+	tsc -p tsconfig.json --outDir "$out/js"
+	if ! diff -r "$out/js" console/static/js >&2; then
 		die "console/static/js is not what console/web/src builds: run scripts/console.sh build (or make console) and commit it"
 	fi
-	say "console types check; console/static/js is fresh"
+	say "schema.d.ts is fresh; console types check; console/static/js is fresh"
 	;;
 browser)
 	chromium=${HUB_CHROMIUM:-$(command -v chromium || true)}

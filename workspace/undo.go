@@ -770,3 +770,24 @@ func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *models.
 	}
 	return nil
 }
+
+// UndoStates returns the state (UndoDone, UndoUndone or UndoRedone) of each
+// of the person's Undo groups among ids, read at once (a message list asks
+// for all of its rows' groups in one go). An id of another person's group,
+// of a space the person left, or of none, is left out (as Undo refuses it).
+func (s *Service) UndoStates(ctx context.Context, personID string, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		var rows []models.UndoGroup
+		if err := s.q(ctx).Select("id", "state").Where("person_id = ? AND id IN ?", personID, ids[:n]).
+			Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).Find(&rows).Error; err != nil {
+			return nil, fmt.Errorf("undo states: %w", err)
+		}
+		for _, g := range rows {
+			out[g.ID] = g.State
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}

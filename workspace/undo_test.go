@@ -310,6 +310,33 @@ func TestOnlyTheMakerOfAGroupMayUndoIt(t *testing.T) {
 	})
 }
 
+func TestUndoStatesReadsThePersonsGroupsAtOnce(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		add := func(title string) string {
+			return f.inGroup(t, f.editor, "Add "+title, func(tx *workspace.Service) {
+				_, err := tx.CreateTasks(ctx, f.editor, f.acme, "/tasks", []workspace.NewTask{{Title: title}})
+				require.NoError(t, err)
+			})
+		}
+		done, undone, redone := add("One"), add("Two"), add("Three")
+		_, err := f.svc.Undo(ctx, f.editor.PersonID, undone)
+		require.NoError(t, err)
+		_, err = f.svc.Undo(ctx, f.editor.PersonID, redone)
+		require.NoError(t, err)
+		_, err = f.svc.Redo(ctx, f.editor.PersonID, redone)
+		require.NoError(t, err)
+
+		states, err := f.svc.UndoStates(ctx, f.editor.PersonID, []string{done, undone, redone, "undo_nosuchgroup"})
+		require.NoError(t, err)
+		require.Equal(t, map[string]string{done: workspace.UndoDone, undone: workspace.UndoUndone, redone: workspace.UndoRedone}, states)
+		states, err = f.svc.UndoStates(ctx, f.owner.PersonID, []string{done, undone})
+		require.NoError(t, err)
+		require.Empty(t, states, "another person's groups are left out")
+	})
+}
+
 func TestWritesRecordEntriesOnlyInAGroup(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {

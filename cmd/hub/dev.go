@@ -150,7 +150,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	} else {
 		fmt.Fprintf(out, "Temporal    %s (no UI in this build: temporal workflow list --address %s)\n", ts.FrontendHostPort(), ts.FrontendHostPort())
 	}
-	if !cfg.Model.Configured() {
+	if !cfg.Model.Configured() && len(cfg.Models.Models) == 0 {
 		fmt.Fprintln(out, "No model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL) or run `hub dev --fake-model`; until then turns end with an unavailable error.")
 	}
 	fmt.Fprintf(out, "Try: curl -H \"Authorization: Bearer %s\" http://%s/api/spaces\n", token, displayAddr(ln.Addr()))

@@ -15,16 +15,25 @@ export function setToken(t) {
     else
         sessionStorage.removeItem(tokenKey);
 }
-async function call(method, path, body) {
+async function call(method, path, opts = {}) {
+    let url = path.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(String(opts.path[k])));
+    if (opts.query) {
+        const q = new URLSearchParams();
+        for (const [k, v] of Object.entries(opts.query))
+            if (v !== undefined)
+                q.set(k, String(v));
+        url += "?" + q;
+    }
     const headers = { Authorization: `Bearer ${token() ?? ""}` };
+    const body = opts.body;
     const form = body instanceof FormData;
     if (body !== undefined && !form)
         headers["Content-Type"] = "application/json";
     let res;
     try {
-        res = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
+        res = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
     }
-    catch (e) {
+    catch {
         throw new ApiError(0, { code: "unavailable", message: "Hub cannot be reached" });
     }
     if (res.status === 204)
@@ -35,31 +44,38 @@ async function call(method, path, body) {
     return data;
 }
 export const api = {
-    spaces: () => call("GET", "/api/spaces"),
-    conversations: (spaceId) => call("GET", `/api/assistant/conversations?spaceId=${encodeURIComponent(spaceId)}`),
-    createConversation: (spaceId, title) => call("POST", "/api/assistant/conversations", { spaceId, title }),
-    deleteConversation: (id) => call("DELETE", `/api/assistant/conversations/${enc(id)}`),
-    messages: (id) => call("GET", `/api/assistant/conversations/${enc(id)}/messages`),
-    startTurn: (id, text, mentions, files, model, effort) => call("POST", `/api/assistant/conversations/${enc(id)}/turns`, { text, mentions, ...(files.length ? { files } : {}), ...(model ? { model } : {}), ...(effort ? { effort } : {}) }),
+    spaces: () => call("get", "/api/spaces"),
+    conversations: (spaceId) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
+    createConversation: (spaceId, title) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),
+    deleteConversation: (id) => call("delete", "/api/assistant/conversations/{id}", { path: { id } }),
+    messages: (id) => call("get", "/api/assistant/conversations/{id}/messages", { path: { id } }),
+    startTurn: (id, text, mentions, files, o = {}) => call("post", "/api/assistant/conversations/{id}/turns", { path: { id }, body: {
+            text, mentions, files: files.length ? files : undefined, model: o.model || undefined, effort: o.effort || undefined
+        } }),
     uploadFile: (spaceId, file) => {
         const form = new FormData();
         form.append("file", file, file.name);
-        return call("POST", `/api/spaces/${enc(spaceId)}/files`, form);
+        return call("post", "/api/spaces/{spaceId}/files", { path: { spaceId }, body: form });
     },
-    turn: (turnId) => call("GET", `/api/assistant/turns/${enc(turnId)}`),
-    control: (turnId, what) => call("POST", `/api/assistant/turns/${enc(turnId)}/${what}`),
-    retry: (turnId) => call("POST", `/api/assistant/turns/${enc(turnId)}/retry`),
-    apply: (conversationId, messageId, callIds, retryInterrupted) => call("POST", "/api/assistant/apply", { conversationId, messageId, ...(callIds ? { callIds } : {}), ...(retryInterrupted ? { retryInterrupted } : {}) }),
-    undo: (undoGroupId) => call("POST", "/api/assistant/undo", { undoGroupId }),
-    redo: (undoGroupId) => call("POST", "/api/assistant/redo", { undoGroupId }),
-    needsMe: () => call("GET", "/api/assistant/needs-me"),
-    agentStreamToken: () => call("POST", "/api/agent/stream-token"),
-    agent: (what) => call("POST", `/api/agent/${what}`),
-    settings: () => call("GET", "/api/me/settings"),
-    patchSettings: (s) => call("PATCH", "/api/me/settings", s),
-    models: () => call("GET", "/api/models"),
-    tasks: (spaceId) => call("GET", `/api/spaces/${enc(spaceId)}/tasks?limit=200`),
-    projects: (spaceId) => call("GET", `/api/spaces/${enc(spaceId)}/projects?limit=200`),
-    people: (spaceId) => call("GET", `/api/spaces/${enc(spaceId)}/people`),
+    files: (spaceId) => call("get", "/api/spaces/{spaceId}/files", { path: { spaceId } }),
+    turn: (turnId) => call("get", "/api/assistant/turns/{turnId}", { path: { turnId } }),
+    stop: (turnId) => call("post", "/api/assistant/turns/{turnId}/stop", { path: { turnId } }),
+    pause: (turnId) => call("post", "/api/assistant/turns/{turnId}/pause", { path: { turnId } }),
+    resume: (turnId) => call("post", "/api/assistant/turns/{turnId}/resume", { path: { turnId } }),
+    turnStreamToken: (turnId) => call("post", "/api/assistant/turns/{turnId}/stream-token", { path: { turnId } }),
+    retry: (turnId) => call("post", "/api/assistant/turns/{turnId}/retry", { path: { turnId } }),
+    apply: (conversationId, messageId, o = {}) => call("post", "/api/assistant/apply", { body: { conversationId, messageId, callIds: o.callIds, retryInterrupted: o.retryInterrupted, resendUnknown: o.resendUnknown } }),
+    undo: (undoGroupId) => call("post", "/api/assistant/undo", { body: { undoGroupId } }),
+    redo: (undoGroupId) => call("post", "/api/assistant/redo", { body: { undoGroupId } }),
+    needsMe: () => call("get", "/api/assistant/needs-me"),
+    agentStreamToken: () => call("post", "/api/agent/stream-token"),
+    pauseAll: () => call("post", "/api/agent/pause"),
+    resumeAll: () => call("post", "/api/agent/resume"),
+    stopAll: () => call("post", "/api/agent/stop"),
+    settings: () => call("get", "/api/me/settings"),
+    patchSettings: (s) => call("patch", "/api/me/settings", { body: s }),
+    models: () => call("get", "/api/models"),
+    tasks: (spaceId) => call("get", "/api/spaces/{spaceId}/tasks", { path: { spaceId }, query: { limit: 200 } }),
+    projects: (spaceId) => call("get", "/api/spaces/{spaceId}/projects", { path: { spaceId }, query: { limit: 200 } }),
+    people: (spaceId) => call("get", "/api/spaces/{spaceId}/people", { path: { spaceId } }),
 };
-function enc(s) { return encodeURIComponent(s); }

@@ -39,7 +39,7 @@ export function renderView(v, live, a) {
     if (v.role === "user") {
         return h("article", { class: "msg user", id: `msg-${v.id}`, "aria-label": "You" }, v.mentions.length ? h("div", { class: "chips", "aria-label": "Mentions" }, v.mentions.map(chip)) : null, h("p", { class: "text" }, v.text));
     }
-    const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status });
+    const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status, "data-turn": v.turnId });
     if (v.rows.length) {
         const list = h("ul", { class: "rows" }, v.rows.map((r) => renderRow(r, a)));
         if (live)
@@ -81,11 +81,12 @@ function renderProposals(v, a) {
     const waiting = v.proposals.filter((p) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending"));
     const busy = a.busy("apply:" + v.id);
     return h("section", { class: "proposal" }, h("h2", {}, "Proposed changes"), h("p", { class: "hint" }, "Nothing changes until you apply."), h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId }, h("span", { class: "preview" }, p.preview), " ", applied.has(p.callId) ? h("span", { class: "badge ok" }, "Applied")
-        : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, [p.callId]) }, "Apply")))), waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
+        : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, { callIds: [p.callId] }) }, "Apply")))), waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
 }
 function renderReceipts(v, a) {
     const unfinished = v.receipts.some((r) => r.status === "failed" || r.status === "unattempted" || (r.steps ?? []).some((s) => s.status !== "succeeded"));
-    return h("section", { class: "receipts" }, h("h2", {}, "Receipts"), h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId }, h("span", { class: "badge" }, r.status), " ", h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)), r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` }, `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, undefined, true) }, "Retry remaining steps") : null);
+    return h("section", { class: "receipts" }, h("h2", {}, "Receipts"), h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId }, h("span", { class: "badge" }, r.status), " ", h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)), r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null, r.status === "unknown" ? [" ", h("button", { type: "button", class: "resend-unknown", disabled: a.busy("apply:" + v.id),
+            title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` }, `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);
 }
 export function chip(r) {
     return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);

@@ -16,6 +16,9 @@ const state = {
     pending: [],
     files: [],
     undone: new Set(),
+    turnModel: "",
+    turnEffort: "",
+    spaceFiles: null,
     folds: new Map(),
     busy: new Set(),
 };
@@ -114,6 +117,7 @@ async function switchSpace(id) {
     state.spaceId = id;
     sessionStorage.setItem("hub.space", id);
     state.pool = null;
+    state.spaceFiles = null;
     closeLive();
     state.convId = null;
     state.views = [];
@@ -164,9 +168,9 @@ async function loadMessages() {
     const id = state.convId;
     if (!id)
         return;
-    let views;
+    let messages;
     try {
-        views = (await api.messages(id)).messages.map(fromMessage);
+        messages = (await api.messages(id)).messages;
     }
     catch (e) {
         notice(errorText(e));
@@ -174,16 +178,45 @@ async function loadMessages() {
     }
     if (state.convId !== id)
         return;
+    noteUndoStates(messages);
+    const live = state.live;
+    const views = messages.map((m) => (live && live.view.id === m.id ? live.view : fromMessage(m)));
     const opened = state.views.length === 0 || state.views[0].id !== views[0]?.id;
     state.views = views;
     renderChat(opened);
     const running = views.find((v) => v.role === "assistant" && v.status === "running");
-    const url = running && sessionStorage.getItem("hub.stream." + running.turnId);
-    if (running && url && !state.live)
-        follow(running, url, id);
+    if (!running || state.live)
+        return;
+    let url = sessionStorage.getItem("hub.stream." + running.turnId);
+    if (!url) {
+        try {
+            url = (await api.turnStreamToken(running.turnId)).streamUrl;
+        }
+        catch {
+            return;
+        }
+        if (state.convId !== id || state.live)
+            return;
+        sessionStorage.setItem("hub.stream." + running.turnId, url);
+    }
+    follow(running, url, id);
+}
+function noteUndoStates(messages) {
+    for (const m of messages) {
+        for (const c of m.toolCalls) {
+            for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState]]) {
+                if (!gid || !st)
+                    continue;
+                if (st === "undone")
+                    state.undone.add(gid);
+                else
+                    state.undone.delete(gid);
+            }
+        }
+    }
 }
 const actions = {
-    apply: (v, callIds, retryInterrupted) => void applyView(v, callIds, retryInterrupted),
+    apply: (v, o) => void applyView(v, o),
     undo: (gid) => void undo(gid),
     retry: (v) => void retryTurn(v),
     canRetry: (v) => state.views[state.views.length - 1] === v,
@@ -217,6 +250,7 @@ function renderLive() {
         old.replaceWith(el);
     else
         renderChat();
+    renderComposerState();
     if (atBottom)
         box.scrollTop = box.scrollHeight;
 }
@@ -242,6 +276,8 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
     });
     on("refs", (d) => { view.refs = d.refs; });
     on("status", (d) => {
+        if (d.discard)
+            view.paused = false;
         if (d.reset)
             Object.assign(view, { text: "", rows: [], proposals: [], error: undefined });
         else if (d.discard)
@@ -264,6 +300,7 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
         es.close();
         view.status = d.status;
         view.step = undefined;
+        view.paused = false;
         if (d.refs)
             view.refs = d.refs;
         state.live = null;
@@ -302,7 +339,7 @@ async function send(text) {
             await loadConversations();
         }
         const sentAt = performance.now();
-        const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), state.settings?.model || undefined, undefined);
+        const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), { model: state.turnModel, effort: state.turnEffort });
         const input = $("input");
         input.value = "";
         const userView = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: [...state.pending, ...state.files], refs: [], rows: [], proposals: [], receipts: [] };
@@ -320,17 +357,25 @@ async function stopTurn() {
     if (!live)
         return;
     await guard("stop", async () => {
-        const r = await api.control(live.view.turnId, "stop");
+        const r = await api.stop(live.view.turnId);
         live.view.step = { text: statusWord(r.status), since: Date.now() };
         renderLive();
     });
 }
-async function applyView(v, callIds, retryInterrupted) {
+async function controlTurn(v, what) {
+    await guard("control:" + v.turnId, async () => {
+        const r = await (what === "pause" ? api.pause(v.turnId) : api.resume(v.turnId));
+        v.paused = r.status === "paused";
+        v.step = { text: statusWord(r.status), since: Date.now() };
+        renderLive();
+    });
+}
+async function applyView(v, o = {}) {
     if (!state.convId)
         return;
     const convId = state.convId;
     await guard("apply:" + v.id, async () => {
-        const r = await api.apply(convId, v.id, callIds, retryInterrupted);
+        const r = await api.apply(convId, v.id, o);
         const byCall = new Map(v.receipts.map((x) => [x.callId, x]));
         for (const x of r.receipts)
             byCall.set(x.callId, x);
@@ -365,7 +410,9 @@ async function retryTurn(v) {
 function composer() {
     const input = h("textarea", { id: "input", rows: 2, "aria-label": "Message", placeholder: "Ask Hub… (@ mentions a record)", "aria-autocomplete": "list", "aria-controls": "mention-menu" });
     const menu = h("ul", { id: "mention-menu", role: "listbox", "aria-label": "Mention a record", hidden: true });
-    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { class: "composer-row" }, input, menu, h("label", { for: "attach", class: "attach-label" }, "Attach"), h("input", { type: "file", id: "attach", multiple: true, onchange: (e) => void attach(e.target) }), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
+    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { id: "turn-options", class: "turn-options" }), h("div", { class: "composer-row" }, input, menu, h("label", { for: "attach", class: "attach-label" }, "Attach"), spaceFilePicker(), h("input", { type: "file", id: "attach", multiple: true, onchange: (e) => void attach(e.target) }), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "pause-turn", hidden: true, onclick: () => { if (state.live)
+            void controlTurn(state.live.view, "pause"); } }, "Pause"), h("button", { type: "button", id: "resume-turn", hidden: true, onclick: () => { if (state.live)
+            void controlTurn(state.live.view, "resume"); } }, "Resume"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
     form.addEventListener("submit", (e) => {
         e.preventDefault();
         const text = input.value.trim();
@@ -407,6 +454,12 @@ function renderComposerState() {
     const live = !!state.live && state.live.convId === state.convId;
     $("send").disabled = live || state.busy.has("send");
     $("stop").hidden = !live;
+    const paused = !!state.live?.view.paused;
+    const controlling = !!state.live && state.busy.has("control:" + state.live.view.turnId);
+    $("pause-turn").hidden = !live || paused;
+    $("resume-turn").hidden = !live || !paused;
+    $("pause-turn").disabled = controlling;
+    $("resume-turn").disabled = controlling;
 }
 async function mentionMenu() {
     const input = $("input");
@@ -484,7 +537,7 @@ async function loadNeeds() {
 }
 async function applyNeed(n) {
     await guard("apply:" + n.messageId, async () => {
-        const r = await api.apply(n.conversationId, n.messageId, [n.callId]);
+        const r = await api.apply(n.conversationId, n.messageId, { callIds: [n.callId] });
         notice(`Applied: ${r.receipts.map((x) => x.summary ?? x.status).join("; ")}`);
         await loadNeeds();
         if (state.convId === n.conversationId)
@@ -501,6 +554,45 @@ async function loadSettings() {
     }
     state.models = await api.models().catch(() => null);
     renderSettings();
+    renderTurnOptions();
+}
+function renderTurnOptions() {
+    const box = document.getElementById("turn-options");
+    if (!box)
+        return;
+    const models = state.models?.models ?? [];
+    const current = models.find((m) => m.id === (state.turnModel || state.settings?.model || state.models?.default));
+    const efforts = current?.efforts ?? [];
+    if (!efforts.includes(state.turnEffort))
+        state.turnEffort = "";
+    const model = h("select", { id: "turn-model", onchange: () => { state.turnModel = model.value; renderTurnOptions(); } }, h("option", { value: "", selected: !state.turnModel }, "Model: as in settings"), models.map((m) => h("option", { value: m.id, selected: state.turnModel === m.id }, m.name === m.id ? m.id : `${m.id} (${m.name})`)));
+    const effort = h("select", { id: "turn-effort", onchange: () => { state.turnEffort = effort.value; } }, h("option", { value: "", selected: !state.turnEffort }, "Effort: as in settings"), efforts.map((x) => h("option", { value: x, selected: state.turnEffort === x }, x)));
+    replace(box, models.length > 1 ? [h("label", { for: "turn-model", class: "visually-hidden" }, "Model for this message"), model] : null, efforts.length > 0 ? [h("label", { for: "turn-effort", class: "visually-hidden" }, "Effort for this message"), effort] : null);
+}
+function spaceFilePicker() {
+    const list = h("ul", { id: "space-file-list", class: "space-files", "aria-label": "Files in this space" });
+    const d = h("details", { id: "space-files" }, h("summary", { class: "space-files-toggle" }, "Space files"), list);
+    d.addEventListener("toggle", () => {
+        if (!d.open)
+            return;
+        void (async () => {
+            try {
+                state.spaceFiles = (await api.files(state.spaceId)).files;
+            }
+            catch (e) {
+                notice(errorText(e));
+                return;
+            }
+            replace(list, state.spaceFiles.length ? state.spaceFiles.map((f) => h("li", {}, h("button", { type: "button", class: "space-file", onclick: () => {
+                    if (!state.files.some((x) => x.id === f.id))
+                        state.files.push({ kind: "file", id: f.id, label: f.name, detail: f.contentType });
+                    renderChips();
+                    d.open = false;
+                    $("input").focus();
+                } }, f.name))) : h("li", { class: "none" }, "No files in this space yet."));
+        })();
+    });
+    return d;
 }
 function renderSettings() {
     const s = state.settings;
@@ -526,6 +618,7 @@ function renderSettings() {
             }
             state.settings = await api.patchSettings(patch);
             renderSettings();
+            renderTurnOptions();
             notice("Settings saved.");
         });
     };
@@ -533,7 +626,19 @@ function renderSettings() {
 function onActivity(a) {
     if (!a || a.kind === "apply" || a.ended)
         void loadNeeds();
-    if (a && a.ended && a.conversationId === state.convId && !state.live)
+    const live = state.live;
+    if (a && live && a.kind === "turn" && a.id === live.view.turnId && !a.ended) {
+        const paused = a.status === "paused";
+        if (live.view.paused !== paused) {
+            live.view.paused = paused;
+            if (paused)
+                live.view.step = { text: statusWord("paused"), since: Date.now() };
+            renderLive();
+        }
+    }
+    if (!a || a.conversationId !== state.convId || state.live || state.busy.has("send"))
+        return;
+    if (a.ended || (a.kind === "turn" && !state.views.some((v) => v.turnId === a.id && v.status !== "running")))
         void loadMessages();
 }
 boot();

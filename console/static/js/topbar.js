@@ -33,7 +33,7 @@ export class TopBar {
         es.addEventListener("activity", (e) => {
             const d = JSON.parse(e.data);
             this.phase = "live";
-            if ("snapshot" in d) {
+            if (!("activity" in d)) {
                 this.activities = new Map(d.activities.map((a) => [a.id, a]));
                 this.paused = d.paused;
                 this.events.onChange(null);
@@ -87,7 +87,7 @@ export class TopBar {
     }
     async all(what) {
         try {
-            await api.agent(what);
+            await (what === "pause" ? api.pauseAll() : what === "resume" ? api.resumeAll() : api.stopAll());
         }
         catch {
             this.phase = "unavailable";

@@ -2,7 +2,8 @@
 // Debian's chromium against a running `hub dev --fake-model`.
 //
 //   HUB_CONSOLE_URL   the banner's console link, http://127.0.0.1:PORT/#token=…
-//   HUB_FAKEMODEL_URL the scripted model's base URL (…/v1), from the banner
+//   HUB_FAKEMODEL_URL the scripted model's base URL (…/v1); Hub's catalog has two models on it
+//   HUB_WEBHOOK_URL   a connected app whose first post gets no answer (GET /posts counts them)
 //   HUB_CHROMIUM      the browser (default /usr/bin/chromium)
 //   HUB_SCREENSHOTS   a directory to write each state's picture to (optional)
 //   HUB_METRICS       a file to write the figures to as JSON (optional)
@@ -17,6 +18,7 @@ import path from "node:path";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const link = must("HUB_CONSOLE_URL");
 const fakeModel = must("HUB_FAKEMODEL_URL").replace(/\/v1\/?$/, "");
+const webhook = must("HUB_WEBHOOK_URL");
 const shots = process.env.HUB_SCREENSHOTS || "";
 const origin = new URL(link).origin;
 const token = decodeURIComponent(new URL(link).hash.replace(/^#token=/, ""));
@@ -42,16 +44,24 @@ async function hub(method, p, body) {
   return { status: res.status, json: res.status === 204 ? null : await res.json() };
 }
 
+// A connected app (a webhook) for the unknown receipt; its writes need connectedAppWrites.
+const conn = await hub("POST", `/api/spaces/${await spaceId()}/connections`, { kind: "webhook", name: "Team updates", url: webhook + "/hook" });
+check(conn.status === 201, "a webhook is connected to the space");
+check((await hub("PATCH", "/api/me/settings", { connectedAppWrites: true })).status === 200, "connected-app writes are allowed");
+
 // A slow answer to stop mid-stream (and to see "Thinking…" count seconds),
 // and a model error once, put in front of the default script's rules.
 const script = await (await fetch(`${fakeModel}/fake/script`)).json();
 script.rules.unshift(
   { name: "a long story", match: { lastUser: "(?i)tell me a long story", afterToolResult: false },
     reply: { text: "Once upon a time ".repeat(200), firstTokenDelay: "6s", chunkSize: 6, chunkDelay: "60ms" } },
+  { name: "post to the team", match: { lastUser: "(?i)tell the team we shipped", afterToolResult: false },
+    reply: { toolCalls: [{ name: "apps_post_update", arguments: { connectionId: "CONNECTION", text: "Shipped" } }] } },
+  { name: "posted", match: { lastUser: "(?i)tell the team we shipped", afterToolResult: true }, reply: { text: "Proposed: an update to the team." } },
   { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
     reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
 );
-const put = await fetch(`${fakeModel}/fake/script`, { method: "PUT", body: JSON.stringify(script) });
+const put = await fetch(`${fakeModel}/fake/script`, { method: "PUT", body: JSON.stringify(script).replace("CONNECTION", conn.json.id) });
 check(put.status === 204, "the scripted model takes the test's rules");
 
 const browser = await chromium.launch({ executablePath: process.env.HUB_CHROMIUM || "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
@@ -71,10 +81,22 @@ try {
   figures.firstPaintMs = await page.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null);
   await shot(page, "01-signed-in");
 
+  // --- a model and effort for one message, from the composer ----------------------------------
+  await page.locator("#turn-model option", { hasText: "fakemodel-deep" }).waitFor({ state: "attached" });
+  check(await page.locator("#turn-effort").count() === 0, "the composer offers a model (two in the catalog), no effort for one that takes none");
+  await page.selectOption("#turn-model", "fakemodel-deep");
+  await page.locator("#turn-effort").waitFor();
+  await page.selectOption("#turn-effort", "high");
+  await shot(page, "01b-turn-model");
+
   // --- ask → stream → tool rows → Undo -------------------------------------------------------
   await page.fill("#input", "add a task called Water the plants");
   await page.press("#input", "Enter");
   const reply1 = page.locator("article.assistant").last();
+  const turn1 = (await hub("GET", `/api/assistant/turns/${await reply1.getAttribute("data-turn")}`)).json;
+  check(turn1.model === "fakemodel-deep" && turn1.effort === "high", `the message's turn runs with the composer's model and effort (${turn1.model}, ${turn1.effort})`);
+  await page.selectOption("#turn-model", "");
+  await page.locator("#turn-effort").waitFor({ state: "detached" });
   await reply1.locator(".row.phase-done", { hasText: "hub_create_tasks" }).waitFor({ state: "attached" }); // folded once the reply is done
   await reply1.locator(".text", { hasText: "Here is the result" }).waitFor();
   await reply1.locator("details.fold summary", { hasText: "1 step · 1 change" }).waitFor();
@@ -135,6 +157,8 @@ try {
   const other = await context.newPage();
   await other.goto(link); // sessionStorage is per tab: the second one signs in from the link too
   await other.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  await other.locator("#conv-list .conv-open", { hasText: "add a task called Water the plants" }).click();
+  await other.locator("article.user", { hasText: "list my tasks about" }).waitFor();
   await page.fill("#input", "tell me a long story");
   await page.press("#input", "Enter");
   const reply3 = page.locator("article.assistant").last();
@@ -146,12 +170,16 @@ try {
   await shot(other, "07-second-tab-working");
   await reply3.locator(".text", { hasText: "Once upon a time Once" }).waitFor();
   await shot(page, "08-streaming");
+  await other.locator("article.assistant").last().locator(".text", { hasText: "Once upon a time Once" }).waitFor();
+  check(await other.locator("#stop").isVisible(), "the second tab, open on the conversation, streams the reply live too");
+  await shot(other, "08b-second-tab-streaming");
   await page.click("#stop");
   await reply3.locator(".note", { hasText: "Stopped." }).waitFor();
   const kept = await reply3.locator(".text").innerText();
   check(kept.length > 20 && kept.length < "Once upon a time ".repeat(200).length, "Stop ends the stream and keeps the text so far");
   await other.locator("#pill").filter({ hasText: "Idle" }).waitFor();
-  check(true, "the second tab's top bar goes back to Idle");
+  await other.locator("article.assistant").last().locator(".note", { hasText: "Stopped." }).waitFor();
+  check(true, "the second tab's top bar goes back to Idle, its reply says Stopped");
 
   // --- a reload mid-stream follows the reply again; pause, resume and Stop all from the second tab ---
   const replies = await page.locator("article.assistant").count();
@@ -161,14 +189,33 @@ try {
   await page.reload();
   await page.locator("article.assistant").last().locator(".text", { hasText: "Once upon a time Once upon a time Once upon a time" }).waitFor();
   check(await page.locator("#stop").isVisible(), "a reload mid-stream follows the running reply again from its stream");
+  const fresh = await context.newPage(); // a tab that never saw the turn start: it opens the conversation mid-reply
+  await fresh.goto(link);
+  await fresh.locator("#conv-list .conv-open", { hasText: "add a task called Water the plants" }).click();
+  await fresh.locator("article.assistant").last().locator(".text", { hasText: "Once upon a time Once upon a time" }).waitFor();
+  check(await fresh.locator("#stop").isVisible(), "a tab that opens the conversation mid-reply follows the running reply (a stream token of its own)");
+  await fresh.close();
   await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  const live = page.locator("article.assistant").last();
+  const liveTurn = await live.getAttribute("data-turn");
+  await page.locator("#pause-turn").click();
+  await page.locator("#resume-turn").waitFor();
+  await other.locator("#pill").filter({ hasText: "Paused" }).waitFor();
+  check((await hub("GET", `/api/assistant/turns/${liveTurn}`)).json.status === "paused", "Pause next to the reply's Stop pauses its turn; the other tab's top bar says Paused");
+  await shot(page, "09a-reply-paused");
+  await page.locator("#resume-turn").click();
+  await page.locator("#pause-turn").waitFor();
+  await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  check((await hub("GET", `/api/assistant/turns/${liveTurn}`)).json.status === "working", "Resume there sets it working again");
   await other.click("#pause-all");
   await other.locator("#pill").filter({ hasText: "Paused" }).waitFor();
   await page.locator("#pill").filter({ hasText: "Paused" }).waitFor();
-  check(true, "Pause in the second tab pauses the turn; both top bars say Paused");
+  await page.locator("#resume-turn").waitFor();
+  check(true, "Pause in the second tab pauses the turn; both top bars say Paused, the reply offers Resume");
   await shot(other, "09-paused");
   await other.click("#resume-all");
   await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
+  await page.locator("#pause-turn").waitFor();
   check(true, "Resume sets it working again");
   await other.click("#stop-all");
   await page.locator("article.assistant").last().locator(".note", { hasText: "Stopped." }).waitFor();
@@ -190,6 +237,9 @@ try {
   await page.locator(".receipt.status-succeeded", { hasText: "Buy seeds" }).waitFor();
   await page.locator("section.proposal .badge", { hasText: "Applied" }).waitFor();
   check(true, "after a reload the chips and receipts are still there");
+  await page.locator("article.assistant").first().locator(".row.phase-done button.redo").waitFor({ state: "attached" });
+  await page.locator(".receipt.status-succeeded", { hasText: "Buy seeds" }).locator("button.undo").waitFor();
+  check(true, "after a reload the undone row offers Redo, the redone receipt Undo (the messages' undoState)");
   await shot(page, "11-reloaded");
 
   // --- the Needs me list ------------------------------------------------------------------------
@@ -208,6 +258,20 @@ try {
   await page.selectOption("#write-policy", "immediate");
   await page.click("#save-settings");
   await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+
+  // --- an Apply whose outcome is unknown, and Send again --------------------------------------------
+  await page.fill("#input", "tell the team we shipped");
+  await page.press("#input", "Enter");
+  const reply6 = page.locator("article.assistant").last();
+  await reply6.locator("section.proposal .preview").waitFor();
+  await reply6.locator("button.apply-one").click();
+  await reply6.locator(".receipt.status-unknown button.resend-unknown").waitFor();
+  const posts = async () => Number(await (await fetch(webhook + "/posts")).text());
+  check(await posts() === 1, "Apply sends the post once; with no answer the receipt says unknown and offers Send again");
+  await shot(page, "12b-unknown");
+  await reply6.locator("button.resend-unknown").click();
+  await reply6.locator(".receipt.status-succeeded").waitFor();
+  check(await posts() === 2, "Send again sends it a second time (resendUnknown), and it succeeds");
 
   // --- the top bar when the activity stream cannot be had: Unavailable, then Retry -------------
   const third = await context.newPage();
@@ -236,7 +300,7 @@ try {
     await page.keyboard.press("Tab");
     reached.add(await page.evaluate(() => { const e = document.activeElement; return e ? (e.id || e.className || e.tagName) : ""; }));
   }
-  for (const want of ["space", "signout", "new-conv", "conv-open", "conv-delete", "input", "attach", "send", "write-policy", "save-settings"]) {
+  for (const want of ["space", "signout", "new-conv", "conv-open", "conv-delete", "turn-model", "input", "attach", "space-files-toggle", "send", "write-policy", "save-settings"]) {
     check(reached.has(want), `Tab reaches ${want}`);
   }
   // The @-menu by keyboard alone.
@@ -259,6 +323,17 @@ try {
   await page.reload();
   await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
   check(true, "a file is attached to a message and drawn as a chip after a reload");
+  await page.click("#space-files summary");
+  await page.locator("#space-file-list button.space-file", { hasText: "notes.txt" }).click();
+  await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
+  await shot(page, "14-space-file");
+  await page.fill("#input", "and what does the file say again");
+  await page.press("#input", "Enter");
+  await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
+  const convId = await page.evaluate(() => sessionStorage.getItem("hub.conversation"));
+  const lastUser = (await hub("GET", `/api/assistant/conversations/${convId}/messages`)).json.messages.filter((m) => m.role === "user").at(-1);
+  check(lastUser.mentions.some((m) => m.kind === "file" && m.label === "notes.txt"), "a file already in the space is picked for a message and sent with it");
 
   // --- delete a conversation ------------------------------------------------------------------
   await page.click("#new-conv");

@@ -1,51 +1,49 @@
-// Typed fetch wrappers over Hub's api, written by hand against docs/api.md.
-// When the generated OpenAPI document and its TypeScript types land, these
-// types are to be replaced by the generated ones (see console/README.md).
+// Hub's api for the console, typed by the OpenAPI document: schema.d.ts is
+// what openapi-typescript generates from docs/openapi.json (scripts/console.sh
+// writes it and checks it is fresh), and call() below takes a path and method
+// of that document, its path and query parameters, its body, and answers its
+// success body. A renamed route, parameter or field breaks `make console`.
+// No runtime client: the calls are plain fetch (a few hundred bytes). Bodies
+// are object literals (no spreads), so a field the document no longer has
+// is an error too.
 
-export interface Ref { kind: string; id: string; label: string; detail?: string; spaceId?: string }
-export interface ErrorBody { code: string; message: string; path?: string }
-export interface Space { id: string; name: string; role: string }
-export interface Conversation { id: string; spaceId: string; title: string; createdAt?: string; updatedAt?: string }
-export interface Step { id: string; tool: string; status: string; summary?: string; error?: ErrorBody; undoGroupId?: string }
-export interface Receipt {
-  callId: string; tool: string; status: "succeeded" | "failed" | "unattempted" | "unknown" | string;
-  summary?: string; error?: ErrorBody; undoGroupId?: string; steps?: Step[]; refs?: Ref[]; spaceId?: string;
-}
-export interface ToolCall {
-  id: string; tool: string; summary: string; status: string; error?: ErrorBody; refs: Ref[];
-  undoGroupId?: string; receipt?: Receipt;
-}
-export interface Proposal { callId: string; tool: string; preview: string; heldFor?: string; status?: string; spaceId?: string }
-export interface Message {
-  id: string; turnId: string; role: "user" | "assistant"; text: string;
-  status: "done" | "error" | "stopped" | "running" | string;
-  mentions: Ref[]; refs: Ref[]; toolCalls: ToolCall[]; proposals: Proposal[];
-  error?: ErrorBody; createdAt?: string;
-}
-export interface StartedTurn { turnId: string; messageId: string; replyMessageId: string; streamUrl: string }
-export interface Turn { turnId: string; status: string; step: number; conversationId: string; replyMessageId: string; error?: ErrorBody }
-export interface Activity {
-  id: string; kind: "turn" | "apply" | string; conversationId: string; status: string;
-  startedAt: string; title: string; step?: number; ended?: boolean;
-}
-export interface AgentSnapshot { snapshot: true; activities: Activity[]; paused: boolean }
-export interface Settings { writePolicy: "immediate" | "preview" | "needs-me"; model?: string; effort?: string }
-export interface Model { id: string; name: string; efforts: string[]; default: boolean }
-export interface Models { default: string; models: Model[] }
-export interface NeedsMeItem { callId: string; tool: string; preview: string; conversationId: string; messageId: string; spaceId: string; createdAt: string }
-export interface ApplyResult { applyId: string; receipts: Receipt[] }
-export interface UndoResult { undoGroupId: string; state: "undone" | "redone"; records: Ref[] }
-export interface Task { id: string; title: string }
-export interface Project { id: string; name: string }
-export interface Person { id: string; name: string }
-export interface HubFile { id: string; spaceId: string; name: string; contentType: string; size: number; url: string }
+import type { components, paths } from "./schema.js";
+
+type S = components["schemas"];
+export type Ref = S["Ref"];
+export type ErrorBody = S["Failure"] & { path?: string };
+export type Space = S["Space"];
+export type Conversation = S["Conversation"];
+export type Step = S["Step"];
+export type Receipt = S["Receipt"];
+export type ToolCall = S["ToolCall"];
+export type Proposal = S["Proposal"];
+export type ProposedCall = S["ProposedCall"];
+export type Message = S["Message"];
+export type StartedTurn = S["TurnStarted"];
+export type Turn = S["Turn"];
+export type Activity = S["Activity"];
+export type AgentSnapshot = S["TopBar"];
+export type ActivityFrame = S["ActivityFrame"];
+export type Settings = S["Settings"];
+export type Model = S["Model"];
+export type Models = S["ModelList"];
+export type NeedsMeItem = S["NeedsMe"];
+export type ApplyResult = S["ApplyResult"];
+export type UndoResult = S["UndoResult"];
+export type Task = S["Task"];
+export type Project = S["Project"];
+export type Person = S["Person"];
+export type HubFile = S["File"];
+export type UndoState = NonNullable<ToolCall["undoState"]>;
 
 // Frames of a turn's stream (docs/api.md, "The stream").
-export interface StatusFrame { status: string; step: number; text?: string; discard?: boolean; reset?: boolean }
-export interface TextFrame { delta: string }
-export interface ToolFrame { callId: string; tool: string; phase: "started" | "done" | "failed" | "held"; summary?: string; error?: ErrorBody; refs?: Ref[]; undoGroupId?: string }
-export interface ProposalFrame { messageId: string; calls: { callId: string; tool: string; preview: string }[] }
-export interface DoneFrame { status: "done" | "stopped" | "error"; messageId: string; deleted?: boolean; refs?: Ref[] }
+export type RefsFrame = S["RefsFrame"];
+export type StatusFrame = S["StatusFrame"];
+export type TextFrame = S["TextFrame"];
+export type ToolFrame = S["ToolFrame"];
+export type ProposalFrame = S["ProposalFrame"];
+export type DoneFrame = S["DoneFrame"];
 
 /** ApiError is a non-2xx answer with the api's error body. */
 export class ApiError extends Error {
@@ -61,51 +59,80 @@ export function setToken(t: string | null): void {
   if (t) sessionStorage.setItem(tokenKey, t); else sessionStorage.removeItem(tokenKey);
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+// --- the document's types, by path and method -------------------------------------------------
+
+type Method = "get" | "post" | "patch" | "delete";
+/** Methods are the methods the document has for path P. */
+type Methods<P extends keyof paths> = { [M in Method]: [paths[P][M]] extends [undefined] ? never : M }[Method];
+type Op<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type JSONOf<R> = R extends { content: { "application/json": infer J } } ? J : undefined;
+type Answer<O> = O extends { responses: infer R } ? JSONOf<R[Extract<keyof R, 200 | 201 | 202 | 204>]> : never;
+type BodyOf<O> = O extends { requestBody: { content: { "application/json": infer B } } } ? B
+  : O extends { requestBody?: { content: { "application/json": infer B } } } ? B
+  : O extends { requestBody: { content: { "multipart/form-data": unknown } } } ? FormData : never;
+type PathOf<O> = O extends { parameters: { path: infer PP } } ? PP : never;
+type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? Q : never;
+type Opts<O> = { path?: PathOf<O>; query?: QueryOf<O>; body?: BodyOf<O> };
+
+async function call<P extends keyof paths, M extends Methods<P>>(method: M, path: P, opts: Opts<Op<P, M>> = {}): Promise<Answer<Op<P, M>>> {
+  let url: string = path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(String((opts.path as Record<string, unknown>)[k])));
+  if (opts.query) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(opts.query as Record<string, unknown>)) if (v !== undefined) q.set(k, String(v));
+    url += "?" + q;
+  }
   const headers: Record<string, string> = { Authorization: `Bearer ${token() ?? ""}` };
+  const body = opts.body as unknown;
   const form = body instanceof FormData;
   if (body !== undefined && !form) headers["Content-Type"] = "application/json";
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
-  } catch (e) {
+    res = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
+  } catch {
     throw new ApiError(0, { code: "unavailable", message: "Hub cannot be reached" });
   }
-  if (res.status === 204) return undefined as T;
+  if (res.status === 204) return undefined as Answer<Op<P, M>>;
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(res.status, data.error ?? { code: "http_" + res.status, message: res.statusText });
-  return data as T;
+  if (!res.ok) throw new ApiError(res.status, (data as Partial<S["Error"]>).error ?? { code: "http_" + res.status, message: res.statusText });
+  return data as Answer<Op<P, M>>;
 }
 
+export type TurnOptions = { model?: string; effort?: string };
+
 export const api = {
-  spaces: () => call<{ spaces: Space[] }>("GET", "/api/spaces"),
-  conversations: (spaceId: string) => call<{ conversations: Conversation[] }>("GET", `/api/assistant/conversations?spaceId=${encodeURIComponent(spaceId)}`),
-  createConversation: (spaceId: string, title?: string) => call<Conversation>("POST", "/api/assistant/conversations", { spaceId, title }),
-  deleteConversation: (id: string) => call<void>("DELETE", `/api/assistant/conversations/${enc(id)}`),
-  messages: (id: string) => call<{ messages: Message[] }>("GET", `/api/assistant/conversations/${enc(id)}/messages`),
-  startTurn: (id: string, text: string, mentions: { kind: string; id: string }[], files: string[], model?: string, effort?: string) =>
-    call<StartedTurn>("POST", `/api/assistant/conversations/${enc(id)}/turns`, { text, mentions, ...(files.length ? { files } : {}), ...(model ? { model } : {}), ...(effort ? { effort } : {}) }),
+  spaces: () => call("get", "/api/spaces"),
+  conversations: (spaceId: string) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
+  createConversation: (spaceId: string, title?: string) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),
+  deleteConversation: (id: string) => call("delete", "/api/assistant/conversations/{id}", { path: { id } }),
+  messages: (id: string) => call("get", "/api/assistant/conversations/{id}/messages", { path: { id } }),
+  startTurn: (id: string, text: string, mentions: { kind: string; id: string }[], files: string[], o: TurnOptions = {}) =>
+    call("post", "/api/assistant/conversations/{id}/turns", { path: { id }, body: {
+      text, mentions, files: files.length ? files : undefined, model: o.model || undefined, effort: o.effort || undefined } }),
   uploadFile: (spaceId: string, file: File) => {
     const form = new FormData();
     form.append("file", file, file.name);
-    return call<HubFile>("POST", `/api/spaces/${enc(spaceId)}/files`, form);
+    return call("post", "/api/spaces/{spaceId}/files", { path: { spaceId }, body: form });
   },
-  turn: (turnId: string) => call<Turn>("GET", `/api/assistant/turns/${enc(turnId)}`),
-  control: (turnId: string, what: "stop" | "pause" | "resume") => call<{ status: string }>("POST", `/api/assistant/turns/${enc(turnId)}/${what}`),
-  retry: (turnId: string) => call<{ turnId: string; streamUrl: string }>("POST", `/api/assistant/turns/${enc(turnId)}/retry`),
-  apply: (conversationId: string, messageId: string, callIds?: string[], retryInterrupted?: boolean) =>
-    call<ApplyResult>("POST", "/api/assistant/apply", { conversationId, messageId, ...(callIds ? { callIds } : {}), ...(retryInterrupted ? { retryInterrupted } : {}) }),
-  undo: (undoGroupId: string) => call<UndoResult>("POST", "/api/assistant/undo", { undoGroupId }),
-  redo: (undoGroupId: string) => call<UndoResult>("POST", "/api/assistant/redo", { undoGroupId }),
-  needsMe: () => call<{ items: NeedsMeItem[] }>("GET", "/api/assistant/needs-me"),
-  agentStreamToken: () => call<{ streamToken: string; streamUrl: string; expiresAt: string }>("POST", "/api/agent/stream-token"),
-  agent: (what: "pause" | "resume" | "stop") => call<{ status: string; turns: number }>("POST", `/api/agent/${what}`),
-  settings: () => call<Settings>("GET", "/api/me/settings"),
-  patchSettings: (s: Partial<Settings>) => call<Settings>("PATCH", "/api/me/settings", s),
-  models: () => call<Models>("GET", "/api/models"),
-  tasks: (spaceId: string) => call<{ tasks: Task[] }>("GET", `/api/spaces/${enc(spaceId)}/tasks?limit=200`),
-  projects: (spaceId: string) => call<{ projects: Project[] }>("GET", `/api/spaces/${enc(spaceId)}/projects?limit=200`),
-  people: (spaceId: string) => call<{ people: Person[] }>("GET", `/api/spaces/${enc(spaceId)}/people`),
+  files: (spaceId: string) => call("get", "/api/spaces/{spaceId}/files", { path: { spaceId } }),
+  turn: (turnId: string) => call("get", "/api/assistant/turns/{turnId}", { path: { turnId } }),
+  stop: (turnId: string) => call("post", "/api/assistant/turns/{turnId}/stop", { path: { turnId } }),
+  pause: (turnId: string) => call("post", "/api/assistant/turns/{turnId}/pause", { path: { turnId } }),
+  resume: (turnId: string) => call("post", "/api/assistant/turns/{turnId}/resume", { path: { turnId } }),
+  turnStreamToken: (turnId: string) => call("post", "/api/assistant/turns/{turnId}/stream-token", { path: { turnId } }),
+  retry: (turnId: string) => call("post", "/api/assistant/turns/{turnId}/retry", { path: { turnId } }),
+  apply: (conversationId: string, messageId: string, o: { callIds?: string[]; retryInterrupted?: boolean; resendUnknown?: boolean } = {}) =>
+    call("post", "/api/assistant/apply", { body: { conversationId, messageId, callIds: o.callIds, retryInterrupted: o.retryInterrupted, resendUnknown: o.resendUnknown } }),
+  undo: (undoGroupId: string) => call("post", "/api/assistant/undo", { body: { undoGroupId } }),
+  redo: (undoGroupId: string) => call("post", "/api/assistant/redo", { body: { undoGroupId } }),
+  needsMe: () => call("get", "/api/assistant/needs-me"),
+  agentStreamToken: () => call("post", "/api/agent/stream-token"),
+  pauseAll: () => call("post", "/api/agent/pause"),
+  resumeAll: () => call("post", "/api/agent/resume"),
+  stopAll: () => call("post", "/api/agent/stop"),
+  settings: () => call("get", "/api/me/settings"),
+  patchSettings: (s: S["UpdateSettingsRequest"]) => call("patch", "/api/me/settings", { body: s }),
+  models: () => call("get", "/api/models"),
+  tasks: (spaceId: string) => call("get", "/api/spaces/{spaceId}/tasks", { path: { spaceId }, query: { limit: 200 } }),
+  projects: (spaceId: string) => call("get", "/api/spaces/{spaceId}/projects", { path: { spaceId }, query: { limit: 200 } }),
+  people: (spaceId: string) => call("get", "/api/spaces/{spaceId}/people", { path: { spaceId } }),
 };
-
-function enc(s: string): string { return encodeURIComponent(s); }

@@ -1,17 +1,25 @@
 // The chat: messages as views, a reply's frames folded into its view, and
 // the view drawn as DOM. main.ts owns the state and the api calls.
 
-import type { ErrorBody, Message, Proposal, Receipt, Ref, ToolFrame } from "./api.js";
+import type { ErrorBody, Message, ProposedCall, Receipt, Ref, ToolFrame } from "./api.js";
 import { h } from "./dom.js";
 
 /** Row is one tool call of a reply, as its frames or its saved call say. */
 export interface Row { callId: string; tool: string; phase: string; summary?: string; error?: ErrorBody; refs: Ref[]; undoGroupId?: string }
 
+/** ProposalView is a held write: from the proposal frame, or saved (with what became of it). */
+export type ProposalView = ProposedCall & { heldFor?: string; status?: string };
+
+/** ApplyOptions are what an Apply asks besides the message: which calls, and what to send again. */
+export interface ApplyOptions { callIds?: string[]; retryInterrupted?: boolean; resendUnknown?: boolean }
+
 /** View is a message as the chat draws it; a streaming reply's fills up frame by frame. */
 export interface View {
   id: string; turnId: string; role: "user" | "assistant"; text: string; status: string;
-  mentions: Ref[]; refs: Ref[]; rows: Row[]; proposals: Proposal[]; receipts: Receipt[];
+  mentions: Ref[]; refs: Ref[]; rows: Row[]; proposals: ProposalView[]; receipts: Receipt[];
   error?: ErrorBody;
+  /** paused: the streaming reply's turn is paused (from its Pause, or the top bar's). */
+  paused?: boolean;
   /** step is the step in progress while the reply streams ("Thinking…"), since when. */
   step?: { text: string; since: number };
 }
@@ -36,7 +44,7 @@ export function upsertRow(v: View, f: ToolFrame): void {
 
 /** Actions are what the buttons of a view do; main.ts implements them. */
 export interface Actions {
-  apply(v: View, callIds?: string[], retryInterrupted?: boolean): void;
+  apply(v: View, o?: ApplyOptions): void;
   undo(groupId: string): void;
   retry(v: View): void;
   /** canRetry: an error reply is retried from the chat while nothing came after it. */
@@ -73,7 +81,7 @@ export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
       v.mentions.length ? h("div", { class: "chips", "aria-label": "Mentions" }, v.mentions.map(chip)) : null,
       h("p", { class: "text" }, v.text));
   }
-  const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status });
+  const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status, "data-turn": v.turnId });
   if (v.rows.length) {
     const list = h("ul", { class: "rows" }, v.rows.map((r) => renderRow(r, a)));
     if (live) el.append(list);
@@ -122,7 +130,7 @@ function renderProposals(v: View, a: Actions): HTMLElement {
     h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId },
       h("span", { class: "preview" }, p.preview), " ",
       applied.has(p.callId) ? h("span", { class: "badge ok" }, "Applied")
-        : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, [p.callId]) }, "Apply")))),
+        : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, { callIds: [p.callId] }) }, "Apply")))),
     waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
 }
 
@@ -134,10 +142,14 @@ function renderReceipts(v: View, a: Actions): HTMLElement {
       h("span", { class: "badge" }, r.status), " ",
       h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)),
       r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null,
+      // The outcome of an outside write is unknown (it may have reached the
+      // app): sent again only when the person says so.
+      r.status === "unknown" ? [" ", h("button", { type: "button", class: "resend-unknown", disabled: a.busy("apply:" + v.id),
+        title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null,
       r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` },
         `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `,
         s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))),
-    unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, undefined, true) }, "Retry remaining steps") : null);
+    unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);
 }
 
 export function chip(r: Ref): HTMLElement {

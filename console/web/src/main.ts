@@ -2,9 +2,9 @@
 // with Apply and Undo, the Needs me list, settings and the top bar.
 
 import { api, ApiError, setToken, token } from "./api.js";
-import type { Activity, Conversation, DoneFrame, Models, NeedsMeItem, ProposalFrame, Ref, Settings, Space, StatusFrame, TextFrame, ToolFrame } from "./api.js";
+import type { Activity, Conversation, DoneFrame, HubFile, Message, Models, NeedsMeItem, ProposalFrame, RefsFrame, Ref, Settings, Space, StatusFrame, TextFrame, ToolFrame } from "./api.js";
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
-import type { Actions, View } from "./chat.js";
+import type { Actions, ApplyOptions, View } from "./chat.js";
 import { $, h, replace } from "./dom.js";
 import { TopBar } from "./topbar.js";
 
@@ -25,6 +25,11 @@ const state = {
   /** files are the attached files the next message carries (uploaded already). */
   files: [] as Ref[],
   undone: new Set<string>(),
+  /** turnModel and turnEffort are the composer's choice for the next message ("": the settings'). */
+  turnModel: "",
+  turnEffort: "",
+  /** spaceFiles are the space's files, for the composer's picker (null: not read yet). */
+  spaceFiles: null as HubFile[] | null,
   folds: new Map<string, boolean>(),
   busy: new Set<string>(),
 };
@@ -148,6 +153,7 @@ async function switchSpace(id: string): Promise<void> {
   state.spaceId = id;
   sessionStorage.setItem("hub.space", id);
   state.pool = null;
+  state.spaceFiles = null;
   closeLive();
   state.convId = null;
   state.views = [];
@@ -202,28 +208,56 @@ async function deleteConversation(c: Conversation): Promise<void> {
 async function loadMessages(): Promise<void> {
   const id = state.convId;
   if (!id) return;
-  let views: View[];
+  let messages: Message[];
   try {
-    views = (await api.messages(id)).messages.map(fromMessage);
+    messages = (await api.messages(id)).messages;
   } catch (e) {
     notice(errorText(e));
     return;
   }
   if (state.convId !== id) return;
+  noteUndoStates(messages);
+  // The reply this tab streams stays the view it streams into.
+  const live = state.live;
+  const views = messages.map((m) => (live && live.view.id === m.id ? live.view : fromMessage(m)));
   const opened = state.views.length === 0 || state.views[0].id !== views[0]?.id;
   state.views = views;
   renderChat(opened);
-  // A reply still running (the page was reloaded mid-stream) is followed
-  // again from its first frame, with the stream URL this tab was given.
+  // A reply still running is followed from its first frame: after a
+  // reload with the stream URL this tab was given; started in another tab
+  // (or the URL lost), with a stream token of its own for the turn.
   const running = views.find((v) => v.role === "assistant" && v.status === "running");
-  const url = running && sessionStorage.getItem("hub.stream." + running.turnId);
-  if (running && url && !state.live) follow(running, url, id);
+  if (!running || state.live) return;
+  let url = sessionStorage.getItem("hub.stream." + running.turnId);
+  if (!url) {
+    try {
+      url = (await api.turnStreamToken(running.turnId)).streamUrl;
+    } catch {
+      return; // it ended meanwhile (or is gone): the next activity redraws it
+    }
+    if (state.convId !== id || state.live) return;
+    sessionStorage.setItem("hub.stream." + running.turnId, url);
+  }
+  follow(running, url, id);
+}
+
+/** noteUndoStates takes what the api says of each Undo group: after a reload an undone row offers Redo. */
+function noteUndoStates(messages: Message[]): void {
+  for (const m of messages) {
+    for (const c of m.toolCalls) {
+      for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState]]) {
+        if (!gid || !st) continue;
+        if (st === "undone") state.undone.add(gid);
+        else state.undone.delete(gid);
+      }
+    }
+  }
 }
 
 // --- the chat --------------------------------------------------------------------------------
 
 const actions: Actions = {
-  apply: (v, callIds, retryInterrupted) => void applyView(v, callIds, retryInterrupted),
+  apply: (v, o) => void applyView(v, o),
   undo: (gid) => void undo(gid),
   retry: (v) => void retryTurn(v),
   canRetry: (v) => state.views[state.views.length - 1] === v,
@@ -259,6 +293,7 @@ function renderLive(): void {
   const el = renderView(live.view, true, actions);
   if (old) old.replaceWith(el);
   else renderChat();
+  renderComposerState();
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
 
@@ -281,8 +316,10 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
     f(JSON.parse((e as MessageEvent).data) as T);
     renderLive();
   });
-  on<{ refs: Ref[] }>("refs", (d) => { view.refs = d.refs; });
+  on<RefsFrame>("refs", (d) => { view.refs = d.refs; });
   on<StatusFrame>("status", (d) => {
+    // A resumed call's first frame discards: the turn runs again.
+    if (d.discard) view.paused = false;
     if (d.reset) Object.assign(view, { text: "", rows: [], proposals: [], error: undefined });
     else if (d.discard) view.text = view.text.slice(0, live.mark);
     live.mark = view.text.length;
@@ -304,6 +341,7 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
     es.close();
     view.status = d.status;
     view.step = undefined;
+    view.paused = false;
     if (d.refs) view.refs = d.refs;
     state.live = null;
     sessionStorage.removeItem("hub.stream." + view.turnId);
@@ -343,7 +381,7 @@ async function send(text: string): Promise<void> {
       await loadConversations();
     }
     const sentAt = performance.now();
-    const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), state.settings?.model || undefined, undefined);
+    const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), { model: state.turnModel, effort: state.turnEffort });
     const input = $("input") as HTMLTextAreaElement;
     input.value = "";
     const userView: View = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: [...state.pending, ...state.files], refs: [], rows: [], proposals: [], receipts: [] };
@@ -361,17 +399,27 @@ async function stopTurn(): Promise<void> {
   const live = state.live;
   if (!live) return;
   await guard("stop", async () => {
-    const r = await api.control(live.view.turnId, "stop");
+    const r = await api.stop(live.view.turnId);
     live.view.step = { text: statusWord(r.status), since: Date.now() };
     renderLive();
   });
 }
 
-async function applyView(v: View, callIds?: string[], retryInterrupted?: boolean): Promise<void> {
+/** controlTurn pauses or resumes one reply's turn (the top bar does it for all of them). */
+async function controlTurn(v: View, what: "pause" | "resume"): Promise<void> {
+  await guard("control:" + v.turnId, async () => {
+    const r = await (what === "pause" ? api.pause(v.turnId) : api.resume(v.turnId));
+    v.paused = r.status === "paused";
+    v.step = { text: statusWord(r.status), since: Date.now() };
+    renderLive();
+  });
+}
+
+async function applyView(v: View, o: ApplyOptions = {}): Promise<void> {
   if (!state.convId) return;
   const convId = state.convId;
   await guard("apply:" + v.id, async () => {
-    const r = await api.apply(convId, v.id, callIds, retryInterrupted);
+    const r = await api.apply(convId, v.id, o);
     const byCall = new Map(v.receipts.map((x) => [x.callId, x]));
     for (const x of r.receipts) byCall.set(x.callId, x);
     v.receipts = [...byCall.values()];
@@ -409,10 +457,15 @@ function composer(): HTMLElement {
   const menu = h("ul", { id: "mention-menu", role: "listbox", "aria-label": "Mention a record", hidden: true });
   const form = h("form", { id: "composer", "aria-label": "Ask Hub" },
     h("div", { id: "chips", class: "chips" }),
+    h("div", { id: "turn-options", class: "turn-options" }),
     h("div", { class: "composer-row" }, input, menu,
       h("label", { for: "attach", class: "attach-label" }, "Attach"),
+      spaceFilePicker(),
       h("input", { type: "file", id: "attach", multiple: true, onchange: (e: Event) => void attach(e.target as HTMLInputElement) }),
       h("button", { type: "submit", id: "send" }, "Send"),
+      // The streaming reply's own controls (the top bar's act on all turns).
+      h("button", { type: "button", id: "pause-turn", hidden: true, onclick: () => { if (state.live) void controlTurn(state.live.view, "pause"); } }, "Pause"),
+      h("button", { type: "button", id: "resume-turn", hidden: true, onclick: () => { if (state.live) void controlTurn(state.live.view, "resume"); } }, "Resume"),
       h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -443,6 +496,12 @@ function renderComposerState(): void {
   const live = !!state.live && state.live.convId === state.convId;
   ($("send") as HTMLButtonElement).disabled = live || state.busy.has("send");
   $("stop").hidden = !live;
+  const paused = !!state.live?.view.paused;
+  const controlling = !!state.live && state.busy.has("control:" + state.live.view.turnId);
+  $("pause-turn").hidden = !live || paused;
+  $("resume-turn").hidden = !live || !paused;
+  ($("pause-turn") as HTMLButtonElement).disabled = controlling;
+  ($("resume-turn") as HTMLButtonElement).disabled = controlling;
 }
 
 async function mentionMenu(): Promise<void> {
@@ -527,7 +586,7 @@ async function loadNeeds(): Promise<void> {
 
 async function applyNeed(n: NeedsMeItem): Promise<void> {
   await guard("apply:" + n.messageId, async () => {
-    const r = await api.apply(n.conversationId, n.messageId, [n.callId]);
+    const r = await api.apply(n.conversationId, n.messageId, { callIds: [n.callId] });
     notice(`Applied: ${r.receipts.map((x) => x.summary ?? x.status).join("; ")}`);
     await loadNeeds();
     if (state.convId === n.conversationId) await loadMessages();
@@ -543,6 +602,51 @@ async function loadSettings(): Promise<void> {
   }
   state.models = await api.models().catch(() => null);
   renderSettings();
+  renderTurnOptions();
+}
+
+/** renderTurnOptions draws the composer's model and effort for the next message, when the catalog offers a choice. */
+function renderTurnOptions(): void {
+  const box = document.getElementById("turn-options");
+  if (!box) return;
+  const models = state.models?.models ?? [];
+  const current = models.find((m) => m.id === (state.turnModel || state.settings?.model || state.models?.default));
+  const efforts = current?.efforts ?? [];
+  if (!efforts.includes(state.turnEffort)) state.turnEffort = "";
+  const model = h("select", { id: "turn-model", onchange: () => { state.turnModel = model.value; renderTurnOptions(); } },
+    h("option", { value: "", selected: !state.turnModel }, "Model: as in settings"),
+    models.map((m) => h("option", { value: m.id, selected: state.turnModel === m.id }, m.name === m.id ? m.id : `${m.id} (${m.name})`)));
+  const effort = h("select", { id: "turn-effort", onchange: () => { state.turnEffort = effort.value; } },
+    h("option", { value: "", selected: !state.turnEffort }, "Effort: as in settings"),
+    efforts.map((x) => h("option", { value: x, selected: state.turnEffort === x }, x)));
+  replace(box,
+    models.length > 1 ? [h("label", { for: "turn-model", class: "visually-hidden" }, "Model for this message"), model] : null,
+    efforts.length > 0 ? [h("label", { for: "turn-effort", class: "visually-hidden" }, "Effort for this message"), effort] : null);
+}
+
+/** spaceFilePicker lists the files already in the space: a pick is attached to the next message. */
+function spaceFilePicker(): HTMLElement {
+  const list = h("ul", { id: "space-file-list", class: "space-files", "aria-label": "Files in this space" });
+  const d = h("details", { id: "space-files" }, h("summary", { class: "space-files-toggle" }, "Space files"), list);
+  d.addEventListener("toggle", () => {
+    if (!d.open) return;
+    void (async () => {
+      try {
+        state.spaceFiles = (await api.files(state.spaceId)).files;
+      } catch (e) {
+        notice(errorText(e));
+        return;
+      }
+      replace(list, state.spaceFiles.length ? state.spaceFiles.map((f) => h("li", {},
+        h("button", { type: "button", class: "space-file", onclick: () => {
+          if (!state.files.some((x) => x.id === f.id)) state.files.push({ kind: "file", id: f.id, label: f.name, detail: f.contentType });
+          renderChips();
+          d.open = false;
+          $("input").focus();
+        } }, f.name))) : h("li", { class: "none" }, "No files in this space yet."));
+    })();
+  });
+  return d;
 }
 
 function renderSettings(): void {
@@ -571,6 +675,7 @@ function renderSettings(): void {
       if (models.length) { patch.model = model.value; patch.effort = effort.value; }
       state.settings = await api.patchSettings(patch);
       renderSettings();
+      renderTurnOptions();
       notice("Settings saved.");
     });
   };
@@ -580,7 +685,19 @@ function onActivity(a: Activity | null): void {
   // Another tab's or the worker's change: the Needs me list and the open
   // conversation follow it.
   if (!a || a.kind === "apply" || a.ended) void loadNeeds();
-  if (a && a.ended && a.conversationId === state.convId && !state.live) void loadMessages();
+  const live = state.live;
+  if (a && live && a.kind === "turn" && a.id === live.view.turnId && !a.ended) {
+    // Paused or resumed from the top bar (this tab's or another's).
+    const paused = a.status === "paused";
+    if (live.view.paused !== paused) {
+      live.view.paused = paused;
+      if (paused) live.view.step = { text: statusWord("paused"), since: Date.now() };
+      renderLive();
+    }
+  }
+  if (!a || a.conversationId !== state.convId || state.live || state.busy.has("send")) return;
+  // A turn ended, or one started in another tab: redraw, and follow a running reply live.
+  if (a.ended || (a.kind === "turn" && !state.views.some((v) => v.turnId === a.id && v.status !== "running"))) void loadMessages();
 }
 
 boot();

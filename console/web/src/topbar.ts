@@ -2,7 +2,7 @@
 // by /api/agent/stream, and pause, resume and stop for all of it.
 
 import { api } from "./api.js";
-import type { Activity, AgentSnapshot } from "./api.js";
+import type { Activity, ActivityFrame, AgentSnapshot } from "./api.js";
 import { h, replace } from "./dom.js";
 
 type Phase = "checking" | "live" | "unavailable";
@@ -36,9 +36,9 @@ export class TopBar {
     const es = new EventSource(url);
     this.es = es;
     es.addEventListener("activity", (e) => {
-      const d = JSON.parse((e as MessageEvent).data) as AgentSnapshot | { activity: Activity };
+      const d = JSON.parse((e as MessageEvent).data) as AgentSnapshot | ActivityFrame;
       this.phase = "live";
-      if ("snapshot" in d) {
+      if (!("activity" in d)) {
         this.activities = new Map(d.activities.map((a) => [a.id, a]));
         this.paused = d.paused;
         this.events.onChange(null);
@@ -97,7 +97,7 @@ export class TopBar {
 
   private async all(what: "pause" | "resume" | "stop"): Promise<void> {
     try {
-      await api.agent(what);
+      await (what === "pause" ? api.pauseAll() : what === "resume" ? api.resumeAll() : api.stopAll());
     } catch {
       this.phase = "unavailable";
       this.render();
