@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,10 @@ const (
 	codeUnavailable     = "unavailable"
 	codeInternal        = "internal"
 )
+
+// statusClientGone is the status of a request whose client went away
+// before it was answered (nginx's 499); no client ever receives it.
+const statusClientGone = 499
 
 // errorBody is {"error": {...}}, the one shape every error has.
 type errorBody struct {
@@ -59,6 +64,13 @@ func unavailable(msg string) error {
 // respondError maps every error to its status and body, in one place. Only
 // a failure of Hub itself is a 5xx; its cause is logged, not shown.
 func respondError(c *gin.Context, err error) {
+	if errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil {
+		// The client hung up (a reload, a closed tab) and its request's
+		// reads were cancelled: nobody reads the answer, and it is no
+		// failure of Hub's to log. The access line shows 499, as proxies do.
+		c.AbortWithStatus(statusClientGone)
+		return
+	}
 	status, detail := classify(err)
 	if status >= 500 && status != http.StatusServiceUnavailable {
 		slog.ErrorContext(c.Request.Context(), "request failed", "method", c.Request.Method, "path", c.FullPath(), "error", err)
