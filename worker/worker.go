@@ -48,8 +48,8 @@ func sdkOptions(o Options) sdkworker.Options {
 		// fixed 2 cost more CPU per workflow than autoscaling in 7 of 8
 		// alternated rounds (median 56 against 48 ms), 8 fixed pollers in
 		// between. With eager start and eager activities a turn polls only
-		// for the workflow tasks after its model calls; when no poll is
-		// waiting, matching writes the task to its backlog and reads it back.
+		// for the workflow tasks after its model calls; likely why: a task
+		// that finds no poll waiting goes to matching's backlog and back.
 		WorkflowTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
 		ActivityTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
 		// Eager activities are on by default in the SDK; say so here because
