@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,6 +44,10 @@ func sequentialNoops(ctx workflow.Context, n int) error {
 // history.longPollExpirationInterval in hub.yaml) moves the mean but not the
 // median.
 //
+// cpu-ms/op is the process's user + system time per workflow (server, worker
+// and client are all in the test process), which a loaded machine inflates
+// far less than the wall time.
+//
 // Run: go test ./temporal -run '^$' -bench Workflow -count 5 -benchtime 40x
 func BenchmarkWorkflow(b *testing.B) {
 	for _, cfg := range []struct {
@@ -76,6 +82,7 @@ func BenchmarkWorkflow(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					durations := make([]time.Duration, 0, b.N)
+					cpu0 := processCPU(b)
 					b.ResetTimer()
 					for range b.N {
 						t0 := time.Now()
@@ -83,6 +90,7 @@ func BenchmarkWorkflow(b *testing.B) {
 						durations = append(durations, time.Since(t0))
 					}
 					b.StopTimer()
+					b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 					if activities > 0 {
 						b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(activities), "ns/activity")
 					}
@@ -96,6 +104,12 @@ func BenchmarkWorkflow(b *testing.B) {
 }
 
 func runSequentialNoops(b *testing.B, c client.Client, n int) {
+	if err := execSequentialNoops(c, n); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func execSequentialNoops(c client.Client, n int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -103,9 +117,117 @@ func runSequentialNoops(b *testing.B, c client.Client, n int) {
 		EnableEagerStart: true,
 	}, sequentialNoops, n)
 	if err != nil {
+		return err
+	}
+	return run.Get(ctx, nil)
+}
+
+// processCPU is the user + system time this process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatal(err)
 	}
-	if err := run.Get(ctx, nil); err != nil {
-		b.Fatal(err)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPollers runs workflows of 3 sequential no-op activities (a turn's
+// three model steps) at 20 in flight against an in-memory server with Hub's
+// tuning, for several workflow- and activity-task poller settings of the
+// worker. One op is one workflow; cpu-ms/op is the whole process's
+// (server, worker and client). Activities run eagerly and the first workflow
+// task starts eagerly, so the pollers carry the workflow tasks that follow
+// each activity (on the worker's sticky queue) and any activity the server
+// does not hand out eagerly.
+//
+// Run: go test ./temporal -run '^$' -bench Pollers -count 3 -benchtime 200x
+func BenchmarkPollers(b *testing.B) {
+	for _, cfg := range []struct {
+		name string
+		opts worker.Options
+	}{
+		{name: "default-2", opts: worker.Options{}},
+		{name: "4", opts: worker.Options{MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 4}},
+		{name: "8", opts: worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8}},
+		{name: "autoscaling", opts: worker.Options{
+			WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
+			ActivityTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
+		}},
+	} {
+		b.Run(cfg.name, func(b *testing.B) {
+			s := startServer(b, Options{})
+			c := dial(b, s)
+			w := worker.New(c, benchTaskQueue, cfg.opts)
+			w.RegisterWorkflow(sequentialNoops)
+			w.RegisterActivity(noop)
+			require.NoError(b, w.Start())
+			b.Cleanup(w.Stop)
+			for range 3 {
+				runSequentialNoops(b, c, 1)
+			}
+			const inFlight = 20
+			durations := make([]time.Duration, b.N)
+			sem := make(chan struct{}, inFlight)
+			var wg sync.WaitGroup
+			cpu0 := processCPU(b)
+			b.ResetTimer()
+			for i := range b.N {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					t0 := time.Now()
+					if err := execSequentialNoops(c, 3); err != nil {
+						b.Error(err)
+					}
+					durations[i] = time.Since(t0)
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "workflows/s")
+			slices.Sort(durations)
+			b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}
+
+// BenchmarkSQLitePragmas runs BenchmarkWorkflow's 5-activity workflow on a
+// SQLite file with Hub's settings (WAL, synchronous=normal) and with one more
+// PRAGMA each that the server's SQLite plugin would pass on: a 32 MB page
+// cache instead of 2 MB, memory-mapped reads, temporary tables in memory.
+// Compare cpu-ms/op, run alternately (docs/temporal.md, "SQLite").
+//
+// Run: for i in 1 2 3; do go test ./temporal -run '^$' -bench SQLitePragmas -benchtime 20x; done
+func BenchmarkSQLitePragmas(b *testing.B) {
+	for _, cfg := range []struct {
+		name   string
+		pragma map[string]string
+	}{
+		{name: "hub"},
+		{name: "cache_size=-32000", pragma: map[string]string{"cache_size": "-32000"}},
+		{name: "mmap_size=256MiB", pragma: map[string]string{"mmap_size": "268435456"}},
+		{name: "temp_store=memory", pragma: map[string]string{"temp_store": "memory"}},
+	} {
+		b.Run(cfg.name, func(b *testing.B) {
+			s := startServer(b, Options{DatabaseFile: filepath.Join(b.TempDir(), "temporal.db"), sqliteAttributes: cfg.pragma})
+			c := dial(b, s)
+			w := worker.New(c, benchTaskQueue, worker.Options{})
+			w.RegisterWorkflow(sequentialNoops)
+			w.RegisterActivity(noop)
+			require.NoError(b, w.Start())
+			b.Cleanup(w.Stop)
+			for range 3 {
+				runSequentialNoops(b, c, 1)
+			}
+			cpu0 := processCPU(b)
+			b.ResetTimer()
+			for range b.N {
+				runSequentialNoops(b, c, 5)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
 	}
 }

@@ -32,11 +32,38 @@ var hubDynamicConfig []byte
 // database does without; with the processor off, history applies parent-close
 // policies itself (it uses the processor only for parents with 10 or more
 // children).
+//
+// The rest bound the memory the server keeps between turns (docs/temporal.md,
+// "Memory"): its defaults are sized for a host that serves only Temporal,
+// while the embedded server shares `hub dev`'s process with Hub.
 var embeddedOnly = map[string]any{
 	"worker.taskQueueScannerEnabled":       false,
 	"worker.historyScannerEnabled":         false,
 	"system.enableParentClosePolicyWorker": false,
+
+	// The history service's workflow cache keeps one mutable state per
+	// workflow it touched, closed ones too, for an hour (default 128,000
+	// entries): every turn stayed in memory, ~25 KB of live heap each and
+	// more in the half-empty spans they pinned. A workflow not in the cache
+	// is read back from SQLite in one query (a turn resumed after a pause, a
+	// query of an old turn); running turns are at the front of the LRU.
+	historyCacheMaxSize: historyCacheMaxSizeValue,
+	"history.cacheTTL":  historyCacheTTLValue,
+	// Without background eviction an expired entry is only dropped when it
+	// is touched or pushed out, so an idle server kept them all.
+	"history.cacheBackgroundEvict": map[string]any{"Enabled": true, "LoopInterval": "1m", "MaxEntryPerCall": 1024},
+	// Serialized events kept for cross-cluster replication (default 8 MiB,
+	// filled by every history write). One cluster replicates nothing; 64 KiB
+	// is the server's minimum.
+	"history.xdcCacheMaxSizeBytes": 64 * 1024,
 }
+
+// The history cache bound, named for the test that checks the server reads it.
+const (
+	historyCacheMaxSize      = "history.hostLevelCacheMaxSize"
+	historyCacheMaxSizeValue = 256
+	historyCacheTTLValue     = "5m"
+)
 
 // dynamicConfig builds the embedded server's dynamic config: Hub's tuning
 // (unless stock is set), embeddedOnly, then the overrides. A key the server does not know or

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -87,6 +88,11 @@ type Options struct {
 	// instead of Hub's tuning, plus DynamicConfig. It exists for the benchmark
 	// that shows what the tuning buys; Hub itself never sets it.
 	StockDynamicConfig bool
+
+	// sqliteAttributes are added to a file database's connect attributes
+	// (the server's SQLite plugin passes any it does not know as PRAGMAs);
+	// only the benchmark that compares them sets it.
+	sqliteAttributes map[string]string
 }
 
 // Server is a running embedded Temporal server. Stop it when done.
@@ -132,7 +138,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqlConf, err := prepareDatabase(opts.DatabaseFile, opts.Namespace, opts.SearchAttributes)
+	sqlConf, err := prepareDatabase(opts.DatabaseFile, opts.Namespace, opts.SearchAttributes, opts.sqliteAttributes)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +258,7 @@ func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enum
 
 // prepareDatabase returns the SQLite configuration and makes sure the
 // database has the schema and the namespace.
-func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedValueType) (*config.SQL, error) {
+func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedValueType, extra map[string]string) (*config.SQL, error) {
 	conf := &config.SQL{PluginName: sqliteplugin.PluginName}
 	if file == "" {
 		// A shared-cache in-memory database lives as long as a connection to it
@@ -274,6 +280,7 @@ func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedVal
 			"journal_mode": "wal",
 			"synchronous":  "normal",
 		}
+		maps.Copy(conf.ConnectAttributes, extra)
 		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 			if _, err := os.Stat(filepath.Dir(file)); err != nil {
 				return nil, fmt.Errorf("temporal database folder: %w", err)

@@ -26,21 +26,37 @@ type Options struct {
 // activity registered. Start it with Run or Start; it stops with the
 // client's context.
 func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Worker {
+	w := sdkworker.New(c, workflows.TaskQueue, sdkOptions(o))
+	w.RegisterWorkflow(workflows.Turn)
+	w.RegisterWorkflow(workflows.Apply)
+	w.RegisterActivity(acts)
+	return w
+}
+
+// sdkOptions are the SDK worker options New uses.
+func sdkOptions(o Options) sdkworker.Options {
 	if o.MaxConcurrentActivities == 0 {
 		o.MaxConcurrentActivities = 200
 	}
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{
+	return sdkworker.Options{
 		MaxConcurrentActivityExecutionSize:      o.MaxConcurrentActivities,
 		MaxConcurrentLocalActivityExecutionSize: o.MaxConcurrentActivities,
+		// Pollers scaled by the server's feedback (the SDK starts 5 of each
+		// and keeps 1–100) rather than the SDK's fixed 2. Measured with
+		// BenchmarkPollers (temporal/bench_test.go; docs/temporal.md, "SQLite
+		// and the worker's options, measured"): at 20 workflows in flight the
+		// fixed 2 cost more CPU per workflow than autoscaling in 7 of 8
+		// alternated rounds (median 56 against 48 ms), 8 fixed pollers in
+		// between. With eager start and eager activities a turn polls only
+		// for the workflow tasks after its model calls; likely why: a task
+		// that finds no poll waiting goes to matching's backlog and back.
+		WorkflowTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
+		ActivityTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
 		// Eager activities are on by default in the SDK; say so here because
 		// the turn's latency depends on it.
 		DisableEagerActivities: false,
 		// A stopped worker waits this long for running activities (a write
 		// committing) before it leaves.
 		WorkerStopTimeout: 10 * time.Second,
-	})
-	w.RegisterWorkflow(workflows.Turn)
-	w.RegisterWorkflow(workflows.Apply)
-	w.RegisterActivity(acts)
-	return w
+	}
 }
