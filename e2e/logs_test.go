@@ -40,7 +40,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	const mcpSecret = "mcp-s3cret-9f2a"
 	r := s.Do(t, token, "POST", "/api/spaces/"+s.SpaceID+"/connections", map[string]any{"kind": "mcp", "name": "Tracker", "url": app.URL, "secret": mcpSecret})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
-	require.Equal(t, "Bearer "+mcpSecret, app.auth.Load(), "the secret reached the server")
+	require.Equal(t, "Bearer "+mcpSecret, app.Auth(), "the secret reached the server")
 
 	// A turn whose text carries a marker, followed by its stream token.
 	const text = "hello there, the codeword is periwinkle-4417"
