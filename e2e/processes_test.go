@@ -66,19 +66,32 @@ type process struct {
 	done  chan struct{}
 }
 
+// start runs `hub args…` in a directory of the test's, with env added to
+// the test process's environment; it is stopped when the test ends.
 func start(t *testing.T, env []string, args ...string) *process {
 	t.Helper()
-	cmd := exec.Command(hubBinary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Dir = t.TempDir()
-	out, err := cmd.StdoutPipe()
+	p, err := launch(hubBinary(t), t.TempDir(), env, args...)
 	require.NoError(t, err)
-	cmd.Stderr = cmd.Stdout
-	require.NoError(t, cmd.Start())
-	p := &process{cmd: cmd, added: make(chan struct{}, 1), done: make(chan struct{})}
-	go p.read(out)
 	t.Cleanup(func() { p.stop(t) })
 	return p
+}
+
+// launch starts binary in dir with its stdout and stderr read as lines.
+func launch(binary, dir string, env []string, args ...string) (*process, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = dir
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, added: make(chan struct{}, 1), done: make(chan struct{})}
+	go p.read(out)
+	return p, nil
 }
 
 func (p *process) read(r io.Reader) {
@@ -140,14 +153,7 @@ func (p *process) stop(t *testing.T) {
 	if p.cmd.ProcessState != nil {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-	err := p.cmd.Wait()
+	err := p.end()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -156,6 +162,19 @@ func (p *process) stop(t *testing.T) {
 	case t.Failed():
 		t.Logf("output of hub %s:\n%s", p.cmd.Args[1], strings.Join(p.lines, "\n"))
 	}
+}
+
+// end sends SIGINT, kills the process if it is still running 30 s later,
+// and returns how it exited.
+func (p *process) end() error {
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	return p.cmd.Wait()
 }
 
 func output(t *testing.T, env []string, args ...string) string {
@@ -262,24 +281,15 @@ var shared struct {
 // returns the directory its data dir (.hub) is in and its api's URL.
 func sharedDev(t *testing.T) (dir, url string) {
 	t.Helper()
+	binary := hubBinary(t)
 	shared.once.Do(func() {
 		shared.dir, shared.err = os.MkdirTemp("", "hub-e2e-dev")
 		if shared.err != nil {
 			return
 		}
-		cmd := exec.Command(hubBinary(t), devArgs(filepath.Join(shared.dir, ".hub"), "--fake-model")...)
-		cmd.Env = append(os.Environ(), devEnv...)
-		cmd.Dir = shared.dir
-		out, err := cmd.StdoutPipe()
-		if shared.err = err; err != nil {
+		if shared.dev, shared.err = launch(binary, shared.dir, devEnv, devArgs(filepath.Join(shared.dir, ".hub"), "--fake-model")...); shared.err != nil {
 			return
 		}
-		cmd.Stderr = cmd.Stdout
-		if shared.err = cmd.Start(); shared.err != nil {
-			return
-		}
-		shared.dev = &process{cmd: cmd, added: make(chan struct{}, 1), done: make(chan struct{})}
-		go shared.dev.read(out)
 		var m []string
 		if m, shared.err = shared.dev.wait(devAPI); shared.err == nil {
 			shared.url = m[1]
@@ -293,14 +303,7 @@ func sharedDev(t *testing.T) (dir, url string) {
 // removes its directory; it says on stderr if it did not exit cleanly.
 func stopSharedDev() {
 	if p := shared.dev; p != nil {
-		_ = p.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-p.done:
-		case <-time.After(30 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-		if err := p.cmd.Wait(); err != nil {
+		if err := p.end(); err != nil {
 			p.mu.Lock()
 			fmt.Fprintf(os.Stderr, "the shared hub dev exited with %v:\n%s\n", err, strings.Join(p.lines, "\n"))
 			p.mu.Unlock()
