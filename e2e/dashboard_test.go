@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"hub/hubtest"
 )
 
 // onlyAfterAFailure are series the dashboard shows that exist only once
@@ -55,16 +53,8 @@ func TestDashboardReadsWhatHubServes(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
-	env := []string{"HUB_HTTP_ADDR=127.0.0.1:0", "DATABASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL="}
-	dev := start(t, env, "dev", "--fake-model", "--data-dir", dir, "--temporal-addr", "127.0.0.1:0", "--ui-addr", "")
-	url := dev.await(t, devAPI)[1]
-	token, err := os.ReadFile(filepath.Join(dir, "dev-token"))
-	require.NoError(t, err)
-	s := &hubtest.Stack{URL: url, Token: strings.TrimSpace(string(token)), HTTP: &http.Client{}}
-	r := s.Do(t, s.Token, "GET", "/api/spaces", nil)
-	require.Equal(t, http.StatusOK, r.Status)
-	s.SpaceID = r.JSON(t)["spaces"].([]any)[0].(map[string]any)["id"].(string)
+	dir, url := sharedDev(t)
+	s := devStack(t, url, filepath.Join(dir, ".hub"))
 	st := s.Ask(t, s.Conversation(t), "add a task called Call Mira")
 	events := s.Stream(t, st.StreamURL, 0, 0)
 	require.Equal(t, "done", events[len(events)-1].Data["status"])

@@ -61,10 +61,7 @@ func TestDevRefusesATakenPort(t *testing.T) {
 // accepts.
 func TestTokenCreateFindsTheDevDatabase(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	env := []string{"HUB_HTTP_ADDR=", "DATABASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL="}
-	dev := start(t, env, "dev", "--data-dir", filepath.Join(dir, ".hub"), "--http-addr", "127.0.0.1:0", "--temporal-addr", "127.0.0.1:0", "--ui-addr", "")
-	url := dev.await(t, devAPI)[1]
+	dir, url := sharedDev(t)
 
 	cmd := exec.Command(hubBinary(t), "token", "create", "--space", "Garden", "--person", "Grace Hopper")
 	cmd.Dir = dir

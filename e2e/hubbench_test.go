@@ -19,7 +19,6 @@ import (
 	"hub/bench"
 	"hub/dbtest"
 	"hub/fakemodel"
-	"hub/hubtest"
 )
 
 // tinyBench is the workload at counts a test can afford: 1 warm-up, 2
@@ -34,17 +33,29 @@ const hubTurnsOfTinyBench = 1 + 2 + 4 + 1
 // runBench runs `hub bench` and decodes its JSON report.
 func runBench(t *testing.T, env []string, args ...string) (bench.Report, map[string]any) {
 	t.Helper()
-	cmd := exec.Command(hubBinary(t), append([]string{"bench"}, args...)...)
+	rep, raw, err := benchReport(hubBinary(t), t.TempDir(), env, args...)
+	require.NoError(t, err)
+	return rep, raw
+}
+
+// benchReport runs `hub bench` in dir and decodes its JSON report; it
+// calls nothing of a test's, so a goroutine of a test may run it.
+func benchReport(binary, dir string, env []string, args ...string) (bench.Report, map[string]any, error) {
+	cmd := exec.Command(binary, append([]string{"bench"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), "hub bench:\n%s\n%s", stdout.String(), stderr.String())
 	var rep bench.Report
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), "%s", stdout.String())
 	var raw map[string]any
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &raw))
-	return rep, raw
+	if err := cmd.Run(); err != nil {
+		return rep, raw, fmt.Errorf("hub bench: %v:\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		return rep, raw, fmt.Errorf("%v: %s", err, stdout.String())
+	}
+	err := json.Unmarshal(stdout.Bytes(), &raw)
+	return rep, raw, err
 }
 
 // requireTinyReport checks what every report of tinyBench has.
@@ -93,8 +104,14 @@ func requireTinyReport(t *testing.T, rep bench.Report, raw map[string]any, group
 // phase, CPU of the hub process and of Postgres, and pg_stat_database
 // deltas; and the api itself (not the bench's bookkeeping) shows every
 // bench turn done with its two task writes, each written once.
+//
+// The bench waits --stats-settle (11 s) after each phase, the warm-up and
+// the idle reading for pg_stat_database to be complete, some 90 s in all,
+// most of it asleep. So the test starts hub dev and the bench before
+// t.Parallel, while the package's tests are still being started, and
+// their wait does not hold one of the package's parallel slots: by the
+// time the test gets one, the bench has mostly finished.
 func TestBenchDrivesARunningHub(t *testing.T) {
-	t.Parallel()
 	db := dbtest.Postgres(t)
 	model := fakemodel.New(fakemodel.Script{})
 	base, err := model.Start("127.0.0.1:0")
@@ -102,16 +119,37 @@ func TestBenchDrivesARunningHub(t *testing.T) {
 	t.Cleanup(func() { _ = model.Close() })
 
 	dir := t.TempDir()
+	binary, benchDir := hubBinary(t), t.TempDir()
 	dev := start(t, []string{"HUB_HTTP_ADDR=127.0.0.1:0", "DATABASE_URL=" + db, "OPENAI_BASE_URL=" + base, "OPENAI_API_KEY=test"},
-		"dev", "--data-dir", dir, "--temporal-addr", "127.0.0.1:0", "--ui-addr", "")
-	url := dev.await(t, devAPI)[1]
-	raw, err := os.ReadFile(filepath.Join(dir, "dev-token"))
-	require.NoError(t, err)
-	token := strings.TrimSpace(string(raw))
-
-	rep, rawRep := runBench(t, nil, append([]string{"--url", url, "--token", token, "--model-url", base, "--database-url", db,
-		"--hub-pid", strconv.Itoa(dev.cmd.Process.Pid)}, tinyBench...)...)
-	requireTinyReport(t, rep, rawRep, "hub", "postgres", "bench")
+		devArgs(dir)...)
+	type result struct {
+		url string
+		rep bench.Report
+		raw map[string]any
+		err error
+	}
+	ran := make(chan result, 1)
+	go func() {
+		m, err := dev.wait(devAPI)
+		if err != nil {
+			ran <- result{err: err}
+			return
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "dev-token"))
+		if err != nil {
+			ran <- result{err: err}
+			return
+		}
+		res := result{url: m[1]}
+		res.rep, res.raw, res.err = benchReport(binary, benchDir, nil, append([]string{"--url", m[1], "--token", strings.TrimSpace(string(raw)),
+			"--model-url", base, "--database-url", db, "--hub-pid", strconv.Itoa(dev.cmd.Process.Pid)}, tinyBench...)...)
+		ran <- res
+	}()
+	t.Parallel()
+	res := <-ran
+	require.NoError(t, res.err)
+	rep, url := res.rep, res.url
+	requireTinyReport(t, rep, res.raw, "hub", "postgres", "bench")
 	require.Equal(t, "postgres", rep.Database)
 	require.Equal(t, []int{dev.cmd.Process.Pid}, rep.HubPIDs)
 	require.NotZero(t, rep.PostgresPID)
@@ -123,11 +161,9 @@ func TestBenchDrivesARunningHub(t *testing.T) {
 	}
 
 	// What the api shows.
-	s := &hubtest.Stack{URL: url, Token: token, HTTP: &http.Client{}}
-	r := s.Do(t, token, "GET", "/api/spaces", nil)
-	require.Equal(t, http.StatusOK, r.Status)
-	s.SpaceID = r.JSON(t)["spaces"].([]any)[0].(map[string]any)["id"].(string)
-	r = s.Do(t, token, "GET", "/api/spaces/"+s.SpaceID+"/tasks?limit=200&q="+rep.RunID, nil)
+	s := devStack(t, url, dir)
+	token := s.Token
+	r := s.Do(t, token, "GET", "/api/spaces/"+s.SpaceID+"/tasks?limit=200&q="+rep.RunID, nil)
 	require.Equal(t, http.StatusOK, r.Status)
 	titles := map[string]int{}
 	for _, task := range r.JSON(t)["tasks"].([]any) {

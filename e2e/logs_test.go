@@ -10,15 +10,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"hub/hubtest"
 )
 
 // TestLogsHoldNoSecrets runs `hub dev --fake-model` with JSON logs at debug
@@ -33,25 +30,17 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	t.Parallel()
 	app := newMCPApp(t)
 	dir := t.TempDir()
-	env := []string{"HUB_HTTP_ADDR=127.0.0.1:0", "DATABASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=",
-		"HUB_LOG_FORMAT=json", "HUB_LOG_LEVEL=debug", "HUB_APPS_ALLOW=127.0.0.1"}
-	dev := startLogged(t, env, "dev", "--fake-model", "--data-dir", dir, "--temporal-addr", "127.0.0.1:0", "--ui-addr", "")
-	url := dev.await(t, devAPI)[1]
-	raw, err := os.ReadFile(filepath.Join(dir, "dev-token"))
-	require.NoError(t, err)
-	token := strings.TrimSpace(string(raw))
-	s := &hubtest.Stack{URL: url, Token: token, HTTP: &http.Client{}}
+	dev := startLogged(t, append(devEnv, "HUB_LOG_FORMAT=json", "HUB_LOG_LEVEL=debug", "HUB_APPS_ALLOW=127.0.0.1"), devArgs(dir, "--fake-model")...)
+	s := devStack(t, dev.await(t, devAPI)[1], dir)
+	token := s.Token
 
-	r := s.Do(t, token, "GET", "/api/spaces", nil)
-	require.Equal(t, http.StatusOK, r.Status)
-	s.SpaceID = r.JSON(t)["spaces"].([]any)[0].(map[string]any)["id"].(string)
 	const wrongToken = "hub_notarealtoken0123456789"
 	require.Equal(t, http.StatusUnauthorized, s.Do(t, wrongToken, "GET", "/api/spaces", nil).Status)
 
 	const mcpSecret = "mcp-s3cret-9f2a"
-	r = s.Do(t, token, "POST", "/api/spaces/"+s.SpaceID+"/connections", map[string]any{"kind": "mcp", "name": "Tracker", "url": app.URL, "secret": mcpSecret})
+	r := s.Do(t, token, "POST", "/api/spaces/"+s.SpaceID+"/connections", map[string]any{"kind": "mcp", "name": "Tracker", "url": app.URL, "secret": mcpSecret})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
-	require.Equal(t, "Bearer "+mcpSecret, app.auth.Load(), "the secret reached the server")
+	require.Equal(t, "Bearer "+mcpSecret, app.Auth(), "the secret reached the server")
 
 	// A turn whose text carries a marker, followed by its stream token.
 	const text = "hello there, the codeword is periwinkle-4417"

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,69 +12,35 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
 	"hub/hubtest"
+	"hub/mcpapps/mcptest"
 	"hub/workspace"
 )
 
-// mcpApp is a real MCP server on loopback, built with the SDK Hub uses: a
-// read tool (readOnlyHint), a write tool that counts its calls, and the
-// bearer token of its last request.
+// mcpApp is the shared MCP test server (mcptest): a read tool
+// (readOnlyHint) and a write tool that count their calls, and a write that
+// takes its call in and never answers.
 type mcpApp struct {
-	*httptest.Server
-	mcp        *mcp.Server
+	*mcptest.Server
 	writes     atomic.Int32
 	slowWrites atomic.Int32
 	reads      atomic.Int32
-	auth       atomic.Value
-	down       atomic.Bool // answers 503 to everything
-}
-
-type lookupArgs struct {
-	Query string `json:"query" jsonschema:"what to look up"`
-}
-
-type ticketArgs struct {
-	Title string `json:"title"`
 }
 
 func newMCPApp(t *testing.T) *mcpApp {
 	t.Helper()
-	a := &mcpApp{mcp: mcp.NewServer(&mcp.Implementation{Name: "tracker", Version: "1"}, nil)}
-	mcp.AddTool(a.mcp, &mcp.Tool{Name: "lookup", Description: "Look up a ticket in the tracker", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(_ context.Context, _ *mcp.CallToolRequest, in lookupArgs) (*mcp.CallToolResult, any, error) {
-			a.reads.Add(1)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found: " + in.Query + " is open"}}}, nil, nil
-		})
-	mcp.AddTool(a.mcp, &mcp.Tool{Name: "create_ticket", Description: "Create a ticket in the tracker"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in ticketArgs) (*mcp.CallToolResult, any, error) {
-			n := a.writes.Add(1)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("ticket T-%d %q created", n, in.Title)}}}, nil, nil
-		})
-	release := make(chan struct{})
-	mcp.AddTool(a.mcp, &mcp.Tool{Name: "archive_board", Description: "Archive a board in the tracker"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in ticketArgs) (*mcp.CallToolResult, any, error) {
-			a.slowWrites.Add(1)
-			select { // takes it in and never answers
-			case <-ctx.Done():
-			case <-release:
-			}
-			return nil, nil, ctx.Err()
-		})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.mcp }, nil)
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.auth.Store(r.Header.Get("Authorization"))
-		if a.down.Load() {
-			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(a.Close)
-	t.Cleanup(func() { close(release) }) // before Close, which waits for handlers
+	a := &mcpApp{Server: mcptest.New(t, "tracker")}
+	a.Read("lookup", "Look up a ticket in the tracker", func(q string) string {
+		a.reads.Add(1)
+		return "found: " + q + " is open"
+	})
+	a.Write("create_ticket", "Create a ticket in the tracker", func(title string) (string, bool) {
+		return fmt.Sprintf("ticket T-%d %q created", a.writes.Add(1), title), false
+	})
+	a.Hang("archive_board", "Archive a board in the tracker", false, &a.slowWrites)
 	return a
 }
 
@@ -135,7 +100,7 @@ func TestMCPServerAsConnectedApp(t *testing.T) {
 	require.Equal(t, true, conn["hasSecret"])
 	require.Empty(t, conn["failure"])
 	require.Len(t, conn["tools"], 3, "listed at connect")
-	require.Equal(t, "Bearer tr-s3cret", app.auth.Load(), "the secret is sent as a bearer token")
+	require.Equal(t, "Bearer tr-s3cret", app.Auth(), "the secret is sent as a bearer token")
 	lookup, create := toolNamed(t, conn, "lookup"), toolNamed(t, conn, "create_ticket")
 	require.Regexp(t, `^mcp_[a-z0-9]+_lookup$`, lookup)
 
@@ -325,7 +290,7 @@ func TestFindToolsFindsMCPTools(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	ledger := r.JSON(t)
 	brokenCreate := toolNamed(t, ledger, "create_ticket")
-	broken.down.Store(true)
+	broken.SetDown(true)
 	r = s.Do(t, s.Token, "POST", base+"/"+ledger["id"].(string)+"/refresh", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	require.NotEmpty(t, r.JSON(t)["failure"], "%s", r.Body)

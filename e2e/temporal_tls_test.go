@@ -33,10 +33,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	grpcstatus "google.golang.org/grpc/status"
 
-	"hub/dbtest"
-	"hub/fakemodel"
 	"hub/hubtest"
-	"hub/temporal"
 )
 
 // TestProcessesOverTLSWithAPIKey runs `hub migrate`, `hub worker` and `hub
@@ -49,14 +46,8 @@ import (
 // at start with an error naming the variable to set.
 func TestProcessesOverTLSWithAPIKey(t *testing.T) {
 	t.Parallel()
-	db := dbtest.Postgres(t)
-	ts, err := temporal.Start(context.Background(), temporal.Options{FrontendAddr: "127.0.0.1:0"})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ts.Stop() })
-	model := fakemodel.New(fakemodel.DefaultScript())
-	base, err := model.Start("127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = model.Close() })
+	b := startBackends(t)
+	db, ts, base := b.db, b.ts, b.modelURL
 
 	dir := t.TempDir()
 	pki := newTestPKI(t, dir)
@@ -97,10 +88,7 @@ func TestProcessesOverTLSWithAPIKey(t *testing.T) {
 	require.Eventually(t, func() bool { return w.Do(t, "", "GET", "/readyz", nil).Status == http.StatusOK }, 30*time.Second, 50*time.Millisecond)
 	api := start(t, env, "api")
 	addr := api.await(t, apiLine)[1]
-	s := &hubtest.Stack{URL: "http://" + addr, Token: token, HTTP: &http.Client{}}
-	r := s.Do(t, token, "GET", "/api/spaces", nil)
-	require.Equal(t, http.StatusOK, r.Status)
-	s.SpaceID = r.JSON(t)["spaces"].([]any)[0].(map[string]any)["id"].(string)
+	s := ownerStack(t, "http://"+addr, token)
 	st := s.Ask(t, s.Conversation(t), "add a task called Rotate the certificates")
 	events := s.Stream(t, st.StreamURL, 0, 0)
 	require.Equal(t, "done", events[len(events)-1].Data["status"])

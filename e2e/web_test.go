@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"hub/hubtest"
 	"hub/tools"
 	"hub/web"
+	"hub/web/webtest"
 )
 
 // webScript searches, reads the page the search found, then searches three
@@ -198,16 +198,13 @@ func TestATurnSearchesReadsAndItsFourthSearchIsRefused(t *testing.T) {
 // bombPDF is a one-page PDF of a few KB whose content stream inflates to n
 // bytes.
 func bombPDF(n int) []byte {
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	_, _ = zw.Write(bytes.Repeat([]byte{' '}, n))
-	_ = zw.Close()
+	z := webtest.ZlibSpaces(n)
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n")
 	b.WriteString("2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n")
 	b.WriteString("3 0 obj\n<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>\nendobj\n")
-	fmt.Fprintf(&b, "4 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n", z.Len())
-	b.Write(z.Bytes())
+	fmt.Fprintf(&b, "4 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n", len(z))
+	b.Write(z)
 	b.WriteString("\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
 	return b.Bytes()
 }

@@ -11,73 +11,40 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"hub/apps"
 	"hub/assistant"
 	"hub/dbtest"
 	"hub/mcpapps"
+	"hub/mcpapps/mcptest"
 	"hub/tools"
 	"hub/workspace"
 )
 
-// server is a real MCP server on loopback (the SDK's streamable HTTP
-// handler) with a read tool, a write tool that counts its calls, and the
-// bearer it wants.
+// server is the shared MCP test server (mcptest) with a read tool, a
+// write tool that counts its calls (a title "fail" is a tool error), two
+// tools that never answer, and extra read tools.
 type server struct {
-	*httptest.Server
-	mcp    *mcp.Server
+	*mcptest.Server
 	writes atomic.Int32
-	auth   atomic.Value // the last Authorization header
-}
-
-type lookupIn struct {
-	Query string `json:"query" jsonschema:"what to look up"`
-}
-
-type ticketIn struct {
-	Title string `json:"title"`
 }
 
 func newServer(t testing.TB, extra int) *server {
-	s := &server{mcp: mcp.NewServer(&mcp.Implementation{Name: "tracker", Version: "1"}, nil)}
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "lookup", Description: "Look up a ticket", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(_ context.Context, _ *mcp.CallToolRequest, in lookupIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found: " + in.Query}}}, nil, nil
-		})
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "create_ticket", Description: "Create a ticket"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in ticketIn) (*mcp.CallToolResult, any, error) {
-			n := s.writes.Add(1)
-			if in.Title == "fail" {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such project"}}}, nil, nil
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("ticket %d created", n)}}}, nil, nil
-		})
-	release := make(chan struct{})
-	slow := func(ctx context.Context, _ *mcp.CallToolRequest, in ticketIn) (*mcp.CallToolResult, any, error) {
-		select { // hangs until Hub gives up, or the test ends
-		case <-ctx.Done():
-		case <-release:
+	s := &server{Server: mcptest.New(t, "tracker")}
+	s.Read("lookup", "Look up a ticket", func(q string) string { return "found: " + q })
+	s.Write("create_ticket", "Create a ticket", func(title string) (string, bool) {
+		n := s.writes.Add(1)
+		if title == "fail" {
+			return "no such project", true
 		}
-		return nil, nil, ctx.Err()
-	}
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "slow_read", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, slow)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "slow_write"}, slow)
+		return fmt.Sprintf("ticket %d created", n), false
+	})
+	s.Hang("slow_read", "", true, nil) // hangs until Hub gives up, or the test ends
+	s.Hang("slow_write", "", false, nil)
 	for i := range extra {
-		mcp.AddTool(s.mcp, &mcp.Tool{Name: fmt.Sprintf("tool_%03d", i), Description: fmt.Sprintf("Tool number %d reads report %d", i, i),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-			func(_ context.Context, _ *mcp.CallToolRequest, in lookupIn) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
-			})
+		s.Read(fmt.Sprintf("tool_%03d", i), fmt.Sprintf("Tool number %d reads report %d", i, i), func(string) string { return "ok" })
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.auth.Store(r.Header.Get("Authorization"))
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(s.Close)
-	t.Cleanup(func() { close(release) }) // runs before Close, which waits for handlers
 	return s
 }
 
@@ -143,7 +110,7 @@ func TestListAndCallTools(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, l.Failure)
 	require.Len(t, l.Tools, 4)
-	require.Equal(t, "Bearer s3cret", srv.auth.Load(), "the secret is sent as a bearer token")
+	require.Equal(t, "Bearer s3cret", srv.Auth(), "the secret is sent as a bearer token")
 
 	apps, err := f.cat.Apps(ctx, f.spaceID, false)
 	require.NoError(t, err)
@@ -301,10 +268,7 @@ func TestListChangedRefreshes(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return f.cat.Holding(conn.ID) }, 10*time.Second, 10*time.Millisecond)
 	// The server adds a tool and says so on the session Hub holds.
-	mcp.AddTool(srv.mcp, &mcp.Tool{Name: "close_ticket", Description: "Close a ticket"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in ticketIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{}, nil, nil
-		})
+	srv.Write("close_ticket", "Close a ticket", func(string) (string, bool) { return "", false })
 	require.Eventually(t, func() bool {
 		defs, err := f.cat.Definitions(ctx, f.spaceID)
 		return err == nil && find(defs, "close_ticket") != nil

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/web"
+	"hub/web/webtest"
 )
 
 // site is a web server on 127.0.0.1 that counts what it served.
@@ -80,6 +81,12 @@ func pdfWith(content []byte, compress bool) []byte {
 		_ = zw.Close()
 		content, filter = z.Bytes(), " /Filter /FlateDecode"
 	}
+	return pdfOf(content, filter)
+}
+
+// pdfOf is the PDF of pdfWith around a content stream as it is, with its
+// /Filter entry (" /Filter /FlateDecode", or "").
+func pdfOf(content []byte, filter string) []byte {
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -109,5 +116,5 @@ func textPDF(text string) []byte {
 
 // bombPDF is a small PDF whose one content stream inflates to n bytes.
 func bombPDF(n int) []byte {
-	return pdfWith(bytes.Repeat([]byte{' '}, n), true)
+	return pdfOf(webtest.ZlibSpaces(n), " /Filter /FlateDecode")
 }

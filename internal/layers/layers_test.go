@@ -13,7 +13,7 @@ import (
 )
 
 // anything stands for every production package of ours (not the test-only ones: dbtest, hubtest,
-// e2e, chaos).
+// mcpapps/mcptest, web/webtest, e2e, chaos).
 const anything = "*"
 
 // productionRules is the layer map of docs/architecture.md, "Layers and imports": for each
@@ -75,6 +75,10 @@ var testOnly = map[string][]string{
 	"dbtest": {"models"},
 	// hubtest starts the whole product in a test, through wiring.
 	"hubtest": {anything, "dbtest"},
+	// mcpapps/mcptest is an MCP server on loopback (the SDK's handler) for mcpapps' and e2e's tests.
+	"mcpapps/mcptest": {},
+	// web/webtest makes web's test inputs (a PDF bomb's stream) for web's and e2e's tests.
+	"web/webtest": {},
 	// e2e and chaos are only _test.go files (below).
 	"e2e":   {},
 	"chaos": {},

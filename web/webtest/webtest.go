@@ -1,0 +1,61 @@
+// Package webtest makes inputs for the tests of package web and e2e: a
+// zlib stream that inflates to many megabytes (the content of a PDF bomb),
+// made in milliseconds. Production code never imports it.
+package webtest
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/zlib"
+	"encoding/binary"
+)
+
+// ZlibSpaces is a zlib stream that inflates to n spaces.
+//
+// compress/zlib takes about 40 s to compress 65 MB of spaces under the race
+// detector on two shared cores, which is what a test of a 64 MB bomb paid
+// before it could start. Here 256 KiB of spaces are compressed once in
+// three sync-flushed blocks: the first, then a second (back-references to
+// the spaces before it), then the rest short of a whole block. The second
+// is valid after any 32 KiB of spaces, so it is repeated as often as n
+// needs; a final empty stored block and the Adler-32 of n spaces end the
+// stream.
+func ZlibSpaces(n int) []byte {
+	const chunk = 256 << 10
+	if n < 2*chunk {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		_, _ = zw.Write(bytes.Repeat([]byte{' '}, n))
+		_ = zw.Close()
+		return z.Bytes()
+	}
+	spaces := bytes.Repeat([]byte{' '}, chunk)
+	var d bytes.Buffer
+	fw, _ := flate.NewWriter(&d, flate.BestCompression)
+	block := func(p []byte) []byte {
+		from := d.Len()
+		_, _ = fw.Write(p)
+		_ = fw.Flush() // ends the block on a byte boundary (an empty stored block)
+		return bytes.Clone(d.Bytes()[from:])
+	}
+	first, again, rest := block(spaces), block(spaces), block(spaces[:n%chunk])
+
+	out := bytes.NewBuffer([]byte{0x78, 0xda}) // zlib header: deflate, 32 KiB window, best compression
+	out.Write(first)
+	for range n/chunk - 1 {
+		out.Write(again)
+	}
+	out.Write(rest)
+	out.Write([]byte{0x01, 0x00, 0x00, 0xff, 0xff}) // a final stored block of no bytes
+	return binary.BigEndian.AppendUint32(out.Bytes(), adler32Spaces(n))
+}
+
+// adler32Spaces is the Adler-32 checksum of n spaces: after i bytes of 32,
+// a is 1 + 32i and b the sum of the a's so far.
+func adler32Spaces(n int) uint32 {
+	const mod = 65521
+	m := uint64(n)
+	a := (1 + 32*m) % mod
+	b := (m + 32*(m*(m+1)/2%mod)) % mod
+	return uint32(b<<16 | a)
+}
