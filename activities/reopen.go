@@ -50,6 +50,10 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
 	}
 	if err != nil {
+		// The claim may have committed with its answer lost: the followers
+		// here drop the frames they were handed (a reopen rewrites one) and
+		// read the table.
+		a.Frames.Wake(turn.ID)
 		return gone(err)
 	}
 	if reopened {

@@ -180,7 +180,10 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	}
 	t := models.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
-		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), Model: model, Effort: effort}
+		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), Model: model, Effort: effort,
+		// As stored on Postgres (microseconds): the queued announcement is
+		// built from this row, the later ones read it back.
+		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.q(ctx).Create(&t).Error; err != nil {
 		return Turn{}, err
 	}

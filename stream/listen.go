@@ -61,6 +61,20 @@ func notifyPayload(origin, turnID string) string { return origin + " " + turnID 
 // than 8000 bytes.
 const maxPayload = 7999
 
+// maxCarried bounds the frame a notification carries. Text deltas are
+// coalesced to about 1 KiB and tool frames are a few hundred bytes, so
+// nearly every frame travels in its notification; a larger one (a big
+// proposal) is only announced and read from the table. The bound keeps
+// Postgres's notification queue — shared by every listener, truncated only
+// as far as the slowest has read, and a full queue fails every publish —
+// at a few KiB per frame (docs/architecture.md, "Frames").
+const maxCarried = 2048
+
+// frameTime is a frame's stored time: Postgres keeps microseconds, so a
+// frame handed over in memory or in a notification carries the time a
+// read of the table would give.
+func frameTime() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
 // frameSuffix is what follows the frame's number in its notification:
 // " <created, Unix ns> <type> <data>", so the followers in other processes
 // take the frame without reading it; or nothing when the payload would
@@ -68,7 +82,7 @@ const maxPayload = 7999
 // bytes at most) is filled in by publishSQL.
 func frameSuffix(origin string, row *models.TurnFrame) string {
 	suffix := " " + strconv.FormatInt(row.CreatedAt.UnixNano(), 10) + " " + row.Type + " " + row.Data
-	if len(notifyPayload(origin, row.TurnID))+1+20+len(suffix) > maxPayload {
+	if len(row.Data) > maxCarried || len(notifyPayload(origin, row.TurnID))+1+20+len(suffix) > maxPayload {
 		return ""
 	}
 	return suffix

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -58,7 +57,7 @@ func (b *Bus) Reopen(turnID string, step int, frames []Draft) func(tx *gorm.DB) 
 			if err != nil {
 				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 			}
-			row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: time.Now().UTC()}
+			row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
 			if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turnID).Scan(&row.Seq).Error; err != nil {
 				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 			}
@@ -142,8 +141,11 @@ FROM found`
 // PublishOnce publishes a frame of a type a turn's attempt has at most
 // one of (refs, error, proposal, done: see HasInAttempt), unless the
 // attempt has one already; it tells whether it published. On Postgres the
-// check and the publish are one statement. A turn that does not exist is
-// an error, as for Publish.
+// check and the publish are one statement, one round trip — not a lock:
+// two calls racing for one attempt (a retried activity whose first attempt
+// still runs) can both publish, as with the check-then-publish on SQLite;
+// a follower ends at the first done frame either way. A turn that does not
+// exist is an error, as for Publish.
 func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bool, error) {
 	if b.db.Dialect != models.Postgres {
 		has, err := b.HasInAttempt(ctx, turnID, typ)
@@ -157,7 +159,7 @@ func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bo
 	if err != nil {
 		return false, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
-	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
 	var out struct {
 		Seq   *int64
 		Found bool

@@ -155,7 +155,7 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
-	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
 	q := b.db.WithContext(ctx)
 	if b.db.Dialect == models.Postgres {
 		err = b.publishPostgres(q, &row)
@@ -183,7 +183,7 @@ func (b *Bus) PublishIn(turnID, typ string, data any) (publish func(tx *gorm.DB)
 		if err != nil {
 			return fmt.Errorf("publish %s frame: %w", typ, err)
 		}
-		row = &models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: time.Now().UTC()}
+		row = &models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
 		if b.db.Dialect == models.Postgres {
 			err = b.publishPostgres(tx, row)
 		} else {
