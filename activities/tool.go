@@ -38,6 +38,14 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err := a.claim(ctx, turn, call.Step); err != nil {
 		return ToolOutcome{}, err
 	}
+	// The person's access is read once for this call: here (which also
+	// tells whether the space has MCP servers, for the registry), and the
+	// Runner's recheck and the tool's own checks answer from it. A person
+	// who cannot open the space is refused by the recheck.
+	ctx = workspace.CheckAccessOnce(ctx)
+	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
+		return ToolOutcome{}, err
+	}
 	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, map[string]any{
 		"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}); err != nil {
 		return ToolOutcome{}, err
