@@ -27,6 +27,7 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // replayed workflow or an operator's reset never runs a write twice: a
 // write commits together with its outcome row, in one transaction.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
+	ctx = workspace.CheckAccessOnce(ctx)
 	call, err := a.Chat.GetToolCall(ctx, in.CallID)
 	if err != nil || call.Final() {
 		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
@@ -38,11 +39,11 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err := a.claim(ctx, turn, call.Step); err != nil {
 		return ToolOutcome{}, err
 	}
-	// The person's access is read once for this call: here (which also
-	// tells whether the space has MCP servers, for the registry), and the
-	// Runner's recheck and the tool's own checks answer from it. A person
-	// who cannot open the space is refused by the recheck.
-	ctx = workspace.CheckAccessOnce(ctx)
+	// The person's access was read once for this call, with the turn
+	// (which also tells whether the space has MCP servers, for the
+	// registry); the Runner's recheck and the tool's own checks answer
+	// from it. A person who cannot open the space is refused by the
+	// recheck.
 	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
 		return ToolOutcome{}, err
 	}

@@ -112,3 +112,37 @@ func (s *Service) accessOnce(ctx context.Context, m *accessMemo, personID, space
 	}
 	return role, nil
 }
+
+// RemembersAccess tells whether ctx keeps an activity's access reads
+// (CheckAccessOnce), so that a query the activity makes anyway may read
+// the access along (AccessColumns) instead of a read of its own.
+func RemembersAccess(ctx context.Context) bool { return memoFrom(ctx) != nil }
+
+// AccessColumns are select expressions that read, as part of another
+// query, what an activity's access check reads: the person's role in the
+// space as access_role (NULL: they cannot open it) and whether the space
+// has an MCP connection as access_mcp. person and space are the query's
+// expressions for them (columns, not input). RememberAccess keeps the
+// answer.
+func AccessColumns(person, space string) string {
+	return `(SELECT role FROM memberships WHERE memberships.space_id = ` + space + ` AND memberships.person_id = ` + person + `) AS access_role,
+		EXISTS (SELECT 1 FROM connections WHERE connections.space_id = ` + space + ` AND connections.kind = '` + ConnectionMCP + `') AS access_mcp`
+}
+
+// RememberAccess keeps in ctx's memo (CheckAccessOnce) what a query read
+// with AccessColumns; without a memo it does nothing. A membership already
+// remembered is kept (it was read in this activity too).
+func RememberAccess(ctx context.Context, personID, spaceID string, role *string, mcp bool) {
+	m := memoFrom(ctx)
+	if m == nil || personID == "" || spaceID == "" {
+		return
+	}
+	if _, ok := m.get(personID, spaceID); ok {
+		return
+	}
+	r := Role("")
+	if role != nil {
+		r = Role(*role)
+	}
+	m.put(personID, spaceID, r, mcp, true)
+}
