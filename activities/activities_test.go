@@ -156,6 +156,9 @@ func TestRunToolReadsAccessOnce(t *testing.T) {
 			require.Equal(t, 1, dbtest.Matching(got, "memberships"), "%s: the access read with the turn, once: %q", c.Tool, got)
 			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships"), c.Tool)
 			require.Zero(t, dbtest.Matching(got, "FROM connections WHERE space_id"), "%s: no registry read: %q", c.Tool, got)
+			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "tool_calls"), "%s: the call and its turn in one read", c.Tool)
+			require.Equal(t, 1, dbtest.Matching(got, "FROM turn_steps"), "%s: the steps read once (titles, earlier calls)", c.Tool)
+			require.Zero(t, dbtest.Matching(got, "count(*)", "tool_calls"), c.Tool)
 		}
 		require.Len(t, f.tasks(t), 1)
 	})

@@ -173,14 +173,11 @@ func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, e
 			out = append(out, Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
 				NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel, Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}})
 		}
-		if r.CID == nil {
+		if r.Call.CID == nil {
 			continue // a step without calls
 		}
 		st := &out[len(out)-1]
-		st.ToolCalls = append(st.ToolCalls, toToolCall(models.ToolCall{ID: *r.CID, TurnID: turnID, Step: r.Step, Idx: r.CIdx,
-			ProviderCallID: r.CProviderCallID, Tool: r.CTool, Arguments: r.CArguments, Status: r.CStatus, Result: r.CResult,
-			Summary: r.CSummary, Refs: r.CRefs, ErrorCode: r.CErrorCode, ErrorMessage: r.CErrorMessage, Input: r.CInput,
-			HeldFor: r.CHeldFor, UndoGroupID: r.CUndoGroupID, SpaceID: r.CSpaceID}))
+		st.ToolCalls = append(st.ToolCalls, r.Call.toolCall())
 	}
 	return out, nil
 }
@@ -189,28 +186,41 @@ func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, e
 // row with the call's columns empty).
 const stepsSQL = `SELECT s.step, s.attempt, s.text, s.finish_reason, s.nudge, s.nudge_kind, s.parts_level,
 		s.input_tokens, s.output_tokens,
-		c.id AS c_id, COALESCE(c.idx, 0) AS c_idx, COALESCE(c.provider_call_id, '') AS c_provider_call_id,
-		COALESCE(c.tool, '') AS c_tool, COALESCE(c.arguments, '') AS c_arguments, COALESCE(c.status, '') AS c_status,
-		COALESCE(c.result, '') AS c_result, COALESCE(c.summary, '') AS c_summary, COALESCE(c.refs, '') AS c_refs,
-		COALESCE(c.error_code, '') AS c_error_code, COALESCE(c.error_message, '') AS c_error_message,
-		COALESCE(c.input, '') AS c_input, COALESCE(c.held_for, '') AS c_held_for,
-		COALESCE(c.undo_group_id, '') AS c_undo_group_id, COALESCE(c.space_id, '') AS c_space_id
+		` + callColumns + `
 	FROM turn_steps s LEFT JOIN tool_calls c ON c.turn_id = s.turn_id AND c.step = s.step
 	WHERE s.turn_id = ? AND s.step < ?
 	ORDER BY s.step, c.idx`
 
-// stepCallRow is a row of stepsSQL.
+// callColumns are a tool call's columns (of c, left joined) as
+// stepCallRow's c_ fields.
+const callColumns = `c.id AS c_id, COALESCE(c.turn_id, '') AS c_turn_id, COALESCE(c.step, 0) AS c_step,
+		COALESCE(c.idx, 0) AS c_idx, COALESCE(c.provider_call_id, '') AS c_provider_call_id,
+		COALESCE(c.tool, '') AS c_tool, COALESCE(c.arguments, '') AS c_arguments, COALESCE(c.status, '') AS c_status,
+		COALESCE(c.result, '') AS c_result, COALESCE(c.summary, '') AS c_summary, COALESCE(c.refs, '') AS c_refs,
+		COALESCE(c.error_code, '') AS c_error_code, COALESCE(c.error_message, '') AS c_error_message,
+		COALESCE(c.input, '') AS c_input, COALESCE(c.held_for, '') AS c_held_for,
+		COALESCE(c.undo_group_id, '') AS c_undo_group_id, COALESCE(c.space_id, '') AS c_space_id`
+
+// stepCallRow is a row of stepsSQL (and its c_ fields a call of
+// GetCallAndTurn).
 type stepCallRow struct {
-	Step            int     `gorm:"column:step"`
-	Attempt         int     `gorm:"column:attempt"`
-	Text            string  `gorm:"column:text"`
-	FinishReason    string  `gorm:"column:finish_reason"`
-	Nudge           string  `gorm:"column:nudge"`
-	NudgeKind       string  `gorm:"column:nudge_kind"`
-	PartsLevel      int     `gorm:"column:parts_level"`
-	InputTokens     int     `gorm:"column:input_tokens"`
-	OutputTokens    int     `gorm:"column:output_tokens"`
+	Step         int     `gorm:"column:step"`
+	Attempt      int     `gorm:"column:attempt"`
+	Text         string  `gorm:"column:text"`
+	FinishReason string  `gorm:"column:finish_reason"`
+	Nudge        string  `gorm:"column:nudge"`
+	NudgeKind    string  `gorm:"column:nudge_kind"`
+	PartsLevel   int     `gorm:"column:parts_level"`
+	InputTokens  int     `gorm:"column:input_tokens"`
+	OutputTokens int     `gorm:"column:output_tokens"`
+	Call         callRow `gorm:"embedded"`
+}
+
+// callRow is a tool call read as callColumns (CID nil: none).
+type callRow struct {
 	CID             *string `gorm:"column:c_id"`
+	CTurnID         string  `gorm:"column:c_turn_id"`
+	CStep           int     `gorm:"column:c_step"`
 	CIdx            int     `gorm:"column:c_idx"`
 	CProviderCallID string  `gorm:"column:c_provider_call_id"`
 	CTool           string  `gorm:"column:c_tool"`
@@ -227,6 +237,13 @@ type stepCallRow struct {
 	CSpaceID        string  `gorm:"column:c_space_id"`
 }
 
+func (r callRow) toolCall() ToolCall {
+	return toToolCall(models.ToolCall{ID: *r.CID, TurnID: r.CTurnID, Step: r.CStep, Idx: r.CIdx,
+		ProviderCallID: r.CProviderCallID, Tool: r.CTool, Arguments: r.CArguments, Status: r.CStatus, Result: r.CResult,
+		Summary: r.CSummary, Refs: r.CRefs, ErrorCode: r.CErrorCode, ErrorMessage: r.CErrorMessage, Input: r.CInput,
+		HeldFor: r.CHeldFor, UndoGroupID: r.CUndoGroupID, SpaceID: r.CSpaceID})
+}
+
 // GetToolCall returns one call by id.
 func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 	var r models.ToolCall
@@ -238,6 +255,39 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 		return ToolCall{}, fmt.Errorf("get tool call %s: %w", id, err)
 	}
 	return toToolCall(r), nil
+}
+
+// GetCallAndTurn is GetToolCall and GetTurnAndRecord in one query: what a
+// tool call's activity reads first. In an activity that keeps its access
+// reads (workspace.CheckAccessOnce) the person's access to the turn's space
+// is read along, as GetTurnAndRecord does.
+func (s *Store) GetCallAndTurn(ctx context.Context, callID, turnID string) (ToolCall, Turn, RunRecord, error) {
+	var row struct {
+		models.Turn
+		AccessRole *string `gorm:"column:access_role"`
+		AccessMCP  bool    `gorm:"column:access_mcp"`
+		Call       callRow `gorm:"embedded"`
+	}
+	cols := "turns.*, " + callColumns
+	if workspace.RemembersAccess(ctx) {
+		cols += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
+	}
+	err := s.q(ctx).Table("turns").Select(cols).Joins("LEFT JOIN tool_calls c ON c.id = ?", callID).
+		Where("turns.id = ?", turnID).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ToolCall{}, Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: turnID}
+	}
+	if err != nil {
+		return ToolCall{}, Turn{}, RunRecord{}, fmt.Errorf("get tool call %s: %w", callID, err)
+	}
+	if row.Call.CID == nil {
+		return ToolCall{}, Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "tool call", ID: callID}
+	}
+	if workspace.RemembersAccess(ctx) {
+		workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.AccessRole, row.AccessMCP)
+	}
+	call := row.Call.toolCall()
+	return call, toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
 
 // EarlierCalls counts, by tool, the calls of a call's turn that come
