@@ -159,6 +159,7 @@ func TestRunToolReadsAccessOnce(t *testing.T) {
 			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "tool_calls"), "%s: the call and its turn in one read", c.Tool)
 			require.Equal(t, 1, dbtest.Matching(got, "FROM turn_steps"), "%s: the steps read once (titles, earlier calls)", c.Tool)
 			require.Zero(t, dbtest.Matching(got, "count(*)", "tool_calls"), c.Tool)
+			require.Zero(t, dbtest.Matching(got, "FROM settings WHERE person_id"), "%s: the settings read with the turn too", c.Tool)
 		}
 		require.Len(t, f.tasks(t), 1)
 	})

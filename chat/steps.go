@@ -264,9 +264,8 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 func (s *Store) GetCallAndTurn(ctx context.Context, callID, turnID string) (ToolCall, Turn, RunRecord, error) {
 	var row struct {
 		models.Turn
-		AccessRole *string `gorm:"column:access_role"`
-		AccessMCP  bool    `gorm:"column:access_mcp"`
-		Call       callRow `gorm:"embedded"`
+		Access workspace.ActivityRead `gorm:"embedded"`
+		Call   callRow                `gorm:"embedded"`
 	}
 	cols := "turns.*, " + callColumns
 	if workspace.RemembersAccess(ctx) {
@@ -284,7 +283,7 @@ func (s *Store) GetCallAndTurn(ctx context.Context, callID, turnID string) (Tool
 		return ToolCall{}, Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "tool call", ID: callID}
 	}
 	if workspace.RemembersAccess(ctx) {
-		workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.AccessRole, row.AccessMCP)
+		workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
 	}
 	call := row.Call.toolCall()
 	return call, toTurn(row.Turn), toRunRecord(row.Turn), nil

@@ -373,8 +373,7 @@ func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecor
 func (s *Store) turnWithAccess(ctx context.Context, id string, record bool) (Turn, RunRecord, error) {
 	var row struct {
 		models.Turn
-		AccessRole *string `gorm:"column:access_role"`
-		AccessMCP  bool    `gorm:"column:access_mcp"`
+		Access workspace.ActivityRead `gorm:"embedded"`
 	}
 	cols := "turns.*"
 	if !record {
@@ -388,7 +387,7 @@ func (s *Store) turnWithAccess(ctx context.Context, id string, record bool) (Tur
 	if err != nil {
 		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
-	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.AccessRole, row.AccessMCP)
+	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
 	return toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
 

@@ -27,12 +27,30 @@ func TestCheckAccessOnce(t *testing.T) {
 		_, err = f.svc.ListTasks(ctx, f.editor, f.acme, workspace.TaskFilter{})
 		require.NoError(t, err)
 		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error { return tx.CanWrite(ctx, f.editor.PersonID, f.acme) }))
-		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM memberships"), "one read of the membership")
+		got := rec.Take()
+		require.Equal(t, 1, dbtest.Matching(got, "FROM memberships"), "one read of the membership")
+		require.Zero(t, dbtest.Matching(got, "FROM connections WHERE space_id"), "no connections to list: none read")
 		has, known := workspace.SpaceHasMCP(ctx, f.acme)
 		require.True(t, known)
 		require.False(t, has, "Acme has no MCP server")
 		_, known = workspace.SpaceHasMCP(t.Context(), f.acme)
 		require.False(t, known, "not known outside an activity's context")
+
+		// The person's settings: read once, and again after the
+		// activity changed them itself.
+		_, err = f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		st, err := f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, workspace.PolicyImmediate, st.WritePolicy)
+		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM settings"), "one read of the settings")
+		policy := workspace.PolicyPreview
+		_, err = f.svc.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &policy})
+		require.NoError(t, err)
+		st, err = f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, workspace.PolicyPreview, st.WritePolicy, "changed in this activity: read again")
+		rec.Take()
 
 		// A space the person cannot open is remembered as such.
 		_, err = f.svc.GetSpace(ctx, f.editor.PersonID, f.other)
@@ -42,6 +60,7 @@ func TestCheckAccessOnce(t *testing.T) {
 
 		// Removed by someone else while the activity runs: this activity
 		// keeps its answer; the next one is refused.
+		require.NoError(t, f.svc.CanWrite(ctx, f.editor.PersonID, f.acme))
 		_, err = f.svc.RemovePerson(t.Context(), f.owner, f.acme, f.editor.PersonID)
 		require.NoError(t, err)
 		require.NoError(t, f.svc.CanWrite(ctx, f.editor.PersonID, f.acme))
@@ -70,5 +89,8 @@ func TestCheckAccessOnce(t *testing.T) {
 		require.NoError(t, f.svc.CanWrite(later, f.owner.PersonID, f.acme))
 		has, known = workspace.SpaceHasMCP(later, f.acme)
 		require.True(t, known && has)
+		conns, err := f.svc.ListConnections(later, f.owner, f.acme)
+		require.NoError(t, err)
+		require.Len(t, conns, 1, "a space with a connection lists it")
 	})
 }
