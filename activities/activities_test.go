@@ -136,3 +136,31 @@ func TestFinishTurnIsIdempotent(t *testing.T) {
 		require.Equal(t, 1, done)
 	})
 }
+
+// TestRunToolReadsAccessOnce: a tool call's activity reads the person's
+// access with the turn, in the same query, and the Runner's recheck and
+// the tool's own check (hub_list_tasks' ListTasks, hub_create_tasks'
+// CanWrite and its Undo group's) answer from it; in a space without MCP
+// servers the registry reads no connections.
+func TestRunToolReadsAccessOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		calls := f.step(t, 1, chat.ToolCall{Tool: "hub_list_tasks", Arguments: `{}`},
+			chat.ToolCall{Tool: "hub_create_tasks", Arguments: `{"tasks":[{"title":"Draft brief"}]}`})
+		rec := dbtest.Record(t, f.db)
+		for _, c := range calls {
+			out, err := f.acts.RunTool(context.Background(), activities.RunToolInput{TurnID: f.turn.ID, CallID: c.ID})
+			require.NoError(t, err)
+			require.Equal(t, chat.CallDone, out.Status)
+			got := rec.Take()
+			require.Equal(t, 1, dbtest.Matching(got, "memberships"), "%s: the access read with the turn, once: %q", c.Tool, got)
+			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships"), c.Tool)
+			require.Zero(t, dbtest.Matching(got, "FROM connections WHERE space_id"), "%s: no registry read: %q", c.Tool, got)
+			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "tool_calls"), "%s: the call and its turn in one read", c.Tool)
+			require.Equal(t, 1, dbtest.Matching(got, "FROM turn_steps"), "%s: the steps read once (titles, earlier calls)", c.Tool)
+			require.Zero(t, dbtest.Matching(got, "count(*)", "tool_calls"), c.Tool)
+			require.Zero(t, dbtest.Matching(got, "FROM settings WHERE person_id"), "%s: the settings read with the turn too", c.Tool)
+		}
+		require.Len(t, f.tasks(t), 1)
+	})
+}

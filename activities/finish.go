@@ -18,6 +18,7 @@ import (
 // repeated. A run started by an operator's reset reopens the turn first
 // (claim), so the ending, reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
+	ctx = workspace.CheckAccessOnce(ctx)
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)

@@ -12,33 +12,42 @@ import (
 // offerInput gathers what the turn's tool offer is decided from: the
 // person's message, mentions, open page and connected apps. Added (the
 // tools hub_how_to and hub_find_tools made available) is left to the
-// caller.
+// caller. It also returns the apps and skills it read, which the
+// instructions are written from (PrepareTurn reads them once).
 //
 // With refresh (the turn's start) the space's MCP servers whose listing is
-// stale are listed again first (offerApps).
-func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role workspace.Role, settings workspace.Settings, refresh bool) (assistant.OfferInput, error) {
-	var appNames []string
+// stale are listed again first (offerApps); the connections are read
+// after that, so one that failed just now is named as failing.
+func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role workspace.Role, settings workspace.Settings, refresh bool) (assistant.OfferInput, turnApps, error) {
+	reg, appOffers, err := a.offerApps(ctx, turn.SpaceID, refresh && role != workspace.RoleGuest)
+	if err != nil {
+		return assistant.OfferInput{}, turnApps{}, err
+	}
 	conns, err := a.Workspace.ListConnections(ctx, workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}, turn.SpaceID)
 	if err != nil {
-		return assistant.OfferInput{}, err
+		return assistant.OfferInput{}, turnApps{}, err
 	}
+	var appNames []string
 	for _, c := range conns {
 		appNames = append(appNames, c.Name)
 	}
 	// hub_read_skill is offered when the instructions list a skill.
 	skills, err := a.Workspace.InstructionSkills(ctx, turn.PersonID)
 	if err != nil {
-		return assistant.OfferInput{}, err
-	}
-	reg, appOffers, err := a.offerApps(ctx, turn.SpaceID, refresh && role != workspace.RoleGuest)
-	if err != nil {
-		return assistant.OfferInput{}, err
+		return assistant.OfferInput{}, turnApps{}, err
 	}
 	return assistant.OfferInput{
 		Registry: reg, Apps: appOffers, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
 		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks,
 		Skills: len(skills) > 0,
-	}, nil
+	}, turnApps{conns: conns, skills: skills}, nil
+}
+
+// turnApps are the connected apps of the turn's space as its person sees
+// them and the person's enabled skills.
+type turnApps struct {
+	conns  []workspace.Connection
+	skills []workspace.Skill
 }
 
 // addTools keeps tools a call made available in the turn's offer for the
@@ -53,7 +62,7 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspac
 	if err != nil {
 		return gone(err)
 	}
-	in, err := a.offerInput(ctx, turn, user, role, settings, false)
+	in, _, err := a.offerInput(ctx, turn, user, role, settings, false)
 	if err != nil {
 		return err
 	}

@@ -1,33 +1,22 @@
 package activities
 
 import (
-	"context"
-
 	"hub/assistant"
-	"hub/chat"
 	"hub/workspace"
 )
 
-// personBlocks reads what the instructions say about the person and the
+// personBlocks is what the instructions say about the person and the
 // space's apps: their persona, their enabled skills (the instructions list
 // them, hub_read_skill reads them) and the connected apps of the
-// conversation's space, which a guest is not told of (nil, and nothing is
-// read for them).
-func (a *Activities) personBlocks(ctx context.Context, turn chat.Turn, person workspace.Person, role workspace.Role, settings workspace.Settings) (assistant.Profile, error) {
-	skills, err := a.Workspace.InstructionSkills(ctx, turn.PersonID)
-	if err != nil {
-		return assistant.Profile{}, err
-	}
-	p := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(skills)}
+// conversation's space, which a guest is not told of (ListConnections
+// gives a guest none).
+func personBlocks(person workspace.Person, role workspace.Role, settings workspace.Settings, apps turnApps) assistant.Profile {
+	p := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills)}
 	if role == workspace.RoleGuest {
-		return p, nil
+		return p
 	}
-	conns, err := a.Workspace.ListConnections(ctx, workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}, turn.SpaceID)
-	if err != nil {
-		return assistant.Profile{}, err
-	}
-	p.Apps = &assistant.AppsState{Apps: conns, Writes: settings.ConnectedAppWrites}
-	return p, nil
+	p.Apps = &assistant.AppsState{Apps: apps.conns, Writes: settings.ConnectedAppWrites}
+	return p
 }
 
 // skillRefs are the refs of the skills the instructions name, so a reply

@@ -25,6 +25,7 @@ const MaxSteps = 8
 // the refs the turn knows before any text. Running it twice writes the same
 // record again, so it is safe to retry.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
+	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
 	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)
@@ -59,15 +60,12 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 			return Plan{}, err
 		}
 	}
-	offerIn, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings, true)
+	offerIn, apps, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings, true)
 	if err != nil {
 		return Plan{}, err
 	}
 	offer := assistant.BuildOffer(offerIn)
-	profile, err := a.personBlocks(ctx, turn, person, space.Role, settings)
-	if err != nil {
-		return Plan{}, err
-	}
+	profile := personBlocks(person, space.Role, settings, apps)
 	profile.FirstName, profile.SpaceName, profile.Role = person.FirstName(), space.Name, string(space.Role)
 	profile.WritePolicy, profile.TimeZone, profile.Playbooks = settings.WritePolicy, a.location().String(), playbooks.Index(a.Playbooks)
 	profile.Web = a.webConfigured()

@@ -51,14 +51,10 @@ func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat
 }
 
 // knownTitles maps the ids the turn knows so far (mentions, earlier
-// replies, this turn's tool results) to their titles, so previews and
-// summaries name records as people do.
-func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn) (map[string]string, error) {
+// replies, this turn's tool results in steps, its steps so far) to their
+// titles, so previews and summaries name records as people do.
+func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn, steps []chat.Step) (map[string]string, error) {
 	user, history, err := a.turnMessages(ctx, turn)
-	if err != nil {
-		return nil, err
-	}
-	steps, err := a.Chat.Steps(ctx, turn.ID, MaxSteps+1)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +69,22 @@ func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn) (map[strin
 		out[r.ID] = r.Label
 	}
 	return out, nil
+}
+
+// earlierCalls counts, by tool, the calls of the turn's steps that come
+// before call: every call of its earlier steps and the earlier calls of
+// its own step, whatever became of them (chat.Store.EarlierCalls, from the
+// steps the call's activity read anyway).
+func earlierCalls(steps []chat.Step, call chat.ToolCall) map[string]int {
+	out := map[string]int{}
+	for _, st := range steps {
+		for _, c := range st.ToolCalls {
+			if c.Step < call.Step || c.Step == call.Step && c.Idx < call.Idx {
+				out[c.Tool]++
+			}
+		}
+	}
+	return out
 }
 
 func dedupeRefs(refs []workspace.Ref, limit int) []workspace.Ref {

@@ -27,15 +27,22 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // replayed workflow or an operator's reset never runs a write twice: a
 // write commits together with its outcome row, in one transaction.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
-	call, err := a.Chat.GetToolCall(ctx, in.CallID)
+	ctx = workspace.CheckAccessOnce(ctx)
+	// The call, its turn and run record, and the person's access, in one
+	// read.
+	call, turn, rec, err := a.Chat.GetCallAndTurn(ctx, in.CallID, in.TurnID)
 	if err != nil || call.Final() {
 		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
 	}
-	turn, rec, err := a.Chat.GetTurnAndRecord(ctx, in.TurnID)
-	if err != nil {
-		return ToolOutcome{}, gone(err)
-	}
 	if err := a.claim(ctx, turn, call.Step); err != nil {
+		return ToolOutcome{}, err
+	}
+	// The person's access was read once for this call, with the turn
+	// (which also tells whether the space has MCP servers, for the
+	// registry); the Runner's recheck and the tool's own checks answer
+	// from it. A person who cannot open the space is refused by the
+	// recheck.
+	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
 		return ToolOutcome{}, err
 	}
 	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, map[string]any{
@@ -99,16 +106,19 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	if err != nil {
 		return nil, toolrun.Call{}, err
 	}
+	// The turn's steps so far, read once: the titles it knows and the
+	// calls before this one.
+	steps, err := a.Chat.Steps(ctx, turn.ID, MaxSteps+1)
+	if err != nil {
+		return nil, toolrun.Call{}, err
+	}
 	if spaceErr == nil {
-		if tc.known, err = a.knownTitles(ctx, turn); err != nil {
+		if tc.known, err = a.knownTitles(ctx, turn, steps); err != nil {
 			return nil, toolrun.Call{}, err
 		}
 	}
 	tc.spaceID = spaceID
-	earlier, err := a.Chat.EarlierCallsOf(ctx, call)
-	if err != nil {
-		return nil, toolrun.Call{}, err
-	}
+	earlier := earlierCalls(steps, call)
 	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
 		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlier, Invalid: spaceErr}
 	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {

@@ -112,12 +112,10 @@ func (s *Server) startTurn(c *gin.Context) {
 		}
 		page = string(bounded)
 	}
+	// GetConversation checks that the person can open its space now (in
+	// the same query), and StartTurn reads it again with the same check.
 	conv, err := s.Chat.GetConversation(ctx, person(c).ID, c.Param("id"))
 	if err != nil {
-		respondError(c, err)
-		return
-	}
-	if _, err := s.Workspace.Access(ctx, person(c).ID, conv.SpaceID); err != nil {
 		respondError(c, err)
 		return
 	}

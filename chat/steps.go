@@ -158,33 +158,90 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 
 // Steps returns a turn's model steps before the given one, with each call's
 // current outcome, oldest first: the transcript the next model request
-// continues.
+// continues. One query: the steps joined with their calls.
 func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, error) {
 	if before <= 1 {
 		return []Step{}, nil // steps count from 1: a turn's first model call has none before it
 	}
-	var rows []models.TurnStep
-	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step").Find(&rows).Error; err != nil {
+	var rows []stepCallRow
+	if err := s.q(ctx).Raw(stepsSQL, turnID, before).Scan(&rows).Error; err != nil {
 		return nil, fmt.Errorf("steps of %s: %w", turnID, err)
 	}
-	if len(rows) == 0 {
-		// A step's calls are saved with its row (SaveStep): none either.
-		return []Step{}, nil
-	}
-	var calls []models.ToolCall
-	if err := s.q(ctx).Where("turn_id = ? AND step < ?", turnID, before).Order("step, idx").Find(&calls).Error; err != nil {
-		return nil, fmt.Errorf("tool calls of %s: %w", turnID, err)
-	}
-	byStep := map[int][]ToolCall{}
-	for _, c := range calls {
-		byStep[c.Step] = append(byStep[c.Step], toToolCall(c))
-	}
-	out := make([]Step, len(rows))
-	for i, r := range rows {
-		out[i] = Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
-			NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel, Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ToolCalls: byStep[r.Step]}
+	out := []Step{}
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].Step != r.Step {
+			out = append(out, Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
+				NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel, Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}})
+		}
+		if r.Call.CID == nil {
+			continue // a step without calls
+		}
+		st := &out[len(out)-1]
+		st.ToolCalls = append(st.ToolCalls, r.Call.toolCall())
 	}
 	return out, nil
+}
+
+// stepsSQL reads a turn's steps before one with their calls (none: one
+// row with the call's columns empty).
+const stepsSQL = `SELECT s.step, s.attempt, s.text, s.finish_reason, s.nudge, s.nudge_kind, s.parts_level,
+		s.input_tokens, s.output_tokens,
+		` + callColumns + `
+	FROM turn_steps s LEFT JOIN tool_calls c ON c.turn_id = s.turn_id AND c.step = s.step
+	WHERE s.turn_id = ? AND s.step < ?
+	ORDER BY s.step, c.idx`
+
+// callColumns are a tool call's columns (of c, left joined) as
+// stepCallRow's c_ fields.
+const callColumns = `c.id AS c_id, COALESCE(c.turn_id, '') AS c_turn_id, COALESCE(c.step, 0) AS c_step,
+		COALESCE(c.idx, 0) AS c_idx, COALESCE(c.provider_call_id, '') AS c_provider_call_id,
+		COALESCE(c.tool, '') AS c_tool, COALESCE(c.arguments, '') AS c_arguments, COALESCE(c.status, '') AS c_status,
+		COALESCE(c.result, '') AS c_result, COALESCE(c.summary, '') AS c_summary, COALESCE(c.refs, '') AS c_refs,
+		COALESCE(c.error_code, '') AS c_error_code, COALESCE(c.error_message, '') AS c_error_message,
+		COALESCE(c.input, '') AS c_input, COALESCE(c.held_for, '') AS c_held_for,
+		COALESCE(c.undo_group_id, '') AS c_undo_group_id, COALESCE(c.space_id, '') AS c_space_id`
+
+// stepCallRow is a row of stepsSQL (and its c_ fields a call of
+// GetCallAndTurn).
+type stepCallRow struct {
+	Step         int     `gorm:"column:step"`
+	Attempt      int     `gorm:"column:attempt"`
+	Text         string  `gorm:"column:text"`
+	FinishReason string  `gorm:"column:finish_reason"`
+	Nudge        string  `gorm:"column:nudge"`
+	NudgeKind    string  `gorm:"column:nudge_kind"`
+	PartsLevel   int     `gorm:"column:parts_level"`
+	InputTokens  int     `gorm:"column:input_tokens"`
+	OutputTokens int     `gorm:"column:output_tokens"`
+	Call         callRow `gorm:"embedded"`
+}
+
+// callRow is a tool call read as callColumns (CID nil: none).
+type callRow struct {
+	CID             *string `gorm:"column:c_id"`
+	CTurnID         string  `gorm:"column:c_turn_id"`
+	CStep           int     `gorm:"column:c_step"`
+	CIdx            int     `gorm:"column:c_idx"`
+	CProviderCallID string  `gorm:"column:c_provider_call_id"`
+	CTool           string  `gorm:"column:c_tool"`
+	CArguments      string  `gorm:"column:c_arguments"`
+	CStatus         string  `gorm:"column:c_status"`
+	CResult         string  `gorm:"column:c_result"`
+	CSummary        string  `gorm:"column:c_summary"`
+	CRefs           string  `gorm:"column:c_refs"`
+	CErrorCode      string  `gorm:"column:c_error_code"`
+	CErrorMessage   string  `gorm:"column:c_error_message"`
+	CInput          string  `gorm:"column:c_input"`
+	CHeldFor        string  `gorm:"column:c_held_for"`
+	CUndoGroupID    string  `gorm:"column:c_undo_group_id"`
+	CSpaceID        string  `gorm:"column:c_space_id"`
+}
+
+func (r callRow) toolCall() ToolCall {
+	return toToolCall(models.ToolCall{ID: *r.CID, TurnID: r.CTurnID, Step: r.CStep, Idx: r.CIdx,
+		ProviderCallID: r.CProviderCallID, Tool: r.CTool, Arguments: r.CArguments, Status: r.CStatus, Result: r.CResult,
+		Summary: r.CSummary, Refs: r.CRefs, ErrorCode: r.CErrorCode, ErrorMessage: r.CErrorMessage, Input: r.CInput,
+		HeldFor: r.CHeldFor, UndoGroupID: r.CUndoGroupID, SpaceID: r.CSpaceID})
 }
 
 // GetToolCall returns one call by id.
@@ -198,6 +255,38 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 		return ToolCall{}, fmt.Errorf("get tool call %s: %w", id, err)
 	}
 	return toToolCall(r), nil
+}
+
+// GetCallAndTurn is GetToolCall and GetTurnAndRecord in one query: what a
+// tool call's activity reads first. In an activity that keeps its access
+// reads (workspace.CheckAccessOnce) the person's access to the turn's space
+// is read along, as GetTurnAndRecord does.
+func (s *Store) GetCallAndTurn(ctx context.Context, callID, turnID string) (ToolCall, Turn, RunRecord, error) {
+	var row struct {
+		models.Turn
+		Access workspace.ActivityRead `gorm:"embedded"`
+		Call   callRow                `gorm:"embedded"`
+	}
+	cols := "turns.*, " + callColumns
+	if workspace.RemembersAccess(ctx) {
+		cols += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
+	}
+	err := s.q(ctx).Table("turns").Select(cols).Joins("LEFT JOIN tool_calls c ON c.id = ?", callID).
+		Where("turns.id = ?", turnID).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ToolCall{}, Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: turnID}
+	}
+	if err != nil {
+		return ToolCall{}, Turn{}, RunRecord{}, fmt.Errorf("get tool call %s: %w", callID, err)
+	}
+	if row.Call.CID == nil {
+		return ToolCall{}, Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "tool call", ID: callID}
+	}
+	if workspace.RemembersAccess(ctx) {
+		workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
+	}
+	call := row.Call.toolCall()
+	return call, toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
 
 // EarlierCalls counts, by tool, the calls of a call's turn that come

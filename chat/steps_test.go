@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
+	"hub/dbtest"
 	"hub/models"
 	"hub/workspace"
 )
@@ -186,9 +187,17 @@ func TestStepsInOrder(t *testing.T) {
 			_, err := f.store.SaveStep(ctx, turn.ID, chat.Step{Step: n, Attempt: 1, ToolCalls: calls})
 			require.NoError(t, err)
 		}
+		// A step without calls is listed too.
+		_, err := f.store.SaveStep(ctx, turn.ID, chat.Step{Step: 4, Attempt: 1, Text: "done"})
+		require.NoError(t, err)
+		rec := dbtest.Record(t, f.db)
 		steps, err := f.store.Steps(ctx, turn.ID, 100)
 		require.NoError(t, err)
-		require.Len(t, steps, 3)
+		require.Len(t, rec.Take(), 1, "the steps and their calls in one read")
+		require.Len(t, steps, 4)
+		require.Equal(t, "done", steps[3].Text)
+		require.Empty(t, steps[3].ToolCalls)
+		steps = steps[:3]
 		for i, s := range steps {
 			require.Equal(t, i+1, s.Step)
 			require.Len(t, s.ToolCalls, s.Step)
@@ -211,9 +220,17 @@ func TestStepKeepsItsNudgeKind(t *testing.T) {
 			_, err := f.store.SaveStep(ctx, turn.ID, chat.Step{Step: i + 1, Attempt: 1, Text: "t", Nudge: note, NudgeKind: kind})
 			require.NoError(t, err)
 		}
+		// A step without calls is listed too.
+		_, err := f.store.SaveStep(ctx, turn.ID, chat.Step{Step: 4, Attempt: 1, Text: "done"})
+		require.NoError(t, err)
+		rec := dbtest.Record(t, f.db)
 		steps, err := f.store.Steps(ctx, turn.ID, 100)
 		require.NoError(t, err)
-		require.Len(t, steps, 3)
+		require.Len(t, rec.Take(), 1, "the steps and their calls in one read")
+		require.Len(t, steps, 4)
+		require.Equal(t, "done", steps[3].Text)
+		require.Empty(t, steps[3].ToolCalls)
+		steps = steps[:3]
 		require.Equal(t, []chat.NudgeKind{chat.NudgeAnswer, chat.NudgeVerify, ""},
 			[]chat.NudgeKind{steps[0].NudgeKind, steps[1].NudgeKind, steps[2].NudgeKind})
 	})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -216,6 +218,10 @@ var runRecordColumns = []string{"instructions", "context", "offered_tools", "add
 // GetTurn returns a turn by id, whoever owns it (for the worker). It
 // leaves the run record unread: GetTurnAndRecord reads both at once.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
+	if workspace.RemembersAccess(ctx) {
+		t, _, err := s.turnWithAccess(ctx, id, false)
+		return t, err
+	}
 	var r models.Turn
 	err := s.q(ctx).Omit(runRecordColumns...).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -383,6 +389,9 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 // GetTurnAndRecord is GetTurn and GetRunRecord in one read of the row:
 // what a model call and a tool call start from.
 func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecord, error) {
+	if workspace.RemembersAccess(ctx) {
+		return s.turnWithAccess(ctx, id, true)
+	}
 	var r models.Turn
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -393,6 +402,56 @@ func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecor
 	}
 	return toTurn(r), toRunRecord(r), nil
 }
+
+// turnWithAccess is GetTurn (GetTurnAndRecord, with record) for an
+// activity that keeps its access reads (workspace.CheckAccessOnce): the
+// same read of the turn also reads the person's access to its space, so
+// the activity's access check is no read of its own.
+func (s *Store) turnWithAccess(ctx context.Context, id string, record bool) (Turn, RunRecord, error) {
+	var row struct {
+		models.Turn
+		Access workspace.ActivityRead `gorm:"embedded"`
+	}
+	cols := "turns.*"
+	if !record {
+		cols = turnColumns(s.db)
+	}
+	err := s.q(ctx).Table("turns").Select(cols+", "+workspace.AccessColumns("turns.person_id", "turns.space_id")).
+		Where("turns.id = ?", id).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
+	}
+	if err != nil {
+		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
+	}
+	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
+	return toTurn(row.Turn), toRunRecord(row.Turn), nil
+}
+
+// turnColumns are the turn row's columns but its run record's, as
+// "turns.a, turns.b, …".
+func turnColumns(db *gorm.DB) string {
+	turnColumnsOnce.Do(func() {
+		turnColumnsList = "turns.*"
+		stmt := &gorm.Statement{DB: db}
+		if err := stmt.Parse(&models.Turn{}); err != nil {
+			return // every column: wider, not wrong
+		}
+		var cols []string
+		for _, n := range stmt.Schema.DBNames {
+			if !slices.Contains(runRecordColumns, n) {
+				cols = append(cols, "turns."+n)
+			}
+		}
+		turnColumnsList = strings.Join(cols, ", ")
+	})
+	return turnColumnsList
+}
+
+var (
+	turnColumnsOnce sync.Once
+	turnColumnsList string
+)
 
 func toRunRecord(r models.Turn) RunRecord {
 	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,

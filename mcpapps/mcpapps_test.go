@@ -18,6 +18,7 @@ import (
 	"hub/dbtest"
 	"hub/mcpapps"
 	"hub/mcpapps/mcptest"
+	"hub/models"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -49,6 +50,7 @@ func newServer(t testing.TB, extra int) *server {
 }
 
 type fixture struct {
+	db      *models.DB
 	ws      *workspace.Service
 	cat     *mcpapps.Catalog
 	spaceID string
@@ -73,7 +75,7 @@ func newFixture(t testing.TB, allow []string, timeout time.Duration) *fixture {
 	require.NoError(t, err)
 	_, viewer, err := ws.EnsureMember(ctx, "Acme", "Vera Viewer", workspace.RoleViewer)
 	require.NoError(t, err)
-	return &fixture{ws: ws, cat: cat, spaceID: spaceID, owner: workspace.Actor{PersonID: owner, Via: workspace.ViaREST},
+	return &fixture{db: db, ws: ws, cat: cat, spaceID: spaceID, owner: workspace.Actor{PersonID: owner, Via: workspace.ViaREST},
 		viewer: workspace.Actor{PersonID: viewer, Via: workspace.ViaREST}}
 }
 
@@ -508,4 +510,47 @@ func TestHeldSessionEndsWhenTheConnectionIsGone(t *testing.T) {
 	_, err = f.ws.DeleteConnection(ctx, f.owner, f.spaceID, conn.ID)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return !worker.Holding(conn.ID) }, 10*time.Second, 5*time.Millisecond, "the session ends")
+}
+
+// An activity reads the person's access once (workspace.CheckAccessOnce),
+// and that read says whether the space has an MCP server: in a space with
+// none the registry asks nothing more. Each activity reads afresh, so a
+// server connected or deleted meanwhile (by another request or process)
+// is offered, or no longer, from the next activity on.
+func TestActivityOfASpaceWithoutMCPAsksNothing(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, 0)
+	f := newFixture(t, []string{hostOf(srv.URL)}, 5*time.Second)
+	rec := dbtest.Record(t, f.db)
+	activity := func() context.Context {
+		ctx := workspace.CheckAccessOnce(context.Background())
+		_, err := f.ws.Access(ctx, f.owner.PersonID, f.spaceID)
+		require.NoError(t, err)
+		rec.Take()
+		return ctx
+	}
+	ctx := activity()
+	defs, err := f.cat.Definitions(ctx, f.spaceID)
+	require.NoError(t, err)
+	require.Empty(t, defs)
+	apps, err := f.cat.Apps(ctx, f.spaceID, true)
+	require.NoError(t, err)
+	require.Empty(t, apps)
+	require.Empty(t, rec.Take(), "no query of the connections")
+
+	conn := f.connect(t, "Tracker", srv.URL, "")
+	_, err = f.cat.Refresh(context.Background(), f.spaceID, conn.ID)
+	require.NoError(t, err)
+	ctx = activity()
+	defs, err = f.cat.Definitions(ctx, f.spaceID)
+	require.NoError(t, err)
+	require.NotNil(t, find(defs, "lookup"), "connected since the last activity")
+
+	_, err = f.ws.DeleteConnection(context.Background(), f.owner, f.spaceID, conn.ID)
+	require.NoError(t, err)
+	ctx = activity()
+	defs, err = f.cat.Definitions(ctx, f.spaceID)
+	require.NoError(t, err)
+	require.Empty(t, defs, "deleted since the last activity")
+	require.Empty(t, rec.Take(), "and known to be gone from the access read")
 }

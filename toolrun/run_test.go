@@ -358,3 +358,33 @@ func TestRunBatch(t *testing.T) {
 		require.Len(t, committed, 3, "one commit per batch")
 	})
 }
+
+// TestAccessIsReadOncePerCall: the recheck reads the person's membership,
+// and the write's own checks (CreateTasks' and its Undo group's CanWrite)
+// answer from that read; the next call reads again and is refused once
+// the person was removed.
+func TestAccessIsReadOncePerCall(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		write := f.pending(t, 1, "t_write", "One")
+		rec := dbtest.Record(t, f.db)
+		var seen []toolrun.Outcome
+		out, err := f.runner.Run(ctx, write, f.complete(&seen, write.ID))
+		require.NoError(t, err)
+		require.Equal(t, toolrun.Succeeded, out.Kind)
+		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM memberships"), "one read of the membership per call")
+
+		_, err = f.svc.RemovePerson(ctx, workspace.Actor{PersonID: f.bob, Via: workspace.ViaREST}, f.acme, f.ann)
+		require.ErrorIs(t, err, workspace.ErrForbidden, "an editor may not remove the owner")
+		role := workspace.RoleOwner
+		_, err = f.svc.UpdatePerson(ctx, workspace.Actor{PersonID: f.ann, Via: workspace.ViaREST}, f.acme, f.bob, workspace.PersonPatch{Role: &role})
+		require.NoError(t, err)
+		_, err = f.svc.RemovePerson(ctx, workspace.Actor{PersonID: f.bob, Via: workspace.ViaREST}, f.acme, f.ann)
+		require.NoError(t, err)
+		next := f.pending(t, 2, "t_write", "Two")
+		out, err = f.runner.Run(ctx, next, f.complete(&seen, next.ID))
+		require.NoError(t, err)
+		require.Equal(t, toolrun.Refused, out.Kind, "the next call reads again")
+		require.EqualValues(t, 1, f.tasks(t))
+	})
+}

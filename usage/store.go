@@ -1,9 +1,11 @@
 package usage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -183,45 +185,92 @@ func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 // call settled before is left as it is; one the sweeper released still
 // gets its usage, and its cost counts as spent. A call never reserved is
 // recorded as settled.
+//
+// Nothing is read before the update: the UPDATE names the status it
+// settles from (reserved, then released), so it knows, atomically, whether
+// the reservation still counted, and RETURNING gives the month's row to
+// move it in. A release racing it (the sweeper, the turn's next attempt)
+// makes the reserved UPDATE match nothing (Postgres rechecks the status on
+// the row's new version) and the released one take over, so the estimate
+// is taken off exactly once. On Postgres the usual case is one statement
+// (the spend's upsert rides in it); on SQLite one transaction.
 func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, errKind string) error {
 	now := s.now()
+	set := []any{StatusSettled, u.InputTokens, min(u.CachedInputTokens, u.InputTokens), u.OutputTokens, cost, errKind, now}
+	if s.db.Dialector.Name() == "postgres" {
+		for _, from := range []string{StatusReserved, StatusReleased} {
+			var n int64
+			args := append(append([]any{}, set...), c.ID, from, from, cost, cost)
+			if err := s.q(ctx).Raw(settleSQL, args...).Scan(&n).Error; err != nil {
+				return fmt.Errorf("settle model call: %w", err)
+			}
+			if n == 1 {
+				return nil
+			}
+		}
+	}
 	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		// Twice at most: the row's status may change between the read and
-		// the update (a release by the sweeper or by the turn's next
-		// attempt); the second read sees it, so the cost is never lost.
-		for range 2 {
-			var row models.ModelCall
-			err := tx.Where("id = ?", c.ID).Take(&row).Error
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				row = models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+		// Three times at most: a missing row is recorded as released and
+		// settled from there; a status changed meanwhile is met by the
+		// next UPDATE.
+		for range 3 {
+			for _, from := range []string{StatusReserved, StatusReleased} {
+				var rows []struct {
+					SpaceID        string
+					Day            string
+					ReservedMicros int64
+				}
+				args := append(append([]any{}, set...), c.ID, from)
+				if err := tx.Raw(settleUpdate+` RETURNING space_id, day, reserved_micros`, args...).Scan(&rows).Error; err != nil {
+					return fmt.Errorf("settle model call: %w", err)
+				}
+				if len(rows) == 1 {
+					held := int64(0)
+					if from == StatusReserved {
+						held = rows[0].ReservedMicros
+					}
+					return addSpend(tx, rows[0].SpaceID, rows[0].Day[:7], cost, -held)
+				}
+			}
+			var status string
+			err := tx.Model(&models.ModelCall{}).Select("status").Where("id = ?", c.ID).Take(&status).Error
+			switch {
+			case err == nil && status == StatusSettled:
+				return nil // settled before: left as it is
+			case errors.Is(err, gorm.ErrRecordNotFound):
+				row := models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
 					SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReleased, Day: Day(now), CreatedAt: now}
 				if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
 				}
-			} else if err != nil {
+			case err != nil:
 				return fmt.Errorf("settle model call: %w", err)
 			}
-			if row.Status == StatusSettled {
-				return nil
-			}
-			res := tx.Model(&models.ModelCall{}).Where("id = ? AND status = ?", c.ID, row.Status).Updates(map[string]any{
-				"status": StatusSettled, "input_tokens": u.InputTokens, "cached_input_tokens": min(u.CachedInputTokens, u.InputTokens),
-				"output_tokens": u.OutputTokens, "cost_micros": cost, "error_kind": errKind, "settled_at": now})
-			if res.Error != nil {
-				return fmt.Errorf("settle model call: %w", res.Error)
-			}
-			if res.RowsAffected == 0 {
-				continue // its status changed since the read
-			}
-			held := int64(0)
-			if row.Status == StatusReserved {
-				held = row.ReservedMicros
-			}
-			return addSpend(tx, row.SpaceID, Month(row.CreatedAt), cost, -held)
 		}
 		return nil // settled by another attempt meanwhile
 	})
 }
+
+// settleUpdate settles a call from one status; its arguments are set's
+// and then the id and the status.
+const settleUpdate = `UPDATE model_calls SET status = ?, input_tokens = ?, cached_input_tokens = ?, output_tokens = ?,
+	cost_micros = ?, error_kind = ?, settled_at = ? WHERE id = ? AND status = ?`
+
+// settleSQL is Settle's one statement on Postgres: the call's UPDATE from
+// a status (the reservation counts only from reserved: the status again,
+// then the cost twice) feeds the upsert of the month's spend row, and the
+// statement returns how many calls it settled (0: the row is missing, or
+// in another status). The month is its day's (the UTC date of its
+// creation), as Reserve counted it.
+const settleSQL = `WITH settled AS (` + settleUpdate + `
+		RETURNING space_id, substr(day, 1, 7) AS month, CASE WHEN ?::text = 'reserved' THEN reserved_micros ELSE 0 END AS held),
+	spend AS (
+		INSERT INTO space_spend (space_id, month, spent_micros, reserved_micros)
+		SELECT space_id, month, ?::bigint, -held FROM settled WHERE ?::bigint <> 0 OR held <> 0
+		ON CONFLICT (space_id, month) DO UPDATE SET spent_micros = space_spend.spent_micros + excluded.spent_micros,
+			reserved_micros = space_spend.reserved_micros + excluded.reserved_micros
+		RETURNING 1)
+	SELECT count(*) FROM settled`
 
 // addSpend changes a space's month totals, creating its row when missing.
 func addSpend(tx *gorm.DB, spaceID, month string, spent, reserved int64) error {
@@ -260,12 +309,18 @@ func releaseWhere(tx *gorm.DB, now time.Time, where string, args ...any) error {
 }
 
 // releaseCount marks the reserved calls matching where as released and
-// takes their estimates off the months' reserved totals.
+// takes their estimates off the months' reserved totals. The calls' rows
+// are updated first, in id order, and the months' rows after: a Settle
+// locks its call's row and then its month's, so a release that held a
+// month's row while it waited for a call's row deadlocked with it.
 func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
 	var rows []models.ModelCall
-	if err := tx.Where(where, args...).Find(&rows).Error; err != nil {
+	if err := tx.Where(where, args...).Order("id").Find(&rows).Error; err != nil {
 		return 0, fmt.Errorf("release reservations: %w", err)
 	}
+	type month struct{ space, month string }
+	held := map[month]int64{}
+	var months []month
 	var n int64
 	for _, r := range rows {
 		res := tx.Model(&models.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
@@ -277,7 +332,15 @@ func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64,
 			continue
 		}
 		n++
-		if err := addSpend(tx, r.SpaceID, Month(r.CreatedAt), 0, -r.ReservedMicros); err != nil {
+		m := month{r.SpaceID, Month(r.CreatedAt)}
+		if _, ok := held[m]; !ok {
+			months = append(months, m)
+		}
+		held[m] += r.ReservedMicros
+	}
+	slices.SortFunc(months, func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) })
+	for _, m := range months {
+		if err := addSpend(tx, m.space, m.month, 0, -held[m]); err != nil {
 			return n, err
 		}
 	}

@@ -196,3 +196,63 @@ func TestColdMonthRacersAllFit(t *testing.T) {
 		}
 	})
 }
+
+// TestSettleReadsNothingFirst: settling a reserved call is one statement
+// on Postgres (the UPDATE from reserved, with the spend's upsert in it)
+// and an UPDATE … RETURNING and the upsert on SQLite — no read of the row
+// before it is updated.
+func TestSettleReadsNothingFirst(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s, db := setup(t, url, "sp")
+		c := call("t1.1.a", "t1", "sp", "p1")
+		require.NoError(t, s.Reserve(ctx, c, 500))
+		rec := dbtest.Record(t, db)
+		require.NoError(t, s.Settle(ctx, c, llm.Usage{InputTokens: 10, OutputTokens: 2}, 321, ""))
+		got := rec.Take()
+		want := 2
+		if dbtest.IsPostgres(url) {
+			want = 1
+		}
+		require.Len(t, got, want, "%q", got)
+		require.Zero(t, dbtest.Matching(got, "SELECT", "FROM model_calls"), "%q", got)
+		sp := spend(t, s, "sp")
+		require.Equal(t, int64(321), sp.Spent)
+		require.Equal(t, int64(0), sp.Reserved)
+	})
+}
+
+// TestSettleRacingARelease: calls settled while the sweeper releases
+// them: whichever comes first, each estimate leaves the reserved total
+// exactly once and each cost is spent exactly once.
+func TestSettleRacingARelease(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s, _ := setup(t, url, "sp")
+		const n = 16
+		for i := range n {
+			require.NoError(t, s.Reserve(ctx, call(fmt.Sprint("c", i), fmt.Sprint("t", i), "sp", "p"), 1000))
+		}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make([]error, n+1)
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				errs[i] = s.Settle(ctx, call(fmt.Sprint("c", i), fmt.Sprint("t", i), "sp", "p"), llm.Usage{InputTokens: 1}, 7, "")
+			})
+		}
+		wg.Go(func() {
+			<-start
+			_, errs[n] = s.ReleaseStale(ctx, time.Now().Add(time.Minute))
+		})
+		close(start)
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+		sp := spend(t, s, "sp")
+		require.Equal(t, int64(n*7), sp.Spent)
+		require.Equal(t, int64(0), sp.Reserved)
+	})
+}

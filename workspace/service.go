@@ -91,6 +91,9 @@ func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, e
 		// No space has such an id; Postgres would refuse to look (22021).
 		return "", &NotFoundError{Kind: "space", ID: spaceID}
 	}
+	if memo := memoFrom(ctx); memo != nil {
+		return s.accessOnce(ctx, memo, personID, spaceID) // an activity's one read (CheckAccessOnce)
+	}
 	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", &NotFoundError{Kind: "space", ID: spaceID}

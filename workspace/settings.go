@@ -78,6 +78,25 @@ func toSettings(r models.Setting) (Settings, error) {
 
 // GetSettings returns the person's settings, defaults where none are saved.
 func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, error) {
+	if m := memoFrom(ctx); m != nil {
+		// An activity's one read (CheckAccessOnce).
+		if st, ok := m.settingsOf(personID); ok {
+			st.AllowedWriteAreas = append([]string(nil), st.AllowedWriteAreas...)
+			if len(st.AllowedWriteAreas) == 0 {
+				st.AllowedWriteAreas = nil
+			}
+			return st, nil
+		}
+		st, err := s.readSettings(ctx, personID)
+		if err == nil {
+			m.putSettings(personID, st, false)
+		}
+		return st, err
+	}
+	return s.readSettings(ctx, personID)
+}
+
+func (s *Service) readSettings(ctx context.Context, personID string) (Settings, error) {
 	var r models.Setting
 	err := s.q(ctx).Take(&r, "person_id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -100,7 +119,7 @@ func (s *Service) CheckSettingsPatch(ctx context.Context, personID string, p Set
 // patchedSettings are the person's settings with the patch applied, each
 // field checked.
 func (s *Service) patchedSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
-	cur, err := s.GetSettings(ctx, personID)
+	cur, err := s.readSettings(ctx, personID) // what is saved now, not an activity's earlier read
 	if err != nil {
 		return Settings{}, err
 	}
@@ -149,6 +168,7 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	}
 	row := models.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
 		ConnectedAppWrites: cur.ConnectedAppWrites, Model: cur.Model, Effort: cur.Effort, UpdatedAt: s.now()}
+	forgetAccess(ctx) // an activity's later checks read the new settings
 	if err := s.q(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}

@@ -1,0 +1,96 @@
+package workspace_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"hub/dbtest"
+	"hub/models"
+	"hub/workspace"
+)
+
+// TestCheckAccessOnce: in an activity's context the person's membership
+// is read once, however many checks the activity passes through (the
+// space, its connections, its tasks, a write's checks); the next activity
+// reads again and is refused once the person was removed; a removal made
+// in the same context is seen at the next check.
+func TestCheckAccessOnce(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		rec := dbtest.Record(t, f.db)
+		ctx := workspace.CheckAccessOnce(t.Context())
+		_, err := f.svc.GetSpace(ctx, f.editor.PersonID, f.acme)
+		require.NoError(t, err)
+		require.NoError(t, f.svc.CanWrite(ctx, f.editor.PersonID, f.acme))
+		_, err = f.svc.ListConnections(ctx, f.editor, f.acme)
+		require.NoError(t, err)
+		_, err = f.svc.ListTasks(ctx, f.editor, f.acme, workspace.TaskFilter{})
+		require.NoError(t, err)
+		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error { return tx.CanWrite(ctx, f.editor.PersonID, f.acme) }))
+		got := rec.Take()
+		require.Equal(t, 1, dbtest.Matching(got, "FROM memberships"), "one read of the membership")
+		require.Zero(t, dbtest.Matching(got, "FROM connections WHERE space_id"), "no connections to list: none read")
+		has, known := workspace.SpaceHasMCP(ctx, f.acme)
+		require.True(t, known)
+		require.False(t, has, "Acme has no MCP server")
+		_, known = workspace.SpaceHasMCP(t.Context(), f.acme)
+		require.False(t, known, "not known outside an activity's context")
+
+		// The person's settings: read once, and again after the
+		// activity changed them itself.
+		_, err = f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		st, err := f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, workspace.PolicyImmediate, st.WritePolicy)
+		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM settings"), "one read of the settings")
+		policy := workspace.PolicyPreview
+		_, err = f.svc.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &policy})
+		require.NoError(t, err)
+		st, err = f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, workspace.PolicyPreview, st.WritePolicy, "changed in this activity: read again")
+		rec.Take()
+
+		// A space the person cannot open is remembered as such.
+		_, err = f.svc.GetSpace(ctx, f.editor.PersonID, f.other)
+		require.ErrorIs(t, err, workspace.ErrNotFound)
+		require.ErrorIs(t, f.svc.CanWrite(ctx, f.editor.PersonID, f.other), workspace.ErrNotFound)
+		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM memberships"))
+
+		// Removed by someone else while the activity runs: this activity
+		// keeps its answer; the next one is refused.
+		require.NoError(t, f.svc.CanWrite(ctx, f.editor.PersonID, f.acme))
+		_, err = f.svc.RemovePerson(t.Context(), f.owner, f.acme, f.editor.PersonID)
+		require.NoError(t, err)
+		require.NoError(t, f.svc.CanWrite(ctx, f.editor.PersonID, f.acme))
+		next := workspace.CheckAccessOnce(t.Context())
+		require.ErrorIs(t, f.svc.CanWrite(next, f.editor.PersonID, f.acme), workspace.ErrNotFound)
+
+		// A change of memberships made in the activity's own context is
+		// seen by its next check: the viewer demoted by the owner's own
+		// call reads again.
+		own := workspace.CheckAccessOnce(t.Context())
+		require.NoError(t, f.svc.CanWrite(own, f.owner.PersonID, f.acme))
+		_, err = f.svc.GetSpace(own, f.viewer.PersonID, f.acme)
+		require.NoError(t, err)
+		role := workspace.RoleViewer
+		_, err = f.svc.UpdatePerson(own, f.owner, f.acme, f.viewer.PersonID, workspace.PersonPatch{Role: &role})
+		require.NoError(t, err)
+		_, err = f.svc.RemovePerson(own, f.owner, f.acme, f.viewer.PersonID)
+		require.NoError(t, err)
+		_, err = f.svc.GetSpace(own, f.viewer.PersonID, f.acme)
+		require.ErrorIs(t, err, workspace.ErrNotFound, "the removal made in this context is seen")
+
+		// A space with an MCP connection says so.
+		require.NoError(t, f.db.Create(&models.Connection{ID: "conn_1", SpaceID: f.acme, OwnerID: f.owner.PersonID, Kind: workspace.ConnectionMCP,
+			Name: "Tracker", URL: "http://tracker.example", Enabled: true}).Error)
+		later := workspace.CheckAccessOnce(t.Context())
+		require.NoError(t, f.svc.CanWrite(later, f.owner.PersonID, f.acme))
+		has, known = workspace.SpaceHasMCP(later, f.acme)
+		require.True(t, known && has)
+		conns, err := f.svc.ListConnections(later, f.owner, f.acme)
+		require.NoError(t, err)
+		require.Len(t, conns, 1, "a space with a connection lists it")
+	})
+}
