@@ -361,8 +361,8 @@ func TestRunBatch(t *testing.T) {
 
 // TestAccessIsReadOncePerCall: the recheck reads the person's membership,
 // and the write's own checks (CreateTasks' and its Undo group's CanWrite)
-// answer from that read; the next call reads again and is refused once
-// the person was removed.
+// read it once more, in the write's transaction; the next call reads again
+// and is refused once the person was removed.
 func TestAccessIsReadOncePerCall(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
@@ -372,7 +372,7 @@ func TestAccessIsReadOncePerCall(t *testing.T) {
 		out, err := f.runner.Run(ctx, write, f.complete(&seen, write.ID))
 		require.NoError(t, err)
 		require.Equal(t, toolrun.Succeeded, out.Kind)
-		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM memberships"), "one read of the membership per call")
+		require.Equal(t, 2, dbtest.Matching(rec.Take(), "FROM memberships"), "the recheck's read and one in the write's transaction")
 
 		_, err = f.svc.RemovePerson(ctx, workspace.Actor{PersonID: f.bob, Via: workspace.ViaREST}, f.acme, f.ann)
 		require.ErrorIs(t, err, workspace.ErrForbidden, "an editor may not remove the owner")

@@ -123,14 +123,62 @@ func (m *accessMemo) putSettings(personID string, st Settings, replace bool) {
 	m.settings[personID] = st
 }
 
-// forgetAccess drops what CheckAccessOnce remembered in ctx: called by
-// every change of memberships, of a space's connections and of settings.
-func forgetAccess(ctx context.Context) {
+// forgetAccess drops what CheckAccessOnce remembered in ctx, and what the
+// Tx s runs in read: called by every change of memberships, of a space's
+// connections and of settings.
+func (s *Service) forgetAccess(ctx context.Context) {
 	if m := memoFrom(ctx); m != nil {
 		m.mu.Lock()
 		m.roles, m.mcp, m.apps, m.settings = nil, nil, nil, nil
 		m.mu.Unlock()
 	}
+	if r := s.txRoles; r != nil {
+		r.mu.Lock()
+		r.roles = nil
+		r.mu.Unlock()
+	}
+}
+
+// txRoles are the roles a transaction read (Service.Tx): each (person,
+// space) once per transaction.
+type txRoles struct {
+	mu    sync.Mutex
+	roles map[[2]string]Role // "" for none
+}
+
+// accessInTx is Access inside a transaction. It reads the membership in
+// the transaction itself — never from an activity's memo (CheckAccessOnce),
+// so a person removed or made a viewer after the activity started is
+// refused at the write, and on SQLite (one connection) no removal can
+// commit between this check and the write's commit — and keeps the answer
+// for the transaction's later checks only (CanWrite of the write and of
+// its Undo group read once). What it read is not put in the activity's
+// memo: the transaction may still roll back (an Undo that brings a member
+// back and then fails).
+func (s *Service) accessInTx(ctx context.Context, personID, spaceID string) (Role, error) {
+	key := [2]string{personID, spaceID}
+	s.txRoles.mu.Lock()
+	role, ok := s.txRoles.roles[key]
+	s.txRoles.mu.Unlock()
+	if !ok {
+		var rows []models.Membership
+		if err := s.q(ctx).Select("role").Where("space_id = ? AND person_id = ?", spaceID, personID).Limit(1).Find(&rows).Error; err != nil {
+			return "", fmt.Errorf("access %s: %w", spaceID, err)
+		}
+		if len(rows) == 1 {
+			role = Role(rows[0].Role)
+		}
+		s.txRoles.mu.Lock()
+		if s.txRoles.roles == nil {
+			s.txRoles.roles = map[[2]string]Role{}
+		}
+		s.txRoles.roles[key] = role
+		s.txRoles.mu.Unlock()
+	}
+	if role == "" {
+		return "", &NotFoundError{Kind: "space", ID: spaceID}
+	}
+	return role, nil
 }
 
 // accessOnce is Access with a memo: the role from the memo, or one read

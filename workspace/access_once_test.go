@@ -1,6 +1,8 @@
 package workspace_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,9 +28,15 @@ func TestCheckAccessOnce(t *testing.T) {
 		require.NoError(t, err)
 		_, err = f.svc.ListTasks(ctx, f.editor, f.acme, workspace.TaskFilter{})
 		require.NoError(t, err)
-		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error { return tx.CanWrite(ctx, f.editor.PersonID, f.acme) }))
 		got := rec.Take()
 		require.Equal(t, 1, dbtest.Matching(got, "FROM memberships"), "one read of the membership")
+		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error {
+			if err := tx.CanWrite(ctx, f.editor.PersonID, f.acme); err != nil {
+				return err
+			}
+			return tx.CanWrite(ctx, f.editor.PersonID, f.acme) // the write's Undo group
+		}))
+		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM memberships"), "a write reads it once more, in its transaction")
 		require.Zero(t, dbtest.Matching(got, "FROM connections WHERE space_id"), "no connections to list: none read")
 		has, known := workspace.SpaceHasMCP(ctx, f.acme)
 		require.True(t, known)
@@ -92,5 +100,49 @@ func TestCheckAccessOnce(t *testing.T) {
 		conns, err := f.svc.ListConnections(later, f.owner, f.acme)
 		require.NoError(t, err)
 		require.Len(t, conns, 1, "a space with a connection lists it")
+	})
+}
+
+// TestAWriteChecksAccessInItsTransaction: a person removed, or made a
+// viewer, after an activity read their access is refused at the
+// activity's write — its transaction reads the membership itself — and a
+// role read inside a transaction that rolled back is not what the
+// activity's later checks answer.
+func TestAWriteChecksAccessInItsTransaction(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := workspace.CheckAccessOnce(t.Context())
+		require.NoError(t, f.svc.CanWrite(ctx, f.editor.PersonID, f.acme), "read when the activity started")
+		viewer := workspace.RoleViewer
+		_, err := f.svc.UpdatePerson(t.Context(), f.owner, f.acme, f.editor.PersonID, workspace.PersonPatch{Role: &viewer})
+		require.NoError(t, err)
+		write := func(ctx context.Context) error {
+			return f.svc.Tx(ctx, func(tx *workspace.Service) error {
+				_, err := tx.CreateTasks(ctx, f.editor, f.acme, "/tasks", []workspace.NewTask{{Title: "After the demotion"}})
+				return err
+			})
+		}
+		require.ErrorIs(t, write(ctx), workspace.ErrForbidden, "made a viewer meanwhile: refused at the write")
+		_, err = f.svc.RemovePerson(t.Context(), f.owner, f.acme, f.editor.PersonID)
+		require.NoError(t, err)
+		require.ErrorIs(t, write(ctx), workspace.ErrNotFound, "removed meanwhile: refused at the write")
+
+		// Inside a transaction that rolls back, the viewer is an editor;
+		// the activity's next check must not believe it.
+		later := workspace.CheckAccessOnce(t.Context())
+		require.ErrorIs(t, f.svc.CanWrite(later, f.viewer.PersonID, f.acme), workspace.ErrForbidden)
+		undone := errors.New("rolled back")
+		editor := workspace.RoleEditor
+		err = f.svc.Tx(later, func(tx *workspace.Service) error {
+			if _, err := tx.UpdatePerson(later, f.owner, f.acme, f.viewer.PersonID, workspace.PersonPatch{Role: &editor}); err != nil {
+				return err
+			}
+			if err := tx.CanWrite(later, f.viewer.PersonID, f.acme); err != nil {
+				return err
+			}
+			return undone
+		})
+		require.ErrorIs(t, err, undone)
+		err = f.svc.CanWrite(later, f.viewer.PersonID, f.acme)
+		require.ErrorIs(t, err, workspace.ErrForbidden, "the rolled-back role is not remembered")
 	})
 }

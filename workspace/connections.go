@@ -173,7 +173,7 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 				return nameTaken(name)
 			}
 		}
-		forgetAccess(ctx) // the space may have an MCP connection now
+		tx.forgetAccess(ctx) // the space may have an MCP connection now
 		if err := tx.q(ctx).Create(&r).Error; err != nil {
 			// The unique index decides between two racing creates.
 			if errors.Is(err, gorm.ErrDuplicatedKey) {
@@ -278,7 +278,7 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 		return Connection{}, fmt.Errorf("a %s may not remove connected apps from this space: %w", role, ErrForbidden)
 	}
 	err = s.Tx(ctx, func(tx *Service) error {
-		forgetAccess(ctx)
+		tx.forgetAccess(ctx)
 		res := tx.q(ctx).Delete(&models.Connection{}, "space_id = ? AND id = ?", spaceID, id)
 		if res.Error != nil {
 			return fmt.Errorf("delete connection %s: %w", id, res.Error)

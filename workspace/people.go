@@ -124,7 +124,7 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 		}
 		// Microseconds, as Postgres keeps them: the answer reads back the same.
 		m := models.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: tx.now().Truncate(time.Microsecond)}
-		forgetAccess(ctx) // the person is a member now
+		tx.forgetAccess(ctx) // the person is a member now
 		if err := tx.q(ctx).Create(&m).Error; err != nil {
 			return fmt.Errorf("add %s to %s: %w", p.ID, spaceID, err)
 		}
@@ -232,7 +232,7 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 				return err
 			}
 		}
-		forgetAccess(ctx) // the person is no member from here on
+		tx.forgetAccess(ctx) // the person is no member from here on
 		res := tx.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&models.Membership{})
 		if res.Error != nil {
 			return fmt.Errorf("remove %s from %s: %w", id, spaceID, res.Error)
@@ -308,7 +308,7 @@ func (s *Service) onlyHere(ctx context.Context, p models.Person, spaceID string)
 // person row and moves on their records in other spaces, which show the
 // name too.
 func (s *Service) savePerson(ctx context.Context, p models.Person, m *models.Membership, renamed bool) error {
-	forgetAccess(ctx) // the role may change
+	s.forgetAccess(ctx) // the role may change
 	prev := m.Revision
 	res := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ? AND revision = ?", m.SpaceID, m.PersonID, prev).
 		Updates(map[string]any{"role": m.Role, "revision": prev + 1})

@@ -33,6 +33,9 @@ type Service struct {
 	tx *models.Tx
 	// connector checks and seals MCP connections; shared by every copy.
 	connector *connectorRef
+	// txRoles are the memberships read in the Tx this Service runs in
+	// (shared with its savepoints); nil outside any Tx.
+	txRoles *txRoles
 }
 
 type connectorRef struct{ c AppConnector }
@@ -59,7 +62,10 @@ func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
 	batch := &changeBatch{}
 	err := models.Transaction(ctx, s.db, func(t *models.Tx) error {
 		tx := s.withDB(t.Handle())
-		tx.batch, tx.tx = batch, t
+		tx.batch, tx.tx, tx.txRoles = batch, t, s.txRoles
+		if tx.txRoles == nil {
+			tx.txRoles = &txRoles{}
+		}
 		return fn(tx)
 	})
 	if err != nil {
@@ -90,6 +96,11 @@ func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, e
 	if BadText(spaceID) {
 		// No space has such an id; Postgres would refuse to look (22021).
 		return "", &NotFoundError{Kind: "space", ID: spaceID}
+	}
+	if s.txRoles != nil {
+		// A write's checks read in its own transaction, once (accessInTx),
+		// never from an activity's earlier read.
+		return s.accessInTx(ctx, personID, spaceID)
 	}
 	if memo := memoFrom(ctx); memo != nil {
 		return s.accessOnce(ctx, memo, personID, spaceID) // an activity's one read (CheckAccessOnce)

@@ -168,7 +168,7 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	}
 	row := models.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
 		ConnectedAppWrites: cur.ConnectedAppWrites, Model: cur.Model, Effort: cur.Effort, UpdatedAt: s.now()}
-	forgetAccess(ctx) // an activity's later checks read the new settings
+	s.forgetAccess(ctx) // an activity's later checks read the new settings
 	if err := s.q(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}

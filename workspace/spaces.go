@@ -167,7 +167,7 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 		if err != nil {
 			return fmt.Errorf("person %q: %w", personName, err)
 		}
-		forgetAccess(ctx)
+		tx.forgetAccess(ctx)
 		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
 		err = tx.q(ctx).Clauses(clause.OnConflict{
 			Columns: []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
