@@ -53,16 +53,15 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	out, err := a.runner(tc.reg).Run(ctx, rc, tc.commit)
+	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
+	// The done frame was stored with the outcome row: it reaches this
+	// process's followers once that transaction ended.
+	tc.doneFramed(err)
 	if errors.Is(err, toolrun.ErrRecorded) {
 		stored, err := a.Chat.GetToolCall(ctx, call.ID)
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
 	}
 	if err != nil {
-		return ToolOutcome{}, err
-	}
-	out.Result = tc.res
-	if err := a.publishToolDone(ctx, in.TurnID, tc.call, out); err != nil {
 		return ToolOutcome{}, err
 	}
 	a.Work.toolCalled(call.Tool, tc.saved.Status)
@@ -83,13 +82,16 @@ type turnCall struct {
 
 	saved chat.Outcome // the row written
 	res   tools.Result // the result as recorded, for the frame
+	// doneFramed hands the done frame stored with the outcome to this
+	// process's followers once its transaction ended (stream.Bus.PublishIn).
+	doneFramed func(err error)
 }
 
 // turnCall prepares a call of the turn: the space it acts in (the turn's,
 // or one of the turn's others it names), the records the turn knows, and
 // for a help tool of a turn across spaces the role it offers with.
 func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string) (*turnCall, toolrun.Call, error) {
-	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
+	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}, doneFramed: func(error) {}}
 	var err error
 	if call.Tool == assistant.FindToolsTool || call.Tool == assistant.HowToTool {
 		// A help tool searches the space's working MCP servers' tools, never
@@ -149,7 +151,11 @@ func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.O
 	tc.res, tc.saved = out.Result, outcomeOf(out)
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
-	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved)
+	out.Result = tc.res
+	publish, published := tc.a.Frames.PublishIn(tc.turn.ID, stream.TypeTool, toolDoneFrame(tc.call, out))
+	prev := tc.doneFramed
+	tc.doneFramed = func(err error) { prev(err); published(err) }
+	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved, publish)
 	if err == nil && !won {
 		err = toolrun.ErrRecorded
 	}
@@ -200,7 +206,9 @@ func inSpace(refs []workspace.Ref, spaceID string) {
 // rest in its data.
 const maxCallRefs = 50
 
-func (a *Activities) publishToolDone(ctx context.Context, turnID string, call chat.ToolCall, out toolrun.Outcome) error {
+// toolDoneFrame is the tool frame that ends a call: done, held or failed,
+// with what the person sees of it.
+func toolDoneFrame(call chat.ToolCall, out toolrun.Outcome) map[string]any {
 	frame := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseDone, "summary": out.Result.Summary,
 		"refs": nonNilRefs(out.Result.Refs)}
 	switch {
@@ -211,6 +219,5 @@ func (a *Activities) publishToolDone(ctx context.Context, turnID string, call ch
 	case call.UndoGroupID != "":
 		frame["undoGroupId"] = call.UndoGroupID
 	}
-	_, err := a.Frames.Publish(ctx, turnID, stream.TypeTool, frame)
-	return err
+	return frame
 }

@@ -350,7 +350,36 @@ type Outcome struct {
 // the call already had one: the caller then returns that outcome instead of
 // acting again. Run it in the transaction of the write it reports, so the
 // write and its receipt commit together.
-func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome) (bool, error) {
+//
+// Each of also runs after the outcome row is written, in the same
+// transaction (the one the Store runs in, or one of its own), only when
+// this call wrote it: a tool call's done frame commits with its outcome
+// (stream.Bus.PublishIn), so a worker that dies between the two cannot
+// leave a call that is done with no done frame, and the frame costs no
+// commit of its own.
+func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also ...func(tx *gorm.DB) error) (bool, error) {
+	if len(also) == 0 || s.inTx {
+		won, err := s.completeToolCall(ctx, id, o)
+		for _, fn := range also {
+			if err != nil || !won {
+				break
+			}
+			err = fn(s.q(ctx))
+		}
+		return won, err
+	}
+	won := false
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		in := s.withDB(tx)
+		in.inTx = true
+		var err error
+		won, err = in.CompleteToolCall(ctx, id, o, also...)
+		return err
+	})
+	return won && err == nil, err
+}
+
+func (s *Store) completeToolCall(ctx context.Context, id string, o Outcome) (bool, error) {
 	res := s.q(ctx).Model(&models.ToolCall{}).Where("id = ? AND status = ?", id, CallPending).Updates(map[string]any{
 		"status": o.Status, "result": o.Result, "summary": o.Summary, "refs": marshal(nonNil(o.Refs)),
 		"error_code": o.ErrorCode, "error_message": o.ErrorMessage, "input": o.Input, "held_for": o.HeldFor,

@@ -18,6 +18,9 @@ import (
 type Store struct {
 	db  *gorm.DB
 	now func() time.Time
+	// inTx is set on a Store that runs in another store's transaction
+	// (In): a write that must commit with more runs there as it is.
+	inTx bool
 }
 
 // NewStore returns a Store over db.
@@ -36,7 +39,11 @@ func (s *Store) withDB(db *gorm.DB) *Store {
 // (workspace.Service.Shared), so its rows commit together with that
 // store's or not at all: a tool call's outcome with the records the call
 // changed.
-func (s *Store) In(tx *models.Tx) *Store { return s.withDB(tx.Handle()) }
+func (s *Store) In(tx *models.Tx) *Store {
+	in := s.withDB(tx.Handle())
+	in.inTx = true
+	return in
+}
 
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 
