@@ -165,7 +165,7 @@ func applyError(err error, messageID string) error {
 // (update updateID) and waits for its receipts.
 func (s *Server) applyOnce(ctx context.Context, id, updateID string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID: id, TaskQueue: workflows.TaskQueue,
+		ID: id, TaskQueue: s.taskQueue(),
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}, workflows.Apply, in)
 	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

@@ -20,6 +20,7 @@ import (
 	"hub/stream"
 	"hub/traces"
 	"hub/usage"
+	"hub/workflows"
 	"hub/workspace"
 )
 
@@ -47,6 +48,10 @@ type Deps struct {
 	MCP      *mcpapps.Catalog
 	Frames   *stream.Bus
 	Temporal workflowClient
+	// TaskQueue is the queue turns and Applies are started on (the
+	// workers' config.Config.TaskQueue); "" means
+	// workflows.DefaultTaskQueue.
+	TaskQueue string
 	// CORSOrigins may call the api from a browser; none by default.
 	CORSOrigins []string
 	// StreamTokenTTL is how long a turn's stream token is valid (≥ 1 hour).
@@ -83,6 +88,14 @@ type Server struct {
 	metrics *metrics
 	// metricsHandler answers /metrics.
 	metricsHandler http.Handler
+}
+
+// taskQueue is the queue the api starts workflows on.
+func (s *Server) taskQueue() string {
+	if s.TaskQueue == "" {
+		return workflows.DefaultTaskQueue
+	}
+	return s.TaskQueue
 }
 
 // New builds the router.

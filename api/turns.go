@@ -248,7 +248,7 @@ func (s *Server) launch(c *gin.Context, turn chat.Turn) {
 	}
 	opts := client.StartWorkflowOptions{
 		ID:                       workflows.TurnWorkflowID(turn.ID),
-		TaskQueue:                workflows.TaskQueue,
+		TaskQueue:                s.taskQueue(),
 		WorkflowExecutionTimeout: limit + workflows.TurnTimeoutGrace,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SpaceIDKey.ValueSet(turn.SpaceID),

@@ -28,6 +28,12 @@ type Config struct {
 	DatabaseURL       string // DATABASE_URL: postgres://… or a SQLite file path
 	TemporalAddress   string // TEMPORAL_ADDRESS, default 127.0.0.1:7233
 	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
+	// TaskQueue is the task queue Hub's workers poll and its api starts
+	// turns and Applies on (HUB_TASK_QUEUE, default
+	// workflows.DefaultTaskQueue, "hub"). Every api and worker of one Hub
+	// must name the same; two Hubs may share a namespace on queues of
+	// their own (the test suite's stacks share one Temporal server so).
+	TaskQueue string
 	// Tracing is whether and how traces are exported (the standard
 	// OTEL_* variables; off without an OTLP endpoint).
 	Tracing traces.Settings
@@ -111,6 +117,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		TemporalAddress:   or(getenv("TEMPORAL_ADDRESS"), "127.0.0.1:7233"),
 		TemporalNamespace: or(getenv("TEMPORAL_NAMESPACE"), "default"),
 		TemporalUIURL:     strings.TrimRight(getenv("HUB_TEMPORAL_UI_URL"), "/"),
+		TaskQueue:         or(strings.TrimSpace(getenv("HUB_TASK_QUEUE")), workflows.DefaultTaskQueue),
 		TimeZone:          time.UTC,
 	}
 	tracing, err := traces.FromEnv(getenv)
@@ -213,6 +220,7 @@ func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("http", c.HTTPAddr), slog.String("database", db),
 		slog.String("temporal", c.TemporalAddress), slog.String("namespace", c.TemporalNamespace),
+		slog.String("taskQueue", c.TaskQueue),
 		slog.Bool("temporalTLS", c.Temporal.Options.ConnectionOptions.TLS != nil), slog.Bool("temporalAPIKey", c.Temporal.APIKey),
 		slog.Any("model", c.Model), slog.Any("models", c.Models), slog.String("webSearch", c.WebSearch.String()),
 	)

@@ -65,6 +65,10 @@ func TestTemporalFromEnvDefaults(t *testing.T) {
 	require.Nil(t, c.Temporal.Options.ConnectionOptions.TLS, "plain text without TLS settings")
 	require.Nil(t, c.Temporal.Options.Credentials)
 	require.False(t, c.Migrate)
+	require.Equal(t, "hub", c.TaskQueue)
+	c, err = config.FromEnv(env(map[string]string{"HUB_TASK_QUEUE": " hub-blue "}))
+	require.NoError(t, err)
+	require.Equal(t, "hub-blue", c.TaskQueue, "HUB_TASK_QUEUE names the queue")
 }
 
 // An API key turns TLS on and is sent as credentials; the TLS variables

@@ -1,5 +1,7 @@
 // Package hubtest starts a whole Hub in a test: an embedded Temporal server
-// (on a free port), a real database (Postgres from dbtest, or a SQLite
+// (on a free port; one for the whole test process, each stack on a task
+// queue of its own, when the package's TestMain runs through Main), a real
+// database (Postgres from dbtest, or a SQLite
 // file), the scripted model over real HTTP, and the parts package wiring
 // builds for `hub dev` — the worker, the sweeper, and the api behind an
 // httptest server with the limits of `hub api`. Tests then talk
@@ -93,6 +95,11 @@ type Options struct {
 	// MCPTimeout bounds one listing or call of an MCP server (0: the
 	// defaults of `hub api`).
 	MCPTimeout time.Duration
+	// OwnTemporal starts an embedded Temporal server for this stack alone
+	// even when the package shares one (Main): for a test that needs the
+	// server to itself (it lists or counts the namespace's workflows, or
+	// measures the server). The stack then polls the default task queue.
+	OwnTemporal bool
 	// SweepEvery is how often the stack's sweeper runs (0: every
 	// wiring.SweepInterval, as in `hub worker`). A test that needs a sweep
 	// at a moment of its own calls Stack.Sweep.
@@ -133,14 +140,7 @@ func Start(t testing.TB, o Options) *Stack {
 	}
 	db := dbtest.Open(t, url)
 
-	// The Temporal server keeps its data in a SQLite file, as in `hub dev`:
-	// under many concurrent requests the in-memory (shared-cache) database
-	// let a history read see a half-written batch ("premature end of
-	// stream").
-	ts, err := temporal.Start(ctx, temporal.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributes(),
-		DatabaseFile: filepath.Join(t.TempDir(), "temporal.db")})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ts.Stop() })
+	ts, queue := sharedTemporal(t, o)
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	interceptors, err := o.Tracer.TemporalInterceptors()
 	require.NoError(t, err)
@@ -151,6 +151,9 @@ func Start(t testing.TB, o Options) *Stack {
 
 	s := &Stack{DB: db, Temporal: c, HTTP: &http.Client{}, dbURL: url}
 	cfg := s.config(t, o, url)
+	if queue != "" {
+		cfg.TaskQueue = queue
+	}
 	s.hub, err = wiring.New(ctx, cfg, wiring.Options{DB: db, Test: wiring.TestKnobs{Fault: o.Fault, Verifier: o.Verifier,
 		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery, MCPTimeout: o.MCPTimeout, Price: o.Price,
 		Tracer: o.Tracer}})
@@ -176,6 +179,71 @@ func Start(t testing.TB, o Options) *Stack {
 	s.Token, err = s.Workspace.CreateToken(ctx, s.OwnerID, "", 0)
 	require.NoError(t, err)
 	return s
+}
+
+// shared is the embedded Temporal server the stacks of a test process share
+// when its TestMain runs through Main: started by the first Start that
+// wants it, stopped by Main after the last test.
+var shared struct {
+	on   bool // Main runs the tests
+	once sync.Once
+	dir  string
+	ts   *temporal.Server
+	err  error
+}
+
+// Main runs a test package's tests with one embedded Temporal server for
+// every Stack that does not ask for its own (Options.OwnTemporal), and
+// stops it after the last; each Stack then runs on a task queue of its own
+// in the server's default namespace, so one test's workers never take
+// another's turns. Call it from TestMain in place of m.Run:
+//
+//	func TestMain(m *testing.M) { os.Exit(hubtest.Main(m)) }
+//
+// Without it, every Start starts a server of its own.
+func Main(m *testing.M) int {
+	shared.on = true
+	code := m.Run()
+	if shared.ts != nil {
+		if err := shared.ts.Stop(); err != nil {
+			slog.Warn("stop the shared Temporal server", "error", err)
+		}
+	}
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	return code
+}
+
+// sharedTemporal returns the Temporal server the stack uses and the task
+// queue it runs on: the process's shared server and a queue of its own
+// (Main), or a server of the test's own and "" (the configured queue).
+func sharedTemporal(t testing.TB, o Options) (*temporal.Server, string) {
+	t.Helper()
+	if !shared.on || o.OwnTemporal {
+		ts, err := startTemporal(t.TempDir())
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = ts.Stop() })
+		return ts, ""
+	}
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "hubtest-temporal-"); shared.err != nil {
+			return
+		}
+		shared.ts, shared.err = startTemporal(shared.dir)
+	})
+	require.NoError(t, shared.err, "the shared Temporal server")
+	return shared.ts, models.NewID("hub")
+}
+
+// startTemporal starts an embedded Temporal server with Hub's search
+// attributes on a free port. It keeps its data in a SQLite file in dir, as
+// in `hub dev`: under many concurrent requests the in-memory
+// (shared-cache) database let a history read see a half-written batch
+// ("premature end of stream").
+func startTemporal(dir string) (*temporal.Server, error) {
+	return temporal.Start(context.Background(), temporal.Options{FrontendAddr: "127.0.0.1:0", SearchAttributes: workflows.SearchAttributes(),
+		DatabaseFile: filepath.Join(dir, "temporal.db")})
 }
 
 // config is the stack's configuration: o.Env read as `hub api` reads the

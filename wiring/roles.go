@@ -37,7 +37,7 @@ func (h *Hub) API(c client.Client) http.Handler {
 	// unknown paths included, is the api's.
 	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
 		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout,
-		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer}))
+		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TaskQueue: h.Config.TaskQueue, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer}))
 }
 
 // HTTPServer is API behind the server `hub api` runs: the configured
@@ -79,7 +79,7 @@ func (h *Hub) Worker(c client.Client) sdkworker.Worker {
 		h.Frames.OnInterrupt(activities.InterruptWhenStopped(h.Chat, h.Interrupts))
 	})
 	h.followLeavers(c)
-	return worker.New(c, h.Activities, worker.Options{})
+	return worker.New(c, h.Activities, worker.Options{TaskQueue: h.Config.TaskQueue})
 }
 
 // RunWorker runs a Worker and the sweeper until ctx ends: `hub worker`.

@@ -17,16 +17,23 @@ import (
 
 // Options tune the worker.
 type Options struct {
+	// TaskQueue is the queue the worker polls; "" means
+	// workflows.DefaultTaskQueue.
+	TaskQueue string
 	// MaxConcurrentActivities bounds activities running at once (model calls
 	// included); 0 means 200.
 	MaxConcurrentActivities int
 }
 
-// New returns a worker on Hub's task queue with every workflow and
+// New returns a worker on Hub's task queue (o.TaskQueue) with every workflow and
 // activity registered. Start it with Run or Start; it stops with the
 // client's context.
 func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkOptions(o))
+	queue := o.TaskQueue
+	if queue == "" {
+		queue = workflows.DefaultTaskQueue
+	}
+	w := sdkworker.New(c, queue, sdkOptions(o))
 	w.RegisterWorkflow(workflows.Turn)
 	w.RegisterWorkflow(workflows.Apply)
 	w.RegisterActivity(acts)

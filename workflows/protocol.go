@@ -5,8 +5,11 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// TaskQueue is the one task queue Hub's workers poll.
-const TaskQueue = "hub"
+// DefaultTaskQueue is the task queue Hub's workers poll and its api starts
+// workflows on unless HUB_TASK_QUEUE names another (config.Config.TaskQueue).
+// Activities and timers follow their workflow's queue; the workflows name
+// none.
+const DefaultTaskQueue = "hub"
 
 // Signal and query names of the Turn workflow.
 const (

@@ -55,7 +55,7 @@ func workerCommand() *cobra.Command {
 					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL, or HUB_MODELS): turns will end with an unavailable error")
 				}
 				if h.Config.WorkerHTTPAddr == "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
+					fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", h.Config.TaskQueue, h.Config.TemporalAddress)
 					return h.RunWorker(ctx, c)
 				}
 				ln, err := net.Listen("tcp", h.Config.WorkerHTTPAddr)
@@ -63,7 +63,7 @@ func workerCommand() *cobra.Command {
 					return fmt.Errorf("listen on %s (HUB_WORKER_HTTP_ADDR): %w", h.Config.WorkerHTTPAddr, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "hub worker metrics and health on %s\n", ln.Addr())
-				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", workflows.TaskQueue, h.Config.TemporalAddress)
+				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", h.Config.TaskQueue, h.Config.TemporalAddress)
 				// Either ending ends the other: a worker that failed to start
 				// does not leave the listener answering.
 				ctx, cancel := context.WithCancel(ctx)
