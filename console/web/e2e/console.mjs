@@ -164,6 +164,7 @@ try {
   await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "hub_list_tasks" }).waitFor({ state: "attached" });
   check(true, "the @-menu picks a record; the message carries it as a chip");
   // A task made after the menu first read its records is offered (the turn's end on the activity stream).
+  await page.locator("#send:enabled").waitFor();
   await page.fill("#input", "add a task called Feed the cat");
   await page.press("#input", "Enter");
   await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "hub_create_tasks" }).waitFor({ state: "attached" });
