@@ -338,17 +338,17 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
     es.addEventListener("error", () => {
         if (es.readyState === EventSource.CLOSED && state.live === live) {
             state.live = null;
-            sessionStorage.removeItem("hub.stream." + view.turnId);
-            retryLater(convId);
+            retryLater(convId, () => sessionStorage.removeItem("hub.stream." + view.turnId));
         }
     });
     renderChat(true);
 }
-function retryLater(convId) {
+function retryLater(convId, first) {
     clearTimeout(state.retryTimer);
     const wait = Math.min(30_000, 1000 * 2 ** state.refusals);
     state.refusals++;
     state.retryTimer = setTimeout(() => {
+        first?.();
         if (state.convId === convId && !state.live)
             void loadMessages();
     }, wait);

@@ -386,19 +386,21 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
     // its own (once), and each refusal in a row doubles the wait.
     if (es.readyState === EventSource.CLOSED && state.live === live) {
       state.live = null;
-      sessionStorage.removeItem("hub.stream." + view.turnId);
-      retryLater(convId);
+      // Dropped only when the wait is over: a tab being reloaded closes
+      // its EventSource too, and must keep the URL.
+      retryLater(convId, () => sessionStorage.removeItem("hub.stream." + view.turnId));
     }
   });
   renderChat(true);
 }
 
 /** retryLater reads the conversation's messages again after a wait: 1 s, doubling with each refusal in a row, at most 30 s. */
-function retryLater(convId: string): void {
+function retryLater(convId: string, first?: () => void): void {
   clearTimeout(state.retryTimer);
   const wait = Math.min(30_000, 1000 * 2 ** state.refusals);
   state.refusals++;
   state.retryTimer = setTimeout(() => {
+    first?.();
     if (state.convId === convId && !state.live) void loadMessages();
   }, wait);
 }
