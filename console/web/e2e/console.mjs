@@ -399,6 +399,12 @@ try {
   check(true, "a conversation is deleted from the list");
 
   // --- Sign out, then sign in as another person in the same tab ---------------------------------
+  // With a conversation open, its records read by the @-menu.
+  await page.locator("#conv-list .conv-open", { hasText: "add a task called Water the plants" }).click();
+  await page.locator("article.user", { hasText: "list my tasks about" }).waitFor();
+  await page.fill("#input", "@Buy");
+  await page.locator("#mention-menu [role=option]", { hasText: "Buy seeds" }).waitFor();
+  await page.fill("#input", "");
   await page.click("#signout");
   await page.locator("#token-input").waitFor();
   check(await page.evaluate(() => sessionStorage.getItem("hub.token")) === null, "Sign out forgets the token");
