@@ -95,10 +95,12 @@ function layout() {
 }
 let noticeTimer = 0;
 function notice(text) {
-    const n = $("notice");
+    clearTimeout(noticeTimer);
+    const n = document.getElementById("notice");
+    if (!n)
+        return;
     n.textContent = text;
     n.classList.toggle("shown", !!text);
-    clearTimeout(noticeTimer);
     if (text)
         noticeTimer = setTimeout(() => notice(""), 6000);
 }

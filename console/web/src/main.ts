@@ -140,10 +140,12 @@ function layout(): void {
 let noticeTimer = 0;
 
 function notice(text: string): void {
-  const n = $("notice");
+  clearTimeout(noticeTimer);
+  // Signed out meanwhile (a late answer, or the timer that hides it): there is no notice to show.
+  const n = document.getElementById("notice");
+  if (!n) return;
   n.textContent = text;
   n.classList.toggle("shown", !!text);
-  clearTimeout(noticeTimer);
   if (text) noticeTimer = setTimeout(() => notice(""), 6000);
 }
 
