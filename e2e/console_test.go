@@ -39,7 +39,13 @@ var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
 // the chat; Send again on an Apply receipt whose outcome is unknown (a
 // webhook that drops the first post's connection); a file already in the
 // space picked for a message; a reply started in one tab streamed live in
-// another, and again there after a reload.
+// another, and again there after a reload. And what a review found: a
+// refused stream URL after a reload gets a stream token of its own once,
+// with no request loop; Sign out, then signing in (the form, a refused
+// token first, axe on it) as another person shows none of the first one's
+// conversation or records; the @-menu says when its records could not be
+// read and reads them again after a change; a refused Pause in the top
+// bar says the api's message and keeps the pill's state.
 //
 // It needs node, console/web/node_modules (npm ci) and chromium, which
 // scripts/test.sh installs; without them it skips, unless
@@ -94,12 +100,18 @@ func TestConsoleInABrowser(t *testing.T) {
 	link := dev.await(t, devConsole)[1]
 	dev.await(t, regexp.MustCompile(`Started Worker`))
 
+	// A second person, in a space of their own, to sign in as after Sign out.
+	mk := exec.Command(hubBinary(t), "token", "create", "--data-dir", filepath.Join(dir, ".hub"), "--space", "Other space", "--person", "Other Person")
+	mk.Env = append(os.Environ(), "DATABASE_URL=")
+	otherToken, err := mk.Output()
+	require.NoError(t, err, "hub token create")
+
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", "console.mjs"))
 	cmd.Dir = web
 	cmd.Env = append(os.Environ(), "HUB_CONSOLE_URL="+link, "HUB_FAKEMODEL_URL="+model, "HUB_CHROMIUM="+chromium,
-		"HUB_WEBHOOK_URL="+hook.URL,
+		"HUB_WEBHOOK_URL="+hook.URL, "HUB_OTHER_TOKEN="+strings.TrimSpace(string(otherToken)),
 		"HUB_METRICS="+os.Getenv("HUB_CONSOLE_METRICS"))
 	out, err := cmd.CombinedOutput()
 	t.Logf("console.mjs:\n%s", strings.TrimSpace(string(out)))

@@ -2,26 +2,40 @@ import { api, ApiError, setToken, token } from "./api.js";
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
 import { $, h, replace } from "./dom.js";
 import { TopBar } from "./topbar.js";
-const state = {
-    spaces: [],
-    spaceId: "",
-    convs: [],
-    convId: null,
-    views: [],
-    live: null,
-    settings: null,
-    models: null,
-    needs: [],
-    pool: null,
-    pending: [],
-    files: [],
-    undone: new Set(),
-    turnModel: "",
-    turnEffort: "",
-    spaceFiles: null,
-    folds: new Map(),
-    busy: new Set(),
-};
+const state = fresh();
+function fresh() {
+    return {
+        spaces: [],
+        spaceId: "",
+        convs: [],
+        convId: null,
+        views: [],
+        live: null,
+        settings: null,
+        models: null,
+        needs: [],
+        pool: null,
+        poolAt: 0,
+        poolStale: false,
+        pending: [],
+        files: [],
+        undone: new Set(),
+        turnModel: "",
+        turnEffort: "",
+        spaceFiles: null,
+        folds: new Map(),
+        busy: new Set(),
+        refusals: 0,
+        retryTimer: 0,
+    };
+}
+function reset() {
+    closeLive();
+    clearTimeout(state.retryTimer);
+    topbar?.close();
+    topbar = null;
+    Object.assign(state, fresh());
+}
 let topbar = null;
 function boot() {
     const m = location.hash.match(/^#token=([^&]+)/);
@@ -35,8 +49,7 @@ function boot() {
         signIn();
 }
 function signIn(message) {
-    topbar?.close();
-    topbar = null;
+    reset();
     const input = h("input", { id: "token-input", type: "password", autocomplete: "off", required: true, "aria-describedby": "token-help" });
     const form = h("form", { class: "signin", "aria-labelledby": "signin-title" }, h("h1", { id: "signin-title" }, "Sign in to Hub"), h("label", { for: "token-input" }, "Token"), input, h("p", { id: "token-help", class: "hint" }, "Paste a token from `hub token create` (in `hub dev`: .hub/dev-token). It is kept in this tab only."), message ? h("p", { class: "error", role: "alert" }, message) : null, h("button", { type: "submit" }, "Sign in"));
     form.addEventListener("submit", (e) => {
@@ -48,6 +61,7 @@ function signIn(message) {
     input.focus();
 }
 async function start() {
+    reset();
     try {
         state.spaces = (await api.spaces()).spaces;
     }
@@ -81,10 +95,12 @@ function layout() {
 }
 let noticeTimer = 0;
 function notice(text) {
-    const n = $("notice");
+    clearTimeout(noticeTimer);
+    const n = document.getElementById("notice");
+    if (!n)
+        return;
     n.textContent = text;
     n.classList.toggle("shown", !!text);
-    clearTimeout(noticeTimer);
     if (text)
         noticeTimer = setTimeout(() => notice(""), 6000);
 }
@@ -119,6 +135,8 @@ async function switchSpace(id) {
     state.pool = null;
     state.spaceFiles = null;
     closeLive();
+    clearTimeout(state.retryTimer);
+    state.refusals = 0;
     state.convId = null;
     state.views = [];
     await loadConversations();
@@ -185,6 +203,9 @@ async function loadMessages() {
     state.views = views;
     renderChat(opened);
     const running = views.find((v) => v.role === "assistant" && v.status === "running");
+    for (const v of views)
+        if (v.turnId !== running?.turnId)
+            sessionStorage.removeItem("hub.stream." + v.turnId);
     if (!running || state.live)
         return;
     let url = sessionStorage.getItem("hub.stream." + running.turnId);
@@ -192,7 +213,9 @@ async function loadMessages() {
         try {
             url = (await api.turnStreamToken(running.turnId)).streamUrl;
         }
-        catch {
+        catch (e) {
+            if (!(e instanceof ApiError) || e.status === 0 || e.status >= 500)
+                retryLater(id);
             return;
         }
         if (state.convId !== id || state.live)
@@ -271,6 +294,7 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
     const on = (type, f) => es.addEventListener(type, (e) => {
         if (state.live !== live)
             return;
+        state.refusals = 0;
         f(JSON.parse(e.data));
         renderLive();
     });
@@ -304,6 +328,7 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
         if (d.refs)
             view.refs = d.refs;
         state.live = null;
+        state.poolStale = true;
         sessionStorage.removeItem("hub.stream." + view.turnId);
         if (view.proposals.length)
             void loadNeeds();
@@ -315,10 +340,20 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
     es.addEventListener("error", () => {
         if (es.readyState === EventSource.CLOSED && state.live === live) {
             state.live = null;
-            void loadMessages();
+            retryLater(convId, () => sessionStorage.removeItem("hub.stream." + view.turnId));
         }
     });
     renderChat(true);
+}
+function retryLater(convId, first) {
+    clearTimeout(state.retryTimer);
+    const wait = Math.min(30_000, 1000 * 2 ** state.refusals);
+    state.refusals++;
+    state.retryTimer = setTimeout(() => {
+        first?.();
+        if (state.convId === convId && !state.live)
+            void loadMessages();
+    }, wait);
 }
 function statusWord(s) {
     return { working: "Thinking…", queued: "Queued…", paused: "Paused", stopping: "Stopping…", waiting: "Waiting…", retrying: "Trying again…" }[s] ?? s;
@@ -469,25 +504,51 @@ async function mentionMenu() {
         closeMenu();
         return;
     }
+    const menu = $("mention-menu");
+    if (menu.hidden && (state.poolStale || Date.now() - state.poolAt > 60_000))
+        state.pool = null;
     if (!state.pool) {
-        const [tasks, projects, people] = await Promise.all([
-            api.tasks(state.spaceId).then((r) => r.tasks).catch(() => []),
-            api.projects(state.spaceId).then((r) => r.projects).catch(() => []),
-            api.people(state.spaceId).then((r) => r.people).catch(() => []),
-        ]);
-        state.pool = [...tasks.map((t) => ({ kind: "task", id: t.id, label: t.title })),
-            ...projects.map((p) => ({ kind: "project", id: p.id, label: p.name })),
-            ...people.map((p) => ({ kind: "person", id: p.id, label: p.name }))];
+        const spaceId = state.spaceId;
+        let pool;
+        try {
+            pool = await readPool(spaceId);
+        }
+        catch (e) {
+            if (state.spaceId !== spaceId)
+                return;
+            replace(menu, h("li", { class: "error", role: "alert" }, `The records could not be read: ${errorText(e)}`));
+            menu.hidden = false;
+            input.removeAttribute("aria-activedescendant");
+            return;
+        }
+        if (state.spaceId !== spaceId)
+            return;
+        Object.assign(state, { pool, poolAt: Date.now(), poolStale: false });
     }
     const q = m[1].toLowerCase();
-    const found = state.pool.filter((r) => r.label.toLowerCase().includes(q)).slice(0, 8);
-    const menu = $("mention-menu");
+    const found = (state.pool ?? []).filter((r) => r.label.toLowerCase().includes(q)).slice(0, 8);
     replace(menu, found.length ? found.map((r, i) => h("li", { role: "option", id: `mention-${i}`, "aria-selected": String(i === 0), class: `kind-${r.kind}`,
         onmousedown: (e) => e.preventDefault(), onclick: () => pickMention(r, m[1].length + 1) }, h("span", { class: "kind" }, r.kind), " ", r.label))
         : h("li", { class: "none" }, "No record matches"));
     menu.hidden = false;
     if (found.length)
         input.setAttribute("aria-activedescendant", "mention-0");
+}
+let poolRead = null;
+function readPool(spaceId) {
+    if (poolRead?.spaceId === spaceId)
+        return poolRead.p;
+    const p = Promise.all([api.tasks(spaceId), api.projects(spaceId), api.people(spaceId)]).then(([t, pr, pe]) => [
+        ...t.tasks.map((x) => ({ kind: "task", id: x.id, label: x.title })),
+        ...pr.projects.map((x) => ({ kind: "project", id: x.id, label: x.name })),
+        ...pe.people.map((x) => ({ kind: "person", id: x.id, label: x.name }))
+    ]);
+    const read = { spaceId, p };
+    poolRead = read;
+    const done = () => { if (poolRead === read)
+        poolRead = null; };
+    p.then(done, done);
+    return p;
 }
 function closeMenu() {
     const menu = $("mention-menu");
@@ -624,8 +685,10 @@ function renderSettings() {
     };
 }
 function onActivity(a) {
-    if (!a || a.kind === "apply" || a.ended)
+    if (!a || a.kind === "apply" || a.ended) {
         void loadNeeds();
+        state.poolStale = true;
+    }
     const live = state.live;
     if (a && live && a.kind === "turn" && a.id === live.view.turnId && !a.ended) {
         const paused = a.status === "paused";

@@ -8,6 +8,7 @@ export class TopBar {
     activities = new Map();
     paused = false;
     closed = false;
+    failure = "";
     constructor(el, events) {
         this.el = el;
         this.events = events;
@@ -83,15 +84,16 @@ export class TopBar {
         const turns = acts.filter((a) => a.kind === "turn");
         const running = turns.filter((a) => a.status !== "paused" && a.status !== "stopping");
         const title = acts.map((a) => `${a.title || a.kind}: ${a.status}`).join("\n") || "Nothing is running";
-        replace(this.el, h("span", { id: "pill", class: `pill pill-${word.toLowerCase().replace("…", "")}`, role: "status", "aria-live": "polite", title }, word, acts.length && this.phase === "live" ? ` · ${acts.length}` : ""), this.phase === "unavailable" ? h("button", { type: "button", id: "pill-retry", onclick: () => void this.connect() }, "Retry") : null, h("button", { type: "button", id: "pause-all", disabled: this.phase !== "live" || running.length === 0, onclick: () => void this.all("pause") }, "Pause"), h("button", { type: "button", id: "resume-all", disabled: this.phase !== "live" || !turns.some((a) => a.status === "paused"), onclick: () => void this.all("resume") }, "Resume"), h("button", { type: "button", id: "stop-all", disabled: this.phase !== "live" || turns.length === 0, onclick: () => void this.all("stop") }, "Stop all"));
+        replace(this.el, h("span", { id: "pill", class: `pill pill-${word.toLowerCase().replace("…", "")}`, role: "status", "aria-live": "polite", title }, word, acts.length && this.phase === "live" ? ` · ${acts.length}` : ""), this.phase === "unavailable" ? h("button", { type: "button", id: "pill-retry", onclick: () => void this.connect() }, "Retry") : null, this.failure ? h("span", { id: "topbar-error", class: "topbar-error", role: "alert" }, this.failure) : null, h("button", { type: "button", id: "pause-all", disabled: this.phase !== "live" || running.length === 0, onclick: () => void this.all("pause") }, "Pause"), h("button", { type: "button", id: "resume-all", disabled: this.phase !== "live" || !turns.some((a) => a.status === "paused"), onclick: () => void this.all("resume") }, "Resume"), h("button", { type: "button", id: "stop-all", disabled: this.phase !== "live" || turns.length === 0, onclick: () => void this.all("stop") }, "Stop all"));
     }
     async all(what) {
+        this.failure = "";
         try {
             await (what === "pause" ? api.pauseAll() : what === "resume" ? api.resumeAll() : api.stopAll());
         }
-        catch {
-            this.phase = "unavailable";
-            this.render();
+        catch (e) {
+            this.failure = `${({ pause: "Pause", resume: "Resume", stop: "Stop all" })[what]} failed: ${e instanceof Error ? e.message : String(e)}`;
         }
+        this.render();
     }
 }

@@ -4,6 +4,7 @@
 //   HUB_CONSOLE_URL   the banner's console link, http://127.0.0.1:PORT/#token=…
 //   HUB_FAKEMODEL_URL the scripted model's base URL (…/v1); Hub's catalog has two models on it
 //   HUB_WEBHOOK_URL   a connected app whose first post gets no answer (GET /posts counts them)
+//   HUB_OTHER_TOKEN   a token of another person, in a space of their own (signed in after Sign out)
 //   HUB_CHROMIUM      the browser (default /usr/bin/chromium)
 //   HUB_SCREENSHOTS   a directory to write each state's picture to (optional)
 //   HUB_METRICS       a file to write the figures to as JSON (optional)
@@ -19,6 +20,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const link = must("HUB_CONSOLE_URL");
 const fakeModel = must("HUB_FAKEMODEL_URL").replace(/\/v1\/?$/, "");
 const webhook = must("HUB_WEBHOOK_URL");
+const otherToken = must("HUB_OTHER_TOKEN");
 const shots = process.env.HUB_SCREENSHOTS || "";
 const origin = new URL(link).origin;
 const token = decodeURIComponent(new URL(link).hash.replace(/^#token=/, ""));
@@ -142,6 +144,15 @@ try {
   await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
 
   // --- mentions with the @-menu ----------------------------------------------------------------
+  // A failed read of the records says so, and is not kept: the next open reads them again.
+  const tasksRead = "**/api/spaces/*/tasks?*";
+  await page.route(tasksRead, (r) => r.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: { code: "unavailable", message: "the records are resting" } }) }));
+  await page.fill("#input", "list my tasks about @Buy");
+  await page.locator("#mention-menu .error", { hasText: "the records are resting" }).waitFor();
+  check(true, "the @-menu says when its records could not be read");
+  await page.unroute(tasksRead);
+  await page.fill("#input", "");
+  await page.locator("#mention-menu").waitFor({ state: "hidden" });
   await page.fill("#input", "list my tasks about @Buy");
   await page.locator("#mention-menu [role=option]", { hasText: "Buy seeds" }).waitFor();
   await shot(page, "05-mention-menu");
@@ -152,6 +163,16 @@ try {
   await mentioned.locator(".chip", { hasText: "@Buy seeds" }).waitFor();
   await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "hub_list_tasks" }).waitFor({ state: "attached" });
   check(true, "the @-menu picks a record; the message carries it as a chip");
+  // A task made after the menu first read its records is offered (the turn's end on the activity stream).
+  await page.locator("#send:enabled").waitFor();
+  await page.fill("#input", "add a task called Feed the cat");
+  await page.press("#input", "Enter");
+  await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "hub_create_tasks" }).waitFor({ state: "attached" });
+  await page.locator("#send:enabled").waitFor();
+  await page.fill("#input", "@Feed");
+  await page.locator("#mention-menu [role=option]", { hasText: "Feed the cat" }).waitFor();
+  check(true, "the @-menu reads its records again after a change: a task made since is offered");
+  await page.fill("#input", "");
 
   // --- a second tab; stop mid-stream ------------------------------------------------------------
   const other = await context.newPage();
@@ -189,6 +210,29 @@ try {
   await page.reload();
   await page.locator("article.assistant").last().locator(".text", { hasText: "Once upon a time Once upon a time Once upon a time" }).waitFor();
   check(await page.locator("#stop").isVisible(), "a reload mid-stream follows the running reply again from its stream");
+  // The kept stream URL refused (an expired token) after a reload: the tab
+  // asks for a stream token of its own, once, and does not loop.
+  const runningTurn = await page.locator("article.assistant").last().getAttribute("data-turn");
+  const keptUrl = await page.evaluate((t) => sessionStorage.getItem("hub.stream." + t), runningTurn);
+  check(!!keptUrl, "the tab keeps the running reply's stream URL");
+  let refused = 0, tokens = 0, reads = 0;
+  const streams = "**/api/assistant/turns/*/stream?*";
+  await page.route(streams, (r) => {
+    const tokenOf = (u) => new URL(u, origin).searchParams.get("streamToken");
+    if (tokenOf(r.request().url()) === tokenOf(keptUrl)) { refused++; return r.fulfill({ status: 401, contentType: "application/json", body: JSON.stringify({ error: { code: "unauthorized", message: "the stream token expired" } }) }); }
+    return r.continue();
+  });
+  const counting = (req) => {
+    if (req.url().endsWith(`/turns/${runningTurn}/stream-token`)) tokens++;
+    if (/\/messages$/.test(req.url())) reads++;
+  };
+  page.on("request", counting);
+  await page.reload();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "Once upon a time Once upon a time Once upon a time" }).waitFor();
+  page.off("request", counting);
+  await page.unroute(streams);
+  check(refused === 1 && tokens >= 1 && tokens <= 2 && reads <= 6, `a refused stream URL after a reload is dropped and a stream token asked once (refused ${refused}, tokens ${tokens}, message reads ${reads})`);
+  check(await page.evaluate((t) => sessionStorage.getItem("hub.stream." + t), runningTurn) !== keptUrl, "the refused URL is no longer kept");
   const fresh = await context.newPage(); // a tab that never saw the turn start: it opens the conversation mid-reply
   await fresh.goto(link);
   await fresh.locator("#conv-list .conv-open", { hasText: "add a task called Water the plants" }).click();
@@ -207,8 +251,16 @@ try {
   await page.locator("#pause-turn").waitFor();
   await other.locator("#pill").filter({ hasText: "Working" }).waitFor();
   check((await hub("GET", `/api/assistant/turns/${liveTurn}`)).json.status === "working", "Resume there sets it working again");
+  // A refused Pause says what the api answered; the pill stays live.
+  await other.route("**/api/agent/pause", (r) => r.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: { code: "conflict", message: "pausing is refused right now" } }) }));
+  await other.click("#pause-all");
+  await other.locator("#topbar-error", { hasText: "pausing is refused right now" }).waitFor();
+  check(await other.locator("#pill").innerText() !== "Unavailable" && (await other.locator("#pill").innerText()).startsWith("Working"),
+    "a refused Pause in the top bar shows the api's message, and the pill still says Working");
+  await other.unroute("**/api/agent/pause");
   await other.click("#pause-all");
   await other.locator("#pill").filter({ hasText: "Paused" }).waitFor();
+  check(await other.locator("#topbar-error").count() === 0, "the message goes once Pause succeeds");
   await page.locator("#pill").filter({ hasText: "Paused" }).waitFor();
   await page.locator("#resume-turn").waitFor();
   check(true, "Pause in the second tab pauses the turn; both top bars say Paused, the reply offers Resume");
@@ -345,6 +397,41 @@ try {
   await page.locator("#notice", { hasText: "Deleted" }).waitFor();
   await page.waitForFunction((n) => document.querySelectorAll("#conv-list li").length === n - 1, before);
   check(true, "a conversation is deleted from the list");
+
+  // --- Sign out, then sign in as another person in the same tab ---------------------------------
+  // With a conversation open, its records read by the @-menu.
+  await page.locator("#conv-list .conv-open", { hasText: "add a task called Water the plants" }).click();
+  await page.locator("article.user", { hasText: "list my tasks about" }).waitFor();
+  await page.fill("#input", "@Buy");
+  await page.locator("#mention-menu [role=option]", { hasText: "Buy seeds" }).waitFor();
+  await page.fill("#input", "");
+  await page.click("#signout");
+  await page.locator("#token-input").waitFor();
+  check(await page.evaluate(() => sessionStorage.getItem("hub.token")) === null, "Sign out forgets the token");
+  await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
+  const axeSignIn = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  for (const v of axeSignIn.violations) console.log(`axe (sign-in) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
+  check(axeSignIn.violations.filter((v) => v.impact === "serious" || v.impact === "critical").length === 0, `axe-core finds no serious or critical violations on the sign-in page (${axeSignIn.violations.length} minor)`);
+  await shot(page, "15-sign-in");
+  await page.fill("#token-input", "hub_notatoken");
+  await page.press("#token-input", "Enter");
+  await page.locator(".signin .error", { hasText: "That token was not accepted." }).waitFor();
+  check(true, "the sign-in form says when a pasted token is refused");
+  await page.fill("#token-input", otherToken);
+  await page.click(".signin button[type=submit]");
+  await page.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  await page.locator("#space option", { hasText: "Other space" }).waitFor({ state: "attached" });
+  await page.locator("#messages p.empty").waitFor();
+  check(await page.locator("#conv-list li").count() === 0 && await page.locator("#messages article").count() === 0,
+    "signed in by pasting another person's token: none of the first person's conversations or messages");
+  await page.fill("#input", "@Buy");
+  await page.locator("#mention-menu li.none").waitFor();
+  check(await page.locator("#mention-menu", { hasText: "Buy seeds" }).count() === 0, "the @-menu offers none of the first person's records");
+  await page.fill("#input", "hello");
+  await page.press("#input", "Enter");
+  await page.locator("article.assistant .text", { hasText: "I am fakemodel" }).waitFor();
+  await page.locator("#conv-list li").first().waitFor();
+  check(await page.locator("#conv-list li").count() === 1, "Send works for the second person, in a conversation of their own");
 
   check(pageErrors.length === 0, `no script errors on the page${pageErrors.length ? ": " + pageErrors.join("; ") : ""}`);
 

@@ -10,7 +10,11 @@ import { TopBar } from "./topbar.js";
 
 interface Live { view: View; es: EventSource; convId: string; mark: number; sentAt: number; gotText: boolean }
 
-const state = {
+const state = fresh();
+
+/** fresh is the console's state before anyone signs in (sign-out goes back to it). */
+function fresh() {
+  return {
   spaces: [] as Space[],
   spaceId: "",
   convs: [] as Conversation[],
@@ -20,7 +24,10 @@ const state = {
   settings: null as Settings | null,
   models: null as Models | null,
   needs: [] as NeedsMeItem[],
+  /** pool is the @-menu's records; poolAt when they were read, poolStale when the activity stream said something changed. */
   pool: null as Ref[] | null,
+  poolAt: 0,
+  poolStale: false,
   pending: [] as Ref[],
   /** files are the attached files the next message carries (uploaded already). */
   files: [] as Ref[],
@@ -32,7 +39,20 @@ const state = {
   spaceFiles: null as HubFile[] | null,
   folds: new Map<string, boolean>(),
   busy: new Set<string>(),
-};
+  /** refusals counts the refused stream connections in a row (the next try waits 1 s, doubling to 30 s); retryTimer is that wait. */
+  refusals: 0,
+  retryTimer: 0,
+  };
+}
+
+/** reset drops everything the console holds for the person signed in: their conversation, records, streams. */
+function reset(): void {
+  closeLive();
+  clearTimeout(state.retryTimer);
+  topbar?.close();
+  topbar = null;
+  Object.assign(state, fresh());
+}
 
 let topbar: TopBar | null = null;
 
@@ -52,8 +72,7 @@ function boot(): void {
 }
 
 function signIn(message?: string): void {
-  topbar?.close();
-  topbar = null;
+  reset();
   const input = h("input", { id: "token-input", type: "password", autocomplete: "off", required: true, "aria-describedby": "token-help" });
   const form = h("form", { class: "signin", "aria-labelledby": "signin-title" },
     h("h1", { id: "signin-title" }, "Sign in to Hub"),
@@ -71,6 +90,7 @@ function signIn(message?: string): void {
 }
 
 async function start(): Promise<void> {
+  reset();
   try {
     state.spaces = (await api.spaces()).spaces;
   } catch (e) {
@@ -120,10 +140,12 @@ function layout(): void {
 let noticeTimer = 0;
 
 function notice(text: string): void {
-  const n = $("notice");
+  clearTimeout(noticeTimer);
+  // Signed out meanwhile (a late answer, or the timer that hides it): there is no notice to show.
+  const n = document.getElementById("notice");
+  if (!n) return;
   n.textContent = text;
   n.classList.toggle("shown", !!text);
-  clearTimeout(noticeTimer);
   if (text) noticeTimer = setTimeout(() => notice(""), 6000);
 }
 
@@ -155,6 +177,8 @@ async function switchSpace(id: string): Promise<void> {
   state.pool = null;
   state.spaceFiles = null;
   closeLive();
+  clearTimeout(state.retryTimer);
+  state.refusals = 0;
   state.convId = null;
   state.views = [];
   await loadConversations();
@@ -227,13 +251,18 @@ async function loadMessages(): Promise<void> {
   // reload with the stream URL this tab was given; started in another tab
   // (or the URL lost), with a stream token of its own for the turn.
   const running = views.find((v) => v.role === "assistant" && v.status === "running");
+  // A stream URL kept for a reply that ended (not with done in this tab) is no use any more.
+  for (const v of views) if (v.turnId !== running?.turnId) sessionStorage.removeItem("hub.stream." + v.turnId);
   if (!running || state.live) return;
   let url = sessionStorage.getItem("hub.stream." + running.turnId);
   if (!url) {
     try {
       url = (await api.turnStreamToken(running.turnId)).streamUrl;
-    } catch {
-      return; // it ended meanwhile (or is gone): the next activity redraws it
+    } catch (e) {
+      // It ended meanwhile (or is gone): the next activity redraws it. Hub
+      // cannot be reached: try again later.
+      if (!(e instanceof ApiError) || e.status === 0 || e.status >= 500) retryLater(id);
+      return;
     }
     if (state.convId !== id || state.live) return;
     sessionStorage.setItem("hub.stream." + running.turnId, url);
@@ -313,6 +342,7 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
   state.live = live;
   const on = <T>(type: string, f: (d: T) => void) => es.addEventListener(type, (e) => {
     if (state.live !== live) return;
+    state.refusals = 0;
     f(JSON.parse((e as MessageEvent).data) as T);
     renderLive();
   });
@@ -344,6 +374,7 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
     view.paused = false;
     if (d.refs) view.refs = d.refs;
     state.live = null;
+    state.poolStale = true; // the reply may have made or changed records the @-menu offers
     sessionStorage.removeItem("hub.stream." + view.turnId);
     if (view.proposals.length) void loadNeeds();
     if (d.deleted) void loadConversations();
@@ -352,12 +383,28 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
   es.addEventListener("error", () => {
     // EventSource reconnects by itself with Last-Event-ID; a refused
     // reconnect (the token expired, the turn is gone) closes it.
+    // The stored URL is dropped (its token is no good), and the reply is
+    // read again after a wait: still running, it gets a stream token of
+    // its own (once), and each refusal in a row doubles the wait.
     if (es.readyState === EventSource.CLOSED && state.live === live) {
       state.live = null;
-      void loadMessages();
+      // Dropped only when the wait is over: a tab being reloaded closes
+      // its EventSource too, and must keep the URL.
+      retryLater(convId, () => sessionStorage.removeItem("hub.stream." + view.turnId));
     }
   });
   renderChat(true);
+}
+
+/** retryLater reads the conversation's messages again after a wait: 1 s, doubling with each refusal in a row, at most 30 s. */
+function retryLater(convId: string, first?: () => void): void {
+  clearTimeout(state.retryTimer);
+  const wait = Math.min(30_000, 1000 * 2 ** state.refusals);
+  state.refusals++;
+  state.retryTimer = setTimeout(() => {
+    first?.();
+    if (state.convId === convId && !state.live) void loadMessages();
+  }, wait);
 }
 
 function statusWord(s: string): string {
@@ -509,24 +556,48 @@ async function mentionMenu(): Promise<void> {
   const before = input.value.slice(0, input.selectionStart ?? input.value.length);
   const m = before.match(/(?:^|\s)@([^@\n]{0,40})$/);
   if (!m) { closeMenu(); return; }
+  const menu = $("mention-menu");
+  // The records are read again when the menu opens after a minute, or
+  // after the activity stream said something ended (a task may be new).
+  if (menu.hidden && (state.poolStale || Date.now() - state.poolAt > 60_000)) state.pool = null;
   if (!state.pool) {
-    const [tasks, projects, people] = await Promise.all([
-      api.tasks(state.spaceId).then((r) => r.tasks).catch(() => []),
-      api.projects(state.spaceId).then((r) => r.projects).catch(() => []),
-      api.people(state.spaceId).then((r) => r.people).catch(() => []),
-    ]);
-    state.pool = [...tasks.map((t) => ({ kind: "task", id: t.id, label: t.title })),
-      ...projects.map((p) => ({ kind: "project", id: p.id, label: p.name })),
-      ...people.map((p) => ({ kind: "person", id: p.id, label: p.name }))];
+    const spaceId = state.spaceId;
+    let pool: Ref[];
+    try {
+      pool = await readPool(spaceId);
+    } catch (e) {
+      if (state.spaceId !== spaceId) return;
+      replace(menu, h("li", { class: "error", role: "alert" }, `The records could not be read: ${errorText(e)}`));
+      menu.hidden = false;
+      input.removeAttribute("aria-activedescendant");
+      return;
+    }
+    if (state.spaceId !== spaceId) return;
+    Object.assign(state, { pool, poolAt: Date.now(), poolStale: false });
   }
   const q = m[1].toLowerCase();
-  const found = state.pool.filter((r) => r.label.toLowerCase().includes(q)).slice(0, 8);
-  const menu = $("mention-menu");
+  const found = (state.pool ?? []).filter((r) => r.label.toLowerCase().includes(q)).slice(0, 8);
   replace(menu, found.length ? found.map((r, i) => h("li", { role: "option", id: `mention-${i}`, "aria-selected": String(i === 0), class: `kind-${r.kind}`,
     onmousedown: (e: Event) => e.preventDefault(), onclick: () => pickMention(r, m[1].length + 1) }, h("span", { class: "kind" }, r.kind), " ", r.label))
     : h("li", { class: "none" }, "No record matches"));
   menu.hidden = false;
   if (found.length) input.setAttribute("aria-activedescendant", "mention-0");
+}
+
+let poolRead: { spaceId: string; p: Promise<Ref[]> } | null = null;
+
+/** readPool reads the space's tasks, projects and people for the @-menu (one read at a time per space). */
+function readPool(spaceId: string): Promise<Ref[]> {
+  if (poolRead?.spaceId === spaceId) return poolRead.p;
+  const p = Promise.all([api.tasks(spaceId), api.projects(spaceId), api.people(spaceId)]).then(([t, pr, pe]) => [
+    ...t.tasks.map((x) => ({ kind: "task", id: x.id, label: x.title })),
+    ...pr.projects.map((x) => ({ kind: "project", id: x.id, label: x.name })),
+    ...pe.people.map((x) => ({ kind: "person", id: x.id, label: x.name }))]);
+  const read = { spaceId, p };
+  poolRead = read;
+  const done = () => { if (poolRead === read) poolRead = null; };
+  p.then(done, done);
+  return p;
 }
 
 function closeMenu(): void {
@@ -684,7 +755,10 @@ function renderSettings(): void {
 function onActivity(a: Activity | null): void {
   // Another tab's or the worker's change: the Needs me list and the open
   // conversation follow it.
-  if (!a || a.kind === "apply" || a.ended) void loadNeeds();
+  if (!a || a.kind === "apply" || a.ended) {
+    void loadNeeds();
+    state.poolStale = true;
+  }
   const live = state.live;
   if (a && live && a.kind === "turn" && a.id === live.view.turnId && !a.ended) {
     // Paused or resumed from the top bar (this tab's or another's).

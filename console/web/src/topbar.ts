@@ -15,6 +15,8 @@ export class TopBar {
   private activities = new Map<string, Activity>();
   private paused = false;
   private closed = false;
+  /** failure is what the api said when Pause, Resume or Stop all failed (the stream itself stays live). */
+  private failure = "";
 
   constructor(private readonly el: HTMLElement, private readonly events: TopBarEvents) {
     this.render();
@@ -90,17 +92,21 @@ export class TopBar {
       h("span", { id: "pill", class: `pill pill-${word.toLowerCase().replace("…", "")}`, role: "status", "aria-live": "polite", title },
         word, acts.length && this.phase === "live" ? ` · ${acts.length}` : ""),
       this.phase === "unavailable" ? h("button", { type: "button", id: "pill-retry", onclick: () => void this.connect() }, "Retry") : null,
+      this.failure ? h("span", { id: "topbar-error", class: "topbar-error", role: "alert" }, this.failure) : null,
       h("button", { type: "button", id: "pause-all", disabled: this.phase !== "live" || running.length === 0, onclick: () => void this.all("pause") }, "Pause"),
       h("button", { type: "button", id: "resume-all", disabled: this.phase !== "live" || !turns.some((a) => a.status === "paused"), onclick: () => void this.all("resume") }, "Resume"),
       h("button", { type: "button", id: "stop-all", disabled: this.phase !== "live" || turns.length === 0, onclick: () => void this.all("stop") }, "Stop all"));
   }
 
   private async all(what: "pause" | "resume" | "stop"): Promise<void> {
+    // A refused or failed action says what the api answered; the pill
+    // keeps what the activity stream says (it is still live).
+    this.failure = "";
     try {
       await (what === "pause" ? api.pauseAll() : what === "resume" ? api.resumeAll() : api.stopAll());
-    } catch {
-      this.phase = "unavailable";
-      this.render();
+    } catch (e) {
+      this.failure = `${({ pause: "Pause", resume: "Resume", stop: "Stop all" })[what]} failed: ${e instanceof Error ? e.message : String(e)}`;
     }
+    this.render();
   }
 }
