@@ -60,6 +60,10 @@ script.rules.unshift(
   { name: "post to the team", match: { lastUser: "(?i)tell the team we shipped", afterToolResult: false },
     reply: { toolCalls: [{ name: "apps_post_update", arguments: { connectionId: "CONNECTION", text: "Shipped" } }] } },
   { name: "posted", match: { lastUser: "(?i)tell the team we shipped", afterToolResult: true }, reply: { text: "Proposed: an update to the team." } },
+  { name: "add two tasks", match: { lastUser: "(?i)add tasks called (.+) and (.+)$", offered: "hub_create_tasks", afterToolResult: false },
+    reply: { toolCalls: [
+      { name: "hub_create_tasks", arguments: { tasks: [{ title: "{{index .Groups 1}}" }] } },
+      { name: "hub_create_tasks", arguments: { tasks: [{ title: "{{index .Groups 2}}" }] } }] } },
   { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
     reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
 );
@@ -139,9 +143,36 @@ try {
   await reply2.locator(".receipt button.undo").waitFor();
   tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
   check(tasks.some((t) => t.title === "Buy seeds"), "Redo puts it back");
+  // Two held writes in one reply: Apply all applies both.
+  await page.fill("#input", "add tasks called Rake leaves and Mend fence");
+  await page.press("#input", "Enter");
+  const replyTwo = page.locator("article.assistant").last();
+  await replyTwo.locator("section.proposal button.apply-all").waitFor();
+  check((await replyTwo.locator("section.proposal .preview").count()) === 2, "two held writes in one proposal");
+  await replyTwo.locator("section.proposal button.apply-all").click();
+  await replyTwo.locator(".receipt.status-succeeded").nth(1).waitFor();
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  check(["Rake leaves", "Mend fence"].every((x) => tasks.some((t) => t.title === x)), "Apply all writes both held tasks");
   await page.selectOption("#write-policy", "immediate");
   await page.click("#save-settings");
   await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+  // The settings' default model and effort (the effort list follows the model), then back.
+  const settingsAre = async (want, what) => {
+    for (let i = 0; i < 200; i++) {
+      const got = (await hub("GET", "/api/me/settings")).json;
+      if ((got.model ?? "") === want.model && (got.effort ?? "") === want.effort) return check(true, what);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    check(false, what);
+  };
+  await page.selectOption("#model", "fakemodel-deep");
+  await page.locator("#effort option[value=high]").waitFor({ state: "attached" });
+  await page.selectOption("#effort", "high");
+  await page.click("#save-settings");
+  await settingsAre({ model: "fakemodel-deep", effort: "high" }, "settings save the default model and its effort");
+  await page.selectOption("#model", "");
+  await page.click("#save-settings");
+  await settingsAre({ model: "", effort: "" }, "settings go back to the catalog's default");
 
   // --- mentions with the @-menu ----------------------------------------------------------------
   // A failed read of the records says so, and is not kept: the next open reads them again.
@@ -287,7 +318,7 @@ try {
   await page.reload();
   await page.locator("article.user .chip", { hasText: "@Buy seeds" }).waitFor();
   await page.locator(".receipt.status-succeeded", { hasText: "Buy seeds" }).waitFor();
-  await page.locator("section.proposal .badge", { hasText: "Applied" }).waitFor();
+  await page.locator("section.proposal .badge", { hasText: "Applied" }).first().waitFor();
   check(true, "after a reload the chips and receipts are still there");
   await page.locator("article.assistant").first().locator(".row.phase-done button.redo").waitFor({ state: "attached" });
   await page.locator(".receipt.status-succeeded", { hasText: "Buy seeds" }).locator("button.undo").waitFor();
