@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"gorm.io/gorm"
+
 	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
@@ -152,9 +154,8 @@ func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.O
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
 	out.Result = tc.res
-	publish, published := tc.a.Frames.PublishIn(tc.turn.ID, stream.TypeTool, toolDoneFrame(tc.call, out))
-	prev := tc.doneFramed
-	tc.doneFramed = func(err error) { prev(err); published(err) }
+	var publish func(tx *gorm.DB) error
+	publish, tc.doneFramed = tc.a.Frames.PublishIn(tc.turn.ID, stream.TypeTool, toolDoneFrame(tc.call, out))
 	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved, publish)
 	if err == nil && !won {
 		err = toolrun.ErrRecorded
