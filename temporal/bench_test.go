@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
@@ -228,6 +230,131 @@ func BenchmarkSQLitePragmas(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// benchStatus is the keyword the turn-shaped workflow upserts, as a turn
+// upserts TurnStatus.
+const benchStatus = "BenchTurnStatus"
+
+// turnShaped records what a Hub turn of BenchmarkTurn's workload records
+// (3 model calls, 2 task writes; docs/benchmarks.md) with every activity a
+// no-op: one version marker, the working and ending status upserts, the
+// wall-clock timer started and cancelled, the local PrepareTurn, three
+// CallModel activities, two local RunTools after the first two and the
+// local FinishTurn. Its cost is what Temporal alone charges a turn.
+// With localModel the model calls are local activities too: what a turn
+// would save by giving up the model call's own activity task (its
+// heartbeats, its timeout and cancellation as the server sees them).
+func turnShaped(ctx workflow.Context, localModel bool) error {
+	status := sdktemporal.NewSearchAttributeKeyKeyword(benchStatus)
+	workflow.GetVersion(ctx, "turn-shape", workflow.DefaultVersion, 1)
+	if err := workflow.UpsertTypedSearchAttributes(ctx, status.ValueSet("working")); err != nil {
+		return err
+	}
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	wall := workflow.NewTimer(timerCtx, time.Hour)
+	local := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	remote := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	if err := workflow.ExecuteLocalActivity(local, noop).Get(ctx, nil); err != nil {
+		return err
+	}
+	for step := range 3 {
+		call := workflow.ExecuteActivity(remote, noop)
+		if localModel {
+			call = workflow.ExecuteLocalActivity(local, noop)
+		}
+		if err := call.Get(ctx, nil); err != nil {
+			return err
+		}
+		if step < 2 {
+			if err := workflow.ExecuteLocalActivity(local, noop).Get(ctx, nil); err != nil {
+				return err
+			}
+		}
+	}
+	if err := workflow.ExecuteLocalActivity(local, noop).Get(ctx, nil); err != nil {
+		return err
+	}
+	cancelTimer()
+	_ = wall.Get(ctx, nil)
+	return workflow.UpsertTypedSearchAttributes(ctx, status.ValueSet("done"))
+}
+
+// BenchmarkTurnShape is the floor under a Hub turn's CPU and latency: a
+// workflow that records what a turn records (turnShaped) with no-op
+// activities, against the embedded server with Hub's tuning on a SQLite
+// file (as `hub dev`), the worker polling as Hub's does (autoscaling), all
+// in this process. "sequential" runs one workflow at a time (p50-ms is the
+// floor of a sequential turn's median), "20-in-flight" twenty at once,
+// "local-model-calls" sequentially with the model calls as local activities.
+// cpu-ms/op is the whole process's user + system time per workflow:
+// Temporal's own share of a turn, before Hub does any work
+// (docs/benchmarks.md, "What Temporal alone costs a turn").
+//
+// Run: go test ./temporal -run '^$' -bench TurnShape -count 3 -benchtime 100x
+func BenchmarkTurnShape(b *testing.B) {
+	s := startServer(b, Options{DatabaseFile: filepath.Join(b.TempDir(), "temporal.db")})
+	c := dial(b, s)
+	ctx := context.Background()
+	require.NoError(b, EnsureSearchAttributes(ctx, c, s.Namespace(), map[string]enumspb.IndexedValueType{
+		benchStatus: enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	}))
+	w := worker.New(c, benchTaskQueue, worker.Options{
+		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
+		ActivityTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
+	})
+	w.RegisterWorkflow(turnShaped)
+	w.RegisterActivity(noop)
+	require.NoError(b, w.Start())
+	b.Cleanup(w.Stop)
+	run := func(localModel bool) error {
+		ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: benchTaskQueue, EnableEagerStart: true}, turnShaped, localModel)
+		if err != nil {
+			return err
+		}
+		return r.Get(ctx, nil)
+	}
+	for range 5 {
+		require.NoError(b, run(false))
+	}
+	for _, cfg := range []struct {
+		name       string
+		inFlight   int
+		localModel bool
+	}{
+		{"sequential", 1, false},
+		{"20-in-flight", 20, false},
+		{"sequential/local-model-calls", 1, true},
+	} {
+		inFlight := cfg.inFlight
+		b.Run(cfg.name, func(b *testing.B) {
+			durations := make([]time.Duration, b.N)
+			sem := make(chan struct{}, inFlight)
+			var wg sync.WaitGroup
+			cpu0 := processCPU(b)
+			b.ResetTimer()
+			for i := range b.N {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					t0 := time.Now()
+					if err := run(cfg.localModel); err != nil {
+						b.Error(err)
+					}
+					durations[i] = time.Since(t0)
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "workflows/s")
+			slices.Sort(durations)
+			b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
 		})
 	}
 }
