@@ -135,6 +135,7 @@ func (s *Service) forgetAccess(ctx context.Context) {
 	if r := s.txRoles; r != nil {
 		r.mu.Lock()
 		r.roles = nil
+		r.forgot = true
 		r.mu.Unlock()
 	}
 }
@@ -144,13 +145,22 @@ func (s *Service) forgetAccess(ctx context.Context) {
 type txRoles struct {
 	mu    sync.Mutex
 	roles map[[2]string]Role // "" for none
+	// forgot says a change inside the transaction cleared the activity's
+	// memo: Service.Tx clears it once more when the outermost transaction
+	// has ended, because a check made meanwhile outside the transaction
+	// (on Postgres, another connection) read and remembered the state
+	// before the change.
+	forgot bool
 }
 
 // accessInTx is Access inside a transaction. It reads the membership in
 // the transaction itself — never from an activity's memo (CheckAccessOnce),
 // so a person removed or made a viewer after the activity started is
-// refused at the write, and on SQLite (one connection) no removal can
-// commit between this check and the write's commit — and keeps the answer
+// refused at the write. On SQLite (one connection) no removal can commit
+// between this check and the write's commit; on Postgres the read takes no
+// lock, so a removal committing meanwhile is ordered after the write (it
+// reads no records: the outcome is the write made just before the
+// removal) — and keeps the answer
 // for the transaction's later checks only (CanWrite of the write and of
 // its Undo group read once). What it read is not put in the activity's
 // memo: the transaction may still roll back (an Undo that brings a member

@@ -146,3 +146,45 @@ func TestAWriteChecksAccessInItsTransaction(t *testing.T) {
 		require.ErrorIs(t, err, workspace.ErrForbidden, "the rolled-back role is not remembered")
 	})
 }
+
+// A transaction that changes what the memo holds and then rolls back
+// leaves the activity's memo answering from the database: neither a read
+// inside the transaction nor one made outside it meanwhile (Postgres: the
+// state before the change) is the memo's answer afterwards.
+func TestTxLeavesTheMemoToWhatCommitted(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := workspace.CheckAccessOnce(t.Context())
+		needsMe := workspace.PolicyNeedsMe
+		err := f.svc.Tx(ctx, func(tx *workspace.Service) error {
+			if _, err := tx.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &needsMe}); err != nil {
+				return err
+			}
+			if _, err := tx.GetSettings(ctx, f.editor.PersonID); err != nil {
+				return err
+			}
+			return errors.New("roll back")
+		})
+		require.Error(t, err)
+		st, err := f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, workspace.PolicyImmediate, st.WritePolicy, "the rolled-back read is not remembered")
+
+		if f.db.Dialect != models.Postgres {
+			return // one connection: nothing reads outside the transaction meanwhile
+		}
+		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error {
+			if _, err := tx.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &needsMe}); err != nil {
+				return err
+			}
+			before, err := f.svc.GetSettings(ctx, f.editor.PersonID) // another connection: the committed state
+			if err != nil {
+				return err
+			}
+			require.Equal(t, workspace.PolicyImmediate, before.WritePolicy)
+			return nil
+		}))
+		st, err = f.svc.GetSettings(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, workspace.PolicyNeedsMe, st.WritePolicy, "the read made while the change was uncommitted is forgotten at its commit")
+	})
+}

@@ -60,14 +60,20 @@ func (s *Service) withDB(db *gorm.DB) *Service {
 // back: a subscriber never hears of a record that does not exist.
 func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
 	batch := &changeBatch{}
+	roles := s.txRoles
+	if roles == nil {
+		roles = &txRoles{}
+	}
 	err := models.Transaction(ctx, s.db, func(t *models.Tx) error {
 		tx := s.withDB(t.Handle())
-		tx.batch, tx.tx, tx.txRoles = batch, t, s.txRoles
-		if tx.txRoles == nil {
-			tx.txRoles = &txRoles{}
-		}
+		tx.batch, tx.tx, tx.txRoles = batch, t, roles
 		return fn(tx)
 	})
+	if s.tx == nil && roles.forgot {
+		// Committed or rolled back: what the activity remembered while
+		// this transaction ran may be the state before its changes.
+		s.forgetAccess(ctx)
+	}
 	if err != nil {
 		return err
 	}
