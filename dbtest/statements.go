@@ -18,6 +18,13 @@ import (
 type Statements struct {
 	mu   sync.Mutex
 	list []string
+	// units are the commits of the statements recorded since the last
+	// TakeCommits: a statement outside a transaction commits alone (nil),
+	// the statements of one transaction share its *sql.Tx. Holding the
+	// value keeps it from being collected, so a later transaction never
+	// reuses its address.
+	units []any
+	last  any
 }
 
 var recorders atomic.Int64
@@ -34,6 +41,13 @@ func Record(t testing.TB, db *models.DB) *Statements {
 		}
 		s.mu.Lock()
 		s.list = append(s.list, tx.Statement.SQL.String())
+		pool := any(tx.Statement.ConnPool)
+		if _, inTx := pool.(gorm.TxCommitter); !inTx {
+			s.units = append(s.units, nil)
+		} else if s.last != pool {
+			s.units = append(s.units, pool)
+		}
+		s.last = pool
 		s.mu.Unlock()
 	}
 	cb := db.Callback()
@@ -67,6 +81,20 @@ func (s *Statements) Take() []string {
 	out := s.list
 	s.list = nil
 	return out
+}
+
+// TakeCommits returns how many commits the statements recorded since the
+// last TakeCommits (or Record) made — one per statement outside a
+// transaction, one per transaction; a transaction without a statement is
+// not seen — and starts afresh. Transactions that interleave (two at once
+// on Postgres) are counted as often as they take turns: record one thing
+// at a time.
+func (s *Statements) TakeCommits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.units)
+	s.units, s.last = nil, nil
+	return n
 }
 
 // Matching counts the statements of list that contain every one of words
