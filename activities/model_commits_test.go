@@ -226,3 +226,46 @@ func TestRetriedToolCallStartsOnce(t *testing.T) {
 		require.Equal(t, []string{stream.PhaseStarted, stream.PhaseDone}, phases)
 	})
 }
+
+// TestPrepareTurnWritesOnce: PrepareTurn's writes — the run record, the
+// turn's working status with its announcement, the refs frame — are one
+// transaction, and a retried PrepareTurn (its worker died after the
+// commit) writes them again without a second refs frame.
+func TestPrepareTurnWritesOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		ctx := context.Background()
+		conv, err := f.chat.CreateConversation(ctx, f.actor.PersonID, f.space, "")
+		require.NoError(t, err)
+		turn, err := f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.actor.PersonID, Text: "list my tasks"})
+		require.NoError(t, err)
+		rec := dbtest.Record(t, f.db)
+		for range 2 {
+			_, err = f.acts.PrepareTurn(ctx, activities.TurnRef{TurnID: turn.ID})
+			require.NoError(t, err)
+			got := rec.Take()
+			require.Equal(t, 1, dbtest.Matching(got, "UPDATE", "turns", "instructions"), "the run record: %q", got)
+			writing := 0
+			for _, u := range rec.TakeUnits() {
+				if dbtest.Writes(u) > 0 {
+					writing++
+					require.Equal(t, 1, dbtest.Matching(u, "UPDATE", "turns", "instructions"), "the run record: %q", u)
+					require.Equal(t, 1, dbtest.Matching(u, "UPDATE turns SET status"), "the status: %q", u)
+				}
+			}
+			require.Equal(t, 1, writing, "every write in one transaction: %q", got)
+		}
+		got, err := f.chat.GetTurn(ctx, turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, chat.StatusWorking, got.Status)
+		frames, err := f.acts.Frames.Frames(ctx, turn.ID, 0)
+		require.NoError(t, err)
+		refs := 0
+		for _, fr := range frames {
+			if fr.Type == stream.TypeRefs {
+				refs++
+			}
+		}
+		require.Equal(t, 1, refs, "one refs frame for the attempt")
+	})
+}

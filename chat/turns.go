@@ -377,6 +377,40 @@ func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord)
 	return nil
 }
 
+// SaveRunRecordIn is SaveRunRecord as a part of another transaction (the
+// status change that marks the turn working, MarkWorking's also): the
+// record commits with the status, or neither does.
+func (s *Store) SaveRunRecordIn(ctx context.Context, turnID string, rec RunRecord) func(tx *gorm.DB) error {
+	return func(tx *gorm.DB) error {
+		in := s.withDB(tx)
+		in.inTx = true
+		return in.SaveRunRecord(ctx, turnID, rec)
+	}
+}
+
+// ErrClaimedMeanwhile is what ClaimIn returns when the turn was no longer
+// unclaimed and running: the caller rolls back and claims it with
+// ClaimTurn, which tells a run that owns it from a reset's.
+var ErrClaimedMeanwhile = errors.New("the turn was claimed or ended meanwhile")
+
+// ClaimIn is ClaimTurn's first claim of a running turn as a part of
+// another transaction (the status change that marks it working,
+// MarkWorking's also): the run takes the turn with the first writes it
+// makes, at no commit of its own. It returns ErrClaimedMeanwhile when the
+// turn was claimed (by another run) or ended since it was read.
+func (s *Store) ClaimIn(turnID, runID string) func(tx *gorm.DB) error {
+	return func(tx *gorm.DB) error {
+		res := tx.Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
+		if res.Error != nil {
+			return fmt.Errorf("claim turn %s: %w", turnID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return ErrClaimedMeanwhile
+		}
+		return nil
+	}
+}
+
 // GetRunRecord reads a turn's run record.
 func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, error) {
 	var r models.Turn
