@@ -227,9 +227,10 @@ func TestRetriedToolCallStartsOnce(t *testing.T) {
 	})
 }
 
-// TestPrepareTurnWritesOnce: PrepareTurn's writes — the run record, the
-// turn's working status with its announcement, the refs frame — are one
-// transaction, and a retried PrepareTurn (its worker died after the
+// TestPrepareTurnWritesOnce: PrepareTurn reads the turn, the access, the
+// space's name and the person in one query; its writes — the run record,
+// the turn's working status with its announcement, the refs frame — are
+// one transaction, and a retried PrepareTurn (its worker died after the
 // commit) writes them again without a second refs frame.
 func TestPrepareTurnWritesOnce(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
@@ -244,6 +245,9 @@ func TestPrepareTurnWritesOnce(t *testing.T) {
 			_, err = f.acts.PrepareTurn(ctx, activities.TurnRef{TurnID: turn.ID})
 			require.NoError(t, err)
 			got := rec.Take()
+			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships", "FROM spaces", "FROM people"), "one read: %q", got)
+			require.Zero(t, dbtest.Matching(got, "FROM spaces WHERE id"), "no space read of its own: %q", got)
+			require.Zero(t, dbtest.Matching(got, "FROM people WHERE id"), "no person read of its own: %q", got)
 			require.Equal(t, 1, dbtest.Matching(got, "UPDATE", "turns", "instructions"), "the run record: %q", got)
 			writing := 0
 			for _, u := range rec.TakeUnits() {

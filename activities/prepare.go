@@ -28,7 +28,8 @@ const MaxSteps = 8
 // record again, so it is safe to retry.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
 	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
-	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	// The turn, the access, the space's name and the person in one read.
+	turn, err := a.Chat.GetTurnToStart(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)
 		return Plan{}, err

@@ -219,7 +219,7 @@ var runRecordColumns = []string{"instructions", "context", "offered_tools", "add
 // leaves the run record unread: GetTurnAndRecord reads both at once.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 	if workspace.RemembersAccess(ctx) {
-		t, _, err := s.turnWithAccess(ctx, id, false)
+		t, _, err := s.turnWithAccess(ctx, id, false, false)
 		return t, err
 	}
 	var r models.Turn
@@ -424,7 +424,7 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 // what a model call and a tool call start from.
 func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecord, error) {
 	if workspace.RemembersAccess(ctx) {
-		return s.turnWithAccess(ctx, id, true)
+		return s.turnWithAccess(ctx, id, true, false)
 	}
 	var r models.Turn
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
@@ -437,21 +437,39 @@ func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecor
 	return toTurn(r), toRunRecord(r), nil
 }
 
-// turnWithAccess is GetTurn (GetTurnAndRecord, with record) for an
+// GetTurnToStart is GetTurn for the start of a turn (PrepareTurn), in an
 // activity that keeps its access reads (workspace.CheckAccessOnce): the
-// same read of the turn also reads the person's access to its space, so
-// the activity's access check is no read of its own.
-func (s *Store) turnWithAccess(ctx context.Context, id string, record bool) (Turn, RunRecord, error) {
+// read of the turn and the access also reads the space's name and the
+// person (workspace.StartColumns), so GetSpace and GetPerson are no reads
+// of their own.
+func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, error) {
+	if !workspace.RemembersAccess(ctx) {
+		return s.GetTurn(ctx, id)
+	}
+	t, _, err := s.turnWithAccess(ctx, id, false, true)
+	return t, err
+}
+
+// turnWithAccess is GetTurn (GetTurnAndRecord, with record;
+// GetTurnToStart, with start) for an activity that keeps its access reads
+// (workspace.CheckAccessOnce): the same read of the turn also reads the
+// person's access to its space, so the activity's access check is no read
+// of its own.
+func (s *Store) turnWithAccess(ctx context.Context, id string, record, start bool) (Turn, RunRecord, error) {
 	var row struct {
 		models.Turn
 		Access workspace.ActivityRead `gorm:"embedded"`
+		Start  workspace.StartRead    `gorm:"embedded"`
 	}
 	cols := "turns.*"
 	if !record {
 		cols = turnColumns(s.db)
 	}
-	err := s.q(ctx).Table("turns").Select(cols+", "+workspace.AccessColumns("turns.person_id", "turns.space_id")).
-		Where("turns.id = ?", id).Take(&row).Error
+	cols += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
+	if start {
+		cols += ", " + workspace.StartColumns("turns.person_id", "turns.space_id")
+	}
+	err := s.q(ctx).Table("turns").Select(cols).Where("turns.id = ?", id).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
@@ -459,6 +477,9 @@ func (s *Store) turnWithAccess(ctx context.Context, id string, record bool) (Tur
 		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
 	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
+	if start {
+		workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
+	}
 	return toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
 
