@@ -248,6 +248,7 @@ func TestPrepareTurnWritesOnce(t *testing.T) {
 			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships", "FROM spaces", "FROM people"), "one read: %q", got)
 			require.Zero(t, dbtest.Matching(got, "FROM spaces WHERE id"), "no space read of its own: %q", got)
 			require.Zero(t, dbtest.Matching(got, "FROM people WHERE id"), "no person read of its own: %q", got)
+			require.Zero(t, dbtest.Matching(got, "FROM messages WHERE id"), "no read of the person's message of its own: %q", got)
 			require.Equal(t, 1, dbtest.Matching(got, "UPDATE", "turns", "instructions"), "the run record: %q", got)
 			writing := 0
 			for _, u := range rec.TakeUnits() {
@@ -271,5 +272,23 @@ func TestPrepareTurnWritesOnce(t *testing.T) {
 			}
 		}
 		require.Equal(t, 1, refs, "one refs frame for the attempt")
+	})
+}
+
+// TestPrepareTurnOfAMissingMessageIsGone: a turn whose person's message
+// is gone (its conversation is being deleted) ends as before: the read
+// with the turn finds no message, and the activity says the turn is gone.
+func TestPrepareTurnOfAMissingMessageIsGone(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		ctx := context.Background()
+		conv, err := f.chat.CreateConversation(ctx, f.actor.PersonID, f.space, "")
+		require.NoError(t, err)
+		turn, err := f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.actor.PersonID, Text: "list my tasks"})
+		require.NoError(t, err)
+		require.NoError(t, f.db.Delete(&models.Message{}, "id = ?", turn.UserMessageID).Error)
+		_, err = f.acts.PrepareTurn(ctx, activities.TurnRef{TurnID: turn.ID})
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "message")
 	})
 }

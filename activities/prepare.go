@@ -28,8 +28,9 @@ const MaxSteps = 8
 // record again, so it is safe to retry.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
 	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
-	// The turn, the access, the space's name and the person in one read.
-	turn, err := a.Chat.GetTurnToStart(ctx, in.TurnID)
+	// The turn, the access, the space's name, the person and their message
+	// in one read.
+	turn, userMsg, found, err := a.Chat.GetTurnToStart(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)
 		return Plan{}, err
@@ -55,7 +56,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	user, history, err := a.turnMessages(ctx, turn)
+	user, history, err := a.turnMessagesFrom(ctx, turn, userMsg, found)
 	if err != nil {
 		return Plan{}, err
 	}
