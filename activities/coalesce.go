@@ -87,6 +87,29 @@ func (t *textFrames) Flush() error {
 	return t.flushLocked()
 }
 
+// Take ends the gathering like Flush, but hands back what gathered
+// instead of publishing it: the caller publishes it with the step it saves
+// (stream.Bus.PublishIn in chat.Store.SaveStep's transaction), so the last
+// text frame of a call costs no commit of its own. It returns the error of
+// an earlier publish, as Flush does.
+func (t *textFrames) Take() (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+	if t.err != nil {
+		return "", t.err
+	}
+	delta := t.pending.String()
+	t.pending.Reset()
+	if delta != "" {
+		t.sent, t.last = true, time.Now()
+	}
+	return delta, nil
+}
+
 func (t *textFrames) flushLocked() error {
 	if t.timer != nil {
 		t.timer.Stop()

@@ -75,3 +75,30 @@ func TestTextFramesReportAFailedPublish(t *testing.T) {
 	require.ErrorIs(t, tf.Flush(), fail)
 	require.Equal(t, 1, calls)
 }
+
+// Take hands back what gathered instead of publishing it (the caller
+// stores it with the step), stops the timer, and what it took is never
+// published by it.
+func TestTextFramesTakeWhatGathered(t *testing.T) {
+	var p published
+	tf := &textFrames{publish: p.publish}
+	got, err := tf.Take()
+	require.NoError(t, err)
+	require.Empty(t, got, "nothing gathered")
+	require.NoError(t, tf.Add("Hel"))
+	require.NoError(t, tf.Add("lo"))
+	got, err = tf.Take()
+	require.NoError(t, err)
+	require.Equal(t, "lo", got)
+	tf.mu.Lock()
+	require.Nil(t, tf.timer, "no timer left to publish")
+	tf.mu.Unlock()
+	require.NoError(t, tf.Flush())
+	require.Equal(t, []string{"Hel"}, p.get(), "what was taken is not published here")
+
+	fail := errors.New("database gone")
+	broken := &textFrames{publish: func(string) error { return fail }}
+	require.ErrorIs(t, broken.Add("a"), fail)
+	_, err = broken.Take()
+	require.ErrorIs(t, err, fail, "an earlier failed publish is reported")
+}

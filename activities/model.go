@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"gorm.io/gorm"
 
 	"hub/assistant"
 	"hub/chat"
@@ -30,10 +32,18 @@ import (
 // response (docs/benchmarks.md, "Stop").
 const HeartbeatInterval = 5 * time.Second
 
-// CallModel runs one model step: it rebuilds the transcript from the
-// database, streams the answer (publishing text deltas, heartbeating on a
-// timer), and saves the step and its tool calls as pending. The
-// workflow gets the calls by id.
+// CallModel runs one model step: it reads the turn and its steps so far,
+// rebuilds the transcript, streams the answer (publishing text deltas,
+// heartbeating on a timer), and saves the step and its tool calls as
+// pending. The workflow gets the calls by id.
+//
+// Of its own it reads once (the turn, its run record, the person's access
+// and the steps before, chat.Store.TurnAndSteps) and commits twice
+// besides the streamed text frames: the status change with its frame and
+// the request's reservation before the request (MarkWorking), and the
+// step with its calls, the request's settle and the frames that end the
+// call after it (SaveStep). Neither transaction is open across the model
+// request or the verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
 		return ModelStep{}, temporal.NewNonRetryableApplicationError(
@@ -59,9 +69,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
-	// The turn and its run record in one read (a reset's claim below
-	// leaves the record as it is).
-	turn, rec, err := a.Chat.GetTurnAndRecord(ctx, in.TurnID)
+	// The turn, its run record, the access and the steps before this one
+	// in one read (a reset's claim below leaves the record as it is, and
+	// keeps the steps before in.Step).
+	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, in.Step)
 	if err != nil {
 		err = gone(err)
 		return ModelStep{}, err
@@ -89,26 +100,6 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return ModelStep{}, err
 	}
 	history = keepIDs(history, rec.HistoryIDs)
-	steps, err := a.Chat.Steps(ctx, in.TurnID, in.Step)
-	if err != nil {
-		return ModelStep{}, err
-	}
-	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
-	if in.Rerun {
-		// Resumed after a pause: the interrupted call's text goes.
-		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Resuming…"}
-	}
-	if attempt > 1 {
-		// The client drops the partial text of the failed attempt.
-		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
-	}
-	// The status frame is stored in the transaction of the status change.
-	publish, published := a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)
-	err = a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish)
-	published(err)
-	if err != nil {
-		return ModelStep{}, err
-	}
 
 	parts, missing, err := a.attachedParts(ctx, turn, user)
 	if err != nil {
@@ -137,21 +128,52 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		}
 	}
 	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
-		// Stopped or paused while the transcript was read: nothing was sent.
+		// Stopped or paused while the transcript was read: nothing was sent
+		// and nothing written.
 		return ModelStep{}, temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
 	}
-	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
-	defer stopBeat()
 	// The files' fallback goes on from where the turn's last step ended.
 	from := 0
 	for _, st := range steps {
 		from = max(from, st.PartsLevel)
 	}
-	// Text frames are coalesced (coalesce.go); what gathered is published
-	// before the step is saved, also when a stop or a cancellation cut the
-	// call, so the frames always add up to the saved text.
+
+	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
+	if in.Rerun {
+		// Resumed after a pause: the interrupted call's text goes.
+		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Resuming…"}
+	}
+	if attempt > 1 {
+		// The client drops the partial text of the failed attempt.
+		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
+	}
+	// The status change, its frame and the first request's reservation
+	// (with the release of what a dead earlier attempt left reserved) in
+	// one transaction.
+	m := a.metered(ctx, turn, in.Step, attempt, model, info)
+	// Whatever way the call ends without saving its step, what the
+	// provider was asked for is settled.
+	defer func() { _ = m.settle() }()
+	var refused error
+	publish, published := a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)
+	err = a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish, m.reserveIn(firstTry(req, userIdx, parts, from), &refused))
+	published(err)
+	m.reservedIn(err, refused)
+	if err != nil {
+		return ModelStep{}, err
+	}
+	if refused != nil {
+		return ModelStep{}, modelError(refused)
+	}
+
+	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
+	defer stopBeat()
+	// Text frames are coalesced (coalesce.go); what gathered at the end is
+	// published with the step, and before it when the step is not saved
+	// or a network call comes first, so the frames always add up to the
+	// saved text.
 	text := newTextFrames(context.WithoutCancel(ctx), a.Frames, in.TurnID)
-	res, notGiven, level, err := a.streamWithParts(callCtx, a.metered(ctx, turn, in.Step, attempt, model, info), req, userIdx, parts, from, func(c llm.Chunk) error {
+	res, notGiven, level, err := a.streamWithParts(callCtx, m.sendFunc(), req, userIdx, parts, from, func(c llm.Chunk) error {
 		if c.TextDelta == "" {
 			return nil
 		}
@@ -160,15 +182,17 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return text.Add(delta)
 	})
 	stopBeat()
-	if ferr := text.Flush(); ferr != nil {
-		return ModelStep{}, ferr
-	}
 	if err != nil && callCtx.Err() != nil {
 		// Stopped or paused: keep the text streamed so far (a stopped turn
-		// shows it; a resumed one replaces it), then report the interruption.
+		// shows it; a resumed one replaces it), with what was used, then
+		// report the interruption.
+		gathered, terr := text.Take()
+		if terr != nil {
+			return ModelStep{}, terr
+		}
 		partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: chat.FinishInterrupted, PartsLevel: level,
 			Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
-		if _, serr := a.Chat.SaveStep(context.WithoutCancel(ctx), in.TurnID, partial); serr != nil {
+		if _, serr := a.saveStep(context.WithoutCancel(ctx), in.TurnID, partial, m, textFrame(gathered)...); serr != nil {
 			return ModelStep{}, serr
 		}
 		if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
@@ -177,17 +201,23 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return ModelStep{}, err
 	}
 	if err != nil {
+		if ferr := text.Flush(); ferr != nil {
+			return ModelStep{}, ferr
+		}
 		return ModelStep{}, modelError(err)
 	}
+	gathered, err := text.Take()
+	if err != nil {
+		return ModelStep{}, err
+	}
 	if note := notSeenNote(append(missing, notGiven...), steps); note != "" {
-		// The reply says which files the model was not given.
+		// The reply says which files the model was not given, in the text
+		// frame that ends the call.
 		delta := sep + note
 		if res.Text != "" {
 			delta = "\n\n" + note
 		}
-		if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeText, map[string]string{"delta": delta}); err != nil {
-			return ModelStep{}, err
-		}
+		gathered += delta
 		res.Text = strings.TrimSpace(res.Text + "\n\n" + note)
 	}
 	st := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: res.FinishReason, PartsLevel: level,
@@ -197,18 +227,31 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			st.ToolCalls = append(st.ToolCalls, chat.ToolCall{ProviderCallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
 		}
 	}
+	var ending []frame
 	if len(st.ToolCalls) == 0 {
+		if a.Verifier != nil {
+			// The verify hook is a network call: the text is shown and the
+			// request settled before it, not held for the step.
+			if err := a.publishText(ctx, in.TurnID, gathered); err != nil {
+				return ModelStep{}, err
+			}
+			gathered = ""
+			if err := m.settle(); err != nil {
+				return ModelStep{}, err
+			}
+		}
 		nudge, kind, err := a.checkAnswer(ctx, in, turn, user, steps, res.Text)
 		if err != nil {
 			return ModelStep{}, err
 		}
 		st.Nudge, st.NudgeKind = nudge, kind
-		if err := a.discardSentBack(ctx, in, st); err != nil {
-			return ModelStep{}, err
-		}
+		ending = discardSentBack(in, st)
 	}
-	calls, err := a.Chat.SaveStep(ctx, in.TurnID, st)
+	calls, err := a.saveStep(ctx, in.TurnID, st, m, append(textFrame(gathered), ending...)...)
 	if err != nil {
+		return ModelStep{}, err
+	}
+	if err := a.fault(FaultModelSettled); err != nil {
 		return ModelStep{}, err
 	}
 	out := ModelStep{FinishReason: res.FinishReason, HasText: res.Text != "", Nudged: st.Nudge != ""}
@@ -218,17 +261,71 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	return out, nil
 }
 
-// discardSentBack tells the client to drop the text of a step the answer
-// check sends back: the person reads the answer the model gives next, not
-// the one that claimed a held write was done or wrote a call as text
-// (FinishTurn leaves it out of the saved reply too).
-func (a *Activities) discardSentBack(ctx context.Context, in CallModelInput, st chat.Step) error {
+// frame is a frame that ends a model call, stored with its step.
+type frame struct {
+	typ  string
+	data any
+}
+
+// textFrame is the text frame of what gathered (none when nothing did).
+func textFrame(delta string) []frame {
+	if delta == "" {
+		return nil
+	}
+	return []frame{{typ: stream.TypeText, data: map[string]string{"delta": delta}}}
+}
+
+// publishText publishes a text frame of its own (none when delta is "").
+func (a *Activities) publishText(ctx context.Context, turnID, delta string) error {
+	if delta == "" {
+		return nil
+	}
+	_, err := a.Frames.Publish(ctx, turnID, stream.TypeText, map[string]string{"delta": delta})
+	return err
+}
+
+// saveStep saves the step with the last request's settle (m) and the
+// frames that end the call, in one transaction (chat.Store.SaveStep).
+func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, m *meter, frames ...frame) ([]chat.ToolCall, error) {
+	also := make([]func(tx *gorm.DB) error, 0, len(frames)+1)
+	afters := make([]func(error), 0, len(frames))
+	for _, f := range frames {
+		publish, after := a.Frames.PublishIn(turnID, f.typ, f.data)
+		also, afters = append(also, publish), append(afters, after)
+	}
+	also = append(also, m.settleIn)
+	calls, err := a.Chat.SaveStep(ctx, turnID, st, also...)
+	for _, after := range afters {
+		after(err)
+	}
+	m.settledIn(err)
+	return calls, err
+}
+
+// firstTry is the request the call sends first: with the parts of the
+// files' level it starts at (streamWithParts), for its reservation.
+func firstTry(req llm.Request, userIdx int, parts []llm.Part, from int) llm.Request {
+	if len(parts) == 0 || userIdx < 0 {
+		return req
+	}
+	levels := partLevels(parts)
+	msgs := slices.Clone(req.Messages)
+	msgs[userIdx].Parts = levels[min(max(from, 0), len(levels)-1)]
+	req.Messages = msgs
+	return req
+}
+
+// discardSentBack is the frame that tells the client to drop the text of
+// a step the answer check sends back: the person reads the answer the
+// model gives next, not the one that claimed a held write was done or
+// wrote a call as text (FinishTurn leaves it out of the saved reply too).
+// It is stored with the step.
+func discardSentBack(in CallModelInput, st chat.Step) []frame {
 	if !discarded(st) || st.Text == "" {
 		return nil
 	}
-	_, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, map[string]any{
-		"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Checking the answer…"})
-	return err
+	return []frame{{typ: stream.TypeStatus, data: map[string]any{
+		"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Checking the answer…"}}}
 }
 
 // heartbeatWhileWaiting heartbeats every HeartbeatInterval until the

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"gorm.io/gorm"
 
 	"hub/assistant"
 	"hub/chat"
@@ -26,13 +28,21 @@ const MaxSteps = 8
 // record again, so it is safe to retry.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
 	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
-	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	// The turn, the access, the space's name, the person and their message
+	// in one read.
+	turn, userMsg, found, err := a.Chat.GetTurnToStart(ctx, in.TurnID)
 	if err != nil {
 		err = gone(err)
 		return Plan{}, err
 	}
-	if err := a.claim(ctx, turn, -1); err != nil {
-		return Plan{}, err
+	// A turn's first run takes it with the writes at the end (ClaimIn);
+	// a run that finds it claimed or ended (an operator's reset) claims
+	// it now, as every activity does.
+	runID, claimLater := firstClaim(ctx, turn)
+	if !claimLater {
+		if err := a.claim(ctx, turn, -1); err != nil {
+			return Plan{}, err
+		}
 	}
 	logTurn(ctx, "turn started", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID, "model", turn.Model)
 	space, err := a.Workspace.GetSpace(ctx, turn.PersonID, turn.SpaceID)
@@ -46,7 +56,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	user, history, err := a.turnMessages(ctx, turn)
+	user, history, err := a.turnMessagesFrom(ctx, turn, userMsg, found)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -106,16 +116,59 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	for _, m := range history[report.HistoryDropped:] {
 		rec.HistoryIDs = append(rec.HistoryIDs, m.ID)
 	}
-	if err := a.Chat.SaveRunRecord(ctx, turn.ID, rec); err != nil {
-		return Plan{}, err
+	// The claim, the run record, the status and the refs frame in one
+	// transaction.
+	refs := map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
+	err = a.startRun(ctx, turn.ID, runID, claimLater, rec, refs)
+	if errors.Is(err, chat.ErrClaimedMeanwhile) {
+		// Claimed or ended since it was read: claim it as a reset's run
+		// does, then write.
+		if err := a.claim(ctx, turn, -1); err != nil {
+			return Plan{}, err
+		}
+		err = a.startRun(ctx, turn.ID, runID, false, rec, refs)
 	}
-	if err := a.Chat.MarkWorking(ctx, turn.ID, 0); err != nil {
-		return Plan{}, err
-	}
-	if err := a.publishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}); err != nil {
+	if err != nil {
 		return Plan{}, err
 	}
 	return Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
+}
+
+// firstClaim tells whether the activity's run can take the turn with the
+// writes PrepareTurn ends with (chat.Store.ClaimIn): a turn no run has
+// claimed, still running. Outside Temporal there is no run to claim it.
+func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) {
+	if !activity.IsActivity(ctx) {
+		return "", false
+	}
+	runID = activity.GetInfo(ctx).WorkflowExecution.RunID
+	return runID, runID != "" && turn.RunID == "" && turn.FinishedAt == nil
+}
+
+// startRun writes what PrepareTurn ends with, in one transaction: the
+// run's claim of the turn (claim), the run record, the turn's working
+// status with its announcement, and the refs frame unless the turn's
+// attempt of frames has one (a retried activity sends it once).
+func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) error {
+	publish, published := a.Frames.PublishIn(turnID, stream.TypeRefs, refs)
+	also := []func(tx *gorm.DB) error{a.Chat.SaveRunRecordIn(ctx, turnID, rec), func(tx *gorm.DB) error {
+		var n int64
+		err := tx.Raw(`SELECT count(*) FROM turn_frames JOIN turns ON turns.id = turn_frames.turn_id
+			WHERE turn_frames.turn_id = ? AND turn_frames.type = ? AND turn_frames.seq > turns.attempt_seq`, turnID, stream.TypeRefs).Scan(&n).Error
+		if err != nil || n > 0 {
+			return err
+		}
+		return publish(tx)
+	}}
+	if claim {
+		also = append([]func(tx *gorm.DB) error{a.Chat.ClaimIn(turnID, runID)}, also...)
+	}
+	err := a.Chat.MarkWorking(ctx, turnID, 0, also...)
+	published(err)
+	if err != nil {
+		return fmt.Errorf("start run of %s: %w", turnID, err)
+	}
+	return nil
 }
 
 // screenAndChanges fills in what the context block says about the message

@@ -28,11 +28,23 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // already has an outcome returns it unchanged, so a retried activity, a
 // replayed workflow or an operator's reset never runs a write twice: a
 // write commits together with its outcome row, in one transaction.
+//
+// Of its own it reads once (the turn, its run record, the person's access
+// and the turn's steps with their calls, this one among them:
+// chat.Store.TurnAndSteps) and commits once: the outcome row with the
+// call's frames (its started frame too for a tool that works on Hub's
+// database only, startsWithOutcome), in the write's transaction for a Hub
+// write. What the tool itself reads is the tool's.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
 	ctx = workspace.CheckAccessOnce(ctx)
-	// The call, its turn and run record, and the person's access, in one
-	// read.
-	call, turn, rec, err := a.Chat.GetCallAndTurn(ctx, in.CallID, in.TurnID)
+	// The turn, its run record, the person's access and every step so far
+	// with its calls, in one read: the call is one of them, and the steps
+	// give the titles the turn knows and the calls before this one.
+	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, MaxSteps+1)
+	call, found := findCall(steps, in.CallID)
+	if err == nil && !found {
+		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
+	}
 	if err != nil || call.Final() {
 		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
 	}
@@ -47,18 +59,22 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
 		return ToolOutcome{}, err
 	}
-	if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, map[string]any{
-		"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}); err != nil {
-		return ToolOutcome{}, err
-	}
-	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools)
+	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, steps)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
+	started := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}
+	if startsWithOutcome(tc.def) {
+		// Nothing leaves the process before the outcome: the started frame
+		// commits with it, just before the done frame.
+		tc.started = started
+	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
+		return ToolOutcome{}, err
+	}
 	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
-	// The done frame was stored with the outcome row: it reaches this
+	// The frames were stored with the outcome row: they reach this
 	// process's followers once that transaction ended.
-	tc.doneFramed(err)
+	tc.framed(err)
 	if errors.Is(err, toolrun.ErrRecorded) {
 		stored, err := a.Chat.GetToolCall(ctx, call.ID)
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
@@ -69,6 +85,33 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	a.Work.toolCalled(call.Tool, tc.saved.Status)
 	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
 }
+
+// findCall is the call of the given id among a turn's steps.
+func findCall(steps []chat.Step, id string) (chat.ToolCall, bool) {
+	for _, st := range steps {
+		for _, c := range st.ToolCalls {
+			if c.ID == id {
+				return c, true
+			}
+		}
+	}
+	return chat.ToolCall{}, false
+}
+
+// startsWithOutcome tells whether a call's started frame is stored with
+// its outcome, in one transaction, instead of committing alone before the
+// call runs: so for a tool that works on Hub's database only, which ends
+// in moments. A tool that goes out of the process — a connected app's or
+// an MCP server's, the web's, an attached file's store — or a name no tool
+// has is announced started before it runs, so the person sees it running
+// while it waits.
+func startsWithOutcome(def *tools.Definition) bool {
+	return def != nil && !toolrun.Outside(def) && def.Area != tools.AreaWeb && def.Area != areaFiles
+}
+
+// areaFiles is hub_view_file's area: its bytes may come from a remote
+// store.
+const areaFiles = "files"
 
 // turnCall is a call of a turn on its way through the Runner: what its
 // Commit needs to record the outcome as the turn shows it, and what it
@@ -84,16 +127,27 @@ type turnCall struct {
 
 	saved chat.Outcome // the row written
 	res   tools.Result // the result as recorded, for the frame
-	// doneFramed hands the done frame stored with the outcome to this
-	// process's followers once its transaction ended (stream.Bus.PublishIn).
-	doneFramed func(err error)
+	// started, when set, is the started frame, stored with the outcome
+	// (startsWithOutcome).
+	started map[string]any
+	// afters hand the frames stored with the outcome to this process's
+	// followers once its transaction ended (stream.Bus.PublishIn).
+	afters []func(err error)
+}
+
+// framed tells the frames stored with the outcome how its transaction
+// ended.
+func (tc *turnCall) framed(err error) {
+	for _, after := range tc.afters {
+		after(err)
+	}
 }
 
 // turnCall prepares a call of the turn: the space it acts in (the turn's,
 // or one of the turn's others it names), the records the turn knows, and
 // for a help tool of a turn across spaces the role it offers with.
-func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string) (*turnCall, toolrun.Call, error) {
-	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}, doneFramed: func(error) {}}
+func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string, steps []chat.Step) (*turnCall, toolrun.Call, error) {
+	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
 	var err error
 	if call.Tool == assistant.FindToolsTool || call.Tool == assistant.HowToTool {
 		// A help tool searches the space's working MCP servers' tools, never
@@ -110,12 +164,8 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	if err != nil {
 		return nil, toolrun.Call{}, err
 	}
-	// The turn's steps so far, read once: the titles it knows and the
-	// calls before this one.
-	steps, err := a.Chat.Steps(ctx, turn.ID, MaxSteps+1)
-	if err != nil {
-		return nil, toolrun.Call{}, err
-	}
+	// The turn's steps so far (read with the turn): the titles it knows
+	// and the calls before this one.
 	if spaceErr == nil {
 		if tc.known, err = a.knownTitles(ctx, turn, steps); err != nil {
 			return nil, toolrun.Call{}, err
@@ -154,9 +204,16 @@ func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.O
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
 	out.Result = tc.res
-	var publish func(tx *gorm.DB) error
-	publish, tc.doneFramed = tc.a.Frames.PublishIn(tc.turn.ID, stream.TypeTool, toolDoneFrame(tc.call, out))
-	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved, publish)
+	var frames []func(tx *gorm.DB) error
+	tc.afters = tc.afters[:0]
+	for _, f := range []map[string]any{tc.started, toolDoneFrame(tc.call, out)} {
+		if f == nil {
+			continue
+		}
+		publish, after := tc.a.Frames.PublishIn(tc.turn.ID, stream.TypeTool, f)
+		frames, tc.afters = append(frames, publish), append(tc.afters, after)
+	}
+	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved, frames...)
 	if err == nil && !won {
 		err = toolrun.ErrRecorded
 	}

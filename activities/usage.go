@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"gorm.io/gorm"
 
 	"hub/assistant"
 	"hub/chat"
@@ -26,15 +27,16 @@ const ReserveOutputTokens = 4096
 // killed with a reservation open.
 const FaultModelReserved = "model.reserved"
 
-// FaultModelSettled is called after a model call settled its usage and
-// before the step is saved: a worker killed there leaves a settled call
+// FaultModelSettled is called after a model call's step was saved, with
+// its usage settled in the same transaction, and before the activity
+// reports: a worker killed there leaves a settled call and a saved step,
 // and an activity that is retried.
 const FaultModelSettled = "model.settled"
 
 // sendFunc sends one request to the model.
 type sendFunc func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
 
-// metered returns the sender of one CallModel attempt: each request it
+// meter meters the requests of one CallModel attempt: each request it
 // sends (the files' fallback may send more than one) first reserves its
 // estimated cost against the space's monthly budget, and is not sent when
 // the budget cannot hold it (a *usage.BudgetError); once it ended it is
@@ -43,53 +45,166 @@ type sendFunc func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)
 // activity, attempt, try — keys its usage row, so a retried attempt's
 // request is a row of its own and no write of one is counted twice.
 //
+// The first request's reservation rides the transaction of the call's
+// status change (reserveIn, in MarkWorking), and the last request's settle
+// the transaction that saves the step (settleIn, in SaveStep): a model
+// call commits twice of its own, not four times. A request the fallback
+// follows with another is settled alone before the next is reserved, and
+// so is one before the verify hook (settle): no transaction is open
+// across a network call, and what was used is recorded before the next.
+//
 // The call goes to send (the turn's model, turnModel) and is priced and
 // counted under info, the catalog's entry for it.
-func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt int, send streamer, info llm.Model) sendFunc {
-	identity := callIdentity(ctx, turn.ID, step, attempt)
-	try := 0
-	model, price := info.ID, info.Price
+type meter struct {
+	a             *Activities
+	ctx           context.Context
+	turn          chat.Turn
+	step, attempt int
+	identity      string
+	send          streamer
+	info          llm.Model
+	price         llm.Price
+
+	try      int  // the requests sent so far
+	reserved bool // the first request's reservation was made (reserveIn)
+	released bool // the earlier attempt's reservations were released
+	// open is the last request's settle, not yet committed: it commits
+	// with the step (settleIn) or alone (settle).
+	open *settlement
+}
+
+// settlement is what an ended request settles with.
+type settlement struct {
+	call    usage.Call
+	used    llm.Usage
+	cost    int64
+	errKind string
+}
+
+func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt int, send streamer, info llm.Model) *meter {
+	m := &meter{a: a, ctx: ctx, turn: turn, step: step, attempt: attempt, identity: callIdentity(ctx, turn.ID, step, attempt),
+		send: send, info: info, price: info.Price}
 	if a.Price != nil {
-		price = a.Price(model)
+		m.price = a.Price(info.ID)
 	}
+	return m
+}
+
+// call is the usage row of the try-th request.
+func (m *meter) call(try int) usage.Call {
+	return usage.Call{ID: m.identity + "." + strconv.Itoa(try), TurnID: m.turn.ID, Step: m.step, ConversationID: m.turn.ConversationID,
+		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID}
+}
+
+// reserve reserves the try-th request on store (the database, or a
+// transaction), first releasing what the attempt before left open.
+func (m *meter) reserve(ctx context.Context, store *usage.Store, try int, req llm.Request) error {
+	c := m.call(try)
+	if m.attempt > 1 && !m.released {
+		// The earlier attempt's worker died: its reservation, if it made
+		// one, will never settle.
+		if err := store.ReleaseTurn(ctx, m.turn.ID, c.ID); err != nil {
+			return err
+		}
+	}
+	if err := store.Reserve(ctx, c, m.price.Cost(EstimateUsage(req, m.a.budgetWindow(m.info)))); err != nil {
+		var be *usage.BudgetError
+		if errors.As(err, &be) {
+			m.a.Metrics.Refused(m.info.ID)
+		}
+		return err
+	}
+	return nil
+}
+
+// reserveIn reserves the first request (req, as it will be sent) in the
+// transaction of the call's status change (chat.Store.MarkWorking's
+// also). A refusal of the budget does not roll the status change back:
+// it is kept in refused, and the call is not made.
+func (m *meter) reserveIn(req llm.Request, refused *error) func(tx *gorm.DB) error {
+	return func(tx *gorm.DB) error {
+		if m.a.Usage == nil {
+			return nil
+		}
+		err := m.reserve(m.ctx, m.a.Usage.In(tx), 1, req)
+		var be *usage.BudgetError
+		if errors.As(err, &be) {
+			*refused, err = be, nil // its savepoint rolled back; the status stays
+		}
+		return err
+	}
+}
+
+// reservedIn records that reserveIn's transaction ended with err.
+func (m *meter) reservedIn(err error, refused error) {
+	if err == nil && refused == nil && m.a.Usage != nil {
+		m.reserved, m.released = true, true
+	}
+}
+
+// sendFunc is the sender of the attempt's requests (streamWithParts).
+func (m *meter) sendFunc() sendFunc {
 	return func(callCtx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error) {
-		try++
-		c := usage.Call{ID: identity + "." + strconv.Itoa(try), TurnID: turn.ID, Step: step, ConversationID: turn.ConversationID,
-			SpaceID: turn.SpaceID, PersonID: turn.PersonID, Model: model}
-		if a.Usage != nil {
-			if attempt > 1 && try == 1 {
-				// The earlier attempt's worker died: its reservation, if
-				// it made one, will never settle.
-				if err := a.Usage.ReleaseTurn(ctx, turn.ID, c.ID); err != nil {
-					return llm.Result{}, err
-				}
-			}
-			if err := a.Usage.Reserve(ctx, c, price.Cost(EstimateUsage(req, a.budgetWindow(info)))); err != nil {
-				var be *usage.BudgetError
-				if errors.As(err, &be) {
-					a.Metrics.Refused(model)
-				}
+		m.try++
+		if m.a.Usage != nil {
+			// A request before this one (the files' fallback) settles
+			// before the next goes out.
+			if err := m.settle(); err != nil {
 				return llm.Result{}, err
 			}
+			if m.try > 1 || !m.reserved {
+				if err := m.reserve(m.ctx, m.a.Usage, m.try, req); err != nil {
+					return llm.Result{}, err
+				}
+				m.released = true
+			}
 		}
-		if err := a.fault(FaultModelReserved); err != nil {
+		if err := m.a.fault(FaultModelReserved); err != nil {
 			return llm.Result{}, err
 		}
 		start := time.Now()
-		res, err := send.Stream(callCtx, req, onChunk)
-		cost := price.Cost(res.Usage)
-		a.Metrics.Observe(model, res.Usage, cost, time.Since(start), err)
-		if a.Usage != nil {
-			// Saved even when the call was stopped: what was used was used.
-			if serr := a.Usage.Settle(context.WithoutCancel(ctx), c, res.Usage, cost, usage.ErrorClass(err)); serr != nil && err == nil {
-				return res, serr
-			}
-		}
-		if err == nil {
-			err = a.fault(FaultModelSettled)
+		res, err := m.send.Stream(callCtx, req, onChunk)
+		cost := m.price.Cost(res.Usage)
+		m.a.Metrics.Observe(m.info.ID, res.Usage, cost, time.Since(start), err)
+		if m.a.Usage != nil {
+			// Settled even when the call was stopped: what was used was
+			// used.
+			m.open = &settlement{call: m.call(m.try), used: res.Usage, cost: cost, errKind: usage.ErrorClass(err)}
 		}
 		return res, err
 	}
+}
+
+// settleIn settles the last request in the transaction that saves the
+// step (chat.Store.SaveStep's also); settledIn records how it ended.
+func (m *meter) settleIn(tx *gorm.DB) error {
+	if m.open == nil {
+		return nil
+	}
+	o := m.open
+	return m.a.Usage.In(tx).Settle(context.WithoutCancel(m.ctx), o.call, o.used, o.cost, o.errKind)
+}
+
+// settledIn records that settleIn's transaction ended with err.
+func (m *meter) settledIn(err error) {
+	if err == nil {
+		m.open = nil
+	}
+}
+
+// settle settles the last request alone, if it is not settled yet: before
+// the next request, before a network call, and on every way out of the
+// call that saves no step.
+func (m *meter) settle() error {
+	if m.open == nil {
+		return nil
+	}
+	o := m.open
+	if err := m.a.Usage.Settle(context.WithoutCancel(m.ctx), o.call, o.used, o.cost, o.errKind); err != nil {
+		return err
+	}
+	m.open = nil
+	return nil
 }
 
 // localCalls numbers the attempts made outside Temporal.

@@ -52,3 +52,61 @@ func TestCompleteToolCallCommitsWhatGoesWithIt(t *testing.T) {
 		require.Equal(t, 1, ran, "nothing goes with an outcome this call did not write")
 	})
 }
+
+// TestSaveStepCommitsWhatGoesWithIt: what ends a model call runs in the
+// transaction of its step (SaveStep's also): when it fails, the step and
+// its calls are not saved either.
+func TestSaveStepCommitsWhatGoesWithIt(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "list my tasks")
+		lost := errors.New("the settle failed")
+		st := chat.Step{Step: 1, Attempt: 1, Text: "Looking.", ToolCalls: []chat.ToolCall{{Tool: "hub_list_tasks", Arguments: `{}`}}}
+		_, err := f.store.SaveStep(ctx, turn.ID, st, func(tx *gorm.DB) error { return lost })
+		require.ErrorIs(t, err, lost)
+		steps, err := f.store.Steps(ctx, turn.ID, 2)
+		require.NoError(t, err)
+		require.Empty(t, steps, "the step went with what failed")
+		var n int64
+		require.NoError(t, f.db.Model(&models.ToolCall{}).Where("turn_id = ?", turn.ID).Count(&n).Error)
+		require.Zero(t, n, "and its calls")
+
+		ran := 0
+		calls, err := f.store.SaveStep(ctx, turn.ID, st, func(tx *gorm.DB) error { ran++; return nil })
+		require.NoError(t, err)
+		require.Len(t, calls, 1)
+		require.Equal(t, 1, ran)
+	})
+}
+
+// TestClaimInGoesWithItsTransaction: the first run's claim rides the
+// status change that marks the turn working, with the run record; a turn
+// claimed meanwhile refuses it, and nothing of the transaction commits.
+func TestClaimInGoesWithItsTransaction(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "list my tasks")
+		rec := chat.RunRecord{Model: "m", Instructions: "Be brief."}
+		require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 0, f.store.ClaimIn(turn.ID, "run-1"), f.store.SaveRunRecordIn(ctx, turn.ID, rec)))
+		got, err := f.store.GetTurn(ctx, turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, "run-1", got.RunID)
+		require.Equal(t, chat.StatusWorking, got.Status)
+		saved, err := f.store.GetRunRecord(ctx, turn.ID)
+		require.NoError(t, err)
+		require.Equal(t, "Be brief.", saved.Instructions)
+
+		f.finish(t, got, chat.StatusDone, "Done.")
+		other := f.start(t, "and another")
+		require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", other.ID).Update("run_id", "run-2").Error)
+		err = f.store.MarkWorking(ctx, other.ID, 0, f.store.ClaimIn(other.ID, "run-3"), f.store.SaveRunRecordIn(ctx, other.ID, rec))
+		require.ErrorIs(t, err, chat.ErrClaimedMeanwhile)
+		got, err = f.store.GetTurn(ctx, other.ID)
+		require.NoError(t, err)
+		require.Equal(t, "run-2", got.RunID)
+		require.Equal(t, chat.StatusQueued, got.Status, "the status went with the claim")
+		saved, err = f.store.GetRunRecord(ctx, other.ID)
+		require.NoError(t, err)
+		require.Empty(t, saved.Instructions, "and the record")
+	})
+}

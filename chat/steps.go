@@ -104,7 +104,12 @@ func ToolCallID(turnID string, step, idx int) string {
 // earlier attempt of the same step. A call that already has an outcome and
 // is asked again identically (a step replayed after an operator's reset)
 // keeps its outcome, so it is not run twice.
-func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCall, error) {
+//
+// Each of also runs in the same transaction, after the step's rows: what
+// ends a model call commits with the step it saves (its usage settled,
+// usage.Store.In; the frames that go with it, stream.Bus.PublishIn), or
+// none of it does, at no commit of its own.
+func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...func(tx *gorm.DB) error) ([]ToolCall, error) {
 	// The model client cleans what the model sent (package llm); a note
 	// from a verify hook is cleaned here, so a stray NUL never fails the
 	// save (Postgres refuses it) and never differs between engines.
@@ -148,7 +153,15 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 			}
 		}
 		row.ToolCalls = marshal(calls)
-		return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
+		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
+			return err
+		}
+		for _, fn := range also {
+			if err := fn(tx); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("save step %d of %s: %w", st.Step, turnID, err)
@@ -201,8 +214,7 @@ const callColumns = `c.id AS c_id, COALESCE(c.turn_id, '') AS c_turn_id, COALESC
 		COALESCE(c.input, '') AS c_input, COALESCE(c.held_for, '') AS c_held_for,
 		COALESCE(c.undo_group_id, '') AS c_undo_group_id, COALESCE(c.space_id, '') AS c_space_id`
 
-// stepCallRow is a row of stepsSQL (and its c_ fields a call of
-// GetCallAndTurn).
+// stepCallRow is a row of stepsSQL.
 type stepCallRow struct {
 	Step         int     `gorm:"column:step"`
 	Attempt      int     `gorm:"column:attempt"`
@@ -255,38 +267,6 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 		return ToolCall{}, fmt.Errorf("get tool call %s: %w", id, err)
 	}
 	return toToolCall(r), nil
-}
-
-// GetCallAndTurn is GetToolCall and GetTurnAndRecord in one query: what a
-// tool call's activity reads first. In an activity that keeps its access
-// reads (workspace.CheckAccessOnce) the person's access to the turn's space
-// is read along, as GetTurnAndRecord does.
-func (s *Store) GetCallAndTurn(ctx context.Context, callID, turnID string) (ToolCall, Turn, RunRecord, error) {
-	var row struct {
-		models.Turn
-		Access workspace.ActivityRead `gorm:"embedded"`
-		Call   callRow                `gorm:"embedded"`
-	}
-	cols := "turns.*, " + callColumns
-	if workspace.RemembersAccess(ctx) {
-		cols += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
-	}
-	err := s.q(ctx).Table("turns").Select(cols).Joins("LEFT JOIN tool_calls c ON c.id = ?", callID).
-		Where("turns.id = ?", turnID).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return ToolCall{}, Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: turnID}
-	}
-	if err != nil {
-		return ToolCall{}, Turn{}, RunRecord{}, fmt.Errorf("get tool call %s: %w", callID, err)
-	}
-	if row.Call.CID == nil {
-		return ToolCall{}, Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "tool call", ID: callID}
-	}
-	if workspace.RemembersAccess(ctx) {
-		workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
-	}
-	call := row.Call.toolCall()
-	return call, toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
 
 // EarlierCalls counts, by tool, the calls of a call's turn that come
@@ -389,4 +369,73 @@ func (s *Store) completeToolCall(ctx context.Context, id string, o Outcome) (boo
 		return false, fmt.Errorf("complete tool call %s: %w", id, res.Error)
 	}
 	return res.RowsAffected == 1, nil
+}
+
+// TurnAndSteps is GetTurnAndRecord and Steps in one query: what a model
+// call and a tool call read before they act. The turn's row (with, in an
+// activity that keeps its access reads, the person's access as
+// GetTurnAndRecord reads it) is joined with its steps before the given one
+// and their calls, so the turn's columns come once per call row. A turn
+// without steps before the one given is one row with the steps' columns
+// empty.
+func (s *Store) TurnAndSteps(ctx context.Context, turnID string, before int) (Turn, RunRecord, []Step, error) {
+	access := workspace.RemembersAccess(ctx)
+	inner := "turns.*"
+	if access {
+		inner += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
+	}
+	sql := `SELECT t.*, s.step AS s_step, COALESCE(s.attempt, 0) AS s_attempt, COALESCE(s.text, '') AS s_text,
+		COALESCE(s.finish_reason, '') AS s_finish_reason, COALESCE(s.nudge, '') AS s_nudge,
+		COALESCE(s.nudge_kind, '') AS s_nudge_kind, COALESCE(s.parts_level, 0) AS s_parts_level,
+		COALESCE(s.input_tokens, 0) AS s_input_tokens, COALESCE(s.output_tokens, 0) AS s_output_tokens,
+		` + callColumns + `
+	FROM (SELECT ` + inner + ` FROM turns WHERE turns.id = ?) t
+	LEFT JOIN turn_steps s ON s.turn_id = t.id AND s.step < ?
+	LEFT JOIN tool_calls c ON c.turn_id = s.turn_id AND c.step = s.step
+	ORDER BY s.step, c.idx`
+	var rows []turnStepRow
+	if err := s.q(ctx).Raw(sql, turnID, before).Scan(&rows).Error; err != nil {
+		return Turn{}, RunRecord{}, nil, fmt.Errorf("get turn %s: %w", turnID, err)
+	}
+	if len(rows) == 0 {
+		return Turn{}, RunRecord{}, nil, &workspace.NotFoundError{Kind: "turn", ID: turnID}
+	}
+	first := rows[0]
+	if access {
+		workspace.RememberAccess(ctx, first.PersonID, first.SpaceID, first.Access)
+	}
+	steps := []Step{}
+	for _, r := range rows {
+		if r.SStep == nil {
+			continue // no step before the one given
+		}
+		if len(steps) == 0 || steps[len(steps)-1].Step != *r.SStep {
+			steps = append(steps, Step{Step: *r.SStep, Attempt: r.SAttempt, Text: r.SText, FinishReason: r.SFinishReason, Nudge: r.SNudge,
+				NudgeKind: NudgeKind(r.SNudgeKind), PartsLevel: r.SPartsLevel, Usage: Usage{InputTokens: r.SInputTokens, OutputTokens: r.SOutputTokens}})
+		}
+		if r.Call.CID == nil {
+			continue // a step without calls
+		}
+		st := &steps[len(steps)-1]
+		st.ToolCalls = append(st.ToolCalls, r.Call.toolCall())
+	}
+	return toTurn(first.Turn), toRunRecord(first.Turn), steps, nil
+}
+
+// turnStepRow is a row of TurnAndSteps: the turn (and the access read
+// with it), one of its steps (SStep nil: none) and one of that step's
+// calls (Call.CID nil: none).
+type turnStepRow struct {
+	models.Turn
+	Access        workspace.ActivityRead `gorm:"embedded"`
+	SStep         *int                   `gorm:"column:s_step"`
+	SAttempt      int                    `gorm:"column:s_attempt"`
+	SText         string                 `gorm:"column:s_text"`
+	SFinishReason string                 `gorm:"column:s_finish_reason"`
+	SNudge        string                 `gorm:"column:s_nudge"`
+	SNudgeKind    string                 `gorm:"column:s_nudge_kind"`
+	SPartsLevel   int                    `gorm:"column:s_parts_level"`
+	SInputTokens  int                    `gorm:"column:s_input_tokens"`
+	SOutputTokens int                    `gorm:"column:s_output_tokens"`
+	Call          callRow                `gorm:"embedded"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -219,7 +220,7 @@ var runRecordColumns = []string{"instructions", "context", "offered_tools", "add
 // leaves the run record unread: GetTurnAndRecord reads both at once.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 	if workspace.RemembersAccess(ctx) {
-		t, _, err := s.turnWithAccess(ctx, id, false)
+		t, _, err := s.turnWithAccess(ctx, id, false, false)
 		return t, err
 	}
 	var r models.Turn
@@ -377,6 +378,40 @@ func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord)
 	return nil
 }
 
+// SaveRunRecordIn is SaveRunRecord as a part of another transaction (the
+// status change that marks the turn working, MarkWorking's also): the
+// record commits with the status, or neither does.
+func (s *Store) SaveRunRecordIn(ctx context.Context, turnID string, rec RunRecord) func(tx *gorm.DB) error {
+	return func(tx *gorm.DB) error {
+		in := s.withDB(tx)
+		in.inTx = true
+		return in.SaveRunRecord(ctx, turnID, rec)
+	}
+}
+
+// ErrClaimedMeanwhile is what ClaimIn returns when the turn was no longer
+// unclaimed and running: the caller rolls back and claims it with
+// ClaimTurn, which tells a run that owns it from a reset's.
+var ErrClaimedMeanwhile = errors.New("the turn was claimed or ended meanwhile")
+
+// ClaimIn is ClaimTurn's first claim of a running turn as a part of
+// another transaction (the status change that marks it working,
+// MarkWorking's also): the run takes the turn with the first writes it
+// makes, at no commit of its own. It returns ErrClaimedMeanwhile when the
+// turn was claimed (by another run) or ended since it was read.
+func (s *Store) ClaimIn(turnID, runID string) func(tx *gorm.DB) error {
+	return func(tx *gorm.DB) error {
+		res := tx.Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
+		if res.Error != nil {
+			return fmt.Errorf("claim turn %s: %w", turnID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return ErrClaimedMeanwhile
+		}
+		return nil
+	}
+}
+
 // GetRunRecord reads a turn's run record.
 func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, error) {
 	var r models.Turn
@@ -390,7 +425,7 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 // what a model call and a tool call start from.
 func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecord, error) {
 	if workspace.RemembersAccess(ctx) {
-		return s.turnWithAccess(ctx, id, true)
+		return s.turnWithAccess(ctx, id, true, false)
 	}
 	var r models.Turn
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
@@ -403,21 +438,110 @@ func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecor
 	return toTurn(r), toRunRecord(r), nil
 }
 
-// turnWithAccess is GetTurn (GetTurnAndRecord, with record) for an
-// activity that keeps its access reads (workspace.CheckAccessOnce): the
-// same read of the turn also reads the person's access to its space, so
-// the activity's access check is no read of its own.
-func (s *Store) turnWithAccess(ctx context.Context, id string, record bool) (Turn, RunRecord, error) {
+// GetTurnToStart is GetTurn for the start of a turn (PrepareTurn), with
+// the person's message (GetMessage; ok false when it is missing). In an
+// activity that keeps its access reads (workspace.CheckAccessOnce) the
+// same read also reads the access, the space's name and the person
+// (workspace.StartColumns), so GetSpace and GetPerson are no reads of
+// their own.
+func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, bool, error) {
+	if !workspace.RemembersAccess(ctx) {
+		t, err := s.GetTurn(ctx, id)
+		if err != nil {
+			return Turn{}, Message{}, false, err
+		}
+		m, err := s.GetMessage(ctx, t.UserMessageID)
+		if errors.Is(err, workspace.ErrNotFound) {
+			return t, Message{}, false, nil
+		}
+		return t, m, err == nil, err
+	}
+	var row startRow
+	cols := turnColumns(s.db) + ", " + workspace.AccessColumns("turns.person_id", "turns.space_id") + ", " +
+		workspace.StartColumns("turns.person_id", "turns.space_id") + ", " + userMessageColumns(s.db)
+	err := s.q(ctx).Table("turns").Select(cols).Joins("LEFT JOIN messages um ON um.id = turns.user_message_id").
+		Where("turns.id = ?", id).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Turn{}, Message{}, false, &workspace.NotFoundError{Kind: "turn", ID: id}
+	}
+	if err != nil {
+		return Turn{}, Message{}, false, fmt.Errorf("get turn %s: %w", id, err)
+	}
+	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
+	workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
+	if row.UserID == nil {
+		return toTurn(row.Turn), Message{}, false, nil
+	}
+	return toTurn(row.Turn), toMessage(row.User), true, nil
+}
+
+// startRow is a row of GetTurnToStart: the turn, what is read with it,
+// and the person's message (UserID nil: missing).
+type startRow struct {
+	models.Turn
+	Access workspace.ActivityRead `gorm:"embedded"`
+	Start  workspace.StartRead    `gorm:"embedded"`
+	UserID *string                `gorm:"column:um_present"`
+	User   models.Message         `gorm:"embedded;embeddedPrefix:um_"`
+}
+
+// userMessageColumns are the person's message's columns (of um, left
+// joined) as "um.a AS um_a, …" — empty, or the zero time, when it is
+// missing — and um_present (NULL then).
+func userMessageColumns(db *gorm.DB) string {
+	userColumnsOnce.Do(func() {
+		stmt := &gorm.Statement{DB: db}
+		if err := stmt.Parse(&models.Message{}); err != nil {
+			panic(fmt.Sprintf("message columns: %v", err)) // the model is ours: a programming error
+		}
+		cols := []string{"um.id AS um_present"}
+		for _, f := range stmt.Schema.Fields {
+			if f.DBName == "" {
+				continue
+			}
+			empty := "''"
+			switch f.FieldType.Kind() {
+			case reflect.Int, reflect.Int64:
+				empty = "0"
+			case reflect.Struct:
+				// A time, read as the column itself (SQLite gives a
+				// COALESCE's value as text): NULL when the message is
+				// missing, which scans as the zero time.
+				cols = append(cols, "um."+f.DBName+" AS um_"+f.DBName)
+				continue
+			}
+			cols = append(cols, "COALESCE(um."+f.DBName+", "+empty+") AS um_"+f.DBName)
+		}
+		userColumnsList = strings.Join(cols, ", ")
+	})
+	return userColumnsList
+}
+
+var (
+	userColumnsOnce sync.Once
+	userColumnsList string
+)
+
+// turnWithAccess is GetTurn (GetTurnAndRecord, with record;
+// GetTurnToStart, with start) for an activity that keeps its access reads
+// (workspace.CheckAccessOnce): the same read of the turn also reads the
+// person's access to its space, so the activity's access check is no read
+// of its own.
+func (s *Store) turnWithAccess(ctx context.Context, id string, record, start bool) (Turn, RunRecord, error) {
 	var row struct {
 		models.Turn
 		Access workspace.ActivityRead `gorm:"embedded"`
+		Start  workspace.StartRead    `gorm:"embedded"`
 	}
 	cols := "turns.*"
 	if !record {
 		cols = turnColumns(s.db)
 	}
-	err := s.q(ctx).Table("turns").Select(cols+", "+workspace.AccessColumns("turns.person_id", "turns.space_id")).
-		Where("turns.id = ?", id).Take(&row).Error
+	cols += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
+	if start {
+		cols += ", " + workspace.StartColumns("turns.person_id", "turns.space_id")
+	}
+	err := s.q(ctx).Table("turns").Select(cols).Where("turns.id = ?", id).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
@@ -425,6 +549,9 @@ func (s *Store) turnWithAccess(ctx context.Context, id string, record bool) (Tur
 		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
 	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
+	if start {
+		workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
+	}
 	return toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
 

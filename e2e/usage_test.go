@@ -129,7 +129,7 @@ func everyModelCallSavesItsUsage(t *testing.T, s *hubtest.Stack) {
 
 // TestRetriedModelCallCountsEachRequestOnce: the first attempt dies with
 // its reservation open (before its request), the second after its request
-// settled (before its step was saved), the third goes through. The
+// settled with its step saved (before it reported), the third goes through. The
 // provider saw two requests; usage has exactly those two, and nothing is
 // left reserved.
 func TestRetriedModelCallCountsEachRequestOnce(t *testing.T) {
@@ -140,7 +140,7 @@ func TestRetriedModelCallCountsEachRequestOnce(t *testing.T) {
 		case point == activities.FaultModelReserved && reservedOnce.CompareAndSwap(false, true):
 			return context.DeadlineExceeded // a worker killed with the reservation open
 		case point == activities.FaultModelSettled && settledOnce.CompareAndSwap(false, true):
-			return context.DeadlineExceeded // killed after the request settled
+			return context.DeadlineExceeded // killed after the request settled and the step was saved
 		}
 		return nil
 	}

@@ -48,6 +48,12 @@ func NewStore(db *models.DB) *Store {
 
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 
+// In is the Store in tx, another store's transaction (a model call's
+// status change, the step it saves): a reservation or a settle made
+// through it commits with what tx writes, or not at all, and its own
+// transactions are savepoints of tx.
+func (s *Store) In(tx *gorm.DB) *Store { return &Store{db: tx, now: s.now} }
+
 // Month is the budget month of a time: its UTC year and month, 2026-12.
 func Month(t time.Time) string { return t.UTC().Format("2006-01") }
 

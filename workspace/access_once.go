@@ -56,6 +56,10 @@ type accessMemo struct {
 	mcp      map[string]bool
 	apps     map[string]bool     // the space has a connection of any kind
 	settings map[string]Settings // by person
+	// spaceNames and people are what a turn's start read with its access
+	// (StartColumns): GetSpace's name and GetPerson's row.
+	spaceNames map[string]string
+	people     map[string]Person
 }
 
 func memoFrom(ctx context.Context) *accessMemo {
@@ -130,6 +134,7 @@ func (s *Service) forgetAccess(ctx context.Context) {
 	if m := memoFrom(ctx); m != nil {
 		m.mu.Lock()
 		m.roles, m.mcp, m.apps, m.settings = nil, nil, nil, nil
+		m.spaceNames, m.people = nil, nil
 		m.mu.Unlock()
 	}
 	if r := s.txRoles; r != nil {
@@ -288,4 +293,76 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// StartColumns are select expressions that read, as part of another query
+// in an activity that keeps its access reads (CheckAccessOnce), what a
+// turn's start reads besides the access: the space's name (GetSpace) and
+// the person's row (GetPerson). person and space are the query's
+// expressions for them. Scan them into a StartRead; RememberStart keeps
+// them, and GetSpace and GetPerson answer from that in the activity.
+func StartColumns(person, space string) string {
+	sel := func(table, key, col string) string {
+		return `(SELECT ` + col + ` FROM ` + table + ` WHERE ` + table + `.id = ` + key + `) AS start_` + table + `_` + col
+	}
+	return sel("spaces", space, "name") + `, ` + sel("people", person, "id") + `, ` + sel("people", person, "name") + `, ` +
+		sel("people", person, "first_name") + `, ` + sel("people", person, "persona")
+}
+
+// StartRead is what StartColumns read; embed it in the row a query scans
+// (gorm:"embedded").
+type StartRead struct {
+	SpaceName       *string `gorm:"column:start_spaces_name"`
+	PersonID        *string `gorm:"column:start_people_id"`
+	PersonName      *string `gorm:"column:start_people_name"`
+	PersonFirstName *string `gorm:"column:start_people_first_name"`
+	PersonPersona   *string `gorm:"column:start_people_persona"`
+}
+
+// RememberStart keeps in ctx's memo (CheckAccessOnce) what a query read
+// with StartColumns; without a memo it does nothing. A missing space or
+// person is not kept: GetSpace and GetPerson read it, and say so.
+func RememberStart(ctx context.Context, personID, spaceID string, r StartRead) {
+	m := memoFrom(ctx)
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r.SpaceName != nil && spaceID != "" {
+		if m.spaceNames == nil {
+			m.spaceNames = map[string]string{}
+		}
+		m.spaceNames[spaceID] = *r.SpaceName
+	}
+	if r.PersonID != nil && *r.PersonID == personID {
+		if m.people == nil {
+			m.people = map[string]Person{}
+		}
+		m.people[personID] = Person{ID: personID, Name: deref(r.PersonName), GivenName: deref(r.PersonFirstName), Persona: deref(r.PersonPersona)}
+	}
+}
+
+// rememberedSpaceName is a space's name as the activity's start read it.
+func rememberedSpaceName(ctx context.Context, spaceID string) (string, bool) {
+	m := memoFrom(ctx)
+	if m == nil {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name, ok := m.spaceNames[spaceID]
+	return name, ok
+}
+
+// rememberedPerson is a person as the activity's start read them.
+func rememberedPerson(ctx context.Context, personID string) (Person, bool) {
+	m := memoFrom(ctx)
+	if m == nil {
+		return Person{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.people[personID]
+	return p, ok
 }

@@ -188,3 +188,40 @@ func TestTxLeavesTheMemoToWhatCommitted(t *testing.T) {
 		require.Equal(t, workspace.PolicyNeedsMe, st.WritePolicy, "the read made while the change was uncommitted is forgotten at its commit")
 	})
 }
+
+// TestStartColumnsAnswerGetSpaceAndGetPerson: what a turn's start reads
+// with its access (StartColumns) answers GetSpace and GetPerson in the
+// activity, with no read of their own; outside it, and for another space
+// or person, they read as before.
+func TestStartColumnsAnswerGetSpaceAndGetPerson(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := workspace.CheckAccessOnce(t.Context())
+		var row struct {
+			Access workspace.ActivityRead `gorm:"embedded"`
+			Start  workspace.StartRead    `gorm:"embedded"`
+		}
+		person, space := "'"+f.editor.PersonID+"'", "'"+f.acme+"'"
+		require.NoError(t, f.db.Raw(`SELECT `+workspace.AccessColumns(person, space)+`, `+workspace.StartColumns(person, space)).Scan(&row).Error)
+		workspace.RememberAccess(ctx, f.editor.PersonID, f.acme, row.Access)
+		workspace.RememberStart(ctx, f.editor.PersonID, f.acme, row.Start)
+
+		rec := dbtest.Record(t, f.db)
+		sp, err := f.svc.GetSpace(ctx, f.editor.PersonID, f.acme)
+		require.NoError(t, err)
+		p, err := f.svc.GetPerson(ctx, f.editor.PersonID)
+		require.NoError(t, err)
+		require.Empty(t, rec.Take(), "answered from the start's read")
+
+		want, err := f.svc.GetSpace(t.Context(), f.editor.PersonID, f.acme)
+		require.NoError(t, err)
+		require.Equal(t, want, sp)
+		wantP, err := f.svc.GetPerson(t.Context(), f.editor.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, wantP, p)
+		require.NotEmpty(t, rec.Take(), "outside the activity they read")
+
+		_, err = f.svc.GetPerson(ctx, f.owner.PersonID)
+		require.NoError(t, err)
+		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM people"), "another person is read")
+	})
+}

@@ -78,6 +78,9 @@ func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space
 	if err != nil {
 		return Space{}, err
 	}
+	if name, ok := rememberedSpaceName(ctx, spaceID); ok && s.tx == nil {
+		return Space{ID: spaceID, Name: name, Role: role}, nil // read with the activity's start (StartColumns)
+	}
 	var row models.Space
 	if err := s.q(ctx).Take(&row, "id = ?", spaceID).Error; err != nil {
 		return Space{}, fmt.Errorf("get space %s: %w", spaceID, err)
@@ -103,6 +106,9 @@ func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]stri
 
 // GetPerson returns a person by id.
 func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error) {
+	if p, ok := rememberedPerson(ctx, personID); ok && s.tx == nil {
+		return p, nil // read with the activity's start (StartColumns)
+	}
 	var row models.Person
 	err := s.q(ctx).Take(&row, "id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
