@@ -43,6 +43,8 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	call, found := findCall(steps, in.CallID)
 	if err == nil && !found {
+		// (Also a stale run's call of a step a reset deleted: only a run
+		// already terminated asks for it, and it ends as gone.)
 		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
 	}
 	if err != nil || call.Final() {
@@ -51,6 +53,11 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	if err := a.claim(ctx, turn, call.Step); err != nil {
 		return ToolOutcome{}, err
 	}
+	// The read came before the claim: after an operator's reset to a point
+	// inside this call's step it still had the old run's later steps, which
+	// the claim has just deleted. The call sees the turn as it was at its
+	// step, as in the run it replays (the titles the turn knew then).
+	steps = stepsThrough(steps, call.Step)
 	// The person's access was read once for this call, with the turn
 	// (which also tells whether the space has MCP servers, for the
 	// registry); the Runner's recheck and the tool's own checks answer
@@ -84,6 +91,16 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	}
 	a.Work.toolCalled(call.Tool, tc.saved.Status)
 	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
+}
+
+// stepsThrough is steps (in order) up to and including step.
+func stepsThrough(steps []chat.Step, step int) []chat.Step {
+	for i, st := range steps {
+		if st.Step > step {
+			return steps[:i]
+		}
+	}
+	return steps
 }
 
 // findCall is the call of the given id among a turn's steps.
