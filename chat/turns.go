@@ -518,25 +518,44 @@ const MaxNamedRefs = 60
 // idempotent: a turn that already ended keeps its first ending, which is
 // returned. (A run started by an operator's reset reopens the turn first,
 // with ClaimTurn, so the ending saved is that run's.)
-func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
+//
+// Each of then runs in the same transaction, after the ending is saved or
+// found saved, with the ending: the turn's last frames (error, proposal,
+// done: stream.Bus.PublishOnceIn) commit with it or not at all, so a turn
+// never ends without its done frame, and a retry that finds the ending
+// saved sends what the attempt has not sent yet.
+//
+// The ending's update is the transaction's first statement and takes the
+// turn's row lock: of two attempts racing to finish one turn, the second
+// waits for the first to commit, then finds the turn ended (finished_at
+// is set) and its frames stored.
+func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ...func(tx *gorm.DB, ended Turn) error) (Turn, error) {
 	var out Turn
 	announced := false
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		var r models.Turn
-		if err := tx.Take(&r, "id = ?", turnID).Error; err != nil {
-			return err
-		}
-		if r.FinishedAt != nil {
-			out = toTurn(r)
-			return nil
-		}
 		now := s.now()
-		r.Status, r.ErrorCode, r.ErrorMessage = string(e.Status), e.ErrorCode, e.ErrorMessage
-		r.InputTokens, r.OutputTokens, r.FinishedAt, r.UpdatedAt = e.Usage.InputTokens, e.Usage.OutputTokens, &now, now
-		if err := tx.Model(&models.Turn{}).Where("id = ?", turnID).Select("status", "error_code", "error_message",
-			"input_tokens", "output_tokens", "finished_at", "updated_at").Updates(&r).Error; err != nil {
+		// The update returns the turn and what the top bar shows of it,
+		// and whether the turn holds writes for Apply: nothing is read
+		// before or after it.
+		var rows []finishedRow
+		err := tx.Raw(`UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
+			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING `+finishedColumns,
+			string(e.Status), e.ErrorCode, e.ErrorMessage, e.Usage.InputTokens, e.Usage.OutputTokens, now, now, turnID,
+			CallHeld, HeldForApply).Scan(&rows).Error
+		if err != nil {
 			return err
 		}
+		if len(rows) == 0 {
+			// Ended already (its first ending stands), or missing.
+			var r models.Turn
+			if err := tx.Omit(runRecordColumns...).Take(&r, "id = ?", turnID).Error; err != nil {
+				return err
+			}
+			out = toTurn(r)
+			return runThen(tx, out, then)
+		}
+		r := rows[0]
+		out = toTurn(r.Turn)
 		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
 			"text": e.Text, "status": string(e.Status), "refs": marshal(nonNil(e.Refs)),
 			"mentions": marshal(nonNil(e.Named)), "input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens,
@@ -544,14 +563,20 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		}).Error; err != nil {
 			return err
 		}
-		out = toTurn(r)
 		// The top bar follows, in this transaction: the turn ends, and
 		// writes it held appear as waiting for Apply.
-		if _, err := s.withDB(tx).announceTurn(ctx, turnID); err != nil {
+		w := workRow{ID: r.ID, PersonID: r.PersonID, ConversationID: r.ConversationID, Status: r.Status, Step: r.Step,
+			CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, ConvTitle: r.ConvTitle, UserText: r.UserText}
+		if err := s.withDB(tx).announceWork(ctx, r.PersonID, w.work()); err != nil {
 			return err
 		}
 		announced = true
-		return s.withDB(tx).announceHeld(ctx, r)
+		if r.Held > 0 {
+			if err := s.withDB(tx).announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) }); err != nil {
+				return err
+			}
+		}
+		return runThen(tx, out, then)
 	})
 	if err != nil {
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
@@ -560,6 +585,33 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		wakeWork(out.PersonID)
 	}
 	return out, nil
+}
+
+func runThen(tx *gorm.DB, ended Turn, then []func(tx *gorm.DB, ended Turn) error) error {
+	for _, fn := range then {
+		if err := fn(tx, ended); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishedColumns is what FinishTurn's update returns: the turn without
+// its run record, the top bar's title parts, and how many of its writes
+// are held for Apply (two arguments: CallHeld, HeldForApply).
+const finishedColumns = `id, conversation_id, space_id, person_id, user_message_id, reply_message_id, retry_of, status, step,
+	error_code, error_message, model, effort, spaces, frame_seq, run_id, attempt_seq, input_tokens, output_tokens,
+	created_at, updated_at, finished_at, applying_since, interrupts,
+	(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
+	(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text,
+	(SELECT count(*) FROM tool_calls WHERE tool_calls.turn_id = turns.id AND tool_calls.status = ? AND tool_calls.held_for = ?) AS held`
+
+// finishedRow scans finishedColumns.
+type finishedRow struct {
+	models.Turn
+	ConvTitle string
+	UserText  string
+	Held      int64
 }
 
 func nonNil[T any](s []T) []T {

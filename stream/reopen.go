@@ -101,10 +101,8 @@ func (b *Bus) HasInAttempt(ctx context.Context, turnID, typ string) (bool, error
 
 func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
 	var n int64
-	err := q.Model(&models.TurnFrame{}).
-		Where("turn_id = ? AND type = ? AND seq > (?)", turnID, typ,
-			q.Session(&gorm.Session{NewDB: true}).Model(&models.Turn{}).Select("attempt_seq").Where("id = ?", turnID)).
-		Count(&n).Error
+	err := q.Raw(`SELECT count(*) FROM turn_frames WHERE turn_id = ? AND type = ?
+		AND seq > (SELECT attempt_seq FROM turns WHERE id = ?)`, turnID, typ, turnID).Scan(&n).Error
 	if err != nil {
 		return false, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
