@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/models"
 )
 
@@ -113,25 +111,34 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if token == "" {
 		return Person{}, ErrUnauthenticated
 	}
-	var row models.APIToken
-	err := s.q(ctx).Where("hash = ?", hashToken(token)).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Person{}, ErrUnauthenticated
+	// The token and its person in one read: a token whose person is gone
+	// finds no row, as an unknown one.
+	var rows []struct {
+		PersonID  string
+		Scope     string
+		ExpiresAt *time.Time
+		Name      string
+		FirstName string
+		Persona   string
 	}
+	err := s.q(ctx).Table("api_tokens").
+		Select("api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, people.name, people.first_name, people.persona").
+		Joins("JOIN people ON people.id = api_tokens.person_id").
+		Where("api_tokens.hash = ?", hashToken(token)).Limit(1).Scan(&rows).Error
 	if err != nil {
 		return Person{}, fmt.Errorf("authenticate: %w", err)
 	}
+	if len(rows) == 0 {
+		return Person{}, ErrUnauthenticated
+	}
+	row := rows[0]
 	if row.ExpiresAt != nil && !s.now().Before(*row.ExpiresAt) {
 		return Person{}, ErrUnauthenticated
 	}
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	p, err := s.GetPerson(ctx, row.PersonID)
-	if errors.Is(err, ErrNotFound) {
-		return Person{}, ErrUnauthenticated
-	}
-	return p, err
+	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
 }
 
 // DeleteExpiredTokens removes the tokens that have expired (every turn
