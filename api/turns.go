@@ -113,7 +113,8 @@ func (s *Server) startTurn(c *gin.Context) {
 		page = string(bounded)
 	}
 	// GetConversation checks that the person can open its space now (in
-	// the same query), and StartTurn reads it again with the same check.
+	// the same query); StartTurn's transaction checks it again in its first
+	// write, without reading the conversation again.
 	conv, err := s.Chat.GetConversation(ctx, person(c).ID, c.Param("id"))
 	if err != nil {
 		respondError(c, err)
@@ -154,13 +155,19 @@ func (s *Server) startTurn(c *gin.Context) {
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", maxTurnFileBytes>>20, float64(total)/(1<<20))}})
 		return
 	}
-	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
-		Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort})
+	// The turn's stream token is stored in the start's transaction.
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	s.launch(c, turn)
+	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
+		Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv, Also: storeToken})
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.launch(c, turn, token)
 }
 
 // typedMentions adds the records the message's typed mentions name
@@ -226,7 +233,8 @@ func atPath(err error, prefix string) error {
 // launchTimeout bounds starting a turn's workflow once its request ended.
 const launchTimeout = 30 * time.Second
 
-// launch starts the turn's workflow and answers 202 with where to stream.
+// launch starts the turn's workflow and answers 202 with where to stream,
+// with the turn's stream token (stored with the turn).
 // If Temporal cannot be reached, the turn is saved as an error turn (so the
 // conversation is not left with a turn that never runs) and the answer is
 // 503.
@@ -234,7 +242,7 @@ const launchTimeout = 30 * time.Second
 // The turn is bounded in wall time: its own timer ends it at TurnTimeout
 // (an error turn with code timeout, its ending saved), and Temporal ends
 // the workflow outright TurnTimeoutGrace later if even that fails.
-func (s *Server) launch(c *gin.Context, turn chat.Turn) {
+func (s *Server) launch(c *gin.Context, turn chat.Turn, token string) {
 	// The message and the turn are saved: starting its workflow (or saving
 	// why it could not start) must not end with the request, or a client
 	// that hangs up now (a reloaded page) leaves a turn queued forever.
@@ -268,11 +276,6 @@ func (s *Server) launch(c *gin.Context, turn chat.Turn) {
 			slog.ErrorContext(ctx, "save failed turn", "turn", turn.ID, "error", ferr)
 		}
 		respondError(c, unavailable(msg))
-		return
-	}
-	token, err := s.Workspace.CreateToken(ctx, person(c).ID, workspace.StreamScope(turn.ID), s.StreamTokenTTL)
-	if err != nil {
-		respondError(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, turnStartedDTO{TurnID: turn.ID, MessageID: turn.UserMessageID, ReplyMessageID: turn.ReplyMessageID,
@@ -338,10 +341,15 @@ func (s *Server) turnStreamToken(c *gin.Context) {
 }
 
 func (s *Server) retryTurn(c *gin.Context) {
-	turn, err := s.Chat.RetryTurn(c.Request.Context(), person(c).ID, c.Param("turnId"))
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	s.launch(c, turn)
+	turn, err := s.Chat.RetryTurn(c.Request.Context(), person(c).ID, c.Param("turnId"), storeToken)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.launch(c, turn, token)
 }

@@ -142,16 +142,6 @@ func memberOf(spaceCol, personID string) clause.Expr {
 	return gorm.Expr("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = "+spaceCol+" AND memberships.person_id = ?)", personID)
 }
 
-// canOpen tells whether the person is a member of the space now.
-func (s *Store) canOpen(ctx context.Context, personID, spaceID string) (bool, error) {
-	var n int64
-	err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, personID).Count(&n).Error
-	if err != nil {
-		return false, fmt.Errorf("access %s: %w", spaceID, err)
-	}
-	return n > 0, nil
-}
-
 func marshal(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {

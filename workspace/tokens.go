@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"gorm.io/gorm"
+
 	"hub/models"
 )
 
@@ -73,18 +75,48 @@ func (s *Service) CreateScopedToken(ctx context.Context, personID, scope string,
 	return token, exp, err
 }
 
+// NewStreamToken makes the stream token of a turn that is about to start,
+// to be stored by store in the transaction that starts it (chat.NewTurn's
+// Also), once the turn has its id: the token and the turn commit together,
+// at no commit of the token's own. It expires after ttl, as
+// CreateToken's.
+func (s *Service) NewStreamToken(personID string, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
+	if ttl <= 0 {
+		return "", nil, errors.New("new stream token: a ttl is required")
+	}
+	if token, err = newToken(); err != nil {
+		return "", nil, err
+	}
+	exp := s.now().UTC().Add(ttl)
+	store = func(tx *gorm.DB, turnID string) error {
+		row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp}
+		if err := tx.Create(&row).Error; err != nil {
+			return fmt.Errorf("create stream token: %w", err)
+		}
+		return nil
+	}
+	return token, store, nil
+}
+
 // createToken stores a new token's hash and returns the token.
 func (s *Service) createToken(ctx context.Context, personID, scope string, expiresAt *time.Time) (string, error) {
-	var b [20]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("create token: %w", err)
+	token, err := newToken()
+	if err != nil {
+		return "", err
 	}
-	token := "hub_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
 	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return "", fmt.Errorf("create token: %w", err)
 	}
 	return token, nil
+}
+
+func newToken() (string, error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	return "hub_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
 }
 
 // Authenticate returns the person a token belongs to. A scoped token is
