@@ -61,6 +61,10 @@ type turnStartedDTO struct {
 }
 
 func (s *Server) startTurn(c *gin.Context) {
+	// The request reads the person's access to the conversation's space
+	// and their settings once, with the conversation (GetConversation);
+	// its checks (the model, mentions, files) answer from that read.
+	c.Request = c.Request.WithContext(workspace.CheckAccessOnce(c.Request.Context()))
 	ctx := c.Request.Context()
 	var req startTurnRequest
 	if !bind(c, &req) {
@@ -82,14 +86,6 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	case len(req.Spaces) > maxTurnSpaces:
 		respondError(c, badRequest("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", maxTurnSpaces)))
-		return
-	}
-	// The model and effort are checked before anything is read or saved:
-	// an unknown model or an effort it does not take never reaches a
-	// provider (docs/decisions.md, "Models a person chooses").
-	model, effort, err := s.Workspace.TurnModel(ctx, person(c).ID, strings.TrimSpace(req.Model), strings.TrimSpace(req.Effort))
-	if err != nil {
-		respondError(c, err)
 		return
 	}
 	page := ""
@@ -116,6 +112,15 @@ func (s *Server) startTurn(c *gin.Context) {
 	// the same query); StartTurn's transaction checks it again in its first
 	// write, without reading the conversation again.
 	conv, err := s.Chat.GetConversation(ctx, person(c).ID, c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	// The model and effort are checked before anything is saved (the
+	// person's defaults come with the conversation's read): an unknown
+	// model or an effort it does not take never reaches a provider
+	// (docs/decisions.md, "Models a person chooses").
+	model, effort, err := s.Workspace.TurnModel(ctx, person(c).ID, strings.TrimSpace(req.Model), strings.TrimSpace(req.Effort))
 	if err != nil {
 		respondError(c, err)
 		return

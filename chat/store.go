@@ -74,16 +74,33 @@ func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title
 // GetConversation returns a conversation of the person in a space they can
 // open now. Another person's conversation, and one in a space the person
 // has left, is not found, exactly like one that does not exist.
+//
+// In a context that keeps its access reads (workspace.CheckAccessOnce: the
+// api's start of a turn) the same query reads the person's access to the
+// space and their settings, which the request's later checks (the turn's
+// model, its mentions) answer from.
 func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conversation, error) {
-	var r models.Conversation
-	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Where(memberOf("conversations.space_id", personID)).Take(&r).Error
+	var row struct {
+		models.Conversation
+		Access workspace.ActivityRead `gorm:"embedded"`
+	}
+	q := s.q(ctx).Table("conversations")
+	remember := workspace.RemembersAccess(ctx)
+	if remember {
+		q = q.Select("conversations.*, " + workspace.AccessColumns("conversations.person_id", "conversations.space_id"))
+	}
+	err := q.Where("conversations.id = ? AND conversations.person_id = ?", id, personID).
+		Where(memberOf("conversations.space_id", personID)).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Conversation{}, &workspace.NotFoundError{Kind: "conversation", ID: id}
 	}
 	if err != nil {
 		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
 	}
-	return toConversation(r), nil
+	if remember {
+		workspace.RememberAccess(ctx, personID, row.SpaceID, row.Access)
+	}
+	return toConversation(row.Conversation), nil
 }
 
 // ListConversations returns the person's conversations in a space, most
