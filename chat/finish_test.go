@@ -13,6 +13,7 @@ import (
 	"hub/dbtest"
 	"hub/models"
 	"hub/stream"
+	"hub/workspace"
 )
 
 // finishWithDone ends a turn as activities.FinishTurn does: its done frame
@@ -146,4 +147,46 @@ func TestFinishTurnsRacingEndTheTurnOnce(t *testing.T) {
 		require.Equal(t, string(got.Status), reply.Text, "the reply is the same ending's")
 		require.Equal(t, string(got.Status), reply.Status)
 	}
+}
+
+// A turn's start given the conversation its caller read does not read it
+// again; its transaction checks the person's access as it marks the
+// conversation active (one removed since the caller's read starts
+// nothing), and stores what Also stores with the turn: a failing Also
+// saves nothing.
+func TestStartTurnChecksAccessInItsTransaction(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		conv, err := f.store.GetConversation(ctx, f.ann, f.conv.ID)
+		require.NoError(t, err)
+		var alsoTurn string
+		rec := dbtest.Record(t, f.db)
+		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "hi", Conversation: &conv,
+			Also: func(tx *gorm.DB, turnID string) error {
+				alsoTurn = turnID
+				return tx.Exec("UPDATE conversations SET title = ? WHERE id = ?", "Also ran", conv.ID).Error
+			}})
+		require.NoError(t, err)
+		require.Equal(t, turn.ID, alsoTurn)
+		list := rec.Take()
+		require.Zero(t, dbtest.Matching(list, "SELECT * FROM conversations"), "the conversation is not read again: %q", list)
+		f.finish(t, turn, chat.StatusDone, "ok")
+
+		// Also fails: nothing is saved.
+		boom := errors.New("boom")
+		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "lost", Conversation: &conv,
+			Also: func(*gorm.DB, string) error { return boom }})
+		require.ErrorIs(t, err, boom)
+		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", conv.ID), "only the first turn's two")
+
+		// Ann leaves the space after the read: the start refuses.
+		require.NoError(t, f.db.Exec("DELETE FROM memberships WHERE person_id = ? AND space_id = ?", f.ann, f.space).Error)
+		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "late", Conversation: &conv})
+		require.ErrorIs(t, err, workspace.ErrNotFound)
+		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", conv.ID), "nothing saved")
+		// Nor can another person start one with it.
+		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.bob, Text: "mine", Conversation: &conv})
+		require.ErrorIs(t, err, workspace.ErrNotFound)
+	})
 }
