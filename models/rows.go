@@ -231,8 +231,8 @@ type TurnFrame struct {
 	// Attempt is the turn's attempt_seq when a frame its attempt sends once
 	// (refs, proposal, turn_error, error, done) was stored; a unique index
 	// on (turn_id, type, attempt) keeps a second one out (migration 00027).
-	// Other frames keep 0.
-	Attempt int64
+	// nil (NULL) for a frame placed in no attempt.
+	Attempt *int64
 }
 
 // Connection is a connected app of a space, added by OwnerID: for now a

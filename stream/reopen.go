@@ -61,7 +61,11 @@ func (b *Bus) Reopen(turnID string, step int, frames []Draft) func(tx *gorm.DB) 
 			}
 			// The frames after the reset frame are the new attempt's, whose
 			// attempt_seq is the reset frame's number.
-			row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime(), Attempt: first}
+			row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
+			if first != 0 {
+				attempt := first
+				row.Attempt = &attempt
+			}
 			if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turnID).Scan(&row.Seq).Error; err != nil {
 				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 			}
@@ -250,13 +254,15 @@ func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*models.Tu
 		if err != nil || has {
 			return nil, false, err
 		}
+		var attempt int64
 		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq, attempt_seq", turnID).
-			Row().Scan(&row.Seq, &row.Attempt); err != nil {
+			Row().Scan(&row.Seq, &attempt); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil, false, fmt.Errorf("publish %s frame: no turn %s", typ, turnID)
 			}
 			return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 		}
+		row.Attempt = &attempt
 		if err := tx.Create(row).Error; err != nil {
 			if models.IsUniqueViolation(err) {
 				return nil, false, ErrOnceTaken

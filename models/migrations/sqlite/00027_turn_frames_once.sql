@@ -4,23 +4,21 @@
 -- turn's attempt_seq when it was stored, and a unique index keeps a second
 -- one of its type out of that attempt: two publishers racing for one
 -- attempt (a retried FinishTurn whose first attempt still runs) cannot both
--- store a done frame. Other frames keep attempt 0; the index leaves them out.
-ALTER TABLE turn_frames ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+-- store a done frame. NULL: a frame placed in no attempt (another type, or
+-- stored by a binary older than this); unique indexes let NULLs repeat, so
+-- an older worker still running during an upgrade is never refused.
+ALTER TABLE turn_frames ADD COLUMN attempt INTEGER;
 
--- Frames stored before this: a once-per-attempt frame of an earlier
--- attempt (at or before the turn's attempt_seq), and any but the first of
--- its type in the current attempt (stored by a race before this index),
--- gets a number of its own, -seq: none is ever published again, and each
--- stays readable as it was.
-UPDATE turn_frames SET attempt = -seq
-WHERE type IN ('refs', 'proposal', 'turn_error', 'error', 'done')
-  AND (seq <= COALESCE((SELECT attempt_seq FROM turns WHERE turns.id = turn_frames.turn_id), 0)
-    OR EXISTS (SELECT 1 FROM turn_frames e WHERE e.turn_id = turn_frames.turn_id AND e.type = turn_frames.type
-      AND e.seq < turn_frames.seq
-      AND e.seq > COALESCE((SELECT attempt_seq FROM turns WHERE turns.id = turn_frames.turn_id), 0)));
--- The first of each type in the current attempt belongs to that attempt.
+-- Frames stored before this: the first of each once-per-attempt type in
+-- the turn's current attempt (after its attempt_seq) belongs to that
+-- attempt. Earlier attempts' frames are never published into again, and a
+-- second one a past race stored stays as it was: both keep NULL.
 UPDATE turn_frames SET attempt = COALESCE((SELECT attempt_seq FROM turns WHERE turns.id = turn_frames.turn_id), 0)
-WHERE type IN ('refs', 'proposal', 'turn_error', 'error', 'done') AND attempt = 0;
+WHERE type IN ('refs', 'proposal', 'turn_error', 'error', 'done')
+  AND seq > COALESCE((SELECT attempt_seq FROM turns WHERE turns.id = turn_frames.turn_id), 0)
+  AND NOT EXISTS (SELECT 1 FROM turn_frames e WHERE e.turn_id = turn_frames.turn_id AND e.type = turn_frames.type
+    AND e.seq < turn_frames.seq
+    AND e.seq > COALESCE((SELECT attempt_seq FROM turns WHERE turns.id = turn_frames.turn_id), 0));
 
 CREATE UNIQUE INDEX turn_frames_once ON turn_frames (turn_id, type, attempt)
 WHERE type IN ('refs', 'proposal', 'turn_error', 'error', 'done');
