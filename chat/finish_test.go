@@ -45,9 +45,9 @@ func doneFrames(t *testing.T, bus *stream.Bus, turnID string) []string {
 }
 
 // FinishTurn saves the ending and its frames in one transaction, reading
-// nothing on its own: on Postgres the turn's update (which returns the
-// turn, the top bar's entry and the held writes' count), the reply's
-// update, the announcement and the done frame, one commit. A frame that
+// nothing on its own: on Postgres the turn's and its reply's update (which
+// returns the turn, the top bar's entry and the held writes' count), the
+// announcement and the done frame, one commit. A frame that
 // fails undoes the ending; a turn that ended without its frames gets them
 // from the next FinishTurn, its ending unchanged.
 func TestFinishTurnCommitsItsFramesWithIt(t *testing.T) {
@@ -65,7 +65,7 @@ func TestFinishTurnCommitsItsFramesWithIt(t *testing.T) {
 		require.NotNil(t, ended.FinishedAt)
 		list := rec.Take()
 		if f.db.Dialect == models.Postgres {
-			require.Len(t, list, 4, "update turn, update reply, announce, done frame: %q", list)
+			require.Len(t, list, 3, "update the turn and its reply, announce, done frame: %q", list)
 		}
 		for _, q := range list {
 			// The update returns the turn, the top bar's entry and the held

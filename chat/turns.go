@@ -614,13 +614,25 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 		now := s.now()
 		// The update returns the turn and what the top bar shows of it,
 		// and whether the turn holds writes for Apply: nothing is read
-		// before or after it.
+		// before or after it. On Postgres it updates the reply too.
 		var rows []finishedRow
-		err := tx.Raw(`UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
-			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING `+turnColumns(tx)+`,`+finishedColumns,
-			string(e.Status), e.ErrorCode, e.ErrorMessage, e.Usage.InputTokens, e.Usage.OutputTokens, now, now, turnID,
-			CallHeld, HeldForApply).Scan(&rows).Error
-		if err != nil {
+		update := `UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
+			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING ` + turnColumns(tx) + `,` + finishedColumns
+		args := []any{string(e.Status), e.ErrorCode, e.ErrorMessage, e.Usage.InputTokens, e.Usage.OutputTokens, now, now, turnID,
+			CallHeld, HeldForApply}
+		reply := []any{e.Text, string(e.Status), marshal(nonNil(e.Refs)), marshal(nonNil(e.Named)), e.Usage.InputTokens,
+			e.Usage.OutputTokens, e.ErrorCode, e.ErrorMessage, now}
+		postgres := tx.Dialector.Name() == string(models.Postgres)
+		if postgres {
+			// The reply's update rides in the same statement.
+			update = `WITH ended AS (` + update + `), reply AS (
+				UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
+					error_code = ?, error_message = ?, updated_at = ?
+				WHERE id = (SELECT reply_message_id FROM ended) RETURNING id
+			) SELECT * FROM ended`
+			args = append(args, reply...)
+		}
+		if err := tx.Raw(update, args...).Scan(&rows).Error; err != nil {
 			return err
 		}
 		if len(rows) == 0 {
@@ -634,12 +646,12 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 		}
 		r := rows[0]
 		out = toTurn(r.Turn)
-		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
-			"text": e.Text, "status": string(e.Status), "refs": marshal(nonNil(e.Refs)),
-			"mentions": marshal(nonNil(e.Named)), "input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens,
-			"error_code": e.ErrorCode, "error_message": e.ErrorMessage, "updated_at": now,
-		}).Error; err != nil {
-			return err
+		if !postgres {
+			err := tx.Exec(`UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
+				error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`, append(reply, r.ReplyMessageID)...).Error
+			if err != nil {
+				return err
+			}
 		}
 		// The top bar follows, in this transaction: the turn ends, and
 		// writes it held appear as waiting for Apply.
