@@ -15,10 +15,11 @@ import (
 )
 
 // FinishTurn saves the reply (the text streamed so far, the records it
-// names, the usage) and the turn's ending, then sends the error frames
-// (turn_error and error) when it failed and the done frame, always last.
-// Safe to retry: the turn keeps its run's first ending and frames are not
-// repeated. A run started by an operator's reset reopens the turn first
+// names, the usage) and the turn's ending, and in the same transaction the
+// held writes' proposal, the error frames (turn_error and error) when it
+// failed and the done frame, always last: the ending and its frames commit
+// together. Safe to retry, also beside an attempt still running: the turn
+// keeps its run's first ending and frames are not repeated. A run started by an operator's reset reopens the turn first
 // (claim), so the ending, reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	ctx = workspace.CheckAccessOnce(ctx)
