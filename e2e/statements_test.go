@@ -42,7 +42,7 @@ func BenchmarkTurnStatements(b *testing.B) {
 	}
 	// Autovacuum and autoanalyze commit transactions and write catalog
 	// rows in this database of their own accord, when a table's growth
-	// crosses a threshold (about one run in two at 40 turns: +1 commit,
+	// crosses a threshold (two of three 40-turn runs here: +1 commit,
 	// +4 inserts and +2 updates a turn): off for its tables, so that the
 	// counts are the turns' own.
 	tables, err := db.QueryContext(ctx, `SELECT format('%I.%I', schemaname, relname) FROM pg_stat_user_tables`)
