@@ -2,8 +2,11 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
+
+	"gorm.io/gorm"
 
 	"hub/assistant"
 	"hub/chat"
@@ -12,10 +15,11 @@ import (
 )
 
 // FinishTurn saves the reply (the text streamed so far, the records it
-// names, the usage) and the turn's ending, then sends the error frames
-// (turn_error and error) when it failed and the done frame, always last.
-// Safe to retry: the turn keeps its run's first ending and frames are not
-// repeated. A run started by an operator's reset reopens the turn first
+// names, the usage) and the turn's ending, and in the same transaction the
+// held writes' proposal, the error frames (turn_error and error) when it
+// failed and the done frame, always last: the ending and its frames commit
+// together. Safe to retry, also beside an attempt still running: the turn
+// keeps its run's first ending and frames are not repeated. A run started by an operator's reset reopens the turn first
 // (claim), so the ending, reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	ctx = workspace.CheckAccessOnce(ctx)
@@ -59,10 +63,17 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	if err != nil {
 		return err
 	}
+	// The turn's last frames commit in the ending's transaction: a turn
+	// never ends without its done frame, and of two attempts racing to
+	// finish it one stores the frames (chat.Store.FinishTurn).
+	publish, published := a.Frames.PublishOnceIn(in.TurnID)
 	ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
 		Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
 		Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
+	}, func(tx *gorm.DB, ended chat.Turn) error {
+		return lastFrames(tx, publish, turn, ended, held, named)
 	})
+	published(err)
 	if err != nil {
 		return err
 	}
@@ -74,30 +85,40 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
 		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", len(steps),
 		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", len(held))
+	a.transcripts.forget(in.TurnID)
+	return nil
+}
+
+// lastFrames publishes, in the ending's transaction, what a turn's stream
+// ends with: the held writes waiting for Apply (proposal), the error
+// (turn_error, then error for the clients that know only that name,
+// docs/api.md) and the done frame, always last. Each is sent once per
+// attempt: a retry sends only what the attempt lacks.
+func lastFrames(tx *gorm.DB, publish func(tx *gorm.DB, typ string, data any) (bool, error), turn, ended chat.Turn, held []map[string]string, named []workspace.Ref) error {
+	send := func(typ string, data any) error {
+		if _, err := publish(tx, typ, data); err != nil {
+			return fmt.Errorf("publish %s: %w", typ, err)
+		}
+		return nil
+	}
 	if len(held) > 0 {
 		// Held writes wait for Apply: the client shows them under the reply.
-		if err := a.publishOnce(ctx, in.TurnID, stream.TypeProposal, map[string]any{"messageId": turn.ReplyMessageID, "calls": held}); err != nil {
+		if err := send(stream.TypeProposal, map[string]any{"messageId": turn.ReplyMessageID, "calls": held}); err != nil {
 			return err
 		}
 	}
 	if ended.Status == chat.StatusError {
-		// turn_error, then error for the clients that know only that name
-		// (docs/api.md); done stays right after error.
 		for _, typ := range []string{stream.TypeTurnError, stream.TypeError} {
-			if err := a.publishOnce(ctx, in.TurnID, typ, map[string]string{"code": ended.ErrorCode, "message": ended.ErrorMessage}); err != nil {
+			if err := send(typ, map[string]string{"code": ended.ErrorCode, "message": ended.ErrorMessage}); err != nil {
 				return err
 			}
 		}
 	}
-	err = a.publishOnce(ctx, in.TurnID, stream.TypeDone, map[string]any{
+	return send(stream.TypeDone, map[string]any{
 		"status": string(ended.Status), "messageId": turn.ReplyMessageID,
 		"usage": map[string]int{"inputTokens": ended.Usage.InputTokens, "outputTokens": ended.Usage.OutputTokens},
 		"refs":  nonNilRefs(named),
 	})
-	if err == nil {
-		a.transcripts.forget(in.TurnID)
-	}
-	return err
 }
 
 // discarded tells a step whose text the person does not read: the answer

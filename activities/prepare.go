@@ -150,15 +150,12 @@ func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) 
 // status with its announcement, and the refs frame unless the turn's
 // attempt of frames has one (a retried activity sends it once).
 func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) error {
-	publish, published := a.Frames.PublishIn(turnID, stream.TypeRefs, refs)
+	// The refs frame is once per attempt (stream.Once): the unique index on
+	// the attempt makes it exact even against a racing attempt.
+	publish, published := a.Frames.PublishOnceIn(turnID)
 	also := []func(tx *gorm.DB) error{a.Chat.SaveRunRecordIn(ctx, turnID, rec), func(tx *gorm.DB) error {
-		var n int64
-		err := tx.Raw(`SELECT count(*) FROM turn_frames JOIN turns ON turns.id = turn_frames.turn_id
-			WHERE turn_frames.turn_id = ? AND turn_frames.type = ? AND turn_frames.seq > turns.attempt_seq`, turnID, stream.TypeRefs).Scan(&n).Error
-		if err != nil || n > 0 {
-			return err
-		}
-		return publish(tx)
+		_, err := publish(tx, stream.TypeRefs, refs)
+		return err
 	}}
 	if claim {
 		also = append([]func(tx *gorm.DB) error{a.Chat.ClaimIn(turnID, runID)}, also...)
@@ -242,15 +239,4 @@ func nonNilRefs(r []workspace.Ref) []workspace.Ref {
 		return []workspace.Ref{}
 	}
 	return r
-}
-
-// publishOnce publishes a frame unless the turn's current attempt of frames
-// already has one of that type (a retried activity must not repeat the refs
-// or the done frame; a reset run's new attempt sends its own, see claim).
-func (a *Activities) publishOnce(ctx context.Context, turnID, typ string, data any) error {
-	// The check and the publish are one statement on Postgres.
-	if _, err := a.Frames.PublishOnce(ctx, turnID, typ, data); err != nil {
-		return fmt.Errorf("publish %s: %w", typ, err)
-	}
-	return nil
 }

@@ -34,7 +34,9 @@ func (s *Server) streamTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	turn, err := s.Chat.GetTurnFor(ctx, p.ID, turnID)
+	// The turn, the person's access to it and where its frames stand, in
+	// one read.
+	turn, end, err := s.Chat.GetTurnForStream(ctx, p.ID, turnID)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -44,16 +46,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	tail, err := s.Frames.Tail(ctx, turnID)
-	if errors.Is(err, stream.ErrTurnGone) {
-		respondError(c, workspace.ErrNotFound) // deleted since GetTurnFor: as a reconnect after would be
-		return
-	}
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	if tail.Delivered(after) {
+	if stream.TailOf(end.Last, end.Done, turn.FinishedAt).Delivered(after) {
 		c.Status(http.StatusNoContent)
 		return
 	}

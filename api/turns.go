@@ -61,6 +61,10 @@ type turnStartedDTO struct {
 }
 
 func (s *Server) startTurn(c *gin.Context) {
+	// The request reads the person's access to the conversation's space
+	// and their settings once, with the conversation (GetConversation);
+	// its checks (the model, mentions, files) answer from that read.
+	c.Request = c.Request.WithContext(workspace.CheckAccessOnce(c.Request.Context()))
 	ctx := c.Request.Context()
 	var req startTurnRequest
 	if !bind(c, &req) {
@@ -84,14 +88,6 @@ func (s *Server) startTurn(c *gin.Context) {
 		respondError(c, badRequest("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", maxTurnSpaces)))
 		return
 	}
-	// The model and effort are checked before anything is read or saved:
-	// an unknown model or an effort it does not take never reaches a
-	// provider (docs/decisions.md, "Models a person chooses").
-	model, effort, err := s.Workspace.TurnModel(ctx, person(c).ID, strings.TrimSpace(req.Model), strings.TrimSpace(req.Effort))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
 	page := ""
 	if len(req.Context) > 0 && string(req.Context) != "null" {
 		if req.Context[0] != '{' {
@@ -113,8 +109,18 @@ func (s *Server) startTurn(c *gin.Context) {
 		page = string(bounded)
 	}
 	// GetConversation checks that the person can open its space now (in
-	// the same query), and StartTurn reads it again with the same check.
+	// the same query); StartTurn's transaction checks it again in its first
+	// write, without reading the conversation again.
 	conv, err := s.Chat.GetConversation(ctx, person(c).ID, c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	// The model and effort are checked before anything is saved (the
+	// person's defaults come with the conversation's read): an unknown
+	// model or an effort it does not take never reaches a provider
+	// (docs/decisions.md, "Models a person chooses").
+	model, effort, err := s.Workspace.TurnModel(ctx, person(c).ID, strings.TrimSpace(req.Model), strings.TrimSpace(req.Effort))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -154,13 +160,19 @@ func (s *Server) startTurn(c *gin.Context) {
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", maxTurnFileBytes>>20, float64(total)/(1<<20))}})
 		return
 	}
-	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
-		Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort})
+	// The turn's stream token is stored in the start's transaction.
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	s.launch(c, turn)
+	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person(c).ID, Text: text,
+		Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv, Also: storeToken})
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.launch(c, turn, token)
 }
 
 // typedMentions adds the records the message's typed mentions name
@@ -226,7 +238,8 @@ func atPath(err error, prefix string) error {
 // launchTimeout bounds starting a turn's workflow once its request ended.
 const launchTimeout = 30 * time.Second
 
-// launch starts the turn's workflow and answers 202 with where to stream.
+// launch starts the turn's workflow and answers 202 with where to stream,
+// with the turn's stream token (stored with the turn).
 // If Temporal cannot be reached, the turn is saved as an error turn (so the
 // conversation is not left with a turn that never runs) and the answer is
 // 503.
@@ -234,7 +247,7 @@ const launchTimeout = 30 * time.Second
 // The turn is bounded in wall time: its own timer ends it at TurnTimeout
 // (an error turn with code timeout, its ending saved), and Temporal ends
 // the workflow outright TurnTimeoutGrace later if even that fails.
-func (s *Server) launch(c *gin.Context, turn chat.Turn) {
+func (s *Server) launch(c *gin.Context, turn chat.Turn, token string) {
 	// The message and the turn are saved: starting its workflow (or saving
 	// why it could not start) must not end with the request, or a client
 	// that hangs up now (a reloaded page) leaves a turn queued forever.
@@ -268,11 +281,6 @@ func (s *Server) launch(c *gin.Context, turn chat.Turn) {
 			slog.ErrorContext(ctx, "save failed turn", "turn", turn.ID, "error", ferr)
 		}
 		respondError(c, unavailable(msg))
-		return
-	}
-	token, err := s.Workspace.CreateToken(ctx, person(c).ID, workspace.StreamScope(turn.ID), s.StreamTokenTTL)
-	if err != nil {
-		respondError(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, turnStartedDTO{TurnID: turn.ID, MessageID: turn.UserMessageID, ReplyMessageID: turn.ReplyMessageID,
@@ -338,10 +346,15 @@ func (s *Server) turnStreamToken(c *gin.Context) {
 }
 
 func (s *Server) retryTurn(c *gin.Context) {
-	turn, err := s.Chat.RetryTurn(c.Request.Context(), person(c).ID, c.Param("turnId"))
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	s.launch(c, turn)
+	turn, err := s.Chat.RetryTurn(c.Request.Context(), person(c).ID, c.Param("turnId"), storeToken)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	s.launch(c, turn, token)
 }

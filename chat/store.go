@@ -74,16 +74,33 @@ func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title
 // GetConversation returns a conversation of the person in a space they can
 // open now. Another person's conversation, and one in a space the person
 // has left, is not found, exactly like one that does not exist.
+//
+// In a context that keeps its access reads (workspace.CheckAccessOnce: the
+// api's start of a turn) the same query reads the person's access to the
+// space and their settings, which the request's later checks (the turn's
+// model, its mentions) answer from.
 func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conversation, error) {
-	var r models.Conversation
-	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Where(memberOf("conversations.space_id", personID)).Take(&r).Error
+	var row struct {
+		models.Conversation
+		Access workspace.ActivityRead `gorm:"embedded"`
+	}
+	q := s.q(ctx).Table("conversations")
+	remember := workspace.RemembersAccess(ctx)
+	if remember {
+		q = q.Select("conversations.*, " + workspace.AccessColumns("conversations.person_id", "conversations.space_id"))
+	}
+	err := q.Where("conversations.id = ? AND conversations.person_id = ?", id, personID).
+		Where(memberOf("conversations.space_id", personID)).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Conversation{}, &workspace.NotFoundError{Kind: "conversation", ID: id}
 	}
 	if err != nil {
 		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
 	}
-	return toConversation(r), nil
+	if remember {
+		workspace.RememberAccess(ctx, personID, row.SpaceID, row.Access)
+	}
+	return toConversation(row.Conversation), nil
 }
 
 // ListConversations returns the person's conversations in a space, most
@@ -140,16 +157,6 @@ func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (De
 // current access, in the query that reads them.
 func memberOf(spaceCol, personID string) clause.Expr {
 	return gorm.Expr("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = "+spaceCol+" AND memberships.person_id = ?)", personID)
-}
-
-// canOpen tells whether the person is a member of the space now.
-func (s *Store) canOpen(ctx context.Context, personID, spaceID string) (bool, error) {
-	var n int64
-	err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, personID).Count(&n).Error
-	if err != nil {
-		return false, fmt.Errorf("access %s: %w", spaceID, err)
-	}
-	return n > 0, nil
 }
 
 func marshal(v any) string {

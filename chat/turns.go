@@ -95,23 +95,44 @@ type NewTurn struct {
 	// Model and Effort are what the turn runs with, checked by the caller
 	// (workspace.Service.TurnModel).
 	Model, Effort string
+	// Conversation is the conversation as the caller read it
+	// (GetConversation, which checked the person's access), so StartTurn
+	// does not read it again; nil: StartTurn reads it.
+	Conversation *Conversation
+	// Also runs in the start's transaction with the new turn's id: the
+	// turn's stream token (workspace.Service.NewStreamToken) commits with
+	// the turn or not at all.
+	Also func(tx *gorm.DB, turnID string) error
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
 // turn, and announces the turn in the person's activity stream, in one
 // transaction. A conversation with an unfinished turn answers
 // workspace.ErrConflict (a unique index decides, so two racing requests cannot
-// both start one).
+// both start one). The person's access to the conversation is checked in
+// the transaction, by the write that marks the conversation active: one
+// removed from its space since the caller read it starts nothing.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
-	conv, err := s.GetConversation(ctx, in.PersonID, in.ConversationID)
-	if err != nil {
-		return Turn{}, err
+	var conv Conversation
+	if in.Conversation != nil {
+		conv = *in.Conversation
+	} else {
+		var err error
+		if conv, err = s.GetConversation(ctx, in.PersonID, in.ConversationID); err != nil {
+			return Turn{}, err
+		}
+	}
+	if conv.PersonID != in.PersonID {
+		return Turn{}, &workspace.NotFoundError{Kind: "conversation", ID: conv.ID}
 	}
 	turnID := models.NewID("turn")
 	user := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleUser,
 		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
 	var out Turn
-	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.withDB(tx).touchConversation(ctx, conv); err != nil {
+			return err
+		}
 		if err := tx.Create(&user).Error; err != nil {
 			return err
 		}
@@ -120,6 +141,11 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			return err
 		}
 		out = t
+		if in.Also != nil {
+			if err := in.Also(tx, t.ID); err != nil {
+				return err
+			}
+		}
 		// The top bar shows the queued turn before its workflow can move
 		// it on, from what this transaction wrote.
 		return s.withDB(tx).announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
@@ -134,7 +160,10 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 
 // RetryTurn runs the person's message of a failed turn again as a new turn.
 // Only a turn that ended in error can be retried.
-func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, error) {
+//
+// Each of also runs in the retry's transaction with the new turn's id (its
+// stream token, as NewTurn.Also).
+func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...func(tx *gorm.DB, turnID string) error) (Turn, error) {
 	old, err := s.GetTurnFor(ctx, personID, turnID)
 	if err != nil {
 		return Turn{}, err
@@ -142,12 +171,14 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	if old.Status != StatusError {
 		return Turn{}, fmt.Errorf("only a turn that ended in error can be retried; this one is %s: %w", old.Status, workspace.ErrConflict)
 	}
-	conv, err := s.GetConversation(ctx, personID, old.ConversationID)
-	if err != nil {
-		return Turn{}, err
-	}
+	// The turn's conversation: GetTurnFor checked the person's access, and
+	// the retry's transaction checks it again as it writes.
+	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID}
 	var out Turn
 	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.withDB(tx).touchConversation(ctx, conv); err != nil {
+			return err
+		}
 		newID := models.NewID("turn")
 		// The message now belongs to the new turn, so history (which leaves
 		// out error turns) shows it with the retry's answer. A message that
@@ -165,6 +196,11 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return err
 		}
 		out = t
+		for _, fn := range also {
+			if err := fn(tx, t.ID); err != nil {
+				return err
+			}
+		}
 		_, err = s.withDB(tx).announceTurn(ctx, t.ID) // queued, as StartTurn's
 		return err
 	})
@@ -190,10 +226,24 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	if err := s.q(ctx).Create(&t).Error; err != nil {
 		return Turn{}, err
 	}
-	if err := s.q(ctx).Model(&models.Conversation{}).Where("id = ?", conv.ID).Update("updated_at", s.now()).Error; err != nil {
-		return Turn{}, err
-	}
 	return toTurn(t), nil
+}
+
+// touchConversation marks the person's conversation active, if they can
+// open its space now: the first write of a turn's start, which checks
+// the access the caller read in the same statement (and locks the
+// conversation's row). Another person's conversation, one deleted, and
+// one in a space the person has left, are not found.
+func (s *Store) touchConversation(ctx context.Context, conv Conversation) error {
+	res := s.q(ctx).Model(&models.Conversation{}).Where("id = ? AND person_id = ?", conv.ID, conv.PersonID).
+		Where(memberOf("conversations.space_id", conv.PersonID)).Update("updated_at", s.now())
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return &workspace.NotFoundError{Kind: "conversation", ID: conv.ID}
+	}
+	return nil
 }
 
 // errAlreadyRetried refuses a second retry of the same failed turn.
@@ -236,23 +286,51 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 
 // GetTurnFor returns a turn of the person in a space they can open now
 // (its conversation's); another person's turn, and one in a space the
-// person has left, is not found.
+// person has left, is not found. One read: the access is checked in it.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
-	t, err := s.GetTurn(ctx, id)
+	t, _, err := s.turnFor(ctx, personID, id, false)
+	return t, err
+}
+
+// FrameEnd is where a turn's frames stand, read with the turn
+// (GetTurnForStream): the number of its latest frame (0 before the first)
+// and of its done frame (0 while it has none).
+type FrameEnd struct {
+	Last, Done int64
+}
+
+// doneFrame is stream.TypeDone (chat stays beside stream).
+const doneFrame = "done"
+
+// GetTurnForStream is GetTurnFor for the api's stream of the turn: it also
+// reads, in the same query, where the turn's frames stand (as
+// stream.Bus.Tail does), which the stream needs before it sends anything.
+func (s *Store) GetTurnForStream(ctx context.Context, personID, id string) (Turn, FrameEnd, error) {
+	return s.turnFor(ctx, personID, id, true)
+}
+
+func (s *Store) turnFor(ctx context.Context, personID, id string, withEnd bool) (Turn, FrameEnd, error) {
+	var rows []struct {
+		models.Turn
+		DoneSeq *int64
+	}
+	q := s.q(ctx).Model(&models.Turn{}).Select(turnColumns(s.db))
+	if withEnd {
+		q = q.Select(turnColumns(s.db)+`, (SELECT MAX(seq) FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ?) AS done_seq`, doneFrame)
+	}
+	err := q.Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
 	if err != nil {
-		return Turn{}, err
+		return Turn{}, FrameEnd{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
-	if t.PersonID != personID {
-		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
+	if len(rows) == 0 {
+		return Turn{}, FrameEnd{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
-	ok, err := s.canOpen(ctx, personID, t.SpaceID)
-	if err != nil {
-		return Turn{}, err
+	r := rows[0]
+	end := FrameEnd{Last: r.FrameSeq}
+	if r.DoneSeq != nil {
+		end.Done = *r.DoneSeq
 	}
-	if !ok {
-		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
-	return t, nil
+	return toTurn(r.Turn), end, nil
 }
 
 // SetTurnStatus records a running turn's status and step; a finished turn
@@ -645,40 +723,77 @@ const MaxNamedRefs = 60
 // idempotent: a turn that already ended keeps its first ending, which is
 // returned. (A run started by an operator's reset reopens the turn first,
 // with ClaimTurn, so the ending saved is that run's.)
-func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
+//
+// Each of then runs in the same transaction, after the ending is saved or
+// found saved, with the ending: the turn's last frames (error, proposal,
+// done: stream.Bus.PublishOnceIn) commit with it or not at all, so a turn
+// never ends without its done frame, and a retry that finds the ending
+// saved sends what the attempt has not sent yet.
+//
+// The ending's update is the transaction's first statement and takes the
+// turn's row lock: of two attempts racing to finish one turn, the second
+// waits for the first to commit, then finds the turn ended (finished_at
+// is set) and its frames stored.
+func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ...func(tx *gorm.DB, ended Turn) error) (Turn, error) {
 	var out Turn
 	announced := false
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		var r models.Turn
-		if err := tx.Take(&r, "id = ?", turnID).Error; err != nil {
-			return err
-		}
-		if r.FinishedAt != nil {
-			out = toTurn(r)
-			return nil
-		}
 		now := s.now()
-		r.Status, r.ErrorCode, r.ErrorMessage = string(e.Status), e.ErrorCode, e.ErrorMessage
-		r.InputTokens, r.OutputTokens, r.FinishedAt, r.UpdatedAt = e.Usage.InputTokens, e.Usage.OutputTokens, &now, now
-		if err := tx.Model(&models.Turn{}).Where("id = ?", turnID).Select("status", "error_code", "error_message",
-			"input_tokens", "output_tokens", "finished_at", "updated_at").Updates(&r).Error; err != nil {
+		// The update returns the turn and what the top bar shows of it,
+		// and whether the turn holds writes for Apply: nothing is read
+		// before or after it. On Postgres it updates the reply too.
+		var rows []finishedRow
+		update := `UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
+			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING ` + turnColumns(tx) + `,` + finishedColumns
+		args := []any{string(e.Status), e.ErrorCode, e.ErrorMessage, e.Usage.InputTokens, e.Usage.OutputTokens, now, now, turnID,
+			CallHeld, HeldForApply}
+		reply := []any{e.Text, string(e.Status), marshal(nonNil(e.Refs)), marshal(nonNil(e.Named)), e.Usage.InputTokens,
+			e.Usage.OutputTokens, e.ErrorCode, e.ErrorMessage, now}
+		postgres := tx.Dialector.Name() == string(models.Postgres)
+		if postgres {
+			// The reply's update rides in the same statement.
+			update = `WITH ended AS (` + update + `), reply AS (
+				UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
+					error_code = ?, error_message = ?, updated_at = ?
+				WHERE id = (SELECT reply_message_id FROM ended) RETURNING id
+			) SELECT * FROM ended`
+			args = append(args, reply...)
+		}
+		if err := tx.Raw(update, args...).Scan(&rows).Error; err != nil {
 			return err
 		}
-		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
-			"text": e.Text, "status": string(e.Status), "refs": marshal(nonNil(e.Refs)),
-			"mentions": marshal(nonNil(e.Named)), "input_tokens": e.Usage.InputTokens, "output_tokens": e.Usage.OutputTokens,
-			"error_code": e.ErrorCode, "error_message": e.ErrorMessage, "updated_at": now,
-		}).Error; err != nil {
-			return err
+		if len(rows) == 0 {
+			// Ended already (its first ending stands), or missing.
+			var r models.Turn
+			if err := tx.Omit(runRecordColumns...).Take(&r, "id = ?", turnID).Error; err != nil {
+				return err
+			}
+			out = toTurn(r)
+			return runThen(tx, out, then)
 		}
-		out = toTurn(r)
+		r := rows[0]
+		out = toTurn(r.Turn)
+		if !postgres {
+			err := tx.Exec(`UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
+				error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`, append(reply, r.ReplyMessageID)...).Error
+			if err != nil {
+				return err
+			}
+		}
 		// The top bar follows, in this transaction: the turn ends, and
 		// writes it held appear as waiting for Apply.
-		if _, err := s.withDB(tx).announceTurn(ctx, turnID); err != nil {
+		w := workRow{ID: r.ID, PersonID: r.PersonID, ConversationID: r.ConversationID, Status: r.Status, Step: r.Step,
+			CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, ConvTitle: r.ConvTitle, UserText: r.UserText}
+		if err := s.withDB(tx).announceWork(ctx, r.PersonID, w.work()); err != nil {
 			return err
 		}
 		announced = true
-		return s.withDB(tx).announceHeld(ctx, r)
+		if r.Held > 0 {
+			if err := s.withDB(tx).announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) }); err != nil {
+				return err
+			}
+		}
+		return runThen(tx, out, then)
 	})
 	if err != nil {
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
@@ -687,6 +802,32 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		wakeWork(out.PersonID)
 	}
 	return out, nil
+}
+
+func runThen(tx *gorm.DB, ended Turn, then []func(tx *gorm.DB, ended Turn) error) error {
+	for _, fn := range then {
+		if err := fn(tx, ended); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishedColumns is what FinishTurn's update returns besides the turn
+// without its run record (turnColumns): the top bar's title parts, and
+// how many of its writes are held for Apply (two arguments: CallHeld,
+// HeldForApply).
+const finishedColumns = `
+	(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
+	(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text,
+	(SELECT count(*) FROM tool_calls WHERE tool_calls.turn_id = turns.id AND tool_calls.status = ? AND tool_calls.held_for = ?) AS held`
+
+// finishedRow scans finishedColumns.
+type finishedRow struct {
+	models.Turn
+	ConvTitle string
+	UserText  string
+	Held      int64
 }
 
 func nonNil[T any](s []T) []T {

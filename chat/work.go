@@ -189,18 +189,6 @@ func (s *Store) announceWork(ctx context.Context, personID string, a Work) error
 	return s.prune(ctx, personID, out.Seq)
 }
 
-// announceHeld announces the Apply of a turn that just ended with writes
-// held for Apply: it appears in the top bar as waiting.
-func (s *Store) announceHeld(ctx context.Context, t models.Turn) error {
-	var n int64
-	err := s.q(ctx).Model(&models.ToolCall{}).Where("turn_id = ? AND status = ? AND held_for = ?", t.ID, CallHeld, HeldForApply).
-		Count(&n).Error
-	if err != nil || n == 0 {
-		return err
-	}
-	return s.announce(ctx, t.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, t.ReplyMessageID) })
-}
-
 // workRetention is how long work frames are kept for clients that
 // resume with Last-Event-ID; a client further behind gets a snapshot.
 const workRetention = 10 * time.Minute

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -146,3 +147,19 @@ func (db *DB) Close() error { return db.SQL().Close() }
 
 // Ping checks the database answers, for readiness checks.
 func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
+
+// IsUniqueViolation tells an error a unique index raised, on either
+// engine, also where gorm did not translate it (a raw statement's).
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505"
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}

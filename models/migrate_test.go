@@ -221,3 +221,58 @@ func TestMigrationsListsAppliedAndPending(t *testing.T) {
 		require.Equal(t, last.Name, pending[0].Name)
 	})
 }
+
+// Migration 00027 gives the once-per-attempt frames stored before it their
+// attempt: the first of each type in the turn's current attempt belongs to
+// it; an earlier attempt's and a second one a past race stored are in none
+// (NULL), so the unique index can be made and holds from then on, and a
+// frame stored by an older binary (no attempt) is never refused.
+func TestOnceFramesGetTheirAttempt(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := t.Context()
+		db := open(t, url)
+		require.NoError(t, db.Migrate(ctx))
+		// Back to before 00027.
+		require.NoError(t, db.Exec("DROP INDEX turn_frames_once").Error)
+		require.NoError(t, db.Exec("ALTER TABLE turn_frames DROP COLUMN attempt").Error)
+		require.NoError(t, db.Exec("DELETE FROM goose_db_version WHERE version_id = 27").Error)
+		q := db.WithContext(ctx)
+		require.NoError(t, q.Create(&models.Space{ID: "s", Name: "S"}).Error)
+		require.NoError(t, q.Create(&models.Person{ID: "p", Name: "P"}).Error)
+		require.NoError(t, q.Create(&models.Conversation{ID: "c", SpaceID: "s", PersonID: "p"}).Error)
+		// A turn reset once: its second attempt starts after frame 4.
+		require.NoError(t, q.Create(&models.Turn{ID: "t1", ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m",
+			ReplyMessageID: "r", Status: "done", OfferedTools: "[]", HistoryIDs: "[]", AttemptSeq: 4, FrameSeq: 9}).Error)
+		frames := []struct {
+			turn string
+			seq  int64
+			typ  string
+		}{
+			{"t1", 1, "refs"}, {"t1", 2, "error"}, {"t1", 3, "status"}, {"t1", 4, "status"}, // the first attempt, its old done a status frame now
+			{"t1", 5, "refs"}, {"t1", 6, "text"}, {"t1", 7, "done"}, {"t1", 8, "done"}, {"t1", 9, "refs"}, // the second, with a past race's doubles
+			{"gone", 1, "refs"}, {"gone", 2, "done"}, // a turn since deleted
+		}
+		for _, f := range frames {
+			require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at) VALUES (?, ?, ?, '{}', ?)",
+				f.turn, f.seq, f.typ, time.Now().UTC()).Error)
+		}
+		require.NoError(t, db.Migrate(ctx))
+		var rows []models.TurnFrame
+		require.NoError(t, q.Order("turn_id, seq").Find(&rows).Error)
+		got := map[string]int64{}
+		for _, r := range rows {
+			if r.Attempt != nil {
+				got[r.TurnID+"/"+strconv.FormatInt(r.Seq, 10)] = *r.Attempt
+			}
+		}
+		require.Equal(t, map[string]int64{"gone/1": 0, "gone/2": 0, "t1/5": 4, "t1/7": 4}, got,
+			"the first of each type in the current attempt; the others in none")
+		err := db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'done', '{}', ?, 4)", time.Now().UTC()).Error
+		require.True(t, models.IsUniqueViolation(err), "a second done in the attempt: %v", err)
+		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'text', '{}', ?, 4)", time.Now().UTC()).Error)
+		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at) VALUES ('t1', 11, 'done', '{}', ?)", time.Now().UTC()).Error,
+			"an older binary's done frame, in no attempt")
+	})
+}

@@ -228,6 +228,11 @@ type TurnFrame struct {
 	Type      string
 	Data      string
 	CreatedAt time.Time
+	// Attempt is the turn's attempt_seq when a frame its attempt sends once
+	// (refs, proposal, turn_error, error, done) was stored; a unique index
+	// on (turn_id, type, attempt) keeps a second one out (migration 00027).
+	// nil (NULL) for a frame placed in no attempt.
+	Attempt *int64
 }
 
 // Connection is a connected app of a space, added by OwnerID: for now a

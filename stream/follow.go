@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -352,20 +353,38 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 // ErrTurnGone). A turn that ended more than doneGrace ago and has no done
 // frame had its frames swept (end is ErrFramesSwept).
 func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frames []Frame, end, err error) {
-	frames, err = b.Frames(ctx, turnID, after)
-	if err != nil || len(frames) > 0 {
-		return frames, nil, err
+	// The frames and the turn's state in one read: a read that finds no
+	// frame needs to know whether the turn still exists and when it ended.
+	var rows []struct {
+		FinishedAt *time.Time
+		Seq        *int64
+		Type       string
+		Data       string
+		CreatedAt  *time.Time
 	}
-	var rows []struct{ FinishedAt *time.Time }
-	if err := b.db.WithContext(ctx).Model(&models.Turn{}).Select("finished_at").Where("id = ?", turnID).Limit(1).Find(&rows).Error; err != nil {
-		return nil, nil, fmt.Errorf("read turn %s: %w", turnID, err)
+	// The turn's id is named on both sides: an outer join's condition is
+	// not carried over from the WHERE, and the frames are read by their
+	// key (turn_id, seq), not scanned.
+	err = b.db.WithContext(ctx).Raw(`SELECT turns.finished_at, f.seq, f.type, f.data, f.created_at
+		FROM turns LEFT JOIN turn_frames f ON f.turn_id = ? AND f.seq > ?
+		WHERE turns.id = ? ORDER BY f.seq LIMIT ?`, turnID, after, turnID, readLimit).Scan(&rows).Error
+	if err != nil {
+		return nil, nil, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
 	if len(rows) == 0 {
+		// Gone: the frames read now are its last.
 		frames, err = b.Frames(ctx, turnID, after)
 		if err != nil {
 			return nil, nil, err
 		}
 		return frames, ErrTurnGone, nil
+	}
+	if rows[0].Seq != nil {
+		frames = make([]Frame, len(rows))
+		for i, r := range rows {
+			frames[i] = Frame{Seq: *r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: *r.CreatedAt}
+		}
+		return frames, nil, nil
 	}
 	if ended := rows[0].FinishedAt; ended == nil || time.Since(*ended) < doneGrace {
 		return nil, nil, nil

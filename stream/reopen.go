@@ -2,7 +2,9 @@ package stream
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -57,7 +59,13 @@ func (b *Bus) Reopen(turnID string, step int, frames []Draft) func(tx *gorm.DB) 
 			if err != nil {
 				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 			}
+			// The frames after the reset frame are the new attempt's, whose
+			// attempt_seq is the reset frame's number.
 			row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
+			if first != 0 && Once(d.Type) {
+				attempt := first // (a frame of another type is in no attempt: NULL)
+				row.Attempt = &attempt
+			}
 			if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turnID).Scan(&row.Seq).Error; err != nil {
 				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 			}
@@ -92,11 +100,13 @@ func (b *Bus) Wake(turnID string) { b.wake(turnID) }
 // its attempt_seq, see Reopen) has a frame of the given type: refs, error,
 // proposal and done are sent once per attempt.
 func (b *Bus) HasInAttempt(ctx context.Context, turnID, typ string) (bool, error) {
+	return hasInAttempt(b.db.WithContext(ctx), turnID, typ)
+}
+
+func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
 	var n int64
-	err := b.db.WithContext(ctx).Model(&models.TurnFrame{}).
-		Where("turn_id = ? AND type = ? AND seq > (?)", turnID, typ,
-			b.db.Model(&models.Turn{}).Select("attempt_seq").Where("id = ?", turnID)).
-		Count(&n).Error
+	err := q.Raw(`SELECT count(*) FROM turn_frames WHERE turn_id = ? AND type = ?
+		AND seq > (SELECT attempt_seq FROM turns WHERE id = ?)`, turnID, typ, turnID).Scan(&n).Error
 	if err != nil {
 		return false, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
@@ -117,18 +127,32 @@ func (b *Bus) Last(ctx context.Context, turnID, typ string) (Frame, bool, error)
 	return Frame{Seq: r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}, true, nil
 }
 
+// Once tells the frame types a turn's attempt sends at most one of (see
+// HasInAttempt): the unique index turn_frames_once (migration 00027) holds
+// them to it, on their attempt.
+func Once(typ string) bool {
+	switch typ {
+	case TypeRefs, TypeProposal, TypeTurnError, TypeError, TypeDone:
+		return true
+	}
+	return false
+}
+
 // publishOnceSQL is publishSQL for a frame sent once per attempt: the
-// counter moves, and the frame is stored, only while the attempt has no
-// frame of its type. found tells a turn that exists from a missing one;
-// the NOTIFY goes out when a frame was stored or the turn is missing (its
-// followers then read, find it gone and end), not when one was there.
+// counter moves, and the frame is stored with its attempt, only while the
+// attempt has no frame of its type. found tells a turn that exists from a
+// missing one; the NOTIFY goes out when a frame was stored or the turn is
+// missing (its followers then read, find it gone and end), not when one
+// was there. A publisher whose check ran before a racing one committed
+// its frame fails on the unique index instead (all of the statement is
+// undone: no number is used).
 const publishOnceSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? AND NOT EXISTS (
 		SELECT 1 FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ? AND turn_frames.seq > turns.attempt_seq
-	) RETURNING id, frame_seq
+	) RETURNING id, frame_seq, attempt_seq
 ), stored AS (
-	INSERT INTO turn_frames (turn_id, seq, type, data, created_at)
-	SELECT id, frame_seq, ?, ?, ? FROM numbered
+	INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt)
+	SELECT id, frame_seq, ?, ?, ?, attempt_seq FROM numbered
 	RETURNING seq
 ), found AS (
 	SELECT EXISTS (SELECT 1 FROM turns WHERE id = ?) AS found
@@ -138,44 +162,131 @@ SELECT (SELECT seq FROM stored) AS seq, found.found,
 		THEN pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text END AS notified
 FROM found`
 
+// ErrOnceTaken is what PublishOnceIn's publish returns when a publisher
+// racing it stored the attempt's frame of the type first, after its own
+// check: on Postgres the transaction is then aborted (the unique index
+// refused the frame), and the caller's retry finds the frame there.
+var ErrOnceTaken = errors.New("stream: the attempt's frame of this type was stored by another publisher")
+
 // PublishOnce publishes a frame of a type a turn's attempt has at most
-// one of (refs, error, proposal, done: see HasInAttempt), unless the
-// attempt has one already; it tells whether it published. On Postgres the
-// check and the publish are one statement, one round trip — not a lock:
-// two calls racing for one attempt (a retried activity whose first attempt
-// still runs) can both publish, as with the check-then-publish on SQLite;
-// a follower ends at the first done frame either way. A turn that does not
-// exist is an error, as for Publish.
+// one of (refs, error, proposal, done: see Once), unless the attempt has
+// one already; it tells whether it published. It is exact: two calls
+// racing for one attempt (a retried activity whose first attempt still
+// runs) store one frame, the other answers false, because the unique index
+// turn_frames_once refuses a second one. On Postgres the check and the
+// publish are one statement, one round trip. A turn that does not exist
+// is an error, as for Publish.
 func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bool, error) {
-	if b.db.Dialect != models.Postgres {
-		has, err := b.HasInAttempt(ctx, turnID, typ)
-		if err != nil || has {
-			return false, err
+	var row *models.TurnFrame
+	sent := false
+	q := b.db.WithContext(ctx)
+	var err error
+	if b.db.Dialect == models.Postgres {
+		row, sent, err = b.publishOnce(q, turnID, typ, data) // one statement, a transaction of its own
+	} else {
+		err = q.Transaction(func(tx *gorm.DB) error {
+			var err error
+			row, sent, err = b.publishOnce(tx, turnID, typ, data)
+			return err
+		})
+	}
+	if errors.Is(err, ErrOnceTaken) {
+		// The statement (Postgres) or the transaction (SQLite) stored
+		// nothing: the attempt has its frame.
+		return false, nil
+	}
+	if err != nil {
+		b.wake(turnID)
+		return false, err
+	}
+	if sent {
+		b.published(row, nil)
+	}
+	return sent, nil
+}
+
+// PublishOnceIn is PublishOnce in the caller's transaction, for frames
+// that belong with the change the transaction makes (a turn's ending with
+// its error, proposal and done frames: chat.Store.FinishTurn). publish,
+// called in tx as often as there are frames, stores a frame of a
+// once-per-attempt type unless the attempt has one, and tells whether it
+// did; after must be called once tx ended, with its error (nil:
+// committed), to hand the frames stored to this process's followers. On
+// Postgres their NOTIFYs go out when tx commits. A racing publisher that
+// stored the attempt's frame first makes publish fail with ErrOnceTaken
+// (on Postgres the transaction is aborted): the caller's retry finds it.
+func (b *Bus) PublishOnceIn(turnID string) (publish func(tx *gorm.DB, typ string, data any) (bool, error), after func(err error)) {
+	var rows []*models.TurnFrame
+	publish = func(tx *gorm.DB, typ string, data any) (bool, error) {
+		row, sent, err := b.publishOnce(tx, turnID, typ, data)
+		if sent {
+			rows = append(rows, row)
 		}
-		_, err = b.Publish(ctx, turnID, typ, data)
-		return err == nil, err
+		return sent, err
+	}
+	after = func(err error) {
+		if err != nil {
+			b.wake(turnID) // a commit whose answer was lost may have committed
+			return
+		}
+		for _, row := range rows {
+			b.published(row, nil)
+		}
+	}
+	return publish, after
+}
+
+// publishOnce stores a frame of a once-per-attempt type in tx unless the
+// attempt has one: on Postgres in one statement (publishOnceSQL), on
+// SQLite the check, the counter and the insert. A unique violation (a
+// racing publisher's frame) is ErrOnceTaken.
+func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*models.TurnFrame, bool, error) {
+	if !Once(typ) {
+		return nil, false, fmt.Errorf("publish %s frame once: not a frame an attempt sends once", typ)
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return false, fmt.Errorf("publish %s frame: %w", typ, err)
+		return nil, false, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
-	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
+	row := &models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
+	if b.db.Dialect != models.Postgres {
+		has, err := hasInAttempt(tx, turnID, typ)
+		if err != nil || has {
+			return nil, false, err
+		}
+		var attempt int64
+		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq, attempt_seq", turnID).
+			Row().Scan(&row.Seq, &attempt); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, false, fmt.Errorf("publish %s frame: no turn %s", typ, turnID)
+			}
+			return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+		}
+		row.Attempt = &attempt
+		if err := tx.Create(row).Error; err != nil {
+			if models.IsUniqueViolation(err) {
+				return nil, false, ErrOnceTaken
+			}
+			return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+		}
+		return row, true, nil
+	}
 	var out struct {
 		Seq   *int64
 		Found bool
 	}
-	err = b.db.WithContext(ctx).Raw(publishOnceSQL, turnID, typ, typ, row.Data, row.CreatedAt, turnID,
-		Channel, notifyPayload(b.origin, turnID), frameSuffix(b.origin, &row)).Scan(&out).Error
+	err = tx.Raw(publishOnceSQL, turnID, typ, typ, row.Data, row.CreatedAt, turnID,
+		Channel, notifyPayload(b.origin, turnID), frameSuffix(b.origin, row)).Scan(&out).Error
 	switch {
-	case err == nil && out.Seq != nil:
+	case models.IsUniqueViolation(err):
+		return nil, false, ErrOnceTaken
+	case err != nil:
+		return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+	case out.Seq != nil:
 		row.Seq = *out.Seq
-		b.published(&row, nil)
-		return true, nil
-	case err == nil && out.Found:
-		return false, nil // the attempt has one
-	case err == nil:
-		err = fmt.Errorf("no turn %s", turnID)
+		return row, true, nil
+	case out.Found:
+		return nil, false, nil // the attempt has one
 	}
-	b.wake(turnID)
-	return false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+	return nil, false, fmt.Errorf("publish %s frame: no turn %s", typ, turnID)
 }

@@ -1,11 +1,14 @@
 package stream_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"hub/chat"
+	"hub/dbtest"
 	"hub/models"
 	"hub/stream"
 )
@@ -139,4 +142,69 @@ func TestPublishOnceSendsOnePerAttempt(t *testing.T) {
 		_, err = f.bus.PublishOnce(ctx, "turn_missing", stream.TypeDone, map[string]any{})
 		require.Error(t, err)
 	})
+}
+
+// Two publishers racing for one attempt's done frame (a retried FinishTurn
+// whose first attempt still runs) store one: both checked before either
+// stored, and the unique index refuses the second, which answers false
+// and uses no number. Without the index both stored one (the check and
+// the publish are one statement, but not a lock).
+func TestPublishOnceRacingStoresOne(t *testing.T) {
+	t.Parallel()
+	url := dbtest.Postgres(t) // SQLite has one connection: no race to run
+	f := newFixture(t, url)
+	for _, in := range []bool{false, true} {
+		turn := f.turn(t)
+		lock := dbtest.LockRow(t, f.db, "turns", turn.ID)
+		type result struct {
+			sent bool
+			err  error
+		}
+		results := make(chan result, 2)
+		for i := range 2 {
+			go func() {
+				data := map[string]any{"status": "done", "racer": i}
+				if !in {
+					sent, err := f.bus.PublishOnce(t.Context(), turn.ID, stream.TypeDone, data)
+					results <- result{sent, err}
+					return
+				}
+				// In the caller's transaction, as FinishTurn publishes it.
+				publish, after := f.bus.PublishOnceIn(turn.ID)
+				var sent bool
+				err := f.db.WithContext(t.Context()).Transaction(func(tx *gorm.DB) error {
+					var err error
+					sent, err = publish(tx, stream.TypeDone, data)
+					return err
+				})
+				after(err)
+				results <- result{sent, err}
+			}()
+		}
+		lock.AwaitWaiters(2)
+		lock.Release()
+		sent := 0
+		for range 2 {
+			r := <-results
+			if in && errors.Is(r.err, stream.ErrOnceTaken) {
+				continue // its transaction was aborted; a retry finds the frame
+			}
+			require.NoError(t, r.err)
+			if r.sent {
+				sent++
+			}
+		}
+		require.Equal(t, 1, sent, "one publisher stored the done frame (in a transaction: %v)", in)
+		frames, err := f.bus.Frames(t.Context(), turn.ID, 0)
+		require.NoError(t, err)
+		require.Len(t, frames, 1, "one done frame")
+		require.Equal(t, stream.TypeDone, frames[0].Type)
+		require.EqualValues(t, 1, frames[0].Seq)
+		var row models.Turn
+		require.NoError(t, f.db.Take(&row, "id = ?", turn.ID).Error)
+		require.EqualValues(t, 1, row.FrameSeq, "the refused frame used no number")
+		sentAgain, err := f.bus.PublishOnce(t.Context(), turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		require.NoError(t, err)
+		require.False(t, sentAgain)
+	}
 }

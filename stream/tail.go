@@ -51,12 +51,19 @@ func (b *Bus) Tail(ctx context.Context, turnID string) (Tail, error) {
 		return Tail{}, ErrTurnGone
 	}
 	r := rows[0]
-	t := Tail{Last: r.FrameSeq}
+	var done int64
 	if r.DoneSeq != nil {
-		t.Done = *r.DoneSeq
+		done = *r.DoneSeq
 	}
-	t.Swept = t.Done == 0 && r.FinishedAt != nil && time.Since(*r.FinishedAt) >= doneGrace
-	return t, nil
+	return TailOf(r.FrameSeq, done, r.FinishedAt), nil
+}
+
+// TailOf is the Tail of a turn read by another query (the api's read of
+// the turn with its access, chat.Store.GetTurnForStream): the number of its
+// latest frame, of its done frame (0: none), and when it ended (nil: it
+// runs).
+func TailOf(last, done int64, finishedAt *time.Time) Tail {
+	return Tail{Last: last, Done: done, Swept: done == 0 && finishedAt != nil && time.Since(*finishedAt) >= doneGrace}
 }
 
 // StandIn is the number a done frame the api writes itself (for a turn

@@ -75,18 +75,48 @@ func (s *Service) CreateScopedToken(ctx context.Context, personID, scope string,
 	return token, exp, err
 }
 
+// NewStreamToken makes the stream token of a turn that is about to start,
+// to be stored by store in the transaction that starts it (chat.NewTurn's
+// Also), once the turn has its id: the token and the turn commit together,
+// at no commit of the token's own. It expires after ttl, as
+// CreateToken's.
+func (s *Service) NewStreamToken(personID string, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
+	if ttl <= 0 {
+		return "", nil, errors.New("new stream token: a ttl is required")
+	}
+	if token, err = newToken(); err != nil {
+		return "", nil, err
+	}
+	exp := s.now().UTC().Add(ttl)
+	store = func(tx *gorm.DB, turnID string) error {
+		row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp}
+		if err := tx.Create(&row).Error; err != nil {
+			return fmt.Errorf("create stream token: %w", err)
+		}
+		return nil
+	}
+	return token, store, nil
+}
+
 // createToken stores a new token's hash and returns the token.
 func (s *Service) createToken(ctx context.Context, personID, scope string, expiresAt *time.Time) (string, error) {
-	var b [20]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("create token: %w", err)
+	token, err := newToken()
+	if err != nil {
+		return "", err
 	}
-	token := "hub_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
 	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return "", fmt.Errorf("create token: %w", err)
 	}
 	return token, nil
+}
+
+func newToken() (string, error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	return "hub_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
 }
 
 // Authenticate returns the person a token belongs to. A scoped token is
@@ -113,25 +143,34 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if token == "" {
 		return Person{}, ErrUnauthenticated
 	}
-	var row models.APIToken
-	err := s.q(ctx).Where("hash = ?", hashToken(token)).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Person{}, ErrUnauthenticated
+	// The token and its person in one read: a token whose person is gone
+	// finds no row, as an unknown one.
+	var rows []struct {
+		PersonID  string
+		Scope     string
+		ExpiresAt *time.Time
+		Name      string
+		FirstName string
+		Persona   string
 	}
+	err := s.q(ctx).Table("api_tokens").
+		Select("api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, people.name, people.first_name, people.persona").
+		Joins("JOIN people ON people.id = api_tokens.person_id").
+		Where("api_tokens.hash = ?", hashToken(token)).Limit(1).Scan(&rows).Error
 	if err != nil {
 		return Person{}, fmt.Errorf("authenticate: %w", err)
 	}
+	if len(rows) == 0 {
+		return Person{}, ErrUnauthenticated
+	}
+	row := rows[0]
 	if row.ExpiresAt != nil && !s.now().Before(*row.ExpiresAt) {
 		return Person{}, ErrUnauthenticated
 	}
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	p, err := s.GetPerson(ctx, row.PersonID)
-	if errors.Is(err, ErrNotFound) {
-		return Person{}, ErrUnauthenticated
-	}
-	return p, err
+	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
 }
 
 // DeleteExpiredTokens removes the tokens that have expired (every turn

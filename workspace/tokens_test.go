@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"hub/dbtest"
 	"hub/models"
 	"hub/workspace"
 )
@@ -197,5 +198,26 @@ func TestDeleteExpiredTokens(t *testing.T) {
 		require.Error(t, err, "a scoped token needs a scope")
 		_, _, err = f.svc.CreateScopedToken(ctx, f.owner.PersonID, workspace.ActivityScope, 0)
 		require.Error(t, err, "and a ttl")
+	})
+}
+
+// A request's authentication is one read: the token with its person
+// (two reads before: the token, then the person).
+func TestAuthenticateReadsTheTokenAndThePersonAtOnce(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		require.NoError(t, f.db.Model(&models.Person{}).Where("id = ?", f.owner.PersonID).
+			Updates(map[string]any{"first_name": "Liv", "persona": "Runs the launch."}).Error)
+		token, err := f.svc.CreateToken(ctx, f.owner.PersonID, workspace.StreamScope("turn_a"), time.Hour)
+		require.NoError(t, err)
+		rec := dbtest.Record(t, f.db)
+		p, err := f.svc.AuthenticateScoped(ctx, token, workspace.StreamScope("turn_a"))
+		require.NoError(t, err)
+		require.Len(t, rec.Take(), 1)
+		require.Equal(t, workspace.Person{ID: f.owner.PersonID, Name: "Olive Owner", GivenName: "Liv", Persona: "Runs the launch."}, p)
+		_, err = f.svc.Authenticate(ctx, "hub_unknown", "")
+		require.ErrorIs(t, err, workspace.ErrUnauthenticated)
+		require.Len(t, rec.Take(), 1)
 	})
 }
