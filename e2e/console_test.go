@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,7 +95,10 @@ func TestConsoleInABrowser(t *testing.T) {
 
 	dir := t.TempDir()
 	env := []string{"HUB_HTTP_ADDR=", "DATABASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=", "HUB_MODELS_FILE=",
-		"HUB_MODELS=" + string(catalog), "HUB_APPS_ALLOW=" + strings.TrimPrefix(hook.URL, "http://")}
+		"HUB_MODELS=" + string(catalog), "HUB_APPS_ALLOW=" + strings.TrimPrefix(hook.URL, "http://"),
+		// The web tools are offered once a search provider is set: the slow
+		// page above is read with hub_read_web_page (the search is never used).
+		"HUB_WEB_SEARCH_PROVIDER=searxng", "HUB_WEB_SEARCH_URL=" + hook.URL}
 	dev := start(t, env, "dev", "--data-dir", filepath.Join(dir, ".hub"),
 		"--http-addr", "127.0.0.1:0", "--temporal-addr", "127.0.0.1:0", "--ui-addr", "")
 	link := dev.await(t, devConsole)[1]
@@ -122,13 +126,31 @@ func TestConsoleInABrowser(t *testing.T) {
 // droppingWebhook is a connected app whose first post from Hub goes out and
 // gets no answer (the connection is closed once the request is read: Apply
 // reports it unknown); later ones succeed. GET /posts says how many came.
+// It serves a slow web page too, for the top bar's Stopping: GET /slow
+// answers only once GET /release was asked (a stopped turn waits for the
+// tool call that runs); GET /slow-reads says how many reads came.
 func droppingWebhook(t *testing.T) *httptest.Server {
-	var posts atomic.Int32
+	var posts, slowReads atomic.Int32
+	release := make(chan struct{})
+	var once sync.Once
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/posts":
 			_, _ = fmt.Fprint(w, posts.Load())
+		case r.Method == http.MethodGet && r.URL.Path == "/slow-reads":
+			_, _ = fmt.Fprint(w, slowReads.Load())
+		case r.Method == http.MethodGet && r.URL.Path == "/release":
+			once.Do(func() { close(release) })
+		case r.Method == http.MethodGet && r.URL.Path == "/slow":
+			slowReads.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = fmt.Fprint(w, "<!doctype html><html><head><title>A slow page</title></head><body><main><p>It took its time, but here it is.</p></main></body></html>")
 		case !hubPost(r):
 			http.NotFound(w, r)
 		case posts.Add(1) == 1:

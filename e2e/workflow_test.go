@@ -95,12 +95,14 @@ func TestWorkflowFailureStopsTheRestAndRetryRunsOnlyWhatRemains(t *testing.T) {
 	require.Equal(t, "succeeded", a.Receipts[0].Steps[0].Status)
 	require.Equal(t, "failed", a.Receipts[0].Steps[1].Status)
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1, "what finished stays")
+	require.Equal(t, []string{"succeeded", "failed"}, savedSteps(t, s, conv, reply), "the messages show the receipt's steps too (a reload)")
 
 	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"allowedWriteAreas": nil})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	a = applySteps(t, s, conv, reply, nil)
 	require.Equal(t, "succeeded", a.Receipts[0].Status)
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1, "step 1 did not run again")
+	require.Equal(t, []string{"succeeded", "succeeded"}, savedSteps(t, s, conv, reply))
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).JSON(t)["tasks"], 1)
 }
 
@@ -118,6 +120,34 @@ func TestInterruptedStepIsNeverReplayedOnItsOwn(t *testing.T) {
 	a = applySteps(t, s, conv, reply, map[string]any{"retryInterrupted": true})
 	require.Equal(t, "succeeded", a.Receipts[0].Status, "Retry remaining steps does")
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1)
+}
+
+// savedSteps are the statuses of the steps on the reply's workflow receipt
+// as the conversation's messages show them.
+func savedSteps(t *testing.T, s *hubtest.Stack, conv, reply string) []string {
+	t.Helper()
+	r := s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var page struct {
+		Messages []struct {
+			ID        string
+			ToolCalls []struct {
+				Receipt *struct{ Steps []struct{ Status string } }
+			}
+		}
+	}
+	r.Decode(t, &page)
+	var out []string
+	for _, m := range page.Messages {
+		for _, c := range m.ToolCalls {
+			if m.ID == reply && c.Receipt != nil {
+				for _, st := range c.Receipt.Steps {
+					out = append(out, st.Status)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // postPlan: a project, then an update posted to a connected app.
