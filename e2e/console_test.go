@@ -46,7 +46,13 @@ var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
 // token first, axe on it) as another person shows none of the first one's
 // conversation or records; the @-menu says when its records could not be
 // read and reads them again after a change; a refused Pause in the top
-// bar says the api's message and keeps the pill's state.
+// bar says the api's message and keeps the pill's state. And issue 16's
+// remainder: the pill's Checking (the activity stream's request held by a
+// route), Waiting (a held write) and Stopping (a stop waits for a web page
+// read the test's server answers only when told); the fold closed, or open
+// when a call failed; Retry remaining steps on a plan whose second step
+// failed; the record panel of a record link (and of a deleted one); the
+// Needs me list's failed read with Retry; Attach opening the file chooser.
 //
 // It needs node, console/web/node_modules (npm ci) and chromium, which
 // scripts/test.sh installs; without them it skips, unless
