@@ -75,6 +75,8 @@ script.rules.unshift(
       { id: "project", tool: "hub_create_project", input: { name: "Launch" } },
       { id: "tasks", tool: "hub_create_tasks", input: { tasks: [{ title: "Write the announcement", projectId: { $ref: "project.project.id" } }] } }] } }] } },
   { name: "planned", match: { lastUser: "(?i)run the launch plan in order", afterToolResult: true }, reply: { text: "I proposed the launch plan." } },
+  { name: "a widget", match: { lastUser: "(?i)where is the widget", afterToolResult: false },
+    reply: { text: "It is [the blue widget](hub://widget/wdg_1), as far as I know." } },
   { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
     reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
 );
@@ -146,6 +148,14 @@ try {
   await page.keyboard.press("Escape");
   await recordPanel.waitFor({ state: "hidden" });
   check(await waterLink.evaluate((e) => e === document.activeElement), "Escape closes the record panel; the focus is back on the link");
+  await waterLink.click();
+  await recordPanel.locator("dd", { hasText: "todo" }).waitFor();
+  await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
+  const axePanel = await page.evaluate(() => window.axe.run("#record", { resultTypes: ["violations"] }));
+  for (const v of axePanel.violations) console.log(`axe (record panel) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
+  check(axePanel.violations.filter((v) => v.impact === "serious" || v.impact === "critical").length === 0, `axe-core finds no serious or critical violations in the record panel (${axePanel.violations.length} minor)`);
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
   await reply1.locator("details.fold summary").click();
   await shot(page, "02-tool-rows");
   await reply1.locator("button.undo").click();
@@ -158,6 +168,15 @@ try {
   await recordPanel.locator("#record-close").click();
   await recordPanel.waitFor({ state: "hidden" });
   check(true, "Close shuts the record panel");
+  // A record of a kind the api has no read for (a hub:// link in the text): its label and kind, and that.
+  await page.fill("#input", "where is the widget");
+  await page.press("#input", "Enter");
+  await page.locator("article.assistant").last().locator(".text .ref", { hasText: "the blue widget" }).click();
+  await recordPanel.locator(".record-none", { hasText: "no read for a widget record" }).waitFor();
+  check(await recordPanel.locator("h2").innerText() === "the blue widget" && await recordPanel.locator(".record-kind").innerText() === "widget",
+    "a record link of a kind the api cannot read shows its label and kind, and says the api has no read for it");
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
 
   // --- preview → Apply → Undo on the receipt --------------------------------------------------
   await page.selectOption("#write-policy", "preview");
