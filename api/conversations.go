@@ -290,7 +290,7 @@ func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 }
 
 // withUndoStates sets undoState next to every undoGroupId of the messages
-// (a write done at once, an Apply receipt), read in one go, so a client
+// (a write done at once, an Apply receipt, a step of a workflow's receipt), read in one go, so a client
 // redrawn after a reload offers Redo on what was undone.
 func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
 	var ids []string
@@ -301,6 +301,13 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 			}
 			if r := tc.Receipt; r != nil && r.UndoGroupID != "" {
 				ids = append(ids, r.UndoGroupID)
+			}
+			if r := tc.Receipt; r != nil {
+				for _, st := range r.Steps {
+					if st.UndoGroupID != "" {
+						ids = append(ids, st.UndoGroupID)
+					}
+				}
 			}
 		}
 	}
@@ -317,6 +324,9 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 			tc.UndoState = states[tc.UndoGroupID]
 			if r := tc.Receipt; r != nil {
 				r.UndoState = states[r.UndoGroupID]
+				for j := range r.Steps {
+					r.Steps[j].UndoState = states[r.Steps[j].UndoGroupID]
+				}
 			}
 		}
 	}

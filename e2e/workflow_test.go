@@ -104,6 +104,13 @@ func TestWorkflowFailureStopsTheRestAndRetryRunsOnlyWhatRemains(t *testing.T) {
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1, "step 1 did not run again")
 	require.Equal(t, []string{"succeeded", "succeeded"}, savedSteps(t, s, conv, reply))
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).JSON(t)["tasks"], 1)
+	// A step undone says so in the messages (a client offers Redo after a reload).
+	steps := savedReceiptSteps(t, s, conv, reply)
+	require.Equal(t, "done", steps[1].UndoState)
+	r = s.Do(t, s.Token, "POST", "/api/assistant/undo", map[string]any{"undoGroupId": steps[1].UndoGroupID})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	steps = savedReceiptSteps(t, s, conv, reply)
+	require.Equal(t, []string{"done", "undone"}, []string{steps[0].UndoState, steps[1].UndoState})
 }
 
 func TestInterruptedStepIsNeverReplayedOnItsOwn(t *testing.T) {
@@ -126,24 +133,33 @@ func TestInterruptedStepIsNeverReplayedOnItsOwn(t *testing.T) {
 // as the conversation's messages show them.
 func savedSteps(t *testing.T, s *hubtest.Stack, conv, reply string) []string {
 	t.Helper()
+	var out []string
+	for _, st := range savedReceiptSteps(t, s, conv, reply) {
+		out = append(out, st.Status)
+	}
+	return out
+}
+
+type savedStep struct{ Status, UndoGroupID, UndoState string }
+
+func savedReceiptSteps(t *testing.T, s *hubtest.Stack, conv, reply string) []savedStep {
+	t.Helper()
 	r := s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	var page struct {
 		Messages []struct {
 			ID        string
 			ToolCalls []struct {
-				Receipt *struct{ Steps []struct{ Status string } }
+				Receipt *struct{ Steps []savedStep }
 			}
 		}
 	}
 	r.Decode(t, &page)
-	var out []string
+	var out []savedStep
 	for _, m := range page.Messages {
 		for _, c := range m.ToolCalls {
 			if m.ID == reply && c.Receipt != nil {
-				for _, st := range c.Receipt.Steps {
-					out = append(out, st.Status)
-				}
+				out = append(out, c.Receipt.Steps...)
 			}
 		}
 	}

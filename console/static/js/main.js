@@ -237,7 +237,7 @@ async function loadMessages() {
 function noteUndoStates(messages) {
     for (const m of messages) {
         for (const c of m.toolCalls) {
-            for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState]]) {
+            for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState], ...(c.receipt?.steps ?? []).map((s) => [s.undoGroupId, s.undoState])]) {
                 if (!gid || !st)
                     continue;
                 if (st === "undone")

@@ -245,6 +245,14 @@ try {
   check(applied?.retryInterrupted === true && planSteps === 2 && retryLeft === 0,
     `Retry remaining steps applies again (retryInterrupted: ${applied?.retryInterrupted}); the receipt shows both steps succeeded (${planSteps}), and no Retry is left (${retryLeft})`);
   check(await launchProjects() === 1 && tasks.some((t) => t.title === "Write the announcement"), "only the remaining step ran: still one Launch project, and its task is written");
+  // A step undone offers Redo, after a reload too (the messages' steps and their undoState).
+  await replyPlan.locator(".receipt .steps li").nth(1).locator("button.undo").click();
+  await replyPlan.locator(".receipt .steps li").nth(1).locator("button.redo").waitFor();
+  await page.reload();
+  const planAgain = page.locator("article.assistant").last();
+  await planAgain.locator(".receipt .steps li").nth(1).locator("button.redo").waitFor();
+  check(await planAgain.locator(".receipt .steps li").nth(0).locator("button.undo").count() === 1 && await planAgain.locator("button.retry-steps").count() === 0,
+    "after a reload the plan's receipt lists its steps: the undone one offers Redo, the other Undo");
   await page.selectOption("#write-policy", "immediate");
   await page.click("#save-settings");
   await page.locator("#notice", { hasText: "Settings saved" }).waitFor();

@@ -281,11 +281,11 @@ async function loadMessages(): Promise<void> {
   follow(running, url, id);
 }
 
-/** noteUndoStates takes what the api says of each Undo group: after a reload an undone row offers Redo. */
+/** noteUndoStates takes what the api says of each Undo group (rows, receipts, a workflow's steps): after a reload an undone one offers Redo. */
 function noteUndoStates(messages: Message[]): void {
   for (const m of messages) {
     for (const c of m.toolCalls) {
-      for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState]]) {
+      for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState], ...(c.receipt?.steps ?? []).map((s) => [s.undoGroupId, s.undoState])]) {
         if (!gid || !st) continue;
         if (st === "undone") state.undone.add(gid);
         else state.undone.delete(gid);
