@@ -534,6 +534,12 @@ try {
   // The native input is hidden but for the keyboard; Attach (its label) opens the file chooser.
   const box = await page.locator("#attach").boundingBox();
   check(box && box.width <= 1 && box.height <= 1 && await page.locator("label.attach-label").isVisible(), "the file input is drawn only as its label, Attach");
+  // A listener for the whole section keeps Playwright's file-chooser interception on (turned on with
+  // the first listener, asynchronously: the evaluate after it is answered once it is on), so no key
+  // press or click can come before it.
+  const keepChoosers = () => {};
+  page.on("filechooser", keepChoosers);
+  await page.evaluate(() => 0);
   const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.click("label.attach-label")]);
   check(chooser.isMultiple(), "Attach opens the file chooser (several files at once)");
   await chooser.setFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Water the plants on Monday.\n") });
@@ -544,6 +550,7 @@ try {
   const [byKey] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Space")]);
   await byKey.setFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Water the plants on Monday.\n") });
   await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
+  page.off("filechooser", keepChoosers);
   check(await page.locator("#chips .chip", { hasText: "@notes.txt" }).count() === 1, "the hidden input, reached by Tab, opens the chooser with Space");
   await page.fill("#input", "what is in the file");
   await page.press("#input", "Enter");
