@@ -60,6 +60,7 @@ type stepDTO struct {
 	Summary     string    `json:"summary,omitempty"`
 	Error       *errorDTO `json:"error,omitempty"`
 	UndoGroupID string    `json:"undoGroupId,omitempty"`
+	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId, in a conversation's messages: done, undone (the client offers Redo) or redone."`
 }
 
 // apply resolves the held calls saved on the person's conversation and

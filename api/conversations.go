@@ -248,6 +248,10 @@ func (s *Server) listMessages(c *gin.Context) {
 	for i, m := range msgs {
 		out[i] = toMessageDTO(m)
 	}
+	if err := s.withPlanSteps(c.Request.Context(), out); err != nil {
+		respondError(c, err)
+		return
+	}
 	if err := s.withUndoStates(c.Request.Context(), person(c).ID, out); err != nil {
 		respondError(c, err)
 		return
@@ -255,8 +259,38 @@ func (s *Server) listMessages(c *gin.Context) {
 	c.JSON(http.StatusOK, messageListDTO{Messages: out})
 }
 
+// withPlanSteps puts an applied workflow call's steps on its receipt, as
+// Apply answered them (read in one go), so a client redrawn after a
+// reload shows each step and what is left to retry.
+func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
+	var ids []string
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if tc.Receipt != nil {
+				ids = append(ids, tc.ID)
+			}
+		}
+	}
+	steps, err := s.Chat.PlanStepsOf(ctx, ids)
+	if err != nil || len(steps) == 0 {
+		return err
+	}
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			for _, st := range steps[tc.ID] {
+				d := stepDTO{ID: st.StepID, Tool: st.Tool, Status: st.Status, Summary: st.Summary, UndoGroupID: st.UndoGroupID}
+				if st.ErrorCode != "" || st.ErrorMessage != "" {
+					d.Error = &errorDTO{Code: st.ErrorCode, Message: st.ErrorMessage}
+				}
+				tc.Receipt.Steps = append(tc.Receipt.Steps, d)
+			}
+		}
+	}
+	return nil
+}
+
 // withUndoStates sets undoState next to every undoGroupId of the messages
-// (a write done at once, an Apply receipt), read in one go, so a client
+// (a write done at once, an Apply receipt, a step of a workflow's receipt), read in one go, so a client
 // redrawn after a reload offers Redo on what was undone.
 func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
 	var ids []string
@@ -267,6 +301,13 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 			}
 			if r := tc.Receipt; r != nil && r.UndoGroupID != "" {
 				ids = append(ids, r.UndoGroupID)
+			}
+			if r := tc.Receipt; r != nil {
+				for _, st := range r.Steps {
+					if st.UndoGroupID != "" {
+						ids = append(ids, st.UndoGroupID)
+					}
+				}
 			}
 		}
 	}
@@ -283,6 +324,9 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 			tc.UndoState = states[tc.UndoGroupID]
 			if r := tc.Receipt; r != nil {
 				r.UndoState = states[r.UndoGroupID]
+				for j := range r.Steps {
+					r.Steps[j].UndoState = states[r.Steps[j].UndoGroupID]
+				}
 			}
 		}
 	}

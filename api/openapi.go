@@ -175,6 +175,7 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 		reflect.TypeFor[messageDTO]():            {"role": {chat.RoleUser, chat.RoleAssistant}},
 		reflect.TypeFor[receiptDTO]():            {"status": receipts, "undoState": undoStates},
 		reflect.TypeFor[toolCallDTO]():           {"undoState": undoStates},
+		reflect.TypeFor[stepDTO]():               {"undoState": undoStates},
 		reflect.TypeFor[proposalDTO]():           {"heldFor": {chat.HeldForApply, chat.HeldForNeedsMe}},
 		reflect.TypeFor[spaceDTO]():              {"role": roles},
 		reflect.TypeFor[personDTO]():             {"role": roles},

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,7 +46,13 @@ var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
 // token first, axe on it) as another person shows none of the first one's
 // conversation or records; the @-menu says when its records could not be
 // read and reads them again after a change; a refused Pause in the top
-// bar says the api's message and keeps the pill's state.
+// bar says the api's message and keeps the pill's state. And issue 16's
+// remainder: the pill's Checking (the activity stream's request held by a
+// route), Waiting (a held write) and Stopping (a stop waits for a web page
+// read the test's server answers only when told); the fold closed, or open
+// when a call failed; Retry remaining steps on a plan whose second step
+// failed; the record panel of a record link (and of a deleted one); the
+// Needs me list's failed read with Retry; Attach opening the file chooser.
 //
 // It needs node, console/web/node_modules (npm ci) and chromium, which
 // scripts/test.sh installs; without them it skips, unless
@@ -94,7 +101,10 @@ func TestConsoleInABrowser(t *testing.T) {
 
 	dir := t.TempDir()
 	env := []string{"HUB_HTTP_ADDR=", "DATABASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=", "HUB_MODELS_FILE=",
-		"HUB_MODELS=" + string(catalog), "HUB_APPS_ALLOW=" + strings.TrimPrefix(hook.URL, "http://")}
+		"HUB_MODELS=" + string(catalog), "HUB_APPS_ALLOW=" + strings.TrimPrefix(hook.URL, "http://"),
+		// The web tools are offered once a search provider is set: the slow
+		// page above is read with hub_read_web_page (the search is never used).
+		"HUB_WEB_SEARCH_PROVIDER=searxng", "HUB_WEB_SEARCH_URL=" + hook.URL}
 	dev := start(t, env, "dev", "--data-dir", filepath.Join(dir, ".hub"),
 		"--http-addr", "127.0.0.1:0", "--temporal-addr", "127.0.0.1:0", "--ui-addr", "")
 	link := dev.await(t, devConsole)[1]
@@ -122,13 +132,31 @@ func TestConsoleInABrowser(t *testing.T) {
 // droppingWebhook is a connected app whose first post from Hub goes out and
 // gets no answer (the connection is closed once the request is read: Apply
 // reports it unknown); later ones succeed. GET /posts says how many came.
+// It serves a slow web page too, for the top bar's Stopping: GET /slow
+// answers only once GET /release was asked (a stopped turn waits for the
+// tool call that runs); GET /slow-reads says how many reads came.
 func droppingWebhook(t *testing.T) *httptest.Server {
-	var posts atomic.Int32
+	var posts, slowReads atomic.Int32
+	release := make(chan struct{})
+	var once sync.Once
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/posts":
 			_, _ = fmt.Fprint(w, posts.Load())
+		case r.Method == http.MethodGet && r.URL.Path == "/slow-reads":
+			_, _ = fmt.Fprint(w, slowReads.Load())
+		case r.Method == http.MethodGet && r.URL.Path == "/release":
+			once.Do(func() { close(release) })
+		case r.Method == http.MethodGet && r.URL.Path == "/slow":
+			slowReads.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = fmt.Fprint(w, "<!doctype html><html><head><title>A slow page</title></head><body><main><p>It took its time, but here it is.</p></main></body></html>")
 		case !hubPost(r):
 			http.NotFound(w, r)
 		case posts.Add(1) == 1:

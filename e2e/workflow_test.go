@@ -95,13 +95,22 @@ func TestWorkflowFailureStopsTheRestAndRetryRunsOnlyWhatRemains(t *testing.T) {
 	require.Equal(t, "succeeded", a.Receipts[0].Steps[0].Status)
 	require.Equal(t, "failed", a.Receipts[0].Steps[1].Status)
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1, "what finished stays")
+	require.Equal(t, []string{"succeeded", "failed"}, savedSteps(t, s, conv, reply), "the messages show the receipt's steps too (a reload)")
 
 	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"allowedWriteAreas": nil})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	a = applySteps(t, s, conv, reply, nil)
 	require.Equal(t, "succeeded", a.Receipts[0].Status)
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1, "step 1 did not run again")
+	require.Equal(t, []string{"succeeded", "succeeded"}, savedSteps(t, s, conv, reply))
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).JSON(t)["tasks"], 1)
+	// A step undone says so in the messages (a client offers Redo after a reload).
+	steps := savedReceiptSteps(t, s, conv, reply)
+	require.Equal(t, "done", steps[1].UndoState)
+	r = s.Do(t, s.Token, "POST", "/api/assistant/undo", map[string]any{"undoGroupId": steps[1].UndoGroupID})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	steps = savedReceiptSteps(t, s, conv, reply)
+	require.Equal(t, []string{"done", "undone"}, []string{steps[0].UndoState, steps[1].UndoState})
 }
 
 func TestInterruptedStepIsNeverReplayedOnItsOwn(t *testing.T) {
@@ -118,6 +127,43 @@ func TestInterruptedStepIsNeverReplayedOnItsOwn(t *testing.T) {
 	a = applySteps(t, s, conv, reply, map[string]any{"retryInterrupted": true})
 	require.Equal(t, "succeeded", a.Receipts[0].Status, "Retry remaining steps does")
 	require.Len(t, s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/projects", nil).JSON(t)["projects"], 1)
+}
+
+// savedSteps are the statuses of the steps on the reply's workflow receipt
+// as the conversation's messages show them.
+func savedSteps(t *testing.T, s *hubtest.Stack, conv, reply string) []string {
+	t.Helper()
+	var out []string
+	for _, st := range savedReceiptSteps(t, s, conv, reply) {
+		out = append(out, st.Status)
+	}
+	return out
+}
+
+type savedStep struct{ Status, UndoGroupID, UndoState string }
+
+func savedReceiptSteps(t *testing.T, s *hubtest.Stack, conv, reply string) []savedStep {
+	t.Helper()
+	r := s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var page struct {
+		Messages []struct {
+			ID        string
+			ToolCalls []struct {
+				Receipt *struct{ Steps []savedStep }
+			}
+		}
+	}
+	r.Decode(t, &page)
+	var out []savedStep
+	for _, m := range page.Messages {
+		for _, c := range m.ToolCalls {
+			if m.ID == reply && c.Receipt != nil {
+				out = append(out, c.Receipt.Steps...)
+			}
+		}
+	}
+	return out
 }
 
 // postPlan: a project, then an update posted to a connected app.

@@ -78,4 +78,10 @@ export const api = {
     tasks: (spaceId) => call("get", "/api/spaces/{spaceId}/tasks", { path: { spaceId }, query: { limit: 200 } }),
     projects: (spaceId) => call("get", "/api/spaces/{spaceId}/projects", { path: { spaceId }, query: { limit: 200 } }),
     people: (spaceId) => call("get", "/api/spaces/{spaceId}/people", { path: { spaceId } }),
+    task: (spaceId, id) => call("get", "/api/spaces/{spaceId}/tasks/{id}", { path: { spaceId, id } }),
+    project: (spaceId, id) => call("get", "/api/spaces/{spaceId}/projects/{id}", { path: { spaceId, id } }),
+    person: (spaceId, id) => call("get", "/api/spaces/{spaceId}/people/{id}", { path: { spaceId, id } }),
+    file: (spaceId, id) => call("get", "/api/spaces/{spaceId}/files/{id}", { path: { spaceId, id } }),
+    skill: (id) => call("get", "/api/me/skills/{id}", { path: { id } }),
+    connections: (spaceId) => call("get", "/api/spaces/{spaceId}/connections", { path: { spaceId } }),
 };

@@ -91,8 +91,9 @@ function renderReceipts(v, a) {
 export function chip(r) {
     return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);
 }
-function refLink(r) {
-    return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, title: r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
+export function refLink(r) {
+    return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, "data-space": r.spaceId, "data-detail": r.detail,
+        title: r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
 }
 const hubLink = /\[([^\]]+)\]\(hub:\/\/([a-z]+)\/([^)\s]+)\)|hub:\/\/([a-z]+)\/([A-Za-z0-9_-]+)/g;
 function linkRefs(text, refs) {

@@ -1,6 +1,7 @@
 import { api, ApiError, setToken, token } from "./api.js";
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
 import { $, h, replace } from "./dom.js";
+import { openRecord } from "./record.js";
 import { TopBar } from "./topbar.js";
 const state = fresh();
 function fresh() {
@@ -14,6 +15,7 @@ function fresh() {
         settings: null,
         models: null,
         needs: [],
+        needsError: "",
         pool: null,
         poolAt: 0,
         poolStale: false,
@@ -43,6 +45,14 @@ function boot() {
         setToken(decodeURIComponent(m[1]));
         history.replaceState(null, "", location.pathname + location.search);
     }
+    document.addEventListener("click", (e) => {
+        const a = e.target?.closest?.("a.ref");
+        const m = a?.getAttribute("href")?.match(/^#ref\/([a-z_]+)\/(.+)$/);
+        if (!a || !m)
+            return;
+        e.preventDefault();
+        void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail }, state.spaceId);
+    });
     if (token())
         void start();
     else
@@ -227,7 +237,7 @@ async function loadMessages() {
 function noteUndoStates(messages) {
     for (const m of messages) {
         for (const c of m.toolCalls) {
-            for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState]]) {
+            for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState], ...(c.receipt?.steps ?? []).map((s) => [s.undoGroupId, s.undoState])]) {
                 if (!gid || !st)
                     continue;
                 if (st === "undone")
@@ -445,7 +455,7 @@ async function retryTurn(v) {
 function composer() {
     const input = h("textarea", { id: "input", rows: 2, "aria-label": "Message", placeholder: "Ask Hub… (@ mentions a record)", "aria-autocomplete": "list", "aria-controls": "mention-menu" });
     const menu = h("ul", { id: "mention-menu", role: "listbox", "aria-label": "Mention a record", hidden: true });
-    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { id: "turn-options", class: "turn-options" }), h("div", { class: "composer-row" }, input, menu, h("label", { for: "attach", class: "attach-label" }, "Attach"), spaceFilePicker(), h("input", { type: "file", id: "attach", multiple: true, onchange: (e) => void attach(e.target) }), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "pause-turn", hidden: true, onclick: () => { if (state.live)
+    const form = h("form", { id: "composer", "aria-label": "Ask Hub" }, h("div", { id: "chips", class: "chips" }), h("div", { id: "turn-options", class: "turn-options" }), h("div", { class: "composer-row" }, input, menu, h("input", { type: "file", id: "attach", class: "visually-hidden", multiple: true, onchange: (e) => void attach(e.target) }), h("label", { for: "attach", class: "attach-label" }, "Attach"), spaceFilePicker(), h("button", { type: "submit", id: "send" }, "Send"), h("button", { type: "button", id: "pause-turn", hidden: true, onclick: () => { if (state.live)
             void controlTurn(state.live.view, "pause"); } }, "Pause"), h("button", { type: "button", id: "resume-turn", hidden: true, onclick: () => { if (state.live)
             void controlTurn(state.live.view, "resume"); } }, "Resume"), h("button", { type: "button", id: "stop", hidden: true, onclick: () => void stopTurn() }, "Stop")));
     form.addEventListener("submit", (e) => {
@@ -586,15 +596,19 @@ async function attach(input) {
 async function loadNeeds() {
     try {
         state.needs = (await api.needsMe()).items;
+        state.needsError = "";
     }
-    catch {
-        return;
+    catch (e) {
+        state.needsError = `The Needs me list could not be read: ${errorText(e)}`;
     }
+    renderNeeds();
+}
+function renderNeeds() {
     const list = document.getElementById("needs-list");
     if (!list)
         return;
-    replace(list, state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId }, h("span", { class: "preview" }, n.preview), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openConversation(n.conversationId) }, "Open"), " ", h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
-        : h("li", { class: "empty" }, "Nothing waits for you."));
+    replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ", h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null, state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId }, h("span", { class: "preview" }, n.preview), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openConversation(n.conversationId) }, "Open"), " ", h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
+        : state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
 }
 async function applyNeed(n) {
     await guard("apply:" + n.messageId, async () => {

@@ -64,10 +64,23 @@ script.rules.unshift(
     reply: { toolCalls: [
       { name: "hub_create_tasks", arguments: { tasks: [{ title: "{{index .Groups 1}}" }] } },
       { name: "hub_create_tasks", arguments: { tasks: [{ title: "{{index .Groups 2}}" }] } }] } },
+  { name: "a slow page", match: { lastUser: "(?i)read the slow page", afterToolResult: false },
+    reply: { toolCalls: [{ name: "hub_read_web_page", arguments: { url: "SLOWPAGE" } }] } },
+  { name: "one write and one that fails", match: { lastUser: "(?i)sweep the porch and finish the missing task", afterToolResult: false },
+    reply: { toolCalls: [
+      { name: "hub_create_tasks", arguments: { tasks: [{ title: "Sweep the porch" }] } },
+      { name: "hub_update_tasks", arguments: { tasks: [{ id: "tsk_missing", status: "done" }] } }] } },
+  { name: "a plan of two steps", match: { lastUser: "(?i)run the launch plan in order", afterToolResult: false },
+    reply: { toolCalls: [{ name: "hub_run_workflow", arguments: { steps: [
+      { id: "project", tool: "hub_create_project", input: { name: "Launch" } },
+      { id: "tasks", tool: "hub_create_tasks", input: { tasks: [{ title: "Write the announcement", projectId: { $ref: "project.project.id" } }] } }] } }] } },
+  { name: "planned", match: { lastUser: "(?i)run the launch plan in order", afterToolResult: true }, reply: { text: "I proposed the launch plan." } },
+  { name: "a widget", match: { lastUser: "(?i)where is the widget", afterToolResult: false },
+    reply: { text: "It is [the blue widget](hub://widget/wdg_1), as far as I know." } },
   { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
     reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
 );
-const put = await fetch(`${fakeModel}/fake/script`, { method: "PUT", body: JSON.stringify(script).replace("CONNECTION", conn.json.id) });
+const put = await fetch(`${fakeModel}/fake/script`, { method: "PUT", body: JSON.stringify(script).replace("CONNECTION", conn.json.id).replace("SLOWPAGE", webhook + "/slow") });
 check(put.status === 204, "the scripted model takes the test's rules");
 
 const browser = await chromium.launch({ executablePath: process.env.HUB_CHROMIUM || "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
@@ -80,8 +93,20 @@ try {
   page.on("pageerror", (e) => pageErrors.push(String(e)));
 
   // --- signed in from the banner's link ------------------------------------------------------
+  // The activity stream's answer is held: until its first frame the pill says Checking….
+  let releaseStream, streamAsked;
+  const streamHeld = new Promise((r) => { releaseStream = r; });
+  const asked = new Promise((r) => { streamAsked = r; });
+  const activityStream = "**/api/agent/stream?*";
+  await page.route(activityStream, async (r) => { streamAsked(); await streamHeld; await r.continue(); });
   await page.goto(link);
+  await asked;
+  await page.locator("#chat-title").waitFor();
+  check(await page.locator("#pill").innerText() === "Checking…" && await page.locator("#stop-all").isDisabled(), "before the activity stream's first frame the pill says Checking…, Stop all disabled");
+  await shot(page, "00-checking");
+  releaseStream();
   await page.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  await page.unroute(activityStream);
   check(new URL(page.url()).hash === "", "the token is taken out of the address bar");
   check(await page.evaluate(() => sessionStorage.getItem("hub.token")) === token, "the token is kept in sessionStorage");
   figures.firstPaintMs = await page.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null);
@@ -109,12 +134,49 @@ try {
   check(true, "a write streams its tool row, then folds behind “1 step · 1 change”");
   figures.firstTextMs = await page.evaluate(() => performance.getEntriesByName("hub:first-text").at(-1)?.duration ?? null);
   check((await reply1.locator(".ref", { hasText: "Water the plants" }).count()) > 0, "the record is a link by its title");
+  check(!(await reply1.locator("details.fold").evaluate((d) => d.open)), "the fold is closed when no call failed");
+  // A record link opens the record panel (the api's read of the task), by keyboard; Escape closes it.
+  const waterLink = reply1.locator(".refs .ref", { hasText: "Water the plants" });
+  const recordPanel = page.locator("dialog#record");
+  await waterLink.focus();
+  await page.keyboard.press("Enter");
+  await recordPanel.locator("h2", { hasText: "Water the plants" }).waitFor();
+  await recordPanel.locator("dd", { hasText: "todo" }).waitFor();
+  check(await recordPanel.locator("dt", { hasText: "Priority" }).count() === 1 && await page.evaluate(() => location.hash) === "",
+    "a record link opens the record panel: the task's title and fields as the api reads them (the address stays)");
+  await shot(page, "02b-record");
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
+  check(await waterLink.evaluate((e) => e === document.activeElement), "Escape closes the record panel; the focus is back on the link");
+  await waterLink.click();
+  await recordPanel.locator("dd", { hasText: "todo" }).waitFor();
+  await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
+  const axePanel = await page.evaluate(() => window.axe.run("#record", { resultTypes: ["violations"] }));
+  for (const v of axePanel.violations) console.log(`axe (record panel) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
+  check(axePanel.violations.filter((v) => v.impact === "serious" || v.impact === "critical").length === 0, `axe-core finds no serious or critical violations in the record panel (${axePanel.violations.length} minor)`);
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
   await reply1.locator("details.fold summary").click();
   await shot(page, "02-tool-rows");
   await reply1.locator("button.undo").click();
   await reply1.locator("button.redo").waitFor();
   let tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
   check(!tasks.some((t) => t.title === "Water the plants"), "Undo on the row takes the task away");
+  await waterLink.click();
+  await recordPanel.locator(".record-error", { hasText: "This task is not there any more" }).waitFor();
+  check(await recordPanel.locator("h2").innerText() === "Water the plants", "the record panel of a deleted task says it is not there any more (under the link's title)");
+  await recordPanel.locator("#record-close").click();
+  await recordPanel.waitFor({ state: "hidden" });
+  check(true, "Close shuts the record panel");
+  // A record of a kind the api has no read for (a hub:// link in the text): its label and kind, and that.
+  await page.fill("#input", "where is the widget");
+  await page.press("#input", "Enter");
+  await page.locator("article.assistant").last().locator(".text .ref", { hasText: "the blue widget" }).click();
+  await recordPanel.locator(".record-none", { hasText: "no read for a widget record" }).waitFor();
+  check(await recordPanel.locator("h2").innerText() === "the blue widget" && await recordPanel.locator(".record-kind").innerText() === "widget",
+    "a record link of a kind the api cannot read shows its label and kind, and says the api has no read for it");
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
 
   // --- preview → Apply → Undo on the receipt --------------------------------------------------
   await page.selectOption("#write-policy", "preview");
@@ -129,9 +191,13 @@ try {
   await page.locator("#needs-list").waitFor();
   tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
   check(!tasks.some((t) => t.title === "Buy seeds"), "a held write changes nothing before Apply");
+  await page.locator("#pill").filter({ hasText: /^Waiting · 1$/ }).waitFor();
+  check(true, "the pill says Waiting while the held write waits for the person");
   await shot(page, "03-preview");
   await reply2.locator("button.apply-one").click();
   await reply2.locator(".receipt.status-succeeded").waitFor();
+  await page.locator("#pill").filter({ hasText: /^Idle$/ }).waitFor();
+  check(true, "once applied nothing waits: the pill says Idle");
   tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
   check(tasks.some((t) => t.title === "Buy seeds"), "Apply writes the task and shows a succeeded receipt");
   await shot(page, "04-applied");
@@ -153,9 +219,51 @@ try {
   await replyTwo.locator(".receipt.status-succeeded").nth(1).waitFor();
   tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
   check(["Rake leaves", "Mend fence"].every((x) => tasks.some((t) => t.title === x)), "Apply all writes both held tasks");
+  // A plan of two steps whose second fails (task writes switched off once it is proposed):
+  // Retry remaining steps runs only that one.
+  const writeAreas = async (areas) => check((await hub("PATCH", "/api/me/settings", { allowedWriteAreas: areas })).status === 200, `the person's write areas: ${areas ? areas.join(", ") : "all"}`);
+  const launchProjects = async () => (await hub("GET", `/api/spaces/${await spaceId()}/projects`)).json.projects.filter((x) => x.name === "Launch").length;
+  await page.fill("#input", "run the launch plan in order");
+  await page.press("#input", "Enter");
+  const replyPlan = page.locator("article.assistant").last();
+  await replyPlan.locator("section.proposal button.apply-one").waitFor();
+  await writeAreas(["projects"]);
+  await replyPlan.locator("section.proposal button.apply-one").click();
+  await replyPlan.locator(".receipt.status-failed .steps li.status-failed").waitFor();
+  check(await replyPlan.locator(".receipt .steps li.status-succeeded").count() === 1 && await launchProjects() === 1,
+    "Apply runs the plan's first step (the project is there) and its second fails: the receipt shows both");
+  await shot(page, "04b-retry-steps");
+  await writeAreas(null);
+  let applied = null;
+  const onApply = (req) => { if (req.url().endsWith("/api/assistant/apply")) applied = req.postDataJSON(); };
+  page.on("request", onApply);
+  await replyPlan.locator("button.retry-steps").click();
+  await replyPlan.locator(".receipt.status-succeeded").waitFor();
+  page.off("request", onApply);
+  tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
+  const planSteps = await replyPlan.locator(".receipt .steps li.status-succeeded").count(), retryLeft = await replyPlan.locator("button.retry-steps").count();
+  check(applied?.retryInterrupted === true && planSteps === 2 && retryLeft === 0,
+    `Retry remaining steps applies again (retryInterrupted: ${applied?.retryInterrupted}); the receipt shows both steps succeeded (${planSteps}), and no Retry is left (${retryLeft})`);
+  check(await launchProjects() === 1 && tasks.some((t) => t.title === "Write the announcement"), "only the remaining step ran: still one Launch project, and its task is written");
+  // A step undone offers Redo, after a reload too (the messages' steps and their undoState).
+  await replyPlan.locator(".receipt .steps li").nth(1).locator("button.undo").click();
+  await replyPlan.locator(".receipt .steps li").nth(1).locator("button.redo").waitFor();
+  await page.reload();
+  const planAgain = page.locator("article.assistant").last();
+  await planAgain.locator(".receipt .steps li").nth(1).locator("button.redo").waitFor();
+  check(await planAgain.locator(".receipt .steps li").nth(0).locator("button.undo").count() === 1 && await planAgain.locator("button.retry-steps").count() === 0,
+    "after a reload the plan's receipt lists its steps: the undone one offers Redo, the other Undo");
   await page.selectOption("#write-policy", "immediate");
   await page.click("#save-settings");
   await page.locator("#notice", { hasText: "Settings saved" }).waitFor();
+  // A reply with a change and a failed call: its fold is open.
+  await page.fill("#input", "sweep the porch and finish the missing task");
+  await page.press("#input", "Enter");
+  const replyFailed = page.locator("article.assistant").last();
+  await replyFailed.locator("details.fold summary", { hasText: "2 steps · 1 change · 1 failed" }).waitFor();
+  check(await replyFailed.locator("details.fold").evaluate((d) => d.open) && await replyFailed.locator(".row.phase-failed").isVisible(),
+    "a finished reply with a failed call folds behind “2 steps · 1 change · 1 failed”, open");
+  await shot(page, "02c-failed-open");
   // The settings' default model and effort (the effort list follows the model), then back.
   const settingsAre = async (want, what) => {
     for (let i = 0; i < 200; i++) {
@@ -304,6 +412,25 @@ try {
   await page.locator("article.assistant").last().locator(".note", { hasText: "Stopped." }).waitFor();
   check(true, "Stop all in the second tab stops the first tab's turn");
 
+  // --- Stopping: a stop waits for the tool call that runs (a web page that answers when told) ---
+  const slowReads = async () => Number(await (await fetch(webhook + "/slow-reads")).text());
+  await page.locator("#send:enabled").waitFor();
+  await page.fill("#input", "read the slow page");
+  await page.press("#input", "Enter");
+  const replySlow = page.locator("article.assistant").last();
+  await replySlow.locator(".row.phase-started", { hasText: "hub_read_web_page" }).waitFor();
+  for (let i = 0; i < 400 && await slowReads() === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  check(await slowReads() === 1, "the reply's call reads the slow page, which does not answer yet");
+  await page.click("#stop");
+  await page.locator("#pill").filter({ hasText: /^Stopping/ }).waitFor();
+  await other.locator("#pill").filter({ hasText: /^Stopping/ }).waitFor();
+  check(await replySlow.locator(".note", { hasText: "Stopped." }).count() === 0, "after Stop, while the call that runs finishes, both tabs' pills say Stopping");
+  await shot(page, "09b-stopping");
+  await fetch(webhook + "/release");
+  await replySlow.locator(".note", { hasText: "Stopped." }).waitFor();
+  await page.locator("#pill").filter({ hasText: /^Idle$/ }).waitFor();
+  check(true, "once that call has finished the turn stops: the reply says Stopped., the pill Idle");
+
   // --- an error turn and its Retry ----------------------------------------------------------------
   await page.fill("#input", "fail once");
   await page.press("#input", "Enter");
@@ -359,9 +486,16 @@ try {
   // --- the top bar when the activity stream cannot be had: Unavailable, then Retry -------------
   const third = await context.newPage();
   await third.route("**/api/agent/stream-token", (r) => r.abort());
+  // The Needs me list's first read fails once (503): it says so, with Retry.
+  await third.route("**/api/assistant/needs-me", (r) => r.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: { code: "unavailable", message: "the list is resting" } }) }), { times: 1 });
   await third.goto(link);
   await third.locator("#pill").filter({ hasText: "Unavailable" }).waitFor();
+  await third.locator("#needs-list .needs-error", { hasText: "the list is resting" }).waitFor();
+  check(true, "a failed read of the Needs me list says so, with Retry");
   await shot(third, "13-unavailable");
+  await third.click("#needs-retry");
+  await third.locator("#needs-list .empty", { hasText: "Nothing waits for you." }).waitFor();
+  check(await third.locator("#needs-list .needs-error").count() === 0, "Retry reads the Needs me list again: the message goes");
   await third.unroute("**/api/agent/stream-token");
   await third.click("#pill-retry");
   await third.locator("#pill").filter({ hasText: "Idle" }).waitFor();
@@ -397,8 +531,27 @@ try {
   await page.fill("#input", "");
 
   // --- an attached file ----------------------------------------------------------------------
-  await page.setInputFiles("#attach", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Water the plants on Monday.\n") });
+  // The native input is hidden but for the keyboard; Attach (its label) opens the file chooser.
+  const box = await page.locator("#attach").boundingBox();
+  check(box && box.width <= 1 && box.height <= 1 && await page.locator("label.attach-label").isVisible(), "the file input is drawn only as its label, Attach");
+  // A listener for the whole section keeps Playwright's file-chooser interception on (turned on with
+  // the first listener, asynchronously: the evaluate after it is answered once it is on), so no key
+  // press or click can come before it.
+  const keepChoosers = () => {};
+  page.on("filechooser", keepChoosers);
+  await page.evaluate(() => 0);
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.click("label.attach-label")]);
+  check(chooser.isMultiple(), "Attach opens the file chooser (several files at once)");
+  await chooser.setFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Water the plants on Monday.\n") });
   await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
+  await page.locator("#chips .pending-chip", { hasText: "@notes.txt" }).locator(".chip-remove").click();
+  await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor({ state: "detached" });
+  await page.focus("#attach");
+  const [byKey] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Space")]);
+  await byKey.setFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Water the plants on Monday.\n") });
+  await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
+  page.off("filechooser", keepChoosers);
+  check(await page.locator("#chips .chip", { hasText: "@notes.txt" }).count() === 1, "the hidden input, reached by Tab, opens the chooser with Space");
   await page.fill("#input", "what is in the file");
   await page.press("#input", "Enter");
   await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
@@ -407,7 +560,7 @@ try {
   await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
   check(true, "a file is attached to a message and drawn as a chip after a reload");
   await page.click("#space-files summary");
-  await page.locator("#space-file-list button.space-file", { hasText: "notes.txt" }).click();
+  await page.locator("#space-file-list button.space-file", { hasText: "notes.txt" }).first().click();
   await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
   await shot(page, "14-space-file");
   await page.fill("#input", "and what does the file say again");

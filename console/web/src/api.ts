@@ -135,4 +135,11 @@ export const api = {
   tasks: (spaceId: string) => call("get", "/api/spaces/{spaceId}/tasks", { path: { spaceId }, query: { limit: 200 } }),
   projects: (spaceId: string) => call("get", "/api/spaces/{spaceId}/projects", { path: { spaceId }, query: { limit: 200 } }),
   people: (spaceId: string) => call("get", "/api/spaces/{spaceId}/people", { path: { spaceId } }),
+  // One record, for the record panel (a ref link in the chat).
+  task: (spaceId: string, id: string) => call("get", "/api/spaces/{spaceId}/tasks/{id}", { path: { spaceId, id } }),
+  project: (spaceId: string, id: string) => call("get", "/api/spaces/{spaceId}/projects/{id}", { path: { spaceId, id } }),
+  person: (spaceId: string, id: string) => call("get", "/api/spaces/{spaceId}/people/{id}", { path: { spaceId, id } }),
+  file: (spaceId: string, id: string) => call("get", "/api/spaces/{spaceId}/files/{id}", { path: { spaceId, id } }),
+  skill: (id: string) => call("get", "/api/me/skills/{id}", { path: { id } }),
+  connections: (spaceId: string) => call("get", "/api/spaces/{spaceId}/connections", { path: { spaceId } }),
 };

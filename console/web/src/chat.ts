@@ -156,8 +156,10 @@ export function chip(r: Ref): HTMLElement {
   return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);
 }
 
-function refLink(r: Ref): HTMLElement {
-  return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, title: r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
+/** refLink is a record as a link by its title; a click opens the record panel (record.ts, through main.ts). */
+export function refLink(r: Ref): HTMLElement {
+  return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, "data-space": r.spaceId, "data-detail": r.detail,
+    title: r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
 }
 
 const hubLink = /\[([^\]]+)\]\(hub:\/\/([a-z]+)\/([^)\s]+)\)|hub:\/\/([a-z]+)\/([A-Za-z0-9_-]+)/g;

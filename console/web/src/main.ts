@@ -6,6 +6,7 @@ import type { Activity, Conversation, DoneFrame, HubFile, Message, Models, Needs
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
 import type { Actions, ApplyOptions, View } from "./chat.js";
 import { $, h, replace } from "./dom.js";
+import { openRecord } from "./record.js";
 import { TopBar } from "./topbar.js";
 
 interface Live { view: View; es: EventSource; convId: string; mark: number; sentAt: number; gotText: boolean }
@@ -24,6 +25,8 @@ function fresh() {
   settings: null as Settings | null,
   models: null as Models | null,
   needs: [] as NeedsMeItem[],
+  /** needsError is what the last read of the Needs me list failed with ("": it did not). */
+  needsError: "",
   /** pool is the @-menu's records; poolAt when they were read, poolStale when the activity stream said something changed. */
   pool: null as Ref[] | null,
   poolAt: 0,
@@ -67,6 +70,14 @@ function boot(): void {
     setToken(decodeURIComponent(m[1]));
     history.replaceState(null, "", location.pathname + location.search);
   }
+  // A record link anywhere (the chat, the record panel) opens the record panel.
+  document.addEventListener("click", (e) => {
+    const a = (e.target as Element | null)?.closest?.("a.ref") as HTMLAnchorElement | null;
+    const m = a?.getAttribute("href")?.match(/^#ref\/([a-z_]+)\/(.+)$/);
+    if (!a || !m) return;
+    e.preventDefault();
+    void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail }, state.spaceId);
+  });
   if (token()) void start();
   else signIn();
 }
@@ -270,11 +281,11 @@ async function loadMessages(): Promise<void> {
   follow(running, url, id);
 }
 
-/** noteUndoStates takes what the api says of each Undo group: after a reload an undone row offers Redo. */
+/** noteUndoStates takes what the api says of each Undo group (rows, receipts, a workflow's steps): after a reload an undone one offers Redo. */
 function noteUndoStates(messages: Message[]): void {
   for (const m of messages) {
     for (const c of m.toolCalls) {
-      for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState]]) {
+      for (const [gid, st] of [[c.undoGroupId, c.undoState], [c.receipt?.undoGroupId, c.receipt?.undoState], ...(c.receipt?.steps ?? []).map((s) => [s.undoGroupId, s.undoState])]) {
         if (!gid || !st) continue;
         if (st === "undone") state.undone.add(gid);
         else state.undone.delete(gid);
@@ -506,9 +517,12 @@ function composer(): HTMLElement {
     h("div", { id: "chips", class: "chips" }),
     h("div", { id: "turn-options", class: "turn-options" }),
     h("div", { class: "composer-row" }, input, menu,
+      // The native file input is hidden but for keyboards and screen
+      // readers (Tab reaches it, Space opens the chooser); its label is
+      // the button drawn, and a click on it opens the chooser too.
+      h("input", { type: "file", id: "attach", class: "visually-hidden", multiple: true, onchange: (e: Event) => void attach(e.target as HTMLInputElement) }),
       h("label", { for: "attach", class: "attach-label" }, "Attach"),
       spaceFilePicker(),
-      h("input", { type: "file", id: "attach", multiple: true, onchange: (e: Event) => void attach(e.target as HTMLInputElement) }),
       h("button", { type: "submit", id: "send" }, "Send"),
       // The streaming reply's own controls (the top bar's act on all turns).
       h("button", { type: "button", id: "pause-turn", hidden: true, onclick: () => { if (state.live) void controlTurn(state.live.view, "pause"); } }, "Pause"),
@@ -641,18 +655,26 @@ async function attach(input: HTMLInputElement): Promise<void> {
 // --- Needs me, settings, the top bar ---------------------------------------------------------
 
 async function loadNeeds(): Promise<void> {
+  // A failed read says so with Retry (the list as last read stays under it).
   try {
     state.needs = (await api.needsMe()).items;
-  } catch {
-    return;
+    state.needsError = "";
+  } catch (e) {
+    state.needsError = `The Needs me list could not be read: ${errorText(e)}`;
   }
+  renderNeeds();
+}
+
+function renderNeeds(): void {
   const list = document.getElementById("needs-list");
   if (!list) return;
-  replace(list, state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId },
-    h("span", { class: "preview" }, n.preview), " ",
-    h("button", { type: "button", class: "needs-open", onclick: () => void openConversation(n.conversationId) }, "Open"), " ",
-    h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
-    : h("li", { class: "empty" }, "Nothing waits for you."));
+  replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ",
+      h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null,
+    state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId },
+      h("span", { class: "preview" }, n.preview), " ",
+      h("button", { type: "button", class: "needs-open", onclick: () => void openConversation(n.conversationId) }, "Open"), " ",
+      h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
+    : state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
 }
 
 async function applyNeed(n: NeedsMeItem): Promise<void> {

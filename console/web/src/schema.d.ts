@@ -1439,6 +1439,11 @@ export interface components {
             summary?: string;
             tool: string;
             undoGroupId?: string;
+            /**
+             * @description With undoGroupId, in a conversation's messages: done, undone (the client offers Redo) or redone.
+             * @enum {string}
+             */
+            undoState?: "done" | "undone" | "redone";
         };
         Task: {
             assigneeId: string | null;

@@ -1,0 +1,110 @@
+// The record panel: a record link in the chat (#ref/kind/id) opens the
+// record as the api reads it now — its title and fields — in a modal
+// dialog that Escape or Close shuts (focus goes back to the link).
+
+import { api, ApiError } from "./api.js";
+import type { Ref } from "./api.js";
+import { refLink } from "./chat.js";
+import { h, replace } from "./dom.js";
+
+type Value = string | number | Ref | null | undefined;
+interface RecordView { title: string; fields: [string, Value][] }
+
+const kindWord: Record<string, string> = { task: "Task", project: "Project", person: "Person", file: "File", skill: "Skill", connection: "Connected app", space: "Space" };
+
+const when = (s?: string | null) => (s ? new Date(s).toLocaleString() : null);
+
+/** named reads a record only for its name (a task's project and assignee); unread, it is its id. */
+async function named(kind: string, id: string | null | undefined, read: (id: string) => Promise<{ name: string }>, spaceId?: string): Promise<Value> {
+  if (!id) return null;
+  const label = await read(id).then((x) => x.name, () => id);
+  return { kind, id, label, spaceId };
+}
+
+/** read is the record of r by the api's read for its kind; null: the api has no read for that kind. */
+async function read(r: Ref, sp: string): Promise<RecordView | null> {
+  const sid = r.spaceId;
+  switch (r.kind) {
+    case "task": {
+      const t = await api.task(sp, r.id);
+      const [project, assignee] = await Promise.all([named("project", t.projectId, (id) => api.project(sp, id), sid), named("person", t.assigneeId, (id) => api.person(sp, id), sid)]);
+      return { title: t.title, fields: [["Status", t.status], ["Priority", t.priority], ["Due", t.dueDate], ["Project", project], ["Assignee", assignee], ["Updated", when(t.updatedAt)]] };
+    }
+    case "project": {
+      const p = await api.project(sp, r.id);
+      return { title: p.name, fields: [["Status", p.status], ["Description", p.description], ["Updated", when(p.updatedAt)]] };
+    }
+    case "person": {
+      const p = await api.person(sp, r.id);
+      return { title: p.name, fields: [["First name", p.firstName], ["Role", p.role], ["Joined", when(p.joinedAt)]] };
+    }
+    case "file": {
+      const f = await api.file(sp, r.id);
+      return { title: f.name, fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)]] };
+    }
+    case "skill": {
+      const s = await api.skill(r.id);
+      return { title: s.name, fields: [["Description", s.description], ["Purpose", s.purpose], ["Enabled", s.enabled ? "yes" : "no"], ["Updated", when(s.updatedAt)]] };
+    }
+    case "connection": {
+      const c = (await api.connections(sp)).connections.find((x) => x.id === r.id);
+      if (!c) throw new ApiError(404, { code: "not_found", message: "not found" });
+      return { title: c.name, fields: [["Kind", c.kind], ["Address", c.url], ["Enabled", c.enabled ? "yes" : "no"], ["Failure", c.failure]] };
+    }
+    case "space": {
+      const s = (await api.spaces()).spaces.find((x) => x.id === r.id);
+      if (!s) throw new ApiError(404, { code: "not_found", message: "not found" });
+      return { title: s.name, fields: [["Your role", s.role]] };
+    }
+  }
+  return null;
+}
+
+let opened = 0;
+
+/** openRecord shows r's record in the panel; spaceId is the open space (a ref of another space carries its own). */
+export async function openRecord(r: Ref, spaceId: string): Promise<void> {
+  const n = ++opened;
+  const dialog = (document.getElementById("record") as HTMLDialogElement | null) ?? panel();
+  const body = dialog.querySelector(".record-body") as HTMLElement;
+  const kind = kindWord[r.kind] ?? r.kind;
+  const draw = (title: string, ...rest: (HTMLElement | null)[]) => {
+    replace(body, h("p", { class: "record-kind" }, kind), h("h2", { id: "record-title" }, title), ...rest);
+    // What had focus (a link in the panel, Retry) went with the old body: Close has it.
+    if (!dialog.contains(document.activeElement)) (dialog.querySelector("#record-close") as HTMLElement).focus();
+  };
+  draw(r.label, h("p", { class: "hint", role: "status" }, "Reading…"));
+  if (!dialog.open) {
+    const back = document.activeElement as HTMLElement | null;
+    dialog.addEventListener("close", () => { if (back?.isConnected) back.focus(); }, { once: true });
+    dialog.showModal();
+  }
+  let rec: RecordView | null;
+  try {
+    rec = await read(r, r.spaceId || spaceId);
+  } catch (e) {
+    if (n !== opened) return;
+    const gone = e instanceof ApiError && e.status === 404;
+    draw(r.label, h("p", { class: "error record-error", role: "alert" }, gone
+      ? `This ${kind.toLowerCase()} is not there any more: it was deleted, or you can no longer open it.`
+      : `The ${kind.toLowerCase()} could not be read: ${e instanceof Error ? e.message : String(e)}`),
+      gone ? null : h("button", { type: "button", class: "record-retry", onclick: () => void openRecord(r, spaceId) }, "Retry"));
+    return;
+  }
+  if (n !== opened) return;
+  if (!rec) {
+    draw(r.label, h("p", { class: "hint record-none" }, `Hub's api has no read for a ${kind} record: this is what the reply said of it.`),
+      r.detail ? h("p", {}, r.detail) : null);
+    return;
+  }
+  const shown = rec.fields.filter(([, v]) => v !== null && v !== undefined && v !== "");
+  draw(rec.title, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "object" ? refLink(v as Ref) : String(v))])));
+}
+
+function panel(): HTMLDialogElement {
+  const d = h("dialog", { id: "record", class: "record", "aria-labelledby": "record-title" },
+    h("div", { class: "record-body" }),
+    h("button", { type: "button", id: "record-close", onclick: () => d.close() }, "Close"));
+  document.getElementById("app")?.append(d);
+  return d;
+}
