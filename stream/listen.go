@@ -136,6 +136,11 @@ var errSubscribed = errors.New("stream: a channel was subscribed")
 func (b *Bus) Subscribe(channel string, wake func(payload string), wakeAll func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	select {
+	case <-b.closed:
+		return // closed: no listener is started behind Close's back
+	default:
+	}
 	b.subs[channel] = subscription{wake: wake, wakeAll: wakeAll}
 	if b.relisten != nil {
 		b.relisten(errSubscribed)

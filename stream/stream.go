@@ -270,11 +270,15 @@ func (b *Bus) insert(tx *gorm.DB, row *models.TurnFrame) error {
 // their turn gone and end (see Follow), at once instead of at their next
 // poll. The api calls it after deleting a conversation.
 func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
+	// This process's followers first, all of them: a failed notify below
+	// must not leave the rest waiting for their poll.
 	for _, id := range turnIDs {
 		b.wake(id)
-		if b.db.Dialect != models.Postgres {
-			continue
-		}
+	}
+	if b.db.Dialect != models.Postgres {
+		return nil
+	}
+	for _, id := range turnIDs {
 		if err := b.db.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", Channel, notifyPayload(b.origin, id)).Error; err != nil {
 			return fmt.Errorf("announce end of %s: %w", id, err)
 		}

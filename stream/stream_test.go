@@ -582,6 +582,39 @@ func TestEndedEndsTheFollowersOfADeletedTurn(t *testing.T) {
 	})
 }
 
+// Ended wakes every deleted turn's followers in this process even when
+// telling the other processes fails (here: its context is already done,
+// so the first notify fails on Postgres): none waits for its poll.
+func TestEndedWakesEveryLocalFollowerFirst(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		bus := newBus(t, f.db)
+		bus.PollInterval = time.Hour
+		a, b := f.turn(t), f.turn(t)
+		fa, fb := startFollow(t, bus, a.ID, 0), startFollow(t, bus, b.ID, 0)
+		for _, fl := range []struct {
+			id string
+			f  *following
+		}{{a.ID, fa}, {b.ID, fb}} {
+			_, err := bus.Publish(t.Context(), fl.id, stream.TypeStatus, map[string]any{"status": "working"})
+			require.NoError(t, err)
+			require.EqualValues(t, 1, fl.f.next(t).Seq, "following")
+		}
+		for _, turn := range []chat.Turn{a, b} {
+			_, err := f.chat.DeleteConversation(t.Context(), f.actor, turn.ConversationID)
+			require.NoError(t, err)
+		}
+		gone, cancel := context.WithCancel(t.Context())
+		cancel()
+		err := bus.Ended(gone, a.ID, b.ID)
+		if f.db.Dialect == models.Postgres {
+			require.Error(t, err, "the notify could not go out")
+		}
+		require.ErrorIs(t, fa.end(t), stream.ErrTurnGone)
+		require.ErrorIs(t, fb.end(t), stream.ErrTurnGone)
+	})
+}
+
 // A follower of a turn that ended long ago, whose frames the sweep removed
 // (before it came, or while it waited), ends with ErrFramesSwept instead of
 // waiting for a done frame that is gone. A turn that ended a moment ago and
