@@ -167,30 +167,7 @@ func BenchmarkPollers(b *testing.B) {
 			for range 3 {
 				runSequentialNoops(b, c, 1)
 			}
-			const inFlight = 20
-			durations := make([]time.Duration, b.N)
-			sem := make(chan struct{}, inFlight)
-			var wg sync.WaitGroup
-			cpu0 := processCPU(b)
-			b.ResetTimer()
-			for i := range b.N {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer func() { <-sem; wg.Done() }()
-					t0 := time.Now()
-					if err := execSequentialNoops(c, 3); err != nil {
-						b.Error(err)
-					}
-					durations[i] = time.Since(t0)
-				}()
-			}
-			wg.Wait()
-			b.StopTimer()
-			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "workflows/s")
-			slices.Sort(durations)
-			b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
+			runInFlight(b, 20, func() error { return execSequentialNoops(c, 3) })
 		})
 	}
 }
@@ -330,31 +307,37 @@ func BenchmarkTurnShape(b *testing.B) {
 		{"20-in-flight", 20, false},
 		{"sequential/local-model-calls", 1, true},
 	} {
-		inFlight := cfg.inFlight
 		b.Run(cfg.name, func(b *testing.B) {
-			durations := make([]time.Duration, b.N)
-			sem := make(chan struct{}, inFlight)
-			var wg sync.WaitGroup
-			cpu0 := processCPU(b)
-			b.ResetTimer()
-			for i := range b.N {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer func() { <-sem; wg.Done() }()
-					t0 := time.Now()
-					if err := run(cfg.localModel); err != nil {
-						b.Error(err)
-					}
-					durations[i] = time.Since(t0)
-				}()
-			}
-			wg.Wait()
-			b.StopTimer()
-			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "workflows/s")
-			slices.Sort(durations)
-			b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
+			runInFlight(b, cfg.inFlight, func() error { return run(cfg.localModel) })
 		})
 	}
+}
+
+// runInFlight runs b.N workflows with run, at most inFlight at once, and
+// reports the process's CPU per workflow, workflows/s and the median
+// workflow's time.
+func runInFlight(b *testing.B, inFlight int, run func() error) {
+	durations := make([]time.Duration, b.N)
+	sem := make(chan struct{}, inFlight)
+	var wg sync.WaitGroup
+	cpu0 := processCPU(b)
+	b.ResetTimer()
+	for i := range b.N {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			t0 := time.Now()
+			if err := run(); err != nil {
+				b.Error(err)
+			}
+			durations[i] = time.Since(t0)
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "workflows/s")
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
 }
