@@ -626,7 +626,7 @@ try {
   await page.press("#input", "Enter");
   await page.locator("#conv-list .conv-open", { hasText: "hello from B" }).click();
   await page.locator("#chat-title", { hasText: "hello from B" }).waitFor();
-  await page.locator("article.assistant .text", { hasText: "I am fakemodel" }).waitFor();
+  await page.locator("article.user", { hasText: "hello from B" }).waitFor();
   await page.fill("#input", "and again in B");
   await page.press("#input", "Enter");
   await page.locator("#notice", { hasText: "still being sent" }).waitFor();
