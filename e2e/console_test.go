@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
+	"hub/workspace"
 )
 
 var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
@@ -115,6 +116,11 @@ func TestConsoleInABrowser(t *testing.T) {
 	mk.Env = append(os.Environ(), "DATABASE_URL=")
 	otherToken, err := mk.Output()
 	require.NoError(t, err, "hub token create")
+	// The first person is an editor there too: a second space (Needs me across spaces, a space switch).
+	both := exec.Command(hubBinary(t), "token", "create", "--data-dir", filepath.Join(dir, ".hub"), "--space", "Other space", "--person", workspace.DevOwnerName, "--role", "editor")
+	both.Env = mk.Env
+	_, err = both.Output()
+	require.NoError(t, err, "hub token create (the first person in the other space)")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

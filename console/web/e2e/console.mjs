@@ -8,6 +8,9 @@
 //   HUB_CHROMIUM      the browser (default /usr/bin/chromium)
 //   HUB_SCREENSHOTS   a directory to write each state's picture to (optional)
 //   HUB_METRICS       a file to write the figures to as JSON (optional)
+//   HUB_CONSOLE_JS    a directory of built scripts served instead of Hub's js/ (optional: to see
+//                     the checks fail against an older build, with HUB_CONSOLE_SOFT=1)
+//   HUB_CONSOLE_SOFT  1: a failed check is printed ("FAIL") and the run goes on (exit 1 at the end)
 //
 // Each step says what it checks; the first failure ends the run with exit 1.
 import { chromium } from "playwright-core";
@@ -32,9 +35,15 @@ function must(name) {
   if (!v) { console.error(`console.mjs: ${name} is not set`); process.exit(2); }
   return v;
 }
+let softFailures = 0;
 function check(ok, what) {
+  if (!ok && process.env.HUB_CONSOLE_SOFT === "1") { softFailures++; console.log(`FAIL ${what}`); return; }
   if (!ok) throw new Error(`check failed: ${what}`);
   console.log(`ok  ${what}`);
+}
+/** shows says whether the locator shows up within the timeout (for a check, rather than a throw). */
+function shows(locator) {
+  return locator.waitFor().then(() => true, () => false);
 }
 async function shot(page, name) {
   if (!shots) return;
@@ -92,6 +101,9 @@ let failed = false;
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(timeout);
+  if (process.env.HUB_CONSOLE_JS) {
+    await context.route("**/js/*.js", (r) => r.fulfill({ contentType: "text/javascript", body: readFileSync(path.join(process.env.HUB_CONSOLE_JS, path.basename(new URL(r.request().url()).pathname))) }));
+  }
   const page = await context.newPage();
   const pageErrors = [];
   page.on("pageerror", (e) => pageErrors.push(String(e)));
@@ -521,8 +533,8 @@ try {
   fourth.on("request", (req) => { if (req.url().endsWith("/api/agent/stream-token")) agentTokens++; });
   await fourth.route("**/api/agent/stream?*", (r) => r.fulfill({ status: 401, contentType: "application/json", body: JSON.stringify({ error: { code: "unauthorized", message: "the stream token expired" } }) }), { times: 1 });
   await fourth.goto(link);
-  await fourth.locator("#pill").filter({ hasText: "Idle" }).waitFor();
-  check(agentTokens === 2, `a refused activity stream is connected again by itself, with a new token (${agentTokens} asked)`);
+  const fourthIdle = await shows(fourth.locator("#pill").filter({ hasText: "Idle" }));
+  check(fourthIdle && agentTokens === 2, `a refused activity stream is connected again by itself, with a new token (${agentTokens} asked)`);
   await fourth.close();
 
   // --- accessibility: axe-core, and the keyboard -------------------------------------------------
@@ -629,8 +641,7 @@ try {
   await page.locator("article.user", { hasText: "hello from B" }).waitFor();
   await page.fill("#input", "and again in B");
   await page.press("#input", "Enter");
-  await page.locator("#notice", { hasText: "still being sent" }).waitFor();
-  check(await page.inputValue("#input") === "and again in B", "Send while the last message is on its way says why, and keeps the text");
+  check(await shows(page.locator("#notice", { hasText: "still being sent" })) && await page.inputValue("#input") === "and again in B", "Send while the last message is on its way says why, and keeps the text");
   releaseTurn();
   await postedA;
   await page.unroute(turnPosts);
@@ -648,10 +659,9 @@ try {
   check(true, "back in A, its reply is there");
 
   // --- a second space: switching drops the composer's mentions and files; Needs me opens an item in its own space ---
-  const otherSpace = (await hub("GET", "/api/spaces", undefined, otherToken)).json.spaces[0];
-  const owner = (await hub("GET", `/api/spaces/${await spaceId()}/people`)).json.people.find((x) => x.role === "owner");
-  check((await hub("POST", `/api/spaces/${otherSpace.id}/people`, { personId: owner.id, role: "editor" }, otherToken)).status < 300, "the first person is added to the other person's space");
-  await page.reload();
+  // The first person is an editor in the other person's space too (console_test.go: hub token create).
+  const otherSpace = (await hub("GET", "/api/spaces")).json.spaces.find((x) => x.name === "Other space");
+  check(!!otherSpace, "the first person is in a second space, the other person's");
   await page.locator(`#space option[value="${otherSpace.id}"]`).waitFor({ state: "attached" });
   await page.fill("#input", "@Buy");
   await page.locator("#mention-menu [role=option]", { hasText: "Buy seeds" }).click();
@@ -676,6 +686,7 @@ try {
   check(await page.inputValue("#space") === otherSpace.id && await page.locator("#conv-list .conv-open", { hasText: "Roses elsewhere" }).count() === 1,
     "Needs me's Open of an item in another space switches to that space, then opens its conversation");
   check((await hub("PATCH", "/api/me/settings", { writePolicy: "immediate" })).status === 200, "writes at once again");
+  check((await hub("DELETE", `/api/assistant/conversations/${convTwo.id}`)).status === 204, "the conversation in the other space is deleted (the other person signs in below)");
   await page.selectOption("#space", demo);
   await page.locator("#conv-list .conv-open", { hasText: "hello from B" }).waitFor();
 
@@ -739,7 +750,7 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(failed || softFailures ? 1 : 0);
 
 async function spaceId() {
   return (await hub("GET", "/api/spaces")).json.spaces[0].id;
