@@ -54,6 +54,11 @@ var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
 // when a call failed; Retry remaining steps on a plan whose second step
 // failed; the record panel of a record link (and of a deleted one); the
 // Needs me list's failed read with Retry; Attach opening the file chooser.
+// And review 17: a message answered after the person opened another
+// conversation stays in its own; Needs me's Open in another space; a
+// space switch drops the composer's mentions; the focus after Undo, Apply,
+// Pause/Resume, Stop, the top bar's Pause and opening a conversation; a
+// double Sign-in; the top bar connecting again by itself after a refusal.
 //
 // It needs node, console/web/node_modules (npm ci) and chromium, which
 // scripts/test.sh installs; without them it skips, unless
