@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/fakemodel"
+	"hub/workspace"
 )
 
 var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
@@ -53,6 +54,11 @@ var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
 // when a call failed; Retry remaining steps on a plan whose second step
 // failed; the record panel of a record link (and of a deleted one); the
 // Needs me list's failed read with Retry; Attach opening the file chooser.
+// And review 17: a message answered after the person opened another
+// conversation stays in its own; Needs me's Open in another space; a
+// space switch drops the composer's mentions; the focus after Undo, Apply,
+// Pause/Resume, Stop, the top bar's Pause and opening a conversation; a
+// double Sign-in; the top bar connecting again by itself after a refusal.
 //
 // It needs node, console/web/node_modules (npm ci) and chromium, which
 // scripts/test.sh installs; without them it skips, unless
@@ -115,6 +121,11 @@ func TestConsoleInABrowser(t *testing.T) {
 	mk.Env = append(os.Environ(), "DATABASE_URL=")
 	otherToken, err := mk.Output()
 	require.NoError(t, err, "hub token create")
+	// The first person is an editor there too: a second space (Needs me across spaces, a space switch).
+	both := exec.Command(hubBinary(t), "token", "create", "--data-dir", filepath.Join(dir, ".hub"), "--space", "Other space", "--person", workspace.DevOwnerName, "--role", "editor")
+	both.Env = mk.Env
+	_, err = both.Output()
+	require.NoError(t, err, "hub token create (the first person in the other space)")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -39,7 +39,7 @@ export function renderView(v, live, a) {
     if (v.role === "user") {
         return h("article", { class: "msg user", id: `msg-${v.id}`, "aria-label": "You" }, v.mentions.length ? h("div", { class: "chips", "aria-label": "Mentions" }, v.mentions.map(chip)) : null, h("p", { class: "text" }, v.text));
     }
-    const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status, "data-turn": v.turnId });
+    const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status, "data-turn": v.turnId, "aria-busy": live ? "true" : null });
     if (v.rows.length) {
         const list = h("ul", { class: "rows" }, v.rows.map((r) => renderRow(r, a)));
         if (live)
@@ -52,7 +52,7 @@ export function renderView(v, live, a) {
         }
     }
     if (live && v.step)
-        el.append(h("p", { class: "step", id: `step-${v.id}`, role: "status" }, stepText(v, Date.now())));
+        el.append(h("p", { class: "step", id: `step-${v.id}` }, stepText(v, Date.now())));
     if (v.text)
         el.append(h("div", { class: "text" }, linkRefs(v.text, v.refs)));
     const refs = v.refs.filter((r) => r.kind !== "skill");
@@ -86,7 +86,7 @@ function renderProposals(v, a) {
 function renderReceipts(v, a) {
     const unfinished = v.receipts.some((r) => r.status === "failed" || r.status === "unattempted" || (r.steps ?? []).some((s) => s.status !== "succeeded"));
     return h("section", { class: "receipts" }, h("h2", {}, "Receipts"), h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId }, h("span", { class: "badge" }, r.status), " ", h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)), r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null, r.status === "unknown" ? [" ", h("button", { type: "button", class: "resend-unknown", disabled: a.busy("apply:" + v.id),
-            title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` }, `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);
+            title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s, i) => h("li", { class: `status-${s.status}`, "data-step": String(i) }, `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);
 }
 export function chip(r) {
     return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);

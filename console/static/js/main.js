@@ -1,6 +1,6 @@
 import { api, ApiError, setToken, token } from "./api.js";
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
-import { $, h, replace } from "./dom.js";
+import { $, focusKey, h, moveFocus, replace, restoreFocus } from "./dom.js";
 import { openRecord } from "./record.js";
 import { TopBar } from "./topbar.js";
 const state = fresh();
@@ -31,7 +31,9 @@ function fresh() {
         retryTimer: 0,
     };
 }
+let session = 0;
 function reset() {
+    session++;
     closeLive();
     clearTimeout(state.retryTimer);
     topbar?.close();
@@ -61,21 +63,32 @@ function boot() {
 function signIn(message) {
     reset();
     const input = h("input", { id: "token-input", type: "password", autocomplete: "off", required: true, "aria-describedby": "token-help" });
-    const form = h("form", { class: "signin", "aria-labelledby": "signin-title" }, h("h1", { id: "signin-title" }, "Sign in to Hub"), h("label", { for: "token-input" }, "Token"), input, h("p", { id: "token-help", class: "hint" }, "Paste a token from `hub token create` (in `hub dev`: .hub/dev-token). It is kept in this tab only."), message ? h("p", { class: "error", role: "alert" }, message) : null, h("button", { type: "submit" }, "Sign in"));
+    const form = h("form", { class: "signin", "aria-labelledby": "signin-title" }, h("h1", { id: "signin-title" }, "Sign in to Hub"), h("label", { for: "token-input" }, "Token"), input, h("p", { id: "token-help", class: "hint" }, "Paste a token from `hub token create` (in `hub dev`: .hub/dev-token). It is kept in this tab only."), message ? h("p", { class: "error", role: "alert" }, message) : null, h("button", { type: "submit", id: "signin-submit" }, "Sign in"));
     form.addEventListener("submit", (e) => {
         e.preventDefault();
+        if (starting)
+            return;
+        form.querySelector("#signin-submit").disabled = true;
         setToken(input.value.trim());
         void start();
     });
     replace($("app"), h("main", { class: "signin-page" }, form));
     input.focus();
 }
+let starting = false;
 async function start() {
+    if (starting)
+        return;
+    starting = true;
     reset();
+    const s = session;
     try {
         state.spaces = (await api.spaces()).spaces;
     }
     catch (e) {
+        starting = false;
+        if (s !== session)
+            return;
         if (e instanceof ApiError && e.status === 401) {
             setToken(null);
             signIn("That token was not accepted.");
@@ -84,6 +97,9 @@ async function start() {
             signIn(errorText(e));
         return;
     }
+    starting = false;
+    if (s !== session)
+        return;
     state.spaceId = sessionStorage.getItem("hub.space") ?? "";
     if (!state.spaces.some((s) => s.id === state.spaceId))
         state.spaceId = state.spaces[0]?.id ?? "";
@@ -93,15 +109,17 @@ async function start() {
     void loadSettings();
     void loadNeeds();
     await loadConversations();
+    if (s !== session)
+        return;
     const saved = sessionStorage.getItem("hub.conversation");
     if (saved && state.convs.some((c) => c.id === saved))
-        await openConversation(saved);
+        await openConversation(saved, false);
     else
         renderChat();
 }
 function layout() {
     const spaceSelect = h("select", { id: "space", onchange: (e) => void switchSpace(e.target.value) }, state.spaces.map((s) => h("option", { value: s.id, selected: s.id === state.spaceId }, s.name)));
-    replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => { setToken(null); sessionStorage.clear(); signIn(); } }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title" }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title" }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
+    replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => { setToken(null); sessionStorage.clear(); signIn(); } }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
 }
 let noticeTimer = 0;
 function notice(text) {
@@ -120,12 +138,17 @@ function errorText(e) {
 async function guard(key, f) {
     if (state.busy.has(key))
         return undefined;
+    const s = session;
+    const box = document.getElementById("messages");
+    const focused = box ? focusKey(box) : null;
     state.busy.add(key);
     renderChat();
     try {
         return await f();
     }
     catch (e) {
+        if (s !== session)
+            return undefined;
         if (e instanceof ApiError && e.status === 401) {
             setToken(null);
             signIn("Your token is no longer accepted.");
@@ -135,15 +158,32 @@ async function guard(key, f) {
         return undefined;
     }
     finally {
-        state.busy.delete(key);
-        renderChat();
+        if (s === session) {
+            state.busy.delete(key);
+            renderChat();
+            const at = document.activeElement;
+            const parked = !at || at === document.body || at.tagName === "ARTICLE" || at.id === "chat-title";
+            if (box && focused && parked && document.getElementById("messages") === box)
+                restoreFocus(box, focused, undefined, true);
+        }
     }
 }
 async function switchSpace(id) {
     state.spaceId = id;
     sessionStorage.setItem("hub.space", id);
+    const select = document.getElementById("space");
+    if (select)
+        select.value = id;
     state.pool = null;
     state.spaceFiles = null;
+    state.pending = [];
+    state.files = [];
+    renderChips();
+    const files = document.getElementById("space-files");
+    if (files) {
+        files.open = false;
+        replace($("space-file-list"));
+    }
     closeLive();
     clearTimeout(state.retryTimer);
     state.refusals = 0;
@@ -155,17 +195,28 @@ async function switchSpace(id) {
 async function loadConversations() {
     if (!state.spaceId)
         return;
+    const s = session, spaceId = state.spaceId;
     try {
-        state.convs = (await api.conversations(state.spaceId)).conversations;
+        const convs = (await api.conversations(spaceId)).conversations;
+        if (s !== session || spaceId !== state.spaceId)
+            return;
+        state.convs = convs;
     }
     catch (e) {
+        if (s !== session)
+            return;
         notice(errorText(e));
     }
     renderConversations();
 }
 function renderConversations() {
-    const list = $("conv-list");
-    replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "" }, h("button", { type: "button", class: "conv-open", "aria-current": c.id === state.convId ? "true" : null, onclick: () => void openConversation(c.id) }, c.title || "Untitled"), h("button", { type: "button", class: "conv-delete", "aria-label": `Delete “${c.title || "Untitled"}”`, title: "Delete", onclick: () => void deleteConversation(c) }, "×"))));
+    const list = document.getElementById("conv-list");
+    if (!list)
+        return;
+    const focused = focusKey(list);
+    replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "", "data-conv": c.id }, h("button", { type: "button", class: "conv-open", "aria-current": c.id === state.convId ? "true" : null, onclick: () => void openConversation(c.id) }, c.title || "Untitled"), h("button", { type: "button", class: "conv-delete", "aria-label": `Delete “${c.title || "Untitled"}”`, title: "Delete", onclick: () => void deleteConversation(c) }, "×"))));
+    if (focused)
+        restoreFocus(list, focused, $("new-conv"));
 }
 function newConversation() {
     closeLive();
@@ -176,11 +227,16 @@ function newConversation() {
     renderChat();
     $("input").focus();
 }
-async function openConversation(id) {
+async function openConversation(id, byPerson = true) {
     closeLive();
     state.convId = id;
     sessionStorage.setItem("hub.conversation", id);
     renderConversations();
+    const conv = state.convs.find((c) => c.id === id);
+    if (conv)
+        $("chat-title").textContent = conv.title || "Untitled";
+    if (byPerson)
+        $("chat-title").focus();
     await loadMessages();
 }
 async function deleteConversation(c) {
@@ -196,15 +252,18 @@ async function loadMessages() {
     const id = state.convId;
     if (!id)
         return;
+    const s = session;
     let messages;
     try {
         messages = (await api.messages(id)).messages;
     }
     catch (e) {
+        if (s !== session)
+            return;
         notice(errorText(e));
         return;
     }
-    if (state.convId !== id)
+    if (s !== session || state.convId !== id)
         return;
     noteUndoStates(messages);
     const live = state.live;
@@ -224,11 +283,11 @@ async function loadMessages() {
             url = (await api.turnStreamToken(running.turnId)).streamUrl;
         }
         catch (e) {
-            if (!(e instanceof ApiError) || e.status === 0 || e.status >= 500)
+            if (s === session && (!(e instanceof ApiError) || e.status === 0 || e.status >= 500))
                 retryLater(id);
             return;
         }
-        if (state.convId !== id || state.live)
+        if (s !== session || state.convId !== id || state.live)
             return;
         sessionStorage.setItem("hub.stream." + running.turnId, url);
     }
@@ -266,8 +325,11 @@ function renderChat(toBottom = false) {
     const atBottom = toBottom || box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const conv = state.convs.find((c) => c.id === state.convId);
     $("chat-title").textContent = conv ? conv.title || "Untitled" : "New conversation";
+    const focused = focusKey(box);
     replace(box, state.views.length ? state.views.map((v) => renderView(v, state.live?.view === v, actions))
         : h("p", { class: "empty" }, "Ask Hub something — “add a task called Water the plants”, or “list my tasks”. Type @ to mention a record."));
+    if (focused)
+        restoreFocus(box, focused, $("chat-title"));
     box.scrollTop = atBottom ? box.scrollHeight : keep;
     renderComposerState();
 }
@@ -279,8 +341,12 @@ function renderLive() {
     const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const old = document.getElementById(`msg-${live.view.id}`);
     const el = renderView(live.view, true, actions);
-    if (old)
+    if (old) {
+        const focused = focusKey(box);
         old.replaceWith(el);
+        if (focused)
+            restoreFocus(box, focused, $("chat-title"));
+    }
     else
         renderChat();
     renderComposerState();
@@ -374,17 +440,31 @@ function closeLive() {
 }
 async function send(text) {
     const mentions = state.pending.map((r) => ({ kind: r.kind, id: r.id }));
+    const s = session, spaceId = state.spaceId, shown = state.convId;
+    const moved = (convId) => s !== session || state.spaceId !== spaceId || state.convId !== convId;
     await guard("send", async () => {
         let convId = state.convId;
         if (!convId) {
-            const c = await api.createConversation(state.spaceId, text.slice(0, 60));
+            const c = await api.createConversation(spaceId, text.slice(0, 60));
+            if (moved(shown)) {
+                if (s === session)
+                    void loadConversations();
+                return;
+            }
             convId = c.id;
             state.convId = convId;
             sessionStorage.setItem("hub.conversation", convId);
             await loadConversations();
+            if (moved(convId))
+                return;
         }
         const sentAt = performance.now();
         const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), { model: state.turnModel, effort: state.turnEffort });
+        if (s !== session)
+            return;
+        sessionStorage.setItem("hub.stream." + st.turnId, st.streamUrl);
+        if (moved(convId))
+            return;
         const input = $("input");
         input.value = "";
         const userView = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: [...state.pending, ...state.files], refs: [], rows: [], proposals: [], receipts: [] };
@@ -393,7 +473,6 @@ async function send(text) {
         renderChips();
         const reply = { id: st.replyMessageId, turnId: st.turnId, role: "assistant", text: "", status: "running", mentions: [], refs: [], rows: [], proposals: [], receipts: [] };
         state.views.push(userView, reply);
-        sessionStorage.setItem("hub.stream." + st.turnId, st.streamUrl);
         follow(reply, st.streamUrl, convId, sentAt);
     });
 }
@@ -403,6 +482,8 @@ async function stopTurn() {
         return;
     await guard("stop", async () => {
         const r = await api.stop(live.view.turnId);
+        if (state.live !== live)
+            return;
         live.view.step = { text: statusWord(r.status), since: Date.now() };
         renderLive();
     });
@@ -410,6 +491,8 @@ async function stopTurn() {
 async function controlTurn(v, what) {
     await guard("control:" + v.turnId, async () => {
         const r = await (what === "pause" ? api.pause(v.turnId) : api.resume(v.turnId));
+        if (state.live?.view !== v)
+            return;
         v.paused = r.status === "paused";
         v.step = { text: statusWord(r.status), since: Date.now() };
         renderLive();
@@ -418,9 +501,11 @@ async function controlTurn(v, what) {
 async function applyView(v, o = {}) {
     if (!state.convId)
         return;
-    const convId = state.convId;
+    const convId = state.convId, s = session;
     await guard("apply:" + v.id, async () => {
         const r = await api.apply(convId, v.id, o);
+        if (s !== session)
+            return;
         const byCall = new Map(v.receipts.map((x) => [x.callId, x]));
         for (const x of r.receipts)
             byCall.set(x.callId, x);
@@ -433,7 +518,10 @@ async function applyView(v, o = {}) {
 async function undo(gid) {
     await guard("undo:" + gid, async () => {
         const undone = state.undone.has(gid);
+        const s = session;
         const r = undone ? await api.redo(gid) : await api.undo(gid);
+        if (s !== session)
+            return;
         if (r.state === "undone")
             state.undone.add(gid);
         else
@@ -442,13 +530,17 @@ async function undo(gid) {
     });
 }
 async function retryTurn(v) {
-    const convId = state.convId;
+    const convId = state.convId, s = session;
     if (!convId)
         return;
     await guard("retry:" + v.turnId, async () => {
         const r = await api.retry(v.turnId);
-        v.turnId = r.turnId;
+        if (s !== session)
+            return;
         sessionStorage.setItem("hub.stream." + r.turnId, r.streamUrl);
+        if (state.convId !== convId || !state.views.includes(v))
+            return;
+        v.turnId = r.turnId;
         follow(v, r.streamUrl, convId);
     });
 }
@@ -461,7 +553,13 @@ function composer() {
     form.addEventListener("submit", (e) => {
         e.preventDefault();
         const text = input.value.trim();
-        if (text && !state.live)
+        if (!text)
+            return;
+        if (state.busy.has("send"))
+            notice("The last message is still being sent: send this one once it is.");
+        else if (state.live)
+            notice("Hub is still answering: wait for the reply, or Stop it, then send.");
+        else
             void send(text);
     });
     input.addEventListener("input", () => void mentionMenu());
@@ -497,14 +595,20 @@ function composer() {
 }
 function renderComposerState() {
     const live = !!state.live && state.live.convId === state.convId;
+    const was = document.activeElement;
     $("send").disabled = live || state.busy.has("send");
     $("stop").hidden = !live;
     const paused = !!state.live?.view.paused;
     const controlling = !!state.live && state.busy.has("control:" + state.live.view.turnId);
     $("pause-turn").hidden = !live || paused;
     $("resume-turn").hidden = !live || !paused;
-    $("pause-turn").disabled = controlling;
-    $("resume-turn").disabled = controlling;
+    $("pause-turn").setAttribute("aria-disabled", String(controlling));
+    $("resume-turn").setAttribute("aria-disabled", String(controlling));
+    const gone = (id) => was?.id === id && ($(id).hidden || $(id).disabled);
+    if (gone("pause-turn") || gone("resume-turn"))
+        moveFocus($(live ? (paused ? "resume-turn" : "pause-turn") : "input"));
+    else if (gone("stop") || gone("send"))
+        moveFocus($("input"));
 }
 async function mentionMenu() {
     const input = $("input");
@@ -586,19 +690,28 @@ async function attach(input) {
     const picked = [...(input.files ?? [])];
     input.value = "";
     await guard("attach", async () => {
+        const s = session, spaceId = state.spaceId;
         for (const f of picked) {
-            const up = await api.uploadFile(state.spaceId, f);
+            const up = await api.uploadFile(spaceId, f);
+            if (s !== session || state.spaceId !== spaceId)
+                return;
             state.files.push({ kind: "file", id: up.id, label: up.name, detail: up.contentType });
         }
         renderChips();
     });
 }
 async function loadNeeds() {
+    const s = session;
     try {
-        state.needs = (await api.needsMe()).items;
+        const items = (await api.needsMe()).items;
+        if (s !== session)
+            return;
+        state.needs = items;
         state.needsError = "";
     }
     catch (e) {
+        if (s !== session)
+            return;
         state.needsError = `The Needs me list could not be read: ${errorText(e)}`;
     }
     renderNeeds();
@@ -607,12 +720,27 @@ function renderNeeds() {
     const list = document.getElementById("needs-list");
     if (!list)
         return;
-    replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ", h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null, state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId }, h("span", { class: "preview" }, n.preview), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openConversation(n.conversationId) }, "Open"), " ", h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
+    const focused = focusKey(list);
+    replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ", h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null, state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId }, h("span", { class: "preview" }, n.preview), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openNeed(n) }, "Open"), " ", h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
         : state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
+    if (focused)
+        restoreFocus(list, focused, $("needs-title"));
+}
+async function openNeed(n) {
+    const s = session;
+    if (n.spaceId && n.spaceId !== state.spaceId && state.spaces.some((x) => x.id === n.spaceId)) {
+        await switchSpace(n.spaceId);
+        if (s !== session)
+            return;
+    }
+    await openConversation(n.conversationId);
 }
 async function applyNeed(n) {
     await guard("apply:" + n.messageId, async () => {
+        const s = session;
         const r = await api.apply(n.conversationId, n.messageId, { callIds: [n.callId] });
+        if (s !== session)
+            return;
         notice(`Applied: ${r.receipts.map((x) => x.summary ?? x.status).join("; ")}`);
         await loadNeeds();
         if (state.convId === n.conversationId)
@@ -620,14 +748,20 @@ async function applyNeed(n) {
     });
 }
 async function loadSettings() {
+    const s = session;
+    let settings;
     try {
-        state.settings = await api.settings();
+        settings = await api.settings();
     }
     catch (e) {
-        notice(errorText(e));
+        if (s === session)
+            notice(errorText(e));
         return;
     }
-    state.models = await api.models().catch(() => null);
+    const models = await api.models().catch(() => null);
+    if (s !== session)
+        return;
+    Object.assign(state, { settings, models });
     renderSettings();
     renderTurnOptions();
 }
@@ -651,11 +785,16 @@ function spaceFilePicker() {
         if (!d.open)
             return;
         void (async () => {
+            const s = session, spaceId = state.spaceId;
             try {
-                state.spaceFiles = (await api.files(state.spaceId)).files;
+                const files = (await api.files(spaceId)).files;
+                if (s !== session || state.spaceId !== spaceId)
+                    return;
+                state.spaceFiles = files;
             }
             catch (e) {
-                notice(errorText(e));
+                if (s === session)
+                    notice(errorText(e));
                 return;
             }
             replace(list, state.spaceFiles.length ? state.spaceFiles.map((f) => h("li", {}, h("button", { type: "button", class: "space-file", onclick: () => {
@@ -691,7 +830,11 @@ function renderSettings() {
                 patch.model = model.value;
                 patch.effort = effort.value;
             }
-            state.settings = await api.patchSettings(patch);
+            const s = session;
+            const saved = await api.patchSettings(patch);
+            if (s !== session)
+                return;
+            state.settings = saved;
             renderSettings();
             renderTurnOptions();
             notice("Settings saved.");

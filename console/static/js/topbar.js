@@ -9,13 +9,24 @@ export class TopBar {
     paused = false;
     closed = false;
     failure = "";
+    refusals = 0;
+    timer = 0;
+    pill = h("span", { id: "pill", class: "pill", role: "status", "aria-live": "polite", tabindex: -1 });
+    retry = h("button", { type: "button", id: "pill-retry", hidden: true, onclick: () => void this.connect() }, "Retry");
+    error = h("span", { id: "topbar-error", class: "topbar-error", role: "alert", hidden: true });
+    pause = h("button", { type: "button", id: "pause-all", onclick: () => void this.all("pause") }, "Pause");
+    resume = h("button", { type: "button", id: "resume-all", onclick: () => void this.all("resume") }, "Resume");
+    stop = h("button", { type: "button", id: "stop-all", onclick: () => void this.all("stop") }, "Stop all");
     constructor(el, events) {
         this.el = el;
         this.events = events;
+        replace(el, this.pill, this.retry, this.error, this.pause, this.resume, this.stop);
         this.render();
     }
     async connect() {
+        clearTimeout(this.timer);
         this.es?.close();
+        this.es = null;
         this.phase = "checking";
         this.render();
         let url;
@@ -23,8 +34,11 @@ export class TopBar {
             url = (await api.agentStreamToken()).streamUrl;
         }
         catch {
+            if (this.closed)
+                return;
             this.phase = "unavailable";
             this.render();
+            this.later();
             return;
         }
         if (this.closed)
@@ -34,6 +48,7 @@ export class TopBar {
         es.addEventListener("activity", (e) => {
             const d = JSON.parse(e.data);
             this.phase = "live";
+            this.refusals = 0;
             if (!("activity" in d)) {
                 this.activities = new Map(d.activities.map((a) => [a.id, a]));
                 this.paused = d.paused;
@@ -53,6 +68,7 @@ export class TopBar {
             if (es.readyState === EventSource.CLOSED && this.es === es) {
                 this.phase = "unavailable";
                 this.render();
+                this.later();
             }
             else if (es.readyState === EventSource.CONNECTING) {
                 this.phase = "checking";
@@ -60,8 +76,16 @@ export class TopBar {
             }
         });
     }
+    later() {
+        clearTimeout(this.timer);
+        const wait = Math.min(30_000, 1000 * 2 ** this.refusals);
+        this.refusals++;
+        this.timer = setTimeout(() => { if (!this.closed)
+            void this.connect(); }, wait);
+    }
     close() {
         this.closed = true;
+        clearTimeout(this.timer);
         this.es?.close();
     }
     status() {
@@ -83,17 +107,35 @@ export class TopBar {
         const acts = [...this.activities.values()];
         const turns = acts.filter((a) => a.kind === "turn");
         const running = turns.filter((a) => a.status !== "paused" && a.status !== "stopping");
-        const title = acts.map((a) => `${a.title || a.kind}: ${a.status}`).join("\n") || "Nothing is running";
-        replace(this.el, h("span", { id: "pill", class: `pill pill-${word.toLowerCase().replace("…", "")}`, role: "status", "aria-live": "polite", title }, word, acts.length && this.phase === "live" ? ` · ${acts.length}` : ""), this.phase === "unavailable" ? h("button", { type: "button", id: "pill-retry", onclick: () => void this.connect() }, "Retry") : null, this.failure ? h("span", { id: "topbar-error", class: "topbar-error", role: "alert" }, this.failure) : null, h("button", { type: "button", id: "pause-all", disabled: this.phase !== "live" || running.length === 0, onclick: () => void this.all("pause") }, "Pause"), h("button", { type: "button", id: "resume-all", disabled: this.phase !== "live" || !turns.some((a) => a.status === "paused"), onclick: () => void this.all("resume") }, "Resume"), h("button", { type: "button", id: "stop-all", disabled: this.phase !== "live" || turns.length === 0, onclick: () => void this.all("stop") }, "Stop all"));
+        const was = document.activeElement;
+        const text = word + (acts.length && this.phase === "live" ? ` · ${acts.length}` : "");
+        if (this.pill.textContent !== text)
+            this.pill.textContent = text;
+        this.pill.className = `pill pill-${word.toLowerCase().replace("…", "")}`;
+        this.pill.title = acts.map((a) => `${a.title || a.kind}: ${a.status}`).join("\n") || "Nothing is running";
+        this.retry.hidden = this.phase !== "unavailable";
+        this.error.hidden = !this.failure;
+        if (this.error.textContent !== this.failure)
+            this.error.textContent = this.failure;
+        this.pause.disabled = this.phase !== "live" || running.length === 0;
+        this.resume.disabled = this.phase !== "live" || !turns.some((a) => a.status === "paused");
+        this.stop.disabled = this.phase !== "live" || turns.length === 0;
+        const btn = was instanceof HTMLButtonElement && this.el.contains(was) ? was : null;
+        if (btn && (btn.disabled || btn.hidden)) {
+            const next = [btn === this.pause ? this.resume : this.pause, this.stop, this.pause, this.resume].find((b) => !b.disabled);
+            (next ?? this.pill).focus();
+        }
     }
     async all(what) {
         this.failure = "";
+        this.render();
         try {
             await (what === "pause" ? api.pauseAll() : what === "resume" ? api.resumeAll() : api.stopAll());
         }
         catch (e) {
             this.failure = `${({ pause: "Pause", resume: "Resume", stop: "Stop all" })[what]} failed: ${e instanceof Error ? e.message : String(e)}`;
         }
-        this.render();
+        if (!this.closed)
+            this.render();
     }
 }

@@ -81,7 +81,8 @@ export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
       v.mentions.length ? h("div", { class: "chips", "aria-label": "Mentions" }, v.mentions.map(chip)) : null,
       h("p", { class: "text" }, v.text));
   }
-  const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status, "data-turn": v.turnId });
+  // aria-busy while it streams: a screen reader reads the reply once it is done, not again at every frame.
+  const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status, "data-turn": v.turnId, "aria-busy": live ? "true" : null });
   if (v.rows.length) {
     const list = h("ul", { class: "rows" }, v.rows.map((r) => renderRow(r, a)));
     if (live) el.append(list);
@@ -92,7 +93,7 @@ export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
       el.append(d);
     }
   }
-  if (live && v.step) el.append(h("p", { class: "step", id: `step-${v.id}`, role: "status" }, stepText(v, Date.now())));
+  if (live && v.step) el.append(h("p", { class: "step", id: `step-${v.id}` }, stepText(v, Date.now())));
   if (v.text) el.append(h("div", { class: "text" }, linkRefs(v.text, v.refs)));
   const refs = v.refs.filter((r) => r.kind !== "skill");
   if (refs.length && !live) el.append(h("p", { class: "refs" }, "Records: ", refs.map((r) => [refLink(r), " "])));
@@ -146,7 +147,7 @@ function renderReceipts(v: View, a: Actions): HTMLElement {
       // app): sent again only when the person says so.
       r.status === "unknown" ? [" ", h("button", { type: "button", class: "resend-unknown", disabled: a.busy("apply:" + v.id),
         title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null,
-      r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s) => h("li", { class: `status-${s.status}` },
+      r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s, i) => h("li", { class: `status-${s.status}`, "data-step": String(i) },
         `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `,
         s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))),
     unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);

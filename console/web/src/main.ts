@@ -5,7 +5,7 @@ import { api, ApiError, setToken, token } from "./api.js";
 import type { Activity, Conversation, DoneFrame, HubFile, Message, Models, NeedsMeItem, ProposalFrame, RefsFrame, Ref, Settings, Space, StatusFrame, TextFrame, ToolFrame } from "./api.js";
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
 import type { Actions, ApplyOptions, View } from "./chat.js";
-import { $, h, replace } from "./dom.js";
+import { $, focusKey, h, moveFocus, replace, restoreFocus } from "./dom.js";
 import { openRecord } from "./record.js";
 import { TopBar } from "./topbar.js";
 
@@ -48,8 +48,12 @@ function fresh() {
   };
 }
 
+/** session counts the sign-ins (bumped by reset): an answer that comes back in a later session is dropped. */
+let session = 0;
+
 /** reset drops everything the console holds for the person signed in: their conversation, records, streams. */
 function reset(): void {
+  session++;
   closeLive();
   clearTimeout(state.retryTimer);
   topbar?.close();
@@ -90,9 +94,12 @@ function signIn(message?: string): void {
     h("label", { for: "token-input" }, "Token"), input,
     h("p", { id: "token-help", class: "hint" }, "Paste a token from `hub token create` (in `hub dev`: .hub/dev-token). It is kept in this tab only."),
     message ? h("p", { class: "error", role: "alert" }, message) : null,
-    h("button", { type: "submit" }, "Sign in"));
+    h("button", { type: "submit", id: "signin-submit" }, "Sign in"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
+    // Disabled while start runs (its answer draws the console or this form again): a double click signs in once.
+    if (starting) return;
+    (form.querySelector("#signin-submit") as HTMLButtonElement).disabled = true;
     setToken(input.value.trim());
     void start();
   });
@@ -100,17 +107,26 @@ function signIn(message?: string): void {
   input.focus();
 }
 
+let starting = false;
+
 async function start(): Promise<void> {
+  if (starting) return;
+  starting = true;
   reset();
+  const s = session;
   try {
     state.spaces = (await api.spaces()).spaces;
   } catch (e) {
+    starting = false;
+    if (s !== session) return;
     if (e instanceof ApiError && e.status === 401) {
       setToken(null);
       signIn("That token was not accepted.");
     } else signIn(errorText(e));
     return;
   }
+  starting = false;
+  if (s !== session) return;
   state.spaceId = sessionStorage.getItem("hub.space") ?? "";
   if (!state.spaces.some((s) => s.id === state.spaceId)) state.spaceId = state.spaces[0]?.id ?? "";
   layout();
@@ -119,8 +135,9 @@ async function start(): Promise<void> {
   void loadSettings();
   void loadNeeds();
   await loadConversations();
+  if (s !== session) return;
   const saved = sessionStorage.getItem("hub.conversation");
-  if (saved && state.convs.some((c) => c.id === saved)) await openConversation(saved);
+  if (saved && state.convs.some((c) => c.id === saved)) await openConversation(saved, false);
   else renderChat();
 }
 
@@ -139,11 +156,11 @@ function layout(): void {
         h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"),
         h("ul", { id: "conv-list" })),
       h("main", { id: "chat", "aria-labelledby": "chat-title" },
-        h("h1", { id: "chat-title" }, "New conversation"),
+        h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"),
         h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }),
         composer()),
       h("aside", { id: "side" },
-        h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title" }, "Needs me"), h("ul", { id: "needs-list" })),
+        h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })),
         h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))),
     h("div", { id: "notice", role: "status", "aria-live": "polite" }));
 }
@@ -166,17 +183,28 @@ function errorText(e: unknown): string {
 
 async function guard<T>(key: string, f: () => Promise<T>): Promise<T | undefined> {
   if (state.busy.has(key)) return undefined;
+  const s = session;
+  // The element the person acted on is drawn again (disabled while busy): focus goes back to its replacement.
+  const box = document.getElementById("messages");
+  const focused = box ? focusKey(box) : null;
   state.busy.add(key);
   renderChat();
   try {
     return await f();
   } catch (e) {
+    if (s !== session) return undefined;
     if (e instanceof ApiError && e.status === 401) { setToken(null); signIn("Your token is no longer accepted."); return undefined; }
     notice(errorText(e));
     return undefined;
   } finally {
-    state.busy.delete(key);
-    renderChat();
+    if (s === session) {
+      state.busy.delete(key);
+      renderChat();
+      // While busy the focus may have gone to the article (the button was disabled): back to the button's replacement now.
+      const at = document.activeElement;
+      const parked = !at || at === document.body || at.tagName === "ARTICLE" || at.id === "chat-title";
+      if (box && focused && parked && document.getElementById("messages") === box) restoreFocus(box, focused, undefined, true);
+    }
   }
 }
 
@@ -185,8 +213,16 @@ async function guard<T>(key: string, f: () => Promise<T>): Promise<T | undefined
 async function switchSpace(id: string): Promise<void> {
   state.spaceId = id;
   sessionStorage.setItem("hub.space", id);
+  const select = document.getElementById("space") as HTMLSelectElement | null;
+  if (select) select.value = id;
   state.pool = null;
   state.spaceFiles = null;
+  // What the composer holds belongs to the space left: mentions, files, the space's file list.
+  state.pending = [];
+  state.files = [];
+  renderChips();
+  const files = document.getElementById("space-files") as HTMLDetailsElement | null;
+  if (files) { files.open = false; replace($("space-file-list")); }
   closeLive();
   clearTimeout(state.retryTimer);
   state.refusals = 0;
@@ -198,19 +234,26 @@ async function switchSpace(id: string): Promise<void> {
 
 async function loadConversations(): Promise<void> {
   if (!state.spaceId) return;
+  const s = session, spaceId = state.spaceId;
   try {
-    state.convs = (await api.conversations(state.spaceId)).conversations;
+    const convs = (await api.conversations(spaceId)).conversations;
+    if (s !== session || spaceId !== state.spaceId) return;
+    state.convs = convs;
   } catch (e) {
+    if (s !== session) return;
     notice(errorText(e));
   }
   renderConversations();
 }
 
 function renderConversations(): void {
-  const list = $("conv-list");
-  replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "" },
+  const list = document.getElementById("conv-list");
+  if (!list) return;
+  const focused = focusKey(list);
+  replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "", "data-conv": c.id },
     h("button", { type: "button", class: "conv-open", "aria-current": c.id === state.convId ? "true" : null, onclick: () => void openConversation(c.id) }, c.title || "Untitled"),
     h("button", { type: "button", class: "conv-delete", "aria-label": `Delete “${c.title || "Untitled"}”`, title: "Delete", onclick: () => void deleteConversation(c) }, "×"))));
+  if (focused) restoreFocus(list, focused, $("new-conv"));
 }
 
 function newConversation(): void {
@@ -223,11 +266,15 @@ function newConversation(): void {
   $("input").focus();
 }
 
-async function openConversation(id: string): Promise<void> {
+/** openConversation shows a conversation; opened by the person (byPerson), the focus moves to its heading. */
+async function openConversation(id: string, byPerson = true): Promise<void> {
   closeLive();
   state.convId = id;
   sessionStorage.setItem("hub.conversation", id);
   renderConversations();
+  const conv = state.convs.find((c) => c.id === id);
+  if (conv) $("chat-title").textContent = conv.title || "Untitled";
+  if (byPerson) $("chat-title").focus();
   await loadMessages();
 }
 
@@ -243,14 +290,16 @@ async function deleteConversation(c: Conversation): Promise<void> {
 async function loadMessages(): Promise<void> {
   const id = state.convId;
   if (!id) return;
+  const s = session;
   let messages: Message[];
   try {
     messages = (await api.messages(id)).messages;
   } catch (e) {
+    if (s !== session) return;
     notice(errorText(e));
     return;
   }
-  if (state.convId !== id) return;
+  if (s !== session || state.convId !== id) return;
   noteUndoStates(messages);
   // The reply this tab streams stays the view it streams into.
   const live = state.live;
@@ -272,10 +321,10 @@ async function loadMessages(): Promise<void> {
     } catch (e) {
       // It ended meanwhile (or is gone): the next activity redraws it. Hub
       // cannot be reached: try again later.
-      if (!(e instanceof ApiError) || e.status === 0 || e.status >= 500) retryLater(id);
+      if (s === session && (!(e instanceof ApiError) || e.status === 0 || e.status >= 500)) retryLater(id);
       return;
     }
-    if (state.convId !== id || state.live) return;
+    if (s !== session || state.convId !== id || state.live) return;
     sessionStorage.setItem("hub.stream." + running.turnId, url);
   }
   follow(running, url, id);
@@ -315,8 +364,10 @@ function renderChat(toBottom = false): void {
   const atBottom = toBottom || box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   const conv = state.convs.find((c) => c.id === state.convId);
   $("chat-title").textContent = conv ? conv.title || "Untitled" : "New conversation";
+  const focused = focusKey(box);
   replace(box, state.views.length ? state.views.map((v) => renderView(v, state.live?.view === v, actions))
     : h("p", { class: "empty" }, "Ask Hub something — “add a task called Water the plants”, or “list my tasks”. Type @ to mention a record."));
+  if (focused) restoreFocus(box, focused, $("chat-title"));
   box.scrollTop = atBottom ? box.scrollHeight : keep;
   renderComposerState();
 }
@@ -331,8 +382,11 @@ function renderLive(): void {
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   const old = document.getElementById(`msg-${live.view.id}`);
   const el = renderView(live.view, true, actions);
-  if (old) old.replaceWith(el);
-  else renderChat();
+  if (old) {
+    const focused = focusKey(box);
+    old.replaceWith(el);
+    if (focused) restoreFocus(box, focused, $("chat-title"));
+  } else renderChat();
   renderComposerState();
   if (atBottom) box.scrollTop = box.scrollHeight;
 }
@@ -429,17 +483,27 @@ function closeLive(): void {
 
 async function send(text: string): Promise<void> {
   const mentions = state.pending.map((r) => ({ kind: r.kind, id: r.id }));
+  const s = session, spaceId = state.spaceId, shown = state.convId;
+  // moved: the person opened another conversation (or space) while this was sent. Its reply is then
+  // left to the conversation's own reload when they come back (its stream URL kept); the views, the
+  // input and the live reply of the one shown now are not this message's.
+  const moved = (convId: string | null) => s !== session || state.spaceId !== spaceId || state.convId !== convId;
   await guard("send", async () => {
     let convId = state.convId;
     if (!convId) {
-      const c = await api.createConversation(state.spaceId, text.slice(0, 60));
+      const c = await api.createConversation(spaceId, text.slice(0, 60));
+      if (moved(shown)) { if (s === session) void loadConversations(); return; }
       convId = c.id;
       state.convId = convId;
       sessionStorage.setItem("hub.conversation", convId);
       await loadConversations();
+      if (moved(convId)) return;
     }
     const sentAt = performance.now();
     const st = await api.startTurn(convId, text, mentions, state.files.map((f) => f.id), { model: state.turnModel, effort: state.turnEffort });
+    if (s !== session) return;
+    sessionStorage.setItem("hub.stream." + st.turnId, st.streamUrl);
+    if (moved(convId)) return;
     const input = $("input") as HTMLTextAreaElement;
     input.value = "";
     const userView: View = { id: st.messageId, turnId: st.turnId, role: "user", text, status: "done", mentions: [...state.pending, ...state.files], refs: [], rows: [], proposals: [], receipts: [] };
@@ -448,7 +512,6 @@ async function send(text: string): Promise<void> {
     renderChips();
     const reply: View = { id: st.replyMessageId, turnId: st.turnId, role: "assistant", text: "", status: "running", mentions: [], refs: [], rows: [], proposals: [], receipts: [] };
     state.views.push(userView, reply);
-    sessionStorage.setItem("hub.stream." + st.turnId, st.streamUrl);
     follow(reply, st.streamUrl, convId, sentAt);
   });
 }
@@ -458,6 +521,7 @@ async function stopTurn(): Promise<void> {
   if (!live) return;
   await guard("stop", async () => {
     const r = await api.stop(live.view.turnId);
+    if (state.live !== live) return;
     live.view.step = { text: statusWord(r.status), since: Date.now() };
     renderLive();
   });
@@ -467,6 +531,7 @@ async function stopTurn(): Promise<void> {
 async function controlTurn(v: View, what: "pause" | "resume"): Promise<void> {
   await guard("control:" + v.turnId, async () => {
     const r = await (what === "pause" ? api.pause(v.turnId) : api.resume(v.turnId));
+    if (state.live?.view !== v) return;
     v.paused = r.status === "paused";
     v.step = { text: statusWord(r.status), since: Date.now() };
     renderLive();
@@ -475,9 +540,10 @@ async function controlTurn(v: View, what: "pause" | "resume"): Promise<void> {
 
 async function applyView(v: View, o: ApplyOptions = {}): Promise<void> {
   if (!state.convId) return;
-  const convId = state.convId;
+  const convId = state.convId, s = session;
   await guard("apply:" + v.id, async () => {
     const r = await api.apply(convId, v.id, o);
+    if (s !== session) return;
     const byCall = new Map(v.receipts.map((x) => [x.callId, x]));
     for (const x of r.receipts) byCall.set(x.callId, x);
     v.receipts = [...byCall.values()];
@@ -490,7 +556,9 @@ async function applyView(v: View, o: ApplyOptions = {}): Promise<void> {
 async function undo(gid: string): Promise<void> {
   await guard("undo:" + gid, async () => {
     const undone = state.undone.has(gid);
+    const s = session;
     const r = undone ? await api.redo(gid) : await api.undo(gid);
+    if (s !== session) return;
     if (r.state === "undone") state.undone.add(gid);
     else state.undone.delete(gid);
     notice(`${r.state === "undone" ? "Undone" : "Redone"}: ${r.records.map((x) => x.label).join(", ") || "nothing left to change"}.`);
@@ -498,12 +566,15 @@ async function undo(gid: string): Promise<void> {
 }
 
 async function retryTurn(v: View): Promise<void> {
-  const convId = state.convId;
+  const convId = state.convId, s = session;
   if (!convId) return;
   await guard("retry:" + v.turnId, async () => {
     const r = await api.retry(v.turnId);
-    v.turnId = r.turnId;
+    if (s !== session) return;
     sessionStorage.setItem("hub.stream." + r.turnId, r.streamUrl);
+    // Another conversation opened meanwhile: this one's reload follows the retried turn when the person comes back.
+    if (state.convId !== convId || !state.views.includes(v)) return;
+    v.turnId = r.turnId;
     follow(v, r.streamUrl, convId);
   });
 }
@@ -531,7 +602,11 @@ function composer(): HTMLElement {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = input.value.trim();
-    if (text && !state.live) void send(text);
+    if (!text) return;
+    // A message is refused with a word, never dropped silently (the text stays in the input).
+    if (state.busy.has("send")) notice("The last message is still being sent: send this one once it is.");
+    else if (state.live) notice("Hub is still answering: wait for the reply, or Stop it, then send.");
+    else void send(text);
   });
   input.addEventListener("input", () => void mentionMenu());
   input.addEventListener("keydown", (e) => {
@@ -555,14 +630,20 @@ function composer(): HTMLElement {
 
 function renderComposerState(): void {
   const live = !!state.live && state.live.convId === state.convId;
+  const was = document.activeElement;
   ($("send") as HTMLButtonElement).disabled = live || state.busy.has("send");
   $("stop").hidden = !live;
   const paused = !!state.live?.view.paused;
   const controlling = !!state.live && state.busy.has("control:" + state.live.view.turnId);
   $("pause-turn").hidden = !live || paused;
   $("resume-turn").hidden = !live || !paused;
-  ($("pause-turn") as HTMLButtonElement).disabled = controlling;
-  ($("resume-turn") as HTMLButtonElement).disabled = controlling;
+  // aria-disabled, not disabled, while a Pause or Resume is on its way: a disabled button would lose the focus.
+  $("pause-turn").setAttribute("aria-disabled", String(controlling));
+  $("resume-turn").setAttribute("aria-disabled", String(controlling));
+  // A control that went away with the focus on it hands it on: Pause to Resume and back; Stop, Send and both once the reply is done, to the input.
+  const gone = (id: string) => was?.id === id && ($(id).hidden || ($(id) as HTMLButtonElement).disabled);
+  if (gone("pause-turn") || gone("resume-turn")) moveFocus($(live ? (paused ? "resume-turn" : "pause-turn") : "input"));
+  else if (gone("stop") || gone("send")) moveFocus($("input"));
 }
 
 async function mentionMenu(): Promise<void> {
@@ -644,8 +725,10 @@ async function attach(input: HTMLInputElement): Promise<void> {
   const picked = [...(input.files ?? [])];
   input.value = "";
   await guard("attach", async () => {
+    const s = session, spaceId = state.spaceId;
     for (const f of picked) {
-      const up = await api.uploadFile(state.spaceId, f);
+      const up = await api.uploadFile(spaceId, f);
+      if (s !== session || state.spaceId !== spaceId) return;
       state.files.push({ kind: "file", id: up.id, label: up.name, detail: up.contentType });
     }
     renderChips();
@@ -656,10 +739,14 @@ async function attach(input: HTMLInputElement): Promise<void> {
 
 async function loadNeeds(): Promise<void> {
   // A failed read says so with Retry (the list as last read stays under it).
+  const s = session;
   try {
-    state.needs = (await api.needsMe()).items;
+    const items = (await api.needsMe()).items;
+    if (s !== session) return;
+    state.needs = items;
     state.needsError = "";
   } catch (e) {
+    if (s !== session) return;
     state.needsError = `The Needs me list could not be read: ${errorText(e)}`;
   }
   renderNeeds();
@@ -668,18 +755,32 @@ async function loadNeeds(): Promise<void> {
 function renderNeeds(): void {
   const list = document.getElementById("needs-list");
   if (!list) return;
+  const focused = focusKey(list);
   replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ",
       h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null,
     state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId },
       h("span", { class: "preview" }, n.preview), " ",
-      h("button", { type: "button", class: "needs-open", onclick: () => void openConversation(n.conversationId) }, "Open"), " ",
+      h("button", { type: "button", class: "needs-open", onclick: () => void openNeed(n) }, "Open"), " ",
       h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
     : state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
+  if (focused) restoreFocus(list, focused, $("needs-title"));
+}
+
+/** openNeed opens a Needs me item's conversation, in its own space (the list is the person's, across their spaces). */
+async function openNeed(n: NeedsMeItem): Promise<void> {
+  const s = session;
+  if (n.spaceId && n.spaceId !== state.spaceId && state.spaces.some((x) => x.id === n.spaceId)) {
+    await switchSpace(n.spaceId);
+    if (s !== session) return;
+  }
+  await openConversation(n.conversationId);
 }
 
 async function applyNeed(n: NeedsMeItem): Promise<void> {
   await guard("apply:" + n.messageId, async () => {
+    const s = session;
     const r = await api.apply(n.conversationId, n.messageId, { callIds: [n.callId] });
+    if (s !== session) return;
     notice(`Applied: ${r.receipts.map((x) => x.summary ?? x.status).join("; ")}`);
     await loadNeeds();
     if (state.convId === n.conversationId) await loadMessages();
@@ -687,13 +788,17 @@ async function applyNeed(n: NeedsMeItem): Promise<void> {
 }
 
 async function loadSettings(): Promise<void> {
+  const s = session;
+  let settings: Settings;
   try {
-    state.settings = await api.settings();
+    settings = await api.settings();
   } catch (e) {
-    notice(errorText(e));
+    if (s === session) notice(errorText(e));
     return;
   }
-  state.models = await api.models().catch(() => null);
+  const models = await api.models().catch(() => null);
+  if (s !== session) return;
+  Object.assign(state, { settings, models });
   renderSettings();
   renderTurnOptions();
 }
@@ -724,10 +829,13 @@ function spaceFilePicker(): HTMLElement {
   d.addEventListener("toggle", () => {
     if (!d.open) return;
     void (async () => {
+      const s = session, spaceId = state.spaceId;
       try {
-        state.spaceFiles = (await api.files(state.spaceId)).files;
+        const files = (await api.files(spaceId)).files;
+        if (s !== session || state.spaceId !== spaceId) return;
+        state.spaceFiles = files;
       } catch (e) {
-        notice(errorText(e));
+        if (s === session) notice(errorText(e));
         return;
       }
       replace(list, state.spaceFiles.length ? state.spaceFiles.map((f) => h("li", {},
@@ -766,7 +874,10 @@ function renderSettings(): void {
     void guard("settings", async () => {
       const patch: Partial<Settings> = { writePolicy: policy.value as Settings["writePolicy"] };
       if (models.length) { patch.model = model.value; patch.effort = effort.value; }
-      state.settings = await api.patchSettings(patch);
+      const s = session;
+      const saved = await api.patchSettings(patch);
+      if (s !== session) return;
+      state.settings = saved;
       renderSettings();
       renderTurnOptions();
       notice("Settings saved.");

@@ -17,21 +17,37 @@ export class TopBar {
   private closed = false;
   /** failure is what the api said when Pause, Resume or Stop all failed (the stream itself stays live). */
   private failure = "";
+  /** refusals counts the closed streams in a row: the next connect waits 1 s, doubling to 30 s (the first frame resets it). */
+  private refusals = 0;
+  private timer = 0;
+  // The bar's elements are drawn once and changed in place: the pill is one live region whose text
+  // changes, and a button keeps the focus across frames.
+  private readonly pill = h("span", { id: "pill", class: "pill", role: "status", "aria-live": "polite", tabindex: -1 });
+  private readonly retry = h("button", { type: "button", id: "pill-retry", hidden: true, onclick: () => void this.connect() }, "Retry");
+  private readonly error = h("span", { id: "topbar-error", class: "topbar-error", role: "alert", hidden: true });
+  private readonly pause = h("button", { type: "button", id: "pause-all", onclick: () => void this.all("pause") }, "Pause");
+  private readonly resume = h("button", { type: "button", id: "resume-all", onclick: () => void this.all("resume") }, "Resume");
+  private readonly stop = h("button", { type: "button", id: "stop-all", onclick: () => void this.all("stop") }, "Stop all");
 
   constructor(private readonly el: HTMLElement, private readonly events: TopBarEvents) {
+    replace(el, this.pill, this.retry, this.error, this.pause, this.resume, this.stop);
     this.render();
   }
 
   async connect(): Promise<void> {
+    clearTimeout(this.timer);
     this.es?.close();
+    this.es = null;
     this.phase = "checking";
     this.render();
     let url: string;
     try {
       url = (await api.agentStreamToken()).streamUrl;
     } catch {
+      if (this.closed) return;
       this.phase = "unavailable";
       this.render();
+      this.later();
       return;
     }
     if (this.closed) return;
@@ -40,6 +56,7 @@ export class TopBar {
     es.addEventListener("activity", (e) => {
       const d = JSON.parse((e as MessageEvent).data) as AgentSnapshot | ActivityFrame;
       this.phase = "live";
+      this.refusals = 0;
       if (!("activity" in d)) {
         this.activities = new Map(d.activities.map((a) => [a.id, a]));
         this.paused = d.paused;
@@ -53,11 +70,13 @@ export class TopBar {
       this.render();
     });
     es.addEventListener("error", () => {
-      // A refused reconnect (the stream token expired, Hub is gone) closes
-      // the EventSource: say so, and let the person ask again.
+      // A refused reconnect (the stream token expired, Hub restarted or is gone) closes the
+      // EventSource: say so, and connect again with a new token after a wait (docs/api.md);
+      // Retry does it at once.
       if (es.readyState === EventSource.CLOSED && this.es === es) {
         this.phase = "unavailable";
         this.render();
+        this.later();
       } else if (es.readyState === EventSource.CONNECTING) {
         this.phase = "checking";
         this.render();
@@ -65,8 +84,17 @@ export class TopBar {
     });
   }
 
+  /** later connects again after 1 s, doubling with each failure in a row, at most 30 s. */
+  private later(): void {
+    clearTimeout(this.timer);
+    const wait = Math.min(30_000, 1000 * 2 ** this.refusals);
+    this.refusals++;
+    this.timer = setTimeout(() => { if (!this.closed) void this.connect(); }, wait);
+  }
+
   close(): void {
     this.closed = true;
+    clearTimeout(this.timer);
     this.es?.close();
   }
 
@@ -87,26 +115,36 @@ export class TopBar {
     const acts = [...this.activities.values()];
     const turns = acts.filter((a) => a.kind === "turn");
     const running = turns.filter((a) => a.status !== "paused" && a.status !== "stopping");
-    const title = acts.map((a) => `${a.title || a.kind}: ${a.status}`).join("\n") || "Nothing is running";
-    replace(this.el,
-      h("span", { id: "pill", class: `pill pill-${word.toLowerCase().replace("…", "")}`, role: "status", "aria-live": "polite", title },
-        word, acts.length && this.phase === "live" ? ` · ${acts.length}` : ""),
-      this.phase === "unavailable" ? h("button", { type: "button", id: "pill-retry", onclick: () => void this.connect() }, "Retry") : null,
-      this.failure ? h("span", { id: "topbar-error", class: "topbar-error", role: "alert" }, this.failure) : null,
-      h("button", { type: "button", id: "pause-all", disabled: this.phase !== "live" || running.length === 0, onclick: () => void this.all("pause") }, "Pause"),
-      h("button", { type: "button", id: "resume-all", disabled: this.phase !== "live" || !turns.some((a) => a.status === "paused"), onclick: () => void this.all("resume") }, "Resume"),
-      h("button", { type: "button", id: "stop-all", disabled: this.phase !== "live" || turns.length === 0, onclick: () => void this.all("stop") }, "Stop all"));
+    const was = document.activeElement;
+    const text = word + (acts.length && this.phase === "live" ? ` · ${acts.length}` : "");
+    if (this.pill.textContent !== text) this.pill.textContent = text;
+    this.pill.className = `pill pill-${word.toLowerCase().replace("…", "")}`;
+    this.pill.title = acts.map((a) => `${a.title || a.kind}: ${a.status}`).join("\n") || "Nothing is running";
+    this.retry.hidden = this.phase !== "unavailable";
+    this.error.hidden = !this.failure;
+    if (this.error.textContent !== this.failure) this.error.textContent = this.failure;
+    this.pause.disabled = this.phase !== "live" || running.length === 0;
+    this.resume.disabled = this.phase !== "live" || !turns.some((a) => a.status === "paused");
+    this.stop.disabled = this.phase !== "live" || turns.length === 0;
+    // A button that went away (disabled, hidden) with the focus on it hands it on: Pause to
+    // Resume and back, else to one still enabled, else the pill.
+    const btn = was instanceof HTMLButtonElement && this.el.contains(was) ? was : null;
+    if (btn && (btn.disabled || btn.hidden)) {
+      const next = [btn === this.pause ? this.resume : this.pause, this.stop, this.pause, this.resume].find((b) => !b.disabled);
+      (next ?? this.pill).focus();
+    }
   }
 
   private async all(what: "pause" | "resume" | "stop"): Promise<void> {
     // A refused or failed action says what the api answered; the pill
     // keeps what the activity stream says (it is still live).
     this.failure = "";
+    this.render();
     try {
       await (what === "pause" ? api.pauseAll() : what === "resume" ? api.resumeAll() : api.stopAll());
     } catch (e) {
       this.failure = `${({ pause: "Pause", resume: "Resume", stop: "Stop all" })[what]} failed: ${e instanceof Error ? e.message : String(e)}`;
     }
-    this.render();
+    if (!this.closed) this.render();
   }
 }
