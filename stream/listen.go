@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/gorm"
 
 	"hub/models"
 )
@@ -56,6 +57,17 @@ type hooks struct {
 // Reopen) carries no more; a published frame's adds its number and, when
 // it fits, the frame (frameSuffix).
 func notifyPayload(origin, turnID string) string { return origin + " " + turnID }
+
+// notifyWake tells the other processes' followers of turnID to read
+// again (a notification without a frame), through q: at once, or when q's
+// transaction commits. Only on Postgres; elsewhere there is no other
+// process to tell.
+func (b *Bus) notifyWake(q *gorm.DB, turnID string) error {
+	if b.db.Dialect != models.Postgres {
+		return nil
+	}
+	return q.Exec("SELECT pg_notify(?, ?)", Channel, notifyPayload(b.origin, turnID)).Error
+}
 
 // maxPayload is the longest payload Postgres takes: it must be shorter
 // than 8000 bytes.

@@ -82,11 +82,9 @@ func (b *Bus) Reopen(turnID string, step int, frames []Draft) func(tx *gorm.DB) 
 		if err := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("attempt_seq", first).Error; err != nil {
 			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 		}
-		if b.db.Dialect == models.Postgres {
-			// Delivered when the transaction commits, like a publish's.
-			if err := tx.Exec("SELECT pg_notify(?, ?)", Channel, notifyPayload(b.origin, turnID)).Error; err != nil {
-				return fmt.Errorf("announce reopened %s: %w", turnID, err)
-			}
+		// Delivered when the transaction commits, like a publish's.
+		if err := b.notifyWake(tx, turnID); err != nil {
+			return fmt.Errorf("announce reopened %s: %w", turnID, err)
 		}
 		return nil
 	}

@@ -275,11 +275,8 @@ func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
 	for _, id := range turnIDs {
 		b.wake(id)
 	}
-	if b.db.Dialect != models.Postgres {
-		return nil
-	}
 	for _, id := range turnIDs {
-		if err := b.db.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", Channel, notifyPayload(b.origin, id)).Error; err != nil {
+		if err := b.notifyWake(b.db.WithContext(ctx), id); err != nil {
 			return fmt.Errorf("announce end of %s: %w", id, err)
 		}
 	}
