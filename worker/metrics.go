@@ -26,7 +26,7 @@ import (
 func NewMetricsHandler(reg prometheus.Registerer) client.MetricsHandler {
 	m := &sdkMetrics{families: map[string]*family{}}
 	reg.MustRegister(m)
-	return handler{m: m}
+	return handler{m: m, key: encode(nil)}
 }
 
 // timerBuckets reach a minute: the SDK's long polls take up to that.
@@ -59,20 +59,20 @@ type series struct {
 	buckets []uint64 // timer, per timerBuckets (not cumulative)
 }
 
-func (m *sdkMetrics) get(name string, k kind, tags map[string]string) *series {
+func (m *sdkMetrics) get(name string, k kind, h handler) *series {
 	f := m.families[name]
 	if f == nil {
 		f = &family{kind: k, keys: map[string]bool{}, series: map[string]*series{}}
 		m.families[name] = f
 	}
-	key := encode(tags)
-	s := f.series[key]
+	tags := h.tags
+	s := f.series[h.key]
 	if s == nil {
 		s = &series{tags: tags}
 		if k == timerKind {
 			s.buckets = make([]uint64, len(timerBuckets))
 		}
-		f.series[key] = s
+		f.series[h.key] = s
 		for t := range tags {
 			f.keys[t] = true
 		}
@@ -129,10 +129,14 @@ func (m *sdkMetrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// handler is one tag set of the SDK's metrics.
+// handler is one tag set of the SDK's metrics. Its series key is encoded
+// once, when the tag set is made: the SDK records several metrics on every
+// poll and task through the same handler, and encoding the tags on each
+// record was ~1 % of hub dev's CPU.
 type handler struct {
 	m    *sdkMetrics
 	tags map[string]string
+	key  string // encode(tags)
 }
 
 func (h handler) WithTags(tags map[string]string) client.MetricsHandler {
@@ -141,7 +145,7 @@ func (h handler) WithTags(tags map[string]string) client.MetricsHandler {
 	for k, v := range tags {
 		merged[sanitize(k)] = v
 	}
-	return handler{m: h.m, tags: merged}
+	return handler{m: h.m, tags: merged, key: encode(merged)}
 }
 
 func (h handler) Counter(name string) client.MetricsCounter {
@@ -165,7 +169,7 @@ func (c counter) Inc(n int64) {
 	if f := c.h.m.families[c.name]; f != nil && f.kind != counterKind {
 		return // the name is taken by another kind
 	}
-	c.h.m.get(c.name, counterKind, c.h.tags).value += float64(n)
+	c.h.m.get(c.name, counterKind, c.h).value += float64(n)
 }
 
 type gauge struct {
@@ -179,7 +183,7 @@ func (g gauge) Update(v float64) {
 	if f := g.h.m.families[g.name]; f != nil && f.kind != gaugeKind {
 		return
 	}
-	g.h.m.get(g.name, gaugeKind, g.h.tags).value = v
+	g.h.m.get(g.name, gaugeKind, g.h).value = v
 }
 
 type timer struct {
@@ -193,7 +197,7 @@ func (t timer) Record(d time.Duration) {
 	if f := t.h.m.families[t.name]; f != nil && f.kind != timerKind {
 		return
 	}
-	s := t.h.m.get(t.name, timerKind, t.h.tags)
+	s := t.h.m.get(t.name, timerKind, t.h)
 	sec := d.Seconds()
 	s.count++
 	s.sum += sec
