@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -158,9 +159,39 @@ type toolFunction struct {
 // carries. Schemas are most of a prompt (79% of the overflowing one in
 // docs/prompts.md, "The prompt budget"), so they are never left out of the
 // count.
+//
+// A count is remembered by the definition's text: a turn's offer is the
+// same few dozen definitions in every request, and marshalling and
+// counting them again for each model call's estimate was ~1.5 % of hub
+// dev's CPU.
 func ToolTokens(t llm.Tool) int {
-	return ToolOverheadTokens + EstimateTokens(ToolText(t))
+	key := t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters)
+	toolCounts.mu.Lock()
+	n, ok := toolCounts.byKey[key]
+	toolCounts.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = ToolOverheadTokens + EstimateTokens(ToolText(t))
+	toolCounts.mu.Lock()
+	if len(toolCounts.byKey) >= maxToolCounts {
+		// MCP servers' definitions change as they are listed again: start
+		// afresh rather than keep every version ever seen.
+		clear(toolCounts.byKey)
+	}
+	toolCounts.byKey[key] = n
+	toolCounts.mu.Unlock()
+	return n
 }
+
+// maxToolCounts bounds the remembered counts: Hub's own tools and a few
+// spaces' MCP tools fit many times over.
+const maxToolCounts = 4096
+
+var toolCounts = struct {
+	mu    sync.Mutex
+	byKey map[string]int
+}{byKey: map[string]int{}}
 
 // ToolText is a tool definition as the JSON a request carries; parameters
 // that are not JSON are kept as a string, so nothing is left uncounted.

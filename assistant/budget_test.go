@@ -1,6 +1,7 @@
 package assistant_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -311,4 +312,27 @@ func TestFitFixedPartsTooLarge(t *testing.T) {
 	require.ErrorIs(t, err, assistant.ErrPromptTooLarge)
 	require.Contains(t, err.Error(), "This turn's tool results grew past gpt-4o-mini's context window")
 	require.False(t, errors.Is(err, errors.New("other")))
+}
+
+// A remembered count belongs to the whole definition: a tool listed again
+// with a longer description or another schema is counted afresh.
+func TestToolTokensFollowTheDefinition(t *testing.T) {
+	tool := llm.Tool{Name: "mcp_lookup", Description: "Looks a word up.", Parameters: json.RawMessage(`{"type":"object"}`)}
+	first := assistant.ToolTokens(tool)
+	if again := assistant.ToolTokens(tool); again != first {
+		t.Fatalf("the same definition counted %d, then %d", first, again)
+	}
+	longer := tool
+	longer.Description = strings.Repeat("Looks a word up in the dictionary of the space. ", 20)
+	if n := assistant.ToolTokens(longer); n <= first {
+		t.Fatalf("a longer description counted %d, not more than %d", n, first)
+	}
+	wider := tool
+	wider.Parameters = json.RawMessage(`{"type":"object","properties":{"word":{"type":"string","description":"the word to look up"}}}`)
+	if n := assistant.ToolTokens(wider); n <= first {
+		t.Fatalf("a wider schema counted %d, not more than %d", n, first)
+	}
+	if n := assistant.ToolTokens(tool); n != first {
+		t.Fatalf("the first definition counted %d after the others, %d before", n, first)
+	}
 }
