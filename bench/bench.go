@@ -72,7 +72,7 @@ type Options struct {
 // Defaults are the workload.
 func Defaults() Options {
 	return Options{Warmup: 5, Sequential: 50, Concurrent: 200, InFlight: 20, Samples: 10, Rounds: 1,
-		Delay: 400 * time.Millisecond, DelayTurns: 5, ModelAddr: "127.0.0.1:0", TurnTimeout: 5 * time.Minute,
+		Delay: 400 * time.Millisecond, DelayTurns: 20, ModelAddr: "127.0.0.1:0", TurnTimeout: 5 * time.Minute,
 		StatsSettle: DefaultStatsSettle}
 }
 
