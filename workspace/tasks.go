@@ -218,6 +218,7 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 	}
 	rows := make([]models.Task, len(in))
 	now := s.now()
+	found := refsFound{}
 	for i, t := range in {
 		p := fmt.Sprintf("%s/%d", pathPrefix, i)
 		// Lists are oldest first: a microsecond apart (the finest time both
@@ -227,7 +228,7 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 			CreatedBy: actor.PersonID, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
 		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
 			Priority: nonEmpty(t.Priority), ProjectID: nonEmpty(t.ProjectID), AssigneeID: nonEmpty(t.AssigneeID)}
-		if err := s.applyPatch(ctx, spaceID, p, &r, patch); err != nil {
+		if err := s.applyPatch(ctx, spaceID, p, &r, patch, found); err != nil {
 			return nil, err
 		}
 		rows[i] = r
@@ -266,7 +267,7 @@ func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id strin
 		return Task{}, err
 	}
 	before := taskState(r)
-	if err := s.applyPatch(ctx, spaceID, "", &r, patch); err != nil {
+	if err := s.applyPatch(ctx, spaceID, "", &r, patch, refsFound{}); err != nil {
 		return Task{}, err
 	}
 	err = s.Tx(ctx, func(tx *Service) error {
@@ -309,9 +310,17 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 	return toTask(r), nil
 }
 
+// refsFound holds the project and person ids one call has already found in
+// the space ("project "+id, "person "+id): a create of many tasks in one
+// project, or for one assignee, reads it once rather than once a task, each
+// read a statement (and on Postgres a commit) of its own before the write's
+// transaction.
+type refsFound map[string]bool
+
 // applyPatch validates the set fields and copies them onto the row. Every id
-// is resolved in the space: an id from another space is not found.
-func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *models.Task, p TaskPatch) error {
+// is resolved in the space: an id from another space is not found. found
+// remembers the ids resolved, for the next patch of the same call.
+func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *models.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
 		title := strings.TrimSpace(*p.Title)
 		if title == "" {
@@ -356,11 +365,14 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 			if BadText(*p.ProjectID) {
 				return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
 			}
-			if err := s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID).Count(&n).Error; err != nil {
-				return fmt.Errorf("check project: %w", err)
-			}
-			if n == 0 {
-				return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
+			if key := "project " + *p.ProjectID; !found[key] {
+				if err := s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID).Count(&n).Error; err != nil {
+					return fmt.Errorf("check project: %w", err)
+				}
+				if n == 0 {
+					return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
+				}
+				found[key] = true
 			}
 			id := *p.ProjectID
 			r.ProjectID = &id
@@ -374,11 +386,14 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 			if BadText(*p.AssigneeID) {
 				return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
 			}
-			if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID).Count(&n).Error; err != nil {
-				return fmt.Errorf("check assignee: %w", err)
-			}
-			if n == 0 {
-				return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
+			if key := "person " + *p.AssigneeID; !found[key] {
+				if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID).Count(&n).Error; err != nil {
+					return fmt.Errorf("check assignee: %w", err)
+				}
+				if n == 0 {
+					return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
+				}
+				found[key] = true
 			}
 			id := *p.AssigneeID
 			r.AssigneeID = &id

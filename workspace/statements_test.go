@@ -193,3 +193,42 @@ func TestListProjectsIsOneStatement(t *testing.T) {
 		require.Equal(t, want, page.Projects[0])
 	})
 }
+
+// TestCreateTasksReadsEachReferenceOnce: a create of several tasks in one
+// project and for one assignee checks the project and the person once each,
+// not once a task; a second project is checked too, and an unknown one is
+// still refused at its own task's path.
+func TestCreateTasksReadsEachReferenceOnce(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := workspace.CheckAccessOnce(t.Context())
+		plan := f.project(t, f.owner, f.acme, "Plan")
+		other := f.project(t, f.owner, f.acme, "Other")
+		require.NoError(t, f.svc.CanWrite(ctx, f.owner.PersonID, f.acme))
+
+		rec := dbtest.Record(t, f.db)
+		in := []workspace.NewTask{
+			{Title: "One", ProjectID: plan.ID, AssigneeID: f.editor.PersonID},
+			{Title: "Two", ProjectID: plan.ID, AssigneeID: f.editor.PersonID},
+			{Title: "Three", ProjectID: other.ID, AssigneeID: f.editor.PersonID},
+			{Title: "Four", ProjectID: plan.ID},
+		}
+		out, err := f.svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", in)
+		require.NoError(t, err)
+		require.Len(t, out, 4)
+		require.Equal(t, []string{plan.ID, plan.ID, other.ID, plan.ID}, []string{out[0].ProjectID, out[1].ProjectID, out[2].ProjectID, out[3].ProjectID})
+		require.Equal(t, f.editor.PersonID, out[2].AssigneeID)
+		got := rec.Take()
+		require.Equal(t, 2, dbtest.Matching(got, "count(*)", "FROM projects"), "each project once: %q", got)
+		require.Equal(t, 1, dbtest.Matching(got, "count(*)", "FROM memberships"), "the assignee once: %q", got)
+
+		_, err = f.svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{
+			{Title: "Five", ProjectID: plan.ID}, {Title: "Six", ProjectID: "proj_missing"},
+		})
+		requireNotFound(t, err, "project", "/tasks/1/projectId")
+		_, err = f.svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{
+			{Title: "Five", AssigneeID: f.editor.PersonID}, {Title: "Six", AssigneeID: f.outsider.PersonID},
+		})
+		requireNotFound(t, err, "person", "/tasks/1/assigneeId")
+	})
+}
