@@ -232,3 +232,45 @@ func TestCreateTasksReadsEachReferenceOnce(t *testing.T) {
 		requireNotFound(t, err, "person", "/tasks/1/assigneeId")
 	})
 }
+
+// TestDeleteTaskIsOneStatementOnTasks: a delete finds and removes the task
+// in one statement (DELETE … RETURNING) and returns it as it was deleted;
+// an unknown id, another space's task and a task already gone are not
+// found, and change nothing.
+func TestDeleteTaskIsOneStatementOnTasks(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := workspace.CheckAccessOnce(t.Context())
+		plan := f.project(t, f.owner, f.acme, "Plan")
+		tk := f.task(t, workspace.NewTask{Title: "Doomed", ProjectID: plan.ID, DueDate: "2026-03-31", AssigneeID: f.editor.PersonID})
+		_, err := f.svc.UpdateTask(t.Context(), f.owner, f.acme, tk.ID, workspace.TaskPatch{Status: ptr(workspace.TaskDoing)})
+		require.NoError(t, err)
+		tk, err = f.svc.GetTask(t.Context(), f.owner, f.acme, tk.ID) // as stored
+		require.NoError(t, err)
+		require.Equal(t, 2, tk.Revision)
+		theirs, err := f.svc.CreateTasks(t.Context(), f.outsider, f.other, "/tasks", []workspace.NewTask{{Title: "Theirs"}})
+		require.NoError(t, err)
+		require.NoError(t, f.svc.CanWrite(ctx, f.owner.PersonID, f.acme))
+
+		rec := dbtest.Record(t, f.db)
+		gone, err := f.svc.DeleteTask(ctx, f.owner, f.acme, tk.ID)
+		require.NoError(t, err)
+		require.Equal(t, tk, gone, "the task as it was deleted")
+		got := rec.Take()
+		require.Equal(t, 1, dbtest.Matching(got, "FROM tasks"), "one statement on the tasks: %q", got)
+		require.Equal(t, 1, dbtest.Matching(got, "DELETE FROM tasks", "RETURNING"), "%q", got)
+
+		_, err = f.svc.DeleteTask(ctx, f.owner, f.acme, tk.ID)
+		requireNotFound(t, err, "task", "")
+		_, err = f.svc.DeleteTask(ctx, f.owner, f.acme, theirs[0].ID)
+		requireNotFound(t, err, "task", "")
+		_, err = f.svc.DeleteTask(ctx, f.owner, f.acme, "task_\x00")
+		requireNotFound(t, err, "task", "")
+		_, err = f.svc.GetTask(t.Context(), f.outsider, f.other, theirs[0].ID)
+		require.NoError(t, err, "another space's task stays")
+
+		page, err := f.svc.ListTasks(t.Context(), f.owner, f.acme, workspace.TaskFilter{})
+		require.NoError(t, err)
+		require.Zero(t, page.Total)
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"hub/models"
 )
@@ -288,20 +289,24 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return Task{}, err
 	}
-	r, err := s.taskRow(ctx, spaceID, id)
-	if err != nil {
-		return Task{}, err
+	if BadText(id) {
+		return Task{}, &NotFoundError{Kind: "task", ID: id}
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
-		// Guarded by the revision read, so the Undo entry keeps the task as
-		// it was when it was deleted, not an older copy.
-		res := tx.q(ctx).Delete(&models.Task{}, "id = ? AND revision = ?", r.ID, r.Revision)
-		if res.Error != nil {
-			return fmt.Errorf("delete task %s: %w", id, res.Error)
+	var r models.Task
+	err := s.Tx(ctx, func(tx *Service) error {
+		// One statement finds and deletes the task (RETURNING: Postgres,
+		// SQLite since 3.35), where a read and a delete guarded by its
+		// revision were two: the row returned is the task as it was
+		// deleted, what the Undo entry must keep.
+		var gone []models.Task
+		err := tx.q(ctx).Clauses(clause.Returning{}).Where("space_id = ? AND id = ?", spaceID, id).Delete(&gone).Error
+		if err != nil {
+			return fmt.Errorf("delete task %s: %w", id, err)
 		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("task %q changed while it was being deleted; read it again: %w", r.Title, ErrStale)
+		if len(gone) == 0 {
+			return &NotFoundError{Kind: "task", ID: id}
 		}
+		r = gone[0]
 		return tx.recordChange(ctx, actor, spaceID, taskState(r), nil)
 	})
 	if err != nil {
