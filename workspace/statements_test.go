@@ -274,3 +274,40 @@ func TestDeleteTaskIsOneStatementOnTasks(t *testing.T) {
 		require.Zero(t, page.Total)
 	})
 }
+
+// TestUndoEntryIsNumberedByItsUpdate: a write in an Undo group numbers its
+// entry with the one update that bumps the group's count (RETURNING), not an
+// update and a read; three writes are numbered 1, 2, 3 and undo together;
+// a group that was undone takes no more writes.
+func TestUndoEntryIsNumberedByItsUpdate(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := workspace.CheckAccessOnce(t.Context())
+		group, err := f.svc.NewUndoGroup(t.Context(), f.owner, f.acme, "three tasks")
+		require.NoError(t, err)
+		svc := f.svc.WithUndo(group)
+		require.NoError(t, svc.CanWrite(ctx, f.owner.PersonID, f.acme))
+
+		rec := dbtest.Record(t, f.db)
+		_, err = svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "One"}, {Title: "Two"}})
+		require.NoError(t, err)
+		got := rec.Take()
+		require.Equal(t, 2, dbtest.Matching(got, "undo_groups"), "one statement on the group a task: %q", got)
+		require.Equal(t, 2, dbtest.Matching(got, "UPDATE undo_groups", "RETURNING entry_count"), "%q", got)
+		_, err = svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "Three"}})
+		require.NoError(t, err)
+
+		g, err := f.svc.GetUndoGroup(t.Context(), f.owner.PersonID, group)
+		require.NoError(t, err)
+		require.Len(t, g.Records, 3)
+		res, err := f.svc.Undo(t.Context(), f.owner.PersonID, group)
+		require.NoError(t, err)
+		require.Len(t, res.Records, 3, "every numbered entry undone")
+		page, err := f.svc.ListTasks(t.Context(), f.owner, f.acme, workspace.TaskFilter{})
+		require.NoError(t, err)
+		require.Zero(t, page.Total)
+
+		_, err = svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "Four"}})
+		require.ErrorIs(t, err, workspace.ErrConflict, "an undone group takes no writes")
+	})
+}

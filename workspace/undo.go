@@ -388,22 +388,18 @@ func (s *Service) recordChange(ctx context.Context, actor Actor, spaceID string,
 
 func (s *Service) addUndoEntry(ctx context.Context, spaceID, kind, id string, before, after snapshot) error {
 	// Bumping the count takes the group's row lock: writers of one group
-	// take turns, and each gets the next seq.
-	res := s.q(ctx).Model(&models.UndoGroup{}).Where("id = ? AND space_id = ? AND state = ?", s.undoGroup, spaceID, UndoDone).
-		Update("entry_count", gorm.Expr("entry_count + 1"))
-	if res.Error != nil {
-		return fmt.Errorf("undo group %s: %w", s.undoGroup, res.Error)
+	// take turns, and each gets the next seq, which the update returns.
+	var seqs []int
+	err := s.q(ctx).Raw(`UPDATE undo_groups SET entry_count = entry_count + 1 WHERE id = ? AND space_id = ? AND state = ? RETURNING entry_count`,
+		s.undoGroup, spaceID, UndoDone).Scan(&seqs).Error
+	if err != nil {
+		return fmt.Errorf("undo group %s: %w", s.undoGroup, err)
 	}
-	if res.RowsAffected == 0 {
+	if len(seqs) == 0 {
 		return fmt.Errorf("undo group %s does not take writes in space %s (unknown, of another space, or undone): %w",
 			s.undoGroup, spaceID, ErrConflict)
 	}
-	var g models.UndoGroup
-	if err := s.q(ctx).Select("entry_count").Take(&g, "id = ?", s.undoGroup).Error; err != nil {
-		return fmt.Errorf("undo group %s: %w", s.undoGroup, err)
-	}
-	e := models.UndoEntry{GroupID: s.undoGroup, Seq: g.EntryCount, Kind: kind, RecordID: id, CreatedAt: s.now()}
-	var err error
+	e := models.UndoEntry{GroupID: s.undoGroup, Seq: seqs[0], Kind: kind, RecordID: id, CreatedAt: s.now()}
 	if e.Before, err = encodeSnapshot(before); err != nil {
 		return err
 	}
