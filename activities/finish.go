@@ -85,7 +85,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
 		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", len(steps),
 		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", len(held))
-	a.transcripts.forget(in.TurnID)
+	a.cache().forget(in.TurnID)
 	return nil
 }
 

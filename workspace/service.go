@@ -133,3 +133,30 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 	}
 	return nil
 }
+
+// SeedAccess gives the Tx s runs in the person's role in a space as a
+// query of this same transaction read it along (AccessColumns): the
+// transaction's checks (Access, CanWrite, an Undo group's) answer from it
+// instead of a read of their own (accessInTx). Only for a read made in
+// this transaction: on SQLite (one connection) nothing commits between it
+// and the transaction's writes; on Postgres it takes no lock, as
+// accessInTx's own read does not. A role the transaction read already is
+// kept. Outside any Tx it does nothing.
+func (s *Service) SeedAccess(personID, spaceID string, r ActivityRead) {
+	if s.txRoles == nil || personID == "" || spaceID == "" {
+		return
+	}
+	role := Role("")
+	if r.Role != nil {
+		role = Role(*r.Role)
+	}
+	key := [2]string{personID, spaceID}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	if s.txRoles.roles == nil {
+		s.txRoles.roles = map[[2]string]Role{}
+	}
+	if _, ok := s.txRoles.roles[key]; !ok {
+		s.txRoles.roles[key] = role
+	}
+}
