@@ -134,10 +134,11 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 	return nil
 }
 
-// SeedAccess gives the Tx s runs in the person's role in a space as a
-// query of this same transaction read it along (AccessColumns): the
-// transaction's checks (Access, CanWrite, an Undo group's) answer from it
-// instead of a read of their own (accessInTx). Only for a read made in
+// SeedAccess gives the Tx s runs in the person's role in a space and
+// their settings as a query of this same transaction read them along
+// (AccessColumns): the transaction's checks (Access, CanWrite, an Undo
+// group's) and GetSettings answer from it instead of a read of their own
+// (accessInTx). Only for a read made in
 // this transaction: on SQLite (one connection) nothing commits between it
 // and the transaction's writes; on Postgres it takes no lock, as
 // accessInTx's own read does not. A role the transaction read already is
@@ -158,5 +159,13 @@ func (s *Service) SeedAccess(personID, spaceID string, r ActivityRead) {
 	}
 	if _, ok := s.txRoles.roles[key]; !ok {
 		s.txRoles.roles[key] = role
+	}
+	if st, ok := r.settings(personID); ok {
+		if s.txRoles.settings == nil {
+			s.txRoles.settings = map[string]Settings{}
+		}
+		if _, ok := s.txRoles.settings[personID]; !ok {
+			s.txRoles.settings[personID] = st
+		}
 	}
 }
