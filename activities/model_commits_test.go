@@ -229,10 +229,12 @@ func TestRetriedToolCallStartsOnce(t *testing.T) {
 }
 
 // TestPrepareTurnWritesOnce: PrepareTurn reads the turn, the access, the
-// space's name and the person in one query; its writes — the run record,
-// the turn's working status with its announcement, the refs frame — are
-// one transaction, and a retried PrepareTurn (its worker died after the
-// commit) writes them again without a second refs frame.
+// space's name and the person in one query; its reads and its writes —
+// the run record, the turn's working status with its announcement, the
+// refs frame — are one transaction (one commit in all: the space's name
+// and the person are not read again in it), and a retried PrepareTurn
+// (its worker died after the commit) writes them again without a second
+// refs frame.
 func TestPrepareTurnWritesOnce(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		f := newFixture(t, url)
@@ -252,7 +254,9 @@ func TestPrepareTurnWritesOnce(t *testing.T) {
 			require.Zero(t, dbtest.Matching(got, "FROM messages WHERE id"), "no read of the person's message of its own: %q", got)
 			require.Equal(t, 1, dbtest.Matching(got, "UPDATE", "turns", "instructions"), "the run record: %q", got)
 			writing := 0
-			for _, u := range rec.TakeUnits() {
+			units := rec.TakeUnits()
+			require.Len(t, units, 1, "the reads and the writes in one transaction: %q", got)
+			for _, u := range units {
 				if dbtest.Writes(u) > 0 {
 					writing++
 					require.Equal(t, 1, dbtest.Matching(u, "UPDATE", "turns", "instructions"), "the run record: %q", u)

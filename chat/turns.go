@@ -547,6 +547,9 @@ func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, b
 	}
 	s.remember(ctx, row.PersonID, row.SpaceID, row.Access)
 	workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
+	if s.joined != nil {
+		s.joined.ws.SeedStart(row.PersonID, row.SpaceID, row.Start)
+	}
 	if row.UserID == nil {
 		return toTurn(row.Turn), Message{}, false, nil
 	}
@@ -629,6 +632,9 @@ func (s *Store) turnWithAccess(ctx context.Context, id string, record, start boo
 	s.remember(ctx, row.PersonID, row.SpaceID, row.Access)
 	if start {
 		workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
+		if s.joined != nil {
+			s.joined.ws.SeedStart(row.PersonID, row.SpaceID, row.Start)
+		}
 	}
 	return toTurn(row.Turn), toRunRecord(row.Turn), nil
 }

@@ -139,7 +139,7 @@ func (s *Service) forgetAccess(ctx context.Context) {
 	}
 	if r := s.txRoles; r != nil {
 		r.mu.Lock()
-		r.roles, r.settings = nil, nil
+		r.roles, r.settings, r.spaceNames, r.people = nil, nil, nil, nil
 		r.forgot = true
 		r.mu.Unlock()
 	}
@@ -153,6 +153,10 @@ type txRoles struct {
 	// settings are persons' settings a query of the transaction read
 	// along with the access (SeedAccess), for GetSettings in it.
 	settings map[string]Settings
+	// spaceNames and people are what a turn's start read in the
+	// transaction (SeedStart), for GetSpace and GetPerson in it.
+	spaceNames map[string]string
+	people     map[string]Person
 	// forgot says a change inside the transaction cleared the activity's
 	// memo: Service.Tx clears it once more when the outermost transaction
 	// has ended, because a check made meanwhile outside the transaction

@@ -169,3 +169,51 @@ func (s *Service) SeedAccess(personID, spaceID string, r ActivityRead) {
 		}
 	}
 }
+
+// SeedStart gives the Tx s runs in what a turn's start read in it along
+// with the turn (StartColumns): the space's name and the person, for
+// GetSpace and GetPerson in the transaction. Outside any Tx, or for a
+// space or person the read did not find, it does nothing.
+func (s *Service) SeedStart(personID, spaceID string, r StartRead) {
+	if s.txRoles == nil {
+		return
+	}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	if r.SpaceName != nil && spaceID != "" {
+		if s.txRoles.spaceNames == nil {
+			s.txRoles.spaceNames = map[string]string{}
+		}
+		s.txRoles.spaceNames[spaceID] = *r.SpaceName
+	}
+	if r.PersonID != nil && *r.PersonID == personID {
+		if s.txRoles.people == nil {
+			s.txRoles.people = map[string]Person{}
+		}
+		s.txRoles.people[personID] = Person{ID: personID, Name: deref(r.PersonName), GivenName: deref(r.PersonFirstName), Persona: deref(r.PersonPersona)}
+	}
+}
+
+// startName is a space's name as the activity's start read it: in the Tx
+// s runs in (SeedStart), or outside any Tx in the activity's memo.
+func (s *Service) startName(ctx context.Context, spaceID string) (string, bool) {
+	if s.txRoles == nil {
+		return rememberedSpaceName(ctx, spaceID)
+	}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	name, ok := s.txRoles.spaceNames[spaceID]
+	return name, ok
+}
+
+// startPerson is a person as the activity's start read them: in the Tx s
+// runs in (SeedStart), or outside any Tx in the activity's memo.
+func (s *Service) startPerson(ctx context.Context, personID string) (Person, bool) {
+	if s.txRoles == nil {
+		return rememberedPerson(ctx, personID)
+	}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	p, ok := s.txRoles.people[personID]
+	return p, ok
+}
