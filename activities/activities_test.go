@@ -138,6 +138,27 @@ func TestFinishTurnIsIdempotent(t *testing.T) {
 	})
 }
 
+// TestFinishTurnCommitsOnce: FinishTurn reads the turn with its steps in
+// one query, in the ending's transaction: the read, the ending with its
+// reply and announcement and the done frame are one commit.
+func TestFinishTurnCommitsOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		ctx := context.Background()
+		_, err := f.chat.SaveStep(ctx, f.turn.ID, chat.Step{Step: 1, Attempt: 1, Text: "Done.", FinishReason: "stop"})
+		require.NoError(t, err)
+		rec := dbtest.Record(t, f.db)
+		require.NoError(t, f.acts.FinishTurn(ctx, activities.FinishInput{TurnID: f.turn.ID, Status: "done"}))
+		got, units := rec.Take(), rec.TakeUnits()
+		require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "turn_steps"), "the turn and its steps in one read: %q", got)
+		require.Zero(t, dbtest.Matching(got, "FROM turn_steps"), "no steps read of their own: %q", got)
+		require.Len(t, units, 1, "the read and the ending in one transaction: %q", got)
+		reply, err := f.chat.GetMessage(ctx, f.turn.ReplyMessageID)
+		require.NoError(t, err)
+		require.Equal(t, "Done.", reply.Text)
+	})
+}
+
 // TestRunToolReadsAccessOnce: a tool call's activity reads the call, its
 // turn, the person's access and the turn's steps in one query, and the
 // Runner's recheck, hub_list_tasks' ListTasks and hub_create_tasks' write

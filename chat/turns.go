@@ -736,10 +736,12 @@ const MaxNamedRefs = 60
 // never ends without its done frame, and a retry that finds the ending
 // saved sends what the attempt has not sent yet.
 //
-// The ending's update is the transaction's first statement and takes the
+// The ending's update is the transaction's first write and takes the
 // turn's row lock: of two attempts racing to finish one turn, the second
 // waits for the first to commit, then finds the turn ended (finished_at
-// is set) and its frames stored.
+// is set) and its frames stored. In a Store that runs in another's
+// transaction (In, Join: the activity's read of the turn and its steps
+// comes first in it) it runs in that one as it is.
 func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ...func(tx *gorm.DB, ended Turn) error) (Turn, error) {
 	var out Turn
 	announced := false
