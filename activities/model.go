@@ -39,11 +39,13 @@ const HeartbeatInterval = 5 * time.Second
 //
 // Of its own it reads once (the turn, its run record, the person's access
 // and the steps before, chat.Store.TurnAndSteps) and commits twice
-// besides the streamed text frames: the status change with its frame and
-// the request's reservation before the request (MarkWorking), and the
-// step with its calls, the request's settle and the frames that end the
-// call after it (SaveStep). Neither transaction is open across the model
-// request or the verify hook.
+// besides the streamed text frames: the read with the status change, its
+// frame and the request's reservation before the request (one
+// transaction, inOneTx; apart when the call needs a file's store, a
+// space's MCP servers or a reset's claim), and the step with its calls,
+// the request's settle and the frames that end the call after it
+// (SaveStep). Neither transaction is open across the model request or the
+// verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
 		return ModelStep{}, temporal.NewNonRetryableApplicationError(
