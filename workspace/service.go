@@ -138,11 +138,11 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 // their settings as a query of this same transaction read them along
 // (AccessColumns): the transaction's checks (Access, CanWrite, an Undo
 // group's) and GetSettings answer from it instead of a read of their own
-// (accessInTx). Only for a read made in
-// this transaction: on SQLite (one connection) nothing commits between it
-// and the transaction's writes; on Postgres it takes no lock, as
-// accessInTx's own read does not. A role the transaction read already is
-// kept. Outside any Tx it does nothing.
+// (accessInTx). Only for a read made in this transaction: on SQLite (one
+// connection) nothing commits between it and the transaction's writes; on
+// Postgres it takes no lock, as accessInTx's own read does not. What the
+// transaction read already is kept; a change of memberships or settings
+// in it forgets both (forgetAccess). Outside any Tx it does nothing.
 func (s *Service) SeedAccess(personID, spaceID string, r ActivityRead) {
 	if s.txRoles == nil || personID == "" || spaceID == "" {
 		return
@@ -172,8 +172,9 @@ func (s *Service) SeedAccess(personID, spaceID string, r ActivityRead) {
 
 // SeedStart gives the Tx s runs in what a turn's start read in it along
 // with the turn (StartColumns): the space's name and the person, for
-// GetSpace and GetPerson in the transaction. Outside any Tx, or for a
-// space or person the read did not find, it does nothing.
+// GetSpace and GetPerson in the transaction (a turn's start, which
+// changes neither). Outside any Tx, or for a space or person the read did
+// not find, it does nothing.
 func (s *Service) SeedStart(personID, spaceID string, r StartRead) {
 	if s.txRoles == nil {
 		return
