@@ -138,14 +138,35 @@ func TestFinishTurnIsIdempotent(t *testing.T) {
 	})
 }
 
+// TestFinishTurnCommitsOnce: FinishTurn reads the turn with its steps in
+// one query, in the ending's transaction: the read, the ending with its
+// reply and announcement and the done frame are one commit.
+func TestFinishTurnCommitsOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		ctx := context.Background()
+		_, err := f.chat.SaveStep(ctx, f.turn.ID, chat.Step{Step: 1, Attempt: 1, Text: "Done.", FinishReason: "stop"})
+		require.NoError(t, err)
+		rec := dbtest.Record(t, f.db)
+		require.NoError(t, f.acts.FinishTurn(ctx, activities.FinishInput{TurnID: f.turn.ID, Status: "done"}))
+		got, units := rec.Take(), rec.TakeUnits()
+		require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "turn_steps"), "the turn and its steps in one read: %q", got)
+		require.Zero(t, dbtest.Matching(got, "FROM turn_steps"), "no steps read of their own: %q", got)
+		require.Len(t, units, 1, "the read and the ending in one transaction: %q", got)
+		reply, err := f.chat.GetMessage(ctx, f.turn.ReplyMessageID)
+		require.NoError(t, err)
+		require.Equal(t, "Done.", reply.Text)
+	})
+}
+
 // TestRunToolReadsAccessOnce: a tool call's activity reads the call, its
 // turn, the person's access and the turn's steps in one query, and the
-// Runner's recheck and hub_list_tasks' ListTasks answer from it;
-// hub_create_tasks' write reads the access once more in its transaction
-// (CanWrite of the write and of its Undo group); in a space without MCP
-// servers the registry reads no connections. Of its own the activity
-// commits once: the outcome with its started and done frames (for the
-// write, in the write's transaction).
+// Runner's recheck, hub_list_tasks' ListTasks and hub_create_tasks' write
+// (CanWrite of the write and of its Undo group) answer from it: the read
+// is in the write's transaction (workspace.Service.SeedAccess); in a
+// space without MCP servers the registry reads no connections. The
+// activity commits once in all: the read, the tool's own reads, its write
+// and the outcome with its started and done frames are one transaction.
 func TestRunToolReadsAccessOnce(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		f := newFixture(t, url)
@@ -158,13 +179,7 @@ func TestRunToolReadsAccessOnce(t *testing.T) {
 			require.Equal(t, chat.CallDone, out.Status)
 			got := rec.Take()
 			commits := rec.TakeCommits()
-			inTx, tool := 0, 0
-			if c.Tool == "hub_create_tasks" {
-				inTx = 1 // the write's own, in its transaction
-			} else {
-				tool = 2 // ListTasks: the count and the page, each alone
-			}
-			require.Equal(t, 1+inTx, dbtest.Matching(got, "memberships"), "%s: the access read with the turn, once: %q", c.Tool, got)
+			require.Equal(t, 1, dbtest.Matching(got, "memberships"), "%s: the access read with the turn, once: %q", c.Tool, got)
 			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships"), c.Tool)
 			require.Zero(t, dbtest.Matching(got, "FROM connections WHERE space_id"), "%s: no registry read: %q", c.Tool, got)
 			require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships", "turn_steps", "tool_calls"),
@@ -173,7 +188,7 @@ func TestRunToolReadsAccessOnce(t *testing.T) {
 			require.Zero(t, dbtest.Matching(got, "FROM tool_calls"), "%s: no call read of its own", c.Tool)
 			require.Zero(t, dbtest.Matching(got, "count(*)", "tool_calls"), c.Tool)
 			require.Zero(t, dbtest.Matching(got, "FROM settings WHERE person_id"), "%s: the settings read with the turn too", c.Tool)
-			require.Equal(t, 2+tool, commits, "%s: the read and the outcome with its frames, besides the tool's own reads: %q", c.Tool, got)
+			require.Equal(t, 1, commits, "%s: the read, the tool's reads and writes and the outcome with its frames: %q", c.Tool, got)
 		}
 		require.Len(t, f.tasks(t), 1)
 		frames, err := f.acts.Frames.Frames(context.Background(), f.turn.ID, 0)

@@ -18,23 +18,76 @@ import (
 // names, the usage) and the turn's ending, and in the same transaction the
 // held writes' proposal, the error frames (turn_error and error) when it
 // failed and the done frame, always last: the ending and its frames commit
-// together. Safe to retry, also beside an attempt still running: the turn
+// together, with the read of the turn and its steps they are made from
+// (one commit in all). Safe to retry, also beside an attempt still running: the turn
 // keeps its run's first ending and frames are not repeated. A run started by an operator's reset reopens the turn first
 // (claim), so the ending, reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	ctx = workspace.CheckAccessOnce(ctx)
-	turn, err := a.Chat.GetTurn(ctx, in.TurnID)
+	// The turn and its steps in one read, in the ending's transaction
+	// (inOneTx): one commit in all. A reset's run, which claims the turn
+	// first, reads and writes apart.
+	var f finishing
+	outside, err := a.inOneTx(ctx, func(b *Activities) error {
+		f = finishing{}
+		return b.finish(ctx, in, true, &f)
+	})
+	f.ended(err)
+	if outside {
+		f = finishing{}
+		err = a.finish(ctx, in, false, &f)
+		f.ended(err)
+	}
 	if err != nil {
-		err = gone(err)
 		return err
+	}
+	turn, ended := f.turn, f.saved
+	ms := int64(0)
+	if ended.FinishedAt != nil {
+		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
+	}
+	a.Work.turnEnded(string(ended.Status), time.Duration(ms)*time.Millisecond)
+	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
+		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", f.steps,
+		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", f.held)
+	a.cache().forget(in.TurnID)
+	return nil
+}
+
+// finishing is what finish read and saved, and what its transaction left
+// to do once it ended.
+type finishing struct {
+	turn        chat.Turn
+	saved       chat.Turn // the turn as it ended
+	steps, held int
+	published   func(error)
+}
+
+// ended hands the turn's last frames to this process's followers once
+// the ending's transaction ended (stream.Bus.PublishOnceIn).
+func (f *finishing) ended(err error) {
+	if f.published != nil {
+		f.published(err)
+	}
+}
+
+// finish is FinishTurn's read and ending. With inTx (a bound to one
+// transaction, inOneTx) it returns errOutside, having only read, for a
+// reset's run (its claim reads the frames through the bus's handle).
+func (a *Activities) finish(ctx context.Context, in FinishInput, inTx bool, f *finishing) error {
+	// The turn (with the access, which the page's records are resolved
+	// with) and every step with its calls, in one read.
+	turn, _, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, MaxSteps+1)
+	if err != nil {
+		return gone(err)
+	}
+	if inTx && needsClaim(ctx, turn) {
+		return errOutside
 	}
 	// A reset run whose reset point is right before this ending reopens
-	// the turn here; its own retries find it theirs and keep its ending.
+	// the turn here (keeping every step); its own retries find it theirs
+	// and keep its ending.
 	if err := a.claim(ctx, turn, MaxSteps); err != nil {
-		return err
-	}
-	steps, err := a.Chat.Steps(ctx, in.TurnID, MaxSteps+1)
-	if err != nil {
 		return err
 	}
 	var texts []string
@@ -66,27 +119,16 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	// The turn's last frames commit in the ending's transaction: a turn
 	// never ends without its done frame, and of two attempts racing to
 	// finish it one stores the frames (chat.Store.FinishTurn).
-	publish, published := a.Frames.PublishOnceIn(in.TurnID)
-	ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
+	var publish func(tx *gorm.DB, typ string, data any) (bool, error)
+	publish, f.published = a.Frames.PublishOnceIn(in.TurnID)
+	f.turn, f.steps, f.held = turn, len(steps), len(held)
+	f.saved, err = a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
 		Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
 		Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
 	}, func(tx *gorm.DB, ended chat.Turn) error {
 		return lastFrames(tx, publish, turn, ended, held, named)
 	})
-	published(err)
-	if err != nil {
-		return err
-	}
-	ms := int64(0)
-	if ended.FinishedAt != nil {
-		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
-	}
-	a.Work.turnEnded(string(ended.Status), time.Duration(ms)*time.Millisecond)
-	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
-		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", len(steps),
-		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", len(held))
-	a.transcripts.forget(in.TurnID)
-	return nil
+	return err
 }
 
 // lastFrames publishes, in the ending's transaction, what a turn's stream

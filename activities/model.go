@@ -39,11 +39,13 @@ const HeartbeatInterval = 5 * time.Second
 //
 // Of its own it reads once (the turn, its run record, the person's access
 // and the steps before, chat.Store.TurnAndSteps) and commits twice
-// besides the streamed text frames: the status change with its frame and
-// the request's reservation before the request (MarkWorking), and the
-// step with its calls, the request's settle and the frames that end the
-// call after it (SaveStep). Neither transaction is open across the model
-// request or the verify hook.
+// besides the streamed text frames: the read with the status change, its
+// frame and the request's reservation before the request (one
+// transaction, inOneTx; apart when the call needs a file's store, a
+// space's MCP servers or a reset's claim), and the step with its calls,
+// the request's settle and the frames that end the call after it
+// (SaveStep). Neither transaction is open across the model request or the
+// verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
 		return ModelStep{}, temporal.NewNonRetryableApplicationError(
@@ -69,102 +71,35 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
-	// The turn, its run record, the access and the steps before this one
-	// in one read (a reset's claim below leaves the record as it is, and
-	// keeps the steps before in.Step).
-	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, in.Step)
-	if err != nil {
-		err = gone(err)
-		return ModelStep{}, err
+	// The read and everything up to the status change with the first
+	// request's reservation in one transaction (inOneTx); a call that
+	// needs a file's store, a space's MCP servers or a reset's claim
+	// reads and writes apart, as before.
+	c := &callStart{}
+	outside, err := a.inOneTx(ctx, func(b *Activities) error { return b.startCall(ctx, callCtx, in, attempt, true, c) })
+	if outside {
+		*c = callStart{}
+		err = a.startCall(ctx, callCtx, in, attempt, false, c)
 	}
-	if err := a.claim(ctx, turn, in.Step-1); err != nil {
-		return ModelStep{}, err
+	m := c.m
+	if m != nil {
+		// Whatever way the call ends without saving its step, what the
+		// provider was asked for is settled.
+		defer func() { _ = m.settle() }()
 	}
-	if err := a.stillMember(ctx, turn); err != nil {
-		return ModelStep{}, err
+	if c.published != nil {
+		// The status frame reaches this process's followers once the
+		// transaction that stored it ended.
+		c.published(err)
+		m.reservedIn(err, c.refused)
 	}
-	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused ||
-		(in.CountsInterrupts && turn.Interrupts > in.Interrupts) {
-		// The person stopped or paused the turn after the workflow scheduled
-		// this call (while the last step's tool calls ran, or while the call
-		// waited for a worker): the api recorded it, and the workflow, once
-		// it hears the signal, cancels the call, even if the person has
-		// resumed since. Calling the model now would run a step the person
-		// asked not to, or one cut off a moment later and run again; the
-		// workflow handles this like an interrupted call.
-		return ModelStep{}, temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call",
-			ErrTypeInterrupted, nil, InterruptedDetails{Interrupts: turn.Interrupts})
-	}
-	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
 		return ModelStep{}, err
 	}
-	history = keepIDs(history, rec.HistoryIDs)
-
-	parts, missing, err := a.attachedParts(ctx, turn, user)
-	if err != nil {
-		return ModelStep{}, err
+	if c.refused != nil {
+		return ModelStep{}, modelError(c.refused)
 	}
-	model, info := a.turnModel(turn, in.Model, in.Effort)
-	parts, notTaken := modelParts(parts, info)
-	missing = append(missing, notTaken...)
-	reg, err := a.registryIn(ctx, turn.SpaceID)
-	if err != nil {
-		return ModelStep{}, err
-	}
-	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
-		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: reg}
-	req := llm.Request{Messages: tr.Messages()}
-	userIdx := userMessageIndex(req.Messages, len(history))
-	if !in.ToolsOff {
-		req.Tools = a.toolSchemas(reg, turn, rec.OfferedTools)
-	}
-
-	// Text already shown in earlier steps is separated from this step's.
-	sep := ""
-	for _, st := range steps {
-		if st.Text != "" && !discarded(st) {
-			sep = "\n\n"
-		}
-	}
-	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
-		// Stopped or paused while the transcript was read: nothing was sent
-		// and nothing written.
-		return ModelStep{}, temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
-	}
-	// The files' fallback goes on from where the turn's last step ended.
-	from := 0
-	for _, st := range steps {
-		from = max(from, st.PartsLevel)
-	}
-
-	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
-	if in.Rerun {
-		// Resumed after a pause: the interrupted call's text goes.
-		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Resuming…"}
-	}
-	if attempt > 1 {
-		// The client drops the partial text of the failed attempt.
-		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
-	}
-	// The status change, its frame and the first request's reservation
-	// (with the release of what a dead earlier attempt left reserved) in
-	// one transaction.
-	m := a.metered(ctx, turn, in.Step, attempt, model, info)
-	// Whatever way the call ends without saving its step, what the
-	// provider was asked for is settled.
-	defer func() { _ = m.settle() }()
-	var refused error
-	publish, published := a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)
-	err = a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish, m.reserveIn(firstTry(req, userIdx, parts, from), &refused))
-	published(err)
-	m.reservedIn(err, refused)
-	if err != nil {
-		return ModelStep{}, err
-	}
-	if refused != nil {
-		return ModelStep{}, modelError(refused)
-	}
+	turn, user, steps, req, userIdx, parts, from, sep, missing := c.turn, c.user, c.steps, c.req, c.userIdx, c.parts, c.from, c.sep, c.missing
 
 	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
@@ -259,6 +194,149 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		out.ToolCalls = append(out.ToolCalls, ToolCallRef{ID: c.ID, Tool: c.Tool})
 	}
 	return out, nil
+}
+
+// callStart is what a model call read and prepared before its request
+// (startCall), and what its status change left to do.
+type callStart struct {
+	turn    chat.Turn
+	user    chat.Message
+	steps   []chat.Step
+	req     llm.Request
+	userIdx int
+	parts   []llm.Part
+	from    int
+	sep     string
+	missing []string
+	m       *meter
+	// published hands the status frame to this process's followers once
+	// the transaction that stored it ended (nil: none was stored).
+	published func(error)
+	// refused is the budget's refusal of the first request.
+	refused error
+}
+
+// startCall is a model call up to its request: it reads the turn, its
+// run record, the access and the steps before this one, rebuilds the
+// transcript, and records the status change with its frame and the first
+// request's reservation (MarkWorking), filling in c. With inTx (a bound
+// to one transaction, inOneTx) it returns errOutside when the call needs
+// what a transaction must not wait on.
+func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, inTx bool, c *callStart) error {
+	// The turn, its run record, the access and the steps before this one
+	// in one read (a reset's claim below leaves the record as it is, and
+	// keeps the steps before in.Step).
+	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, in.Step)
+	if err != nil {
+		return gone(err)
+	}
+	if inTx && needsClaim(ctx, turn) {
+		return errOutside // a reset's claim reads the frames through the bus's handle
+	}
+	if err := a.claim(ctx, turn, in.Step-1); err != nil {
+		return err
+	}
+	if err := a.stillMember(ctx, turn); err != nil {
+		return err
+	}
+	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused ||
+		(in.CountsInterrupts && turn.Interrupts > in.Interrupts) {
+		// The person stopped or paused the turn after the workflow scheduled
+		// this call (while the last step's tool calls ran, or while the call
+		// waited for a worker): the api recorded it, and the workflow, once
+		// it hears the signal, cancels the call, even if the person has
+		// resumed since. Calling the model now would run a step the person
+		// asked not to, or one cut off a moment later and run again; the
+		// workflow handles this like an interrupted call.
+		return temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call",
+			ErrTypeInterrupted, nil, InterruptedDetails{Interrupts: turn.Interrupts})
+	}
+	user, history, err := a.turnMessages(ctx, turn)
+	if err != nil {
+		return err
+	}
+	history = keepIDs(history, rec.HistoryIDs)
+	if inTx && (a.Files != nil && mentionsFile(user) || a.mayHaveMCP(ctx, turn.SpaceID)) {
+		// The files' store and the MCP catalog have handles of their own.
+		return errOutside
+	}
+
+	parts, missing, err := a.attachedParts(ctx, turn, user)
+	if err != nil {
+		return err
+	}
+	model, info := a.turnModel(turn, in.Model, in.Effort)
+	parts, notTaken := modelParts(parts, info)
+	missing = append(missing, notTaken...)
+	reg, err := a.registryIn(ctx, turn.SpaceID)
+	if err != nil {
+		return err
+	}
+	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
+		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: reg}
+	req := llm.Request{Messages: tr.Messages()}
+	userIdx := userMessageIndex(req.Messages, len(history))
+	if !in.ToolsOff {
+		req.Tools = a.toolSchemas(reg, turn, rec.OfferedTools)
+	}
+
+	// Text already shown in earlier steps is separated from this step's.
+	sep := ""
+	for _, st := range steps {
+		if st.Text != "" && !discarded(st) {
+			sep = "\n\n"
+		}
+	}
+	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
+		// Stopped or paused while the transcript was read: nothing was sent
+		// and nothing written.
+		return temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
+	}
+	// The files' fallback goes on from where the turn's last step ended.
+	from := 0
+	for _, st := range steps {
+		from = max(from, st.PartsLevel)
+	}
+
+	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
+	if in.Rerun {
+		// Resumed after a pause: the interrupted call's text goes.
+		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Resuming…"}
+	}
+	if attempt > 1 {
+		// The client drops the partial text of the failed attempt.
+		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
+	}
+	// The status change, its frame and the first request's reservation
+	// (with the release of what a dead earlier attempt left reserved) in
+	// one transaction. The meter is the activities' own: it settles
+	// after this transaction, outside it.
+	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing,
+		m: a.rootOf().metered(ctx, turn, in.Step, attempt, model, info)}
+	var publish func(tx *gorm.DB) error
+	publish, c.published = a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)
+	return a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish, c.m.reserveIn(firstTry(req, userIdx, parts, from), &c.refused))
+}
+
+// needsClaim tells whether the activity's run must claim the turn first
+// (claim): a run an operator's reset started.
+func needsClaim(ctx context.Context, turn chat.Turn) bool {
+	if !activity.IsActivity(ctx) {
+		return false
+	}
+	runID := activity.GetInfo(ctx).WorkflowExecution.RunID
+	return runID != "" && turn.RunID != runID
+}
+
+// mentionsFile tells whether the person's message mentions a file, whose
+// bytes go to the model (attachedParts).
+func mentionsFile(user chat.Message) bool {
+	for _, m := range user.Mentions {
+		if m.Kind == assistant.KindFile {
+			return true
+		}
+	}
+	return false
 }
 
 // frame is a frame that ends a model call, stored with its step.

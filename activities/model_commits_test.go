@@ -64,9 +64,10 @@ var (
 
 // TestCallModelCommitsTwiceOfItsOwn: a model call reads the turn, its run
 // record, the access and the steps before it in one query, and commits
-// twice of its own besides the text it streams: its status change with
-// its frame and the request's reservation, then its step with the calls,
-// the request's settle and the frames that end it.
+// twice of its own besides the text it streams: the read with its status
+// change, its frame and the request's reservation (one transaction,
+// inOneTx), then its step with the calls, the request's settle and the
+// frames that end it.
 func TestCallModelCommitsTwiceOfItsOwn(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		f := newFixture(t, url)
@@ -81,7 +82,7 @@ func TestCallModelCommitsTwiceOfItsOwn(t *testing.T) {
 		require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships", "turn_steps"), "one read: %q", got)
 		require.Equal(t, 1, dbtest.Matching(got, "FROM turns"), "no other turn read: %q", got)
 		require.Zero(t, dbtest.Matching(got, "FROM turn_steps"), "no steps read of their own: %q", got)
-		require.Equal(t, 3, commits, "the read, the status with the reservation, the step with the settle: %q", got)
+		require.Equal(t, 2, commits, "the read with the status and the reservation, the step with the settle: %q", got)
 
 		_, err = f.acts.RunTool(ctx, activities.RunToolInput{TurnID: f.turn.ID, CallID: ms.ToolCalls[0].ID})
 		require.NoError(t, err)
@@ -94,7 +95,7 @@ func TestCallModelCommitsTwiceOfItsOwn(t *testing.T) {
 		got, commits = rec.Take(), rec.TakeCommits()
 		require.Equal(t, 1, dbtest.Matching(got, "FROM turns", "memberships", "turn_steps"), "one read: %q", got)
 		require.Zero(t, dbtest.Matching(got, "FROM turn_steps"), "no steps read of their own: %q", got)
-		require.Equal(t, 4, commits, "the read, the status with the reservation, the streamed text, the step with the settle: %q", got)
+		require.Equal(t, 3, commits, "the read with the status and the reservation, the streamed text, the step with the settle: %q", got)
 
 		// What was used is settled, once a request, and nothing is left
 		// reserved.
@@ -228,10 +229,12 @@ func TestRetriedToolCallStartsOnce(t *testing.T) {
 }
 
 // TestPrepareTurnWritesOnce: PrepareTurn reads the turn, the access, the
-// space's name and the person in one query; its writes — the run record,
-// the turn's working status with its announcement, the refs frame — are
-// one transaction, and a retried PrepareTurn (its worker died after the
-// commit) writes them again without a second refs frame.
+// space's name and the person in one query; its reads and its writes —
+// the run record, the turn's working status with its announcement, the
+// refs frame — are one transaction (one commit in all: the space's name
+// and the person are not read again in it), and a retried PrepareTurn
+// (its worker died after the commit) writes them again without a second
+// refs frame.
 func TestPrepareTurnWritesOnce(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		f := newFixture(t, url)
@@ -251,7 +254,9 @@ func TestPrepareTurnWritesOnce(t *testing.T) {
 			require.Zero(t, dbtest.Matching(got, "FROM messages WHERE id"), "no read of the person's message of its own: %q", got)
 			require.Equal(t, 1, dbtest.Matching(got, "UPDATE", "turns", "instructions"), "the run record: %q", got)
 			writing := 0
-			for _, u := range rec.TakeUnits() {
+			units := rec.TakeUnits()
+			require.Len(t, units, 1, "the reads and the writes in one transaction: %q", got)
+			for _, u := range units {
 				if dbtest.Writes(u) > 0 {
 					writing++
 					require.Equal(t, 1, dbtest.Matching(u, "UPDATE", "turns", "instructions"), "the run record: %q", u)

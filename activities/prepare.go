@@ -28,51 +28,110 @@ const MaxSteps = 8
 // record again, so it is safe to retry.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
 	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
+	// The reads and the writes in one transaction (inOneTx); a turn in a
+	// space with MCP servers (their listing is refreshed, over the
+	// network) or an operator's reset's run reads and writes apart.
+	var p prepared
+	outside, err := a.inOneTx(ctx, func(b *Activities) error {
+		p = prepared{}
+		return b.prepare(ctx, in, true, &p)
+	})
+	p.ended(err)
+	if outside {
+		p = prepared{}
+		err = a.prepare(ctx, in, false, &p)
+		p.ended(err)
+	}
+	if errors.Is(err, chat.ErrClaimedMeanwhile) {
+		// Claimed or ended since it was read: claim it as a reset's run
+		// does, then write.
+		if err := a.claim(ctx, p.turn, -1); err != nil {
+			return Plan{}, err
+		}
+		var sent func(error)
+		sent, err = a.startRun(ctx, p.turn.ID, p.runID, false, p.rec, p.refs)
+		sent(err)
+	}
+	if err != nil {
+		return Plan{}, err
+	}
+	return p.plan, nil
+}
+
+// prepared is what prepare read and decided, and what its writes left to
+// do once their transaction ended.
+type prepared struct {
+	turn  chat.Turn
+	runID string
+	rec   chat.RunRecord
+	refs  any
+	plan  Plan
+	// sent hands the refs frame to this process's followers once the
+	// transaction that stored it ended (stream.Bus.PublishOnceIn).
+	sent func(error)
+}
+
+// ended tells the refs frame how its transaction ended.
+func (p *prepared) ended(err error) {
+	if p.sent != nil {
+		p.sent(err)
+	}
+}
+
+// prepare is PrepareTurn's reads and writes. With inTx (a bound to one
+// transaction, inOneTx) it returns errOutside, having only read, for a
+// turn that needs what a transaction must not wait on.
+func (a *Activities) prepare(ctx context.Context, in TurnRef, inTx bool, p *prepared) error {
 	// The turn, the access, the space's name, the person and their message
 	// in one read.
 	turn, userMsg, found, err := a.Chat.GetTurnToStart(ctx, in.TurnID)
 	if err != nil {
-		err = gone(err)
-		return Plan{}, err
+		return gone(err)
 	}
 	// A turn's first run takes it with the writes at the end (ClaimIn);
 	// a run that finds it claimed or ended (an operator's reset) claims
 	// it now, as every activity does.
 	runID, claimLater := firstClaim(ctx, turn)
+	if inTx && (!claimLater && needsClaim(ctx, turn) || a.mayHaveMCP(ctx, turn.SpaceID)) {
+		// A reset's claim reads the frames through the bus's handle; the
+		// MCP servers' listing goes out.
+		return errOutside
+	}
+	p.turn, p.runID = turn, runID
 	if !claimLater {
 		if err := a.claim(ctx, turn, -1); err != nil {
-			return Plan{}, err
+			return err
 		}
 	}
 	logTurn(ctx, "turn started", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID, "model", turn.Model)
 	space, err := a.Workspace.GetSpace(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, workspace.ErrNotFound) {
-		return Plan{}, temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
+		return temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
 	}
 	if err != nil {
-		return Plan{}, err
+		return err
 	}
 	person, err := a.Workspace.GetPerson(ctx, turn.PersonID)
 	if err != nil {
-		return Plan{}, err
+		return err
 	}
 	user, history, err := a.turnMessagesFrom(ctx, turn, userMsg, found)
 	if err != nil {
-		return Plan{}, err
+		return err
 	}
 	settings, err := a.Workspace.GetSettings(ctx, turn.PersonID)
 	if err != nil {
-		return Plan{}, err
+		return err
 	}
 	var spaces []workspace.Space
 	if len(turn.Spaces) > 0 {
 		if spaces, err = a.turnSpaces(ctx, turn); err != nil {
-			return Plan{}, err
+			return err
 		}
 	}
 	offerIn, apps, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings, true)
 	if err != nil {
-		return Plan{}, err
+		return err
 	}
 	offer := assistant.BuildOffer(offerIn)
 	profile := personBlocks(person, space.Role, settings, apps)
@@ -92,7 +151,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
 	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)
 	if err != nil {
-		return Plan{}, err
+		return err
 	}
 	guides := make([]assistant.Guide, len(offer.Guides))
 	for i, g := range offer.Guides {
@@ -107,9 +166,9 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		var tooLarge *assistant.PromptTooLargeError
 		if errors.As(err, &tooLarge) {
-			return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
+			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
 		}
-		return Plan{}, err
+		return err
 	}
 	tc.Guides = fitted.Guides
 	rec.Context = tc.Render()
@@ -118,20 +177,11 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	}
 	// The claim, the run record, the status and the refs frame in one
 	// transaction.
-	refs := map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
-	err = a.startRun(ctx, turn.ID, runID, claimLater, rec, refs)
-	if errors.Is(err, chat.ErrClaimedMeanwhile) {
-		// Claimed or ended since it was read: claim it as a reset's run
-		// does, then write.
-		if err := a.claim(ctx, turn, -1); err != nil {
-			return Plan{}, err
-		}
-		err = a.startRun(ctx, turn.ID, runID, false, rec, refs)
-	}
-	if err != nil {
-		return Plan{}, err
-	}
-	return Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
+	p.rec = rec
+	p.refs = map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
+	p.plan = Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}
+	p.sent, err = a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
+	return err
 }
 
 // firstClaim tells whether the activity's run can take the turn with the
@@ -148,8 +198,10 @@ func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) 
 // startRun writes what PrepareTurn ends with, in one transaction: the
 // run's claim of the turn (claim), the run record, the turn's working
 // status with its announcement, and the refs frame unless the turn's
-// attempt of frames has one (a retried activity sends it once).
-func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) error {
+// attempt of frames has one (a retried activity sends it once). sent
+// must be called once the transaction ended, with its error: it hands
+// the refs frame to this process's followers.
+func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) (sent func(error), err error) {
 	// The refs frame is once per attempt (stream.Once): the unique index on
 	// the attempt makes it exact even against a racing attempt.
 	publish, published := a.Frames.PublishOnceIn(turnID)
@@ -160,12 +212,10 @@ func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim b
 	if claim {
 		also = append([]func(tx *gorm.DB) error{a.Chat.ClaimIn(turnID, runID)}, also...)
 	}
-	err := a.Chat.MarkWorking(ctx, turnID, 0, also...)
-	published(err)
-	if err != nil {
-		return fmt.Errorf("start run of %s: %w", turnID, err)
+	if err := a.Chat.MarkWorking(ctx, turnID, 0, also...); err != nil {
+		return published, fmt.Errorf("start run of %s: %w", turnID, err)
 	}
-	return nil
+	return published, nil
 }
 
 // screenAndChanges fills in what the context block says about the message

@@ -34,9 +34,59 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // chat.Store.TurnAndSteps) and commits once: the outcome row with the
 // call's frames (its started frame too for a tool that works on Hub's
 // database only, startsWithOutcome), in the write's transaction for a Hub
-// write. What the tool itself reads is the tool's.
+// write. For such a tool the read, the tool's own reads and its write (a
+// savepoint) are that one transaction too: one commit in all.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
 	ctx = workspace.CheckAccessOnce(ctx)
+	// A tool that works on Hub's database only runs in one transaction
+	// with the read and its outcome (inOneTx): its own reads too, and a
+	// write in a savepoint of it. One that goes out of the process, in a
+	// space with MCP servers or in a reset's run, reads and writes apart.
+	var r toolRun
+	outside, err := a.inOneTx(ctx, func(b *Activities) error {
+		r = toolRun{}
+		return b.runTool(ctx, in, true, &r)
+	})
+	// The frames were stored with the outcome row: they reach this
+	// process's followers once that transaction ended.
+	r.framed(err)
+	if outside {
+		r = toolRun{}
+		err = a.runTool(ctx, in, false, &r)
+		r.framed(err)
+	}
+	if r.final || r.tc == nil {
+		return r.out, err
+	}
+	if errors.Is(err, toolrun.ErrRecorded) {
+		stored, err := a.Chat.GetToolCall(ctx, r.tc.call.ID)
+		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
+	}
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	a.Work.toolCalled(r.tc.call.Tool, r.tc.saved.Status)
+	return ToolOutcome{Status: r.tc.saved.Status, ErrorCode: r.tc.saved.ErrorCode}, nil
+}
+
+// toolRun is what runTool found and did.
+type toolRun struct {
+	// final: the call had its outcome already, out (or it is gone).
+	final bool
+	out   ToolOutcome
+	tc    *turnCall // the call run (nil: none)
+}
+
+func (r *toolRun) framed(err error) {
+	if r.tc != nil {
+		r.tc.framed(err)
+	}
+}
+
+// runTool is RunTool's read and run. With inTx (a bound to one
+// transaction, inOneTx) it returns errOutside, having only read, for a
+// call that needs what a transaction must not wait on.
+func (a *Activities) runTool(ctx context.Context, in RunToolInput, inTx bool, r *toolRun) error {
 	// The turn, its run record, the person's access and every step so far
 	// with its calls, in one read: the call is one of them, and the steps
 	// give the titles the turn knows and the calls before this one.
@@ -48,10 +98,18 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
 	}
 	if err != nil || call.Final() {
-		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
+		r.final, r.out = true, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}
+		return gone(err)
+	}
+	if inTx {
+		// Without MCP servers the call's registry is Hub's own.
+		def, _ := a.Tools.Get(call.Tool)
+		if needsClaim(ctx, turn) || a.mayHaveMCP(ctx, turn.SpaceID) || !startsWithOutcome(def) {
+			return errOutside
+		}
 	}
 	if err := a.claim(ctx, turn, call.Step); err != nil {
-		return ToolOutcome{}, err
+		return err
 	}
 	// The read came before the claim: after an operator's reset to a point
 	// inside this call's step it still had the old run's later steps, which
@@ -64,11 +122,11 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	// from it. A person who cannot open the space is refused by the
 	// recheck.
 	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
-		return ToolOutcome{}, err
+		return err
 	}
 	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, steps)
 	if err != nil {
-		return ToolOutcome{}, err
+		return err
 	}
 	started := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}
 	if startsWithOutcome(tc.def) {
@@ -76,21 +134,11 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 		// commits with it, just before the done frame.
 		tc.started = started
 	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
-		return ToolOutcome{}, err
+		return err
 	}
+	r.tc = tc
 	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
-	// The frames were stored with the outcome row: they reach this
-	// process's followers once that transaction ended.
-	tc.framed(err)
-	if errors.Is(err, toolrun.ErrRecorded) {
-		stored, err := a.Chat.GetToolCall(ctx, call.ID)
-		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
-	}
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	a.Work.toolCalled(call.Tool, tc.saved.Status)
-	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
+	return err
 }
 
 // stepsThrough is steps (in order) up to and including step.

@@ -115,7 +115,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...fu
 	// save (Postgres refuses it) and never differs between engines.
 	st.Text, st.Nudge = workspace.CleanText(st.Text), workspace.CleanText(st.Nudge)
 	calls := make([]ToolCall, len(st.ToolCalls))
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.transaction(ctx, func(tx *gorm.DB) error {
 		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
 			NudgeKind: string(st.NudgeKind), PartsLevel: st.PartsLevel, FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
 		var existing []models.ToolCall
@@ -402,7 +402,7 @@ func (s *Store) TurnAndSteps(ctx context.Context, turnID string, before int) (Tu
 	}
 	first := rows[0]
 	if access {
-		workspace.RememberAccess(ctx, first.PersonID, first.SpaceID, first.Access)
+		s.remember(ctx, first.PersonID, first.SpaceID, first.Access)
 	}
 	steps := []Step{}
 	for _, r := range rows {

@@ -393,7 +393,7 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
 		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
 	var personID string
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.transaction(ctx, func(tx *gorm.DB) error {
 		var rows []workRow
 		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil {
 			return err
@@ -414,7 +414,7 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)
 	}
-	wakeWork(personID)
+	s.woke(personID)
 	return nil
 }
 
@@ -545,8 +545,11 @@ func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, b
 	if err != nil {
 		return Turn{}, Message{}, false, fmt.Errorf("get turn %s: %w", id, err)
 	}
-	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
+	s.remember(ctx, row.PersonID, row.SpaceID, row.Access)
 	workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
+	if s.joined != nil {
+		s.joined.ws.SeedStart(row.PersonID, row.SpaceID, row.Start)
+	}
 	if row.UserID == nil {
 		return toTurn(row.Turn), Message{}, false, nil
 	}
@@ -626,9 +629,12 @@ func (s *Store) turnWithAccess(ctx context.Context, id string, record, start boo
 	if err != nil {
 		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
-	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
+	s.remember(ctx, row.PersonID, row.SpaceID, row.Access)
 	if start {
 		workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
+		if s.joined != nil {
+			s.joined.ws.SeedStart(row.PersonID, row.SpaceID, row.Start)
+		}
 	}
 	return toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
@@ -672,7 +678,7 @@ func toRunRecord(r models.Turn) RunRecord {
 // run at once: the turn row is locked first (by a write, which SQLite and
 // Postgres both order), so neither loses the other's tools.
 func (s *Store) AddTools(ctx context.Context, turnID string, names []string, offer func(added []string) ([]string, error)) error {
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.transaction(ctx, func(tx *gorm.DB) error {
 		res := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("updated_at", s.now())
 		if res.Error != nil {
 			return res.Error
@@ -730,14 +736,16 @@ const MaxNamedRefs = 60
 // never ends without its done frame, and a retry that finds the ending
 // saved sends what the attempt has not sent yet.
 //
-// The ending's update is the transaction's first statement and takes the
+// The ending's update is the transaction's first write and takes the
 // turn's row lock: of two attempts racing to finish one turn, the second
 // waits for the first to commit, then finds the turn ended (finished_at
-// is set) and its frames stored.
+// is set) and its frames stored. In a Store that runs in another's
+// transaction (In, Join: the activity's read of the turn and its steps
+// comes first in it) it runs in that one as it is.
 func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ...func(tx *gorm.DB, ended Turn) error) (Turn, error) {
 	var out Turn
 	announced := false
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.transaction(ctx, func(tx *gorm.DB) error {
 		now := s.now()
 		// The update returns the turn and what the top bar shows of it,
 		// and whether the turn holds writes for Apply: nothing is read
@@ -799,7 +807,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
 	}
 	if announced {
-		wakeWork(out.PersonID)
+		s.woke(out.PersonID)
 	}
 	return out, nil
 }

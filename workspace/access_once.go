@@ -139,7 +139,7 @@ func (s *Service) forgetAccess(ctx context.Context) {
 	}
 	if r := s.txRoles; r != nil {
 		r.mu.Lock()
-		r.roles = nil
+		r.roles, r.settings, r.spaceNames, r.people = nil, nil, nil, nil
 		r.forgot = true
 		r.mu.Unlock()
 	}
@@ -150,6 +150,13 @@ func (s *Service) forgetAccess(ctx context.Context) {
 type txRoles struct {
 	mu    sync.Mutex
 	roles map[[2]string]Role // "" for none
+	// settings are persons' settings a query of the transaction read
+	// along with the access (SeedAccess), for GetSettings in it.
+	settings map[string]Settings
+	// spaceNames and people are what a turn's start read in the
+	// transaction (SeedStart), for GetSpace and GetPerson in it.
+	spaceNames map[string]string
+	people     map[string]Person
 	// forgot says a change inside the transaction cleared the activity's
 	// memo: Service.Tx clears it once more when the outermost transaction
 	// has ended, because a check made meanwhile outside the transaction
@@ -276,16 +283,25 @@ func RememberAccess(ctx context.Context, personID, spaceID string, r ActivityRea
 		}
 		m.put(personID, spaceID, role, r.MCP, r.Apps, true)
 	}
+	if st, ok := r.settings(personID); ok {
+		m.putSettings(personID, st, false)
+	}
+}
+
+// settings are the person's settings as AccessColumns read them; ok is
+// false when they do not convert (GetSettings reads them and says what is
+// wrong).
+func (r ActivityRead) settings(personID string) (Settings, bool) {
 	st := Settings{WritePolicy: PolicyImmediate}
 	if r.SetPersonID != nil {
 		row := models.Setting{PersonID: personID, WritePolicy: deref(r.WritePolicy), AllowedWriteAreas: deref(r.AllowedWriteAreas),
 			ConnectedAppWrites: r.ConnectedAppWrites != nil && *r.ConnectedAppWrites, Model: deref(r.Model), Effort: deref(r.Effort)}
 		var err error
 		if st, err = toSettings(row); err != nil {
-			return // GetSettings reads them and says what is wrong
+			return Settings{}, false
 		}
 	}
-	m.putSettings(personID, st, false)
+	return st, true
 }
 
 func deref(s *string) string {

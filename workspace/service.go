@@ -133,3 +133,88 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 	}
 	return nil
 }
+
+// SeedAccess gives the Tx s runs in the person's role in a space and
+// their settings as a query of this same transaction read them along
+// (AccessColumns): the transaction's checks (Access, CanWrite, an Undo
+// group's) and GetSettings answer from it instead of a read of their own
+// (accessInTx). Only for a read made in this transaction: on SQLite (one
+// connection) nothing commits between it and the transaction's writes; on
+// Postgres it takes no lock, as accessInTx's own read does not. What the
+// transaction read already is kept; a change of memberships or settings
+// in it forgets both (forgetAccess). Outside any Tx it does nothing.
+func (s *Service) SeedAccess(personID, spaceID string, r ActivityRead) {
+	if s.txRoles == nil || personID == "" || spaceID == "" {
+		return
+	}
+	role := Role("")
+	if r.Role != nil {
+		role = Role(*r.Role)
+	}
+	key := [2]string{personID, spaceID}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	if s.txRoles.roles == nil {
+		s.txRoles.roles = map[[2]string]Role{}
+	}
+	if _, ok := s.txRoles.roles[key]; !ok {
+		s.txRoles.roles[key] = role
+	}
+	if st, ok := r.settings(personID); ok {
+		if s.txRoles.settings == nil {
+			s.txRoles.settings = map[string]Settings{}
+		}
+		if _, ok := s.txRoles.settings[personID]; !ok {
+			s.txRoles.settings[personID] = st
+		}
+	}
+}
+
+// SeedStart gives the Tx s runs in what a turn's start read in it along
+// with the turn (StartColumns): the space's name and the person, for
+// GetSpace and GetPerson in the transaction (a turn's start, which
+// changes neither). Outside any Tx, or for a space or person the read did
+// not find, it does nothing.
+func (s *Service) SeedStart(personID, spaceID string, r StartRead) {
+	if s.txRoles == nil {
+		return
+	}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	if r.SpaceName != nil && spaceID != "" {
+		if s.txRoles.spaceNames == nil {
+			s.txRoles.spaceNames = map[string]string{}
+		}
+		s.txRoles.spaceNames[spaceID] = *r.SpaceName
+	}
+	if r.PersonID != nil && *r.PersonID == personID {
+		if s.txRoles.people == nil {
+			s.txRoles.people = map[string]Person{}
+		}
+		s.txRoles.people[personID] = Person{ID: personID, Name: deref(r.PersonName), GivenName: deref(r.PersonFirstName), Persona: deref(r.PersonPersona)}
+	}
+}
+
+// startName is a space's name as the activity's start read it: in the Tx
+// s runs in (SeedStart), or outside any Tx in the activity's memo.
+func (s *Service) startName(ctx context.Context, spaceID string) (string, bool) {
+	if s.txRoles == nil {
+		return rememberedSpaceName(ctx, spaceID)
+	}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	name, ok := s.txRoles.spaceNames[spaceID]
+	return name, ok
+}
+
+// startPerson is a person as the activity's start read them: in the Tx s
+// runs in (SeedStart), or outside any Tx in the activity's memo.
+func (s *Service) startPerson(ctx context.Context, personID string) (Person, bool) {
+	if s.txRoles == nil {
+		return rememberedPerson(ctx, personID)
+	}
+	s.txRoles.mu.Lock()
+	defer s.txRoles.mu.Unlock()
+	p, ok := s.txRoles.people[personID]
+	return p, ok
+}

@@ -78,7 +78,7 @@ func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space
 	if err != nil {
 		return Space{}, err
 	}
-	if name, ok := rememberedSpaceName(ctx, spaceID); ok && s.tx == nil {
+	if name, ok := s.startName(ctx, spaceID); ok {
 		return Space{ID: spaceID, Name: name, Role: role}, nil // read with the activity's start (StartColumns)
 	}
 	var row models.Space
@@ -106,7 +106,7 @@ func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]stri
 
 // GetPerson returns a person by id.
 func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error) {
-	if p, ok := rememberedPerson(ctx, personID); ok && s.tx == nil {
+	if p, ok := s.startPerson(ctx, personID); ok {
 		return p, nil // read with the activity's start (StartColumns)
 	}
 	var row models.Person
