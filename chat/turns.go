@@ -358,7 +358,7 @@ func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after
 			f.seq, f.type, f.data, f.created_at`, id, doneFrame).
 		Joins("LEFT JOIN turn_frames f ON f.turn_id = ? AND f.seq > ?", id, after).
 		Where("turns.id = ? AND turns.person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).
-		Order("f.seq").Limit(streamFrames).Scan(&rows).Error
+		Order("f.seq").Limit(streamFrames).Find(&rows).Error
 	if err != nil {
 		return TurnStream{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
