@@ -266,7 +266,7 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 	deliver := func(frames []Frame) (done bool, err error) {
 		for _, fr := range frames {
 			if fr.Seq <= after {
-				continue // the caller's read may start before `after`
+				continue // delivered already: never twice, whoever read it
 			}
 			if err := fn(fr); err != nil {
 				return false, err
