@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -34,21 +35,46 @@ func (s *Server) streamTurn(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	// The turn, the person's access to it and where its frames stand, in
-	// one read.
-	turn, end, err := s.Chat.GetTurnForStream(ctx, p.ID, turnID)
+	after, _, badAfter := lastEventID(c)
+	if badAfter != nil {
+		// Not a frame number: the turn's access still answers first (404
+		// before 400), from a read of no frames.
+		after = math.MaxInt64
+	}
+	// The follower is registered before the turn's frames are read, so a
+	// frame committed after the read is handed over to it (or wakes it):
+	// none falls between the read and Follow (stream.Follower). It leaves
+	// before any other answer is written. Join fails only once this
+	// process is shutting down (stream.ErrClosed); follower is then nil.
+	follower, closed := s.Frames.Join(turnID)
+	defer follower.Leave()
+	// The turn, the person's access to it, where its frames stand and its
+	// frames after `after`, in one read.
+	turn, err := s.Chat.GetTurnForStream(ctx, p.ID, turnID, after)
+	if err == nil {
+		err = badAfter
+	}
 	if err != nil {
+		follower.Leave()
 		respondError(c, err)
 		return
 	}
-	after, _, err := lastEventID(c)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	if stream.TailOf(end.Last, end.Done, turn.FinishedAt).Delivered(after) {
+	tail := stream.TailOf(turn.Last, turn.Done, turn.FinishedAt)
+	if tail.Delivered(after) {
+		follower.Leave()
 		c.Status(http.StatusNoContent)
 		return
+	}
+	if closed != nil {
+		// An empty stream, which the client resumes elsewhere with
+		// Last-Event-ID, as one that Follow ended with ErrClosed.
+		startSSE(c)
+		c.Writer.Flush()
+		return
+	}
+	frames := make([]stream.Frame, len(turn.Frames))
+	for i, f := range turn.Frames {
+		frames[i] = stream.Frame{Seq: f.Seq, Type: f.Type, Data: json.RawMessage(f.Data), CreatedAt: f.CreatedAt}
 	}
 
 	startSSE(c)
@@ -62,7 +88,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 		// delivered ≤ tail.Last < MaxInt64 here (not Delivered), so the
 		// numbers below cannot overflow.
 		delivered := after
-		err := s.Frames.Follow(ctx, turnID, after, func(f stream.Frame) error {
+		err := follower.Follow(ctx, after, frames, tail, func(f stream.Frame) error {
 			delivered = f.Seq
 			return emit(f)
 		})

@@ -288,49 +288,95 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 // (its conversation's); another person's turn, and one in a space the
 // person has left, is not found. One read: the access is checked in it.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
-	t, _, err := s.turnFor(ctx, personID, id, false)
-	return t, err
+	var rows []models.Turn
+	err := s.q(ctx).Model(&models.Turn{}).Select(turnColumns(s.db)).
+		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
+	if err != nil {
+		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
+	}
+	if len(rows) == 0 {
+		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
+	}
+	return toTurn(rows[0]), nil
 }
 
-// FrameEnd is where a turn's frames stand, read with the turn
-// (GetTurnForStream): the number of its latest frame (0 before the first)
-// and of its done frame (0 while it has none).
-type FrameEnd struct {
+// TurnStream is what the api's stream of a turn needs before it sends
+// anything, as GetTurnForStream reads it.
+type TurnStream struct {
+	// ReplyMessageID and FinishedAt are the turn's (nil: it runs).
+	ReplyMessageID string
+	FinishedAt     *time.Time
+	// Last is the number of the turn's latest frame (0 before the first),
+	// Done of its done frame (0 while it has none).
 	Last, Done int64
+	// Frames are the turn's frames after the number asked for, oldest
+	// first, at most streamFrames of them.
+	Frames []StreamFrame
 }
+
+// StreamFrame is a stored frame of a turn's stream: stream.Frame's fields
+// (chat stays beside stream; the api converts).
+type StreamFrame struct {
+	Seq       int64
+	Type      string
+	Data      string
+	CreatedAt time.Time
+}
+
+// streamFrames bounds the frames GetTurnForStream reads, as stream bounds
+// one read of a follower's (1,000): a stream further behind reads on from
+// the follower, which compares the last frame read with TurnStream.Last.
+const streamFrames = 1000
 
 // doneFrame is stream.TypeDone (chat stays beside stream).
 const doneFrame = "done"
 
-// GetTurnForStream is GetTurnFor for the api's stream of the turn: it also
-// reads, in the same query, where the turn's frames stand (as
-// stream.Bus.Tail does), which the stream needs before it sends anything.
-func (s *Store) GetTurnForStream(ctx context.Context, personID, id string) (Turn, FrameEnd, error) {
-	return s.turnFor(ctx, personID, id, true)
-}
-
-func (s *Store) turnFor(ctx context.Context, personID, id string, withEnd bool) (Turn, FrameEnd, error) {
+// GetTurnForStream is GetTurnFor for the api's stream of the turn, in one
+// query: what the stream needs of the turn, where its frames stand (as
+// stream.Bus.Tail reads it), and its frames after `after`, which a
+// follower registered before this read takes on from
+// (stream.Follower.Follow). Reading them here saves the follower's own
+// first read: one statement where there were two before the first frame.
+func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after int64) (TurnStream, error) {
 	var rows []struct {
-		models.Turn
-		DoneSeq *int64
+		ReplyMessageID string
+		FinishedAt     *time.Time
+		FrameSeq       int64
+		DoneSeq        *int64
+		Seq            *int64
+		Type           *string
+		Data           *string
+		CreatedAt      *time.Time
 	}
-	q := s.q(ctx).Model(&models.Turn{}).Select(turnColumns(s.db))
-	if withEnd {
-		q = q.Select(turnColumns(s.db)+`, (SELECT MAX(seq) FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ?) AS done_seq`, doneFrame)
-	}
-	err := q.Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
+	// The turn's few columns come with each frame; without a frame after
+	// `after` the outer join gives one row, the turn's. The turn's id is
+	// named in the join and in the done frame's subquery, so the frames
+	// are read by their key and the subquery runs once.
+	err := s.q(ctx).Table("turns").
+		Select(`turns.reply_message_id, turns.finished_at, turns.frame_seq,
+			(SELECT MAX(seq) FROM turn_frames WHERE turn_frames.turn_id = ? AND turn_frames.type = ?) AS done_seq,
+			f.seq, f.type, f.data, f.created_at`, id, doneFrame).
+		Joins("LEFT JOIN turn_frames f ON f.turn_id = ? AND f.seq > ?", id, after).
+		Where("turns.id = ? AND turns.person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).
+		Order("f.seq").Limit(streamFrames).Find(&rows).Error
 	if err != nil {
-		return Turn{}, FrameEnd{}, fmt.Errorf("get turn %s: %w", id, err)
+		return TurnStream{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
 	if len(rows) == 0 {
-		return Turn{}, FrameEnd{}, &workspace.NotFoundError{Kind: "turn", ID: id}
+		return TurnStream{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
 	r := rows[0]
-	end := FrameEnd{Last: r.FrameSeq}
+	ts := TurnStream{ReplyMessageID: r.ReplyMessageID, FinishedAt: r.FinishedAt, Last: r.FrameSeq}
 	if r.DoneSeq != nil {
-		end.Done = *r.DoneSeq
+		ts.Done = *r.DoneSeq
 	}
-	return toTurn(r.Turn), end, nil
+	for _, r := range rows {
+		if r.Seq == nil {
+			break // no frame after `after` (a frame's columns are NOT NULL)
+		}
+		ts.Frames = append(ts.Frames, StreamFrame{Seq: *r.Seq, Type: *r.Type, Data: *r.Data, CreatedAt: *r.CreatedAt})
+	}
+	return ts, nil
 }
 
 // SetTurnStatus records a running turn's status and step; a finished turn

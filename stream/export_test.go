@@ -13,3 +13,11 @@ func SetListenerHooks(b *Bus, connect func(ctx context.Context) error, listening
 // SetReadHook has read called whenever b starts a read of a turn's frames
 // for its followers. Call it before the first Follow.
 func SetReadHook(b *Bus, read func(turnID string)) { b.hooks.read = read }
+
+// Followed is how many turns b keeps for followers in this process: what
+// a follower that never left would leave behind.
+func Followed(b *Bus) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.turns)
+}

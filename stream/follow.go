@@ -172,21 +172,107 @@ const doneGrace = time.Minute
 // deleted turn's stream ends at its next wake-up: a publish to it (the
 // worker, whose model call is still streaming when the conversation goes)
 // or, at the latest, the poll.
+//
+// Follow is Join, then Follower.Follow with a read of its own, then Leave.
 func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
-	wake := make(chan struct{}, 1)
-	if err := b.join(turnID, wake); err != nil {
+	f, err := b.Join(turnID)
+	if err != nil {
 		return err
 	}
-	defer b.leave(turnID, wake)
+	defer f.Leave()
+	return f.follow(ctx, after, nil, fn)
+}
+
+// Follower is one follower of a turn, registered with the Bus before
+// anything of the turn's frames is read, for a caller that reads the first
+// frames itself: the api reads them in the query that reads the turn and
+// the person's access to it, one statement where there were two. From Join
+// on, every frame handed over to the turn in this process (published here,
+// or carried by another process's notification) is kept for the follower,
+// and every wake-up that calls for a read is counted; a read started after
+// Join therefore leaves nothing between it and Follower.Follow that the
+// follower would not see: a frame committed before the read is in it, one
+// committed after was handed over (or woke the turn) after Join.
+// Registering after the read instead would drop a frame handed over in
+// between until the next frame or the poll showed the gap.
+type Follower struct {
+	b      *Bus
+	turnID string
+	wake   chan struct{}
+	// gen is the turn's gen at Join: the caller's read, started after
+	// Join, sees every frame announced by a wake-up up to it (see
+	// followedTurn.gen).
+	gen  uint64
+	left bool // under b.mu
+}
+
+// Join registers a follower of the turn (on Postgres the first one starts
+// the listener). Call Leave when done with it, on every path: a follower
+// that never leaves keeps the turn's frames in memory.
+func (b *Bus) Join(turnID string) (*Follower, error) {
+	f := &Follower{b: b, turnID: turnID, wake: make(chan struct{}, 1)}
+	gen, err := b.join(turnID, f.wake)
+	if err != nil {
+		return nil, err
+	}
+	f.gen = gen
+	return f, nil
+}
+
+// Leave unregisters the follower; once is enough, more is harmless, and
+// so is a nil Follower's (Join failed). It must not be called while
+// Follow runs.
+func (f *Follower) Leave() {
+	if f == nil {
+		return
+	}
+	f.b.mu.Lock()
+	defer f.b.mu.Unlock()
+	if f.left {
+		return
+	}
+	f.left = true
+	t := f.b.turns[f.turnID]
+	delete(t.wakes, f.wake)
+	if len(t.wakes) == 0 {
+		delete(f.b.turns, f.turnID)
+	}
+}
+
+// Follow is Bus.Follow for a caller that read the turn's first frames
+// itself, after Join: frames are the turn's frames after `after` that the
+// read returned (in order, without a gap: all of them, or as many as it
+// took), tail where the turn's stream stood in the same read. Follow
+// delivers them, then goes on as Bus.Follow does, reading only what the
+// read did not have: the frames beyond those it returned up to tail.Last,
+// and whatever was handed over or announced since Join. A read that found
+// no frame of a turn whose frames were swept (tail.Swept) ends it with
+// ErrFramesSwept, as Bus.Follow's own read would. Call it once, before
+// Leave.
+func (f *Follower) Follow(ctx context.Context, after int64, frames []Frame, tail Tail, fn func(Frame) error) error {
+	return f.follow(ctx, after, &firstRead{frames: frames, tail: tail}, fn)
+}
+
+// firstRead is what the caller of Follower.Follow read itself.
+type firstRead struct {
+	frames []Frame
+	tail   Tail
+}
+
+func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn func(Frame) error) error {
+	b, turnID := f.b, f.turnID
 	tick := time.NewTicker(b.PollInterval)
 	defer tick.Stop()
 	deliver := func(frames []Frame) (done bool, err error) {
-		for _, f := range frames {
-			if err := fn(f); err != nil {
+		for _, fr := range frames {
+			if fr.Seq <= after {
+				continue // delivered already: never twice, whoever read it
+			}
+			if err := fn(fr); err != nil {
 				return false, err
 			}
-			after = f.Seq
-			if f.Type == TypeDone {
+			after = fr.Seq
+			if fr.Type == TypeDone {
 				return true, nil
 			}
 		}
@@ -194,6 +280,22 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 	}
 	needRead := true
 	var readGen uint64 // the gen of the last read this follower used
+	if first != nil {
+		if done, err := deliver(first.frames); done || err != nil {
+			return err
+		}
+		switch {
+		case first.tail.Swept && (len(first.frames) == 0 || after >= first.tail.Last):
+			// Nothing after `after`, long after the turn ended and
+			// without a done frame: readFrames' ErrFramesSwept.
+			return ErrFramesSwept
+		case after < first.tail.Last:
+			// The read stopped short of the turn's last frame: the rest
+			// is read as Bus.Follow reads.
+		default:
+			readGen, needRead = f.gen, false
+		}
+	}
 	for {
 		if needRead {
 			frames, gen, more, end, err := b.read(ctx, turnID, after)
@@ -236,7 +338,7 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 			return ctx.Err()
 		case <-b.closed:
 			return ErrClosed
-		case <-wake:
+		case <-f.wake:
 		case <-tick.C:
 			// The safety net: read anew, unless the turn had a read
 			// started or a frame handed over within the last half
@@ -256,13 +358,13 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 func (b *Bus) Done() <-chan struct{} { return b.closed }
 
 // join registers a follower of the turn, starting the listener on
-// Postgres with the first one.
-func (b *Bus) join(turnID string, wake chan struct{}) error {
+// Postgres with the first one, and returns the turn's gen.
+func (b *Bus) join(turnID string, wake chan struct{}) (uint64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	select {
 	case <-b.closed:
-		return ErrClosed
+		return 0, ErrClosed
 	default:
 	}
 	if b.db.Dialect == models.Postgres && !b.listening {
@@ -276,17 +378,7 @@ func (b *Bus) join(turnID string, wake chan struct{}) error {
 		b.turns[turnID] = t
 	}
 	t.wakes[wake] = struct{}{}
-	return nil
-}
-
-func (b *Bus) leave(turnID string, wake chan struct{}) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t := b.turns[turnID]
-	delete(t.wakes, wake)
-	if len(t.wakes) == 0 {
-		delete(b.turns, turnID)
-	}
+	return t.gen, nil
 }
 
 // read returns the turn's frames after `after` (at most readLimit) from a
