@@ -37,7 +37,11 @@ type unit struct {
 var recorders atomic.Int64
 
 // Record starts recording the statements run on db (and every session
-// made from it) until the test ends.
+// made from it) until the test ends. It adds and, in a cleanup, removes
+// gorm callbacks, which gorm does not guard against statements running at
+// that moment: anything the test started that runs statements in the
+// background (a catalog's watchers, a worker) must be stopped by a cleanup
+// registered after Record, so that it runs first.
 func Record(t testing.TB, db *models.DB) *Statements {
 	t.Helper()
 	s := &Statements{}

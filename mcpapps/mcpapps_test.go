@@ -522,6 +522,10 @@ func TestActivityOfASpaceWithoutMCPAsksNothing(t *testing.T) {
 	srv := newServer(t, 0)
 	f := newFixture(t, []string{hostOf(srv.URL)}, 5*time.Second)
 	rec := dbtest.Record(t, f.db)
+	// Cleanups run last first: the catalog's watchers must have stopped
+	// before the recorder takes its callbacks off the database (gorm's
+	// callbacks are not safe to change while a statement runs).
+	t.Cleanup(f.cat.Close)
 	activity := func() context.Context {
 		ctx := workspace.CheckAccessOnce(context.Background())
 		_, err := f.ws.Access(ctx, f.owner.PersonID, f.spaceID)
