@@ -206,3 +206,23 @@ func TestRunToolReadsAccessOnce(t *testing.T) {
 		}
 	})
 }
+
+// A read tool whose statement fails inside RunTool's one transaction is
+// run again outside it and its failure recorded there: on Postgres the
+// failed statement aborted the transaction, and the outcome written in it
+// failed on every retry. (The tasks table is renamed away for the call:
+// the list's query fails on both engines.)
+func TestAReadToolsFailedStatementIsRecordedAsItsFailure(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, url string) {
+		f := newFixture(t, url)
+		calls := f.step(t, 1, chat.ToolCall{Tool: "hub_list_tasks", Arguments: `{}`})
+		require.NoError(t, f.db.Exec("ALTER TABLE tasks RENAME TO tasks_away").Error)
+		out, err := f.acts.RunTool(context.Background(), activities.RunToolInput{TurnID: f.turn.ID, CallID: calls[0].ID})
+		require.NoError(t, f.db.Exec("ALTER TABLE tasks_away RENAME TO tasks").Error)
+		require.NoError(t, err, "the failure is the call's, not the activity's")
+		require.Equal(t, chat.CallFailed, out.Status)
+		stored, err := f.acts.Chat.GetToolCall(context.Background(), calls[0].ID)
+		require.NoError(t, err)
+		require.Equal(t, chat.CallFailed, stored.Status)
+	})
+}

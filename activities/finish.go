@@ -112,7 +112,7 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, inTx bool, f *f
 		}
 	}
 	text := strings.Join(texts, "\n\n")
-	named, err := a.namedRefs(ctx, turn, text, refs)
+	named, err := a.namedRefs(ctx, turn, text, refs, inTx)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,13 @@ func discarded(st chat.Step) bool { return st.NudgeKind == chat.NudgeAnswer }
 // bare id), among those the turn knew: its mentions, earlier replies, the
 // page and this turn's tool results. At most chat.MaxNamedRefs, in the
 // order the turn came to know them.
-func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string, callRefs []workspace.Ref) ([]workspace.Ref, error) {
+//
+// The page's records are a nicety: a failure to resolve them leaves them
+// out. Inside FinishTurn's transaction (inTx) a failure is not passed over
+// but ends the transaction (errOutside), and the ending is made outside
+// it: on Postgres a failed statement aborts its transaction, and the
+// ending's update after it would fail on every retry.
+func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string, callRefs []workspace.Ref, inTx bool) ([]workspace.Ref, error) {
 	if text == "" {
 		return nil, nil
 	}
@@ -185,8 +191,12 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 	// The page's records, as the turn resolved them; a person who lost
 	// access to the space since has none (their turn ends all the same).
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
-	if screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext); err == nil {
+	screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext)
+	switch {
+	case err == nil:
 		known = append(known, screen.Refs...)
+	case inTx:
+		return nil, errOutside
 	}
 	known = append(known, callRefs...)
 	var out []workspace.Ref

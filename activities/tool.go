@@ -136,6 +136,7 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, inTx bool, r 
 	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
 		return err
 	}
+	tc.inTx = inTx
 	r.tc = tc
 	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
 	return err
@@ -198,6 +199,8 @@ type turnCall struct {
 	// afters hand the frames stored with the outcome to this process's
 	// followers once its transaction ended (stream.Bus.PublishIn).
 	afters []func(err error)
+	// inTx: the call runs in RunTool's one transaction (inOneTx).
+	inTx bool
 }
 
 // framed tells the frames stored with the outcome how its transaction
@@ -253,7 +256,18 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 // commit records the call's outcome row (toolrun.Commit): the summary in
 // the person's words, the refs in the space the call acted in, and the
 // tools a help tool made available for the rest of the turn.
+//
+// In RunTool's one transaction a read tool that failed for a reason of its
+// own (tools.CodeFailed: not a refusal, a bad argument or a missing
+// record, which the tool says as such) may have failed on a statement: on
+// Postgres that aborted the transaction, and recording the outcome in it
+// would fail on every retry. The call is run again outside it
+// (errOutside), where a failure is recorded as one. A write's failure is
+// its own savepoint's (toolrun's Tx) and leaves the transaction whole.
 func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	if tc.inTx && out.Kind == toolrun.Failed && out.Err != nil && out.Err.Code == tools.CodeFailed && (tc.def == nil || !tc.def.IsWrite) {
+		return errOutside
+	}
 	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
 	if out.Kind != toolrun.Refused && tc.spaceID != tc.turn.SpaceID {
 		tc.call.SpaceID = tc.spaceID
