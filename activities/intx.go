@@ -58,6 +58,9 @@ func (a *Activities) inOneTx(ctx context.Context, fn func(b *Activities) error) 
 
 // boundTo is a copy of the activities whose stores run in tx (Chat is
 // bound by the caller, chat.Store.Join). It shares the transcripts of a.
+// Usage stays the original's: a model call's meter settles after the
+// transaction, and its reservation joins the transaction it is given
+// (meter.reserveIn).
 func (a *Activities) boundTo(tx *workspace.Service) *Activities {
 	b := &Activities{
 		Workspace:       tx,
@@ -82,9 +85,6 @@ func (a *Activities) boundTo(tx *workspace.Service) *Activities {
 		Work:            a.Work,
 		Fault:           a.Fault,
 		root:            a.rootOf(),
-	}
-	if a.Usage != nil {
-		b.Usage = a.Usage.In(tx.Shared().Handle())
 	}
 	return b
 }

@@ -27,8 +27,8 @@ func TestBoundToCopiesEveryDependency(t *testing.T) {
 	deps := func(yield func(string, reflect.Value) bool) {
 		for i := range v.NumField() {
 			f := v.Type().Field(i)
-			// Workspace and Usage are the transaction's (below).
-			if f.IsExported() && f.Name != "Workspace" && f.Name != "Usage" && !yield(f.Name, v.Field(i)) {
+			// Workspace is the transaction's (below).
+			if f.IsExported() && f.Name != "Workspace" && !yield(f.Name, v.Field(i)) {
 				return
 			}
 		}

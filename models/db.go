@@ -147,12 +147,19 @@ var unicodeLower = sync.OnceValue(func() error {
 
 // sqliteDSN turns a path into a DSN with the pragmas Hub relies on: foreign
 // keys enforced, WAL so readers never block the writer, and a busy timeout.
+// Transactions begin IMMEDIATE, taking the write lock at BEGIN: many of
+// Hub's read first and write after (an activity's read in its write's
+// transaction, activities/intx.go), and a deferred transaction whose read
+// snapshot another connection wrote past (a second process on the same
+// file: a hub command beside hub dev) cannot take the write lock later;
+// SQLite fails it at once with SQLITE_BUSY instead of waiting the busy
+// timeout. Within the process the one connection makes this free.
 func sqliteDSN(url string) string {
 	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:")
 	if strings.Contains(path, "?") {
 		return path
 	}
-	return path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	return path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
 // SQL returns the underlying database/sql handle.
