@@ -99,35 +99,20 @@ func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string,
 		}
 		return q
 	}
-	// One statement, the total beside each row, as in ListTasks.
-	var rows []listedProject
-	err = matching().Select(projectListColumns + ", " + pageTotalColumn).
-		Order("name, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error
-	if err != nil {
+	// The total from the page when it is not full, as in ListTasks.
+	var rows []models.Project
+	if err := matching().Order("name, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
 		return ProjectPage{}, fmt.Errorf("list projects: %w", err)
 	}
-	var first int64
-	if len(rows) > 0 {
-		first = rows[0].PageTotal
-	}
-	total, err := pageTotal(matching(), f.Offset, len(rows), first)
+	total, err := pageTotal(matching(), f.Offset, f.Limit, len(rows))
 	if err != nil {
 		return ProjectPage{}, fmt.Errorf("list projects: %w", err)
 	}
 	page := ProjectPage{Total: total, Projects: make([]Project, len(rows)), NextOffset: nextOffset(f.Offset, len(rows), total)}
 	for i, r := range rows {
-		page.Projects[i] = toProject(r.Project)
+		page.Projects[i] = toProject(r)
 	}
 	return page, nil
-}
-
-// projectListColumns are the columns toProject reads (not created_by).
-const projectListColumns = "id, space_id, name, status, description, revision, created_at, updated_at"
-
-// listedProject is a project row of a list with the list's total beside it.
-type listedProject struct {
-	models.Project
-	PageTotal int64
 }
 
 // GetProject returns one project of the space.

