@@ -112,6 +112,10 @@ type cachingConn struct {
 	closed  bool
 }
 
+// Unwrap is modernc's connection, as its NewConnector asks of a wrapper:
+// sqlite.Limit and a sql.Conn.Raw user find it through this.
+func (c *cachingConn) Unwrap() driver.Conn { return c.sqliteConn }
+
 // cachedStmt is a prepared statement the cache holds. busy while rows it
 // returned are open: SQLite's statement is then in the middle of its result,
 // and running it again would reset it under those rows. evicted once the

@@ -393,3 +393,14 @@ func TestSQLTheCacheDoesNotTakeRunsAsBefore(t *testing.T) {
 	require.ErrorContains(t, err, "no such table")
 	require.EqualValues(t, 2, counting.open.Load(), "only the setup's insert and the count were cached")
 }
+
+// modernc's own functions on a connection (sqlite.Limit, anything through
+// sql.Conn.Raw) find its connection through the cache's wrapper.
+func TestModerncFindsItsConnectionThroughTheCache(t *testing.T) {
+	db := openCache(t, 16)
+	conn, err := db.SQL().Conn(context.Background())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = moderncsqlite.Limit(conn, 0 /* SQLITE_LIMIT_LENGTH */, -1)
+	require.NoError(t, err)
+}
