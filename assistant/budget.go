@@ -1,9 +1,11 @@
 package assistant
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,7 +167,7 @@ type toolFunction struct {
 // counting them again for each model call's estimate was ~1.5 % of hub
 // dev's CPU.
 func ToolTokens(t llm.Tool) int {
-	key := t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters)
+	key := toolKey(t)
 	toolCounts.mu.Lock()
 	n, ok := toolCounts.byKey[key]
 	toolCounts.mu.Unlock()
@@ -184,14 +186,36 @@ func ToolTokens(t llm.Tool) int {
 	return n
 }
 
+// toolKey identifies a definition by a hash of its text (an MCP server's
+// schema may be kilobytes: keeping it as the key would hold as much as it
+// saves counting). Each part's length goes in first, so no two
+// definitions run into the same bytes.
+func toolKey(t llm.Tool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(toolSeed)
+	length := func(n int) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(n))
+		_, _ = h.Write(b[:])
+	}
+	length(len(t.Name))
+	_, _ = h.WriteString(t.Name)
+	length(len(t.Description))
+	_, _ = h.WriteString(t.Description)
+	_, _ = h.Write(t.Parameters)
+	return h.Sum64()
+}
+
+var toolSeed = maphash.MakeSeed()
+
 // maxToolCounts bounds the remembered counts: Hub's own tools and a few
 // spaces' MCP tools fit many times over.
 const maxToolCounts = 4096
 
 var toolCounts = struct {
 	mu    sync.Mutex
-	byKey map[string]int
-}{byKey: map[string]int{}}
+	byKey map[uint64]int
+}{byKey: map[uint64]int{}}
 
 // ToolText is a tool definition as the JSON a request carries; parameters
 // that are not JSON are kept as a string, so nothing is left uncounted.
