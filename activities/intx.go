@@ -102,6 +102,17 @@ func (a *Activities) rootOf() *Activities {
 // bound copies.
 func (a *Activities) cache() *transcripts { return &a.rootOf().transcripts }
 
+// staysInTx is called by a bound body (inTx) once its read found the
+// space without MCP servers: the copy drops the catalog, so that nothing
+// later in the transaction can reach the catalog's own handle, whatever
+// the activity's memo says by then (a write that changes access forgets
+// the memo's answer). A nil catalog offers Hub's own tools only.
+func (a *Activities) staysInTx(inTx bool) {
+	if inTx {
+		a.MCP = nil
+	}
+}
+
 // mayHaveMCP tells whether a space may have MCP servers, so that its
 // registry would be read through the catalog's own handle (mcpapps): not
 // when there is no catalog, or when the activity's access read found none

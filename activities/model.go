@@ -260,6 +260,7 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		// The files' store and the MCP catalog have handles of their own.
 		return errOutside
 	}
+	a.staysInTx(inTx)
 
 	parts, missing, err := a.attachedParts(ctx, turn, user)
 	if err != nil {

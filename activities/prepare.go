@@ -97,6 +97,7 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, inTx bool, p *prep
 		// MCP servers' listing goes out.
 		return errOutside
 	}
+	a.staysInTx(inTx)
 	p.turn, p.runID = turn, runID
 	if !claimLater {
 		if err := a.claim(ctx, turn, -1); err != nil {

@@ -108,6 +108,7 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, inTx bool, r 
 			return errOutside
 		}
 	}
+	a.staysInTx(inTx)
 	if err := a.claim(ctx, turn, call.Step); err != nil {
 		return err
 	}
