@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -195,7 +196,8 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 	switch {
 	case err == nil:
 		known = append(known, screen.Refs...)
-	case inTx:
+	case inTx && !errors.Is(err, workspace.ErrNotFound) && !errors.Is(err, workspace.ErrForbidden):
+		// (A person who lost access is told so by the memo, no statement.)
 		return nil, errOutside
 	}
 	known = append(known, callRefs...)

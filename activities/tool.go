@@ -263,10 +263,13 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 // record, which the tool says as such) may have failed on a statement: on
 // Postgres that aborted the transaction, and recording the outcome in it
 // would fail on every retry. The call is run again outside it
-// (errOutside), where a failure is recorded as one. A write's failure is
-// its own savepoint's (toolrun's Tx) and leaves the transaction whole.
+// (errOutside), where a failure is recorded as one. That holds for a
+// write too (a held write's preview reads in no savepoint of its own): the
+// transaction rolls back, so nothing of the call committed, and the call
+// is made once more outside, where a write still commits with its
+// outcome or not at all.
 func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
-	if tc.inTx && out.Kind == toolrun.Failed && out.Err != nil && out.Err.Code == tools.CodeFailed && (tc.def == nil || !tc.def.IsWrite) {
+	if tc.inTx && out.Kind == toolrun.Failed && out.Err != nil && out.Err.Code == tools.CodeFailed {
 		return errOutside
 	}
 	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
