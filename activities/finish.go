@@ -29,16 +29,10 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	// (inOneTx): one commit in all. A reset's run, which claims the turn
 	// first, reads and writes apart.
 	var f finishing
-	outside, err := a.inOneTx(ctx, func(b *Activities) error {
+	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
 		f = finishing{}
-		return b.finish(ctx, in, true, &f)
-	})
-	f.ended(err)
-	if outside {
-		f = finishing{}
-		err = a.finish(ctx, in, false, &f)
-		f.ended(err)
-	}
+		return b.finish(ctx, in, inTx, &f)
+	}, func(err error) { f.ended(err) })
 	if err != nil {
 		return err
 	}

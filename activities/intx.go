@@ -56,6 +56,22 @@ func (a *Activities) inOneTx(ctx context.Context, fn func(b *Activities) error) 
 	return false, err
 }
 
+// inOneTxOrApart runs an activity's body bound to one transaction
+// (inOneTx) and, when it returned errOutside, again on the activities
+// themselves, its reads and writes apart. The body starts afresh each
+// time (what an errOutside run found is not kept). after is called once
+// each run ended, with how it ended (nil for the run that went outside: it
+// stored nothing), to hand over what it stored.
+func (a *Activities) inOneTxOrApart(ctx context.Context, body func(b *Activities, inTx bool) error, after func(error)) error {
+	outside, err := a.inOneTx(ctx, func(b *Activities) error { return body(b, true) })
+	after(err)
+	if outside {
+		err = body(a, false)
+		after(err)
+	}
+	return err
+}
+
 // boundTo is a copy of the activities whose stores run in tx (Chat is
 // bound by the caller, chat.Store.Join). It shares the transcripts of a.
 // Usage stays the original's: a model call's meter settles after the

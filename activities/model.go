@@ -76,11 +76,12 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	// needs a file's store, a space's MCP servers or a reset's claim
 	// reads and writes apart, as before.
 	c := &callStart{}
-	outside, err := a.inOneTx(ctx, func(b *Activities) error { return b.startCall(ctx, callCtx, in, attempt, true, c) })
-	if outside {
+	// (Its status frame is handed over below, once, by the run that
+	// stored it.)
+	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
 		*c = callStart{}
-		err = a.startCall(ctx, callCtx, in, attempt, false, c)
-	}
+		return b.startCall(ctx, callCtx, in, attempt, inTx, c)
+	}, func(error) {})
 	m := c.m
 	if m != nil {
 		// Whatever way the call ends without saving its step, what the

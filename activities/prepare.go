@@ -32,16 +32,10 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	// space with MCP servers (their listing is refreshed, over the
 	// network) or an operator's reset's run reads and writes apart.
 	var p prepared
-	outside, err := a.inOneTx(ctx, func(b *Activities) error {
+	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
 		p = prepared{}
-		return b.prepare(ctx, in, true, &p)
-	})
-	p.ended(err)
-	if outside {
-		p = prepared{}
-		err = a.prepare(ctx, in, false, &p)
-		p.ended(err)
-	}
+		return b.prepare(ctx, in, inTx, &p)
+	}, func(err error) { p.ended(err) })
 	if errors.Is(err, chat.ErrClaimedMeanwhile) {
 		// Claimed or ended since it was read: claim it as a reset's run
 		// does, then write.

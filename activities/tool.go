@@ -43,18 +43,12 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	// write in a savepoint of it. One that goes out of the process, in a
 	// space with MCP servers or in a reset's run, reads and writes apart.
 	var r toolRun
-	outside, err := a.inOneTx(ctx, func(b *Activities) error {
-		r = toolRun{}
-		return b.runTool(ctx, in, true, &r)
-	})
 	// The frames were stored with the outcome row: they reach this
 	// process's followers once that transaction ended.
-	r.framed(err)
-	if outside {
+	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
 		r = toolRun{}
-		err = a.runTool(ctx, in, false, &r)
-		r.framed(err)
-	}
+		return b.runTool(ctx, in, inTx, &r)
+	}, func(err error) { r.framed(err) })
 	if r.final || r.tc == nil {
 		return r.out, err
 	}
