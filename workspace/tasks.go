@@ -349,18 +349,10 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 		if *p.ProjectID == "" {
 			r.ProjectID = nil
 		} else {
-			var n int64
-			if BadText(*p.ProjectID) {
-				return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
-			}
-			if key := "project " + *p.ProjectID; !found[key] {
-				if err := s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID).Count(&n).Error; err != nil {
-					return fmt.Errorf("check project: %w", err)
-				}
-				if n == 0 {
-					return &NotFoundError{Kind: "project", ID: *p.ProjectID, Path: path + "/projectId"}
-				}
-				found[key] = true
+			err := s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
+				s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
+			if err != nil {
+				return err
 			}
 			id := *p.ProjectID
 			r.ProjectID = &id
@@ -370,18 +362,10 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 		if *p.AssigneeID == "" {
 			r.AssigneeID = nil
 		} else {
-			var n int64
-			if BadText(*p.AssigneeID) {
-				return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
-			}
-			if key := "person " + *p.AssigneeID; !found[key] {
-				if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID).Count(&n).Error; err != nil {
-					return fmt.Errorf("check assignee: %w", err)
-				}
-				if n == 0 {
-					return &NotFoundError{Kind: "person", ID: *p.AssigneeID, Path: path + "/assigneeId"}
-				}
-				found[key] = true
+			err := s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
+				s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
+			if err != nil {
+				return err
 			}
 			id := *p.AssigneeID
 			r.AssigneeID = &id
@@ -469,4 +453,27 @@ func pageLimit(limit, offset int) (int, error) {
 		return DefaultListLimit, nil
 	}
 	return min(limit, MaxListLimit), nil
+}
+
+// refExists checks that a record a task names (its project, its assignee:
+// kind and id, at path in the request) is there, by counting what query
+// matches; found remembers those already checked in this call, so a create
+// of many tasks reads each once.
+func (s *Service) refExists(ctx context.Context, found map[string]bool, kind, id, path string, query *gorm.DB) error {
+	if BadText(id) {
+		return &NotFoundError{Kind: kind, ID: id, Path: path}
+	}
+	key := kind + " " + id
+	if found[key] {
+		return nil
+	}
+	var n int64
+	if err := query.Count(&n).Error; err != nil {
+		return fmt.Errorf("check %s: %w", kind, err)
+	}
+	if n == 0 {
+		return &NotFoundError{Kind: kind, ID: id, Path: path}
+	}
+	found[key] = true
+	return nil
 }
