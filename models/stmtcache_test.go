@@ -404,3 +404,38 @@ func TestModerncFindsItsConnectionThroughTheCache(t *testing.T) {
 	_, err = moderncsqlite.Limit(conn, 0 /* SQLITE_LIMIT_LENGTH */, -1)
 	require.NoError(t, err)
 }
+
+// A statement interrupted in the middle of its step (its context ended)
+// is run again afterwards, in and out of a transaction, with the right
+// answer: the interrupted step does not leave the cached statement
+// half-way through its result.
+func TestACachedStatementInterruptedMidStepIsReusedWhole(t *testing.T) {
+	t.Parallel()
+	db := openCache(t, stmtCacheSize)
+	require.NoError(t, db.Create(&sampleRows()[0]).Error)
+	const endless = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT count(*) FROM n`
+	for _, inTx := range []bool{false, true} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		var n int64
+		q := func(tx *gorm.DB) error { return tx.WithContext(ctx).Raw(endless, 2_000_000_000).Scan(&n).Error }
+		var err error
+		if inTx {
+			err = db.Transaction(q)
+		} else {
+			err = q(db.DB)
+		}
+		cancel()
+		require.Error(t, err, "interrupted (in a transaction: %v)", inTx)
+
+		require.NoError(t, db.Raw(endless, 1000).Scan(&n).Error)
+		require.EqualValues(t, 1000, n, "the same text again, whole")
+		require.NoError(t, db.Transaction(func(tx *gorm.DB) error {
+			if err := tx.Raw(endless, 10).Scan(&n).Error; err != nil {
+				return err
+			}
+			var r cacheRow
+			return tx.First(&r, 1).Error
+		}))
+		require.EqualValues(t, 10, n)
+	}
+}
