@@ -338,24 +338,24 @@ type Outcome struct {
 // leave a call that is done with no done frame, and the frame costs no
 // commit of its own.
 func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also ...func(tx *gorm.DB) error) (bool, error) {
-	if len(also) == 0 || s.inTx {
-		won, err := s.completeToolCall(ctx, id, o)
+	won := false
+	complete := func(tx *gorm.DB) error {
+		var err error
+		won, err = s.withDB(tx).completeToolCall(ctx, id, o)
 		for _, fn := range also {
 			if err != nil || !won {
 				break
 			}
-			err = fn(s.q(ctx))
+			err = fn(tx)
 		}
-		return won, err
-	}
-	won := false
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		in := s.withDB(tx)
-		in.inTx = true
-		var err error
-		won, err = in.CompleteToolCall(ctx, id, o, also...)
 		return err
-	})
+	}
+	var err error
+	if len(also) == 0 {
+		err = complete(s.q(ctx)) // one statement: a transaction of its own
+	} else {
+		err = s.transaction(ctx, complete)
+	}
 	return won && err == nil, err
 }
 
