@@ -56,10 +56,9 @@ type accessMemo struct {
 	mcp      map[string]bool
 	apps     map[string]bool     // the space has a connection of any kind
 	settings map[string]Settings // by person
-	// spaceNames and people are what a turn's start read with its access
-	// (StartColumns): GetSpace's name and GetPerson's row.
-	spaceNames map[string]string
-	people     map[string]Person
+	// what a turn's start read with its access (StartColumns): GetSpace's
+	// name and GetPerson's row.
+	started
 }
 
 func memoFrom(ctx context.Context) *accessMemo {
@@ -134,12 +133,12 @@ func (s *Service) forgetAccess(ctx context.Context) {
 	if m := memoFrom(ctx); m != nil {
 		m.mu.Lock()
 		m.roles, m.mcp, m.apps, m.settings = nil, nil, nil, nil
-		m.spaceNames, m.people = nil, nil
+		m.started = started{}
 		m.mu.Unlock()
 	}
 	if r := s.txRoles; r != nil {
 		r.mu.Lock()
-		r.roles, r.settings, r.spaceNames, r.people = nil, nil, nil, nil
+		r.roles, r.settings, r.started = nil, nil, started{}
 		r.forgot = true
 		r.mu.Unlock()
 	}
@@ -153,10 +152,9 @@ type txRoles struct {
 	// settings are persons' settings a query of the transaction read
 	// along with the access (SeedAccess), for GetSettings in it.
 	settings map[string]Settings
-	// spaceNames and people are what a turn's start read in the
-	// transaction (SeedStart), for GetSpace and GetPerson in it.
-	spaceNames map[string]string
-	people     map[string]Person
+	// what a turn's start read in the transaction (SeedStart), for
+	// GetSpace and GetPerson in it.
+	started
 	// forgot says a change inside the transaction cleared the activity's
 	// memo: Service.Tx clears it once more when the outermost transaction
 	// has ended, because a check made meanwhile outside the transaction
@@ -345,40 +343,39 @@ func RememberStart(ctx context.Context, personID, spaceID string, r StartRead) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.keep(personID, spaceID, r)
+}
+
+// started is what a turn's start read besides the access (StartRead), as
+// an activity's memo and a transaction's roles keep it (under their own
+// locks).
+type started struct {
+	spaceNames map[string]string
+	people     map[string]Person
+}
+
+// keep keeps what r found of the space and the person.
+func (st *started) keep(personID, spaceID string, r StartRead) {
 	if r.SpaceName != nil && spaceID != "" {
-		if m.spaceNames == nil {
-			m.spaceNames = map[string]string{}
+		if st.spaceNames == nil {
+			st.spaceNames = map[string]string{}
 		}
-		m.spaceNames[spaceID] = *r.SpaceName
+		st.spaceNames[spaceID] = *r.SpaceName
 	}
 	if r.PersonID != nil && *r.PersonID == personID {
-		if m.people == nil {
-			m.people = map[string]Person{}
+		if st.people == nil {
+			st.people = map[string]Person{}
 		}
-		m.people[personID] = Person{ID: personID, Name: deref(r.PersonName), GivenName: deref(r.PersonFirstName), Persona: deref(r.PersonPersona)}
+		st.people[personID] = Person{ID: personID, Name: deref(r.PersonName), GivenName: deref(r.PersonFirstName), Persona: deref(r.PersonPersona)}
 	}
 }
 
-// rememberedSpaceName is a space's name as the activity's start read it.
-func rememberedSpaceName(ctx context.Context, spaceID string) (string, bool) {
+// startedIn is what ctx's memo keeps of a turn's start (nil: no memo),
+// with the memo's lock to hold while it is read.
+func startedIn(ctx context.Context) (*started, *sync.Mutex) {
 	m := memoFrom(ctx)
 	if m == nil {
-		return "", false
+		return nil, nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	name, ok := m.spaceNames[spaceID]
-	return name, ok
-}
-
-// rememberedPerson is a person as the activity's start read them.
-func rememberedPerson(ctx context.Context, personID string) (Person, bool) {
-	m := memoFrom(ctx)
-	if m == nil {
-		return Person{}, false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p, ok := m.people[personID]
-	return p, ok
+	return &m.started, &m.mu
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -181,40 +182,41 @@ func (s *Service) SeedStart(personID, spaceID string, r StartRead) {
 	}
 	s.txRoles.mu.Lock()
 	defer s.txRoles.mu.Unlock()
-	if r.SpaceName != nil && spaceID != "" {
-		if s.txRoles.spaceNames == nil {
-			s.txRoles.spaceNames = map[string]string{}
-		}
-		s.txRoles.spaceNames[spaceID] = *r.SpaceName
-	}
-	if r.PersonID != nil && *r.PersonID == personID {
-		if s.txRoles.people == nil {
-			s.txRoles.people = map[string]Person{}
-		}
-		s.txRoles.people[personID] = Person{ID: personID, Name: deref(r.PersonName), GivenName: deref(r.PersonFirstName), Persona: deref(r.PersonPersona)}
-	}
+	s.txRoles.keep(personID, spaceID, r)
 }
 
-// startName is a space's name as the activity's start read it: in the Tx
-// s runs in (SeedStart), or outside any Tx in the activity's memo.
-func (s *Service) startName(ctx context.Context, spaceID string) (string, bool) {
-	if s.txRoles == nil {
-		return rememberedSpaceName(ctx, spaceID)
+// startedOf is what the activity's start read: in the Tx s runs in
+// (SeedStart), or outside any Tx in the activity's memo; nil when neither
+// keeps it. The lock is held until done is called.
+func (s *Service) startedOf(ctx context.Context) (st *started, done func()) {
+	var mu *sync.Mutex
+	if s.txRoles != nil {
+		st, mu = &s.txRoles.started, &s.txRoles.mu
+	} else if st, mu = startedIn(ctx); st == nil {
+		return nil, func() {}
 	}
-	s.txRoles.mu.Lock()
-	defer s.txRoles.mu.Unlock()
-	name, ok := s.txRoles.spaceNames[spaceID]
+	mu.Lock()
+	return st, mu.Unlock
+}
+
+// startName is a space's name as the activity's start read it.
+func (s *Service) startName(ctx context.Context, spaceID string) (string, bool) {
+	st, done := s.startedOf(ctx)
+	defer done()
+	if st == nil {
+		return "", false
+	}
+	name, ok := st.spaceNames[spaceID]
 	return name, ok
 }
 
-// startPerson is a person as the activity's start read them: in the Tx s
-// runs in (SeedStart), or outside any Tx in the activity's memo.
+// startPerson is a person as the activity's start read them.
 func (s *Service) startPerson(ctx context.Context, personID string) (Person, bool) {
-	if s.txRoles == nil {
-		return rememberedPerson(ctx, personID)
+	st, done := s.startedOf(ctx)
+	defer done()
+	if st == nil {
+		return Person{}, false
 	}
-	s.txRoles.mu.Lock()
-	defer s.txRoles.mu.Unlock()
-	p, ok := s.txRoles.people[personID]
+	p, ok := st.people[personID]
 	return p, ok
 }
