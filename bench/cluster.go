@@ -53,7 +53,7 @@ func startCluster(ctx context.Context, o Options, modelURL string, log io.Writer
 	if _, err := output(ctx, o.Exe, []string{"migrate"}, env, log); err != nil {
 		return cl, err
 	}
-	if cl.token, err = output(ctx, o.Exe, []string{"token", "create", "--space", "Bench", "--person", "Bench Owner"}, env, log); err != nil {
+	if cl.token, err = output(ctx, o.Exe, []string{"token", "create", "--create", "--space", "Bench", "--person", "Bench Owner"}, env, log); err != nil {
 		return cl, err
 	}
 	for i := range o.Workers {

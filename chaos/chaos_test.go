@@ -157,8 +157,8 @@ func TestChaos(t *testing.T) {
 	if err := addCommitTrigger(t.Context(), db); err != nil {
 		t.Fatalf("add the commit trigger: %v", err)
 	}
-	ada := lastLine(run("token", "create", "--space", "Chaos", "--person", "Ada Lovelace"))
-	grace := lastLine(run("token", "create", "--space", "Chaos", "--person", "Grace Hopper", "--role", "editor"))
+	ada := lastLine(run("token", "create", "--create", "--space", "Chaos", "--person", "Ada Lovelace"))
+	grace := lastLine(run("token", "create", "--create", "--space", "Chaos", "--person", "Grace Hopper", "--role", "editor"))
 
 	worker := &role{name: "worker", bin: bin, dir: dir, env: env, ready: regexp.MustCompile(`hub worker polling`)}
 	api := &role{name: "api", bin: bin, dir: dir, env: env, ready: regexp.MustCompile(`listening on (\S+)`)}

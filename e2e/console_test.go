@@ -117,12 +117,12 @@ func TestConsoleInABrowser(t *testing.T) {
 	dev.await(t, regexp.MustCompile(`Started Worker`))
 
 	// A second person, in a space of their own, to sign in as after Sign out.
-	mk := exec.Command(hubBinary(t), "token", "create", "--data-dir", filepath.Join(dir, ".hub"), "--space", "Other space", "--person", "Other Person")
+	mk := exec.Command(hubBinary(t), "token", "create", "--create", "--data-dir", filepath.Join(dir, ".hub"), "--space", "Other space", "--person", "Other Person")
 	mk.Env = append(os.Environ(), "DATABASE_URL=")
 	otherToken, err := mk.Output()
 	require.NoError(t, err, "hub token create")
 	// The first person is an editor there too: a second space (Needs me across spaces, a space switch).
-	both := exec.Command(hubBinary(t), "token", "create", "--data-dir", filepath.Join(dir, ".hub"), "--space", "Other space", "--person", workspace.DevOwnerName, "--role", "editor")
+	both := exec.Command(hubBinary(t), "token", "create", "--create", "--data-dir", filepath.Join(dir, ".hub"), "--space", "Other space", "--person", workspace.DevOwnerName, "--role", "editor")
 	both.Env = mk.Env
 	_, err = both.Output()
 	require.NoError(t, err, "hub token create (the first person in the other space)")

@@ -63,29 +63,54 @@ func TestTokenCreateFindsTheDevDatabase(t *testing.T) {
 	t.Parallel()
 	dir, url := sharedDev(t)
 
-	cmd := exec.Command(hubBinary(t), "token", "create", "--space", "Garden", "--person", "Grace Hopper")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "DATABASE_URL=")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", stderr.String())
-	token := strings.TrimSpace(string(out))
-	require.Regexp(t, `^hub_[a-z0-9]+$`, token, "stdout is the token alone")
-	require.Contains(t, stderr.String(), filepath.Join(".hub", "hub.db"))
-
+	tokenCreate := func(args ...string) (stdout, stderr string, err error) {
+		cmd := exec.Command(hubBinary(t), append([]string{"token", "create"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "DATABASE_URL=")
+		var e strings.Builder
+		cmd.Stderr = &e
+		out, err := cmd.Output()
+		return string(out), e.String(), err
+	}
 	s := &hubtest.Stack{URL: url, HTTP: &http.Client{}}
+
+	// Names, not ids, and nothing is made without --create: a mistyped
+	// space or person is an error that says how to make it.
+	_, stderr, err := tokenCreate("--space", "Garden", "--person", "Grace Hopper")
+	require.Error(t, err)
+	require.Contains(t, stderr, `no space is named "Garden"`)
+	require.Contains(t, stderr, "--create")
+	_, stderr, err = tokenCreate("--space", "Garden", "--person", "Grace Hopper", "--role", "editor")
+	require.Error(t, err)
+	require.Contains(t, stderr, "--role")
+
+	out, stderr, err := tokenCreate("--create", "--space", "Garden", "--person", "Grace Hopper")
+	require.NoError(t, err, "%s", stderr)
+	token := strings.TrimSpace(out)
+	require.Regexp(t, `^hub_[a-z0-9]+$`, token, "stdout is the token alone")
+	require.Contains(t, stderr, filepath.Join(".hub", "hub.db"))
 	r := s.Do(t, token, "GET", "/api/spaces", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	require.Equal(t, "Garden", r.JSON(t)["spaces"].([]any)[0].(map[string]any)["name"])
 
+	// Once they exist, a second token for the same member needs no --create;
+	// another name in that space is still refused.
+	out, stderr, err = tokenCreate("--space", "Garden", "--person", "Grace Hopper")
+	require.NoError(t, err, "%s", stderr)
+	again := strings.TrimSpace(out)
+	require.NotEqual(t, token, again)
+	require.Equal(t, http.StatusOK, s.Do(t, again, "GET", "/api/spaces", nil).Status)
+	_, stderr, err = tokenCreate("--space", "Garden", "--person", "Grace Hoper")
+	require.Error(t, err)
+	require.Contains(t, stderr, `no member of "Garden" is named "Grace Hoper"`)
+
 	// --operator: a token for the run inspector only, in no space.
-	cmd = exec.Command(hubBinary(t), "token", "create", "--operator", "--person", "Olga Oncall")
+	cmd := exec.Command(hubBinary(t), "token", "create", "--operator", "--person", "Olga Oncall")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "DATABASE_URL=")
-	out, err = cmd.Output()
+	raw, err := cmd.Output()
 	require.NoError(t, err)
-	operator := strings.TrimSpace(string(out))
+	operator := strings.TrimSpace(string(raw))
 	require.Regexp(t, `^hub_[a-z0-9]+$`, operator)
 	require.Equal(t, http.StatusUnauthorized, s.Do(t, operator, "GET", "/api/spaces", nil).Status)
 	require.Equal(t, http.StatusNotFound, s.Do(t, operator, "GET", "/api/assistant/turns/turn_nope/inspect", nil).Status, "accepted by the inspector")
@@ -97,7 +122,7 @@ func TestTokenCreateFindsTheDevDatabase(t *testing.T) {
 	require.Contains(t, string(b), "leave out --space")
 
 	// Elsewhere, without DATABASE_URL, it says what to set.
-	cmd = exec.Command(hubBinary(t), "token", "create", "--space", "Garden", "--person", "Grace Hopper")
+	cmd = exec.Command(hubBinary(t), "token", "create", "--create", "--space", "Garden", "--person", "Grace Hopper")
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "DATABASE_URL=")
 	b, err = cmd.CombinedOutput()

@@ -148,6 +148,13 @@ func (p *process) wait(re *regexp.Regexp) ([]string, error) {
 	}
 }
 
+// output is what the process printed so far.
+func (p *process) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
+}
+
 // stop sends SIGINT and waits for a clean exit.
 func (p *process) stop(t *testing.T) {
 	if p.cmd.ProcessState != nil {
@@ -199,7 +206,7 @@ func TestProductionProcesses(t *testing.T) {
 	env := []string{"DATABASE_URL=" + b.db, "TEMPORAL_ADDRESS=" + ts.FrontendHostPort(), "TEMPORAL_NAMESPACE=" + ts.Namespace(),
 		"OPENAI_BASE_URL=" + b.modelURL, "OPENAI_API_KEY=test", "HUB_HTTP_ADDR=127.0.0.1:0"}
 	require.Contains(t, output(t, env, "migrate"), "search attributes registered")
-	token := output(t, env, "token", "create", "--space", "Ops", "--person", "Ada Lovelace")
+	token := output(t, env, "token", "create", "--create", "--space", "Ops", "--person", "Ada Lovelace")
 	require.Regexp(t, `^hub_[a-z0-9]+$`, token, "one line, the token")
 
 	start(t, env, "worker")
@@ -345,6 +352,12 @@ func TestDevRestartKeepsEverything(t *testing.T) {
 	dev, s := startDev(t, dir, nil, "--fake-model")
 	dev.await(t, regexp.MustCompile(`Scripted stand-in model`))
 	token := s.Token
+	// The first start prints the console link with the new token once, the
+	// Temporal frontend's address, and that the UI is off (--ui-addr "").
+	dev.await(t, regexp.MustCompile(`^Console\s+http://127\.0\.0\.1:\d+/#token=`+regexp.QuoteMeta(token)+`\s`))
+	dev.await(t, regexp.MustCompile(`^Temporal\s+127\.0\.0\.1:\d+\s+\(frontend`))
+	dev.await(t, regexp.MustCompile(`^Temporal UI off`))
+	dev.await(t, regexp.MustCompile(`^Try: curl -H "Authorization: Bearer \$\(cat \S+dev-token\)"`))
 	r := s.Do(t, token, "GET", "/api/spaces", nil)
 	require.Equal(t, "Demo", r.JSON(t)["spaces"].([]any)[0].(map[string]any)["name"])
 	conv := s.Conversation(t)
@@ -355,6 +368,10 @@ func TestDevRestartKeepsEverything(t *testing.T) {
 
 	again := start(t, devEnv, devArgs(dir, "--fake-model")...)
 	s.URL = again.await(t, devAPI)[1]
+	// A restart keeps the token and does not print it again.
+	again.await(t, regexp.MustCompile(`^Console\s+http://\S+/\s+\(sign in with the token in`))
+	again.await(t, regexp.MustCompile(`^Try: curl`))
+	require.NotContains(t, again.output(), token, "a restart prints no token")
 	raw, err := os.ReadFile(filepath.Join(dir, "dev-token"))
 	require.NoError(t, err)
 	require.Equal(t, token, strings.TrimSpace(string(raw)), "the token survives a restart")

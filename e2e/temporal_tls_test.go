@@ -79,7 +79,7 @@ func TestProcessesOverTLSWithAPIKey(t *testing.T) {
 	require.Zero(t, keyed0)
 	require.Positive(t, calls0, "the calls without a key reached the proxy and were refused")
 	require.Contains(t, output(t, env, "migrate"), "search attributes registered")
-	token := output(t, env, "token", "create", "--space", "Cloud", "--person", "Ada Lovelace")
+	token := output(t, env, "token", "create", "--create", "--space", "Cloud", "--person", "Ada Lovelace")
 	worker := start(t, append(env, "HUB_WORKER_HTTP_ADDR=127.0.0.1:0"), "worker")
 	workerHTTP := "http://" + worker.await(t, regexp.MustCompile(`hub worker metrics and health on (\S+)`))[1]
 	worker.await(t, regexp.MustCompile(`hub worker polling`))

@@ -135,6 +135,8 @@ stop_postgres() {
 on_exit() {
 	local status=$?
 	trap - EXIT INT TERM HUP
+	if [[ -n ${progress_pid:-} ]]; then kill "$progress_pid" 2>/dev/null || true; fi
+	if [[ -n ${phase_file:-} ]]; then rm -f "$phase_file"; fi
 	stop_postgres
 	exit "$status"
 }
@@ -258,10 +260,49 @@ for arg in ${go_test_args[@]+"${go_test_args[@]}"}; do
 	fi
 done
 
+# --- what it is doing ---------------------------------------------------------------------------
+# A first run compiles for many minutes before go test prints a line (the Temporal server and every
+# dependency, with -race; the lint tools). set_phase says which step starts; every HUB_TEST_PROGRESS
+# seconds (default 60; 0: never) a line says the step, the time so far and, from ps, which packages
+# the go command is compiling and which test binaries run.
+phase_file=$(mktemp "${TMPDIR:-/tmp}/hub-test-phase.XXXXXX")
+set_phase() {
+	printf '%s' "$1" >"$phase_file"
+	say "$1"
+}
+progress() {
+	local every=$1 t0=$SECONDS mine compiling running what sleeper=""
+	# Its sleep must not outlive it, nor hold the output a CI runner waits on.
+	trap 'if [[ -n $sleeper ]]; then kill "$sleeper" 2>/dev/null; fi; exit 0' TERM
+	while :; do
+		sleep "$every" </dev/null >/dev/null 2>&1 &
+		sleeper=$!
+		wait "$sleeper" || true
+		# This script's descendants only (the machine may run other builds): the compiler's -p
+		# flag is the import path it compiles; a test binary is NAME.test.
+		mine=$(ps -eo pid=,ppid=,args= 2>/dev/null | awk -v root=$$ '
+			{ parent[$1] = $2; line[$1] = $0 }
+			END { for (p in line) { q = p; while (q in parent && q != root && q > 1) q = parent[q]; if (q == root) print line[p] } }' || true)
+		compiling=$(awk '/\/compile /{for(i=1;i<NF;i++) if($i=="-p"){print $(i+1); break}}' <<<"$mine" | sort -u | head -n 4 | paste -sd' ' - || true)
+		running=$(awk '{print $3}' <<<"$mine" | grep '\.test$' | sed 's|.*/||' | sort -u | paste -sd' ' - || true)
+		what=""
+		[[ -z $compiling ]] || what+=" compiling $compiling"
+		[[ -z $running ]] || what+=" running $running"
+		say "$(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s: $(cat "$phase_file" 2>/dev/null)${what:+ —$what}"
+	done
+}
+progress_pid=""
+if [[ ${HUB_TEST_PROGRESS:-60} != 0 ]] && command -v ps >/dev/null 2>&1; then
+	progress "${HUB_TEST_PROGRESS:-60}" &
+	progress_pid=$!
+fi
+
 # --- checks and tests --------------------------------------------------------------------------
 # ${a[@]+"${a[@]}"} expands an empty array to nothing, even under set -u in bash 3.2 (macOS).
+set_phase "static checks: gofmt, go vet, staticcheck, workflowcheck (scripts/lint.sh; a first run builds the lint tools)"
 scripts/lint.sh ${lint_flags[@]+"${lint_flags[@]}"} "${packages[@]}"
 if [[ $client_check == 1 ]]; then
+	set_phase "the OpenAPI document: redocly lint, openapi-typescript and tsc (scripts/client-check.sh)"
 	scripts/client-check.sh
 fi
 
@@ -274,13 +315,14 @@ for p in "${packages[@]}"; do
 	case $p in ./... | . | hub | hub/... | ./console | ./console/... | hub/console | ./e2e | ./e2e/... | hub/e2e) console_run=1 ;; esac
 done
 if [[ -n $console_run ]]; then
+	set_phase "the web console: tsc and its built files (scripts/console.sh check), Debian's chromium"
 	scripts/console.sh check
 	HUB_CHROMIUM=$(scripts/console.sh browser)
 	export HUB_CHROMIUM HUB_REQUIRE_BROWSER=1
 fi
 
 test_cmd=(go test -count=1 -timeout 15m -tags "$tags" ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})
-say "${test_cmd[*]}"
+set_phase "${test_cmd[*]} (a first run compiles the Temporal server and every dependency with -race first: 10-20 minutes on 2 cores)"
 
 # go test runs in its own process group (set -m) and we wait for it in the background, so that
 # a signal sent to this script alone (timeout(1), a CI runner) is handled at once: it is passed

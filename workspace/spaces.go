@@ -192,6 +192,33 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 	return spaceID, personID, err
 }
 
+// FindMember finds a space by its exact name and a person by name among its
+// members, creating nothing: `hub token create` without --create, so that a
+// mistyped name is an error rather than a new space or person. Either one
+// missing is an error wrapping ErrNotFound that names what was looked for.
+func (s *Service) FindMember(ctx context.Context, spaceName, personName string) (spaceID, personID string, err error) {
+	spaceName, personName = strings.TrimSpace(spaceName), strings.TrimSpace(personName)
+	if spaceName == "" || personName == "" {
+		return "", "", invalid("", "a space name and a person name are required")
+	}
+	var sp models.Space
+	err = s.q(ctx).Where("name = ?", spaceName).Take(&sp).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", "", fmt.Errorf("no space is named %q: %w", spaceName, ErrNotFound)
+	} else if err != nil {
+		return "", "", err
+	}
+	var p models.Person
+	err = s.q(ctx).Table("people").Select("people.*").
+		Joins("JOIN memberships ON memberships.person_id = people.id").
+		Where("memberships.space_id = ? AND people.name = ?", sp.ID, personName).
+		Order("people.created_at").Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", "", fmt.Errorf("no member of %q is named %q: %w", spaceName, personName, ErrNotFound)
+	}
+	return sp.ID, p.ID, err
+}
+
 // ensureSpace inserts the space unless one has the name (the unique index
 // spaces_name turns a second insert into nothing), then reads it. As the
 // first statement of EnsureMember's transaction, the insert also takes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -30,6 +31,10 @@ const (
 	// devDatabase is the SQLite file `hub dev` keeps in its data dir when
 	// DATABASE_URL is not set; `hub token create` finds it there too.
 	devDatabase = "hub.db"
+	// devHTTPAddr is where `hub dev` serves unless told otherwise: this
+	// machine only, since a dev owner's token opens everything it serves.
+	// (`hub api` keeps HUB_HTTP_ADDR's :8080, as a container needs.)
+	devHTTPAddr = "127.0.0.1:8080"
 )
 
 func devCommand() *cobra.Command {
@@ -43,7 +48,7 @@ func devCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "where the databases and the dev token are kept")
-	cmd.Flags().StringVar(&httpAddr, "http-addr", "", "Hub api address (default: HUB_HTTP_ADDR, else :8080)")
+	cmd.Flags().StringVar(&httpAddr, "http-addr", "", "Hub api address (default: HUB_HTTP_ADDR, else "+devHTTPAddr+"; 0.0.0.0:8080 serves other machines too)")
 	cmd.Flags().StringVar(&temporalAddr, "temporal-addr", "127.0.0.1:7233", "embedded Temporal frontend address")
 	cmd.Flags().StringVar(&uiAddr, "ui-addr", "127.0.0.1:8233", "Temporal UI address (empty: no UI)")
 	cmd.Flags().BoolVar(&fakeModel, "fake-model", false, "also start the scripted stand-in model and use it (offline try-out)")
@@ -62,9 +67,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.httpAddr != "" {
-		cfg.HTTPAddr = o.httpAddr
-	}
+	cfg.HTTPAddr = devAPIAddr(o.httpAddr, os.Getenv("HUB_HTTP_ADDR"))
 	// The three ports first: a taken one stops `hub dev` before it starts
 	// or writes anything.
 	ln, err := claimDevPorts(cfg.HTTPAddr, o.temporalAddr, o.uiAddr)
@@ -130,7 +133,8 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if err := servePprof(cmd, ctx, h); err != nil {
 		return err
 	}
-	token, err := devToken(ctx, h.Workspace, filepath.Join(o.dataDir, "dev-token"))
+	tokenFile := filepath.Join(o.dataDir, "dev-token")
+	token, made, err := devToken(ctx, h.Workspace, tokenFile)
 	if err != nil {
 		return err
 	}
@@ -139,21 +143,8 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		return err
 	}
 	defer c.Close()
-
-	fmt.Fprintf(out, "Hub API     http://%s  (token in %s)\n", displayAddr(ln.Addr()), filepath.Join(o.dataDir, "dev-token"))
-	// The token rides in the fragment, which the browser never sends: the
-	// console reads it into the tab's session storage and drops it from
-	// the address bar.
-	fmt.Fprintf(out, "Console     http://%s/#token=%s  (opens signed in as %s)\n", displayAddr(ln.Addr()), token, devOwner)
-	if ui := ts.UIURL(); ui != "" {
-		fmt.Fprintf(out, "Temporal UI %s\n", ui)
-	} else {
-		fmt.Fprintf(out, "Temporal    %s (no UI in this build: temporal workflow list --address %s)\n", ts.FrontendHostPort(), ts.FrontendHostPort())
-	}
-	if !cfg.Model.Configured() && len(cfg.Models.Models) == 0 {
-		fmt.Fprintln(out, "No model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL) or run `hub dev --fake-model`; until then turns end with an unavailable error.")
-	}
-	fmt.Fprintf(out, "Try: curl -H \"Authorization: Bearer %s\" http://%s/api/spaces\n", token, displayAddr(ln.Addr()))
+	printDevBanner(out, devBanner{api: displayAddr(ln.Addr()), tokenFile: tokenFile, token: token, newToken: made,
+		temporal: ts.FrontendHostPort(), ui: ts.UIURL(), noModel: !cfg.Model.Configured() && len(cfg.Models.Models) == 0})
 
 	return runAll(
 		func() error { return h.RunWorker(ctx, c) },
@@ -161,30 +152,75 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	)
 }
 
+// devAPIAddr is the api's address: the flag, else HUB_HTTP_ADDR, else this
+// machine only.
+func devAPIAddr(flag, env string) string {
+	switch {
+	case flag != "":
+		return flag
+	case env != "":
+		return env
+	}
+	return devHTTPAddr
+}
+
+// devBanner is what `hub dev` prints once it serves.
+type devBanner struct {
+	api, tokenFile, token string
+	newToken              bool // made by this start: the only time the console link carries it
+	temporal, ui          string
+	noModel               bool
+}
+
+// printDevBanner says where everything is. The owner's token is printed in
+// the console link only when this start made it, so that a terminal's
+// scrollback or a shared screen shows it once; it stays in the token file,
+// readable by this user only, and the curl line reads it from there.
+func printDevBanner(out io.Writer, b devBanner) {
+	fmt.Fprintf(out, "Hub API     http://%s  (token in %s)\n", b.api, b.tokenFile)
+	if b.newToken {
+		// The token rides in the fragment, which the browser never sends:
+		// the console trades it for a session and drops it from the address bar.
+		fmt.Fprintf(out, "Console     http://%s/#token=%s  (opens signed in as %s; this link is printed once)\n", b.api, b.token, devOwner)
+	} else {
+		fmt.Fprintf(out, "Console     http://%s/  (sign in with the token in %s)\n", b.api, b.tokenFile)
+	}
+	fmt.Fprintf(out, "Temporal    %s  (frontend for the temporal CLI and SDKs: temporal workflow list --address %s)\n", b.temporal, b.temporal)
+	if b.ui != "" {
+		fmt.Fprintf(out, "Temporal UI %s\n", b.ui)
+	} else {
+		fmt.Fprintln(out, "Temporal UI off (--ui-addr is empty)")
+	}
+	if b.noModel {
+		fmt.Fprintln(out, "No model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL) or run `hub dev --fake-model`; until then turns end with an unavailable error.")
+	}
+	fmt.Fprintf(out, "Try: curl -H \"Authorization: Bearer $(cat %s)\" http://%s/api/spaces\n", b.tokenFile, b.api)
+}
+
 // devToken seeds the Demo space and its owner and returns the owner's token,
 // reusing the one in the token file while it still works, so a restart
-// keeps the same token.
-func devToken(ctx context.Context, svc *workspace.Service, path string) (string, error) {
+// keeps the same token; made says this call made a new one.
+func devToken(ctx context.Context, svc *workspace.Service, path string) (token string, made bool, err error) {
 	_, ownerID, err := svc.EnsureMember(ctx, devSpace, devOwner, workspace.RoleOwner)
 	if err != nil {
-		return "", fmt.Errorf("seed the Demo space: %w", err)
+		return "", false, fmt.Errorf("seed the Demo space: %w", err)
 	}
 	if b, err := os.ReadFile(path); err == nil {
 		token := strings.TrimSpace(string(b))
 		if p, err := svc.Authenticate(ctx, token, ""); err == nil && p.ID == ownerID {
-			return token, nil
+			return token, false, nil
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", false, fmt.Errorf("read %s: %w", path, err)
 	}
-	token, err := svc.CreateToken(ctx, ownerID, "", 0)
+	token, err = svc.CreateToken(ctx, ownerID, "", 0)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+		return "", false, fmt.Errorf("write %s: %w", path, err)
 	}
-	return token, nil
+	return token, true, nil
 }
 
 // displayAddr shows a wildcard listener as localhost.

@@ -177,13 +177,19 @@ func migrateDryRun(cmd *cobra.Command, skipTemporal bool) error {
 
 func tokenCommand() *cobra.Command {
 	var space, person, role, dataDir string
-	var operator bool
-	create := &cobra.Command{
+	var operator, create bool
+	cmd := &cobra.Command{
 		Use:   "create",
-		Short: "Create a bearer token (and the space, person and membership if missing); prints the token",
-		Long: "Create a bearer token (and the space, person and membership if missing); prints the token.\n\n" +
+		Short: "Create a bearer token for a member of a space, found by names; prints the token",
+		Long: "Create a bearer token for the person named --person, a member of the space named --space; prints the token.\n\n" +
+			"--space and --person take names, not ids. Without --create both must exist and the person must be a " +
+			"member of the space: a mistyped name is an error, nothing is made. With --create the space, the person " +
+			"and the membership are made when missing and the membership gets --role (default owner).\n\n" +
 			"With --operator: an operator token for --person, a new identity in no space, that reads the run inspector " +
 			"(GET /api/assistant/turns/:turnId/inspect) of any turn and nothing else.",
+		Example: "  hub token create --space Demo --person \"Dev Owner\"\n" +
+			"  hub token create --create --space \"Design team\" --person \"Ada Lovelace\" --role editor\n" +
+			"  hub token create --operator --person \"Olga Oncall\"",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if operator {
 				if space != "" {
@@ -201,12 +207,21 @@ func tokenCommand() *cobra.Command {
 			if space == "" {
 				return errors.New(`required flag "space" not set (or --operator for an operator token)`)
 			}
+			if cmd.Flags().Changed("role") && !create {
+				return errors.New("--role sets the membership's role, which only --create does: add --create, or leave out --role")
+			}
 			r, err := workspace.ParseRole(role)
 			if err != nil {
 				return err
 			}
 			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
-				_, personID, err := h.Workspace.EnsureMember(ctx, space, person, r)
+				var personID string
+				var err error
+				if create {
+					_, personID, err = h.Workspace.EnsureMember(ctx, space, person, r)
+				} else if _, personID, err = h.Workspace.FindMember(ctx, space, person); errors.Is(err, workspace.ErrNotFound) {
+					err = fmt.Errorf("%w; add --create to make what is missing", err)
+				}
 				if err != nil {
 					return err
 				}
@@ -219,15 +234,16 @@ func tokenCommand() *cobra.Command {
 			})
 		},
 	}
-	create.Flags().StringVar(&space, "space", "", "space name (created if missing)")
-	create.Flags().StringVar(&person, "person", "", "person name (created if missing)")
-	create.Flags().StringVar(&role, "role", "owner", "owner, editor, viewer or guest")
-	create.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
-	create.Flags().BoolVar(&operator, "operator", false, "an operator token: reads any turn's run inspector, nothing else (no --space)")
-	_ = create.MarkFlagRequired("person")
-	cmd := &cobra.Command{Use: "token", Short: "Manage bearer tokens"}
-	cmd.AddCommand(create)
-	return cmd
+	cmd.Flags().StringVar(&space, "space", "", "the space's name (not its id)")
+	cmd.Flags().StringVar(&person, "person", "", "the person's name (not their id): a member of --space")
+	cmd.Flags().BoolVar(&create, "create", false, "make the space, the person and the membership when missing")
+	cmd.Flags().StringVar(&role, "role", "owner", "with --create: the membership's role: owner, editor, viewer or guest")
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
+	cmd.Flags().BoolVar(&operator, "operator", false, "an operator token: reads any turn's run inspector, nothing else (no --space)")
+	_ = cmd.MarkFlagRequired("person")
+	token := &cobra.Command{Use: "token", Short: "Manage bearer tokens"}
+	token.AddCommand(cmd)
+	return token
 }
 
 // withDB loads the configuration, builds the Hub (opening the database and
