@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -448,8 +449,13 @@ func modelError(err error) error {
 	var be *usage.BudgetError
 	if errors.As(err, &be) {
 		// Refused before the request: the message says the budget and
-		// what is left; Retry works once an owner raises it.
-		return temporal.NewNonRetryableApplicationError(be.Error(), ErrTypeBudget, nil)
+		// what is left; Retry works once an owner raises it. It is the
+		// budget working, not a fault: logged at INFO here, and benign
+		// for the SDK, which would otherwise log "Activity error." at
+		// ERROR (it logs benign errors at DEBUG).
+		slog.Info("model call refused by the space's budget", "budgetMicros", be.Budget, "leftMicros", be.Left(), "neededMicros", be.Needed)
+		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeBudget, temporal.ApplicationErrorOptions{
+			NonRetryable: true, Category: temporal.ApplicationErrorCategoryBenign})
 	}
 	var le *llm.Error
 	if !errors.As(err, &le) {

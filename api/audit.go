@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -39,6 +40,11 @@ type auditActorDTO struct {
 // changed, by whom and how.
 func (s *Server) listAudit(c *gin.Context) {
 	limit, err := queryInt(c, "limit")
+	if err == nil && limit == 0 && c.Query("limit") != "" {
+		// 0 asked for is out of range like 201; only an absent limit
+		// takes the default.
+		err = badRequest("/limit", fmt.Sprintf("limit is 1 to %d", workspace.MaxListLimit))
+	}
 	if err != nil {
 		respondError(c, err)
 		return

@@ -4,9 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -50,11 +48,12 @@ func (s *Server) createConversation(c *gin.Context) {
 		respondError(c, badRequest("/spaceId", "spaceId is required"))
 		return
 	}
-	req.Title = strings.TrimSpace(req.Title)
-	if utf8.RuneCountInString(req.Title) > maxTitleChars {
-		respondError(c, badRequest("/title", "a title has at most 200 characters"))
+	title, err := workspace.CheckLine("/title", "a title", req.Title, maxTitleChars)
+	if err != nil {
+		respondError(c, err)
 		return
 	}
+	req.Title = title
 	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, req.SpaceID); err != nil {
 		respondError(c, err)
 		return
@@ -65,6 +64,42 @@ func (s *Server) createConversation(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusCreated, toConversationDTO(cv))
+}
+
+func (s *Server) getConversation(c *gin.Context) {
+	cv, err := s.Chat.GetConversation(c.Request.Context(), person(c).ID, c.Param("id"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toConversationDTO(cv))
+}
+
+type renameConversationRequest struct {
+	Title string `json:"title" openapi:"required" doc:"The new title: one line of at most 200 characters, trimmed, not empty."`
+}
+
+// renameConversation sets a conversation's title. Who cannot open it gets
+// the 404 of one that does not exist.
+func (s *Server) renameConversation(c *gin.Context) {
+	var req renameConversationRequest
+	if !bind(c, &req) {
+		return
+	}
+	title, err := workspace.CheckLine("/title", "a title", req.Title, maxTitleChars)
+	if err == nil && title == "" {
+		err = badRequest("/title", "a title is required")
+	}
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	cv, err := s.Chat.RenameConversation(c.Request.Context(), person(c).ID, c.Param("id"), title)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toConversationDTO(cv))
 }
 
 type conversationListDTO struct {

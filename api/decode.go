@@ -30,7 +30,10 @@ func decode(c *gin.Context, v any) error {
 		}
 		return badRequest("", "the request body could not be read")
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	// An empty body and a bare null would both decode into the zero
+	// value: a PATCH of nothing that still counted as a change. Every
+	// route's body is an object, so both are refused, as [] is.
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || string(trimmed) == "null" {
 		return badRequest("", "a JSON object is required as the request body")
 	}
 	// Go's decoder would turn bytes that are not UTF-8 into U+FFFD without

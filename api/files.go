@@ -50,6 +50,10 @@ func (s *Server) fileError(c *gin.Context, err error) {
 	case errors.As(err, &mbe):
 		err = &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Path: "/file",
 			Message: fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes())}}
+	case errors.Is(err, files.ErrUnreadable):
+		// The client's body ended early or broke (a multipart body cut off
+		// before its closing boundary): its fault, not Hub's.
+		err = badRequest("/file", "the file could not be read to its end: the multipart body is cut short or broken; send it again")
 	case errors.Is(err, files.ErrUnsupportedType):
 		err = &apiError{status: http.StatusUnsupportedMediaType, detail: errorDetail{Code: codeUnsupportedType, Message: err.Error(), Path: "/file"}}
 	case errors.Is(err, files.ErrNoStore):

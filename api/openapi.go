@@ -196,9 +196,43 @@ var fieldSchemas = map[reflect.Type]map[string]*openapi.Schema{
 	// budgetValue: a whole number of micro-dollars, or null for none.
 	reflect.TypeFor[updateSpaceSettingsRequest](): {"monthlyBudget": {Type: []string{"integer", "null"}, Format: "int64",
 		Minimum: ptr(int64(0)), Maximum: ptr(MaxMonthlyBudget), Description: "Micro-dollars a month (5000000 is $5.00); null: no budget."}},
-	// startTurn: any JSON object (the page the person is on), or null.
-	reflect.TypeFor[startTurnRequest](): {"context": {Type: []string{"object", "null"},
-		Description: "What the person is looking at (page, selection, ids); cut to size, at most 64 KiB."}},
+	// startTurn: the page the person is on, or null: the fields docs/api.md
+	// documents, and any others the page sends (Hub keeps them as sent).
+	reflect.TypeFor[startTurnRequest](): {"context": pageContextSchema()},
+}
+
+// pageContextSchema is a turn's page context ("Page context" and "Page
+// context ids" in docs/api.md): every field Hub reads, typed, at the top
+// level and in surface; any other field is kept as sent, so the object is
+// open (additionalProperties), and a typed client sends {page, selectedIds}
+// without a cast.
+func pageContextSchema() *openapi.Schema {
+	fields := func() map[string]*openapi.Schema {
+		ids := func(doc string) *openapi.Schema {
+			return &openapi.Schema{Type: "array", Items: &openapi.Schema{Type: "string"}, Description: doc + " Ids resolved in the conversation's space; the first 100 are kept."}
+		}
+		return map[string]*openapi.Schema{
+			"page":         {Type: "string", Description: "The page or screen the person is on (\"tasks\", \"board\")."},
+			"path":         {Type: "string", Description: "The page's path in the frontend (\"/tasks/task_1\")."},
+			"view":         {Type: "string", Description: "How the page shows its records (\"list\", \"board\")."},
+			"selectedText": {Type: "string", Description: "Text the person selected; its first 2,000 characters are kept."},
+			"selectedIds":  ids("The records the person selected."),
+			"visibleIds":   ids("The records on screen."),
+			"selected":     ids("The records the person selected (as selectedIds)."),
+			"visible":      ids("The records on screen (as visibleIds)."),
+			"open": {Description: "The record open on screen: its id, or {kind?, id}.", OneOf: []*openapi.Schema{
+				{Type: "string"},
+				{Type: "object", Required: []string{"id"}, AdditionalProperties: &openapi.Schema{}, Properties: map[string]*openapi.Schema{
+					"kind": {Type: "string", Description: "task, project or member (Hub finds the kind itself when absent)."},
+					"id":   {Type: "string"}}}}},
+			"openId": {Type: "string", Description: "The record open on screen (as open)."},
+		}
+	}
+	top := fields()
+	top["surface"] = &openapi.Schema{Type: "object", Properties: fields(), AdditionalProperties: &openapi.Schema{},
+		Description: "The part of the page the person works in, with the same fields as the top level."}
+	return &openapi.Schema{Type: []string{"object", "null"}, Properties: top, AdditionalProperties: &openapi.Schema{},
+		Description: "What the person is looking at (page, selection, ids), or null; over-long selections and lists are cut, and the whole is at most 64 KiB. Other fields are kept as sent."}
 }
 
 func fieldSchema(t reflect.Type, field string) *openapi.Schema { return fieldSchemas[t][field] }

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -101,4 +103,72 @@ func documentOf(t *testing.T) *openapi.Document {
 	d, err := buildDocument((&Server{}).routes())
 	require.NoError(t, err)
 	return d
+}
+
+// Every object schema a request body reaches says what it holds: its
+// properties, or an explicit additionalProperties schema. An object with
+// neither is what openapi-typescript types as Record<string, never>, which
+// a typed client cannot send anything in without a cast (as the page
+// context once was).
+func TestRequestBodiesHaveNoUntypedObjects(t *testing.T) {
+	raw, err := OpenAPIDocument()
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	components := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	seen := map[string]bool{}
+	var walk func(where string, s any)
+	walk = func(where string, s any) {
+		m, ok := s.(map[string]any)
+		if !ok {
+			return
+		}
+		if ref, ok := m["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if !seen[name] {
+				seen[name] = true
+				walk(name, components[name])
+			}
+			return
+		}
+		isObject := m["type"] == "object"
+		if types, ok := m["type"].([]any); ok {
+			isObject = slices.Contains(types, any("object"))
+		}
+		props, _ := m["properties"].(map[string]any)
+		_, extra := m["additionalProperties"].(map[string]any)
+		if isObject && len(props) == 0 && !extra {
+			t.Errorf("%s: an object with no properties and no additionalProperties schema", where)
+		}
+		for name, p := range props {
+			walk(where+"/"+name, p)
+		}
+		walk(where+"/items", m["items"])
+		if extra {
+			walk(where+"/additionalProperties", m["additionalProperties"])
+		}
+		for i, o := range asList(m["oneOf"]) {
+			walk(fmt.Sprintf("%s/oneOf/%d", where, i), o)
+		}
+	}
+	bodies := 0
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			body, ok := op.(map[string]any)["requestBody"].(map[string]any)
+			if !ok {
+				continue
+			}
+			for ctype, media := range body["content"].(map[string]any) {
+				bodies++
+				walk(fmt.Sprintf("%s %s (%s)", strings.ToUpper(method), path, ctype), media.(map[string]any)["schema"])
+			}
+		}
+	}
+	require.Greater(t, bodies, 10, "request bodies found")
+	require.True(t, seen["StartTurnRequest"], "the turn's request was walked")
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

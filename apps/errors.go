@@ -51,7 +51,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("could not connect to %s, nothing was sent: %v", e.Host, e.Err)
+	return fmt.Sprintf("could not connect to %s, nothing was sent: %s", e.Host, NetReason(e.Err))
 }
 
 // Is makes errors.Is(err, ErrUnreachable) true.
@@ -88,7 +88,7 @@ func (e *UnknownError) Error() string {
 	if e.Timeout {
 		return fmt.Sprintf("%s did not answer within %s; the update may or may not have arrived", e.Host, e.After)
 	}
-	return fmt.Sprintf("the exchange with %s ended before it answered; the update may or may not have arrived: %v", e.Host, e.Err)
+	return fmt.Sprintf("the exchange with %s ended before it answered; the update may or may not have arrived: %s", e.Host, NetReason(e.Err))
 }
 
 // Is makes errors.Is(err, ErrUnknown) true.

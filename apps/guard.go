@@ -71,7 +71,7 @@ func (g *Guard) CheckURL(ctx context.Context, host, port string) error {
 	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return fmt.Errorf("the host %s cannot be found: %w", host, err)
+		return &LookupError{Host: host, Err: err}
 	}
 	p, err := strconv.ParseUint(port, 10, 16)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -174,6 +175,50 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 		s.remember(ctx, personID, row.SpaceID, row.Access)
 	}
 	return toConversation(row.Conversation), nil
+}
+
+// RenameConversation sets the title of the person's conversation in a
+// space they can open now (the title checked by the caller); anything else
+// is not found, as GetConversation. The conversation's updatedAt, which
+// orders the list by activity, stays.
+func (s *Store) RenameConversation(ctx context.Context, personID, id, title string) (Conversation, error) {
+	res := s.q(ctx).Model(&models.Conversation{}).Where("id = ? AND person_id = ?", id, personID).
+		Where(memberOf("conversations.space_id", personID)).UpdateColumn("title", title)
+	if res.Error != nil {
+		return Conversation{}, fmt.Errorf("rename conversation %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return Conversation{}, &workspace.NotFoundError{Kind: "conversation", ID: id}
+	}
+	return s.GetConversation(ctx, personID, id)
+}
+
+// MaxFirstMessageTitle is how long a title taken from a conversation's
+// first message may be, in characters: a label in a list.
+const MaxFirstMessageTitle = 80
+
+// TitleFromMessage is the title an untitled conversation takes from its
+// first message: the text on one line (line breaks, tabs and control
+// characters as spaces, runs of spaces as one), cut to
+// MaxFirstMessageTitle characters at a word's end where one is near,
+// with "…" when cut.
+func TitleFromMessage(text string) string {
+	clean := strings.Map(func(r rune) rune {
+		if _, bad := workspace.LineControl(string(r)); bad {
+			return ' '
+		}
+		return r
+	}, text)
+	t := strings.Join(strings.Fields(clean), " ")
+	rs := []rune(t)
+	if len(rs) <= MaxFirstMessageTitle {
+		return t
+	}
+	cut := string(rs[:MaxFirstMessageTitle-1])
+	if i := strings.LastIndexByte(cut, ' '); i >= len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.-") + "…"
 }
 
 // ListConversations returns the person's conversations in a space, most

@@ -130,7 +130,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
 	var out Turn
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.withDB(tx).touchConversation(ctx, conv); err != nil {
+		// An untitled conversation takes its title from its first message.
+		if err := s.withDB(tx).touchConversation(ctx, conv, TitleFromMessage(in.Text)); err != nil {
 			return err
 		}
 		if err := tx.Create(&user).Error; err != nil {
@@ -176,7 +177,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID}
 	var out Turn
 	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.withDB(tx).touchConversation(ctx, conv); err != nil {
+		if err := s.withDB(tx).touchConversation(ctx, conv, ""); err != nil {
 			return err
 		}
 		newID := models.NewID("turn")
@@ -233,10 +234,16 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 // open its space now: the first write of a turn's start, which checks
 // the access the caller read in the same statement (and locks the
 // conversation's row). Another person's conversation, one deleted, and
-// one in a space the person has left, are not found.
-func (s *Store) touchConversation(ctx context.Context, conv Conversation) error {
+// one in a space the person has left, are not found. When the caller read
+// the conversation without a title, title ("" none) becomes its title in
+// the same statement, unless one was set since.
+func (s *Store) touchConversation(ctx context.Context, conv Conversation, title string) error {
+	set := map[string]any{"updated_at": s.now()}
+	if conv.Title == "" && title != "" {
+		set["title"] = gorm.Expr("CASE WHEN title = '' THEN ? ELSE title END", title)
+	}
 	res := s.q(ctx).Model(&models.Conversation{}).Where("id = ? AND person_id = ?", conv.ID, conv.PersonID).
-		Where(memberOf("conversations.space_id", conv.PersonID)).Update("updated_at", s.now())
+		Where(memberOf("conversations.space_id", conv.PersonID)).Updates(set)
 	if res.Error != nil {
 		return res.Error
 	}

@@ -65,6 +65,7 @@ var routeBodies = map[string]routeBody{
 	"PATCH /api/me/settings":                        {body: map[string]any{"writePolicy": "immediate", "allowedWriteAreas": []any{"tasks"}}},
 	"POST /api/assistant/conversations":             {body: map[string]any{"spaceId": "$space", "title": "Fuzz"}},
 	"DELETE /api/assistant/conversations/{id}":      {},
+	"PATCH /api/assistant/conversations/{id}":       {body: map[string]any{"title": "Fuzz"}},
 	"POST /api/assistant/conversations/{id}/turns": {body: map[string]any{"text": "hi", "spaces": []any{"$space"},
 		"mentions": []any{map[string]any{"kind": "task", "id": "$task"}}, "context": map[string]any{"page": "tasks"}},
 		free: []string{"/context"}},

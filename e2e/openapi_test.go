@@ -236,6 +236,11 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	c.run(call{route: "POST /api/assistant/conversations", token: owner, body: map[string]any{"title": "No space"}, want: 400})
 	c.run(call{route: "GET /api/assistant/conversations", token: owner, query: "spaceId=" + space, want: 200})
 	c.run(call{route: "GET /api/assistant/conversations", token: owner, want: 400})
+	c.run(call{route: "GET /api/assistant/conversations/{id}", ids: []string{conv}, token: owner, want: 200})
+	c.run(call{route: "GET /api/assistant/conversations/{id}", ids: []string{"conv_nope"}, token: owner, want: 404})
+	c.run(call{route: "PATCH /api/assistant/conversations/{id}", ids: []string{conv}, token: owner, body: map[string]any{"title": "Launch plan"}, want: 200})
+	c.run(call{route: "PATCH /api/assistant/conversations/{id}", ids: []string{conv}, token: owner, body: map[string]any{"title": ""}, want: 400})
+	c.run(call{route: "PATCH /api/assistant/conversations/{id}", ids: []string{"conv_nope"}, token: owner, body: map[string]any{"title": "x"}, want: 404})
 	r = c.run(call{route: "POST /api/assistant/conversations/{id}/turns", ids: []string{conv}, token: owner,
 		body: map[string]any{"text": "propose a task", "mentions": []any{}, "context": map[string]any{"page": "tasks"}}, want: 202})
 	var proposed hubtest.Started

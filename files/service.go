@@ -50,6 +50,9 @@ var (
 	ErrUnsupportedType = errors.New("unsupported file type")
 	// ErrNoStore: no blob store is configured (503).
 	ErrNoStore = errors.New("no file store configured")
+	// ErrUnreadable: the file's bytes could not be read to their end — a
+	// body cut off before its closing boundary, a client gone (400).
+	ErrUnreadable = errors.New("the upload could not be read to its end")
 )
 
 // Service keeps a space's files. A nil Store is a Hub without a file store:
@@ -104,7 +107,7 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 	}
 	data, err := io.ReadAll(io.LimitReader(br, s.maxBytes+1))
 	if err != nil {
-		return File{}, fmt.Errorf("read upload: %w", err)
+		return File{}, fmt.Errorf("%w: %w", ErrUnreadable, err)
 	}
 	if int64(len(data)) > s.maxBytes {
 		return File{}, fmt.Errorf("%w: a file has at most %s", ErrTooLarge, humanBytes(s.maxBytes))

@@ -3,9 +3,10 @@
 # OpenAPI document"): with the npm toolchain pinned in clients/ts/package-lock.json (npm ci),
 #   1. @redocly/cli lints docs/openapi.json with its recommended-strict rules: any problem fails;
 #   2. openapi-typescript generates its TypeScript types (clients/ts/src/schema.d.ts);
-#   3. tsc --noEmit (strict) compiles clients/ts/src/client.ts against them: a typed openapi-fetch
-#      client that creates a conversation, starts a turn, applies a proposal and reads receipts, so a
-#      renamed route, parameter or field breaks it.
+#   3. tsc --noEmit (strict) compiles clients/ts/src/client.ts against them, with TypeScript 5.x and
+#      with 7.x (the native compiler, as the npm alias typescript7): a typed openapi-fetch client that
+#      creates a conversation, starts a turn with its page context, renames the conversation, applies
+#      a proposal and reads receipts, so a renamed route, parameter or field breaks it.
 # docs/openapi.json is the document /api/openapi.json serves, byte for byte (the Go test
 # TestOpenAPIDocumentIsTheCommittedOne in ./api keeps it so). scripts/test.sh runs this script when
 # it tests the whole module; node and npm are installed with apt-get when missing.
@@ -42,6 +43,10 @@ npx --no-install redocly lint --config redocly.yaml --format stylish ../../docs/
 say "openapi-typescript ../../docs/openapi.json"
 npx --no-install openapi-typescript ../../docs/openapi.json --output src/schema.d.ts
 
-say "tsc --noEmit (strict)"
+# Two compilers: TypeScript 5.x (typescript, the JavaScript compiler most frontends build with) and
+# the newest 7.x (typescript7, an npm alias of typescript@7: the native compiler), both pinned.
+say "tsc --noEmit (strict), TypeScript $(npx --no-install tsc --version)"
 npx --no-install tsc --noEmit -p .
-say "ok: the document lints without errors and the typed client compiles"
+say "tsc --noEmit (strict), TypeScript $(node node_modules/typescript7/bin/tsc --version)"
+node node_modules/typescript7/bin/tsc --noEmit -p .
+say "ok: the document lints without errors and the typed client compiles with TypeScript 5 and 7"

@@ -181,12 +181,10 @@ func (r *Reader) classify(host string, err error) error {
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return pageErr(KindUnreachable, host, "it did not answer within %s", r.timeout)
 	}
-	cause := err
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		cause = ue.Err
-	}
-	return pageErr(KindUnreachable, host, "it could not be reached (%v)", cause)
+	// The cause in a few words: the error's own text names the resolver's
+	// address and the socket's, which the person and the model must not
+	// read (apps.NetReason).
+	return pageErr(KindUnreachable, host, "it could not be reached (%s)", apps.NetReason(err))
 }
 
 // size writes a byte count as people read it: "10 MB", "640 KB".

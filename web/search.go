@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"hub/apps"
 )
 
 // Searcher finds sources on the web. Each provider's API is one adapter.
@@ -259,16 +260,14 @@ func getJSON(ctx context.Context, client *http.Client, provider, u string, heade
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL carries the query, and may carry a key
-		}
-		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it could not be reached (%v)", err)}
+		// In a few words: the URL carries the query and may carry a key,
+		// and the network error names the resolver's address.
+		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it could not be reached (%s)", apps.NetReason(err))}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchBody))
 	if err != nil {
-		return &SearchError{Provider: provider, Reason: fmt.Sprintf("its answer was cut off (%v)", err)}
+		return &SearchError{Provider: provider, Reason: fmt.Sprintf("its answer was cut off (%s)", apps.NetReason(err))}
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:

@@ -25,6 +25,10 @@ const KindConnection = "connection"
 const (
 	MaxConnectionName = 100  // characters; a name is a label in a list and a preview
 	MaxConnectionURL  = 2048 // bytes; what browsers and most servers accept in a URL
+	// MaxConnections is how many apps one space connects: a turn's start
+	// lists every MCP server whose listing is old at once, so the count
+	// bounds that fan-out (and a turn is granted at most 80 app tools).
+	MaxConnections = 100
 )
 
 // ConnectionMCP is an MCP server (Streamable HTTP) whose tools the
@@ -164,9 +168,17 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	r := models.Connection{ID: models.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
 		Name: name, URL: u, Enabled: true, Secret: sealed, CreatedAt: now, UpdatedAt: now}
 	err = s.Tx(ctx, func(tx *Service) error {
+		// The space's row lock makes racing creates count one after the
+		// other (lockRow), so MaxConnections holds.
+		if err := tx.lockRow(ctx, &models.Space{}, spaceID); err != nil {
+			return fmt.Errorf("create connection: %w", err)
+		}
 		var names []string
 		if err := tx.q(ctx).Model(&models.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
 			return fmt.Errorf("create connection: %w", err)
+		}
+		if len(names) >= MaxConnections {
+			return fmt.Errorf("this space has %d connected apps, the most a space keeps; remove one first: %w", len(names), ErrConflict)
 		}
 		for _, n := range names {
 			if strings.EqualFold(n, name) {

@@ -12,13 +12,23 @@ import (
 	"hub/models"
 )
 
-// checkMCP checks what only an MCP connection has: its address must be one
-// Hub may reach (the private-network guard, at connect time as at every
-// dial) and its optional secret is sealed. Other kinds take no secret.
+// checkMCP checks a connection's address and an MCP connection's secret.
+// The address must be one Hub may reach (the private-network guard, at
+// connect time as at every dial): a webhook to a blocked address is
+// refused as an MCP server's is. A webhook whose host name does not
+// resolve (yet) is kept, since Hub only posts to it later and checks it
+// again then; an MCP server's is refused, since Hub lists its tools now.
+// An MCP server's optional secret is sealed; other kinds take no secret.
 func (s *Service) checkMCP(ctx context.Context, kind, rawURL, secret string) ([]byte, error) {
 	if kind != ConnectionMCP {
 		if secret != "" {
 			return nil, invalid("/secret", "only an MCP server (kind mcp) takes a secret")
+		}
+		if c := s.connector.c; c != nil {
+			var notFound interface{ HostNotFound() bool }
+			if err := c.CheckURL(ctx, rawURL); err != nil && !(errors.As(err, &notFound) && notFound.HostNotFound()) {
+				return nil, invalid("/url", "Hub does not post to this address: %v", err)
+			}
 		}
 		return nil, nil
 	}

@@ -40,9 +40,8 @@ func (s *Service) lockedSpace(ctx context.Context, actorID, spaceID string, owne
 		return &NotFoundError{Kind: "space", ID: spaceID}
 	}
 	return s.Tx(ctx, func(tx *Service) error {
-		res := tx.q(ctx).Model(&models.Space{}).Where("id = ?", spaceID).Update("name", gorm.Expr("name"))
-		if res.Error != nil {
-			return fmt.Errorf("lock space %s: %w", spaceID, res.Error)
+		if err := tx.lockRow(ctx, &models.Space{}, spaceID); err != nil {
+			return fmt.Errorf("lock space %s: %w", spaceID, err)
 		}
 		role, err := tx.Access(ctx, actorID, spaceID)
 		if err != nil {
@@ -53,6 +52,16 @@ func (s *Service) lockedSpace(ctx context.Context, actorID, spaceID string, owne
 		}
 		return fn(tx)
 	})
+}
+
+// lockRow takes the write lock of one row (model's table, by id) for the
+// rest of the transaction: a change that counts rows it owns (a space's
+// members or apps, a person's skills) locks the owner first, so a racing
+// change waits and then counts what this one added. A no-op update rather
+// than SELECT … FOR UPDATE works on both engines (SQLite has no row locks;
+// the update takes its write lock, and its transactions begin IMMEDIATE).
+func (s *Service) lockRow(ctx context.Context, model any, id string) error {
+	return s.q(ctx).Model(model).Where("id = ?", id).UpdateColumn("id", gorm.Expr("id")).Error
 }
 
 // keepAnOwner refuses to take away the space's last owner.

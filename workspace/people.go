@@ -334,7 +334,7 @@ func (s *Service) savePerson(ctx context.Context, p models.Person, m *models.Mem
 }
 
 func checkPersonName(raw string) (string, error) {
-	name, err := checkLine("/name", "a name", raw, MaxPersonName)
+	name, err := CheckLine("/name", "a name", raw, MaxPersonName)
 	if err != nil {
 		return "", err
 	}
@@ -345,7 +345,7 @@ func checkPersonName(raw string) (string, error) {
 }
 
 func checkFirstName(raw string) (string, error) {
-	first, err := checkLine("/firstName", "a first name", raw, MaxFirstName)
+	first, err := CheckLine("/firstName", "a first name", raw, MaxFirstName)
 	if err != nil {
 		return "", err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -66,7 +65,7 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 		}
 	}
 	if p.FirstName != nil {
-		if r.FirstName, err = checkLine("/firstName", "a first name", *p.FirstName, MaxFirstName); err != nil {
+		if r.FirstName, err = CheckLine("/firstName", "a first name", *p.FirstName, MaxFirstName); err != nil {
 			return Profile{}, err
 		}
 		if strings.ContainsAny(r.FirstName, " \t") {
@@ -84,24 +83,7 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 // characters. Sentences are not counted by their full stops ("Smith &
 // Co. in Berlin" is one); the length is what keeps it a sentence.
 func checkPersona(raw string) (string, error) {
-	return checkLine("/persona", "the persona", raw, MaxPersona)
-}
-
-// checkLine trims a one-line field and refuses a line break, text Hub
-// cannot store, or more than max characters. what names the field in the
-// message ("the persona").
-func checkLine(path, what, raw string, max int) (string, error) {
-	v := strings.TrimSpace(raw)
-	if err := CheckText(path, v); err != nil {
-		return "", err
-	}
-	if strings.ContainsAny(v, "\r\n\u2028\u2029") {
-		return "", invalid(path, "%s is one line, without line breaks", what)
-	}
-	if n := utf8.RuneCountInString(v); n > max {
-		return "", invalid(path, "%s has at most %d characters, not %d", what, max, n)
-	}
-	return v, nil
+	return CheckLine("/persona", "the persona", raw, MaxPersona)
 }
 
 func (s *Service) personRow(ctx context.Context, personID string) (models.Person, error) {

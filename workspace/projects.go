@@ -54,6 +54,9 @@ type ProjectPatch struct {
 	Revision    *int
 }
 
+// empty tells a patch that names no field to change (see TaskPatch.empty).
+func (p ProjectPatch) empty() bool { return p.Name == nil && p.Status == nil && p.Description == nil }
+
 func toProject(r models.Project) Project {
 	return Project{ID: r.ID, SpaceID: r.SpaceID, Name: r.Name, Status: r.Status, Description: r.Description,
 		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
@@ -168,6 +171,9 @@ func (s *Service) UpdateProject(ctx context.Context, actor Actor, spaceID, id st
 	r, err := s.projectRow(ctx, spaceID, id)
 	if err != nil {
 		return Project{}, err
+	}
+	if patch.empty() {
+		return Project{}, invalid("", "nothing to change: give name, status or description")
 	}
 	if err := checkRevision("project", r.Name, r.Revision, patch.Revision); err != nil {
 		return Project{}, err

@@ -101,6 +101,12 @@ func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill)
 	r.CreatedAt = s.now()
 	r.UpdatedAt = r.CreatedAt
 	err = s.Tx(ctx, func(tx *Service) error {
+		// The person's row lock makes racing creates count one after the
+		// other: without it, on Postgres, each saw the others' skills
+		// missing and all of them passed MaxSkills.
+		if err := tx.lockRow(ctx, &models.Person{}, personID); err != nil {
+			return fmt.Errorf("create skill: %w", err)
+		}
 		var names []string
 		if err := tx.q(ctx).Model(&models.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
 			return fmt.Errorf("create skill: %w", err)
@@ -275,7 +281,7 @@ func (s *Service) skillRow(ctx context.Context, personID, id string) (models.Ski
 }
 
 func checkSkillName(raw string) (string, error) {
-	v, err := checkLine("/name", "a skill's name", raw, MaxSkillName)
+	v, err := CheckLine("/name", "a skill's name", raw, MaxSkillName)
 	if err == nil && v == "" {
 		err = invalid("/name", "a skill needs a name")
 	}
@@ -283,7 +289,7 @@ func checkSkillName(raw string) (string, error) {
 }
 
 func checkSkillDescription(raw string) (string, error) {
-	v, err := checkLine("/description", "a skill's description", raw, MaxSkillDescription)
+	v, err := CheckLine("/description", "a skill's description", raw, MaxSkillDescription)
 	if err == nil && v == "" {
 		err = invalid("/description", "a skill needs a description: one line saying when it applies")
 	}

@@ -81,6 +81,13 @@ type TaskPatch struct {
 	Revision   *int
 }
 
+// empty tells a patch that names no field to change: refused, so that
+// nothing moves the revision on without a change (an empty PATCH would make
+// every other editor's next save a conflict).
+func (p TaskPatch) empty() bool {
+	return p.Title == nil && p.Status == nil && p.DueDate == nil && p.Priority == nil && p.ProjectID == nil && p.AssigneeID == nil
+}
+
 // TaskFilter narrows a task list. Limit 0 means DefaultListLimit.
 type TaskFilter struct {
 	Status     string
@@ -246,6 +253,9 @@ func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id strin
 	r, err := s.taskRow(ctx, spaceID, id)
 	if err != nil {
 		return Task{}, err
+	}
+	if patch.empty() {
+		return Task{}, invalid("", "nothing to change: give title, status, dueDate, priority, projectId or assigneeId")
 	}
 	if err := checkRevision("task", r.Title, r.Revision, patch.Revision); err != nil {
 		return Task{}, err

@@ -368,10 +368,18 @@ func TestUpdateTask(t *testing.T) {
 		require.Equal(t, 4, got.Revision)
 		require.Equal(t, "2026-04-01", got.DueDate)
 
-		// An empty patch still counts as a change.
-		got, err = f.svc.UpdateTask(ctx, f.editor, f.acme, task.ID, workspace.TaskPatch{})
+		// An empty patch changes nothing, so it is refused and the revision
+		// stays (it would make every other editor's next save a conflict);
+		// a revision alone is no change either.
+		for _, p := range []workspace.TaskPatch{{}, {Revision: ptr(4)}} {
+			_, err = f.svc.UpdateTask(ctx, f.editor, f.acme, task.ID, p)
+			var inv *workspace.InvalidError
+			require.ErrorAs(t, err, &inv)
+			require.Contains(t, inv.Message, "nothing to change")
+		}
+		got, err = f.svc.GetTask(ctx, f.editor, f.acme, task.ID)
 		require.NoError(t, err)
-		require.Equal(t, 5, got.Revision)
+		require.Equal(t, 4, got.Revision)
 	})
 }
 

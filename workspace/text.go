@@ -37,6 +37,48 @@ func CheckText(path, s string) error {
 	return nil
 }
 
+// CheckLine trims a one-line field and refuses a line break, a control
+// or bidi formatting character (LineControl), text Hub cannot store, or
+// more than max characters. what names the field in the message ("the
+// persona"). Every one-line field a person names things with passes here:
+// the persona, first and account names, skill names and descriptions,
+// conversation titles.
+func CheckLine(path, what, raw string, max int) (string, error) {
+	v := strings.TrimSpace(raw)
+	if err := CheckText(path, v); err != nil {
+		return "", err
+	}
+	if r, ok := LineControl(v); ok {
+		if strings.ContainsRune("\r\n\v\f\u0085\u2028\u2029", r) {
+			return "", invalid(path, "%s is one line, without line breaks", what)
+		}
+		return "", invalid(path, "%s must not contain control or text-direction characters (U+%04X)", what, r)
+	}
+	if n := utf8.RuneCountInString(v); n > max {
+		return "", invalid(path, "%s has at most %d characters, not %d", what, max, n)
+	}
+	return v, nil
+}
+
+// LineControl finds the first character that has no place in one line of
+// text a person reads as a label: a C0 or C1 control character (ESC, BEL,
+// backspace, tab, line breaks, U+0085), DEL, the line and paragraph
+// separators U+2028 and U+2029, and the bidi embeddings, overrides and
+// isolates (U+202A–U+202E, U+2066–U+2069), which make a name read
+// differently from what it is. NUL is CheckText's.
+func LineControl(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r > 0 && r < 0x20, r >= 0x7f && r <= 0x9f,
+			r == 0x2028, r == 0x2029,
+			r >= 0x202a && r <= 0x202e,
+			r >= 0x2066 && r <= 0x2069:
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // CleanText keeps what can be kept of text that must not be refused (the
 // model's): NUL characters are dropped, bytes that are not UTF-8 become
 // U+FFFD.

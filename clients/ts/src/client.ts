@@ -30,16 +30,30 @@ function fail(response: Response, body: Schemas["Error"] | undefined): never {
   throw new Error(`Hub answered ${response.status}`);
 }
 
-/** Starts a conversation in the space and sends its first message: the turn runs. */
-export async function ask(hub: Client<paths>, spaceId: string, text: string): Promise<Schemas["TurnStarted"] & { conversationId: string }> {
+/** The page the person is on, as a turn's context: typed by the document, no cast. */
+export type PageContext = NonNullable<Schemas["StartTurnRequest"]["context"]>;
+
+/** Starts a conversation in the space and sends its first message (with the page it was sent from): the turn runs. */
+export async function ask(
+  hub: Client<paths>,
+  spaceId: string,
+  text: string,
+  context: PageContext = { page: "tasks", selectedIds: [], surface: { view: "board", open: { kind: "task", id: "task_1" } } },
+): Promise<Schemas["TurnStarted"] & { conversationId: string }> {
   const conv = await hub.POST("/api/assistant/conversations", { body: { spaceId, title: "From the typed client" } });
   if (!conv.data) fail(conv.response, conv.error);
   const conversationId: string = conv.data.id;
   const turn = await hub.POST("/api/assistant/conversations/{id}/turns", {
     params: { path: { id: conversationId } },
-    body: { text, mentions: [] },
+    body: { text, mentions: [], context },
   });
   if (!turn.data) fail(turn.response, turn.error);
+  // A conversation can be renamed (one without a title takes its first message's).
+  const renamed = await hub.PATCH("/api/assistant/conversations/{id}", {
+    params: { path: { id: conversationId } },
+    body: { title: "Typed client" },
+  });
+  if (!renamed.data) fail(renamed.response, renamed.error);
   return { ...turn.data, conversationId };
 }
 

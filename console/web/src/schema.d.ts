@@ -148,14 +148,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a conversation */
+        get: operations["getConversation"];
         put?: never;
         post?: never;
         /** Delete a conversation and end its running turn */
         delete: operations["deleteConversation"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a conversation */
+        patch: operations["renameConversation"];
         trace?: never;
     };
     "/api/assistant/conversations/{id}/messages": {
@@ -1342,6 +1344,10 @@ export interface components {
         RefsFrame: {
             refs: components["schemas"]["Ref"][];
         };
+        RenameConversationRequest: {
+            /** @description The new title: one line of at most 200 characters, trimmed, not empty. */
+            title: string;
+        };
         Settings: {
             /** @description The areas the assistant may write in; [] allows every area. */
             allowedWriteAreas: string[];
@@ -1405,8 +1411,68 @@ export interface components {
             spent: number;
         };
         StartTurnRequest: {
-            /** @description What the person is looking at (page, selection, ids); cut to size, at most 64 KiB. */
-            context?: Record<string, never> | null;
+            /** @description What the person is looking at (page, selection, ids), or null; over-long selections and lists are cut, and the whole is at most 64 KiB. Other fields are kept as sent. */
+            context?: ({
+                /** @description The record open on screen: its id, or {kind?, id}. */
+                open?: string | ({
+                    id: string;
+                    /** @description task, project or member (Hub finds the kind itself when absent). */
+                    kind?: string;
+                } & {
+                    [key: string]: unknown;
+                });
+                /** @description The record open on screen (as open). */
+                openId?: string;
+                /** @description The page or screen the person is on ("tasks", "board"). */
+                page?: string;
+                /** @description The page's path in the frontend ("/tasks/task_1"). */
+                path?: string;
+                /** @description The records the person selected (as selectedIds). Ids resolved in the conversation's space; the first 100 are kept. */
+                selected?: string[];
+                /** @description The records the person selected. Ids resolved in the conversation's space; the first 100 are kept. */
+                selectedIds?: string[];
+                /** @description Text the person selected; its first 2,000 characters are kept. */
+                selectedText?: string;
+                /** @description The part of the page the person works in, with the same fields as the top level. */
+                surface?: {
+                    /** @description The record open on screen: its id, or {kind?, id}. */
+                    open?: string | ({
+                        id: string;
+                        /** @description task, project or member (Hub finds the kind itself when absent). */
+                        kind?: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                    /** @description The record open on screen (as open). */
+                    openId?: string;
+                    /** @description The page or screen the person is on ("tasks", "board"). */
+                    page?: string;
+                    /** @description The page's path in the frontend ("/tasks/task_1"). */
+                    path?: string;
+                    /** @description The records the person selected (as selectedIds). Ids resolved in the conversation's space; the first 100 are kept. */
+                    selected?: string[];
+                    /** @description The records the person selected. Ids resolved in the conversation's space; the first 100 are kept. */
+                    selectedIds?: string[];
+                    /** @description Text the person selected; its first 2,000 characters are kept. */
+                    selectedText?: string;
+                    /** @description How the page shows its records ("list", "board"). */
+                    view?: string;
+                    /** @description The records on screen (as visibleIds). Ids resolved in the conversation's space; the first 100 are kept. */
+                    visible?: string[];
+                    /** @description The records on screen. Ids resolved in the conversation's space; the first 100 are kept. */
+                    visibleIds?: string[];
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @description How the page shows its records ("list", "board"). */
+                view?: string;
+                /** @description The records on screen (as visibleIds). Ids resolved in the conversation's space; the first 100 are kept. */
+                visible?: string[];
+                /** @description The records on screen. Ids resolved in the conversation's space; the first 100 are kept. */
+                visibleIds?: string[];
+            } & {
+                [key: string]: unknown;
+            }) | null;
             /** @description A reasoning effort the model takes; empty: the person's default. */
             effort?: string;
             /** @description Ids of the space's files the model gets with this message (at most 8, 50 MiB in all). */
@@ -2038,6 +2104,33 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
     deleteConversation: {
         parameters: {
             query?: never;
@@ -2060,6 +2153,38 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    renameConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameConversationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2782,7 +2907,7 @@ export interface operations {
     listAudit: {
         parameters: {
             query?: {
-                /** @description At most this many, 1 to 200 (0 or absent: 50). */
+                /** @description At most this many, 1 to 200 (absent: 50). */
                 limit?: number;
                 /** @description The previous page's nextBefore: events older than that one. */
                 before?: string;
