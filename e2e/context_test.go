@@ -117,8 +117,9 @@ func TestTypedMentionsResolvedByExactName(t *testing.T) {
 	require.Contains(t, block, "Mentioned:\n- [Ken Ito](hub://person/"+ken+")\n- [Draft brief](hub://task/"+brief+")\n")
 	require.Contains(t, block, "Typed mentions not resolved (they stay as typed in the message):\n")
 	require.Contains(t, block, `- "@task:Call Ken": 2 tasks have this name`)
-	require.Contains(t, block, `- "@task:Secret plan and @task:Nothing…": no task of this space`, "another space's task is unknown here")
-	require.Contains(t, block, `- "@task:Nothing of the kind": no task of this space`)
+	require.Contains(t, block, `- "@task:Secret": no task of this space`, "another space's task is unknown here; the note quotes the mention, not the text after it")
+	require.Contains(t, block, `- "@task:Nothing": no task of this space`)
+	require.NotContains(t, block, "of the kind", "the text after a mention is not quoted")
 	refs := events[0]
 	require.Equal(t, "refs", refs.Type)
 	require.Len(t, refs.Data["refs"], 2, "the turn knows the resolved ones")
