@@ -345,8 +345,13 @@ func TestSentBackAnswerIsDiscarded(t *testing.T) {
 // are now, as the turn's context has them.
 func TestRefsCarryCurrentLabels(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(
-		`{"rules": [{"match": {"lastUser": "(task_[a-z2-7]+)"}, "reply": {"text": "Looking at {{index .Groups 1}}."}}]}`)})
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		refsCarryCurrentLabels(t, hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(
+			`{"rules": [{"match": {"lastUser": "(task_[a-z2-7]+)"}, "reply": {"text": "Looking at {{index .Groups 1}}."}}]}`)}))
+	})
+}
+
+func refsCarryCurrentLabels(t *testing.T, s *hubtest.Stack) {
 	kenToken, _ := s.Member(t, "Team", "Ken Ito", "editor")
 	task := newRecord(t, s, s.Token, s.SpaceID, "tasks", map[string]any{"title": "Bar check n1"})
 	conv := s.Conversation(t)

@@ -281,7 +281,12 @@ func TestWorkflowStepsAddAPersonAndAssignThem(t *testing.T) {
 // applied, step by step (not that it was only proposed).
 func TestAppliedWorkflowLeavesItsTrace(t *testing.T) {
 	t.Parallel()
-	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(launchPlan)})
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		appliedWorkflowLeavesItsTrace(t, hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(launchPlan), SQLite: sqlite}))
+	})
+}
+
+func appliedWorkflowLeavesItsTrace(t *testing.T, s *hubtest.Stack) {
 	r := s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	conv, reply := proposeLaunch(t, s)
