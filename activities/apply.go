@@ -360,6 +360,16 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 		}
 		out = append(out, rc)
 	}
+	// The reply names the records its applied calls changed.
+	var applied []workspace.Ref
+	for _, r := range out {
+		if r.Status == chat.ReceiptSucceeded || r.Tool == tools.PlanTool {
+			applied = append(applied, r.Refs...) // a workflow's steps that succeeded, too
+		}
+	}
+	if err := a.Chat.AddReplyRefs(ctx, in.MessageID, applied, maxTurnRefs); err != nil {
+		return nil, err
+	}
 	byState := map[string]int{}
 	var spaces []string
 	for _, r := range out {

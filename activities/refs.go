@@ -1,7 +1,10 @@
 package activities
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"slices"
 
 	"hub/chat"
 	"hub/workspace"
@@ -53,6 +56,9 @@ func (a *Activities) turnMessagesFrom(ctx context.Context, turn chat.Turn, user 
 	if err != nil {
 		return chat.Message{}, nil, err
 	}
+	if err := a.currentLabels(ctx, turn, &user, history); err != nil {
+		return chat.Message{}, nil, err
+	}
 	a.cache().put(key, transcript{user: user, history: history})
 	return user, history, nil
 }
@@ -66,7 +72,69 @@ func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat
 	if err != nil {
 		return chat.Message{}, nil, err
 	}
+	if err := a.currentLabels(ctx, turn, &user, history); err != nil {
+		return chat.Message{}, nil, err
+	}
 	return user, history, nil
+}
+
+// currentLabels gives the records the person's message and the history name
+// (mentions, replies' refs, their calls' refs) their title and status as
+// they are now, read when the turn's messages are read: another member may
+// have renamed or finished one since the conversation saw it, and the refs
+// frame, the saved refs and the model's links carry what is true now. One
+// lookup per space; a record gone, or a space the person left, keeps its
+// label as it was (nothing is learned of it).
+func (a *Activities) currentLabels(ctx context.Context, turn chat.Turn, user *chat.Message, history []chat.Message) error {
+	lists := []*[]workspace.Ref{&user.Mentions}
+	for i := range history {
+		m := &history[i]
+		lists = append(lists, &m.Mentions, &m.Refs)
+		for j := range m.ToolCalls {
+			lists = append(lists, &m.ToolCalls[j].Refs)
+		}
+	}
+	bySpace := map[string][]string{}
+	var spaces []string
+	for _, l := range lists {
+		for _, r := range *l {
+			if r.Kind != workspace.KindTask && r.Kind != workspace.KindProject && r.Kind != workspace.KindPerson {
+				continue
+			}
+			space := cmp.Or(r.SpaceID, turn.SpaceID)
+			if _, ok := bySpace[space]; !ok {
+				spaces = append(spaces, space)
+			}
+			if !slices.Contains(bySpace[space], r.ID) {
+				bySpace[space] = append(bySpace[space], r.ID)
+			}
+		}
+	}
+	if len(spaces) == 0 {
+		return nil
+	}
+	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
+	now := map[string]map[string]workspace.Ref{}
+	for _, space := range spaces {
+		found, err := a.Workspace.FindRefs(ctx, actor, space, bySpace[space])
+		switch {
+		case errors.Is(err, workspace.ErrForbidden) || errors.Is(err, workspace.ErrNotFound):
+			continue // the person left that space: its records keep their labels
+		case err != nil:
+			return err
+		}
+		now[space] = found
+	}
+	for _, l := range lists {
+		refs := slices.Clone(*l) // never the slice a cache or a caller holds
+		for i, r := range refs {
+			if cur, ok := now[cmp.Or(r.SpaceID, turn.SpaceID)][r.ID]; ok && cur.Kind == r.Kind {
+				refs[i].Label, refs[i].Detail = cur.Label, cur.Detail
+			}
+		}
+		*l = refs
+	}
+	return nil
 }
 
 // knownTitles maps the ids the turn knows so far (mentions, earlier

@@ -81,12 +81,18 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		if err != nil {
 			return "", "", nil, err
 		}
+		// By name, never by id (seed 000 §4.1): a name is enough to name
+		// one, and the context lists them with their ids.
 		list := make([]string, len(spaces))
 		for i, s := range spaces {
-			list[i] = fmt.Sprintf("%s (%s)", s.Name, s.ID)
+			list[i] = "“" + s.Name + "”"
+		}
+		which := fmt.Sprintf("a space %q", named)
+		if tools.IDPattern.MatchString(named) {
+			which = "the space with the id given"
 		}
 		return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
-			Message: fmt.Sprintf("this turn cannot act in a space %q; its spaces are %s", named, strings.Join(list, ", "))}, nil
+			Message: fmt.Sprintf("this turn cannot act in %s; its spaces are %s", which, strings.Join(list, ", "))}, nil
 	}
 	// An id wins over another space's name. Whether the person can still
 	// open it is the caller's access check (forbidden if not).

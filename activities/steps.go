@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"hub/chat"
 	"hub/toolrun"
 	"hub/tools"
+	"hub/workspace"
 )
 
 // PlanCallInput names an applied hub_run_workflow call.
@@ -69,7 +71,7 @@ func (a *Activities) PrepareSteps(ctx context.Context, in PlanCallInput) ([]stri
 // Hub write runs in its own transaction and Undo group with the step's new
 // state.
 func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (string, error) {
-	st, spec, outputs, err := a.planStep(ctx, in.CallID, in.StepID)
+	st, spec, outputs, callSpace, err := a.planStep(ctx, in.CallID, in.StepID)
 	if err != nil || st.Status == chat.PlanStepSucceeded {
 		return st.Status, err
 	}
@@ -100,6 +102,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 			if err != nil {
 				return err
 			}
+			inSpace(done.Refs, callSpace) // records of another of the turn's spaces say so
 			st = done
 		case call.Begun: // interrupted, or unknown for an outside write
 			st.Status = chat.PlanStepInterrupted
@@ -115,40 +118,46 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 	return st.Status, nil
 }
 
-// planStep reads a workflow call's step with its spec and the outputs of
-// the steps that succeeded before it.
-func (a *Activities) planStep(ctx context.Context, callID, stepID string) (chat.PlanStep, tools.PlanStep, map[string]json.RawMessage, error) {
+// planStep reads a workflow call's step with its spec, the outputs of the
+// steps that succeeded before it and the space the call named ("" for its
+// turn's).
+func (a *Activities) planStep(ctx context.Context, callID, stepID string) (chat.PlanStep, tools.PlanStep, map[string]json.RawMessage, string, error) {
 	call, err := a.Chat.GetToolCall(ctx, callID)
 	if err != nil {
-		return chat.PlanStep{}, tools.PlanStep{}, nil, gone(err)
+		return chat.PlanStep{}, tools.PlanStep{}, nil, "", gone(err)
 	}
 	var plan tools.PlanInput
 	if err := json.Unmarshal([]byte(call.Input), &plan); err != nil {
-		return chat.PlanStep{}, tools.PlanStep{}, nil, err
+		return chat.PlanStep{}, tools.PlanStep{}, nil, "", err
 	}
 	steps, err := a.Chat.PlanSteps(ctx, callID)
 	if err != nil {
-		return chat.PlanStep{}, tools.PlanStep{}, nil, err
+		return chat.PlanStep{}, tools.PlanStep{}, nil, "", err
 	}
 	outputs := map[string]json.RawMessage{}
 	for i, s := range steps {
 		if s.StepID == stepID {
-			return s, plan.Steps[i], outputs, nil
+			return s, plan.Steps[i], outputs, call.SpaceID, nil
 		}
 		if s.Status == chat.PlanStepSucceeded {
 			outputs[s.StepID] = json.RawMessage(s.Output)
 		}
 	}
-	return chat.PlanStep{}, tools.PlanStep{}, outputs, nil
+	return chat.PlanStep{}, tools.PlanStep{}, outputs, call.SpaceID, nil
 }
 
-// stepState is a step that succeeded, with its output kept for later refs.
+// stepState is a step that succeeded, with its output kept for later refs
+// and the records it changed.
 func stepState(st chat.PlanStep, res tools.Result, gid string) (chat.PlanStep, error) {
 	out, err := json.Marshal(res.Data)
 	if err != nil {
 		return st, fmt.Errorf("step %s output: %w", st.StepID, err)
 	}
 	st.Status, st.Output, st.Summary, st.UndoGroupID, st.ErrorCode, st.ErrorMessage = chat.PlanStepSucceeded, string(out), res.Summary, gid, "", ""
+	st.Refs = slices.Clone(res.Refs)
+	if len(st.Refs) > maxCallRefs {
+		st.Refs = st.Refs[:maxCallRefs]
+	}
 	return st, nil
 }
 
@@ -161,15 +170,20 @@ func (a *Activities) FinishWorkflowCall(ctx context.Context, in PlanCallInput) e
 		return err
 	}
 	var done, problem []string
+	var refs []workspace.Ref
 	for _, st := range steps {
 		switch st.Status {
 		case chat.PlanStepSucceeded:
 			done = append(done, fmt.Sprintf("%d. %s", st.Idx+1, st.Summary))
+			refs = append(refs, st.Refs...)
 		case chat.PlanStepFailed, chat.PlanStepInterrupted:
 			problem = append(problem, fmt.Sprintf("step %d (%s) %s: %s", st.Idx+1, st.StepID, st.Status, st.ErrorMessage))
 		}
 	}
-	r := chat.Receipt{CallID: in.CallID, SpaceID: in.SpaceID, Status: chat.ReceiptSucceeded, Summary: strings.Join(done, " ")}
+	// The records every step that succeeded changed, in step order: the
+	// receipt's and, once all succeeded, the call's refs.
+	r := chat.Receipt{CallID: in.CallID, SpaceID: in.SpaceID, Status: chat.ReceiptSucceeded, Summary: strings.Join(done, " "),
+		Refs: dedupeRefs(refs, maxCallRefs)}
 	if len(done) < len(steps) {
 		r.Status, r.ErrorCode = chat.ReceiptFailed, tools.CodeFailed
 		r.ErrorMessage = fmt.Sprintf("Finished %d of %d steps. ", len(done), len(steps)) + strings.Join(problem, "; ") +

@@ -97,6 +97,35 @@ func TestListedSkillsAndAppsAreBounded(t *testing.T) {
 	require.Equal(t, assistant.MaxListedApps, strings.Count(text, " (webhook)\n"))
 	require.Contains(t, text, "- and 7 more: hub_list_connections lists them all.")
 
+	// Failing apps come first and are never cut: with 33 apps, the three
+	// failing ones at the end of the list by name are all named, failing.
+	p.Apps.Apps = nil
+	for i := range assistant.MaxListedApps + 3 {
+		c := workspace.Connection{Name: fmt.Sprintf("App %02d", i), Kind: "mcp", Enabled: true}
+		if i >= assistant.MaxListedApps {
+			c.Failure = "it did not answer"
+		}
+		p.Apps.Apps = append(p.Apps.Apps, c)
+	}
+	text = assistant.Instructions(p)
+	for i := range 3 {
+		require.Contains(t, text, fmt.Sprintf("- App %02d (mcp, failing: it did not answer)\n", assistant.MaxListedApps+i))
+	}
+	require.Less(t, strings.Index(text, "App 30 (mcp, failing"), strings.Index(text, "App 00 (mcp)"), "failing apps first")
+	require.Equal(t, assistant.MaxListedApps-3, strings.Count(text, " (mcp)\n"))
+	require.Contains(t, text, "- and 3 more: hub_list_connections lists them all.")
+
+	// More failing apps than lines: the rest are named on one line.
+	for i := range p.Apps.Apps {
+		p.Apps.Apps[i].Failure = "it did not answer"
+	}
+	p.Apps.Apps = append(p.Apps.Apps, workspace.Connection{Name: "Working", Kind: "mcp", Enabled: true})
+	text = assistant.Instructions(p)
+	require.Equal(t, assistant.MaxListedApps, strings.Count(text, " (mcp, failing: it did not answer)\n"))
+	require.Contains(t, text, "- also failing: App 30; App 31; App 32\n")
+	require.Contains(t, text, "- and 1 more: hub_list_connections lists them all.")
+	require.NotContains(t, text, "Working")
+
 	// Saved text stays on its line.
 	p.Skills = []assistant.SkillLine{{ID: "skill_x", Name: "Two\nlines", Description: "a\n- fake: line"}}
 	require.Contains(t, assistant.Instructions(p), "- Two lines (skill_x): a - fake: line\n")

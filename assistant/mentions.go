@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"hub/workspace"
 )
@@ -32,7 +34,7 @@ type NameResolver interface {
 // Unresolved is a typed mention that names no single record: the text
 // stays as typed, and the model is told why.
 type Unresolved struct {
-	Typed  string // as typed, "@task:Draft brief" (cut after a few words when no name matched)
+	Typed  string // as typed, "@task:Draft brief" (its first word when no name matched)
 	Reason string
 }
 
@@ -65,11 +67,13 @@ func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, s
 					Reason: fmt.Sprintf("%d %ss have this name; ask which one is meant, or look them up", amb.Count, kind)})
 			}
 		case errors.As(err, &nf):
-			typed := "@" + word + ":" + firstWords(rest, 4)
+			// Where a name that matched nothing ends is unknown: quote what
+			// surely is the mention, never the text after it.
+			typed := "@" + word + ":" + mentionName(rest)
 			if !seen[typed] {
 				seen[typed] = true
 				unresolved = append(unresolved, Unresolved{Typed: typed,
-					Reason: fmt.Sprintf("no %s of this space has a name this starts with; look it up by other words if needed", kind)})
+					Reason: fmt.Sprintf("no %s of this space has this name, alone or with the words after it; look it up by other words if needed", kind)})
 			}
 		default:
 			return nil, nil, err
@@ -78,15 +82,31 @@ func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, s
 	return refs, unresolved, nil
 }
 
-// firstWords is the first n words of a line of text, with "…" when there
-// is more.
-func firstWords(text string, n int) string {
+// mentionName is the part of a text after a typed mention that no name
+// matched and that surely is the mention: its first word, and the
+// capitalized words right after it ("Mira Chan about Friday" is "Mira
+// Chan"), ending at punctuation, at most four words; never the words that
+// follow it.
+func mentionName(text string) string {
 	line, _, _ := strings.Cut(text, "\n")
-	words := strings.Fields(line)
-	if len(words) <= n {
-		return strings.Join(words, " ")
+	isPunct := func(r rune) bool { return unicode.IsPunct(r) && r != '_' && r != '-' && r != '\'' }
+	var words []string
+	for i, w := range strings.Fields(line) {
+		trimmed := strings.TrimRightFunc(w, isPunct)
+		if i > 0 {
+			r, _ := utf8.DecodeRuneInString(trimmed)
+			if trimmed == "" || !(unicode.IsUpper(r) || unicode.IsDigit(r)) {
+				break
+			}
+		}
+		if trimmed != "" {
+			words = append(words, trimmed)
+		}
+		if trimmed != w || len(words) == 4 {
+			break // punctuation ends the name
+		}
 	}
-	return strings.Join(words[:n], " ") + "…"
+	return strings.Join(words, " ")
 }
 
 // HasTypedMention tells whether a text may hold a typed mention, so a

@@ -126,7 +126,7 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			Text: TurnContext{Now: sampleNow, Location: berlin,
 				Unresolved: []Unresolved{
 					{Typed: "@task:Call Ken", Reason: "2 tasks have this name; ask which one is meant, or look them up"},
-					{Typed: "@people:Mira Chan about…", Reason: "no person of this space has a name this starts with; look it up by other words if needed"},
+					{Typed: "@people:Mira Chan", Reason: "no person of this space has this name, alone or with the words after it; look it up by other words if needed"},
 				},
 				Open: &OpenItem{Ref: workspace.Ref{Kind: "task", ID: "task_1", Label: "Draft brief"}, Facts: []string{"status doing", "due 2026-03-06", "priority high",
 					"project " + Link(workspace.Ref{Kind: "project", ID: "project_1", Label: "Launch"}), "people " + Link(workspace.Ref{Kind: "person", ID: "person_2", Label: "Ken Ito"}) + " (assignee)"}},

@@ -36,7 +36,7 @@ func personPrompts(zone string) []Prompt {
 			Description: strings.Repeat("When a request is about this ", workspace.MaxSkillDescription/29)})
 	}
 	var apps []workspace.Connection
-	for i := range MaxListedApps + 1 {
+	for i := range MaxListedApps + 3 {
 		apps = append(apps, workspace.Connection{Name: fmt.Sprintf("%02d ", i) + strings.Repeat("Team channel ", workspace.MaxConnectionName/13),
 			Kind: workspace.ConnectionWebhook, Enabled: true, Failure: "it answered 503 Service Unavailable"})
 	}
@@ -61,7 +61,7 @@ func personPrompts(zone string) []Prompt {
 		},
 		{
 			Name:        "instructions.apps",
-			Description: fmt.Sprintf("The connected-apps block of the system message at its limits: %d apps named (the rest through hub_list_connections), each failing, that any other app is not connected and that a change waits for Apply. A guest gets none of it.", MaxListedApps),
+			Description: fmt.Sprintf("The connected-apps block of the system message at its limits: %d apps named (the rest through hub_list_connections), each failing (failing ones past those named on one line), that any other app is not connected and that a change waits for Apply. A guest gets none of it.", MaxListedApps),
 			Text:        AppsBlock(string(workspace.RoleEditor), &AppsState{Apps: apps, Writes: true}),
 			Budget:      AppsBudget,
 		},

@@ -31,7 +31,10 @@ func Humanize(text string, known map[string]string) string {
 
 // WritesNote renders the writes an earlier reply made, with their records
 // as links, so a later model call still has the ids ("Added 1 task: [Buy
-// milk](hub://task/task_…)").
+// milk](hub://task/task_…)"). An applied call says what Apply did (its
+// receipt's summary: a workflow's, step by step), and one whose Apply
+// stopped partway (a workflow step failed) says what was done and where it
+// stopped.
 func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
 	if reg == nil {
 		return ""
@@ -44,18 +47,24 @@ func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
 		if d, ok := reg.Get(c.Tool); !ok || !d.IsWrite {
 			continue
 		}
-		if len(c.Refs) == 0 || c.Summary == "" {
+		refs, line := c.Refs, c.Summary
+		switch r := c.Receipt; {
+		case c.Status == chat.CallApplied:
+			if r != nil && r.Summary != "" {
+				line = r.Summary
+			}
+			line = "Proposed, then applied by the person: " + line
+		case c.Status == chat.CallHeld && r != nil && r.Status == chat.ReceiptFailed && len(r.Refs) > 0:
+			refs = r.Refs
+			line = "Proposed; the person's Apply did part of it: " + r.Summary + " " + r.ErrorMessage
+		case c.Status == chat.CallHeld:
+			line = "Proposed (waiting for Apply): " + line
+		}
+		if len(refs) == 0 || c.Summary == "" {
 			continue
 		}
-		line := c.Summary
-		switch c.Status {
-		case chat.CallHeld:
-			line = "Proposed (waiting for Apply): " + line
-		case chat.CallApplied:
-			line = "Proposed, then applied by the person: " + line
-		}
 		var links []string
-		for _, r := range c.Refs {
+		for _, r := range refs {
 			links = append(links, Link(r))
 		}
 		lines = append(lines, line+" Records: "+strings.Join(links, ", "))

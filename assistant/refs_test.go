@@ -42,3 +42,25 @@ func TestWritesNoteTellsAppliedWrites(t *testing.T) {
 	}, reg)
 	require.Equal(t, "Proposed, then applied by the person: Add “Buy milk”. Records: [Buy milk](hub://task/task_1)", note)
 }
+
+// An applied workflow is told step by step (its receipt's summary), with
+// the records every step changed; one whose Apply stopped partway says
+// what was done and where it stopped.
+func TestWritesNoteTellsAppliedWorkflowsStepByStep(t *testing.T) {
+	t.Parallel()
+	reg := tools.NewRegistry(tools.CreateTasks, tools.CreateProject)
+	reg.Add(tools.RunPlan(reg))
+	project := workspace.Ref{Kind: "project", ID: "project_1", Label: "Launch"}
+	task := workspace.Ref{Kind: "task", ID: "task_1", Label: "Write the announcement"}
+	applied := chat.ToolCall{Tool: tools.PlanTool, Status: chat.CallApplied, Summary: "Run 2 steps in order: …",
+		Refs: []workspace.Ref{project, task}, Receipt: &chat.Receipt{Status: chat.ReceiptSucceeded,
+			Summary: "1. Created 1 project: “Launch”. 2. Added 1 task: “Write the announcement”.", Refs: []workspace.Ref{project, task}}}
+	require.Equal(t, "Proposed, then applied by the person: 1. Created 1 project: “Launch”. 2. Added 1 task: “Write the announcement”. "+
+		"Records: [Launch](hub://project/project_1), [Write the announcement](hub://task/task_1)", assistant.WritesNote([]chat.ToolCall{applied}, reg))
+
+	partly := chat.ToolCall{Tool: tools.PlanTool, Status: chat.CallHeld, Summary: "Run 2 steps in order: …",
+		Receipt: &chat.Receipt{Status: chat.ReceiptFailed, Summary: "1. Created 1 project: “Launch”.",
+			ErrorMessage: "Finished 1 of 2 steps. step 2 (tasks) failed: no.", Refs: []workspace.Ref{project}}}
+	require.Equal(t, "Proposed; the person's Apply did part of it: 1. Created 1 project: “Launch”. Finished 1 of 2 steps. step 2 (tasks) failed: no. "+
+		"Records: [Launch](hub://project/project_1)", assistant.WritesNote([]chat.ToolCall{partly}, reg))
+}

@@ -43,12 +43,14 @@ func TestTypedMentions(t *testing.T) {
 	}
 	refs, unresolved, err := assistant.TypedMentions(t.Context(), space, workspace.Actor{}, "s",
 		"Ask @people:Mira Chen about @task:Draft brief and @task:Call Ken, and @task:Nothing like this at all today; "+
-			"again @task:Draft brief. Mail mira@task:Draft brief")
+			"again @task:Draft brief. Mail mira@task:Draft brief. Then @task:Ghost, and more words after it; ask @people:Mira Chan about Friday")
 	require.NoError(t, err)
 	require.Equal(t, []workspace.Ref{space[0], space[1]}, refs, "repeats once; an address is no mention")
 	require.Equal(t, []assistant.Unresolved{
 		{Typed: "@task:Call Ken", Reason: "2 tasks have this name; ask which one is meant, or look them up"},
-		{Typed: "@task:Nothing like this at…", Reason: "no task of this space has a name this starts with; look it up by other words if needed"},
+		{Typed: "@task:Nothing", Reason: "no task of this space has this name, alone or with the words after it; look it up by other words if needed"},
+		{Typed: "@task:Ghost", Reason: "no task of this space has this name, alone or with the words after it; look it up by other words if needed"},
+		{Typed: "@people:Mira Chan", Reason: "no person of this space has this name, alone or with the words after it; look it up by other words if needed"},
 	}, unresolved)
 	require.False(t, assistant.HasTypedMention("plain text, mira@task:x"))
 	require.True(t, assistant.HasTypedMention("@projects:Launch"))

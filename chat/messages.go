@@ -205,9 +205,31 @@ func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]M
 	if err := s.q(ctx).Where("turn_id IN ?", turnIDs).Order("step, idx").Find(&calls).Error; err != nil {
 		return nil, fmt.Errorf("history tool calls: %w", err)
 	}
+	// Proposed calls carry their receipts, so a later request reads what
+	// Apply did (one more read, only when the history holds a proposal).
+	var proposed []string
+	for _, c := range calls {
+		if c.HeldFor != "" {
+			proposed = append(proposed, c.ID)
+		}
+	}
+	byCall := map[string]*Receipt{}
+	if len(proposed) > 0 {
+		var receipts []models.Receipt
+		if err := s.q(ctx).Where("call_id IN ?", proposed).Find(&receipts).Error; err != nil {
+			return nil, fmt.Errorf("history receipts: %w", err)
+		}
+		for _, r := range receipts {
+			byCall[r.CallID] = &Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
+				ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
+				Refs: unmarshal[[]workspace.Ref](r.Refs)}
+		}
+	}
 	byTurn := map[string][]ToolCall{}
 	for _, c := range calls {
-		byTurn[c.TurnID] = append(byTurn[c.TurnID], toToolCall(c))
+		tc := toToolCall(c)
+		tc.Receipt = byCall[c.ID]
+		byTurn[c.TurnID] = append(byTurn[c.TurnID], tc)
 	}
 	for i := range out {
 		if out[i].Role == RoleAssistant {

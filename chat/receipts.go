@@ -152,3 +152,39 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 	}
 	return n, nil
 }
+
+// AddReplyRefs adds to a reply's refs the records its applied calls
+// changed (those it has already are kept as they are), at most limit in
+// all: after Apply, the reply names what was done as a reply whose writes
+// ran at once does.
+func (s *Store) AddReplyRefs(ctx context.Context, messageID string, refs []workspace.Ref, limit int) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		var m models.Message
+		if err := tx.Select("id", "refs").Take(&m, "id = ?", messageID).Error; err != nil {
+			return fmt.Errorf("refs of %s: %w", messageID, err)
+		}
+		have := unmarshal[[]workspace.Ref](m.Refs)
+		seen := map[string]bool{}
+		for _, r := range have {
+			seen[r.Kind+"/"+r.ID] = true
+		}
+		added := false
+		for _, r := range refs {
+			if k := r.Kind + "/" + r.ID; !seen[k] && r.ID != "" && len(have) < limit {
+				seen[k] = true
+				have = append(have, r)
+				added = true
+			}
+		}
+		if !added {
+			return nil
+		}
+		if err := tx.Model(&models.Message{}).Where("id = ?", messageID).Update("refs", marshal(have)).Error; err != nil {
+			return fmt.Errorf("add refs to %s: %w", messageID, err)
+		}
+		return nil
+	})
+}

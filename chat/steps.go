@@ -79,8 +79,8 @@ type ToolCall struct {
 	// SpaceID is the space the call acted in when it named one with its
 	// space argument; empty means its turn's space.
 	SpaceID string `json:"-"`
-	// Receipt is what Apply made of a held call (Messages only; nil
-	// before any Apply).
+	// Receipt is what Apply made of a held call (Messages and History
+	// only; nil before any Apply).
 	Receipt *Receipt `json:"-"`
 }
 

@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"hub/models"
+	"hub/workspace"
 )
 
 // Workflow step states.
@@ -33,12 +34,15 @@ type PlanStep struct {
 	ErrorCode      string
 	ErrorMessage   string
 	UndoGroupID    string
+	// Refs are the records a succeeded step changed.
+	Refs []workspace.Ref
 }
 
 func toPlanStep(r models.WorkflowStep) PlanStep {
 	return PlanStep{CallID: r.CallID, StepID: r.StepID, Idx: r.Idx, SpaceID: r.SpaceID, ActorID: r.ActorID,
 		ConversationID: r.ConversationID, Tool: r.Tool, Status: r.Status, ResolvedInput: r.ResolvedInput, Output: r.Output,
-		Summary: r.Summary, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID}
+		Summary: r.Summary, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID,
+		Refs: unmarshal[[]workspace.Ref](r.Refs)}
 }
 
 // EnsurePlanSteps creates the pending state rows of a workflow call's
@@ -50,7 +54,7 @@ func (s *Store) EnsurePlanSteps(ctx context.Context, steps []PlanStep) ([]PlanSt
 	rows := make([]models.WorkflowStep, len(steps))
 	for i, st := range steps {
 		rows[i] = models.WorkflowStep{CallID: st.CallID, StepID: st.StepID, Idx: st.Idx, SpaceID: st.SpaceID, ActorID: st.ActorID,
-			ConversationID: st.ConversationID, Tool: st.Tool, Status: PlanStepPending}
+			ConversationID: st.ConversationID, Tool: st.Tool, Status: PlanStepPending, Refs: "[]"}
 	}
 	if err := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
 		return nil, fmt.Errorf("workflow steps: %w", err)
@@ -75,7 +79,8 @@ func (s *Store) PlanSteps(ctx context.Context, callID string) ([]PlanStep, error
 func (s *Store) SavePlanStep(ctx context.Context, st PlanStep) error {
 	err := s.q(ctx).Model(&models.WorkflowStep{}).Where("call_id = ? AND step_id = ?", st.CallID, st.StepID).Updates(map[string]any{
 		"status": st.Status, "resolved_input": st.ResolvedInput, "output": st.Output, "summary": st.Summary,
-		"error_code": st.ErrorCode, "error_message": st.ErrorMessage, "undo_group_id": st.UndoGroupID, "updated_at": s.now(),
+		"error_code": st.ErrorCode, "error_message": st.ErrorMessage, "undo_group_id": st.UndoGroupID, "refs": marshal(nonNil(st.Refs)),
+		"updated_at": s.now(),
 	}).Error
 	if err != nil {
 		return fmt.Errorf("save step %s of %s: %w", st.StepID, st.CallID, err)

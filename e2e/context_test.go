@@ -117,8 +117,9 @@ func TestTypedMentionsResolvedByExactName(t *testing.T) {
 	require.Contains(t, block, "Mentioned:\n- [Ken Ito](hub://person/"+ken+")\n- [Draft brief](hub://task/"+brief+")\n")
 	require.Contains(t, block, "Typed mentions not resolved (they stay as typed in the message):\n")
 	require.Contains(t, block, `- "@task:Call Ken": 2 tasks have this name`)
-	require.Contains(t, block, `- "@task:Secret plan and @task:Nothing…": no task of this space`, "another space's task is unknown here")
-	require.Contains(t, block, `- "@task:Nothing of the kind": no task of this space`)
+	require.Contains(t, block, `- "@task:Secret": no task of this space`, "another space's task is unknown here; the note quotes the mention, not the text after it")
+	require.Contains(t, block, `- "@task:Nothing": no task of this space`)
+	require.NotContains(t, block, "of the kind", "the text after a mention is not quoted")
 	refs := events[0]
 	require.Equal(t, "refs", refs.Type)
 	require.Len(t, refs.Data["refs"], 2, "the turn knows the resolved ones")
@@ -336,4 +337,55 @@ func TestSentBackAnswerIsDiscarded(t *testing.T) {
 	r = s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "immediate"})
 	require.Equal(t, http.StatusOK, r.Status)
 	check(s.Conversation(t), "write a task to call Ken", "Added 1 task: “Call Ken”.", "hub_create_tasks(")
+}
+
+// TestRefsCarryCurrentLabels: a record another member renamed and
+// finished since the conversation first saw it is sent in the next turn's
+// refs frame, and saved on its reply, with its title and status as they
+// are now, as the turn's context has them.
+func TestRefsCarryCurrentLabels(t *testing.T) {
+	t.Parallel()
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		refsCarryCurrentLabels(t, hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(
+			`{"rules": [{"match": {"lastUser": "(task_[a-z2-7]+)"}, "reply": {"text": "Looking at {{index .Groups 1}}."}}]}`)}))
+	})
+}
+
+func refsCarryCurrentLabels(t *testing.T, s *hubtest.Stack) {
+	kenToken, _ := s.Member(t, "Team", "Ken Ito", "editor")
+	task := newRecord(t, s, s.Token, s.SpaceID, "tasks", map[string]any{"title": "Bar check n1"})
+	conv := s.Conversation(t)
+	_, events := askWith(t, s, conv, map[string]any{"text": "look at " + task, "mentions": []map[string]any{{"kind": "task", "id": task}}})
+	require.Equal(t, "done", events[len(events)-1].Data["status"])
+
+	r := s.Do(t, kenToken, "PATCH", "/api/spaces/"+s.SpaceID+"/tasks/"+task, map[string]any{"title": "Bar check n2", "status": "done"})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+
+	_, events = askWith(t, s, conv, map[string]any{"text": "and now " + task + "?"})
+	require.Equal(t, "refs", events[0].Type)
+	label := func(refs any) (string, string) {
+		for _, x := range refs.([]any) {
+			ref := x.(map[string]any)
+			if ref["id"] == task {
+				detail, _ := ref["detail"].(string)
+				return ref["label"].(string), detail
+			}
+		}
+		t.Fatalf("no ref of %s in %v", task, refs)
+		return "", ""
+	}
+	title, detail := label(events[0].Data["refs"])
+	require.Equal(t, "Bar check n2", title, "the refs frame has the title as it is now")
+	require.Equal(t, "done", detail)
+	done := events[len(events)-1]
+	require.Equal(t, "done", done.Data["status"])
+	title, _ = label(done.Data["refs"])
+	require.Equal(t, "Bar check n2", title)
+	require.Contains(t, contextTheModelRead(t, s, "and now"), "Bar check n2")
+
+	msgs := messagesOf(t, s, conv)
+	reply := msgs[len(msgs)-1]
+	require.Equal(t, "assistant", reply.Role)
+	require.Len(t, reply.Mentions, 1, "%+v", reply.Mentions)
+	require.Equal(t, "Bar check n2", reply.Mentions[0].Label, "the reply is saved naming the record as it is now")
 }

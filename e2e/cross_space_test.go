@@ -16,6 +16,7 @@ import (
 	"hub/fakemodel"
 	"hub/hubtest"
 	"hub/models"
+	"hub/tools"
 	"hub/workspace"
 )
 
@@ -355,7 +356,22 @@ func TestCrossSpaceSpaceNotInTheTurnFails(t *testing.T) {
 		newTask("Book flight", "Nowhere")))
 	conv := s.Conversation(t)
 	st := askIn(t, s, conv, "add a task called Book ferry", []string{north})
-	allFailed(t, s.Stream(t, st.StreamURL, 0, 0), 3, "invalid_payload")
+	events := s.Stream(t, st.StreamURL, 0, 0)
+	allFailed(t, events, 3, "invalid_payload")
+	// The errors name the turn's spaces by name, and no id, even the one
+	// the model gave (seed 000 §4.1).
+	for _, f := range finished(events) {
+		msg := f["error"].(map[string]any)["message"].(string)
+		require.Contains(t, msg, "its spaces are", "%v", f)
+		require.Contains(t, msg, "“North”", "%v", f)
+		require.NotRegexp(t, tools.IDPattern, msg)
+	}
+	reqs := s.Model.Requests()
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "tool" {
+			require.NotRegexp(t, tools.IDPattern, m.Content, "what the model reads of a tool error")
+		}
+	}
 	require.Zero(t, totalTasks(t, s), "nothing written in any space")
 	require.Empty(t, titlesIn(t, s, s.Token, south))
 	require.Empty(t, titlesIn(t, s, s.Token, north))

@@ -412,8 +412,8 @@ func TestLeavingAnotherSpaceHidesWhatATurnDidThere(t *testing.T) {
 		}
 	}
 	require.Equal(t, 4, calls, "the calls stay, with their tool and status")
-	require.Equal(t, []string{"Added 1 task: “Draft brief”.", "", "Create tasks: tasks “Plan week”", ""}, summaries)
-	require.Equal(t, []string{"Create tasks: tasks “Plan week”", ""}, previews)
+	require.Equal(t, []string{"Added 1 task: “Draft brief”.", "", "Create tasks: “Plan week”", ""}, summaries)
+	require.Equal(t, []string{"Create tasks: “Plan week”", ""}, previews)
 	items := s.Do(t, s.Token, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"].([]any)
 	require.Len(t, items, 1)
 	require.Contains(t, items[0].(map[string]any)["preview"], "Plan week")

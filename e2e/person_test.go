@@ -98,7 +98,7 @@ func TestTheModelKnowsThePersonTheirSkillsAndApps(t *testing.T) {
 	// … and a skill switched off is not found, readably.
 	last = reqs[2].Messages[len(reqs[2].Messages)-1]
 	require.Contains(t, last.Content, "not_found")
-	require.Contains(t, last.Content, "there is no enabled skill with id")
+	require.Contains(t, last.Content, "there is no enabled skill with this id")
 	require.NotContains(t, last.Content, "never read")
 	var refsFrame map[string]any
 	for _, e := range events {

@@ -274,3 +274,93 @@ func TestWorkflowStepsAddAPersonAndAssignThem(t *testing.T) {
 	}
 	require.Len(t, people(), before+2, "only the editor was added since")
 }
+
+// TestAppliedWorkflowLeavesItsTrace: once every step of a workflow has
+// run at Apply, the receipt, the call and the reply name the records the
+// steps changed, and the next turn's history tells the model what was
+// applied, step by step (not that it was only proposed).
+func TestAppliedWorkflowLeavesItsTrace(t *testing.T) {
+	t.Parallel()
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		appliedWorkflowLeavesItsTrace(t, hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(launchPlan), SQLite: sqlite}))
+	})
+}
+
+func appliedWorkflowLeavesItsTrace(t *testing.T, s *hubtest.Stack) {
+	r := s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"writePolicy": "preview"})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	conv, reply := proposeLaunch(t, s)
+	var proposed struct {
+		Messages []struct{ Proposals []struct{ Preview string } }
+	}
+	s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil).Decode(t, &proposed)
+	preview := proposed.Messages[len(proposed.Messages)-1].Proposals[0].Preview
+	require.Equal(t, "Run 2 steps in order: 1. Create project: “Launch”; 2. Create tasks: “Write the announcement” (project the project made in step 1)", preview,
+		"a $ref is named by its step, never as a path or an id")
+
+	r = s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": conv, "messageId": reply})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var applied struct {
+		Receipts []struct {
+			Status string
+			Refs   []struct{ Kind, ID, Label string }
+		}
+	}
+	r.Decode(t, &applied)
+	require.Len(t, applied.Receipts, 1)
+	require.Equal(t, "succeeded", applied.Receipts[0].Status)
+	refs := applied.Receipts[0].Refs
+	require.Len(t, refs, 2, "%s", r.Body)
+	require.Equal(t, []string{"project", "Launch"}, []string{refs[0].Kind, refs[0].Label})
+	require.Equal(t, []string{"task", "Write the announcement"}, []string{refs[1].Kind, refs[1].Label})
+	project, task := refs[0].ID, refs[1].ID
+
+	var saved struct {
+		Messages []struct {
+			Role      string
+			Refs      []struct{ ID string }
+			ToolCalls []struct {
+				Tool, Status string
+				Refs         []struct{ ID string }
+				Receipt      *struct{ Refs []struct{ ID string } }
+			}
+		}
+	}
+	r = s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+conv+"/messages", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	r.Decode(t, &saved)
+	m := saved.Messages[len(saved.Messages)-1]
+	require.Equal(t, "assistant", m.Role)
+	ids := func(refs []struct{ ID string }) []string {
+		var out []string
+		for _, r := range refs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	require.Subset(t, ids(m.Refs), []string{project, task}, "the reply names what was applied")
+	require.Len(t, m.ToolCalls, 1)
+	call := m.ToolCalls[0]
+	require.Equal(t, "applied", call.Status)
+	require.Equal(t, []string{project, task}, ids(call.Refs), "the call names its steps' records")
+	require.NotNil(t, call.Receipt)
+	require.Equal(t, []string{project, task}, ids(call.Receipt.Refs))
+
+	// The next turn's history, as the model receives it.
+	before := len(s.Model.Requests())
+	st := s.Ask(t, conv, "what did you do?")
+	s.Stream(t, st.StreamURL, 0, 0)
+	reqs := s.Model.Requests()
+	require.Greater(t, len(reqs), before)
+	var history string
+	for _, msg := range reqs[before].Messages {
+		if msg.Role == "assistant" {
+			history += msg.Content + "\n"
+		}
+	}
+	require.Contains(t, history, "Proposed, then applied by the person: 1. Added 1 project: “Launch”. 2. Added 1 task")
+	require.Contains(t, history, "[Launch](hub://project/"+project+")")
+	require.Contains(t, history, "[Write the announcement](hub://task/"+task+")")
+	require.NotContains(t, history, "Proposed, not done")
+	require.NotContains(t, history, "waiting for Apply")
+}

@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,6 +151,8 @@ func Start(t testing.TB, o Options) *Stack {
 	t.Cleanup(c.Close)
 
 	s := &Stack{DB: db, Temporal: c, HTTP: &http.Client{}, dbURL: url}
+	// Runs once Hub stopped, before the database closes.
+	t.Cleanup(func() { noIDsInToolErrors(t, db) })
 	cfg := s.config(t, o, url)
 	if queue != "" {
 		cfg.TaskQueue = queue
@@ -633,3 +636,36 @@ func (e *EventStream) Next() (Event, error) {
 
 // Close ends the request.
 func (e *EventStream) Close() { _ = e.resp.Body.Close() }
+
+// hubID is a Hub id (models.NewID).
+var hubID = regexp.MustCompile(`\b[a-z]+_[a-z2-7]{16}\b`)
+
+// noIDsInToolErrors sweeps what a test's turns and Applies saved of tool
+// errors (the calls' messages and what the model was sent back, receipts,
+// workflow steps): the model and the person read them, and they name no ids
+// (seed 000 §4.1).
+func noIDsInToolErrors(t testing.TB, db *models.DB) {
+	if t.Failed() {
+		return
+	}
+	var texts []string
+	q := db.WithContext(context.Background())
+	for _, sql := range []string{
+		"SELECT error_message FROM tool_calls WHERE error_message <> ''",
+		"SELECT result FROM tool_calls WHERE status = 'failed' AND result <> ''",
+		"SELECT error_message FROM receipts WHERE error_message <> ''",
+		"SELECT error_message FROM workflow_steps WHERE error_message <> ''",
+	} {
+		var got []string
+		if err := q.Raw(sql).Scan(&got).Error; err != nil {
+			t.Errorf("sweep tool errors: %s: %v", sql, err)
+			return
+		}
+		texts = append(texts, got...)
+	}
+	for _, text := range texts {
+		if id := hubID.FindString(text); id != "" {
+			t.Errorf("a tool error names the id %s: %s", id, text)
+		}
+	}
+}

@@ -365,6 +365,7 @@ type WorkflowStep struct {
 	ErrorCode      string
 	ErrorMessage   string
 	UndoGroupID    string
+	Refs           string // the records a succeeded step changed (JSON)
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }

@@ -165,7 +165,7 @@ func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (works
 	}
 	switch {
 	case conn.Kind != workspace.ConnectionWebhook:
-		return workspace.Connection{}, Errorf(CodeRefused, "%s is a %s, which cannot take posted updates", conn.Name, conn.Kind)
+		return workspace.Connection{}, Errorf(CodeRefused, "%s is %s, which cannot take posted updates", conn.Name, workspace.WithArticle(conn.Kind))
 	case !conn.Enabled:
 		return workspace.Connection{}, Errorf(CodeRefused, "%s is switched off in this space's connected apps", conn.Name)
 	case conn.URL == "":

@@ -281,7 +281,7 @@ func TestAsError(t *testing.T) {
 		{"invalid", fmt.Errorf("x: %w", &workspace.InvalidError{Path: "/dueDate", Message: "bad date"}),
 			tools.Error{Code: tools.CodeInvalidPayload, Message: "bad date", Path: "/dueDate", Issues: []tools.Issue{{Path: "/dueDate", Message: "bad date"}}}},
 		{"not found with a path", &workspace.NotFoundError{Kind: "project", ID: "p1", Path: "/projectId"},
-			tools.Error{Code: tools.CodeNotFound, Message: `no project with id "p1" in this space`, Path: "/projectId"}},
+			tools.Error{Code: tools.CodeNotFound, Message: "no project with the id given in this space", Path: "/projectId"}},
 		{"not found", fmt.Errorf("gone: %w", workspace.ErrNotFound), tools.Error{Code: tools.CodeNotFound, Message: "gone: not found"}},
 		{"forbidden", fmt.Errorf("a viewer may not: %w", workspace.ErrForbidden), tools.Error{Code: tools.CodeForbidden, Message: "a viewer may not: forbidden"}},
 		{"stale", fmt.Errorf("task changed: %w", workspace.ErrStale), tools.Error{Code: tools.CodeStale, Message: "task changed: stale"}},

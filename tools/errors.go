@@ -3,6 +3,8 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"hub/workspace"
 )
@@ -64,24 +66,41 @@ func AsError(err error) *Error {
 	}
 	var inv *workspace.InvalidError
 	if errors.As(err, &inv) {
-		return &Error{Code: CodeInvalidPayload, Message: inv.Message, Path: inv.Path,
-			Issues: []Issue{{Path: inv.Path, Message: inv.Message}}}
+		msg := WithoutIDs(inv.Message)
+		return &Error{Code: CodeInvalidPayload, Message: msg, Path: inv.Path,
+			Issues: []Issue{{Path: inv.Path, Message: msg}}}
 	}
 	var nf *workspace.NotFoundError
 	if errors.As(err, &nf) {
-		return &Error{Code: CodeNotFound, Message: nf.Error(), Path: nf.Path}
+		// The path says which id; the message names none (seed 000 §4.1).
+		return &Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s with the id given in this space", nf.Kind), Path: nf.Path}
 	}
 	switch {
 	case errors.Is(err, workspace.ErrNotFound):
-		return &Error{Code: CodeNotFound, Message: err.Error()}
+		return &Error{Code: CodeNotFound, Message: WithoutIDs(err.Error())}
 	case errors.Is(err, workspace.ErrForbidden):
-		return &Error{Code: CodeForbidden, Message: err.Error()}
+		return &Error{Code: CodeForbidden, Message: WithoutIDs(err.Error())}
 	case errors.Is(err, workspace.ErrStale):
-		return &Error{Code: CodeStale, Message: err.Error()}
+		return &Error{Code: CodeStale, Message: WithoutIDs(err.Error())}
 	case errors.Is(err, workspace.ErrInvalid):
-		return &Error{Code: CodeInvalidPayload, Message: err.Error()}
+		return &Error{Code: CodeInvalidPayload, Message: WithoutIDs(err.Error())}
 	case errors.Is(err, workspace.ErrConflict):
-		return &Error{Code: CodeRefused, Message: err.Error()}
+		return &Error{Code: CodeRefused, Message: WithoutIDs(err.Error())}
 	}
 	return &Error{Code: CodeFailed, Message: "the tool failed; nothing was changed by this call"}
+}
+
+// quotedID is a Hub id in a message, with the quotes around it.
+var quotedID = regexp.MustCompile(`["“]?\b([a-z]+)_[a-z2-7]{16}\b["”]?`)
+
+// WithoutIDs names a record's kind where a message would name its id
+// ("you have no skill with id "skill_…"" reads "… with id the skill"): a
+// tool error is read by the model and the person, and names no ids (seed
+// 000 §4.1). Messages are written without ids; this holds for those
+// passed on from elsewhere.
+func WithoutIDs(msg string) string {
+	if !strings.Contains(msg, "_") {
+		return msg
+	}
+	return quotedID.ReplaceAllString(msg, "the $1")
 }

@@ -13,10 +13,10 @@ import (
 func CheckAccess(next Handler) Handler {
 	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
 		if d.IsWrite && !env.Role.CanWrite() {
-			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("a %s may not change records in this space", env.Role)}
+			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("%s may not change records in this space", workspace.WithArticle(string(env.Role)))}
 		}
 		if d.OwnersOnly && env.Role != workspace.RoleOwner {
-			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("only an owner may change who is in this space, not a %s", env.Role)}
+			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("only an owner may change who is in this space, not %s", workspace.WithArticle(string(env.Role)))}
 		}
 		if d.Area == AreaApps && env.Role == workspace.RoleGuest {
 			return Result{}, &Error{Code: CodeForbidden, Message: "a guest cannot use this space's connected apps"}

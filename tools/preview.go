@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
+
+	"hub/workspace"
 )
 
 // Preview says in words what a held call will change: the tool's own
@@ -15,21 +18,85 @@ func (d *Definition) Preview(ctx context.Context, env Env, input json.RawMessage
 	if d.preview != nil {
 		return d.preview(ctx, env, input)
 	}
-	return ReadablePreview(d.Name, input, env.Known), nil
+	return ReadablePreview(d.Name, input, knownIn(ctx, env, input)), nil
 }
 
 // ReadablePreview renders a call as "Create tasks: title “Draft brief”, due
-// date 2026-12-01". known maps ids to titles.
+// date 2026-12-01". known maps ids to titles; an id it does not know is
+// named by its kind ("a task"), never shown, and a revision is left out.
 func ReadablePreview(tool string, input json.RawMessage, known map[string]string) string {
 	var v any
 	if err := json.Unmarshal(input, &v); err != nil {
 		return Action(tool)
 	}
-	parts := describe(v, known)
+	return readable(tool, v, known, nil)
+}
+
+// readable is ReadablePreview of a decoded input; ref names a workflow
+// step's {"$ref": …} in words (nil: there are none).
+func readable(tool string, v any, known map[string]string, ref func(string) string) string {
+	// A top-level field the action names says nothing more ("Create
+	// tasks: “Draft brief”", not "Create tasks: tasks “Draft brief”").
+	d := &describer{known: known, ref: ref, omit: map[string]bool{}}
+	for _, w := range strings.Fields(strings.ToLower(Action(tool))) {
+		d.omit[w] = true
+	}
+	parts := d.describe(v)
 	if parts == "" {
 		return Action(tool)
 	}
 	return Action(tool) + ": " + parts
+}
+
+// idLike matches Hub's ids (models.NewID: a kind, "_", 16 base32 letters).
+var idLike = regexp.MustCompile(`^([a-z]+)_[a-z2-7]{16}$`)
+
+// IDPattern finds Hub ids in text: what people and the model read names
+// records by title, never by id (tests sweep for it).
+var IDPattern = regexp.MustCompile(`\b[a-z]+_[a-z2-7]{16}\b`)
+
+// knownIn is env.Known with the titles of the ids an input names that the
+// turn does not know yet, read in the call's space (an id of nothing the
+// person can open stays unknown).
+func knownIn(ctx context.Context, env Env, input json.RawMessage) map[string]string {
+	var v any
+	if env.Workspace == nil || json.Unmarshal(input, &v) != nil {
+		return env.Known
+	}
+	var ids []string
+	collectIDs(v, env.Known, &ids)
+	if len(ids) == 0 {
+		return env.Known
+	}
+	refs, err := env.Workspace.FindRefs(ctx, env.Actor, env.SpaceID, ids)
+	if err != nil || len(refs) == 0 {
+		return env.Known
+	}
+	known := make(map[string]string, len(env.Known)+len(refs))
+	for id, label := range env.Known {
+		known[id] = label
+	}
+	for id, r := range refs {
+		known[id] = r.Label
+	}
+	return known
+}
+
+func collectIDs(v any, known map[string]string, ids *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			collectIDs(e, known, ids)
+		}
+	case []any:
+		for _, e := range x {
+			collectIDs(e, known, ids)
+		}
+	case string:
+		if _, ok := known[x]; !ok && idLike.MatchString(x) && len(*ids) < 100 {
+			*ids = append(*ids, x)
+		}
+	}
 }
 
 // Action names what a tool does, for people: "hub_create_tasks" is
@@ -46,9 +113,18 @@ func Action(tool string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func describe(v any, known map[string]string) string {
+type describer struct {
+	known map[string]string
+	ref   func(string) string
+	omit  map[string]bool // field names left out, at the top level only
+}
+
+func (d *describer) describe(v any) string {
 	switch x := v.(type) {
 	case map[string]any:
+		if r, ok := x["$ref"].(string); ok && len(x) == 1 && d.ref != nil {
+			return d.ref(r)
+		}
 		if t := titleOf(x); t != "" {
 			rest := map[string]any{}
 			for k, val := range x {
@@ -56,34 +132,44 @@ func describe(v any, known map[string]string) string {
 					rest[k] = val
 				}
 			}
-			if d := describe(rest, known); d != "" {
-				return t + " (" + d + ")"
+			if s := d.describe(rest); s != "" {
+				return t + " (" + s + ")"
 			}
 			return t
 		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
-			keys = append(keys, k)
+			if k != "revision" && k != "planHash" { // bookkeeping, not a change
+				keys = append(keys, k)
+			}
 		}
 		sort.Strings(keys)
+		omit := d.omit
+		d.omit = nil
 		var parts []string
 		for _, k := range keys {
-			if d := describe(x[k], known); d != "" {
-				parts = append(parts, fieldName(k)+" "+d)
+			if s := d.describe(x[k]); s != "" {
+				if name := fieldName(k); name != "" && !omit[name] {
+					s = name + " " + s
+				}
+				parts = append(parts, s)
 			}
 		}
 		return strings.Join(parts, ", ")
 	case []any:
 		var parts []string
 		for _, e := range x {
-			if d := describe(e, known); d != "" {
-				parts = append(parts, d)
+			if s := d.describe(e); s != "" {
+				parts = append(parts, s)
 			}
 		}
 		return strings.Join(parts, "; ")
 	case string:
-		if label, ok := known[x]; ok {
+		if label, ok := d.known[x]; ok {
 			return "“" + label + "”"
+		}
+		if m := idLike.FindStringSubmatch(x); m != nil {
+			return workspace.WithArticle(m[1]) + " that was not found"
 		}
 		return "“" + x + "”"
 	case nil:
@@ -114,5 +200,9 @@ func fieldName(k string) string {
 		}
 		b.WriteRune(r)
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(b.String(), " id"), " ids")
+	name := b.String()
+	if name == "id" || name == "ids" {
+		return "" // the record's title says it
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(name, " id"), " ids")
 }

@@ -31,6 +31,20 @@ func ModelText(res Result, max int) string {
 
 // ErrorText renders a tool error as the JSON text the model reads.
 func ErrorText(e *Error) string {
+	if e != nil {
+		// No ids in what the model reads of an error (WithoutIDs).
+		c := *e
+		c.Message = WithoutIDs(c.Message)
+		c.Issues = make([]Issue, len(e.Issues))
+		for i, is := range e.Issues {
+			is.Message = WithoutIDs(is.Message)
+			c.Issues[i] = is
+		}
+		if len(e.Issues) == 0 {
+			c.Issues = e.Issues
+		}
+		e = &c
+	}
 	return HeadAndTail(mustJSON(map[string]any{"error": e}), MaxResultChars)
 }
 

@@ -40,7 +40,7 @@ var ReadSkill = Define(Spec{
 	}
 	if errors.Is(err, workspace.ErrNotFound) {
 		return Result{}, &Error{Code: CodeNotFound, Path: "/id",
-			Message: fmt.Sprintf("there is no enabled skill with id %q; use an id from the skills listed in your instructions", in.ID)}
+			Message: "there is no enabled skill with this id; use an id from the skills listed in your instructions"}
 	}
 	if err != nil {
 		return Result{}, err

@@ -78,12 +78,104 @@ func RunPlan(reg *Registry) *Definition {
 		}),
 		Preview(func(ctx context.Context, env Env, in PlanInput) (string, error) {
 			lines := make([]string, len(in.Steps))
-			for i, st := range in.Steps {
-				lines[i] = fmt.Sprintf("%d. %s", i+1, ReadablePreview(st.Tool, st.Input, env.Known))
+			for i := range in.Steps {
+				lines[i] = fmt.Sprintf("%d. %s", i+1, stepPreview(ctx, reg, env, in.Steps, i))
 			}
 			return fmt.Sprintf("Run %d steps in order: ", len(in.Steps)) + strings.Join(lines, "; "), nil
 		}),
 	)
+}
+
+// stepPreview says in words what step i of a plan will do: its tool's own
+// preview (as a direct call of it shows) when its input uses no $ref and
+// the preview can be made now; otherwise a readable one, with records by
+// title and each $ref named by the step it comes from ("the project made
+// in step 1"). Never an id.
+func stepPreview(ctx context.Context, reg *Registry, env Env, steps []PlanStep, i int) string {
+	st := steps[i]
+	var v any
+	if err := json.Unmarshal(st.Input, &v); err != nil {
+		return Action(st.Tool)
+	}
+	d, ok := reg.Get(st.Tool)
+	if ok && !hasRef(v) {
+		if p, err := d.Preview(ctx, env, st.Input); err == nil && p != "" {
+			return strings.TrimSuffix(p, ".")
+		}
+	}
+	return readable(st.Tool, v, knownIn(ctx, env, st.Input), func(ref string) string { return refWords(steps, ref) })
+}
+
+func hasRef(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["$ref"]; ok && len(x) == 1 {
+			return true
+		}
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refWords names a $ref for people: "project.project.id" of the first
+// step is "the project made in step 1", "tasks.tasks.0.id" of the second
+// "task 1 made in step 2", "project.project.name" "the name of the
+// project made in step 1".
+func refWords(steps []PlanStep, ref string) string {
+	m := refPath.FindStringSubmatch(ref)
+	if m == nil {
+		return "an earlier step's result"
+	}
+	n := 0
+	for i, st := range steps {
+		if st.ID == m[1] {
+			n = i + 1
+		}
+	}
+	if n == 0 {
+		return "an earlier step's result"
+	}
+	segs := strings.Split(m[2], ".")
+	field := ""
+	if last := segs[len(segs)-1]; last == "id" || last == "ids" {
+		segs = segs[:len(segs)-1]
+	} else if _, err := strconv.Atoi(last); err != nil && len(segs) > 1 {
+		field, segs = fieldName(last), segs[:len(segs)-1]
+	}
+	noun, idx := "", -1
+	for _, s := range segs {
+		if k, err := strconv.Atoi(s); err == nil {
+			idx = k
+		} else {
+			noun = s
+		}
+	}
+	switch {
+	case noun == "people":
+		noun = "person"
+	case noun == "":
+		noun = "result"
+	case len(noun) > 3 && strings.HasSuffix(noun, "s"):
+		noun = strings.TrimSuffix(noun, "s")
+	}
+	words := fmt.Sprintf("the %s made in step %d", fieldName(noun), n)
+	if idx >= 0 {
+		words = fmt.Sprintf("%s %d made in step %d", fieldName(noun), idx+1, n)
+	}
+	if field != "" {
+		words = "the " + field + " of " + words
+	}
+	return words
 }
 
 // CheckPlan refuses what cannot run as a workflow, naming the step and the

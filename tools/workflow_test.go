@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -123,4 +124,51 @@ func TestWorkflowStepsCarryOnlyWhatThePersonMayDo(t *testing.T) {
 		require.Nil(t, terr, "a guest's plan of Hub writes: %v", terr)
 		require.True(t, res.Held)
 	})
+}
+
+// A plan's preview names records by title and each $ref by the step it
+// comes from, as a direct call's preview does: never an id or a revision.
+func TestWorkflowPreviewNamesNoIDs(t *testing.T) {
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		reg := tools.Hub(nil)
+		reg.Add(tools.RunPlan(reg))
+		task, err := f.svc.CreateTasks(ctx, f.owner, f.acme, "", []workspace.NewTask{{Title: "Made by REST"}})
+		require.NoError(t, err)
+		plan := tools.PlanInput{Steps: []tools.PlanStep{
+			{ID: "project", Tool: "hub_create_project", Input: json.RawMessage(`{"name":"Launch"}`)},
+			{ID: "tasks", Tool: "hub_update_tasks", Input: json.RawMessage(`{"tasks":[{"id":"` + task[0].ID + `","revision":1,"status":"done"}]}`)},
+			{ID: "more", Tool: "hub_create_tasks", Input: json.RawMessage(`{"tasks":[{"title":"Write the announcement","projectId":{"$ref":"project.project.id"}}]}`)},
+			{ID: "last", Tool: "hub_update_tasks", Input: json.RawMessage(`{"tasks":[{"id":{"$ref":"more.tasks.0.id"},"revision":1,"projectId":"project_aaaaaaaaaaaaaaaa"}]}`)},
+		}}
+		d, ok := reg.Get(tools.PlanTool)
+		require.True(t, ok)
+		raw, err := json.Marshal(plan)
+		require.NoError(t, err)
+		preview, err := d.Preview(ctx, f.env(f.owner, workspace.RoleOwner), raw)
+		require.NoError(t, err)
+		require.Contains(t, preview, "2. Update 1 task: “Made by REST”", "a step without $ref previews as a direct call")
+		require.Contains(t, preview, "3. Create tasks: “Write the announcement” (project the project made in step 1)")
+		require.Contains(t, preview, "4. Update tasks: task 1 made in step 3, project a project that was not found")
+		require.NotRegexp(t, tools.IDPattern, preview)
+		require.NotContains(t, preview, "$ref")
+		require.NotContains(t, preview, "revision")
+	})
+}
+
+// Tool errors name no ids: not-found errors say which field by their
+// path, and messages passed on from elsewhere have their ids replaced.
+func TestToolErrorsNameNoIDs(t *testing.T) {
+	t.Parallel()
+	e := tools.AsError(&workspace.NotFoundError{Kind: "task", ID: "task_abcdefghijklmnop", Path: "/tasks/0/id"})
+	require.Equal(t, "no task with the id given in this space", e.Message)
+	require.Equal(t, "/tasks/0/id", e.Path)
+	require.Equal(t, `you have no skill with id the skill: not found`,
+		tools.AsError(fmt.Errorf(`you have no skill with id "skill_abcdefghijklmnop": %w`, workspace.ErrNotFound)).Message)
+	text := tools.ErrorText(&tools.Error{Code: tools.CodeRefused, Message: "space_abcdefghijklmnop is closed",
+		Issues: []tools.Issue{{Path: "/x", Message: "“task_abcdefghijklmnop” is gone"}}})
+	require.NotRegexp(t, tools.IDPattern, text)
+	require.Contains(t, text, "the space is closed")
+	require.Contains(t, text, "the task is gone")
+	require.Equal(t, "keeps snake_case words", tools.WithoutIDs("keeps snake_case words"))
 }

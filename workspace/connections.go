@@ -137,7 +137,7 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 		return Connection{}, err
 	}
 	if !managesConnections(role) {
-		return Connection{}, fmt.Errorf("a %s may not add connected apps to this space: %w", role, ErrForbidden)
+		return Connection{}, fmt.Errorf("%s may not add connected apps to this space: %w", WithArticle(string(role)), ErrForbidden)
 	}
 	kind := strings.TrimSpace(in.Kind)
 	if kind == "" {
@@ -287,7 +287,7 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 		return Connection{}, err
 	}
 	if !managesConnections(role) {
-		return Connection{}, fmt.Errorf("a %s may not remove connected apps from this space: %w", role, ErrForbidden)
+		return Connection{}, fmt.Errorf("%s may not remove connected apps from this space: %w", WithArticle(string(role)), ErrForbidden)
 	}
 	err = s.Tx(ctx, func(tx *Service) error {
 		tx.forgetAccess(ctx)

@@ -131,10 +131,10 @@ func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID
 		return err
 	}
 	if !managesConnections(role) {
-		return fmt.Errorf("a %s may not refresh connected apps: %w", role, ErrForbidden)
+		return fmt.Errorf("%s may not refresh connected apps: %w", WithArticle(string(role)), ErrForbidden)
 	}
 	if r.Kind != ConnectionMCP {
-		return fmt.Errorf("%s is a %s, which has no tools to list: %w", r.Name, r.Kind, ErrConflict)
+		return fmt.Errorf("%s is %s, which has no tools to list: %w", r.Name, WithArticle(r.Kind), ErrConflict)
 	}
 	return nil
 }

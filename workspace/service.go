@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,7 +131,7 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 		return err
 	}
 	if !role.CanWrite() {
-		return fmt.Errorf("a %s may not change records in this space: %w", role, ErrForbidden)
+		return fmt.Errorf("%s may not change records in this space: %w", WithArticle(string(role)), ErrForbidden)
 	}
 	return nil
 }
@@ -219,4 +220,13 @@ func (s *Service) startPerson(ctx context.Context, personID string) (Person, boo
 	}
 	p, ok := st.people[personID]
 	return p, ok
+}
+
+// WithArticle puts "a" or "an" before a word for people to read: "an
+// editor", "a viewer", "an owner".
+func WithArticle(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

@@ -78,7 +78,7 @@ func toSkill(r models.Skill) Skill {
 // skillNotFound is the answer for a skill that does not exist and for
 // another person's: nobody learns that someone else's exists.
 func skillNotFound(id string) error {
-	return fmt.Errorf("you have no skill with id %q: %w", id, ErrNotFound)
+	return fmt.Errorf("you have no skill with this id: %w", ErrNotFound)
 }
 
 // CreateSkill saves a new skill of the person, enabled unless told

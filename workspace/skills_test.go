@@ -84,7 +84,7 @@ func TestSkillsAreTheirOwnersOnly(t *testing.T) {
 		other := f.editor.PersonID // same space, another person
 		_, err = f.svc.GetSkill(ctx, other, mine.ID)
 		require.ErrorIs(t, err, workspace.ErrNotFound)
-		require.ErrorContains(t, err, "you have no skill with id")
+		require.ErrorContains(t, err, "you have no skill with this id")
 		v := 1
 		_, err = f.svc.UpdateSkill(ctx, other, mine.ID, workspace.SkillPatch{Version: &v, Name: ptr("Stolen")})
 		require.ErrorIs(t, err, workspace.ErrNotFound)
