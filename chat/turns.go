@@ -195,6 +195,9 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 		if err != nil {
 			return err
 		}
+		if err := s.withDB(tx).placeRetryReply(ctx, old.ReplyMessageID, t.ReplyMessageID); err != nil {
+			return err
+		}
 		out = t
 		for _, fn := range also {
 			if err := fn(tx, t.ID); err != nil {
@@ -227,6 +230,25 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 		return Turn{}, err
 	}
 	return toTurn(t), nil
+}
+
+// placeRetryReply puts a retry's reply right after the reply of the turn
+// it retries, which follows the person's message: a conversation lists
+// (and the model's history reads) its messages by creation time, and a
+// retry made after later turns would otherwise answer below them. One
+// microsecond (the finest time Postgres keeps) after the failed reply,
+// so a retry of that retry follows it in turn; messages made later in
+// another request are milliseconds apart.
+func (s *Store) placeRetryReply(ctx context.Context, failedReplyID, replyID string) error {
+	var failed models.Message
+	if err := s.q(ctx).Select("created_at").Take(&failed, "id = ?", failedReplyID).Error; err != nil {
+		return fmt.Errorf("read the retried reply: %w", err)
+	}
+	at := failed.CreatedAt.UTC().Truncate(time.Microsecond).Add(time.Microsecond)
+	if err := s.q(ctx).Model(&models.Message{}).Where("id = ?", replyID).UpdateColumn("created_at", at).Error; err != nil {
+		return fmt.Errorf("place the retry's reply: %w", err)
+	}
+	return nil
 }
 
 // touchConversation marks the person's conversation active, if they can
