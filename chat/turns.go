@@ -417,13 +417,18 @@ func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, ste
 // Resume has already put the status back to working. The count goes first,
 // so a Resume (which the api sends only to a turn that reads paused) is
 // never recorded before the pause it resumes is counted.
-func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int) error {
+//
+// Each of changed runs in the status change's transaction, only when the
+// status changed (the turn still runs, and was not stopping already): the
+// turn's own status frame is stored with it, so it never follows the done
+// frame.
+func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int, changed ...func(tx *gorm.DB) error) error {
 	err := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
 		UpdateColumn("interrupts", gorm.Expr("interrupts + 1")).Error
 	if err != nil {
 		return fmt.Errorf("count interrupt of %s: %w", id, err)
 	}
-	return s.SetTurnStatus(ctx, id, status, step)
+	return s.setTurnStatusThen(ctx, id, status, step, nil, changed, StatusStopping)
 }
 
 // MarkWorking records that the turn works on a step, unless the person
@@ -443,6 +448,12 @@ func (s *Store) MarkWorking(ctx context.Context, id string, step int, also ...fu
 // setTurnStatus changes a running turn's status unless it is one of keep
 // (and different from status), and runs also in its transaction.
 func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, also []func(tx *gorm.DB) error, keep ...Status) error {
+	return s.setTurnStatusThen(ctx, id, status, step, also, nil, keep...)
+}
+
+// setTurnStatusThen is setTurnStatus, also running changed in its
+// transaction when the status changed.
+func (s *Store) setTurnStatusThen(ctx context.Context, id string, status Status, step int, also, changed []func(tx *gorm.DB) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
@@ -470,6 +481,11 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 			personID = rows[0].PersonID
 			if err := s.withDB(tx).announceWork(ctx, personID, rows[0].work()); err != nil {
 				return err
+			}
+			for _, fn := range changed {
+				if err := fn(tx); err != nil {
+					return err
+				}
 			}
 		}
 		for _, fn := range also {
