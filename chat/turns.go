@@ -452,7 +452,8 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 }
 
 // setTurnStatusThen is setTurnStatus, also running changed in its
-// transaction when the status changed.
+// transaction when the status changed; with changed, a status that is
+// already the one asked for is left as it is.
 func (s *Store) setTurnStatusThen(ctx context.Context, id string, status Status, step int, also, changed []func(tx *gorm.DB) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
@@ -467,6 +468,12 @@ func (s *Store) setTurnStatusThen(ctx context.Context, id string, status Status,
 	if len(kept) > 0 {
 		sql += ` AND status NOT IN ?`
 		args = append(args, kept)
+	}
+	if len(changed) > 0 {
+		// changed runs on a change only: a repeated pause or stop leaves
+		// the row as it is.
+		sql += ` AND status <> ?`
+		args = append(args, string(status))
 	}
 	sql += ` RETURNING id, person_id, conversation_id, status, step, created_at, finished_at,
 		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
