@@ -102,6 +102,11 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return ModelStep{}, modelError(c.refused)
 	}
 	turn, user, steps, req, userIdx, parts, from, sep, missing := c.turn, c.user, c.steps, c.req, c.userIdx, c.parts, c.from, c.sep, c.missing
+	var join *joiner
+	if c.partial != "" {
+		// Resumed after a pause: the call continues the reply so far.
+		join = &joiner{partial: c.partial}
+	}
 
 	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
@@ -114,28 +119,49 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		if c.TextDelta == "" {
 			return nil
 		}
-		delta := sep + c.TextDelta
+		delta := c.TextDelta
+		if join != nil {
+			if delta = join.Add(delta); delta == "" {
+				return nil
+			}
+		}
+		delta = sep + delta
 		sep = ""
 		return text.Add(delta)
 	})
 	stopBeat()
+	if join != nil {
+		// The reply so far and the continuation, less what it repeated.
+		if rest := join.Flush(); rest != "" {
+			if aerr := text.Add(rest); aerr != nil && err == nil {
+				err = aerr
+			}
+		}
+		res.Text = join.partial + join.Out()
+	}
 	if err != nil && callCtx.Err() != nil {
 		// Stopped or paused: keep the text streamed so far (a stopped turn
-		// shows it; a resumed one replaces it), with what was used, then
-		// report the interruption.
-		gathered, terr := text.Take()
-		if terr != nil {
-			return ModelStep{}, terr
+		// shows it; a resumed one goes on from it, continuation.go), with
+		// what was used, then report the interruption.
+		reason := chat.FinishInterrupted
+		if len(res.ToolCalls) > 0 {
+			reason = chat.FinishInterruptedInToolCalls
 		}
-		partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: chat.FinishInterrupted, PartsLevel: level,
-			Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
-		if _, serr := a.saveStep(context.WithoutCancel(ctx), in.TurnID, partial, m, textFrame(gathered)...); serr != nil {
+		if serr := a.keepPartial(ctx, in, attempt, level, res, reason, text, m); serr != nil {
 			return ModelStep{}, serr
 		}
 		if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
 			return ModelStep{}, temporal.NewNonRetryableApplicationError("the model call was interrupted", ErrTypeInterrupted, err)
 		}
 		return ModelStep{}, err
+	}
+	if err != nil && pastLimit(err) {
+		// The model passed HUB_MODEL_TIMEOUT: the text it had streamed
+		// stays, as on Stop, and the turn's error line follows it.
+		if serr := a.keepPartial(ctx, in, attempt, level, res, chat.FinishTimeout, text, m); serr != nil {
+			return ModelStep{}, serr
+		}
+		return ModelStep{}, modelError(err)
 	}
 	if err != nil {
 		if ferr := text.Flush(); ferr != nil {
@@ -198,6 +224,28 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	return out, nil
 }
 
+// keepPartial saves what a model call that did not finish had streamed
+// (its text, none of its tool calls) as the step, with the text frame
+// still gathered and the request's settle, so the reply and the inspector
+// show what the person saw.
+func (a *Activities) keepPartial(ctx context.Context, in CallModelInput, attempt, level int, res llm.Result, reason string, text *textFrames, m *meter) error {
+	gathered, err := text.Take()
+	if err != nil {
+		return err
+	}
+	partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: reason, PartsLevel: level,
+		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
+	_, err = a.saveStep(context.WithoutCancel(ctx), in.TurnID, partial, m, textFrame(gathered)...)
+	return err
+}
+
+// pastLimit tells a call that passed the model limit (HUB_MODEL_TIMEOUT),
+// our own deadline rather than the endpoint's 408 or 504.
+func pastLimit(err error) bool {
+	var le *llm.Error
+	return errors.As(err, &le) && le.Kind == llm.KindTimeout && le.Status == 0
+}
+
 // callStart is what a model call read and prepared before its request
 // (startCall), and what its status change left to do.
 type callStart struct {
@@ -210,6 +258,9 @@ type callStart struct {
 	from    int
 	sep     string
 	missing []string
+	// partial is the reply so far that the call continues (a resumed
+	// step, continuable), else "".
+	partial string
 	m       *meter
 	// published hands the status frame to this process's followers once
 	// the transaction that stored it ended (nil: none was stored).
@@ -228,9 +279,21 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	// The turn, its run record, the access and the steps before this one
 	// in one read (a reset's claim below leaves the record as it is, and
 	// keeps the steps before in.Step).
-	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, in.Step)
+	before := in.Step
+	if in.Rerun {
+		before++ // and the step a pause cut off, to continue it
+	}
+	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, before)
 	if err != nil {
 		return gone(err)
+	}
+	var cut *chat.Step
+	if n := len(steps); n > 0 && steps[n-1].Step == in.Step {
+		cut, steps = &steps[n-1], steps[:n-1]
+	}
+	partial := ""
+	if in.Rerun {
+		partial = continuable(cut)
 	}
 	if inTx && needsClaim(ctx, turn) {
 		return errOutside // a reset's claim reads the frames through the bus's handle
@@ -276,7 +339,7 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		return err
 	}
 	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
-		UserText: user.Text, Steps: steps, ToolsOff: in.ToolsOff, Tools: reg}
+		UserText: user.Text, Steps: steps, Partial: partial, ToolsOff: in.ToolsOff, Tools: reg}
 	req := llm.Request{Messages: tr.Messages()}
 	userIdx := userMessageIndex(req.Messages, len(history))
 	if !in.ToolsOff {
@@ -290,6 +353,9 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 			sep = "\n\n"
 		}
 	}
+	if partial != "" {
+		sep = "" // the continuation joins the text on screen
+	}
 	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
 		// Stopped or paused while the transcript was read: nothing was sent
 		// and nothing written.
@@ -302,9 +368,14 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	}
 
 	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
-	if in.Rerun {
-		// Resumed after a pause: the interrupted call's text goes.
-		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Resuming…"}
+	switch {
+	case in.Rerun && partial != "":
+		// Resumed after a pause: the call goes on from the text on screen.
+		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "resumed": true, "text": "Resuming…"}
+	case in.Rerun:
+		// Resumed after a pause that cut off a call with nothing to go on
+		// from (no text, or tool calls begun): the step starts over.
+		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "resumed": true, "discard": true, "text": "Resuming…"}
 	}
 	if attempt > 1 {
 		// The client drops the partial text of the failed attempt.
@@ -314,7 +385,7 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	// (with the release of what a dead earlier attempt left reserved) in
 	// one transaction. The meter is the activities' own: it settles
 	// after this transaction, outside it.
-	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing,
+	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
 		m: a.rootOf().metered(ctx, turn, in.Step, attempt, model, info)}
 	var publish func(tx *gorm.DB) error
 	publish, c.published = a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)

@@ -164,15 +164,61 @@ func (m *meter) sendFunc() sendFunc {
 		}
 		start := time.Now()
 		res, err := m.send.Stream(callCtx, req, onChunk)
-		cost := m.price.Cost(res.Usage)
-		m.a.Metrics.Observe(m.info.ID, res.Usage, cost, time.Since(start), err)
+		used := res.Usage
+		if used == (llm.Usage{}) && reachedModel(res, err) {
+			// Stopped, paused, past its limit or cut off before the usage
+			// chunk, or an endpoint that sends none: what was sent and
+			// streamed was used all the same.
+			used = EstimateSpent(req, res, m.a.budgetWindow(m.info))
+			res.Usage = used // the step, the reply and the done frame count it too
+		}
+		cost := m.price.Cost(used)
+		m.a.Metrics.Observe(m.info.ID, used, cost, time.Since(start), err)
 		if m.a.Usage != nil {
 			// Settled even when the call was stopped: what was used was
 			// used.
-			m.open = &settlement{call: m.call(m.try), used: res.Usage, cost: cost, errKind: usage.ErrorClass(err)}
+			m.open = &settlement{call: m.call(m.try), used: used, cost: cost, errKind: usage.ErrorClass(err)}
 		}
 		return res, err
 	}
+}
+
+// reachedModel tells whether a request that reported no usage was taken up
+// by the model, so it is billed: it answered, or it was stopped, paused or
+// passed the model limit (the request had gone out), or it was cut off or
+// its connection failed after something streamed. A request the endpoint
+// refused with an HTTP error, or one whose connection failed before any
+// answer, is not.
+func reachedModel(res llm.Result, err error) bool {
+	if err == nil {
+		return true
+	}
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	}
+	switch le.Kind {
+	case llm.KindCanceled:
+		return true
+	case llm.KindTimeout:
+		return le.Status == 0
+	case llm.KindStreamCut, llm.KindNetwork:
+		return res.Text != "" || len(res.ToolCalls) > 0
+	}
+	return false
+}
+
+// EstimateSpent is what a request that reported no usage is settled at,
+// marked Estimated: its input as EstimateUsage counts it (not its output
+// reservation) and the output it streamed, text and tool calls, at
+// assistant.EstimateTokens.
+func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
+	in := EstimateUsage(req, window).InputTokens
+	out := assistant.EstimateTokens(res.Text)
+	for _, c := range res.ToolCalls {
+		out += assistant.EstimateTokens(c.Name) + assistant.EstimateTokens(c.Arguments)
+	}
+	return llm.Usage{InputTokens: in, OutputTokens: out, Estimated: true}
 }
 
 // settleIn settles the last request in the transaction that saves the

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"hub/chat"
+	"hub/stream"
 	"hub/workflows"
 )
 
@@ -20,6 +21,18 @@ var controlStatus = map[string]chat.Status{
 	workflows.StopSignal:   chat.StatusStopping,
 	workflows.PauseSignal:  chat.StatusPaused,
 	workflows.ResumeSignal: chat.StatusWorking,
+}
+
+// controlFrame and controlText are the turn's status frame after a stop
+// or pause.
+var controlFrame = map[string]string{
+	workflows.StopSignal:  stream.StatusStopping,
+	workflows.PauseSignal: stream.StatusPaused,
+}
+
+var controlText = map[string]string{
+	workflows.StopSignal:  "Stopping…",
+	workflows.PauseSignal: "Paused",
 }
 
 // controlDTO answers a stop, pause or resume of one turn: the turn's status
@@ -75,11 +88,18 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	// the turn reads stopping or paused. A stop or pause is also counted, so
 	// a model call the workflow scheduled before hearing it does not reach
 	// the model even if a Resume follows at once (chat.RecordInterrupt).
-	record := s.Chat.RecordInterrupt
+	var err error
 	if signal == workflows.ResumeSignal {
-		record = s.Chat.SetTurnStatus
+		err = s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step)
+	} else {
+		// The turn's own stream says so too, with the change (a Resume is
+		// told by the resumed model call's "Resuming…").
+		publish, after := s.Frames.PublishIn(t.ID, stream.TypeStatus, map[string]any{
+			"status": controlFrame[signal], "step": t.Step, "text": controlText[signal]})
+		err = s.Chat.RecordInterrupt(ctx, t.ID, status, t.Step, publish)
+		after(err)
 	}
-	if err := record(ctx, t.ID, status, t.Step); err != nil {
+	if err != nil {
 		return "", err
 	}
 	if signal != workflows.ResumeSignal {

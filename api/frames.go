@@ -17,7 +17,7 @@ var turnFrames = []struct {
 	doc   string
 }{
 	{stream.TypeRefs, refsFrameDTO{}, "The records the turn knows, before any text."},
-	{stream.TypeStatus, statusFrameDTO{}, "A phase change: the step in progress (\"Thinking…\"), a retried or resumed model call (discard: drop the text since the previous status frame), a reset turn."},
+	{stream.TypeStatus, statusFrameDTO{}, "A phase change: the step in progress (\"Thinking…\"), the person's pause or stop, a resumed model call (resumed; with discard when it starts over), a retried model call (discard: drop the text since the previous status frame), a reset turn."},
 	{stream.TypeText, textFrameDTO{}, "Reply text as it streams: deltas only."},
 	{stream.TypeTool, toolFrameDTO{}, "A tool call started, ended (done, failed) or was held for Apply."},
 	{stream.TypeProposal, proposalFrameDTO{}, "The held writes waiting for Apply, before the done frame."},
@@ -33,10 +33,11 @@ type refsFrameDTO struct {
 
 // statusFrameDTO is a status frame.
 type statusFrameDTO struct {
-	Status  string `json:"status" doc:"working while a model step runs, retrying when a failed model call runs again, reset in the frame that replaces a reset turn's old done frame"`
+	Status  string `json:"status" doc:"working while a model step runs, retrying when a failed model call runs again, paused or stopping right after the person paused or stopped the turn (these two do not start a step's text: a later discard drops the text since the status frame before them), reset in the frame that replaces a reset turn's old done frame"`
 	Step    int    `json:"step,omitempty"`
 	Text    string `json:"text,omitempty"`
 	Discard bool   `json:"discard,omitempty"`
+	Resumed bool   `json:"resumed,omitempty" doc:"The first frame of a model call resumed after a pause: it continues the text on screen, or, with discard, starts the step over."`
 	Reset   bool   `json:"reset,omitempty" doc:"With discard, after an operator reset the turn: drop everything received before (text, tool rows)."`
 }
 

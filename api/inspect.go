@@ -83,6 +83,7 @@ type inspectedModelDTO struct {
 	Model             string     `json:"model"`
 	Status            string     `json:"status"`
 	ErrorClass        string     `json:"errorClass,omitempty"`
+	Estimated         bool       `json:"estimated,omitempty" doc:"The provider reported no usage (the call was stopped, paused, passed its limit or was cut off, or the endpoint sends none): the tokens and cost are Hub's estimate of what was sent and streamed."`
 	InputTokens       int64      `json:"inputTokens"`
 	CachedInputTokens int64      `json:"cachedInputTokens"`
 	OutputTokens      int64      `json:"outputTokens"`
@@ -207,7 +208,7 @@ func (s *Server) inspectTurn(c *gin.Context) {
 			return
 		}
 		for _, m := range calls {
-			d := inspectedModelDTO{ID: m.ID, Step: m.Step, Model: m.Model, Status: m.Status, ErrorClass: m.ErrorKind,
+			d := inspectedModelDTO{ID: m.ID, Step: m.Step, Model: m.Model, Status: m.Status, ErrorClass: m.ErrorKind, Estimated: m.Estimated,
 				InputTokens: m.InputTokens, CachedInputTokens: m.CachedInputTokens, OutputTokens: m.OutputTokens,
 				ReservedMicros: m.ReservedMicros, CostMicros: m.CostMicros, StartedAt: m.CreatedAt, EndedAt: m.SettledAt}
 			if m.SettledAt != nil {

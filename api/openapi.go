@@ -170,7 +170,7 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 		reflect.TypeFor[controlDTO]():            {"status": running},
 		reflect.TypeFor[controlAllDTO]():         {"status": {string(chat.StatusWorking), string(chat.StatusPaused), string(chat.StatusStopping)}},
 		reflect.TypeFor[doneFrameDTO]():          {"status": ended},
-		reflect.TypeFor[statusFrameDTO]():        {"status": {stream.StatusWorking, stream.StatusRetrying, stream.StatusReset}},
+		reflect.TypeFor[statusFrameDTO]():        {"status": {stream.StatusWorking, stream.StatusRetrying, stream.StatusPaused, stream.StatusStopping, stream.StatusReset}},
 		reflect.TypeFor[toolFrameDTO]():          {"phase": {stream.PhaseStarted, stream.PhaseDone, stream.PhaseFailed, stream.PhaseHeld}},
 		reflect.TypeFor[messageDTO]():            {"role": {chat.RoleUser, chat.RoleAssistant}},
 		reflect.TypeFor[receiptDTO]():            {"status": receipts, "undoState": undoStates},

@@ -180,6 +180,8 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			Text: NudgeAnnouncedWrite, Budget: NoteBudget},
 		Prompt{Name: "nudge.held-done", Description: "Sent back once when a reply reports a write held for Apply as done.",
 			Text: NudgeHeldDone, Budget: NoteBudget},
+		Prompt{Name: "continue", Description: "Follows the reply so far when a paused model call runs again on Resume: the model continues it rather than starting over.",
+			Text: ContinueNote, Budget: NoteBudget},
 		Prompt{Name: "web.on", Description: "The instructions' line on facts that change when a search provider is configured: they come from hub_web_search and hub_read_web_page.",
 			Text: WebNote(true), Budget: NoteBudget},
 		Prompt{Name: "web.off", Description: "The instructions' line in its place when no search provider is configured (the web tools are then not offered).",

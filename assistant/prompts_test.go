@@ -74,3 +74,10 @@ func TestHeldWriteNote(t *testing.T) {
 	require.Contains(t, assistant.HeldWriteNote, "Proposed, not done")
 	require.False(t, assistant.ClaimsDone(assistant.HeldWriteNote), "the note itself is no claim")
 }
+
+// Scripts of the scripted model answer a resumed call by these words of
+// ContinueNote (fakemodel/default_script.json, the e2e and console tests):
+// a change to the note must keep them, or change those scripts with it.
+func TestContinueNoteKeepsTheWordsScriptsMatch(t *testing.T) {
+	require.Contains(t, assistant.ContinueNote, "cut off by a pause")
+}

@@ -13,6 +13,11 @@ import (
 // FinalStepNote goes with the last, tools-off model request.
 const FinalStepNote = "This is the last step of this turn: no more tools can run. Answer the person now with what the tools returned; say plainly what was not done."
 
+// ContinueNote follows the reply so far of a model call that a pause cut
+// off, when the call runs again on Resume: the model goes on from where
+// the person's screen stopped rather than starting over.
+const ContinueNote = "Your reply above was cut off by a pause. Continue it from exactly where it stops, mid-sentence if need be, without repeating anything already written."
+
 // Transcript is everything one model request continues from.
 type Transcript struct {
 	Instructions string
@@ -24,7 +29,11 @@ type Transcript struct {
 	// links, see HistoryMessages).
 	UserParts []llm.Part
 	Steps     []chat.Step // earlier steps of this turn, with their calls' outcomes
-	ToolsOff  bool
+	// Partial is this step's reply so far, shown to the person before a
+	// pause cut its model call off: it goes to the model as the
+	// assistant's text, with ContinueNote after it.
+	Partial  string
+	ToolsOff bool
 	// Tools tells writes from reads in the history's tool calls.
 	Tools *tools.Registry
 }
@@ -52,6 +61,10 @@ func (t Transcript) Messages() []llm.Message {
 		if st.Nudge != "" {
 			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: st.Nudge})
 		}
+	}
+	if t.Partial != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: t.Partial},
+			llm.Message{Role: llm.RoleUser, Content: ContinueNote})
 	}
 	if t.ToolsOff {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: FinalStepNote})

@@ -26,6 +26,15 @@ const (
 // streamed. Other reasons are the endpoint's own (llm.Result.FinishReason).
 const FinishInterrupted = "interrupted"
 
+// FinishInterruptedInToolCalls is the FinishReason of an interrupted step
+// whose model call had begun to send tool calls: its text is kept, but a
+// resumed call starts the step over rather than continuing it.
+const FinishInterruptedInToolCalls = "interrupted_tool_calls"
+
+// FinishTimeout is the FinishReason of a step whose model call passed the
+// model limit (HUB_MODEL_TIMEOUT); its text is what had streamed.
+const FinishTimeout = "timeout"
+
 // Step is one model request of a turn and what the model answered.
 type Step struct {
 	Step         int

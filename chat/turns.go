@@ -196,6 +196,9 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 		if err != nil {
 			return err
 		}
+		if err := s.withDB(tx).placeRetryReply(ctx, old.ReplyMessageID, t.ReplyMessageID); err != nil {
+			return err
+		}
 		out = t
 		for _, fn := range also {
 			if err := fn(tx, t.ID); err != nil {
@@ -228,6 +231,25 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 		return Turn{}, err
 	}
 	return toTurn(t), nil
+}
+
+// placeRetryReply puts a retry's reply right after the reply of the turn
+// it retries, which follows the person's message: a conversation lists
+// (and the model's history reads) its messages by creation time, and a
+// retry made after later turns would otherwise answer below them. One
+// microsecond (the finest time Postgres keeps) after the failed reply,
+// so a retry of that retry follows it in turn; messages made later in
+// another request are milliseconds apart.
+func (s *Store) placeRetryReply(ctx context.Context, failedReplyID, replyID string) error {
+	var failed models.Message
+	if err := s.q(ctx).Select("created_at").Take(&failed, "id = ?", failedReplyID).Error; err != nil {
+		return fmt.Errorf("read the retried reply: %w", err)
+	}
+	at := failed.CreatedAt.UTC().Truncate(time.Microsecond).Add(time.Microsecond)
+	if err := s.q(ctx).Model(&models.Message{}).Where("id = ?", replyID).UpdateColumn("created_at", at).Error; err != nil {
+		return fmt.Errorf("place the retry's reply: %w", err)
+	}
+	return nil
 }
 
 // touchConversation marks the person's conversation active, if they can
@@ -402,13 +424,18 @@ func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, ste
 // Resume has already put the status back to working. The count goes first,
 // so a Resume (which the api sends only to a turn that reads paused) is
 // never recorded before the pause it resumes is counted.
-func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int) error {
+//
+// Each of changed runs in the status change's transaction, only when the
+// status changed (the turn still runs, and was not stopping already): the
+// turn's own status frame is stored with it, so it never follows the done
+// frame.
+func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int, changed ...func(tx *gorm.DB) error) error {
 	err := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
 		UpdateColumn("interrupts", gorm.Expr("interrupts + 1")).Error
 	if err != nil {
 		return fmt.Errorf("count interrupt of %s: %w", id, err)
 	}
-	return s.SetTurnStatus(ctx, id, status, step)
+	return s.setTurnStatusThen(ctx, id, status, step, nil, changed, StatusStopping)
 }
 
 // MarkWorking records that the turn works on a step, unless the person
@@ -428,6 +455,13 @@ func (s *Store) MarkWorking(ctx context.Context, id string, step int, also ...fu
 // setTurnStatus changes a running turn's status unless it is one of keep
 // (and different from status), and runs also in its transaction.
 func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, also []func(tx *gorm.DB) error, keep ...Status) error {
+	return s.setTurnStatusThen(ctx, id, status, step, also, nil, keep...)
+}
+
+// setTurnStatusThen is setTurnStatus, also running changed in its
+// transaction when the status changed; with changed, a status that is
+// already the one asked for is left as it is.
+func (s *Store) setTurnStatusThen(ctx context.Context, id string, status Status, step int, also, changed []func(tx *gorm.DB) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
@@ -442,6 +476,12 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 		sql += ` AND status NOT IN ?`
 		args = append(args, kept)
 	}
+	if len(changed) > 0 {
+		// changed runs on a change only: a repeated pause or stop leaves
+		// the row as it is.
+		sql += ` AND status <> ?`
+		args = append(args, string(status))
+	}
 	sql += ` RETURNING id, person_id, conversation_id, status, step, created_at, finished_at,
 		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
 		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
@@ -455,6 +495,11 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 			personID = rows[0].PersonID
 			if err := s.withDB(tx).announceWork(ctx, personID, rows[0].work()); err != nil {
 				return err
+			}
+			for _, fn := range changed {
+				if err := fn(tx); err != nil {
+					return err
+				}
 			}
 		}
 		for _, fn := range also {

@@ -38,7 +38,8 @@ import (
 // workflow code from before turn-reset-wall-clock and turn-result-ending),
 // _v3 (those two as well; recorded before interrupt-count), _v4
 // (interrupt-count too; recorded before turn-shape), _v5 (turn-shape
-// alone, which stands for all five; written by these tests now).
+// alone, which stands for all five; written by these tests now), _v6 (an
+// error turn with turn-error-fails: its workflow fails).
 func TestTurnHistoryReplays(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(listThenCreate)})
@@ -103,7 +104,8 @@ func TestTurnSignalsHistoryReplays(t *testing.T) {
 }
 
 // TestTurnWallClockHistoryReplays records a turn that stayed paused past
-// its wall-time bound: the timer fires and the turn ends as timeout.
+// its wall-time bound: the timer fires and the turn ends as timeout, its
+// workflow failing with that code (turn-error-fails).
 func TestTurnWallClockHistoryReplays(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(slowerText), TurnTimeout: 3 * time.Second})
@@ -113,7 +115,7 @@ func TestTurnWallClockHistoryReplays(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 	turn := s.AwaitStatus(t, st.TurnID)
 	require.Equal(t, "timeout", turn["error"].(map[string]any)["code"])
-	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v5.json", "turn-shape")
+	replayTurn(t, s, st.TurnID, "", "turn_wall_clock_timeout_v6.json", "turn-shape", "turn-error-fails")
 }
 
 // replayTurn replays a run of the turn's workflow ("" for the latest),

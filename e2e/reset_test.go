@@ -136,13 +136,15 @@ func resetOfAFailedTurn(t *testing.T, sqlite bool) {
 	require.Equal(t, "model_error", turn["error"].(map[string]any)["code"])
 
 	// The operator reads the failed turn as failed in Temporal: its
-	// result and its HubTurnStatus.
+	// failure (Hub's code, the result in its details) and its
+	// HubTurnStatus.
 	ctx := context.Background()
 	var first workflows.TurnResult
-	require.NoError(t, s.Temporal.GetWorkflow(ctx, workflows.TurnWorkflowID(st.TurnID), "").Get(ctx, &first))
+	first, err := workflows.TurnEnding(first, s.Temporal.GetWorkflow(ctx, workflows.TurnWorkflowID(st.TurnID), "").Get(ctx, &first))
+	require.NoError(t, err)
 	require.Equal(t, workflows.TurnResult{Status: "error", Steps: 1, ErrorCode: "model_error",
 		ErrorMessage: "The model could not answer this time. Retry, or ask again later."}, first)
-	awaitListed(t, s, fmt.Sprintf(`WorkflowId = %q AND HubTurnStatus = "error"`, workflows.TurnWorkflowID(st.TurnID)), 1)
+	awaitListed(t, s, fmt.Sprintf(`WorkflowId = %q AND ExecutionStatus = "Failed" AND HubTurnStatus = "error"`, workflows.TurnWorkflowID(st.TurnID)), 1)
 
 	res := resetTurn(t, s, st.TurnID, false)
 	require.Equal(t, workflows.TurnResult{Status: "done", Steps: 2}, res)

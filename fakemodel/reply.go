@@ -12,6 +12,7 @@ import (
 // templates read.
 type conversation struct {
 	lastUser       string
+	lastAssistant  string
 	lastIsTool     bool
 	lastToolResult string
 	// toolResults counts the tool results after the last user message:
@@ -36,6 +37,8 @@ func conversationOf(rec *RecordedRequest) conversation {
 		case "tool":
 			c.lastToolResult = m.Content
 			c.toolResults++
+		case "assistant":
+			c.lastAssistant = m.Content
 		}
 	}
 	if n := len(rec.Messages); n > 0 {
@@ -92,6 +95,7 @@ func (r *rule) render(c conversation, groups []string, reqIndex int, promptChars
 	data := templateData{
 		Groups:          groups,
 		LastUser:        c.lastUser,
+		LastAssistant:   c.lastAssistant,
 		LastToolResult:  c.lastToolResult,
 		LastToolSummary: summary,
 		LastToolError:   toolErr,

@@ -71,6 +71,8 @@ func TestTemplates(t *testing.T) {
 	_, baseURL, hc := start(t, `{"rules": [
 		{"name": "after tool", "match": {"afterToolResult": true}, "reply": {
 			"text": "summary={{.LastToolSummary}} error={{.LastToolError}} raw={{.LastToolResult}}"}},
+		{"name": "continue", "match": {"lastUser": "^Continue"}, "reply": {
+			"text": "{{tail 6 .LastAssistant}}, and on.|{{tail 99 .LastAssistant}}"}},
 		{"name": "capture", "match": {"lastUser": "(?i)call it (.+)$"}, "reply": {
 			"text": "{{index .Groups 1}} | {{.LastUser}}",
 			"toolCalls": [
@@ -92,6 +94,11 @@ func TestTemplates(t *testing.T) {
 				{ID: "call_0_0", Name: "hub_create_tasks", Arguments: `{"tasks":[{"title":"\"Q3 <plan>\"","done":false,"n":1.50}]}`},
 				{ID: "call_0_1", Name: "raw", Arguments: `{"title": "\"Q3 <plan>\""`},
 			},
+		},
+		{
+			name:     "the reply so far, and its end",
+			messages: []msg{user("x"), {"role": "assistant", "content": "It goes on and on"}, user("Continue it")},
+			wantText: "and on, and on.|It goes on and on",
 		},
 		{
 			name:     "tool summary",

@@ -16,6 +16,9 @@ type templateData struct {
 	Groups []string
 	// LastUser is the text of the last user message.
 	LastUser string
+	// LastAssistant is the text of the last assistant message: a reply so
+	// far that the request asks to continue, say.
+	LastAssistant string
 	// LastToolResult is the raw content of the last tool message.
 	LastToolResult string
 	// LastToolSummary is that result's "summary" (Hub's tool results are
@@ -28,10 +31,20 @@ type templateData struct {
 }
 
 // templateFuncs: json quotes a value as JSON (for rawArguments), trim trims
-// spaces.
+// spaces, tail is a text's last n characters (all of a shorter one: a
+// continuation that repeats the end of the reply so far).
 var templateFuncs = template.FuncMap{
 	"json": jsonText,
 	"trim": strings.TrimSpace,
+	"tail": tail,
+}
+
+func tail(n int, s string) string {
+	r := []rune(s)
+	if n < 0 || n >= len(r) {
+		return s
+	}
+	return string(r[len(r)-n:])
 }
 
 func newTemplate(name, text string) (*template.Template, error) {

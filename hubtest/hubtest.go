@@ -472,7 +472,8 @@ func (s *Stack) Stream(t testing.TB, streamURL string, lastEventID int64, stopAf
 }
 
 // Text joins the text deltas of events, dropping the partial text of a
-// failed model attempt when a status event says to discard it, and all of
+// failed model attempt when a status event says to discard it (the text
+// since the status event before it, not counting paused and stopping), and all of
 // it at a status event with "reset" (a reset run's new attempt): what a
 // client does.
 func Text(events []Event) string {
@@ -481,6 +482,9 @@ func Text(events []Event) string {
 	for _, e := range events {
 		switch e.Type {
 		case "status":
+			if st := e.Data["status"]; st == "paused" || st == "stopping" {
+				continue // the person's pause or stop: the step's text goes on
+			}
 			if r, _ := e.Data["reset"].(bool); r {
 				b.Reset()
 				stepStart = 0

@@ -80,6 +80,9 @@ type Request struct {
 type Usage struct {
 	InputTokens, OutputTokens int
 	CachedInputTokens         int
+	// Estimated is set by Hub, never by a provider: the call reported no
+	// usage, and these counts are an estimate (activities' meter).
+	Estimated bool
 }
 
 // Result is the assembled answer of one call.

@@ -407,8 +407,12 @@ type ModelCall struct {
 	ReservedMicros    int64
 	CostMicros        int64
 	ErrorKind         string
-	CreatedAt         time.Time
-	SettledAt         *time.Time
+	// Estimated: the provider reported no usage (a stopped call, one past
+	// its limit or cut off, an endpoint that sends none); the tokens and
+	// cost are Hub's estimate of what was sent and streamed.
+	Estimated bool
+	CreatedAt time.Time
+	SettledAt *time.Time
 }
 
 // SpaceSpend is what a space spent and holds reserved in one UTC month

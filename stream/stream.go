@@ -55,11 +55,15 @@ const (
 
 // Statuses a status frame carries besides the step (docs/api.md): working
 // (chat.StatusWorking's value) while a model step runs, retrying when a
-// failed model call runs again (the client drops its partial text), and
-// reset in the frame that replaces a reset turn's old done frame.
+// failed model call runs again (the client drops its partial text),
+// paused and stopping right after the person paused or stopped the turn
+// (the api's, with the turn's status change), and reset in the frame that
+// replaces a reset turn's old done frame.
 const (
 	StatusWorking  = "working"
 	StatusRetrying = "retrying"
+	StatusPaused   = "paused"
+	StatusStopping = "stopping"
 	StatusReset    = "reset"
 )
 

@@ -202,7 +202,7 @@ func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 // (the spend's upsert rides in it); on SQLite one transaction.
 func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, errKind string) error {
 	now := s.now()
-	set := []any{StatusSettled, u.InputTokens, min(u.CachedInputTokens, u.InputTokens), u.OutputTokens, cost, errKind, now}
+	set := []any{StatusSettled, u.InputTokens, min(u.CachedInputTokens, u.InputTokens), u.OutputTokens, cost, errKind, u.Estimated, now}
 	if s.db.Dialector.Name() == "postgres" {
 		for _, from := range []string{StatusReserved, StatusReleased} {
 			var n int64
@@ -260,7 +260,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 // settleUpdate settles a call from one status; its arguments are set's
 // and then the id and the status.
 const settleUpdate = `UPDATE model_calls SET status = ?, input_tokens = ?, cached_input_tokens = ?, output_tokens = ?,
-	cost_micros = ?, error_kind = ?, settled_at = ? WHERE id = ? AND status = ?`
+	cost_micros = ?, error_kind = ?, estimated = ?, settled_at = ? WHERE id = ? AND status = ?`
 
 // settleSQL is Settle's one statement on Postgres: the call's UPDATE from
 // a status (the reservation counts only from reserved: the status again,
@@ -357,6 +357,7 @@ func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64,
 // for, what it used and cost (micro-dollars) and how it ended.
 type Record struct {
 	ID, Model, Status, ErrorKind                 string
+	Estimated                                    bool // the provider reported no usage: Hub estimated it
 	Step                                         int
 	InputTokens, CachedInputTokens, OutputTokens int64
 	ReservedMicros, CostMicros                   int64
@@ -373,7 +374,7 @@ func (s *Store) TurnCalls(ctx context.Context, turnID string) ([]Record, error) 
 	}
 	out := make([]Record, len(rows))
 	for i, r := range rows {
-		out[i] = Record{ID: r.ID, Model: r.Model, Status: r.Status, ErrorKind: r.ErrorKind, Step: r.Step,
+		out[i] = Record{ID: r.ID, Model: r.Model, Status: r.Status, ErrorKind: r.ErrorKind, Estimated: r.Estimated, Step: r.Step,
 			InputTokens: r.InputTokens, CachedInputTokens: r.CachedInputTokens, OutputTokens: r.OutputTokens,
 			ReservedMicros: r.ReservedMicros, CostMicros: r.CostMicros, CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}
 	}

@@ -31,8 +31,9 @@ const (
 
 // Turn runs one assistant turn: prepare, then up to MaxSteps model steps
 // (the last tools-off), running each step's tool calls side by side, then
-// finish. It ends with the turn saved as done or error; a failure is a
-// saved, readable error turn, not a failed workflow.
+// finish. It ends with the turn saved as done, stopped or error; a turn
+// that ended in error is saved and readable first, then its workflow
+// fails with Hub's error code (TurnFailed), so operators find it.
 func Turn(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	t := &turn{in: in, state: TurnState{Status: StatusQueued}}
 	if err := t.setup(ctx); err != nil {
@@ -298,7 +299,45 @@ func (t *turn) finish(ctx workflow.Context, status, code, msg string) (TurnResul
 	if t.version(ctx, "turn-result-ending", resultEnding) != workflow.DefaultVersion {
 		res.ErrorCode, res.ErrorMessage = code, msg
 	}
+	if status == StatusError && workflow.GetVersion(ctx, "turn-error-fails", workflow.DefaultVersion, errorFails) >= errorFails {
+		// Saved, its frames published: the execution now fails, for the
+		// operator's status filter, failure count and Reset.
+		return res, TurnFailed(res)
+	}
 	return res, nil
+}
+
+// errorFails is the version from which a turn that ended in error ends
+// its workflow as failed (TurnFailed) once the error is saved and its
+// frames published; before it the execution completed with the error in
+// its result only.
+const errorFails = 1
+
+// TurnFailed is the failure an error turn's workflow ends with: a
+// non-retryable application error whose type is Hub's error code
+// (timeout, model_error …), whose message is the one the person read, and
+// whose details are the TurnResult. The turn itself is saved and ended;
+// whoever waits on the workflow reads it with TurnEnding.
+func TurnFailed(res TurnResult) error {
+	return temporal.NewNonRetryableApplicationError(res.ErrorMessage, res.ErrorCode, nil, res)
+}
+
+// TurnEnding reads how a turn's workflow ended from what waiting on it
+// returned (client.WorkflowRun.Get): a turn that ended in error fails its
+// workflow (TurnFailed), and that is an ended turn with its result, not an
+// infrastructure error. Any other error is returned as it is.
+func TurnEnding(res TurnResult, err error) (TurnResult, error) {
+	if err == nil {
+		return res, nil
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.HasDetails() {
+		var ended TurnResult
+		if ae.Details(&ended) == nil && ended.Status == StatusError && ended.ErrorCode == ae.Type() {
+			return ended, nil
+		}
+	}
+	return TurnResult{}, err
 }
 
 // resultEnding is the version from which a turn's result carries its error

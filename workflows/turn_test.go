@@ -60,11 +60,33 @@ func newHarness(t *testing.T, maxSteps int, step func(in activities.CallModelInp
 func (h *harness) run(t *testing.T) TurnResult {
 	h.env.ExecuteWorkflow(Turn, TurnInput{TurnID: "turn_1", ConversationID: "conv_1", SpaceID: "space_1", ActorID: "person_1"})
 	require.True(t, h.env.IsWorkflowCompleted())
-	require.NoError(t, h.env.GetWorkflowError())
-	var res TurnResult
-	require.NoError(t, h.env.GetWorkflowResult(&res))
 	require.Len(t, h.finished, 1, "a turn is finished exactly once")
+	res, err := endingOf(t, h.env)
+	require.NoError(t, err)
 	return res
+}
+
+// endingOf reads how the turn's workflow ended: an error turn fails it
+// with Hub's code (TurnFailed), after the ending was saved; TurnEnding
+// turns that back into the result.
+func endingOf(t *testing.T, env *testsuite.TestWorkflowEnvironment) (TurnResult, error) {
+	t.Helper()
+	var res TurnResult
+	werr := env.GetWorkflowError()
+	if werr == nil {
+		require.NoError(t, env.GetWorkflowResult(&res))
+		require.NotEqual(t, "error", res.Status, "an error turn fails its workflow")
+		return res, nil
+	}
+	var ae *temporal.ApplicationError
+	require.ErrorAs(t, werr, &ae, "an error turn fails with an application error")
+	require.True(t, ae.NonRetryable())
+	res, err := TurnEnding(TurnResult{}, werr)
+	if err == nil {
+		require.Equal(t, res.ErrorCode, ae.Type(), "the failure's type is Hub's error code")
+		require.Equal(t, res.ErrorMessage, ae.Message())
+	}
+	return res, err
 }
 
 func calls(ids ...string) []activities.ToolCallRef {

@@ -50,8 +50,10 @@ func boundedTurn(t *testing.T, modelTakes, toolTakes time.Duration, signals map[
 	}
 	env.ExecuteWorkflow(Turn, TurnInput{TurnID: "turn_1", ConversationID: "conv_1", SpaceID: "space_1", ActorID: "person_1"})
 	require.True(t, env.IsWorkflowCompleted())
-	require.NoError(t, env.GetWorkflowError(), "the turn saves its ending rather than failing")
-	require.Len(t, finished, 1)
+	require.Len(t, finished, 1, "the turn saves its ending first")
+	res, err := endingOf(t, env)
+	require.NoError(t, err)
+	require.Equal(t, finished[0].Status, res.Status)
 	return finished[0], models, tools
 }
 

@@ -376,7 +376,12 @@ function follow(view, streamUrl, convId, sentAt = performance.now()) {
     });
     on("refs", (d) => { view.refs = d.refs; });
     on("status", (d) => {
-        if (d.discard)
+        if (d.status === "paused" || d.status === "stopping") {
+            view.paused = d.status === "paused";
+            view.step = { text: d.text || statusWord(d.status), since: Date.now() };
+            return;
+        }
+        if (d.discard || d.resumed)
             view.paused = false;
         if (d.reset)
             Object.assign(view, { text: "", rows: [], proposals: [], error: undefined });

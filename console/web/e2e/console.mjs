@@ -70,6 +70,9 @@ const script = await (await fetch(`${fakeModel}/fake/script`)).json();
 script.rules.unshift(
   { name: "a long story", match: { lastUser: "(?i)tell me a long story", afterToolResult: false },
     reply: { text: "Once upon a time ".repeat(200), firstTokenDelay: "6s", chunkSize: 6, chunkDelay: "60ms" } },
+  // Resume asks the model to continue the reply so far: the story goes on, as slowly.
+  { name: "the long story goes on", match: { lastUser: "cut off by a pause", afterToolResult: false },
+    reply: { text: "Once upon a time ".repeat(200), firstTokenDelay: "1s", chunkSize: 6, chunkDelay: "60ms" } },
   { name: "post to the team", match: { lastUser: "(?i)tell the team we shipped", afterToolResult: false },
     reply: { toolCalls: [{ name: "apps_post_update", arguments: { connectionId: "CONNECTION", text: "Shipped" } }] } },
   { name: "posted", match: { lastUser: "(?i)tell the team we shipped", afterToolResult: true }, reply: { text: "Proposed: an update to the team." } },

@@ -413,8 +413,14 @@ function follow(view: View, streamUrl: string, convId: string, sentAt = performa
   });
   on<RefsFrame>("refs", (d) => { view.refs = d.refs; });
   on<StatusFrame>("status", (d) => {
-    // A resumed call's first frame discards: the turn runs again.
-    if (d.discard) view.paused = false;
+    // The person's pause or stop: the step's text goes on (no new mark).
+    if (d.status === "paused" || d.status === "stopping") {
+      view.paused = d.status === "paused";
+      view.step = { text: d.text || statusWord(d.status), since: Date.now() };
+      return;
+    }
+    // A resumed call's first frame: the turn runs again.
+    if (d.discard || d.resumed) view.paused = false;
     if (d.reset) Object.assign(view, { text: "", rows: [], proposals: [], error: undefined });
     else if (d.discard) view.text = view.text.slice(0, live.mark);
     live.mark = view.text.length;

@@ -1110,6 +1110,8 @@ export interface components {
             /** Format: date-time */
             endedAt: string | null;
             errorClass?: string;
+            /** @description The provider reported no usage (the call was stopped, paused, passed its limit or was cut off, or the endpoint sends none): the tokens and cost are Hub's estimate of what was sent and streamed. */
+            estimated?: boolean;
             id: string;
             /** Format: int64 */
             inputTokens: number;
@@ -1490,11 +1492,13 @@ export interface components {
             discard?: boolean;
             /** @description With discard, after an operator reset the turn: drop everything received before (text, tool rows). */
             reset?: boolean;
+            /** @description The first frame of a model call resumed after a pause: it continues the text on screen, or, with discard, starts the step over. */
+            resumed?: boolean;
             /**
-             * @description working while a model step runs, retrying when a failed model call runs again, reset in the frame that replaces a reset turn's old done frame
+             * @description working while a model step runs, retrying when a failed model call runs again, paused or stopping right after the person paused or stopped the turn (these two do not start a step's text: a later discard drops the text since the status frame before them), reset in the frame that replaces a reset turn's old done frame
              * @enum {string}
              */
-            status: "working" | "retrying" | "reset";
+            status: "working" | "retrying" | "paused" | "stopping" | "reset";
             step?: number;
             text?: string;
         };
