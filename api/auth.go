@@ -12,10 +12,17 @@ import (
 
 const personKey = "hub.person"
 
-// authenticate requires a full bearer token and puts its person on the
-// request.
+// authenticate requires a full bearer token, or else a browser session's
+// cookie (with the CSRF header on an unsafe method: session.go), and puts
+// its person on the request.
 func (s *Server) authenticate(c *gin.Context) {
-	p, err := s.Workspace.Authenticate(c.Request.Context(), bearer(c), "")
+	var p workspace.Person
+	var err error
+	if token := bearer(c); token == "" && sessionOf(c) != "" {
+		p, err = s.sessionPerson(c, sessionOf(c))
+	} else {
+		p, err = s.Workspace.Authenticate(c.Request.Context(), token, "")
+	}
 	if err != nil {
 		respondError(c, err)
 		return
@@ -29,6 +36,9 @@ func (s *Server) authenticate(c *gin.Context) {
 // besides the Authorization header (a full token, or a token of this
 // scope) a stream takes ?streamToken=, which must be a token of exactly
 // this scope: a full token in a URL is refused (workspace.AuthenticateScoped).
+// It takes the session cookie too (an EventSource sends it): when the URL
+// has no stream token, or one that is refused. A stream token that is
+// good wins over the cookie, so a URL keeps naming its own person's stream.
 func (s *Server) streamPerson(c *gin.Context, scope string) (p workspace.Person, err error) {
 	defer func() {
 		if err == nil {
@@ -39,9 +49,12 @@ func (s *Server) streamPerson(c *gin.Context, scope string) (p workspace.Person,
 		return s.Workspace.Authenticate(c.Request.Context(), token, scope)
 	}
 	p, err = s.Workspace.AuthenticateScoped(c.Request.Context(), c.Query("streamToken"), scope)
+	if session := sessionOf(c); session != "" && errors.Is(err, workspace.ErrUnauthenticated) {
+		p, err = s.sessionPerson(c, session)
+	}
 	if errors.Is(err, workspace.ErrUnauthenticated) {
 		return workspace.Person{}, &apiError{status: http.StatusUnauthorized, detail: errorDetail{Code: codeUnauthenticated,
-			Message: "this stream needs a bearer token, or in ?streamToken= the stream token Hub gave out for it (a full token is never accepted in a URL)"}}
+			Message: "this stream needs a bearer token, a session cookie, or in ?streamToken= the stream token Hub gave out for it (a full token is never accepted in a URL)"}}
 	}
 	return p, err
 }

@@ -94,7 +94,7 @@ func classify(err error) (int, errorDetail) {
 	}
 	switch {
 	case errors.Is(err, workspace.ErrUnauthenticated):
-		return http.StatusUnauthorized, errorDetail{Code: codeUnauthenticated, Message: "a valid bearer token is required"}
+		return http.StatusUnauthorized, errorDetail{Code: codeUnauthenticated, Message: "a valid bearer token (or a browser session's cookie) is required"}
 	case errors.Is(err, workspace.ErrNotFound):
 		return http.StatusNotFound, errorDetail{Code: codeNotFound, Message: err.Error()}
 	case errors.Is(err, workspace.ErrForbidden):

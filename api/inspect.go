@@ -139,7 +139,12 @@ func (s *Server) inspectTurn(c *gin.Context) {
 		}
 		slog.InfoContext(ctx, "operator read a turn's run", "operator", op.ID, "turn", turnID, "person", in.Turn.PersonID, "space", in.Turn.SpaceID)
 	} else {
-		p, err := s.Workspace.Authenticate(ctx, token, "")
+		var p workspace.Person
+		if token == "" && sessionOf(c) != "" {
+			p, err = s.sessionPerson(c, sessionOf(c))
+		} else {
+			p, err = s.Workspace.Authenticate(ctx, token, "")
+		}
 		if err != nil {
 			respondError(c, err)
 			return

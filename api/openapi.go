@@ -56,7 +56,7 @@ var document struct {
 var errorResponses = map[int]struct{ name, doc string }{
 	http.StatusBadRequest:            {"BadRequest", "invalid_payload: bad input; path points at the field (a JSON pointer into the body, or /name of a query parameter)."},
 	http.StatusUnauthorized:          {"Unauthenticated", "unauthenticated: no valid token."},
-	http.StatusForbidden:             {"Forbidden", "forbidden: the person can open the space but may not do this there."},
+	http.StatusForbidden:             {"Forbidden", "forbidden: the person can open the space but may not do this there; or a request signed in by the session cookie that changes something came without the X-Hub-CSRF header."},
 	http.StatusNotFound:              {"NotFound", "not_found: no such record, or one in a space the person cannot open."},
 	http.StatusConflict:              {"Conflict", "conflict: a stale revision or version, a running turn, or a state that does not allow this."},
 	http.StatusRequestEntityTooLarge: {"TooLarge", "too_large: the body (or the files of a message) is over its limit."},
@@ -80,6 +80,9 @@ func commonErrors(rt route) []int {
 	if rt.body != nil || rt.form != nil {
 		out = append(out, http.StatusRequestEntityTooLarge)
 	}
+	if rt.auth == authBearer && !safeMethod(rt.method) {
+		out = append(out, http.StatusForbidden) // signed in by the session cookie without the CSRF header
+	}
 	return out
 }
 
@@ -88,6 +91,7 @@ func commonErrors(rt route) []int {
 var tagDocs = map[string]string{
 	"health":      "Process health and metrics, without a token.",
 	"meta":        "This document.",
+	"session":     "A browser's sign-in: a token exchanged for an HttpOnly session cookie, and sign-out.",
 	"spaces":      "The spaces the person belongs to.",
 	"tasks":       "A space's tasks.",
 	"projects":    "A space's projects.",
@@ -257,12 +261,14 @@ func buildDocument(routes []route) (doc *openapi.Document, err error) {
 				"The two stream routes are Server-Sent Events: their events are described as TurnEvent and ActivityEvent.",
 			License: &openapi.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}},
 		Servers:  []openapi.Server{{URL: "/", Description: "The Hub server that serves this document."}},
-		Security: []openapi.Requirement{{"bearer": {}}},
+		Security: []openapi.Requirement{{"bearer": {}}, {"cookie": {}}},
 		Paths:    map[string]openapi.PathItem{},
 		Components: openapi.Components{
 			Responses: map[string]*openapi.Response{},
 			SecuritySchemes: map[string]openapi.SecurityScheme{
 				"bearer": {Type: "http", Scheme: "bearer", Description: "A person's token (hub token create; hub dev writes one to .hub/dev-token)."},
+				"cookie": {Type: "apiKey", In: "cookie", Name: sessionCookie,
+					Description: "A browser's session (POST /api/session): taken wherever the bearer token is, streams included. A request it signs in that changes something (not GET, HEAD, OPTIONS) must carry the header X-Hub-CSRF: 1, or it is refused with 403."},
 				"streamToken": {Type: "apiKey", In: "query", Name: "streamToken",
 					Description: "A stream's own short-lived token, for a browser's EventSource: a turn's from its streamUrl, the activity stream's from POST /api/agent/stream-token. A full token is never accepted here."},
 			},
@@ -313,7 +319,7 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 	case authNone:
 		op.Security = &[]openapi.Requirement{}
 	case authStream:
-		op.Security = &[]openapi.Requirement{{"bearer": {}}, {"streamToken": {}}}
+		op.Security = &[]openapi.Requirement{{"bearer": {}}, {"streamToken": {}}, {"cookie": {}}}
 	}
 	segs := strings.Split(rt.path, "/")
 	for i, seg := range segs {

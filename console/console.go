@@ -2,9 +2,10 @@
 // (index.html, the stylesheet and the JavaScript tsc builds from
 // console/web/src), embedded in the binary and served at the site's root.
 //
-// The console is a client of the api like any other: it calls /api with the
-// person's bearer token and opens the event streams with their stream
-// tokens. It has no server-side logic of its own, so this package imports
+// The console is a client of the api like any other: it exchanges the
+// person's token for the browser's session cookie (POST /api/session) and
+// calls /api with it, and opens the event streams with their stream URLs.
+// It has no server-side logic of its own, so this package imports
 // nothing of Hub's (docs/architecture.md, "Layers and imports").
 package console
 

@@ -59,6 +59,15 @@ var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
 // space switch drops the composer's mentions; the focus after Undo, Apply,
 // Pause/Resume, Stop, the top bar's Pause and opening a conversation; a
 // double Sign-in; the top bar connecting again by itself after a refusal.
+// And issue 25: the token exchanged for an HttpOnly session cookie (no
+// token in the page's storage; a cookie-signed POST without X-Hub-CSRF
+// refused), a second tab signed in by it, a conversation's own address
+// opened there, a #token= link pasted into an open tab of a browser with
+// no session, the other tab following a sign-out; the top bar's controls
+// on screen at 1280 and 390 px (axe-core at 390 px too); the card and
+// receipt after Apply and Undo; tool rows by a human name; the pill's
+// Waiting and the Needs me list agreeing; the sign-in hint's code; sent
+// chips as links (a file's Download signed in by the cookie).
 //
 // It needs node, console/web/node_modules (npm ci) and chromium, which
 // scripts/test.sh installs; without them it skips, unless

@@ -229,6 +229,13 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	c.run(call{route: "DELETE /api/me/skills/{id}", ids: []string{skill}, token: owner, query: "version=2", want: 204})
 	c.run(call{route: "GET /api/prompts", token: owner, want: 200})
 	c.run(call{route: "GET /api/prompts", want: 401})
+	// A browser's session: the exchange needs the CSRF header; GET says who; DELETE signs out.
+	c.run(call{route: "POST /api/session", body: map[string]any{"token": owner}, header: map[string]string{"X-Hub-CSRF": "1"}, want: 201})
+	c.run(call{route: "POST /api/session", body: map[string]any{"token": owner}, want: 403})
+	c.run(call{route: "GET /api/session", token: owner, want: 200})
+	c.run(call{route: "GET /api/session", want: 401})
+	c.run(call{route: "DELETE /api/session", token: owner, want: 204})
+	c.run(call{route: "DELETE /api/session", token: "hub_nope", want: 401})
 
 	// Conversations and turns: a proposal (preview policy), applied.
 	r = c.run(call{route: "POST /api/assistant/conversations", token: owner, body: map[string]any{"spaceId": space, "title": "Plan"}, want: 201})

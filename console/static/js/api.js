@@ -7,14 +7,7 @@ export class ApiError extends Error {
         this.body = body;
     }
 }
-const tokenKey = "hub.token";
-export function token() { return sessionStorage.getItem(tokenKey); }
-export function setToken(t) {
-    if (t)
-        sessionStorage.setItem(tokenKey, t);
-    else
-        sessionStorage.removeItem(tokenKey);
-}
+const csrf = { "X-Hub-CSRF": "1" };
 async function call(method, path, opts = {}) {
     let url = path.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(String(opts.path[k])));
     if (opts.query) {
@@ -24,14 +17,14 @@ async function call(method, path, opts = {}) {
                 q.set(k, String(v));
         url += "?" + q;
     }
-    const headers = { Authorization: `Bearer ${token() ?? ""}` };
+    const headers = { ...csrf };
     const body = opts.body;
     const form = body instanceof FormData;
     if (body !== undefined && !form)
         headers["Content-Type"] = "application/json";
     let res;
     try {
-        res = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
+        res = await fetch(url, { method: method.toUpperCase(), headers, credentials: "same-origin", body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
     }
     catch {
         throw new ApiError(0, { code: "unavailable", message: "Hub cannot be reached" });
@@ -44,6 +37,9 @@ async function call(method, path, opts = {}) {
     return data;
 }
 export const api = {
+    signIn: (token) => call("post", "/api/session", { body: { token } }),
+    signOut: () => call("delete", "/api/session"),
+    whoAmI: () => call("get", "/api/session"),
     spaces: () => call("get", "/api/spaces"),
     conversations: (spaceId) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
     createConversation: (spaceId, title) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),

@@ -37,7 +37,7 @@ export function stepText(v, now) {
 }
 export function renderView(v, live, a) {
     if (v.role === "user") {
-        return h("article", { class: "msg user", id: `msg-${v.id}`, "aria-label": "You" }, v.mentions.length ? h("div", { class: "chips", "aria-label": "Mentions" }, v.mentions.map(chip)) : null, h("p", { class: "text" }, v.text));
+        return h("article", { class: "msg user", id: `msg-${v.id}`, "aria-label": "You" }, v.mentions.length ? h("div", { class: "chips", role: "group", "aria-label": "Mentions" }, v.mentions.map(sentChip)) : null, h("p", { class: "text" }, v.text));
     }
     const el = h("article", { class: "msg assistant", id: `msg-${v.id}`, "aria-label": "Hub", "data-status": v.status, "data-turn": v.turnId, "aria-busy": live ? "true" : null });
     if (v.rows.length) {
@@ -70,26 +70,56 @@ export function renderView(v, live, a) {
     return el;
 }
 function renderRow(r, a) {
-    return h("li", { class: `row phase-${r.phase}`, "data-call": r.callId }, h("span", { class: "phase" }, phaseWord[r.phase] ?? r.phase), " ", h("code", { class: "tool" }, r.tool), " ", h("span", { class: "summary" }, r.error ? `${r.summary ? r.summary + " — " : ""}${r.error.message}` : (r.summary ?? "")), r.refs.length ? h("span", { class: "row-refs" }, " ", r.refs.map((x) => [refLink(x), " "])) : null, r.phase === "done" && r.undoGroupId ? undoButton(r.undoGroupId, a) : null);
+    return h("li", { class: `row phase-${r.phase}`, "data-call": r.callId }, h("span", { class: "phase" }, phaseWord[r.phase] ?? r.phase), " ", h("span", { class: "tool", title: r.tool }, toolLabel(r.tool)), " ", h("span", { class: "summary" }, r.error ? `${r.summary ? r.summary + " — " : ""}${r.error.message}` : (r.summary ?? "")), r.refs.length ? h("span", { class: "row-refs" }, " ", r.refs.map((x) => [refLink(x), " "])) : null, r.phase === "done" && r.undoGroupId ? undoButton(r.undoGroupId, a) : null);
 }
 function undoButton(gid, a) {
     const undone = a.isUndone(gid);
     return h("button", { type: "button", class: undone ? "redo" : "undo", disabled: a.busy("undo:" + gid), onclick: () => a.undo(gid) }, undone ? "Redo" : "Undo");
 }
+function receiptState(r, a) {
+    return r.status === "succeeded" && r.undoGroupId && a.isUndone(r.undoGroupId) ? "undone" : r.status;
+}
 function renderProposals(v, a) {
+    const receipts = new Map(v.receipts.map((r) => [r.callId, r]));
     const applied = new Set(v.receipts.filter((r) => r.status === "succeeded").map((r) => r.callId));
-    const waiting = v.proposals.filter((p) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending"));
+    const open = (p) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending");
+    const waiting = v.proposals.filter(open);
     const busy = a.busy("apply:" + v.id);
-    return h("section", { class: "proposal" }, h("h2", {}, "Proposed changes"), h("p", { class: "hint" }, "Nothing changes until you apply."), h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId }, h("span", { class: "preview" }, p.preview), " ", applied.has(p.callId) ? h("span", { class: "badge ok" }, "Applied")
-        : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, { callIds: [p.callId] }) }, "Apply")))), waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
+    const hint = waiting.length === v.proposals.length ? "Nothing changes until you apply."
+        : waiting.length ? `${v.proposals.length - waiting.length} of ${v.proposals.length} done; the rest change nothing until you apply.`
+            : applied.size && [...applied].every((id) => receiptState(receipts.get(id), a) === "undone") ? "Applied, then undone: nothing of it stays."
+                : applied.size ? "Applied: the receipts below say what changed." : "Nothing waits for Apply here any more.";
+    const badge = (p) => {
+        const r = receipts.get(p.callId);
+        if (r && applied.has(p.callId))
+            return receiptState(r, a) === "undone" ? h("span", { class: "badge" }, "Applied, then undone") : h("span", { class: "badge ok" }, "Applied");
+        return h("span", { class: "badge" }, r ? r.status : (p.status ?? ""));
+    };
+    return h("section", { class: "proposal", "data-waiting": String(waiting.length) }, h("h2", {}, waiting.length ? "Proposed changes" : "Proposed changes (done)"), h("p", { class: "hint proposal-state" }, hint), h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId }, h("span", { class: "preview" }, p.preview), " ", open(p) ? h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, { callIds: [p.callId] }) }, "Apply") : badge(p)))), waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
 }
 function renderReceipts(v, a) {
     const unfinished = v.receipts.some((r) => r.status === "failed" || r.status === "unattempted" || (r.steps ?? []).some((s) => s.status !== "succeeded"));
-    return h("section", { class: "receipts" }, h("h2", {}, "Receipts"), h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId }, h("span", { class: "badge" }, r.status), " ", h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)), r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null, r.status === "unknown" ? [" ", h("button", { type: "button", class: "resend-unknown", disabled: a.busy("apply:" + v.id),
-            title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s, i) => h("li", { class: `status-${s.status}`, "data-step": String(i) }, `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);
+    return h("section", { class: "receipts" }, h("h2", {}, "Receipts"), h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${receiptState(r, a)}`, "data-call": r.callId }, h("span", { class: "badge" }, receiptState(r, a)), " ", h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? toolLabel(r.tool))), r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null, r.status === "unknown" ? [" ", h("button", { type: "button", class: "resend-unknown", disabled: a.busy("apply:" + v.id),
+            title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null, r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s, i) => h("li", { class: `status-${receiptState(s, a)}`, "data-step": String(i) }, `${receiptState(s, a)}: ${s.error ? s.error.message : (s.summary ?? toolLabel(s.tool))} `, s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))), unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);
 }
 export function chip(r) {
     return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);
+}
+export function sentChip(r) {
+    const a = refLink(r);
+    a.classList.add("chip");
+    a.textContent = `@${r.label}`;
+    return a;
+}
+const toolWords = {
+    hub_run_workflow: "Run a workflow", hub_view_file: "View a file", hub_read_web_page: "Read a web page", hub_web_search: "Search the web",
+    hub_find_tools: "Find tools", hub_read_skill: "Read a skill", hub_how_to: "Look up how to", hub_update_settings: "Update settings",
+};
+export function toolLabel(name) {
+    if (toolWords[name])
+        return toolWords[name];
+    const words = name.replace(/^hub_/, "").replace(/^mcp_[A-Za-z0-9]+_/, "").replace(/[_-]+/g, " ").trim();
+    return words ? words[0].toUpperCase() + words.slice(1) : name;
 }
 export function refLink(r) {
     return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, "data-space": r.spaceId, "data-detail": r.detail,

@@ -1,4 +1,4 @@
-import { api, ApiError, setToken, token } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
 import { $, focusKey, h, moveFocus, replace, restoreFocus } from "./dom.js";
 import { openRecord } from "./record.js";
@@ -42,11 +42,6 @@ function reset() {
 }
 let topbar = null;
 function boot() {
-    const m = location.hash.match(/^#token=([^&]+)/);
-    if (m) {
-        setToken(decodeURIComponent(m[1]));
-        history.replaceState(null, "", location.pathname + location.search);
-    }
     document.addEventListener("click", (e) => {
         const a = e.target?.closest?.("a.ref");
         const m = a?.getAttribute("href")?.match(/^#ref\/([a-z_]+)\/(.+)$/);
@@ -55,44 +50,149 @@ function boot() {
         e.preventDefault();
         void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail }, state.spaceId);
     });
-    if (token())
-        void start();
+    window.addEventListener("hashchange", () => void route());
+    window.addEventListener("storage", (e) => {
+        if (e.key !== signedKey || !e.newValue)
+            return;
+        const [what, who] = e.newValue.split(" ");
+        if (what === "out") {
+            if (me)
+                signIn("You signed out in another tab.");
+        }
+        else if (!me || who !== me)
+            void start();
+    });
+    const t = takeToken();
+    if (t)
+        void signInWith(t);
     else
-        signIn();
+        void start(true);
+}
+const signedKey = "hub.signed";
+let me = "";
+function announce(what, who = "") {
+    try {
+        localStorage.setItem(signedKey, `${what} ${who} ${Date.now()}`);
+    }
+    catch { }
+}
+function takeToken() {
+    const m = location.hash.match(/^#token=([^&]+)/);
+    if (!m)
+        return null;
+    history.replaceState(null, "", location.pathname + location.search);
+    return decodeURIComponent(m[1]);
+}
+function convInURL() {
+    const m = location.hash.match(/^#\/c\/([^/?#]+)$/);
+    return m ? decodeURIComponent(m[1]) : null;
+}
+function showConvInURL(id, push = true) {
+    const want = id ? `#/c/${encodeURIComponent(id)}` : "";
+    if (location.hash === want || (!id && !location.hash))
+        return;
+    const url = location.pathname + location.search + want;
+    if (push)
+        history.pushState(null, "", url);
+    else
+        history.replaceState(null, "", url);
+}
+async function route() {
+    const t = takeToken();
+    if (t) {
+        await signInWith(t);
+        return;
+    }
+    if (!state.spaceId || starting)
+        return;
+    const id = convInURL();
+    if (id) {
+        if (id !== state.convId)
+            await openFromURL(id);
+    }
+    else if (!location.hash && state.convId)
+        newConversation(false);
+}
+async function openFromURL(id) {
+    const s = session;
+    if (!state.convs.some((c) => c.id === id))
+        await loadConversations();
+    if (s !== session)
+        return;
+    if (!state.convs.some((c) => c.id === id)) {
+        let found = "";
+        for (const sp of state.spaces) {
+            if (sp.id === state.spaceId)
+                continue;
+            const list = await api.conversations(sp.id).catch(() => null);
+            if (s !== session)
+                return;
+            if (list?.conversations.some((c) => c.id === id)) {
+                found = sp.id;
+                break;
+            }
+        }
+        if (!found) {
+            notice("That conversation is not there: it was deleted, or it is not yours.");
+            showConvInURL(state.convId, false);
+            return;
+        }
+        await switchSpace(found);
+        if (s !== session)
+            return;
+    }
+    await openConversation(id, false);
 }
 function signIn(message) {
     reset();
+    me = "";
     const input = h("input", { id: "token-input", type: "password", autocomplete: "off", required: true, "aria-describedby": "token-help" });
-    const form = h("form", { class: "signin", "aria-labelledby": "signin-title" }, h("h1", { id: "signin-title" }, "Sign in to Hub"), h("label", { for: "token-input" }, "Token"), input, h("p", { id: "token-help", class: "hint" }, "Paste a token from `hub token create` (in `hub dev`: .hub/dev-token). It is kept in this tab only."), message ? h("p", { class: "error", role: "alert" }, message) : null, h("button", { type: "submit", id: "signin-submit" }, "Sign in"));
+    const form = h("form", { class: "signin", "aria-labelledby": "signin-title" }, h("h1", { id: "signin-title" }, "Sign in to Hub"), h("label", { for: "token-input" }, "Token"), input, h("p", { id: "token-help", class: "hint" }, "Paste a token from ", h("code", {}, "hub token create"), " (in ", h("code", {}, "hub dev"), ": ", h("code", {}, ".hub/dev-token"), "). This browser stays signed in, in every tab, until you sign out; the token itself is not kept."), message ? h("p", { class: "error", role: "alert" }, message) : null, h("button", { type: "submit", id: "signin-submit" }, "Sign in"));
     form.addEventListener("submit", (e) => {
         e.preventDefault();
         if (starting)
             return;
         form.querySelector("#signin-submit").disabled = true;
-        setToken(input.value.trim());
-        void start();
+        void signInWith(input.value.trim());
     });
     replace($("app"), h("main", { class: "signin-page" }, form));
     input.focus();
 }
 let starting = false;
-async function start() {
+async function signInWith(token) {
+    if (starting)
+        return;
+    starting = true;
+    let who;
+    try {
+        who = (await api.signIn(token)).personId;
+    }
+    catch (e) {
+        starting = false;
+        signIn(e instanceof ApiError && e.status === 401 ? "That token was not accepted." : errorText(e));
+        return;
+    }
+    starting = false;
+    announce("in", who);
+    await start();
+}
+async function start(quiet = false) {
     if (starting)
         return;
     starting = true;
     reset();
     const s = session;
     try {
-        state.spaces = (await api.spaces()).spaces;
+        const [who, spaces] = await Promise.all([api.whoAmI(), api.spaces()]);
+        me = who.personId;
+        state.spaces = spaces.spaces;
     }
     catch (e) {
         starting = false;
         if (s !== session)
             return;
-        if (e instanceof ApiError && e.status === 401) {
-            setToken(null);
-            signIn("That token was not accepted.");
-        }
+        if (e instanceof ApiError && e.status === 401)
+            signIn(quiet ? undefined : "Your session has ended: sign in again.");
         else
             signIn(errorText(e));
         return;
@@ -111,15 +211,22 @@ async function start() {
     await loadConversations();
     if (s !== session)
         return;
-    const saved = sessionStorage.getItem("hub.conversation");
-    if (saved && state.convs.some((c) => c.id === saved))
-        await openConversation(saved, false);
+    const id = convInURL();
+    if (id)
+        await openFromURL(id);
     else
         renderChat();
 }
+async function signOut() {
+    await api.signOut().catch(() => undefined);
+    announce("out");
+    sessionStorage.clear();
+    history.replaceState(null, "", location.pathname + location.search);
+    signIn();
+}
 function layout() {
     const spaceSelect = h("select", { id: "space", onchange: (e) => void switchSpace(e.target.value) }, state.spaces.map((s) => h("option", { value: s.id, selected: s.id === state.spaceId }, s.name)));
-    replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => { setToken(null); sessionStorage.clear(); signIn(); } }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
+    replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => void signOut() }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
 }
 let noticeTimer = 0;
 function notice(text) {
@@ -150,8 +257,7 @@ async function guard(key, f) {
         if (s !== session)
             return undefined;
         if (e instanceof ApiError && e.status === 401) {
-            setToken(null);
-            signIn("Your token is no longer accepted.");
+            signIn("Your session has ended: sign in again.");
             return undefined;
         }
         notice(errorText(e));
@@ -189,6 +295,7 @@ async function switchSpace(id) {
     state.refusals = 0;
     state.convId = null;
     state.views = [];
+    showConvInURL(null, false);
     await loadConversations();
     renderChat();
 }
@@ -214,23 +321,30 @@ function renderConversations() {
     if (!list)
         return;
     const focused = focusKey(list);
-    replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "", "data-conv": c.id }, h("button", { type: "button", class: "conv-open", "aria-current": c.id === state.convId ? "true" : null, onclick: () => void openConversation(c.id) }, c.title || "Untitled"), h("button", { type: "button", class: "conv-delete", "aria-label": `Delete “${c.title || "Untitled"}”`, title: "Delete", onclick: () => void deleteConversation(c) }, "×"))));
+    replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "", "data-conv": c.id }, h("a", { class: "conv-open", href: `#/c/${encodeURIComponent(c.id)}`, "aria-current": c.id === state.convId ? "page" : null, onclick: (e) => {
+            const m = e;
+            if (m.ctrlKey || m.metaKey || m.shiftKey || m.button !== 0)
+                return;
+            e.preventDefault();
+            void openConversation(c.id);
+        } }, c.title || "Untitled"), h("button", { type: "button", class: "conv-delete", "aria-label": `Delete “${c.title || "Untitled"}”`, title: "Delete", onclick: () => void deleteConversation(c) }, "×"))));
     if (focused)
         restoreFocus(list, focused, $("new-conv"));
 }
-function newConversation() {
+function newConversation(byPerson = true) {
     closeLive();
     state.convId = null;
     state.views = [];
-    sessionStorage.removeItem("hub.conversation");
+    showConvInURL(null, byPerson);
     renderConversations();
     renderChat();
-    $("input").focus();
+    if (byPerson)
+        $("input").focus();
 }
 async function openConversation(id, byPerson = true) {
     closeLive();
     state.convId = id;
-    sessionStorage.setItem("hub.conversation", id);
+    showConvInURL(id, byPerson);
     renderConversations();
     const conv = state.convs.find((c) => c.id === id);
     if (conv)
@@ -458,7 +572,7 @@ async function send(text) {
             }
             convId = c.id;
             state.convId = convId;
-            sessionStorage.setItem("hub.conversation", convId);
+            showConvInURL(convId);
             await loadConversations();
             if (moved(convId))
                 return;
@@ -726,8 +840,8 @@ function renderNeeds() {
     if (!list)
         return;
     const focused = focusKey(list);
-    replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ", h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null, state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId }, h("span", { class: "preview" }, n.preview), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openNeed(n) }, "Open"), " ", h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
-        : state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
+    const applies = topbar?.waiting() ?? [];
+    replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ", h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null, state.needs.map((n) => h("li", { "data-call": n.callId }, h("span", { class: "preview" }, n.preview), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openNeed(n) }, "Open"), " ", h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply"))), applies.map((a) => h("li", { class: "needs-waiting", "data-message": a.id }, h("span", { class: "preview" }, a.title), " ", h("span", { class: "hint" }, "waits for Apply in its conversation."), " ", h("button", { type: "button", class: "needs-open", onclick: () => void openFromURL(a.conversationId) }, "Open"))), state.needs.length || applies.length || state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
     if (focused)
         restoreFocus(list, focused, $("needs-title"));
 }
@@ -848,6 +962,7 @@ function renderSettings() {
 }
 function onActivity(a) {
     if (!a || a.kind === "apply" || a.ended) {
+        renderNeeds();
         void loadNeeds();
         state.poolStale = true;
     }

@@ -27,7 +27,8 @@ async function read(r, sp) {
         }
         case "file": {
             const f = await api.file(sp, r.id);
-            return { title: f.name, fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)]] };
+            const href = `/api/spaces/${encodeURIComponent(sp)}/files/${encodeURIComponent(f.id)}/content`;
+            return { title: f.name, fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)], ["Content", { href, text: `Download ${f.name}` }]] };
         }
         case "skill": {
             const s = await api.skill(r.id);
@@ -86,7 +87,7 @@ export async function openRecord(r, spaceId) {
         return;
     }
     const shown = rec.fields.filter(([, v]) => v !== null && v !== undefined && v !== "");
-    draw(rec.title, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "object" ? refLink(v) : String(v))])));
+    draw(rec.title, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v && typeof v === "object" ? ("href" in v ? h("a", { class: "record-download", href: v.href, download: "" }, v.text) : refLink(v)) : String(v))])));
 }
 function panel() {
     const d = h("dialog", { id: "record", class: "record", "aria-labelledby": "record-title" }, h("div", { class: "record-body" }), h("button", { type: "button", id: "record-close", onclick: () => d.close() }, "Close"));

@@ -83,6 +83,9 @@ export class TopBar {
         this.timer = setTimeout(() => { if (!this.closed)
             void this.connect(); }, wait);
     }
+    waiting() {
+        return this.phase === "live" ? [...this.activities.values()].filter((a) => a.kind === "apply" && a.status === "waiting") : [];
+    }
     close() {
         this.closed = true;
         clearTimeout(this.timer);

@@ -127,9 +127,39 @@ try {
   await page.locator("#pill").filter({ hasText: "Idle" }).waitFor();
   await page.unroute(activityStream);
   check(new URL(page.url()).hash === "", "the token is taken out of the address bar");
-  check(await page.evaluate(() => sessionStorage.getItem("hub.token")) === token, "the token is kept in sessionStorage");
+  // The token went for a session: an HttpOnly, SameSite=Strict cookie the page's script cannot read; the tab keeps no token.
+  const sessionCookie = (await context.cookies()).find((c) => c.name === "hub_session");
+  check(!!sessionCookie && sessionCookie.httpOnly && sessionCookie.sameSite === "Strict" && !(await page.evaluate(() => document.cookie)).includes("hub_session")
+    && !(await page.evaluate(() => JSON.stringify(sessionStorage) + JSON.stringify(localStorage))).includes(token),
+    "the link's token is exchanged for an HttpOnly, SameSite=Strict session cookie; no storage of the page holds the token");
+  // A request signed in by the cookie that changes something needs the CSRF header.
+  const csrf = await page.evaluate(async (sp) => {
+    const post = (headers) => fetch("/api/assistant/conversations", { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify({ spaceId: sp, title: "csrf" }) });
+    const bare = await post({});
+    const withHeader = await post({ "X-Hub-CSRF": "1" });
+    const made = await withHeader.json();
+    await fetch(`/api/assistant/conversations/${made.id}`, { method: "DELETE", headers: { "X-Hub-CSRF": "1" } });
+    return [bare.status, withHeader.status];
+  }, await spaceId());
+  check(csrf[0] === 403 && csrf[1] === 201, `a cookie-signed POST without X-Hub-CSRF is refused (${csrf[0]}); with it, it is done (${csrf[1]})`);
   figures.firstPaintMs = await page.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null);
   await shot(page, "01-signed-in");
+  check(await topBarFits(page, 1280), "at desktop width every control of the top bar is on screen");
+
+  // --- another browser, with no session, on a phone (390 px) -------------------------------------
+  // It opens on the sign-in form; a `#token=` link pasted into the open tab signs it in (hashchange).
+  const phoneContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  phoneContext.setDefaultTimeout(timeout);
+  const phone = await phoneContext.newPage();
+  phone.on("pageerror", (e) => pageErrors.push(String(e)));
+  await phone.goto(origin + "/");
+  await phone.locator("#token-input").waitFor();
+  check(await phone.locator(".signin .error").count() === 0, "a browser with no session opens on the sign-in form, with no error");
+  await phone.evaluate((t) => { location.hash = "#token=" + encodeURIComponent(t); }, token);
+  await phone.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  check(new URL(phone.url()).hash === "", "a #token= link pasted into the open tab signs it in at once, and the token leaves the address");
+  check(await topBarFits(phone, 390), "at 390 px the top bar wraps: Space, the pill, Pause, Resume, Stop all and Sign out all on screen, nothing wider than the page");
+  await shot(phone, "16-phone");
 
   // --- a model and effort for one message, from the composer ----------------------------------
   await page.locator("#turn-model option", { hasText: "fakemodel-deep" }).waitFor({ state: "attached" });
@@ -147,7 +177,10 @@ try {
   check(turn1.model === "fakemodel-deep" && turn1.effort === "high", `the message's turn runs with the composer's model and effort (${turn1.model}, ${turn1.effort})`);
   await page.selectOption("#turn-model", "");
   await page.locator("#turn-effort").waitFor({ state: "detached" });
-  await reply1.locator(".row.phase-done", { hasText: "hub_create_tasks" }).waitFor({ state: "attached" }); // folded once the reply is done
+  const createRow = reply1.locator(".row.phase-done", { hasText: "Create tasks" });
+  await createRow.waitFor({ state: "attached" }); // folded once the reply is done
+  check(await createRow.locator(".tool").getAttribute("title") === "hub_create_tasks" && !(await createRow.innerText()).includes("hub_"),
+    "a tool row names the tool as people read it (“Create tasks”), its name hub_create_tasks only in the title");
   await reply1.locator(".text", { hasText: "Here is the result" }).waitFor();
   await reply1.locator("details.fold summary", { hasText: "1 step · 1 change" }).waitFor();
   check(true, "a write streams its tool row, then folds behind “1 step · 1 change”");
@@ -157,11 +190,13 @@ try {
   // A record link opens the record panel (the api's read of the task), by keyboard; Escape closes it.
   const waterLink = reply1.locator(".refs .ref", { hasText: "Water the plants" });
   const recordPanel = page.locator("dialog#record");
+  const addressBefore = page.url();
+  check(/#\/c\/conv_/.test(addressBefore), `the new conversation has its own address (${new URL(addressBefore).hash})`);
   await waterLink.focus();
   await page.keyboard.press("Enter");
   await recordPanel.locator("h2", { hasText: "Water the plants" }).waitFor();
   await recordPanel.locator("dd", { hasText: "todo" }).waitFor();
-  check(await recordPanel.locator("dt", { hasText: "Priority" }).count() === 1 && await page.evaluate(() => location.hash) === "",
+  check(await recordPanel.locator("dt", { hasText: "Priority" }).count() === 1 && page.url() === addressBefore,
     "a record link opens the record panel: the task's title and fields as the api reads them (the address stays)");
   await shot(page, "02b-record");
   await page.keyboard.press("Escape");
@@ -213,12 +248,19 @@ try {
   check(!tasks.some((t) => t.title === "Buy seeds"), "a held write changes nothing before Apply");
   await page.locator("#pill").filter({ hasText: /^Waiting · 1$/ }).waitFor();
   check(true, "the pill says Waiting while the held write waits for the person");
+  await page.locator("#needs-list li.needs-waiting", { hasText: "Buy seeds" }).waitFor();
+  check(await page.locator("#needs-list li").count() === 1 && await page.locator("#needs-list .empty").count() === 0,
+    "beside “Waiting · 1” the Needs me list shows the one write waiting for Apply (not “Nothing waits for you”)");
   await shot(page, "03-preview");
   await reply2.locator("button.apply-one").click();
   await reply2.locator(".receipt.status-succeeded").waitFor();
   check(await focusOn(page) !== "BODY", `after Apply the focus is not lost to the page (${await focusOn(page)})`);
   await page.locator("#pill").filter({ hasText: /^Idle$/ }).waitFor();
-  check(true, "once applied nothing waits: the pill says Idle");
+  await page.locator("#needs-list .empty", { hasText: "Nothing waits for you." }).waitFor();
+  check(true, "once applied nothing waits: the pill says Idle, the Needs me list “Nothing waits for you.”");
+  const card = reply2.locator("section.proposal");
+  check(await card.locator(".proposal-state").innerText() === "Applied: the receipts below say what changed." && await card.locator(".badge", { hasText: "Applied" }).count() === 1
+    && (await card.innerText()).indexOf("Nothing changes until you apply") < 0, "after Apply the card says it was applied, not “Nothing changes until you apply”");
   tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
   check(tasks.some((t) => t.title === "Buy seeds"), "Apply writes the task and shows a succeeded receipt");
   await shot(page, "04-applied");
@@ -226,6 +268,10 @@ try {
   await reply2.locator(".receipt button.redo").waitFor();
   tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
   check(!tasks.some((t) => t.title === "Buy seeds"), "Undo on the receipt takes it away again");
+  check(await reply2.locator(".receipt.status-undone .badge").innerText() === "undone" && await reply2.locator(".receipt.status-succeeded").count() === 0
+    && await card.locator(".badge", { hasText: "Applied, then undone" }).count() === 1 && await card.locator(".proposal-state").innerText() === "Applied, then undone: nothing of it stays.",
+    "after Undo the receipt says undone (not succeeded), the card “Applied, then undone”");
+  await shot(page, "04c-undone");
   await reply2.locator(".receipt button.redo").click();
   await reply2.locator(".receipt button.undo").waitFor();
   tasks = (await hub("GET", `/api/spaces/${await spaceId()}/tasks`)).json.tasks;
@@ -321,13 +367,19 @@ try {
   await page.press("#input", "Enter");
   const mentioned = page.locator("article.user").last();
   await mentioned.locator(".chip", { hasText: "@Buy seeds" }).waitFor();
-  await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "hub_list_tasks" }).waitFor({ state: "attached" });
+  await mentioned.locator("a.chip.ref", { hasText: "@Buy seeds" }).click();
+  await recordPanel.locator("h2", { hasText: "Buy seeds" }).waitFor();
+  await recordPanel.locator("dt", { hasText: "Status" }).waitFor();
+  check(true, "a sent message's mention is a link: it opens the record panel of the task");
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
+  await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "List tasks" }).waitFor({ state: "attached" });
   check(true, "the @-menu picks a record; the message carries it as a chip");
   // A task made after the menu first read its records is offered (the turn's end on the activity stream).
   await page.locator("#send:enabled").waitFor();
   await page.fill("#input", "add a task called Feed the cat");
   await page.press("#input", "Enter");
-  await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "hub_create_tasks" }).waitFor({ state: "attached" });
+  await page.locator("article.assistant").last().locator(".row.phase-done", { hasText: "Create tasks" }).waitFor({ state: "attached" });
   await page.locator("#send:enabled").waitFor();
   await page.fill("#input", "@Feed");
   await page.locator("#mention-menu [role=option]", { hasText: "Feed the cat" }).waitFor();
@@ -336,10 +388,24 @@ try {
 
   // --- a second tab; stop mid-stream ------------------------------------------------------------
   const other = await context.newPage();
-  await other.goto(link); // sessionStorage is per tab: the second one signs in from the link too
+  await other.goto(origin + "/"); // no link: the browser's session signs the second tab in
   await other.locator("#pill").filter({ hasText: "Idle" }).waitFor();
-  await other.locator("#conv-list .conv-open", { hasText: "add a task called Water the plants" }).click();
+  check(await other.locator("#conv-list .conv-open").count() > 0, "a second tab opens signed in (the browser's session cookie)");
+  const convURL = page.url();
+  check(/#\/c\/conv_/.test(convURL), `the open conversation has its own address (${new URL(convURL).hash})`);
+  await other.goto(convURL);
   await other.locator("article.user", { hasText: "list my tasks about" }).waitFor();
+  check(await other.locator("#chat-title").innerText() === await page.locator("#chat-title").innerText(), "the conversation's address opens the same conversation in the second tab");
+  // The same conversation on the phone, at 390 px: the top bar fits, axe finds nothing serious.
+  await phone.goto(convURL);
+  await phone.locator("article.user", { hasText: "list my tasks about" }).waitFor();
+  check(await topBarFits(phone, 390), "at 390 px, with a conversation open, every top bar control is still on screen");
+  await phone.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
+  const axePhone = await phone.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  for (const v of axePhone.violations) console.log(`axe (390 px) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
+  check(axePhone.violations.filter((v) => v.impact === "serious" || v.impact === "critical").length === 0, `axe-core at 390 px finds no serious or critical violations (${axePhone.violations.length} minor)`);
+  await shot(phone, "16b-phone-conversation");
+  await phoneContext.close();
   await page.fill("#input", "tell me a long story");
   await page.press("#input", "Enter");
   const reply3 = page.locator("article.assistant").last();
@@ -447,7 +513,7 @@ try {
   await page.fill("#input", "read the slow page");
   await page.press("#input", "Enter");
   const replySlow = page.locator("article.assistant").last();
-  await replySlow.locator(".row.phase-started", { hasText: "hub_read_web_page" }).waitFor();
+  await replySlow.locator(".row.phase-started", { hasText: "Read a web page" }).waitFor();
   for (let i = 0; i < 400 && await slowReads() === 0; i++) await new Promise((r) => setTimeout(r, 50));
   check(await slowReads() === 1, "the reply's call reads the slow page, which does not answer yet");
   await page.click("#stop");
@@ -597,6 +663,13 @@ try {
   await page.reload();
   await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
   check(true, "a file is attached to a message and drawn as a chip after a reload");
+  await page.locator("article.user").last().locator("a.chip.ref", { hasText: "@notes.txt" }).click();
+  const download = recordPanel.locator("a.record-download", { hasText: "Download notes.txt" });
+  await download.waitFor();
+  const got = await page.evaluate(async (href) => { const r = await fetch(href); return [r.status, await r.text()]; }, await download.getAttribute("href"));
+  check(got[0] === 200 && got[1] === "Water the plants on Monday.\n", `a sent file's chip is a link: the record panel of the file, whose Download the session cookie signs in (${got[0]})`);
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
   await page.click("#space-files summary");
   await page.locator("#space-file-list button.space-file", { hasText: "notes.txt" }).first().click();
   await page.locator("#chips .chip", { hasText: "@notes.txt" }).waitFor();
@@ -605,7 +678,7 @@ try {
   await page.press("#input", "Enter");
   await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
   await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
-  const convId = await page.evaluate(() => sessionStorage.getItem("hub.conversation"));
+  const convId = await page.evaluate(() => decodeURIComponent(location.hash.replace(/^#\/c\//, "")));
   const lastUser = (await hub("GET", `/api/assistant/conversations/${convId}/messages`)).json.messages.filter((m) => m.role === "user").at(-1);
   check(lastUser.mentions.some((m) => m.kind === "file" && m.label === "notes.txt"), "a file already in the space is picked for a message and sent with it");
 
@@ -703,7 +776,12 @@ try {
   await page.fill("#input", "");
   await page.click("#signout");
   await page.locator("#token-input").waitFor();
-  check(await page.evaluate(() => sessionStorage.getItem("hub.token")) === null, "Sign out forgets the token");
+  check(!(await context.cookies()).some((c) => c.name === "hub_session") && new URL(page.url()).hash === "", "Sign out ends the session: the cookie is gone, and the address names no conversation");
+  await other.locator("#token-input").waitFor();
+  await other.locator(".signin .error", { hasText: "You signed out in another tab." }).waitFor();
+  check(true, "the other tab follows the sign-out: its sign-in form says so");
+  check(await page.locator("#token-help code").count() === 3 && !(await page.locator("#token-help").innerText()).includes("`"),
+    "the sign-in hint shows its commands as code, with no raw backticks");
   await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
   const axeSignIn = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
   for (const v of axeSignIn.violations) console.log(`axe (sign-in) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
@@ -755,6 +833,17 @@ try {
   await browser.close();
 }
 process.exit(failed || softFailures ? 1 : 0);
+
+/** topBarFits says whether every control of the top bar is inside the viewport's width, and the page no wider than it. */
+async function topBarFits(p, width) {
+  for (const id of ["space", "pill", "pause-all", "resume-all", "stop-all", "signout"]) {
+    const box = await p.locator("#" + id).boundingBox();
+    if (!box || box.x < 0 || box.x + box.width > width || box.y < 0) { console.log(`  #${id} is off screen at ${width} px: ${JSON.stringify(box)}`); return false; }
+  }
+  const wide = await p.evaluate(() => document.documentElement.scrollWidth);
+  if (wide > width) { console.log(`  the page is ${wide} px wide at ${width} px`); return false; }
+  return true;
+}
 
 async function spaceId() {
   return (await hub("GET", "/api/spaces")).json.spaces[0].id;

@@ -52,12 +52,12 @@ export class ApiError extends Error {
   }
 }
 
-const tokenKey = "hub.token";
-
-export function token(): string | null { return sessionStorage.getItem(tokenKey); }
-export function setToken(t: string | null): void {
-  if (t) sessionStorage.setItem(tokenKey, t); else sessionStorage.removeItem(tokenKey);
-}
+// The console holds no token: it exchanges one for the browser's session
+// (POST /api/session sets an HttpOnly cookie its script cannot read), and
+// every call then goes with that cookie and the CSRF header the api asks
+// of a cookie-signed request that changes something (docs/api.md,
+// "Sessions"). The streams' EventSource sends the cookie too.
+const csrf = { "X-Hub-CSRF": "1" };
 
 // --- the document's types, by path and method -------------------------------------------------
 
@@ -81,13 +81,13 @@ async function call<P extends keyof paths, M extends Methods<P>>(method: M, path
     for (const [k, v] of Object.entries(opts.query as Record<string, unknown>)) if (v !== undefined) q.set(k, String(v));
     url += "?" + q;
   }
-  const headers: Record<string, string> = { Authorization: `Bearer ${token() ?? ""}` };
+  const headers: Record<string, string> = { ...csrf };
   const body = opts.body as unknown;
   const form = body instanceof FormData;
   if (body !== undefined && !form) headers["Content-Type"] = "application/json";
   let res: Response;
   try {
-    res = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
+    res = await fetch(url, { method: method.toUpperCase(), headers, credentials: "same-origin", body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, { code: "unavailable", message: "Hub cannot be reached" });
   }
@@ -100,6 +100,9 @@ async function call<P extends keyof paths, M extends Methods<P>>(method: M, path
 export type TurnOptions = { model?: string; effort?: string };
 
 export const api = {
+  signIn: (token: string) => call("post", "/api/session", { body: { token } }),
+  signOut: () => call("delete", "/api/session"),
+  whoAmI: () => call("get", "/api/session"),
   spaces: () => call("get", "/api/spaces"),
   conversations: (spaceId: string) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
   createConversation: (spaceId: string, title?: string) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),

@@ -78,7 +78,7 @@ export function stepText(v: View, now: number): string {
 export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
   if (v.role === "user") {
     return h("article", { class: "msg user", id: `msg-${v.id}`, "aria-label": "You" },
-      v.mentions.length ? h("div", { class: "chips", "aria-label": "Mentions" }, v.mentions.map(chip)) : null,
+      v.mentions.length ? h("div", { class: "chips", role: "group", "aria-label": "Mentions" }, v.mentions.map(sentChip)) : null,
       h("p", { class: "text" }, v.text));
   }
   // aria-busy while it streams: a screen reader reads the reply once it is done, not again at every frame.
@@ -110,7 +110,7 @@ export function renderView(v: View, live: boolean, a: Actions): HTMLElement {
 function renderRow(r: Row, a: Actions): HTMLElement {
   return h("li", { class: `row phase-${r.phase}`, "data-call": r.callId },
     h("span", { class: "phase" }, phaseWord[r.phase] ?? r.phase), " ",
-    h("code", { class: "tool" }, r.tool), " ",
+    h("span", { class: "tool", title: r.tool }, toolLabel(r.tool)), " ",
     h("span", { class: "summary" }, r.error ? `${r.summary ? r.summary + " — " : ""}${r.error.message}` : (r.summary ?? "")),
     r.refs.length ? h("span", { class: "row-refs" }, " ", r.refs.map((x) => [refLink(x), " "])) : null,
     r.phase === "done" && r.undoGroupId ? undoButton(r.undoGroupId, a) : null);
@@ -121,17 +121,33 @@ function undoButton(gid: string, a: Actions): HTMLElement {
   return h("button", { type: "button", class: undone ? "redo" : "undo", disabled: a.busy("undo:" + gid), onclick: () => a.undo(gid) }, undone ? "Redo" : "Undo");
 }
 
+/** receiptState is what became of an applied call now: its receipt's status, "undone" once its Undo ran. */
+function receiptState(r: { status: string; undoGroupId?: string }, a: Actions): string {
+  return r.status === "succeeded" && r.undoGroupId && a.isUndone(r.undoGroupId) ? "undone" : r.status;
+}
+
 function renderProposals(v: View, a: Actions): HTMLElement {
+  const receipts = new Map(v.receipts.map((r) => [r.callId, r]));
   const applied = new Set(v.receipts.filter((r) => r.status === "succeeded").map((r) => r.callId));
-  const waiting = v.proposals.filter((p) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending"));
+  const open = (p: ProposalView) => !applied.has(p.callId) && (!p.status || p.status === "held" || p.status === "waiting" || p.status === "pending");
+  const waiting = v.proposals.filter(open);
   const busy = a.busy("apply:" + v.id);
-  return h("section", { class: "proposal" },
-    h("h2", {}, "Proposed changes"),
-    h("p", { class: "hint" }, "Nothing changes until you apply."),
+  // The card says what is true now: what still waits for Apply, and what became of the rest.
+  const hint = waiting.length === v.proposals.length ? "Nothing changes until you apply."
+    : waiting.length ? `${v.proposals.length - waiting.length} of ${v.proposals.length} done; the rest change nothing until you apply.`
+    : applied.size && [...applied].every((id) => receiptState(receipts.get(id)!, a) === "undone") ? "Applied, then undone: nothing of it stays."
+    : applied.size ? "Applied: the receipts below say what changed." : "Nothing waits for Apply here any more.";
+  const badge = (p: ProposalView) => {
+    const r = receipts.get(p.callId);
+    if (r && applied.has(p.callId)) return receiptState(r, a) === "undone" ? h("span", { class: "badge" }, "Applied, then undone") : h("span", { class: "badge ok" }, "Applied");
+    return h("span", { class: "badge" }, r ? r.status : (p.status ?? ""));
+  };
+  return h("section", { class: "proposal", "data-waiting": String(waiting.length) },
+    h("h2", {}, waiting.length ? "Proposed changes" : "Proposed changes (done)"),
+    h("p", { class: "hint proposal-state" }, hint),
     h("ul", {}, v.proposals.map((p) => h("li", { "data-call": p.callId },
       h("span", { class: "preview" }, p.preview), " ",
-      applied.has(p.callId) ? h("span", { class: "badge ok" }, "Applied")
-        : h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, { callIds: [p.callId] }) }, "Apply")))),
+      open(p) ? h("button", { type: "button", class: "apply-one", disabled: busy, onclick: () => a.apply(v, { callIds: [p.callId] }) }, "Apply") : badge(p)))),
     waiting.length > 1 ? h("button", { type: "button", class: "apply-all", disabled: busy, onclick: () => a.apply(v) }, "Apply all") : null);
 }
 
@@ -139,22 +155,47 @@ function renderReceipts(v: View, a: Actions): HTMLElement {
   const unfinished = v.receipts.some((r) => r.status === "failed" || r.status === "unattempted" || (r.steps ?? []).some((s) => s.status !== "succeeded"));
   return h("section", { class: "receipts" },
     h("h2", {}, "Receipts"),
-    h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${r.status}`, "data-call": r.callId },
-      h("span", { class: "badge" }, r.status), " ",
-      h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? r.tool)),
+    h("ul", {}, v.receipts.map((r) => h("li", { class: `receipt status-${receiptState(r, a)}`, "data-call": r.callId },
+      h("span", { class: "badge" }, receiptState(r, a)), " ",
+      h("span", { class: "summary" }, r.error ? r.error.message : (r.summary ?? toolLabel(r.tool))),
       r.undoGroupId && r.status === "succeeded" ? [" ", undoButton(r.undoGroupId, a)] : null,
       // The outcome of an outside write is unknown (it may have reached the
       // app): sent again only when the person says so.
       r.status === "unknown" ? [" ", h("button", { type: "button", class: "resend-unknown", disabled: a.busy("apply:" + v.id),
         title: "The app may have done it already: check it first", onclick: () => a.apply(v, { callIds: [r.callId], resendUnknown: true }) }, "Send again")] : null,
-      r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s, i) => h("li", { class: `status-${s.status}`, "data-step": String(i) },
-        `${s.status}: ${s.error ? s.error.message : (s.summary ?? s.tool)} `,
+      r.steps?.length ? h("ol", { class: "steps" }, r.steps.map((s, i) => h("li", { class: `status-${receiptState(s, a)}`, "data-step": String(i) },
+        `${receiptState(s, a)}: ${s.error ? s.error.message : (s.summary ?? toolLabel(s.tool))} `,
         s.undoGroupId && s.status === "succeeded" ? undoButton(s.undoGroupId, a) : null))) : null))),
     unfinished ? h("button", { type: "button", class: "retry-steps", disabled: a.busy("apply:" + v.id), onclick: () => a.apply(v, { retryInterrupted: true }) }, "Retry remaining steps") : null);
 }
 
+/** chip is a mention or file the composer holds (not sent yet). */
 export function chip(r: Ref): HTMLElement {
   return h("span", { class: `chip kind-${r.kind}`, title: r.kind }, `@${r.label}`);
+}
+
+/** sentChip is a sent message's mention or file: a link that opens the record panel (a file's has its download). */
+export function sentChip(r: Ref): HTMLElement {
+  const a = refLink(r);
+  a.classList.add("chip");
+  a.textContent = `@${r.label}`;
+  return a;
+}
+
+const toolWords: Record<string, string> = {
+  hub_run_workflow: "Run a workflow", hub_view_file: "View a file", hub_read_web_page: "Read a web page", hub_web_search: "Search the web",
+  hub_find_tools: "Find tools", hub_read_skill: "Read a skill", hub_how_to: "Look up how to", hub_update_settings: "Update settings",
+};
+
+/**
+ * toolLabel is a tool's name as people read it: "hub_list_tasks" is "List
+ * tasks"; a connected app's "mcp_<id>_get_weather" is "Get weather" (the
+ * api's tool definitions have no titles; the name stays in the row's title).
+ */
+export function toolLabel(name: string): string {
+  if (toolWords[name]) return toolWords[name];
+  const words = name.replace(/^hub_/, "").replace(/^mcp_[A-Za-z0-9]+_/, "").replace(/[_-]+/g, " ").trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : name;
 }
 
 /** refLink is a record as a link by its title; a click opens the record panel (record.ts, through main.ts). */

@@ -1,7 +1,7 @@
 // Hub's web console: sign-in, conversations, the streaming chat, proposals
 // with Apply and Undo, the Needs me list, settings and the top bar.
 
-import { api, ApiError, setToken, token } from "./api.js";
+import { api, ApiError } from "./api.js";
 import type { Activity, Conversation, DoneFrame, HubFile, Message, Models, NeedsMeItem, ProposalFrame, RefsFrame, Ref, Settings, Space, StatusFrame, TextFrame, ToolFrame } from "./api.js";
 import { chip, fromMessage, renderView, stepText, upsertRow } from "./chat.js";
 import type { Actions, ApplyOptions, View } from "./chat.js";
@@ -66,14 +66,6 @@ let topbar: TopBar | null = null;
 // --- boot and sign-in ------------------------------------------------------------------------
 
 function boot(): void {
-  // `hub dev` prints a link that opens the console signed in: read the
-  // token from the fragment (never sent to a server), then drop it from the
-  // address bar and the history.
-  const m = location.hash.match(/^#token=([^&]+)/);
-  if (m) {
-    setToken(decodeURIComponent(m[1]));
-    history.replaceState(null, "", location.pathname + location.search);
-  }
   // A record link anywhere (the chat, the record panel) opens the record panel.
   document.addEventListener("click", (e) => {
     const a = (e.target as Element | null)?.closest?.("a.ref") as HTMLAnchorElement | null;
@@ -82,26 +74,111 @@ function boot(): void {
     e.preventDefault();
     void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail }, state.spaceId);
   });
-  if (token()) void start();
-  else signIn();
+  // The address says what is open (#/c/<conversationId>): the back button,
+  // a pasted link, and a `#token=` link pasted into an open tab.
+  window.addEventListener("hashchange", () => void route());
+  // One sign-in per browser: the session is a cookie every tab shares, so a
+  // sign-in or sign-out in one tab is followed by the others.
+  window.addEventListener("storage", (e) => {
+    if (e.key !== signedKey || !e.newValue) return;
+    const [what, who] = e.newValue.split(" ");
+    if (what === "out") { if (me) signIn("You signed out in another tab."); }
+    // Signed in there: a tab on the sign-in form starts; a signed-in one only when the browser's person changed.
+    else if (!me || who !== me) void start();
+  });
+  const t = takeToken();
+  if (t) void signInWith(t);
+  else void start(true);
+}
+
+/** signedKey is the localStorage key a tab writes when it signs in or out, for the other tabs (their storage event). */
+const signedKey = "hub.signed";
+
+/** me is the person this tab is signed in as ("": signed out). */
+let me = "";
+
+function announce(what: "in" | "out", who = ""): void {
+  try { localStorage.setItem(signedKey, `${what} ${who} ${Date.now()}`); } catch { /* storage off: the other tabs find out at their next call */ }
+}
+
+/**
+ * takeToken reads the token of a `#token=` link (`hub dev` prints one) and
+ * drops it from the address bar and the history: a fragment is never sent
+ * to a server, and the token goes only to POST /api/session.
+ */
+function takeToken(): string | null {
+  const m = location.hash.match(/^#token=([^&]+)/);
+  if (!m) return null;
+  history.replaceState(null, "", location.pathname + location.search);
+  return decodeURIComponent(m[1]);
+}
+
+/** convInURL is the conversation the address names (#/c/<id>), or null. */
+function convInURL(): string | null {
+  const m = location.hash.match(/^#\/c\/([^/?#]+)$/);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+/** showConvInURL puts the open conversation in the address (a new history entry when the person opened it). */
+function showConvInURL(id: string | null, push = true): void {
+  const want = id ? `#/c/${encodeURIComponent(id)}` : "";
+  if (location.hash === want || (!id && !location.hash)) return;
+  const url = location.pathname + location.search + want;
+  if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+}
+
+/** route follows the address: a `#token=` signs in; #/c/<id> opens that conversation; none, a new one. */
+async function route(): Promise<void> {
+  const t = takeToken();
+  if (t) { await signInWith(t); return; }
+  if (!state.spaceId || starting) return;
+  const id = convInURL();
+  if (id) { if (id !== state.convId) await openFromURL(id); }
+  else if (!location.hash && state.convId) newConversation(false);
+}
+
+/** openFromURL opens the conversation the address names, in its own space (the lists of the person's spaces say which). */
+async function openFromURL(id: string): Promise<void> {
+  const s = session;
+  // Made since the list was read (in another tab, say): read it again first.
+  if (!state.convs.some((c) => c.id === id)) await loadConversations();
+  if (s !== session) return;
+  if (!state.convs.some((c) => c.id === id)) {
+    let found = "";
+    for (const sp of state.spaces) {
+      if (sp.id === state.spaceId) continue;
+      const list = await api.conversations(sp.id).catch(() => null);
+      if (s !== session) return;
+      if (list?.conversations.some((c) => c.id === id)) { found = sp.id; break; }
+    }
+    if (!found) {
+      notice("That conversation is not there: it was deleted, or it is not yours.");
+      showConvInURL(state.convId, false);
+      return;
+    }
+    await switchSpace(found);
+    if (s !== session) return;
+  }
+  await openConversation(id, false);
 }
 
 function signIn(message?: string): void {
   reset();
+  me = "";
   const input = h("input", { id: "token-input", type: "password", autocomplete: "off", required: true, "aria-describedby": "token-help" });
   const form = h("form", { class: "signin", "aria-labelledby": "signin-title" },
     h("h1", { id: "signin-title" }, "Sign in to Hub"),
     h("label", { for: "token-input" }, "Token"), input,
-    h("p", { id: "token-help", class: "hint" }, "Paste a token from `hub token create` (in `hub dev`: .hub/dev-token). It is kept in this tab only."),
+    h("p", { id: "token-help", class: "hint" }, "Paste a token from ", h("code", {}, "hub token create"), " (in ", h("code", {}, "hub dev"), ": ",
+      h("code", {}, ".hub/dev-token"), "). This browser stays signed in, in every tab, until you sign out; the token itself is not kept."),
     message ? h("p", { class: "error", role: "alert" }, message) : null,
     h("button", { type: "submit", id: "signin-submit" }, "Sign in"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    // Disabled while start runs (its answer draws the console or this form again): a double click signs in once.
+    // Disabled while the sign-in runs (its answer draws the console or this form again): a double click signs in once.
     if (starting) return;
     (form.querySelector("#signin-submit") as HTMLButtonElement).disabled = true;
-    setToken(input.value.trim());
-    void start();
+    void signInWith(input.value.trim());
   });
   replace($("app"), h("main", { class: "signin-page" }, form));
   input.focus();
@@ -109,20 +186,38 @@ function signIn(message?: string): void {
 
 let starting = false;
 
-async function start(): Promise<void> {
+/** signInWith exchanges a token for the browser's session (POST /api/session), then starts the console. */
+async function signInWith(token: string): Promise<void> {
+  if (starting) return;
+  starting = true;
+  let who: string;
+  try {
+    who = (await api.signIn(token)).personId;
+  } catch (e) {
+    starting = false;
+    signIn(e instanceof ApiError && e.status === 401 ? "That token was not accepted." : errorText(e));
+    return;
+  }
+  starting = false;
+  announce("in", who);
+  await start();
+}
+
+/** start draws the console for whoever the browser's session is (quiet: no word when there is none yet). */
+async function start(quiet = false): Promise<void> {
   if (starting) return;
   starting = true;
   reset();
   const s = session;
   try {
-    state.spaces = (await api.spaces()).spaces;
+    const [who, spaces] = await Promise.all([api.whoAmI(), api.spaces()]);
+    me = who.personId;
+    state.spaces = spaces.spaces;
   } catch (e) {
     starting = false;
     if (s !== session) return;
-    if (e instanceof ApiError && e.status === 401) {
-      setToken(null);
-      signIn("That token was not accepted.");
-    } else signIn(errorText(e));
+    if (e instanceof ApiError && e.status === 401) signIn(quiet ? undefined : "Your session has ended: sign in again.");
+    else signIn(errorText(e));
     return;
   }
   starting = false;
@@ -136,9 +231,18 @@ async function start(): Promise<void> {
   void loadNeeds();
   await loadConversations();
   if (s !== session) return;
-  const saved = sessionStorage.getItem("hub.conversation");
-  if (saved && state.convs.some((c) => c.id === saved)) await openConversation(saved, false);
+  const id = convInURL();
+  if (id) await openFromURL(id);
   else renderChat();
+}
+
+async function signOut(): Promise<void> {
+  await api.signOut().catch(() => undefined);
+  announce("out");
+  sessionStorage.clear();
+  // The open conversation was the person's: the next one to sign in starts from nothing.
+  history.replaceState(null, "", location.pathname + location.search);
+  signIn();
 }
 
 function layout(): void {
@@ -149,7 +253,7 @@ function layout(): void {
       h("span", { class: "brand" }, "Hub"),
       h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect,
       h("div", { id: "topbar-status", class: "topbar-status" }),
-      h("button", { type: "button", id: "signout", onclick: () => { setToken(null); sessionStorage.clear(); signIn(); } }, "Sign out")),
+      h("button", { type: "button", id: "signout", onclick: () => void signOut() }, "Sign out")),
     h("div", { class: "layout" },
       h("nav", { id: "convs", "aria-label": "Conversations" },
         h("h2", {}, "Conversations"),
@@ -193,7 +297,7 @@ async function guard<T>(key: string, f: () => Promise<T>): Promise<T | undefined
     return await f();
   } catch (e) {
     if (s !== session) return undefined;
-    if (e instanceof ApiError && e.status === 401) { setToken(null); signIn("Your token is no longer accepted."); return undefined; }
+    if (e instanceof ApiError && e.status === 401) { signIn("Your session has ended: sign in again."); return undefined; }
     notice(errorText(e));
     return undefined;
   } finally {
@@ -228,6 +332,7 @@ async function switchSpace(id: string): Promise<void> {
   state.refusals = 0;
   state.convId = null;
   state.views = [];
+  showConvInURL(null, false);
   await loadConversations();
   renderChat();
 }
@@ -251,26 +356,32 @@ function renderConversations(): void {
   if (!list) return;
   const focused = focusKey(list);
   replace(list, state.convs.map((c) => h("li", { class: c.id === state.convId ? "current" : "", "data-conv": c.id },
-    h("button", { type: "button", class: "conv-open", "aria-current": c.id === state.convId ? "true" : null, onclick: () => void openConversation(c.id) }, c.title || "Untitled"),
+    // A link to the conversation's own address (a new tab opens it too); a plain click opens it here.
+    h("a", { class: "conv-open", href: `#/c/${encodeURIComponent(c.id)}`, "aria-current": c.id === state.convId ? "page" : null, onclick: (e: Event) => {
+      const m = e as MouseEvent;
+      if (m.ctrlKey || m.metaKey || m.shiftKey || m.button !== 0) return;
+      e.preventDefault();
+      void openConversation(c.id);
+    } }, c.title || "Untitled"),
     h("button", { type: "button", class: "conv-delete", "aria-label": `Delete “${c.title || "Untitled"}”`, title: "Delete", onclick: () => void deleteConversation(c) }, "×"))));
   if (focused) restoreFocus(list, focused, $("new-conv"));
 }
 
-function newConversation(): void {
+function newConversation(byPerson = true): void {
   closeLive();
   state.convId = null;
   state.views = [];
-  sessionStorage.removeItem("hub.conversation");
+  showConvInURL(null, byPerson);
   renderConversations();
   renderChat();
-  $("input").focus();
+  if (byPerson) $("input").focus();
 }
 
 /** openConversation shows a conversation; opened by the person (byPerson), the focus moves to its heading. */
 async function openConversation(id: string, byPerson = true): Promise<void> {
   closeLive();
   state.convId = id;
-  sessionStorage.setItem("hub.conversation", id);
+  showConvInURL(id, byPerson);
   renderConversations();
   const conv = state.convs.find((c) => c.id === id);
   if (conv) $("chat-title").textContent = conv.title || "Untitled";
@@ -501,7 +612,7 @@ async function send(text: string): Promise<void> {
       if (moved(shown)) { if (s === session) void loadConversations(); return; }
       convId = c.id;
       state.convId = convId;
-      sessionStorage.setItem("hub.conversation", convId);
+      showConvInURL(convId);
       await loadConversations();
       if (moved(convId)) return;
     }
@@ -758,17 +869,27 @@ async function loadNeeds(): Promise<void> {
   renderNeeds();
 }
 
+/**
+ * renderNeeds draws what waits for the person: the writes held for the
+ * Needs me list (GET /api/assistant/needs-me), and the replies whose writes
+ * wait for Apply in their own conversation (the top bar's Waiting, from the
+ * activity stream), so the pill and this list agree.
+ */
 function renderNeeds(): void {
   const list = document.getElementById("needs-list");
   if (!list) return;
   const focused = focusKey(list);
+  const applies = topbar?.waiting() ?? [];
   replace(list, state.needsError ? h("li", { class: "needs-error", role: "alert" }, h("span", { class: "error" }, state.needsError), " ",
       h("button", { type: "button", id: "needs-retry", onclick: () => void loadNeeds() }, "Retry")) : null,
-    state.needs.length ? state.needs.map((n) => h("li", { "data-call": n.callId },
+    state.needs.map((n) => h("li", { "data-call": n.callId },
       h("span", { class: "preview" }, n.preview), " ",
       h("button", { type: "button", class: "needs-open", onclick: () => void openNeed(n) }, "Open"), " ",
-      h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply")))
-    : state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
+      h("button", { type: "button", class: "needs-apply", onclick: () => void applyNeed(n) }, "Apply"))),
+    applies.map((a) => h("li", { class: "needs-waiting", "data-message": a.id },
+      h("span", { class: "preview" }, a.title), " ", h("span", { class: "hint" }, "waits for Apply in its conversation."), " ",
+      h("button", { type: "button", class: "needs-open", onclick: () => void openFromURL(a.conversationId) }, "Open"))),
+    state.needs.length || applies.length || state.needsError ? null : h("li", { class: "empty" }, "Nothing waits for you."));
   if (focused) restoreFocus(list, focused, $("needs-title"));
 }
 
@@ -895,6 +1016,7 @@ function onActivity(a: Activity | null): void {
   // Another tab's or the worker's change: the Needs me list and the open
   // conversation follow it.
   if (!a || a.kind === "apply" || a.ended) {
+    renderNeeds();
     void loadNeeds();
     state.poolStale = true;
   }

@@ -7,7 +7,9 @@ import type { Ref } from "./api.js";
 import { refLink } from "./chat.js";
 import { h, replace } from "./dom.js";
 
-type Value = string | number | Ref | null | undefined;
+/** Link is a plain link in a field (a file's download: the session cookie signs the browser's GET in). */
+interface Link { href: string; text: string }
+type Value = string | number | Ref | Link | null | undefined;
 interface RecordView { title: string; fields: [string, Value][] }
 
 const kindWord: Record<string, string> = { task: "Task", project: "Project", person: "Person", file: "File", skill: "Skill", connection: "Connected app", space: "Space" };
@@ -40,7 +42,8 @@ async function read(r: Ref, sp: string): Promise<RecordView | null> {
     }
     case "file": {
       const f = await api.file(sp, r.id);
-      return { title: f.name, fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)]] };
+      const href = `/api/spaces/${encodeURIComponent(sp)}/files/${encodeURIComponent(f.id)}/content`;
+      return { title: f.name, fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)], ["Content", { href, text: `Download ${f.name}` }]] };
     }
     case "skill": {
       const s = await api.skill(r.id);
@@ -98,7 +101,7 @@ export async function openRecord(r: Ref, spaceId: string): Promise<void> {
     return;
   }
   const shown = rec.fields.filter(([, v]) => v !== null && v !== undefined && v !== "");
-  draw(rec.title, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "object" ? refLink(v as Ref) : String(v))])));
+  draw(rec.title, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v && typeof v === "object" ? ("href" in v ? h("a", { class: "record-download", href: v.href, download: "" }, v.text) : refLink(v)) : String(v))])));
 }
 
 function panel(): HTMLDialogElement {

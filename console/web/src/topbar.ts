@@ -92,6 +92,11 @@ export class TopBar {
     this.timer = setTimeout(() => { if (!this.closed) void this.connect(); }, wait);
   }
 
+  /** waiting are the replies whose writes wait for Apply in their conversation (the pill's Waiting): the Needs me list shows them too. */
+  waiting(): Activity[] {
+    return this.phase === "live" ? [...this.activities.values()].filter((a) => a.kind === "apply" && a.status === "waiting") : [];
+  }
+
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);

@@ -1,0 +1,141 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/workspace"
+)
+
+// A browser signs in once (docs/api.md, "Sessions"): POST /api/session
+// exchanges a full token for an HttpOnly, SameSite=Strict cookie, which the
+// api then takes wherever it takes the bearer token (streams included: an
+// EventSource sends it). A request signed in by the cookie that could
+// change something (any method but GET, HEAD and OPTIONS) must also carry
+// the header X-Hub-CSRF, which no other site's page can send here: a form
+// cannot set a header, and a script of another origin is refused it by
+// CORS (the header is not among the allowed ones). A bearer-token request
+// needs no such header.
+const (
+	sessionCookie = "hub_session"
+	csrfHeader    = "X-Hub-CSRF"
+)
+
+// createSessionRequest is POST /api/session's body.
+type createSessionRequest struct {
+	Token string `json:"token" doc:"A full token (hub token create; hub dev's link carries one): a stream token or an operator token is refused."`
+}
+
+// sessionDTO answers POST and GET /api/session.
+type sessionDTO struct {
+	PersonID  string     `json:"personId"`
+	Name      string     `json:"name"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"POST only: when the session ends at the latest (7 days, or its token's expiry when sooner). It ends earlier with its token or on DELETE /api/session."`
+}
+
+// getSession says who the request is signed in as (a browser's tabs
+// compare it when another tab signs in).
+func (s *Server) getSession(c *gin.Context) {
+	p := person(c)
+	c.JSON(http.StatusOK, sessionDTO{PersonID: p.ID, Name: p.Name})
+}
+
+// createSession exchanges a token for a session cookie.
+func (s *Server) createSession(c *gin.Context) {
+	// Without the header another site's form could sign this browser in as
+	// someone else (login CSRF).
+	if !csrfHeaderSent(c) {
+		respondError(c, csrfError())
+		return
+	}
+	var req createSessionRequest
+	if !bind(c, &req) {
+		return
+	}
+	ctx := c.Request.Context()
+	tok := strings.TrimSpace(req.Token)
+	if tok == "" {
+		respondError(c, badRequest("/token", "token is required"))
+		return
+	}
+	session, expires, err := s.Workspace.CreateSession(ctx, tok)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	p, err := s.Workspace.AuthenticateSession(ctx, session)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Set(personKey, p) // for the access log
+	setSessionCookie(c, session, expires)
+	c.JSON(http.StatusCreated, sessionDTO{PersonID: p.ID, Name: p.Name, ExpiresAt: &expires})
+}
+
+// deleteSession signs the browser out: the session ends and the cookie is
+// cleared. It is authenticated as any route (by the cookie, with the CSRF
+// header; a bearer request has no session to end and only clears it).
+func (s *Server) deleteSession(c *gin.Context) {
+	if v := sessionOf(c); v != "" && bearer(c) == "" {
+		if err := s.Workspace.DeleteSession(c.Request.Context(), v); err != nil {
+			respondError(c, err)
+			return
+		}
+	}
+	setSessionCookie(c, "", time.Time{})
+	c.Status(http.StatusNoContent)
+}
+
+// setSessionCookie sets the session cookie (value "": clears it). It is
+// Secure when the request came over TLS (to Hub, or to a proxy in front
+// that says so in X-Forwarded-Proto).
+func setSessionCookie(c *gin.Context, value string, expires time.Time) {
+	ck := &http.Cookie{Name: sessionCookie, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")}
+	if value == "" {
+		ck.MaxAge = -1
+	} else {
+		ck.Expires = expires
+		ck.MaxAge = max(1, int(time.Until(expires).Seconds()))
+	}
+	http.SetCookie(c.Writer, ck)
+}
+
+// sessionOf is the request's session cookie ("": none).
+func sessionOf(c *gin.Context) string {
+	v, err := c.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	return v
+}
+
+func csrfHeaderSent(c *gin.Context) bool { return strings.TrimSpace(c.GetHeader(csrfHeader)) != "" }
+
+func csrfError() error {
+	return &apiError{status: http.StatusForbidden, detail: errorDetail{Code: codeForbidden,
+		Message: "a request signed in by the session cookie that changes something needs the header " + csrfHeader + ": 1 (a bearer token needs none)"}}
+}
+
+// safeMethod: a method that changes nothing, which needs no CSRF header.
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// sessionPerson authenticates a request by its session cookie: the
+// session is read, with its token and person, at every request; an unsafe
+// method needs the CSRF header too.
+func (s *Server) sessionPerson(c *gin.Context, session string) (workspace.Person, error) {
+	p, err := s.Workspace.AuthenticateSession(c.Request.Context(), session)
+	if err != nil {
+		return p, err
+	}
+	if !safeMethod(c.Request.Method) && !csrfHeaderSent(c) {
+		return workspace.Person{}, csrfError()
+	}
+	return p, nil
+}

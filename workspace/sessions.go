@@ -1,0 +1,109 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"hub/models"
+)
+
+// A browser session is what a full token is exchanged for (POST
+// /api/session): a random value kept in an HttpOnly cookie, so the console
+// signs in once per browser without its script ever holding the token.
+// Only its hash is stored, in api_tokens, with the scope sessionPrefix +
+// the id of the token it was made from. It is tied to that token: every
+// request checks the session and its token in one read, so a session dies
+// with its token (expired, or its row gone) and with its person, and never
+// outlives the token's own expiry. The session value is refused as a bearer
+// token and in a stream URL (its scope is neither "" nor the one asked).
+const sessionPrefix = "session:"
+
+// SessionTTL is how long a browser session lasts at most (its token's
+// expiry, when sooner, ends it first).
+const SessionTTL = 7 * 24 * time.Hour
+
+// CreateSession exchanges a full token for a new browser session and
+// returns the session's value and when it expires. A scoped, expired or
+// unknown token is ErrUnauthenticated.
+func (s *Service) CreateSession(ctx context.Context, token string) (session string, expires time.Time, err error) {
+	if token == "" {
+		return "", time.Time{}, ErrUnauthenticated
+	}
+	var rows []struct {
+		ID        string
+		PersonID  string
+		ExpiresAt *time.Time
+	}
+	err = s.q(ctx).Table("api_tokens").Select("api_tokens.id, api_tokens.person_id, api_tokens.expires_at").
+		Joins("JOIN people ON people.id = api_tokens.person_id").
+		Where("api_tokens.hash = ? AND api_tokens.scope = ?", hashToken(token), "").Limit(1).Scan(&rows).Error
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("create session: %w", err)
+	}
+	now := s.now().UTC()
+	if len(rows) == 0 || (rows[0].ExpiresAt != nil && !now.Before(*rows[0].ExpiresAt)) {
+		return "", time.Time{}, ErrUnauthenticated
+	}
+	expires = now.Add(SessionTTL)
+	if e := rows[0].ExpiresAt; e != nil && e.Before(expires) {
+		expires = e.UTC()
+	}
+	if session, err = newToken(); err != nil {
+		return "", time.Time{}, err
+	}
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: rows[0].PersonID, Hash: hashToken(session),
+		Scope: sessionPrefix + rows[0].ID, ExpiresAt: &expires}
+	if err := s.q(ctx).Create(&row).Error; err != nil {
+		return "", time.Time{}, fmt.Errorf("create session: %w", err)
+	}
+	return session, expires, nil
+}
+
+// AuthenticateSession returns the person of a browser session: the
+// session, the token it was made from and their person in one read. A
+// session whose token is gone or expired is ErrUnauthenticated, as an
+// unknown or expired one.
+func (s *Service) AuthenticateSession(ctx context.Context, session string) (Person, error) {
+	if session == "" {
+		return Person{}, ErrUnauthenticated
+	}
+	var rows []struct {
+		PersonID       string
+		ExpiresAt      *time.Time
+		TokenExpiresAt *time.Time
+		Name           string
+		FirstName      string
+		Persona        string
+	}
+	err := s.q(ctx).Table("api_tokens AS sessions").
+		Select("sessions.person_id, sessions.expires_at, tokens.expires_at AS token_expires_at, people.name, people.first_name, people.persona").
+		Joins("JOIN api_tokens AS tokens ON tokens.id = substr(sessions.scope, ?) AND tokens.person_id = sessions.person_id AND tokens.scope = ''", len(sessionPrefix)+1).
+		Joins("JOIN people ON people.id = sessions.person_id").
+		Where("sessions.hash = ? AND sessions.scope LIKE ?", hashToken(session), sessionPrefix+"%").Limit(1).Scan(&rows).Error
+	if err != nil {
+		return Person{}, fmt.Errorf("authenticate session: %w", err)
+	}
+	if len(rows) == 0 {
+		return Person{}, ErrUnauthenticated
+	}
+	row, now := rows[0], s.now()
+	for _, e := range []*time.Time{row.ExpiresAt, row.TokenExpiresAt} {
+		if e != nil && !now.Before(*e) {
+			return Person{}, ErrUnauthenticated
+		}
+	}
+	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
+}
+
+// DeleteSession ends a browser session (signing out). An unknown one is
+// no error: there is nothing left to end.
+func (s *Service) DeleteSession(ctx context.Context, session string) error {
+	if session == "" {
+		return nil
+	}
+	if err := s.q(ctx).Where("hash = ? AND scope LIKE ?", hashToken(session), sessionPrefix+"%").Delete(&models.APIToken{}).Error; err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return nil
+}
