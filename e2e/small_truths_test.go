@@ -108,12 +108,19 @@ func nullBodiesAndAZeroLimitAreRefused(t *testing.T, s *hubtest.Stack) {
 	}
 }
 
-// Control and text-direction characters are refused in the persona and in
-// skill names and descriptions (and conversation titles), as line breaks
-// are; nothing is saved.
+// Control and text-direction characters are refused in the persona, in
+// skill names and descriptions, conversation titles, task titles, project
+// and connection names, as line breaks are; nothing is saved.
 func oneLineFieldsRefuseControlCharacters(t *testing.T, s *hubtest.Stack) {
 	{
 		conv := s.Conversation(t)
+		// The other subtests share the space: what is there before is all there is after.
+		count := func(list string) int {
+			r := s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/"+list+"?limit=200", nil)
+			require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+			return len(r.JSON(t)[list].([]any))
+		}
+		records := map[string]int{"tasks": count("tasks"), "projects": count("projects"), "connections": count("connections")}
 		for _, bad := range []string{"red \x1b[31malert", "ring\abell", "back\bspace", "tab\there", "next\u0085line", "line\u2028sep",
 			"\u202aembed", "\u202dover", "evil\u202etxt.exe", "\u2066isolate\u2069", "\u2067rtl", "\u2068first", "del\x7f"} {
 			requireInvalid(t, s.Do(t, s.Token, "PATCH", "/api/me/profile", map[string]any{"persona": bad}), "/persona")
@@ -124,6 +131,14 @@ func oneLineFieldsRefuseControlCharacters(t *testing.T, s *hubtest.Stack) {
 			}
 			requireInvalid(t, s.Do(t, s.Token, "PATCH", "/api/assistant/conversations/"+conv, map[string]any{"title": bad}), "/title")
 			requireInvalid(t, s.Do(t, s.Token, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID, "title": bad}), "/title")
+			// Records' names too: a task's title, a project's and a connected app's name.
+			requireInvalid(t, s.Do(t, s.Token, "POST", "/api/spaces/"+s.SpaceID+"/tasks", map[string]any{"title": bad}), "/title")
+			requireInvalid(t, s.Do(t, s.Token, "POST", "/api/spaces/"+s.SpaceID+"/projects", map[string]any{"name": bad}), "/name")
+			requireInvalid(t, s.Do(t, s.Token, "POST", "/api/spaces/"+s.SpaceID+"/connections",
+				map[string]any{"kind": "webhook", "name": bad, "url": "https://hooks.example.com/x"}), "/name")
+		}
+		for list, n := range records {
+			require.Equal(t, n, count(list), "no %s saved", list)
 		}
 		r := s.Do(t, s.Token, "GET", "/api/me/profile", nil)
 		require.Equal(t, "", r.JSON(t)["persona"], "nothing saved")

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -146,15 +145,12 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	if !oneOf(kind, ConnectionKinds) {
 		return Connection{}, invalid("/kind", "kind must be one of %s, not %q", strings.Join(ConnectionKinds, ", "), in.Kind)
 	}
-	name := strings.TrimSpace(in.Name)
-	if name == "" {
-		return Connection{}, invalid("/name", "a name is required")
-	}
-	if err := CheckText("/name", name); err != nil {
+	name, err := CheckLine("/name", "a name", in.Name, MaxConnectionName)
+	if err != nil {
 		return Connection{}, err
 	}
-	if utf8.RuneCountInString(name) > MaxConnectionName {
-		return Connection{}, invalid("/name", "a name has at most %d characters", MaxConnectionName)
+	if name == "" {
+		return Connection{}, invalid("/name", "a name is required")
 	}
 	u, err := checkConnectionURL(in.URL)
 	if err != nil {

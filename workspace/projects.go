@@ -237,15 +237,12 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 
 func (s *Service) applyProjectPatch(r *models.Project, p ProjectPatch) error {
 	if p.Name != nil {
-		name := strings.TrimSpace(*p.Name)
-		if name == "" {
-			return invalid("/name", "a name is required")
-		}
-		if err := CheckText("/name", name); err != nil {
+		name, err := CheckLine("/name", "a name", *p.Name, MaxTitleLength)
+		if err != nil {
 			return err
 		}
-		if utf8.RuneCountInString(name) > MaxTitleLength {
-			return invalid("/name", "a name has at most %d characters", MaxTitleLength)
+		if name == "" {
+			return invalid("/name", "a name is required")
 		}
 		r.Name = name
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -320,15 +319,12 @@ type refsFound map[string]bool
 // remembers the ids resolved, for the next patch of the same call.
 func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *models.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
-		title := strings.TrimSpace(*p.Title)
-		if title == "" {
-			return invalid(path+"/title", "a title is required")
-		}
-		if err := CheckText(path+"/title", title); err != nil {
+		title, err := CheckLine(path+"/title", "a title", *p.Title, MaxTitleLength)
+		if err != nil {
 			return err
 		}
-		if utf8.RuneCountInString(title) > MaxTitleLength {
-			return invalid(path+"/title", "a title has at most %d characters", MaxTitleLength)
+		if title == "" {
+			return invalid(path+"/title", "a title is required")
 		}
 		r.Title = title
 	}

@@ -42,7 +42,7 @@ func CheckText(path, s string) error {
 // more than max characters. what names the field in the message ("the
 // persona"). Every one-line field a person names things with passes here:
 // the persona, first and account names, skill names and descriptions,
-// conversation titles.
+// conversation titles, task titles, project and connection names.
 func CheckLine(path, what, raw string, max int) (string, error) {
 	v := strings.TrimSpace(raw)
 	if err := CheckText(path, v); err != nil {
