@@ -43,6 +43,7 @@ export const api = {
     spaces: () => call("get", "/api/spaces"),
     conversations: (spaceId) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
     createConversation: (spaceId, title) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),
+    conversation: (id) => call("get", "/api/assistant/conversations/{id}", { path: { id } }),
     deleteConversation: (id) => call("delete", "/api/assistant/conversations/{id}", { path: { id } }),
     messages: (id) => call("get", "/api/assistant/conversations/{id}/messages", { path: { id } }),
     startTurn: (id, text, mentions, files, o = {}) => call("post", "/api/assistant/conversations/{id}/turns", { path: { id }, body: {

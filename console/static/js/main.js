@@ -115,29 +115,25 @@ async function route() {
 }
 async function openFromURL(id) {
     const s = session;
-    if (!state.convs.some((c) => c.id === id))
-        await loadConversations();
+    const conv = await api.conversation(id).catch((e) => {
+        if (!(e instanceof ApiError && e.status === 404))
+            throw e;
+        return null;
+    });
     if (s !== session)
         return;
-    if (!state.convs.some((c) => c.id === id)) {
-        let found = "";
-        for (const sp of state.spaces) {
-            if (sp.id === state.spaceId)
-                continue;
-            const list = await api.conversations(sp.id).catch(() => null);
-            if (s !== session)
-                return;
-            if (list?.conversations.some((c) => c.id === id)) {
-                found = sp.id;
-                break;
-            }
-        }
-        if (!found) {
-            notice("That conversation is not there: it was deleted, or it is not yours.");
-            showConvInURL(state.convId, false);
+    if (!conv) {
+        notice("That conversation is not there: it was deleted, or it is not yours.");
+        showConvInURL(state.convId, false);
+        return;
+    }
+    if (conv.spaceId !== state.spaceId) {
+        await switchSpace(conv.spaceId);
+        if (s !== session)
             return;
-        }
-        await switchSpace(found);
+    }
+    else if (!state.convs.some((c) => c.id === id)) {
+        await loadConversations();
         if (s !== session)
             return;
     }

@@ -763,6 +763,12 @@ try {
   check(await shows(page.locator("#chat-title", { hasText: "Roses elsewhere" })) && await page.inputValue("#space") === otherSpace.id && await page.locator("#conv-list .conv-open", { hasText: "Roses elsewhere" }).count() === 1,
     "Needs me's Open of an item in another space switches to that space, then opens its conversation");
   check((await hub("PATCH", "/api/me/settings", { writePolicy: "immediate" })).status === 200, "writes at once again");
+  // A conversation's address opens it from a tab on another space (GET /api/assistant/conversations/:id names its space).
+  await page.selectOption("#space", demo);
+  await page.locator("#conv-list .conv-open", { hasText: "hello from B" }).waitFor();
+  await page.goto(origin + "/#/c/" + encodeURIComponent(convTwo.id));
+  check(await shows(page.locator("#chat-title", { hasText: "Roses elsewhere" })) && await page.inputValue("#space") === otherSpace.id,
+    "a conversation's address in another space switches to that space and opens it");
   check((await hub("DELETE", `/api/assistant/conversations/${convTwo.id}`)).status === 204, "the conversation in the other space is deleted (the other person signs in below)");
   await page.selectOption("#space", demo);
   await page.locator("#conv-list .conv-open", { hasText: "hello from B" }).waitFor();

@@ -106,6 +106,7 @@ export const api = {
   spaces: () => call("get", "/api/spaces"),
   conversations: (spaceId: string) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
   createConversation: (spaceId: string, title?: string) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),
+  conversation: (id: string) => call("get", "/api/assistant/conversations/{id}", { path: { id } }),
   deleteConversation: (id: string) => call("delete", "/api/assistant/conversations/{id}", { path: { id } }),
   messages: (id: string) => call("get", "/api/assistant/conversations/{id}/messages", { path: { id } }),
   startTurn: (id: string, text: string, mentions: { kind: string; id: string }[], files: string[], o: TurnOptions = {}) =>

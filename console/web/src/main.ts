@@ -137,26 +137,25 @@ async function route(): Promise<void> {
   else if (!location.hash && state.convId) newConversation(false);
 }
 
-/** openFromURL opens the conversation the address names, in its own space (the lists of the person's spaces say which). */
+/** openFromURL opens the conversation the address names, in its own space (GET /api/assistant/conversations/:id says which). */
 async function openFromURL(id: string): Promise<void> {
   const s = session;
-  // Made since the list was read (in another tab, say): read it again first.
-  if (!state.convs.some((c) => c.id === id)) await loadConversations();
+  const conv = await api.conversation(id).catch((e) => {
+    if (!(e instanceof ApiError && e.status === 404)) throw e;
+    return null;
+  });
   if (s !== session) return;
-  if (!state.convs.some((c) => c.id === id)) {
-    let found = "";
-    for (const sp of state.spaces) {
-      if (sp.id === state.spaceId) continue;
-      const list = await api.conversations(sp.id).catch(() => null);
-      if (s !== session) return;
-      if (list?.conversations.some((c) => c.id === id)) { found = sp.id; break; }
-    }
-    if (!found) {
-      notice("That conversation is not there: it was deleted, or it is not yours.");
-      showConvInURL(state.convId, false);
-      return;
-    }
-    await switchSpace(found);
+  if (!conv) {
+    notice("That conversation is not there: it was deleted, or it is not yours.");
+    showConvInURL(state.convId, false);
+    return;
+  }
+  if (conv.spaceId !== state.spaceId) {
+    await switchSpace(conv.spaceId);
+    if (s !== session) return;
+  } else if (!state.convs.some((c) => c.id === id)) {
+    // Made since the list was read (in another tab, say).
+    await loadConversations();
     if (s !== session) return;
   }
   await openConversation(id, false);
