@@ -34,8 +34,9 @@ const ActivityScope = "activity"
 const OperatorScope = "operator"
 
 // CreateOperatorToken makes an operator identity named name (a person in
-// no space, new each time) and its operator token, and returns both.
-func (s *Service) CreateOperatorToken(ctx context.Context, name string) (personID, token string, err error) {
+// no space, new each time) and its operator token, named tokenName and
+// expiring after ttl (0: never), and returns both.
+func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, tokenName string, ttl time.Duration) (personID, token string, err error) {
 	name = strings.TrimSpace(name)
 	if name == "" || BadText(name) || len(name) > 200 {
 		return "", "", invalid("/name", "an operator is named by one line of at most 200 characters")
@@ -46,7 +47,7 @@ func (s *Service) CreateOperatorToken(ctx context.Context, name string) (personI
 			return fmt.Errorf("create operator: %w", err)
 		}
 		personID = p.ID
-		token, err = tx.createToken(ctx, p.ID, OperatorScope, nil)
+		token, _, err = tx.createNamedToken(ctx, actor, p.ID, OperatorScope, tokenName, ttl)
 		return err
 	})
 	return personID, token, err
@@ -75,21 +76,72 @@ func (s *Service) CreateScopedToken(ctx context.Context, personID, scope string,
 	return token, exp, err
 }
 
+// CreateDerivedToken is CreateScopedToken for a request authenticated by
+// a token (its RootTokenID, parentID): the new token is deleted with it
+// (RevokeToken) and expires with it at the latest. A parent that is gone
+// or expired is ErrUnauthenticated.
+func (s *Service) CreateDerivedToken(ctx context.Context, personID, parentID, scope string, ttl time.Duration) (string, time.Time, error) {
+	if scope == "" || ttl <= 0 {
+		return "", time.Time{}, errors.New("create scoped token: a scope and a ttl are required")
+	}
+	exp, err := capToParent(s.q(ctx), parentID, s.now().UTC().Add(ttl), s.now())
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	token, err := newToken()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: parentID}
+	if err := s.q(ctx).Create(&row).Error; err != nil {
+		return "", time.Time{}, fmt.Errorf("create scoped token: %w", err)
+	}
+	return token, exp, nil
+}
+
+// capToParent is exp, or the parent token's expiry when sooner; a parent
+// that is gone or expired is ErrUnauthenticated ("": no parent, exp).
+func capToParent(q *gorm.DB, parentID string, exp, now time.Time) (time.Time, error) {
+	if parentID == "" {
+		return exp, nil
+	}
+	var rows []models.APIToken
+	if err := q.Where("id = ?", parentID).Limit(1).Find(&rows).Error; err != nil {
+		return time.Time{}, fmt.Errorf("read parent token: %w", err)
+	}
+	if len(rows) == 0 {
+		return time.Time{}, ErrUnauthenticated
+	}
+	if e := rows[0].ExpiresAt; e != nil {
+		if !now.Before(*e) {
+			return time.Time{}, ErrUnauthenticated
+		}
+		if e.Before(exp) {
+			exp = e.UTC()
+		}
+	}
+	return exp, nil
+}
+
 // NewStreamToken makes the stream token of a turn that is about to start,
 // to be stored by store in the transaction that starts it (chat.NewTurn's
 // Also), once the turn has its id: the token and the turn commit together,
 // at no commit of the token's own. It expires after ttl, as
 // CreateToken's.
-func (s *Service) NewStreamToken(personID string, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
+// parentID is the request's RootTokenID (the stream token dies with it).
+func (s *Service) NewStreamToken(personID, parentID string, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
 	if ttl <= 0 {
 		return "", nil, errors.New("new stream token: a ttl is required")
 	}
 	if token, err = newToken(); err != nil {
 		return "", nil, err
 	}
-	exp := s.now().UTC().Add(ttl)
 	store = func(tx *gorm.DB, turnID string) error {
-		row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp}
+		exp, err := capToParent(tx, parentID, s.now().UTC().Add(ttl), s.now())
+		if err != nil {
+			return err
+		}
+		row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: parentID}
 		if err := tx.Create(&row).Error; err != nil {
 			return fmt.Errorf("create stream token: %w", err)
 		}
@@ -104,7 +156,7 @@ func (s *Service) createToken(ctx context.Context, personID, scope string, expir
 	if err != nil {
 		return "", err
 	}
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt}
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt, Prefix: tokenPrefix(token)}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return "", fmt.Errorf("create token: %w", err)
 	}
@@ -146,15 +198,18 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	// The token and its person in one read: a token whose person is gone
 	// finds no row, as an unknown one.
 	var rows []struct {
-		PersonID  string
-		Scope     string
-		ExpiresAt *time.Time
-		Name      string
-		FirstName string
-		Persona   string
+		ID         string
+		PersonID   string
+		Scope      string
+		ExpiresAt  *time.Time
+		LastUsedAt *time.Time
+		ParentID   string
+		Name       string
+		FirstName  string
+		Persona    string
 	}
 	err := s.q(ctx).Table("api_tokens").
-		Select("api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, people.name, people.first_name, people.persona").
+		Select("api_tokens.id, api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, api_tokens.last_used_at, api_tokens.parent_id, people.name, people.first_name, people.persona").
 		Joins("JOIN people ON people.id = api_tokens.person_id").
 		Where("api_tokens.hash = ?", hashToken(token)).Limit(1).Scan(&rows).Error
 	if err != nil {
@@ -170,19 +225,13 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
-}
-
-// DeleteExpiredTokens removes the tokens that have expired (every turn
-// makes a stream token, so without this the table only grows) and returns
-// how many. A token past its expiry is refused already; this only drops
-// the row. The worker runs it every minute.
-func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
-	res := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ?", s.now().UTC()).Delete(&models.APIToken{})
-	if res.Error != nil {
-		return 0, fmt.Errorf("delete expired tokens: %w", res.Error)
+	root := row.ID
+	if row.Scope != "" && row.Scope != OperatorScope {
+		root = row.ParentID
+	} else {
+		s.touchToken(ctx, row.ID, row.LastUsedAt)
 	}
-	return res.RowsAffected, nil
+	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona, RootTokenID: root}, nil
 }
 
 func hashToken(token string) string {
