@@ -107,7 +107,7 @@ type activityTokenDTO struct {
 // StreamTokenTTL; it is checked when a connection opens, so an open
 // stream outlives it, and a client whose reconnect is refused asks again.
 func (s *Server) activityStreamToken(c *gin.Context) {
-	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c).ID, person(c).RootTokenID, workspace.ActivityScope, s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return

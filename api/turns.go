@@ -161,7 +161,7 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	}
 	// The turn's stream token is stored in the start's transaction.
-	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, person(c).RootTokenID, s.StreamTokenTTL)
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c), s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -336,7 +336,7 @@ func (s *Server) turnStreamToken(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c).ID, person(c).RootTokenID, workspace.StreamScope(t.ID), s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -346,7 +346,7 @@ func (s *Server) turnStreamToken(c *gin.Context) {
 }
 
 func (s *Server) retryTurn(c *gin.Context) {
-	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, person(c).RootTokenID, s.StreamTokenTTL)
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c), s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -97,7 +97,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 		}
 	}
 	s.touchToken(ctx, row.TokenID, row.TokenLastUsed)
-	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona, RootTokenID: row.TokenID}, nil
+	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona, RootTokenID: row.TokenID, RootTokenExpiresAt: row.TokenExpiresAt}, nil
 }
 
 // DeleteSession ends a browser session (signing out). An unknown one is

@@ -39,7 +39,10 @@ type Person struct {
 	// token made before tokens had parents). Authenticate and
 	// AuthenticateSession fill it. The stream tokens the request makes
 	// derive from it, and an open stream rechecks it (TokenAlive).
-	RootTokenID string
+	// RootTokenExpiresAt is that token's expiry (nil: never), which theirs
+	// never passes.
+	RootTokenID        string
+	RootTokenExpiresAt *time.Time
 }
 
 // FirstName is what the assistant calls the person: the first name they

@@ -77,50 +77,50 @@ func (s *Service) CreateScopedToken(ctx context.Context, personID, scope string,
 }
 
 // CreateDerivedToken is CreateScopedToken for a request authenticated by
-// a token (its RootTokenID, parentID): the new token is deleted with it
-// (RevokeToken) and expires with it at the latest. A parent that is gone
-// or expired is ErrUnauthenticated.
-func (s *Service) CreateDerivedToken(ctx context.Context, personID, parentID, scope string, ttl time.Duration) (string, time.Time, error) {
+// a token (its Person.RootTokenID and RootTokenExpiresAt): the new token is
+// deleted with it (RevokeToken) and expires with it at the latest. A
+// parent that is gone (revoked meanwhile) is ErrUnauthenticated.
+func (s *Service) CreateDerivedToken(ctx context.Context, p Person, scope string, ttl time.Duration) (string, time.Time, error) {
 	if scope == "" || ttl <= 0 {
 		return "", time.Time{}, errors.New("create scoped token: a scope and a ttl are required")
-	}
-	exp, err := capToParent(s.q(ctx), parentID, s.now().UTC().Add(ttl), s.now())
-	if err != nil {
-		return "", time.Time{}, err
 	}
 	token, err := newToken()
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: parentID}
-	if err := s.q(ctx).Create(&row).Error; err != nil {
+	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+	if err := insertDerived(s.q(ctx), row); err != nil {
 		return "", time.Time{}, fmt.Errorf("create scoped token: %w", err)
 	}
 	return token, exp, nil
 }
 
-// capToParent is exp, or the parent token's expiry when sooner; a parent
-// that is gone or expired is ErrUnauthenticated ("": no parent, exp).
-func capToParent(q *gorm.DB, parentID string, exp, now time.Time) (time.Time, error) {
-	if parentID == "" {
-		return exp, nil
+// capExpiry is exp, or parent when sooner.
+func capExpiry(exp time.Time, parent *time.Time) time.Time {
+	if parent != nil && parent.Before(exp) {
+		return parent.UTC()
 	}
-	var rows []models.APIToken
-	if err := q.Where("id = ?", parentID).Limit(1).Find(&rows).Error; err != nil {
-		return time.Time{}, fmt.Errorf("read parent token: %w", err)
+	return exp
+}
+
+// insertDerived stores a token derived from row.ParentID ("": none) in
+// one statement, only while its parent is there: a token made as its
+// parent is revoked is refused (ErrUnauthenticated), never left behind.
+func insertDerived(q *gorm.DB, row models.APIToken) error {
+	if row.ParentID == "" {
+		return q.Create(&row).Error
 	}
-	if len(rows) == 0 {
-		return time.Time{}, ErrUnauthenticated
+	res := q.Exec("INSERT INTO api_tokens (id, person_id, hash, scope, expires_at, created_at, parent_id) "+
+		"SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM api_tokens WHERE id = ?)",
+		row.ID, row.PersonID, row.Hash, row.Scope, row.ExpiresAt, row.CreatedAt, row.ParentID, row.ParentID)
+	if res.Error != nil {
+		return res.Error
 	}
-	if e := rows[0].ExpiresAt; e != nil {
-		if !now.Before(*e) {
-			return time.Time{}, ErrUnauthenticated
-		}
-		if e.Before(exp) {
-			exp = e.UTC()
-		}
+	if res.RowsAffected == 0 {
+		return ErrUnauthenticated
 	}
-	return exp, nil
+	return nil
 }
 
 // NewStreamToken makes the stream token of a turn that is about to start,
@@ -128,21 +128,19 @@ func capToParent(q *gorm.DB, parentID string, exp, now time.Time) (time.Time, er
 // Also), once the turn has its id: the token and the turn commit together,
 // at no commit of the token's own. It expires after ttl, as
 // CreateToken's.
-// parentID is the request's RootTokenID (the stream token dies with it).
-func (s *Service) NewStreamToken(personID, parentID string, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
+// p is the request's person: the stream token derives from its
+// RootTokenID (and dies with it).
+func (s *Service) NewStreamToken(p Person, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
 	if ttl <= 0 {
 		return "", nil, errors.New("new stream token: a ttl is required")
 	}
 	if token, err = newToken(); err != nil {
 		return "", nil, err
 	}
+	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
 	store = func(tx *gorm.DB, turnID string) error {
-		exp, err := capToParent(tx, parentID, s.now().UTC().Add(ttl), s.now())
-		if err != nil {
-			return err
-		}
-		row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: parentID}
-		if err := tx.Create(&row).Error; err != nil {
+		row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+		if err := insertDerived(tx, row); err != nil {
 			return fmt.Errorf("create stream token: %w", err)
 		}
 		return nil
@@ -225,13 +223,15 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	root := row.ID
-	if row.Scope != "" && row.Scope != OperatorScope {
-		root = row.ParentID
-	} else {
+	p := Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}
+	if row.Scope == "" || row.Scope == OperatorScope {
+		p.RootTokenID, p.RootTokenExpiresAt = row.ID, row.ExpiresAt
 		s.touchToken(ctx, row.ID, row.LastUsedAt)
+	} else {
+		// A stream token's parent expires no sooner than it.
+		p.RootTokenID, p.RootTokenExpiresAt = row.ParentID, row.ExpiresAt
 	}
-	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona, RootTokenID: root}, nil
+	return p, nil
 }
 
 func hashToken(token string) string {
