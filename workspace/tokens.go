@@ -228,8 +228,9 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 		p.RootTokenID, p.RootTokenExpiresAt = row.ID, row.ExpiresAt
 		s.touchToken(ctx, row.ID, row.LastUsedAt)
 	} else {
-		// A stream token's parent expires no sooner than it.
-		p.RootTokenID, p.RootTokenExpiresAt = row.ParentID, row.ExpiresAt
+		// A stream token: nothing is derived from a stream's request, so
+		// its parent's expiry is not read.
+		p.RootTokenID = row.ParentID
 	}
 	return p, nil
 }
