@@ -32,6 +32,18 @@ func hubCLI(t *testing.T, s *hubtest.Stack, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// hubCLIFails runs the hub binary as hubCLI does, requires it to fail,
+// and returns its stderr.
+func hubCLIFails(t *testing.T, s *hubtest.Stack, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(hubBinary(t), args...)
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+s.Config().DatabaseURL)
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "hub %v: %s", args, out)
+	require.NotContains(t, string(out), "panic")
+	return string(out)
+}
+
 // tokenRow is one token of GET /api/me/tokens.
 type tokenRow struct {
 	ID         string     `json:"id"`
@@ -149,6 +161,14 @@ func TestTokenLifecycle(t *testing.T) {
 			require.NoError(t, err)
 		}
 
+		// A turn started with it: its streamUrl's token derives from it.
+		r = s.Do(t, phone, "POST", "/api/assistant/conversations", map[string]any{"spaceId": s.SpaceID, "title": "t"})
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		r = s.Do(t, phone, "POST", "/api/assistant/conversations/"+r.JSON(t)["id"].(string)+"/turns", map[string]any{"text": "hi"})
+		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+		turnStream := r.JSON(t)["streamUrl"].(string)
+		require.NotEmpty(t, s.Stream(t, turnStream, 0, 0))
+
 		// The person revokes their own token.
 		require.Equal(t, http.StatusNoContent, s.Do(t, phone, "DELETE", "/api/me/tokens/"+phoneID, nil).Status)
 		awaitEnd(t, "by header", func() error { _, err := byHeader.Next(); return err }, 10*time.Second)
@@ -159,6 +179,7 @@ func TestTokenLifecycle(t *testing.T) {
 		}, 10*time.Second)
 		require.Equal(t, http.StatusUnauthorized, s.Do(t, phone, "GET", "/api/spaces", nil).Status)
 		require.Equal(t, http.StatusUnauthorized, s.Do(t, "", "GET", streamURL, nil).Status)
+		require.Equal(t, http.StatusUnauthorized, s.Do(t, "", "GET", turnStream, nil).Status)
 		require.Equal(t, http.StatusUnauthorized, cookieDo(t, s, session, false, "GET", "/api/session", "").Status)
 
 		// The operator revokes one by its id, and every one of a person.
@@ -168,6 +189,11 @@ func TestTokenLifecycle(t *testing.T) {
 		require.Equal(t, http.StatusOK, s.Do(t, third, "GET", "/api/spaces", nil).Status)
 		require.Regexp(t, `^revoked tok_\S+$`, hubCLI(t, s, "token", "revoke", "--person", "Tess Token"))
 		require.Equal(t, http.StatusUnauthorized, s.Do(t, third, "GET", "/api/spaces", nil).Status)
+
+		require.Contains(t, hubCLIFails(t, s, "token", "revoke", "tok_nope"), "not found")
+		require.Contains(t, hubCLIFails(t, s, "token", "revoke"), "a token id or --person")
+		require.Contains(t, hubCLIFails(t, s, "token", "revoke", laptopID, "--person", "Tess Token"), "a token id or --person")
+		require.Contains(t, hubCLIFails(t, s, "token", "create", "--space", "Team", "--person", "Tess Token", "--ttl", "-1h"), "ttl")
 
 		// An operator token likewise.
 		olga := hubCLI(t, s, "token", "create", "--operator", "--person", "Olga Oncall", "--name", "oncall", "--ttl", "24h")
