@@ -85,8 +85,9 @@ func (s *Server) agentStream(c *gin.Context) {
 
 	// The frame bus closing is how an api process shutting down ends its
 	// SSE streams (so the server drains at once and clients resume
-	// elsewhere); the activity stream ends with the turn streams.
-	pumpSSE(ctx, c, s.Frames.Done(), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
+	// elsewhere); the activity stream ends with the turn streams. It ends
+	// too when the token it was opened with is revoked or expires.
+	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, s.Frames.Done()), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
 		return s.Chat.FollowWork(ctx, personID, after, emit)
 	}, func(f chat.WorkFrame) error {
 		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Work)})
@@ -97,7 +98,7 @@ func (s *Server) agentStream(c *gin.Context) {
 type activityTokenDTO struct {
 	StreamToken string    `json:"streamToken"`
 	StreamURL   string    `json:"streamUrl"`
-	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it."`
+	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry."`
 }
 
 // activityStreamToken makes a token that reads only the person's activity
@@ -106,7 +107,7 @@ type activityTokenDTO struct {
 // StreamTokenTTL; it is checked when a connection opens, so an open
 // stream outlives it, and a client whose reconnect is refused asks again.
 func (s *Server) activityStreamToken(c *gin.Context) {
-	token, exp, err := s.Workspace.CreateScopedToken(c.Request.Context(), person(c).ID, workspace.ActivityScope, s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return

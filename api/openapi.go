@@ -133,6 +133,7 @@ func tagOf(path string) string {
 var pathParamDocs = map[string]string{
 	"spaceId":  "A space the person belongs to.",
 	"turnId":   "A turn of the person's.",
+	"tokenId":  "One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404.",
 	"personId": "A person of the space.",
 }
 

@@ -84,7 +84,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)
 		return err
 	}
-	pumpSSE(ctx, c, nil, func(ctx context.Context, emit func(stream.Frame) error) error {
+	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, nil), func(ctx context.Context, emit func(stream.Frame) error) error {
 		// delivered ≤ tail.Last < MaxInt64 here (not Delivered), so the
 		// numbers below cannot overflow.
 		delivered := after

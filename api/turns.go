@@ -161,7 +161,7 @@ func (s *Server) startTurn(c *gin.Context) {
 		return
 	}
 	// The turn's stream token is stored in the start's transaction.
-	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, s.StreamTokenTTL)
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c), s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -323,7 +323,7 @@ func (s *Server) getTurn(c *gin.Context) {
 type turnStreamTokenDTO struct {
 	StreamToken string    `json:"streamToken"`
 	StreamURL   string    `json:"streamUrl" doc:"The turn's stream with the token, for EventSource (as a started turn's streamUrl)."`
-	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it."`
+	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry."`
 }
 
 // turnStreamToken makes a token that reads only one of the person's turns'
@@ -336,7 +336,7 @@ func (s *Server) turnStreamToken(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	token, exp, err := s.Workspace.CreateScopedToken(ctx, person(c).ID, workspace.StreamScope(t.ID), s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -346,7 +346,7 @@ func (s *Server) turnStreamToken(c *gin.Context) {
 }
 
 func (s *Server) retryTurn(c *gin.Context) {
-	token, storeToken, err := s.Workspace.NewStreamToken(person(c).ID, s.StreamTokenTTL)
+	token, storeToken, err := s.Workspace.NewStreamToken(person(c), s.StreamTokenTTL)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -109,7 +109,7 @@ func TestRunInspector(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, s.Do(t, "", "GET", "/api/assistant/turns/"+st.TurnID+"/inspect", nil).Status)
 
 	// An operator token reads any turn's run, and nothing else.
-	_, operator, err := s.Workspace.CreateOperatorToken(t.Context(), "Olga Oncall")
+	_, operator, err := s.Workspace.CreateOperatorToken(t.Context(), workspace.Actor{Via: workspace.ViaCLI}, "Olga Oncall", "", 0)
 	require.NoError(t, err)
 	r = s.Do(t, operator, "GET", "/api/assistant/turns/"+st.TurnID+"/inspect", nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)

@@ -46,6 +46,14 @@ type APIToken struct {
 	Scope     string
 	ExpiresAt *time.Time
 	CreatedAt time.Time
+	// Name names a token made by hub token create; Prefix is the token's
+	// first characters, to tell tokens apart (the token is only hashed).
+	Name       string
+	Prefix     string
+	LastUsedAt *time.Time
+	// ParentID is the token a stream token or a session was derived from
+	// ("": none): revoking it deletes them too.
+	ParentID string
 }
 
 // Setting holds a person's assistant settings. AllowedWriteAreas is a JSON

@@ -53,7 +53,7 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 		return "", time.Time{}, err
 	}
 	row := models.APIToken{ID: models.NewID("tok"), PersonID: rows[0].PersonID, Hash: hashToken(session),
-		Scope: sessionPrefix + rows[0].ID, ExpiresAt: &expires}
+		Scope: sessionPrefix + rows[0].ID, ExpiresAt: &expires, ParentID: rows[0].ID}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return "", time.Time{}, fmt.Errorf("create session: %w", err)
 	}
@@ -69,6 +69,9 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 		return Person{}, ErrUnauthenticated
 	}
 	var rows []struct {
+		ID             string
+		TokenID        string
+		TokenLastUsed  *time.Time
 		PersonID       string
 		ExpiresAt      *time.Time
 		TokenExpiresAt *time.Time
@@ -77,7 +80,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 		Persona        string
 	}
 	err := s.q(ctx).Table("api_tokens AS sessions").
-		Select("sessions.person_id, sessions.expires_at, tokens.expires_at AS token_expires_at, people.name, people.first_name, people.persona").
+		Select("sessions.id, tokens.id AS token_id, tokens.last_used_at AS token_last_used, sessions.person_id, sessions.expires_at, tokens.expires_at AS token_expires_at, people.name, people.first_name, people.persona").
 		Joins("JOIN api_tokens AS tokens ON tokens.id = substr(sessions.scope, ?) AND tokens.person_id = sessions.person_id AND tokens.scope = ''", len(sessionPrefix)+1).
 		Joins("JOIN people ON people.id = sessions.person_id").
 		Where("sessions.hash = ? AND sessions.scope LIKE ?", hashToken(session), sessionPrefix+"%").Limit(1).Scan(&rows).Error
@@ -93,7 +96,8 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 			return Person{}, ErrUnauthenticated
 		}
 	}
-	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
+	s.touchToken(ctx, row.TokenID, row.TokenLastUsed)
+	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona, RootTokenID: row.TokenID, RootTokenExpiresAt: row.TokenExpiresAt}, nil
 }
 
 // DeleteSession ends a browser session (signing out). An unknown one is

@@ -34,6 +34,15 @@ type Person struct {
 	// joined it.
 	Revision int
 	JoinedAt time.Time
+	// RootTokenID is the full or operator token a request authenticated
+	// with, or that its stream token or session derives from ("": a stream
+	// token made before tokens had parents). Authenticate and
+	// AuthenticateSession fill it. The stream tokens the request makes
+	// derive from it, and an open stream rechecks it (TokenAlive).
+	// RootTokenExpiresAt is that token's expiry (nil: never), which theirs
+	// never passes.
+	RootTokenID        string
+	RootTokenExpiresAt *time.Time
 }
 
 // FirstName is what the assistant calls the person: the first name they

@@ -34,8 +34,9 @@ const ActivityScope = "activity"
 const OperatorScope = "operator"
 
 // CreateOperatorToken makes an operator identity named name (a person in
-// no space, new each time) and its operator token, and returns both.
-func (s *Service) CreateOperatorToken(ctx context.Context, name string) (personID, token string, err error) {
+// no space, new each time) and its operator token, named tokenName and
+// expiring after ttl (0: never), and returns both.
+func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, tokenName string, ttl time.Duration) (personID, token string, err error) {
 	name = strings.TrimSpace(name)
 	if name == "" || BadText(name) || len(name) > 200 {
 		return "", "", invalid("/name", "an operator is named by one line of at most 200 characters")
@@ -46,7 +47,7 @@ func (s *Service) CreateOperatorToken(ctx context.Context, name string) (personI
 			return fmt.Errorf("create operator: %w", err)
 		}
 		personID = p.ID
-		token, err = tx.createToken(ctx, p.ID, OperatorScope, nil)
+		token, _, err = tx.createNamedToken(ctx, actor, p.ID, OperatorScope, tokenName, ttl)
 		return err
 	})
 	return personID, token, err
@@ -75,22 +76,71 @@ func (s *Service) CreateScopedToken(ctx context.Context, personID, scope string,
 	return token, exp, err
 }
 
+// CreateDerivedToken is CreateScopedToken for a request authenticated by
+// a token (its Person.RootTokenID and RootTokenExpiresAt): the new token is
+// deleted with it (RevokeToken) and expires with it at the latest. A
+// parent that is gone (revoked meanwhile) is ErrUnauthenticated.
+func (s *Service) CreateDerivedToken(ctx context.Context, p Person, scope string, ttl time.Duration) (string, time.Time, error) {
+	if scope == "" || ttl <= 0 {
+		return "", time.Time{}, errors.New("create scoped token: a scope and a ttl are required")
+	}
+	token, err := newToken()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+	if err := insertDerived(s.q(ctx), row); err != nil {
+		return "", time.Time{}, fmt.Errorf("create scoped token: %w", err)
+	}
+	return token, exp, nil
+}
+
+// capExpiry is exp, or parent when sooner.
+func capExpiry(exp time.Time, parent *time.Time) time.Time {
+	if parent != nil && parent.Before(exp) {
+		return parent.UTC()
+	}
+	return exp
+}
+
+// insertDerived stores a token derived from row.ParentID ("": none) in
+// one statement, only while its parent is there: a token made as its
+// parent is revoked is refused (ErrUnauthenticated), never left behind.
+func insertDerived(q *gorm.DB, row models.APIToken) error {
+	if row.ParentID == "" {
+		return q.Create(&row).Error
+	}
+	res := q.Exec("INSERT INTO api_tokens (id, person_id, hash, scope, expires_at, created_at, parent_id) "+
+		"SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM api_tokens WHERE id = ?)",
+		row.ID, row.PersonID, row.Hash, row.Scope, row.ExpiresAt, row.CreatedAt, row.ParentID, row.ParentID)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrUnauthenticated
+	}
+	return nil
+}
+
 // NewStreamToken makes the stream token of a turn that is about to start,
 // to be stored by store in the transaction that starts it (chat.NewTurn's
 // Also), once the turn has its id: the token and the turn commit together,
 // at no commit of the token's own. It expires after ttl, as
 // CreateToken's.
-func (s *Service) NewStreamToken(personID string, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
+// p is the request's person: the stream token derives from its
+// RootTokenID (and dies with it).
+func (s *Service) NewStreamToken(p Person, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
 	if ttl <= 0 {
 		return "", nil, errors.New("new stream token: a ttl is required")
 	}
 	if token, err = newToken(); err != nil {
 		return "", nil, err
 	}
-	exp := s.now().UTC().Add(ttl)
+	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
 	store = func(tx *gorm.DB, turnID string) error {
-		row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp}
-		if err := tx.Create(&row).Error; err != nil {
+		row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+		if err := insertDerived(tx, row); err != nil {
 			return fmt.Errorf("create stream token: %w", err)
 		}
 		return nil
@@ -104,7 +154,7 @@ func (s *Service) createToken(ctx context.Context, personID, scope string, expir
 	if err != nil {
 		return "", err
 	}
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt}
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt, Prefix: tokenPrefix(token)}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return "", fmt.Errorf("create token: %w", err)
 	}
@@ -146,15 +196,18 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	// The token and its person in one read: a token whose person is gone
 	// finds no row, as an unknown one.
 	var rows []struct {
-		PersonID  string
-		Scope     string
-		ExpiresAt *time.Time
-		Name      string
-		FirstName string
-		Persona   string
+		ID         string
+		PersonID   string
+		Scope      string
+		ExpiresAt  *time.Time
+		LastUsedAt *time.Time
+		ParentID   string
+		Name       string
+		FirstName  string
+		Persona    string
 	}
 	err := s.q(ctx).Table("api_tokens").
-		Select("api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, people.name, people.first_name, people.persona").
+		Select("api_tokens.id, api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, api_tokens.last_used_at, api_tokens.parent_id, people.name, people.first_name, people.persona").
 		Joins("JOIN people ON people.id = api_tokens.person_id").
 		Where("api_tokens.hash = ?", hashToken(token)).Limit(1).Scan(&rows).Error
 	if err != nil {
@@ -170,19 +223,16 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
-}
-
-// DeleteExpiredTokens removes the tokens that have expired (every turn
-// makes a stream token, so without this the table only grows) and returns
-// how many. A token past its expiry is refused already; this only drops
-// the row. The worker runs it every minute.
-func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
-	res := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ?", s.now().UTC()).Delete(&models.APIToken{})
-	if res.Error != nil {
-		return 0, fmt.Errorf("delete expired tokens: %w", res.Error)
+	p := Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}
+	if row.Scope == "" || row.Scope == OperatorScope {
+		p.RootTokenID, p.RootTokenExpiresAt = row.ID, row.ExpiresAt
+		s.touchToken(ctx, row.ID, row.LastUsedAt)
+	} else {
+		// A stream token: nothing is derived from a stream's request, so
+		// its parent's expiry is not read.
+		p.RootTokenID = row.ParentID
 	}
-	return res.RowsAffected, nil
+	return p, nil
 }
 
 func hashToken(token string) string {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -176,8 +177,9 @@ func migrateDryRun(cmd *cobra.Command, skipTemporal bool) error {
 }
 
 func tokenCommand() *cobra.Command {
-	var space, person, role, dataDir string
+	var space, person, role, dataDir, name string
 	var operator, create bool
+	var ttl time.Duration
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Create a bearer token for a member of a space, found by names; prints the token",
@@ -186,8 +188,10 @@ func tokenCommand() *cobra.Command {
 			"member of the space: a mistyped name is an error, nothing is made. With --create the space, the person " +
 			"and the membership are made when missing and the membership gets --role (default owner).\n\n" +
 			"With --operator: an operator token for --person, a new identity in no space, that reads the run inspector " +
-			"(GET /api/assistant/turns/:turnId/inspect) of any turn and nothing else.",
-		Example: "  hub token create --space Demo --person \"Dev Owner\"\n" +
+			"(GET /api/assistant/turns/:turnId/inspect) of any turn and nothing else.\n\n" +
+			"--name names the token in hub token list and GET /api/me/tokens; --ttl makes it expire (default: never). " +
+			"The token is printed once: Hub keeps only its hash and its first characters (the prefix).",
+		Example: "  hub token create --space Demo --person \"Dev Owner\" --name laptop --ttl 720h\n" +
 			"  hub token create --create --space \"Design team\" --person \"Ada Lovelace\" --role editor\n" +
 			"  hub token create --operator --person \"Olga Oncall\"",
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -196,7 +200,7 @@ func tokenCommand() *cobra.Command {
 					return errors.New("--operator makes a token for no space: leave out --space")
 				}
 				return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
-					_, token, err := h.Workspace.CreateOperatorToken(ctx, person)
+					_, token, err := h.Workspace.CreateOperatorToken(ctx, cliActor, person, name, ttl)
 					if err != nil {
 						return err
 					}
@@ -225,7 +229,7 @@ func tokenCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				token, err := h.Workspace.CreateToken(ctx, personID, "", 0)
+				token, _, err := h.Workspace.CreateNamedToken(ctx, cliActor, personID, name, ttl)
 				if err != nil {
 					return err
 				}
@@ -240,10 +244,101 @@ func tokenCommand() *cobra.Command {
 	cmd.Flags().StringVar(&role, "role", "owner", "with --create: the membership's role: owner, editor, viewer or guest")
 	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
 	cmd.Flags().BoolVar(&operator, "operator", false, "an operator token: reads any turn's run inspector, nothing else (no --space)")
+	cmd.Flags().StringVar(&name, "name", "", "a name for the token, shown by hub token list")
+	cmd.Flags().DurationVar(&ttl, "ttl", 0, "the token expires this long after now (e.g. 720h; default: never)")
 	_ = cmd.MarkFlagRequired("person")
 	token := &cobra.Command{Use: "token", Short: "Manage bearer tokens"}
-	token.AddCommand(cmd)
+	token.AddCommand(cmd, tokenListCommand(), tokenRevokeCommand())
 	return token
+}
+
+// cliActor is who a change made by the hub CLI is by: the server's
+// operator, no person (the audit log says via "cli").
+var cliActor = workspace.Actor{Via: workspace.ViaCLI}
+
+func tokenListCommand() *cobra.Command {
+	var person, dataDir string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the full and operator tokens: id, name, person, prefix, created, last used, expires (never the token)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+				list, err := h.Workspace.ListTokens(ctx, "", person)
+				if err != nil {
+					return err
+				}
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tNAME\tPERSON\tPREFIX\tCREATED\tLAST USED\tEXPIRES")
+				for _, t := range list {
+					who := t.PersonName
+					if t.Operator {
+						who += " (operator)"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, orDash(t.Name), who, orDash(t.Prefix),
+						t.CreatedAt.UTC().Format(time.RFC3339), timeOrDash(t.LastUsedAt, "never"), timeOrDash(t.ExpiresAt, "never"))
+				}
+				return w.Flush()
+			})
+		},
+	}
+	cmd.Flags().StringVar(&person, "person", "", "only the tokens of the people with this name")
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
+	return cmd
+}
+
+func tokenRevokeCommand() *cobra.Command {
+	var person, dataDir string
+	cmd := &cobra.Command{
+		Use:   "revoke ID | --person NAME",
+		Short: "Revoke a token by its id, or every token of the people named --person",
+		Long: "Revoke a full or operator token by its id (hub token list), or every one of the people named --person. " +
+			"The sessions and stream tokens made from it go with it: the next request with any of them is 401, and their " +
+			"open streams end within seconds.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (person != "") {
+				return errors.New("give a token id or --person, one of the two")
+			}
+			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+				if person != "" {
+					list, err := h.Workspace.RevokePersonTokens(ctx, cliActor, person)
+					if err != nil {
+						return err
+					}
+					for _, t := range list {
+						fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", t.ID)
+					}
+					if len(list) == 0 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "hub: no tokens of anyone named %q\n", person)
+					}
+					return nil
+				}
+				if err := h.Workspace.RevokeToken(ctx, cliActor, "", args[0]); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", args[0])
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&person, "person", "", "revoke every token of the people with this name")
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func timeOrDash(t *time.Time, none string) string {
+	if t == nil {
+		return none
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // withDB loads the configuration, builds the Hub (opening the database and

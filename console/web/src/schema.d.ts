@@ -454,6 +454,40 @@ export interface paths {
         patch: operations["updateSkill"];
         trace?: never;
     };
+    "/api/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's own tokens: their names, prefixes and times, never the tokens */
+        get: operations["listTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of the person's own tokens, with the sessions and stream tokens made from it */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/models": {
         parameters: {
             query?: never;
@@ -913,7 +947,7 @@ export interface components {
         ActivityToken: {
             /**
              * Format: date-time
-             * @description Checked when a connection opens: an open stream outlives it.
+             * @description Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry.
              */
             expiresAt: string;
             streamToken: string;
@@ -1576,6 +1610,28 @@ export interface components {
         TextFrame: {
             delta: string;
         };
+        Token: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it stops working. Absent: never.
+             */
+            expiresAt?: string;
+            id: string;
+            /**
+             * Format: date-time
+             * @description When a request last came with it (or a session or stream token made from it); written at most once a minute. Absent: never used.
+             */
+            lastUsedAt?: string;
+            /** @description hub token create --name ("": none given). */
+            name: string;
+            /** @description The token's first characters, to tell it apart ("": a token made before Hub kept them). */
+            prefix: string;
+        };
+        TokenList: {
+            tokens: components["schemas"]["Token"][];
+        };
         ToolCall: {
             error?: components["schemas"]["Failure"];
             id: string;
@@ -1732,7 +1788,7 @@ export interface components {
         TurnStreamToken: {
             /**
              * Format: date-time
-             * @description Checked when a connection opens: an open stream outlives it.
+             * @description Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry.
              */
             expiresAt: string;
             streamToken: string;
@@ -2866,6 +2922,55 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404. */
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
         };
     };

@@ -1,0 +1,63 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/workspace"
+)
+
+// tokenDTO is one of the person's tokens: its metadata, never the token
+// (shown once, by hub token create).
+type tokenDTO struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name" doc:"hub token create --name (\"\": none given)."`
+	Prefix     string     `json:"prefix" doc:"The token's first characters, to tell it apart (\"\": a token made before Hub kept them)."`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty" doc:"When a request last came with it (or a session or stream token made from it); written at most once a minute. Absent: never used."`
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty" doc:"When it stops working. Absent: never."`
+}
+
+// tokenListDTO answers GET /api/me/tokens.
+type tokenListDTO struct {
+	Tokens []tokenDTO `json:"tokens"`
+}
+
+func toTokenDTO(t workspace.TokenInfo) tokenDTO {
+	return tokenDTO{ID: t.ID, Name: t.Name, Prefix: t.Prefix, CreatedAt: t.CreatedAt.UTC(), LastUsedAt: utcPtr(t.LastUsedAt), ExpiresAt: utcPtr(t.ExpiresAt)}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// listMyTokens lists the person's own (full) tokens, oldest first.
+func (s *Server) listMyTokens(c *gin.Context) {
+	list, err := s.Workspace.ListTokens(c.Request.Context(), person(c).ID, "")
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	out := tokenListDTO{Tokens: make([]tokenDTO, len(list))}
+	for i, t := range list {
+		out.Tokens[i] = toTokenDTO(t)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// revokeMyToken revokes one of the person's own tokens (anyone else's, as
+// an unknown one, is 404), with the sessions and stream tokens made from
+// it; their open streams end within seconds.
+func (s *Server) revokeMyToken(c *gin.Context) {
+	if err := s.Workspace.RevokeToken(c.Request.Context(), actor(c), person(c).ID, c.Param("tokenId")); err != nil {
+		respondError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

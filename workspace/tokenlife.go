@@ -1,0 +1,294 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/models"
+)
+
+// A token's lifecycle (docs/api.md, "Tokens"): a full token (a person's)
+// or an operator token has a name, a prefix to tell it apart, its creation
+// and last-use times and an optional expiry; it is listed (never its
+// secret), revoked, and swept once expired, each with an audit entry in
+// every space its person is in. Stream tokens and browser sessions are
+// derived from one (their ParentID) and are deleted with it; they are not
+// listed or audited themselves.
+
+// AuditToken is the audit kind of a token's events: AuditCreated,
+// AuditRevoked, AuditExpired (expired and swept).
+const (
+	AuditToken   = "token"
+	AuditRevoked = "revoked"
+	AuditExpired = "expired"
+)
+
+// How a token's event arrived besides ViaREST: the hub CLI, run by the
+// server's operator (no person: the actor is empty), or the sweeper.
+const (
+	ViaCLI   = "cli"
+	ViaSweep = "sweep"
+)
+
+// LastUseEvery: a token's last-use time is written at most this often
+// (a request within it of the last write writes nothing).
+const LastUseEvery = time.Minute
+
+// TokenInfo is what is shown of a token: never the token itself.
+type TokenInfo struct {
+	ID         string
+	Name       string
+	PersonID   string
+	PersonName string
+	Operator   bool
+	Prefix     string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	ExpiresAt  *time.Time
+}
+
+// listedScope: the scopes of the tokens the lifecycle manages.
+var listedScope = []string{"", OperatorScope}
+
+// tokenPrefix is the token's first characters ("hub_" and 8 more, 40 of
+// its 160 random bits): enough to tell tokens apart, too few to guess it.
+func tokenPrefix(token string) string { return token[:min(len(token), 12)] }
+
+// CreateNamedToken makes a full token for the person, named name and
+// expiring after ttl (0: never), records it in the audit log of every
+// space the person is in (by actor), and returns the token and its info.
+func (s *Service) CreateNamedToken(ctx context.Context, actor Actor, personID, name string, ttl time.Duration) (token string, info TokenInfo, err error) {
+	err = s.Tx(ctx, func(tx *Service) error {
+		token, info, err = tx.createNamedToken(ctx, actor, personID, "", name, ttl)
+		return err
+	})
+	return token, info, err
+}
+
+func (s *Service) createNamedToken(ctx context.Context, actor Actor, personID, scope, name string, ttl time.Duration) (string, TokenInfo, error) {
+	name = strings.TrimSpace(name)
+	if BadText(name) || len(name) > 200 || strings.ContainsAny(name, "\r\n") {
+		return "", TokenInfo{}, invalid("/name", "a token's name is one line of at most 200 characters")
+	}
+	if ttl < 0 {
+		return "", TokenInfo{}, invalid("/ttl", "a token's ttl is positive (or 0: it never expires)")
+	}
+	var exp *time.Time
+	if ttl > 0 {
+		t := s.now().UTC().Add(ttl)
+		exp = &t
+	}
+	token, err := newToken()
+	if err != nil {
+		return "", TokenInfo{}, err
+	}
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: exp,
+		Name: name, Prefix: tokenPrefix(token), CreatedAt: s.now().UTC()}
+	if err := s.q(ctx).Create(&row).Error; err != nil {
+		return "", TokenInfo{}, fmt.Errorf("create token: %w", err)
+	}
+	if err := s.auditToken(ctx, actor, row, AuditCreated); err != nil {
+		return "", TokenInfo{}, err
+	}
+	info, err := s.tokenInfo(ctx, row.ID)
+	return token, info, err
+}
+
+// auditToken records a token's event in every space its person is in (an
+// operator is in none: an operator token's events are in no space's log).
+func (s *Service) auditToken(ctx context.Context, actor Actor, row models.APIToken, action string) error {
+	var person models.Person
+	if err := s.q(ctx).Where("id = ?", row.PersonID).Limit(1).Find(&person).Error; err != nil {
+		return fmt.Errorf("audit token: %w", err)
+	}
+	var spaces []string
+	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ?", row.PersonID).Pluck("space_id", &spaces).Error; err != nil {
+		return fmt.Errorf("audit token: %w", err)
+	}
+	label := row.Prefix
+	if row.Name != "" {
+		label = fmt.Sprintf("%q (%s)", row.Name, row.Prefix)
+	}
+	summary := fmt.Sprintf("token %s of %s %s", label, person.Name, action)
+	changes := map[string]any{"name": row.Name, "prefix": row.Prefix, "personId": row.PersonID}
+	if row.ExpiresAt != nil {
+		changes["expiresAt"] = row.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	for _, sp := range spaces {
+		if err := s.audit(ctx, actor, sp, AuditToken, action, row.ID, summary, changes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ListTokens lists the full and operator tokens of the person personID
+// (""), or of the people named personName (""), or every one, oldest
+// first: their metadata, never the token.
+func (s *Service) ListTokens(ctx context.Context, personID, personName string) ([]TokenInfo, error) {
+	q := s.tokenQuery(ctx)
+	if personID != "" {
+		q = q.Where("api_tokens.person_id = ?", personID)
+	}
+	if personName != "" {
+		q = q.Where("people.name = ?", strings.TrimSpace(personName))
+	}
+	var out []TokenInfo
+	if err := q.Order("api_tokens.created_at, api_tokens.id").Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	if out == nil {
+		out = []TokenInfo{}
+	}
+	return out, nil
+}
+
+func (s *Service) tokenQuery(ctx context.Context) *gorm.DB {
+	return s.q(ctx).Table("api_tokens").
+		Select("api_tokens.id, api_tokens.name, api_tokens.person_id, people.name AS person_name, api_tokens.scope = ? AS operator, "+
+			"api_tokens.prefix, api_tokens.created_at, api_tokens.last_used_at, api_tokens.expires_at", OperatorScope).
+		Joins("JOIN people ON people.id = api_tokens.person_id").
+		Where("api_tokens.scope IN ?", listedScope)
+}
+
+func (s *Service) tokenInfo(ctx context.Context, id string) (TokenInfo, error) {
+	var out []TokenInfo
+	if err := s.tokenQuery(ctx).Where("api_tokens.id = ?", id).Limit(1).Scan(&out).Error; err != nil {
+		return TokenInfo{}, fmt.Errorf("read token: %w", err)
+	}
+	if len(out) == 0 {
+		return TokenInfo{}, fmt.Errorf("token %s: %w", id, ErrNotFound)
+	}
+	return out[0], nil
+}
+
+// RevokeToken revokes the full or operator token tokenID: it, and the
+// stream tokens and sessions derived from it, are deleted (the next
+// request with any of them is refused; an open stream notices within
+// seconds), with an audit entry by actor. ownerID, when not "", must be
+// the token's person: anyone else's token, as an unknown one, is
+// ErrNotFound.
+func (s *Service) RevokeToken(ctx context.Context, actor Actor, ownerID, tokenID string) error {
+	return s.Tx(ctx, func(tx *Service) error {
+		q := tx.q(ctx).Where("id = ? AND scope IN ?", tokenID, listedScope)
+		if ownerID != "" {
+			q = q.Where("person_id = ?", ownerID)
+		}
+		var rows []models.APIToken
+		if err := q.Limit(1).Find(&rows).Error; err != nil {
+			return fmt.Errorf("revoke token: %w", err)
+		}
+		if len(rows) == 0 {
+			return fmt.Errorf("token %s: %w", tokenID, ErrNotFound)
+		}
+		gone, err := tx.deleteToken(ctx, rows[0].ID)
+		if err != nil || !gone {
+			return err
+		}
+		return tx.auditToken(ctx, actor, rows[0], AuditRevoked)
+	})
+}
+
+// RevokePersonTokens revokes every full and operator token of the people
+// named personName and returns the ones it revoked.
+func (s *Service) RevokePersonTokens(ctx context.Context, actor Actor, personName string) ([]TokenInfo, error) {
+	list, err := s.ListTokens(ctx, "", personName)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range list {
+		if err := s.RevokeToken(ctx, actor, "", t.ID); err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// deleteToken deletes a token and what was derived from it, and says
+// whether the token was still there (two sweeps, or a sweep and a
+// revocation, record it once).
+func (s *Service) deleteToken(ctx context.Context, id string) (bool, error) {
+	res := s.q(ctx).Where("id = ?", id).Delete(&models.APIToken{})
+	if res.Error != nil {
+		return false, fmt.Errorf("delete token: %w", res.Error)
+	}
+	if err := s.q(ctx).Where("parent_id = ? OR scope = ?", id, sessionPrefix+id).Delete(&models.APIToken{}).Error; err != nil {
+		return false, fmt.Errorf("delete the tokens derived from %s: %w", id, err)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// TokenAlive says whether the token id (a Person.RootTokenID; "": none,
+// true) still holds: its row is there and has not expired. An open stream
+// asks it every few seconds, so the streams of a revoked or expired token,
+// and of the stream tokens and sessions derived from it, end. (A stream
+// token's own expiry does not end a stream it opened: docs/api.md.)
+func (s *Service) TokenAlive(ctx context.Context, id string) (bool, error) {
+	if id == "" {
+		return true, nil
+	}
+	var rows []models.APIToken
+	if err := s.q(ctx).Select("id", "expires_at").Where("id = ?", id).Limit(1).Find(&rows).Error; err != nil {
+		return false, fmt.Errorf("recheck token: %w", err)
+	}
+	if len(rows) == 0 {
+		return false, nil
+	}
+	e := rows[0].ExpiresAt
+	return e == nil || s.now().Before(*e), nil
+}
+
+// touchToken writes a token's last-use time when its last write is
+// LastUseEvery ago or more: at most one write a minute per token, and a
+// conditional one, so concurrent requests write once. A failure is only
+// logged: the request it came with goes on.
+func (s *Service) touchToken(ctx context.Context, id string, last *time.Time) {
+	now := s.now().UTC()
+	if id == "" || (last != nil && now.Sub(*last) < LastUseEvery) {
+		return
+	}
+	err := s.q(ctx).Model(&models.APIToken{}).
+		Where("id = ? AND (last_used_at IS NULL OR last_used_at <= ?)", id, now.Add(-LastUseEvery)).
+		Update("last_used_at", now).Error
+	if err != nil && ctx.Err() == nil {
+		slog.WarnContext(ctx, "token last use", "token", id, "error", err)
+	}
+}
+
+// DeleteExpiredTokens removes the tokens that have expired (every turn
+// makes a stream token, so without this the table only grows) and returns
+// how many. A token past its expiry is refused already; this only drops
+// the row. An expired full or operator token is an audit entry (via
+// ViaSweep). The worker runs it every minute.
+func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
+	now := s.now().UTC()
+	var listed []models.APIToken
+	if err := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ? AND scope IN ?", now, listedScope).Find(&listed).Error; err != nil {
+		return 0, fmt.Errorf("delete expired tokens: %w", err)
+	}
+	var n int64
+	for _, row := range listed {
+		err := s.Tx(ctx, func(tx *Service) error {
+			gone, err := tx.deleteToken(ctx, row.ID)
+			if err != nil || !gone {
+				return err
+			}
+			n++
+			return tx.auditToken(ctx, Actor{Via: ViaSweep}, row, AuditExpired)
+		})
+		if err != nil {
+			return n, fmt.Errorf("delete expired tokens: %w", err)
+		}
+	}
+	res := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ?", now).Delete(&models.APIToken{})
+	if res.Error != nil {
+		return n, fmt.Errorf("delete expired tokens: %w", res.Error)
+	}
+	return n + res.RowsAffected, nil
+}
