@@ -1874,6 +1874,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description too_many_failures: too many failed sign-ins from this client address or with this token in a minute (docs/api.md, "Failed sign-ins"); Retry-After says in how many seconds to try again. A good credential is never refused so. */
+        TooManyFailures: {
+            headers: {
+                /** @description Seconds until the failures counted here are forgotten (at least 1). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description unauthenticated: no valid token. */
         Unauthenticated: {
             headers: {
@@ -1930,6 +1941,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -1954,6 +1966,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -1977,6 +1990,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2001,6 +2015,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2030,6 +2045,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2054,6 +2070,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2085,6 +2102,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2113,6 +2131,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2143,6 +2162,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2170,6 +2190,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2196,6 +2217,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2229,6 +2251,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2256,6 +2279,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2290,6 +2314,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2314,6 +2339,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2345,6 +2371,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2372,6 +2399,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2399,6 +2427,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2428,6 +2457,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2458,6 +2488,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2488,6 +2519,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2518,6 +2550,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2559,6 +2592,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2587,6 +2621,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2618,6 +2653,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2641,6 +2677,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2670,6 +2707,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2693,6 +2731,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2722,6 +2761,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2745,6 +2785,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2775,6 +2816,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2802,6 +2844,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2832,6 +2875,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2866,6 +2910,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2889,6 +2934,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2933,6 +2979,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2956,6 +3003,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -2985,6 +3033,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3007,6 +3056,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3030,6 +3080,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3063,6 +3114,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3090,6 +3142,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3124,6 +3177,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3152,6 +3206,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3183,6 +3238,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3211,6 +3267,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3249,6 +3306,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedType"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3279,6 +3337,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3308,6 +3367,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3338,6 +3398,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3368,6 +3429,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3404,6 +3466,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3431,6 +3494,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3465,6 +3529,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3494,6 +3559,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3523,6 +3589,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3559,6 +3626,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3595,6 +3663,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3628,6 +3697,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3657,6 +3727,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3685,6 +3756,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3721,6 +3793,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3748,6 +3821,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3781,6 +3855,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3821,6 +3896,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3854,6 +3930,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3883,6 +3960,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3911,6 +3989,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3947,6 +4026,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
@@ -3980,6 +4060,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
         };
     };
