@@ -18,12 +18,14 @@ const personKey = "hub.person"
 func (s *Server) authenticate(c *gin.Context) {
 	var p workspace.Person
 	var err error
-	if token := bearer(c); token == "" && sessionOf(c) != "" {
-		p, err = s.sessionPerson(c, sessionOf(c))
+	token := bearer(c)
+	if token == "" && sessionOf(c) != "" {
+		token = sessionOf(c)
+		p, err = s.sessionPerson(c, token)
 	} else {
 		p, err = s.Workspace.Authenticate(c.Request.Context(), token, "")
 	}
-	if err != nil {
+	if err = s.signInFailed(c, err, token); err != nil {
 		respondError(c, err)
 		return
 	}
@@ -41,6 +43,7 @@ func (s *Server) authenticate(c *gin.Context) {
 // good wins over the cookie, so a URL keeps naming its own person's stream.
 func (s *Server) streamPerson(c *gin.Context, scope string) (p workspace.Person, err error) {
 	defer func() {
+		err = s.signInFailed(c, err, bearer(c), c.Query("streamToken"), sessionOf(c)) // limiter.go
 		if err == nil {
 			c.Set(personKey, p) // for the access log
 		}

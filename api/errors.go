@@ -21,6 +21,8 @@ const (
 	codeTooLarge        = "too_large"
 	codeUnavailable     = "unavailable"
 	codeInternal        = "internal"
+	// codeTooManyFailures is 429: too many failed sign-ins (limiter.go).
+	codeTooManyFailures = "too_many_failures"
 )
 
 // statusClientGone is the status of a request whose client went away
@@ -69,6 +71,11 @@ func respondError(c *gin.Context, err error) {
 		// reads were cancelled: nobody reads the answer, and it is no
 		// failure of Hub's to log. The access line shows 499, as proxies do.
 		c.AbortWithStatus(statusClientGone)
+		return
+	}
+	var tmf *tooManyFailures
+	if errors.As(err, &tmf) {
+		respondTooManyFailures(c, tmf)
 		return
 	}
 	status, detail := classify(err)

@@ -61,6 +61,7 @@ var errorResponses = map[int]struct{ name, doc string }{
 	http.StatusConflict:              {"Conflict", "conflict: a stale revision or version, a running turn, or a state that does not allow this."},
 	http.StatusRequestEntityTooLarge: {"TooLarge", "too_large: the body (or the files of a message) is over its limit."},
 	http.StatusUnsupportedMediaType:  {"UnsupportedType", "unsupported_type: Hub does not take files of this type."},
+	http.StatusTooManyRequests:       {"TooManyFailures", "too_many_failures: too many failed sign-ins from this client address or with this token in a minute (docs/api.md, \"Failed sign-ins\"); Retry-After says in how many seconds to try again. A good credential is never refused so."},
 	http.StatusInternalServerError:   {"Internal", "internal: Hub failed; the cause is logged, not shown."},
 	http.StatusServiceUnavailable:    {"Unavailable", "unavailable: a service Hub needs (Temporal, a model, a file store) cannot be reached or is not set up."},
 }
@@ -72,7 +73,7 @@ var errorResponses = map[int]struct{ name, doc string }{
 func commonErrors(rt route) []int {
 	out := []int{http.StatusBadRequest}
 	if rt.auth != authNone {
-		out = append(out, http.StatusUnauthorized, http.StatusInternalServerError)
+		out = append(out, http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusInternalServerError)
 	}
 	if strings.Contains(rt.path, "/:") {
 		out = append(out, http.StatusNotFound)
@@ -380,6 +381,10 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 		if shared[er.name] == nil {
 			shared[er.name] = &openapi.Response{Description: er.doc,
 				Content: map[string]openapi.MediaType{"application/json": {Schema: errRef}}}
+			if status == http.StatusTooManyRequests {
+				shared[er.name].Headers = map[string]openapi.Header{"Retry-After": {
+					Description: "Seconds until the failures counted here are forgotten (at least 1).", Schema: &openapi.Schema{Type: "integer"}}}
+			}
 		}
 		key := strconv.Itoa(status)
 		if op.Responses[key] == nil {

@@ -115,7 +115,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/session", id: "createSession", summary: "Sign a browser in: exchange a full token for a session cookie (needs the X-Hub-CSRF header)",
 			auth: authNone, body: createSessionRequest{}, answers: []answer{{status: http.StatusCreated, body: sessionDTO{},
 				doc: "Signed in: Set-Cookie hub_session (HttpOnly, SameSite=Strict, Path=/; Secure over TLS)."}},
-			errors: []int{401, 403, 500}, handler: s.createSession},
+			errors: []int{401, 403, 429, 500}, handler: s.createSession},
 		{method: "GET", path: "/api/session", id: "getSession", summary: "Who the request is signed in as (by the session cookie or the bearer token)",
 			answers: []answer{ok(sessionDTO{})}, handler: s.getSession},
 		{method: "DELETE", path: "/api/session", id: "deleteSession", summary: "Sign the browser out: end its session and clear the cookie (by the cookie, with the X-Hub-CSRF header)",

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -78,6 +79,14 @@ type Deps struct {
 	TemporalUI        string
 	// Tracer makes a span of each request (nil or off: none).
 	Tracer *traces.Tracer
+	// TrustedProxies are the addresses (IPs or CIDRs) of the proxies in
+	// front of Hub whose X-Forwarded-For / X-Real-IP name the client
+	// (HUB_TRUSTED_PROXIES); none by default: the client is the
+	// connection's peer. The failed sign-in limiter keys on it.
+	TrustedProxies []string
+	// FailureLimits bound failed sign-ins (limiter.go); zero fields are
+	// the defaults. Only tests set it.
+	FailureLimits FailureLimits
 }
 
 // Server is Hub's HTTP api.
@@ -88,6 +97,8 @@ type Server struct {
 	metrics *metrics
 	// metricsHandler answers /metrics.
 	metricsHandler http.Handler
+	// failures slows down failed sign-ins (limiter.go).
+	failures *failureLimiter
 }
 
 // taskQueue is the queue the api starts workflows on.
@@ -106,9 +117,14 @@ func New(d Deps) http.Handler {
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{Deps: d, metrics: newMetrics(d.Registry)}
+	s := &Server{Deps: d, metrics: newMetrics(d.Registry), failures: newFailureLimiter(d.FailureLimits)}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	// gin trusts every proxy unless told otherwise: only the configured
+	// ones may name the client (config.FromEnv checked each entry).
+	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
+		panic(fmt.Sprintf("api: HUB_TRUSTED_PROXIES: %v", err))
+	}
 	r.HandleMethodNotAllowed = true
 	if mw := s.Tracer.Middleware(); mw != nil {
 		r.Use(mw) // first: the access line and every later handler run inside the request's span

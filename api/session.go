@@ -62,7 +62,7 @@ func (s *Server) createSession(c *gin.Context) {
 		return
 	}
 	session, expires, err := s.Workspace.CreateSession(ctx, tok)
-	if err != nil {
+	if err = s.signInFailed(c, err, tok); err != nil {
 		respondError(c, err)
 		return
 	}

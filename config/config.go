@@ -52,6 +52,10 @@ type Config struct {
 	// (HUB_APPS_ALLOW); by default only public addresses. Web pages are
 	// read through the same guard and list.
 	AppsAllow []string
+	// TrustedProxies (HUB_TRUSTED_PROXIES, comma-separated IPs or CIDRs)
+	// may name the client in X-Forwarded-For or X-Real-IP; none by
+	// default: the client is the connection's peer.
+	TrustedProxies []string
 	// SecretKey seals connection secrets (an MCP server's bearer token)
 	// in the database (HUB_SECRET_KEY: 32 random bytes, base64). `hub
 	// dev` makes one in its data dir; without one, no secret can be
@@ -129,6 +133,15 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		if o = strings.TrimSpace(o); o != "" {
 			c.CORSOrigins = append(c.CORSOrigins, o)
 		}
+	}
+	for _, p := range strings.Split(getenv("HUB_TRUSTED_PROXIES"), ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			return Config{}, fmt.Errorf("HUB_TRUSTED_PROXIES: %q is neither an IP nor a CIDR", p)
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p)
 	}
 	if tz := getenv("HUB_TIME_ZONE"); tz != "" {
 		loc, err := time.LoadLocation(tz)

@@ -156,6 +156,19 @@ func TestMigrateFromEnv(t *testing.T) {
 	require.ErrorContains(t, err, "HUB_MIGRATE")
 }
 
+// No proxy is trusted by default; HUB_TRUSTED_PROXIES takes IPs and
+// CIDRs and refuses anything else at start.
+func TestTrustedProxiesFromEnv(t *testing.T) {
+	c, err := config.FromEnv(env(nil))
+	require.NoError(t, err)
+	require.Empty(t, c.TrustedProxies)
+	c, err = config.FromEnv(env(map[string]string{"HUB_TRUSTED_PROXIES": " 10.0.0.0/8, 192.0.2.7,,::1 "}))
+	require.NoError(t, err)
+	require.Equal(t, []string{"10.0.0.0/8", "192.0.2.7", "::1"}, c.TrustedProxies)
+	_, err = config.FromEnv(env(map[string]string{"HUB_TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal"}))
+	require.ErrorContains(t, err, "HUB_TRUSTED_PROXIES")
+}
+
 // newCA makes a self-signed CA certificate, PEM-encoded.
 func newCA(t *testing.T) []byte {
 	t.Helper()

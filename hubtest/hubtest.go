@@ -101,6 +101,10 @@ type Options struct {
 	// server to itself (it lists or counts the namespace's workflows, or
 	// measures the server). The stack then polls the default task queue.
 	OwnTemporal bool
+	// FailureLimits raise the api's failed sign-in limits (api.FailureLimits;
+	// zero fields: the defaults of `hub api`), for a test that sends many
+	// bad tokens from one address on purpose.
+	FailureLimits api.FailureLimits
 	// SweepEvery is how often the stack's sweeper runs (0: every
 	// wiring.SweepInterval, as in `hub worker`). A test that needs a sweep
 	// at a moment of its own calls Stack.Sweep.
@@ -159,7 +163,7 @@ func Start(t testing.TB, o Options) *Stack {
 	}
 	s.hub, err = wiring.New(ctx, cfg, wiring.Options{DB: db, Test: wiring.TestKnobs{Fault: o.Fault, Verifier: o.Verifier,
 		ExtraTools: o.ExtraTools, APITemporal: o.APITemporal, SweepEvery: o.SweepEvery, MCPTimeout: o.MCPTimeout, Price: o.Price,
-		Tracer: o.Tracer}})
+		Tracer: o.Tracer, FailureLimits: o.FailureLimits}})
 	require.NoError(t, err)
 	t.Cleanup(s.hub.Close) // after the api, the sweeper and the worker stop (cleanups run last first)
 	s.Workspace, s.Chat, s.Activities = s.hub.Workspace, s.hub.Chat, s.hub.Activities

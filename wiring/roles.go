@@ -37,7 +37,8 @@ func (h *Hub) API(c client.Client) http.Handler {
 	// unknown paths included, is the api's.
 	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
 		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout,
-		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TaskQueue: h.Config.TaskQueue, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer}))
+		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TaskQueue: h.Config.TaskQueue, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer,
+		TrustedProxies: h.Config.TrustedProxies, FailureLimits: h.test.FailureLimits}))
 }
 
 // HTTPServer is API behind the server `hub api` runs: the configured

@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 
 	"hub/activities"
+	"hub/api"
 	"hub/apps"
 	"hub/assistant"
 	"hub/chat"
@@ -86,6 +87,9 @@ type TestKnobs struct {
 	// Now is the sweeper's clock (frame retention and proposal expiry are
 	// measured from it); nil is time.Now.
 	Now func() time.Time
+	// FailureLimits raise the api's failed sign-in limits (a test that
+	// sends many bad tokens on purpose); zero fields are the defaults.
+	FailureLimits api.FailureLimits
 }
 
 // Hub is one process's parts, built from one config. Its fields are for

@@ -1,0 +1,196 @@
+package api
+
+import (
+	"container/list"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/workspace"
+)
+
+// Failed sign-ins are slowed down (docs/api.md, "Failed sign-ins"): a
+// request that presented a credential (a bearer token, a session cookie, a
+// stream token, the token of POST /api/session) and was refused counts one
+// failure against its client address and one against the credential's
+// prefix. Past the limit in a minute such a refusal is 429
+// too_many_failures with Retry-After instead of 401. Only failures are
+// limited: a credential is always checked, and a good one is let through
+// even from an address over its limit, so a person behind the same NAT as
+// a guesser keeps working (docs/decisions.md).
+const (
+	// DefaultFailuresPerAddress is how many failed sign-ins one client
+	// address has a minute before it is answered 429.
+	DefaultFailuresPerAddress = 10
+	// DefaultFailuresPerToken is the same for one token prefix.
+	DefaultFailuresPerToken = 5
+	// DefaultFailureKeys is how many addresses and prefixes the limiter
+	// remembers at most; the least recently failed is forgotten first.
+	DefaultFailureKeys = 10000
+	// failureWindow is the limiter's window.
+	failureWindow = time.Minute
+	// tokenPrefixLen is how much of a Hub token keys the limiter: "hub_"
+	// and 8 of its 32 random characters (40 of 160 bits), never the token.
+	tokenPrefixLen = 12
+	hubTokenLen    = 36
+)
+
+// FailureLimits are the limiter's bounds. Zero fields are the defaults;
+// only tests set them (hubtest.Options.FailureLimits through
+// wiring.TestKnobs): no environment variable turns the limiter off.
+type FailureLimits struct {
+	PerAddress int
+	PerToken   int
+	Keys       int
+}
+
+func (l FailureLimits) withDefaults() FailureLimits {
+	if l.PerAddress <= 0 {
+		l.PerAddress = DefaultFailuresPerAddress
+	}
+	if l.PerToken <= 0 {
+		l.PerToken = DefaultFailuresPerToken
+	}
+	if l.Keys <= 0 {
+		l.Keys = DefaultFailureKeys
+	}
+	return l
+}
+
+// failureLimiter counts failures per key in a fixed window that starts at
+// a key's first failure. It holds at most maxKeys keys: adding one past
+// that forgets the least recently failed.
+type failureLimiter struct {
+	limits FailureLimits
+	now    func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]*list.Element // of *failureEntry
+	order   *list.List               // front: the most recently failed
+}
+
+type failureEntry struct {
+	key   string
+	start time.Time
+	count int
+}
+
+func newFailureLimiter(l FailureLimits) *failureLimiter {
+	return &failureLimiter{limits: l.withDefaults(), now: time.Now, entries: map[string]*list.Element{}, order: list.New()}
+}
+
+// fail counts one failure of key and says whether key is now over limit
+// and, when it is, how long until its window ends.
+func (l *failureLimiter) fail(key string, limit int) (over bool, retryAfter time.Duration) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var e *failureEntry
+	if el, ok := l.entries[key]; ok {
+		e = el.Value.(*failureEntry)
+		l.order.MoveToFront(el)
+		if !now.Before(e.start.Add(failureWindow)) {
+			e.start, e.count = now, 0
+		}
+	} else {
+		for len(l.entries) >= l.limits.Keys {
+			oldest := l.order.Back()
+			l.order.Remove(oldest)
+			delete(l.entries, oldest.Value.(*failureEntry).key)
+		}
+		e = &failureEntry{key: key, start: now}
+		l.entries[key] = l.order.PushFront(e)
+	}
+	e.count++
+	if e.count <= limit {
+		return false, 0
+	}
+	return true, e.start.Add(failureWindow).Sub(now)
+}
+
+// len is how many keys the limiter holds.
+func (l *failureLimiter) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.entries)
+}
+
+// tooManyFailures is the 429 of a client or token over its limit.
+type tooManyFailures struct{ retryAfter time.Duration }
+
+func (e *tooManyFailures) Error() string { return "too many failed sign-ins" }
+
+// retryAfterSeconds is Retry-After's value: whole seconds, rounded up, at
+// least 1.
+func (e *tooManyFailures) retryAfterSeconds() int {
+	return max(1, int(math.Ceil(e.retryAfter.Seconds())))
+}
+
+// signInFailed is what the auth paths call with their result: a refusal
+// (ErrUnauthenticated, however wrapped) of a request that presented the
+// credentials given counts against the client's address and each
+// credential's prefix, and becomes a 429 once one of them is over its
+// limit. Any other result, success included, passes unchanged; so does a
+// refusal of a request that presented nothing (a console asking whether it
+// is signed in).
+func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) error {
+	if err == nil || !errors.Is(err, workspace.ErrUnauthenticated) && !isUnauthenticated(err) {
+		return err
+	}
+	presented := false
+	for _, cred := range credentials {
+		presented = presented || cred != ""
+	}
+	if !presented {
+		return err
+	}
+	var worst time.Duration
+	over := false
+	if o, ra := s.failures.fail("addr:"+c.ClientIP(), s.failures.limits.PerAddress); o {
+		over, worst = true, max(worst, ra)
+	}
+	for _, cred := range credentials {
+		if p := tokenPrefix(cred); p != "" {
+			if o, ra := s.failures.fail("token:"+p, s.failures.limits.PerToken); o {
+				over, worst = true, max(worst, ra)
+			}
+		}
+	}
+	if !over {
+		return err
+	}
+	return &tooManyFailures{retryAfter: worst}
+}
+
+// isUnauthenticated: an apiError of code unauthenticated (a stream's own
+// 401 with its longer message).
+func isUnauthenticated(err error) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.detail.Code == codeUnauthenticated
+}
+
+// tokenPrefix is the part of a credential that keys the limiter: the first
+// characters of a Hub token (bearer, session or stream token all have its
+// form). Anything else has no prefix worth keying (a JWT's first
+// characters are the same for every token) and counts by address only.
+func tokenPrefix(cred string) string {
+	if len(cred) != hubTokenLen || !strings.HasPrefix(cred, "hub_") {
+		return ""
+	}
+	return cred[:tokenPrefixLen]
+}
+
+// respondTooManyFailures answers a tooManyFailures.
+func respondTooManyFailures(c *gin.Context, e *tooManyFailures) {
+	secs := e.retryAfterSeconds()
+	c.Header("Retry-After", strconv.Itoa(secs))
+	c.AbortWithStatusJSON(http.StatusTooManyRequests, errorBody{Error: errorDetail{Code: codeTooManyFailures,
+		Message: fmt.Sprintf("too many failed sign-ins from this address or with this token; try again in %d seconds", secs)}})
+}
