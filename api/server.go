@@ -15,6 +15,7 @@ import (
 
 	"hub/chat"
 	"hub/files"
+	"hub/identity"
 	"hub/llm"
 	"hub/mcpapps"
 	"hub/stream"
@@ -78,6 +79,9 @@ type Deps struct {
 	TemporalUI        string
 	// Tracer makes a span of each request (nil or off: none).
 	Tracer *traces.Tracer
+	// Identity verifies the identity provider's tokens (HUB_OIDC_ISSUER);
+	// nil: only Hub's own tokens and sessions sign in.
+	Identity *identity.Verifier
 }
 
 // Server is Hub's HTTP api.
