@@ -176,10 +176,17 @@ func TestSignInThroughOIDC(t *testing.T) {
 		require.Len(t, people, 4, "four subjects, four people")
 		require.True(t, people[ada])
 
-		// An owner adds the signed-in person to a space as anyone else.
-		r = s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/people", nil)
+		// An owner adds the signed-in person to a space by the id they
+		// read at GET /api/session.
+		r = s.Do(t, good, "GET", "/api/session", nil)
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-		require.NotContains(t, string(r.Body), ada)
+		require.Equal(t, ada, r.JSON(t)["personId"])
+		r = s.Do(t, s.Token, "POST", "/api/spaces/"+s.SpaceID+"/people", map[string]any{"personId": ada, "role": "editor"})
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		require.Equal(t, "Ada Lovelace", r.JSON(t)["name"])
+		r = s.Do(t, good, "GET", "/api/spaces", nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.Len(t, r.JSON(t)["spaces"], 1)
 
 		// Hub's own token works beside the provider's.
 		require.Equal(t, "Mira Chen", profile(s.Token, http.StatusOK)["name"])
