@@ -13,11 +13,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/sync/singleflight"
 )
 
 // Config is where the provider is and which tokens of it Hub takes.
@@ -91,8 +92,8 @@ type Verifier struct {
 	cfg    Config
 	client *http.Client
 
-	mu       sync.Mutex
-	verifier *oidc.IDTokenVerifier
+	discovery singleflight.Group
+	verifier  atomic.Pointer[oidc.IDTokenVerifier] // nil until discovery answered
 }
 
 // New returns the verifier of cfg's provider; client makes its requests
@@ -146,21 +147,37 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Subject, error) {
 }
 
 // discover reads the discovery document once it answers; the keys are
-// read as tokens need them (go-oidc's RemoteKeySet).
+// read as tokens need them (go-oidc's RemoteKeySet). Tokens that come
+// while it is being read wait for that one read (each no longer than its
+// request), so a provider that hangs costs one request at a time.
 func (v *Verifier) discover(ctx context.Context) (*oidc.IDTokenVerifier, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.verifier != nil {
-		return v.verifier, nil
+	if verifier := v.verifier.Load(); verifier != nil {
+		return verifier, nil
 	}
-	// The key set keeps the context it is made with for its later
-	// fetches: the request's values (the client), never its end.
-	p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), v.client), v.cfg.Issuer)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	ch := v.discovery.DoChan("discover", func() (any, error) {
+		if verifier := v.verifier.Load(); verifier != nil {
+			return verifier, nil
+		}
+		// The key set keeps the context it is made with for its later
+		// fetches: the request's values (the client), never its end; the
+		// client's timeout bounds each fetch.
+		p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), v.client), v.cfg.Issuer)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		// The algorithms are the ones the discovery document lists (RS256
+		// when it lists none); go-oidc never takes "none".
+		verifier := p.Verifier(&oidc.Config{ClientID: v.cfg.audience()})
+		v.verifier.Store(verifier)
+		return verifier, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*oidc.IDTokenVerifier), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	// The algorithms are the ones the discovery document lists (RS256
-	// when it lists none); go-oidc never takes "none".
-	v.verifier = p.Verifier(&oidc.Config{ClientID: v.cfg.audience()})
-	return v.verifier, nil
 }
