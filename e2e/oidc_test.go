@@ -32,16 +32,25 @@ type provider struct {
 	t   testing.TB
 	srv *httptest.Server
 
-	mu   sync.Mutex
-	down bool // discovery answers 503
-	key  *rsa.PrivateKey
-	kid  string
+	mu    sync.Mutex
+	down  bool // discovery answers 503
+	asked int  // requests served
+	key   *rsa.PrivateKey
+	kid   string
 }
 
 func newProvider(t testing.TB) *provider {
 	p := &provider{t: t}
 	p.rotate("key-1")
 	mux := http.NewServeMux()
+	count := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p.mu.Lock()
+			p.asked++
+			p.mu.Unlock()
+			next.ServeHTTP(w, r)
+		})
+	}
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		down := p.down
@@ -63,7 +72,7 @@ func newProvider(t testing.TB) *provider {
 		p.mu.Unlock()
 		_ = json.NewEncoder(w).Encode(set)
 	})
-	p.srv = httptest.NewServer(mux)
+	p.srv = httptest.NewServer(count(mux))
 	t.Cleanup(p.srv.Close)
 	return p
 }
@@ -76,6 +85,12 @@ func (p *provider) rotate(kid string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.key, p.kid = key, kid
+}
+
+func (p *provider) requests() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.asked
 }
 
 func (p *provider) setDown(down bool) {
@@ -188,8 +203,10 @@ func TestSignInThroughOIDC(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 		require.Len(t, r.JSON(t)["spaces"], 1)
 
-		// Hub's own token works beside the provider's.
+		// Hub's own token works beside the provider's, and never reaches it.
+		asked := idp.requests()
 		require.Equal(t, "Mira Chen", profile(s.Token, http.StatusOK)["name"])
+		require.Equal(t, asked, idp.requests())
 
 		// Refused: each is a 401 with the structured body.
 		refused := map[string]string{
@@ -224,6 +241,17 @@ func TestSignInThroughOIDC(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, events, 4, "no refused token made a person")
 	})
+}
+
+// Without HUB_OIDC_ISSUER a JWT is only an unknown bearer: 401, and no
+// provider is asked.
+func TestProviderTokensNeedAProvider(t *testing.T) {
+	t.Parallel()
+	idp := newProvider(t)
+	s := hubtest.Start(t, hubtest.Options{SQLite: true, NoModel: true})
+	r := s.Do(t, idp.token(map[string]any{"name": "Ada Lovelace"}), "GET", "/api/me/profile", nil)
+	require.Equal(t, http.StatusUnauthorized, r.Status, "%s", r.Body)
+	require.Zero(t, idp.requests())
 }
 
 // unsigned is a token of alg none: claims and no signature.
