@@ -23,7 +23,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		token = sessionOf(c)
 		p, err = s.sessionPerson(c, token)
 	} else {
-		p, err = s.Workspace.Authenticate(c.Request.Context(), token, "")
+		p, err = s.bearerPerson(c, token, "")
 	}
 	if err = s.signInFailed(c, err, token); err != nil {
 		respondError(c, err)
@@ -49,7 +49,7 @@ func (s *Server) streamPerson(c *gin.Context, scope string) (p workspace.Person,
 		}
 	}()
 	if token := bearer(c); token != "" {
-		return s.Workspace.Authenticate(c.Request.Context(), token, scope)
+		return s.bearerPerson(c, token, scope)
 	}
 	p, err = s.Workspace.AuthenticateScoped(c.Request.Context(), c.Query("streamToken"), scope)
 	if session := sessionOf(c); session != "" && errors.Is(err, workspace.ErrUnauthenticated) {

@@ -63,17 +63,20 @@ var errorResponses = map[int]struct{ name, doc string }{
 	http.StatusUnsupportedMediaType:  {"UnsupportedType", "unsupported_type: Hub does not take files of this type."},
 	http.StatusTooManyRequests:       {"TooManyFailures", "too_many_failures: too many failed sign-ins from this client address or with this token in a minute (docs/api.md, \"Failed sign-ins\"); Retry-After says in how many seconds to try again. A good credential is never refused so."},
 	http.StatusInternalServerError:   {"Internal", "internal: Hub failed; the cause is logged, not shown."},
-	http.StatusServiceUnavailable:    {"Unavailable", "unavailable: a service Hub needs (Temporal, a model, a file store) cannot be reached or is not set up."},
+	http.StatusServiceUnavailable:    {"Unavailable", "unavailable: a service Hub needs (Temporal, a model, a file store, the identity provider that issued the bearer token) cannot be reached or is not set up."},
 }
 
 // commonErrors are the statuses every route of its kind can answer: any
 // request with bad bytes in its query (400), an authenticated one without
-// a valid token (401), one with path ids (404, also for bad bytes there),
+// a valid token (401, and 503 for a provider's token while the provider
+// cannot be reached), one with path ids (404, also for bad bytes there),
 // one with a body (400, 413), and every route that reaches a service (500).
 func commonErrors(rt route) []int {
 	out := []int{http.StatusBadRequest}
 	if rt.auth != authNone {
-		out = append(out, http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusInternalServerError)
+		// 429: past the failed sign-in limit (limiter.go); 503: a token of the
+		// identity provider while it cannot be reached (oidc.go).
+		out = append(out, http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable)
 	}
 	if strings.Contains(rt.path, "/:") {
 		out = append(out, http.StatusNotFound)
@@ -263,12 +266,14 @@ func buildDocument(routes []route) (doc *openapi.Document, err error) {
 				"The two stream routes are Server-Sent Events: their events are described as TurnEvent and ActivityEvent.",
 			License: &openapi.License{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"}},
 		Servers:  []openapi.Server{{URL: "/", Description: "The Hub server that serves this document."}},
-		Security: []openapi.Requirement{{"bearer": {}}, {"cookie": {}}},
+		Security: []openapi.Requirement{{"bearer": {}}, {"oidc": {}}, {"cookie": {}}},
 		Paths:    map[string]openapi.PathItem{},
 		Components: openapi.Components{
 			Responses: map[string]*openapi.Response{},
 			SecuritySchemes: map[string]openapi.SecurityScheme{
 				"bearer": {Type: "http", Scheme: "bearer", Description: "A person's token (hub token create; hub dev writes one to .hub/dev-token)."},
+				"oidc": {Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+					Description: "An access or ID token (a JWT) of the OpenID Connect provider the deployment names (HUB_OIDC_ISSUER), checked against its discovery document and keys: issuer, audience, expiry, signature. Its subject's first sign-in creates the person, in no space. Only when the deployment configures a provider; a provider that cannot be reached answers 503."},
 				"cookie": {Type: "apiKey", In: "cookie", Name: sessionCookie,
 					Description: "A browser's session (POST /api/session): taken wherever the bearer token is, streams included. A request it signs in that changes something (not GET, HEAD, OPTIONS) must carry the header X-Hub-CSRF: 1, or it is refused with 403."},
 				"streamToken": {Type: "apiKey", In: "query", Name: "streamToken",
@@ -321,7 +326,7 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 	case authNone:
 		op.Security = &[]openapi.Requirement{}
 	case authStream:
-		op.Security = &[]openapi.Requirement{{"bearer": {}}, {"streamToken": {}}, {"cookie": {}}}
+		op.Security = &[]openapi.Requirement{{"bearer": {}}, {"oidc": {}}, {"streamToken": {}}, {"cookie": {}}}
 	}
 	segs := strings.Split(rt.path, "/")
 	for i, seg := range segs {

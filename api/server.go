@@ -16,6 +16,7 @@ import (
 
 	"hub/chat"
 	"hub/files"
+	"hub/identity"
 	"hub/llm"
 	"hub/mcpapps"
 	"hub/stream"
@@ -87,6 +88,9 @@ type Deps struct {
 	// FailureLimits bound failed sign-ins (limiter.go); zero fields are
 	// the defaults. Only tests set it.
 	FailureLimits FailureLimits
+	// Identity verifies the identity provider's tokens (HUB_OIDC_ISSUER);
+	// nil: only Hub's own tokens and sessions sign in.
+	Identity *identity.Verifier
 }
 
 // Server is Hub's HTTP api.

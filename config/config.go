@@ -16,6 +16,7 @@ import (
 	"hub/apps"
 	"hub/assistant"
 	"hub/files"
+	"hub/identity"
 	"hub/llm"
 	"hub/traces"
 	"hub/web"
@@ -100,6 +101,10 @@ type Config struct {
 	// `hub api`, `hub worker` and `hub dev` (HUB_PPROF_ADDR: a port, which
 	// listens on 127.0.0.1, or host:port); "" (the default) is off.
 	PprofAddr string
+	// OIDC is the OpenID Connect provider whose tokens sign people in
+	// beside Hub's own (HUB_OIDC_ISSUER, HUB_OIDC_CLIENT_ID,
+	// HUB_OIDC_AUDIENCE); no issuer: off.
+	OIDC identity.Config
 }
 
 // DefaultProposalTTL is how long a held write waits for Apply when
@@ -171,6 +176,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.Migrate = true
 	default:
 		return Config{}, fmt.Errorf("HUB_MIGRATE: want 1 or 0, not %q", v)
+	}
+	c.OIDC = identity.Config{Issuer: strings.TrimSpace(getenv("HUB_OIDC_ISSUER")), // as the provider's iss, a trailing slash and all
+		ClientID: strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID")),
+		Audience: or(strings.TrimSpace(getenv("HUB_OIDC_AUDIENCE")), strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID")))}
+	if err := c.OIDC.Check(); err != nil {
+		return Config{}, err
 	}
 	c.AppsAllow = apps.AllowFromEnv(getenv)
 	if v := getenv(apps.EnvSecretKey); v != "" {

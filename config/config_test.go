@@ -181,3 +181,25 @@ func newCA(t *testing.T) []byte {
 	require.NoError(t, err)
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+func TestOIDCFromEnv(t *testing.T) {
+	c, err := config.FromEnv(env(nil))
+	require.NoError(t, err)
+	require.False(t, c.OIDC.Enabled(), "off without an issuer")
+	c, err = config.FromEnv(env(map[string]string{"HUB_OIDC_ISSUER": "https://accounts.google.com", "HUB_OIDC_CLIENT_ID": " 123-abc.apps.googleusercontent.com "}))
+	require.NoError(t, err)
+	require.True(t, c.OIDC.Enabled())
+	require.Equal(t, "123-abc.apps.googleusercontent.com", c.OIDC.Audience, "the audience is the client id by default")
+	c, err = config.FromEnv(env(map[string]string{"HUB_OIDC_ISSUER": "https://tenant.auth0.com/", "HUB_OIDC_CLIENT_ID": "hub", "HUB_OIDC_AUDIENCE": "https://hub.example.com/api"}))
+	require.NoError(t, err)
+	require.Equal(t, "https://tenant.auth0.com/", c.OIDC.Issuer, "kept as the provider's iss, trailing slash and all")
+	require.Equal(t, "https://hub.example.com/api", c.OIDC.Audience)
+	for _, bad := range []map[string]string{
+		{"HUB_OIDC_ISSUER": "https://sso.example.com/realms/acme"},                      // no client id or audience
+		{"HUB_OIDC_CLIENT_ID": "hub"},                                                   // no issuer
+		{"HUB_OIDC_ISSUER": "sso.example.com/realms/acme", "HUB_OIDC_CLIENT_ID": "hub"}, // not a URL
+	} {
+		_, err := config.FromEnv(env(bad))
+		require.ErrorContains(t, err, "HUB_OIDC_", "%v", bad)
+	}
+}

@@ -23,7 +23,7 @@ import (
 var tables = []string{
 	"spaces", "people", "memberships", "api_tokens", "settings", "projects", "tasks",
 	"conversations", "messages", "turns", "turn_steps", "tool_calls", "turn_frames",
-	"undo_groups", "undo_entries", "connections", "receipts", "workflow_steps", "skills", "record_changes", "files", "audit_events",
+	"undo_groups", "undo_entries", "connections", "receipts", "workflow_steps", "skills", "record_changes", "files", "audit_events", "oidc_subjects",
 }
 
 func open(t *testing.T, url string) *models.DB {

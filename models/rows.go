@@ -434,3 +434,15 @@ type SpaceSpend struct {
 
 // TableName keeps gorm from pluralising the spend table.
 func (SpaceSpend) TableName() string { return "space_spend" }
+
+// OIDCSubject is a subject of the OpenID Connect provider (issuer and sub)
+// and the person it signs in as.
+type OIDCSubject struct {
+	Issuer    string `gorm:"primaryKey"`
+	Subject   string `gorm:"primaryKey"`
+	PersonID  string
+	CreatedAt time.Time
+}
+
+// TableName keeps the table's name whole.
+func (OIDCSubject) TableName() string { return "oidc_subjects" }

@@ -104,11 +104,13 @@ type MediaType struct {
 
 // SecurityScheme is one way of authenticating.
 type SecurityScheme struct {
-	Type        string `json:"type"`
-	Scheme      string `json:"scheme,omitempty"`
-	In          string `json:"in,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Description string `json:"description,omitempty"`
+	Type   string `json:"type"`
+	Scheme string `json:"scheme,omitempty"`
+	// BearerFormat hints at what a bearer is (JWT), for documentation.
+	BearerFormat string `json:"bearerFormat,omitempty"`
+	In           string `json:"in,omitempty"`
+	Name         string `json:"name,omitempty"`
+	Description  string `json:"description,omitempty"`
 }
 
 // Components are the document's shared schemas, responses and security

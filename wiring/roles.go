@@ -16,6 +16,7 @@ import (
 	"hub/api"
 	"hub/chat"
 	"hub/console"
+	"hub/identity"
 	"hub/worker"
 )
 
@@ -33,12 +34,16 @@ func (h *Hub) API(c client.Client) http.Handler {
 	if h.test.APITemporal != nil {
 		c = h.test.APITemporal(c)
 	}
+	var verifier *identity.Verifier
+	if h.Config.OIDC.Enabled() {
+		verifier = identity.New(h.Config.OIDC, nil)
+	}
 	// The web console answers / and its own files; everything else,
 	// unknown paths included, is the api's.
 	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
 		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout,
 		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TaskQueue: h.Config.TaskQueue, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer,
-		TrustedProxies: h.Config.TrustedProxies, FailureLimits: h.test.FailureLimits}))
+		TrustedProxies: h.Config.TrustedProxies, FailureLimits: h.test.FailureLimits, Identity: verifier}))
 }
 
 // HTTPServer is API behind the server `hub api` runs: the configured

@@ -56,7 +56,7 @@ type AuditPage struct {
 }
 
 // audit records an event in the same transaction as its change (s is the
-// transaction's Service).
+// transaction's Service); spaceID "" records one of Hub as a whole.
 func (s *Service) audit(ctx context.Context, actor Actor, spaceID, kind, action, targetID, summary string, changes map[string]any) error {
 	if changes == nil {
 		changes = map[string]any{}
@@ -67,7 +67,11 @@ func (s *Service) audit(ctx context.Context, actor Actor, spaceID, kind, action,
 	}
 	row := models.AuditEvent{ID: models.NewID("audit"), SpaceID: spaceID, ActorID: actor.PersonID, Via: actor.Via, Kind: kind,
 		Action: action, TargetID: targetID, Summary: CleanText(summary), Changes: string(b), CreatedAt: s.now()}
-	if err := s.q(ctx).Create(&row).Error; err != nil {
+	q := s.q(ctx)
+	if spaceID == "" {
+		q = q.Omit("SpaceID") // NULL: an event of Hub as a whole (HubAudit)
+	}
+	if err := q.Create(&row).Error; err != nil {
 		return fmt.Errorf("audit %s %s: %w", kind, action, err)
 	}
 	return nil

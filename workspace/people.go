@@ -271,15 +271,18 @@ func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (model
 	return p, m, nil
 }
 
-// knownPerson reads a person the actor shares some space with; anyone else
-// is ErrNotFound at /personId, so an id tells nothing about people the actor
-// cannot see.
+// knownPerson reads a person the actor shares some space with, or one who
+// signed in through the identity provider (who tells an owner their id,
+// GET /api/session, to be added: their first sign-in put them in no
+// space); anyone else is ErrNotFound at /personId, so an id tells nothing
+// about people the actor cannot see.
 func (s *Service) knownPerson(ctx context.Context, actorID, id string) (models.Person, error) {
 	var p models.Person
 	err := s.q(ctx).Table("people").Select("people.*").
 		Where("people.id = ?", id).
 		Where("EXISTS (SELECT 1 FROM memberships theirs JOIN memberships mine ON mine.space_id = theirs.space_id "+
-			"WHERE theirs.person_id = people.id AND mine.person_id = ?)", actorID).
+			"WHERE theirs.person_id = people.id AND mine.person_id = ?) "+
+			"OR EXISTS (SELECT 1 FROM oidc_subjects WHERE oidc_subjects.person_id = people.id)", actorID).
 		Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return p, &NotFoundError{Kind: KindPerson, ID: id, Path: "/personId"}

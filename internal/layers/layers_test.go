@@ -26,11 +26,11 @@ var productionRules = map[string][]string{
 	"cmd/hub": {anything},
 	"wiring":  {anything},
 	// config reads the environment into each package's own settings.
-	"config": {"api", "apps", "assistant", "files", "llm", "traces", "web", "workflows"},
+	"config": {"api", "apps", "assistant", "files", "identity", "llm", "traces", "web", "workflows"},
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "llm", "mcpapps", "openapi", "workspace", "stream", "traces", "usage", "workflows"},
+	"api":        {"assistant", "chat", "files", "identity", "llm", "mcpapps", "openapi", "workspace", "stream", "traces", "usage", "workflows"},
 	"workflows":  {"activities"},
 	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
@@ -45,6 +45,9 @@ var productionRules = map[string][]string{
 	"usage": {"llm", "models"},
 	"llm":   {},
 	"apps":  {},
+	// identity checks the OpenID Connect provider's tokens (go-oidc); api maps their subjects
+	// to people through workspace.
+	"identity": {},
 	// web searches and reads pages; its connections go through apps.Guard.
 	"web": {"apps"},
 	// mcpapps lists and calls MCP servers' tools (the official SDK), through apps.Guard.

@@ -1950,7 +1950,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description unavailable: a service Hub needs (Temporal, a model, a file store) cannot be reached or is not set up. */
+        /** @description unavailable: a service Hub needs (Temporal, a model, a file store, the identity provider that issued the bearer token) cannot be reached or is not set up. */
         Unavailable: {
             headers: {
                 [name: string]: unknown;
@@ -1999,6 +1999,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     resumeAll: {
@@ -2024,6 +2025,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getAgentState: {
@@ -2048,6 +2050,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     stopAll: {
@@ -2073,6 +2076,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     streamActivity: {
@@ -2103,6 +2107,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createActivityStreamToken: {
@@ -2128,6 +2133,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     applyProposal: {
@@ -2189,6 +2195,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createConversation: {
@@ -2220,6 +2227,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getConversation: {
@@ -2248,6 +2256,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteConversation: {
@@ -2275,6 +2284,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     renameConversation: {
@@ -2309,6 +2319,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listMessages: {
@@ -2337,6 +2348,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     startTurn: {
@@ -2397,6 +2409,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     redo: {
@@ -2429,6 +2442,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getTurn: {
@@ -2457,6 +2471,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     inspectTurn: {
@@ -2485,6 +2500,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     pauseTurn: {
@@ -2650,6 +2666,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createTurnStreamToken: {
@@ -2679,6 +2696,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     undo: {
@@ -2711,6 +2729,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getProfile: {
@@ -2735,6 +2754,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateProfile: {
@@ -2765,6 +2785,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getSettings: {
@@ -2789,6 +2810,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSettings: {
@@ -2819,6 +2841,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listSkills: {
@@ -2843,6 +2866,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createSkill: {
@@ -2874,6 +2898,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getSkill: {
@@ -2902,6 +2927,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSkill: {
@@ -2933,6 +2959,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSkill: {
@@ -2968,6 +2995,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listTokens: {
@@ -2990,7 +3018,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     revokeToken: {
@@ -3016,7 +3046,9 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listModels: {
@@ -3041,6 +3073,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getOpenAPI: {
@@ -3086,6 +3119,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getSession: {
@@ -3110,6 +3144,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createSession: {
@@ -3163,6 +3198,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listSpaces: {
@@ -3187,6 +3223,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listAudit: {
@@ -3221,6 +3258,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listConnections: {
@@ -3249,6 +3287,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createConnection: {
@@ -3284,6 +3323,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteConnection: {
@@ -3313,6 +3353,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     refreshConnection: {
@@ -3536,6 +3577,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     setMemberRole: {
@@ -3573,6 +3615,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listPeople: {
@@ -3601,6 +3644,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     addPerson: {
@@ -3636,6 +3680,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getPerson: {
@@ -3666,6 +3711,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     removePerson: {
@@ -3696,6 +3742,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updatePerson: {
@@ -3733,6 +3780,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listProjects: {
@@ -3770,6 +3818,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createProject: {
@@ -3804,6 +3853,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getProject: {
@@ -3834,6 +3884,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteProject: {
@@ -3863,6 +3914,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateProject: {
@@ -3900,6 +3952,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getSpaceSettings: {
@@ -3928,6 +3981,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateSpaceSettings: {
@@ -3962,6 +4016,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listTasks: {
@@ -4003,6 +4058,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createTask: {
@@ -4037,6 +4093,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getTask: {
@@ -4067,6 +4124,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTask: {
@@ -4096,6 +4154,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTask: {
@@ -4133,6 +4192,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getUsage: {
@@ -4167,6 +4227,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getHealth: {

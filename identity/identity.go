@@ -1,0 +1,183 @@
+// Package identity verifies the tokens of an OpenID Connect provider the
+// operator points Hub at (HUB_OIDC_ISSUER): an access or ID token (a JWT)
+// sent as a bearer is checked against the provider's discovery document
+// and its keys (JWKS) by github.com/coreos/go-oidc — issuer, audience,
+// expiry, signature and algorithm; an unknown key id makes it fetch the
+// keys again, so a key the provider rotated in is taken at once. Nothing
+// here parses or checks a JWT by hand.
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/sync/singleflight"
+)
+
+// Config is where the provider is and which tokens of it Hub takes.
+type Config struct {
+	// Issuer is the provider's issuer URL (HUB_OIDC_ISSUER); its discovery
+	// document is Issuer + "/.well-known/openid-configuration". Empty:
+	// OpenID Connect is off and only Hub's own tokens sign in.
+	Issuer string
+	// ClientID is Hub's client at the provider (HUB_OIDC_CLIENT_ID).
+	ClientID string
+	// Audience is the audience a token must name in its aud claim
+	// (HUB_OIDC_AUDIENCE; empty: ClientID, which is the aud of an ID token
+	// and, at most providers, of an access token issued to that client).
+	Audience string
+}
+
+// Enabled reports whether an issuer is configured.
+func (c Config) Enabled() bool { return c.Issuer != "" }
+
+// audience is the aud a token must name.
+func (c Config) audience() string {
+	if c.Audience != "" {
+		return c.Audience
+	}
+	return c.ClientID
+}
+
+// Check reports a configuration that cannot work.
+func (c Config) Check() error {
+	if !c.Enabled() {
+		if c.ClientID != "" || c.Audience != "" {
+			return errors.New("HUB_OIDC_CLIENT_ID and HUB_OIDC_AUDIENCE need HUB_OIDC_ISSUER")
+		}
+		return nil
+	}
+	if !strings.HasPrefix(c.Issuer, "https://") && !strings.HasPrefix(c.Issuer, "http://") {
+		return fmt.Errorf("HUB_OIDC_ISSUER %q is not an http(s) URL", c.Issuer)
+	}
+	if c.audience() == "" {
+		return errors.New("HUB_OIDC_ISSUER needs HUB_OIDC_CLIENT_ID (or HUB_OIDC_AUDIENCE): a token is only taken for Hub's audience")
+	}
+	return nil
+}
+
+// Subject is who a verified token names: the provider's subject (Issuer
+// and Subject together name one person for good) and the name the
+// provider gives them.
+type Subject struct {
+	Issuer  string
+	Subject string
+	// Name is the token's name claim, else preferred_username, else email;
+	// "" when it has none.
+	Name string
+}
+
+// ErrRefused is a token that is not good: a bad signature, an algorithm
+// the provider does not sign with (none included), another issuer or
+// audience, an expired token, no subject.
+var ErrRefused = errors.New("the identity provider's token is refused")
+
+// ErrUnreachable is a provider whose discovery document could not be read
+// (down, or its issuer is not the configured one): no token of it can be
+// checked now. Hub's own tokens are unaffected.
+var ErrUnreachable = errors.New("the identity provider cannot be reached")
+
+// Verifier checks tokens of one provider. It reads the discovery document
+// on the first token it is given, not at start, so a provider that is down
+// when Hub starts stops nobody who signs in with a Hub token; until it
+// answers, each token retries it.
+type Verifier struct {
+	cfg    Config
+	client *http.Client
+
+	discovery singleflight.Group
+	verifier  atomic.Pointer[oidc.IDTokenVerifier] // nil until discovery answered
+}
+
+// New returns the verifier of cfg's provider; client makes its requests
+// (nil: one with a 10-second timeout). The issuer is the operator's
+// configuration, not a user's input, so its requests do not pass the
+// outbound-address guard of connected apps (apps.CheckURL): a provider on
+// a private network or on loopback is allowed.
+func New(cfg Config, client *http.Client) *Verifier {
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	return &Verifier{cfg: cfg, client: client}
+}
+
+// LooksLikeJWT reports whether a bearer is shaped as a JWT (three
+// base64url parts) rather than a Hub token (hub_…).
+func LooksLikeJWT(token string) bool {
+	return !strings.HasPrefix(token, "hub_") && strings.Count(token, ".") == 2
+}
+
+// Verify checks a token and returns its subject: ErrRefused for a token
+// that is not good, ErrUnreachable when the provider cannot be asked.
+func (v *Verifier) Verify(ctx context.Context, raw string) (Subject, error) {
+	verifier, err := v.discover(ctx)
+	if err != nil {
+		return Subject{}, err
+	}
+	tok, err := verifier.Verify(oidc.ClientContext(ctx, v.client), raw)
+	if err != nil {
+		return Subject{}, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	if tok.Subject == "" {
+		return Subject{}, fmt.Errorf("%w: it names no subject", ErrRefused)
+	}
+	var claims struct {
+		Name              string `json:"name"`
+		PreferredUsername string `json:"preferred_username"`
+		Email             string `json:"email"`
+	}
+	if err := tok.Claims(&claims); err != nil {
+		return Subject{}, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	s := Subject{Issuer: tok.Issuer, Subject: tok.Subject}
+	for _, n := range []string{claims.Name, claims.PreferredUsername, claims.Email} {
+		if n = strings.TrimSpace(n); n != "" && utf8.ValidString(n) {
+			s.Name = n
+			break
+		}
+	}
+	return s, nil
+}
+
+// discover reads the discovery document once it answers; the keys are
+// read as tokens need them (go-oidc's RemoteKeySet). Tokens that come
+// while it is being read wait for that one read (each no longer than its
+// request), so a provider that hangs costs one request at a time.
+func (v *Verifier) discover(ctx context.Context) (*oidc.IDTokenVerifier, error) {
+	if verifier := v.verifier.Load(); verifier != nil {
+		return verifier, nil
+	}
+	ch := v.discovery.DoChan("discover", func() (any, error) {
+		if verifier := v.verifier.Load(); verifier != nil {
+			return verifier, nil
+		}
+		// The key set keeps the context it is made with for its later
+		// fetches: the request's values (the client), never its end; the
+		// client's timeout bounds each fetch.
+		p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), v.client), v.cfg.Issuer)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		// The algorithms are the ones the discovery document lists (RS256
+		// when it lists none); go-oidc never takes "none".
+		verifier := p.Verifier(&oidc.Config{ClientID: v.cfg.audience()})
+		v.verifier.Store(verifier)
+		return verifier, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*oidc.IDTokenVerifier), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,114 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"hub/models"
+)
+
+// ViaOIDC is how a person's first sign-in through the identity provider
+// arrives, in the audit log.
+const ViaOIDC = "oidc"
+
+// AuditSignIn is the kind of the audit event of a subject's first sign-in
+// through the identity provider: an event of Hub as a whole (no space).
+const AuditSignIn = "sign_in"
+
+// DefaultSignInName is the name of a person whose provider gave no name,
+// username or email.
+const DefaultSignInName = "New person"
+
+// SignInSubject returns the person a subject of the OpenID Connect
+// provider (issuer and sub) signs in as. Its first sign-in creates the
+// person, named name (else DefaultSignInName), in no space — an owner adds
+// them to spaces as anyone else — and records it in the audit log. Two
+// first sign-ins at once make one person.
+func (s *Service) SignInSubject(ctx context.Context, issuer, subject, name string) (Person, error) {
+	if p, err := s.subjectPerson(ctx, issuer, subject); !errors.Is(err, ErrNotFound) {
+		return p, err
+	}
+	name = signInName(name)
+	var out Person
+	err := s.Tx(ctx, func(tx *Service) error {
+		p := models.Person{ID: models.NewID("person"), Name: name, CreatedAt: tx.now()}
+		if err := tx.q(ctx).Create(&p).Error; err != nil {
+			return fmt.Errorf("create the person of %s: %w", subject, err)
+		}
+		row := models.OIDCSubject{Issuer: issuer, Subject: subject, PersonID: p.ID, CreatedAt: tx.now()}
+		res := tx.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+		if res.Error != nil {
+			return fmt.Errorf("record subject %s: %w", subject, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return errSubjectTaken
+		}
+		out = Person{ID: p.ID, Name: p.Name}
+		return tx.audit(ctx, Actor{PersonID: p.ID, Via: ViaOIDC}, "", AuditSignIn, AuditCreated, p.ID,
+			"person signed in for the first time through OIDC", map[string]any{"issuer": issuer, "subject": subject, "name": name})
+	})
+	if errors.Is(err, errSubjectTaken) {
+		// Another request signed the subject in first: its person it is.
+		return s.subjectPerson(ctx, issuer, subject)
+	}
+	return out, err
+}
+
+var errSubjectTaken = errors.New("the subject signed in meanwhile")
+
+// subjectPerson is the person of a known subject; ErrNotFound for a new one.
+func (s *Service) subjectPerson(ctx context.Context, issuer, subject string) (Person, error) {
+	var p models.Person
+	err := s.q(ctx).Joins("JOIN oidc_subjects ON oidc_subjects.person_id = people.id").
+		Where("oidc_subjects.issuer = ? AND oidc_subjects.subject = ?", issuer, subject).Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Person{}, ErrNotFound
+	}
+	if err != nil {
+		return Person{}, fmt.Errorf("read the person of subject %s: %w", subject, err)
+	}
+	return Person{ID: p.ID, Name: p.Name, GivenName: p.FirstName, Persona: p.Persona}, nil
+}
+
+// signInName is the provider's name made a person's name: one clean line
+// of at most MaxPersonName characters, else DefaultSignInName.
+func signInName(name string) string {
+	name = strings.TrimSpace(CleanText(name))
+	if utf8.RuneCountInString(name) > MaxPersonName {
+		name = strings.TrimSpace(string([]rune(name)[:MaxPersonName]))
+	}
+	name, err := CheckLine("/name", "a name", name, MaxPersonName)
+	if err != nil || name == "" {
+		return DefaultSignInName
+	}
+	return name
+}
+
+// HubAudit returns the newest audit events of Hub as a whole (of no
+// space), newest first, at most limit: the first sign-ins through the
+// identity provider. It is the operator's: no person's access is checked.
+func (s *Service) HubAudit(ctx context.Context, limit int) ([]AuditEvent, error) {
+	var rows []models.AuditEvent
+	if err := s.q(ctx).Where("space_id IS NULL").Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read Hub's audit log: %w", err)
+	}
+	names, err := s.personNames(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AuditEvent, 0, len(rows))
+	for _, r := range rows {
+		e := AuditEvent{ID: r.ID, ActorID: r.ActorID, ActorName: names[r.ActorID], Via: r.Via, Kind: r.Kind,
+			Action: r.Action, TargetID: r.TargetID, Summary: r.Summary, At: r.CreatedAt, Changes: map[string]any{}}
+		_ = json.Unmarshal([]byte(r.Changes), &e.Changes) // written by audit; a bad one reads as none
+		out = append(out, e)
+	}
+	return out, nil
+}
