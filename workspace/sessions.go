@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -52,9 +53,13 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	if session, err = newToken(); err != nil {
 		return "", time.Time{}, err
 	}
+	// Stored only while its token is there, in the one statement that
+	// checks it: a session made as its token is revoked is refused.
 	row := models.APIToken{ID: models.NewID("tok"), PersonID: rows[0].PersonID, Hash: hashToken(session),
-		Scope: sessionPrefix + rows[0].ID, ExpiresAt: &expires, ParentID: rows[0].ID}
-	if err := s.q(ctx).Create(&row).Error; err != nil {
+		Scope: sessionPrefix + rows[0].ID, ExpiresAt: &expires, ParentID: rows[0].ID, CreatedAt: now}
+	if err := insertDerived(s.q(ctx), row); errors.Is(err, ErrUnauthenticated) {
+		return "", time.Time{}, err
+	} else if err != nil {
 		return "", time.Time{}, fmt.Errorf("create session: %w", err)
 	}
 	return session, expires, nil
