@@ -178,8 +178,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("HUB_MIGRATE: want 1 or 0, not %q", v)
 	}
 	c.OIDC = identity.Config{Issuer: strings.TrimSpace(getenv("HUB_OIDC_ISSUER")), // as the provider's iss, a trailing slash and all
-		ClientID: strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID")),
-		Audience: or(strings.TrimSpace(getenv("HUB_OIDC_AUDIENCE")), strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID")))}
+		ClientID:     strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID")),
+		Audience:     or(strings.TrimSpace(getenv("HUB_OIDC_AUDIENCE")), strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID"))),
+		ClientSecret: strings.TrimSpace(getenv("HUB_OIDC_CLIENT_SECRET")),
+		RedirectURL:  strings.TrimSpace(getenv("HUB_OIDC_REDIRECT_URL"))}
 	if err := c.OIDC.Check(); err != nil {
 		return Config{}, err
 	}

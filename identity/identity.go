@@ -33,6 +33,14 @@ type Config struct {
 	// (HUB_OIDC_AUDIENCE; empty: ClientID, which is the aud of an ID token
 	// and, at most providers, of an access token issued to that client).
 	Audience string
+	// ClientSecret is the client's secret at the provider for a
+	// confidential client (HUB_OIDC_CLIENT_SECRET); empty: a public client,
+	// which the authorization-code flow's PKCE alone protects.
+	ClientSecret string
+	// RedirectURL is the browser sign-in's callback as registered at the
+	// provider (HUB_OIDC_REDIRECT_URL); empty: derived from each request
+	// (its scheme and host + /api/session/oidc/callback).
+	RedirectURL string
 }
 
 // Enabled reports whether an issuer is configured.
@@ -49,8 +57,8 @@ func (c Config) audience() string {
 // Check reports a configuration that cannot work.
 func (c Config) Check() error {
 	if !c.Enabled() {
-		if c.ClientID != "" || c.Audience != "" {
-			return errors.New("HUB_OIDC_CLIENT_ID and HUB_OIDC_AUDIENCE need HUB_OIDC_ISSUER")
+		if c.ClientID != "" || c.Audience != "" || c.ClientSecret != "" || c.RedirectURL != "" {
+			return errors.New("HUB_OIDC_CLIENT_ID, HUB_OIDC_AUDIENCE, HUB_OIDC_CLIENT_SECRET and HUB_OIDC_REDIRECT_URL need HUB_OIDC_ISSUER")
 		}
 		return nil
 	}
@@ -59,6 +67,9 @@ func (c Config) Check() error {
 	}
 	if c.audience() == "" {
 		return errors.New("HUB_OIDC_ISSUER needs HUB_OIDC_CLIENT_ID (or HUB_OIDC_AUDIENCE): a token is only taken for Hub's audience")
+	}
+	if c.RedirectURL != "" && !strings.HasPrefix(c.RedirectURL, "https://") && !strings.HasPrefix(c.RedirectURL, "http://") {
+		return fmt.Errorf("HUB_OIDC_REDIRECT_URL %q is not an http(s) URL", c.RedirectURL)
 	}
 	return nil
 }
@@ -94,6 +105,7 @@ type Verifier struct {
 
 	discovery singleflight.Group
 	verifier  atomic.Pointer[oidc.IDTokenVerifier] // nil until discovery answered
+	provider  atomic.Pointer[oidc.Provider]        // set with verifier
 }
 
 // New returns the verifier of cfg's provider; client makes its requests
@@ -125,25 +137,36 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Subject, error) {
 	if err != nil {
 		return Subject{}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
+	return subjectOf(tok)
+}
+
+// subjectOf is the subject of a verified token.
+func subjectOf(tok *oidc.IDToken) (Subject, error) {
 	if tok.Subject == "" {
 		return Subject{}, fmt.Errorf("%w: it names no subject", ErrRefused)
 	}
-	var claims struct {
-		Name              string `json:"name"`
-		PreferredUsername string `json:"preferred_username"`
-		Email             string `json:"email"`
-	}
+	var claims nameClaims
 	if err := tok.Claims(&claims); err != nil {
 		return Subject{}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
-	s := Subject{Issuer: tok.Issuer, Subject: tok.Subject}
-	for _, n := range []string{claims.Name, claims.PreferredUsername, claims.Email} {
+	return Subject{Issuer: tok.Issuer, Subject: tok.Subject, Name: claims.name()}, nil
+}
+
+// nameClaims are the claims a person's name is taken from.
+type nameClaims struct {
+	Name              string `json:"name"`
+	PreferredUsername string `json:"preferred_username"`
+	Email             string `json:"email"`
+}
+
+// name is the name claim, else preferred_username, else email ("": none).
+func (c nameClaims) name() string {
+	for _, n := range []string{c.Name, c.PreferredUsername, c.Email} {
 		if n = strings.TrimSpace(n); n != "" && utf8.ValidString(n) {
-			s.Name = n
-			break
+			return n
 		}
 	}
-	return s, nil
+	return ""
 }
 
 // discover reads the discovery document once it answers; the keys are
@@ -168,6 +191,7 @@ func (v *Verifier) discover(ctx context.Context) (*oidc.IDTokenVerifier, error) 
 		// The algorithms are the ones the discovery document lists (RS256
 		// when it lists none); go-oidc never takes "none".
 		verifier := p.Verifier(&oidc.Config{ClientID: v.cfg.audience()})
+		v.provider.Store(p)
 		v.verifier.Store(verifier)
 		return verifier, nil
 	})

@@ -40,6 +40,7 @@ export const api = {
     signIn: (token) => call("post", "/api/session", { body: { token } }),
     signOut: () => call("delete", "/api/session"),
     whoAmI: () => call("get", "/api/session"),
+    signInProviders: () => call("get", "/api/session/providers"),
     spaces: () => call("get", "/api/spaces"),
     conversations: (spaceId) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
     createConversation: (spaceId, title) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),

@@ -62,11 +62,27 @@ function boot() {
         else if (!me || who !== me)
             void start();
     });
+    const failed = takeSignInError();
     const t = takeToken();
-    if (t)
+    if (failed)
+        signIn(failed);
+    else if (t)
         void signInWith(t);
     else
         void start(true);
+}
+const signInErrors = {
+    denied: "Your organization's sign-in was cancelled.",
+    expired: "That sign-in took too long or was already used: sign in again.",
+    state: "That sign-in did not start in this browser: sign in again.",
+    "provider-unreachable": "Your organization's sign-in cannot be reached now; a token still works.",
+};
+function takeSignInError() {
+    const m = location.hash.match(/^#signin-error=([a-z-]+)/);
+    if (!m)
+        return null;
+    history.replaceState(null, "", location.pathname + location.search);
+    return signInErrors[m[1]] ?? `Signing in through your organization failed (${m[1]}).`;
 }
 const signedKey = "hub.signed";
 let me = "";
@@ -153,6 +169,12 @@ function signIn(message) {
     });
     replace($("app"), h("main", { class: "signin-page" }, form));
     input.focus();
+    const s = session;
+    void api.signInProviders().then((p) => {
+        if (!p.oidc || s !== session || !form.isConnected)
+            return;
+        form.append(h("p", { class: "hint" }, "Or ", h("a", { id: "signin-oidc", href: "/api/session/oidc/login" }, "Sign in with your organization"), "."));
+    }).catch(() => { });
 }
 let starting = false;
 async function signInWith(token) {

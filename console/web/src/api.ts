@@ -103,6 +103,7 @@ export const api = {
   signIn: (token: string) => call("post", "/api/session", { body: { token } }),
   signOut: () => call("delete", "/api/session"),
   whoAmI: () => call("get", "/api/session"),
+  signInProviders: () => call("get", "/api/session/providers"),
   spaces: () => call("get", "/api/spaces"),
   conversations: (spaceId: string) => call("get", "/api/assistant/conversations", { query: { spaceId } }),
   createConversation: (spaceId: string, title?: string) => call("post", "/api/assistant/conversations", { body: { spaceId, title } }),

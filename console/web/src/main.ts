@@ -86,9 +86,27 @@ function boot(): void {
     // Signed in there: a tab on the sign-in form starts; a signed-in one only when the browser's person changed.
     else if (!me || who !== me) void start();
   });
+  const failed = takeSignInError();
   const t = takeToken();
-  if (t) void signInWith(t);
+  if (failed) signIn(failed);
+  else if (t) void signInWith(t);
   else void start(true);
+}
+
+/** signInErrors say why a sign-in through the identity provider failed (its callback's /#signin-error=<reason>). */
+const signInErrors: Record<string, string> = {
+  denied: "Your organization's sign-in was cancelled.",
+  expired: "That sign-in took too long or was already used: sign in again.",
+  state: "That sign-in did not start in this browser: sign in again.",
+  "provider-unreachable": "Your organization's sign-in cannot be reached now; a token still works.",
+};
+
+/** takeSignInError reads and drops a `#signin-error=` the identity provider's callback sent the browser back with. */
+function takeSignInError(): string | null {
+  const m = location.hash.match(/^#signin-error=([a-z-]+)/);
+  if (!m) return null;
+  history.replaceState(null, "", location.pathname + location.search);
+  return signInErrors[m[1]] ?? `Signing in through your organization failed (${m[1]}).`;
 }
 
 /** signedKey is the localStorage key a tab writes when it signs in or out, for the other tabs (their storage event). */
@@ -181,6 +199,12 @@ function signIn(message?: string): void {
   });
   replace($("app"), h("main", { class: "signin-page" }, form));
   input.focus();
+  // Beside the token, the identity provider's sign-in when the deployment has one.
+  const s = session;
+  void api.signInProviders().then((p) => {
+    if (!p.oidc || s !== session || !form.isConnected) return;
+    form.append(h("p", { class: "hint" }, "Or ", h("a", { id: "signin-oidc", href: "/api/session/oidc/login" }, "Sign in with your organization"), "."));
+  }).catch(() => { /* the token form still works */ });
 }
 
 let starting = false;

@@ -558,6 +558,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/session/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity provider's redirect back: exchanges the code, sets the session cookie and redirects to the console */
+        get: operations["finishOIDCSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start a browser's sign-in through the identity provider: redirects to its authorization endpoint (authorization code with PKCE) */
+        get: operations["startOIDCSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How a browser can sign in here: whether through the identity provider (no token needed) */
+        get: operations["getSignInProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/spaces": {
         parameters: {
             query?: never;
@@ -1427,6 +1478,10 @@ export interface components {
             model: string;
             /** @enum {string} */
             writePolicy: "immediate" | "preview" | "needs-me";
+        };
+        SignInProviders: {
+            /** @description A browser can sign in through the identity provider at GET /api/session/oidc/login (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID are set). */
+            oidc: boolean;
         };
         Skill: {
             /** Format: date-time */
@@ -3199,6 +3254,74 @@ export interface operations {
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    finishOIDCSignIn: {
+        parameters: {
+            query?: {
+                /** @description The provider's authorization code. */
+                code?: string;
+                /** @description The state the sign-in started with. */
+                state?: string;
+                /** @description The provider's error, instead of a code. */
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To / with the cookie hub_session set; or, when the sign-in failed, to /#signin-error=<reason> (state, expired, denied, provider-error, provider-unreachable, no-code, exchange, id-token, sign-in) with no session. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    startOIDCSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization endpoint, with the cookie hub_oidc (HttpOnly, SameSite=Lax, 10 minutes) that the callback checks; to /#signin-error=provider-unreachable when the provider cannot be reached. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getSignInProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInProviders"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
         };
     };
     listSpaces: {

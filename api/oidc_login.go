@@ -1,0 +1,190 @@
+package api
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"hub/identity"
+)
+
+// The browser's sign-in through the identity provider (docs/api.md,
+// "Sign-in through the identity provider"): the authorization-code flow
+// with PKCE, run by the api, so the provider's tokens never reach the
+// browser. GET /api/session/oidc/login draws one random value, keeps it in
+// an HttpOnly cookie of its own (SameSite=Lax, so the provider's redirect
+// back brings it; 10 minutes) and sends the browser to the provider with
+// the state, nonce and PKCE challenge derived from it by hashing. The
+// callback derives them again from the cookie: a state that is not the
+// cookie's (forged, or another browser's) is refused, the code is
+// exchanged with the verifier, and the ID token must carry the nonce. The
+// cookie holds no secret the browser's script could read (HttpOnly), and
+// a value it does not hold cannot be forged to match a state.
+const (
+	oidcFlowCookie = "hub_oidc"
+	oidcFlowPath   = "/api/session/oidc"
+	oidcFlowTTL    = 600 // seconds
+	// oidcCallbackPath is the redirect URL's path when it is derived from
+	// the request (no HUB_OIDC_REDIRECT_URL).
+	oidcCallbackPath = oidcFlowPath + "/callback"
+)
+
+// oidcFlow is what one sign-in derives from its cookie's value.
+type oidcFlow struct{ state, nonce, verifier string }
+
+func deriveFlow(value string) oidcFlow {
+	h := func(label string) string {
+		sum := sha256.Sum256([]byte(label + ":" + value))
+		return base64.RawURLEncoding.EncodeToString(sum[:])
+	}
+	// The verifier is 43 characters of base64url, as RFC 7636 asks.
+	return oidcFlow{state: h("state"), nonce: h("nonce"), verifier: h("verifier")}
+}
+
+// codeFlow is the verifier when the deployment signs browsers in through
+// the provider (an issuer and a client id), else nil.
+func (s *Server) codeFlow() *identity.Verifier {
+	if s.Identity == nil || !s.Identity.CodeFlow() {
+		return nil
+	}
+	return s.Identity
+}
+
+// redirectURL is the callback the provider sends the browser back to:
+// HUB_OIDC_REDIRECT_URL, else the request's own scheme and host.
+func redirectURL(c *gin.Context, v *identity.Verifier) string {
+	if u := v.RedirectURL(); u != "" {
+		return u
+	}
+	scheme := "http"
+	if c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request.Host + oidcCallbackPath
+}
+
+func setFlowCookie(c *gin.Context, value string) {
+	ck := &http.Cookie{Name: oidcFlowCookie, Value: value, Path: oidcFlowPath, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		MaxAge: oidcFlowTTL, Secure: c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")}
+	if value == "" {
+		ck.MaxAge = -1
+	}
+	http.SetCookie(c.Writer, ck)
+}
+
+// signInError sends the browser back to the console with a short reason.
+func signInError(c *gin.Context, reason string) {
+	c.Header("Cache-Control", "no-store")
+	c.Redirect(http.StatusFound, "/#signin-error="+reason)
+}
+
+// oidcLogin starts a browser's sign-in at the provider.
+func (s *Server) oidcLogin(c *gin.Context) {
+	v := s.codeFlow()
+	if v == nil {
+		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
+			Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}})
+		return
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		respondError(c, err)
+		return
+	}
+	value := base64.RawURLEncoding.EncodeToString(b[:])
+	f := deriveFlow(value)
+	to, err := v.AuthCodeURL(c.Request.Context(), redirectURL(c, v), f.state, f.nonce, f.verifier)
+	if err != nil {
+		slog.WarnContext(c.Request.Context(), "identity provider unreachable", "err", err)
+		signInError(c, "provider-unreachable")
+		return
+	}
+	setFlowCookie(c, value)
+	c.Header("Cache-Control", "no-store")
+	c.Redirect(http.StatusFound, to)
+}
+
+// oidcCallback finishes a sign-in: the provider sent the browser back with
+// a code (or an error).
+func (s *Server) oidcCallback(c *gin.Context) {
+	v := s.codeFlow()
+	if v == nil {
+		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
+			Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}})
+		return
+	}
+	ctx := c.Request.Context()
+	value, _ := c.Cookie(oidcFlowCookie)
+	setFlowCookie(c, "") // one sign-in, one use
+	if e := c.Query("error"); e != "" {
+		slog.InfoContext(ctx, "identity provider refused a sign-in", "error", e, "description", c.Query("error_description"))
+		if e == "access_denied" {
+			signInError(c, "denied")
+		} else {
+			signInError(c, "provider-error")
+		}
+		return
+	}
+	if value == "" {
+		signInError(c, "expired")
+		return
+	}
+	f := deriveFlow(value)
+	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(f.state)) != 1 {
+		signInError(c, "state")
+		return
+	}
+	code := c.Query("code")
+	if code == "" {
+		signInError(c, "no-code")
+		return
+	}
+	sub, err := v.Exchange(ctx, redirectURL(c, v), code, f.verifier, f.nonce)
+	switch {
+	case errors.Is(err, identity.ErrUnreachable):
+		slog.WarnContext(ctx, "identity provider unreachable", "err", err)
+		signInError(c, "provider-unreachable")
+		return
+	case errors.Is(err, identity.ErrExchange):
+		slog.InfoContext(ctx, "oidc code refused", "err", err)
+		signInError(c, "exchange")
+		return
+	case err != nil:
+		slog.InfoContext(ctx, "oidc id token refused", "err", err)
+		signInError(c, "id-token")
+		return
+	}
+	p, err := s.Workspace.SignInSubject(ctx, sub.Issuer, sub.Subject, sub.Name)
+	if err != nil {
+		slog.ErrorContext(ctx, "oidc sign-in", "err", err)
+		signInError(c, "sign-in")
+		return
+	}
+	c.Set(personKey, p) // for the access log
+	session, expires, err := s.Workspace.CreateSignInSession(ctx, p.ID)
+	if err != nil {
+		slog.ErrorContext(ctx, "oidc sign-in session", "err", err)
+		signInError(c, "sign-in")
+		return
+	}
+	setSessionCookie(c, session, expires)
+	c.Header("Cache-Control", "no-store")
+	c.Redirect(http.StatusFound, "/")
+}
+
+// signInProvidersDTO answers GET /api/session/providers.
+type signInProvidersDTO struct {
+	OIDC bool `json:"oidc" doc:"A browser can sign in through the identity provider at GET /api/session/oidc/login (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID are set)."`
+}
+
+// signInProviders tells the console's sign-in form which ways it offers.
+func (s *Server) signInProviders(c *gin.Context) {
+	c.JSON(http.StatusOK, signInProvidersDTO{OIDC: s.codeFlow() != nil})
+}

@@ -1,0 +1,263 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zitadel/oidc/v3/example/server/exampleop"
+	"github.com/zitadel/oidc/v3/example/server/storage"
+
+	"hub/fakemodel"
+	"hub/hubtest"
+	"hub/workspace"
+)
+
+// opProvider is a real OpenID Provider in the test's process:
+// zitadel/oidc's op with its example storage (users, clients) and login
+// page, served over loopback HTTP.
+type opProvider struct {
+	srv     *httptest.Server
+	clients map[string]*storage.Client
+}
+
+func newOP(t *testing.T) *opProvider {
+	t.Helper()
+	p := &opProvider{clients: map[string]*storage.Client{}}
+	var h http.Handler
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(p.srv.Close)
+	st := storage.NewStorageWithClients(storage.NewUserStore(p.srv.URL), p.clients)
+	h = exampleop.SetupServer(p.srv.URL, st, nil, false)
+	return p
+}
+
+// browser is a browser as far as the flow sees one: a cookie jar, and
+// redirects followed only where the test says.
+func browser(t *testing.T) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// get fetches u and returns the answer's status, Location and body.
+func get(t *testing.T, c *http.Client, u string) (int, string, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header.Get("Location"), string(body)
+}
+
+// abs resolves a Location against the URL it answered.
+func abs(t *testing.T, base, loc string) string {
+	t.Helper()
+	b, err := url.Parse(base)
+	require.NoError(t, err)
+	l, err := b.Parse(loc)
+	require.NoError(t, err)
+	return l.String()
+}
+
+var loginID = regexp.MustCompile(`name="id" value="([^"]+)"`)
+
+// signInAtOP follows the provider from its authorization URL through its
+// login form (user test-user2) back to Hub's callback, and returns the
+// callback's URL without requesting it.
+func signInAtOP(t *testing.T, c *http.Client, op *opProvider, authURL string) string {
+	t.Helper()
+	status, loc, body := get(t, c, authURL)
+	require.Equal(t, http.StatusFound, status, body)
+	status, _, body = get(t, c, abs(t, authURL, loc))
+	require.Equal(t, http.StatusOK, status, body)
+	m := loginID.FindStringSubmatch(body)
+	require.NotNil(t, m, body)
+	resp, err := c.PostForm(op.srv.URL+"/login/username", url.Values{"id": {m[1]}, "username": {"test-user2"}, "password": {"verysecure"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusFound, resp.StatusCode)
+	next := abs(t, op.srv.URL, resp.Header.Get("Location"))
+	for strings.HasPrefix(next, op.srv.URL) { // the op's own callback, then back to Hub
+		status, loc, body = get(t, c, next)
+		require.Equal(t, http.StatusFound, status, body)
+		next = abs(t, next, loc)
+	}
+	return next
+}
+
+// A browser signs in through the identity provider: the api runs the
+// authorization-code flow with PKCE against a real provider, the browser
+// gets the session cookie and never a provider token.
+func TestSignInThroughOIDCCodeFlow(t *testing.T) {
+	t.Parallel()
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		op := newOP(t)
+		s := hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`),
+			Env: map[string]string{"HUB_OIDC_ISSUER": op.srv.URL, "HUB_OIDC_CLIENT_ID": "hub-console"}})
+		callback := s.URL + "/api/session/oidc/callback"
+		// A public client: PKCE, no secret. Registered before any request.
+		op.clients["hub-console"] = storage.NativeClient("hub-console", callback)
+
+		r := s.Do(t, "", "GET", "/api/session/providers", nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.Equal(t, true, r.JSON(t)["oidc"])
+
+		// start begins a sign-in in c and returns the provider's URL.
+		start := func(c *http.Client) string {
+			t.Helper()
+			status, loc, body := get(t, c, s.URL+"/api/session/oidc/login")
+			require.Equal(t, http.StatusFound, status, body)
+			require.True(t, strings.HasPrefix(loc, op.srv.URL+"/auth?"), loc)
+			q := must(url.Parse(loc)).Query()
+			require.Equal(t, "S256", q.Get("code_challenge_method"))
+			require.NotEmpty(t, q.Get("code_challenge"))
+			require.NotEmpty(t, q.Get("nonce"))
+			require.Equal(t, callback, q.Get("redirect_uri"))
+			return loc
+		}
+		sessionCookie := func(c *http.Client) string {
+			for _, ck := range c.Jar.Cookies(must(url.Parse(s.URL + "/"))) {
+				if ck.Name == "hub_session" {
+					return ck.Value
+				}
+			}
+			return ""
+		}
+
+		// The whole flow: the callback sets hub_session and sends the
+		// browser to the console, which is signed in as the new person.
+		c := browser(t)
+		back := signInAtOP(t, c, op, start(c))
+		require.True(t, strings.HasPrefix(back, callback+"?"), back)
+		status, loc, body := get(t, c, back)
+		require.Equal(t, http.StatusFound, status, body)
+		require.Equal(t, "/", loc)
+		require.NotEmpty(t, sessionCookie(c))
+		status, _, body = get(t, c, s.URL+"/api/session")
+		require.Equal(t, http.StatusOK, status, body)
+		require.Contains(t, body, `"name":"Test User2"`)
+		events, err := s.Workspace.HubAudit(context.Background(), 10)
+		require.NoError(t, err)
+		require.Len(t, events, 1, "the first sign-in creates the person")
+		require.Equal(t, workspace.AuditSignIn, events[0].Kind)
+		require.Equal(t, map[string]any{"issuer": op.srv.URL, "subject": "id2", "name": "Test User2"}, events[0].Changes)
+		require.Contains(t, body, `"personId":"`+events[0].ActorID+`"`)
+
+		// Replayed: the callback's cookie was used up, and the code too.
+		status, loc, _ = get(t, c, back)
+		require.Equal(t, http.StatusFound, status)
+		require.Equal(t, "/#signin-error=expired", loc)
+
+		// The sign-in's token is listed with the person's tokens; revoking
+		// it signs the browser out.
+		status, _, body = get(t, c, s.URL+"/api/me/tokens")
+		require.Equal(t, http.StatusOK, status, body)
+		var tokens struct{ Tokens []struct{ ID, Name string } }
+		require.NoError(t, json.Unmarshal([]byte(body), &tokens))
+		require.Len(t, tokens.Tokens, 1, body)
+		require.Equal(t, workspace.SignInTokenName, tokens.Tokens[0].Name)
+		req := must(http.NewRequest("DELETE", s.URL+"/api/me/tokens/"+tokens.Tokens[0].ID, nil))
+		req.Header.Set("X-Hub-CSRF", "1")
+		resp := must(c.Do(req))
+		resp.Body.Close()
+		require.Equal(t, http.StatusNoContent, resp.StatusCode)
+		status, _, body = get(t, c, s.URL+"/api/session")
+		require.Equal(t, http.StatusUnauthorized, status, body)
+
+		// A second sign-in is the same person, and no new audit entry.
+		c2 := browser(t)
+		status, loc, body = get(t, c2, signInAtOP(t, c2, op, start(c2)))
+		require.Equal(t, http.StatusFound, status, body)
+		require.Equal(t, "/", loc)
+		status, _, body = get(t, c2, s.URL+"/api/session")
+		require.Equal(t, http.StatusOK, status, body)
+		require.Contains(t, body, `"personId":"`+events[0].ActorID+`"`)
+		events, err = s.Workspace.HubAudit(context.Background(), 10)
+		require.NoError(t, err)
+		require.Len(t, events, 1)
+
+		// Forged state: the browser's cookie derives another state.
+		c3 := browser(t)
+		back = signInAtOP(t, c3, op, start(c3))
+		forged := must(url.Parse(back))
+		q := forged.Query()
+		q.Set("state", "forged")
+		forged.RawQuery = q.Encode()
+		status, loc, _ = get(t, c3, forged.String())
+		require.Equal(t, http.StatusFound, status)
+		require.Equal(t, "/#signin-error=state", loc)
+		require.Empty(t, sessionCookie(c3))
+		// Another browser's callback (login CSRF): its cookie is not this one's.
+		c4 := browser(t)
+		start(c4)
+		back = signInAtOP(t, c3, op, start(c3))
+		status, loc, _ = get(t, c4, back)
+		require.Equal(t, http.StatusFound, status)
+		require.Equal(t, "/#signin-error=state", loc)
+		require.Empty(t, sessionCookie(c4))
+
+		// Wrong nonce: the provider's ID token carries another nonce than
+		// the sign-in's (the authorization request was altered).
+		c5 := browser(t)
+		auth := must(url.Parse(start(c5)))
+		q = auth.Query()
+		q.Set("nonce", "another-nonce")
+		auth.RawQuery = q.Encode()
+		status, loc, _ = get(t, c5, signInAtOP(t, c5, op, auth.String()))
+		require.Equal(t, http.StatusFound, status)
+		require.Equal(t, "/#signin-error=id-token", loc)
+		require.Empty(t, sessionCookie(c5))
+
+		// The provider's error, and a callback with no code.
+		c6 := browser(t)
+		start(c6)
+		status, loc, _ = get(t, c6, callback+"?error=access_denied&state=x")
+		require.Equal(t, http.StatusFound, status)
+		require.Equal(t, "/#signin-error=denied", loc)
+		c6 = browser(t)
+		auth = must(url.Parse(start(c6)))
+		status, loc, _ = get(t, c6, callback+"?state="+url.QueryEscape(auth.Query().Get("state")))
+		require.Equal(t, http.StatusFound, status)
+		require.Equal(t, "/#signin-error=no-code", loc)
+		// A code the provider never issued.
+		c6 = browser(t)
+		auth = must(url.Parse(start(c6)))
+		status, loc, _ = get(t, c6, callback+"?code=made-up&state="+url.QueryEscape(auth.Query().Get("state")))
+		require.Equal(t, http.StatusFound, status)
+		require.Equal(t, "/#signin-error=exchange", loc)
+	})
+}
+
+// Without a provider the flow's routes are 404 and the console offers only
+// the token.
+func TestSignInCodeFlowOff(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{SQLite: true, Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "ok"}}]}`)})
+	r := s.Do(t, "", "GET", "/api/session/providers", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, false, r.JSON(t)["oidc"])
+	for _, path := range []string{"/api/session/oidc/login", "/api/session/oidc/callback?code=x&state=y"} {
+		r = s.Do(t, "", "GET", path, nil)
+		require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
