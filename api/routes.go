@@ -125,7 +125,7 @@ func (s *Server) routes() []route {
 			auth: authNone, query: []param{named("code", str("The provider's authorization code.")), named("state", str("The state the sign-in started with.")),
 				named("error", str("The provider's error, instead of a code."))},
 			answers: []answer{{status: http.StatusFound, doc: "To / with the cookie hub_session set; or, when the sign-in failed, to /#signin-error=<reason> (state, expired, denied, provider-error, provider-unreachable, no-code, exchange, id-token, sign-in) with no session."}},
-			errors: []int{404}, handler: s.oidcCallback},
+			errors:  []int{404}, handler: s.oidcCallback},
 		{method: "GET", path: "/api/session", id: "getSession", summary: "Who the request is signed in as (by the session cookie or the bearer token)",
 			answers: []answer{ok(sessionDTO{})}, handler: s.getSession},
 		{method: "DELETE", path: "/api/session", id: "deleteSession", summary: "Sign the browser out: end its session and clear the cookie (by the cookie, with the X-Hub-CSRF header)",

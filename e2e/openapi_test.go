@@ -101,10 +101,21 @@ type sseEvent struct {
 func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	t.Parallel()
 	app := newMCPApp(t)
-	s := hubtest.Start(t, hubtest.Options{AppsAllow: []string{hostOf(app.URL)}, Script: fakemodel.MustParseScript(openapiScript)})
+	// An identity provider that cannot be reached: its sign-in routes
+	// answer their redirects (to the console, with the reason).
+	s := hubtest.Start(t, hubtest.Options{AppsAllow: []string{hostOf(app.URL)}, Script: fakemodel.MustParseScript(openapiScript),
+		Env: map[string]string{"HUB_OIDC_ISSUER": "http://127.0.0.1:1", "HUB_OIDC_CLIENT_ID": "hub"}})
 	c := newSpecCheck(t, s)
 	owner := s.Token
 	space := s.SpaceID
+
+	// The browser's sign-in through the provider: no token.
+	c.run(call{route: "GET /api/session/providers", want: 200})
+	c.run(call{route: "GET /api/session/providers", query: "q=%FF", want: 400})
+	c.run(call{route: "GET /api/session/oidc/login", want: 302})
+	c.run(call{route: "GET /api/session/oidc/login", query: "q=%FF", want: 400})
+	c.run(call{route: "GET /api/session/oidc/callback", query: "code=x&state=y", want: 302})
+	c.run(call{route: "GET /api/session/oidc/callback", query: "code=%FF", want: 400})
 
 	// Health, metrics and the document itself: no token; bad bytes in the
 	// query are refused everywhere.
@@ -371,7 +382,9 @@ func newSpecCheck(t *testing.T, s *hubtest.Stack) *specCheck {
 	require.Empty(t, errs)
 	model, err := doc.BuildV3Model()
 	require.NoError(t, err)
-	c := &specCheck{t: t, s: s, v: v, schema: map[string]*base.Schema{}, client: &http.Client{Timeout: time.Minute},
+	c := &specCheck{t: t, s: s, v: v, schema: map[string]*base.Schema{}, client: &http.Client{Timeout: time.Minute,
+		// A redirect is an answer of the document's (the sign-in's routes).
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		frames: schema_validation.NewSchemaValidator(config.WithFormatAssertions()),
 		seen:   map[string]map[string]bool{}, events: map[string]bool{}}
 	for _, name := range []string{"TurnEvent", "ActivityEvent"} {
