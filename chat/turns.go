@@ -413,7 +413,7 @@ func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after
 // only the turn's ending replaces it). The change is announced on the
 // person's activity stream in the same transaction.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
-	return s.setTurnStatus(ctx, id, status, step, nil, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, false, nil, StatusStopping)
 }
 
 // RecordInterrupt records a Stop or Pause the api signalled: one more in
@@ -435,7 +435,7 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 	if err != nil {
 		return fmt.Errorf("count interrupt of %s: %w", id, err)
 	}
-	return s.setTurnStatusThen(ctx, id, status, step, nil, changed, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, len(changed) > 0, changed, StatusStopping)
 }
 
 // MarkWorking records that the turn works on a step, unless the person
@@ -449,19 +449,14 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 // model call's status frame is stored with the status it shows
 // (stream.Bus.PublishIn), at no commit of its own.
 func (s *Store) MarkWorking(ctx context.Context, id string, step int, also ...func(tx *gorm.DB) error) error {
-	return s.setTurnStatus(ctx, id, StatusWorking, step, also, StatusStopping, StatusPaused)
+	return s.setTurnStatus(ctx, id, StatusWorking, step, false, also, StatusStopping, StatusPaused)
 }
 
 // setTurnStatus changes a running turn's status unless it is one of keep
-// (and different from status), and runs also in its transaction.
-func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, also []func(tx *gorm.DB) error, keep ...Status) error {
-	return s.setTurnStatusThen(ctx, id, status, step, also, nil, keep...)
-}
-
-// setTurnStatusThen is setTurnStatus, also running changed in its
-// transaction when the status changed; with changed, a status that is
-// already the one asked for is left as it is.
-func (s *Store) setTurnStatusThen(ctx context.Context, id string, status Status, step int, also, changed []func(tx *gorm.DB) error, keep ...Status) error {
+// (and different from status), and runs each of also in its transaction:
+// whatever it found, or with onChange only when the status changed (a
+// status that is already the one asked for is then left as it is).
+func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, onChange bool, also []func(tx *gorm.DB) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
@@ -476,9 +471,8 @@ func (s *Store) setTurnStatusThen(ctx context.Context, id string, status Status,
 		sql += ` AND status NOT IN ?`
 		args = append(args, kept)
 	}
-	if len(changed) > 0 {
-		// changed runs on a change only: a repeated pause or stop leaves
-		// the row as it is.
+	if onChange {
+		// A repeated pause or stop leaves the row, and runs nothing.
 		sql += ` AND status <> ?`
 		args = append(args, string(status))
 	}
@@ -496,11 +490,8 @@ func (s *Store) setTurnStatusThen(ctx context.Context, id string, status Status,
 			if err := s.withDB(tx).announceWork(ctx, personID, rows[0].work()); err != nil {
 				return err
 			}
-			for _, fn := range changed {
-				if err := fn(tx); err != nil {
-					return err
-				}
-			}
+		} else if onChange {
+			return nil
 		}
 		for _, fn := range also {
 			if err := fn(tx); err != nil {
