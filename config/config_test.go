@@ -194,10 +194,21 @@ func TestOIDCFromEnv(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "https://tenant.auth0.com/", c.OIDC.Issuer, "kept as the provider's iss, trailing slash and all")
 	require.Equal(t, "https://hub.example.com/api", c.OIDC.Audience)
+	require.Empty(t, c.OIDC.ClientSecret, "a public client (PKCE) by default")
+	require.Empty(t, c.OIDC.RedirectURL, "derived from the request by default")
+	// The console's code flow as a confidential client behind a proxy.
+	c, err = config.FromEnv(env(map[string]string{"HUB_OIDC_ISSUER": "https://sso.example.com/realms/acme", "HUB_OIDC_CLIENT_ID": "hub",
+		"HUB_OIDC_CLIENT_SECRET": " s3cret ", "HUB_OIDC_REDIRECT_URL": "https://hub.example.com/api/session/oidc/callback"}))
+	require.NoError(t, err)
+	require.Equal(t, "s3cret", c.OIDC.ClientSecret)
+	require.Equal(t, "https://hub.example.com/api/session/oidc/callback", c.OIDC.RedirectURL)
 	for _, bad := range []map[string]string{
-		{"HUB_OIDC_ISSUER": "https://sso.example.com/realms/acme"},                      // no client id or audience
-		{"HUB_OIDC_CLIENT_ID": "hub"},                                                   // no issuer
-		{"HUB_OIDC_ISSUER": "sso.example.com/realms/acme", "HUB_OIDC_CLIENT_ID": "hub"}, // not a URL
+		{"HUB_OIDC_CLIENT_SECRET": "s3cret"},                                                                                             // no issuer
+		{"HUB_OIDC_REDIRECT_URL": "https://hub.example.com/api/session/oidc/callback"},                                                   // no issuer
+		{"HUB_OIDC_ISSUER": "https://sso.example.com", "HUB_OIDC_CLIENT_ID": "hub", "HUB_OIDC_REDIRECT_URL": "hub.example.com/callback"}, // not a URL
+		{"HUB_OIDC_ISSUER": "https://sso.example.com/realms/acme"},                                                                       // no client id or audience
+		{"HUB_OIDC_CLIENT_ID": "hub"},                                                                                                    // no issuer
+		{"HUB_OIDC_ISSUER": "sso.example.com/realms/acme", "HUB_OIDC_CLIENT_ID": "hub"},                                                  // not a URL
 	} {
 		_, err := config.FromEnv(env(bad))
 		require.ErrorContains(t, err, "HUB_OIDC_", "%v", bad)

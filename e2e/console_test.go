@@ -85,19 +85,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	web, err := filepath.Abs("../console/web")
 	require.NoError(t, err)
-	chromium := os.Getenv("HUB_CHROMIUM")
-	if chromium == "" {
-		chromium, _ = exec.LookPath("chromium")
-	}
-	node, _ := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join(web, "node_modules", "playwright-core"))
-	if node == "" || chromium == "" || modErr != nil {
-		msg := "the browser test needs node, chromium and console/web/node_modules (scripts/test.sh installs them)"
-		if os.Getenv("HUB_REQUIRE_BROWSER") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	node, chromium := browserTools(t, web)
 
 	// The scripted model, served here: a catalog of two models on it
 	// (the composer offers a choice only then), one with efforts.

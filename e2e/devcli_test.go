@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/hubtest"
+	"hub/workspace"
 )
 
 // TestDevRefusesATakenPort: `hub dev` with any of its three ports taken
@@ -120,6 +121,33 @@ func TestTokenCreateFindsTheDevDatabase(t *testing.T) {
 	b, err := cmd.CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(b), "leave out --space")
+
+	// hub dev's own token is named, listed and audited like any other.
+	cmd = exec.Command(hubBinary(t), "token", "list", "--person", workspace.DevOwnerName)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DATABASE_URL=")
+	raw, err = cmd.Output()
+	require.NoError(t, err)
+	require.Regexp(t, `(?m)^tok_\S+\s+hub dev\s+`+workspace.DevOwnerName+`\s+hub_`, string(raw))
+	devToken, err := os.ReadFile(filepath.Join(dir, ".hub", "dev-token"))
+	require.NoError(t, err)
+	owner := strings.TrimSpace(string(devToken))
+	var demo string
+	for _, sp := range s.Do(t, owner, "GET", "/api/spaces", nil).JSON(t)["spaces"].([]any) {
+		if sp.(map[string]any)["name"] == "Demo" {
+			demo = sp.(map[string]any)["id"].(string)
+		}
+	}
+	r = s.Do(t, owner, "GET", "/api/spaces/"+demo+"/audit?limit=200", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var made int
+	for _, e := range r.JSON(t)["events"].([]any) {
+		ev := e.(map[string]any)
+		if ev["kind"] == "token" && ev["action"] == "created" && ev["via"] == "cli" && ev["changes"].(map[string]any)["name"] == "hub dev" {
+			made++
+		}
+	}
+	require.Equal(t, 1, made, "the Demo space's log records hub dev's token once: %s", r.Body)
 
 	// Elsewhere, without DATABASE_URL, it says what to set.
 	cmd = exec.Command(hubBinary(t), "token", "create", "--create", "--space", "Garden", "--person", "Grace Hopper")

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,19 +28,36 @@ import (
 // zitadel/oidc's op with its example storage (users, clients) and login
 // page, served over loopback HTTP.
 type opProvider struct {
-	srv     *httptest.Server
+	srv *httptest.Server
+	// mu orders register before the requests that read clients, for the
+	// race detector too when the browser is another process.
+	mu      sync.Mutex
+	h       http.Handler
 	clients map[string]*storage.Client
 }
 
 func newOP(t *testing.T) *opProvider {
 	t.Helper()
 	p := &opProvider{clients: map[string]*storage.Client{}}
-	var h http.Handler
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		h := p.h
+		p.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(p.srv.Close)
 	st := storage.NewStorageWithClients(storage.NewUserStore(p.srv.URL), p.clients)
-	h = exampleop.SetupServer(p.srv.URL, st, nil, false)
+	p.mu.Lock()
+	p.h = exampleop.SetupServer(p.srv.URL, st, nil, false)
+	p.mu.Unlock()
 	return p
+}
+
+// register adds a client to the provider.
+func (p *opProvider) register(c *storage.Client) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clients[c.GetID()] = c
 }
 
 // browser is a browser as far as the flow sees one: a cookie jar, and
@@ -109,7 +127,7 @@ func TestSignInThroughOIDCCodeFlow(t *testing.T) {
 			Env: map[string]string{"HUB_OIDC_ISSUER": op.srv.URL, "HUB_OIDC_CLIENT_ID": "hub-console"}})
 		callback := s.URL + "/api/session/oidc/callback"
 		// A public client: PKCE, no secret. Registered before any request.
-		op.clients["hub-console"] = storage.NativeClient("hub-console", callback)
+		op.register(storage.NativeClient("hub-console", callback))
 
 		r := s.Do(t, "", "GET", "/api/session/providers", nil)
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
@@ -149,12 +167,12 @@ func TestSignInThroughOIDCCodeFlow(t *testing.T) {
 		status, _, body = get(t, c, s.URL+"/api/session")
 		require.Equal(t, http.StatusOK, status, body)
 		require.Contains(t, body, `"name":"Test User2"`)
-		events, err := s.Workspace.HubAudit(context.Background(), 10)
-		require.NoError(t, err)
-		require.Len(t, events, 1, "the first sign-in creates the person")
-		require.Equal(t, workspace.AuditSignIn, events[0].Kind)
-		require.Equal(t, map[string]any{"issuer": op.srv.URL, "subject": "id2", "name": "Test User2"}, events[0].Changes)
-		require.Contains(t, body, `"personId":"`+events[0].ActorID+`"`)
+		events := hubLog(t, s)
+		require.Equal(t, []string{"token created", "sign_in created"}, kinds(events), "the first sign-in creates the person, and its token")
+		require.Equal(t, map[string]any{"issuer": op.srv.URL, "subject": "id2", "name": "Test User2"}, events[1].Changes)
+		require.Contains(t, body, `"personId":"`+events[1].ActorID+`"`)
+		require.Equal(t, events[1].ActorID, events[0].ActorID, "the token's creation is the person's")
+		person := events[1].ActorID
 
 		// Replayed: the callback's cookie was used up, and the code too.
 		status, loc, _ = get(t, c, back)
@@ -184,10 +202,9 @@ func TestSignInThroughOIDCCodeFlow(t *testing.T) {
 		require.Equal(t, "/", loc)
 		status, _, body = get(t, c2, s.URL+"/api/session")
 		require.Equal(t, http.StatusOK, status, body)
-		require.Contains(t, body, `"personId":"`+events[0].ActorID+`"`)
-		events, err = s.Workspace.HubAudit(context.Background(), 10)
-		require.NoError(t, err)
-		require.Len(t, events, 1)
+		require.Contains(t, body, `"personId":"`+person+`"`)
+		require.Equal(t, []string{"token created", "token revoked", "token created", "sign_in created"}, kinds(hubLog(t, s)),
+			"no new sign-in entry: the person is known")
 
 		// Forged state: the browser's cookie derives another state.
 		c3 := browser(t)
@@ -253,6 +270,23 @@ func TestSignInCodeFlowOff(t *testing.T) {
 		r = s.Do(t, "", "GET", path, nil)
 		require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	}
+}
+
+// hubLog is Hub's own audit log, newest first.
+func hubLog(t *testing.T, s *hubtest.Stack) []workspace.AuditEvent {
+	t.Helper()
+	events, err := s.Workspace.HubAudit(context.Background(), 50)
+	require.NoError(t, err)
+	return events
+}
+
+// kinds names each event by its kind and action.
+func kinds(events []workspace.AuditEvent) []string {
+	var out []string
+	for _, e := range events {
+		out = append(out, e.Kind+" "+e.Action)
+	}
+	return out
 }
 
 func must[T any](v T, err error) T {

@@ -203,6 +203,13 @@ func TestTokenLifecycle(t *testing.T) {
 		require.Contains(t, out, "oncall")
 		hubCLI(t, s, "token", "revoke", "--person", "Olga Oncall")
 		require.Equal(t, http.StatusUnauthorized, s.Do(t, olga, "GET", "/api/assistant/turns/turn_nope/inspect", nil).Status)
+		// Its person is in no space: its events are in Hub's own log.
+		out = hubCLI(t, s, "audit")
+		require.Regexp(t, `(?m)^AT\s+KIND\s+ACTION\s+BY\s+VIA\s+SUMMARY$`, out)
+		require.Regexp(t, `(?m)^\S+\s+token\s+revoked\s+-\s+cli\s+token "oncall" \(hub_\w{8}\) of Olga Oncall revoked$`, out)
+		require.Regexp(t, `(?m)^\S+\s+token\s+created\s+-\s+cli\s+token "oncall" \(hub_\w{8}\) of Olga Oncall created$`, out)
+		require.NotContains(t, out, "Tess Token", "a token of a person in a space is in that space's log")
+		require.Contains(t, hubCLIFails(t, s, "audit", "--limit", "0"), "--limit is 1 to")
 
 		// An expired token is refused, and the sweep drops it.
 		brief := hubCLI(t, s, "token", "create", "--space", "Team", "--person", "Tess Token", "--name", "brief", "--ttl", "1s")

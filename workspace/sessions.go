@@ -125,20 +125,14 @@ const SignInTokenName = "browser sign-in through the identity provider"
 // provider signed in (GET /api/session/oidc/callback). A session derives
 // from a full token, so the sign-in makes one: a token of its own, named
 // SignInTokenName, expiring with the session, whose value nobody is given.
-// It is listed with the person's tokens, and revoking it ends the session,
-// as revoking the token a session was made from does.
+// It is listed with the person's tokens and audited as any token's
+// creation (by the person), and revoking it ends the session, as revoking
+// the token a session was made from does.
 func (s *Service) CreateSignInSession(ctx context.Context, personID string) (session string, expires time.Time, err error) {
 	err = s.Tx(ctx, func(tx *Service) error {
-		token, err := newToken()
+		token, _, err := tx.createNamedToken(ctx, Actor{PersonID: personID, Via: ViaREST}, personID, "", SignInTokenName, SessionTTL)
 		if err != nil {
 			return err
-		}
-		now := tx.now().UTC()
-		exp := now.Add(SessionTTL)
-		row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), ExpiresAt: &exp,
-			Prefix: tokenPrefix(token), Name: SignInTokenName, CreatedAt: now}
-		if err := tx.q(ctx).Create(&row).Error; err != nil {
-			return fmt.Errorf("create sign-in token: %w", err)
 		}
 		session, expires, err = tx.CreateSession(ctx, token)
 		return err

@@ -93,7 +93,9 @@ func signInName(name string) string {
 
 // HubAudit returns the newest audit events of Hub as a whole (of no
 // space), newest first, at most limit: the first sign-ins through the
-// identity provider. It is the operator's: no person's access is checked.
+// identity provider and the token events of people in no space
+// (operators'). It is the operator's (`hub audit`): no person's access is
+// checked.
 func (s *Service) HubAudit(ctx context.Context, limit int) ([]AuditEvent, error) {
 	var rows []models.AuditEvent
 	if err := s.q(ctx).Where("space_id IS NULL").Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {

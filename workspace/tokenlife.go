@@ -17,7 +17,7 @@ import (
 // or an operator token has a name, a prefix to tell it apart, its creation
 // and last-use times and an optional expiry; it is listed (never its
 // secret), revoked, and swept once expired, each with an audit entry in
-// every space its person is in. Stream tokens and browser sessions are
+// every space its person is in (in Hub's own log when in none). Stream tokens and browser sessions are
 // derived from one (their ParentID) and are deleted with it; they are not
 // listed or audited themselves.
 
@@ -100,8 +100,11 @@ func (s *Service) createNamedToken(ctx context.Context, actor Actor, personID, s
 	return token, info, err
 }
 
-// auditToken records a token's event in every space its person is in (an
-// operator is in none: an operator token's events are in no space's log).
+// auditToken records a token's event in every space its person is in, or,
+// for a person in none (an operator; someone signed in through the
+// identity provider and not yet added to a space), in Hub's own log
+// (HubAudit, `hub audit`): every token's event is somewhere an owner or
+// the operator reads it.
 func (s *Service) auditToken(ctx context.Context, actor Actor, row models.APIToken, action string) error {
 	var person models.Person
 	if err := s.q(ctx).Where("id = ?", row.PersonID).Limit(1).Find(&person).Error; err != nil {
@@ -119,6 +122,9 @@ func (s *Service) auditToken(ctx context.Context, actor Actor, row models.APITok
 	changes := map[string]any{"name": row.Name, "prefix": row.Prefix, "personId": row.PersonID}
 	if row.ExpiresAt != nil {
 		changes["expiresAt"] = row.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	if len(spaces) == 0 {
+		spaces = []string{""} // Hub's own log
 	}
 	for _, sp := range spaces {
 		if err := s.audit(ctx, actor, sp, AuditToken, action, row.ID, summary, changes); err != nil {

@@ -197,6 +197,10 @@ func printDevBanner(out io.Writer, b devBanner) {
 	fmt.Fprintf(out, "Try: curl -H \"Authorization: Bearer $(cat %s)\" http://%s/api/spaces\n", b.tokenFile, b.api)
 }
 
+// devTokenName names the token `hub dev` makes for the Demo space's owner
+// (hub token list; the space's audit log records its creation).
+const devTokenName = "hub dev"
+
 // devToken seeds the Demo space and its owner and returns the owner's token,
 // reusing the one in the token file while it still works, so a restart
 // keeps the same token; made says this call made a new one.
@@ -213,7 +217,7 @@ func devToken(ctx context.Context, svc *workspace.Service, path string) (token s
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", false, fmt.Errorf("read %s: %w", path, err)
 	}
-	token, err = svc.CreateToken(ctx, ownerID, "", 0)
+	token, _, err = svc.CreateNamedToken(ctx, cliActor, ownerID, devTokenName, 0)
 	if err != nil {
 		return "", false, err
 	}

@@ -50,6 +50,6 @@ func run() error {
 			return nil
 		},
 	}
-	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), fakemodelCommand(), benchCommand(), evalCommand(), openapiCommand(), versionCommand())
+	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), auditCommand(), fakemodelCommand(), benchCommand(), evalCommand(), openapiCommand(), versionCommand())
 	return root.ExecuteContext(ctx)
 }

@@ -327,6 +327,40 @@ func tokenRevokeCommand() *cobra.Command {
 	return cmd
 }
 
+// auditCommand lists Hub's own audit log: what belongs to no space (the
+// first sign-in of a provider's subject; the token events of people in no
+// space, operators among them). A space's log is GET /api/spaces/:id/audit.
+func auditCommand() *cobra.Command {
+	var dataDir string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "List Hub's own audit log (newest first): first sign-ins through the identity provider, tokens of people in no space",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 || limit > workspace.MaxListLimit {
+				return fmt.Errorf("--limit is 1 to %d", workspace.MaxListLimit)
+			}
+			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+				events, err := h.Workspace.HubAudit(ctx, limit)
+				if err != nil {
+					return err
+				}
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "AT\tKIND\tACTION\tBY\tVIA\tSUMMARY")
+				for _, e := range events {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(time.RFC3339), e.Kind, e.Action,
+						orDash(e.ActorName), orDash(e.Via), e.Summary)
+				}
+				return w.Flush()
+			})
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many events")
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "without DATABASE_URL: the `hub dev` data dir whose hub.db to use")
+	return cmd
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"

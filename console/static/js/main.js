@@ -200,9 +200,11 @@ async function start(quiet = false) {
     starting = true;
     reset();
     const s = session;
+    let name = "";
     try {
         const [who, spaces] = await Promise.all([api.whoAmI(), api.spaces()]);
         me = who.personId;
+        name = who.name;
         state.spaces = spaces.spaces;
     }
     catch (e) {
@@ -218,6 +220,10 @@ async function start(quiet = false) {
     starting = false;
     if (s !== session)
         return;
+    if (state.spaces.length === 0) {
+        noSpace(name);
+        return;
+    }
     state.spaceId = sessionStorage.getItem("hub.space") ?? "";
     if (!state.spaces.some((s) => s.id === state.spaceId))
         state.spaceId = state.spaces[0]?.id ?? "";
@@ -234,6 +240,10 @@ async function start(quiet = false) {
         await openFromURL(id);
     else
         renderChat();
+}
+function noSpace(name) {
+    replace($("app"), h("main", { class: "signin-page" }, h("section", { class: "signin", "aria-labelledby": "nospace-title" }, h("h1", { id: "nospace-title" }, `Welcome, ${name}`), h("p", {}, "You are signed in, and in no space yet. An owner of a space adds you by this id:"), h("p", {}, h("code", { id: "person-id" }, me)), h("button", { type: "button", id: "nospace-again", onclick: () => void start() }, "Check again"), h("button", { type: "button", id: "signout", onclick: () => void signOut() }, "Sign out"))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
+    $("nospace-again").focus();
 }
 async function signOut() {
     await api.signOut().catch(() => undefined);

@@ -14,6 +14,7 @@
 //
 // Each step says what it checks; the first failure ends the run with exit 1.
 import { chromium } from "playwright-core";
+import { must, check, softFailed, shows, axe } from "./harness.mjs";
 import { readFileSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
@@ -30,21 +31,6 @@ const token = decodeURIComponent(new URL(link).hash.replace(/^#token=/, ""));
 const timeout = 20_000;
 const figures = {};
 
-function must(name) {
-  const v = process.env[name];
-  if (!v) { console.error(`console.mjs: ${name} is not set`); process.exit(2); }
-  return v;
-}
-let softFailures = 0;
-function check(ok, what) {
-  if (!ok && process.env.HUB_CONSOLE_SOFT === "1") { softFailures++; console.log(`FAIL ${what}`); return; }
-  if (!ok) throw new Error(`check failed: ${what}`);
-  console.log(`ok  ${what}`);
-}
-/** shows says whether the locator shows up within the timeout (for a check, rather than a throw). */
-function shows(locator) {
-  return locator.waitFor().then(() => true, () => false);
-}
 async function shot(page, name) {
   if (!shots) return;
   mkdirSync(shots, { recursive: true });
@@ -204,10 +190,8 @@ try {
   check(await waterLink.evaluate((e) => e === document.activeElement), "Escape closes the record panel; the focus is back on the link");
   await waterLink.click();
   await recordPanel.locator("dd", { hasText: "todo" }).waitFor();
-  await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
-  const axePanel = await page.evaluate(() => window.axe.run("#record", { resultTypes: ["violations"] }));
-  for (const v of axePanel.violations) console.log(`axe (record panel) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
-  check(axePanel.violations.filter((v) => v.impact === "serious" || v.impact === "critical").length === 0, `axe-core finds no serious or critical violations in the record panel (${axePanel.violations.length} minor)`);
+  const axePanel = await axe(page, "record panel", "#record");
+  check(axePanel.serious.length === 0, `axe-core finds no serious or critical violations in the record panel (${axePanel.all.length} minor)`);
   await page.keyboard.press("Escape");
   await recordPanel.waitFor({ state: "hidden" });
   await reply1.locator("details.fold summary").click();
@@ -400,10 +384,8 @@ try {
   await phone.goto(convURL);
   await phone.locator("article.user", { hasText: "list my tasks about" }).waitFor();
   check(await topBarFits(phone, 390), "at 390 px, with a conversation open, every top bar control is still on screen");
-  await phone.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
-  const axePhone = await phone.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  for (const v of axePhone.violations) console.log(`axe (390 px) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
-  check(axePhone.violations.filter((v) => v.impact === "serious" || v.impact === "critical").length === 0, `axe-core at 390 px finds no serious or critical violations (${axePhone.violations.length} minor)`);
+  const axePhone = await axe(phone, "390 px");
+  check(axePhone.serious.length === 0, `axe-core at 390 px finds no serious or critical violations (${axePhone.all.length} minor)`);
   await shot(phone, "16b-phone-conversation");
   await phoneContext.close();
   await page.fill("#input", "tell me a long story");
@@ -607,13 +589,10 @@ try {
   await fourth.close();
 
   // --- accessibility: axe-core, and the keyboard -------------------------------------------------
-  await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
   await page.locator("details.fold").first().evaluate((d) => { d.open = true; });
-  const axe = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  for (const v of axe.violations) console.log(`axe ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
-  check(serious.length === 0, `axe-core finds no serious or critical violations (${axe.violations.length} minor)`);
-  figures.axeViolations = axe.violations.map((v) => `${v.impact}:${v.id}`);
+  const axeAll = await axe(page, "");
+  check(axeAll.serious.length === 0, `axe-core finds no serious or critical violations (${axeAll.all.length} minor)`);
+  figures.axeViolations = axeAll.all.map((v) => `${v.impact}:${v.id}`);
 
   await page.focus("body");
   const reached = new Set();
@@ -788,10 +767,8 @@ try {
   check(true, "the other tab follows the sign-out: its sign-in form says so");
   check(await page.locator("#token-help code").count() === 3 && !(await page.locator("#token-help").innerText()).includes("`"),
     "the sign-in hint shows its commands as code, with no raw backticks");
-  await page.evaluate(readFileSync(path.join(here, "../node_modules/axe-core/axe.min.js"), "utf8"));
-  const axeSignIn = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  for (const v of axeSignIn.violations) console.log(`axe (sign-in) ${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
-  check(axeSignIn.violations.filter((v) => v.impact === "serious" || v.impact === "critical").length === 0, `axe-core finds no serious or critical violations on the sign-in page (${axeSignIn.violations.length} minor)`);
+  const axeSignIn = await axe(page, "sign-in");
+  check(axeSignIn.serious.length === 0, `axe-core finds no serious or critical violations on the sign-in page (${axeSignIn.all.length} minor)`);
   await shot(page, "15-sign-in");
   await page.fill("#token-input", "hub_notatoken");
   await page.press("#token-input", "Enter");
@@ -838,7 +815,7 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed || softFailures ? 1 : 0);
+process.exit(failed || softFailed() ? 1 : 0);
 
 /** topBarFits says whether every control of the top bar is inside the viewport's width, and the page no wider than it. */
 async function topBarFits(p, width) {

@@ -232,9 +232,11 @@ async function start(quiet = false): Promise<void> {
   starting = true;
   reset();
   const s = session;
+  let name = "";
   try {
     const [who, spaces] = await Promise.all([api.whoAmI(), api.spaces()]);
     me = who.personId;
+    name = who.name;
     state.spaces = spaces.spaces;
   } catch (e) {
     starting = false;
@@ -245,6 +247,10 @@ async function start(quiet = false): Promise<void> {
   }
   starting = false;
   if (s !== session) return;
+  if (state.spaces.length === 0) {
+    noSpace(name);
+    return;
+  }
   state.spaceId = sessionStorage.getItem("hub.space") ?? "";
   if (!state.spaces.some((s) => s.id === state.spaceId)) state.spaceId = state.spaces[0]?.id ?? "";
   layout();
@@ -257,6 +263,22 @@ async function start(quiet = false): Promise<void> {
   const id = convInURL();
   if (id) await openFromURL(id);
   else renderChat();
+}
+
+/**
+ * noSpace is the console of someone in no space yet: a first sign-in through the identity provider
+ * makes a person and no membership. It says who they are and the id an owner adds them by, and looks again.
+ */
+function noSpace(name: string): void {
+  replace($("app"), h("main", { class: "signin-page" },
+    h("section", { class: "signin", "aria-labelledby": "nospace-title" },
+      h("h1", { id: "nospace-title" }, `Welcome, ${name}`),
+      h("p", {}, "You are signed in, and in no space yet. An owner of a space adds you by this id:"),
+      h("p", {}, h("code", { id: "person-id" }, me)),
+      h("button", { type: "button", id: "nospace-again", onclick: () => void start() }, "Check again"),
+      h("button", { type: "button", id: "signout", onclick: () => void signOut() }, "Sign out"))),
+    h("div", { id: "notice", role: "status", "aria-live": "polite" }));
+  ($("nospace-again") as HTMLButtonElement).focus();
 }
 
 async function signOut(): Promise<void> {
