@@ -8,7 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -64,7 +63,7 @@ func redirectURL(c *gin.Context, v *identity.Verifier) string {
 		return u
 	}
 	scheme := "http"
-	if c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https") {
+	if overHTTPS(c) {
 		scheme = "https"
 	}
 	return scheme + "://" + c.Request.Host + oidcCallbackPath
@@ -72,7 +71,7 @@ func redirectURL(c *gin.Context, v *identity.Verifier) string {
 
 func setFlowCookie(c *gin.Context, value string) {
 	ck := &http.Cookie{Name: oidcFlowCookie, Value: value, Path: oidcFlowPath, HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		MaxAge: oidcFlowTTL, Secure: c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")}
+		MaxAge: oidcFlowTTL, Secure: overHTTPS(c)}
 	if value == "" {
 		ck.MaxAge = -1
 	}

@@ -90,12 +90,19 @@ func (s *Server) deleteSession(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-// setSessionCookie sets the session cookie (value "": clears it). It is
-// Secure when the request came over TLS (to Hub, or to a proxy in front
-// that says so in X-Forwarded-Proto).
+// overHTTPS says whether the browser reached Hub over TLS: to Hub itself,
+// or to a proxy in front that says so in X-Forwarded-Proto. The header is
+// taken from anyone: it only decides the Secure flag of the caller's own
+// cookies and the scheme of its own callback URL, which the provider
+// checks against the registered one.
+func overHTTPS(c *gin.Context) bool {
+	return c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")
+}
+
+// setSessionCookie sets the session cookie (value "": clears it), Secure
+// over HTTPS.
 func setSessionCookie(c *gin.Context, value string, expires time.Time) {
-	ck := &http.Cookie{Name: sessionCookie, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")}
+	ck := &http.Cookie{Name: sessionCookie, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overHTTPS(c)}
 	if value == "" {
 		ck.MaxAge = -1
 	} else {
