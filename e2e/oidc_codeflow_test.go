@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zitadel/oidc/v3/example/server/exampleop"
 	"github.com/zitadel/oidc/v3/example/server/storage"
+	"golang.org/x/oauth2"
 
 	"hub/fakemodel"
 	"hub/hubtest"
@@ -127,7 +128,7 @@ func TestSignInThroughOIDCCodeFlow(t *testing.T) {
 			Env: map[string]string{"HUB_OIDC_ISSUER": op.srv.URL, "HUB_OIDC_CLIENT_ID": "hub-console"}})
 		callback := s.URL + "/api/session/oidc/callback"
 		// A public client: PKCE, no secret. Registered before any request.
-		op.register(storage.NativeClient("hub-console", callback))
+		op.register(storage.NativeClient("hub-console", callback, frontendCallback))
 
 		r := s.Do(t, "", "GET", "/api/session/providers", nil)
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
@@ -249,6 +250,14 @@ func TestSignInThroughOIDCCodeFlow(t *testing.T) {
 		status, loc, _ = get(t, c6, callback+"?state="+url.QueryEscape(auth.Query().Get("state")))
 		require.Equal(t, http.StatusFound, status)
 		require.Equal(t, "/#signin-error=no-code", loc)
+		// A frontend that signed the person in at the provider itself
+		// calls Hub with the provider's ID token as the bearer: the same
+		// person, and no new sign-in entry.
+		idToken := providerIDToken(t, op)
+		r = s.Do(t, idToken, "GET", "/api/session", nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.Equal(t, person, r.JSON(t)["personId"])
+		require.Equal(t, 1, strings.Count(strings.Join(kinds(hubLog(t, s)), ","), "sign_in"))
 		// A code the provider never issued.
 		c6 = browser(t)
 		auth = must(url.Parse(start(c6)))
@@ -270,6 +279,35 @@ func TestSignInCodeFlowOff(t *testing.T) {
 		r = s.Do(t, "", "GET", path, nil)
 		require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	}
+}
+
+// frontendCallback is where a web frontend of the test's own is sent back
+// by the provider: never requested (the test reads the code off the
+// redirect); loopback, so the provider takes it on any port.
+const frontendCallback = "http://127.0.0.1/frontend-callback"
+
+// providerIDToken signs test-user2 in at the provider as a frontend would
+// (the code flow with PKCE, as client hub-console) and returns the ID
+// token the provider issued.
+func providerIDToken(t *testing.T, op *opProvider) string {
+	t.Helper()
+	var disco struct {
+		Auth  string `json:"authorization_endpoint"`
+		Token string `json:"token_endpoint"`
+	}
+	_, _, body := get(t, http.DefaultClient, op.srv.URL+"/.well-known/openid-configuration")
+	require.NoError(t, json.Unmarshal([]byte(body), &disco))
+	conf := oauth2.Config{ClientID: "hub-console", RedirectURL: "http://127.0.0.1:9/frontend-callback", Scopes: []string{"openid", "profile"},
+		Endpoint: oauth2.Endpoint{AuthURL: disco.Auth, TokenURL: disco.Token, AuthStyle: oauth2.AuthStyleInParams}}
+	verifier := oauth2.GenerateVerifier()
+	c := browser(t)
+	back := must(url.Parse(signInAtOP(t, c, op, conf.AuthCodeURL("frontend-state", oauth2.S256ChallengeOption(verifier)))))
+	require.Equal(t, "frontend-state", back.Query().Get("state"), back.String())
+	tok, err := conf.Exchange(context.Background(), back.Query().Get("code"), oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	id, _ := tok.Extra("id_token").(string)
+	require.NotEmpty(t, id)
+	return id
 }
 
 // hubLog is Hub's own audit log, newest first.
