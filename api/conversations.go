@@ -13,14 +13,8 @@ import (
 	"hub/workspace"
 )
 
-// Limits of what a person may send.
-const (
-	maxTitleChars   = 200
-	maxMessageChars = 20000
-	maxMentions     = 50
-	maxTurnSpaces   = 20
-	maxContextBytes = 64 << 10
-)
+// maxTitleChars bounds a conversation's title.
+const maxTitleChars = 200
 
 type conversationDTO struct {
 	ID        string    `json:"id"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"hub/turns"
 	"hub/workspace"
 )
 
@@ -89,6 +90,14 @@ func classify(err error) (int, errorDetail) {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae.status, ae.detail
+	}
+	var large *turns.TooLargeError
+	if errors.As(err, &large) {
+		return http.StatusRequestEntityTooLarge, errorDetail{Code: codeTooLarge, Message: large.Message, Path: large.Path}
+	}
+	var down *turns.UnavailableError
+	if errors.As(err, &down) {
+		return http.StatusServiceUnavailable, errorDetail{Code: codeUnavailable, Message: down.Message}
 	}
 	var inv *workspace.InvalidError
 	if errors.As(err, &inv) {

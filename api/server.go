@@ -21,6 +21,7 @@ import (
 	"hub/mcpapps"
 	"hub/stream"
 	"hub/traces"
+	"hub/turns"
 	"hub/usage"
 	"hub/workflows"
 	"hub/workspace"
@@ -43,6 +44,8 @@ type Deps struct {
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store
+	// Turns starts turns (POST …/turns and a retry).
+	Turns *turns.Service
 	// Files keeps the spaces' attached files.
 	Files *files.Service
 	// MCP lists an MCP server's tools when it is connected and refreshed
@@ -115,9 +118,7 @@ func (s *Server) taskQueue() string {
 
 // New builds the router.
 func New(d Deps) http.Handler {
-	if d.StreamTokenTTL < time.Hour {
-		d.StreamTokenTTL = 2 * time.Hour
-	}
+	d.StreamTokenTTL = turns.StreamTokenTTL(d.StreamTokenTTL)
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}

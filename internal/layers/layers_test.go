@@ -30,7 +30,9 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api":        {"assistant", "chat", "files", "identity", "llm", "mcpapps", "openapi", "workspace", "stream", "traces", "usage", "workflows"},
+	"api": {"assistant", "chat", "files", "identity", "llm", "mcpapps", "openapi", "workspace", "stream", "traces", "turns", "usage", "workflows"},
+	// turns starts a person's turn: its message checked and saved, its workflow started.
+	"turns":      {"assistant", "chat", "files", "workflows", "workspace"},
 	"workflows":  {"activities"},
 	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.

@@ -1,0 +1,361 @@
+// Package turns starts assistant turns. Start checks a person's message —
+// its text, page context, the model and effort, the other spaces, the
+// mentions (by id and typed), the attached files — against what the
+// person may use now, saves the message with its turn and the turn's
+// stream token in one transaction, and starts the turn's workflow; Retry
+// does the same for a turn run again. The api's handlers decode a request,
+// call one of the two and answer; the rules are tested here, without HTTP.
+package turns
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"hub/assistant"
+	"hub/chat"
+	"hub/files"
+	"hub/workflows"
+	"hub/workspace"
+)
+
+// Limits of what one message may carry.
+const (
+	MaxMessageChars = 20000
+	MaxMentions     = 50
+	MaxSpaces       = 20
+	MaxContextBytes = 64 << 10
+	// MaxFiles is how many files one message may carry, and MaxFileBytes
+	// how large they may be together: what the common providers take in
+	// one request (OpenAI: 50 MB of files), before base64.
+	MaxFiles     = 8
+	MaxFileBytes = 50 << 20
+)
+
+// launchTimeout bounds starting a turn's workflow once its request ended.
+const launchTimeout = 30 * time.Second
+
+// Starter is the part of the Temporal client that starts workflows.
+type Starter interface {
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
+}
+
+// Service starts turns.
+type Service struct {
+	Workspace *workspace.Service
+	Chat      *chat.Store
+	// Files resolves the message's attached files (nil: no file store; a
+	// message with files is then refused by files.Service's nil check).
+	Files    *files.Service
+	Temporal Starter
+	// TaskQueue is the queue turns are started on ("" is
+	// workflows.DefaultTaskQueue).
+	TaskQueue string
+	// TurnTimeout bounds a whole turn's wall time; 0 uses
+	// workflows.DefaultTurnTimeout.
+	TurnTimeout time.Duration
+	// StreamTokenTTL is how long a turn's stream token is valid
+	// (StreamTokenTTL applies its floor and default).
+	StreamTokenTTL time.Duration
+}
+
+// StreamTokenTTL is ttl as a stream token's lifetime: at least an hour (a
+// turn's stream is read while it runs); less, or unset, is two hours.
+func StreamTokenTTL(ttl time.Duration) time.Duration {
+	if ttl < time.Hour {
+		return 2 * time.Hour
+	}
+	return ttl
+}
+
+// Mention is a record a message mentions, by kind and id in the
+// conversation's space.
+type Mention struct {
+	Kind string
+	ID   string
+}
+
+// Message is what a person sends to a conversation.
+type Message struct {
+	ConversationID string
+	Text           string
+	Mentions       []Mention
+	// Context is the page the person is on (a JSON object, or empty).
+	Context json.RawMessage
+	// Spaces are other spaces the turn may act in; Files the space's
+	// files the model gets with this message.
+	Spaces []string
+	Files  []string
+	// Model and Effort choose this turn's model ("": the person's
+	// defaults, else the catalog's).
+	Model, Effort string
+}
+
+// Started is a turn that was saved and whose workflow started, with its
+// stream token (stored with the turn).
+type Started struct {
+	Turn        chat.Turn
+	StreamToken string
+}
+
+// TooLargeError is a message whose attached files are too large together.
+type TooLargeError struct {
+	Path    string
+	Message string
+}
+
+func (e *TooLargeError) Error() string { return e.Message }
+
+// UnavailableError is a turn that was saved but whose workflow could not
+// start: it is saved as an error turn with Code and Message.
+type UnavailableError struct {
+	Code    string
+	Message string
+}
+
+func (e *UnavailableError) Error() string { return e.Message }
+
+// CodeUnavailable is the error code a turn is saved with when its
+// workflow could not start (the api's code of a 503).
+const CodeUnavailable = "unavailable"
+
+func invalid(path, msg string) error { return &workspace.InvalidError{Path: path, Message: msg} }
+
+// Start checks and saves the person's message as a new turn of the
+// conversation and starts the turn's workflow. Nothing is saved when a
+// check fails; a workflow that cannot start leaves an error turn
+// (UnavailableError).
+func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Started, error) {
+	// The start reads the person's access to the conversation's space and
+	// their settings once, with the conversation (GetConversation); its
+	// checks (the model, mentions, files) answer from that read.
+	ctx = workspace.CheckAccessOnce(ctx)
+	actor := workspace.Actor{PersonID: p.ID, Via: workspace.ViaREST}
+	text := strings.TrimSpace(m.Text)
+	switch {
+	case text == "":
+		return Started{}, invalid("/text", "text is required")
+	case utf8.RuneCountInString(text) > MaxMessageChars:
+		return Started{}, invalid("/text", fmt.Sprintf("a message has at most %d characters", MaxMessageChars))
+	case len(m.Mentions) > MaxMentions:
+		return Started{}, invalid("/mentions", fmt.Sprintf("at most %d mentions", MaxMentions))
+	case len(m.Files) > MaxFiles:
+		return Started{}, invalid("/files", fmt.Sprintf("a message carries at most %d files", MaxFiles))
+	case len(m.Spaces) > MaxSpaces:
+		return Started{}, invalid("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", MaxSpaces))
+	}
+	page, err := pageContext(m.Context)
+	if err != nil {
+		return Started{}, err
+	}
+	// GetConversation checks that the person can open its space now (in
+	// the same query); StartTurn's transaction checks it again in its first
+	// write, without reading the conversation again.
+	conv, err := s.Chat.GetConversation(ctx, p.ID, m.ConversationID)
+	if err != nil {
+		return Started{}, err
+	}
+	// The model and effort are checked before anything is saved (the
+	// person's defaults come with the conversation's read): an unknown
+	// model or an effort it does not take never reaches a provider
+	// (docs/decisions.md, "Models a person chooses").
+	model, effort, err := s.Workspace.TurnModel(ctx, p.ID, strings.TrimSpace(m.Model), strings.TrimSpace(m.Effort))
+	if err != nil {
+		return Started{}, err
+	}
+	spaces, err := s.otherSpaces(ctx, p.ID, conv.SpaceID, m.Spaces)
+	if err != nil {
+		return Started{}, err
+	}
+	mentions, err := s.mentions(ctx, actor, conv.SpaceID, text, m.Mentions)
+	if err != nil {
+		return Started{}, err
+	}
+	// Attached files are the message's file mentions: saved with it, shown
+	// as chips after a reload, and sent to the model as parts.
+	attached, err := s.Files.Resolve(ctx, actor, conv.SpaceID, m.Files)
+	if err != nil {
+		return Started{}, err
+	}
+	var total int64
+	for _, f := range attached {
+		mentions = append(mentions, f.Ref())
+		total += f.Size
+	}
+	if total > MaxFileBytes {
+		return Started{}, &TooLargeError{Path: "/files",
+			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", MaxFileBytes>>20, float64(total)/(1<<20))}
+	}
+	// The turn's stream token is stored in the start's transaction.
+	token, storeToken, err := s.Workspace.NewStreamToken(p, StreamTokenTTL(s.StreamTokenTTL))
+	if err != nil {
+		return Started{}, err
+	}
+	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
+		Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv, Also: storeToken})
+	if err != nil {
+		return Started{}, err
+	}
+	return s.launch(ctx, turn, token)
+}
+
+// Retry runs the person's turn again (chat.Store.RetryTurn: what
+// succeeded is skipped) in a new turn, and starts its workflow.
+func (s *Service) Retry(ctx context.Context, p workspace.Person, turnID string) (Started, error) {
+	token, storeToken, err := s.Workspace.NewStreamToken(p, StreamTokenTTL(s.StreamTokenTTL))
+	if err != nil {
+		return Started{}, err
+	}
+	turn, err := s.Chat.RetryTurn(ctx, p.ID, turnID, storeToken)
+	if err != nil {
+		return Started{}, err
+	}
+	return s.launch(ctx, turn, token)
+}
+
+// pageContext is the message's page context bounded: over-long selections
+// and id lists are cut, not refused, before the size is checked, so a
+// large selection does not cost the person their message
+// (docs/decisions.md, "Page context limits").
+func pageContext(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] != '{' {
+		return "", invalid("/context", "context must be an object")
+	}
+	bounded, err := assistant.BoundPageContext(raw)
+	if err != nil {
+		return "", invalid("/context", "context must be an object")
+	}
+	if len(bounded) > MaxContextBytes {
+		return "", invalid("/context", "context is too large")
+	}
+	return string(bounded), nil
+}
+
+// otherSpaces checks the other spaces a turn may act in: each one the
+// person can open (any other is not found, at its place in the list). The
+// conversation's own space and repeats are left out.
+func (s *Service) otherSpaces(ctx context.Context, personID, own string, ids []string) ([]string, error) {
+	out := []string{}
+	for i, id := range ids {
+		at := fmt.Sprintf("/spaces/%d", i)
+		if strings.TrimSpace(id) == "" {
+			return nil, invalid(at, "a space id is required")
+		}
+		if id == own || slices.Contains(out, id) {
+			continue
+		}
+		if _, err := s.Workspace.Access(ctx, personID, id); err != nil {
+			var nf *workspace.NotFoundError
+			if errors.As(err, &nf) {
+				return nil, &workspace.NotFoundError{Kind: "space", ID: id, Path: at}
+			}
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// mentions resolves the message's mentions by id, then adds the records
+// its typed mentions name ("@people:Mira Chen", "@task:Draft brief"),
+// resolved by exact name in the space as id mentions are by id (at most
+// MaxMentions in all, repeats once). A typed mention that names no single
+// record stays text; the turn tells the model so.
+func (s *Service) mentions(ctx context.Context, actor workspace.Actor, spaceID, text string, given []Mention) ([]workspace.Ref, error) {
+	out := make([]workspace.Ref, 0, len(given))
+	for i, m := range given {
+		ref, err := s.Workspace.ResolveRef(ctx, actor, spaceID, m.Kind, m.ID)
+		if err != nil {
+			return nil, atPath(err, fmt.Sprintf("/mentions/%d", i))
+		}
+		out = append(out, ref)
+	}
+	if !assistant.HasTypedMention(text) {
+		return out, nil
+	}
+	refs, _, err := assistant.TypedMentions(ctx, s.Workspace, actor, spaceID, text)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		if len(out) == MaxMentions {
+			break
+		}
+		if !slices.ContainsFunc(out, func(m workspace.Ref) bool { return m.Kind == r.Kind && m.ID == r.ID }) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// atPath puts a mention's position in front of a domain error's path.
+func atPath(err error, prefix string) error {
+	switch e := err.(type) {
+	case *workspace.NotFoundError:
+		return &workspace.NotFoundError{Kind: e.Kind, ID: e.ID, Path: prefix + "/id"}
+	case *workspace.InvalidError:
+		return &workspace.InvalidError{Path: prefix + e.Path, Message: e.Message}
+	}
+	return err
+}
+
+// launch starts the saved turn's workflow. The message and the turn are
+// saved: starting the workflow (or saving why it could not start) must not
+// end with the request, or a client that hangs up now (a reloaded page)
+// leaves a turn queued forever. If Temporal cannot be reached, the turn is
+// saved as an error turn (so the conversation is not left with a turn that
+// never runs): UnavailableError.
+//
+// The turn is bounded in wall time: its own timer ends it at TurnTimeout
+// (an error turn with code timeout, its ending saved), and Temporal ends
+// the workflow outright TurnTimeoutGrace later if even that fails.
+func (s *Service) launch(ctx context.Context, turn chat.Turn, token string) (Started, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), launchTimeout)
+	defer cancel()
+	// The top bar shows the queued turn already: StartTurn (RetryTurn)
+	// announced it.
+	limit := s.TurnTimeout
+	if limit <= 0 {
+		limit = workflows.DefaultTurnTimeout(0)
+	}
+	queue := s.TaskQueue
+	if queue == "" {
+		queue = workflows.DefaultTaskQueue
+	}
+	opts := client.StartWorkflowOptions{
+		ID:                       workflows.TurnWorkflowID(turn.ID),
+		TaskQueue:                queue,
+		WorkflowExecutionTimeout: limit + workflows.TurnTimeoutGrace,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SpaceIDKey.ValueSet(turn.SpaceID),
+			workflows.ConversationIDKey.ValueSet(turn.ConversationID),
+			workflows.ActorIDKey.ValueSet(turn.PersonID),
+			workflows.TurnStatusKey.ValueSet(string(chat.StatusQueued)),
+		),
+		EnableEagerStart: true,
+		StaticSummary:    "Assistant turn in conversation " + turn.ConversationID,
+	}
+	in := workflows.TurnInput{TurnID: turn.ID, ConversationID: turn.ConversationID, SpaceID: turn.SpaceID, ActorID: turn.PersonID,
+		Model: turn.Model, Effort: turn.Effort}
+	if _, err := s.Temporal.ExecuteWorkflow(ctx, opts, workflows.Turn, in); err != nil {
+		slog.ErrorContext(ctx, "start turn workflow", "turn", turn.ID, "error", err)
+		msg := "Hub could not start the assistant (its workflow service is unreachable). Retry in a moment."
+		if _, ferr := s.Chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError, ErrorCode: CodeUnavailable, ErrorMessage: msg}); ferr != nil {
+			slog.ErrorContext(ctx, "save failed turn", "turn", turn.ID, "error", ferr)
+		}
+		return Started{}, &UnavailableError{Code: CodeUnavailable, Message: msg}
+	}
+	return Started{Turn: turn, StreamToken: token}, nil
+}
