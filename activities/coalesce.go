@@ -16,7 +16,8 @@ import (
 // passed since the last text frame or TextBytes have gathered, whichever
 // is first, and a timer publishes what gathered when the model pauses.
 // Each frame is still a numbered row, so a client resuming with
-// Last-Event-ID reads every byte exactly once (docs/decisions.md).
+// Last-Event-ID reads every byte exactly once (docs/decisions.md, "Text
+// frames are coalesced").
 const (
 	TextWindow = 20 * time.Millisecond
 	TextBytes  = 1024

@@ -30,7 +30,7 @@ import (
 // back by a round trip to Temporal (and wrote the activity's state there),
 // while later ones are throttled to one per ~16 s anyway. Stop and Pause
 // reach a running call through stream.Interrupts, not a heartbeat
-// response (docs/benchmarks.md, "Stop").
+// response (docs/benchmarks.md, "Run control: stop, pause, and the first text").
 const HeartbeatInterval = 5 * time.Second
 
 // CallModel runs one model step: it reads the turn and its steps so far,

@@ -4,7 +4,7 @@
 // (package fakemodel) and two task writes, every step durable; the same
 // turn with nothing durable around it (the plain loop, in the bench
 // process) is measured in the same run, so the ratios compare like with
-// like. docs/benchmarks.md, "hub bench (issue 14)", has figures and how to
+// like. docs/benchmarks.md, "hub bench", has figures and how to
 // run it.
 //
 // The bench starts `hub dev` itself from its own executable (SQLite, or

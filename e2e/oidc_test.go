@@ -27,7 +27,8 @@ import (
 // provider is an OpenID Provider on loopback as far as a relying party
 // sees one: its discovery document and its keys (JWKS), which it can
 // rotate, and the tokens it signs (go-jose, as a provider's library does).
-// docs/decisions.md says why the tests do not run zitadel/oidc's op here.
+// docs/decisions.md ("The tests' identity provider") says why the tests do
+// not run zitadel/oidc's op here.
 type provider struct {
 	t   testing.TB
 	srv *httptest.Server

@@ -30,7 +30,7 @@ func (s *startSpy) ExecuteWorkflow(ctx context.Context, o client.StartWorkflowOp
 }
 
 // The api's start of a turn and a stream's reads before its first frame,
-// in statements (docs/benchmarks.md, "A turn's two ends"). The start: the
+// in statements (docs/benchmarks.md, "Where a turn's commits go"). The start: the
 // token with its person, the conversation with the person's access and
 // settings (the turn's model comes from them), then one transaction that
 // checks the access again as it marks the conversation active, saves the

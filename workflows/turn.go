@@ -528,9 +528,9 @@ func (t *turn) modelCtx(ctx workflow.Context) workflow.Context {
 
 // toolCtx runs a step's tool calls as local activities, side by side in
 // the worker that ran the model step: no round trip through the server per
-// call (~10 ms a turn of two calls, docs/benchmarks.md). Retrying one is
-// harmless: a call that already has an outcome returns it, and a write
-// commits together with its outcome. A call that outlives the workflow task
+// call (~10 ms a turn of two calls, docs/benchmarks.md, "What Temporal
+// alone costs a turn"). Retrying one is harmless: a call that already has
+// an outcome returns it, and a write commits together with its outcome. A call that outlives the workflow task
 // keeps it alive with heartbeats; tools are short database work.
 func toolCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
