@@ -1,5 +1,6 @@
 // The chat: messages as views, a reply's frames folded into its view, and
-// the view drawn as DOM. main.ts owns the state and the api calls.
+// the view drawn as DOM. state.ts holds the state; messages.ts and turns.ts
+// read the views and stream them.
 
 import type { ErrorBody, Message, ProposedCall, Receipt, Ref, ToolFrame } from "./api.js";
 import { h } from "./dom.js";
