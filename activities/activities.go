@@ -88,9 +88,6 @@ type Activities struct {
 	// transcripts keeps each running turn's person's message and history
 	// for the turn's later steps (transcripts.go).
 	transcripts transcripts
-	// root, on a copy bound to one transaction (inOneTx), is the
-	// activities it was made from.
-	root *Activities
 }
 
 // Fault points of Apply.

@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,20 +18,15 @@ import (
 // names, the usage) and the turn's ending, and in the same transaction the
 // held writes' proposal, the error frames (turn_error and error) when it
 // failed and the done frame, always last: the ending and its frames commit
-// together, with the read of the turn and its steps they are made from
-// (one commit in all). Safe to retry, also beside an attempt still running: the turn
-// keeps its run's first ending and frames are not repeated. A run started by an operator's reset reopens the turn first
-// (claim), so the ending, reply, usage and done frame saved are that run's.
+// together. Safe to retry, also beside an attempt still running: the turn
+// keeps its run's first ending and frames are not repeated. A run started
+// by an operator's reset reopens the turn first (claim), so the ending,
+// reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	ctx = workspace.CheckAccessOnce(ctx)
-	// The turn and its steps in one read, in the ending's transaction
-	// (inOneTx): one commit in all. A reset's run, which claims the turn
-	// first, reads and writes apart.
 	var f finishing
-	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
-		f = finishing{}
-		return b.finish(ctx, in, inTx, &f)
-	}, func(err error) { f.ended(err) })
+	err := a.finish(ctx, in, &f)
+	f.ended(err)
 	if err != nil {
 		return err
 	}
@@ -45,7 +39,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
 		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", f.steps,
 		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", f.held)
-	a.cache().forget(in.TurnID)
+	a.transcripts.forget(in.TurnID)
 	return nil
 }
 
@@ -66,18 +60,13 @@ func (f *finishing) ended(err error) {
 	}
 }
 
-// finish is FinishTurn's read and ending. With inTx (a bound to one
-// transaction, inOneTx) it returns errOutside, having only read, for a
-// reset's run (its claim reads the frames through the bus's handle).
-func (a *Activities) finish(ctx context.Context, in FinishInput, inTx bool, f *finishing) error {
+// finish is FinishTurn's read and ending.
+func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) error {
 	// The turn (with the access, which the page's records are resolved
 	// with) and every step with its calls, in one read.
 	turn, _, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	if err != nil {
 		return gone(err)
-	}
-	if inTx && needsClaim(ctx, turn) {
-		return errOutside
 	}
 	// A reset run whose reset point is right before this ending reopens
 	// the turn here (keeping every step); its own retries find it theirs
@@ -107,7 +96,7 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, inTx bool, f *f
 		}
 	}
 	text := strings.Join(texts, "\n\n")
-	named, err := a.namedRefs(ctx, turn, text, refs, inTx)
+	named, err := a.namedRefs(ctx, turn, text, refs)
 	if err != nil {
 		return err
 	}
@@ -170,11 +159,8 @@ func discarded(st chat.Step) bool { return st.NudgeKind == chat.NudgeAnswer }
 // order the turn came to know them.
 //
 // The page's records are a nicety: a failure to resolve them leaves them
-// out. Inside FinishTurn's transaction (inTx) a failure is not passed over
-// but ends the transaction (errOutside), and the ending is made outside
-// it: on Postgres a failed statement aborts its transaction, and the
-// ending's update after it would fail on every retry.
-func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string, callRefs []workspace.Ref, inTx bool) ([]workspace.Ref, error) {
+// out.
+func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string, callRefs []workspace.Ref) ([]workspace.Ref, error) {
 	if text == "" {
 		return nil, nil
 	}
@@ -186,13 +172,8 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 	// The page's records, as the turn resolved them; a person who lost
 	// access to the space since has none (their turn ends all the same).
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
-	screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext)
-	switch {
-	case err == nil:
+	if screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext); err == nil {
 		known = append(known, screen.Refs...)
-	case inTx && !errors.Is(err, workspace.ErrNotFound) && !errors.Is(err, workspace.ErrForbidden):
-		// (A person who lost access is told so by the memo, no statement.)
-		return nil, errOutside
 	}
 	known = append(known, callRefs...)
 	var out []workspace.Ref

@@ -40,13 +40,11 @@ const HeartbeatInterval = 5 * time.Second
 //
 // Of its own it reads once (the turn, its run record, the person's access
 // and the steps before, chat.Store.TurnAndSteps) and commits twice
-// besides the streamed text frames: the read with the status change, its
-// frame and the request's reservation before the request (one
-// transaction, inOneTx; apart when the call needs a file's store, a
-// space's MCP servers or a reset's claim), and the step with its calls,
-// the request's settle and the frames that end the call after it
-// (SaveStep). Neither transaction is open across the model request or the
-// verify hook.
+// besides the streamed text frames: the status change, its frame and the
+// request's reservation before the request (MarkWorking, one
+// transaction), and the step with its calls, the request's settle and the
+// frames that end the call after it (SaveStep). Neither transaction is
+// open across the model request or the verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
 		return ModelStep{}, temporal.NewNonRetryableApplicationError(
@@ -72,17 +70,8 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
-	// The read and everything up to the status change with the first
-	// request's reservation in one transaction (inOneTx); a call that
-	// needs a file's store, a space's MCP servers or a reset's claim
-	// reads and writes apart, as before.
 	c := &callStart{}
-	// (Its status frame is handed over below, once, by the run that
-	// stored it.)
-	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
-		*c = callStart{}
-		return b.startCall(ctx, callCtx, in, attempt, inTx, c)
-	}, func(error) {})
+	err := a.startCall(ctx, callCtx, in, attempt, c)
 	m := c.m
 	if m != nil {
 		// Whatever way the call ends without saving its step, what the
@@ -272,10 +261,8 @@ type callStart struct {
 // startCall is a model call up to its request: it reads the turn, its
 // run record, the access and the steps before this one, rebuilds the
 // transcript, and records the status change with its frame and the first
-// request's reservation (MarkWorking), filling in c. With inTx (a bound
-// to one transaction, inOneTx) it returns errOutside when the call needs
-// what a transaction must not wait on.
-func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, inTx bool, c *callStart) error {
+// request's reservation (MarkWorking), filling in c.
+func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, c *callStart) error {
 	// The turn, its run record, the access and the steps before this one
 	// in one read (a reset's claim below leaves the record as it is, and
 	// keeps the steps before in.Step).
@@ -294,9 +281,6 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	partial := ""
 	if in.Rerun {
 		partial = continuable(cut)
-	}
-	if inTx && needsClaim(ctx, turn) {
-		return errOutside // a reset's claim reads the frames through the bus's handle
 	}
 	if err := a.claim(ctx, turn, in.Step-1); err != nil {
 		return err
@@ -321,11 +305,6 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		return err
 	}
 	history = keepIDs(history, rec.HistoryIDs)
-	if inTx && (a.Files != nil && mentionsFile(user) || a.mayHaveMCP(ctx, turn.SpaceID)) {
-		// The files' store and the MCP catalog have handles of their own.
-		return errOutside
-	}
-	a.staysInTx(inTx)
 
 	parts, missing, err := a.attachedParts(ctx, turn, user)
 	if err != nil {
@@ -383,34 +362,12 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	}
 	// The status change, its frame and the first request's reservation
 	// (with the release of what a dead earlier attempt left reserved) in
-	// one transaction. The meter is the activities' own: it settles
-	// after this transaction, outside it.
+	// one transaction.
 	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
-		m: a.rootOf().metered(ctx, turn, in.Step, attempt, model, info)}
+		m: a.metered(ctx, turn, in.Step, attempt, model, info)}
 	var publish func(tx *gorm.DB) error
 	publish, c.published = a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)
 	return a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish, c.m.reserveIn(firstTry(req, userIdx, parts, from), &c.refused))
-}
-
-// needsClaim tells whether the activity's run must claim the turn first
-// (claim): a run an operator's reset started.
-func needsClaim(ctx context.Context, turn chat.Turn) bool {
-	if !activity.IsActivity(ctx) {
-		return false
-	}
-	runID := activity.GetInfo(ctx).WorkflowExecution.RunID
-	return runID != "" && turn.RunID != runID
-}
-
-// mentionsFile tells whether the person's message mentions a file, whose
-// bytes go to the model (attachedParts).
-func mentionsFile(user chat.Message) bool {
-	for _, m := range user.Mentions {
-		if m.Kind == assistant.KindFile {
-			return true
-		}
-	}
-	return false
 }
 
 // frame is a frame that ends a model call, stored with its step.

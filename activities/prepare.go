@@ -28,14 +28,9 @@ const MaxSteps = 8
 // record again, so it is safe to retry.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
 	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
-	// The reads and the writes in one transaction (inOneTx); a turn in a
-	// space with MCP servers (their listing is refreshed, over the
-	// network) or an operator's reset's run reads and writes apart.
 	var p prepared
-	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
-		p = prepared{}
-		return b.prepare(ctx, in, inTx, &p)
-	}, func(err error) { p.ended(err) })
+	err := a.prepare(ctx, in, &p)
+	p.ended(err)
 	if errors.Is(err, chat.ErrClaimedMeanwhile) {
 		// Claimed or ended since it was read: claim it as a reset's run
 		// does, then write.
@@ -72,10 +67,8 @@ func (p *prepared) ended(err error) {
 	}
 }
 
-// prepare is PrepareTurn's reads and writes. With inTx (a bound to one
-// transaction, inOneTx) it returns errOutside, having only read, for a
-// turn that needs what a transaction must not wait on.
-func (a *Activities) prepare(ctx context.Context, in TurnRef, inTx bool, p *prepared) error {
+// prepare is PrepareTurn's reads and writes.
+func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error {
 	// The turn, the access, the space's name, the person and their message
 	// in one read.
 	turn, userMsg, found, err := a.Chat.GetTurnToStart(ctx, in.TurnID)
@@ -86,12 +79,6 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, inTx bool, p *prep
 	// a run that finds it claimed or ended (an operator's reset) claims
 	// it now, as every activity does.
 	runID, claimLater := firstClaim(ctx, turn)
-	if inTx && (!claimLater && needsClaim(ctx, turn) || a.mayHaveMCP(ctx, turn.SpaceID)) {
-		// A reset's claim reads the frames through the bus's handle; the
-		// MCP servers' listing goes out.
-		return errOutside
-	}
-	a.staysInTx(inTx)
 	p.turn, p.runID = turn, runID
 	if !claimLater {
 		if err := a.claim(ctx, turn, -1); err != nil {

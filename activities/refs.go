@@ -31,12 +31,12 @@ func knownRefs(user chat.Message, history []chat.Message) []workspace.Ref {
 // run on a worker (transcripts.go). Callers do not change what they get.
 func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
 	key := transcriptKey(ctx, turn)
-	if t, ok := a.cache().get(key); ok {
+	if t, ok := a.transcripts.get(key); ok {
 		return t.user, t.history, nil
 	}
 	user, history, err := a.readTurnMessages(ctx, turn)
 	if err == nil {
-		a.cache().put(key, transcript{user: user, history: history})
+		a.transcripts.put(key, transcript{user: user, history: history})
 	}
 	return user, history, err
 }
@@ -46,7 +46,7 @@ func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Mes
 // one read fewer.
 func (a *Activities) turnMessagesFrom(ctx context.Context, turn chat.Turn, user chat.Message, found bool) (chat.Message, []chat.Message, error) {
 	key := transcriptKey(ctx, turn)
-	if t, ok := a.cache().get(key); ok {
+	if t, ok := a.transcripts.get(key); ok {
 		return t.user, t.history, nil
 	}
 	if !found {
@@ -59,7 +59,7 @@ func (a *Activities) turnMessagesFrom(ctx context.Context, turn chat.Turn, user 
 	if err := a.currentLabels(ctx, turn, &user, history); err != nil {
 		return chat.Message{}, nil, err
 	}
-	a.cache().put(key, transcript{user: user, history: history})
+	a.transcripts.put(key, transcript{user: user, history: history})
 	return user, history, nil
 }
 

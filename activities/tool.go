@@ -31,24 +31,17 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 //
 // Of its own it reads once (the turn, its run record, the person's access
 // and the turn's steps with their calls, this one among them:
-// chat.Store.TurnAndSteps) and commits once: the outcome row with the
+// chat.Store.TurnAndSteps) and then writes: the outcome row with the
 // call's frames (its started frame too for a tool that works on Hub's
 // database only, startsWithOutcome), in the write's transaction for a Hub
-// write. For such a tool the read, the tool's own reads and its write (a
-// savepoint) are that one transaction too: one commit in all.
+// write.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
 	ctx = workspace.CheckAccessOnce(ctx)
-	// A tool that works on Hub's database only runs in one transaction
-	// with the read and its outcome (inOneTx): its own reads too, and a
-	// write in a savepoint of it. One that goes out of the process, in a
-	// space with MCP servers or in a reset's run, reads and writes apart.
 	var r toolRun
+	err := a.runTool(ctx, in, &r)
 	// The frames were stored with the outcome row: they reach this
 	// process's followers once that transaction ended.
-	err := a.inOneTxOrApart(ctx, func(b *Activities, inTx bool) error {
-		r = toolRun{}
-		return b.runTool(ctx, in, inTx, &r)
-	}, func(err error) { r.framed(err) })
+	r.framed(err)
 	if r.final || r.tc == nil {
 		return r.out, err
 	}
@@ -77,10 +70,8 @@ func (r *toolRun) framed(err error) {
 	}
 }
 
-// runTool is RunTool's read and run. With inTx (a bound to one
-// transaction, inOneTx) it returns errOutside, having only read, for a
-// call that needs what a transaction must not wait on.
-func (a *Activities) runTool(ctx context.Context, in RunToolInput, inTx bool, r *toolRun) error {
+// runTool is RunTool's read and run.
+func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) error {
 	// The turn, its run record, the person's access and every step so far
 	// with its calls, in one read: the call is one of them, and the steps
 	// give the titles the turn knows and the calls before this one.
@@ -95,14 +86,6 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, inTx bool, r 
 		r.final, r.out = true, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}
 		return gone(err)
 	}
-	if inTx {
-		// Without MCP servers the call's registry is Hub's own.
-		def, _ := a.Tools.Get(call.Tool)
-		if needsClaim(ctx, turn) || a.mayHaveMCP(ctx, turn.SpaceID) || !startsWithOutcome(def) {
-			return errOutside
-		}
-	}
-	a.staysInTx(inTx)
 	if err := a.claim(ctx, turn, call.Step); err != nil {
 		return err
 	}
@@ -131,7 +114,6 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, inTx bool, r 
 	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
 		return err
 	}
-	tc.inTx = inTx
 	r.tc = tc
 	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
 	return err
@@ -194,8 +176,6 @@ type turnCall struct {
 	// afters hand the frames stored with the outcome to this process's
 	// followers once its transaction ended (stream.Bus.PublishIn).
 	afters []func(err error)
-	// inTx: the call runs in RunTool's one transaction (inOneTx).
-	inTx bool
 }
 
 // framed tells the frames stored with the outcome how its transaction
@@ -251,21 +231,7 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 // commit records the call's outcome row (toolrun.Commit): the summary in
 // the person's words, the refs in the space the call acted in, and the
 // tools a help tool made available for the rest of the turn.
-//
-// In RunTool's one transaction a read tool that failed for a reason of its
-// own (tools.CodeFailed: not a refusal, a bad argument or a missing
-// record, which the tool says as such) may have failed on a statement: on
-// Postgres that aborted the transaction, and recording the outcome in it
-// would fail on every retry. The call is run again outside it
-// (errOutside), where a failure is recorded as one. That holds for a
-// write too (a held write's preview reads in no savepoint of its own): the
-// transaction rolls back, so nothing of the call committed, and the call
-// is made once more outside, where a write still commits with its
-// outcome or not at all.
 func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
-	if tc.inTx && out.Kind == toolrun.Failed && out.Err != nil && out.Err.Code == tools.CodeFailed {
-		return errOutside
-	}
 	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
 	if out.Kind != toolrun.Refused && tc.spaceID != tc.turn.SpaceID {
 		tc.call.SpaceID = tc.spaceID

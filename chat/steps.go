@@ -411,7 +411,7 @@ func (s *Store) TurnAndSteps(ctx context.Context, turnID string, before int) (Tu
 	}
 	first := rows[0]
 	if access {
-		s.remember(ctx, first.PersonID, first.SpaceID, first.Access)
+		workspace.RememberAccess(ctx, first.PersonID, first.SpaceID, first.Access)
 	}
 	steps := []Step{}
 	for _, r := range rows {

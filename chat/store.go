@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -23,19 +22,6 @@ type Store struct {
 	// inTx is set on a Store that runs in another store's transaction
 	// (In): a write that must commit with more runs there as it is.
 	inTx bool
-	// joined, on a Store made by Join, is the workspace transaction it
-	// runs in and what waits for that transaction's end.
-	joined *joined
-}
-
-// joined is what a Store made by Join shares with the Stores derived
-// from it.
-type joined struct {
-	ws *workspace.Service
-	mu sync.Mutex
-	// wake are the persons whose work frames the transaction wrote: their
-	// followers in this process read again once it ended.
-	wake []string
 }
 
 // NewStore returns a Store over db.
@@ -58,54 +44,6 @@ func (s *Store) In(tx *models.Tx) *Store {
 	in := s.withDB(tx.Handle())
 	in.inTx = true
 	return in
-}
-
-// Join returns a Store that runs in the transaction ws runs in
-// (workspace.Service.Tx), as In does, for an activity whose reads and
-// writes are one transaction: what it reads of the person's access with
-// a turn (workspace.AccessColumns) is that transaction's roles too
-// (workspace.Service.SeedAccess), so its checks read nothing more; and
-// the wake-ups of what it announces on the work stream wait for ended,
-// which the caller calls once the outermost transaction ended, with its
-// error (nil: committed), so that no follower reads before the commit.
-func (s *Store) Join(ws *workspace.Service) (in *Store, ended func(err error)) {
-	in = s.In(ws.Shared())
-	j := &joined{ws: ws}
-	in.joined = j
-	return in, func(error) {
-		// A commit whose answer was lost may have committed: the
-		// followers read either way (a needless wake-up costs one read).
-		j.mu.Lock()
-		wake := j.wake
-		j.wake = nil
-		j.mu.Unlock()
-		for _, p := range wake {
-			wakeWork(p)
-		}
-	}
-}
-
-// woke tells the person's followers of the work stream to read again: at
-// once, or, in a Store made by Join, once its transaction ended.
-func (s *Store) woke(personID string) {
-	if s.joined == nil {
-		wakeWork(personID)
-		return
-	}
-	s.joined.mu.Lock()
-	s.joined.wake = append(s.joined.wake, personID)
-	s.joined.mu.Unlock()
-}
-
-// remember keeps what a read of a turn or conversation read of the
-// person's access (workspace.AccessColumns) for the activity's checks
-// (workspace.RememberAccess) and, in a Store made by Join, for its
-// transaction's.
-func (s *Store) remember(ctx context.Context, personID, spaceID string, r workspace.ActivityRead) {
-	workspace.RememberAccess(ctx, personID, spaceID, r)
-	if s.joined != nil {
-		s.joined.ws.SeedAccess(personID, spaceID, r)
-	}
 }
 
 // transaction runs fn in a transaction of its own, or, in a Store that
@@ -172,7 +110,7 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
 	}
 	if remember {
-		s.remember(ctx, personID, row.SpaceID, row.Access)
+		workspace.RememberAccess(ctx, personID, row.SpaceID, row.Access)
 	}
 	return toConversation(row.Conversation), nil
 }

@@ -503,7 +503,7 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)
 	}
-	s.woke(personID)
+	wakeWork(personID)
 	return nil
 }
 
@@ -634,11 +634,8 @@ func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, b
 	if err != nil {
 		return Turn{}, Message{}, false, fmt.Errorf("get turn %s: %w", id, err)
 	}
-	s.remember(ctx, row.PersonID, row.SpaceID, row.Access)
+	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
 	workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
-	if s.joined != nil {
-		s.joined.ws.SeedStart(row.PersonID, row.SpaceID, row.Start)
-	}
 	if row.UserID == nil {
 		return toTurn(row.Turn), Message{}, false, nil
 	}
@@ -718,12 +715,9 @@ func (s *Store) turnWithAccess(ctx context.Context, id string, record, start boo
 	if err != nil {
 		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
-	s.remember(ctx, row.PersonID, row.SpaceID, row.Access)
+	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
 	if start {
 		workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
-		if s.joined != nil {
-			s.joined.ws.SeedStart(row.PersonID, row.SpaceID, row.Start)
-		}
 	}
 	return toTurn(row.Turn), toRunRecord(row.Turn), nil
 }
@@ -896,7 +890,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
 	}
 	if announced {
-		s.woke(out.PersonID)
+		wakeWork(out.PersonID)
 	}
 	return out, nil
 }

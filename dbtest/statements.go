@@ -18,20 +18,6 @@ import (
 type Statements struct {
 	mu   sync.Mutex
 	list []string
-	// units are the commits of the statements recorded since the last
-	// TakeCommits: a statement outside a transaction commits alone (nil),
-	// the statements of one transaction share its *sql.Tx. Holding the
-	// value keeps it from being collected, so a later transaction never
-	// reuses its address.
-	units []unit
-	last  any
-}
-
-// unit is one commit's statements, and the transaction they ran in (nil:
-// a statement alone).
-type unit struct {
-	pool any
-	list []string
 }
 
 var recorders atomic.Int64
@@ -52,20 +38,6 @@ func Record(t testing.TB, db *models.DB) *Statements {
 		}
 		s.mu.Lock()
 		s.list = append(s.list, tx.Statement.SQL.String())
-		pool := any(tx.Statement.ConnPool)
-		_, inTx := pool.(gorm.TxCommitter)
-		if !inTx || s.last != pool || len(s.units) == 0 {
-			s.units = append(s.units, unit{})
-		}
-		u := &s.units[len(s.units)-1]
-		if inTx {
-			u.pool = pool
-		}
-		u.list = append(u.list, tx.Statement.SQL.String())
-		s.last = pool
-		if !inTx {
-			s.last = nil
-		}
 		s.mu.Unlock()
 	}
 	cb := db.Callback()
@@ -99,39 +71,6 @@ func (s *Statements) Take() []string {
 	out := s.list
 	s.list = nil
 	return out
-}
-
-// TakeCommits returns how many commits the statements recorded since the
-// last TakeCommits (or Record) made — one per statement outside a
-// transaction, one per transaction; a transaction without a statement is
-// not seen — and starts afresh. Transactions that interleave (two at once
-// on Postgres) are counted as often as they take turns: record one thing
-// at a time.
-func (s *Statements) TakeCommits() int { return len(s.TakeUnits()) }
-
-// TakeUnits is TakeCommits with each commit's statements, in order.
-func (s *Statements) TakeUnits() [][]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([][]string, len(s.units))
-	for i, u := range s.units {
-		out[i] = u.list
-	}
-	s.units, s.last = nil, nil
-	return out
-}
-
-// Writes counts the statements of list that write: an INSERT, UPDATE or
-// DELETE, also inside a WITH.
-func Writes(list []string) int {
-	n := 0
-	for _, q := range list {
-		l := strings.ToLower(q)
-		if strings.Contains(l, "insert into") || strings.Contains(l, "update ") || strings.Contains(l, "delete from") {
-			n++
-		}
-	}
-	return n
 }
 
 // Matching counts the statements of list that contain every one of words

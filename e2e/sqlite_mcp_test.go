@@ -15,9 +15,9 @@ import (
 
 // TestSQLiteMCPTurn: on SQLite (one connection) a turn in a space with an
 // MCP server — whose catalog reads through a handle of its own and whose
-// tools go out of the process — runs to its end: the step activities see
-// the server in their read and do not hold a transaction across it
-// (activities.inOneTx), while the Hub tool of the same step runs in one.
+// tools go out of the process — runs to its end beside a Hub tool of the
+// same step: no transaction is held across the catalog's reads or the
+// server's call.
 func TestSQLiteMCPTurn(t *testing.T) {
 	t.Parallel()
 	app := newMCPApp(t)

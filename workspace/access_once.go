@@ -138,7 +138,7 @@ func (s *Service) forgetAccess(ctx context.Context) {
 	}
 	if r := s.txRoles; r != nil {
 		r.mu.Lock()
-		r.roles, r.settings, r.started = nil, nil, started{}
+		r.roles = nil
 		r.forgot = true
 		r.mu.Unlock()
 	}
@@ -149,12 +149,6 @@ func (s *Service) forgetAccess(ctx context.Context) {
 type txRoles struct {
 	mu    sync.Mutex
 	roles map[[2]string]Role // "" for none
-	// settings are persons' settings a query of the transaction read
-	// along with the access (SeedAccess), for GetSettings in it.
-	settings map[string]Settings
-	// what a turn's start read in the transaction (SeedStart), for
-	// GetSpace and GetPerson in it.
-	started
 	// forgot says a change inside the transaction cleared the activity's
 	// memo: Service.Tx clears it once more when the outermost transaction
 	// has ended, because a check made meanwhile outside the transaction
@@ -347,8 +341,7 @@ func RememberStart(ctx context.Context, personID, spaceID string, r StartRead) {
 }
 
 // started is what a turn's start read besides the access (StartRead), as
-// an activity's memo and a transaction's roles keep it (under their own
-// locks).
+// an activity's memo keeps it (under the memo's lock).
 type started struct {
 	spaceNames map[string]string
 	people     map[string]Person

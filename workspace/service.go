@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -136,64 +135,15 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 	return nil
 }
 
-// SeedAccess gives the Tx s runs in the person's role in a space and
-// their settings as a query of this same transaction read them along
-// (AccessColumns): the transaction's checks (Access, CanWrite, an Undo
-// group's) and GetSettings answer from it instead of a read of their own
-// (accessInTx). Only for a read made in this transaction: on SQLite (one
-// connection) nothing commits between it and the transaction's writes; on
-// Postgres it takes no lock, as accessInTx's own read does not. What the
-// transaction read already is kept; a change of memberships or settings
-// in it forgets both (forgetAccess). Outside any Tx it does nothing.
-func (s *Service) SeedAccess(personID, spaceID string, r ActivityRead) {
-	if s.txRoles == nil || personID == "" || spaceID == "" {
-		return
-	}
-	role := Role("")
-	if r.Role != nil {
-		role = Role(*r.Role)
-	}
-	key := [2]string{personID, spaceID}
-	s.txRoles.mu.Lock()
-	defer s.txRoles.mu.Unlock()
-	if s.txRoles.roles == nil {
-		s.txRoles.roles = map[[2]string]Role{}
-	}
-	if _, ok := s.txRoles.roles[key]; !ok {
-		s.txRoles.roles[key] = role
-	}
-	if st, ok := r.settings(personID); ok {
-		if s.txRoles.settings == nil {
-			s.txRoles.settings = map[string]Settings{}
-		}
-		if _, ok := s.txRoles.settings[personID]; !ok {
-			s.txRoles.settings[personID] = st
-		}
-	}
-}
-
-// SeedStart gives the Tx s runs in what a turn's start read in it along
-// with the turn (StartColumns): the space's name and the person, for
-// GetSpace and GetPerson in the transaction (a turn's start, which
-// changes neither). Outside any Tx, or for a space or person the read did
-// not find, it does nothing.
-func (s *Service) SeedStart(personID, spaceID string, r StartRead) {
-	if s.txRoles == nil {
-		return
-	}
-	s.txRoles.mu.Lock()
-	defer s.txRoles.mu.Unlock()
-	s.txRoles.keep(personID, spaceID, r)
-}
-
-// startedOf is what the activity's start read: in the Tx s runs in
-// (SeedStart), or outside any Tx in the activity's memo; nil when neither
-// keeps it. The lock is held until done is called.
+// startedOf is what the activity's start read, in its memo; nil inside a
+// Tx, whose reads are the transaction's, or without a memo. The lock is
+// held until done is called.
 func (s *Service) startedOf(ctx context.Context) (st *started, done func()) {
-	var mu *sync.Mutex
 	if s.txRoles != nil {
-		st, mu = &s.txRoles.started, &s.txRoles.mu
-	} else if st, mu = startedIn(ctx); st == nil {
+		return nil, func() {}
+	}
+	st, mu := startedIn(ctx)
+	if st == nil {
 		return nil, func() {}
 	}
 	mu.Lock()

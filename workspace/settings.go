@@ -95,26 +95,7 @@ func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, e
 		}
 		return st, err
 	}
-	if st, ok := s.txSettings(personID); ok {
-		return st, nil
-	}
 	return s.readSettings(ctx, personID)
-}
-
-// txSettings are the person's settings as a query of the Tx s runs in
-// read them (SeedAccess), a copy.
-func (s *Service) txSettings(personID string) (Settings, bool) {
-	if s.txRoles == nil {
-		return Settings{}, false
-	}
-	s.txRoles.mu.Lock()
-	defer s.txRoles.mu.Unlock()
-	st, ok := s.txRoles.settings[personID]
-	st.AllowedWriteAreas = append([]string(nil), st.AllowedWriteAreas...)
-	if len(st.AllowedWriteAreas) == 0 {
-		st.AllowedWriteAreas = nil
-	}
-	return st, ok
 }
 
 func (s *Service) readSettings(ctx context.Context, personID string) (Settings, error) {
