@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"hub/models"
+	"hub/notify"
 	"hub/workspace"
 )
 
@@ -26,6 +27,9 @@ type Store struct {
 	// joined, on a Store made by Join, is the workspace transaction it
 	// runs in and what waits for that transaction's end.
 	joined *joined
+	// work is the activity streams followed in this process (shared by
+	// the Stores derived from this one).
+	work *workFeed
 }
 
 // joined is what a Store made by Join shares with the Stores derived
@@ -38,9 +42,10 @@ type joined struct {
 	wake []string
 }
 
-// NewStore returns a Store over db.
-func NewStore(db *models.DB) *Store {
-	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }}
+// NewStore returns a Store over db whose activity streams' followers n
+// wakes (n is the process's one notifier: wiring makes it).
+func NewStore(db *models.DB, n *notify.Notifier) *Store {
+	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }, work: newWorkFeed(db.DB, n)}
 }
 
 // withDB returns a Store that runs on the given handle (a transaction).
@@ -80,7 +85,7 @@ func (s *Store) Join(ws *workspace.Service) (in *Store, ended func(err error)) {
 		j.wake = nil
 		j.mu.Unlock()
 		for _, p := range wake {
-			wakeWork(p)
+			s.wakeWork(p)
 		}
 	}
 }
@@ -89,7 +94,7 @@ func (s *Store) Join(ws *workspace.Service) (in *Store, ended func(err error)) {
 // once, or, in a Store made by Join, once its transaction ended.
 func (s *Store) woke(personID string) {
 	if s.joined == nil {
-		wakeWork(personID)
+		s.wakeWork(personID)
 		return
 	}
 	s.joined.mu.Lock()

@@ -155,7 +155,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
-	wakeWork(out.PersonID)
+	s.wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -211,7 +211,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
-	wakeWork(out.PersonID)
+	s.wakeWork(out.PersonID)
 	return out, nil
 }
 
