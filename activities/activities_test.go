@@ -12,6 +12,7 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/models"
+	"hub/notify"
 	"hub/stream"
 	"hub/tools"
 	"hub/workspace"
@@ -29,8 +30,10 @@ type fixture struct {
 
 func newFixture(t *testing.T, url string) *fixture {
 	db := dbtest.Open(t, url)
-	f := &fixture{db: db, hub: workspace.NewService(db), chat: chat.NewStore(db)}
-	f.acts = &activities.Activities{Workspace: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: stream.NewBus(db)}
+	n := notify.New(db)
+	t.Cleanup(n.Close)
+	f := &fixture{db: db, hub: workspace.NewService(db), chat: chat.NewStore(db, n)}
+	f.acts = &activities.Activities{Workspace: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: stream.NewBus(db, n)}
 	ctx := context.Background()
 	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)

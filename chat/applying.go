@@ -46,7 +46,7 @@ func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) err
 		return fmt.Errorf("mark apply of %s running=%v: %w", messageID, on, err)
 	}
 	if personID != "" {
-		wakeWork(personID)
+		s.wakeWork(personID)
 	}
 	return nil
 }

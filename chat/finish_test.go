@@ -54,7 +54,7 @@ func TestFinishTurnCommitsItsFramesWithIt(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
-		bus := stream.NewBus(f.db)
+		bus := stream.NewBus(f.db, f.notifier)
 		t.Cleanup(bus.Close)
 		turn := f.start(t, "hello")
 		rec := dbtest.Record(t, f.db)
@@ -122,7 +122,7 @@ func TestFinishTurnCommitsItsFramesWithIt(t *testing.T) {
 func TestFinishTurnsRacingEndTheTurnOnce(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, dbtest.Postgres(t)) // SQLite has one connection: no race to run
-	bus := stream.NewBus(f.db)
+	bus := stream.NewBus(f.db, f.notifier)
 	t.Cleanup(bus.Close)
 	for range 3 {
 		turn := f.start(t, "hello")

@@ -8,6 +8,7 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/models"
+	"hub/notify"
 	"hub/workspace"
 )
 
@@ -16,6 +17,8 @@ import (
 type fixture struct {
 	db    *models.DB
 	store *chat.Store
+	// notifier wakes the store's followers (and a bus's a test makes).
+	notifier *notify.Notifier
 
 	space, ann, bob string
 	conv            chat.Conversation
@@ -34,7 +37,9 @@ func newFixture(t *testing.T, url string) *fixture {
 	ctx := t.Context()
 	db := dbtest.Open(t, url)
 	svc := workspace.NewService(db)
-	f := &fixture{db: db, store: chat.NewStore(db)}
+	n := notify.New(db)
+	t.Cleanup(n.Close)
+	f := &fixture{db: db, store: chat.NewStore(db, n), notifier: n}
 	var err error
 	f.space, f.ann, err = svc.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)

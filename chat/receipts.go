@@ -148,7 +148,7 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 		return 0, fmt.Errorf("expire held calls: %w", err)
 	}
 	for personID := range woken {
-		wakeWork(personID)
+		s.wakeWork(personID)
 	}
 	return n, nil
 }

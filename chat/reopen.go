@@ -97,7 +97,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		return false, fmt.Errorf("claim turn %s: %w", turnID, err)
 	}
 	if reopened {
-		wakeWork(personID)
+		s.wakeWork(personID)
 	}
 	return reopened, nil
 }

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"hub/models"
+	"hub/notify"
 	"hub/workspace"
 )
 
@@ -22,11 +23,15 @@ type Store struct {
 	// inTx is set on a Store that runs in another store's transaction
 	// (In): a write that must commit with more runs there as it is.
 	inTx bool
+	// work is the activity streams followed in this process (shared by
+	// the Stores derived from this one).
+	work *workFeed
 }
 
-// NewStore returns a Store over db.
-func NewStore(db *models.DB) *Store {
-	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }}
+// NewStore returns a Store over db whose activity streams' followers n
+// wakes (n is the process's one notifier: wiring makes it).
+func NewStore(db *models.DB, n *notify.Notifier) *Store {
+	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }, work: newWorkFeed(db.DB, n)}
 }
 
 // withDB returns a Store that runs on the given handle (a transaction).

@@ -155,7 +155,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
-	wakeWork(out.PersonID)
+	s.wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -211,7 +211,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
-	wakeWork(out.PersonID)
+	s.wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -503,7 +503,7 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)
 	}
-	wakeWork(personID)
+	s.wakeWork(personID)
 	return nil
 }
 
@@ -890,7 +890,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
 	}
 	if announced {
-		wakeWork(out.PersonID)
+		s.wakeWork(out.PersonID)
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"hub/models"
+	"hub/notify"
 )
 
 // Kinds of work in the top bar.
@@ -102,7 +103,7 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 	if err != nil {
 		return err
 	}
-	wakeWork(personID)
+	s.wakeWork(personID)
 	return nil
 }
 
@@ -142,7 +143,7 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 		return fmt.Errorf("announce leaving %s: %w", spaceID, err)
 	}
 	if len(ended) > 0 {
-		wakeWork(personID)
+		s.wakeWork(personID)
 	}
 	return nil
 }
@@ -220,20 +221,15 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 		return err
 	}
 	row := models.ActivityFrame{PersonID: personID, Seq: seq, Data: marshal(a), CreatedAt: s.now()}
-	postgres := s.db.Dialector.Name() == string(models.Postgres)
-	if postgres {
-		// Other processes' followers hear of the frame from Postgres, which
-		// delivers a NOTIFY when the transaction commits and drops it on
-		// rollback: never before the frame can be read. The frame and its
-		// NOTIFY are one statement. (SQLite is hub dev, one process: the
-		// caller's in-process wake-up is all there is.)
-		err := s.q(ctx).Exec(`WITH f AS (INSERT INTO activity_frames (person_id, seq, data, created_at) VALUES (?, ?, ?, ?) RETURNING person_id)
-			SELECT pg_notify(?, f.person_id) FROM f`, row.PersonID, row.Seq, row.Data, row.CreatedAt, WorkChannel).Error
-		if err != nil {
-			return fmt.Errorf("write activity frame of %s: %w", personID, err)
-		}
-	} else if err := s.q(ctx).Create(&row).Error; err != nil {
+	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
+	}
+	// Other processes' followers hear of the frame from Postgres, which
+	// delivers a NOTIFY when the transaction commits and drops it on
+	// rollback: never before the frame can be read. (On SQLite, hub dev,
+	// one process, the caller's in-process wake-up is all there is.)
+	if err := notify.Send(s.q(ctx), WorkChannel, personID); err != nil {
+		return fmt.Errorf("announce activity frame of %s: %w", personID, err)
 	}
 	return s.prune(ctx, personID, seq)
 }

@@ -14,6 +14,7 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/models"
+	"hub/notify"
 )
 
 // frames reads every work frame of the person.
@@ -114,7 +115,10 @@ func TestFollowDeliversFramesWrittenByAnotherProcess(t *testing.T) {
 		// Another api process: its own pool, so nothing written here wakes it
 		// but its poll of the heads. The frame below is written as another
 		// process would, with no in-process wake-up at all.
-		other := chat.NewStore(dbtest.Open(t, url))
+		otherDB := dbtest.Open(t, url)
+		otherNotifier := notify.New(otherDB)
+		t.Cleanup(otherNotifier.Close)
+		other := chat.NewStore(otherDB, otherNotifier)
 		got := make(chan chat.WorkFrame)
 		done := make(chan error, 1)
 		go func() {
@@ -136,7 +140,7 @@ func TestFollowDeliversFramesWrittenByAnotherProcess(t *testing.T) {
 		fr := <-got
 		require.EqualValues(t, 3, fr.Seq)
 		require.Equal(t, chat.StatusPaused, fr.Work.Status)
-		require.Less(t, time.Since(start), 10*chat.WorkPollInterval, "the poll found it")
+		require.Less(t, time.Since(start), 10*notify.DefaultPollInterval, "the poll found it")
 		cancel()
 		require.ErrorIs(t, <-done, context.Canceled)
 	})

@@ -5,114 +5,114 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"gorm.io/gorm"
 
 	"hub/models"
+	"hub/notify"
 )
 
-// WorkChannel is the Postgres channel work frames are announced
-// on, with the person's id as the payload: the transaction that writes a
-// frame sends the NOTIFY (see announce), so it is delivered when the frame
-// can be read, and the api process's frame-bus listener passes it to
-// WakeWorkFollowers (wired in cmd/hub).
+// WorkChannel is the Postgres channel work frames are announced on,
+// with the person's id as the payload: the transaction that writes a frame
+// sends the NOTIFY (see announce), so it is delivered when the frame can
+// be read, and the process's notifier (notify.Notifier) passes it to the
+// person's followers here.
 const WorkChannel = "hub_activity"
 
-// WorkPollInterval is how often each process reads the heads of every
-// person it follows, in one query, and wakes those whose head moved. It is
-// the safety net under the wake-ups, not the way frames travel: frames
-// written in this process wake their followers at once, and frames written
-// by another process (the worker, another api) wake them through
-// WorkChannel. A notification can still be late or lost where the poll
-// is not: while the listener's connection is dead without a reset (it is
-// noticed by a ping after 30 s of silence), or in a process that has no
-// listener; the poll bounds how late a frame is then. Two seconds, like a
-// turn stream's poll: one cheap query per process.
-const WorkPollInterval = 2 * time.Second
+// workFeed is the activity streams followed in this process: their
+// followers by person, woken by the Store's own writes once they commit
+// and by the process's notifier (a frame another process wrote, the
+// listener's reconnect, the poll of the heads). Every Store made from one
+// NewStore shares it.
+type workFeed struct {
+	db        *gorm.DB
+	n         *notify.Notifier
+	followers *notify.Followers
+	listen    sync.Once // registers with n, with the first follower
 
-// workPoll is the poll interval in use; tests that prove a frame came
-// by notification stretch it.
-var workPoll = WorkPollInterval
+	mu    sync.Mutex
+	heads map[string]int64 // by person: the latest head the poll saw
+}
 
-// WakeWorkFollowers tells the person's activity followers in this
-// process to read again: a frame of theirs was announced on
-// WorkChannel. That includes this process's own frames, whose
-// followers were woken already; the second wake-up costs one read.
-func WakeWorkFollowers(personID string) { wakeWork(personID) }
+func newWorkFeed(db *gorm.DB, n *notify.Notifier) *workFeed {
+	return &workFeed{db: db, n: n, followers: notify.NewFollowers(), heads: map[string]int64{}}
+}
 
-// WakeAllWorkFollowers tells every activity follower in this process to
-// read again: the listener has just (re)connected, and a notification sent
-// while it was away is lost, while the frame it announced is in the table.
-func WakeAllWorkFollowers() {
-	workFollowers.mu.Lock()
-	defer workFollowers.mu.Unlock()
-	for _, d := range workFollowers.dbs {
-		for _, p := range d.persons {
-			p.wake()
+// join registers a follower of the person's frames; the first one
+// registers the feed with the notifier.
+func (w *workFeed) join(personID string) (*notify.Follower, error) {
+	w.listen.Do(func() {
+		w.n.Listen(WorkChannel, notify.Handler{Notified: w.followers.Wake, Connected: w.followers.WakeAll, Poll: w.poll})
+	})
+	select {
+	case <-w.n.Done():
+		return nil, notify.ErrClosed
+	default:
+	}
+	return w.followers.Join(personID), nil
+}
+
+// wakeWork tells the person's followers in this process to read again.
+// Call it after the transaction that wrote the frame commits (the NOTIFY
+// that transaction sent reaches the other processes).
+func (s *Store) wakeWork(personID string) {
+	if personID != "" {
+		s.work.followers.Wake(personID)
+	}
+}
+
+// headBatch bounds the persons named in one poll query.
+const headBatch = 500
+
+// poll reads the heads of the followed persons and wakes those whose head
+// moved: frames written by other processes whose wake-up was lost (the
+// listener away, or a connection dead without a reset until its ping
+// notices). One query for the whole process, however many clients
+// follow; the notifier calls it every poll interval.
+func (w *workFeed) poll(ctx context.Context) {
+	persons := w.followers.Keys()
+	seen := make(map[string]int64, len(persons))
+	w.mu.Lock()
+	for _, p := range persons {
+		seen[p] = w.heads[p]
+	}
+	w.heads = seen // persons no longer followed are forgotten
+	w.mu.Unlock()
+	for chunk := range slices.Chunk(persons, headBatch) {
+		var heads []models.ActivityHead
+		// A failed read is tried again at the next poll; meanwhile frames
+		// written in this process still wake their followers.
+		if err := w.db.WithContext(ctx).Where("person_id IN ?", chunk).Find(&heads).Error; err != nil {
+			return
 		}
-	}
-}
-
-// workFollowers are the followers of activity streams in this process,
-// by database. It is process-wide on purpose: a frame written through any
-// Store value (the worker's and the api's are different ones in `hub dev`)
-// must wake the followers, the way a NOTIFY reaches every listener. A
-// wake-up only says "read again"; person ids are unique, so one never
-// reaches a follower of another person.
-var workFollowers = struct {
-	mu  sync.Mutex
-	dbs map[*gorm.DB]*followedDB
-}{dbs: map[*gorm.DB]*followedDB{}}
-
-// followedDB is the persons followed over one database, and the poll of
-// their heads, which runs while there is any.
-type followedDB struct {
-	persons map[string]*followedPerson
-	stop    context.CancelFunc
-	done    chan struct{}
-}
-
-type followedPerson struct {
-	wakes map[chan struct{}]struct{} // one per FollowWork
-	head  int64                      // the latest head the poll saw
-}
-
-func (p *followedPerson) wake() {
-	for w := range p.wakes {
-		select {
-		case w <- struct{}{}:
-		default: // one pending wake-up is enough: the follower reads everything after it
-		}
-	}
-}
-
-// wakeWork tells the person's followers in this process to read
-// again. Call it after the transaction that wrote the frame commits (the
-// NOTIFY that transaction sent reaches the other processes).
-func wakeWork(personID string) {
-	if personID == "" {
-		return
-	}
-	workFollowers.mu.Lock()
-	defer workFollowers.mu.Unlock()
-	for _, d := range workFollowers.dbs {
-		if p := d.persons[personID]; p != nil {
-			p.wake()
+		for _, h := range heads {
+			w.mu.Lock()
+			moved := h.Seq > w.heads[h.PersonID]
+			if moved {
+				w.heads[h.PersonID] = h.Seq
+			}
+			w.mu.Unlock()
+			if moved {
+				w.followers.Wake(h.PersonID)
+			}
 		}
 	}
 }
 
 // FollowWork calls fn with every work frame of the person after
-// seq `after`, in order, as they are written, until fn fails or ctx ends.
-// It reads the table again whenever it is woken (a frame written in this
-// process, a notification from another, the listener reconnecting, or the
-// poll seeing the person's head move), after the last number it delivered,
-// so delivery has no gap and no repeat however the wake-ups come.
+// seq `after`, in order, as they are written, until fn fails, ctx ends or
+// the process's notifier is closed (notify.ErrClosed: the process is
+// shutting down). It reads the table again whenever it is woken (a frame
+// written in this process, a notification from another, the listener
+// reconnecting, or the poll seeing the person's head move), after the last
+// number it delivered, so delivery has no gap and no repeat however the
+// wake-ups come.
 func (s *Store) FollowWork(ctx context.Context, personID string, after int64, fn func(WorkFrame) error) error {
-	wake := make(chan struct{}, 1)
-	leave := joinWork(s.db, personID, wake)
-	defer leave()
+	f, err := s.work.join(personID)
+	if err != nil {
+		return err
+	}
+	defer f.Leave()
 	for {
 		frames, err := s.WorkFrames(ctx, personID, after)
 		if err != nil {
@@ -137,7 +137,9 @@ func (s *Store) FollowWork(ctx context.Context, personID string, after int64, fn
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-wake:
+		case <-s.work.n.Done():
+			return notify.ErrClosed
+		case <-f.Woken():
 		}
 	}
 }
@@ -180,83 +182,4 @@ func (s *Store) hiddenConversations(ctx context.Context, personID string, frames
 		out[id] = true
 	}
 	return out, nil
-}
-
-// joinWork registers a follower, starting the database's poll with the
-// first one; leave stops the poll with the last and waits for it.
-func joinWork(db *gorm.DB, personID string, wake chan struct{}) (leave func()) {
-	f := &workFollowers
-	f.mu.Lock()
-	d := f.dbs[db]
-	if d == nil {
-		ctx, stop := context.WithCancel(context.Background())
-		d = &followedDB{persons: map[string]*followedPerson{}, stop: stop, done: make(chan struct{})}
-		f.dbs[db] = d
-		go d.poll(ctx, db, workPoll)
-	}
-	p := d.persons[personID]
-	if p == nil {
-		p = &followedPerson{wakes: map[chan struct{}]struct{}{}}
-		d.persons[personID] = p
-	}
-	p.wakes[wake] = struct{}{}
-	f.mu.Unlock()
-	return func() {
-		f.mu.Lock()
-		delete(p.wakes, wake)
-		if len(p.wakes) == 0 {
-			delete(d.persons, personID)
-		}
-		last := len(d.persons) == 0
-		if last {
-			delete(f.dbs, db)
-			d.stop()
-		}
-		f.mu.Unlock()
-		if last {
-			<-d.done
-		}
-	}
-}
-
-// headBatch bounds the persons named in one poll query.
-const headBatch = 500
-
-// poll reads the heads of the followed persons every interval and wakes
-// those whose head moved: frames written by other processes whose wake-up
-// was lost (see WorkPollInterval). One query a tick for the whole
-// process, however many clients follow.
-func (d *followedDB) poll(ctx context.Context, db *gorm.DB, interval time.Duration) {
-	defer close(d.done)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		workFollowers.mu.Lock()
-		persons := make([]string, 0, len(d.persons))
-		for id := range d.persons {
-			persons = append(persons, id)
-		}
-		workFollowers.mu.Unlock()
-		for chunk := range slices.Chunk(persons, headBatch) {
-			var heads []models.ActivityHead
-			// A failed read is tried again next tick; meanwhile frames
-			// written in this process still wake their followers.
-			if err := db.WithContext(ctx).Where("person_id IN ?", chunk).Find(&heads).Error; err != nil {
-				break
-			}
-			workFollowers.mu.Lock()
-			for _, h := range heads {
-				if p := d.persons[h.PersonID]; p != nil && h.Seq > p.head {
-					p.head = h.Seq
-					p.wake()
-				}
-			}
-			workFollowers.mu.Unlock()
-		}
-	}
 }

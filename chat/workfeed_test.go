@@ -15,29 +15,14 @@ import (
 
 	"hub/dbtest"
 	"hub/models"
-	"hub/stream"
+	"hub/notify"
 	"hub/workspace"
 )
 
-// stretchWorkPoll sets the heads poll of followers that start from now
-// on to an hour, until the test ends, so that only a notification can
-// deliver a frame written elsewhere. The interval is process-wide: a test
-// that calls it must not run in parallel (parallel tests of the package
-// start only after it has ended).
-func stretchWorkPoll(t testing.TB) {
-	workFollowers.mu.Lock()
-	workPoll = time.Hour
-	workFollowers.mu.Unlock()
-	t.Cleanup(func() {
-		workFollowers.mu.Lock()
-		workPoll = WorkPollInterval
-		workFollowers.mu.Unlock()
-	})
-}
-
 // crossProcess is two processes on one Postgres database: a writer (the
-// worker) and an api process whose frame bus relays activity
-// notifications to its followers, as cmd/hub wires it.
+// worker) and an api process, each with its own notifier, as wiring makes
+// them. The api's poll is set to an hour, so that only a notification can
+// deliver a frame the writer wrote.
 type crossProcess struct {
 	person string
 	writer *Store
@@ -54,17 +39,18 @@ func newCrossProcess(t testing.TB) *crossProcess {
 	writerDB, apiDB := dbtest.Open(t, url), dbtest.Open(t, url)
 	_, person, err := workspace.NewService(writerDB).EnsureMember(t.Context(), "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
-	cp := &crossProcess{person: person, writer: NewStore(writerDB), api: NewStore(apiDB),
+	writerNotifier, apiNotifier := notify.New(writerDB), notify.New(apiDB)
+	t.Cleanup(writerNotifier.Close)
+	t.Cleanup(apiNotifier.Close)
+	apiNotifier.SetPollInterval(time.Hour)
+	cp := &crossProcess{person: person, writer: NewStore(writerDB, writerNotifier), api: NewStore(apiDB, apiNotifier),
 		listening: make(chan struct{}, 16), apiDB: apiDB}
-	bus := stream.NewBus(apiDB)
-	t.Cleanup(bus.Close)
-	bus.Subscribe(WorkChannel, WakeWorkFollowers, func() {
-		WakeAllWorkFollowers()
+	apiNotifier.Listen(WorkChannel, notify.Handler{Connected: func() {
 		select {
 		case cp.listening <- struct{}{}:
 		default:
 		}
-	})
+	}})
 	return cp
 }
 
@@ -117,7 +103,6 @@ func await[T any](t testing.TB, c <-chan T, what string) T {
 // the NOTIFY its transaction sent: the heads poll is set to an hour. Across
 // a reconnect of the listener nothing is lost.
 func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
-	stretchWorkPoll(t)
 	cp := newCrossProcess(t)
 	ctx := t.Context()
 	frames := cp.follow(t)
@@ -150,7 +135,7 @@ func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
 	// wake-up every follower gets once the listener is back).
 	var killed bool
 	require.NoError(t, cp.apiDB.Raw(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE application_name = ? AND datname = current_database()`, stream.ListenerName).Scan(&killed).Error)
+		WHERE application_name = ? AND datname = current_database()`, notify.ListenerName).Scan(&killed).Error)
 	require.True(t, killed, "the listener's backend")
 	require.NoError(t, cp.write(ctx, Work{Kind: WorkApply, ID: "msg_1", Status: StatusWaiting}))
 	f = await(t, frames, "the frame written around the reconnect")
@@ -167,7 +152,6 @@ func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
 //
 // scripts/test.sh -run '^$' -bench BenchmarkActivityAcrossProcesses -benchtime 2000x ./chat
 func BenchmarkActivityAcrossProcesses(b *testing.B) {
-	stretchWorkPoll(b)
 	cp := newCrossProcess(b)
 	ctx := context.Background()
 	frames := cp.follow(b)

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"hub/hubtest"
+	"hub/notify"
 	"hub/stream"
 )
 
@@ -32,7 +33,7 @@ func TestAFrameBetweenTheStreamsReadAndItsFollowIsSentOnce(t *testing.T) {
 	onBothEngines(t, func(t *testing.T, sqlite bool) {
 		s := hubtest.Start(t, hubtest.Options{SQLite: sqlite})
 		here := s.Activities.Frames // the api's bus too: one process
-		here.PollInterval = time.Hour
+		s.Notifier.SetPollInterval(time.Hour)
 		s.StopWorker()
 		st := s.Ask(t, s.Conversation(t), "hello")
 
@@ -45,7 +46,10 @@ func TestAFrameBetweenTheStreamsReadAndItsFollowIsSentOnce(t *testing.T) {
 		done := map[string]any{"status": "done"}
 		between := []publish{{here, stream.TypeStatus, status(1)}, {here, stream.TypeDone, done}}
 		if !sqlite {
-			other := stream.NewBus(s.DB)
+			// Another process: a bus of its own, with a notifier of its own.
+			otherNotifier := notify.New(s.DB)
+			t.Cleanup(otherNotifier.Close)
+			other := stream.NewBus(s.DB, otherNotifier)
 			t.Cleanup(other.Close)
 			between = []publish{{here, stream.TypeStatus, status(1)}, {other, stream.TypeStatus, status(2)}, {other, stream.TypeDone, done}}
 		}

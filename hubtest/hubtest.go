@@ -42,6 +42,7 @@ import (
 	"hub/fakemodel"
 	"hub/llm"
 	"hub/models"
+	"hub/notify"
 	"hub/stream"
 	"hub/temporal"
 	"hub/tools"
@@ -125,6 +126,9 @@ type Stack struct {
 	// Chat and Activities let benchmarks run the turn loop without Temporal.
 	Chat       *chat.Store
 	Activities *activities.Activities
+	// Notifier wakes the Hub's followers; a test stretches its poll to
+	// prove a frame came another way.
+	Notifier *notify.Notifier
 
 	hub      *wiring.Hub
 	dbURL    string
@@ -166,7 +170,7 @@ func Start(t testing.TB, o Options) *Stack {
 		Tracer: o.Tracer, FailureLimits: o.FailureLimits}})
 	require.NoError(t, err)
 	t.Cleanup(s.hub.Close) // after the api, the sweeper and the worker stop (cleanups run last first)
-	s.Workspace, s.Chat, s.Activities = s.hub.Workspace, s.hub.Chat, s.hub.Activities
+	s.Workspace, s.Chat, s.Activities, s.Notifier = s.hub.Workspace, s.hub.Chat, s.hub.Activities, s.hub.Notifier
 	s.StartWorker(t)
 	t.Cleanup(s.StopWorker)
 	sctx, stopSweeper := context.WithCancel(ctx)

@@ -1,14 +1,22 @@
 package stream
 
-import "context"
+import (
+	"context"
+	"time"
 
-// SetListenerHooks lets a test watch and hold b's listener: connect runs
-// before each connection attempt (an error fails that attempt), listening
-// once LISTEN succeeded, with the backend's pid. Call it before the first
-// Follow.
+	"hub/notify"
+)
+
+// SetListenerHooks lets a test watch and hold the listener of b's
+// notifier: connect runs before each connection attempt (an error fails
+// that attempt), listening once LISTEN succeeded, with the backend's pid.
+// Call it before the first Follow.
 func SetListenerHooks(b *Bus, connect func(ctx context.Context) error, listening func(pid uint32)) {
-	b.hooks.connect, b.hooks.listening = connect, listening
+	b.n.SetHooks(notify.Hooks{Connect: connect, Listening: listening})
 }
+
+// SetPollInterval sets the poll interval of b's notifier.
+func SetPollInterval(b *Bus, d time.Duration) { b.n.SetPollInterval(d) }
 
 // SetReadHook has read called whenever b starts a read of a turn's frames
 // for its followers. Call it before the first Follow.

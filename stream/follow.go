@@ -9,7 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"hub/models"
+	"hub/notify"
 )
 
 // readTimeout bounds one shared read of a turn's frames: it takes
@@ -20,7 +20,6 @@ const readTimeout = 30 * time.Second
 // followedTurn is what a Bus keeps for a turn with followers in this
 // process.
 type followedTurn struct {
-	wakes map[chan struct{}]struct{} // one per Follow
 	// gen counts the wake-ups of the turn that call for a read: a frame
 	// not handed over in memory (a notification without it, the listener
 	// coming back, a poll, a publish that failed, a reopen, a gap a
@@ -35,7 +34,7 @@ type followedTurn struct {
 	// those that follow it without reading the table.
 	recent []Frame
 	// fresh is when the turn last had a read start or a frame handed
-	// over: the poll reads only after a quiet PollInterval/2.
+	// over: the poll reads only after a quiet half poll interval.
 	fresh time.Time
 }
 
@@ -73,7 +72,7 @@ func (b *Bus) handOver(turnID string, f Frame) {
 		t.recent = t.recent[1:]
 	}
 	t.fresh = time.Now()
-	t.signal()
+	b.followers.Wake(turnID)
 }
 
 func cmpSeq(a, b int64) int {
@@ -198,25 +197,33 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 type Follower struct {
 	b      *Bus
 	turnID string
-	wake   chan struct{}
+	w      *notify.Follower
 	// gen is the turn's gen at Join: the caller's read, started after
 	// Join, sees every frame announced by a wake-up up to it (see
 	// followedTurn.gen).
-	gen  uint64
-	left bool // under b.mu
+	gen uint64
 }
 
-// Join registers a follower of the turn (on Postgres the first one starts
-// the listener). Call Leave when done with it, on every path: a follower
-// that never leaves keeps the turn's frames in memory.
+// Join registers a follower of the turn (the first one registers the Bus
+// with its notifier). Call Leave when done with it, on every path: a
+// follower that never leaves keeps the turn's frames in memory.
 func (b *Bus) Join(turnID string) (*Follower, error) {
-	f := &Follower{b: b, turnID: turnID, wake: make(chan struct{}, 1)}
-	gen, err := b.join(turnID, f.wake)
-	if err != nil {
-		return nil, err
+	b.register()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case <-b.closed:
+		return nil, ErrClosed
+	case <-b.n.Done():
+		return nil, ErrClosed
+	default:
 	}
-	f.gen = gen
-	return f, nil
+	t := b.turns[turnID]
+	if t == nil {
+		t = &followedTurn{}
+		b.turns[turnID] = t
+	}
+	return &Follower{b: b, turnID: turnID, w: b.followers.Join(turnID), gen: t.gen}, nil
 }
 
 // Leave unregisters the follower; once is enough, more is harmless, and
@@ -228,13 +235,7 @@ func (f *Follower) Leave() {
 	}
 	f.b.mu.Lock()
 	defer f.b.mu.Unlock()
-	if f.left {
-		return
-	}
-	f.left = true
-	t := f.b.turns[f.turnID]
-	delete(t.wakes, f.wake)
-	if len(t.wakes) == 0 {
+	if f.w.Leave() {
 		delete(f.b.turns, f.turnID)
 	}
 }
@@ -261,8 +262,6 @@ type firstRead struct {
 
 func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn func(Frame) error) error {
 	b, turnID := f.b, f.turnID
-	tick := time.NewTicker(b.PollInterval)
-	defer tick.Stop()
 	deliver := func(frames []Frame) (done bool, err error) {
 		for _, fr := range frames {
 			if fr.Seq <= after {
@@ -319,7 +318,7 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 		if gap && len(frames) == 0 {
 			// A frame before those handed over is missing here: a read
 			// that starts from now on has it.
-			t.wake()
+			b.wakeTurn(turnID, t)
 		}
 		stale := t.gen != readGen
 		b.mu.Unlock()
@@ -338,17 +337,11 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 			return ctx.Err()
 		case <-b.closed:
 			return ErrClosed
-		case <-f.wake:
-		case <-tick.C:
-			// The safety net: read anew, unless the turn had a read
-			// started or a frame handed over within the last half
-			// interval (500 followers of a turn then poll it together,
-			// not 500 times, and a turn whose frames flow is not read).
-			b.mu.Lock()
-			if t := b.turns[turnID]; time.Since(t.fresh) > b.PollInterval/2 {
-				t.wake()
-			}
-			b.mu.Unlock()
+		case <-b.n.Done():
+			return ErrClosed
+		case <-f.w.Woken():
+			// A frame handed over, a read asked for (a wake-up without
+			// the frame, the notifier's reconnect or poll: see poll).
 		}
 	}
 }
@@ -356,30 +349,6 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 // Done is closed when the Bus is closed: the process is shutting down, and
 // a stream that is not a Follow (the activity stream) ends with the turns'.
 func (b *Bus) Done() <-chan struct{} { return b.closed }
-
-// join registers a follower of the turn, starting the listener on
-// Postgres with the first one, and returns the turn's gen.
-func (b *Bus) join(turnID string, wake chan struct{}) (uint64, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	select {
-	case <-b.closed:
-		return 0, ErrClosed
-	default:
-	}
-	if b.db.Dialect == models.Postgres && !b.listening {
-		// Started under the lock Close takes, so Close waits for it.
-		b.listening = true
-		b.wg.Go(func() { b.listen(b.ctx) })
-	}
-	t := b.turns[turnID]
-	if t == nil {
-		t = &followedTurn{wakes: map[chan struct{}]struct{}{}}
-		b.turns[turnID] = t
-	}
-	t.wakes[wake] = struct{}{}
-	return t.gen, nil
-}
 
 // read returns the turn's frames after `after` (at most readLimit) from a
 // read that started after the turn's latest wake-up, joining one in flight
@@ -497,7 +466,7 @@ func (b *Bus) wake(turnID string) {
 	defer b.mu.Unlock()
 	if t := b.turns[turnID]; t != nil {
 		t.recent = nil
-		t.wake()
+		b.wakeTurn(turnID, t)
 	}
 }
 
@@ -506,25 +475,15 @@ func (b *Bus) wake(turnID string) {
 func (b *Bus) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, t := range b.turns {
+	for id, t := range b.turns {
 		t.recent = nil
-		t.wake()
+		b.wakeTurn(id, t)
 	}
 }
 
-// wake asks the turn's followers for a read.
-func (t *followedTurn) wake() {
+// wakeTurn asks the turn's followers for a read: it bumps the turn's gen
+// and signals them. b.mu is held.
+func (b *Bus) wakeTurn(turnID string, t *followedTurn) {
 	t.gen++
-	t.signal()
-}
-
-// signal wakes the turn's followers, to look at what they have been
-// handed over and at whether a read is asked for.
-func (t *followedTurn) signal() {
-	for w := range t.wakes {
-		select {
-		case w <- struct{}{}:
-		default:
-		}
-	}
+	b.followers.Wake(turnID)
 }

@@ -67,7 +67,7 @@ func TestAFramePublishedBetweenTheReadAndFollowIsDeliveredOnce(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		reads := countReads(bus)
 		warmListener(t, bus, f.url)
 		publishers := map[string]*stream.Bus{"here": bus}
@@ -114,7 +114,7 @@ func TestAWakeUpBetweenTheReadAndFollowIsRead(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		warmListener(t, bus, f.url)
 		turn := f.turn(t)
 		fl, err := bus.Join(turn.ID)
@@ -156,7 +156,7 @@ func TestFollowReadsOnWhereTheCallersReadStopped(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		turn := f.turn(t)
 		done := f.publishN(t, turn.ID, 4)
 		fl, err := bus.Join(turn.ID)
@@ -196,7 +196,7 @@ func TestAFollowerThatLeavesLeavesNothing(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		turn := f.turn(t)
 		a, err := bus.Join(turn.ID)
 		require.NoError(t, err)

@@ -29,7 +29,7 @@ func TestFollowerTakesFramesPublishedHereWithoutReading(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		reads := countReads(bus)
 		var pids <-chan uint32
 		if dbtest.IsPostgres(f.url) {
@@ -72,7 +72,7 @@ func TestNotifyCarriesTheFrame(t *testing.T) {
 	f := newFixture(t, dbtest.Postgres(t))
 	turn := f.turn(t)
 	reader := newBus(t, open(t, f.url))
-	reader.PollInterval = time.Hour
+	stream.SetPollInterval(reader, time.Hour)
 	reads := countReads(reader)
 	pids := listenerPIDs(reader, nil)
 
@@ -116,7 +116,7 @@ func TestFollowerReadsAGapBeforeAFrameHandedOver(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		var pids <-chan uint32
 		if dbtest.IsPostgres(f.url) {
 			pids = listenerPIDs(bus, nil)
@@ -157,7 +157,7 @@ func TestPublishInGoesWithTheTransaction(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		reads := countReads(bus)
 		var pids <-chan uint32
 		if dbtest.IsPostgres(f.url) {
@@ -210,7 +210,7 @@ func TestASlowFollowerReadsWhatWasNoLongerKept(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		first, err := bus.Publish(t.Context(), turn.ID, stream.TypeStatus, map[string]any{})
 		require.NoError(t, err)
 		held, release := make(chan struct{}), make(chan struct{})

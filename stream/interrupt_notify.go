@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"hub/models"
+	"hub/notify"
 )
 
 // InterruptChannel is the Postgres channel Stop and Pause are announced on,
@@ -13,23 +13,20 @@ import (
 // its next (throttled) heartbeat.
 const InterruptChannel = "hub_interrupts"
 
-// OnInterrupt starts listening (on Postgres) for interrupts announced by
-// any process and calls fn with the turn id of each. A worker passes its
-// Interrupts' Interrupt. Call it once, before Close. An interrupt announced
-// while the listener is away is not replayed: the durable signal still
-// reaches the call.
+// OnInterrupt has the process's notifier (on Postgres) call fn with the
+// turn id of each interrupt announced by any process. A worker passes its
+// Interrupts' Interrupt. Call it once. An interrupt announced while the
+// listener is away is not replayed: the durable signal still reaches the
+// call.
 func (b *Bus) OnInterrupt(fn func(turnID string) int) {
-	b.Subscribe(InterruptChannel, func(turnID string) { fn(turnID) }, nil)
+	b.n.Listen(InterruptChannel, notify.Handler{Notified: func(turnID string) { fn(turnID) }})
 }
 
 // AnnounceInterrupt tells every process that the turn was stopped or
-// paused (Postgres NOTIFY; on SQLite everything runs in one process, where
-// Interrupts already reached the call).
+// paused (a NOTIFY on Postgres; on SQLite everything runs in one process,
+// where Interrupts already reached the call).
 func (b *Bus) AnnounceInterrupt(ctx context.Context, turnID string) error {
-	if b.db.Dialect != models.Postgres {
-		return nil
-	}
-	if err := b.db.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", InterruptChannel, turnID).Error; err != nil {
+	if err := notify.Send(b.db.WithContext(ctx), InterruptChannel, turnID); err != nil {
 		return fmt.Errorf("announce interrupt of %s: %w", turnID, err)
 	}
 	return nil

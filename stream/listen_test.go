@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"hub/dbtest"
+	"hub/notify"
 	"hub/stream"
 )
 
@@ -121,9 +122,8 @@ func TestNotifyWakesFollowerInAnotherProcess(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, dbtest.Postgres(t))
 	turn := f.turn(t)
-	reader := stream.NewBus(open(t, f.url))
-	t.Cleanup(reader.Close)
-	reader.PollInterval = time.Hour
+	reader := newBus(t, open(t, f.url))
+	stream.SetPollInterval(reader, time.Hour)
 	pids := listenerPIDs(reader, nil)
 
 	fl := startFollow(t, reader, turn.ID, 0)
@@ -148,9 +148,8 @@ func TestListenerReconnectsWithoutGapOrRepeat(t *testing.T) {
 	f := newFixture(t, dbtest.Postgres(t))
 	ctx := t.Context()
 	turn := f.turn(t)
-	reader := stream.NewBus(open(t, f.url))
-	t.Cleanup(reader.Close)
-	reader.PollInterval = time.Hour
+	reader := newBus(t, open(t, f.url))
+	stream.SetPollInterval(reader, time.Hour)
 
 	// The first reconnect is held until the test has published into the
 	// gap; later ones go ahead.
@@ -214,8 +213,9 @@ func TestListenerReconnectsWithoutGapOrRepeat(t *testing.T) {
 	require.NotEqual(t, second, receive(t, pids, "second reconnection"))
 }
 
-// Close ends the listener (even one waiting to reconnect) and every
-// Follow, and leaves no goroutine behind; publishing still works. Not
+// Closing the notifier ends its listener (even one waiting to reconnect)
+// and every Follow; closing the Bus ends its reads, and a Follow after it
+// ends at once. Nothing is left behind; publishing still works. Not
 // parallel, so goleak sees this test's goroutines only.
 func TestCloseEndsListenerAndFollowers(t *testing.T) {
 	f := newFixture(t, dbtest.Postgres(t))
@@ -223,19 +223,23 @@ func TestCloseEndsListenerAndFollowers(t *testing.T) {
 	turn := f.turn(t)
 	before := goleak.IgnoreCurrent()
 
-	bus := stream.NewBus(f.db)
+	n := notify.New(f.db)
+	bus := stream.NewBus(f.db, n)
 	pids := listenerPIDs(bus, nil)
 	fl := startFollow(t, bus, turn.ID, 0)
 	receive(t, pids, "listener connection")
-	bus.Close()
+	n.Close()
 	require.ErrorIs(t, fl.end(t), stream.ErrClosed)
 	err := bus.Follow(ctx, turn.ID, 0, func(stream.Frame) error { return errors.New("no frame expected") })
 	require.ErrorIs(t, err, stream.ErrClosed)
+	bus.Close()
 	bus.Close() // twice is fine
 	f.publish(t, turn.ID, stream.TypeText, map[string]any{"delta": "after close"})
 
-	// A listener that cannot connect (held here, as if Postgres were down).
-	down := stream.NewBus(f.db)
+	// A listener that cannot connect (held here, as if Postgres were down);
+	// the Bus is closed first, then its notifier.
+	n = notify.New(f.db)
+	down := stream.NewBus(f.db, n)
 	attempting := make(chan struct{}, 1)
 	stream.SetListenerHooks(down, func(ctx context.Context) error {
 		select {
@@ -250,6 +254,7 @@ func TestCloseEndsListenerAndFollowers(t *testing.T) {
 	receive(t, attempting, "connection attempt")
 	down.Close()
 	require.ErrorIs(t, fl.end(t), stream.ErrClosed)
+	n.Close()
 
 	goleak.VerifyNone(t, before)
 }
@@ -260,8 +265,7 @@ func TestNoListenerOnSQLite(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, dbtest.SQLite(t))
 	turn := f.turn(t)
-	bus := stream.NewBus(f.db)
-	t.Cleanup(bus.Close)
+	bus := newBus(t, f.db)
 	stream.SetListenerHooks(bus, func(context.Context) error {
 		t.Error("a listener on SQLite")
 		return errors.New("no listener on SQLite")
@@ -276,9 +280,7 @@ func TestNoListenerOnSQLite(t *testing.T) {
 func TestInterruptsReachOtherProcesses(t *testing.T) {
 	url := dbtest.Postgres(t)
 	db := dbtest.Open(t, url)
-	worker, api := stream.NewBus(db), stream.NewBus(db)
-	t.Cleanup(worker.Close)
-	t.Cleanup(api.Close)
+	worker, api := newBus(t, db), newBus(t, db)
 	got := make(chan string, 4)
 	worker.OnInterrupt(func(turnID string) int { got <- turnID; return 1 })
 	// The listener starts asynchronously: announce until it hears one.
@@ -294,56 +296,4 @@ func TestInterruptsReachOtherProcesses(t *testing.T) {
 			t.Fatal("the interrupt never arrived")
 		}
 	}
-}
-
-// A subscribed channel's notifications, sent by another process's
-// transactions, reach the subscriber; its wake-all runs once the listener
-// listens on the channel and again after every reconnect (a notification
-// sent meanwhile is lost, so the subscriber must read everything again). A
-// channel subscribed while the listener runs is heard on the same
-// connection.
-func TestSubscribeCarriesAnotherChannel(t *testing.T) {
-	t.Parallel()
-	url := dbtest.Postgres(t)
-	db, sender := dbtest.Open(t, url), open(t, url) // sender: another process's pool
-	bus := newBus(t, db)
-	reconnecting, release := make(chan struct{}, 1), make(chan struct{})
-	pids := listenerPIDs(bus, holdSecondConnect(reconnecting, release))
-	// The listener's goroutine calls these: they must not block.
-	payloads, wakeAlls := make(chan string, 16), make(chan struct{}, 16)
-	bus.Subscribe("hub_test_a", func(p string) { payloads <- p }, func() { wakeAlls <- struct{}{} })
-	notify := func(channel, payload string) {
-		t.Helper()
-		require.NoError(t, sender.Exec("SELECT pg_notify(?, ?)", channel, payload).Error)
-	}
-
-	first := receive(t, pids, "listener connection")
-	receive(t, wakeAlls, "wake-all once listening")
-	notify("hub_test_a", "one")
-	require.Equal(t, "one", receive(t, payloads, "notification"))
-
-	later, laterListening := make(chan string, 16), make(chan struct{}, 16)
-	bus.Subscribe("hub_test_b", func(p string) { later <- p }, func() { laterListening <- struct{}{} })
-	receive(t, laterListening, "the later channel listened on")
-	select {
-	case pid := <-pids:
-		t.Fatalf("the listener reconnected (backend %d) to add a channel", pid)
-	default:
-	}
-	notify("hub_test_b", "two")
-	require.Equal(t, "two", receive(t, later, "notification on the later channel"))
-
-	// The gap: what is sent while nobody listens is lost, and the wake-all
-	// after the reconnect stands for it.
-	var killed bool
-	require.NoError(t, sender.Raw("SELECT pg_terminate_backend(?)", first).Scan(&killed).Error)
-	require.True(t, killed)
-	receive(t, reconnecting, "reconnect attempt")
-	notify("hub_test_a", "lost")
-	close(release)
-	require.NotEqual(t, first, receive(t, pids, "listener reconnection"))
-	receive(t, wakeAlls, "wake-all after the reconnect")
-	receive(t, laterListening, "the later channel's wake-all after the reconnect")
-	notify("hub_test_a", "three")
-	require.Equal(t, "three", receive(t, payloads, "notification after the reconnect"), "nothing from the gap")
 }

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"hub/models"
+	"hub/notify"
 )
 
 // Draft is a frame to append: its type and data.
@@ -83,7 +84,7 @@ func (b *Bus) Reopen(turnID string, step int, frames []Draft) func(tx *gorm.DB) 
 			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 		}
 		// Delivered when the transaction commits, like a publish's.
-		if err := b.notifyWake(tx, turnID); err != nil {
+		if err := notify.Send(tx, Channel, notifyPayload(b.origin, turnID)); err != nil {
 			return fmt.Errorf("announce reopened %s: %w", turnID, err)
 		}
 		return nil

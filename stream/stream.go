@@ -6,10 +6,11 @@
 // it: no gap, no repeat, from any api process. The table is the source of
 // truth. Once a frame is committed, Publish hands it to the followers in
 // its process in memory; on Postgres it also sends a NOTIFY that carries
-// it (when it fits) to the followers in other processes (see listen.go).
-// A follower takes a frame so handed over only when it is the next one it
-// needs; otherwise (a gap, a notification without the frame, the listener
-// reconnecting) it reads the table. A slow poll is the safety net.
+// it (when it fits) to the followers in other processes (see listen.go),
+// which hear it through the process's notify.Notifier. A follower takes a
+// frame so handed over only when it is the next one it needs; otherwise (a
+// gap, a notification without the frame, the listener reconnecting) it
+// reads the table. The Notifier's poll is the safety net.
 package stream
 
 import (
@@ -17,7 +18,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -25,6 +25,7 @@ import (
 	"gorm.io/gorm"
 
 	"hub/models"
+	"hub/notify"
 )
 
 // Frame types, as docs/api.md ("The stream") names them.
@@ -75,64 +76,62 @@ type Frame struct {
 	CreatedAt time.Time
 }
 
-// ErrClosed is what Follow returns once the Bus is closed, so an SSE stream
-// ends when its process shuts down and the client reconnects elsewhere with
-// Last-Event-ID.
-var ErrClosed = errors.New("stream: bus closed")
-
-// DefaultPollInterval is how often a follower re-reads its turn's frames
-// when nothing woke it. Wake-ups (in-process, and NOTIFY on Postgres) are
-// the main path; the poll only bounds how late a frame is if one is lost,
-// e.g. while the listener reconnects.
-const DefaultPollInterval = 2 * time.Second
+// ErrClosed is what Follow returns once the Bus or its Notifier is closed,
+// so an SSE stream ends when its process shuts down and the client
+// reconnects elsewhere with Last-Event-ID. It is notify.ErrClosed, which
+// the activity stream's followers return too.
+var ErrClosed = notify.ErrClosed
 
 // Bus stores and delivers frames.
 //
-// Lifecycle: on Postgres a Bus listens for other processes' frames on one
-// dedicated connection, opened when the first follower arrives (a Bus that
-// only publishes, as in the worker, never opens it). Close stops the
-// listener, waits for it, and ends every Follow with ErrClosed; whoever
-// made the Bus calls Close once the followers are done. Publish, Frames,
-// Has and Sweep need no listener and keep working after Close.
+// Lifecycle: the Bus's followers are woken through n, the process's one
+// notifier (its listener on Postgres, its poll), with which the Bus
+// registers when the first follower arrives (a Bus that only publishes, as
+// in the worker, registers nothing). Close stops the reads in flight,
+// waits for them, and ends every Follow with ErrClosed, as closing n does;
+// whoever made the Bus calls Close once the followers are done. Publish,
+// Frames, Has and Sweep need neither and keep working after Close.
 type Bus struct {
 	db *models.DB
-	// PollInterval bounds how late a follower sees a frame whose wake-up
-	// was lost. Set it before the first Follow.
-	PollInterval time.Duration
+	n  *notify.Notifier
+	// followers are the Follows of this process, by turn; each turn's
+	// shared state is in turns (both under mu, mu first).
+	followers *notify.Followers
+	listen    sync.Once // registers with n, with the first follower
 	// origin tags this Bus's notifications, so its own listener skips the
 	// frames Publish has already announced in-process.
 	origin string
 	hooks  hooks
 
-	mu        sync.Mutex
-	turns     map[string]*followedTurn // turns with followers in this process
-	listening bool                     // the listener goroutine has been started
-	closed    chan struct{}            // closed by Close
-	stop      context.CancelFunc
-	ctx       context.Context // the listener's and shared reads'; cancelled by Close
-	wg        sync.WaitGroup  // the listener and shared reads
-	// subs are the channels subscribed besides Channel (interrupts,
-	// activity frames), by name.
-	subs map[string]subscription
-	// relisten, while the listener waits for a notification, ends that
-	// wait so it LISTENs on a channel just subscribed.
-	relisten context.CancelCauseFunc
-	metrics  metricsOf
+	mu      sync.Mutex
+	turns   map[string]*followedTurn // turns with followers in this process
+	closed  chan struct{}            // closed by Close
+	stop    context.CancelFunc
+	ctx     context.Context // shared reads'; cancelled by Close
+	wg      sync.WaitGroup  // shared reads
+	metrics metricsOf
 }
 
-// NewBus returns a Bus over db. Call Close when done with it.
-func NewBus(db *models.DB) *Bus {
+// hooks let tests watch a Bus's inner workings; zero in production.
+type hooks struct {
+	// read runs when a shared read of a turn's frames starts.
+	read func(turnID string)
+}
+
+// NewBus returns a Bus over db whose followers n wakes. Call Close when
+// done with it.
+func NewBus(db *models.DB, n *notify.Notifier) *Bus {
 	var id [6]byte
 	_, _ = rand.Read(id[:]) // crypto/rand never fails on supported platforms
-	// The listener lives as long as the Bus, not as long as any request:
-	// Close is what ends it.
+	// Shared reads live as long as the Bus, not as long as any request:
+	// Close is what ends them.
 	ctx, stop := context.WithCancel(context.Background())
-	return &Bus{db: db, PollInterval: DefaultPollInterval, origin: hex.EncodeToString(id[:]),
-		turns: map[string]*followedTurn{}, subs: map[string]subscription{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
+	return &Bus{db: db, n: n, followers: notify.NewFollowers(), origin: hex.EncodeToString(id[:]),
+		turns: map[string]*followedTurn{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
 }
 
-// Close stops the listener and the reads in flight and waits for them, and
-// makes every Follow return ErrClosed. It is safe to call more than once.
+// Close stops the reads in flight and waits for them, and makes every
+// Follow return ErrClosed. It is safe to call more than once.
 func (b *Bus) Close() {
 	b.mu.Lock()
 	select {
@@ -280,7 +279,7 @@ func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
 		b.wake(id)
 	}
 	for _, id := range turnIDs {
-		if err := b.notifyWake(b.db.WithContext(ctx), id); err != nil {
+		if err := notify.Send(b.db.WithContext(ctx), Channel, notifyPayload(b.origin, id)); err != nil {
 			return fmt.Errorf("announce end of %s: %w", id, err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/models"
+	"hub/notify"
 	"hub/stream"
 	"hub/workspace"
 )
@@ -56,8 +57,12 @@ func open(t testing.TB, url string) *models.DB {
 // newBus returns a Bus closed when the test ends, before its database.
 func newBus(t testing.TB, db *models.DB) *stream.Bus {
 	t.Helper()
-	b := stream.NewBus(db)
-	t.Cleanup(b.Close)
+	n := notify.New(db)
+	b := stream.NewBus(db, n)
+	t.Cleanup(func() {
+		b.Close()
+		n.Close()
+	})
 	return b
 }
 
@@ -66,7 +71,7 @@ func newFixture(t testing.TB, url string) *fixture {
 	ctx := t.Context()
 	db := open(t, url)
 	require.NoError(t, db.Migrate(ctx))
-	f := &fixture{url: url, db: db, bus: newBus(t, db), chat: chat.NewStore(db)}
+	f := &fixture{url: url, db: db, bus: newBus(t, db), chat: chat.NewStore(db, notify.New(db))}
 	space, person, err := workspace.NewService(db).EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
 	f.actor = person
@@ -276,7 +281,7 @@ func TestFollowWakesForInProcessPublish(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
-		f.bus.PollInterval = time.Hour
+		stream.SetPollInterval(f.bus, time.Hour)
 		frames := make(chan stream.Frame)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -323,7 +328,7 @@ func TestManyFollowers(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
-		f.bus.PollInterval = time.Hour
+		stream.SetPollInterval(f.bus, time.Hour)
 		const followers = 4
 		got := make([][]int64, followers)
 		started := make(chan struct{}, followers)
@@ -360,9 +365,8 @@ func TestFollowersOfATurnShareReads(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
-		bus := stream.NewBus(f.db)
-		t.Cleanup(bus.Close)
-		bus.PollInterval = time.Hour
+		bus := newBus(t, f.db)
+		stream.SetPollInterval(bus, time.Hour)
 		var reads atomic.Int64
 		stream.SetReadHook(bus, func(string) { reads.Add(1) })
 		var pids <-chan uint32
@@ -449,7 +453,7 @@ func TestFollowAcrossProcesses(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
 		reader := newBus(t, open(t, f.url))
-		reader.PollInterval = 10 * time.Millisecond
+		stream.SetPollInterval(reader, 10*time.Millisecond)
 
 		frames := make(chan stream.Frame)
 		ctx, cancel := context.WithCancel(t.Context())
@@ -496,7 +500,7 @@ func TestFollowEndsWhenTheTurnIsGone(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
 		bus := newBus(t, f.db)
-		bus.PollInterval = 20 * time.Millisecond
+		stream.SetPollInterval(bus, 20*time.Millisecond)
 		fl := startFollow(t, bus, turn.ID, 0)
 		f.publish(t, turn.ID, stream.TypeStatus, map[string]any{"status": "working"})
 		require.EqualValues(t, 1, fl.next(t).Seq)
@@ -530,11 +534,11 @@ func TestFollowEndsWhenTheTurnIsGone(t *testing.T) {
 // them), and has both deliver a first frame.
 func followEverywhere(t *testing.T, f *fixture, turnID string) []*following {
 	t.Helper()
-	f.bus.PollInterval = time.Hour
+	stream.SetPollInterval(f.bus, time.Hour)
 	followers := []*following{startFollow(t, f.bus, turnID, 0)}
 	if dbtest.IsPostgres(f.url) {
 		other := newBus(t, open(t, f.url))
-		other.PollInterval = time.Hour
+		stream.SetPollInterval(other, time.Hour)
 		pids := listenerPIDs(other, nil)
 		followers = append(followers, startFollow(t, other, turnID, 0))
 		receive(t, pids, "the other process's listener")
@@ -589,7 +593,7 @@ func TestEndedWakesEveryLocalFollowerFirst(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		bus := newBus(t, f.db)
-		bus.PollInterval = time.Hour
+		stream.SetPollInterval(bus, time.Hour)
 		a, b := f.turn(t), f.turn(t)
 		fa, fb := startFollow(t, bus, a.ID, 0), startFollow(t, bus, b.ID, 0)
 		for _, fl := range []struct {
@@ -628,7 +632,7 @@ func TestFollowEndsWhenTheFramesWereSwept(t *testing.T) {
 				Updates(map[string]any{"status": "done", "finished_at": at.UTC()}).Error)
 		}
 		bus := newBus(t, f.db)
-		bus.PollInterval = 20 * time.Millisecond
+		stream.SetPollInterval(bus, 20*time.Millisecond)
 
 		// Swept before the follower came.
 		early := f.turn(t)

@@ -11,6 +11,7 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/models"
+	"hub/notify"
 	"hub/toolrun"
 	"hub/tools"
 	"hub/workspace"
@@ -50,7 +51,7 @@ func newFixture(t *testing.T, url string) *fixture {
 	t.Helper()
 	ctx := t.Context()
 	db := dbtest.Open(t, url)
-	f := &fixture{db: db, svc: workspace.NewService(db), store: chat.NewStore(db), outside: func() error { return nil }}
+	f := &fixture{db: db, svc: workspace.NewService(db), store: chat.NewStore(db, notify.New(db)), outside: func() error { return nil }}
 	var err error
 	f.acme, f.ann, err = f.svc.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)

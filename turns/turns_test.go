@@ -15,6 +15,7 @@ import (
 	"hub/dbtest"
 	"hub/files"
 	"hub/llm"
+	"hub/notify"
 	"hub/turns"
 	"hub/workspace"
 )
@@ -45,7 +46,9 @@ func newFixture(t *testing.T, url string) fixture {
 	store, err := files.NewDirStore(t.TempDir())
 	require.NoError(t, err)
 	fs := files.NewService(db, ws, store, 1<<20)
-	cs := chat.NewStore(db)
+	n := notify.New(db)
+	t.Cleanup(n.Close)
+	cs := chat.NewStore(db, n)
 	space, ownerID, err := ws.EnsureMember(ctx, "Team", "Olga Owner", workspace.RoleOwner)
 	require.NoError(t, err)
 	other, _, err := ws.EnsureMember(ctx, "Elsewhere", "Olga Owner", workspace.RoleOwner)

@@ -14,7 +14,6 @@ import (
 
 	"hub/activities"
 	"hub/api"
-	"hub/chat"
 	"hub/console"
 	"hub/identity"
 	"hub/turns"
@@ -22,13 +21,8 @@ import (
 )
 
 // API returns the web console and the api's handler over the Temporal client c (wrapped by
-// TestKnobs.APITemporal when set). The first call subscribes the process
-// to activity frames written by any process (the worker, another api), so
-// they wake this process's activity streams at once.
+// TestKnobs.APITemporal when set).
 func (h *Hub) API(c client.Client) http.Handler {
-	h.apiOnce.Do(func() {
-		h.Frames.Subscribe(chat.WorkChannel, chat.WakeWorkFollowers, chat.WakeAllWorkFollowers)
-	})
 	// The removals' aftermath signals with the client as given, as the
 	// worker does: a test's failing workflow service is the api's own.
 	h.followLeavers(c)
@@ -55,8 +49,9 @@ func (h *Hub) HTTPServer(c client.Client) *api.HTTPServer {
 	return api.NewHTTPServer(h.API(c), h.Config.HTTP)
 }
 
-// ServeAPI serves HTTPServer on ln until ctx ends, then closes the frame
-// bus and drains requests for up to 10 seconds.
+// ServeAPI serves HTTPServer on ln until ctx ends, then closes the notifier
+// and the frame bus (ending every SSE stream) and drains requests for up to
+// 10 seconds.
 func (h *Hub) ServeAPI(ctx context.Context, ln net.Listener, c client.Client) error {
 	srv := h.HTTPServer(c)
 	g, gctx := errgroup.WithContext(ctx)
@@ -68,8 +63,10 @@ func (h *Hub) ServeAPI(ctx context.Context, ln net.Listener, c client.Client) er
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		// Ending the SSE streams (Follow returns) lets Shutdown drain at
-		// once; their clients resume with Last-Event-ID elsewhere.
+		// Ending the SSE streams (the followers of both feeds return)
+		// lets Shutdown drain at once; their clients resume with
+		// Last-Event-ID elsewhere.
+		h.Notifier.Close()
 		h.Frames.Close()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()

@@ -34,6 +34,7 @@ import (
 	"hub/llm"
 	"hub/mcpapps"
 	"hub/models"
+	"hub/notify"
 	"hub/playbooks"
 	"hub/stream"
 	"hub/tools"
@@ -103,8 +104,12 @@ type Hub struct {
 	// Models are the operator's model catalog with a client per endpoint
 	// (config.Config.Models, or the one model of config.Config.Model).
 	Models *llm.Models
-	Frames *stream.Bus
-	Apps   *apps.Client
+	// Notifier wakes the process's followers of both feeds (a turn's
+	// frames, a person's activity): its one listener on Postgres, its one
+	// poll. Frames and Chat register with it.
+	Notifier *notify.Notifier
+	Frames   *stream.Bus
+	Apps     *apps.Client
 	// MCP lists and calls the spaces' MCP servers' tools.
 	MCP *mcpapps.Catalog
 	// Web reads pages for hub_read_web_page, through the apps guard.
@@ -130,7 +135,6 @@ type Hub struct {
 	test       TestKnobs
 	ownDB      bool
 	workerOnce sync.Once // the interrupt subscription, with the first worker
-	apiOnce    sync.Once // the activity-stream subscription, with the first api
 	// leaversOnce: the removals' subscription (followLeavers), with the
 	// first api or worker.
 	leaversOnce sync.Once
@@ -192,7 +196,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	if cfg.ProposalTTL <= 0 { // a config not read by config.FromEnv
 		cfg.ProposalTTL = config.DefaultProposalTTL
 	}
-	h := &Hub{Config: cfg, DB: db, Workspace: workspace.NewService(db), Chat: chat.NewStore(db), Frames: stream.NewBus(db),
+	n := notify.New(db)
+	h := &Hub{Config: cfg, DB: db, Notifier: n, Workspace: workspace.NewService(db), Chat: chat.NewStore(db, n), Frames: stream.NewBus(db, n),
 		Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
 	guard, err := apps.NewGuard(cfg.AppsAllow)
 	if err != nil {
@@ -247,6 +252,11 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 		h.MCP.Close()
 		return fail(err)
 	}
+	if err := h.Notifier.Register(h.Metrics); err != nil {
+		poster.Close()
+		h.MCP.Close()
+		return fail(err)
+	}
 	h.temporalMetrics = worker.NewMetricsHandler(h.Metrics)
 	h.Activities = &activities.Activities{
 		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, MCP: h.MCP, Frames: h.Frames, Playbooks: h.Playbooks,
@@ -258,10 +268,12 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	return h, nil
 }
 
-// Close stops the frame bus (its listener, its followers) and the apps
-// client, and closes the database when New opened it. Stop the roles
-// first: the api's streams and the worker's activities use them.
+// Close stops the notifier (its listener, its poll, the followers it
+// wakes), the frame bus and the apps client, and closes the database when
+// New opened it. Stop the roles first: the api's streams and the worker's
+// activities use them.
 func (h *Hub) Close() {
+	h.Notifier.Close()
 	h.Frames.Close()
 	h.Apps.Close()
 	h.MCP.Close()

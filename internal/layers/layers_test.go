@@ -39,10 +39,14 @@ var productionRules = map[string][]string{
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
 	"tools":     {"apps", "files", "web", "workspace"},
-	"chat":      {"workspace", "models"},
+	"chat":      {"workspace", "models", "notify"},
 	"files":     {"workspace", "models"},
 	"workspace": {"models"},
-	"stream":    {"models"},
+	"stream":    {"models", "notify"},
+	// notify is a process's one waker of followers (one LISTEN, one poll)
+	// and the one wake-only NOTIFY; stream and chat, which stay apart,
+	// both register their feeds with it.
+	"notify": {"models"},
 	// usage keeps model calls' usage and cost, and the spaces' budgets.
 	"usage": {"llm", "models"},
 	"llm":   {},

@@ -1,0 +1,97 @@
+package notify
+
+import "sync"
+
+// Followers are the followers of one feed in a process, by key (a turn, a
+// person). Each follower waits on a channel of its own; a wake-up of its
+// key signals it, and one pending signal is kept while it is busy, so none
+// is lost and a burst costs one read. A wake-up only says "look again":
+// what a follower reads is the feed's business. The feed's Handler wakes
+// them (a notification, the listener's reconnect, the poll), and so does
+// the feed's writer in this process once its change committed.
+type Followers struct {
+	mu    sync.Mutex
+	byKey map[string]map[*Follower]struct{}
+}
+
+// Follower is one follower of a key, from Join to Leave.
+type Follower struct {
+	fs   *Followers
+	key  string
+	wake chan struct{}
+	left bool // under fs.mu
+}
+
+// NewFollowers returns an empty set of followers.
+func NewFollowers() *Followers { return &Followers{byKey: map[string]map[*Follower]struct{}{}} }
+
+// Join registers a follower of key.
+func (fs *Followers) Join(key string) *Follower {
+	f := &Follower{fs: fs, key: key, wake: make(chan struct{}, 1)}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.byKey[key] == nil {
+		fs.byKey[key] = map[*Follower]struct{}{}
+	}
+	fs.byKey[key][f] = struct{}{}
+	return f
+}
+
+// Woken receives once after each wake-up of the follower's key (several
+// wake-ups before it is read are one).
+func (f *Follower) Woken() <-chan struct{} { return f.wake }
+
+// Leave unregisters the follower, and tells whether it was its key's last.
+// More than once is harmless (false).
+func (f *Follower) Leave() (last bool) {
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	if f.left {
+		return false
+	}
+	f.left = true
+	delete(f.fs.byKey[f.key], f)
+	if len(f.fs.byKey[f.key]) == 0 {
+		delete(f.fs.byKey, f.key)
+		return true
+	}
+	return false
+}
+
+// Wake signals the followers of key.
+func (fs *Followers) Wake(key string) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for f := range fs.byKey[key] {
+		f.signal()
+	}
+}
+
+// WakeAll signals every follower.
+func (fs *Followers) WakeAll() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, set := range fs.byKey {
+		for f := range set {
+			f.signal()
+		}
+	}
+}
+
+// Keys returns the keys that have followers.
+func (fs *Followers) Keys() []string {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	keys := make([]string, 0, len(fs.byKey))
+	for k := range fs.byKey {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func (f *Follower) signal() {
+	select {
+	case f.wake <- struct{}{}:
+	default: // one pending wake-up is enough: the follower reads everything after it
+	}
+}

@@ -1,0 +1,193 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ListenerName is the listener connection's application_name, so an
+// operator (or a test) finds it in pg_stat_activity.
+const ListenerName = "hub frames listener"
+
+// Reconnect backoff of the listener: quick after a blip, at most every few
+// seconds while Postgres is down (followers still poll meanwhile).
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 5 * time.Second
+)
+
+// healthEvery: after this long without a notification the listener pings
+// its connection, so a connection that died silently (no RST, e.g. a
+// dropped NAT entry) is replaced in seconds rather than when TCP keepalive
+// gives up.
+const healthEvery = 30 * time.Second
+
+// errRegistered ends the listener's wait when a channel was registered,
+// so it LISTENs on that channel too.
+var errRegistered = errors.New("notify: a channel was registered")
+
+// listen keeps one connection listening on every registered channel until
+// ctx ends, reconnecting with backoff when it drops.
+//
+// A notification lost while disconnected is harmless as long as every
+// feed's followers read again once the listener is back, which listenOnce
+// has them do (Connected) right after LISTEN succeeds.
+func (n *Notifier) listen(ctx context.Context) {
+	backoff := minBackoff
+	for {
+		err := n.listenOnce(ctx, func() { backoff = minBackoff })
+		if ctx.Err() != nil {
+			return
+		}
+		// Half fixed, half random: api processes that lost Postgres together
+		// do not all come back in the same instant.
+		n.countReconnect()
+		delay := backoff/2 + rand.N(backoff/2+1)
+		slog.WarnContext(ctx, "frames listener not connected; followers poll until it is",
+			"error", err, "retry_in", delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+// listenOnce connects, listens and delivers notifications until the
+// connection fails or ctx ends. connected runs once LISTEN succeeded.
+func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
+	if n.hooks.Connect != nil {
+		if err := n.hooks.Connect(ctx); err != nil {
+			return err
+		}
+	}
+	cfg, err := pgx.ParseConfig(n.db.URL)
+	if err != nil {
+		return fmt.Errorf("frames listener: parse database URL: %w", err)
+	}
+	cfg.RuntimeParams["application_name"] = ListenerName
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("frames listener: connect: %w", err)
+	}
+	defer func() {
+		// ctx may be over already; closing still deserves a moment.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = conn.Close(cctx)
+	}()
+	listened := map[string]int{} // the handlers of each channel told Connected
+	connectedNow, err := n.listenOn(ctx, conn, listened)
+	if err != nil {
+		return err
+	}
+	connected()
+	if n.hooks.Listening != nil {
+		n.hooks.Listening(conn.PgConn().PID())
+	}
+	// What was notified while nobody listened (before this connection, or
+	// between the last one dropping and now) is lost: every feed's
+	// followers read again.
+	for _, h := range connectedNow {
+		h.Connected()
+	}
+	for {
+		wctx, cancel := n.waitContext(ctx, listened)
+		msg, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err == nil:
+			for _, h := range n.handlers(msg.Channel) {
+				if h.Notified != nil {
+					h.Notified(msg.Payload)
+				}
+			}
+		case errors.Is(context.Cause(wctx), errRegistered):
+			// A cancelled wait leaves the connection usable, like a
+			// timed-out one.
+			connectedNow, err := n.listenOn(ctx, conn, listened)
+			if err != nil {
+				return err
+			}
+			for _, h := range connectedNow {
+				h.Connected()
+			}
+		case pgconn.Timeout(err):
+			// Quiet for a while: a timed-out wait leaves the connection
+			// usable, so check it answers.
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err = conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("frames listener: ping: %w", err)
+			}
+		default:
+			return fmt.Errorf("frames listener: wait: %w", err)
+		}
+	}
+}
+
+// listenOn LISTENs on every registered channel not in listened yet, and
+// returns the handlers registered since listened was last brought up to
+// date (those of a new channel, or added to one listened on already) that
+// have a Connected; it brings listened up to date.
+func (n *Notifier) listenOn(ctx context.Context, conn *pgx.Conn, listened map[string]int) ([]Handler, error) {
+	n.mu.Lock()
+	feeds := make(map[string][]Handler, len(n.feeds))
+	for ch, hs := range n.feeds {
+		feeds[ch] = hs
+	}
+	n.mu.Unlock()
+	var connected []Handler
+	for ch, hs := range feeds {
+		done, ok := listened[ch]
+		if !ok {
+			if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+				return nil, fmt.Errorf("frames listener: listen on %s: %w", ch, err)
+			}
+		}
+		for _, h := range hs[done:] {
+			if h.Connected != nil {
+				connected = append(connected, h)
+			}
+		}
+		listened[ch] = len(hs)
+	}
+	return connected, nil
+}
+
+// waitContext bounds one wait for a notification: healthEvery, or until a
+// channel is registered (Listen cancels it with errRegistered; it is
+// cancelled so at once if a handler was registered since listenOn ran).
+func (n *Notifier) waitContext(ctx context.Context, listened map[string]int) (context.Context, context.CancelFunc) {
+	tctx, cancelTimeout := context.WithTimeout(ctx, healthEvery)
+	wctx, cancel := context.WithCancelCause(tctx)
+	n.mu.Lock()
+	n.relisten = cancel
+	for ch, hs := range n.feeds {
+		if listened[ch] != len(hs) {
+			cancel(errRegistered)
+			break
+		}
+	}
+	n.mu.Unlock()
+	return wctx, func() {
+		n.mu.Lock()
+		n.relisten = nil
+		n.mu.Unlock()
+		cancel(context.Canceled)
+		cancelTimeout()
+	}
+}
