@@ -27,6 +27,13 @@ const stmtCacheSize = 256
 // most of Hub's statements run in transactions. Hub's SQLite handle has one
 // connection, so a cache below database/sql, per driver connection, serves
 // every transaction and every statement outside one.
+//
+// What it saves: `hub bench` side by side (docs/benchmarks.md, "Devices
+// measured side by side"), 11 % of the CPU per turn (39.5 against 44.2 ms)
+// and 4.4 ms of the sequential median (33.3 against 37.7 ms). Its
+// invariant: a cached statement belongs to one connection and runs once at
+// a time; one that is busy (a query still being read) is not shared, the
+// statement is prepared afresh for that use.
 type stmtCacheConnector struct {
 	driver.Connector
 	size   int
