@@ -2,8 +2,10 @@ package console_test
 
 import (
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,4 +53,25 @@ func TestConsoleAtTheRootAndTheAPIEverywhereElse(t *testing.T) {
 	}
 	res, _ = get("POST", "/")
 	require.Equal(t, http.StatusNotFound, res.StatusCode, "only GET and HEAD are the console's")
+}
+
+// TestIndexPreloadsEveryModule: index.html names every module of js/ for
+// modulepreload (main.js is its script), so the browser fetches them in one
+// round instead of one round per level of imports; a module added to the
+// sources without its line here, or a line left for a module gone, fails.
+func TestIndexPreloadsEveryModule(t *testing.T) {
+	index, err := fs.ReadFile(console.Files(), "index.html")
+	require.NoError(t, err)
+	mods, err := fs.Glob(console.Files(), "js/*.js")
+	require.NoError(t, err)
+	require.Greater(t, len(mods), 1)
+	want := 0
+	for _, m := range mods {
+		if m == "js/main.js" {
+			continue
+		}
+		want++
+		require.Contains(t, string(index), `<link rel="modulepreload" href="`+m+`">`, "index.html preloads %s", m)
+	}
+	require.Equal(t, want, strings.Count(string(index), `rel="modulepreload"`), "index.html preloads only modules that exist")
 }
