@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench-pairs.sh measures two hub binaries side by side with `hub bench` (docs/benchmarks.md,
 # "Devices measured side by side"): A and B alternated, A B then B A, on SQLite and on Postgres (a
-# throwaway server started here, a fresh database per run), one line per run.
+# throwaway server started here, a fresh database per run), one line per run, after one unreported
+# warm-up run per engine.
 #
 #   scripts/bench-pairs.sh ./hub-with ./hub-without LABEL          # both engines
 #   ENGINES=sqlite scripts/bench-pairs.sh ./hub-a ./hub-b LABEL    # one
@@ -56,6 +57,8 @@ print(f"{label}\t{engine}\t{name}\tseq_median_ms={seq['latency']['medianMs']:.1f
 PY
 }
 for engine in ${ENGINES:-sqlite pg}; do
+	# A first run on a fresh server is slower whatever the binary (cold caches): one of A, not reported.
+	run "$A" warm-up "$engine" >/dev/null
 	for ((pair = 1; pair <= ${PAIRS:-2}; pair++)); do
 		if ((pair % 2)); then run "$A" A "$engine"; run "$B" B "$engine"; else run "$B" B "$engine"; run "$A" A "$engine"; fi
 	done
