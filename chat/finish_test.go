@@ -1,13 +1,13 @@
 package chat_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/chat"
 	"hub/dbtest"
@@ -20,13 +20,10 @@ import (
 // in the ending's transaction, carrying the ending it found.
 func finishWithDone(t *testing.T, f *fixture, bus *stream.Bus, turnID string, e chat.Ending) (chat.Turn, error) {
 	t.Helper()
-	publish, after := bus.PublishOnceIn(turnID)
-	ended, err := f.store.FinishTurn(t.Context(), turnID, e, func(tx *gorm.DB, ended chat.Turn) error {
-		_, err := publish(tx, stream.TypeDone, map[string]string{"status": string(ended.Status)})
+	return f.store.FinishTurn(t.Context(), turnID, e, func(ctx context.Context, ended chat.Turn) error {
+		_, err := bus.PublishOnce(ctx, turnID, stream.TypeDone, map[string]string{"status": string(ended.Status)})
 		return err
 	})
-	after(err)
-	return ended, err
 }
 
 func doneFrames(t *testing.T, bus *stream.Bus, turnID string) []string {
@@ -90,7 +87,7 @@ func TestFinishTurnCommitsItsFramesWithIt(t *testing.T) {
 		failing := f.start(t, "again")
 		boom := errors.New("boom")
 		_, err = f.store.FinishTurn(ctx, failing.ID, chat.Ending{Status: chat.StatusDone, Text: "lost"},
-			func(*gorm.DB, chat.Turn) error { return boom })
+			func(context.Context, chat.Turn) error { return boom })
 		require.ErrorIs(t, err, boom)
 		got, err := f.store.GetTurn(ctx, failing.ID)
 		require.NoError(t, err)
@@ -163,7 +160,8 @@ func TestStartTurnChecksAccessInItsTransaction(t *testing.T) {
 		var alsoTurn string
 		rec := dbtest.Record(t, f.db)
 		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "hi", Conversation: &conv,
-			Also: func(tx *gorm.DB, turnID string) error {
+			Also: func(ctx context.Context, turnID string) error {
+				tx := f.db.Q(ctx)
 				alsoTurn = turnID
 				return tx.Exec("UPDATE conversations SET title = ? WHERE id = ?", "Also ran", conv.ID).Error
 			}})
@@ -176,7 +174,7 @@ func TestStartTurnChecksAccessInItsTransaction(t *testing.T) {
 		// Also fails: nothing is saved.
 		boom := errors.New("boom")
 		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "lost", Conversation: &conv,
-			Also: func(*gorm.DB, string) error { return boom }})
+			Also: func(context.Context, string) error { return boom }})
 		require.ErrorIs(t, err, boom)
 		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", conv.ID), "only the first turn's two")
 

@@ -116,15 +116,16 @@ func ToolCallID(turnID string, step, idx int) string {
 //
 // Each of also runs in the same transaction, after the step's rows: what
 // ends a model call commits with the step it saves (its usage settled,
-// usage.Store.In; the frames that go with it, stream.Bus.PublishIn), or
+// usage.Store.Settle; the frames that go with it, stream.Bus.Publish), or
 // none of it does, at no commit of its own.
-func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...func(tx *gorm.DB) error) ([]ToolCall, error) {
+func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...func(ctx context.Context) error) ([]ToolCall, error) {
 	// The model client cleans what the model sent (package llm); a note
 	// from a verify hook is cleaned here, so a stray NUL never fails the
 	// save (Postgres refuses it) and never differs between engines.
 	st.Text, st.Nudge = workspace.CleanText(st.Text), workspace.CleanText(st.Nudge)
 	calls := make([]ToolCall, len(st.ToolCalls))
-	err := s.transaction(ctx, func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
 			NudgeKind: string(st.NudgeKind), PartsLevel: st.PartsLevel, FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
 		var existing []models.ToolCall
@@ -166,7 +167,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...fu
 			return err
 		}
 		for _, fn := range also {
-			if err := fn(tx); err != nil {
+			if err := fn(ctx); err != nil {
 				return err
 			}
 		}
@@ -343,27 +344,27 @@ type Outcome struct {
 // Each of also runs after the outcome row is written, in the same
 // transaction (the one the Store runs in, or one of its own), only when
 // this call wrote it: a tool call's done frame commits with its outcome
-// (stream.Bus.PublishIn), so a worker that dies between the two cannot
+// (stream.Bus.Publish), so a worker that dies between the two cannot
 // leave a call that is done with no done frame, and the frame costs no
 // commit of its own.
-func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also ...func(tx *gorm.DB) error) (bool, error) {
+func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also ...func(ctx context.Context) error) (bool, error) {
 	won := false
-	complete := func(tx *gorm.DB) error {
+	complete := func(ctx context.Context) error {
 		var err error
-		won, err = s.withDB(tx).completeToolCall(ctx, id, o)
+		won, err = s.completeToolCall(ctx, id, o)
 		for _, fn := range also {
 			if err != nil || !won {
 				break
 			}
-			err = fn(tx)
+			err = fn(ctx)
 		}
 		return err
 	}
 	var err error
 	if len(also) == 0 {
-		err = complete(s.q(ctx)) // one statement: a transaction of its own
+		err = complete(ctx) // one statement: a transaction of its own
 	} else {
-		err = s.transaction(ctx, complete)
+		err = s.db.InTx(ctx, complete)
 	}
 	return won && err == nil, err
 }

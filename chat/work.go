@@ -84,8 +84,7 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 	if len(d.RunningTurns) == 0 && len(d.HeldReplies) == 0 {
 		return nil
 	}
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		st := s.withDB(tx)
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		ended := make([]Work, 0, len(d.RunningTurns)+len(d.HeldReplies))
 		for _, id := range d.RunningTurns {
 			ended = append(ended, Work{Kind: WorkTurn, ID: id, ConversationID: conversationID, Status: StatusStopped, Ended: true})
@@ -94,17 +93,13 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 			ended = append(ended, Work{Kind: WorkApply, ID: id, ConversationID: conversationID, Status: StatusDone, Ended: true})
 		}
 		for _, a := range ended {
-			if err := st.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+			if err := s.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	s.wakeWork(personID)
-	return nil
+	return err
 }
 
 // AnnounceLeft ends, in the person's activity stream, their work in a
@@ -113,7 +108,8 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 // stream drops them), told with ids only, as leftWork.
 func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
 	var ended []Work
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		var turns []models.Turn
 		if err := tx.Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).Order("created_at, id").Find(&turns).Error; err != nil {
 			return err
@@ -131,9 +127,8 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 		for _, t := range replies {
 			ended = append(ended, leftWork(Work{Kind: WorkApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
 		}
-		st := s.withDB(tx)
 		for _, a := range ended {
-			if err := st.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+			if err := s.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
 				return err
 			}
 		}
@@ -141,9 +136,6 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 	})
 	if err != nil {
 		return fmt.Errorf("announce leaving %s: %w", spaceID, err)
-	}
-	if len(ended) > 0 {
-		s.wakeWork(personID)
 	}
 	return nil
 }
@@ -187,6 +179,7 @@ func (s *Store) announceWork(ctx context.Context, personID string, a Work) error
 	if err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
+	models.AfterTx(ctx, func(error) { s.wakeWork(personID) })
 	return s.prune(ctx, personID, out.Seq)
 }
 
@@ -231,6 +224,9 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 	if err := notify.Send(s.q(ctx), WorkChannel, personID); err != nil {
 		return fmt.Errorf("announce activity frame of %s: %w", personID, err)
 	}
+	// This process's followers read once the frame is committed (or the
+	// commit's answer was lost: a needless read costs little).
+	models.AfterTx(ctx, func(error) { s.wakeWork(personID) })
 	return s.prune(ctx, personID, seq)
 }
 

@@ -21,7 +21,7 @@ type Runner struct {
 }
 
 // Commit writes a call's outcome row. Run calls it exactly once per call:
-// inside the write's transaction, with store joined to it, when a Hub write
+// inside the write's transaction, which ctx carries, when a Hub write
 // succeeded, so the records and the row commit together or not at all;
 // otherwise outside any transaction, with the Runner's own store. An error
 // fails the call (a write rolls back); return ErrRecorded when the row was
@@ -165,33 +165,35 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	// A Hub write: the records and the outcome row commit together.
 	var out Outcome
 	failed := false
-	err = r.Workspace.Tx(ctx, func(tx *workspace.Service) error {
-		env := env
-		env.Workspace = tx
-		out = Outcome{Role: role, Settings: settings}
-		if c.AlwaysUndo || def.Undoable {
-			// One Undo group per write: the person can take back exactly
-			// the records this call changed.
-			gid, err := tx.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
-			if err != nil {
-				// The person may no longer write here: the call's answer.
-				out.Kind, out.Err, failed = Failed, tools.AsError(err), true
+	err = r.Workspace.InTx(ctx, func(ctx context.Context) error {
+		return r.Workspace.Tx(ctx, func(tx *workspace.Service) error {
+			env := env
+			env.Workspace = tx
+			out = Outcome{Role: role, Settings: settings}
+			if c.AlwaysUndo || def.Undoable {
+				// One Undo group per write: the person can take back exactly
+				// the records this call changed.
+				gid, err := tx.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
+				if err != nil {
+					// The person may no longer write here: the call's answer.
+					out.Kind, out.Err, failed = Failed, tools.AsError(err), true
+					return errRollback
+				}
+				env.Workspace, out.UndoGroupID = tx.WithUndo(gid), gid
+			}
+			res, terr := r.Tools.Dispatch(ctx, env, call)
+			if terr != nil {
+				out.Kind, out.Err, out.UndoGroupID, failed = Failed, terr, "", true
 				return errRollback
 			}
-			env.Workspace, out.UndoGroupID = tx.WithUndo(gid), gid
-		}
-		res, terr := r.Tools.Dispatch(ctx, env, call)
-		if terr != nil {
-			out.Kind, out.Err, out.UndoGroupID, failed = Failed, terr, "", true
-			return errRollback
-		}
-		d := dispatched(res, nil, c.Applying)
-		if d.Kind != Succeeded {
-			out.Kind, out.Err, out.UndoGroupID, failed = d.Kind, d.Err, "", true
-			return errRollback
-		}
-		out.Kind, out.Result = d.Kind, d.Result
-		return commit(ctx, r.Chat.In(tx.Shared()), out)
+			d := dispatched(res, nil, c.Applying)
+			if d.Kind != Succeeded {
+				out.Kind, out.Err, out.UndoGroupID, failed = d.Kind, d.Err, "", true
+				return errRollback
+			}
+			out.Kind, out.Result = d.Kind, d.Result
+			return commit(ctx, r.Chat, out)
+		})
 	})
 	if failed {
 		return r.record(ctx, out, commit)

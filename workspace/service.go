@@ -12,9 +12,12 @@ import (
 	"hub/models"
 )
 
-// Service is the workspace domain over one database handle. A Service made
+// Service is the workspace domain over one database. Its methods run in
+// the transaction their context carries (models.DB.InTx); a Service made
 // by Tx runs every call in that transaction.
 type Service struct {
+	root *models.DB
+	// db is the transaction a Service made by Tx runs in; nil outside.
 	db  *gorm.DB
 	now func() time.Time
 	// subscribers is shared by every Service derived from one NewService,
@@ -29,9 +32,6 @@ type Service struct {
 	// undoGroup is the Undo group writes record their entries in; "" records
 	// none (a person's own writes on a screen).
 	undoGroup string
-	// tx is the transaction this Service runs in (Tx), for other stores
-	// to join; nil outside any Tx.
-	tx *models.Tx
 	// connector checks and seals MCP connections; shared by every copy.
 	connector *connectorRef
 	// txRoles are the memberships read in the Tx this Service runs in
@@ -43,7 +43,7 @@ type connectorRef struct{ c AppConnector }
 
 // NewService returns a Service over db.
 func NewService(db *models.DB) *Service {
-	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
+	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
 }
 
 // withDB returns a Service that runs on the given handle. It keeps the
@@ -55,46 +55,69 @@ func (s *Service) withDB(db *gorm.DB) *Service {
 	return &c
 }
 
-// Tx runs fn in one database transaction; inside another Tx it is a
-// savepoint of that one. The changes fn makes reach subscribers only once the
-// outermost Tx has committed, and never when it (or this savepoint) rolls
-// back: a subscriber never hears of a record that does not exist.
+// Tx runs fn in one database transaction: the one ctx carries
+// (models.DB.InTx), or one of its own; inside another Tx it is a savepoint
+// of that one. The changes fn makes reach subscribers only once the
+// outermost transaction has committed, and never when it (or this
+// savepoint) rolls back: a subscriber never hears of a record that does
+// not exist.
 func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
-	batch := &changeBatch{}
-	roles := s.txRoles
-	if roles == nil {
-		roles = &txRoles{}
+	if s.db != nil {
+		return s.savepoint(ctx, fn)
 	}
-	err := models.Transaction(ctx, s.db, func(t *models.Tx) error {
-		tx := s.withDB(t.Handle())
-		tx.batch, tx.tx, tx.txRoles = batch, t, roles
+	if !s.root.InTxNow(ctx) {
+		return s.root.InTx(ctx, func(ctx context.Context) error { return s.Tx(ctx, fn) })
+	}
+	batch, roles := &changeBatch{}, &txRoles{}
+	tx := s.withDB(s.root.Q(ctx))
+	tx.batch, tx.txRoles = batch, roles
+	err := fn(tx)
+	models.AfterTx(ctx, func(txErr error) {
+		ctx := models.Detach(ctx)
+		if roles.forgot {
+			// Committed or rolled back: what the activity remembered while
+			// this transaction ran may be the state before its changes.
+			s.forgetAccess(ctx)
+		}
+		if err == nil && txErr == nil {
+			s.subscribers.deliver(ctx, batch.take())
+		}
+	})
+	return err
+}
+
+// InTx runs fn in the database's one unit of work (models.DB.InTx): a
+// transaction fn's context carries, which every store called with it
+// joins. It is here for the packages the layer map keeps from models
+// (toolrun: a Hub write and its outcome row commit together).
+func (s *Service) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.root.InTx(ctx, fn)
+}
+
+// savepoint is Tx inside another: its changes join the enclosing Tx's
+// once it is released.
+func (s *Service) savepoint(ctx context.Context, fn func(tx *Service) error) error {
+	batch := &changeBatch{}
+	err := s.db.WithContext(ctx).Transaction(func(g *gorm.DB) error {
+		tx := s.withDB(g)
+		tx.batch = batch
 		return fn(tx)
 	})
-	if s.tx == nil && roles.forgot {
-		// Committed or rolled back: what the activity remembered while
-		// this transaction ran may be the state before its changes.
-		s.forgetAccess(ctx)
-	}
 	if err != nil {
 		return err
 	}
-	if s.batch != nil {
-		// A savepoint released: its changes now belong to the enclosing Tx.
-		s.batch.add(batch.take()...)
-		return nil
-	}
-	s.subscribers.deliver(ctx, batch.take())
+	s.batch.add(batch.take()...)
 	return nil
 }
 
-// Shared returns the transaction this Service runs in, for another store to
-// write its rows in it (chat.Store.In: a tool call's outcome commits with
-// the records the call changed); nil outside any Tx. The changes made in it
-// reach subscribers once the outermost Tx has committed, as every other
-// change of that Tx does.
-func (s *Service) Shared() *models.Tx { return s.tx }
-
-func (s *Service) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+// q is the handle the Service queries through: its Tx's, else the
+// transaction ctx carries, else the pool.
+func (s *Service) q(ctx context.Context) *gorm.DB {
+	if s.db != nil {
+		return s.db.WithContext(ctx)
+	}
+	return s.root.Q(ctx)
+}
 
 // Access returns the person's role in a space, or ErrNotFound when they have
 // none: a space the person cannot open does not exist for them.

@@ -253,7 +253,7 @@ func (s *Service) ensureSpace(ctx context.Context, name string) (models.Space, e
 // for the first and then find its person. (SQLite runs one write
 // transaction at a time, and ensureSpace has already begun writing.)
 func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (models.Person, error) {
-	if s.db.Dialector.Name() == string(models.Postgres) {
+	if s.root.Dialect == models.Postgres {
 		if err := s.q(ctx).Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "hub.person:"+name).Error; err != nil {
 			return models.Person{}, err
 		}

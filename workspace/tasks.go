@@ -404,7 +404,7 @@ func nonEmpty(s string) *string {
 // letter).
 func (s *Service) containsWord(column string) string {
 	lower := "LOWER"
-	if s.db.Dialector.Name() != string(models.Postgres) {
+	if s.root.Dialect != models.Postgres {
 		lower = models.UnicodeLower
 	}
 	return fmt.Sprintf(`%[1]s(%[2]s) LIKE %[1]s(CAST(? AS TEXT)) ESCAPE '\'`, lower, column)

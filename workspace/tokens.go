@@ -124,13 +124,13 @@ func insertDerived(q *gorm.DB, row models.APIToken) error {
 }
 
 // NewStreamToken makes the stream token of a turn that is about to start,
-// to be stored by store in the transaction that starts it (chat.NewTurn's
-// Also), once the turn has its id: the token and the turn commit together,
+// to be stored by store in the transaction that starts it, which store's
+// context carries (chat.NewTurn's Also), once the turn has its id: the token and the turn commit together,
 // at no commit of the token's own. It expires after ttl, as
 // CreateToken's.
 // p is the request's person: the stream token derives from its
 // RootTokenID (and dies with it).
-func (s *Service) NewStreamToken(p Person, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
+func (s *Service) NewStreamToken(p Person, ttl time.Duration) (token string, store func(ctx context.Context, turnID string) error, err error) {
 	if ttl <= 0 {
 		return "", nil, errors.New("new stream token: a ttl is required")
 	}
@@ -138,9 +138,9 @@ func (s *Service) NewStreamToken(p Person, ttl time.Duration) (token string, sto
 		return "", nil, err
 	}
 	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
-	store = func(tx *gorm.DB, turnID string) error {
+	store = func(ctx context.Context, turnID string) error {
 		row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
-		if err := insertDerived(tx, row); err != nil {
+		if err := insertDerived(s.q(ctx), row); err != nil {
 			return fmt.Errorf("create stream token: %w", err)
 		}
 		return nil
