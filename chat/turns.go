@@ -803,7 +803,7 @@ const MaxNamedRefs = 60
 //
 // Each of then runs in the same transaction, after the ending is saved or
 // found saved, with the ending: the turn's last frames (error, proposal,
-// done: stream.Bus.PublishOnceIn) commit with it or not at all, so a turn
+// done: stream.Bus.PublishOnce) commit with it or not at all, so a turn
 // never ends without its done frame, and a retry that finds the ending
 // saved sends what the attempt has not sent yet.
 //

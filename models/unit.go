@@ -30,10 +30,12 @@ type unit struct {
 	root *gorm.DB // the pool's handle the transaction was begun on
 	tx   *gorm.DB
 
-	mu    sync.Mutex
-	after []func(err error)
-	ended bool // the transaction has ended, with err
-	err   error
+	mu     sync.Mutex
+	after  []func(err error)
+	ended  bool // the transaction has ended, with err
+	err    error
+	locals map[any]any // Local's values
+	parent *unit       // the transaction a savepoint (InSavepoint) is in
 }
 
 type unitKey struct{}
@@ -129,7 +131,7 @@ func (db *DB) InSavepoint(ctx context.Context, fn func(ctx context.Context) erro
 	if outer == nil {
 		return db.InTx(ctx, fn)
 	}
-	inner := &unit{root: db.DB}
+	inner := &unit{root: db.DB, parent: outer}
 	err := outer.tx.WithContext(ctx).Transaction(func(sp *gorm.DB) error {
 		inner.tx = sp
 		return fn(context.WithValue(ctx, unitKey{}, inner))
@@ -145,4 +147,36 @@ func (db *DB) InSavepoint(ctx context.Context, fn func(ctx context.Context) erro
 		outer.mu.Unlock()
 	}
 	return err
+}
+
+// Local returns the value the transaction ctx carries keeps under key,
+// made by make on first use; nil outside a transaction. It is how a store
+// keeps what belongs to one transaction, whoever began it (workspace: the
+// changes to tell subscribers of once it commits, the roles it read). A
+// savepoint shares its transaction's values.
+func Local(ctx context.Context, key any, make func() any) any {
+	u, _ := ctx.Value(unitKey{}).(*unit)
+	if u == nil {
+		return nil
+	}
+	for u.parent != nil {
+		u = u.parent
+	}
+	u.mu.Lock()
+	v, ok := u.locals[key]
+	u.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = make() // outside the lock: make may call AfterTx
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if have, ok := u.locals[key]; ok {
+		return have
+	}
+	if u.locals == nil {
+		u.locals = map[any]any{}
+	}
+	u.locals[key] = v
+	return v
 }

@@ -159,7 +159,7 @@ SELECT (SELECT seq FROM stored) AS seq, found.found,
 		THEN pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text END AS notified
 FROM found`
 
-// ErrOnceTaken is what PublishOnceIn's publish returns when a publisher
+// ErrOnceTaken is what PublishOnce returns in a transaction when a publisher
 // racing it stored the attempt's frame of the type first, after its own
 // check: on Postgres the transaction is then aborted (the unique index
 // refused the frame), and the caller's retry finds the frame there.

@@ -61,24 +61,22 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 	}
 	failed, failure := -1, (*tools.Error)(nil)
 	err = r.Workspace.InTx(txCtx, func(txCtx context.Context) error {
-		return r.Workspace.Tx(txCtx, func(tx *workspace.Service) error {
-			gid, err := tx.NewUndoGroup(txCtx, actor, b.SpaceID, b.Label)
-			if err != nil {
-				failed, failure = 0, tools.AsError(err)
+		gid, err := r.Workspace.NewUndoGroup(txCtx, actor, b.SpaceID, b.Label)
+		if err != nil {
+			failed, failure = 0, tools.AsError(err)
+			return errRollback
+		}
+		for i, c := range b.Calls {
+			env := tools.Env{Workspace: r.Workspace.WithUndo(gid), Files: r.Files, Actor: actor, SpaceID: b.SpaceID, Role: role, Settings: settings,
+				CallID: c.ID, Applying: true}
+			res, terr := r.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: []string{c.Tool}})
+			if terr != nil {
+				failed, failure = i, terr
 				return errRollback
 			}
-			for i, c := range b.Calls {
-				env := tools.Env{Workspace: tx.WithUndo(gid), Files: r.Files, Actor: actor, SpaceID: b.SpaceID, Role: role, Settings: settings,
-					CallID: c.ID, Applying: true}
-				res, terr := r.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: []string{c.Tool}})
-				if terr != nil {
-					failed, failure = i, terr
-					return errRollback
-				}
-				outs[i] = Outcome{Kind: Succeeded, Result: res, UndoGroupID: gid, Role: role, Settings: settings}
-			}
-			return commit(txCtx, r.Chat, outs)
-		})
+			outs[i] = Outcome{Kind: Succeeded, Result: res, UndoGroupID: gid, Role: role, Settings: settings}
+		}
+		return commit(txCtx, r.Chat, outs)
 	})
 	if failure != nil {
 		for i := range outs {

@@ -166,34 +166,31 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	var out Outcome
 	failed := false
 	err = r.Workspace.InTx(ctx, func(ctx context.Context) error {
-		return r.Workspace.Tx(ctx, func(tx *workspace.Service) error {
-			env := env
-			env.Workspace = tx
-			out = Outcome{Role: role, Settings: settings}
-			if c.AlwaysUndo || def.Undoable {
-				// One Undo group per write: the person can take back exactly
-				// the records this call changed.
-				gid, err := tx.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
-				if err != nil {
-					// The person may no longer write here: the call's answer.
-					out.Kind, out.Err, failed = Failed, tools.AsError(err), true
-					return errRollback
-				}
-				env.Workspace, out.UndoGroupID = tx.WithUndo(gid), gid
-			}
-			res, terr := r.Tools.Dispatch(ctx, env, call)
-			if terr != nil {
-				out.Kind, out.Err, out.UndoGroupID, failed = Failed, terr, "", true
+		env := env
+		out = Outcome{Role: role, Settings: settings}
+		if c.AlwaysUndo || def.Undoable {
+			// One Undo group per write: the person can take back exactly
+			// the records this call changed.
+			gid, err := r.Workspace.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
+			if err != nil {
+				// The person may no longer write here: the call's answer.
+				out.Kind, out.Err, failed = Failed, tools.AsError(err), true
 				return errRollback
 			}
-			d := dispatched(res, nil, c.Applying)
-			if d.Kind != Succeeded {
-				out.Kind, out.Err, out.UndoGroupID, failed = d.Kind, d.Err, "", true
-				return errRollback
-			}
-			out.Kind, out.Result = d.Kind, d.Result
-			return commit(ctx, r.Chat, out)
-		})
+			env.Workspace, out.UndoGroupID = r.Workspace.WithUndo(gid), gid
+		}
+		res, terr := r.Tools.Dispatch(ctx, env, call)
+		if terr != nil {
+			out.Kind, out.Err, out.UndoGroupID, failed = Failed, terr, "", true
+			return errRollback
+		}
+		d := dispatched(res, nil, c.Applying)
+		if d.Kind != Succeeded {
+			out.Kind, out.Err, out.UndoGroupID, failed = d.Kind, d.Err, "", true
+			return errRollback
+		}
+		out.Kind, out.Result = d.Kind, d.Result
+		return commit(ctx, r.Chat, out)
 	})
 	if failed {
 		return r.record(ctx, out, commit)

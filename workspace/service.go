@@ -13,30 +13,22 @@ import (
 )
 
 // Service is the workspace domain over one database. Its methods run in
-// the transaction their context carries (models.DB.InTx); a Service made
-// by Tx runs every call in that transaction.
+// the transaction their context carries (models.DB.InTx), or each write in
+// one of its own.
 type Service struct {
 	root *models.DB
-	// db is the transaction a Service made by Tx runs in; nil outside.
-	db  *gorm.DB
-	now func() time.Time
+	now  func() time.Time
 	// subscribers is shared by every Service derived from one NewService,
 	// so a write through any copy reaches every subscriber.
 	subscribers *subscribers
 	// models is the operator's model catalog (SetModels), shared the same
 	// way.
 	models *modelsHolder
-	// batch holds the changes made inside the Tx this Service runs in until
-	// that Tx ends; nil outside any Tx.
-	batch *changeBatch
 	// undoGroup is the Undo group writes record their entries in; "" records
 	// none (a person's own writes on a screen).
 	undoGroup string
 	// connector checks and seals MCP connections; shared by every copy.
 	connector *connectorRef
-	// txRoles are the memberships read in the Tx this Service runs in
-	// (shared with its savepoints); nil outside any Tx.
-	txRoles *txRoles
 }
 
 type connectorRef struct{ c AppConnector }
@@ -46,78 +38,57 @@ func NewService(db *models.DB) *Service {
 	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
 }
 
-// withDB returns a Service that runs on the given handle. It keeps the
-// receiver's subscribers, Undo group and, inside a Tx, that Tx's pending
-// changes.
-func (s *Service) withDB(db *gorm.DB) *Service {
-	c := *s
-	c.db = db
-	return &c
-}
-
-// Tx runs fn in one database transaction: the one ctx carries
-// (models.DB.InTx), or one of its own; inside another Tx it is a savepoint
-// of that one. The changes fn makes reach subscribers only once the
-// outermost transaction has committed, and never when it (or this
-// savepoint) rolls back: a subscriber never hears of a record that does
-// not exist.
-func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
-	if s.db != nil {
-		return s.savepoint(ctx, fn)
-	}
-	if !s.root.InTxNow(ctx) {
-		return s.root.InTx(ctx, func(ctx context.Context) error { return s.Tx(ctx, fn) })
-	}
-	batch, roles := &changeBatch{}, &txRoles{}
-	tx := s.withDB(s.root.Q(ctx))
-	tx.batch, tx.txRoles = batch, roles
-	err := fn(tx)
-	models.AfterTx(ctx, func(txErr error) {
-		ctx := models.Detach(ctx)
-		if roles.forgot {
-			// Committed or rolled back: what the activity remembered while
-			// this transaction ran may be the state before its changes.
-			s.forgetAccess(ctx)
-		}
-		if err == nil && txErr == nil {
-			s.subscribers.deliver(ctx, batch.take())
-		}
-	})
-	return err
-}
-
 // InTx runs fn in the database's one unit of work (models.DB.InTx): a
 // transaction fn's context carries, which every store called with it
-// joins. It is here for the packages the layer map keeps from models
-// (toolrun: a Hub write and its outcome row commit together).
+// joins; inside one, fn runs in it as it is. It is here for the packages
+// the layer map keeps from models (toolrun: a Hub write and its outcome
+// row commit together; tools: a batch of changes, all or none). The
+// changes made in it reach subscribers only once the outermost
+// transaction has committed, and never when it rolls back: a subscriber
+// never hears of a record that does not exist.
 func (s *Service) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	return s.root.InTx(ctx, fn)
 }
 
-// savepoint is Tx inside another: its changes join the enclosing Tx's
-// once it is released.
-func (s *Service) savepoint(ctx context.Context, fn func(tx *Service) error) error {
-	batch := &changeBatch{}
-	err := s.db.WithContext(ctx).Transaction(func(g *gorm.DB) error {
-		tx := s.withDB(g)
-		tx.batch = batch
-		return fn(tx)
-	})
-	if err != nil {
-		return err
-	}
-	s.batch.add(batch.take()...)
-	return nil
+// txState is what the workspace keeps for one transaction, whoever began
+// it: the changes to deliver once it has committed and the memberships
+// its checks read (accessInTx).
+type txState struct {
+	batch changeBatch
+	roles txRoles
 }
 
-// q is the handle the Service queries through: its Tx's, else the
-// transaction ctx carries, else the pool.
-func (s *Service) q(ctx context.Context) *gorm.DB {
-	if s.db != nil {
-		return s.db.WithContext(ctx)
+type txStateKey struct{}
+
+// txOf is the state of the transaction ctx carries; nil outside one. Its
+// first use arranges the delivery of the transaction's changes after the
+// commit.
+func (s *Service) txOf(ctx context.Context) *txState {
+	v := models.Local(ctx, txStateKey{}, func() any {
+		st := &txState{}
+		models.AfterTx(ctx, func(err error) {
+			ctx := models.Detach(ctx)
+			if st.roles.forgot {
+				// Committed or rolled back: what the activity remembered
+				// while this transaction ran may be the state before its
+				// changes.
+				s.forgetAccess(ctx)
+			}
+			if err == nil {
+				s.subscribers.deliver(ctx, st.batch.take())
+			}
+		})
+		return st
+	})
+	if v == nil {
+		return nil
 	}
-	return s.root.Q(ctx)
+	return v.(*txState)
 }
+
+// q is the handle the Service queries through: the transaction ctx
+// carries, else the pool.
+func (s *Service) q(ctx context.Context) *gorm.DB { return s.root.Q(ctx) }
 
 // Access returns the person's role in a space, or ErrNotFound when they have
 // none: a space the person cannot open does not exist for them.
@@ -127,10 +98,10 @@ func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, e
 		// No space has such an id; Postgres would refuse to look (22021).
 		return "", &NotFoundError{Kind: "space", ID: spaceID}
 	}
-	if s.txRoles != nil {
+	if st := s.txOf(ctx); st != nil {
 		// A write's checks read in its own transaction, once (accessInTx),
 		// never from an activity's earlier read.
-		return s.accessInTx(ctx, personID, spaceID)
+		return s.accessInTx(ctx, &st.roles, personID, spaceID)
 	}
 	if memo := memoFrom(ctx); memo != nil {
 		return s.accessOnce(ctx, memo, personID, spaceID) // an activity's one read (CheckAccessOnce)
@@ -162,7 +133,7 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 // Tx, whose reads are the transaction's, or without a memo. The lock is
 // held until done is called.
 func (s *Service) startedOf(ctx context.Context) (st *started, done func()) {
-	if s.txRoles != nil {
+	if s.root.InTxNow(ctx) {
 		return nil, func() {}
 	}
 	st, mu := startedIn(ctx)

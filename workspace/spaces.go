@@ -173,18 +173,18 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 	if _, err := ParseRole(string(role)); err != nil {
 		return "", "", err
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
-		sp, err := tx.ensureSpace(ctx, spaceName)
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		sp, err := s.ensureSpace(ctx, spaceName)
 		if err != nil {
 			return fmt.Errorf("space %q: %w", spaceName, err)
 		}
-		p, err := tx.ensurePerson(ctx, sp.ID, personName)
+		p, err := s.ensurePerson(ctx, sp.ID, personName)
 		if err != nil {
 			return fmt.Errorf("person %q: %w", personName, err)
 		}
-		tx.forgetAccess(ctx)
+		s.forgetAccess(ctx)
 		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
-		err = tx.q(ctx).Clauses(clause.OnConflict{
+		err = s.q(ctx).Clauses(clause.OnConflict{
 			Columns: []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
 			// A seeded role change is a change of the person's record too;
 			// seeding the role they have is none.

@@ -41,13 +41,13 @@ func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, to
 	if name == "" || BadText(name) || len(name) > 200 {
 		return "", "", invalid("/name", "an operator is named by one line of at most 200 characters")
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
+	err = s.InTx(ctx, func(ctx context.Context) error {
 		p := models.Person{ID: models.NewID("person"), Name: name}
-		if err := tx.q(ctx).Create(&p).Error; err != nil {
+		if err := s.q(ctx).Create(&p).Error; err != nil {
 			return fmt.Errorf("create operator: %w", err)
 		}
 		personID = p.ID
-		token, _, err = tx.createNamedToken(ctx, actor, p.ID, OperatorScope, tokenName, ttl)
+		token, _, err = s.createNamedToken(ctx, actor, p.ID, OperatorScope, tokenName, ttl)
 		return err
 	})
 	return personID, token, err
