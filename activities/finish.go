@@ -91,13 +91,17 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) e
 	// never ends without its done frame, and of two attempts racing to
 	// finish it one stores the frames (chat.Store.FinishTurn).
 	f.turn, f.steps, f.held = turn, len(steps), len(held)
-	f.saved, err = a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
-		Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
-		Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
-	}, func(ctx context.Context, ended chat.Turn) error {
+	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
+			Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
+			Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
+		})
+		if err != nil {
+			return err
+		}
+		f.saved = ended
 		return a.lastFrames(ctx, turn, ended, held, named)
 	})
-	return err
 }
 
 // lastFrames publishes, in the ending's transaction, what a turn's stream

@@ -356,11 +356,15 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	// one transaction.
 	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
 		m: a.metered(ctx, turn, in.Step, attempt, model, info)}
-	publish := func(ctx context.Context) error {
-		_, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status)
-		return err
-	}
-	return a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish, c.m.reserveFirst(firstTry(req, userIdx, parts, from), &c.refused))
+	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		if err := a.Chat.MarkWorking(ctx, in.TurnID, in.Step); err != nil {
+			return err
+		}
+		if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status); err != nil {
+			return err
+		}
+		return c.m.reserveFirst(ctx, firstTry(req, userIdx, parts, from), &c.refused)
+	})
 }
 
 // frame is a frame that ends a model call, stored with its step.
@@ -389,14 +393,19 @@ func (a *Activities) publishText(ctx context.Context, turnID, delta string) erro
 // saveStep saves the step with the last request's settle (m) and the
 // frames that end the call, in one transaction (chat.Store.SaveStep).
 func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, m *meter, frames ...frame) ([]chat.ToolCall, error) {
-	also := make([]func(ctx context.Context) error, 0, len(frames)+1)
-	for _, f := range frames {
-		also = append(also, func(ctx context.Context) error {
-			_, err := a.Frames.Publish(ctx, turnID, f.typ, f.data)
+	var calls []chat.ToolCall
+	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if calls, err = a.Chat.SaveStep(ctx, turnID, st); err != nil {
 			return err
-		})
-	}
-	calls, err := a.Chat.SaveStep(ctx, turnID, st, append(also, m.settleWithStep)...)
+		}
+		for _, f := range frames {
+			if _, err := a.Frames.Publish(ctx, turnID, f.typ, f.data); err != nil {
+				return err
+			}
+		}
+		return m.settleWithStep(ctx)
+	})
 	m.settledWithStep(err)
 	return calls, err
 }

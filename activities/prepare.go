@@ -168,7 +168,10 @@ func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) 
 // attempt of frames has one (a retried activity sends it once); this
 // process's followers are handed the frame once it committed.
 func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) error {
-	err := a.Chat.MarkWorking(ctx, turnID, 0, func(ctx context.Context) error {
+	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		if err := a.Chat.MarkWorking(ctx, turnID, 0); err != nil {
+			return err
+		}
 		if claim {
 			if err := a.Chat.Claim(ctx, turnID, runID); err != nil {
 				return err

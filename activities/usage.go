@@ -45,8 +45,8 @@ type sendFunc func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)
 // request is a row of its own and no write of one is counted twice.
 //
 // The first request's reservation rides the transaction of the call's
-// status change (reserveFirst, in MarkWorking), and the last request's settle
-// the transaction that saves the step (settleWithStep, in SaveStep): a model
+// status change (reserveFirst, with MarkWorking), and the last request's settle
+// the transaction that saves the step (settleWithStep, with SaveStep): a model
 // call commits twice of its own, not four times. A request the fallback
 // follows with another is settled alone before the next is reserved, and
 // so is one before the verify hook (settle): no transaction is open
@@ -118,23 +118,21 @@ func (m *meter) reserve(ctx context.Context, try int, req llm.Request) error {
 }
 
 // reserveFirst reserves the first request (req, as it will be sent) in
-// the transaction of the call's status change (chat.Store.MarkWorking's
-// also); reservedFirst records how that ended. A refusal of the budget
-// does not roll the status change back: it is kept in refused, and the
-// call is not made.
-func (m *meter) reserveFirst(req llm.Request, refused *error) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		if m.a.Usage == nil {
-			return nil
-		}
-		err := m.reserve(ctx, 1, req)
-		var be *usage.BudgetError
-		if errors.As(err, &be) {
-			*refused = be // its savepoint rolled back; the status stays
-			return nil
-		}
-		return err
+// the transaction of the call's status change, which ctx carries;
+// reservedFirst records how that ended. A refusal of the budget does not
+// roll the status change back: it is kept in refused, and the call is not
+// made.
+func (m *meter) reserveFirst(ctx context.Context, req llm.Request, refused *error) error {
+	if m.a.Usage == nil {
+		return nil
 	}
+	err := m.reserve(ctx, 1, req)
+	var be *usage.BudgetError
+	if errors.As(err, &be) {
+		*refused = be // its savepoint rolled back; the status stays
+		return nil
+	}
+	return err
 }
 
 // reservedFirst records that reserveFirst's transaction ended with err.
@@ -224,7 +222,7 @@ func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
 }
 
 // settleWithStep settles the last request in the transaction that saves
-// the step, which ctx carries (chat.Store.SaveStep's also); settledWithStep
+// the step, which ctx carries; settledWithStep
 // records how that ended.
 func (m *meter) settleWithStep(ctx context.Context) error {
 	if m.open == nil {

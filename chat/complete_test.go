@@ -55,15 +55,20 @@ func TestCompleteToolCallCommitsWhatGoesWithIt(t *testing.T) {
 }
 
 // TestSaveStepCommitsWhatGoesWithIt: what ends a model call runs in the
-// transaction of its step (SaveStep's also): when it fails, the step and
-// its calls are not saved either.
+// transaction of its step: when it fails, the step and its calls are not
+// saved either.
 func TestSaveStepCommitsWhatGoesWithIt(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		turn := f.start(t, "list my tasks")
 		lost := errors.New("the settle failed")
 		st := chat.Step{Step: 1, Attempt: 1, Text: "Looking.", ToolCalls: []chat.ToolCall{{Tool: "hub_list_tasks", Arguments: `{}`}}}
-		_, err := f.store.SaveStep(ctx, turn.ID, st, func(context.Context) error { return lost })
+		err := f.db.InTx(ctx, func(ctx context.Context) error {
+			if _, err := f.store.SaveStep(ctx, turn.ID, st); err != nil {
+				return err
+			}
+			return lost
+		})
 		require.ErrorIs(t, err, lost)
 		steps, err := f.store.Steps(ctx, turn.ID, 2)
 		require.NoError(t, err)
@@ -72,11 +77,9 @@ func TestSaveStepCommitsWhatGoesWithIt(t *testing.T) {
 		require.NoError(t, f.db.Model(&models.ToolCall{}).Where("turn_id = ?", turn.ID).Count(&n).Error)
 		require.Zero(t, n, "and its calls")
 
-		ran := 0
-		calls, err := f.store.SaveStep(ctx, turn.ID, st, func(context.Context) error { ran++; return nil })
+		calls, err := f.store.SaveStep(ctx, turn.ID, st)
 		require.NoError(t, err)
 		require.Len(t, calls, 1)
-		require.Equal(t, 1, ran)
 	})
 }
 
@@ -88,7 +91,7 @@ func TestClaimGoesWithItsTransaction(t *testing.T) {
 		ctx := t.Context()
 		turn := f.start(t, "list my tasks")
 		rec := chat.RunRecord{Model: "m", Instructions: "Be brief."}
-		require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 0, claimWith(f, turn.ID, "run-1", rec)))
+		require.NoError(t, f.db.InTx(ctx, claimWith(f, turn.ID, "run-1", rec)))
 		got, err := f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, "run-1", got.RunID)
@@ -100,7 +103,7 @@ func TestClaimGoesWithItsTransaction(t *testing.T) {
 		f.finish(t, got, chat.StatusDone, "Done.")
 		other := f.start(t, "and another")
 		require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", other.ID).Update("run_id", "run-2").Error)
-		err = f.store.MarkWorking(ctx, other.ID, 0, claimWith(f, other.ID, "run-3", rec))
+		err = f.db.InTx(ctx, claimWith(f, other.ID, "run-3", rec))
 		require.ErrorIs(t, err, chat.ErrClaimedMeanwhile)
 		got, err = f.store.GetTurn(ctx, other.ID)
 		require.NoError(t, err)
@@ -112,10 +115,13 @@ func TestClaimGoesWithItsTransaction(t *testing.T) {
 	})
 }
 
-// claimWith claims the turn for runID and saves its run record in the
-// transaction of the status change, as PrepareTurn does.
+// claimWith marks the turn working, claims it for runID and saves its run
+// record in one transaction, as PrepareTurn does.
 func claimWith(f *fixture, turnID, runID string, rec chat.RunRecord) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
+		if err := f.store.MarkWorking(ctx, turnID, 0); err != nil {
+			return err
+		}
 		if err := f.store.Claim(ctx, turnID, runID); err != nil {
 			return err
 		}

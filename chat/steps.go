@@ -114,11 +114,11 @@ func ToolCallID(turnID string, step, idx int) string {
 // is asked again identically (a step replayed after an operator's reset)
 // keeps its outcome, so it is not run twice.
 //
-// Each of also runs in the same transaction, after the step's rows: what
+// Called inside a transaction (models.DB.InTx), it runs in that one: what
 // ends a model call commits with the step it saves (its usage settled,
 // usage.Store.Settle; the frames that go with it, stream.Bus.Publish), or
 // none of it does, at no commit of its own.
-func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...func(ctx context.Context) error) ([]ToolCall, error) {
+func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCall, error) {
 	// The model client cleans what the model sent (package llm); a note
 	// from a verify hook is cleaned here, so a stray NUL never fails the
 	// save (Postgres refuses it) and never differs between engines.
@@ -163,15 +163,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...fu
 			}
 		}
 		row.ToolCalls = marshal(calls)
-		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
-			return err
-		}
-		for _, fn := range also {
-			if err := fn(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
+		return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
 	})
 	if err != nil {
 		return nil, fmt.Errorf("save step %d of %s: %w", st.Step, turnID, err)

@@ -99,10 +99,6 @@ type NewTurn struct {
 	// (GetConversation, which checked the person's access), so StartTurn
 	// does not read it again; nil: StartTurn reads it.
 	Conversation *Conversation
-	// Also runs in the start's transaction with the new turn's id: the
-	// turn's stream token (workspace.Service.NewStreamToken) commits with
-	// the turn or not at all.
-	Also func(ctx context.Context, turnID string) error
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
@@ -111,7 +107,10 @@ type NewTurn struct {
 // workspace.ErrConflict (a unique index decides, so two racing requests cannot
 // both start one). The person's access to the conversation is checked in
 // the transaction, by the write that marks the conversation active: one
-// removed from its space since the caller read it starts nothing.
+// removed from its space since the caller read it starts nothing. Called
+// inside a transaction (models.DB.InTx), it runs in that one: the turn's
+// stream token (workspace.Service.CreateStreamToken) commits with the turn
+// or not at all.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	var conv Conversation
 	if in.Conversation != nil {
@@ -143,11 +142,6 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			return err
 		}
 		out = t
-		if in.Also != nil {
-			if err := in.Also(ctx, t.ID); err != nil {
-				return err
-			}
-		}
 		// The top bar shows the queued turn before its workflow can move
 		// it on, from what this transaction wrote.
 		return s.announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
@@ -160,11 +154,9 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 }
 
 // RetryTurn runs the person's message of a failed turn again as a new turn.
-// Only a turn that ended in error can be retried.
-//
-// Each of also runs in the retry's transaction with the new turn's id (its
-// stream token, as NewTurn.Also).
-func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...func(ctx context.Context, turnID string) error) (Turn, error) {
+// Only a turn that ended in error can be retried. Like StartTurn, it runs
+// in the transaction ctx carries, if any.
+func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, error) {
 	old, err := s.GetTurnFor(ctx, personID, turnID)
 	if err != nil {
 		return Turn{}, err
@@ -201,11 +193,6 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 			return err
 		}
 		out = t
-		for _, fn := range also {
-			if err := fn(ctx, t.ID); err != nil {
-				return err
-			}
-		}
 		_, err = s.announceTurn(ctx, t.ID) // queued, as StartTurn's
 		return err
 	})
@@ -444,12 +431,11 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 // bar would show working, and a worker closes a model call on an announced
 // interrupt only while the turn reads stopping or paused).
 //
-// Each of also runs in the same transaction, after the change (or after
-// finding the turn stopped, paused or finished), whatever it found: a
+// Called inside a transaction (models.DB.InTx), it runs in that one: a
 // model call's status frame is stored with the status it shows
 // (stream.Bus.Publish), at no commit of its own.
-func (s *Store) MarkWorking(ctx context.Context, id string, step int, also ...func(ctx context.Context) error) error {
-	return s.setTurnStatus(ctx, id, StatusWorking, step, false, also, StatusStopping, StatusPaused)
+func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
+	return s.setTurnStatus(ctx, id, StatusWorking, step, false, nil, StatusStopping, StatusPaused)
 }
 
 // setTurnStatus changes a running turn's status unless it is one of keep
@@ -801,19 +787,17 @@ const MaxNamedRefs = 60
 // returned. (A run started by an operator's reset reopens the turn first,
 // with ClaimTurn, so the ending saved is that run's.)
 //
-// Each of then runs in the same transaction, after the ending is saved or
-// found saved, with the ending: the turn's last frames (error, proposal,
-// done: stream.Bus.PublishOnce) commit with it or not at all, so a turn
-// never ends without its done frame, and a retry that finds the ending
-// saved sends what the attempt has not sent yet.
+// Called inside a transaction (models.DB.InTx), it runs in that one: the
+// turn's last frames (error, proposal, done: stream.Bus.PublishOnce),
+// published after it in the same transaction, commit with the ending or
+// not at all, so a turn never ends without its done frame, and a retry
+// that finds the ending saved sends what the attempt has not sent yet.
 //
 // The ending's update is the transaction's first write and takes the
 // turn's row lock: of two attempts racing to finish one turn, the second
 // waits for the first to commit, then finds the turn ended (finished_at
-// is set) and its frames stored. In a Store that runs in another's
-// transaction (In, Join: the activity's read of the turn and its steps
-// comes first in it) it runs in that one as it is.
-func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ...func(ctx context.Context, ended Turn) error) (Turn, error) {
+// is set) and its frames stored.
+func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
 	var out Turn
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
@@ -848,7 +832,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 				return err
 			}
 			out = toTurn(r)
-			return runThen(ctx, out, then)
+			return nil
 		}
 		r := rows[0]
 		out = toTurn(r.Turn)
@@ -871,21 +855,12 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 				return err
 			}
 		}
-		return runThen(ctx, out, then)
+		return nil
 	})
 	if err != nil {
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
 	}
 	return out, nil
-}
-
-func runThen(ctx context.Context, ended Turn, then []func(ctx context.Context, ended Turn) error) error {
-	for _, fn := range then {
-		if err := fn(ctx, ended); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // finishedColumns is what FinishTurn's update returns besides the turn

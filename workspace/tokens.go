@@ -123,29 +123,26 @@ func insertDerived(q *gorm.DB, row models.APIToken) error {
 	return nil
 }
 
-// NewStreamToken makes the stream token of a turn that is about to start,
-// to be stored by store in the transaction that starts it, which store's
-// context carries (chat.NewTurn's Also), once the turn has its id: the token and the turn commit together,
-// at no commit of the token's own. It expires after ttl, as
-// CreateToken's.
+// CreateStreamToken makes and stores the stream token of a turn that is
+// starting, in the transaction ctx carries (the one chat.Store.StartTurn
+// wrote the turn in): the token and the turn commit together, at no
+// commit of the token's own. It expires after ttl, as CreateToken's.
 // p is the request's person: the stream token derives from its
 // RootTokenID (and dies with it).
-func (s *Service) NewStreamToken(p Person, ttl time.Duration) (token string, store func(ctx context.Context, turnID string) error, err error) {
+func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string, ttl time.Duration) (string, error) {
 	if ttl <= 0 {
-		return "", nil, errors.New("new stream token: a ttl is required")
+		return "", errors.New("create stream token: a ttl is required")
 	}
-	if token, err = newToken(); err != nil {
-		return "", nil, err
+	token, err := newToken()
+	if err != nil {
+		return "", err
 	}
 	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
-	store = func(ctx context.Context, turnID string) error {
-		row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
-		if err := insertDerived(s.q(ctx), row); err != nil {
-			return fmt.Errorf("create stream token: %w", err)
-		}
-		return nil
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+	if err := insertDerived(s.q(ctx), row); err != nil {
+		return "", fmt.Errorf("create stream token: %w", err)
 	}
-	return token, store, nil
+	return token, nil
 }
 
 // createToken stores a new token's hash and returns the token.
