@@ -209,7 +209,7 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 // commit records the call's outcome row (toolrun.Commit): the summary in
 // the person's words, the refs in the space the call acted in, and the
 // tools a help tool made available for the rest of the turn.
-func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
 	if out.Kind != toolrun.Refused && tc.spaceID != tc.turn.SpaceID {
 		tc.call.SpaceID = tc.spaceID
@@ -237,7 +237,7 @@ func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.O
 			return err
 		})
 	}
-	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved, frames...)
+	won, err := tc.a.Chat.CompleteToolCall(ctx, tc.call.ID, tc.saved, frames...)
 	if err == nil && !won {
 		err = toolrun.ErrRecorded
 	}

@@ -37,7 +37,7 @@ func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) err
 		if err := tx.Select("person_id").Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
 			return err
 		}
-		return s.announce(ctx, t.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, messageID) })
+		return s.announce(ctx, t.PersonID, func() (Work, error) { return s.applyWork(ctx, messageID) })
 	})
 	if err != nil {
 		return fmt.Errorf("mark apply of %s running=%v: %w", messageID, on, err)

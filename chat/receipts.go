@@ -135,7 +135,7 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 		}
 		n = res.RowsAffected
 		for _, r := range replies {
-			err := s.announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) })
+			err := s.announce(ctx, r.PersonID, func() (Work, error) { return s.applyWork(ctx, r.ReplyMessageID) })
 			if err != nil {
 				return err
 			}

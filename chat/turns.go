@@ -851,7 +851,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 			return err
 		}
 		if r.Held > 0 {
-			if err := s.announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) }); err != nil {
+			if err := s.announce(ctx, r.PersonID, func() (Work, error) { return s.applyWork(ctx, r.ReplyMessageID) }); err != nil {
 				return err
 			}
 		}

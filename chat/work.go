@@ -93,7 +93,7 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 			ended = append(ended, Work{Kind: WorkApply, ID: id, ConversationID: conversationID, Status: StatusDone, Ended: true})
 		}
 		for _, a := range ended {
-			if err := s.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+			if err := s.announce(ctx, personID, func() (Work, error) { return a, nil }); err != nil {
 				return err
 			}
 		}
@@ -128,7 +128,7 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 			ended = append(ended, leftWork(Work{Kind: WorkApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
 		}
 		for _, a := range ended {
-			if err := s.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+			if err := s.announce(ctx, personID, func() (Work, error) { return a, nil }); err != nil {
 				return err
 			}
 		}
@@ -172,7 +172,7 @@ SELECT seq, pg_notify(?, person_id)::text AS notified FROM f`
 // first's row lock before it reads.
 func (s *Store) announceWork(ctx context.Context, personID string, a Work) error {
 	if s.db.Dialector.Name() != string(models.Postgres) {
-		return s.announce(ctx, personID, func(*Store) (Work, error) { return a, nil })
+		return s.announce(ctx, personID, func() (Work, error) { return a, nil })
 	}
 	var out struct{ Seq int64 }
 	err := s.q(ctx).Raw(announceWorkSQL, personID, marshal(a), s.now(), WorkChannel).Scan(&out).Error
@@ -196,7 +196,7 @@ const pruneEvery = 32
 // from what is committed or written in this transaction: two changes of a
 // person's work are numbered in the order their states were read, so the
 // last frame of a piece of work always tells its latest state.
-func (s *Store) announce(ctx context.Context, personID string, build func(*Store) (Work, error)) error {
+func (s *Store) announce(ctx context.Context, personID string, build func() (Work, error)) error {
 	var seq int64
 	err := s.q(ctx).Raw(`INSERT INTO activity_heads (person_id, seq) VALUES (?, 1)
 		ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING seq`, personID).Scan(&seq).Error
@@ -208,8 +208,8 @@ func (s *Store) announce(ctx context.Context, personID string, build func(*Store
 
 // announceAt is announce once the person's head row is taken and seq is
 // the frame's number.
-func (s *Store) announceAt(ctx context.Context, personID string, seq int64, build func(*Store) (Work, error)) error {
-	a, err := build(s)
+func (s *Store) announceAt(ctx context.Context, personID string, seq int64, build func() (Work, error)) error {
+	a, err := build()
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 	// delivers a NOTIFY when the transaction commits and drops it on
 	// rollback: never before the frame can be read. (On SQLite, hub dev,
 	// one process, the caller's in-process wake-up is all there is.)
-	if err := notify.Send(s.q(ctx), WorkChannel, personID); err != nil {
+	if err := notify.Send(ctx, s.db, WorkChannel, personID); err != nil {
 		return fmt.Errorf("announce activity frame of %s: %w", personID, err)
 	}
 	// This process's followers read once the frame is committed (or the

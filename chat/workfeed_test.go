@@ -58,7 +58,7 @@ func newCrossProcess(t testing.TB) *crossProcess {
 // tell this process's followers.
 func (cp *crossProcess) write(ctx context.Context, a Work) error {
 	return cp.writer.db.InTx(ctx, func(ctx context.Context) error {
-		return cp.writer.announce(ctx, cp.person, func(*Store) (Work, error) { return a, nil })
+		return cp.writer.announce(ctx, cp.person, func() (Work, error) { return a, nil })
 	})
 }
 
@@ -117,7 +117,7 @@ func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
 	// A transaction that rolls back leaves no frame; the next one takes
 	// its number.
 	rolledBack := cp.writer.db.InTx(ctx, func(ctx context.Context) error {
-		err := cp.writer.announce(ctx, cp.person, func(*Store) (Work, error) {
+		err := cp.writer.announce(ctx, cp.person, func() (Work, error) {
 			return Work{Kind: WorkTurn, ID: "turn_1", Status: StatusStopping}, nil
 		})
 		require.NoError(t, err)

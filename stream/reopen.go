@@ -87,7 +87,7 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 		return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 	}
 	// Delivered when the transaction commits, like a publish's.
-	if err := notify.Send(tx, Channel, notifyPayload(b.origin, turnID)); err != nil {
+	if err := notify.Send(ctx, b.db, Channel, notifyPayload(b.origin, turnID)); err != nil {
 		return fmt.Errorf("announce reopened %s: %w", turnID, err)
 	}
 	return nil

@@ -252,7 +252,7 @@ func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
 		b.wake(id)
 	}
 	for _, id := range turnIDs {
-		if err := notify.Send(b.db.Q(ctx), Channel, notifyPayload(b.origin, id)); err != nil {
+		if err := notify.Send(ctx, b.db, Channel, notifyPayload(b.origin, id)); err != nil {
 			return fmt.Errorf("announce end of %s: %w", id, err)
 		}
 	}

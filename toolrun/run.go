@@ -23,10 +23,10 @@ type Runner struct {
 // Commit writes a call's outcome row. Run calls it exactly once per call:
 // inside the write's transaction, which ctx carries, when a Hub write
 // succeeded, so the records and the row commit together or not at all;
-// otherwise outside any transaction, with the Runner's own store. An error
+// otherwise outside any transaction. An error
 // fails the call (a write rolls back); return ErrRecorded when the row was
 // written by an earlier attempt.
-type Commit func(ctx context.Context, store *chat.Store, out Outcome) error
+type Commit func(ctx context.Context, out Outcome) error
 
 // Call is one call to run.
 type Call struct {
@@ -190,7 +190,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 			return errRollback
 		}
 		out.Kind, out.Result = d.Kind, d.Result
-		return commit(ctx, r.Chat, out)
+		return commit(ctx, out)
 	})
 	if failed {
 		return r.record(ctx, out, commit)
@@ -203,7 +203,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 
 // record commits an outcome outside any transaction.
 func (r *Runner) record(ctx context.Context, out Outcome, commit Commit) (Outcome, error) {
-	if err := commit(ctx, r.Chat, out); err != nil {
+	if err := commit(ctx, out); err != nil {
 		return Outcome{}, err
 	}
 	return out, nil
