@@ -10,8 +10,9 @@ package activities
 
 import (
 	"context"
-	"hub/assistant"
 	"time"
+
+	"hub/assistant"
 
 	"hub/chat"
 	"hub/files"

@@ -195,7 +195,7 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	if err != nil {
 		return err
 	}
-	outs, err := a.runner(reg).RunBatch(ctx, batch, func(ctx context.Context, store *chat.Store, outs []toolrun.Outcome) error {
+	outs, err := a.runner(reg).RunBatch(ctx, batch, func(ctx context.Context, outs []toolrun.Outcome) error {
 		for i, out := range outs {
 			id := batch.Calls[i].ID
 			r := receiptOf(id, in.SpaceID, out)
@@ -203,7 +203,7 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 			if out.Kind == toolrun.Succeeded {
 				r.Attempts = receipts[id].Attempts + 1
 			}
-			if err := store.SaveReceipt(ctx, in.MessageID, r); err != nil {
+			if err := a.Chat.SaveReceipt(ctx, in.MessageID, r); err != nil {
 				return err
 			}
 		}
@@ -275,21 +275,21 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	if err != nil {
 		return err
 	}
-	_, err = a.runner(reg).Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	_, err = a.runner(reg).Run(ctx, call, func(ctx context.Context, out toolrun.Outcome) error {
 		switch {
 		case call.Begun:
 			// Found on its way: reported unknown as it stands, not sent again.
 			prev.Status = chat.ReceiptUnknown
-			return store.SaveReceipt(ctx, in.MessageID, prev)
+			return a.Chat.SaveReceipt(ctx, in.MessageID, prev)
 		case out.Kind == toolrun.Refused:
-			return store.SaveReceipt(ctx, in.MessageID, receiptOf(c.ID, in.SpaceID, out))
+			return a.Chat.SaveReceipt(ctx, in.MessageID, receiptOf(c.ID, in.SpaceID, out))
 		}
 		if err := a.fault(FaultAfterSend); err != nil {
 			return err
 		}
 		r := receiptOf(c.ID, in.SpaceID, out)
 		r.Attempts = prev.Attempts + 1
-		return store.SaveReceipt(ctx, in.MessageID, r)
+		return a.Chat.SaveReceipt(ctx, in.MessageID, r)
 	})
 	return err
 }

@@ -90,7 +90,7 @@ func (t *textFrames) Flush() error {
 
 // Take ends the gathering like Flush, but hands back what gathered
 // instead of publishing it: the caller publishes it with the step it saves
-// (stream.Bus.PublishIn in chat.Store.SaveStep's transaction), so the last
+// (stream.Bus.Publish in chat.Store.SaveStep's transaction), so the last
 // text frame of a call costs no commit of its own. It returns the error of
 // an earlier publish, as Flush does.
 func (t *textFrames) Take() (string, error) {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
@@ -26,7 +24,6 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	ctx = workspace.CheckAccessOnce(ctx)
 	var f finishing
 	err := a.finish(ctx, in, &f)
-	f.ended(err)
 	if err != nil {
 		return err
 	}
@@ -43,21 +40,11 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	return nil
 }
 
-// finishing is what finish read and saved, and what its transaction left
-// to do once it ended.
+// finishing is what finish read and saved.
 type finishing struct {
 	turn        chat.Turn
 	saved       chat.Turn // the turn as it ended
 	steps, held int
-	published   func(error)
-}
-
-// ended hands the turn's last frames to this process's followers once
-// the ending's transaction ended (stream.Bus.PublishOnceIn).
-func (f *finishing) ended(err error) {
-	if f.published != nil {
-		f.published(err)
-	}
 }
 
 // finish is FinishTurn's read and ending.
@@ -103,16 +90,18 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) e
 	// The turn's last frames commit in the ending's transaction: a turn
 	// never ends without its done frame, and of two attempts racing to
 	// finish it one stores the frames (chat.Store.FinishTurn).
-	var publish func(tx *gorm.DB, typ string, data any) (bool, error)
-	publish, f.published = a.Frames.PublishOnceIn(in.TurnID)
 	f.turn, f.steps, f.held = turn, len(steps), len(held)
-	f.saved, err = a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
-		Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
-		Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
-	}, func(tx *gorm.DB, ended chat.Turn) error {
-		return lastFrames(tx, publish, turn, ended, held, named)
+	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
+			Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
+			Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
+		})
+		if err != nil {
+			return err
+		}
+		f.saved = ended
+		return a.lastFrames(ctx, turn, ended, held, named)
 	})
-	return err
 }
 
 // lastFrames publishes, in the ending's transaction, what a turn's stream
@@ -120,9 +109,9 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) e
 // (turn_error, then error for the clients that know only that name,
 // docs/api.md) and the done frame, always last. Each is sent once per
 // attempt: a retry sends only what the attempt lacks.
-func lastFrames(tx *gorm.DB, publish func(tx *gorm.DB, typ string, data any) (bool, error), turn, ended chat.Turn, held []map[string]string, named []workspace.Ref) error {
+func (a *Activities) lastFrames(ctx context.Context, turn, ended chat.Turn, held []map[string]string, named []workspace.Ref) error {
 	send := func(typ string, data any) error {
-		if _, err := publish(tx, typ, data); err != nil {
+		if _, err := a.Frames.PublishOnce(ctx, turn.ID, typ, data); err != nil {
 			return fmt.Errorf("publish %s: %w", typ, err)
 		}
 		return nil

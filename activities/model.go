@@ -11,7 +11,6 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
-	"gorm.io/gorm"
 
 	"hub/assistant"
 	"hub/chat"
@@ -77,12 +76,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		// Whatever way the call ends without saving its step, what the
 		// provider was asked for is settled.
 		defer func() { _ = m.settle() }()
-	}
-	if c.published != nil {
-		// The status frame reaches this process's followers once the
-		// transaction that stored it ended.
-		c.published(err)
-		m.reservedIn(err, c.refused)
+		m.reservedFirst(err, c.refused)
 	}
 	if err != nil {
 		return ModelStep{}, err
@@ -251,9 +245,6 @@ type callStart struct {
 	// step, continuable), else "".
 	partial string
 	m       *meter
-	// published hands the status frame to this process's followers once
-	// the transaction that stored it ended (nil: none was stored).
-	published func(error)
 	// refused is the budget's refusal of the first request.
 	refused error
 }
@@ -365,9 +356,15 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	// one transaction.
 	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
 		m: a.metered(ctx, turn, in.Step, attempt, model, info)}
-	var publish func(tx *gorm.DB) error
-	publish, c.published = a.Frames.PublishIn(in.TurnID, stream.TypeStatus, status)
-	return a.Chat.MarkWorking(ctx, in.TurnID, in.Step, publish, c.m.reserveIn(firstTry(req, userIdx, parts, from), &c.refused))
+	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		if err := a.Chat.MarkWorking(ctx, in.TurnID, in.Step); err != nil {
+			return err
+		}
+		if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status); err != nil {
+			return err
+		}
+		return c.m.reserveFirst(ctx, firstTry(req, userIdx, parts, from), &c.refused)
+	})
 }
 
 // frame is a frame that ends a model call, stored with its step.
@@ -396,18 +393,20 @@ func (a *Activities) publishText(ctx context.Context, turnID, delta string) erro
 // saveStep saves the step with the last request's settle (m) and the
 // frames that end the call, in one transaction (chat.Store.SaveStep).
 func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, m *meter, frames ...frame) ([]chat.ToolCall, error) {
-	also := make([]func(tx *gorm.DB) error, 0, len(frames)+1)
-	afters := make([]func(error), 0, len(frames))
-	for _, f := range frames {
-		publish, after := a.Frames.PublishIn(turnID, f.typ, f.data)
-		also, afters = append(also, publish), append(afters, after)
-	}
-	also = append(also, m.settleIn)
-	calls, err := a.Chat.SaveStep(ctx, turnID, st, also...)
-	for _, after := range afters {
-		after(err)
-	}
-	m.settledIn(err)
+	var calls []chat.ToolCall
+	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if calls, err = a.Chat.SaveStep(ctx, turnID, st); err != nil {
+			return err
+		}
+		for _, f := range frames {
+			if _, err := a.Frames.Publish(ctx, turnID, f.typ, f.data); err != nil {
+				return err
+			}
+		}
+		return m.settleWithStep(ctx)
+	})
+	m.settledWithStep(err)
 	return calls, err
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
-	"gorm.io/gorm"
 
 	"hub/assistant"
 	"hub/chat"
@@ -30,16 +29,13 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
 	var p prepared
 	err := a.prepare(ctx, in, &p)
-	p.ended(err)
 	if errors.Is(err, chat.ErrClaimedMeanwhile) {
 		// Claimed or ended since it was read: claim it as a reset's run
 		// does, then write.
 		if err := a.claim(ctx, p.turn, -1); err != nil {
 			return Plan{}, err
 		}
-		var sent func(error)
-		sent, err = a.startRun(ctx, p.turn.ID, p.runID, false, p.rec, p.refs)
-		sent(err)
+		err = a.startRun(ctx, p.turn.ID, p.runID, false, p.rec, p.refs)
 	}
 	if err != nil {
 		return Plan{}, err
@@ -47,24 +43,13 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	return p.plan, nil
 }
 
-// prepared is what prepare read and decided, and what its writes left to
-// do once their transaction ended.
+// prepared is what prepare read and decided.
 type prepared struct {
 	turn  chat.Turn
 	runID string
 	rec   chat.RunRecord
 	refs  any
 	plan  Plan
-	// sent hands the refs frame to this process's followers once the
-	// transaction that stored it ended (stream.Bus.PublishOnceIn).
-	sent func(error)
-}
-
-// ended tells the refs frame how its transaction ended.
-func (p *prepared) ended(err error) {
-	if p.sent != nil {
-		p.sent(err)
-	}
 }
 
 // prepare is PrepareTurn's reads and writes.
@@ -75,7 +60,7 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	if err != nil {
 		return gone(err)
 	}
-	// A turn's first run takes it with the writes at the end (ClaimIn);
+	// A turn's first run takes it with the writes at the end (chat.Store.Claim);
 	// a run that finds it claimed or ended (an operator's reset) claims
 	// it now, as every activity does.
 	runID, claimLater := firstClaim(ctx, turn)
@@ -162,12 +147,12 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	p.rec = rec
 	p.refs = map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
 	p.plan = Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}
-	p.sent, err = a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
+	err = a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
 	return err
 }
 
 // firstClaim tells whether the activity's run can take the turn with the
-// writes PrepareTurn ends with (chat.Store.ClaimIn): a turn no run has
+// writes PrepareTurn ends with (chat.Store.Claim): a turn no run has
 // claimed, still running. Outside Temporal there is no run to claim it.
 func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) {
 	if !activity.IsActivity(ctx) {
@@ -180,24 +165,30 @@ func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) 
 // startRun writes what PrepareTurn ends with, in one transaction: the
 // run's claim of the turn (claim), the run record, the turn's working
 // status with its announcement, and the refs frame unless the turn's
-// attempt of frames has one (a retried activity sends it once). sent
-// must be called once the transaction ended, with its error: it hands
-// the refs frame to this process's followers.
-func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) (sent func(error), err error) {
-	// The refs frame is once per attempt (stream.Once): the unique index on
-	// the attempt makes it exact even against a racing attempt.
-	publish, published := a.Frames.PublishOnceIn(turnID)
-	also := []func(tx *gorm.DB) error{a.Chat.SaveRunRecordIn(ctx, turnID, rec), func(tx *gorm.DB) error {
-		_, err := publish(tx, stream.TypeRefs, refs)
+// attempt of frames has one (a retried activity sends it once); this
+// process's followers are handed the frame once it committed.
+func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) error {
+	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		if err := a.Chat.MarkWorking(ctx, turnID, 0); err != nil {
+			return err
+		}
+		if claim {
+			if err := a.Chat.Claim(ctx, turnID, runID); err != nil {
+				return err
+			}
+		}
+		if err := a.Chat.SaveRunRecord(ctx, turnID, rec); err != nil {
+			return err
+		}
+		// The refs frame is once per attempt (stream.Once): the unique
+		// index on the attempt makes it exact even against a racing one.
+		_, err := a.Frames.PublishOnce(ctx, turnID, stream.TypeRefs, refs)
 		return err
-	}}
-	if claim {
-		also = append([]func(tx *gorm.DB) error{a.Chat.ClaimIn(turnID, runID)}, also...)
+	})
+	if err != nil {
+		return fmt.Errorf("start run of %s: %w", turnID, err)
 	}
-	if err := a.Chat.MarkWorking(ctx, turnID, 0, also...); err != nil {
-		return published, fmt.Errorf("start run of %s: %w", turnID, err)
-	}
-	return published, nil
+	return nil
 }
 
 // screenAndChanges fills in what the context block says about the message

@@ -45,19 +45,16 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 	if keep >= MaxSteps {
 		step = turn.Step // FinishTurn: the step the turn ended at
 	}
-	reopened, err := a.Chat.ClaimTurn(ctx, turn.ID, runID, keep, a.Frames.Reopen(turn.ID, step, frames))
+	_, err := a.Chat.ClaimTurn(ctx, turn.ID, runID, keep, func(ctx context.Context) error {
+		return a.Frames.Reopen(ctx, turn.ID, step, frames)
+	})
 	if errors.Is(err, workspace.ErrConflict) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
 	}
 	if err != nil {
-		// The claim may have committed with its answer lost: the followers
-		// here drop the frames they were handed (a reopen rewrites one) and
-		// read the table.
-		a.Frames.Wake(turn.ID)
+		// The claim may have committed with its answer lost: Reopen woke
+		// the followers here to read the table.
 		return gone(err)
-	}
-	if reopened {
-		a.Frames.Wake(turn.ID)
 	}
 	return nil
 }

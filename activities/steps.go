@@ -95,7 +95,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 		}
 		return a.fault(FaultStepRunning)
 	}
-	_, err = a.runner(a.Tools).Run(ctx, call, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	_, err = a.runner(a.Tools).Run(ctx, call, func(ctx context.Context, out toolrun.Outcome) error {
 		switch {
 		case out.Kind == toolrun.Succeeded:
 			done, err := stepState(st, out.Result, out.UndoGroupID)
@@ -110,7 +110,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 		default:
 			st.Status, st.ErrorCode, st.ErrorMessage = chat.PlanStepFailed, out.Err.Code, out.Err.Message
 		}
-		return store.SavePlanStep(ctx, st)
+		return a.Chat.SavePlanStep(ctx, st)
 	})
 	if err != nil {
 		return "", err

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"gorm.io/gorm"
-
 	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
@@ -39,9 +37,6 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	ctx = workspace.CheckAccessOnce(ctx)
 	var r toolRun
 	err := a.runTool(ctx, in, &r)
-	// The frames were stored with the outcome row: they reach this
-	// process's followers once that transaction ended.
-	r.framed(err)
 	if r.final || r.tc == nil {
 		return r.out, err
 	}
@@ -62,12 +57,6 @@ type toolRun struct {
 	final bool
 	out   ToolOutcome
 	tc    *turnCall // the call run (nil: none)
-}
-
-func (r *toolRun) framed(err error) {
-	if r.tc != nil {
-		r.tc.framed(err)
-	}
 }
 
 // runTool is RunTool's read and run.
@@ -173,17 +162,6 @@ type turnCall struct {
 	// started, when set, is the started frame, stored with the outcome
 	// (startsWithOutcome).
 	started map[string]any
-	// afters hand the frames stored with the outcome to this process's
-	// followers once its transaction ended (stream.Bus.PublishIn).
-	afters []func(err error)
-}
-
-// framed tells the frames stored with the outcome how its transaction
-// ended.
-func (tc *turnCall) framed(err error) {
-	for _, after := range tc.afters {
-		after(err)
-	}
 }
 
 // turnCall prepares a call of the turn: the space it acts in (the turn's,
@@ -231,7 +209,7 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 // commit records the call's outcome row (toolrun.Commit): the summary in
 // the person's words, the refs in the space the call acted in, and the
 // tools a help tool made available for the rest of the turn.
-func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
 	if out.Kind != toolrun.Refused && tc.spaceID != tc.turn.SpaceID {
 		tc.call.SpaceID = tc.spaceID
@@ -247,16 +225,19 @@ func (tc *turnCall) commit(ctx context.Context, store *chat.Store, out toolrun.O
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
 	out.Result = tc.res
-	var frames []func(tx *gorm.DB) error
-	tc.afters = tc.afters[:0]
+	// The frames reach this process's followers once the outcome's
+	// transaction committed (stream.Bus.Publish).
+	var frames []func(ctx context.Context) error
 	for _, f := range []map[string]any{tc.started, toolDoneFrame(tc.call, out)} {
 		if f == nil {
 			continue
 		}
-		publish, after := tc.a.Frames.PublishIn(tc.turn.ID, stream.TypeTool, f)
-		frames, tc.afters = append(frames, publish), append(tc.afters, after)
+		frames = append(frames, func(ctx context.Context) error {
+			_, err := tc.a.Frames.Publish(ctx, tc.turn.ID, stream.TypeTool, f)
+			return err
+		})
 	}
-	won, err := store.CompleteToolCall(ctx, tc.call.ID, tc.saved, frames...)
+	won, err := tc.a.Chat.CompleteToolCall(ctx, tc.call.ID, tc.saved, frames...)
 	if err == nil && !won {
 		err = toolrun.ErrRecorded
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"gorm.io/gorm"
 
 	"hub/assistant"
 	"hub/chat"
@@ -46,8 +45,8 @@ type sendFunc func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)
 // request is a row of its own and no write of one is counted twice.
 //
 // The first request's reservation rides the transaction of the call's
-// status change (reserveIn, in MarkWorking), and the last request's settle
-// the transaction that saves the step (settleIn, in SaveStep): a model
+// status change (reserveFirst, with MarkWorking), and the last request's settle
+// the transaction that saves the step (settleWithStep, with SaveStep): a model
 // call commits twice of its own, not four times. A request the fallback
 // follows with another is settled alone before the next is reserved, and
 // so is one before the verify hook (settle): no transaction is open
@@ -66,10 +65,10 @@ type meter struct {
 	price         llm.Price
 
 	try      int  // the requests sent so far
-	reserved bool // the first request's reservation was made (reserveIn)
+	reserved bool // the first request's reservation was made (reserveFirst)
 	released bool // the earlier attempt's reservations were released
 	// open is the last request's settle, not yet committed: it commits
-	// with the step (settleIn) or alone (settle).
+	// with the step (settleWithStep) or alone (settle).
 	open *settlement
 }
 
@@ -96,9 +95,10 @@ func (m *meter) call(try int) usage.Call {
 		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID}
 }
 
-// reserve reserves the try-th request on store (the database, or a
-// transaction), first releasing what the attempt before left open.
-func (m *meter) reserve(ctx context.Context, store *usage.Store, try int, req llm.Request) error {
+// reserve reserves the try-th request (in the transaction ctx carries, if
+// any), first releasing what the attempt before left open.
+func (m *meter) reserve(ctx context.Context, try int, req llm.Request) error {
+	store := m.a.Usage
 	c := m.call(try)
 	if m.attempt > 1 && !m.released {
 		// The earlier attempt's worker died: its reservation, if it made
@@ -117,26 +117,26 @@ func (m *meter) reserve(ctx context.Context, store *usage.Store, try int, req ll
 	return nil
 }
 
-// reserveIn reserves the first request (req, as it will be sent) in the
-// transaction of the call's status change (chat.Store.MarkWorking's
-// also). A refusal of the budget does not roll the status change back:
-// it is kept in refused, and the call is not made.
-func (m *meter) reserveIn(req llm.Request, refused *error) func(tx *gorm.DB) error {
-	return func(tx *gorm.DB) error {
-		if m.a.Usage == nil {
-			return nil
-		}
-		err := m.reserve(m.ctx, m.a.Usage.In(tx), 1, req)
-		var be *usage.BudgetError
-		if errors.As(err, &be) {
-			*refused, err = be, nil // its savepoint rolled back; the status stays
-		}
-		return err
+// reserveFirst reserves the first request (req, as it will be sent) in
+// the transaction of the call's status change, which ctx carries;
+// reservedFirst records how that ended. A refusal of the budget does not
+// roll the status change back: it is kept in refused, and the call is not
+// made.
+func (m *meter) reserveFirst(ctx context.Context, req llm.Request, refused *error) error {
+	if m.a.Usage == nil {
+		return nil
 	}
+	err := m.reserve(ctx, 1, req)
+	var be *usage.BudgetError
+	if errors.As(err, &be) {
+		*refused = be // its savepoint rolled back; the status stays
+		return nil
+	}
+	return err
 }
 
-// reservedIn records that reserveIn's transaction ended with err.
-func (m *meter) reservedIn(err error, refused error) {
+// reservedFirst records that reserveFirst's transaction ended with err.
+func (m *meter) reservedFirst(err error, refused error) {
 	if err == nil && refused == nil && m.a.Usage != nil {
 		m.reserved, m.released = true, true
 	}
@@ -153,7 +153,7 @@ func (m *meter) sendFunc() sendFunc {
 				return llm.Result{}, err
 			}
 			if m.try > 1 || !m.reserved {
-				if err := m.reserve(m.ctx, m.a.Usage, m.try, req); err != nil {
+				if err := m.reserve(m.ctx, m.try, req); err != nil {
 					return llm.Result{}, err
 				}
 				m.released = true
@@ -221,18 +221,19 @@ func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
 	return llm.Usage{InputTokens: in, OutputTokens: out, Estimated: true}
 }
 
-// settleIn settles the last request in the transaction that saves the
-// step (chat.Store.SaveStep's also); settledIn records how it ended.
-func (m *meter) settleIn(tx *gorm.DB) error {
+// settleWithStep settles the last request in the transaction that saves
+// the step, which ctx carries; settledWithStep
+// records how that ended.
+func (m *meter) settleWithStep(ctx context.Context) error {
 	if m.open == nil {
 		return nil
 	}
 	o := m.open
-	return m.a.Usage.In(tx).Settle(context.WithoutCancel(m.ctx), o.call, o.used, o.cost, o.errKind)
+	return m.a.Usage.Settle(context.WithoutCancel(ctx), o.call, o.used, o.cost, o.errKind)
 }
 
-// settledIn records that settleIn's transaction ended with err.
-func (m *meter) settledIn(err error) {
+// settledWithStep records that settleWithStep's transaction ended with err.
+func (m *meter) settledWithStep(err error) {
 	if err == nil {
 		m.open = nil
 	}

@@ -94,10 +94,11 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	} else {
 		// The turn's own stream says so too, with the change (a Resume is
 		// told by the resumed model call's "Resuming…").
-		publish, after := s.Frames.PublishIn(t.ID, stream.TypeStatus, map[string]any{
-			"status": controlFrame[signal], "step": t.Step, "text": controlText[signal]})
-		err = s.Chat.RecordInterrupt(ctx, t.ID, status, t.Step, publish)
-		after(err)
+		err = s.Chat.RecordInterrupt(ctx, t.ID, status, t.Step, func(ctx context.Context) error {
+			_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{
+				"status": controlFrame[signal], "step": t.Step, "text": controlText[signal]})
+			return err
+		})
 	}
 	if err != nil {
 		return "", err

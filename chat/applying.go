@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/models"
 )
 
@@ -29,8 +27,8 @@ func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) err
 		since, cond = &now, "(applying_since IS NULL OR applying_since < ?)"
 		args = append(args, now.Add(-applyingFresh))
 	}
-	var personID string
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		var t models.Turn
 		res := tx.Model(&t).Where("reply_message_id = ? AND "+cond, args...).Update("applying_since", since)
 		if res.Error != nil || res.RowsAffected == 0 {
@@ -39,14 +37,10 @@ func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) err
 		if err := tx.Select("person_id").Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
 			return err
 		}
-		personID = t.PersonID
-		return s.withDB(tx).announce(ctx, personID, func(st *Store) (Work, error) { return st.applyWork(ctx, messageID) })
+		return s.announce(ctx, t.PersonID, func() (Work, error) { return s.applyWork(ctx, messageID) })
 	})
 	if err != nil {
 		return fmt.Errorf("mark apply of %s running=%v: %w", messageID, on, err)
-	}
-	if personID != "" {
-		s.wakeWork(personID)
 	}
 	return nil
 }

@@ -1,11 +1,11 @@
 package chat_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/chat"
 	"hub/models"
@@ -26,7 +26,8 @@ func TestCompleteToolCallCommitsWhatGoesWithIt(t *testing.T) {
 		done := chat.Outcome{Status: chat.CallDone, Summary: "Found 2 tasks."}
 		lost := errors.New("the frame could not be stored")
 
-		_, err = f.store.CompleteToolCall(ctx, calls[0].ID, done, func(tx *gorm.DB) error {
+		_, err = f.store.CompleteToolCall(ctx, calls[0].ID, done, func(ctx context.Context) error {
+			tx := f.db.Q(ctx)
 			// Written in the outcome's transaction: rolled back with it.
 			if err := tx.Model(&models.Turn{}).Where("id = ?", turn.ID).Update("frame_seq", 99).Error; err != nil {
 				return err
@@ -42,11 +43,11 @@ func TestCompleteToolCallCommitsWhatGoesWithIt(t *testing.T) {
 		require.NotEqual(t, int64(99), seq, "what went with it was rolled back too")
 
 		ran := 0
-		won, err := f.store.CompleteToolCall(ctx, calls[0].ID, done, func(*gorm.DB) error { ran++; return nil })
+		won, err := f.store.CompleteToolCall(ctx, calls[0].ID, done, func(context.Context) error { ran++; return nil })
 		require.NoError(t, err)
 		require.True(t, won)
 		require.Equal(t, 1, ran)
-		won, err = f.store.CompleteToolCall(ctx, calls[0].ID, done, func(*gorm.DB) error { ran++; return nil })
+		won, err = f.store.CompleteToolCall(ctx, calls[0].ID, done, func(context.Context) error { ran++; return nil })
 		require.NoError(t, err)
 		require.False(t, won, "recorded already")
 		require.Equal(t, 1, ran, "nothing goes with an outcome this call did not write")
@@ -54,15 +55,20 @@ func TestCompleteToolCallCommitsWhatGoesWithIt(t *testing.T) {
 }
 
 // TestSaveStepCommitsWhatGoesWithIt: what ends a model call runs in the
-// transaction of its step (SaveStep's also): when it fails, the step and
-// its calls are not saved either.
+// transaction of its step: when it fails, the step and its calls are not
+// saved either.
 func TestSaveStepCommitsWhatGoesWithIt(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		turn := f.start(t, "list my tasks")
 		lost := errors.New("the settle failed")
 		st := chat.Step{Step: 1, Attempt: 1, Text: "Looking.", ToolCalls: []chat.ToolCall{{Tool: "hub_list_tasks", Arguments: `{}`}}}
-		_, err := f.store.SaveStep(ctx, turn.ID, st, func(tx *gorm.DB) error { return lost })
+		err := f.db.InTx(ctx, func(ctx context.Context) error {
+			if _, err := f.store.SaveStep(ctx, turn.ID, st); err != nil {
+				return err
+			}
+			return lost
+		})
 		require.ErrorIs(t, err, lost)
 		steps, err := f.store.Steps(ctx, turn.ID, 2)
 		require.NoError(t, err)
@@ -71,23 +77,21 @@ func TestSaveStepCommitsWhatGoesWithIt(t *testing.T) {
 		require.NoError(t, f.db.Model(&models.ToolCall{}).Where("turn_id = ?", turn.ID).Count(&n).Error)
 		require.Zero(t, n, "and its calls")
 
-		ran := 0
-		calls, err := f.store.SaveStep(ctx, turn.ID, st, func(tx *gorm.DB) error { ran++; return nil })
+		calls, err := f.store.SaveStep(ctx, turn.ID, st)
 		require.NoError(t, err)
 		require.Len(t, calls, 1)
-		require.Equal(t, 1, ran)
 	})
 }
 
-// TestClaimInGoesWithItsTransaction: the first run's claim rides the
+// TestClaimGoesWithItsTransaction: the first run's claim rides the
 // status change that marks the turn working, with the run record; a turn
 // claimed meanwhile refuses it, and nothing of the transaction commits.
-func TestClaimInGoesWithItsTransaction(t *testing.T) {
+func TestClaimGoesWithItsTransaction(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		turn := f.start(t, "list my tasks")
 		rec := chat.RunRecord{Model: "m", Instructions: "Be brief."}
-		require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 0, f.store.ClaimIn(turn.ID, "run-1"), f.store.SaveRunRecordIn(ctx, turn.ID, rec)))
+		require.NoError(t, f.db.InTx(ctx, claimWith(f, turn.ID, "run-1", rec)))
 		got, err := f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, "run-1", got.RunID)
@@ -99,7 +103,7 @@ func TestClaimInGoesWithItsTransaction(t *testing.T) {
 		f.finish(t, got, chat.StatusDone, "Done.")
 		other := f.start(t, "and another")
 		require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", other.ID).Update("run_id", "run-2").Error)
-		err = f.store.MarkWorking(ctx, other.ID, 0, f.store.ClaimIn(other.ID, "run-3"), f.store.SaveRunRecordIn(ctx, other.ID, rec))
+		err = f.db.InTx(ctx, claimWith(f, other.ID, "run-3", rec))
 		require.ErrorIs(t, err, chat.ErrClaimedMeanwhile)
 		got, err = f.store.GetTurn(ctx, other.ID)
 		require.NoError(t, err)
@@ -109,4 +113,18 @@ func TestClaimInGoesWithItsTransaction(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, saved.Instructions, "and the record")
 	})
+}
+
+// claimWith marks the turn working, claims it for runID and saves its run
+// record in one transaction, as PrepareTurn does.
+func claimWith(f *fixture, turnID, runID string, rec chat.RunRecord) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if err := f.store.MarkWorking(ctx, turnID, 0); err != nil {
+			return err
+		}
+		if err := f.store.Claim(ctx, turnID, runID); err != nil {
+			return err
+		}
+		return f.store.SaveRunRecord(ctx, turnID, rec)
+	}
 }

@@ -1,13 +1,13 @@
 package chat_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/chat"
 	"hub/dbtest"
@@ -20,12 +20,15 @@ import (
 // in the ending's transaction, carrying the ending it found.
 func finishWithDone(t *testing.T, f *fixture, bus *stream.Bus, turnID string, e chat.Ending) (chat.Turn, error) {
 	t.Helper()
-	publish, after := bus.PublishOnceIn(turnID)
-	ended, err := f.store.FinishTurn(t.Context(), turnID, e, func(tx *gorm.DB, ended chat.Turn) error {
-		_, err := publish(tx, stream.TypeDone, map[string]string{"status": string(ended.Status)})
+	var ended chat.Turn
+	err := f.db.InTx(t.Context(), func(ctx context.Context) error {
+		var err error
+		if ended, err = f.store.FinishTurn(ctx, turnID, e); err != nil {
+			return err
+		}
+		_, err = bus.PublishOnce(ctx, turnID, stream.TypeDone, map[string]string{"status": string(ended.Status)})
 		return err
 	})
-	after(err)
 	return ended, err
 }
 
@@ -89,8 +92,12 @@ func TestFinishTurnCommitsItsFramesWithIt(t *testing.T) {
 		// A frame that fails undoes the ending.
 		failing := f.start(t, "again")
 		boom := errors.New("boom")
-		_, err = f.store.FinishTurn(ctx, failing.ID, chat.Ending{Status: chat.StatusDone, Text: "lost"},
-			func(*gorm.DB, chat.Turn) error { return boom })
+		err = f.db.InTx(ctx, func(ctx context.Context) error {
+			if _, err := f.store.FinishTurn(ctx, failing.ID, chat.Ending{Status: chat.StatusDone, Text: "lost"}); err != nil {
+				return err
+			}
+			return boom
+		})
 		require.ErrorIs(t, err, boom)
 		got, err := f.store.GetTurn(ctx, failing.ID)
 		require.NoError(t, err)
@@ -152,31 +159,29 @@ func TestFinishTurnsRacingEndTheTurnOnce(t *testing.T) {
 // A turn's start given the conversation its caller read does not read it
 // again; its transaction checks the person's access as it marks the
 // conversation active (one removed since the caller's read starts
-// nothing), and stores what Also stores with the turn: a failing Also
-// saves nothing.
+// nothing), and what is written after it in the caller's transaction
+// commits with it: a failure there saves nothing.
 func TestStartTurnChecksAccessInItsTransaction(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		conv, err := f.store.GetConversation(ctx, f.ann, f.conv.ID)
 		require.NoError(t, err)
-		var alsoTurn string
 		rec := dbtest.Record(t, f.db)
-		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "hi", Conversation: &conv,
-			Also: func(tx *gorm.DB, turnID string) error {
-				alsoTurn = turnID
-				return tx.Exec("UPDATE conversations SET title = ? WHERE id = ?", "Also ran", conv.ID).Error
-			}})
+		turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "hi", Conversation: &conv})
 		require.NoError(t, err)
-		require.Equal(t, turn.ID, alsoTurn)
 		list := rec.Take()
 		require.Zero(t, dbtest.Matching(list, "SELECT * FROM conversations"), "the conversation is not read again: %q", list)
 		f.finish(t, turn, chat.StatusDone, "ok")
 
-		// Also fails: nothing is saved.
+		// What follows in its transaction fails: nothing is saved.
 		boom := errors.New("boom")
-		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "lost", Conversation: &conv,
-			Also: func(*gorm.DB, string) error { return boom }})
+		err = f.db.InTx(ctx, func(ctx context.Context) error {
+			if _, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "lost", Conversation: &conv}); err != nil {
+				return err
+			}
+			return boom
+		})
 		require.ErrorIs(t, err, boom)
 		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", conv.ID), "only the first turn's two")
 

@@ -118,8 +118,8 @@ const CallExpired = "expired"
 // person's activity stream (its Apply ends once nothing of it is held).
 func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	woken := map[string]bool{}
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		var replies []struct{ ReplyMessageID, PersonID string }
 		err := tx.Table("tool_calls").Distinct("turns.reply_message_id", "turns.person_id").
 			Joins("JOIN turns ON turns.id = tool_calls.turn_id").
@@ -134,21 +134,16 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 			return res.Error
 		}
 		n = res.RowsAffected
-		st := s.withDB(tx)
 		for _, r := range replies {
-			err := st.announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) })
+			err := s.announce(ctx, r.PersonID, func() (Work, error) { return s.applyWork(ctx, r.ReplyMessageID) })
 			if err != nil {
 				return err
 			}
-			woken[r.PersonID] = true
 		}
 		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("expire held calls: %w", err)
-	}
-	for personID := range woken {
-		s.wakeWork(personID)
 	}
 	return n, nil
 }
@@ -161,7 +156,8 @@ func (s *Store) AddReplyRefs(ctx context.Context, messageID string, refs []works
 	if len(refs) == 0 {
 		return nil
 	}
-	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		var m models.Message
 		if err := tx.Select("id", "refs").Take(&m, "id = ?", messageID).Error; err != nil {
 			return fmt.Errorf("refs of %s: %w", messageID, err)

@@ -26,7 +26,7 @@ import (
 // A turn cannot be reopened while another turn of its conversation runs,
 // nor once the person retried it (the retry answers its message): both
 // are workspace.ErrConflict.
-func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(tx *gorm.DB) error) (bool, error) {
+func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(ctx context.Context) error) (bool, error) {
 	// The first run of a turn takes it in one statement (PrepareTurn is on
 	// every turn's path); two of its calls side by side may both ask.
 	res := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
@@ -37,8 +37,8 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		return false, nil
 	}
 	reopened := false
-	var personID string
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		var r models.Turn
 		err := tx.Take(&r, "id = ?", turnID).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -86,18 +86,15 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			Delete(&models.ToolCall{}).Error; err != nil {
 			return err
 		}
-		if err := reopen(tx); err != nil {
+		if err := reopen(ctx); err != nil {
 			return err
 		}
 		reopened = true
-		personID, err = s.withDB(tx).announceTurn(ctx, turnID)
+		_, err = s.announceTurn(ctx, turnID)
 		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("claim turn %s: %w", turnID, err)
-	}
-	if reopened {
-		s.wakeWork(personID)
 	}
 	return reopened, nil
 }

@@ -1,17 +1,17 @@
 package chat_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/chat"
 	"hub/models"
 	"hub/workspace"
 )
 
-func noFrames(*gorm.DB) error { return nil }
+func noFrames(context.Context) error { return nil }
 
 func TestClaimTurnTakesAFreshTurnAndReopensAnEndedOne(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
@@ -20,7 +20,7 @@ func TestClaimTurnTakesAFreshTurnAndReopensAnEndedOne(t *testing.T) {
 		reopened, err := f.store.ClaimTurn(ctx, turn.ID, "run-1", -1, noFrames)
 		require.NoError(t, err)
 		require.False(t, reopened, "the first run takes the turn")
-		reopened, err = f.store.ClaimTurn(ctx, turn.ID, "run-1", 0, func(*gorm.DB) error { panic("not a reopening") })
+		reopened, err = f.store.ClaimTurn(ctx, turn.ID, "run-1", 0, func(context.Context) error { panic("not a reopening") })
 		require.NoError(t, err)
 		require.False(t, reopened, "its own run asking again changes nothing")
 
@@ -43,8 +43,8 @@ func TestClaimTurnTakesAFreshTurnAndReopensAnEndedOne(t *testing.T) {
 
 		// A reset run that reuses step 1 reopens it.
 		var inTx bool
-		reopened, err = f.store.ClaimTurn(ctx, turn.ID, "run-2", 1, func(tx *gorm.DB) error {
-			inTx = tx != nil
+		reopened, err = f.store.ClaimTurn(ctx, turn.ID, "run-2", 1, func(ctx context.Context) error {
+			inTx = f.db.InTxNow(ctx)
 			return nil
 		})
 		require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestClaimTurnTakesAFreshTurnAndReopensAnEndedOne(t *testing.T) {
 		require.Equal(t, 5, ended.Usage.InputTokens)
 
 		// A failing stream part leaves the turn as it was.
-		_, err = f.store.ClaimTurn(ctx, turn.ID, "run-3", 1, func(*gorm.DB) error { return workspace.ErrConflict })
+		_, err = f.store.ClaimTurn(ctx, turn.ID, "run-3", 1, func(context.Context) error { return workspace.ErrConflict })
 		require.ErrorIs(t, err, workspace.ErrConflict)
 		got, err = f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)

@@ -114,17 +114,18 @@ func ToolCallID(turnID string, step, idx int) string {
 // is asked again identically (a step replayed after an operator's reset)
 // keeps its outcome, so it is not run twice.
 //
-// Each of also runs in the same transaction, after the step's rows: what
+// Called inside a transaction (models.DB.InTx), it runs in that one: what
 // ends a model call commits with the step it saves (its usage settled,
-// usage.Store.In; the frames that go with it, stream.Bus.PublishIn), or
+// usage.Store.Settle; the frames that go with it, stream.Bus.Publish), or
 // none of it does, at no commit of its own.
-func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...func(tx *gorm.DB) error) ([]ToolCall, error) {
+func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCall, error) {
 	// The model client cleans what the model sent (package llm); a note
 	// from a verify hook is cleaned here, so a stray NUL never fails the
 	// save (Postgres refuses it) and never differs between engines.
 	st.Text, st.Nudge = workspace.CleanText(st.Text), workspace.CleanText(st.Nudge)
 	calls := make([]ToolCall, len(st.ToolCalls))
-	err := s.transaction(ctx, func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
 			NudgeKind: string(st.NudgeKind), PartsLevel: st.PartsLevel, FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
 		var existing []models.ToolCall
@@ -162,15 +163,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step, also ...fu
 			}
 		}
 		row.ToolCalls = marshal(calls)
-		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
-			return err
-		}
-		for _, fn := range also {
-			if err := fn(tx); err != nil {
-				return err
-			}
-		}
-		return nil
+		return tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
 	})
 	if err != nil {
 		return nil, fmt.Errorf("save step %d of %s: %w", st.Step, turnID, err)
@@ -343,27 +336,27 @@ type Outcome struct {
 // Each of also runs after the outcome row is written, in the same
 // transaction (the one the Store runs in, or one of its own), only when
 // this call wrote it: a tool call's done frame commits with its outcome
-// (stream.Bus.PublishIn), so a worker that dies between the two cannot
+// (stream.Bus.Publish), so a worker that dies between the two cannot
 // leave a call that is done with no done frame, and the frame costs no
 // commit of its own.
-func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also ...func(tx *gorm.DB) error) (bool, error) {
+func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also ...func(ctx context.Context) error) (bool, error) {
 	won := false
-	complete := func(tx *gorm.DB) error {
+	complete := func(ctx context.Context) error {
 		var err error
-		won, err = s.withDB(tx).completeToolCall(ctx, id, o)
+		won, err = s.completeToolCall(ctx, id, o)
 		for _, fn := range also {
 			if err != nil || !won {
 				break
 			}
-			err = fn(tx)
+			err = fn(ctx)
 		}
 		return err
 	}
 	var err error
 	if len(also) == 0 {
-		err = complete(s.q(ctx)) // one statement: a transaction of its own
+		err = complete(ctx) // one statement: a transaction of its own
 	} else {
-		err = s.transaction(ctx, complete)
+		err = s.db.InTx(ctx, complete)
 	}
 	return won && err == nil, err
 }

@@ -16,53 +16,25 @@ import (
 	"hub/workspace"
 )
 
-// Store reads and writes the assistant's records.
+// Store reads and writes the assistant's records. Its methods run in the
+// transaction their context carries (models.DB.InTx), so a caller joins
+// its writes to another store's by calling them inside one.
 type Store struct {
-	db  *gorm.DB
+	db  *models.DB
 	now func() time.Time
-	// inTx is set on a Store that runs in another store's transaction
-	// (In): a write that must commit with more runs there as it is.
-	inTx bool
-	// work is the activity streams followed in this process (shared by
-	// the Stores derived from this one).
+	// work is the activity streams followed in this process.
 	work *workFeed
 }
 
 // NewStore returns a Store over db whose activity streams' followers n
 // wakes (n is the process's one notifier: wiring makes it).
 func NewStore(db *models.DB, n *notify.Notifier) *Store {
-	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }, work: newWorkFeed(db.DB, n)}
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }, work: newWorkFeed(db.DB, n)}
 }
 
-// withDB returns a Store that runs on the given handle (a transaction).
-func (s *Store) withDB(db *gorm.DB) *Store {
-	c := *s
-	c.db = db
-	return &c
-}
-
-// In returns a Store that writes in a transaction another store opened
-// (workspace.Service.Shared), so its rows commit together with that
-// store's or not at all: a tool call's outcome with the records the call
-// changed.
-func (s *Store) In(tx *models.Tx) *Store {
-	in := s.withDB(tx.Handle())
-	in.inTx = true
-	return in
-}
-
-// transaction runs fn in a transaction of its own, or, in a Store that
-// runs in another's (In), in that one as it is: no savepoint, whose
-// statements would cost round trips and save nothing (an error rolls the
-// whole transaction back).
-func (s *Store) transaction(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	if s.inTx {
-		return fn(s.q(ctx))
-	}
-	return s.q(ctx).Transaction(fn)
-}
-
-func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+// q is the handle the Store queries through: the transaction ctx carries,
+// else the pool.
+func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.Q(ctx) }
 
 // Conversation is one chat of a person in a space.
 type Conversation struct {
@@ -195,7 +167,8 @@ func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (De
 	if _, err := s.GetConversation(ctx, personID, id); err != nil {
 		return d, err
 	}
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		if err := tx.Model(&models.Turn{}).Where("conversation_id = ? AND finished_at IS NULL", id).Pluck("id", &d.RunningTurns).Error; err != nil {
 			return err
 		}

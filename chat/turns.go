@@ -99,10 +99,6 @@ type NewTurn struct {
 	// (GetConversation, which checked the person's access), so StartTurn
 	// does not read it again; nil: StartTurn reads it.
 	Conversation *Conversation
-	// Also runs in the start's transaction with the new turn's id: the
-	// turn's stream token (workspace.Service.NewStreamToken) commits with
-	// the turn or not at all.
-	Also func(tx *gorm.DB, turnID string) error
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
@@ -111,7 +107,10 @@ type NewTurn struct {
 // workspace.ErrConflict (a unique index decides, so two racing requests cannot
 // both start one). The person's access to the conversation is checked in
 // the transaction, by the write that marks the conversation active: one
-// removed from its space since the caller read it starts nothing.
+// removed from its space since the caller read it starts nothing. Called
+// inside a transaction (models.DB.InTx), it runs in that one: the turn's
+// stream token (workspace.Service.CreateStreamToken) commits with the turn
+// or not at all.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	var conv Conversation
 	if in.Conversation != nil {
@@ -129,42 +128,35 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	user := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleUser,
 		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
 	var out Turn
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		// An untitled conversation takes its title from its first message.
-		if err := s.withDB(tx).touchConversation(ctx, conv, TitleFromMessage(in.Text)); err != nil {
+		if err := s.touchConversation(ctx, conv, TitleFromMessage(in.Text)); err != nil {
 			return err
 		}
 		if err := tx.Create(&user).Error; err != nil {
 			return err
 		}
-		t, err := s.withDB(tx).createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
+		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
 		if err != nil {
 			return err
 		}
 		out = t
-		if in.Also != nil {
-			if err := in.Also(tx, t.ID); err != nil {
-				return err
-			}
-		}
 		// The top bar shows the queued turn before its workflow can move
 		// it on, from what this transaction wrote.
-		return s.withDB(tx).announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
+		return s.announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
 			Status: StatusQueued, Title: workTitle(conv.Title, in.Text), StartedAt: t.CreatedAt})
 	})
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
-	s.wakeWork(out.PersonID)
 	return out, nil
 }
 
 // RetryTurn runs the person's message of a failed turn again as a new turn.
-// Only a turn that ended in error can be retried.
-//
-// Each of also runs in the retry's transaction with the new turn's id (its
-// stream token, as NewTurn.Also).
-func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...func(tx *gorm.DB, turnID string) error) (Turn, error) {
+// Only a turn that ended in error can be retried. Like StartTurn, it runs
+// in the transaction ctx carries, if any.
+func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, error) {
 	old, err := s.GetTurnFor(ctx, personID, turnID)
 	if err != nil {
 		return Turn{}, err
@@ -176,8 +168,9 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 	// the retry's transaction checks it again as it writes.
 	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID}
 	var out Turn
-	err = s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.withDB(tx).touchConversation(ctx, conv, ""); err != nil {
+	err = s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
+		if err := s.touchConversation(ctx, conv, ""); err != nil {
 			return err
 		}
 		newID := models.NewID("turn")
@@ -192,26 +185,20 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string, also ...
 		if res.RowsAffected == 0 {
 			return errAlreadyRetried
 		}
-		t, err := s.withDB(tx).createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort)
+		t, err := s.createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort)
 		if err != nil {
 			return err
 		}
-		if err := s.withDB(tx).placeRetryReply(ctx, old.ReplyMessageID, t.ReplyMessageID); err != nil {
+		if err := s.placeRetryReply(ctx, old.ReplyMessageID, t.ReplyMessageID); err != nil {
 			return err
 		}
 		out = t
-		for _, fn := range also {
-			if err := fn(tx, t.ID); err != nil {
-				return err
-			}
-		}
-		_, err = s.withDB(tx).announceTurn(ctx, t.ID) // queued, as StartTurn's
+		_, err = s.announceTurn(ctx, t.ID) // queued, as StartTurn's
 		return err
 	})
 	if err != nil {
 		return Turn{}, turnStartError(err)
 	}
-	s.wakeWork(out.PersonID)
 	return out, nil
 }
 
@@ -318,7 +305,7 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 // person has left, is not found. One read: the access is checked in it.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
 	var rows []models.Turn
-	err := s.q(ctx).Model(&models.Turn{}).Select(turnColumns(s.db)).
+	err := s.q(ctx).Model(&models.Turn{}).Select(turnColumns(s.db.DB)).
 		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
 	if err != nil {
 		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
@@ -429,7 +416,7 @@ func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, ste
 // status changed (the turn still runs, and was not stopping already): the
 // turn's own status frame is stored with it, so it never follows the done
 // frame.
-func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int, changed ...func(tx *gorm.DB) error) error {
+func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int, changed ...func(ctx context.Context) error) error {
 	err := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
 		UpdateColumn("interrupts", gorm.Expr("interrupts + 1")).Error
 	if err != nil {
@@ -444,19 +431,18 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 // bar would show working, and a worker closes a model call on an announced
 // interrupt only while the turn reads stopping or paused).
 //
-// Each of also runs in the same transaction, after the change (or after
-// finding the turn stopped, paused or finished), whatever it found: a
+// Called inside a transaction (models.DB.InTx), it runs in that one: a
 // model call's status frame is stored with the status it shows
-// (stream.Bus.PublishIn), at no commit of its own.
-func (s *Store) MarkWorking(ctx context.Context, id string, step int, also ...func(tx *gorm.DB) error) error {
-	return s.setTurnStatus(ctx, id, StatusWorking, step, false, also, StatusStopping, StatusPaused)
+// (stream.Bus.Publish), at no commit of its own.
+func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
+	return s.setTurnStatus(ctx, id, StatusWorking, step, false, nil, StatusStopping, StatusPaused)
 }
 
 // setTurnStatus changes a running turn's status unless it is one of keep
 // (and different from status), and runs each of also in its transaction:
 // whatever it found, or with onChange only when the status changed (a
 // status that is already the one asked for is then left as it is).
-func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, onChange bool, also []func(tx *gorm.DB) error, keep ...Status) error {
+func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, onChange bool, also []func(ctx context.Context) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
@@ -480,21 +466,22 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
 		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
 	var personID string
-	err := s.transaction(ctx, func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		var rows []workRow
 		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil {
 			return err
 		}
 		if len(rows) > 0 {
 			personID = rows[0].PersonID
-			if err := s.withDB(tx).announceWork(ctx, personID, rows[0].work()); err != nil {
+			if err := s.announceWork(ctx, personID, rows[0].work()); err != nil {
 				return err
 			}
 		} else if onChange {
 			return nil
 		}
 		for _, fn := range also {
-			if err := fn(tx); err != nil {
+			if err := fn(ctx); err != nil {
 				return err
 			}
 		}
@@ -503,7 +490,6 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 	if err != nil {
 		return fmt.Errorf("set turn %s status: %w", id, err)
 	}
-	s.wakeWork(personID)
 	return nil
 }
 
@@ -545,38 +531,25 @@ func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord)
 	return nil
 }
 
-// SaveRunRecordIn is SaveRunRecord as a part of another transaction (the
-// status change that marks the turn working, MarkWorking's also): the
-// record commits with the status, or neither does.
-func (s *Store) SaveRunRecordIn(ctx context.Context, turnID string, rec RunRecord) func(tx *gorm.DB) error {
-	return func(tx *gorm.DB) error {
-		in := s.withDB(tx)
-		in.inTx = true
-		return in.SaveRunRecord(ctx, turnID, rec)
-	}
-}
-
-// ErrClaimedMeanwhile is what ClaimIn returns when the turn was no longer
+// ErrClaimedMeanwhile is what Claim returns when the turn was no longer
 // unclaimed and running: the caller rolls back and claims it with
 // ClaimTurn, which tells a run that owns it from a reset's.
 var ErrClaimedMeanwhile = errors.New("the turn was claimed or ended meanwhile")
 
-// ClaimIn is ClaimTurn's first claim of a running turn as a part of
-// another transaction (the status change that marks it working,
-// MarkWorking's also): the run takes the turn with the first writes it
-// makes, at no commit of its own. It returns ErrClaimedMeanwhile when the
-// turn was claimed (by another run) or ended since it was read.
-func (s *Store) ClaimIn(turnID, runID string) func(tx *gorm.DB) error {
-	return func(tx *gorm.DB) error {
-		res := tx.Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
-		if res.Error != nil {
-			return fmt.Errorf("claim turn %s: %w", turnID, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return ErrClaimedMeanwhile
-		}
-		return nil
+// Claim is ClaimTurn's first claim of a running turn, to make in the
+// transaction of the first writes the run makes (the status change that
+// marks it working): the run takes the turn at no commit of its own. It
+// returns ErrClaimedMeanwhile when the turn was claimed (by another run)
+// or ended since it was read.
+func (s *Store) Claim(ctx context.Context, turnID, runID string) error {
+	res := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
+	if res.Error != nil {
+		return fmt.Errorf("claim turn %s: %w", turnID, res.Error)
 	}
+	if res.RowsAffected == 0 {
+		return ErrClaimedMeanwhile
+	}
+	return nil
 }
 
 // GetRunRecord reads a turn's run record.
@@ -624,8 +597,8 @@ func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, b
 		return t, m, err == nil, err
 	}
 	var row startRow
-	cols := turnColumns(s.db) + ", " + workspace.AccessColumns("turns.person_id", "turns.space_id") + ", " +
-		workspace.StartColumns("turns.person_id", "turns.space_id") + ", " + userMessageColumns(s.db)
+	cols := turnColumns(s.db.DB) + ", " + workspace.AccessColumns("turns.person_id", "turns.space_id") + ", " +
+		workspace.StartColumns("turns.person_id", "turns.space_id") + ", " + userMessageColumns(s.db.DB)
 	err := s.q(ctx).Table("turns").Select(cols).Joins("LEFT JOIN messages um ON um.id = turns.user_message_id").
 		Where("turns.id = ?", id).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -702,7 +675,7 @@ func (s *Store) turnWithAccess(ctx context.Context, id string, record, start boo
 	}
 	cols := "turns.*"
 	if !record {
-		cols = turnColumns(s.db)
+		cols = turnColumns(s.db.DB)
 	}
 	cols += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
 	if start {
@@ -761,7 +734,8 @@ func toRunRecord(r models.Turn) RunRecord {
 // run at once: the turn row is locked first (by a write, which SQLite and
 // Postgres both order), so neither loses the other's tools.
 func (s *Store) AddTools(ctx context.Context, turnID string, names []string, offer func(added []string) ([]string, error)) error {
-	err := s.transaction(ctx, func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		res := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("updated_at", s.now())
 		if res.Error != nil {
 			return res.Error
@@ -813,22 +787,20 @@ const MaxNamedRefs = 60
 // returned. (A run started by an operator's reset reopens the turn first,
 // with ClaimTurn, so the ending saved is that run's.)
 //
-// Each of then runs in the same transaction, after the ending is saved or
-// found saved, with the ending: the turn's last frames (error, proposal,
-// done: stream.Bus.PublishOnceIn) commit with it or not at all, so a turn
-// never ends without its done frame, and a retry that finds the ending
-// saved sends what the attempt has not sent yet.
+// Called inside a transaction (models.DB.InTx), it runs in that one: the
+// turn's last frames (error, proposal, done: stream.Bus.PublishOnce),
+// published after it in the same transaction, commit with the ending or
+// not at all, so a turn never ends without its done frame, and a retry
+// that finds the ending saved sends what the attempt has not sent yet.
 //
 // The ending's update is the transaction's first write and takes the
 // turn's row lock: of two attempts racing to finish one turn, the second
 // waits for the first to commit, then finds the turn ended (finished_at
-// is set) and its frames stored. In a Store that runs in another's
-// transaction (In, Join: the activity's read of the turn and its steps
-// comes first in it) it runs in that one as it is.
-func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ...func(tx *gorm.DB, ended Turn) error) (Turn, error) {
+// is set) and its frames stored.
+func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
 	var out Turn
-	announced := false
-	err := s.transaction(ctx, func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		now := s.now()
 		// The update returns the turn and what the top bar shows of it,
 		// and whether the turn holds writes for Apply: nothing is read
@@ -860,7 +832,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 				return err
 			}
 			out = toTurn(r)
-			return runThen(tx, out, then)
+			return nil
 		}
 		r := rows[0]
 		out = toTurn(r.Turn)
@@ -875,33 +847,20 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending, then ..
 		// writes it held appear as waiting for Apply.
 		w := workRow{ID: r.ID, PersonID: r.PersonID, ConversationID: r.ConversationID, Status: r.Status, Step: r.Step,
 			CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, ConvTitle: r.ConvTitle, UserText: r.UserText}
-		if err := s.withDB(tx).announceWork(ctx, r.PersonID, w.work()); err != nil {
+		if err := s.announceWork(ctx, r.PersonID, w.work()); err != nil {
 			return err
 		}
-		announced = true
 		if r.Held > 0 {
-			if err := s.withDB(tx).announce(ctx, r.PersonID, func(st *Store) (Work, error) { return st.applyWork(ctx, r.ReplyMessageID) }); err != nil {
+			if err := s.announce(ctx, r.PersonID, func() (Work, error) { return s.applyWork(ctx, r.ReplyMessageID) }); err != nil {
 				return err
 			}
 		}
-		return runThen(tx, out, then)
+		return nil
 	})
 	if err != nil {
 		return Turn{}, fmt.Errorf("finish turn %s: %w", turnID, err)
 	}
-	if announced {
-		s.wakeWork(out.PersonID)
-	}
 	return out, nil
-}
-
-func runThen(tx *gorm.DB, ended Turn, then []func(tx *gorm.DB, ended Turn) error) error {
-	for _, fn := range then {
-		if err := fn(tx, ended); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // finishedColumns is what FinishTurn's update returns besides the turn

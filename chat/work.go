@@ -84,8 +84,7 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 	if len(d.RunningTurns) == 0 && len(d.HeldReplies) == 0 {
 		return nil
 	}
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		st := s.withDB(tx)
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		ended := make([]Work, 0, len(d.RunningTurns)+len(d.HeldReplies))
 		for _, id := range d.RunningTurns {
 			ended = append(ended, Work{Kind: WorkTurn, ID: id, ConversationID: conversationID, Status: StatusStopped, Ended: true})
@@ -94,17 +93,13 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 			ended = append(ended, Work{Kind: WorkApply, ID: id, ConversationID: conversationID, Status: StatusDone, Ended: true})
 		}
 		for _, a := range ended {
-			if err := st.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+			if err := s.announce(ctx, personID, func() (Work, error) { return a, nil }); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	s.wakeWork(personID)
-	return nil
+	return err
 }
 
 // AnnounceLeft ends, in the person's activity stream, their work in a
@@ -113,7 +108,8 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 // stream drops them), told with ids only, as leftWork.
 func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
 	var ended []Work
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		var turns []models.Turn
 		if err := tx.Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).Order("created_at, id").Find(&turns).Error; err != nil {
 			return err
@@ -131,9 +127,8 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 		for _, t := range replies {
 			ended = append(ended, leftWork(Work{Kind: WorkApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
 		}
-		st := s.withDB(tx)
 		for _, a := range ended {
-			if err := st.announce(ctx, personID, func(*Store) (Work, error) { return a, nil }); err != nil {
+			if err := s.announce(ctx, personID, func() (Work, error) { return a, nil }); err != nil {
 				return err
 			}
 		}
@@ -141,9 +136,6 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 	})
 	if err != nil {
 		return fmt.Errorf("announce leaving %s: %w", spaceID, err)
-	}
-	if len(ended) > 0 {
-		s.wakeWork(personID)
 	}
 	return nil
 }
@@ -180,13 +172,14 @@ SELECT seq, pg_notify(?, person_id)::text AS notified FROM f`
 // first's row lock before it reads.
 func (s *Store) announceWork(ctx context.Context, personID string, a Work) error {
 	if s.db.Dialector.Name() != string(models.Postgres) {
-		return s.announce(ctx, personID, func(*Store) (Work, error) { return a, nil })
+		return s.announce(ctx, personID, func() (Work, error) { return a, nil })
 	}
 	var out struct{ Seq int64 }
 	err := s.q(ctx).Raw(announceWorkSQL, personID, marshal(a), s.now(), WorkChannel).Scan(&out).Error
 	if err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
+	models.AfterTx(ctx, func(error) { s.wakeWork(personID) })
 	return s.prune(ctx, personID, out.Seq)
 }
 
@@ -203,7 +196,7 @@ const pruneEvery = 32
 // from what is committed or written in this transaction: two changes of a
 // person's work are numbered in the order their states were read, so the
 // last frame of a piece of work always tells its latest state.
-func (s *Store) announce(ctx context.Context, personID string, build func(*Store) (Work, error)) error {
+func (s *Store) announce(ctx context.Context, personID string, build func() (Work, error)) error {
 	var seq int64
 	err := s.q(ctx).Raw(`INSERT INTO activity_heads (person_id, seq) VALUES (?, 1)
 		ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING seq`, personID).Scan(&seq).Error
@@ -215,8 +208,8 @@ func (s *Store) announce(ctx context.Context, personID string, build func(*Store
 
 // announceAt is announce once the person's head row is taken and seq is
 // the frame's number.
-func (s *Store) announceAt(ctx context.Context, personID string, seq int64, build func(*Store) (Work, error)) error {
-	a, err := build(s)
+func (s *Store) announceAt(ctx context.Context, personID string, seq int64, build func() (Work, error)) error {
+	a, err := build()
 	if err != nil {
 		return err
 	}
@@ -228,9 +221,12 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 	// delivers a NOTIFY when the transaction commits and drops it on
 	// rollback: never before the frame can be read. (On SQLite, hub dev,
 	// one process, the caller's in-process wake-up is all there is.)
-	if err := notify.Send(s.q(ctx), WorkChannel, personID); err != nil {
+	if err := notify.Send(ctx, s.db, WorkChannel, personID); err != nil {
 		return fmt.Errorf("announce activity frame of %s: %w", personID, err)
 	}
+	// This process's followers read once the frame is committed (or the
+	// commit's answer was lost: a needless read costs little).
+	models.AfterTx(ctx, func(error) { s.wakeWork(personID) })
 	return s.prune(ctx, personID, seq)
 }
 

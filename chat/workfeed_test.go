@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/dbtest"
 	"hub/models"
@@ -58,8 +57,8 @@ func newCrossProcess(t testing.TB) *crossProcess {
 // announce in the transaction of the change, whose commit is all that can
 // tell this process's followers.
 func (cp *crossProcess) write(ctx context.Context, a Work) error {
-	return cp.writer.q(ctx).Transaction(func(tx *gorm.DB) error {
-		return cp.writer.withDB(tx).announce(ctx, cp.person, func(*Store) (Work, error) { return a, nil })
+	return cp.writer.db.InTx(ctx, func(ctx context.Context) error {
+		return cp.writer.announce(ctx, cp.person, func() (Work, error) { return a, nil })
 	})
 }
 
@@ -117,8 +116,8 @@ func TestActivityFramesCrossProcessesByNotification(t *testing.T) {
 
 	// A transaction that rolls back leaves no frame; the next one takes
 	// its number.
-	rolledBack := cp.writer.q(ctx).Transaction(func(tx *gorm.DB) error {
-		err := cp.writer.withDB(tx).announce(ctx, cp.person, func(*Store) (Work, error) {
+	rolledBack := cp.writer.db.InTx(ctx, func(ctx context.Context) error {
+		err := cp.writer.announce(ctx, cp.person, func() (Work, error) {
 			return Work{Kind: WorkTurn, ID: "turn_1", Status: StatusStopping}, nil
 		})
 		require.NoError(t, err)

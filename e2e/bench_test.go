@@ -165,9 +165,9 @@ func BenchmarkApply(b *testing.B) {
 				for b.Loop() {
 					start := time.Now()
 					for sp, spaceID := range spaces {
-						err := s.Workspace.Tx(ctx, func(tx *workspace.Service) error {
+						err := s.Workspace.InTx(ctx, func(ctx context.Context) error {
 							for i := sp; i < n; i += spread {
-								if _, err := tx.CreateTasks(ctx, actor, spaceID, "/tasks", []workspace.NewTask{{Title: fmt.Sprintf("Task %d", i)}}); err != nil {
+								if _, err := s.Workspace.CreateTasks(ctx, actor, spaceID, "/tasks", []workspace.NewTask{{Title: fmt.Sprintf("Task %d", i)}}); err != nil {
 									return err
 								}
 							}

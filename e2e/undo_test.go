@@ -28,12 +28,12 @@ func TestUndoAndRedoThroughTheAPI(t *testing.T) {
 	assistant := workspace.Actor{PersonID: s.OwnerID, Via: workspace.ViaAssistant}
 	var group string
 	var made []workspace.Task
-	require.NoError(t, s.Workspace.Tx(ctx, func(tx *workspace.Service) error {
+	require.NoError(t, s.Workspace.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		if group, err = tx.NewUndoGroup(ctx, assistant, s.SpaceID, "Plan the week"); err != nil {
+		if group, err = s.Workspace.NewUndoGroup(ctx, assistant, s.SpaceID, "Plan the week"); err != nil {
 			return err
 		}
-		w := tx.WithUndo(group)
+		w := s.Workspace.WithUndo(group)
 		if made, err = w.CreateTasks(ctx, assistant, s.SpaceID, "/tasks", []workspace.NewTask{{Title: "Book venue"}}); err != nil {
 			return err
 		}

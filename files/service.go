@@ -58,7 +58,7 @@ var (
 // Service keeps a space's files. A nil Store is a Hub without a file store:
 // every upload and read answers ErrNoStore, lists still work.
 type Service struct {
-	db       *gorm.DB
+	db       *models.DB
 	ws       *workspace.Service
 	store    Store
 	maxBytes int64
@@ -70,7 +70,7 @@ func NewService(db *models.DB, ws *workspace.Service, store Store, maxBytes int6
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	return &Service{db: db.DB, ws: ws, store: store, maxBytes: maxBytes, now: func() time.Time { return time.Now().UTC() }}
+	return &Service{db: db, ws: ws, store: store, maxBytes: maxBytes, now: func() time.Time { return time.Now().UTC() }}
 }
 
 // MaxBytes is the largest file taken.
@@ -121,7 +121,7 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 	if err := s.store.Put(ctx, row.BlobKey, bytes.NewReader(data), row.Size, ctype); err != nil {
 		return File{}, err
 	}
-	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+	if err := s.db.Q(ctx).Create(&row).Error; err != nil {
 		if derr := s.store.Delete(context.WithoutCancel(ctx), row.BlobKey); derr != nil {
 			slog.WarnContext(ctx, "remove blob of a file not saved", "key", row.BlobKey, "error", derr)
 		}
@@ -168,7 +168,7 @@ func (s *Service) List(ctx context.Context, actor workspace.Actor, spaceID strin
 		return nil, err
 	}
 	var rows []models.File
-	if err := s.db.WithContext(ctx).Where("space_id = ?", spaceID).Order("created_at DESC, id").Limit(MaxList).Find(&rows).Error; err != nil {
+	if err := s.db.Q(ctx).Where("space_id = ?", spaceID).Order("created_at DESC, id").Limit(MaxList).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}
 	out := make([]File, len(rows))
@@ -192,7 +192,7 @@ func (s *Service) row(ctx context.Context, actor workspace.Actor, spaceID, id st
 	if workspace.BadText(id) {
 		return r, &workspace.NotFoundError{Kind: KindFile, ID: id}
 	}
-	err := s.db.WithContext(ctx).Where("id = ? AND space_id = ?", id, spaceID).Take(&r).Error
+	err := s.db.Q(ctx).Where("id = ? AND space_id = ?", id, spaceID).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return r, &workspace.NotFoundError{Kind: KindFile, ID: id}
 	}
@@ -246,7 +246,7 @@ func (s *Service) Delete(ctx context.Context, actor workspace.Actor, spaceID, id
 	if err := s.ws.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return err
 	}
-	res := s.db.WithContext(ctx).Where("id = ? AND space_id = ?", id, spaceID).Delete(&models.File{})
+	res := s.db.Q(ctx).Where("id = ? AND space_id = ?", id, spaceID).Delete(&models.File{})
 	if res.Error != nil {
 		return fmt.Errorf("delete file: %w", res.Error)
 	}

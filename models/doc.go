@@ -7,7 +7,8 @@
 // activities convert them to their own types by named functions, so a column
 // rename never changes an API response or a workflow payload.
 //
-// Tx is the one database handle that crosses those packages: a transaction
-// workspace.Service.Tx opened, which chat.Store.In joins, so a tool call's
-// records and its outcome row commit together.
+// No database handle crosses those packages: a transaction is carried in
+// the context (DB.InTx, unit.go), and every store queries through the one
+// the context carries (DB.Q), so a tool call's records and its outcome row
+// commit together by being written inside one InTx.
 package models

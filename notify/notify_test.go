@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
-	"gorm.io/gorm"
 
 	"hub/dbtest"
 	"hub/notify"
@@ -75,7 +74,7 @@ func TestOneListenerCarriesEveryChannel(t *testing.T) {
 	n.Listen("hub_test_a", notify.Handler{Notified: func(p string) { payloads <- p }, Connected: func() { connected <- struct{}{} }})
 	send := func(channel, payload string) {
 		t.Helper()
-		require.NoError(t, notify.Send(sender.DB, channel, payload))
+		require.NoError(t, notify.Send(t.Context(), sender, channel, payload))
 	}
 
 	first := receive(t, pids, "listener connection")
@@ -127,13 +126,13 @@ func TestSendIsHeardOnCommitOnly(t *testing.T) {
 	receive(t, connected, "the listener")
 
 	rolledBack := errors.New("rolled back")
-	err := sender.Transaction(func(tx *gorm.DB) error {
-		require.NoError(t, notify.Send(tx, "hub_test_tx", "rolled back"))
+	err := sender.InTx(t.Context(), func(ctx context.Context) error {
+		require.NoError(t, notify.Send(ctx, sender, "hub_test_tx", "rolled back"))
 		return rolledBack
 	})
 	require.ErrorIs(t, err, rolledBack)
-	require.NoError(t, sender.Transaction(func(tx *gorm.DB) error {
-		return notify.Send(tx, "hub_test_tx", "committed")
+	require.NoError(t, sender.InTx(t.Context(), func(ctx context.Context) error {
+		return notify.Send(ctx, sender, "hub_test_tx", "committed")
 	}))
 	require.Equal(t, "committed", receive(t, payloads, "the committed notification"), "not the rolled back one")
 }
@@ -152,7 +151,7 @@ func TestPollRunsForEveryFeed(t *testing.T) {
 				t.Error("a listener on SQLite")
 				return errors.New("no listener on SQLite")
 			}})
-			require.NoError(t, notify.Send(db.DB, "hub_test", "nothing"))
+			require.NoError(t, notify.Send(t.Context(), db, "hub_test", "nothing"))
 		}
 		n.SetPollInterval(time.Hour)
 		a, b := make(chan struct{}, 1), make(chan struct{}, 1)

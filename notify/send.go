@@ -1,26 +1,25 @@
 package notify
 
 import (
+	"context"
 	"fmt"
-
-	"gorm.io/gorm"
 
 	"hub/models"
 )
 
 // Send sends a notification that only wakes (no frame rides on it) on
-// channel through q: at once, or, when q is a transaction, once it
-// commits (Postgres delivers notifications on commit and drops them on
+// channel: at once, or, when ctx carries a transaction (models.DB.InTx),
+// once it commits (Postgres delivers notifications on commit and drops them on
 // rollback, so no listener hears of a change it cannot read yet). On
 // SQLite it does nothing: everything runs in one process, whose writer
 // wakes its followers itself. It is the one place Hub sends such a
 // notification: Stop and Pause to the worker running the model call, a
 // turn deleted or reopened to its followers, a work frame to its person's.
-func Send(q *gorm.DB, channel, payload string) error {
-	if q.Dialector.Name() != string(models.Postgres) {
+func Send(ctx context.Context, db *models.DB, channel, payload string) error {
+	if db.Dialect != models.Postgres {
 		return nil
 	}
-	if err := q.Exec("SELECT pg_notify(?, ?)", channel, payload).Error; err != nil {
+	if err := db.Q(ctx).Exec("SELECT pg_notify(?, ?)", channel, payload).Error; err != nil {
 		return fmt.Errorf("notify %s: %w", channel, err)
 	}
 	return nil

@@ -29,3 +29,7 @@ func Followed(b *Bus) int {
 	defer b.mu.Unlock()
 	return len(b.turns)
 }
+
+// Wake tells the turn's followers in this process to read again, as a
+// reopening's commit does.
+func (b *Bus) Wake(turnID string) { b.wake(turnID) }

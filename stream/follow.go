@@ -426,7 +426,7 @@ func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frame
 	// The turn's id is named on both sides: an outer join's condition is
 	// not carried over from the WHERE, and the frames are read by their
 	// key (turn_id, seq), not scanned.
-	err = b.db.WithContext(ctx).Raw(`SELECT turns.finished_at, f.seq, f.type, f.data, f.created_at
+	err = b.db.Q(ctx).Raw(`SELECT turns.finished_at, f.seq, f.type, f.data, f.created_at
 		FROM turns LEFT JOIN turn_frames f ON f.turn_id = ? AND f.seq > ?
 		WHERE turns.id = ? ORDER BY f.seq LIMIT ?`, turnID, after, turnID, readLimit).Scan(&rows).Error
 	if err != nil {

@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/dbtest"
 	"hub/models"
@@ -152,7 +152,7 @@ func TestFollowerReadsAGapBeforeAFrameHandedOver(t *testing.T) {
 // A frame published in the caller's transaction is stored, numbered and
 // handed over only if that transaction commits; a rolled-back one gives
 // its number back and reaches no follower.
-func TestPublishInGoesWithTheTransaction(t *testing.T) {
+func TestPublishInATransactionGoesWithIt(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		turn := f.turn(t)
@@ -172,22 +172,21 @@ func TestPublishInGoesWithTheTransaction(t *testing.T) {
 		}
 		before := reads.Load()
 
-		publish, after := bus.PublishIn(turn.ID, stream.TypeText, map[string]any{"delta": "rolled back"})
-		err = f.db.WithContext(t.Context()).Transaction(func(tx *gorm.DB) error {
-			require.NoError(t, publish(tx))
+		err = f.db.InTx(t.Context(), func(ctx context.Context) error {
+			_, err := bus.Publish(ctx, turn.ID, stream.TypeText, map[string]any{"delta": "rolled back"})
+			require.NoError(t, err)
 			return errors.New("changed my mind")
 		})
-		after(err)
+		require.Error(t, err)
 
-		publish, after = bus.PublishIn(turn.ID, stream.TypeText, map[string]any{"delta": "kept"})
-		err = f.db.WithContext(t.Context()).Transaction(func(tx *gorm.DB) error {
-			if err := tx.Exec("UPDATE turns SET step = 7 WHERE id = ?", turn.ID).Error; err != nil {
+		err = f.db.InTx(t.Context(), func(ctx context.Context) error {
+			if err := f.db.Q(ctx).Exec("UPDATE turns SET step = 7 WHERE id = ?", turn.ID).Error; err != nil {
 				return err
 			}
-			return publish(tx)
+			_, err := bus.Publish(ctx, turn.ID, stream.TypeText, map[string]any{"delta": "kept"})
+			return err
 		})
 		require.NoError(t, err)
-		after(nil)
 		got := fl.next(t)
 		require.Equal(t, first+1, got.Seq, "the rolled-back frame gave its number back")
 		require.JSONEq(t, `{"delta":"kept"}`, string(got.Data))

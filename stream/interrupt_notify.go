@@ -26,7 +26,7 @@ func (b *Bus) OnInterrupt(fn func(turnID string) int) {
 // paused (a NOTIFY on Postgres; on SQLite everything runs in one process,
 // where Interrupts already reached the call).
 func (b *Bus) AnnounceInterrupt(ctx context.Context, turnID string) error {
-	if err := notify.Send(b.db.WithContext(ctx), InterruptChannel, turnID); err != nil {
+	if err := notify.Send(ctx, b.db, InterruptChannel, turnID); err != nil {
 		return fmt.Errorf("announce interrupt of %s: %w", turnID, err)
 	}
 	return nil

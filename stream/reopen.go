@@ -34,72 +34,70 @@ func ResetStatus(step int) map[string]any {
 // reading from the start must not stop at the old one.
 var replacedDone = map[string]any{"status": StatusReset, "text": "This turn was reset and runs again."}
 
-// Reopen returns the stream's part of reopening a turn for a new attempt,
-// to run in the transaction that reopens the turn (chat.Store.ClaimTurn):
-// the turn's done frame, if it has one, becomes a status frame (so the
-// numbers stay gapless and a follower reading from the start reads on to
-// the new attempt), then frames are appended: a ResetStatus frame first,
-// then the given ones (what the new run keeps of the old one). The reset
-// frame's number becomes the turn's attempt_seq, after which HasInAttempt
-// looks. On Postgres the notification goes out when the transaction
-// commits; call Wake then for this process's followers.
-func (b *Bus) Reopen(turnID string, step int, frames []Draft) func(tx *gorm.DB) error {
-	return func(tx *gorm.DB) error {
-		replaced, err := json.Marshal(replacedDone)
-		if err != nil {
-			return err
-		}
-		if err := tx.Model(&models.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, TypeDone).
-			Updates(map[string]any{"type": TypeStatus, "data": string(replaced)}).Error; err != nil {
-			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
-		}
-		all := append([]Draft{{Type: TypeStatus, Data: ResetStatus(step)}}, frames...)
-		var first int64
-		for _, d := range all {
-			raw, err := json.Marshal(d.Data)
-			if err != nil {
-				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
-			}
-			// The frames after the reset frame are the new attempt's, whose
-			// attempt_seq is the reset frame's number.
-			row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
-			if first != 0 && Once(d.Type) {
-				attempt := first // (a frame of another type is in no attempt: NULL)
-				row.Attempt = &attempt
-			}
-			if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turnID).Scan(&row.Seq).Error; err != nil {
-				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
-			}
-			if row.Seq == 0 {
-				return fmt.Errorf("reopen frames: no turn %s", turnID)
-			}
-			if err := tx.Create(&row).Error; err != nil {
-				return fmt.Errorf("reopen frames of %s: %w", turnID, err)
-			}
-			if first == 0 {
-				first = row.Seq
-			}
-		}
-		if err := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("attempt_seq", first).Error; err != nil {
-			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
-		}
-		// Delivered when the transaction commits, like a publish's.
-		if err := notify.Send(tx, Channel, notifyPayload(b.origin, turnID)); err != nil {
-			return fmt.Errorf("announce reopened %s: %w", turnID, err)
-		}
-		return nil
+// Reopen does the stream's part of reopening a turn for a new attempt, in
+// the transaction ctx carries, the one that reopens the turn
+// (chat.Store.ClaimTurn): the turn's done frame, if it has one, becomes a
+// status frame (so the numbers stay gapless and a follower reading from
+// the start reads on to the new attempt), then frames are appended: a
+// ResetStatus frame first, then the given ones (what the new run keeps of
+// the old one). The reset frame's number becomes the turn's attempt_seq,
+// after which HasInAttempt looks. On Postgres the notification goes out
+// when the transaction commits; this process's followers are woken to
+// read once it ended, whatever its outcome (a commit whose answer was
+// lost may have committed).
+func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draft) error {
+	tx := b.db.Q(ctx)
+	models.AfterTx(ctx, func(error) { b.wake(turnID) })
+	replaced, err := json.Marshal(replacedDone)
+	if err != nil {
+		return err
 	}
+	if err := tx.Model(&models.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, TypeDone).
+		Updates(map[string]any{"type": TypeStatus, "data": string(replaced)}).Error; err != nil {
+		return fmt.Errorf("reopen frames of %s: %w", turnID, err)
+	}
+	all := append([]Draft{{Type: TypeStatus, Data: ResetStatus(step)}}, frames...)
+	var first int64
+	for _, d := range all {
+		raw, err := json.Marshal(d.Data)
+		if err != nil {
+			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
+		}
+		// The frames after the reset frame are the new attempt's, whose
+		// attempt_seq is the reset frame's number.
+		row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
+		if first != 0 && Once(d.Type) {
+			attempt := first // (a frame of another type is in no attempt: NULL)
+			row.Attempt = &attempt
+		}
+		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turnID).Scan(&row.Seq).Error; err != nil {
+			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
+		}
+		if row.Seq == 0 {
+			return fmt.Errorf("reopen frames: no turn %s", turnID)
+		}
+		if err := tx.Create(&row).Error; err != nil {
+			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
+		}
+		if first == 0 {
+			first = row.Seq
+		}
+	}
+	if err := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("attempt_seq", first).Error; err != nil {
+		return fmt.Errorf("reopen frames of %s: %w", turnID, err)
+	}
+	// Delivered when the transaction commits, like a publish's.
+	if err := notify.Send(ctx, b.db, Channel, notifyPayload(b.origin, turnID)); err != nil {
+		return fmt.Errorf("announce reopened %s: %w", turnID, err)
+	}
+	return nil
 }
-
-// Wake tells the turn's followers in this process to read again (after a
-// Reopen committed; other processes hear of it by notification).
-func (b *Bus) Wake(turnID string) { b.wake(turnID) }
 
 // HasInAttempt tells whether the turn's current attempt of frames (after
 // its attempt_seq, see Reopen) has a frame of the given type: refs, error,
 // proposal and done are sent once per attempt.
 func (b *Bus) HasInAttempt(ctx context.Context, turnID, typ string) (bool, error) {
-	return hasInAttempt(b.db.WithContext(ctx), turnID, typ)
+	return hasInAttempt(b.db.Q(ctx), turnID, typ)
 }
 
 func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
@@ -115,7 +113,7 @@ func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
 // Last returns the turn's latest frame of the given type, if it has one.
 func (b *Bus) Last(ctx context.Context, turnID, typ string) (Frame, bool, error) {
 	var rows []models.TurnFrame
-	err := b.db.WithContext(ctx).Where("turn_id = ? AND type = ?", turnID, typ).Order("seq DESC").Limit(1).Find(&rows).Error
+	err := b.db.Q(ctx).Where("turn_id = ? AND type = ?", turnID, typ).Order("seq DESC").Limit(1).Find(&rows).Error
 	if err != nil {
 		return Frame{}, false, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
@@ -161,7 +159,7 @@ SELECT (SELECT seq FROM stored) AS seq, found.found,
 		THEN pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text END AS notified
 FROM found`
 
-// ErrOnceTaken is what PublishOnceIn's publish returns when a publisher
+// ErrOnceTaken is what PublishOnce returns in a transaction when a publisher
 // racing it stored the attempt's frame of the type first, after its own
 // check: on Postgres the transaction is then aborted (the unique index
 // refused the frame), and the caller's retry finds the frame there.
@@ -175,64 +173,45 @@ var ErrOnceTaken = errors.New("stream: the attempt's frame of this type was stor
 // turn_frames_once refuses a second one. On Postgres the check and the
 // publish are one statement, one round trip. A turn that does not exist
 // is an error, as for Publish.
+//
+// In a transaction ctx carries (models.DB.InTx) the frame is stored in it,
+// with the change it belongs to (a turn's ending with its error, proposal
+// and done frames: chat.Store.FinishTurn), and this process's followers
+// are handed it once that transaction committed. A racing publisher that
+// stored the attempt's frame first makes it fail there with ErrOnceTaken
+// (on Postgres the transaction is aborted): the caller's retry finds it.
 func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bool, error) {
 	var row *models.TurnFrame
 	sent := false
-	q := b.db.WithContext(ctx)
+	inTx := b.db.InTxNow(ctx)
 	var err error
 	if b.db.Dialect == models.Postgres {
-		row, sent, err = b.publishOnce(q, turnID, typ, data) // one statement, a transaction of its own
+		row, sent, err = b.publishOnce(b.db.Q(ctx), turnID, typ, data) // one statement
 	} else {
-		err = q.Transaction(func(tx *gorm.DB) error {
+		err = b.db.InTx(ctx, func(ctx context.Context) error {
 			var err error
-			row, sent, err = b.publishOnce(tx, turnID, typ, data)
+			row, sent, err = b.publishOnce(b.db.Q(ctx), turnID, typ, data)
 			return err
 		})
 	}
-	if errors.Is(err, ErrOnceTaken) {
+	if errors.Is(err, ErrOnceTaken) && !inTx {
 		// The statement (Postgres) or the transaction (SQLite) stored
 		// nothing: the attempt has its frame.
 		return false, nil
 	}
-	if err != nil {
-		b.wake(turnID)
-		return false, err
-	}
-	if sent {
-		b.published(row, nil)
-	}
-	return sent, nil
-}
-
-// PublishOnceIn is PublishOnce in the caller's transaction, for frames
-// that belong with the change the transaction makes (a turn's ending with
-// its error, proposal and done frames: chat.Store.FinishTurn). publish,
-// called in tx as often as there are frames, stores a frame of a
-// once-per-attempt type unless the attempt has one, and tells whether it
-// did; after must be called once tx ended, with its error (nil:
-// committed), to hand the frames stored to this process's followers. On
-// Postgres their NOTIFYs go out when tx commits. A racing publisher that
-// stored the attempt's frame first makes publish fail with ErrOnceTaken
-// (on Postgres the transaction is aborted): the caller's retry finds it.
-func (b *Bus) PublishOnceIn(turnID string) (publish func(tx *gorm.DB, typ string, data any) (bool, error), after func(err error)) {
-	var rows []*models.TurnFrame
-	publish = func(tx *gorm.DB, typ string, data any) (bool, error) {
-		row, sent, err := b.publishOnce(tx, turnID, typ, data)
-		if sent {
-			rows = append(rows, row)
-		}
-		return sent, err
-	}
-	after = func(err error) {
-		if err != nil {
+	stored := err
+	models.AfterTx(ctx, func(err error) {
+		switch {
+		case stored != nil || err != nil:
 			b.wake(turnID) // a commit whose answer was lost may have committed
-			return
-		}
-		for _, row := range rows {
+		case sent:
 			b.published(row, nil)
 		}
+	})
+	if err != nil {
+		return false, err
 	}
-	return publish, after
+	return sent, nil
 }
 
 // publishOnce stores a frame of a once-per-attempt type in tx unless the

@@ -1,11 +1,11 @@
 package stream_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/chat"
 	"hub/dbtest"
@@ -71,8 +71,9 @@ func TestReopenStartsANewAttemptWithOneDone(t *testing.T) {
 		require.NoError(t, err)
 		_, err = f.chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError})
 		require.NoError(t, err)
-		reopened, err := f.chat.ClaimTurn(ctx, turn.ID, "run-3", 0,
-			f.bus.Reopen(turn.ID, 1, []stream.Draft{{Type: stream.TypeText, Data: map[string]string{"delta": "kept"}}}))
+		reopened, err := f.chat.ClaimTurn(ctx, turn.ID, "run-3", 0, func(ctx context.Context) error {
+			return f.bus.Reopen(ctx, turn.ID, 1, []stream.Draft{{Type: stream.TypeText, Data: map[string]string{"delta": "kept"}}})
+		})
 		require.NoError(t, err)
 		require.True(t, reopened)
 		f.bus.Wake(turn.ID)
@@ -124,7 +125,9 @@ func TestPublishOnceSendsOnePerAttempt(t *testing.T) {
 		require.NoError(t, err)
 		_, err = f.chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError})
 		require.NoError(t, err)
-		reopened, err := f.chat.ClaimTurn(ctx, turn.ID, "run-3", 0, f.bus.Reopen(turn.ID, 1, nil))
+		reopened, err := f.chat.ClaimTurn(ctx, turn.ID, "run-3", 0, func(ctx context.Context) error {
+			return f.bus.Reopen(ctx, turn.ID, 1, nil)
+		})
 		require.NoError(t, err)
 		require.True(t, reopened)
 		f.bus.Wake(turn.ID)
@@ -170,14 +173,12 @@ func TestPublishOnceRacingStoresOne(t *testing.T) {
 					return
 				}
 				// In the caller's transaction, as FinishTurn publishes it.
-				publish, after := f.bus.PublishOnceIn(turn.ID)
 				var sent bool
-				err := f.db.WithContext(t.Context()).Transaction(func(tx *gorm.DB) error {
+				err := f.db.InTx(t.Context(), func(ctx context.Context) error {
 					var err error
-					sent, err = publish(tx, stream.TypeDone, data)
+					sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeDone, data)
 					return err
 				})
-				after(err)
 				results <- result{sent, err}
 			}()
 		}

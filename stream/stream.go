@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -153,57 +154,29 @@ func (b *Bus) Close() {
 //
 // On Postgres this is one statement (see publishPostgres): a frame costs
 // one round trip instead of five.
+//
+// In a transaction ctx carries (models.DB.InTx) the frame is stored in it,
+// with the change it belongs to (a model call's status frame with the
+// turn's status), at no commit of its own: on Postgres its NOTIFY goes out
+// when that transaction commits, and this process's followers are handed
+// the frame once it has (models.AfterTx).
 func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
 	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-	q := b.db.WithContext(ctx)
 	if b.db.Dialect == models.Postgres {
-		err = b.publishPostgres(q, &row)
+		err = b.publishPostgres(b.db.Q(ctx), &row)
 	} else {
-		err = q.Transaction(func(tx *gorm.DB) error { return b.insert(tx, &row) })
+		err = b.db.InTx(ctx, func(ctx context.Context) error { return b.insert(b.db.Q(ctx), &row) })
 	}
-	b.published(&row, err)
+	stored := err
+	models.AfterTx(ctx, func(err error) { b.published(&row, errors.Join(stored, err)) })
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
 	return row.Seq, nil
-}
-
-// PublishIn is Publish in the caller's transaction, for a frame that
-// belongs with the change it makes (a model call's status frame with the
-// turn's status): publish stores the frame in tx, numbered as Publish
-// numbers it (on Postgres its NOTIFY goes out when tx commits), and after
-// must be called once tx ended, with its error (nil: committed), to hand
-// the frame to this process's followers. A frame costs no commit of its
-// own this way.
-func (b *Bus) PublishIn(turnID, typ string, data any) (publish func(tx *gorm.DB) error, after func(err error)) {
-	var row *models.TurnFrame
-	publish = func(tx *gorm.DB) error {
-		raw, err := json.Marshal(data)
-		if err != nil {
-			return fmt.Errorf("publish %s frame: %w", typ, err)
-		}
-		row = &models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-		if b.db.Dialect == models.Postgres {
-			err = b.publishPostgres(tx, row)
-		} else {
-			err = b.insert(tx, row)
-		}
-		if err != nil {
-			return fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
-		}
-		return nil
-	}
-	after = func(err error) {
-		if row == nil {
-			return // not stored
-		}
-		b.published(row, err)
-	}
-	return publish, after
 }
 
 // published tells this process's followers of a frame whose commit ended
@@ -279,7 +252,7 @@ func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
 		b.wake(id)
 	}
 	for _, id := range turnIDs {
-		if err := notify.Send(b.db.WithContext(ctx), Channel, notifyPayload(b.origin, id)); err != nil {
+		if err := notify.Send(ctx, b.db, Channel, notifyPayload(b.origin, id)); err != nil {
 			return fmt.Errorf("announce end of %s: %w", id, err)
 		}
 	}
@@ -293,7 +266,7 @@ const readLimit = 1000
 // Frames returns the turn's frames after seq, oldest first, at most 1,000.
 func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, error) {
 	var rows []models.TurnFrame
-	err := b.db.WithContext(ctx).Where("turn_id = ? AND seq > ?", turnID, after).Order("seq").Limit(readLimit).Find(&rows).Error
+	err := b.db.Q(ctx).Where("turn_id = ? AND seq > ?", turnID, after).Order("seq").Limit(readLimit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
@@ -316,7 +289,7 @@ func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
 	// SQLite compares times as the text the driver wrote, with its zone
 	// offset: every stored time is UTC, so the cutoff must be too.
 	endedBefore = endedBefore.UTC()
-	q := b.db.WithContext(ctx)
+	q := b.db.Q(ctx)
 	res := q.Where("turn_id IN (?)",
 		q.Model(&models.Turn{}).Select("id").Where("finished_at IS NOT NULL AND finished_at < ?", endedBefore)).
 		Or("created_at < ? AND turn_id NOT IN (?)", endedBefore, q.Model(&models.Turn{}).Select("id")).
@@ -330,7 +303,7 @@ func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
 // Has tells whether the turn already has a frame of the given type.
 func (b *Bus) Has(ctx context.Context, turnID, typ string) (bool, error) {
 	var n int64
-	if err := b.db.WithContext(ctx).Model(&models.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, typ).Count(&n).Error; err != nil {
+	if err := b.db.Q(ctx).Model(&models.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, typ).Count(&n).Error; err != nil {
 		return false, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
 	return n > 0, nil

@@ -41,7 +41,7 @@ func (b *Bus) Tail(ctx context.Context, turnID string) (Tail, error) {
 		FinishedAt *time.Time
 		DoneSeq    *int64
 	}
-	err := b.db.WithContext(ctx).Model(&models.Turn{}).
+	err := b.db.Q(ctx).Model(&models.Turn{}).
 		Select("frame_seq, finished_at, (SELECT MAX(seq) FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ?) AS done_seq", TypeDone).
 		Where("id = ?", turnID).Limit(1).Find(&rows).Error
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"hub/chat"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -24,11 +23,11 @@ type Batch struct {
 }
 
 // BatchCommit writes the outcome rows of a batch, one Outcome per call in
-// order. RunBatch calls it once: inside the transaction, with store joined
-// to it, when every write succeeded; otherwise, after the rollback, outside
+// order. RunBatch calls it once: inside the transaction, which ctx
+// carries, when every write succeeded; otherwise, after the rollback, outside
 // any transaction (the failed call Failed, the others Unattempted, or all
 // Refused). An error rolls the writes back.
-type BatchCommit func(ctx context.Context, store *chat.Store, outs []Outcome) error
+type BatchCommit func(ctx context.Context, outs []Outcome) error
 
 // RunBatch runs a batch's writes in one transaction, rechecking access and
 // settings once for all of them. If one fails, none is written.
@@ -46,7 +45,7 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 		for i := range outs {
 			outs[i] = Outcome{Kind: Refused, Err: refusal}
 		}
-		return outs, commit(ctx, r.Chat, outs)
+		return outs, commit(ctx, outs)
 	}
 	settings, err := r.Workspace.GetSettings(ctx, b.PersonID)
 	if err != nil {
@@ -60,14 +59,14 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 		defer cancel()
 	}
 	failed, failure := -1, (*tools.Error)(nil)
-	err = r.Workspace.Tx(txCtx, func(tx *workspace.Service) error {
-		gid, err := tx.NewUndoGroup(txCtx, actor, b.SpaceID, b.Label)
+	err = r.Workspace.InTx(txCtx, func(txCtx context.Context) error {
+		gid, err := r.Workspace.NewUndoGroup(txCtx, actor, b.SpaceID, b.Label)
 		if err != nil {
 			failed, failure = 0, tools.AsError(err)
 			return errRollback
 		}
 		for i, c := range b.Calls {
-			env := tools.Env{Workspace: tx.WithUndo(gid), Files: r.Files, Actor: actor, SpaceID: b.SpaceID, Role: role, Settings: settings,
+			env := tools.Env{Workspace: r.Workspace.WithUndo(gid), Files: r.Files, Actor: actor, SpaceID: b.SpaceID, Role: role, Settings: settings,
 				CallID: c.ID, Applying: true}
 			res, terr := r.Tools.Dispatch(txCtx, env, tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: []string{c.Tool}})
 			if terr != nil {
@@ -76,7 +75,7 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 			}
 			outs[i] = Outcome{Kind: Succeeded, Result: res, UndoGroupID: gid, Role: role, Settings: settings}
 		}
-		return commit(txCtx, r.Chat.In(tx.Shared()), outs)
+		return commit(txCtx, outs)
 	})
 	if failure != nil {
 		for i := range outs {
@@ -85,7 +84,7 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 				outs[i] = Outcome{Kind: Failed, Err: failure, Role: role, Settings: settings}
 			}
 		}
-		return outs, commit(ctx, r.Chat, outs)
+		return outs, commit(ctx, outs)
 	}
 	if err != nil {
 		return nil, err

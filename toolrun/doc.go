@@ -14,7 +14,7 @@
 //   - The transaction. Reads, writes held for the person's Apply and calls
 //     that fail in dispatch run without one. A Hub write runs in one
 //     transaction that commits its records together with the outcome row
-//     (the Commit runs inside it, on a chat.Store joined to it), so a
+//     (the Commit runs inside it, with the context that carries it), so a
 //     retried activity finds the row and never writes twice. An outside
 //     write (tools.Definition.OutsideTransaction, or a connected app's)
 //     cannot be rolled back: it runs without a transaction, after the

@@ -21,12 +21,12 @@ type Runner struct {
 }
 
 // Commit writes a call's outcome row. Run calls it exactly once per call:
-// inside the write's transaction, with store joined to it, when a Hub write
+// inside the write's transaction, which ctx carries, when a Hub write
 // succeeded, so the records and the row commit together or not at all;
-// otherwise outside any transaction, with the Runner's own store. An error
+// otherwise outside any transaction. An error
 // fails the call (a write rolls back); return ErrRecorded when the row was
 // written by an earlier attempt.
-type Commit func(ctx context.Context, store *chat.Store, out Outcome) error
+type Commit func(ctx context.Context, out Outcome) error
 
 // Call is one call to run.
 type Call struct {
@@ -165,20 +165,19 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	// A Hub write: the records and the outcome row commit together.
 	var out Outcome
 	failed := false
-	err = r.Workspace.Tx(ctx, func(tx *workspace.Service) error {
+	err = r.Workspace.InTx(ctx, func(ctx context.Context) error {
 		env := env
-		env.Workspace = tx
 		out = Outcome{Role: role, Settings: settings}
 		if c.AlwaysUndo || def.Undoable {
 			// One Undo group per write: the person can take back exactly
 			// the records this call changed.
-			gid, err := tx.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
+			gid, err := r.Workspace.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
 			if err != nil {
 				// The person may no longer write here: the call's answer.
 				out.Kind, out.Err, failed = Failed, tools.AsError(err), true
 				return errRollback
 			}
-			env.Workspace, out.UndoGroupID = tx.WithUndo(gid), gid
+			env.Workspace, out.UndoGroupID = r.Workspace.WithUndo(gid), gid
 		}
 		res, terr := r.Tools.Dispatch(ctx, env, call)
 		if terr != nil {
@@ -191,7 +190,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 			return errRollback
 		}
 		out.Kind, out.Result = d.Kind, d.Result
-		return commit(ctx, r.Chat.In(tx.Shared()), out)
+		return commit(ctx, out)
 	})
 	if failed {
 		return r.record(ctx, out, commit)
@@ -204,7 +203,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 
 // record commits an outcome outside any transaction.
 func (r *Runner) record(ctx context.Context, out Outcome, commit Commit) (Outcome, error) {
-	if err := commit(ctx, r.Chat, out); err != nil {
+	if err := commit(ctx, out); err != nil {
 		return Outcome{}, err
 	}
 	return out, nil

@@ -110,13 +110,13 @@ func (f *fixture) pending(t *testing.T, step int, tool, title string) toolrun.Ca
 // complete is a Commit that records the outcome as the call's row, as a
 // turn's RunTool does, and keeps what it was given.
 func (f *fixture) complete(seen *[]toolrun.Outcome, id string) toolrun.Commit {
-	return func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
+	return func(ctx context.Context, out toolrun.Outcome) error {
 		*seen = append(*seen, out)
 		status := map[toolrun.Kind]string{toolrun.Succeeded: chat.CallDone, toolrun.Held: chat.CallHeld}[out.Kind]
 		if status == "" {
 			status = chat.CallFailed
 		}
-		won, err := store.CompleteToolCall(ctx, id, chat.Outcome{Status: status, UndoGroupID: out.UndoGroupID, HeldFor: heldFor(out)})
+		won, err := f.store.CompleteToolCall(ctx, id, chat.Outcome{Status: status, UndoGroupID: out.UndoGroupID, HeldFor: heldFor(out)})
 		if err == nil && !won {
 			err = toolrun.ErrRecorded
 		}
@@ -300,8 +300,8 @@ func TestWriteCommitsWithItsOutcome(t *testing.T) {
 		boom := errors.New("the worker died before commit")
 		var seen []toolrun.Outcome
 		complete := f.complete(&seen, write.ID)
-		_, err := f.runner.Run(ctx, write, func(ctx context.Context, store *chat.Store, out toolrun.Outcome) error {
-			if err := complete(ctx, store, out); err != nil {
+		_, err := f.runner.Run(ctx, write, func(ctx context.Context, out toolrun.Outcome) error {
+			if err := complete(ctx, out); err != nil {
 				return err
 			}
 			return boom
@@ -332,7 +332,7 @@ func TestRunBatch(t *testing.T) {
 		batch := toolrun.Batch{PersonID: f.ann, SpaceID: f.acme, Label: "Apply",
 			Calls: []toolrun.Call{call("t_write", "A"), call("t_write", "B")}}
 		var committed [][]toolrun.Outcome
-		commit := func(_ context.Context, _ *chat.Store, outs []toolrun.Outcome) error {
+		commit := func(_ context.Context, outs []toolrun.Outcome) error {
 			committed = append(committed, outs)
 			return nil
 		}

@@ -216,9 +216,9 @@ var UpdateTasks = Define(Spec{
 		return Result{}, err
 	}
 	updated := make([]workspace.Task, 0, len(in.Tasks))
-	err := env.Workspace.Tx(ctx, func(tx *workspace.Service) error {
+	err := env.Workspace.InTx(ctx, func(ctx context.Context) error {
 		for i, c := range in.Tasks {
-			t, err := tx.UpdateTask(ctx, env.Actor, env.SpaceID, c.ID, c.patch())
+			t, err := env.Workspace.UpdateTask(ctx, env.Actor, env.SpaceID, c.ID, c.patch())
 			if err != nil {
 				return rooted(err, fmt.Sprintf("/tasks/%d", i), "/id", workspace.KindTask)
 			}
@@ -433,9 +433,9 @@ var DeleteTasks = Define(Spec{
 		return Result{}, &workspace.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids"}
 	}
 	deleted := make([]workspace.Task, 0, len(in.IDs))
-	err := env.Workspace.Tx(ctx, func(tx *workspace.Service) error {
+	err := env.Workspace.InTx(ctx, func(ctx context.Context) error {
 		for i, id := range in.IDs {
-			t, err := tx.DeleteTask(ctx, env.Actor, env.SpaceID, id)
+			t, err := env.Workspace.DeleteTask(ctx, env.Actor, env.SpaceID, id)
 			if err != nil {
 				return rooted(err, fmt.Sprintf("/ids/%d", i), "", workspace.KindTask)
 			}

@@ -196,12 +196,18 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", MaxFileBytes>>20, float64(total)/(1<<20))}
 	}
 	// The turn's stream token is stored in the start's transaction.
-	token, storeToken, err := s.Workspace.NewStreamToken(p, StreamTokenTTL(s.StreamTokenTTL))
-	if err != nil {
-		return Started{}, err
-	}
-	turn, err := s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
-		Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv, Also: storeToken})
+	var turn chat.Turn
+	var token string
+	err = s.Workspace.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		turn, err = s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
+			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv})
+		if err != nil {
+			return err
+		}
+		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(s.StreamTokenTTL))
+		return err
+	})
 	if err != nil {
 		return Started{}, err
 	}
@@ -211,11 +217,16 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 // Retry runs the person's turn again (chat.Store.RetryTurn: what
 // succeeded is skipped) in a new turn, and starts its workflow.
 func (s *Service) Retry(ctx context.Context, p workspace.Person, turnID string) (Started, error) {
-	token, storeToken, err := s.Workspace.NewStreamToken(p, StreamTokenTTL(s.StreamTokenTTL))
-	if err != nil {
-		return Started{}, err
-	}
-	turn, err := s.Chat.RetryTurn(ctx, p.ID, turnID, storeToken)
+	var turn chat.Turn
+	var token string
+	err := s.Workspace.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if turn, err = s.Chat.RetryTurn(ctx, p.ID, turnID); err != nil {
+			return err
+		}
+		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(s.StreamTokenTTL))
+		return err
+	})
 	if err != nil {
 		return Started{}, err
 	}

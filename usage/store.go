@@ -37,22 +37,19 @@ type Call struct {
 
 // Store reads and writes model calls and budgets.
 type Store struct {
-	db  *gorm.DB
+	db  *models.DB
 	now func() time.Time
 }
 
 // NewStore returns a Store on db.
 func NewStore(db *models.DB) *Store {
-	return &Store{db: db.DB, now: func() time.Time { return time.Now().UTC() }}
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}
 }
 
-func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
-
-// In is the Store in tx, another store's transaction (a model call's
-// status change, the step it saves): a reservation or a settle made
-// through it commits with what tx writes, or not at all, and its own
-// transactions are savepoints of tx.
-func (s *Store) In(tx *gorm.DB) *Store { return &Store{db: tx, now: s.now} }
+// q is the handle the Store queries through: the transaction ctx carries
+// (models.DB.InTx: a reservation or a settle made with a model call's
+// status change or step commits with it, or not at all), else the pool.
+func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.Q(ctx) }
 
 // Month is the budget month of a time: its UTC year and month, 2026-12.
 func Month(t time.Time) string { return t.UTC().Format("2006-01") }
@@ -121,7 +118,10 @@ func reserveArgs(c Call, estimate int64, now time.Time) []any {
 // reserveTx is Reserve as a transaction of several statements.
 func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {
 	month := Month(now)
-	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	// A refusal is an answer: inside a caller's transaction it rolls back
+	// only the call's row, and the caller's change commits without it.
+	return s.db.InSavepoint(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		// The write first: on SQLite it takes the write lock before any read.
 		row := models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
 			SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReserved, Day: Day(now),
@@ -180,8 +180,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 // again (a retry after its worker died) the reservations it finds are of
 // attempts that will never settle.
 func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
-	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
-		return releaseWhere(tx, s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		return releaseWhere(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
 	})
 }
 
@@ -215,7 +215,8 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 			}
 		}
 	}
-	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		tx := s.q(ctx)
 		// Three times at most: a missing row is recorded as released and
 		// settled from there; a status changed meanwhile is met by the
 		// next UPDATE.
@@ -301,9 +302,9 @@ func addSpend(tx *gorm.DB, spaceID, month string, spent, reserved int64) error {
 // them), and returns how many.
 func (s *Store) ReleaseStale(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		n, err = releaseCount(tx, s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
+		n, err = releaseCount(s.q(ctx), s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
 		return err
 	})
 	return n, err

@@ -136,7 +136,8 @@ func (s *Service) forgetAccess(ctx context.Context) {
 		m.started = started{}
 		m.mu.Unlock()
 	}
-	if r := s.txRoles; r != nil {
+	if st := s.txOf(ctx); st != nil {
+		r := &st.roles
 		r.mu.Lock()
 		r.roles = nil
 		r.forgot = true
@@ -144,13 +145,13 @@ func (s *Service) forgetAccess(ctx context.Context) {
 	}
 }
 
-// txRoles are the roles a transaction read (Service.Tx): each (person,
+// txRoles are the roles a transaction read (txState): each (person,
 // space) once per transaction.
 type txRoles struct {
 	mu    sync.Mutex
 	roles map[[2]string]Role // "" for none
 	// forgot says a change inside the transaction cleared the activity's
-	// memo: Service.Tx clears it once more when the outermost transaction
+	// memo: txOf clears it once more when the outermost transaction
 	// has ended, because a check made meanwhile outside the transaction
 	// (on Postgres, another connection) read and remembered the state
 	// before the change.
@@ -169,11 +170,11 @@ type txRoles struct {
 // its Undo group read once). What it read is not put in the activity's
 // memo: the transaction may still roll back (an Undo that brings a member
 // back and then fails).
-func (s *Service) accessInTx(ctx context.Context, personID, spaceID string) (Role, error) {
+func (s *Service) accessInTx(ctx context.Context, roles *txRoles, personID, spaceID string) (Role, error) {
 	key := [2]string{personID, spaceID}
-	s.txRoles.mu.Lock()
-	role, ok := s.txRoles.roles[key]
-	s.txRoles.mu.Unlock()
+	roles.mu.Lock()
+	role, ok := roles.roles[key]
+	roles.mu.Unlock()
 	if !ok {
 		var rows []models.Membership
 		if err := s.q(ctx).Select("role").Where("space_id = ? AND person_id = ?", spaceID, personID).Limit(1).Find(&rows).Error; err != nil {
@@ -182,12 +183,12 @@ func (s *Service) accessInTx(ctx context.Context, personID, spaceID string) (Rol
 		if len(rows) == 1 {
 			role = Role(rows[0].Role)
 		}
-		s.txRoles.mu.Lock()
-		if s.txRoles.roles == nil {
-			s.txRoles.roles = map[[2]string]Role{}
+		roles.mu.Lock()
+		if roles.roles == nil {
+			roles.roles = map[[2]string]Role{}
 		}
-		s.txRoles.roles[key] = role
-		s.txRoles.mu.Unlock()
+		roles.roles[key] = role
+		roles.mu.Unlock()
 	}
 	if role == "" {
 		return "", &NotFoundError{Kind: "space", ID: spaceID}

@@ -30,11 +30,11 @@ func TestCheckAccessOnce(t *testing.T) {
 		require.NoError(t, err)
 		got := rec.Take()
 		require.Equal(t, 1, dbtest.Matching(got, "FROM memberships"), "one read of the membership")
-		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error {
-			if err := tx.CanWrite(ctx, f.editor.PersonID, f.acme); err != nil {
+		require.NoError(t, f.svc.InTx(ctx, func(ctx context.Context) error {
+			if err := f.svc.CanWrite(ctx, f.editor.PersonID, f.acme); err != nil {
 				return err
 			}
-			return tx.CanWrite(ctx, f.editor.PersonID, f.acme) // the write's Undo group
+			return f.svc.CanWrite(ctx, f.editor.PersonID, f.acme) // the write's Undo group
 		}))
 		require.Equal(t, 1, dbtest.Matching(rec.Take(), "FROM memberships"), "a write reads it once more, in its transaction")
 		require.Zero(t, dbtest.Matching(got, "FROM connections WHERE space_id"), "no connections to list: none read")
@@ -116,8 +116,8 @@ func TestAWriteChecksAccessInItsTransaction(t *testing.T) {
 		_, err := f.svc.UpdatePerson(t.Context(), f.owner, f.acme, f.editor.PersonID, workspace.PersonPatch{Role: &viewer})
 		require.NoError(t, err)
 		write := func(ctx context.Context) error {
-			return f.svc.Tx(ctx, func(tx *workspace.Service) error {
-				_, err := tx.CreateTasks(ctx, f.editor, f.acme, "/tasks", []workspace.NewTask{{Title: "After the demotion"}})
+			return f.svc.InTx(ctx, func(ctx context.Context) error {
+				_, err := f.svc.CreateTasks(ctx, f.editor, f.acme, "/tasks", []workspace.NewTask{{Title: "After the demotion"}})
 				return err
 			})
 		}
@@ -132,11 +132,11 @@ func TestAWriteChecksAccessInItsTransaction(t *testing.T) {
 		require.ErrorIs(t, f.svc.CanWrite(later, f.viewer.PersonID, f.acme), workspace.ErrForbidden)
 		undone := errors.New("rolled back")
 		editor := workspace.RoleEditor
-		err = f.svc.Tx(later, func(tx *workspace.Service) error {
-			if _, err := tx.UpdatePerson(later, f.owner, f.acme, f.viewer.PersonID, workspace.PersonPatch{Role: &editor}); err != nil {
+		err = f.svc.InTx(later, func(later context.Context) error {
+			if _, err := f.svc.UpdatePerson(later, f.owner, f.acme, f.viewer.PersonID, workspace.PersonPatch{Role: &editor}); err != nil {
 				return err
 			}
-			if err := tx.CanWrite(later, f.viewer.PersonID, f.acme); err != nil {
+			if err := f.svc.CanWrite(later, f.viewer.PersonID, f.acme); err != nil {
 				return err
 			}
 			return undone
@@ -155,11 +155,11 @@ func TestTxLeavesTheMemoToWhatCommitted(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := workspace.CheckAccessOnce(t.Context())
 		needsMe := workspace.PolicyNeedsMe
-		err := f.svc.Tx(ctx, func(tx *workspace.Service) error {
-			if _, err := tx.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &needsMe}); err != nil {
+		err := f.svc.InTx(ctx, func(ctx context.Context) error {
+			if _, err := f.svc.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &needsMe}); err != nil {
 				return err
 			}
-			if _, err := tx.GetSettings(ctx, f.editor.PersonID); err != nil {
+			if _, err := f.svc.GetSettings(ctx, f.editor.PersonID); err != nil {
 				return err
 			}
 			return errors.New("roll back")
@@ -172,11 +172,11 @@ func TestTxLeavesTheMemoToWhatCommitted(t *testing.T) {
 		if f.db.Dialect != models.Postgres {
 			return // one connection: nothing reads outside the transaction meanwhile
 		}
-		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error {
-			if _, err := tx.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &needsMe}); err != nil {
+		require.NoError(t, f.svc.InTx(ctx, func(ctx context.Context) error {
+			if _, err := f.svc.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &needsMe}); err != nil {
 				return err
 			}
-			before, err := f.svc.GetSettings(ctx, f.editor.PersonID) // another connection: the committed state
+			before, err := f.svc.GetSettings(models.Detach(ctx), f.editor.PersonID) // another connection: the committed state
 			if err != nil {
 				return err
 			}

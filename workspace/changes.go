@@ -116,14 +116,15 @@ func (b *changeBatch) take() []Change {
 	return c
 }
 
-// notify hands a change to subscribers: at the end of the enclosing Tx, or
-// at once when the write ran outside any Tx (it has committed already).
+// notify hands a change to subscribers: once the transaction ctx carries
+// has committed, or at once when the write ran outside one (it has
+// committed already).
 func (s *Service) notify(ctx context.Context, c Change) {
 	if c.Actor.Via == "" {
 		c.Actor.Via = ViaREST
 	}
-	if s.batch != nil {
-		s.batch.add(c)
+	if st := s.txOf(ctx); st != nil {
+		st.batch.add(c)
 		return
 	}
 	s.subscribers.deliver(ctx, []Change{c})

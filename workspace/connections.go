@@ -163,14 +163,14 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	now := s.now()
 	r := models.Connection{ID: models.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
 		Name: name, URL: u, Enabled: true, Secret: sealed, CreatedAt: now, UpdatedAt: now}
-	err = s.Tx(ctx, func(tx *Service) error {
+	err = s.InTx(ctx, func(ctx context.Context) error {
 		// The space's row lock makes racing creates count one after the
 		// other (lockRow), so MaxConnections holds.
-		if err := tx.lockRow(ctx, &models.Space{}, spaceID); err != nil {
+		if err := s.lockRow(ctx, &models.Space{}, spaceID); err != nil {
 			return fmt.Errorf("create connection: %w", err)
 		}
 		var names []string
-		if err := tx.q(ctx).Model(&models.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
+		if err := s.q(ctx).Model(&models.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
 			return fmt.Errorf("create connection: %w", err)
 		}
 		if len(names) >= MaxConnections {
@@ -181,15 +181,15 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 				return nameTaken(name)
 			}
 		}
-		tx.forgetAccess(ctx) // the space may have an MCP connection now
-		if err := tx.q(ctx).Create(&r).Error; err != nil {
+		s.forgetAccess(ctx) // the space may have an MCP connection now
+		if err := s.q(ctx).Create(&r).Error; err != nil {
 			// The unique index decides between two racing creates.
 			if errors.Is(err, gorm.ErrDuplicatedKey) {
 				return nameTaken(name)
 			}
 			return fmt.Errorf("create connection: %w", err)
 		}
-		return tx.audit(ctx, actor, spaceID, AuditConnection, AuditCreated, r.ID, fmt.Sprintf("Connected “%s” (%s)", name, kind), connectionAudit(r))
+		return s.audit(ctx, actor, spaceID, AuditConnection, AuditCreated, r.ID, fmt.Sprintf("Connected “%s” (%s)", name, kind), connectionAudit(r))
 	})
 	if err != nil {
 		return Connection{}, err
@@ -285,16 +285,16 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 	if !managesConnections(role) {
 		return Connection{}, fmt.Errorf("%s may not remove connected apps from this space: %w", WithArticle(string(role)), ErrForbidden)
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
-		tx.forgetAccess(ctx)
-		res := tx.q(ctx).Delete(&models.Connection{}, "space_id = ? AND id = ?", spaceID, id)
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		s.forgetAccess(ctx)
+		res := s.q(ctx).Delete(&models.Connection{}, "space_id = ? AND id = ?", spaceID, id)
 		if res.Error != nil {
 			return fmt.Errorf("delete connection %s: %w", id, res.Error)
 		}
 		if res.RowsAffected == 0 {
 			return nil // removed meanwhile: that removal is the one recorded
 		}
-		return tx.audit(ctx, actor, spaceID, AuditConnection, AuditDeleted, r.ID, fmt.Sprintf("Removed “%s” (%s)", r.Name, r.Kind), connectionAudit(r))
+		return s.audit(ctx, actor, spaceID, AuditConnection, AuditDeleted, r.ID, fmt.Sprintf("Removed “%s” (%s)", r.Name, r.Kind), connectionAudit(r))
 	})
 	if err != nil {
 		return Connection{}, err

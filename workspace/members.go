@@ -35,22 +35,22 @@ func (s *Service) SetMemberRole(ctx context.Context, actorID, spaceID, personID 
 // the one before, so two owners demoting each other at once cannot both
 // pass the last-owner check (on SQLite the same write takes the database's
 // write lock before anything is read).
-func (s *Service) lockedSpace(ctx context.Context, actorID, spaceID string, ownerOnly bool, what string, fn func(tx *Service) error) error {
+func (s *Service) lockedSpace(ctx context.Context, actorID, spaceID string, ownerOnly bool, what string, fn func(ctx context.Context) error) error {
 	if BadText(spaceID) {
 		return &NotFoundError{Kind: "space", ID: spaceID}
 	}
-	return s.Tx(ctx, func(tx *Service) error {
-		if err := tx.lockRow(ctx, &models.Space{}, spaceID); err != nil {
+	return s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.lockRow(ctx, &models.Space{}, spaceID); err != nil {
 			return fmt.Errorf("lock space %s: %w", spaceID, err)
 		}
-		role, err := tx.Access(ctx, actorID, spaceID)
+		role, err := s.Access(ctx, actorID, spaceID)
 		if err != nil {
 			return err
 		}
 		if ownerOnly && role != RoleOwner {
 			return fmt.Errorf("only an owner may %s this space: %w", what, ErrForbidden)
 		}
-		return fn(tx)
+		return fn(ctx)
 	})
 }
 

@@ -107,33 +107,33 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 		return Person{}, err
 	}
 	var out Person
-	err = s.lockedSpace(ctx, actor.PersonID, spaceID, true, "add people to", func(tx *Service) error {
+	err = s.lockedSpace(ctx, actor.PersonID, spaceID, true, "add people to", func(ctx context.Context) error {
 		p := fresh
 		if in.PersonID != "" {
 			var err error
-			if p, err = tx.knownPerson(ctx, actor.PersonID, in.PersonID); err != nil {
+			if p, err = s.knownPerson(ctx, actor.PersonID, in.PersonID); err != nil {
 				return err
 			}
-			if _, _, err := tx.spacePersonRow(ctx, spaceID, p.ID); err == nil {
+			if _, _, err := s.spacePersonRow(ctx, spaceID, p.ID); err == nil {
 				return fmt.Errorf("%q is in this space already: %w", p.Name, ErrConflict)
 			} else if !errors.Is(err, ErrNotFound) {
 				return err
 			}
-		} else if err := tx.q(ctx).Create(&p).Error; err != nil {
+		} else if err := s.q(ctx).Create(&p).Error; err != nil {
 			return fmt.Errorf("add person: %w", err)
 		}
 		// Microseconds, as Postgres keeps them: the answer reads back the same.
-		m := models.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: tx.now().Truncate(time.Microsecond)}
-		tx.forgetAccess(ctx) // the person is a member now
-		if err := tx.q(ctx).Create(&m).Error; err != nil {
+		m := models.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: s.now().Truncate(time.Microsecond)}
+		s.forgetAccess(ctx) // the person is a member now
+		if err := s.q(ctx).Create(&m).Error; err != nil {
 			return fmt.Errorf("add %s to %s: %w", p.ID, spaceID, err)
 		}
 		out = toSpacePerson(p, m)
-		if err := tx.audit(ctx, actor, spaceID, AuditPerson, AuditCreated, p.ID, fmt.Sprintf("Added “%s” as %s", p.Name, m.Role),
+		if err := s.audit(ctx, actor, spaceID, AuditPerson, AuditCreated, p.ID, fmt.Sprintf("Added “%s” as %s", p.Name, m.Role),
 			map[string]any{"role": map[string]any{"after": m.Role}}); err != nil {
 			return err
 		}
-		return tx.recordChange(ctx, actor, spaceID, nil, personState(p, m))
+		return s.recordChange(ctx, actor, spaceID, nil, personState(p, m))
 	})
 	return out, err
 }
@@ -168,8 +168,8 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 	}
 	self := actor.PersonID == id
 	var out Person
-	err = s.lockedSpace(ctx, actor.PersonID, spaceID, patch.Role != nil || !self, "change people in", func(tx *Service) error {
-		p, m, err := tx.spacePersonRow(ctx, spaceID, id)
+	err = s.lockedSpace(ctx, actor.PersonID, spaceID, patch.Role != nil || !self, "change people in", func(ctx context.Context) error {
+		p, m, err := s.spacePersonRow(ctx, spaceID, id)
 		if err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 		before := personState(p, m)
 		if patch.Role != nil {
 			if Role(m.Role) == RoleOwner && *patch.Role != RoleOwner {
-				if err := tx.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
+				if err := s.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
 					return err
 				}
 			}
@@ -187,7 +187,7 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 		}
 		renamed := patch.Name != nil || patch.FirstName != nil
 		if renamed && !self {
-			if err := tx.onlyHere(ctx, p, spaceID); err != nil {
+			if err := s.onlyHere(ctx, p, spaceID); err != nil {
 				return err
 			}
 		}
@@ -197,16 +197,16 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 		if patch.FirstName != nil {
 			p.FirstName = first
 		}
-		if err := tx.savePerson(ctx, p, &m, renamed); err != nil {
+		if err := s.savePerson(ctx, p, &m, renamed); err != nil {
 			return err
 		}
 		out = toSpacePerson(p, m)
 		if changes := personChanges(before, personState(p, m)); len(changes) > 0 {
-			if err := tx.audit(ctx, actor, spaceID, AuditPerson, AuditUpdated, p.ID, fmt.Sprintf("Changed “%s”", p.Name), changes); err != nil {
+			if err := s.audit(ctx, actor, spaceID, AuditPerson, AuditUpdated, p.ID, fmt.Sprintf("Changed “%s”", p.Name), changes); err != nil {
 				return err
 			}
 		}
-		return tx.recordChange(ctx, actor, spaceID, before, personState(p, m))
+		return s.recordChange(ctx, actor, spaceID, before, personState(p, m))
 	})
 	return out, err
 }
@@ -222,18 +222,18 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 // so Undo can bring the membership back.
 func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id string) (Person, error) {
 	var out Person
-	err := s.lockedSpace(ctx, actor.PersonID, spaceID, actor.PersonID != id, "remove people from", func(tx *Service) error {
-		p, m, err := tx.spacePersonRow(ctx, spaceID, id)
+	err := s.lockedSpace(ctx, actor.PersonID, spaceID, actor.PersonID != id, "remove people from", func(ctx context.Context) error {
+		p, m, err := s.spacePersonRow(ctx, spaceID, id)
 		if err != nil {
 			return err
 		}
 		if Role(m.Role) == RoleOwner {
-			if err := tx.keepAnOwner(ctx, spaceID, "remove"); err != nil {
+			if err := s.keepAnOwner(ctx, spaceID, "remove"); err != nil {
 				return err
 			}
 		}
-		tx.forgetAccess(ctx) // the person is no member from here on
-		res := tx.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&models.Membership{})
+		s.forgetAccess(ctx) // the person is no member from here on
+		res := s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&models.Membership{})
 		if res.Error != nil {
 			return fmt.Errorf("remove %s from %s: %w", id, spaceID, res.Error)
 		}
@@ -241,11 +241,11 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 			return fmt.Errorf("person %q changed while being removed; read it again: %w", p.Name, ErrStale)
 		}
 		out = toSpacePerson(p, m)
-		if err := tx.audit(ctx, actor, spaceID, AuditPerson, AuditDeleted, p.ID, fmt.Sprintf("Removed “%s” (%s)", p.Name, m.Role),
+		if err := s.audit(ctx, actor, spaceID, AuditPerson, AuditDeleted, p.ID, fmt.Sprintf("Removed “%s” (%s)", p.Name, m.Role),
 			map[string]any{"role": map[string]any{"before": m.Role}}); err != nil {
 			return err
 		}
-		return tx.recordChange(ctx, actor, spaceID, personState(p, m), nil)
+		return s.recordChange(ctx, actor, spaceID, personState(p, m), nil)
 	})
 	return out, err
 }

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestPeopleUndo(t *testing.T) {
 		ctx := t.Context()
 		owner := workspace.Actor{PersonID: f.owner.PersonID, Via: workspace.ViaAssistant}
 		var ann workspace.Person
-		added := f.inGroup(t, owner, "Add person", func(tx *workspace.Service) {
+		added := f.inGroup(t, owner, "Add person", func(ctx context.Context, tx *workspace.Service) {
 			var err error
 			ann, err = tx.AddPerson(ctx, owner, f.acme, workspace.NewPerson{Name: "Ann Lee", Role: workspace.RoleViewer})
 			require.NoError(t, err)
@@ -45,12 +46,12 @@ func TestPeopleUndo(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, workspace.RoleViewer, f.roleOf(t, ann.ID))
 
-		promoted := f.inGroup(t, owner, "Update person", func(tx *workspace.Service) {
+		promoted := f.inGroup(t, owner, "Update person", func(ctx context.Context, tx *workspace.Service) {
 			role := workspace.RoleEditor
 			_, err := tx.UpdatePerson(ctx, owner, f.acme, ann.ID, workspace.PersonPatch{Role: &role})
 			require.NoError(t, err)
 		})
-		removed := f.inGroup(t, owner, "Remove person", func(tx *workspace.Service) {
+		removed := f.inGroup(t, owner, "Remove person", func(ctx context.Context, tx *workspace.Service) {
 			_, err := tx.RemovePerson(ctx, owner, f.acme, ann.ID)
 			require.NoError(t, err)
 		})
@@ -75,7 +76,7 @@ func TestPeopleUndo(t *testing.T) {
 		role := workspace.RoleOwner
 		_, err = f.svc.UpdatePerson(ctx, f.owner, f.acme, f.editor.PersonID, workspace.PersonPatch{Role: &role})
 		require.NoError(t, err)
-		editorGroup := f.inGroup(t, f.editor, "Add person", func(tx *workspace.Service) {
+		editorGroup := f.inGroup(t, f.editor, "Add person", func(ctx context.Context, tx *workspace.Service) {
 			_, err := tx.AddPerson(ctx, f.editor, f.acme, workspace.NewPerson{Name: "Cy Young"})
 			require.NoError(t, err)
 		})

@@ -151,11 +151,11 @@ func (s *Service) CreateProject(ctx context.Context, actor Actor, spaceID string
 	if err := s.applyProjectPatch(&r, ProjectPatch{Name: &in.Name, Status: nonEmpty(in.Status), Description: &in.Description}); err != nil {
 		return Project{}, err
 	}
-	err := s.Tx(ctx, func(tx *Service) error {
-		if err := tx.q(ctx).Create(&r).Error; err != nil {
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.q(ctx).Create(&r).Error; err != nil {
 			return fmt.Errorf("create project: %w", err)
 		}
-		return tx.recordChange(ctx, actor, spaceID, nil, projectState(r))
+		return s.recordChange(ctx, actor, spaceID, nil, projectState(r))
 	})
 	if err != nil {
 		return Project{}, err
@@ -182,11 +182,11 @@ func (s *Service) UpdateProject(ctx context.Context, actor Actor, spaceID, id st
 	if err := s.applyProjectPatch(&r, patch); err != nil {
 		return Project{}, err
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
-		if err := tx.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
 			return err
 		}
-		return tx.recordChange(ctx, actor, spaceID, before, projectState(r))
+		return s.recordChange(ctx, actor, spaceID, before, projectState(r))
 	})
 	if err != nil {
 		return Project{}, err
@@ -205,29 +205,29 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 	if err != nil {
 		return Project{}, err
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
+	err = s.InTx(ctx, func(ctx context.Context) error {
 		var tasks []models.Task
-		if err := tx.q(ctx).Where("project_id = ?", r.ID).Order("created_at, id").Find(&tasks).Error; err != nil {
+		if err := s.q(ctx).Where("project_id = ?", r.ID).Order("created_at, id").Find(&tasks).Error; err != nil {
 			return fmt.Errorf("delete project %s: %w", id, err)
 		}
 		for _, t := range tasks {
 			before := taskState(t)
-			t.ProjectID, t.UpdatedAt = nil, tx.now()
-			if err := tx.saveRevision(ctx, "task", t.Title, t.ID, &t, &t.Revision, "project_id"); err != nil {
+			t.ProjectID, t.UpdatedAt = nil, s.now()
+			if err := s.saveRevision(ctx, "task", t.Title, t.ID, &t, &t.Revision, "project_id"); err != nil {
 				return err
 			}
-			if err := tx.recordChange(ctx, actor, spaceID, before, taskState(t)); err != nil {
+			if err := s.recordChange(ctx, actor, spaceID, before, taskState(t)); err != nil {
 				return err
 			}
 		}
-		res := tx.q(ctx).Delete(&models.Project{}, "id = ? AND revision = ?", r.ID, r.Revision)
+		res := s.q(ctx).Delete(&models.Project{}, "id = ? AND revision = ?", r.ID, r.Revision)
 		if res.Error != nil {
 			return fmt.Errorf("delete project %s: %w", id, res.Error)
 		}
 		if res.RowsAffected == 0 {
 			return fmt.Errorf("project %q changed while it was being deleted; read it again: %w", r.Name, ErrStale)
 		}
-		return tx.recordChange(ctx, actor, spaceID, projectState(r), nil)
+		return s.recordChange(ctx, actor, spaceID, projectState(r), nil)
 	})
 	if err != nil {
 		return Project{}, err

@@ -12,89 +12,83 @@ import (
 	"hub/models"
 )
 
-// Service is the workspace domain over one database handle. A Service made
-// by Tx runs every call in that transaction.
+// Service is the workspace domain over one database. Its methods run in
+// the transaction their context carries (models.DB.InTx), or each write in
+// one of its own.
 type Service struct {
-	db  *gorm.DB
-	now func() time.Time
+	root *models.DB
+	now  func() time.Time
 	// subscribers is shared by every Service derived from one NewService,
 	// so a write through any copy reaches every subscriber.
 	subscribers *subscribers
 	// models is the operator's model catalog (SetModels), shared the same
 	// way.
 	models *modelsHolder
-	// batch holds the changes made inside the Tx this Service runs in until
-	// that Tx ends; nil outside any Tx.
-	batch *changeBatch
 	// undoGroup is the Undo group writes record their entries in; "" records
 	// none (a person's own writes on a screen).
 	undoGroup string
-	// tx is the transaction this Service runs in (Tx), for other stores
-	// to join; nil outside any Tx.
-	tx *models.Tx
 	// connector checks and seals MCP connections; shared by every copy.
 	connector *connectorRef
-	// txRoles are the memberships read in the Tx this Service runs in
-	// (shared with its savepoints); nil outside any Tx.
-	txRoles *txRoles
 }
 
 type connectorRef struct{ c AppConnector }
 
 // NewService returns a Service over db.
 func NewService(db *models.DB) *Service {
-	return &Service{db: db.DB, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
+	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
 }
 
-// withDB returns a Service that runs on the given handle. It keeps the
-// receiver's subscribers, Undo group and, inside a Tx, that Tx's pending
-// changes.
-func (s *Service) withDB(db *gorm.DB) *Service {
-	c := *s
-	c.db = db
-	return &c
+// InTx runs fn in the database's one unit of work (models.DB.InTx): a
+// transaction fn's context carries, which every store called with it
+// joins; inside one, fn runs in it as it is. It is here for the packages
+// the layer map keeps from models (toolrun: a Hub write and its outcome
+// row commit together; tools: a batch of changes, all or none). The
+// changes made in it reach subscribers only once the outermost
+// transaction has committed, and never when it rolls back: a subscriber
+// never hears of a record that does not exist.
+func (s *Service) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.root.InTx(ctx, fn)
 }
 
-// Tx runs fn in one database transaction; inside another Tx it is a
-// savepoint of that one. The changes fn makes reach subscribers only once the
-// outermost Tx has committed, and never when it (or this savepoint) rolls
-// back: a subscriber never hears of a record that does not exist.
-func (s *Service) Tx(ctx context.Context, fn func(tx *Service) error) error {
-	batch := &changeBatch{}
-	roles := s.txRoles
-	if roles == nil {
-		roles = &txRoles{}
-	}
-	err := models.Transaction(ctx, s.db, func(t *models.Tx) error {
-		tx := s.withDB(t.Handle())
-		tx.batch, tx.tx, tx.txRoles = batch, t, roles
-		return fn(tx)
+// txState is what the workspace keeps for one transaction, whoever began
+// it: the changes to deliver once it has committed and the memberships
+// its checks read (accessInTx).
+type txState struct {
+	batch changeBatch
+	roles txRoles
+}
+
+type txStateKey struct{}
+
+// txOf is the state of the transaction ctx carries; nil outside one. Its
+// first use arranges the delivery of the transaction's changes after the
+// commit.
+func (s *Service) txOf(ctx context.Context) *txState {
+	v := models.Local(ctx, txStateKey{}, func() any {
+		st := &txState{}
+		models.AfterTx(ctx, func(err error) {
+			ctx := models.Detach(ctx)
+			if st.roles.forgot {
+				// Committed or rolled back: what the activity remembered
+				// while this transaction ran may be the state before its
+				// changes.
+				s.forgetAccess(ctx)
+			}
+			if err == nil {
+				s.subscribers.deliver(ctx, st.batch.take())
+			}
+		})
+		return st
 	})
-	if s.tx == nil && roles.forgot {
-		// Committed or rolled back: what the activity remembered while
-		// this transaction ran may be the state before its changes.
-		s.forgetAccess(ctx)
-	}
-	if err != nil {
-		return err
-	}
-	if s.batch != nil {
-		// A savepoint released: its changes now belong to the enclosing Tx.
-		s.batch.add(batch.take()...)
+	if v == nil {
 		return nil
 	}
-	s.subscribers.deliver(ctx, batch.take())
-	return nil
+	return v.(*txState)
 }
 
-// Shared returns the transaction this Service runs in, for another store to
-// write its rows in it (chat.Store.In: a tool call's outcome commits with
-// the records the call changed); nil outside any Tx. The changes made in it
-// reach subscribers once the outermost Tx has committed, as every other
-// change of that Tx does.
-func (s *Service) Shared() *models.Tx { return s.tx }
-
-func (s *Service) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+// q is the handle the Service queries through: the transaction ctx
+// carries, else the pool.
+func (s *Service) q(ctx context.Context) *gorm.DB { return s.root.Q(ctx) }
 
 // Access returns the person's role in a space, or ErrNotFound when they have
 // none: a space the person cannot open does not exist for them.
@@ -104,10 +98,10 @@ func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, e
 		// No space has such an id; Postgres would refuse to look (22021).
 		return "", &NotFoundError{Kind: "space", ID: spaceID}
 	}
-	if s.txRoles != nil {
+	if st := s.txOf(ctx); st != nil {
 		// A write's checks read in its own transaction, once (accessInTx),
 		// never from an activity's earlier read.
-		return s.accessInTx(ctx, personID, spaceID)
+		return s.accessInTx(ctx, &st.roles, personID, spaceID)
 	}
 	if memo := memoFrom(ctx); memo != nil {
 		return s.accessOnce(ctx, memo, personID, spaceID) // an activity's one read (CheckAccessOnce)
@@ -139,7 +133,7 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 // Tx, whose reads are the transaction's, or without a memo. The lock is
 // held until done is called.
 func (s *Service) startedOf(ctx context.Context) (st *started, done func()) {
-	if s.txRoles != nil {
+	if s.root.InTxNow(ctx) {
 		return nil, func() {}
 	}
 	st, mu := startedIn(ctx)

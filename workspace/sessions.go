@@ -129,12 +129,12 @@ const SignInTokenName = "browser sign-in through the identity provider"
 // creation (by the person), and revoking it ends the session, as revoking
 // the token a session was made from does.
 func (s *Service) CreateSignInSession(ctx context.Context, personID string) (session string, expires time.Time, err error) {
-	err = s.Tx(ctx, func(tx *Service) error {
-		token, _, err := tx.createNamedToken(ctx, Actor{PersonID: personID, Via: ViaREST}, personID, "", SignInTokenName, SessionTTL)
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		token, _, err := s.createNamedToken(ctx, Actor{PersonID: personID, Via: ViaREST}, personID, "", SignInTokenName, SessionTTL)
 		if err != nil {
 			return err
 		}
-		session, expires, err = tx.CreateSession(ctx, token)
+		session, expires, err = s.CreateSession(ctx, token)
 		return err
 	})
 	return session, expires, err

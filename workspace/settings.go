@@ -78,7 +78,7 @@ func toSettings(r models.Setting) (Settings, error) {
 
 // GetSettings returns the person's settings, defaults where none are saved.
 func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, error) {
-	if m := memoFrom(ctx); m != nil && s.tx == nil {
+	if m := memoFrom(ctx); m != nil && !s.root.InTxNow(ctx) {
 		// (Inside a Tx the read is the transaction's: it may roll back, so
 		// it is never the activity's memo's answer.)
 		// An activity's one read (CheckAccessOnce).

@@ -37,13 +37,13 @@ func (s *Service) SignInSubject(ctx context.Context, issuer, subject, name strin
 	}
 	name = signInName(name)
 	var out Person
-	err := s.Tx(ctx, func(tx *Service) error {
-		p := models.Person{ID: models.NewID("person"), Name: name, CreatedAt: tx.now()}
-		if err := tx.q(ctx).Create(&p).Error; err != nil {
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		p := models.Person{ID: models.NewID("person"), Name: name, CreatedAt: s.now()}
+		if err := s.q(ctx).Create(&p).Error; err != nil {
 			return fmt.Errorf("create the person of %s: %w", subject, err)
 		}
-		row := models.OIDCSubject{Issuer: issuer, Subject: subject, PersonID: p.ID, CreatedAt: tx.now()}
-		res := tx.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+		row := models.OIDCSubject{Issuer: issuer, Subject: subject, PersonID: p.ID, CreatedAt: s.now()}
+		res := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
 		if res.Error != nil {
 			return fmt.Errorf("record subject %s: %w", subject, res.Error)
 		}
@@ -51,7 +51,7 @@ func (s *Service) SignInSubject(ctx context.Context, issuer, subject, name strin
 			return errSubjectTaken
 		}
 		out = Person{ID: p.ID, Name: p.Name}
-		return tx.audit(ctx, Actor{PersonID: p.ID, Via: ViaOIDC}, "", AuditSignIn, AuditCreated, p.ID,
+		return s.audit(ctx, Actor{PersonID: p.ID, Via: ViaOIDC}, "", AuditSignIn, AuditCreated, p.ID,
 			"person signed in for the first time through OIDC", map[string]any{"issuer": issuer, "subject": subject, "name": name})
 	})
 	if errors.Is(err, errSubjectTaken) {

@@ -100,15 +100,15 @@ func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill)
 	}
 	r.CreatedAt = s.now()
 	r.UpdatedAt = r.CreatedAt
-	err = s.Tx(ctx, func(tx *Service) error {
+	err = s.InTx(ctx, func(ctx context.Context) error {
 		// The person's row lock makes racing creates count one after the
 		// other: without it, on Postgres, each saw the others' skills
 		// missing and all of them passed MaxSkills.
-		if err := tx.lockRow(ctx, &models.Person{}, personID); err != nil {
+		if err := s.lockRow(ctx, &models.Person{}, personID); err != nil {
 			return fmt.Errorf("create skill: %w", err)
 		}
 		var names []string
-		if err := tx.q(ctx).Model(&models.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
+		if err := s.q(ctx).Model(&models.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
 			return fmt.Errorf("create skill: %w", err)
 		}
 		if len(names) >= MaxSkills {
@@ -119,7 +119,7 @@ func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill)
 				return skillNameTaken(r.Name)
 			}
 		}
-		if err := tx.q(ctx).Create(&r).Error; err != nil {
+		if err := s.q(ctx).Create(&r).Error; err != nil {
 			if errors.Is(err, gorm.ErrDuplicatedKey) { // the unique index decides a race
 				return skillNameTaken(r.Name)
 			}
@@ -214,16 +214,16 @@ func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillP
 	}
 	prev := r.Version
 	r.Version, r.UpdatedAt = prev+1, s.now()
-	err = s.Tx(ctx, func(tx *Service) error {
+	err = s.InTx(ctx, func(ctx context.Context) error {
 		var taken int64
-		if err := tx.q(ctx).Model(&models.Skill{}).Where("person_id = ? AND id <> ? AND lower(name) = lower(?)", personID, id, r.Name).
+		if err := s.q(ctx).Model(&models.Skill{}).Where("person_id = ? AND id <> ? AND lower(name) = lower(?)", personID, id, r.Name).
 			Count(&taken).Error; err != nil {
 			return fmt.Errorf("update skill %s: %w", id, err)
 		}
 		if taken > 0 {
 			return skillNameTaken(r.Name)
 		}
-		res := tx.q(ctx).Model(&models.Skill{}).Where("id = ? AND person_id = ? AND version = ?", id, personID, prev).
+		res := s.q(ctx).Model(&models.Skill{}).Where("id = ? AND person_id = ? AND version = ?", id, personID, prev).
 			Updates(map[string]any{"name": r.Name, "description": r.Description, "instructions": r.Instructions,
 				"enabled": r.Enabled, "purpose": r.Purpose, "version": r.Version, "updated_at": r.UpdatedAt})
 		if res.Error != nil {

@@ -173,18 +173,18 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 	if _, err := ParseRole(string(role)); err != nil {
 		return "", "", err
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
-		sp, err := tx.ensureSpace(ctx, spaceName)
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		sp, err := s.ensureSpace(ctx, spaceName)
 		if err != nil {
 			return fmt.Errorf("space %q: %w", spaceName, err)
 		}
-		p, err := tx.ensurePerson(ctx, sp.ID, personName)
+		p, err := s.ensurePerson(ctx, sp.ID, personName)
 		if err != nil {
 			return fmt.Errorf("person %q: %w", personName, err)
 		}
-		tx.forgetAccess(ctx)
+		s.forgetAccess(ctx)
 		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
-		err = tx.q(ctx).Clauses(clause.OnConflict{
+		err = s.q(ctx).Clauses(clause.OnConflict{
 			Columns: []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
 			// A seeded role change is a change of the person's record too;
 			// seeding the role they have is none.
@@ -253,7 +253,7 @@ func (s *Service) ensureSpace(ctx context.Context, name string) (models.Space, e
 // for the first and then find its person. (SQLite runs one write
 // transaction at a time, and ensureSpace has already begun writing.)
 func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (models.Person, error) {
-	if s.db.Dialector.Name() == string(models.Postgres) {
+	if s.root.Dialect == models.Postgres {
 		if err := s.q(ctx).Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "hub.person:"+name).Error; err != nil {
 			return models.Person{}, err
 		}

@@ -223,12 +223,12 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		}
 		rows[i] = r
 	}
-	err := s.Tx(ctx, func(tx *Service) error {
-		if err := tx.q(ctx).Create(&rows).Error; err != nil {
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.q(ctx).Create(&rows).Error; err != nil {
 			return fmt.Errorf("create tasks: %w", err)
 		}
 		for _, r := range rows {
-			if err := tx.recordChange(ctx, actor, spaceID, nil, taskState(r)); err != nil {
+			if err := s.recordChange(ctx, actor, spaceID, nil, taskState(r)); err != nil {
 				return err
 			}
 		}
@@ -263,12 +263,12 @@ func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id strin
 	if err := s.applyPatch(ctx, spaceID, "", &r, patch, refsFound{}); err != nil {
 		return Task{}, err
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
-		if err := tx.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
 			"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
 			return err
 		}
-		return tx.recordChange(ctx, actor, spaceID, before, taskState(r))
+		return s.recordChange(ctx, actor, spaceID, before, taskState(r))
 	})
 	if err != nil {
 		return Task{}, err
@@ -285,13 +285,13 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 		return Task{}, &NotFoundError{Kind: "task", ID: id}
 	}
 	var r models.Task
-	err := s.Tx(ctx, func(tx *Service) error {
+	err := s.InTx(ctx, func(ctx context.Context) error {
 		// One statement finds and deletes the task (RETURNING: Postgres,
 		// SQLite since 3.35), where a read and a delete guarded by its
 		// revision were two: the row returned is the task as it was
 		// deleted, what the Undo entry must keep.
 		var gone []models.Task
-		err := tx.q(ctx).Clauses(clause.Returning{}).Where("space_id = ? AND id = ?", spaceID, id).Delete(&gone).Error
+		err := s.q(ctx).Clauses(clause.Returning{}).Where("space_id = ? AND id = ?", spaceID, id).Delete(&gone).Error
 		if err != nil {
 			return fmt.Errorf("delete task %s: %w", id, err)
 		}
@@ -299,7 +299,7 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 			return &NotFoundError{Kind: "task", ID: id}
 		}
 		r = gone[0]
-		return tx.recordChange(ctx, actor, spaceID, taskState(r), nil)
+		return s.recordChange(ctx, actor, spaceID, taskState(r), nil)
 	})
 	if err != nil {
 		return Task{}, err
@@ -404,7 +404,7 @@ func nonEmpty(s string) *string {
 // letter).
 func (s *Service) containsWord(column string) string {
 	lower := "LOWER"
-	if s.db.Dialector.Name() != string(models.Postgres) {
+	if s.root.Dialect != models.Postgres {
 		lower = models.UnicodeLower
 	}
 	return fmt.Sprintf(`%[1]s(%[2]s) LIKE %[1]s(CAST(? AS TEXT)) ESCAPE '\'`, lower, column)

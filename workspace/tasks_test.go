@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -473,11 +474,11 @@ func TestTx(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
-		err := f.svc.Tx(ctx, func(tx *workspace.Service) error {
-			if _, err := tx.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "A"}}); err != nil {
+		err := f.svc.InTx(ctx, func(ctx context.Context) error {
+			if _, err := f.svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "A"}}); err != nil {
 				return err
 			}
-			_, err := tx.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: ""}})
+			_, err := f.svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: ""}})
 			return err
 		})
 		requireInvalid(t, err, "/tasks/0/title")
@@ -485,8 +486,8 @@ func TestTx(t *testing.T) {
 		require.NoError(t, err)
 		require.Zero(t, page.Total, "the first create was rolled back")
 
-		require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error {
-			_, err := tx.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "A"}})
+		require.NoError(t, f.svc.InTx(ctx, func(ctx context.Context) error {
+			_, err := f.svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "A"}})
 			return err
 		}))
 		page, err = f.svc.ListTasks(ctx, f.owner, f.acme, workspace.TaskFilter{})

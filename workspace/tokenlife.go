@@ -64,8 +64,8 @@ func tokenPrefix(token string) string { return token[:min(len(token), 12)] }
 // expiring after ttl (0: never), records it in the audit log of every
 // space the person is in (by actor), and returns the token and its info.
 func (s *Service) CreateNamedToken(ctx context.Context, actor Actor, personID, name string, ttl time.Duration) (token string, info TokenInfo, err error) {
-	err = s.Tx(ctx, func(tx *Service) error {
-		token, info, err = tx.createNamedToken(ctx, actor, personID, "", name, ttl)
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		token, info, err = s.createNamedToken(ctx, actor, personID, "", name, ttl)
 		return err
 	})
 	return token, info, err
@@ -181,8 +181,8 @@ func (s *Service) tokenInfo(ctx context.Context, id string) (TokenInfo, error) {
 // the token's person: anyone else's token, as an unknown one, is
 // ErrNotFound.
 func (s *Service) RevokeToken(ctx context.Context, actor Actor, ownerID, tokenID string) error {
-	return s.Tx(ctx, func(tx *Service) error {
-		q := tx.q(ctx).Where("id = ? AND scope IN ?", tokenID, listedScope)
+	return s.InTx(ctx, func(ctx context.Context) error {
+		q := s.q(ctx).Where("id = ? AND scope IN ?", tokenID, listedScope)
 		if ownerID != "" {
 			q = q.Where("person_id = ?", ownerID)
 		}
@@ -193,11 +193,11 @@ func (s *Service) RevokeToken(ctx context.Context, actor Actor, ownerID, tokenID
 		if len(rows) == 0 {
 			return fmt.Errorf("token %s: %w", tokenID, ErrNotFound)
 		}
-		gone, err := tx.deleteToken(ctx, rows[0].ID)
+		gone, err := s.deleteToken(ctx, rows[0].ID)
 		if err != nil || !gone {
 			return err
 		}
-		return tx.auditToken(ctx, actor, rows[0], AuditRevoked)
+		return s.auditToken(ctx, actor, rows[0], AuditRevoked)
 	})
 }
 
@@ -280,13 +280,13 @@ func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 	}
 	var n int64
 	for _, row := range listed {
-		err := s.Tx(ctx, func(tx *Service) error {
-			gone, err := tx.deleteToken(ctx, row.ID)
+		err := s.InTx(ctx, func(ctx context.Context) error {
+			gone, err := s.deleteToken(ctx, row.ID)
 			if err != nil || !gone {
 				return err
 			}
 			n++
-			return tx.auditToken(ctx, Actor{Via: ViaSweep}, row, AuditExpired)
+			return s.auditToken(ctx, Actor{Via: ViaSweep}, row, AuditExpired)
 		})
 		if err != nil {
 			return n, fmt.Errorf("delete expired tokens: %w", err)

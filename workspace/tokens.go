@@ -41,13 +41,13 @@ func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, to
 	if name == "" || BadText(name) || len(name) > 200 {
 		return "", "", invalid("/name", "an operator is named by one line of at most 200 characters")
 	}
-	err = s.Tx(ctx, func(tx *Service) error {
+	err = s.InTx(ctx, func(ctx context.Context) error {
 		p := models.Person{ID: models.NewID("person"), Name: name}
-		if err := tx.q(ctx).Create(&p).Error; err != nil {
+		if err := s.q(ctx).Create(&p).Error; err != nil {
 			return fmt.Errorf("create operator: %w", err)
 		}
 		personID = p.ID
-		token, _, err = tx.createNamedToken(ctx, actor, p.ID, OperatorScope, tokenName, ttl)
+		token, _, err = s.createNamedToken(ctx, actor, p.ID, OperatorScope, tokenName, ttl)
 		return err
 	})
 	return personID, token, err
@@ -123,29 +123,26 @@ func insertDerived(q *gorm.DB, row models.APIToken) error {
 	return nil
 }
 
-// NewStreamToken makes the stream token of a turn that is about to start,
-// to be stored by store in the transaction that starts it (chat.NewTurn's
-// Also), once the turn has its id: the token and the turn commit together,
-// at no commit of the token's own. It expires after ttl, as
-// CreateToken's.
+// CreateStreamToken makes and stores the stream token of a turn that is
+// starting, in the transaction ctx carries (the one chat.Store.StartTurn
+// wrote the turn in): the token and the turn commit together, at no
+// commit of the token's own. It expires after ttl, as CreateToken's.
 // p is the request's person: the stream token derives from its
 // RootTokenID (and dies with it).
-func (s *Service) NewStreamToken(p Person, ttl time.Duration) (token string, store func(tx *gorm.DB, turnID string) error, err error) {
+func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string, ttl time.Duration) (string, error) {
 	if ttl <= 0 {
-		return "", nil, errors.New("new stream token: a ttl is required")
+		return "", errors.New("create stream token: a ttl is required")
 	}
-	if token, err = newToken(); err != nil {
-		return "", nil, err
+	token, err := newToken()
+	if err != nil {
+		return "", err
 	}
 	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
-	store = func(tx *gorm.DB, turnID string) error {
-		row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
-		if err := insertDerived(tx, row); err != nil {
-			return fmt.Errorf("create stream token: %w", err)
-		}
-		return nil
+	row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+	if err := insertDerived(s.q(ctx), row); err != nil {
+		return "", fmt.Errorf("create stream token: %w", err)
 	}
-	return token, store, nil
+	return token, nil
 }
 
 // createToken stores a new token's hash and returns the token.

@@ -138,12 +138,12 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		verb, from, to = "undo", []string{UndoDone, UndoRedone}, UndoUndone
 	}
 	var out UndoResult
-	err := s.Tx(ctx, func(tx *Service) error {
-		g, err := tx.undoGroupRow(ctx, personID, groupID)
+	err := s.InTx(ctx, func(ctx context.Context) error {
+		g, err := s.undoGroupRow(ctx, personID, groupID)
 		if err != nil {
 			return err
 		}
-		if err := tx.CanWrite(ctx, personID, g.SpaceID); err != nil {
+		if err := s.CanWrite(ctx, personID, g.SpaceID); err != nil {
 			if errors.Is(err, ErrNotFound) {
 				return &NotFoundError{Kind: "undo group", ID: groupID}
 			}
@@ -156,12 +156,12 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		// Moving the state first, guarded by the state read, makes two
 		// concurrent Undos of one group take turns: the second finds it
 		// undone and is refused instead of undoing twice.
-		now := tx.now()
+		now := s.now()
 		col := "redone_at"
 		if undo {
 			col = "undone_at"
 		}
-		res := tx.q(ctx).Model(&models.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
+		res := s.q(ctx).Model(&models.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
 			Updates(map[string]any{"state": to, col: now})
 		if res.Error != nil {
 			return fmt.Errorf("%s %s: %w", verb, g.ID, res.Error)
@@ -173,7 +173,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 			return fmt.Errorf("cannot redo %s: it is not undone: %w", name, ErrConflict)
 		}
 
-		entries, err := tx.undoEntries(ctx, g.ID)
+		entries, err := s.undoEntries(ctx, g.ID)
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		current := make(map[recordKey]snapshot, len(plan))
 		var changed []string
 		for _, r := range plan {
-			cur, err := tx.loadSnapshot(ctx, r.kind, g.SpaceID, r.id)
+			cur, err := s.loadSnapshot(ctx, r.kind, g.SpaceID, r.id)
 			if err != nil {
 				return err
 			}
@@ -224,7 +224,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 			}
 			k := recordKey{e.kind, e.id}
 			cur := current[k]
-			next, err := tx.restore(ctx, actor, g.SpaceID, cur, target, plan[indexOf(plan, k)].maxRevision, verb, name)
+			next, err := s.restore(ctx, actor, g.SpaceID, cur, target, plan[indexOf(plan, k)].maxRevision, verb, name)
 			if err != nil {
 				return err
 			}

@@ -14,15 +14,15 @@ import (
 
 // inGroup runs fn with a Service whose writes record in a new Undo group of
 // the actor in Acme, in one transaction, as the assistant's writes do.
-func (f *fixture) inGroup(t *testing.T, actor workspace.Actor, label string, fn func(tx *workspace.Service)) string {
+func (f *fixture) inGroup(t *testing.T, actor workspace.Actor, label string, fn func(ctx context.Context, w *workspace.Service)) string {
 	t.Helper()
 	ctx := t.Context()
 	var id string
-	require.NoError(t, f.svc.Tx(ctx, func(tx *workspace.Service) error {
+	require.NoError(t, f.svc.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		id, err = tx.NewUndoGroup(ctx, actor, f.acme, label)
+		id, err = f.svc.NewUndoGroup(ctx, actor, f.acme, label)
 		require.NoError(t, err)
-		fn(tx.WithUndo(id))
+		fn(ctx, f.svc.WithUndo(id))
 		return nil
 	}))
 	return id
@@ -91,7 +91,7 @@ func TestUndoRedoRoundTripOfTasksAndProjects(t *testing.T) {
 
 		var launch workspace.Project
 		var made []workspace.Task
-		group := f.inGroup(t, f.editor, "Plan the launch", func(tx *workspace.Service) {
+		group := f.inGroup(t, f.editor, "Plan the launch", func(ctx context.Context, tx *workspace.Service) {
 			var err error
 			launch, err = tx.CreateProject(ctx, f.editor, f.acme, workspace.NewProject{Name: "Launch"})
 			require.NoError(t, err)
@@ -177,7 +177,7 @@ func TestUndoIsRefusedWhenARecordChangedSince(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		milk := f.task(t, workspace.NewTask{Title: "Buy milk"})
-		group := f.inGroup(t, f.owner, "Finish the errands", func(tx *workspace.Service) {
+		group := f.inGroup(t, f.owner, "Finish the errands", func(ctx context.Context, tx *workspace.Service) {
 			_, err := tx.UpdateTask(ctx, f.owner, f.acme, milk.ID, workspace.TaskPatch{Status: ptr("done")})
 			require.NoError(t, err)
 		})
@@ -238,7 +238,7 @@ func TestUndoOfACreatedProjectLeavesOtherTasksAlone(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		var launch workspace.Project
-		group := f.inGroup(t, f.owner, "New project", func(tx *workspace.Service) {
+		group := f.inGroup(t, f.owner, "New project", func(ctx context.Context, tx *workspace.Service) {
 			var err error
 			launch, err = tx.CreateProject(ctx, f.owner, f.acme, workspace.NewProject{Name: "Launch"})
 			require.NoError(t, err)
@@ -268,7 +268,7 @@ func TestUndoBringsBackNothingThatPointsAtADeletedProject(t *testing.T) {
 		ctx := t.Context()
 		p := f.project(t, f.owner, f.acme, "Launch")
 		tk := f.task(t, workspace.NewTask{Title: "Write copy", ProjectID: p.ID})
-		group := f.inGroup(t, f.owner, "Delete a task", func(tx *workspace.Service) {
+		group := f.inGroup(t, f.owner, "Delete a task", func(ctx context.Context, tx *workspace.Service) {
 			_, err := tx.DeleteTask(ctx, f.owner, f.acme, tk.ID)
 			require.NoError(t, err)
 		})
@@ -284,7 +284,7 @@ func TestOnlyTheMakerOfAGroupMayUndoIt(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
-		group := f.inGroup(t, f.editor, "Add a task", func(tx *workspace.Service) {
+		group := f.inGroup(t, f.editor, "Add a task", func(ctx context.Context, tx *workspace.Service) {
 			_, err := tx.CreateTasks(ctx, f.editor, f.acme, "/tasks", []workspace.NewTask{{Title: "Mine"}})
 			require.NoError(t, err)
 		})
@@ -315,7 +315,7 @@ func TestUndoStatesReadsThePersonsGroupsAtOnce(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		add := func(title string) string {
-			return f.inGroup(t, f.editor, "Add "+title, func(tx *workspace.Service) {
+			return f.inGroup(t, f.editor, "Add "+title, func(ctx context.Context, tx *workspace.Service) {
 				_, err := tx.CreateTasks(ctx, f.editor, f.acme, "/tasks", []workspace.NewTask{{Title: title}})
 				require.NoError(t, err)
 			})
@@ -374,11 +374,11 @@ func TestWritesRecordEntriesOnlyInAGroup(t *testing.T) {
 		require.ErrorIs(t, err, workspace.ErrForbidden)
 		var rolledBack string
 		boom := errors.New("boom")
-		err = f.svc.Tx(ctx, func(tx *workspace.Service) error {
+		err = f.svc.InTx(ctx, func(ctx context.Context) error {
 			var err error
-			rolledBack, err = tx.NewUndoGroup(ctx, f.owner, f.acme, "Gone")
+			rolledBack, err = f.svc.NewUndoGroup(ctx, f.owner, f.acme, "Gone")
 			require.NoError(t, err)
-			_, err = tx.WithUndo(rolledBack).CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "Gone"}})
+			_, err = f.svc.WithUndo(rolledBack).CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "Gone"}})
 			require.NoError(t, err)
 			return boom
 		})
@@ -394,7 +394,7 @@ func TestOneRecordChangedTwiceInAGroup(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		var tk workspace.Task
-		group := f.inGroup(t, f.owner, "Make and change", func(tx *workspace.Service) {
+		group := f.inGroup(t, f.owner, "Make and change", func(ctx context.Context, tx *workspace.Service) {
 			made, err := tx.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "Draft"}})
 			require.NoError(t, err)
 			_, err = tx.UpdateTask(ctx, f.owner, f.acme, made[0].ID, workspace.TaskPatch{Title: ptr("Second draft")})
@@ -424,7 +424,7 @@ func TestUndoTwiceAtOnce(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		tk := f.task(t, workspace.NewTask{Title: "Once"})
-		group := f.inGroup(t, f.owner, "Finish", func(tx *workspace.Service) {
+		group := f.inGroup(t, f.owner, "Finish", func(ctx context.Context, tx *workspace.Service) {
 			_, err := tx.UpdateTask(ctx, f.owner, f.acme, tk.ID, workspace.TaskPatch{Status: ptr("done")})
 			require.NoError(t, err)
 		})
