@@ -11,15 +11,15 @@ import (
 	"hub/activities"
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 	"hub/stream"
 	"hub/tools"
 	"hub/workspace"
 )
 
 type fixture struct {
-	db    *models.DB
+	db    *storage.DB
 	acts  *activities.Activities
 	chat  *chat.Store
 	hub   *workspace.Service

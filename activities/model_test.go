@@ -15,7 +15,7 @@ import (
 	"hub/chat"
 	"hub/dbtest"
 	"hub/llm"
-	"hub/models"
+	"hub/storage"
 	"hub/stream"
 	"hub/usage"
 )
@@ -90,7 +90,7 @@ func TestCallModelSettlesEachRequest(t *testing.T) {
 			require.Equal(t, usage.StatusSettled, c.Status, c.ID)
 		}
 		require.EqualValues(t, 100, calls[0].InputTokens)
-		var spend models.SpaceSpend
+		var spend storage.SpaceSpend
 		require.NoError(t, f.db.Take(&spend, "space_id = ?", f.space).Error)
 		require.Zero(t, spend.ReservedMicros)
 
@@ -145,7 +145,7 @@ func TestAFailedStepSaveSettlesTheRequestAlone(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, steps, "the step went with what failed")
 		var pending int64
-		require.NoError(t, f.db.Model(&models.ToolCall{}).Where("turn_id = ?", f.turn.ID).Count(&pending).Error)
+		require.NoError(t, f.db.Model(&storage.ToolCall{}).Where("turn_id = ?", f.turn.ID).Count(&pending).Error)
 		require.Zero(t, pending, "and its calls")
 		calls, err := f.acts.Usage.TurnCalls(ctx, f.turn.ID)
 		require.NoError(t, err)
@@ -257,7 +257,7 @@ func TestPrepareTurnOfAMissingMessageIsGone(t *testing.T) {
 		require.NoError(t, err)
 		turn, err := f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.actor.PersonID, Text: "list my tasks"})
 		require.NoError(t, err)
-		require.NoError(t, f.db.Delete(&models.Message{}, "id = ?", turn.UserMessageID).Error)
+		require.NoError(t, f.db.Delete(&storage.Message{}, "id = ?", turn.UserMessageID).Error)
 		_, err = f.acts.PrepareTurn(ctx, activities.TurnRef{TurnID: turn.ID})
 		require.Error(t, err)
 		require.Contains(t, err.Error(), "message")

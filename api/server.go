@@ -40,7 +40,7 @@ type workflowClient interface {
 // Deps are what the api needs.
 type Deps struct {
 	// Ping checks that the database answers, for /readyz (the wiring
-	// passes models.DB.Ping); nil reports the database not ready.
+	// passes storage.DB.Ping); nil reports the database not ready.
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -46,7 +46,7 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, held, 1)
 
-		require.NoError(t, f.db.Where("space_id = ? AND person_id = ?", f.space, f.ann).Delete(&models.Membership{}).Error)
+		require.NoError(t, f.db.Where("space_id = ? AND person_id = ?", f.space, f.ann).Delete(&storage.Membership{}).Error)
 
 		for i, err := range reads() {
 			require.ErrorIs(t, err, workspace.ErrNotFound, "read %d", i)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // applyingFresh bounds how long a running Apply shows as working without
@@ -29,7 +29,7 @@ func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) err
 	}
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		var t models.Turn
+		var t storage.Turn
 		res := tx.Model(&t).Where("reply_message_id = ? AND "+cond, args...).Update("applying_since", since)
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/models"
+	"hub/storage"
 )
 
 // A reply's Apply shows working from MarkApplying(on) to MarkApplying(off);
@@ -42,7 +42,7 @@ func TestMarkApplying(t *testing.T) {
 		// the next Apply shows working again.
 		require.NoError(t, f.store.MarkApplying(ctx, turn.ReplyMessageID, true))
 		long := time.Now().Add(-20 * time.Minute).UTC()
-		require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", turn.ID).Update("applying_since", long).Error)
+		require.NoError(t, f.db.Model(&storage.Turn{}).Where("id = ?", turn.ID).Update("applying_since", long).Error)
 		require.Equal(t, chat.StatusWaiting, status(), "a stale mark counts as cleared")
 		require.NoError(t, f.store.MarkApplying(ctx, turn.ReplyMessageID, true))
 		require.Equal(t, chat.StatusWorking, status(), "a new Apply renews a stale mark")

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/models"
+	"hub/storage"
 )
 
 // CompleteToolCall runs what goes with an outcome (a tool call's done
@@ -29,7 +29,7 @@ func TestCompleteToolCallCommitsWhatGoesWithIt(t *testing.T) {
 		_, err = f.store.CompleteToolCall(ctx, calls[0].ID, done, func(ctx context.Context) error {
 			tx := f.db.Q(ctx)
 			// Written in the outcome's transaction: rolled back with it.
-			if err := tx.Model(&models.Turn{}).Where("id = ?", turn.ID).Update("frame_seq", 99).Error; err != nil {
+			if err := tx.Model(&storage.Turn{}).Where("id = ?", turn.ID).Update("frame_seq", 99).Error; err != nil {
 				return err
 			}
 			return lost
@@ -39,7 +39,7 @@ func TestCompleteToolCallCommitsWhatGoesWithIt(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, chat.CallPending, call.Status, "the outcome went with what failed")
 		var seq int64
-		require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", turn.ID).Select("frame_seq").Scan(&seq).Error)
+		require.NoError(t, f.db.Model(&storage.Turn{}).Where("id = ?", turn.ID).Select("frame_seq").Scan(&seq).Error)
 		require.NotEqual(t, int64(99), seq, "what went with it was rolled back too")
 
 		ran := 0
@@ -74,7 +74,7 @@ func TestSaveStepCommitsWhatGoesWithIt(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, steps, "the step went with what failed")
 		var n int64
-		require.NoError(t, f.db.Model(&models.ToolCall{}).Where("turn_id = ?", turn.ID).Count(&n).Error)
+		require.NoError(t, f.db.Model(&storage.ToolCall{}).Where("turn_id = ?", turn.ID).Count(&n).Error)
 		require.Zero(t, n, "and its calls")
 
 		calls, err := f.store.SaveStep(ctx, turn.ID, st)
@@ -102,7 +102,7 @@ func TestClaimGoesWithItsTransaction(t *testing.T) {
 
 		f.finish(t, got, chat.StatusDone, "Done.")
 		other := f.start(t, "and another")
-		require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", other.ID).Update("run_id", "run-2").Error)
+		require.NoError(t, f.db.Model(&storage.Turn{}).Where("id = ?", other.ID).Update("run_id", "run-2").Error)
 		err = f.db.InTx(ctx, claimWith(f, other.ID, "run-3", rec))
 		require.ErrorIs(t, err, chat.ErrClaimedMeanwhile)
 		got, err = f.store.GetTurn(ctx, other.ID)

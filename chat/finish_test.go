@@ -11,7 +11,7 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/stream"
 	"hub/workspace"
 )
@@ -67,7 +67,7 @@ func TestFinishTurnCommitsItsFramesWithIt(t *testing.T) {
 		require.Equal(t, turn.ReplyMessageID, ended.ReplyMessageID)
 		require.NotNil(t, ended.FinishedAt)
 		list := rec.Take()
-		if f.db.Dialect == models.Postgres {
+		if f.db.Dialect == storage.Postgres {
 			require.Len(t, list, 3, "update the turn and its reply, announce, done frame: %q", list)
 		}
 		for _, q := range list {
@@ -183,13 +183,13 @@ func TestStartTurnChecksAccessInItsTransaction(t *testing.T) {
 			return boom
 		})
 		require.ErrorIs(t, err, boom)
-		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", conv.ID), "only the first turn's two")
+		require.EqualValues(t, 2, f.count(t, &storage.Message{}, "conversation_id = ?", conv.ID), "only the first turn's two")
 
 		// Ann leaves the space after the read: the start refuses.
 		require.NoError(t, f.db.Exec("DELETE FROM memberships WHERE person_id = ? AND space_id = ?", f.ann, f.space).Error)
 		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "late", Conversation: &conv})
 		require.ErrorIs(t, err, workspace.ErrNotFound)
-		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", conv.ID), "nothing saved")
+		require.EqualValues(t, 2, f.count(t, &storage.Message{}, "conversation_id = ?", conv.ID), "nothing saved")
 		// Nor can another person start one with it.
 		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.bob, Text: "mine", Conversation: &conv})
 		require.ErrorIs(t, err, workspace.ErrNotFound)

@@ -7,15 +7,15 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 	"hub/workspace"
 )
 
 // fixture is a migrated database with a space where Ann and Bob are members,
 // and a conversation of Ann's.
 type fixture struct {
-	db    *models.DB
+	db    *storage.DB
 	store *chat.Store
 	// notifier wakes the store's followers (and a bus's a test makes).
 	notifier *notify.Notifier

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // HeldCall is a write waiting for the person's Apply, with where it came
@@ -27,7 +27,7 @@ type HeldCall struct {
 // can open now.
 func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]HeldCall, error) {
 	var rows []struct {
-		models.ToolCall
+		storage.ToolCall
 		ConversationID string
 		ReplyMessageID string
 		TurnSpaceID    string

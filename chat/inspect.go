@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -85,7 +85,7 @@ func (s *Store) inspect(ctx context.Context, turn Turn) (Inspection, error) {
 	if out.Record, err = s.GetRunRecord(ctx, turnID); err != nil {
 		return Inspection{}, err
 	}
-	var steps []models.TurnStep
+	var steps []storage.TurnStep
 	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("step").Find(&steps).Error; err != nil {
 		return Inspection{}, fmt.Errorf("inspect the steps of turn %s: %w", turnID, err)
 	}
@@ -94,7 +94,7 @@ func (s *Store) inspect(ctx context.Context, turn Turn) (Inspection, error) {
 			FinishReason: r.FinishReason, Nudge: r.Nudge, NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel,
 			Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}}})
 	}
-	var calls []models.ToolCall
+	var calls []storage.ToolCall
 	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("step, idx").Find(&calls).Error; err != nil {
 		return Inspection{}, fmt.Errorf("inspect the calls of turn %s: %w", turnID, err)
 	}
@@ -104,7 +104,7 @@ func (s *Store) inspect(ctx context.Context, turn Turn) (Inspection, error) {
 	if out.Receipts, err = s.Receipts(ctx, turn.ReplyMessageID); err != nil {
 		return Inspection{}, err
 	}
-	var frames []models.TurnFrame
+	var frames []storage.TurnFrame
 	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("seq").Limit(MaxInspectedFrames).Find(&frames).Error; err != nil {
 		return Inspection{}, fmt.Errorf("inspect the frames of turn %s: %w", turnID, err)
 	}
@@ -116,7 +116,7 @@ func (s *Store) inspect(ctx context.Context, turn Turn) (Inspection, error) {
 		out.Frames = append(out.Frames, InspectedFrame{Seq: f.Seq, Type: f.Type, Data: data, At: f.CreatedAt})
 	}
 	if len(frames) == MaxInspectedFrames {
-		if err := s.q(ctx).Model(&models.TurnFrame{}).Where("turn_id = ? AND seq > ?", turnID, frames[len(frames)-1].Seq).
+		if err := s.q(ctx).Model(&storage.TurnFrame{}).Where("turn_id = ? AND seq > ?", turnID, frames[len(frames)-1].Seq).
 			Count(&out.FramesLeftOut).Error; err != nil {
 			return Inspection{}, fmt.Errorf("count the frames of turn %s: %w", turnID, err)
 		}

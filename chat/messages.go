@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -45,7 +45,7 @@ type Message struct {
 	CreatedAt    time.Time
 }
 
-func toMessage(r models.Message) Message {
+func toMessage(r storage.Message) Message {
 	return Message{ID: r.ID, TurnID: r.TurnID, Role: r.Role, Text: r.Text, Status: r.Status,
 		Mentions: unmarshal[[]workspace.Ref](r.Mentions), Refs: unmarshal[[]workspace.Ref](r.Refs), PageContext: r.PageContext,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, ErrorCode: r.ErrorCode,
@@ -62,18 +62,18 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	if _, err := s.GetConversation(ctx, personID, conversationID); err != nil {
 		return nil, err
 	}
-	var rows []models.Message
+	var rows []storage.Message
 	if err := s.q(ctx).Where("conversation_id = ?", conversationID).Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list messages: %w", err)
 	}
-	var calls []models.ToolCall
-	err := s.q(ctx).Where("turn_id IN (?)", s.q(ctx).Model(&models.Turn{}).Select("id").Where("conversation_id = ?", conversationID)).
+	var calls []storage.ToolCall
+	err := s.q(ctx).Where("turn_id IN (?)", s.q(ctx).Model(&storage.Turn{}).Select("id").Where("conversation_id = ?", conversationID)).
 		Order("step, idx").Find(&calls).Error
 	if err != nil {
 		return nil, fmt.Errorf("list tool calls: %w", err)
 	}
-	var receipts []models.Receipt
-	err = s.q(ctx).Where("message_id IN (?)", s.q(ctx).Model(&models.Message{}).Select("id").
+	var receipts []storage.Receipt
+	err = s.q(ctx).Where("message_id IN (?)", s.q(ctx).Model(&storage.Message{}).Select("id").
 		Where("conversation_id = ? AND role = ?", conversationID, RoleAssistant)).Find(&receipts).Error
 	if err != nil {
 		return nil, fmt.Errorf("list receipts: %w", err)
@@ -124,7 +124,7 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 		return nil
 	}
 	var open []string
-	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ? AND space_id IN ?", personID, others).
+	if err := s.q(ctx).Model(&storage.Membership{}).Where("person_id = ? AND space_id IN ?", personID, others).
 		Pluck("space_id", &open).Error; err != nil {
 		return fmt.Errorf("spaces of messages: %w", err)
 	}
@@ -152,7 +152,7 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 // GetMessage returns one message by id; a missing one is a
 // *workspace.NotFoundError, as for the other getters of the store.
 func (s *Store) GetMessage(ctx context.Context, id string) (Message, error) {
-	var r models.Message
+	var r storage.Message
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Message{}, &workspace.NotFoundError{Kind: "message", ID: id}
@@ -167,7 +167,7 @@ func (s *Store) GetMessage(ctx context.Context, id string) (Message, error) {
 // new one: at most HistoryLimit, oldest first, finished ones only, and none
 // from a turn that ended in error (an error is never an answer).
 func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
-	var user models.Message
+	var user storage.Message
 	if err := s.q(ctx).Take(&user, "id = ?", turn.UserMessageID).Error; err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -177,7 +177,7 @@ func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
 // HistoryBefore is History for a caller that has read the turn's user
 // message (GetMessage) already: one read fewer.
 func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]Message, error) {
-	var rows []models.Message
+	var rows []storage.Message
 	err := s.q(ctx).Table("messages").Select("messages.*").
 		Joins("JOIN turns ON turns.id = messages.turn_id").
 		Where("messages.conversation_id = ? AND messages.id <> ? AND messages.created_at <= ?", turn.ConversationID, user.ID, user.CreatedAt).
@@ -201,7 +201,7 @@ func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]M
 	}
 	// Replies carry their calls, so a later request can name the records an
 	// earlier write touched.
-	var calls []models.ToolCall
+	var calls []storage.ToolCall
 	if err := s.q(ctx).Where("turn_id IN ?", turnIDs).Order("step, idx").Find(&calls).Error; err != nil {
 		return nil, fmt.Errorf("history tool calls: %w", err)
 	}
@@ -215,7 +215,7 @@ func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]M
 	}
 	byCall := map[string]*Receipt{}
 	if len(proposed) > 0 {
-		var receipts []models.Receipt
+		var receipts []storage.Receipt
 		if err := s.q(ctx).Where("call_id IN ?", proposed).Find(&receipts).Error; err != nil {
 			return nil, fmt.Errorf("history receipts: %w", err)
 		}

@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -49,7 +49,7 @@ func (s *Store) Proposal(ctx context.Context, personID, conversationID, messageI
 	if _, err := s.GetConversation(ctx, personID, conversationID); err != nil {
 		return nil, err
 	}
-	var turn models.Turn
+	var turn storage.Turn
 	err := s.q(ctx).Where("conversation_id = ? AND reply_message_id = ?", conversationID, messageID).Take(&turn).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, &workspace.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
@@ -57,7 +57,7 @@ func (s *Store) Proposal(ctx context.Context, personID, conversationID, messageI
 	if err != nil {
 		return nil, fmt.Errorf("proposal %s: %w", messageID, err)
 	}
-	var rows []models.ToolCall
+	var rows []storage.ToolCall
 	if err := s.q(ctx).Where("turn_id = ? AND held_for <> ''", turn.ID).Order("step, idx").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("proposal %s: %w", messageID, err)
 	}
@@ -71,7 +71,7 @@ func (s *Store) Proposal(ctx context.Context, personID, conversationID, messageI
 
 // Receipts returns the receipts of a message's applied calls by call id.
 func (s *Store) Receipts(ctx context.Context, messageID string) (map[string]Receipt, error) {
-	var rows []models.Receipt
+	var rows []storage.Receipt
 	if err := s.q(ctx).Where("message_id = ?", messageID).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("receipts of %s: %w", messageID, err)
 	}
@@ -89,7 +89,7 @@ func (s *Store) Receipts(ctx context.Context, messageID string) (map[string]Rece
 // refs (a held call had none: its preview changed nothing). Run it in the transaction of the
 // write it reports.
 func (s *Store) SaveReceipt(ctx context.Context, messageID string, r Receipt) error {
-	row := models.Receipt{CallID: r.CallID, MessageID: messageID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
+	row := storage.Receipt{CallID: r.CallID, MessageID: messageID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
 		ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
 		Refs: marshal(nonNil(r.Refs)), UpdatedAt: s.now()}
 	err := s.q(ctx).Clauses(clause.OnConflict{
@@ -100,7 +100,7 @@ func (s *Store) SaveReceipt(ctx context.Context, messageID string, r Receipt) er
 		return fmt.Errorf("save receipt %s: %w", r.CallID, err)
 	}
 	if r.Status == ReceiptSucceeded {
-		if err := s.q(ctx).Model(&models.ToolCall{}).Where("id = ?", r.CallID).
+		if err := s.q(ctx).Model(&storage.ToolCall{}).Where("id = ?", r.CallID).
 			Updates(map[string]any{"status": CallApplied, "undo_group_id": r.UndoGroupID, "refs": marshal(nonNil(r.Refs)),
 				"updated_at": s.now()}).Error; err != nil {
 			return fmt.Errorf("mark %s applied: %w", r.CallID, err)
@@ -128,7 +128,7 @@ func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error)
 		if err != nil {
 			return err
 		}
-		res := tx.Model(&models.ToolCall{}).Where("status = ? AND created_at < ?", CallHeld, before.UTC()).
+		res := tx.Model(&storage.ToolCall{}).Where("status = ? AND created_at < ?", CallHeld, before.UTC()).
 			Updates(map[string]any{"status": CallExpired, "updated_at": s.now()})
 		if res.Error != nil {
 			return res.Error
@@ -158,7 +158,7 @@ func (s *Store) AddReplyRefs(ctx context.Context, messageID string, refs []works
 	}
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		var m models.Message
+		var m storage.Message
 		if err := tx.Select("id", "refs").Take(&m, "id = ?", messageID).Error; err != nil {
 			return fmt.Errorf("refs of %s: %w", messageID, err)
 		}
@@ -178,7 +178,7 @@ func (s *Store) AddReplyRefs(ctx context.Context, messageID string, refs []works
 		if !added {
 			return nil
 		}
-		if err := tx.Model(&models.Message{}).Where("id = ?", messageID).Update("refs", marshal(have)).Error; err != nil {
+		if err := tx.Model(&storage.Message{}).Where("id = ?", messageID).Update("refs", marshal(have)).Error; err != nil {
 			return fmt.Errorf("add refs to %s: %w", messageID, err)
 		}
 		return nil

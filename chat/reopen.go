@@ -7,7 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -29,7 +29,7 @@ import (
 func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(ctx context.Context) error) (bool, error) {
 	// The first run of a turn takes it in one statement (PrepareTurn is on
 	// every turn's path); two of its calls side by side may both ask.
-	res := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
+	res := s.q(ctx).Model(&storage.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
 	if res.Error != nil {
 		return false, fmt.Errorf("claim turn %s: %w", turnID, res.Error)
 	}
@@ -39,7 +39,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 	reopened := false
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		var r models.Turn
+		var r storage.Turn
 		err := tx.Take(&r, "id = ?", turnID).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return &workspace.NotFoundError{Kind: "turn", ID: turnID}
@@ -53,9 +53,9 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		case r.RunID == "" && r.FinishedAt == nil:
 			// Only a turn's ending or a run id makes the statement above
 			// miss; a running turn without one is never reopened.
-			return tx.Model(&models.Turn{}).Where("id = ? AND run_id = ''", turnID).Update("run_id", runID).Error
+			return tx.Model(&storage.Turn{}).Where("id = ? AND run_id = ''", turnID).Update("run_id", runID).Error
 		}
-		var retry models.Turn
+		var retry storage.Turn
 		if err := tx.Select("id").Where("retry_of = ?", turnID).Limit(1).Find(&retry).Error; err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			return fmt.Errorf("turn %s was retried as %s, which answers its message; reset that one instead: %w", turnID, retry.ID, workspace.ErrConflict)
 		}
 		now := s.now()
-		res := tx.Model(&models.Turn{}).Where("id = ? AND run_id = ?", turnID, r.RunID).Updates(map[string]any{
+		res := tx.Model(&storage.Turn{}).Where("id = ? AND run_id = ?", turnID, r.RunID).Updates(map[string]any{
 			"run_id": runID, "status": string(StatusWorking), "error_code": "", "error_message": "",
 			"input_tokens": 0, "output_tokens": 0, "finished_at": nil, "updated_at": now,
 		})
@@ -73,17 +73,17 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error // 0: a call of the same run reopened it just now
 		}
-		if err := tx.Model(&models.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
+		if err := tx.Model(&storage.Message{}).Where("id = ?", r.ReplyMessageID).Updates(map[string]any{
 			"text": "", "status": MessageRunning, "refs": "[]", "input_tokens": 0, "output_tokens": 0,
 			"error_code": "", "error_message": "", "updated_at": now,
 		}).Error; err != nil {
 			return err
 		}
-		if err := tx.Where("turn_id = ? AND step > ?", turnID, keep).Delete(&models.TurnStep{}).Error; err != nil {
+		if err := tx.Where("turn_id = ? AND step > ?", turnID, keep).Delete(&storage.TurnStep{}).Error; err != nil {
 			return err
 		}
 		if err := tx.Where("turn_id = ? AND step > ? AND status IN ?", turnID, keep, []string{CallPending, CallHeld}).
-			Delete(&models.ToolCall{}).Error; err != nil {
+			Delete(&storage.ToolCall{}).Error; err != nil {
 			return err
 		}
 		if err := reopen(ctx); err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -65,7 +65,7 @@ func TestClaimTurnTakesAFreshTurnAndReopensAnEndedOne(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, steps, 1, "steps after the kept one go")
 		require.Len(t, steps[0].ToolCalls, 1, "the kept step keeps its committed call")
-		require.Equal(t, int64(0), f.count(t, &models.ToolCall{}, "turn_id = ? AND step = 2", turn.ID), "a held call of a dropped step goes")
+		require.Equal(t, int64(0), f.count(t, &storage.ToolCall{}, "turn_id = ? AND step = 2", turn.ID), "a held call of a dropped step goes")
 
 		// Its ending is its own.
 		ended, err := f.store.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusDone, Text: "new", Usage: chat.Usage{InputTokens: 5}})

@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -96,7 +96,7 @@ type ToolCall struct {
 // Final tells whether the call has an outcome.
 func (c ToolCall) Final() bool { return c.Status != CallPending }
 
-func toToolCall(r models.ToolCall) ToolCall {
+func toToolCall(r storage.ToolCall) ToolCall {
 	return ToolCall{ID: r.ID, TurnID: r.TurnID, Step: r.Step, Idx: r.Idx, ProviderCallID: r.ProviderCallID, Tool: r.Tool,
 		Arguments: r.Arguments, Status: r.Status, Result: r.Result, Summary: r.Summary,
 		Refs: unmarshal[[]workspace.Ref](r.Refs), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
@@ -114,7 +114,7 @@ func ToolCallID(turnID string, step, idx int) string {
 // is asked again identically (a step replayed after an operator's reset)
 // keeps its outcome, so it is not run twice.
 //
-// Called inside a transaction (models.DB.InTx), it runs in that one: what
+// Called inside a transaction (storage.DB.InTx), it runs in that one: what
 // ends a model call commits with the step it saves (its usage settled,
 // usage.Store.Settle; the frames that go with it, stream.Bus.Publish), or
 // none of it does, at no commit of its own.
@@ -126,13 +126,13 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 	calls := make([]ToolCall, len(st.ToolCalls))
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		row := models.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
+		row := storage.TurnStep{TurnID: turnID, Step: st.Step, Attempt: st.Attempt, Text: st.Text, Nudge: st.Nudge,
 			NudgeKind: string(st.NudgeKind), PartsLevel: st.PartsLevel, FinishReason: st.FinishReason, InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}
-		var existing []models.ToolCall
+		var existing []storage.ToolCall
 		if err := tx.Where("turn_id = ? AND step = ?", turnID, st.Step).Find(&existing).Error; err != nil {
 			return err
 		}
-		kept := map[string]models.ToolCall{}
+		kept := map[string]storage.ToolCall{}
 		for _, e := range existing {
 			kept[e.ID] = e
 		}
@@ -148,7 +148,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 		}
 		// Rows of an earlier attempt that this answer does not repeat go.
 		for id := range kept {
-			if err := tx.Delete(&models.ToolCall{}, "id = ?", id).Error; err != nil {
+			if err := tx.Delete(&storage.ToolCall{}, "id = ?", id).Error; err != nil {
 				return err
 			}
 		}
@@ -156,7 +156,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 			if c.Status != CallPending {
 				continue
 			}
-			r := models.ToolCall{ID: c.ID, TurnID: turnID, Step: st.Step, Idx: i, ProviderCallID: c.ProviderCallID,
+			r := storage.ToolCall{ID: c.ID, TurnID: turnID, Step: st.Step, Idx: i, ProviderCallID: c.ProviderCallID,
 				Tool: c.Tool, Arguments: c.Arguments, Status: CallPending, Refs: "[]"}
 			if err := tx.Create(&r).Error; err != nil {
 				return err
@@ -252,7 +252,7 @@ type callRow struct {
 }
 
 func (r callRow) toolCall() ToolCall {
-	return toToolCall(models.ToolCall{ID: *r.CID, TurnID: r.CTurnID, Step: r.CStep, Idx: r.CIdx,
+	return toToolCall(storage.ToolCall{ID: *r.CID, TurnID: r.CTurnID, Step: r.CStep, Idx: r.CIdx,
 		ProviderCallID: r.CProviderCallID, Tool: r.CTool, Arguments: r.CArguments, Status: r.CStatus, Result: r.CResult,
 		Summary: r.CSummary, Refs: r.CRefs, ErrorCode: r.CErrorCode, ErrorMessage: r.CErrorMessage, Input: r.CInput,
 		HeldFor: r.CHeldFor, UndoGroupID: r.CUndoGroupID, SpaceID: r.CSpaceID})
@@ -260,7 +260,7 @@ func (r callRow) toolCall() ToolCall {
 
 // GetToolCall returns one call by id.
 func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
-	var r models.ToolCall
+	var r storage.ToolCall
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return ToolCall{}, &workspace.NotFoundError{Kind: "tool call", ID: id}
@@ -276,7 +276,7 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 // own step, whatever became of them. It depends only on what the model
 // asked for, so a retried or replayed call counts the same.
 func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int, error) {
-	var self models.ToolCall
+	var self storage.ToolCall
 	if err := s.q(ctx).Select("turn_id", "step", "idx").Take(&self, "id = ?", callID).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, &workspace.NotFoundError{Kind: "tool call", ID: callID}
@@ -295,7 +295,7 @@ func (s *Store) EarlierCallsOf(ctx context.Context, call ToolCall) (map[string]i
 		Tool string
 		N    int
 	}
-	err := s.q(ctx).Model(&models.ToolCall{}).Select("tool, count(*) AS n").
+	err := s.q(ctx).Model(&storage.ToolCall{}).Select("tool, count(*) AS n").
 		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", call.TurnID, call.Step, call.Step, call.Idx).
 		Group("tool").Scan(&rows).Error
 	if err != nil {
@@ -362,7 +362,7 @@ func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also
 }
 
 func (s *Store) completeToolCall(ctx context.Context, id string, o Outcome) (bool, error) {
-	res := s.q(ctx).Model(&models.ToolCall{}).Where("id = ? AND status = ?", id, CallPending).Updates(map[string]any{
+	res := s.q(ctx).Model(&storage.ToolCall{}).Where("id = ? AND status = ?", id, CallPending).Updates(map[string]any{
 		"status": o.Status, "result": o.Result, "summary": o.Summary, "refs": marshal(nonNil(o.Refs)),
 		"error_code": o.ErrorCode, "error_message": o.ErrorMessage, "input": o.Input, "held_for": o.HeldFor,
 		"undo_group_id": o.UndoGroupID, "space_id": o.SpaceID, "updated_at": s.now(),
@@ -428,7 +428,7 @@ func (s *Store) TurnAndSteps(ctx context.Context, turnID string, before int) (Tu
 // with it), one of its steps (SStep nil: none) and one of that step's
 // calls (Call.CID nil: none).
 type turnStepRow struct {
-	models.Turn
+	storage.Turn
 	Access        workspace.ActivityRead `gorm:"embedded"`
 	SStep         *int                   `gorm:"column:s_step"`
 	SAttempt      int                    `gorm:"column:s_attempt"`

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // PlanStepsOf reads the steps of the workflow calls among callIDs, in one
@@ -14,7 +14,7 @@ func (s *Store) PlanStepsOf(ctx context.Context, callIDs []string) (map[string][
 	if len(callIDs) == 0 {
 		return nil, nil
 	}
-	var rows []models.WorkflowStep
+	var rows []storage.WorkflowStep
 	if err := s.q(ctx).Where("call_id IN ?", callIDs).Order("call_id, idx").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("workflow steps: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"gorm.io/gorm/clause"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -38,7 +38,7 @@ type PlanStep struct {
 	Refs []workspace.Ref
 }
 
-func toPlanStep(r models.WorkflowStep) PlanStep {
+func toPlanStep(r storage.WorkflowStep) PlanStep {
 	return PlanStep{CallID: r.CallID, StepID: r.StepID, Idx: r.Idx, SpaceID: r.SpaceID, ActorID: r.ActorID,
 		ConversationID: r.ConversationID, Tool: r.Tool, Status: r.Status, ResolvedInput: r.ResolvedInput, Output: r.Output,
 		Summary: r.Summary, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID,
@@ -51,9 +51,9 @@ func (s *Store) EnsurePlanSteps(ctx context.Context, steps []PlanStep) ([]PlanSt
 	if len(steps) == 0 {
 		return nil, nil
 	}
-	rows := make([]models.WorkflowStep, len(steps))
+	rows := make([]storage.WorkflowStep, len(steps))
 	for i, st := range steps {
-		rows[i] = models.WorkflowStep{CallID: st.CallID, StepID: st.StepID, Idx: st.Idx, SpaceID: st.SpaceID, ActorID: st.ActorID,
+		rows[i] = storage.WorkflowStep{CallID: st.CallID, StepID: st.StepID, Idx: st.Idx, SpaceID: st.SpaceID, ActorID: st.ActorID,
 			ConversationID: st.ConversationID, Tool: st.Tool, Status: PlanStepPending, Refs: "[]"}
 	}
 	if err := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
@@ -64,7 +64,7 @@ func (s *Store) EnsurePlanSteps(ctx context.Context, steps []PlanStep) ([]PlanSt
 
 // PlanSteps returns a workflow call's steps in order.
 func (s *Store) PlanSteps(ctx context.Context, callID string) ([]PlanStep, error) {
-	var rows []models.WorkflowStep
+	var rows []storage.WorkflowStep
 	if err := s.q(ctx).Where("call_id = ?", callID).Order("idx").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("workflow steps of %s: %w", callID, err)
 	}
@@ -77,7 +77,7 @@ func (s *Store) PlanSteps(ctx context.Context, callID string) ([]PlanStep, error
 
 // SavePlanStep writes a step's state.
 func (s *Store) SavePlanStep(ctx context.Context, st PlanStep) error {
-	err := s.q(ctx).Model(&models.WorkflowStep{}).Where("call_id = ? AND step_id = ?", st.CallID, st.StepID).Updates(map[string]any{
+	err := s.q(ctx).Model(&storage.WorkflowStep{}).Where("call_id = ? AND step_id = ?", st.CallID, st.StepID).Updates(map[string]any{
 		"status": st.Status, "resolved_input": st.ResolvedInput, "output": st.Output, "summary": st.Summary,
 		"error_code": st.ErrorCode, "error_message": st.ErrorMessage, "undo_group_id": st.UndoGroupID, "refs": marshal(nonNil(st.Refs)),
 		"updated_at": s.now(),

@@ -7,7 +7,7 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -120,7 +120,7 @@ func TestSaveStepAgainKeepsCompletedCalls(t *testing.T) {
 		require.Len(t, steps, 1, "one row per step")
 		require.Equal(t, 2, steps[0].Attempt)
 		require.Equal(t, "created", steps[0].ToolCalls[0].Result)
-		require.EqualValues(t, 2, f.count(t, &models.ToolCall{}, "turn_id = ?", turn.ID))
+		require.EqualValues(t, 2, f.count(t, &storage.ToolCall{}, "turn_id = ?", turn.ID))
 	})
 }
 
@@ -170,7 +170,7 @@ func TestSaveStepWithADifferentAnswer(t *testing.T) {
 		steps, err = f.store.Steps(ctx, turn.ID, 2)
 		require.NoError(t, err)
 		require.Empty(t, steps[0].ToolCalls)
-		require.Zero(t, f.count(t, &models.ToolCall{}, "turn_id = ?", turn.ID))
+		require.Zero(t, f.count(t, &storage.ToolCall{}, "turn_id = ?", turn.ID))
 	})
 }
 

@@ -11,16 +11,16 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 	"hub/workspace"
 )
 
 // Store reads and writes the assistant's records. Its methods run in the
-// transaction their context carries (models.DB.InTx), so a caller joins
+// transaction their context carries (storage.DB.InTx), so a caller joins
 // its writes to another store's by calling them inside one.
 type Store struct {
-	db  *models.DB
+	db  *storage.DB
 	now func() time.Time
 	// work is the activity streams followed in this process.
 	work *workFeed
@@ -28,7 +28,7 @@ type Store struct {
 
 // NewStore returns a Store over db whose activity streams' followers n
 // wakes (n is the process's one notifier: wiring makes it).
-func NewStore(db *models.DB, n *notify.Notifier) *Store {
+func NewStore(db *storage.DB, n *notify.Notifier) *Store {
 	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }, work: newWorkFeed(db.DB, n)}
 }
 
@@ -46,14 +46,14 @@ type Conversation struct {
 	UpdatedAt time.Time
 }
 
-func toConversation(r models.Conversation) Conversation {
+func toConversation(r storage.Conversation) Conversation {
 	return Conversation{ID: r.ID, SpaceID: r.SpaceID, PersonID: r.PersonID, Title: r.Title, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // CreateConversation starts a conversation. The caller has checked the
 // person may open the space.
 func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title string) (Conversation, error) {
-	r := models.Conversation{ID: models.NewID("conv"), SpaceID: spaceID, PersonID: personID, Title: title}
+	r := storage.Conversation{ID: storage.NewID("conv"), SpaceID: spaceID, PersonID: personID, Title: title}
 	if err := s.q(ctx).Create(&r).Error; err != nil {
 		return Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}
@@ -70,7 +70,7 @@ func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title
 // model, its mentions) answer from.
 func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conversation, error) {
 	var row struct {
-		models.Conversation
+		storage.Conversation
 		Access workspace.ActivityRead `gorm:"embedded"`
 	}
 	q := s.q(ctx).Table("conversations")
@@ -97,7 +97,7 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 // is not found, as GetConversation. The conversation's updatedAt, which
 // orders the list by activity, stays.
 func (s *Store) RenameConversation(ctx context.Context, personID, id, title string) (Conversation, error) {
-	res := s.q(ctx).Model(&models.Conversation{}).Where("id = ? AND person_id = ?", id, personID).
+	res := s.q(ctx).Model(&storage.Conversation{}).Where("id = ? AND person_id = ?", id, personID).
 		Where(memberOf("conversations.space_id", personID)).UpdateColumn("title", title)
 	if res.Error != nil {
 		return Conversation{}, fmt.Errorf("rename conversation %s: %w", id, res.Error)
@@ -139,7 +139,7 @@ func TitleFromMessage(text string) string {
 // ListConversations returns the person's conversations in a space, most
 // recently active first; none in a space they cannot open.
 func (s *Store) ListConversations(ctx context.Context, personID, spaceID string) ([]Conversation, error) {
-	var rows []models.Conversation
+	var rows []storage.Conversation
 	err := s.q(ctx).Where("person_id = ? AND space_id = ?", personID, spaceID).Where(memberOf("conversations.space_id", personID)).
 		Order("updated_at DESC, id").Limit(200).Find(&rows).Error
 	if err != nil {
@@ -169,16 +169,16 @@ func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (De
 	}
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		if err := tx.Model(&models.Turn{}).Where("conversation_id = ? AND finished_at IS NULL", id).Pluck("id", &d.RunningTurns).Error; err != nil {
+		if err := tx.Model(&storage.Turn{}).Where("conversation_id = ? AND finished_at IS NULL", id).Pluck("id", &d.RunningTurns).Error; err != nil {
 			return err
 		}
-		err := tx.Model(&models.Turn{}).Distinct("reply_message_id").
-			Where("conversation_id = ? AND id IN (?)", id, tx.Model(&models.ToolCall{}).Select("turn_id").Where("held_for <> ''")).
+		err := tx.Model(&storage.Turn{}).Distinct("reply_message_id").
+			Where("conversation_id = ? AND id IN (?)", id, tx.Model(&storage.ToolCall{}).Select("turn_id").Where("held_for <> ''")).
 			Pluck("reply_message_id", &d.HeldReplies).Error
 		if err != nil {
 			return err
 		}
-		return tx.Delete(&models.Conversation{}, "id = ?", id).Error
+		return tx.Delete(&storage.Conversation{}, "id = ?", id).Error
 	})
 	if err != nil {
 		return Deleted{}, fmt.Errorf("delete conversation %s: %w", id, err)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -101,10 +101,10 @@ func TestDeleteConversation(t *testing.T) {
 
 		_, err = f.store.GetConversation(ctx, f.ann, f.conv.ID)
 		requireNotFound(t, err, "conversation")
-		require.Zero(t, f.count(t, &models.Message{}, "conversation_id = ?", f.conv.ID))
-		require.Zero(t, f.count(t, &models.Turn{}, "conversation_id = ?", f.conv.ID))
-		require.Zero(t, f.count(t, &models.TurnStep{}, "turn_id IN ?", []string{done.ID, running.ID}))
-		require.Zero(t, f.count(t, &models.ToolCall{}, "turn_id IN ?", []string{done.ID, running.ID}))
+		require.Zero(t, f.count(t, &storage.Message{}, "conversation_id = ?", f.conv.ID))
+		require.Zero(t, f.count(t, &storage.Turn{}, "conversation_id = ?", f.conv.ID))
+		require.Zero(t, f.count(t, &storage.TurnStep{}, "turn_id IN ?", []string{done.ID, running.ID}))
+		require.Zero(t, f.count(t, &storage.ToolCall{}, "turn_id IN ?", []string{done.ID, running.ID}))
 		_, err = f.store.GetTurn(ctx, running.ID)
 		requireNotFound(t, err, "turn")
 

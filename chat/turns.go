@@ -12,7 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -74,7 +74,7 @@ type Usage struct {
 	OutputTokens int `json:"outputTokens"`
 }
 
-func toTurn(r models.Turn) Turn {
+func toTurn(r storage.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
 		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
@@ -108,7 +108,7 @@ type NewTurn struct {
 // both start one). The person's access to the conversation is checked in
 // the transaction, by the write that marks the conversation active: one
 // removed from its space since the caller read it starts nothing. Called
-// inside a transaction (models.DB.InTx), it runs in that one: the turn's
+// inside a transaction (storage.DB.InTx), it runs in that one: the turn's
 // stream token (workspace.Service.CreateStreamToken) commits with the turn
 // or not at all.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
@@ -124,8 +124,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	if conv.PersonID != in.PersonID {
 		return Turn{}, &workspace.NotFoundError{Kind: "conversation", ID: conv.ID}
 	}
-	turnID := models.NewID("turn")
-	user := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleUser,
+	turnID := storage.NewID("turn")
+	user := storage.Message{ID: storage.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleUser,
 		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
 	var out Turn
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -173,12 +173,12 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		if err := s.touchConversation(ctx, conv, ""); err != nil {
 			return err
 		}
-		newID := models.NewID("turn")
+		newID := storage.NewID("turn")
 		// The message now belongs to the new turn, so history (which leaves
 		// out error turns) shows it with the retry's answer. A message that
 		// already moved was retried before: retrying the old turn again would
 		// take the message away from that retry's answer.
-		res := tx.Model(&models.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).Update("turn_id", newID)
+		res := tx.Model(&storage.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).Update("turn_id", newID)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -203,12 +203,12 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 }
 
 func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string, model, effort string) (Turn, error) {
-	reply := models.Message{ID: models.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleAssistant,
+	reply := storage.Message{ID: storage.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleAssistant,
 		Status: MessageRunning, Mentions: "[]", Refs: "[]"}
 	if err := s.q(ctx).Create(&reply).Error; err != nil {
 		return Turn{}, err
 	}
-	t := models.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
+	t := storage.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
 		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), Model: model, Effort: effort,
 		// As stored on Postgres (microseconds): the queued announcement is
@@ -228,12 +228,12 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 // so a retry of that retry follows it in turn; messages made later in
 // another request are milliseconds apart.
 func (s *Store) placeRetryReply(ctx context.Context, failedReplyID, replyID string) error {
-	var failed models.Message
+	var failed storage.Message
 	if err := s.q(ctx).Select("created_at").Take(&failed, "id = ?", failedReplyID).Error; err != nil {
 		return fmt.Errorf("read the retried reply: %w", err)
 	}
 	at := failed.CreatedAt.UTC().Truncate(time.Microsecond).Add(time.Microsecond)
-	if err := s.q(ctx).Model(&models.Message{}).Where("id = ?", replyID).UpdateColumn("created_at", at).Error; err != nil {
+	if err := s.q(ctx).Model(&storage.Message{}).Where("id = ?", replyID).UpdateColumn("created_at", at).Error; err != nil {
 		return fmt.Errorf("place the retry's reply: %w", err)
 	}
 	return nil
@@ -251,7 +251,7 @@ func (s *Store) touchConversation(ctx context.Context, conv Conversation, title 
 	if conv.Title == "" && title != "" {
 		set["title"] = gorm.Expr("CASE WHEN title = '' THEN ? ELSE title END", title)
 	}
-	res := s.q(ctx).Model(&models.Conversation{}).Where("id = ? AND person_id = ?", conv.ID, conv.PersonID).
+	res := s.q(ctx).Model(&storage.Conversation{}).Where("id = ? AND person_id = ?", conv.ID, conv.PersonID).
 		Where(memberOf("conversations.space_id", conv.PersonID)).Updates(set)
 	if res.Error != nil {
 		return res.Error
@@ -289,7 +289,7 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 		t, _, err := s.turnWithAccess(ctx, id, false, false)
 		return t, err
 	}
-	var r models.Turn
+	var r storage.Turn
 	err := s.q(ctx).Omit(runRecordColumns...).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
@@ -304,8 +304,8 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 // (its conversation's); another person's turn, and one in a space the
 // person has left, is not found. One read: the access is checked in it.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
-	var rows []models.Turn
-	err := s.q(ctx).Model(&models.Turn{}).Select(turnColumns(s.db.DB)).
+	var rows []storage.Turn
+	err := s.q(ctx).Model(&storage.Turn{}).Select(turnColumns(s.db.DB)).
 		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
 	if err != nil {
 		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
@@ -417,7 +417,7 @@ func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, ste
 // turn's own status frame is stored with it, so it never follows the done
 // frame.
 func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int, changed ...func(ctx context.Context) error) error {
-	err := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND finished_at IS NULL", id).
+	err := s.q(ctx).Model(&storage.Turn{}).Where("id = ? AND finished_at IS NULL", id).
 		UpdateColumn("interrupts", gorm.Expr("interrupts + 1")).Error
 	if err != nil {
 		return fmt.Errorf("count interrupt of %s: %w", id, err)
@@ -431,7 +431,7 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 // bar would show working, and a worker closes a model call on an announced
 // interrupt only while the turn reads stopping or paused).
 //
-// Called inside a transaction (models.DB.InTx), it runs in that one: a
+// Called inside a transaction (storage.DB.InTx), it runs in that one: a
 // model call's status frame is stored with the status it shows
 // (stream.Bus.Publish), at no commit of its own.
 func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
@@ -519,7 +519,7 @@ type OfferWhy struct {
 
 // SaveRunRecord stores the turn's run record; SetTurnStatus marks it working.
 func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord) error {
-	err := s.q(ctx).Model(&models.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
+	err := s.q(ctx).Model(&storage.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
 		"model": rec.Model, "instructions": rec.Instructions, "context": rec.Context,
 		"offered_tools": marshal(nonNil(rec.OfferedTools)), "added_tools": marshal(nonNil(rec.AddedTools)),
 		"offer_why": marshal(rec.OfferWhy), "history_ids": marshal(nonNil(rec.HistoryIDs)),
@@ -542,7 +542,7 @@ var ErrClaimedMeanwhile = errors.New("the turn was claimed or ended meanwhile")
 // returns ErrClaimedMeanwhile when the turn was claimed (by another run)
 // or ended since it was read.
 func (s *Store) Claim(ctx context.Context, turnID, runID string) error {
-	res := s.q(ctx).Model(&models.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
+	res := s.q(ctx).Model(&storage.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
 	if res.Error != nil {
 		return fmt.Errorf("claim turn %s: %w", turnID, res.Error)
 	}
@@ -554,7 +554,7 @@ func (s *Store) Claim(ctx context.Context, turnID, runID string) error {
 
 // GetRunRecord reads a turn's run record.
 func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, error) {
-	var r models.Turn
+	var r storage.Turn
 	if err := s.q(ctx).Select(append([]string{"model"}, runRecordColumns...)).Take(&r, "id = ?", turnID).Error; err != nil {
 		return RunRecord{}, fmt.Errorf("get run record %s: %w", turnID, err)
 	}
@@ -567,7 +567,7 @@ func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecor
 	if workspace.RemembersAccess(ctx) {
 		return s.turnWithAccess(ctx, id, true, false)
 	}
-	var r models.Turn
+	var r storage.Turn
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
@@ -618,11 +618,11 @@ func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, b
 // startRow is a row of GetTurnToStart: the turn, what is read with it,
 // and the person's message (UserID nil: missing).
 type startRow struct {
-	models.Turn
+	storage.Turn
 	Access workspace.ActivityRead `gorm:"embedded"`
 	Start  workspace.StartRead    `gorm:"embedded"`
 	UserID *string                `gorm:"column:um_present"`
-	User   models.Message         `gorm:"embedded;embeddedPrefix:um_"`
+	User   storage.Message        `gorm:"embedded;embeddedPrefix:um_"`
 }
 
 // userMessageColumns are the person's message's columns (of um, left
@@ -631,7 +631,7 @@ type startRow struct {
 func userMessageColumns(db *gorm.DB) string {
 	userColumnsOnce.Do(func() {
 		stmt := &gorm.Statement{DB: db}
-		if err := stmt.Parse(&models.Message{}); err != nil {
+		if err := stmt.Parse(&storage.Message{}); err != nil {
 			panic(fmt.Sprintf("message columns: %v", err)) // the model is ours: a programming error
 		}
 		cols := []string{"um.id AS um_present"}
@@ -669,7 +669,7 @@ var (
 // of its own.
 func (s *Store) turnWithAccess(ctx context.Context, id string, record, start bool) (Turn, RunRecord, error) {
 	var row struct {
-		models.Turn
+		storage.Turn
 		Access workspace.ActivityRead `gorm:"embedded"`
 		Start  workspace.StartRead    `gorm:"embedded"`
 	}
@@ -701,7 +701,7 @@ func turnColumns(db *gorm.DB) string {
 	turnColumnsOnce.Do(func() {
 		turnColumnsList = "turns.*"
 		stmt := &gorm.Statement{DB: db}
-		if err := stmt.Parse(&models.Turn{}); err != nil {
+		if err := stmt.Parse(&storage.Turn{}); err != nil {
 			return // every column: wider, not wrong
 		}
 		var cols []string
@@ -720,7 +720,7 @@ var (
 	turnColumnsList string
 )
 
-func toRunRecord(r models.Turn) RunRecord {
+func toRunRecord(r storage.Turn) RunRecord {
 	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,
 		OfferedTools: unmarshal[[]string](r.OfferedTools), AddedTools: unmarshal[[]string](r.AddedTools),
 		OfferWhy: unmarshal[OfferWhy](r.OfferWhy), HistoryIDs: unmarshal[[]string](r.HistoryIDs)}
@@ -736,14 +736,14 @@ func toRunRecord(r models.Turn) RunRecord {
 func (s *Store) AddTools(ctx context.Context, turnID string, names []string, offer func(added []string) ([]string, error)) error {
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		res := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("updated_at", s.now())
+		res := tx.Model(&storage.Turn{}).Where("id = ?", turnID).Update("updated_at", s.now())
 		if res.Error != nil {
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
 			return &workspace.NotFoundError{Kind: "turn", ID: turnID}
 		}
-		var r models.Turn
+		var r storage.Turn
 		if err := tx.Select("added_tools").Take(&r, "id = ?", turnID).Error; err != nil {
 			return err
 		}
@@ -757,7 +757,7 @@ func (s *Store) AddTools(ctx context.Context, turnID string, names []string, off
 		if err != nil {
 			return err
 		}
-		return tx.Model(&models.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
+		return tx.Model(&storage.Turn{}).Where("id = ?", turnID).Updates(map[string]any{
 			"added_tools": marshal(nonNil(added)), "offered_tools": marshal(nonNil(offered))}).Error
 	})
 	if err != nil {
@@ -787,7 +787,7 @@ const MaxNamedRefs = 60
 // returned. (A run started by an operator's reset reopens the turn first,
 // with ClaimTurn, so the ending saved is that run's.)
 //
-// Called inside a transaction (models.DB.InTx), it runs in that one: the
+// Called inside a transaction (storage.DB.InTx), it runs in that one: the
 // turn's last frames (error, proposal, done: stream.Bus.PublishOnce),
 // published after it in the same transaction, commit with the ending or
 // not at all, so a turn never ends without its done frame, and a retry
@@ -812,7 +812,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 			CallHeld, HeldForApply}
 		reply := []any{e.Text, string(e.Status), marshal(nonNil(e.Refs)), marshal(nonNil(e.Named)), e.Usage.InputTokens,
 			e.Usage.OutputTokens, e.ErrorCode, e.ErrorMessage, now}
-		postgres := tx.Dialector.Name() == string(models.Postgres)
+		postgres := tx.Dialector.Name() == string(storage.Postgres)
 		if postgres {
 			// The reply's update rides in the same statement.
 			update = `WITH ended AS (` + update + `), reply AS (
@@ -827,7 +827,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		}
 		if len(rows) == 0 {
 			// Ended already (its first ending stands), or missing.
-			var r models.Turn
+			var r storage.Turn
 			if err := tx.Omit(runRecordColumns...).Take(&r, "id = ?", turnID).Error; err != nil {
 				return err
 			}
@@ -874,7 +874,7 @@ const finishedColumns = `
 
 // finishedRow scans finishedColumns.
 type finishedRow struct {
-	models.Turn
+	storage.Turn
 	ConvTitle string
 	UserText  string
 	Held      int64
@@ -897,7 +897,7 @@ type Running struct {
 // now, oldest first.
 func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, error) {
 	var rows []struct {
-		models.Turn
+		storage.Turn
 		ConvTitle string
 		UserText  string
 	}
@@ -928,7 +928,7 @@ func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, e
 // or not they can still open it: for ending the work of a member who was
 // removed.
 func (s *Store) UnfinishedTurnsIn(ctx context.Context, personID, spaceID string) ([]Turn, error) {
-	var rows []models.Turn
+	var rows []storage.Turn
 	err := s.q(ctx).Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).
 		Order("created_at, id").Find(&rows).Error
 	if err != nil {

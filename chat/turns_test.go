@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/chat"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -71,8 +71,8 @@ func TestSecondTurnWhileOneRunsIsAConflict(t *testing.T) {
 			_, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: f.conv.ID, PersonID: f.ann, Text: "two"})
 			require.ErrorIs(t, err, workspace.ErrConflict, "while the first is %s", status)
 		}
-		require.EqualValues(t, 2, f.count(t, &models.Message{}, "conversation_id = ?", f.conv.ID), "a refused start writes nothing")
-		require.EqualValues(t, 1, f.count(t, &models.Turn{}, "conversation_id = ?", f.conv.ID))
+		require.EqualValues(t, 2, f.count(t, &storage.Message{}, "conversation_id = ?", f.conv.ID), "a refused start writes nothing")
+		require.EqualValues(t, 1, f.count(t, &storage.Turn{}, "conversation_id = ?", f.conv.ID))
 
 		// Another conversation is not affected.
 		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "")
@@ -115,7 +115,7 @@ func TestConcurrentStartTurn(t *testing.T) {
 				require.ErrorIs(t, err, workspace.ErrConflict)
 			}
 			require.NotEmpty(t, winner.ID, "round %d: one turn started", round)
-			require.EqualValues(t, 2*(round+1), f.count(t, &models.Message{}, "conversation_id = ?", f.conv.ID),
+			require.EqualValues(t, 2*(round+1), f.count(t, &storage.Message{}, "conversation_id = ?", f.conv.ID),
 				"only the winner's message and reply were saved")
 			f.finish(t, winner, chat.StatusDone, "ok")
 		}

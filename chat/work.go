@@ -8,8 +8,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 )
 
 // Kinds of work in the top bar.
@@ -110,16 +110,16 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 	var ended []Work
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		var turns []models.Turn
+		var turns []storage.Turn
 		if err := tx.Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).Order("created_at, id").Find(&turns).Error; err != nil {
 			return err
 		}
 		for _, t := range turns {
 			ended = append(ended, leftWork(Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID}))
 		}
-		var replies []models.Turn
+		var replies []storage.Turn
 		err := tx.Where("person_id = ? AND space_id = ? AND id IN (?)", personID, spaceID,
-			tx.Model(&models.ToolCall{}).Select("turn_id").Where("status = ? AND held_for = ?", CallHeld, HeldForApply)).
+			tx.Model(&storage.ToolCall{}).Select("turn_id").Where("status = ? AND held_for = ?", CallHeld, HeldForApply)).
 			Order("created_at, id").Find(&replies).Error
 		if err != nil {
 			return err
@@ -171,7 +171,7 @@ SELECT seq, pg_notify(?, person_id)::text AS notified FROM f`
 // numbered in the order their states were read: the second waits for the
 // first's row lock before it reads.
 func (s *Store) announceWork(ctx context.Context, personID string, a Work) error {
-	if s.db.Dialector.Name() != string(models.Postgres) {
+	if s.db.Dialector.Name() != string(storage.Postgres) {
 		return s.announce(ctx, personID, func() (Work, error) { return a, nil })
 	}
 	var out struct{ Seq int64 }
@@ -179,7 +179,7 @@ func (s *Store) announceWork(ctx context.Context, personID string, a Work) error
 	if err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
-	models.AfterTx(ctx, func(error) { s.wakeWork(personID) })
+	storage.AfterTx(ctx, func(error) { s.wakeWork(personID) })
 	return s.prune(ctx, personID, out.Seq)
 }
 
@@ -213,7 +213,7 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 	if err != nil {
 		return err
 	}
-	row := models.ActivityFrame{PersonID: personID, Seq: seq, Data: marshal(a), CreatedAt: s.now()}
+	row := storage.ActivityFrame{PersonID: personID, Seq: seq, Data: marshal(a), CreatedAt: s.now()}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return fmt.Errorf("write activity frame of %s: %w", personID, err)
 	}
@@ -226,7 +226,7 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 	}
 	// This process's followers read once the frame is committed (or the
 	// commit's answer was lost: a needless read costs little).
-	models.AfterTx(ctx, func(error) { s.wakeWork(personID) })
+	storage.AfterTx(ctx, func(error) { s.wakeWork(personID) })
 	return s.prune(ctx, personID, seq)
 }
 
@@ -234,7 +234,7 @@ func (s *Store) announceAt(ctx context.Context, personID string, seq int64, buil
 func (s *Store) prune(ctx context.Context, personID string, seq int64) error {
 	if seq%pruneEvery == 0 {
 		err := s.q(ctx).Where("person_id = ? AND created_at < ?", personID, s.now().Add(-workRetention)).
-			Delete(&models.ActivityFrame{}).Error
+			Delete(&storage.ActivityFrame{}).Error
 		if err != nil {
 			return fmt.Errorf("prune activity frames of %s: %w", personID, err)
 		}
@@ -283,12 +283,12 @@ func (r workRow) work() Work {
 // any of its writes is held for Apply (working while its Apply runs),
 // titled by the first; ended (done) once none is.
 func (s *Store) applyWork(ctx context.Context, messageID string) (Work, error) {
-	var t models.Turn
+	var t storage.Turn
 	if err := s.q(ctx).Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
 		return Work{}, fmt.Errorf("apply activity %s: %w", messageID, err)
 	}
 	a := Work{Kind: WorkApply, ID: messageID, ConversationID: t.ConversationID}
-	var first models.ToolCall
+	var first storage.ToolCall
 	err := s.q(ctx).Where("turn_id = ? AND status = ? AND held_for = ?", t.ID, CallHeld, HeldForApply).
 		Order("created_at, id").Take(&first).Error
 	switch {
@@ -324,7 +324,7 @@ const workReadLimit = 500
 // WorkFrames returns the person's work frames after seq `after`,
 // oldest first, at most 500.
 func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([]WorkFrame, error) {
-	var rows []models.ActivityFrame
+	var rows []storage.ActivityFrame
 	err := s.q(ctx).Where("person_id = ? AND seq > ?", personID, after).Order("seq").Limit(workReadLimit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("read activity frames of %s: %w", personID, err)
@@ -339,7 +339,7 @@ func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([
 // WorkHead returns the number of the person's latest work frame (0
 // before the first).
 func (s *Store) WorkHead(ctx context.Context, personID string) (int64, error) {
-	var h models.ActivityHead
+	var h storage.ActivityHead
 	err := s.q(ctx).Take(&h, "person_id = ?", personID).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
@@ -362,7 +362,7 @@ func (s *Store) WorkResumes(ctx context.Context, personID string, after int64) (
 		return true, nil
 	}
 	var n int64
-	err = s.q(ctx).Model(&models.ActivityFrame{}).Where("person_id = ? AND seq = ?", personID, after+1).Count(&n).Error
+	err = s.q(ctx).Model(&storage.ActivityFrame{}).Where("person_id = ? AND seq = ?", personID, after+1).Count(&n).Error
 	if err != nil {
 		return false, fmt.Errorf("activity frames of %s: %w", personID, err)
 	}

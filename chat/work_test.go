@@ -13,8 +13,8 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 )
 
 // frames reads every work frame of the person.
@@ -134,7 +134,7 @@ func TestFollowDeliversFramesWrittenByAnotherProcess(t *testing.T) {
 		require.EqualValues(t, 1, (<-got).Seq, "what was there already: queued")
 		require.EqualValues(t, 2, (<-got).Seq, "and working")
 		require.NoError(t, f.db.Exec("UPDATE activity_heads SET seq = 3 WHERE person_id = ?", f.ann).Error)
-		require.NoError(t, f.db.Create(&models.ActivityFrame{PersonID: f.ann, Seq: 3, Data: `{"kind":"turn","id":"x","status":"paused"}`,
+		require.NoError(t, f.db.Create(&storage.ActivityFrame{PersonID: f.ann, Seq: 3, Data: `{"kind":"turn","id":"x","status":"paused"}`,
 			CreatedAt: time.Now().UTC()}).Error)
 		start := time.Now()
 		fr := <-got
@@ -163,7 +163,7 @@ func TestResumeNeedsEveryLaterFrame(t *testing.T) {
 		require.True(t, resumes(2))
 		require.True(t, resumes(5), "up to date (queued, then 4 steps)")
 		require.False(t, resumes(6), "a number never given out")
-		require.NoError(t, f.db.Where("person_id = ? AND seq <= 2", f.ann).Delete(&models.ActivityFrame{}).Error)
+		require.NoError(t, f.db.Where("person_id = ? AND seq <= 2", f.ann).Delete(&storage.ActivityFrame{}).Error)
 		require.False(t, resumes(1), "frame 2 is gone")
 		require.True(t, resumes(2))
 	})
@@ -179,7 +179,7 @@ func TestOldFramesArePrunedNumbersGoOn(t *testing.T) {
 		for step := 1; step <= 20; step++ {
 			require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, step))
 		}
-		require.NoError(t, f.db.Model(&models.ActivityFrame{}).Where("person_id = ?", f.ann).
+		require.NoError(t, f.db.Model(&storage.ActivityFrame{}).Where("person_id = ?", f.ann).
 			Update("created_at", time.Now().UTC().Add(-time.Hour)).Error)
 		for step := 21; step <= 31; step++ { // frames 22 to 32 (1 is the queued one)
 			require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, step))
@@ -192,7 +192,7 @@ func TestOldFramesArePrunedNumbersGoOn(t *testing.T) {
 }
 
 // countStatements has db count the statements gorm sends from now on.
-func countStatements(t *testing.T, db *models.DB) *atomic.Int64 {
+func countStatements(t *testing.T, db *storage.DB) *atomic.Int64 {
 	t.Helper()
 	var n atomic.Int64
 	count := func(*gorm.DB) { n.Add(1) }

@@ -8,8 +8,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 )
 
 // WorkChannel is the Postgres channel work frames are announced on,
@@ -79,7 +79,7 @@ func (w *workFeed) poll(ctx context.Context) {
 	w.heads = seen // persons no longer followed are forgotten
 	w.mu.Unlock()
 	for chunk := range slices.Chunk(persons, headBatch) {
-		var heads []models.ActivityHead
+		var heads []storage.ActivityHead
 		// A failed read is tried again at the next poll; meanwhile frames
 		// written in this process still wake their followers.
 		if err := w.db.WithContext(ctx).Where("person_id IN ?", chunk).Find(&heads).Error; err != nil {
@@ -171,7 +171,7 @@ func (s *Store) hiddenConversations(ctx context.Context, personID string, frames
 		return nil, nil
 	}
 	var hidden []string
-	err := s.q(ctx).Model(&models.Conversation{}).Where("id IN ?", ids).
+	err := s.q(ctx).Model(&storage.Conversation{}).Where("id IN ?", ids).
 		Where("NOT EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = conversations.space_id AND memberships.person_id = ?)", personID).
 		Pluck("id", &hidden).Error
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -29,7 +29,7 @@ type crossProcess struct {
 	// listening receives each time the api's listener has (re)connected
 	// and woken the activity followers.
 	listening chan struct{}
-	apiDB     *models.DB
+	apiDB     *storage.DB
 }
 
 func newCrossProcess(t testing.TB) *crossProcess {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // RowLock holds a row lock on Postgres for a race test: publishers that
@@ -21,9 +21,9 @@ type RowLock struct {
 // LockRow takes `SELECT … FOR UPDATE` of the row of table whose id is id,
 // in a transaction of its own, and holds it until Release (or the test's
 // end). Postgres only.
-func LockRow(t testing.TB, db *models.DB, table, id string) *RowLock {
+func LockRow(t testing.TB, db *storage.DB, table, id string) *RowLock {
 	t.Helper()
-	if db.Dialect != models.Postgres {
+	if db.Dialect != storage.Postgres {
 		t.Fatalf("LockRow: Postgres only")
 	}
 	tx, err := db.SQL().BeginTx(t.Context(), nil)

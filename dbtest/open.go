@@ -4,15 +4,15 @@ import (
 	"context"
 	"testing"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Open opens the database at url with Hub's schema migrated, and closes it
 // when the test ends.
-func Open(t testing.TB, url string) *models.DB {
+func Open(t testing.TB, url string) *storage.DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := models.Open(ctx, url)
+	db, err := storage.Open(ctx, url)
 	if err != nil {
 		t.Fatalf("open %s: %v", redact(url), err)
 	}

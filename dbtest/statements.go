@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Statements records the SQL statements a database handle runs (what
@@ -28,7 +28,7 @@ var recorders atomic.Int64
 // that moment: anything the test started that runs statements in the
 // background (a catalog's watchers, a worker) must be stopped by a cleanup
 // registered after Record, so that it runs first.
-func Record(t testing.TB, db *models.DB) *Statements {
+func Record(t testing.TB, db *storage.DB) *Statements {
 	t.Helper()
 	s := &Statements{}
 	name := "dbtest:record:" + strconv.FormatInt(recorders.Add(1), 10)

@@ -12,7 +12,7 @@ import (
 
 	"hub/fakemodel"
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -20,9 +20,9 @@ import (
 func counts(t *testing.T, s *hubtest.Stack) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
-	for name, table := range map[string]any{"tasks": &models.Task{}, "projects": &models.Project{},
-		"conversations": &models.Conversation{}, "messages": &models.Message{}, "turns": &models.Turn{},
-		"tool_calls": &models.ToolCall{}} {
+	for name, table := range map[string]any{"tasks": &storage.Task{}, "projects": &storage.Project{},
+		"conversations": &storage.Conversation{}, "messages": &storage.Message{}, "turns": &storage.Turn{},
+		"tool_calls": &storage.ToolCall{}} {
 		var n int64
 		require.NoError(t, s.DB.WithContext(context.Background()).Model(table).Count(&n).Error)
 		out[name] = n

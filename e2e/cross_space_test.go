@@ -15,7 +15,7 @@ import (
 
 	"hub/fakemodel"
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -118,7 +118,7 @@ func turnSpaces(t *testing.T, s *hubtest.Stack, turnID string) []any {
 func totalTasks(t *testing.T, s *hubtest.Stack) int64 {
 	t.Helper()
 	var n int64
-	require.NoError(t, s.DB.WithContext(context.Background()).Model(&models.Task{}).Count(&n).Error)
+	require.NoError(t, s.DB.WithContext(context.Background()).Model(&storage.Task{}).Count(&n).Error)
 	return n
 }
 
@@ -437,7 +437,7 @@ func TestCrossSpaceApplyAfterAccessToOneSpaceWasRemoved(t *testing.T) {
 	}
 
 	// Mira leaves North.
-	res := s.DB.WithContext(context.Background()).Where("space_id = ? AND person_id = ?", north, s.OwnerID).Delete(&models.Membership{})
+	res := s.DB.WithContext(context.Background()).Where("space_id = ? AND person_id = ?", north, s.OwnerID).Delete(&storage.Membership{})
 	require.NoError(t, res.Error)
 	require.EqualValues(t, 1, res.RowsAffected)
 
@@ -638,7 +638,7 @@ func TestCrossSpaceALeftSpaceIsForbiddenByNameOrId(t *testing.T) {
 	require.Equal(t, "error", events[len(events)-1].Data["status"], "the first try fails")
 
 	require.NoError(t, s.DB.WithContext(context.Background()).Where("space_id = ? AND person_id = ?", north, s.OwnerID).
-		Delete(&models.Membership{}).Error)
+		Delete(&storage.Membership{}).Error)
 	s.Model.SetScript(callsThenSummary(t, newTask("By name", "north"), newTask("By id", north)))
 	r := s.Do(t, s.Token, "POST", "/api/assistant/turns/"+first.TurnID+"/retry", nil)
 	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/temporal"
 )
 
@@ -33,7 +33,7 @@ func TestMigrateStatusDryRunAndStartWithoutMigrating(t *testing.T) {
 	t.Cleanup(func() { _ = ts.Stop() })
 	env := []string{"DATABASE_URL=" + db, "TEMPORAL_ADDRESS=" + ts.FrontendHostPort(), "TEMPORAL_NAMESPACE=" + ts.Namespace(),
 		"HUB_HTTP_ADDR=127.0.0.1:0", "HUB_MIGRATE=", "TEMPORAL_CONFIG_FILE=", "TEMPORAL_PROFILE="}
-	files, err := os.ReadDir(filepath.Join("..", "models", "migrations", "postgres"))
+	files, err := os.ReadDir(filepath.Join("..", "storage", "migrations", "postgres"))
 	require.NoError(t, err)
 	first, newest := files[0].Name(), files[len(files)-1].Name()
 
@@ -67,7 +67,7 @@ func TestMigrateStatusDryRunAndStartWithoutMigrating(t *testing.T) {
 	start(t, env, "worker").await(t, regexp.MustCompile(`hub worker polling`))
 
 	// A new binary on the old schema: the newest migration looks pending.
-	m, err := models.Open(context.Background(), db)
+	m, err := storage.Open(context.Background(), db)
 	require.NoError(t, err)
 	version := strings.SplitN(newest, "_", 2)[0]
 	require.NoError(t, m.Exec("DELETE FROM goose_db_version WHERE version_id = ?", strings.TrimLeft(version, "0")).Error)

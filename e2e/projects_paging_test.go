@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 )
 
 // GET /api/spaces/:spaceId/projects pages like the task list: limit (≤ 200,
@@ -18,13 +18,13 @@ import (
 func TestProjectsPageThroughREST(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{NoModel: true})
-	rows := make([]models.Project, 0, 230)
+	rows := make([]storage.Project, 0, 230)
 	for i := 230; i >= 1; i-- {
 		status := "active"
 		if i > 225 {
 			status = "paused"
 		}
-		rows = append(rows, models.Project{ID: models.NewID("proj"), SpaceID: s.SpaceID, Name: fmt.Sprintf("Project %03d", i),
+		rows = append(rows, storage.Project{ID: storage.NewID("proj"), SpaceID: s.SpaceID, Name: fmt.Sprintf("Project %03d", i),
 			Status: status, Revision: 1, CreatedBy: s.OwnerID})
 	}
 	require.NoError(t, s.DB.WithContext(t.Context()).CreateInBatches(rows, 100).Error)

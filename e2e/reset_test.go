@@ -15,7 +15,7 @@ import (
 
 	"hub/fakemodel"
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 	"hub/temporal"
 	"hub/workflows"
 )
@@ -103,10 +103,10 @@ func requireOneAttempt(t *testing.T, events []hubtest.Event) []hubtest.Event {
 	return attempt
 }
 
-func countDone(t *testing.T, db *models.DB, turnID string) int64 {
+func countDone(t *testing.T, db *storage.DB, turnID string) int64 {
 	t.Helper()
 	var n int64
-	require.NoError(t, db.Model(&models.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, "done").Count(&n).Error)
+	require.NoError(t, db.Model(&storage.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, "done").Count(&n).Error)
 	return n
 }
 

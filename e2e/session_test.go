@@ -16,7 +16,7 @@ import (
 
 	"hub/fakemodel"
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -164,12 +164,12 @@ func TestBrowserSessionCookie(t *testing.T) {
 		theirs, theirID := sessionCookie(t, r).Value, r.JSON(t)["personId"].(string)
 		require.Equal(t, http.StatusOK, cookieDo(t, s, theirs, false, "GET", "/api/spaces", "").Status)
 		db := s.DB.WithContext(context.Background())
-		require.NoError(t, db.Where("person_id = ? AND scope = ?", theirID, "").Delete(&models.APIToken{}).Error)
+		require.NoError(t, db.Where("person_id = ? AND scope = ?", theirID, "").Delete(&storage.APIToken{}).Error)
 		unauthenticated(t, cookieDo(t, s, theirs, false, "GET", "/api/spaces", ""))
 
-		var owner models.APIToken
+		var owner storage.APIToken
 		require.NoError(t, db.Where("scope LIKE ?", "session:%").Where("person_id <> ?", theirID).First(&owner).Error)
-		require.NoError(t, db.Model(&models.APIToken{}).Where("person_id = ? AND scope = ?", owner.PersonID, "").
+		require.NoError(t, db.Model(&storage.APIToken{}).Where("person_id = ? AND scope = ?", owner.PersonID, "").
 			Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
 		unauthenticated(t, cookieDo(t, s, session, false, "GET", "/api/spaces", ""))
 		unauthenticated(t, cookieDo(t, s, session, false, "GET", "/api/assistant/turns/"+st.TurnID+"/stream", ""))

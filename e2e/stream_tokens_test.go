@@ -14,7 +14,7 @@ import (
 
 	"hub/fakemodel"
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -79,11 +79,11 @@ func TestStreamURLTakesOnlyItsStreamToken(t *testing.T) {
 	// Expired: refused, then deleted by the sweep; the other stays.
 	ctx := context.Background()
 	scope := workspace.StreamScope(first.TurnID)
-	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", scope).
+	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.APIToken{}).Where("scope = ?", scope).
 		Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
 	unauthenticated(t, getBounded(t, s, "", first.StreamURL))
 	s.Sweep(t, time.Now())
-	var left []models.APIToken
+	var left []storage.APIToken
 	require.NoError(t, s.DB.WithContext(ctx).Where("scope LIKE ?", "stream:%").Find(&left).Error)
 	require.Len(t, left, 1)
 	require.Equal(t, workspace.StreamScope(second.TurnID), left[0].Scope)
@@ -141,12 +141,12 @@ func TestActivityStreamTakesItsOwnStreamToken(t *testing.T) {
 	require.Empty(t, next(t, theirs).Data["activities"])
 
 	// Expired: refused, and swept.
-	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", workspace.ActivityScope).
+	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.APIToken{}).Where("scope = ?", workspace.ActivityScope).
 		Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
 	unauthenticated(t, getBounded(t, s, "", got.StreamURL))
 	s.Sweep(t, time.Now())
 	var left int64
-	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", workspace.ActivityScope).Count(&left).Error)
+	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.APIToken{}).Where("scope = ?", workspace.ActivityScope).Count(&left).Error)
 	require.Zero(t, left, "both activity tokens were swept")
 	s.AwaitStatus(t, st.TurnID)
 }

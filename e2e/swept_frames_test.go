@@ -14,7 +14,7 @@ import (
 
 	"hub/fakemodel"
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 	"hub/stream"
 )
 
@@ -33,10 +33,10 @@ func TestStreamOfASweptTurnEndsWithItsEnding(t *testing.T) {
 	// sweeper ran (the one `hub worker` runs).
 	ctx := context.Background()
 	long := time.Now().Add(-stream.Retention - time.Minute).UTC()
-	require.NoError(t, s.DB.WithContext(ctx).Model(&models.Turn{}).Where("id = ?", st.TurnID).Update("finished_at", long).Error)
+	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.Turn{}).Where("id = ?", st.TurnID).Update("finished_at", long).Error)
 	s.Sweep(t, time.Now())
 	var frames int64
-	require.NoError(t, s.DB.WithContext(ctx).Model(&models.TurnFrame{}).Where("turn_id = ?", st.TurnID).Count(&frames).Error)
+	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.TurnFrame{}).Where("turn_id = ?", st.TurnID).Count(&frames).Error)
 	require.Zero(t, frames, "the sweep deleted the turn's frames")
 
 	// The saved ending stands in for the done frame, with the done frame's

@@ -13,7 +13,7 @@ import (
 
 	"hub/dbtest"
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 )
 
 // startSpy calls onStart when the api starts a turn's workflow: what was
@@ -62,7 +62,7 @@ func TestATurnsStartAndStreamReadOnce(t *testing.T) {
 	start := atStart
 	mu.Unlock()
 	t.Logf("the start's statements:\n%s", strings.Join(start, "\n"))
-	if s.DB.Dialect == models.Postgres {
+	if s.DB.Dialect == storage.Postgres {
 		require.Len(t, start, 8)
 	}
 	require.Equal(t, 1, dbtest.Matching(start, "api_tokens", "JOIN people"), "the token and its person, once")

@@ -17,7 +17,7 @@ import (
 	"hub/fakemodel"
 	"hub/hubtest"
 	"hub/llm"
-	"hub/models"
+	"hub/storage"
 	"hub/usage"
 	"hub/workspace"
 )
@@ -41,16 +41,16 @@ const threeCalls = `{"rules": [
 ]}`
 
 // turnCalls are a turn's model calls, oldest first.
-func turnCalls(t *testing.T, s *hubtest.Stack, turnID string) []models.ModelCall {
+func turnCalls(t *testing.T, s *hubtest.Stack, turnID string) []storage.ModelCall {
 	t.Helper()
-	var rows []models.ModelCall
+	var rows []storage.ModelCall
 	require.NoError(t, s.DB.Where("turn_id = ?", turnID).Order("created_at, id").Find(&rows).Error)
 	return rows
 }
 
-func spaceSpend(t *testing.T, s *hubtest.Stack, spaceID string) models.SpaceSpend {
+func spaceSpend(t *testing.T, s *hubtest.Stack, spaceID string) storage.SpaceSpend {
 	t.Helper()
-	var row models.SpaceSpend
+	var row storage.SpaceSpend
 	require.NoError(t, s.DB.Where("space_id = ? AND month = ?", spaceID, usage.Month(time.Now())).Take(&row).Error)
 	return row
 }
@@ -214,7 +214,7 @@ func TestUsageOwnersSeeTheirSpaceOthersTheirOwn(t *testing.T) {
 	}
 	one := testPrice.Cost(llm.Usage{InputTokens: 100, OutputTokens: 10})
 	var samID string
-	require.NoError(t, s.DB.Model(&models.Person{}).Where("name = ?", "Sam Park").Pluck("id", &samID).Error)
+	require.NoError(t, s.DB.Model(&storage.Person{}).Where("name = ?", "Sam Park").Pluck("id", &samID).Error)
 
 	// The owner: everyone in Team, not Olga's space.
 	status, body := usageOf(t, s, s.Token, "?groupBy=person")
@@ -377,16 +377,16 @@ func TestSweeperReleasesAReservationNothingSettled(t *testing.T) {
 	t.Parallel()
 	s := hubtest.Start(t, hubtest.Options{NoModel: true})
 	created := time.Now().UTC()
-	require.NoError(t, s.DB.Create(&models.ModelCall{ID: "turn_x.1.run.5.1.1", TurnID: "turn_x", Step: 1, ConversationID: "c",
+	require.NoError(t, s.DB.Create(&storage.ModelCall{ID: "turn_x.1.run.5.1.1", TurnID: "turn_x", Step: 1, ConversationID: "c",
 		SpaceID: s.SpaceID, PersonID: s.OwnerID, Model: "m", Status: usage.StatusReserved, Day: usage.Day(created),
 		ReservedMicros: 4000, CreatedAt: created}).Error)
-	require.NoError(t, s.DB.Create(&models.SpaceSpend{SpaceID: s.SpaceID, Month: usage.Month(created), ReservedMicros: 4000}).Error)
+	require.NoError(t, s.DB.Create(&storage.SpaceSpend{SpaceID: s.SpaceID, Month: usage.Month(created), ReservedMicros: 4000}).Error)
 
 	require.Zero(t, s.Sweep(t, time.Now()).Reservations, "not before its bound")
 	swept := s.Sweep(t, time.Now().Add(llm.MaxTimeout+5*time.Minute+time.Second)) // past any model timeout
 	require.Equal(t, int64(1), swept.Reservations)
 	require.Zero(t, spaceSpend(t, s, s.SpaceID).ReservedMicros)
-	var row models.ModelCall
+	var row storage.ModelCall
 	require.NoError(t, s.DB.Where("id = ?", "turn_x.1.run.5.1.1").Take(&row).Error)
 	require.Equal(t, usage.StatusReleased, row.Status)
 }

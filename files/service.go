@@ -14,7 +14,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -58,7 +58,7 @@ var (
 // Service keeps a space's files. A nil Store is a Hub without a file store:
 // every upload and read answers ErrNoStore, lists still work.
 type Service struct {
-	db       *models.DB
+	db       *storage.DB
 	ws       *workspace.Service
 	store    Store
 	maxBytes int64
@@ -66,7 +66,7 @@ type Service struct {
 }
 
 // NewService builds the service. maxBytes ≤ 0 is DefaultMaxBytes.
-func NewService(db *models.DB, ws *workspace.Service, store Store, maxBytes int64) *Service {
+func NewService(db *storage.DB, ws *workspace.Service, store Store, maxBytes int64) *Service {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
@@ -79,7 +79,7 @@ func (s *Service) MaxBytes() int64 { return s.maxBytes }
 // Configured tells whether there is a blob store.
 func (s *Service) Configured() bool { return s.store != nil }
 
-func toFile(r models.File) File {
+func toFile(r storage.File) File {
 	return File{ID: r.ID, SpaceID: r.SpaceID, UploaderID: r.UploaderID, Name: r.Name, ContentType: r.ContentType,
 		Size: r.Size, CreatedAt: r.CreatedAt}
 }
@@ -115,7 +115,7 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 	if IsText(ctype) && !utf8.Valid(data) {
 		return File{}, fmt.Errorf("%w: a text file must be UTF-8", ErrUnsupportedType)
 	}
-	row := models.File{ID: models.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: name,
+	row := storage.File{ID: storage.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: name,
 		ContentType: ctype, Size: int64(len(data)), CreatedAt: s.now()}
 	row.BlobKey = spaceID + "/" + row.ID
 	if err := s.store.Put(ctx, row.BlobKey, bytes.NewReader(data), row.Size, ctype); err != nil {
@@ -167,7 +167,7 @@ func (s *Service) List(ctx context.Context, actor workspace.Actor, spaceID strin
 	if _, err := s.ws.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, err
 	}
-	var rows []models.File
+	var rows []storage.File
 	if err := s.db.Q(ctx).Where("space_id = ?", spaceID).Order("created_at DESC, id").Limit(MaxList).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}
@@ -184,11 +184,11 @@ func (s *Service) Get(ctx context.Context, actor workspace.Actor, spaceID, id st
 	return toFile(r), err
 }
 
-func (s *Service) row(ctx context.Context, actor workspace.Actor, spaceID, id string) (models.File, error) {
+func (s *Service) row(ctx context.Context, actor workspace.Actor, spaceID, id string) (storage.File, error) {
 	if _, err := s.ws.Access(ctx, actor.PersonID, spaceID); err != nil {
-		return models.File{}, err
+		return storage.File{}, err
 	}
-	var r models.File
+	var r storage.File
 	if workspace.BadText(id) {
 		return r, &workspace.NotFoundError{Kind: KindFile, ID: id}
 	}
@@ -246,7 +246,7 @@ func (s *Service) Delete(ctx context.Context, actor workspace.Actor, spaceID, id
 	if err := s.ws.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return err
 	}
-	res := s.db.Q(ctx).Where("id = ? AND space_id = ?", id, spaceID).Delete(&models.File{})
+	res := s.db.Q(ctx).Where("id = ? AND space_id = ?", id, spaceID).Delete(&storage.File{})
 	if res.Error != nil {
 		return fmt.Errorf("delete file: %w", res.Error)
 	}

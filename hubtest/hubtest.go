@@ -41,8 +41,8 @@ import (
 	"hub/dbtest"
 	"hub/fakemodel"
 	"hub/llm"
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 	"hub/stream"
 	"hub/temporal"
 	"hub/tools"
@@ -119,7 +119,7 @@ type Stack struct {
 	SpaceID   string // the owner's space, "Team"
 	OwnerID   string
 	Model     *fakemodel.Server
-	DB        *models.DB
+	DB        *storage.DB
 	Workspace *workspace.Service
 	Temporal  client.Client
 	HTTP      *http.Client
@@ -244,7 +244,7 @@ func sharedTemporal(t testing.TB, o Options) (*temporal.Server, string) {
 		shared.ts, shared.err = startTemporal(shared.dir)
 	})
 	require.NoError(t, shared.err, "the shared Temporal server")
-	return shared.ts, models.NewID("hub")
+	return shared.ts, storage.NewID("hub")
 }
 
 // startTemporal starts an embedded Temporal server with Hub's search
@@ -649,14 +649,14 @@ func (e *EventStream) Next() (Event, error) {
 // Close ends the request.
 func (e *EventStream) Close() { _ = e.resp.Body.Close() }
 
-// hubID is a Hub id (models.NewID).
+// hubID is a Hub id (storage.NewID).
 var hubID = regexp.MustCompile(`\b[a-z]+_[a-z2-7]{16}\b`)
 
 // noIDsInToolErrors sweeps what a test's turns and Applies saved of tool
 // errors (the calls' messages and what the model was sent back, receipts,
 // workflow steps): the model and the person read them, and they name no ids
 // (seed 000 §4.1).
-func noIDsInToolErrors(t testing.TB, db *models.DB) {
+func noIDsInToolErrors(t testing.TB, db *storage.DB) {
 	if t.Failed() {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/hubtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -27,10 +27,10 @@ func TestStackIsConfiguredAndSweptAsHubWorker(t *testing.T) {
 	ctx := context.Background()
 	_, err := s.Workspace.CreateToken(ctx, s.OwnerID, workspace.StreamScope("turn_x"), time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", workspace.StreamScope("turn_x")).Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
+	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.APIToken{}).Where("scope = ?", workspace.StreamScope("turn_x")).Update("expires_at", time.Now().Add(-time.Second).UTC()).Error)
 	require.Eventually(t, func() bool {
 		var n int64
-		require.NoError(t, s.DB.WithContext(ctx).Model(&models.APIToken{}).Where("scope = ?", workspace.StreamScope("turn_x")).Count(&n).Error)
+		require.NoError(t, s.DB.WithContext(ctx).Model(&storage.APIToken{}).Where("scope = ?", workspace.StreamScope("turn_x")).Count(&n).Error)
 		return n == 0
 	}, 10*time.Second, 20*time.Millisecond, "the stack's sweeper deletes the expired token")
 	require.Equal(t, http.StatusOK, s.Do(t, s.Token, "GET", "/api/spaces", nil).Status, "the owner's token stays")

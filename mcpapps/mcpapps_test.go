@@ -18,7 +18,7 @@ import (
 	"hub/dbtest"
 	"hub/mcpapps"
 	"hub/mcpapps/mcptest"
-	"hub/models"
+	"hub/storage"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -50,7 +50,7 @@ func newServer(t testing.TB, extra int) *server {
 }
 
 type fixture struct {
-	db      *models.DB
+	db      *storage.DB
 	ws      *workspace.Service
 	cat     *mcpapps.Catalog
 	spaceID string

@@ -19,7 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // ErrClosed is what a follower returns once the Notifier is closed: the
@@ -65,7 +65,7 @@ type Hooks struct {
 // process that only writes frames opens no connection of its own; Close
 // stops them and waits, and closes Done, which ends every follower.
 type Notifier struct {
-	db    *models.DB
+	db    *storage.DB
 	hooks Hooks
 
 	pollEvery atomic.Int64  // nanoseconds
@@ -86,7 +86,7 @@ type Notifier struct {
 }
 
 // New returns a Notifier over db. Call Close when done with it.
-func New(db *models.DB) *Notifier {
+func New(db *storage.DB) *Notifier {
 	// The listener and the poll live as long as the Notifier, not as long
 	// as any request: Close is what ends them.
 	ctx, stop := context.WithCancel(context.Background())
@@ -130,7 +130,7 @@ func (n *Notifier) Listen(channel string, h Handler) {
 		n.relisten(errRegistered)
 	}
 	// Started under the lock Close takes, so Close waits for them.
-	if n.db.Dialect == models.Postgres && !n.listening {
+	if n.db.Dialect == storage.Postgres && !n.listening {
 		n.listening = true
 		n.wg.Go(func() { n.listen(n.ctx) })
 	}

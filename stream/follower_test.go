@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/stream"
 )
 
@@ -126,7 +126,7 @@ func TestAWakeUpBetweenTheReadAndFollowIsRead(t *testing.T) {
 		// Stored without a hand-over, then the turn is woken.
 		var seq int64
 		require.NoError(t, f.db.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turn.ID).Scan(&seq).Error)
-		require.NoError(t, f.db.Create(&models.TurnFrame{TurnID: turn.ID, Seq: seq, Type: stream.TypeText, Data: `{"delta":"unseen"}`,
+		require.NoError(t, f.db.Create(&storage.TurnFrame{TurnID: turn.ID, Seq: seq, Type: stream.TypeText, Data: `{"delta":"unseen"}`,
 			CreatedAt: time.Now().UTC()}).Error)
 		bus.Wake(turn.ID)
 
@@ -170,7 +170,7 @@ func TestFollowReadsOnWhereTheCallersReadStopped(t *testing.T) {
 
 		swept := f.turn(t)
 		last := f.publishN(t, swept.ID, 2)
-		require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", swept.ID).
+		require.NoError(t, f.db.Model(&storage.Turn{}).Where("id = ?", swept.ID).
 			Updates(map[string]any{"status": "done", "finished_at": time.Now().Add(-stream.Retention - time.Minute).UTC()}).Error)
 		_, err = bus.Sweep(t.Context(), time.Now().Add(-stream.Retention))
 		require.NoError(t, err)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 )
 
 // Channel is the Postgres channel frames are announced on. One channel for
@@ -45,7 +45,7 @@ func frameTime() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 // take the frame without reading it; or nothing when the payload would
 // not fit (the followers then read the table). The number itself (20
 // bytes at most) is filled in by publishSQL.
-func frameSuffix(origin string, row *models.TurnFrame) string {
+func frameSuffix(origin string, row *storage.TurnFrame) string {
 	suffix := " " + strconv.FormatInt(row.CreatedAt.UnixNano(), 10) + " " + row.Type + " " + row.Data
 	if len(row.Data) > maxCarried || len(notifyPayload(origin, row.TurnID))+1+20+len(suffix) > maxPayload {
 		return ""

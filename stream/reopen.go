@@ -9,8 +9,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 )
 
 // Draft is a frame to append: its type and data.
@@ -47,12 +47,12 @@ var replacedDone = map[string]any{"status": StatusReset, "text": "This turn was 
 // lost may have committed).
 func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draft) error {
 	tx := b.db.Q(ctx)
-	models.AfterTx(ctx, func(error) { b.wake(turnID) })
+	storage.AfterTx(ctx, func(error) { b.wake(turnID) })
 	replaced, err := json.Marshal(replacedDone)
 	if err != nil {
 		return err
 	}
-	if err := tx.Model(&models.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, TypeDone).
+	if err := tx.Model(&storage.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, TypeDone).
 		Updates(map[string]any{"type": TypeStatus, "data": string(replaced)}).Error; err != nil {
 		return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 	}
@@ -65,7 +65,7 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 		}
 		// The frames after the reset frame are the new attempt's, whose
 		// attempt_seq is the reset frame's number.
-		row := models.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
+		row := storage.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
 		if first != 0 && Once(d.Type) {
 			attempt := first // (a frame of another type is in no attempt: NULL)
 			row.Attempt = &attempt
@@ -83,7 +83,7 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 			first = row.Seq
 		}
 	}
-	if err := tx.Model(&models.Turn{}).Where("id = ?", turnID).Update("attempt_seq", first).Error; err != nil {
+	if err := tx.Model(&storage.Turn{}).Where("id = ?", turnID).Update("attempt_seq", first).Error; err != nil {
 		return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 	}
 	// Delivered when the transaction commits, like a publish's.
@@ -112,7 +112,7 @@ func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
 
 // Last returns the turn's latest frame of the given type, if it has one.
 func (b *Bus) Last(ctx context.Context, turnID, typ string) (Frame, bool, error) {
-	var rows []models.TurnFrame
+	var rows []storage.TurnFrame
 	err := b.db.Q(ctx).Where("turn_id = ? AND type = ?", turnID, typ).Order("seq DESC").Limit(1).Find(&rows).Error
 	if err != nil {
 		return Frame{}, false, fmt.Errorf("read frames of %s: %w", turnID, err)
@@ -174,18 +174,18 @@ var ErrOnceTaken = errors.New("stream: the attempt's frame of this type was stor
 // publish are one statement, one round trip. A turn that does not exist
 // is an error, as for Publish.
 //
-// In a transaction ctx carries (models.DB.InTx) the frame is stored in it,
+// In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
 // with the change it belongs to (a turn's ending with its error, proposal
 // and done frames: chat.Store.FinishTurn), and this process's followers
 // are handed it once that transaction committed. A racing publisher that
 // stored the attempt's frame first makes it fail there with ErrOnceTaken
 // (on Postgres the transaction is aborted): the caller's retry finds it.
 func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bool, error) {
-	var row *models.TurnFrame
+	var row *storage.TurnFrame
 	sent := false
 	inTx := b.db.InTxNow(ctx)
 	var err error
-	if b.db.Dialect == models.Postgres {
+	if b.db.Dialect == storage.Postgres {
 		row, sent, err = b.publishOnce(b.db.Q(ctx), turnID, typ, data) // one statement
 	} else {
 		err = b.db.InTx(ctx, func(ctx context.Context) error {
@@ -200,7 +200,7 @@ func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bo
 		return false, nil
 	}
 	stored := err
-	models.AfterTx(ctx, func(err error) {
+	storage.AfterTx(ctx, func(err error) {
 		switch {
 		case stored != nil || err != nil:
 			b.wake(turnID) // a commit whose answer was lost may have committed
@@ -218,7 +218,7 @@ func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bo
 // attempt has one: on Postgres in one statement (publishOnceSQL), on
 // SQLite the check, the counter and the insert. A unique violation (a
 // racing publisher's frame) is ErrOnceTaken.
-func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*models.TurnFrame, bool, error) {
+func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*storage.TurnFrame, bool, error) {
 	if !Once(typ) {
 		return nil, false, fmt.Errorf("publish %s frame once: not a frame an attempt sends once", typ)
 	}
@@ -226,8 +226,8 @@ func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*models.Tu
 	if err != nil {
 		return nil, false, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
-	row := &models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-	if b.db.Dialect != models.Postgres {
+	row := &storage.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
+	if b.db.Dialect != storage.Postgres {
 		has, err := hasInAttempt(tx, turnID, typ)
 		if err != nil || has {
 			return nil, false, err
@@ -242,7 +242,7 @@ func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*models.Tu
 		}
 		row.Attempt = &attempt
 		if err := tx.Create(row).Error; err != nil {
-			if models.IsUniqueViolation(err) {
+			if storage.IsUniqueViolation(err) {
 				return nil, false, ErrOnceTaken
 			}
 			return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
@@ -256,7 +256,7 @@ func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*models.Tu
 	err = tx.Raw(publishOnceSQL, turnID, typ, typ, row.Data, row.CreatedAt, turnID,
 		Channel, notifyPayload(b.origin, turnID), frameSuffix(b.origin, row)).Scan(&out).Error
 	switch {
-	case models.IsUniqueViolation(err):
+	case storage.IsUniqueViolation(err):
 		return nil, false, ErrOnceTaken
 	case err != nil:
 		return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)

@@ -9,7 +9,7 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/stream"
 )
 
@@ -63,7 +63,7 @@ func TestReopenStartsANewAttemptWithOneDone(t *testing.T) {
 		for range 2 {
 			<-read // each follower has joined and read: it waits
 		}
-		if f.db.Dialect == models.Postgres {
+		if f.db.Dialect == storage.Postgres {
 			<-listening // the other process hears of the reopening
 		}
 
@@ -201,7 +201,7 @@ func TestPublishOnceRacingStoresOne(t *testing.T) {
 		require.Len(t, frames, 1, "one done frame")
 		require.Equal(t, stream.TypeDone, frames[0].Type)
 		require.EqualValues(t, 1, frames[0].Seq)
-		var row models.Turn
+		var row storage.Turn
 		require.NoError(t, f.db.Take(&row, "id = ?", turn.ID).Error)
 		require.EqualValues(t, 1, row.FrameSeq, "the refused frame used no number")
 		sentAgain, err := f.bus.PublishOnce(t.Context(), turn.ID, stream.TypeDone, map[string]any{"status": "done"})

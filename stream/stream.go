@@ -25,8 +25,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 )
 
 // Frame types, as docs/api.md ("The stream") names them.
@@ -93,7 +93,7 @@ var ErrClosed = notify.ErrClosed
 // whoever made the Bus calls Close once the followers are done. Publish,
 // Frames, Has and Sweep need neither and keep working after Close.
 type Bus struct {
-	db *models.DB
+	db *storage.DB
 	n  *notify.Notifier
 	// followers are the Follows of this process, by turn; each turn's
 	// shared state is in turns (both under mu, mu first).
@@ -121,7 +121,7 @@ type hooks struct {
 
 // NewBus returns a Bus over db whose followers n wakes. Call Close when
 // done with it.
-func NewBus(db *models.DB, n *notify.Notifier) *Bus {
+func NewBus(db *storage.DB, n *notify.Notifier) *Bus {
 	var id [6]byte
 	_, _ = rand.Read(id[:]) // crypto/rand never fails on supported platforms
 	// Shared reads live as long as the Bus, not as long as any request:
@@ -155,24 +155,24 @@ func (b *Bus) Close() {
 // On Postgres this is one statement (see publishPostgres): a frame costs
 // one round trip instead of five.
 //
-// In a transaction ctx carries (models.DB.InTx) the frame is stored in it,
+// In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
 // with the change it belongs to (a model call's status frame with the
 // turn's status), at no commit of its own: on Postgres its NOTIFY goes out
 // when that transaction commits, and this process's followers are handed
-// the frame once it has (models.AfterTx).
+// the frame once it has (storage.AfterTx).
 func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
-	row := models.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-	if b.db.Dialect == models.Postgres {
+	row := storage.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
+	if b.db.Dialect == storage.Postgres {
 		err = b.publishPostgres(b.db.Q(ctx), &row)
 	} else {
 		err = b.db.InTx(ctx, func(ctx context.Context) error { return b.insert(b.db.Q(ctx), &row) })
 	}
 	stored := err
-	models.AfterTx(ctx, func(err error) { b.published(&row, errors.Join(stored, err)) })
+	storage.AfterTx(ctx, func(err error) { b.published(&row, errors.Join(stored, err)) })
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
@@ -183,7 +183,7 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 // with err: on success it is handed to them; on an error they read, since
 // a commit whose answer was lost may still have committed (a needless
 // wake-up costs one read).
-func (b *Bus) published(row *models.TurnFrame, err error) {
+func (b *Bus) published(row *storage.TurnFrame, err error) {
 	if err != nil {
 		b.wake(row.TurnID)
 		return
@@ -213,7 +213,7 @@ SELECT (SELECT seq FROM stored) AS seq,
 
 // publishPostgres stores row in one statement (publishSQL) on q (the
 // database, or a transaction) and sets its number.
-func (b *Bus) publishPostgres(q *gorm.DB, row *models.TurnFrame) error {
+func (b *Bus) publishPostgres(q *gorm.DB, row *storage.TurnFrame) error {
 	var out struct{ Seq *int64 }
 	err := q.Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
 		Channel, notifyPayload(b.origin, row.TurnID), frameSuffix(b.origin, row)).Scan(&out).Error
@@ -231,7 +231,7 @@ func (b *Bus) publishPostgres(q *gorm.DB, row *models.TurnFrame) error {
 // data-modifying WITH, and on SQLite (hub dev, one process) a statement is
 // a function call, not a round trip. Nothing is announced: the publisher
 // hands the frame to the process's own followers.
-func (b *Bus) insert(tx *gorm.DB, row *models.TurnFrame) error {
+func (b *Bus) insert(tx *gorm.DB, row *storage.TurnFrame) error {
 	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.TurnID).Scan(&row.Seq).Error; err != nil {
 		return err
 	}
@@ -265,7 +265,7 @@ const readLimit = 1000
 
 // Frames returns the turn's frames after seq, oldest first, at most 1,000.
 func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, error) {
-	var rows []models.TurnFrame
+	var rows []storage.TurnFrame
 	err := b.db.Q(ctx).Where("turn_id = ? AND seq > ?", turnID, after).Order("seq").Limit(readLimit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("read frames of %s: %w", turnID, err)
@@ -291,9 +291,9 @@ func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
 	endedBefore = endedBefore.UTC()
 	q := b.db.Q(ctx)
 	res := q.Where("turn_id IN (?)",
-		q.Model(&models.Turn{}).Select("id").Where("finished_at IS NOT NULL AND finished_at < ?", endedBefore)).
-		Or("created_at < ? AND turn_id NOT IN (?)", endedBefore, q.Model(&models.Turn{}).Select("id")).
-		Delete(&models.TurnFrame{})
+		q.Model(&storage.Turn{}).Select("id").Where("finished_at IS NOT NULL AND finished_at < ?", endedBefore)).
+		Or("created_at < ? AND turn_id NOT IN (?)", endedBefore, q.Model(&storage.Turn{}).Select("id")).
+		Delete(&storage.TurnFrame{})
 	if res.Error != nil {
 		return 0, fmt.Errorf("sweep frames: %w", res.Error)
 	}
@@ -303,7 +303,7 @@ func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
 // Has tells whether the turn already has a frame of the given type.
 func (b *Bus) Has(ctx context.Context, turnID, typ string) (bool, error) {
 	var n int64
-	if err := b.db.Q(ctx).Model(&models.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, typ).Count(&n).Error; err != nil {
+	if err := b.db.Q(ctx).Model(&storage.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, typ).Count(&n).Error; err != nil {
 		return false, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
 	return n > 0, nil

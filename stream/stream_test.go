@@ -15,8 +15,8 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 	"hub/stream"
 	"hub/workspace"
 )
@@ -31,7 +31,7 @@ const wait = 10 * time.Second
 
 type fixture struct {
 	url   string
-	db    *models.DB
+	db    *storage.DB
 	bus   *stream.Bus
 	chat  *chat.Store
 	conv  chat.Conversation
@@ -46,16 +46,16 @@ func each(t *testing.T, fn func(t *testing.T, f *fixture)) {
 	})
 }
 
-func open(t testing.TB, url string) *models.DB {
+func open(t testing.TB, url string) *storage.DB {
 	t.Helper()
-	db, err := models.Open(t.Context(), url)
+	db, err := storage.Open(t.Context(), url)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
 }
 
 // newBus returns a Bus closed when the test ends, before its database.
-func newBus(t testing.TB, db *models.DB) *stream.Bus {
+func newBus(t testing.TB, db *storage.DB) *stream.Bus {
 	t.Helper()
 	n := notify.New(db)
 	b := stream.NewBus(db, n)
@@ -152,7 +152,7 @@ func TestPublishNumbersFramesPerTurn(t *testing.T) {
 		require.Len(t, after, 1)
 		require.EqualValues(t, 3, after[0].Seq)
 
-		var row models.Turn
+		var row storage.Turn
 		require.NoError(t, f.db.Take(&row, "id = ?", a.ID).Error)
 		require.EqualValues(t, 3, row.FrameSeq, "the turn keeps its last number")
 
@@ -611,7 +611,7 @@ func TestEndedWakesEveryLocalFollowerFirst(t *testing.T) {
 		gone, cancel := context.WithCancel(t.Context())
 		cancel()
 		err := bus.Ended(gone, a.ID, b.ID)
-		if f.db.Dialect == models.Postgres {
+		if f.db.Dialect == storage.Postgres {
 			require.Error(t, err, "the notify could not go out")
 		}
 		require.ErrorIs(t, fa.end(t), stream.ErrTurnGone)
@@ -628,7 +628,7 @@ func TestFollowEndsWhenTheFramesWereSwept(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		end := func(turnID string, at time.Time) {
-			require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", turnID).
+			require.NoError(t, f.db.Model(&storage.Turn{}).Where("id = ?", turnID).
 				Updates(map[string]any{"status": "done", "finished_at": at.UTC()}).Error)
 		}
 		bus := newBus(t, f.db)
@@ -699,7 +699,7 @@ func TestSweep(t *testing.T) {
 			f.publishN(t, turn.ID, 2)
 		}
 		end := func(turn chat.Turn, at time.Time) {
-			require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", turn.ID).
+			require.NoError(t, f.db.Model(&storage.Turn{}).Where("id = ?", turn.ID).
 				Updates(map[string]any{"status": "done", "finished_at": at}).Error)
 		}
 		end(old, now.Add(-time.Hour))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Tail is where a turn's stream stands, as a client that resumes it needs
@@ -41,7 +41,7 @@ func (b *Bus) Tail(ctx context.Context, turnID string) (Tail, error) {
 		FinishedAt *time.Time
 		DoneSeq    *int64
 	}
-	err := b.db.Q(ctx).Model(&models.Turn{}).
+	err := b.db.Q(ctx).Model(&storage.Turn{}).
 		Select("frame_seq, finished_at, (SELECT MAX(seq) FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ?) AS done_seq", TypeDone).
 		Where("id = ?", turnID).Limit(1).Find(&rows).Error
 	if err != nil {

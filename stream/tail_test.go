@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/stream"
 )
 
@@ -21,7 +21,7 @@ func TestTail(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		end := func(turnID string, at time.Time) {
-			require.NoError(t, f.db.Model(&models.Turn{}).Where("id = ?", turnID).
+			require.NoError(t, f.db.Model(&storage.Turn{}).Where("id = ?", turnID).
 				Updates(map[string]any{"status": "done", "finished_at": at.UTC()}).Error)
 		}
 		tail := func(turnID string) stream.Tail {
@@ -79,7 +79,7 @@ func TestTail(t *testing.T) {
 		require.True(t, tl.Delivered(done+1))
 
 		// Gone.
-		require.NoError(t, f.db.Delete(&models.Turn{}, "id = ?", old.ID).Error)
+		require.NoError(t, f.db.Delete(&storage.Turn{}, "id = ?", old.ID).Error)
 		_, err = f.bus.Tail(ctx, old.ID)
 		require.ErrorIs(t, err, stream.ErrTurnGone)
 	})
@@ -100,7 +100,7 @@ func TestAReadWithoutFramesIsOneQuery(t *testing.T) {
 				read <- struct{}{}
 			}
 		})
-		if f.db.Dialect == models.Postgres {
+		if f.db.Dialect == storage.Postgres {
 			// The listener up first: once connected it has every follower
 			// read again (it may have missed a notification). A follower of
 			// another turn starts it, and reads twice: once when it starts,

@@ -10,8 +10,8 @@ import (
 
 	"hub/chat"
 	"hub/dbtest"
-	"hub/models"
 	"hub/notify"
+	"hub/storage"
 	"hub/toolrun"
 	"hub/tools"
 	"hub/workspace"
@@ -23,7 +23,7 @@ import (
 // makes one task, one that makes a task and then fails, and an outside
 // write whose answer the test decides.
 type fixture struct {
-	db     *models.DB
+	db     *storage.DB
 	svc    *workspace.Service
 	store  *chat.Store
 	runner *toolrun.Runner
@@ -59,7 +59,7 @@ func newFixture(t *testing.T, url string) *fixture {
 	require.NoError(t, err)
 	f.other, _, err = f.svc.EnsureMember(ctx, "Other", "Otto Other", workspace.RoleOwner)
 	require.NoError(t, err)
-	require.NoError(t, db.Create(&models.Membership{SpaceID: f.other, PersonID: f.bob, Role: string(workspace.RoleEditor)}).Error)
+	require.NoError(t, db.Create(&storage.Membership{SpaceID: f.other, PersonID: f.bob, Role: string(workspace.RoleEditor)}).Error)
 
 	create := func(ctx context.Context, env tools.Env, in taskIn) (tools.Result, error) {
 		_, err := env.Workspace.CreateTasks(ctx, env.Actor, env.SpaceID, "/tasks", []workspace.NewTask{{Title: in.Title}})
@@ -134,7 +134,7 @@ func heldFor(out toolrun.Outcome) string {
 func (f *fixture) tasks(t *testing.T) int64 {
 	t.Helper()
 	var n int64
-	require.NoError(t, f.db.Model(&models.Task{}).Count(&n).Error)
+	require.NoError(t, f.db.Model(&storage.Task{}).Count(&n).Error)
 	return n
 }
 
@@ -310,7 +310,7 @@ func TestWriteCommitsWithItsOutcome(t *testing.T) {
 		require.Zero(t, f.tasks(t), "the task rolled back with the row")
 		require.Equal(t, chat.CallPending, f.status(t, write.ID), "the row rolled back with the task")
 		var undo int64
-		require.NoError(t, f.db.Model(&models.UndoGroup{}).Count(&undo).Error)
+		require.NoError(t, f.db.Model(&storage.UndoGroup{}).Count(&undo).Error)
 		require.Zero(t, undo, "the Undo group rolled back too")
 
 		out, err := f.runner.Run(ctx, write, complete)
@@ -327,7 +327,7 @@ func TestRunBatch(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		call := func(tool, title string) toolrun.Call {
-			return toolrun.Call{ID: models.NewID("call"), Tool: tool, Arguments: `{"title":"` + title + `"}`}
+			return toolrun.Call{ID: storage.NewID("call"), Tool: tool, Arguments: `{"title":"` + title + `"}`}
 		}
 		batch := toolrun.Batch{PersonID: f.ann, SpaceID: f.acme, Label: "Apply",
 			Calls: []toolrun.Call{call("t_write", "A"), call("t_write", "B")}}

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/apps"
-	"hub/models"
+	"hub/storage"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -252,7 +252,7 @@ func TestPostUpdateRefusals(t *testing.T) {
 		}
 
 		// A connection switched off is refused when proposed and when applied.
-		require.NoError(t, f.db.Model(&models.Connection{}).Where("id = ?", a.conn.ID).Update("enabled", false).Error)
+		require.NoError(t, f.db.Model(&storage.Connection{}).Where("id = ?", a.conn.ID).Update("enabled", false).Error)
 		for _, applying := range []bool{false, true} {
 			env := a.appEnv(workspace.PolicyImmediate)
 			env.Applying = applying
@@ -301,7 +301,7 @@ func TestPostUpdateClientErrors(t *testing.T) {
 			{"no answer in time", stuck.srv.URL + "/hook", tools.CodeFailed, "The outcome is unknown: Team updates did not answer within 300ms after the update was sent, so it may or may not have been posted", true},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				require.NoError(t, f.db.Model(&models.Connection{}).Where("id = ?", a.conn.ID).Update("url", tc.url).Error)
+				require.NoError(t, f.db.Model(&storage.Connection{}).Where("id = ?", a.conn.ID).Update("url", tc.url).Error)
 				env := a.appEnv(workspace.PolicyImmediate)
 				env.Applying = true
 				_, terr := a.call(t, env, "apps_post_update", a.postArgs("hi"))

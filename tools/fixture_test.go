@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -18,7 +18,7 @@ import (
 // fixture is a migrated database with a space Acme (one person in each
 // role) and a space Other, and the Hub tools.
 type fixture struct {
-	db    *models.DB
+	db    *storage.DB
 	svc   *workspace.Service
 	reg   *tools.Registry
 	acme  string
@@ -75,7 +75,7 @@ func (f *fixture) dispatch(t *testing.T, env tools.Env, name, args string) (tool
 func (f *fixture) taskCount(t *testing.T) int64 {
 	t.Helper()
 	var n int64
-	require.NoError(t, f.db.Model(&models.Task{}).Count(&n).Error)
+	require.NoError(t, f.db.Model(&storage.Task{}).Count(&n).Error)
 	return n
 }
 

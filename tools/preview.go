@@ -48,7 +48,7 @@ func readable(tool string, v any, known map[string]string, ref func(string) stri
 	return Action(tool) + ": " + parts
 }
 
-// idLike matches Hub's ids (models.NewID: a kind, "_", 16 base32 letters).
+// idLike matches Hub's ids (storage.NewID: a kind, "_", 16 base32 letters).
 var idLike = regexp.MustCompile(`^([a-z]+)_[a-z2-7]{16}$`)
 
 // IDPattern finds Hub ids in text: what people and the model read names

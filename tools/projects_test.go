@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/models"
+	"hub/storage"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -147,13 +147,13 @@ func TestUpdateProjectPreview(t *testing.T) {
 func TestListProjectsPagesPastTheLimit(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
-		rows := make([]models.Project, 0, 230)
+		rows := make([]storage.Project, 0, 230)
 		for i := 230; i >= 1; i-- {
 			status := "active"
 			if i > 225 {
 				status = "paused" // the last five by name, past the first 200
 			}
-			rows = append(rows, models.Project{ID: models.NewID("proj"), SpaceID: f.acme, Name: fmt.Sprintf("Project %03d", i),
+			rows = append(rows, storage.Project{ID: storage.NewID("proj"), SpaceID: f.acme, Name: fmt.Sprintf("Project %03d", i),
 				Status: status, Revision: 1, CreatedBy: f.owner.PersonID})
 		}
 		require.NoError(t, f.db.WithContext(t.Context()).CreateInBatches(rows, 100).Error)
@@ -195,7 +195,7 @@ func TestListProjectsPagesPastTheLimit(t *testing.T) {
 		// A page too long for one result is cut at whole projects, and the
 		// note and nextOffset still say where to go on.
 		long := strings.Repeat("A long description. ", 200)
-		require.NoError(t, f.db.WithContext(t.Context()).Model(&models.Project{}).Where("space_id = ?", f.acme).
+		require.NoError(t, f.db.WithContext(t.Context()).Model(&storage.Project{}).Where("space_id = ?", f.acme).
 			Update("description", long).Error)
 		res, err = f.dispatch(t, env, "hub_list_projects", `{"limit":10}`)
 		require.Nil(t, err)

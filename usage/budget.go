@@ -8,7 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // BudgetError is a call refused before its request: its estimate does not
@@ -57,12 +57,12 @@ type Spend struct {
 // holds reserved.
 func (s *Store) Budget(ctx context.Context, spaceID string) (Spend, error) {
 	month := Month(s.now())
-	var sp models.Space
+	var sp storage.Space
 	if err := s.q(ctx).Select("id", "monthly_budget_micros").Where("id = ?", spaceID).Take(&sp).Error; err != nil {
 		return Spend{}, fmt.Errorf("budget of %s: %w", spaceID, err)
 	}
 	out := Spend{Month: month, Budget: sp.MonthlyBudgetMicros}
-	var row models.SpaceSpend
+	var row storage.SpaceSpend
 	err := s.q(ctx).Where("space_id = ? AND month = ?", spaceID, month).Take(&row).Error
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		return Spend{}, fmt.Errorf("spend of %s: %w", spaceID, err)
@@ -77,7 +77,7 @@ func (s *Store) SetBudget(ctx context.Context, spaceID string, micros *int64) er
 	if micros != nil && *micros < 0 {
 		return fmt.Errorf("a budget cannot be negative: %d", *micros)
 	}
-	err := s.q(ctx).Model(&models.Space{}).Where("id = ?", spaceID).Update("monthly_budget_micros", micros).Error
+	err := s.q(ctx).Model(&storage.Space{}).Where("id = ?", spaceID).Update("monthly_budget_micros", micros).Error
 	if err != nil {
 		return fmt.Errorf("set budget of %s: %w", spaceID, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"hub/llm"
-	"hub/models"
+	"hub/storage"
 )
 
 // Call statuses.
@@ -37,17 +37,17 @@ type Call struct {
 
 // Store reads and writes model calls and budgets.
 type Store struct {
-	db  *models.DB
+	db  *storage.DB
 	now func() time.Time
 }
 
 // NewStore returns a Store on db.
-func NewStore(db *models.DB) *Store {
+func NewStore(db *storage.DB) *Store {
 	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}
 }
 
 // q is the handle the Store queries through: the transaction ctx carries
-// (models.DB.InTx: a reservation or a settle made with a model call's
+// (storage.DB.InTx: a reservation or a settle made with a model call's
 // status change or step commits with it, or not at all), else the pool.
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.Q(ctx) }
 
@@ -123,7 +123,7 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 	return s.db.InSavepoint(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
 		// The write first: on SQLite it takes the write lock before any read.
-		row := models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+		row := storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
 			SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReserved, Day: Day(now),
 			ReservedMicros: estimate, CreatedAt: now}
 		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
@@ -152,7 +152,7 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 			// the UPDATE runs once more: read committed, it now sees the
 			// row. Taking "the row was there" for "over the budget" refused
 			// the month's first racing calls of a space with room left.
-			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.SpaceSpend{SpaceID: c.SpaceID, Month: month})
+			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&storage.SpaceSpend{SpaceID: c.SpaceID, Month: month})
 			if ins.Error != nil {
 				return fmt.Errorf("reserve model call: %w", ins.Error)
 			}
@@ -240,12 +240,12 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 				}
 			}
 			var status string
-			err := tx.Model(&models.ModelCall{}).Select("status").Where("id = ?", c.ID).Take(&status).Error
+			err := tx.Model(&storage.ModelCall{}).Select("status").Where("id = ?", c.ID).Take(&status).Error
 			switch {
 			case err == nil && status == StatusSettled:
 				return nil // settled before: left as it is
 			case errors.Is(err, gorm.ErrRecordNotFound):
-				row := models.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+				row := storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
 					SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReleased, Day: Day(now), CreatedAt: now}
 				if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
@@ -290,7 +290,7 @@ func addSpend(tx *gorm.DB, spaceID, month string, spent, reserved int64) error {
 			"spent_micros":    gorm.Expr("space_spend.spent_micros + ?", spent),
 			"reserved_micros": gorm.Expr("space_spend.reserved_micros + ?", reserved),
 		}),
-	}).Create(&models.SpaceSpend{SpaceID: spaceID, Month: month, SpentMicros: spent, ReservedMicros: reserved}).Error
+	}).Create(&storage.SpaceSpend{SpaceID: spaceID, Month: month, SpentMicros: spent, ReservedMicros: reserved}).Error
 	if err != nil {
 		return fmt.Errorf("space spend: %w", err)
 	}
@@ -321,7 +321,7 @@ func releaseWhere(tx *gorm.DB, now time.Time, where string, args ...any) error {
 // locks its call's row and then its month's, so a release that held a
 // month's row while it waited for a call's row deadlocked with it.
 func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
-	var rows []models.ModelCall
+	var rows []storage.ModelCall
 	if err := tx.Where(where, args...).Order("id").Find(&rows).Error; err != nil {
 		return 0, fmt.Errorf("release reservations: %w", err)
 	}
@@ -330,7 +330,7 @@ func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64,
 	var months []month
 	var n int64
 	for _, r := range rows {
-		res := tx.Model(&models.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
+		res := tx.Model(&storage.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
 			Updates(map[string]any{"status": StatusReleased, "settled_at": now})
 		if res.Error != nil {
 			return n, fmt.Errorf("release reservation %s: %w", r.ID, res.Error)
@@ -369,7 +369,7 @@ type Record struct {
 // TurnCalls returns the model calls of a turn, oldest first, for the run
 // inspector.
 func (s *Store) TurnCalls(ctx context.Context, turnID string) ([]Record, error) {
-	var rows []models.ModelCall
+	var rows []storage.ModelCall
 	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("model calls of turn %s: %w", turnID, err)
 	}

@@ -12,16 +12,16 @@ import (
 
 	"hub/dbtest"
 	"hub/llm"
-	"hub/models"
+	"hub/storage"
 	"hub/usage"
 )
 
 // setup opens a fresh database with one space per name.
-func setup(t testing.TB, url string, spaces ...string) (*usage.Store, *models.DB) {
+func setup(t testing.TB, url string, spaces ...string) (*usage.Store, *storage.DB) {
 	t.Helper()
 	db := dbtest.Open(t, url)
 	for _, id := range spaces {
-		require.NoError(t, db.Create(&models.Space{ID: id, Name: id}).Error)
+		require.NoError(t, db.Create(&storage.Space{ID: id, Name: id}).Error)
 	}
 	return usage.NewStore(db), db
 }
@@ -55,7 +55,7 @@ func TestReserveAndSettleCountOnce(t *testing.T) {
 		require.Equal(t, int64(321), sp.Spent)
 		require.Equal(t, int64(0), sp.Reserved)
 
-		var rows []models.ModelCall
+		var rows []storage.ModelCall
 		require.NoError(t, db.Find(&rows).Error)
 		require.Len(t, rows, 1)
 		require.Equal(t, usage.StatusSettled, rows[0].Status)
@@ -74,7 +74,7 @@ func TestDeadAttemptIsReleased(t *testing.T) {
 		require.NoError(t, s.ReleaseTurn(ctx, "t1", "t1.1.a2"))
 		require.NoError(t, s.Reserve(ctx, call("t1.1.a2", "t1", "sp", "p"), 600))
 		require.Equal(t, int64(600), spend(t, s, "sp").Reserved)
-		var dead models.ModelCall
+		var dead storage.ModelCall
 		require.NoError(t, db.Where("id = ?", "t1.1.a1").Take(&dead).Error)
 		require.Equal(t, usage.StatusReleased, dead.Status)
 
@@ -104,7 +104,7 @@ func TestBudgetRefusesBeforeTheCall(t *testing.T) {
 		require.Equal(t, int64(400), be.Left())
 		require.Contains(t, be.Error(), "$0.001")
 		var n int64
-		require.NoError(t, db.Model(&models.ModelCall{}).Where("id = ?", "b").Count(&n).Error)
+		require.NoError(t, db.Model(&storage.ModelCall{}).Where("id = ?", "b").Count(&n).Error)
 		require.Zero(t, n, "a refused call is not recorded")
 
 		// Settling below the estimate frees the rest.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Schema is what New does with the schema of the database it opens.
@@ -24,7 +24,7 @@ const (
 	SchemaCheck
 )
 
-func prepareSchema(ctx context.Context, db *models.DB, s Schema, migrate bool) error {
+func prepareSchema(ctx context.Context, db *storage.DB, s Schema, migrate bool) error {
 	if s == SchemaMigrate || migrate {
 		return db.Migrate(ctx)
 	}

@@ -33,9 +33,9 @@ import (
 	"hub/files"
 	"hub/llm"
 	"hub/mcpapps"
-	"hub/models"
 	"hub/notify"
 	"hub/playbooks"
+	"hub/storage"
 	"hub/stream"
 	"hub/tools"
 	"hub/traces"
@@ -52,7 +52,7 @@ import (
 type Options struct {
 	// DB is an open, migrated database to build on; Close leaves it open.
 	// Nil: New opens cfg.DatabaseURL and migrates it or checks it (Schema).
-	DB *models.DB
+	DB *storage.DB
 	// Schema says what New does with the schema of the database it opens:
 	// migrate it (the zero value) or only check it.
 	Schema Schema
@@ -97,7 +97,7 @@ type TestKnobs struct {
 // reading (a role's own wiring, a test's look inside); New sets them.
 type Hub struct {
 	Config    config.Config
-	DB        *models.DB
+	DB        *storage.DB
 	Workspace *workspace.Service
 	Chat      *chat.Store
 	Files     *files.Service
@@ -156,7 +156,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 			return nil, errors.New("DATABASE_URL is not set: give a postgres:// URL or a SQLite file path")
 		}
 		var err error
-		if db, err = models.Open(ctx, cfg.DatabaseURL); err != nil {
+		if db, err = storage.Open(ctx, cfg.DatabaseURL); err != nil {
 			return nil, err
 		}
 		if err := prepareSchema(ctx, db, o.Schema, cfg.Migrate); err != nil {

@@ -14,7 +14,7 @@ import (
 	"hub/chat"
 	"hub/config"
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/wiring"
 	"hub/workspace"
 )
@@ -42,17 +42,17 @@ func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 	require.NoError(t, err)
 	_, err = h.Workspace.CreateToken(ctx, personID, workspace.StreamScope("turn_x"), time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, h.DB.Model(&models.APIToken{}).Where("scope = ?", workspace.StreamScope("turn_x")).
+	require.NoError(t, h.DB.Model(&storage.APIToken{}).Where("scope = ?", workspace.StreamScope("turn_x")).
 		Update("expires_at", start.Add(-time.Second).UTC()).Error)
 
 	conv, err := h.Chat.CreateConversation(ctx, personID, spaceID, "test")
 	require.NoError(t, err)
 	turn, err := h.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: personID, Text: "add two tasks"})
 	require.NoError(t, err)
-	require.NoError(t, h.DB.Model(&models.Turn{}).Where("id = ?", turn.ID).
+	require.NoError(t, h.DB.Model(&storage.Turn{}).Where("id = ?", turn.ID).
 		Updates(map[string]any{"status": "done", "finished_at": start.UTC()}).Error)
-	require.NoError(t, h.DB.Create(&models.TurnFrame{TurnID: turn.ID, Seq: 1, Type: "done", Data: "{}", CreatedAt: start.UTC()}).Error)
-	require.NoError(t, h.DB.Create(&models.ToolCall{ID: turn.ID + ".0.0", TurnID: turn.ID, Tool: "hub_create_task", Status: chat.CallHeld,
+	require.NoError(t, h.DB.Create(&storage.TurnFrame{TurnID: turn.ID, Seq: 1, Type: "done", Data: "{}", CreatedAt: start.UTC()}).Error)
+	require.NoError(t, h.DB.Create(&storage.ToolCall{ID: turn.ID + ".0.0", TurnID: turn.ID, Tool: "hub_create_task", Status: chat.CallHeld,
 		HeldFor: chat.HeldForApply, CreatedAt: start.UTC(), UpdatedAt: start.UTC()}).Error)
 
 	sctx, cancel := context.WithCancel(ctx)
@@ -62,12 +62,12 @@ func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 
 	require.Eventually(t, func() bool {
 		var frames, tokens, held int64
-		require.NoError(t, h.DB.Model(&models.TurnFrame{}).Where("turn_id = ?", turn.ID).Count(&frames).Error)
-		require.NoError(t, h.DB.Model(&models.APIToken{}).Where("scope LIKE ?", "stream:%").Count(&tokens).Error)
-		require.NoError(t, h.DB.Model(&models.ToolCall{}).Where("status = ?", chat.CallHeld).Count(&held).Error)
+		require.NoError(t, h.DB.Model(&storage.TurnFrame{}).Where("turn_id = ?", turn.ID).Count(&frames).Error)
+		require.NoError(t, h.DB.Model(&storage.APIToken{}).Where("scope LIKE ?", "stream:%").Count(&tokens).Error)
+		require.NoError(t, h.DB.Model(&storage.ToolCall{}).Where("status = ?", chat.CallHeld).Count(&held).Error)
 		return frames == 0 && tokens == 0 && held == 0
 	}, 10*time.Second, 10*time.Millisecond)
-	var call models.ToolCall
+	var call storage.ToolCall
 	require.NoError(t, h.DB.First(&call, "id = ?", turn.ID+".0.0").Error)
 	require.Equal(t, chat.CallExpired, call.Status)
 	_, err = h.Workspace.Authenticate(ctx, kept, "")
@@ -83,7 +83,7 @@ func TestSweepKeepsWhatIsYoung(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 	require.Equal(t, config.DefaultProposalTTL, h.Config.ProposalTTL, "a config without a TTL gets the default, not zero")
-	require.NoError(t, h.DB.Create(&models.TurnFrame{TurnID: "turn_gone", Seq: 1, Type: "text", Data: "{}", CreatedAt: time.Now().UTC()}).Error)
+	require.NoError(t, h.DB.Create(&storage.TurnFrame{TurnID: "turn_gone", Seq: 1, Type: "text", Data: "{}", CreatedAt: time.Now().UTC()}).Error)
 	swept, err := h.Sweep(ctx, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, wiring.Swept{}, swept)
@@ -155,7 +155,7 @@ func TestNewChecksTheSchemaUnlessToldToMigrate(t *testing.T) {
 	require.ErrorContains(t, err, "the database schema is behind this binary")
 	require.ErrorContains(t, err, "00001_workspace.sql")
 	require.ErrorContains(t, err, "run `hub migrate` first")
-	db, err := models.Open(ctx, url)
+	db, err := storage.Open(ctx, url)
 	require.NoError(t, err)
 	pending, err := db.Pending(ctx)
 	require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // CheckAccessOnce returns a context in which Access — and everything that
@@ -176,7 +176,7 @@ func (s *Service) accessInTx(ctx context.Context, roles *txRoles, personID, spac
 	role, ok := roles.roles[key]
 	roles.mu.Unlock()
 	if !ok {
-		var rows []models.Membership
+		var rows []storage.Membership
 		if err := s.q(ctx).Select("role").Where("space_id = ? AND person_id = ?", spaceID, personID).Limit(1).Find(&rows).Error; err != nil {
 			return "", fmt.Errorf("access %s: %w", spaceID, err)
 		}
@@ -287,7 +287,7 @@ func RememberAccess(ctx context.Context, personID, spaceID string, r ActivityRea
 func (r ActivityRead) settings(personID string) (Settings, bool) {
 	st := Settings{WritePolicy: PolicyImmediate}
 	if r.SetPersonID != nil {
-		row := models.Setting{PersonID: personID, WritePolicy: deref(r.WritePolicy), AllowedWriteAreas: deref(r.AllowedWriteAreas),
+		row := storage.Setting{PersonID: personID, WritePolicy: deref(r.WritePolicy), AllowedWriteAreas: deref(r.AllowedWriteAreas),
 			ConnectedAppWrites: r.ConnectedAppWrites != nil && *r.ConnectedAppWrites, Model: deref(r.Model), Effort: deref(r.Effort)}
 		var err error
 		if st, err = toSettings(row); err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -91,7 +91,7 @@ func TestCheckAccessOnce(t *testing.T) {
 		require.ErrorIs(t, err, workspace.ErrNotFound, "the removal made in this context is seen")
 
 		// A space with an MCP connection says so.
-		require.NoError(t, f.db.Create(&models.Connection{ID: "conn_1", SpaceID: f.acme, OwnerID: f.owner.PersonID, Kind: workspace.ConnectionMCP,
+		require.NoError(t, f.db.Create(&storage.Connection{ID: "conn_1", SpaceID: f.acme, OwnerID: f.owner.PersonID, Kind: workspace.ConnectionMCP,
 			Name: "Tracker", URL: "http://tracker.example", Enabled: true}).Error)
 		later := workspace.CheckAccessOnce(t.Context())
 		require.NoError(t, f.svc.CanWrite(later, f.owner.PersonID, f.acme))
@@ -169,14 +169,14 @@ func TestTxLeavesTheMemoToWhatCommitted(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, workspace.PolicyImmediate, st.WritePolicy, "the rolled-back read is not remembered")
 
-		if f.db.Dialect != models.Postgres {
+		if f.db.Dialect != storage.Postgres {
 			return // one connection: nothing reads outside the transaction meanwhile
 		}
 		require.NoError(t, f.svc.InTx(ctx, func(ctx context.Context) error {
 			if _, err := f.svc.UpdateSettings(ctx, f.editor.PersonID, workspace.SettingsPatch{WritePolicy: &needsMe}); err != nil {
 				return err
 			}
-			before, err := f.svc.GetSettings(models.Detach(ctx), f.editor.PersonID) // another connection: the committed state
+			before, err := f.svc.GetSettings(storage.Detach(ctx), f.editor.PersonID) // another connection: the committed state
 			if err != nil {
 				return err
 			}

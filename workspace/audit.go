@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // What a space's audit log records: changes of who may reach what — its
@@ -65,7 +65,7 @@ func (s *Service) audit(ctx context.Context, actor Actor, spaceID, kind, action,
 	if err != nil {
 		return fmt.Errorf("audit %s %s: %w", kind, action, err)
 	}
-	row := models.AuditEvent{ID: models.NewID("audit"), SpaceID: spaceID, ActorID: actor.PersonID, Via: actor.Via, Kind: kind,
+	row := storage.AuditEvent{ID: storage.NewID("audit"), SpaceID: spaceID, ActorID: actor.PersonID, Via: actor.Via, Kind: kind,
 		Action: action, TargetID: targetID, Summary: CleanText(summary), Changes: string(b), CreatedAt: s.now()}
 	q := s.q(ctx)
 	if spaceID == "" {
@@ -104,7 +104,7 @@ func (s *Service) Audit(ctx context.Context, actor Actor, spaceID string, limit 
 	}
 	q := s.q(ctx).Where("space_id = ?", spaceID)
 	if before != "" {
-		var from models.AuditEvent
+		var from storage.AuditEvent
 		err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, before).Take(&from).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) || BadText(before) {
 			return AuditPage{}, invalid("/before", "before is the id of an event of this space's log")
@@ -114,7 +114,7 @@ func (s *Service) Audit(ctx context.Context, actor Actor, spaceID string, limit 
 		}
 		q = q.Where("created_at < ? OR (created_at = ? AND id < ?)", from.CreatedAt, from.CreatedAt, from.ID)
 	}
-	var rows []models.AuditEvent
+	var rows []storage.AuditEvent
 	if err := q.Order("created_at DESC, id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
 		return AuditPage{}, fmt.Errorf("read the audit log of %s: %w", spaceID, err)
 	}
@@ -137,12 +137,12 @@ func (s *Service) Audit(ctx context.Context, actor Actor, spaceID string, limit 
 }
 
 // personNames are the names of the events' actors.
-func (s *Service) personNames(ctx context.Context, rows []models.AuditEvent) (map[string]string, error) {
+func (s *Service) personNames(ctx context.Context, rows []storage.AuditEvent) (map[string]string, error) {
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
 		ids = append(ids, r.ActorID)
 	}
-	var people []models.Person
+	var people []storage.Person
 	if len(ids) > 0 {
 		if err := s.q(ctx).Where("id IN ?", ids).Find(&people).Error; err != nil {
 			return nil, fmt.Errorf("read the audit log's people: %w", err)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // ChangeLogRetention is how long the change log keeps a change: a person
@@ -22,7 +22,7 @@ func (s *Service) logChange(ctx context.Context, c Change) error {
 	if via == "" {
 		via = ViaREST
 	}
-	row := models.RecordChange{ID: models.NewID("chg"), SpaceID: c.SpaceID, Kind: c.Kind, RecordID: c.ID, Op: c.Op,
+	row := storage.RecordChange{ID: storage.NewID("chg"), SpaceID: c.SpaceID, Kind: c.Kind, RecordID: c.ID, Op: c.Op,
 		ActorID: c.Actor.PersonID, Via: via, Title: c.Title, CreatedAt: s.now().UTC()}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return fmt.Errorf("log change of %s %s: %w", c.Kind, c.ID, err)
@@ -51,7 +51,7 @@ func (s *Service) ChangedByOthers(ctx context.Context, personID string, spaceIDs
 		return nil, nil
 	}
 	var rows []struct {
-		models.RecordChange
+		storage.RecordChange
 		ActorName string
 	}
 	err := s.q(ctx).Table("record_changes").
@@ -92,7 +92,7 @@ func (s *Service) ChangedByOthers(ctx context.Context, personID string, spaceIDs
 
 // DeleteChangesBefore sweeps the change log of changes older than cutoff.
 func (s *Service) DeleteChangesBefore(ctx context.Context, cutoff time.Time) (int64, error) {
-	res := s.q(ctx).Where("created_at < ?", cutoff.UTC()).Delete(&models.RecordChange{})
+	res := s.q(ctx).Where("created_at < ?", cutoff.UTC()).Delete(&storage.RecordChange{})
 	if res.Error != nil {
 		return 0, fmt.Errorf("sweep change log: %w", res.Error)
 	}

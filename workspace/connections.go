@@ -10,7 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // ConnectionWebhook is the one kind of connected app so far: a URL Hub posts
@@ -112,7 +112,7 @@ func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor 
 
 // toConnection converts a row for a person with the given role: the URL only
 // for those who manage connections.
-func toConnection(r models.Connection, role Role) Connection {
+func toConnection(r storage.Connection, role Role) Connection {
 	c := Connection{ID: r.ID, SpaceID: r.SpaceID, OwnerID: r.OwnerID, Kind: r.Kind, Name: r.Name,
 		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		PublicOnly: r.Kind == ConnectionMCP && len(r.Secret) == 0}
@@ -161,16 +161,16 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 		return Connection{}, err
 	}
 	now := s.now()
-	r := models.Connection{ID: models.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
+	r := storage.Connection{ID: storage.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
 		Name: name, URL: u, Enabled: true, Secret: sealed, CreatedAt: now, UpdatedAt: now}
 	err = s.InTx(ctx, func(ctx context.Context) error {
 		// The space's row lock makes racing creates count one after the
 		// other (lockRow), so MaxConnections holds.
-		if err := s.lockRow(ctx, &models.Space{}, spaceID); err != nil {
+		if err := s.lockRow(ctx, &storage.Space{}, spaceID); err != nil {
 			return fmt.Errorf("create connection: %w", err)
 		}
 		var names []string
-		if err := s.q(ctx).Model(&models.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
+		if err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
 			return fmt.Errorf("create connection: %w", err)
 		}
 		if len(names) >= MaxConnections {
@@ -246,7 +246,7 @@ func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID stri
 		// read found, needs no read of them.
 		return []Connection{}, nil
 	}
-	var rows []models.Connection
+	var rows []storage.Connection
 	if err := s.q(ctx).Where("space_id = ?", spaceID).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list connections: %w", err)
 	}
@@ -287,7 +287,7 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 	}
 	err = s.InTx(ctx, func(ctx context.Context) error {
 		s.forgetAccess(ctx)
-		res := s.q(ctx).Delete(&models.Connection{}, "space_id = ? AND id = ?", spaceID, id)
+		res := s.q(ctx).Delete(&storage.Connection{}, "space_id = ? AND id = ?", spaceID, id)
 		if res.Error != nil {
 			return fmt.Errorf("delete connection %s: %w", id, res.Error)
 		}
@@ -305,7 +305,7 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 // connectionAudit is what the audit log keeps of a connected app: its
 // kind, name and host — not its URL, whose path or query may be the
 // secret (a webhook's) — and whether it has a secret.
-func connectionAudit(r models.Connection) map[string]any {
+func connectionAudit(r storage.Connection) map[string]any {
 	host := ""
 	if u, err := url.Parse(r.URL); err == nil {
 		host = u.Host
@@ -313,8 +313,8 @@ func connectionAudit(r models.Connection) map[string]any {
 	return map[string]any{"kind": r.Kind, "name": r.Name, "host": host, "secret": len(r.Secret) > 0}
 }
 
-func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (models.Connection, error) {
-	var r models.Connection
+func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (storage.Connection, error) {
+	var r storage.Connection
 	if role == RoleGuest || BadText(id) {
 		return r, &NotFoundError{Kind: "connected app", ID: id}
 	}
@@ -340,7 +340,7 @@ func (s *Service) RecordConnectionPost(ctx context.Context, spaceID, id, failure
 	if r := []rune(failure); len(r) > MaxConnectionFailure {
 		failure = string(r[:MaxConnectionFailure-1]) + "…"
 	}
-	err := s.q(ctx).Model(&models.Connection{}).Where("space_id = ? AND id = ? AND failure <> ?", spaceID, id, failure).
+	err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ? AND id = ? AND failure <> ?", spaceID, id, failure).
 		Update("failure", failure).Error
 	if err != nil {
 		return fmt.Errorf("record post to connection %s: %w", id, err)

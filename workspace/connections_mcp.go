@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // checkMCP checks a connection's address and an MCP connection's secret.
@@ -68,7 +68,7 @@ type AppTarget struct {
 	ToolsListedAt *time.Time
 }
 
-func toTarget(r models.Connection) AppTarget {
+func toTarget(r storage.Connection) AppTarget {
 	return AppTarget{Connection: toConnection(r, RoleOwner), URL: r.URL, Secret: r.Secret, Tools: r.Tools, ToolsListedAt: r.ToolsListedAt}
 }
 
@@ -76,7 +76,7 @@ func toTarget(r models.Connection) AppTarget {
 // Hub to reach, without their tool listings (Tools is empty). It checks no access: the caller has (a turn's person, an
 // owner's refresh).
 func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTarget, error) {
-	var rows []models.Connection
+	var rows []storage.Connection
 	// Without the listings (up to 500 tools of 8 KiB schemas each): this runs
 	// on every model and tool call of a space, and the listing is read
 	// (AppTools) only when this process has not built it yet.
@@ -93,7 +93,7 @@ func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTa
 // AppTools returns a connected app's kept tool listing and when it was
 // listed (nil: never). It checks no access.
 func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *time.Time, error) {
-	var r models.Connection
+	var r storage.Connection
 	err := s.q(ctx).Select("tools", "tools_listed_at").Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil, &NotFoundError{Kind: "connected app", ID: id}
@@ -107,7 +107,7 @@ func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *ti
 // AppTarget returns one connected app for Hub to reach; it checks no
 // access.
 func (s *Service) AppTarget(ctx context.Context, spaceID, id string) (AppTarget, error) {
-	var r models.Connection
+	var r storage.Connection
 	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return AppTarget{}, &NotFoundError{Kind: "connected app", ID: id}
@@ -153,7 +153,7 @@ func (s *Service) SaveAppTools(ctx context.Context, spaceID, id, tools string, a
 	if failure == "" {
 		updates["tools"], updates["tools_listed_at"] = tools, at
 	}
-	if err := s.q(ctx).Model(&models.Connection{}).Where("space_id = ? AND id = ?", spaceID, id).Updates(updates).Error; err != nil {
+	if err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ? AND id = ?", spaceID, id).Updates(updates).Error; err != nil {
 		return fmt.Errorf("save tools of connection %s: %w", id, err)
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -41,9 +41,9 @@ func TestEnsureMemberFromManyProcessesAtOnce(t *testing.T) {
 			for i, id := range ids {
 				require.Equal(t, ids[0], id, "round %d, caller %d: one space, one person", round, i)
 			}
-			requireCount(ctx, t, db, &models.Space{}, 1, "name = ?", space)
-			requireCount(ctx, t, db, &models.Person{}, 1, "name = ?", person)
-			requireCount(ctx, t, db, &models.Membership{}, 1, "space_id = ?", ids[0][0])
+			requireCount(ctx, t, db, &storage.Space{}, 1, "name = ?", space)
+			requireCount(ctx, t, db, &storage.Person{}, 1, "name = ?", person)
+			requireCount(ctx, t, db, &storage.Membership{}, 1, "space_id = ?", ids[0][0])
 			role, err := svcs[0].Access(ctx, ids[0][1], ids[0][0])
 			require.NoError(t, err)
 			require.Contains(t, []workspace.Role{workspace.RoleOwner, workspace.RoleEditor}, role)
@@ -61,9 +61,9 @@ func TestEnsureMemberFromManyProcessesAtOnce(t *testing.T) {
 			for i, id := range ids {
 				require.Equal(t, [2]string{launch, ids[0][1]}, id, "round %d, caller %d", round, i)
 			}
-			requireCount(ctx, t, db, &models.Person{}, 1, "name = ?", person)
+			requireCount(ctx, t, db, &storage.Person{}, 1, "name = ?", person)
 		}
-		requireCount(ctx, t, db, &models.Membership{}, 1+rounds, "space_id = ?", launch)
+		requireCount(ctx, t, db, &storage.Membership{}, 1+rounds, "space_id = ?", launch)
 
 		// The same new person joining a different existing space each, at once.
 		ids := concurrently(t, svcs, func(i int, svc *workspace.Service) (string, string, error) {
@@ -72,8 +72,8 @@ func TestEnsureMemberFromManyProcessesAtOnce(t *testing.T) {
 		for i, id := range ids {
 			require.Equal(t, ids[0][1], id[1], "caller %d: one person", i)
 		}
-		requireCount(ctx, t, db, &models.Person{}, 1, "name = ?", "Pat Everywhere")
-		requireCount(ctx, t, db, &models.Membership{}, callers, "person_id = ?", ids[0][1])
+		requireCount(ctx, t, db, &storage.Person{}, 1, "name = ?", "Pat Everywhere")
+		requireCount(ctx, t, db, &storage.Membership{}, callers, "person_id = ?", ids[0][1])
 	})
 }
 
@@ -99,7 +99,7 @@ func concurrently(t *testing.T, svcs []*workspace.Service, fn func(i int, svc *w
 	return ids
 }
 
-func requireCount(ctx context.Context, t *testing.T, db *models.DB, model any, want int64, where string, args ...any) {
+func requireCount(ctx context.Context, t *testing.T, db *storage.DB, model any, want int64, where string, args ...any) {
 	t.Helper()
 	var n int64
 	require.NoError(t, db.WithContext(ctx).Model(model).Where(where, args...).Count(&n).Error)

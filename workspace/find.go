@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // AmbiguousError says a name typed after a mention names more than one
@@ -47,7 +47,7 @@ func (s *Service) ResolveName(ctx context.Context, actor Actor, spaceID, kind, t
 	var cands []Ref
 	switch kind {
 	case KindTask:
-		var rows []models.Task
+		var rows []storage.Task
 		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "title"), text).Limit(50).Find(&rows).Error; err != nil {
 			return Ref{}, fmt.Errorf("find task by title: %w", err)
 		}
@@ -55,7 +55,7 @@ func (s *Service) ResolveName(ctx context.Context, actor Actor, spaceID, kind, t
 			cands = append(cands, TaskRef(toTask(r)))
 		}
 	case KindProject:
-		var rows []models.Project
+		var rows []storage.Project
 		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "name"), text).Limit(50).Find(&rows).Error; err != nil {
 			return Ref{}, fmt.Errorf("find project by name: %w", err)
 		}

@@ -6,14 +6,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
 // fixture is a migrated database with two spaces: Acme, where one person
 // holds each role, and Other, where only the outsider is a member.
 type fixture struct {
-	db  *models.DB
+	db  *storage.DB
 	svc *workspace.Service
 
 	acme, other string // space ids

@@ -6,7 +6,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // RemoveMember ends a person's membership of a space: RemovePerson for
@@ -40,7 +40,7 @@ func (s *Service) lockedSpace(ctx context.Context, actorID, spaceID string, owne
 		return &NotFoundError{Kind: "space", ID: spaceID}
 	}
 	return s.InTx(ctx, func(ctx context.Context) error {
-		if err := s.lockRow(ctx, &models.Space{}, spaceID); err != nil {
+		if err := s.lockRow(ctx, &storage.Space{}, spaceID); err != nil {
 			return fmt.Errorf("lock space %s: %w", spaceID, err)
 		}
 		role, err := s.Access(ctx, actorID, spaceID)
@@ -67,7 +67,7 @@ func (s *Service) lockRow(ctx context.Context, model any, id string) error {
 // keepAnOwner refuses to take away the space's last owner.
 func (s *Service) keepAnOwner(ctx context.Context, spaceID, what string) error {
 	var owners int64
-	if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND role = ?", spaceID, string(RoleOwner)).
+	if err := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND role = ?", spaceID, string(RoleOwner)).
 		Count(&owners).Error; err != nil {
 		return fmt.Errorf("count owners of %s: %w", spaceID, err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // A person's record in a space is their membership seen with their person
@@ -68,29 +68,29 @@ func CheckNewPerson(in NewPerson) error {
 
 // checkNewPerson is CheckNewPerson; for a new person by name it returns
 // the row to create.
-func checkNewPerson(in NewPerson) (models.Person, error) {
+func checkNewPerson(in NewPerson) (storage.Person, error) {
 	if in.Role != "" {
 		if _, err := ParseRole(string(in.Role)); err != nil {
-			return models.Person{}, err
+			return storage.Person{}, err
 		}
 	}
 	switch {
 	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
-		return models.Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
+		return storage.Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
 	case in.PersonID == "":
 		name, err := checkPersonName(in.Name)
 		if err != nil {
-			return models.Person{}, err
+			return storage.Person{}, err
 		}
 		first, err := checkFirstName(in.FirstName)
 		if err != nil {
-			return models.Person{}, err
+			return storage.Person{}, err
 		}
-		return models.Person{ID: models.NewID("person"), Name: name, FirstName: first}, nil
+		return storage.Person{ID: storage.NewID("person"), Name: name, FirstName: first}, nil
 	case BadText(in.PersonID):
-		return models.Person{}, &NotFoundError{Kind: KindPerson, ID: in.PersonID, Path: "/personId"}
+		return storage.Person{}, &NotFoundError{Kind: KindPerson, ID: in.PersonID, Path: "/personId"}
 	}
-	return models.Person{}, nil
+	return storage.Person{}, nil
 }
 
 // AddPerson adds a person to the space with a role. Only an owner may add
@@ -123,7 +123,7 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 			return fmt.Errorf("add person: %w", err)
 		}
 		// Microseconds, as Postgres keeps them: the answer reads back the same.
-		m := models.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: s.now().Truncate(time.Microsecond)}
+		m := storage.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: s.now().Truncate(time.Microsecond)}
 		s.forgetAccess(ctx) // the person is a member now
 		if err := s.q(ctx).Create(&m).Error; err != nil {
 			return fmt.Errorf("add %s to %s: %w", p.ID, spaceID, err)
@@ -233,7 +233,7 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 			}
 		}
 		s.forgetAccess(ctx) // the person is no member from here on
-		res := s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&models.Membership{})
+		res := s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&storage.Membership{})
 		if res.Error != nil {
 			return fmt.Errorf("remove %s from %s: %w", id, spaceID, res.Error)
 		}
@@ -252,9 +252,9 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 
 // spacePersonRow reads a person of the space with their membership; anyone
 // else is ErrNotFound.
-func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (models.Person, models.Membership, error) {
-	var m models.Membership
-	var p models.Person
+func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (storage.Person, storage.Membership, error) {
+	var m storage.Membership
+	var p storage.Person
 	if BadText(id) {
 		return p, m, &NotFoundError{Kind: KindPerson, ID: id}
 	}
@@ -276,8 +276,8 @@ func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (model
 // GET /api/session, to be added: their first sign-in put them in no
 // space); anyone else is ErrNotFound at /personId, so an id tells nothing
 // about people the actor cannot see.
-func (s *Service) knownPerson(ctx context.Context, actorID, id string) (models.Person, error) {
-	var p models.Person
+func (s *Service) knownPerson(ctx context.Context, actorID, id string) (storage.Person, error) {
+	var p storage.Person
 	err := s.q(ctx).Table("people").Select("people.*").
 		Where("people.id = ?", id).
 		Where("EXISTS (SELECT 1 FROM memberships theirs JOIN memberships mine ON mine.space_id = theirs.space_id "+
@@ -295,9 +295,9 @@ func (s *Service) knownPerson(ctx context.Context, actorID, id string) (models.P
 
 // onlyHere refuses an owner's change of the name of someone who is in
 // another space too: that name is theirs, and other spaces show it.
-func (s *Service) onlyHere(ctx context.Context, p models.Person, spaceID string) error {
+func (s *Service) onlyHere(ctx context.Context, p storage.Person, spaceID string) error {
 	var n int64
-	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ? AND space_id <> ?", p.ID, spaceID).Count(&n).Error; err != nil {
+	if err := s.q(ctx).Model(&storage.Membership{}).Where("person_id = ? AND space_id <> ?", p.ID, spaceID).Count(&n).Error; err != nil {
 		return fmt.Errorf("spaces of %s: %w", p.ID, err)
 	}
 	if n > 0 {
@@ -310,10 +310,10 @@ func (s *Service) onlyHere(ctx context.Context, p models.Person, spaceID string)
 // membership's revision as read, and moves it on; renamed also writes the
 // person row and moves on their records in other spaces, which show the
 // name too.
-func (s *Service) savePerson(ctx context.Context, p models.Person, m *models.Membership, renamed bool) error {
+func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.Membership, renamed bool) error {
 	s.forgetAccess(ctx) // the role may change
 	prev := m.Revision
-	res := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ? AND revision = ?", m.SpaceID, m.PersonID, prev).
+	res := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ? AND revision = ?", m.SpaceID, m.PersonID, prev).
 		Updates(map[string]any{"role": m.Role, "revision": prev + 1})
 	if res.Error != nil {
 		return fmt.Errorf("update person %s in %s: %w", m.PersonID, m.SpaceID, res.Error)
@@ -325,11 +325,11 @@ func (s *Service) savePerson(ctx context.Context, p models.Person, m *models.Mem
 	if !renamed {
 		return nil
 	}
-	if err := s.q(ctx).Model(&models.Person{}).Where("id = ?", p.ID).
+	if err := s.q(ctx).Model(&storage.Person{}).Where("id = ?", p.ID).
 		Updates(map[string]any{"name": p.Name, "first_name": p.FirstName}).Error; err != nil {
 		return fmt.Errorf("rename person %s: %w", p.ID, err)
 	}
-	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ? AND space_id <> ?", p.ID, m.SpaceID).
+	if err := s.q(ctx).Model(&storage.Membership{}).Where("person_id = ? AND space_id <> ?", p.ID, m.SpaceID).
 		Update("revision", gorm.Expr("revision + 1")).Error; err != nil {
 		return fmt.Errorf("rename person %s: %w", p.ID, err)
 	}
@@ -358,7 +358,7 @@ func checkFirstName(raw string) (string, error) {
 	return first, nil
 }
 
-func toSpacePerson(p models.Person, m models.Membership) Person {
+func toSpacePerson(p storage.Person, m storage.Membership) Person {
 	return Person{ID: p.ID, Name: p.Name, GivenName: p.FirstName, Persona: p.Persona, Role: Role(m.Role),
 		Revision: m.Revision, JoinedAt: m.CreatedAt}
 }

@@ -8,7 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Limits of the profile's fields, in characters.
@@ -72,7 +72,7 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 			return Profile{}, invalid("/firstName", "a first name is one word")
 		}
 	}
-	if err := s.q(ctx).Model(&models.Person{}).Where("id = ?", personID).
+	if err := s.q(ctx).Model(&storage.Person{}).Where("id = ?", personID).
 		Updates(map[string]any{"persona": r.Persona, "first_name": r.FirstName}).Error; err != nil {
 		return Profile{}, fmt.Errorf("update profile of %s: %w", personID, err)
 	}
@@ -86,8 +86,8 @@ func checkPersona(raw string) (string, error) {
 	return CheckLine("/persona", "the persona", raw, MaxPersona)
 }
 
-func (s *Service) personRow(ctx context.Context, personID string) (models.Person, error) {
-	var r models.Person
+func (s *Service) personRow(ctx context.Context, personID string) (storage.Person, error) {
+	var r storage.Person
 	err := s.q(ctx).Take(&r, "id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return r, &NotFoundError{Kind: "person", ID: personID}

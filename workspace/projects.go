@@ -10,7 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Project statuses: the values a project's status may take.
@@ -57,7 +57,7 @@ type ProjectPatch struct {
 // empty tells a patch that names no field to change (see TaskPatch.empty).
 func (p ProjectPatch) empty() bool { return p.Name == nil && p.Status == nil && p.Description == nil }
 
-func toProject(r models.Project) Project {
+func toProject(r storage.Project) Project {
 	return Project{ID: r.ID, SpaceID: r.SpaceID, Name: r.Name, Status: r.Status, Description: r.Description,
 		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
@@ -92,7 +92,7 @@ func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string,
 	}
 	f.Limit = limit
 	matching := func() *gorm.DB {
-		q := s.q(ctx).Model(&models.Project{}).Where("space_id = ?", spaceID)
+		q := s.q(ctx).Model(&storage.Project{}).Where("space_id = ?", spaceID)
 		if f.Status != "" {
 			q = q.Where("status = ?", f.Status)
 		}
@@ -103,7 +103,7 @@ func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string,
 		return q
 	}
 	// The total from the page when it is not full, as in ListTasks.
-	var rows []models.Project
+	var rows []storage.Project
 	if err := matching().Order("name, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
 		return ProjectPage{}, fmt.Errorf("list projects: %w", err)
 	}
@@ -127,8 +127,8 @@ func (s *Service) GetProject(ctx context.Context, actor Actor, spaceID, id strin
 	return toProject(r), err
 }
 
-func (s *Service) projectRow(ctx context.Context, spaceID, id string) (models.Project, error) {
-	var r models.Project
+func (s *Service) projectRow(ctx context.Context, spaceID, id string) (storage.Project, error) {
+	var r storage.Project
 	if BadText(id) {
 		return r, &NotFoundError{Kind: "project", ID: id}
 	}
@@ -147,7 +147,7 @@ func (s *Service) CreateProject(ctx context.Context, actor Actor, spaceID string
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return Project{}, err
 	}
-	r := models.Project{ID: models.NewID("proj"), SpaceID: spaceID, Status: ProjectActive, Revision: 1, CreatedBy: actor.PersonID}
+	r := storage.Project{ID: storage.NewID("proj"), SpaceID: spaceID, Status: ProjectActive, Revision: 1, CreatedBy: actor.PersonID}
 	if err := s.applyProjectPatch(&r, ProjectPatch{Name: &in.Name, Status: nonEmpty(in.Status), Description: &in.Description}); err != nil {
 		return Project{}, err
 	}
@@ -206,7 +206,7 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 		return Project{}, err
 	}
 	err = s.InTx(ctx, func(ctx context.Context) error {
-		var tasks []models.Task
+		var tasks []storage.Task
 		if err := s.q(ctx).Where("project_id = ?", r.ID).Order("created_at, id").Find(&tasks).Error; err != nil {
 			return fmt.Errorf("delete project %s: %w", id, err)
 		}
@@ -220,7 +220,7 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 				return err
 			}
 		}
-		res := s.q(ctx).Delete(&models.Project{}, "id = ? AND revision = ?", r.ID, r.Revision)
+		res := s.q(ctx).Delete(&storage.Project{}, "id = ? AND revision = ?", r.ID, r.Revision)
 		if res.Error != nil {
 			return fmt.Errorf("delete project %s: %w", id, res.Error)
 		}
@@ -235,7 +235,7 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 	return toProject(r), nil
 }
 
-func (s *Service) applyProjectPatch(r *models.Project, p ProjectPatch) error {
+func (s *Service) applyProjectPatch(r *storage.Project, p ProjectPatch) error {
 	if p.Name != nil {
 		name, err := CheckLine("/name", "a name", *p.Name, MaxTitleLength)
 		if err != nil {

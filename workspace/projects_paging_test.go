@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -15,13 +15,13 @@ import (
 // by creation.
 func (f *fixture) manyProjects(t *testing.T, n int) {
 	t.Helper()
-	rows := make([]models.Project, 0, n)
+	rows := make([]storage.Project, 0, n)
 	for i := n; i >= 1; i-- {
 		status := "active"
 		if i > n-5 {
 			status = "paused"
 		}
-		rows = append(rows, models.Project{ID: models.NewID("proj"), SpaceID: f.acme, Name: fmt.Sprintf("Project %03d", i),
+		rows = append(rows, storage.Project{ID: storage.NewID("proj"), SpaceID: f.acme, Name: fmt.Sprintf("Project %03d", i),
 			Status: status, Revision: 1, CreatedBy: f.owner.PersonID})
 	}
 	require.NoError(t, f.db.WithContext(t.Context()).CreateInBatches(rows, 100).Error)

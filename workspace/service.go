@@ -9,14 +9,14 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Service is the workspace domain over one database. Its methods run in
-// the transaction their context carries (models.DB.InTx), or each write in
+// the transaction their context carries (storage.DB.InTx), or each write in
 // one of its own.
 type Service struct {
-	root *models.DB
+	root *storage.DB
 	now  func() time.Time
 	// subscribers is shared by every Service derived from one NewService,
 	// so a write through any copy reaches every subscriber.
@@ -34,11 +34,11 @@ type Service struct {
 type connectorRef struct{ c AppConnector }
 
 // NewService returns a Service over db.
-func NewService(db *models.DB) *Service {
+func NewService(db *storage.DB) *Service {
 	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
 }
 
-// InTx runs fn in the database's one unit of work (models.DB.InTx): a
+// InTx runs fn in the database's one unit of work (storage.DB.InTx): a
 // transaction fn's context carries, which every store called with it
 // joins; inside one, fn runs in it as it is. It is here for the packages
 // the layer map keeps from models (toolrun: a Hub write and its outcome
@@ -64,10 +64,10 @@ type txStateKey struct{}
 // first use arranges the delivery of the transaction's changes after the
 // commit.
 func (s *Service) txOf(ctx context.Context) *txState {
-	v := models.Local(ctx, txStateKey{}, func() any {
+	v := storage.Local(ctx, txStateKey{}, func() any {
 		st := &txState{}
-		models.AfterTx(ctx, func(err error) {
-			ctx := models.Detach(ctx)
+		storage.AfterTx(ctx, func(err error) {
+			ctx := storage.Detach(ctx)
 			if st.roles.forgot {
 				// Committed or rolled back: what the activity remembered
 				// while this transaction ran may be the state before its
@@ -93,7 +93,7 @@ func (s *Service) q(ctx context.Context) *gorm.DB { return s.root.Q(ctx) }
 // Access returns the person's role in a space, or ErrNotFound when they have
 // none: a space the person cannot open does not exist for them.
 func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, error) {
-	var m models.Membership
+	var m storage.Membership
 	if BadText(spaceID) {
 		// No space has such an id; Postgres would refuse to look (22021).
 		return "", &NotFoundError{Kind: "space", ID: spaceID}

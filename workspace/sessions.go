@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // A browser session is what a full token is exchanged for (POST
@@ -55,7 +55,7 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	}
 	// Stored only while its token is there, in the one statement that
 	// checks it: a session made as its token is revoked is refused.
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: rows[0].PersonID, Hash: hashToken(session),
+	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: rows[0].PersonID, Hash: hashToken(session),
 		Scope: sessionPrefix + rows[0].ID, ExpiresAt: &expires, ParentID: rows[0].ID, CreatedAt: now}
 	if err := insertDerived(s.q(ctx), row); errors.Is(err, ErrUnauthenticated) {
 		return "", time.Time{}, err
@@ -111,7 +111,7 @@ func (s *Service) DeleteSession(ctx context.Context, session string) error {
 	if session == "" {
 		return nil
 	}
-	if err := s.q(ctx).Where("hash = ? AND scope LIKE ?", hashToken(session), sessionPrefix+"%").Delete(&models.APIToken{}).Error; err != nil {
+	if err := s.q(ctx).Where("hash = ? AND scope LIKE ?", hashToken(session), sessionPrefix+"%").Delete(&storage.APIToken{}).Error; err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Write policies: when the assistant's writes to Hub records run.
@@ -63,7 +63,7 @@ type SettingsPatch struct {
 	Effort *string
 }
 
-func toSettings(r models.Setting) (Settings, error) {
+func toSettings(r storage.Setting) (Settings, error) {
 	st := Settings{WritePolicy: r.WritePolicy, ConnectedAppWrites: r.ConnectedAppWrites, Model: r.Model, Effort: r.Effort}
 	if r.AllowedWriteAreas != "" {
 		if err := json.Unmarshal([]byte(r.AllowedWriteAreas), &st.AllowedWriteAreas); err != nil {
@@ -99,7 +99,7 @@ func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, e
 }
 
 func (s *Service) readSettings(ctx context.Context, personID string) (Settings, error) {
-	var r models.Setting
+	var r storage.Setting
 	err := s.q(ctx).Take(&r, "person_id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Settings{WritePolicy: PolicyImmediate}, nil
@@ -168,7 +168,7 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	if err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}
-	row := models.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
+	row := storage.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
 		ConnectedAppWrites: cur.ConnectedAppWrites, Model: cur.Model, Effort: cur.Effort, UpdatedAt: s.now()}
 	s.forgetAccess(ctx) // an activity's later checks read the new settings
 	if err := s.q(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {

@@ -11,7 +11,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // ViaOIDC is how a person's first sign-in through the identity provider
@@ -38,11 +38,11 @@ func (s *Service) SignInSubject(ctx context.Context, issuer, subject, name strin
 	name = signInName(name)
 	var out Person
 	err := s.InTx(ctx, func(ctx context.Context) error {
-		p := models.Person{ID: models.NewID("person"), Name: name, CreatedAt: s.now()}
+		p := storage.Person{ID: storage.NewID("person"), Name: name, CreatedAt: s.now()}
 		if err := s.q(ctx).Create(&p).Error; err != nil {
 			return fmt.Errorf("create the person of %s: %w", subject, err)
 		}
-		row := models.OIDCSubject{Issuer: issuer, Subject: subject, PersonID: p.ID, CreatedAt: s.now()}
+		row := storage.OIDCSubject{Issuer: issuer, Subject: subject, PersonID: p.ID, CreatedAt: s.now()}
 		res := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
 		if res.Error != nil {
 			return fmt.Errorf("record subject %s: %w", subject, res.Error)
@@ -65,7 +65,7 @@ var errSubjectTaken = errors.New("the subject signed in meanwhile")
 
 // subjectPerson is the person of a known subject; ErrNotFound for a new one.
 func (s *Service) subjectPerson(ctx context.Context, issuer, subject string) (Person, error) {
-	var p models.Person
+	var p storage.Person
 	err := s.q(ctx).Joins("JOIN oidc_subjects ON oidc_subjects.person_id = people.id").
 		Where("oidc_subjects.issuer = ? AND oidc_subjects.subject = ?", issuer, subject).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -97,7 +97,7 @@ func signInName(name string) string {
 // (operators'). It is the operator's (`hub audit`): no person's access is
 // checked.
 func (s *Service) HubAudit(ctx context.Context, limit int) ([]AuditEvent, error) {
-	var rows []models.AuditEvent
+	var rows []storage.AuditEvent
 	if err := s.q(ctx).Where("space_id IS NULL").Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read Hub's audit log: %w", err)
 	}

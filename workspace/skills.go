@@ -11,7 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // KindSkill is the ref kind of a personal skill.
@@ -70,7 +70,7 @@ type SkillPatch struct {
 	Purpose                         *string
 }
 
-func toSkill(r models.Skill) Skill {
+func toSkill(r storage.Skill) Skill {
 	return Skill{ID: r.ID, Name: r.Name, Description: r.Description, Instructions: r.Instructions,
 		Enabled: r.Enabled, Purpose: r.Purpose, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
@@ -84,7 +84,7 @@ func skillNotFound(id string) error {
 // CreateSkill saves a new skill of the person, enabled unless told
 // otherwise. A name the person already uses, in any case, is ErrConflict.
 func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill) (Skill, error) {
-	r := models.Skill{ID: models.NewID("skill"), PersonID: personID, Enabled: in.Enabled == nil || *in.Enabled, Version: 1}
+	r := storage.Skill{ID: storage.NewID("skill"), PersonID: personID, Enabled: in.Enabled == nil || *in.Enabled, Version: 1}
 	var err error
 	if r.Name, err = checkSkillName(in.Name); err != nil {
 		return Skill{}, err
@@ -104,11 +104,11 @@ func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill)
 		// The person's row lock makes racing creates count one after the
 		// other: without it, on Postgres, each saw the others' skills
 		// missing and all of them passed MaxSkills.
-		if err := s.lockRow(ctx, &models.Person{}, personID); err != nil {
+		if err := s.lockRow(ctx, &storage.Person{}, personID); err != nil {
 			return fmt.Errorf("create skill: %w", err)
 		}
 		var names []string
-		if err := s.q(ctx).Model(&models.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
+		if err := s.q(ctx).Model(&storage.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
 			return fmt.Errorf("create skill: %w", err)
 		}
 		if len(names) >= MaxSkills {
@@ -139,7 +139,7 @@ func skillNameTaken(name string) error {
 
 // ListSkills returns the person's skills by name.
 func (s *Service) ListSkills(ctx context.Context, personID string) ([]Skill, error) {
-	var rows []models.Skill
+	var rows []storage.Skill
 	if err := s.q(ctx).Where("person_id = ?", personID).Order("lower(name), id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list skills: %w", err)
 	}
@@ -153,7 +153,7 @@ func (s *Service) ListSkills(ctx context.Context, personID string) ([]Skill, err
 // InstructionSkills are the skills a chat's instructions list: the
 // person's enabled skills without a purpose, by name.
 func (s *Service) InstructionSkills(ctx context.Context, personID string) ([]Skill, error) {
-	var rows []models.Skill
+	var rows []storage.Skill
 	err := s.q(ctx).Where("person_id = ? AND enabled = ? AND purpose = ''", personID, true).
 		Order("lower(name), id").Find(&rows).Error
 	if err != nil {
@@ -216,14 +216,14 @@ func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillP
 	r.Version, r.UpdatedAt = prev+1, s.now()
 	err = s.InTx(ctx, func(ctx context.Context) error {
 		var taken int64
-		if err := s.q(ctx).Model(&models.Skill{}).Where("person_id = ? AND id <> ? AND lower(name) = lower(?)", personID, id, r.Name).
+		if err := s.q(ctx).Model(&storage.Skill{}).Where("person_id = ? AND id <> ? AND lower(name) = lower(?)", personID, id, r.Name).
 			Count(&taken).Error; err != nil {
 			return fmt.Errorf("update skill %s: %w", id, err)
 		}
 		if taken > 0 {
 			return skillNameTaken(r.Name)
 		}
-		res := s.q(ctx).Model(&models.Skill{}).Where("id = ? AND person_id = ? AND version = ?", id, personID, prev).
+		res := s.q(ctx).Model(&storage.Skill{}).Where("id = ? AND person_id = ? AND version = ?", id, personID, prev).
 			Updates(map[string]any{"name": r.Name, "description": r.Description, "instructions": r.Instructions,
 				"enabled": r.Enabled, "purpose": r.Purpose, "version": r.Version, "updated_at": r.UpdatedAt})
 		if res.Error != nil {
@@ -259,14 +259,14 @@ func (s *Service) DeleteSkill(ctx context.Context, personID, id string, version 
 	if version != nil && *version != r.Version {
 		return staleSkill(r.Name, r.Version, *version)
 	}
-	if err := s.q(ctx).Delete(&models.Skill{}, "id = ? AND person_id = ?", id, personID).Error; err != nil {
+	if err := s.q(ctx).Delete(&storage.Skill{}, "id = ? AND person_id = ?", id, personID).Error; err != nil {
 		return fmt.Errorf("delete skill %s: %w", id, err)
 	}
 	return nil
 }
 
-func (s *Service) skillRow(ctx context.Context, personID, id string) (models.Skill, error) {
-	var r models.Skill
+func (s *Service) skillRow(ctx context.Context, personID, id string) (storage.Skill, error) {
+	var r storage.Skill
 	if BadText(id) {
 		return r, skillNotFound(id)
 	}

@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Space is a workspace as the person sees it, with their role in it.
@@ -90,7 +90,7 @@ func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space
 	if name, ok := s.startName(ctx, spaceID); ok {
 		return Space{ID: spaceID, Name: name, Role: role}, nil // read with the activity's start (StartColumns)
 	}
-	var row models.Space
+	var row storage.Space
 	if err := s.q(ctx).Take(&row, "id = ?", spaceID).Error; err != nil {
 		return Space{}, fmt.Errorf("get space %s: %w", spaceID, err)
 	}
@@ -102,7 +102,7 @@ func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space
 // among ids it has checked before, and tells a space the person has left
 // from one that was never among them.
 func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]string, error) {
-	var rows []models.Space
+	var rows []storage.Space
 	if err := s.q(ctx).Select("id", "name").Where("id IN ?", ids).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("space names: %w", err)
 	}
@@ -118,7 +118,7 @@ func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error
 	if p, ok := s.startPerson(ctx, personID); ok {
 		return p, nil // read with the activity's start (StartColumns)
 	}
-	var row models.Person
+	var row storage.Person
 	err := s.q(ctx).Take(&row, "id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Person{}, &NotFoundError{Kind: "person", ID: personID}
@@ -183,7 +183,7 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 			return fmt.Errorf("person %q: %w", personName, err)
 		}
 		s.forgetAccess(ctx)
-		m := models.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
+		m := storage.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
 		err = s.q(ctx).Clauses(clause.OnConflict{
 			Columns: []clause.Column{{Name: "space_id"}, {Name: "person_id"}},
 			// A seeded role change is a change of the person's record too;
@@ -210,14 +210,14 @@ func (s *Service) FindMember(ctx context.Context, spaceName, personName string) 
 	if spaceName == "" || personName == "" {
 		return "", "", invalid("", "a space name and a person name are required")
 	}
-	var sp models.Space
+	var sp storage.Space
 	err = s.q(ctx).Where("name = ?", spaceName).Take(&sp).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", "", fmt.Errorf("no space is named %q: %w", spaceName, ErrNotFound)
 	} else if err != nil {
 		return "", "", err
 	}
-	var p models.Person
+	var p storage.Person
 	err = s.q(ctx).Table("people").Select("people.*").
 		Joins("JOIN memberships ON memberships.person_id = people.id").
 		Where("memberships.space_id = ? AND people.name = ?", sp.ID, personName).
@@ -235,13 +235,13 @@ func (s *Service) FindMember(ctx context.Context, spaceName, personName string) 
 // waits its turn (the busy timeout) rather than failing on a read it made
 // before this one committed; on Postgres it waits for a concurrent insert of
 // the same name to commit, and the read that follows sees that row.
-func (s *Service) ensureSpace(ctx context.Context, name string) (models.Space, error) {
+func (s *Service) ensureSpace(ctx context.Context, name string) (storage.Space, error) {
 	err := s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "name"}}, DoNothing: true}).
-		Create(&models.Space{ID: models.NewID("space"), Name: name}).Error
+		Create(&storage.Space{ID: storage.NewID("space"), Name: name}).Error
 	if err != nil {
-		return models.Space{}, err
+		return storage.Space{}, err
 	}
-	var sp models.Space
+	var sp storage.Space
 	err = s.q(ctx).Where("name = ?", name).Take(&sp).Error
 	return sp, err
 }
@@ -252,13 +252,13 @@ func (s *Service) ensureSpace(ctx context.Context, name string) (models.Space, e
 // person; on Postgres a transaction lock on the name makes the second wait
 // for the first and then find its person. (SQLite runs one write
 // transaction at a time, and ensureSpace has already begun writing.)
-func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (models.Person, error) {
-	if s.root.Dialect == models.Postgres {
+func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (storage.Person, error) {
+	if s.root.Dialect == storage.Postgres {
 		if err := s.q(ctx).Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "hub.person:"+name).Error; err != nil {
-			return models.Person{}, err
+			return storage.Person{}, err
 		}
 	}
-	var p models.Person
+	var p storage.Person
 	err := s.q(ctx).Table("people").Select("people.*").
 		Joins("JOIN memberships ON memberships.person_id = people.id").
 		Where("memberships.space_id = ? AND people.name = ?", spaceID, name).
@@ -267,7 +267,7 @@ func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (model
 		err = s.q(ctx).Where("name = ?", name).Order("created_at").Take(&p).Error
 	}
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		p = models.Person{ID: models.NewID("person"), Name: name}
+		p = storage.Person{ID: storage.NewID("person"), Name: name}
 		err = s.q(ctx).Create(&p).Error
 	}
 	return p, err

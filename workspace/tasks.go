@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // Task limits and values.
@@ -104,7 +104,7 @@ type TaskPage struct {
 	NextOffset int // 0 when there is nothing more
 }
 
-func toTask(r models.Task) Task {
+func toTask(r storage.Task) Task {
 	t := Task{ID: r.ID, SpaceID: r.SpaceID, Title: r.Title, Status: r.Status, Priority: r.Priority,
 		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.DueDate != nil {
@@ -133,7 +133,7 @@ func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f 
 	}
 	f.Limit = limit
 	matching := func() *gorm.DB {
-		q := s.q(ctx).Model(&models.Task{}).Where("space_id = ?", spaceID)
+		q := s.q(ctx).Model(&storage.Task{}).Where("space_id = ?", spaceID)
 		if f.Status != "" {
 			q = q.Where("status = ?", f.Status)
 		}
@@ -151,7 +151,7 @@ func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f 
 		}
 		return q
 	}
-	var rows []models.Task
+	var rows []storage.Task
 	if err := matching().Order("created_at, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
 		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
 	}
@@ -178,8 +178,8 @@ func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) 
 	return toTask(r), nil
 }
 
-func (s *Service) taskRow(ctx context.Context, spaceID, id string) (models.Task, error) {
-	var r models.Task
+func (s *Service) taskRow(ctx context.Context, spaceID, id string) (storage.Task, error) {
+	var r storage.Task
 	if BadText(id) {
 		return r, &NotFoundError{Kind: "task", ID: id}
 	}
@@ -206,7 +206,7 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 	if len(in) > MaxTasksPerCall {
 		return nil, invalid(pathPrefix, "at most %d tasks at once", MaxTasksPerCall)
 	}
-	rows := make([]models.Task, len(in))
+	rows := make([]storage.Task, len(in))
 	now := s.now()
 	found := refsFound{}
 	for i, t := range in {
@@ -214,7 +214,7 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		// Lists are oldest first: a microsecond apart (the finest time both
 		// engines keep), the tasks of one call list in the order given
 		// rather than by their random ids.
-		r := models.Task{ID: models.NewID("task"), SpaceID: spaceID, Status: TaskTodo, Priority: PriorityNone, Revision: 1,
+		r := storage.Task{ID: storage.NewID("task"), SpaceID: spaceID, Status: TaskTodo, Priority: PriorityNone, Revision: 1,
 			CreatedBy: actor.PersonID, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
 		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
 			Priority: nonEmpty(t.Priority), ProjectID: nonEmpty(t.ProjectID), AssigneeID: nonEmpty(t.AssigneeID)}
@@ -284,13 +284,13 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 	if BadText(id) {
 		return Task{}, &NotFoundError{Kind: "task", ID: id}
 	}
-	var r models.Task
+	var r storage.Task
 	err := s.InTx(ctx, func(ctx context.Context) error {
 		// One statement finds and deletes the task (RETURNING: Postgres,
 		// SQLite since 3.35), where a read and a delete guarded by its
 		// revision were two: the row returned is the task as it was
 		// deleted, what the Undo entry must keep.
-		var gone []models.Task
+		var gone []storage.Task
 		err := s.q(ctx).Clauses(clause.Returning{}).Where("space_id = ? AND id = ?", spaceID, id).Delete(&gone).Error
 		if err != nil {
 			return fmt.Errorf("delete task %s: %w", id, err)
@@ -317,7 +317,7 @@ type refsFound map[string]bool
 // applyPatch validates the set fields and copies them onto the row. Every id
 // is resolved in the space: an id from another space is not found. found
 // remembers the ids resolved, for the next patch of the same call.
-func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *models.Task, p TaskPatch, found refsFound) error {
+func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *storage.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
 		title, err := CheckLine(path+"/title", "a title", *p.Title, MaxTitleLength)
 		if err != nil {
@@ -356,7 +356,7 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 			r.ProjectID = nil
 		} else {
 			err := s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
-				s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
+				s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
 			if err != nil {
 				return err
 			}
@@ -369,7 +369,7 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *model
 			r.AssigneeID = nil
 		} else {
 			err := s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
-				s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
+				s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
 			if err != nil {
 				return err
 			}
@@ -399,13 +399,13 @@ func nonEmpty(s string) *string {
 
 // containsWord is the condition that column contains a search word (the
 // argument, a LIKE pattern) in any case. On SQLite it lowers with
-// models.UnicodeLower, since SQLite's own lower() folds only ASCII; on
+// storage.UnicodeLower, since SQLite's own lower() folds only ASCII; on
 // Postgres lower() follows the database's locale (a UTF-8 one folds every
 // letter).
 func (s *Service) containsWord(column string) string {
 	lower := "LOWER"
-	if s.root.Dialect != models.Postgres {
-		lower = models.UnicodeLower
+	if s.root.Dialect != storage.Postgres {
+		lower = storage.UnicodeLower
 	}
 	return fmt.Sprintf(`%[1]s(%[2]s) LIKE %[1]s(CAST(? AS TEXT)) ESCAPE '\'`, lower, column)
 }

@@ -10,7 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // A token's lifecycle (docs/api.md, "Tokens"): a full token (a person's)
@@ -88,7 +88,7 @@ func (s *Service) createNamedToken(ctx context.Context, actor Actor, personID, s
 	if err != nil {
 		return "", TokenInfo{}, err
 	}
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: exp,
+	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: exp,
 		Name: name, Prefix: tokenPrefix(token), CreatedAt: s.now().UTC()}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return "", TokenInfo{}, fmt.Errorf("create token: %w", err)
@@ -105,13 +105,13 @@ func (s *Service) createNamedToken(ctx context.Context, actor Actor, personID, s
 // identity provider and not yet added to a space), in Hub's own log
 // (HubAudit, `hub audit`): every token's event is somewhere an owner or
 // the operator reads it.
-func (s *Service) auditToken(ctx context.Context, actor Actor, row models.APIToken, action string) error {
-	var person models.Person
+func (s *Service) auditToken(ctx context.Context, actor Actor, row storage.APIToken, action string) error {
+	var person storage.Person
 	if err := s.q(ctx).Where("id = ?", row.PersonID).Limit(1).Find(&person).Error; err != nil {
 		return fmt.Errorf("audit token: %w", err)
 	}
 	var spaces []string
-	if err := s.q(ctx).Model(&models.Membership{}).Where("person_id = ?", row.PersonID).Pluck("space_id", &spaces).Error; err != nil {
+	if err := s.q(ctx).Model(&storage.Membership{}).Where("person_id = ?", row.PersonID).Pluck("space_id", &spaces).Error; err != nil {
 		return fmt.Errorf("audit token: %w", err)
 	}
 	label := row.Prefix
@@ -186,7 +186,7 @@ func (s *Service) RevokeToken(ctx context.Context, actor Actor, ownerID, tokenID
 		if ownerID != "" {
 			q = q.Where("person_id = ?", ownerID)
 		}
-		var rows []models.APIToken
+		var rows []storage.APIToken
 		if err := q.Limit(1).Find(&rows).Error; err != nil {
 			return fmt.Errorf("revoke token: %w", err)
 		}
@@ -220,11 +220,11 @@ func (s *Service) RevokePersonTokens(ctx context.Context, actor Actor, personNam
 // whether the token was still there (two sweeps, or a sweep and a
 // revocation, record it once).
 func (s *Service) deleteToken(ctx context.Context, id string) (bool, error) {
-	res := s.q(ctx).Where("id = ?", id).Delete(&models.APIToken{})
+	res := s.q(ctx).Where("id = ?", id).Delete(&storage.APIToken{})
 	if res.Error != nil {
 		return false, fmt.Errorf("delete token: %w", res.Error)
 	}
-	if err := s.q(ctx).Where("parent_id = ? OR scope = ?", id, sessionPrefix+id).Delete(&models.APIToken{}).Error; err != nil {
+	if err := s.q(ctx).Where("parent_id = ? OR scope = ?", id, sessionPrefix+id).Delete(&storage.APIToken{}).Error; err != nil {
 		return false, fmt.Errorf("delete the tokens derived from %s: %w", id, err)
 	}
 	return res.RowsAffected == 1, nil
@@ -239,7 +239,7 @@ func (s *Service) TokenAlive(ctx context.Context, id string) (bool, error) {
 	if id == "" {
 		return true, nil
 	}
-	var rows []models.APIToken
+	var rows []storage.APIToken
 	if err := s.q(ctx).Select("id", "expires_at").Where("id = ?", id).Limit(1).Find(&rows).Error; err != nil {
 		return false, fmt.Errorf("recheck token: %w", err)
 	}
@@ -259,7 +259,7 @@ func (s *Service) touchToken(ctx context.Context, id string, last *time.Time) {
 	if id == "" || (last != nil && now.Sub(*last) < LastUseEvery) {
 		return
 	}
-	err := s.q(ctx).Model(&models.APIToken{}).
+	err := s.q(ctx).Model(&storage.APIToken{}).
 		Where("id = ? AND (last_used_at IS NULL OR last_used_at <= ?)", id, now.Add(-LastUseEvery)).
 		Update("last_used_at", now).Error
 	if err != nil && ctx.Err() == nil {
@@ -274,7 +274,7 @@ func (s *Service) touchToken(ctx context.Context, id string, last *time.Time) {
 // ViaSweep). The worker runs it every minute.
 func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 	now := s.now().UTC()
-	var listed []models.APIToken
+	var listed []storage.APIToken
 	if err := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ? AND scope IN ?", now, listedScope).Find(&listed).Error; err != nil {
 		return 0, fmt.Errorf("delete expired tokens: %w", err)
 	}
@@ -292,7 +292,7 @@ func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 			return n, fmt.Errorf("delete expired tokens: %w", err)
 		}
 	}
-	res := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ?", now).Delete(&models.APIToken{})
+	res := s.q(ctx).Where("expires_at IS NOT NULL AND expires_at <= ?", now).Delete(&storage.APIToken{})
 	if res.Error != nil {
 		return n, fmt.Errorf("delete expired tokens: %w", res.Error)
 	}

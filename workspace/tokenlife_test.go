@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -24,7 +24,7 @@ func TestTokenLastUseIsWrittenOnceAMinute(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, info.LastUsedAt)
 		lastUse := func() *time.Time {
-			var row models.APIToken
+			var row storage.APIToken
 			require.NoError(t, f.db.Where("id = ?", info.ID).Take(&row).Error)
 			return row.LastUsedAt
 		}
@@ -75,13 +75,13 @@ func TestExpiredTokenIsAuditedOnce(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, 1, n, "the token (its derived one goes with it)")
 		var derived int64
-		require.NoError(t, f.db.Model(&models.APIToken{}).Where("parent_id = ?", info.ID).Count(&derived).Error)
+		require.NoError(t, f.db.Model(&storage.APIToken{}).Where("parent_id = ?", info.ID).Count(&derived).Error)
 		require.Zero(t, derived)
 		n, err = f.svc.DeleteExpiredTokens(ctx)
 		require.NoError(t, err)
 		require.Zero(t, n)
 
-		var events []models.AuditEvent
+		var events []storage.AuditEvent
 		require.NoError(t, f.db.Where("kind = ?", workspace.AuditToken).Order("created_at, id").Find(&events).Error)
 		require.Len(t, events, 2)
 		require.Equal(t, workspace.AuditCreated, events[0].Action)

@@ -13,7 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // ErrUnauthenticated: no token, an unknown token, an expired one, or one
@@ -42,7 +42,7 @@ func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, to
 		return "", "", invalid("/name", "an operator is named by one line of at most 200 characters")
 	}
 	err = s.InTx(ctx, func(ctx context.Context) error {
-		p := models.Person{ID: models.NewID("person"), Name: name}
+		p := storage.Person{ID: storage.NewID("person"), Name: name}
 		if err := s.q(ctx).Create(&p).Error; err != nil {
 			return fmt.Errorf("create operator: %w", err)
 		}
@@ -89,7 +89,7 @@ func (s *Service) CreateDerivedToken(ctx context.Context, p Person, scope string
 		return "", time.Time{}, err
 	}
 	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
 	if err := insertDerived(s.q(ctx), row); err != nil {
 		return "", time.Time{}, fmt.Errorf("create scoped token: %w", err)
 	}
@@ -107,7 +107,7 @@ func capExpiry(exp time.Time, parent *time.Time) time.Time {
 // insertDerived stores a token derived from row.ParentID ("": none) in
 // one statement, only while its parent is there: a token made as its
 // parent is revoked is refused (ErrUnauthenticated), never left behind.
-func insertDerived(q *gorm.DB, row models.APIToken) error {
+func insertDerived(q *gorm.DB, row storage.APIToken) error {
 	if row.ParentID == "" {
 		return q.Create(&row).Error
 	}
@@ -138,7 +138,7 @@ func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string
 		return "", err
 	}
 	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
+	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
 	if err := insertDerived(s.q(ctx), row); err != nil {
 		return "", fmt.Errorf("create stream token: %w", err)
 	}
@@ -151,7 +151,7 @@ func (s *Service) createToken(ctx context.Context, personID, scope string, expir
 	if err != nil {
 		return "", err
 	}
-	row := models.APIToken{ID: models.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt, Prefix: tokenPrefix(token)}
+	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt, Prefix: tokenPrefix(token)}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return "", fmt.Errorf("create token: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -57,7 +57,7 @@ func TestTokens(t *testing.T) {
 		}
 
 		// Only the hash is stored.
-		var rows []models.APIToken
+		var rows []storage.APIToken
 		require.NoError(t, f.db.Find(&rows).Error)
 		require.Len(t, rows, 2)
 		for _, r := range rows {
@@ -99,7 +99,7 @@ func TestTokenOfDeletedPerson(t *testing.T) {
 		ctx := t.Context()
 		token, err := f.svc.CreateToken(ctx, f.guest.PersonID, "", 0)
 		require.NoError(t, err)
-		require.NoError(t, f.db.Delete(&models.Person{}, "id = ?", f.guest.PersonID).Error)
+		require.NoError(t, f.db.Delete(&storage.Person{}, "id = ?", f.guest.PersonID).Error)
 		_, err = f.svc.Authenticate(ctx, token, "")
 		require.ErrorIs(t, err, workspace.ErrUnauthenticated)
 	})
@@ -168,7 +168,7 @@ func TestDeleteExpiredTokens(t *testing.T) {
 		require.NoError(t, err)
 		count := func() int64 {
 			var n int64
-			require.NoError(t, f.db.Model(&models.APIToken{}).Count(&n).Error)
+			require.NoError(t, f.db.Model(&storage.APIToken{}).Count(&n).Error)
 			return n
 		}
 
@@ -207,7 +207,7 @@ func TestAuthenticateReadsTheTokenAndThePersonAtOnce(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
-		require.NoError(t, f.db.Model(&models.Person{}).Where("id = ?", f.owner.PersonID).
+		require.NoError(t, f.db.Model(&storage.Person{}).Where("id = ?", f.owner.PersonID).
 			Updates(map[string]any{"first_name": "Liv", "persona": "Runs the launch."}).Error)
 		token, err := f.svc.CreateToken(ctx, f.owner.PersonID, workspace.StreamScope("turn_a"), time.Hour)
 		require.NoError(t, err)

@@ -11,7 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/models"
+	"hub/storage"
 )
 
 // The states of an Undo group.
@@ -65,7 +65,7 @@ func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label 
 	if via == "" {
 		via = ViaREST
 	}
-	g := models.UndoGroup{ID: models.NewID("undo"), SpaceID: spaceID, PersonID: actor.PersonID, Via: via,
+	g := storage.UndoGroup{ID: storage.NewID("undo"), SpaceID: spaceID, PersonID: actor.PersonID, Via: via,
 		Label: label, State: UndoDone, CreatedAt: s.now()}
 	if err := s.q(ctx).Create(&g).Error; err != nil {
 		return "", fmt.Errorf("new undo group: %w", err)
@@ -161,7 +161,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		if undo {
 			col = "undone_at"
 		}
-		res := s.q(ctx).Model(&models.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
+		res := s.q(ctx).Model(&storage.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
 			Updates(map[string]any{"state": to, col: now})
 		if res.Error != nil {
 			return fmt.Errorf("%s %s: %w", verb, g.ID, res.Error)
@@ -256,8 +256,8 @@ func describeChange(r plannedRecord, cur, want snapshot) string {
 
 // undoGroupRow reads one of the person's Undo groups in a space they can
 // open now; any other is not found.
-func (s *Service) undoGroupRow(ctx context.Context, personID, groupID string) (models.UndoGroup, error) {
-	var g models.UndoGroup
+func (s *Service) undoGroupRow(ctx context.Context, personID, groupID string) (storage.UndoGroup, error) {
+	var g storage.UndoGroup
 	err := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).
 		Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).
 		Take(&g).Error
@@ -277,7 +277,7 @@ type undoEntry struct {
 }
 
 func (s *Service) undoEntries(ctx context.Context, groupID string) ([]undoEntry, error) {
-	var rows []models.UndoEntry
+	var rows []storage.UndoEntry
 	if err := s.q(ctx).Where("group_id = ?", groupID).Order("seq").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("undo entries of %s: %w", groupID, err)
 	}
@@ -399,7 +399,7 @@ func (s *Service) addUndoEntry(ctx context.Context, spaceID, kind, id string, be
 		return fmt.Errorf("undo group %s does not take writes in space %s (unknown, of another space, or undone): %w",
 			s.undoGroup, spaceID, ErrConflict)
 	}
-	e := models.UndoEntry{GroupID: s.undoGroup, Seq: seqs[0], Kind: kind, RecordID: id, CreatedAt: s.now()}
+	e := storage.UndoEntry{GroupID: s.undoGroup, Seq: seqs[0], Kind: kind, RecordID: id, CreatedAt: s.now()}
 	if e.Before, err = encodeSnapshot(before); err != nil {
 		return err
 	}
@@ -465,7 +465,7 @@ type snapshot interface {
 	revision() int
 }
 
-// taskSnapshot is models.Task with stable JSON names: the two convert into
+// taskSnapshot is storage.Task with stable JSON names: the two convert into
 // each other, so a column added to tasks fails to compile here until the
 // snapshot keeps it too.
 type taskSnapshot struct {
@@ -488,7 +488,7 @@ func (t *taskSnapshot) recordID() string { return t.ID }
 func (t *taskSnapshot) title() string    { return t.Title }
 func (t *taskSnapshot) revision() int    { return t.Revision }
 
-// projectSnapshot is models.Project with stable JSON names, like
+// projectSnapshot is storage.Project with stable JSON names, like
 // taskSnapshot.
 type projectSnapshot struct {
 	ID          string    `json:"id"`
@@ -507,12 +507,12 @@ func (p *projectSnapshot) recordID() string { return p.ID }
 func (p *projectSnapshot) title() string    { return p.Name }
 func (p *projectSnapshot) revision() int    { return p.Revision }
 
-func taskState(r models.Task) snapshot {
+func taskState(r storage.Task) snapshot {
 	t := taskSnapshot(r)
 	return &t
 }
 
-func projectState(r models.Project) snapshot {
+func projectState(r storage.Project) snapshot {
 	p := projectSnapshot(r)
 	return &p
 }
@@ -534,7 +534,7 @@ func (p *personSnapshot) recordID() string { return p.ID }
 func (p *personSnapshot) title() string    { return p.Name }
 func (p *personSnapshot) revision() int    { return p.Revision }
 
-func personState(p models.Person, m models.Membership) snapshot {
+func personState(p storage.Person, m storage.Membership) snapshot {
 	return &personSnapshot{ID: p.ID, SpaceID: m.SpaceID, Name: p.Name, FirstName: p.FirstName, Role: m.Role,
 		Revision: m.Revision, CreatedAt: m.CreatedAt}
 }
@@ -610,18 +610,18 @@ func (s *Service) loadSnapshot(ctx context.Context, kind, spaceID, id string) (s
 	var st snapshot
 	switch kind {
 	case KindTask:
-		var r models.Task
+		var r storage.Task
 		if r, err = s.taskRow(ctx, spaceID, id); err == nil {
 			st = taskState(r)
 		}
 	case KindProject:
-		var r models.Project
+		var r storage.Project
 		if r, err = s.projectRow(ctx, spaceID, id); err == nil {
 			st = projectState(r)
 		}
 	case KindPerson:
-		var p models.Person
-		var m models.Membership
+		var p storage.Person
+		var m storage.Membership
 		if p, m, err = s.spacePersonRow(ctx, spaceID, id); err == nil {
 			st = personState(p, m)
 		}
@@ -638,11 +638,11 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 	var res *gorm.DB
 	switch c := cur.(type) {
 	case *taskSnapshot:
-		res = s.q(ctx).Delete(&models.Task{}, "id = ? AND revision = ?", c.ID, c.Revision)
+		res = s.q(ctx).Delete(&storage.Task{}, "id = ? AND revision = ?", c.ID, c.Revision)
 	case *projectSnapshot:
 		// The database would quietly take the project off tasks that joined
 		// it after the group; those are not the group's to change.
-		var t models.Task
+		var t storage.Task
 		err := s.q(ctx).Where("project_id = ?", c.ID).Order("created_at, id").Take(&t).Error
 		if err == nil {
 			return refuse("task %q was added to project %q since", t.Title, c.Name)
@@ -650,7 +650,7 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 		if !errors.Is(err, gorm.ErrRecordNotFound) {
 			return fmt.Errorf("tasks of project %s: %w", c.ID, err)
 		}
-		res = s.q(ctx).Delete(&models.Project{}, "id = ? AND revision = ?", c.ID, c.Revision)
+		res = s.q(ctx).Delete(&storage.Project{}, "id = ? AND revision = ?", c.ID, c.Revision)
 	case *personSnapshot:
 		if c.Role == string(RoleOwner) {
 			if err := s.keepAnOwner(ctx, c.SpaceID, "remove"); err != nil {
@@ -658,7 +658,7 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 			}
 		}
 		s.forgetAccess(ctx) // no member from here on
-		res = s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", c.SpaceID, c.ID, c.Revision).Delete(&models.Membership{})
+		res = s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", c.SpaceID, c.ID, c.Revision).Delete(&storage.Membership{})
 	default:
 		return fmt.Errorf("delete %T", cur)
 	}
@@ -675,7 +675,7 @@ func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target sna
 	now := s.now()
 	switch t := target.(type) {
 	case *taskSnapshot:
-		r := models.Task(*t)
+		r := storage.Task(*t)
 		if err := s.checkTaskLinks(ctx, spaceID, &r, refuse); err != nil {
 			return nil, err
 		}
@@ -685,7 +685,7 @@ func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target sna
 		}
 		return taskState(r), nil
 	case *projectSnapshot:
-		r := models.Project(*t)
+		r := storage.Project(*t)
 		r.Revision, r.UpdatedAt = revision, now
 		if err := s.q(ctx).Create(&r).Error; err != nil {
 			return nil, fmt.Errorf("restore project %s: %w", r.ID, err)
@@ -694,12 +694,12 @@ func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target sna
 	case *personSnapshot:
 		// The person row is never deleted (RemovePerson), so only the
 		// membership comes back; their name is theirs as it is now.
-		var p models.Person
+		var p storage.Person
 		if err := s.q(ctx).Take(&p, "id = ?", t.ID).Error; err != nil {
 			return nil, fmt.Errorf("restore person %s: %w", t.ID, err)
 		}
 		s.forgetAccess(ctx) // a member again
-		m := models.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: revision, CreatedAt: t.CreatedAt}
+		m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: revision, CreatedAt: t.CreatedAt}
 		if err := s.q(ctx).Create(&m).Error; err != nil {
 			return nil, fmt.Errorf("restore person %s in %s: %w", t.ID, spaceID, err)
 		}
@@ -711,7 +711,7 @@ func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target sna
 func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, target snapshot, refuse func(string, ...any) error) (snapshot, error) {
 	switch t := target.(type) {
 	case *taskSnapshot:
-		r := models.Task(*t)
+		r := storage.Task(*t)
 		if err := s.checkTaskLinks(ctx, spaceID, &r, refuse); err != nil {
 			return nil, err
 		}
@@ -722,7 +722,7 @@ func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, targe
 		}
 		return taskState(r), nil
 	case *projectSnapshot:
-		r := models.Project(*t)
+		r := storage.Project(*t)
 		r.Revision, r.UpdatedAt = cur.revision(), s.now()
 		if err := s.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
 			return nil, err
@@ -735,8 +735,8 @@ func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, targe
 				return nil, err
 			}
 		}
-		p := models.Person{ID: t.ID, Name: t.Name, FirstName: t.FirstName}
-		m := models.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: c.Revision, CreatedAt: c.CreatedAt}
+		p := storage.Person{ID: t.ID, Name: t.Name, FirstName: t.FirstName}
+		m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: c.Revision, CreatedAt: c.CreatedAt}
 		if err := s.savePerson(ctx, p, &m, c.Name != t.Name || c.FirstName != t.FirstName); err != nil {
 			return nil, err
 		}
@@ -747,10 +747,10 @@ func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, targe
 
 // checkTaskLinks refuses to bring back a task whose project was deleted or
 // whose assignee left the space since: the task cannot point at them again.
-func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *models.Task, refuse func(string, ...any) error) error {
+func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *storage.Task, refuse func(string, ...any) error) error {
 	if r.ProjectID != nil {
 		var n int64
-		if err := s.q(ctx).Model(&models.Project{}).Where("space_id = ? AND id = ?", spaceID, *r.ProjectID).Count(&n).Error; err != nil {
+		if err := s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *r.ProjectID).Count(&n).Error; err != nil {
 			return fmt.Errorf("check project: %w", err)
 		}
 		if n == 0 {
@@ -759,7 +759,7 @@ func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *models.
 	}
 	if r.AssigneeID != nil {
 		var n int64
-		if err := s.q(ctx).Model(&models.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *r.AssigneeID).Count(&n).Error; err != nil {
+		if err := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *r.AssigneeID).Count(&n).Error; err != nil {
 			return fmt.Errorf("check assignee: %w", err)
 		}
 		if n == 0 {
@@ -777,7 +777,7 @@ func (s *Service) UndoStates(ctx context.Context, personID string, ids []string)
 	out := make(map[string]string, len(ids))
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
-		var rows []models.UndoGroup
+		var rows []storage.UndoGroup
 		if err := s.q(ctx).Select("id", "state").Where("person_id = ? AND id IN ?", personID, ids[:n]).
 			Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).Find(&rows).Error; err != nil {
 			return nil, fmt.Errorf("undo states: %w", err)

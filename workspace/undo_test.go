@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/models"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -72,7 +72,7 @@ func requireSameContent(t *testing.T, want, got state) {
 func countEntries(t *testing.T, f *fixture) int64 {
 	t.Helper()
 	var n int64
-	require.NoError(t, f.db.Model(&models.UndoEntry{}).Count(&n).Error)
+	require.NoError(t, f.db.Model(&storage.UndoEntry{}).Count(&n).Error)
 	return n
 }
 

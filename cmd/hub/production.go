@@ -18,7 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"hub/config"
-	"hub/models"
+	"hub/storage"
 	"hub/temporal"
 	"hub/wiring"
 	"hub/workflows"
@@ -125,7 +125,7 @@ func migrateCommand() *cobra.Command {
 		Short: "List the database migrations, each applied (with when) or pending; changes nothing",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withSchema(cmd, func(ctx context.Context, db *models.DB) error {
+			return withSchema(cmd, func(ctx context.Context, db *storage.DB) error {
 				all, err := db.Migrations(ctx)
 				if err != nil {
 					return err
@@ -151,7 +151,7 @@ func migrateCommand() *cobra.Command {
 // migrateDryRun prints what `hub migrate` would do, changing nothing: the
 // pending migrations, and the search attributes it would make sure of.
 func migrateDryRun(cmd *cobra.Command, skipTemporal bool) error {
-	return withSchema(cmd, func(ctx context.Context, db *models.DB) error {
+	return withSchema(cmd, func(ctx context.Context, db *storage.DB) error {
 		pending, err := db.Pending(ctx)
 		if err != nil {
 			return err
@@ -411,19 +411,19 @@ func withDBIn(cmd *cobra.Command, devDataDir string, schema wiring.Schema, fn fu
 
 // withSchema opens DATABASE_URL as it is, for the commands that only read
 // its schema (`hub migrate status`, `--dry-run`), and closes it after.
-func withSchema(cmd *cobra.Command, fn func(ctx context.Context, db *models.DB) error) error {
+func withSchema(cmd *cobra.Command, fn func(ctx context.Context, db *storage.DB) error) error {
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
 		return errors.New("DATABASE_URL is not set: give a postgres:// URL or a SQLite file path")
 	}
-	if models.DialectOf(url) == models.SQLite {
+	if storage.DialectOf(url) == storage.SQLite {
 		// Opening a SQLite file that is not there would make it.
 		path, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:"), "?")
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("DATABASE_URL: %w", err)
 		}
 	}
-	db, err := models.Open(cmd.Context(), url)
+	db, err := storage.Open(cmd.Context(), url)
 	if err != nil {
 		return err
 	}

@@ -39,16 +39,16 @@ var productionRules = map[string][]string{
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
 	"tools":     {"apps", "files", "web", "workspace"},
-	"chat":      {"workspace", "models", "notify"},
-	"files":     {"workspace", "models"},
-	"workspace": {"models"},
-	"stream":    {"models", "notify"},
+	"chat":      {"workspace", "storage", "notify"},
+	"files":     {"workspace", "storage"},
+	"workspace": {"storage"},
+	"stream":    {"storage", "notify"},
 	// notify is a process's one waker of followers (one LISTEN, one poll)
 	// and the one wake-only NOTIFY; stream and chat, which stay apart,
 	// both register their feeds with it.
-	"notify": {"models"},
+	"notify": {"storage"},
 	// usage keeps model calls' usage and cost, and the spaces' budgets.
-	"usage": {"llm", "models"},
+	"usage": {"llm", "storage"},
 	"llm":   {},
 	"apps":  {},
 	// identity checks the OpenID Connect provider's tokens (go-oidc); api maps their subjects
@@ -63,7 +63,7 @@ var productionRules = map[string][]string{
 	"traces": {},
 	// openapi reflects Go types into an OpenAPI 3.1 document; api describes its routes with it.
 	"openapi":   {},
-	"models":    {},
+	"storage":   {},
 	"temporal":  {},
 	"fakemodel": {},
 	// bench drives a Hub through its HTTP api only: the stand-in model it scripts, and llm for
@@ -81,7 +81,7 @@ var productionRules = map[string][]string{
 // None of them may be imported by production code.
 var testOnly = map[string][]string{
 	// dbtest makes a database and migrates it.
-	"dbtest": {"models"},
+	"dbtest": {"storage"},
 	// hubtest starts the whole product in a test, through wiring.
 	"hubtest": {anything, "dbtest"},
 	// mcpapps/mcptest is an MCP server on loopback (the SDK's handler) for mcpapps' and e2e's tests.

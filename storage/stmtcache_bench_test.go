@@ -1,4 +1,4 @@
-package models
+package storage
 
 import (
 	"syscall"
@@ -14,7 +14,7 @@ import (
 // an update with RETURNING and an insert, once outside a transaction and once
 // inside one. One op is those six statements and a commit.
 //
-//	go test -run '^$' -bench BenchmarkStatementMix -benchmem ./models
+//	go test -run '^$' -bench BenchmarkStatementMix -benchmem ./storage
 func BenchmarkStatementMix(b *testing.B) {
 	for _, bc := range []struct {
 		name string

@@ -1,4 +1,4 @@
-package models_test
+package storage_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"gorm.io/gorm"
 
 	"hub/dbtest"
-	"hub/models"
+	"hub/storage"
 )
 
 // tables are the tables the migrations create; a test below checks each one
@@ -26,9 +26,9 @@ var tables = []string{
 	"undo_groups", "undo_entries", "connections", "receipts", "workflow_steps", "skills", "record_changes", "files", "audit_events", "oidc_subjects",
 }
 
-func open(t *testing.T, url string) *models.DB {
+func open(t *testing.T, url string) *storage.DB {
 	t.Helper()
-	db, err := models.Open(t.Context(), url)
+	db, err := storage.Open(t.Context(), url)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
@@ -40,7 +40,7 @@ func TestMigrateUpOnBothEngines(t *testing.T) {
 		t.Parallel()
 		ctx := t.Context()
 		db := open(t, url)
-		require.Equal(t, models.DialectOf(url), db.Dialect)
+		require.Equal(t, storage.DialectOf(url), db.Dialect)
 
 		current, latest, err := db.SchemaVersion(ctx)
 		require.NoError(t, err)
@@ -75,7 +75,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	t.Parallel()
 	dbtest.Each(t, func(t *testing.T, url string) {
 		t.Parallel()
-		if models.DialectOf(url) == models.SQLite {
+		if storage.DialectOf(url) == storage.SQLite {
 			t.Skip("one process owns a SQLite file")
 		}
 		var g errgroup.Group
@@ -99,38 +99,38 @@ func TestOneRunningTurnIndex(t *testing.T) {
 		db := open(t, url)
 		require.NoError(t, db.Migrate(ctx))
 		q := db.WithContext(ctx)
-		require.NoError(t, q.Create(&models.Space{ID: "s", Name: "S"}).Error)
-		require.NoError(t, q.Create(&models.Person{ID: "p", Name: "P"}).Error)
-		require.NoError(t, q.Create(&models.Conversation{ID: "c", SpaceID: "s", PersonID: "p"}).Error)
-		turn := func(id string) *models.Turn {
-			return &models.Turn{ID: id, ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m", ReplyMessageID: "r",
+		require.NoError(t, q.Create(&storage.Space{ID: "s", Name: "S"}).Error)
+		require.NoError(t, q.Create(&storage.Person{ID: "p", Name: "P"}).Error)
+		require.NoError(t, q.Create(&storage.Conversation{ID: "c", SpaceID: "s", PersonID: "p"}).Error)
+		turn := func(id string) *storage.Turn {
+			return &storage.Turn{ID: id, ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m", ReplyMessageID: "r",
 				Status: "queued", OfferedTools: "[]", HistoryIDs: "[]"}
 		}
 		require.NoError(t, q.Create(turn("t1")).Error)
 		err := q.Create(turn("t2")).Error
 		require.ErrorIs(t, err, gorm.ErrDuplicatedKey, "a second unfinished turn in one conversation")
-		require.NoError(t, q.Model(&models.Turn{}).Where("id = ?", "t1").Update("finished_at", db.NowFunc()).Error)
+		require.NoError(t, q.Model(&storage.Turn{}).Where("id = ?", "t1").Update("finished_at", db.NowFunc()).Error)
 		require.NoError(t, q.Create(turn("t2")).Error, "once the first has finished")
 	})
 }
 
 func TestDialectOf(t *testing.T) {
 	t.Parallel()
-	for url, want := range map[string]models.Dialect{
-		"postgres://u:p@h/db":   models.Postgres,
-		"postgresql://u@h/db":   models.Postgres,
-		"/tmp/hub.db":           models.SQLite,
-		"sqlite:/tmp/hub.db":    models.SQLite,
-		"file:hub.db":           models.SQLite,
-		".hub/hub.db?_pragma=x": models.SQLite,
+	for url, want := range map[string]storage.Dialect{
+		"postgres://u:p@h/db":   storage.Postgres,
+		"postgresql://u@h/db":   storage.Postgres,
+		"/tmp/hub.db":           storage.SQLite,
+		"sqlite:/tmp/hub.db":    storage.SQLite,
+		"file:hub.db":           storage.SQLite,
+		".hub/hub.db?_pragma=x": storage.SQLite,
 	} {
-		require.Equal(t, want, models.DialectOf(url), url)
+		require.Equal(t, want, storage.DialectOf(url), url)
 	}
 }
 
 func TestOpenEmptyURL(t *testing.T) {
 	t.Parallel()
-	_, err := models.Open(context.Background(), "")
+	_, err := storage.Open(context.Background(), "")
 	require.ErrorContains(t, err, "DATABASE_URL is empty")
 }
 
@@ -142,7 +142,7 @@ func TestNewID(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 500 {
-				id := models.NewID("task")
+				id := storage.NewID("task")
 				mu.Lock()
 				seen[id] = true
 				mu.Unlock()
@@ -237,11 +237,11 @@ func TestOnceFramesGetTheirAttempt(t *testing.T) {
 		// Back to before 00027 (and whatever came after it).
 		require.NoError(t, db.MigrateDownTo(ctx, 26))
 		q := db.WithContext(ctx)
-		require.NoError(t, q.Create(&models.Space{ID: "s", Name: "S"}).Error)
-		require.NoError(t, q.Create(&models.Person{ID: "p", Name: "P"}).Error)
-		require.NoError(t, q.Create(&models.Conversation{ID: "c", SpaceID: "s", PersonID: "p"}).Error)
+		require.NoError(t, q.Create(&storage.Space{ID: "s", Name: "S"}).Error)
+		require.NoError(t, q.Create(&storage.Person{ID: "p", Name: "P"}).Error)
+		require.NoError(t, q.Create(&storage.Conversation{ID: "c", SpaceID: "s", PersonID: "p"}).Error)
 		// A turn reset once: its second attempt starts after frame 4.
-		require.NoError(t, q.Create(&models.Turn{ID: "t1", ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m",
+		require.NoError(t, q.Create(&storage.Turn{ID: "t1", ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m",
 			ReplyMessageID: "r", Status: "done", OfferedTools: "[]", HistoryIDs: "[]", AttemptSeq: 4, FrameSeq: 9}).Error)
 		frames := []struct {
 			turn string
@@ -257,7 +257,7 @@ func TestOnceFramesGetTheirAttempt(t *testing.T) {
 				f.turn, f.seq, f.typ, time.Now().UTC()).Error)
 		}
 		require.NoError(t, db.Migrate(ctx))
-		var rows []models.TurnFrame
+		var rows []storage.TurnFrame
 		require.NoError(t, q.Order("turn_id, seq").Find(&rows).Error)
 		got := map[string]int64{}
 		for _, r := range rows {
@@ -268,7 +268,7 @@ func TestOnceFramesGetTheirAttempt(t *testing.T) {
 		require.Equal(t, map[string]int64{"gone/1": 0, "gone/2": 0, "t1/5": 4, "t1/7": 4}, got,
 			"the first of each type in the current attempt; the others in none")
 		err := db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'done', '{}', ?, 4)", time.Now().UTC()).Error
-		require.True(t, models.IsUniqueViolation(err), "a second done in the attempt: %v", err)
+		require.True(t, storage.IsUniqueViolation(err), "a second done in the attempt: %v", err)
 		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'text', '{}', ?, 4)", time.Now().UTC()).Error)
 		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at) VALUES ('t1', 11, 'done', '{}', ?)", time.Now().UTC()).Error,
 			"an older binary's done frame, in no attempt")

@@ -1,4 +1,4 @@
-// Package models holds Hub's database rows, opens the database (Postgres in
+// Package storage holds Hub's database rows, opens the database (Postgres in
 // production, a SQLite file in `hub dev`) and runs the versioned SQL
 // migrations for both.
 //
@@ -11,4 +11,4 @@
 // the context (DB.InTx, unit.go), and every store queries through the one
 // the context carries (DB.Q), so a tool call's records and its outcome row
 // commit together by being written inside one InTx.
-package models
+package storage
