@@ -21,7 +21,6 @@ import (
 // by an operator's reset reopens the turn first (claim), so the ending,
 // reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
-	ctx = workspace.CheckAccessOnce(ctx)
 	var f finishing
 	err := a.finish(ctx, in, &f)
 	if err != nil {

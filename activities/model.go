@@ -17,7 +17,6 @@ import (
 	"hub/llm"
 	"hub/stream"
 	"hub/usage"
-	"hub/workspace"
 )
 
 // HeartbeatInterval is how often CallModel heartbeats, from a timer, for
@@ -60,9 +59,6 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err := a.fault(FaultModelStart); err != nil {
 		return ModelStep{}, err
 	}
-	// The person's access is read once for this call (stillMember below),
-	// and whether the space has MCP servers with it.
-	ctx = workspace.CheckAccessOnce(ctx)
 	// Interruptible from here on, before the turn is read: a Stop or Pause
 	// recorded after that read still finds the call registered, and one
 	// recorded before it is seen in the row.

@@ -26,7 +26,6 @@ const MaxSteps = 8
 // the refs the turn knows before any text. Running it twice writes the same
 // record again, so it is safe to retry.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
-	ctx = workspace.CheckAccessOnce(ctx) // the person's access, read once for this activity
 	var p prepared
 	err := a.prepare(ctx, in, &p)
 	if errors.Is(err, chat.ErrClaimedMeanwhile) {

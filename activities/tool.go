@@ -34,7 +34,6 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // database only, startsWithOutcome), in the write's transaction for a Hub
 // write.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
-	ctx = workspace.CheckAccessOnce(ctx)
 	var r toolRun
 	err := a.runTool(ctx, in, &r)
 	if r.final || r.tc == nil {

@@ -374,24 +374,18 @@ func (s *Store) completeToolCall(ctx context.Context, id string, o Outcome) (boo
 }
 
 // TurnAndSteps is GetTurnAndRecord and Steps in one query: what a model
-// call and a tool call read before they act. The turn's row (with, in an
-// activity that keeps its access reads, the person's access as
-// GetTurnAndRecord reads it) is joined with its steps before the given one
-// and their calls, so the turn's columns come once per call row. A turn
+// call and a tool call read before they act. The turn's row is joined
+// with its steps before the given one and their calls, so the turn's
+// columns come once per call row. A turn
 // without steps before the one given is one row with the steps' columns
 // empty.
 func (s *Store) TurnAndSteps(ctx context.Context, turnID string, before int) (Turn, RunRecord, []Step, error) {
-	access := workspace.RemembersAccess(ctx)
-	inner := "turns.*"
-	if access {
-		inner += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
-	}
 	sql := `SELECT t.*, s.step AS s_step, COALESCE(s.attempt, 0) AS s_attempt, COALESCE(s.text, '') AS s_text,
 		COALESCE(s.finish_reason, '') AS s_finish_reason, COALESCE(s.nudge, '') AS s_nudge,
 		COALESCE(s.nudge_kind, '') AS s_nudge_kind, COALESCE(s.parts_level, 0) AS s_parts_level,
 		COALESCE(s.input_tokens, 0) AS s_input_tokens, COALESCE(s.output_tokens, 0) AS s_output_tokens,
 		` + callColumns + `
-	FROM (SELECT ` + inner + ` FROM turns WHERE turns.id = ?) t
+	FROM (SELECT turns.* FROM turns WHERE turns.id = ?) t
 	LEFT JOIN turn_steps s ON s.turn_id = t.id AND s.step < ?
 	LEFT JOIN tool_calls c ON c.turn_id = s.turn_id AND c.step = s.step
 	ORDER BY s.step, c.idx`
@@ -403,9 +397,6 @@ func (s *Store) TurnAndSteps(ctx context.Context, turnID string, before int) (Tu
 		return Turn{}, RunRecord{}, nil, &workspace.NotFoundError{Kind: "turn", ID: turnID}
 	}
 	first := rows[0]
-	if access {
-		workspace.RememberAccess(ctx, first.PersonID, first.SpaceID, first.Access)
-	}
 	steps := []Step{}
 	for _, r := range rows {
 		if r.SStep == nil {
@@ -424,20 +415,18 @@ func (s *Store) TurnAndSteps(ctx context.Context, turnID string, before int) (Tu
 	return toTurn(first.Turn), toRunRecord(first.Turn), steps, nil
 }
 
-// turnStepRow is a row of TurnAndSteps: the turn (and the access read
-// with it), one of its steps (SStep nil: none) and one of that step's
+// turnStepRow is a row of TurnAndSteps: the turn, one of its steps (SStep nil: none) and one of that step's
 // calls (Call.CID nil: none).
 type turnStepRow struct {
 	storage.Turn
-	Access        workspace.ActivityRead `gorm:"embedded"`
-	SStep         *int                   `gorm:"column:s_step"`
-	SAttempt      int                    `gorm:"column:s_attempt"`
-	SText         string                 `gorm:"column:s_text"`
-	SFinishReason string                 `gorm:"column:s_finish_reason"`
-	SNudge        string                 `gorm:"column:s_nudge"`
-	SNudgeKind    string                 `gorm:"column:s_nudge_kind"`
-	SPartsLevel   int                    `gorm:"column:s_parts_level"`
-	SInputTokens  int                    `gorm:"column:s_input_tokens"`
-	SOutputTokens int                    `gorm:"column:s_output_tokens"`
-	Call          callRow                `gorm:"embedded"`
+	SStep         *int    `gorm:"column:s_step"`
+	SAttempt      int     `gorm:"column:s_attempt"`
+	SText         string  `gorm:"column:s_text"`
+	SFinishReason string  `gorm:"column:s_finish_reason"`
+	SNudge        string  `gorm:"column:s_nudge"`
+	SNudgeKind    string  `gorm:"column:s_nudge_kind"`
+	SPartsLevel   int     `gorm:"column:s_parts_level"`
+	SInputTokens  int     `gorm:"column:s_input_tokens"`
+	SOutputTokens int     `gorm:"column:s_output_tokens"`
+	Call          callRow `gorm:"embedded"`
 }

@@ -63,22 +63,9 @@ func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title
 // GetConversation returns a conversation of the person in a space they can
 // open now. Another person's conversation, and one in a space the person
 // has left, is not found, exactly like one that does not exist.
-//
-// In a context that keeps its access reads (workspace.CheckAccessOnce: the
-// api's start of a turn) the same query reads the person's access to the
-// space and their settings, which the request's later checks (the turn's
-// model, its mentions) answer from.
 func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conversation, error) {
-	var row struct {
-		storage.Conversation
-		Access workspace.ActivityRead `gorm:"embedded"`
-	}
-	q := s.q(ctx).Table("conversations")
-	remember := workspace.RemembersAccess(ctx)
-	if remember {
-		q = q.Select("conversations.*, " + workspace.AccessColumns("conversations.person_id", "conversations.space_id"))
-	}
-	err := q.Where("conversations.id = ? AND conversations.person_id = ?", id, personID).
+	var row storage.Conversation
+	err := s.q(ctx).Table("conversations").Where("conversations.id = ? AND conversations.person_id = ?", id, personID).
 		Where(memberOf("conversations.space_id", personID)).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Conversation{}, &workspace.NotFoundError{Kind: "conversation", ID: id}
@@ -86,10 +73,7 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 	if err != nil {
 		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
 	}
-	if remember {
-		workspace.RememberAccess(ctx, personID, row.SpaceID, row.Access)
-	}
-	return toConversation(row.Conversation), nil
+	return toConversation(row), nil
 }
 
 // RenameConversation sets the title of the person's conversation in a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -285,10 +284,6 @@ var runRecordColumns = []string{"instructions", "context", "offered_tools", "add
 // GetTurn returns a turn by id, whoever owns it (for the worker). It
 // leaves the run record unread: GetTurnAndRecord reads both at once.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
-	if workspace.RemembersAccess(ctx) {
-		t, _, err := s.turnWithAccess(ctx, id, false, false)
-		return t, err
-	}
 	var r storage.Turn
 	err := s.q(ctx).Omit(runRecordColumns...).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -564,9 +559,6 @@ func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, err
 // GetTurnAndRecord is GetTurn and GetRunRecord in one read of the row:
 // what a model call and a tool call start from.
 func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecord, error) {
-	if workspace.RemembersAccess(ctx) {
-		return s.turnWithAccess(ctx, id, true, false)
-	}
 	var r storage.Turn
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -579,120 +571,17 @@ func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecor
 }
 
 // GetTurnToStart is GetTurn for the start of a turn (PrepareTurn), with
-// the person's message (GetMessage; ok false when it is missing). In an
-// activity that keeps its access reads (workspace.CheckAccessOnce) the
-// same read also reads the access, the space's name and the person
-// (workspace.StartColumns), so GetSpace and GetPerson are no reads of
-// their own.
+// the person's message (GetMessage; ok false when it is missing).
 func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, bool, error) {
-	if !workspace.RemembersAccess(ctx) {
-		t, err := s.GetTurn(ctx, id)
-		if err != nil {
-			return Turn{}, Message{}, false, err
-		}
-		m, err := s.GetMessage(ctx, t.UserMessageID)
-		if errors.Is(err, workspace.ErrNotFound) {
-			return t, Message{}, false, nil
-		}
-		return t, m, err == nil, err
-	}
-	var row startRow
-	cols := turnColumns(s.db.DB) + ", " + workspace.AccessColumns("turns.person_id", "turns.space_id") + ", " +
-		workspace.StartColumns("turns.person_id", "turns.space_id") + ", " + userMessageColumns(s.db.DB)
-	err := s.q(ctx).Table("turns").Select(cols).Joins("LEFT JOIN messages um ON um.id = turns.user_message_id").
-		Where("turns.id = ?", id).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Turn{}, Message{}, false, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
+	t, err := s.GetTurn(ctx, id)
 	if err != nil {
-		return Turn{}, Message{}, false, fmt.Errorf("get turn %s: %w", id, err)
+		return Turn{}, Message{}, false, err
 	}
-	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
-	workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
-	if row.UserID == nil {
-		return toTurn(row.Turn), Message{}, false, nil
+	m, err := s.GetMessage(ctx, t.UserMessageID)
+	if errors.Is(err, workspace.ErrNotFound) {
+		return t, Message{}, false, nil
 	}
-	return toTurn(row.Turn), toMessage(row.User), true, nil
-}
-
-// startRow is a row of GetTurnToStart: the turn, what is read with it,
-// and the person's message (UserID nil: missing).
-type startRow struct {
-	storage.Turn
-	Access workspace.ActivityRead `gorm:"embedded"`
-	Start  workspace.StartRead    `gorm:"embedded"`
-	UserID *string                `gorm:"column:um_present"`
-	User   storage.Message        `gorm:"embedded;embeddedPrefix:um_"`
-}
-
-// userMessageColumns are the person's message's columns (of um, left
-// joined) as "um.a AS um_a, …" — empty, or the zero time, when it is
-// missing — and um_present (NULL then).
-func userMessageColumns(db *gorm.DB) string {
-	userColumnsOnce.Do(func() {
-		stmt := &gorm.Statement{DB: db}
-		if err := stmt.Parse(&storage.Message{}); err != nil {
-			panic(fmt.Sprintf("message columns: %v", err)) // the model is ours: a programming error
-		}
-		cols := []string{"um.id AS um_present"}
-		for _, f := range stmt.Schema.Fields {
-			if f.DBName == "" {
-				continue
-			}
-			empty := "''"
-			switch f.FieldType.Kind() {
-			case reflect.Int, reflect.Int64:
-				empty = "0"
-			case reflect.Struct:
-				// A time, read as the column itself (SQLite gives a
-				// COALESCE's value as text): NULL when the message is
-				// missing, which scans as the zero time.
-				cols = append(cols, "um."+f.DBName+" AS um_"+f.DBName)
-				continue
-			}
-			cols = append(cols, "COALESCE(um."+f.DBName+", "+empty+") AS um_"+f.DBName)
-		}
-		userColumnsList = strings.Join(cols, ", ")
-	})
-	return userColumnsList
-}
-
-var (
-	userColumnsOnce sync.Once
-	userColumnsList string
-)
-
-// turnWithAccess is GetTurn (GetTurnAndRecord, with record;
-// GetTurnToStart, with start) for an activity that keeps its access reads
-// (workspace.CheckAccessOnce): the same read of the turn also reads the
-// person's access to its space, so the activity's access check is no read
-// of its own.
-func (s *Store) turnWithAccess(ctx context.Context, id string, record, start bool) (Turn, RunRecord, error) {
-	var row struct {
-		storage.Turn
-		Access workspace.ActivityRead `gorm:"embedded"`
-		Start  workspace.StartRead    `gorm:"embedded"`
-	}
-	cols := "turns.*"
-	if !record {
-		cols = turnColumns(s.db.DB)
-	}
-	cols += ", " + workspace.AccessColumns("turns.person_id", "turns.space_id")
-	if start {
-		cols += ", " + workspace.StartColumns("turns.person_id", "turns.space_id")
-	}
-	err := s.q(ctx).Table("turns").Select(cols).Where("turns.id = ?", id).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
-	if err != nil {
-		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
-	}
-	workspace.RememberAccess(ctx, row.PersonID, row.SpaceID, row.Access)
-	if start {
-		workspace.RememberStart(ctx, row.PersonID, row.SpaceID, row.Start)
-	}
-	return toTurn(row.Turn), toRunRecord(row.Turn), nil
+	return t, m, err == nil, err
 }
 
 // turnColumns are the turn row's columns but its run record's, as

@@ -345,10 +345,6 @@ func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App
 	if c == nil {
 		return nil, nil
 	}
-	if has, known := workspace.SpaceHasMCP(ctx, spaceID); known && !has {
-		// The activity's access read found no MCP server in the space.
-		return nil, nil
-	}
 	targets, err := c.ws.AppTargets(ctx, spaceID, workspace.ConnectionMCP)
 	if err != nil {
 		return nil, err
@@ -420,10 +416,6 @@ func (c *Catalog) retryInBackground(t workspace.AppTarget) {
 // refused when they run.
 func (c *Catalog) Definitions(ctx context.Context, spaceID string) ([]*tools.Definition, error) {
 	if c == nil {
-		return nil, nil
-	}
-	if has, known := workspace.SpaceHasMCP(ctx, spaceID); known && !has {
-		// The activity's access read found no MCP server in the space.
 		return nil, nil
 	}
 	targets, err := c.ws.AppTargets(ctx, spaceID, workspace.ConnectionMCP)

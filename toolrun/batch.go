@@ -35,7 +35,6 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 	if len(b.Calls) == 0 {
 		return nil, nil
 	}
-	ctx = workspace.CheckAccessOnce(ctx) // the recheck's read answers the writes' checks
 	outs := make([]Outcome, len(b.Calls))
 	role, refusal, err := r.recheck(ctx, b.PersonID, b.SpaceID, "")
 	if err != nil {

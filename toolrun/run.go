@@ -115,10 +115,6 @@ func (c Call) mode(def *tools.Definition, settings workspace.Settings) mode {
 // for what the caller should retry (the database, ErrRecorded); what became
 // of the call is the Outcome.
 func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error) {
-	// The recheck reads the person's access, and the tool's own checks (a
-	// write's CanWrite, its Undo group's) answer from that read; a turn's
-	// activity that read it already passes its answer on in ctx.
-	ctx = workspace.CheckAccessOnce(ctx)
 	def, _ := r.Tools.Get(c.Tool) // nil for an unknown name, which dispatch explains
 	switch {
 	case c.Begun:
@@ -210,10 +206,8 @@ func (r *Runner) record(ctx context.Context, out Outcome, commit Commit) (Outcom
 }
 
 // recheck reads the person's role in the space now (and that they can
-// still open home, when it is another space), once per activity
-// (workspace.CheckAccessOnce: an activity that checked it already in its
-// context is answered from that). A space they cannot open is the
-// refusal, not an error.
+// still open home, when it is another space). A space they cannot open is
+// the refusal, not an error.
 func (r *Runner) recheck(ctx context.Context, personID, spaceID, home string) (workspace.Role, *tools.Error, error) {
 	if home != "" && home != spaceID {
 		// A person removed from the conversation's space reads nothing of

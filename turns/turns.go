@@ -135,10 +135,6 @@ func invalid(path, msg string) error { return &workspace.InvalidError{Path: path
 // check fails; a workflow that cannot start leaves an error turn
 // (UnavailableError).
 func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Started, error) {
-	// The start reads the person's access to the conversation's space and
-	// their settings once, with the conversation (GetConversation); its
-	// checks (the model, mentions, files) answer from that read.
-	ctx = workspace.CheckAccessOnce(ctx)
 	actor := workspace.Actor{PersonID: p.ID, Via: workspace.ViaREST}
 	text := strings.TrimSpace(m.Text)
 	switch {

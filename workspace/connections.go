@@ -181,7 +181,6 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 				return nameTaken(name)
 			}
 		}
-		s.forgetAccess(ctx) // the space may have an MCP connection now
 		if err := s.q(ctx).Create(&r).Error; err != nil {
 			// The unique index decides between two racing creates.
 			if errors.Is(err, gorm.ErrDuplicatedKey) {
@@ -241,10 +240,8 @@ func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID stri
 	if err != nil {
 		return nil, err
 	}
-	if has, known := spaceHasApps(ctx, spaceID); role == RoleGuest || known && !has {
-		// A guest sees none; a space with none, as the activity's access
-		// read found, needs no read of them.
-		return []Connection{}, nil
+	if role == RoleGuest {
+		return []Connection{}, nil // a guest sees none
 	}
 	var rows []storage.Connection
 	if err := s.q(ctx).Where("space_id = ?", spaceID).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
@@ -286,7 +283,6 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 		return Connection{}, fmt.Errorf("%s may not remove connected apps from this space: %w", WithArticle(string(role)), ErrForbidden)
 	}
 	err = s.InTx(ctx, func(ctx context.Context) error {
-		s.forgetAccess(ctx)
 		res := s.q(ctx).Delete(&storage.Connection{}, "space_id = ? AND id = ?", spaceID, id)
 		if res.Error != nil {
 			return fmt.Errorf("delete connection %s: %w", id, res.Error)

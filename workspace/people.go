@@ -124,7 +124,7 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 		}
 		// Microseconds, as Postgres keeps them: the answer reads back the same.
 		m := storage.Membership{SpaceID: spaceID, PersonID: p.ID, Role: string(role), Revision: 1, CreatedAt: s.now().Truncate(time.Microsecond)}
-		s.forgetAccess(ctx) // the person is a member now
+		s.forgetRoles(ctx) // the person is a member now
 		if err := s.q(ctx).Create(&m).Error; err != nil {
 			return fmt.Errorf("add %s to %s: %w", p.ID, spaceID, err)
 		}
@@ -232,7 +232,7 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 				return err
 			}
 		}
-		s.forgetAccess(ctx) // the person is no member from here on
+		s.forgetRoles(ctx) // the person is no member from here on
 		res := s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&storage.Membership{})
 		if res.Error != nil {
 			return fmt.Errorf("remove %s from %s: %w", id, spaceID, res.Error)
@@ -311,7 +311,7 @@ func (s *Service) onlyHere(ctx context.Context, p storage.Person, spaceID string
 // person row and moves on their records in other spaces, which show the
 // name too.
 func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.Membership, renamed bool) error {
-	s.forgetAccess(ctx) // the role may change
+	s.forgetRoles(ctx) // the role may change
 	prev := m.Revision
 	res := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ? AND revision = ?", m.SpaceID, m.PersonID, prev).
 		Updates(map[string]any{"role": m.Role, "revision": prev + 1})

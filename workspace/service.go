@@ -68,12 +68,6 @@ func (s *Service) txOf(ctx context.Context) *txState {
 		st := &txState{}
 		storage.AfterTx(ctx, func(err error) {
 			ctx := storage.Detach(ctx)
-			if st.roles.forgot {
-				// Committed or rolled back: what the activity remembered
-				// while this transaction ran may be the state before its
-				// changes.
-				s.forgetAccess(ctx)
-			}
 			if err == nil {
 				s.subscribers.deliver(ctx, st.batch.take())
 			}
@@ -99,12 +93,8 @@ func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, e
 		return "", &NotFoundError{Kind: "space", ID: spaceID}
 	}
 	if st := s.txOf(ctx); st != nil {
-		// A write's checks read in its own transaction, once (accessInTx),
-		// never from an activity's earlier read.
+		// A write's checks read in its own transaction, once (accessInTx).
 		return s.accessInTx(ctx, &st.roles, personID, spaceID)
-	}
-	if memo := memoFrom(ctx); memo != nil {
-		return s.accessOnce(ctx, memo, personID, spaceID) // an activity's one read (CheckAccessOnce)
 	}
 	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -127,43 +117,6 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 		return fmt.Errorf("%s may not change records in this space: %w", WithArticle(string(role)), ErrForbidden)
 	}
 	return nil
-}
-
-// startedOf is what the activity's start read, in its memo; nil inside a
-// Tx, whose reads are the transaction's, or without a memo. The lock is
-// held until done is called.
-func (s *Service) startedOf(ctx context.Context) (st *started, done func()) {
-	if s.root.InTxNow(ctx) {
-		return nil, func() {}
-	}
-	st, mu := startedIn(ctx)
-	if st == nil {
-		return nil, func() {}
-	}
-	mu.Lock()
-	return st, mu.Unlock
-}
-
-// startName is a space's name as the activity's start read it.
-func (s *Service) startName(ctx context.Context, spaceID string) (string, bool) {
-	st, done := s.startedOf(ctx)
-	defer done()
-	if st == nil {
-		return "", false
-	}
-	name, ok := st.spaceNames[spaceID]
-	return name, ok
-}
-
-// startPerson is a person as the activity's start read them.
-func (s *Service) startPerson(ctx context.Context, personID string) (Person, bool) {
-	st, done := s.startedOf(ctx)
-	defer done()
-	if st == nil {
-		return Person{}, false
-	}
-	p, ok := st.people[personID]
-	return p, ok
 }
 
 // WithArticle puts "a" or "an" before a word for people to read: "an

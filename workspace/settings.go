@@ -78,23 +78,6 @@ func toSettings(r storage.Setting) (Settings, error) {
 
 // GetSettings returns the person's settings, defaults where none are saved.
 func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, error) {
-	if m := memoFrom(ctx); m != nil && !s.root.InTxNow(ctx) {
-		// (Inside a Tx the read is the transaction's: it may roll back, so
-		// it is never the activity's memo's answer.)
-		// An activity's one read (CheckAccessOnce).
-		if st, ok := m.settingsOf(personID); ok {
-			st.AllowedWriteAreas = append([]string(nil), st.AllowedWriteAreas...)
-			if len(st.AllowedWriteAreas) == 0 {
-				st.AllowedWriteAreas = nil
-			}
-			return st, nil
-		}
-		st, err := s.readSettings(ctx, personID)
-		if err == nil {
-			m.putSettings(personID, st, false)
-		}
-		return st, err
-	}
 	return s.readSettings(ctx, personID)
 }
 
@@ -170,7 +153,6 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	}
 	row := storage.Setting{PersonID: personID, WritePolicy: cur.WritePolicy, AllowedWriteAreas: string(rawAreas),
 		ConnectedAppWrites: cur.ConnectedAppWrites, Model: cur.Model, Effort: cur.Effort, UpdatedAt: s.now()}
-	s.forgetAccess(ctx) // an activity's later checks read the new settings
 	if err := s.q(ctx).Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}

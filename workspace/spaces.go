@@ -87,9 +87,6 @@ func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space
 	if err != nil {
 		return Space{}, err
 	}
-	if name, ok := s.startName(ctx, spaceID); ok {
-		return Space{ID: spaceID, Name: name, Role: role}, nil // read with the activity's start (StartColumns)
-	}
 	var row storage.Space
 	if err := s.q(ctx).Take(&row, "id = ?", spaceID).Error; err != nil {
 		return Space{}, fmt.Errorf("get space %s: %w", spaceID, err)
@@ -115,9 +112,6 @@ func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]stri
 
 // GetPerson returns a person by id.
 func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error) {
-	if p, ok := s.startPerson(ctx, personID); ok {
-		return p, nil // read with the activity's start (StartColumns)
-	}
 	var row storage.Person
 	err := s.q(ctx).Take(&row, "id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -182,7 +176,7 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 		if err != nil {
 			return fmt.Errorf("person %q: %w", personName, err)
 		}
-		s.forgetAccess(ctx)
+		s.forgetRoles(ctx)
 		m := storage.Membership{SpaceID: sp.ID, PersonID: p.ID, Role: string(role), Revision: 1}
 		err = s.q(ctx).Clauses(clause.OnConflict{
 			Columns: []clause.Column{{Name: "space_id"}, {Name: "person_id"}},

@@ -657,7 +657,7 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 				return err
 			}
 		}
-		s.forgetAccess(ctx) // no member from here on
+		s.forgetRoles(ctx) // no member from here on
 		res = s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", c.SpaceID, c.ID, c.Revision).Delete(&storage.Membership{})
 	default:
 		return fmt.Errorf("delete %T", cur)
@@ -698,7 +698,7 @@ func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target sna
 		if err := s.q(ctx).Take(&p, "id = ?", t.ID).Error; err != nil {
 			return nil, fmt.Errorf("restore person %s: %w", t.ID, err)
 		}
-		s.forgetAccess(ctx) // a member again
+		s.forgetRoles(ctx) // a member again
 		m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: revision, CreatedAt: t.CreatedAt}
 		if err := s.q(ctx).Create(&m).Error; err != nil {
 			return nil, fmt.Errorf("restore person %s in %s: %w", t.ID, spaceID, err)
