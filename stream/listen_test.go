@@ -97,8 +97,6 @@ func receive[T any](t *testing.T, c <-chan T, what string) T {
 	}
 }
 
-// A follower on another process's Bus is woken by the notification, not by
-// the poll: its poll is set to an hour.
 // holdSecondConnect is a listener connect hook that lets the first connect
 // go ahead and holds the second (the first reconnect) until release is
 // closed, telling reconnecting when it is held; later ones go ahead.
