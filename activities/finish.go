@@ -110,7 +110,7 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) e
 // attempt: a retry sends only what the attempt lacks.
 func (a *Activities) lastFrames(ctx context.Context, turn, ended chat.Turn, held []map[string]string, named []workspace.Ref) error {
 	send := func(typ string, data any) error {
-		if _, err := a.Frames.PublishOnce(ctx, turn.ID, typ, data); err != nil {
+		if _, err := a.Frames.PublishFirst(ctx, turn.ID, typ, data); err != nil {
 			return fmt.Errorf("publish %s: %w", typ, err)
 		}
 		return nil

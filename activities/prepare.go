@@ -179,9 +179,9 @@ func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim b
 		if err := a.Chat.SaveRunRecord(ctx, turnID, rec); err != nil {
 			return err
 		}
-		// The refs frame is once per attempt (stream.Once): the unique
+		// The refs frame is once per attempt (stream.OnePerAttempt): the unique
 		// index on the attempt makes it exact even against a racing one.
-		_, err := a.Frames.PublishOnce(ctx, turnID, stream.TypeRefs, refs)
+		_, err := a.Frames.PublishFirst(ctx, turnID, stream.TypeRefs, refs)
 		return err
 	})
 	if err != nil {

@@ -26,7 +26,7 @@ func finishWithDone(t *testing.T, f *fixture, bus *stream.Bus, turnID string, e 
 		if ended, err = f.store.FinishTurn(ctx, turnID, e); err != nil {
 			return err
 		}
-		_, err = bus.PublishOnce(ctx, turnID, stream.TypeDone, map[string]string{"status": string(ended.Status)})
+		_, err = bus.PublishFirst(ctx, turnID, stream.TypeDone, map[string]string{"status": string(ended.Status)})
 		return err
 	})
 	return ended, err

@@ -677,7 +677,7 @@ const MaxNamedRefs = 60
 // with ClaimTurn, so the ending saved is that run's.)
 //
 // Called inside a transaction (storage.DB.InTx), it runs in that one: the
-// turn's last frames (error, proposal, done: stream.Bus.PublishOnce),
+// turn's last frames (error, proposal, done: stream.Bus.PublishFirst),
 // published after it in the same transaction, commit with the ending or
 // not at all, so a turn never ends without its done frame, and a retry
 // that finds the ending saved sends what the attempt has not sent yet.

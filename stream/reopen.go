@@ -66,7 +66,7 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 		// The frames after the reset frame are the new attempt's, whose
 		// attempt_seq is the reset frame's number.
 		row := storage.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
-		if first != 0 && Once(d.Type) {
+		if first != 0 && OnePerAttempt(d.Type) {
 			attempt := first // (a frame of another type is in no attempt: NULL)
 			row.Attempt = &attempt
 		}
@@ -124,10 +124,10 @@ func (b *Bus) Last(ctx context.Context, turnID, typ string) (Frame, bool, error)
 	return Frame{Seq: r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}, true, nil
 }
 
-// Once tells the frame types a turn's attempt sends at most one of (see
+// OnePerAttempt tells the frame types a turn's attempt sends at most one of (see
 // HasInAttempt): the unique index turn_frames_once (migration 00027) holds
 // them to it, on their attempt.
-func Once(typ string) bool {
+func OnePerAttempt(typ string) bool {
 	switch typ {
 	case TypeRefs, TypeProposal, TypeTurnError, TypeError, TypeDone:
 		return true
@@ -135,7 +135,7 @@ func Once(typ string) bool {
 	return false
 }
 
-// publishOnceSQL is publishSQL for a frame sent once per attempt: the
+// publishFirstSQL is publishSQL for a frame sent once per attempt: the
 // counter moves, and the frame is stored with its attempt, only while the
 // attempt has no frame of its type. found tells a turn that exists from a
 // missing one; the NOTIFY goes out when a frame was stored or the turn is
@@ -143,7 +143,7 @@ func Once(typ string) bool {
 // was there. A publisher whose check ran before a racing one committed
 // its frame fails on the unique index instead (all of the statement is
 // undone: no number is used).
-const publishOnceSQL = `WITH numbered AS (
+const publishFirstSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? AND NOT EXISTS (
 		SELECT 1 FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ? AND turn_frames.seq > turns.attempt_seq
 	) RETURNING id, frame_seq, attempt_seq
@@ -159,14 +159,14 @@ SELECT (SELECT seq FROM stored) AS seq, found.found,
 		THEN pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text END AS notified
 FROM found`
 
-// ErrOnceTaken is what PublishOnce returns in a transaction when a publisher
+// ErrFirstTaken is what PublishFirst returns in a transaction when a publisher
 // racing it stored the attempt's frame of the type first, after its own
 // check: on Postgres the transaction is then aborted (the unique index
 // refused the frame), and the caller's retry finds the frame there.
-var ErrOnceTaken = errors.New("stream: the attempt's frame of this type was stored by another publisher")
+var ErrFirstTaken = errors.New("stream: the attempt's frame of this type was stored by another publisher")
 
-// PublishOnce publishes a frame of a type a turn's attempt has at most
-// one of (refs, error, proposal, done: see Once), unless the attempt has
+// PublishFirst publishes a frame of a type a turn's attempt has at most
+// one of (refs, error, proposal, done: see OnePerAttempt), unless the attempt has
 // one already; it tells whether it published. It is exact: two calls
 // racing for one attempt (a retried activity whose first attempt still
 // runs) store one frame, the other answers false, because the unique index
@@ -178,23 +178,23 @@ var ErrOnceTaken = errors.New("stream: the attempt's frame of this type was stor
 // with the change it belongs to (a turn's ending with its error, proposal
 // and done frames: chat.Store.FinishTurn), and this process's followers
 // are handed it once that transaction committed. A racing publisher that
-// stored the attempt's frame first makes it fail there with ErrOnceTaken
+// stored the attempt's frame first makes it fail there with ErrFirstTaken
 // (on Postgres the transaction is aborted): the caller's retry finds it.
-func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bool, error) {
+func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (bool, error) {
 	var row *storage.TurnFrame
 	sent := false
 	inTx := b.db.InTxNow(ctx)
 	var err error
 	if b.db.Dialect == storage.Postgres {
-		row, sent, err = b.publishOnce(b.db.Q(ctx), turnID, typ, data) // one statement
+		row, sent, err = b.publishFirst(b.db.Q(ctx), turnID, typ, data) // one statement
 	} else {
 		err = b.db.InTx(ctx, func(ctx context.Context) error {
 			var err error
-			row, sent, err = b.publishOnce(b.db.Q(ctx), turnID, typ, data)
+			row, sent, err = b.publishFirst(b.db.Q(ctx), turnID, typ, data)
 			return err
 		})
 	}
-	if errors.Is(err, ErrOnceTaken) && !inTx {
+	if errors.Is(err, ErrFirstTaken) && !inTx {
 		// The statement (Postgres) or the transaction (SQLite) stored
 		// nothing: the attempt has its frame.
 		return false, nil
@@ -214,12 +214,12 @@ func (b *Bus) PublishOnce(ctx context.Context, turnID, typ string, data any) (bo
 	return sent, nil
 }
 
-// publishOnce stores a frame of a once-per-attempt type in tx unless the
-// attempt has one: on Postgres in one statement (publishOnceSQL), on
+// publishFirst stores a frame of a once-per-attempt type in tx unless the
+// attempt has one: on Postgres in one statement (publishFirstSQL), on
 // SQLite the check, the counter and the insert. A unique violation (a
-// racing publisher's frame) is ErrOnceTaken.
-func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*storage.TurnFrame, bool, error) {
-	if !Once(typ) {
+// racing publisher's frame) is ErrFirstTaken.
+func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.TurnFrame, bool, error) {
+	if !OnePerAttempt(typ) {
 		return nil, false, fmt.Errorf("publish %s frame once: not a frame an attempt sends once", typ)
 	}
 	raw, err := json.Marshal(data)
@@ -243,7 +243,7 @@ func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*storage.T
 		row.Attempt = &attempt
 		if err := tx.Create(row).Error; err != nil {
 			if storage.IsUniqueViolation(err) {
-				return nil, false, ErrOnceTaken
+				return nil, false, ErrFirstTaken
 			}
 			return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 		}
@@ -253,11 +253,11 @@ func (b *Bus) publishOnce(tx *gorm.DB, turnID, typ string, data any) (*storage.T
 		Seq   *int64
 		Found bool
 	}
-	err = tx.Raw(publishOnceSQL, turnID, typ, typ, row.Data, row.CreatedAt, turnID,
+	err = tx.Raw(publishFirstSQL, turnID, typ, typ, row.Data, row.CreatedAt, turnID,
 		Channel, notifyPayload(b.origin, turnID), frameSuffix(b.origin, row)).Scan(&out).Error
 	switch {
 	case storage.IsUniqueViolation(err):
-		return nil, false, ErrOnceTaken
+		return nil, false, ErrFirstTaken
 	case err != nil:
 		return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	case out.Seq != nil:

@@ -101,19 +101,19 @@ func TestReopenStartsANewAttemptWithOneDone(t *testing.T) {
 	})
 }
 
-// PublishOnce publishes a frame of its type once per attempt: again after
+// PublishFirst publishes a frame of its type once per attempt: again after
 // a reopen, never twice in one; a missing turn is an error.
-func TestPublishOnceSendsOnePerAttempt(t *testing.T) {
+func TestPublishFirstSendsOnePerAttempt(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		turn := f.turn(t)
 		fl := startFollow(t, f.bus, turn.ID, 0)
-		sent, err := f.bus.PublishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{}})
+		sent, err := f.bus.PublishFirst(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{}})
 		require.NoError(t, err)
 		require.True(t, sent)
 		require.Equal(t, stream.TypeRefs, fl.next(t).Type)
-		sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{"again"}})
+		sent, err = f.bus.PublishFirst(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{"again"}})
 		require.NoError(t, err)
 		require.False(t, sent, "one refs frame an attempt")
 		text := f.publish(t, turn.ID, stream.TypeText, map[string]string{"delta": "hi"})
@@ -132,17 +132,17 @@ func TestPublishOnceSendsOnePerAttempt(t *testing.T) {
 		require.True(t, reopened)
 		f.bus.Wake(turn.ID)
 		require.Equal(t, stream.TypeStatus, fl.next(t).Type, "the reset")
-		sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{}})
+		sent, err = f.bus.PublishFirst(ctx, turn.ID, stream.TypeRefs, map[string]any{"refs": []any{}})
 		require.NoError(t, err)
 		require.True(t, sent, "a new attempt sends its own")
 		require.Equal(t, stream.TypeRefs, fl.next(t).Type)
-		sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		sent, err = f.bus.PublishFirst(ctx, turn.ID, stream.TypeDone, map[string]any{"status": "done"})
 		require.NoError(t, err)
 		require.True(t, sent)
 		require.Equal(t, stream.TypeDone, fl.next(t).Type)
 		require.NoError(t, fl.end(t))
 
-		_, err = f.bus.PublishOnce(ctx, "turn_missing", stream.TypeDone, map[string]any{})
+		_, err = f.bus.PublishFirst(ctx, "turn_missing", stream.TypeDone, map[string]any{})
 		require.Error(t, err)
 	})
 }
@@ -152,7 +152,7 @@ func TestPublishOnceSendsOnePerAttempt(t *testing.T) {
 // stored, and the unique index refuses the second, which answers false
 // and uses no number. Without the index both stored one (the check and
 // the publish are one statement, but not a lock).
-func TestPublishOnceRacingStoresOne(t *testing.T) {
+func TestPublishFirstRacingStoresOne(t *testing.T) {
 	t.Parallel()
 	url := dbtest.Postgres(t) // SQLite has one connection: no race to run
 	f := newFixture(t, url)
@@ -168,7 +168,7 @@ func TestPublishOnceRacingStoresOne(t *testing.T) {
 			go func() {
 				data := map[string]any{"status": "done", "racer": i}
 				if !in {
-					sent, err := f.bus.PublishOnce(t.Context(), turn.ID, stream.TypeDone, data)
+					sent, err := f.bus.PublishFirst(t.Context(), turn.ID, stream.TypeDone, data)
 					results <- result{sent, err}
 					return
 				}
@@ -176,7 +176,7 @@ func TestPublishOnceRacingStoresOne(t *testing.T) {
 				var sent bool
 				err := f.db.InTx(t.Context(), func(ctx context.Context) error {
 					var err error
-					sent, err = f.bus.PublishOnce(ctx, turn.ID, stream.TypeDone, data)
+					sent, err = f.bus.PublishFirst(ctx, turn.ID, stream.TypeDone, data)
 					return err
 				})
 				results <- result{sent, err}
@@ -187,7 +187,7 @@ func TestPublishOnceRacingStoresOne(t *testing.T) {
 		sent := 0
 		for range 2 {
 			r := <-results
-			if in && errors.Is(r.err, stream.ErrOnceTaken) {
+			if in && errors.Is(r.err, stream.ErrFirstTaken) {
 				continue // its transaction was aborted; a retry finds the frame
 			}
 			require.NoError(t, r.err)
@@ -204,7 +204,7 @@ func TestPublishOnceRacingStoresOne(t *testing.T) {
 		var row storage.Turn
 		require.NoError(t, f.db.Take(&row, "id = ?", turn.ID).Error)
 		require.EqualValues(t, 1, row.FrameSeq, "the refused frame used no number")
-		sentAgain, err := f.bus.PublishOnce(t.Context(), turn.ID, stream.TypeDone, map[string]any{"status": "done"})
+		sentAgain, err := f.bus.PublishFirst(t.Context(), turn.ID, stream.TypeDone, map[string]any{"status": "done"})
 		require.NoError(t, err)
 		require.False(t, sentAgain)
 	}
