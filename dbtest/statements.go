@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
@@ -32,34 +30,18 @@ func Record(t testing.TB, db *storage.DB) *Statements {
 	t.Helper()
 	s := &Statements{}
 	name := "dbtest:record:" + strconv.FormatInt(recorders.Add(1), 10)
-	rec := func(tx *gorm.DB) {
-		if tx.Statement == nil || tx.Statement.SQL.Len() == 0 {
+	remove, err := db.Observe(name, storage.Observer{After: func(_ any, st storage.Statement) {
+		if st.SQL == "" {
 			return
 		}
 		s.mu.Lock()
-		s.list = append(s.list, tx.Statement.SQL.String())
+		s.list = append(s.list, st.SQL)
 		s.mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatalf("record statements: %v", err)
 	}
-	cb := db.Callback()
-	procs := []interface {
-		Register(string, func(*gorm.DB)) error
-	}{
-		cb.Create().After("gorm:create"), cb.Query().After("gorm:query"), cb.Update().After("gorm:update"),
-		cb.Delete().After("gorm:delete"), cb.Row().After("gorm:row"), cb.Raw().After("gorm:raw"),
-	}
-	for _, p := range procs {
-		if err := p.Register(name, rec); err != nil {
-			t.Fatalf("record statements: %v", err)
-		}
-	}
-	t.Cleanup(func() {
-		_ = cb.Create().Remove(name)
-		_ = cb.Query().Remove(name)
-		_ = cb.Update().Remove(name)
-		_ = cb.Delete().Remove(name)
-		_ = cb.Row().Remove(name)
-		_ = cb.Raw().Remove(name)
-	})
+	t.Cleanup(remove)
 	return s
 }
 

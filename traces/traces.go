@@ -24,7 +24,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 	"go.temporal.io/sdk/interceptor"
-	"gorm.io/gorm"
 )
 
 // Settings say whether and how a process exports traces, read from the
@@ -146,12 +145,4 @@ func (t *Tracer) Transport(next http.RoundTripper) http.RoundTripper {
 		return next
 	}
 	return otelhttp.NewTransport(next, otelhttp.WithTracerProvider(t.tp), otelhttp.WithPropagators(propagators))
-}
-
-// Database makes a span of every SQL statement of db (database.go).
-func (t *Tracer) Database(db *gorm.DB) error {
-	if !t.On() {
-		return nil
-	}
-	return db.Use(&dbSpans{tracer: t.tp.Tracer("hub/sql")})
 }

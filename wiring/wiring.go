@@ -228,7 +228,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 			return fail(err)
 		}
 	}
-	if err := h.Tracer.Database(db.DB); err != nil {
+	if err := traceStatements(db, h.Tracer); err != nil {
 		poster.Close()
 		h.MCP.Close()
 		return fail(err)
@@ -290,4 +290,15 @@ func (h *Hub) Close() {
 // activities traced in the trace of the request that started them.
 func (h *Hub) TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
 	return h.Tracer.TemporalInterceptors()
+}
+
+// traceStatements makes a span of every SQL statement run on db in a trace
+// (traces.Tracer.StatementStart), when tracing is on.
+func traceStatements(db *storage.DB, t *traces.Tracer) error {
+	if !t.On() {
+		return nil
+	}
+	_, err := db.Observe("traces", storage.Observer{Before: t.StatementStart,
+		After: func(span any, st storage.Statement) { traces.StatementEnd(span, st.SQL, st.Rows, st.Err) }})
+	return err
 }
