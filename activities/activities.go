@@ -125,3 +125,15 @@ func (a *Activities) location() *time.Location {
 	}
 	return time.UTC
 }
+
+// turnAndSteps reads what a model call, a tool call and a turn's ending
+// start from: the turn with its run record, and its steps before the one
+// given with their calls.
+func (a *Activities) turnAndSteps(ctx context.Context, turnID string, before int) (chat.Turn, chat.RunRecord, []chat.Step, error) {
+	turn, rec, err := a.Chat.GetTurn(ctx, turnID)
+	if err != nil {
+		return chat.Turn{}, chat.RunRecord{}, nil, err
+	}
+	steps, err := a.Chat.Steps(ctx, turnID, before)
+	return turn, rec, steps, err
+}

@@ -126,7 +126,7 @@ func TestFinishTurnIsIdempotent(t *testing.T) {
 		ctx := context.Background()
 		require.NoError(t, f.acts.FinishTurn(ctx, activities.FinishInput{TurnID: f.turn.ID, Status: "done"}))
 		require.NoError(t, f.acts.FinishTurn(ctx, activities.FinishInput{TurnID: f.turn.ID, Status: "error", ErrorCode: "x"}))
-		got, err := f.chat.GetTurn(ctx, f.turn.ID)
+		got, _, err := f.chat.GetTurn(ctx, f.turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, chat.StatusDone, got.Status)
 		frames, err := f.acts.Frames.Frames(ctx, f.turn.ID, 0)

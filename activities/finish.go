@@ -48,9 +48,8 @@ type finishing struct {
 
 // finish is FinishTurn's read and ending.
 func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) error {
-	// The turn (with the access, which the page's records are resolved
-	// with) and every step with its calls, in one read.
-	turn, _, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, MaxSteps+1)
+	// The turn and every step with its calls.
+	turn, _, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	if err != nil {
 		return gone(err)
 	}
@@ -196,7 +195,7 @@ func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
 func InterruptWhenStopped(chats *chat.Store, interrupts *stream.Interrupts) func(turnID string) int {
 	return func(turnID string) int {
 		return interrupts.InterruptIf(turnID, func() bool {
-			t, err := chats.GetTurn(context.Background(), turnID)
+			t, _, err := chats.GetTurn(context.Background(), turnID)
 			return err == nil && (t.Status == chat.StatusStopping || t.Status == chat.StatusPaused)
 		})
 	}

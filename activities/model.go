@@ -36,8 +36,8 @@ const HeartbeatInterval = 5 * time.Second
 // heartbeating on a timer), and saves the step and its tool calls as
 // pending. The workflow gets the calls by id.
 //
-// Of its own it reads once (the turn, its run record, the person's access
-// and the steps before, chat.Store.TurnAndSteps) and commits twice
+// Of its own it reads twice (the turn with its run record, and the steps
+// before: turnAndSteps) and commits twice
 // besides the streamed text frames: the status change, its frame and the
 // request's reservation before the request (MarkWorking, one
 // transaction), and the step with its calls, the request's settle and the
@@ -250,14 +250,14 @@ type callStart struct {
 // transcript, and records the status change with its frame and the first
 // request's reservation (MarkWorking), filling in c.
 func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, c *callStart) error {
-	// The turn, its run record, the access and the steps before this one
-	// in one read (a reset's claim below leaves the record as it is, and
-	// keeps the steps before in.Step).
+	// The turn, its run record and the steps before this one (a reset's
+	// claim below leaves the record as it is, and keeps the steps before
+	// in.Step).
 	before := in.Step
 	if in.Rerun {
 		before++ // and the step a pause cut off, to continue it
 	}
-	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, before)
+	turn, rec, steps, err := a.turnAndSteps(ctx, in.TurnID, before)
 	if err != nil {
 		return gone(err)
 	}

@@ -227,11 +227,11 @@ func TestPrepareTurnWritesOnce(t *testing.T) {
 			_, err = f.acts.PrepareTurn(ctx, activities.TurnRef{TurnID: turn.ID})
 			require.NoError(t, err)
 		}
-		_, rec, _, err := f.chat.TurnAndSteps(ctx, turn.ID, 1)
+		_, rec, err := f.chat.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.NotEmpty(t, rec.Instructions, "the run record")
 		require.NotEmpty(t, rec.OfferedTools)
-		got, err := f.chat.GetTurn(ctx, turn.ID)
+		got, _, err := f.chat.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, chat.StatusWorking, got.Status)
 		frames, err := f.acts.Frames.Frames(ctx, turn.ID, 0)

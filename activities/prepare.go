@@ -53,9 +53,7 @@ type prepared struct {
 
 // prepare is PrepareTurn's reads and writes.
 func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error {
-	// The turn, the access, the space's name, the person and their message
-	// in one read.
-	turn, userMsg, found, err := a.Chat.GetTurnToStart(ctx, in.TurnID)
+	turn, _, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
 		return gone(err)
 	}
@@ -81,7 +79,7 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	if err != nil {
 		return err
 	}
-	user, history, err := a.turnMessagesFrom(ctx, turn, userMsg, found)
+	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
 		return err
 	}

@@ -41,28 +41,6 @@ func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Mes
 	return user, history, err
 }
 
-// turnMessagesFrom is turnMessages for a caller that read the person's
-// message already (chat.Store.GetTurnToStart; found false: it is missing):
-// one read fewer.
-func (a *Activities) turnMessagesFrom(ctx context.Context, turn chat.Turn, user chat.Message, found bool) (chat.Message, []chat.Message, error) {
-	key := transcriptKey(ctx, turn)
-	if t, ok := a.transcripts.get(key); ok {
-		return t.user, t.history, nil
-	}
-	if !found {
-		return chat.Message{}, nil, gone(&workspace.NotFoundError{Kind: "message", ID: turn.UserMessageID})
-	}
-	history, err := a.Chat.HistoryBefore(ctx, turn, user)
-	if err != nil {
-		return chat.Message{}, nil, err
-	}
-	if err := a.currentLabels(ctx, turn, &user, history); err != nil {
-		return chat.Message{}, nil, err
-	}
-	a.transcripts.put(key, transcript{user: user, history: history})
-	return user, history, nil
-}
-
 func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {

@@ -64,7 +64,7 @@ func (a *Activities) claimID(ctx context.Context, turnID string, keep int) error
 	if !activity.IsActivity(ctx) {
 		return nil
 	}
-	turn, err := a.Chat.GetTurn(ctx, turnID)
+	turn, _, err := a.Chat.GetTurn(ctx, turnID)
 	if err != nil {
 		return gone(err)
 	}

@@ -43,7 +43,7 @@ func (a *Activities) PrepareSteps(ctx context.Context, in PlanCallInput) ([]stri
 		return nil, a.Chat.SaveReceipt(ctx, in.MessageID, chat.Receipt{CallID: in.CallID, SpaceID: in.SpaceID, Status: chat.ReceiptFailed,
 			ErrorCode: tools.CodeRefused, ErrorMessage: "this workflow changed after it was proposed; nothing was run. Ask again."})
 	}
-	turn, err := a.Chat.GetTurn(ctx, call.TurnID)
+	turn, _, err := a.Chat.GetTurn(ctx, call.TurnID)
 	if err != nil {
 		return nil, gone(err)
 	}

@@ -27,9 +27,8 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // replayed workflow or an operator's reset never runs a write twice: a
 // write commits together with its outcome row, in one transaction.
 //
-// Of its own it reads once (the turn, its run record, the person's access
-// and the turn's steps with their calls, this one among them:
-// chat.Store.TurnAndSteps) and then writes: the outcome row with the
+// Of its own it reads twice (the turn with its run record, and the turn's
+// steps with their calls, this one among them: turnAndSteps) and then writes: the outcome row with the
 // call's frames (its started frame too for a tool that works on Hub's
 // database only, startsWithOutcome), in the write's transaction for a Hub
 // write.
@@ -60,10 +59,10 @@ type toolRun struct {
 
 // runTool is RunTool's read and run.
 func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) error {
-	// The turn, its run record, the person's access and every step so far
-	// with its calls, in one read: the call is one of them, and the steps
-	// give the titles the turn knows and the calls before this one.
-	turn, rec, steps, err := a.Chat.TurnAndSteps(ctx, in.TurnID, MaxSteps+1)
+	// The turn, its run record and every step so far with its calls: the
+	// call is one of them, and the steps give the titles the turn knows
+	// and the calls before this one.
+	turn, rec, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	call, found := findCall(steps, in.CallID)
 	if err == nil && !found {
 		// (Also a stale run's call of a step a reset deleted: only a run

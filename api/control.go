@@ -110,7 +110,7 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 		// it still reads stopping or paused: a Resume and the call it started
 		// may have come in between.
 		s.Interrupts.InterruptIf(t.ID, func() bool {
-			cur, err := s.Chat.GetTurn(ctx, t.ID)
+			cur, _, err := s.Chat.GetTurn(ctx, t.ID)
 			return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
 		})
 		if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {

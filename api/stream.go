@@ -98,7 +98,7 @@ func (s *Server) streamTurn(c *gin.Context) {
 		case errors.Is(err, stream.ErrFramesSwept):
 			// It ended long ago: its saved ending stands in for the done
 			// frame, numbered so that a reconnect after it gets 204.
-			ended, gerr := s.Chat.GetTurn(ctx, turnID)
+			ended, _, gerr := s.Chat.GetTurn(ctx, turnID)
 			if gerr != nil {
 				return gerr
 			}

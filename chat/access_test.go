@@ -69,7 +69,7 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		left, err := f.store.UnfinishedTurnsIn(ctx, f.ann, f.space)
 		require.NoError(t, err)
 		require.Len(t, left, 1, "the removal can still find what to end")
-		_, err = f.store.GetTurn(ctx, running.ID)
+		_, _, err = f.store.GetTurn(ctx, running.ID)
 		require.NoError(t, err, "the worker reads the turn to end it")
 
 		// Her work frames of the conversation say only that the work

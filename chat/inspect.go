@@ -58,11 +58,10 @@ type InspectedFrame struct {
 // Inspect reads a turn of the person for the run inspector: only the
 // owner of its conversation, in a space they can still open, finds it.
 func (s *Store) Inspect(ctx context.Context, personID, turnID string) (Inspection, error) {
-	turn, err := s.GetTurnFor(ctx, personID, turnID)
-	if err != nil {
+	if _, err := s.GetTurnFor(ctx, personID, turnID); err != nil {
 		return Inspection{}, err
 	}
-	return s.inspect(ctx, turn)
+	return s.inspect(ctx, turnID)
 }
 
 // InspectAny reads any turn for an operator (an operator token): access
@@ -71,20 +70,15 @@ func (s *Store) InspectAny(ctx context.Context, turnID string) (Inspection, erro
 	if workspace.BadText(turnID) {
 		return Inspection{}, &workspace.NotFoundError{Kind: "turn", ID: turnID}
 	}
-	turn, err := s.GetTurn(ctx, turnID)
+	return s.inspect(ctx, turnID)
+}
+
+func (s *Store) inspect(ctx context.Context, turnID string) (Inspection, error) {
+	turn, rec, err := s.GetTurn(ctx, turnID)
 	if err != nil {
 		return Inspection{}, err
 	}
-	return s.inspect(ctx, turn)
-}
-
-func (s *Store) inspect(ctx context.Context, turn Turn) (Inspection, error) {
-	turnID := turn.ID
-	var err error
-	out := Inspection{Turn: turn, Steps: []InspectedStep{}, Calls: []InspectedCall{}, Frames: []InspectedFrame{}}
-	if out.Record, err = s.GetRunRecord(ctx, turnID); err != nil {
-		return Inspection{}, err
-	}
+	out := Inspection{Turn: turn, Record: rec, Steps: []InspectedStep{}, Calls: []InspectedCall{}, Frames: []InspectedFrame{}}
 	var steps []storage.TurnStep
 	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("step").Find(&steps).Error; err != nil {
 		return Inspection{}, fmt.Errorf("inspect the steps of turn %s: %w", turnID, err)

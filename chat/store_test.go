@@ -105,14 +105,14 @@ func TestDeleteConversation(t *testing.T) {
 		require.Zero(t, f.count(t, &storage.Turn{}, "conversation_id = ?", f.conv.ID))
 		require.Zero(t, f.count(t, &storage.TurnStep{}, "turn_id IN ?", []string{done.ID, running.ID}))
 		require.Zero(t, f.count(t, &storage.ToolCall{}, "turn_id IN ?", []string{done.ID, running.ID}))
-		_, err = f.store.GetTurn(ctx, running.ID)
+		_, _, err = f.store.GetTurn(ctx, running.ID)
 		requireNotFound(t, err, "turn")
 
 		// The other conversation is untouched.
 		msgs, err := f.store.Messages(ctx, f.ann, other.ID)
 		require.NoError(t, err)
 		require.Len(t, msgs, 2)
-		_, err = f.store.GetTurn(ctx, kept.ID)
+		_, _, err = f.store.GetTurn(ctx, kept.ID)
 		require.NoError(t, err)
 
 		d, err = f.store.DeleteConversation(ctx, f.ann, other.ID)

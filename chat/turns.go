@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -278,21 +276,21 @@ func turnStartError(err error) error {
 }
 
 // runRecordColumns are the turn row's run record: most of its bytes,
-// which only the model call and the tool calls read (GetTurnAndRecord).
+// which the person's reads of a turn (GetTurnFor) leave unread.
 var runRecordColumns = []string{"instructions", "context", "offered_tools", "added_tools", "offer_why", "history_ids"}
 
-// GetTurn returns a turn by id, whoever owns it (for the worker). It
-// leaves the run record unread: GetTurnAndRecord reads both at once.
-func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
+// GetTurn returns a turn by id, whoever owns it, with its run record: the
+// worker's read (and an operator's).
+func (s *Store) GetTurn(ctx context.Context, id string) (Turn, RunRecord, error) {
 	var r storage.Turn
-	err := s.q(ctx).Omit(runRecordColumns...).Take(&r, "id = ?", id).Error
+	err := s.q(ctx).Take(&r, "id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
+		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
 	}
 	if err != nil {
-		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
+		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
 	}
-	return toTurn(r), nil
+	return toTurn(r), toRunRecord(r), nil
 }
 
 // GetTurnFor returns a turn of the person in a space they can open now
@@ -300,7 +298,7 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, error) {
 // person has left, is not found. One read: the access is checked in it.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
 	var rows []storage.Turn
-	err := s.q(ctx).Model(&storage.Turn{}).Select(turnColumns(s.db.DB)).
+	err := s.q(ctx).Model(&storage.Turn{}).Omit(runRecordColumns...).
 		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
 	if err != nil {
 		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
@@ -547,68 +545,6 @@ func (s *Store) Claim(ctx context.Context, turnID, runID string) error {
 	return nil
 }
 
-// GetRunRecord reads a turn's run record.
-func (s *Store) GetRunRecord(ctx context.Context, turnID string) (RunRecord, error) {
-	var r storage.Turn
-	if err := s.q(ctx).Select(append([]string{"model"}, runRecordColumns...)).Take(&r, "id = ?", turnID).Error; err != nil {
-		return RunRecord{}, fmt.Errorf("get run record %s: %w", turnID, err)
-	}
-	return toRunRecord(r), nil
-}
-
-// GetTurnAndRecord is GetTurn and GetRunRecord in one read of the row:
-// what a model call and a tool call start from.
-func (s *Store) GetTurnAndRecord(ctx context.Context, id string) (Turn, RunRecord, error) {
-	var r storage.Turn
-	err := s.q(ctx).Take(&r, "id = ?", id).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
-	if err != nil {
-		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
-	}
-	return toTurn(r), toRunRecord(r), nil
-}
-
-// GetTurnToStart is GetTurn for the start of a turn (PrepareTurn), with
-// the person's message (GetMessage; ok false when it is missing).
-func (s *Store) GetTurnToStart(ctx context.Context, id string) (Turn, Message, bool, error) {
-	t, err := s.GetTurn(ctx, id)
-	if err != nil {
-		return Turn{}, Message{}, false, err
-	}
-	m, err := s.GetMessage(ctx, t.UserMessageID)
-	if errors.Is(err, workspace.ErrNotFound) {
-		return t, Message{}, false, nil
-	}
-	return t, m, err == nil, err
-}
-
-// turnColumns are the turn row's columns but its run record's, as
-// "turns.a, turns.b, …".
-func turnColumns(db *gorm.DB) string {
-	turnColumnsOnce.Do(func() {
-		turnColumnsList = "turns.*"
-		stmt := &gorm.Statement{DB: db}
-		if err := stmt.Parse(&storage.Turn{}); err != nil {
-			return // every column: wider, not wrong
-		}
-		var cols []string
-		for _, n := range stmt.Schema.DBNames {
-			if !slices.Contains(runRecordColumns, n) {
-				cols = append(cols, "turns."+n)
-			}
-		}
-		turnColumnsList = strings.Join(cols, ", ")
-	})
-	return turnColumnsList
-}
-
-var (
-	turnColumnsOnce sync.Once
-	turnColumnsList string
-)
-
 func toRunRecord(r storage.Turn) RunRecord {
 	return RunRecord{Model: r.Model, Instructions: r.Instructions, Context: r.Context,
 		OfferedTools: unmarshal[[]string](r.OfferedTools), AddedTools: unmarshal[[]string](r.AddedTools),
@@ -696,7 +632,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		// before or after it. On Postgres it updates the reply too.
 		var rows []finishedRow
 		update := `UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
-			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING ` + turnColumns(tx) + `,` + finishedColumns
+			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING *,` + finishedColumns
 		args := []any{string(e.Status), e.ErrorCode, e.ErrorMessage, e.Usage.InputTokens, e.Usage.OutputTokens, now, now, turnID,
 			CallHeld, HeldForApply}
 		reply := []any{e.Text, string(e.Status), marshal(nonNil(e.Refs)), marshal(nonNil(e.Named)), e.Usage.InputTokens,
@@ -716,12 +652,9 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		}
 		if len(rows) == 0 {
 			// Ended already (its first ending stands), or missing.
-			var r storage.Turn
-			if err := tx.Omit(runRecordColumns...).Take(&r, "id = ?", turnID).Error; err != nil {
-				return err
-			}
-			out = toTurn(r)
-			return nil
+			var err error
+			out, _, err = s.GetTurn(ctx, turnID)
+			return err
 		}
 		r := rows[0]
 		out = toTurn(r.Turn)
@@ -752,8 +685,8 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 	return out, nil
 }
 
-// finishedColumns is what FinishTurn's update returns besides the turn
-// without its run record (turnColumns): the top bar's title parts, and
+// finishedColumns is what FinishTurn's update returns besides the
+// turn: the top bar's title parts, and
 // how many of its writes are held for Apply (two arguments: CallHeld,
 // HeldForApply).
 const finishedColumns = `

@@ -52,7 +52,7 @@ func TestStartTurn(t *testing.T) {
 		require.Equal(t, turn.ID, got.ID)
 		_, err = f.store.GetTurnFor(ctx, f.bob, turn.ID)
 		requireNotFound(t, err, "turn")
-		_, err = f.store.GetTurn(ctx, "turn_missing")
+		_, _, err = f.store.GetTurn(ctx, "turn_missing")
 		requireNotFound(t, err, "turn")
 
 		m, err := f.store.GetMessage(ctx, user.ID)
@@ -143,7 +143,7 @@ func TestFinishTurnKeepsTheFirstEnding(t *testing.T) {
 
 		// A late status update does not reopen it.
 		require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 3))
-		got, err := f.store.GetTurn(ctx, turn.ID)
+		got, _, err := f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, chat.StatusDone, got.Status)
 		require.Equal(t, 0, got.Step)
@@ -168,7 +168,7 @@ func TestFinishTurnWithError(t *testing.T) {
 		ctx := t.Context()
 		turn := f.start(t, "hello")
 		require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, 2))
-		got, err := f.store.GetTurn(ctx, turn.ID)
+		got, _, err := f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, chat.StatusWorking, got.Status)
 		require.Equal(t, 2, got.Step)
@@ -251,17 +251,17 @@ func TestRunRecord(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		turn := f.start(t, "hi")
-		empty, err := f.store.GetRunRecord(ctx, turn.ID)
+		_, empty, err := f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Empty(t, empty.OfferedTools)
 		rec := chat.RunRecord{Model: "gpt-test", Instructions: "You are Hub's assistant", Context: "<context>…</context>",
 			OfferedTools: []string{"hub_list_tasks", "hub_create_tasks"}, AddedTools: []string{"hub_update_tasks"},
 			HistoryIDs: []string{"msg_1", "msg_2"}}
 		require.NoError(t, f.store.SaveRunRecord(ctx, turn.ID, rec))
-		got, err := f.store.GetRunRecord(ctx, turn.ID)
+		_, got, err := f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.Equal(t, rec, got)
-		_, err = f.store.GetRunRecord(ctx, "turn_missing")
+		_, _, err = f.store.GetTurn(ctx, "turn_missing")
 		require.Error(t, err)
 	})
 }
@@ -274,7 +274,7 @@ func TestStopAndPauseAreNotOverwrittenByWork(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		status := func(id string) chat.Status {
-			got, err := f.store.GetTurn(ctx, id)
+			got, _, err := f.store.GetTurn(ctx, id)
 			require.NoError(t, err)
 			return got.Status
 		}
@@ -320,7 +320,7 @@ func TestAddToolsFromConcurrentCallsKeepsEveryTool(t *testing.T) {
 		for range names {
 			require.NoError(t, <-errs)
 		}
-		rec, err := f.store.GetRunRecord(ctx, turn.ID)
+		_, rec, err := f.store.GetTurn(ctx, turn.ID)
 		require.NoError(t, err)
 		require.ElementsMatch(t, append([]string{"shared"}, names...), rec.AddedTools)
 		require.ElementsMatch(t, append([]string{"hub_list_tasks", "shared"}, names...), rec.OfferedTools)
@@ -339,7 +339,7 @@ func TestRecordInterruptCountsStopsAndPauses(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
 		read := func(id string) chat.Turn {
-			got, err := f.store.GetTurn(ctx, id)
+			got, _, err := f.store.GetTurn(ctx, id)
 			require.NoError(t, err)
 			return got
 		}

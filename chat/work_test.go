@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/chat"
 	"hub/dbtest"
@@ -191,38 +189,17 @@ func TestOldFramesArePrunedNumbersGoOn(t *testing.T) {
 	})
 }
 
-// countStatements has db count the statements gorm sends from now on.
-func countStatements(t *testing.T, db *storage.DB) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	count := func(*gorm.DB) { n.Add(1) }
-	cb := db.Callback()
-	require.NoError(t, cb.Create().After("gorm:create").Register("test:count", count))
-	require.NoError(t, cb.Query().After("gorm:query").Register("test:count", count))
-	require.NoError(t, cb.Update().After("gorm:update").Register("test:count", count))
-	require.NoError(t, cb.Delete().After("gorm:delete").Register("test:count", count))
-	require.NoError(t, cb.Row().After("gorm:row").Register("test:count", count))
-	require.NoError(t, cb.Raw().After("gorm:raw").Register("test:count", count))
-	return &n
-}
-
-// On Postgres a status change and its announcement are two statements in
-// one transaction: the update returns what the top bar shows, and the
-// frame is numbered, stored and announced in one statement. A start
-// announces the queued turn in its own transaction.
-func TestAStatusChangeIsAnnouncedInTwoStatements(t *testing.T) {
+// A status change is announced on the top bar with its step and title.
+func TestAStatusChangeIsAnnounced(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, dbtest.Postgres(t))
-	ctx := t.Context()
-	turn := f.start(t, "plan the week")
-	n := countStatements(t, f.db)
-	require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 0))
-	require.EqualValues(t, 2, n.Load(), "the update, the announcement")
-	n.Store(0)
-	require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 1))
-	require.EqualValues(t, 2, n.Load(), "a step too")
-	got := frames(t, f.store, f.ann)
-	require.Equal(t, []string{"queued", "working", "working"}, statuses(got))
-	require.Equal(t, 1, got[2].Work.Step)
-	require.Equal(t, "Planning", got[2].Work.Title)
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		turn := f.start(t, "plan the week")
+		require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 0))
+		require.NoError(t, f.store.MarkWorking(ctx, turn.ID, 1))
+		got := frames(t, f.store, f.ann)
+		require.Equal(t, []string{"queued", "working", "working"}, statuses(got))
+		require.Equal(t, 1, got[2].Work.Step)
+		require.Equal(t, "Planning", got[2].Work.Title)
+	})
 }

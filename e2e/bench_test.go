@@ -59,7 +59,7 @@ func BenchmarkTurn(b *testing.B) {
 			require.NoError(b, err)
 			runLoop(b, s.Activities, turn.ID)
 			d = append(d, time.Since(start))
-			got, err := s.Chat.GetTurn(ctx, turn.ID)
+			got, _, err := s.Chat.GetTurn(ctx, turn.ID)
 			require.NoError(b, err)
 			require.Equal(b, chat.StatusDone, got.Status)
 		}

@@ -312,7 +312,7 @@ func removedMembersTurnEnds(t *testing.T, s *hubtest.Stack) {
 	require.Equal(t, "forbidden", turnErr["code"], "%v", events)
 	require.Equal(t, "error", events[len(events)-1].Data["status"])
 
-	turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+	turn, _, err := s.Chat.GetTurn(ctx, st.TurnID)
 	require.NoError(t, err)
 	require.Equal(t, "forbidden", turn.ErrorCode)
 	require.Len(t, s.Model.Requests(), 1, "the model is not asked again")
@@ -342,10 +342,10 @@ func TestARemovedMembersPausedTurnEndsAtOnce(t *testing.T) {
 	r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/members/"+eddieID, nil)
 	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
 	require.Eventually(t, func() bool {
-		turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+		turn, _, err := s.Chat.GetTurn(ctx, st.TurnID)
 		return err == nil && turn.Status.Final()
 	}, 30*time.Second, 20*time.Millisecond)
-	turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+	turn, _, err := s.Chat.GetTurn(ctx, st.TurnID)
 	require.NoError(t, err)
 	require.Equal(t, "error", string(turn.Status))
 	require.Equal(t, "forbidden", turn.ErrorCode)
@@ -489,10 +489,10 @@ func TestRemovedFromTheConversationsSpaceActsNowhere(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, r.Status, "%s", r.Body)
 
 	require.Eventually(t, func() bool {
-		turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+		turn, _, err := s.Chat.GetTurn(ctx, st.TurnID)
 		return err == nil && turn.Status.Final()
 	}, 30*time.Second, 20*time.Millisecond)
-	turn, err := s.Chat.GetTurn(ctx, st.TurnID)
+	turn, _, err := s.Chat.GetTurn(ctx, st.TurnID)
 	require.NoError(t, err)
 	require.Equal(t, "forbidden", turn.ErrorCode)
 	call, err := s.Chat.GetToolCall(ctx, st.TurnID+".1.0")

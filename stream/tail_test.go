@@ -2,13 +2,11 @@ package stream_test
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"hub/dbtest"
 	"hub/storage"
 	"hub/stream"
 )
@@ -82,58 +80,5 @@ func TestTail(t *testing.T) {
 		require.NoError(t, f.db.Delete(&storage.Turn{}, "id = ?", old.ID).Error)
 		_, err = f.bus.Tail(ctx, old.ID)
 		require.ErrorIs(t, err, stream.ErrTurnGone)
-	})
-}
-
-// A follower's read that finds no frame (a stream opened before the turn's
-// first, or caught up) learns in the same query that the turn exists and
-// runs: one read, where it was the frames and then the turn's finished_at.
-func TestAReadWithoutFramesIsOneQuery(t *testing.T) {
-	t.Parallel()
-	each(t, func(t *testing.T, f *fixture) {
-		turn, other := f.turn(t), f.turn(t)
-		read, otherRead := make(chan struct{}, 4), make(chan struct{}, 4)
-		stream.SetReadHook(f.bus, func(id string) {
-			if id == other.ID {
-				otherRead <- struct{}{}
-			} else {
-				read <- struct{}{}
-			}
-		})
-		if f.db.Dialect == storage.Postgres {
-			// The listener up first: once connected it has every follower
-			// read again (it may have missed a notification). A follower of
-			// another turn starts it, and reads twice: once when it starts,
-			// once when the listener (held until then) has connected.
-			entered, release := make(chan struct{}, 1), make(chan struct{})
-			stream.SetListenerHooks(f.bus, nil, func(uint32) {
-				select {
-				case entered <- struct{}{}:
-				default:
-				}
-				<-release
-			})
-			ofl := startFollow(t, f.bus, other.ID, 0)
-			<-otherRead
-			<-entered
-			close(release)
-			<-otherRead
-			// Its reads are over once it has a frame published after them.
-			f.publish(t, other.ID, stream.TypeText, map[string]string{"delta": "x"})
-			require.EqualValues(t, 1, ofl.next(t).Seq)
-		}
-		rec := dbtest.Record(t, f.db)
-		fl := startFollow(t, f.bus, turn.ID, 0)
-		<-read
-		seq := f.publish(t, turn.ID, stream.TypeText, map[string]string{"delta": "hi"})
-		require.Equal(t, seq, fl.next(t).Seq, "handed over, after the read")
-		var reads []string
-		for _, q := range rec.Take() {
-			if strings.HasPrefix(strings.TrimSpace(q), "SELECT") {
-				reads = append(reads, q)
-			}
-		}
-		require.Len(t, reads, 1, "%q", reads)
-		require.Equal(t, 1, dbtest.Matching(reads, "FROM turns LEFT JOIN turn_frames"))
 	})
 }

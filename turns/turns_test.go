@@ -172,7 +172,7 @@ func TestStartSavesTheMessageAndItsTurn(t *testing.T) {
 			kinds = append(kinds, m.Kind+":"+m.ID)
 		}
 		require.Equal(t, []string{"task:" + f.taskID, "file:" + f.fileID}, kinds, "the typed mention names the task already mentioned: once")
-		turn, err := f.chat.GetTurn(ctx, msgs[1].TurnID)
+		turn, _, err := f.chat.GetTurn(ctx, msgs[1].TurnID)
 		require.NoError(t, err)
 		require.Equal(t, chat.StatusError, turn.Status)
 		require.Equal(t, turns.CodeUnavailable, turn.ErrorCode)
