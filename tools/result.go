@@ -35,13 +35,12 @@ func ErrorText(e *Error) string {
 		// No ids in what the model reads of an error (WithoutIDs).
 		c := *e
 		c.Message = WithoutIDs(c.Message)
-		c.Issues = make([]Issue, len(e.Issues))
-		for i, is := range e.Issues {
-			is.Message = WithoutIDs(is.Message)
-			c.Issues[i] = is
-		}
-		if len(e.Issues) == 0 {
-			c.Issues = e.Issues
+		if len(e.Issues) > 0 {
+			c.Issues = make([]Issue, len(e.Issues))
+			for i, is := range e.Issues {
+				is.Message = WithoutIDs(is.Message)
+				c.Issues[i] = is
+			}
 		}
 		e = &c
 	}
