@@ -58,14 +58,10 @@ func PersonaBlock(firstName, persona string) string {
 	if persona == "" {
 		return ""
 	}
-	who := firstName
-	if who == "" {
-		who = "the person"
-	}
 	if !strings.ContainsAny(persona[len(persona)-1:], ".!?") {
 		persona += "."
 	}
-	return fmt.Sprintf("About %s, in their words: %s", who, persona)
+	return fmt.Sprintf("About %s, in their words: %s", whoFor(firstName), persona)
 }
 
 // SkillsBlock lists the person's enabled skills by name, id and

@@ -71,20 +71,14 @@ type FindToolsData struct {
 // Both put the names they make available under AddToolsKey in their
 // result's Data, only tools the caller's role and settings allow.
 func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definition {
-	registered := func(name string) bool {
-		if name == HowToTool || name == FindToolsTool {
-			return true
-		}
-		_, ok := reg.Get(name)
-		return ok
-	}
+	registered := func(name string) bool { return name == HowToTool || name == FindToolsTool || reg.Has(name) }
 	howTo := tools.Define(tools.Spec{
 		Name: HowToTool, Area: "help", NoSpace: true,
 		Description: "Load a playbook: how to handle one kind of request, with its tools, which are then offered for the rest of this turn. Use it when the tools offered do not fit the request. Playbooks:\n" +
 			playbooks.Index(playbooks.Usable(all, registered)),
 	}, func(_ context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
 		reg := callRegistry(reg, env)
-		usable := playbooks.Usable(all, func(name string) bool { _, ok := reg.Get(name); return ok })
+		usable := playbooks.Usable(all, reg.Has)
 		p, ok := playbooks.Named(usable, in.Name)
 		if !ok {
 			var names []string
