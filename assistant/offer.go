@@ -209,20 +209,14 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 
-	placed := map[string]bool{}
 	for _, group := range [][]string{routedTools, added, ranked} {
 		for _, name := range group {
-			if keep[name] && !placed[name] {
-				placed[name] = true
+			if keep[name] {
 				out.Tools = append(out.Tools, name)
 			}
 		}
 	}
-	for _, name := range tail {
-		if !placed[name] {
-			out.Tools = append(out.Tools, name)
-		}
-	}
+	out.Tools = dedupe(append(out.Tools, tail...))
 	return out
 }
 

@@ -7,9 +7,9 @@ import (
 )
 
 // MaxResultChars bounds what one tool result shows the model (6,000
-// characters): a list is cut at
-// whole items with a note saying where to continue; anything else keeps its
-// start and its end, so an error or a result's last fields survive.
+// characters): a list is cut at whole items with a note saying where to
+// continue; anything else keeps its start and its end, so an error or a
+// result's last fields survive.
 const MaxResultChars = 6000
 
 // ModelText renders a successful result as the JSON text the model reads,

@@ -325,8 +325,8 @@ const maxDeleteTasks = workspace.MaxListLimit
 
 // maxDeletedListed bounds the tasks a delete's data lists (a call's refs name
 // at most 50 records; docs/decisions.md, "Tool input conventions"): the
-// rest are counted, not listed, so a big
-// delete's result is not cut like a page the model should read on.
+// rest are counted, not listed, so a big delete's result is not cut like a
+// page the model should read on.
 const maxDeletedListed = 50
 
 // DeleteTasksInput is hub_delete_tasks' input: ids, or all with filters.
