@@ -169,11 +169,9 @@ func BuildOffer(in OfferInput) OfferResult {
 	}
 
 	routedTools := keepGranted(routed.Tools, isGranted)
-	rank := map[string]int{} // the routed tools' places in the ranking
+	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
 	for i, name := range ranked {
-		if slices.Contains(routedTools, name) || slices.Contains(askedTools, name) {
-			rank[name] = i
-		}
+		rank[name] = i
 	}
 	// The apps the person asked for come next at the head, their best
 	// ranked tools first.
