@@ -19,9 +19,9 @@ import (
 // erring high. A prompt that is estimated too small is cut silently by the
 // provider, and the part that falls off is the person's question
 // (docs/prompts.md, "The prompt budget": 14,374 tokens sent to an 8,192
-// window); one estimated too large only
-// drops an old history message early. So the estimate is a deliberately
-// conservative count by character class, with no tokenizer to download:
+// window); one estimated too large only drops an old history message
+// early. So the estimate is a deliberately conservative count by character
+// class, with no tokenizer to download:
 //
 //   - a word (a run of letters) costs one token per 4 ASCII letters and one
 //     per 2 other letters (accented Latin, Cyrillic, Greek, … take more
@@ -53,7 +53,10 @@ func EstimateTokens(s string) int {
 				tokens++ // numbers do not take the space before them
 			}
 		case unicode.IsSpace(r):
-			n := whiteRun(s[i:])
+			n := strings.IndexFunc(s[i:], func(r rune) bool { return !unicode.IsSpace(r) })
+			if n < 0 {
+				n = len(s) - i
+			}
 			i += n
 			tokens += (n + 3) / 4
 		case r >= '0' && r <= '9':
@@ -100,18 +103,6 @@ func EstimateTokens(s string) int {
 		}
 	}
 	return tokens
-}
-
-func whiteRun(s string) int {
-	n := 0
-	for n < len(s) {
-		r, size := utf8.DecodeRuneInString(s[n:])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		n += size
-	}
-	return n
 }
 
 func asciiPunct(c byte) bool {

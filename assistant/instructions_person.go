@@ -58,14 +58,10 @@ func PersonaBlock(firstName, persona string) string {
 	if persona == "" {
 		return ""
 	}
-	who := firstName
-	if who == "" {
-		who = "the person"
-	}
 	if !strings.ContainsAny(persona[len(persona)-1:], ".!?") {
 		persona += "."
 	}
-	return fmt.Sprintf("About %s, in their words: %s", who, persona)
+	return fmt.Sprintf("About %s, in their words: %s", whoFor(firstName), persona)
 }
 
 // SkillsBlock lists the person's enabled skills by name, id and
@@ -89,9 +85,9 @@ func SkillsBlock(skills []SkillLine) string {
 
 // AppsBlock names the space's connected apps (at most MaxListedApps, the
 // rest through hub_list_connections; failing ones first and all of them),
-// the failing ones to reconnect, that
-// any other app is not connected, and that a change in one waits for
-// Apply (or that such changes are switched off). A guest gets none of it:
+// the failing ones to reconnect, that any other app is not connected, and
+// that a change in one waits for Apply (or that such changes are switched
+// off). A guest gets none of it:
 // a guest never uses the space owner's apps, so the caller passes no
 // state for one (nil) and the role is checked here as well.
 func AppsBlock(role string, st *AppsState) string {

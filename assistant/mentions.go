@@ -47,6 +47,12 @@ func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, s
 	var refs []workspace.Ref
 	var unresolved []Unresolved
 	seen := map[string]bool{}
+	unresolve := func(typed, reason string) {
+		if !seen[typed] {
+			seen[typed] = true
+			unresolved = append(unresolved, Unresolved{Typed: typed, Reason: reason})
+		}
+	}
 	for _, m := range typedMention.FindAllStringSubmatchIndex(text, -1) {
 		word, kind := text[m[2]:m[3]], typedKinds[text[m[2]:m[3]]]
 		rest := text[m[1]:]
@@ -60,21 +66,12 @@ func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, s
 				refs = append(refs, ref)
 			}
 		case errors.As(err, &amb):
-			typed := "@" + word + ":" + amb.Name
-			if !seen[typed] {
-				seen[typed] = true
-				unresolved = append(unresolved, Unresolved{Typed: typed,
-					Reason: fmt.Sprintf("%d %ss have this name; ask which one is meant, or look them up", amb.Count, kind)})
-			}
+			unresolve("@"+word+":"+amb.Name, fmt.Sprintf("%d %ss have this name; ask which one is meant, or look them up", amb.Count, kind))
 		case errors.As(err, &nf):
 			// Where a name that matched nothing ends is unknown: quote what
 			// surely is the mention, never the text after it.
-			typed := "@" + word + ":" + mentionName(rest)
-			if !seen[typed] {
-				seen[typed] = true
-				unresolved = append(unresolved, Unresolved{Typed: typed,
-					Reason: fmt.Sprintf("no %s of this space has this name, alone or with the words after it; look it up by other words if needed", kind)})
-			}
+			unresolve("@"+word+":"+mentionName(rest),
+				fmt.Sprintf("no %s of this space has this name, alone or with the words after it; look it up by other words if needed", kind))
 		default:
 			return nil, nil, err
 		}

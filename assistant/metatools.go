@@ -71,20 +71,14 @@ type FindToolsData struct {
 // Both put the names they make available under AddToolsKey in their
 // result's Data, only tools the caller's role and settings allow.
 func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definition {
-	registered := func(name string) bool {
-		if name == HowToTool || name == FindToolsTool {
-			return true
-		}
-		_, ok := reg.Get(name)
-		return ok
-	}
+	registered := func(name string) bool { return name == HowToTool || name == FindToolsTool || reg.Has(name) }
 	howTo := tools.Define(tools.Spec{
 		Name: HowToTool, Area: "help", NoSpace: true,
 		Description: "Load a playbook: how to handle one kind of request, with its tools, which are then offered for the rest of this turn. Use it when the tools offered do not fit the request. Playbooks:\n" +
 			playbooks.Index(playbooks.Usable(all, registered)),
-	}, func(_ context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
+	}, func(ctx context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
 		reg := callRegistry(reg, env)
-		usable := playbooks.Usable(all, func(name string) bool { _, ok := reg.Get(name); return ok })
+		usable := playbooks.Usable(all, reg.Has)
 		p, ok := playbooks.Named(usable, in.Name)
 		if !ok {
 			var names []string
@@ -100,10 +94,9 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 				recipe += "\n\n" + inc.Body
 			}
 		}
-		allowed := offerable(reg, env)
 		add := []string{}
 		for _, t := range p.Tools {
-			if allowed[t] {
+			if d, ok := reg.Get(t); ok && reg.Permits(ctx, env, d) == nil { // what the caller may be offered
 				add = append(add, t)
 			}
 		}
@@ -176,15 +169,6 @@ func callRegistry(made *tools.Registry, env tools.Env) *tools.Registry {
 		return env.Registry
 	}
 	return made
-}
-
-// offerable is the set of tools the caller may be offered.
-func offerable(reg *tools.Registry, env tools.Env) map[string]bool {
-	out := map[string]bool{}
-	for _, d := range reg.Offerable(env.Role, env.Settings) {
-		out[d.Name] = true
-	}
-	return out
 }
 
 // oneLine is a description's first sentence, cut to maxFoundDescription.

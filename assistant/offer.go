@@ -20,6 +20,9 @@ import (
 // docs/offer.md.
 const MaxOfferedTools = 24
 
+// ViewFileTool opens an attached file; a message with files always gets it.
+const ViewFileTool = "hub_view_file"
+
 // reservedTools are held back before ranking and always offered when the
 // person is granted them, counted inside MaxOfferedTools (never added on
 // top: a tail added after the cut once let an offer reach 46). They are
@@ -39,9 +42,6 @@ const MaxOfferedTools = 24
 // When the ranking puts one of them among the head's entries it is offered
 // there, at its ranked position (the head is what the model favours); the
 // rest sit at the tail in this order.
-// ViewFileTool opens an attached file; a message with files always gets it.
-const ViewFileTool = "hub_view_file"
-
 var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, FindToolsTool, tools.WebSearchTool, tools.ReadWebPageTool}
 
 // OfferInput is what a turn's tool offer is decided from.
@@ -138,23 +138,20 @@ func BuildOffer(in OfferInput) OfferResult {
 	// does can crowd them out.
 	reserved := map[string]bool{}
 	var tail []string
-	for _, name := range reservedWith(in.Skills) {
-		if granted[name] {
+	reserve := func(name string, when bool) {
+		if when && granted[name] && !reserved[name] {
 			reserved[name] = true
 			tail = append(tail, name)
 		}
 	}
-	// A message with attached files can always open them.
-	if slices.Contains(kinds, KindFile) && granted[ViewFileTool] && !reserved[ViewFileTool] {
-		reserved[ViewFileTool] = true
-		tail = append(tail, ViewFileTool)
+	for _, name := range reservedWith(in.Skills) {
+		reserve(name, true)
 	}
+	// A message with attached files can always open them.
+	reserve(ViewFileTool, slices.Contains(kinds, KindFile))
 	// A message about the person's settings can always change them (held
 	// for Apply); any other message is never offered the tool.
-	if settings && granted[tools.UpdateSettingsTool] && !reserved[tools.UpdateSettingsTool] {
-		reserved[tools.UpdateSettingsTool] = true
-		tail = append(tail, tools.UpdateSettingsTool)
-	}
+	reserve(tools.UpdateSettingsTool, settings)
 	budget := MaxOfferedTools - len(tail) // for entries that are not reserved
 
 	query := strings.TrimSpace(in.Message + " " + strings.Join(kinds, " "))
@@ -172,17 +169,16 @@ func BuildOffer(in OfferInput) OfferResult {
 	}
 
 	routedTools := keepGranted(routed.Tools, isGranted)
-	rank := map[string]int{} // the routed tools' places in the ranking
+	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
 	for i, name := range ranked {
-		if slices.Contains(routedTools, name) || slices.Contains(askedTools, name) {
-			rank[name] = i
-		}
+		rank[name] = i
 	}
 	// The apps the person asked for come next at the head, their best
 	// ranked tools first.
-	slices.SortStableFunc(askedTools, func(a, b string) int { return rankOf(rank, a, len(ranked)) - rankOf(rank, b, len(ranked)) })
+	byRank := func(a, b string) int { return rankOf(rank, a, len(ranked)) - rankOf(rank, b, len(ranked)) }
+	slices.SortStableFunc(askedTools, byRank)
 	routedTools = dedupe(append(routedTools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
-	slices.SortStableFunc(routedTools, func(a, b string) int { return rankOf(rank, a, len(ranked)) - rankOf(rank, b, len(ranked)) })
+	slices.SortStableFunc(routedTools, byRank)
 
 	keep := map[string]bool{}
 	used := 0
@@ -211,20 +207,14 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 
-	placed := map[string]bool{}
 	for _, group := range [][]string{routedTools, added, ranked} {
 		for _, name := range group {
-			if keep[name] && !placed[name] {
-				placed[name] = true
+			if keep[name] {
 				out.Tools = append(out.Tools, name)
 			}
 		}
 	}
-	for _, name := range tail {
-		if !placed[name] {
-			out.Tools = append(out.Tools, name)
-		}
-	}
+	out.Tools = dedupe(append(out.Tools, tail...))
 	return out
 }
 
@@ -276,17 +266,12 @@ func rankSafely(r Ranker, query string, defs []*tools.Definition, granted, reser
 // (the registry lists each area's reads first), to be cut to the limit.
 func fallbackOrder(query string, defs []*tools.Definition) []string {
 	names := localMatch(query, defs, len(defs))
-	seen := map[string]bool{}
-	for _, n := range names {
-		seen[n] = true
-	}
 	for _, d := range defs {
-		if d != nil && d.Name != "" && !seen[d.Name] {
-			seen[d.Name] = true
+		if d != nil && d.Name != "" {
 			names = append(names, d.Name)
 		}
 	}
-	return names
+	return dedupe(names)
 }
 
 func keepGranted(names []string, granted func(string) bool) []string {

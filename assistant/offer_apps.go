@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"hub/tools"
 	"hub/workspace"
@@ -70,21 +71,16 @@ func namesApp(text, name string) bool {
 		end := i + len(name)
 		before, after := ' ', ' '
 		if i > 0 {
-			before = lastRune(text[:i])
+			before, _ = utf8.DecodeLastRuneInString(text[:i])
 		}
 		if end < len(text) {
-			after = []rune(text[end:])[0]
+			after, _ = utf8.DecodeRuneInString(text[end:])
 		}
 		if !isWordRune(before) && !isWordRune(after) {
 			return true
 		}
 		from = i + 1
 	}
-}
-
-func lastRune(s string) rune {
-	r := []rune(s)
-	return r[len(r)-1]
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -193,42 +193,24 @@ func objs(specs ...string) []syntheticObject {
 	return out
 }
 
-// syntheticVerbs describe what each verb does to an object of an app.
+// syntheticVerbs describe what each verb does to an object of an app: text
+// is a format of the app's title (%[1]s) and the object's names, one (%[2]s)
+// and many (%[3]s), and fields (%[4]s).
 var syntheticVerbs = []struct {
 	verb    string
 	isWrite bool
-	text    func(app string, o syntheticObject) string
+	text    string
 }{
-	{"list", false, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("List %s in %s with their ids and %s. Filter by words; page with a cursor.", o.many, a, o.fields)
-	}},
-	{"get", false, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Get one %s %s by id with its %s.", a, o.one, o.fields)
-	}},
-	{"search", false, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Search %s %s by words in their %s.", a, o.many, o.fields)
-	}},
-	{"create", true, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Create a %s in %s: %s.", o.one, a, o.fields)
-	}},
-	{"update", true, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Change a %s %s by id: %s. Only the fields given change.", a, o.one, o.fields)
-	}},
-	{"delete", true, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Delete a %s %s by id. It cannot be undone.", a, o.one)
-	}},
-	{"archive", true, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Archive a %s %s so it no longer shows in lists.", a, o.one)
-	}},
-	{"export", false, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Export %s %s as CSV or JSON with their %s.", a, o.many, o.fields)
-	}},
-	{"share", true, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Share a %s %s with people by email, as viewers or editors.", a, o.one)
-	}},
-	{"comment", true, func(a string, o syntheticObject) string {
-		return fmt.Sprintf("Add a comment to a %s %s, optionally mentioning people.", a, o.one)
-	}},
+	{"list", false, "List %[3]s in %[1]s with their ids and %[4]s. Filter by words; page with a cursor."},
+	{"get", false, "Get one %[1]s %[2]s by id with its %[4]s."},
+	{"search", false, "Search %[1]s %[3]s by words in their %[4]s."},
+	{"create", true, "Create a %[2]s in %[1]s: %[4]s."},
+	{"update", true, "Change a %[1]s %[2]s by id: %[4]s. Only the fields given change."},
+	{"delete", true, "Delete a %[1]s %[2]s by id. It cannot be undone."},
+	{"archive", true, "Archive a %[1]s %[2]s so it no longer shows in lists."},
+	{"export", false, "Export %[1]s %[3]s as CSV or JSON with their %[4]s."},
+	{"share", true, "Share a %[1]s %[2]s with people by email, as viewers or editors."},
+	{"comment", true, "Add a comment to a %[1]s %[2]s, optionally mentioning people."},
 }
 
 // SyntheticTools makes n distinct, realistic tools of other apps
@@ -253,7 +235,7 @@ func SyntheticTools(n int) []*tools.Definition {
 					o := app.objects[oi]
 					name := app.name + "_" + v.verb + "_" + strings.ReplaceAll(o.one, " ", "_") + suffix
 					out = append(out, &tools.Definition{Schema: schema, Spec: tools.Spec{
-						Name: name, Area: app.name, Description: v.text(app.title, o), IsWrite: v.isWrite,
+						Name: name, Area: app.name, Description: fmt.Sprintf(v.text, app.title, o.one, o.many, o.fields), IsWrite: v.isWrite,
 					}})
 				}
 			}

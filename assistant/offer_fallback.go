@@ -17,11 +17,9 @@ import (
 // (ties in the given order), at most limit.
 //
 // Every field it reads is guarded: a nil definition or an empty name is
-// skipped, and an empty description or a nil schema simply matches less.
-// (The assistant Hub was specified from had a fallback that read a field its
-// fast path guarded: it crashed on exactly the tools the fast path had
-// survived.) The offer's fallback test
-// runs it over such tools.
+// skipped, and an empty description or a nil schema simply matches less,
+// so it cannot crash on the tools the fast path survived. The offer's
+// fallback test runs it over such tools.
 func localMatch(query string, defs []*tools.Definition, limit int) []string {
 	var words []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {

@@ -59,7 +59,7 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 	if len(qwords) == 0 || len(candidates) == 0 {
 		return nil, nil
 	}
-	qwords = uniqueStrings(qwords)
+	qwords = dedupe(qwords)
 	tw := r.wordsOf(candidates)
 	df := make([]int, len(qwords))
 	for _, t := range tw {
@@ -240,30 +240,16 @@ var synonyms = map[string]string{
 }
 
 // stopWords carry no meaning for picking a tool.
-var stopWords = map[string]bool{
-	"a": true, "about": true, "all": true, "am": true, "an": true, "and": true, "any": true, "are": true,
-	"as": true, "at": true, "be": true, "been": true, "but": true, "by": true, "can": true, "could": true,
-	"did": true, "do": true, "does": true, "don": true, "for": true, "from": true, "get": true, "had": true,
-	"has": true, "have": true, "he": true, "her": true, "here": true, "his": true, "how": true, "hub": true,
-	"i": true, "id": true, "ids": true, "if": true, "in": true, "into": true, "is": true, "it": true,
-	"its": true, "just": true, "know": true, "let": true, "like": true, "ll": true, "me": true,
-	"more": true, "my": true, "need": true, "no": true, "not": true, "now": true, "of": true, "on": true,
-	"one": true, "only": true, "or": true, "our": true, "out": true, "please": true, "re": true,
-	"she": true, "should": true, "so": true, "some": true, "space": true, "than": true, "that": true,
-	"the": true, "their": true, "them": true, "then": true, "there": true, "these": true, "they": true,
-	"this": true, "those": true, "to": true, "up": true, "us": true, "use": true, "ve": true,
-	"want": true, "was": true, "we": true, "were": true, "what": true, "when": true, "where": true,
-	"which": true, "will": true, "with": true, "would": true, "you": true, "your": true,
-}
+var stopWords = wordSet(`a about all am an and any are as at be been but by can could did do does don for from get had has have he her
+here his how hub i id ids if in into is it its just know let like ll me more my need no not now of on one only
+or our out please re she should so some space than that the their them then there these they this those to up
+us use ve want was we were what when where which will with would you your`)
 
-func uniqueStrings(ws []string) []string {
-	out := ws[:0:0]
-	seen := map[string]bool{}
-	for _, w := range ws {
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
+// wordSet is the set of the words of a text.
+func wordSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(text) {
+		set[w] = true
 	}
-	return out
+	return set
 }

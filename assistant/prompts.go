@@ -143,24 +143,10 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			Text:   TurnContext{Now: sampleNow, Location: berlin, Changed: sampleChanges(14)}.Render(),
 			Budget: ContextBudget + ChangedBudget,
 		},
-		Prompt{
-			Name:        "final-step",
-			Description: "Goes with the turn's last, tools-off model request: answer now with what the tools returned.",
-			Text:        FinalStepNote,
-			Budget:      NoteBudget,
-		},
-		Prompt{
-			Name:        "held-write",
-			Description: "In the result of a write held for Apply, so the model reports it as proposed, never as done.",
-			Text:        HeldWriteNote,
-			Budget:      NoteBudget,
-		},
-		Prompt{
-			Name:        "tool-unfinished",
-			Description: "The result of a tool call that never finished (a crash or a stop), so the model does not guess its outcome.",
-			Text:        ToolMessage(chat.ToolCall{Status: chat.CallPending}),
-			Budget:      NoteBudget,
-		},
+		note("final-step", "Goes with the turn's last, tools-off model request: answer now with what the tools returned.", FinalStepNote),
+		note("held-write", "In the result of a write held for Apply, so the model reports it as proposed, never as done.", HeldWriteNote),
+		note("tool-unfinished", "The result of a tool call that never finished (a crash or a stop), so the model does not guess its outcome.",
+			ToolMessage(chat.ToolCall{Status: chat.CallPending})),
 		Prompt{
 			Name:        "history-writes",
 			Description: "Added to an earlier reply in history: the writes it made, with their records as links, so later calls still have the ids.",
@@ -172,27 +158,19 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			}, tools.NewRegistry(tools.CreateTasks, tools.UpdateTasks)),
 			Budget: NoteBudget * 2,
 		},
-		Prompt{Name: "nudge.lookup", Description: "Sent back once when a reply promises a lookup before any tool ran.",
-			Text: NudgeLookup, Budget: NoteBudget},
-		Prompt{Name: "nudge.tool-call-as-text", Description: "Sent back once when a reply writes a tool call as text.",
-			Text: NudgeToolCallAsText, Budget: NoteBudget},
-		Prompt{Name: "nudge.announced-write", Description: "Sent back once when a reply announces a change it did not make.",
-			Text: NudgeAnnouncedWrite, Budget: NoteBudget},
-		Prompt{Name: "nudge.held-done", Description: "Sent back once when a reply reports a write held for Apply as done.",
-			Text: NudgeHeldDone, Budget: NoteBudget},
-		Prompt{Name: "continue", Description: "Follows the reply so far when a paused model call runs again on Resume: the model continues it rather than starting over.",
-			Text: ContinueNote, Budget: NoteBudget},
-		Prompt{Name: "web.on", Description: "The instructions' line on facts that change when a search provider is configured: they come from hub_web_search and hub_read_web_page.",
-			Text: WebNote(true), Budget: NoteBudget},
-		Prompt{Name: "web.off", Description: "The instructions' line in its place when no search provider is configured (the web tools are then not offered).",
-			Text: WebNote(false), Budget: NoteBudget},
-		Prompt{Name: "verify", Description: "Sent back when a verify hook finds part of the request missing (at most twice a turn).",
-			Text: VerifyNote("the due date of “Buy milk”"), Budget: NoteBudget},
-		Prompt{Name: "history.attached-files", Description: "Ends an earlier message of the person's that had files attached: its files as links, not sent again.",
-			Text:   AttachedNote([]workspace.Ref{{Kind: KindFile, ID: "file_1", Label: "plan.pdf"}, {Kind: KindFile, ID: "file_2", Label: "whiteboard.png"}}),
-			Budget: NoteBudget},
-		Prompt{Name: "reply.files-not-seen", Description: "Ends a reply whose model refused some attached files (or whose files were deleted since): the person reads what the answer did not draw on.",
-			Text: llm.PartsNote([]string{"plan.pdf", "whiteboard.png"}), Budget: NoteBudget},
+		note("nudge.lookup", "Sent back once when a reply promises a lookup before any tool ran.", NudgeLookup),
+		note("nudge.tool-call-as-text", "Sent back once when a reply writes a tool call as text.", NudgeToolCallAsText),
+		note("nudge.announced-write", "Sent back once when a reply announces a change it did not make.", NudgeAnnouncedWrite),
+		note("nudge.held-done", "Sent back once when a reply reports a write held for Apply as done.", NudgeHeldDone),
+		note("continue", "Follows the reply so far when a paused model call runs again on Resume: the model continues it rather than starting over.", ContinueNote),
+		note("web.on", "The instructions' line on facts that change when a search provider is configured: they come from hub_web_search and hub_read_web_page.", WebNote(true)),
+		note("web.off", "The instructions' line in its place when no search provider is configured (the web tools are then not offered).", WebNote(false)),
+		note("verify", "Sent back when a verify hook finds part of the request missing (at most twice a turn).",
+			VerifyNote("the due date of “Buy milk”")),
+		note("history.attached-files", "Ends an earlier message of the person's that had files attached: its files as links, not sent again.",
+			AttachedNote([]workspace.Ref{{Kind: KindFile, ID: "file_1", Label: "plan.pdf"}, {Kind: KindFile, ID: "file_2", Label: "whiteboard.png"}})),
+		note("reply.files-not-seen", "Ends a reply whose model refused some attached files (or whose files were deleted since): the person reads what the answer did not draw on.",
+			llm.PartsNote([]string{"plan.pdf", "whiteboard.png"})),
 	)
 	reg := tools.Hub(nil)
 	// The web tools as registered with a search provider (their schemas
@@ -232,6 +210,11 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 		}
 	}
 	return out
+}
+
+// note is a catalog entry of a one-line note or nudge.
+func note(name, description, text string) Prompt {
+	return Prompt{Name: name, Description: description, Text: text, Budget: NoteBudget}
 }
 
 // sampleChanges are n records changed by others, for the catalog.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"hub/workspace"
 )
@@ -65,11 +64,14 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 	}{{"", top}, {"/surface", surface}}
 
 	// Every id first, so one lookup resolves them all.
+	type field struct {
+		obj     map[string]json.RawMessage // the object holding it
+		at, key string                     // the object's pointer, the field's key
+		kind    string                     // an open item's kind, when given
+		ids     []string                   // as sent; one for an open item
+	}
 	var ids []string
-	type openField struct{ at, key, kind, id string }
-	var opens []openField
-	lists := map[string][]string{} // pointer → ids as sent
-	var listOrder []string
+	var opens, lists []field
 	for _, o := range objs {
 		if o.obj == nil {
 			continue
@@ -79,37 +81,36 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 			if !ok {
 				continue
 			}
-			f := openField{at: o.at, key: key}
+			f := field{obj: o.obj, at: o.at, key: key}
 			var id string
 			var obj struct{ Kind, ID string }
 			switch {
 			case json.Unmarshal(raw, &id) == nil:
-				f.id = id
 			case json.Unmarshal(raw, &obj) == nil:
-				f.kind, f.id = obj.Kind, obj.ID
+				f.kind, id = obj.Kind, obj.ID
 			}
+			f.ids = []string{id}
 			opens = append(opens, f)
-			ids = append(ids, f.id)
+			ids = append(ids, id)
 		}
 		for _, key := range pageIDLists {
 			var entries []json.RawMessage
 			if raw, ok := o.obj[key]; !ok || json.Unmarshal(raw, &entries) != nil {
 				continue
 			}
-			at := o.at + "/" + key
-			listOrder = append(listOrder, at)
-			lists[at] = []string{}
+			f := field{obj: o.obj, at: o.at, key: key, ids: []string{}}
 			for _, e := range entries {
 				var id string
 				if json.Unmarshal(e, &id) != nil {
 					id = "" // not an id: it resolves to nothing
 				}
-				lists[at] = append(lists[at], id)
-				ids = append(ids, id)
+				f.ids = append(f.ids, id)
 			}
+			lists = append(lists, f)
+			ids = append(ids, f.ids...)
 		}
 	}
-	if len(opens) == 0 && len(listOrder) == 0 {
+	if len(opens) == 0 && len(lists) == 0 {
 		return out, nil
 	}
 	found, err := l.FindRefs(ctx, actor, spaceID, ids)
@@ -123,12 +124,8 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 	}
 
 	for _, f := range opens {
-		if f.at == "/surface" {
-			delete(surface, f.key)
-		} else {
-			delete(top, f.key)
-		}
-		ref, ok := found[f.id]
+		delete(f.obj, f.key)
+		ref, ok := found[f.ids[0]]
 		if !ok || (f.kind != "" && f.kind != ref.Kind) {
 			out.Notes = append(out.Notes, fmt.Sprintf("the open item (%s/%s) names no record the person can open in this space", f.at, f.key))
 			continue
@@ -143,34 +140,27 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 		out.Open = &item
 		addRef(ref)
 	}
-	for _, at := range listOrder {
-		var kept []string
-		for _, id := range lists[at] {
+	for _, f := range lists {
+		kept := []string{}
+		for _, id := range f.ids {
 			ref, ok := found[id]
 			if !ok {
 				continue
 			}
 			kept = append(kept, id)
 			addRef(ref)
-			if strings.HasSuffix(at, "/selectedIds") || strings.HasSuffix(at, "/selected") {
-				if !slices.ContainsFunc(out.Selected, func(x workspace.Ref) bool { return x.ID == ref.ID }) {
-					out.Selected = append(out.Selected, ref)
-				}
+			if (f.key == "selectedIds" || f.key == "selected") && !slices.ContainsFunc(out.Selected, func(x workspace.Ref) bool { return x.ID == ref.ID }) {
+				out.Selected = append(out.Selected, ref)
 			}
 		}
-		if dropped := len(lists[at]) - len(kept); dropped > 0 {
-			out.Notes = append(out.Notes, fmt.Sprintf("%s: %d of %d ids name no record the person can open in this space", at, dropped, len(lists[at])))
+		if dropped := len(f.ids) - len(kept); dropped > 0 {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s/%s: %d of %d ids name no record the person can open in this space", f.at, f.key, dropped, len(f.ids)))
 		}
-		key := at[strings.LastIndex(at, "/")+1:]
-		b, err := json.Marshal(nonNilStrings(kept))
+		b, err := json.Marshal(kept)
 		if err != nil {
 			return Screen{}, fmt.Errorf("page context: %w", err)
 		}
-		if strings.HasPrefix(at, "/surface/") {
-			surface[key] = b
-		} else {
-			top[key] = b
-		}
+		f.obj[f.key] = b
 	}
 	if surface != nil {
 		b, err := json.Marshal(surface)
@@ -224,11 +214,4 @@ func openItem(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID 
 		item.Facts = append(item.Facts, "people "+Link(p)+" (assignee)")
 	}
 	return item, nil
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -165,7 +165,7 @@ func NewRegistry(apps tools.Poster, extra ...*tools.Definition) (*tools.Registry
 	for _, d := range MetaTools(all, reg) {
 		reg.Add(d)
 	}
-	return reg, playbooks.Usable(all, func(name string) bool { _, ok := reg.Get(name); return ok }), nil
+	return reg, playbooks.Usable(all, reg.Has), nil
 }
 
 // KindFile is the mention kind of an attached file.

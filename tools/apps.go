@@ -46,21 +46,16 @@ var ListConnections = Define(Spec{
 	if err != nil {
 		return Result{}, err
 	}
-	data := struct {
-		Connections []ConnectionData `json:"connections"`
-	}{Connections: []ConnectionData{}}
-	titled := make([]Titled, len(conns))
-	refs := make([]workspace.Ref, len(conns))
-	for i, c := range conns {
-		data.Connections = append(data.Connections, ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled, Failure: c.Failure})
-		titled[i] = Titled{Title: c.Name}
-		refs[i] = workspace.ConnectionRef(c)
-	}
+	data, titled, refs := records(conns, func(c workspace.Connection) ConnectionData {
+		return ConnectionData{ID: c.ID, Name: c.Name, Kind: c.Kind, Enabled: c.Enabled, Failure: c.Failure}
+	}, func(c workspace.Connection) Titled { return Titled{Title: c.Name} }, workspace.ConnectionRef)
 	summary := "No apps are connected to this space."
 	if len(conns) > 0 {
 		summary = fmt.Sprintf("Found %d connected %s: %s.", len(conns), Plural(len(conns), "app", "apps"), ListTitles(titled))
 	}
-	return Result{Summary: summary, Data: data, Refs: refs}, nil
+	return Result{Summary: summary, Data: struct {
+		Connections []ConnectionData `json:"connections"`
+	}{data}, Refs: refs}, nil
 })
 
 // Limits of an update, in characters: a chat message, not a document.

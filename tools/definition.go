@@ -115,7 +115,6 @@ type Spec struct {
 type AppMeta struct {
 	Product string // e.g. "webhook"
 	Grant   string // the grant the connection must have, e.g. "post"
-	Scope   string
 }
 
 // AreaApps is the area of connected-app tools: their writes always wait for
@@ -163,72 +162,46 @@ func Preview[In any](fn func(ctx context.Context, env Env, in In) (string, error
 // required; `jsonschema:"…"` tags add descriptions, enums and bounds), and
 // the same schema validates every call before run sees it.
 func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Result, error), opts ...Option[In]) *Definition {
-	if spec.Risk == "" {
-		spec.Risk = RiskNone
-		if spec.IsWrite {
-			spec.Risk = RiskLow
-		}
-	}
 	schema, err := schemaFor[In]()
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", spec.Name, err)) // a programming error, caught by the registry test
 	}
-	c := jsonschema.NewCompiler()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	d, err := compile(spec, schema)
 	if err != nil {
-		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
-	}
-	if err := c.AddResource("tool.json", doc); err != nil {
-		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
-	}
-	v, err := c.Compile("tool.json")
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
+		panic(err.Error())
 	}
 	var h hooks[In]
 	for _, o := range opts {
 		o(&h)
 	}
-	d := &Definition{Spec: spec, Schema: schema, validator: v,
-		run: func(ctx context.Context, env Env, input json.RawMessage) (Result, error) {
-			in, err := decodeInput[In](input)
-			if err != nil {
-				return Result{}, err
-			}
-			return run(ctx, env, in)
-		}}
+	d.run = decoded(run)
 	if h.prepare != nil {
-		d.prepare = func(ctx context.Context, env Env, input json.RawMessage) (json.RawMessage, error) {
-			in, err := decodeInput[In](input)
+		d.prepare = decoded(func(ctx context.Context, env Env, in In) (json.RawMessage, error) {
+			in, err := h.prepare(ctx, env, in)
 			if err != nil {
-				return nil, err
-			}
-			if in, err = h.prepare(ctx, env, in); err != nil {
 				return nil, err
 			}
 			return json.Marshal(in)
-		}
+		})
 	}
 	if h.preview != nil {
-		d.preview = func(ctx context.Context, env Env, input json.RawMessage) (string, error) {
-			in, err := decodeInput[In](input)
-			if err != nil {
-				return "", err
-			}
-			return h.preview(ctx, env, in)
-		}
+		d.preview = decoded(h.preview)
 	}
 	return d
 }
 
-func decodeInput[In any](input json.RawMessage) (In, error) {
-	var in In
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return in, decodeError(err)
+// decoded makes a step of a typed tool take its validated JSON input.
+func decoded[In, Out any](step func(ctx context.Context, env Env, in In) (Out, error)) func(context.Context, Env, json.RawMessage) (Out, error) {
+	return func(ctx context.Context, env Env, input json.RawMessage) (Out, error) {
+		var in In
+		dec := json.NewDecoder(bytes.NewReader(input))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil {
+			var zero Out
+			return zero, decodeError(err)
+		}
+		return step(ctx, env, in)
 	}
-	return in, nil
 }
 
 func schemaFor[In any]() (json.RawMessage, error) {
@@ -236,11 +209,41 @@ func schemaFor[In any]() (json.RawMessage, error) {
 	s := r.ReflectFromType(reflect.TypeFor[In]())
 	s.Version = ""
 	s.ID = ""
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
+	return json.Marshal(s)
+}
+
+// compile makes the definition of spec with its input schema, which must
+// compile on its own: the compiler has no loader for any URL, so a schema
+// never fetches a $ref. A write's risk defaults to low, a read's to none.
+func compile(spec Spec, schema json.RawMessage) (*Definition, error) {
+	if spec.Risk == "" {
+		spec.Risk = RiskNone
+		if spec.IsWrite {
+			spec.Risk = RiskLow
+		}
 	}
-	return b, nil
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("tool.json", doc); err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+	}
+	v, err := c.Compile("tool.json")
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+	}
+	return &Definition{Spec: spec, Schema: schema, validator: v}, nil
+}
+
+// noLoader refuses every URL a schema refers to.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("a tool's schema may not refer to %s", url)
 }
 
 // validate parses and checks a call's arguments against the schema. Empty

@@ -57,14 +57,10 @@ var ListPeople = Define(Spec{
 		Total      int          `json:"total"`
 		Offset     int          `json:"offset"`
 		NextOffset int          `json:"nextOffset,omitempty"`
-	}{People: make([]PersonData, len(page)), Total: len(matches), Offset: in.Offset, NextOffset: next}
-	titled := make([]Titled, len(page))
-	refs := make([]workspace.Ref, len(page))
-	for i, p := range page {
-		data.People[i] = toPersonData(p)
-		titled[i] = Titled{Title: p.Name}
-		refs[i] = personRef(p)
-	}
+	}{Total: len(matches), Offset: in.Offset, NextOffset: next}
+	var titled []Titled
+	var refs []workspace.Ref
+	data.People, titled, refs = records(page, toPersonData, func(p workspace.Person) Titled { return Titled{Title: p.Name} }, personRef)
 	summary := "No people match."
 	if len(page) > 0 {
 		summary = fmt.Sprintf("Found %d %s: %s.", len(matches), Plural(len(matches), "person", "people"), ListTitles(titled))
@@ -152,16 +148,7 @@ type UpdatePersonInput struct {
 }
 
 func (in UpdatePersonInput) patch() workspace.PersonPatch {
-	p := workspace.PersonPatch{Name: nonEmpty(in.Name), FirstName: in.FirstName.patch()}
-	if in.Role != "" {
-		r := workspace.Role(in.Role)
-		p.Role = &r
-	}
-	if in.Revision != 0 {
-		r := in.Revision
-		p.Revision = &r
-	}
-	return p
+	return workspace.PersonPatch{Name: nonZero(in.Name), FirstName: in.FirstName.patch(), Role: nonZero(workspace.Role(in.Role)), Revision: nonZero(in.Revision)}
 }
 
 // UpdatePerson is hub_update_person: changes a person's name, first name or

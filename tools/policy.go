@@ -12,14 +12,8 @@ import (
 // offer said; reads and writes both re-check the space in the domain service.
 func CheckAccess(next Handler) Handler {
 	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
-		if d.IsWrite && !env.Role.CanWrite() {
-			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("%s may not change records in this space", workspace.WithArticle(string(env.Role)))}
-		}
-		if d.OwnersOnly && env.Role != workspace.RoleOwner {
-			return Result{}, &Error{Code: CodeForbidden, Message: fmt.Sprintf("only an owner may change who is in this space, not %s", workspace.WithArticle(string(env.Role)))}
-		}
-		if d.Area == AreaApps && env.Role == workspace.RoleGuest {
-			return Result{}, &Error{Code: CodeForbidden, Message: "a guest cannot use this space's connected apps"}
+		if e := accessError(d, env.Role); e != nil {
+			return Result{}, e
 		}
 		return next(ctx, env, d, input)
 	}
@@ -29,16 +23,36 @@ func CheckAccess(next Handler) Handler {
 // allow, and any connected-app write while those are switched off.
 func CheckSettings(next Handler) Handler {
 	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
-		if d.IsWrite {
-			if !d.AreaOfSteps && !d.Personal && !env.Settings.AllowsArea(d.Area) {
-				return Result{}, &Error{Code: CodeRefused, Message: fmt.Sprintf("writes in %s are switched off in your assistant settings", d.Area)}
-			}
-			if d.Area == AreaApps && !env.Settings.ConnectedAppWrites {
-				return Result{}, &Error{Code: CodeRefused, Message: "changes in connected apps are switched off in your assistant settings"}
-			}
+		if e := settingsError(d, env.Settings); e != nil {
+			return Result{}, e
 		}
 		return next(ctx, env, d, input)
 	}
+}
+
+// accessError is why role may not use d (CheckAccess), nil if it may.
+func accessError(d *Definition, role workspace.Role) *Error {
+	switch {
+	case d.IsWrite && !role.CanWrite():
+		return &Error{Code: CodeForbidden, Message: fmt.Sprintf("%s may not change records in this space", workspace.WithArticle(string(role)))}
+	case d.OwnersOnly && role != workspace.RoleOwner:
+		return &Error{Code: CodeForbidden, Message: fmt.Sprintf("only an owner may change who is in this space, not %s", workspace.WithArticle(string(role)))}
+	case d.Area == AreaApps && role == workspace.RoleGuest:
+		return &Error{Code: CodeForbidden, Message: "a guest cannot use this space's connected apps"}
+	}
+	return nil
+}
+
+// settingsError is why the settings refuse d (CheckSettings), nil if they
+// allow it.
+func settingsError(d *Definition, s workspace.Settings) *Error {
+	switch {
+	case d.IsWrite && !d.AreaOfSteps && !d.Personal && !s.AllowsArea(d.Area):
+		return &Error{Code: CodeRefused, Message: fmt.Sprintf("writes in %s are switched off in your assistant settings", d.Area)}
+	case d.IsWrite && d.Area == AreaApps && !s.ConnectedAppWrites:
+		return &Error{Code: CodeRefused, Message: "changes in connected apps are switched off in your assistant settings"}
+	}
+	return nil
 }
 
 // WritePolicy holds a write for the person's Apply instead of running it

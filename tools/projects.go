@@ -52,17 +52,13 @@ var ListProjects = Define(Spec{
 		Offset     int           `json:"offset"`
 		NextOffset int           `json:"nextOffset,omitempty"`
 		More       string        `json:"more,omitempty"`
-	}{Projects: make([]ProjectData, len(page.Projects)), Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
+	}{Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
 	if page.NextOffset > 0 {
 		data.More = moreNote("hub_list_projects", "projects")
 	}
-	titled := make([]Titled, len(page.Projects))
-	refs := make([]workspace.Ref, len(page.Projects))
-	for i, p := range page.Projects {
-		data.Projects[i] = toProjectData(p)
-		titled[i] = Titled{Title: p.Name}
-		refs[i] = projectRef(p)
-	}
+	var titled []Titled
+	var refs []workspace.Ref
+	data.Projects, titled, refs = records(page.Projects, toProjectData, func(p workspace.Project) Titled { return Titled{Title: p.Name} }, projectRef)
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "project", "projects"), Data: data, Refs: refs}, nil
 })
 
@@ -83,12 +79,17 @@ var CreateProject = Define(Spec{
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Summary: fmt.Sprintf("Added 1 project: %s.", ListTitles([]Titled{{Title: p.Name}})),
+	return projectResult("Added", p), nil
+})
+
+// projectResult is the result of a write of one project: "Added 1 project: …".
+func projectResult(verb string, p workspace.Project) Result {
+	return Result{Summary: fmt.Sprintf("%s 1 project: %s.", verb, ListTitles([]Titled{{Title: p.Name}})),
 		Data: struct {
 			Project ProjectData `json:"project"`
 		}{toProjectData(p)},
-		Refs: []workspace.Ref{projectRef(p)}}, nil
-})
+		Refs: []workspace.Ref{projectRef(p)}}
+}
 
 // UpdateProjectInput is hub_update_project's input. Only the fields given
 // change.
@@ -101,12 +102,7 @@ type UpdateProjectInput struct {
 }
 
 func (in UpdateProjectInput) patch() workspace.ProjectPatch {
-	p := workspace.ProjectPatch{Name: nonEmpty(in.Name), Status: nonEmpty(in.Status), Description: in.Description.patch()}
-	if in.Revision != 0 {
-		r := in.Revision
-		p.Revision = &r
-	}
-	return p
+	return workspace.ProjectPatch{Name: nonZero(in.Name), Status: nonZero(in.Status), Description: in.Description.patch(), Revision: nonZero(in.Revision)}
 }
 
 func (in UpdateProjectInput) checkChange() error {
@@ -129,11 +125,7 @@ var UpdateProject = Define(Spec{
 	if err != nil {
 		return Result{}, rooted(err, "", "/id", workspace.KindProject)
 	}
-	return Result{Summary: fmt.Sprintf("Updated 1 project: %s.", ListTitles([]Titled{{Title: p.Name}})),
-		Data: struct {
-			Project ProjectData `json:"project"`
-		}{toProjectData(p)},
-		Refs: []workspace.Ref{projectRef(p)}}, nil
+	return projectResult("Updated", p), nil
 }, Preview(func(ctx context.Context, env Env, in UpdateProjectInput) (string, error) {
 	if err := in.checkChange(); err != nil {
 		return "", err

@@ -1,14 +1,10 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // DefineRaw makes a tool whose input schema comes from elsewhere (an MCP
@@ -21,34 +17,12 @@ import (
 // preview, when set, says in words what a held call will change.
 func DefineRaw(spec Spec, schema json.RawMessage, run func(ctx context.Context, env Env, input json.RawMessage) (Result, error),
 	preview func(ctx context.Context, env Env, input json.RawMessage) (string, error)) (*Definition, error) {
-	if spec.Risk == "" {
-		spec.Risk = RiskNone
-		if spec.IsWrite {
-			spec.Risk = RiskLow
-		}
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	d, err := compile(spec, schema)
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("tool.json", doc); err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
-	}
-	v, err := c.Compile("tool.json")
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
-	}
-	return &Definition{Spec: spec, Schema: schema, validator: v, run: run, preview: preview}, nil
-}
-
-// noLoader refuses every URL a schema refers to.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("a tool's schema may not refer to %s", url)
+	d.run, d.preview = run, preview
+	return d, nil
 }
 
 // With returns a registry with the receiver's tools and middleware and

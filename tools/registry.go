@@ -57,6 +57,12 @@ func (r *Registry) Get(name string) (*Definition, bool) {
 	return d, ok
 }
 
+// Has tells whether a tool of that name is registered.
+func (r *Registry) Has(name string) bool {
+	_, ok := r.byName[name]
+	return ok
+}
+
 // Granted returns the tools a role may be offered, in registration order: a
 // viewer is offered no write tool, and only an owner an owners' tool.
 func (r *Registry) Granted(role workspace.Role) []*Definition {
@@ -78,16 +84,10 @@ func (r *Registry) Granted(role workspace.Role) []*Definition {
 // middleware the safeguard.)
 func (r *Registry) Offerable(role workspace.Role, s workspace.Settings) []*Definition {
 	var out []*Definition
-	for _, d := range r.Granted(role) {
-		switch {
-		case d.Area == AreaApps && role == workspace.RoleGuest:
-			continue
-		case d.IsWrite && !d.AreaOfSteps && !d.Personal && !s.AllowsArea(d.Area):
-			continue
-		case d.IsWrite && d.Area == AreaApps && !s.ConnectedAppWrites:
-			continue
+	for _, n := range r.order {
+		if d := r.byName[n]; accessError(d, role) == nil && settingsError(d, s) == nil {
+			out = append(out, d)
 		}
-		out = append(out, d)
 	}
 	return out
 }
@@ -97,11 +97,10 @@ func (r *Registry) Offerable(role workspace.Role, s workspace.Settings) []*Defin
 // input and without running or holding anything: nil means a call of d
 // would pass them. hub_run_workflow checks each of its steps with it.
 func (r *Registry) Permits(ctx context.Context, env Env, d *Definition) *Error {
-	pass := Handler(func(context.Context, Env, *Definition, json.RawMessage) (Result, error) { return Result{}, nil })
-	if _, err := CheckAccess(CheckSettings(pass))(ctx, env, d, nil); err != nil {
-		return AsError(err)
+	if e := accessError(d, env.Role); e != nil {
+		return e
 	}
-	return nil
+	return settingsError(d, env.Settings)
 }
 
 // Call is one tool call as the model sent it, with the names this turn

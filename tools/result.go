@@ -7,9 +7,9 @@ import (
 )
 
 // MaxResultChars bounds what one tool result shows the model (6,000
-// characters): a list is cut at
-// whole items with a note saying where to continue; anything else keeps its
-// start and its end, so an error or a result's last fields survive.
+// characters): a list is cut at whole items with a note saying where to
+// continue; anything else keeps its start and its end, so an error or a
+// result's last fields survive.
 const MaxResultChars = 6000
 
 // ModelText renders a successful result as the JSON text the model reads,
@@ -35,13 +35,12 @@ func ErrorText(e *Error) string {
 		// No ids in what the model reads of an error (WithoutIDs).
 		c := *e
 		c.Message = WithoutIDs(c.Message)
-		c.Issues = make([]Issue, len(e.Issues))
-		for i, is := range e.Issues {
-			is.Message = WithoutIDs(is.Message)
-			c.Issues[i] = is
-		}
-		if len(e.Issues) == 0 {
-			c.Issues = e.Issues
+		if len(e.Issues) > 0 {
+			c.Issues = make([]Issue, len(e.Issues))
+			for i, is := range e.Issues {
+				is.Message = WithoutIDs(is.Message)
+				c.Issues[i] = is
+			}
 		}
 		e = &c
 	}

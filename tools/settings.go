@@ -22,11 +22,7 @@ type UpdateSettingsInput struct {
 }
 
 func (in UpdateSettingsInput) patch() (workspace.SettingsPatch, error) {
-	var p workspace.SettingsPatch
-	if in.WritePolicy != "" {
-		p.WritePolicy = &in.WritePolicy
-	}
-	p.Model, p.Effort = in.Model, in.Effort
+	p := workspace.SettingsPatch{WritePolicy: nonZero(in.WritePolicy), Model: in.Model, Effort: in.Effort}
 	if p.WritePolicy == nil && p.Model == nil && p.Effort == nil {
 		return p, &Error{Code: CodeInvalidPayload, Message: "name at least one setting to change: writePolicy, model or effort"}
 	}

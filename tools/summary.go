@@ -3,6 +3,8 @@ package tools
 import (
 	"fmt"
 	"strings"
+
+	"hub/workspace"
 )
 
 // maxTitlesInSummary: past five titles a summary says "and N more".
@@ -43,6 +45,11 @@ func ListTitles(items []Titled) string {
 		}
 		names = append(names, name)
 	}
+	return joinNames(names)
+}
+
+// joinNames joins "a, b and c"; past five, "and N more".
+func joinNames(names []string) string {
 	if len(names) > maxTitlesInSummary {
 		return strings.Join(names[:maxTitlesInSummary], ", ") + fmt.Sprintf(" and %d more", len(names)-maxTitlesInSummary)
 	}
@@ -50,6 +57,16 @@ func ListTitles(items []Titled) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// records shapes the records a result names: each one's data for the
+// model, its title for the summary and its ref.
+func records[R, D any](rs []R, data func(R) D, title func(R) Titled, ref func(R) workspace.Ref) ([]D, []Titled, []workspace.Ref) {
+	ds, titled, refs := make([]D, len(rs)), make([]Titled, len(rs)), make([]workspace.Ref, len(rs))
+	for i, r := range rs {
+		ds[i], titled[i], refs[i] = data(r), title(r), ref(r)
+	}
+	return ds, titled, refs
 }
 
 // Plural picks "task" or "tasks".

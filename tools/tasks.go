@@ -29,6 +29,15 @@ func toTaskData(t workspace.Task) TaskData {
 		ProjectID: t.ProjectID, AssigneeID: t.AssigneeID, Revision: t.Revision}
 }
 
+// taskTitled names a task in a summary: its title, told apart from a
+// namesake by its due date.
+func taskTitled(t workspace.Task) Titled { return Titled{Title: t.Title, DueDate: t.DueDate} }
+
+// taskRecords are tasks as a result carries them.
+func taskRecords(ts []workspace.Task) ([]TaskData, []Titled, []workspace.Ref) {
+	return records(ts, toTaskData, taskTitled, workspace.TaskRef)
+}
+
 // ListTasksInput filters hub_list_tasks.
 type ListTasksInput struct {
 	Status     string `json:"status,omitempty" jsonschema:"enum=todo,enum=doing,enum=done" jsonschema_description:"Only tasks with this status."`
@@ -55,17 +64,13 @@ var ListTasks = Define(Spec{
 		Offset     int        `json:"offset"`
 		NextOffset int        `json:"nextOffset,omitempty"`
 		More       string     `json:"more,omitempty"`
-	}{Tasks: []TaskData{}, Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
+	}{Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
 	if page.NextOffset > 0 {
 		data.More = moreNote("hub_list_tasks", "tasks")
 	}
-	titled := make([]Titled, len(page.Tasks))
-	refs := make([]workspace.Ref, len(page.Tasks))
-	for i, t := range page.Tasks {
-		data.Tasks = append(data.Tasks, toTaskData(t))
-		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = workspace.TaskRef(t)
-	}
+	var titled []Titled
+	var refs []workspace.Ref
+	data.Tasks, titled, refs = taskRecords(page.Tasks)
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "task", "tasks"), Data: data, Refs: refs}, nil
 })
 
@@ -98,19 +103,17 @@ var CreateTasks = Define(Spec{
 	if err != nil {
 		return Result{}, err
 	}
-	data := struct {
-		Tasks []TaskData `json:"tasks"`
-	}{}
-	titled := make([]Titled, len(created))
-	refs := make([]workspace.Ref, len(created))
-	for i, t := range created {
-		data.Tasks = append(data.Tasks, toTaskData(t))
-		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = workspace.TaskRef(t)
-	}
-	summary := fmt.Sprintf("Added %d %s: %s.", len(created), Plural(len(created), "task", "tasks"), ListTitles(titled))
-	return Result{Summary: summary, Data: data, Refs: refs}, nil
+	return tasksResult("Added", created), nil
 })
+
+// tasksResult is the result of a write of tasks: "Added 2 tasks: …".
+func tasksResult(verb string, ts []workspace.Task) Result {
+	data, titled, refs := taskRecords(ts)
+	return Result{Summary: fmt.Sprintf("%s %d %s: %s.", verb, len(ts), Plural(len(ts), "task", "tasks"), ListTitles(titled)),
+		Data: struct {
+			Tasks []TaskData `json:"tasks"`
+		}{data}, Refs: refs}
+}
 
 // Clearable is an optional field of an update that can also be cleared:
 // left out, the field stays as it is; a value sets it; null or "" clears it.
@@ -171,13 +174,8 @@ type TaskChange struct {
 }
 
 func (c TaskChange) patch() workspace.TaskPatch {
-	p := workspace.TaskPatch{Title: nonEmpty(c.Title), Status: nonEmpty(c.Status), Priority: nonEmpty(c.Priority),
-		DueDate: c.DueDate.patch(), ProjectID: c.ProjectID.patch(), AssigneeID: c.AssigneeID.patch()}
-	if c.Revision != 0 {
-		r := c.Revision
-		p.Revision = &r
-	}
-	return p
+	return workspace.TaskPatch{Title: nonZero(c.Title), Status: nonZero(c.Status), Priority: nonZero(c.Priority),
+		DueDate: c.DueDate.patch(), ProjectID: c.ProjectID.patch(), AssigneeID: c.AssigneeID.patch(), Revision: nonZero(c.Revision)}
 }
 
 func (c TaskChange) changesNothing() bool {
@@ -215,33 +213,32 @@ var UpdateTasks = Define(Spec{
 	if err := in.checkChanges(); err != nil {
 		return Result{}, err
 	}
-	updated := make([]workspace.Task, 0, len(in.Tasks))
-	err := env.Workspace.InTx(ctx, func(ctx context.Context) error {
-		for i, c := range in.Tasks {
-			t, err := env.Workspace.UpdateTask(ctx, env.Actor, env.SpaceID, c.ID, c.patch())
-			if err != nil {
-				return rooted(err, fmt.Sprintf("/tasks/%d", i), "/id", workspace.KindTask)
-			}
-			updated = append(updated, t)
-		}
-		return nil
+	updated, err := eachTask(ctx, env, "tasks", "/id", in.Tasks, func(ctx context.Context, c TaskChange) (workspace.Task, error) {
+		return env.Workspace.UpdateTask(ctx, env.Actor, env.SpaceID, c.ID, c.patch())
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	data := struct {
-		Tasks []TaskData `json:"tasks"`
-	}{Tasks: make([]TaskData, len(updated))}
-	titled := make([]Titled, len(updated))
-	refs := make([]workspace.Ref, len(updated))
-	for i, t := range updated {
-		data.Tasks[i] = toTaskData(t)
-		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = workspace.TaskRef(t)
-	}
-	summary := fmt.Sprintf("Updated %d %s: %s.", len(updated), Plural(len(updated), "task", "tasks"), ListTitles(titled))
-	return Result{Summary: summary, Data: data, Refs: refs}, nil
+	return tasksResult("Updated", updated), nil
 }, Preview(previewTaskChanges))
+
+// eachTask writes one task per entry of the input's list field, all or
+// none in one transaction; an entry's error points at its place in the
+// input (self: the field naming the task itself).
+func eachTask[E any](ctx context.Context, env Env, field, self string, entries []E, write func(context.Context, E) (workspace.Task, error)) ([]workspace.Task, error) {
+	done := make([]workspace.Task, 0, len(entries))
+	err := env.Workspace.InTx(ctx, func(ctx context.Context) error {
+		for i, e := range entries {
+			t, err := write(ctx, e)
+			if err != nil {
+				return rooted(err, fmt.Sprintf("/%s/%d", field, i), self, workspace.KindTask)
+			}
+			done = append(done, t)
+		}
+		return nil
+	})
+	return done, err
+}
 
 // previewTaskChanges names each task by its current title and says what
 // changes, with project and person names instead of ids.
@@ -311,7 +308,7 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 		}
 		phrases[i] = "“" + t.Title + "” (" + strings.Join(parts, ", ") + ")"
 	}
-	return fmt.Sprintf("Update %d %s: %s.", len(in.Tasks), Plural(len(in.Tasks), "task", "tasks"), joinPhrases(phrases)), nil
+	return fmt.Sprintf("Update %d %s: %s.", len(in.Tasks), Plural(len(in.Tasks), "task", "tasks"), joinNames(phrases)), nil
 }
 
 func setOrCleared(field, value string) string {
@@ -321,17 +318,6 @@ func setOrCleared(field, value string) string {
 	return field + " " + value
 }
 
-// joinPhrases joins like ListTitles: "a, b and c", past five "and N more".
-func joinPhrases(phrases []string) string {
-	if len(phrases) > maxTitlesInSummary {
-		return strings.Join(phrases[:maxTitlesInSummary], ", ") + fmt.Sprintf(" and %d more", len(phrases)-maxTitlesInSummary)
-	}
-	if len(phrases) <= 1 {
-		return strings.Join(phrases, "")
-	}
-	return strings.Join(phrases[:len(phrases)-1], ", ") + " and " + phrases[len(phrases)-1]
-}
-
 // maxDeleteTasks bounds one delete call: what a person can check in one
 // preview, and what one Apply transaction removes (workspace.MaxListLimit, one
 // page of a task list).
@@ -339,8 +325,8 @@ const maxDeleteTasks = workspace.MaxListLimit
 
 // maxDeletedListed bounds the tasks a delete's data lists (a call's refs name
 // at most 50 records; docs/decisions.md, "Tool input conventions"): the
-// rest are counted, not listed, so a big
-// delete's result is not cut like a page the model should read on.
+// rest are counted, not listed, so a big delete's result is not cut like a
+// page the model should read on.
 const maxDeletedListed = 50
 
 // DeleteTasksInput is hub_delete_tasks' input: ids, or all with filters.
@@ -416,7 +402,7 @@ func previewDelete(ctx context.Context, env Env, in DeleteTasksInput) (string, e
 		if err != nil {
 			return "", rooted(err, fmt.Sprintf("/ids/%d", i), "", workspace.KindTask)
 		}
-		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
+		titled[i] = taskTitled(t)
 	}
 	return fmt.Sprintf("Delete %d %s: %s.", len(titled), Plural(len(titled), "task", "tasks"), ListTitles(titled)), nil
 }
@@ -432,16 +418,8 @@ var DeleteTasks = Define(Spec{
 		// means the input skipped it.
 		return Result{}, &workspace.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids"}
 	}
-	deleted := make([]workspace.Task, 0, len(in.IDs))
-	err := env.Workspace.InTx(ctx, func(ctx context.Context) error {
-		for i, id := range in.IDs {
-			t, err := env.Workspace.DeleteTask(ctx, env.Actor, env.SpaceID, id)
-			if err != nil {
-				return rooted(err, fmt.Sprintf("/ids/%d", i), "", workspace.KindTask)
-			}
-			deleted = append(deleted, t)
-		}
-		return nil
+	deleted, err := eachTask(ctx, env, "ids", "", in.IDs, func(ctx context.Context, id string) (workspace.Task, error) {
+		return env.Workspace.DeleteTask(ctx, env.Actor, env.SpaceID, id)
 	})
 	if err != nil {
 		return Result{}, err
@@ -455,20 +433,15 @@ var DeleteTasks = Define(Spec{
 		Deleted []gone `json:"deleted"`
 		More    string `json:"more,omitempty"`
 	}{Count: len(deleted)}
-	titled := make([]Titled, len(deleted))
-	refs := make([]workspace.Ref, len(deleted))
-	for i, t := range deleted {
-		if i < maxDeletedListed {
-			data.Deleted = append(data.Deleted, gone{ID: t.ID, Title: t.Title})
-		}
-		titled[i] = Titled{Title: t.Title, DueDate: t.DueDate}
-		refs[i] = workspace.TaskRef(t)
+	for _, t := range deleted[:min(len(deleted), maxDeletedListed)] {
+		data.Deleted = append(data.Deleted, gone{ID: t.ID, Title: t.Title})
 	}
 	if n := len(deleted) - maxDeletedListed; n > 0 {
 		data.More = fmt.Sprintf("and %d more deleted tasks, not listed", n)
 	}
-	summary := fmt.Sprintf("Deleted %d %s: %s.", len(deleted), Plural(len(deleted), "task", "tasks"), ListTitles(titled))
-	return Result{Summary: summary, Data: data, Refs: refs}, nil
+	res := tasksResult("Deleted", deleted)
+	res.Data = data // the tasks' ids and titles, at most maxDeletedListed
+	return res, nil
 }, Prepare(prepareDelete), Preview(previewDelete))
 
 // rooted re-roots a domain error at the place in the tool's input it comes
@@ -494,9 +467,11 @@ func rooted(err error, at, self, kind string) error {
 	return err
 }
 
-func nonEmpty(s string) *string {
-	if s == "" {
+// nonZero is a patch's field: nil (left as it is) for the zero value.
+func nonZero[T comparable](v T) *T {
+	var zero T
+	if v == zero {
 		return nil
 	}
-	return &s
+	return &v
 }

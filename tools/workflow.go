@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -107,24 +108,38 @@ func stepPreview(ctx context.Context, reg *Registry, env Env, steps []PlanStep, 
 }
 
 func hasRef(v any) bool {
+	_, err := eachRef(v, "", func(any, string) (any, error) { return nil, errHasRef })
+	return err != nil
+}
+
+var errHasRef = errors.New("the input has a $ref")
+
+// eachRef puts in the place of every {"$ref": …} in v what fn makes of
+// it, given its JSON pointer (v's is at), and returns v; it stops at fn's
+// first error.
+func eachRef(v any, at string, fn func(ref any, at string) (any, error)) (any, error) {
 	switch x := v.(type) {
 	case map[string]any:
-		if _, ok := x["$ref"]; ok && len(x) == 1 {
-			return true
+		if ref, ok := x["$ref"]; ok && len(x) == 1 {
+			return fn(ref, at)
 		}
-		for _, e := range x {
-			if hasRef(e) {
-				return true
+		for k, e := range x {
+			r, err := eachRef(e, at+"/"+escapePointer(k), fn)
+			if err != nil {
+				return nil, err
 			}
+			x[k] = r
 		}
 	case []any:
-		for _, e := range x {
-			if hasRef(e) {
-				return true
+		for i, e := range x {
+			r, err := eachRef(e, at+"/"+strconv.Itoa(i), fn)
+			if err != nil {
+				return nil, err
 			}
+			x[i] = r
 		}
 	}
-	return false
+	return v, nil
 }
 
 // refWords names a $ref for people: "project.project.id" of the first
@@ -207,7 +222,16 @@ func CheckPlan(reg *Registry, in PlanInput) error {
 		if err := json.Unmarshal(st.Input, &v); err != nil {
 			return &Error{Code: CodeInvalidPayload, Path: at + "/input", Message: fmt.Sprintf("step %q: the input is not valid JSON", st.ID)}
 		}
-		if err := checkRefs(v, at+"/input", st.ID, seen); err != nil {
+		if _, err := eachRef(v, at+"/input", func(ref any, at string) (any, error) {
+			s, _ := ref.(string)
+			switch m := refPath.FindStringSubmatch(s); {
+			case m == nil:
+				return nil, &Error{Code: CodeInvalidPayload, Path: at, Message: fmt.Sprintf("step %q: a $ref is \"<step id>.<path>\", not %q", st.ID, s)}
+			case !seen[m[1]]:
+				return nil, &Error{Code: CodeInvalidPayload, Path: at, Message: fmt.Sprintf("step %q: $ref %q points to no earlier step (refs point backward only)", st.ID, s)}
+			}
+			return ref, nil
+		}); err != nil {
 			return err
 		}
 		seen[st.ID] = true
@@ -235,35 +259,6 @@ func CheckStepsAllowed(ctx context.Context, reg *Registry, env Env, in PlanInput
 	return nil
 }
 
-func checkRefs(v any, at, step string, earlier map[string]bool) error {
-	switch x := v.(type) {
-	case map[string]any:
-		if ref, ok := x["$ref"]; ok && len(x) == 1 {
-			s, _ := ref.(string)
-			m := refPath.FindStringSubmatch(s)
-			switch {
-			case m == nil:
-				return &Error{Code: CodeInvalidPayload, Path: at, Message: fmt.Sprintf("step %q: a $ref is \"<step id>.<path>\", not %q", step, s)}
-			case !earlier[m[1]]:
-				return &Error{Code: CodeInvalidPayload, Path: at, Message: fmt.Sprintf("step %q: $ref %q points to no earlier step (refs point backward only)", step, s)}
-			}
-			return nil
-		}
-		for k, e := range x {
-			if err := checkRefs(e, at+"/"+escapePointer(k), step, earlier); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for i, e := range x {
-			if err := checkRefs(e, at+"/"+strconv.Itoa(i), step, earlier); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // ResolveRefs replaces every {"$ref": "step.path"} in a step's input with
 // the value at that path of the earlier step's output.
 func ResolveRefs(input json.RawMessage, outputs map[string]json.RawMessage) (json.RawMessage, error) {
@@ -271,66 +266,41 @@ func ResolveRefs(input json.RawMessage, outputs map[string]json.RawMessage) (jso
 	if err := json.Unmarshal(input, &v); err != nil {
 		return nil, err
 	}
-	v, err := resolve(v, outputs)
+	v, err := eachRef(v, "", func(ref any, _ string) (any, error) {
+		s, _ := ref.(string)
+		m := refPath.FindStringSubmatch(s)
+		if m == nil {
+			return nil, Errorf(CodeInvalidPayload, "a $ref is \"<step id>.<path>\", not %q", s)
+		}
+		out, ok := outputs[m[1]]
+		if !ok {
+			return nil, Errorf(CodeInvalidPayload, "$ref %q: step %q has no result", s, m[1])
+		}
+		var cur any
+		if err := json.Unmarshal(out, &cur); err != nil {
+			return nil, err
+		}
+		for _, part := range strings.Split(m[2], ".") {
+			switch c := cur.(type) {
+			case map[string]any:
+				cur = c[part]
+			case []any:
+				i, err := strconv.Atoi(part)
+				if err != nil || i < 0 || i >= len(c) {
+					return nil, Errorf(CodeInvalidPayload, "$ref %q: no item %q", s, part)
+				}
+				cur = c[i]
+			default:
+				cur = nil
+			}
+			if cur == nil {
+				return nil, Errorf(CodeInvalidPayload, "$ref %q: the result has nothing at %q", s, part)
+			}
+		}
+		return cur, nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(v)
-}
-
-func resolve(v any, outputs map[string]json.RawMessage) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		if ref, ok := x["$ref"]; ok && len(x) == 1 {
-			s, _ := ref.(string)
-			m := refPath.FindStringSubmatch(s)
-			if m == nil {
-				return nil, Errorf(CodeInvalidPayload, "a $ref is \"<step id>.<path>\", not %q", s)
-			}
-			out, ok := outputs[m[1]]
-			if !ok {
-				return nil, Errorf(CodeInvalidPayload, "$ref %q: step %q has no result", s, m[1])
-			}
-			var cur any
-			if err := json.Unmarshal(out, &cur); err != nil {
-				return nil, err
-			}
-			for _, part := range strings.Split(m[2], ".") {
-				switch c := cur.(type) {
-				case map[string]any:
-					cur = c[part]
-				case []any:
-					i, err := strconv.Atoi(part)
-					if err != nil || i < 0 || i >= len(c) {
-						return nil, Errorf(CodeInvalidPayload, "$ref %q: no item %q", s, part)
-					}
-					cur = c[i]
-				default:
-					cur = nil
-				}
-				if cur == nil {
-					return nil, Errorf(CodeInvalidPayload, "$ref %q: the result has nothing at %q", s, part)
-				}
-			}
-			return cur, nil
-		}
-		for k, e := range x {
-			r, err := resolve(e, outputs)
-			if err != nil {
-				return nil, err
-			}
-			x[k] = r
-		}
-		return x, nil
-	case []any:
-		for i, e := range x {
-			r, err := resolve(e, outputs)
-			if err != nil {
-				return nil, err
-			}
-			x[i] = r
-		}
-		return x, nil
-	}
-	return v, nil
 }
