@@ -51,19 +51,14 @@ type controlAllDTO struct {
 // controlTurn sends stop, pause or resume to one of the person's turns: the
 // durable signal first, then the fast path that closes the model call in
 // this process at once. Repeating it is harmless; a finished turn is 409.
-func (s *Server) controlTurn(signal string) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) controlTurn(signal string) replyFunc {
+	return func(c *gin.Context) (any, error) {
 		t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		status, err := s.signalTurn(c, t, signal)
-		if err != nil {
-			respondError(c, err)
-			return
-		}
-		c.JSON(http.StatusAccepted, controlDTO{Status: string(status)})
+		return controlDTO{Status: string(status)}, err
 	}
 }
 
@@ -176,22 +171,16 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 
 // agentState is the top bar: the person's own running work — turns, and
 // replies whose writes wait for the person's Apply — never anyone else's.
-func (s *Server) agentState(c *gin.Context) {
-	bar, err := s.topBar(c.Request.Context(), person(c).ID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, bar)
+func (s *Server) agentState(c *gin.Context) (any, error) {
+	return s.topBar(c.Request.Context(), person(c).ID)
 }
 
 // controlAll sends a signal to every running turn of the person.
-func (s *Server) controlAll(signal string) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) controlAll(signal string) replyFunc {
+	return func(c *gin.Context) (any, error) {
 		turns, err := s.Chat.RunningTurns(c.Request.Context(), person(c).ID)
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		n := 0
 		for _, t := range turns {
@@ -199,6 +188,6 @@ func (s *Server) controlAll(signal string) gin.HandlerFunc {
 				n++
 			}
 		}
-		c.JSON(http.StatusAccepted, controlAllDTO{Status: string(controlStatus[signal]), Turns: n})
+		return controlAllDTO{Status: string(controlStatus[signal]), Turns: n}, nil
 	}
 }

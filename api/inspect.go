@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -127,15 +126,14 @@ type inspectedFrameDTO struct {
 // (anyone else: 404): it holds what the model was told about them and
 // their space. An operator token (workspace.OperatorScope, `hub token
 // create --operator`) reads any turn, and each such read is logged.
-func (s *Server) inspectTurn(c *gin.Context) {
+func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	token, turnID := bearer(c), c.Param("turnId")
 	var in chat.Inspection
 	if op, err := s.Workspace.AuthenticateScoped(ctx, token, workspace.OperatorScope); err == nil {
 		c.Set(personKey, op)
 		if in, err = s.Chat.InspectAny(ctx, turnID); err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		slog.InfoContext(ctx, "operator read a turn's run", "operator", op.ID, "turn", turnID, "person", in.Turn.PersonID, "space", in.Turn.SpaceID)
 	} else {
@@ -146,29 +144,22 @@ func (s *Server) inspectTurn(c *gin.Context) {
 			p, err = s.Workspace.Authenticate(ctx, token, "")
 		}
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		c.Set(personKey, p)
 		if in, err = s.Chat.Inspect(ctx, p.ID, turnID); err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 	}
 	t := in.Turn
 	out := inspectionDTO{
-		Turn: turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-			MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
-			Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}},
+		Turn:         toTurnDTO(t),
 		Workflow:     inspectedWorkflow{Namespace: s.TemporalNamespace, WorkflowID: workflows.TurnWorkflowID(t.ID), RunID: t.RunID},
 		Instructions: in.Record.Instructions, Context: in.Record.Context, HistoryIDs: nonNilStrings(in.Record.HistoryIDs),
 		Offer: inspectedOffer{Tools: []inspectedTool{}, Playbooks: nonNilStrings(in.Record.OfferWhy.Playbooks), Simple: in.Record.OfferWhy.Simple,
 			Fallback: in.Record.OfferWhy.Fallback, FallbackReason: in.Record.OfferWhy.FallbackReason},
 		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{}, Frames: []inspectedFrameDTO{},
 		FramesLeftOut: in.FramesLeftOut,
-	}
-	if t.ErrorCode != "" {
-		out.Turn.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
 	}
 	if s.TemporalUI != "" && t.RunID != "" {
 		out.Workflow.URL = s.TemporalUI + "/namespaces/" + url.PathEscape(s.TemporalNamespace) + "/workflows/" +
@@ -209,8 +200,7 @@ func (s *Server) inspectTurn(c *gin.Context) {
 	if s.Usage != nil {
 		calls, err := s.Usage.TurnCalls(ctx, t.ID)
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		for _, m := range calls {
 			d := inspectedModelDTO{ID: m.ID, Step: m.Step, Model: m.Model, Status: m.Status, ErrorClass: m.ErrorKind, Estimated: m.Estimated,
@@ -226,7 +216,7 @@ func (s *Server) inspectTurn(c *gin.Context) {
 	for _, f := range in.Frames {
 		out.Frames = append(out.Frames, inspectedFrameDTO{Seq: f.Seq, Type: f.Type, Data: f.Data, At: f.At})
 	}
-	c.JSON(http.StatusOK, out)
+	return out, nil
 }
 
 // jsonOrString is a saved JSON text as JSON, or as the string it is when

@@ -78,6 +78,11 @@ func setFlowCookie(c *gin.Context, value string) {
 	http.SetCookie(c.Writer, ck)
 }
 
+// errNoProvider answers both routes of a Hub that signs in through no
+// identity provider.
+var errNoProvider = &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
+	Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}}
+
 // signInError sends the browser back to the console with a short reason.
 func signInError(c *gin.Context, reason string) {
 	c.Header("Cache-Control", "no-store")
@@ -88,8 +93,7 @@ func signInError(c *gin.Context, reason string) {
 func (s *Server) oidcLogin(c *gin.Context) {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-			Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}})
+		respondError(c, errNoProvider)
 		return
 	}
 	var b [32]byte
@@ -115,8 +119,7 @@ func (s *Server) oidcLogin(c *gin.Context) {
 func (s *Server) oidcCallback(c *gin.Context) {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-			Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}})
+		respondError(c, errNoProvider)
 		return
 	}
 	ctx := c.Request.Context()
@@ -184,6 +187,6 @@ type signInProvidersDTO struct {
 }
 
 // signInProviders tells the console's sign-in form which ways it offers.
-func (s *Server) signInProviders(c *gin.Context) {
-	c.JSON(http.StatusOK, signInProvidersDTO{OIDC: s.codeFlow() != nil})
+func (s *Server) signInProviders(*gin.Context) (any, error) {
+	return signInProvidersDTO{OIDC: s.codeFlow() != nil}, nil
 }

@@ -151,9 +151,13 @@ func New(d Deps) http.Handler {
 	// Every route comes from the one table that the OpenAPI document is
 	// made of (routes.go).
 	for _, rt := range s.routes() {
-		handlers := []gin.HandlerFunc{rt.handler}
+		h := rt.handler
+		if rt.reply != nil {
+			h = replying(rt.answers[0].status, rt.reply)
+		}
+		handlers := []gin.HandlerFunc{h}
 		if rt.auth == authBearer {
-			handlers = []gin.HandlerFunc{s.authenticate, rt.handler}
+			handlers = []gin.HandlerFunc{s.authenticate, h}
 		}
 		r.Handle(rt.method, rt.path, handlers...)
 	}
@@ -206,7 +210,7 @@ type readinessDTO struct {
 	Checks map[string]string `json:"checks" doc:"database and temporal: ok, or the error"`
 }
 
-func (s *Server) healthz(c *gin.Context) { c.JSON(http.StatusOK, healthDTO{Status: healthOK}) }
+func (s *Server) healthz(*gin.Context) (any, error) { return healthDTO{Status: healthOK}, nil }
 
 func (s *Server) prometheus(c *gin.Context) { s.metricsHandler.ServeHTTP(c.Writer, c.Request) }
 

@@ -2,12 +2,12 @@ package api
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"hub/chat"
 	"hub/turns"
 	"hub/workspace"
 )
@@ -41,27 +41,19 @@ type turnStartedDTO struct {
 	StreamURL      string `json:"streamUrl" doc:"Where to read the turn's frames, relative to the api's origin; it carries the turn's own stream token (for EventSource)."`
 }
 
-func (s *Server) startTurn(c *gin.Context) {
-	var req startTurnRequest
-	if !bind(c, &req) {
-		return
-	}
+func (s *Server) startTurn(c *gin.Context, req startTurnRequest) (any, error) {
 	mentions := make([]turns.Mention, len(req.Mentions))
 	for i, m := range req.Mentions {
 		mentions[i] = turns.Mention{Kind: m.Kind, ID: m.ID}
 	}
 	started, err := s.Turns.Start(c.Request.Context(), person(c), turns.Message{ConversationID: c.Param("id"), Text: req.Text,
 		Mentions: mentions, Context: req.Context, Spaces: req.Spaces, Files: req.Files, Model: req.Model, Effort: req.Effort})
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusAccepted, toTurnStartedDTO(started))
+	return toTurnStartedDTO(started), err
 }
 
 func toTurnStartedDTO(t turns.Started) turnStartedDTO {
 	return turnStartedDTO{TurnID: t.Turn.ID, MessageID: t.Turn.UserMessageID, ReplyMessageID: t.Turn.ReplyMessageID,
-		StreamURL: "/api/assistant/turns/" + url.PathEscape(t.Turn.ID) + "/stream?streamToken=" + url.QueryEscape(t.StreamToken)}
+		StreamURL: turnStreamURL(t.Turn.ID, t.StreamToken)}
 }
 
 type turnDTO struct {
@@ -81,19 +73,19 @@ type turnDTO struct {
 	Effort string `json:"effort" doc:"Its reasoning effort (\"\": none)."`
 }
 
-func (s *Server) getTurn(c *gin.Context) {
+func (s *Server) getTurn(c *gin.Context) (any, error) {
 	t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
+	return toTurnDTO(t), err
+}
+
+func toTurnDTO(t chat.Turn) turnDTO {
 	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: append([]string{}, t.Spaces...), Model: t.Model, Effort: t.Effort,
+		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
 		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
 	if t.ErrorCode != "" {
 		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
 	}
-	c.JSON(http.StatusOK, d)
+	return d
 }
 
 // turnStreamTokenDTO answers POST /api/assistant/turns/:turnId/stream-token.
@@ -106,27 +98,22 @@ type turnStreamTokenDTO struct {
 // turnStreamToken makes a token that reads only one of the person's turns'
 // stream: a client that did not start the turn (another tab, a reload
 // without the started turn's streamUrl) follows a running reply with it.
-func (s *Server) turnStreamToken(c *gin.Context) {
+func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	t, err := s.Chat.GetTurnFor(ctx, person(c).ID, c.Param("turnId"))
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.StreamTokenTTL)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp,
-		StreamURL: "/api/assistant/turns/" + url.PathEscape(t.ID) + "/stream?streamToken=" + url.QueryEscape(token)})
+	return turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp, StreamURL: turnStreamURL(t.ID, token)}, err
 }
 
-func (s *Server) retryTurn(c *gin.Context) {
+// turnStreamURL is where a turn's frames are read with its stream token.
+func turnStreamURL(turnID, token string) string {
+	return "/api/assistant/turns/" + url.PathEscape(turnID) + "/stream?streamToken=" + url.QueryEscape(token)
+}
+
+func (s *Server) retryTurn(c *gin.Context) (any, error) {
 	started, err := s.Turns.Retry(c.Request.Context(), person(c), c.Param("turnId"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusAccepted, toTurnStartedDTO(started))
+	return toTurnStartedDTO(started), err
 }
