@@ -23,13 +23,11 @@ import (
 )
 
 type applyRequest struct {
-	ConversationID string   `json:"conversationId" openapi:"required"`
-	MessageID      string   `json:"messageId" openapi:"required"`
-	CallIDs        []string `json:"callIds" doc:"Only these held calls of the message; absent or empty: all of them."`
-	// ResendUnknown sends again an outside write whose outcome is unknown.
-	ResendUnknown bool `json:"resendUnknown" doc:"Send again an outside write whose outcome is unknown."`
-	// RetryInterrupted runs again workflow steps interrupted while they ran.
-	RetryInterrupted bool `json:"retryInterrupted" doc:"Run again workflow steps interrupted while they ran."`
+	ConversationID   string   `json:"conversationId" openapi:"required"`
+	MessageID        string   `json:"messageId" openapi:"required"`
+	CallIDs          []string `json:"callIds" doc:"Only these held calls of the message; absent or empty: all of them."`
+	ResendUnknown    bool     `json:"resendUnknown" doc:"Send again an outside write whose outcome is unknown."`
+	RetryInterrupted bool     `json:"retryInterrupted" doc:"Run again workflow steps interrupted while they ran."`
 }
 
 type receiptDTO struct {
@@ -80,12 +78,11 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 		return nil, err
 	}
 	if len(calls) == 0 {
-		return nil, &apiError{status: http.StatusConflict, detail: errorDetail{Code: codeConflict, Message: "this message proposed no changes to apply"}}
+		return nil, newError(http.StatusConflict, codeConflict, "", "this message proposed no changes to apply")
 	}
 	for i, id := range req.CallIDs {
 		if !slices.ContainsFunc(calls, func(h chat.HeldCall) bool { return h.ID == id }) {
-			return nil, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-				Message: fmt.Sprintf("this message proposed no call %q", id), Path: fmt.Sprintf("/callIds/%d", i)}}
+			return nil, newError(http.StatusNotFound, codeNotFound, fmt.Sprintf("/callIds/%d", i), fmt.Sprintf("this message proposed no call %q", id))
 		}
 	}
 	id := workflows.ApplyWorkflowID(req.MessageID)

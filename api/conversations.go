@@ -177,6 +177,15 @@ func failure(code, message string) *errorDTO {
 	return &errorDTO{Code: code, Message: message}
 }
 
+// errorOf is the error of a message, a tool call or a turn: nil without a
+// code.
+func errorOf(code, message string) *errorDTO {
+	if code == "" {
+		return nil
+	}
+	return &errorDTO{Code: code, Message: message}
+}
+
 type usageDTO struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
@@ -200,18 +209,13 @@ type messageDTO struct {
 func toMessageDTO(m chat.Message) messageDTO {
 	d := messageDTO{ID: m.ID, TurnID: m.TurnID, Role: m.Role, Text: m.Text, Status: m.Status,
 		Mentions: toRefDTOs(m.Mentions), Refs: toRefDTOs(m.Refs), ToolCalls: []toolCallDTO{}, Proposals: []proposalDTO{},
-		CreatedAt: m.CreatedAt}
+		Error: errorOf(m.ErrorCode, m.ErrorMessage), CreatedAt: m.CreatedAt}
 	if m.Role == chat.RoleAssistant {
-		d.Usage = &usageDTO{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
-	}
-	if m.ErrorCode != "" {
-		d.Error = &errorDTO{Code: m.ErrorCode, Message: m.ErrorMessage}
+		d.Usage = (*usageDTO)(&m.Usage)
 	}
 	for _, tc := range m.ToolCalls {
-		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Refs: toRefDTOs(tc.Refs), UndoGroupID: tc.UndoGroupID}
-		if tc.ErrorCode != "" {
-			t.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
-		}
+		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Error: errorOf(tc.ErrorCode, tc.ErrorMessage),
+			Refs: toRefDTOs(tc.Refs), UndoGroupID: tc.UndoGroupID}
 		if r := tc.Receipt; r != nil {
 			rd := toReceiptDTO(tc.ID, tc.Tool, *r)
 			t.Receipt = &rd
@@ -275,23 +279,11 @@ func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 // redrawn after a reload offers Redo on what was undone.
 func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
 	var ids []string
-	for _, m := range msgs {
-		for _, tc := range m.ToolCalls {
-			if tc.UndoGroupID != "" {
-				ids = append(ids, tc.UndoGroupID)
-			}
-			if r := tc.Receipt; r != nil {
-				if r.UndoGroupID != "" {
-					ids = append(ids, r.UndoGroupID)
-				}
-				for _, st := range r.Steps {
-					if st.UndoGroupID != "" {
-						ids = append(ids, st.UndoGroupID)
-					}
-				}
-			}
+	undoGroups(msgs, func(group string, _ *string) {
+		if group != "" {
+			ids = append(ids, group)
 		}
-	}
+	})
 	if len(ids) == 0 {
 		return nil
 	}
@@ -299,17 +291,23 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 	if err != nil {
 		return err
 	}
+	undoGroups(msgs, func(group string, state *string) { *state = states[group] })
+	return nil
+}
+
+// undoGroups calls f with each undoGroupId of the messages' tool calls,
+// receipts and steps, and the undoState beside it.
+func undoGroups(msgs []messageDTO, f func(group string, state *string)) {
 	for _, m := range msgs {
 		for i := range m.ToolCalls {
 			tc := &m.ToolCalls[i]
-			tc.UndoState = states[tc.UndoGroupID]
+			f(tc.UndoGroupID, &tc.UndoState)
 			if r := tc.Receipt; r != nil {
-				r.UndoState = states[r.UndoGroupID]
+				f(r.UndoGroupID, &r.UndoState)
 				for j := range r.Steps {
-					r.Steps[j].UndoState = states[r.Steps[j].UndoGroupID]
+					f(r.Steps[j].UndoGroupID, &r.Steps[j].UndoState)
 				}
 			}
 		}
 	}
-	return nil
 }

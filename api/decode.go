@@ -25,8 +25,7 @@ func decode(c *gin.Context, v any) error {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge,
-				Message: fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)}}
+			return newError(http.StatusRequestEntityTooLarge, codeTooLarge, "", fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes))
 		}
 		return badRequest("", "the request body could not be read")
 	}

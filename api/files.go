@@ -46,20 +46,19 @@ func (s *Server) fileError(err error) error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.Is(err, files.ErrTooLarge):
-		err = &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Message: err.Error(), Path: "/file"}}
+		err = newError(http.StatusRequestEntityTooLarge, codeTooLarge, "/file", err.Error())
 	case errors.As(err, &mbe):
-		err = &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Path: "/file",
-			Message: fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes())}}
+		err = newError(http.StatusRequestEntityTooLarge, codeTooLarge, "/file", fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes()))
 	case errors.Is(err, files.ErrUnreadable):
 		// The client's body ended early or broke (a multipart body cut off
 		// before its closing boundary): its fault, not Hub's.
 		err = badRequest("/file", "the file could not be read to its end: the multipart body is cut short or broken; send it again")
 	case errors.Is(err, files.ErrUnsupportedType):
-		err = &apiError{status: http.StatusUnsupportedMediaType, detail: errorDetail{Code: codeUnsupportedType, Message: err.Error(), Path: "/file"}}
+		err = newError(http.StatusUnsupportedMediaType, codeUnsupportedType, "/file", err.Error())
 	case errors.Is(err, files.ErrNoStore):
 		err = unavailable("No file store is configured, so files cannot be attached. Set HUB_FILES_DIR or HUB_FILES_S3_ENDPOINT and HUB_FILES_S3_BUCKET and start Hub again.")
 	case errors.Is(err, files.ErrNoBlob):
-		err = &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "the file's contents are gone from the file store"}}
+		err = newError(http.StatusNotFound, codeNotFound, "", "the file's contents are gone from the file store")
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -158,19 +159,16 @@ func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 		Instructions: in.Record.Instructions, Context: in.Record.Context, HistoryIDs: nonNilStrings(in.Record.HistoryIDs),
 		Offer: inspectedOffer{Tools: []inspectedTool{}, Playbooks: nonNilStrings(in.Record.OfferWhy.Playbooks), Simple: in.Record.OfferWhy.Simple,
 			Fallback: in.Record.OfferWhy.Fallback, FallbackReason: in.Record.OfferWhy.FallbackReason},
-		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{}, Frames: []inspectedFrameDTO{},
+		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{},
+		Frames:        toDTOs(in.Frames, func(f chat.InspectedFrame) inspectedFrameDTO { return inspectedFrameDTO(f) }),
 		FramesLeftOut: in.FramesLeftOut,
 	}
 	if s.TemporalUI != "" && t.RunID != "" {
 		out.Workflow.URL = s.TemporalUI + "/namespaces/" + url.PathEscape(s.TemporalNamespace) + "/workflows/" +
 			url.PathEscape(out.Workflow.WorkflowID) + "/" + url.PathEscape(t.RunID) + "/history"
 	}
-	added := map[string]bool{}
-	for _, n := range in.Record.AddedTools {
-		added[n] = true
-	}
 	for _, n := range in.Record.OfferedTools {
-		if !added[n] {
+		if !slices.Contains(in.Record.AddedTools, n) {
 			out.Offer.Tools = append(out.Offer.Tools, inspectedTool{Name: n, Why: "offer"})
 		}
 	}
@@ -181,10 +179,8 @@ func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 	for _, tc := range in.Calls {
 		d := inspectedCallDTO{ID: tc.ID, Step: tc.Step, Index: tc.Idx, Tool: tc.Tool, Status: tc.Status,
 			Arguments: jsonOrString(tc.Arguments), Result: jsonOrString(tc.Result), Summary: tc.Summary, Refs: toRefDTOs(tc.Refs),
-			HeldFor: tc.HeldFor, UndoGroupID: tc.UndoGroupID, SpaceID: tc.SpaceID, CreatedAt: tc.CreatedAt, UpdatedAt: tc.UpdatedAt}
-		if tc.ErrorCode != "" {
-			d.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
-		}
+			Error: errorOf(tc.ErrorCode, tc.ErrorMessage), HeldFor: tc.HeldFor, UndoGroupID: tc.UndoGroupID, SpaceID: tc.SpaceID,
+			CreatedAt: tc.CreatedAt, UpdatedAt: tc.UpdatedAt}
 		if r, ok := in.Receipts[tc.ID]; ok {
 			rd := toReceiptDTO(tc.ID, tc.Tool, r)
 			d.Receipt = &rd
@@ -194,7 +190,7 @@ func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 	}
 	for _, st := range in.Steps {
 		out.Steps = append(out.Steps, inspectedStepDTO{Step: st.Step.Step, Attempt: st.Attempt, Text: st.Text, FinishReason: st.FinishReason,
-			Usage: usageDTO{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}, Nudge: st.Nudge, NudgeKind: string(st.NudgeKind),
+			Usage: usageDTO(st.Usage), Nudge: st.Nudge, NudgeKind: string(st.NudgeKind),
 			PartsLevel: st.PartsLevel, ToolCalls: nonNilStrings(callsOf[st.Step.Step]), SavedAt: st.SavedAt})
 	}
 	if s.Usage != nil {
@@ -212,9 +208,6 @@ func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 			}
 			out.ModelCalls = append(out.ModelCalls, d)
 		}
-	}
-	for _, f := range in.Frames {
-		out.Frames = append(out.Frames, inspectedFrameDTO{Seq: f.Seq, Type: f.Type, Data: f.Data, At: f.At})
 	}
 	return out, nil
 }

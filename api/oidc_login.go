@@ -80,13 +80,15 @@ func setFlowCookie(c *gin.Context, value string) {
 
 // errNoProvider answers both routes of a Hub that signs in through no
 // identity provider.
-var errNoProvider = &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-	Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}}
+var errNoProvider = newError(http.StatusNotFound, codeNotFound, "", "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)")
 
 // signInError sends the browser back to the console with a short reason.
-func signInError(c *gin.Context, reason string) {
+func signInError(c *gin.Context, reason string) { redirect(c, "/#signin-error="+reason) }
+
+// redirect sends the browser on, with an answer nothing may keep.
+func redirect(c *gin.Context, to string) {
 	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, "/#signin-error="+reason)
+	c.Redirect(http.StatusFound, to)
 }
 
 // oidcLogin starts a browser's sign-in at the provider.
@@ -110,8 +112,7 @@ func (s *Server) oidcLogin(c *gin.Context) {
 		return
 	}
 	setFlowCookie(c, value)
-	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, to)
+	redirect(c, to)
 }
 
 // oidcCallback finishes a sign-in: the provider sent the browser back with
@@ -177,8 +178,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 		return
 	}
 	setSessionCookie(c, session, expires)
-	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, "/")
+	redirect(c, "/")
 }
 
 // signInProvidersDTO answers GET /api/session/providers.

@@ -227,19 +227,13 @@ type settingsDTO struct {
 	WritePolicy        string   `json:"writePolicy"`
 	AllowedWriteAreas  []string `json:"allowedWriteAreas" doc:"The areas the assistant may write in; [] allows every area."`
 	ConnectedAppWrites bool     `json:"connectedAppWrites" doc:"Whether connected apps' writes may run without Apply."`
-	// Model and Effort are the person's defaults for turns ("": the
-	// catalog's default model, no effort).
-	Model  string `json:"model" doc:"The person's default model (\"\": the catalog's default)."`
-	Effort string `json:"effort" doc:"The person's default effort (\"\": none)."`
+	Model              string   `json:"model" doc:"The person's default model (\"\": the catalog's default)."`
+	Effort             string   `json:"effort" doc:"The person's default effort (\"\": none)."`
 }
 
 // toSettingsDTO answers an empty list (every area allowed) as [], never null.
 func toSettingsDTO(st workspace.Settings) settingsDTO {
-	areas := st.AllowedWriteAreas
-	if areas == nil {
-		areas = []string{}
-	}
-	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: areas, ConnectedAppWrites: st.ConnectedAppWrites,
+	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: nonNilStrings(st.AllowedWriteAreas), ConnectedAppWrites: st.ConnectedAppWrites,
 		Model: st.Model, Effort: st.Effort}
 }
 
@@ -252,9 +246,8 @@ type updateSettingsRequest struct {
 	WritePolicy        Optional[string]   `json:"writePolicy" openapi:"nonnull"`
 	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas" doc:"null, like [], allows every area."`
 	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites" openapi:"nonnull"`
-	// Model and Effort: null or "" go back to the default.
-	Model  Optional[string] `json:"model" doc:"null or \"\" go back to the catalog's default."`
-	Effort Optional[string] `json:"effort" doc:"null or \"\" go back to none."`
+	Model              Optional[string]   `json:"model" doc:"null or \"\" go back to the catalog's default."`
+	Effort             Optional[string]   `json:"effort" doc:"null or \"\" go back to none."`
 }
 
 func (s *Server) updateSettings(c *gin.Context, req updateSettingsRequest) (any, error) {
@@ -267,10 +260,7 @@ func (s *Server) updateSettings(c *gin.Context, req updateSettingsRequest) (any,
 	}
 	if req.AllowedWriteAreas.Set {
 		// null, like [], allows every area again.
-		areas := req.AllowedWriteAreas.Value
-		if areas == nil {
-			areas = []string{}
-		}
+		areas := nonNilStrings(req.AllowedWriteAreas.Value)
 		p.AllowedWriteAreas = &areas
 	}
 	st, err := s.Workspace.UpdateSettings(c.Request.Context(), person(c).ID, p)

@@ -33,8 +33,8 @@ type route struct {
 	// errors are the error statuses this route answers besides the ones
 	// every route of its kind has (api/openapi.go, commonErrors).
 	errors []int
-	// reply serves a route with one success answer (its status); handler
-	// any other.
+	// reply serves a route whose one success answer is a JSON value (or
+	// 204), sent with that answer's status; handler serves any other.
 	reply   replyFunc
 	handler gin.HandlerFunc
 }

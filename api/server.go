@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -109,12 +110,7 @@ type Server struct {
 }
 
 // taskQueue is the queue the api starts workflows on.
-func (s *Server) taskQueue() string {
-	if s.TaskQueue == "" {
-		return workflows.DefaultTaskQueue
-	}
-	return s.TaskQueue
-}
+func (s *Server) taskQueue() string { return cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue) }
 
 // New builds the router.
 func New(d Deps) http.Handler {
@@ -136,10 +132,10 @@ func New(d Deps) http.Handler {
 	}
 	r.Use(s.accessLog, s.recovery, s.metrics.observe, s.cors, refuseBadBytes)
 	r.NoRoute(func(c *gin.Context) {
-		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "no such endpoint"}})
+		respondError(c, newError(http.StatusNotFound, codeNotFound, "", "no such endpoint"))
 	})
 	r.NoMethod(func(c *gin.Context) {
-		respondError(c, &apiError{status: http.StatusMethodNotAllowed, detail: errorDetail{Code: "method_not_allowed", Message: "this endpoint does not take " + c.Request.Method}})
+		respondError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "", "this endpoint does not take "+c.Request.Method))
 	})
 
 	gatherers := prometheus.Gatherers{d.Registry}
@@ -168,7 +164,7 @@ func (s *Server) recovery(c *gin.Context) {
 	defer func() {
 		if p := recover(); p != nil {
 			slog.ErrorContext(c.Request.Context(), "handler panicked", "path", c.FullPath(), "panic", p)
-			respondError(c, &apiError{status: http.StatusInternalServerError, detail: errorDetail{Code: codeInternal, Message: "Hub failed to handle this request; it has been logged"}})
+			respondError(c, newError(http.StatusInternalServerError, codeInternal, "", "Hub failed to handle this request; it has been logged"))
 		}
 	}()
 	c.Next()

@@ -108,18 +108,15 @@ func setSessionCookie(c *gin.Context, value string, expires time.Time) {
 
 // sessionOf is the request's session cookie ("": none).
 func sessionOf(c *gin.Context) string {
-	v, err := c.Cookie(sessionCookie)
-	if err != nil {
-		return ""
-	}
+	v, _ := c.Cookie(sessionCookie)
 	return v
 }
 
 func csrfHeaderSent(c *gin.Context) bool { return strings.TrimSpace(c.GetHeader(csrfHeader)) != "" }
 
 func csrfError() error {
-	return &apiError{status: http.StatusForbidden, detail: errorDetail{Code: codeForbidden,
-		Message: "a request signed in by the session cookie that changes something needs the header " + csrfHeader + ": 1 (a bearer token needs none)"}}
+	return newError(http.StatusForbidden, codeForbidden, "",
+		"a request signed in by the session cookie that changes something needs the header "+csrfHeader+": 1 (a bearer token needs none)")
 }
 
 // safeMethod: a method that changes nothing, which needs no CSRF header.

@@ -21,17 +21,13 @@ type startTurnRequest struct {
 	Text     string           `json:"text" openapi:"required" doc:"The message: at most 20,000 characters."`
 	Mentions []mentionRequest `json:"mentions" doc:"Records the message mentions (chips), by kind and id in the conversation's space."`
 	Context  json.RawMessage  `json:"context"`
-	// Spaces are other spaces of the person the turn may act in besides
-	// the conversation's (docs/decisions.md, "Turns across spaces").
+	// Spaces and Files: docs/decisions.md, "Turns across spaces" and
+	// "Attached files". Model and Effort, empty: the person's settings,
+	// else the catalog's default model.
 	Spaces []string `json:"spaces" doc:"Other spaces of the person the turn may act in (at most 20)."`
-	// Files are ids of files of the conversation's space the model gets
-	// with this message (docs/decisions.md, "Attached files").
-	Files []string `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
-	// Model and Effort choose the catalog model and reasoning effort of
-	// this turn (GET /api/models); empty: the person's defaults from
-	// settings, else the catalog's default model.
-	Model  string `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
-	Effort string `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
+	Files  []string `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
+	Model  string   `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
+	Effort string   `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
 }
 
 type turnStartedDTO struct {
@@ -65,12 +61,9 @@ type turnDTO struct {
 	MessageID      string    `json:"messageId"`
 	ReplyMessageID string    `json:"replyMessageId"`
 	Usage          usageDTO  `json:"usage"`
-	// Spaces are the other spaces the turn may act in.
-	Spaces []string `json:"spaces" doc:"The other spaces the turn may act in."`
-	// Model and Effort are the catalog model and reasoning effort the
-	// turn runs with ("" effort: none).
-	Model  string `json:"model" doc:"The catalog model the turn runs with."`
-	Effort string `json:"effort" doc:"Its reasoning effort (\"\": none)."`
+	Spaces         []string  `json:"spaces" doc:"The other spaces the turn may act in."`
+	Model          string    `json:"model" doc:"The catalog model the turn runs with."`
+	Effort         string    `json:"effort" doc:"Its reasoning effort (\"\": none)."`
 }
 
 func (s *Server) getTurn(c *gin.Context) (any, error) {
@@ -79,13 +72,9 @@ func (s *Server) getTurn(c *gin.Context) (any, error) {
 }
 
 func toTurnDTO(t chat.Turn) turnDTO {
-	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
-		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
-	if t.ErrorCode != "" {
-		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
-	}
-	return d
+	return turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
+		Error: errorOf(t.ErrorCode, t.ErrorMessage), MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID,
+		Usage: usageDTO(t.Usage), Spaces: t.Spaces, Model: t.Model, Effort: t.Effort}
 }
 
 // turnStreamTokenDTO answers POST /api/assistant/turns/:turnId/stream-token.

@@ -131,14 +131,10 @@ func usageTime(v, path string, end bool) (time.Time, error) {
 // calls, in micro-dollars (null: none), and this month's spend.
 type spaceSettingsDTO struct {
 	MonthlyBudget *int64 `json:"monthlyBudget" doc:"Micro-dollars a month; null: no budget."`
-	// Month is the UTC month the spend is of (2026-12).
-	Month string `json:"month" doc:"The UTC month the spend is of (2026-12)."`
-	// Spent is what settled calls cost this month; Reserved what calls in
-	// flight hold; Left what the budget has left (null without one). All
-	// micro-dollars.
-	Spent    int64  `json:"spent" doc:"What settled calls cost this month, micro-dollars."`
-	Reserved int64  `json:"reserved" doc:"What calls in flight hold, micro-dollars."`
-	Left     *int64 `json:"left" doc:"What the budget has left, micro-dollars; null without a budget."`
+	Month         string `json:"month" doc:"The UTC month the spend is of (2026-12)."`
+	Spent         int64  `json:"spent" doc:"What settled calls cost this month, micro-dollars."`
+	Reserved      int64  `json:"reserved" doc:"What calls in flight hold, micro-dollars."`
+	Left          *int64 `json:"left" doc:"What the budget has left, micro-dollars; null without a budget."`
 }
 
 func toSpaceSettingsDTO(sp usage.Spend) spaceSettingsDTO {
