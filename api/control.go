@@ -144,18 +144,14 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	if err != nil {
 		return topBarDTO{}, err
 	}
-	out := topBarDTO{Activities: make([]activityDTO, 0, len(acts))}
-	turns := 0
-	paused := true
+	turns, paused := 0, true
 	for _, a := range acts {
-		out.Activities = append(out.Activities, toActivityDTO(a))
 		if a.Kind == chat.WorkTurn {
 			turns++
 			paused = paused && a.Status == chat.StatusPaused
 		}
 	}
-	out.Paused = turns > 0 && paused
-	return out, nil
+	return topBarDTO{Activities: toDTOs(acts, toActivityDTO), Paused: turns > 0 && paused}, nil
 }
 
 // agentState is the top bar: the person's own running work — turns, and

@@ -98,10 +98,7 @@ func (s *Server) uploadFile(c *gin.Context) (any, error) {
 		}
 		f, err := s.Files.Upload(c.Request.Context(), actor(c), c.Param("spaceId"), part.FileName(), part)
 		_ = part.Close()
-		if err != nil {
-			return nil, s.fileError(err)
-		}
-		return toFileDTO(f), nil
+		return toFileDTO(f), s.fileError(err)
 	}
 }
 

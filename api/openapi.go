@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -350,11 +351,7 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 			Schema: &openapi.Schema{Type: "string"}})
 	}
 	for _, q := range rt.query {
-		in := q.in
-		if in == "" {
-			in = "query"
-		}
-		op.Parameters = append(op.Parameters, openapi.Parameter{Name: q.name, In: in, Required: q.required, Description: q.doc, Schema: q.schema})
+		op.Parameters = append(op.Parameters, openapi.Parameter{Name: q.name, In: cmp.Or(q.in, "query"), Required: q.required, Description: q.doc, Schema: q.schema})
 	}
 	switch {
 	case rt.body != nil:
