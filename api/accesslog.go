@@ -21,10 +21,7 @@ import (
 func (s *Server) accessLog(c *gin.Context) {
 	start := time.Now()
 	c.Next()
-	route := c.FullPath()
-	if route == "" {
-		route = "unmatched"
-	}
+	route := routeOf(c)
 	status := c.Writer.Status()
 	attrs := make([]slog.Attr, 0, 8+len(c.Params))
 	attrs = append(attrs, slog.String("method", c.Request.Method), slog.String("route", route))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -106,13 +105,9 @@ type activityTokenDTO struct {
 // which cannot send the Authorization header. It is valid for
 // StreamTokenTTL; it is checked when a connection opens, so an open
 // stream outlives it, and a client whose reconnect is refused asks again.
-func (s *Server) activityStreamToken(c *gin.Context) {
+func (s *Server) activityStreamToken(c *gin.Context) (any, error) {
 	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.StreamTokenTTL)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp})
+	return activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp}, err
 }
 
 // writeEvent writes one activity event.

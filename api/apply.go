@@ -23,13 +23,11 @@ import (
 )
 
 type applyRequest struct {
-	ConversationID string   `json:"conversationId" openapi:"required"`
-	MessageID      string   `json:"messageId" openapi:"required"`
-	CallIDs        []string `json:"callIds" doc:"Only these held calls of the message; absent or empty: all of them."`
-	// ResendUnknown sends again an outside write whose outcome is unknown.
-	ResendUnknown bool `json:"resendUnknown" doc:"Send again an outside write whose outcome is unknown."`
-	// RetryInterrupted runs again workflow steps interrupted while they ran.
-	RetryInterrupted bool `json:"retryInterrupted" doc:"Run again workflow steps interrupted while they ran."`
+	ConversationID   string   `json:"conversationId" openapi:"required"`
+	MessageID        string   `json:"messageId" openapi:"required"`
+	CallIDs          []string `json:"callIds" doc:"Only these held calls of the message; absent or empty: all of them."`
+	ResendUnknown    bool     `json:"resendUnknown" doc:"Send again an outside write whose outcome is unknown."`
+	RetryInterrupted bool     `json:"retryInterrupted" doc:"Run again workflow steps interrupted while they ran."`
 }
 
 type receiptDTO struct {
@@ -67,34 +65,24 @@ type stepDTO struct {
 // message (never a new tool call as approval) and runs them through the
 // message's Apply workflow with Update-with-Start: concurrent or repeated
 // requests join one workflow, apply once and get the same receipts.
-func (s *Server) apply(c *gin.Context) {
+func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	ctx := c.Request.Context()
-	var req applyRequest
-	if !bind(c, &req) {
-		return
-	}
 	switch {
 	case req.ConversationID == "":
-		respondError(c, badRequest("/conversationId", "conversationId is required"))
-		return
+		return nil, badRequest("/conversationId", "conversationId is required")
 	case req.MessageID == "":
-		respondError(c, badRequest("/messageId", "messageId is required"))
-		return
+		return nil, badRequest("/messageId", "messageId is required")
 	}
 	calls, err := s.Chat.Proposal(ctx, person(c).ID, req.ConversationID, req.MessageID)
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	if len(calls) == 0 {
-		respondError(c, &apiError{status: http.StatusConflict, detail: errorDetail{Code: codeConflict, Message: "this message proposed no changes to apply"}})
-		return
+		return nil, newError(http.StatusConflict, codeConflict, "", "this message proposed no changes to apply")
 	}
 	for i, id := range req.CallIDs {
 		if !slices.ContainsFunc(calls, func(h chat.HeldCall) bool { return h.ID == id }) {
-			respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-				Message: fmt.Sprintf("this message proposed no call %q", id), Path: fmt.Sprintf("/callIds/%d", i)}})
-			return
+			return nil, newError(http.StatusNotFound, codeNotFound, fmt.Sprintf("/callIds/%d", i), fmt.Sprintf("this message proposed no call %q", id))
 		}
 	}
 	id := workflows.ApplyWorkflowID(req.MessageID)
@@ -123,27 +111,20 @@ func (s *Server) apply(c *gin.Context) {
 			time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
 		}
 	})
-	res, _ := v.(workflows.ApplyResult)
 	if err != nil {
-		respondError(c, applyError(err, req.MessageID))
-		return
+		return nil, applyError(err, req.MessageID)
 	}
+	res, _ := v.(workflows.ApplyResult)
 	out := make([]receiptDTO, len(res.Receipts))
 	for i, r := range res.Receipts {
-		out[i] = receiptDTO{CallID: r.CallID, SpaceID: r.SpaceID, Tool: r.Tool, Status: r.Status, Summary: r.Summary, UndoGroupID: r.UndoGroupID,
-			Refs: toRefDTOs(r.Refs)}
-		if r.ErrorCode != "" || r.ErrorMessage != "" {
-			out[i].Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
-		}
+		out[i] = receiptDTO{CallID: r.CallID, SpaceID: r.SpaceID, Tool: r.Tool, Status: r.Status, Summary: r.Summary,
+			Error: failure(r.ErrorCode, r.ErrorMessage), UndoGroupID: r.UndoGroupID, Refs: toRefDTOs(r.Refs)}
 		for _, st := range r.PlanSteps {
-			d := stepDTO{ID: st.ID, Tool: st.Tool, Status: st.Status, Summary: st.Summary, UndoGroupID: st.UndoGroupID}
-			if st.ErrorCode != "" || st.ErrorMessage != "" {
-				d.Error = &errorDTO{Code: st.ErrorCode, Message: st.ErrorMessage}
-			}
-			out[i].Steps = append(out[i].Steps, d)
+			out[i].Steps = append(out[i].Steps, stepDTO{ID: st.ID, Tool: st.Tool, Status: st.Status, Summary: st.Summary,
+				Error: failure(st.ErrorCode, st.ErrorMessage), UndoGroupID: st.UndoGroupID})
 		}
 	}
-	c.JSON(http.StatusOK, applyResultDTO{ApplyID: id, Receipts: out})
+	return applyResultDTO{ApplyID: id, Receipts: out}, nil
 }
 
 // applyError maps a failure to reach or run the Apply workflow: an

@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -38,7 +37,7 @@ type auditActorDTO struct {
 // listAudit is the space's audit log, newest first, for its owners:
 // connected apps connected and removed, its settings and its people
 // changed, by whom and how.
-func (s *Server) listAudit(c *gin.Context) {
+func (s *Server) listAudit(c *gin.Context) (any, error) {
 	limit, err := queryInt(c, "limit")
 	if err == nil && limit == 0 && c.Query("limit") != "" {
 		// 0 asked for is out of range like 201; only an absent limit
@@ -46,19 +45,11 @@ func (s *Server) listAudit(c *gin.Context) {
 		err = badRequest("/limit", fmt.Sprintf("limit is 1 to %d", workspace.MaxListLimit))
 	}
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
-	page, err := s.Workspace.Audit(c.Request.Context(), workspace.Actor{PersonID: person(c).ID, Via: workspace.ViaREST},
-		c.Param("spaceId"), limit, c.Query("before"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]auditEventDTO, len(page.Events))
-	for i, e := range page.Events {
-		out[i] = auditEventDTO{ID: e.ID, At: e.At, Actor: auditActorDTO{ID: e.ActorID, Name: e.ActorName}, Via: e.Via, Kind: e.Kind,
+	page, err := s.Workspace.Audit(c.Request.Context(), actor(c), c.Param("spaceId"), limit, c.Query("before"))
+	return auditPageDTO{Events: toDTOs(page.Events, func(e workspace.AuditEvent) auditEventDTO {
+		return auditEventDTO{ID: e.ID, At: e.At, Actor: auditActorDTO{ID: e.ActorID, Name: e.ActorName}, Via: e.Via, Kind: e.Kind,
 			Action: e.Action, TargetID: e.TargetID, Summary: e.Summary, Changes: e.Changes}
-	}
-	c.JSON(http.StatusOK, auditPageDTO{Events: out, NextBefore: page.Before})
+	}), NextBefore: page.Before}, err
 }

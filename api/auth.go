@@ -56,8 +56,8 @@ func (s *Server) streamPerson(c *gin.Context, scope string) (p workspace.Person,
 		p, err = s.sessionPerson(c, session)
 	}
 	if errors.Is(err, workspace.ErrUnauthenticated) {
-		return workspace.Person{}, &apiError{status: http.StatusUnauthorized, detail: errorDetail{Code: codeUnauthenticated,
-			Message: "this stream needs a bearer token, a session cookie, or in ?streamToken= the stream token Hub gave out for it (a full token is never accepted in a URL)"}}
+		return workspace.Person{}, newError(http.StatusUnauthorized, codeUnauthenticated, "",
+			"this stream needs a bearer token, a session cookie, or in ?streamToken= the stream token Hub gave out for it (a full token is never accepted in a URL)")
 	}
 	return p, err
 }

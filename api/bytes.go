@@ -31,8 +31,7 @@ func refuseBadBytes(c *gin.Context) {
 	}
 	for _, p := range c.Params {
 		if workspace.BadText(p.Value) {
-			respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-				Message: "no " + paramNoun(p.Key) + " has this id"}})
+			respondError(c, newError(http.StatusNotFound, codeNotFound, "", "no "+paramNoun(p.Key)+" has this id"))
 			return
 		}
 	}

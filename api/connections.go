@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -19,20 +18,15 @@ type connectionDTO struct {
 	Name      string    `json:"name"`
 	URL       string    `json:"url,omitempty" doc:"Left out for people who may not manage connections."`
 	Enabled   bool      `json:"enabled"`
-	Failure   string    `json:"failure,omitempty" doc:"Why Hub's last post or listing failed: reconnect or refresh it."` // why Hub's last post or listing failed: reconnect it
+	Failure   string    `json:"failure,omitempty" doc:"Why Hub's last post or listing failed: reconnect or refresh it."`
 	OwnerID   string    `json:"ownerId"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
-	// HasSecret tells an owner or editor that an MCP server has a bearer
-	// secret stored; the secret itself is never returned.
-	HasSecret bool `json:"hasSecret,omitempty" doc:"An MCP server has a bearer secret stored (owners and editors); the secret is never returned."`
-	// ToolsListedAt is when an MCP server's tools were last listed (for
-	// owners and editors).
-	ToolsListedAt *time.Time `json:"toolsListedAt,omitempty" doc:"When an MCP server's tools were last listed."`
-	// Tools are an MCP server's tools as just listed (create and
-	// refresh only); Skipped the ones left out, with why.
-	Tools   []connectionToolDTO `json:"tools,omitempty" doc:"An MCP server's tools as just listed (create and refresh only)."`
-	Skipped []string            `json:"skipped,omitempty" doc:"The server's tools left out, with why."`
+	// HasSecret and ToolsListedAt: for owners and editors.
+	HasSecret     bool                `json:"hasSecret,omitempty" doc:"An MCP server has a bearer secret stored (owners and editors); the secret is never returned."`
+	ToolsListedAt *time.Time          `json:"toolsListedAt,omitempty" doc:"When an MCP server's tools were last listed."`
+	Tools         []connectionToolDTO `json:"tools,omitempty" doc:"An MCP server's tools as just listed (create and refresh only)."`
+	Skipped       []string            `json:"skipped,omitempty" doc:"The server's tools left out, with why."`
 }
 
 // connectionToolDTO is one tool of an MCP server: Hub's name for it, the
@@ -52,10 +46,7 @@ func toConnectionDTO(c workspace.Connection) connectionDTO {
 
 // withListing adds a listing's tools to a connection's DTO.
 func withListing(d connectionDTO, l mcpapps.Listing) connectionDTO {
-	d.Tools = make([]connectionToolDTO, len(l.Tools))
-	for i, t := range l.Tools {
-		d.Tools[i] = connectionToolDTO{Name: t.Name, Tool: t.Tool, Title: t.Title, ReadOnly: t.ReadOnly}
-	}
+	d.Tools = toDTOs(l.Tools, func(t mcpapps.ListedTool) connectionToolDTO { return connectionToolDTO(t) })
 	d.Skipped = l.Skipped
 	return d
 }
@@ -64,17 +55,9 @@ type connectionListDTO struct {
 	Connections []connectionDTO `json:"connections"`
 }
 
-func (s *Server) listConnections(c *gin.Context) {
+func (s *Server) listConnections(c *gin.Context) (any, error) {
 	conns, err := s.Workspace.ListConnections(c.Request.Context(), actor(c), c.Param("spaceId"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]connectionDTO, len(conns))
-	for i, conn := range conns {
-		out[i] = toConnectionDTO(conn)
-	}
-	c.JSON(http.StatusOK, connectionListDTO{Connections: out})
+	return connectionListDTO{Connections: toDTOs(conns, toConnectionDTO)}, err
 }
 
 type createConnectionRequest struct {
@@ -84,63 +67,46 @@ type createConnectionRequest struct {
 	Secret string `json:"secret,omitempty"`
 }
 
-func (s *Server) createConnection(c *gin.Context) {
-	var req createConnectionRequest
-	if !bind(c, &req) {
-		return
-	}
+func (s *Server) createConnection(c *gin.Context, req createConnectionRequest) (any, error) {
 	conn, err := s.Workspace.CreateConnection(c.Request.Context(), actor(c), c.Param("spaceId"), workspace.NewConnection(req))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	if conn.Kind != workspace.ConnectionMCP || s.MCP == nil {
-		c.JSON(http.StatusCreated, toConnectionDTO(conn))
-		return
+	if err != nil || conn.Kind != workspace.ConnectionMCP || s.MCP == nil {
+		return toConnectionDTO(conn), err
 	}
 	// An MCP server is listed at once (within the listing's timeout); one
 	// that fails is connected all the same, with its failure to fix.
-	s.listed(c, http.StatusCreated, conn.SpaceID, conn.ID)
+	return s.listed(c, conn.SpaceID, conn.ID)
 }
 
 // refreshConnection lists a connected MCP server's tools again now.
-func (s *Server) refreshConnection(c *gin.Context) {
+func (s *Server) refreshConnection(c *gin.Context) (any, error) {
 	spaceID, id := c.Param("spaceId"), c.Param("id")
 	if err := s.Workspace.CanRefreshConnection(c.Request.Context(), actor(c), spaceID, id); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	if s.MCP == nil {
-		respondError(c, unavailable("MCP servers are not set up on this Hub server"))
-		return
+		return nil, unavailable("MCP servers are not set up on this Hub server")
 	}
-	s.listed(c, http.StatusOK, spaceID, id)
+	return s.listed(c, spaceID, id)
 }
 
 // listed lists a server's tools and answers with the connection as it is
 // now (its failure, if the listing failed) and the tools listed.
-func (s *Server) listed(c *gin.Context, status int, spaceID, id string) {
+func (s *Server) listed(c *gin.Context, spaceID, id string) (any, error) {
 	ctx := c.Request.Context()
 	l, err := s.MCP.Refresh(ctx, spaceID, id)
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	conn, err := s.Workspace.GetConnection(ctx, actor(c), spaceID, id)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(status, withListing(toConnectionDTO(conn), l))
+	return withListing(toConnectionDTO(conn), l), err
 }
 
-func (s *Server) deleteConnection(c *gin.Context) {
+func (s *Server) deleteConnection(c *gin.Context) (any, error) {
 	if _, err := s.Workspace.DeleteConnection(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	if s.MCP != nil {
 		s.MCP.Forget(c.Param("id"))
 	}
-	c.Status(http.StatusNoContent)
+	return nil, nil
 }

@@ -16,23 +16,15 @@ import (
 	"hub/workflows"
 )
 
-// controlStatus is the status a turn shows right after each signal.
-var controlStatus = map[string]chat.Status{
-	workflows.StopSignal:   chat.StatusStopping,
-	workflows.PauseSignal:  chat.StatusPaused,
-	workflows.ResumeSignal: chat.StatusWorking,
-}
-
-// controlFrame and controlText are the turn's status frame after a stop
-// or pause.
-var controlFrame = map[string]string{
-	workflows.StopSignal:  stream.StatusStopping,
-	workflows.PauseSignal: stream.StatusPaused,
-}
-
-var controlText = map[string]string{
-	workflows.StopSignal:  "Stopping…",
-	workflows.PauseSignal: "Paused",
+// controls are what each signal makes of a turn: the status it shows right
+// after, and for a stop or pause the status frame that says so.
+var controls = map[string]struct {
+	status      chat.Status
+	frame, text string
+}{
+	workflows.StopSignal:   {chat.StatusStopping, stream.StatusStopping, "Stopping…"},
+	workflows.PauseSignal:  {chat.StatusPaused, stream.StatusPaused, "Paused"},
+	workflows.ResumeSignal: {status: chat.StatusWorking},
 }
 
 // controlDTO answers a stop, pause or resume of one turn: the turn's status
@@ -51,27 +43,21 @@ type controlAllDTO struct {
 // controlTurn sends stop, pause or resume to one of the person's turns: the
 // durable signal first, then the fast path that closes the model call in
 // this process at once. Repeating it is harmless; a finished turn is 409.
-func (s *Server) controlTurn(signal string) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) controlTurn(signal string) replyFunc {
+	return func(c *gin.Context) (any, error) {
 		t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		status, err := s.signalTurn(c, t, signal)
-		if err != nil {
-			respondError(c, err)
-			return
-		}
-		c.JSON(http.StatusAccepted, controlDTO{Status: string(status)})
+		return controlDTO{Status: string(status)}, err
 	}
 }
 
 func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.Status, error) {
 	ctx := c.Request.Context()
 	if t.Status.Final() {
-		return "", &apiError{status: http.StatusConflict, detail: errorDetail{Code: codeConflict,
-			Message: fmt.Sprintf("this turn already ended (%s)", t.Status)}}
+		return "", newError(http.StatusConflict, codeConflict, "", fmt.Sprintf("this turn already ended (%s)", t.Status))
 	}
 	if signal == workflows.ResumeSignal && t.Status != chat.StatusPaused {
 		return t.Status, nil // nothing to resume
@@ -79,24 +65,23 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	if err := s.Temporal.SignalWorkflow(ctx, workflows.TurnWorkflowID(t.ID), "", signal, nil); err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
-			return "", &apiError{status: http.StatusConflict, detail: errorDetail{Code: codeConflict, Message: "this turn already ended"}}
+			return "", newError(http.StatusConflict, codeConflict, "", "this turn already ended")
 		}
 		return "", unavailable("Hub could not reach its workflow service; try again in a moment.")
 	}
-	status := controlStatus[signal]
+	ctl := controls[signal]
 	// The status first: a worker acts on an announced interrupt only while
 	// the turn reads stopping or paused. A stop or pause is also counted, so
 	// a model call the workflow scheduled before hearing it does not reach
 	// the model even if a Resume follows at once (chat.RecordInterrupt).
 	var err error
 	if signal == workflows.ResumeSignal {
-		err = s.Chat.SetTurnStatus(ctx, t.ID, status, t.Step)
+		err = s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
 	} else {
 		// The turn's own stream says so too, with the change (a Resume is
 		// told by the resumed model call's "Resuming…").
-		err = s.Chat.RecordInterrupt(ctx, t.ID, status, t.Step, func(ctx context.Context) error {
-			_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{
-				"status": controlFrame[signal], "step": t.Step, "text": controlText[signal]})
+		err = s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
+			_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
 			return err
 		})
 	}
@@ -117,7 +102,7 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 			slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
 		}
 	}
-	return status, nil
+	return ctl.status, nil
 }
 
 // activityDTO is one piece of the person's running work in the top bar and
@@ -130,8 +115,7 @@ type activityDTO struct {
 	StartedAt      time.Time `json:"startedAt"`
 	Title          string    `json:"title"`
 	Step           int       `json:"step,omitempty"`
-	// Ended marks the last frame of a turn or an Apply: it left the top bar.
-	Ended bool `json:"ended,omitempty" doc:"The last frame of a turn or an Apply: it left the top bar."`
+	Ended          bool      `json:"ended,omitempty" doc:"The last frame of a turn or an Apply: it left the top bar."`
 }
 
 // toActivityDTO names an Apply by its workflow id, as the top bar always
@@ -160,38 +144,28 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	if err != nil {
 		return topBarDTO{}, err
 	}
-	out := topBarDTO{Activities: make([]activityDTO, 0, len(acts))}
-	turns := 0
-	paused := true
+	turns, paused := 0, true
 	for _, a := range acts {
-		out.Activities = append(out.Activities, toActivityDTO(a))
 		if a.Kind == chat.WorkTurn {
 			turns++
 			paused = paused && a.Status == chat.StatusPaused
 		}
 	}
-	out.Paused = turns > 0 && paused
-	return out, nil
+	return topBarDTO{Activities: toDTOs(acts, toActivityDTO), Paused: turns > 0 && paused}, nil
 }
 
 // agentState is the top bar: the person's own running work — turns, and
 // replies whose writes wait for the person's Apply — never anyone else's.
-func (s *Server) agentState(c *gin.Context) {
-	bar, err := s.topBar(c.Request.Context(), person(c).ID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, bar)
+func (s *Server) agentState(c *gin.Context) (any, error) {
+	return s.topBar(c.Request.Context(), person(c).ID)
 }
 
 // controlAll sends a signal to every running turn of the person.
-func (s *Server) controlAll(signal string) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) controlAll(signal string) replyFunc {
+	return func(c *gin.Context) (any, error) {
 		turns, err := s.Chat.RunningTurns(c.Request.Context(), person(c).ID)
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		n := 0
 		for _, t := range turns {
@@ -199,6 +173,6 @@ func (s *Server) controlAll(signal string) gin.HandlerFunc {
 				n++
 			}
 		}
-		c.JSON(http.StatusAccepted, controlAllDTO{Status: string(controlStatus[signal]), Turns: n})
+		return controlAllDTO{Status: string(controls[signal].status), Turns: n}, nil
 	}
 }

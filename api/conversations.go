@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -33,40 +32,24 @@ type createConversationRequest struct {
 	Title   string `json:"title"`
 }
 
-func (s *Server) createConversation(c *gin.Context) {
-	var req createConversationRequest
-	if !bind(c, &req) {
-		return
-	}
+func (s *Server) createConversation(c *gin.Context, req createConversationRequest) (any, error) {
 	if req.SpaceID == "" {
-		respondError(c, badRequest("/spaceId", "spaceId is required"))
-		return
+		return nil, badRequest("/spaceId", "spaceId is required")
 	}
 	title, err := workspace.CheckLine("/title", "a title", req.Title, maxTitleChars)
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
-	req.Title = title
 	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, req.SpaceID); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
-	cv, err := s.Chat.CreateConversation(c.Request.Context(), person(c).ID, req.SpaceID, req.Title)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, toConversationDTO(cv))
+	cv, err := s.Chat.CreateConversation(c.Request.Context(), person(c).ID, req.SpaceID, title)
+	return toConversationDTO(cv), err
 }
 
-func (s *Server) getConversation(c *gin.Context) {
+func (s *Server) getConversation(c *gin.Context) (any, error) {
 	cv, err := s.Chat.GetConversation(c.Request.Context(), person(c).ID, c.Param("id"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toConversationDTO(cv))
+	return toConversationDTO(cv), err
 }
 
 type renameConversationRequest struct {
@@ -75,58 +58,38 @@ type renameConversationRequest struct {
 
 // renameConversation sets a conversation's title. Who cannot open it gets
 // the 404 of one that does not exist.
-func (s *Server) renameConversation(c *gin.Context) {
-	var req renameConversationRequest
-	if !bind(c, &req) {
-		return
-	}
+func (s *Server) renameConversation(c *gin.Context, req renameConversationRequest) (any, error) {
 	title, err := workspace.CheckLine("/title", "a title", req.Title, maxTitleChars)
 	if err == nil && title == "" {
 		err = badRequest("/title", "a title is required")
 	}
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	cv, err := s.Chat.RenameConversation(c.Request.Context(), person(c).ID, c.Param("id"), title)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toConversationDTO(cv))
+	return toConversationDTO(cv), err
 }
 
 type conversationListDTO struct {
 	Conversations []conversationDTO `json:"conversations"`
 }
 
-func (s *Server) listConversations(c *gin.Context) {
+func (s *Server) listConversations(c *gin.Context) (any, error) {
 	spaceID := c.Query("spaceId")
 	if spaceID == "" {
-		respondError(c, badRequest("/spaceId", "the spaceId query parameter is required"))
-		return
+		return nil, badRequest("/spaceId", "the spaceId query parameter is required")
 	}
 	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, spaceID); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	convs, err := s.Chat.ListConversations(c.Request.Context(), person(c).ID, spaceID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]conversationDTO, len(convs))
-	for i, cv := range convs {
-		out[i] = toConversationDTO(cv)
-	}
-	c.JSON(http.StatusOK, conversationListDTO{Conversations: out})
+	return conversationListDTO{Conversations: toDTOs(convs, toConversationDTO)}, err
 }
 
-func (s *Server) deleteConversation(c *gin.Context) {
+func (s *Server) deleteConversation(c *gin.Context) (any, error) {
 	d, err := s.Chat.DeleteConversation(c.Request.Context(), person(c).ID, c.Param("id"))
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	// The top bar drops them at once; the workflows below cannot say so
 	// any more, their records being gone.
@@ -152,7 +115,7 @@ func (s *Server) deleteConversation(c *gin.Context) {
 			slog.InfoContext(c.Request.Context(), "end workflow of deleted conversation", "workflow", id, "error", err)
 		}
 	}
-	c.Status(http.StatusNoContent)
+	return nil, nil
 }
 
 type refDTO struct {
@@ -164,21 +127,13 @@ type refDTO struct {
 }
 
 func toRefDTOs(refs []workspace.Ref) []refDTO {
-	out := make([]refDTO, len(refs))
-	for i, r := range refs {
-		out[i] = refDTO(r)
-	}
-	return out
+	return toDTOs(refs, func(r workspace.Ref) refDTO { return refDTO(r) })
 }
 
 // toReceiptDTO is a saved receipt of a call as the api shows it.
 func toReceiptDTO(callID, tool string, r chat.Receipt) receiptDTO {
-	rd := receiptDTO{CallID: callID, SpaceID: r.SpaceID, Tool: tool, Status: r.Status, Summary: r.Summary,
-		UndoGroupID: r.UndoGroupID, Refs: toRefDTOs(r.Refs)}
-	if r.ErrorCode != "" || r.ErrorMessage != "" {
-		rd.Error = &errorDTO{Code: r.ErrorCode, Message: r.ErrorMessage}
-	}
-	return rd
+	return receiptDTO{CallID: callID, SpaceID: r.SpaceID, Tool: tool, Status: r.Status, Summary: r.Summary,
+		Error: failure(r.ErrorCode, r.ErrorMessage), UndoGroupID: r.UndoGroupID, Refs: toRefDTOs(r.Refs)}
 }
 
 type toolCallDTO struct {
@@ -213,6 +168,24 @@ type errorDTO struct {
 	Message string `json:"message"`
 }
 
+// failure is the error of a receipt or a step: nil when it has neither a
+// code nor a message.
+func failure(code, message string) *errorDTO {
+	if code == "" && message == "" {
+		return nil
+	}
+	return &errorDTO{Code: code, Message: message}
+}
+
+// errorOf is the error of a message, a tool call or a turn: nil without a
+// code.
+func errorOf(code, message string) *errorDTO {
+	if code == "" {
+		return nil
+	}
+	return &errorDTO{Code: code, Message: message}
+}
+
 type usageDTO struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
@@ -236,18 +209,13 @@ type messageDTO struct {
 func toMessageDTO(m chat.Message) messageDTO {
 	d := messageDTO{ID: m.ID, TurnID: m.TurnID, Role: m.Role, Text: m.Text, Status: m.Status,
 		Mentions: toRefDTOs(m.Mentions), Refs: toRefDTOs(m.Refs), ToolCalls: []toolCallDTO{}, Proposals: []proposalDTO{},
-		CreatedAt: m.CreatedAt}
+		Error: errorOf(m.ErrorCode, m.ErrorMessage), CreatedAt: m.CreatedAt}
 	if m.Role == chat.RoleAssistant {
-		d.Usage = &usageDTO{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
-	}
-	if m.ErrorCode != "" {
-		d.Error = &errorDTO{Code: m.ErrorCode, Message: m.ErrorMessage}
+		d.Usage = (*usageDTO)(&m.Usage)
 	}
 	for _, tc := range m.ToolCalls {
-		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Refs: toRefDTOs(tc.Refs), UndoGroupID: tc.UndoGroupID}
-		if tc.ErrorCode != "" {
-			t.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
-		}
+		t := toolCallDTO{ID: tc.ID, Tool: tc.Tool, Summary: tc.Summary, Status: tc.Status, Error: errorOf(tc.ErrorCode, tc.ErrorMessage),
+			Refs: toRefDTOs(tc.Refs), UndoGroupID: tc.UndoGroupID}
 		if r := tc.Receipt; r != nil {
 			rd := toReceiptDTO(tc.ID, tc.Tool, *r)
 			t.Receipt = &rd
@@ -267,25 +235,16 @@ type messageListDTO struct {
 	Messages []messageDTO `json:"messages"`
 }
 
-func (s *Server) listMessages(c *gin.Context) {
+func (s *Server) listMessages(c *gin.Context) (any, error) {
 	msgs, err := s.Chat.Messages(c.Request.Context(), person(c).ID, c.Param("id"))
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
-	out := make([]messageDTO, len(msgs))
-	for i, m := range msgs {
-		out[i] = toMessageDTO(m)
-	}
+	out := toDTOs(msgs, toMessageDTO)
 	if err := s.withPlanSteps(c.Request.Context(), out); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
-	if err := s.withUndoStates(c.Request.Context(), person(c).ID, out); err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, messageListDTO{Messages: out})
+	return messageListDTO{Messages: out}, s.withUndoStates(c.Request.Context(), person(c).ID, out)
 }
 
 // withPlanSteps puts an applied workflow call's steps on its receipt, as
@@ -307,11 +266,8 @@ func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 	for _, m := range msgs {
 		for _, tc := range m.ToolCalls {
 			for _, st := range steps[tc.ID] {
-				d := stepDTO{ID: st.StepID, Tool: st.Tool, Status: st.Status, Summary: st.Summary, UndoGroupID: st.UndoGroupID}
-				if st.ErrorCode != "" || st.ErrorMessage != "" {
-					d.Error = &errorDTO{Code: st.ErrorCode, Message: st.ErrorMessage}
-				}
-				tc.Receipt.Steps = append(tc.Receipt.Steps, d)
+				tc.Receipt.Steps = append(tc.Receipt.Steps, stepDTO{ID: st.StepID, Tool: st.Tool, Status: st.Status, Summary: st.Summary,
+					Error: failure(st.ErrorCode, st.ErrorMessage), UndoGroupID: st.UndoGroupID})
 			}
 		}
 	}
@@ -323,23 +279,11 @@ func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 // redrawn after a reload offers Redo on what was undone.
 func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
 	var ids []string
-	for _, m := range msgs {
-		for _, tc := range m.ToolCalls {
-			if tc.UndoGroupID != "" {
-				ids = append(ids, tc.UndoGroupID)
-			}
-			if r := tc.Receipt; r != nil && r.UndoGroupID != "" {
-				ids = append(ids, r.UndoGroupID)
-			}
-			if r := tc.Receipt; r != nil {
-				for _, st := range r.Steps {
-					if st.UndoGroupID != "" {
-						ids = append(ids, st.UndoGroupID)
-					}
-				}
-			}
+	undoGroups(msgs, func(group string, _ *string) {
+		if group != "" {
+			ids = append(ids, group)
 		}
-	}
+	})
 	if len(ids) == 0 {
 		return nil
 	}
@@ -347,17 +291,23 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 	if err != nil {
 		return err
 	}
+	undoGroups(msgs, func(group string, state *string) { *state = states[group] })
+	return nil
+}
+
+// undoGroups calls f with each undoGroupId of the messages' tool calls,
+// receipts and steps, and the undoState beside it.
+func undoGroups(msgs []messageDTO, f func(group string, state *string)) {
 	for _, m := range msgs {
 		for i := range m.ToolCalls {
 			tc := &m.ToolCalls[i]
-			tc.UndoState = states[tc.UndoGroupID]
+			f(tc.UndoGroupID, &tc.UndoState)
 			if r := tc.Receipt; r != nil {
-				r.UndoState = states[r.UndoGroupID]
+				f(r.UndoGroupID, &r.UndoState)
 				for j := range r.Steps {
-					r.Steps[j].UndoState = states[r.Steps[j].UndoGroupID]
+					f(r.Steps[j].UndoGroupID, &r.Steps[j].UndoState)
 				}
 			}
 		}
 	}
-	return nil
 }

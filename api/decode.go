@@ -25,8 +25,7 @@ func decode(c *gin.Context, v any) error {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge,
-				Message: fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)}}
+			return newError(http.StatusRequestEntityTooLarge, codeTooLarge, "", fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes))
 		}
 		return badRequest("", "the request body could not be read")
 	}
@@ -139,36 +138,24 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 // be absent, null or a T (openapi.Optionaler).
 func (Optional[T]) OptionalOf() reflect.Type { return reflect.TypeFor[T]() }
 
-// stringPtr turns an optional string into a patch value: absent → nil,
-// null → "" (clear), value → value.
-func stringPtr(o Optional[string]) *string {
+// patchValue is an optional field as a patch value: absent → nil, null →
+// the zero value (clear), a value → it.
+func patchValue[T any](o Optional[T]) *T {
 	if !o.Set {
 		return nil
-	}
-	if o.Null {
-		empty := ""
-		return &empty
 	}
 	v := o.Value
 	return &v
 }
 
-// requireValue refuses null for a field that cannot be cleared.
-func requireValue[T any](o Optional[T], path string) (*T, error) {
-	if !o.Set {
-		return nil, nil
+// nonNull is patchValue for a field that cannot be cleared: null is a 400
+// at path, put in *err unless an earlier field's is there.
+func nonNull[T any](err *error, o Optional[T], path string) *T {
+	if !o.Null {
+		return patchValue(o)
 	}
-	if o.Null {
-		return nil, badRequest(path, "cannot be null")
+	if *err == nil {
+		*err = badRequest(path, "cannot be null")
 	}
-	v := o.Value
-	return &v, nil
-}
-
-func bind(c *gin.Context, v any) bool {
-	if err := decode(c, v); err != nil {
-		respondError(c, err)
-		return false
-	}
-	return true
+	return nil
 }

@@ -55,13 +55,19 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.detail.Message }
 
+// newError is an apiError with its status, code, path (a JSON pointer; "":
+// none) and message.
+func newError(status int, code, path, msg string) *apiError {
+	return &apiError{status: status, detail: errorDetail{Code: code, Message: msg, Path: path}}
+}
+
 func badRequest(path, msg string) error {
 	return &apiError{status: http.StatusBadRequest, detail: errorDetail{Code: codeInvalid, Message: msg, Path: path,
 		Issues: []issue{{Path: path, Message: msg}}}}
 }
 
 func unavailable(msg string) error {
-	return &apiError{status: http.StatusServiceUnavailable, detail: errorDetail{Code: codeUnavailable, Message: msg}}
+	return newError(http.StatusServiceUnavailable, codeUnavailable, "", msg)
 }
 
 // respondError maps every error to its status and body, in one place. Only

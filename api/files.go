@@ -40,64 +40,57 @@ func toFileDTO(f files.File) fileDTO {
 		URL: "/api/spaces/" + url.PathEscape(f.SpaceID) + "/files/" + url.PathEscape(f.ID) + "/content"}
 }
 
-// fileError maps the upload's own errors to their statuses; the rest go
-// through classify.
-func (s *Server) fileError(c *gin.Context, err error) {
+// fileError maps the file store's own errors to their answers; the rest
+// (and nil) it returns as they are, for respondError.
+func (s *Server) fileError(err error) error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.Is(err, files.ErrTooLarge):
-		err = &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Message: err.Error(), Path: "/file"}}
+		err = newError(http.StatusRequestEntityTooLarge, codeTooLarge, "/file", err.Error())
 	case errors.As(err, &mbe):
-		err = &apiError{status: http.StatusRequestEntityTooLarge, detail: errorDetail{Code: codeTooLarge, Path: "/file",
-			Message: fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes())}}
+		err = newError(http.StatusRequestEntityTooLarge, codeTooLarge, "/file", fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes()))
 	case errors.Is(err, files.ErrUnreadable):
 		// The client's body ended early or broke (a multipart body cut off
 		// before its closing boundary): its fault, not Hub's.
 		err = badRequest("/file", "the file could not be read to its end: the multipart body is cut short or broken; send it again")
 	case errors.Is(err, files.ErrUnsupportedType):
-		err = &apiError{status: http.StatusUnsupportedMediaType, detail: errorDetail{Code: codeUnsupportedType, Message: err.Error(), Path: "/file"}}
+		err = newError(http.StatusUnsupportedMediaType, codeUnsupportedType, "/file", err.Error())
 	case errors.Is(err, files.ErrNoStore):
 		err = unavailable("No file store is configured, so files cannot be attached. Set HUB_FILES_DIR or HUB_FILES_S3_ENDPOINT and HUB_FILES_S3_BUCKET and start Hub again.")
 	case errors.Is(err, files.ErrNoBlob):
-		err = &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "the file's contents are gone from the file store"}}
+		err = newError(http.StatusNotFound, codeNotFound, "", "the file's contents are gone from the file store")
 	}
-	respondError(c, err)
+	return err
 }
 
 // uploadFile takes one multipart part named "file". The body is bounded
 // before it is read (the size limit plus a small envelope), a declared
 // Content-Length over it is refused at once, and nothing is stored unless
 // the whole file was read and passed the checks.
-func (s *Server) uploadFile(c *gin.Context) {
+func (s *Server) uploadFile(c *gin.Context) (any, error) {
 	limit := s.Files.MaxBytes() + multipartEnvelope
 	if c.Request.ContentLength > limit {
-		s.fileError(c, fmt.Errorf("%w: a file has at most %d bytes", files.ErrTooLarge, s.Files.MaxBytes()))
-		return
+		return nil, s.fileError(fmt.Errorf("%w: a file has at most %d bytes", files.ErrTooLarge, s.Files.MaxBytes()))
 	}
+	notMultipart := badRequest("/file", "send the file as multipart/form-data with a part named file")
 	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "multipart/form-data" {
-		respondError(c, badRequest("/file", "send the file as multipart/form-data with a part named file"))
-		return
+		return nil, notMultipart
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
-		respondError(c, badRequest("/file", "send the file as multipart/form-data with a part named file"))
-		return
+		return nil, notMultipart
 	}
 	for {
 		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			respondError(c, badRequest("/file", "the request has no part named file"))
-			return
-		}
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				s.fileError(c, err)
-				return
-			}
-			respondError(c, badRequest("/file", "the multipart body could not be read"))
-			return
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, badRequest("/file", "the request has no part named file")
+		case errors.As(err, &mbe):
+			return nil, s.fileError(err)
+		case err != nil:
+			return nil, badRequest("/file", "the multipart body could not be read")
 		}
 		if part.FormName() != "file" {
 			_ = part.Close()
@@ -105,12 +98,7 @@ func (s *Server) uploadFile(c *gin.Context) {
 		}
 		f, err := s.Files.Upload(c.Request.Context(), actor(c), c.Param("spaceId"), part.FileName(), part)
 		_ = part.Close()
-		if err != nil {
-			s.fileError(c, err)
-			return
-		}
-		c.JSON(http.StatusCreated, toFileDTO(f))
-		return
+		return toFileDTO(f), s.fileError(err)
 	}
 }
 
@@ -118,26 +106,14 @@ type fileListDTO struct {
 	Files []fileDTO `json:"files"`
 }
 
-func (s *Server) listFiles(c *gin.Context) {
+func (s *Server) listFiles(c *gin.Context) (any, error) {
 	fs, err := s.Files.List(c.Request.Context(), actor(c), c.Param("spaceId"))
-	if err != nil {
-		s.fileError(c, err)
-		return
-	}
-	out := make([]fileDTO, len(fs))
-	for i, f := range fs {
-		out[i] = toFileDTO(f)
-	}
-	c.JSON(http.StatusOK, fileListDTO{Files: out})
+	return fileListDTO{Files: toDTOs(fs, toFileDTO)}, s.fileError(err)
 }
 
-func (s *Server) getFile(c *gin.Context) {
+func (s *Server) getFile(c *gin.Context) (any, error) {
 	f, err := s.Files.Get(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	if err != nil {
-		s.fileError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toFileDTO(f))
+	return toFileDTO(f), s.fileError(err)
 }
 
 // fileContent sends a file's bytes with its type. The file is always an
@@ -145,7 +121,7 @@ func (s *Server) getFile(c *gin.Context) {
 func (s *Server) fileContent(c *gin.Context) {
 	f, rc, err := s.Files.Open(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
 	if err != nil {
-		s.fileError(c, err)
+		respondError(c, s.fileError(err))
 		return
 	}
 	defer rc.Close()
@@ -158,10 +134,6 @@ func (s *Server) fileContent(c *gin.Context) {
 	_, _ = io.Copy(c.Writer, rc)
 }
 
-func (s *Server) deleteFile(c *gin.Context) {
-	if err := s.Files.Delete(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
-		s.fileError(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
+func (s *Server) deleteFile(c *gin.Context) (any, error) {
+	return nil, s.fileError(s.Files.Delete(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")))
 }

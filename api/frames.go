@@ -26,12 +26,10 @@ var turnFrames = []struct {
 	{stream.TypeDone, doneFrameDTO{}, "Always the last frame: how the turn ended."},
 }
 
-// refsFrameDTO is a refs frame.
 type refsFrameDTO struct {
 	Refs []refDTO `json:"refs"`
 }
 
-// statusFrameDTO is a status frame.
 type statusFrameDTO struct {
 	Status  string `json:"status" doc:"working while a model step runs, retrying when a failed model call runs again, paused or stopping right after the person paused or stopped the turn (these two do not start a step's text: a later discard drops the text since the status frame before them), reset in the frame that replaces a reset turn's old done frame"`
 	Step    int    `json:"step,omitempty"`
@@ -41,7 +39,6 @@ type statusFrameDTO struct {
 	Reset   bool   `json:"reset,omitempty" doc:"With discard, after an operator reset the turn: drop everything received before (text, tool rows)."`
 }
 
-// textFrameDTO is a text frame.
 type textFrameDTO struct {
 	Delta string `json:"delta"`
 }
@@ -58,7 +55,6 @@ type toolFrameDTO struct {
 	UndoGroupID string       `json:"undoGroupId,omitempty"`
 }
 
-// proposalFrameDTO is a proposal frame.
 type proposalFrameDTO struct {
 	MessageID string            `json:"messageId"`
 	Calls     []proposedCallDTO `json:"calls"`

@@ -54,22 +54,16 @@ func DefaultLimits() Limits {
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.ReadHeader <= 0 {
-		l.ReadHeader = d.ReadHeader
+	return Limits{ReadHeader: orDefault(l.ReadHeader, d.ReadHeader), Body: orDefault(l.Body, d.Body), Idle: orDefault(l.Idle, d.Idle),
+		MaxConns: orDefault(l.MaxConns, d.MaxConns), SSEKeepAlive: orDefault(l.SSEKeepAlive, d.SSEKeepAlive)}
+}
+
+// orDefault is v, or def when v is not above zero.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
 	}
-	if l.Body <= 0 {
-		l.Body = d.Body
-	}
-	if l.Idle <= 0 {
-		l.Idle = d.Idle
-	}
-	if l.MaxConns <= 0 {
-		l.MaxConns = d.MaxConns
-	}
-	if l.SSEKeepAlive <= 0 {
-		l.SSEKeepAlive = d.SSEKeepAlive
-	}
-	return l
+	return v
 }
 
 // LimitsFromEnv reads the HUB_HTTP_* limits; getenv is os.Getenv when nil.

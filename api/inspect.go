@@ -3,8 +3,8 @@ package api
 import (
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -127,15 +127,14 @@ type inspectedFrameDTO struct {
 // (anyone else: 404): it holds what the model was told about them and
 // their space. An operator token (workspace.OperatorScope, `hub token
 // create --operator`) reads any turn, and each such read is logged.
-func (s *Server) inspectTurn(c *gin.Context) {
+func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	token, turnID := bearer(c), c.Param("turnId")
 	var in chat.Inspection
 	if op, err := s.Workspace.AuthenticateScoped(ctx, token, workspace.OperatorScope); err == nil {
 		c.Set(personKey, op)
 		if in, err = s.Chat.InspectAny(ctx, turnID); err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		slog.InfoContext(ctx, "operator read a turn's run", "operator", op.ID, "turn", turnID, "person", in.Turn.PersonID, "space", in.Turn.SpaceID)
 	} else {
@@ -146,40 +145,30 @@ func (s *Server) inspectTurn(c *gin.Context) {
 			p, err = s.Workspace.Authenticate(ctx, token, "")
 		}
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		c.Set(personKey, p)
 		if in, err = s.Chat.Inspect(ctx, p.ID, turnID); err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 	}
 	t := in.Turn
 	out := inspectionDTO{
-		Turn: turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-			MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: t.Spaces, Model: t.Model, Effort: t.Effort,
-			Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}},
+		Turn:         toTurnDTO(t),
 		Workflow:     inspectedWorkflow{Namespace: s.TemporalNamespace, WorkflowID: workflows.TurnWorkflowID(t.ID), RunID: t.RunID},
 		Instructions: in.Record.Instructions, Context: in.Record.Context, HistoryIDs: nonNilStrings(in.Record.HistoryIDs),
 		Offer: inspectedOffer{Tools: []inspectedTool{}, Playbooks: nonNilStrings(in.Record.OfferWhy.Playbooks), Simple: in.Record.OfferWhy.Simple,
 			Fallback: in.Record.OfferWhy.Fallback, FallbackReason: in.Record.OfferWhy.FallbackReason},
-		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{}, Frames: []inspectedFrameDTO{},
+		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{},
+		Frames:        toDTOs(in.Frames, func(f chat.InspectedFrame) inspectedFrameDTO { return inspectedFrameDTO(f) }),
 		FramesLeftOut: in.FramesLeftOut,
-	}
-	if t.ErrorCode != "" {
-		out.Turn.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
 	}
 	if s.TemporalUI != "" && t.RunID != "" {
 		out.Workflow.URL = s.TemporalUI + "/namespaces/" + url.PathEscape(s.TemporalNamespace) + "/workflows/" +
 			url.PathEscape(out.Workflow.WorkflowID) + "/" + url.PathEscape(t.RunID) + "/history"
 	}
-	added := map[string]bool{}
-	for _, n := range in.Record.AddedTools {
-		added[n] = true
-	}
 	for _, n := range in.Record.OfferedTools {
-		if !added[n] {
+		if !slices.Contains(in.Record.AddedTools, n) {
 			out.Offer.Tools = append(out.Offer.Tools, inspectedTool{Name: n, Why: "offer"})
 		}
 	}
@@ -190,10 +179,8 @@ func (s *Server) inspectTurn(c *gin.Context) {
 	for _, tc := range in.Calls {
 		d := inspectedCallDTO{ID: tc.ID, Step: tc.Step, Index: tc.Idx, Tool: tc.Tool, Status: tc.Status,
 			Arguments: jsonOrString(tc.Arguments), Result: jsonOrString(tc.Result), Summary: tc.Summary, Refs: toRefDTOs(tc.Refs),
-			HeldFor: tc.HeldFor, UndoGroupID: tc.UndoGroupID, SpaceID: tc.SpaceID, CreatedAt: tc.CreatedAt, UpdatedAt: tc.UpdatedAt}
-		if tc.ErrorCode != "" {
-			d.Error = &errorDTO{Code: tc.ErrorCode, Message: tc.ErrorMessage}
-		}
+			Error: errorOf(tc.ErrorCode, tc.ErrorMessage), HeldFor: tc.HeldFor, UndoGroupID: tc.UndoGroupID, SpaceID: tc.SpaceID,
+			CreatedAt: tc.CreatedAt, UpdatedAt: tc.UpdatedAt}
 		if r, ok := in.Receipts[tc.ID]; ok {
 			rd := toReceiptDTO(tc.ID, tc.Tool, r)
 			d.Receipt = &rd
@@ -203,14 +190,13 @@ func (s *Server) inspectTurn(c *gin.Context) {
 	}
 	for _, st := range in.Steps {
 		out.Steps = append(out.Steps, inspectedStepDTO{Step: st.Step.Step, Attempt: st.Attempt, Text: st.Text, FinishReason: st.FinishReason,
-			Usage: usageDTO{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}, Nudge: st.Nudge, NudgeKind: string(st.NudgeKind),
+			Usage: usageDTO(st.Usage), Nudge: st.Nudge, NudgeKind: string(st.NudgeKind),
 			PartsLevel: st.PartsLevel, ToolCalls: nonNilStrings(callsOf[st.Step.Step]), SavedAt: st.SavedAt})
 	}
 	if s.Usage != nil {
 		calls, err := s.Usage.TurnCalls(ctx, t.ID)
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		for _, m := range calls {
 			d := inspectedModelDTO{ID: m.ID, Step: m.Step, Model: m.Model, Status: m.Status, ErrorClass: m.ErrorKind, Estimated: m.Estimated,
@@ -223,10 +209,7 @@ func (s *Server) inspectTurn(c *gin.Context) {
 			out.ModelCalls = append(out.ModelCalls, d)
 		}
 	}
-	for _, f := range in.Frames {
-		out.Frames = append(out.Frames, inspectedFrameDTO{Seq: f.Seq, Type: f.Type, Data: f.Data, At: f.At})
-	}
-	c.JSON(http.StatusOK, out)
+	return out, nil
 }
 
 // jsonOrString is a saved JSON text as JSON, or as the string it is when

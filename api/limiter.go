@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,16 +53,8 @@ type FailureLimits struct {
 }
 
 func (l FailureLimits) withDefaults() FailureLimits {
-	if l.PerAddress <= 0 {
-		l.PerAddress = DefaultFailuresPerAddress
-	}
-	if l.PerToken <= 0 {
-		l.PerToken = DefaultFailuresPerToken
-	}
-	if l.Keys <= 0 {
-		l.Keys = DefaultFailureKeys
-	}
-	return l
+	return FailureLimits{PerAddress: orDefault(l.PerAddress, DefaultFailuresPerAddress),
+		PerToken: orDefault(l.PerToken, DefaultFailuresPerToken), Keys: orDefault(l.Keys, DefaultFailureKeys)}
 }
 
 // failureLimiter counts failures per key in a fixed window that starts at
@@ -144,12 +137,8 @@ func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) 
 	if err == nil || !errors.Is(err, workspace.ErrUnauthenticated) && !isUnauthenticated(err) {
 		return err
 	}
-	presented := false
-	for _, cred := range credentials {
-		presented = presented || cred != ""
-	}
-	if !presented {
-		return err
+	if !slices.ContainsFunc(credentials, func(cred string) bool { return cred != "" }) {
+		return err // nothing was presented
 	}
 	var worst time.Duration
 	over := false

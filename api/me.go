@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"strconv"
 	"time"
 
@@ -19,17 +18,9 @@ type profileDTO struct {
 	Persona   string `json:"persona"`
 }
 
-func toProfileDTO(p workspace.Profile) profileDTO {
-	return profileDTO{Name: p.Name, FirstName: p.FirstName, Persona: p.Persona}
-}
-
-func (s *Server) getProfile(c *gin.Context) {
+func (s *Server) getProfile(c *gin.Context) (any, error) {
 	p, err := s.Workspace.GetProfile(c.Request.Context(), person(c).ID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toProfileDTO(p))
+	return profileDTO(p), err
 }
 
 type updateProfileRequest struct {
@@ -38,24 +29,10 @@ type updateProfileRequest struct {
 }
 
 // updateProfile saves the set fields; null or "" clears one.
-func (s *Server) updateProfile(c *gin.Context) {
-	var req updateProfileRequest
-	if !bind(c, &req) {
-		return
-	}
-	var p workspace.ProfilePatch
-	if req.Persona.Set {
-		p.Persona = &req.Persona.Value
-	}
-	if req.FirstName.Set {
-		p.FirstName = &req.FirstName.Value
-	}
-	out, err := s.Workspace.UpdateProfile(c.Request.Context(), person(c).ID, p)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toProfileDTO(out))
+func (s *Server) updateProfile(c *gin.Context, req updateProfileRequest) (any, error) {
+	out, err := s.Workspace.UpdateProfile(c.Request.Context(), person(c).ID,
+		workspace.ProfilePatch{Persona: patchValue(req.Persona), FirstName: patchValue(req.FirstName)})
+	return profileDTO(out), err
 }
 
 // skillDTO is one of the person's skills.
@@ -71,26 +48,15 @@ type skillDTO struct {
 	UpdatedAt    time.Time `json:"updatedAt"`
 }
 
-func toSkillDTO(k workspace.Skill) skillDTO {
-	return skillDTO{ID: k.ID, Name: k.Name, Description: k.Description, Instructions: k.Instructions,
-		Enabled: k.Enabled, Purpose: k.Purpose, Version: k.Version, CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt}
-}
+func toSkillDTO(k workspace.Skill) skillDTO { return skillDTO(k) }
 
 type skillListDTO struct {
 	Skills []skillDTO `json:"skills"`
 }
 
-func (s *Server) listSkills(c *gin.Context) {
+func (s *Server) listSkills(c *gin.Context) (any, error) {
 	skills, err := s.Workspace.ListSkills(c.Request.Context(), person(c).ID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]skillDTO, len(skills))
-	for i, k := range skills {
-		out[i] = toSkillDTO(k)
-	}
-	c.JSON(http.StatusOK, skillListDTO{Skills: out})
+	return skillListDTO{Skills: toDTOs(skills, toSkillDTO)}, err
 }
 
 type createSkillRequest struct {
@@ -101,27 +67,14 @@ type createSkillRequest struct {
 	Purpose      string `json:"purpose"`
 }
 
-func (s *Server) createSkill(c *gin.Context) {
-	var req createSkillRequest
-	if !bind(c, &req) {
-		return
-	}
-	k, err := s.Workspace.CreateSkill(c.Request.Context(), person(c).ID, workspace.NewSkill{Name: req.Name,
-		Description: req.Description, Instructions: req.Instructions, Enabled: req.Enabled, Purpose: req.Purpose})
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, toSkillDTO(k))
+func (s *Server) createSkill(c *gin.Context, req createSkillRequest) (any, error) {
+	k, err := s.Workspace.CreateSkill(c.Request.Context(), person(c).ID, workspace.NewSkill(req))
+	return skillDTO(k), err
 }
 
-func (s *Server) getSkill(c *gin.Context) {
+func (s *Server) getSkill(c *gin.Context) (any, error) {
 	k, err := s.Workspace.GetSkill(c.Request.Context(), person(c).ID, c.Param("id"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toSkillDTO(k))
+	return skillDTO(k), err
 }
 
 type updateSkillRequest struct {
@@ -133,59 +86,28 @@ type updateSkillRequest struct {
 	Purpose      Optional[string] `json:"purpose"`
 }
 
-func (s *Server) updateSkill(c *gin.Context) {
-	var req updateSkillRequest
-	if !bind(c, &req) {
-		return
-	}
-	var p workspace.SkillPatch
+func (s *Server) updateSkill(c *gin.Context, req updateSkillRequest) (any, error) {
 	var err error
-	for _, f := range []struct {
-		dst  **string
-		src  Optional[string]
-		path string
-	}{{&p.Name, req.Name, "/name"}, {&p.Description, req.Description, "/description"},
-		{&p.Instructions, req.Instructions, "/instructions"}} {
-		if err == nil {
-			*f.dst, err = requireValue(f.src, f.path)
-		}
-	}
-	if err == nil {
-		p.Version, err = requireValue(req.Version, "/version")
-	}
-	if err == nil {
-		p.Enabled, err = requireValue(req.Enabled, "/enabled")
-	}
+	p := workspace.SkillPatch{Name: nonNull(&err, req.Name, "/name"), Description: nonNull(&err, req.Description, "/description"),
+		Instructions: nonNull(&err, req.Instructions, "/instructions"), Version: nonNull(&err, req.Version, "/version"),
+		Enabled: nonNull(&err, req.Enabled, "/enabled"), Purpose: patchValue(req.Purpose)} // a null purpose, like "", clears it
 	if err != nil {
-		respondError(c, err)
-		return
-	}
-	if req.Purpose.Set { // null, like "", clears it
-		p.Purpose = &req.Purpose.Value
+		return nil, err
 	}
 	k, err := s.Workspace.UpdateSkill(c.Request.Context(), person(c).ID, c.Param("id"), p)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toSkillDTO(k))
+	return skillDTO(k), err
 }
 
 // deleteSkill removes a skill; ?version=N, when given, must be its current
 // version (409 otherwise).
-func (s *Server) deleteSkill(c *gin.Context) {
+func (s *Server) deleteSkill(c *gin.Context) (any, error) {
 	var version *int
 	if raw, ok := c.GetQuery("version"); ok {
 		v, err := strconv.Atoi(raw)
 		if err != nil || v < 1 {
-			respondError(c, badRequest("/version", "version is a whole number from 1"))
-			return
+			return nil, badRequest("/version", "version is a whole number from 1")
 		}
 		version = &v
 	}
-	if err := s.Workspace.DeleteSkill(c.Request.Context(), person(c).ID, c.Param("id"), version); err != nil {
-		respondError(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
+	return nil, s.Workspace.DeleteSkill(c.Request.Context(), person(c).ID, c.Param("id"), version)
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -36,9 +37,8 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 func (m *metrics) observe(c *gin.Context) {
 	start := time.Now()
 	c.Next()
-	route := c.FullPath()
-	if route == "" {
-		route = "unmatched"
-	}
-	m.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
+	m.requests.WithLabelValues(c.Request.Method, routeOf(c), strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
 }
+
+// routeOf is the request's route template, or "unmatched".
+func routeOf(c *gin.Context) string { return cmp.Or(c.FullPath(), "unmatched") }

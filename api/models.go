@@ -1,8 +1,6 @@
 package api
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"hub/llm"
@@ -29,16 +27,10 @@ type modelListDTO struct {
 	Default string     `json:"default" doc:"The id of the catalog's default model."`
 }
 
-func (s *Server) listModels(c *gin.Context) {
+func (s *Server) listModels(*gin.Context) (any, error) {
 	def := s.Models.Default().ID
-	out := make([]modelDTO, 0, len(s.Models.Models))
-	for _, m := range s.Models.Models {
-		efforts := m.Efforts
-		if efforts == nil {
-			efforts = []string{}
-		}
-		out = append(out, modelDTO{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, Efforts: efforts,
-			Images: m.Images, Files: m.Files, Price: m.Price, Default: m.ID == def})
-	}
-	c.JSON(http.StatusOK, modelListDTO{Models: out, Default: def})
+	return modelListDTO{Default: def, Models: toDTOs(s.Models.Models, func(m llm.Model) modelDTO {
+		return modelDTO{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, Efforts: nonNilStrings(m.Efforts),
+			Images: m.Images, Files: m.Files, Price: m.Price, Default: m.ID == def}
+	})}, nil
 }

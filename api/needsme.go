@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -25,16 +24,10 @@ type needsMeListDTO struct {
 
 // needsMe lists the person's writes held for the Needs me list (write
 // policy needs-me), oldest first.
-func (s *Server) needsMe(c *gin.Context) {
+func (s *Server) needsMe(c *gin.Context) (any, error) {
 	calls, err := s.Chat.HeldCalls(c.Request.Context(), person(c).ID, chat.HeldForNeedsMe)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]needsMeDTO, len(calls))
-	for i, h := range calls {
-		out[i] = needsMeDTO{CallID: h.ID, Tool: h.Tool, Preview: h.Summary, ConversationID: h.ConversationID,
+	return needsMeListDTO{Items: toDTOs(calls, func(h chat.HeldCall) needsMeDTO {
+		return needsMeDTO{CallID: h.ID, Tool: h.Tool, Preview: h.Summary, ConversationID: h.ConversationID,
 			MessageID: h.MessageID, SpaceID: h.SpaceID, CreatedAt: h.CreatedAt}
-	}
-	c.JSON(http.StatusOK, needsMeListDTO{Items: out})
+	})}, err
 }

@@ -78,18 +78,24 @@ func setFlowCookie(c *gin.Context, value string) {
 	http.SetCookie(c.Writer, ck)
 }
 
+// errNoProvider answers both routes of a Hub that signs in through no
+// identity provider.
+var errNoProvider = newError(http.StatusNotFound, codeNotFound, "", "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)")
+
 // signInError sends the browser back to the console with a short reason.
-func signInError(c *gin.Context, reason string) {
+func signInError(c *gin.Context, reason string) { redirect(c, "/#signin-error="+reason) }
+
+// redirect sends the browser on, with an answer nothing may keep.
+func redirect(c *gin.Context, to string) {
 	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, "/#signin-error="+reason)
+	c.Redirect(http.StatusFound, to)
 }
 
 // oidcLogin starts a browser's sign-in at the provider.
 func (s *Server) oidcLogin(c *gin.Context) {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-			Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}})
+		respondError(c, errNoProvider)
 		return
 	}
 	var b [32]byte
@@ -106,8 +112,7 @@ func (s *Server) oidcLogin(c *gin.Context) {
 		return
 	}
 	setFlowCookie(c, value)
-	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, to)
+	redirect(c, to)
 }
 
 // oidcCallback finishes a sign-in: the provider sent the browser back with
@@ -115,8 +120,7 @@ func (s *Server) oidcLogin(c *gin.Context) {
 func (s *Server) oidcCallback(c *gin.Context) {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound,
-			Message: "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)"}})
+		respondError(c, errNoProvider)
 		return
 	}
 	ctx := c.Request.Context()
@@ -174,8 +178,7 @@ func (s *Server) oidcCallback(c *gin.Context) {
 		return
 	}
 	setSessionCookie(c, session, expires)
-	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, "/")
+	redirect(c, "/")
 }
 
 // signInProvidersDTO answers GET /api/session/providers.
@@ -184,6 +187,6 @@ type signInProvidersDTO struct {
 }
 
 // signInProviders tells the console's sign-in form which ways it offers.
-func (s *Server) signInProviders(c *gin.Context) {
-	c.JSON(http.StatusOK, signInProvidersDTO{OIDC: s.codeFlow() != nil})
+func (s *Server) signInProviders(*gin.Context) (any, error) {
+	return signInProvidersDTO{OIDC: s.codeFlow() != nil}, nil
 }

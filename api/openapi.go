@@ -1,9 +1,12 @@
 package api
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -285,10 +288,13 @@ func buildDocument(routes []route) (doc *openapi.Document, err error) {
 	ids := map[string]bool{}
 	tags := map[string]bool{}
 	for _, rt := range routes {
-		if ids[rt.id] || rt.id == "" || !isCamel(rt.id) {
+		if ids[rt.id] || !camelCase.MatchString(rt.id) {
 			return nil, fmt.Errorf("route %s %s: operationId %q is empty, repeated or not camelCase", rt.method, rt.path, rt.id)
 		}
 		ids[rt.id] = true
+		if rt.reply != nil && len(rt.answers) != 1 {
+			return nil, fmt.Errorf("route %s %s: a reply has one success answer, not %d", rt.method, rt.path, len(rt.answers))
+		}
 		op, err := operation(r, rt, errRef, doc.Components.Responses)
 		if err != nil {
 			return nil, fmt.Errorf("route %s %s: %w", rt.method, rt.path, err)
@@ -309,7 +315,7 @@ func buildDocument(routes []route) (doc *openapi.Document, err error) {
 			return nil, fmt.Errorf("tag %q has no description in tagDocs", name)
 		}
 	}
-	for _, name := range sortedKeys(tagDocs) {
+	for _, name := range slices.Sorted(maps.Keys(tagDocs)) {
 		if tags[name] {
 			doc.Tags = append(doc.Tags, openapi.Tag{Name: name, Description: tagDocs[name]})
 		}
@@ -345,11 +351,7 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 			Schema: &openapi.Schema{Type: "string"}})
 	}
 	for _, q := range rt.query {
-		in := q.in
-		if in == "" {
-			in = "query"
-		}
-		op.Parameters = append(op.Parameters, openapi.Parameter{Name: q.name, In: in, Required: q.required, Description: q.doc, Schema: q.schema})
+		op.Parameters = append(op.Parameters, openapi.Parameter{Name: q.name, In: cmp.Or(q.in, "query"), Required: q.required, Description: q.doc, Schema: q.schema})
 	}
 	switch {
 	case rt.body != nil:
@@ -422,30 +424,9 @@ func addEvents(r *openapi.Reflector) {
 }
 
 // openapiPath turns gin's :param into OpenAPI's {param}.
-func openapiPath(p string) string {
-	parts := strings.Split(p, "/")
-	for i, s := range parts {
-		if strings.HasPrefix(s, ":") {
-			parts[i] = "{" + s[1:] + "}"
-		}
-	}
-	return strings.Join(parts, "/")
-}
+func openapiPath(p string) string { return pathParam.ReplaceAllString(p, "/{$1}") }
 
-func isCamel(s string) bool {
-	for i, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' && i > 0 || c >= '0' && c <= '9' && i > 0) {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+var (
+	pathParam = regexp.MustCompile(`/:([^/]*)`)
+	camelCase = regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
+)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -30,17 +29,9 @@ type personListDTO struct {
 	People []personDTO `json:"people"`
 }
 
-func (s *Server) listPeople(c *gin.Context) {
+func (s *Server) listPeople(c *gin.Context) (any, error) {
 	people, err := s.Workspace.ListPeople(c.Request.Context(), person(c).ID, c.Param("spaceId"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]personDTO, len(people))
-	for i, p := range people {
-		out[i] = toPersonDTO(p)
-	}
-	c.JSON(http.StatusOK, personListDTO{People: out})
+	return personListDTO{People: toDTOs(people, toPersonDTO)}, err
 }
 
 type addPersonRequest struct {
@@ -52,27 +43,15 @@ type addPersonRequest struct {
 
 // addPerson adds a new person by name, or by personId someone the owner
 // shares another space with (owners only).
-func (s *Server) addPerson(c *gin.Context) {
-	var req addPersonRequest
-	if !bind(c, &req) {
-		return
-	}
+func (s *Server) addPerson(c *gin.Context, req addPersonRequest) (any, error) {
 	p, err := s.Workspace.AddPerson(c.Request.Context(), actor(c), c.Param("spaceId"), workspace.NewPerson{
 		PersonID: req.PersonID, Name: req.Name, FirstName: req.FirstName, Role: workspace.Role(req.Role)})
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, toPersonDTO(p))
+	return toPersonDTO(p), err
 }
 
-func (s *Server) getPerson(c *gin.Context) {
+func (s *Server) getPerson(c *gin.Context) (any, error) {
 	p, err := s.Workspace.GetSpacePerson(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toPersonDTO(p))
+	return toPersonDTO(p), err
 }
 
 type updatePersonRequest struct {
@@ -82,37 +61,13 @@ type updatePersonRequest struct {
 	Revision  Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
-func (s *Server) updatePerson(c *gin.Context) {
-	var req updatePersonRequest
-	if !bind(c, &req) {
-		return
-	}
-	p := workspace.PersonPatch{FirstName: stringPtr(req.FirstName)}
-	var role *string
+func (s *Server) updatePerson(c *gin.Context, req updatePersonRequest) (any, error) {
 	var err error
-	if p.Name, err = requireValue(req.Name, "/name"); err == nil {
-		if role, err = requireValue(req.Role, "/role"); err == nil {
-			p.Revision, err = requireValue(req.Revision, "/revision")
-		}
-	}
+	p := workspace.PersonPatch{Name: nonNull(&err, req.Name, "/name"), FirstName: patchValue(req.FirstName),
+		Role: (*workspace.Role)(nonNull(&err, req.Role, "/role")), Revision: nonNull(&err, req.Revision, "/revision")}
 	if err != nil {
-		respondError(c, err)
-		return
-	}
-	if role != nil {
-		r := workspace.Role(*role)
-		p.Role = &r
+		return nil, err
 	}
 	out, err := s.Workspace.UpdatePerson(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toPersonDTO(out))
-}
-
-// deletePerson removes the person from the space (their membership), as
-// DELETE …/members/:personId does.
-func (s *Server) deletePerson(c *gin.Context) {
-	s.removeFromSpace(c, c.Param("id"))
+	return toPersonDTO(out), err
 }

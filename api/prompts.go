@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"sync"
 
 	"github.com/gin-gonic/gin"
@@ -30,17 +29,12 @@ type promptListDTO struct {
 // promptCatalog is built once: the catalog is made of sample values and the
 // binary's own builders, so it cannot change while the process runs.
 var promptCatalog = sync.OnceValue(func() []promptDTO {
-	catalog := assistant.Catalog(mcpapps.SampleTools()...)
-	out := make([]promptDTO, len(catalog))
-	for i, p := range catalog {
-		out[i] = toPromptDTO(p)
-	}
-	return out
+	return toDTOs(assistant.Catalog(mcpapps.SampleTools()...), toPromptDTO)
 })
 
 // listPrompts shows every prompt Hub sends the model, built by its real
 // builder with sample values, with its estimated size in tokens and its
 // budget, so a person can read what the model is told.
-func (s *Server) listPrompts(c *gin.Context) {
-	c.JSON(http.StatusOK, promptListDTO{Prompts: promptCatalog()})
+func (s *Server) listPrompts(*gin.Context) (any, error) {
+	return promptListDTO{Prompts: promptCatalog()}, nil
 }

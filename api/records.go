@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"strconv"
 	"time"
 
@@ -20,17 +19,11 @@ type spaceListDTO struct {
 	Spaces []spaceDTO `json:"spaces"`
 }
 
-func (s *Server) listSpaces(c *gin.Context) {
+func (s *Server) listSpaces(c *gin.Context) (any, error) {
 	spaces, err := s.Workspace.ListSpaces(c.Request.Context(), person(c).ID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]spaceDTO, len(spaces))
-	for i, sp := range spaces {
-		out[i] = spaceDTO{ID: sp.ID, Name: sp.Name, Role: string(sp.Role)}
-	}
-	c.JSON(http.StatusOK, spaceListDTO{Spaces: out})
+	return spaceListDTO{Spaces: toDTOs(spaces, func(sp workspace.Space) spaceDTO {
+		return spaceDTO{ID: sp.ID, Name: sp.Name, Role: string(sp.Role)}
+	})}, err
 }
 
 type taskDTO struct {
@@ -67,23 +60,14 @@ type taskPageDTO struct {
 	NextOffset int       `json:"nextOffset,omitempty" doc:"The offset of the next page; absent on the last."`
 }
 
-func (s *Server) listTasks(c *gin.Context) {
+func (s *Server) listTasks(c *gin.Context) (any, error) {
 	f := workspace.TaskFilter{Status: c.Query("status"), ProjectID: c.Query("projectId"), AssigneeID: c.Query("assigneeId"), Query: c.Query("q")}
 	var err error
 	if f.Limit, f.Offset, err = queryPage(c); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	page, err := s.Workspace.ListTasks(c.Request.Context(), actor(c), c.Param("spaceId"), f)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]taskDTO, len(page.Tasks))
-	for i, t := range page.Tasks {
-		out[i] = toTaskDTO(t)
-	}
-	c.JSON(http.StatusOK, taskPageDTO{Tasks: out, Total: page.Total, NextOffset: page.NextOffset})
+	return taskPageDTO{Tasks: toDTOs(page.Tasks, toTaskDTO), Total: page.Total, NextOffset: page.NextOffset}, err
 }
 
 // queryPage reads a list's limit and offset query parameters.
@@ -116,20 +100,12 @@ type createTaskRequest struct {
 	AssigneeID string `json:"assigneeId"`
 }
 
-func (s *Server) createTask(c *gin.Context) {
-	var req createTaskRequest
-	if !bind(c, &req) {
-		return
-	}
-	tasks, err := s.Workspace.CreateTasks(c.Request.Context(), actor(c), c.Param("spaceId"), "", []workspace.NewTask{{
-		Title: req.Title, Status: req.Status, DueDate: req.DueDate, Priority: req.Priority,
-		ProjectID: req.ProjectID, AssigneeID: req.AssigneeID,
-	}})
+func (s *Server) createTask(c *gin.Context, req createTaskRequest) (any, error) {
+	tasks, err := s.Workspace.CreateTasks(c.Request.Context(), actor(c), c.Param("spaceId"), "", []workspace.NewTask{workspace.NewTask(req)})
 	if err != nil {
-		respondError(c, stripIndex(err))
-		return
+		return nil, stripIndex(err)
 	}
-	c.JSON(http.StatusCreated, toTaskDTO(tasks[0]))
+	return toTaskDTO(tasks[0]), nil
 }
 
 // stripIndex turns "/0/title" (the service's path for the first of a list)
@@ -144,13 +120,9 @@ func stripIndex(err error) error {
 	return err
 }
 
-func (s *Server) getTask(c *gin.Context) {
+func (s *Server) getTask(c *gin.Context) (any, error) {
 	t, err := s.Workspace.GetTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toTaskDTO(t))
+	return toTaskDTO(t), err
 }
 
 type updateTaskRequest struct {
@@ -163,38 +135,21 @@ type updateTaskRequest struct {
 	Revision   Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
-func (s *Server) updateTask(c *gin.Context) {
-	var req updateTaskRequest
-	if !bind(c, &req) {
-		return
-	}
-	p := workspace.TaskPatch{DueDate: stringPtr(req.DueDate), ProjectID: stringPtr(req.ProjectID), AssigneeID: stringPtr(req.AssigneeID)}
+func (s *Server) updateTask(c *gin.Context, req updateTaskRequest) (any, error) {
 	var err error
-	if p.Title, err = requireValue(req.Title, "/title"); err == nil {
-		if p.Status, err = requireValue(req.Status, "/status"); err == nil {
-			if p.Priority, err = requireValue(req.Priority, "/priority"); err == nil {
-				p.Revision, err = requireValue(req.Revision, "/revision")
-			}
-		}
-	}
+	p := workspace.TaskPatch{Title: nonNull(&err, req.Title, "/title"), Status: nonNull(&err, req.Status, "/status"),
+		DueDate: patchValue(req.DueDate), Priority: nonNull(&err, req.Priority, "/priority"), ProjectID: patchValue(req.ProjectID),
+		AssigneeID: patchValue(req.AssigneeID), Revision: nonNull(&err, req.Revision, "/revision")}
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	t, err := s.Workspace.UpdateTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toTaskDTO(t))
+	return toTaskDTO(t), err
 }
 
-func (s *Server) deleteTask(c *gin.Context) {
-	if _, err := s.Workspace.DeleteTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
-		respondError(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
+func (s *Server) deleteTask(c *gin.Context) (any, error) {
+	_, err := s.Workspace.DeleteTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	return nil, err
 }
 
 type projectDTO struct {
@@ -219,23 +174,14 @@ type projectPageDTO struct {
 	NextOffset int          `json:"nextOffset,omitempty" doc:"The offset of the next page; absent on the last."`
 }
 
-func (s *Server) listProjects(c *gin.Context) {
+func (s *Server) listProjects(c *gin.Context) (any, error) {
 	f := workspace.ProjectFilter{Status: c.Query("status"), Query: c.Query("q")}
 	var err error
 	if f.Limit, f.Offset, err = queryPage(c); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	page, err := s.Workspace.ListProjects(c.Request.Context(), actor(c), c.Param("spaceId"), f)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := make([]projectDTO, len(page.Projects))
-	for i, p := range page.Projects {
-		out[i] = toProjectDTO(p)
-	}
-	c.JSON(http.StatusOK, projectPageDTO{Projects: out, Total: page.Total, NextOffset: page.NextOffset})
+	return projectPageDTO{Projects: toDTOs(page.Projects, toProjectDTO), Total: page.Total, NextOffset: page.NextOffset}, err
 }
 
 type createProjectRequest struct {
@@ -244,26 +190,14 @@ type createProjectRequest struct {
 	Description string `json:"description"`
 }
 
-func (s *Server) createProject(c *gin.Context) {
-	var req createProjectRequest
-	if !bind(c, &req) {
-		return
-	}
+func (s *Server) createProject(c *gin.Context, req createProjectRequest) (any, error) {
 	p, err := s.Workspace.CreateProject(c.Request.Context(), actor(c), c.Param("spaceId"), workspace.NewProject(req))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, toProjectDTO(p))
+	return toProjectDTO(p), err
 }
 
-func (s *Server) getProject(c *gin.Context) {
+func (s *Server) getProject(c *gin.Context) (any, error) {
 	p, err := s.Workspace.GetProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toProjectDTO(p))
+	return toProjectDTO(p), err
 }
 
 type updateProjectRequest struct {
@@ -273,108 +207,62 @@ type updateProjectRequest struct {
 	Revision    Optional[int]    `json:"revision" openapi:"nonnull"`
 }
 
-func (s *Server) updateProject(c *gin.Context) {
-	var req updateProjectRequest
-	if !bind(c, &req) {
-		return
-	}
-	p := workspace.ProjectPatch{Description: stringPtr(req.Description)}
+func (s *Server) updateProject(c *gin.Context, req updateProjectRequest) (any, error) {
 	var err error
-	if p.Name, err = requireValue(req.Name, "/name"); err == nil {
-		if p.Status, err = requireValue(req.Status, "/status"); err == nil {
-			p.Revision, err = requireValue(req.Revision, "/revision")
-		}
-	}
+	p := workspace.ProjectPatch{Name: nonNull(&err, req.Name, "/name"), Status: nonNull(&err, req.Status, "/status"),
+		Description: patchValue(req.Description), Revision: nonNull(&err, req.Revision, "/revision")}
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	out, err := s.Workspace.UpdateProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toProjectDTO(out))
+	return toProjectDTO(out), err
 }
 
-func (s *Server) deleteProject(c *gin.Context) {
-	if _, err := s.Workspace.DeleteProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id")); err != nil {
-		respondError(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
+func (s *Server) deleteProject(c *gin.Context) (any, error) {
+	_, err := s.Workspace.DeleteProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+	return nil, err
 }
 
 type settingsDTO struct {
 	WritePolicy        string   `json:"writePolicy"`
 	AllowedWriteAreas  []string `json:"allowedWriteAreas" doc:"The areas the assistant may write in; [] allows every area."`
 	ConnectedAppWrites bool     `json:"connectedAppWrites" doc:"Whether connected apps' writes may run without Apply."`
-	// Model and Effort are the person's defaults for turns ("": the
-	// catalog's default model, no effort).
-	Model  string `json:"model" doc:"The person's default model (\"\": the catalog's default)."`
-	Effort string `json:"effort" doc:"The person's default effort (\"\": none)."`
+	Model              string   `json:"model" doc:"The person's default model (\"\": the catalog's default)."`
+	Effort             string   `json:"effort" doc:"The person's default effort (\"\": none)."`
 }
 
 // toSettingsDTO answers an empty list (every area allowed) as [], never null.
 func toSettingsDTO(st workspace.Settings) settingsDTO {
-	areas := st.AllowedWriteAreas
-	if areas == nil {
-		areas = []string{}
-	}
-	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: areas, ConnectedAppWrites: st.ConnectedAppWrites,
+	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: nonNilStrings(st.AllowedWriteAreas), ConnectedAppWrites: st.ConnectedAppWrites,
 		Model: st.Model, Effort: st.Effort}
 }
 
-func (s *Server) getSettings(c *gin.Context) {
+func (s *Server) getSettings(c *gin.Context) (any, error) {
 	st, err := s.Workspace.GetSettings(c.Request.Context(), person(c).ID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toSettingsDTO(st))
+	return toSettingsDTO(st), err
 }
 
 type updateSettingsRequest struct {
 	WritePolicy        Optional[string]   `json:"writePolicy" openapi:"nonnull"`
 	AllowedWriteAreas  Optional[[]string] `json:"allowedWriteAreas" doc:"null, like [], allows every area."`
 	ConnectedAppWrites Optional[bool]     `json:"connectedAppWrites" openapi:"nonnull"`
-	// Model and Effort: null or "" go back to the default.
-	Model  Optional[string] `json:"model" doc:"null or \"\" go back to the catalog's default."`
-	Effort Optional[string] `json:"effort" doc:"null or \"\" go back to none."`
+	Model              Optional[string]   `json:"model" doc:"null or \"\" go back to the catalog's default."`
+	Effort             Optional[string]   `json:"effort" doc:"null or \"\" go back to none."`
 }
 
-func (s *Server) updateSettings(c *gin.Context) {
-	var req updateSettingsRequest
-	if !bind(c, &req) {
-		return
-	}
-	var p workspace.SettingsPatch
+func (s *Server) updateSettings(c *gin.Context, req updateSettingsRequest) (any, error) {
 	var err error
-	if p.WritePolicy, err = requireValue(req.WritePolicy, "/writePolicy"); err == nil {
-		p.ConnectedAppWrites, err = requireValue(req.ConnectedAppWrites, "/connectedAppWrites")
-	}
+	p := workspace.SettingsPatch{WritePolicy: nonNull(&err, req.WritePolicy, "/writePolicy"),
+		ConnectedAppWrites: nonNull(&err, req.ConnectedAppWrites, "/connectedAppWrites"),
+		Model:              patchValue(req.Model), Effort: patchValue(req.Effort)}
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	if req.AllowedWriteAreas.Set {
 		// null, like [], allows every area again.
-		areas := req.AllowedWriteAreas.Value
-		if areas == nil {
-			areas = []string{}
-		}
+		areas := nonNilStrings(req.AllowedWriteAreas.Value)
 		p.AllowedWriteAreas = &areas
 	}
-	if req.Model.Set {
-		p.Model = &req.Model.Value
-	}
-	if req.Effort.Set {
-		p.Effort = &req.Effort.Value
-	}
 	st, err := s.Workspace.UpdateSettings(c.Request.Context(), person(c).ID, p)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toSettingsDTO(st))
+	return toSettingsDTO(st), err
 }

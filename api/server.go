@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -109,12 +110,7 @@ type Server struct {
 }
 
 // taskQueue is the queue the api starts workflows on.
-func (s *Server) taskQueue() string {
-	if s.TaskQueue == "" {
-		return workflows.DefaultTaskQueue
-	}
-	return s.TaskQueue
-}
+func (s *Server) taskQueue() string { return cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue) }
 
 // New builds the router.
 func New(d Deps) http.Handler {
@@ -136,10 +132,10 @@ func New(d Deps) http.Handler {
 	}
 	r.Use(s.accessLog, s.recovery, s.metrics.observe, s.cors, refuseBadBytes)
 	r.NoRoute(func(c *gin.Context) {
-		respondError(c, &apiError{status: http.StatusNotFound, detail: errorDetail{Code: codeNotFound, Message: "no such endpoint"}})
+		respondError(c, newError(http.StatusNotFound, codeNotFound, "", "no such endpoint"))
 	})
 	r.NoMethod(func(c *gin.Context) {
-		respondError(c, &apiError{status: http.StatusMethodNotAllowed, detail: errorDetail{Code: "method_not_allowed", Message: "this endpoint does not take " + c.Request.Method}})
+		respondError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "", "this endpoint does not take "+c.Request.Method))
 	})
 
 	gatherers := prometheus.Gatherers{d.Registry}
@@ -151,9 +147,13 @@ func New(d Deps) http.Handler {
 	// Every route comes from the one table that the OpenAPI document is
 	// made of (routes.go).
 	for _, rt := range s.routes() {
-		handlers := []gin.HandlerFunc{rt.handler}
+		h := rt.handler
+		if rt.reply != nil {
+			h = replying(rt.answers[0].status, rt.reply)
+		}
+		handlers := []gin.HandlerFunc{h}
 		if rt.auth == authBearer {
-			handlers = []gin.HandlerFunc{s.authenticate, rt.handler}
+			handlers = []gin.HandlerFunc{s.authenticate, h}
 		}
 		r.Handle(rt.method, rt.path, handlers...)
 	}
@@ -164,7 +164,7 @@ func (s *Server) recovery(c *gin.Context) {
 	defer func() {
 		if p := recover(); p != nil {
 			slog.ErrorContext(c.Request.Context(), "handler panicked", "path", c.FullPath(), "panic", p)
-			respondError(c, &apiError{status: http.StatusInternalServerError, detail: errorDetail{Code: codeInternal, Message: "Hub failed to handle this request; it has been logged"}})
+			respondError(c, newError(http.StatusInternalServerError, codeInternal, "", "Hub failed to handle this request; it has been logged"))
 		}
 	}()
 	c.Next()
@@ -206,7 +206,7 @@ type readinessDTO struct {
 	Checks map[string]string `json:"checks" doc:"database and temporal: ok, or the error"`
 }
 
-func (s *Server) healthz(c *gin.Context) { c.JSON(http.StatusOK, healthDTO{Status: healthOK}) }
+func (s *Server) healthz(*gin.Context) (any, error) { return healthDTO{Status: healthOK}, nil }
 
 func (s *Server) prometheus(c *gin.Context) { s.metricsHandler.ServeHTTP(c.Writer, c.Request) }
 

@@ -38,56 +38,50 @@ type sessionDTO struct {
 
 // getSession says who the request is signed in as (a browser's tabs
 // compare it when another tab signs in).
-func (s *Server) getSession(c *gin.Context) {
-	p := person(c)
-	c.JSON(http.StatusOK, sessionDTO{PersonID: p.ID, Name: p.Name})
+func (s *Server) getSession(c *gin.Context) (any, error) {
+	return sessionDTO{PersonID: person(c).ID, Name: person(c).Name}, nil
 }
 
 // createSession exchanges a token for a session cookie.
-func (s *Server) createSession(c *gin.Context) {
+func (s *Server) createSession(c *gin.Context) (any, error) {
 	// Without the header another site's form could sign this browser in as
 	// someone else (login CSRF).
 	if !csrfHeaderSent(c) {
-		respondError(c, csrfError())
-		return
+		return nil, csrfError()
 	}
 	var req createSessionRequest
-	if !bind(c, &req) {
-		return
+	if err := decode(c, &req); err != nil {
+		return nil, err
 	}
 	ctx := c.Request.Context()
 	tok := strings.TrimSpace(req.Token)
 	if tok == "" {
-		respondError(c, badRequest("/token", "token is required"))
-		return
+		return nil, badRequest("/token", "token is required")
 	}
 	session, expires, err := s.Workspace.CreateSession(ctx, tok)
 	if err = s.signInFailed(c, err, tok); err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	p, err := s.Workspace.AuthenticateSession(ctx, session)
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	c.Set(personKey, p) // for the access log
 	setSessionCookie(c, session, expires)
-	c.JSON(http.StatusCreated, sessionDTO{PersonID: p.ID, Name: p.Name, ExpiresAt: &expires})
+	return sessionDTO{PersonID: p.ID, Name: p.Name, ExpiresAt: &expires}, nil
 }
 
 // deleteSession signs the browser out: the session ends and the cookie is
 // cleared. It is authenticated as any route (by the cookie, with the CSRF
 // header; a bearer request has no session to end and only clears it).
-func (s *Server) deleteSession(c *gin.Context) {
+func (s *Server) deleteSession(c *gin.Context) (any, error) {
 	if v := sessionOf(c); v != "" && bearer(c) == "" {
 		if err := s.Workspace.DeleteSession(c.Request.Context(), v); err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 	}
 	setSessionCookie(c, "", time.Time{})
-	c.Status(http.StatusNoContent)
+	return nil, nil
 }
 
 // overHTTPS says whether the browser reached Hub over TLS: to Hub itself,
@@ -114,18 +108,15 @@ func setSessionCookie(c *gin.Context, value string, expires time.Time) {
 
 // sessionOf is the request's session cookie ("": none).
 func sessionOf(c *gin.Context) string {
-	v, err := c.Cookie(sessionCookie)
-	if err != nil {
-		return ""
-	}
+	v, _ := c.Cookie(sessionCookie)
 	return v
 }
 
 func csrfHeaderSent(c *gin.Context) bool { return strings.TrimSpace(c.GetHeader(csrfHeader)) != "" }
 
 func csrfError() error {
-	return &apiError{status: http.StatusForbidden, detail: errorDetail{Code: codeForbidden,
-		Message: "a request signed in by the session cookie that changes something needs the header " + csrfHeader + ": 1 (a bearer token needs none)"}}
+	return newError(http.StatusForbidden, codeForbidden, "",
+		"a request signed in by the session cookie that changes something needs the header "+csrfHeader+": 1 (a bearer token needs none)")
 }
 
 // safeMethod: a method that changes nothing, which needs no CSRF header.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -38,26 +37,14 @@ func utcPtr(t *time.Time) *time.Time {
 }
 
 // listMyTokens lists the person's own (full) tokens, oldest first.
-func (s *Server) listMyTokens(c *gin.Context) {
+func (s *Server) listMyTokens(c *gin.Context) (any, error) {
 	list, err := s.Workspace.ListTokens(c.Request.Context(), person(c).ID, "")
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := tokenListDTO{Tokens: make([]tokenDTO, len(list))}
-	for i, t := range list {
-		out.Tokens[i] = toTokenDTO(t)
-	}
-	c.JSON(http.StatusOK, out)
+	return tokenListDTO{Tokens: toDTOs(list, toTokenDTO)}, err
 }
 
 // revokeMyToken revokes one of the person's own tokens (anyone else's, as
 // an unknown one, is 404), with the sessions and stream tokens made from
 // it; their open streams end within seconds.
-func (s *Server) revokeMyToken(c *gin.Context) {
-	if err := s.Workspace.RevokeToken(c.Request.Context(), actor(c), person(c).ID, c.Param("tokenId")); err != nil {
-		respondError(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
+func (s *Server) revokeMyToken(c *gin.Context) (any, error) {
+	return nil, s.Workspace.RevokeToken(c.Request.Context(), actor(c), person(c).ID, c.Param("tokenId"))
 }

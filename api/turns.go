@@ -2,12 +2,12 @@ package api
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"hub/chat"
 	"hub/turns"
 	"hub/workspace"
 )
@@ -21,17 +21,13 @@ type startTurnRequest struct {
 	Text     string           `json:"text" openapi:"required" doc:"The message: at most 20,000 characters."`
 	Mentions []mentionRequest `json:"mentions" doc:"Records the message mentions (chips), by kind and id in the conversation's space."`
 	Context  json.RawMessage  `json:"context"`
-	// Spaces are other spaces of the person the turn may act in besides
-	// the conversation's (docs/decisions.md, "Turns across spaces").
+	// Spaces and Files: docs/decisions.md, "Turns across spaces" and
+	// "Attached files". Model and Effort, empty: the person's settings,
+	// else the catalog's default model.
 	Spaces []string `json:"spaces" doc:"Other spaces of the person the turn may act in (at most 20)."`
-	// Files are ids of files of the conversation's space the model gets
-	// with this message (docs/decisions.md, "Attached files").
-	Files []string `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
-	// Model and Effort choose the catalog model and reasoning effort of
-	// this turn (GET /api/models); empty: the person's defaults from
-	// settings, else the catalog's default model.
-	Model  string `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
-	Effort string `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
+	Files  []string `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
+	Model  string   `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
+	Effort string   `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
 }
 
 type turnStartedDTO struct {
@@ -41,27 +37,19 @@ type turnStartedDTO struct {
 	StreamURL      string `json:"streamUrl" doc:"Where to read the turn's frames, relative to the api's origin; it carries the turn's own stream token (for EventSource)."`
 }
 
-func (s *Server) startTurn(c *gin.Context) {
-	var req startTurnRequest
-	if !bind(c, &req) {
-		return
-	}
+func (s *Server) startTurn(c *gin.Context, req startTurnRequest) (any, error) {
 	mentions := make([]turns.Mention, len(req.Mentions))
 	for i, m := range req.Mentions {
 		mentions[i] = turns.Mention{Kind: m.Kind, ID: m.ID}
 	}
 	started, err := s.Turns.Start(c.Request.Context(), person(c), turns.Message{ConversationID: c.Param("id"), Text: req.Text,
 		Mentions: mentions, Context: req.Context, Spaces: req.Spaces, Files: req.Files, Model: req.Model, Effort: req.Effort})
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusAccepted, toTurnStartedDTO(started))
+	return toTurnStartedDTO(started), err
 }
 
 func toTurnStartedDTO(t turns.Started) turnStartedDTO {
 	return turnStartedDTO{TurnID: t.Turn.ID, MessageID: t.Turn.UserMessageID, ReplyMessageID: t.Turn.ReplyMessageID,
-		StreamURL: "/api/assistant/turns/" + url.PathEscape(t.Turn.ID) + "/stream?streamToken=" + url.QueryEscape(t.StreamToken)}
+		StreamURL: turnStreamURL(t.Turn.ID, t.StreamToken)}
 }
 
 type turnDTO struct {
@@ -73,27 +61,20 @@ type turnDTO struct {
 	MessageID      string    `json:"messageId"`
 	ReplyMessageID string    `json:"replyMessageId"`
 	Usage          usageDTO  `json:"usage"`
-	// Spaces are the other spaces the turn may act in.
-	Spaces []string `json:"spaces" doc:"The other spaces the turn may act in."`
-	// Model and Effort are the catalog model and reasoning effort the
-	// turn runs with ("" effort: none).
-	Model  string `json:"model" doc:"The catalog model the turn runs with."`
-	Effort string `json:"effort" doc:"Its reasoning effort (\"\": none)."`
+	Spaces         []string  `json:"spaces" doc:"The other spaces the turn may act in."`
+	Model          string    `json:"model" doc:"The catalog model the turn runs with."`
+	Effort         string    `json:"effort" doc:"Its reasoning effort (\"\": none)."`
 }
 
-func (s *Server) getTurn(c *gin.Context) {
+func (s *Server) getTurn(c *gin.Context) (any, error) {
 	t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	d := turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
-		MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID, Spaces: append([]string{}, t.Spaces...), Model: t.Model, Effort: t.Effort,
-		Usage: usageDTO{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens}}
-	if t.ErrorCode != "" {
-		d.Error = &errorDTO{Code: t.ErrorCode, Message: t.ErrorMessage}
-	}
-	c.JSON(http.StatusOK, d)
+	return toTurnDTO(t), err
+}
+
+func toTurnDTO(t chat.Turn) turnDTO {
+	return turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
+		Error: errorOf(t.ErrorCode, t.ErrorMessage), MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID,
+		Usage: usageDTO(t.Usage), Spaces: t.Spaces, Model: t.Model, Effort: t.Effort}
 }
 
 // turnStreamTokenDTO answers POST /api/assistant/turns/:turnId/stream-token.
@@ -106,27 +87,22 @@ type turnStreamTokenDTO struct {
 // turnStreamToken makes a token that reads only one of the person's turns'
 // stream: a client that did not start the turn (another tab, a reload
 // without the started turn's streamUrl) follows a running reply with it.
-func (s *Server) turnStreamToken(c *gin.Context) {
+func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	t, err := s.Chat.GetTurnFor(ctx, person(c).ID, c.Param("turnId"))
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.StreamTokenTTL)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp,
-		StreamURL: "/api/assistant/turns/" + url.PathEscape(t.ID) + "/stream?streamToken=" + url.QueryEscape(token)})
+	return turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp, StreamURL: turnStreamURL(t.ID, token)}, err
 }
 
-func (s *Server) retryTurn(c *gin.Context) {
+// turnStreamURL is where a turn's frames are read with its stream token.
+func turnStreamURL(turnID, token string) string {
+	return "/api/assistant/turns/" + url.PathEscape(turnID) + "/stream?streamToken=" + url.QueryEscape(token)
+}
+
+func (s *Server) retryTurn(c *gin.Context) (any, error) {
 	started, err := s.Turns.Retry(c.Request.Context(), person(c), c.Param("turnId"))
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusAccepted, toTurnStartedDTO(started))
+	return toTurnStartedDTO(started), err
 }

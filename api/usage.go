@@ -1,9 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -50,21 +50,18 @@ type usageReportDTO struct {
 // usage answers GET /api/usage: an owner sees everyone's calls in the
 // spaces they own, everyone their own calls; spaceId narrows it to one
 // space the person belongs to.
-func (s *Server) usage(c *gin.Context) {
+func (s *Server) usage(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
-	now := time.Now().UTC()
 	from, err := usageTime(c.Query("from"), "/from", false)
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	to, err := usageTime(c.Query("to"), "/to", true)
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	if to.IsZero() {
-		to = now
+		to = time.Now().UTC()
 	}
 	if from.IsZero() {
 		from = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC) // the month so far
@@ -73,17 +70,14 @@ func (s *Server) usage(c *gin.Context) {
 		}
 	}
 	if !to.After(from) {
-		respondError(c, badRequest("/to", "must be after from"))
-		return
+		return nil, badRequest("/to", "must be after from")
 	}
 	if to.Sub(from) > MaxUsageRange {
-		respondError(c, badRequest("/to", "the range from from to to is longer than a year (366 days); ask for less at a time"))
-		return
+		return nil, badRequest("/to", "the range from from to to is longer than a year (366 days); ask for less at a time")
 	}
 	groupBy := c.Query("groupBy")
 	if !usage.ValidGroupBy(groupBy) {
-		respondError(c, badRequest("/groupBy", "must be person, space, model or day"))
-		return
+		return nil, badRequest("/groupBy", "must be person, space, model or day")
 	}
 	me := person(c).ID
 	f := usage.Filter{From: from, To: to, GroupBy: groupBy}
@@ -91,8 +85,7 @@ func (s *Server) usage(c *gin.Context) {
 	if spaceID != "" {
 		role, err := s.Workspace.Access(ctx, me, spaceID)
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		if role == workspace.RoleOwner {
 			f.Spaces = []string{spaceID}
@@ -102,8 +95,7 @@ func (s *Server) usage(c *gin.Context) {
 	} else {
 		spaces, err := s.Workspace.ListSpaces(ctx, me)
 		if err != nil {
-			respondError(c, err)
-			return
+			return nil, err
 		}
 		for _, sp := range spaces {
 			if sp.Role == workspace.RoleOwner {
@@ -113,15 +105,8 @@ func (s *Server) usage(c *gin.Context) {
 		f.Person = me
 	}
 	rep, err := s.Usage.Query(ctx, f)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	out := usageReportDTO{From: from, To: to, SpaceID: spaceID, GroupBy: groupBy, Total: toTotalsDTO(rep.Total), Groups: []totalsDTO{}}
-	for _, g := range rep.Groups {
-		out.Groups = append(out.Groups, toTotalsDTO(g))
-	}
-	c.JSON(http.StatusOK, out)
+	return usageReportDTO{From: from, To: to, SpaceID: spaceID, GroupBy: groupBy, Total: toTotalsDTO(rep.Total),
+		Groups: toDTOs(rep.Groups, toTotalsDTO)}, err
 }
 
 // usageTime reads from or to: an RFC 3339 time, or a date (UTC), which for
@@ -146,14 +131,10 @@ func usageTime(v, path string, end bool) (time.Time, error) {
 // calls, in micro-dollars (null: none), and this month's spend.
 type spaceSettingsDTO struct {
 	MonthlyBudget *int64 `json:"monthlyBudget" doc:"Micro-dollars a month; null: no budget."`
-	// Month is the UTC month the spend is of (2026-12).
-	Month string `json:"month" doc:"The UTC month the spend is of (2026-12)."`
-	// Spent is what settled calls cost this month; Reserved what calls in
-	// flight hold; Left what the budget has left (null without one). All
-	// micro-dollars.
-	Spent    int64  `json:"spent" doc:"What settled calls cost this month, micro-dollars."`
-	Reserved int64  `json:"reserved" doc:"What calls in flight hold, micro-dollars."`
-	Left     *int64 `json:"left" doc:"What the budget has left, micro-dollars; null without a budget."`
+	Month         string `json:"month" doc:"The UTC month the spend is of (2026-12)."`
+	Spent         int64  `json:"spent" doc:"What settled calls cost this month, micro-dollars."`
+	Reserved      int64  `json:"reserved" doc:"What calls in flight hold, micro-dollars."`
+	Left          *int64 `json:"left" doc:"What the budget has left, micro-dollars; null without a budget."`
 }
 
 func toSpaceSettingsDTO(sp usage.Spend) spaceSettingsDTO {
@@ -166,19 +147,16 @@ func toSpaceSettingsDTO(sp usage.Spend) spaceSettingsDTO {
 }
 
 // getSpaceSettings: every member reads them.
-func (s *Server) getSpaceSettings(c *gin.Context) {
-	ctx := c.Request.Context()
-	spaceID := c.Param("spaceId")
-	if _, err := s.Workspace.Access(ctx, person(c).ID, spaceID); err != nil {
-		respondError(c, err)
-		return
+func (s *Server) getSpaceSettings(c *gin.Context) (any, error) {
+	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, c.Param("spaceId")); err != nil {
+		return nil, err
 	}
+	return s.spaceSettings(c.Request.Context(), c.Param("spaceId"))
+}
+
+func (s *Server) spaceSettings(ctx context.Context, spaceID string) (any, error) {
 	sp, err := s.Usage.Budget(ctx, spaceID)
-	if err != nil {
-		respondError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toSpaceSettingsDTO(sp))
+	return toSpaceSettingsDTO(sp), err
 }
 
 type updateSpaceSettingsRequest struct {
@@ -187,60 +165,53 @@ type updateSpaceSettingsRequest struct {
 
 // updateSpaceSettings: owners only. A budget is a whole number of
 // micro-dollars from 0 (no model calls) up; null removes it.
-func (s *Server) updateSpaceSettings(c *gin.Context) {
+func (s *Server) updateSpaceSettings(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	spaceID := c.Param("spaceId")
 	role, err := s.Workspace.Access(ctx, person(c).ID, spaceID)
 	if err != nil {
-		respondError(c, err)
-		return
+		return nil, err
 	}
 	if role != workspace.RoleOwner {
-		respondError(c, fmt.Errorf("only an owner of the space changes its settings: %w", workspace.ErrForbidden))
-		return
+		return nil, fmt.Errorf("only an owner of the space changes its settings: %w", workspace.ErrForbidden)
 	}
 	var req updateSpaceSettingsRequest
-	if !bind(c, &req) {
-		return
+	if err := decode(c, &req); err != nil {
+		return nil, err
 	}
 	if req.MonthlyBudget.Set {
-		var budget *int64
-		if !req.MonthlyBudget.Null {
-			b, err := budgetValue(req.MonthlyBudget.Value)
-			if err != nil {
-				respondError(c, err)
-				return
-			}
-			budget = &b
+		if err := s.setBudget(c, spaceID, req.MonthlyBudget); err != nil {
+			return nil, err
 		}
-		was, err := s.Usage.Budget(ctx, spaceID)
+	}
+	return s.spaceSettings(ctx, spaceID)
+}
+
+// setBudget sets the space's budget (null: none) and records a change in
+// the audit log.
+func (s *Server) setBudget(c *gin.Context, spaceID string, v Optional[json.RawMessage]) error {
+	ctx := c.Request.Context()
+	var budget *int64
+	if !v.Null {
+		b, err := budgetValue(v.Value)
 		if err != nil {
-			respondError(c, err)
-			return
+			return err
 		}
-		if err := s.Usage.SetBudget(ctx, spaceID, budget); err != nil {
-			respondError(c, err)
-			return
-		}
-		if !sameBudget(was.Budget, budget) {
-			summary := "Removed the monthly budget"
-			if budget != nil {
-				summary = "Set the monthly budget to " + usage.Dollars(*budget)
-			}
-			err := s.Workspace.RecordSettingsChange(ctx, workspace.Actor{PersonID: person(c).ID, Via: workspace.ViaREST}, spaceID, summary,
-				map[string]any{"monthlyBudget": map[string]any{"before": was.Budget, "after": budget}})
-			if err != nil {
-				respondError(c, err)
-				return
-			}
-		}
+		budget = &b
 	}
-	sp, err := s.Usage.Budget(ctx, spaceID)
+	was, err := s.Usage.Budget(ctx, spaceID)
 	if err != nil {
-		respondError(c, err)
-		return
+		return err
 	}
-	c.JSON(http.StatusOK, toSpaceSettingsDTO(sp))
+	if err := s.Usage.SetBudget(ctx, spaceID, budget); err != nil || sameBudget(was.Budget, budget) {
+		return err
+	}
+	summary := "Removed the monthly budget"
+	if budget != nil {
+		summary = "Set the monthly budget to " + usage.Dollars(*budget)
+	}
+	return s.Workspace.RecordSettingsChange(ctx, actor(c), spaceID, summary,
+		map[string]any{"monthlyBudget": map[string]any{"before": was.Budget, "after": budget}})
 }
 
 // budgetValue reads a budget: a JSON integer of micro-dollars, 0 to
