@@ -310,18 +310,10 @@ func connectionAudit(r storage.Connection) map[string]any {
 }
 
 func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (storage.Connection, error) {
-	var r storage.Connection
-	if role == RoleGuest || BadText(id) {
-		return r, &NotFoundError{Kind: "connected app", ID: id}
+	if role == RoleGuest {
+		return storage.Connection{}, &NotFoundError{Kind: "connected app", ID: id}
 	}
-	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, &NotFoundError{Kind: "connected app", ID: id}
-	}
-	if err != nil {
-		return r, fmt.Errorf("get connection %s: %w", id, err)
-	}
-	return r, nil
+	return spaceRow[storage.Connection](ctx, s, "connected app", "connection", spaceID, id)
 }
 
 // MaxConnectionFailure bounds the reason kept for a failing app.

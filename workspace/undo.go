@@ -437,10 +437,8 @@ func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur,
 	switch {
 	case target == nil:
 		err = s.deleteSnapshot(ctx, cur, refuse)
-	case cur == nil:
-		next, err = s.insertSnapshot(ctx, spaceID, target, maxRevision+1, refuse)
 	default:
-		next, err = s.updateSnapshot(ctx, spaceID, cur, target, refuse)
+		next, err = s.putSnapshot(ctx, spaceID, cur, target, maxRevision+1, refuse)
 	}
 	if err != nil {
 		return nil, err
@@ -611,12 +609,12 @@ func (s *Service) loadSnapshot(ctx context.Context, kind, spaceID, id string) (s
 	switch kind {
 	case KindTask:
 		var r storage.Task
-		if r, err = s.taskRow(ctx, spaceID, id); err == nil {
+		if r, err = taskRecords.row(ctx, s, spaceID, id); err == nil {
 			st = taskState(r)
 		}
 	case KindProject:
 		var r storage.Project
-		if r, err = s.projectRow(ctx, spaceID, id); err == nil {
+		if r, err = projectRecords.row(ctx, s, spaceID, id); err == nil {
 			st = projectState(r)
 		}
 	case KindPerson:
@@ -671,64 +669,34 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 	return nil
 }
 
-func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target snapshot, revision int, refuse func(string, ...any) error) (snapshot, error) {
-	now := s.now()
+// putSnapshot brings a record to target for Undo or Redo: back into
+// existence at revision when it no longer exists (cur nil), else changed
+// from cur.
+func (s *Service) putSnapshot(ctx context.Context, spaceID string, cur, target snapshot, revision int, refuse func(string, ...any) error) (snapshot, error) {
 	switch t := target.(type) {
 	case *taskSnapshot:
 		r := storage.Task(*t)
 		if err := s.checkTaskLinks(ctx, spaceID, &r, refuse); err != nil {
 			return nil, err
 		}
-		r.Revision, r.UpdatedAt = revision, now
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			return nil, fmt.Errorf("restore task %s: %w", r.ID, err)
-		}
-		return taskState(r), nil
+		return taskRecords.restore(ctx, s, cur, r, revision)
 	case *projectSnapshot:
-		r := storage.Project(*t)
-		r.Revision, r.UpdatedAt = revision, now
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			return nil, fmt.Errorf("restore project %s: %w", r.ID, err)
-		}
-		return projectState(r), nil
+		return projectRecords.restore(ctx, s, cur, storage.Project(*t), revision)
 	case *personSnapshot:
-		// The person row is never deleted (RemovePerson), so only the
-		// membership comes back; their name is theirs as it is now.
-		var p storage.Person
-		if err := s.q(ctx).Take(&p, "id = ?", t.ID).Error; err != nil {
-			return nil, fmt.Errorf("restore person %s: %w", t.ID, err)
+		if cur == nil {
+			// The person row is never deleted (RemovePerson), so only the
+			// membership comes back; their name is theirs as it is now.
+			var p storage.Person
+			if err := s.q(ctx).Take(&p, "id = ?", t.ID).Error; err != nil {
+				return nil, fmt.Errorf("restore person %s: %w", t.ID, err)
+			}
+			s.forgetRoles(ctx) // a member again
+			m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: revision, CreatedAt: t.CreatedAt}
+			if err := s.q(ctx).Create(&m).Error; err != nil {
+				return nil, fmt.Errorf("restore person %s in %s: %w", t.ID, spaceID, err)
+			}
+			return personState(p, m), nil
 		}
-		s.forgetRoles(ctx) // a member again
-		m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: revision, CreatedAt: t.CreatedAt}
-		if err := s.q(ctx).Create(&m).Error; err != nil {
-			return nil, fmt.Errorf("restore person %s in %s: %w", t.ID, spaceID, err)
-		}
-		return personState(p, m), nil
-	}
-	return nil, fmt.Errorf("insert %T", target)
-}
-
-func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, target snapshot, refuse func(string, ...any) error) (snapshot, error) {
-	switch t := target.(type) {
-	case *taskSnapshot:
-		r := storage.Task(*t)
-		if err := s.checkTaskLinks(ctx, spaceID, &r, refuse); err != nil {
-			return nil, err
-		}
-		r.Revision, r.UpdatedAt = cur.revision(), s.now()
-		if err := s.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
-			"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
-			return nil, err
-		}
-		return taskState(r), nil
-	case *projectSnapshot:
-		r := storage.Project(*t)
-		r.Revision, r.UpdatedAt = cur.revision(), s.now()
-		if err := s.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
-			return nil, err
-		}
-		return projectState(r), nil
-	case *personSnapshot:
 		c := cur.(*personSnapshot)
 		if c.Role == string(RoleOwner) && t.Role != string(RoleOwner) {
 			if err := s.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
@@ -742,7 +710,7 @@ func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, targe
 		}
 		return personState(p, m), nil
 	}
-	return nil, fmt.Errorf("update %T", target)
+	return nil, fmt.Errorf("restore %T", target)
 }
 
 // checkTaskLinks refuses to bring back a task whose project was deleted or
