@@ -145,12 +145,9 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	if !oneOf(kind, ConnectionKinds) {
 		return Connection{}, invalid("/kind", "kind must be one of %s, not %q", strings.Join(ConnectionKinds, ", "), in.Kind)
 	}
-	name, err := CheckLine("/name", "a name", in.Name, MaxConnectionName)
+	name, err := requiredLine("/name", "a name", in.Name, MaxConnectionName)
 	if err != nil {
 		return Connection{}, err
-	}
-	if name == "" {
-		return Connection{}, invalid("/name", "a name is required")
 	}
 	u, err := checkConnectionURL(in.URL)
 	if err != nil {
@@ -257,11 +254,7 @@ func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID stri
 // GetConnection returns one connected app of the space; for a guest none
 // exists (ErrNotFound), as in ListConnections.
 func (s *Service) GetConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
-	role, err := s.Access(ctx, actor.PersonID, spaceID)
-	if err != nil {
-		return Connection{}, err
-	}
-	r, err := s.connectionRow(ctx, role, spaceID, id)
+	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
 		return Connection{}, err
 	}
@@ -271,11 +264,7 @@ func (s *Service) GetConnection(ctx context.Context, actor Actor, spaceID, id st
 // DeleteConnection removes a connected app; only an owner or an editor may.
 // A guest, who sees no connections, gets ErrNotFound.
 func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
-	role, err := s.Access(ctx, actor.PersonID, spaceID)
-	if err != nil {
-		return Connection{}, err
-	}
-	r, err := s.connectionRow(ctx, role, spaceID, id)
+	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
 		return Connection{}, err
 	}
@@ -309,11 +298,18 @@ func connectionAudit(r storage.Connection) map[string]any {
 	return map[string]any{"kind": r.Kind, "name": r.Name, "host": host, "secret": len(r.Secret) > 0}
 }
 
-func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (storage.Connection, error) {
-	if role == RoleGuest {
-		return storage.Connection{}, &NotFoundError{Kind: "connected app", ID: id}
+// connectionRow reads a connected app of a space the actor can open, with
+// their role there; for a guest none exists.
+func (s *Service) connectionRow(ctx context.Context, actor Actor, spaceID, id string) (storage.Connection, Role, error) {
+	role, err := s.Access(ctx, actor.PersonID, spaceID)
+	if err != nil {
+		return storage.Connection{}, "", err
 	}
-	return spaceRow[storage.Connection](ctx, s, "connected app", "connection", spaceID, id)
+	if role == RoleGuest {
+		return storage.Connection{}, role, &NotFoundError{Kind: "connected app", ID: id}
+	}
+	r, err := spaceRow[storage.Connection](ctx, s, "connected app", "connection", spaceID, id)
+	return r, role, err
 }
 
 // MaxConnectionFailure bounds the reason kept for a failing app.
@@ -324,10 +320,7 @@ const MaxConnectionFailure = 120
 // failing apps, to reconnect. It checks no access: the tool that posted
 // has checked it. A removed app is no error (it failed to matter).
 func (s *Service) RecordConnectionPost(ctx context.Context, spaceID, id, failure string) error {
-	failure = CleanText(failure)
-	if r := []rune(failure); len(r) > MaxConnectionFailure {
-		failure = string(r[:MaxConnectionFailure-1]) + "…"
-	}
+	failure = clip(CleanText(failure), MaxConnectionFailure)
 	err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ? AND id = ? AND failure <> ?", spaceID, id, failure).
 		Update("failure", failure).Error
 	if err != nil {

@@ -122,11 +122,7 @@ func (s *Service) AppTarget(ctx context.Context, spaceID, id string) (AppTarget,
 // app's tools (an owner or an editor) and that it is an MCP server of the
 // space.
 func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID, id string) error {
-	role, err := s.Access(ctx, actor.PersonID, spaceID)
-	if err != nil {
-		return err
-	}
-	r, err := s.connectionRow(ctx, role, spaceID, id)
+	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
 		return err
 	}
@@ -145,10 +141,7 @@ func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID
 // offered). The instructions name a failing app, to reconnect. A removed
 // app is no error.
 func (s *Service) SaveAppTools(ctx context.Context, spaceID, id, tools string, at time.Time, failure string) error {
-	failure = CleanText(failure)
-	if r := []rune(failure); len(r) > MaxConnectionFailure {
-		failure = string(r[:MaxConnectionFailure-1]) + "…"
-	}
+	failure = clip(CleanText(failure), MaxConnectionFailure)
 	updates := map[string]any{"failure": failure}
 	if failure == "" {
 		updates["tools"], updates["tools_listed_at"] = tools, at

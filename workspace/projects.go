@@ -173,12 +173,9 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 
 func (s *Service) applyProjectPatch(r *storage.Project, p ProjectPatch) error {
 	if p.Name != nil {
-		name, err := CheckLine("/name", "a name", *p.Name, MaxTitleLength)
+		name, err := requiredLine("/name", "a name", *p.Name, MaxTitleLength)
 		if err != nil {
 			return err
-		}
-		if name == "" {
-			return invalid("/name", "a name is required")
 		}
 		r.Name = name
 	}

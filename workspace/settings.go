@@ -78,10 +78,6 @@ func toSettings(r storage.Setting) (Settings, error) {
 
 // GetSettings returns the person's settings, defaults where none are saved.
 func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, error) {
-	return s.readSettings(ctx, personID)
-}
-
-func (s *Service) readSettings(ctx context.Context, personID string) (Settings, error) {
 	var r storage.Setting
 	err := s.q(ctx).Take(&r, "person_id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -104,7 +100,7 @@ func (s *Service) CheckSettingsPatch(ctx context.Context, personID string, p Set
 // patchedSettings are the person's settings with the patch applied, each
 // field checked.
 func (s *Service) patchedSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
-	cur, err := s.readSettings(ctx, personID) // what is saved now, not an activity's earlier read
+	cur, err := s.GetSettings(ctx, personID) // what is saved now, not an activity's earlier read
 	if err != nil {
 		return Settings{}, err
 	}

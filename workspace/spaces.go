@@ -112,15 +112,16 @@ func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]stri
 
 // GetPerson returns a person by id.
 func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error) {
-	var row storage.Person
-	err := s.q(ctx).Take(&row, "id = ?", personID).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Person{}, &NotFoundError{Kind: "person", ID: personID}
-	}
+	row, err := s.personRow(ctx, personID)
 	if err != nil {
-		return Person{}, fmt.Errorf("get person %s: %w", personID, err)
+		return Person{}, err
 	}
-	return Person{ID: row.ID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
+	return toPerson(row), nil
+}
+
+// toPerson is the person of a row, in no space.
+func toPerson(p storage.Person) Person {
+	return Person{ID: p.ID, Name: p.Name, GivenName: p.FirstName, Persona: p.Persona}
 }
 
 // ListPeople returns the members of a space the person can open.

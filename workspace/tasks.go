@@ -244,12 +244,9 @@ type refsFound map[string]bool
 // remembers the ids resolved, for the next patch of the same call.
 func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *storage.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
-		title, err := CheckLine(path+"/title", "a title", *p.Title, MaxTitleLength)
+		title, err := requiredLine(path+"/title", "a title", *p.Title, MaxTitleLength)
 		if err != nil {
 			return err
-		}
-		if title == "" {
-			return invalid(path+"/title", "a title is required")
 		}
 		r.Title = title
 	}
@@ -266,41 +263,26 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *stora
 		r.Priority = *p.Priority
 	}
 	if p.DueDate != nil {
-		if *p.DueDate == "" {
-			r.DueDate = nil
-		} else {
-			if _, err := time.Parse(time.DateOnly, *p.DueDate); err != nil {
-				return invalid(path+"/dueDate", "a due date is a calendar date like 2026-03-31, not %q", *p.DueDate)
-			}
-			d := *p.DueDate
-			r.DueDate = &d
+		if _, err := time.Parse(time.DateOnly, *p.DueDate); *p.DueDate != "" && err != nil {
+			return invalid(path+"/dueDate", "a due date is a calendar date like 2026-03-31, not %q", *p.DueDate)
 		}
+		r.DueDate = nonEmpty(*p.DueDate)
 	}
 	if p.ProjectID != nil {
-		if *p.ProjectID == "" {
-			r.ProjectID = nil
-		} else {
-			err := s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
-				s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
-			if err != nil {
-				return err
-			}
-			id := *p.ProjectID
-			r.ProjectID = &id
+		err := s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
+			s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
+		if err != nil {
+			return err
 		}
+		r.ProjectID = nonEmpty(*p.ProjectID)
 	}
 	if p.AssigneeID != nil {
-		if *p.AssigneeID == "" {
-			r.AssigneeID = nil
-		} else {
-			err := s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
-				s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
-			if err != nil {
-				return err
-			}
-			id := *p.AssigneeID
-			r.AssigneeID = &id
+		err := s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
+			s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
+		if err != nil {
+			return err
 		}
+		r.AssigneeID = nonEmpty(*p.AssigneeID)
 	}
 	r.UpdatedAt = s.now()
 	return nil
@@ -323,10 +305,13 @@ func nonEmpty(s string) *string {
 }
 
 // refExists checks that a record a task names (its project, its assignee:
-// kind and id, at path in the request) is there, by counting what query
-// matches; found remembers those already checked in this call, so a create
-// of many tasks reads each once.
+// kind and id, at path in the request; "" names none) is there, by counting
+// what query matches; found remembers those already checked in this call,
+// so a create of many tasks reads each once.
 func (s *Service) refExists(ctx context.Context, found map[string]bool, kind, id, path string, query *gorm.DB) error {
+	if id == "" {
+		return nil
+	}
 	if BadText(id) {
 		return &NotFoundError{Kind: kind, ID: id, Path: path}
 	}

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -57,10 +57,7 @@ func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label 
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return "", err
 	}
-	label = strings.TrimSpace(label)
-	if utf8.RuneCountInString(label) > MaxTitleLength {
-		label = string([]rune(label)[:MaxTitleLength-1]) + "…"
-	}
+	label = clip(strings.TrimSpace(label), MaxTitleLength)
 	via := actor.Via
 	if via == "" {
 		via = ViaREST
@@ -133,9 +130,9 @@ func (s *Service) Redo(ctx context.Context, personID, groupID string) (UndoResul
 }
 
 func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo bool) (UndoResult, error) {
-	verb, from, to := "redo", []string{UndoUndone}, UndoRedone
+	verb, from, to, at, already := "redo", []string{UndoUndone}, UndoRedone, "redone_at", "it is not undone"
 	if undo {
-		verb, from, to = "undo", []string{UndoDone, UndoRedone}, UndoUndone
+		verb, from, to, at, already = "undo", []string{UndoDone, UndoRedone}, UndoUndone, "undone_at", "it is undone already"
 	}
 	var out UndoResult
 	err := s.InTx(ctx, func(ctx context.Context) error {
@@ -156,21 +153,13 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		// Moving the state first, guarded by the state read, makes two
 		// concurrent Undos of one group take turns: the second finds it
 		// undone and is refused instead of undoing twice.
-		now := s.now()
-		col := "redone_at"
-		if undo {
-			col = "undone_at"
-		}
 		res := s.q(ctx).Model(&storage.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
-			Updates(map[string]any{"state": to, col: now})
+			Updates(map[string]any{"state": to, at: s.now()})
 		if res.Error != nil {
 			return fmt.Errorf("%s %s: %w", verb, g.ID, res.Error)
 		}
 		if res.RowsAffected == 0 {
-			if undo {
-				return fmt.Errorf("cannot undo %s: it is undone already: %w", name, ErrConflict)
-			}
-			return fmt.Errorf("cannot redo %s: it is not undone: %w", name, ErrConflict)
+			return fmt.Errorf("cannot %s %s: %s: %w", verb, name, already, ErrConflict)
 		}
 
 		entries, err := s.undoEntries(ctx, g.ID)
@@ -209,22 +198,14 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		// inverse (or the repeat) of a write that was valid in its own order,
 		// so a project is back before its tasks point at it again.
 		actor := Actor{PersonID: personID, Via: ViaREST}
-		order := make([]int, len(entries))
-		for i := range entries {
-			order[i] = i
+		for n := range entries {
+			e, target := entries[n], entries[n].after
 			if undo {
-				order[i] = len(entries) - 1 - i
-			}
-		}
-		for _, i := range order {
-			e := entries[i]
-			target := e.after
-			if undo {
+				e = entries[len(entries)-1-n]
 				target = e.before
 			}
 			k := recordKey{e.kind, e.id}
-			cur := current[k]
-			next, err := s.restore(ctx, actor, g.SpaceID, cur, target, plan[indexOf(plan, k)].maxRevision, verb, name)
+			next, err := s.restore(ctx, actor, g.SpaceID, current[k], target, plan[indexOf(plan, k)].maxRevision, verb, name)
 			if err != nil {
 				return err
 			}
@@ -283,15 +264,15 @@ func (s *Service) undoEntries(ctx context.Context, groupID string) ([]undoEntry,
 	}
 	out := make([]undoEntry, len(rows))
 	for i, r := range rows {
-		before, err := decodeSnapshot(r.Kind, r.Before)
+		e := undoEntry{kind: r.Kind, id: r.RecordID}
+		var err error
+		if e.before, err = decodeSnapshot(r.Kind, r.Before); err == nil {
+			e.after, err = decodeSnapshot(r.Kind, r.After)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("undo entry %s/%d: %w", groupID, r.Seq, err)
 		}
-		after, err := decodeSnapshot(r.Kind, r.After)
-		if err != nil {
-			return nil, fmt.Errorf("undo entry %s/%d: %w", groupID, r.Seq, err)
-		}
-		out[i] = undoEntry{kind: r.Kind, id: r.RecordID, before: before, after: after}
+		out[i] = e
 	}
 	return out, nil
 }
@@ -545,28 +526,19 @@ func sameSnapshot(a, b snapshot) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	switch x := a.(type) {
-	case *taskSnapshot:
-		y, ok := b.(*taskSnapshot)
-		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Title == y.Title && x.Status == y.Status &&
-			x.Priority == y.Priority && x.CreatedBy == y.CreatedBy && sameString(x.ProjectID, y.ProjectID) &&
-			sameString(x.DueDate, y.DueDate) && sameString(x.AssigneeID, y.AssigneeID)
-	case *projectSnapshot:
-		y, ok := b.(*projectSnapshot)
-		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Name == y.Name && x.Status == y.Status &&
-			x.Description == y.Description && x.CreatedBy == y.CreatedBy
-	case *personSnapshot:
-		y, ok := b.(*personSnapshot)
-		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Name == y.Name && x.FirstName == y.FirstName && x.Role == y.Role
-	}
-	return false
+	return a.kind() == b.kind() && reflect.DeepEqual(content(a), content(b))
 }
 
-func sameString(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
+// content is a snapshot's fields by their JSON names, without its revision
+// and times.
+func content(st snapshot) map[string]any {
+	var m map[string]any
+	b, _ := json.Marshal(st) // strings, numbers and times: it cannot fail
+	_ = json.Unmarshal(b, &m)
+	for _, f := range []string{"revision", "createdAt", "updatedAt"} {
+		delete(m, f)
 	}
-	return *a == *b
+	return m
 }
 
 func encodeSnapshot(st snapshot) (*string, error) {
@@ -650,10 +622,8 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 		}
 		res = s.q(ctx).Delete(&storage.Project{}, "id = ? AND revision = ?", c.ID, c.Revision)
 	case *personSnapshot:
-		if c.Role == string(RoleOwner) {
-			if err := s.keepAnOwner(ctx, c.SpaceID, "remove"); err != nil {
-				return err
-			}
+		if err := s.keepAnOwner(ctx, c.SpaceID, Role(c.Role), ""); err != nil {
+			return err
 		}
 		s.forgetRoles(ctx) // no member from here on
 		res = s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", c.SpaceID, c.ID, c.Revision).Delete(&storage.Membership{})
@@ -698,10 +668,8 @@ func (s *Service) putSnapshot(ctx context.Context, spaceID string, cur, target s
 			return personState(p, m), nil
 		}
 		c := cur.(*personSnapshot)
-		if c.Role == string(RoleOwner) && t.Role != string(RoleOwner) {
-			if err := s.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
-				return nil, err
-			}
+		if err := s.keepAnOwner(ctx, spaceID, Role(c.Role), Role(t.Role)); err != nil {
+			return nil, err
 		}
 		p := storage.Person{ID: t.ID, Name: t.Name, FirstName: t.FirstName}
 		m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: c.Revision, CreatedAt: c.CreatedAt}
@@ -715,26 +683,17 @@ func (s *Service) putSnapshot(ctx context.Context, spaceID string, cur, target s
 
 // checkTaskLinks refuses to bring back a task whose project was deleted or
 // whose assignee left the space since: the task cannot point at them again.
+// They are checked as a change of the task's project and assignee is.
 func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *storage.Task, refuse func(string, ...any) error) error {
-	if r.ProjectID != nil {
-		var n int64
-		if err := s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *r.ProjectID).Count(&n).Error; err != nil {
-			return fmt.Errorf("check project: %w", err)
-		}
-		if n == 0 {
-			return refuse("the project of task %q was deleted since", r.Title)
-		}
+	links := TaskPatch{ProjectID: r.ProjectID, AssigneeID: r.AssigneeID}
+	var gone *NotFoundError
+	switch err := s.applyPatch(ctx, spaceID, "", &storage.Task{}, links, refsFound{}); {
+	case !errors.As(err, &gone):
+		return err
+	case gone.Kind == KindProject:
+		return refuse("the project of task %q was deleted since", r.Title)
 	}
-	if r.AssigneeID != nil {
-		var n int64
-		if err := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *r.AssigneeID).Count(&n).Error; err != nil {
-			return fmt.Errorf("check assignee: %w", err)
-		}
-		if n == 0 {
-			return refuse("the assignee of task %q has left this space since", r.Title)
-		}
-	}
-	return nil
+	return refuse("the assignee of task %q has left this space since", r.Title)
 }
 
 // UndoStates returns the state (UndoDone, UndoUndone or UndoRedone) of each
