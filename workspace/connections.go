@@ -13,9 +13,13 @@ import (
 	"hub/storage"
 )
 
-// ConnectionWebhook is the one kind of connected app so far: a URL Hub posts
-// JSON updates to.
-const ConnectionWebhook = "webhook"
+// The kinds of connected app: a URL Hub posts JSON updates to, and an MCP
+// server (Streamable HTTP) whose tools the assistant may use (package
+// mcpapps).
+const (
+	ConnectionWebhook = "webhook"
+	ConnectionMCP     = "mcp"
+)
 
 // KindConnection is the ref kind of a connected app.
 const KindConnection = "connection"
@@ -28,14 +32,9 @@ const (
 	// lists every MCP server whose listing is old at once, so the count
 	// bounds that fan-out (and a turn is granted at most 80 app tools).
 	MaxConnections = 100
+	// MaxConnectionSecret bounds an MCP server's bearer secret, in bytes.
+	MaxConnectionSecret = 4096
 )
-
-// ConnectionMCP is an MCP server (Streamable HTTP) whose tools the
-// assistant may use (package mcpapps).
-const ConnectionMCP = "mcp"
-
-// MaxConnectionSecret bounds an MCP server's bearer secret, in bytes.
-const MaxConnectionSecret = 4096
 
 // ConnectionKinds are the kinds a connection may have.
 var ConnectionKinds = []string{ConnectionWebhook, ConnectionMCP}
@@ -244,11 +243,7 @@ func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID stri
 	if err := s.q(ctx).Where("space_id = ?", spaceID).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list connections: %w", err)
 	}
-	out := make([]Connection, len(rows))
-	for i, r := range rows {
-		out[i] = toConnection(r, role)
-	}
-	return out, nil
+	return mapRows(rows, func(r storage.Connection) Connection { return toConnection(r, role) }), nil
 }
 
 // GetConnection returns one connected app of the space; for a guest none

@@ -83,11 +83,7 @@ func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTa
 	if err := s.q(ctx).Omit("tools").Where("space_id = ? AND kind = ?", spaceID, kind).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list %s connections: %w", kind, err)
 	}
-	out := make([]AppTarget, len(rows))
-	for i, r := range rows {
-		out[i] = toTarget(r)
-	}
-	return out, nil
+	return mapRows(rows, toTarget), nil
 }
 
 // AppTools returns a connected app's kept tool listing and when it was

@@ -84,11 +84,7 @@ func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string,
 	if err != nil {
 		return ProjectPage{}, err
 	}
-	page := ProjectPage{Total: total, Projects: make([]Project, len(rows)), NextOffset: next}
-	for i, r := range rows {
-		page.Projects[i] = toProject(r)
-	}
-	return page, nil
+	return ProjectPage{Total: total, Projects: mapRows(rows, toProject), NextOffset: next}, nil
 }
 
 // GetProject returns one project of the space.

@@ -177,6 +177,15 @@ func (k recordKind[R]) restore(ctx context.Context, s *Service, cur snapshot, r 
 	return k.state(r), nil
 }
 
+// mapRows converts each row with to.
+func mapRows[R, T any](rows []R, to func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = to(r)
+	}
+	return out
+}
+
 // checkRevision refuses a change made against an older revision than the
 // record's current one, instead of overwriting newer work.
 func checkRevision(kind, title string, current int, expected *int) error {

@@ -46,10 +46,7 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	if len(rows) == 0 || (rows[0].ExpiresAt != nil && !now.Before(*rows[0].ExpiresAt)) {
 		return "", time.Time{}, ErrUnauthenticated
 	}
-	expires = now.Add(SessionTTL)
-	if e := rows[0].ExpiresAt; e != nil && e.Before(expires) {
-		expires = e.UTC()
-	}
+	expires = capExpiry(now.Add(SessionTTL), rows[0].ExpiresAt)
 	if session, err = newToken(); err != nil {
 		return "", time.Time{}, err
 	}

@@ -144,11 +144,7 @@ func (s *Service) skills(ctx context.Context, what string, q *gorm.DB) ([]Skill,
 	if err := q.Order("lower(name), id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	out := make([]Skill, len(rows))
-	for i, r := range rows {
-		out[i] = toSkill(r)
-	}
-	return out, nil
+	return mapRows(rows, toSkill), nil
 }
 
 // GetSkill returns one skill of the person; another person's is

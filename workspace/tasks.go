@@ -103,18 +103,8 @@ type TaskPage struct {
 }
 
 func toTask(r storage.Task) Task {
-	t := Task{ID: r.ID, SpaceID: r.SpaceID, Title: r.Title, Status: r.Status, Priority: r.Priority,
-		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-	if r.DueDate != nil {
-		t.DueDate = *r.DueDate
-	}
-	if r.ProjectID != nil {
-		t.ProjectID = *r.ProjectID
-	}
-	if r.AssigneeID != nil {
-		t.AssigneeID = *r.AssigneeID
-	}
-	return t
+	return Task{ID: r.ID, SpaceID: r.SpaceID, Title: r.Title, Status: r.Status, DueDate: deref(r.DueDate), Priority: r.Priority,
+		ProjectID: deref(r.ProjectID), AssigneeID: deref(r.AssigneeID), Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // ListTasks returns a page of the space's tasks, oldest first.
@@ -131,11 +121,7 @@ func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f 
 	if err != nil {
 		return TaskPage{}, err
 	}
-	page := TaskPage{Total: total, Tasks: make([]Task, len(rows)), NextOffset: next}
-	for i, r := range rows {
-		page.Tasks[i] = toTask(r)
-	}
-	return page, nil
+	return TaskPage{Total: total, Tasks: mapRows(rows, toTask), NextOffset: next}, nil
 }
 
 // GetTask returns one task of the space.
@@ -183,11 +169,7 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 	if err := taskRecords.create(ctx, s, actor, spaceID, rows); err != nil {
 		return nil, err
 	}
-	out := make([]Task, len(rows))
-	for i, r := range rows {
-		out[i] = toTask(r)
-	}
-	return out, nil
+	return mapRows(rows, toTask), nil
 }
 
 // UpdateTask changes a task's fields; see TaskPatch for stale revisions.
@@ -297,11 +279,20 @@ func oneOf(v string, allowed []string) bool {
 	return false
 }
 
+// nonEmpty is a field's optional column: nil for "".
 func nonEmpty(s string) *string {
 	if s == "" {
 		return nil
 	}
 	return &s
+}
+
+// deref is an optional column's field: "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // refExists checks that a record a task names (its project, its assignee:
