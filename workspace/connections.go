@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,7 +142,7 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	if kind == "" {
 		kind = ConnectionWebhook
 	}
-	if !oneOf(kind, ConnectionKinds) {
+	if !slices.Contains(ConnectionKinds, kind) {
 		return Connection{}, invalid("/kind", "kind must be one of %s, not %q", strings.Join(ConnectionKinds, ", "), in.Kind)
 	}
 	name, err := requiredLine("/name", "a name", in.Name, MaxConnectionName)

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -176,7 +177,7 @@ func (s *Service) applyProjectPatch(r *storage.Project, p ProjectPatch) error {
 		r.Name = name
 	}
 	if p.Status != nil {
-		if !oneOf(*p.Status, ProjectStatuses) {
+		if !slices.Contains(ProjectStatuses, *p.Status) {
 			return invalid("/status", "status must be one of %s", strings.Join(ProjectStatuses, ", "))
 		}
 		r.Status = *p.Status

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,7 +69,7 @@ func (k recordKind[R]) list(ctx context.Context, s *Service, actor Actor, spaceI
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, 0, 0, err
 	}
-	if status != "" && !oneOf(status, k.statuses) {
+	if status != "" && !slices.Contains(k.statuses, status) {
 		return nil, 0, 0, invalid("/status", "status must be one of %s", strings.Join(k.statuses, ", "))
 	}
 	limit, err := pageLimit(limit, offset)
@@ -135,8 +136,7 @@ func (k recordKind[R]) update(ctx context.Context, s *Service, actor Actor, spac
 		return r, invalid("", "%s", nothing)
 	}
 	before := k.state(r)
-	current, _ := k.stamps(&r)
-	if err := checkRevision(k.kind, before.title(), *current, revision); err != nil {
+	if err := checkRevision(k.kind, before.title(), before.revision(), revision); err != nil {
 		return r, err
 	}
 	if err := apply(&r); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -44,7 +45,7 @@ func (s Settings) AllowsArea(area string) bool {
 	if len(s.AllowedWriteAreas) == 0 {
 		return true
 	}
-	return oneOf(area, s.AllowedWriteAreas)
+	return slices.Contains(s.AllowedWriteAreas, area)
 }
 
 // WriteAreas are the areas AllowedWriteAreas may name: the assistant's
@@ -105,7 +106,7 @@ func (s *Service) patchedSettings(ctx context.Context, personID string, p Settin
 		return Settings{}, err
 	}
 	if p.WritePolicy != nil {
-		if !oneOf(*p.WritePolicy, []string{PolicyImmediate, PolicyPreview, PolicyNeedsMe}) {
+		if !slices.Contains([]string{PolicyImmediate, PolicyPreview, PolicyNeedsMe}, *p.WritePolicy) {
 			return Settings{}, invalid("/writePolicy", "writePolicy must be immediate, preview or needs-me")
 		}
 		cur.WritePolicy = *p.WritePolicy
@@ -114,11 +115,11 @@ func (s *Service) patchedSettings(ctx context.Context, personID string, p Settin
 		// Each area once, in the order given; an empty list allows all.
 		var areas []string
 		for i, a := range *p.AllowedWriteAreas {
-			if !oneOf(a, WriteAreas) {
+			if !slices.Contains(WriteAreas, a) {
 				return Settings{}, invalid(fmt.Sprintf("/allowedWriteAreas/%d", i),
 					"a write area is one of %s, not %q", strings.Join(WriteAreas, ", "), a)
 			}
-			if !oneOf(a, areas) {
+			if !slices.Contains(areas, a) {
 				areas = append(areas, a)
 			}
 		}

@@ -13,48 +13,6 @@ import (
 	"hub/storage"
 )
 
-// restore moves one record from cur to target (nil: absent) for Undo or Redo
-// and tells subscribers. A record that comes back continues its revisions
-// after maxRevision; one that is changed gets the next revision.
-func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur, target snapshot, maxRevision int, verb, name string) (snapshot, error) {
-	if cur == nil && target == nil {
-		return nil, nil
-	}
-	refuse := func(format string, args ...any) error {
-		return fmt.Errorf("cannot %s %s: %s: %w", verb, name, fmt.Sprintf(format, args...), ErrConflict)
-	}
-	if isPerson(cur) || isPerson(target) {
-		// Who is in the space is the owners' to change, by Undo too.
-		role, err := s.Access(ctx, actor.PersonID, spaceID)
-		if err != nil {
-			return nil, err
-		}
-		if role != RoleOwner {
-			return nil, refuse("only an owner may change who is in this space")
-		}
-	}
-	var next snapshot
-	var err error
-	switch {
-	case target == nil:
-		err = s.deleteSnapshot(ctx, cur, refuse)
-	default:
-		next, err = s.putSnapshot(ctx, spaceID, cur, target, maxRevision+1, refuse)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := s.recordChange(ctx, actor, spaceID, cur, next); err != nil {
-		return nil, err
-	}
-	return next, nil
-}
-
-func isPerson(st snapshot) bool {
-	_, ok := st.(*personSnapshot)
-	return ok
-}
-
 // snapshot is a task, a project or a person's record in a space as an Undo
 // entry keeps it.
 type snapshot interface {
@@ -192,6 +150,47 @@ func decodeSnapshot(kind string, raw *string) (snapshot, error) {
 		return nil, fmt.Errorf("decode %s: %w", kind, err)
 	}
 	return st, nil
+}
+
+// restore moves one record from cur to target (nil: absent) for Undo or Redo
+// and tells subscribers. A record that comes back continues its revisions
+// after maxRevision; one that is changed gets the next revision.
+func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur, target snapshot, maxRevision int, verb, name string) (snapshot, error) {
+	if cur == nil && target == nil {
+		return nil, nil
+	}
+	refuse := func(format string, args ...any) error {
+		return fmt.Errorf("cannot %s %s: %s: %w", verb, name, fmt.Sprintf(format, args...), ErrConflict)
+	}
+	if isPerson(cur) || isPerson(target) {
+		// Who is in the space is the owners' to change, by Undo too.
+		role, err := s.Access(ctx, actor.PersonID, spaceID)
+		if err != nil {
+			return nil, err
+		}
+		if role != RoleOwner {
+			return nil, refuse("only an owner may change who is in this space")
+		}
+	}
+	var next snapshot
+	var err error
+	if target == nil {
+		err = s.deleteSnapshot(ctx, cur, refuse)
+	} else {
+		next, err = s.putSnapshot(ctx, spaceID, cur, target, maxRevision+1, refuse)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.recordChange(ctx, actor, spaceID, cur, next); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+func isPerson(st snapshot) bool {
+	_, ok := st.(*personSnapshot)
+	return ok
 }
 
 // loadSnapshot reads a record's current state; nil when it does not exist.

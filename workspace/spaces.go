@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,7 @@ func (p Person) FirstName() string {
 	if p.GivenName != "" {
 		return p.GivenName
 	}
-	if oneOf(p.Name, placeholderNames) {
+	if slices.Contains(placeholderNames, p.Name) {
 		return ""
 	}
 	if f := strings.Fields(p.Name); len(f) > 0 {

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -233,13 +234,13 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *stora
 		r.Title = title
 	}
 	if p.Status != nil {
-		if !oneOf(*p.Status, TaskStatuses) {
+		if !slices.Contains(TaskStatuses, *p.Status) {
 			return invalid(path+"/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
 		}
 		r.Status = *p.Status
 	}
 	if p.Priority != nil {
-		if !oneOf(*p.Priority, Priorities) {
+		if !slices.Contains(Priorities, *p.Priority) {
 			return invalid(path+"/priority", "priority must be one of %s", strings.Join(Priorities, ", "))
 		}
 		r.Priority = *p.Priority
@@ -268,15 +269,6 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *stora
 	}
 	r.UpdatedAt = s.now()
 	return nil
-}
-
-func oneOf(v string, allowed []string) bool {
-	for _, a := range allowed {
-		if v == a {
-			return true
-		}
-	}
-	return false
 }
 
 // nonEmpty is a field's optional column: nil for "".
