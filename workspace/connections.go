@@ -145,7 +145,7 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	if !slices.Contains(ConnectionKinds, kind) {
 		return Connection{}, invalid("/kind", "kind must be one of %s, not %q", strings.Join(ConnectionKinds, ", "), in.Kind)
 	}
-	name, err := requiredLine("/name", "a name", in.Name, MaxConnectionName)
+	name, err := requiredLine("/name", "a name", "a name is required", in.Name, MaxConnectionName)
 	if err != nil {
 		return Connection{}, err
 	}

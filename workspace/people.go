@@ -78,7 +78,7 @@ func checkNewPerson(in NewPerson) (storage.Person, error) {
 	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
 		return storage.Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
 	case in.PersonID == "":
-		name, err := requiredLine("/name", "a name", in.Name, MaxPersonName)
+		name, err := requiredLine("/name", "a name", "a name is required", in.Name, MaxPersonName)
 		if err != nil {
 			return storage.Person{}, err
 		}
@@ -157,7 +157,7 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 	var name, first string
 	var err error
 	if patch.Name != nil {
-		if name, err = requiredLine("/name", "a name", *patch.Name, MaxPersonName); err != nil {
+		if name, err = requiredLine("/name", "a name", "a name is required", *patch.Name, MaxPersonName); err != nil {
 			return Person{}, err
 		}
 	}

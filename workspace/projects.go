@@ -170,7 +170,7 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 
 func (s *Service) applyProjectPatch(r *storage.Project, p ProjectPatch) error {
 	if p.Name != nil {
-		name, err := requiredLine("/name", "a name", *p.Name, MaxTitleLength)
+		name, err := requiredLine("/name", "a name", "a name is required", *p.Name, MaxTitleLength)
 		if err != nil {
 			return err
 		}

@@ -208,12 +208,13 @@ func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillP
 func patchSkill(r *storage.Skill, p SkillPatch) error {
 	var err error
 	if p.Name != nil {
-		if r.Name, err = checkSkillName(*p.Name); err != nil {
+		if r.Name, err = requiredLine("/name", "a skill's name", "a skill needs a name", *p.Name, MaxSkillName); err != nil {
 			return err
 		}
 	}
 	if p.Description != nil {
-		if r.Description, err = checkSkillDescription(*p.Description); err != nil {
+		if r.Description, err = requiredLine("/description", "a skill's description",
+			"a skill needs a description: one line saying when it applies", *p.Description, MaxSkillDescription); err != nil {
 			return err
 		}
 	}
@@ -268,22 +269,6 @@ func (s *Service) skillRow(ctx context.Context, personID, id string) (storage.Sk
 		return r, fmt.Errorf("get skill %s: %w", id, err)
 	}
 	return r, nil
-}
-
-func checkSkillName(raw string) (string, error) {
-	v, err := CheckLine("/name", "a skill's name", raw, MaxSkillName)
-	if err == nil && v == "" {
-		err = invalid("/name", "a skill needs a name")
-	}
-	return v, err
-}
-
-func checkSkillDescription(raw string) (string, error) {
-	v, err := CheckLine("/description", "a skill's description", raw, MaxSkillDescription)
-	if err == nil && v == "" {
-		err = invalid("/description", "a skill needs a description: one line saying when it applies")
-	}
-	return v, err
 }
 
 func checkSkillInstructions(raw string) (string, error) {

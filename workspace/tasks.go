@@ -227,7 +227,7 @@ type refsFound map[string]bool
 // remembers the ids resolved, for the next patch of the same call.
 func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *storage.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
-		title, err := requiredLine(path+"/title", "a title", *p.Title, MaxTitleLength)
+		title, err := requiredLine(path+"/title", "a title", "a title is required", *p.Title, MaxTitleLength)
 		if err != nil {
 			return err
 		}

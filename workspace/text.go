@@ -60,11 +60,12 @@ func CheckLine(path, what, raw string, max int) (string, error) {
 	return v, nil
 }
 
-// requiredLine is CheckLine for a field that must not be empty.
-func requiredLine(path, what, raw string, max int) (string, error) {
+// requiredLine is CheckLine for a field that must not be empty: missing
+// says so.
+func requiredLine(path, what, missing, raw string, max int) (string, error) {
 	v, err := CheckLine(path, what, raw, max)
 	if err == nil && v == "" {
-		err = invalid(path, "%s is required", what)
+		err = invalid(path, "%s", missing)
 	}
 	return v, err
 }
