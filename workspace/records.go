@@ -77,10 +77,11 @@ func (k recordKind[R]) list(ctx context.Context, s *Service, actor Actor, spaceI
 		return nil, 0, 0, err
 	}
 	matching := func() *gorm.DB {
-		q := narrow(s.q(ctx).Model(new(R)).Where("space_id = ?", spaceID))
+		q := s.q(ctx).Model(new(R)).Where("space_id = ?", spaceID)
 		if status != "" {
 			q = q.Where("status = ?", status)
 		}
+		q = narrow(q)
 		// The database lowers both sides: Go's ToLower on the words alone would
 		// turn "Öl" into "öl", which an engine whose LOWER knows only ASCII
 		// (SQLite, Postgres in the C locale) never finds in "Öl".
