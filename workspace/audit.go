@@ -118,26 +118,20 @@ func (s *Service) Audit(ctx context.Context, actor Actor, spaceID string, limit 
 	if err := q.Order("created_at DESC, id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
 		return AuditPage{}, fmt.Errorf("read the audit log of %s: %w", spaceID, err)
 	}
-	page := AuditPage{Events: []AuditEvent{}}
+	var page AuditPage
 	if len(rows) > limit {
 		rows = rows[:limit]
 		page.Before = rows[limit-1].ID
 	}
-	names, err := s.personNames(ctx, rows)
+	page.Events, err = s.auditEvents(ctx, rows)
 	if err != nil {
 		return AuditPage{}, err
-	}
-	for _, r := range rows {
-		e := AuditEvent{ID: r.ID, SpaceID: r.SpaceID, ActorID: r.ActorID, ActorName: names[r.ActorID], Via: r.Via, Kind: r.Kind,
-			Action: r.Action, TargetID: r.TargetID, Summary: r.Summary, At: r.CreatedAt, Changes: map[string]any{}}
-		_ = json.Unmarshal([]byte(r.Changes), &e.Changes) // written by audit; a bad one reads as none
-		page.Events = append(page.Events, e)
 	}
 	return page, nil
 }
 
-// personNames are the names of the events' actors.
-func (s *Service) personNames(ctx context.Context, rows []storage.AuditEvent) (map[string]string, error) {
+// auditEvents are the events of rows, with their actors' names.
+func (s *Service) auditEvents(ctx context.Context, rows []storage.AuditEvent) ([]AuditEvent, error) {
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
 		ids = append(ids, r.ActorID)
@@ -148,9 +142,16 @@ func (s *Service) personNames(ctx context.Context, rows []storage.AuditEvent) (m
 			return nil, fmt.Errorf("read the audit log's people: %w", err)
 		}
 	}
-	out := make(map[string]string, len(people))
+	names := make(map[string]string, len(people))
 	for _, p := range people {
-		out[p.ID] = p.Name
+		names[p.ID] = p.Name
+	}
+	out := make([]AuditEvent, 0, len(rows))
+	for _, r := range rows {
+		e := AuditEvent{ID: r.ID, SpaceID: r.SpaceID, ActorID: r.ActorID, ActorName: names[r.ActorID], Via: r.Via, Kind: r.Kind,
+			Action: r.Action, TargetID: r.TargetID, Summary: r.Summary, At: r.CreatedAt, Changes: map[string]any{}}
+		_ = json.Unmarshal([]byte(r.Changes), &e.Changes) // written by audit; a bad one reads as none
+		out = append(out, e)
 	}
 	return out, nil
 }

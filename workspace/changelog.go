@@ -18,12 +18,8 @@ const ChangeLogRetention = 30 * 24 * time.Hour
 // write's transaction: the in-process subscribers reach only this process
 // and forget everything on a restart, the log reaches every process.
 func (s *Service) logChange(ctx context.Context, c Change) error {
-	via := c.Actor.Via
-	if via == "" {
-		via = ViaREST
-	}
 	row := storage.RecordChange{ID: storage.NewID("chg"), SpaceID: c.SpaceID, Kind: c.Kind, RecordID: c.ID, Op: c.Op,
-		ActorID: c.Actor.PersonID, Via: via, Title: c.Title, CreatedAt: s.now().UTC()}
+		ActorID: c.Actor.PersonID, Via: c.Actor.Via, Title: c.Title, CreatedAt: s.now().UTC()}
 	if err := s.q(ctx).Create(&row).Error; err != nil {
 		return fmt.Errorf("log change of %s %s: %w", c.Kind, c.ID, err)
 	}

@@ -120,9 +120,6 @@ func (b *changeBatch) take() []Change {
 // has committed, or at once when the write ran outside one (it has
 // committed already).
 func (s *Service) notify(ctx context.Context, c Change) {
-	if c.Actor.Via == "" {
-		c.Actor.Via = ViaREST
-	}
 	if st := s.txOf(ctx); st != nil {
 		st.batch.add(c)
 		return

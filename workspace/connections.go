@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,9 +14,13 @@ import (
 	"hub/storage"
 )
 
-// ConnectionWebhook is the one kind of connected app so far: a URL Hub posts
-// JSON updates to.
-const ConnectionWebhook = "webhook"
+// The kinds of connected app: a URL Hub posts JSON updates to, and an MCP
+// server (Streamable HTTP) whose tools the assistant may use (package
+// mcpapps).
+const (
+	ConnectionWebhook = "webhook"
+	ConnectionMCP     = "mcp"
+)
 
 // KindConnection is the ref kind of a connected app.
 const KindConnection = "connection"
@@ -28,14 +33,9 @@ const (
 	// lists every MCP server whose listing is old at once, so the count
 	// bounds that fan-out (and a turn is granted at most 80 app tools).
 	MaxConnections = 100
+	// MaxConnectionSecret bounds an MCP server's bearer secret, in bytes.
+	MaxConnectionSecret = 4096
 )
-
-// ConnectionMCP is an MCP server (Streamable HTTP) whose tools the
-// assistant may use (package mcpapps).
-const ConnectionMCP = "mcp"
-
-// MaxConnectionSecret bounds an MCP server's bearer secret, in bytes.
-const MaxConnectionSecret = 4096
 
 // ConnectionKinds are the kinds a connection may have.
 var ConnectionKinds = []string{ConnectionWebhook, ConnectionMCP}
@@ -142,15 +142,12 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	if kind == "" {
 		kind = ConnectionWebhook
 	}
-	if !oneOf(kind, ConnectionKinds) {
+	if !slices.Contains(ConnectionKinds, kind) {
 		return Connection{}, invalid("/kind", "kind must be one of %s, not %q", strings.Join(ConnectionKinds, ", "), in.Kind)
 	}
-	name, err := CheckLine("/name", "a name", in.Name, MaxConnectionName)
+	name, err := requiredLine("/name", "a name", "a name is required", in.Name, MaxConnectionName)
 	if err != nil {
 		return Connection{}, err
-	}
-	if name == "" {
-		return Connection{}, invalid("/name", "a name is required")
 	}
 	u, err := checkConnectionURL(in.URL)
 	if err != nil {
@@ -247,21 +244,13 @@ func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID stri
 	if err := s.q(ctx).Where("space_id = ?", spaceID).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list connections: %w", err)
 	}
-	out := make([]Connection, len(rows))
-	for i, r := range rows {
-		out[i] = toConnection(r, role)
-	}
-	return out, nil
+	return mapRows(rows, func(r storage.Connection) Connection { return toConnection(r, role) }), nil
 }
 
 // GetConnection returns one connected app of the space; for a guest none
 // exists (ErrNotFound), as in ListConnections.
 func (s *Service) GetConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
-	role, err := s.Access(ctx, actor.PersonID, spaceID)
-	if err != nil {
-		return Connection{}, err
-	}
-	r, err := s.connectionRow(ctx, role, spaceID, id)
+	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
 		return Connection{}, err
 	}
@@ -271,11 +260,7 @@ func (s *Service) GetConnection(ctx context.Context, actor Actor, spaceID, id st
 // DeleteConnection removes a connected app; only an owner or an editor may.
 // A guest, who sees no connections, gets ErrNotFound.
 func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
-	role, err := s.Access(ctx, actor.PersonID, spaceID)
-	if err != nil {
-		return Connection{}, err
-	}
-	r, err := s.connectionRow(ctx, role, spaceID, id)
+	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
 		return Connection{}, err
 	}
@@ -309,19 +294,18 @@ func connectionAudit(r storage.Connection) map[string]any {
 	return map[string]any{"kind": r.Kind, "name": r.Name, "host": host, "secret": len(r.Secret) > 0}
 }
 
-func (s *Service) connectionRow(ctx context.Context, role Role, spaceID, id string) (storage.Connection, error) {
-	var r storage.Connection
-	if role == RoleGuest || BadText(id) {
-		return r, &NotFoundError{Kind: "connected app", ID: id}
-	}
-	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, &NotFoundError{Kind: "connected app", ID: id}
-	}
+// connectionRow reads a connected app of a space the actor can open, with
+// their role there; for a guest none exists.
+func (s *Service) connectionRow(ctx context.Context, actor Actor, spaceID, id string) (storage.Connection, Role, error) {
+	role, err := s.Access(ctx, actor.PersonID, spaceID)
 	if err != nil {
-		return r, fmt.Errorf("get connection %s: %w", id, err)
+		return storage.Connection{}, "", err
 	}
-	return r, nil
+	if role == RoleGuest {
+		return storage.Connection{}, role, &NotFoundError{Kind: "connected app", ID: id}
+	}
+	r, err := spaceRow[storage.Connection](ctx, s, "connected app", "connection", spaceID, id)
+	return r, role, err
 }
 
 // MaxConnectionFailure bounds the reason kept for a failing app.
@@ -332,10 +316,7 @@ const MaxConnectionFailure = 120
 // failing apps, to reconnect. It checks no access: the tool that posted
 // has checked it. A removed app is no error (it failed to matter).
 func (s *Service) RecordConnectionPost(ctx context.Context, spaceID, id, failure string) error {
-	failure = CleanText(failure)
-	if r := []rune(failure); len(r) > MaxConnectionFailure {
-		failure = string(r[:MaxConnectionFailure-1]) + "…"
-	}
+	failure = clip(CleanText(failure), MaxConnectionFailure)
 	err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ? AND id = ? AND failure <> ?", spaceID, id, failure).
 		Update("failure", failure).Error
 	if err != nil {

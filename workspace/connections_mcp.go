@@ -83,11 +83,7 @@ func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTa
 	if err := s.q(ctx).Omit("tools").Where("space_id = ? AND kind = ?", spaceID, kind).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list %s connections: %w", kind, err)
 	}
-	out := make([]AppTarget, len(rows))
-	for i, r := range rows {
-		out[i] = toTarget(r)
-	}
-	return out, nil
+	return mapRows(rows, toTarget), nil
 }
 
 // AppTools returns a connected app's kept tool listing and when it was
@@ -122,11 +118,7 @@ func (s *Service) AppTarget(ctx context.Context, spaceID, id string) (AppTarget,
 // app's tools (an owner or an editor) and that it is an MCP server of the
 // space.
 func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID, id string) error {
-	role, err := s.Access(ctx, actor.PersonID, spaceID)
-	if err != nil {
-		return err
-	}
-	r, err := s.connectionRow(ctx, role, spaceID, id)
+	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
 		return err
 	}
@@ -145,10 +137,7 @@ func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID
 // offered). The instructions name a failing app, to reconnect. A removed
 // app is no error.
 func (s *Service) SaveAppTools(ctx context.Context, spaceID, id, tools string, at time.Time, failure string) error {
-	failure = CleanText(failure)
-	if r := []rune(failure); len(r) > MaxConnectionFailure {
-		failure = string(r[:MaxConnectionFailure-1]) + "…"
-	}
+	failure = clip(CleanText(failure), MaxConnectionFailure)
 	updates := map[string]any{"failure": failure}
 	if failure == "" {
 		updates["tools"], updates["tools_listed_at"] = tools, at

@@ -51,28 +51,24 @@ func (s *Service) ResolveName(ctx context.Context, actor Actor, spaceID, kind, t
 		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "title"), text).Limit(50).Find(&rows).Error; err != nil {
 			return Ref{}, fmt.Errorf("find task by title: %w", err)
 		}
-		for _, r := range rows {
-			cands = append(cands, TaskRef(toTask(r)))
-		}
+		cands = mapRows(rows, func(r storage.Task) Ref { return TaskRef(toTask(r)) })
 	case KindProject:
 		var rows []storage.Project
 		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "name"), text).Limit(50).Find(&rows).Error; err != nil {
 			return Ref{}, fmt.Errorf("find project by name: %w", err)
 		}
-		for _, r := range rows {
-			cands = append(cands, Ref{Kind: KindProject, ID: r.ID, Label: r.Name, Detail: r.Status})
-		}
+		cands = mapRows(rows, func(r storage.Project) Ref {
+			return Ref{Kind: KindProject, ID: r.ID, Label: r.Name, Detail: r.Status}
+		})
 	case KindPerson:
-		var rows []struct{ ID, Name, Role string }
-		err := s.q(ctx).Table("people").Select("people.id, people.name, memberships.role").
+		var rows []Ref
+		err := s.q(ctx).Table("people").Select("'person' AS kind, people.id, people.name AS label, memberships.role AS detail").
 			Joins("JOIN memberships ON memberships.person_id = people.id").
 			Where("memberships.space_id = ?", spaceID).Where(fmt.Sprintf(starts, "people.name"), text).Limit(50).Scan(&rows).Error
 		if err != nil {
 			return Ref{}, fmt.Errorf("find person by name: %w", err)
 		}
-		for _, r := range rows {
-			cands = append(cands, Ref{Kind: KindPerson, ID: r.ID, Label: r.Name, Detail: r.Role})
-		}
+		cands = rows
 	default:
 		return Ref{}, invalid("/kind", "kind must be task, project or person, not %q", kind)
 	}
@@ -147,11 +143,7 @@ UNION ALL SELECT 'person', people.id, people.name, '', NULL, memberships.role FR
 	for _, r := range rows {
 		switch r.Kind {
 		case KindTask:
-			t := Task{ID: r.ID, Title: r.Label, Status: r.Status}
-			if r.DueDate != nil {
-				t.DueDate = *r.DueDate
-			}
-			out[r.ID] = TaskRef(t)
+			out[r.ID] = TaskRef(Task{ID: r.ID, Title: r.Label, Status: r.Status, DueDate: deref(r.DueDate)})
 		case KindProject:
 			out[r.ID] = Ref{Kind: KindProject, ID: r.ID, Label: r.Label, Detail: r.Status}
 		default:

@@ -64,8 +64,16 @@ func (s *Service) lockRow(ctx context.Context, model any, id string) error {
 	return s.q(ctx).Model(model).Where("id = ?", id).UpdateColumn("id", gorm.Expr("id")).Error
 }
 
-// keepAnOwner refuses to take away the space's last owner.
-func (s *Service) keepAnOwner(ctx context.Context, spaceID, what string) error {
+// keepAnOwner refuses to take away the space's last owner: a change of a
+// person's role from one to another (to "": removed).
+func (s *Service) keepAnOwner(ctx context.Context, spaceID string, from, to Role) error {
+	if from != RoleOwner || to == RoleOwner {
+		return nil
+	}
+	what := "change the role of"
+	if to == "" {
+		what = "remove"
+	}
 	var owners int64
 	if err := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND role = ?", spaceID, string(RoleOwner)).
 		Count(&owners).Error; err != nil {

@@ -31,10 +31,11 @@ func (s *Service) CheckModelChoice(prefix, model, effort string) error {
 	}
 	c := s.models.catalog
 	if c == nil {
+		field := "/effort"
 		if model != "" {
-			return invalid(prefix+"/model", "this Hub has no model catalog to choose from")
+			field = "/model"
 		}
-		return invalid(prefix+"/effort", "this Hub has no model catalog to choose from")
+		return invalid(prefix+field, "this Hub has no model catalog to choose from")
 	}
 	if field, problem := c.CheckChoice(model, effort); field != "" {
 		return invalid(prefix+"/"+field, "%s", problem)

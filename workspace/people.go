@@ -78,7 +78,7 @@ func checkNewPerson(in NewPerson) (storage.Person, error) {
 	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
 		return storage.Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
 	case in.PersonID == "":
-		name, err := checkPersonName(in.Name)
+		name, err := requiredLine("/name", "a name", "a name is required", in.Name, MaxPersonName)
 		if err != nil {
 			return storage.Person{}, err
 		}
@@ -157,7 +157,7 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 	var name, first string
 	var err error
 	if patch.Name != nil {
-		if name, err = checkPersonName(*patch.Name); err != nil {
+		if name, err = requiredLine("/name", "a name", "a name is required", *patch.Name, MaxPersonName); err != nil {
 			return Person{}, err
 		}
 	}
@@ -178,10 +178,8 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 		}
 		before := personState(p, m)
 		if patch.Role != nil {
-			if Role(m.Role) == RoleOwner && *patch.Role != RoleOwner {
-				if err := s.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
-					return err
-				}
+			if err := s.keepAnOwner(ctx, spaceID, Role(m.Role), *patch.Role); err != nil {
+				return err
 			}
 			m.Role = string(*patch.Role)
 		}
@@ -227,10 +225,8 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 		if err != nil {
 			return err
 		}
-		if Role(m.Role) == RoleOwner {
-			if err := s.keepAnOwner(ctx, spaceID, "remove"); err != nil {
-				return err
-			}
+		if err := s.keepAnOwner(ctx, spaceID, Role(m.Role), ""); err != nil {
+			return err
 		}
 		s.forgetRoles(ctx) // the person is no member from here on
 		res := s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&storage.Membership{})
@@ -336,17 +332,6 @@ func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.M
 	return nil
 }
 
-func checkPersonName(raw string) (string, error) {
-	name, err := CheckLine("/name", "a name", raw, MaxPersonName)
-	if err != nil {
-		return "", err
-	}
-	if name == "" {
-		return "", invalid("/name", "a name is required")
-	}
-	return name, nil
-}
-
 func checkFirstName(raw string) (string, error) {
 	first, err := CheckLine("/firstName", "a first name", raw, MaxFirstName)
 	if err != nil {
@@ -359,6 +344,7 @@ func checkFirstName(raw string) (string, error) {
 }
 
 func toSpacePerson(p storage.Person, m storage.Membership) Person {
-	return Person{ID: p.ID, Name: p.Name, GivenName: p.FirstName, Persona: p.Persona, Role: Role(m.Role),
-		Revision: m.Revision, JoinedAt: m.CreatedAt}
+	out := toPerson(p)
+	out.Role, out.Revision, out.JoinedAt = Role(m.Role), m.Revision, m.CreatedAt
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"gorm.io/gorm"
 
@@ -65,11 +64,8 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 		}
 	}
 	if p.FirstName != nil {
-		if r.FirstName, err = CheckLine("/firstName", "a first name", *p.FirstName, MaxFirstName); err != nil {
+		if r.FirstName, err = checkFirstName(*p.FirstName); err != nil {
 			return Profile{}, err
-		}
-		if strings.ContainsAny(r.FirstName, " \t") {
-			return Profile{}, invalid("/firstName", "a first name is one word")
 		}
 	}
 	if err := s.q(ctx).Model(&storage.Person{}).Where("id = ?", personID).

@@ -2,8 +2,8 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -54,7 +54,7 @@ type ProjectPatch struct {
 	Revision    *int
 }
 
-// empty tells a patch that names no field to change (see TaskPatch.empty).
+// empty tells a patch that names no field to change, as TaskPatch.empty.
 func (p ProjectPatch) empty() bool { return p.Name == nil && p.Status == nil && p.Description == nil }
 
 func toProject(r storage.Project) Project {
@@ -80,42 +80,12 @@ type ProjectPage struct {
 
 // ListProjects returns a page of the space's projects, by name.
 func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string, f ProjectFilter) (ProjectPage, error) {
-	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
-		return ProjectPage{}, err
-	}
-	if f.Status != "" && !oneOf(f.Status, ProjectStatuses) {
-		return ProjectPage{}, invalid("/status", "status must be one of %s", strings.Join(ProjectStatuses, ", "))
-	}
-	limit, err := pageLimit(f.Limit, f.Offset)
+	rows, total, next, err := projectRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset,
+		func(q *gorm.DB) *gorm.DB { return q })
 	if err != nil {
 		return ProjectPage{}, err
 	}
-	f.Limit = limit
-	matching := func() *gorm.DB {
-		q := s.q(ctx).Model(&storage.Project{}).Where("space_id = ?", spaceID)
-		if f.Status != "" {
-			q = q.Where("status = ?", f.Status)
-		}
-		// As in ListTasks, the database lowers both sides.
-		for _, w := range strings.Fields(f.Query) {
-			q = q.Where(s.containsWord("name"), "%"+escapeLike(w)+"%")
-		}
-		return q
-	}
-	// The total from the page when it is not full, as in ListTasks.
-	var rows []storage.Project
-	if err := matching().Order("name, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
-		return ProjectPage{}, fmt.Errorf("list projects: %w", err)
-	}
-	total, err := pageTotal(matching(), f.Offset, f.Limit, len(rows))
-	if err != nil {
-		return ProjectPage{}, fmt.Errorf("list projects: %w", err)
-	}
-	page := ProjectPage{Total: total, Projects: make([]Project, len(rows)), NextOffset: nextOffset(f.Offset, len(rows), total)}
-	for i, r := range rows {
-		page.Projects[i] = toProject(r)
-	}
-	return page, nil
+	return ProjectPage{Total: total, Projects: mapRows(rows, toProject), NextOffset: next}, nil
 }
 
 // GetProject returns one project of the space.
@@ -123,23 +93,11 @@ func (s *Service) GetProject(ctx context.Context, actor Actor, spaceID, id strin
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return Project{}, err
 	}
-	r, err := s.projectRow(ctx, spaceID, id)
-	return toProject(r), err
-}
-
-func (s *Service) projectRow(ctx context.Context, spaceID, id string) (storage.Project, error) {
-	var r storage.Project
-	if BadText(id) {
-		return r, &NotFoundError{Kind: "project", ID: id}
-	}
-	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, &NotFoundError{Kind: "project", ID: id}
-	}
+	r, err := projectRecords.row(ctx, s, spaceID, id)
 	if err != nil {
-		return r, fmt.Errorf("get project %s: %w", id, err)
+		return Project{}, err
 	}
-	return r, nil
+	return toProject(r), nil
 }
 
 // CreateProject adds a project to the space.
@@ -151,43 +109,18 @@ func (s *Service) CreateProject(ctx context.Context, actor Actor, spaceID string
 	if err := s.applyProjectPatch(&r, ProjectPatch{Name: &in.Name, Status: nonEmpty(in.Status), Description: &in.Description}); err != nil {
 		return Project{}, err
 	}
-	err := s.InTx(ctx, func(ctx context.Context) error {
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			return fmt.Errorf("create project: %w", err)
-		}
-		return s.recordChange(ctx, actor, spaceID, nil, projectState(r))
-	})
-	if err != nil {
+	rows := []storage.Project{r} // create fills in CreatedAt
+	if err := projectRecords.create(ctx, s, actor, spaceID, rows); err != nil {
 		return Project{}, err
 	}
-	return toProject(r), nil
+	return toProject(rows[0]), nil
 }
 
 // UpdateProject changes a project's fields.
 func (s *Service) UpdateProject(ctx context.Context, actor Actor, spaceID, id string, patch ProjectPatch) (Project, error) {
-	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
-		return Project{}, err
-	}
-	r, err := s.projectRow(ctx, spaceID, id)
-	if err != nil {
-		return Project{}, err
-	}
-	if patch.empty() {
-		return Project{}, invalid("", "nothing to change: give name, status or description")
-	}
-	if err := checkRevision("project", r.Name, r.Revision, patch.Revision); err != nil {
-		return Project{}, err
-	}
-	before := projectState(r)
-	if err := s.applyProjectPatch(&r, patch); err != nil {
-		return Project{}, err
-	}
-	err = s.InTx(ctx, func(ctx context.Context) error {
-		if err := s.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
-			return err
-		}
-		return s.recordChange(ctx, actor, spaceID, before, projectState(r))
-	})
+	r, err := projectRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
+		"nothing to change: give name, status or description", patch.Revision,
+		func(r *storage.Project) error { return s.applyProjectPatch(r, patch) })
 	if err != nil {
 		return Project{}, err
 	}
@@ -201,7 +134,7 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return Project{}, err
 	}
-	r, err := s.projectRow(ctx, spaceID, id)
+	r, err := projectRecords.row(ctx, s, spaceID, id)
 	if err != nil {
 		return Project{}, err
 	}
@@ -237,17 +170,14 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 
 func (s *Service) applyProjectPatch(r *storage.Project, p ProjectPatch) error {
 	if p.Name != nil {
-		name, err := CheckLine("/name", "a name", *p.Name, MaxTitleLength)
+		name, err := requiredLine("/name", "a name", "a name is required", *p.Name, MaxTitleLength)
 		if err != nil {
 			return err
-		}
-		if name == "" {
-			return invalid("/name", "a name is required")
 		}
 		r.Name = name
 	}
 	if p.Status != nil {
-		if !oneOf(*p.Status, ProjectStatuses) {
+		if !slices.Contains(ProjectStatuses, *p.Status) {
 			return invalid("/status", "status must be one of %s", strings.Join(ProjectStatuses, ", "))
 		}
 		r.Status = *p.Status

@@ -43,16 +43,11 @@ func (s *Service) ResolveRef(ctx context.Context, actor Actor, spaceID, kind, id
 		}
 		return Ref{Kind: KindProject, ID: p.ID, Label: p.Name, Detail: p.Status}, nil
 	case KindPerson:
-		people, err := s.ListPeople(ctx, actor.PersonID, spaceID)
+		p, err := s.GetSpacePerson(ctx, actor, spaceID, id)
 		if err != nil {
 			return Ref{}, err
 		}
-		for _, p := range people {
-			if p.ID == id {
-				return Ref{Kind: KindPerson, ID: p.ID, Label: p.Name, Detail: string(p.Role)}, nil
-			}
-		}
-		return Ref{}, &NotFoundError{Kind: "person", ID: id}
+		return Ref{Kind: KindPerson, ID: p.ID, Label: p.Name, Detail: string(p.Role)}, nil
 	}
 	return Ref{}, invalid("/kind", "kind must be task, project or person, not %q", kind)
 }

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -42,27 +41,13 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("create session: %w", err)
 	}
-	now := s.now().UTC()
-	if len(rows) == 0 || (rows[0].ExpiresAt != nil && !now.Before(*rows[0].ExpiresAt)) {
+	if len(rows) == 0 || (rows[0].ExpiresAt != nil && !s.now().Before(*rows[0].ExpiresAt)) {
 		return "", time.Time{}, ErrUnauthenticated
 	}
-	expires = now.Add(SessionTTL)
-	if e := rows[0].ExpiresAt; e != nil && e.Before(expires) {
-		expires = e.UTC()
-	}
-	if session, err = newToken(); err != nil {
-		return "", time.Time{}, err
-	}
-	// Stored only while its token is there, in the one statement that
-	// checks it: a session made as its token is revoked is refused.
-	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: rows[0].PersonID, Hash: hashToken(session),
-		Scope: sessionPrefix + rows[0].ID, ExpiresAt: &expires, ParentID: rows[0].ID, CreatedAt: now}
-	if err := insertDerived(s.q(ctx), row); errors.Is(err, ErrUnauthenticated) {
-		return "", time.Time{}, err
-	} else if err != nil {
-		return "", time.Time{}, fmt.Errorf("create session: %w", err)
-	}
-	return session, expires, nil
+	// Derived from the token: stored only while it is there (a session made
+	// as its token is revoked is refused), expiring with it at the latest.
+	parent := Person{ID: rows[0].PersonID, RootTokenID: rows[0].ID, RootTokenExpiresAt: rows[0].ExpiresAt}
+	return s.derivedToken(ctx, parent, sessionPrefix+rows[0].ID, SessionTTL, "create session")
 }
 
 // AuthenticateSession returns the person of a browser session: the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -44,7 +45,7 @@ func (s Settings) AllowsArea(area string) bool {
 	if len(s.AllowedWriteAreas) == 0 {
 		return true
 	}
-	return oneOf(area, s.AllowedWriteAreas)
+	return slices.Contains(s.AllowedWriteAreas, area)
 }
 
 // WriteAreas are the areas AllowedWriteAreas may name: the assistant's
@@ -78,10 +79,6 @@ func toSettings(r storage.Setting) (Settings, error) {
 
 // GetSettings returns the person's settings, defaults where none are saved.
 func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, error) {
-	return s.readSettings(ctx, personID)
-}
-
-func (s *Service) readSettings(ctx context.Context, personID string) (Settings, error) {
 	var r storage.Setting
 	err := s.q(ctx).Take(&r, "person_id = ?", personID).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -104,12 +101,12 @@ func (s *Service) CheckSettingsPatch(ctx context.Context, personID string, p Set
 // patchedSettings are the person's settings with the patch applied, each
 // field checked.
 func (s *Service) patchedSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
-	cur, err := s.readSettings(ctx, personID) // what is saved now, not an activity's earlier read
+	cur, err := s.GetSettings(ctx, personID) // what is saved now, not an activity's earlier read
 	if err != nil {
 		return Settings{}, err
 	}
 	if p.WritePolicy != nil {
-		if !oneOf(*p.WritePolicy, []string{PolicyImmediate, PolicyPreview, PolicyNeedsMe}) {
+		if !slices.Contains([]string{PolicyImmediate, PolicyPreview, PolicyNeedsMe}, *p.WritePolicy) {
 			return Settings{}, invalid("/writePolicy", "writePolicy must be immediate, preview or needs-me")
 		}
 		cur.WritePolicy = *p.WritePolicy
@@ -118,11 +115,11 @@ func (s *Service) patchedSettings(ctx context.Context, personID string, p Settin
 		// Each area once, in the order given; an empty list allows all.
 		var areas []string
 		for i, a := range *p.AllowedWriteAreas {
-			if !oneOf(a, WriteAreas) {
+			if !slices.Contains(WriteAreas, a) {
 				return Settings{}, invalid(fmt.Sprintf("/allowedWriteAreas/%d", i),
 					"a write area is one of %s, not %q", strings.Join(WriteAreas, ", "), a)
 			}
-			if !oneOf(a, areas) {
+			if !slices.Contains(areas, a) {
 				areas = append(areas, a)
 			}
 		}

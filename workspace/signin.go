@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -74,7 +73,7 @@ func (s *Service) subjectPerson(ctx context.Context, issuer, subject string) (Pe
 	if err != nil {
 		return Person{}, fmt.Errorf("read the person of subject %s: %w", subject, err)
 	}
-	return Person{ID: p.ID, Name: p.Name, GivenName: p.FirstName, Persona: p.Persona}, nil
+	return toPerson(p), nil
 }
 
 // signInName is the provider's name made a person's name: one clean line
@@ -101,16 +100,5 @@ func (s *Service) HubAudit(ctx context.Context, limit int) ([]AuditEvent, error)
 	if err := s.q(ctx).Where("space_id IS NULL").Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read Hub's audit log: %w", err)
 	}
-	names, err := s.personNames(ctx, rows)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]AuditEvent, 0, len(rows))
-	for _, r := range rows {
-		e := AuditEvent{ID: r.ID, ActorID: r.ActorID, ActorName: names[r.ActorID], Via: r.Via, Kind: r.Kind,
-			Action: r.Action, TargetID: r.TargetID, Summary: r.Summary, At: r.CreatedAt, Changes: map[string]any{}}
-		_ = json.Unmarshal([]byte(r.Changes), &e.Changes) // written by audit; a bad one reads as none
-		out = append(out, e)
-	}
-	return out, nil
+	return s.auditEvents(ctx, rows)
 }

@@ -85,17 +85,8 @@ func skillNotFound(id string) error {
 // otherwise. A name the person already uses, in any case, is ErrConflict.
 func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill) (Skill, error) {
 	r := storage.Skill{ID: storage.NewID("skill"), PersonID: personID, Enabled: in.Enabled == nil || *in.Enabled, Version: 1}
-	var err error
-	if r.Name, err = checkSkillName(in.Name); err != nil {
-		return Skill{}, err
-	}
-	if r.Description, err = checkSkillDescription(in.Description); err != nil {
-		return Skill{}, err
-	}
-	if r.Instructions, err = checkSkillInstructions(in.Instructions); err != nil {
-		return Skill{}, err
-	}
-	if r.Purpose, err = checkSkillPurpose(in.Purpose); err != nil {
+	err := patchSkill(&r, SkillPatch{Name: &in.Name, Description: &in.Description, Instructions: &in.Instructions, Purpose: &in.Purpose})
+	if err != nil {
 		return Skill{}, err
 	}
 	r.CreatedAt = s.now()
@@ -139,31 +130,21 @@ func skillNameTaken(name string) error {
 
 // ListSkills returns the person's skills by name.
 func (s *Service) ListSkills(ctx context.Context, personID string) ([]Skill, error) {
-	var rows []storage.Skill
-	if err := s.q(ctx).Where("person_id = ?", personID).Order("lower(name), id").Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("list skills: %w", err)
-	}
-	out := make([]Skill, len(rows))
-	for i, r := range rows {
-		out[i] = toSkill(r)
-	}
-	return out, nil
+	return s.skills(ctx, "list skills", s.q(ctx).Where("person_id = ?", personID))
 }
 
 // InstructionSkills are the skills a chat's instructions list: the
 // person's enabled skills without a purpose, by name.
 func (s *Service) InstructionSkills(ctx context.Context, personID string) ([]Skill, error) {
+	return s.skills(ctx, "list enabled skills", s.q(ctx).Where("person_id = ? AND enabled = ? AND purpose = ''", personID, true))
+}
+
+func (s *Service) skills(ctx context.Context, what string, q *gorm.DB) ([]Skill, error) {
 	var rows []storage.Skill
-	err := s.q(ctx).Where("person_id = ? AND enabled = ? AND purpose = ''", personID, true).
-		Order("lower(name), id").Find(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("list enabled skills: %w", err)
+	if err := q.Order("lower(name), id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	out := make([]Skill, len(rows))
-	for i, r := range rows {
-		out[i] = toSkill(r)
-	}
-	return out, nil
+	return mapRows(rows, toSkill), nil
 }
 
 // GetSkill returns one skill of the person; another person's is
@@ -189,28 +170,8 @@ func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillP
 	if *p.Version != r.Version {
 		return Skill{}, staleSkill(r.Name, r.Version, *p.Version)
 	}
-	if p.Name != nil {
-		if r.Name, err = checkSkillName(*p.Name); err != nil {
-			return Skill{}, err
-		}
-	}
-	if p.Description != nil {
-		if r.Description, err = checkSkillDescription(*p.Description); err != nil {
-			return Skill{}, err
-		}
-	}
-	if p.Instructions != nil {
-		if r.Instructions, err = checkSkillInstructions(*p.Instructions); err != nil {
-			return Skill{}, err
-		}
-	}
-	if p.Purpose != nil {
-		if r.Purpose, err = checkSkillPurpose(*p.Purpose); err != nil {
-			return Skill{}, err
-		}
-	}
-	if p.Enabled != nil {
-		r.Enabled = *p.Enabled
+	if err := patchSkill(&r, p); err != nil {
+		return Skill{}, err
 	}
 	prev := r.Version
 	r.Version, r.UpdatedAt = prev+1, s.now()
@@ -241,6 +202,36 @@ func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillP
 		return Skill{}, err
 	}
 	return toSkill(r), nil
+}
+
+// patchSkill checks the set fields of p and copies them onto r.
+func patchSkill(r *storage.Skill, p SkillPatch) error {
+	var err error
+	if p.Name != nil {
+		if r.Name, err = requiredLine("/name", "a skill's name", "a skill needs a name", *p.Name, MaxSkillName); err != nil {
+			return err
+		}
+	}
+	if p.Description != nil {
+		if r.Description, err = requiredLine("/description", "a skill's description",
+			"a skill needs a description: one line saying when it applies", *p.Description, MaxSkillDescription); err != nil {
+			return err
+		}
+	}
+	if p.Instructions != nil {
+		if r.Instructions, err = checkSkillInstructions(*p.Instructions); err != nil {
+			return err
+		}
+	}
+	if p.Purpose != nil {
+		if r.Purpose, err = checkSkillPurpose(*p.Purpose); err != nil {
+			return err
+		}
+	}
+	if p.Enabled != nil {
+		r.Enabled = *p.Enabled
+	}
+	return nil
 }
 
 // staleSkill says a change was made against an older version.
@@ -278,22 +269,6 @@ func (s *Service) skillRow(ctx context.Context, personID, id string) (storage.Sk
 		return r, fmt.Errorf("get skill %s: %w", id, err)
 	}
 	return r, nil
-}
-
-func checkSkillName(raw string) (string, error) {
-	v, err := CheckLine("/name", "a skill's name", raw, MaxSkillName)
-	if err == nil && v == "" {
-		err = invalid("/name", "a skill needs a name")
-	}
-	return v, err
-}
-
-func checkSkillDescription(raw string) (string, error) {
-	v, err := CheckLine("/description", "a skill's description", raw, MaxSkillDescription)
-	if err == nil && v == "" {
-		err = invalid("/description", "a skill needs a description: one line saying when it applies")
-	}
-	return v, err
 }
 
 func checkSkillInstructions(raw string) (string, error) {

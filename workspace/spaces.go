@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,7 @@ func (p Person) FirstName() string {
 	if p.GivenName != "" {
 		return p.GivenName
 	}
-	if oneOf(p.Name, placeholderNames) {
+	if slices.Contains(placeholderNames, p.Name) {
 		return ""
 	}
 	if f := strings.Fields(p.Name); len(f) > 0 {
@@ -112,15 +113,16 @@ func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]stri
 
 // GetPerson returns a person by id.
 func (s *Service) GetPerson(ctx context.Context, personID string) (Person, error) {
-	var row storage.Person
-	err := s.q(ctx).Take(&row, "id = ?", personID).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Person{}, &NotFoundError{Kind: "person", ID: personID}
-	}
+	row, err := s.personRow(ctx, personID)
 	if err != nil {
-		return Person{}, fmt.Errorf("get person %s: %w", personID, err)
+		return Person{}, err
 	}
-	return Person{ID: row.ID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}, nil
+	return toPerson(row), nil
+}
+
+// toPerson is the person of a row, in no space.
+func toPerson(p storage.Person) Person {
+	return Person{ID: p.ID, Name: p.Name, GivenName: p.FirstName, Persona: p.Persona}
 }
 
 // ListPeople returns the members of a space the person can open.

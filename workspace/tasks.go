@@ -2,8 +2,8 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,9 +80,8 @@ type TaskPatch struct {
 	Revision   *int
 }
 
-// empty tells a patch that names no field to change: refused, so that
-// nothing moves the revision on without a change (an empty PATCH would make
-// every other editor's next save a conflict).
+// empty tells a patch that names no field to change (refused: see
+// recordKind.update).
 func (p TaskPatch) empty() bool {
 	return p.Title == nil && p.Status == nil && p.DueDate == nil && p.Priority == nil && p.ProjectID == nil && p.AssigneeID == nil
 }
@@ -105,65 +104,25 @@ type TaskPage struct {
 }
 
 func toTask(r storage.Task) Task {
-	t := Task{ID: r.ID, SpaceID: r.SpaceID, Title: r.Title, Status: r.Status, Priority: r.Priority,
-		Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-	if r.DueDate != nil {
-		t.DueDate = *r.DueDate
-	}
-	if r.ProjectID != nil {
-		t.ProjectID = *r.ProjectID
-	}
-	if r.AssigneeID != nil {
-		t.AssigneeID = *r.AssigneeID
-	}
-	return t
+	return Task{ID: r.ID, SpaceID: r.SpaceID, Title: r.Title, Status: r.Status, DueDate: deref(r.DueDate), Priority: r.Priority,
+		ProjectID: deref(r.ProjectID), AssigneeID: deref(r.AssigneeID), Revision: r.Revision, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // ListTasks returns a page of the space's tasks, oldest first.
 func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f TaskFilter) (TaskPage, error) {
-	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
-		return TaskPage{}, err
-	}
-	if f.Status != "" && !oneOf(f.Status, TaskStatuses) {
-		return TaskPage{}, invalid("/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
-	}
-	limit, err := pageLimit(f.Limit, f.Offset)
-	if err != nil {
-		return TaskPage{}, err
-	}
-	f.Limit = limit
-	matching := func() *gorm.DB {
-		q := s.q(ctx).Model(&storage.Task{}).Where("space_id = ?", spaceID)
-		if f.Status != "" {
-			q = q.Where("status = ?", f.Status)
-		}
+	rows, total, next, err := taskRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset, func(q *gorm.DB) *gorm.DB {
 		if f.ProjectID != "" {
 			q = q.Where("project_id = ?", f.ProjectID)
 		}
 		if f.AssigneeID != "" {
 			q = q.Where("assignee_id = ?", f.AssigneeID)
 		}
-		// The database lowers both sides: Go's ToLower on the words alone would
-		// turn "Öl" into "öl", which an engine whose LOWER knows only ASCII
-		// (SQLite, Postgres in the C locale) never finds in "Öl".
-		for _, w := range strings.Fields(f.Query) {
-			q = q.Where(s.containsWord("title"), "%"+escapeLike(w)+"%")
-		}
 		return q
-	}
-	var rows []storage.Task
-	if err := matching().Order("created_at, id").Limit(f.Limit).Offset(f.Offset).Find(&rows).Error; err != nil {
-		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
-	}
-	total, err := pageTotal(matching(), f.Offset, f.Limit, len(rows))
+	})
 	if err != nil {
-		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
+		return TaskPage{}, err
 	}
-	page := TaskPage{Total: total, Tasks: make([]Task, len(rows)), NextOffset: nextOffset(f.Offset, len(rows), total)}
-	for i, r := range rows {
-		page.Tasks[i] = toTask(r)
-	}
-	return page, nil
+	return TaskPage{Total: total, Tasks: mapRows(rows, toTask), NextOffset: next}, nil
 }
 
 // GetTask returns one task of the space.
@@ -171,26 +130,11 @@ func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) 
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return Task{}, err
 	}
-	r, err := s.taskRow(ctx, spaceID, id)
+	r, err := taskRecords.row(ctx, s, spaceID, id)
 	if err != nil {
 		return Task{}, err
 	}
 	return toTask(r), nil
-}
-
-func (s *Service) taskRow(ctx context.Context, spaceID, id string) (storage.Task, error) {
-	var r storage.Task
-	if BadText(id) {
-		return r, &NotFoundError{Kind: "task", ID: id}
-	}
-	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, &NotFoundError{Kind: "task", ID: id}
-	}
-	if err != nil {
-		return r, fmt.Errorf("get task %s: %w", id, err)
-	}
-	return r, nil
 }
 
 // CreateTasks adds tasks to a space, all or none. pathPrefix is the JSON
@@ -223,53 +167,17 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		}
 		rows[i] = r
 	}
-	err := s.InTx(ctx, func(ctx context.Context) error {
-		if err := s.q(ctx).Create(&rows).Error; err != nil {
-			return fmt.Errorf("create tasks: %w", err)
-		}
-		for _, r := range rows {
-			if err := s.recordChange(ctx, actor, spaceID, nil, taskState(r)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := taskRecords.create(ctx, s, actor, spaceID, rows); err != nil {
 		return nil, err
 	}
-	out := make([]Task, len(rows))
-	for i, r := range rows {
-		out[i] = toTask(r)
-	}
-	return out, nil
+	return mapRows(rows, toTask), nil
 }
 
 // UpdateTask changes a task's fields; see TaskPatch for stale revisions.
 func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id string, patch TaskPatch) (Task, error) {
-	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
-		return Task{}, err
-	}
-	r, err := s.taskRow(ctx, spaceID, id)
-	if err != nil {
-		return Task{}, err
-	}
-	if patch.empty() {
-		return Task{}, invalid("", "nothing to change: give title, status, dueDate, priority, projectId or assigneeId")
-	}
-	if err := checkRevision("task", r.Title, r.Revision, patch.Revision); err != nil {
-		return Task{}, err
-	}
-	before := taskState(r)
-	if err := s.applyPatch(ctx, spaceID, "", &r, patch, refsFound{}); err != nil {
-		return Task{}, err
-	}
-	err = s.InTx(ctx, func(ctx context.Context) error {
-		if err := s.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
-			"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
-			return err
-		}
-		return s.recordChange(ctx, actor, spaceID, before, taskState(r))
-	})
+	r, err := taskRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
+		"nothing to change: give title, status, dueDate, priority, projectId or assigneeId", patch.Revision,
+		func(r *storage.Task) error { return s.applyPatch(ctx, spaceID, "", r, patch, refsFound{}) })
 	if err != nil {
 		return Task{}, err
 	}
@@ -319,77 +227,51 @@ type refsFound map[string]bool
 // remembers the ids resolved, for the next patch of the same call.
 func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *storage.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
-		title, err := CheckLine(path+"/title", "a title", *p.Title, MaxTitleLength)
+		title, err := requiredLine(path+"/title", "a title", "a title is required", *p.Title, MaxTitleLength)
 		if err != nil {
 			return err
-		}
-		if title == "" {
-			return invalid(path+"/title", "a title is required")
 		}
 		r.Title = title
 	}
 	if p.Status != nil {
-		if !oneOf(*p.Status, TaskStatuses) {
+		if !slices.Contains(TaskStatuses, *p.Status) {
 			return invalid(path+"/status", "status must be one of %s", strings.Join(TaskStatuses, ", "))
 		}
 		r.Status = *p.Status
 	}
 	if p.Priority != nil {
-		if !oneOf(*p.Priority, Priorities) {
+		if !slices.Contains(Priorities, *p.Priority) {
 			return invalid(path+"/priority", "priority must be one of %s", strings.Join(Priorities, ", "))
 		}
 		r.Priority = *p.Priority
 	}
 	if p.DueDate != nil {
-		if *p.DueDate == "" {
-			r.DueDate = nil
-		} else {
-			if _, err := time.Parse(time.DateOnly, *p.DueDate); err != nil {
-				return invalid(path+"/dueDate", "a due date is a calendar date like 2026-03-31, not %q", *p.DueDate)
-			}
-			d := *p.DueDate
-			r.DueDate = &d
+		if _, err := time.Parse(time.DateOnly, *p.DueDate); *p.DueDate != "" && err != nil {
+			return invalid(path+"/dueDate", "a due date is a calendar date like 2026-03-31, not %q", *p.DueDate)
 		}
+		r.DueDate = nonEmpty(*p.DueDate)
 	}
 	if p.ProjectID != nil {
-		if *p.ProjectID == "" {
-			r.ProjectID = nil
-		} else {
-			err := s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
-				s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
-			if err != nil {
-				return err
-			}
-			id := *p.ProjectID
-			r.ProjectID = &id
+		err := s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
+			s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
+		if err != nil {
+			return err
 		}
+		r.ProjectID = nonEmpty(*p.ProjectID)
 	}
 	if p.AssigneeID != nil {
-		if *p.AssigneeID == "" {
-			r.AssigneeID = nil
-		} else {
-			err := s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
-				s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
-			if err != nil {
-				return err
-			}
-			id := *p.AssigneeID
-			r.AssigneeID = &id
+		err := s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
+			s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
+		if err != nil {
+			return err
 		}
+		r.AssigneeID = nonEmpty(*p.AssigneeID)
 	}
 	r.UpdatedAt = s.now()
 	return nil
 }
 
-func oneOf(v string, allowed []string) bool {
-	for _, a := range allowed {
-		if v == a {
-			return true
-		}
-	}
-	return false
-}
-
+// nonEmpty is a field's optional column: nil for "".
 func nonEmpty(s string) *string {
 	if s == "" {
 		return nil
@@ -397,75 +279,22 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// containsWord is the condition that column contains a search word (the
-// argument, a LIKE pattern) in any case. On SQLite it lowers with
-// storage.UnicodeLower, since SQLite's own lower() folds only ASCII; on
-// Postgres lower() follows the database's locale (a UTF-8 one folds every
-// letter).
-func (s *Service) containsWord(column string) string {
-	lower := "LOWER"
-	if s.root.Dialect != storage.Postgres {
-		lower = storage.UnicodeLower
+// deref is an optional column's field: "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return fmt.Sprintf(`%[1]s(%[2]s) LIKE %[1]s(CAST(? AS TEXT)) ESCAPE '\'`, lower, column)
-}
-
-// escapeLike makes % and _ in a search word match themselves.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// pageTotal is the total of a list whose page at offset, asked for limit
-// rows, came back with rows of them. A page that is not full ends the list,
-// so its total is known without counting: offset + rows (an empty page at
-// offset 0: nothing matches). Only a full page, or an empty one past the
-// end, counts with matching (the list's conditions without its paging), a
-// statement of its own. Most lists are one page: one statement, where a
-// count and a page were two (issue 14). The total is not read with the page
-// (count(*) OVER ()): a window over the whole match is computed before
-// LIMIT, so every page would read and sort every matching row (387 ms for a
-// page of 50 among 200,000 tasks on SQLite, against 13 ms for the page and
-// an index-only count).
-func pageTotal(matching *gorm.DB, offset, limit, rows int) (int64, error) {
-	if rows < limit && (rows > 0 || offset == 0) {
-		return int64(offset + rows), nil
-	}
-	var n int64
-	if err := matching.Count(&n).Error; err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-// nextOffset is where the page after one of rows rows at offset starts, or
-// 0 when that page holds every match left.
-func nextOffset(offset, rows int, total int64) int {
-	if next := offset + rows; int64(next) < total {
-		return next
-	}
-	return 0
-}
-
-// pageLimit checks a list's paging and returns the limit to use: 0 means
-// DefaultListLimit, and more than MaxListLimit is MaxListLimit (a client
-// asking for much gets the most one page holds, not an error).
-func pageLimit(limit, offset int) (int, error) {
-	switch {
-	case limit < 0:
-		return 0, invalid("/limit", "limit must not be negative")
-	case offset < 0:
-		return 0, invalid("/offset", "offset must not be negative")
-	case limit == 0:
-		return DefaultListLimit, nil
-	}
-	return min(limit, MaxListLimit), nil
+	return *s
 }
 
 // refExists checks that a record a task names (its project, its assignee:
-// kind and id, at path in the request) is there, by counting what query
-// matches; found remembers those already checked in this call, so a create
-// of many tasks reads each once.
+// kind and id, at path in the request; "" names none) is there, by counting
+// what query matches; found remembers those already checked in this call,
+// so a create of many tasks reads each once.
 func (s *Service) refExists(ctx context.Context, found map[string]bool, kind, id, path string, query *gorm.DB) error {
+	if id == "" {
+		return nil
+	}
 	if BadText(id) {
 		return &NotFoundError{Kind: kind, ID: id, Path: path}
 	}

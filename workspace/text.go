@@ -60,6 +60,16 @@ func CheckLine(path, what, raw string, max int) (string, error) {
 	return v, nil
 }
 
+// requiredLine is CheckLine for a field that must not be empty: missing
+// says so.
+func requiredLine(path, what, missing, raw string, max int) (string, error) {
+	v, err := CheckLine(path, what, raw, max)
+	if err == nil && v == "" {
+		err = invalid(path, "%s", missing)
+	}
+	return v, err
+}
+
 // LineControl finds the first character that has no place in one line of
 // text a person reads as a label: a C0 or C1 control character (ESC, BEL,
 // backspace, tab, line breaks, U+0085), DEL, the line and paragraph
@@ -87,6 +97,15 @@ func CleanText(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// clip cuts text to at most n characters, the last of them an ellipsis
+// when it cuts.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // maxScanDepth bounds CheckJSONText's nesting; deeper documents are left to

@@ -79,11 +79,7 @@ func (s *Service) createNamedToken(ctx context.Context, actor Actor, personID, s
 	if ttl < 0 {
 		return "", TokenInfo{}, invalid("/ttl", "a token's ttl is positive (or 0: it never expires)")
 	}
-	var exp *time.Time
-	if ttl > 0 {
-		t := s.now().UTC().Add(ttl)
-		exp = &t
-	}
+	exp := s.expiry(ttl)
 	token, err := newToken()
 	if err != nil {
 		return "", TokenInfo{}, err

@@ -57,33 +57,55 @@ func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, to
 // its hash is stored. scope "" is a full token; a scoped token with a ttl
 // expires.
 func (s *Service) CreateToken(ctx context.Context, personID, scope string, ttl time.Duration) (string, error) {
-	var exp *time.Time
-	if ttl > 0 {
-		t := s.now().UTC().Add(ttl)
-		exp = &t
+	token, err := newToken()
+	if err != nil {
+		return "", err
 	}
-	return s.createToken(ctx, personID, scope, exp)
+	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: s.expiry(ttl), Prefix: tokenPrefix(token)}
+	if err := s.q(ctx).Create(&row).Error; err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	return token, nil
 }
 
-// CreateScopedToken makes a token that reads only what scope names and
-// expires after ttl, and returns it with the time it expires.
-func (s *Service) CreateScopedToken(ctx context.Context, personID, scope string, ttl time.Duration) (string, time.Time, error) {
-	if scope == "" || ttl <= 0 {
-		return "", time.Time{}, errors.New("create scoped token: a scope and a ttl are required")
+// expiry is when a token made now for ttl expires; nil (never) for no ttl.
+func (s *Service) expiry(ttl time.Duration) *time.Time {
+	if ttl <= 0 {
+		return nil
 	}
-	exp := s.now().UTC().Add(ttl)
-	token, err := s.createToken(ctx, personID, scope, &exp)
-	return token, exp, err
+	t := s.now().UTC().Add(ttl)
+	return &t
 }
 
-// CreateDerivedToken is CreateScopedToken for a request authenticated by
-// a token (its Person.RootTokenID and RootTokenExpiresAt): the new token is
-// deleted with it (RevokeToken) and expires with it at the latest. A
+// CreateDerivedToken makes a token that reads only what scope names and
+// expires after ttl, and returns it with the time it expires. For a request
+// authenticated by a token (its Person.RootTokenID and RootTokenExpiresAt)
+// the new token is deleted with it (RevokeToken) and expires with it at the
+// latest. A
 // parent that is gone (revoked meanwhile) is ErrUnauthenticated.
 func (s *Service) CreateDerivedToken(ctx context.Context, p Person, scope string, ttl time.Duration) (string, time.Time, error) {
 	if scope == "" || ttl <= 0 {
 		return "", time.Time{}, errors.New("create scoped token: a scope and a ttl are required")
 	}
+	return s.derivedToken(ctx, p, scope, ttl, "create scoped token")
+}
+
+// CreateStreamToken makes and stores the stream token of a turn that is
+// starting, in the transaction ctx carries (the one chat.Store.StartTurn
+// wrote the turn in): the token and the turn commit together, at no
+// commit of the token's own. It expires after ttl, as CreateToken's, and
+// derives from p's RootTokenID as CreateDerivedToken's.
+func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string, ttl time.Duration) (string, error) {
+	if ttl <= 0 {
+		return "", errors.New("create stream token: a ttl is required")
+	}
+	token, _, err := s.derivedToken(ctx, p, StreamScope(turnID), ttl, "create stream token")
+	return token, err
+}
+
+// derivedToken stores a token of the scope derived from p's root token
+// (insertDerived); what names the action in its errors.
+func (s *Service) derivedToken(ctx context.Context, p Person, scope string, ttl time.Duration, what string) (string, time.Time, error) {
 	token, err := newToken()
 	if err != nil {
 		return "", time.Time{}, err
@@ -91,7 +113,7 @@ func (s *Service) CreateDerivedToken(ctx context.Context, p Person, scope string
 	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
 	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
 	if err := insertDerived(s.q(ctx), row); err != nil {
-		return "", time.Time{}, fmt.Errorf("create scoped token: %w", err)
+		return "", time.Time{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return token, exp, nil
 }
@@ -121,41 +143,6 @@ func insertDerived(q *gorm.DB, row storage.APIToken) error {
 		return ErrUnauthenticated
 	}
 	return nil
-}
-
-// CreateStreamToken makes and stores the stream token of a turn that is
-// starting, in the transaction ctx carries (the one chat.Store.StartTurn
-// wrote the turn in): the token and the turn commit together, at no
-// commit of the token's own. It expires after ttl, as CreateToken's.
-// p is the request's person: the stream token derives from its
-// RootTokenID (and dies with it).
-func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string, ttl time.Duration) (string, error) {
-	if ttl <= 0 {
-		return "", errors.New("create stream token: a ttl is required")
-	}
-	token, err := newToken()
-	if err != nil {
-		return "", err
-	}
-	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
-	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: StreamScope(turnID), ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
-	if err := insertDerived(s.q(ctx), row); err != nil {
-		return "", fmt.Errorf("create stream token: %w", err)
-	}
-	return token, nil
-}
-
-// createToken stores a new token's hash and returns the token.
-func (s *Service) createToken(ctx context.Context, personID, scope string, expiresAt *time.Time) (string, error) {
-	token, err := newToken()
-	if err != nil {
-		return "", err
-	}
-	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: personID, Hash: hashToken(token), Scope: scope, ExpiresAt: expiresAt, Prefix: tokenPrefix(token)}
-	if err := s.q(ctx).Create(&row).Error; err != nil {
-		return "", fmt.Errorf("create token: %w", err)
-	}
-	return token, nil
 }
 
 func newToken() (string, error) {
@@ -220,7 +207,7 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	p := Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona}
+	p := toPerson(storage.Person{ID: row.PersonID, Name: row.Name, FirstName: row.FirstName, Persona: row.Persona})
 	if row.Scope == "" || row.Scope == OperatorScope {
 		p.RootTokenID, p.RootTokenExpiresAt = row.ID, row.ExpiresAt
 		s.touchToken(ctx, row.ID, row.LastUsedAt)

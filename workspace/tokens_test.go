@@ -114,9 +114,9 @@ func TestAuthenticateScopedRefusesAFullToken(t *testing.T) {
 		ctx := t.Context()
 		full, err := f.svc.CreateToken(ctx, f.owner.PersonID, "", 0)
 		require.NoError(t, err)
-		turnA, _, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, workspace.StreamScope("turn_a"), time.Hour)
+		turnA, _, err := f.svc.CreateDerivedToken(ctx, workspace.Person{ID: f.owner.PersonID}, workspace.StreamScope("turn_a"), time.Hour)
 		require.NoError(t, err)
-		activity, _, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, workspace.ActivityScope, time.Hour)
+		activity, _, err := f.svc.CreateDerivedToken(ctx, workspace.Person{ID: f.owner.PersonID}, workspace.ActivityScope, time.Hour)
 		require.NoError(t, err)
 
 		for _, tc := range []struct {
@@ -161,10 +161,10 @@ func TestDeleteExpiredTokens(t *testing.T) {
 		f.svc.SetNow(func() time.Time { return now })
 		full, err := f.svc.CreateToken(ctx, f.owner.PersonID, "", 0)
 		require.NoError(t, err)
-		short, exp, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, workspace.StreamScope("turn_a"), time.Hour)
+		short, exp, err := f.svc.CreateDerivedToken(ctx, workspace.Person{ID: f.owner.PersonID}, workspace.StreamScope("turn_a"), time.Hour)
 		require.NoError(t, err)
 		require.Equal(t, now.Add(time.Hour), exp)
-		long, _, err := f.svc.CreateScopedToken(ctx, f.owner.PersonID, workspace.ActivityScope, 3*time.Hour)
+		long, _, err := f.svc.CreateDerivedToken(ctx, workspace.Person{ID: f.owner.PersonID}, workspace.ActivityScope, 3*time.Hour)
 		require.NoError(t, err)
 		count := func() int64 {
 			var n int64
@@ -194,9 +194,9 @@ func TestDeleteExpiredTokens(t *testing.T) {
 		_, err = f.svc.Authenticate(ctx, full, "")
 		require.NoError(t, err, "a token without ttl is never deleted")
 
-		_, _, err = f.svc.CreateScopedToken(ctx, f.owner.PersonID, "", time.Hour)
+		_, _, err = f.svc.CreateDerivedToken(ctx, workspace.Person{ID: f.owner.PersonID}, "", time.Hour)
 		require.Error(t, err, "a scoped token needs a scope")
-		_, _, err = f.svc.CreateScopedToken(ctx, f.owner.PersonID, workspace.ActivityScope, 0)
+		_, _, err = f.svc.CreateDerivedToken(ctx, workspace.Person{ID: f.owner.PersonID}, workspace.ActivityScope, 0)
 		require.Error(t, err, "and a ttl")
 	})
 }

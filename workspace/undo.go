@@ -2,12 +2,10 @@ package workspace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -57,10 +55,7 @@ func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label 
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return "", err
 	}
-	label = strings.TrimSpace(label)
-	if utf8.RuneCountInString(label) > MaxTitleLength {
-		label = string([]rune(label)[:MaxTitleLength-1]) + "…"
-	}
+	label = clip(strings.TrimSpace(label), MaxTitleLength)
 	via := actor.Via
 	if via == "" {
 		via = ViaREST
@@ -133,9 +128,9 @@ func (s *Service) Redo(ctx context.Context, personID, groupID string) (UndoResul
 }
 
 func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo bool) (UndoResult, error) {
-	verb, from, to := "redo", []string{UndoUndone}, UndoRedone
+	verb, from, to, at, already := "redo", []string{UndoUndone}, UndoRedone, "redone_at", "it is not undone"
 	if undo {
-		verb, from, to = "undo", []string{UndoDone, UndoRedone}, UndoUndone
+		verb, from, to, at, already = "undo", []string{UndoDone, UndoRedone}, UndoUndone, "undone_at", "it is undone already"
 	}
 	var out UndoResult
 	err := s.InTx(ctx, func(ctx context.Context) error {
@@ -156,21 +151,13 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		// Moving the state first, guarded by the state read, makes two
 		// concurrent Undos of one group take turns: the second finds it
 		// undone and is refused instead of undoing twice.
-		now := s.now()
-		col := "redone_at"
-		if undo {
-			col = "undone_at"
-		}
 		res := s.q(ctx).Model(&storage.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
-			Updates(map[string]any{"state": to, col: now})
+			Updates(map[string]any{"state": to, at: s.now()})
 		if res.Error != nil {
 			return fmt.Errorf("%s %s: %w", verb, g.ID, res.Error)
 		}
 		if res.RowsAffected == 0 {
-			if undo {
-				return fmt.Errorf("cannot undo %s: it is undone already: %w", name, ErrConflict)
-			}
-			return fmt.Errorf("cannot redo %s: it is not undone: %w", name, ErrConflict)
+			return fmt.Errorf("cannot %s %s: %s: %w", verb, name, already, ErrConflict)
 		}
 
 		entries, err := s.undoEntries(ctx, g.ID)
@@ -209,22 +196,14 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		// inverse (or the repeat) of a write that was valid in its own order,
 		// so a project is back before its tasks point at it again.
 		actor := Actor{PersonID: personID, Via: ViaREST}
-		order := make([]int, len(entries))
-		for i := range entries {
-			order[i] = i
+		for n := range entries {
+			e, target := entries[n], entries[n].after
 			if undo {
-				order[i] = len(entries) - 1 - i
-			}
-		}
-		for _, i := range order {
-			e := entries[i]
-			target := e.after
-			if undo {
+				e = entries[len(entries)-1-n]
 				target = e.before
 			}
 			k := recordKey{e.kind, e.id}
-			cur := current[k]
-			next, err := s.restore(ctx, actor, g.SpaceID, cur, target, plan[indexOf(plan, k)].maxRevision, verb, name)
+			next, err := s.restore(ctx, actor, g.SpaceID, current[k], target, plan[indexOf(plan, k)].maxRevision, verb, name)
 			if err != nil {
 				return err
 			}
@@ -283,15 +262,15 @@ func (s *Service) undoEntries(ctx context.Context, groupID string) ([]undoEntry,
 	}
 	out := make([]undoEntry, len(rows))
 	for i, r := range rows {
-		before, err := decodeSnapshot(r.Kind, r.Before)
+		e := undoEntry{kind: r.Kind, id: r.RecordID}
+		var err error
+		if e.before, err = decodeSnapshot(r.Kind, r.Before); err == nil {
+			e.after, err = decodeSnapshot(r.Kind, r.After)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("undo entry %s/%d: %w", groupID, r.Seq, err)
 		}
-		after, err := decodeSnapshot(r.Kind, r.After)
-		if err != nil {
-			return nil, fmt.Errorf("undo entry %s/%d: %w", groupID, r.Seq, err)
-		}
-		out[i] = undoEntry{kind: r.Kind, id: r.RecordID, before: before, after: after}
+		out[i] = e
 	}
 	return out, nil
 }
@@ -378,6 +357,9 @@ func (s *Service) recordChange(ctx context.Context, actor Actor, spaceID string,
 	case after == nil:
 		op = OpDeleted
 	}
+	if actor.Via == "" {
+		actor.Via = ViaREST
+	}
 	c := Change{Kind: kind, ID: id, SpaceID: spaceID, Op: op, Actor: actor, Title: st.title()}
 	if err := s.logChange(ctx, c); err != nil {
 		return err
@@ -408,363 +390,6 @@ func (s *Service) addUndoEntry(ctx context.Context, spaceID, kind, id string, be
 	}
 	if err := s.q(ctx).Create(&e).Error; err != nil {
 		return fmt.Errorf("undo entry for %s %s: %w", kind, id, err)
-	}
-	return nil
-}
-
-// restore moves one record from cur to target (nil: absent) for Undo or Redo
-// and tells subscribers. A record that comes back continues its revisions
-// after maxRevision; one that is changed gets the next revision.
-func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur, target snapshot, maxRevision int, verb, name string) (snapshot, error) {
-	if cur == nil && target == nil {
-		return nil, nil
-	}
-	refuse := func(format string, args ...any) error {
-		return fmt.Errorf("cannot %s %s: %s: %w", verb, name, fmt.Sprintf(format, args...), ErrConflict)
-	}
-	if isPerson(cur) || isPerson(target) {
-		// Who is in the space is the owners' to change, by Undo too.
-		role, err := s.Access(ctx, actor.PersonID, spaceID)
-		if err != nil {
-			return nil, err
-		}
-		if role != RoleOwner {
-			return nil, refuse("only an owner may change who is in this space")
-		}
-	}
-	var next snapshot
-	var err error
-	switch {
-	case target == nil:
-		err = s.deleteSnapshot(ctx, cur, refuse)
-	case cur == nil:
-		next, err = s.insertSnapshot(ctx, spaceID, target, maxRevision+1, refuse)
-	default:
-		next, err = s.updateSnapshot(ctx, spaceID, cur, target, refuse)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := s.recordChange(ctx, actor, spaceID, cur, next); err != nil {
-		return nil, err
-	}
-	return next, nil
-}
-
-func isPerson(st snapshot) bool {
-	_, ok := st.(*personSnapshot)
-	return ok
-}
-
-// snapshot is a task, a project or a person's record in a space as an Undo
-// entry keeps it.
-type snapshot interface {
-	kind() string
-	recordID() string
-	title() string
-	revision() int
-}
-
-// taskSnapshot is storage.Task with stable JSON names: the two convert into
-// each other, so a column added to tasks fails to compile here until the
-// snapshot keeps it too.
-type taskSnapshot struct {
-	ID         string    `json:"id"`
-	SpaceID    string    `json:"spaceId"`
-	ProjectID  *string   `json:"projectId"`
-	Title      string    `json:"title"`
-	Status     string    `json:"status"`
-	DueDate    *string   `json:"dueDate"`
-	Priority   string    `json:"priority"`
-	AssigneeID *string   `json:"assigneeId"`
-	Revision   int       `json:"revision"`
-	CreatedBy  string    `json:"createdBy"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
-}
-
-func (t *taskSnapshot) kind() string     { return KindTask }
-func (t *taskSnapshot) recordID() string { return t.ID }
-func (t *taskSnapshot) title() string    { return t.Title }
-func (t *taskSnapshot) revision() int    { return t.Revision }
-
-// projectSnapshot is storage.Project with stable JSON names, like
-// taskSnapshot.
-type projectSnapshot struct {
-	ID          string    `json:"id"`
-	SpaceID     string    `json:"spaceId"`
-	Name        string    `json:"name"`
-	Status      string    `json:"status"`
-	Description string    `json:"description"`
-	Revision    int       `json:"revision"`
-	CreatedBy   string    `json:"createdBy"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-}
-
-func (p *projectSnapshot) kind() string     { return KindProject }
-func (p *projectSnapshot) recordID() string { return p.ID }
-func (p *projectSnapshot) title() string    { return p.Name }
-func (p *projectSnapshot) revision() int    { return p.Revision }
-
-func taskState(r storage.Task) snapshot {
-	t := taskSnapshot(r)
-	return &t
-}
-
-func projectState(r storage.Project) snapshot {
-	p := projectSnapshot(r)
-	return &p
-}
-
-// personSnapshot is a person's record in a space as an Undo entry keeps
-// it: their membership with the name it showed.
-type personSnapshot struct {
-	ID        string    `json:"id"`
-	SpaceID   string    `json:"spaceId"`
-	Name      string    `json:"name"`
-	FirstName string    `json:"firstName"`
-	Role      string    `json:"role"`
-	Revision  int       `json:"revision"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-func (p *personSnapshot) kind() string     { return KindPerson }
-func (p *personSnapshot) recordID() string { return p.ID }
-func (p *personSnapshot) title() string    { return p.Name }
-func (p *personSnapshot) revision() int    { return p.Revision }
-
-func personState(p storage.Person, m storage.Membership) snapshot {
-	return &personSnapshot{ID: p.ID, SpaceID: m.SpaceID, Name: p.Name, FirstName: p.FirstName, Role: m.Role,
-		Revision: m.Revision, CreatedAt: m.CreatedAt}
-}
-
-// sameSnapshot compares what a person can see and change of a record:
-// revisions and times are left out, since Undo and Redo move the revision on
-// while bringing back the same content (and the engines keep times at
-// different precisions).
-func sameSnapshot(a, b snapshot) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	switch x := a.(type) {
-	case *taskSnapshot:
-		y, ok := b.(*taskSnapshot)
-		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Title == y.Title && x.Status == y.Status &&
-			x.Priority == y.Priority && x.CreatedBy == y.CreatedBy && sameString(x.ProjectID, y.ProjectID) &&
-			sameString(x.DueDate, y.DueDate) && sameString(x.AssigneeID, y.AssigneeID)
-	case *projectSnapshot:
-		y, ok := b.(*projectSnapshot)
-		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Name == y.Name && x.Status == y.Status &&
-			x.Description == y.Description && x.CreatedBy == y.CreatedBy
-	case *personSnapshot:
-		y, ok := b.(*personSnapshot)
-		return ok && x.ID == y.ID && x.SpaceID == y.SpaceID && x.Name == y.Name && x.FirstName == y.FirstName && x.Role == y.Role
-	}
-	return false
-}
-
-func sameString(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return *a == *b
-}
-
-func encodeSnapshot(st snapshot) (*string, error) {
-	if st == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s %s: %w", st.kind(), st.recordID(), err)
-	}
-	s := string(b)
-	return &s, nil
-}
-
-func decodeSnapshot(kind string, raw *string) (snapshot, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	var st snapshot
-	switch kind {
-	case KindTask:
-		st = &taskSnapshot{}
-	case KindProject:
-		st = &projectSnapshot{}
-	case KindPerson:
-		st = &personSnapshot{}
-	default:
-		return nil, fmt.Errorf("unknown record kind %q", kind)
-	}
-	if err := json.Unmarshal([]byte(*raw), st); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", kind, err)
-	}
-	return st, nil
-}
-
-// loadSnapshot reads a record's current state; nil when it does not exist.
-func (s *Service) loadSnapshot(ctx context.Context, kind, spaceID, id string) (snapshot, error) {
-	var err error
-	var st snapshot
-	switch kind {
-	case KindTask:
-		var r storage.Task
-		if r, err = s.taskRow(ctx, spaceID, id); err == nil {
-			st = taskState(r)
-		}
-	case KindProject:
-		var r storage.Project
-		if r, err = s.projectRow(ctx, spaceID, id); err == nil {
-			st = projectState(r)
-		}
-	case KindPerson:
-		var p storage.Person
-		var m storage.Membership
-		if p, m, err = s.spacePersonRow(ctx, spaceID, id); err == nil {
-			st = personState(p, m)
-		}
-	default:
-		return nil, fmt.Errorf("unknown record kind %q", kind)
-	}
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	return st, err
-}
-
-func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(string, ...any) error) error {
-	var res *gorm.DB
-	switch c := cur.(type) {
-	case *taskSnapshot:
-		res = s.q(ctx).Delete(&storage.Task{}, "id = ? AND revision = ?", c.ID, c.Revision)
-	case *projectSnapshot:
-		// The database would quietly take the project off tasks that joined
-		// it after the group; those are not the group's to change.
-		var t storage.Task
-		err := s.q(ctx).Where("project_id = ?", c.ID).Order("created_at, id").Take(&t).Error
-		if err == nil {
-			return refuse("task %q was added to project %q since", t.Title, c.Name)
-		}
-		if !errors.Is(err, gorm.ErrRecordNotFound) {
-			return fmt.Errorf("tasks of project %s: %w", c.ID, err)
-		}
-		res = s.q(ctx).Delete(&storage.Project{}, "id = ? AND revision = ?", c.ID, c.Revision)
-	case *personSnapshot:
-		if c.Role == string(RoleOwner) {
-			if err := s.keepAnOwner(ctx, c.SpaceID, "remove"); err != nil {
-				return err
-			}
-		}
-		s.forgetRoles(ctx) // no member from here on
-		res = s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", c.SpaceID, c.ID, c.Revision).Delete(&storage.Membership{})
-	default:
-		return fmt.Errorf("delete %T", cur)
-	}
-	if res.Error != nil {
-		return fmt.Errorf("delete %s %s: %w", cur.kind(), cur.recordID(), res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return refuse("%s %q changed while this ran", cur.kind(), cur.title())
-	}
-	return nil
-}
-
-func (s *Service) insertSnapshot(ctx context.Context, spaceID string, target snapshot, revision int, refuse func(string, ...any) error) (snapshot, error) {
-	now := s.now()
-	switch t := target.(type) {
-	case *taskSnapshot:
-		r := storage.Task(*t)
-		if err := s.checkTaskLinks(ctx, spaceID, &r, refuse); err != nil {
-			return nil, err
-		}
-		r.Revision, r.UpdatedAt = revision, now
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			return nil, fmt.Errorf("restore task %s: %w", r.ID, err)
-		}
-		return taskState(r), nil
-	case *projectSnapshot:
-		r := storage.Project(*t)
-		r.Revision, r.UpdatedAt = revision, now
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			return nil, fmt.Errorf("restore project %s: %w", r.ID, err)
-		}
-		return projectState(r), nil
-	case *personSnapshot:
-		// The person row is never deleted (RemovePerson), so only the
-		// membership comes back; their name is theirs as it is now.
-		var p storage.Person
-		if err := s.q(ctx).Take(&p, "id = ?", t.ID).Error; err != nil {
-			return nil, fmt.Errorf("restore person %s: %w", t.ID, err)
-		}
-		s.forgetRoles(ctx) // a member again
-		m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: revision, CreatedAt: t.CreatedAt}
-		if err := s.q(ctx).Create(&m).Error; err != nil {
-			return nil, fmt.Errorf("restore person %s in %s: %w", t.ID, spaceID, err)
-		}
-		return personState(p, m), nil
-	}
-	return nil, fmt.Errorf("insert %T", target)
-}
-
-func (s *Service) updateSnapshot(ctx context.Context, spaceID string, cur, target snapshot, refuse func(string, ...any) error) (snapshot, error) {
-	switch t := target.(type) {
-	case *taskSnapshot:
-		r := storage.Task(*t)
-		if err := s.checkTaskLinks(ctx, spaceID, &r, refuse); err != nil {
-			return nil, err
-		}
-		r.Revision, r.UpdatedAt = cur.revision(), s.now()
-		if err := s.saveRevision(ctx, "task", r.Title, r.ID, &r, &r.Revision,
-			"title", "status", "due_date", "priority", "project_id", "assignee_id"); err != nil {
-			return nil, err
-		}
-		return taskState(r), nil
-	case *projectSnapshot:
-		r := storage.Project(*t)
-		r.Revision, r.UpdatedAt = cur.revision(), s.now()
-		if err := s.saveRevision(ctx, "project", r.Name, r.ID, &r, &r.Revision, "name", "status", "description"); err != nil {
-			return nil, err
-		}
-		return projectState(r), nil
-	case *personSnapshot:
-		c := cur.(*personSnapshot)
-		if c.Role == string(RoleOwner) && t.Role != string(RoleOwner) {
-			if err := s.keepAnOwner(ctx, spaceID, "change the role of"); err != nil {
-				return nil, err
-			}
-		}
-		p := storage.Person{ID: t.ID, Name: t.Name, FirstName: t.FirstName}
-		m := storage.Membership{SpaceID: spaceID, PersonID: t.ID, Role: t.Role, Revision: c.Revision, CreatedAt: c.CreatedAt}
-		if err := s.savePerson(ctx, p, &m, c.Name != t.Name || c.FirstName != t.FirstName); err != nil {
-			return nil, err
-		}
-		return personState(p, m), nil
-	}
-	return nil, fmt.Errorf("update %T", target)
-}
-
-// checkTaskLinks refuses to bring back a task whose project was deleted or
-// whose assignee left the space since: the task cannot point at them again.
-func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *storage.Task, refuse func(string, ...any) error) error {
-	if r.ProjectID != nil {
-		var n int64
-		if err := s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *r.ProjectID).Count(&n).Error; err != nil {
-			return fmt.Errorf("check project: %w", err)
-		}
-		if n == 0 {
-			return refuse("the project of task %q was deleted since", r.Title)
-		}
-	}
-	if r.AssigneeID != nil {
-		var n int64
-		if err := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *r.AssigneeID).Count(&n).Error; err != nil {
-			return fmt.Errorf("check assignee: %w", err)
-		}
-		if n == 0 {
-			return refuse("the assignee of task %q has left this space since", r.Title)
-		}
 	}
 	return nil
 }

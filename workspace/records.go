@@ -1,0 +1,280 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hub/storage"
+)
+
+// recordKind is what differs between the records kept with revisions, the
+// change log and Undo (tasks and projects, model R), so one piece of code
+// lists, changes and restores both.
+type recordKind[R any] struct {
+	kind     string   // KindTask or KindProject
+	statuses []string // the values its status may take
+	// titleColumn is the column a person names it by, which a list's
+	// query searches; order is the order lists read it in.
+	titleColumn, order string
+	// columns are what a change writes (saveRevision).
+	columns []string
+	state   func(R) snapshot
+	// stamps are the row's revision and time of its last change.
+	stamps func(*R) (revision *int, updatedAt *time.Time)
+}
+
+var (
+	taskRecords = recordKind[storage.Task]{kind: KindTask, statuses: TaskStatuses, titleColumn: "title", order: "created_at, id",
+		columns: []string{"title", "status", "due_date", "priority", "project_id", "assignee_id"}, state: taskState,
+		stamps: func(r *storage.Task) (*int, *time.Time) { return &r.Revision, &r.UpdatedAt }}
+	projectRecords = recordKind[storage.Project]{kind: KindProject, statuses: ProjectStatuses, titleColumn: "name", order: "name, id",
+		columns: []string{"name", "status", "description"}, state: projectState,
+		stamps: func(r *storage.Project) (*int, *time.Time) { return &r.Revision, &r.UpdatedAt }}
+)
+
+func (k recordKind[R]) row(ctx context.Context, s *Service, spaceID, id string) (R, error) {
+	return spaceRow[R](ctx, s, k.kind, k.kind, spaceID, id)
+}
+
+// spaceRow reads the row (model R) of the space with the id: none, or an id
+// no row can have, is a *NotFoundError of kind; what names it in other
+// errors.
+func spaceRow[R any](ctx context.Context, s *Service, kind, what, spaceID, id string) (R, error) {
+	var r R
+	if BadText(id) {
+		return r, &NotFoundError{Kind: kind, ID: id}
+	}
+	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, &NotFoundError{Kind: kind, ID: id}
+	}
+	if err != nil {
+		return r, fmt.Errorf("get %s %s: %w", what, id, err)
+	}
+	return r, nil
+}
+
+// list reads a page of the space's records, for a person who can open it:
+// those with the status (any when "") whose title contains every word of
+// query, narrowed further by narrow. It returns the page's rows, the total
+// of every match and the offset of the next page (nextOffset).
+func (k recordKind[R]) list(ctx context.Context, s *Service, actor Actor, spaceID, status, query string, limit, offset int,
+	narrow func(*gorm.DB) *gorm.DB) ([]R, int64, int, error) {
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return nil, 0, 0, err
+	}
+	if status != "" && !slices.Contains(k.statuses, status) {
+		return nil, 0, 0, invalid("/status", "status must be one of %s", strings.Join(k.statuses, ", "))
+	}
+	limit, err := pageLimit(limit, offset)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	matching := func() *gorm.DB {
+		q := s.q(ctx).Model(new(R)).Where("space_id = ?", spaceID)
+		if status != "" {
+			q = q.Where("status = ?", status)
+		}
+		q = narrow(q)
+		// The database lowers both sides: Go's ToLower on the words alone would
+		// turn "Öl" into "öl", which an engine whose LOWER knows only ASCII
+		// (SQLite, Postgres in the C locale) never finds in "Öl".
+		for _, w := range strings.Fields(query) {
+			q = q.Where(s.containsWord(k.titleColumn), "%"+escapeLike(w)+"%")
+		}
+		return q
+	}
+	var rows []R
+	if err := matching().Order(k.order).Limit(limit).Offset(offset).Find(&rows).Error; err != nil {
+		return nil, 0, 0, fmt.Errorf("list %ss: %w", k.kind, err)
+	}
+	total, err := pageTotal(matching(), offset, limit, len(rows))
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("list %ss: %w", k.kind, err)
+	}
+	return rows, total, nextOffset(offset, len(rows), total), nil
+}
+
+// create adds new records to the space, all or none, each recorded as
+// created (recordChange); the caller has checked the person may write.
+func (k recordKind[R]) create(ctx context.Context, s *Service, actor Actor, spaceID string, rows []R) error {
+	return s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.q(ctx).Create(&rows).Error; err != nil {
+			return fmt.Errorf("create %ss: %w", k.kind, err)
+		}
+		for _, r := range rows {
+			if err := s.recordChange(ctx, actor, spaceID, nil, k.state(r)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// update changes a record for a person who may write in the space. A
+// patch that changes nothing (empty) is refused with nothing: no revision
+// moves on without a change (an empty PATCH would make every other
+// editor's next save a conflict). One made against another revision than
+// the current one is ErrStale. apply checks the patch and copies it onto
+// the row.
+func (k recordKind[R]) update(ctx context.Context, s *Service, actor Actor, spaceID, id string,
+	empty bool, nothing string, revision *int, apply func(*R) error) (R, error) {
+	var r R
+	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return r, err
+	}
+	r, err := k.row(ctx, s, spaceID, id)
+	if err != nil {
+		return r, err
+	}
+	if empty {
+		return r, invalid("", "%s", nothing)
+	}
+	before := k.state(r)
+	if err := checkRevision(k.kind, before.title(), before.revision(), revision); err != nil {
+		return r, err
+	}
+	if err := apply(&r); err != nil {
+		return r, err
+	}
+	err = s.InTx(ctx, func(ctx context.Context) error {
+		if err := k.save(ctx, s, &r); err != nil {
+			return err
+		}
+		return s.recordChange(ctx, actor, spaceID, before, k.state(r))
+	})
+	return r, err
+}
+
+// save writes the record's columns, guarded by its revision (saveRevision).
+func (k recordKind[R]) save(ctx context.Context, s *Service, r *R) error {
+	st := k.state(*r)
+	revision, _ := k.stamps(r)
+	return s.saveRevision(ctx, k.kind, st.title(), st.recordID(), r, revision, k.columns...)
+}
+
+// restore makes the record r for Undo or Redo: inserted at revision when
+// it no longer exists (cur nil), else saved over cur with the next one.
+func (k recordKind[R]) restore(ctx context.Context, s *Service, cur snapshot, r R, revision int) (snapshot, error) {
+	rev, updatedAt := k.stamps(&r)
+	*updatedAt = s.now()
+	if cur != nil {
+		*rev = cur.revision()
+		if err := k.save(ctx, s, &r); err != nil {
+			return nil, err
+		}
+		return k.state(r), nil
+	}
+	*rev = revision
+	if err := s.q(ctx).Create(&r).Error; err != nil {
+		return nil, fmt.Errorf("restore %s %s: %w", k.kind, k.state(r).recordID(), err)
+	}
+	return k.state(r), nil
+}
+
+// mapRows converts each row with to.
+func mapRows[R, T any](rows []R, to func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = to(r)
+	}
+	return out
+}
+
+// checkRevision refuses a change made against an older revision than the
+// record's current one, instead of overwriting newer work.
+func checkRevision(kind, title string, current int, expected *int) error {
+	if expected != nil && *expected != current {
+		return fmt.Errorf("%s %q is at revision %d, not %d: someone changed it since; read it again: %w",
+			kind, title, current, *expected, ErrStale)
+	}
+	return nil
+}
+
+// saveRevision writes the columns of a changed row whose revision was
+// *revision when it was read, and bumps it. The write is guarded by that
+// revision, so of two updates racing from the same read one wins and the
+// other is ErrStale.
+func (s *Service) saveRevision(ctx context.Context, kind, title, id string, row any, revision *int, columns ...string) error {
+	prev := *revision
+	*revision = prev + 1
+	res := s.q(ctx).Model(row).Where("id = ? AND revision = ?", id, prev).
+		Select(append(columns, "revision", "updated_at")).Updates(row)
+	if res.Error != nil {
+		return fmt.Errorf("update %s %s: %w", kind, id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("%s %q changed while it was being updated; read it again: %w", kind, title, ErrStale)
+	}
+	return nil
+}
+
+// containsWord is the condition that column contains a search word (the
+// argument, a LIKE pattern) in any case. On SQLite it lowers with
+// storage.UnicodeLower, since SQLite's own lower() folds only ASCII; on
+// Postgres lower() follows the database's locale (a UTF-8 one folds every
+// letter).
+func (s *Service) containsWord(column string) string {
+	lower := "LOWER"
+	if s.root.Dialect != storage.Postgres {
+		lower = storage.UnicodeLower
+	}
+	return fmt.Sprintf(`%[1]s(%[2]s) LIKE %[1]s(CAST(? AS TEXT)) ESCAPE '\'`, lower, column)
+}
+
+// escapeLike makes % and _ in a search word match themselves.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// pageTotal is the total of a list whose page at offset, asked for limit
+// rows, came back with rows of them. A page that is not full ends the list,
+// so its total is known without counting: offset + rows (an empty page at
+// offset 0: nothing matches). Only a full page, or an empty one past the
+// end, counts with matching (the list's conditions without its paging), a
+// statement of its own. Most lists are one page: one statement, where a
+// count and a page were two. The total is not read with the page
+// (count(*) OVER ()): a window over the whole match is computed before
+// LIMIT, so every page would read and sort every matching row (387 ms for a
+// page of 50 among 200,000 tasks on SQLite, against 13 ms for the page and
+// an index-only count).
+func pageTotal(matching *gorm.DB, offset, limit, rows int) (int64, error) {
+	if rows < limit && (rows > 0 || offset == 0) {
+		return int64(offset + rows), nil
+	}
+	var n int64
+	if err := matching.Count(&n).Error; err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// nextOffset is where the page after one of rows rows at offset starts, or
+// 0 when that page holds every match left.
+func nextOffset(offset, rows int, total int64) int {
+	if next := offset + rows; int64(next) < total {
+		return next
+	}
+	return 0
+}
+
+// pageLimit checks a list's paging and returns the limit to use: 0 means
+// DefaultListLimit, and more than MaxListLimit is MaxListLimit (a client
+// asking for much gets the most one page holds, not an error).
+func pageLimit(limit, offset int) (int, error) {
+	switch {
+	case limit < 0:
+		return 0, invalid("/limit", "limit must not be negative")
+	case offset < 0:
+		return 0, invalid("/offset", "offset must not be negative")
+	case limit == 0:
+		return DefaultListLimit, nil
+	}
+	return min(limit, MaxListLimit), nil
+}
