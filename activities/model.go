@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -67,19 +66,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
 	c := &callStart{}
 	err := a.startCall(ctx, callCtx, in, attempt, c)
-	m := c.m
-	if m != nil {
-		// Whatever way the call ends without saving its step, what the
-		// provider was asked for is settled.
-		defer func() { _ = m.settle() }()
-		m.reservedFirst(err, c.refused)
-	}
 	if err != nil {
 		return ModelStep{}, err
 	}
-	if c.refused != nil {
-		return ModelStep{}, modelError(c.refused)
-	}
+	m := c.m
 	turn, user, steps, req, userIdx, parts, from, sep, missing := c.turn, c.user, c.steps, c.req, c.userIdx, c.parts, c.from, c.sep, c.missing
 	var join *joiner
 	if c.partial != "" {
@@ -126,7 +116,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		if len(res.ToolCalls) > 0 {
 			reason = chat.FinishInterruptedInToolCalls
 		}
-		if serr := a.keepPartial(ctx, in, attempt, level, res, reason, text, m); serr != nil {
+		if serr := a.keepPartial(ctx, in, attempt, level, res, reason, text); serr != nil {
 			return ModelStep{}, serr
 		}
 		if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
@@ -137,7 +127,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil && pastLimit(err) {
 		// The model passed HUB_MODEL_TIMEOUT: the text it had streamed
 		// stays, as on Stop, and the turn's error line follows it.
-		if serr := a.keepPartial(ctx, in, attempt, level, res, chat.FinishTimeout, text, m); serr != nil {
+		if serr := a.keepPartial(ctx, in, attempt, level, res, chat.FinishTimeout, text); serr != nil {
 			return ModelStep{}, serr
 		}
 		return ModelStep{}, modelError(err)
@@ -172,15 +162,12 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	var ending []frame
 	if len(st.ToolCalls) == 0 {
 		if a.Verifier != nil {
-			// The verify hook is a network call: the text is shown and the
-			// request settled before it, not held for the step.
+			// The verify hook is a network call: the text is shown before
+			// it, not held for the step.
 			if err := a.publishText(ctx, in.TurnID, gathered); err != nil {
 				return ModelStep{}, err
 			}
 			gathered = ""
-			if err := m.settle(); err != nil {
-				return ModelStep{}, err
-			}
 		}
 		nudge, kind, err := a.checkAnswer(ctx, in, turn, user, steps, res.Text)
 		if err != nil {
@@ -189,7 +176,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		st.Nudge, st.NudgeKind = nudge, kind
 		ending = discardSentBack(in, st)
 	}
-	calls, err := a.saveStep(ctx, in.TurnID, st, m, append(textFrame(gathered), ending...)...)
+	calls, err := a.saveStep(ctx, in.TurnID, st, append(textFrame(gathered), ending...)...)
 	if err != nil {
 		return ModelStep{}, err
 	}
@@ -205,16 +192,16 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 
 // keepPartial saves what a model call that did not finish had streamed
 // (its text, none of its tool calls) as the step, with the text frame
-// still gathered and the request's settle, so the reply and the inspector
+// still gathered, so the reply and the inspector
 // show what the person saw.
-func (a *Activities) keepPartial(ctx context.Context, in CallModelInput, attempt, level int, res llm.Result, reason string, text *textFrames, m *meter) error {
+func (a *Activities) keepPartial(ctx context.Context, in CallModelInput, attempt, level int, res llm.Result, reason string, text *textFrames) error {
 	gathered, err := text.Take()
 	if err != nil {
 		return err
 	}
 	partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: reason, PartsLevel: level,
 		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
-	_, err = a.saveStep(context.WithoutCancel(ctx), in.TurnID, partial, m, textFrame(gathered)...)
+	_, err = a.saveStep(context.WithoutCancel(ctx), in.TurnID, partial, textFrame(gathered)...)
 	return err
 }
 
@@ -241,8 +228,6 @@ type callStart struct {
 	// step, continuable), else "".
 	partial string
 	m       *meter
-	// refused is the budget's refusal of the first request.
-	refused error
 }
 
 // startCall is a model call up to its request: it reads the turn, its
@@ -347,19 +332,15 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		// The client drops the partial text of the failed attempt.
 		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
 	}
-	// The status change, its frame and the first request's reservation
-	// (with the release of what a dead earlier attempt left reserved) in
-	// one transaction.
+	// The status change and its frame in one transaction.
 	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
 		m: a.metered(ctx, turn, in.Step, attempt, model, info)}
 	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		if err := a.Chat.MarkWorking(ctx, in.TurnID, in.Step); err != nil {
 			return err
 		}
-		if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status); err != nil {
-			return err
-		}
-		return c.m.reserveFirst(ctx, firstTry(req, userIdx, parts, from), &c.refused)
+		_, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status)
+		return err
 	})
 }
 
@@ -386,9 +367,9 @@ func (a *Activities) publishText(ctx context.Context, turnID, delta string) erro
 	return err
 }
 
-// saveStep saves the step with the last request's settle (m) and the
-// frames that end the call, in one transaction (chat.Store.SaveStep).
-func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, m *meter, frames ...frame) ([]chat.ToolCall, error) {
+// saveStep saves the step with the frames that end the call, in one
+// transaction (chat.Store.SaveStep).
+func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, frames ...frame) ([]chat.ToolCall, error) {
 	var calls []chat.ToolCall
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		var err error
@@ -400,23 +381,9 @@ func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, 
 				return err
 			}
 		}
-		return m.settleWithStep(ctx)
+		return nil
 	})
-	m.settledWithStep(err)
 	return calls, err
-}
-
-// firstTry is the request the call sends first: with the parts of the
-// files' level it starts at (streamWithParts), for its reservation.
-func firstTry(req llm.Request, userIdx int, parts []llm.Part, from int) llm.Request {
-	if len(parts) == 0 || userIdx < 0 {
-		return req
-	}
-	levels := partLevels(parts)
-	msgs := slices.Clone(req.Messages)
-	msgs[userIdx].Parts = levels[min(max(from, 0), len(levels)-1)]
-	req.Messages = msgs
-	return req
 }
 
 // discardSentBack is the frame that tells the client to drop the text of

@@ -26,10 +26,9 @@ const ReserveOutputTokens = 4096
 // killed with a reservation open.
 const FaultModelReserved = "model.reserved"
 
-// FaultModelSettled is called after a model call's step was saved, with
-// its usage settled in the same transaction, and before the activity
-// reports: a worker killed there leaves a settled call and a saved step,
-// and an activity that is retried.
+// FaultModelSettled is called after a model call's request was settled and
+// its step saved, before the activity reports: a worker killed there
+// leaves a settled call and a saved step, and an activity that is retried.
 const FaultModelSettled = "model.settled"
 
 // sendFunc sends one request to the model.
@@ -39,49 +38,29 @@ type sendFunc func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)
 // sends (the files' fallback may send more than one) first reserves its
 // estimated cost against the space's monthly budget, and is not sent when
 // the budget cannot hold it (a *usage.BudgetError); once it ended it is
-// settled with the usage the provider reported and observed in the
-// per-model metrics. The request's identity — turn, step, workflow run,
-// activity, attempt, try — keys its usage row, so a retried attempt's
-// request is a row of its own and no write of one is counted twice.
-//
-// The first request's reservation rides the transaction of the call's
-// status change (reserveFirst, with MarkWorking), and the last request's settle
-// the transaction that saves the step (settleWithStep, with SaveStep): a model
-// call commits twice of its own, not four times. A request the fallback
-// follows with another is settled alone before the next is reserved, and
-// so is one before the verify hook (settle): no transaction is open
-// across a network call, and what was used is recorded before the next.
+// settled with the usage the provider reported (even when it was stopped:
+// what was used was used) and observed in the per-model metrics. Each
+// reservation and each settle commits alone, so no transaction is open
+// across the request and what was used is recorded before anything else
+// happens. The request's identity — turn, step, workflow run, activity,
+// attempt, try — keys its usage row, so a retried attempt's request is a
+// row of its own and no write of one is counted twice.
 //
 // The call goes to send (the turn's model, turnModel) and is priced and
 // counted under info, the catalog's entry for it.
 type meter struct {
 	a             *Activities
-	ctx           context.Context
 	turn          chat.Turn
 	step, attempt int
 	identity      string
 	send          streamer
 	info          llm.Model
 	price         llm.Price
-
-	try      int  // the requests sent so far
-	reserved bool // the first request's reservation was made (reserveFirst)
-	released bool // the earlier attempt's reservations were released
-	// open is the last request's settle, not yet committed: it commits
-	// with the step (settleWithStep) or alone (settle).
-	open *settlement
-}
-
-// settlement is what an ended request settles with.
-type settlement struct {
-	call    usage.Call
-	used    llm.Usage
-	cost    int64
-	errKind string
+	try           int // the requests sent so far
 }
 
 func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt int, send streamer, info llm.Model) *meter {
-	m := &meter{a: a, ctx: ctx, turn: turn, step: step, attempt: attempt, identity: callIdentity(ctx, turn.ID, step, attempt),
+	m := &meter{a: a, turn: turn, step: step, attempt: attempt, identity: callIdentity(ctx, turn.ID, step, attempt),
 		send: send, info: info, price: info.Price}
 	if a.Price != nil {
 		m.price = a.Price(info.ID)
@@ -95,14 +74,13 @@ func (m *meter) call(try int) usage.Call {
 		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID}
 }
 
-// reserve reserves the try-th request (in the transaction ctx carries, if
-// any), first releasing what the attempt before left open.
+// reserve reserves the try-th request, first (for the first request of a
+// retried attempt) releasing what the attempt before left open: its
+// worker died, and its reservation, if it made one, will never settle.
 func (m *meter) reserve(ctx context.Context, try int, req llm.Request) error {
 	store := m.a.Usage
 	c := m.call(try)
-	if m.attempt > 1 && !m.released {
-		// The earlier attempt's worker died: its reservation, if it made
-		// one, will never settle.
+	if m.attempt > 1 && try == 1 {
 		if err := store.ReleaseTurn(ctx, m.turn.ID, c.ID); err != nil {
 			return err
 		}
@@ -117,46 +95,14 @@ func (m *meter) reserve(ctx context.Context, try int, req llm.Request) error {
 	return nil
 }
 
-// reserveFirst reserves the first request (req, as it will be sent) in
-// the transaction of the call's status change, which ctx carries;
-// reservedFirst records how that ended. A refusal of the budget does not
-// roll the status change back: it is kept in refused, and the call is not
-// made.
-func (m *meter) reserveFirst(ctx context.Context, req llm.Request, refused *error) error {
-	if m.a.Usage == nil {
-		return nil
-	}
-	err := m.reserve(ctx, 1, req)
-	var be *usage.BudgetError
-	if errors.As(err, &be) {
-		*refused = be // its savepoint rolled back; the status stays
-		return nil
-	}
-	return err
-}
-
-// reservedFirst records that reserveFirst's transaction ended with err.
-func (m *meter) reservedFirst(err error, refused error) {
-	if err == nil && refused == nil && m.a.Usage != nil {
-		m.reserved, m.released = true, true
-	}
-}
-
 // sendFunc is the sender of the attempt's requests (streamWithParts).
 func (m *meter) sendFunc() sendFunc {
 	return func(callCtx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error) {
 		m.try++
+		ctx := context.WithoutCancel(callCtx)
 		if m.a.Usage != nil {
-			// A request before this one (the files' fallback) settles
-			// before the next goes out.
-			if err := m.settle(); err != nil {
+			if err := m.reserve(ctx, m.try, req); err != nil {
 				return llm.Result{}, err
-			}
-			if m.try > 1 || !m.reserved {
-				if err := m.reserve(m.ctx, m.try, req); err != nil {
-					return llm.Result{}, err
-				}
-				m.released = true
 			}
 		}
 		if err := m.a.fault(FaultModelReserved); err != nil {
@@ -175,9 +121,9 @@ func (m *meter) sendFunc() sendFunc {
 		cost := m.price.Cost(used)
 		m.a.Metrics.Observe(m.info.ID, used, cost, time.Since(start), err)
 		if m.a.Usage != nil {
-			// Settled even when the call was stopped: what was used was
-			// used.
-			m.open = &settlement{call: m.call(m.try), used: used, cost: cost, errKind: usage.ErrorClass(err)}
+			if serr := m.a.Usage.Settle(ctx, m.call(m.try), used, cost, usage.ErrorClass(err)); serr != nil {
+				return res, errors.Join(err, serr)
+			}
 		}
 		return res, err
 	}
@@ -219,39 +165,6 @@ func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
 		out += assistant.EstimateTokens(c.Name) + assistant.EstimateTokens(c.Arguments)
 	}
 	return llm.Usage{InputTokens: in, OutputTokens: out, Estimated: true}
-}
-
-// settleWithStep settles the last request in the transaction that saves
-// the step, which ctx carries; settledWithStep
-// records how that ended.
-func (m *meter) settleWithStep(ctx context.Context) error {
-	if m.open == nil {
-		return nil
-	}
-	o := m.open
-	return m.a.Usage.Settle(context.WithoutCancel(ctx), o.call, o.used, o.cost, o.errKind)
-}
-
-// settledWithStep records that settleWithStep's transaction ended with err.
-func (m *meter) settledWithStep(err error) {
-	if err == nil {
-		m.open = nil
-	}
-}
-
-// settle settles the last request alone, if it is not settled yet: before
-// the next request, before a network call, and on every way out of the
-// call that saves no step.
-func (m *meter) settle() error {
-	if m.open == nil {
-		return nil
-	}
-	o := m.open
-	if err := m.a.Usage.Settle(context.WithoutCancel(m.ctx), o.call, o.used, o.cost, o.errKind); err != nil {
-		return err
-	}
-	m.open = nil
-	return nil
 }
 
 // localCalls numbers the attempts made outside Temporal.
