@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 
@@ -28,13 +27,10 @@ func (s *startSpy) ExecuteWorkflow(ctx context.Context, o client.StartWorkflowOp
 	return s.Client.ExecuteWorkflow(ctx, o, wf, args...)
 }
 
-// The api's start of a turn and a stream's reads before its first frame,
-// in statements (docs/benchmarks.md, "Where a turn's commits go"). The
-// start reads the token with its person once and stores the turn's stream
-// token before the workflow starts. A stream: the token with its person,
-// then the turn with the access, where its frames stand and its frames, in
-// one query (its follower registered before it, stream.Follower).
-func TestATurnsStartAndStreamReadOnce(t *testing.T) {
+// A turn's stream token is stored before its workflow starts, so the
+// stream URL the start answers works at once; the whole stream of an ended
+// turn reads again from the start, the same.
+func TestATurnsStreamTokenIsStoredBeforeItsWorkflowStarts(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var rec *dbtest.Statements
@@ -54,22 +50,11 @@ func TestATurnsStartAndStreamReadOnce(t *testing.T) {
 	mu.Lock()
 	start := atStart
 	mu.Unlock()
-	t.Logf("the start's statements:\n%s", strings.Join(start, "\n"))
-	require.Equal(t, 1, dbtest.Matching(start, "api_tokens", "JOIN people"), "the token and its person, once")
 	require.Equal(t, 1, dbtest.Matching(start, "INSERT INTO api_tokens"), "the stream token is stored before the workflow starts")
 
 	events := s.Stream(t, st.StreamURL, 0, 0)
 	require.Equal(t, "done", events[len(events)-1].Data["status"])
 	s.AwaitStatus(t, st.TurnID)
-
-	// The whole stream again, from the start, of the ended turn: nothing
-	// else runs now.
-	rec.Take()
 	again := s.Stream(t, st.StreamURL, 0, 0)
-	require.Equal(t, len(events), len(again))
-	stream := rec.Take()
-	t.Logf("the stream's statements:\n%s", strings.Join(stream, "\n"))
-	require.Len(t, stream, 2, "token; turn with its access, frames' end and frames")
-	require.Equal(t, 1, dbtest.Matching(stream, "api_tokens", "JOIN people"))
-	require.Equal(t, 1, dbtest.Matching(stream, "FROM", "turns", "memberships", "done_seq", "LEFT JOIN turn_frames"))
+	require.Equal(t, events, again)
 }

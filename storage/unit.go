@@ -35,7 +35,6 @@ type unit struct {
 	ended  bool // the transaction has ended, with err
 	err    error
 	locals map[any]any // Local's values
-	parent *unit       // the transaction a savepoint (InSavepoint) is in
 }
 
 type unitKey struct{}
@@ -120,47 +119,14 @@ func Detach(ctx context.Context) context.Context {
 	return context.WithValue(ctx, unitKey{}, (*unit)(nil))
 }
 
-// InSavepoint is InTx for work whose failure is an answer, not the end of
-// the transaction around it: nested, fn runs in a savepoint, and its error
-// rolls back only what fn wrote (and drops what it gave AfterTx) while the
-// enclosing transaction carries on. A budget's refusal of a reservation
-// made with a model call's status change is the one use: the status
-// change commits without it.
-func (db *DB) InSavepoint(ctx context.Context, fn func(ctx context.Context) error) error {
-	outer := unitOf(ctx, db.DB)
-	if outer == nil {
-		return db.InTx(ctx, fn)
-	}
-	inner := &unit{root: db.DB, parent: outer}
-	err := outer.tx.WithContext(ctx).Transaction(func(sp *gorm.DB) error {
-		inner.tx = sp
-		return fn(context.WithValue(ctx, unitKey{}, inner))
-	})
-	inner.mu.Lock()
-	after := inner.after
-	inner.after, inner.ended, inner.err = nil, err != nil, err
-	inner.mu.Unlock()
-	if err == nil {
-		// Released: what it registered waits for the enclosing commit.
-		outer.mu.Lock()
-		outer.after = append(outer.after, after...)
-		outer.mu.Unlock()
-	}
-	return err
-}
-
 // Local returns the value the transaction ctx carries keeps under key,
 // made by make on first use; nil outside a transaction. It is how a store
 // keeps what belongs to one transaction, whoever began it (workspace: the
-// changes to tell subscribers of once it commits, the roles it read). A
-// savepoint shares its transaction's values.
+// changes to tell subscribers of once it commits, the roles it read).
 func Local(ctx context.Context, key any, make func() any) any {
 	u, _ := ctx.Value(unitKey{}).(*unit)
 	if u == nil {
 		return nil
-	}
-	for u.parent != nil {
-		u = u.parent
 	}
 	u.mu.Lock()
 	v, ok := u.locals[key]

@@ -59,8 +59,7 @@ func TestInTxCarriesOneTransaction(t *testing.T) {
 }
 
 // A nested InTx's error rolls back the whole transaction, and AfterTx
-// hears of it; InSavepoint's rolls back only its own writes and drops
-// what it registered.
+// hears of it.
 func TestNestedFailures(t *testing.T) {
 	db := unitDB(t)
 	ctx := t.Context()
@@ -74,21 +73,6 @@ func TestNestedFailures(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 	require.ErrorIs(t, heard, boom)
 	require.Zero(t, countRows(t, db))
-
-	dropped := true
-	err = db.InTx(ctx, func(ctx context.Context) error {
-		require.NoError(t, db.Q(ctx).Exec("INSERT INTO rows (id) VALUES (1)").Error)
-		refused := db.InSavepoint(ctx, func(ctx context.Context) error {
-			require.NoError(t, db.Q(ctx).Exec("INSERT INTO rows (id) VALUES (2)").Error)
-			AfterTx(ctx, func(error) { dropped = false })
-			return boom
-		})
-		require.ErrorIs(t, refused, boom)
-		return nil
-	})
-	require.NoError(t, err)
-	require.True(t, dropped, "a rolled-back savepoint's after-work never runs")
-	require.EqualValues(t, 1, countRows(t, db), "the enclosing transaction kept its row")
 }
 
 // A detached context uses the pool: work that outlives the transaction

