@@ -86,25 +86,15 @@ type Catalog struct {
 // Lookup finds a model by its id. A turn saves the id it ran with, so
 // Lookup(turn's model) gives the price of its calls.
 func (c Catalog) Lookup(id string) (Model, bool) {
-	for _, m := range c.Models {
-		if m.ID == id {
-			return m, true
-		}
-	}
-	return Model{}, false
+	return find(c.Models, func(m Model) bool { return m.ID == id })
 }
 
 // Default is the catalog's default model (zero for an empty catalog).
 func (c Catalog) Default() Model {
-	for _, m := range c.Models {
-		if m.Default {
-			return m
-		}
+	if m, ok := find(c.Models, func(m Model) bool { return m.Default }); ok || len(c.Models) == 0 {
+		return m
 	}
-	if len(c.Models) > 0 {
-		return c.Models[0]
-	}
-	return Model{}
+	return c.Models[0]
 }
 
 // DefaultModel is the default model's id: the workspace settings'
@@ -113,12 +103,16 @@ func (c Catalog) DefaultModel() string { return c.Default().ID }
 
 // Endpoint finds an endpoint by name.
 func (c Catalog) Endpoint(name string) (Endpoint, bool) {
-	for _, e := range c.Endpoints {
-		if e.Name == name {
-			return e, true
-		}
+	return find(c.Endpoints, func(e Endpoint) bool { return e.Name == name })
+}
+
+// find is the first element of s that f accepts.
+func find[T any](s []T, f func(T) bool) (T, bool) {
+	if i := slices.IndexFunc(s, f); i >= 0 {
+		return s[i], true
 	}
-	return Endpoint{}, false
+	var zero T
+	return zero, false
 }
 
 // CheckChoice says what is wrong with a person choosing model and effort:

@@ -18,18 +18,10 @@ type Models struct {
 func NewModels(cat Catalog, timeout time.Duration, hc *http.Client) *Models {
 	m := &Models{Catalog: cat, clients: map[string]*Client{}}
 	for _, e := range cat.Endpoints {
-		m.clients[e.Name] = New(Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: firstModelOf(cat, e.Name), Timeout: timeout}, hc)
+		first, _ := find(cat.Models, func(m Model) bool { return m.Endpoint == e.Name })
+		m.clients[e.Name] = New(Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: first.Name, Timeout: timeout}, hc)
 	}
 	return m
-}
-
-func firstModelOf(cat Catalog, endpoint string) string {
-	for _, m := range cat.Models {
-		if m.Endpoint == endpoint {
-			return m.Name
-		}
-	}
-	return ""
 }
 
 // Configured reports whether the default model's endpoint was named at

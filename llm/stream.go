@@ -236,24 +236,22 @@ func (a *assembler) result() Result {
 
 // The model's bytes must not break a turn: Postgres refuses a NUL or bytes
 // that are not UTF-8 in a text column, so a reply holding one could never
-// be saved. Text keeps what can be kept: NULs are dropped, bytes that are
-// not UTF-8 become U+FFFD. A chunk is one decoded JSON string, so
-// cleaning each delta cleans the whole text the same way.
-func cleanText(s string) string {
+// be saved. Bytes that are not UTF-8 become U+FFFD and each NUL becomes
+// nul. A chunk is one decoded JSON string, so cleaning each delta cleans
+// the whole text the same way.
+func clean(s, nul string) string {
 	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
 		return s
 	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", nul)
 }
+
+// cleanText keeps what text can be kept: NULs are dropped.
+func cleanText(s string) string { return clean(s, "") }
 
 // cleanArguments makes a tool call's arguments storable without changing
 // what they say: a raw NUL becomes the JSON escape \u0000 (in a string,
-// the same character; anywhere else, still not JSON), bytes that are not
-// UTF-8 become U+FFFD. The tool then refuses the call with invalid_payload
-// at the field's path, which the model can correct.
-func cleanArguments(s string) string {
-	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", `\u0000`)
-}
+// the same character; anywhere else, still not JSON). The tool then
+// refuses the call with invalid_payload at the field's path, which the
+// model can correct.
+func cleanArguments(s string) string { return clean(s, `\u0000`) }

@@ -83,7 +83,24 @@ type Catalog struct {
 type built struct {
 	listedAt time.Time
 	defs     []*tools.Definition
-	skipped  []string
+}
+
+// build compiles a listing's tools, leaving out (and naming in
+// l.Skipped) those whose schema cannot be used.
+func (c *Catalog) build(conn workspace.Connection, at time.Time, l *listing) built {
+	b := built{listedAt: at}
+	kept := l.Tools[:0]
+	for _, lt := range l.Tools {
+		d, err := c.define(conn, lt)
+		if err != nil {
+			l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: its input schema cannot be used (%s)", lt.Name, schemaError(err)))
+			continue
+		}
+		kept = append(kept, lt)
+		b.defs = append(b.defs, d)
+	}
+	l.Tools = kept
+	return b
 }
 
 // New returns a Catalog over ws.
@@ -204,18 +221,7 @@ func (c *Catalog) refresh(ctx context.Context, t workspace.AppTarget) (Listing, 
 	if failure == "" {
 		// Compiled now, so a schema that cannot be used is skipped and
 		// named in the listing rather than silently never offered.
-		b := built{listedAt: at}
-		kept := l.Tools[:0]
-		for _, lt := range l.Tools {
-			d, err := c.define(t.Connection, lt)
-			if err != nil {
-				l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: its input schema cannot be used (%s)", lt.Name, schemaError(err)))
-				continue
-			}
-			kept = append(kept, lt)
-			b.defs = append(b.defs, d)
-		}
-		l.Tools = kept
+		b := c.build(t.Connection, at, &l)
 		defer func() {
 			c.mu.Lock()
 			c.built[t.ID] = b
@@ -464,15 +470,7 @@ func (c *Catalog) definitions(ctx context.Context, t workspace.AppTarget) ([]*to
 	if err := json.Unmarshal([]byte(raw), &l); err != nil {
 		return nil, nil
 	}
-	b = built{listedAt: *at, skipped: l.Skipped}
-	for _, lt := range l.Tools {
-		d, err := c.define(t.Connection, lt)
-		if err != nil {
-			b.skipped = append(b.skipped, fmt.Sprintf("%.64s: %v", lt.Name, err))
-			continue
-		}
-		b.defs = append(b.defs, d)
-	}
+	b = c.build(t.Connection, *at, &l)
 	c.mu.Lock()
 	c.built[t.ID] = b
 	c.mu.Unlock()

@@ -50,17 +50,3 @@ func ToolName(connID, tool string) string {
 	}
 	return head + clean + tag
 }
-
-// ConnectionOf tells which connection's short id a Hub tool name carries
-// ("" for a name that is not an MCP tool's).
-func ConnectionOf(name string) string {
-	rest, ok := strings.CutPrefix(name, Prefix)
-	if !ok {
-		return ""
-	}
-	short, _, ok := strings.Cut(rest, "_")
-	if !ok {
-		return ""
-	}
-	return short
-}

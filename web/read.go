@@ -106,18 +106,14 @@ func cut(text, focus string, limit, omitted int) Excerpt {
 	var notes []string
 	if f := strings.TrimSpace(focus); f != "" && total > limit {
 		if i := strings.Index(strings.ToLower(text), strings.ToLower(f)); i > 0 {
-			// back to the paragraph's start
 			if p := strings.LastIndex(text[:i], "\n\n"); p >= 0 {
-				start = p + 2
-			} else {
-				start = 0
+				start = p + 2 // back to the paragraph's start
 			}
 		} else if i < 0 {
 			notes = append(notes, fmt.Sprintf("“%s” does not occur in the page; this is its start", f))
 		}
 	}
-	before := text[:start]
-	rest := text[start:]
+	before, rest := text[:start], text[start:]
 	if utf8.RuneCountInString(rest) <= limit && start == 0 && omitted == 0 {
 		return Excerpt{Text: text, Total: total, Note: strings.Join(notes, ". ")}
 	}

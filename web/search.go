@@ -156,11 +156,7 @@ func (s *SearXNG) Name() string { return "SearXNG" }
 func (s *SearXNG) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	q := url.Values{"q": {query}, "format": {"json"}, "safesearch": {"1"}}
 	var body struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
+		Results []hit `json:"results"`
 	}
 	header := http.Header{}
 	if s.Key != "" {
@@ -169,14 +165,7 @@ func (s *SearXNG) Search(ctx context.Context, query string, n int) ([]Result, er
 	if err := getJSON(ctx, s.HTTP, s.Name(), s.BaseURL+"/search?"+q.Encode(), header, &body); err != nil {
 		return nil, err
 	}
-	var out []Result
-	for _, r := range body.Results {
-		out = appendResult(out, r.Title, r.URL, r.Content)
-		if len(out) == n {
-			break
-		}
-	}
-	return out, nil
+	return results(body.Results, n, func(h hit) string { return h.Content }), nil
 }
 
 // Brave is the adapter for the Brave Search API (hosted; a subscription
@@ -195,38 +184,41 @@ func (b *Brave) Search(ctx context.Context, query string, n int) ([]Result, erro
 	q := url.Values{"q": {query}, "count": {strconv.Itoa(min(max(n, 1), 20))}}
 	var body struct {
 		Web struct {
-			Results []struct {
-				Title       string `json:"title"`
-				URL         string `json:"url"`
-				Description string `json:"description"`
-			} `json:"results"`
+			Results []hit `json:"results"`
 		} `json:"web"`
 	}
 	header := http.Header{"X-Subscription-Token": {b.Key}}
 	if err := getJSON(ctx, b.HTTP, b.Name(), b.URL+"?"+q.Encode(), header, &body); err != nil {
 		return nil, err
 	}
+	return results(body.Web.Results, n, func(h hit) string { return h.Description }), nil
+}
+
+// hit is one result as a provider sends it; SearXNG's snippet is its
+// content, Brave's its description.
+type hit struct {
+	Title       string `json:"title"`
+	URL         string `json:"url"`
+	Content     string `json:"content"`
+	Description string `json:"description"`
+}
+
+// results keeps the first n http(s) hits, with plain, bounded snippets.
+func results(hits []hit, n int, snippetOf func(hit) string) []Result {
 	var out []Result
-	for _, r := range body.Web.Results {
-		out = appendResult(out, r.Title, r.URL, r.Description)
+	for _, h := range hits {
+		if u, err := url.Parse(h.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			snippet := strings.Join(strings.Fields(stripTags(snippetOf(h))), " ")
+			if utf8.RuneCountInString(snippet) > maxSnippet {
+				snippet = shorten(snippet, maxSnippet)
+			}
+			out = append(out, Result{Title: strings.TrimSpace(stripTags(h.Title)), URL: h.URL, Snippet: snippet})
+		}
 		if len(out) == n {
 			break
 		}
 	}
-	return out, nil
-}
-
-// appendResult keeps http(s) results only, with plain, bounded snippets.
-func appendResult(out []Result, title, link, snippet string) []Result {
-	u, err := url.Parse(link)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return out
-	}
-	snippet = strings.Join(strings.Fields(stripTags(snippet)), " ")
-	if utf8.RuneCountInString(snippet) > maxSnippet {
-		snippet = shorten(snippet, maxSnippet)
-	}
-	return append(out, Result{Title: strings.TrimSpace(stripTags(title)), URL: link, Snippet: snippet})
+	return out
 }
 
 // stripTags removes the <strong> marks providers put around matches.
