@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net"
@@ -120,11 +121,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	var err error
 	c := Config{
-		HTTPAddr:       or(getenv("HUB_HTTP_ADDR"), ":8080"),
+		HTTPAddr:       cmp.Or(getenv("HUB_HTTP_ADDR"), ":8080"),
 		WorkerHTTPAddr: getenv("HUB_WORKER_HTTP_ADDR"),
 		DatabaseURL:    getenv("DATABASE_URL"),
 		TemporalUIURL:  strings.TrimRight(getenv("HUB_TEMPORAL_UI_URL"), "/"),
-		TaskQueue:      or(strings.TrimSpace(getenv("HUB_TASK_QUEUE")), workflows.DefaultTaskQueue),
+		TaskQueue:      cmp.Or(strings.TrimSpace(getenv("HUB_TASK_QUEUE")), workflows.DefaultTaskQueue),
 		TimeZone:       time.UTC,
 	}
 	if c.Tracing, err = traces.FromEnv(getenv); err != nil {
@@ -150,8 +151,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	// TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE win over a profile; the
 	// profile's fill in what they leave unset.
 	o := &c.Temporal.Options
-	c.TemporalAddress = or(getenv("TEMPORAL_ADDRESS"), or(o.HostPort, "127.0.0.1:7233"))
-	c.TemporalNamespace = or(getenv("TEMPORAL_NAMESPACE"), or(o.Namespace, "default"))
+	c.TemporalAddress = cmp.Or(getenv("TEMPORAL_ADDRESS"), o.HostPort, "127.0.0.1:7233")
+	c.TemporalNamespace = cmp.Or(getenv("TEMPORAL_NAMESPACE"), o.Namespace, "default")
 	o.HostPort, o.Namespace = c.TemporalAddress, c.TemporalNamespace
 	switch v := strings.TrimSpace(getenv("HUB_MIGRATE")); strings.ToLower(v) {
 	case "", "0", "false":
@@ -162,7 +163,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.OIDC = identity.Config{Issuer: strings.TrimSpace(getenv("HUB_OIDC_ISSUER")), // as the provider's iss, a trailing slash and all
 		ClientID:     strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID")),
-		Audience:     or(strings.TrimSpace(getenv("HUB_OIDC_AUDIENCE")), strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID"))),
+		Audience:     cmp.Or(strings.TrimSpace(getenv("HUB_OIDC_AUDIENCE")), strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID"))),
 		ClientSecret: strings.TrimSpace(getenv("HUB_OIDC_CLIENT_SECRET")),
 		RedirectURL:  strings.TrimSpace(getenv("HUB_OIDC_REDIRECT_URL"))}
 	if err := c.OIDC.Check(); err != nil {
@@ -261,11 +262,4 @@ func list(v string) []string {
 		}
 	}
 	return out
-}
-
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

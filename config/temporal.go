@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -66,7 +67,7 @@ func TemporalFromEnv(getenv func(string) string, useOS bool) (TemporalClient, er
 		if file == "" {
 			file = envconfig.DefaultConfigFilePath()
 		}
-		profile := or(getenv("TEMPORAL_PROFILE"), envconfig.DefaultConfigFileProfile)
+		profile := cmp.Or(getenv("TEMPORAL_PROFILE"), envconfig.DefaultConfigFileProfile)
 		if _, err := os.Stat(file); err == nil {
 			source = fmt.Sprintf("profile %q of %s and the environment", profile, file)
 		}

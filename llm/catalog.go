@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -147,10 +148,7 @@ func (c Catalog) ids() []string {
 // of cfg (OPENAI_BASE_URL, OPENAI_API_KEY, HUB_MODEL), taking images and
 // files, no effort, priced at zero. Existing deployments run as before.
 func DefaultCatalog(cfg Config) Catalog {
-	name := cfg.Model
-	if name == "" {
-		name = DefaultModel
-	}
+	name := cmp.Or(cfg.Model, DefaultModel)
 	return Catalog{
 		Endpoints: []Endpoint{{Name: "default", BaseURL: cfg.BaseURL, APIKeyEnv: EnvAPIKey, APIKey: cfg.APIKey}},
 		Models:    []Model{{ID: name, Name: name, Endpoint: "default", Images: true, Files: true, Default: true}},

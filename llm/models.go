@@ -31,14 +31,6 @@ func (m *Models) Configured() bool {
 	return c != nil && c.cfg.Configured()
 }
 
-// Timeout is the limit of one call.
-func (m *Models) Timeout() time.Duration {
-	for _, c := range m.clients {
-		return c.Timeout()
-	}
-	return DefaultTimeout
-}
-
 // For is the model to call for id, with effort: the catalog's default
 // model when id is empty or no longer in the catalog (the operator removed
 // it after a turn or a setting chose it), and then no effort unless the
@@ -70,6 +62,3 @@ func (b Bound) Stream(ctx context.Context, req Request, onChunk func(Chunk) erro
 	req.Model, req.Effort = b.Model.Name, b.Effort
 	return b.client.Stream(ctx, req, onChunk)
 }
-
-// Name names the model called, for messages and the run record.
-func (b Bound) Name() string { return b.Model.Name }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,12 +92,8 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // chatRequest converts a Request into go-openai's form.
 func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRequest {
-	model := req.Model
-	if model == "" {
-		model = c.cfg.Model
-	}
 	out := openai.ChatCompletionRequest{
-		Model:           model,
+		Model:           cmp.Or(req.Model, c.cfg.Model),
 		ReasoningEffort: req.Effort,
 		Messages:        make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
 		StreamOptions:   &openai.StreamOptions{IncludeUsage: true},
@@ -211,24 +208,16 @@ func (a *assembler) addToolDelta(tc openai.ToolCall) {
 		p = a.calls[len(a.calls)-1]
 	}
 	// Some servers repeat the id and name in every delta: keep the first.
-	if p.id == "" {
-		p.id = tc.ID
-	}
-	if p.name == "" {
-		p.name = tc.Function.Name
-	}
+	p.id, p.name = cmp.Or(p.id, tc.ID), cmp.Or(p.name, tc.Function.Name)
 	p.args.WriteString(tc.Function.Arguments)
 }
 
 func (a *assembler) result() Result {
 	r := Result{Text: a.text.String(), Usage: a.usage, FinishReason: a.finishReason}
 	for i, p := range a.calls {
-		id := p.id
-		if id == "" {
-			// A tool result must name its call; invent a stable id for
-			// servers that send none.
-			id = fmt.Sprintf("call_%d", i)
-		}
+		// A tool result must name its call; invent a stable id for
+		// servers that send none.
+		id := cmp.Or(p.id, fmt.Sprintf("call_%d", i))
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: cleanText(id), Name: cleanText(p.name), Arguments: cleanArguments(p.args.String())})
 	}
 	return r

@@ -1,6 +1,7 @@
 package mcpapps
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,14 +28,7 @@ const maxStructuredBytes = 16 << 10
 // that runs at once; anything else is an outside write, always held for
 // Apply and run outside any transaction.
 func (c *Catalog) define(conn workspace.Connection, lt listedTool) (*tools.Definition, error) {
-	what := lt.Description
-	if what == "" {
-		what = lt.Title
-	}
-	label := lt.Title
-	if label == "" {
-		label = lt.Name
-	}
+	what, label := cmp.Or(lt.Description, lt.Title), cmp.Or(lt.Title, lt.Name)
 	spec := tools.Spec{Name: ToolName(conn.ID, lt.Name), Area: tools.AreaApps, App: &tools.AppMeta{Product: Product, Grant: "read"}}
 	if lt.ReadOnly {
 		spec.Description = fmt.Sprintf("%s (read-only, from the connected app %s). %s", label, conn.Name, what)

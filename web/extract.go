@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"context"
 	"fmt"
@@ -60,9 +61,7 @@ func ExtractHTML(body io.Reader, pageURL *url.URL, budget int) (Document, error)
 	if aerr != nil || content == nil {
 		content = signs.body // no article found: the whole body, scripts dropped by the converter
 	}
-	if title == "" {
-		title = signs.title
-	}
+	title = cmp.Or(title, signs.title)
 	md, omitted := "", 0
 	if content != nil && budget > 0 {
 		omitted = prune(content, budget)

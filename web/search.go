@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,9 +106,7 @@ func SearchConfigFromEnv(getenv func(string) string) (SearchConfig, error) {
 		if c.Key == "" {
 			return SearchConfig{}, fmt.Errorf("%s: the Brave Search API needs a subscription token", EnvSearchKey)
 		}
-		if c.URL == "" {
-			c.URL = BraveURL
-		}
+		c.URL = cmp.Or(c.URL, BraveURL)
 	default:
 		return SearchConfig{}, fmt.Errorf("%s: want %s or %s, not %q", EnvSearchProvider, ProviderSearXNG, ProviderBrave, c.Provider)
 	}
