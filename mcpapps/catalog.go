@@ -85,8 +85,8 @@ type built struct {
 	defs     []*tools.Definition
 }
 
-// build compiles a listing's tools, leaving out (and naming in
-// l.Skipped) those whose schema cannot be used.
+// build compiles a listing's tools and keeps them for the connection,
+// leaving out (and naming in l.Skipped) those whose schema cannot be used.
 func (c *Catalog) build(conn workspace.Connection, at time.Time, l *listing) built {
 	b := built{listedAt: at}
 	kept := l.Tools[:0]
@@ -100,6 +100,9 @@ func (c *Catalog) build(conn workspace.Connection, at time.Time, l *listing) bui
 		b.defs = append(b.defs, d)
 	}
 	l.Tools = kept
+	c.mu.Lock()
+	c.built[conn.ID] = b
+	c.mu.Unlock()
 	return b
 }
 
@@ -221,12 +224,7 @@ func (c *Catalog) refresh(ctx context.Context, t workspace.AppTarget) (Listing, 
 	if failure == "" {
 		// Compiled now, so a schema that cannot be used is skipped and
 		// named in the listing rather than silently never offered.
-		b := c.build(t.Connection, at, &l)
-		defer func() {
-			c.mu.Lock()
-			c.built[t.ID] = b
-			c.mu.Unlock()
-		}()
+		c.build(t.Connection, at, &l)
 		b2, err := json.Marshal(l)
 		if err != nil {
 			return Listing{}, fmt.Errorf("listing of %s: %w", t.ID, err)
@@ -470,9 +468,5 @@ func (c *Catalog) definitions(ctx context.Context, t workspace.AppTarget) ([]*to
 	if err := json.Unmarshal([]byte(raw), &l); err != nil {
 		return nil, nil
 	}
-	b = c.build(t.Connection, *at, &l)
-	c.mu.Lock()
-	c.built[t.ID] = b
-	c.mu.Unlock()
-	return b.defs, nil
+	return c.build(t.Connection, *at, &l).defs, nil
 }
