@@ -162,24 +162,18 @@ func DefaultCatalog(cfg Config) Catalog {
 // the model configuration it ends up with.
 func CatalogFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (Catalog, error) {
 	inline, path := strings.TrimSpace(getenv(EnvModels)), strings.TrimSpace(getenv(EnvModelsFile))
-	var data []byte
+	data, src := []byte(inline), EnvModels
 	switch {
 	case inline != "" && path != "":
 		return Catalog{}, fmt.Errorf("set %s or %s, not both", EnvModels, EnvModelsFile)
-	case inline != "":
-		data = []byte(inline)
 	case path != "":
 		b, err := readFile(path)
 		if err != nil {
 			return Catalog{}, fmt.Errorf("%s: %w", EnvModelsFile, err)
 		}
-		data = b
-	default:
+		data, src = b, EnvModelsFile+" "+path
+	case inline == "":
 		return Catalog{}, nil
-	}
-	src := EnvModels
-	if path != "" {
-		src = EnvModelsFile + " " + path
 	}
 	cat, err := ParseCatalog(data)
 	if err != nil {

@@ -108,17 +108,13 @@ func (c *Catalog) build(conn workspace.Connection, at time.Time, l *listing) bui
 
 // New returns a Catalog over ws.
 func New(ws *workspace.Service, o Options) *Catalog {
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = DefaultCallTimeout
-	}
-	if o.TTL <= 0 {
-		o.TTL = DefaultTTL
-	}
-	if o.RetryFailing <= 0 {
-		o.RetryFailing = DefaultRetryFailing
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&o.Timeout, DefaultTimeout}, {&o.CallTimeout, DefaultCallTimeout}, {&o.TTL, DefaultTTL}, {&o.RetryFailing, DefaultRetryFailing}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
 	}
 	if o.Now == nil {
 		o.Now = func() time.Time { return time.Now().UTC() }

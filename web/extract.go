@@ -171,39 +171,33 @@ type pageSigns struct {
 
 func inspect(root *html.Node) pageSigns {
 	var s pageSigns
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode {
-			switch n.DataAtom {
-			case atom.Title:
-				if s.title == "" && n.FirstChild != nil {
-					s.title = strings.TrimSpace(n.FirstChild.Data)
-				}
-			case atom.Body:
-				s.body = n
-			case atom.Script:
-				if isJSONLD(n) {
-					if n.FirstChild != nil {
-						s.jsonLD = append(s.jsonLD, n.FirstChild.Data)
-					}
-				} else {
-					s.scripts++
-				}
-			case atom.Noscript:
-				s.noscript = true
-			case atom.Input:
-				for _, a := range n.Attr {
-					if a.Key == "type" && strings.EqualFold(a.Val, "password") {
-						s.password = true
-					}
+	for n := range root.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		switch n.DataAtom {
+		case atom.Title:
+			if s.title == "" && n.FirstChild != nil {
+				s.title = strings.TrimSpace(n.FirstChild.Data)
+			}
+		case atom.Body:
+			s.body = n
+		case atom.Script:
+			if !isJSONLD(n) {
+				s.scripts++
+			} else if n.FirstChild != nil {
+				s.jsonLD = append(s.jsonLD, n.FirstChild.Data)
+			}
+		case atom.Noscript:
+			s.noscript = true
+		case atom.Input:
+			for _, a := range n.Attr {
+				if a.Key == "type" && strings.EqualFold(a.Val, "password") {
+					s.password = true
 				}
 			}
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
 	}
-	walk(root)
 	return s
 }
 
