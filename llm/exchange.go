@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -29,12 +28,9 @@ type exchange struct {
 	files []Part
 }
 
+// exchangeKey holds, in a call's context, the exchange its requests
+// record into.
 type exchangeKey struct{}
-
-// withExchange returns a context whose requests record into ex.
-func withExchange(ctx context.Context, ex *exchange) context.Context {
-	return context.WithValue(ctx, exchangeKey{}, ex)
-}
 
 // recordingDoer is the HTTPDoer given to go-openai: it sends through the
 // caller's http.Client and records the response into the request context's

@@ -38,7 +38,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	ex := &exchange{}
-	ctx = withExchange(ctx, ex)
+	ctx = context.WithValue(ctx, exchangeKey{}, ex)
 
 	creq := c.chatRequest(req, &ex.files)
 	ex.model = creq.Model
