@@ -231,23 +231,14 @@ func errorEventKind(e *openai.APIError) Kind {
 // seconds or an HTTP date. A date in the past or an unreadable value means no
 // delay was asked for.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	if h == nil {
-		return 0
-	}
 	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
 		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 {
 			return time.Duration(v * float64(time.Millisecond))
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
 	if secs, err := strconv.Atoi(v); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
+		return time.Duration(max(secs, 0)) * time.Second
 	}
 	if when, err := http.ParseTime(v); err == nil {
 		if d := when.Sub(now); d > 0 {

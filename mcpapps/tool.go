@@ -96,11 +96,9 @@ func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label s
 		return tools.Result{}, tools.Errorf(tools.CodeFailed, "Hub could not reach %s (%s), so nothing was sent", t.Name, why)
 	}
 	defer closeSession(cs)
-	params := &mcp.CallToolParams{Name: tool, Arguments: input}
-	// Hub's stable call id, for a server that keeps one (MCP has no
-	// idempotency key of its own).
-	params.Meta = mcp.Meta{"hub/callId": env.CallID}
-	res, err := cs.CallTool(cctx, params)
+	// Hub's stable call id goes along, for a server that keeps one (MCP
+	// has no idempotency key of its own).
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: input, Meta: mcp.Meta{"hub/callId": env.CallID}})
 	if err != nil {
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) {
