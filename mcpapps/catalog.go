@@ -280,10 +280,15 @@ func (c *Catalog) list(ctx context.Context, t workspace.AppTarget) (listing, str
 // schemaError is a compile error's first line, bounded.
 func schemaError(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if r := []rune(msg); len(r) > 160 {
-		msg = string(r[:159]) + "…"
+	return shorten(msg, 160)
+}
+
+// shorten cuts s to n characters, the last an ellipsis.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
-	return msg
+	return s
 }
 
 // keep checks one listed tool: a name, an object schema of bounded size.
@@ -302,16 +307,13 @@ func keep(t *mcp.Tool) (listedTool, string) {
 	if json.Unmarshal(schema, &obj) != nil || obj["type"] != "object" {
 		return listedTool{}, "its input schema is not an object schema"
 	}
-	desc := []rune(workspace.CleanText(t.Description))
-	if len(desc) > MaxDescription {
-		desc = append(desc[:MaxDescription-1], '…')
-	}
+	desc := shorten(workspace.CleanText(t.Description), MaxDescription)
 	title := t.Title
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
 	}
 	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-	return listedTool{Name: t.Name, Title: workspace.CleanText(title), Description: string(desc), Schema: schema, ReadOnly: ro}, ""
+	return listedTool{Name: t.Name, Title: workspace.CleanText(title), Description: desc, Schema: schema, ReadOnly: ro}, ""
 }
 
 // secret opens the connection's sealed secret ("" when it has none).

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,7 +101,7 @@ func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label s
 	if err != nil {
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) {
-			return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s refused the call: %s", t.Name, bound(wire.Message, 500))
+			return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s refused the call: %s", t.Name, tools.HeadAndTail(wire.Message, 500))
 		}
 		if write {
 			return tools.Result{}, tools.OutcomeUnknownf("%s did not answer (%s) after the call was sent, so it may or may not have been done", t.Name, reason(cctx, err, limit))
@@ -156,14 +155,7 @@ func contentText(cs []mcp.Content) string {
 			parts = append(parts, "[other content]")
 		}
 	}
-	return bound(workspace.CleanText(strings.Join(parts, "\n")), tools.MaxResultChars)
-}
-
-func bound(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return tools.HeadAndTail(s, n)
+	return tools.HeadAndTail(workspace.CleanText(strings.Join(parts, "\n")), tools.MaxResultChars)
 }
 
 // recordFailure keeps why Hub could not reach a server, so the

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"hub/apps"
 )
@@ -208,10 +207,7 @@ func results(hits []hit, n int, snippetOf func(hit) string) []Result {
 	for _, h := range hits {
 		if u, err := url.Parse(h.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 			snippet := strings.Join(strings.Fields(stripTags(snippetOf(h))), " ")
-			if utf8.RuneCountInString(snippet) > maxSnippet {
-				snippet = shorten(snippet, maxSnippet)
-			}
-			out = append(out, Result{Title: strings.TrimSpace(stripTags(h.Title)), URL: h.URL, Snippet: snippet})
+			out = append(out, Result{Title: strings.TrimSpace(stripTags(h.Title)), URL: h.URL, Snippet: shorten(snippet, maxSnippet)})
 		}
 		if len(out) == n {
 			break
