@@ -16,10 +16,7 @@ const maxToolName = 64
 // keep two servers of a space apart, stable for the connection's life.
 func shortID(connID string) string {
 	id := strings.TrimPrefix(connID, "conn_")
-	if len(id) > 8 {
-		id = id[:8]
-	}
-	return id
+	return id[:min(len(id), 8)]
 }
 
 // ToolName is an MCP tool's name in Hub: mcp_<short connection id>_<the

@@ -53,8 +53,7 @@ func ExtractHTML(body io.Reader, pageURL *url.URL, budget int) (Document, error)
 	signs := inspect(root)
 	parser := readability.NewParser()
 	article, aerr := parser.ParseDocument(root, pageURL)
-	content := article.Node
-	title := ""
+	content, title := article.Node, ""
 	if aerr == nil {
 		title = strings.TrimSpace(article.Title())
 	}
@@ -63,10 +62,10 @@ func ExtractHTML(body io.Reader, pageURL *url.URL, budget int) (Document, error)
 	}
 	title = cmp.Or(title, signs.title)
 	md, omitted := "", 0
-	if content != nil && budget > 0 {
-		omitted = prune(content, budget)
-	}
 	if content != nil {
+		if budget > 0 {
+			omitted = prune(content, budget)
+		}
 		var opts []converter.ConvertOptionFunc
 		if pageURL != nil {
 			opts = append(opts, converter.WithDomain(pageURL.Scheme+"://"+pageURL.Host))
