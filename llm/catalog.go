@@ -102,11 +102,6 @@ func (c Catalog) Default() Model {
 // fallback (workspace.ModelCatalog).
 func (c Catalog) DefaultModel() string { return c.Default().ID }
 
-// Endpoint finds an endpoint by name.
-func (c Catalog) Endpoint(name string) (Endpoint, bool) {
-	return find(c.Endpoints, func(e Endpoint) bool { return e.Name == name })
-}
-
 // find is the first element of s that f accepts.
 func find[T any](s []T, f func(T) bool) (T, bool) {
 	if i := slices.IndexFunc(s, f); i >= 0 {

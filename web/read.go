@@ -129,11 +129,9 @@ func cut(text, focus string, limit, omitted int) Excerpt {
 			}
 		}
 	}
-	kept := strings.TrimSpace(rest[:end])
-	after := rest[end:]
+	kept, after := strings.TrimSpace(rest[:end]), rest[end:]
 	if start > 0 {
-		n := utf8.RuneCountInString(before)
-		notes = append(notes, fmt.Sprintf("Starts at the first mention of “%s”; %s characters before it were left out%s", strings.TrimSpace(focus), thousands(n), sectionsOf(before)))
+		notes = append(notes, fmt.Sprintf("Starts at the first mention of “%s”; %s characters before it were left out%s", strings.TrimSpace(focus), thousands(utf8.RuneCountInString(before)), sectionsOf(before)))
 	}
 	if strings.TrimSpace(after) != "" || omitted > 0 {
 		n := utf8.RuneCountInString(strings.TrimSpace(after)) + omitted
