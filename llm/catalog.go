@@ -224,22 +224,17 @@ func (c Catalog) Validate() error {
 	names := map[string]bool{}
 	for i, e := range c.Endpoints {
 		at := fmt.Sprintf("endpoints[%d]", i)
-		if strings.TrimSpace(e.Name) == "" {
+		switch u, err := url.Parse(e.BaseURL); {
+		case strings.TrimSpace(e.Name) == "":
 			return fmt.Errorf("%s.name: an endpoint needs a name", at)
-		}
-		if names[e.Name] {
+		case names[e.Name]:
 			return fmt.Errorf("%s.name: endpoint %q is listed twice", at, e.Name)
-		}
-		names[e.Name] = true
-		if e.BaseURL != "" {
-			u, err := url.Parse(e.BaseURL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("%s.baseUrl: want an http(s) URL like https://api.openai.com/v1, not %q", at, e.BaseURL)
-			}
-		}
-		if e.BaseURL == "" && e.APIKeyEnv == "" {
+		case e.BaseURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == ""):
+			return fmt.Errorf("%s.baseUrl: want an http(s) URL like https://api.openai.com/v1, not %q", at, e.BaseURL)
+		case e.BaseURL == "" && e.APIKeyEnv == "":
 			return fmt.Errorf("%s: an endpoint needs a baseUrl, an apiKeyEnv, or both", at)
 		}
+		names[e.Name] = true
 	}
 	ids := map[string]bool{}
 	defaults := 0
