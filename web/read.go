@@ -145,12 +145,10 @@ func cut(text, focus string, limit, omitted int) Excerpt {
 func sectionsOf(part string) string {
 	var heads []string
 	for _, line := range strings.Split(part, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		if h := strings.TrimSpace(strings.TrimLeft(line, "#")); h != "" {
-			heads = append(heads, "“"+shorten(h, 60)+"”")
+		if h, ok := strings.CutPrefix(strings.TrimSpace(line), "#"); ok {
+			if h = strings.TrimSpace(strings.TrimLeft(h, "#")); h != "" {
+				heads = append(heads, "“"+shorten(h, 60)+"”")
+			}
 		}
 	}
 	switch n := len(heads); {
