@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -241,9 +242,7 @@ func getJSON(ctx context.Context, client *http.Client, provider, u string, heade
 	if err != nil {
 		return &SearchError{Provider: provider, Reason: "the provider's address cannot be used"}
 	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
+	maps.Copy(req.Header, header)
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
