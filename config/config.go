@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net"
@@ -120,40 +121,26 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	var err error
 	c := Config{
-		HTTPAddr:          or(getenv("HUB_HTTP_ADDR"), ":8080"),
-		WorkerHTTPAddr:    getenv("HUB_WORKER_HTTP_ADDR"),
-		DatabaseURL:       getenv("DATABASE_URL"),
-		TemporalAddress:   or(getenv("TEMPORAL_ADDRESS"), "127.0.0.1:7233"),
-		TemporalNamespace: or(getenv("TEMPORAL_NAMESPACE"), "default"),
-		TemporalUIURL:     strings.TrimRight(getenv("HUB_TEMPORAL_UI_URL"), "/"),
-		TaskQueue:         or(strings.TrimSpace(getenv("HUB_TASK_QUEUE")), workflows.DefaultTaskQueue),
-		TimeZone:          time.UTC,
+		HTTPAddr:       cmp.Or(getenv("HUB_HTTP_ADDR"), ":8080"),
+		WorkerHTTPAddr: getenv("HUB_WORKER_HTTP_ADDR"),
+		DatabaseURL:    getenv("DATABASE_URL"),
+		TemporalUIURL:  strings.TrimRight(getenv("HUB_TEMPORAL_UI_URL"), "/"),
+		TaskQueue:      cmp.Or(strings.TrimSpace(getenv("HUB_TASK_QUEUE")), workflows.DefaultTaskQueue),
+		TimeZone:       time.UTC,
 	}
-	tracing, err := traces.FromEnv(getenv)
-	if err != nil {
+	if c.Tracing, err = traces.FromEnv(getenv); err != nil {
 		return Config{}, err
 	}
-	c.Tracing = tracing
-	for _, o := range strings.Split(getenv("HUB_CORS_ORIGINS"), ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			c.CORSOrigins = append(c.CORSOrigins, o)
-		}
-	}
-	for _, p := range strings.Split(getenv("HUB_TRUSTED_PROXIES"), ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
+	c.CORSOrigins, c.TrustedProxies = list(getenv("HUB_CORS_ORIGINS")), list(getenv("HUB_TRUSTED_PROXIES"))
+	for _, p := range c.TrustedProxies {
 		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
 			return Config{}, fmt.Errorf("HUB_TRUSTED_PROXIES: %q is neither an IP nor a CIDR", p)
 		}
-		c.TrustedProxies = append(c.TrustedProxies, p)
 	}
 	if tz := getenv("HUB_TIME_ZONE"); tz != "" {
-		loc, err := time.LoadLocation(tz)
-		if err != nil {
+		if c.TimeZone, err = time.LoadLocation(tz); err != nil {
 			return Config{}, fmt.Errorf("HUB_TIME_ZONE: %w", err)
 		}
-		c.TimeZone = loc
 	}
 	if c.Log, err = LogFromEnv(getenv); err != nil {
 		return Config{}, err
@@ -163,13 +150,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	// TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE win over a profile; the
 	// profile's fill in what they leave unset.
-	if getenv("TEMPORAL_ADDRESS") == "" && c.Temporal.Options.HostPort != "" {
-		c.TemporalAddress = c.Temporal.Options.HostPort
-	}
-	if getenv("TEMPORAL_NAMESPACE") == "" && c.Temporal.Options.Namespace != "" {
-		c.TemporalNamespace = c.Temporal.Options.Namespace
-	}
-	c.Temporal.Options.HostPort, c.Temporal.Options.Namespace = c.TemporalAddress, c.TemporalNamespace
+	o := &c.Temporal.Options
+	c.TemporalAddress = cmp.Or(getenv("TEMPORAL_ADDRESS"), o.HostPort, "127.0.0.1:7233")
+	c.TemporalNamespace = cmp.Or(getenv("TEMPORAL_NAMESPACE"), o.Namespace, "default")
+	o.HostPort, o.Namespace = c.TemporalAddress, c.TemporalNamespace
 	switch v := strings.TrimSpace(getenv("HUB_MIGRATE")); strings.ToLower(v) {
 	case "", "0", "false":
 	case "1", "true":
@@ -179,7 +163,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.OIDC = identity.Config{Issuer: strings.TrimSpace(getenv("HUB_OIDC_ISSUER")), // as the provider's iss, a trailing slash and all
 		ClientID:     strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID")),
-		Audience:     or(strings.TrimSpace(getenv("HUB_OIDC_AUDIENCE")), strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID"))),
+		Audience:     cmp.Or(strings.TrimSpace(getenv("HUB_OIDC_AUDIENCE")), strings.TrimSpace(getenv("HUB_OIDC_CLIENT_ID"))),
 		ClientSecret: strings.TrimSpace(getenv("HUB_OIDC_CLIENT_SECRET")),
 		RedirectURL:  strings.TrimSpace(getenv("HUB_OIDC_REDIRECT_URL"))}
 	if err := c.OIDC.Check(); err != nil {
@@ -187,17 +171,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.AppsAllow = apps.AllowFromEnv(getenv)
 	if v := getenv(apps.EnvSecretKey); v != "" {
-		key, err := apps.ParseSecretKey(v)
-		if err != nil {
+		if c.SecretKey, err = apps.ParseSecretKey(v); err != nil {
 			return Config{}, err
 		}
-		c.SecretKey = key
 	}
-	ws, err := web.SearchConfigFromEnv(getenv)
-	if err != nil {
+	if c.WebSearch, err = web.SearchConfigFromEnv(getenv); err != nil {
 		return Config{}, err
 	}
-	c.WebSearch = ws
 	c.ProposalTTL = DefaultProposalTTL
 	if v := getenv("HUB_PROPOSAL_TTL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -215,18 +195,16 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.ContextTokens, err = assistant.ParseContextTokens(getenv(assistant.ContextTokensEnv)); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", assistant.ContextTokensEnv, err)
 	}
-	m, err := llm.ConfigFromEnv(getenv)
-	if err != nil {
+	if c.Model, err = llm.ConfigFromEnv(getenv); err != nil {
 		return Config{}, err
 	}
-	c.Model = m
 	if c.Models, err = llm.CatalogFromEnv(getenv, os.ReadFile); err != nil {
 		return Config{}, err
 	}
 	if c.PprofAddr, err = pprofAddr(getenv("HUB_PPROF_ADDR")); err != nil {
 		return Config{}, err
 	}
-	c.TurnTimeout = workflows.DefaultTurnTimeout(m.Timeout)
+	c.TurnTimeout = workflows.DefaultTurnTimeout(c.Model.Timeout)
 	if v := getenv("HUB_TURN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < time.Minute || d > 48*time.Hour {
@@ -274,9 +252,14 @@ func pprofAddr(v string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-func or(v, def string) string {
-	if v == "" {
-		return def
+// list is a comma-separated value's items, trimmed, the empty ones left
+// out.
+func list(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
 	}
-	return v
+	return out
 }

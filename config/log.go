@@ -34,19 +34,18 @@ func LogFromEnv(getenv func(string) string) (Log, error) {
 	default:
 		return Log{}, fmt.Errorf("HUB_LOG_FORMAT: want text or json, not %q", f)
 	}
-	switch v := strings.ToLower(strings.TrimSpace(getenv("HUB_LOG_LEVEL"))); v {
-	case "", "info":
-		l.Level = slog.LevelInfo
-	case "debug":
-		l.Level = slog.LevelDebug
-	case "warn", "warning":
-		l.Level = slog.LevelWarn
-	case "error":
-		l.Level = slog.LevelError
-	default:
+	v := strings.ToLower(strings.TrimSpace(getenv("HUB_LOG_LEVEL")))
+	var ok bool
+	if l.Level, ok = levels[v]; !ok {
 		return Log{}, fmt.Errorf("HUB_LOG_LEVEL: want debug, info, warn or error, not %q", v)
 	}
 	return l, nil
+}
+
+// levels are HUB_LOG_LEVEL's values; unset is info.
+var levels = map[string]slog.Level{
+	"": slog.LevelInfo, "info": slog.LevelInfo, "debug": slog.LevelDebug,
+	"warn": slog.LevelWarn, "warning": slog.LevelWarn, "error": slog.LevelError,
 }
 
 // Handler is the handler every log line of the process goes through,

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -49,27 +50,21 @@ func TemporalFromEnv(getenv func(string) string, useOS bool) (TemporalClient, er
 			return TemporalClient{}, fmt.Errorf("%s: want true or false, not %q", k, v)
 		}
 	}
-	req := envconfig.LoadClientConfigProfileOptions{EnvLookup: lookup{getenv: getenv, os: useOS}}
 	file := getenv("TEMPORAL_CONFIG_FILE")
-	if file == "" && !useOS {
-		req.DisableFile = true
-	}
+	req := envconfig.LoadClientConfigProfileOptions{EnvLookup: lookup{getenv: getenv, os: useOS}, DisableFile: file == "" && !useOS}
 	if file != "" {
 		// Named on purpose: a file that is not there is an error, not
 		// silently no profile (the SDK skips a missing file).
 		if _, err := os.Stat(file); err != nil {
 			return TemporalClient{}, fmt.Errorf("TEMPORAL_CONFIG_FILE: %w", err)
 		}
+	} else if useOS {
+		file = envconfig.DefaultConfigFilePath()
 	}
 	source := "environment"
-	if !req.DisableFile {
-		if file == "" {
-			file = envconfig.DefaultConfigFilePath()
-		}
-		profile := or(getenv("TEMPORAL_PROFILE"), envconfig.DefaultConfigFileProfile)
-		if _, err := os.Stat(file); err == nil {
-			source = fmt.Sprintf("profile %q of %s and the environment", profile, file)
-		}
+	if _, err := os.Stat(file); file != "" && err == nil {
+		profile := cmp.Or(getenv("TEMPORAL_PROFILE"), envconfig.DefaultConfigFileProfile)
+		source = fmt.Sprintf("profile %q of %s and the environment", profile, file)
 	}
 	prof, err := envconfig.LoadClientConfigProfile(req)
 	if err != nil {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -86,39 +87,28 @@ type Catalog struct {
 // Lookup finds a model by its id. A turn saves the id it ran with, so
 // Lookup(turn's model) gives the price of its calls.
 func (c Catalog) Lookup(id string) (Model, bool) {
-	for _, m := range c.Models {
-		if m.ID == id {
-			return m, true
-		}
-	}
-	return Model{}, false
+	return find(c.Models, func(m Model) bool { return m.ID == id })
 }
 
 // Default is the catalog's default model (zero for an empty catalog).
 func (c Catalog) Default() Model {
-	for _, m := range c.Models {
-		if m.Default {
-			return m
-		}
+	if m, ok := find(c.Models, func(m Model) bool { return m.Default }); ok || len(c.Models) == 0 {
+		return m
 	}
-	if len(c.Models) > 0 {
-		return c.Models[0]
-	}
-	return Model{}
+	return c.Models[0]
 }
 
 // DefaultModel is the default model's id: the workspace settings'
 // fallback (workspace.ModelCatalog).
 func (c Catalog) DefaultModel() string { return c.Default().ID }
 
-// Endpoint finds an endpoint by name.
-func (c Catalog) Endpoint(name string) (Endpoint, bool) {
-	for _, e := range c.Endpoints {
-		if e.Name == name {
-			return e, true
-		}
+// find is the first element of s that f accepts.
+func find[T any](s []T, f func(T) bool) (T, bool) {
+	if i := slices.IndexFunc(s, f); i >= 0 {
+		return s[i], true
 	}
-	return Endpoint{}, false
+	var zero T
+	return zero, false
 }
 
 // CheckChoice says what is wrong with a person choosing model and effort:
@@ -153,10 +143,7 @@ func (c Catalog) ids() []string {
 // of cfg (OPENAI_BASE_URL, OPENAI_API_KEY, HUB_MODEL), taking images and
 // files, no effort, priced at zero. Existing deployments run as before.
 func DefaultCatalog(cfg Config) Catalog {
-	name := cfg.Model
-	if name == "" {
-		name = DefaultModel
-	}
+	name := cmp.Or(cfg.Model, DefaultModel)
 	return Catalog{
 		Endpoints: []Endpoint{{Name: "default", BaseURL: cfg.BaseURL, APIKeyEnv: EnvAPIKey, APIKey: cfg.APIKey}},
 		Models:    []Model{{ID: name, Name: name, Endpoint: "default", Images: true, Files: true, Default: true}},
@@ -170,24 +157,18 @@ func DefaultCatalog(cfg Config) Catalog {
 // the model configuration it ends up with.
 func CatalogFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (Catalog, error) {
 	inline, path := strings.TrimSpace(getenv(EnvModels)), strings.TrimSpace(getenv(EnvModelsFile))
-	var data []byte
+	data, src := []byte(inline), EnvModels
 	switch {
 	case inline != "" && path != "":
 		return Catalog{}, fmt.Errorf("set %s or %s, not both", EnvModels, EnvModelsFile)
-	case inline != "":
-		data = []byte(inline)
 	case path != "":
 		b, err := readFile(path)
 		if err != nil {
 			return Catalog{}, fmt.Errorf("%s: %w", EnvModelsFile, err)
 		}
-		data = b
-	default:
+		data, src = b, EnvModelsFile+" "+path
+	case inline == "":
 		return Catalog{}, nil
-	}
-	src := EnvModels
-	if path != "" {
-		src = EnvModelsFile + " " + path
 	}
 	cat, err := ParseCatalog(data)
 	if err != nil {
@@ -243,22 +224,17 @@ func (c Catalog) Validate() error {
 	names := map[string]bool{}
 	for i, e := range c.Endpoints {
 		at := fmt.Sprintf("endpoints[%d]", i)
-		if strings.TrimSpace(e.Name) == "" {
+		switch u, err := url.Parse(e.BaseURL); {
+		case strings.TrimSpace(e.Name) == "":
 			return fmt.Errorf("%s.name: an endpoint needs a name", at)
-		}
-		if names[e.Name] {
+		case names[e.Name]:
 			return fmt.Errorf("%s.name: endpoint %q is listed twice", at, e.Name)
-		}
-		names[e.Name] = true
-		if e.BaseURL != "" {
-			u, err := url.Parse(e.BaseURL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("%s.baseUrl: want an http(s) URL like https://api.openai.com/v1, not %q", at, e.BaseURL)
-			}
-		}
-		if e.BaseURL == "" && e.APIKeyEnv == "" {
+		case e.BaseURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == ""):
+			return fmt.Errorf("%s.baseUrl: want an http(s) URL like https://api.openai.com/v1, not %q", at, e.BaseURL)
+		case e.BaseURL == "" && e.APIKeyEnv == "":
 			return fmt.Errorf("%s: an endpoint needs a baseUrl, an apiKeyEnv, or both", at)
 		}
+		names[e.Name] = true
 	}
 	ids := map[string]bool{}
 	defaults := 0

@@ -117,7 +117,7 @@ func TestCatalogFromEnv(t *testing.T) {
 
 	cat, err = llm.CatalogFromEnv(env(llm.EnvModels, inline, "OPENAI_API_KEY", "sk-secret-key-1234"), read)
 	require.NoError(t, err)
-	e, _ := cat.Endpoint("openai")
+	e := cat.Endpoints[0] // openai
 	require.Equal(t, "sk-secret-key-1234", e.APIKey, "the key comes from the variable the catalog names")
 	require.NotContains(t, fmt.Sprint(e), "sk-secret", "never printed")
 	require.NotContains(t, fmt.Sprintf("%v %+v", cat, cat), "sk-secret")

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -56,11 +57,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{
 		BaseURL: strings.TrimSpace(getenv(EnvBaseURL)),
 		APIKey:  strings.TrimSpace(getenv(EnvAPIKey)),
-		Model:   strings.TrimSpace(getenv(EnvModel)),
+		Model:   cmp.Or(strings.TrimSpace(getenv(EnvModel)), DefaultModel),
 		Timeout: DefaultTimeout,
-	}
-	if cfg.Model == "" {
-		cfg.Model = DefaultModel
 	}
 	if raw := strings.TrimSpace(getenv(EnvTimeout)); raw != "" {
 		d, err := ParseTimeout(raw)
@@ -125,10 +123,7 @@ func (c Config) LogValue() slog.Value {
 const openAIBaseURL = "https://api.openai.com/v1"
 
 func (c Config) baseURLOrDefault() string {
-	if c.BaseURL == "" {
-		return openAIBaseURL
-	}
-	return c.BaseURL
+	return cmp.Or(c.BaseURL, openAIBaseURL)
 }
 
 func (c Config) timeout() time.Duration {

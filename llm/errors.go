@@ -67,20 +67,17 @@ type Error struct {
 
 // Error formats the class, status, message and requested delay.
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("model call: ")
-	b.WriteString(string(e.Kind))
+	s := "model call: " + string(e.Kind)
 	if e.Status != 0 {
-		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
 	}
 	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+		s += ": " + e.Message
 	}
 	if e.RetryAfter > 0 {
-		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+		s += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap exposes the cause: context.Canceled or context.DeadlineExceeded for
@@ -160,8 +157,17 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 		return &Error{Kind: KindCanceled, Message: msg, cause: ctxErr}
 	}
 
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
+	var (
+		apiErr    *openai.APIError
+		reqErr    *openai.RequestError
+		urlErr    *url.Error
+		netErr    net.Error
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+	)
+	failed := func(k Kind) *Error {
+		return &Error{Kind: k, Status: rec.status, Message: clip(err.Error()), cause: err}
+	}
 	switch {
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0:
 		return rec.statusError(apiErr.HTTPStatusCode, apiErr.Message, err)
@@ -175,34 +181,22 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 		// An error event inside a 200 stream (`data: {"error": ...}`): the
 		// provider failed mid-answer. Only its type/code says why.
 		return &Error{Kind: errorEventKind(apiErr), Message: clip(apiErr.Message), cause: err}
-	}
-
-	if rec.status == 0 {
-		// No response arrived. Either the transport failed (network) or
-		// go-openai refused the request before sending it (bad_request).
-		var netErr net.Error
-		var urlErr *url.Error
-		if errors.As(err, &urlErr) || errors.As(err, &netErr) {
-			return &Error{Kind: KindNetwork, Message: clip(err.Error()), cause: err}
-		}
-		return &Error{Kind: KindBadRequest, Message: clip(err.Error()), cause: err}
-	}
-
+	// No response arrived: either the transport failed (network) or
+	// go-openai refused the request before sending it (bad_request).
+	case rec.status == 0 && (errors.As(err, &urlErr) || errors.As(err, &netErr)):
+		return failed(KindNetwork)
+	case rec.status == 0:
+		return failed(KindBadRequest)
 	// The response had started: a read failure now means the answer is cut.
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	switch {
 	case errors.As(err, &syntaxErr), errors.As(err, &typeErr), errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
-		return &Error{Kind: KindBadResponse, Status: rec.status, Message: clip(err.Error()), cause: err}
+		return failed(KindBadResponse)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return &Error{Kind: KindStreamCut, Status: rec.status, Message: "the connection ended before the answer was complete", cause: err}
+	case errors.As(err, &netErr) && netErr.Timeout():
+		// http.Client.Timeout (a caller-supplied client) expired mid-body.
+		return &Error{Kind: KindTimeout, Message: c.timeoutMessage(rec, time.Since(start)), cause: err}
 	default:
-		var netErr net.Error
-		if errors.As(err, &netErr) && netErr.Timeout() {
-			// http.Client.Timeout (a caller-supplied client) expired mid-body.
-			return &Error{Kind: KindTimeout, Message: c.timeoutMessage(rec, time.Since(start)), cause: err}
-		}
-		return &Error{Kind: KindStreamCut, Status: rec.status, Message: clip(err.Error()), cause: err}
+		return failed(KindStreamCut)
 	}
 }
 
@@ -237,23 +231,14 @@ func errorEventKind(e *openai.APIError) Kind {
 // seconds or an HTTP date. A date in the past or an unreadable value means no
 // delay was asked for.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	if h == nil {
-		return 0
-	}
 	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
 		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 {
 			return time.Duration(v * float64(time.Millisecond))
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
 	if secs, err := strconv.Atoi(v); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
+		return time.Duration(max(secs, 0)) * time.Second
 	}
 	if when, err := http.ParseTime(v); err == nil {
 		if d := when.Sub(now); d > 0 {

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -29,12 +28,9 @@ type exchange struct {
 	files []Part
 }
 
+// exchangeKey holds, in a call's context, the exchange its requests
+// record into.
 type exchangeKey struct{}
-
-// withExchange returns a context whose requests record into ex.
-func withExchange(ctx context.Context, ex *exchange) context.Context {
-	return context.WithValue(ctx, exchangeKey{}, ex)
-}
 
 // recordingDoer is the HTTPDoer given to go-openai: it sends through the
 // caller's http.Client and records the response into the request context's
@@ -43,21 +39,20 @@ func withExchange(ctx context.Context, ex *exchange) context.Context {
 type recordingDoer struct{ hc *http.Client }
 
 func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
-	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok {
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	if ex != nil {
 		if err := rewriteFileParts(req, ex.files); err != nil {
 			return nil, err
 		}
 	}
 	resp, err := d.hc.Do(req)
-	if err != nil || resp == nil {
+	if err != nil || resp == nil || ex == nil {
 		return resp, err
 	}
-	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok {
-		ex.status = resp.StatusCode
-		ex.header = resp.Header
-		resp.Body = &doneWatcher{ReadCloser: resp.Body, ex: ex}
-		ex.body = resp.Body
-	}
+	ex.status = resp.StatusCode
+	ex.header = resp.Header
+	resp.Body = &doneWatcher{ReadCloser: resp.Body, ex: ex}
+	ex.body = resp.Body
 	return resp, nil
 }
 

@@ -10,6 +10,7 @@
 package llm
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -120,10 +121,7 @@ func New(cfg Config, hc *http.Client) *Client {
 	if hc == nil {
 		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
-	if cfg.Model == "" {
-		cfg.Model = DefaultModel
-	}
-	cfg.Timeout = cfg.timeout()
+	cfg.Model, cfg.Timeout = cmp.Or(cfg.Model, DefaultModel), cfg.timeout()
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.baseURLOrDefault()
 	oc.HTTPClient = recordingDoer{hc: hc}

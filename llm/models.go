@@ -18,18 +18,10 @@ type Models struct {
 func NewModels(cat Catalog, timeout time.Duration, hc *http.Client) *Models {
 	m := &Models{Catalog: cat, clients: map[string]*Client{}}
 	for _, e := range cat.Endpoints {
-		m.clients[e.Name] = New(Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: firstModelOf(cat, e.Name), Timeout: timeout}, hc)
+		first, _ := find(cat.Models, func(m Model) bool { return m.Endpoint == e.Name })
+		m.clients[e.Name] = New(Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: first.Name, Timeout: timeout}, hc)
 	}
 	return m
-}
-
-func firstModelOf(cat Catalog, endpoint string) string {
-	for _, m := range cat.Models {
-		if m.Endpoint == endpoint {
-			return m.Name
-		}
-	}
-	return ""
 }
 
 // Configured reports whether the default model's endpoint was named at
@@ -37,14 +29,6 @@ func firstModelOf(cat Catalog, endpoint string) string {
 func (m *Models) Configured() bool {
 	c := m.clients[m.Catalog.Default().Endpoint]
 	return c != nil && c.cfg.Configured()
-}
-
-// Timeout is the limit of one call.
-func (m *Models) Timeout() time.Duration {
-	for _, c := range m.clients {
-		return c.Timeout()
-	}
-	return DefaultTimeout
 }
 
 // For is the model to call for id, with effort: the catalog's default
@@ -78,6 +62,3 @@ func (b Bound) Stream(ctx context.Context, req Request, onChunk func(Chunk) erro
 	req.Model, req.Effort = b.Model.Name, b.Effort
 	return b.client.Stream(ctx, req, onChunk)
 }
-
-// Name names the model called, for messages and the run record.
-func (b Bound) Name() string { return b.Model.Name }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -68,7 +67,9 @@ func multiContent(m Message, files *[]Part) []openai.ChatMessagePart {
 }
 
 // rewriteFileParts replaces the placeholders multiContent left in a
-// request body with the file parts themselves.
+// request body with the file parts themselves. A placeholder is found by
+// its exact JSON: text inside a message is a JSON string, so its quotes
+// are escaped and it can never look like one.
 func rewriteFileParts(req *http.Request, files []Part) error {
 	if len(files) == 0 || req.Body == nil {
 		return nil
@@ -78,47 +79,10 @@ func rewriteFileParts(req *http.Request, files []Part) error {
 	if err != nil {
 		return err
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return fmt.Errorf("file parts: %w", err)
-	}
-	var msgs []map[string]json.RawMessage
-	if err := json.Unmarshal(doc["messages"], &msgs); err != nil {
-		return fmt.Errorf("file parts: %w", err)
-	}
-	for _, m := range msgs {
-		content := m["content"]
-		if len(content) == 0 || content[0] != '[' {
-			continue
-		}
-		var parts []map[string]any
-		if err := json.Unmarshal(content, &parts); err != nil {
-			return fmt.Errorf("file parts: %w", err)
-		}
-		changed := false
-		for i, p := range parts {
-			if p["type"] != string(filePartType) {
-				continue
-			}
-			idx, err := strconv.Atoi(fmt.Sprint(p["text"]))
-			if err != nil || idx < 0 || idx >= len(files) {
-				return fmt.Errorf("file parts: bad placeholder %v", p["text"])
-			}
-			f := files[idx]
-			parts[i] = map[string]any{"type": "file", "file": map[string]string{"filename": f.Name, "file_data": f.dataURL()}}
-			changed = true
-		}
-		if changed {
-			if m["content"], err = json.Marshal(parts); err != nil {
-				return err
-			}
-		}
-	}
-	if doc["messages"], err = json.Marshal(msgs); err != nil {
-		return err
-	}
-	if body, err = json.Marshal(doc); err != nil {
-		return err
+	for i, f := range files {
+		placeholder, _ := json.Marshal(openai.ChatMessagePart{Type: filePartType, Text: strconv.Itoa(i)})
+		part, _ := json.Marshal(map[string]any{"type": "file", "file": map[string]string{"filename": f.Name, "file_data": f.dataURL()}})
+		body = bytes.Replace(body, placeholder, part, 1)
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.ContentLength = int64(len(body))

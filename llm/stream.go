@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,7 +38,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	ex := &exchange{}
-	ctx = withExchange(ctx, ex)
+	ctx = context.WithValue(ctx, exchangeKey{}, ex)
 
 	creq := c.chatRequest(req, &ex.files)
 	ex.model = creq.Model
@@ -91,12 +92,8 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // chatRequest converts a Request into go-openai's form.
 func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRequest {
-	model := req.Model
-	if model == "" {
-		model = c.cfg.Model
-	}
 	out := openai.ChatCompletionRequest{
-		Model:           model,
+		Model:           cmp.Or(req.Model, c.cfg.Model),
 		ReasoningEffort: req.Effort,
 		Messages:        make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
 		StreamOptions:   &openai.StreamOptions{IncludeUsage: true},
@@ -211,24 +208,16 @@ func (a *assembler) addToolDelta(tc openai.ToolCall) {
 		p = a.calls[len(a.calls)-1]
 	}
 	// Some servers repeat the id and name in every delta: keep the first.
-	if p.id == "" {
-		p.id = tc.ID
-	}
-	if p.name == "" {
-		p.name = tc.Function.Name
-	}
+	p.id, p.name = cmp.Or(p.id, tc.ID), cmp.Or(p.name, tc.Function.Name)
 	p.args.WriteString(tc.Function.Arguments)
 }
 
 func (a *assembler) result() Result {
 	r := Result{Text: a.text.String(), Usage: a.usage, FinishReason: a.finishReason}
 	for i, p := range a.calls {
-		id := p.id
-		if id == "" {
-			// A tool result must name its call; invent a stable id for
-			// servers that send none.
-			id = fmt.Sprintf("call_%d", i)
-		}
+		// A tool result must name its call; invent a stable id for
+		// servers that send none.
+		id := cmp.Or(p.id, fmt.Sprintf("call_%d", i))
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: cleanText(id), Name: cleanText(p.name), Arguments: cleanArguments(p.args.String())})
 	}
 	return r
@@ -236,24 +225,22 @@ func (a *assembler) result() Result {
 
 // The model's bytes must not break a turn: Postgres refuses a NUL or bytes
 // that are not UTF-8 in a text column, so a reply holding one could never
-// be saved. Text keeps what can be kept: NULs are dropped, bytes that are
-// not UTF-8 become U+FFFD. A chunk is one decoded JSON string, so
-// cleaning each delta cleans the whole text the same way.
-func cleanText(s string) string {
+// be saved. Bytes that are not UTF-8 become U+FFFD and each NUL becomes
+// nul. A chunk is one decoded JSON string, so cleaning each delta cleans
+// the whole text the same way.
+func clean(s, nul string) string {
 	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
 		return s
 	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", nul)
 }
+
+// cleanText keeps what text can be kept: NULs are dropped.
+func cleanText(s string) string { return clean(s, "") }
 
 // cleanArguments makes a tool call's arguments storable without changing
 // what they say: a raw NUL becomes the JSON escape \u0000 (in a string,
-// the same character; anywhere else, still not JSON), bytes that are not
-// UTF-8 become U+FFFD. The tool then refuses the call with invalid_payload
-// at the field's path, which the model can correct.
-func cleanArguments(s string) string {
-	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", `\u0000`)
-}
+// the same character; anywhere else, still not JSON). The tool then
+// refuses the call with invalid_payload at the field's path, which the
+// model can correct.
+func cleanArguments(s string) string { return clean(s, `\u0000`) }

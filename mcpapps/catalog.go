@@ -83,22 +83,38 @@ type Catalog struct {
 type built struct {
 	listedAt time.Time
 	defs     []*tools.Definition
-	skipped  []string
+}
+
+// build compiles a listing's tools and keeps them for the connection,
+// leaving out (and naming in l.Skipped) those whose schema cannot be used.
+func (c *Catalog) build(conn workspace.Connection, at time.Time, l *listing) built {
+	b := built{listedAt: at}
+	kept := l.Tools[:0]
+	for _, lt := range l.Tools {
+		d, err := c.define(conn, lt)
+		if err != nil {
+			l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: its input schema cannot be used (%s)", lt.Name, schemaError(err)))
+			continue
+		}
+		kept = append(kept, lt)
+		b.defs = append(b.defs, d)
+	}
+	l.Tools = kept
+	c.mu.Lock()
+	c.built[conn.ID] = b
+	c.mu.Unlock()
+	return b
 }
 
 // New returns a Catalog over ws.
 func New(ws *workspace.Service, o Options) *Catalog {
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = DefaultCallTimeout
-	}
-	if o.TTL <= 0 {
-		o.TTL = DefaultTTL
-	}
-	if o.RetryFailing <= 0 {
-		o.RetryFailing = DefaultRetryFailing
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&o.Timeout, DefaultTimeout}, {&o.CallTimeout, DefaultCallTimeout}, {&o.TTL, DefaultTTL}, {&o.RetryFailing, DefaultRetryFailing}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
 	}
 	if o.Now == nil {
 		o.Now = func() time.Time { return time.Now().UTC() }
@@ -204,23 +220,7 @@ func (c *Catalog) refresh(ctx context.Context, t workspace.AppTarget) (Listing, 
 	if failure == "" {
 		// Compiled now, so a schema that cannot be used is skipped and
 		// named in the listing rather than silently never offered.
-		b := built{listedAt: at}
-		kept := l.Tools[:0]
-		for _, lt := range l.Tools {
-			d, err := c.define(t.Connection, lt)
-			if err != nil {
-				l.Skipped = append(l.Skipped, fmt.Sprintf("%.64s: its input schema cannot be used (%s)", lt.Name, schemaError(err)))
-				continue
-			}
-			kept = append(kept, lt)
-			b.defs = append(b.defs, d)
-		}
-		l.Tools = kept
-		defer func() {
-			c.mu.Lock()
-			c.built[t.ID] = b
-			c.mu.Unlock()
-		}()
+		c.build(t.Connection, at, &l)
 		b2, err := json.Marshal(l)
 		if err != nil {
 			return Listing{}, fmt.Errorf("listing of %s: %w", t.ID, err)
@@ -280,10 +280,15 @@ func (c *Catalog) list(ctx context.Context, t workspace.AppTarget) (listing, str
 // schemaError is a compile error's first line, bounded.
 func schemaError(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if r := []rune(msg); len(r) > 160 {
-		msg = string(r[:159]) + "…"
+	return shorten(msg, 160)
+}
+
+// shorten cuts s to n characters, the last an ellipsis.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
-	return msg
+	return s
 }
 
 // keep checks one listed tool: a name, an object schema of bounded size.
@@ -302,16 +307,13 @@ func keep(t *mcp.Tool) (listedTool, string) {
 	if json.Unmarshal(schema, &obj) != nil || obj["type"] != "object" {
 		return listedTool{}, "its input schema is not an object schema"
 	}
-	desc := []rune(workspace.CleanText(t.Description))
-	if len(desc) > MaxDescription {
-		desc = append(desc[:MaxDescription-1], '…')
-	}
+	desc := shorten(workspace.CleanText(t.Description), MaxDescription)
 	title := t.Title
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
 	}
 	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-	return listedTool{Name: t.Name, Title: workspace.CleanText(title), Description: string(desc), Schema: schema, ReadOnly: ro}, ""
+	return listedTool{Name: t.Name, Title: workspace.CleanText(title), Description: desc, Schema: schema, ReadOnly: ro}, ""
 }
 
 // secret opens the connection's sealed secret ("" when it has none).
@@ -464,17 +466,5 @@ func (c *Catalog) definitions(ctx context.Context, t workspace.AppTarget) ([]*to
 	if err := json.Unmarshal([]byte(raw), &l); err != nil {
 		return nil, nil
 	}
-	b = built{listedAt: *at, skipped: l.Skipped}
-	for _, lt := range l.Tools {
-		d, err := c.define(t.Connection, lt)
-		if err != nil {
-			b.skipped = append(b.skipped, fmt.Sprintf("%.64s: %v", lt.Name, err))
-			continue
-		}
-		b.defs = append(b.defs, d)
-	}
-	c.mu.Lock()
-	c.built[t.ID] = b
-	c.mu.Unlock()
-	return b.defs, nil
+	return c.build(t.Connection, *at, &l).defs, nil
 }

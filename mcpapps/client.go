@@ -34,8 +34,7 @@ const (
 // a proxy (the check must see the server's own address), no redirects
 // beyond apps.MaxRedirects, answers cut at MaxResponseBytes.
 func newHTTPClient(guard *apps.Guard) *http.Client {
-	transport := guard.Transport(64 << 10)
-	return &http.Client{Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+	return &http.Client{Transport: guard.Transport(64 << 10), CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) > apps.MaxRedirects {
 			return fmt.Errorf("it redirected more than %d times", apps.MaxRedirects)
 		}
@@ -88,17 +87,12 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &limitedBody{r: io.LimitReader(resp.Body, MaxResponseBytes), c: resp.Body}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(resp.Body, MaxResponseBytes), resp.Body}
 	return resp, nil
 }
-
-type limitedBody struct {
-	r io.Reader
-	c io.Closer
-}
-
-func (l *limitedBody) Read(p []byte) (int, error) { return l.r.Read(p) }
-func (l *limitedBody) Close() error               { return l.c.Close() }
 
 // session opens an MCP session with the server at rawURL. watch, when set,
 // keeps the server's stream of notifications open and hears when its tools

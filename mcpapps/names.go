@@ -16,10 +16,7 @@ const maxToolName = 64
 // keep two servers of a space apart, stable for the connection's life.
 func shortID(connID string) string {
 	id := strings.TrimPrefix(connID, "conn_")
-	if len(id) > 8 {
-		id = id[:8]
-	}
-	return id
+	return id[:min(len(id), 8)]
 }
 
 // ToolName is an MCP tool's name in Hub: mcp_<short connection id>_<the
@@ -49,18 +46,4 @@ func ToolName(connID, tool string) string {
 		clean = clean[:room]
 	}
 	return head + clean + tag
-}
-
-// ConnectionOf tells which connection's short id a Hub tool name carries
-// ("" for a name that is not an MCP tool's).
-func ConnectionOf(name string) string {
-	rest, ok := strings.CutPrefix(name, Prefix)
-	if !ok {
-		return ""
-	}
-	short, _, ok := strings.Cut(rest, "_")
-	if !ok {
-		return ""
-	}
-	return short
 }

@@ -37,8 +37,7 @@ func SampleTools() []*tools.Definition {
 // the way keep cuts a longer one.
 func sampleDescription() string {
 	const sentence = "Finds tickets in the tracker by their words, status, assignee and labels, newest first, with their links. "
-	d := []rune(strings.Repeat(sentence, MaxDescription/len(sentence)+1))
-	return string(append(d[:MaxDescription-1], '…'))
+	return shorten(strings.Repeat(sentence, MaxDescription/len(sentence)+1), MaxDescription)
 }
 
 // sampleSchema is an object schema of typical fields, as many as fit in

@@ -1,13 +1,13 @@
 package mcpapps
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,14 +27,7 @@ const maxStructuredBytes = 16 << 10
 // that runs at once; anything else is an outside write, always held for
 // Apply and run outside any transaction.
 func (c *Catalog) define(conn workspace.Connection, lt listedTool) (*tools.Definition, error) {
-	what := lt.Description
-	if what == "" {
-		what = lt.Title
-	}
-	label := lt.Title
-	if label == "" {
-		label = lt.Name
-	}
+	what, label := cmp.Or(lt.Description, lt.Title), cmp.Or(lt.Title, lt.Name)
 	spec := tools.Spec{Name: ToolName(conn.ID, lt.Name), Area: tools.AreaApps, App: &tools.AppMeta{Product: Product, Grant: "read"}}
 	if lt.ReadOnly {
 		spec.Description = fmt.Sprintf("%s (read-only, from the connected app %s). %s", label, conn.Name, what)
@@ -102,15 +95,13 @@ func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label s
 		return tools.Result{}, tools.Errorf(tools.CodeFailed, "Hub could not reach %s (%s), so nothing was sent", t.Name, why)
 	}
 	defer closeSession(cs)
-	params := &mcp.CallToolParams{Name: tool, Arguments: input}
-	// Hub's stable call id, for a server that keeps one (MCP has no
-	// idempotency key of its own).
-	params.Meta = mcp.Meta{"hub/callId": env.CallID}
-	res, err := cs.CallTool(cctx, params)
+	// Hub's stable call id goes along, for a server that keeps one (MCP
+	// has no idempotency key of its own).
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: input, Meta: mcp.Meta{"hub/callId": env.CallID}})
 	if err != nil {
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) {
-			return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s refused the call: %s", t.Name, bound(wire.Message, 500))
+			return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s refused the call: %s", t.Name, tools.HeadAndTail(wire.Message, 500))
 		}
 		if write {
 			return tools.Result{}, tools.OutcomeUnknownf("%s did not answer (%s) after the call was sent, so it may or may not have been done", t.Name, reason(cctx, err, limit))
@@ -164,14 +155,7 @@ func contentText(cs []mcp.Content) string {
 			parts = append(parts, "[other content]")
 		}
 	}
-	return bound(workspace.CleanText(strings.Join(parts, "\n")), tools.MaxResultChars)
-}
-
-func bound(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return tools.HeadAndTail(s, n)
+	return tools.HeadAndTail(workspace.CleanText(strings.Join(parts, "\n")), tools.MaxResultChars)
 }
 
 // recordFailure keeps why Hub could not reach a server, so the

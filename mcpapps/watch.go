@@ -16,12 +16,9 @@ import (
 // changed makes Hub list them again at once. A session that ends is
 // dropped; the next listing opens another.
 type watcher struct {
-	cancel  context.CancelFunc
-	holding atomic.Bool // the session is open and listened to
+	stop    context.CancelFunc // ends the watch; its goroutine closes the session as it returns
+	holding atomic.Bool        // the session is open and listened to
 }
-
-// stop ends the watcher; its goroutine closes the session as it returns.
-func (w *watcher) stop() { w.cancel() }
 
 // MaxHeldSessions bounds the sessions one process holds to hear tools
 // change. Past it a server's listing is only refreshed by the TTL.
@@ -35,7 +32,7 @@ func (c *Catalog) watchTools(t workspace.AppTarget) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watcher{cancel: cancel}
+	w := &watcher{stop: cancel}
 	c.watch[t.ID] = w
 	c.holds.Add(1)
 	c.mu.Unlock()

@@ -7,15 +7,13 @@ import "fmt"
 type PageError struct {
 	Host   string
 	Reason string
-	// Kind sorts the reasons for callers: KindRefused (nothing was
-	// fetched: a bad URL, a blocked address), KindTooLarge, KindNeedsSignIn,
-	// KindNeedsScript, KindUnreadable, KindUnreachable, KindStatus.
+	// Kind sorts the reasons for callers: one of the Kind constants.
 	Kind string
 }
 
 // Kinds of PageError.
 const (
-	KindRefused     = "refused"
+	KindRefused     = "refused" // nothing was fetched: a bad URL, a blocked address
 	KindTooLarge    = "too_large"
 	KindNeedsSignIn = "needs_sign_in"
 	KindNeedsScript = "needs_script"

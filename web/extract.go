@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"context"
 	"fmt"
@@ -52,22 +53,19 @@ func ExtractHTML(body io.Reader, pageURL *url.URL, budget int) (Document, error)
 	signs := inspect(root)
 	parser := readability.NewParser()
 	article, aerr := parser.ParseDocument(root, pageURL)
-	content := article.Node
-	title := ""
+	content, title := article.Node, ""
 	if aerr == nil {
 		title = strings.TrimSpace(article.Title())
 	}
 	if aerr != nil || content == nil {
 		content = signs.body // no article found: the whole body, scripts dropped by the converter
 	}
-	if title == "" {
-		title = signs.title
-	}
+	title = cmp.Or(title, signs.title)
 	md, omitted := "", 0
-	if content != nil && budget > 0 {
-		omitted = prune(content, budget)
-	}
 	if content != nil {
+		if budget > 0 {
+			omitted = prune(content, budget)
+		}
 		var opts []converter.ConvertOptionFunc
 		if pageURL != nil {
 			opts = append(opts, converter.WithDomain(pageURL.Scheme+"://"+pageURL.Host))
@@ -172,39 +170,33 @@ type pageSigns struct {
 
 func inspect(root *html.Node) pageSigns {
 	var s pageSigns
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode {
-			switch n.DataAtom {
-			case atom.Title:
-				if s.title == "" && n.FirstChild != nil {
-					s.title = strings.TrimSpace(n.FirstChild.Data)
-				}
-			case atom.Body:
-				s.body = n
-			case atom.Script:
-				if isJSONLD(n) {
-					if n.FirstChild != nil {
-						s.jsonLD = append(s.jsonLD, n.FirstChild.Data)
-					}
-				} else {
-					s.scripts++
-				}
-			case atom.Noscript:
-				s.noscript = true
-			case atom.Input:
-				for _, a := range n.Attr {
-					if a.Key == "type" && strings.EqualFold(a.Val, "password") {
-						s.password = true
-					}
+	for n := range root.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		switch n.DataAtom {
+		case atom.Title:
+			if s.title == "" && n.FirstChild != nil {
+				s.title = strings.TrimSpace(n.FirstChild.Data)
+			}
+		case atom.Body:
+			s.body = n
+		case atom.Script:
+			if !isJSONLD(n) {
+				s.scripts++
+			} else if n.FirstChild != nil {
+				s.jsonLD = append(s.jsonLD, n.FirstChild.Data)
+			}
+		case atom.Noscript:
+			s.noscript = true
+		case atom.Input:
+			for _, a := range n.Attr {
+				if a.Key == "type" && strings.EqualFold(a.Val, "password") {
+					s.password = true
 				}
 			}
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
 	}
-	walk(root)
 	return s
 }
 

@@ -80,8 +80,7 @@ func productLine(p map[string]any) string {
 		if !ok {
 			continue
 		}
-		cur := text(o["priceCurrency"])
-		price := text(o["price"])
+		cur, price := text(o["priceCurrency"]), text(o["price"])
 		if price == "" && text(o["lowPrice"]) != "" {
 			price = text(o["lowPrice"]) + "–" + text(o["highPrice"])
 		}

@@ -106,18 +106,14 @@ func cut(text, focus string, limit, omitted int) Excerpt {
 	var notes []string
 	if f := strings.TrimSpace(focus); f != "" && total > limit {
 		if i := strings.Index(strings.ToLower(text), strings.ToLower(f)); i > 0 {
-			// back to the paragraph's start
 			if p := strings.LastIndex(text[:i], "\n\n"); p >= 0 {
-				start = p + 2
-			} else {
-				start = 0
+				start = p + 2 // back to the paragraph's start
 			}
 		} else if i < 0 {
 			notes = append(notes, fmt.Sprintf("“%s” does not occur in the page; this is its start", f))
 		}
 	}
-	before := text[:start]
-	rest := text[start:]
+	before, rest := text[:start], text[start:]
 	if utf8.RuneCountInString(rest) <= limit && start == 0 && omitted == 0 {
 		return Excerpt{Text: text, Total: total, Note: strings.Join(notes, ". ")}
 	}
@@ -133,11 +129,9 @@ func cut(text, focus string, limit, omitted int) Excerpt {
 			}
 		}
 	}
-	kept := strings.TrimSpace(rest[:end])
-	after := rest[end:]
+	kept, after := strings.TrimSpace(rest[:end]), rest[end:]
 	if start > 0 {
-		n := utf8.RuneCountInString(before)
-		notes = append(notes, fmt.Sprintf("Starts at the first mention of “%s”; %s characters before it were left out%s", strings.TrimSpace(focus), thousands(n), sectionsOf(before)))
+		notes = append(notes, fmt.Sprintf("Starts at the first mention of “%s”; %s characters before it were left out%s", strings.TrimSpace(focus), thousands(utf8.RuneCountInString(before)), sectionsOf(before)))
 	}
 	if strings.TrimSpace(after) != "" || omitted > 0 {
 		n := utf8.RuneCountInString(strings.TrimSpace(after)) + omitted
@@ -151,12 +145,10 @@ func cut(text, focus string, limit, omitted int) Excerpt {
 func sectionsOf(part string) string {
 	var heads []string
 	for _, line := range strings.Split(part, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		if h := strings.TrimSpace(strings.TrimLeft(line, "#")); h != "" {
-			heads = append(heads, "“"+shorten(h, 60)+"”")
+		if h, ok := strings.CutPrefix(strings.TrimSpace(line), "#"); ok {
+			if h = strings.TrimSpace(strings.TrimLeft(h, "#")); h != "" {
+				heads = append(heads, "“"+shorten(h, 60)+"”")
+			}
 		}
 	}
 	switch n := len(heads); {

@@ -1,16 +1,17 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"hub/apps"
 )
@@ -105,9 +106,7 @@ func SearchConfigFromEnv(getenv func(string) string) (SearchConfig, error) {
 		if c.Key == "" {
 			return SearchConfig{}, fmt.Errorf("%s: the Brave Search API needs a subscription token", EnvSearchKey)
 		}
-		if c.URL == "" {
-			c.URL = BraveURL
-		}
+		c.URL = cmp.Or(c.URL, BraveURL)
 	default:
 		return SearchConfig{}, fmt.Errorf("%s: want %s or %s, not %q", EnvSearchProvider, ProviderSearXNG, ProviderBrave, c.Provider)
 	}
@@ -156,11 +155,7 @@ func (s *SearXNG) Name() string { return "SearXNG" }
 func (s *SearXNG) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	q := url.Values{"q": {query}, "format": {"json"}, "safesearch": {"1"}}
 	var body struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
+		Results []hit `json:"results"`
 	}
 	header := http.Header{}
 	if s.Key != "" {
@@ -169,14 +164,7 @@ func (s *SearXNG) Search(ctx context.Context, query string, n int) ([]Result, er
 	if err := getJSON(ctx, s.HTTP, s.Name(), s.BaseURL+"/search?"+q.Encode(), header, &body); err != nil {
 		return nil, err
 	}
-	var out []Result
-	for _, r := range body.Results {
-		out = appendResult(out, r.Title, r.URL, r.Content)
-		if len(out) == n {
-			break
-		}
-	}
-	return out, nil
+	return results(body.Results, n, func(h hit) string { return h.Content }), nil
 }
 
 // Brave is the adapter for the Brave Search API (hosted; a subscription
@@ -195,38 +183,38 @@ func (b *Brave) Search(ctx context.Context, query string, n int) ([]Result, erro
 	q := url.Values{"q": {query}, "count": {strconv.Itoa(min(max(n, 1), 20))}}
 	var body struct {
 		Web struct {
-			Results []struct {
-				Title       string `json:"title"`
-				URL         string `json:"url"`
-				Description string `json:"description"`
-			} `json:"results"`
+			Results []hit `json:"results"`
 		} `json:"web"`
 	}
 	header := http.Header{"X-Subscription-Token": {b.Key}}
 	if err := getJSON(ctx, b.HTTP, b.Name(), b.URL+"?"+q.Encode(), header, &body); err != nil {
 		return nil, err
 	}
+	return results(body.Web.Results, n, func(h hit) string { return h.Description }), nil
+}
+
+// hit is one result as a provider sends it; SearXNG's snippet is its
+// content, Brave's its description.
+type hit struct {
+	Title       string `json:"title"`
+	URL         string `json:"url"`
+	Content     string `json:"content"`
+	Description string `json:"description"`
+}
+
+// results keeps the first n http(s) hits, with plain, bounded snippets.
+func results(hits []hit, n int, snippetOf func(hit) string) []Result {
 	var out []Result
-	for _, r := range body.Web.Results {
-		out = appendResult(out, r.Title, r.URL, r.Description)
+	for _, h := range hits {
+		if u, err := url.Parse(h.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			snippet := strings.Join(strings.Fields(stripTags(snippetOf(h))), " ")
+			out = append(out, Result{Title: strings.TrimSpace(stripTags(h.Title)), URL: h.URL, Snippet: shorten(snippet, maxSnippet)})
+		}
 		if len(out) == n {
 			break
 		}
 	}
-	return out, nil
-}
-
-// appendResult keeps http(s) results only, with plain, bounded snippets.
-func appendResult(out []Result, title, link, snippet string) []Result {
-	u, err := url.Parse(link)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return out
-	}
-	snippet = strings.Join(strings.Fields(stripTags(snippet)), " ")
-	if utf8.RuneCountInString(snippet) > maxSnippet {
-		snippet = shorten(snippet, maxSnippet)
-	}
-	return append(out, Result{Title: strings.TrimSpace(stripTags(title)), URL: link, Snippet: snippet})
+	return out
 }
 
 // stripTags removes the <strong> marks providers put around matches.
@@ -254,9 +242,7 @@ func getJSON(ctx context.Context, client *http.Client, provider, u string, heade
 	if err != nil {
 		return &SearchError{Provider: provider, Reason: "the provider's address cannot be used"}
 	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
+	maps.Copy(req.Header, header)
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
