@@ -128,11 +128,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	// Clients dial loopback when the frontend listens on every interface.
-	dialHost := host
-	if net.ParseIP(host).IsUnspecified() {
-		dialHost = "127.0.0.1"
-	}
-	frontendAddr := net.JoinHostPort(dialHost, strconv.Itoa(port))
+	frontendAddr := net.JoinHostPort(dialHost(host), strconv.Itoa(port))
 
 	dc, err := dynamicConfig(opts.StockDynamicConfig, opts.DynamicConfig)
 	if err != nil {
@@ -311,10 +307,7 @@ func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedVal
 func serverConfig(frontendHost string, frontendPort int, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
 	// The internal services (and the server's own clients) stay on loopback
 	// when the frontend listens on every interface.
-	host := frontendHost
-	if ip := net.ParseIP(host); ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
+	host := dialHost(frontendHost)
 	frontendAddr := net.JoinHostPort(host, strconv.Itoa(frontendPort))
 	conf := &config.Config{}
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
