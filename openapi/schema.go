@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,10 +73,8 @@ func Nullable(s *Schema) *Schema {
 		}
 		return &c
 	case []string:
-		for _, n := range t {
-			if n == "null" {
-				return s
-			}
+		if slices.Contains(t, "null") {
+			return s
 		}
 		c := *s
 		c.Type = append(append([]string{}, t...), "null")
@@ -208,13 +207,12 @@ func (r *Reflector) schema(t reflect.Type, mode Mode) *Schema {
 // structRef makes a named struct a component (once) and answers a
 // reference to it; an anonymous struct is inline.
 func (r *Reflector) structRef(t reflect.Type, mode Mode) *Schema {
-	name := ""
+	name, nameOf := "", r.Name
+	if nameOf == nil {
+		nameOf = NameOf
+	}
 	if t.Name() != "" {
-		if r.Name != nil {
-			name = r.Name(t)
-		} else {
-			name = NameOf(t)
-		}
+		name = nameOf(t)
 	}
 	if name == "" {
 		return r.object(t, mode)

@@ -348,10 +348,7 @@ func serverConfig(frontendHost string, frontendPort int, sqlConf *config.SQL) (*
 			}
 			port, bind = p, host
 		}
-		var rpc config.RPC
-		rpc.GRPCPort = port
-		rpc.BindOnIP = bind
-		conf.Services[string(svc)] = config.Service{RPC: rpc}
+		conf.Services[string(svc)] = config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: bind}}
 		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
 	}
 	return conf, hosts, nil

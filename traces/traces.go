@@ -6,6 +6,7 @@
 package traces
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,16 +43,10 @@ type Settings struct {
 
 // FromEnv reads Settings; a protocol other than the two is an error.
 func FromEnv(getenv func(string) string) (Settings, error) {
-	s := Settings{Service: strings.TrimSpace(getenv("OTEL_SERVICE_NAME"))}
-	if s.Service == "" {
-		s.Service = "hub"
-	}
+	s := Settings{Service: cmp.Or(strings.TrimSpace(getenv("OTEL_SERVICE_NAME")), "hub")}
 	endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") + getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 	s.On = strings.TrimSpace(endpoint) != "" && !strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true")
-	s.Protocol = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"))
-	if s.Protocol == "" {
-		s.Protocol = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
-	}
+	s.Protocol = cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))
 	switch s.Protocol {
 	case "":
 		s.Protocol = "http/protobuf"

@@ -65,15 +65,14 @@ func (m *sdkMetrics) get(name string, k kind, h handler) *series {
 		f = &family{kind: k, keys: map[string]bool{}, series: map[string]*series{}}
 		m.families[name] = f
 	}
-	tags := h.tags
 	s := f.series[h.key]
 	if s == nil {
-		s = &series{tags: tags}
+		s = &series{tags: h.tags}
 		if k == timerKind {
 			s.buckets = make([]uint64, len(timerBuckets))
 		}
 		f.series[h.key] = s
-		for t := range tags {
+		for t := range h.tags {
 			f.keys[t] = true
 		}
 	}
