@@ -28,6 +28,7 @@
 package openapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -266,9 +267,7 @@ func (r *Reflector) fields(t reflect.Type, mode Mode, s *Schema) {
 		if !f.IsExported() {
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
+		name = cmp.Or(name, f.Name)
 		omitempty := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		hints := parseHints(f.Tag.Get("openapi"))
 

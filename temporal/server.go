@@ -9,6 +9,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,12 +111,8 @@ type Server struct {
 // calls, its namespace exists with the requested search attributes, and the UI
 // (if asked for) serves. On error nothing it started is left running.
 func Start(ctx context.Context, opts Options) (*Server, error) {
-	if opts.Namespace == "" {
-		opts.Namespace = DefaultNamespace
-	}
-	if opts.FrontendAddr == "" {
-		opts.FrontendAddr = "127.0.0.1:7233"
-	}
+	opts.Namespace = cmp.Or(opts.Namespace, DefaultNamespace)
+	opts.FrontendAddr = cmp.Or(opts.FrontendAddr, "127.0.0.1:7233")
 	host, port, err := resolveAddr(opts.FrontendAddr)
 	if err != nil {
 		return nil, fmt.Errorf("frontend: %w", err)

@@ -8,6 +8,7 @@
 package turns
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -330,13 +331,9 @@ func (s *Service) launch(ctx context.Context, turn chat.Turn, token string) (Sta
 	if limit <= 0 {
 		limit = workflows.DefaultTurnTimeout(0)
 	}
-	queue := s.TaskQueue
-	if queue == "" {
-		queue = workflows.DefaultTaskQueue
-	}
 	opts := client.StartWorkflowOptions{
 		ID:                       workflows.TurnWorkflowID(turn.ID),
-		TaskQueue:                queue,
+		TaskQueue:                cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue),
 		WorkflowExecutionTimeout: limit + workflows.TurnTimeoutGrace,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SpaceIDKey.ValueSet(turn.SpaceID),

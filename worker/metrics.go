@@ -59,11 +59,15 @@ type series struct {
 	buckets []uint64 // timer, per timerBuckets (not cumulative)
 }
 
+// get is the series of h's tags in the family name, made when missing; nil
+// when name is taken by another kind.
 func (m *sdkMetrics) get(name string, k kind, h handler) *series {
 	f := m.families[name]
 	if f == nil {
 		f = &family{kind: k, keys: map[string]bool{}, series: map[string]*series{}}
 		m.families[name] = f
+	} else if f.kind != k {
+		return nil
 	}
 	s := f.series[h.key]
 	if s == nil {
@@ -187,10 +191,9 @@ func (m metric) Record(d time.Duration) {
 func (m metric) update(k kind, change func(*series)) {
 	m.h.m.mu.Lock()
 	defer m.h.m.mu.Unlock()
-	if f := m.h.m.families[m.name]; f != nil && f.kind != k {
-		return
+	if s := m.h.m.get(m.name, k, m.h); s != nil {
+		change(s)
 	}
-	change(m.h.m.get(m.name, k, m.h))
 }
 
 // sanitize keeps a name or tag key to what Prometheus takes: letters,
