@@ -64,9 +64,6 @@ type Service struct {
 	// TurnTimeout bounds a whole turn's wall time; 0 uses
 	// workflows.DefaultTurnTimeout.
 	TurnTimeout time.Duration
-	// StreamTokenTTL is how long a turn's stream token is valid
-	// (StreamTokenTTL applies its floor and default).
-	StreamTokenTTL time.Duration
 }
 
 // StreamTokenTTL is ttl as a stream token's lifetime: at least an hour (a
@@ -214,7 +211,7 @@ func (s *Service) save(ctx context.Context, p workspace.Person, newTurn func(con
 		if turn, err = newTurn(ctx); err != nil {
 			return err
 		}
-		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(s.StreamTokenTTL))
+		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(0)) // the default
 		return err
 	})
 	if err != nil {
