@@ -23,7 +23,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/interceptor"
 
 	"hub/activities"
 	"hub/api"
@@ -127,7 +126,7 @@ type Hub struct {
 	Metrics *prometheus.Registry
 	// Tracer makes the process's spans (off without an OTLP endpoint):
 	// the api's requests, the database's statements, the model's calls;
-	// the Temporal client takes its interceptors (TemporalInterceptors).
+	// the Temporal client takes its interceptors (DialTemporal).
 	Tracer *traces.Tracer
 	// Interrupts is shared by the api and the worker of one process, so a
 	// Stop in `hub dev` (or a test) closes the model call at once.
@@ -272,12 +271,6 @@ func (h *Hub) Close() {
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = h.Tracer.Shutdown(sctx) // the spans not yet exported, within 5 s
-}
-
-// TemporalInterceptors are the Temporal client's: its workflows and
-// activities traced in the trace of the request that started them.
-func (h *Hub) TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
-	return h.Tracer.TemporalInterceptors()
 }
 
 // traceStatements makes a span of every SQL statement run on db in a trace
