@@ -271,15 +271,13 @@ func (r *Reflector) fields(t reflect.Type, mode Mode, s *Schema) {
 		omitempty := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		hints := parseHints(f.Tag.Get("openapi"))
 
-		var fs *Schema
-		optional := f.Type.Implements(optionalerType)
-		var given *Schema
+		var fs *Schema // the field's own schema (Reflector.Field), else its type's
 		if r.Field != nil {
-			given = r.Field(t, name)
+			fs = r.Field(t, name)
 		}
+		optional := f.Type.Implements(optionalerType)
 		switch {
-		case given != nil:
-			fs = given
+		case fs != nil:
 		case optional:
 			inner := reflect.Zero(f.Type).Interface().(Optionaler).OptionalOf()
 			fs = r.schema(inner, mode)
