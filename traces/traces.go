@@ -57,25 +57,22 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// Tracer is a process's tracing: off (the zero value's and Off's: no
-// spans, no cost) or a tracer provider every part takes its spans from.
+// Tracer is a process's tracing: off (the zero value: no spans, no cost)
+// or a tracer provider every part takes its spans from.
 type Tracer struct {
 	tp       trace.TracerProvider
 	shutdown func(context.Context) error
 }
 
-// Off is no tracing.
-func Off() *Tracer { return &Tracer{} }
-
 // With traces into tp (a test's in-memory provider); Shutdown leaves it
 // to its owner.
 func With(tp trace.TracerProvider) *Tracer { return &Tracer{tp: tp} }
 
-// Start builds the exporter and provider s asks for (Off when s is off).
+// Start builds the exporter and provider s asks for (off when s is).
 // Shutdown flushes and stops it.
 func Start(ctx context.Context, s Settings) (*Tracer, error) {
 	if !s.On {
-		return Off(), nil
+		return &Tracer{}, nil
 	}
 	var exp sdktrace.SpanExporter
 	var err error

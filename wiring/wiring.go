@@ -1,10 +1,10 @@
 // Package wiring is the one place that builds Hub's parts from a config:
 // the database, the workspace service, the chat store, the frame bus, the
-// connected-apps client, the web reader and search provider, the tools
-// and playbooks, the activities, and from
-// them the api handler, the Temporal worker and the sweeper. cmd/hub (every
-// process role) and hubtest (a whole Hub in a test) both call it, so a test
-// runs what production runs, subscriptions and sweeps included.
+// connected-apps client, the web reader and search provider, the tools and
+// playbooks, the activities, and from them the api handler, the Temporal
+// worker and the sweeper. cmd/hub (every process role) and hubtest (a whole
+// Hub in a test) both call it, so a test runs what production runs,
+// subscriptions and sweeps included.
 //
 // New builds what every role shares; a process then takes the roles it
 // plays: API or ServeAPI (`hub api`), Worker, RunSweeper or RunWorker
