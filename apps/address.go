@@ -19,32 +19,28 @@ type blockedRange struct {
 // or nowhere useful: Hub must not become a way to reach them. IPv4-mapped
 // IPv6 addresses are checked as the IPv4 address they carry.
 var blockedRanges = func() []blockedRange {
-	table := []struct{ cidr, what string }{
-		{"0.0.0.0/8", "an unspecified (this-network) address"},
-		{"10.0.0.0/8", "a private address"},
-		{"100.64.0.0/10", "a carrier-grade NAT (shared) address"},
-		{"127.0.0.0/8", "a loopback address"},
-		{"169.254.0.0/16", "a link-local address"},
-		{"172.16.0.0/12", "a private address"},
-		{"192.0.0.0/24", "an IETF protocol address"},
-		{"192.168.0.0/16", "a private address"},
-		{"198.18.0.0/15", "a benchmarking address"},
-		{"224.0.0.0/4", "a multicast address"},
-		{"240.0.0.0/4", "a reserved address"}, // includes 255.255.255.255, broadcast
-		{"::/128", "an unspecified address"},
-		{"::1/128", "a loopback address"},
-		{"::/96", "an IPv4-compatible address"}, // deprecated; reaches IPv4 by another name
-		{"64:ff9b:1::/48", "a local-use NAT64 address"},
-		{"fc00::/7", "a unique local (private) address"},
-		{"fe80::/10", "a link-local address"},
-		{"fec0::/10", "a site-local address"},
-		{"ff00::/8", "a multicast address"},
+	p := netip.MustParsePrefix
+	return []blockedRange{
+		{p("0.0.0.0/8"), "an unspecified (this-network) address"},
+		{p("10.0.0.0/8"), "a private address"},
+		{p("100.64.0.0/10"), "a carrier-grade NAT (shared) address"},
+		{p("127.0.0.0/8"), "a loopback address"},
+		{p("169.254.0.0/16"), "a link-local address"},
+		{p("172.16.0.0/12"), "a private address"},
+		{p("192.0.0.0/24"), "an IETF protocol address"},
+		{p("192.168.0.0/16"), "a private address"},
+		{p("198.18.0.0/15"), "a benchmarking address"},
+		{p("224.0.0.0/4"), "a multicast address"},
+		{p("240.0.0.0/4"), "a reserved address"}, // includes 255.255.255.255, broadcast
+		{p("::/128"), "an unspecified address"},
+		{p("::1/128"), "a loopback address"},
+		{p("::/96"), "an IPv4-compatible address"}, // deprecated; reaches IPv4 by another name
+		{p("64:ff9b:1::/48"), "a local-use NAT64 address"},
+		{p("fc00::/7"), "a unique local (private) address"},
+		{p("fe80::/10"), "a link-local address"},
+		{p("fec0::/10"), "a site-local address"},
+		{p("ff00::/8"), "a multicast address"},
 	}
-	out := make([]blockedRange, len(table))
-	for i, r := range table {
-		out[i] = blockedRange{prefix: netip.MustParsePrefix(r.cidr), what: r.what}
-	}
-	return out
 }()
 
 // nat64 is the well-known NAT64 prefix: its addresses reach the IPv4
@@ -101,17 +97,18 @@ func parseAllowList(entries []string) (allowList, error) {
 			a.addrPorts[netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())] = true
 			continue
 		}
+		bad := fmt.Errorf("allowlist entry %q: want a CIDR, an address or a host name, each with an optional :port", e)
 		host, port := e, ""
 		if strings.Contains(e, ":") {
 			h, p, err := net.SplitHostPort(e)
 			if n, perr := strconv.ParseUint(p, 10, 16); err != nil || perr != nil || n == 0 {
-				return allowList{}, fmt.Errorf("allowlist entry %q: want a CIDR, an address or a host name, each with an optional :port", e)
+				return allowList{}, bad
 			}
 			host, port = h, p
 		}
 		host = strings.TrimSuffix(strings.ToLower(host), ".")
 		if !validHostName(host) {
-			return allowList{}, fmt.Errorf("allowlist entry %q: want a CIDR, an address or a host name, each with an optional :port", e)
+			return allowList{}, bad
 		}
 		if port == "" {
 			a.hosts[host] = true

@@ -202,13 +202,10 @@ func classify(st *call, err error) error {
 	if errors.As(err, &ue) {
 		cause = ue.Err // url.Error's text repeats the whole URL, which may hold a secret
 	}
-	timeout := false
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		timeout = true
-	}
 	if !st.connected.Load() {
-		return &UnreachableError{Host: st.host, Timeout: timeout, Err: cause}
+		return &UnreachableError{Host: st.host, Err: cause}
 	}
+	var ne net.Error
+	timeout := errors.As(err, &ne) && ne.Timeout()
 	return &UnknownError{Host: st.host, Timeout: timeout, After: st.limit.Round(time.Millisecond), Err: cause}
 }

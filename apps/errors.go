@@ -40,24 +40,20 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("not sent to %s: %s", e.Host, e.Reason)
 }
 
-// Is makes errors.Is(err, ErrRefused) true.
 func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
 
 // UnreachableError says no connection was made; it matches ErrUnreachable.
 type UnreachableError struct {
-	Host    string
-	Timeout bool // the deadline passed before a connection was made
-	Err     error
+	Host string
+	Err  error
 }
 
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("could not connect to %s, nothing was sent: %s", e.Host, NetReason(e.Err))
 }
 
-// Is makes errors.Is(err, ErrUnreachable) true.
 func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
 
-// Unwrap returns the network error.
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // StatusError is a non-2xx answer; it matches ErrStatus. Body holds at most
@@ -72,7 +68,6 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s answered %d %s", e.Host, e.Status, http.StatusText(e.Status))
 }
 
-// Is makes errors.Is(err, ErrStatus) true.
 func (e *StatusError) Is(target error) bool { return target == ErrStatus }
 
 // UnknownError says the request may have arrived but its answer did not;
@@ -91,8 +86,6 @@ func (e *UnknownError) Error() string {
 	return fmt.Sprintf("the exchange with %s ended before it answered; the update may or may not have arrived: %s", e.Host, NetReason(e.Err))
 }
 
-// Is makes errors.Is(err, ErrUnknown) true.
 func (e *UnknownError) Is(target error) bool { return target == ErrUnknown }
 
-// Unwrap returns the network error.
 func (e *UnknownError) Unwrap() error { return e.Err }

@@ -64,9 +64,7 @@ func BlockedReason(err error) (string, bool) {
 // is still checked again (DialContext), since a name may resolve elsewhere
 // later.
 func (g *Guard) CheckURL(ctx context.Context, host, port string) error {
-	hostPort := net.JoinHostPort(host, port)
-	hostAllowed := g.allow.allowsHost(hostPort)
-	if hostAllowed {
+	if g.allow.allowsHost(net.JoinHostPort(host, port)) {
 		return nil
 	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)

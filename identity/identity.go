@@ -8,6 +8,7 @@
 package identity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,12 +48,7 @@ type Config struct {
 func (c Config) Enabled() bool { return c.Issuer != "" }
 
 // audience is the aud a token must name.
-func (c Config) audience() string {
-	if c.Audience != "" {
-		return c.Audience
-	}
-	return c.ClientID
-}
+func (c Config) audience() string { return cmp.Or(c.Audience, c.ClientID) }
 
 // Check reports a configuration that cannot work.
 func (c Config) Check() error {

@@ -31,7 +31,6 @@ type Info struct {
 type License struct {
 	Name       string `json:"name"`
 	Identifier string `json:"identifier,omitempty"`
-	URL        string `json:"url,omitempty"`
 }
 
 // Server is where the api is served.
@@ -57,7 +56,6 @@ type PathItem map[string]*Operation
 type Operation struct {
 	OperationID string               `json:"operationId"`
 	Summary     string               `json:"summary"`
-	Description string               `json:"description,omitempty"`
 	Tags        []string             `json:"tags,omitempty"`
 	Parameters  []Parameter          `json:"parameters,omitempty"`
 	RequestBody *RequestBody         `json:"requestBody,omitempty"`
@@ -78,9 +76,8 @@ type Parameter struct {
 
 // RequestBody is an operation's body.
 type RequestBody struct {
-	Description string               `json:"description,omitempty"`
-	Required    bool                 `json:"required"`
-	Content     map[string]MediaType `json:"content"`
+	Required bool                 `json:"required"`
+	Content  map[string]MediaType `json:"content"`
 }
 
 // Response is one status's answer.

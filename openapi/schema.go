@@ -28,9 +28,11 @@
 package openapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,10 +74,8 @@ func Nullable(s *Schema) *Schema {
 		}
 		return &c
 	case []string:
-		for _, n := range t {
-			if n == "null" {
-				return s
-			}
+		if slices.Contains(t, "null") {
+			return s
 		}
 		c := *s
 		c.Type = append(append([]string{}, t...), "null")
@@ -208,13 +208,12 @@ func (r *Reflector) schema(t reflect.Type, mode Mode) *Schema {
 // structRef makes a named struct a component (once) and answers a
 // reference to it; an anonymous struct is inline.
 func (r *Reflector) structRef(t reflect.Type, mode Mode) *Schema {
-	name := ""
+	name, nameOf := "", r.Name
+	if nameOf == nil {
+		nameOf = NameOf
+	}
 	if t.Name() != "" {
-		if r.Name != nil {
-			name = r.Name(t)
-		} else {
-			name = NameOf(t)
-		}
+		name = nameOf(t)
 	}
 	if name == "" {
 		return r.object(t, mode)
@@ -268,21 +267,17 @@ func (r *Reflector) fields(t reflect.Type, mode Mode, s *Schema) {
 		if !f.IsExported() {
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
+		name = cmp.Or(name, f.Name)
 		omitempty := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		hints := parseHints(f.Tag.Get("openapi"))
 
-		var fs *Schema
-		optional := f.Type.Implements(optionalerType)
-		var given *Schema
+		var fs *Schema // the field's own schema (Reflector.Field), else its type's
 		if r.Field != nil {
-			given = r.Field(t, name)
+			fs = r.Field(t, name)
 		}
+		optional := f.Type.Implements(optionalerType)
 		switch {
-		case given != nil:
-			fs = given
+		case fs != nil:
 		case optional:
 			inner := reflect.Zero(f.Type).Interface().(Optionaler).OptionalOf()
 			fs = r.schema(inner, mode)

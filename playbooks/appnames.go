@@ -1,6 +1,7 @@
 package playbooks
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -66,13 +67,9 @@ func splitWords(s string) []word {
 			i += size
 			continue
 		}
-		j := i
-		for j < len(s) {
-			r2, size2 := utf8.DecodeRuneInString(s[j:])
-			if !isWordRune(r2) {
-				break
-			}
-			j += size2
+		j := len(s)
+		if k := strings.IndexFunc(s[i:], func(r rune) bool { return !isWordRune(r) }); k >= 0 {
+			j = i + k
 		}
 		text := s[i:j]
 		out = append(out, word{text: text, sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(text)})
@@ -113,20 +110,10 @@ func nameParts(name string) [][]string {
 func hasName(words []word, name []string) bool {
 	everyday := len(name) == 1 && everydayWords[name[0]]
 	for i := 0; i+len(name) <= len(words); i++ {
-		match := true
-		for k, w := range name {
-			if words[i+k].lower != w {
-				match = false
-				break
-			}
+		match := slices.EqualFunc(words[i:i+len(name)], name, func(w word, n string) bool { return w.lower == n })
+		if match && (!everyday || words[i].startsUpper && !words[i].sentenceStart) {
+			return true
 		}
-		if !match {
-			continue
-		}
-		if everyday && (!words[i].startsUpper || words[i].sentenceStart) {
-			continue
-		}
-		return true
 	}
 	return false
 }

@@ -14,7 +14,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -64,7 +64,7 @@ func Load(fsys fs.FS) ([]Playbook, error) {
 		seen[p.Name] = n
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b Playbook) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -81,6 +81,8 @@ func Parse(file, text string) (Playbook, error) {
 	}
 	head, body := text[4:4+end], text[4+end+4:]
 	p.Body = strings.TrimSpace(strings.TrimPrefix(body, "\n"))
+	texts := map[string]*string{"name": &p.Name, "title": &p.Title, "when": &p.When, "module": &p.Module, "include": &p.Include}
+	lists := map[string]*[]string{"tools": &p.Tools, "paths": &p.Paths, "mentions": &p.Mentions, "requires": &p.Requires}
 	for i, line := range strings.Split(head, "\n") {
 		lineNo := i + 2
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
@@ -91,31 +93,17 @@ func Parse(file, text string) (Playbook, error) {
 			return p, fmt.Errorf("%s:%d: expected key: value, got %q", file, lineNo, line)
 		}
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		switch key {
-		case "name":
-			p.Name = value
-		case "title":
-			p.Title = value
-		case "when":
-			p.When = value
-		case "tools":
-			p.Tools = list(value)
-		case "match":
+		switch {
+		case texts[key] != nil:
+			*texts[key] = value
+		case lists[key] != nil:
+			*lists[key] = list(value)
+		case key == "match":
 			re, err := regexp.Compile("(?i)" + value)
 			if err != nil {
 				return p, fmt.Errorf("%s:%d: match is not a valid regular expression: %v", file, lineNo, err)
 			}
 			p.Match = re
-		case "paths":
-			p.Paths = list(value)
-		case "mentions":
-			p.Mentions = list(value)
-		case "module":
-			p.Module = value
-		case "requires":
-			p.Requires = list(value)
-		case "include":
-			p.Include = value
 		default:
 			return p, fmt.Errorf("%s:%d: unknown front matter key %q", file, lineNo, key)
 		}

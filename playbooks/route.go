@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -130,13 +131,10 @@ func Route(all []Playbook, in RouteInput) Routed {
 		return Routed{Simple: true, Recipe: SimpleTodoRecipe, Tools: append([]string(nil), SimpleTodoTools...)}
 	}
 	var out Routed
-	for _, c := range cands {
-		if len(out.Guides) == MaxGuides {
-			break
-		}
+	for _, c := range cands[:min(len(cands), MaxGuides)] {
 		out.Guides = append(out.Guides, c.p)
 	}
-	if namesApp && !hasGuide(out.Guides, AppsName) {
+	if namesApp && !slices.ContainsFunc(out.Guides, func(g Playbook) bool { return g.Name == AppsName }) {
 		if apps, ok := Named(Usable(all, available), AppsName); ok {
 			out.Guides = append(out.Guides, apps)
 		}
@@ -195,15 +193,6 @@ func allAvailable(tools []string, available func(string) bool) bool {
 	return true
 }
 
-func hasGuide(gs []Playbook, name string) bool {
-	for _, g := range gs {
-		if g.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // matchScore is MatchPoints for one distinct match word, StrongMatchPoints
 // for two or more or for a phrase.
 func matchScore(p Playbook, message string) int {
@@ -250,7 +239,7 @@ func coversPath(paths []string, open string) bool {
 			continue
 		}
 		for i := 0; i+len(want) <= len(segs); i++ {
-			if equalSegs(segs[i:i+len(want)], want) {
+			if slices.Equal(segs[i:i+len(want)], want) {
 				return true
 			}
 		}
@@ -269,15 +258,6 @@ func segments(p string) []string {
 		}
 	}
 	return out
-}
-
-func equalSegs(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // simpleTodoOpener is how a simple todo request begins: "remind me to …",

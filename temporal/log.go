@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"log/slog"
+	"slices"
 
 	serverlog "go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/log/tag"
@@ -41,10 +42,7 @@ func (l slogLogger) Fatal(msg string, tags ...tag.Tag)  { l.emit(slog.LevelError
 // With returns a logger that prepends tags, as the server expects of loggers
 // that implement serverlog.WithLogger.
 func (l slogLogger) With(tags ...tag.Tag) serverlog.Logger {
-	merged := make([]tag.Tag, 0, len(l.tags)+len(tags))
-	merged = append(merged, l.tags...)
-	merged = append(merged, tags...)
-	return slogLogger{log: l.log, minLevel: l.minLevel, tags: merged}
+	return slogLogger{log: l.log, minLevel: l.minLevel, tags: slices.Concat(l.tags, tags)}
 }
 
 // SLog lets server components that want an *slog.Logger use ours directly.
@@ -55,10 +53,7 @@ func (l slogLogger) emit(level slog.Level, msg string, tags []tag.Tag) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, len(l.tags)+len(tags))
-	for _, t := range l.tags {
-		attrs = append(attrs, slog.Any(t.Key(), t.Value()))
-	}
-	for _, t := range tags {
+	for _, t := range slices.Concat(l.tags, tags) {
 		attrs = append(attrs, slog.Any(t.Key(), t.Value()))
 	}
 	l.log.LogAttrs(context.Background(), level, msg, attrs...)

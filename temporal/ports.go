@@ -67,6 +67,15 @@ func resolveAddr(addr string) (host string, port int, err error) {
 	return host, port, nil
 }
 
+// dialHost is the host to reach a listener on host at: loopback for one
+// that listens on every interface.
+func dialHost(host string) string {
+	if net.ParseIP(host).IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return host
+}
+
 // checkPortFree fails if something already listens on host:port. The UI server
 // exits the whole process when its listener cannot bind (it calls log.Fatal), so
 // Start checks first and returns an error instead.

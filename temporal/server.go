@@ -9,6 +9,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,12 +111,8 @@ type Server struct {
 // calls, its namespace exists with the requested search attributes, and the UI
 // (if asked for) serves. On error nothing it started is left running.
 func Start(ctx context.Context, opts Options) (*Server, error) {
-	if opts.Namespace == "" {
-		opts.Namespace = DefaultNamespace
-	}
-	if opts.FrontendAddr == "" {
-		opts.FrontendAddr = "127.0.0.1:7233"
-	}
+	opts.Namespace = cmp.Or(opts.Namespace, DefaultNamespace)
+	opts.FrontendAddr = cmp.Or(opts.FrontendAddr, "127.0.0.1:7233")
 	host, port, err := resolveAddr(opts.FrontendAddr)
 	if err != nil {
 		return nil, fmt.Errorf("frontend: %w", err)
@@ -128,11 +125,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	// Clients dial loopback when the frontend listens on every interface.
-	dialHost := host
-	if net.ParseIP(host).IsUnspecified() {
-		dialHost = "127.0.0.1"
-	}
-	frontendAddr := net.JoinHostPort(dialHost, strconv.Itoa(port))
+	frontendAddr := net.JoinHostPort(dialHost(host), strconv.Itoa(port))
 
 	dc, err := dynamicConfig(opts.StockDynamicConfig, opts.DynamicConfig)
 	if err != nil {
@@ -311,10 +304,7 @@ func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedVal
 func serverConfig(frontendHost string, frontendPort int, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
 	// The internal services (and the server's own clients) stay on loopback
 	// when the frontend listens on every interface.
-	host := frontendHost
-	if ip := net.ParseIP(host); ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
+	host := dialHost(frontendHost)
 	frontendAddr := net.JoinHostPort(host, strconv.Itoa(frontendPort))
 	conf := &config.Config{}
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
@@ -355,10 +345,7 @@ func serverConfig(frontendHost string, frontendPort int, sqlConf *config.SQL) (*
 			}
 			port, bind = p, host
 		}
-		var rpc config.RPC
-		rpc.GRPCPort = port
-		rpc.BindOnIP = bind
-		conf.Services[string(svc)] = config.Service{RPC: rpc}
+		conf.Services[string(svc)] = config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: bind}}
 		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
 	}
 	return conf, hosts, nil

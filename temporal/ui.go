@@ -50,13 +50,9 @@ func startUI(ctx context.Context, addr, frontendAddr, namespace string) (*uiServ
 		DisableNewsFetch:   true,
 		NotifyOnNewVersion: false,
 	}))
-	urlHost := host
-	if net.ParseIP(host).IsUnspecified() {
-		urlHost = "127.0.0.1"
-	}
 	u := &uiServer{
 		server: srv,
-		url:    "http://" + net.JoinHostPort(urlHost, strconv.Itoa(port)),
+		url:    "http://" + net.JoinHostPort(dialHost(host), strconv.Itoa(port)),
 		done:   make(chan error, 1),
 	}
 	go func() { u.done <- srv.Start() }()

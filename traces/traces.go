@@ -6,6 +6,7 @@
 package traces
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,16 +43,10 @@ type Settings struct {
 
 // FromEnv reads Settings; a protocol other than the two is an error.
 func FromEnv(getenv func(string) string) (Settings, error) {
-	s := Settings{Service: strings.TrimSpace(getenv("OTEL_SERVICE_NAME"))}
-	if s.Service == "" {
-		s.Service = "hub"
-	}
+	s := Settings{Service: cmp.Or(strings.TrimSpace(getenv("OTEL_SERVICE_NAME")), "hub")}
 	endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") + getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 	s.On = strings.TrimSpace(endpoint) != "" && !strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true")
-	s.Protocol = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"))
-	if s.Protocol == "" {
-		s.Protocol = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
-	}
+	s.Protocol = cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))
 	switch s.Protocol {
 	case "":
 		s.Protocol = "http/protobuf"
@@ -62,25 +57,22 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// Tracer is a process's tracing: off (the zero value's and Off's: no
-// spans, no cost) or a tracer provider every part takes its spans from.
+// Tracer is a process's tracing: off (the zero value: no spans, no cost)
+// or a tracer provider every part takes its spans from.
 type Tracer struct {
 	tp       trace.TracerProvider
 	shutdown func(context.Context) error
 }
 
-// Off is no tracing.
-func Off() *Tracer { return &Tracer{} }
-
 // With traces into tp (a test's in-memory provider); Shutdown leaves it
 // to its owner.
 func With(tp trace.TracerProvider) *Tracer { return &Tracer{tp: tp} }
 
-// Start builds the exporter and provider s asks for (Off when s is off).
+// Start builds the exporter and provider s asks for (off when s is).
 // Shutdown flushes and stops it.
 func Start(ctx context.Context, s Settings) (*Tracer, error) {
 	if !s.On {
-		return Off(), nil
+		return &Tracer{}, nil
 	}
 	var exp sdktrace.SpanExporter
 	var err error

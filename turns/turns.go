@@ -8,6 +8,7 @@
 package turns
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,9 +64,6 @@ type Service struct {
 	// TurnTimeout bounds a whole turn's wall time; 0 uses
 	// workflows.DefaultTurnTimeout.
 	TurnTimeout time.Duration
-	// StreamTokenTTL is how long a turn's stream token is valid
-	// (StreamTokenTTL applies its floor and default).
-	StreamTokenTTL time.Duration
 }
 
 // StreamTokenTTL is ttl as a stream token's lifetime: at least an hour (a
@@ -191,36 +189,29 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 		return Started{}, &TooLargeError{Path: "/files",
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", MaxFileBytes>>20, float64(total)/(1<<20))}
 	}
-	// The turn's stream token is stored in the start's transaction.
-	var turn chat.Turn
-	var token string
-	err = s.Workspace.InTx(ctx, func(ctx context.Context) error {
-		var err error
-		turn, err = s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
+	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) {
+		return s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
 			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv})
-		if err != nil {
-			return err
-		}
-		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(s.StreamTokenTTL))
-		return err
 	})
-	if err != nil {
-		return Started{}, err
-	}
-	return s.launch(ctx, turn, token)
 }
 
 // Retry runs the person's turn again (chat.Store.RetryTurn: what
 // succeeded is skipped) in a new turn, and starts its workflow.
 func (s *Service) Retry(ctx context.Context, p workspace.Person, turnID string) (Started, error) {
+	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) { return s.Chat.RetryTurn(ctx, p.ID, turnID) })
+}
+
+// save saves the turn newTurn makes and its stream token in one
+// transaction, then launches the turn.
+func (s *Service) save(ctx context.Context, p workspace.Person, newTurn func(context.Context) (chat.Turn, error)) (Started, error) {
 	var turn chat.Turn
 	var token string
 	err := s.Workspace.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		if turn, err = s.Chat.RetryTurn(ctx, p.ID, turnID); err != nil {
+		if turn, err = newTurn(ctx); err != nil {
 			return err
 		}
-		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(s.StreamTokenTTL))
+		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(0)) // the default
 		return err
 	})
 	if err != nil {
@@ -337,13 +328,9 @@ func (s *Service) launch(ctx context.Context, turn chat.Turn, token string) (Sta
 	if limit <= 0 {
 		limit = workflows.DefaultTurnTimeout(0)
 	}
-	queue := s.TaskQueue
-	if queue == "" {
-		queue = workflows.DefaultTaskQueue
-	}
 	opts := client.StartWorkflowOptions{
 		ID:                       workflows.TurnWorkflowID(turn.ID),
-		TaskQueue:                queue,
+		TaskQueue:                cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue),
 		WorkflowExecutionTimeout: limit + workflows.TurnTimeoutGrace,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SpaceIDKey.ValueSet(turn.SpaceID),

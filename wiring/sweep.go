@@ -32,13 +32,10 @@ func (h *Hub) ReservationTTL() time.Duration {
 	return h.Activities.ModelTimeout + 5*time.Minute
 }
 
-// Sweep runs one sweep as of now: it deletes the frames of turns that
-// ended more than stream.Retention before now (a client may resume a
-// stream that long after its end, docs/api.md), deletes expired tokens,
-// and expires held writes proposed more than Config.ProposalTTL before
-// now, and the change log of changes older than a month, and releases budget
-// reservations of model calls that never settled (ReservationTTL). One part's failure does not stop the others; the error joins them.
-// Sweeps of one Hub never overlap.
+// Sweep runs one sweep as of now: what Swept counts (a client may resume a
+// stream up to stream.Retention after its end, docs/api.md). One part's
+// failure does not stop the others; the error joins them. Sweeps of one
+// Hub never overlap.
 func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	h.sweepMu.Lock()
 	defer h.sweepMu.Unlock()

@@ -23,7 +23,7 @@ func (h *Hub) DialTemporal(ctx context.Context, t config.TemporalClient) (client
 	opts := t.Options
 	opts.Logger = sdklog.NewStructuredLogger(slog.Default().With("component", "temporal"))
 	opts.MetricsHandler = h.temporalMetrics
-	interceptors, err := h.TemporalInterceptors()
+	interceptors, err := h.Tracer.TemporalInterceptors()
 	if err != nil {
 		return nil, err
 	}

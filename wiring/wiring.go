@@ -1,10 +1,10 @@
 // Package wiring is the one place that builds Hub's parts from a config:
 // the database, the workspace service, the chat store, the frame bus, the
-// connected-apps client, the web reader and search provider, the tools
-// and playbooks, the activities, and from
-// them the api handler, the Temporal worker and the sweeper. cmd/hub (every
-// process role) and hubtest (a whole Hub in a test) both call it, so a test
-// runs what production runs, subscriptions and sweeps included.
+// connected-apps client, the web reader and search provider, the tools and
+// playbooks, the activities, and from them the api handler, the Temporal
+// worker and the sweeper. cmd/hub (every process role) and hubtest (a whole
+// Hub in a test) both call it, so a test runs what production runs,
+// subscriptions and sweeps included.
 //
 // New builds what every role shares; a process then takes the roles it
 // plays: API or ServeAPI (`hub api`), Worker, RunSweeper or RunWorker
@@ -16,13 +16,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/interceptor"
 
 	"hub/activities"
 	"hub/api"
@@ -126,7 +126,7 @@ type Hub struct {
 	Metrics *prometheus.Registry
 	// Tracer makes the process's spans (off without an OTLP endpoint):
 	// the api's requests, the database's statements, the model's calls;
-	// the Temporal client takes its interceptors (TemporalInterceptors).
+	// the Temporal client takes its interceptors (DialTemporal).
 	Tracer *traces.Tracer
 	// Interrupts is shared by the api and the worker of one process, so a
 	// Stop in `hub dev` (or a test) closes the model call at once.
@@ -149,43 +149,43 @@ type Hub struct {
 
 // New builds a Hub from cfg: it opens and migrates the database (unless
 // o.DB is given) and builds every shared part. Close it when done.
-func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
-	db, ownDB := o.DB, false
-	if db == nil {
+func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) {
+	// On an error, what was built so far is closed, last first.
+	var built []func()
+	defer func() {
+		if err != nil {
+			for _, undo := range slices.Backward(built) {
+				undo()
+			}
+		}
+	}()
+	db, ownDB := o.DB, o.DB == nil
+	if ownDB {
 		if cfg.DatabaseURL == "" {
 			return nil, errors.New("DATABASE_URL is not set: give a postgres:// URL or a SQLite file path")
 		}
-		var err error
 		if db, err = storage.Open(ctx, cfg.DatabaseURL); err != nil {
 			return nil, err
 		}
+		built = append(built, func() { _ = db.Close() })
 		if err := prepareSchema(ctx, db, o.Schema, cfg.Migrate); err != nil {
-			_ = db.Close()
 			return nil, err
 		}
-		ownDB = true
-	}
-	fail := func(err error) (*Hub, error) {
-		if ownDB {
-			_ = db.Close()
-		}
-		return nil, err
 	}
 	poster, err := apps.New(apps.Options{Allow: cfg.AppsAllow})
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
+	built = append(built, poster.Close)
 	reader, err := web.NewReader(web.ReaderOptions{Allow: cfg.AppsAllow})
 	if err != nil {
-		poster.Close()
-		return fail(err)
+		return nil, err
 	}
+	built = append(built, reader.Close)
 	// No search provider, no web tools: the instructions say so.
 	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch, nil), reader)...)
 	if err != nil {
-		poster.Close()
-		reader.Close()
-		return fail(fmt.Errorf("tools and playbooks: %w", err))
+		return nil, fmt.Errorf("tools and playbooks: %w", err)
 	}
 	for _, d := range o.Test.ExtraTools {
 		reg.Add(d)
@@ -201,37 +201,28 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 		Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
 	guard, err := apps.NewGuard(cfg.AppsAllow)
 	if err != nil {
-		poster.Close()
-		reader.Close()
-		return fail(err)
+		return nil, err
 	}
 	box, err := apps.NewSecretBox(cfg.SecretKey)
 	if err != nil {
-		poster.Close()
-		reader.Close()
-		return fail(err)
+		return nil, err
 	}
 	h.MCP = mcpapps.New(h.Workspace, mcpapps.Options{Guard: guard, Box: box, Timeout: o.Test.MCPTimeout, CallTimeout: o.Test.MCPTimeout})
+	built = append(built, h.MCP.Close)
 	h.Workspace.SetAppConnector(h.MCP)
 	store, err := files.NewStore(cfg.Files)
 	if err != nil {
-		poster.Close()
-		h.MCP.Close()
-		return fail(err)
+		return nil, err
 	}
 	h.Files = files.NewService(db, h.Workspace, store, cfg.Files.MaxBytes)
 	h.Tracer = o.Test.Tracer
 	if h.Tracer == nil {
 		if h.Tracer, err = traces.Start(ctx, cfg.Tracing); err != nil {
-			poster.Close()
-			h.MCP.Close()
-			return fail(err)
+			return nil, err
 		}
 	}
 	if err := traceStatements(db, h.Tracer); err != nil {
-		poster.Close()
-		h.MCP.Close()
-		return fail(err)
+		return nil, err
 	}
 	var modelHTTP *http.Client // nil: llm's own
 	if h.Tracer.On() {
@@ -239,7 +230,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	}
 	model := llm.New(cfg.Model, modelHTTP)
 	// Without HUB_MODELS the catalog is the one model of OPENAI_BASE_URL,
-	// OPENAI_API_KEY and HUB_MODEL, as before the catalog.
+	// OPENAI_API_KEY and HUB_MODEL.
 	cat := cfg.Models
 	if len(cat.Models) == 0 {
 		cat = llm.DefaultCatalog(cfg.Model)
@@ -248,14 +239,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (*Hub, error) {
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
 	if err := h.Frames.Register(h.Metrics); err != nil {
-		poster.Close()
-		h.MCP.Close()
-		return fail(err)
+		return nil, err
 	}
 	if err := h.Notifier.Register(h.Metrics); err != nil {
-		poster.Close()
-		h.MCP.Close()
-		return fail(err)
+		return nil, err
 	}
 	h.temporalMetrics = worker.NewMetricsHandler(h.Metrics)
 	h.Activities = &activities.Activities{
@@ -284,12 +271,6 @@ func (h *Hub) Close() {
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = h.Tracer.Shutdown(sctx) // the spans not yet exported, within 5 s
-}
-
-// TemporalInterceptors are the Temporal client's: its workflows and
-// activities traced in the trace of the request that started them.
-func (h *Hub) TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
-	return h.Tracer.TemporalInterceptors()
 }
 
 // traceStatements makes a span of every SQL statement run on db in a trace

@@ -41,11 +41,11 @@ func (h *Hub) WorkerHTTP(c client.Client) http.Handler {
 		if !h.workerRunning.Load() {
 			checks["worker"], ok = "not polling", false
 		}
+		code, status := http.StatusOK, "ok"
 		if !ok {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "checks": checks})
-			return
+			code, status = http.StatusServiceUnavailable, "unavailable"
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "checks": checks})
+		writeJSON(w, code, map[string]any{"status": status, "checks": checks})
 	})
 	return mux
 }

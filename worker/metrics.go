@@ -59,21 +59,24 @@ type series struct {
 	buckets []uint64 // timer, per timerBuckets (not cumulative)
 }
 
+// get is the series of h's tags in the family name, made when missing; nil
+// when name is taken by another kind.
 func (m *sdkMetrics) get(name string, k kind, h handler) *series {
 	f := m.families[name]
 	if f == nil {
 		f = &family{kind: k, keys: map[string]bool{}, series: map[string]*series{}}
 		m.families[name] = f
+	} else if f.kind != k {
+		return nil
 	}
-	tags := h.tags
 	s := f.series[h.key]
 	if s == nil {
-		s = &series{tags: tags}
+		s = &series{tags: h.tags}
 		if k == timerKind {
 			s.buckets = make([]uint64, len(timerBuckets))
 		}
 		f.series[h.key] = s
-		for t := range tags {
+		for t := range h.tags {
 			f.keys[t] = true
 		}
 	}
@@ -149,63 +152,47 @@ func (h handler) WithTags(tags map[string]string) client.MetricsHandler {
 }
 
 func (h handler) Counter(name string) client.MetricsCounter {
-	return counter{h: h, name: sanitize(name) + "_total"}
+	return metric{h: h, name: sanitize(name) + "_total"}
 }
 
-func (h handler) Gauge(name string) client.MetricsGauge { return gauge{h: h, name: sanitize(name)} }
+func (h handler) Gauge(name string) client.MetricsGauge { return metric{h: h, name: sanitize(name)} }
 
 func (h handler) Timer(name string) client.MetricsTimer {
-	return timer{h: h, name: sanitize(name) + "_seconds"}
+	return metric{h: h, name: sanitize(name) + "_seconds"}
 }
 
-type counter struct {
+// metric is one named metric of a handler: a counter (Inc), a gauge
+// (Update) or a timer (Record), as the handler made it.
+type metric struct {
 	h    handler
 	name string
 }
 
-func (c counter) Inc(n int64) {
-	c.h.m.mu.Lock()
-	defer c.h.m.mu.Unlock()
-	if f := c.h.m.families[c.name]; f != nil && f.kind != counterKind {
-		return // the name is taken by another kind
-	}
-	c.h.m.get(c.name, counterKind, c.h).value += float64(n)
-}
+func (m metric) Inc(n int64) { m.update(counterKind, func(s *series) { s.value += float64(n) }) }
 
-type gauge struct {
-	h    handler
-	name string
-}
+func (m metric) Update(v float64) { m.update(gaugeKind, func(s *series) { s.value = v }) }
 
-func (g gauge) Update(v float64) {
-	g.h.m.mu.Lock()
-	defer g.h.m.mu.Unlock()
-	if f := g.h.m.families[g.name]; f != nil && f.kind != gaugeKind {
-		return
-	}
-	g.h.m.get(g.name, gaugeKind, g.h).value = v
-}
-
-type timer struct {
-	h    handler
-	name string
-}
-
-func (t timer) Record(d time.Duration) {
-	t.h.m.mu.Lock()
-	defer t.h.m.mu.Unlock()
-	if f := t.h.m.families[t.name]; f != nil && f.kind != timerKind {
-		return
-	}
-	s := t.h.m.get(t.name, timerKind, t.h)
+func (m metric) Record(d time.Duration) {
 	sec := d.Seconds()
-	s.count++
-	s.sum += sec
-	for i, le := range timerBuckets {
-		if sec <= le {
-			s.buckets[i]++
-			break
+	m.update(timerKind, func(s *series) {
+		s.count++
+		s.sum += sec
+		for i, le := range timerBuckets {
+			if sec <= le {
+				s.buckets[i]++
+				break
+			}
 		}
+	})
+}
+
+// update changes the series of m's tags, unless m's name is taken by
+// another kind.
+func (m metric) update(k kind, change func(*series)) {
+	m.h.m.mu.Lock()
+	defer m.h.m.mu.Unlock()
+	if s := m.h.m.get(m.name, k, m.h); s != nil {
+		change(s)
 	}
 }
 

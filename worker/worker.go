@@ -6,6 +6,7 @@
 package worker
 
 import (
+	"cmp"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -29,11 +30,7 @@ type Options struct {
 // activity registered. Start it with Run or Start; it stops with the
 // client's context.
 func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Worker {
-	queue := o.TaskQueue
-	if queue == "" {
-		queue = workflows.DefaultTaskQueue
-	}
-	w := sdkworker.New(c, queue, sdkOptions(o))
+	w := sdkworker.New(c, cmp.Or(o.TaskQueue, workflows.DefaultTaskQueue), sdkOptions(o))
 	w.RegisterWorkflow(workflows.Turn)
 	w.RegisterWorkflow(workflows.Apply)
 	w.RegisterActivity(acts)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,20 +39,17 @@ const (
 )
 
 func devCommand() *cobra.Command {
-	var dataDir, httpAddr, temporalAddr, uiAddr string
-	var fakeModel bool
+	var o devOptions
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run everything in one process: embedded Temporal (with its UI), SQLite, the worker and the api",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDev(cmd, devOptions{dataDir: dataDir, httpAddr: httpAddr, temporalAddr: temporalAddr, uiAddr: uiAddr, fakeModel: fakeModel})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runDev(cmd, o) },
 	}
-	cmd.Flags().StringVar(&dataDir, "data-dir", ".hub", "where the databases and the dev token are kept")
-	cmd.Flags().StringVar(&httpAddr, "http-addr", "", "Hub api address (default: HUB_HTTP_ADDR, else "+devHTTPAddr+"; 0.0.0.0:8080 serves other machines too)")
-	cmd.Flags().StringVar(&temporalAddr, "temporal-addr", "127.0.0.1:7233", "embedded Temporal frontend address")
-	cmd.Flags().StringVar(&uiAddr, "ui-addr", "127.0.0.1:8233", "Temporal UI address (empty: no UI)")
-	cmd.Flags().BoolVar(&fakeModel, "fake-model", false, "also start the scripted stand-in model and use it (offline try-out)")
+	cmd.Flags().StringVar(&o.dataDir, "data-dir", ".hub", "where the databases and the dev token are kept")
+	cmd.Flags().StringVar(&o.httpAddr, "http-addr", "", "Hub api address (default: HUB_HTTP_ADDR, else "+devHTTPAddr+"; 0.0.0.0:8080 serves other machines too)")
+	cmd.Flags().StringVar(&o.temporalAddr, "temporal-addr", "127.0.0.1:7233", "embedded Temporal frontend address")
+	cmd.Flags().StringVar(&o.uiAddr, "ui-addr", "127.0.0.1:8233", "Temporal UI address (empty: no UI)")
+	cmd.Flags().BoolVar(&o.fakeModel, "fake-model", false, "also start the scripted stand-in model and use it (offline try-out)")
 	return cmd
 }
 
@@ -78,9 +76,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	if cfg.DatabaseURL == "" {
-		cfg.DatabaseURL = filepath.Join(o.dataDir, devDatabase)
-	}
+	cfg.DatabaseURL = cmp.Or(cfg.DatabaseURL, filepath.Join(o.dataDir, devDatabase))
 	if cfg.Files.Dir == "" && !cfg.Files.S3.Configured() {
 		cfg.Files.Dir = filepath.Join(o.dataDir, "files")
 	}
@@ -122,9 +118,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	}
 	defer ts.Stop()
 
-	if cfg.TemporalUIURL == "" {
-		cfg.TemporalUIURL = ts.UIURL()
-	}
+	cfg.TemporalUIURL = cmp.Or(cfg.TemporalUIURL, ts.UIURL())
 	h, err := wiring.New(ctx, cfg, wiring.Options{Schema: wiring.SchemaMigrate})
 	if err != nil {
 		return err
@@ -154,15 +148,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 
 // devAPIAddr is the api's address: the flag, else HUB_HTTP_ADDR, else this
 // machine only.
-func devAPIAddr(flag, env string) string {
-	switch {
-	case flag != "":
-		return flag
-	case env != "":
-		return env
-	}
-	return devHTTPAddr
-}
+func devAPIAddr(flag, env string) string { return cmp.Or(flag, env, devHTTPAddr) }
 
 // devBanner is what `hub dev` prints once it serves.
 type devBanner struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,24 +56,21 @@ func workerCommand() *cobra.Command {
 				if !h.Models.Configured() {
 					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL, or HUB_MODELS): turns will end with an unavailable error")
 				}
-				if h.Config.WorkerHTTPAddr == "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", h.Config.TaskQueue, h.Config.TemporalAddress)
-					return h.RunWorker(ctx, c)
-				}
-				ln, err := net.Listen("tcp", h.Config.WorkerHTTPAddr)
-				if err != nil {
-					return fmt.Errorf("listen on %s (HUB_WORKER_HTTP_ADDR): %w", h.Config.WorkerHTTPAddr, err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "hub worker metrics and health on %s\n", ln.Addr())
-				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", h.Config.TaskQueue, h.Config.TemporalAddress)
 				// Either ending ends the other: a worker that failed to start
 				// does not leave the listener answering.
 				ctx, cancel := context.WithCancel(ctx)
 				defer cancel()
-				return runAll(
-					func() error { defer cancel(); return h.RunWorker(ctx, c) },
-					func() error { defer cancel(); return h.ServeWorkerHTTP(ctx, ln, c) },
-				)
+				run := []func() error{func() error { defer cancel(); return h.RunWorker(ctx, c) }}
+				if addr := h.Config.WorkerHTTPAddr; addr != "" {
+					ln, err := net.Listen("tcp", addr)
+					if err != nil {
+						return fmt.Errorf("listen on %s (HUB_WORKER_HTTP_ADDR): %w", addr, err)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "hub worker metrics and health on %s\n", ln.Addr())
+					run = append(run, func() error { defer cancel(); return h.ServeWorkerHTTP(ctx, ln, c) })
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", h.Config.TaskQueue, h.Config.TemporalAddress)
+				return runAll(run...)
 			})
 		},
 	}
@@ -96,7 +94,7 @@ func migrateCommand() *cobra.Command {
 			if dryRun {
 				return migrateDryRun(cmd, skipTemporal)
 			}
-			return withDB(cmd, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+			return withDB(cmd, "", wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 				cur, _, err := h.DB.SchemaVersion(ctx)
 				if err != nil {
 					return err
@@ -199,7 +197,7 @@ func tokenCommand() *cobra.Command {
 				if space != "" {
 					return errors.New("--operator makes a token for no space: leave out --space")
 				}
-				return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+				return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 					_, token, err := h.Workspace.CreateOperatorToken(ctx, cliActor, person, name, ttl)
 					if err != nil {
 						return err
@@ -218,7 +216,7 @@ func tokenCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+			return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 				var personID string
 				var err error
 				if create {
@@ -263,7 +261,7 @@ func tokenListCommand() *cobra.Command {
 		Short: "List the full and operator tokens: id, name, person, prefix, created, last used, expires (never the token)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+			return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 				list, err := h.Workspace.ListTokens(ctx, "", person)
 				if err != nil {
 					return err
@@ -275,7 +273,7 @@ func tokenListCommand() *cobra.Command {
 					if t.Operator {
 						who += " (operator)"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, orDash(t.Name), who, orDash(t.Prefix),
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, cmp.Or(t.Name, "-"), who, cmp.Or(t.Prefix, "-"),
 						t.CreatedAt.UTC().Format(time.RFC3339), timeOrDash(t.LastUsedAt, "never"), timeOrDash(t.ExpiresAt, "never"))
 				}
 				return w.Flush()
@@ -300,7 +298,7 @@ func tokenRevokeCommand() *cobra.Command {
 			if (len(args) == 1) == (person != "") {
 				return errors.New("give a token id or --person, one of the two")
 			}
-			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+			return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 				if person != "" {
 					list, err := h.Workspace.RevokePersonTokens(ctx, cliActor, person)
 					if err != nil {
@@ -341,7 +339,7 @@ func auditCommand() *cobra.Command {
 			if limit < 1 || limit > workspace.MaxListLimit {
 				return fmt.Errorf("--limit is 1 to %d", workspace.MaxListLimit)
 			}
-			return withDBIn(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+			return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
 				events, err := h.Workspace.HubAudit(ctx, limit)
 				if err != nil {
 					return err
@@ -350,7 +348,7 @@ func auditCommand() *cobra.Command {
 				fmt.Fprintln(w, "AT\tKIND\tACTION\tBY\tVIA\tSUMMARY")
 				for _, e := range events {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(time.RFC3339), e.Kind, e.Action,
-						orDash(e.ActorName), orDash(e.Via), e.Summary)
+						cmp.Or(e.ActorName, "-"), cmp.Or(e.Via, "-"), e.Summary)
 				}
 				return w.Flush()
 			})
@@ -361,13 +359,6 @@ func auditCommand() *cobra.Command {
 	return cmd
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func timeOrDash(t *time.Time, none string) string {
 	if t == nil {
 		return none
@@ -376,15 +367,11 @@ func timeOrDash(t *time.Time, none string) string {
 }
 
 // withDB loads the configuration, builds the Hub (opening the database and
-// migrating or checking its schema) and runs fn, closing it after.
-func withDB(cmd *cobra.Command, schema wiring.Schema, fn func(ctx context.Context, h *wiring.Hub) error) error {
-	return withDBIn(cmd, "", schema, fn)
-}
-
-// withDBIn is withDB that, without DATABASE_URL, uses the SQLite database
-// `hub dev` keeps in devDataDir when there is one (`hub token create` run
-// where `hub dev` runs). It says so on stderr; stdout stays the command's.
-func withDBIn(cmd *cobra.Command, devDataDir string, schema wiring.Schema, fn func(ctx context.Context, h *wiring.Hub) error) error {
+// migrating or checking its schema) and runs fn, closing it after. Without
+// DATABASE_URL and with a devDataDir, it uses the SQLite database `hub dev`
+// keeps there when there is one (`hub token create` run where `hub dev`
+// runs), and says so on stderr; stdout stays the command's.
+func withDB(cmd *cobra.Command, devDataDir string, schema wiring.Schema, fn func(ctx context.Context, h *wiring.Hub) error) error {
 	ctx := cmd.Context()
 	cfg, err := config.FromEnv(nil)
 	if err != nil {
@@ -438,7 +425,7 @@ func withApp(cmd *cobra.Command, migrate bool, fn func(ctx context.Context, h *w
 	if migrate {
 		schema = wiring.SchemaMigrate
 	}
-	return withDB(cmd, schema, func(ctx context.Context, h *wiring.Hub) error {
+	return withDB(cmd, "", schema, func(ctx context.Context, h *wiring.Hub) error {
 		if err := servePprof(cmd, ctx, h); err != nil {
 			return err
 		}

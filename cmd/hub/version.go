@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -32,10 +33,7 @@ func readBuild(b *debug.BuildInfo) build {
 	if b == nil {
 		return build{version: "unknown", goVersion: "unknown"}
 	}
-	v := build{version: b.Main.Version, goVersion: b.GoVersion}
-	if v.version == "" {
-		v.version = "(devel)"
-	}
+	v := build{version: cmp.Or(b.Main.Version, "(devel)"), goVersion: b.GoVersion}
 	for _, s := range b.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -56,8 +54,8 @@ func (v build) text() string {
 		sb.WriteString("commit    unknown (not stamped: build with `go build ./cmd/hub` inside the git checkout)\n")
 	} else {
 		fmt.Fprintf(&sb, "commit    %s\n", v.revision)
-		fmt.Fprintf(&sb, "committed %s\n", or(v.time, "unknown"))
-		fmt.Fprintf(&sb, "modified  %s\n", or(v.modified, "unknown"))
+		fmt.Fprintf(&sb, "committed %s\n", cmp.Or(v.time, "unknown"))
+		fmt.Fprintf(&sb, "modified  %s\n", cmp.Or(v.modified, "unknown"))
 	}
 	fmt.Fprintf(&sb, "go        %s\n", v.goVersion)
 	return sb.String()
@@ -77,11 +75,4 @@ func (v build) short() string {
 		parts = append(parts, rev)
 	}
 	return strings.Join(append(parts, v.goVersion), " ")
-}
-
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
