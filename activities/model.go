@@ -64,27 +64,24 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
-	c := &callStart{}
-	err := a.startCall(ctx, callCtx, in, attempt, c)
-	if err != nil {
+	cs := &callStart{}
+	if err := a.startCall(ctx, callCtx, in, attempt, cs); err != nil {
 		return ModelStep{}, err
 	}
-	m := c.m
-	turn, user, steps, req, userIdx, parts, from, sep, missing := c.turn, c.user, c.steps, c.req, c.userIdx, c.parts, c.from, c.sep, c.missing
 	var join *joiner
-	if c.partial != "" {
+	if cs.partial != "" {
 		// Resumed after a pause: the call continues the reply so far.
-		join = &joiner{partial: c.partial}
+		join = &joiner{partial: cs.partial}
 	}
 
-	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
+	stopBeat := heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
 	// Text frames are coalesced (coalesce.go); what gathered at the end is
 	// published with the step, and before it when the step is not saved
 	// or a network call comes first, so the frames always add up to the
 	// saved text.
 	text := newTextFrames(context.WithoutCancel(ctx), a.Frames, in.TurnID)
-	res, notGiven, level, err := a.streamWithParts(callCtx, m.sendFunc(), req, userIdx, parts, from, func(c llm.Chunk) error {
+	res, notGiven, level, err := a.streamWithParts(callCtx, cs.m.sendFunc(), cs.req, cs.userIdx, cs.parts, cs.from, func(c llm.Chunk) error {
 		if c.TextDelta == "" {
 			return nil
 		}
@@ -94,8 +91,8 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 				return nil
 			}
 		}
-		delta = sep + delta
-		sep = ""
+		delta = cs.sep + delta
+		cs.sep = ""
 		return text.Add(delta)
 	})
 	stopBeat()
@@ -142,10 +139,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, err
 	}
-	if note := notSeenNote(append(missing, notGiven...), steps); note != "" {
+	if note := notSeenNote(append(cs.missing, notGiven...), cs.steps); note != "" {
 		// The reply says which files the model was not given, in the text
 		// frame that ends the call.
-		delta := sep + note
+		delta := cs.sep + note
 		if res.Text != "" {
 			delta = "\n\n" + note
 		}
@@ -169,11 +166,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			}
 			gathered = ""
 		}
-		nudge, kind, err := a.checkAnswer(ctx, in, turn, user, steps, res.Text)
-		if err != nil {
-			return ModelStep{}, err
-		}
-		st.Nudge, st.NudgeKind = nudge, kind
+		st.Nudge, st.NudgeKind = a.checkAnswer(ctx, in, cs.turn, cs.user, cs.steps, res.Text)
 		ending = discardSentBack(in, st)
 	}
 	calls, err := a.saveStep(ctx, in.TurnID, st, append(textFrame(gathered), ending...)...)
@@ -297,12 +290,14 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		req.Tools = a.toolSchemas(reg, turn, rec.OfferedTools)
 	}
 
-	// Text already shown in earlier steps is separated from this step's.
-	sep := ""
+	// Text already shown in earlier steps is separated from this step's;
+	// the files' fallback goes on from where the turn's last step ended.
+	sep, from := "", 0
 	for _, st := range steps {
 		if st.Text != "" && !discarded(st) {
 			sep = "\n\n"
 		}
+		from = max(from, st.PartsLevel)
 	}
 	if partial != "" {
 		sep = "" // the continuation joins the text on screen
@@ -312,25 +307,19 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		// and nothing written.
 		return temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
 	}
-	// The files' fallback goes on from where the turn's last step ended.
-	from := 0
-	for _, st := range steps {
-		from = max(from, st.PartsLevel)
-	}
-
 	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
 	switch {
-	case in.Rerun && partial != "":
-		// Resumed after a pause: the call goes on from the text on screen.
-		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "resumed": true, "text": "Resuming…"}
-	case in.Rerun:
-		// Resumed after a pause that cut off a call with nothing to go on
-		// from (no text, or tool calls begun): the step starts over.
-		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "resumed": true, "discard": true, "text": "Resuming…"}
-	}
-	if attempt > 1 {
+	case attempt > 1:
 		// The client drops the partial text of the failed attempt.
-		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
+		status["status"], status["discard"], status["text"] = stream.StatusRetrying, true, "The model call failed; trying again…"
+	case in.Rerun:
+		// Resumed after a pause: the call goes on from the text on screen,
+		// or, when the pause cut off a call with nothing to go on from (no
+		// text, or tool calls begun), the step starts over.
+		status["resumed"], status["text"] = true, "Resuming…"
+		if partial == "" {
+			status["discard"] = true
+		}
 	}
 	// The status change and its frame in one transaction.
 	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
@@ -402,9 +391,9 @@ func discardSentBack(in CallModelInput, st chat.Step) []frame {
 // heartbeatWhileWaiting heartbeats every HeartbeatInterval until the
 // returned stop is called (the whole model call), so a model that is slow
 // to its first token, or streams for minutes, does not look like a dead
-// worker.
-func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop func()) {
-	done := make(chan struct{})
+// worker. Calling stop again does nothing.
+func heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -412,8 +401,6 @@ func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat f
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
-				return
 			case <-ctx.Done():
 				return
 			case <-t.C:
@@ -421,14 +408,7 @@ func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat f
 			}
 		}
 	}()
-	var stopped bool
-	return func() {
-		if !stopped {
-			stopped = true
-			close(done)
-			<-finished
-		}
-	}
+	return func() { cancel(); <-finished }
 }
 
 // modelError decides, once, whether a failed model call is retried: 408,
@@ -476,7 +456,7 @@ func modelError(err error) error {
 // write as done; and, when a verify hook is set, while it finds something
 // missing (at most MaxVerifyRounds, only while a step with tools remains).
 // It returns the note to send back and its kind, or "".
-func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, chat.NudgeKind, error) {
+func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, chat.NudgeKind) {
 	ans := assistant.Answer{Text: text, StepsLeft: MaxSteps - in.Step}
 	verifyRounds := 0
 	var calls []string
@@ -496,18 +476,18 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 		}
 	}
 	if nudge, ok := assistant.CheckAnswer(ans); !ok {
-		return nudge, chat.NudgeAnswer, nil
+		return nudge, chat.NudgeAnswer
 	}
 	if a.Verifier == nil || !(assistant.VerifyPolicy{}).Allow(verifyRounds, ans.StepsLeft) {
-		return "", "", nil
+		return "", ""
 	}
 	missing, err := a.Verifier.Verify(ctx, assistant.VerifyInput{TurnID: turn.ID, Request: user.Text, Answer: text,
 		Calls: calls, Round: verifyRounds + 1})
 	if err != nil || strings.TrimSpace(missing) == "" {
 		// A failing hook does not fail the turn: the answer stands.
-		return "", "", nil
+		return "", ""
 	}
-	return assistant.VerifyNote(missing), chat.NudgeVerify, nil
+	return assistant.VerifyNote(missing), chat.NudgeVerify
 }
 
 // keepIDs keeps the history messages the run record kept (the prompt

@@ -33,32 +33,25 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // database only, startsWithOutcome), in the write's transaction for a Hub
 // write.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
-	var r toolRun
-	err := a.runTool(ctx, in, &r)
-	if r.final || r.tc == nil {
-		return r.out, err
+	tc, done, err := a.runTool(ctx, in)
+	if tc == nil {
+		return done, err
 	}
 	if errors.Is(err, toolrun.ErrRecorded) {
-		stored, err := a.Chat.GetToolCall(ctx, r.tc.call.ID)
+		stored, err := a.Chat.GetToolCall(ctx, tc.call.ID)
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
 	}
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	a.Work.toolCalled(r.tc.call.Tool, r.tc.saved.Status)
-	return ToolOutcome{Status: r.tc.saved.Status, ErrorCode: r.tc.saved.ErrorCode}, nil
+	a.Work.toolCalled(tc.call.Tool, tc.saved.Status)
+	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
 }
 
-// toolRun is what runTool found and did.
-type toolRun struct {
-	// final: the call had its outcome already, out (or it is gone).
-	final bool
-	out   ToolOutcome
-	tc    *turnCall // the call run (nil: none)
-}
-
-// runTool is RunTool's read and run.
-func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) error {
+// runTool is RunTool's read and run. It returns the call it ran, or none
+// and RunTool's answer: the outcome the call had already (or it is gone),
+// or the error that kept it from running.
+func (a *Activities) runTool(ctx context.Context, in RunToolInput) (*turnCall, ToolOutcome, error) {
 	// The turn, its run record and every step so far with its calls: the
 	// call is one of them, and the steps give the titles the turn knows
 	// and the calls before this one.
@@ -70,11 +63,10 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) e
 		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
 	}
 	if err != nil || call.Final() {
-		r.final, r.out = true, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}
-		return gone(err)
+		return nil, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
 	}
 	if err := a.claim(ctx, turn, call.Step); err != nil {
-		return err
+		return nil, ToolOutcome{}, err
 	}
 	// The read came before the claim: after an operator's reset to a point
 	// inside this call's step it still had the old run's later steps, which
@@ -87,11 +79,11 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) e
 	// from it. A person who cannot open the space is refused by the
 	// recheck.
 	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
-		return err
+		return nil, ToolOutcome{}, err
 	}
 	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, steps)
 	if err != nil {
-		return err
+		return nil, ToolOutcome{}, err
 	}
 	started := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}
 	if startsWithOutcome(tc.def) {
@@ -99,11 +91,10 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) e
 		// commits with it, just before the done frame.
 		tc.started = started
 	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
-		return err
+		return nil, ToolOutcome{}, err
 	}
-	r.tc = tc
 	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
-	return err
+	return tc, ToolOutcome{}, err
 }
 
 // stepsThrough is steps (in order) up to and including step.
@@ -248,11 +239,7 @@ func outcomeOf(out toolrun.Outcome) chat.Outcome {
 	res := out.Result
 	switch out.Kind {
 	case toolrun.Succeeded:
-		refs := res.Refs
-		if len(refs) > maxCallRefs {
-			refs = refs[:maxCallRefs]
-		}
-		return chat.Outcome{Status: chat.CallDone, Result: tools.ModelText(res, tools.MaxResultChars), Summary: res.Summary, Refs: refs,
+		return chat.Outcome{Status: chat.CallDone, Result: tools.ModelText(res, tools.MaxResultChars), Summary: res.Summary, Refs: capRefs(res.Refs),
 			UndoGroupID: out.UndoGroupID}
 	case toolrun.Held:
 		heldFor := chat.HeldForApply
@@ -285,6 +272,9 @@ func inSpace(refs []workspace.Ref, spaceID string) {
 // maxCallRefs: one call names at most 50 records; the model reads the
 // rest in its data.
 const maxCallRefs = 50
+
+// capRefs is the first maxCallRefs of refs.
+func capRefs(refs []workspace.Ref) []workspace.Ref { return refs[:min(len(refs), maxCallRefs)] }
 
 // toolDoneFrame is the tool frame that ends a call: done, held or failed,
 // with what the person sees of it.

@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 
 	"go.temporal.io/sdk/activity"
@@ -72,13 +74,11 @@ func (c *transcripts) put(key string, t transcript) {
 func (c *transcripts) forget(turnID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	keep := c.order[:0]
-	for _, k := range c.order {
-		if len(k) > len(turnID) && k[:len(turnID)+1] == turnID+"/" {
+	c.order = slices.DeleteFunc(c.order, func(k string) bool {
+		ended := strings.HasPrefix(k, turnID+"/")
+		if ended {
 			delete(c.byKey, k)
-			continue
 		}
-		keep = append(keep, k)
-	}
-	c.order = keep
+		return ended
+	})
 }
