@@ -14,7 +14,7 @@ import (
 
 // runner runs calls exactly once over the activities' stores.
 func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
-	r := &toolrun.Runner{Workspace: a.Workspace, Chat: a.Chat, Tools: reg}
+	r := &toolrun.Runner{Workspace: a.Workspace, Tools: reg}
 	if a.Files != nil {
 		// A nil *files.Service must stay a nil interface.
 		r.Files = a.Files

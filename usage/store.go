@@ -35,6 +35,12 @@ type Call struct {
 	Model          string
 }
 
+// row is the call's model_calls row as first written.
+func (c Call) row(status string, now time.Time) storage.ModelCall {
+	return storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+		SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: status, Day: Day(now), CreatedAt: now}
+}
+
 // Store reads and writes model calls and budgets.
 type Store struct {
 	db  *storage.DB
@@ -121,9 +127,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
 		// The write first: on SQLite it takes the write lock before any read.
-		row := storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
-			SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReserved, Day: Day(now),
-			ReservedMicros: estimate, CreatedAt: now}
+		row := c.row(StatusReserved, now)
+		row.ReservedMicros = estimate
 		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
 		if res.Error != nil {
 			return fmt.Errorf("reserve model call: %w", res.Error)
@@ -179,7 +184,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 // attempts that will never settle.
 func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 	return s.db.InTx(ctx, func(ctx context.Context) error {
-		return releaseWhere(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+		_, err := release(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+		return err
 	})
 }
 
@@ -243,8 +249,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 			case err == nil && status == StatusSettled:
 				return nil // settled before: left as it is
 			case errors.Is(err, gorm.ErrRecordNotFound):
-				row := storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
-					SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReleased, Day: Day(now), CreatedAt: now}
+				row := c.row(StatusReleased, now)
 				if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
 				}
@@ -302,23 +307,18 @@ func (s *Store) ReleaseStale(ctx context.Context, before time.Time) (int64, erro
 	var n int64
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		n, err = releaseCount(s.q(ctx), s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
+		n, err = release(s.q(ctx), s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
 		return err
 	})
 	return n, err
 }
 
-func releaseWhere(tx *gorm.DB, now time.Time, where string, args ...any) error {
-	_, err := releaseCount(tx, now, where, args...)
-	return err
-}
-
-// releaseCount marks the reserved calls matching where as released and
+// release marks the reserved calls matching where as released and
 // takes their estimates off the months' reserved totals. The calls' rows
 // are updated first, in id order, and the months' rows after: a Settle
 // locks its call's row and then its month's, so a release that held a
 // month's row while it waited for a call's row deadlocked with it.
-func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
+func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
 	var rows []storage.ModelCall
 	if err := tx.Where(where, args...).Order("id").Find(&rows).Error; err != nil {
 		return 0, fmt.Errorf("release reservations: %w", err)
