@@ -19,29 +19,22 @@ import (
 )
 
 // HeartbeatInterval is how often CallModel heartbeats, from a timer, for
-// as long as the model call runs (waiting for the first token and
-// streaming alike). The heartbeat timeout is a few times this, so a dead
-// worker is noticed in seconds while a model that thinks for minutes is
-// not. Chunks do not heartbeat: the SDK sends a call's first heartbeat
-// synchronously, so a heartbeat on the first chunk held that chunk's frame
-// back by a round trip to Temporal (and wrote the activity's state there),
-// while later ones are throttled to one per ~16 s anyway. Stop and Pause
-// reach a running call through stream.Interrupts, not a heartbeat
-// response (docs/benchmarks.md, "Run control: stop, pause, and the first text").
+// as long as the model call runs. The heartbeat timeout is a few times
+// this, so a dead worker is noticed in seconds while a model that thinks
+// for minutes is not. Chunks do not heartbeat: the SDK sends the first
+// heartbeat synchronously, which held the first chunk's frame back by a
+// round trip to Temporal. Stop and Pause reach a running call through
+// stream.Interrupts (docs/benchmarks.md, "Run control: stop, pause, and
+// the first text").
 const HeartbeatInterval = 5 * time.Second
 
 // CallModel runs one model step: it reads the turn and its steps so far,
 // rebuilds the transcript, streams the answer (publishing text deltas,
 // heartbeating on a timer), and saves the step and its tool calls as
-// pending. The workflow gets the calls by id.
-//
-// Of its own it reads twice (the turn with its run record, and the steps
-// before: turnAndSteps) and commits twice
-// besides the streamed text frames: the status change, its frame and the
-// request's reservation before the request (MarkWorking, one
-// transaction), and the step with its calls, the request's settle and the
-// frames that end the call after it (SaveStep). Neither transaction is
-// open across the model request or the verify hook.
+// pending. The workflow gets the calls by id. Besides the streamed text
+// frames it commits the status change before the request (startCall) and
+// the step after it (saveStep): no transaction is open across the model
+// request or the verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
 		return ModelStep{}, temporal.NewNonRetryableApplicationError(
@@ -185,8 +178,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 
 // keepPartial saves what a model call that did not finish had streamed
 // (its text, none of its tool calls) as the step, with the text frame
-// still gathered, so the reply and the inspector
-// show what the person saw.
+// still gathered, so the reply and the inspector show what the person saw.
 func (a *Activities) keepPartial(ctx context.Context, in CallModelInput, attempt, level int, res llm.Result, reason string, text *textFrames) error {
 	gathered, err := text.Take()
 	if err != nil {
@@ -225,8 +217,7 @@ type callStart struct {
 
 // startCall is a model call up to its request: it reads the turn, its
 // run record, the access and the steps before this one, rebuilds the
-// transcript, and records the status change with its frame and the first
-// request's reservation (MarkWorking), filling in c.
+// transcript, and commits the status change with its frame, filling in c.
 func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, c *callStart) error {
 	// The turn, its run record and the steps before this one (a reset's
 	// claim below leaves the record as it is, and keeps the steps before

@@ -25,13 +25,8 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // RunTool runs one saved tool call (toolrun.Runner.Run). A call that
 // already has an outcome returns it unchanged, so a retried activity, a
 // replayed workflow or an operator's reset never runs a write twice: a
-// write commits together with its outcome row, in one transaction.
-//
-// Of its own it reads twice (the turn with its run record, and the turn's
-// steps with their calls, this one among them: turnAndSteps) and then writes: the outcome row with the
-// call's frames (its started frame too for a tool that works on Hub's
-// database only, startsWithOutcome), in the write's transaction for a Hub
-// write.
+// write commits together with its outcome row and the call's frames
+// (startsWithOutcome), in one transaction.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
 	tc, done, err := a.runTool(ctx, in)
 	if tc == nil {

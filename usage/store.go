@@ -53,8 +53,7 @@ func NewStore(db *storage.DB) *Store {
 }
 
 // q is the handle the Store queries through: the transaction ctx carries
-// (storage.DB.InTx: a reservation or a settle made with a model call's
-// status change or step commits with it, or not at all), else the pool.
+// (storage.DB.InTx), else the pool.
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.Q(ctx) }
 
 // Month is the budget month of a time: its UTC year and month, 2026-12.
@@ -152,9 +151,7 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 			// No row for the month yet, or over the budget. Whether this
 			// insert makes the row or finds one a racing call just made
 			// (Postgres waits for that call's commit, then does nothing),
-			// the UPDATE runs once more: read committed, it now sees the
-			// row. Taking "the row was there" for "over the budget" refused
-			// the month's first racing calls of a space with room left.
+			// the UPDATE runs once more and, read committed, sees the row.
 			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&storage.SpaceSpend{SpaceID: c.SpaceID, Month: month})
 			if ins.Error != nil {
 				return fmt.Errorf("reserve model call: %w", ins.Error)
