@@ -5,7 +5,6 @@ import (
 
 	"hub/assistant"
 	"hub/chat"
-	"hub/tools"
 	"hub/workspace"
 )
 
@@ -70,12 +69,4 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspac
 		in.Added = added
 		return assistant.BuildOffer(in).Tools, nil
 	})
-}
-
-// webConfigured tells whether the web tools are registered (the operator
-// configured a search provider), for the instructions' line on facts that
-// change.
-func (a *Activities) webConfigured() bool {
-	_, ok := a.Tools.Get(tools.WebSearchTool)
-	return ok
 }

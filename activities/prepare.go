@@ -98,10 +98,17 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 		return err
 	}
 	offer := assistant.BuildOffer(offerIn)
-	profile := personBlocks(person, space.Role, settings, apps)
-	profile.FirstName, profile.SpaceName, profile.Role = person.FirstName(), space.Name, string(space.Role)
-	profile.WritePolicy, profile.TimeZone, profile.Playbooks = settings.WritePolicy, a.location().String(), playbooks.Index(a.Playbooks)
-	profile.Web = a.webConfigured()
+	// The instructions name the person's enabled skills (hub_read_skill
+	// reads them) and the space's connected apps, which a guest is not told
+	// of (ListConnections gives a guest none); Web says the operator
+	// configured a search provider, for the line on facts that change.
+	_, web := a.Tools.Get(tools.WebSearchTool)
+	profile := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
+		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: a.location().String(),
+		Playbooks: playbooks.Index(a.Playbooks), Web: web}
+	if space.Role != workspace.RoleGuest {
+		profile.Apps = &assistant.AppsState{Apps: apps.conns, Writes: settings.ConnectedAppWrites}
+	}
 	_, model := a.turnModel(turn, "", "")
 	rec := chat.RunRecord{
 		Model:        model.ID,

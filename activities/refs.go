@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"hub/assistant"
 	"hub/chat"
 	"hub/workspace"
 )
@@ -148,6 +149,16 @@ func earlierCalls(steps []chat.Step, call chat.ToolCall) map[string]int {
 				out[c.Tool]++
 			}
 		}
+	}
+	return out
+}
+
+// skillRefs are the refs of the skills the instructions name, so a reply
+// that names one links it.
+func skillRefs(skills []assistant.SkillLine) []workspace.Ref {
+	var out []workspace.Ref
+	for _, k := range skills[:min(len(skills), assistant.MaxListedSkills)] {
+		out = append(out, workspace.Ref{Kind: workspace.KindSkill, ID: k.ID, Label: k.Name})
 	}
 	return out
 }
