@@ -149,12 +149,12 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			st.ToolCalls = append(st.ToolCalls, chat.ToolCall{ProviderCallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
 		}
 	}
-	var ending []frame
+	var ending []stream.Draft
 	if len(st.ToolCalls) == 0 {
-		if a.Verifier != nil {
+		if a.Verifier != nil && gathered != "" {
 			// The verify hook is a network call: the text is shown before
 			// it, not held for the step.
-			if err := a.publishText(ctx, in.TurnID, gathered); err != nil {
+			if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeText, map[string]string{"delta": gathered}); err != nil {
 				return ModelStep{}, err
 			}
 			gathered = ""
@@ -324,32 +324,18 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	})
 }
 
-// frame is a frame that ends a model call, stored with its step.
-type frame struct {
-	typ  string
-	data any
-}
-
-// textFrame is the text frame of what gathered (none when nothing did).
-func textFrame(delta string) []frame {
+// textFrame is the text frame of what gathered (none when nothing did),
+// to end a model call with.
+func textFrame(delta string) []stream.Draft {
 	if delta == "" {
 		return nil
 	}
-	return []frame{{typ: stream.TypeText, data: map[string]string{"delta": delta}}}
-}
-
-// publishText publishes a text frame of its own (none when delta is "").
-func (a *Activities) publishText(ctx context.Context, turnID, delta string) error {
-	if delta == "" {
-		return nil
-	}
-	_, err := a.Frames.Publish(ctx, turnID, stream.TypeText, map[string]string{"delta": delta})
-	return err
+	return []stream.Draft{{Type: stream.TypeText, Data: map[string]string{"delta": delta}}}
 }
 
 // saveStep saves the step with the frames that end the call, in one
 // transaction (chat.Store.SaveStep).
-func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, frames ...frame) ([]chat.ToolCall, error) {
+func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, frames ...stream.Draft) ([]chat.ToolCall, error) {
 	var calls []chat.ToolCall
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		var err error
@@ -357,7 +343,7 @@ func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, 
 			return err
 		}
 		for _, f := range frames {
-			if _, err := a.Frames.Publish(ctx, turnID, f.typ, f.data); err != nil {
+			if _, err := a.Frames.Publish(ctx, turnID, f.Type, f.Data); err != nil {
 				return err
 			}
 		}
@@ -371,11 +357,11 @@ func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, 
 // model gives next, not the one that claimed a held write was done or
 // wrote a call as text (FinishTurn leaves it out of the saved reply too).
 // It is stored with the step.
-func discardSentBack(in CallModelInput, st chat.Step) []frame {
+func discardSentBack(in CallModelInput, st chat.Step) []stream.Draft {
 	if !discarded(st) || st.Text == "" {
 		return nil
 	}
-	return []frame{{typ: stream.TypeStatus, data: map[string]any{
+	return []stream.Draft{{Type: stream.TypeStatus, Data: map[string]any{
 		"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Checking the answer…"}}}
 }
 

@@ -142,7 +142,6 @@ type turnCall struct {
 	known   map[string]string
 
 	saved chat.Outcome // the row written
-	res   tools.Result // the result as recorded, for the frame
 	// started, when set, is the started frame, stored with the outcome
 	// (startsWithOutcome).
 	started map[string]any
@@ -177,9 +176,8 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 		}
 	}
 	tc.spaceID = spaceID
-	earlier := earlierCalls(steps, call)
 	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
-		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlier, Invalid: spaceErr}
+		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlierCalls(steps, call), Invalid: spaceErr}
 	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
 		// A help tool offers what the turn may use in any of its spaces.
 		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
@@ -205,10 +203,9 @@ func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 			return err
 		}
 	}
-	tc.res, tc.saved = out.Result, outcomeOf(out)
+	tc.saved = outcomeOf(out)
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
-	out.Result = tc.res
 	// The frames reach this process's followers once the outcome's
 	// transaction committed (stream.Bus.Publish).
 	var frames []func(ctx context.Context) error
