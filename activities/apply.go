@@ -115,7 +115,6 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 		return ApplyBatches{}, err
 	}
 	var plan ApplyBatches
-	bySpace := map[string]int{}
 	regs := map[string]*tools.Registry{}
 	for _, c := range calls {
 		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
@@ -150,10 +149,9 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 			plan.Plans = append(plan.Plans, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
 			continue
 		}
-		i, ok := bySpace[c.SpaceID]
-		if !ok {
+		i := slices.IndexFunc(plan.Spaces, func(b SpaceBatch) bool { return b.SpaceID == c.SpaceID })
+		if i < 0 {
 			i = len(plan.Spaces)
-			bySpace[c.SpaceID] = i
 			plan.Spaces = append(plan.Spaces, SpaceBatch{SpaceID: c.SpaceID})
 		}
 		plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
