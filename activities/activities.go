@@ -27,7 +27,7 @@ import (
 
 // chatModel is the model gateway as the activities use it.
 type chatModel interface {
-	Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
+	streamer
 	Model() string
 }
 

@@ -74,7 +74,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	// or a network call comes first, so the frames always add up to the
 	// saved text.
 	text := newTextFrames(context.WithoutCancel(ctx), a.Frames, in.TurnID)
-	res, notGiven, level, err := a.streamWithParts(callCtx, cs.m.sendFunc(), cs.req, cs.userIdx, cs.parts, cs.from, func(c llm.Chunk) error {
+	res, notGiven, level, err := a.streamWithParts(callCtx, cs.m, cs.req, cs.userIdx, cs.parts, cs.from, func(c llm.Chunk) error {
 		if c.TextDelta == "" {
 			return nil
 		}
@@ -230,13 +230,9 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	if err != nil {
 		return gone(err)
 	}
-	var cut *chat.Step
-	if n := len(steps); n > 0 && steps[n-1].Step == in.Step {
-		cut, steps = &steps[n-1], steps[:n-1]
-	}
 	partial := ""
-	if in.Rerun {
-		partial = continuable(cut)
+	if n := len(steps); n > 0 && steps[n-1].Step == in.Step { // read on a rerun only
+		partial, steps = continuable(&steps[n-1]), steps[:n-1]
 	}
 	if err := a.claim(ctx, turn, in.Step-1); err != nil {
 		return err
