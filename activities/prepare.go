@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"hub/assistant"
@@ -159,10 +158,7 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 // writes PrepareTurn ends with (chat.Store.Claim): a turn no run has
 // claimed, still running. Outside Temporal there is no run to claim it.
 func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) {
-	if !activity.IsActivity(ctx) {
-		return "", false
-	}
-	runID = activity.GetInfo(ctx).WorkflowExecution.RunID
+	runID = workflowRun(ctx)
 	return runID, runID != "" && turn.RunID == "" && turn.FinishedAt == nil
 }
 

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"go.temporal.io/sdk/activity"
-
 	"hub/chat"
 )
 
@@ -40,11 +38,7 @@ type transcript struct {
 // transcriptKey is the turn and the Temporal run its activity belongs to
 // ("" outside Temporal: the in-process benchmark's loop).
 func transcriptKey(ctx context.Context, turn chat.Turn) string {
-	run := ""
-	if activity.IsActivity(ctx) {
-		run = activity.GetInfo(ctx).WorkflowExecution.RunID
-	}
-	return turn.ID + "/" + turn.UserMessageID + "/" + run
+	return turn.ID + "/" + turn.UserMessageID + "/" + workflowRun(ctx)
 }
 
 func (c *transcripts) get(key string) (transcript, bool) {
