@@ -80,10 +80,9 @@ type Activities struct {
 	Metrics *usage.Metrics
 	// Work counts turns, tool calls and receipts (nil: not counted).
 	Work *WorkMetrics
-	// Fault, when set, is called at named points of Apply (and at the start
-	// of a model call, FaultModelStart) and returns an
-	// error to fail the activity there: the fault tests' stand-in for a
-	// worker killed at that moment. Nil in production.
+	// Fault, when set, is called at named points of Apply and of a model
+	// call and returns an error to fail the activity there: the fault
+	// tests' stand-in for a worker killed at that moment. Nil in production.
 	Fault func(point string) error
 
 	// transcripts keeps each running turn's person's message and history

@@ -49,7 +49,6 @@ type finishing struct {
 
 // finish is FinishTurn's read and ending.
 func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) error {
-	// The turn and every step with its calls.
 	turn, _, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	if err != nil {
 		return gone(err)

@@ -308,7 +308,6 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 			status["discard"] = true
 		}
 	}
-	// The status change and its frame in one transaction.
 	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
 		m: a.metered(ctx, turn, in.Step, attempt, model, info)}
 	return a.Workspace.InTx(ctx, func(ctx context.Context) error {

@@ -145,8 +145,6 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	for _, m := range history[report.HistoryDropped:] {
 		rec.HistoryIDs = append(rec.HistoryIDs, m.ID)
 	}
-	// The claim, the run record, the status and the refs frame in one
-	// transaction.
 	p.rec = rec
 	p.refs = map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
 	p.plan = Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}
