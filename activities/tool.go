@@ -168,8 +168,6 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	if err != nil {
 		return nil, toolrun.Call{}, err
 	}
-	// The turn's steps so far (read with the turn): the titles it knows
-	// and the calls before this one.
 	if spaceErr == nil {
 		if tc.known, err = a.knownTitles(ctx, turn, steps); err != nil {
 			return nil, toolrun.Call{}, err
