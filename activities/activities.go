@@ -10,10 +10,12 @@ package activities
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
-	"hub/assistant"
+	"go.temporal.io/sdk/activity"
 
+	"hub/assistant"
 	"hub/chat"
 	"hub/files"
 	"hub/llm"
@@ -135,4 +137,26 @@ func (a *Activities) turnAndSteps(ctx context.Context, turnID string, before int
 	}
 	steps, err := a.Chat.Steps(ctx, turnID, before)
 	return turn, rec, steps, err
+}
+
+// logTurn writes one of the turn's lifecycle lines ("turn started", "turn
+// ended", "apply finished") with the ids an operator searches by, adding
+// the Temporal workflow and run ids when called as an activity (tests
+// also call activities directly). Ids and counts only: never a message's
+// text, a tool's input or a model's output.
+func logTurn(ctx context.Context, msg string, args ...any) {
+	if activity.IsActivity(ctx) {
+		info := activity.GetInfo(ctx)
+		args = append(args, "workflow", info.WorkflowExecution.ID, "run", info.WorkflowExecution.RunID, "attempt", info.Attempt)
+	}
+	slog.InfoContext(ctx, msg, args...)
+}
+
+// workflowRun is the Temporal run of the activity ("" outside Temporal:
+// the in-process benchmark runs the loop without it).
+func workflowRun(ctx context.Context) string {
+	if !activity.IsActivity(ctx) {
+		return ""
+	}
+	return activity.GetInfo(ctx).WorkflowExecution.RunID
 }

@@ -248,13 +248,6 @@ func (a *Activities) toolSchemas(reg *tools.Registry, turn chat.Turn, offered []
 	return ts
 }
 
-func (a *Activities) modelName() string {
-	if a.Model == nil {
-		return ""
-	}
-	return a.Model.Model()
-}
-
 func nonNilRefs(r []workspace.Ref) []workspace.Ref {
 	if r == nil {
 		return []workspace.Ref{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
@@ -54,15 +53,6 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 		return gone(err)
 	}
 	return nil
-}
-
-// workflowRun is the Temporal run of the activity ("" outside Temporal:
-// the in-process benchmark runs the loop without it).
-func workflowRun(ctx context.Context) string {
-	if !activity.IsActivity(ctx) {
-		return ""
-	}
-	return activity.GetInfo(ctx).WorkflowExecution.RunID
 }
 
 // keptFrames are the frames a reopened turn's new attempt starts with,
