@@ -223,11 +223,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 		// next UPDATE.
 		for range 3 {
 			for _, from := range []string{StatusReserved, StatusReleased} {
-				var rows []struct {
-					SpaceID        string
-					Day            string
-					ReservedMicros int64
-				}
+				var rows []storage.ModelCall
 				args := append(append([]any{}, set...), c.ID, from)
 				if err := tx.Raw(settleUpdate+` RETURNING space_id, day, reserved_micros`, args...).Scan(&rows).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
