@@ -115,17 +115,15 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 		OfferedTools: offer.Tools,
 		OfferWhy:     chat.OfferWhy{Playbooks: []string{}, Simple: offer.Recipe != "", Fallback: offer.Fallback, FallbackReason: offer.FallbackReason},
 	}
-	for _, g := range offer.Guides {
+	guides := make([]assistant.Guide, len(offer.Guides))
+	for i, g := range offer.Guides {
+		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
 		rec.OfferWhy.Playbooks = append(rec.OfferWhy.Playbooks, g.Name)
 	}
 	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
 	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)
 	if err != nil {
 		return err
-	}
-	guides := make([]assistant.Guide, len(offer.Guides))
-	for i, g := range offer.Guides {
-		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
 	}
 	// The prompt must fit the model's window: history goes first, then
 	// guides; the person's message never.
@@ -148,8 +146,7 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	p.rec = rec
 	p.refs = map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
 	p.plan = Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}
-	err = a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
-	return err
+	return a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
 }
 
 // firstClaim tells whether the activity's run can take the turn with the
