@@ -35,14 +35,6 @@ func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Mes
 	if t, ok := a.transcripts.get(key); ok {
 		return t.user, t.history, nil
 	}
-	user, history, err := a.readTurnMessages(ctx, turn)
-	if err == nil {
-		a.transcripts.put(key, transcript{user: user, history: history})
-	}
-	return user, history, err
-}
-
-func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
 		return chat.Message{}, nil, gone(err)
@@ -54,6 +46,7 @@ func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat
 	if err := a.currentLabels(ctx, turn, &user, history); err != nil {
 		return chat.Message{}, nil, err
 	}
+	a.transcripts.put(key, transcript{user: user, history: history})
 	return user, history, nil
 }
 
