@@ -10,10 +10,12 @@ package activities
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
-	"hub/assistant"
+	"go.temporal.io/sdk/activity"
 
+	"hub/assistant"
 	"hub/chat"
 	"hub/files"
 	"hub/llm"
@@ -27,7 +29,7 @@ import (
 
 // chatModel is the model gateway as the activities use it.
 type chatModel interface {
-	Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
+	streamer
 	Model() string
 }
 
@@ -80,10 +82,9 @@ type Activities struct {
 	Metrics *usage.Metrics
 	// Work counts turns, tool calls and receipts (nil: not counted).
 	Work *WorkMetrics
-	// Fault, when set, is called at named points of Apply (and at the start
-	// of a model call, FaultModelStart) and returns an
-	// error to fail the activity there: the fault tests' stand-in for a
-	// worker killed at that moment. Nil in production.
+	// Fault, when set, is called at named points of Apply and of a model
+	// call and returns an error to fail the activity there: the fault
+	// tests' stand-in for a worker killed at that moment. Nil in production.
 	Fault func(point string) error
 
 	// transcripts keeps each running turn's person's message and history
@@ -136,4 +137,26 @@ func (a *Activities) turnAndSteps(ctx context.Context, turnID string, before int
 	}
 	steps, err := a.Chat.Steps(ctx, turnID, before)
 	return turn, rec, steps, err
+}
+
+// logTurn writes one of the turn's lifecycle lines ("turn started", "turn
+// ended", "apply finished") with the ids an operator searches by, adding
+// the Temporal workflow and run ids when called as an activity (tests
+// also call activities directly). Ids and counts only: never a message's
+// text, a tool's input or a model's output.
+func logTurn(ctx context.Context, msg string, args ...any) {
+	if activity.IsActivity(ctx) {
+		info := activity.GetInfo(ctx)
+		args = append(args, "workflow", info.WorkflowExecution.ID, "run", info.WorkflowExecution.RunID, "attempt", info.Attempt)
+	}
+	slog.InfoContext(ctx, msg, args...)
+}
+
+// workflowRun is the Temporal run of the activity ("" outside Temporal:
+// the in-process benchmark runs the loop without it).
+func workflowRun(ctx context.Context) string {
+	if !activity.IsActivity(ctx) {
+		return ""
+	}
+	return activity.GetInfo(ctx).WorkflowExecution.RunID
 }

@@ -115,7 +115,6 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 		return ApplyBatches{}, err
 	}
 	var plan ApplyBatches
-	bySpace := map[string]int{}
 	regs := map[string]*tools.Registry{}
 	for _, c := range calls {
 		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
@@ -150,10 +149,9 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 			plan.Plans = append(plan.Plans, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
 			continue
 		}
-		i, ok := bySpace[c.SpaceID]
-		if !ok {
+		i := slices.IndexFunc(plan.Spaces, func(b SpaceBatch) bool { return b.SpaceID == c.SpaceID })
+		if i < 0 {
 			i = len(plan.Spaces)
-			bySpace[c.SpaceID] = i
 			plan.Spaces = append(plan.Spaces, SpaceBatch{SpaceID: c.SpaceID})
 		}
 		plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
@@ -229,11 +227,7 @@ func receiptOf(callID, spaceID string, out toolrun.Outcome) chat.Receipt {
 	case toolrun.Succeeded:
 		// The summary of what was done, not the preview of what would be,
 		// and the records it changed.
-		r.Status, r.Summary, r.UndoGroupID = chat.ReceiptSucceeded, out.Result.Summary, out.UndoGroupID
-		r.Refs = out.Result.Refs
-		if len(r.Refs) > maxCallRefs {
-			r.Refs = r.Refs[:maxCallRefs]
-		}
+		r.Status, r.Summary, r.UndoGroupID, r.Refs = chat.ReceiptSucceeded, out.Result.Summary, out.UndoGroupID, capRefs(out.Result.Refs)
 	case toolrun.Unattempted:
 		r.Status, r.ErrorMessage = chat.ReceiptUnattempted, "not applied: another change in this space failed, so none of them was made"
 	case toolrun.Unknown:
@@ -334,6 +328,9 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 		return nil, err
 	}
 	var out []ApplyReceipt
+	var applied []workspace.Ref // the records the applied calls changed, which the reply names
+	byState := map[string]int{}
+	var spaces []string
 	for _, c := range calls {
 		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
 			continue
@@ -359,24 +356,16 @@ func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyR
 			}
 		}
 		out = append(out, rc)
-	}
-	// The reply names the records its applied calls changed.
-	var applied []workspace.Ref
-	for _, r := range out {
-		if r.Status == chat.ReceiptSucceeded || r.Tool == tools.PlanTool {
+		if status == chat.ReceiptSucceeded || c.Tool == tools.PlanTool {
 			applied = append(applied, r.Refs...) // a workflow's steps that succeeded, too
+		}
+		byState[string(status)]++
+		if c.SpaceID != "" && !slices.Contains(spaces, c.SpaceID) {
+			spaces = append(spaces, c.SpaceID)
 		}
 	}
 	if err := a.Chat.AddReplyRefs(ctx, in.MessageID, applied, maxTurnRefs); err != nil {
 		return nil, err
-	}
-	byState := map[string]int{}
-	var spaces []string
-	for _, r := range out {
-		byState[string(r.Status)]++
-		if r.SpaceID != "" && !slices.Contains(spaces, r.SpaceID) {
-			spaces = append(spaces, r.SpaceID)
-		}
 	}
 	a.Work.applied(byState)
 	logTurn(ctx, "apply finished", "message", in.MessageID, "conversation", in.ConversationID, "person", in.PersonID,

@@ -96,35 +96,36 @@ func (t *textFrames) Flush() error {
 func (t *textFrames) Take() (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	delta := t.takeLocked()
+	if t.err != nil {
+		return "", t.err
+	}
+	return delta, nil
+}
+
+func (t *textFrames) flushLocked() error {
+	delta := t.takeLocked()
+	if delta == "" {
+		return nil
+	}
+	if err := t.publish(delta); err != nil {
+		t.err = err
+		return err
+	}
+	return nil
+}
+
+// takeLocked stops the timer and empties what gathered, counting it as
+// sent.
+func (t *textFrames) takeLocked() string {
 	if t.timer != nil {
 		t.timer.Stop()
 		t.timer = nil
-	}
-	if t.err != nil {
-		return "", t.err
 	}
 	delta := t.pending.String()
 	t.pending.Reset()
 	if delta != "" {
 		t.sent, t.last = true, time.Now()
 	}
-	return delta, nil
-}
-
-func (t *textFrames) flushLocked() error {
-	if t.timer != nil {
-		t.timer.Stop()
-		t.timer = nil
-	}
-	if t.pending.Len() == 0 {
-		return nil
-	}
-	delta := t.pending.String()
-	t.pending.Reset()
-	t.sent, t.last = true, time.Now()
-	if err := t.publish(delta); err != nil {
-		t.err = err
-		return err
-	}
-	return nil
+	return delta
 }

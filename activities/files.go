@@ -116,29 +116,23 @@ func leftOut(all, sent []llm.Part) []string {
 // given, for the reply's note, and the level the call ended at. Only a
 // refusal before any text moves to the next level: text already shown is
 // not sent twice.
-func (a *Activities) streamWithParts(ctx context.Context, send sendFunc, req llm.Request, userIdx int, parts []llm.Part, from int, onChunk func(llm.Chunk) error) (llm.Result, []string, int, error) {
+func (a *Activities) streamWithParts(ctx context.Context, send streamer, req llm.Request, userIdx int, parts []llm.Part, from int, onChunk func(llm.Chunk) error) (llm.Result, []string, int, error) {
 	if len(parts) == 0 || userIdx < 0 {
-		res, err := send(ctx, req, onChunk)
+		res, err := send.Stream(ctx, req, onChunk)
 		return res, nil, 0, err
 	}
-	var (
-		res llm.Result
-		err error
-	)
 	levels := partLevels(parts)
-	for i := min(max(from, 0), len(levels)-1); i < len(levels); i++ {
-		sent := levels[i]
-		req.Messages[userIdx].Parts = sent
-		res, err = send(ctx, req, onChunk)
-		if err == nil || !refusedParts(err) || res.Text != "" || i == len(levels)-1 {
-			if err != nil {
-				return res, nil, i, err
-			}
-			return res, leftOut(parts, sent), i, nil
+	for i := min(max(from, 0), len(levels)-1); ; i++ {
+		req.Messages[userIdx].Parts = levels[i]
+		res, err := send.Stream(ctx, req, onChunk)
+		switch {
+		case err == nil:
+			return res, leftOut(parts, levels[i]), i, nil
+		case !refusedParts(err) || res.Text != "" || i == len(levels)-1:
+			return res, nil, i, err
 		}
-		slog.InfoContext(ctx, "model refused the attached files; sending fewer", "sent", len(sent), "error", err)
+		slog.InfoContext(ctx, "model refused the attached files; sending fewer", "sent", len(levels[i]), "error", err)
 	}
-	return res, nil, 0, err
 }
 
 // userMessageIndex is where the person's message is in a request.

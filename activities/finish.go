@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+
 	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
@@ -22,8 +24,7 @@ import (
 // reply, usage and done frame saved are that run's.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	var f finishing
-	err := a.finish(ctx, in, &f)
-	if err != nil {
+	if err := a.finish(ctx, in, &f); err != nil {
 		return err
 	}
 	turn, ended := f.turn, f.saved
@@ -48,7 +49,6 @@ type finishing struct {
 
 // finish is FinishTurn's read and ending.
 func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) error {
-	// The turn and every step with its calls.
 	turn, _, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	if err != nil {
 		return gone(err)
@@ -178,8 +178,14 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 // SetTurnStatus records a running turn's state (paused, working) for the
 // top bar.
 func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
-	if err := a.claimID(ctx, in.TurnID, in.Step-1); err != nil {
-		return err
+	if activity.IsActivity(ctx) {
+		turn, _, err := a.Chat.GetTurn(ctx, in.TurnID)
+		if err != nil {
+			return gone(err)
+		}
+		if err := a.claim(ctx, turn, in.Step-1); err != nil {
+			return err
+		}
 	}
 	return a.Chat.SetTurnStatus(ctx, in.TurnID, chat.Status(in.Status), in.Step)
 }

@@ -19,29 +19,22 @@ import (
 )
 
 // HeartbeatInterval is how often CallModel heartbeats, from a timer, for
-// as long as the model call runs (waiting for the first token and
-// streaming alike). The heartbeat timeout is a few times this, so a dead
-// worker is noticed in seconds while a model that thinks for minutes is
-// not. Chunks do not heartbeat: the SDK sends a call's first heartbeat
-// synchronously, so a heartbeat on the first chunk held that chunk's frame
-// back by a round trip to Temporal (and wrote the activity's state there),
-// while later ones are throttled to one per ~16 s anyway. Stop and Pause
-// reach a running call through stream.Interrupts, not a heartbeat
-// response (docs/benchmarks.md, "Run control: stop, pause, and the first text").
+// as long as the model call runs. The heartbeat timeout is a few times
+// this, so a dead worker is noticed in seconds while a model that thinks
+// for minutes is not. Chunks do not heartbeat: the SDK sends the first
+// heartbeat synchronously, which held the first chunk's frame back by a
+// round trip to Temporal. Stop and Pause reach a running call through
+// stream.Interrupts (docs/benchmarks.md, "Run control: stop, pause, and
+// the first text").
 const HeartbeatInterval = 5 * time.Second
 
 // CallModel runs one model step: it reads the turn and its steps so far,
 // rebuilds the transcript, streams the answer (publishing text deltas,
 // heartbeating on a timer), and saves the step and its tool calls as
-// pending. The workflow gets the calls by id.
-//
-// Of its own it reads twice (the turn with its run record, and the steps
-// before: turnAndSteps) and commits twice
-// besides the streamed text frames: the status change, its frame and the
-// request's reservation before the request (MarkWorking, one
-// transaction), and the step with its calls, the request's settle and the
-// frames that end the call after it (SaveStep). Neither transaction is
-// open across the model request or the verify hook.
+// pending. The workflow gets the calls by id. Besides the streamed text
+// frames it commits the status change before the request (startCall) and
+// the step after it (saveStep): no transaction is open across the model
+// request or the verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
 		return ModelStep{}, temporal.NewNonRetryableApplicationError(
@@ -64,27 +57,24 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
-	c := &callStart{}
-	err := a.startCall(ctx, callCtx, in, attempt, c)
-	if err != nil {
+	cs := &callStart{}
+	if err := a.startCall(ctx, callCtx, in, attempt, cs); err != nil {
 		return ModelStep{}, err
 	}
-	m := c.m
-	turn, user, steps, req, userIdx, parts, from, sep, missing := c.turn, c.user, c.steps, c.req, c.userIdx, c.parts, c.from, c.sep, c.missing
 	var join *joiner
-	if c.partial != "" {
+	if cs.partial != "" {
 		// Resumed after a pause: the call continues the reply so far.
-		join = &joiner{partial: c.partial}
+		join = &joiner{partial: cs.partial}
 	}
 
-	stopBeat := a.heartbeatWhileWaiting(ctx, in.Step, beat)
+	stopBeat := heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
 	// Text frames are coalesced (coalesce.go); what gathered at the end is
 	// published with the step, and before it when the step is not saved
 	// or a network call comes first, so the frames always add up to the
 	// saved text.
 	text := newTextFrames(context.WithoutCancel(ctx), a.Frames, in.TurnID)
-	res, notGiven, level, err := a.streamWithParts(callCtx, m.sendFunc(), req, userIdx, parts, from, func(c llm.Chunk) error {
+	res, notGiven, level, err := a.streamWithParts(callCtx, cs.m, cs.req, cs.userIdx, cs.parts, cs.from, func(c llm.Chunk) error {
 		if c.TextDelta == "" {
 			return nil
 		}
@@ -94,8 +84,8 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 				return nil
 			}
 		}
-		delta = sep + delta
-		sep = ""
+		delta = cs.sep + delta
+		cs.sep = ""
 		return text.Add(delta)
 	})
 	stopBeat()
@@ -142,10 +132,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	if err != nil {
 		return ModelStep{}, err
 	}
-	if note := notSeenNote(append(missing, notGiven...), steps); note != "" {
+	if note := notSeenNote(append(cs.missing, notGiven...), cs.steps); note != "" {
 		// The reply says which files the model was not given, in the text
 		// frame that ends the call.
-		delta := sep + note
+		delta := cs.sep + note
 		if res.Text != "" {
 			delta = "\n\n" + note
 		}
@@ -159,21 +149,17 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 			st.ToolCalls = append(st.ToolCalls, chat.ToolCall{ProviderCallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
 		}
 	}
-	var ending []frame
+	var ending []stream.Draft
 	if len(st.ToolCalls) == 0 {
-		if a.Verifier != nil {
+		if a.Verifier != nil && gathered != "" {
 			// The verify hook is a network call: the text is shown before
 			// it, not held for the step.
-			if err := a.publishText(ctx, in.TurnID, gathered); err != nil {
+			if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeText, map[string]string{"delta": gathered}); err != nil {
 				return ModelStep{}, err
 			}
 			gathered = ""
 		}
-		nudge, kind, err := a.checkAnswer(ctx, in, turn, user, steps, res.Text)
-		if err != nil {
-			return ModelStep{}, err
-		}
-		st.Nudge, st.NudgeKind = nudge, kind
+		st.Nudge, st.NudgeKind = a.checkAnswer(ctx, in, cs.turn, cs.user, cs.steps, res.Text)
 		ending = discardSentBack(in, st)
 	}
 	calls, err := a.saveStep(ctx, in.TurnID, st, append(textFrame(gathered), ending...)...)
@@ -192,8 +178,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 
 // keepPartial saves what a model call that did not finish had streamed
 // (its text, none of its tool calls) as the step, with the text frame
-// still gathered, so the reply and the inspector
-// show what the person saw.
+// still gathered, so the reply and the inspector show what the person saw.
 func (a *Activities) keepPartial(ctx context.Context, in CallModelInput, attempt, level int, res llm.Result, reason string, text *textFrames) error {
 	gathered, err := text.Take()
 	if err != nil {
@@ -232,8 +217,7 @@ type callStart struct {
 
 // startCall is a model call up to its request: it reads the turn, its
 // run record, the access and the steps before this one, rebuilds the
-// transcript, and records the status change with its frame and the first
-// request's reservation (MarkWorking), filling in c.
+// transcript, and commits the status change with its frame, filling in c.
 func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, c *callStart) error {
 	// The turn, its run record and the steps before this one (a reset's
 	// claim below leaves the record as it is, and keeps the steps before
@@ -246,13 +230,9 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	if err != nil {
 		return gone(err)
 	}
-	var cut *chat.Step
-	if n := len(steps); n > 0 && steps[n-1].Step == in.Step {
-		cut, steps = &steps[n-1], steps[:n-1]
-	}
 	partial := ""
-	if in.Rerun {
-		partial = continuable(cut)
+	if n := len(steps); n > 0 && steps[n-1].Step == in.Step { // read on a rerun only
+		partial, steps = continuable(&steps[n-1]), steps[:n-1]
 	}
 	if err := a.claim(ctx, turn, in.Step-1); err != nil {
 		return err
@@ -297,12 +277,14 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		req.Tools = a.toolSchemas(reg, turn, rec.OfferedTools)
 	}
 
-	// Text already shown in earlier steps is separated from this step's.
-	sep := ""
+	// Text already shown in earlier steps is separated from this step's;
+	// the files' fallback goes on from where the turn's last step ended.
+	sep, from := "", 0
 	for _, st := range steps {
 		if st.Text != "" && !discarded(st) {
 			sep = "\n\n"
 		}
+		from = max(from, st.PartsLevel)
 	}
 	if partial != "" {
 		sep = "" // the continuation joins the text on screen
@@ -312,27 +294,20 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		// and nothing written.
 		return temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
 	}
-	// The files' fallback goes on from where the turn's last step ended.
-	from := 0
-	for _, st := range steps {
-		from = max(from, st.PartsLevel)
-	}
-
 	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
 	switch {
-	case in.Rerun && partial != "":
-		// Resumed after a pause: the call goes on from the text on screen.
-		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "resumed": true, "text": "Resuming…"}
-	case in.Rerun:
-		// Resumed after a pause that cut off a call with nothing to go on
-		// from (no text, or tool calls begun): the step starts over.
-		status = map[string]any{"status": stream.StatusWorking, "step": in.Step, "resumed": true, "discard": true, "text": "Resuming…"}
-	}
-	if attempt > 1 {
+	case attempt > 1:
 		// The client drops the partial text of the failed attempt.
-		status = map[string]any{"status": stream.StatusRetrying, "step": in.Step, "discard": true, "text": "The model call failed; trying again…"}
+		status["status"], status["discard"], status["text"] = stream.StatusRetrying, true, "The model call failed; trying again…"
+	case in.Rerun:
+		// Resumed after a pause: the call goes on from the text on screen,
+		// or, when the pause cut off a call with nothing to go on from (no
+		// text, or tool calls begun), the step starts over.
+		status["resumed"], status["text"] = true, "Resuming…"
+		if partial == "" {
+			status["discard"] = true
+		}
 	}
-	// The status change and its frame in one transaction.
 	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
 		m: a.metered(ctx, turn, in.Step, attempt, model, info)}
 	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
@@ -344,32 +319,18 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	})
 }
 
-// frame is a frame that ends a model call, stored with its step.
-type frame struct {
-	typ  string
-	data any
-}
-
-// textFrame is the text frame of what gathered (none when nothing did).
-func textFrame(delta string) []frame {
+// textFrame is the text frame of what gathered (none when nothing did),
+// to end a model call with.
+func textFrame(delta string) []stream.Draft {
 	if delta == "" {
 		return nil
 	}
-	return []frame{{typ: stream.TypeText, data: map[string]string{"delta": delta}}}
-}
-
-// publishText publishes a text frame of its own (none when delta is "").
-func (a *Activities) publishText(ctx context.Context, turnID, delta string) error {
-	if delta == "" {
-		return nil
-	}
-	_, err := a.Frames.Publish(ctx, turnID, stream.TypeText, map[string]string{"delta": delta})
-	return err
+	return []stream.Draft{{Type: stream.TypeText, Data: map[string]string{"delta": delta}}}
 }
 
 // saveStep saves the step with the frames that end the call, in one
 // transaction (chat.Store.SaveStep).
-func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, frames ...frame) ([]chat.ToolCall, error) {
+func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, frames ...stream.Draft) ([]chat.ToolCall, error) {
 	var calls []chat.ToolCall
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		var err error
@@ -377,7 +338,7 @@ func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, 
 			return err
 		}
 		for _, f := range frames {
-			if _, err := a.Frames.Publish(ctx, turnID, f.typ, f.data); err != nil {
+			if _, err := a.Frames.Publish(ctx, turnID, f.Type, f.Data); err != nil {
 				return err
 			}
 		}
@@ -391,20 +352,20 @@ func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, 
 // model gives next, not the one that claimed a held write was done or
 // wrote a call as text (FinishTurn leaves it out of the saved reply too).
 // It is stored with the step.
-func discardSentBack(in CallModelInput, st chat.Step) []frame {
+func discardSentBack(in CallModelInput, st chat.Step) []stream.Draft {
 	if !discarded(st) || st.Text == "" {
 		return nil
 	}
-	return []frame{{typ: stream.TypeStatus, data: map[string]any{
+	return []stream.Draft{{Type: stream.TypeStatus, Data: map[string]any{
 		"status": stream.StatusWorking, "step": in.Step, "discard": true, "text": "Checking the answer…"}}}
 }
 
 // heartbeatWhileWaiting heartbeats every HeartbeatInterval until the
 // returned stop is called (the whole model call), so a model that is slow
 // to its first token, or streams for minutes, does not look like a dead
-// worker.
-func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop func()) {
-	done := make(chan struct{})
+// worker. Calling stop again does nothing.
+func heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -412,8 +373,6 @@ func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat f
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
-				return
 			case <-ctx.Done():
 				return
 			case <-t.C:
@@ -421,14 +380,7 @@ func (a *Activities) heartbeatWhileWaiting(ctx context.Context, step int, beat f
 			}
 		}
 	}()
-	var stopped bool
-	return func() {
-		if !stopped {
-			stopped = true
-			close(done)
-			<-finished
-		}
-	}
+	return func() { cancel(); <-finished }
 }
 
 // modelError decides, once, whether a failed model call is retried: 408,
@@ -476,7 +428,7 @@ func modelError(err error) error {
 // write as done; and, when a verify hook is set, while it finds something
 // missing (at most MaxVerifyRounds, only while a step with tools remains).
 // It returns the note to send back and its kind, or "".
-func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, chat.NudgeKind, error) {
+func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, chat.NudgeKind) {
 	ans := assistant.Answer{Text: text, StepsLeft: MaxSteps - in.Step}
 	verifyRounds := 0
 	var calls []string
@@ -496,18 +448,18 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 		}
 	}
 	if nudge, ok := assistant.CheckAnswer(ans); !ok {
-		return nudge, chat.NudgeAnswer, nil
+		return nudge, chat.NudgeAnswer
 	}
 	if a.Verifier == nil || !(assistant.VerifyPolicy{}).Allow(verifyRounds, ans.StepsLeft) {
-		return "", "", nil
+		return "", ""
 	}
 	missing, err := a.Verifier.Verify(ctx, assistant.VerifyInput{TurnID: turn.ID, Request: user.Text, Answer: text,
 		Calls: calls, Round: verifyRounds + 1})
 	if err != nil || strings.TrimSpace(missing) == "" {
 		// A failing hook does not fail the turn: the answer stands.
-		return "", "", nil
+		return "", ""
 	}
-	return assistant.VerifyNote(missing), chat.NudgeVerify, nil
+	return assistant.VerifyNote(missing), chat.NudgeVerify
 }
 
 // keepIDs keeps the history messages the run record kept (the prompt

@@ -20,7 +20,11 @@ type streamer interface {
 // and files.
 func (a *Activities) turnModel(turn chat.Turn, id, effort string) (streamer, llm.Model) {
 	if a.Models == nil {
-		return a.Model, llm.Model{ID: a.modelName(), Name: a.modelName(), Images: true, Files: true}
+		name := ""
+		if a.Model != nil {
+			name = a.Model.Model()
+		}
+		return a.Model, llm.Model{ID: name, Name: name, Images: true, Files: true}
 	}
 	if id == "" {
 		id, effort = turn.Model, turn.Effort

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"hub/assistant"
@@ -98,10 +97,17 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 		return err
 	}
 	offer := assistant.BuildOffer(offerIn)
-	profile := personBlocks(person, space.Role, settings, apps)
-	profile.FirstName, profile.SpaceName, profile.Role = person.FirstName(), space.Name, string(space.Role)
-	profile.WritePolicy, profile.TimeZone, profile.Playbooks = settings.WritePolicy, a.location().String(), playbooks.Index(a.Playbooks)
-	profile.Web = a.webConfigured()
+	// The instructions name the person's enabled skills (hub_read_skill
+	// reads them) and the space's connected apps, which a guest is not told
+	// of (ListConnections gives a guest none); Web says the operator
+	// configured a search provider, for the line on facts that change.
+	_, web := a.Tools.Get(tools.WebSearchTool)
+	profile := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
+		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: a.location().String(),
+		Playbooks: playbooks.Index(a.Playbooks), Web: web}
+	if space.Role != workspace.RoleGuest {
+		profile.Apps = &assistant.AppsState{Apps: apps.conns, Writes: settings.ConnectedAppWrites}
+	}
 	_, model := a.turnModel(turn, "", "")
 	rec := chat.RunRecord{
 		Model:        model.ID,
@@ -109,17 +115,15 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 		OfferedTools: offer.Tools,
 		OfferWhy:     chat.OfferWhy{Playbooks: []string{}, Simple: offer.Recipe != "", Fallback: offer.Fallback, FallbackReason: offer.FallbackReason},
 	}
-	for _, g := range offer.Guides {
+	guides := make([]assistant.Guide, len(offer.Guides))
+	for i, g := range offer.Guides {
+		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
 		rec.OfferWhy.Playbooks = append(rec.OfferWhy.Playbooks, g.Name)
 	}
 	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
 	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)
 	if err != nil {
 		return err
-	}
-	guides := make([]assistant.Guide, len(offer.Guides))
-	for i, g := range offer.Guides {
-		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
 	}
 	// The prompt must fit the model's window: history goes first, then
 	// guides; the person's message never.
@@ -139,23 +143,17 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	for _, m := range history[report.HistoryDropped:] {
 		rec.HistoryIDs = append(rec.HistoryIDs, m.ID)
 	}
-	// The claim, the run record, the status and the refs frame in one
-	// transaction.
 	p.rec = rec
 	p.refs = map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
 	p.plan = Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}
-	err = a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
-	return err
+	return a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
 }
 
 // firstClaim tells whether the activity's run can take the turn with the
 // writes PrepareTurn ends with (chat.Store.Claim): a turn no run has
 // claimed, still running. Outside Temporal there is no run to claim it.
 func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) {
-	if !activity.IsActivity(ctx) {
-		return "", false
-	}
-	runID = activity.GetInfo(ctx).WorkflowExecution.RunID
+	runID = workflowRun(ctx)
 	return runID, runID != "" && turn.RunID == "" && turn.FinishedAt == nil
 }
 
@@ -245,13 +243,6 @@ func (a *Activities) toolSchemas(reg *tools.Registry, turn chat.Turn, offered []
 		ts = assistant.CrossSpaceSchemas(ts, reg)
 	}
 	return ts
-}
-
-func (a *Activities) modelName() string {
-	if a.Model == nil {
-		return ""
-	}
-	return a.Model.Model()
 }
 
 func nonNilRefs(r []workspace.Ref) []workspace.Ref {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"hub/assistant"
 	"hub/chat"
 	"hub/workspace"
 )
@@ -34,14 +35,6 @@ func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Mes
 	if t, ok := a.transcripts.get(key); ok {
 		return t.user, t.history, nil
 	}
-	user, history, err := a.readTurnMessages(ctx, turn)
-	if err == nil {
-		a.transcripts.put(key, transcript{user: user, history: history})
-	}
-	return user, history, err
-}
-
-func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
 	user, err := a.Chat.GetMessage(ctx, turn.UserMessageID)
 	if err != nil {
 		return chat.Message{}, nil, gone(err)
@@ -53,6 +46,7 @@ func (a *Activities) readTurnMessages(ctx context.Context, turn chat.Turn) (chat
 	if err := a.currentLabels(ctx, turn, &user, history); err != nil {
 		return chat.Message{}, nil, err
 	}
+	a.transcripts.put(key, transcript{user: user, history: history})
 	return user, history, nil
 }
 
@@ -148,6 +142,16 @@ func earlierCalls(steps []chat.Step, call chat.ToolCall) map[string]int {
 				out[c.Tool]++
 			}
 		}
+	}
+	return out
+}
+
+// skillRefs are the refs of the skills the instructions name, so a reply
+// that names one links it.
+func skillRefs(skills []assistant.SkillLine) []workspace.Ref {
+	var out []workspace.Ref
+	for _, k := range skills[:min(len(skills), assistant.MaxListedSkills)] {
+		out = append(out, workspace.Ref{Kind: workspace.KindSkill, ID: k.ID, Label: k.Name})
 	}
 	return out
 }

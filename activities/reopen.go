@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
@@ -27,10 +26,7 @@ const ErrTypeConflict = "conflict"
 // each kept step's text and tool outcomes as the client would have seen
 // them. The first run's claim is one update; later ones cost nothing.
 func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error {
-	if !activity.IsActivity(ctx) {
-		return nil // the in-process benchmark runs the loop without Temporal
-	}
-	runID := activity.GetInfo(ctx).WorkflowExecution.RunID
+	runID := workflowRun(ctx)
 	if runID == "" || turn.RunID == runID {
 		return nil
 	}
@@ -57,18 +53,6 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 		return gone(err)
 	}
 	return nil
-}
-
-// claimID is claim for an activity that has only the turn's id.
-func (a *Activities) claimID(ctx context.Context, turnID string, keep int) error {
-	if !activity.IsActivity(ctx) {
-		return nil
-	}
-	turn, _, err := a.Chat.GetTurn(ctx, turnID)
-	if err != nil {
-		return gone(err)
-	}
-	return a.claim(ctx, turn, keep)
 }
 
 // keptFrames are the frames a reopened turn's new attempt starts with,

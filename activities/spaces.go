@@ -102,10 +102,6 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 	return match[0], rest, nil, nil
 }
 
-// errLostAccess is what a step of a turn finds when its person can no
-// longer open the conversation's space (the message a refused call gets).
-const errLostAccess = toolrun.LostAccess
-
 // stillMember checks, at every step of a turn, that its person can still
 // open the conversation's space: a removed member's turn ends at its next
 // model call (a non-retryable forbidden error, which the workflow ends the
@@ -113,7 +109,7 @@ const errLostAccess = toolrun.LostAccess
 func (a *Activities) stillMember(ctx context.Context, turn chat.Turn) error {
 	_, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, workspace.ErrNotFound) {
-		return temporal.NewNonRetryableApplicationError(errLostAccess, ErrTypeForbidden, err)
+		return temporal.NewNonRetryableApplicationError(toolrun.LostAccess, ErrTypeForbidden, err)
 	}
 	return err
 }

@@ -154,10 +154,7 @@ func stepState(st chat.PlanStep, res tools.Result, gid string) (chat.PlanStep, e
 		return st, fmt.Errorf("step %s output: %w", st.StepID, err)
 	}
 	st.Status, st.Output, st.Summary, st.UndoGroupID, st.ErrorCode, st.ErrorMessage = chat.PlanStepSucceeded, string(out), res.Summary, gid, "", ""
-	st.Refs = slices.Clone(res.Refs)
-	if len(st.Refs) > maxCallRefs {
-		st.Refs = st.Refs[:maxCallRefs]
-	}
+	st.Refs = slices.Clone(capRefs(res.Refs))
 	return st, nil
 }
 

@@ -14,7 +14,7 @@ import (
 
 // runner runs calls exactly once over the activities' stores.
 func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
-	r := &toolrun.Runner{Workspace: a.Workspace, Chat: a.Chat, Tools: reg}
+	r := &toolrun.Runner{Workspace: a.Workspace, Tools: reg}
 	if a.Files != nil {
 		// A nil *files.Service must stay a nil interface.
 		r.Files = a.Files
@@ -25,40 +25,28 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // RunTool runs one saved tool call (toolrun.Runner.Run). A call that
 // already has an outcome returns it unchanged, so a retried activity, a
 // replayed workflow or an operator's reset never runs a write twice: a
-// write commits together with its outcome row, in one transaction.
-//
-// Of its own it reads twice (the turn with its run record, and the turn's
-// steps with their calls, this one among them: turnAndSteps) and then writes: the outcome row with the
-// call's frames (its started frame too for a tool that works on Hub's
-// database only, startsWithOutcome), in the write's transaction for a Hub
-// write.
+// write commits together with its outcome row and the call's frames
+// (startsWithOutcome), in one transaction.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
-	var r toolRun
-	err := a.runTool(ctx, in, &r)
-	if r.final || r.tc == nil {
-		return r.out, err
+	tc, done, err := a.runTool(ctx, in)
+	if tc == nil {
+		return done, err
 	}
 	if errors.Is(err, toolrun.ErrRecorded) {
-		stored, err := a.Chat.GetToolCall(ctx, r.tc.call.ID)
+		stored, err := a.Chat.GetToolCall(ctx, tc.call.ID)
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
 	}
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	a.Work.toolCalled(r.tc.call.Tool, r.tc.saved.Status)
-	return ToolOutcome{Status: r.tc.saved.Status, ErrorCode: r.tc.saved.ErrorCode}, nil
+	a.Work.toolCalled(tc.call.Tool, tc.saved.Status)
+	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
 }
 
-// toolRun is what runTool found and did.
-type toolRun struct {
-	// final: the call had its outcome already, out (or it is gone).
-	final bool
-	out   ToolOutcome
-	tc    *turnCall // the call run (nil: none)
-}
-
-// runTool is RunTool's read and run.
-func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) error {
+// runTool is RunTool's read and run. It returns the call it ran, or none
+// and RunTool's answer: the outcome the call had already (or it is gone),
+// or the error that kept it from running.
+func (a *Activities) runTool(ctx context.Context, in RunToolInput) (*turnCall, ToolOutcome, error) {
 	// The turn, its run record and every step so far with its calls: the
 	// call is one of them, and the steps give the titles the turn knows
 	// and the calls before this one.
@@ -70,11 +58,10 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) e
 		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
 	}
 	if err != nil || call.Final() {
-		r.final, r.out = true, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}
-		return gone(err)
+		return nil, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
 	}
 	if err := a.claim(ctx, turn, call.Step); err != nil {
-		return err
+		return nil, ToolOutcome{}, err
 	}
 	// The read came before the claim: after an operator's reset to a point
 	// inside this call's step it still had the old run's later steps, which
@@ -87,11 +74,11 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) e
 	// from it. A person who cannot open the space is refused by the
 	// recheck.
 	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
-		return err
+		return nil, ToolOutcome{}, err
 	}
 	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, steps)
 	if err != nil {
-		return err
+		return nil, ToolOutcome{}, err
 	}
 	started := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}
 	if startsWithOutcome(tc.def) {
@@ -99,11 +86,10 @@ func (a *Activities) runTool(ctx context.Context, in RunToolInput, r *toolRun) e
 		// commits with it, just before the done frame.
 		tc.started = started
 	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
-		return err
+		return nil, ToolOutcome{}, err
 	}
-	r.tc = tc
 	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
-	return err
+	return tc, ToolOutcome{}, err
 }
 
 // stepsThrough is steps (in order) up to and including step.
@@ -156,7 +142,6 @@ type turnCall struct {
 	known   map[string]string
 
 	saved chat.Outcome // the row written
-	res   tools.Result // the result as recorded, for the frame
 	// started, when set, is the started frame, stored with the outcome
 	// (startsWithOutcome).
 	started map[string]any
@@ -183,17 +168,14 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	if err != nil {
 		return nil, toolrun.Call{}, err
 	}
-	// The turn's steps so far (read with the turn): the titles it knows
-	// and the calls before this one.
 	if spaceErr == nil {
 		if tc.known, err = a.knownTitles(ctx, turn, steps); err != nil {
 			return nil, toolrun.Call{}, err
 		}
 	}
 	tc.spaceID = spaceID
-	earlier := earlierCalls(steps, call)
 	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
-		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlier, Invalid: spaceErr}
+		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlierCalls(steps, call), Invalid: spaceErr}
 	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
 		// A help tool offers what the turn may use in any of its spaces.
 		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
@@ -219,10 +201,9 @@ func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 			return err
 		}
 	}
-	tc.res, tc.saved = out.Result, outcomeOf(out)
+	tc.saved = outcomeOf(out)
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
-	out.Result = tc.res
 	// The frames reach this process's followers once the outcome's
 	// transaction committed (stream.Bus.Publish).
 	var frames []func(ctx context.Context) error
@@ -248,11 +229,7 @@ func outcomeOf(out toolrun.Outcome) chat.Outcome {
 	res := out.Result
 	switch out.Kind {
 	case toolrun.Succeeded:
-		refs := res.Refs
-		if len(refs) > maxCallRefs {
-			refs = refs[:maxCallRefs]
-		}
-		return chat.Outcome{Status: chat.CallDone, Result: tools.ModelText(res, tools.MaxResultChars), Summary: res.Summary, Refs: refs,
+		return chat.Outcome{Status: chat.CallDone, Result: tools.ModelText(res, tools.MaxResultChars), Summary: res.Summary, Refs: capRefs(res.Refs),
 			UndoGroupID: out.UndoGroupID}
 	case toolrun.Held:
 		heldFor := chat.HeldForApply
@@ -285,6 +262,9 @@ func inSpace(refs []workspace.Ref, spaceID string) {
 // maxCallRefs: one call names at most 50 records; the model reads the
 // rest in its data.
 const maxCallRefs = 50
+
+// capRefs is the first maxCallRefs of refs.
+func capRefs(refs []workspace.Ref) []workspace.Ref { return refs[:min(len(refs), maxCallRefs)] }
 
 // toolDoneFrame is the tool frame that ends a call: done, held or failed,
 // with what the person sees of it.

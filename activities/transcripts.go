@@ -2,9 +2,9 @@ package activities
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
-
-	"go.temporal.io/sdk/activity"
 
 	"hub/chat"
 )
@@ -38,11 +38,7 @@ type transcript struct {
 // transcriptKey is the turn and the Temporal run its activity belongs to
 // ("" outside Temporal: the in-process benchmark's loop).
 func transcriptKey(ctx context.Context, turn chat.Turn) string {
-	run := ""
-	if activity.IsActivity(ctx) {
-		run = activity.GetInfo(ctx).WorkflowExecution.RunID
-	}
-	return turn.ID + "/" + turn.UserMessageID + "/" + run
+	return turn.ID + "/" + turn.UserMessageID + "/" + workflowRun(ctx)
 }
 
 func (c *transcripts) get(key string) (transcript, bool) {
@@ -72,13 +68,11 @@ func (c *transcripts) put(key string, t transcript) {
 func (c *transcripts) forget(turnID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	keep := c.order[:0]
-	for _, k := range c.order {
-		if len(k) > len(turnID) && k[:len(turnID)+1] == turnID+"/" {
+	c.order = slices.DeleteFunc(c.order, func(k string) bool {
+		ended := strings.HasPrefix(k, turnID+"/")
+		if ended {
 			delete(c.byKey, k)
-			continue
 		}
-		keep = append(keep, k)
-	}
-	c.order = keep
+		return ended
+	})
 }

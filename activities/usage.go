@@ -31,9 +31,6 @@ const FaultModelReserved = "model.reserved"
 // leaves a settled call and a saved step, and an activity that is retried.
 const FaultModelSettled = "model.settled"
 
-// sendFunc sends one request to the model.
-type sendFunc func(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
-
 // meter meters the requests of one CallModel attempt: each request it
 // sends (the files' fallback may send more than one) first reserves its
 // estimated cost against the space's monthly budget, and is not sent when
@@ -95,38 +92,36 @@ func (m *meter) reserve(ctx context.Context, try int, req llm.Request) error {
 	return nil
 }
 
-// sendFunc is the sender of the attempt's requests (streamWithParts).
-func (m *meter) sendFunc() sendFunc {
-	return func(callCtx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error) {
-		m.try++
-		ctx := context.WithoutCancel(callCtx)
-		if m.a.Usage != nil {
-			if err := m.reserve(ctx, m.try, req); err != nil {
-				return llm.Result{}, err
-			}
-		}
-		if err := m.a.fault(FaultModelReserved); err != nil {
+// Stream sends one request of the attempt (streamWithParts), metered.
+func (m *meter) Stream(callCtx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error) {
+	m.try++
+	ctx := context.WithoutCancel(callCtx)
+	if m.a.Usage != nil {
+		if err := m.reserve(ctx, m.try, req); err != nil {
 			return llm.Result{}, err
 		}
-		start := time.Now()
-		res, err := m.send.Stream(callCtx, req, onChunk)
-		used := res.Usage
-		if used == (llm.Usage{}) && reachedModel(res, err) {
-			// Stopped, paused, past its limit or cut off before the usage
-			// chunk, or an endpoint that sends none: what was sent and
-			// streamed was used all the same.
-			used = EstimateSpent(req, res, m.a.budgetWindow(m.info))
-			res.Usage = used // the step, the reply and the done frame count it too
-		}
-		cost := m.price.Cost(used)
-		m.a.Metrics.Observe(m.info.ID, used, cost, time.Since(start), err)
-		if m.a.Usage != nil {
-			if serr := m.a.Usage.Settle(ctx, m.call(m.try), used, cost, usage.ErrorClass(err)); serr != nil {
-				return res, errors.Join(err, serr)
-			}
-		}
-		return res, err
 	}
+	if err := m.a.fault(FaultModelReserved); err != nil {
+		return llm.Result{}, err
+	}
+	start := time.Now()
+	res, err := m.send.Stream(callCtx, req, onChunk)
+	used := res.Usage
+	if used == (llm.Usage{}) && reachedModel(res, err) {
+		// Stopped, paused, past its limit or cut off before the usage
+		// chunk, or an endpoint that sends none: what was sent and
+		// streamed was used all the same.
+		used = EstimateSpent(req, res, m.a.budgetWindow(m.info))
+		res.Usage = used // the step, the reply and the done frame count it too
+	}
+	cost := m.price.Cost(used)
+	m.a.Metrics.Observe(m.info.ID, used, cost, time.Since(start), err)
+	if m.a.Usage != nil {
+		if serr := m.a.Usage.Settle(ctx, m.call(m.try), used, cost, usage.ErrorClass(err)); serr != nil {
+			return res, errors.Join(err, serr)
+		}
+	}
+	return res, err
 }
 
 // reachedModel tells whether a request that reported no usage was taken up

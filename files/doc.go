@@ -6,5 +6,5 @@
 //
 // The type of a file is decided from its bytes (and, for text, its name's
 // extension), never from what the client declares, and only the types the
-// assistant can show a model are taken (Types).
+// assistant can show a model are taken (Sniff).
 package files

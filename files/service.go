@@ -38,10 +38,6 @@ func (f File) Ref() workspace.Ref {
 	return workspace.Ref{Kind: KindFile, ID: f.ID, Label: f.Name, Detail: f.ContentType}
 }
 
-// Link is how a message names a file without sending it: a Markdown link
-// the model can pass to hub_view_file.
-func Link(name, id string) string { return "[" + name + "](hub://file/" + id + ")" }
-
 // Errors an upload answers, each with the status a client sees.
 var (
 	// ErrTooLarge: the file is over the size limit (413).

@@ -73,10 +73,10 @@ func (d *DirStore) Put(ctx context.Context, key string, r io.Reader, size int64,
 	if err == nil {
 		err = ctx.Err()
 	}
-	if err != nil {
-		return fmt.Errorf("files: put %s: %w", key, err)
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
 	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err != nil {
 		return fmt.Errorf("files: put %s: %w", key, err)
 	}
 	return nil

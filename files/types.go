@@ -17,15 +17,6 @@ const (
 	MaxNameChars = 255
 )
 
-// The types Hub takes: pictures a model can see, PDFs and plain text forms
-// it can read. Anything else is refused (415), so a model is never sent a
-// part it cannot open.
-var Types = []string{
-	"image/png", "image/jpeg", "image/gif", "image/webp",
-	"application/pdf",
-	"text/plain", "text/markdown", "text/csv", "application/json",
-}
-
 // IsImage tells whether a type is a picture (sent as an image part).
 func IsImage(contentType string) bool { return strings.HasPrefix(contentType, "image/") }
 
@@ -36,7 +27,10 @@ func IsText(contentType string) bool {
 
 // Sniff decides a file's type from its first bytes (http.DetectContentType,
 // the WHATWG algorithm) and, for text, from the name's extension. It
-// answers "" for a type Hub does not take.
+// answers "" for a type Hub does not take: Hub takes pictures a model can
+// see (PNG, JPEG, GIF, WebP), PDFs and plain text forms it can read, and
+// refuses anything else (415), so a model is never sent a part it cannot
+// open.
 func Sniff(name string, head []byte) string {
 	detected, _, _ := strings.Cut(http.DetectContentType(head), ";")
 	switch detected {

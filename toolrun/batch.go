@@ -79,10 +79,8 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 	if failure != nil {
 		for i := range outs {
 			outs[i] = Outcome{Kind: Unattempted, Err: errUnattempted, Role: role, Settings: settings}
-			if i == failed {
-				outs[i] = Outcome{Kind: Failed, Err: failure, Role: role, Settings: settings}
-			}
 		}
+		outs[failed].Kind, outs[failed].Err = Failed, failure
 		return outs, commit(ctx, outs)
 	}
 	if err != nil {

@@ -23,11 +23,9 @@
 //     again.
 //   - The Undo group: one per write (Run), or one shared by every write of
 //     a batch (RunBatch, an Apply's Hub writes in one space).
-//   - The outcome, a typed Kind: succeeded, held, failed, refused, unknown,
-//     interrupted (found on its way from an earlier attempt) and, in a
-//     batch, unattempted.
+//   - The outcome, a typed Kind (outcome.go), of which only Succeeded
+//     changed anything.
 //
-// toolrun sits between the activities and tools, chat and workspace; it
-// knows nothing of Temporal, frames or the model, which stay in the
-// activities.
+// toolrun sits between the activities and tools and workspace; it knows
+// nothing of Temporal, frames or the model, which stay in the activities.
 package toolrun

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 
-	"hub/chat"
 	"hub/tools"
 	"hub/workspace"
 )
@@ -14,7 +13,6 @@ import (
 // activities hold; it keeps no state of its own.
 type Runner struct {
 	Workspace *workspace.Service
-	Chat      *chat.Store
 	Tools     *tools.Registry
 	// Files reads attached files for hub_view_file.
 	Files tools.FileReader
@@ -176,11 +174,10 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 			env.Workspace, out.UndoGroupID = r.Workspace.WithUndo(gid), gid
 		}
 		res, terr := r.Tools.Dispatch(ctx, env, call)
-		if terr != nil {
-			out.Kind, out.Err, out.UndoGroupID, failed = Failed, terr, "", true
-			return errRollback
-		}
 		d := dispatched(res, nil, c.Applying)
+		if terr != nil {
+			d = Outcome{Kind: Failed, Err: terr} // rolled back: failed, never unknown
+		}
 		if d.Kind != Succeeded {
 			out.Kind, out.Err, out.UndoGroupID, failed = d.Kind, d.Err, "", true
 			return errRollback

@@ -87,7 +87,7 @@ func newFixture(t *testing.T, url string) *fixture {
 				return tools.Result{Summary: "Posted"}, nil
 			}),
 	)
-	f.runner = &toolrun.Runner{Workspace: f.svc, Chat: f.store, Tools: reg}
+	f.runner = &toolrun.Runner{Workspace: f.svc, Tools: reg}
 
 	conv, err := f.store.CreateConversation(ctx, f.ann, f.acme, "Plans")
 	require.NoError(t, err)

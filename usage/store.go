@@ -35,6 +35,12 @@ type Call struct {
 	Model          string
 }
 
+// row is the call's model_calls row as first written.
+func (c Call) row(status string, now time.Time) storage.ModelCall {
+	return storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
+		SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: status, Day: Day(now), CreatedAt: now}
+}
+
 // Store reads and writes model calls and budgets.
 type Store struct {
 	db  *storage.DB
@@ -47,8 +53,7 @@ func NewStore(db *storage.DB) *Store {
 }
 
 // q is the handle the Store queries through: the transaction ctx carries
-// (storage.DB.InTx: a reservation or a settle made with a model call's
-// status change or step commits with it, or not at all), else the pool.
+// (storage.DB.InTx), else the pool.
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.Q(ctx) }
 
 // Month is the budget month of a time: its UTC year and month, 2026-12.
@@ -121,9 +126,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
 		// The write first: on SQLite it takes the write lock before any read.
-		row := storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
-			SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReserved, Day: Day(now),
-			ReservedMicros: estimate, CreatedAt: now}
+		row := c.row(StatusReserved, now)
+		row.ReservedMicros = estimate
 		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
 		if res.Error != nil {
 			return fmt.Errorf("reserve model call: %w", res.Error)
@@ -147,9 +151,7 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 			// No row for the month yet, or over the budget. Whether this
 			// insert makes the row or finds one a racing call just made
 			// (Postgres waits for that call's commit, then does nothing),
-			// the UPDATE runs once more: read committed, it now sees the
-			// row. Taking "the row was there" for "over the budget" refused
-			// the month's first racing calls of a space with room left.
+			// the UPDATE runs once more and, read committed, sees the row.
 			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&storage.SpaceSpend{SpaceID: c.SpaceID, Month: month})
 			if ins.Error != nil {
 				return fmt.Errorf("reserve model call: %w", ins.Error)
@@ -179,7 +181,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 // attempts that will never settle.
 func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 	return s.db.InTx(ctx, func(ctx context.Context) error {
-		return releaseWhere(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+		_, err := release(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+		return err
 	})
 }
 
@@ -220,11 +223,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 		// next UPDATE.
 		for range 3 {
 			for _, from := range []string{StatusReserved, StatusReleased} {
-				var rows []struct {
-					SpaceID        string
-					Day            string
-					ReservedMicros int64
-				}
+				var rows []storage.ModelCall
 				args := append(append([]any{}, set...), c.ID, from)
 				if err := tx.Raw(settleUpdate+` RETURNING space_id, day, reserved_micros`, args...).Scan(&rows).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
@@ -243,8 +242,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 			case err == nil && status == StatusSettled:
 				return nil // settled before: left as it is
 			case errors.Is(err, gorm.ErrRecordNotFound):
-				row := storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
-					SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Status: StatusReleased, Day: Day(now), CreatedAt: now}
+				row := c.row(StatusReleased, now)
 				if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
 				}
@@ -302,23 +300,18 @@ func (s *Store) ReleaseStale(ctx context.Context, before time.Time) (int64, erro
 	var n int64
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		n, err = releaseCount(s.q(ctx), s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
+		n, err = release(s.q(ctx), s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
 		return err
 	})
 	return n, err
 }
 
-func releaseWhere(tx *gorm.DB, now time.Time, where string, args ...any) error {
-	_, err := releaseCount(tx, now, where, args...)
-	return err
-}
-
-// releaseCount marks the reserved calls matching where as released and
+// release marks the reserved calls matching where as released and
 // takes their estimates off the months' reserved totals. The calls' rows
 // are updated first, in id order, and the months' rows after: a Settle
 // locks its call's row and then its month's, so a release that held a
 // month's row while it waited for a call's row deadlocked with it.
-func releaseCount(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
+func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
 	var rows []storage.ModelCall
 	if err := tx.Where(where, args...).Order("id").Find(&rows).Error; err != nil {
 		return 0, fmt.Errorf("release reservations: %w", err)
