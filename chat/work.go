@@ -153,34 +153,13 @@ func (s *Store) announceTurn(ctx context.Context, turnID string) (personID strin
 	return personID, s.announceWork(ctx, personID, a)
 }
 
-// announceWorkSQL numbers a work frame with the person's head row (the
-// upsert takes its lock), stores it and sends its NOTIFY, in one
-// statement.
-const announceWorkSQL = `WITH head AS (
-	INSERT INTO activity_heads (person_id, seq) VALUES (?, 1)
-	ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING person_id, seq
-), f AS (
-	INSERT INTO activity_frames (person_id, seq, data, created_at) SELECT person_id, seq, ?, ? FROM head RETURNING person_id, seq
-)
-SELECT seq, pg_notify(?, person_id)::text AS notified FROM f`
-
 // announceWork writes a, a state its caller read with the work's row
 // locked in this transaction (the turn's: see announceTurn), as a work
-// frame of the person: on Postgres one statement (announceWorkSQL) where
-// announce takes three. Two changes of one piece of work are still
-// numbered in the order their states were read: the second waits for the
-// first's row lock before it reads.
+// frame of the person. Two changes of one piece of work are numbered in
+// the order their states were read: the second waits for the first's row
+// lock before it reads.
 func (s *Store) announceWork(ctx context.Context, personID string, a Work) error {
-	if s.db.Dialector.Name() != string(storage.Postgres) {
-		return s.announce(ctx, personID, func() (Work, error) { return a, nil })
-	}
-	var out struct{ Seq int64 }
-	err := s.q(ctx).Raw(announceWorkSQL, personID, marshal(a), s.now(), WorkChannel).Scan(&out).Error
-	if err != nil {
-		return fmt.Errorf("write activity frame of %s: %w", personID, err)
-	}
-	storage.AfterTx(ctx, func(error) { s.wakeWork(personID) })
-	return s.prune(ctx, personID, out.Seq)
+	return s.announce(ctx, personID, func() (Work, error) { return a, nil })
 }
 
 // workRetention is how long work frames are kept for clients that
@@ -203,12 +182,6 @@ func (s *Store) announce(ctx context.Context, personID string, build func() (Wor
 	if err != nil {
 		return fmt.Errorf("number activity frame of %s: %w", personID, err)
 	}
-	return s.announceAt(ctx, personID, seq, build)
-}
-
-// announceAt is announce once the person's head row is taken and seq is
-// the frame's number.
-func (s *Store) announceAt(ctx context.Context, personID string, seq int64, build func() (Work, error)) error {
 	a, err := build()
 	if err != nil {
 		return err
