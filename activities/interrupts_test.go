@@ -2,15 +2,16 @@ package activities_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/activities"
 	"hub/chat"
 	"hub/dbtest"
+	"hub/storage"
 	"hub/stream"
 )
 
@@ -31,13 +32,15 @@ func TestLateInterruptLeavesTheResumedCallOpen(t *testing.T) {
 		// Right after the worker's read of the turn: the Resume and its call.
 		var armed atomic.Bool
 		var resumed context.Context
-		require.NoError(t, f.db.Callback().Query().After("gorm:query").Register("test:resume", func(tx *gorm.DB) {
-			if tx.Statement.Table == "turns" && armed.CompareAndSwap(true, false) {
+		remove, err := f.db.Observe("test:resume", storage.Observer{After: func(_ any, st storage.Statement) {
+			if strings.Contains(st.SQL, "turns") && armed.CompareAndSwap(true, false) {
 				c, cancel := context.WithCancelCause(ctx)
 				resumed = c
 				t.Cleanup(interrupts.Register(f.turn.ID, cancel))
 			}
-		}))
+		}})
+		require.NoError(t, err)
+		t.Cleanup(remove)
 		armed.Store(true)
 		require.Equal(t, 1, activities.InterruptWhenStopped(f.chat, interrupts)(f.turn.ID))
 		require.NotNil(t, resumed, "the hook ran")

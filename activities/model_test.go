@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/activities"
 	"hub/chat"
@@ -131,13 +130,7 @@ func TestAFailedStepSaveSettlesTheRequestAlone(t *testing.T) {
 		f.withModel(listCall)
 		ctx := context.Background()
 		lost := errors.New("the step could not be saved")
-		var armed sync.Once
-		require.NoError(t, f.db.Callback().Create().Before("gorm:create").Register("test:lose-step", func(tx *gorm.DB) {
-			if tx.Statement.Table == "turn_steps" {
-				armed.Do(func() { _ = tx.AddError(lost) })
-			}
-		}))
-		t.Cleanup(func() { _ = f.db.Callback().Create().Remove("test:lose-step") })
+		dbtest.FailOnce(t, f.db, "create", "turn_steps", lost)
 
 		_, err := f.acts.CallModel(ctx, activities.CallModelInput{TurnID: f.turn.ID, Step: 1})
 		require.ErrorIs(t, err, lost)
@@ -183,13 +176,7 @@ func TestRetriedToolCallStartsOnce(t *testing.T) {
 		calls := f.step(t, 1, chat.ToolCall{Tool: "hub_list_tasks", Arguments: `{}`})
 		ctx := context.Background()
 		killed := errors.New("killed before the outcome committed")
-		var armed sync.Once
-		require.NoError(t, f.db.Callback().Update().Before("gorm:update").Register("test:kill-outcome", func(tx *gorm.DB) {
-			if tx.Statement.Table == "tool_calls" {
-				armed.Do(func() { _ = tx.AddError(killed) })
-			}
-		}))
-		t.Cleanup(func() { _ = f.db.Callback().Update().Remove("test:kill-outcome") })
+		dbtest.FailOnce(t, f.db, "update", "tool_calls", killed)
 
 		in := activities.RunToolInput{TurnID: f.turn.ID, CallID: calls[0].ID}
 		_, err := f.acts.RunTool(ctx, in)

@@ -57,9 +57,9 @@ func TestAFrameBetweenTheStreamsReadAndItsFollowIsSentOnce(t *testing.T) {
 		var mu sync.Mutex // the callback runs in the api's request
 		var published []int64
 		name := "e2e:between-read-and-follow"
-		require.NoError(t, s.DB.Callback().Query().After("gorm:query").Register(name, func(tx *gorm.DB) {
-			sql := tx.Statement.SQL.String()
-			if tx.Error != nil || !strings.Contains(sql, "done_seq") || !strings.Contains(sql, "LEFT JOIN turn_frames") {
+		remove, err := s.DB.Observe(name, storage.Observer{After: func(_ any, q storage.Statement) {
+			sql := q.SQL
+			if q.Err != nil || !strings.Contains(sql, "done_seq") || !strings.Contains(sql, "LEFT JOIN turn_frames") {
 				return
 			}
 			mu.Lock()
@@ -76,8 +76,9 @@ func TestAFrameBetweenTheStreamsReadAndItsFollowIsSentOnce(t *testing.T) {
 				}
 				published = append(published, seq)
 			}
-		}))
-		t.Cleanup(func() { _ = s.DB.Callback().Query().Remove(name) })
+		}})
+		require.NoError(t, err)
+		t.Cleanup(remove)
 
 		events := s.Stream(t, st.StreamURL, 0, 0)
 		mu.Lock()

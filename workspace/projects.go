@@ -8,8 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
@@ -80,8 +78,7 @@ type ProjectPage struct {
 
 // ListProjects returns a page of the space's projects, by name.
 func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string, f ProjectFilter) (ProjectPage, error) {
-	rows, total, next, err := projectRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset,
-		func(q *gorm.DB) *gorm.DB { return q })
+	rows, total, next, err := projectRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset)
 	if err != nil {
 		return ProjectPage{}, err
 	}

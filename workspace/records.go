@@ -62,10 +62,11 @@ func spaceRow[R any](ctx context.Context, s *Service, kind, what, spaceID, id st
 
 // list reads a page of the space's records, for a person who can open it:
 // those with the status (any when "") whose title contains every word of
-// query, narrowed further by narrow. It returns the page's rows, the total
-// of every match and the offset of the next page (nextOffset).
+// query, and whose columns equal the values given as {column, value} (an
+// empty value asks nothing). It returns the page's rows, the total of
+// every match and the offset of the next page (nextOffset).
 func (k recordKind[R]) list(ctx context.Context, s *Service, actor Actor, spaceID, status, query string, limit, offset int,
-	narrow func(*gorm.DB) *gorm.DB) ([]R, int64, int, error) {
+	equal ...[2]string) ([]R, int64, int, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, 0, 0, err
 	}
@@ -81,7 +82,11 @@ func (k recordKind[R]) list(ctx context.Context, s *Service, actor Actor, spaceI
 		if status != "" {
 			q = q.Where("status = ?", status)
 		}
-		q = narrow(q)
+		for _, e := range equal {
+			if e[1] != "" {
+				q = q.Where(e[0]+" = ?", e[1])
+			}
+		}
 		// The database lowers both sides: Go's ToLower on the words alone would
 		// turn "Öl" into "öl", which an engine whose LOWER knows only ASCII
 		// (SQLite, Postgres in the C locale) never finds in "Öl".

@@ -110,15 +110,8 @@ func toTask(r storage.Task) Task {
 
 // ListTasks returns a page of the space's tasks, oldest first.
 func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f TaskFilter) (TaskPage, error) {
-	rows, total, next, err := taskRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset, func(q *gorm.DB) *gorm.DB {
-		if f.ProjectID != "" {
-			q = q.Where("project_id = ?", f.ProjectID)
-		}
-		if f.AssigneeID != "" {
-			q = q.Where("assignee_id = ?", f.AssigneeID)
-		}
-		return q
-	})
+	rows, total, next, err := taskRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset,
+		[2]string{"project_id", f.ProjectID}, [2]string{"assignee_id", f.AssigneeID})
 	if err != nil {
 		return TaskPage{}, err
 	}
