@@ -65,19 +65,19 @@ func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt 
 	return m
 }
 
-// call is the usage row of the try-th request.
-func (m *meter) call(try int) usage.Call {
-	return usage.Call{ID: m.identity + "." + strconv.Itoa(try), TurnID: m.turn.ID, Step: m.step, ConversationID: m.turn.ConversationID,
+// call is the usage row of the request being sent (the try-th).
+func (m *meter) call() usage.Call {
+	return usage.Call{ID: m.identity + "." + strconv.Itoa(m.try), TurnID: m.turn.ID, Step: m.step, ConversationID: m.turn.ConversationID,
 		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID}
 }
 
-// reserve reserves the try-th request, first (for the first request of a
-// retried attempt) releasing what the attempt before left open: its
+// reserve reserves the request being sent, first (for the first request
+// of a retried attempt) releasing what the attempt before left open: its
 // worker died, and its reservation, if it made one, will never settle.
-func (m *meter) reserve(ctx context.Context, try int, req llm.Request) error {
+func (m *meter) reserve(ctx context.Context, req llm.Request) error {
 	store := m.a.Usage
-	c := m.call(try)
-	if m.attempt > 1 && try == 1 {
+	c := m.call()
+	if m.attempt > 1 && m.try == 1 {
 		if err := store.ReleaseTurn(ctx, m.turn.ID, c.ID); err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (m *meter) Stream(callCtx context.Context, req llm.Request, onChunk func(ll
 	m.try++
 	ctx := context.WithoutCancel(callCtx)
 	if m.a.Usage != nil {
-		if err := m.reserve(ctx, m.try, req); err != nil {
+		if err := m.reserve(ctx, req); err != nil {
 			return llm.Result{}, err
 		}
 	}
@@ -117,7 +117,7 @@ func (m *meter) Stream(callCtx context.Context, req llm.Request, onChunk func(ll
 	cost := m.price.Cost(used)
 	m.a.Metrics.Observe(m.info.ID, used, cost, time.Since(start), err)
 	if m.a.Usage != nil {
-		if serr := m.a.Usage.Settle(ctx, m.call(m.try), used, cost, usage.ErrorClass(err)); serr != nil {
+		if serr := m.a.Usage.Settle(ctx, m.call(), used, cost, usage.ErrorClass(err)); serr != nil {
 			return res, errors.Join(err, serr)
 		}
 	}
