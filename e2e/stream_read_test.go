@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"hub/hubtest"
 	"hub/notify"
+	"hub/storage"
 	"hub/stream"
 )
 
