@@ -13,30 +13,23 @@ import (
 )
 
 // Environment variables of the model catalog (README.md, "Environment"):
-// the catalog as JSON inline, or the path of a file holding the same JSON.
-// Setting both is an error; setting neither keeps the one model of
-// OPENAI_BASE_URL, OPENAI_API_KEY and HUB_MODEL (DefaultCatalog).
+// the catalog as JSON inline, or the path of a file holding it.
 const (
 	EnvModels     = "HUB_MODELS"
 	EnvModelsFile = "HUB_MODELS_FILE"
 )
 
-// Efforts are the reasoning efforts a catalog model may take, as the
-// chat completions API's reasoning_effort names them.
+// Efforts are the reasoning efforts a catalog model may take.
 var Efforts = []string{"none", "minimal", "low", "medium", "high"}
 
 // Endpoint is one OpenAI-compatible provider endpoint of the catalog.
 type Endpoint struct {
-	// Name is how models refer to the endpoint.
-	Name string `json:"name"`
-	// BaseURL is the endpoint's /v1 URL; empty means OpenAI's.
-	BaseURL string `json:"baseUrl"`
-	// APIKeyEnv names the environment variable that holds the endpoint's
-	// key ("" for a local endpoint that takes none). The catalog names
-	// the variable, never the key.
+	Name    string `json:"name"`
+	BaseURL string `json:"baseUrl"` // the /v1 URL; empty means OpenAI's
+	// APIKeyEnv names the variable holding the endpoint's key ("": none);
+	// the catalog never holds the key itself.
 	APIKeyEnv string `json:"apiKeyEnv"`
-	// APIKey is the key read from APIKeyEnv at start. It is never
-	// marshalled, printed or logged (see String).
+	// APIKey is read from APIKeyEnv at start; never marshalled or printed.
 	APIKey string `json:"-"`
 }
 
@@ -49,26 +42,19 @@ func (e Endpoint) String() string {
 type Model struct {
 	// ID is what the api, settings and turns call the model; empty in the
 	// JSON means the same as Name.
-	ID string `json:"id"`
-	// Name is the model name sent to the provider.
-	Name string `json:"name"`
-	// Endpoint names the catalog endpoint that serves the model.
-	Endpoint string `json:"endpoint"`
-	// ContextWindow is the model's window in tokens (0: the window known
-	// for the model family, or HUB_MODEL_CONTEXT_TOKENS).
-	ContextWindow int `json:"contextWindow"`
-	// Efforts are the reasoning efforts the model takes; none listed: it
-	// takes no effort, and none is sent.
-	Efforts []string `json:"efforts"`
-	// Images and Files say whether the model takes image parts and file
-	// parts; a part it does not take is not sent (llm.Part).
-	Images bool `json:"images"`
-	Files  bool `json:"files"`
-	// Price is what it costs per million tokens.
-	Price Price `json:"price"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`     // sent to the provider
+	Endpoint string `json:"endpoint"` // the catalog endpoint that serves it
+	// ContextWindow is in tokens; 0: the window known for the model
+	// family, or HUB_MODEL_CONTEXT_TOKENS.
+	ContextWindow int      `json:"contextWindow"`
+	Efforts       []string `json:"efforts"` // none: no effort is sent
+	// Images and Files say whether the model takes image and file parts.
+	Images bool  `json:"images"`
+	Files  bool  `json:"files"`
+	Price  Price `json:"price"`
 	// Default marks the model a turn uses when neither the turn nor the
-	// person's settings choose one. Exactly one model is the default (the
-	// first, when none is marked).
+	// person's settings choose one (the first, when none is marked).
 	Default bool `json:"default"`
 }
 
@@ -84,8 +70,7 @@ type Catalog struct {
 	Models    []Model    `json:"models"`
 }
 
-// Lookup finds a model by its id. A turn saves the id it ran with, so
-// Lookup(turn's model) gives the price of its calls.
+// Lookup finds a model by its id.
 func (c Catalog) Lookup(id string) (Model, bool) {
 	return find(c.Models, func(m Model) bool { return m.ID == id })
 }
@@ -98,8 +83,7 @@ func (c Catalog) Default() Model {
 	return c.Models[0]
 }
 
-// DefaultModel is the default model's id: the workspace settings'
-// fallback (workspace.ModelCatalog).
+// DefaultModel is the default model's id.
 func (c Catalog) DefaultModel() string { return c.Default().ID }
 
 // find is the first element of s that f accepts.
@@ -140,8 +124,7 @@ func (c Catalog) ids() []string {
 }
 
 // DefaultCatalog is the catalog of a Hub without HUB_MODELS: the one model
-// of cfg (OPENAI_BASE_URL, OPENAI_API_KEY, HUB_MODEL), taking images and
-// files, no effort, priced at zero. Existing deployments run as before.
+// of cfg, taking images and files, no effort, priced at zero.
 func DefaultCatalog(cfg Config) Catalog {
 	name := cmp.Or(cfg.Model, DefaultModel)
 	return Catalog{
@@ -150,11 +133,9 @@ func DefaultCatalog(cfg Config) Catalog {
 	}
 }
 
-// CatalogFromEnv reads HUB_MODELS or the file HUB_MODELS_FILE names
-// (readFile is os.ReadFile outside tests), reads each endpoint's key from
-// the variable it names, and validates the catalog. Neither set: an empty
-// catalog, which the composition root replaces by the DefaultCatalog of
-// the model configuration it ends up with.
+// CatalogFromEnv reads HUB_MODELS or the file HUB_MODELS_FILE names, reads
+// each endpoint's key from the variable it names, and validates the
+// catalog. Neither set: an empty catalog (the caller uses DefaultCatalog).
 func CatalogFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (Catalog, error) {
 	inline, path := strings.TrimSpace(getenv(EnvModels)), strings.TrimSpace(getenv(EnvModelsFile))
 	data, src := []byte(inline), EnvModels
@@ -210,10 +191,7 @@ func ParseCatalog(data []byte) (Catalog, error) {
 	return cat, nil
 }
 
-// Validate checks the catalog, naming the field at fault: every endpoint
-// named once with a usable base URL, every model named, on a known
-// endpoint, with a distinct id, known efforts, a window and prices not
-// below zero, and at most one default.
+// Validate checks the catalog, naming the field at fault.
 func (c Catalog) Validate() error {
 	if len(c.Endpoints) == 0 {
 		return fmt.Errorf("endpoints: at least one endpoint is needed")
@@ -251,15 +229,13 @@ func (c Catalog) Validate() error {
 			return fmt.Errorf("%s.contextWindow: must not be negative", at)
 		}
 		ids[m.ID] = true
-		seen := map[string]bool{}
 		for j, e := range m.Efforts {
 			if !slices.Contains(Efforts, e) {
 				return fmt.Errorf("%s.efforts[%d]: %q is not an effort (%s)", at, j, e, strings.Join(Efforts, ", "))
 			}
-			if seen[e] {
+			if slices.Contains(m.Efforts[:j], e) {
 				return fmt.Errorf("%s.efforts[%d]: %q is listed twice", at, j, e)
 			}
-			seen[e] = true
 		}
 		for _, p := range []struct {
 			field string
@@ -279,8 +255,7 @@ func (c Catalog) Validate() error {
 	return nil
 }
 
-// LogValue logs the catalog without keys: each endpoint's name and URL
-// with its key masked, and the model ids.
+// LogValue logs the catalog with its keys masked.
 func (c Catalog) LogValue() slog.Value {
 	eps := make([]string, len(c.Endpoints))
 	for i, e := range c.Endpoints {

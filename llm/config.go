@@ -9,9 +9,8 @@ import (
 	"time"
 )
 
-// Environment variable names. They follow the OpenAI ecosystem so that any
-// OpenAI-compatible endpoint (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp
-// server, Hub's own fakemodel) is configured the way its documentation says.
+// Environment variable names, the OpenAI ecosystem's, so any compatible
+// endpoint is configured the way its documentation says.
 const (
 	EnvAPIKey  = "OPENAI_API_KEY"
 	EnvBaseURL = "OPENAI_BASE_URL"
@@ -19,15 +18,11 @@ const (
 	EnvTimeout = "HUB_MODEL_TIMEOUT"
 )
 
-// DefaultModel is used when HUB_MODEL is unset. It is only a starting point:
-// deployments name their model explicitly.
+// DefaultModel is used when HUB_MODEL is unset.
 const DefaultModel = "gpt-4.1-mini"
 
-// Limits of one model call (README.md, "Environment"): a call waits at most
-// the configured timeout, 15 minutes unless HUB_MODEL_TIMEOUT says
-// otherwise, and the setting must stay between 30 seconds and 30 minutes so
-// a typo can neither cut every answer short nor leave a turn waiting for
-// hours.
+// Limits of one model call (README.md, "Environment"): the bounds keep a
+// typo from cutting every answer short or leaving a turn waiting for hours.
 const (
 	DefaultTimeout = 15 * time.Minute
 	MinTimeout     = 30 * time.Second
@@ -38,21 +33,15 @@ const (
 // Configured: Stream then answers KindUnavailable instead of calling
 // api.openai.com without a key.
 type Config struct {
-	// BaseURL is the endpoint's /v1 URL (OPENAI_BASE_URL); empty means OpenAI's.
-	BaseURL string
-	// APIKey is sent as a bearer token (OPENAI_API_KEY). Never logged: see String.
-	APIKey string
-	// Model is the model name sent with every request (HUB_MODEL).
-	Model string
-	// Timeout bounds one call (HUB_MODEL_TIMEOUT); 0 means DefaultTimeout.
-	Timeout time.Duration
+	BaseURL string        // the endpoint's /v1 URL; empty means OpenAI's
+	APIKey  string        // sent as a bearer token; never logged (String)
+	Model   string        // the model name sent with every request
+	Timeout time.Duration // bounds one call; 0 means DefaultTimeout
 }
 
-// ConfigFromEnv fills a Config from OPENAI_API_KEY, OPENAI_BASE_URL, HUB_MODEL
-// and HUB_MODEL_TIMEOUT. getenv is os.Getenv in production and a map lookup in
-// tests. An unset model falls back to DefaultModel; an unset timeout to
-// DefaultTimeout; a timeout that does not parse or is out of range is an
-// error, because silently replacing it would hide the operator's mistake.
+// ConfigFromEnv fills a Config from the Env* variables. A timeout that does
+// not parse or is out of range is an error, not replaced: that would hide
+// the operator's mistake.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{
 		BaseURL: strings.TrimSpace(getenv(EnvBaseURL)),
@@ -88,11 +77,8 @@ func ParseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// Configured reports whether an endpoint was named at all. A local server
-// (Ollama, vLLM, fakemodel) needs only a base URL; OpenAI needs only a key.
-// When false, Hub answers "unavailable" and names OPENAI_API_KEY and
-// OPENAI_BASE_URL (see UnavailableMessage) instead of failing every turn with
-// an authentication error from api.openai.com.
+// Configured reports whether an endpoint was named at all: a local server
+// needs only a base URL, OpenAI only a key.
 func (c Config) Configured() bool {
 	return c.BaseURL != "" || c.APIKey != ""
 }
@@ -101,15 +87,13 @@ func (c Config) Configured() bool {
 const UnavailableMessage = "No model is configured: set " + EnvAPIKey +
 	" (and " + EnvBaseURL + " for an OpenAI-compatible endpoint such as vLLM, Ollama or `hub fakemodel`)."
 
-// String masks the API key so that a Config printed with %v or logged never
-// leaks the secret.
+// String masks the API key.
 func (c Config) String() string {
 	return fmt.Sprintf("{BaseURL:%s APIKey:%s Model:%s Timeout:%s}",
 		c.baseURLOrDefault(), maskKey(c.APIKey), c.Model, c.timeout())
 }
 
-// LogValue masks the API key in structured logs (slog would otherwise print
-// the struct's fields, key included).
+// LogValue masks the API key in structured logs.
 func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("baseURL", c.baseURLOrDefault()),
@@ -119,7 +103,6 @@ func (c Config) LogValue() slog.Value {
 	)
 }
 
-// openAIBaseURL is where go-openai sends requests when no base URL is set.
 const openAIBaseURL = "https://api.openai.com/v1"
 
 func (c Config) baseURLOrDefault() string {
@@ -133,8 +116,8 @@ func (c Config) timeout() time.Duration {
 	return c.Timeout
 }
 
-// maskKey keeps the last four characters of a long key so an operator can
-// tell which key is in use without it being readable.
+// maskKey keeps the last four characters of a long key, so an operator can
+// tell which key is in use.
 func maskKey(k string) string {
 	switch {
 	case k == "":

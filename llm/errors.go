@@ -17,13 +17,11 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Kind names a class of model-call failure. The caller (the CallModel
-// activity) turns a Kind into a retry decision and a message for the person;
-// the names are stable strings so they can be stored and shown.
+// Kind names a class of model-call failure; the names are stable strings
+// so they can be stored and shown.
 type Kind string
 
-// The failure classes. Status codes map as: 429 rate_limited, 5xx server,
-// 408 timeout, 409 conflict, 401/403 auth, every other 4xx bad_request.
+// The failure classes (kindForStatus maps HTTP statuses to them).
 const (
 	KindRateLimited Kind = "rate_limited"
 	KindServer      Kind = "server"
@@ -31,35 +29,28 @@ const (
 	KindConflict    Kind = "conflict"
 	KindBadRequest  Kind = "bad_request"
 	KindAuth        Kind = "auth"
-	// KindStreamCut: the response started but the connection ended before
-	// the stream's [DONE] or before a finish reason, so the answer is partial.
+	// KindStreamCut: the stream ended before [DONE] or a finish reason.
 	KindStreamCut Kind = "stream_cut"
 	// KindNetwork: no response at all (refused, reset, DNS, TLS).
 	KindNetwork Kind = "network"
-	// KindBadResponse: the endpoint answered something that is not a chat
-	// completion stream (a chunk that is not JSON, endless empty lines).
+	// KindBadResponse: the answer is not a chat completion stream.
 	KindBadResponse Kind = "bad_response"
-	// KindCanceled: the caller's context was cancelled (Stop, Pause). The
-	// error also satisfies errors.Is(err, context.Canceled).
+	// KindCanceled: the caller's context was cancelled (Stop, Pause).
 	KindCanceled Kind = "canceled"
-	// KindUnavailable: no endpoint is configured (Config.Configured is false).
+	// KindUnavailable: no endpoint is configured.
 	KindUnavailable Kind = "unavailable"
 )
 
-// Error is the one error type Stream returns for a failed model call (an
-// error from onChunk is returned as it is). It carries what a retry policy
-// needs: the class, the HTTP status if there was one, and the server's
-// Retry-After.
+// Error is the error Stream returns for a failed model call, with what a
+// retry policy needs.
 type Error struct {
 	Kind Kind
-	// Status is the HTTP status of the response, 0 when there was none
-	// (network failure, cancellation, an error event inside a 200 stream).
+	// Status is the HTTP status of the response, 0 when there was none.
 	Status int
-	// RetryAfter is the delay the server asked for (Retry-After in seconds or
-	// as an HTTP date, or retry-after-ms), 0 when it named none.
+	// RetryAfter is the delay the server asked for, 0 when it named none.
 	RetryAfter time.Duration
-	// Message is the provider's own message, or for a timeout the sentence the
-	// chat shows ("<model> did not answer within 15 minutes, ...").
+	// Message is the provider's own message, or for a timeout the sentence
+	// the chat shows.
 	Message string
 
 	cause error
@@ -80,16 +71,13 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Unwrap exposes the cause: context.Canceled or context.DeadlineExceeded for
-// cancellation and deadlines, go-openai's *APIError or *RequestError for
-// error responses, the transport's error otherwise.
+// Unwrap exposes the cause (context.Canceled, context.DeadlineExceeded,
+// go-openai's error or the transport's).
 func (e *Error) Unwrap() error { return e.cause }
 
-// Retryable reports whether the same request may succeed later: true for
-// 408/409/429/5xx, a cut stream, a network failure and a garbled response;
-// false for other 4xx (the request itself is wrong or not allowed), for a
-// call past its deadline (the turn reports the timeout instead of waiting
-// again: docs/architecture.md, "Model calls"), for cancellation and for a missing configuration.
+// Retryable reports whether the same request may succeed later. A call past
+// its deadline is not retried: the turn reports the timeout instead
+// (docs/architecture.md, "Model calls").
 func (e *Error) Retryable() bool {
 	switch e.Kind {
 	case KindRateLimited, KindServer, KindConflict, KindStreamCut, KindNetwork, KindBadResponse:
@@ -117,8 +105,7 @@ func kindForStatus(status int) Kind {
 	case status >= 400:
 		return KindBadRequest
 	default:
-		// A non-error status that go-openai still refused (1xx/3xx).
-		return KindBadResponse
+		return KindBadResponse // a 1xx/3xx go-openai still refused
 	}
 }
 
@@ -139,8 +126,7 @@ func clip(s string) string {
 }
 
 // classify turns whatever go-openai or the transport returned into an *Error.
-// ctx is the call's own context (with the call timeout applied), start when
-// the call began, rec what the transport saw of the response.
+// ctx is the call's own context, with the call timeout applied.
 func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, err error) *Error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
@@ -200,8 +186,7 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 	}
 }
 
-// statusError builds the error for an HTTP error status, with the delay the
-// server asked for.
+// statusError builds the error for an HTTP error status.
 func (rec *exchange) statusError(status int, msg string, cause error) *Error {
 	return &Error{
 		Kind:       kindForStatus(status),
@@ -212,8 +197,8 @@ func (rec *exchange) statusError(status int, msg string, cause error) *Error {
 	}
 }
 
-// errorEventKind classifies an error event sent inside a 200 stream by its
-// type or code, which is all such an event carries.
+// errorEventKind classifies an error event inside a 200 stream by its type
+// or code, all such an event carries.
 func errorEventKind(e *openai.APIError) Kind {
 	code := strings.ToLower(fmt.Sprint(e.Code) + " " + e.Type)
 	switch {
@@ -226,10 +211,8 @@ func errorEventKind(e *openai.APIError) Kind {
 	}
 }
 
-// retryAfter reads the delay a server asked for. retry-after-ms (sent by
-// OpenAI and Azure) is more precise and wins; Retry-After is either whole
-// seconds or an HTTP date. A date in the past or an unreadable value means no
-// delay was asked for.
+// retryAfter reads the delay a server asked for: retry-after-ms (OpenAI,
+// Azure) wins over Retry-After (seconds or an HTTP date).
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
 		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 {
@@ -248,9 +231,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// timeoutMessage is the sentence the chat shows for a call past its limit
-// (the turn's timeout error, docs/architecture.md "Model calls"), naming the
-// model and the limit that applied.
+// timeoutMessage is the sentence the chat shows for a call past its limit.
 func (c *Client) timeoutMessage(rec *exchange, limit time.Duration) string {
 	model := c.cfg.Model
 	if rec != nil && rec.model != "" {
@@ -266,16 +247,12 @@ func humanDuration(d time.Duration) string {
 	if d < time.Second {
 		return d.Round(time.Millisecond).String()
 	}
-	d = d.Round(time.Second)
-	if d >= time.Minute && d%time.Minute == 0 {
-		return plural(int(d/time.Minute), "minute")
+	n, unit := int(d.Round(time.Second)/time.Second), "second"
+	if n%60 == 0 {
+		n, unit = n/60, "minute"
 	}
-	return plural(int(d/time.Second), "second")
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
+	if n != 1 {
+		unit += "s"
 	}
-	return strconv.Itoa(n) + " " + unit + "s"
+	return strconv.Itoa(n) + " " + unit
 }

@@ -8,34 +8,27 @@ import (
 	"time"
 )
 
-// exchange records what the transport saw of one call's HTTP response.
-// go-openai hides it: its *APIError carries no headers (so no Retry-After),
-// and its stream reader answers io.EOF both after the stream's closing
-// `data: [DONE]` and when the server simply closed the connection, which are
-// a complete answer and a cut one.
+// exchange records what the transport saw of one call's HTTP response,
+// which go-openai hides: its *APIError carries no headers (no Retry-After),
+// and its stream reader answers io.EOF both after `data: [DONE]` and when
+// the connection was simply closed.
 //
-// An exchange is written only from the goroutine that runs Stream (Do and the
-// body reads happen inside go-openai's calls on that goroutine), so it needs
-// no lock.
+// Only the goroutine that runs Stream writes it, so it needs no lock.
 type exchange struct {
-	// model is the model name the request was sent with, for messages.
-	model   string
+	model   string // sent with the request, for messages
 	status  int
 	header  http.Header
 	sawDone bool
 	body    io.ReadCloser
-	// files are the request's file parts, written into its body by Do.
-	files []Part
+	files   []Part // the request's file parts, written into its body by Do
 }
 
-// exchangeKey holds, in a call's context, the exchange its requests
-// record into.
+// exchangeKey holds, in a call's context, the exchange it records into.
 type exchangeKey struct{}
 
 // recordingDoer is the HTTPDoer given to go-openai: it sends through the
-// caller's http.Client and records the response into the request context's
-// exchange. Wrapping the Doer rather than the Transport leaves the caller's
-// client untouched.
+// caller's http.Client (left untouched) and records the response into the
+// request context's exchange.
 type recordingDoer struct{ hc *http.Client }
 
 func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
@@ -61,8 +54,8 @@ func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
 type doneWatcher struct {
 	io.ReadCloser
 	ex *exchange
-	// line holds the start of the current line; a line longer than
-	// maxWatched cannot be the terminator, so only its start is kept.
+	// line holds the start of the current line: a line longer than
+	// maxWatched is not the terminator.
 	line []byte
 	long bool
 }
@@ -101,19 +94,15 @@ func isDoneLine(line []byte) bool {
 	return ok && bytes.Equal(bytes.TrimSpace(rest), []byte("[DONE]"))
 }
 
-// Draining a finished stream: after [DONE] only the HTTP chunk terminator is
-// normally left, already sent or about to be. Reading it lets net/http put
-// the connection back in its pool (closing a body early closes the
-// connection, and the next call pays a new TCP and TLS handshake). A server
-// that keeps the body open after [DONE] gets drainWait, then the body is
-// closed.
+// Draining a finished stream lets net/http reuse the connection (a body
+// closed early closes it, and the next call pays a new handshake). A server
+// that keeps the body open after [DONE] gets drainWait.
 const (
 	drainWait = 100 * time.Millisecond
 	maxDrain  = 64 << 10
 )
 
-// drainRest reads what is left of a finished response body, bounded in time
-// and size.
+// drainRest reads what is left of a finished response body.
 func (ex *exchange) drainRest() {
 	if ex.body == nil {
 		return

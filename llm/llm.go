@@ -1,12 +1,8 @@
 // Package llm is Hub's gateway to a chat model: one streaming call to any
-// OpenAI-compatible chat completions endpoint, through go-openai.
-//
-// It owns what every model call needs and nothing a turn decides: building
-// the request, assembling streamed text and tool-call deltas, counting usage,
-// bounding the call with its timeout, closing the HTTP stream the moment the
-// caller's context ends, and sorting failures into one typed *Error. It never
-// retries: the CallModel activity decides that from Error.Retryable and
-// Error.RetryAfter, so a retry is visible in Temporal instead of hidden here.
+// OpenAI-compatible chat completions endpoint, through go-openai. It builds
+// the request, assembles the streamed answer, bounds the call and sorts
+// failures into one *Error. It never retries: the CallModel activity decides
+// from Error.Retryable, so a retry is visible in Temporal.
 package llm
 
 import (
@@ -28,26 +24,21 @@ const (
 
 // Message is one entry of the transcript sent to the model.
 type Message struct {
-	// Role is system, user, assistant or tool.
 	Role    string
 	Content string
-	// ToolCalls are the calls an assistant message made; they must be sent
-	// back with the transcript so the tool results that follow make sense.
-	ToolCalls []ToolCall
-	// ToolCallID ties a tool message to the call it answers.
-	ToolCallID string
-	// Parts are files given with a user message: pictures as image parts,
-	// other files as file parts, after its text.
-	Parts []Part
+	// ToolCalls are an assistant message's calls; sent back so the tool
+	// results that follow make sense.
+	ToolCalls  []ToolCall
+	ToolCallID string // the call a tool message answers
+	Parts      []Part // files given with a user message, after its text
 }
 
 // ToolCall is one tool call the model made.
 type ToolCall struct {
 	ID   string
 	Name string
-	// Arguments is the raw JSON text exactly as the model sent it. It may be
-	// malformed: the caller reports that to the model as a tool error rather
-	// than this package hiding or "repairing" it.
+	// Arguments is the raw JSON as the model sent it, possibly malformed:
+	// the caller reports that to the model as a tool error.
 	Arguments string
 }
 
@@ -55,32 +46,25 @@ type ToolCall struct {
 type Tool struct {
 	Name        string
 	Description string
-	// Parameters is the tool's input JSON Schema; empty means "no input".
-	Parameters json.RawMessage
+	Parameters  json.RawMessage // input JSON Schema; empty: no input
 }
 
 // Request is one model call. No Tools means tools-off: the model must answer
 // in text (the turn's final step).
 type Request struct {
-	Messages []Message
-	Tools    []Tool
-	// MaxTokens caps the answer; 0 leaves it to the endpoint.
-	MaxTokens int
-	// Model is the model name sent for this call; empty: the client's
-	// (Config.Model). One client serves every model of its endpoint.
-	Model string
-	// Effort is the reasoning effort sent (reasoning_effort); empty sends
-	// none.
-	Effort string
+	Messages  []Message
+	Tools     []Tool
+	MaxTokens int    // 0 leaves it to the endpoint
+	Model     string // empty: the client's Config.Model
+	Effort    string // reasoning_effort; empty sends none
 }
 
 // Usage is the token count the endpoint reported for the call.
-// CachedInputTokens is the part of InputTokens the provider served from its
-// prompt cache (billed at Price.CachedInput); it is never more than
-// InputTokens.
 type Usage struct {
 	InputTokens, OutputTokens int
-	CachedInputTokens         int
+	// CachedInputTokens is the part of InputTokens served from the
+	// provider's prompt cache; never more than InputTokens.
+	CachedInputTokens int
 	// Estimated is set by Hub, never by a provider: the call reported no
 	// usage, and these counts are an estimate (activities' meter).
 	Estimated bool
@@ -91,8 +75,7 @@ type Result struct {
 	Text      string
 	ToolCalls []ToolCall
 	Usage     Usage
-	// FinishReason is the endpoint's: stop, tool_calls, length,
-	// content_filter.
+	// FinishReason is the endpoint's: stop, tool_calls, length, ...
 	FinishReason string
 }
 
@@ -109,14 +92,10 @@ type Client struct {
 	oc  *openai.Client
 }
 
-// New returns a client for cfg. hc is the HTTP client to send through; nil
-// means a client with no overall timeout and no response-header timeout, so a
-// model that thinks for minutes before its first token is not cut off by
-// transport defaults: every call is bounded by its context and the configured
-// Timeout instead.
-//
-// New never fails, even for a Config that is not Configured: Stream then
-// answers KindUnavailable, so Hub can start and say what to set.
+// New returns a client for cfg, sending through hc. A nil hc has no overall
+// or response-header timeout, so a model that thinks for minutes before its
+// first token is bounded only by the call's context and Timeout. For a
+// Config that is not Configured, Stream answers KindUnavailable.
 func New(cfg Config, hc *http.Client) *Client {
 	if hc == nil {
 		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -132,8 +111,7 @@ func New(cfg Config, hc *http.Client) *Client {
 	return &Client{cfg: cfg, oc: openai.NewClientWithConfig(oc)}
 }
 
-// Model names the model this client calls, for messages such as "<model> did
-// not answer within 15 minutes" and for the run record.
+// Model names the model this client calls, for messages and the run record.
 func (c *Client) Model() string { return c.cfg.Model }
 
 // Timeout is the limit of one call.

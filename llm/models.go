@@ -24,17 +24,15 @@ func NewModels(cat Catalog, timeout time.Duration, hc *http.Client) *Models {
 	return m
 }
 
-// Configured reports whether the default model's endpoint was named at
-// all (see Config.Configured).
+// Configured reports whether the default model's endpoint is Configured.
 func (m *Models) Configured() bool {
 	c := m.clients[m.Catalog.Default().Endpoint]
 	return c != nil && c.cfg.Configured()
 }
 
 // For is the model to call for id, with effort: the catalog's default
-// model when id is empty or no longer in the catalog (the operator removed
-// it after a turn or a setting chose it), and then no effort unless the
-// default takes it too.
+// model when id is empty or no longer in the catalog, and no effort the
+// model does not take.
 func (m *Models) For(id, effort string) Bound {
 	mdl, ok := m.Catalog.Lookup(id)
 	if !ok {

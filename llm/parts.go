@@ -17,14 +17,10 @@ type PartKind string
 
 // The parts a user message can carry besides its text.
 const (
-	// PartImage is a picture, sent as an image_url part with a data URL.
-	PartImage PartKind = "image"
-	// PartFile is any other file, sent as a file part
-	// ({"type":"file","file":{"filename","file_data"}}).
-	PartFile PartKind = "file"
-	// PartText is a text file given as a text part, its content in a
-	// <file name="…"> element: what any model reads, for an endpoint that
-	// takes no file parts.
+	PartImage PartKind = "image" // an image_url part with a data URL
+	PartFile  PartKind = "file"  // a file part
+	// PartText is a text file as a text part, in a <file name="…">
+	// element, for an endpoint that takes no file parts.
 	PartText PartKind = "text"
 )
 
@@ -41,13 +37,13 @@ func (p Part) dataURL() string {
 }
 
 // filePartType is the chat completions part type for a file. go-openai
-// (v1.43) knows only text and image_url parts, so a file part leaves it as
-// a placeholder whose text is its index in the request's files, and the
-// transport writes the real part into the request body (fileRewriter).
+// knows only text and image_url parts, so a file part leaves it as a
+// placeholder holding its index in the request's files, which the
+// transport replaces in the body (rewriteFileParts).
 const filePartType openai.ChatMessagePartType = "file"
 
-// multiContent renders a message with parts: its text first, then each
-// part. files collects the file parts in order.
+// multiContent renders a message's text, then its parts; files collects
+// the file parts in order.
 func multiContent(m Message, files *[]Part) []openai.ChatMessagePart {
 	out := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}
 	for _, p := range m.Parts {
@@ -66,10 +62,9 @@ func multiContent(m Message, files *[]Part) []openai.ChatMessagePart {
 	return out
 }
 
-// rewriteFileParts replaces the placeholders multiContent left in a
-// request body with the file parts themselves. A placeholder is found by
-// its exact JSON: text inside a message is a JSON string, so its quotes
-// are escaped and it can never look like one.
+// rewriteFileParts replaces multiContent's placeholders in a request body
+// by the file parts. Text inside a message is a JSON string with escaped
+// quotes, so it can never look like a placeholder.
 func rewriteFileParts(req *http.Request, files []Part) error {
 	if len(files) == 0 || req.Body == nil {
 		return nil

@@ -11,12 +11,9 @@ type Price struct {
 	Output      float64 `json:"output"`
 }
 
-// Cost is what a call with this usage costs, in micro-dollars (millionths
-// of a US dollar), rounded up. Whole micro-dollars keep sums exact in the
-// database and in budgets, where float dollars would drift.
-//
-// Cached input tokens are billed at CachedInput and the rest of the input
-// at Input; a CachedInputTokens above InputTokens is read as all cached.
+// Cost is what a call with this usage costs, in micro-dollars, rounded up:
+// whole micro-dollars keep sums exact where float dollars would drift. A
+// CachedInputTokens above InputTokens is read as all cached.
 func (p Price) Cost(u Usage) int64 {
 	cached := min(max(u.CachedInputTokens, 0), max(u.InputTokens, 0))
 	fresh := max(u.InputTokens, 0) - cached

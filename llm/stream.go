@@ -14,19 +14,14 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Stream makes one streaming chat completion and calls onChunk for every
-// chunk received. It returns the assembled Result when the stream ended
+// Stream makes one streaming chat completion, calling onChunk (may be nil)
+// for every chunk, and returns the assembled Result once the stream ended
 // properly: a finish reason, then `data: [DONE]`.
 //
-// The call is bounded by ctx and by the client's Timeout, whichever ends
-// first. When ctx ends the HTTP stream is closed at once, so the endpoint
-// sees the disconnect and stops generating (and billing).
-//
-// onChunk may be nil; if it returns an error, Stream stops and returns that
-// error unchanged. Every other failure is an *Error; cancellation and
-// deadlines also satisfy errors.Is(err, context.Canceled) or
-// errors.Is(err, context.DeadlineExceeded). On error the Result holds what
-// had arrived before it, so text already shown to the person can be kept.
+// The call is bounded by ctx and the client's Timeout. When ctx ends the
+// HTTP stream is closed at once, so the endpoint stops generating (and
+// billing). An error from onChunk is returned unchanged, every other
+// failure is an *Error. On error the Result holds what had arrived.
 func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) error) (Result, error) {
 	if onChunk == nil {
 		onChunk = func(Chunk) error { return nil }
@@ -45,8 +40,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 	stream, err := c.oc.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		if ex.body != nil {
-			// go-openai read the error body but does not close it.
-			_ = ex.body.Close()
+			_ = ex.body.Close() // go-openai read the error body but does not close it
 		}
 		return Result{}, c.classify(ctx, start, ex, err)
 	}
@@ -129,9 +123,8 @@ func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRe
 	if req.MaxTokens > 0 {
 		//lint:ignore SA1019 max_tokens is what older OpenAI-compatible servers know; reasoning models get max_completion_tokens below
 		out.MaxTokens = req.MaxTokens
-		// Reasoning models (o-series, gpt-5, ...) refuse max_tokens and want
-		// max_completion_tokens; older compatible servers know only
-		// max_tokens. go-openai's validator knows which is which.
+		// Reasoning models refuse max_tokens; go-openai's validator knows
+		// which models those are.
 		if errors.Is(openai.NewReasoningValidator().Validate(out), openai.ErrReasoningModelMaxTokensDeprecated) {
 			//lint:ignore SA1019 clearing the deprecated field is how a reasoning model gets max_completion_tokens alone
 			out.MaxTokens, out.MaxCompletionTokens = 0, req.MaxTokens
@@ -140,9 +133,7 @@ func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRe
 	return out
 }
 
-// assembler accumulates a streamed answer: text, tool calls whose id and name
-// arrive in their first delta and whose arguments arrive in pieces, the finish
-// reason and the usage.
+// assembler accumulates a streamed answer.
 type assembler struct {
 	text         strings.Builder
 	calls        []*partialCall
@@ -223,11 +214,10 @@ func (a *assembler) result() Result {
 	return r
 }
 
-// The model's bytes must not break a turn: Postgres refuses a NUL or bytes
-// that are not UTF-8 in a text column, so a reply holding one could never
-// be saved. Bytes that are not UTF-8 become U+FFFD and each NUL becomes
-// nul. A chunk is one decoded JSON string, so cleaning each delta cleans
-// the whole text the same way.
+// clean makes the model's bytes storable: Postgres refuses a NUL or bytes
+// that are not UTF-8 in a text column. Bad UTF-8 becomes U+FFFD and each
+// NUL becomes nul. A chunk is one decoded JSON string, so cleaning each
+// delta cleans the whole text the same way.
 func clean(s, nul string) string {
 	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
 		return s
@@ -239,8 +229,5 @@ func clean(s, nul string) string {
 func cleanText(s string) string { return clean(s, "") }
 
 // cleanArguments makes a tool call's arguments storable without changing
-// what they say: a raw NUL becomes the JSON escape \u0000 (in a string,
-// the same character; anywhere else, still not JSON). The tool then
-// refuses the call with invalid_payload at the field's path, which the
-// model can correct.
+// what they say: a raw NUL becomes the JSON escape \u0000.
 func cleanArguments(s string) string { return clean(s, `\u0000`) }
