@@ -25,26 +25,22 @@ type Document struct {
 	Kind  string
 	Title string
 	Text  string
-	// Omitted counts the characters of text left out before the text was
-	// written as Markdown (ExtractHTML's budget); Text keeps their
-	// sections' headings, so a cut names them.
+	// Omitted counts the characters left out by ExtractHTML's budget; Text
+	// keeps their headings, so a cut names them.
 	Omitted int
 }
 
-// minContentChars: a page whose main content is shorter than this, and
-// that shows signs of a sign-in form or a script-built page, is reported
-// as needing one instead of returned as if it were the page.
+// minContentChars: a shorter page with signs of a sign-in form or a
+// script-built page is reported as needing one.
 const minContentChars = 200
 
-// ExtractHTML finds an HTML page's main content (readability, Mozilla's
-// Readability.js in Go) and writes it as Markdown. Scripts are parsed as
-// text and dropped, never run. A page that shows almost nothing without a
-// sign-in or a script is a *PageError saying so.
+// ExtractHTML finds an HTML page's main content (readability) and writes
+// it as Markdown; scripts are dropped, never run. A page that shows almost
+// nothing without a sign-in or a script is a *PageError saying so.
 //
 // With budget > 0, only the content's first budget characters of text are
-// written as Markdown, and of the rest only its headings (counted in
-// Document.Omitted): a read returns MaxPageChars, and writing a 10 MB
-// page's every paragraph as Markdown to cut it away was most of the work.
+// written as Markdown, and of the rest only its headings: converting a
+// large page's every paragraph only to cut it away is most of the work.
 func ExtractHTML(body io.Reader, pageURL *url.URL, budget int) (Document, error) {
 	root, err := html.Parse(body)
 	if err != nil {
@@ -215,16 +211,12 @@ func tidy(md string) string {
 	return strings.TrimSpace(blankLines.ReplaceAllString(strings.ReplaceAll(md, "\r\n", "\n"), "\n\n"))
 }
 
-// Limits of a PDF's extraction. A PDF's streams are compressed; a small
-// file can inflate to gigabytes (a "PDF bomb"), so the streams are
-// measured before any is parsed, and a file over these is refused.
+// Limits of a PDF's extraction. A small PDF can inflate to gigabytes (a
+// "PDF bomb"), so its streams are measured before any is parsed.
 const (
-	// MaxPDFInflated is the most all of a PDF's Flate streams may inflate
-	// to, together.
+	// MaxPDFInflated bounds what all of a PDF's Flate streams inflate to.
 	MaxPDFInflated = 64 << 20
-	// MaxPDFPages is how many pages are read; a longer document's later
-	// pages are named in the note.
-	MaxPDFPages = 300
+	MaxPDFPages    = 300 // pages read; later ones are named in the note
 	// pdfTextEnough: once this much text is extracted, later pages are
 	// not read (a read returns MaxPageChars of it anyway).
 	pdfTextEnough = 60_000
@@ -232,9 +224,8 @@ const (
 
 var streamStart = regexp.MustCompile(`stream\r?\n`)
 
-// CheckPDFStreams measures what a PDF's Flate streams inflate to, without
-// keeping any of it, and refuses a file whose streams together inflate to
-// more than limit.
+// CheckPDFStreams refuses a PDF whose Flate streams together inflate to
+// more than limit, keeping none of it.
 func CheckPDFStreams(body []byte, limit int64) error {
 	var total int64
 	for _, loc := range streamStart.FindAllIndex(body, -1) {

@@ -16,22 +16,19 @@ import (
 	"hub/apps"
 )
 
-// Limits of one page read (the seed's "Reading the web").
+// Limits of one page read.
 const (
 	// MaxPageBytes is the most of a body read; a longer one is refused,
 	// not cut, so a half-read PDF is never reported as the document.
 	MaxPageBytes = 10 << 20
-	// MaxFetchTime bounds a read, redirects and body included.
-	MaxFetchTime = 20 * time.Second
-	// MaxRedirects is how many redirects a read follows.
+	MaxFetchTime = 20 * time.Second // redirects and body included
 	MaxRedirects = 5
 )
 
 // ReaderOptions configure a Reader.
 type ReaderOptions struct {
 	// Allow is the operator's allowlist of private addresses
-	// (HUB_APPS_ALLOW, apps.Options.Allow): empty in production, so
-	// loopback and private networks are refused; tests list 127.0.0.1.
+	// (HUB_APPS_ALLOW); tests list 127.0.0.1.
 	Allow []string
 	// MaxBytes and Timeout override MaxPageBytes and MaxFetchTime (tests).
 	MaxBytes int64
@@ -94,9 +91,8 @@ func parseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// fetch GETs a page through the guard, following at most MaxRedirects
-// redirects (each hop's address checked again), and reads at most
-// maxBytes of it: a longer body is an error, and reading stops there.
+// fetch GETs a page through the guard and reads at most maxBytes of it: a
+// longer body is an error.
 func (r *Reader) fetch(ctx context.Context, u *url.URL) (fetched, error) {
 	host := u.Hostname()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -152,7 +148,7 @@ func sniff(body []byte) string {
 }
 
 // checkRedirect follows at most MaxRedirects redirects, to http(s) only;
-// the guard checks every hop's address like the first.
+// the guard checks every hop's address.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	host := via[0].URL.Hostname()
 	if len(via) > MaxRedirects {
@@ -181,9 +177,8 @@ func (r *Reader) classify(host string, err error) error {
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return pageErr(KindUnreachable, host, "it did not answer within %s", r.timeout)
 	}
-	// The cause in a few words: the error's own text names the resolver's
-	// address and the socket's, which the person and the model must not
-	// read (apps.NetReason).
+	// Not the error's own text: it names the resolver's and the socket's
+	// addresses.
 	return pageErr(KindUnreachable, host, "it could not be reached (%s)", apps.NetReason(err))
 }
 

@@ -17,16 +17,13 @@ const MaxPageChars = 4_500
 
 // Page is what a read returns.
 type Page struct {
-	URL   string // after redirects
-	Title string
-	Kind  string // KindHTML, KindPDF or KindText
-	// Content is the main content as Markdown (a PDF's text as plain
-	// paragraphs), at most MaxPageChars.
-	Content string
-	// TotalChars is the length of the whole extracted text.
-	TotalChars int
-	// Note says what was left out, and where the excerpt starts when it
-	// does not start at the top; empty when Content is the whole text.
+	URL        string // after redirects
+	Title      string
+	Kind       string // KindHTML, KindPDF or KindText
+	Content    string // the main content as Markdown, at most MaxPageChars
+	TotalChars int    // of the whole extracted text
+	// Note says what was left out, and where the excerpt starts when not
+	// at the top; empty when Content is the whole text.
 	Note string
 }
 
@@ -91,14 +88,11 @@ type Excerpt struct {
 }
 
 // Cut returns at most limit characters of text, ending at a paragraph or
-// line when one is near, with a note naming what was left out: how many
-// characters and the headings of the sections cut. With focus, the
-// excerpt starts at the paragraph of its first mention (case-insensitive)
-// when there is one.
+// line when one is near, with a note naming what was left out. With focus,
+// the excerpt starts at the paragraph of its first mention.
 func Cut(text, focus string, limit int) Excerpt { return cut(text, focus, limit, 0) }
 
-// cut is Cut of a text whose last omitted characters were already left
-// out (their headings kept), counted in the note.
+// cut is Cut of a text whose last omitted characters were already left out.
 func cut(text, focus string, limit, omitted int) Excerpt {
 	text = strings.TrimSpace(text)
 	total := utf8.RuneCountInString(text) + omitted

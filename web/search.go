@@ -34,14 +34,12 @@ type Result struct {
 // The operator's settings.
 const (
 	// EnvSearchURL is the provider's address: a SearXNG instance's base
-	// URL ("http://searxng:8080"), or another endpoint for the hosted API.
+	// URL, or another endpoint for the hosted API.
 	EnvSearchURL = "HUB_WEB_SEARCH_URL"
-	// EnvSearchKey is the provider's API key (the hosted API's
-	// subscription token; for SearXNG, a bearer token for a proxy in
-	// front of it, if any).
+	// EnvSearchKey is the provider's API key.
 	EnvSearchKey = "HUB_WEB_SEARCH_KEY"
-	// EnvSearchProvider picks the provider: "searxng" or "brave". Empty:
-	// searxng when a URL is set, brave when only a key is.
+	// EnvSearchProvider picks the provider. Empty: searxng when a URL is
+	// set, brave when only a key is.
 	EnvSearchProvider = "HUB_WEB_SEARCH_PROVIDER"
 )
 
@@ -57,7 +55,7 @@ const BraveURL = "https://api.search.brave.com/res/v1/web/search"
 // SearchTimeout bounds one search.
 const SearchTimeout = 15 * time.Second
 
-// maxSnippet is how much of a result's text is kept, in characters.
+// maxSnippet is how many characters of a result's text are kept.
 const maxSnippet = 300
 
 // SearchConfig is the operator's choice of provider. The zero value is
@@ -125,9 +123,20 @@ func NewSearcher(c SearchConfig, client *http.Client) Searcher {
 	}
 	switch c.Provider {
 	case ProviderSearXNG:
-		return &SearXNG{BaseURL: strings.TrimRight(c.URL, "/"), Key: c.Key, HTTP: client}
+		// SearXNG's JSON API needs "json" in the instance's search.formats;
+		// a key is a bearer token for a proxy in front of it.
+		header, base := http.Header{}, strings.TrimRight(c.URL, "/")
+		if c.Key != "" {
+			header.Set("Authorization", "Bearer "+c.Key)
+		}
+		return &provider{name: "SearXNG", http: client, header: header, url: func(q string, _ int) string {
+			return base + "/search?" + url.Values{"q": {q}, "format": {"json"}, "safesearch": {"1"}}.Encode()
+		}}
 	case ProviderBrave:
-		return &Brave{URL: c.URL, Key: c.Key, HTTP: client}
+		return &provider{name: "Brave Search", http: client, header: http.Header{"X-Subscription-Token": {c.Key}},
+			brave: true, url: func(q string, n int) string {
+				return c.URL + "?" + url.Values{"q": {q}, "count": {strconv.Itoa(min(max(n, 1), 20))}}.Encode()
+			}}
 	}
 	return nil
 }
@@ -140,57 +149,32 @@ type SearchError struct {
 
 func (e *SearchError) Error() string { return e.Provider + " search failed: " + e.Reason }
 
-// SearXNG is the adapter for SearXNG's JSON API (GET /search?format=json;
-// the instance must list "json" in its search.formats).
-type SearXNG struct {
-	BaseURL string
-	Key     string
-	HTTP    *http.Client
+// provider is the adapter of one search API: SearXNG's, or Brave's when
+// brave is set.
+type provider struct {
+	name   string
+	http   *http.Client
+	header http.Header
+	url    func(query string, n int) string
+	brave  bool
 }
 
-// Name is the provider's name.
-func (s *SearXNG) Name() string { return "SearXNG" }
+func (p *provider) Name() string { return p.name }
 
-// Search asks the instance.
-func (s *SearXNG) Search(ctx context.Context, query string, n int) ([]Result, error) {
-	q := url.Values{"q": {query}, "format": {"json"}, "safesearch": {"1"}}
+func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	var body struct {
-		Results []hit `json:"results"`
+		Results []hit `json:"results"` // SearXNG's
+		Web     struct {
+			Results []hit `json:"results"`
+		} `json:"web"` // Brave's
 	}
-	header := http.Header{}
-	if s.Key != "" {
-		header.Set("Authorization", "Bearer "+s.Key)
-	}
-	if err := getJSON(ctx, s.HTTP, s.Name(), s.BaseURL+"/search?"+q.Encode(), header, &body); err != nil {
+	if err := getJSON(ctx, p.http, p.name, p.url(query, n), p.header, &body); err != nil {
 		return nil, err
+	}
+	if p.brave {
+		return results(body.Web.Results, n, func(h hit) string { return h.Description }), nil
 	}
 	return results(body.Results, n, func(h hit) string { return h.Content }), nil
-}
-
-// Brave is the adapter for the Brave Search API (hosted; a subscription
-// token in X-Subscription-Token).
-type Brave struct {
-	URL  string
-	Key  string
-	HTTP *http.Client
-}
-
-// Name is the provider's name.
-func (b *Brave) Name() string { return "Brave Search" }
-
-// Search asks the API.
-func (b *Brave) Search(ctx context.Context, query string, n int) ([]Result, error) {
-	q := url.Values{"q": {query}, "count": {strconv.Itoa(min(max(n, 1), 20))}}
-	var body struct {
-		Web struct {
-			Results []hit `json:"results"`
-		} `json:"web"`
-	}
-	header := http.Header{"X-Subscription-Token": {b.Key}}
-	if err := getJSON(ctx, b.HTTP, b.Name(), b.URL+"?"+q.Encode(), header, &body); err != nil {
-		return nil, err
-	}
-	return results(body.Web.Results, n, func(h hit) string { return h.Description }), nil
 }
 
 // hit is one result as a provider sends it; SearXNG's snippet is its
@@ -246,8 +230,7 @@ func getJSON(ctx context.Context, client *http.Client, provider, u string, heade
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		// In a few words: the URL carries the query and may carry a key,
-		// and the network error names the resolver's address.
+		// Not the error's text: it names the URL and the resolver's address.
 		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it could not be reached (%s)", apps.NetReason(err))}
 	}
 	defer resp.Body.Close()
