@@ -9,9 +9,8 @@ import (
 )
 
 // A span of each SQL statement, with its SQL text but not its values (they
-// are people's data). storage.DB.Observe calls these (wiring connects
-// them); written here rather than taken from gorm.io/plugin/opentelemetry,
-// which links the MySQL and ClickHouse drivers into the binary.
+// are people's data). Not gorm.io/plugin/opentelemetry: it links the MySQL
+// and ClickHouse drivers into the binary.
 
 // StatementStart starts the span of a statement about to run in ctx: nil
 // when tracing is off or ctx is in no trace (a statement on its own is

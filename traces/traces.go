@@ -1,7 +1,6 @@
-// Package traces sets up OpenTelemetry tracing for a Hub process: spans
-// from the api's requests, the Temporal client and worker (workflows and
-// activities), the database and the model's HTTP calls, in one trace per
-// turn, exported by OTLP when the standard OTEL_* variables name an
+// Package traces sets up OpenTelemetry tracing for a Hub process: spans of
+// the api, Temporal, the database and the model's HTTP calls, one trace
+// per turn, exported by OTLP when the standard OTEL_* variables name an
 // endpoint. Without one nothing is traced and nothing costs.
 package traces
 
@@ -31,14 +30,9 @@ import (
 // standard variables (the exporter itself reads the endpoint, headers,
 // TLS and timeout ones).
 type Settings struct {
-	// On: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
-	// is set and OTEL_SDK_DISABLED is not "true".
-	On bool
-	// Protocol is "grpc" or "http/protobuf" (the default), from
-	// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL.
-	Protocol string
-	// Service is OTEL_SERVICE_NAME; empty: "hub".
-	Service string
+	On       bool   // an OTLP endpoint is set and the SDK not disabled
+	Protocol string // "grpc" or "http/protobuf" (the default)
+	Service  string // OTEL_SERVICE_NAME; empty: "hub"
 }
 
 // FromEnv reads Settings; a protocol other than the two is an error.
@@ -57,8 +51,8 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// Tracer is a process's tracing: off (the zero value: no spans, no cost)
-// or a tracer provider every part takes its spans from.
+// Tracer is a process's tracing: off (the zero value) or a tracer provider
+// every part takes its spans from.
 type Tracer struct {
 	tp       trace.TracerProvider
 	shutdown func(context.Context) error
@@ -69,7 +63,6 @@ type Tracer struct {
 func With(tp trace.TracerProvider) *Tracer { return &Tracer{tp: tp} }
 
 // Start builds the exporter and provider s asks for (off when s is).
-// Shutdown flushes and stops it.
 func Start(ctx context.Context, s Settings) (*Tracer, error) {
 	if !s.On {
 		return &Tracer{}, nil
@@ -106,10 +99,9 @@ func (t *Tracer) Shutdown(ctx context.Context) error {
 // propagators carry a trace across processes in W3C headers.
 var propagators = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
-// TemporalInterceptors are the Temporal client's (and so its workers')
-// interceptors: a span for starting, signalling and updating a workflow,
-// for each workflow and activity run, carried in the workflow's headers,
-// so a turn's activities are in the trace of the POST that started it.
+// TemporalInterceptors are the Temporal client's (and its workers')
+// interceptors, carrying the trace in the workflow's headers so a turn's
+// activities are in the trace of the POST that started it.
 func (t *Tracer) TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
 	if !t.On() {
 		return nil, nil
