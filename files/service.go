@@ -18,8 +18,7 @@ import (
 	"hub/workspace"
 )
 
-// KindFile is the ref kind of an attached file (a turn's file mentions, a
-// tool's refs, the links of a replayed message).
+// KindFile is the ref kind of an attached file.
 const KindFile = "file"
 
 // File is an attached file as the rest of Hub sees it.
@@ -46,8 +45,7 @@ var (
 	ErrUnsupportedType = errors.New("unsupported file type")
 	// ErrNoStore: no blob store is configured (503).
 	ErrNoStore = errors.New("no file store configured")
-	// ErrUnreadable: the file's bytes could not be read to their end — a
-	// body cut off before its closing boundary, a client gone (400).
+	// ErrUnreadable: the file's bytes could not be read to their end (400).
 	ErrUnreadable = errors.New("the upload could not be read to its end")
 )
 
@@ -58,7 +56,6 @@ type Service struct {
 	ws       *workspace.Service
 	store    Store
 	maxBytes int64
-	now      func() time.Time
 }
 
 // NewService builds the service. maxBytes ≤ 0 is DefaultMaxBytes.
@@ -66,7 +63,7 @@ func NewService(db *storage.DB, ws *workspace.Service, store Store, maxBytes int
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	return &Service{db: db, ws: ws, store: store, maxBytes: maxBytes, now: func() time.Time { return time.Now().UTC() }}
+	return &Service{db: db, ws: ws, store: store, maxBytes: maxBytes}
 }
 
 // MaxBytes is the largest file taken.
@@ -81,9 +78,9 @@ func toFile(r storage.File) File {
 }
 
 // Upload stores a file in the space for a person who may write there. The
-// bytes are read in full (at most MaxBytes) before anything is stored, so a
-// file over the limit or of a type Hub does not take leaves nothing behind;
-// the blob is stored before its row, and removed again if the row fails.
+// bytes are read in full before anything is stored, so a refused file
+// leaves nothing behind; the blob is stored before its row, and removed
+// again if the row fails.
 func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, name string, r io.Reader) (File, error) {
 	if err := s.ws.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return File{}, err
@@ -112,7 +109,7 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 		return File{}, fmt.Errorf("%w: a text file must be UTF-8", ErrUnsupportedType)
 	}
 	row := storage.File{ID: storage.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: name,
-		ContentType: ctype, Size: int64(len(data)), CreatedAt: s.now()}
+		ContentType: ctype, Size: int64(len(data)), CreatedAt: time.Now().UTC()}
 	row.BlobKey = spaceID + "/" + row.ID
 	if err := s.store.Put(ctx, row.BlobKey, bytes.NewReader(data), row.Size, ctype); err != nil {
 		return File{}, err
@@ -126,8 +123,8 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 	return toFile(row), nil
 }
 
-// cleanName keeps the last element of a client's file name (browsers send
-// a bare name, some tools a path) and checks it as text.
+// cleanName keeps the last element of a client's file name (some tools
+// send a path) and checks it as text.
 func cleanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
@@ -185,10 +182,10 @@ func (s *Service) row(ctx context.Context, actor workspace.Actor, spaceID, id st
 		return storage.File{}, err
 	}
 	var r storage.File
-	if workspace.BadText(id) {
-		return r, &workspace.NotFoundError{Kind: KindFile, ID: id}
+	err := gorm.ErrRecordNotFound // an id that is not text names no file
+	if !workspace.BadText(id) {
+		err = s.db.Q(ctx).Where("id = ? AND space_id = ?", id, spaceID).Take(&r).Error
 	}
-	err := s.db.Q(ctx).Where("id = ? AND space_id = ?", id, spaceID).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return r, &workspace.NotFoundError{Kind: KindFile, ID: id}
 	}
@@ -251,17 +248,15 @@ func (s *Service) Delete(ctx context.Context, actor workspace.Actor, spaceID, id
 	}
 	if s.store != nil {
 		if err := s.store.Delete(ctx, r.BlobKey); err != nil {
-			// The row is gone, so nobody reads the blob again; an operator
-			// can sweep it.
+			// Nobody reads the blob again; an operator can sweep it.
 			slog.WarnContext(ctx, "remove blob of a deleted file", "key", r.BlobKey, "error", err)
 		}
 	}
 	return nil
 }
 
-// Resolve checks the files a turn names: each a file of the space the
-// person can open, in order, repeats left out. An unknown id, or one of
-// another space, is not found at /files/<i>.
+// Resolve checks the files a turn names, in order, repeats left out. An
+// unknown id, or one of another space, is not found at /files/<i>.
 func (s *Service) Resolve(ctx context.Context, actor workspace.Actor, spaceID string, ids []string) ([]File, error) {
 	out := make([]File, 0, len(ids))
 	seen := map[string]bool{}

@@ -9,9 +9,8 @@ import (
 
 // Limits of an upload.
 const (
-	// DefaultMaxBytes is the largest file taken when HUB_FILES_MAX_BYTES is
-	// not set: 20 MiB, what the common model providers take as one image
-	// or document part.
+	// DefaultMaxBytes is the largest file taken by default: what the
+	// common model providers take as one image or document part.
 	DefaultMaxBytes = 20 << 20
 	// MaxNameChars bounds a file's name, a label in lists and links.
 	MaxNameChars = 255
@@ -25,12 +24,9 @@ func IsText(contentType string) bool {
 	return strings.HasPrefix(contentType, "text/") || contentType == "application/json"
 }
 
-// Sniff decides a file's type from its first bytes (http.DetectContentType,
-// the WHATWG algorithm) and, for text, from the name's extension. It
-// answers "" for a type Hub does not take: Hub takes pictures a model can
-// see (PNG, JPEG, GIF, WebP), PDFs and plain text forms it can read, and
-// refuses anything else (415), so a model is never sent a part it cannot
-// open.
+// Sniff decides a file's type from its first bytes and, for text, from the
+// name's extension. It answers "" for a type Hub does not take, so a model
+// is never sent a part it cannot open.
 func Sniff(name string, head []byte) string {
 	detected, _, _ := strings.Cut(http.DetectContentType(head), ";")
 	switch detected {
