@@ -1,10 +1,7 @@
-// Package turns starts assistant turns. Start checks a person's message —
-// its text, page context, the model and effort, the other spaces, the
-// mentions (by id and typed), the attached files — against what the
-// person may use now, saves the message with its turn and the turn's
-// stream token in one transaction, and starts the turn's workflow; Retry
-// does the same for a turn run again. The api's handlers decode a request,
-// call one of the two and answer; the rules are tested here, without HTTP.
+// Package turns starts assistant turns: Start checks a person's message
+// against what the person may use now, saves it with its turn and stream
+// token in one transaction, and starts the turn's workflow; Retry does the
+// same for a turn run again.
 package turns
 
 import (
@@ -35,9 +32,8 @@ const (
 	MaxMentions     = 50
 	MaxSpaces       = 20
 	MaxContextBytes = 64 << 10
-	// MaxFiles is how many files one message may carry, and MaxFileBytes
-	// how large they may be together: what the common providers take in
-	// one request (OpenAI: 50 MB of files), before base64.
+	// MaxFiles and MaxFileBytes bound a message's files: what the common
+	// providers take in one request (OpenAI: 50 MB), before base64.
 	MaxFiles     = 8
 	MaxFileBytes = 50 << 20
 )
@@ -54,20 +50,16 @@ type Starter interface {
 type Service struct {
 	Workspace *workspace.Service
 	Chat      *chat.Store
-	// Files resolves the message's attached files (nil: no file store; a
-	// message with files is then refused by files.Service's nil check).
-	Files    *files.Service
-	Temporal Starter
-	// TaskQueue is the queue turns are started on ("" is
-	// workflows.DefaultTaskQueue).
-	TaskQueue string
+	Files     *files.Service
+	Temporal  Starter
+	TaskQueue string // "" is workflows.DefaultTaskQueue
 	// TurnTimeout bounds a whole turn's wall time; 0 uses
 	// workflows.DefaultTurnTimeout.
 	TurnTimeout time.Duration
 }
 
-// StreamTokenTTL is ttl as a stream token's lifetime: at least an hour (a
-// turn's stream is read while it runs); less, or unset, is two hours.
+// StreamTokenTTL is ttl as a stream token's lifetime: less than an hour (a
+// turn's stream is read while it runs), or unset, is two hours.
 func StreamTokenTTL(ttl time.Duration) time.Duration {
 	if ttl < time.Hour {
 		return 2 * time.Hour
@@ -87,19 +79,15 @@ type Message struct {
 	ConversationID string
 	Text           string
 	Mentions       []Mention
-	// Context is the page the person is on (a JSON object, or empty).
-	Context json.RawMessage
-	// Spaces are other spaces the turn may act in; Files the space's
-	// files the model gets with this message.
-	Spaces []string
-	Files  []string
+	Context        json.RawMessage // the page the person is on: an object, or empty
+	Spaces         []string        // other spaces the turn may act in
+	Files          []string        // the space's files the model gets
 	// Model and Effort choose this turn's model ("": the person's
 	// defaults, else the catalog's).
 	Model, Effort string
 }
 
-// Started is a turn that was saved and whose workflow started, with its
-// stream token (stored with the turn).
+// Started is a turn that was saved and whose workflow started.
 type Started struct {
 	Turn        chat.Turn
 	StreamToken string
@@ -122,8 +110,8 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string { return e.Message }
 
-// CodeUnavailable is the error code a turn is saved with when its
-// workflow could not start (the api's code of a 503).
+// CodeUnavailable is the error code of a turn whose workflow could not
+// start (the api's code of a 503).
 const CodeUnavailable = "unavailable"
 
 func invalid(path, msg string) error { return &workspace.InvalidError{Path: path, Message: msg} }
@@ -151,17 +139,14 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	if err != nil {
 		return Started{}, err
 	}
-	// GetConversation checks that the person can open its space now (in
-	// the same query); StartTurn's transaction checks it again in its first
-	// write, without reading the conversation again.
+	// GetConversation checks that the person can open its space now;
+	// StartTurn checks it again in its first write.
 	conv, err := s.Chat.GetConversation(ctx, p.ID, m.ConversationID)
 	if err != nil {
 		return Started{}, err
 	}
-	// The model and effort are checked before anything is saved (the
-	// person's defaults come with the conversation's read): an unknown
-	// model or an effort it does not take never reaches a provider
-	// (docs/decisions.md, "Models a person chooses").
+	// Checked before anything is saved: an unknown model or an effort it
+	// does not take never reaches a provider.
 	model, effort, err := s.Workspace.TurnModel(ctx, p.ID, strings.TrimSpace(m.Model), strings.TrimSpace(m.Effort))
 	if err != nil {
 		return Started{}, err
@@ -174,8 +159,7 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	if err != nil {
 		return Started{}, err
 	}
-	// Attached files are the message's file mentions: saved with it, shown
-	// as chips after a reload, and sent to the model as parts.
+	// Attached files are saved as the message's file mentions.
 	attached, err := s.Files.Resolve(ctx, actor, conv.SpaceID, m.Files)
 	if err != nil {
 		return Started{}, err
@@ -195,8 +179,8 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	})
 }
 
-// Retry runs the person's turn again (chat.Store.RetryTurn: what
-// succeeded is skipped) in a new turn, and starts its workflow.
+// Retry runs the person's turn again in a new turn (chat.Store.RetryTurn)
+// and starts its workflow.
 func (s *Service) Retry(ctx context.Context, p workspace.Person, turnID string) (Started, error) {
 	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) { return s.Chat.RetryTurn(ctx, p.ID, turnID) })
 }
@@ -220,10 +204,9 @@ func (s *Service) save(ctx context.Context, p workspace.Person, newTurn func(con
 	return s.launch(ctx, turn, token)
 }
 
-// pageContext is the message's page context bounded: over-long selections
-// and id lists are cut, not refused, before the size is checked, so a
-// large selection does not cost the person their message
-// (docs/decisions.md, "Page context limits").
+// pageContext is the message's page context bounded: over-long parts are
+// cut, not refused, before the size is checked (docs/decisions.md, "Page
+// context limits").
 func pageContext(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -242,8 +225,7 @@ func pageContext(raw json.RawMessage) (string, error) {
 }
 
 // otherSpaces checks the other spaces a turn may act in: each one the
-// person can open (any other is not found, at its place in the list). The
-// conversation's own space and repeats are left out.
+// person can open. The conversation's own space and repeats are left out.
 func (s *Service) otherSpaces(ctx context.Context, personID, own string, ids []string) ([]string, error) {
 	out := []string{}
 	for i, id := range ids {
@@ -267,10 +249,8 @@ func (s *Service) otherSpaces(ctx context.Context, personID, own string, ids []s
 }
 
 // mentions resolves the message's mentions by id, then adds the records
-// its typed mentions name ("@people:Mira Chen", "@task:Draft brief"),
-// resolved by exact name in the space as id mentions are by id (at most
-// MaxMentions in all, repeats once). A typed mention that names no single
-// record stays text; the turn tells the model so.
+// its typed mentions name ("@task:Draft brief"), at most MaxMentions in
+// all. A typed mention that names no single record stays text.
 func (s *Service) mentions(ctx context.Context, actor workspace.Actor, spaceID, text string, given []Mention) ([]workspace.Ref, error) {
 	out := make([]workspace.Ref, 0, len(given))
 	for i, m := range given {
@@ -309,21 +289,16 @@ func atPath(err error, prefix string) error {
 	return err
 }
 
-// launch starts the saved turn's workflow. The message and the turn are
-// saved: starting the workflow (or saving why it could not start) must not
-// end with the request, or a client that hangs up now (a reloaded page)
-// leaves a turn queued forever. If Temporal cannot be reached, the turn is
-// saved as an error turn (so the conversation is not left with a turn that
-// never runs): UnavailableError.
+// launch starts the saved turn's workflow. It must not end with the
+// request, or a client that hangs up now leaves a turn queued forever. If
+// Temporal cannot be reached, the turn is saved as an error turn
+// (UnavailableError).
 //
-// The turn is bounded in wall time: its own timer ends it at TurnTimeout
-// (an error turn with code timeout, its ending saved), and Temporal ends
-// the workflow outright TurnTimeoutGrace later if even that fails.
+// The turn's own timer ends it at TurnTimeout; Temporal ends the workflow
+// outright TurnTimeoutGrace later if even that fails.
 func (s *Service) launch(ctx context.Context, turn chat.Turn, token string) (Started, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), launchTimeout)
 	defer cancel()
-	// The top bar shows the queued turn already: StartTurn (RetryTurn)
-	// announced it.
 	limit := s.TurnTimeout
 	if limit <= 0 {
 		limit = workflows.DefaultTurnTimeout(0)
