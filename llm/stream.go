@@ -69,12 +69,8 @@ func (c *Client) Stream(ctx context.Context, req Request, onChunk func(Chunk) er
 		if acc.finishReason == "" {
 			what = "before a finish reason"
 		}
-		return acc.result(), &Error{
-			Kind:    KindStreamCut,
-			Status:  ex.status,
-			Message: "the stream ended " + what + ", so the answer is incomplete",
-			cause:   io.ErrUnexpectedEOF,
-		}
+		msg := "the stream ended " + what + ", so the answer is incomplete"
+		return acc.result(), &Error{Kind: KindStreamCut, Status: ex.status, Message: msg, cause: io.ErrUnexpectedEOF}
 	}
 	ex.drainRest()
 	return acc.result(), nil

@@ -156,12 +156,11 @@ func sectionsOf(part string) string {
 }
 
 func byteOfRune(s string, n int) int {
-	i := 0
 	for j := range s {
-		if i == n {
+		if n == 0 {
 			return j
 		}
-		i++
+		n--
 	}
 	return len(s)
 }

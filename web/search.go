@@ -162,19 +162,47 @@ type provider struct {
 func (p *provider) Name() string { return p.name }
 
 func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, error) {
+	fail := func(format string, args ...any) error {
+		return &SearchError{Provider: p.name, Reason: fmt.Sprintf(format, args...)}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url(query, n), nil)
+	if err != nil {
+		return nil, fail("the provider's address cannot be used")
+	}
+	maps.Copy(req.Header, p.header)
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.http.Do(req)
+	if err != nil {
+		// Not the error's text: it names the URL and the resolver's address.
+		return nil, fail("it could not be reached (%s)", apps.NetReason(err))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchBody))
+	if err != nil {
+		return nil, fail("its answer was cut off (%s)", apps.NetReason(err))
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return nil, fail("it is rate-limiting Hub's searches (HTTP 429); try again later")
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, fail("it refused Hub's key (HTTP %d); the operator should check %s", resp.StatusCode, EnvSearchKey)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fail("it answered HTTP %d", resp.StatusCode)
+	}
 	var body struct {
 		Results []hit `json:"results"` // SearXNG's
 		Web     struct {
 			Results []hit `json:"results"`
 		} `json:"web"` // Brave's
 	}
-	if err := getJSON(ctx, p.http, p.name, p.url(query, n), p.header, &body); err != nil {
-		return nil, err
+	if json.Unmarshal(raw, &body) != nil {
+		return nil, fail(`its answer is not the JSON expected (for SearXNG, "json" must be in search.formats)`)
 	}
+	hits, snippetOf := body.Results, func(h hit) string { return h.Content }
 	if p.brave {
-		return results(body.Web.Results, n, func(h hit) string { return h.Description }), nil
+		hits, snippetOf = body.Web.Results, func(h hit) string { return h.Description }
 	}
-	return results(body.Results, n, func(h hit) string { return h.Content }), nil
+	return results(hits, n, snippetOf), nil
 }
 
 // hit is one result as a provider sends it; SearXNG's snippet is its
@@ -220,34 +248,3 @@ func stripTags(s string) string {
 
 // maxSearchBody bounds a provider's answer.
 const maxSearchBody = 4 << 20
-
-func getJSON(ctx context.Context, client *http.Client, provider, u string, header http.Header, into any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return &SearchError{Provider: provider, Reason: "the provider's address cannot be used"}
-	}
-	maps.Copy(req.Header, header)
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		// Not the error's text: it names the URL and the resolver's address.
-		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it could not be reached (%s)", apps.NetReason(err))}
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchBody))
-	if err != nil {
-		return &SearchError{Provider: provider, Reason: fmt.Sprintf("its answer was cut off (%s)", apps.NetReason(err))}
-	}
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return &SearchError{Provider: provider, Reason: "it is rate-limiting Hub's searches (HTTP 429); try again later"}
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it refused Hub's key (HTTP %d); the operator should check %s", resp.StatusCode, EnvSearchKey)}
-	case resp.StatusCode != http.StatusOK:
-		return &SearchError{Provider: provider, Reason: fmt.Sprintf("it answered HTTP %d", resp.StatusCode)}
-	}
-	if err := json.Unmarshal(raw, into); err != nil {
-		return &SearchError{Provider: provider, Reason: "its answer is not the JSON expected (for SearXNG, \"json\" must be in search.formats)"}
-	}
-	return nil
-}
