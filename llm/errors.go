@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -146,7 +145,6 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 	var (
 		apiErr    *openai.APIError
 		reqErr    *openai.RequestError
-		urlErr    *url.Error
 		netErr    net.Error
 		syntaxErr *json.SyntaxError
 		typeErr   *json.UnmarshalTypeError
@@ -169,7 +167,7 @@ func (c *Client) classify(ctx context.Context, start time.Time, rec *exchange, e
 		return &Error{Kind: errorEventKind(apiErr), Message: clip(apiErr.Message), cause: err}
 	// No response arrived: either the transport failed (network) or
 	// go-openai refused the request before sending it (bad_request).
-	case rec.status == 0 && (errors.As(err, &urlErr) || errors.As(err, &netErr)):
+	case rec.status == 0 && errors.As(err, &netErr): // *url.Error is a net.Error
 		return failed(KindNetwork)
 	case rec.status == 0:
 		return failed(KindBadRequest)

@@ -94,11 +94,8 @@ func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRe
 			om.Content, om.MultiContent = "", multiContent(m, files)
 		}
 		for _, tc := range m.ToolCalls {
-			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
-				ID:       tc.ID,
-				Type:     openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
-			})
+			fn := openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction, Function: fn})
 		}
 		out.Messages = append(out.Messages, om)
 	}
@@ -107,14 +104,8 @@ func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRe
 		if len(params) == 0 {
 			params = emptyParameters
 		}
-		out.Tools = append(out.Tools, openai.Tool{
-			Type: openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{
-				Name:        t.Name,
-				Description: t.Description,
-				Parameters:  params,
-			},
-		})
+		fn := &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params}
+		out.Tools = append(out.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: fn})
 	}
 	if req.MaxTokens > 0 {
 		//lint:ignore SA1019 max_tokens is what older OpenAI-compatible servers know; reasoning models get max_completion_tokens below

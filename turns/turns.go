@@ -211,11 +211,8 @@ func pageContext(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	if raw[0] != '{' {
-		return "", invalid("/context", "context must be an object")
-	}
 	bounded, err := assistant.BoundPageContext(raw)
-	if err != nil {
+	if err != nil || raw[0] != '{' {
 		return "", invalid("/context", "context must be an object")
 	}
 	if len(bounded) > MaxContextBytes {
