@@ -49,32 +49,22 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		Model:   cmp.Or(strings.TrimSpace(getenv(EnvModel)), DefaultModel),
 		Timeout: DefaultTimeout,
 	}
+	// A Go duration ("15m") or whole seconds ("900"), within the limits.
 	if raw := strings.TrimSpace(getenv(EnvTimeout)); raw != "" {
-		d, err := ParseTimeout(raw)
+		d, err := time.ParseDuration(raw)
 		if err != nil {
-			return Config{}, fmt.Errorf("%s: %w", EnvTimeout, err)
+			secs, convErr := strconv.Atoi(raw)
+			if convErr != nil {
+				return Config{}, fmt.Errorf("%s: %q is not a duration (like 15m) or a number of seconds", EnvTimeout, raw)
+			}
+			d = time.Duration(secs) * time.Second
+		}
+		if d < MinTimeout || d > MaxTimeout {
+			return Config{}, fmt.Errorf("%s: %s is outside the allowed %s to %s", EnvTimeout, d, MinTimeout, MaxTimeout)
 		}
 		cfg.Timeout = d
 	}
 	return cfg, nil
-}
-
-// ParseTimeout reads a model-call timeout written as a Go duration ("15m",
-// "90s") or as whole seconds ("900"), and checks it lies within
-// [MinTimeout, MaxTimeout].
-func ParseTimeout(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		secs, convErr := strconv.Atoi(s)
-		if convErr != nil {
-			return 0, fmt.Errorf("%q is not a duration (like 15m) or a number of seconds", s)
-		}
-		d = time.Duration(secs) * time.Second
-	}
-	if d < MinTimeout || d > MaxTimeout {
-		return 0, fmt.Errorf("%s is outside the allowed %s to %s", d, MinTimeout, MaxTimeout)
-	}
-	return d, nil
 }
 
 // Configured reports whether an endpoint was named at all: a local server
