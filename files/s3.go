@@ -63,7 +63,7 @@ func (s *S3Store) ensureBucket(ctx context.Context) error {
 	return err
 }
 
-// Put uploads the object; its size known, minio-go sends it in one request.
+// Put uploads the object in one request (its size is known).
 func (s *S3Store) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
 	if err := s.ensureBucket(ctx); err != nil {
 		return fmt.Errorf("files: bucket %s: %w", s.bucket, err)

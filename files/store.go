@@ -47,8 +47,8 @@ func (d *DirStore) path(key string) (string, error) {
 	return filepath.Join(d.root, filepath.FromSlash(key)), nil
 }
 
-// Put writes to a temporary file and renames it into place, so a reader
-// never sees part of a blob and a failed write leaves nothing behind.
+// Put writes to a temporary file beside the target and renames it into place,
+// so a reader never sees part of a blob and a failed write leaves nothing.
 func (d *DirStore) Put(ctx context.Context, key string, r io.Reader, size int64, _ string) error {
 	p, err := d.path(key)
 	if err != nil {

@@ -17,8 +17,10 @@ type PartKind string
 
 // The parts a user message can carry besides its text.
 const (
-	PartImage PartKind = "image" // an image_url part with a data URL
-	PartFile  PartKind = "file"  // a file part
+	// PartImage is a picture, sent as an image_url part with a data URL.
+	PartImage PartKind = "image"
+	// PartFile is any other file, sent as a file part.
+	PartFile PartKind = "file"
 	// PartText is a text file as a text part, in a <file name="…">
 	// element, for an endpoint that takes no file parts.
 	PartText PartKind = "text"

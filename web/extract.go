@@ -216,7 +216,8 @@ func tidy(md string) string {
 const (
 	// MaxPDFInflated bounds what all of a PDF's Flate streams inflate to.
 	MaxPDFInflated = 64 << 20
-	MaxPDFPages    = 300 // pages read; later ones are named in the note
+	// MaxPDFPages is how many pages are read; later ones are named in the note.
+	MaxPDFPages = 300
 	// pdfTextEnough: once this much text is extracted, later pages are
 	// not read (a read returns MaxPageChars of it anyway).
 	pdfTextEnough = 60_000

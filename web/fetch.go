@@ -21,7 +21,9 @@ const (
 	// MaxPageBytes is the most of a body read; a longer one is refused,
 	// not cut, so a half-read PDF is never reported as the document.
 	MaxPageBytes = 10 << 20
-	MaxFetchTime = 20 * time.Second // redirects and body included
+	// MaxFetchTime bounds a read, redirects and body included.
+	MaxFetchTime = 20 * time.Second
+	// MaxRedirects is how many redirects a read follows.
 	MaxRedirects = 5
 )
 
