@@ -54,10 +54,9 @@ func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
 type doneWatcher struct {
 	io.ReadCloser
 	ex *exchange
-	// line holds the start of the current line: a line longer than
-	// maxWatched is not the terminator.
+	// line holds the start of the current line, up to one byte past
+	// maxWatched: a longer line is not the terminator.
 	line []byte
-	long bool
 }
 
 const maxWatched = 32
@@ -69,10 +68,8 @@ func (w *doneWatcher) Read(p []byte) (int, error) {
 			w.endLine()
 			continue
 		}
-		if len(w.line) < maxWatched {
+		if len(w.line) <= maxWatched {
 			w.line = append(w.line, b)
-		} else {
-			w.long = true
 		}
 	}
 	if errors.Is(err, io.EOF) {
@@ -82,10 +79,10 @@ func (w *doneWatcher) Read(p []byte) (int, error) {
 }
 
 func (w *doneWatcher) endLine() {
-	if !w.long && isDoneLine(w.line) {
+	if len(w.line) <= maxWatched && isDoneLine(w.line) {
 		w.ex.sawDone = true
 	}
-	w.line, w.long = w.line[:0], false
+	w.line = w.line[:0]
 }
 
 // isDoneLine matches `data: [DONE]` with the spacing go-openai accepts.

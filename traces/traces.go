@@ -40,12 +40,9 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{Service: cmp.Or(strings.TrimSpace(getenv("OTEL_SERVICE_NAME")), "hub")}
 	endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") + getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 	s.On = strings.TrimSpace(endpoint) != "" && !strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true")
-	s.Protocol = cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))
-	switch s.Protocol {
-	case "":
-		s.Protocol = "http/protobuf"
-	case "grpc", "http/protobuf":
-	default:
+	s.Protocol = cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")),
+		strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")), "http/protobuf")
+	if s.Protocol != "grpc" && s.Protocol != "http/protobuf" {
 		return Settings{}, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL is %q: Hub exports traces by grpc or http/protobuf", s.Protocol)
 	}
 	return s, nil
