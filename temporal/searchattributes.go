@@ -17,23 +17,13 @@ import (
 )
 
 // EnsureSearchAttributes registers, on namespace, each attribute in attrs that
-// the namespace does not have yet, through the client's OperatorService. It
-// works on any Temporal server, embedded or a production cluster (`hub migrate`
-// calls it), and is idempotent: attributes already registered with the same
-// type are left alone, and a concurrent caller that registered them first is
-// not an error.
+// the namespace lacks, on any Temporal server (`hub migrate` calls it). It is
+// idempotent, also against a concurrent caller. An attribute registered with a
+// different type is an error: Temporal cannot change it, so an operator must.
 //
-// An attribute registered with a different type is an error: Temporal cannot
-// change an attribute's type, and a Keyword queried as Text matches differently,
-// so an operator has to decide (rename it or remove and re-add it).
-//
-// The frontend learns of new attributes through its namespace cache, within a
-// few seconds (system.namespaceCacheRefreshInterval, 2 s by default), and
-// refuses workflows that use them until then. So when it added any,
-// EnsureSearchAttributes waits (up to 15 s) until the frontend accepts a query
-// on them, and a process started right after `hub migrate` (the compose
-// stack's hub-api) can start turns with them at once. With several frontends
-// the one that answered may be ahead of the others by up to that interval.
+// The frontend refuses new attributes until its namespace cache picks them up
+// (a few seconds), so when it added any it waits (up to 15 s) until the
+// frontend accepts a query on them; other frontends may lag by that interval.
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) error {
 	added, err := ensureSearchAttributes(ctx, c, namespace, attrs)
 	if err != nil || len(added) == 0 {
@@ -62,8 +52,7 @@ func ensureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 	})
 	var exists *serviceerror.AlreadyExists
 	if errors.As(err, &exists) {
-		// Someone else registered some of them between our list and our add:
-		// list again and add what is still missing (with the types checked).
+		// Someone else registered some meanwhile: list and add again.
 		return ensureSearchAttributes(ctx, c, namespace, attrs)
 	}
 	if err != nil {
@@ -101,8 +90,7 @@ func missingSearchAttributes(ctx context.Context, c client.Client, namespace str
 }
 
 // waitSearchAttributesUsable waits until the frontend accepts a visibility
-// query on each of names, which happens once its namespace cache has picked up
-// the registration.
+// query on each of names.
 func waitSearchAttributesUsable(ctx context.Context, c client.Client, namespace string, names []string) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
