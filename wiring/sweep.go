@@ -32,10 +32,9 @@ func (h *Hub) ReservationTTL() time.Duration {
 	return h.Activities.ModelTimeout + 5*time.Minute
 }
 
-// Sweep runs one sweep as of now: what Swept counts (a client may resume a
-// stream up to stream.Retention after its end, docs/api.md). One part's
-// failure does not stop the others; the error joins them. Sweeps of one
-// Hub never overlap.
+// Sweep runs one sweep as of now: what Swept counts. One part's failure
+// does not stop the others; the error joins them. Sweeps of one Hub never
+// overlap.
 func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	h.sweepMu.Lock()
 	defer h.sweepMu.Unlock()
@@ -60,9 +59,8 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	return s, errors.Join(errs...)
 }
 
-// RunSweeper sweeps every SweepInterval (TestKnobs.SweepEvery) until ctx
-// ends, logging what fails; the first sweep is one interval after the
-// start.
+// RunSweeper sweeps every SweepInterval until ctx ends, logging what fails;
+// the first sweep is one interval after the start.
 func (h *Hub) RunSweeper(ctx context.Context) {
 	every, now := h.test.SweepEvery, h.test.Now
 	if every <= 0 {
