@@ -49,38 +49,27 @@ type Options struct {
 	// DatabaseFile is the SQLite file the server persists to, created with
 	// the schema if missing (its folder must exist). Empty: in memory.
 	DatabaseFile string
-
 	// Namespace is created at start if missing. Default DefaultNamespace.
 	Namespace string
-
 	// FrontendAddr is where clients reach the server, as host:port. Port 0
 	// picks a free port (FrontendHostPort reports it). Default
 	// "127.0.0.1:7233", the address every Temporal tool assumes.
 	FrontendAddr string
-
-	// UIAddr is where the Temporal UI is served (port 0: a free one). Empty:
-	// no UI.
+	// UIAddr is where the Temporal UI is served (port 0: a free one); empty: no UI.
 	UIAddr string
-
 	// SearchAttributes are registered on the namespace at start when missing.
 	SearchAttributes map[string]enumspb.IndexedValueType
-
-	// Logger receives the server's log lines at LogLevel and above. Nil
-	// discards them.
+	// Logger receives the server's log lines at LogLevel and above; nil discards them.
 	Logger *slog.Logger
-
 	// LogLevel is the lowest server log level passed on to Logger. Nil:
 	// slog.LevelWarn, as the server's info lines say nothing about Hub.
 	LogLevel *slog.Level
-
 	// DynamicConfig overrides single dynamic config values on top of Hub's
 	// tuning, keyed by setting name; values are plain (no constraints).
 	DynamicConfig map[string]any
-
 	// StockDynamicConfig starts with Temporal's own defaults instead of
 	// Hub's tuning, plus DynamicConfig: for the benchmark of the tuning.
 	StockDynamicConfig bool
-
 	// sqliteAttributes are added to a file database's connect attributes
 	// (PRAGMAs), for the benchmark that compares them.
 	sqliteAttributes map[string]string

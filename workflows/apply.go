@@ -14,6 +14,11 @@ import (
 // with the receipts.
 const ApplyUpdate = "apply"
 
+// ErrTypeGone is the type of the application error an Apply update fails
+// with when its conversation or message is gone, or its person can no
+// longer open the conversation's space: the api answers 404.
+const ErrTypeGone = activities.ErrTypeGone
+
 // ApplyWorkflowID is the workflow id of a reply's Apply: every Apply of one
 // message joins the same workflow (Update-with-Start, use-existing), so
 // concurrent requests apply once.

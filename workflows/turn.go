@@ -62,13 +62,31 @@ type turn struct {
 	shape       workflow.Version    // the turn-shape version (see version)
 }
 
-// turnShape is the version from which one marker, turn-shape, stands for
-// every change gated before it, all at their newest: each GetVersion
-// records a marker and upserts TemporalChangeVersion (an event and a
-// visibility update each). A turn recorded before it (no turn-shape
-// marker) asks each change as it did. A later change gets its own
-// GetVersion again.
-const turnShape = 1
+// The versions from which Turn changed; turns recorded before one replay
+// without its change.
+const (
+	// turnShape: one marker, turn-shape, stands for every change gated
+	// before it, all at their newest (each GetVersion records a marker and
+	// upserts TemporalChangeVersion). A turn recorded before it asks each
+	// change as it did; a later change gets its own GetVersion again.
+	turnShape = 1
+	// localToolCalls: tool calls run as local activities.
+	localToolCalls = 1
+	// interruptCount: a turn counts the stops and pauses it hears, hands
+	// the count to each model call, and waits for the signal behind an
+	// interrupted call only until it heard one more since the call began.
+	interruptCount = 1
+	// resultEnding: a turn's result carries its error code and message.
+	resultEnding = 1
+	// errorFails: an error turn's workflow fails (TurnFailed) instead of
+	// completing with the error in its result only.
+	errorFails = 1
+	// wallClock: a turn races a timer to its wall-time bound.
+	wallClock = 1
+	// resetWallClock: a run reset after the turn's bound had passed gets
+	// the bound afresh, as the server renews the execution timeout.
+	resetWallClock = 1
+)
 
 // version is workflow.GetVersion for a change gated before turnShape:
 // newest for a turn of that shape, else the change's own marker.
@@ -207,10 +225,6 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 	return t.finish(ctx, StatusDone, "", "")
 }
 
-// localToolCalls is the version from which tool calls run as local
-// activities; turns recorded before it replay with regular ones.
-const localToolCalls = 1
-
 func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflow.Future {
 	if t.version(ctx, "local-tool-calls", localToolCalls) == workflow.DefaultVersion {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -220,12 +234,6 @@ func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflo
 	}
 	return workflow.ExecuteLocalActivity(toolCtx(ctx), a.RunTool, in)
 }
-
-// interruptCount is the version from which a turn counts the stops and
-// pauses it hears, hands the count to each model call, and waits for the
-// signal behind an interrupted call only until it heard one more since the
-// call was scheduled.
-const interruptCount = 1
 
 // interrupted tells whether a failed model call was ended by Stop or Pause
 // rather than by a fault. The api's fast path can close the model's stream
@@ -289,10 +297,6 @@ func (t *turn) finish(ctx workflow.Context, status, code, msg string) (TurnResul
 	return res, nil
 }
 
-// errorFails is the version from which an error turn's workflow fails
-// (TurnFailed) instead of completing with the error in its result only.
-const errorFails = 1
-
 // TurnFailed is the failure an error turn's workflow ends with: a
 // non-retryable application error with Hub's error code as its type, the
 // message the person read, and the TurnResult as details (see TurnEnding).
@@ -316,10 +320,6 @@ func TurnEnding(res TurnResult, err error) (TurnResult, error) {
 	}
 	return TurnResult{}, err
 }
-
-// resultEnding is the version from which a turn's result carries its error
-// code and message, for an operator reading the workflow's result.
-const resultEnding = 1
 
 func (t *turn) setStatus(ctx workflow.Context, status string, step int) {
 	t.state = TurnState{Status: status, Step: step}
@@ -376,15 +376,6 @@ func DefaultTurnTimeout(modelTimeout time.Duration) time.Duration {
 	}
 	return time.Duration(activities.MaxSteps)*modelTimeout + 10*time.Minute
 }
-
-// wallClock is the version from which a turn races a timer to its
-// wall-time bound; turns recorded before it replay without the timer.
-const wallClock = 1
-
-// resetWallClock is the version from which a run reset after the turn's
-// bound had passed gets the bound afresh from the reset, as the server
-// renews the execution timeout.
-const resetWallClock = 1
 
 // startWallClock starts the timer that ends the turn at its wall-time
 // bound: the execution timeout less TurnTimeoutGrace, from the workflow's
