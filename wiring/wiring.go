@@ -200,12 +200,11 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 	h.Models = llm.NewModels(cat, model.Timeout(), modelHTTP)
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
-	for _, c := range []interface {
-		Register(prometheus.Registerer) error
-	}{h.Frames, h.Notifier} {
-		if err := c.Register(h.Metrics); err != nil {
-			return nil, err
-		}
+	if err := h.Frames.Register(h.Metrics); err != nil {
+		return nil, err
+	}
+	if err := h.Notifier.Register(h.Metrics); err != nil {
+		return nil, err
 	}
 	h.temporalMetrics = worker.NewMetricsHandler(h.Metrics)
 	h.Activities = &activities.Activities{

@@ -143,7 +143,8 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 
 // failCalls saves the receipts of calls whose activity gave up.
 func failCalls(ctx workflow.Context, in ApplyInput, spaceID string, callIDs []string, status, msg string) error {
-	fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: spaceID, CallIDs: callIDs, Status: status, Message: msg}
+	fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: spaceID, CallIDs: callIDs,
+		Status: status, Message: msg}
 	return workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil)
 }
 
