@@ -123,24 +123,16 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.LogLevel != nil {
 		logger.minLevel = *opts.LogLevel
 	}
-	// Authorization stays off (the no-op authorizer): the server binds to the
-	// address the caller chose, loopback for `hub dev` and tests.
-	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
-	if err != nil {
-		return nil, fmt.Errorf("authorizer: %w", err)
-	}
-	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
-	if err != nil {
-		return nil, fmt.Errorf("claim mapper: %w", err)
-	}
+	// Authorization stays off (no-op): the server binds to the address the
+	// caller chose, loopback for `hub dev` and tests.
 	srv, err := temporalserver.NewServer(
 		temporalserver.WithConfig(conf),
 		temporalserver.ForServices(temporalserver.DefaultServices),
 		temporalserver.WithStaticHosts(hosts),
 		temporalserver.WithLogger(logger),
 		temporalserver.WithDynamicConfigClient(dc),
-		temporalserver.WithAuthorizer(authorizer),
-		temporalserver.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+		temporalserver.WithAuthorizer(authorization.NewNoopAuthorizer()),
+		temporalserver.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return authorization.NewNoopClaimMapper() }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("create temporal server: %w", err)
@@ -154,11 +146,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, errors.Join(err, s.Stop())
 	}
 	if opts.UIAddr != "" {
-		ui, err := startUI(ctx, opts.UIAddr, frontendAddr, opts.Namespace)
-		if err != nil {
+		if s.ui, err = startUI(ctx, opts.UIAddr, frontendAddr, opts.Namespace); err != nil {
 			return nil, errors.Join(err, s.Stop())
 		}
-		s.ui = ui
 	}
 	return s, nil
 }
