@@ -25,40 +25,31 @@ import (
 // (a few seconds), so when it added any it waits (up to 15 s) until the
 // frontend accepts a query on them; other frontends may lag by that interval.
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) error {
-	added, err := ensureSearchAttributes(ctx, c, namespace, attrs)
-	if err != nil || len(added) == 0 {
-		return err
-	}
-	return waitSearchAttributesUsable(ctx, c, namespace, added)
-}
-
-// ensureSearchAttributes registers what is missing and says which
-// attributes it added, so the caller can wait until they are usable.
-func ensureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) ([]string, error) {
 	if len(attrs) == 0 {
-		return nil, nil
+		return nil
 	}
-	missing, err := missingSearchAttributes(ctx, c, namespace, attrs)
-	if err != nil || len(missing) == 0 {
-		return nil, err
+	for {
+		missing, err := missingSearchAttributes(ctx, c, namespace, attrs)
+		if err != nil || len(missing) == 0 {
+			return err
+		}
+		add := make(map[string]enumspb.IndexedValueType, len(missing))
+		for _, name := range missing {
+			add[name] = attrs[name]
+		}
+		_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+			Namespace:        namespace,
+			SearchAttributes: add,
+		})
+		var exists *serviceerror.AlreadyExists
+		if errors.As(err, &exists) {
+			continue // someone else registered some meanwhile: list and add again
+		}
+		if err != nil {
+			return fmt.Errorf("add search attributes %s to namespace %s: %w", strings.Join(missing, ", "), namespace, err)
+		}
+		return waitSearchAttributesUsable(ctx, c, namespace, missing)
 	}
-	add := make(map[string]enumspb.IndexedValueType, len(missing))
-	for _, name := range missing {
-		add[name] = attrs[name]
-	}
-	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-		Namespace:        namespace,
-		SearchAttributes: add,
-	})
-	var exists *serviceerror.AlreadyExists
-	if errors.As(err, &exists) {
-		// Someone else registered some meanwhile: list and add again.
-		return ensureSearchAttributes(ctx, c, namespace, attrs)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("add search attributes %s to namespace %s: %w", strings.Join(missing, ", "), namespace, err)
-	}
-	return missing, nil
 }
 
 // missingSearchAttributes lists the namespace's attributes and returns the
