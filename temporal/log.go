@@ -10,12 +10,8 @@ import (
 )
 
 // slogLogger adapts an *slog.Logger to the server's own logging interface, so
-// the embedded server writes through whatever handler `hub dev` or a test set up
-// instead of printing zap JSON to stdout.
-//
-// The server logs a great deal at info level while it starts and stops (one line
-// per service, shard and queue); minLevel drops those before they reach the
-// handler, which keeps `hub dev` output about Hub.
+// the embedded server writes through the process's handler. minLevel drops the
+// server's many info lines on start and stop before they reach it.
 type slogLogger struct {
 	log      *slog.Logger
 	minLevel slog.Level
@@ -39,8 +35,7 @@ func (l slogLogger) DPanic(msg string, tags ...tag.Tag) { l.emit(slog.LevelError
 func (l slogLogger) Panic(msg string, tags ...tag.Tag)  { l.emit(slog.LevelError, msg, tags) }
 func (l slogLogger) Fatal(msg string, tags ...tag.Tag)  { l.emit(slog.LevelError, msg, tags) }
 
-// With returns a logger that prepends tags, as the server expects of loggers
-// that implement serverlog.WithLogger.
+// With returns a logger that prepends tags.
 func (l slogLogger) With(tags ...tag.Tag) serverlog.Logger {
 	return slogLogger{log: l.log, minLevel: l.minLevel, tags: slices.Concat(l.tags, tags)}
 }

@@ -6,15 +6,13 @@ import (
 	"strconv"
 )
 
-// freePort returns a TCP port on host that nothing listens on right now.
+// freePort returns a TCP port on host that nothing listens on right now: the
+// server wants port numbers in its configuration, not ":0".
 //
-// The server wants port numbers in its configuration (the frontend's address is
-// also the address its own internal clients dial), so "127.0.0.1:0" cannot be
-// handed to it as is. Linux may hand a just-released ephemeral port out again at
-// once; connecting to the port and closing that connection from the listening
-// side first leaves it in TIME_WAIT, which keeps the kernel from giving it to
-// the next bind(":0") while we can still bind it explicitly (Go sets
-// SO_REUSEADDR on listeners).
+// Linux may hand a just-released ephemeral port out again at once; closing a
+// connection to it from the listening side first leaves it in TIME_WAIT,
+// which keeps it from the next bind(":0") while we can still bind it
+// explicitly (Go sets SO_REUSEADDR on listeners).
 func freePort(host string) (int, error) {
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
@@ -76,9 +74,7 @@ func dialHost(host string) string {
 	return host
 }
 
-// checkPortFree fails if something already listens on host:port. The UI server
-// exits the whole process when its listener cannot bind (it calls log.Fatal), so
-// Start checks first and returns an error instead.
+// checkPortFree fails if something already listens on host:port.
 func checkPortFree(host string, port int) error {
 	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {

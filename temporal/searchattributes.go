@@ -17,59 +17,39 @@ import (
 )
 
 // EnsureSearchAttributes registers, on namespace, each attribute in attrs that
-// the namespace does not have yet, through the client's OperatorService. It
-// works on any Temporal server, embedded or a production cluster (`hub migrate`
-// calls it), and is idempotent: attributes already registered with the same
-// type are left alone, and a concurrent caller that registered them first is
-// not an error.
+// the namespace lacks, on any Temporal server (`hub migrate` calls it). It is
+// idempotent, also against a concurrent caller. An attribute registered with a
+// different type is an error: Temporal cannot change it, so an operator must.
 //
-// An attribute registered with a different type is an error: Temporal cannot
-// change an attribute's type, and a Keyword queried as Text matches differently,
-// so an operator has to decide (rename it or remove and re-add it).
-//
-// The frontend learns of new attributes through its namespace cache, within a
-// few seconds (system.namespaceCacheRefreshInterval, 2 s by default), and
-// refuses workflows that use them until then. So when it added any,
-// EnsureSearchAttributes waits (up to 15 s) until the frontend accepts a query
-// on them, and a process started right after `hub migrate` (the compose
-// stack's hub-api) can start turns with them at once. With several frontends
-// the one that answered may be ahead of the others by up to that interval.
+// The frontend refuses new attributes until its namespace cache picks them up
+// (a few seconds), so when it added any it waits (up to 15 s) until the
+// frontend accepts a query on them; other frontends may lag by that interval.
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) error {
-	added, err := ensureSearchAttributes(ctx, c, namespace, attrs)
-	if err != nil || len(added) == 0 {
-		return err
-	}
-	return waitSearchAttributesUsable(ctx, c, namespace, added)
-}
-
-// ensureSearchAttributes registers what is missing and says which
-// attributes it added, so the caller can wait until they are usable.
-func ensureSearchAttributes(ctx context.Context, c client.Client, namespace string, attrs map[string]enumspb.IndexedValueType) ([]string, error) {
 	if len(attrs) == 0 {
-		return nil, nil
+		return nil
 	}
-	missing, err := missingSearchAttributes(ctx, c, namespace, attrs)
-	if err != nil || len(missing) == 0 {
-		return nil, err
+	for {
+		missing, err := missingSearchAttributes(ctx, c, namespace, attrs)
+		if err != nil || len(missing) == 0 {
+			return err
+		}
+		add := make(map[string]enumspb.IndexedValueType, len(missing))
+		for _, name := range missing {
+			add[name] = attrs[name]
+		}
+		_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+			Namespace:        namespace,
+			SearchAttributes: add,
+		})
+		var exists *serviceerror.AlreadyExists
+		if errors.As(err, &exists) {
+			continue // someone else registered some meanwhile: list and add again
+		}
+		if err != nil {
+			return fmt.Errorf("add search attributes %s to namespace %s: %w", strings.Join(missing, ", "), namespace, err)
+		}
+		return waitSearchAttributesUsable(ctx, c, namespace, missing)
 	}
-	add := make(map[string]enumspb.IndexedValueType, len(missing))
-	for _, name := range missing {
-		add[name] = attrs[name]
-	}
-	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-		Namespace:        namespace,
-		SearchAttributes: add,
-	})
-	var exists *serviceerror.AlreadyExists
-	if errors.As(err, &exists) {
-		// Someone else registered some of them between our list and our add:
-		// list again and add what is still missing (with the types checked).
-		return ensureSearchAttributes(ctx, c, namespace, attrs)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("add search attributes %s to namespace %s: %w", strings.Join(missing, ", "), namespace, err)
-	}
-	return missing, nil
 }
 
 // missingSearchAttributes lists the namespace's attributes and returns the
@@ -101,8 +81,7 @@ func missingSearchAttributes(ctx context.Context, c client.Client, namespace str
 }
 
 // waitSearchAttributesUsable waits until the frontend accepts a visibility
-// query on each of names, which happens once its namespace cache has picked up
-// the registration.
+// query on each of names.
 func waitSearchAttributesUsable(ctx context.Context, c client.Client, namespace string, names []string) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()

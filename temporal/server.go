@@ -1,11 +1,10 @@
 // Package temporal runs an embedded Temporal server for `hub dev` and for
-// tests, with the settings Hub is tuned for, and registers Hub's namespace and
-// search attributes on any Temporal server (embedded or a production cluster).
+// tests, tuned for Hub, and registers Hub's search attributes on any Temporal
+// server.
 //
 // The embedded server is the real server (go.temporal.io/server) with all its
-// services in this process, persisting to SQLite: a file for `hub dev`, so
-// workflow histories survive restarts, or memory for tests. Optionally it also
-// serves the Temporal UI. See docs/temporal.md for the tuning and its numbers.
+// services in this process, persisting to SQLite (a file for `hub dev`, memory
+// for tests), optionally with the Temporal UI. See docs/temporal.md.
 package temporal
 
 import (
@@ -37,62 +36,42 @@ import (
 )
 
 // DefaultNamespace is the namespace Start creates when Options.Namespace is
-// empty; it is also what the Temporal CLI and UI open by default.
+// empty, the one the Temporal CLI and UI open by default.
 const DefaultNamespace = "default"
 
-// clusterName names the single cluster. It is stored in the SQLite file on
-// first start and must not change afterwards, or the server refuses the file.
+// clusterName is stored in the SQLite file on first start and must never
+// change, or the server refuses the file.
 const clusterName = "active"
 
 // Options configures an embedded server. The zero value (plus FrontendAddr) is
 // a quiet in-memory server with Hub's tuning and no UI.
 type Options struct {
-	// DatabaseFile is the SQLite file the server persists to; it is created with
-	// the schema if missing and reused as is otherwise, so workflow histories
-	// survive restarts (`hub dev` uses .hub/temporal.db). Its folder must exist.
-	// Empty means an in-memory database that disappears with the process.
+	// DatabaseFile is the SQLite file the server persists to, created with
+	// the schema if missing (its folder must exist). Empty: in memory.
 	DatabaseFile string
-
 	// Namespace is created at start if missing. Default DefaultNamespace.
 	Namespace string
-
-	// FrontendAddr is where SDK clients, the CLI and the UI reach the server, as
-	// host:port. Port 0 picks a free port (tests); FrontendHostPort reports it.
-	// Default "127.0.0.1:7233", the address every Temporal tool assumes.
+	// FrontendAddr is where clients reach the server, as host:port. Port 0
+	// picks a free port (FrontendHostPort reports it). Default
+	// "127.0.0.1:7233", the address every Temporal tool assumes.
 	FrontendAddr string
-
-	// UIAddr is where the Temporal UI is served, as host:port (port 0 picks a
-	// free one). Empty means no UI.
+	// UIAddr is where the Temporal UI is served (port 0: a free one); empty: no UI.
 	UIAddr string
-
 	// SearchAttributes are registered on the namespace at start when missing.
-	// Hub passes HubSpaceID, HubConversationID, HubActorID and HubTurnStatus,
-	// all Keyword, so operators can find a turn in the UI.
 	SearchAttributes map[string]enumspb.IndexedValueType
-
-	// Logger receives the server's log lines at LogLevel and above. Nil
-	// discards them.
+	// Logger receives the server's log lines at LogLevel and above; nil discards them.
 	Logger *slog.Logger
-
-	// LogLevel is the lowest server log level passed on to Logger. The zero
-	// value means slog.LevelWarn: the server logs dozens of info lines on every
-	// start and stop that say nothing about Hub.
+	// LogLevel is the lowest server log level passed on to Logger. Nil:
+	// slog.LevelWarn, as the server's info lines say nothing about Hub.
 	LogLevel *slog.Level
-
 	// DynamicConfig overrides single dynamic config values on top of Hub's
-	// tuning (dynamicconfig/hub.yaml), keyed by setting name, for example
-	// "history.transferProcessorMaxPollRPS": 20. Values are plain (no
-	// constraints) and apply to every namespace and task queue.
+	// tuning, keyed by setting name; values are plain (no constraints).
 	DynamicConfig map[string]any
-
-	// StockDynamicConfig starts the server with Temporal's own defaults
-	// instead of Hub's tuning, plus DynamicConfig. It exists for the benchmark
-	// that shows what the tuning buys; Hub itself never sets it.
+	// StockDynamicConfig starts with Temporal's own defaults instead of
+	// Hub's tuning, plus DynamicConfig: for the benchmark of the tuning.
 	StockDynamicConfig bool
-
 	// sqliteAttributes are added to a file database's connect attributes
-	// (the server's SQLite plugin passes any it does not know as PRAGMAs);
-	// only the benchmark that compares them sets it.
+	// (PRAGMAs), for the benchmark that compares them.
 	sqliteAttributes map[string]string
 }
 
@@ -118,7 +97,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("frontend: %w", err)
 	}
 	// A taken frontend port would make the server's gRPC Serve panic on a
-	// nil listener; say so instead. (A port 0 resolveAddr just picked is free.)
+	// nil listener; say so instead.
 	if _, p, _ := net.SplitHostPort(opts.FrontendAddr); p != "0" {
 		if err := checkPortFree(host, port); err != nil {
 			return nil, fmt.Errorf("frontend address %s: %w", opts.FrontendAddr, err)
@@ -140,31 +119,20 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 
-	logger := slogLogger{log: opts.Logger, minLevel: slog.LevelWarn}
-	if opts.Logger == nil {
-		logger.log = slog.New(slog.DiscardHandler)
-	}
+	logger := slogLogger{log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)), minLevel: slog.LevelWarn}
 	if opts.LogLevel != nil {
 		logger.minLevel = *opts.LogLevel
 	}
-	// Authorization stays off (the default no-op authorizer): the server binds
-	// to the address the caller chose, loopback for `hub dev` and tests.
-	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
-	if err != nil {
-		return nil, fmt.Errorf("authorizer: %w", err)
-	}
-	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
-	if err != nil {
-		return nil, fmt.Errorf("claim mapper: %w", err)
-	}
+	// Authorization stays off (no-op): the server binds to the address the
+	// caller chose, loopback for `hub dev` and tests.
 	srv, err := temporalserver.NewServer(
 		temporalserver.WithConfig(conf),
 		temporalserver.ForServices(temporalserver.DefaultServices),
 		temporalserver.WithStaticHosts(hosts),
 		temporalserver.WithLogger(logger),
 		temporalserver.WithDynamicConfigClient(dc),
-		temporalserver.WithAuthorizer(authorizer),
-		temporalserver.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+		temporalserver.WithAuthorizer(authorization.NewNoopAuthorizer()),
+		temporalserver.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return authorization.NewNoopClaimMapper() }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("create temporal server: %w", err)
@@ -178,11 +146,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, errors.Join(err, s.Stop())
 	}
 	if opts.UIAddr != "" {
-		ui, err := startUI(ctx, opts.UIAddr, frontendAddr, opts.Namespace)
-		if err != nil {
+		if s.ui, err = startUI(ctx, opts.UIAddr, frontendAddr, opts.Namespace); err != nil {
 			return nil, errors.Join(err, s.Stop())
 		}
-		s.ui = ui
 	}
 	return s, nil
 }
@@ -202,11 +168,9 @@ func (s *Server) UIURL() string {
 	return s.ui.url
 }
 
-// Stop stops the UI and the server. Calling it again returns the first
-// call's result and does nothing else.
-//
-// Stop the SDK workers and clients that use the server first: a worker whose
-// server disappears retries its polls with backoff for a long time.
+// Stop stops the UI and the server; calling it again returns the first
+// call's result. Stop the SDK workers and clients first: a worker whose
+// server disappears retries its polls for a long time.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		var errs []error
@@ -221,25 +185,20 @@ func (s *Server) Stop() error {
 	return s.stopErr
 }
 
-// frontendReadyTimeout is how long Start waits for the frontend it
-// launched to answer its first call.
+// frontendReadyTimeout is how long Start waits for the frontend's first answer.
 const frontendReadyTimeout = time.Minute
 
 // ensureNamespaceReady registers any search attribute the namespace lacks (a
-// database file made before Hub added an attribute) and waits until the
-// frontend accepts queries on them. The namespace itself was written into the
-// database before start, which is much faster than registering it through the
-// API and waiting for the namespace cache.
+// database file older than the attribute) and waits until the frontend
+// accepts queries on them. The namespace itself was written into the
+// database before start: much faster than through the API.
 func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enumspb.IndexedValueType) error {
 	c, err := client.DialContext(ctx, client.Options{
 		HostPort:  s.frontendAddr,
 		Namespace: s.namespace,
 		Logger:    sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
-		// The SDK gives the first call 5 s; on a busy machine (the race
-		// detector on 2 cores, tests starting servers side by side) the
-		// frontend that Start just launched took longer to serve, and the
-		// start failed with "context deadline exceeded while waiting for
-		// connections to become ready".
+		// The SDK's 5 s is too short for a frontend just launched on a busy
+		// machine (the race detector, tests starting servers side by side).
 		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: frontendReadyTimeout},
 	})
 	if err != nil {
@@ -254,22 +213,18 @@ func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enum
 func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedValueType, extra map[string]string) (*config.SQL, error) {
 	conf := &config.SQL{PluginName: sqliteplugin.PluginName}
 	if file == "" {
-		// A shared-cache in-memory database lives as long as a connection to it
-		// is open; the server's SQLite plugin keeps its connections for the life
-		// of the process. A random name keeps servers in one process (parallel
-		// tests) apart.
+		// A shared-cache in-memory database lives while a connection is open
+		// (the plugin keeps its connections); a random name keeps servers in
+		// one process apart.
 		conf.DatabaseName = "hub-" + strconv.FormatUint(rand.Uint64(), 36)
 		conf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
 	} else {
 		conf.DatabaseName = file
 		conf.ConnectAttributes = map[string]string{
 			"mode": "rwc",
-			// WAL turns each commit into an append to the log instead of a
-			// rollback-journal write and delete, and synchronous=NORMAL skips the
-			// fsync per commit (a power cut may lose the last commits, never
-			// corrupt the file). Measured here: a workflow of 5 activities
-			// 87 ms -> 51 ms, about 7 ms less per round trip; see
-			// docs/temporal.md.
+			// WAL appends each commit to the log, and synchronous=NORMAL skips
+			// the fsync per commit (a power cut may lose the last commits, never
+			// corrupt the file): ~7 ms less per round trip, docs/temporal.md.
 			"journal_mode": "wal",
 			"synchronous":  "normal",
 		}
@@ -289,8 +244,7 @@ func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedVal
 	if err != nil {
 		return nil, fmt.Errorf("namespace %s: %w", namespace, err)
 	}
-	// A no-op when the namespace exists already: attributes added since are
-	// registered through the API once the server runs.
+	// A no-op when the namespace exists: later attributes go through the API.
 	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
 		return nil, fmt.Errorf("create namespace %s: %w", namespace, err)
 	}
@@ -298,12 +252,10 @@ func prepareDatabase(file, namespace string, attrs map[string]enumspb.IndexedVal
 }
 
 // serverConfig is the static configuration of a single-host server: all four
-// services in this process, found through static hosts (no ringpop gossip,
-// which is slower to start), one history shard, archival off, no metrics
-// endpoint, no HTTP API.
+// services in this process, found through static hosts (faster to start
+// than ringpop gossip), one history shard, archival off.
 func serverConfig(frontendHost string, frontendPort int, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
-	// The internal services (and the server's own clients) stay on loopback
-	// when the frontend listens on every interface.
+	// Internal services stay on loopback when the frontend listens everywhere.
 	host := dialHost(frontendHost)
 	frontendAddr := net.JoinHostPort(host, strconv.Itoa(frontendPort))
 	conf := &config.Config{}
@@ -311,8 +263,7 @@ func serverConfig(frontendHost string, frontendPort int, sqlConf *config.SQL) (*
 	conf.Global.Membership.BroadcastAddress = host
 	conf.Persistence.DefaultStore = "sqlite"
 	conf.Persistence.VisibilityStore = "sqlite"
-	// One shard: a single host gains nothing from more, and each shard adds a
-	// set of queue processors and their goroutines.
+	// One shard: more gain a single host nothing and each adds queue processors.
 	conf.Persistence.NumHistoryShards = 1
 	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
 	conf.ClusterMetadata = &cluster.Config{

@@ -14,9 +14,8 @@ import (
 	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
 )
 
-// uiServer is the Temporal UI (github.com/temporalio/ui-server/v2, the same
-// server and embedded web assets that `temporal server start-dev` serves)
-// pointed at the embedded frontend.
+// uiServer is the Temporal UI (the ui-server `temporal server start-dev`
+// serves) pointed at the embedded frontend.
 type uiServer struct {
 	server *uiserver.Server
 	url    string
@@ -29,9 +28,7 @@ func startUI(ctx context.Context, addr, frontendAddr, namespace string) (*uiServ
 	if err != nil {
 		return nil, fmt.Errorf("ui: %w", err)
 	}
-	// The UI server calls log.Fatal (exiting the process) when it cannot bind,
-	// so find out first and return an error instead. Another process could
-	// still take the port in between; that window is the UI server's to close.
+	// The UI server calls log.Fatal when it cannot bind: find out first.
 	if err := checkPortFree(host, port); err != nil {
 		return nil, fmt.Errorf("ui address %s: %w", addr, err)
 	}
@@ -41,12 +38,11 @@ func startUI(ctx context.Context, addr, frontendAddr, namespace string) (*uiServ
 		TemporalGRPCAddress: frontendAddr,
 		EnableUI:            true,
 		DefaultNamespace:    namespace,
-		// Served over plain HTTP on loopback: without this the browser drops the
-		// CSRF cookie and every write action (reset, terminate) fails.
+		// Plain HTTP on loopback: else the browser drops the CSRF cookie and
+		// every write action fails.
 		CORS:     uiconfig.CORS{CookieInsecure: true},
 		HideLogs: true,
-		// No calls from the page or the server to the internet (news feed,
-		// version check): `hub dev` must work offline.
+		// No calls to the internet: `hub dev` must work offline.
 		DisableNewsFetch:   true,
 		NotifyOnNewVersion: false,
 	}))
@@ -92,11 +88,9 @@ func (u *uiServer) waitHealthy(ctx context.Context) error {
 	}
 }
 
-// stop closes the UI's listener and waits for its serving goroutine.
-//
-// It cannot close the gRPC connection the UI server dials to the frontend: the
-// UI server creates it inside NewServer and keeps no handle that Stop closes.
-// That connection idles until the process exits; see docs/temporal.md.
+// stop closes the UI's listener and waits for its serving goroutine. The
+// gRPC connection the UI server dials stays open (it keeps no handle to
+// close); see docs/temporal.md.
 func (u *uiServer) stop() error {
 	u.server.Stop()
 	select {

@@ -16,11 +16,8 @@ import (
 const leaverTimeout = 10 * time.Second
 
 // followLeavers makes the aftermath of every removal from a space one path,
-// however the removal was made: the members and people routes, an applied
-// hub_remove_person, an Undo that takes an added person out again. It
-// subscribes to the process's committed changes once (the api and the
-// worker of `hub dev` share a Hub); each process sees the removals it
-// commits itself.
+// however the removal was made (a route, an applied tool call, an Undo). It
+// subscribes once to the changes this process commits.
 func (h *Hub) followLeavers(c client.Client) {
 	h.leaversOnce.Do(func() {
 		h.Workspace.Subscribe(func(ch workspace.Change) {
@@ -34,11 +31,10 @@ func (h *Hub) followLeavers(c client.Client) {
 	})
 }
 
-// endWorkOfLeaver ends a removed person's work in the space. Their top bar
-// drops it at once. Their running turns there end at their next step with
-// error code forbidden (the activities check access at every step); a
-// paused one is resumed so that it gets there now instead of waiting for
-// its time limit, since its person can no longer resume or stop it.
+// endWorkOfLeaver ends a removed person's work in the space: their top bar
+// drops it, and their running turns end at their next step as forbidden
+// (the activities check access at every step). A paused one is resumed to
+// get there now, since its person can no longer resume or stop it.
 func endWorkOfLeaver(ctx context.Context, store *chat.Store, c client.Client, spaceID, personID string) {
 	if err := store.AnnounceLeft(ctx, personID, spaceID); err != nil {
 		slog.WarnContext(ctx, "announce a removed member's work as ended", "space", spaceID, "person", personID, "error", err)

@@ -12,9 +12,8 @@ import (
 )
 
 // ServePprof serves the Go runtime's profiles (/debug/pprof/…) on
-// Config.PprofAddr until ctx ends, when it is set (HUB_PPROF_ADDR); it
-// does nothing otherwise. The listener is opened before it returns, so a
-// taken port is an error at start. It returns the address listened on.
+// Config.PprofAddr, when set, until ctx ends, and returns the address
+// listened on; a taken port is an error at start.
 func (h *Hub) ServePprof(ctx context.Context) (string, error) {
 	if h.Config.PprofAddr == "" {
 		return "", nil

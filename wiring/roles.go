@@ -20,11 +20,9 @@ import (
 	"hub/worker"
 )
 
-// API returns the web console and the api's handler over the Temporal client c (wrapped by
-// TestKnobs.APITemporal when set).
+// API returns the web console and the api's handler over the Temporal client c.
 func (h *Hub) API(c client.Client) http.Handler {
-	// The removals' aftermath signals with the client as given, as the
-	// worker does: a test's failing workflow service is the api's own.
+	// The removals' aftermath signals with the client as given, as the worker's does.
 	h.followLeavers(c)
 	if h.test.APITemporal != nil {
 		c = h.test.APITemporal(c)
@@ -33,8 +31,6 @@ func (h *Hub) API(c client.Client) http.Handler {
 	if h.Config.OIDC.Enabled() {
 		verifier = identity.New(h.Config.OIDC, nil)
 	}
-	// The web console answers / and its own files; everything else,
-	// unknown paths included, is the api's.
 	starter := &turns.Service{Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Temporal: c, TaskQueue: h.Config.TaskQueue,
 		TurnTimeout: h.Config.TurnTimeout}
 	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Turns: starter, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
@@ -43,15 +39,14 @@ func (h *Hub) API(c client.Client) http.Handler {
 		TrustedProxies: h.Config.TrustedProxies, FailureLimits: h.test.FailureLimits, Identity: verifier}))
 }
 
-// HTTPServer is API behind the server `hub api` runs: the configured
-// timeouts and connection cap (config.Config.HTTP, api.Limits).
+// HTTPServer is API behind the server `hub api` runs, with the configured
+// timeouts and connection cap.
 func (h *Hub) HTTPServer(c client.Client) *api.HTTPServer {
 	return api.NewHTTPServer(h.API(c), h.Config.HTTP)
 }
 
-// ServeAPI serves HTTPServer on ln until ctx ends, then closes the notifier
-// and the frame bus (ending every SSE stream) and drains requests for up to
-// 10 seconds.
+// ServeAPI serves HTTPServer on ln until ctx ends, then ends every SSE
+// stream and drains requests for up to 10 seconds.
 func (h *Hub) ServeAPI(ctx context.Context, ln net.Listener, c client.Client) error {
 	srv := h.HTTPServer(c)
 	g, gctx := errgroup.WithContext(ctx)
@@ -63,9 +58,8 @@ func (h *Hub) ServeAPI(ctx context.Context, ln net.Listener, c client.Client) er
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		// Ending the SSE streams (the followers of both feeds return)
-		// lets Shutdown drain at once; their clients resume with
-		// Last-Event-ID elsewhere.
+		// Ending the SSE streams lets Shutdown drain at once; their clients
+		// resume with Last-Event-ID elsewhere.
 		h.Notifier.Close()
 		h.Frames.Close()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -77,9 +71,8 @@ func (h *Hub) ServeAPI(ctx context.Context, ln net.Listener, c client.Client) er
 
 // Worker returns a new, unstarted Temporal worker running the activities
 // over c. The first call subscribes the process to Stop and Pause sent to
-// any api process, so they close this process's model calls at once (if
-// the turn is still stopped or paused when the announcement arrives). A
-// test may stop a worker and ask for another: the subscription stays.
+// any api process, so they close this process's model calls at once; the
+// subscription outlives the worker.
 func (h *Hub) Worker(c client.Client) sdkworker.Worker {
 	h.workerOnce.Do(func() {
 		h.Frames.OnInterrupt(activities.InterruptWhenStopped(h.Chat, h.Interrupts))

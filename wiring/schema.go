@@ -12,15 +12,11 @@ import (
 type Schema int
 
 const (
-	// SchemaMigrate (the zero value) brings the schema up to date first:
-	// `hub dev`, `hub migrate` and `hub token create`, and any caller that
-	// says nothing.
+	// SchemaMigrate (the zero value) brings the schema up to date first.
 	SchemaMigrate Schema = iota
-	// SchemaCheck refuses a database whose schema is behind the binary,
-	// naming the pending migrations, unless config.Config.Migrate
-	// (HUB_MIGRATE=1, --migrate) says to migrate: `hub api` and `hub
-	// worker`. A rolling deploy then never has two versions racing to
-	// migrate; `hub migrate` (a one-shot step before them) does it.
+	// SchemaCheck refuses a database whose schema is behind the binary
+	// unless config.Config.Migrate says to migrate: `hub api` and `hub
+	// worker`, so a rolling deploy never has two versions racing to migrate.
 	SchemaCheck
 )
 

@@ -20,22 +20,14 @@ type Swept struct {
 	Tokens    int64 // expired tokens (every turn makes a stream token)
 	Proposals int64 // held writes older than the proposal TTL
 	Changes   int64 // change log rows older than workspace.ChangeLogRetention
-	// Reservations are model calls' budget reservations that never
-	// settled (a killed worker) and are older than ReservationTTL.
+	// Reservations are model calls' budget reservations that never settled
+	// (a killed worker) and are older than any call can take, plus a margin.
 	Reservations int64
 }
 
-// ReservationTTL is how long a model call's budget reservation may stay
-// open before the sweeper releases it: longer than any call can take (its
-// model timeout), plus a margin for a worker that is slow to settle.
-func (h *Hub) ReservationTTL() time.Duration {
-	return h.Activities.ModelTimeout + 5*time.Minute
-}
-
-// Sweep runs one sweep as of now: what Swept counts (a client may resume a
-// stream up to stream.Retention after its end, docs/api.md). One part's
-// failure does not stop the others; the error joins them. Sweeps of one
-// Hub never overlap.
+// Sweep runs one sweep as of now: what Swept counts. One part's failure
+// does not stop the others; the error joins them. Sweeps of one Hub never
+// overlap.
 func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	h.sweepMu.Lock()
 	defer h.sweepMu.Unlock()
@@ -54,15 +46,15 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	if s.Changes, err = h.Workspace.DeleteChangesBefore(ctx, now.Add(-workspace.ChangeLogRetention)); err != nil {
 		errs = append(errs, fmt.Errorf("sweep change log: %w", err))
 	}
-	if s.Reservations, err = h.Usage.ReleaseStale(ctx, now.Add(-h.ReservationTTL())); err != nil {
+	reservationTTL := h.Activities.ModelTimeout + 5*time.Minute
+	if s.Reservations, err = h.Usage.ReleaseStale(ctx, now.Add(-reservationTTL)); err != nil {
 		errs = append(errs, fmt.Errorf("release stale reservations: %w", err))
 	}
 	return s, errors.Join(errs...)
 }
 
-// RunSweeper sweeps every SweepInterval (TestKnobs.SweepEvery) until ctx
-// ends, logging what fails; the first sweep is one interval after the
-// start.
+// RunSweeper sweeps every SweepInterval until ctx ends, logging what fails;
+// the first sweep is one interval after the start.
 func (h *Hub) RunSweeper(ctx context.Context) {
 	every, now := h.test.SweepEvery, h.test.Now
 	if every <= 0 {

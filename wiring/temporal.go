@@ -13,12 +13,10 @@ import (
 	"hub/config"
 )
 
-// DialTemporal connects to the Temporal frontend t names (its address,
-// namespace, TLS and API key: config.TemporalClient), logging the SDK's
-// lines through slog's default handler, the process's one, and reporting
-// the SDK's metrics (its worker's included) on Metrics. It returns once
-// the frontend answered, so a wrong address, certificate or key fails here,
-// at start, with what to set.
+// DialTemporal connects to the Temporal frontend t names, logging the SDK's
+// lines through slog's default handler and reporting its metrics on
+// Metrics. It returns once the frontend answered, so a wrong address,
+// certificate or key fails at start, with what to set.
 func (h *Hub) DialTemporal(ctx context.Context, t config.TemporalClient) (client.Client, error) {
 	opts := t.Options
 	opts.Logger = sdklog.NewStructuredLogger(slog.Default().With("component", "temporal"))
@@ -27,8 +25,7 @@ func (h *Hub) DialTemporal(ctx context.Context, t config.TemporalClient) (client
 	if err != nil {
 		return nil, err
 	}
-	// Traced as the Hub traces, its workers too (their workflows and
-	// activities continue the trace that started them).
+	// Workflows and activities continue the trace that started them.
 	opts.Interceptors = append(opts.Interceptors, interceptors...)
 	uncompressedOnLoopback(&opts)
 	c, err := client.DialContext(ctx, opts)
@@ -39,11 +36,8 @@ func (h *Hub) DialTemporal(ctx context.Context, t config.TemporalClient) (client
 }
 
 // uncompressedOnLoopback turns the SDK's gzip of every request off when
-// the frontend is on this host (hub dev's embedded server, a local one):
-// over loopback compression saves no time and costs CPU on both ends —
-// 2–3 % of hub dev's CPU under load, in the SDK's compressing and the
-// server's inflating. A remote frontend keeps the SDK's default, as does
-// an explicit choice.
+// the frontend is on this host, unless chosen explicitly: over loopback it
+// saves no time and costs 2–3 % of hub dev's CPU under load.
 func uncompressedOnLoopback(opts *client.Options) {
 	if opts.ConnectionOptions.GrpcCompression != nil {
 		return

@@ -1,10 +1,6 @@
-// Package wiring is the one place that builds Hub's parts from a config:
-// the database, the workspace service, the chat store, the frame bus, the
-// connected-apps client, the web reader and search provider, the tools and
-// playbooks, the activities, and from them the api handler, the Temporal
-// worker and the sweeper. cmd/hub (every process role) and hubtest (a whole
-// Hub in a test) both call it, so a test runs what production runs,
-// subscriptions and sweeps included.
+// Package wiring is the one place that builds Hub's parts from a config, and
+// from them the api handler, the Temporal worker and the sweeper. cmd/hub and
+// hubtest both call it, so a test runs what production runs.
 //
 // New builds what every role shares; a process then takes the roles it
 // plays: API or ServeAPI (`hub api`), Worker, RunSweeper or RunWorker
@@ -12,6 +8,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,112 +42,80 @@ import (
 	"hub/workspace"
 )
 
-// Options are what the configuration does not say. What an operator can
-// set — the model endpoint, the context window, the turn timeout, CORS
-// origins, the apps allowlist, the HTTP limits, the time zone, the
-// proposal TTL — is in config.Config, and tests vary it there.
+// Options are what the configuration does not say; what an operator can
+// set is in config.Config, and tests vary it there.
 type Options struct {
 	// DB is an open, migrated database to build on; Close leaves it open.
 	// Nil: New opens cfg.DatabaseURL and migrates it or checks it (Schema).
-	DB *storage.DB
-	// Schema says what New does with the schema of the database it opens:
-	// migrate it (the zero value) or only check it.
-	Schema Schema
-	// Test holds the knobs only tests turn; production leaves it zero.
-	Test TestKnobs
+	DB     *storage.DB
+	Schema Schema    // what New does with the schema of the database it opens
+	Test   TestKnobs // zero in production
 }
 
-// TestKnobs vary what production never varies. Each is nil or zero in
-// `hub api`, `hub worker` and `hub dev`.
+// TestKnobs vary what production never varies; each is nil or zero there.
 type TestKnobs struct {
 	// Fault fails an Apply activity at a named point (activities.Fault*):
 	// the stand-in for a worker killed there.
-	Fault func(point string) error
-	// Verifier checks final answers (a surface's verify hook).
-	Verifier assistant.Verifier
-	// ExtraTools are registered beside Hub's (a large registry).
-	ExtraTools []*tools.Definition
+	Fault      func(point string) error
+	Verifier   assistant.Verifier  // checks final answers
+	ExtraTools []*tools.Definition // registered beside Hub's
 	// APITemporal wraps the Temporal client the api uses (a failing
 	// workflow service); the worker keeps the client as it is.
 	APITemporal func(client.Client) client.Client
-	// MCPTimeout bounds one listing or call of an MCP server (0:
-	// mcpapps.DefaultTimeout for listings and reads,
-	// mcpapps.DefaultCallTimeout for writes).
-	MCPTimeout time.Duration
-	// SweepEvery is the sweeper's interval; 0 is SweepInterval.
-	SweepEvery time.Duration
-	// Tracer replaces the tracing cfg.Tracing asks for (a test's
-	// in-memory provider, traces.With).
+	MCPTimeout  time.Duration // one listing or call of an MCP server; 0: mcpapps' defaults
+	SweepEvery  time.Duration // the sweeper's interval; 0 is SweepInterval
+	// Tracer replaces the tracing cfg.Tracing asks for.
 	Tracer *traces.Tracer
-	// Price replaces the catalog's prices (activities.Activities.Price);
-	// nil: the catalog's, zero for a model without a price.
+	// Price replaces the catalog's prices (activities.Activities.Price).
 	Price func(model string) llm.Price
-	// Now is the sweeper's clock (frame retention and proposal expiry are
-	// measured from it); nil is time.Now.
-	Now func() time.Time
-	// FailureLimits raise the api's failed sign-in limits (a test that
-	// sends many bad tokens on purpose); zero fields are the defaults.
+	Now   func() time.Time // the sweeper's clock; nil is time.Now
+	// FailureLimits raise the api's failed sign-in limits; zero fields are the defaults.
 	FailureLimits api.FailureLimits
 }
 
-// Hub is one process's parts, built from one config. Its fields are for
-// reading (a role's own wiring, a test's look inside); New sets them.
+// Hub is one process's parts, built from one config by New; its fields are
+// for reading.
 type Hub struct {
 	Config    config.Config
 	DB        *storage.DB
 	Workspace *workspace.Service
 	Chat      *chat.Store
 	Files     *files.Service
-	// Models are the operator's model catalog with a client per endpoint
-	// (config.Config.Models, or the one model of config.Config.Model).
+	// Models are the operator's model catalog with a client per endpoint.
 	Models *llm.Models
 	// Notifier wakes the process's followers of both feeds (a turn's
-	// frames, a person's activity): its one listener on Postgres, its one
-	// poll. Frames and Chat register with it.
-	Notifier *notify.Notifier
-	Frames   *stream.Bus
-	Apps     *apps.Client
-	// MCP lists and calls the spaces' MCP servers' tools.
-	MCP *mcpapps.Catalog
-	// Web reads pages for hub_read_web_page, through the apps guard.
-	Web        *web.Reader
+	// frames, a person's activity) from its one listener and poll.
+	Notifier   *notify.Notifier
+	Frames     *stream.Bus
+	Apps       *apps.Client
+	MCP        *mcpapps.Catalog // the spaces' MCP servers' tools
+	Web        *web.Reader      // reads pages, through the apps guard
 	Tools      *tools.Registry
 	Playbooks  []playbooks.Playbook
 	Activities *activities.Activities
-	// Usage keeps every model call's usage and the spaces' budgets.
-	Usage *usage.Store
-	// Metrics is the registry of the worker's series (the per-model
-	// usage.Metrics, the Temporal SDK's of the clients DialTemporal
-	// makes); the api of the same process exports it on /metrics beside
-	// its own, `hub worker` on its HTTP listener (WorkerHTTP).
+	Usage      *usage.Store // model calls' usage and the spaces' budgets
+	// Metrics is the registry of the worker's series (per model, the
+	// Temporal SDK's), exported on the api's /metrics and on WorkerHTTP.
 	Metrics *prometheus.Registry
-	// Tracer makes the process's spans (off without an OTLP endpoint):
-	// the api's requests, the database's statements, the model's calls;
-	// the Temporal client takes its interceptors (DialTemporal).
-	Tracer *traces.Tracer
+	Tracer  *traces.Tracer // the process's spans (off without an OTLP endpoint)
 	// Interrupts is shared by the api and the worker of one process, so a
-	// Stop in `hub dev` (or a test) closes the model call at once.
+	// Stop there closes the model call at once.
 	Interrupts *stream.Interrupts
 
-	test       TestKnobs
-	ownDB      bool
-	workerOnce sync.Once // the interrupt subscription, with the first worker
-	// leaversOnce: the removals' subscription (followLeavers), with the
-	// first api or worker.
-	leaversOnce sync.Once
+	test        TestKnobs
+	ownDB       bool
+	workerOnce  sync.Once // the interrupt subscription, with the first worker
+	leaversOnce sync.Once // followLeavers' subscription, with the first api or worker
 	sweepMu     sync.Mutex
 
-	// workerRunning: RunWorker's worker is started (WorkerHTTP's /readyz).
-	workerRunning atomic.Bool
-	// temporalMetrics reports the Temporal SDK's metrics of the clients
-	// DialTemporal makes on Metrics.
-	temporalMetrics client.MetricsHandler
+	workerRunning   atomic.Bool           // RunWorker's worker is started (/readyz)
+	temporalMetrics client.MetricsHandler // the SDK's metrics, on Metrics
 }
 
 // New builds a Hub from cfg: it opens and migrates the database (unless
 // o.DB is given) and builds every shared part. Close it when done.
 func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) {
-	// On an error, what was built so far is closed, last first.
+	// On an error, what was built is closed, last first.
 	var built []func()
 	defer func() {
 		if err != nil {
@@ -190,9 +155,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 	for _, d := range o.Test.ExtraTools {
 		reg.Add(d)
 	}
-	if cfg.TimeZone == nil {
-		cfg.TimeZone = time.UTC
-	}
+	cfg.TimeZone = cmp.Or(cfg.TimeZone, time.UTC)
 	if cfg.ProposalTTL <= 0 { // a config not read by config.FromEnv
 		cfg.ProposalTTL = config.DefaultProposalTTL
 	}
@@ -229,8 +192,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 		modelHTTP = &http.Client{Transport: h.Tracer.Transport(http.DefaultTransport.(*http.Transport).Clone())}
 	}
 	model := llm.New(cfg.Model, modelHTTP)
-	// Without HUB_MODELS the catalog is the one model of OPENAI_BASE_URL,
-	// OPENAI_API_KEY and HUB_MODEL.
+	// Without HUB_MODELS the catalog is the one model of OPENAI_*/HUB_MODEL.
 	cat := cfg.Models
 	if len(cat.Models) == 0 {
 		cat = llm.DefaultCatalog(cfg.Model)
@@ -255,10 +217,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 	return h, nil
 }
 
-// Close stops the notifier (its listener, its poll, the followers it
-// wakes), the frame bus and the apps client, and closes the database when
-// New opened it. Stop the roles first: the api's streams and the worker's
-// activities use them.
+// Close stops the shared parts and closes the database when New opened it.
+// Stop the roles first: they use them.
 func (h *Hub) Close() {
 	h.Notifier.Close()
 	h.Frames.Close()
@@ -273,8 +233,8 @@ func (h *Hub) Close() {
 	_ = h.Tracer.Shutdown(sctx) // the spans not yet exported, within 5 s
 }
 
-// traceStatements makes a span of every SQL statement run on db in a trace
-// (traces.Tracer.StatementStart), when tracing is on.
+// traceStatements makes a span of every SQL statement run in a trace, when
+// tracing is on.
 func traceStatements(db *storage.DB, t *traces.Tracer) error {
 	if !t.On() {
 		return nil

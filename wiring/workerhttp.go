@@ -15,11 +15,9 @@ import (
 )
 
 // WorkerHTTP is `hub worker`'s own HTTP listener (HUB_WORKER_HTTP_ADDR):
-// /metrics (Metrics — the per-model series, the Temporal SDK's — and the
-// process's Go and process series), /healthz (the process answers) and
-// /readyz (the database answers, the Temporal frontend answers, and
-// RunWorker's worker is polling). The api of `hub dev` shows the same
-// series on its own /metrics.
+// /metrics (Metrics and the process's series), /healthz (the process
+// answers) and /readyz (the database and the Temporal frontend answer, and
+// RunWorker's worker is polling).
 func (h *Hub) WorkerHTTP(c client.Client) http.Handler {
 	own := prometheus.NewRegistry()
 	own.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

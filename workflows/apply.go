@@ -14,9 +14,14 @@ import (
 // with the receipts.
 const ApplyUpdate = "apply"
 
+// ErrTypeGone is the type of the application error an Apply update fails
+// with when its conversation or message is gone, or its person can no
+// longer open the conversation's space: the api answers 404.
+const ErrTypeGone = activities.ErrTypeGone
+
 // ApplyWorkflowID is the workflow id of a reply's Apply: every Apply of one
-// message joins the same workflow (Update-with-Start, conflict policy
-// use-existing), so a double click or 50 concurrent requests apply once.
+// message joins the same workflow (Update-with-Start, use-existing), so
+// concurrent requests apply once.
 func ApplyWorkflowID(messageID string) string { return "apply:" + messageID }
 
 // ApplyInput starts the Apply workflow of one reply.
@@ -29,11 +34,9 @@ type ApplyInput struct {
 // ApplyRequest is one Apply: which calls (none: all) and whether to send
 // again an outside write whose outcome is unknown.
 type ApplyRequest struct {
-	CallIDs       []string
-	ResendUnknown bool
-	// RetryInterrupted runs again workflow steps interrupted while they ran
-	// ("Retry remaining steps").
-	RetryInterrupted bool
+	CallIDs          []string
+	ResendUnknown    bool
+	RetryInterrupted bool // run again workflow steps interrupted while they ran
 }
 
 // ApplyResult answers an Apply.
@@ -42,15 +45,13 @@ type ApplyResult struct {
 }
 
 // applyIdle is how long an Apply workflow waits for another Apply (a
-// Retry) before it ends; a later one starts a new run, which finds the
-// receipts in the database.
+// Retry) before it ends; a later one starts a new run.
 const applyIdle = 10 * time.Minute
 
 // Apply runs the person's Apply requests for one reply, one at a time:
-// Hub writes per space in one transaction each, then outside writes one at
-// a time, then the receipts. Receipts live in the database, written with
-// the writes, so a retried activity, a crash or an operator's reset never
-// writes twice.
+// Hub writes in one transaction per space, then outside writes one at a
+// time, then the receipts. Receipts are written with the writes, so a
+// retried activity, a crash or a reset never writes twice.
 func Apply(ctx workflow.Context, in ApplyInput) error {
 	mu := workflow.NewMutex(ctx)
 	requests := 0
@@ -94,16 +95,13 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 		return ApplyResult{}, err
 	}
 	spaceCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		// The transaction is bounded to 30 s inside; a few seconds more for
-		// reading and writing receipts. Database faults (a dropped
-		// connection, a serialization failure) are retried a few times.
+		// The transaction's own bound, plus time for the receipts; database
+		// faults are retried a few times.
 		StartToCloseTimeout: activities.ApplyTxTimeout + 15*time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, BackoffCoefficient: 2, MaximumAttempts: 4},
 	})
 	// Spaces are independent (one transaction and Undo group each), so
-	// their activities run at once. (No recorded history has more than one
-	// space: before turns could act across spaces every Apply had one, and
-	// for one space the commands are the same as when they ran in turn.)
+	// their activities run at once.
 	runs := make([]workflow.Future, len(plan.Spaces))
 	for i, sp := range plan.Spaces {
 		runs[i] = workflow.ExecuteActivity(spaceCtx, a.ApplySpace, activities.ApplySpaceInput{
@@ -111,9 +109,8 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 	}
 	for i, sp := range plan.Spaces {
 		if err := runs[i].Get(ctx, nil); err != nil {
-			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: sp.SpaceID, CallIDs: sp.CallIDs,
-				Status: ReceiptFailed, Message: "Hub could not save these changes (its database did not answer); nothing in this space was changed. Apply again."}
-			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
+			msg := "Hub could not save these changes (its database did not answer); nothing in this space was changed. Apply again."
+			if err := failCalls(ctx, in, sp.SpaceID, sp.CallIDs, ReceiptFailed, msg); err != nil {
 				return ApplyResult{}, err
 			}
 		}
@@ -133,9 +130,8 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 		err := workflow.ExecuteActivity(outsideCtx, a.ApplyOutside, activities.ApplyOutsideInput{
 			MessageID: in.MessageID, PersonID: in.PersonID, SpaceID: oc.SpaceID, CallID: oc.CallID, ResendUnknown: req.ResendUnknown}).Get(ctx, nil)
 		if err != nil {
-			fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: oc.SpaceID, CallIDs: []string{oc.CallID}, Status: ReceiptUnknown,
-				Message: "The outcome is unknown: the request may have reached the app. Check the app, then apply again to send it anyway."}
-			if err := workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil); err != nil {
+			msg := "The outcome is unknown: the request may have reached the app. Check the app, then apply again to send it anyway."
+			if err := failCalls(ctx, in, oc.SpaceID, []string{oc.CallID}, ReceiptUnknown, msg); err != nil {
 				return ApplyResult{}, err
 			}
 		}
@@ -143,6 +139,13 @@ func runApply(ctx workflow.Context, in ApplyInput, req ApplyRequest) (ApplyResul
 	var res ApplyResult
 	err := workflow.ExecuteLocalActivity(localCtx(ctx), a.ApplyReceipts, ai).Get(ctx, &res.Receipts)
 	return res, err
+}
+
+// failCalls saves the receipts of calls whose activity gave up.
+func failCalls(ctx workflow.Context, in ApplyInput, spaceID string, callIDs []string, status, msg string) error {
+	fail := activities.FailCallsInput{MessageID: in.MessageID, SpaceID: spaceID, CallIDs: callIDs,
+		Status: status, Message: msg}
+	return workflow.ExecuteLocalActivity(localCtx(ctx), a.FailCalls, fail).Get(ctx, nil)
 }
 
 // runSteps runs a workflow call's steps in order, each its own activity
@@ -159,8 +162,7 @@ func runSteps(ctx workflow.Context, in ApplyInput, req ApplyRequest, wc activiti
 	}
 	stepCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
-		// A retry after the step was marked running reports it
-		// interrupted instead of running it twice.
+		// A retry after the step was marked running reports it interrupted.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaximumAttempts: 3},
 	})
 	for _, id := range ids {

@@ -7,8 +7,6 @@ import (
 
 // DefaultTaskQueue is the task queue Hub's workers poll and its api starts
 // workflows on unless HUB_TASK_QUEUE names another (config.Config.TaskQueue).
-// Activities and timers follow their workflow's queue; the workflows name
-// none.
 const DefaultTaskQueue = "hub"
 
 // Signal and query names of the Turn workflow.
@@ -19,12 +17,11 @@ const (
 	StateQuery   = "state"
 )
 
-// Turn statuses, as the Turn workflow records them: in TurnState, in
-// TurnResult, in HubTurnStatus and (through SetTurnStatus and FinishTurn)
-// in the turn's row. They are values of chat.Status, written out here
-// because workflows imports only activities; api's
-// TestWorkflowWordsAreChatWords keeps them equal. Recorded histories
-// carry these strings, so they never change.
+// Turn statuses, as the Turn workflow records them (TurnState, TurnResult,
+// HubTurnStatus, the turn's row). They are chat.Status values written out
+// because workflows imports only activities (api's
+// TestWorkflowWordsAreChatWords keeps them equal); recorded histories carry
+// them, so they never change.
 const (
 	StatusQueued  = "queued"
 	StatusWorking = "working"
@@ -35,9 +32,9 @@ const (
 )
 
 // What the Apply workflow reads and writes of a call's outcome: the
-// receipt statuses it saves when an activity gave up (FailCallsInput.Status:
-// chat.ReceiptFailed, chat.ReceiptUnknown) and the plan step status
-// ApplyStep returns for a step that succeeded (chat.PlanStepSucceeded).
+// receipt statuses it saves when an activity gave up (chat.ReceiptFailed,
+// chat.ReceiptUnknown) and the status of a step that succeeded
+// (chat.PlanStepSucceeded).
 const (
 	ReceiptFailed     = "failed"
 	ReceiptUnknown    = "unknown"
@@ -48,8 +45,7 @@ const (
 // query it knowing only the turn id.
 func TurnWorkflowID(turnID string) string { return "turn:" + turnID }
 
-// Search attributes let operators find turns in the Temporal UI, e.g.
-// HubConversationID="conv_…" or HubTurnStatus="error".
+// Search attributes let operators find turns in the Temporal UI.
 var (
 	SpaceIDKey        = temporal.NewSearchAttributeKeyKeyword("HubSpaceID")
 	ConversationIDKey = temporal.NewSearchAttributeKeyKeyword("HubConversationID")
@@ -68,23 +64,20 @@ func SearchAttributes() map[string]enums.IndexedValueType {
 	}
 }
 
-// TurnInput starts a turn: ids only. Prompts, transcripts and tool output
-// live in the database.
+// TurnInput starts a turn: ids only; everything else is in the database.
 type TurnInput struct {
 	TurnID         string
 	ConversationID string
 	SpaceID        string
 	ActorID        string
 	// Model and Effort are the catalog model and reasoning effort the turn
-	// was started with (saved with the turn as well); every model call of
-	// the run carries them, so a reset runs the model it started with.
-	// Empty in turns started before the catalog: the call reads the turn.
+	// was started with; every model call carries them, so a reset runs the
+	// model it started with. Empty in older turns: the call reads the turn.
 	Model  string `json:",omitempty"`
 	Effort string `json:",omitempty"`
 }
 
-// TurnResult is how a turn ended: Status is done, stopped or error (as
-// HubTurnStatus), with the error's code and message for an error.
+// TurnResult is how a turn ended: done, stopped or error (with its code and message).
 type TurnResult struct {
 	Status       string
 	Steps        int

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -12,7 +13,7 @@ import (
 	"hub/activities"
 )
 
-// a is used only for method references: the worker registers the real value.
+// a is for method references only: the worker registers the real value.
 var a *activities.Activities
 
 // Error codes a turn can end with, as the error frame and the messages
@@ -25,15 +26,14 @@ const (
 	CodeForbidden   = "forbidden"
 	CodeTooLarge    = "too_large"
 	// CodeBudgetExceeded: the space's monthly budget could not hold the
-	// next model call, which was not made; Retry once an owner raises it.
+	// next model call, which was not made.
 	CodeBudgetExceeded = "budget_exceeded"
 )
 
 // Turn runs one assistant turn: prepare, then up to MaxSteps model steps
 // (the last tools-off), running each step's tool calls side by side, then
-// finish. It ends with the turn saved as done, stopped or error; a turn
-// that ended in error is saved and readable first, then its workflow
-// fails with Hub's error code (TurnFailed), so operators find it.
+// finish, saving the turn as done, stopped or error. An error turn is saved
+// first, then its workflow fails with Hub's error code (TurnFailed).
 func Turn(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	t := &turn{in: in, state: TurnState{Status: StatusQueued}}
 	if err := t.setup(ctx); err != nil {
@@ -47,35 +47,46 @@ type turn struct {
 	plan  activities.Plan
 	state TurnState
 
-	// Run control, set by the stop/pause/resume signals.
-	stopping, paused bool
+	stopping, paused bool // set by the stop/pause/resume signals
 	// heard counts the stop and pause signals received, as the api counts
 	// the ones it sends (chat.RecordInterrupt); countsInterrupts is set
 	// from the interrupt-count version on, when model calls compare them.
 	heard            int
 	countsInterrupts bool
-	// rowPaused is set when a pause was heard since the turn last recorded
-	// working: its row may still read paused (the api writes working only
-	// after it sent the Resume).
-	rowPaused bool
-	// expired is set when the turn passed its wall-time bound (limit).
-	expired bool
-	limit   time.Duration
-	// cancelModel cancels the model call in flight, if any.
-	cancelModel workflow.CancelFunc
-	// shape is the turn-shape version (see version).
-	shape workflow.Version
+	// rowPaused: a pause was heard since the turn last recorded working, so
+	// its row may still read paused (the api writes working after Resume).
+	rowPaused   bool
+	expired     bool // passed its wall-time bound (limit)
+	limit       time.Duration
+	cancelModel workflow.CancelFunc // the model call in flight, if any
+	shape       workflow.Version    // the turn-shape version (see version)
 }
 
-// turnShape is the version from which one marker, turn-shape, stands for
-// every change gated before it (local-tool-calls, turn-wall-clock,
-// turn-reset-wall-clock, turn-result-ending, interrupt-count), all at
-// their newest: each GetVersion a new turn calls records a marker and
-// upserts the TemporalChangeVersion search attribute (an event and a
-// visibility update each), five of them per turn before it. A turn
-// recorded before it (no turn-shape marker) asks each change as it did.
-// A change made after it gets its own GetVersion again.
-const turnShape = 1
+// The versions from which Turn changed; turns recorded before one replay
+// without its change.
+const (
+	// turnShape: one marker, turn-shape, stands for every change gated
+	// before it, all at their newest (each GetVersion records a marker and
+	// upserts TemporalChangeVersion). A turn recorded before it asks each
+	// change as it did; a later change gets its own GetVersion again.
+	turnShape = 1
+	// localToolCalls: tool calls run as local activities.
+	localToolCalls = 1
+	// interruptCount: a turn counts the stops and pauses it hears, hands
+	// the count to each model call, and waits for the signal behind an
+	// interrupted call only until it heard one more since the call began.
+	interruptCount = 1
+	// resultEnding: a turn's result carries its error code and message.
+	resultEnding = 1
+	// errorFails: an error turn's workflow fails (TurnFailed) instead of
+	// completing with the error in its result only.
+	errorFails = 1
+	// wallClock: a turn races a timer to its wall-time bound.
+	wallClock = 1
+	// resetWallClock: a run reset after the turn's bound had passed gets
+	// the bound afresh, as the server renews the execution timeout.
+	resetWallClock = 1
+)
 
 // version is workflow.GetVersion for a change gated before turnShape:
 // newest for a turn of that shape, else the change's own marker.
@@ -90,8 +101,7 @@ func (t *turn) setup(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (TurnState, error) { return t.state, nil }); err != nil {
 		return err
 	}
-	// Signals are handled as they arrive, whatever the turn is doing:
-	// repeated or out-of-order ones are harmless.
+	// Signals are handled as they arrive; repeated or out-of-order ones are harmless.
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		stop := workflow.GetSignalChannel(ctx, StopSignal)
 		pause := workflow.GetSignalChannel(ctx, PauseSignal)
@@ -123,8 +133,8 @@ func (t *turn) setup(ctx workflow.Context) error {
 	return nil
 }
 
-// interrupt cancels the model call in flight. A write already committing
-// (a tool call) is not interrupted: it finishes and is reported.
+// interrupt cancels the model call in flight; a tool call already running
+// finishes and is reported.
 func (t *turn) interrupt() {
 	if t.cancelModel != nil {
 		t.cancelModel()
@@ -160,9 +170,7 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 			return t.finish(ctx, StatusError, CodeTimeout, t.expiredMessage())
 		}
 		if t.paused {
-			// A paused turn waits here, holding no worker slot, until it is
-			// resumed or stopped (or passes its wall-time bound); the
-			// interrupted model call then runs again.
+			// Waits holding no worker slot; the interrupted model call then runs again.
 			t.persistStatus(ctx, StatusPaused, step)
 			if err := workflow.Await(ctx, func() bool { return !t.paused || t.stopping || t.expired }); err != nil {
 				return TurnResult{}, err
@@ -173,9 +181,8 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 			continue
 		}
 		if t.countsInterrupts && t.rowPaused {
-			// Paused and resumed without waiting here (both were heard while a
-			// call or a tool ran): record working before the call runs again,
-			// so it does not read the pause the api recorded and refuse.
+			// Paused and resumed while a call or a tool ran: record working
+			// first, so the call does not read the api's pause and refuse.
 			t.persistStatus(ctx, StatusWorking, step)
 		}
 		var ms activities.ModelStep
@@ -218,11 +225,6 @@ func (t *turn) run(ctx workflow.Context) (TurnResult, error) {
 	return t.finish(ctx, StatusDone, "", "")
 }
 
-// localToolCalls is the version from which tool calls run as local
-// activities; turns recorded before it replay with regular ones.
-const localToolCalls = 1
-
-// runTool starts one tool call.
 func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflow.Future {
 	if t.version(ctx, "local-tool-calls", localToolCalls) == workflow.DefaultVersion {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -233,19 +235,10 @@ func (t *turn) runTool(ctx workflow.Context, in activities.RunToolInput) workflo
 	return workflow.ExecuteLocalActivity(toolCtx(ctx), a.RunTool, in)
 }
 
-// interruptCount is the version from which a turn counts the stops and
-// pauses it hears and hands the count to each model call, and waits for
-// the signal behind an interrupted call only until it heard one more since
-// the call was scheduled. Before it, a pause and a resume both heard before
-// the interrupted call reported made the turn wait the whole 10 s.
-const interruptCount = 1
-
 // interrupted tells whether a failed model call was ended by Stop or Pause
 // rather than by a fault. The api's fast path can close the model's stream
-// a moment before the signal is processed, so a call that reports itself
-// interrupted waits briefly for the signal that caused it: one heard since
-// the call was scheduled (heard was the count then), whether or not the
-// person has resumed since.
+// before the signal is processed, so it waits briefly for the signal heard
+// since the call was scheduled (heard was the count then).
 func (t *turn) interrupted(ctx workflow.Context, err error, heard int) bool {
 	var ae *temporal.ApplicationError
 	fast := errors.As(err, &ae) && ae.Type() == activities.ErrTypeInterrupted
@@ -272,8 +265,7 @@ func (t *turn) interrupted(ctx workflow.Context, err error, heard int) bool {
 			return false
 		}
 	}
-	// Still neither stopping nor paused: the person paused and resumed
-	// before the interrupted call reported. The call runs again.
+	// Still neither: paused and resumed before the call reported; it runs again.
 	return true
 }
 
@@ -283,8 +275,7 @@ func (t *turn) persistStatus(ctx workflow.Context, status string, step int) {
 	if status == StatusWorking {
 		t.rowPaused = false
 	}
-	// The top bar reads the turn row; failing to record it only delays the
-	// display until the next change.
+	// Failing only delays the top bar until the next change.
 	_ = workflow.ExecuteLocalActivity(localCtx(ctx), a.SetTurnStatus, activities.StatusInput{TurnID: t.in.TurnID, Status: status, Step: step}).Get(ctx, nil)
 }
 
@@ -300,32 +291,22 @@ func (t *turn) finish(ctx workflow.Context, status, code, msg string) (TurnResul
 		res.ErrorCode, res.ErrorMessage = code, msg
 	}
 	if status == StatusError && workflow.GetVersion(ctx, "turn-error-fails", workflow.DefaultVersion, errorFails) >= errorFails {
-		// Saved, its frames published: the execution now fails, for the
-		// operator's status filter, failure count and Reset.
+		// Saved and published: now fail, for the operator's filters and Reset.
 		return res, TurnFailed(res)
 	}
 	return res, nil
 }
 
-// errorFails is the version from which a turn that ended in error ends
-// its workflow as failed (TurnFailed) once the error is saved and its
-// frames published; before it the execution completed with the error in
-// its result only.
-const errorFails = 1
-
 // TurnFailed is the failure an error turn's workflow ends with: a
-// non-retryable application error whose type is Hub's error code
-// (timeout, model_error …), whose message is the one the person read, and
-// whose details are the TurnResult. The turn itself is saved and ended;
-// whoever waits on the workflow reads it with TurnEnding.
+// non-retryable application error with Hub's error code as its type, the
+// message the person read, and the TurnResult as details (see TurnEnding).
 func TurnFailed(res TurnResult) error {
 	return temporal.NewNonRetryableApplicationError(res.ErrorMessage, res.ErrorCode, nil, res)
 }
 
 // TurnEnding reads how a turn's workflow ended from what waiting on it
-// returned (client.WorkflowRun.Get): a turn that ended in error fails its
-// workflow (TurnFailed), and that is an ended turn with its result, not an
-// infrastructure error. Any other error is returned as it is.
+// returned (client.WorkflowRun.Get): a TurnFailed failure is an ended turn
+// with its result; any other error is returned as it is.
 func TurnEnding(res TurnResult, err error) (TurnResult, error) {
 	if err == nil {
 		return res, nil
@@ -340,15 +321,9 @@ func TurnEnding(res TurnResult, err error) (TurnResult, error) {
 	return TurnResult{}, err
 }
 
-// resultEnding is the version from which a turn's result carries its error
-// code and message, so an operator reading the workflow (`temporal workflow
-// show`, the UI's Result) sees how a turn that ended in error failed. The
-// execution itself completes: see docs/temporal.md, "Failed turns".
-const resultEnding = 1
-
 func (t *turn) setStatus(ctx workflow.Context, status string, step int) {
 	t.state = TurnState{Status: status, Step: step}
-	// A failed upsert only affects what operators can search for.
+	// A failed upsert only affects operators' searches.
 	_ = workflow.UpsertTypedSearchAttributes(ctx, TurnStatusKey.ValueSet(status))
 }
 
@@ -363,8 +338,7 @@ func (t *turn) modelFailure(err error) (code, msg string) {
 			return CodeTimeout, ae.Message()
 		case activities.ErrTypeBudget:
 			return CodeBudgetExceeded, ae.Message()
-		case activities.ErrTypeForbidden:
-			// The person was removed from the space while the turn ran.
+		case activities.ErrTypeForbidden: // removed from the space meanwhile
 			return CodeForbidden, "You can no longer open this space."
 		}
 	}
@@ -377,32 +351,25 @@ func (t *turn) modelFailure(err error) (code, msg string) {
 
 // TimeoutMessage is what the chat shows when a model call passed its limit.
 func TimeoutMessage(model string, limit time.Duration) string {
-	if model == "" {
-		model = "The model"
-	}
-	n := int(limit.Round(time.Minute) / time.Minute)
-	unit := "minutes"
-	if n == 1 {
-		unit = "minute"
-	}
+	within := plural(int(limit.Round(time.Minute)/time.Minute), "minute")
 	if limit < time.Minute {
-		n, unit = int(limit/time.Second), "seconds"
+		within = fmt.Sprintf("%d seconds", int(limit/time.Second))
 	}
-	return fmt.Sprintf("%s did not answer within %d %s, so I stopped waiting. Ask again, or try a narrower question.", model, n, unit)
+	return fmt.Sprintf("%s did not answer within %s, so I stopped waiting. Ask again, or try a narrower question.",
+		cmp.Or(model, "The model"), within)
 }
 
 // TurnTimeoutGrace is how much longer than its wall-time bound a turn's
-// workflow may run. The api sets WorkflowExecutionTimeout to the bound
-// plus this; the turn's own timer fires at the bound and ends the turn as
-// an error with code timeout, saving its ending (which a hard execution
-// timeout would not). The grace covers a model call finishing its
+// workflow may run: the api sets WorkflowExecutionTimeout to the bound plus
+// this, and the turn's own timer ends it at the bound, saving its ending
+// (which a hard execution timeout would not). It covers a model call's
 // cancellation (up to a heartbeat) and FinishTurn.
 const TurnTimeoutGrace = 2 * time.Minute
 
 // DefaultTurnTimeout is a whole turn's wall-time bound when
 // HUB_TURN_TIMEOUT is not set: every model step at the model's limit
-// (MaxSteps × HUB_MODEL_TIMEOUT, 0 meaning its 15-minute default) plus 10
-// minutes for tool calls and pauses. 8 × 15 min + 10 min = 130 minutes.
+// (MaxSteps × HUB_MODEL_TIMEOUT, 0 meaning 15 minutes) plus 10 minutes for
+// tool calls and pauses.
 func DefaultTurnTimeout(modelTimeout time.Duration) time.Duration {
 	if modelTimeout <= 0 {
 		modelTimeout = 15 * time.Minute
@@ -410,28 +377,15 @@ func DefaultTurnTimeout(modelTimeout time.Duration) time.Duration {
 	return time.Duration(activities.MaxSteps)*modelTimeout + 10*time.Minute
 }
 
-// wallClock is the version from which a turn races a timer to its
-// wall-time bound; turns recorded before it replay without the timer.
-const wallClock = 1
-
-// resetWallClock is the version from which a run started by an operator's
-// reset after the turn's bound had passed gets the bound afresh, counted
-// from the reset, as the server renews the execution timeout on a reset;
-// before it such a run ended at once as timeout.
-const resetWallClock = 1
-
 // startWallClock starts the timer that ends the turn at its wall-time
-// bound (the workflow's execution timeout less TurnTimeoutGrace, counted
-// from the workflow's start, so time spent queued counts). When it fires,
-// the model call in flight is cancelled like on Stop (its streamed text is
-// kept) and a tool call already running finishes; the loop then ends the
-// turn. A turn started without an execution timeout has no bound.
+// bound: the execution timeout less TurnTimeoutGrace, from the workflow's
+// start (time queued counts). When it fires the model call is cancelled
+// as on Stop and the loop ends the turn. No execution timeout, no bound.
 //
-// A reset run keeps the first run's start time, and a timer started before
-// its reset point fires at the first run's deadline. When that deadline had
-// passed before the reset (the run prepares the turn after it, or the timer
-// fires more than TurnTimeoutGrace late, which only a run renewed by a
-// reset lives to see), the bound counts again from then.
+// A reset run keeps the first run's start time. When that deadline had
+// passed before the reset (the run starts after it, or the timer fires more
+// than TurnTimeoutGrace late, which only a renewed run lives to see), the
+// bound counts again from then.
 func (t *turn) startWallClock(ctx workflow.Context) {
 	if t.version(ctx, "turn-wall-clock", wallClock) == workflow.DefaultVersion {
 		return
@@ -478,28 +432,30 @@ func (t *turn) expiredMessage() string {
 // spell says a duration the way people do: "2 hours 10 minutes", "45
 // minutes", "30 seconds".
 func spell(d time.Duration) string {
-	unit := func(n int, one string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return fmt.Sprintf("%d %ss", n, one)
-	}
 	if d < time.Minute {
-		return unit(int(d.Round(time.Second)/time.Second), "second")
+		return plural(int(d.Round(time.Second)/time.Second), "second")
 	}
 	d = d.Round(time.Minute)
 	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
 	switch {
 	case h == 0:
-		return unit(m, "minute")
+		return plural(m, "minute")
 	case m == 0:
-		return unit(h, "hour")
+		return plural(h, "hour")
 	}
-	return unit(h, "hour") + " " + unit(m, "minute")
+	return plural(h, "hour") + " " + plural(m, "minute")
+}
+
+// plural says n of a unit: "1 minute", "2 minutes".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // localCtx runs short, idempotent database work as local activities: no
-// extra round trip through the server for each.
+// round trip through the server for each.
 func localCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
@@ -507,10 +463,10 @@ func localCtx(ctx workflow.Context) workflow.Context {
 	})
 }
 
-// modelCtx bounds one model step: the model limit (plus a margin so the
+// modelCtx bounds one model step: the model limit plus a margin (so the
 // gateway's own limit fires first, with its message), a heartbeat timeout
-// that notices a dead worker in seconds, and retries for failures a retry
-// can mend. The activity marks the others non-retryable.
+// that notices a dead worker in seconds, and retries (the activity marks
+// failures a retry cannot mend non-retryable).
 func (t *turn) modelCtx(ctx workflow.Context) workflow.Context {
 	limit := t.plan.ModelTimeout
 	if limit <= 0 {
@@ -526,12 +482,10 @@ func (t *turn) modelCtx(ctx workflow.Context) workflow.Context {
 	})
 }
 
-// toolCtx runs a step's tool calls as local activities, side by side in
-// the worker that ran the model step: no round trip through the server per
-// call (~10 ms a turn of two calls, docs/benchmarks.md, "What Temporal
-// alone costs a turn"). Retrying one is harmless: a call that already has
-// an outcome returns it, and a write commits together with its outcome. A call that outlives the workflow task
-// keeps it alive with heartbeats; tools are short database work.
+// toolCtx runs a step's tool calls as local activities in the worker that
+// ran the model step: no round trip through the server per call
+// (docs/benchmarks.md). Retrying one is harmless: a call that has an
+// outcome returns it, and a write commits together with its outcome.
 func toolCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: time.Minute,

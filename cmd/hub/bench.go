@@ -37,11 +37,11 @@ latency, and the ratio to a plain loop at a realistic model latency. docs/benchm
 			o.Log = cmd.ErrOrStderr()
 			rep, err := bench.Run(cmd.Context(), o)
 			if rep != nil && (err == nil || len(rep.Phases) > 0) {
+				write := rep.WriteText
 				if asJSON {
-					if werr := rep.WriteJSON(cmd.OutOrStdout()); werr != nil {
-						return werr
-					}
-				} else if werr := rep.WriteText(cmd.OutOrStdout()); werr != nil {
+					write = rep.WriteJSON
+				}
+				if werr := write(cmd.OutOrStdout()); werr != nil {
 					return werr
 				}
 			}
@@ -77,10 +77,8 @@ latency, and the ratio to a plain loop at a realistic model latency. docs/benchm
 	return cmd
 }
 
-// benchTemporalCommand is the Temporal server `hub bench --apis N
-// --workers M` runs as a process of its own: the embedded server `hub dev`
-// runs in-process, with Hub's search attributes, its CPU and memory
-// measured apart from the workers'.
+// benchTemporalCommand is the embedded Temporal server as a process of its
+// own, for `hub bench --apis N --workers M` to measure apart.
 func benchTemporalCommand() *cobra.Command {
 	var db, addr string
 	cmd := &cobra.Command{

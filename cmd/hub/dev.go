@@ -25,16 +25,15 @@ import (
 	"hub/workspace"
 )
 
-// devOwner is the person `hub dev` seeds in the Demo space.
+// The space and person `hub dev` seeds.
 const (
 	devSpace = "Demo"
 	devOwner = workspace.DevOwnerName
 	// devDatabase is the SQLite file `hub dev` keeps in its data dir when
 	// DATABASE_URL is not set; `hub token create` finds it there too.
 	devDatabase = "hub.db"
-	// devHTTPAddr is where `hub dev` serves unless told otherwise: this
-	// machine only, since a dev owner's token opens everything it serves.
-	// (`hub api` keeps HUB_HTTP_ADDR's :8080, as a container needs.)
+	// devHTTPAddr is this machine only, since a dev owner's token opens
+	// everything it serves.
 	devHTTPAddr = "127.0.0.1:8080"
 )
 
@@ -66,8 +65,7 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		return err
 	}
 	cfg.HTTPAddr = devAPIAddr(o.httpAddr, os.Getenv("HUB_HTTP_ADDR"))
-	// The three ports first: a taken one stops `hub dev` before it starts
-	// or writes anything.
+	// The ports first: a taken one stops `hub dev` before it writes anything.
 	ln, err := claimDevPorts(cfg.HTTPAddr, o.temporalAddr, o.uiAddr)
 	if err != nil {
 		return err
@@ -96,10 +94,8 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 		fmt.Fprintf(out, "Scripted stand-in model (not a real model) at %s\n", base)
 	}
 
-	// The embedded server's errors go through the process's handler; its
-	// warnings only at HUB_LOG_LEVEL=debug: it warns on every start (no
-	// Nexus HTTP port) and stop (dialing its own stopped services), which
-	// says nothing about Hub.
+	// The embedded server's warnings only at HUB_LOG_LEVEL=debug: it warns
+	// on every start and stop, which says nothing about Hub.
 	serverLevel := slog.LevelError
 	if cfg.Log.Level <= slog.LevelDebug {
 		serverLevel = slog.LevelWarn
@@ -146,8 +142,6 @@ func runDev(cmd *cobra.Command, o devOptions) error {
 	)
 }
 
-// devAPIAddr is the api's address: the flag, else HUB_HTTP_ADDR, else this
-// machine only.
 func devAPIAddr(flag, env string) string { return cmp.Or(flag, env, devHTTPAddr) }
 
 // devBanner is what `hub dev` prints once it serves.
@@ -159,14 +153,12 @@ type devBanner struct {
 }
 
 // printDevBanner says where everything is. The owner's token is printed in
-// the console link only when this start made it, so that a terminal's
-// scrollback or a shared screen shows it once; it stays in the token file,
-// readable by this user only, and the curl line reads it from there.
+// the console link only when this start made it, so scrollback or a shared
+// screen shows it once; the curl line reads it from the token file.
 func printDevBanner(out io.Writer, b devBanner) {
 	fmt.Fprintf(out, "Hub API     http://%s  (token in %s)\n", b.api, b.tokenFile)
 	if b.newToken {
-		// The token rides in the fragment, which the browser never sends:
-		// the console trades it for a session and drops it from the address bar.
+		// The fragment is never sent; the console trades it for a session.
 		fmt.Fprintf(out, "Console     http://%s/#token=%s  (opens signed in as %s; this link is printed once)\n", b.api, b.token, devOwner)
 	} else {
 		fmt.Fprintf(out, "Console     http://%s/  (sign in with the token in %s)\n", b.api, b.tokenFile)
@@ -183,13 +175,11 @@ func printDevBanner(out io.Writer, b devBanner) {
 	fmt.Fprintf(out, "Try: curl -H \"Authorization: Bearer $(cat %s)\" http://%s/api/spaces\n", b.tokenFile, b.api)
 }
 
-// devTokenName names the token `hub dev` makes for the Demo space's owner
-// (hub token list; the space's audit log records its creation).
+// devTokenName names the token `hub dev` makes for the Demo space's owner.
 const devTokenName = "hub dev"
 
 // devToken seeds the Demo space and its owner and returns the owner's token,
-// reusing the one in the token file while it still works, so a restart
-// keeps the same token; made says this call made a new one.
+// reusing the token file's while it works; made says it made a new one.
 func devToken(ctx context.Context, svc *workspace.Service, path string) (token string, made bool, err error) {
 	_, ownerID, err := svc.EnsureMember(ctx, devSpace, devOwner, workspace.RoleOwner)
 	if err != nil {
@@ -223,8 +213,8 @@ func displayAddr(a net.Addr) string {
 }
 
 // devSecretKeyFile keeps the key `hub dev` seals connection secrets with
-// when HUB_SECRET_KEY is not set: made once, readable by the owner only,
-// so secrets stored in one run open in the next.
+// when HUB_SECRET_KEY is not set, so secrets stored in one run open in the
+// next.
 const devSecretKeyFile = "secret.key"
 
 func devSecretKey(dataDir string) ([]byte, error) {

@@ -16,9 +16,7 @@ type devPort struct {
 // addresses before `hub dev` starts anything, and returns the api's
 // listener, kept open so nothing takes the port meanwhile. The other two
 // are held while checking (so two flags naming one port are caught too)
-// and closed for Temporal to bind. A taken port is an error naming it and
-// its flag; an empty UI address means no UI (the api's is never empty:
-// config defaults it).
+// and closed for Temporal to bind. An empty UI address means no UI.
 func claimDevPorts(httpAddr, temporalAddr, uiAddr string) (net.Listener, error) {
 	ports := []devPort{
 		{"the Hub api", httpAddr, "--http-addr"},
@@ -26,24 +24,24 @@ func claimDevPorts(httpAddr, temporalAddr, uiAddr string) (net.Listener, error) 
 		{"the Temporal UI", uiAddr, "--ui-addr"},
 	}
 	var held []net.Listener
-	release := func(from int) {
-		for _, l := range held[from:] {
+	defer func() {
+		for _, l := range held {
 			_ = l.Close()
 		}
-	}
+	}()
 	for _, p := range ports {
 		if p.addr == "" && p.flag == "--ui-addr" {
 			continue
 		}
 		l, err := net.Listen("tcp", p.addr)
 		if err != nil {
-			release(0)
 			return nil, p.error(err)
 		}
 		held = append(held, l)
 	}
-	release(1)
-	return held[0], nil
+	api := held[0]
+	held = held[1:]
+	return api, nil
 }
 
 // error says which port is taken and how to move it.

@@ -1,10 +1,7 @@
-// Command hub runs Workspace: `hub dev` (everything embedded, one process),
-// `hub api` and `hub worker` (production processes against Temporal and
-// Postgres), `hub migrate`, `hub token create`, `hub fakemodel`, `hub bench`
-// and `hub version`.
-//
-// The commands read flags and the environment and hand them to package
-// wiring, which builds the parts (hubtest builds a test's Hub with it too).
+// Command hub runs Hub: `hub dev` (everything embedded, one process), `hub
+// api` and `hub worker` (production processes against Temporal and
+// Postgres), and the operator's commands (`hub --help`). They read flags and
+// the environment and hand them to package wiring, which builds the parts.
 package main
 
 import (
@@ -17,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"hub/config"
 )
@@ -38,9 +36,8 @@ func run() error {
 		Version:       readBuild(b).short(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// One handler for every log line of the process (Hub's, the
-		// Temporal SDK's, the embedded server's), set before any command
-		// runs: HUB_LOG_FORMAT and HUB_LOG_LEVEL.
+		// One handler for every log line of the process, set before any
+		// command runs: HUB_LOG_FORMAT and HUB_LOG_LEVEL.
 		PersistentPreRunE: func(*cobra.Command, []string) error {
 			l, err := config.LogFromEnv(nil)
 			if err != nil {
@@ -52,4 +49,13 @@ func run() error {
 	}
 	root.AddCommand(devCommand(), apiCommand(), workerCommand(), migrateCommand(), tokenCommand(), auditCommand(), fakemodelCommand(), benchCommand(), evalCommand(), openapiCommand(), versionCommand())
 	return root.ExecuteContext(ctx)
+}
+
+// runAll runs functions until the first fails or all end.
+func runAll(fns ...func() error) error {
+	var g errgroup.Group
+	for _, f := range fns {
+		g.Go(f)
+	}
+	return g.Wait()
 }

@@ -27,60 +27,68 @@ import (
 )
 
 func apiCommand() *cobra.Command {
-	var migrate bool
-	cmd := &cobra.Command{
-		Use:   "api",
-		Short: "Serve the HTTP api (REST and SSE) against Temporal and the database",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd, migrate, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
-				ln, err := net.Listen("tcp", h.Config.HTTPAddr)
-				if err != nil {
-					return fmt.Errorf("listen on %s (HUB_HTTP_ADDR): %w", h.Config.HTTPAddr, err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
-				return h.ServeAPI(ctx, ln, c)
-			})
-		},
-	}
-	migrateFlag(cmd, &migrate)
-	return cmd
+	short := "Serve the HTTP api (REST and SSE) against Temporal and the database"
+	return appCommand("api", short, func(cmd *cobra.Command, ctx context.Context, h *wiring.Hub, c client.Client) error {
+		ln, err := net.Listen("tcp", h.Config.HTTPAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s (HUB_HTTP_ADDR): %w", h.Config.HTTPAddr, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "hub api listening on %s\n", ln.Addr())
+		return h.ServeAPI(ctx, ln, c)
+	})
 }
 
 func workerCommand() *cobra.Command {
+	short := "Run the Temporal worker: turns, model calls and tool calls"
+	return appCommand("worker", short, func(cmd *cobra.Command, ctx context.Context, h *wiring.Hub, c client.Client) error {
+		if !h.Models.Configured() {
+			fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL, or HUB_MODELS): turns will end with an unavailable error")
+		}
+		// Either ending ends the other: a failed worker leaves no listener answering.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		run := []func() error{func() error { defer cancel(); return h.RunWorker(ctx, c) }}
+		if addr := h.Config.WorkerHTTPAddr; addr != "" {
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listen on %s (HUB_WORKER_HTTP_ADDR): %w", addr, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "hub worker metrics and health on %s\n", ln.Addr())
+			run = append(run, func() error { defer cancel(); return h.ServeWorkerHTTP(ctx, ln, c) })
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", h.Config.TaskQueue, h.Config.TemporalAddress)
+		return runAll(run...)
+	})
+}
+
+// appCommand is `hub api` or `hub worker`: run against the database (checking
+// its schema unless --migrate) and Temporal, serving profiles when asked.
+func appCommand(use, short string,
+	run func(*cobra.Command, context.Context, *wiring.Hub, client.Client) error) *cobra.Command {
 	var migrate bool
 	cmd := &cobra.Command{
-		Use:   "worker",
-		Short: "Run the Temporal worker: turns, model calls and tool calls",
+		Use:   use,
+		Short: short,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd, migrate, func(ctx context.Context, h *wiring.Hub, c client.Client) error {
-				if !h.Models.Configured() {
-					fmt.Fprintln(cmd.ErrOrStderr(), "hub worker: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL, or HUB_MODELS): turns will end with an unavailable error")
+			schema := wiring.SchemaCheck
+			if migrate {
+				schema = wiring.SchemaMigrate
+			}
+			return withDB(cmd, "", schema, func(ctx context.Context, h *wiring.Hub) error {
+				if err := servePprof(cmd, ctx, h); err != nil {
+					return err
 				}
-				// Either ending ends the other: a worker that failed to start
-				// does not leave the listener answering.
-				ctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				run := []func() error{func() error { defer cancel(); return h.RunWorker(ctx, c) }}
-				if addr := h.Config.WorkerHTTPAddr; addr != "" {
-					ln, err := net.Listen("tcp", addr)
-					if err != nil {
-						return fmt.Errorf("listen on %s (HUB_WORKER_HTTP_ADDR): %w", addr, err)
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "hub worker metrics and health on %s\n", ln.Addr())
-					run = append(run, func() error { defer cancel(); return h.ServeWorkerHTTP(ctx, ln, c) })
+				c, err := h.DialTemporal(ctx, h.Config.Temporal)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "hub worker polling task queue %q on %s\n", h.Config.TaskQueue, h.Config.TemporalAddress)
-				return runAll(run...)
+				defer c.Close()
+				return run(cmd, ctx, h, c)
 			})
 		},
 	}
-	migrateFlag(cmd, &migrate)
+	cmd.Flags().BoolVar(&migrate, "migrate", false, "bring the database schema up to date before starting (HUB_MIGRATE=1); without it a schema that is behind stops the process")
 	return cmd
-}
-
-// migrateFlag is --migrate of `hub api` and `hub worker`.
-func migrateFlag(cmd *cobra.Command, v *bool) {
-	cmd.Flags().BoolVar(v, "migrate", false, "bring the database schema up to date before starting (HUB_MIGRATE=1); without it a schema that is behind stops the process")
 }
 
 func migrateCommand() *cobra.Command {
@@ -251,7 +259,7 @@ func tokenCommand() *cobra.Command {
 }
 
 // cliActor is who a change made by the hub CLI is by: the server's
-// operator, no person (the audit log says via "cli").
+// operator, no person.
 var cliActor = workspace.Actor{Via: workspace.ViaCLI}
 
 func tokenListCommand() *cobra.Command {
@@ -325,9 +333,6 @@ func tokenRevokeCommand() *cobra.Command {
 	return cmd
 }
 
-// auditCommand lists Hub's own audit log: what belongs to no space (the
-// first sign-in of a provider's subject; the token events of people in no
-// space, operators among them). A space's log is GET /api/spaces/:id/audit.
 func auditCommand() *cobra.Command {
 	var dataDir string
 	var limit int
@@ -366,11 +371,10 @@ func timeOrDash(t *time.Time, none string) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// withDB loads the configuration, builds the Hub (opening the database and
-// migrating or checking its schema) and runs fn, closing it after. Without
-// DATABASE_URL and with a devDataDir, it uses the SQLite database `hub dev`
-// keeps there when there is one (`hub token create` run where `hub dev`
-// runs), and says so on stderr; stdout stays the command's.
+// withDB loads the configuration, builds the Hub and runs fn, closing it
+// after. Without DATABASE_URL and with a devDataDir, it uses the SQLite
+// database `hub dev` keeps there, and says so on stderr (stdout stays the
+// command's).
 func withDB(cmd *cobra.Command, devDataDir string, schema wiring.Schema, fn func(ctx context.Context, h *wiring.Hub) error) error {
 	ctx := cmd.Context()
 	cfg, err := config.FromEnv(nil)
@@ -379,14 +383,13 @@ func withDB(cmd *cobra.Command, devDataDir string, schema wiring.Schema, fn func
 	}
 	if cfg.DatabaseURL == "" && devDataDir != "" {
 		path := filepath.Join(devDataDir, devDatabase)
-		if _, err := os.Stat(path); err == nil {
-			cfg.DatabaseURL = path
-			fmt.Fprintf(cmd.ErrOrStderr(), "hub: DATABASE_URL is not set: using %s, the `hub dev` database\n", path)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("the hub dev database: %w", err)
-		} else {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("DATABASE_URL is not set and there is no %s here from `hub dev`: give a postgres:// URL or a SQLite file path, or run where `hub dev` runs (or --data-dir)", path)
+		} else if err != nil {
+			return fmt.Errorf("the hub dev database: %w", err)
 		}
+		cfg.DatabaseURL = path
+		fmt.Fprintf(cmd.ErrOrStderr(), "hub: DATABASE_URL is not set: using %s, the `hub dev` database\n", path)
 	}
 	h, err := wiring.New(ctx, cfg, wiring.Options{Schema: schema})
 	if err != nil {
@@ -418,28 +421,7 @@ func withSchema(cmd *cobra.Command, fn func(ctx context.Context, db *storage.DB)
 	return fn(cmd.Context(), db)
 }
 
-// withApp is withDB that also connects to Temporal: `hub api` and `hub
-// worker`, which migrate only when told (--migrate, HUB_MIGRATE=1).
-func withApp(cmd *cobra.Command, migrate bool, fn func(ctx context.Context, h *wiring.Hub, c client.Client) error) error {
-	schema := wiring.SchemaCheck
-	if migrate {
-		schema = wiring.SchemaMigrate
-	}
-	return withDB(cmd, "", schema, func(ctx context.Context, h *wiring.Hub) error {
-		if err := servePprof(cmd, ctx, h); err != nil {
-			return err
-		}
-		c, err := h.DialTemporal(ctx, h.Config.Temporal)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		return fn(ctx, h, c)
-	})
-}
-
-// servePprof starts the opt-in profile listener (HUB_PPROF_ADDR) and says
-// where it listens.
+// servePprof starts the opt-in profile listener and says where it listens.
 func servePprof(cmd *cobra.Command, ctx context.Context, h *wiring.Hub) error {
 	addr, err := h.ServePprof(ctx)
 	if err != nil || addr == "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
 
@@ -16,7 +17,7 @@ func versionCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, _ := debug.ReadBuildInfo()
-			fmt.Fprint(cmd.OutOrStdout(), readBuild(b).text())
+			readBuild(b).write(cmd.OutOrStdout())
 			return nil
 		},
 	}
@@ -47,18 +48,16 @@ func readBuild(b *debug.BuildInfo) build {
 	return v
 }
 
-func (v build) text() string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "hub %s\n", v.version)
+func (v build) write(w io.Writer) {
+	fmt.Fprintf(w, "hub %s\n", v.version)
 	if v.revision == "" {
-		sb.WriteString("commit    unknown (not stamped: build with `go build ./cmd/hub` inside the git checkout)\n")
+		fmt.Fprintln(w, "commit    unknown (not stamped: build with `go build ./cmd/hub` inside the git checkout)")
 	} else {
-		fmt.Fprintf(&sb, "commit    %s\n", v.revision)
-		fmt.Fprintf(&sb, "committed %s\n", cmp.Or(v.time, "unknown"))
-		fmt.Fprintf(&sb, "modified  %s\n", cmp.Or(v.modified, "unknown"))
+		fmt.Fprintf(w, "commit    %s\n", v.revision)
+		fmt.Fprintf(w, "committed %s\n", cmp.Or(v.time, "unknown"))
+		fmt.Fprintf(w, "modified  %s\n", cmp.Or(v.modified, "unknown"))
 	}
-	fmt.Fprintf(&sb, "go        %s\n", v.goVersion)
-	return sb.String()
+	fmt.Fprintf(w, "go        %s\n", v.goVersion)
 }
 
 // short is the one line `hub --version` prints after "hub version".
