@@ -20,16 +20,13 @@ import (
 // is tools-off, for a final answer, so a turn always ends with one.
 const MaxSteps = 8
 
-// PrepareTurn loads what the turn needs, decides the tool offer, renders the
-// instructions and context, saves them as the turn's run record and sends
-// the refs the turn knows before any text. Running it twice writes the same
-// record again, so it is safe to retry.
+// PrepareTurn decides the tool offer, renders the instructions and
+// context, saves them as the turn's run record and sends the refs the turn
+// knows before any text. Running it twice writes the same record again.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
 	var p prepared
 	err := a.prepare(ctx, in, &p)
-	if errors.Is(err, chat.ErrClaimedMeanwhile) {
-		// Claimed or ended since it was read: claim it as a reset's run
-		// does, then write.
+	if errors.Is(err, chat.ErrClaimedMeanwhile) { // claim it as a reset's run does, then write
 		if err := a.claim(ctx, p.turn, -1); err != nil {
 			return Plan{}, err
 		}
@@ -41,7 +38,6 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	return p.plan, nil
 }
 
-// prepared is what prepare read and decided.
 type prepared struct {
 	turn  chat.Turn
 	runID string
@@ -50,15 +46,13 @@ type prepared struct {
 	plan  Plan
 }
 
-// prepare is PrepareTurn's reads and writes.
 func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error {
 	turn, _, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
 		return gone(err)
 	}
-	// A turn's first run takes it with the writes at the end (chat.Store.Claim);
-	// a run that finds it claimed or ended (an operator's reset) claims
-	// it now, as every activity does.
+	// A turn's first run claims it with the writes at the end; a reset's
+	// run claims it now, as every activity does.
 	runID, claimLater := firstClaim(ctx, turn)
 	p.turn, p.runID = turn, runID
 	if !claimLater {
@@ -97,10 +91,7 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 		return err
 	}
 	offer := assistant.BuildOffer(offerIn)
-	// The instructions name the person's enabled skills (hub_read_skill
-	// reads them) and the space's connected apps, which a guest is not told
-	// of (ListConnections gives a guest none); Web says the operator
-	// configured a search provider, for the line on facts that change.
+	// A guest is not told of the space's connected apps.
 	_, web := a.Tools.Get(tools.WebSearchTool)
 	profile := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
 		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: a.location().String(),
@@ -125,8 +116,8 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	if err != nil {
 		return err
 	}
-	// The prompt must fit the model's window: history goes first, then
-	// guides; the person's message never.
+	// To fit the model's window history goes first, then guides; the
+	// person's message never.
 	fitted, report, err := assistant.Fit(assistant.NewBudget(model.Name, a.budgetWindow(model)), assistant.PromptParts{
 		Instructions: rec.Instructions, Tools: a.toolSchemas(offerIn.Registry, turn, offer.Tools), Context: tc.Render(),
 		Guides: guides, History: assistant.HistoryMessages(history, offerIn.Registry), Message: user.Text,
@@ -149,19 +140,16 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	return a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
 }
 
-// firstClaim tells whether the activity's run can take the turn with the
-// writes PrepareTurn ends with (chat.Store.Claim): a turn no run has
-// claimed, still running. Outside Temporal there is no run to claim it.
+// firstClaim tells whether the activity's run can claim the turn with the
+// writes PrepareTurn ends with: a running turn no run has claimed.
 func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) {
 	runID = workflowRun(ctx)
 	return runID, runID != "" && turn.RunID == "" && turn.FinishedAt == nil
 }
 
 // startRun writes what PrepareTurn ends with, in one transaction: the
-// run's claim of the turn (claim), the run record, the turn's working
-// status with its announcement, and the refs frame unless the turn's
-// attempt of frames has one (a retried activity sends it once); this
-// process's followers are handed the frame once it committed.
+// run's claim (when claim), the run record, the turn's working status and
+// the refs frame, once per attempt of frames.
 func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) error {
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		if err := a.Chat.MarkWorking(ctx, turnID, 0); err != nil {
@@ -175,8 +163,6 @@ func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim b
 		if err := a.Chat.SaveRunRecord(ctx, turnID, rec); err != nil {
 			return err
 		}
-		// The refs frame is once per attempt (stream.OnePerAttempt): the unique
-		// index on the attempt makes it exact even against a racing one.
 		_, err := a.Frames.PublishFirst(ctx, turnID, stream.TypeRefs, refs)
 		return err
 	})
@@ -186,11 +172,10 @@ func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim b
 	return nil
 }
 
-// screenAndChanges fills in what the context block says about the message
-// beyond its text: typed mentions that named no single record, the page
-// context's ids resolved in the space (ResolveScreen), and the records of
-// the conversation someone else changed since the person's last message.
-// It returns the refs the turn knows before any tool runs.
+// screenAndChanges fills in what the context block says beyond the
+// message's text: unresolved typed mentions, the page resolved in the
+// space, and the records someone else changed since the person's last
+// message. It returns the refs the turn knows before any tool runs.
 func (a *Activities) screenAndChanges(ctx context.Context, turn chat.Turn, user chat.Message, history []chat.Message, tc *assistant.TurnContext) ([]workspace.Ref, error) {
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
 	if assistant.HasTypedMention(user.Text) {
@@ -214,9 +199,8 @@ func (a *Activities) screenAndChanges(ctx context.Context, turn chat.Turn, user 
 }
 
 // changedMeanwhile lists the records the turn knows that someone other
-// than the person changed since their last message in this conversation,
-// from the change log (workspace.Service.ChangedByOthers): durable, so a
-// restart or a change made through another process is not missed.
+// than the person changed since their last message, from the durable
+// change log.
 func (a *Activities) changedMeanwhile(ctx context.Context, turn chat.Turn, history []chat.Message, known []workspace.Ref) ([]workspace.ChangedRecord, error) {
 	var last chat.Message
 	for _, m := range history {
@@ -235,8 +219,8 @@ func (a *Activities) changedMeanwhile(ctx context.Context, turn chat.Turn, histo
 	return a.Workspace.ChangedByOthers(ctx, turn.PersonID, spaces, ids, last.CreatedAt, a.now())
 }
 
-// toolSchemas are the offered tools as the model sees them: in a turn that
-// may act in several spaces, with the space argument.
+// toolSchemas are the offered tools as the model sees them, with the space
+// argument in a turn across spaces.
 func (a *Activities) toolSchemas(reg *tools.Registry, turn chat.Turn, offered []string) []llm.Tool {
 	ts := assistant.ToolSchemas(reg, offered)
 	if len(turn.Spaces) > 0 {
