@@ -70,33 +70,6 @@ func Outside(def *tools.Definition) bool {
 	return def.OutsideTransaction || def.Area == tools.AreaApps
 }
 
-type mode int
-
-const (
-	direct  mode = iota // reads, held writes, calls that fail in dispatch: no transaction
-	outside             // outside writes: no transaction, Started before sending
-	hubTx               // Hub writes: one transaction with the outcome row
-)
-
-func (c Call) offered() []string {
-	if c.Applying {
-		return []string{c.Tool}
-	}
-	return c.Offered
-}
-
-func (c Call) mode(def *tools.Definition, settings workspace.Settings) mode {
-	switch {
-	case def == nil || !def.IsWrite || !slices.Contains(c.offered(), c.Tool):
-		return direct
-	case !c.Applying && def.Holds(settings):
-		return direct
-	case Outside(def):
-		return outside
-	}
-	return hubTx
-}
-
 // Run runs one call and records its outcome through commit, exactly once.
 // The error is for what the caller should retry (the database,
 // ErrRecorded); what became of the call is the Outcome.
@@ -130,14 +103,20 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	}
 	env := tools.Env{Workspace: r.Workspace, Files: r.Files, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
 		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known, EarlierCalls: c.EarlierCalls}
-	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.offered()}
-	m := c.mode(def, settings)
-	if m != direct && c.Started != nil {
+	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.Offered}
+	if c.Applying {
+		call.Offered = []string{c.Tool}
+	}
+	// A write (offered, not held) runs after Started: a Hub write in a
+	// transaction with its outcome row, an outside write without one.
+	// Reads, held writes and calls that fail in dispatch run directly.
+	write := def != nil && def.IsWrite && slices.Contains(call.Offered, c.Tool) && (c.Applying || !def.Holds(settings))
+	if write && c.Started != nil {
 		if err := c.Started(ctx); err != nil {
 			return Outcome{}, err
 		}
 	}
-	if m != hubTx {
+	if !write || Outside(def) {
 		res, terr := r.Tools.Dispatch(ctx, env, call)
 		out := dispatched(res, terr, c.Applying)
 		out.Role, out.Settings = role, settings
