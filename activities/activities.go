@@ -111,13 +111,6 @@ func (a *Activities) now() time.Time {
 	return time.Now()
 }
 
-func (a *Activities) location() *time.Location {
-	if a.Location != nil {
-		return a.Location
-	}
-	return time.UTC
-}
-
 // turnAndSteps reads the turn with its run record, and its steps before
 // the one given with their calls.
 func (a *Activities) turnAndSteps(ctx context.Context, turnID string, before int) (chat.Turn, chat.RunRecord, []chat.Step, error) {

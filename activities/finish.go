@@ -19,30 +19,6 @@ import (
 // still running: the turn keeps its run's first ending and frames are not
 // repeated. A reset's run reopens the turn first (claim).
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
-	var f finishing
-	if err := a.finish(ctx, in, &f); err != nil {
-		return err
-	}
-	turn, ended := f.turn, f.saved
-	ms := int64(0)
-	if ended.FinishedAt != nil {
-		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
-	}
-	a.Work.turnEnded(string(ended.Status), time.Duration(ms)*time.Millisecond)
-	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
-		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", f.steps,
-		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", f.held)
-	a.transcripts.forget(in.TurnID)
-	return nil
-}
-
-type finishing struct {
-	turn        chat.Turn
-	saved       chat.Turn // the turn as it ended
-	steps, held int
-}
-
-func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) error {
 	turn, _, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	if err != nil {
 		return gone(err)
@@ -77,18 +53,31 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) e
 		return err
 	}
 	// Of two attempts racing to finish the turn one stores the frames.
-	f.turn, f.steps, f.held = turn, len(steps), len(held)
-	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
-		ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
+	var ended chat.Turn
+	err = a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		ended, err = a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
 			Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
 			Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
 		})
 		if err != nil {
 			return err
 		}
-		f.saved = ended
 		return a.lastFrames(ctx, turn, ended, held, named)
 	})
+	if err != nil {
+		return err
+	}
+	ms := int64(0)
+	if ended.FinishedAt != nil {
+		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
+	}
+	a.Work.turnEnded(string(ended.Status), time.Duration(ms)*time.Millisecond)
+	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
+		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", len(steps),
+		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", len(held))
+	a.transcripts.forget(in.TurnID)
+	return nil
 }
 
 // lastFrames publishes what a turn's stream ends with, each once per

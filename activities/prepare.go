@@ -1,9 +1,11 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -24,77 +26,53 @@ const MaxSteps = 8
 // context, saves them as the turn's run record and sends the refs the turn
 // knows before any text. Running it twice writes the same record again.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
-	var p prepared
-	err := a.prepare(ctx, in, &p)
-	if errors.Is(err, chat.ErrClaimedMeanwhile) { // claim it as a reset's run does, then write
-		if err := a.claim(ctx, p.turn, -1); err != nil {
-			return Plan{}, err
-		}
-		err = a.startRun(ctx, p.turn.ID, p.runID, false, p.rec, p.refs)
-	}
-	if err != nil {
-		return Plan{}, err
-	}
-	return p.plan, nil
-}
-
-type prepared struct {
-	turn  chat.Turn
-	runID string
-	rec   chat.RunRecord
-	refs  any
-	plan  Plan
-}
-
-func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error {
 	turn, _, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
-		return gone(err)
+		return Plan{}, gone(err)
 	}
 	// A turn's first run claims it with the writes at the end; a reset's
 	// run claims it now, as every activity does.
 	runID, claimLater := firstClaim(ctx, turn)
-	p.turn, p.runID = turn, runID
 	if !claimLater {
 		if err := a.claim(ctx, turn, -1); err != nil {
-			return err
+			return Plan{}, err
 		}
 	}
 	logTurn(ctx, "turn started", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID, "model", turn.Model)
 	space, err := a.Workspace.GetSpace(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, workspace.ErrNotFound) {
-		return temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
+		return Plan{}, temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
 	}
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	person, err := a.Workspace.GetPerson(ctx, turn.PersonID)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	settings, err := a.Workspace.GetSettings(ctx, turn.PersonID)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	var spaces []workspace.Space
 	if len(turn.Spaces) > 0 {
 		if spaces, err = a.turnSpaces(ctx, turn); err != nil {
-			return err
+			return Plan{}, err
 		}
 	}
 	offerIn, apps, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings, true)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	offer := assistant.BuildOffer(offerIn)
-	// A guest is not told of the space's connected apps.
 	_, web := a.Tools.Get(tools.WebSearchTool)
+	loc := cmp.Or(a.Location, time.UTC)
 	profile := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
-		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: a.location().String(),
+		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: loc.String(),
 		Playbooks: playbooks.Index(a.Playbooks), Web: web}
 	if space.Role != workspace.RoleGuest {
 		profile.Apps = &assistant.AppsState{Apps: apps.conns, Writes: settings.ConnectedAppWrites}
@@ -111,10 +89,10 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
 		rec.OfferWhy.Playbooks = append(rec.OfferWhy.Playbooks, g.Name)
 	}
-	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
+	tc := assistant.TurnContext{Now: a.now(), Location: loc, Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
 	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	// To fit the model's window history goes first, then guides; the
 	// person's message never.
@@ -125,19 +103,26 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	if err != nil {
 		var tooLarge *assistant.PromptTooLargeError
 		if errors.As(err, &tooLarge) {
-			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
+			return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
 		}
-		return err
+		return Plan{}, err
 	}
 	tc.Guides = fitted.Guides
 	rec.Context = tc.Render()
 	for _, m := range history[report.HistoryDropped:] {
 		rec.HistoryIDs = append(rec.HistoryIDs, m.ID)
 	}
-	p.rec = rec
-	p.refs = map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
-	p.plan = Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}
-	return a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
+	refs := map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
+	err = a.startRun(ctx, turn.ID, runID, claimLater, rec, refs)
+	if errors.Is(err, chat.ErrClaimedMeanwhile) { // claim it as a reset's run does, then write
+		if err = a.claim(ctx, turn, -1); err == nil {
+			err = a.startRun(ctx, turn.ID, runID, false, rec, refs)
+		}
+	}
+	if err != nil {
+		return Plan{}, err
+	}
+	return Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
 }
 
 // firstClaim tells whether the activity's run can claim the turn with the

@@ -25,55 +25,39 @@ func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 // already has an outcome returns it unchanged, so a retry, a replay or a
 // reset never runs a write twice.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
-	tc, done, err := a.runTool(ctx, in)
-	if tc == nil {
-		return done, err
-	}
-	if errors.Is(err, toolrun.ErrRecorded) {
-		stored, err := a.Chat.GetToolCall(ctx, tc.call.ID)
-		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
-	}
-	if err != nil {
-		return ToolOutcome{}, err
-	}
-	a.Work.toolCalled(tc.call.Tool, tc.saved.Status)
-	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
-}
-
-// runTool is RunTool's read and run. It returns the call it ran, or none
-// and RunTool's answer.
-func (a *Activities) runTool(ctx context.Context, in RunToolInput) (*turnCall, ToolOutcome, error) {
 	turn, rec, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	call, found := findCall(steps, in.CallID)
 	if err == nil && !found { // also a stale run's call of a step a reset deleted
 		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
 	}
 	if err != nil || call.Final() {
-		return nil, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
+		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
 	}
 	if err := a.claim(ctx, turn, call.Step); err != nil {
-		return nil, ToolOutcome{}, err
+		return ToolOutcome{}, err
 	}
 	// Read before the claim, steps may hold an old run's later steps that
 	// a reset's claim just deleted: the call sees the turn as at its step.
-	steps = stepsThrough(steps, call.Step)
-	// Access is read once here; the Runner's recheck and the tool's checks
-	// answer from it (one who cannot open the space is refused there).
-	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
-		return nil, ToolOutcome{}, err
-	}
-	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, steps)
+	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, stepsThrough(steps, call.Step))
 	if err != nil {
-		return nil, ToolOutcome{}, err
+		return ToolOutcome{}, err
 	}
 	started := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}
 	if startsWithOutcome(tc.def) {
 		tc.started = started
 	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
-		return nil, ToolOutcome{}, err
+		return ToolOutcome{}, err
 	}
 	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
-	return tc, ToolOutcome{}, err
+	if errors.Is(err, toolrun.ErrRecorded) {
+		stored, err := a.Chat.GetToolCall(ctx, call.ID)
+		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
+	}
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	a.Work.toolCalled(call.Tool, tc.saved.Status)
+	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
 }
 
 // stepsThrough is steps (in order) up to and including step.
