@@ -138,20 +138,16 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 			}
 			regs[c.SpaceID] = reg
 		}
+		ref := CallRef{CallID: c.ID, SpaceID: c.SpaceID}
 		if d, ok := reg.Get(c.Tool); ok && toolrun.Outside(d) {
-			plan.Outside = append(plan.Outside, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
-			continue
+			plan.Outside = append(plan.Outside, ref)
+		} else if c.Tool == tools.PlanTool {
+			plan.Plans = append(plan.Plans, ref)
+		} else if i := slices.IndexFunc(plan.Spaces, func(b SpaceBatch) bool { return b.SpaceID == c.SpaceID }); i >= 0 {
+			plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
+		} else {
+			plan.Spaces = append(plan.Spaces, SpaceBatch{SpaceID: c.SpaceID, CallIDs: []string{c.ID}})
 		}
-		if c.Tool == tools.PlanTool {
-			plan.Plans = append(plan.Plans, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
-			continue
-		}
-		i := slices.IndexFunc(plan.Spaces, func(b SpaceBatch) bool { return b.SpaceID == c.SpaceID })
-		if i < 0 {
-			i = len(plan.Spaces)
-			plan.Spaces = append(plan.Spaces, SpaceBatch{SpaceID: c.SpaceID})
-		}
-		plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
 	}
 	if len(plan.Spaces)+len(plan.Plans)+len(plan.Outside) > 0 { // until ApplyReceipts answers
 		if err := a.Chat.MarkApplying(ctx, in.MessageID, true); err != nil {

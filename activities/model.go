@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -421,15 +422,5 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 
 // keepIDs keeps the history messages the run record kept.
 func keepIDs(history []chat.Message, ids []string) []chat.Message {
-	keep := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		keep[id] = true
-	}
-	out := history[:0:0]
-	for _, m := range history {
-		if keep[m.ID] {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(history), func(m chat.Message) bool { return !slices.Contains(ids, m.ID) })
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 
 	"hub/assistant"
@@ -64,27 +65,21 @@ func (a *Activities) currentLabels(ctx context.Context, turn chat.Turn, user *ch
 		}
 	}
 	bySpace := map[string][]string{}
-	var spaces []string
 	for _, l := range lists {
 		for _, r := range *l {
-			if r.Kind != workspace.KindTask && r.Kind != workspace.KindProject && r.Kind != workspace.KindPerson {
-				continue
-			}
 			space := cmp.Or(r.SpaceID, turn.SpaceID)
-			if _, ok := bySpace[space]; !ok {
-				spaces = append(spaces, space)
-			}
-			if !slices.Contains(bySpace[space], r.ID) {
+			if (r.Kind == workspace.KindTask || r.Kind == workspace.KindProject || r.Kind == workspace.KindPerson) &&
+				!slices.Contains(bySpace[space], r.ID) {
 				bySpace[space] = append(bySpace[space], r.ID)
 			}
 		}
 	}
-	if len(spaces) == 0 {
+	if len(bySpace) == 0 {
 		return nil
 	}
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
 	now := map[string]map[string]workspace.Ref{}
-	for _, space := range spaces {
+	for _, space := range slices.Sorted(maps.Keys(bySpace)) {
 		found, err := a.Workspace.FindRefs(ctx, actor, space, bySpace[space])
 		switch {
 		case errors.Is(err, workspace.ErrForbidden) || errors.Is(err, workspace.ErrNotFound):

@@ -55,21 +55,23 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		return turn.SpaceID, rest, terr, nil
 	}
 	allowed := append([]string{turn.SpaceID}, turn.Spaces...)
+	if slices.Contains(allowed, named) { // an id wins over another space's name
+		return named, rest, nil, nil
+	}
 	names, err := a.Workspace.SpaceNames(ctx, allowed)
 	if err != nil {
 		return "", "", nil, err
 	}
 	var match []string
 	for _, id := range allowed {
-		if id == named || strings.EqualFold(named, names[id]) {
+		if strings.EqualFold(named, names[id]) {
 			match = append(match, id)
 		}
 	}
-	switch {
-	case len(match) > 1 && !slices.Contains(match, named):
-		return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
-			Message: fmt.Sprintf("several of this turn's spaces are called %q; name one by its id", named)}, nil
-	case len(match) == 0:
+	switch len(match) {
+	case 1:
+		return match[0], rest, nil, nil
+	case 0:
 		spaces, err := a.turnSpaces(ctx, turn)
 		if err != nil {
 			return "", "", nil, err
@@ -86,11 +88,8 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
 			Message: fmt.Sprintf("this turn cannot act in %s; its spaces are %s", which, strings.Join(list, ", "))}, nil
 	}
-	// An id wins over another space's name.
-	if slices.Contains(match, named) {
-		return named, rest, nil, nil
-	}
-	return match[0], rest, nil, nil
+	return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
+		Message: fmt.Sprintf("several of this turn's spaces are called %q; name one by its id", named)}, nil
 }
 
 // stillMember checks, at every model call, that the person can still open
