@@ -59,13 +59,11 @@ type Activities struct {
 	Now func() time.Time
 	// Interrupts lets the api close a model call at once on Stop or Pause.
 	Interrupts *stream.Interrupts
-	// Verifier, when set, checks a final answer and sends back what is
-	// still missing.
+	// Verifier, when set, checks a final answer and sends back what is still missing.
 	Verifier assistant.Verifier
 	// Playbooks are the playbooks routing may preload.
 	Playbooks []playbooks.Playbook
-	// ContextTokens overrides the model's context window (0: the model
-	// family's).
+	// ContextTokens overrides the model's context window (0: the model family's).
 	ContextTokens int
 	// Usage saves every model call's usage and holds the spaces' monthly
 	// budgets (usage.go). Nil saves nothing (the in-process benchmark).
@@ -84,18 +82,17 @@ type Activities struct {
 	transcripts transcripts // each running turn's messages (transcripts.go)
 }
 
-// Fault points of Apply.
+// Fault points of Apply and of a model call.
 const (
 	FaultBeforeCommit  = "apply.before-commit"  // inside the space's transaction, after its writes
 	FaultAfterCommit   = "apply.after-commit"   // the transaction committed, the activity has not reported
 	FaultBeforeOutside = "apply.before-outside" // before an outside write is marked sending
 	FaultAfterSend     = "apply.after-send"     // the outside write went out, its receipt not yet written
 	FaultStepRunning   = "apply.step-running"   // a workflow step was marked running, nothing done yet
+	FaultModelStart    = "model.start"          // before the call reads the turn (a slow worker)
+	FaultModelReserved = "model.reserved"       // the reservation made, the request not sent
+	FaultModelSettled  = "model.settled"        // settled and the step saved, the activity has not reported
 )
-
-// FaultModelStart is called when a model call starts, before it reads the
-// turn: the run-control tests hold a call there (a slow worker).
-const FaultModelStart = "model.start"
 
 func (a *Activities) fault(point string) error {
 	if a.Fault == nil {

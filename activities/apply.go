@@ -16,8 +16,7 @@ import (
 // rolls back rather than block others.
 const ApplyTxTimeout = 30 * time.Second
 
-// ApplyInput names what the person asked to apply: a reply's held calls
-// (all of them, or CallIDs).
+// ApplyInput names what the person asked to apply: a reply's held calls (all of them, or CallIDs).
 type ApplyInput struct {
 	MessageID      string
 	ConversationID string
@@ -80,8 +79,7 @@ type ApplyReceipt struct {
 	UndoGroupID  string
 	// Refs are the records a succeeded call changed.
 	Refs []workspace.Ref `json:",omitempty"`
-	// PlanSteps are a hub_run_workflow call's steps (JSON name as
-	// recorded histories carry it).
+	// PlanSteps are a hub_run_workflow call's steps (JSON name as recorded histories carry it).
 	PlanSteps []PlanStepReceipt `json:"Steps"`
 }
 

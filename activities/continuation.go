@@ -45,8 +45,7 @@ func (j *joiner) Add(delta string) string {
 	return j.decide()
 }
 
-// Flush ends the continuation and returns what was held back, less a
-// repeat.
+// Flush ends the continuation and returns what was held back, less a repeat.
 func (j *joiner) Flush() string {
 	if j.decided {
 		return ""

@@ -83,8 +83,7 @@ func inlineText(p llm.Part) llm.Part {
 	return llm.Part{Kind: llm.PartText, Name: p.Name, ContentType: p.ContentType, Data: []byte(text)}
 }
 
-// refusedParts tells whether the provider refused the request as sent,
-// which fewer parts may cure.
+// refusedParts tells whether the provider refused the request as sent, which fewer parts may cure.
 func refusedParts(err error) bool {
 	var le *llm.Error
 	return errors.As(err, &le) && le.Kind == llm.KindBadRequest
@@ -137,8 +136,7 @@ func userMessageIndex(msgs []llm.Message, history int) int {
 	return -1
 }
 
-// notSeenNote is the reply's line for files the model was not given, once
-// per turn.
+// notSeenNote is the reply's line for files the model was not given, once per turn.
 func notSeenNote(names []string, steps []chat.Step) string {
 	note := llm.PartsNote(names)
 	if note == "" {

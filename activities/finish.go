@@ -125,8 +125,7 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 		return nil, err
 	}
 	known := knownRefs(user, history)
-	// The page's records are a nicety: a failure to resolve them (lost
-	// access) leaves them out.
+	// The page's records are a nicety: a failure to resolve them (lost access) leaves them out.
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
 	if screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext); err == nil {
 		known = append(known, screen.Refs...)

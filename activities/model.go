@@ -297,8 +297,7 @@ func textFrame(delta string) []stream.Draft {
 	return []stream.Draft{{Type: stream.TypeText, Data: map[string]string{"delta": delta}}}
 }
 
-// saveStep saves the step with the frames that end the call, in one
-// transaction.
+// saveStep saves the step with the frames that end the call, in one transaction.
 func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, frames ...stream.Draft) ([]chat.ToolCall, error) {
 	var calls []chat.ToolCall
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
@@ -355,8 +354,7 @@ func heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop 
 func modelError(err error) error {
 	var be *usage.BudgetError
 	if errors.As(err, &be) {
-		// The budget working, not a fault: benign, so the SDK does not log
-		// it at ERROR.
+		// The budget working, not a fault: benign, so the SDK does not log it at ERROR.
 		slog.Info("model call refused by the space's budget", "budgetMicros", be.Budget, "leftMicros", be.Left(), "neededMicros", be.Needed)
 		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeBudget, temporal.ApplicationErrorOptions{
 			NonRetryable: true, Category: temporal.ApplicationErrorCategoryBenign})

@@ -94,8 +94,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
-	// To fit the model's window history goes first, then guides; the
-	// person's message never.
+	// To fit the model's window history goes first, then guides; the person's message never.
 	fitted, report, err := assistant.Fit(assistant.NewBudget(model.Name, a.budgetWindow(model)), assistant.PromptParts{
 		Instructions: rec.Instructions, Tools: a.toolSchemas(offerIn.Registry, turn, offer.Tools), Context: tc.Render(),
 		Guides: guides, History: assistant.HistoryMessages(history, offerIn.Registry), Message: user.Text,

@@ -210,8 +210,7 @@ func inSpace(refs []workspace.Ref, spaceID string) {
 	}
 }
 
-// maxCallRefs: one call names at most 50 records; the model reads the
-// rest in its data.
+// maxCallRefs: one call names at most 50 records; the model reads the rest in its data.
 const maxCallRefs = 50
 
 func capRefs(refs []workspace.Ref) []workspace.Ref { return refs[:min(len(refs), maxCallRefs)] }

@@ -14,8 +14,7 @@ type TurnRef struct {
 	TurnID string
 }
 
-// Plan is what PrepareTurn decided for the turn; the prompt itself is in
-// the run record.
+// Plan is what PrepareTurn decided for the turn; the prompt itself is in the run record.
 type Plan struct {
 	Model        string
 	ModelTimeout time.Duration
@@ -100,19 +99,16 @@ const (
 	ErrTypeTimeout     = "timeout"
 	ErrTypeForbidden   = "forbidden"
 	ErrTypeGone        = "gone"
-	// ErrTypeTooLarge: the prompt cannot fit the model's window even
-	// without history.
+	// ErrTypeTooLarge: the prompt cannot fit the model's window even without history.
 	ErrTypeTooLarge = "too_large"
-	// ErrTypeInterrupted: Stop or Pause closed the model call (ahead of
-	// Temporal's cancellation).
+	// ErrTypeInterrupted: Stop or Pause closed the model call (ahead of Temporal's cancellation).
 	ErrTypeInterrupted = "interrupted"
 	// ErrTypeBudget: the space's monthly budget cannot hold the next
 	// model call's estimate; the call was not made.
 	ErrTypeBudget = "budget_exceeded"
 )
 
-// gone makes a missing turn or call final: its conversation was deleted
-// while the turn ran.
+// gone makes a missing turn or call final: its conversation was deleted while the turn ran.
 func gone(err error) error {
 	if errors.Is(err, workspace.ErrNotFound) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeGone, err)

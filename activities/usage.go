@@ -19,14 +19,6 @@ import (
 // its request sets no cap: one step's answer is rarely longer.
 const ReserveOutputTokens = 4096
 
-// FaultModelReserved is called after a model call's reservation, before
-// its request: a worker killed with a reservation open.
-const FaultModelReserved = "model.reserved"
-
-// FaultModelSettled is called after a model call was settled and its step
-// saved, before the activity reports.
-const FaultModelSettled = "model.settled"
-
 // meter meters the requests of one CallModel attempt: each first
 // reserves its estimated cost against the space's monthly budget (not sent
 // when it cannot hold it), and once ended is settled with what it used,
@@ -159,8 +151,7 @@ func callIdentity(ctx context.Context, turnID string, step, attempt int) string 
 
 // Estimates of attached files, in tokens, for a reservation: erring high.
 const (
-	// ImagePartTokens is a picture: a large one at high detail costs
-	// 1,100–1,500 input tokens.
+	// ImagePartTokens is a picture: a large one at high detail costs 1,100–1,500 input tokens.
 	ImagePartTokens = 1_600
 	// FileBytesPerToken is a file part's bytes per token (a PDF's text
 	// and page pictures); text files are counted as their text.

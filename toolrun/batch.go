@@ -8,8 +8,7 @@ import (
 	"hub/workspace"
 )
 
-// Batch is Hub writes of one space that commit together or not at all,
-// with one Undo group.
+// Batch is Hub writes of one space that commit together or not at all, with one Undo group.
 type Batch struct {
 	PersonID string
 	SpaceID  string

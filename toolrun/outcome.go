@@ -63,8 +63,7 @@ var ErrRecorded = errors.New("the call's outcome was recorded by an earlier atte
 // errRollback ends a failed write's transaction without committing.
 var errRollback = errors.New("tool failed; roll back")
 
-// dispatched is the outcome of a tool that ran; applying, a held result
-// is a failure.
+// dispatched is the outcome of a tool that ran; applying, a held result is a failure.
 func dispatched(res tools.Result, terr *tools.Error, applying bool) Outcome {
 	switch {
 	case terr == nil && res.Held && applying:

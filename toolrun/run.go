@@ -35,19 +35,16 @@ type Call struct {
 	HomeSpaceID string
 	Tool        string
 	Arguments   string
-	// Offered are the tools the turn offered; a call of any other name
-	// fails in dispatch.
+	// Offered are the tools the turn offered; a call of any other name fails in dispatch.
 	Offered []string
 	// Applying is set when the person's Apply runs a held call: the one
 	// tool approved runs, and nothing is held again.
 	Applying bool
 	// Known maps the ids of records the turn knows to their titles.
 	Known map[string]string
-	// EarlierCalls counts the calls of each tool the turn made before this
-	// one; nil outside a turn.
+	// EarlierCalls counts the calls of each tool the turn made before this one; nil outside a turn.
 	EarlierCalls map[string]int
-	// Role, when set, turns the person's role in the space into the one
-	// the call runs with.
+	// Role, when set, turns the person's role in the space into the one the call runs with.
 	Role func(ctx context.Context, role workspace.Role) (workspace.Role, error)
 	// Invalid is an error found before the call runs (its space argument,
 	// a plan step's $ref): the call fails with it and nothing runs.

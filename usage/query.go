@@ -41,8 +41,7 @@ type Totals struct {
 	CostMicros        int64  `json:"costMicros"`
 }
 
-// Report is a query's answer: the total and, when grouped, one Totals per
-// key in order.
+// Report is a query's answer: the total and, when grouped, one Totals per key in order.
 type Report struct {
 	Total  Totals
 	Groups []Totals

@@ -147,11 +147,7 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 				return fmt.Errorf("reserve model call: %w", ins.Error)
 			}
 		}
-		var b struct {
-			Budget   *int64
-			Spent    int64
-			Reserved int64
-		}
+		var b Spend
 		err := tx.Raw(`SELECT spaces.monthly_budget_micros AS budget, space_spend.spent_micros AS spent, space_spend.reserved_micros AS reserved
 			FROM spaces JOIN space_spend ON space_spend.space_id = spaces.id AND space_spend.month = ? WHERE spaces.id = ?`,
 			month, c.SpaceID).Scan(&b).Error
@@ -166,8 +162,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 }
 
 // ReleaseTurn releases the open reservations of a turn's calls other than
-// except: a turn makes one model call at a time, so a retried activity's
-// finds are of attempts that will never settle.
+// except: a turn makes one model call at a time, so those a retried
+// activity finds are of attempts that will never settle.
 func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		_, err := release(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
@@ -202,8 +198,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 	}
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		// Three times at most: a missing row is recorded as released and
-		// settled from there.
+		// Three times at most: a missing row is recorded as released and settled from there.
 		for range 3 {
 			for _, from := range []string{StatusReserved, StatusReleased} {
 				var rows []storage.ModelCall
