@@ -27,7 +27,6 @@ import (
 	"hub/workspace"
 )
 
-// chatModel is the model gateway as the activities use it.
 type chatModel interface {
 	streamer
 	Model() string

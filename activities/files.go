@@ -127,7 +127,6 @@ func (a *Activities) streamWithParts(ctx context.Context, send streamer, req llm
 	}
 }
 
-// userMessageIndex is where the person's message is in a request.
 func userMessageIndex(msgs []llm.Message, history int) int {
 	i := 1 + history // the instructions, then the history
 	if i < len(msgs) && msgs[i].Role == llm.RoleUser {

@@ -64,14 +64,12 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	// published with the step, so the frames always add up to the saved text.
 	text := newTextFrames(context.WithoutCancel(ctx), a.Frames, in.TurnID)
 	res, notGiven, level, err := a.streamWithParts(callCtx, cs.m, cs.req, cs.userIdx, cs.parts, cs.from, func(c llm.Chunk) error {
-		if c.TextDelta == "" {
-			return nil
-		}
 		delta := c.TextDelta
 		if join != nil {
-			if delta = join.Add(delta); delta == "" {
-				return nil
-			}
+			delta = join.Add(delta)
+		}
+		if delta == "" {
+			return nil
 		}
 		delta = cs.sep + delta
 		cs.sep = ""
@@ -168,7 +166,6 @@ func (a *Activities) failedCall(ctx, callCtx context.Context, in CallModelInput,
 	return err
 }
 
-// stepOf is the step a model call's result is saved as.
 func stepOf(in CallModelInput, attempt, level int, res llm.Result, reason string) chat.Step {
 	return chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: reason, PartsLevel: level,
 		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
@@ -289,7 +286,6 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	})
 }
 
-// textFrame is the text frame of what gathered, if anything did.
 func textFrame(delta string) []stream.Draft {
 	if delta == "" {
 		return nil
@@ -418,7 +414,6 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 	return assistant.VerifyNote(missing), chat.NudgeVerify
 }
 
-// keepIDs keeps the history messages the run record kept.
 func keepIDs(history []chat.Message, ids []string) []chat.Message {
 	return slices.DeleteFunc(slices.Clone(history), func(m chat.Message) bool { return !slices.Contains(ids, m.ID) })
 }

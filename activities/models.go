@@ -8,7 +8,6 @@ import (
 	"hub/llm"
 )
 
-// streamer is one model to call.
 type streamer interface {
 	Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
 }

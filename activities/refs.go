@@ -135,7 +135,6 @@ func earlierCalls(steps []chat.Step, call chat.ToolCall) map[string]int {
 	return out
 }
 
-// skillRefs are the refs of the skills the instructions name.
 func skillRefs(skills []assistant.SkillLine) []workspace.Ref {
 	var out []workspace.Ref
 	for _, k := range skills[:min(len(skills), assistant.MaxListedSkills)] {

@@ -42,10 +42,7 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 	if errors.Is(err, workspace.ErrConflict) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
 	}
-	if err != nil {
-		return gone(err)
-	}
-	return nil
+	return gone(err)
 }
 
 // keptFrames are the frames a reopened turn's new attempt starts with,

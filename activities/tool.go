@@ -60,7 +60,6 @@ func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome,
 	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
 }
 
-// stepsThrough is steps (in order) up to and including step.
 func stepsThrough(steps []chat.Step, step int) []chat.Step {
 	for i, st := range steps {
 		if st.Step > step {
@@ -70,7 +69,6 @@ func stepsThrough(steps []chat.Step, step int) []chat.Step {
 	return steps
 }
 
-// findCall is the call of the given id among a turn's steps.
 func findCall(steps []chat.Step, id string) (chat.ToolCall, bool) {
 	for _, st := range steps {
 		for _, c := range st.ToolCalls {
@@ -177,7 +175,6 @@ func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 	return err
 }
 
-// outcomeOf is a call's outcome row.
 func outcomeOf(out toolrun.Outcome) chat.Outcome {
 	res := out.Result
 	switch out.Kind {
@@ -215,7 +212,7 @@ const maxCallRefs = 50
 
 func capRefs(refs []workspace.Ref) []workspace.Ref { return refs[:min(len(refs), maxCallRefs)] }
 
-// toolDoneFrame is the tool frame that ends a call: done, held or failed.
+// toolDoneFrame is the tool frame that ends a call.
 func toolDoneFrame(call chat.ToolCall, out toolrun.Outcome) map[string]any {
 	frame := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseDone, "summary": out.Result.Summary,
 		"refs": nonNilRefs(out.Result.Refs)}

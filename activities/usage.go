@@ -46,7 +46,6 @@ func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt 
 	return m
 }
 
-// call is the usage row of the request being sent.
 func (m *meter) call() usage.Call {
 	return usage.Call{ID: m.identity + "." + strconv.Itoa(m.try), TurnID: m.turn.ID, Step: m.step, ConversationID: m.turn.ConversationID,
 		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID}
@@ -62,14 +61,11 @@ func (m *meter) reserve(ctx context.Context, req llm.Request) error {
 			return err
 		}
 	}
-	if err := store.Reserve(ctx, c, m.price.Cost(EstimateUsage(req, m.a.budgetWindow(m.info)))); err != nil {
-		var be *usage.BudgetError
-		if errors.As(err, &be) {
-			m.a.Metrics.Refused(m.info.ID)
-		}
-		return err
+	err := store.Reserve(ctx, c, m.price.Cost(EstimateUsage(req, m.a.budgetWindow(m.info))))
+	if be := (*usage.BudgetError)(nil); errors.As(err, &be) {
+		m.a.Metrics.Refused(m.info.ID)
 	}
-	return nil
+	return err
 }
 
 // Stream sends one request of the attempt (streamWithParts), metered.
@@ -135,7 +131,6 @@ func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
 	return llm.Usage{InputTokens: in, OutputTokens: out, Estimated: true}
 }
 
-// localCalls numbers the attempts made outside Temporal.
 var localCalls atomic.Int64
 
 // callIdentity names one CallModel attempt: the turn and step, and the

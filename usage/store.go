@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -111,7 +112,6 @@ func reserveArgs(c Call, estimate int64, now time.Time) []any {
 		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, StatusReserved, Day(now), estimate, now}
 }
 
-// reserveTx is Reserve as a transaction of several statements.
 func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {
 	month := Month(now)
 	return s.db.InTx(ctx, func(ctx context.Context) error {
@@ -291,7 +291,6 @@ func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, erro
 	}
 	type month struct{ space, month string }
 	held := map[month]int64{}
-	var months []month
 	var n int64
 	for _, r := range rows {
 		res := tx.Model(&storage.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
@@ -303,14 +302,10 @@ func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, erro
 			continue
 		}
 		n++
-		m := month{r.SpaceID, Month(r.CreatedAt)}
-		if _, ok := held[m]; !ok {
-			months = append(months, m)
-		}
-		held[m] += r.ReservedMicros
+		held[month{r.SpaceID, Month(r.CreatedAt)}] += r.ReservedMicros
 	}
-	slices.SortFunc(months, func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) })
-	for _, m := range months {
+	byMonth := func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) }
+	for _, m := range slices.SortedFunc(maps.Keys(held), byMonth) {
 		if err := addSpend(tx, m.space, m.month, 0, -held[m]); err != nil {
 			return n, err
 		}
