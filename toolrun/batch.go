@@ -29,7 +29,7 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 		return nil, nil
 	}
 	outs := make([]Outcome, len(b.Calls))
-	role, refusal, err := r.recheck(ctx, b.PersonID, b.SpaceID, "")
+	role, settings, refusal, err := r.recheck(ctx, b.PersonID, b.SpaceID, "")
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +38,6 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 			outs[i] = Outcome{Kind: Refused, Err: refusal}
 		}
 		return outs, commit(ctx, outs)
-	}
-	settings, err := r.Workspace.GetSettings(ctx, b.PersonID)
-	if err != nil {
-		return nil, err
 	}
 	actor := workspace.Actor{PersonID: b.PersonID, Via: workspace.ViaAssistant}
 	txCtx := ctx

@@ -1,6 +1,7 @@
 package toolrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -82,7 +83,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	case c.Invalid != nil:
 		return r.record(ctx, Outcome{Kind: Failed, Err: c.Invalid}, commit)
 	}
-	role, refusal, err := r.recheck(ctx, c.PersonID, c.SpaceID, c.HomeSpaceID)
+	role, settings, refusal, err := r.recheck(ctx, c.PersonID, c.SpaceID, c.HomeSpaceID)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -93,10 +94,6 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 		if role, err = c.Role(ctx, role); err != nil {
 			return Outcome{}, err
 		}
-	}
-	settings, err := r.Workspace.GetSettings(ctx, c.PersonID)
-	if err != nil {
-		return Outcome{}, err
 	}
 	env := tools.Env{Workspace: r.Workspace, Files: r.Files, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
 		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known, EarlierCalls: c.EarlierCalls}
@@ -163,23 +160,19 @@ func (r *Runner) record(ctx context.Context, out Outcome, commit Commit) (Outcom
 }
 
 // recheck reads the person's role in the space now (and that they can
-// still open home). A space they cannot open is a refusal, not an error.
-func (r *Runner) recheck(ctx context.Context, personID, spaceID, home string) (workspace.Role, *tools.Error, error) {
-	if home != "" && home != spaceID {
-		if _, err := r.Workspace.Access(ctx, personID, home); err != nil {
-			return refused(err)
-		}
+// still open home) and their settings. A space they cannot open is a
+// refusal, not an error.
+func (r *Runner) recheck(ctx context.Context, personID, spaceID, home string) (workspace.Role, workspace.Settings, *tools.Error, error) {
+	role, err := r.Workspace.Access(ctx, personID, cmp.Or(home, spaceID))
+	if err == nil && home != "" && home != spaceID {
+		role, err = r.Workspace.Access(ctx, personID, spaceID)
 	}
-	role, err := r.Workspace.Access(ctx, personID, spaceID)
-	if err != nil {
-		return refused(err)
-	}
-	return role, nil, nil
-}
-
-func refused(err error) (workspace.Role, *tools.Error, error) {
 	if errors.Is(err, workspace.ErrNotFound) {
-		return "", tools.Errorf(tools.CodeForbidden, LostAccess), nil
+		return "", workspace.Settings{}, tools.Errorf(tools.CodeForbidden, LostAccess), nil
 	}
-	return "", nil, err
+	if err != nil {
+		return "", workspace.Settings{}, nil, err
+	}
+	settings, err := r.Workspace.GetSettings(ctx, personID)
+	return role, settings, nil, err
 }
