@@ -77,10 +77,8 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	})
 	stopBeat()
 	if join != nil {
-		if rest := join.Flush(); rest != "" {
-			if aerr := text.Add(rest); aerr != nil && err == nil {
-				err = aerr
-			}
+		if aerr := text.Add(join.Flush()); aerr != nil && err == nil {
+			err = aerr
 		}
 		res.Text = join.partial + join.Out()
 	}

@@ -42,7 +42,7 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 	if errors.Is(err, workspace.ErrConflict) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
 	}
-	return gone(err)
+	return gone(err) // a claim whose answer was lost may have committed: Reopen woke the followers
 }
 
 // keptFrames are the frames a reopened turn's new attempt starts with,
