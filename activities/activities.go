@@ -27,7 +27,6 @@ import (
 	"hub/workspace"
 )
 
-// chatModel is the model gateway as the activities use it.
 type chatModel interface {
 	streamer
 	Model() string
@@ -38,20 +37,18 @@ type chatModel interface {
 type Activities struct {
 	Workspace *workspace.Service
 	Chat      *chat.Store
-	// Files are the spaces' attached files: a turn's files go to the model
-	// as parts (files.go).
+	// Files are the spaces' attached files, sent to the model as parts.
 	Files *files.Service
 	Tools *tools.Registry
 	// MCP lists and calls the spaces' MCP servers' tools (nil: none).
 	MCP    *mcpapps.Catalog
 	Frames *stream.Bus
-	// Model is the model endpoint; when it is not configured, turns end with
-	// an unavailable error naming the variables to set.
+	// Model is the model endpoint; unconfigured, turns end with an
+	// unavailable error naming the variables to set.
 	Model           chatModel
 	ModelConfigured bool
-	// Models are the operator's catalog models, one client per endpoint:
-	// a turn calls the model it was started with (turnModel). Nil: every
-	// call goes to Model.
+	// Models are the operator's catalog models, one client per endpoint
+	// (turnModel). Nil: every call goes to Model.
 	Models *llm.Models
 	// ModelTimeout bounds one model call (HUB_MODEL_TIMEOUT).
 	ModelTimeout time.Duration
@@ -61,50 +58,40 @@ type Activities struct {
 	Now func() time.Time
 	// Interrupts lets the api close a model call at once on Stop or Pause.
 	Interrupts *stream.Interrupts
-	// Verifier, when set, checks a final answer and sends back what is
-	// still missing (a surface's own check).
+	// Verifier, when set, checks a final answer and sends back what is still missing.
 	Verifier assistant.Verifier
-	// Playbooks are the playbooks routing may preload (assistant.NewRegistry).
+	// Playbooks are the playbooks routing may preload.
 	Playbooks []playbooks.Playbook
-	// ContextTokens overrides the model's context window (0: the known
-	// window of the model family).
+	// ContextTokens overrides the model's context window (0: the model family's).
 	ContextTokens int
-	// Usage saves every model call's tokens and cost and holds the
-	// spaces' monthly budgets: a call reserves its estimate before its
-	// request and is not made when the budget cannot hold it (usage.go).
-	// Nil saves nothing (the in-process benchmark without a database).
+	// Usage saves every model call's usage and holds the spaces' monthly
+	// budgets (usage.go). Nil saves nothing (the in-process benchmark).
 	Usage *usage.Store
-	// Price, when set, replaces the catalog's price of a model (by the
-	// catalog id the call goes to): a test knob (wiring.TestKnobs.Price).
-	// Nil: the catalog's llm.Model.Price, which the operator sets.
+	// Price, when set, replaces the catalog's price of a model: a test
+	// knob (wiring.TestKnobs.Price).
 	Price func(model string) llm.Price
 	// Metrics are the per-model Prometheus series; nil observes nothing.
 	Metrics *usage.Metrics
 	// Work counts turns, tool calls and receipts (nil: not counted).
 	Work *WorkMetrics
-	// Fault, when set, is called at named points of Apply and of a model
-	// call and returns an error to fail the activity there: the fault
-	// tests' stand-in for a worker killed at that moment. Nil in production.
+	// Fault, when set, fails the activity at a named point of Apply or a
+	// model call: the fault tests' stand-in for a killed worker.
 	Fault func(point string) error
 
-	// transcripts keeps each running turn's person's message and history
-	// for the turn's later steps (transcripts.go).
-	transcripts transcripts
+	transcripts transcripts // each running turn's messages (transcripts.go)
 }
 
-// Fault points of Apply.
+// Fault points of Apply and of a model call.
 const (
 	FaultBeforeCommit  = "apply.before-commit"  // inside the space's transaction, after its writes
 	FaultAfterCommit   = "apply.after-commit"   // the transaction committed, the activity has not reported
 	FaultBeforeOutside = "apply.before-outside" // before an outside write is marked sending
 	FaultAfterSend     = "apply.after-send"     // the outside write went out, its receipt not yet written
 	FaultStepRunning   = "apply.step-running"   // a workflow step was marked running, nothing done yet
+	FaultModelStart    = "model.start"          // before the call reads the turn (a slow worker)
+	FaultModelReserved = "model.reserved"       // the reservation made, the request not sent
+	FaultModelSettled  = "model.settled"        // settled and the step saved, the activity has not reported
 )
-
-// FaultModelStart is called when a model call starts, before it looks at
-// the turn: the run-control tests hold a call there (a worker slow to pick
-// it up) while the person pauses and resumes.
-const FaultModelStart = "model.start"
 
 func (a *Activities) fault(point string) error {
 	if a.Fault == nil {
@@ -120,16 +107,8 @@ func (a *Activities) now() time.Time {
 	return time.Now()
 }
 
-func (a *Activities) location() *time.Location {
-	if a.Location != nil {
-		return a.Location
-	}
-	return time.UTC
-}
-
-// turnAndSteps reads what a model call, a tool call and a turn's ending
-// start from: the turn with its run record, and its steps before the one
-// given with their calls.
+// turnAndSteps reads the turn with its run record, and its steps before
+// the one given with their calls.
 func (a *Activities) turnAndSteps(ctx context.Context, turnID string, before int) (chat.Turn, chat.RunRecord, []chat.Step, error) {
 	turn, rec, err := a.Chat.GetTurn(ctx, turnID)
 	if err != nil {
@@ -139,11 +118,9 @@ func (a *Activities) turnAndSteps(ctx context.Context, turnID string, before int
 	return turn, rec, steps, err
 }
 
-// logTurn writes one of the turn's lifecycle lines ("turn started", "turn
-// ended", "apply finished") with the ids an operator searches by, adding
-// the Temporal workflow and run ids when called as an activity (tests
-// also call activities directly). Ids and counts only: never a message's
-// text, a tool's input or a model's output.
+// logTurn writes one of the turn's lifecycle lines with the ids an
+// operator searches by, and the Temporal ids when called as an activity.
+// Ids and counts only: never a message's text, a tool's input or output.
 func logTurn(ctx context.Context, msg string, args ...any) {
 	if activity.IsActivity(ctx) {
 		info := activity.GetInfo(ctx)
@@ -152,8 +129,7 @@ func logTurn(ctx context.Context, msg string, args ...any) {
 	slog.InfoContext(ctx, msg, args...)
 }
 
-// workflowRun is the Temporal run of the activity ("" outside Temporal:
-// the in-process benchmark runs the loop without it).
+// workflowRun is the Temporal run of the activity ("" outside Temporal).
 func workflowRun(ctx context.Context) string {
 	if !activity.IsActivity(ctx) {
 		return ""

@@ -12,31 +12,28 @@ import (
 	"hub/workspace"
 )
 
-// ApplyTxTimeout bounds one space's Apply transaction: a batch that holds
-// its rows longer than 30 s fails and rolls back rather than block others.
+// ApplyTxTimeout bounds one space's Apply transaction, so a slow batch
+// rolls back rather than block others.
 const ApplyTxTimeout = 30 * time.Second
 
-// ApplyInput names what the person asked to apply: a reply's held calls
-// (all of them, or CallIDs). Ids only.
+// ApplyInput names what the person asked to apply: a reply's held calls (all of them, or CallIDs).
 type ApplyInput struct {
 	MessageID      string
 	ConversationID string
 	PersonID       string
 	CallIDs        []string
-	// ResendUnknown asks to send again an outside write whose outcome is
-	// unknown; without it such a call is reported, not resent.
+	// ResendUnknown sends again an outside write whose outcome is unknown.
 	ResendUnknown bool
 	// RetryInterrupted runs again a workflow step interrupted while it ran.
 	RetryInterrupted bool
 }
 
 // ApplyBatches is what an Apply will run: Hub writes grouped by space (one
-// transaction each) and outside writes, one at a time, after them.
+// transaction each), then workflow calls, then outside writes one by one.
 type ApplyBatches struct {
 	Spaces []SpaceBatch
-	// Plans are hub_run_workflow calls: their plan steps run one by one,
-	// each its own durable unit, after the spaces' Hub writes. The JSON
-	// name is the one recorded histories carry.
+	// Plans are hub_run_workflow calls, each step its own durable unit
+	// (JSON name as recorded histories carry it).
 	Plans   []CallRef `json:"Workflows"`
 	Outside []CallRef
 }
@@ -82,8 +79,7 @@ type ApplyReceipt struct {
 	UndoGroupID  string
 	// Refs are the records a succeeded call changed.
 	Refs []workspace.Ref `json:",omitempty"`
-	// PlanSteps are a hub_run_workflow call's plan steps with what became
-	// of each (JSON name as recorded histories carry it).
+	// PlanSteps are a hub_run_workflow call's steps (JSON name as recorded histories carry it).
 	PlanSteps []PlanStepReceipt `json:"Steps"`
 }
 
@@ -92,8 +88,7 @@ type PlanStepReceipt struct {
 	ID, Tool, Status, Summary, ErrorCode, ErrorMessage, UndoGroupID string
 }
 
-// FailCallsInput records that calls could not be applied (their activity
-// failed for good).
+// FailCallsInput records calls whose Apply activity failed for good.
 type FailCallsInput struct {
 	MessageID string
 	SpaceID   string
@@ -139,25 +134,20 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 			if reg, err = a.registryIn(ctx, c.SpaceID); err != nil {
 				return ApplyBatches{}, err
 			}
-			regs[c.SpaceID] = reg // once per space, not per held call
+			regs[c.SpaceID] = reg
 		}
+		ref := CallRef{CallID: c.ID, SpaceID: c.SpaceID}
 		if d, ok := reg.Get(c.Tool); ok && toolrun.Outside(d) {
-			plan.Outside = append(plan.Outside, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
-			continue
+			plan.Outside = append(plan.Outside, ref)
+		} else if c.Tool == tools.PlanTool {
+			plan.Plans = append(plan.Plans, ref)
+		} else if i := slices.IndexFunc(plan.Spaces, func(b SpaceBatch) bool { return b.SpaceID == c.SpaceID }); i >= 0 {
+			plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
+		} else {
+			plan.Spaces = append(plan.Spaces, SpaceBatch{SpaceID: c.SpaceID, CallIDs: []string{c.ID}})
 		}
-		if c.Tool == tools.PlanTool {
-			plan.Plans = append(plan.Plans, CallRef{CallID: c.ID, SpaceID: c.SpaceID})
-			continue
-		}
-		i := slices.IndexFunc(plan.Spaces, func(b SpaceBatch) bool { return b.SpaceID == c.SpaceID })
-		if i < 0 {
-			i = len(plan.Spaces)
-			plan.Spaces = append(plan.Spaces, SpaceBatch{SpaceID: c.SpaceID})
-		}
-		plan.Spaces[i].CallIDs = append(plan.Spaces[i].CallIDs, c.ID)
 	}
-	if len(plan.Spaces)+len(plan.Plans)+len(plan.Outside) > 0 {
-		// The top bar shows the Apply working until ApplyReceipts answers.
+	if len(plan.Spaces)+len(plan.Plans)+len(plan.Outside) > 0 { // until ApplyReceipts answers
 		if err := a.Chat.MarkApplying(ctx, in.MessageID, true); err != nil {
 			return ApplyBatches{}, err
 		}
@@ -165,12 +155,10 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 	return plan, nil
 }
 
-// ApplySpace runs one space's held Hub writes in one database transaction
-// (at most ApplyTxTimeout) with one Undo group, rechecking access, settings
-// and arguments for each call now (toolrun.Runner.RunBatch). Each call's
-// receipt commits with the writes, so a retry after a crash finds them and
-// writes nothing twice. If any call fails, nothing of the space is written:
-// that call's receipt is failed, the others' unattempted.
+// ApplySpace runs one space's held Hub writes in one transaction with one
+// Undo group (toolrun.Runner.RunBatch). Each receipt commits with the
+// writes, so a retry writes nothing twice. If any call fails, nothing of
+// the space is written.
 func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
 	if err != nil {
@@ -219,14 +207,11 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	return a.fault(FaultAfterCommit)
 }
 
-// receiptOf is the receipt of an applied call (its Attempts left to the
-// caller).
+// receiptOf is the receipt of an applied call, but for its Attempts.
 func receiptOf(callID, spaceID string, out toolrun.Outcome) chat.Receipt {
 	r := chat.Receipt{CallID: callID, SpaceID: spaceID}
 	switch out.Kind {
 	case toolrun.Succeeded:
-		// The summary of what was done, not the preview of what would be,
-		// and the records it changed.
 		r.Status, r.Summary, r.UndoGroupID, r.Refs = chat.ReceiptSucceeded, out.Result.Summary, out.UndoGroupID, capRefs(out.Result.Refs)
 	case toolrun.Unattempted:
 		r.Status, r.ErrorMessage = chat.ReceiptUnattempted, "not applied: another change in this space failed, so none of them was made"
@@ -238,10 +223,9 @@ func receiptOf(callID, spaceID string, out toolrun.Outcome) chat.Receipt {
 	return r
 }
 
-// ApplyOutside runs one outside write (a connected app), outside any
-// transaction. Its receipt says "sending" before the request goes out, so
-// if this worker dies after sending, the next Apply reports the call as
-// unknown instead of sending it twice. The activity is not retried.
+// ApplyOutside runs one outside write (a connected app). Its receipt says
+// "sending" before the request goes out, so a worker that dies after
+// sending leaves it unknown, not sent twice. The activity is not retried.
 func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) error {
 	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
 	if err != nil {
@@ -271,8 +255,7 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	}
 	_, err = a.runner(reg).Run(ctx, call, func(ctx context.Context, out toolrun.Outcome) error {
 		switch {
-		case call.Begun:
-			// Found on its way: reported unknown as it stands, not sent again.
+		case call.Begun: // reported unknown as it stands
 			prev.Status = chat.ReceiptUnknown
 			return a.Chat.SaveReceipt(ctx, in.MessageID, prev)
 		case out.Kind == toolrun.Refused:
@@ -312,9 +295,7 @@ func (a *Activities) FailCalls(ctx context.Context, in FailCallsInput) error {
 	return nil
 }
 
-// ApplyReceipts answers an Apply: the receipt of every call asked for
-// (a call never attempted is unattempted; one still marked sending is
-// unknown).
+// ApplyReceipts answers an Apply: the receipt of every call asked for.
 func (a *Activities) ApplyReceipts(ctx context.Context, in ApplyInput) ([]ApplyReceipt, error) {
 	calls, err := a.Chat.Proposal(ctx, in.PersonID, in.ConversationID, in.MessageID)
 	if err != nil {

@@ -9,23 +9,19 @@ import (
 	"hub/stream"
 )
 
-// Text deltas are coalesced into frames: a model streams a token or a few
-// at a time, and every frame is a row and a commit (and a read by each
-// follower). The first delta of a model call is published at once (the
-// first text must not wait); after it, deltas gather until TextWindow has
-// passed since the last text frame or TextBytes have gathered, whichever
-// is first, and a timer publishes what gathered when the model pauses.
-// Each frame is still a numbered row, so a client resuming with
-// Last-Event-ID reads every byte exactly once (docs/decisions.md, "Text
-// frames are coalesced").
+// Text deltas are coalesced into frames, each a row and a commit: the
+// first delta of a model call is published at once; after it, deltas
+// gather until TextWindow has passed since the last text frame or
+// TextBytes have gathered, and a timer publishes what gathered when the
+// model pauses (docs/decisions.md, "Text frames are coalesced").
 const (
 	TextWindow = 20 * time.Millisecond
 	TextBytes  = 1024
 )
 
-// textFrames publishes one model call's text deltas, coalesced. Add and
-// Flush are called from the call's stream; the timer's flush runs on its
-// own goroutine, so frames are published under mu, in order.
+// textFrames publishes one model call's text deltas, coalesced. The
+// timer's flush runs on its own goroutine, so frames are published under
+// mu, in order.
 type textFrames struct {
 	publish func(delta string) error
 
@@ -37,9 +33,8 @@ type textFrames struct {
 	sent    bool        // a frame was published (the first goes at once)
 }
 
-// newTextFrames publishes text frames of the turn through frames, with ctx
-// (not the model call's context: text gathered when a stop cuts the call
-// is still published).
+// newTextFrames publishes the turn's text frames with ctx, not the model
+// call's: text gathered when a stop cuts the call is still published.
 func newTextFrames(ctx context.Context, frames *stream.Bus, turnID string) *textFrames {
 	return &textFrames{publish: func(delta string) error {
 		_, err := frames.Publish(ctx, turnID, stream.TypeText, map[string]string{"delta": delta})
@@ -48,8 +43,7 @@ func newTextFrames(ctx context.Context, frames *stream.Bus, turnID string) *text
 }
 
 // Add takes one delta: published now when it is the first or the window
-// or the size says so, else gathered (and published by the timer at the
-// end of the window).
+// or the size says so, else gathered for the timer.
 func (t *textFrames) Add(delta string) error {
 	if delta == "" {
 		return nil
@@ -77,8 +71,7 @@ func (t *textFrames) Add(delta string) error {
 	return nil
 }
 
-// Flush publishes what gathered and stops the timer; call it when the
-// model call ends, however it ends, before the step is saved.
+// Flush publishes what gathered and stops the timer.
 func (t *textFrames) Flush() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -88,11 +81,9 @@ func (t *textFrames) Flush() error {
 	return t.flushLocked()
 }
 
-// Take ends the gathering like Flush, but hands back what gathered
-// instead of publishing it: the caller publishes it with the step it saves
-// (stream.Bus.Publish in chat.Store.SaveStep's transaction), so the last
-// text frame of a call costs no commit of its own. It returns the error of
-// an earlier publish, as Flush does.
+// Take ends the gathering like Flush, but hands back what gathered for the
+// caller to publish with the step it saves: the last text frame costs no
+// commit of its own.
 func (t *textFrames) Take() (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -115,8 +106,7 @@ func (t *textFrames) flushLocked() error {
 	return nil
 }
 
-// takeLocked stops the timer and empties what gathered, counting it as
-// sent.
+// takeLocked stops the timer and empties what gathered, counting it sent.
 func (t *textFrames) takeLocked() string {
 	if t.timer != nil {
 		t.timer.Stop()

@@ -6,16 +6,14 @@ import (
 	"hub/chat"
 )
 
-// MinOverlap is the shortest repeat of the reply so far that a continued
-// model call's text loses when it starts with it (besides the whole reply
-// so far): a model that repeats repeats a phrase, while a shorter match is
-// as likely to be the continuation's own words ("very, very").
+// MinOverlap is the shortest repeat of the reply so far (unless all of
+// it) that a continued call's text loses: a shorter match is as likely to
+// be the continuation's own words ("very, very").
 const MinOverlap = 8
 
-// continuable is the reply so far of a step that a pause cut off, when a
-// resumed call can go on from it: the call had streamed text and had not
-// begun a tool call. Otherwise "": the step starts over (its text is
-// discarded on screen), as after a failed attempt.
+// continuable is the reply so far of a step a pause cut off, when a
+// resumed call can go on from it (text, no tool call begun); else "": the
+// step starts over.
 func continuable(cur *chat.Step) string {
 	if cur == nil || cur.FinishReason != chat.FinishInterrupted || len(cur.ToolCalls) > 0 || strings.TrimSpace(cur.Text) == "" {
 		return ""
@@ -24,11 +22,8 @@ func continuable(cur *chat.Step) string {
 }
 
 // joiner joins a continued call's text to the reply so far, leaving out
-// what the model repeats of it: the longest end of the reply so far
-// (at least MinOverlap characters, or all of it) that the continuation
-// starts with. It holds the continuation's first text back only while it
-// could still be such a repeat — while it is a part of the reply so far —
-// so a continuation that goes on at once is shown at once.
+// what the model repeats of it (overlap). It holds the continuation's text
+// back only while it could still be such a repeat.
 type joiner struct {
 	partial string
 	held    strings.Builder
@@ -50,8 +45,7 @@ func (j *joiner) Add(delta string) string {
 	return j.decide()
 }
 
-// Flush ends the continuation (it finished, failed or was cut off) and
-// returns what was still held back, less a repeat.
+// Flush ends the continuation and returns what was held back, less a repeat.
 func (j *joiner) Flush() string {
 	if j.decided {
 		return ""
@@ -59,7 +53,7 @@ func (j *joiner) Flush() string {
 	return j.decide()
 }
 
-// Out is the continuation as joined: what was let through.
+// Out is the continuation as joined.
 func (j *joiner) Out() string { return j.out.String() }
 
 func (j *joiner) decide() string {

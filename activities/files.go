@@ -16,9 +16,8 @@ import (
 )
 
 // attachedParts reads the files attached to the person's message as model
-// parts: pictures as image parts, everything else as file parts. A file
-// deleted since (or whose bytes are gone) is left out and named in missing,
-// so the reply can say so.
+// parts. A file deleted since (or whose bytes are gone) is left out and
+// named in missing, for the reply to say so.
 func (a *Activities) attachedParts(ctx context.Context, turn chat.Turn, user chat.Message) (parts []llm.Part, missing []string, err error) {
 	if a.Files == nil {
 		return nil, nil, nil
@@ -46,15 +45,13 @@ func (a *Activities) attachedParts(ctx context.Context, turn chat.Turn, user cha
 	return parts, missing, nil
 }
 
-// MaxInlineText bounds a text file sent as a text part (characters), so a
-// large file given to an endpoint without file parts cannot crowd out the
-// rest of the request.
+// MaxInlineText bounds a text file sent as a text part (characters), so it
+// cannot crowd out the rest of the request.
 const MaxInlineText = 20_000
 
 // partLevels are the attempts a request with parts gets, in order: every
-// part; then only the parts every model that takes pictures supports
-// (image parts, and text files as text parts: file parts are newer and
-// many endpoints refuse them); then none.
+// part; then images and text files as text parts (many endpoints refuse
+// file parts); then none.
 func partLevels(parts []llm.Part) [][]llm.Part {
 	levels := [][]llm.Part{parts}
 	var plain []llm.Part
@@ -86,9 +83,7 @@ func inlineText(p llm.Part) llm.Part {
 	return llm.Part{Kind: llm.PartText, Name: p.Name, ContentType: p.ContentType, Data: []byte(text)}
 }
 
-// refusedParts tells whether a failed model call is the provider refusing
-// the request as sent (a 4xx other than the retried ones), which sending
-// fewer parts may cure.
+// refusedParts tells whether the provider refused the request as sent, which fewer parts may cure.
 func refusedParts(err error) bool {
 	var le *llm.Error
 	return errors.As(err, &le) && le.Kind == llm.KindBadRequest
@@ -109,13 +104,10 @@ func leftOut(all, sent []llm.Part) []string {
 	return out
 }
 
-// streamWithParts sends the request with the message's parts, and when
-// the provider refuses it, again with fewer (partLevels), starting at level
-// from (where the turn's earlier steps ended: a refusal is not sent again
-// at every step). It returns the names of the files the model was not
-// given, for the reply's note, and the level the call ended at. Only a
-// refusal before any text moves to the next level: text already shown is
-// not sent twice.
+// streamWithParts sends the request with the message's parts and, when
+// the provider refuses it before any text, again with fewer (partLevels),
+// starting at level from, where earlier steps ended. It returns the files
+// the model was not given and the level the call ended at.
 func (a *Activities) streamWithParts(ctx context.Context, send streamer, req llm.Request, userIdx int, parts []llm.Part, from int, onChunk func(llm.Chunk) error) (llm.Result, []string, int, error) {
 	if len(parts) == 0 || userIdx < 0 {
 		res, err := send.Stream(ctx, req, onChunk)
@@ -135,7 +127,6 @@ func (a *Activities) streamWithParts(ctx context.Context, send streamer, req llm
 	}
 }
 
-// userMessageIndex is where the person's message is in a request.
 func userMessageIndex(msgs []llm.Message, history int) int {
 	i := 1 + history // the instructions, then the history
 	if i < len(msgs) && msgs[i].Role == llm.RoleUser {
@@ -144,8 +135,7 @@ func userMessageIndex(msgs []llm.Message, history int) int {
 	return -1
 }
 
-// notSeenNote is the line the reply gets for files the model was not
-// given, once per turn.
+// notSeenNote is the reply's line for files the model was not given, once per turn.
 func notSeenNote(names []string, steps []chat.Step) string {
 	note := llm.PartsNote(names)
 	if note == "" {

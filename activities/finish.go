@@ -14,48 +14,15 @@ import (
 	"hub/workspace"
 )
 
-// FinishTurn saves the reply (the text streamed so far, the records it
-// names, the usage) and the turn's ending, and in the same transaction the
-// held writes' proposal, the error frames (turn_error and error) when it
-// failed and the done frame, always last: the ending and its frames commit
-// together. Safe to retry, also beside an attempt still running: the turn
-// keeps its run's first ending and frames are not repeated. A run started
-// by an operator's reset reopens the turn first (claim), so the ending,
-// reply, usage and done frame saved are that run's.
+// FinishTurn saves the reply and the turn's ending with its last frames
+// (lastFrames) in one transaction. Safe to retry, also beside an attempt
+// still running: the turn keeps its run's first ending and frames are not
+// repeated. A reset's run reopens the turn first (claim).
 func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
-	var f finishing
-	if err := a.finish(ctx, in, &f); err != nil {
-		return err
-	}
-	turn, ended := f.turn, f.saved
-	ms := int64(0)
-	if ended.FinishedAt != nil {
-		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
-	}
-	a.Work.turnEnded(string(ended.Status), time.Duration(ms)*time.Millisecond)
-	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
-		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", f.steps,
-		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", f.held)
-	a.transcripts.forget(in.TurnID)
-	return nil
-}
-
-// finishing is what finish read and saved.
-type finishing struct {
-	turn        chat.Turn
-	saved       chat.Turn // the turn as it ended
-	steps, held int
-}
-
-// finish is FinishTurn's read and ending.
-func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) error {
 	turn, _, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
 	if err != nil {
 		return gone(err)
 	}
-	// A reset run whose reset point is right before this ending reopens
-	// the turn here (keeping every step); its own retries find it theirs
-	// and keep its ending.
 	if err := a.claim(ctx, turn, MaxSteps); err != nil {
 		return err
 	}
@@ -85,28 +52,37 @@ func (a *Activities) finish(ctx context.Context, in FinishInput, f *finishing) e
 	if err != nil {
 		return err
 	}
-	// The turn's last frames commit in the ending's transaction: a turn
-	// never ends without its done frame, and of two attempts racing to
-	// finish it one stores the frames (chat.Store.FinishTurn).
-	f.turn, f.steps, f.held = turn, len(steps), len(held)
-	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
-		ended, err := a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
+	// Of two attempts racing to finish the turn one stores the frames.
+	var ended chat.Turn
+	err = a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		ended, err = a.Chat.FinishTurn(ctx, in.TurnID, chat.Ending{
 			Status: chat.Status(in.Status), ErrorCode: in.ErrorCode, ErrorMessage: in.ErrorMessage,
 			Text: text, Refs: dedupeRefs(refs, maxTurnRefs), Named: named, Usage: usage,
 		})
 		if err != nil {
 			return err
 		}
-		f.saved = ended
 		return a.lastFrames(ctx, turn, ended, held, named)
 	})
+	if err != nil {
+		return err
+	}
+	ms := int64(0)
+	if ended.FinishedAt != nil {
+		ms = ended.FinishedAt.Sub(ended.CreatedAt).Milliseconds()
+	}
+	a.Work.turnEnded(string(ended.Status), time.Duration(ms)*time.Millisecond)
+	logTurn(ctx, "turn ended", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID,
+		"status", string(ended.Status), "errorCode", ended.ErrorCode, "ms", ms, "steps", len(steps),
+		"inputTokens", ended.Usage.InputTokens, "outputTokens", ended.Usage.OutputTokens, "held", len(held))
+	a.transcripts.forget(in.TurnID)
+	return nil
 }
 
-// lastFrames publishes, in the ending's transaction, what a turn's stream
-// ends with: the held writes waiting for Apply (proposal), the error
-// (turn_error, then error for the clients that know only that name,
-// docs/api.md) and the done frame, always last. Each is sent once per
-// attempt: a retry sends only what the attempt lacks.
+// lastFrames publishes what a turn's stream ends with, each once per
+// attempt: the held writes (proposal), the error (turn_error, then error
+// for older clients, docs/api.md) and the done frame, always last.
 func (a *Activities) lastFrames(ctx context.Context, turn, ended chat.Turn, held []map[string]string, named []workspace.Ref) error {
 	send := func(typ string, data any) error {
 		if _, err := a.Frames.PublishFirst(ctx, turn.ID, typ, data); err != nil {
@@ -115,7 +91,6 @@ func (a *Activities) lastFrames(ctx context.Context, turn, ended chat.Turn, held
 		return nil
 	}
 	if len(held) > 0 {
-		// Held writes wait for Apply: the client shows them under the reply.
 		if err := send(stream.TypeProposal, map[string]any{"messageId": turn.ReplyMessageID, "calls": held}); err != nil {
 			return err
 		}
@@ -134,19 +109,13 @@ func (a *Activities) lastFrames(ctx context.Context, turn, ended chat.Turn, held
 	})
 }
 
-// discarded tells a step whose text the person does not read: the answer
-// check sent it back (a held write reported as done, a tool call written
-// as text, a promise instead of work), and the stream told the client to
-// drop it; the reply is the answer the model gave after.
+// discarded tells a step whose text the answer check sent back: the
+// client dropped it and the reply leaves it out.
 func discarded(st chat.Step) bool { return st.NudgeKind == chat.NudgeAnswer }
 
-// namedRefs are the records the reply's text names by id (as a link or a
-// bare id), among those the turn knew: its mentions, earlier replies, the
-// page and this turn's tool results. At most chat.MaxNamedRefs, in the
-// order the turn came to know them.
-//
-// The page's records are a nicety: a failure to resolve them leaves them
-// out.
+// namedRefs are the records the reply's text names by id among those the
+// turn knew (mentions, earlier replies, the page, this turn's tool
+// results): at most chat.MaxNamedRefs, in the order the turn knew them.
 func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string, callRefs []workspace.Ref) ([]workspace.Ref, error) {
 	if text == "" {
 		return nil, nil
@@ -156,8 +125,7 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 		return nil, err
 	}
 	known := knownRefs(user, history)
-	// The page's records, as the turn resolved them; a person who lost
-	// access to the space since has none (their turn ends all the same).
+	// The page's records are a nicety: a failure to resolve them (lost access) leaves them out.
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
 	if screen, err := assistant.ResolveScreen(ctx, a.Workspace, actor, turn.SpaceID, user.PageContext); err == nil {
 		known = append(known, screen.Refs...)
@@ -175,8 +143,7 @@ func (a *Activities) namedRefs(ctx context.Context, turn chat.Turn, text string,
 	return out, nil
 }
 
-// SetTurnStatus records a running turn's state (paused, working) for the
-// top bar.
+// SetTurnStatus records a running turn's state (paused, working).
 func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
 	if activity.IsActivity(ctx) {
 		turn, _, err := a.Chat.GetTurn(ctx, in.TurnID)
@@ -191,13 +158,10 @@ func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
 }
 
 // InterruptWhenStopped is what a worker does with an interrupt announced
-// from another process: close the turn's model calls here, if the turn is
-// stopping or paused now. Announcements arrive late; one that arrives
-// after a Resume must not close the call the Resume started, neither when
-// it reads the turn after the Resume nor when the Resume and its call come
-// between that read and the interrupt (only calls registered before the
-// read are closed, stream.Interrupts.InterruptIf). (A function, not a
-// method: every method of Activities is registered as an activity.)
+// from another process: close the turn's model calls here if the turn is
+// stopping or paused now. A late announcement must not close the call a
+// Resume started (stream.Interrupts.InterruptIf). A function, not a method:
+// every method of Activities is registered as an activity.
 func InterruptWhenStopped(chats *chat.Store, interrupts *stream.Interrupts) func(turnID string) int {
 	return func(turnID string) int {
 		return interrupts.InterruptIf(turnID, func() bool {

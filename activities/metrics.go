@@ -8,9 +8,8 @@ import (
 )
 
 // WorkMetrics are the Prometheus series of the worker's turns, tool calls
-// and Applies (model calls are usage.Metrics'). They count activity runs:
-// an activity Temporal runs again after its worker died counts again, so
-// read them as rates, not as the bill.
+// and Applies. They count activity runs, retries too: read them as rates,
+// not as the bill.
 type WorkMetrics struct {
 	turns    *prometheus.CounterVec
 	duration *prometheus.HistogramVec

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,42 +19,33 @@ import (
 	"hub/usage"
 )
 
-// HeartbeatInterval is how often CallModel heartbeats, from a timer, for
-// as long as the model call runs. The heartbeat timeout is a few times
-// this, so a dead worker is noticed in seconds while a model that thinks
-// for minutes is not. Chunks do not heartbeat: the SDK sends the first
-// heartbeat synchronously, which held the first chunk's frame back by a
-// round trip to Temporal. Stop and Pause reach a running call through
-// stream.Interrupts (docs/benchmarks.md, "Run control: stop, pause, and
-// the first text").
+// HeartbeatInterval is how often CallModel heartbeats, from a timer, while
+// the model call runs: a dead worker is noticed in seconds, a model that
+// thinks for minutes is not. Chunks do not heartbeat: the SDK's first
+// heartbeat is synchronous and held the first frame back (docs/benchmarks.md,
+// "Run control: stop, pause, and the first text").
 const HeartbeatInterval = 5 * time.Second
 
-// CallModel runs one model step: it reads the turn and its steps so far,
-// rebuilds the transcript, streams the answer (publishing text deltas,
-// heartbeating on a timer), and saves the step and its tool calls as
-// pending. The workflow gets the calls by id. Besides the streamed text
-// frames it commits the status change before the request (startCall) and
-// the step after it (saveStep): no transaction is open across the model
-// request or the verify hook.
+// CallModel runs one model step: it rebuilds the transcript, streams the
+// answer (publishing text deltas) and saves the step with its tool calls
+// pending, returned by id. No transaction is open across the model request
+// or the verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
 		return ModelStep{}, temporal.NewNonRetryableApplicationError(
 			"No model is configured, so the assistant cannot answer. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than OpenAI's, HUB_MODEL for the model) and start Hub again.",
 			ErrTypeUnavailable, nil)
 	}
-	attempt, beat := 1, func(int) {}
+	attempt, beat := 1, func(int) {} // outside Temporal: the in-process benchmark
 	if activity.IsActivity(ctx) {
-		// Outside Temporal (the in-process benchmark runs the same loop
-		// without it) there is no attempt number and nothing to heartbeat.
 		attempt = int(activity.GetInfo(ctx).Attempt)
 		beat = func(step int) { activity.RecordHeartbeat(ctx, step) }
 	}
 	if err := a.fault(FaultModelStart); err != nil {
 		return ModelStep{}, err
 	}
-	// Interruptible from here on, before the turn is read: a Stop or Pause
-	// recorded after that read still finds the call registered, and one
-	// recorded before it is seen in the row.
+	// Interruptible before the turn is read: a Stop or Pause recorded after
+	// the read finds the call registered, one before it is seen in the row.
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
@@ -62,27 +54,22 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		return ModelStep{}, err
 	}
 	var join *joiner
-	if cs.partial != "" {
-		// Resumed after a pause: the call continues the reply so far.
+	if cs.partial != "" { // resumed after a pause: continue the reply so far
 		join = &joiner{partial: cs.partial}
 	}
 
 	stopBeat := heartbeatWhileWaiting(ctx, in.Step, beat)
 	defer stopBeat()
 	// Text frames are coalesced (coalesce.go); what gathered at the end is
-	// published with the step, and before it when the step is not saved
-	// or a network call comes first, so the frames always add up to the
-	// saved text.
+	// published with the step, so the frames always add up to the saved text.
 	text := newTextFrames(context.WithoutCancel(ctx), a.Frames, in.TurnID)
 	res, notGiven, level, err := a.streamWithParts(callCtx, cs.m, cs.req, cs.userIdx, cs.parts, cs.from, func(c llm.Chunk) error {
-		if c.TextDelta == "" {
-			return nil
-		}
 		delta := c.TextDelta
 		if join != nil {
-			if delta = join.Add(delta); delta == "" {
-				return nil
-			}
+			delta = join.Add(delta)
+		}
+		if delta == "" {
+			return nil
 		}
 		delta = cs.sep + delta
 		cs.sep = ""
@@ -90,51 +77,19 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	})
 	stopBeat()
 	if join != nil {
-		// The reply so far and the continuation, less what it repeated.
-		if rest := join.Flush(); rest != "" {
-			if aerr := text.Add(rest); aerr != nil && err == nil {
-				err = aerr
-			}
+		if aerr := text.Add(join.Flush()); aerr != nil && err == nil {
+			err = aerr
 		}
 		res.Text = join.partial + join.Out()
 	}
-	if err != nil && callCtx.Err() != nil {
-		// Stopped or paused: keep the text streamed so far (a stopped turn
-		// shows it; a resumed one goes on from it, continuation.go), with
-		// what was used, then report the interruption.
-		reason := chat.FinishInterrupted
-		if len(res.ToolCalls) > 0 {
-			reason = chat.FinishInterruptedInToolCalls
-		}
-		if serr := a.keepPartial(ctx, in, attempt, level, res, reason, text); serr != nil {
-			return ModelStep{}, serr
-		}
-		if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
-			return ModelStep{}, temporal.NewNonRetryableApplicationError("the model call was interrupted", ErrTypeInterrupted, err)
-		}
-		return ModelStep{}, err
-	}
-	if err != nil && pastLimit(err) {
-		// The model passed HUB_MODEL_TIMEOUT: the text it had streamed
-		// stays, as on Stop, and the turn's error line follows it.
-		if serr := a.keepPartial(ctx, in, attempt, level, res, chat.FinishTimeout, text); serr != nil {
-			return ModelStep{}, serr
-		}
-		return ModelStep{}, modelError(err)
-	}
 	if err != nil {
-		if ferr := text.Flush(); ferr != nil {
-			return ModelStep{}, ferr
-		}
-		return ModelStep{}, modelError(err)
+		return ModelStep{}, a.failedCall(ctx, callCtx, in, attempt, level, res, text, err)
 	}
 	gathered, err := text.Take()
 	if err != nil {
 		return ModelStep{}, err
 	}
 	if note := notSeenNote(append(cs.missing, notGiven...), cs.steps); note != "" {
-		// The reply says which files the model was not given, in the text
-		// frame that ends the call.
 		delta := cs.sep + note
 		if res.Text != "" {
 			delta = "\n\n" + note
@@ -142,8 +97,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 		gathered += delta
 		res.Text = strings.TrimSpace(res.Text + "\n\n" + note)
 	}
-	st := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: res.FinishReason, PartsLevel: level,
-		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
+	st := stepOf(in, attempt, level, res, res.FinishReason)
 	if !in.ToolsOff {
 		for _, c := range res.ToolCalls {
 			st.ToolCalls = append(st.ToolCalls, chat.ToolCall{ProviderCallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
@@ -151,9 +105,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	}
 	var ending []stream.Draft
 	if len(st.ToolCalls) == 0 {
-		if a.Verifier != nil && gathered != "" {
-			// The verify hook is a network call: the text is shown before
-			// it, not held for the step.
+		if a.Verifier != nil && gathered != "" { // shown before the verify hook's network call
 			if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeText, map[string]string{"delta": gathered}); err != nil {
 				return ModelStep{}, err
 			}
@@ -176,29 +128,55 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	return out, nil
 }
 
-// keepPartial saves what a model call that did not finish had streamed
-// (its text, none of its tool calls) as the step, with the text frame
-// still gathered, so the reply and the inspector show what the person saw.
-func (a *Activities) keepPartial(ctx context.Context, in CallModelInput, attempt, level int, res llm.Result, reason string, text *textFrames) error {
-	gathered, err := text.Take()
-	if err != nil {
-		return err
+// failedCall ends a model call that failed. Stopped, paused or past
+// HUB_MODEL_TIMEOUT, the text streamed so far (none of its tool calls) is
+// saved as the step with what was used, so the reply shows what the person
+// saw and a resumed call goes on from it (continuation.go).
+func (a *Activities) failedCall(ctx, callCtx context.Context, in CallModelInput, attempt, level int, res llm.Result,
+	text *textFrames, err error) error {
+	stopped := callCtx.Err() != nil
+	reason := chat.FinishTimeout
+	switch {
+	case stopped && len(res.ToolCalls) > 0:
+		reason = chat.FinishInterruptedInToolCalls
+	case stopped:
+		reason = chat.FinishInterrupted
+	case !pastLimit(err):
+		if ferr := text.Flush(); ferr != nil {
+			return ferr
+		}
+		return modelError(err)
 	}
-	partial := chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: reason, PartsLevel: level,
-		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
-	_, err = a.saveStep(context.WithoutCancel(ctx), in.TurnID, partial, textFrame(gathered)...)
+	gathered, terr := text.Take()
+	if terr != nil {
+		return terr
+	}
+	partial := stepOf(in, attempt, level, res, reason)
+	if _, serr := a.saveStep(context.WithoutCancel(ctx), in.TurnID, partial, textFrame(gathered)...); serr != nil {
+		return serr
+	}
+	switch {
+	case !stopped:
+		return modelError(err)
+	case errors.Is(context.Cause(callCtx), stream.ErrInterrupted):
+		return temporal.NewNonRetryableApplicationError("the model call was interrupted", ErrTypeInterrupted, err)
+	}
 	return err
 }
 
-// pastLimit tells a call that passed the model limit (HUB_MODEL_TIMEOUT),
-// our own deadline rather than the endpoint's 408 or 504.
+func stepOf(in CallModelInput, attempt, level int, res llm.Result, reason string) chat.Step {
+	return chat.Step{Step: in.Step, Attempt: attempt, Text: res.Text, FinishReason: reason, PartsLevel: level,
+		Usage: chat.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}
+}
+
+// pastLimit tells a call that passed HUB_MODEL_TIMEOUT, our own deadline
+// rather than the endpoint's 408 or 504.
 func pastLimit(err error) bool {
 	var le *llm.Error
 	return errors.As(err, &le) && le.Kind == llm.KindTimeout && le.Status == 0
 }
 
-// callStart is what a model call read and prepared before its request
-// (startCall), and what its status change left to do.
+// callStart is what a model call prepared before its request (startCall).
 type callStart struct {
 	turn    chat.Turn
 	user    chat.Message
@@ -209,19 +187,14 @@ type callStart struct {
 	from    int
 	sep     string
 	missing []string
-	// partial is the reply so far that the call continues (a resumed
-	// step, continuable), else "".
-	partial string
+	partial string // the reply so far a resumed call continues (continuable)
 	m       *meter
 }
 
-// startCall is a model call up to its request: it reads the turn, its
-// run record, the access and the steps before this one, rebuilds the
-// transcript, and commits the status change with its frame, filling in c.
+// startCall is a model call up to its request: it reads the turn, checks
+// access, rebuilds the transcript, and commits the status change with its
+// frame, filling in c.
 func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, c *callStart) error {
-	// The turn, its run record and the steps before this one (a reset's
-	// claim below leaves the record as it is, and keeps the steps before
-	// in.Step).
 	before := in.Step
 	if in.Rerun {
 		before++ // and the step a pause cut off, to continue it
@@ -242,13 +215,9 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	}
 	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused ||
 		(in.CountsInterrupts && turn.Interrupts > in.Interrupts) {
-		// The person stopped or paused the turn after the workflow scheduled
-		// this call (while the last step's tool calls ran, or while the call
-		// waited for a worker): the api recorded it, and the workflow, once
-		// it hears the signal, cancels the call, even if the person has
-		// resumed since. Calling the model now would run a step the person
-		// asked not to, or one cut off a moment later and run again; the
-		// workflow handles this like an interrupted call.
+		// Stopped or paused after the workflow scheduled this call: its
+		// signal will cancel the call even if the person resumed since, so
+		// calling the model now would run a step only to cut it off.
 		return temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call",
 			ErrTypeInterrupted, nil, InterruptedDetails{Interrupts: turn.Interrupts})
 	}
@@ -277,8 +246,8 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		req.Tools = a.toolSchemas(reg, turn, rec.OfferedTools)
 	}
 
-	// Text already shown in earlier steps is separated from this step's;
-	// the files' fallback goes on from where the turn's last step ended.
+	// Earlier steps' text is separated from this step's; the files'
+	// fallback goes on from where the last step ended.
 	sep, from := "", 0
 	for _, st := range steps {
 		if st.Text != "" && !discarded(st) {
@@ -289,20 +258,16 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	if partial != "" {
 		sep = "" // the continuation joins the text on screen
 	}
-	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) {
-		// Stopped or paused while the transcript was read: nothing was sent
-		// and nothing written.
+	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) { // while the transcript was read
 		return temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
 	}
 	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
 	switch {
-	case attempt > 1:
-		// The client drops the partial text of the failed attempt.
+	case attempt > 1: // the client drops the failed attempt's text
 		status["status"], status["discard"], status["text"] = stream.StatusRetrying, true, "The model call failed; trying again…"
 	case in.Rerun:
-		// Resumed after a pause: the call goes on from the text on screen,
-		// or, when the pause cut off a call with nothing to go on from (no
-		// text, or tool calls begun), the step starts over.
+		// Resumed after a pause: go on from the text on screen, or start
+		// the step over when there is nothing to go on from.
 		status["resumed"], status["text"] = true, "Resuming…"
 		if partial == "" {
 			status["discard"] = true
@@ -319,8 +284,6 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	})
 }
 
-// textFrame is the text frame of what gathered (none when nothing did),
-// to end a model call with.
 func textFrame(delta string) []stream.Draft {
 	if delta == "" {
 		return nil
@@ -328,8 +291,7 @@ func textFrame(delta string) []stream.Draft {
 	return []stream.Draft{{Type: stream.TypeText, Data: map[string]string{"delta": delta}}}
 }
 
-// saveStep saves the step with the frames that end the call, in one
-// transaction (chat.Store.SaveStep).
+// saveStep saves the step with the frames that end the call, in one transaction.
 func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, frames ...stream.Draft) ([]chat.ToolCall, error) {
 	var calls []chat.ToolCall
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
@@ -348,10 +310,8 @@ func (a *Activities) saveStep(ctx context.Context, turnID string, st chat.Step, 
 }
 
 // discardSentBack is the frame that tells the client to drop the text of
-// a step the answer check sends back: the person reads the answer the
-// model gives next, not the one that claimed a held write was done or
-// wrote a call as text (FinishTurn leaves it out of the saved reply too).
-// It is stored with the step.
+// a step the answer check sends back (discarded): the person reads the
+// model's next answer.
 func discardSentBack(in CallModelInput, st chat.Step) []stream.Draft {
 	if !discarded(st) || st.Text == "" {
 		return nil
@@ -361,9 +321,7 @@ func discardSentBack(in CallModelInput, st chat.Step) []stream.Draft {
 }
 
 // heartbeatWhileWaiting heartbeats every HeartbeatInterval until the
-// returned stop is called (the whole model call), so a model that is slow
-// to its first token, or streams for minutes, does not look like a dead
-// worker. Calling stop again does nothing.
+// returned stop is called; calling stop again does nothing.
 func heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	finished := make(chan struct{})
@@ -390,11 +348,7 @@ func heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop 
 func modelError(err error) error {
 	var be *usage.BudgetError
 	if errors.As(err, &be) {
-		// Refused before the request: the message says the budget and
-		// what is left; Retry works once an owner raises it. It is the
-		// budget working, not a fault: logged at INFO here, and benign
-		// for the SDK, which would otherwise log "Activity error." at
-		// ERROR (it logs benign errors at DEBUG).
+		// The budget working, not a fault: benign, so the SDK does not log it at ERROR.
 		slog.Info("model call refused by the space's budget", "budgetMicros", be.Budget, "leftMicros", be.Left(), "neededMicros", be.Needed)
 		return temporal.NewApplicationErrorWithOptions(be.Error(), ErrTypeBudget, temporal.ApplicationErrorOptions{
 			NonRetryable: true, Category: temporal.ApplicationErrorCategoryBenign})
@@ -409,8 +363,7 @@ func modelError(err error) error {
 	switch {
 	case le.Kind == llm.KindUnavailable:
 		return temporal.NewNonRetryableApplicationError(le.Message, ErrTypeUnavailable, err)
-	case le.Kind == llm.KindTimeout && le.Status == 0:
-		// Our own limit: the message names the model and the minutes.
+	case le.Kind == llm.KindTimeout && le.Status == 0: // our own limit
 		return temporal.NewNonRetryableApplicationError(le.Message, ErrTypeTimeout, err)
 	case le.Kind == llm.KindCanceled:
 		return err
@@ -423,11 +376,9 @@ func modelError(err error) error {
 }
 
 // checkAnswer decides whether a text-only answer goes back to the model:
-// once, when it promises a lookup before any tool ran, writes a tool call
-// as text or announces a write instead of making it, or reports a held
-// write as done; and, when a verify hook is set, while it finds something
-// missing (at most MaxVerifyRounds, only while a step with tools remains).
-// It returns the note to send back and its kind, or "".
+// once when assistant.CheckAnswer finds fault with it, and while the
+// verify hook finds something missing (assistant.VerifyPolicy). It returns
+// the note to send back and its kind, or "".
 func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn chat.Turn, user chat.Message, steps []chat.Step, text string) (string, chat.NudgeKind) {
 	ans := assistant.Answer{Text: text, StepsLeft: MaxSteps - in.Step}
 	verifyRounds := 0
@@ -455,25 +406,12 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 	}
 	missing, err := a.Verifier.Verify(ctx, assistant.VerifyInput{TurnID: turn.ID, Request: user.Text, Answer: text,
 		Calls: calls, Round: verifyRounds + 1})
-	if err != nil || strings.TrimSpace(missing) == "" {
-		// A failing hook does not fail the turn: the answer stands.
+	if err != nil || strings.TrimSpace(missing) == "" { // a failing hook leaves the answer standing
 		return "", ""
 	}
 	return assistant.VerifyNote(missing), chat.NudgeVerify
 }
 
-// keepIDs keeps the history messages the run record kept (the prompt
-// budget may have left the oldest out).
 func keepIDs(history []chat.Message, ids []string) []chat.Message {
-	keep := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		keep[id] = true
-	}
-	out := history[:0:0]
-	for _, m := range history {
-		if keep[m.ID] {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(history), func(m chat.Message) bool { return !slices.Contains(ids, m.ID) })
 }

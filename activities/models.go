@@ -8,16 +8,13 @@ import (
 	"hub/llm"
 )
 
-// streamer is one model to call.
 type streamer interface {
 	Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
 }
 
-// turnModel is the model a turn's call goes to and what the catalog says
-// of it: the model the workflow carries (CallModelInput.Model), else the
-// one saved with the turn, else the catalog's default (llm.Models.For).
-// Without a catalog (a test's bare Activities) it is Model, taking images
-// and files.
+// turnModel is the model a turn's call goes to and its catalog entry: the
+// id given, else the turn's, else the catalog's default. Without a catalog
+// it is Model, taking images and files.
 func (a *Activities) turnModel(turn chat.Turn, id, effort string) (streamer, llm.Model) {
 	if a.Models == nil {
 		name := ""
@@ -33,10 +30,9 @@ func (a *Activities) turnModel(turn chat.Turn, id, effort string) (streamer, llm
 	return b, b.Model
 }
 
-// modelParts keeps the parts the model takes from the start: no image
-// parts for a model without images, and for one without files a text
-// file as a text part and no other file. It names the files left out, for
-// the reply's note; the fallback (partLevels) goes on from what is kept.
+// modelParts keeps the parts the model takes: no images for a model
+// without them, and without files only text files, as text parts. It
+// names the files left out.
 func modelParts(parts []llm.Part, m llm.Model) (kept []llm.Part, left []string) {
 	if m.Images && m.Files {
 		return parts, nil
@@ -57,8 +53,7 @@ func modelParts(parts []llm.Part, m llm.Model) (kept []llm.Part, left []string) 
 }
 
 // budgetWindow is the context window the prompt must fit: the catalog
-// model's when it names one, else HUB_MODEL_CONTEXT_TOKENS, else the
-// window known for the model family (assistant.NewBudget).
+// model's, else HUB_MODEL_CONTEXT_TOKENS (0: the model family's).
 func (a *Activities) budgetWindow(m llm.Model) int {
 	if m.ContextWindow > 0 {
 		return m.ContextWindow

@@ -9,15 +9,10 @@ import (
 	"hub/workspace"
 )
 
-// offerInput gathers what the turn's tool offer is decided from: the
-// person's message, mentions, open page and connected apps. Added (the
-// tools hub_how_to and hub_find_tools made available) is left to the
-// caller. It also returns the apps and skills it read, which the
-// instructions are written from (PrepareTurn reads them once).
-//
-// With refresh (the turn's start) the space's MCP servers whose listing is
-// stale are listed again first (offerApps); the connections are read
-// after that, so one that failed just now is named as failing.
+// offerInput gathers what the turn's tool offer is decided from (Added
+// left to the caller), and returns the apps and skills it read for the
+// instructions. With refresh, stale MCP listings are listed again first
+// (offerApps), so a server that failed just now is named as failing.
 func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role workspace.Role, settings workspace.Settings, refresh bool) (assistant.OfferInput, turnApps, error) {
 	reg, appOffers, err := a.offerApps(ctx, turn.SpaceID, refresh && role != workspace.RoleGuest)
 	if err != nil {
@@ -31,7 +26,6 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 	for _, c := range conns {
 		appNames = append(appNames, c.Name)
 	}
-	// hub_read_skill is offered when the instructions list a skill.
 	skills, err := a.Workspace.InstructionSkills(ctx, turn.PersonID)
 	if err != nil {
 		return assistant.OfferInput{}, turnApps{}, err
@@ -50,10 +44,9 @@ type turnApps struct {
 	skills []workspace.Skill
 }
 
-// addTools keeps tools a call made available in the turn's offer for the
-// rest of the turn. Everything the offer needs from the database is read
-// before AddTools locks the turn: on SQLite the lock holds the only
-// connection.
+// addTools keeps tools a call made available in the turn's offer. What
+// the offer needs is read before AddTools locks the turn: on SQLite the
+// lock holds the only connection.
 func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspace.Role, settings workspace.Settings, names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -73,9 +66,7 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspac
 }
 
 // registryIn is the registry calls in a space run against: Hub's tools and
-// the tools of the space's MCP servers, from their kept listings (nothing
-// is asked of the servers here). A held MCP write is found by its name
-// again at Apply, as long as its server is connected.
+// the space's MCP servers' tools from their kept listings.
 func (a *Activities) registryIn(ctx context.Context, spaceID string) (*tools.Registry, error) {
 	if a.MCP == nil || spaceID == "" {
 		return a.Tools, nil
@@ -88,10 +79,8 @@ func (a *Activities) registryIn(ctx context.Context, spaceID string) (*tools.Reg
 }
 
 // offerApps are the space's working MCP servers for a turn's offer, with
-// the registry that holds their tools. With refresh (the turn's start), a
-// stale listing is listed again first, each server within its timeout; a
-// server that fails is recorded as failing (the instructions, read after
-// this, name it) and offers nothing: the turn goes on without it.
+// the registry that holds their tools. With refresh, a stale listing is
+// listed again first; a server that fails offers nothing.
 func (a *Activities) offerApps(ctx context.Context, spaceID string, refresh bool) (*tools.Registry, []assistant.AppOffer, error) {
 	if a.MCP == nil {
 		return a.Tools, nil, nil

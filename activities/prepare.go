@@ -1,9 +1,11 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -20,90 +22,57 @@ import (
 // is tools-off, for a final answer, so a turn always ends with one.
 const MaxSteps = 8
 
-// PrepareTurn loads what the turn needs, decides the tool offer, renders the
-// instructions and context, saves them as the turn's run record and sends
-// the refs the turn knows before any text. Running it twice writes the same
-// record again, so it is safe to retry.
+// PrepareTurn decides the tool offer, renders the instructions and
+// context, saves them as the turn's run record and sends the refs the turn
+// knows before any text. Running it twice writes the same record again.
 func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) {
-	var p prepared
-	err := a.prepare(ctx, in, &p)
-	if errors.Is(err, chat.ErrClaimedMeanwhile) {
-		// Claimed or ended since it was read: claim it as a reset's run
-		// does, then write.
-		if err := a.claim(ctx, p.turn, -1); err != nil {
-			return Plan{}, err
-		}
-		err = a.startRun(ctx, p.turn.ID, p.runID, false, p.rec, p.refs)
-	}
-	if err != nil {
-		return Plan{}, err
-	}
-	return p.plan, nil
-}
-
-// prepared is what prepare read and decided.
-type prepared struct {
-	turn  chat.Turn
-	runID string
-	rec   chat.RunRecord
-	refs  any
-	plan  Plan
-}
-
-// prepare is PrepareTurn's reads and writes.
-func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error {
 	turn, _, err := a.Chat.GetTurn(ctx, in.TurnID)
 	if err != nil {
-		return gone(err)
+		return Plan{}, gone(err)
 	}
-	// A turn's first run takes it with the writes at the end (chat.Store.Claim);
-	// a run that finds it claimed or ended (an operator's reset) claims
-	// it now, as every activity does.
+	// A turn's first run claims it with the writes at the end; a reset's
+	// run claims it now, as every activity does.
 	runID, claimLater := firstClaim(ctx, turn)
-	p.turn, p.runID = turn, runID
 	if !claimLater {
 		if err := a.claim(ctx, turn, -1); err != nil {
-			return err
+			return Plan{}, err
 		}
 	}
 	logTurn(ctx, "turn started", "turn", turn.ID, "conversation", turn.ConversationID, "space", turn.SpaceID, "person", turn.PersonID, "model", turn.Model)
 	space, err := a.Workspace.GetSpace(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, workspace.ErrNotFound) {
-		return temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
+		return Plan{}, temporal.NewNonRetryableApplicationError("you can no longer open this space", ErrTypeForbidden, err)
 	}
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	person, err := a.Workspace.GetPerson(ctx, turn.PersonID)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	settings, err := a.Workspace.GetSettings(ctx, turn.PersonID)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	var spaces []workspace.Space
 	if len(turn.Spaces) > 0 {
 		if spaces, err = a.turnSpaces(ctx, turn); err != nil {
-			return err
+			return Plan{}, err
 		}
 	}
 	offerIn, apps, err := a.offerInput(ctx, turn, user, offerRole(space.Role, spaces), settings, true)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
 	offer := assistant.BuildOffer(offerIn)
-	// The instructions name the person's enabled skills (hub_read_skill
-	// reads them) and the space's connected apps, which a guest is not told
-	// of (ListConnections gives a guest none); Web says the operator
-	// configured a search provider, for the line on facts that change.
 	_, web := a.Tools.Get(tools.WebSearchTool)
+	loc := cmp.Or(a.Location, time.UTC)
 	profile := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
-		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: a.location().String(),
+		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: loc.String(),
 		Playbooks: playbooks.Index(a.Playbooks), Web: web}
 	if space.Role != workspace.RoleGuest {
 		profile.Apps = &assistant.AppsState{Apps: apps.conns, Writes: settings.ConnectedAppWrites}
@@ -120,13 +89,12 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
 		rec.OfferWhy.Playbooks = append(rec.OfferWhy.Playbooks, g.Name)
 	}
-	tc := assistant.TurnContext{Now: a.now(), Location: a.location(), Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
+	tc := assistant.TurnContext{Now: a.now(), Location: loc, Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
 	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)
 	if err != nil {
-		return err
+		return Plan{}, err
 	}
-	// The prompt must fit the model's window: history goes first, then
-	// guides; the person's message never.
+	// To fit the model's window history goes first, then guides; the person's message never.
 	fitted, report, err := assistant.Fit(assistant.NewBudget(model.Name, a.budgetWindow(model)), assistant.PromptParts{
 		Instructions: rec.Instructions, Tools: a.toolSchemas(offerIn.Registry, turn, offer.Tools), Context: tc.Render(),
 		Guides: guides, History: assistant.HistoryMessages(history, offerIn.Registry), Message: user.Text,
@@ -134,34 +102,38 @@ func (a *Activities) prepare(ctx context.Context, in TurnRef, p *prepared) error
 	if err != nil {
 		var tooLarge *assistant.PromptTooLargeError
 		if errors.As(err, &tooLarge) {
-			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
+			return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
 		}
-		return err
+		return Plan{}, err
 	}
 	tc.Guides = fitted.Guides
 	rec.Context = tc.Render()
 	for _, m := range history[report.HistoryDropped:] {
 		rec.HistoryIDs = append(rec.HistoryIDs, m.ID)
 	}
-	p.rec = rec
-	p.refs = map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
-	p.plan = Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}
-	return a.startRun(ctx, turn.ID, runID, claimLater, rec, p.refs)
+	refs := map[string]any{"refs": nonNilRefs(append(known, skillRefs(profile.Skills)...))}
+	err = a.startRun(ctx, turn.ID, runID, claimLater, rec, refs)
+	if errors.Is(err, chat.ErrClaimedMeanwhile) { // claim it as a reset's run does, then write
+		if err = a.claim(ctx, turn, -1); err == nil {
+			err = a.startRun(ctx, turn.ID, runID, false, rec, refs)
+		}
+	}
+	if err != nil {
+		return Plan{}, err
+	}
+	return Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
 }
 
-// firstClaim tells whether the activity's run can take the turn with the
-// writes PrepareTurn ends with (chat.Store.Claim): a turn no run has
-// claimed, still running. Outside Temporal there is no run to claim it.
+// firstClaim tells whether the activity's run can claim the turn with the
+// writes PrepareTurn ends with: a running turn no run has claimed.
 func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) {
 	runID = workflowRun(ctx)
 	return runID, runID != "" && turn.RunID == "" && turn.FinishedAt == nil
 }
 
 // startRun writes what PrepareTurn ends with, in one transaction: the
-// run's claim of the turn (claim), the run record, the turn's working
-// status with its announcement, and the refs frame unless the turn's
-// attempt of frames has one (a retried activity sends it once); this
-// process's followers are handed the frame once it committed.
+// run's claim (when claim), the run record, the turn's working status and
+// the refs frame, once per attempt of frames.
 func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim bool, rec chat.RunRecord, refs any) error {
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		if err := a.Chat.MarkWorking(ctx, turnID, 0); err != nil {
@@ -175,8 +147,6 @@ func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim b
 		if err := a.Chat.SaveRunRecord(ctx, turnID, rec); err != nil {
 			return err
 		}
-		// The refs frame is once per attempt (stream.OnePerAttempt): the unique
-		// index on the attempt makes it exact even against a racing one.
 		_, err := a.Frames.PublishFirst(ctx, turnID, stream.TypeRefs, refs)
 		return err
 	})
@@ -186,11 +156,10 @@ func (a *Activities) startRun(ctx context.Context, turnID, runID string, claim b
 	return nil
 }
 
-// screenAndChanges fills in what the context block says about the message
-// beyond its text: typed mentions that named no single record, the page
-// context's ids resolved in the space (ResolveScreen), and the records of
-// the conversation someone else changed since the person's last message.
-// It returns the refs the turn knows before any tool runs.
+// screenAndChanges fills in what the context block says beyond the
+// message's text: unresolved typed mentions, the page resolved in the
+// space, and the records someone else changed since the person's last
+// message. It returns the refs the turn knows before any tool runs.
 func (a *Activities) screenAndChanges(ctx context.Context, turn chat.Turn, user chat.Message, history []chat.Message, tc *assistant.TurnContext) ([]workspace.Ref, error) {
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
 	if assistant.HasTypedMention(user.Text) {
@@ -214,9 +183,8 @@ func (a *Activities) screenAndChanges(ctx context.Context, turn chat.Turn, user 
 }
 
 // changedMeanwhile lists the records the turn knows that someone other
-// than the person changed since their last message in this conversation,
-// from the change log (workspace.Service.ChangedByOthers): durable, so a
-// restart or a change made through another process is not missed.
+// than the person changed since their last message, from the durable
+// change log.
 func (a *Activities) changedMeanwhile(ctx context.Context, turn chat.Turn, history []chat.Message, known []workspace.Ref) ([]workspace.ChangedRecord, error) {
 	var last chat.Message
 	for _, m := range history {
@@ -235,8 +203,8 @@ func (a *Activities) changedMeanwhile(ctx context.Context, turn chat.Turn, histo
 	return a.Workspace.ChangedByOthers(ctx, turn.PersonID, spaces, ids, last.CreatedAt, a.now())
 }
 
-// toolSchemas are the offered tools as the model sees them: in a turn that
-// may act in several spaces, with the space argument.
+// toolSchemas are the offered tools as the model sees them, with the space
+// argument in a turn across spaces.
 func (a *Activities) toolSchemas(reg *tools.Registry, turn chat.Turn, offered []string) []llm.Tool {
 	ts := assistant.ToolSchemas(reg, offered)
 	if len(turn.Spaces) > 0 {

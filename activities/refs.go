@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 
 	"hub/assistant"
@@ -28,8 +29,8 @@ func knownRefs(user chat.Message, history []chat.Message) []workspace.Ref {
 }
 
 // turnMessages reads the person's message of the turn and the history
-// before it, which everything the turn knows starts from: once per turn
-// run on a worker (transcripts.go). Callers do not change what they get.
+// before it, once per turn run on a worker (transcripts.go). Callers do
+// not change what they get.
 func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Message, []chat.Message, error) {
 	key := transcriptKey(ctx, turn)
 	if t, ok := a.transcripts.get(key); ok {
@@ -50,13 +51,10 @@ func (a *Activities) turnMessages(ctx context.Context, turn chat.Turn) (chat.Mes
 	return user, history, nil
 }
 
-// currentLabels gives the records the person's message and the history name
-// (mentions, replies' refs, their calls' refs) their title and status as
-// they are now, read when the turn's messages are read: another member may
-// have renamed or finished one since the conversation saw it, and the refs
-// frame, the saved refs and the model's links carry what is true now. One
-// lookup per space; a record gone, or a space the person left, keeps its
-// label as it was (nothing is learned of it).
+// currentLabels gives the records the person's message and the history
+// name their title and status as they are now: another member may have
+// renamed or finished one since. One lookup per space; a record gone, or
+// a space the person left, keeps its label as it was.
 func (a *Activities) currentLabels(ctx context.Context, turn chat.Turn, user *chat.Message, history []chat.Message) error {
 	lists := []*[]workspace.Ref{&user.Mentions}
 	for i := range history {
@@ -67,31 +65,25 @@ func (a *Activities) currentLabels(ctx context.Context, turn chat.Turn, user *ch
 		}
 	}
 	bySpace := map[string][]string{}
-	var spaces []string
 	for _, l := range lists {
 		for _, r := range *l {
-			if r.Kind != workspace.KindTask && r.Kind != workspace.KindProject && r.Kind != workspace.KindPerson {
-				continue
-			}
 			space := cmp.Or(r.SpaceID, turn.SpaceID)
-			if _, ok := bySpace[space]; !ok {
-				spaces = append(spaces, space)
-			}
-			if !slices.Contains(bySpace[space], r.ID) {
+			if (r.Kind == workspace.KindTask || r.Kind == workspace.KindProject || r.Kind == workspace.KindPerson) &&
+				!slices.Contains(bySpace[space], r.ID) {
 				bySpace[space] = append(bySpace[space], r.ID)
 			}
 		}
 	}
-	if len(spaces) == 0 {
+	if len(bySpace) == 0 {
 		return nil
 	}
 	actor := workspace.Actor{PersonID: turn.PersonID, Via: workspace.ViaAssistant}
 	now := map[string]map[string]workspace.Ref{}
-	for _, space := range spaces {
+	for _, space := range slices.Sorted(maps.Keys(bySpace)) {
 		found, err := a.Workspace.FindRefs(ctx, actor, space, bySpace[space])
 		switch {
 		case errors.Is(err, workspace.ErrForbidden) || errors.Is(err, workspace.ErrNotFound):
-			continue // the person left that space: its records keep their labels
+			continue
 		case err != nil:
 			return err
 		}
@@ -109,9 +101,8 @@ func (a *Activities) currentLabels(ctx context.Context, turn chat.Turn, user *ch
 	return nil
 }
 
-// knownTitles maps the ids the turn knows so far (mentions, earlier
-// replies, this turn's tool results in steps, its steps so far) to their
-// titles, so previews and summaries name records as people do.
+// knownTitles maps the ids the turn knows so far to their titles, so
+// previews and summaries name records as people do.
 func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn, steps []chat.Step) (map[string]string, error) {
 	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
@@ -131,9 +122,7 @@ func (a *Activities) knownTitles(ctx context.Context, turn chat.Turn, steps []ch
 }
 
 // earlierCalls counts, by tool, the calls of the turn's steps that come
-// before call: every call of its earlier steps and the earlier calls of
-// its own step, whatever became of them (chat.Store.EarlierCalls, from the
-// steps the call's activity read anyway).
+// before call, whatever became of them.
 func earlierCalls(steps []chat.Step, call chat.ToolCall) map[string]int {
 	out := map[string]int{}
 	for _, st := range steps {
@@ -146,8 +135,6 @@ func earlierCalls(steps []chat.Step, call chat.ToolCall) map[string]int {
 	return out
 }
 
-// skillRefs are the refs of the skills the instructions name, so a reply
-// that names one links it.
 func skillRefs(skills []assistant.SkillLine) []workspace.Ref {
 	var out []workspace.Ref
 	for _, k := range skills[:min(len(skills), assistant.MaxListedSkills)] {

@@ -12,19 +12,14 @@ import (
 )
 
 // ErrTypeConflict: a reset run cannot reopen its turn (another turn of the
-// conversation runs, or the person retried it). Not retried: the workflow
-// fails with the message, for the operator who reset it.
+// conversation runs, or the person retried it).
 const ErrTypeConflict = "conflict"
 
 // claim makes this activity's run the owner of the turn before it writes
-// anything to it (chat.Store.ClaimTurn): a run started by an operator's
-// reset of the workflow reopens a turn an earlier run ended, so what it
-// saves and streams is its own and not hidden behind the old ending. keep
-// is the last model step whose result the run has from before the reset
-// point (-1: it prepares the turn anew). The new attempt of frames starts
-// with the stream's reset frame, then what the run keeps: the refs, and
-// each kept step's text and tool outcomes as the client would have seen
-// them. The first run's claim is one update; later ones cost nothing.
+// to it (chat.Store.ClaimTurn): an operator's reset reopens a turn an
+// earlier run ended, so what it saves and streams is its own. keep is the
+// last model step the run has from before the reset point (-1: none). The
+// new attempt of frames starts with what the run keeps (keptFrames).
 func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error {
 	runID := workflowRun(ctx)
 	if runID == "" || turn.RunID == runID {
@@ -47,16 +42,11 @@ func (a *Activities) claim(ctx context.Context, turn chat.Turn, keep int) error 
 	if errors.Is(err, workspace.ErrConflict) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
 	}
-	if err != nil {
-		// The claim may have committed with its answer lost: Reopen woke
-		// the followers here to read the table.
-		return gone(err)
-	}
-	return nil
+	return gone(err) // a claim whose answer was lost may have committed: Reopen woke the followers
 }
 
 // keptFrames are the frames a reopened turn's new attempt starts with,
-// after its reset frame: what the run keeps from before the reset point.
+// after its reset frame: the refs and the kept steps' text and outcomes.
 func (a *Activities) keptFrames(ctx context.Context, turnID string, keep int) ([]stream.Draft, error) {
 	if keep < 0 {
 		return nil, nil // PrepareTurn runs again and sends the refs

@@ -16,8 +16,7 @@ import (
 )
 
 // turnSpaces returns the spaces a turn may act in that the person can
-// still open: its conversation's first, then the others it was started
-// with, in that order. A space the person left since is not listed.
+// still open: its conversation's first, then the others, in order.
 func (a *Activities) turnSpaces(ctx context.Context, turn chat.Turn) ([]workspace.Space, error) {
 	mine, err := a.Workspace.ListSpaces(ctx, turn.PersonID)
 	if err != nil {
@@ -32,10 +31,8 @@ func (a *Activities) turnSpaces(ctx context.Context, turn chat.Turn) ([]workspac
 	return out, nil
 }
 
-// offerRole is the role a turn is offered tools for: its space's (own), or
-// in a turn that acts in several spaces the widest of theirs (a viewer here
-// may be an editor there). Every call is still checked with the role of the
-// space it acts in.
+// offerRole is the role a turn is offered tools for: the widest of its
+// spaces'. Every call is still checked with its own space's role.
 func offerRole(own workspace.Role, spaces []workspace.Space) workspace.Role {
 	roles := []workspace.Role{own}
 	for _, s := range spaces {
@@ -45,12 +42,10 @@ func offerRole(own workspace.Role, spaces []workspace.Space) workspace.Role {
 }
 
 // callSpace decides the space a call acts in and returns its arguments
-// without the space argument: in a turn that may act in several spaces, the
-// space the call names (by id, or by name ignoring case) among all the turn
-// was given, even one the person has left since (RunTool's access check
-// then says forbidden); otherwise, or when it names none, the turn's own.
-// A space the turn was not given is the call's error, never a reason to
-// look further.
+// without the space argument: in a turn across spaces, the one it names
+// (by id, or by name ignoring case) among all the turn was given, even one
+// the person left (the access check then refuses); else the turn's own. A
+// space the turn was not given is the call's error.
 func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.Definition, arguments string) (string, string, *tools.Error, error) {
 	if len(turn.Spaces) == 0 || def == nil || def.NoSpace {
 		return turn.SpaceID, arguments, nil, nil
@@ -60,29 +55,28 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		return turn.SpaceID, rest, terr, nil
 	}
 	allowed := append([]string{turn.SpaceID}, turn.Spaces...)
+	if slices.Contains(allowed, named) { // an id wins over another space's name
+		return named, rest, nil, nil
+	}
 	names, err := a.Workspace.SpaceNames(ctx, allowed)
 	if err != nil {
 		return "", "", nil, err
 	}
-	// The space named, by id or by name, among all the turn was given
-	// (whether or not the person can still open it).
 	var match []string
 	for _, id := range allowed {
-		if id == named || strings.EqualFold(named, names[id]) {
+		if strings.EqualFold(named, names[id]) {
 			match = append(match, id)
 		}
 	}
-	switch {
-	case len(match) > 1 && !slices.Contains(match, named):
-		return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
-			Message: fmt.Sprintf("several of this turn's spaces are called %q; name one by its id", named)}, nil
-	case len(match) == 0:
+	switch len(match) {
+	case 1:
+		return match[0], rest, nil, nil
+	case 0:
 		spaces, err := a.turnSpaces(ctx, turn)
 		if err != nil {
 			return "", "", nil, err
 		}
-		// By name, never by id (seed 000 §4.1): a name is enough to name
-		// one, and the context lists them with their ids.
+		// By name, never by id: the context lists them with their ids.
 		list := make([]string, len(spaces))
 		for i, s := range spaces {
 			list[i] = "“" + s.Name + "”"
@@ -94,18 +88,12 @@ func (a *Activities) callSpace(ctx context.Context, turn chat.Turn, def *tools.D
 		return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
 			Message: fmt.Sprintf("this turn cannot act in %s; its spaces are %s", which, strings.Join(list, ", "))}, nil
 	}
-	// An id wins over another space's name. Whether the person can still
-	// open it is the caller's access check (forbidden if not).
-	if slices.Contains(match, named) {
-		return named, rest, nil, nil
-	}
-	return match[0], rest, nil, nil
+	return "", "", &tools.Error{Code: tools.CodeInvalidPayload, Path: "/" + tools.SpaceArg,
+		Message: fmt.Sprintf("several of this turn's spaces are called %q; name one by its id", named)}, nil
 }
 
-// stillMember checks, at every step of a turn, that its person can still
-// open the conversation's space: a removed member's turn ends at its next
-// model call (a non-retryable forbidden error, which the workflow ends the
-// turn with) and runs no more tool calls.
+// stillMember checks, at every model call, that the person can still open
+// the conversation's space: a removed member's turn ends forbidden.
 func (a *Activities) stillMember(ctx context.Context, turn chat.Turn) error {
 	_, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID)
 	if errors.Is(err, workspace.ErrNotFound) {

@@ -25,9 +25,8 @@ type PlanCallInput struct {
 type ApplyPlanStepInput struct {
 	PlanCallInput
 	StepID string
-	// RetryInterrupted runs a step again that was interrupted while
-	// running ("Retry remaining steps"); without it such a step is only
-	// reported.
+	// RetryInterrupted runs again a step interrupted while running
+	// ("Retry remaining steps"); without it such a step is only reported.
 	RetryInterrupted bool
 }
 
@@ -63,17 +62,37 @@ func (a *Activities) PrepareSteps(ctx context.Context, in PlanCallInput) ([]stri
 	return ids, nil
 }
 
-// ApplyStep runs one step as its own durable unit (toolrun.Runner.Run): a
-// step that succeeded is never run again; one found running was
-// interrupted (the worker died during it) and is only reported, unless the
-// person asks to retry it. Access, settings and the step's input are
-// checked now, with every $ref resolved from the earlier steps' results. A
-// Hub write runs in its own transaction and Undo group with the step's new
-// state.
+// ApplyStep runs one step as its own durable unit (toolrun.Runner.Run),
+// its $refs resolved from the earlier steps' results: a step that
+// succeeded is never run again; one found running was interrupted and is
+// only reported, unless the person asks to retry it.
 func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (string, error) {
-	st, spec, outputs, callSpace, err := a.planStep(ctx, in.CallID, in.StepID)
-	if err != nil || st.Status == chat.PlanStepSucceeded {
-		return st.Status, err
+	pc, err := a.Chat.GetToolCall(ctx, in.CallID)
+	if err != nil {
+		return "", gone(err)
+	}
+	var plan tools.PlanInput
+	if err := json.Unmarshal([]byte(pc.Input), &plan); err != nil {
+		return "", err
+	}
+	steps, err := a.Chat.PlanSteps(ctx, in.CallID)
+	if err != nil {
+		return "", err
+	}
+	var st chat.PlanStep
+	var spec tools.PlanStep
+	outputs := map[string]json.RawMessage{}
+	for i, s := range steps {
+		if s.StepID == in.StepID {
+			st, spec = s, plan.Steps[i]
+			break
+		}
+		if s.Status == chat.PlanStepSucceeded {
+			outputs[s.StepID] = json.RawMessage(s.Output)
+		}
+	}
+	if st.Status == chat.PlanStepSucceeded {
+		return st.Status, nil
 	}
 	begun := st.Status == chat.PlanStepRunning || st.Status == chat.PlanStepInterrupted
 	call := toolrun.Call{ID: in.CallID + "#" + in.StepID, PersonID: in.PersonID, SpaceID: in.SpaceID, Tool: spec.Tool,
@@ -86,8 +105,7 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 			call.Arguments, st.ResolvedInput = string(resolved), string(resolved)
 		}
 	}
-	// From the moment it starts, a retry finds the step running and
-	// reports it interrupted instead of running it twice.
+	// From here a retry finds the step running, not to be run twice.
 	call.Started = func(ctx context.Context) error {
 		st.Status = chat.PlanStepRunning
 		if err := a.Chat.SavePlanStep(ctx, st); err != nil {
@@ -98,12 +116,14 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 	_, err = a.runner(a.Tools).Run(ctx, call, func(ctx context.Context, out toolrun.Outcome) error {
 		switch {
 		case out.Kind == toolrun.Succeeded:
-			done, err := stepState(st, out.Result, out.UndoGroupID)
+			data, err := json.Marshal(out.Result.Data) // kept for later steps' $refs
 			if err != nil {
-				return err
+				return fmt.Errorf("step %s output: %w", st.StepID, err)
 			}
-			inSpace(done.Refs, callSpace) // records of another of the turn's spaces say so
-			st = done
+			st.Status, st.Output, st.Summary = chat.PlanStepSucceeded, string(data), out.Result.Summary
+			st.UndoGroupID, st.ErrorCode, st.ErrorMessage = out.UndoGroupID, "", ""
+			st.Refs = slices.Clone(capRefs(out.Result.Refs))
+			inSpace(st.Refs, pc.SpaceID)
 		case call.Begun: // interrupted, or unknown for an outside write
 			st.Status = chat.PlanStepInterrupted
 			st.ErrorMessage = "interrupted while it ran; its outcome is not known. Check, then choose Retry remaining steps."
@@ -118,49 +138,8 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 	return st.Status, nil
 }
 
-// planStep reads a workflow call's step with its spec, the outputs of the
-// steps that succeeded before it and the space the call named ("" for its
-// turn's).
-func (a *Activities) planStep(ctx context.Context, callID, stepID string) (chat.PlanStep, tools.PlanStep, map[string]json.RawMessage, string, error) {
-	call, err := a.Chat.GetToolCall(ctx, callID)
-	if err != nil {
-		return chat.PlanStep{}, tools.PlanStep{}, nil, "", gone(err)
-	}
-	var plan tools.PlanInput
-	if err := json.Unmarshal([]byte(call.Input), &plan); err != nil {
-		return chat.PlanStep{}, tools.PlanStep{}, nil, "", err
-	}
-	steps, err := a.Chat.PlanSteps(ctx, callID)
-	if err != nil {
-		return chat.PlanStep{}, tools.PlanStep{}, nil, "", err
-	}
-	outputs := map[string]json.RawMessage{}
-	for i, s := range steps {
-		if s.StepID == stepID {
-			return s, plan.Steps[i], outputs, call.SpaceID, nil
-		}
-		if s.Status == chat.PlanStepSucceeded {
-			outputs[s.StepID] = json.RawMessage(s.Output)
-		}
-	}
-	return chat.PlanStep{}, tools.PlanStep{}, outputs, call.SpaceID, nil
-}
-
-// stepState is a step that succeeded, with its output kept for later refs
-// and the records it changed.
-func stepState(st chat.PlanStep, res tools.Result, gid string) (chat.PlanStep, error) {
-	out, err := json.Marshal(res.Data)
-	if err != nil {
-		return st, fmt.Errorf("step %s output: %w", st.StepID, err)
-	}
-	st.Status, st.Output, st.Summary, st.UndoGroupID, st.ErrorCode, st.ErrorMessage = chat.PlanStepSucceeded, string(out), res.Summary, gid, "", ""
-	st.Refs = slices.Clone(capRefs(res.Refs))
-	return st, nil
-}
-
 // FinishWorkflowCall writes the receipt of a workflow call from its steps:
-// succeeded when every step did; otherwise failed, saying which steps
-// finished and where it stopped (outside changes are not rolled back).
+// succeeded when every step did, else failed, saying where it stopped.
 func (a *Activities) FinishWorkflowCall(ctx context.Context, in PlanCallInput) error {
 	steps, err := a.Chat.PlanSteps(ctx, in.CallID)
 	if err != nil {
@@ -177,8 +156,6 @@ func (a *Activities) FinishWorkflowCall(ctx context.Context, in PlanCallInput) e
 			problem = append(problem, fmt.Sprintf("step %d (%s) %s: %s", st.Idx+1, st.StepID, st.Status, st.ErrorMessage))
 		}
 	}
-	// The records every step that succeeded changed, in step order: the
-	// receipt's and, once all succeeded, the call's refs.
 	r := chat.Receipt{CallID: in.CallID, SpaceID: in.SpaceID, Status: chat.ReceiptSucceeded, Summary: strings.Join(done, " "),
 		Refs: dedupeRefs(refs, maxCallRefs)}
 	if len(done) < len(steps) {

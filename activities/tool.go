@@ -15,84 +15,51 @@ import (
 // runner runs calls exactly once over the activities' stores.
 func (a *Activities) runner(reg *tools.Registry) *toolrun.Runner {
 	r := &toolrun.Runner{Workspace: a.Workspace, Tools: reg}
-	if a.Files != nil {
-		// A nil *files.Service must stay a nil interface.
+	if a.Files != nil { // a nil *files.Service must stay a nil interface
 		r.Files = a.Files
 	}
 	return r
 }
 
 // RunTool runs one saved tool call (toolrun.Runner.Run). A call that
-// already has an outcome returns it unchanged, so a retried activity, a
-// replayed workflow or an operator's reset never runs a write twice: a
-// write commits together with its outcome row and the call's frames
-// (startsWithOutcome), in one transaction.
+// already has an outcome returns it unchanged, so a retry, a replay or a
+// reset never runs a write twice.
 func (a *Activities) RunTool(ctx context.Context, in RunToolInput) (ToolOutcome, error) {
-	tc, done, err := a.runTool(ctx, in)
-	if tc == nil {
-		return done, err
+	turn, rec, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
+	call, found := findCall(steps, in.CallID)
+	if err == nil && !found { // also a stale run's call of a step a reset deleted
+		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
 	}
+	if err != nil || call.Final() {
+		return ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
+	}
+	if err := a.claim(ctx, turn, call.Step); err != nil {
+		return ToolOutcome{}, err
+	}
+	// Read before the claim, steps may hold an old run's later steps that
+	// a reset's claim just deleted: the call sees the turn as at its step.
+	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, stepsThrough(steps, call.Step))
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	started := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}
+	if startsWithOutcome(tc.def) {
+		tc.started = started
+	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
+		return ToolOutcome{}, err
+	}
+	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
 	if errors.Is(err, toolrun.ErrRecorded) {
-		stored, err := a.Chat.GetToolCall(ctx, tc.call.ID)
+		stored, err := a.Chat.GetToolCall(ctx, call.ID)
 		return ToolOutcome{Status: stored.Status, ErrorCode: stored.ErrorCode}, err
 	}
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	a.Work.toolCalled(tc.call.Tool, tc.saved.Status)
+	a.Work.toolCalled(call.Tool, tc.saved.Status)
 	return ToolOutcome{Status: tc.saved.Status, ErrorCode: tc.saved.ErrorCode}, nil
 }
 
-// runTool is RunTool's read and run. It returns the call it ran, or none
-// and RunTool's answer: the outcome the call had already (or it is gone),
-// or the error that kept it from running.
-func (a *Activities) runTool(ctx context.Context, in RunToolInput) (*turnCall, ToolOutcome, error) {
-	// The turn, its run record and every step so far with its calls: the
-	// call is one of them, and the steps give the titles the turn knows
-	// and the calls before this one.
-	turn, rec, steps, err := a.turnAndSteps(ctx, in.TurnID, MaxSteps+1)
-	call, found := findCall(steps, in.CallID)
-	if err == nil && !found {
-		// (Also a stale run's call of a step a reset deleted: only a run
-		// already terminated asks for it, and it ends as gone.)
-		err = &workspace.NotFoundError{Kind: "tool call", ID: in.CallID}
-	}
-	if err != nil || call.Final() {
-		return nil, ToolOutcome{Status: call.Status, ErrorCode: call.ErrorCode}, gone(err)
-	}
-	if err := a.claim(ctx, turn, call.Step); err != nil {
-		return nil, ToolOutcome{}, err
-	}
-	// The read came before the claim: after an operator's reset to a point
-	// inside this call's step it still had the old run's later steps, which
-	// the claim has just deleted. The call sees the turn as it was at its
-	// step, as in the run it replays (the titles the turn knew then).
-	steps = stepsThrough(steps, call.Step)
-	// The person's access was read once for this call, with the turn
-	// (which also tells whether the space has MCP servers, for the
-	// registry); the Runner's recheck and the tool's own checks answer
-	// from it. A person who cannot open the space is refused by the
-	// recheck.
-	if _, err := a.Workspace.Access(ctx, turn.PersonID, turn.SpaceID); err != nil && !errors.Is(err, workspace.ErrNotFound) {
-		return nil, ToolOutcome{}, err
-	}
-	tc, rc, err := a.turnCall(ctx, turn, call, rec.OfferedTools, steps)
-	if err != nil {
-		return nil, ToolOutcome{}, err
-	}
-	started := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseStarted}
-	if startsWithOutcome(tc.def) {
-		// Nothing leaves the process before the outcome: the started frame
-		// commits with it, just before the done frame.
-		tc.started = started
-	} else if _, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeTool, started); err != nil {
-		return nil, ToolOutcome{}, err
-	}
-	_, err = a.runner(tc.reg).Run(ctx, rc, tc.commit)
-	return tc, ToolOutcome{}, err
-}
-
-// stepsThrough is steps (in order) up to and including step.
 func stepsThrough(steps []chat.Step, step int) []chat.Step {
 	for i, st := range steps {
 		if st.Step > step {
@@ -102,7 +69,6 @@ func stepsThrough(steps []chat.Step, step int) []chat.Step {
 	return steps
 }
 
-// findCall is the call of the given id among a turn's steps.
 func findCall(steps []chat.Step, id string) (chat.ToolCall, bool) {
 	for _, st := range steps {
 		for _, c := range st.ToolCalls {
@@ -114,24 +80,19 @@ func findCall(steps []chat.Step, id string) (chat.ToolCall, bool) {
 	return chat.ToolCall{}, false
 }
 
-// startsWithOutcome tells whether a call's started frame is stored with
-// its outcome, in one transaction, instead of committing alone before the
-// call runs: so for a tool that works on Hub's database only, which ends
-// in moments. A tool that goes out of the process — a connected app's or
-// an MCP server's, the web's, an attached file's store — or a name no tool
-// has is announced started before it runs, so the person sees it running
-// while it waits.
+// startsWithOutcome tells whether a call's started frame commits with its
+// outcome instead of alone before the call runs: for a tool that works on
+// Hub's database only, which ends in moments. A tool that leaves the
+// process is shown running while it waits.
 func startsWithOutcome(def *tools.Definition) bool {
 	return def != nil && !toolrun.Outside(def) && def.Area != tools.AreaWeb && def.Area != areaFiles
 }
 
-// areaFiles is hub_view_file's area: its bytes may come from a remote
-// store.
+// areaFiles is hub_view_file's area: its bytes may come from a remote store.
 const areaFiles = "files"
 
 // turnCall is a call of a turn on its way through the Runner: what its
-// Commit needs to record the outcome as the turn shows it, and what it
-// recorded.
+// commit needs, and what it recorded.
 type turnCall struct {
 	a       *Activities
 	turn    chat.Turn
@@ -141,21 +102,17 @@ type turnCall struct {
 	spaceID string
 	known   map[string]string
 
-	saved chat.Outcome // the row written
-	// started, when set, is the started frame, stored with the outcome
-	// (startsWithOutcome).
-	started map[string]any
+	saved   chat.Outcome   // the row written
+	started map[string]any // the started frame, when stored with the outcome
 }
 
-// turnCall prepares a call of the turn: the space it acts in (the turn's,
-// or one of the turn's others it names), the records the turn knows, and
-// for a help tool of a turn across spaces the role it offers with.
+// turnCall prepares a call of the turn: the space it acts in, the records
+// the turn knows, and for a help tool of a turn across spaces its role.
 func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string, steps []chat.Step) (*turnCall, toolrun.Call, error) {
 	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
 	var err error
 	if call.Tool == assistant.FindToolsTool || call.Tool == assistant.HowToTool {
-		// A help tool searches the space's working MCP servers' tools, never
-		// a failing one's: the registry the offer is built from.
+		// A help tool searches the registry the offer is built from.
 		tc.reg, _, err = a.offerApps(ctx, turn.SpaceID, false)
 	} else {
 		tc.reg, err = a.registryIn(ctx, turn.SpaceID)
@@ -177,7 +134,6 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
 		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlierCalls(steps, call), Invalid: spaceErr}
 	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
-		// A help tool offers what the turn may use in any of its spaces.
 		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
 			spaces, err := a.turnSpaces(ctx, turn)
 			return offerRole(role, spaces), err
@@ -186,9 +142,8 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	return tc, rc, nil
 }
 
-// commit records the call's outcome row (toolrun.Commit): the summary in
-// the person's words, the refs in the space the call acted in, and the
-// tools a help tool made available for the rest of the turn.
+// commit records the call's outcome row (toolrun.Commit) with its frames,
+// and the tools a help tool made available for the rest of the turn.
 func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 	out.Result.Summary = assistant.Humanize(out.Result.Summary, tc.known)
 	if out.Kind != toolrun.Refused && tc.spaceID != tc.turn.SpaceID {
@@ -196,7 +151,6 @@ func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 		inSpace(out.Result.Refs, tc.spaceID)
 	}
 	if out.Kind == toolrun.Succeeded && tc.def != nil && !tc.def.IsWrite {
-		// hub_how_to and hub_find_tools make tools available.
 		if err := tc.a.addTools(ctx, tc.turn, out.Role, out.Settings, assistant.AddedTools(out.Result.Data)); err != nil {
 			return err
 		}
@@ -204,8 +158,6 @@ func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 	tc.saved = outcomeOf(out)
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
-	// The frames reach this process's followers once the outcome's
-	// transaction committed (stream.Bus.Publish).
 	var frames []func(ctx context.Context) error
 	for _, f := range []map[string]any{tc.started, toolDoneFrame(tc.call, out)} {
 		if f == nil {
@@ -223,8 +175,6 @@ func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 	return err
 }
 
-// outcomeOf is a call's outcome row: the tool result the model reads, the
-// summary and records the person sees.
 func outcomeOf(out toolrun.Outcome) chat.Outcome {
 	res := out.Result
 	switch out.Kind {
@@ -240,16 +190,14 @@ func outcomeOf(out toolrun.Outcome) chat.Outcome {
 			Result: tools.ModelText(tools.Result{Summary: res.Summary, Data: map[string]any{"held": true, "note": assistant.HeldWriteNote}}, tools.MaxResultChars)}
 	}
 	terr := out.Err
-	if terr == nil {
-		// Not produced by Run for a turn's call (no call is found on its
-		// way there); said plainly should it ever be.
+	if terr == nil { // Run never gives a turn's call such an outcome; said plainly if it does
 		terr = tools.Errorf(tools.CodeFailed, "the call did not finish; nothing was changed by this call")
 	}
 	return chat.Outcome{Status: chat.CallFailed, Result: tools.ErrorText(terr), ErrorCode: terr.Code, ErrorMessage: terr.Message}
 }
 
 // inSpace marks the refs of a call that acted in another of its turn's
-// spaces (spaceID; "" for the conversation's own) with that space.
+// spaces ("" for the conversation's own) with that space.
 func inSpace(refs []workspace.Ref, spaceID string) {
 	if spaceID == "" {
 		return
@@ -259,15 +207,12 @@ func inSpace(refs []workspace.Ref, spaceID string) {
 	}
 }
 
-// maxCallRefs: one call names at most 50 records; the model reads the
-// rest in its data.
+// maxCallRefs: one call names at most 50 records; the model reads the rest in its data.
 const maxCallRefs = 50
 
-// capRefs is the first maxCallRefs of refs.
 func capRefs(refs []workspace.Ref) []workspace.Ref { return refs[:min(len(refs), maxCallRefs)] }
 
-// toolDoneFrame is the tool frame that ends a call: done, held or failed,
-// with what the person sees of it.
+// toolDoneFrame is the tool frame that ends a call.
 func toolDoneFrame(call chat.ToolCall, out toolrun.Outcome) map[string]any {
 	frame := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseDone, "summary": out.Result.Summary,
 		"refs": nonNilRefs(out.Result.Refs)}

@@ -9,21 +9,14 @@ import (
 	"hub/chat"
 )
 
-// maxTranscripts bounds how many turns' messages a worker keeps: more
-// than the turns one worker runs at once, so a running turn's steps find
-// theirs; an evicted turn reads them again.
+// maxTranscripts bounds how many turns' messages a worker keeps: more than
+// it runs at once; an evicted turn reads them again.
 const maxTranscripts = 512
 
 // transcripts keeps, per turn run, the person's message and the history
-// before it, read once by the turn's first activity on this worker and
-// reused by its later steps (every model call, every tool call's titles,
-// the ending) instead of two reads each. Both are fixed for a turn: the
-// message is the turn's own, and the history is earlier turns' finished
-// messages (which of them the model is shown is the run record's
-// HistoryIDs, fixed at PrepareTurn). Only a hint: another worker, or this
-// one after a restart or an eviction, reads the database as before. The
-// key carries the Temporal run, so an operator's reset (a new run) reads
-// afresh.
+// before it, read once on this worker and reused by the turn's later
+// steps: both are fixed for a turn. Only a hint: another worker reads the
+// database. The key carries the Temporal run, so a reset reads afresh.
 type transcripts struct {
 	mu    sync.Mutex
 	byKey map[string]transcript
@@ -35,8 +28,7 @@ type transcript struct {
 	history []chat.Message
 }
 
-// transcriptKey is the turn and the Temporal run its activity belongs to
-// ("" outside Temporal: the in-process benchmark's loop).
+// transcriptKey is the turn and the Temporal run its activity belongs to.
 func transcriptKey(ctx context.Context, turn chat.Turn) string {
 	return turn.ID + "/" + turn.UserMessageID + "/" + workflowRun(ctx)
 }

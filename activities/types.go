@@ -9,14 +9,12 @@ import (
 	"hub/workspace"
 )
 
-// TurnRef names the turn an activity works on. Workflow payloads carry ids
-// only.
+// TurnRef names the turn an activity works on.
 type TurnRef struct {
 	TurnID string
 }
 
-// Plan is what PrepareTurn decided for the turn: small, so it can live in
-// the workflow's history. The prompt itself is in the run record.
+// Plan is what PrepareTurn decided for the turn; the prompt itself is in the run record.
 type Plan struct {
 	Model        string
 	ModelTimeout time.Duration
@@ -29,27 +27,23 @@ type CallModelInput struct {
 	TurnID   string
 	Step     int
 	ToolsOff bool
-	// Rerun is set when the step runs again after a pause: the client drops
-	// the text of the interrupted call.
+	// Rerun is set when the step runs again after a pause.
 	Rerun bool
 	// Interrupts is how many stops and pauses the workflow had heard when
-	// it scheduled the call; CountsInterrupts says it counted them (turns
-	// started before the count leave both unset). A turn the api counted
-	// more for has a signal coming that cancels this call.
+	// it scheduled the call, if CountsInterrupts (older turns leave both
+	// unset). A turn the api counted more for has a cancelling signal coming.
 	Interrupts       int
 	CountsInterrupts bool
 	// Model is the catalog id of the model to call and Effort its
-	// reasoning effort, as the turn was started with (TurnInput). Empty
-	// (turns started before the catalog): the turn's saved model, else the
-	// catalog's default. Usage is priced by Model (llm.Catalog.Lookup).
+	// reasoning effort, as the turn was started with. Empty (older turns):
+	// the turn's saved model, else the catalog's default.
 	Model  string `json:",omitempty"`
 	Effort string `json:",omitempty"`
 }
 
 // InterruptedDetails go with a model call refused because the turn was
-// stopped or paused: the api's count of interrupts it read, so a workflow
-// that never hears a signal it was counted for (a reset that left the
-// signals out) can catch up instead of being refused again.
+// stopped or paused: the api's count, so a workflow that never hears a
+// counted signal (a reset left it out) can catch up.
 type InterruptedDetails struct {
 	Interrupts int
 }
@@ -72,9 +66,8 @@ type ModelStep struct {
 	ToolCalls    []ToolCallRef
 	FinishReason string
 	HasText      bool
-	// Nudged is set when the answer goes back to the model with a note
-	// (it promised work instead of doing it, or a verify hook found
-	// something missing): the turn takes another step.
+	// Nudged is set when the answer goes back to the model with a note:
+	// the turn takes another step.
 	Nudged bool
 }
 
@@ -98,28 +91,24 @@ type FinishInput struct {
 	ErrorMessage string
 }
 
-// Error types an activity fails with on purpose. The workflow reads them to
-// tell the person what happened; they are never retried.
+// Error types an activity fails with on purpose, never retried; the
+// workflow tells the person from them.
 const (
 	ErrTypeUnavailable = "unavailable"
 	ErrTypeModel       = "model"
 	ErrTypeTimeout     = "timeout"
 	ErrTypeForbidden   = "forbidden"
 	ErrTypeGone        = "gone"
-	// ErrTypeTooLarge: the prompt cannot fit the model's window even
-	// without history; the message says so.
+	// ErrTypeTooLarge: the prompt cannot fit the model's window even without history.
 	ErrTypeTooLarge = "too_large"
-	// ErrTypeInterrupted: Stop or Pause closed the model call (the api's
-	// fast path, ahead of Temporal's cancellation).
+	// ErrTypeInterrupted: Stop or Pause closed the model call (ahead of Temporal's cancellation).
 	ErrTypeInterrupted = "interrupted"
 	// ErrTypeBudget: the space's monthly budget cannot hold the next
-	// model call's estimate; the call was not made and the message says
-	// the budget and what is left.
+	// model call's estimate; the call was not made.
 	ErrTypeBudget = "budget_exceeded"
 )
 
-// gone makes a missing turn or call final: its conversation was deleted
-// while the turn ran, and no retry will bring it back.
+// gone makes a missing turn or call final: its conversation was deleted while the turn ran.
 func gone(err error) error {
 	if errors.Is(err, workspace.ErrNotFound) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeGone, err)

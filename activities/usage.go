@@ -16,35 +16,16 @@ import (
 )
 
 // ReserveOutputTokens is the output a model call reserves budget for when
-// its request sets no cap (llm.Request.MaxTokens 0): the answer of one
-// step is rarely longer. A longer one still settles at its real cost; the
-// next call then finds that much less left.
+// its request sets no cap: one step's answer is rarely longer.
 const ReserveOutputTokens = 4096
 
-// FaultModelReserved is called after a model call's reservation is made
-// and before its request is sent: the usage tests' stand-in for a worker
-// killed with a reservation open.
-const FaultModelReserved = "model.reserved"
-
-// FaultModelSettled is called after a model call's request was settled and
-// its step saved, before the activity reports: a worker killed there
-// leaves a settled call and a saved step, and an activity that is retried.
-const FaultModelSettled = "model.settled"
-
-// meter meters the requests of one CallModel attempt: each request it
-// sends (the files' fallback may send more than one) first reserves its
-// estimated cost against the space's monthly budget, and is not sent when
-// the budget cannot hold it (a *usage.BudgetError); once it ended it is
-// settled with the usage the provider reported (even when it was stopped:
-// what was used was used) and observed in the per-model metrics. Each
-// reservation and each settle commits alone, so no transaction is open
-// across the request and what was used is recorded before anything else
-// happens. The request's identity — turn, step, workflow run, activity,
-// attempt, try — keys its usage row, so a retried attempt's request is a
-// row of its own and no write of one is counted twice.
-//
-// The call goes to send (the turn's model, turnModel) and is priced and
-// counted under info, the catalog's entry for it.
+// meter meters the requests of one CallModel attempt: each first
+// reserves its estimated cost against the space's monthly budget (not sent
+// when it cannot hold it), and once ended is settled with what it used,
+// even when stopped. Each reservation and settle commits alone, so no
+// transaction is open across the request. The request's identity keys its
+// usage row, so no write is counted twice. It sends to send and prices
+// under info, the catalog's entry.
 type meter struct {
 	a             *Activities
 	turn          chat.Turn
@@ -65,15 +46,13 @@ func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt 
 	return m
 }
 
-// call is the usage row of the request being sent (the try-th).
 func (m *meter) call() usage.Call {
 	return usage.Call{ID: m.identity + "." + strconv.Itoa(m.try), TurnID: m.turn.ID, Step: m.step, ConversationID: m.turn.ConversationID,
 		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID}
 }
 
-// reserve reserves the request being sent, first (for the first request
-// of a retried attempt) releasing what the attempt before left open: its
-// worker died, and its reservation, if it made one, will never settle.
+// reserve reserves the request being sent, first (for a retried attempt's
+// first request) releasing what the dead attempt before left open.
 func (m *meter) reserve(ctx context.Context, req llm.Request) error {
 	store := m.a.Usage
 	c := m.call()
@@ -82,14 +61,11 @@ func (m *meter) reserve(ctx context.Context, req llm.Request) error {
 			return err
 		}
 	}
-	if err := store.Reserve(ctx, c, m.price.Cost(EstimateUsage(req, m.a.budgetWindow(m.info)))); err != nil {
-		var be *usage.BudgetError
-		if errors.As(err, &be) {
-			m.a.Metrics.Refused(m.info.ID)
-		}
-		return err
+	err := store.Reserve(ctx, c, m.price.Cost(EstimateUsage(req, m.a.budgetWindow(m.info))))
+	if be := (*usage.BudgetError)(nil); errors.As(err, &be) {
+		m.a.Metrics.Refused(m.info.ID)
 	}
-	return nil
+	return err
 }
 
 // Stream sends one request of the attempt (streamWithParts), metered.
@@ -107,10 +83,7 @@ func (m *meter) Stream(callCtx context.Context, req llm.Request, onChunk func(ll
 	start := time.Now()
 	res, err := m.send.Stream(callCtx, req, onChunk)
 	used := res.Usage
-	if used == (llm.Usage{}) && reachedModel(res, err) {
-		// Stopped, paused, past its limit or cut off before the usage
-		// chunk, or an endpoint that sends none: what was sent and
-		// streamed was used all the same.
+	if used == (llm.Usage{}) && reachedModel(res, err) { // no usage chunk: estimate it
 		used = EstimateSpent(req, res, m.a.budgetWindow(m.info))
 		res.Usage = used // the step, the reply and the done frame count it too
 	}
@@ -125,11 +98,8 @@ func (m *meter) Stream(callCtx context.Context, req llm.Request, onChunk func(ll
 }
 
 // reachedModel tells whether a request that reported no usage was taken up
-// by the model, so it is billed: it answered, or it was stopped, paused or
-// passed the model limit (the request had gone out), or it was cut off or
-// its connection failed after something streamed. A request the endpoint
-// refused with an HTTP error, or one whose connection failed before any
-// answer, is not.
+// by the model, so it is billed: it answered, was stopped or passed the
+// model limit, or was cut off after something streamed.
 func reachedModel(res llm.Result, err error) bool {
 	if err == nil {
 		return true
@@ -150,9 +120,8 @@ func reachedModel(res llm.Result, err error) bool {
 }
 
 // EstimateSpent is what a request that reported no usage is settled at,
-// marked Estimated: its input as EstimateUsage counts it (not its output
-// reservation) and the output it streamed, text and tool calls, at
-// assistant.EstimateTokens.
+// marked Estimated: its input as EstimateUsage counts it and the output it
+// streamed.
 func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
 	in := EstimateUsage(req, window).InputTokens
 	out := assistant.EstimateTokens(res.Text)
@@ -162,13 +131,10 @@ func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
 	return llm.Usage{InputTokens: in, OutputTokens: out, Estimated: true}
 }
 
-// localCalls numbers the attempts made outside Temporal.
 var localCalls atomic.Int64
 
 // callIdentity names one CallModel attempt: the turn and step, and the
-// workflow run, activity and attempt Temporal runs it as (a resumed step is
-// a new activity, a reset turn a new run). Outside Temporal (the in-process
-// benchmark) every attempt is new.
+// workflow run, activity and attempt. Outside Temporal every attempt is new.
 func callIdentity(ctx context.Context, turnID string, step, attempt int) string {
 	base := turnID + "." + strconv.Itoa(step)
 	if !activity.IsActivity(ctx) {
@@ -178,23 +144,19 @@ func callIdentity(ctx context.Context, turnID string, step, attempt int) string 
 	return base + "." + info.WorkflowExecution.RunID + "." + info.ActivityID + "." + strconv.Itoa(attempt)
 }
 
-// Estimates of attached files, in tokens, for a reservation: erring high,
-// as the rest of the estimate does.
+// Estimates of attached files, in tokens, for a reservation: erring high.
 const (
-	// ImagePartTokens is a picture: a large one at high detail costs
-	// current models 1,100–1,500 input tokens.
+	// ImagePartTokens is a picture: a large one at high detail costs 1,100–1,500 input tokens.
 	ImagePartTokens = 1_600
 	// FileBytesPerToken is a file part's bytes per token (a PDF's text
 	// and page pictures); text files are counted as their text.
 	FileBytesPerToken = 3
 )
 
-// EstimateUsage is what a request is reserved for: its prompt as
-// assistant.MessageTokens and ToolTokens count it, its attached files
-// (text as its text, pictures at ImagePartTokens, other files at
-// FileBytesPerToken) — erring high, none of it cached, and never more than
-// the model's context window (window; 0: unknown), which is the most a
-// provider bills — and its output cap, or ReserveOutputTokens without one.
+// EstimateUsage is what a request is reserved for: its prompt and files,
+// erring high and none cached, but never more than the context window (0:
+// unknown), the most a provider bills; and its output cap, or
+// ReserveOutputTokens.
 func EstimateUsage(req llm.Request, window int) llm.Usage {
 	in := assistant.RequestOverheadTokens
 	for _, m := range req.Messages {

@@ -8,35 +8,28 @@ import (
 	"hub/workspace"
 )
 
-// Batch is Hub writes of one space that commit together or not at all (an
-// Apply's held writes in that space), with one Undo group.
+// Batch is Hub writes of one space that commit together or not at all, with one Undo group.
 type Batch struct {
 	PersonID string
 	SpaceID  string
-	// Calls are the writes in the order they run; their ID, Tool and
-	// Arguments are read.
-	Calls []Call
-	// Label names the batch's Undo group.
-	Label string
-	// Timeout bounds the transaction; 0 leaves it to ctx.
-	Timeout time.Duration
+	Calls    []Call        // in the order they run; only ID, Tool and Arguments are read
+	Label    string        // names the batch's Undo group
+	Timeout  time.Duration // bounds the transaction; 0 leaves it to ctx
 }
 
-// BatchCommit writes the outcome rows of a batch, one Outcome per call in
-// order. RunBatch calls it once: inside the transaction, which ctx
-// carries, when every write succeeded; otherwise, after the rollback, outside
-// any transaction (the failed call Failed, the others Unattempted, or all
-// Refused). An error rolls the writes back.
+// BatchCommit writes the outcome rows of a batch, one per call in order.
+// RunBatch calls it once: inside the transaction, which ctx carries, when
+// every write succeeded; otherwise outside any. An error rolls back.
 type BatchCommit func(ctx context.Context, outs []Outcome) error
 
 // RunBatch runs a batch's writes in one transaction, rechecking access and
-// settings once for all of them. If one fails, none is written.
+// settings once. If one fails, none is written.
 func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]Outcome, error) {
 	if len(b.Calls) == 0 {
 		return nil, nil
 	}
 	outs := make([]Outcome, len(b.Calls))
-	role, refusal, err := r.recheck(ctx, b.PersonID, b.SpaceID, "")
+	role, settings, refusal, err := r.recheck(ctx, b.PersonID, b.SpaceID, "")
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +38,6 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 			outs[i] = Outcome{Kind: Refused, Err: refusal}
 		}
 		return outs, commit(ctx, outs)
-	}
-	settings, err := r.Workspace.GetSettings(ctx, b.PersonID)
-	if err != nil {
-		return nil, err
 	}
 	actor := workspace.Actor{PersonID: b.PersonID, Via: workspace.ViaAssistant}
 	txCtx := ctx

@@ -12,26 +12,21 @@ type Kind string
 
 // The kinds of outcome. Only Succeeded changed anything.
 const (
-	// Succeeded: the tool ran; a Hub write's records are committed with
-	// the outcome row.
+	// Succeeded: the tool ran; a Hub write committed with the outcome row.
 	Succeeded Kind = "succeeded"
 	// Held: a write held for the person's Apply; nothing changed.
 	Held Kind = "held"
-	// Failed: the tool (or its checks) refused the call or failed; nothing
-	// changed.
+	// Failed: the tool or its checks refused the call or failed.
 	Failed Kind = "failed"
-	// Refused: the recheck found the person can no longer open a space
-	// the call needs; nothing ran.
+	// Refused: the person can no longer open a space the call needs.
 	Refused Kind = "refused"
-	// Unknown: an outside write went out and no answer came back, or an
-	// earlier attempt was found sending it; it may or may not have taken
-	// effect.
+	// Unknown: an outside write went out with no answer back, or an
+	// earlier attempt was found sending it.
 	Unknown Kind = "unknown"
 	// Interrupted: an earlier attempt was found running a Hub write (a
-	// plan step) and did not finish; it is reported, not run again.
+	// plan step); it is reported, not run again.
 	Interrupted Kind = "interrupted"
-	// Unattempted: not run, because another write of its batch failed and
-	// the batch's transaction rolled back.
+	// Unattempted: not run, because another write of its batch failed.
 	Unattempted Kind = "unattempted"
 )
 
@@ -40,8 +35,7 @@ type Outcome struct {
 	Kind Kind
 	// Result is what the tool returned (Succeeded, Held).
 	Result tools.Result
-	// Err says why the call did not succeed: set for every kind but
-	// Succeeded and Held.
+	// Err says why the call did not succeed (not Succeeded or Held).
 	Err *tools.Error
 	// UndoGroupID is the Undo group the write recorded in; "" for none.
 	UndoGroupID string
@@ -62,17 +56,14 @@ var (
 // LostAccess is the message of a Refused outcome.
 const LostAccess = "you can no longer open this space"
 
-// ErrRecorded is what a Commit returns when it finds the call's outcome
-// row already written by an earlier attempt: Run rolls the write back and
-// returns it, and the caller reads the row that was written.
+// ErrRecorded is what a Commit returns when an earlier attempt wrote the
+// call's outcome row: Run rolls the write back and returns it.
 var ErrRecorded = errors.New("the call's outcome was recorded by an earlier attempt")
 
-// errRollback ends a write's transaction without committing when the tool
-// failed, so a half-done write leaves nothing behind.
+// errRollback ends a failed write's transaction without committing.
 var errRollback = errors.New("tool failed; roll back")
 
-// dispatched is the outcome of a tool that ran; applying, a held result
-// is a failure (the person's Apply runs the write or says why not).
+// dispatched is the outcome of a tool that ran; applying, a held result is a failure.
 func dispatched(res tools.Result, terr *tools.Error, applying bool) Outcome {
 	switch {
 	case terr == nil && res.Held && applying:

@@ -1,6 +1,7 @@
 package toolrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -9,8 +10,7 @@ import (
 	"hub/workspace"
 )
 
-// Runner runs tool calls exactly once. Build one from the stores the
-// activities hold; it keeps no state of its own.
+// Runner runs tool calls exactly once; it keeps no state of its own.
 type Runner struct {
 	Workspace *workspace.Service
 	Tools     *tools.Registry
@@ -18,12 +18,10 @@ type Runner struct {
 	Files tools.FileReader
 }
 
-// Commit writes a call's outcome row. Run calls it exactly once per call:
-// inside the write's transaction, which ctx carries, when a Hub write
-// succeeded, so the records and the row commit together or not at all;
-// otherwise outside any transaction. An error
-// fails the call (a write rolls back); return ErrRecorded when the row was
-// written by an earlier attempt.
+// Commit writes a call's outcome row. Run calls it once per call: inside
+// the write's transaction, which ctx carries, when a Hub write succeeded;
+// otherwise outside any. An error fails the call (a write rolls back);
+// return ErrRecorded when an earlier attempt wrote the row.
 type Commit func(ctx context.Context, out Outcome) error
 
 // Call is one call to run.
@@ -32,40 +30,32 @@ type Call struct {
 	// write sends it as its idempotency key.
 	ID       string
 	PersonID string
-	// SpaceID is the space the call acts in. HomeSpaceID, when set and
-	// different, is the conversation's space: a call of a turn across
-	// spaces runs only while the person can open both.
+	// SpaceID is the space the call acts in. HomeSpaceID, when different,
+	// is the conversation's: the person must be able to open both.
 	SpaceID     string
 	HomeSpaceID string
 	Tool        string
 	Arguments   string
-	// Offered are the tools the turn offered; a call of any other name
-	// fails in dispatch. An Apply leaves it empty.
+	// Offered are the tools the turn offered; a call of any other name fails in dispatch.
 	Offered []string
-	// Applying is set when the person's Apply runs a held call: it runs
-	// the one tool the person approved, the write policy lets it through
-	// and nothing is held again.
+	// Applying is set when the person's Apply runs a held call: the one
+	// tool approved runs, and nothing is held again.
 	Applying bool
 	// Known maps the ids of records the turn knows to their titles.
 	Known map[string]string
-	// EarlierCalls counts the calls of each tool the turn made before this
-	// one (tools.Env.EarlierCalls); nil outside a turn.
+	// EarlierCalls counts the calls of each tool the turn made before this one; nil outside a turn.
 	EarlierCalls map[string]int
-	// Role, when set, turns the person's role in the space into the one
-	// the call runs with (a help tool of a turn across spaces offers what
-	// any of them allows).
+	// Role, when set, turns the person's role in the space into the one the call runs with.
 	Role func(ctx context.Context, role workspace.Role) (workspace.Role, error)
 	// Invalid is an error found before the call runs (its space argument,
 	// a plan step's $ref): the call fails with it and nothing runs.
 	Invalid *tools.Error
 	// Begun says an earlier attempt recorded the call on its way and did
-	// not finish it (an outside write's "sending" receipt, a plan step
-	// "running"): it is not run again; its outcome is Unknown for an
-	// outside write and Interrupted for a Hub write.
+	// not finish it: it is not run again, but is Unknown (outside write) or
+	// Interrupted (Hub write).
 	Begun bool
-	// Started, when set, is called after the recheck, just before a write
-	// runs, outside any transaction: where an Apply records that the call
-	// is on its way, so a crash after it is reported instead of run twice.
+	// Started, when set, is called just before a write runs, outside any
+	// transaction: where an Apply records that the call is on its way.
 	Started func(ctx context.Context) error
 	// AlwaysUndo makes an Undo group for a Hub write even when its tool is
 	// not undoable (a plan step's unit of Undo is the step).
@@ -73,45 +63,14 @@ type Call struct {
 }
 
 // Outside tells whether a tool writes outside Hub (a connected app): such a
-// write cannot be rolled back, so it runs without a transaction, one at a
-// time, recorded as sending before it goes out.
+// write cannot be rolled back, so it runs without a transaction.
 func Outside(def *tools.Definition) bool {
 	return def.OutsideTransaction || def.Area == tools.AreaApps
 }
 
-// mode is how a call runs.
-type mode int
-
-const (
-	direct  mode = iota // reads, held writes, calls that fail in dispatch: no transaction
-	outside             // outside writes: no transaction, Started before sending
-	hubTx               // Hub writes: one transaction with the outcome row
-)
-
-func (c Call) offered() []string {
-	if c.Applying {
-		return []string{c.Tool}
-	}
-	return c.Offered
-}
-
-func (c Call) mode(def *tools.Definition, settings workspace.Settings) mode {
-	switch {
-	case def == nil || !def.IsWrite || !slices.Contains(c.offered(), c.Tool):
-		return direct
-	case !c.Applying && def.Holds(settings):
-		return direct
-	case Outside(def):
-		return outside
-	}
-	return hubTx
-}
-
-// Run runs one call and records its outcome through commit, exactly once:
-// a Hub write and its outcome row commit together, and a call found on its
-// way from an earlier attempt is reported, never run again. The error is
-// for what the caller should retry (the database, ErrRecorded); what became
-// of the call is the Outcome.
+// Run runs one call and records its outcome through commit, exactly once.
+// The error is for what the caller should retry (the database,
+// ErrRecorded); what became of the call is the Outcome.
 func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error) {
 	def, _ := r.Tools.Get(c.Tool) // nil for an unknown name, which dispatch explains
 	switch {
@@ -124,7 +83,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	case c.Invalid != nil:
 		return r.record(ctx, Outcome{Kind: Failed, Err: c.Invalid}, commit)
 	}
-	role, refusal, err := r.recheck(ctx, c.PersonID, c.SpaceID, c.HomeSpaceID)
+	role, settings, refusal, err := r.recheck(ctx, c.PersonID, c.SpaceID, c.HomeSpaceID)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -136,38 +95,36 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 			return Outcome{}, err
 		}
 	}
-	settings, err := r.Workspace.GetSettings(ctx, c.PersonID)
-	if err != nil {
-		return Outcome{}, err
-	}
 	env := tools.Env{Workspace: r.Workspace, Files: r.Files, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
 		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known, EarlierCalls: c.EarlierCalls}
-	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.offered()}
-	m := c.mode(def, settings)
-	if m != direct && c.Started != nil {
+	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.Offered}
+	if c.Applying {
+		call.Offered = []string{c.Tool}
+	}
+	// A write (offered, not held) runs after Started: a Hub write in a
+	// transaction with its outcome row, an outside write without one.
+	// Reads, held writes and calls that fail in dispatch run directly.
+	write := def != nil && def.IsWrite && slices.Contains(call.Offered, c.Tool) && (c.Applying || !def.Holds(settings))
+	if write && c.Started != nil {
 		if err := c.Started(ctx); err != nil {
 			return Outcome{}, err
 		}
 	}
-	if m != hubTx {
+	if !write || Outside(def) {
 		res, terr := r.Tools.Dispatch(ctx, env, call)
 		out := dispatched(res, terr, c.Applying)
 		out.Role, out.Settings = role, settings
 		return r.record(ctx, out, commit)
 	}
 
-	// A Hub write: the records and the outcome row commit together.
 	var out Outcome
 	failed := false
 	err = r.Workspace.InTx(ctx, func(ctx context.Context) error {
 		env := env
 		out = Outcome{Role: role, Settings: settings}
 		if c.AlwaysUndo || def.Undoable {
-			// One Undo group per write: the person can take back exactly
-			// the records this call changed.
 			gid, err := r.Workspace.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
-			if err != nil {
-				// The person may no longer write here: the call's answer.
+			if err != nil { // the person may no longer write here
 				out.Kind, out.Err, failed = Failed, tools.AsError(err), true
 				return errRollback
 			}
@@ -203,26 +160,19 @@ func (r *Runner) record(ctx context.Context, out Outcome, commit Commit) (Outcom
 }
 
 // recheck reads the person's role in the space now (and that they can
-// still open home, when it is another space). A space they cannot open is
-// the refusal, not an error.
-func (r *Runner) recheck(ctx context.Context, personID, spaceID, home string) (workspace.Role, *tools.Error, error) {
-	if home != "" && home != spaceID {
-		// A person removed from the conversation's space reads nothing of
-		// it, so their turn does nothing more anywhere.
-		if _, err := r.Workspace.Access(ctx, personID, home); err != nil {
-			return refused(err)
-		}
+// still open home) and their settings. A space they cannot open is a
+// refusal, not an error.
+func (r *Runner) recheck(ctx context.Context, personID, spaceID, home string) (workspace.Role, workspace.Settings, *tools.Error, error) {
+	role, err := r.Workspace.Access(ctx, personID, cmp.Or(home, spaceID))
+	if err == nil && home != "" && home != spaceID {
+		role, err = r.Workspace.Access(ctx, personID, spaceID)
 	}
-	role, err := r.Workspace.Access(ctx, personID, spaceID)
-	if err != nil {
-		return refused(err)
-	}
-	return role, nil, nil
-}
-
-func refused(err error) (workspace.Role, *tools.Error, error) {
 	if errors.Is(err, workspace.ErrNotFound) {
-		return "", tools.Errorf(tools.CodeForbidden, LostAccess), nil
+		return "", workspace.Settings{}, tools.Errorf(tools.CodeForbidden, LostAccess), nil
 	}
-	return "", nil, err
+	if err != nil {
+		return "", workspace.Settings{}, nil, err
+	}
+	settings, err := r.Workspace.GetSettings(ctx, personID)
+	return role, settings, nil, err
 }

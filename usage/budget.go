@@ -24,15 +24,13 @@ type BudgetError struct {
 // Left is what the budget has left this month (never below zero).
 func (e *BudgetError) Left() int64 { return max(e.Budget-e.Spent-e.Reserved, 0) }
 
-// Error is the message the person reads: the budget, what is left and
-// what the next step needs, and what to do.
+// Error is the message the person reads.
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("This space's monthly budget of %s cannot hold the next model call: %s is left this month and the call needs up to %s. "+
 		"An owner of the space can raise the budget in its settings; then Retry.", Dollars(e.Budget), Dollars(e.Left()), Dollars(e.Needed))
 }
 
-// Dollars formats micro-dollars as US dollars, exactly: to the cent when
-// that is all there is ($5.00), else with the digits it needs ($0.00042).
+// Dollars formats micro-dollars as US dollars, exactly: $5.00, $0.00042.
 func Dollars(micros int64) string {
 	sign := ""
 	if micros < 0 {
@@ -53,8 +51,7 @@ type Spend struct {
 	Reserved int64
 }
 
-// Budget returns a space's monthly budget and what this month spent and
-// holds reserved.
+// Budget returns a space's monthly budget and this month's spend.
 func (s *Store) Budget(ctx context.Context, spaceID string) (Spend, error) {
 	month := Month(s.now())
 	var sp storage.Space
@@ -72,7 +69,7 @@ func (s *Store) Budget(ctx context.Context, spaceID string) (Spend, error) {
 }
 
 // SetBudget sets a space's monthly budget in micro-dollars (nil: none). The
-// caller checks that the person is an owner and the value is not negative.
+// caller checks that the person is an owner.
 func (s *Store) SetBudget(ctx context.Context, spaceID string, micros *int64) error {
 	if micros != nil && *micros < 0 {
 		return fmt.Errorf("a budget cannot be negative: %d", *micros)

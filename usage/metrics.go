@@ -10,10 +10,7 @@ import (
 	"hub/llm"
 )
 
-// Metrics are the per-model Prometheus series of model calls: calls,
-// tokens (input, cached input, output), cost, latency and errors by class
-// (the llm error kinds). The worker observes them; the process that serves
-// /metrics exports their registry.
+// Metrics are the per-model Prometheus series of model calls.
 type Metrics struct {
 	calls   *prometheus.CounterVec
 	tokens  *prometheus.CounterVec
@@ -75,7 +72,7 @@ func (m *Metrics) Refused(model string) {
 }
 
 // ErrorClass is a failed request's class: its llm error kind, canceled for
-// a call whose context ended, other for anything else. "" for no error.
+// an ended context, else other ("" for no error).
 func ErrorClass(err error) string {
 	if err == nil {
 		return ""

@@ -16,15 +16,13 @@ const (
 	ByDay    = "day"
 )
 
-// groupColumns are the columns each grouping sums by.
 var groupColumns = map[string]string{ByPerson: "person_id", BySpace: "space_id", ByModel: "model", ByDay: "day"}
 
 // ValidGroupBy tells whether g is a grouping Query takes ("" is none).
 func ValidGroupBy(g string) bool { _, ok := groupColumns[g]; return ok || g == "" }
 
-// Filter says whose usage a query sums: everyone's in Spaces (the spaces
-// the caller owns) and the caller's own (Person), in PersonSpace only when
-// set; settled calls made in [From, To).
+// Filter says whose usage a query sums: everyone's in Spaces and Person's
+// own (in PersonSpace only, when set); settled calls made in [From, To).
 type Filter struct {
 	Spaces      []string
 	Person      string
@@ -43,8 +41,7 @@ type Totals struct {
 	CostMicros        int64  `json:"costMicros"`
 }
 
-// Report is a query's answer: the total and, when grouped, one Totals per
-// key in key order.
+// Report is a query's answer: the total and, when grouped, one Totals per key in order.
 type Report struct {
 	Total  Totals
 	Groups []Totals
@@ -77,10 +74,8 @@ func (s *Store) Query(ctx context.Context, f Filter) (Report, error) {
 }
 
 // query builds a usage query on db; nil when the filter selects nobody.
-// Each part of it reads one index: everyone's calls in the spaces
-// (space_id, created_at) and the caller's own elsewhere (person_id,
-// created_at), summed over their UNION ALL — so Postgres answers both from
-// the covering indexes, where an OR would read the table.
+// Its two parts each read one covering index, summed over their UNION ALL:
+// an OR would read the table.
 func (s *Store) query(db *gorm.DB, f Filter) (*gorm.DB, error) {
 	col, ok := groupColumns[f.GroupBy]
 	if !ok && f.GroupBy != "" {

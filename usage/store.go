@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -22,9 +23,8 @@ const (
 	StatusReleased = "released" // it never settled (a killed worker): its reservation no longer counts
 )
 
-// Call is who and what a model call is for. ID is the request's identity:
-// the same request reserves and settles under it, and saving it again
-// changes nothing.
+// Call is who and what a model call is for. ID is the request's identity,
+// which it reserves and settles under.
 type Call struct {
 	ID             string
 	TurnID         string
@@ -52,8 +52,6 @@ func NewStore(db *storage.DB) *Store {
 	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}
 }
 
-// q is the handle the Store queries through: the transaction ctx carries
-// (storage.DB.InTx), else the pool.
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.Q(ctx) }
 
 // Month is the budget month of a time: its UTC year and month, 2026-12.
@@ -63,18 +61,14 @@ func Month(t time.Time) string { return t.UTC().Format("2006-01") }
 func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // Reserve records the call as reserved with an estimated cost (in
-// micro-dollars) before its request is made, and adds the estimate to the
-// space's reserved total for the month — unless that would pass the
-// space's monthly budget, when it returns a *BudgetError and records
-// nothing. Reserving an id that is already recorded does nothing.
+// micro-dollars) and adds it to the space's reserved total for the month,
+// unless that would pass the monthly budget: then it returns a
+// *BudgetError and records nothing. Reserving a recorded id does nothing.
 //
-// The budget test is part of the UPDATE of the month's one spend row, in
-// the same statement or transaction as the call's row: on Postgres the row
-// lock orders racing turns and the second re-reads the first's
-// reservation (the month's first racing calls meet at the row's insert,
-// then update it in turn); on SQLite writers are serialised. On Postgres the usual
-// case is that one statement (one round trip); the first call of a month,
-// a repeat and a refusal take the transaction.
+// The budget test is part of the UPDATE of the month's spend row: on
+// Postgres its row lock orders racing turns; on SQLite writers are
+// serialised. On Postgres the usual case is one statement; the first call
+// of a month, a repeat and a refusal take the transaction.
 func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
 	estimate = max(estimate, 0)
 	now := s.now()
@@ -91,14 +85,12 @@ func (s *Store) Reserve(ctx context.Context, c Call, estimate int64) error {
 }
 
 // reserveSQL is Reserve's one statement on Postgres: the spend row's
-// UPDATE, guarded by the budget (and by the call not being recorded yet),
-// feeds the INSERT of the call's row, which happens only when it updated.
+// UPDATE, guarded by the budget and the call not being recorded yet, feeds
+// the INSERT of the call's row.
 //
-// The budget is read by joining spaces, not by a NOT EXISTS sub-select: a
-// concurrent reservation of the same row makes Postgres (read committed)
-// recheck the WHERE on the row's new version, and a sub-select the planner
-// turned into an anti-join is not rechecked that way — two of eight racing
-// reservations passed a budget only one fitted. A join's quals are.
+// The budget is read by joining spaces: Postgres rechecks a join's quals on
+// a concurrently updated row's new version, not an anti-join's (racing
+// reservations passed a budget only one fitted).
 const reserveSQL = `WITH spend AS (
 		UPDATE space_spend SET reserved_micros = space_spend.reserved_micros + ?
 		FROM spaces
@@ -109,9 +101,9 @@ const reserveSQL = `WITH spend AS (
 	INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, status, day, reserved_micros, created_at)
 	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`
 
-// withinBudget is the guard of a reservation's UPDATE of space_spend joined
-// with its space: no budget, or the month's spend and reservations plus the
-// estimate (the statement's last argument) fit it.
+// withinBudget guards a reservation's UPDATE of space_spend joined with
+// its space: no budget, or the month's totals plus the estimate (the
+// statement's last argument) fit it.
 const withinBudget = `(spaces.monthly_budget_micros IS NULL
 	OR space_spend.spent_micros + space_spend.reserved_micros + ? <= spaces.monthly_budget_micros)`
 
@@ -120,7 +112,6 @@ func reserveArgs(c Call, estimate int64, now time.Time) []any {
 		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, StatusReserved, Day(now), estimate, now}
 }
 
-// reserveTx is Reserve as a transaction of several statements.
 func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {
 	month := Month(now)
 	return s.db.InTx(ctx, func(ctx context.Context) error {
@@ -148,20 +139,15 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 			if try == 1 {
 				break // the month's row is there and the estimate does not fit
 			}
-			// No row for the month yet, or over the budget. Whether this
-			// insert makes the row or finds one a racing call just made
-			// (Postgres waits for that call's commit, then does nothing),
-			// the UPDATE runs once more and, read committed, sees the row.
+			// No row for the month yet, or over the budget: the insert makes
+			// the row or waits for a racing call's, and the UPDATE runs once
+			// more.
 			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&storage.SpaceSpend{SpaceID: c.SpaceID, Month: month})
 			if ins.Error != nil {
 				return fmt.Errorf("reserve model call: %w", ins.Error)
 			}
 		}
-		var b struct {
-			Budget   *int64
-			Spent    int64
-			Reserved int64
-		}
+		var b Spend
 		err := tx.Raw(`SELECT spaces.monthly_budget_micros AS budget, space_spend.spent_micros AS spent, space_spend.reserved_micros AS reserved
 			FROM spaces JOIN space_spend ON space_spend.space_id = spaces.id AND space_spend.month = ? WHERE spaces.id = ?`,
 			month, c.SpaceID).Scan(&b).Error
@@ -176,9 +162,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 }
 
 // ReleaseTurn releases the open reservations of a turn's calls other than
-// except. A turn makes one model call at a time, so when an activity runs
-// again (a retry after its worker died) the reservations it finds are of
-// attempts that will never settle.
+// except: a turn makes one model call at a time, so those a retried
+// activity finds are of attempts that will never settle.
 func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		_, err := release(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
@@ -187,20 +172,15 @@ func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 }
 
 // Settle records what the call used and cost (micro-dollars) once its
-// request has ended — answered, failed (errKind, an llm error kind) or
-// interrupted — and moves its reservation to the month's spent total. A
-// call settled before is left as it is; one the sweeper released still
-// gets its usage, and its cost counts as spent. A call never reserved is
-// recorded as settled.
+// request ended (errKind: an llm error kind, "" for none) and moves its
+// reservation to the month's spent total. A call settled before is left
+// as it is; a released or never reserved one still gets its usage and cost.
 //
-// Nothing is read before the update: the UPDATE names the status it
-// settles from (reserved, then released), so it knows, atomically, whether
-// the reservation still counted, and RETURNING gives the month's row to
-// move it in. A release racing it (the sweeper, the turn's next attempt)
-// makes the reserved UPDATE match nothing (Postgres rechecks the status on
-// the row's new version) and the released one take over, so the estimate
-// is taken off exactly once. On Postgres the usual case is one statement
-// (the spend's upsert rides in it); on SQLite one transaction.
+// The UPDATE names the status it settles from (reserved, then released),
+// so it knows atomically whether the reservation still counted: a racing
+// release makes the reserved UPDATE match nothing and the released one
+// take over, so the estimate is taken off exactly once. On Postgres the
+// usual case is one statement; on SQLite one transaction.
 func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, errKind string) error {
 	now := s.now()
 	set := []any{StatusSettled, u.InputTokens, min(u.CachedInputTokens, u.InputTokens), u.OutputTokens, cost, errKind, u.Estimated, now}
@@ -218,9 +198,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 	}
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		// Three times at most: a missing row is recorded as released and
-		// settled from there; a status changed meanwhile is met by the
-		// next UPDATE.
+		// Three times at most: a missing row is recorded as released and settled from there.
 		for range 3 {
 			for _, from := range []string{StatusReserved, StatusReleased} {
 				var rows []storage.ModelCall
@@ -260,11 +238,8 @@ const settleUpdate = `UPDATE model_calls SET status = ?, input_tokens = ?, cache
 	cost_micros = ?, error_kind = ?, estimated = ?, settled_at = ? WHERE id = ? AND status = ?`
 
 // settleSQL is Settle's one statement on Postgres: the call's UPDATE from
-// a status (the reservation counts only from reserved: the status again,
-// then the cost twice) feeds the upsert of the month's spend row, and the
-// statement returns how many calls it settled (0: the row is missing, or
-// in another status). The month is its day's (the UTC date of its
-// creation), as Reserve counted it.
+// a status (then the status again and the cost twice) feeds the upsert of
+// the month's spend row; it returns how many calls it settled.
 const settleSQL = `WITH settled AS (` + settleUpdate + `
 		RETURNING space_id, substr(day, 1, 7) AS month, CASE WHEN ?::text = 'reserved' THEN reserved_micros ELSE 0 END AS held),
 	spend AS (
@@ -294,8 +269,7 @@ func addSpend(tx *gorm.DB, spaceID, month string, spent, reserved int64) error {
 }
 
 // ReleaseStale releases the reservations made before a time that never
-// settled (their worker was killed and no later call of the turn released
-// them), and returns how many.
+// settled, and returns how many.
 func (s *Store) ReleaseStale(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -306,11 +280,10 @@ func (s *Store) ReleaseStale(ctx context.Context, before time.Time) (int64, erro
 	return n, err
 }
 
-// release marks the reserved calls matching where as released and
-// takes their estimates off the months' reserved totals. The calls' rows
-// are updated first, in id order, and the months' rows after: a Settle
-// locks its call's row and then its month's, so a release that held a
-// month's row while it waited for a call's row deadlocked with it.
+// release marks the reserved calls matching where as released and takes
+// their estimates off the months' totals. The calls' rows are updated
+// first, in id order, then the months': a Settle locks in that order, so
+// the other would deadlock.
 func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
 	var rows []storage.ModelCall
 	if err := tx.Where(where, args...).Order("id").Find(&rows).Error; err != nil {
@@ -318,7 +291,6 @@ func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, erro
 	}
 	type month struct{ space, month string }
 	held := map[month]int64{}
-	var months []month
 	var n int64
 	for _, r := range rows {
 		res := tx.Model(&storage.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
@@ -330,14 +302,10 @@ func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, erro
 			continue
 		}
 		n++
-		m := month{r.SpaceID, Month(r.CreatedAt)}
-		if _, ok := held[m]; !ok {
-			months = append(months, m)
-		}
-		held[m] += r.ReservedMicros
+		held[month{r.SpaceID, Month(r.CreatedAt)}] += r.ReservedMicros
 	}
-	slices.SortFunc(months, func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) })
-	for _, m := range months {
+	byMonth := func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) }
+	for _, m := range slices.SortedFunc(maps.Keys(held), byMonth) {
 		if err := addSpend(tx, m.space, m.month, 0, -held[m]); err != nil {
 			return n, err
 		}
@@ -345,8 +313,7 @@ func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, erro
 	return n, nil
 }
 
-// Record is one model call as kept: its identity, what it was reserved
-// for, what it used and cost (micro-dollars) and how it ended.
+// Record is one model call as kept (amounts in micro-dollars).
 type Record struct {
 	ID, Model, Status, ErrorKind                 string
 	Estimated                                    bool // the provider reported no usage: Hub estimated it
@@ -357,8 +324,7 @@ type Record struct {
 	SettledAt                                    *time.Time
 }
 
-// TurnCalls returns the model calls of a turn, oldest first, for the run
-// inspector.
+// TurnCalls returns the model calls of a turn, oldest first.
 func (s *Store) TurnCalls(ctx context.Context, turnID string) ([]Record, error) {
 	var rows []storage.ModelCall
 	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("created_at, id").Find(&rows).Error; err != nil {
