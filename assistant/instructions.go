@@ -14,17 +14,11 @@ type Profile struct {
 	Role        string
 	WritePolicy string // immediate, preview or needs-me
 	TimeZone    string
-	// Playbooks is the index hub_how_to takes: "- name: when" lines.
-	Playbooks string
-	// Persona is the person's sentence about their work; Skills their
-	// enabled skills to list; Apps the space's connected apps (nil for a
-	// guest, who gets no apps paragraph). See instructions_person.go.
-	Persona string
-	Skills  []SkillLine
-	Apps    *AppsState
-	// Web tells that hub_web_search and hub_read_web_page are registered
-	// (the operator configured a search provider).
-	Web bool
+	Playbooks   string      // the index hub_how_to takes: "- name: when" lines
+	Persona     string      // the person's sentence about their work
+	Skills      []SkillLine // their enabled skills to list
+	Apps        *AppsState  // the space's connected apps; nil for a guest
+	Web         bool        // the web tools are registered
 }
 
 // Instructions renders the system message. Nothing in it changes between
@@ -68,9 +62,8 @@ func whoFor(firstName string) string {
 	return firstName
 }
 
-// WebNote is the instructions' line on facts that change (the seed's rule:
-// they come from the web tools, not the model's memory), or, without a
-// search provider, that the web cannot be read here.
+// WebNote is the instructions' line on facts that change: they come from
+// the web tools, or, without a search provider, may be out of date.
 func WebNote(configured bool) string {
 	if configured {
 		return "- Facts that change (news, prices, versions, schedules, people's roles elsewhere) come from hub_web_search and hub_read_web_page, not from memory: search, read the official source, answer with the links you read."

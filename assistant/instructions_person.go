@@ -8,17 +8,12 @@ import (
 	"hub/workspace"
 )
 
-// The person's own blocks of the system message: their sentence about
-// their work, their personal skills and the space's connected apps. Each
-// is rendered from what the person (or the space's owners) saved, in a
-// fixed order, with no date, count of messages or anything else that
-// moves, so the system message stays byte-identical from one message to
-// the next until one of them is changed (a provider's prompt cache reuses
-// it; instructions_person_test.go holds this).
+// The person's own blocks of the system message hold only what was saved,
+// in a fixed order and nothing that moves, so the system message stays
+// byte-identical from one message to the next (for the prompt cache).
 
 // MaxListedSkills is how many enabled skills the instructions list; the
-// rest are named by count. 20 lines of a name and a 200-character
-// description stay within SkillsBudget.
+// rest are named by count.
 const MaxListedSkills = 20
 
 // MaxListedApps is how many connected apps the instructions name; the rest
@@ -31,8 +26,7 @@ type SkillLine struct {
 }
 
 // SkillLines are the skills to list, from the person's instruction skills
-// (workspace.Service.InstructionSkills: enabled, without a purpose, by
-// name).
+// (workspace.Service.InstructionSkills).
 func SkillLines(skills []workspace.Skill) []SkillLine {
 	out := make([]SkillLine, len(skills))
 	for i, k := range skills {
@@ -43,11 +37,8 @@ func SkillLines(skills []workspace.Skill) []SkillLine {
 
 // AppsState is what the instructions say about the space's connected apps.
 type AppsState struct {
-	// Apps are the space's connected apps, by name.
-	Apps []workspace.Connection
-	// Writes tells whether the person lets the assistant propose changes
-	// in connected apps (Settings.ConnectedAppWrites).
-	Writes bool
+	Apps   []workspace.Connection // the space's connected apps, by name
+	Writes bool                   // Settings.ConnectedAppWrites
 }
 
 // PersonaBlock is the one sentence about the person's work, as they wrote
@@ -65,8 +56,7 @@ func PersonaBlock(firstName, persona string) string {
 }
 
 // SkillsBlock lists the person's enabled skills by name, id and
-// description, to read with hub_read_skill when one applies. Empty when
-// they have none.
+// description. Empty when they have none.
 func SkillsBlock(skills []SkillLine) string {
 	if len(skills) == 0 {
 		return ""
@@ -83,13 +73,10 @@ func SkillsBlock(skills []SkillLine) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// AppsBlock names the space's connected apps (at most MaxListedApps, the
-// rest through hub_list_connections; failing ones first and all of them),
-// the failing ones to reconnect, that any other app is not connected, and
-// that a change in one waits for Apply (or that such changes are switched
-// off). A guest gets none of it:
-// a guest never uses the space owner's apps, so the caller passes no
-// state for one (nil) and the role is checked here as well.
+// AppsBlock names the space's connected apps (failing ones first, at most
+// MaxListedApps), says any other app is not connected, and whether a change
+// in one waits for Apply. A guest, who never uses the owner's apps, gets
+// none of it: the caller passes nil and the role is checked here as well.
 func AppsBlock(role string, st *AppsState) string {
 	if st == nil || role == string(workspace.RoleGuest) {
 		return ""
@@ -98,10 +85,9 @@ func AppsBlock(role string, st *AppsState) string {
 	if len(st.Apps) == 0 {
 		b.WriteString("Connected apps: none in this space.")
 	} else {
-		// Failing apps come first and are never cut (a request that needs
-		// one must be able to say it fails): past MaxListedApps lines the
-		// rest of them are named on one line, without their reasons.
-		// Working apps fill the lines left; the rest are counted.
+		// Failing apps are never cut (a request that needs one must be able
+		// to say it fails): past MaxListedApps lines the rest are named on
+		// one line. Working apps fill the lines left; the rest are counted.
 		var bad, good []workspace.Connection
 		for _, c := range st.Apps {
 			if c.Failure != "" {
@@ -120,7 +106,7 @@ func AppsBlock(role string, st *AppsState) string {
 			listed++
 			detail := c.Kind
 			if c.PublicOnly {
-				detail += ", public data only" // an MCP server without a sign-in (seed 000 §3)
+				detail += ", public data only" // an MCP server without a sign-in
 			}
 			if !c.Enabled {
 				detail += ", switched off"

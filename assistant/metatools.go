@@ -11,21 +11,19 @@ import (
 	"hub/tools"
 )
 
-// The meta tools' names: the two reserved entries that are the model's way
-// to whatever the offer left out.
+// The meta tools' names: the model's way to whatever the offer left out.
 const (
 	HowToTool     = "hub_how_to"
 	FindToolsTool = "hub_find_tools"
 )
 
 // AddToolsKey is the key, in the Data of a hub_how_to or hub_find_tools
-// result, of the tool names the call made available. The turn adds them to
-// its offer for the rest of the turn (OfferInput.Added); AddedTools reads
-// them back from any Data.
+// result, of the tool names the call made available for the rest of the
+// turn (OfferInput.Added).
 const AddToolsKey = "addTools"
 
-// maxFoundTools is how many tools one hub_find_tools call returns: enough
-// to choose from, few enough not to undo the bounded offer.
+// maxFoundTools is how many tools one hub_find_tools call returns: few
+// enough not to undo the bounded offer.
 const maxFoundTools = 8
 
 // maxFoundDescription bounds each found tool's one-line description.
@@ -62,14 +60,10 @@ type FindToolsData struct {
 }
 
 // MetaTools makes hub_how_to and hub_find_tools over the given playbooks and
-// registry. They live here, not in tools, because they need both. The
-// registry is read when a call runs, so register the returned tools into
-// that same registry afterwards; hub_how_to's description lists the
-// playbooks usable with the tools registered by then (the two meta tools
-// counted as present).
-//
-// Both put the names they make available under AddToolsKey in their
-// result's Data, only tools the caller's role and settings allow.
+// registry; register them into that registry afterwards. hub_how_to's
+// description lists the playbooks usable with the tools registered by
+// then. Both put the names they make available, only tools the caller may
+// be offered, under AddToolsKey in their result's Data.
 func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definition {
 	registered := func(name string) bool { return name == HowToTool || name == FindToolsTool || reg.Has(name) }
 	howTo := tools.Define(tools.Spec{
@@ -130,13 +124,10 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 }
 
 // AddedTools reads the names under AddToolsKey from a tool result's Data,
-// whatever shape it has by then: a HowToData or FindToolsData, a map, or
-// the JSON it was saved as. Anything else has none.
+// whether a struct, a map, or the JSON it was saved as.
 func AddedTools(data any) []string {
 	var raw []byte
 	switch v := data.(type) {
-	case nil:
-		return nil
 	case json.RawMessage:
 		raw = v
 	case []byte:
@@ -162,8 +153,7 @@ func AddedTools(data any) []string {
 }
 
 // callRegistry is the registry a help tool's call searches: the one it was
-// dispatched from (Hub's tools and its space's working MCP tools), or the
-// one the help tools were made over.
+// dispatched from (with its space's MCP tools), or the one it was made over.
 func callRegistry(made *tools.Registry, env tools.Env) *tools.Registry {
 	if env.Registry != nil {
 		return env.Registry

@@ -11,14 +11,11 @@ import (
 	"hub/workspace"
 )
 
-// MaxAppTools is the most connected-app tools one turn is granted (seed
-// 000 §3): Hub's built-in app tools first, then apps_*, then MCP servers'
-// tools; the offer shows at most MaxOfferedTools of everything.
+// MaxAppTools is the most connected-app tools one turn is granted.
 const MaxAppTools = 80
 
 // MaxAskedAppTools is how many tools of the apps a message asks for are
-// put at the offer's head (best ranked first); the rest of their granted
-// tools are ranked like any other, and hub_find_tools finds them all.
+// put at the offer's head; the rest are ranked like any other.
 const MaxAskedAppTools = 12
 
 // AppOffer is a connected MCP server whose tools a turn may offer.
@@ -33,11 +30,9 @@ type AppOffer struct {
 // connected apps").
 var anyApp = regexp.MustCompile(`(?i)\b(connected apps?|all (my |our |the )?apps|search (my |our |the )?apps)\b`)
 
-// askedApps are the apps a message asks for (seed 000 §3: app content is
-// read only when the person asks for that app's content or names it): an
-// app named in the text as a whole word or phrase, any case; an app
-// mentioned (a connection ref); or every app, for a request to search the
-// connected apps. Having an app connected is not enough.
+// askedApps are the apps a message asks for: named as a whole word or
+// phrase in any case, or mentioned, or all of them for a request to search
+// the connected apps. Having an app connected is not enough.
 func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[string]bool {
 	asked := map[string]bool{}
 	if len(apps) == 0 {
@@ -86,11 +81,9 @@ func namesApp(text, name string) bool {
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // appGrant narrows the offerable names to the app tools a turn may have:
-// an MCP server's tools only when the message asks for that app, and at
-// most MaxAppTools app tools, in registry order (built-in app tools and
-// apps_* are registered before any MCP tool). A tool the help tools made
-// available (found) is kept as if its app were asked for: the model looked
-// for it. It returns the kept names and the asked apps' tools among them.
+// an MCP server's tools only when the message asks for that app (or the
+// help tools found them), and at most MaxAppTools app tools in registry
+// order. It returns the kept names and the asked apps' tools among them.
 func appGrant(names []string, reg *tools.Registry, apps []AppOffer, asked map[string]bool, found []string) (kept, askedTools []string) {
 	owner := map[string]string{}
 	for _, a := range apps {

@@ -12,12 +12,10 @@ import (
 	"hub/workspace"
 )
 
-// The tool-selection evaluation, its first tier (no model call; the second,
-// SelectReport, sends the set through a real model): a
+// The tool-selection evaluation's first tier, with no model call: a
 // labelled set of requests, each with the tools its offer must hold, and
-// the recall of those tools in the offer of at most MaxOfferedTools. The
-// test holds recall at its recorded baseline; `hub eval offer` prints the
-// table. See docs/offer.md.
+// their recall in the bounded offer (docs/offer.md). The second tier is
+// SelectReport.
 
 //go:embed testdata/offer_eval.json
 var offerEvalJSON []byte
@@ -31,7 +29,7 @@ type EvalCase struct {
 	Mentions []string `json:"mentions,omitempty"`
 	// Apps are the names of the space's connected apps.
 	Apps []string `json:"apps,omitempty"`
-	// Skills: the person has enabled skills, which the instructions list.
+	// Skills: the instructions list the person's skills.
 	Skills bool   `json:"skills,omitempty"`
 	Path   string `json:"path,omitempty"`
 	Note   string `json:"note,omitempty"`
@@ -124,10 +122,8 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 }
 
 // EvalRegistry is the registry the evaluation runs against: every Hub tool
-// and the meta tools, then distractors synthetic tools of other apps
-// (SyntheticTools), so that the 24 are chosen from a haystack the size of a
-// real assistant's (the assistant Hub was specified from had 1,220 tools)
-// rather than from Hub's dozen.
+// and the meta tools, then distractors synthetic tools of other apps, so
+// the offer is chosen from a haystack the size of a real assistant's.
 func EvalRegistry(all []playbooks.Playbook, distractors int) *tools.Registry {
 	reg := tools.Hub(nil)
 	for _, d := range MetaTools(all, reg) {
@@ -147,10 +143,8 @@ type syntheticApp struct {
 
 type syntheticObject struct{ one, many, fields string }
 
-// syntheticApps are realistic neighbours for Hub's tools: trackers with
-// tasks and assignees, chats with channels and posts, CRMs with people.
-// Their words overlap Hub's on purpose; a haystack of unrelated words would
-// flatter the ranking.
+// syntheticApps are realistic neighbours for Hub's tools, whose words
+// overlap Hub's on purpose: unrelated words would flatter the ranking.
 var syntheticApps = []syntheticApp{
 	{"jira", "Jira", objs("issue/issues/title, description, assignee, due date, priority and labels", "sprint/sprints/name, goal, start and end date", "epic/epics/name, summary and status", "board/boards/name, columns and filter", "comment/comments/text and author")},
 	{"linear", "Linear", objs("issue/issues/title, description, assignee, priority, estimate and state", "cycle/cycles/name, start and end date", "project/projects/name, lead, target date and status", "team/teams/name, key and members", "label/labels/name and color")},
@@ -213,11 +207,9 @@ var syntheticVerbs = []struct {
 	{"comment", true, "Add a comment to a %[1]s %[2]s, optionally mentioning people."},
 }
 
-// SyntheticTools makes n distinct, realistic tools of other apps
-// (jira_create_issue, slack_list_channel, …), interleaved app by app so any
-// n draws from all of them. Past the 1,500 combinations, names get a
-// numbered suffix. Their schemas are a bare object: they are ranked, never
-// run.
+// SyntheticTools makes n distinct tools of other apps (jira_create_issue,
+// …), interleaved app by app so any n draws from all of them; past the
+// combinations, names get a numbered suffix. They are ranked, never run.
 func SyntheticTools(n int) []*tools.Definition {
 	out := make([]*tools.Definition, 0, max(n, 0))
 	schema := json.RawMessage(`{"type":"object"}`)

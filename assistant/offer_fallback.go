@@ -9,17 +9,11 @@ import (
 
 // localMatch is the backstop the offer falls back to when ranking fails or
 // finds nothing, and what hub_find_tools searches with. It is deliberately
-// crude so that it cannot fail the way the thing it backstops just failed:
-// no cache, no synonyms, no stemming, no state, nothing that can be
-// missing. Each request word of three letters or more that is not a stop
-// word scores 2 if the tool's lower-cased name contains it and 1 if only
-// its description does. Tools scoring something come back best first
-// (ties in the given order), at most limit.
-//
-// Every field it reads is guarded: a nil definition or an empty name is
-// skipped, and an empty description or a nil schema simply matches less,
-// so it cannot crash on the tools the fast path survived. The offer's
-// fallback test runs it over such tools.
+// crude, with no cache or state, so it cannot fail the way the ranker did;
+// a nil definition or an empty name is skipped. Each request word of three
+// letters or more that is not a stop word scores 2 if the tool's name
+// contains it and 1 if only its description does. Tools scoring something
+// come back best first (ties in the given order), at most limit.
 func localMatch(query string, defs []*tools.Definition, limit int) []string {
 	var words []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {

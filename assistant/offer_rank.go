@@ -12,30 +12,25 @@ import (
 )
 
 // Ranker orders tools by relevance to a person's words. It returns the
-// names of the candidates that are relevant at all, best first; an empty
-// answer means it found nothing. BuildOffer keeps only granted names from
-// it and falls back to localMatch when it errs, panics or finds nothing, so
-// a ranker (an embedding index, a remote service) may fail freely.
+// names of the candidates that are relevant at all, best first. BuildOffer
+// keeps only granted names and falls back when it errs, panics or finds
+// nothing, so a ranker may fail freely.
 type Ranker interface {
 	Rank(query string, candidates []*tools.Definition) ([]string, error)
 }
 
 // defaultRanker is the one BuildOffer uses when none is given; it lives as
-// long as the process, as the registry does, so its cache is filled once.
+// long as the process, so its cache is filled once.
 var defaultRanker = NewWordRanker()
 
 // WordRanker is the default Ranker: word overlap between the request and
-// each tool's name and description, with no model and no network. Words
-// are lower-cased, split at camelCase and underscores, reduced to a rough
-// stem ("tasks", "posted" → "task", "post") and mapped through a short
-// list of everyday synonyms ("to-do" → task, "remove" → delete). Each word
-// the request shares with a tool scores its rarity among the candidates,
-// ln(1 + N/df), so "create" (in hundreds of tools) counts for less than
-// "connection"; a word in the tool's name counts twice.
+// each tool's name and description (rankWords), with no model and no
+// network. Each shared word scores its rarity among the candidates,
+// ln(1 + N/df), so "create" counts for less than "connection"; a word in
+// the tool's name counts twice.
 //
 // Tool words are cached per definition (keyed by pointer, checked against
-// the name and description they came from), so ranking 1,500 tools costs a
-// map lookup per request word and tool, not a re-read of every description.
+// the name and description they came from).
 type WordRanker struct {
 	mu    sync.RWMutex
 	cache map[*tools.Definition]*toolWords
@@ -104,9 +99,7 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 }
 
 // wordsOf returns the candidates' words, nil for a nil or nameless
-// definition, reading from the cache under one read lock and reading the
-// text of only the tools it has not seen (or whose name or description
-// changed since).
+// definition, reading the text only of tools not in the cache.
 func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
 	out := make([]*toolWords, len(candidates))
 	var missing []int
@@ -144,8 +137,8 @@ func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
 	return out
 }
 
-// rankWords splits text into stemmed, synonym-mapped words, leaving out
-// stop words.
+// rankWords splits text into lower-cased, synonym-mapped, stemmed words
+// ("to-do" → task, "posted" → post), leaving out stop words.
 func rankWords(text string) []string {
 	text = toDo.Replace(text)
 	var out []string
@@ -222,8 +215,7 @@ func stem(w string) string {
 }
 
 // synonyms map everyday words of requests onto the words tools are
-// described with. Kept short and general (not one entry per test request):
-// each line is a way people commonly say the same action or thing.
+// described with. Kept short and general, not one entry per test request.
 var synonyms = map[string]string{
 	"todo": "task", "todos": "task", "reminder": "task", "reminders": "task", "remind": "task",
 	"add": "create", "new": "create", "make": "create",

@@ -17,21 +17,18 @@ const MaxPageIDs = 100
 // screen holds more than it reads.
 const PageTruncatedKey = "truncatedByHub"
 
-// pageIDLists are the fields that hold record ids: selectedIds and
-// visibleIds as clients send them, and "selected" and "visible" as Hub's
-// own sample context writes them (prompts.go).
+// pageIDLists are the fields that hold record ids, as clients send them
+// and as Hub's own sample context writes them (prompts.go).
 var pageIDLists = []string{"selectedIds", "visibleIds", "selected", "visible"}
 
 // BoundPageContext holds the page context a client sends with a turn (a
 // JSON object) to its limits (docs/api.md, "Page context"), at its top
-// level and in its "surface" object: "selectedText" keeps its first MaxSelectedTextChars characters and
-// ends in "…", and each list of ids keeps its first MaxPageIDs. A context it
-// cut gains PageTruncatedKey (replacing one the client sent) naming each cut
-// by its JSON pointer; a context within the limits comes back byte for byte.
-//
-// It cuts rather than refuses: the person's message is what they meant to
-// send, and a large selection on their screen must not cost them it
-// (docs/decisions.md, "Page context limits").
+// level and in its "surface" object: "selectedText" keeps its first
+// MaxSelectedTextChars characters and ends in "…", and each list of ids
+// keeps its first MaxPageIDs. A context it cut gains PageTruncatedKey
+// naming each cut by its JSON pointer; one within the limits comes back
+// byte for byte. It cuts rather than refuses, so a large selection never
+// costs the person their message.
 func BoundPageContext(page []byte) ([]byte, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(page, &top); err != nil || top == nil {
@@ -41,35 +38,48 @@ func BoundPageContext(page []byte) ([]byte, error) {
 	if err := boundPageFields(top, "", &cuts); err != nil {
 		return nil, err
 	}
-	if raw, ok := top["surface"]; ok {
-		var surface map[string]json.RawMessage
-		if json.Unmarshal(raw, &surface) == nil && surface != nil {
-			before := len(cuts)
-			if err := boundPageFields(surface, "/surface", &cuts); err != nil {
-				return nil, err
-			}
-			if len(cuts) > before {
-				b, err := json.Marshal(surface)
-				if err != nil {
-					return nil, fmt.Errorf("page context: %w", err)
-				}
-				top["surface"] = b
-			}
-		}
+	topCuts := len(cuts)
+	surface := pageSurface(top) // nil, with no fields to cut, when there is none
+	if err := boundPageFields(surface, "/surface", &cuts); err != nil {
+		return nil, err
 	}
 	if len(cuts) == 0 {
 		return page, nil
+	}
+	if len(cuts) == topCuts {
+		surface = nil // uncut: kept as sent
 	}
 	b, err := json.Marshal(cuts)
 	if err != nil {
 		return nil, fmt.Errorf("page context: %w", err)
 	}
 	top[PageTruncatedKey] = b
-	out, err := json.Marshal(top)
+	return marshalPage(top, surface)
+}
+
+// pageSurface is a page context's "surface" object, nil when it has none.
+func pageSurface(top map[string]json.RawMessage) map[string]json.RawMessage {
+	var surface map[string]json.RawMessage
+	if raw, ok := top["surface"]; !ok || json.Unmarshal(raw, &surface) != nil {
+		return nil
+	}
+	return surface
+}
+
+// marshalPage writes a page context back with its surface, if not nil.
+func marshalPage(top, surface map[string]json.RawMessage) ([]byte, error) {
+	if surface != nil {
+		b, err := json.Marshal(surface)
+		if err != nil {
+			return nil, fmt.Errorf("page context: %w", err)
+		}
+		top["surface"] = b
+	}
+	b, err := json.Marshal(top)
 	if err != nil {
 		return nil, fmt.Errorf("page context: %w", err)
 	}
-	return out, nil
+	return b, nil
 }
 
 // boundPageFields cuts the bounded fields of one object in place and adds a

@@ -17,70 +17,51 @@ type Prompt struct {
 	Name        string // stable, e.g. "instructions.preview"
 	Description string // when it is sent and why
 	Text        string
-	// Budget is the most tokens (EstimateTokens) the text may take. Every
-	// token of a prompt that goes with each request is a token less for
-	// the person's history, and a model shown more chooses worse (see
-	// MaxOfferedTools), so each budget is a ceiling a test holds.
+	// Budget is the most tokens (EstimateTokens) the text may take: every
+	// token sent with each request is one less for the person's history.
 	Budget int
 }
 
 // Tokens is the text's estimated size.
 func (p Prompt) Tokens() int { return EstimateTokens(p.Text) }
 
-// Budgets of the catalog's prompts, in estimated tokens (1.3–1.6 times
-// OpenAI's count on English and JSON, see EstimateTokens).
+// Budgets of the catalog's prompts, in estimated tokens.
 const (
-	// InstructionsBudget bounds the system message: under 5% of the
-	// smallest window Hub plans for (DefaultContextWindow), with room for
-	// the playbook names, personal notes and connected apps still to come.
+	// InstructionsBudget bounds the system message: under 5% of
+	// DefaultContextWindow.
 	InstructionsBudget = 800
-	// ContextBudget bounds the sample context block (a date, two
-	// mentions, a view with a selection); guides come on top of it.
+	// ContextBudget bounds the sample context block; guides come on top.
 	ContextBudget = 300
 	// NoteBudget bounds a one-line note or nudge: it must be read at a
 	// glance and never crowd out what it is about.
 	NoteBudget = 80
-	// ToolBudget bounds one tool's name, description and schema: 24 of
-	// them (the offer's cap) at this size still leave most of a 128k
-	// window free, and a description longer than this is a manual, which
-	// belongs in a playbook.
+	// ToolBudget bounds one tool's name, description and schema: a
+	// description longer than this is a manual, which belongs in a
+	// playbook.
 	ToolBudget = 700
 	// ScreenBudget bounds what the context says of the screen and the
-	// mentions beyond the sample context: the open item with its facts, a
-	// line of selected records, typed mentions left unresolved and what
-	// was left out.
+	// mentions beyond the sample context.
 	ScreenBudget = 250
 	// ChangedBudget bounds the "since your last message" note at its
-	// longest: MaxChangedLines lines, each a record link and who changed
-	// it.
+	// longest (MaxChangedLines lines).
 	ChangedBudget = 350
-	// AppToolBudget bounds one connected MCP server's tool as offered:
-	// Hub's words around it and the server's description and schema at
-	// the most a listing keeps (mcpapps.MaxDescription characters,
-	// MaxSchemaBytes of schema; a larger schema is skipped, not cut). The
-	// server's text is most of it; MaxOfferedTools bounds how many go
-	// with a request.
+	// AppToolBudget bounds one connected MCP server's tool as offered, at
+	// the longest description and schema a listing keeps.
 	AppToolBudget = 2_000
-	// PlaybookBudget bounds one playbook's text, preloaded as a guide or
-	// read with hub_how_to: two of them go with a message.
+	// PlaybookBudget bounds one playbook's text: two go with a message.
 	PlaybookBudget = 1_000
 )
 
 // Budgets of the person's blocks of the system message, each measured at
-// its limits (the longest fields, the most lines listed): they go with
-// every request, so each is bounded by what is listed, never by what the
-// person saved.
+// its limits: they go with every request, so each is bounded by what is
+// listed, never by what the person saved.
 const (
 	// TypicalInstructionsBudget bounds the system message of a typical
-	// turn: the playbook names, a persona, three skills and three apps
-	// (about 830 estimated, docs/benchmarks.md "Prompt tokens"), 6% of
-	// the 16k default window.
+	// turn: the playbook names, a persona, three skills and three apps.
 	TypicalInstructionsBudget = 1_000
-	// SkillsBudget bounds the skills block at MaxListedSkills skills
-	// with the longest names and descriptions (1,687 estimated).
+	// SkillsBudget bounds the skills block at MaxListedSkills skills.
 	SkillsBudget = 1_800
-	// AppsBudget bounds the apps block at MaxListedApps apps with the
-	// longest names, each failing, and the line for the rest (1,431).
+	// AppsBudget bounds the apps block at MaxListedApps failing apps.
 	AppsBudget = 1_500
 )
 
@@ -90,10 +71,8 @@ var sampleNow = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 
 // Catalog lists every prompt Hub sends the model, each built by its real
 // builder with sample values (GET /api/prompts shows it; prompts_test.go
-// keeps each within its budget). A new prompt is added here when its
-// builder is written. appTools are connected apps' tools as offered
-// (mcpapps.SampleTools), held to AppToolBudget: this package cannot build
-// them itself.
+// keeps each within its budget). appTools are connected apps' tools as
+// offered (mcpapps.SampleTools), which this package cannot build.
 func Catalog(appTools ...*tools.Definition) []Prompt {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil { // no zone database: the sample is still a valid context
@@ -173,32 +152,23 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			llm.PartsNote([]string{"plan.pdf", "whiteboard.png"})),
 	)
 	reg := tools.Hub(nil)
-	// The web tools as registered with a search provider (their schemas
-	// do not depend on which).
+	// The web tools' schemas do not depend on the search provider.
 	reg.Add(tools.WebSearch(nil))
 	reg.Add(tools.ReadWebPage(nil))
-	var names []string
-	for _, d := range reg.Granted(workspace.RoleOwner) {
-		names = append(names, d.Name)
+	toolPrompt := func(d *tools.Definition, description string, budget int) Prompt {
+		return Prompt{Name: "tool." + d.Name, Description: description, Budget: budget,
+			Text: ToolText(llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema})}
 	}
-	for _, t := range ToolSchemas(reg, names) {
-		out = append(out, Prompt{
-			Name:        "tool." + t.Name,
-			Description: "The tool's name, description and input schema, as offered to the model.",
-			Text:        ToolText(t),
-			Budget:      ToolBudget,
-		})
+	for _, d := range reg.Granted(workspace.RoleOwner) {
+		out = append(out, toolPrompt(d, "The tool's name, description and input schema, as offered to the model.", ToolBudget))
 	}
 	for _, d := range appTools {
-		out = append(out, Prompt{
-			Name:        "tool." + d.Name,
-			Description: "A connected MCP server's tool as offered to the model, at the longest a listing keeps: Hub's words on what it is (read-only, or a change that waits for Apply) around the server's own description and input schema.",
-			Text:        ToolText(llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema}),
-			Budget:      AppToolBudget,
-		})
+		out = append(out, toolPrompt(d, "A connected MCP server's tool as offered to the model, at the longest a listing keeps: "+
+			"Hub's words on what it is (read-only, or a change that waits for Apply) around the server's own description and input schema.",
+			AppToolBudget))
 	}
-	// The playbooks package tests that every shipped playbook parses; a
-	// failure here leaves them out rather than the whole catalog.
+	// A playbook that fails to parse (its own tests catch it) leaves the
+	// playbooks out, not the whole catalog.
 	if books, err := playbooks.All(); err == nil {
 		for _, b := range books {
 			out = append(out, Prompt{

@@ -16,8 +16,8 @@ type PageLookup interface {
 	GetTask(ctx context.Context, actor workspace.Actor, spaceID, id string) (workspace.Task, error)
 }
 
-// pageOpenKeys are the fields that name the open item: "open" ({"kind"?,
-// "id"} or an id) and "openId", at the top level or in "surface".
+// pageOpenKeys are the fields that name the open item, by id or as
+// {"kind"?, "id"}, at the top level or in "surface".
 var pageOpenKeys = []string{"open", "openId"}
 
 // Screen is what the person's screen shows, with every id resolved in the
@@ -25,19 +25,14 @@ var pageOpenKeys = []string{"open", "openId"}
 type Screen struct {
 	// Page is the page context as the model reads it: the open item taken
 	// out (it is Open) and the id lists holding only ids that resolved.
-	Page string
-	// Open is the open item, if its id resolved.
-	Open *OpenItem
-	// Selected are the selected records that resolved, in order.
-	Selected []workspace.Ref
-	// Notes say what was left out, by field, never by id.
-	Notes []string
-	// Refs are every record the screen names, for the turn's refs.
-	Refs []workspace.Ref
+	Page     string
+	Open     *OpenItem       // the open item, if its id resolved
+	Selected []workspace.Ref // the selected records that resolved, in order
+	Notes    []string        // what was left out, by field, never by id
+	Refs     []workspace.Ref // every record the screen names
 }
 
-// OpenItem is the record open on screen and what a person sees of it:
-// status, due date, priority, project and people, as far as it has them.
+// OpenItem is the record open on screen and what a person sees of it.
 type OpenItem struct {
 	Ref   workspace.Ref
 	Facts []string // "status todo", "due 2026-03-06", "project [Launch](hub://project/…)"
@@ -54,10 +49,7 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 	if json.Unmarshal([]byte(page), &top) != nil || top == nil {
 		return out, nil
 	}
-	var surface map[string]json.RawMessage
-	if raw, ok := top["surface"]; ok && json.Unmarshal(raw, &surface) != nil {
-		surface = nil
-	}
+	surface := pageSurface(top)
 	objs := []struct {
 		at  string
 		obj map[string]json.RawMessage
@@ -162,24 +154,16 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 		}
 		f.obj[f.key] = b
 	}
-	if surface != nil {
-		b, err := json.Marshal(surface)
-		if err != nil {
-			return Screen{}, fmt.Errorf("page context: %w", err)
-		}
-		top["surface"] = b
-	}
-	b, err := json.Marshal(top)
+	b, err := marshalPage(top, surface)
 	if err != nil {
-		return Screen{}, fmt.Errorf("page context: %w", err)
+		return Screen{}, err
 	}
 	out.Page = string(b)
 	return out, nil
 }
 
 // openItem describes the open record: a task with its status, due date,
-// priority, project and assignee; a project with its status; a person with
-// their role.
+// priority, project and assignee; another record with its status or role.
 func openItem(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID string, ref workspace.Ref) (OpenItem, error) {
 	item := OpenItem{Ref: ref}
 	if ref.Kind != workspace.KindTask {

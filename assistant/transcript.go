@@ -14,8 +14,7 @@ import (
 const FinalStepNote = "This is the last step of this turn: no more tools can run. Answer the person now with what the tools returned; say plainly what was not done."
 
 // ContinueNote follows the reply so far of a model call that a pause cut
-// off, when the call runs again on Resume: the model goes on from where
-// the person's screen stopped rather than starting over.
+// off, when the call runs again on Resume.
 const ContinueNote = "Your reply above was cut off by a pause. Continue it from exactly where it stops, mid-sentence if need be, without repeating anything already written."
 
 // Transcript is everything one model request continues from.
@@ -24,18 +23,15 @@ type Transcript struct {
 	History      []chat.Message
 	Context      string
 	UserText     string
-	// UserParts are the files attached to the person's message, given to
-	// the model with it (only this message's: earlier ones name theirs as
-	// links, see HistoryMessages).
+	// UserParts are the files attached to this message (earlier ones name
+	// theirs as links, see HistoryMessages).
 	UserParts []llm.Part
 	Steps     []chat.Step // earlier steps of this turn, with their calls' outcomes
-	// Partial is this step's reply so far, shown to the person before a
-	// pause cut its model call off: it goes to the model as the
-	// assistant's text, with ContinueNote after it.
+	// Partial is this step's reply so far, before a pause cut its model
+	// call off: it is sent with ContinueNote after it.
 	Partial  string
 	ToolsOff bool
-	// Tools tells writes from reads in the history's tool calls.
-	Tools *tools.Registry
+	Tools    *tools.Registry // tells writes from reads in the history's tool calls
 }
 
 // Messages renders the transcript as chat messages: the instructions, the
@@ -92,9 +88,8 @@ func ToolMessage(c chat.ToolCall) string {
 	return tools.ErrorText(&tools.Error{Code: c.ErrorCode, Message: c.ErrorMessage})
 }
 
-// Offer returns the tools a turn shows the model, by name, in order: every
-// tool the person's role and settings allow. The bounded, ranked offer of
-// at most 24 builds on this.
+// Offer returns every tool the person's role and settings allow, by name,
+// in order; BuildOffer bounds it.
 func Offer(reg *tools.Registry, role workspace.Role, s workspace.Settings) []string {
 	var names []string
 	for _, d := range reg.Offerable(role, s) {
@@ -115,8 +110,7 @@ func ToolSchemas(reg *tools.Registry, names []string) []llm.Tool {
 }
 
 // CrossSpaceSchemas adds the optional space argument to every tool that
-// acts in a space, for a turn that may act in several spaces. The turn's
-// context lists them.
+// acts in a space, for a turn that may act in several spaces.
 func CrossSpaceSchemas(ts []llm.Tool, reg *tools.Registry) []llm.Tool {
 	out := make([]llm.Tool, len(ts))
 	for i, t := range ts {
@@ -146,10 +140,9 @@ func HistoryMessages(history []chat.Message, reg *tools.Registry) []llm.Message 
 }
 
 // NewRegistry is every tool the assistant can offer: Hub's tools, the
-// optional ones the server is set up for (extra: the web tools when a
-// search provider is configured) and the two that reach the rest
-// (hub_how_to, hub_find_tools), with the shipped playbooks usable with
-// them. Connected-app writes go out through apps.
+// optional ones the server is set up for (extra) and the meta tools, with
+// the shipped playbooks usable with them. Connected-app writes go out
+// through apps.
 func NewRegistry(apps tools.Poster, extra ...*tools.Definition) (*tools.Registry, []playbooks.Playbook, error) {
 	all, err := playbooks.All()
 	if err != nil {
@@ -157,7 +150,7 @@ func NewRegistry(apps tools.Poster, extra ...*tools.Definition) (*tools.Registry
 	}
 	reg := tools.Hub(apps)
 	// Before the meta tools and the usable playbooks, which read the
-	// registry: the web playbook requires the web tools.
+	// registry.
 	for _, d := range extra {
 		reg.Add(d)
 	}
