@@ -64,10 +64,7 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 	}
 	var ids []string
 	var opens, lists []field
-	for _, o := range objs {
-		if o.obj == nil {
-			continue
-		}
+	for _, o := range objs { // a nil surface has no fields
 		for _, key := range pageOpenKeys {
 			raw, ok := o.obj[key]
 			if !ok {
