@@ -24,12 +24,9 @@ var everydayWords = map[string]bool{
 	"word": true, "zoom": true,
 }
 
-// namesApp tells whether a message names one of the connected apps. A name
-// counts whole ("Jira & Confluence") and by its parts ("Jira",
-// "Confluence"; split at &, +, /, ",", "|" and " and "), each matched as
-// whole words and ignoring case, except a one-word part that is an
-// everyday word (everydayWords), which counts only capitalised and not as
-// a sentence's first word. Parts shorter than two letters are ignored.
+// namesApp tells whether a message names one of the connected apps, whole
+// or by a part (nameParts), as whole words in any case, except that an
+// everyday word counts only capitalised and not as a sentence's first word.
 func namesApp(message string, appNames []string) bool {
 	if len(appNames) == 0 || strings.TrimSpace(message) == "" {
 		return false
@@ -81,7 +78,9 @@ func splitWords(s string) []word {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// nameParts is a connection name and its parts, each as lower-case words.
+// nameParts is a connection name and its parts split at &, +, /, ",", "|"
+// and " and ", each as lower-case words; parts shorter than two letters
+// are left out.
 func nameParts(name string) [][]string {
 	var out [][]string
 	add := func(s string) {
