@@ -305,14 +305,7 @@ func ResponseHeadroom(window int) int {
 
 // Limit is how many prompt tokens fit: the window less the headroom. A
 // budget without a window takes its model's (ContextWindow).
-func (b Budget) Limit() int {
-	w := b.window()
-	h := b.Headroom
-	if h <= 0 {
-		h = ResponseHeadroom(w)
-	}
-	return w - h
-}
+func (b Budget) Limit() int { return b.window() - b.headroom() }
 
 func (b Budget) window() int {
 	if b.Window <= 0 {
@@ -321,7 +314,12 @@ func (b Budget) window() int {
 	return b.Window
 }
 
-func (b Budget) headroom() int { return b.window() - b.Limit() }
+func (b Budget) headroom() int {
+	if b.Headroom <= 0 {
+		return ResponseHeadroom(b.window())
+	}
+	return b.Headroom
+}
 
 // Guide is a playbook's text preloaded in the message's context.
 type Guide struct {
@@ -332,30 +330,19 @@ type Guide struct {
 // PromptParts are the parts of a model request, as they will be sent.
 type PromptParts struct {
 	Instructions string
-	// Tools are the schemas offered; their JSON counts.
-	Tools []llm.Tool
-	// Context is the message's <context> block, without guides.
-	Context string
-	// Guides are preloaded playbooks, most relevant first; the last is
-	// dropped first.
-	Guides []Guide
-	// History is the conversation's earlier messages as sent, oldest
-	// first; the oldest is dropped first.
-	History []llm.Message
-	// Message is the person's message: never dropped.
-	Message string
-	// Turn is this turn's earlier steps and tool results and any note
-	// (the final-step note, a nudge): never dropped.
-	Turn []llm.Message
+	Tools        []llm.Tool    // the schemas offered; their JSON counts
+	Context      string        // the message's <context> block, without guides
+	Guides       []Guide       // preloaded playbooks, most relevant first; the last is dropped first
+	History      []llm.Message // earlier messages as sent, oldest first; the oldest is dropped first
+	Message      string        // the person's message: never dropped
+	Turn         []llm.Message // this turn's earlier steps, tool results and notes: never dropped
 }
 
 // FitReport says what Fit counted and dropped.
 type FitReport struct {
-	Window, Limit int // the model's window; the prompt tokens that fit in it
-	Tokens        int // the estimated prompt after fitting
-	// Fixed is what cannot be dropped: instructions, tools, context,
-	// message, this turn's steps.
-	Fixed          int
+	Window, Limit  int // the model's window; the prompt tokens that fit in it
+	Tokens         int // the estimated prompt after fitting
+	Fixed          int // what cannot be dropped
 	Tools          int // of which the tool schemas
 	HistoryDropped int // the oldest this many history messages
 	GuidesDropped  []string
@@ -365,8 +352,7 @@ type FitReport struct {
 func (r FitReport) Dropped() bool { return r.HistoryDropped > 0 || len(r.GuidesDropped) > 0 }
 
 // ErrPromptTooLarge is what every PromptTooLargeError is (errors.Is): the
-// request cannot fit the model's window even with history and guides
-// dropped, so the turn ends with the error's message.
+// request cannot fit even with history and guides dropped.
 var ErrPromptTooLarge = errors.New("the prompt does not fit the model's context window")
 
 // PromptTooLargeError says, with the numbers, why a request cannot fit.
