@@ -20,31 +20,27 @@ type TurnContext struct {
 	Now      time.Time
 	Location *time.Location
 	Mentions []workspace.Ref
-	// Page is the client's "context" object as sent (view, open item,
-	// selection); it is passed on as data, never as instructions.
-	Page string
-	// Recipe is the one-line recipe of a simple todo request.
-	Recipe string
-	// Guides are the playbooks the message preloads, as <guide> blocks.
-	Guides []Guide
+	// Page is the client's "context" object as sent; it is passed on as
+	// data, never as instructions.
+	Page   string
+	Recipe string  // the one-line recipe of a simple todo request
+	Guides []Guide // the playbooks the message preloads
 	// Spaces are the spaces a turn may act in, its conversation's first,
 	// when it may act in more than one.
-	Spaces []workspace.Space
-	// Unresolved are the typed mentions that named no single record.
-	Unresolved []Unresolved
+	Spaces     []workspace.Space
+	Unresolved []Unresolved // typed mentions that named no single record
 	// Open, Selected and PageNotes are the page context's ids as resolved
 	// in the space (ResolveScreen); Page then holds only ids that resolved.
 	Open      *OpenItem
 	Selected  []workspace.Ref
 	PageNotes []string
 	// Changed are records of this conversation someone else changed since
-	// the person's last message, newest first (at most MaxChangedLines
-	// are written).
+	// the person's last message, newest first.
 	Changed []workspace.ChangedRecord
 }
 
-// MaxChangedLines bounds the "since your last message" note: ten records,
-// the last line saying how many more there are.
+// MaxChangedLines bounds the "since your last message" note, the last line
+// saying how many more there are.
 const MaxChangedLines = 10
 
 // ChangedNoteHeading opens the note on records others changed.
@@ -131,10 +127,9 @@ func PagePath(page string) string {
 	return v.Path
 }
 
-// pageData renders the client's context as one line of JSON in which "<"
-// and ">" are escaped (\u003c, the same JSON), so nothing a page holds can
-// close the <context> block and speak as the system. Text that is not JSON
-// goes as a JSON string.
+// pageData renders the client's context as one line of JSON with "<" and
+// ">" escaped, so nothing a page holds can close the <context> block and
+// speak as the system. Text that is not JSON goes as a JSON string.
 func pageData(page string) string {
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, []byte(page)); err != nil {
@@ -147,8 +142,7 @@ func pageData(page string) string {
 }
 
 // labelEscaper backslash-escapes what would end a link's text early or
-// open a tag: a title is data, and "x](hub://task/other)" or "</context>"
-// in one must not change what the model reads.
+// open a tag: a title is data.
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`)
 
 // Link names a record for the model: its title as a link carrying the id.

@@ -12,10 +12,9 @@ import (
 	"hub/workspace"
 )
 
-// typedMention finds a typed mention's kind: "@people:", "@task:" and the
-// like, at the start of the text or after a character that is no part of a
-// word or an address (so "mira@task:x" is not one). The name follows the
-// colon.
+// typedMention finds a typed mention's kind ("@task:"), at the start of the
+// text or after a character that is no part of a word or an address (so
+// "mira@task:x" is not one). The name follows the colon.
 var typedMention = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_@.])@(people|person|persons|tasks?|projects?):`)
 
 // typedKinds maps the words a person types to record kinds.
@@ -38,11 +37,10 @@ type Unresolved struct {
 	Reason string
 }
 
-// TypedMentions resolves the typed mentions of a message ("@people:Mira
-// Chen", "@task:Draft brief") by exact name in the space, as id mentions
-// are resolved: each one that names exactly one record is a ref, each other
-// one is Unresolved (no record has that name, or several do). Repeats count
-// once. Only a failure to read the space is an error.
+// TypedMentions resolves the typed mentions of a message ("@task:Draft
+// brief") by exact name in the space: each one that names exactly one
+// record is a ref, each other one is Unresolved. Repeats count once. Only
+// a failure to read the space is an error.
 func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, spaceID, text string) ([]workspace.Ref, []Unresolved, error) {
 	var refs []workspace.Ref
 	var unresolved []Unresolved
@@ -80,10 +78,9 @@ func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, s
 }
 
 // mentionName is the part of a text after a typed mention that no name
-// matched and that surely is the mention: its first word, and the
+// matched and that surely is the mention: its first word and the
 // capitalized words right after it ("Mira Chan about Friday" is "Mira
-// Chan"), ending at punctuation, at most four words; never the words that
-// follow it.
+// Chan"), ending at punctuation, at most four words.
 func mentionName(text string) string {
 	line, _, _ := strings.Cut(text, "\n")
 	isPunct := func(r rune) bool { return unicode.IsPunct(r) && r != '_' && r != '-' && r != '\'' }

@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -270,3 +271,12 @@ func mentionKinds(refs []workspace.Ref) []string {
 	}
 	return kinds
 }
+
+// settingsWords are what a message about the person's assistant settings
+// says.
+var settingsWords = regexp.MustCompile(`(?i)\b(settings?|write[ -]?policy|preview mode|needs[ -]me mode|immediate mode|default model|(use|switch to|change) (the |my )?model|reasoning effort|effort)\b`)
+
+// AsksAboutSettings tells whether a message is about the person's
+// assistant settings: only then is hub_update_settings offered, and then
+// always.
+func AsksAboutSettings(message string) bool { return settingsWords.MatchString(message) }

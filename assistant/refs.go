@@ -9,8 +9,7 @@ import (
 )
 
 // Humanize replaces the ids of known records in display text with their
-// titles: people read titles, and a summary that still names an id shows
-// the record's title instead.
+// titles.
 func Humanize(text string, known map[string]string) string {
 	if text == "" || len(known) == 0 {
 		return text
@@ -30,11 +29,9 @@ func Humanize(text string, known map[string]string) string {
 }
 
 // WritesNote renders the writes an earlier reply made, with their records
-// as links, so a later model call still has the ids ("Added 1 task: [Buy
-// milk](hub://task/task_…)"). An applied call says what Apply did (its
-// receipt's summary: a workflow's, step by step), and one whose Apply
-// stopped partway (a workflow step failed) says what was done and where it
-// stopped.
+// as links, so a later model call still has the ids. An applied call says
+// what Apply did, and one whose Apply stopped partway what was done and
+// where it stopped.
 func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
 	if reg == nil {
 		return ""
