@@ -31,39 +31,29 @@ var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, 
 
 // OfferInput is what a turn's tool offer is decided from.
 type OfferInput struct {
-	Registry *tools.Registry
-	Role     workspace.Role
-	Settings workspace.Settings
-	Message  string
-	Mentions []workspace.Ref
-	// Path is the open page's path (it only breaks routing ties).
-	Path string
-	// AppNames are the names of the apps connected in the space.
-	AppNames []string
-	// Apps are the space's working MCP servers, whose tools are in
-	// Registry (see appGrant).
-	Apps      []AppOffer
+	Registry  *tools.Registry
+	Role      workspace.Role
+	Settings  workspace.Settings
+	Message   string
+	Mentions  []workspace.Ref
+	Path      string     // the open page's path (it only breaks routing ties)
+	AppNames  []string   // the names of the apps connected in the space
+	Apps      []AppOffer // the space's working MCP servers, whose tools are in Registry
 	Playbooks []playbooks.Playbook
 	// Added are tools hub_how_to and hub_find_tools made available earlier
-	// in this turn (their results' AddToolsKey): kept in the offer for the
-	// rest of the turn.
-	Added []string
-	// Ranker orders the rest by relevance; nil uses the default WordRanker.
-	Ranker Ranker
+	// in this turn (AddToolsKey).
+	Added  []string
+	Ranker Ranker // nil uses the default WordRanker
 	// Skills tells that the instructions list personal skills: then
-	// hub_read_skill is reserved (always offered), else never offered.
+	// hub_read_skill is reserved, else never offered.
 	Skills bool
 }
 
 // OfferResult is a turn's offer.
 type OfferResult struct {
-	// Tools are the offered names, at most MaxOfferedTools, in the order
-	// their schemas are written into the request.
-	Tools []string
-	// Guides are the preloaded playbooks for the message's context.
-	Guides []playbooks.Playbook
-	// Recipe is set for a simple todo request, in place of guides.
-	Recipe string
+	Tools  []string             // the offered names, in the order their schemas are sent
+	Guides []playbooks.Playbook // the preloaded playbooks for the message's context
+	Recipe string               // set for a simple todo request, in place of guides
 	// Fallback tells that the ranking failed or found nothing and
 	// localMatch filled the offer; FallbackReason says why.
 	Fallback       bool

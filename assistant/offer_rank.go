@@ -58,9 +58,6 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 	tw := r.wordsOf(candidates)
 	df := make([]int, len(qwords))
 	for _, t := range tw {
-		if t == nil {
-			continue
-		}
 		for k, w := range qwords {
 			if t.words[w] != 0 {
 				df[k]++
@@ -79,9 +76,6 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 	}
 	var hits []hit
 	for i, t := range tw {
-		if t == nil {
-			continue
-		}
 		var s float64
 		for k, w := range qwords {
 			s += weight[k] * float64(t.words[w])
@@ -98,14 +92,18 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 	return names, nil
 }
 
-// wordsOf returns the candidates' words, nil for a nil or nameless
-// definition, reading the text only of tools not in the cache.
+// noWords are a nil or nameless definition's words: it matches nothing.
+var noWords = &toolWords{}
+
+// wordsOf returns the candidates' words, reading the text only of tools not
+// in the cache.
 func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
 	out := make([]*toolWords, len(candidates))
 	var missing []int
 	r.mu.RLock()
 	for i, d := range candidates {
 		if d == nil || d.Name == "" {
+			out[i] = noWords
 			continue
 		}
 		if t := r.cache[d]; t != nil && t.name == d.Name && t.description == d.Description {
