@@ -1,9 +1,11 @@
 package assistant
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -71,7 +73,7 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 		Description: "Load a playbook: how to handle one kind of request, with its tools, which are then offered for the rest of this turn. Use it when the tools offered do not fit the request. Playbooks:\n" +
 			playbooks.Index(playbooks.Usable(all, registered)),
 	}, func(ctx context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
-		reg := callRegistry(reg, env)
+		reg := cmp.Or(env.Registry, reg) // the one the call was dispatched from, with its space's MCP tools
 		usable := playbooks.Usable(all, reg.Has)
 		p, ok := playbooks.Named(usable, in.Name)
 		if !ok {
@@ -94,20 +96,17 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 				add = append(add, t)
 			}
 		}
-		summary := fmt.Sprintf("Read the %s playbook.", p.Title)
-		return tools.Result{Summary: summary, Data: HowToData{Playbook: p.Name, Title: p.Title, Recipe: recipe, AddTools: add}}, nil
+		return tools.Result{Summary: fmt.Sprintf("Read the %s playbook.", p.Title),
+			Data: HowToData{Playbook: p.Name, Title: p.Title, Recipe: recipe, AddTools: add}}, nil
 	})
 	findTools := tools.Define(tools.Spec{
 		Name: FindToolsTool, Area: "help", NoSpace: true,
 		Description: fmt.Sprintf("Search every tool you may use by what it does, when none offered fits the request. Returns up to %d tools with a line each; they are then offered for the rest of this turn.", maxFoundTools),
 	}, func(_ context.Context, env tools.Env, in FindToolsInput) (tools.Result, error) {
-		reg := callRegistry(reg, env)
-		var defs []*tools.Definition
-		for _, d := range reg.Offerable(env.Role, env.Settings) {
-			if d.Name != HowToTool && d.Name != FindToolsTool {
-				defs = append(defs, d)
-			}
-		}
+		reg := cmp.Or(env.Registry, reg)
+		defs := slices.DeleteFunc(reg.Offerable(env.Role, env.Settings), func(d *tools.Definition) bool {
+			return d.Name == HowToTool || d.Name == FindToolsTool
+		})
 		data := FindToolsData{Tools: []FoundTool{}, AddTools: []string{}}
 		for _, name := range localMatch(in.Query, defs, maxFoundTools) {
 			d, _ := reg.Get(name)
@@ -150,15 +149,6 @@ func AddedTools(data any) []string {
 		return nil
 	}
 	return names
-}
-
-// callRegistry is the registry a help tool's call searches: the one it was
-// dispatched from (with its space's MCP tools), or the one it was made over.
-func callRegistry(made *tools.Registry, env tools.Env) *tools.Registry {
-	if env.Registry != nil {
-		return env.Registry
-	}
-	return made
 }
 
 // oneLine is a description's first sentence, cut to maxFoundDescription.
