@@ -3,7 +3,6 @@ package playbooks
 import (
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -81,26 +80,20 @@ func Route(all []Playbook, in RouteInput) Routed {
 	}
 	type scored struct {
 		p     Playbook
-		score int
-		path  bool
+		score int // twice the points, plus one when the path is covered: the path only breaks ties
 	}
 	var cands []scored
 	for _, p := range Usable(all, available) {
-		if p.Name == MapName {
+		s := 2 * (matchScore(p, in.Message) + mentionScore(p, in.MentionKinds))
+		if p.Name == MapName || s == 0 {
 			continue
 		}
-		s := matchScore(p, in.Message) + mentionScore(p, in.MentionKinds)
-		if s == 0 {
-			continue
+		if coversPath(p.Paths, in.Path) {
+			s++
 		}
-		cands = append(cands, scored{p: p, score: s, path: coversPath(p.Paths, in.Path)})
+		cands = append(cands, scored{p: p, score: s})
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].score != cands[j].score {
-			return cands[i].score > cands[j].score
-		}
-		return cands[i].path && !cands[j].path
-	})
+	slices.SortStableFunc(cands, func(a, b scored) int { return b.score - a.score })
 	namesApp := namesApp(in.Message, in.AppNames)
 	if isSimpleTodo(in, namesApp) && len(cands) == 1 && cands[0].p.Name == TasksName && allAvailable(SimpleTodoTools, available) {
 		return Routed{Simple: true, Recipe: SimpleTodoRecipe, Tools: append([]string(nil), SimpleTodoTools...)}
