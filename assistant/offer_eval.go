@@ -25,17 +25,13 @@ var offerEvalJSON []byte
 
 // EvalCase is one labelled request.
 type EvalCase struct {
-	Request string `json:"request"`
-	// Expect are the tools that must be offered.
-	Expect []string `json:"expect"`
-	// Mentions are the kinds of records the person @-mentioned.
-	Mentions []string `json:"mentions,omitempty"`
-	// Apps are the names of the space's connected apps.
-	Apps []string `json:"apps,omitempty"`
-	// Skills: the instructions list the person's skills.
-	Skills bool   `json:"skills,omitempty"`
-	Path   string `json:"path,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Request  string   `json:"request"`
+	Expect   []string `json:"expect"`             // the tools that must be offered
+	Mentions []string `json:"mentions,omitempty"` // the kinds of records the person @-mentioned
+	Apps     []string `json:"apps,omitempty"`     // the names of the space's connected apps
+	Skills   bool     `json:"skills,omitempty"`   // the instructions list the person's skills
+	Path     string   `json:"path,omitempty"`
+	Note     string   `json:"note,omitempty"`
 }
 
 // EvalSet is the labelled set as stored.
@@ -83,11 +79,14 @@ type EvalReport struct {
 
 // Recall is recall@MaxOfferedTools: expected tools offered over expected
 // tools registered.
-func (r EvalReport) Recall() float64 {
-	if r.Counted == 0 {
+func (r EvalReport) Recall() float64 { return share(r.Hits, r.Counted) }
+
+// share is part over whole, 0 for nothing.
+func share(part, whole int) float64 {
+	if whole == 0 {
 		return 0
 	}
-	return float64(r.Hits) / float64(r.Counted)
+	return float64(part) / float64(whole)
 }
 
 // EvalOffer builds each case's offer as a turn would (an owner, every
@@ -261,12 +260,7 @@ type SelectReport struct {
 }
 
 // Rate is the share of cases whose first answer called an expected tool.
-func (r SelectReport) Rate() float64 {
-	if r.Runs == 0 {
-		return 0
-	}
-	return float64(r.Hits) / float64(r.Runs)
-}
+func (r SelectReport) Rate() float64 { return share(r.Hits, r.Runs) }
 
 // EvalSelect sends each case's first model request, as an owner's turn
 // would, and records the tools the model called. Nothing runs: only the
@@ -294,9 +288,7 @@ func EvalSelect(ctx context.Context, m SelectModel, cases []EvalCase, reg *tools
 		}
 		for _, tc := range res.ToolCalls {
 			row.Called = append(row.Called, tc.Name)
-			if slices.Contains(c.Expect, tc.Name) {
-				row.Hit = true
-			}
+			row.Hit = row.Hit || slices.Contains(c.Expect, tc.Name)
 		}
 		rep.Runs++
 		if row.Hit {

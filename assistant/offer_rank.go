@@ -27,10 +27,7 @@ var defaultRanker = NewWordRanker()
 // each tool's name and description (rankWords), with no model and no
 // network. Each shared word scores its rarity among the candidates,
 // ln(1 + N/df), so "create" counts for less than "connection"; a word in
-// the tool's name counts twice.
-//
-// Tool words are cached per definition (keyed by pointer, checked against
-// the name and description they came from).
+// the tool's name counts twice. Tool words are cached per definition.
 type WordRanker struct {
 	mu    sync.RWMutex
 	cache map[*tools.Definition]*toolWords
@@ -41,8 +38,7 @@ func NewWordRanker() *WordRanker {
 	return &WordRanker{cache: map[*tools.Definition]*toolWords{}}
 }
 
-// toolWords are one tool's words: in its name (2) or only its description
-// (1).
+// toolWords are one tool's words: in its name (2) or only its description (1).
 type toolWords struct {
 	name, description string
 	words             map[string]uint8
@@ -244,13 +240,12 @@ func wordSet(text string) map[string]bool {
 	return set
 }
 
-// localMatch is the backstop the offer falls back to when ranking fails or
-// finds nothing, and what hub_find_tools searches with. It is deliberately
-// crude, with no cache or state, so it cannot fail the way the ranker did;
-// a nil definition or an empty name is skipped. Each request word of three
-// letters or more that is not a stop word scores 2 if the tool's name
-// contains it and 1 if only its description does. Tools scoring something
-// come back best first (ties in the given order), at most limit.
+// localMatch is the backstop the offer falls back to when ranking fails,
+// and what hub_find_tools searches with. It is deliberately crude, with no
+// cache or state, so it cannot fail the way the ranker did. Each request
+// word of three letters or more that is not a stop word scores 2 if the
+// tool's name contains it and 1 if only its description does; tools come
+// back best first (ties in the given order), at most limit.
 func localMatch(query string, defs []*tools.Definition, limit int) []string {
 	var words []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {

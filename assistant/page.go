@@ -7,14 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPageIDs bounds each list of record ids the page context carries: at
-// most 100 selected and 100 visible (docs/decisions.md, "Page context
-// limits").
+// MaxPageIDs bounds each list of record ids the page context carries
+// (docs/decisions.md, "Page context limits").
 const MaxPageIDs = 100
 
 // PageTruncatedKey is the field BoundPageContext adds to a page context it
-// cut: a list of what was cut and from how much, so the model knows the
-// screen holds more than it reads.
+// cut, so the model knows the screen holds more than it reads.
 const PageTruncatedKey = "truncatedByHub"
 
 // pageIDLists are the fields that hold record ids, as clients send them

@@ -34,9 +34,7 @@ type Transcript struct {
 	Tools    *tools.Registry // tells writes from reads in the history's tool calls
 }
 
-// Messages renders the transcript as chat messages: the instructions, the
-// history as written, the person's message behind its context, then each
-// earlier step's answer and tool results.
+// Messages renders the transcript as chat messages.
 func (t Transcript) Messages() []llm.Message {
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: t.Instructions}}
 	msgs = append(msgs, HistoryMessages(t.History, t.Tools)...)
@@ -149,8 +147,7 @@ func NewRegistry(apps tools.Poster, extra ...*tools.Definition) (*tools.Registry
 		return nil, nil, err
 	}
 	reg := tools.Hub(apps)
-	// Before the meta tools and the usable playbooks, which read the
-	// registry.
+	// Before the meta tools and the usable playbooks, which read the registry.
 	for _, d := range extra {
 		reg.Add(d)
 	}
