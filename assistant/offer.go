@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -120,12 +121,8 @@ func BuildOffer(in OfferInput) OfferResult {
 	budget := MaxOfferedTools - len(tail) // for entries that are not reserved
 
 	query := strings.TrimSpace(in.Message + " " + strings.Join(kinds, " "))
-	ranker := in.Ranker
-	if ranker == nil {
-		ranker = defaultRanker
-	}
 	// The walk below reads the ranking no further than this.
-	ranked, reason := rankSafely(ranker, query, defs, isGranted, func(n string) bool { return reserved[n] },
+	ranked, reason := rankSafely(cmp.Or(in.Ranker, defaultRanker), query, defs, isGranted, func(n string) bool { return reserved[n] },
 		MaxOfferedTools+len(routed.Tools)+len(added))
 	if reason != "" {
 		out.Fallback, out.FallbackReason = true, reason

@@ -21,7 +21,7 @@ type Ranker interface {
 
 // defaultRanker is the one BuildOffer uses when none is given; it lives as
 // long as the process, so its cache is filled once.
-var defaultRanker = NewWordRanker()
+var defaultRanker Ranker = NewWordRanker()
 
 // WordRanker is the default Ranker: word overlap between the request and
 // each tool's name and description (rankWords), with no model and no
