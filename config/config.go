@@ -34,17 +34,13 @@ type Config struct {
 	// turns and Applies on (HUB_TASK_QUEUE, default "hub"). Every api and
 	// worker of one Hub must name the same; two Hubs may share a namespace
 	// on queues of their own.
-	TaskQueue string
-	Tracing   traces.Settings // the standard OTEL_* variables; off without an OTLP endpoint
-	// TemporalUIURL is the Temporal UI's base URL (HUB_TEMPORAL_UI_URL),
-	// for links to a turn's workflow. Empty: no links.
-	TemporalUIURL string
-	CORSOrigins   []string // HUB_CORS_ORIGINS, comma-separated; none by default
+	TaskQueue     string
+	Tracing       traces.Settings // the standard OTEL_* variables; off without an OTLP endpoint
+	TemporalUIURL string          // HUB_TEMPORAL_UI_URL, for links to a turn's workflow; empty: no links
+	CORSOrigins   []string        // HUB_CORS_ORIGINS, comma-separated; none by default
 	TimeZone      *time.Location
 	Model         llm.Config
-	// Models is the operator's model catalog (HUB_MODELS or
-	// HUB_MODELS_FILE); empty: the one model of Model.
-	Models llm.Catalog
+	Models        llm.Catalog // HUB_MODELS or HUB_MODELS_FILE; empty: the one model of Model
 	// AppsAllow lists private addresses connected apps and web pages may
 	// reach anyway (HUB_APPS_ALLOW); by default only public addresses.
 	AppsAllow []string
@@ -57,32 +53,22 @@ type Config struct {
 	SecretKey []byte
 	// WebSearch is the search provider (HUB_WEB_SEARCH_*); the zero value
 	// is none, and then the web tools are not offered.
-	WebSearch web.SearchConfig
-	// ProposalTTL is how long a held write waits for Apply before it
-	// expires (HUB_PROPOSAL_TTL, default 7 days).
-	ProposalTTL time.Duration
-	// ContextTokens overrides the model's context window
-	// (HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model).
-	ContextTokens int
-	// TurnTimeout bounds a whole turn's wall time (HUB_TURN_TIMEOUT;
-	// default workflows.DefaultTurnTimeout).
-	TurnTimeout time.Duration
-	HTTP        api.Limits   // what a client can hold of the api (HUB_HTTP_*)
-	Files       files.Config // where attached files are kept and how large (HUB_FILES_*)
-	// WorkerHTTPAddr is where `hub worker` serves /metrics, /healthz and
-	// /readyz (HUB_WORKER_HTTP_ADDR); empty: no listener.
-	WorkerHTTPAddr string
-	Log            Log // HUB_LOG_FORMAT, HUB_LOG_LEVEL
+	WebSearch      web.SearchConfig
+	ProposalTTL    time.Duration // how long a held write waits for Apply (HUB_PROPOSAL_TTL)
+	ContextTokens  int           // HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model
+	TurnTimeout    time.Duration // bounds a whole turn's wall time (HUB_TURN_TIMEOUT)
+	HTTP           api.Limits    // what a client can hold of the api (HUB_HTTP_*)
+	Files          files.Config  // where attached files are kept and how large (HUB_FILES_*)
+	WorkerHTTPAddr string        // `hub worker`'s /metrics, /healthz and /readyz (HUB_WORKER_HTTP_ADDR)
+	Log            Log           // HUB_LOG_FORMAT, HUB_LOG_LEVEL
 	// Temporal is how `hub api`, `hub worker` and `hub migrate` reach the
 	// Temporal frontend (TemporalFromEnv); `hub dev` embeds its server.
 	Temporal TemporalClient
 	// Migrate lets `hub api` and `hub worker` bring the schema up to date
 	// at start (HUB_MIGRATE=1); without it they refuse to start on a
 	// schema that is behind.
-	Migrate bool
-	// PprofAddr serves the Go runtime's profiles (HUB_PPROF_ADDR, see
-	// pprofAddr); "" is off.
-	PprofAddr string
+	Migrate   bool
+	PprofAddr string // HUB_PPROF_ADDR, see pprofAddr; "" is off
 	// OIDC is the OpenID Connect provider whose tokens sign people in
 	// beside Hub's own (HUB_OIDC_*); no issuer: off.
 	OIDC identity.Config
