@@ -20,11 +20,9 @@ type TurnContext struct {
 	Now      time.Time
 	Location *time.Location
 	Mentions []workspace.Ref
-	// Page is the client's "context" object as sent; it is passed on as
-	// data, never as instructions.
-	Page   string
-	Recipe string  // the one-line recipe of a simple todo request
-	Guides []Guide // the playbooks the message preloads
+	Page     string  // the client's "context" object, passed on as data, never as instructions
+	Recipe   string  // the one-line recipe of a simple todo request
+	Guides   []Guide // the playbooks the message preloads
 	// Spaces are the spaces a turn may act in, its conversation's first,
 	// when it may act in more than one.
 	Spaces     []workspace.Space
@@ -34,9 +32,7 @@ type TurnContext struct {
 	Open      *OpenItem
 	Selected  []workspace.Ref
 	PageNotes []string
-	// Changed are records of this conversation someone else changed since
-	// the person's last message, newest first.
-	Changed []workspace.ChangedRecord
+	Changed   []workspace.ChangedRecord // records others changed since the person's last message, newest first
 }
 
 // MaxChangedLines bounds the "since your last message" note, the last line

@@ -22,8 +22,7 @@ const MaxAskedAppTools = 12
 type AppOffer struct {
 	ConnectionID string
 	Name         string
-	// Tools are Hub's names of its tools (mcp_…), in the registry.
-	Tools []string
+	Tools        []string // Hub's names of its tools (mcp_…), in the registry
 }
 
 // anyApp is a request for connected apps' content in general ("search my

@@ -60,11 +60,9 @@ func ParseEvalSet(raw []byte) (EvalSet, error) {
 
 // EvalRow is one expected tool of one case.
 type EvalRow struct {
-	Request  string
-	Expected string
-	// Position is the tool's 1-based place in the offer; 0 means it was
-	// not offered, -1 that it is not registered (the case is skipped).
-	Position  int
+	Request   string
+	Expected  string
+	Position  int // 1-based place in the offer; 0: not offered, -1: not registered (skipped)
 	OfferSize int
 	Fallback  bool
 }

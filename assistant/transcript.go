@@ -23,10 +23,8 @@ type Transcript struct {
 	History      []chat.Message
 	Context      string
 	UserText     string
-	// UserParts are the files attached to this message (earlier ones name
-	// theirs as links, see HistoryMessages).
-	UserParts []llm.Part
-	Steps     []chat.Step // earlier steps of this turn, with their calls' outcomes
+	UserParts    []llm.Part  // the files attached to this message (earlier ones are links)
+	Steps        []chat.Step // earlier steps of this turn, with their calls' outcomes
 	// Partial is this step's reply so far, before a pause cut its model
 	// call off: it is sent with ContinueNote after it.
 	Partial  string
