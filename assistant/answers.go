@@ -35,11 +35,10 @@ type Answer struct {
 }
 
 // CheckAnswer decides whether a text-only reply stands (ok) or goes back
-// once with nudge. While a step with tools remains (StepsLeft ≥ 2, the last
-// step being tools-off), a reply goes back when it writes a tool call as
-// text, announces a write, or promises a lookup before any tool ran; while
-// any step remains, when it says a held write is done. A turn is nudged at
-// most once: if the model then fails again, its answer stands.
+// once with nudge. What only a tool call can fix is sent back only while a
+// step with tools remains (StepsLeft ≥ 2, the last step being tools-off). A
+// turn is nudged at most once: if the model then fails again, its answer
+// stands.
 func CheckAnswer(a Answer) (nudge string, ok bool) {
 	if a.Nudged || a.StepsLeft < 1 || strings.TrimSpace(a.Text) == "" {
 		return "", true
@@ -107,9 +106,8 @@ var (
 )
 
 // Promise tells what the last two sentences of a reply promise to do next.
-// Quoted text (a task titled "Let me check the boiler") is not read; a
-// question, an offer or a condition ("if you'd like, I'll add…") is not a
-// promise.
+// Quoted text is not read; a question, an offer or a condition ("if you'd
+// like, I'll add…") is not a promise.
 func Promise(text string) PromiseKind {
 	trails := strings.HasSuffix(strings.TrimSpace(text), "…") || strings.HasSuffix(strings.TrimSpace(text), "...")
 	all := sentences(normalize(text))
@@ -269,9 +267,8 @@ type VerifierFunc func(ctx context.Context, in VerifyInput) (string, error)
 func (f VerifierFunc) Verify(ctx context.Context, in VerifyInput) (string, error) { return f(ctx, in) }
 
 // VerifyPolicy decides when a verify hook runs: at most MaxRounds rounds
-// (MaxVerifyRounds when 0) and only while a step with tools remains,
-// because what is missing can only be done with tools. It is pure, so the
-// workflow may call it.
+// (MaxVerifyRounds when 0), only while a step with tools remains (what is
+// missing needs tools). It is pure, so workflow code may call it.
 type VerifyPolicy struct {
 	MaxRounds int
 }

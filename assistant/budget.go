@@ -17,11 +17,9 @@ import (
 
 // EstimateTokens estimates how many tokens a model's tokenizer makes of s,
 // erring high: a prompt estimated too small is cut silently by the
-// provider, and what falls off is the person's question (docs/prompts.md,
-// "The prompt budget"); one estimated too large only drops an old history
-// message early. It counts by character class, with no tokenizer to
-// download, and is never below OpenAI's cl100k_base and o200k_base counts
-// (budget_test.go keeps the measurements).
+// provider, dropping the person's question (docs/prompts.md, "The prompt
+// budget"). It counts by character class, with no tokenizer, and is never
+// below OpenAI's cl100k_base and o200k_base counts (budget_test.go).
 func EstimateTokens(s string) int {
 	tokens := 0
 	for i := 0; i < len(s); {
@@ -89,10 +87,8 @@ func asciiPunct(c byte) bool {
 }
 
 // letterUnits is what a letter of each UTF-8 length adds to a word, in
-// quarters of a token: byte-level tokenizers merge ASCII best, two-byte
-// scripts (accented Latin, Greek, Cyrillic, Arabic, Hebrew) less, and
-// three-byte ones (Devanagari, Thai, Hangul, Han, kana) about one token a
-// character or more.
+// quarters of a token: byte-level tokenizers merge ASCII best and longer
+// encodings less.
 var letterUnits = [utf8.UTFMax + 1]int{1: 1, 2: 3, 3: 5, 4: 12}
 
 // Per-message, per-tool and per-request framing the estimate adds: chat
@@ -227,10 +223,9 @@ var contextWindows = []struct {
 	{"fakemodel", 1_000_000}, // the scripted test double has no window
 }
 
-// ContextWindow is the context window of a model by name, from the table
-// of known families, or DefaultContextWindow. The name is matched without
-// case and without a provider's path ("openai/gpt-4o"); an Ollama tag
-// ("llama3.1:8b") matches its family.
+// ContextWindow is the context window of a model by name, or
+// DefaultContextWindow. The name is matched without case and without a
+// provider's path ("openai/gpt-4o"); an Ollama tag matches its family.
 func ContextWindow(model string) int {
 	name := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndex(name, "/"); i >= 0 {
@@ -388,9 +383,8 @@ func (e *PromptTooLargeError) Error() string {
 func (e *PromptTooLargeError) Is(target error) bool { return target == ErrPromptTooLarge }
 
 // Fit makes p fit b: it drops history first, oldest message first, then
-// guides, last first, and never the instructions, tools, context, this
-// turn's steps or the person's message. If those alone do not fit it
-// returns a *PromptTooLargeError. Counts are EstimateTokens estimates.
+// guides, last first, and nothing else. If the rest alone does not fit it
+// returns a *PromptTooLargeError.
 func Fit(b Budget, p PromptParts) (PromptParts, FitReport, error) {
 	limit := b.Limit()
 	rep := FitReport{Window: b.window(), Limit: limit}

@@ -62,10 +62,8 @@ type FindToolsData struct {
 }
 
 // MetaTools makes hub_how_to and hub_find_tools over the given playbooks and
-// registry; register them into that registry afterwards. hub_how_to's
-// description lists the playbooks usable with the tools registered by
-// then. Both put the names they make available, only tools the caller may
-// be offered, under AddToolsKey in their result's Data.
+// registry; register them into that registry afterwards, once every tool
+// hub_how_to's playbooks require is in it.
 func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definition {
 	registered := func(name string) bool { return name == HowToTool || name == FindToolsTool || reg.Has(name) }
 	howTo := tools.Define(tools.Spec{

@@ -21,13 +21,11 @@ const MaxOfferedTools = 24
 // ViewFileTool opens an attached file; a message with files always gets it.
 const ViewFileTool = "hub_view_file"
 
-// reservedTools are held back before ranking and always offered when the
-// person is granted them, counted inside MaxOfferedTools. They are the
-// model's way on when the ranking guessed wrong: the look-ups nearly every
-// request needs ("give it to Sam" names neither list tool's words), the two
-// meta tools, and the web tools, whence facts that change come whatever
-// the request's words. One the ranking puts in the head is offered there;
-// the rest sit at the tail in this order.
+// reservedTools are always offered when granted, inside MaxOfferedTools:
+// the model's way on when the ranking guessed wrong ("give it to Sam" names
+// neither list tool's words; "who won yesterday" no web tool's). One the
+// ranking puts in the head is offered there; the rest sit at the tail in
+// this order.
 var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, FindToolsTool, tools.WebSearchTool, tools.ReadWebPageTool}
 
 // OfferInput is what a turn's tool offer is decided from.
@@ -62,16 +60,11 @@ type OfferResult struct {
 }
 
 // BuildOffer decides which tools one model request shows: granted
-// everything, shown a few (docs/offer.md).
-//
-// Only granted tools (Offer) appear, whatever the playbooks, Added or the
-// ranker name. A simple todo request gets its five tools and a recipe, plus
-// Added. Otherwise the reserved tools are set aside inside MaxOfferedTools,
-// and the head takes the routed playbooks' tools, then Added, then the
-// ranked ones; when it is too small, Added is kept first, then the routed
-// tools, so what the model asked for is never crowded out. If the ranker
-// fails, localMatch and then registration order fill the same limit. Every
-// name appears once; the same input gives the same order.
+// everything, shown a few (docs/offer.md). Only granted tools appear. Past
+// the reserved tools, the head takes the routed playbooks' tools, then
+// Added, then the ranked ones; when it is too small, Added is kept first,
+// then the routed tools, so what the model asked for is never crowded out.
+// The same input gives the same order.
 func BuildOffer(in OfferInput) OfferResult {
 	if in.Registry == nil {
 		return OfferResult{Fallback: true, FallbackReason: "no tool registry"}

@@ -242,10 +242,8 @@ func wordSet(text string) map[string]bool {
 
 // localMatch is the backstop the offer falls back to when ranking fails,
 // and what hub_find_tools searches with. It is deliberately crude, with no
-// cache or state, so it cannot fail the way the ranker did. Each request
-// word of three letters or more that is not a stop word scores 2 if the
-// tool's name contains it and 1 if only its description does; tools come
-// back best first (ties in the given order), at most limit.
+// cache or state, so it cannot fail the way the ranker did. It returns at
+// most limit tools, best first, ties in the given order.
 func localMatch(query string, defs []*tools.Definition, limit int) []string {
 	var words []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
