@@ -44,7 +44,6 @@ func namesApp(message string, appNames []string) bool {
 
 // word is one word of a message, with whether it begins a sentence.
 type word struct {
-	text          string
 	sentenceStart bool
 	startsUpper   bool
 	lower         string
@@ -68,8 +67,7 @@ func splitWords(s string) []word {
 		if k := strings.IndexFunc(s[i:], func(r rune) bool { return !isWordRune(r) }); k >= 0 {
 			j = i + k
 		}
-		text := s[i:j]
-		out = append(out, word{text: text, sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(text)})
+		out = append(out, word{sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(s[i:j])})
 		start = false
 		i = j
 	}
