@@ -73,11 +73,7 @@ func (c TurnContext) Render() string {
 		b.WriteString("\n")
 	}
 	if len(c.Selected) > 0 {
-		links := make([]string, len(c.Selected))
-		for i, r := range c.Selected {
-			links[i] = Link(r)
-		}
-		fmt.Fprintf(&b, "Selected: %s\n", strings.Join(links, ", "))
+		fmt.Fprintf(&b, "Selected: %s\n", links(c.Selected))
 	}
 	if page := strings.TrimSpace(c.Page); page != "" && page != "{}" && page != "null" {
 		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
@@ -144,6 +140,15 @@ var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<
 // Link names a record for the model: its title as a link carrying the id.
 func Link(r workspace.Ref) string {
 	return fmt.Sprintf("[%s](hub://%s/%s)", labelEscaper.Replace(r.Label), r.Kind, url.PathEscape(r.ID))
+}
+
+// links names records as Links, comma-separated.
+func links(refs []workspace.Ref) string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = Link(r)
+	}
+	return strings.Join(out, ", ")
 }
 
 // changedLine names a record someone else changed and who: "[Draft

@@ -132,11 +132,7 @@ func AddedTools(data any) []string {
 	case string:
 		raw = []byte(v)
 	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil
-		}
-		raw = b
+		raw, _ = json.Marshal(v) // nil on failure, which reads as none
 	}
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(raw, &probe) != nil {

@@ -60,11 +60,7 @@ func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
 		if len(refs) == 0 || c.Summary == "" {
 			continue
 		}
-		var links []string
-		for _, r := range refs {
-			links = append(links, Link(r))
-		}
-		lines = append(lines, line+" Records: "+strings.Join(links, ", "))
+		lines = append(lines, line+" Records: "+links(refs))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"slices"
 	"strings"
 
 	"hub/chat"
@@ -162,14 +163,9 @@ const KindFile = "file"
 // AttachedNote names an earlier message's attached files as links, so a
 // replayed message does not send them again; hub_view_file opens one.
 func AttachedNote(mentions []workspace.Ref) string {
-	var links []string
-	for _, m := range mentions {
-		if m.Kind == KindFile {
-			links = append(links, Link(m))
-		}
-	}
-	if len(links) == 0 {
+	files := slices.DeleteFunc(slices.Clone(mentions), func(m workspace.Ref) bool { return m.Kind != KindFile })
+	if len(files) == 0 {
 		return ""
 	}
-	return "Attached files (open one with hub_view_file): " + strings.Join(links, ", ")
+	return "Attached files (open one with hub_view_file): " + links(files)
 }
