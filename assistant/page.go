@@ -82,22 +82,19 @@ func marshalPage(top, surface map[string]json.RawMessage) ([]byte, error) {
 // note per cut to cuts. Fields of another type than expected are left as
 // they are: they are data the model reads, like the rest.
 func boundPageFields(obj map[string]json.RawMessage, at string, cuts *[]string) error {
-	if raw, ok := obj["selectedText"]; ok {
-		var text string
-		if json.Unmarshal(raw, &text) == nil {
-			if n := utf8.RuneCountInString(text); n > MaxSelectedTextChars {
-				b, err := json.Marshal(string([]rune(text)[:MaxSelectedTextChars]) + "…")
-				if err != nil {
-					return fmt.Errorf("page context: %w", err)
-				}
-				obj["selectedText"] = b
-				*cuts = append(*cuts, fmt.Sprintf("%s/selectedText: cut to its first %d of %d characters", at, MaxSelectedTextChars, n))
-			}
+	var text string // an absent field does not unmarshal
+	if json.Unmarshal(obj["selectedText"], &text) == nil && utf8.RuneCountInString(text) > MaxSelectedTextChars {
+		b, err := json.Marshal(string([]rune(text)[:MaxSelectedTextChars]) + "…")
+		if err != nil {
+			return fmt.Errorf("page context: %w", err)
 		}
+		obj["selectedText"] = b
+		*cuts = append(*cuts, fmt.Sprintf("%s/selectedText: cut to its first %d of %d characters",
+			at, MaxSelectedTextChars, utf8.RuneCountInString(text)))
 	}
 	for _, key := range pageIDLists {
 		var ids []json.RawMessage
-		if raw, ok := obj[key]; !ok || json.Unmarshal(raw, &ids) != nil || len(ids) <= MaxPageIDs {
+		if json.Unmarshal(obj[key], &ids) != nil || len(ids) <= MaxPageIDs {
 			continue
 		}
 		b, err := json.Marshal(ids[:MaxPageIDs])
