@@ -66,10 +66,6 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 			weight[k] = math.Log(1 + float64(len(candidates))/float64(df[k]))
 		}
 	}
-	type hit struct {
-		i     int
-		score float64
-	}
 	var hits []hit
 	for i, t := range tw {
 		var s float64
@@ -77,15 +73,27 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 			s += weight[k] * float64(t.words[w])
 		}
 		if s > 0 {
-			hits = append(hits, hit{i, s})
+			hits = append(hits, hit{candidates[i].Name, s})
 		}
 	}
+	return bestFirst(hits), nil
+}
+
+// hit is a tool's name and its score for a request.
+type hit struct {
+	name  string
+	score float64
+}
+
+// bestFirst sorts hits by falling score, ties in order, and returns their
+// names.
+func bestFirst(hits []hit) []string {
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
 	names := make([]string, len(hits))
-	for k, h := range hits {
-		names[k] = candidates[h.i].Name
+	for i, h := range hits {
+		names[i] = h.name
 	}
-	return names, nil
+	return names
 }
 
 // noWords are a nil or nameless definition's words: it matches nothing.
@@ -256,17 +264,13 @@ func localMatch(query string, defs []*tools.Definition, limit int) []string {
 	if len(words) == 0 || limit <= 0 {
 		return nil
 	}
-	type hit struct {
-		name  string
-		score int
-	}
 	var hits []hit
 	for _, d := range defs {
 		if d == nil || d.Name == "" {
 			continue
 		}
 		name, desc := strings.ToLower(d.Name), strings.ToLower(d.Description)
-		score := 0
+		var score float64
 		for _, w := range words {
 			switch {
 			case strings.Contains(name, w):
@@ -279,13 +283,6 @@ func localMatch(query string, defs []*tools.Definition, limit int) []string {
 			hits = append(hits, hit{d.Name, score})
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
-	var out []string
-	for _, h := range hits {
-		if len(out) == limit {
-			break
-		}
-		out = append(out, h.name)
-	}
-	return out
+	names := bestFirst(hits)
+	return names[:min(len(names), limit)]
 }

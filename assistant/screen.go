@@ -90,9 +90,7 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 			f := field{obj: o.obj, at: o.at, key: key, ids: []string{}}
 			for _, e := range entries {
 				var id string
-				if json.Unmarshal(e, &id) != nil {
-					id = "" // not an id: it resolves to nothing
-				}
+				_ = json.Unmarshal(e, &id) // not a string: "", which resolves to nothing
 				f.ids = append(f.ids, id)
 			}
 			lists = append(lists, f)
