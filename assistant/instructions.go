@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // Profile is who the assistant works for and where.
 type Profile struct {
-	FirstName   string
+	FirstName   string // "" when Hub knows none (a placeholder account name is none)
 	SpaceName   string
 	Role        string
 	WritePolicy string // immediate, preview or needs-me
@@ -27,7 +28,7 @@ type Profile struct {
 // messages of a conversation: dates and the open page go in the context.
 func Instructions(p Profile) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are Hub's assistant, working for %s in the space “%s” (their role: %s).\n", whoFor(p.FirstName), p.SpaceName, p.Role)
+	fmt.Fprintf(&b, "You are Hub's assistant, working for %s in the space “%s” (their role: %s).\n", cmp.Or(p.FirstName, "the person"), p.SpaceName, p.Role)
 	if persona := PersonaBlock(p.FirstName, p.Persona); persona != "" {
 		b.WriteString(persona + "\n")
 	}
@@ -53,15 +54,6 @@ func Instructions(p Profile) string {
 		fmt.Fprintf(&b, "\nDates are in the time zone %s; today's date is in each message's context.\n", p.TimeZone)
 	}
 	return b.String()
-}
-
-// whoFor is how the first line names the person: their first name, or
-// "the person" when Hub knows none (a placeholder account name is none).
-func whoFor(firstName string) string {
-	if firstName == "" {
-		return "the person"
-	}
-	return firstName
 }
 
 // WebNote is the instructions' line on facts that change: they come from
@@ -129,7 +121,7 @@ func PersonaBlock(firstName, persona string) string {
 	if !strings.ContainsAny(persona[len(persona)-1:], ".!?") {
 		persona += "."
 	}
-	return fmt.Sprintf("About %s, in their words: %s", whoFor(firstName), persona)
+	return fmt.Sprintf("About %s, in their words: %s", cmp.Or(firstName, "the person"), persona)
 }
 
 // SkillsBlock lists the person's enabled skills by name, id and
