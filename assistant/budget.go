@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -362,10 +363,7 @@ type PromptTooLargeError struct {
 }
 
 func (e *PromptTooLargeError) Error() string {
-	model := e.Model
-	if model == "" {
-		model = "the model"
-	}
+	model := cmp.Or(e.Model, "the model")
 	limit := e.Window - e.Headroom
 	switch {
 	case e.Base > limit:

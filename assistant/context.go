@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -44,10 +45,7 @@ const ChangedNoteHeading = "Since the person's last message, others changed (rea
 
 // Render writes the context block.
 func (c TurnContext) Render() string {
-	loc := c.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc := cmp.Or(c.Location, time.UTC)
 	now := c.Now.In(loc)
 	_, week := now.ISOWeek()
 	var b strings.Builder

@@ -211,10 +211,7 @@ func pprofAddr(v string) (string, error) {
 	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
 		return "", fmt.Errorf("HUB_PPROF_ADDR: want a port or host:port, like 6060 or 127.0.0.1:6060, not %q", v)
 	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
+	return net.JoinHostPort(cmp.Or(host, "127.0.0.1"), port), nil
 }
 
 // list is a comma-separated value's non-empty items, trimmed.
