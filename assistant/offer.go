@@ -84,7 +84,8 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 	isGranted := func(name string) bool { return granted[name] }
-	added := keepGranted(in.Added, isGranted)
+	notGranted := func(name string) bool { return !granted[name] }
+	added := slices.DeleteFunc(slices.Clone(in.Added), notGranted)
 
 	kinds := mentionKinds(in.Mentions)
 	routed := playbooks.Route(in.Playbooks, playbooks.RouteInput{
@@ -122,7 +123,7 @@ func BuildOffer(in OfferInput) OfferResult {
 		ranked = fallbackOrder(query, defs)
 	}
 
-	routedTools := keepGranted(routed.Tools, isGranted)
+	routedTools := slices.DeleteFunc(slices.Clone(routed.Tools), notGranted)
 	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
 	for i, name := range ranked {
 		rank[name] = i
@@ -217,16 +218,6 @@ func fallbackOrder(query string, defs []*tools.Definition) []string {
 		}
 	}
 	return dedupe(names)
-}
-
-func keepGranted(names []string, granted func(string) bool) []string {
-	var out []string
-	for _, n := range names {
-		if granted(n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // dedupe keeps each name's first place.
