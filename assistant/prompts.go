@@ -79,6 +79,9 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 	if err != nil { // no zone database: the sample is still a valid context
 		berlin = time.UTC
 	}
+	// A playbook that fails to parse (its own tests catch it) leaves the
+	// playbooks out, not the whole catalog: All returns none then.
+	books, _ := playbooks.All()
 	out := []Prompt{}
 	for _, policy := range []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe} {
 		out = append(out, Prompt{
@@ -88,7 +91,7 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			Budget:      InstructionsBudget,
 		})
 	}
-	out = append(out, personPrompts(berlin.String())...)
+	out = append(out, personPrompts(berlin.String(), playbooks.Index(books))...)
 	out = append(out,
 		Prompt{
 			Name:        "context",
@@ -168,17 +171,13 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			"Hub's words on what it is (read-only, or a change that waits for Apply) around the server's own description and input schema.",
 			AppToolBudget))
 	}
-	// A playbook that fails to parse (its own tests catch it) leaves the
-	// playbooks out, not the whole catalog.
-	if books, err := playbooks.All(); err == nil {
-		for _, b := range books {
-			out = append(out, Prompt{
-				Name:        "playbook." + b.Name,
-				Description: "Playbook “" + b.Title + "”: preloaded as a guide when a message is about " + b.When + ", or read with hub_how_to.",
-				Text:        b.Body,
-				Budget:      PlaybookBudget,
-			})
-		}
+	for _, b := range books {
+		out = append(out, Prompt{
+			Name:        "playbook." + b.Name,
+			Description: "Playbook “" + b.Title + "”: preloaded as a guide when a message is about " + b.When + ", or read with hub_how_to.",
+			Text:        b.Body,
+			Budget:      PlaybookBudget,
+		})
 	}
 	return out
 }
@@ -202,11 +201,7 @@ func sampleChanges(n int) []workspace.ChangedRecord {
 // personPrompts are the catalog's entries for the person's blocks of the
 // system message: a typical turn's instructions, and each block at its
 // limits.
-func personPrompts(zone string) []Prompt {
-	index := ""
-	if books, err := playbooks.All(); err == nil { // as Catalog: a failure leaves them out
-		index = playbooks.Index(books)
-	}
+func personPrompts(zone, index string) []Prompt {
 	typical := Profile{Playbooks: index, FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor),
 		WritePolicy: workspace.PolicyImmediate, TimeZone: zone, Persona: "I work as a lawyer for small companies",
 		Skills: []SkillLine{
