@@ -344,9 +344,6 @@ type FitReport struct {
 	GuidesDropped  []string
 }
 
-// Dropped tells whether Fit left anything out.
-func (r FitReport) Dropped() bool { return r.HistoryDropped > 0 || len(r.GuidesDropped) > 0 }
-
 // ErrPromptTooLarge is what every PromptTooLargeError is (errors.Is): the
 // request cannot fit even with history and guides dropped.
 var ErrPromptTooLarge = errors.New("the prompt does not fit the model's context window")
