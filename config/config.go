@@ -31,9 +31,8 @@ type Config struct {
 	TemporalAddress   string // TEMPORAL_ADDRESS, default 127.0.0.1:7233
 	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
 	// TaskQueue is the task queue Hub's workers poll and its api starts
-	// turns and Applies on (HUB_TASK_QUEUE, default "hub"). Every api and
-	// worker of one Hub must name the same; two Hubs may share a namespace
-	// on queues of their own.
+	// turns on (HUB_TASK_QUEUE, default "hub"); two Hubs may share a
+	// namespace on queues of their own.
 	TaskQueue     string
 	Tracing       traces.Settings // the standard OTEL_* variables; off without an OTLP endpoint
 	TemporalUIURL string          // HUB_TEMPORAL_UI_URL, for links to a turn's workflow; empty: no links
@@ -65,8 +64,7 @@ type Config struct {
 	// Temporal frontend (TemporalFromEnv); `hub dev` embeds its server.
 	Temporal TemporalClient
 	// Migrate lets `hub api` and `hub worker` bring the schema up to date
-	// at start (HUB_MIGRATE=1); without it they refuse to start on a
-	// schema that is behind.
+	// at start (HUB_MIGRATE=1); without it they refuse a schema behind.
 	Migrate   bool
 	PprofAddr string // HUB_PPROF_ADDR, see pprofAddr; "" is off
 	// OIDC is the OpenID Connect provider whose tokens sign people in

@@ -7,11 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// everydayWords are app names that are also ordinary English words. Such a
-// name counts as naming the app only when written capitalised inside a
-// sentence ("post it in Slack", not "cut me some slack" or "Close the
-// task"), so connecting an app called Box does not route every message
-// about a box (docs/offer.md, "Routing").
+// everydayWords are app names that are also ordinary English words: they
+// name the app only capitalised inside a sentence ("post it in Slack", not
+// "cut me some slack" or "Close the task").
 var everydayWords = map[string]bool{
 	"base": true, "basecamp": true, "bear": true, "box": true, "buffer": true, "calendar": true,
 	"channel": true, "chat": true, "close": true, "coda": true, "copper": true, "craft": true,

@@ -65,14 +65,11 @@ type Routed struct {
 	Recipe string
 }
 
-// Route picks the playbooks a message preloads. A playbook that scores
-// nothing is not loaded, so an open path alone loads nothing; among those
-// that score, one whose paths cover the open path wins a tie, and further
-// ties keep name order. The best MaxGuides are preloaded, and a message
-// naming a connected app adds the apps playbook as a third. The map is
-// never preloaded, and a playbook whose requires are not available is
-// never routed. A simple todo request (isSimpleTodo) gets no guide but
-// SimpleTodoRecipe and SimpleTodoTools.
+// Route picks the playbooks a message preloads: the best MaxGuides that
+// score, ties going to the open path and then name order, and the apps
+// playbook as a third for a message naming a connected app. The map and a
+// playbook whose requires are not available are never routed. A simple
+// todo request gets no guide but SimpleTodoRecipe and SimpleTodoTools.
 func Route(all []Playbook, in RouteInput) Routed {
 	available := in.Available
 	if available == nil {
@@ -234,11 +231,9 @@ var simpleTodoOpener = regexp.MustCompile(`(?i)^(please\s+)?(remind me (to|about
 // which needs more than five tools.
 var anotherRequest = regexp.MustCompile(`(?i)\b(then|also|after that|afterwards|and (add|create|make|delete|remove|update|change|move|assign|post|send|tell|list|show|rename|mark|share|notify))\b`)
 
-// isSimpleTodo is the rule for a simple todo request: the message opens
-// like one, is one line of at most MaxSimpleTodoChars, asks no question,
-// holds one sentence and no second request, mentions no record and names
-// no connected app. Route also requires that no playbook but tasks scores
-// for it and that all five tools are available.
+// isSimpleTodo is the rule for a simple todo request as the message reads;
+// Route also requires that no playbook but tasks scores for it and that
+// all five tools are available.
 func isSimpleTodo(in RouteInput, namesApp bool) bool {
 	msg := strings.TrimSpace(in.Message)
 	switch {
