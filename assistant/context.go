@@ -152,23 +152,15 @@ func links(refs []workspace.Ref) string {
 // changedLine names a record someone else changed and who: "[Draft
 // brief](hub://task/…) updated by Ken Ito".
 func changedLine(c workspace.ChangedRecord) string {
-	what := "changed"
+	what, name := "changed", Link(workspace.Ref{Kind: c.Kind, ID: c.ID, Label: c.Title})
 	switch c.Op {
 	case workspace.OpCreated:
 		what = "added"
 	case workspace.OpDeleted:
-		what = "deleted"
+		what, name = "deleted", "“"+labelEscaper.Replace(c.Title)+"”"
 		if c.Kind == workspace.KindPerson {
 			what = "removed from the space" // the person is still someone, elsewhere
 		}
 	}
-	by := make([]string, len(c.By))
-	for i, n := range c.By {
-		by[i] = labelEscaper.Replace(n)
-	}
-	name := Link(workspace.Ref{Kind: c.Kind, ID: c.ID, Label: c.Title})
-	if c.Op == workspace.OpDeleted {
-		name = "“" + labelEscaper.Replace(c.Title) + "”"
-	}
-	return fmt.Sprintf("%s %s by %s", name, what, strings.Join(by, ", "))
+	return fmt.Sprintf("%s %s by %s", name, what, labelEscaper.Replace(strings.Join(c.By, ", ")))
 }

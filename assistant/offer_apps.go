@@ -40,10 +40,10 @@ func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[st
 	all := anyApp.MatchString(message)
 	lower := strings.ToLower(message)
 	for _, a := range apps {
-		switch {
-		case all, namesApp(lower, strings.ToLower(strings.TrimSpace(a.Name))):
-			asked[a.ConnectionID] = true
-		case slices.ContainsFunc(mentions, func(r workspace.Ref) bool { return r.Kind == workspace.KindConnection && r.ID == a.ConnectionID }):
+		mentioned := slices.ContainsFunc(mentions, func(r workspace.Ref) bool {
+			return r.Kind == workspace.KindConnection && r.ID == a.ConnectionID
+		})
+		if all || mentioned || namesApp(lower, strings.ToLower(strings.TrimSpace(a.Name))) {
 			asked[a.ConnectionID] = true
 		}
 	}
