@@ -83,10 +83,8 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 				Message: fmt.Sprintf("there is no playbook called %q; the playbooks are %s", strings.TrimSpace(in.Name), strings.Join(names, ", "))}
 		}
 		recipe := p.Body
-		if p.Include != "" {
-			if inc, ok := playbooks.Named(all, p.Include); ok {
-				recipe += "\n\n" + inc.Body
-			}
+		if inc, ok := playbooks.Named(all, p.Include); ok { // no playbook is named ""
+			recipe += "\n\n" + inc.Body
 		}
 		add := []string{}
 		for _, t := range p.Tools {

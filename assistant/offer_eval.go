@@ -126,10 +126,7 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 // the offer is chosen from a haystack the size of a real assistant's.
 func EvalRegistry(all []playbooks.Playbook, distractors int) *tools.Registry {
 	reg := tools.Hub(nil)
-	for _, d := range MetaTools(all, reg) {
-		reg.Add(d)
-	}
-	for _, d := range SyntheticTools(distractors) {
+	for _, d := range slices.Concat(MetaTools(all, reg), SyntheticTools(distractors)) {
 		reg.Add(d)
 	}
 	return reg

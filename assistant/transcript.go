@@ -215,8 +215,7 @@ func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
 			}
 			line = "Proposed, then applied by the person: " + line
 		case c.Status == chat.CallHeld && r != nil && r.Status == chat.ReceiptFailed && len(r.Refs) > 0:
-			refs = r.Refs
-			line = "Proposed; the person's Apply did part of it: " + r.Summary + " " + r.ErrorMessage
+			refs, line = r.Refs, "Proposed; the person's Apply did part of it: "+r.Summary+" "+r.ErrorMessage
 		case c.Status == chat.CallHeld:
 			line = "Proposed (waiting for Apply): " + line
 		}
