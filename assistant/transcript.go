@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -68,12 +69,7 @@ func (t Transcript) Messages() []llm.Message {
 
 // callID is the id the model knows a call by: the provider's when it gave
 // one, else Hub's own.
-func callID(c chat.ToolCall) string {
-	if c.ProviderCallID != "" {
-		return c.ProviderCallID
-	}
-	return c.ID
-}
+func callID(c chat.ToolCall) string { return cmp.Or(c.ProviderCallID, c.ID) }
 
 // ToolMessage is what the model reads back for a call.
 func ToolMessage(c chat.ToolCall) string {
