@@ -123,10 +123,8 @@ type toolFunction struct {
 }
 
 // ToolTokens estimates one tool definition as the JSON the request
-// carries. Schemas are most of a prompt, so they are always counted.
-//
-// Counts are remembered by the definition's text: an offer sends the same
-// definitions in every request (recounting was ~1.5 % of hub dev's CPU).
+// carries. Counts are remembered by the definition's text: an offer sends
+// the same definitions in every request (recounting was ~1.5 % of CPU).
 func ToolTokens(t llm.Tool) int {
 	key := toolKey(t)
 	toolCounts.mu.Lock()

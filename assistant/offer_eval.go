@@ -15,10 +15,9 @@ import (
 	"hub/workspace"
 )
 
-// The tool-selection evaluation's first tier, with no model call: a
-// labelled set of requests, each with the tools its offer must hold, and
-// their recall in the bounded offer (docs/offer.md). The second tier is
-// SelectReport.
+// The tool-selection evaluation (docs/offer.md): labelled requests, each
+// with the tools its offer must hold, measured without a model (EvalOffer)
+// and through one (EvalSelect).
 
 //go:embed testdata/offer_eval.json
 var offerEvalJSON []byte
@@ -104,11 +103,10 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 		})
 		for _, want := range c.Expect {
 			row := EvalRow{Request: c.Request, Expected: want, OfferSize: len(offer.Tools), Fallback: offer.Fallback}
-			switch _, ok := reg.Get(want); {
-			case !ok:
+			if _, ok := reg.Get(want); !ok {
 				row.Position = -1
 				rep.Skipped++
-			default:
+			} else {
 				rep.Counted++
 				row.Position = slices.Index(offer.Tools, want) + 1
 				if row.Position > 0 {

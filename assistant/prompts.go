@@ -71,9 +71,8 @@ const (
 var sampleNow = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 
 // Catalog lists every prompt Hub sends the model, each built by its real
-// builder with sample values (GET /api/prompts shows it; prompts_test.go
-// keeps each within its budget). appTools are connected apps' tools as
-// offered (mcpapps.SampleTools), which this package cannot build.
+// builder with sample values. appTools are connected apps' tools as offered
+// (mcpapps.SampleTools), which this package cannot build.
 func Catalog(appTools ...*tools.Definition) []Prompt {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil { // no zone database: the sample is still a valid context

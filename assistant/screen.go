@@ -40,11 +40,10 @@ type OpenItem struct {
 	Facts []string // "status todo", "due 2026-03-06", "project [Launch](hub://project/…)"
 }
 
-// ResolveScreen resolves a page context's ids (the open item, the selected
-// and visible ids) in the space, for the person: a supplied id is an exact
-// lookup key, never evidence of access, so an id of another space or of
-// nothing is dropped with a note. A page context that is not a JSON object
-// is passed on as it is.
+// ResolveScreen resolves a page context's ids in the space, for the person:
+// a supplied id is an exact lookup key, never evidence of access, so an id
+// of another space or of nothing is dropped with a note. A page context
+// that is not a JSON object is passed on as it is.
 func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID, page string) (Screen, error) {
 	out := Screen{Page: page}
 	var top map[string]json.RawMessage
