@@ -71,16 +71,12 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 			if !ok {
 				continue
 			}
-			f := field{obj: o.obj, at: o.at, key: key}
-			var id string
+			var id, kind string // an id, or {"kind"?, "id"}
 			var obj struct{ Kind, ID string }
-			switch {
-			case json.Unmarshal(raw, &id) == nil:
-			case json.Unmarshal(raw, &obj) == nil:
-				f.kind, id = obj.Kind, obj.ID
+			if json.Unmarshal(raw, &id) != nil && json.Unmarshal(raw, &obj) == nil {
+				id, kind = obj.ID, obj.Kind
 			}
-			f.ids = []string{id}
-			opens = append(opens, f)
+			opens = append(opens, field{obj: o.obj, at: o.at, key: key, kind: kind, ids: []string{id}})
 			ids = append(ids, id)
 		}
 		for _, key := range pageIDLists {
