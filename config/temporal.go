@@ -24,9 +24,10 @@ type TemporalClient struct {
 	Source  string // where the settings came from, for error messages
 }
 
-// TemporalFromEnv reads the Temporal client configuration. useOS says
-// getenv is the process's own environment: then the whole environment (for
-// TEMPORAL_GRPC_META_*) and the user's default profile file count too.
+// TemporalFromEnv reads the Temporal client configuration; a value that is
+// present but wrong is an error. useOS says getenv is the process's own
+// environment: then all of it (for TEMPORAL_GRPC_META_*) and the user's
+// default profile file count too.
 func TemporalFromEnv(getenv func(string) string, useOS bool) (TemporalClient, error) {
 	for _, k := range []string{"TEMPORAL_TLS", "TEMPORAL_TLS_DISABLE_HOST_VERIFICATION"} {
 		switch v := strings.ToLower(strings.TrimSpace(getenv(k))); v {
