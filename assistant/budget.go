@@ -293,8 +293,7 @@ func NewBudget(model string, override int) Budget {
 // 15% of the window and at least 4,096 tokens, but never more than half
 // the window, so a small model still has room for the prompt.
 func ResponseHeadroom(window int) int {
-	h := max(4096, window*15/100)
-	return min(h, window/2)
+	return min(max(4096, window*15/100), window/2)
 }
 
 // Limit is how many prompt tokens fit: the window less the headroom. A

@@ -150,8 +150,7 @@ func oneLine(s string) string {
 		s = s[:i+1]
 	}
 	if utf8.RuneCountInString(s) > maxFoundDescription {
-		r := []rune(s)
-		s = strings.TrimSpace(string(r[:maxFoundDescription-1])) + "…"
+		s = strings.TrimSpace(string([]rune(s)[:maxFoundDescription-1])) + "…"
 	}
 	return s
 }
