@@ -118,8 +118,8 @@ func BuildOffer(in OfferInput) OfferResult {
 
 	query := strings.TrimSpace(in.Message + " " + strings.Join(kinds, " "))
 	// The walk below reads the ranking no further than this.
-	ranked, reason := rankSafely(cmp.Or(in.Ranker, defaultRanker), query, defs, isGranted, func(n string) bool { return reserved[n] },
-		MaxOfferedTools+len(routed.Tools)+len(added))
+	ranked, reason := rankSafely(cmp.Or(in.Ranker, defaultRanker), query, defs, isGranted,
+		func(n string) bool { return reserved[n] }, MaxOfferedTools+len(routed.Tools)+len(added))
 	if reason != "" {
 		out.Fallback, out.FallbackReason = true, reason
 		ranked = fallbackOrder(query, defs)

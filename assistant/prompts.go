@@ -163,12 +163,13 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			Text: ToolText(llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema})}
 	}
 	for _, d := range reg.Granted(workspace.RoleOwner) {
-		out = append(out, toolPrompt(d, "The tool's name, description and input schema, as offered to the model.", ToolBudget))
+		out = append(out, toolPrompt(d, "The tool's name, description and input schema, as offered to the model.",
+			ToolBudget))
 	}
 	for _, d := range appTools {
-		out = append(out, toolPrompt(d, "A connected MCP server's tool as offered to the model, at the longest a listing keeps: "+
-			"Hub's words on what it is (read-only, or a change that waits for Apply) around the server's own description and input schema.",
-			AppToolBudget))
+		out = append(out, toolPrompt(d, "A connected MCP server's tool as offered to the model, "+
+			"at the longest a listing keeps: Hub's words on what it is (read-only, or a change that waits for Apply) "+
+			"around the server's own description and input schema.", AppToolBudget))
 	}
 	for _, b := range books {
 		out = append(out, Prompt{
