@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// Nudges go back to the model, once, as a system message when a text-only
-// reply leaves the work undone (docs/prompts.md, "Answers that do the work").
-// Each says what went wrong and what to do instead, in one or two lines.
+// Nudges go back to the model, once, when a text-only reply leaves the
+// work undone (docs/prompts.md, "Answers that do the work").
 const (
 	// NudgeLookup answers a reply that promises a lookup no tool made.
 	NudgeLookup = "You said you would look something up, but no tool ran and text alone does nothing. Call the tool now; answer only once its result is back."
@@ -26,34 +25,20 @@ const HeldWriteNote = "Proposed, not done: this change waits for the person's Ap
 
 // Answer is a model step's reply as the final-answer check sees it.
 type Answer struct {
-	// Text is the reply's text; the check applies only to a reply that
-	// made no tool call.
-	Text string
-	// ToolsRan tells whether any tool ran earlier in this turn.
-	ToolsRan bool
-	// HeldWrites tells whether a write of this turn was held for Apply.
-	HeldWrites bool
+	Text       string // the reply's text; only a reply that made no tool call is checked
+	ToolsRan   bool   // a tool ran earlier in this turn
+	HeldWrites bool   // a write of this turn was held for Apply
 	// StepsLeft is how many model steps the turn may still take after this
 	// one, the final tools-off step included (MaxSteps - step).
 	StepsLeft int
-	// Nudged tells whether this turn already went back once.
-	Nudged bool
+	Nudged    bool // this turn already went back once
 }
 
 // CheckAnswer decides whether a text-only reply stands (ok) or goes back
-// once with nudge (docs/prompts.md, "Answers that do the work"). It goes back
-// when, while a step with tools remains (StepsLeft ≥ 2, the last step being
-// tools-off):
-//   - it writes a tool call as text (`hub_create_tasks(...)`, a JSON call, a
-//     fenced call);
-//   - no tool ran yet and it promises a lookup or a change ("Let me check
-//     your tasks…", "I'll look that up");
-//   - tools ran and it announces the next write ("Proceeding to create the
-//     task", "I will now add…").
-//
-// and, while any step remains, when a write of the turn was held and the
-// reply says it is done. A turn is nudged at most once: if the model then
-// fails again, its answer stands.
+// once with nudge. What only a tool call can fix is sent back only while a
+// step with tools remains (StepsLeft ≥ 2, the last step being tools-off). A
+// turn is nudged at most once: if the model then fails again, its answer
+// stands.
 func CheckAnswer(a Answer) (nudge string, ok bool) {
 	if a.Nudged || a.StepsLeft < 1 || strings.TrimSpace(a.Text) == "" {
 		return "", true
@@ -85,9 +70,8 @@ const (
 	PromiseWrite              // "I will now add the task."
 )
 
-// A promise is a first-person announcement of the next action ("let me",
-// "I'll", "I will now", "I'm going to", "proceeding to", "creating … now",
-// "one moment"); its verb says whether it is a lookup or a write.
+// A promise is a first-person announcement of the next action; its verb
+// says whether it is a lookup or a write.
 const (
 	lookupVerbs = `check|look|search|find|fetch|pull|get|grab|retrieve|query|review|verify|confirm|gather|list|read|open|scan|go through|dig|browse|take a look|have a look|double-check|see (?:what|if|whether|which|how|who|when|your|the|all)`
 	writeVerbs  = `create|add|make|set|update|change|edit|modify|move|mark|assign|reassign|delete|remove|rename|schedule|reschedule|post|send|apply|close|complete|archive|put|log|record|write|save|fix|link|attach|tag|prioriti[sz]e|set up|clean up|bump|push`
@@ -96,10 +80,9 @@ const (
 	neutralVerbs = `do that|do it|do this|do so|go ahead|proceed|start|begin|get started|get on it|get to it|get going`
 	adverbs      = `(?:now |quickly |first |just |then |also |go ahead and |next |right away |immediately |straight away |actually )*`
 	promiseLead  = `(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i shall|i'm about to|i am about to|allow me to|i need to|i'm gonna)\s+` + adverbs
-	// "Checking your tasks now…" and "Creating the task now." promise too,
-	// but "Looking at your tasks, you have 3" and "Adding a date helps"
-	// do not: a sentence that starts with the verb counts only when it is
-	// short and says now (or the reply trails off with an ellipsis).
+	// A sentence that starts with a gerund ("Checking your tasks now…")
+	// promises only when it is short and says now (or trails off), so
+	// "Adding a date helps" does not.
 	lookupGerunds = `checking|looking up|looking into|looking at|looking for|looking through|searching|fetching|pulling up|retrieving|gathering|reviewing|querying`
 	writeGerunds  = `creating|adding|updating|changing|moving|marking|assigning|deleting|removing|renaming|scheduling|posting|sending|applying|setting up|making`
 	nowWords      = `\b(?:now|right away|for you|first|next|immediately)\b`
@@ -123,9 +106,8 @@ var (
 )
 
 // Promise tells what the last two sentences of a reply promise to do next.
-// Quoted text (a task titled "Let me check the boiler") is not read; a
-// question, an offer or a condition ("if you'd like, I'll add…") is not a
-// promise.
+// Quoted text is not read; a question, an offer or a condition ("if you'd
+// like, I'll add…") is not a promise.
 func Promise(text string) PromiseKind {
 	trails := strings.HasSuffix(strings.TrimSpace(text), "…") || strings.HasSuffix(strings.TrimSpace(text), "...")
 	all := sentences(normalize(text))
@@ -156,10 +138,9 @@ func Promise(text string) PromiseKind {
 	return NoPromise
 }
 
-// toolCallRes find a tool call written as text: a snake_case tool name
-// called like a function or followed by its JSON input (also as a fenced
-// block's language), a JSON object naming a tool with its arguments, and
-// the markers chat templates use for calls.
+// toolCallRes find a tool call written as text: a snake_case name called
+// like a function or followed by JSON, a JSON object naming a tool and its
+// arguments, and chat templates' call markers.
 var toolCallRes = []*regexp.Regexp{
 	regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\s*\(\s*(?:\)|\{|\[|"|'|[a-z_]+\s*[=:])`),
 	regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\s*:?\s*\{\s*"`),
@@ -180,9 +161,8 @@ func WritesToolCall(text string) bool {
 	return false
 }
 
-// A claim that a change was made: "I've added", "I added", "it was
-// created", "Done —", "Added “Buy milk”", "successfully". A negation ("I
-// haven't added", "nothing was deleted") is not one.
+// A claim that a change was made ("I've added", "it was created", "Done —");
+// a negation ("I haven't added") is not one.
 const (
 	doneVerbs    = `added|created|updated|changed|edited|modified|moved|marked|assigned|reassigned|deleted|removed|renamed|scheduled|rescheduled|posted|sent|set|set up|completed|made|saved|closed|archived|applied|logged|recorded|put|linked|attached|tagged|prioriti[sz]ed|cleared|finished|done`
 	doneOpeners  = `added|created|updated|changed|moved|marked|assigned|reassigned|deleted|removed|renamed|scheduled|rescheduled|posted|sent|completed|saved|closed|archived|applied`
@@ -200,10 +180,9 @@ var (
 	proposedRe = regexp.MustCompile(`\b(?:not|never|n't) (?:say|claim|report)\b|propos|\bapply\b|approv|\bwaiting\b|\bwaits\b|\bpending\b|\bonce you\b|\bwhen you\b|\bafter you\b|needs me|\breview\b|\bconfirm|\bheld\b|\bnot yet\b|\bqueued\b|\bwill be\b`)
 )
 
-// ClaimsDone tells whether a reply says a change was made. Under a held
-// write it must say the change was proposed (CheckAnswer sends
-// NudgeHeldDone). A sentence that also says the change waits for Apply is
-// not a claim; quoted text is not read.
+// ClaimsDone tells whether a reply says a change was made. A sentence that
+// also says the change waits for Apply is not a claim; quoted text is not
+// read.
 func ClaimsDone(text string) bool {
 	for _, s := range sentences(normalize(text)) {
 		if proposedRe.MatchString(s) {
@@ -227,8 +206,7 @@ var (
 )
 
 // normalize empties quoted text (keeping “” so a sentence keeps its shape)
-// and fenced code (left to WritesToolCall), folds curly apostrophes and
-// lowercases.
+// and fenced code, folds curly apostrophes and lowercases.
 func normalize(text string) string {
 	text = fencedRe.ReplaceAllString(text, " ")
 	text = quotedRe.ReplaceAllString(text, "“” ")
@@ -262,21 +240,17 @@ func appendSentence(out []string, s string) []string {
 	return append(out, s)
 }
 
-// MaxVerifyRounds is how often a verify hook may send a turn back: twice,
-// and only while a step with tools remains (docs/prompts.md, "Answers that
-// do the work").
+// MaxVerifyRounds is how often a verify hook may send a turn back.
 const MaxVerifyRounds = 2
 
 // VerifyInput is what a verify hook reads: the person's request, the final
 // text, and what the turn's tools did.
 type VerifyInput struct {
 	TurnID  string
-	Request string // the person's message
-	Answer  string // the model's final text
-	// Calls are the turn's tool calls, one line each ("hub_create_tasks:
-	// Added 1 task: “Buy milk”.").
-	Calls []string
-	Round int // 1 for the first round
+	Request string   // the person's message
+	Answer  string   // the model's final text
+	Calls   []string // the turn's tool calls, one line each ("hub_create_tasks: Added 1 task: “Buy milk”.")
+	Round   int      // 1 for the first round
 }
 
 // Verifier checks a final answer against the request and says what is
@@ -293,16 +267,14 @@ type VerifierFunc func(ctx context.Context, in VerifyInput) (string, error)
 func (f VerifierFunc) Verify(ctx context.Context, in VerifyInput) (string, error) { return f(ctx, in) }
 
 // VerifyPolicy decides when a verify hook runs: at most MaxRounds rounds
-// (MaxVerifyRounds when 0) and only while a step with tools remains,
-// because what is missing can only be done with tools. It is pure, so the
-// workflow may call it.
+// (MaxVerifyRounds when 0), only while a step with tools remains (what is
+// missing needs tools). It is pure, so workflow code may call it.
 type VerifyPolicy struct {
 	MaxRounds int
 }
 
 // Allow tells whether another round may run after roundsDone rounds, with
-// stepsLeft model steps left (Answer.StepsLeft: the final tools-off step
-// included, so a step with tools remains while stepsLeft ≥ 2).
+// stepsLeft model steps left (as Answer.StepsLeft).
 func (p VerifyPolicy) Allow(roundsDone, stepsLeft int) bool {
 	limit := p.MaxRounds
 	if limit <= 0 {
@@ -311,9 +283,8 @@ func (p VerifyPolicy) Allow(roundsDone, stepsLeft int) bool {
 	return roundsDone < limit && stepsLeft >= 2
 }
 
-// VerifyNote is what goes back to the model, as a user message, when a
-// verify hook finds something missing. The model's answer stands if it
-// then fails.
+// VerifyNote is what goes back to the model when a verify hook finds
+// something missing.
 func VerifyNote(missing string) string {
 	return "Before you answer, this is still missing from the request: " + strings.TrimSpace(missing) +
 		"\nDo it with the tools now, or say plainly why it cannot be done."

@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -16,32 +17,10 @@ import (
 )
 
 // EstimateTokens estimates how many tokens a model's tokenizer makes of s,
-// erring high. A prompt that is estimated too small is cut silently by the
-// provider, and the part that falls off is the person's question
-// (docs/prompts.md, "The prompt budget": 14,374 tokens sent to an 8,192
-// window); one estimated too large only drops an old history message
-// early. So the estimate is a deliberately conservative count by character
-// class, with no tokenizer to download:
-//
-//   - a word (a run of letters) costs one token per 4 ASCII letters and one
-//     per 2 other letters (accented Latin, Cyrillic, Greek, … take more
-//     bytes and fewer merges), at least one;
-//   - a run of digits costs one token per 3 digits (how the cl100k and
-//     o200k tokenizers split numbers);
-//   - a Han, kana or Hangul character costs one token, and any other
-//     character outside the Basic Multilingual Plane (emoji) three;
-//   - a run of ASCII punctuation costs one token per 2 characters, any
-//     other punctuation or symbol one token each;
-//   - a single space costs nothing (tokenizers glue it to the next word)
-//     except before a digit; any other run of white space costs one token
-//     per 4 characters.
-//
-// Measured against OpenAI's cl100k_base and o200k_base on English prose,
-// German, Russian, Japanese, emoji, numbers, ids, Go code, the instructions
-// and every Hub tool schema, it is never below either, and 1.1–1.6 times
-// them on English and JSON (budget_test.go keeps the numbers). Models with
-// a smaller vocabulary (Llama 2, Mistral's 32k) use up to ~30% more tokens
-// than cl100k on English, which the margin covers.
+// erring high: a prompt estimated too small is cut silently by the
+// provider, dropping the person's question (docs/prompts.md, "The prompt
+// budget"). It counts by character class, with no tokenizer, and is never
+// below OpenAI's cl100k_base and o200k_base counts (budget_test.go).
 func EstimateTokens(s string) int {
 	tokens := 0
 	for i := 0; i < len(s); {
@@ -67,8 +46,7 @@ func EstimateTokens(s string) int {
 			}
 			tokens += (n + 2) / 3
 		case unicode.IsLetter(r) || unicode.IsMark(r):
-			// A word is costed by its ASCII and non-ASCII stretches
-			// separately: an accent splits "Zürich" into three tokens.
+			// An accent splits "Zürich" into three tokens.
 			units, ascii := 0, size == 1
 			for i < len(s) {
 				r, size := utf8.DecodeRuneInString(s[i:])
@@ -110,15 +88,12 @@ func asciiPunct(c byte) bool {
 }
 
 // letterUnits is what a letter of each UTF-8 length adds to a word, in
-// quarters of a token: byte-level tokenizers merge ASCII best, two-byte
-// scripts (accented Latin, Greek, Cyrillic, Arabic, Hebrew) less, and
-// three-byte ones (Devanagari, Thai, Hangul, Han, kana) about one token a
-// character or more.
+// quarters of a token: byte-level tokenizers merge ASCII best and longer
+// encodings less.
 var letterUnits = [utf8.UTFMax + 1]int{1: 1, 2: 3, 3: 5, 4: 12}
 
-// Per-message and per-tool framing the estimate adds: chat formats wrap each
-// message in role markers (OpenAI counts 3–4 tokens a message and 3 to
-// prime the reply), and each tool definition in a few more. Rounded up.
+// Per-message, per-tool and per-request framing the estimate adds: chat
+// formats wrap each message and tool definition in role markers.
 const (
 	MessageOverheadTokens = 4
 	ToolOverheadTokens    = 8
@@ -147,16 +122,9 @@ type toolFunction struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// ToolTokens estimates one tool definition as the model is sent it: its
-// name, description and JSON Schema, counted as the JSON the request
-// carries. Schemas are most of a prompt (79% of the overflowing one in
-// docs/prompts.md, "The prompt budget"), so they are never left out of the
-// count.
-//
-// A count is remembered by the definition's text: a turn's offer is the
-// same few dozen definitions in every request, and marshalling and
-// counting them again for each model call's estimate was ~1.5 % of hub
-// dev's CPU.
+// ToolTokens estimates one tool definition as the JSON the request
+// carries. Counts are remembered by the definition's text: an offer sends
+// the same definitions in every request (recounting was ~1.5 % of CPU).
 func ToolTokens(t llm.Tool) int {
 	key := toolKey(t)
 	toolCounts.mu.Lock()
@@ -177,10 +145,8 @@ func ToolTokens(t llm.Tool) int {
 	return n
 }
 
-// toolKey identifies a definition by a hash of its text (an MCP server's
-// schema may be kilobytes: keeping it as the key would hold as much as it
-// saves counting). Each part's length goes in first, so no two
-// definitions run into the same bytes.
+// toolKey hashes a definition's text (an MCP schema may be kilobytes);
+// each part's length goes first, so no two definitions hash the same bytes.
 func toolKey(t llm.Tool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(toolSeed)
@@ -199,8 +165,7 @@ func toolKey(t llm.Tool) uint64 {
 
 var toolSeed = maphash.MakeSeed()
 
-// maxToolCounts bounds the remembered counts: Hub's own tools and a few
-// spaces' MCP tools fit many times over.
+// maxToolCounts bounds the remembered counts.
 const maxToolCounts = 4096
 
 var toolCounts = struct {
@@ -224,17 +189,13 @@ func ToolText(t llm.Tool) string {
 }
 
 // DefaultContextWindow is the window of a model Hub does not know: small
-// enough that nearly every current chat model holds it (so nothing is cut
-// silently), large enough for Hub's instructions, 24 tool schemas, the
-// context and a long message with room to answer. An operator with a
-// larger or smaller model sets HUB_MODEL_CONTEXT_TOKENS.
+// enough that nearly every chat model holds it, large enough for Hub's
+// instructions, 24 tool schemas, the context and a long message.
 const DefaultContextWindow = 16_384
 
 // contextWindows are known model families by name prefix; the longest
-// matching prefix wins. Numbers are the providers' published windows
-// (input and output together), rounded down where a family's sizes differ
-// so the smallest member fits; a local server (Ollama, llama.cpp) may run
-// a model with less, which HUB_MODEL_CONTEXT_TOKENS says.
+// matching prefix wins. Sizes are the providers' published windows, the
+// smallest of a family's.
 var contextWindows = []struct {
 	prefix string
 	tokens int
@@ -251,10 +212,8 @@ var contextWindows = []struct {
 	{"o4-mini", 200_000},
 	{"claude", 200_000},
 	{"gemini", 1_000_000},
-	{"llama-3.1", 131_072}, {"llama3.1", 131_072}, {"llama-3.2", 131_072}, {"llama3.2", 131_072},
-	{"llama-3.3", 131_072}, {"llama3.3", 131_072}, {"llama-4", 131_072}, {"llama4", 131_072},
-	{"llama-3", 8_192}, {"llama3", 8_192},
-	{"llama-2", 4_096}, {"llama2", 4_096},
+	{"llama3.1", 131_072}, {"llama3.2", 131_072}, {"llama3.3", 131_072}, {"llama4", 131_072},
+	{"llama3", 8_192}, {"llama2", 4_096}, // "llama-3" is read as "llama3"
 	{"mistral", 32_768}, {"mixtral", 32_768}, {"ministral", 32_768},
 	{"qwen", 32_768},
 	{"deepseek", 65_536},
@@ -263,14 +222,16 @@ var contextWindows = []struct {
 	{"fakemodel", 1_000_000}, // the scripted test double has no window
 }
 
-// ContextWindow is the context window of a model by name, from the table
-// of known families, or DefaultContextWindow. The name is matched without
-// case and without a provider's path ("openai/gpt-4o"); an Ollama tag
-// ("llama3.1:8b") matches its family.
+// ContextWindow is the context window of a model by name, or
+// DefaultContextWindow. The name is matched without case and without a
+// provider's path ("openai/gpt-4o"); an Ollama tag matches its family.
 func ContextWindow(model string) int {
 	name := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
+	}
+	if rest, ok := strings.CutPrefix(name, "llama-"); ok {
+		name = "llama" + rest
 	}
 	best, tokens := 0, DefaultContextWindow
 	for _, w := range contextWindows {
@@ -282,8 +243,7 @@ func ContextWindow(model string) int {
 }
 
 // ContextTokensEnv names the variable an operator sets to the context
-// window of HUB_MODEL, in tokens, when the table guesses wrong (a local
-// model served with a smaller window, a model Hub does not know).
+// window of HUB_MODEL, in tokens, when the table guesses wrong.
 const ContextTokensEnv = "HUB_MODEL_CONTEXT_TOKENS"
 
 // The bounds ParseContextTokens accepts: below 2,048 tokens Hub's own
@@ -295,8 +255,7 @@ const (
 
 // ParseContextTokens reads HUB_MODEL_CONTEXT_TOKENS: empty is 0 (use the
 // table), else a whole number of tokens ("32768", "128_000" or "128,000")
-// within MinContextTokens–MaxContextTokens. A wrong value is an error,
-// never silently replaced.
+// within MinContextTokens–MaxContextTokens.
 func ParseContextTokens(v string) (int, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -331,24 +290,15 @@ func NewBudget(model string, override int) Budget {
 }
 
 // ResponseHeadroom is what a request leaves free for the model's answer:
-// 15% of the window and at least 4,096 tokens (a long answer with a few
-// tool calls), but never more than half the window, so a small local model
-// still has room for the prompt.
+// 15% of the window and at least 4,096 tokens, but never more than half
+// the window, so a small model still has room for the prompt.
 func ResponseHeadroom(window int) int {
-	h := max(4096, window*15/100)
-	return min(h, window/2)
+	return min(max(4096, window*15/100), window/2)
 }
 
 // Limit is how many prompt tokens fit: the window less the headroom. A
 // budget without a window takes its model's (ContextWindow).
-func (b Budget) Limit() int {
-	w := b.window()
-	h := b.Headroom
-	if h <= 0 {
-		h = ResponseHeadroom(w)
-	}
-	return w - h
-}
+func (b Budget) Limit() int { return b.window() - b.headroom() }
 
 func (b Budget) window() int {
 	if b.Window <= 0 {
@@ -357,7 +307,12 @@ func (b Budget) window() int {
 	return b.Window
 }
 
-func (b Budget) headroom() int { return b.window() - b.Limit() }
+func (b Budget) headroom() int {
+	if b.Headroom <= 0 {
+		return ResponseHeadroom(b.window())
+	}
+	return b.Headroom
+}
 
 // Guide is a playbook's text preloaded in the message's context.
 type Guide struct {
@@ -368,41 +323,26 @@ type Guide struct {
 // PromptParts are the parts of a model request, as they will be sent.
 type PromptParts struct {
 	Instructions string
-	// Tools are the schemas offered; their JSON counts.
-	Tools []llm.Tool
-	// Context is the message's <context> block, without guides.
-	Context string
-	// Guides are preloaded playbooks, most relevant first; the last is
-	// dropped first.
-	Guides []Guide
-	// History is the conversation's earlier messages as sent, oldest
-	// first; the oldest is dropped first.
-	History []llm.Message
-	// Message is the person's message: never dropped.
-	Message string
-	// Turn is this turn's earlier steps and tool results and any note
-	// (the final-step note, a nudge): never dropped.
-	Turn []llm.Message
+	Tools        []llm.Tool    // the schemas offered; their JSON counts
+	Context      string        // the message's <context> block, without guides
+	Guides       []Guide       // preloaded playbooks, most relevant first; the last is dropped first
+	History      []llm.Message // earlier messages as sent, oldest first; the oldest is dropped first
+	Message      string        // the person's message: never dropped
+	Turn         []llm.Message // this turn's earlier steps, tool results and notes: never dropped
 }
 
 // FitReport says what Fit counted and dropped.
 type FitReport struct {
-	Window, Limit int // the model's window; the prompt tokens that fit in it
-	Tokens        int // the estimated prompt after fitting
-	// Fixed is what cannot be dropped: instructions, tools, context,
-	// message, this turn's steps.
-	Fixed          int
+	Window, Limit  int // the model's window; the prompt tokens that fit in it
+	Tokens         int // the estimated prompt after fitting
+	Fixed          int // what cannot be dropped
 	Tools          int // of which the tool schemas
 	HistoryDropped int // the oldest this many history messages
 	GuidesDropped  []string
 }
 
-// Dropped tells whether Fit left anything out.
-func (r FitReport) Dropped() bool { return r.HistoryDropped > 0 || len(r.GuidesDropped) > 0 }
-
 // ErrPromptTooLarge is what every PromptTooLargeError is (errors.Is): the
-// request cannot fit the model's window even with history and guides
-// dropped, so the turn ends with the error's message.
+// request cannot fit even with history and guides dropped.
 var ErrPromptTooLarge = errors.New("the prompt does not fit the model's context window")
 
 // PromptTooLargeError says, with the numbers, why a request cannot fit.
@@ -417,10 +357,7 @@ type PromptTooLargeError struct {
 }
 
 func (e *PromptTooLargeError) Error() string {
-	model := e.Model
-	if model == "" {
-		model = "the model"
-	}
+	model := cmp.Or(e.Model, "the model")
 	limit := e.Window - e.Headroom
 	switch {
 	case e.Base > limit:
@@ -438,9 +375,8 @@ func (e *PromptTooLargeError) Error() string {
 func (e *PromptTooLargeError) Is(target error) bool { return target == ErrPromptTooLarge }
 
 // Fit makes p fit b: it drops history first, oldest message first, then
-// guides, last first, and never the instructions, tools, context, this
-// turn's steps or the person's message. If those alone do not fit it
-// returns a *PromptTooLargeError. Counts are EstimateTokens estimates.
+// guides, last first, and nothing else. If the rest alone does not fit it
+// returns a *PromptTooLargeError.
 func Fit(b Budget, p PromptParts) (PromptParts, FitReport, error) {
 	limit := b.Limit()
 	rep := FitReport{Window: b.window(), Limit: limit}

@@ -2,11 +2,17 @@ package assistant
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"hub/workspace"
 )
@@ -20,31 +26,23 @@ type TurnContext struct {
 	Now      time.Time
 	Location *time.Location
 	Mentions []workspace.Ref
-	// Page is the client's "context" object as sent (view, open item,
-	// selection); it is passed on as data, never as instructions.
-	Page string
-	// Recipe is the one-line recipe of a simple todo request.
-	Recipe string
-	// Guides are the playbooks the message preloads, as <guide> blocks.
-	Guides []Guide
+	Page     string  // the client's "context" object, passed on as data, never as instructions
+	Recipe   string  // the one-line recipe of a simple todo request
+	Guides   []Guide // the playbooks the message preloads
 	// Spaces are the spaces a turn may act in, its conversation's first,
 	// when it may act in more than one.
-	Spaces []workspace.Space
-	// Unresolved are the typed mentions that named no single record.
-	Unresolved []Unresolved
+	Spaces     []workspace.Space
+	Unresolved []Unresolved // typed mentions that named no single record
 	// Open, Selected and PageNotes are the page context's ids as resolved
 	// in the space (ResolveScreen); Page then holds only ids that resolved.
 	Open      *OpenItem
 	Selected  []workspace.Ref
 	PageNotes []string
-	// Changed are records of this conversation someone else changed since
-	// the person's last message, newest first (at most MaxChangedLines
-	// are written).
-	Changed []workspace.ChangedRecord
+	Changed   []workspace.ChangedRecord // records others changed since the person's last message, newest first
 }
 
-// MaxChangedLines bounds the "since your last message" note: ten records,
-// the last line saying how many more there are.
+// MaxChangedLines bounds the "since your last message" note, the last line
+// saying how many more there are.
 const MaxChangedLines = 10
 
 // ChangedNoteHeading opens the note on records others changed.
@@ -52,10 +50,7 @@ const ChangedNoteHeading = "Since the person's last message, others changed (rea
 
 // Render writes the context block.
 func (c TurnContext) Render() string {
-	loc := c.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc := cmp.Or(c.Location, time.UTC)
 	now := c.Now.In(loc)
 	_, week := now.ISOWeek()
 	var b strings.Builder
@@ -81,11 +76,7 @@ func (c TurnContext) Render() string {
 		b.WriteString("\n")
 	}
 	if len(c.Selected) > 0 {
-		links := make([]string, len(c.Selected))
-		for i, r := range c.Selected {
-			links[i] = Link(r)
-		}
-		fmt.Fprintf(&b, "Selected: %s\n", strings.Join(links, ", "))
+		fmt.Fprintf(&b, "Selected: %s\n", links(c.Selected))
 	}
 	if page := strings.TrimSpace(c.Page); page != "" && page != "{}" && page != "null" {
 		fmt.Fprintf(&b, "On screen: %s\n", pageData(page))
@@ -131,10 +122,9 @@ func PagePath(page string) string {
 	return v.Path
 }
 
-// pageData renders the client's context as one line of JSON in which "<"
-// and ">" are escaped (\u003c, the same JSON), so nothing a page holds can
-// close the <context> block and speak as the system. Text that is not JSON
-// goes as a JSON string.
+// pageData renders the client's context as one line of JSON with "<" and
+// ">" escaped, so nothing a page holds can close the <context> block and
+// speak as the system. Text that is not JSON goes as a JSON string.
 func pageData(page string) string {
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, []byte(page)); err != nil {
@@ -147,8 +137,7 @@ func pageData(page string) string {
 }
 
 // labelEscaper backslash-escapes what would end a link's text early or
-// open a tag: a title is data, and "x](hub://task/other)" or "</context>"
-// in one must not change what the model reads.
+// open a tag: a title is data.
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`)
 
 // Link names a record for the model: its title as a link carrying the id.
@@ -156,26 +145,122 @@ func Link(r workspace.Ref) string {
 	return fmt.Sprintf("[%s](hub://%s/%s)", labelEscaper.Replace(r.Label), r.Kind, url.PathEscape(r.ID))
 }
 
+// links names records as Links, comma-separated.
+func links(refs []workspace.Ref) string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = Link(r)
+	}
+	return strings.Join(out, ", ")
+}
+
 // changedLine names a record someone else changed and who: "[Draft
 // brief](hub://task/…) updated by Ken Ito".
 func changedLine(c workspace.ChangedRecord) string {
-	what := "changed"
+	what, name := "changed", Link(workspace.Ref{Kind: c.Kind, ID: c.ID, Label: c.Title})
 	switch c.Op {
 	case workspace.OpCreated:
 		what = "added"
 	case workspace.OpDeleted:
-		what = "deleted"
+		what, name = "deleted", "“"+labelEscaper.Replace(c.Title)+"”"
 		if c.Kind == workspace.KindPerson {
 			what = "removed from the space" // the person is still someone, elsewhere
 		}
 	}
-	by := make([]string, len(c.By))
-	for i, n := range c.By {
-		by[i] = labelEscaper.Replace(n)
-	}
-	name := Link(workspace.Ref{Kind: c.Kind, ID: c.ID, Label: c.Title})
-	if c.Op == workspace.OpDeleted {
-		name = "“" + labelEscaper.Replace(c.Title) + "”"
-	}
-	return fmt.Sprintf("%s %s by %s", name, what, strings.Join(by, ", "))
+	return fmt.Sprintf("%s %s by %s", name, what, labelEscaper.Replace(strings.Join(c.By, ", ")))
 }
+
+// typedMention finds a typed mention's kind ("@task:"), at the start of the
+// text or after a character that is no part of a word or an address (so
+// "mira@task:x" is not one). The name follows the colon.
+var typedMention = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_@.])@(people|person|persons|tasks?|projects?):`)
+
+// typedKinds maps the words a person types to record kinds.
+var typedKinds = map[string]string{
+	"people": workspace.KindPerson, "person": workspace.KindPerson, "persons": workspace.KindPerson,
+	"task": workspace.KindTask, "tasks": workspace.KindTask,
+	"project": workspace.KindProject, "projects": workspace.KindProject,
+}
+
+// NameResolver finds a record by kind and the name a text starts with
+// (workspace.Service.ResolveName).
+type NameResolver interface {
+	ResolveName(ctx context.Context, actor workspace.Actor, spaceID, kind, text string) (workspace.Ref, error)
+}
+
+// Unresolved is a typed mention that names no single record: the text
+// stays as typed, and the model is told why.
+type Unresolved struct {
+	Typed  string // as typed, "@task:Draft brief" (its first word when no name matched)
+	Reason string
+}
+
+// TypedMentions resolves the typed mentions of a message ("@task:Draft
+// brief") by exact name in the space: each one that names exactly one
+// record is a ref, each other one is Unresolved. Repeats count once. Only
+// a failure to read the space is an error.
+func TypedMentions(ctx context.Context, r NameResolver, actor workspace.Actor, spaceID, text string) ([]workspace.Ref, []Unresolved, error) {
+	var refs []workspace.Ref
+	var unresolved []Unresolved
+	seen := map[string]bool{}
+	unresolve := func(typed, reason string) {
+		if !seen[typed] {
+			seen[typed] = true
+			unresolved = append(unresolved, Unresolved{Typed: typed, Reason: reason})
+		}
+	}
+	for _, m := range typedMention.FindAllStringSubmatchIndex(text, -1) {
+		word, kind := text[m[2]:m[3]], typedKinds[text[m[2]:m[3]]]
+		rest := text[m[1]:]
+		ref, err := r.ResolveName(ctx, actor, spaceID, kind, rest)
+		var nf *workspace.NotFoundError
+		var amb *workspace.AmbiguousError
+		switch {
+		case err == nil:
+			if !seen[ref.Kind+"/"+ref.ID] {
+				seen[ref.Kind+"/"+ref.ID] = true
+				refs = append(refs, ref)
+			}
+		case errors.As(err, &amb):
+			unresolve("@"+word+":"+amb.Name, fmt.Sprintf("%d %ss have this name; ask which one is meant, or look them up", amb.Count, kind))
+		case errors.As(err, &nf):
+			// Where a name that matched nothing ends is unknown: quote what
+			// surely is the mention, never the text after it.
+			unresolve("@"+word+":"+mentionName(rest),
+				fmt.Sprintf("no %s of this space has this name, alone or with the words after it; look it up by other words if needed", kind))
+		default:
+			return nil, nil, err
+		}
+	}
+	return refs, unresolved, nil
+}
+
+// mentionName is the part of a text after a typed mention that no name
+// matched and that surely is the mention: its first word and the
+// capitalized words right after it ("Mira Chan about Friday" is "Mira
+// Chan"), ending at punctuation, at most four words.
+func mentionName(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	isPunct := func(r rune) bool { return unicode.IsPunct(r) && r != '_' && r != '-' && r != '\'' }
+	var words []string
+	for i, w := range strings.Fields(line) {
+		trimmed := strings.TrimRightFunc(w, isPunct)
+		if i > 0 {
+			r, _ := utf8.DecodeRuneInString(trimmed)
+			if trimmed == "" || !(unicode.IsUpper(r) || unicode.IsDigit(r)) {
+				break
+			}
+		}
+		if trimmed != "" {
+			words = append(words, trimmed)
+		}
+		if trimmed != w || len(words) == 4 {
+			break // punctuation ends the name
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// HasTypedMention tells whether a text may hold a typed mention, so a
+// message without one costs no lookup.
+func HasTypedMention(text string) bool { return typedMention.MatchString(text) }

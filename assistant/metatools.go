@@ -1,9 +1,11 @@
 package assistant
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -11,21 +13,19 @@ import (
 	"hub/tools"
 )
 
-// The meta tools' names: the two reserved entries that are the model's way
-// to whatever the offer left out.
+// The meta tools' names: the model's way to whatever the offer left out.
 const (
 	HowToTool     = "hub_how_to"
 	FindToolsTool = "hub_find_tools"
 )
 
 // AddToolsKey is the key, in the Data of a hub_how_to or hub_find_tools
-// result, of the tool names the call made available. The turn adds them to
-// its offer for the rest of the turn (OfferInput.Added); AddedTools reads
-// them back from any Data.
+// result, of the tool names the call made available for the rest of the
+// turn (OfferInput.Added).
 const AddToolsKey = "addTools"
 
-// maxFoundTools is how many tools one hub_find_tools call returns: enough
-// to choose from, few enough not to undo the bounded offer.
+// maxFoundTools is how many tools one hub_find_tools call returns: few
+// enough not to undo the bounded offer.
 const maxFoundTools = 8
 
 // maxFoundDescription bounds each found tool's one-line description.
@@ -62,14 +62,8 @@ type FindToolsData struct {
 }
 
 // MetaTools makes hub_how_to and hub_find_tools over the given playbooks and
-// registry. They live here, not in tools, because they need both. The
-// registry is read when a call runs, so register the returned tools into
-// that same registry afterwards; hub_how_to's description lists the
-// playbooks usable with the tools registered by then (the two meta tools
-// counted as present).
-//
-// Both put the names they make available under AddToolsKey in their
-// result's Data, only tools the caller's role and settings allow.
+// registry; register them into that registry afterwards, once every tool
+// hub_how_to's playbooks require is in it.
 func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definition {
 	registered := func(name string) bool { return name == HowToTool || name == FindToolsTool || reg.Has(name) }
 	howTo := tools.Define(tools.Spec{
@@ -77,7 +71,7 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 		Description: "Load a playbook: how to handle one kind of request, with its tools, which are then offered for the rest of this turn. Use it when the tools offered do not fit the request. Playbooks:\n" +
 			playbooks.Index(playbooks.Usable(all, registered)),
 	}, func(ctx context.Context, env tools.Env, in HowToInput) (tools.Result, error) {
-		reg := callRegistry(reg, env)
+		reg := cmp.Or(env.Registry, reg) // the one the call was dispatched from, with its space's MCP tools
 		usable := playbooks.Usable(all, reg.Has)
 		p, ok := playbooks.Named(usable, in.Name)
 		if !ok {
@@ -89,10 +83,8 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 				Message: fmt.Sprintf("there is no playbook called %q; the playbooks are %s", strings.TrimSpace(in.Name), strings.Join(names, ", "))}
 		}
 		recipe := p.Body
-		if p.Include != "" {
-			if inc, ok := playbooks.Named(all, p.Include); ok {
-				recipe += "\n\n" + inc.Body
-			}
+		if inc, ok := playbooks.Named(all, p.Include); ok { // no playbook is named ""
+			recipe += "\n\n" + inc.Body
 		}
 		add := []string{}
 		for _, t := range p.Tools {
@@ -100,20 +92,17 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 				add = append(add, t)
 			}
 		}
-		summary := fmt.Sprintf("Read the %s playbook.", p.Title)
-		return tools.Result{Summary: summary, Data: HowToData{Playbook: p.Name, Title: p.Title, Recipe: recipe, AddTools: add}}, nil
+		return tools.Result{Summary: fmt.Sprintf("Read the %s playbook.", p.Title),
+			Data: HowToData{Playbook: p.Name, Title: p.Title, Recipe: recipe, AddTools: add}}, nil
 	})
 	findTools := tools.Define(tools.Spec{
 		Name: FindToolsTool, Area: "help", NoSpace: true,
 		Description: fmt.Sprintf("Search every tool you may use by what it does, when none offered fits the request. Returns up to %d tools with a line each; they are then offered for the rest of this turn.", maxFoundTools),
 	}, func(_ context.Context, env tools.Env, in FindToolsInput) (tools.Result, error) {
-		reg := callRegistry(reg, env)
-		var defs []*tools.Definition
-		for _, d := range reg.Offerable(env.Role, env.Settings) {
-			if d.Name != HowToTool && d.Name != FindToolsTool {
-				defs = append(defs, d)
-			}
-		}
+		reg := cmp.Or(env.Registry, reg)
+		defs := slices.DeleteFunc(reg.Offerable(env.Role, env.Settings), func(d *tools.Definition) bool {
+			return d.Name == HowToTool || d.Name == FindToolsTool
+		})
 		data := FindToolsData{Tools: []FoundTool{}, AddTools: []string{}}
 		for _, name := range localMatch(in.Query, defs, maxFoundTools) {
 			d, _ := reg.Get(name)
@@ -130,13 +119,10 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 }
 
 // AddedTools reads the names under AddToolsKey from a tool result's Data,
-// whatever shape it has by then: a HowToData or FindToolsData, a map, or
-// the JSON it was saved as. Anything else has none.
+// whether a struct, a map, or the JSON it was saved as.
 func AddedTools(data any) []string {
 	var raw []byte
 	switch v := data.(type) {
-	case nil:
-		return nil
 	case json.RawMessage:
 		raw = v
 	case []byte:
@@ -144,11 +130,7 @@ func AddedTools(data any) []string {
 	case string:
 		raw = []byte(v)
 	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil
-		}
-		raw = b
+		raw, _ = json.Marshal(v) // nil on failure, which reads as none
 	}
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(raw, &probe) != nil {
@@ -161,16 +143,6 @@ func AddedTools(data any) []string {
 	return names
 }
 
-// callRegistry is the registry a help tool's call searches: the one it was
-// dispatched from (Hub's tools and its space's working MCP tools), or the
-// one the help tools were made over.
-func callRegistry(made *tools.Registry, env tools.Env) *tools.Registry {
-	if env.Registry != nil {
-		return env.Registry
-	}
-	return made
-}
-
 // oneLine is a description's first sentence, cut to maxFoundDescription.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -178,8 +150,7 @@ func oneLine(s string) string {
 		s = s[:i+1]
 	}
 	if utf8.RuneCountInString(s) > maxFoundDescription {
-		r := []rune(s)
-		s = strings.TrimSpace(string(r[:maxFoundDescription-1])) + "…"
+		s = strings.TrimSpace(string([]rune(s)[:maxFoundDescription-1])) + "…"
 	}
 	return s
 }

@@ -1,9 +1,13 @@
 package assistant
 
 import (
+	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"hub/playbooks"
 	"hub/tools"
@@ -11,107 +15,67 @@ import (
 )
 
 // MaxOfferedTools is the most tool schemas one model request carries, the
-// reserved tail included. It is a constant on purpose, stated once, with no
-// setting or variable in front of it: a model shown more tools chooses
-// worse (31/32 right with one tool offered, 18–21/32 with thirteen), and a
-// prompt of too many schemas pushes the person's own message out of the
-// context window. 24 sits below the 29-tool basket of the assistant Hub was
-// specified from, so bounding can never widen what a model sees. See
-// docs/offer.md.
+// reserved tail included: a model shown more tools chooses worse, and too
+// many schemas push the person's message out of the context window. It is
+// deliberately not configurable (docs/offer.md).
 const MaxOfferedTools = 24
 
 // ViewFileTool opens an attached file; a message with files always gets it.
 const ViewFileTool = "hub_view_file"
 
-// reservedTools are held back before ranking and always offered when the
-// person is granted them, counted inside MaxOfferedTools (never added on
-// top: a tail added after the cut once let an offer reach 46). They are
-// the model's way on when the ranking guessed wrong:
-//   - hub_list_tasks and hub_list_people are the look-ups nearly every
-//     request ends up needing: tasks are what most requests are about, and
-//     a person's id is what every assignment needs ("what's on my plate",
-//     "give it to Sam" name neither tool's words);
-//   - hub_how_to loads a playbook and its tools for the rest of the turn;
-//   - hub_find_tools searches everything the person is granted, the route
-//     to any tool the ranking missed;
-//   - hub_web_search and hub_read_web_page (registered only when the
-//     operator configured a search provider) are where facts that change
-//     come from, whatever the request's words: "who won yesterday" names
-//     neither, and a model without them answers from memory.
-//
-// When the ranking puts one of them among the head's entries it is offered
-// there, at its ranked position (the head is what the model favours); the
-// rest sit at the tail in this order.
+// reservedTools are always offered when granted, inside MaxOfferedTools:
+// the model's way on when the ranking guessed wrong ("give it to Sam" names
+// neither list tool's words; "who won yesterday" no web tool's). One the
+// ranking puts in the head is offered there; the rest sit at the tail in
+// this order.
 var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, FindToolsTool, tools.WebSearchTool, tools.ReadWebPageTool}
 
 // OfferInput is what a turn's tool offer is decided from.
 type OfferInput struct {
-	Registry *tools.Registry
-	Role     workspace.Role
-	Settings workspace.Settings
-	Message  string
-	Mentions []workspace.Ref
-	// Path is the open page's path (it only breaks routing ties).
-	Path string
-	// AppNames are the names of the apps connected in the space.
-	AppNames []string
-	// Apps are the space's working MCP servers, whose tools are in
-	// Registry: each is offered only when the message asks for it
-	// (askedApps), and app tools are bounded by MaxAppTools.
-	Apps      []AppOffer
+	Registry  *tools.Registry
+	Role      workspace.Role
+	Settings  workspace.Settings
+	Message   string
+	Mentions  []workspace.Ref
+	Path      string     // the open page's path (it only breaks routing ties)
+	AppNames  []string   // the names of the apps connected in the space
+	Apps      []AppOffer // the space's working MCP servers, whose tools are in Registry
 	Playbooks []playbooks.Playbook
 	// Added are tools hub_how_to and hub_find_tools made available earlier
-	// in this turn (their results' AddToolsKey): kept in the offer for the
-	// rest of the turn.
-	Added []string
-	// Ranker orders the rest by relevance; nil uses the default WordRanker.
-	Ranker Ranker
+	// in this turn (AddToolsKey).
+	Added  []string
+	Ranker Ranker // nil uses the default WordRanker
 	// Skills tells that the instructions list personal skills: then
-	// hub_read_skill is reserved (always offered), else never offered.
+	// hub_read_skill is reserved, else never offered.
 	Skills bool
 }
 
 // OfferResult is a turn's offer.
 type OfferResult struct {
-	// Tools are the offered names, at most MaxOfferedTools, in the order
-	// their schemas are written into the request.
-	Tools []string
-	// Guides are the preloaded playbooks for the message's context.
-	Guides []playbooks.Playbook
-	// Recipe is set for a simple todo request, in place of guides.
-	Recipe string
-	// Fallback tells that the ranking failed or found nothing and the
-	// simple local word match filled the offer; FallbackReason says why,
-	// for the run record and logs.
+	Tools  []string             // the offered names, in the order their schemas are sent
+	Guides []playbooks.Playbook // the preloaded playbooks for the message's context
+	Recipe string               // set for a simple todo request, in place of guides
+	// Fallback tells that the ranking failed or found nothing and
+	// localMatch filled the offer; FallbackReason says why.
 	Fallback       bool
 	FallbackReason string
 }
 
 // BuildOffer decides which tools one model request shows: granted
-// everything, shown a few (docs/offer.md).
-//
-// Only tools the person is granted (Offer, the grant filter) can appear,
-// whatever the playbooks, Added or the ranker name. A simple todo request
-// (playbooks.Route) gets exactly its five tools and a one-line recipe, plus
-// anything Added. Otherwise the offer is at most MaxOfferedTools: the
-// reserved tools are set aside first and counted inside the limit; the head
-// takes the routed playbooks' tools (in the ranker's order, then the
-// playbook's), then Added, then the ranker's matches for the person's
-// words. When the head is too small for all of them, Added is kept first,
-// then the routed tools, then the ranked ones, so what the model asked for
-// is never crowded out. If the ranker fails, panics or finds nothing, the
-// deliberately simple localMatch ranks instead and the rest of the granted
-// tools, in registration order, fill the same limit. Every name appears
-// once; the same input gives the same order.
+// everything, shown a few (docs/offer.md). Only granted tools appear. Past
+// the reserved tools, the head takes the routed playbooks' tools, then
+// Added, then the ranked ones; when it is too small, Added is kept first,
+// then the routed tools, so what the model asked for is never crowded out.
+// The same input gives the same order.
 func BuildOffer(in OfferInput) OfferResult {
 	if in.Registry == nil {
 		return OfferResult{Fallback: true, FallbackReason: "no tool registry"}
 	}
-	offerable := withoutUnlistedSkills(Offer(in.Registry, in.Role, in.Settings), in.Skills)
 	settings := AsksAboutSettings(in.Message)
-	if !settings {
-		offerable = slices.DeleteFunc(offerable, func(n string) bool { return n == tools.UpdateSettingsTool })
-	}
+	offerable := slices.DeleteFunc(Offer(in.Registry, in.Role, in.Settings), func(n string) bool {
+		// Without listed skills, hub_read_skill would have nothing to read.
+		return n == tools.ReadSkillTool && !in.Skills || n == tools.UpdateSettingsTool && !settings
+	})
 	offerable, askedTools := appGrant(offerable, in.Registry, in.Apps, askedApps(in.Message, in.Mentions, in.Apps), in.Added)
 	defs := make([]*tools.Definition, 0, len(offerable))
 	granted := make(map[string]bool, len(offerable))
@@ -122,7 +86,8 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 	isGranted := func(name string) bool { return granted[name] }
-	added := keepGranted(in.Added, isGranted)
+	notGranted := func(name string) bool { return !granted[name] }
+	added := slices.DeleteFunc(slices.Clone(in.Added), notGranted)
 
 	kinds := mentionKinds(in.Mentions)
 	routed := playbooks.Route(in.Playbooks, playbooks.RouteInput{
@@ -134,8 +99,6 @@ func BuildOffer(in OfferInput) OfferResult {
 	}
 	out := OfferResult{Guides: routed.Guides}
 
-	// The reserved tools are decided before ranking, so nothing the ranking
-	// does can crowd them out.
 	reserved := map[string]bool{}
 	var tail []string
 	reserve := func(name string, when bool) {
@@ -144,38 +107,38 @@ func BuildOffer(in OfferInput) OfferResult {
 			tail = append(tail, name)
 		}
 	}
-	for _, name := range reservedWith(in.Skills) {
+	// hub_read_skill comes first: "write it my usual way" names no tool's words.
+	reserve(tools.ReadSkillTool, in.Skills)
+	for _, name := range reservedTools {
 		reserve(name, true)
 	}
-	// A message with attached files can always open them.
 	reserve(ViewFileTool, slices.Contains(kinds, KindFile))
-	// A message about the person's settings can always change them (held
-	// for Apply); any other message is never offered the tool.
 	reserve(tools.UpdateSettingsTool, settings)
 	budget := MaxOfferedTools - len(tail) // for entries that are not reserved
 
 	query := strings.TrimSpace(in.Message + " " + strings.Join(kinds, " "))
-	ranker := in.Ranker
-	if ranker == nil {
-		ranker = defaultRanker
-	}
-	// The walk below takes at most MaxOfferedTools entries that are not
-	// routed or added, so the ranking is read no further than that.
-	ranked, reason := rankSafely(ranker, query, defs, isGranted, func(n string) bool { return reserved[n] },
-		MaxOfferedTools+len(routed.Tools)+len(added))
+	// The walk below reads the ranking no further than this.
+	ranked, reason := rankSafely(cmp.Or(in.Ranker, defaultRanker), query, defs, isGranted,
+		func(n string) bool { return reserved[n] }, MaxOfferedTools+len(routed.Tools)+len(added))
 	if reason != "" {
 		out.Fallback, out.FallbackReason = true, reason
 		ranked = fallbackOrder(query, defs)
 	}
 
-	routedTools := keepGranted(routed.Tools, isGranted)
+	routedTools := slices.DeleteFunc(slices.Clone(routed.Tools), notGranted)
 	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
 	for i, name := range ranked {
 		rank[name] = i
 	}
+	rankOf := func(name string) int {
+		if i, ok := rank[name]; ok {
+			return i
+		}
+		return len(ranked) // after every ranked name, keeping their own order
+	}
+	byRank := func(a, b string) int { return rankOf(a) - rankOf(b) }
 	// The apps the person asked for come next at the head, their best
 	// ranked tools first.
-	byRank := func(a, b string) int { return rankOf(rank, a, len(ranked)) - rankOf(rank, b, len(ranked)) }
 	slices.SortStableFunc(askedTools, byRank)
 	routedTools = dedupe(append(routedTools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
 	slices.SortStableFunc(routedTools, byRank)
@@ -195,10 +158,7 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 		return true
 	}
-	for _, name := range added {
-		take(name)
-	}
-	for _, name := range routedTools {
+	for _, name := range slices.Concat(added, routedTools) {
 		take(name)
 	}
 	for _, name := range ranked {
@@ -218,21 +178,10 @@ func BuildOffer(in OfferInput) OfferResult {
 	return out
 }
 
-// rankOf is a name's place in the ranking; unranked names sort after every
-// ranked one, keeping their own order.
-func rankOf(rank map[string]int, name string, unranked int) int {
-	if i, ok := rank[name]; ok {
-		return i
-	}
-	return unranked
-}
-
 // rankSafely runs the ranker and keeps its first limit granted names, each
 // once, so a ranker can reorder the offer but never widen it. A non-empty
 // reason means the ranking cannot be used: it failed, panicked, or found
-// nothing but reserved tools. Those are offered anyway, so that is finding
-// nothing too: "I finished the report" matching only the playbook index in
-// hub_how_to's description must not leave an offer of four.
+// only reserved tools, which are offered anyway.
 func rankSafely(r Ranker, query string, defs []*tools.Definition, granted, reserved func(string) bool, limit int) (names []string, reason string) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -262,8 +211,7 @@ func rankSafely(r Ranker, query string, defs []*tools.Definition, granted, reser
 }
 
 // fallbackOrder is the offer's order when ranking cannot be used: what
-// localMatch finds, then every other granted tool in registration order
-// (the registry lists each area's reads first), to be cut to the limit.
+// localMatch finds, then every other granted tool in registration order.
 func fallbackOrder(query string, defs []*tools.Definition) []string {
 	names := localMatch(query, defs, len(defs))
 	for _, d := range defs {
@@ -272,16 +220,6 @@ func fallbackOrder(query string, defs []*tools.Definition) []string {
 		}
 	}
 	return dedupe(names)
-}
-
-func keepGranted(names []string, granted func(string) bool) []string {
-	var out []string
-	for _, n := range names {
-		if granted(n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // dedupe keeps each name's first place.
@@ -307,22 +245,110 @@ func mentionKinds(refs []workspace.Ref) []string {
 	return kinds
 }
 
-// withoutUnlistedSkills leaves hub_read_skill out of an offer whose
-// instructions list no skill: it would have nothing to read.
-func withoutUnlistedSkills(names []string, skills bool) []string {
-	if skills {
-		return names
-	}
-	return slices.DeleteFunc(names, func(n string) bool { return n == tools.ReadSkillTool })
+// settingsWords are what a message about the person's assistant settings
+// says.
+var settingsWords = regexp.MustCompile(`(?i)\b(settings?|write[ -]?policy|preview mode|needs[ -]me mode|immediate mode|default model|(use|switch to|change) (the |my )?model|reasoning effort|effort)\b`)
+
+// AsksAboutSettings tells whether a message is about the person's
+// assistant settings: only then is hub_update_settings offered, and then
+// always.
+func AsksAboutSettings(message string) bool { return settingsWords.MatchString(message) }
+
+// MaxAppTools is the most connected-app tools one turn is granted.
+const MaxAppTools = 80
+
+// MaxAskedAppTools is how many tools of the apps a message asks for are
+// put at the offer's head; the rest are ranked like any other.
+const MaxAskedAppTools = 12
+
+// AppOffer is a connected MCP server whose tools a turn may offer.
+type AppOffer struct {
+	ConnectionID string
+	Name         string
+	Tools        []string // Hub's names of its tools (mcp_…), in the registry
 }
 
-// reservedWith is the reserved tail, with hub_read_skill first when the
-// instructions list skills: the model must be able to read one whatever
-// the ranking made of the message ("write it my usual way" names no
-// tool's words).
-func reservedWith(skills bool) []string {
-	if !skills {
-		return reservedTools[:]
+// anyApp is a request for connected apps' content in general ("search my
+// connected apps").
+var anyApp = regexp.MustCompile(`(?i)\b(connected apps?|all (my |our |the )?apps|search (my |our |the )?apps)\b`)
+
+// askedApps are the apps a message asks for: named as a whole word or
+// phrase in any case, or mentioned, or all of them for a request to search
+// the connected apps. Having an app connected is not enough.
+func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[string]bool {
+	asked := map[string]bool{}
+	if len(apps) == 0 {
+		return asked
 	}
-	return append([]string{tools.ReadSkillTool}, reservedTools[:]...)
+	all := anyApp.MatchString(message)
+	lower := strings.ToLower(message)
+	for _, a := range apps {
+		mentioned := slices.ContainsFunc(mentions, func(r workspace.Ref) bool {
+			return r.Kind == workspace.KindConnection && r.ID == a.ConnectionID
+		})
+		if all || mentioned || namesApp(lower, strings.ToLower(strings.TrimSpace(a.Name))) {
+			asked[a.ConnectionID] = true
+		}
+	}
+	return asked
+}
+
+// namesApp tells whether text holds name with no letter or digit right
+// before or after it.
+func namesApp(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(name)
+		before, after := ' ', ' '
+		if i > 0 {
+			before, _ = utf8.DecodeLastRuneInString(text[:i])
+		}
+		if end < len(text) {
+			after, _ = utf8.DecodeRuneInString(text[end:])
+		}
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// appGrant narrows the offerable names to the app tools a turn may have:
+// an MCP server's tools only when the message asks for that app (or the
+// help tools found them), and at most MaxAppTools app tools in registry
+// order. It returns the kept names and the asked apps' tools among them.
+func appGrant(names []string, reg *tools.Registry, apps []AppOffer, asked map[string]bool, found []string) (kept, askedTools []string) {
+	owner := map[string]string{}
+	for _, a := range apps {
+		for _, n := range a.Tools {
+			owner[n] = a.ConnectionID
+		}
+	}
+	appTools := 0
+	for _, n := range names {
+		conn, isMCP := owner[n]
+		if isMCP && !asked[conn] && !slices.Contains(found, n) {
+			continue
+		}
+		if d, ok := reg.Get(n); ok && d.Area == tools.AreaApps {
+			if appTools == MaxAppTools {
+				continue
+			}
+			appTools++
+		}
+		kept = append(kept, n)
+		if isMCP {
+			askedTools = append(askedTools, n)
+		}
+	}
+	return kept, askedTools
 }

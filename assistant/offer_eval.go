@@ -1,40 +1,36 @@
 package assistant
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"hub/llm"
 	"hub/playbooks"
 	"hub/tools"
 	"hub/workspace"
 )
 
-// The tool-selection evaluation, its first tier (no model call; the second,
-// SelectReport, sends the set through a real model): a
-// labelled set of requests, each with the tools its offer must hold, and
-// the recall of those tools in the offer of at most MaxOfferedTools. The
-// test holds recall at its recorded baseline; `hub eval offer` prints the
-// table. See docs/offer.md.
+// The tool-selection evaluation (docs/offer.md): labelled requests, each
+// with the tools its offer must hold, measured without a model (EvalOffer)
+// and through one (EvalSelect).
 
 //go:embed testdata/offer_eval.json
 var offerEvalJSON []byte
 
 // EvalCase is one labelled request.
 type EvalCase struct {
-	Request string `json:"request"`
-	// Expect are the tools that must be offered.
-	Expect []string `json:"expect"`
-	// Mentions are the kinds of records the person @-mentioned.
-	Mentions []string `json:"mentions,omitempty"`
-	// Apps are the names of the space's connected apps.
-	Apps []string `json:"apps,omitempty"`
-	// Skills: the person has enabled skills, which the instructions list.
-	Skills bool   `json:"skills,omitempty"`
-	Path   string `json:"path,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Request  string   `json:"request"`
+	Expect   []string `json:"expect"`             // the tools that must be offered
+	Mentions []string `json:"mentions,omitempty"` // the kinds of records the person @-mentioned
+	Apps     []string `json:"apps,omitempty"`     // the names of the space's connected apps
+	Skills   bool     `json:"skills,omitempty"`   // the instructions list the person's skills
+	Path     string   `json:"path,omitempty"`
+	Note     string   `json:"note,omitempty"`
 }
 
 // EvalSet is the labelled set as stored.
@@ -63,11 +59,9 @@ func ParseEvalSet(raw []byte) (EvalSet, error) {
 
 // EvalRow is one expected tool of one case.
 type EvalRow struct {
-	Request  string
-	Expected string
-	// Position is the tool's 1-based place in the offer; 0 means it was
-	// not offered, -1 that it is not registered (the case is skipped).
-	Position  int
+	Request   string
+	Expected  string
+	Position  int // 1-based place in the offer; 0: not offered, -1: not registered (skipped)
 	OfferSize int
 	Fallback  bool
 }
@@ -82,11 +76,14 @@ type EvalReport struct {
 
 // Recall is recall@MaxOfferedTools: expected tools offered over expected
 // tools registered.
-func (r EvalReport) Recall() float64 {
-	if r.Counted == 0 {
+func (r EvalReport) Recall() float64 { return share(r.Hits, r.Counted) }
+
+// share is part over whole, 0 for nothing.
+func share(part, whole int) float64 {
+	if whole == 0 {
 		return 0
 	}
-	return float64(r.Hits) / float64(r.Counted)
+	return float64(part) / float64(whole)
 }
 
 // EvalOffer builds each case's offer as a turn would (an owner, every
@@ -106,11 +103,10 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 		})
 		for _, want := range c.Expect {
 			row := EvalRow{Request: c.Request, Expected: want, OfferSize: len(offer.Tools), Fallback: offer.Fallback}
-			switch _, ok := reg.Get(want); {
-			case !ok:
+			if _, ok := reg.Get(want); !ok {
 				row.Position = -1
 				rep.Skipped++
-			default:
+			} else {
 				rep.Counted++
 				row.Position = slices.Index(offer.Tools, want) + 1
 				if row.Position > 0 {
@@ -124,16 +120,11 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 }
 
 // EvalRegistry is the registry the evaluation runs against: every Hub tool
-// and the meta tools, then distractors synthetic tools of other apps
-// (SyntheticTools), so that the 24 are chosen from a haystack the size of a
-// real assistant's (the assistant Hub was specified from had 1,220 tools)
-// rather than from Hub's dozen.
+// and the meta tools, then distractors synthetic tools of other apps, so
+// the offer is chosen from a haystack the size of a real assistant's.
 func EvalRegistry(all []playbooks.Playbook, distractors int) *tools.Registry {
 	reg := tools.Hub(nil)
-	for _, d := range MetaTools(all, reg) {
-		reg.Add(d)
-	}
-	for _, d := range SyntheticTools(distractors) {
+	for _, d := range slices.Concat(MetaTools(all, reg), SyntheticTools(distractors)) {
 		reg.Add(d)
 	}
 	return reg
@@ -147,10 +138,8 @@ type syntheticApp struct {
 
 type syntheticObject struct{ one, many, fields string }
 
-// syntheticApps are realistic neighbours for Hub's tools: trackers with
-// tasks and assignees, chats with channels and posts, CRMs with people.
-// Their words overlap Hub's on purpose; a haystack of unrelated words would
-// flatter the ranking.
+// syntheticApps are realistic neighbours for Hub's tools, whose words
+// overlap Hub's on purpose: unrelated words would flatter the ranking.
 var syntheticApps = []syntheticApp{
 	{"jira", "Jira", objs("issue/issues/title, description, assignee, due date, priority and labels", "sprint/sprints/name, goal, start and end date", "epic/epics/name, summary and status", "board/boards/name, columns and filter", "comment/comments/text and author")},
 	{"linear", "Linear", objs("issue/issues/title, description, assignee, priority, estimate and state", "cycle/cycles/name, start and end date", "project/projects/name, lead, target date and status", "team/teams/name, key and members", "label/labels/name and color")},
@@ -213,11 +202,9 @@ var syntheticVerbs = []struct {
 	{"comment", true, "Add a comment to a %[1]s %[2]s, optionally mentioning people."},
 }
 
-// SyntheticTools makes n distinct, realistic tools of other apps
-// (jira_create_issue, slack_list_channel, …), interleaved app by app so any
-// n draws from all of them. Past the 1,500 combinations, names get a
-// numbered suffix. Their schemas are a bare object: they are ranked, never
-// run.
+// SyntheticTools makes n distinct tools of other apps (jira_create_issue,
+// …), interleaved app by app so any n draws from all of them; past the
+// combinations, names get a numbered suffix. They are ranked, never run.
 func SyntheticTools(n int) []*tools.Definition {
 	out := make([]*tools.Definition, 0, max(n, 0))
 	schema := json.RawMessage(`{"type":"object"}`)
@@ -242,4 +229,70 @@ func SyntheticTools(n int) []*tools.Definition {
 		}
 	}
 	return out
+}
+
+// SelectModel is the model an evaluation sends requests to.
+type SelectModel interface {
+	Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Result, error)
+}
+
+// SelectRow is one case sent through a model: which tools it called.
+type SelectRow struct {
+	Request string
+	Expect  []string
+	Called  []string
+	Hit     bool   // it called one of the expected tools
+	Err     string // the call failed
+}
+
+// SelectReport is the second evaluation tier: the labelled set through a
+// real model, with the offer and the instructions a turn would send.
+type SelectReport struct {
+	Rows       []SelectRow
+	Hits, Runs int
+}
+
+// Rate is the share of cases whose first answer called an expected tool.
+func (r SelectReport) Rate() float64 { return share(r.Hits, r.Runs) }
+
+// EvalSelect sends each case's first model request, as an owner's turn
+// would, and records the tools the model called. Nothing runs: only the
+// choice is measured.
+func EvalSelect(ctx context.Context, m SelectModel, cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) SelectReport {
+	var rep SelectReport
+	instructions := Instructions(Profile{FirstName: "Sam", SpaceName: "Demo", Role: string(workspace.RoleOwner),
+		WritePolicy: workspace.PolicyImmediate, TimeZone: "UTC", Playbooks: playbooks.Index(all)})
+	for _, c := range cases {
+		offer := BuildOffer(OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
+			Message: c.Request, Path: c.Path, AppNames: c.Apps, Playbooks: all})
+		guides := make([]Guide, len(offer.Guides))
+		for i, g := range offer.Guides {
+			guides[i] = Guide{Name: g.Name, Text: g.Body}
+		}
+		tc := TurnContext{Now: time.Now(), Recipe: offer.Recipe, Guides: guides}
+		req := llm.Request{Tools: ToolSchemas(reg, offer.Tools), Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: instructions},
+			{Role: llm.RoleUser, Content: tc.Render() + "\n\n" + c.Request},
+		}}
+		row := SelectRow{Request: c.Request, Expect: c.Expect}
+		res, err := m.Stream(ctx, req, nil)
+		if err != nil {
+			row.Err = err.Error()
+		}
+		for _, tc := range res.ToolCalls {
+			row.Called = append(row.Called, tc.Name)
+			row.Hit = row.Hit || slices.Contains(c.Expect, tc.Name)
+		}
+		rep.Runs++
+		if row.Hit {
+			rep.Hits++
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	return rep
+}
+
+// String is a one-line summary.
+func (r SelectReport) String() string {
+	return fmt.Sprintf("called an expected tool in %d of %d cases (%.1f%%)", r.Hits, r.Runs, 100*r.Rate())
 }

@@ -12,30 +12,22 @@ import (
 )
 
 // Ranker orders tools by relevance to a person's words. It returns the
-// names of the candidates that are relevant at all, best first; an empty
-// answer means it found nothing. BuildOffer keeps only granted names from
-// it and falls back to localMatch when it errs, panics or finds nothing, so
-// a ranker (an embedding index, a remote service) may fail freely.
+// names of the candidates that are relevant at all, best first. BuildOffer
+// keeps only granted names and falls back when it errs, panics or finds
+// nothing, so a ranker may fail freely.
 type Ranker interface {
 	Rank(query string, candidates []*tools.Definition) ([]string, error)
 }
 
 // defaultRanker is the one BuildOffer uses when none is given; it lives as
-// long as the process, as the registry does, so its cache is filled once.
-var defaultRanker = NewWordRanker()
+// long as the process, so its cache is filled once.
+var defaultRanker Ranker = NewWordRanker()
 
 // WordRanker is the default Ranker: word overlap between the request and
-// each tool's name and description, with no model and no network. Words
-// are lower-cased, split at camelCase and underscores, reduced to a rough
-// stem ("tasks", "posted" → "task", "post") and mapped through a short
-// list of everyday synonyms ("to-do" → task, "remove" → delete). Each word
-// the request shares with a tool scores its rarity among the candidates,
-// ln(1 + N/df), so "create" (in hundreds of tools) counts for less than
-// "connection"; a word in the tool's name counts twice.
-//
-// Tool words are cached per definition (keyed by pointer, checked against
-// the name and description they came from), so ranking 1,500 tools costs a
-// map lookup per request word and tool, not a re-read of every description.
+// each tool's name and description (rankWords), with no model and no
+// network. Each shared word scores its rarity among the candidates,
+// ln(1 + N/df), so "create" counts for less than "connection"; a word in
+// the tool's name counts twice. Tool words are cached per definition.
 type WordRanker struct {
 	mu    sync.RWMutex
 	cache map[*tools.Definition]*toolWords
@@ -46,8 +38,7 @@ func NewWordRanker() *WordRanker {
 	return &WordRanker{cache: map[*tools.Definition]*toolWords{}}
 }
 
-// toolWords are one tool's words: in its name (2) or only its description
-// (1).
+// toolWords are one tool's words: in its name (2) or only its description (1).
 type toolWords struct {
 	name, description string
 	words             map[string]uint8
@@ -63,9 +54,6 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 	tw := r.wordsOf(candidates)
 	df := make([]int, len(qwords))
 	for _, t := range tw {
-		if t == nil {
-			continue
-		}
 		for k, w := range qwords {
 			if t.words[w] != 0 {
 				df[k]++
@@ -78,41 +66,48 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 			weight[k] = math.Log(1 + float64(len(candidates))/float64(df[k]))
 		}
 	}
-	type hit struct {
-		i     int
-		score float64
-	}
 	var hits []hit
 	for i, t := range tw {
-		if t == nil {
-			continue
-		}
 		var s float64
 		for k, w := range qwords {
 			s += weight[k] * float64(t.words[w])
 		}
 		if s > 0 {
-			hits = append(hits, hit{i, s})
+			hits = append(hits, hit{candidates[i].Name, s})
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
-	names := make([]string, len(hits))
-	for k, h := range hits {
-		names[k] = candidates[h.i].Name
-	}
-	return names, nil
+	return bestFirst(hits), nil
 }
 
-// wordsOf returns the candidates' words, nil for a nil or nameless
-// definition, reading from the cache under one read lock and reading the
-// text of only the tools it has not seen (or whose name or description
-// changed since).
+// hit is a tool's name and its score for a request.
+type hit struct {
+	name  string
+	score float64
+}
+
+// bestFirst sorts hits by falling score, ties in order, and returns their
+// names.
+func bestFirst(hits []hit) []string {
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
+	names := make([]string, len(hits))
+	for i, h := range hits {
+		names[i] = h.name
+	}
+	return names
+}
+
+// noWords are a nil or nameless definition's words: it matches nothing.
+var noWords = &toolWords{}
+
+// wordsOf returns the candidates' words, reading the text only of tools not
+// in the cache.
 func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
 	out := make([]*toolWords, len(candidates))
 	var missing []int
 	r.mu.RLock()
 	for i, d := range candidates {
 		if d == nil || d.Name == "" {
+			out[i] = noWords
 			continue
 		}
 		if t := r.cache[d]; t != nil && t.name == d.Name && t.description == d.Description {
@@ -144,8 +139,8 @@ func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
 	return out
 }
 
-// rankWords splits text into stemmed, synonym-mapped words, leaving out
-// stop words.
+// rankWords splits text into lower-cased, synonym-mapped, stemmed words
+// ("to-do" → task, "posted" → post), leaving out stop words.
 func rankWords(text string) []string {
 	text = toDo.Replace(text)
 	var out []string
@@ -222,8 +217,7 @@ func stem(w string) string {
 }
 
 // synonyms map everyday words of requests onto the words tools are
-// described with. Kept short and general (not one entry per test request):
-// each line is a way people commonly say the same action or thing.
+// described with. Kept short and general, not one entry per test request.
 var synonyms = map[string]string{
 	"todo": "task", "todos": "task", "reminder": "task", "reminders": "task", "remind": "task",
 	"add": "create", "new": "create", "make": "create",
@@ -252,4 +246,43 @@ func wordSet(text string) map[string]bool {
 		set[w] = true
 	}
 	return set
+}
+
+// localMatch is the backstop the offer falls back to when ranking fails,
+// and what hub_find_tools searches with. It is deliberately crude, with no
+// cache or state, so it cannot fail the way the ranker did. It returns at
+// most limit tools, best first, ties in the given order.
+func localMatch(query string, defs []*tools.Definition, limit int) []string {
+	var words []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	}) {
+		if len(w) >= 3 && !stopWords[w] {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 || limit <= 0 {
+		return nil
+	}
+	var hits []hit
+	for _, d := range defs {
+		if d == nil || d.Name == "" {
+			continue
+		}
+		name, desc := strings.ToLower(d.Name), strings.ToLower(d.Description)
+		var score float64
+		for _, w := range words {
+			switch {
+			case strings.Contains(name, w):
+				score += 2
+			case strings.Contains(desc, w):
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, hit{d.Name, score})
+		}
+	}
+	names := bestFirst(hits)
+	return names[:min(len(names), limit)]
 }

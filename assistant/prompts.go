@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"hub/chat"
@@ -17,70 +18,51 @@ type Prompt struct {
 	Name        string // stable, e.g. "instructions.preview"
 	Description string // when it is sent and why
 	Text        string
-	// Budget is the most tokens (EstimateTokens) the text may take. Every
-	// token of a prompt that goes with each request is a token less for
-	// the person's history, and a model shown more chooses worse (see
-	// MaxOfferedTools), so each budget is a ceiling a test holds.
+	// Budget is the most tokens (EstimateTokens) the text may take: every
+	// token sent with each request is one less for the person's history.
 	Budget int
 }
 
 // Tokens is the text's estimated size.
 func (p Prompt) Tokens() int { return EstimateTokens(p.Text) }
 
-// Budgets of the catalog's prompts, in estimated tokens (1.3–1.6 times
-// OpenAI's count on English and JSON, see EstimateTokens).
+// Budgets of the catalog's prompts, in estimated tokens.
 const (
-	// InstructionsBudget bounds the system message: under 5% of the
-	// smallest window Hub plans for (DefaultContextWindow), with room for
-	// the playbook names, personal notes and connected apps still to come.
+	// InstructionsBudget bounds the system message: under 5% of
+	// DefaultContextWindow.
 	InstructionsBudget = 800
-	// ContextBudget bounds the sample context block (a date, two
-	// mentions, a view with a selection); guides come on top of it.
+	// ContextBudget bounds the sample context block; guides come on top.
 	ContextBudget = 300
 	// NoteBudget bounds a one-line note or nudge: it must be read at a
 	// glance and never crowd out what it is about.
 	NoteBudget = 80
-	// ToolBudget bounds one tool's name, description and schema: 24 of
-	// them (the offer's cap) at this size still leave most of a 128k
-	// window free, and a description longer than this is a manual, which
-	// belongs in a playbook.
+	// ToolBudget bounds one tool's name, description and schema: a
+	// description longer than this is a manual, which belongs in a
+	// playbook.
 	ToolBudget = 700
 	// ScreenBudget bounds what the context says of the screen and the
-	// mentions beyond the sample context: the open item with its facts, a
-	// line of selected records, typed mentions left unresolved and what
-	// was left out.
+	// mentions beyond the sample context.
 	ScreenBudget = 250
 	// ChangedBudget bounds the "since your last message" note at its
-	// longest: MaxChangedLines lines, each a record link and who changed
-	// it.
+	// longest (MaxChangedLines lines).
 	ChangedBudget = 350
-	// AppToolBudget bounds one connected MCP server's tool as offered:
-	// Hub's words around it and the server's description and schema at
-	// the most a listing keeps (mcpapps.MaxDescription characters,
-	// MaxSchemaBytes of schema; a larger schema is skipped, not cut). The
-	// server's text is most of it; MaxOfferedTools bounds how many go
-	// with a request.
+	// AppToolBudget bounds one connected MCP server's tool as offered, at
+	// the longest description and schema a listing keeps.
 	AppToolBudget = 2_000
-	// PlaybookBudget bounds one playbook's text, preloaded as a guide or
-	// read with hub_how_to: two of them go with a message.
+	// PlaybookBudget bounds one playbook's text: two go with a message.
 	PlaybookBudget = 1_000
 )
 
 // Budgets of the person's blocks of the system message, each measured at
-// its limits (the longest fields, the most lines listed): they go with
-// every request, so each is bounded by what is listed, never by what the
-// person saved.
+// its limits: they go with every request, so each is bounded by what is
+// listed, never by what the person saved.
 const (
 	// TypicalInstructionsBudget bounds the system message of a typical
-	// turn: the playbook names, a persona, three skills and three apps
-	// (about 830 estimated, docs/benchmarks.md "Prompt tokens"), 6% of
-	// the 16k default window.
+	// turn: the playbook names, a persona, three skills and three apps.
 	TypicalInstructionsBudget = 1_000
-	// SkillsBudget bounds the skills block at MaxListedSkills skills
-	// with the longest names and descriptions (1,687 estimated).
+	// SkillsBudget bounds the skills block at MaxListedSkills skills.
 	SkillsBudget = 1_800
-	// AppsBudget bounds the apps block at MaxListedApps apps with the
-	// longest names, each failing, and the line for the rest (1,431).
+	// AppsBudget bounds the apps block at MaxListedApps failing apps.
 	AppsBudget = 1_500
 )
 
@@ -89,16 +71,16 @@ const (
 var sampleNow = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 
 // Catalog lists every prompt Hub sends the model, each built by its real
-// builder with sample values (GET /api/prompts shows it; prompts_test.go
-// keeps each within its budget). A new prompt is added here when its
-// builder is written. appTools are connected apps' tools as offered
-// (mcpapps.SampleTools), held to AppToolBudget: this package cannot build
-// them itself.
+// builder with sample values. appTools are connected apps' tools as offered
+// (mcpapps.SampleTools), which this package cannot build.
 func Catalog(appTools ...*tools.Definition) []Prompt {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil { // no zone database: the sample is still a valid context
 		berlin = time.UTC
 	}
+	// A playbook that fails to parse (its own tests catch it) leaves the
+	// playbooks out, not the whole catalog: All returns none then.
+	books, _ := playbooks.All()
 	out := []Prompt{}
 	for _, policy := range []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe} {
 		out = append(out, Prompt{
@@ -108,7 +90,7 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			Budget:      InstructionsBudget,
 		})
 	}
-	out = append(out, personPrompts(berlin.String())...)
+	out = append(out, personPrompts(berlin.String(), playbooks.Index(books))...)
 	out = append(out,
 		Prompt{
 			Name:        "context",
@@ -173,41 +155,29 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 			llm.PartsNote([]string{"plan.pdf", "whiteboard.png"})),
 	)
 	reg := tools.Hub(nil)
-	// The web tools as registered with a search provider (their schemas
-	// do not depend on which).
+	// The web tools' schemas do not depend on the search provider.
 	reg.Add(tools.WebSearch(nil))
 	reg.Add(tools.ReadWebPage(nil))
-	var names []string
-	for _, d := range reg.Granted(workspace.RoleOwner) {
-		names = append(names, d.Name)
+	toolPrompt := func(d *tools.Definition, description string, budget int) Prompt {
+		return Prompt{Name: "tool." + d.Name, Description: description, Budget: budget,
+			Text: ToolText(llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema})}
 	}
-	for _, t := range ToolSchemas(reg, names) {
-		out = append(out, Prompt{
-			Name:        "tool." + t.Name,
-			Description: "The tool's name, description and input schema, as offered to the model.",
-			Text:        ToolText(t),
-			Budget:      ToolBudget,
-		})
+	for _, d := range reg.Granted(workspace.RoleOwner) {
+		out = append(out, toolPrompt(d, "The tool's name, description and input schema, as offered to the model.",
+			ToolBudget))
 	}
 	for _, d := range appTools {
-		out = append(out, Prompt{
-			Name:        "tool." + d.Name,
-			Description: "A connected MCP server's tool as offered to the model, at the longest a listing keeps: Hub's words on what it is (read-only, or a change that waits for Apply) around the server's own description and input schema.",
-			Text:        ToolText(llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema}),
-			Budget:      AppToolBudget,
-		})
+		out = append(out, toolPrompt(d, "A connected MCP server's tool as offered to the model, "+
+			"at the longest a listing keeps: Hub's words on what it is (read-only, or a change that waits for Apply) "+
+			"around the server's own description and input schema.", AppToolBudget))
 	}
-	// The playbooks package tests that every shipped playbook parses; a
-	// failure here leaves them out rather than the whole catalog.
-	if books, err := playbooks.All(); err == nil {
-		for _, b := range books {
-			out = append(out, Prompt{
-				Name:        "playbook." + b.Name,
-				Description: "Playbook “" + b.Title + "”: preloaded as a guide when a message is about " + b.When + ", or read with hub_how_to.",
-				Text:        b.Body,
-				Budget:      PlaybookBudget,
-			})
-		}
+	for _, b := range books {
+		out = append(out, Prompt{
+			Name:        "playbook." + b.Name,
+			Description: "Playbook “" + b.Title + "”: preloaded as a guide when a message is about " + b.When + ", or read with hub_how_to.",
+			Text:        b.Body,
+			Budget:      PlaybookBudget,
+		})
 	}
 	return out
 }
@@ -226,4 +196,60 @@ func sampleChanges(n int) []workspace.ChangedRecord {
 			Op: op, By: []string{"Ken Ito"}}
 	}
 	return out
+}
+
+// personPrompts are the catalog's entries for the person's blocks of the
+// system message: a typical turn's instructions, and each block at its
+// limits.
+func personPrompts(zone, index string) []Prompt {
+	typical := Profile{Playbooks: index, FirstName: "Mira", SpaceName: "Acme Legal", Role: string(workspace.RoleEditor),
+		WritePolicy: workspace.PolicyImmediate, TimeZone: zone, Persona: "I work as a lawyer for small companies",
+		Skills: []SkillLine{
+			{ID: "skill_0a1b2c3d4e5f6g7h", Name: "Client email", Description: "How I answer a client: short, formal, no legalese, and a next step with a date."},
+			{ID: "skill_1b2c3d4e5f6g7h8i", Name: "Weekly report", Description: "The Friday status report for the partners: done, next, blocked."},
+			{ID: "skill_2c3d4e5f6g7h8i9j", Name: "Contract review", Description: "What I check first in a contract and how I list the findings."},
+		},
+		Apps: &AppsState{Writes: true, Apps: []workspace.Connection{
+			{Name: "Alerts", Kind: workspace.ConnectionWebhook, Enabled: true, Failure: "it answered 410 Gone"},
+			{Name: "Partners channel", Kind: workspace.ConnectionWebhook, Enabled: true},
+			{Name: "Team updates", Kind: workspace.ConnectionWebhook, Enabled: true},
+		}},
+	}
+	var skills []SkillLine
+	for i := range MaxListedSkills {
+		skills = append(skills, SkillLine{ID: fmt.Sprintf("skill_%016d", i),
+			Name:        strings.Repeat("Skill name ", workspace.MaxSkillName/11),
+			Description: strings.Repeat("When a request is about this ", workspace.MaxSkillDescription/29)})
+	}
+	var apps []workspace.Connection
+	for i := range MaxListedApps + 3 {
+		apps = append(apps, workspace.Connection{Name: fmt.Sprintf("%02d ", i) + strings.Repeat("Team channel ", workspace.MaxConnectionName/13),
+			Kind: workspace.ConnectionWebhook, Enabled: true, Failure: "it answered 503 Service Unavailable"})
+	}
+	return []Prompt{
+		{
+			Name:        "instructions.typical",
+			Description: "The system message of a typical turn: the playbook names, a persona line, three personal skills and three connected apps (one failing). It changes only when the person or the space's apps change, so a provider's prompt cache reuses it from one message to the next.",
+			Text:        Instructions(typical),
+			Budget:      TypicalInstructionsBudget,
+		},
+		{
+			Name:        "instructions.persona",
+			Description: "The persona line of the system message: the person's one sentence about their work (at most 200 characters), named as theirs.",
+			Text:        PersonaBlock("Mira", strings.Repeat("I advise small companies ", workspace.MaxPersona/25)),
+			Budget:      NoteBudget,
+		},
+		{
+			Name:        "instructions.skills",
+			Description: fmt.Sprintf("The skills block of the system message at its limits: %d enabled skills (the most listed) with the longest names and descriptions, read with hub_read_skill.", MaxListedSkills),
+			Text:        SkillsBlock(skills),
+			Budget:      SkillsBudget,
+		},
+		{
+			Name:        "instructions.apps",
+			Description: fmt.Sprintf("The connected-apps block of the system message at its limits: %d apps named (the rest through hub_list_connections), each failing (failing ones past those named on one line), that any other app is not connected and that a change waits for Apply. A guest gets none of it.", MaxListedApps),
+			Text:        AppsBlock(string(workspace.RoleEditor), &AppsState{Apps: apps, Writes: true}),
+			Budget:      AppsBudget,
+		},
+	}
 }

@@ -3,8 +3,10 @@ package assistant
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"hub/workspace"
 )
@@ -16,8 +18,8 @@ type PageLookup interface {
 	GetTask(ctx context.Context, actor workspace.Actor, spaceID, id string) (workspace.Task, error)
 }
 
-// pageOpenKeys are the fields that name the open item: "open" ({"kind"?,
-// "id"} or an id) and "openId", at the top level or in "surface".
+// pageOpenKeys are the fields that name the open item, by id or as
+// {"kind"?, "id"}, at the top level or in "surface".
 var pageOpenKeys = []string{"open", "openId"}
 
 // Screen is what the person's screen shows, with every id resolved in the
@@ -25,39 +27,30 @@ var pageOpenKeys = []string{"open", "openId"}
 type Screen struct {
 	// Page is the page context as the model reads it: the open item taken
 	// out (it is Open) and the id lists holding only ids that resolved.
-	Page string
-	// Open is the open item, if its id resolved.
-	Open *OpenItem
-	// Selected are the selected records that resolved, in order.
-	Selected []workspace.Ref
-	// Notes say what was left out, by field, never by id.
-	Notes []string
-	// Refs are every record the screen names, for the turn's refs.
-	Refs []workspace.Ref
+	Page     string
+	Open     *OpenItem       // the open item, if its id resolved
+	Selected []workspace.Ref // the selected records that resolved, in order
+	Notes    []string        // what was left out, by field, never by id
+	Refs     []workspace.Ref // every record the screen names
 }
 
-// OpenItem is the record open on screen and what a person sees of it:
-// status, due date, priority, project and people, as far as it has them.
+// OpenItem is the record open on screen and what a person sees of it.
 type OpenItem struct {
 	Ref   workspace.Ref
 	Facts []string // "status todo", "due 2026-03-06", "project [Launch](hub://project/…)"
 }
 
-// ResolveScreen resolves a page context's ids (the open item, the selected
-// and visible ids) in the space, for the person: a supplied id is an exact
-// lookup key, never evidence of access, so an id of another space or of
-// nothing is dropped with a note. A page context that is not a JSON object
-// is passed on as it is.
+// ResolveScreen resolves a page context's ids in the space, for the person:
+// a supplied id is an exact lookup key, never evidence of access, so an id
+// of another space or of nothing is dropped with a note. A page context
+// that is not a JSON object is passed on as it is.
 func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID, page string) (Screen, error) {
 	out := Screen{Page: page}
 	var top map[string]json.RawMessage
 	if json.Unmarshal([]byte(page), &top) != nil || top == nil {
 		return out, nil
 	}
-	var surface map[string]json.RawMessage
-	if raw, ok := top["surface"]; ok && json.Unmarshal(raw, &surface) != nil {
-		surface = nil
-	}
+	surface := pageSurface(top)
 	objs := []struct {
 		at  string
 		obj map[string]json.RawMessage
@@ -72,25 +65,18 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 	}
 	var ids []string
 	var opens, lists []field
-	for _, o := range objs {
-		if o.obj == nil {
-			continue
-		}
+	for _, o := range objs { // a nil surface has no fields
 		for _, key := range pageOpenKeys {
 			raw, ok := o.obj[key]
 			if !ok {
 				continue
 			}
-			f := field{obj: o.obj, at: o.at, key: key}
-			var id string
+			var id, kind string // an id, or {"kind"?, "id"}
 			var obj struct{ Kind, ID string }
-			switch {
-			case json.Unmarshal(raw, &id) == nil:
-			case json.Unmarshal(raw, &obj) == nil:
-				f.kind, id = obj.Kind, obj.ID
+			if json.Unmarshal(raw, &id) != nil && json.Unmarshal(raw, &obj) == nil {
+				id, kind = obj.ID, obj.Kind
 			}
-			f.ids = []string{id}
-			opens = append(opens, f)
+			opens = append(opens, field{obj: o.obj, at: o.at, key: key, kind: kind, ids: []string{id}})
 			ids = append(ids, id)
 		}
 		for _, key := range pageIDLists {
@@ -101,9 +87,7 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 			f := field{obj: o.obj, at: o.at, key: key, ids: []string{}}
 			for _, e := range entries {
 				var id string
-				if json.Unmarshal(e, &id) != nil {
-					id = "" // not an id: it resolves to nothing
-				}
+				_ = json.Unmarshal(e, &id) // not a string: "", which resolves to nothing
 				f.ids = append(f.ids, id)
 			}
 			lists = append(lists, f)
@@ -162,24 +146,16 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 		}
 		f.obj[f.key] = b
 	}
-	if surface != nil {
-		b, err := json.Marshal(surface)
-		if err != nil {
-			return Screen{}, fmt.Errorf("page context: %w", err)
-		}
-		top["surface"] = b
-	}
-	b, err := json.Marshal(top)
+	b, err := marshalPage(top, surface)
 	if err != nil {
-		return Screen{}, fmt.Errorf("page context: %w", err)
+		return Screen{}, err
 	}
 	out.Page = string(b)
 	return out, nil
 }
 
 // openItem describes the open record: a task with its status, due date,
-// priority, project and assignee; a project with its status; a person with
-// their role.
+// priority, project and assignee; another record with its status or role.
 func openItem(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID string, ref workspace.Ref) (OpenItem, error) {
 	item := OpenItem{Ref: ref}
 	if ref.Kind != workspace.KindTask {
@@ -214,4 +190,104 @@ func openItem(ctx context.Context, l PageLookup, actor workspace.Actor, spaceID 
 		item.Facts = append(item.Facts, "people "+Link(p)+" (assignee)")
 	}
 	return item, nil
+}
+
+// MaxPageIDs bounds each list of record ids the page context carries
+// (docs/decisions.md, "Page context limits").
+const MaxPageIDs = 100
+
+// PageTruncatedKey is the field BoundPageContext adds to a page context it
+// cut, so the model knows the screen holds more than it reads.
+const PageTruncatedKey = "truncatedByHub"
+
+// pageIDLists are the fields that hold record ids, as clients send them
+// and as Hub's own sample context writes them (prompts.go).
+var pageIDLists = []string{"selectedIds", "visibleIds", "selected", "visible"}
+
+// BoundPageContext holds the page context a client sends with a turn (a
+// JSON object) to its limits (docs/api.md, "Page context"), at its top
+// level and in its "surface" object. A context it cut gains
+// PageTruncatedKey; one within the limits comes back byte for byte. It cuts
+// rather than refuses, so a large selection never costs the person their
+// message.
+func BoundPageContext(page []byte) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(page, &top); err != nil || top == nil {
+		return nil, errors.New("the page context must be a JSON object")
+	}
+	var cuts []string
+	if err := boundPageFields(top, "", &cuts); err != nil {
+		return nil, err
+	}
+	topCuts := len(cuts)
+	surface := pageSurface(top) // nil, with no fields to cut, when there is none
+	if err := boundPageFields(surface, "/surface", &cuts); err != nil {
+		return nil, err
+	}
+	if len(cuts) == 0 {
+		return page, nil
+	}
+	if len(cuts) == topCuts {
+		surface = nil // uncut: kept as sent
+	}
+	b, err := json.Marshal(cuts)
+	if err != nil {
+		return nil, fmt.Errorf("page context: %w", err)
+	}
+	top[PageTruncatedKey] = b
+	return marshalPage(top, surface)
+}
+
+// pageSurface is a page context's "surface" object, nil when it has none.
+func pageSurface(top map[string]json.RawMessage) map[string]json.RawMessage {
+	var surface map[string]json.RawMessage
+	if raw, ok := top["surface"]; !ok || json.Unmarshal(raw, &surface) != nil {
+		return nil
+	}
+	return surface
+}
+
+// marshalPage writes a page context back with its surface, if not nil.
+func marshalPage(top, surface map[string]json.RawMessage) ([]byte, error) {
+	if surface != nil {
+		b, err := json.Marshal(surface)
+		if err != nil {
+			return nil, fmt.Errorf("page context: %w", err)
+		}
+		top["surface"] = b
+	}
+	b, err := json.Marshal(top)
+	if err != nil {
+		return nil, fmt.Errorf("page context: %w", err)
+	}
+	return b, nil
+}
+
+// boundPageFields cuts the bounded fields of one object in place and adds a
+// note per cut to cuts. Fields of another type than expected are left as
+// they are: they are data the model reads, like the rest.
+func boundPageFields(obj map[string]json.RawMessage, at string, cuts *[]string) error {
+	var text string // an absent field does not unmarshal
+	if json.Unmarshal(obj["selectedText"], &text) == nil && utf8.RuneCountInString(text) > MaxSelectedTextChars {
+		b, err := json.Marshal(string([]rune(text)[:MaxSelectedTextChars]) + "…")
+		if err != nil {
+			return fmt.Errorf("page context: %w", err)
+		}
+		obj["selectedText"] = b
+		*cuts = append(*cuts, fmt.Sprintf("%s/selectedText: cut to its first %d of %d characters",
+			at, MaxSelectedTextChars, utf8.RuneCountInString(text)))
+	}
+	for _, key := range pageIDLists {
+		var ids []json.RawMessage
+		if json.Unmarshal(obj[key], &ids) != nil || len(ids) <= MaxPageIDs {
+			continue
+		}
+		b, err := json.Marshal(ids[:MaxPageIDs])
+		if err != nil {
+			return fmt.Errorf("page context: %w", err)
+		}
+		obj[key] = b
+		*cuts = append(*cuts, fmt.Sprintf("%s/%s: cut to its first %d of %d ids", at, key, MaxPageIDs, len(ids)))
+	}
+	return nil
 }

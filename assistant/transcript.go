@@ -1,6 +1,9 @@
 package assistant
 
 import (
+	"cmp"
+	"slices"
+	"sort"
 	"strings"
 
 	"hub/chat"
@@ -14,8 +17,7 @@ import (
 const FinalStepNote = "This is the last step of this turn: no more tools can run. Answer the person now with what the tools returned; say plainly what was not done."
 
 // ContinueNote follows the reply so far of a model call that a pause cut
-// off, when the call runs again on Resume: the model goes on from where
-// the person's screen stopped rather than starting over.
+// off, when the call runs again on Resume.
 const ContinueNote = "Your reply above was cut off by a pause. Continue it from exactly where it stops, mid-sentence if need be, without repeating anything already written."
 
 // Transcript is everything one model request continues from.
@@ -24,23 +26,16 @@ type Transcript struct {
 	History      []chat.Message
 	Context      string
 	UserText     string
-	// UserParts are the files attached to the person's message, given to
-	// the model with it (only this message's: earlier ones name theirs as
-	// links, see HistoryMessages).
-	UserParts []llm.Part
-	Steps     []chat.Step // earlier steps of this turn, with their calls' outcomes
-	// Partial is this step's reply so far, shown to the person before a
-	// pause cut its model call off: it goes to the model as the
-	// assistant's text, with ContinueNote after it.
+	UserParts    []llm.Part  // the files attached to this message (earlier ones are links)
+	Steps        []chat.Step // earlier steps of this turn, with their calls' outcomes
+	// Partial is this step's reply so far, before a pause cut its model
+	// call off: it is sent with ContinueNote after it.
 	Partial  string
 	ToolsOff bool
-	// Tools tells writes from reads in the history's tool calls.
-	Tools *tools.Registry
+	Tools    *tools.Registry // tells writes from reads in the history's tool calls
 }
 
-// Messages renders the transcript as chat messages: the instructions, the
-// history as written, the person's message behind its context, then each
-// earlier step's answer and tool results.
+// Messages renders the transcript as chat messages.
 func (t Transcript) Messages() []llm.Message {
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: t.Instructions}}
 	msgs = append(msgs, HistoryMessages(t.History, t.Tools)...)
@@ -74,12 +69,7 @@ func (t Transcript) Messages() []llm.Message {
 
 // callID is the id the model knows a call by: the provider's when it gave
 // one, else Hub's own.
-func callID(c chat.ToolCall) string {
-	if c.ProviderCallID != "" {
-		return c.ProviderCallID
-	}
-	return c.ID
-}
+func callID(c chat.ToolCall) string { return cmp.Or(c.ProviderCallID, c.ID) }
 
 // ToolMessage is what the model reads back for a call.
 func ToolMessage(c chat.ToolCall) string {
@@ -92,9 +82,8 @@ func ToolMessage(c chat.ToolCall) string {
 	return tools.ErrorText(&tools.Error{Code: c.ErrorCode, Message: c.ErrorMessage})
 }
 
-// Offer returns the tools a turn shows the model, by name, in order: every
-// tool the person's role and settings allow. The bounded, ranked offer of
-// at most 24 builds on this.
+// Offer returns every tool the person's role and settings allow, by name,
+// in order; BuildOffer bounds it.
 func Offer(reg *tools.Registry, role workspace.Role, s workspace.Settings) []string {
 	var names []string
 	for _, d := range reg.Offerable(role, s) {
@@ -115,8 +104,7 @@ func ToolSchemas(reg *tools.Registry, names []string) []llm.Tool {
 }
 
 // CrossSpaceSchemas adds the optional space argument to every tool that
-// acts in a space, for a turn that may act in several spaces. The turn's
-// context lists them.
+// acts in a space, for a turn that may act in several spaces.
 func CrossSpaceSchemas(ts []llm.Tool, reg *tools.Registry) []llm.Tool {
 	out := make([]llm.Tool, len(ts))
 	for i, t := range ts {
@@ -146,18 +134,16 @@ func HistoryMessages(history []chat.Message, reg *tools.Registry) []llm.Message 
 }
 
 // NewRegistry is every tool the assistant can offer: Hub's tools, the
-// optional ones the server is set up for (extra: the web tools when a
-// search provider is configured) and the two that reach the rest
-// (hub_how_to, hub_find_tools), with the shipped playbooks usable with
-// them. Connected-app writes go out through apps.
+// optional ones the server is set up for (extra) and the meta tools, with
+// the shipped playbooks usable with them. Connected-app writes go out
+// through apps.
 func NewRegistry(apps tools.Poster, extra ...*tools.Definition) (*tools.Registry, []playbooks.Playbook, error) {
 	all, err := playbooks.All()
 	if err != nil {
 		return nil, nil, err
 	}
 	reg := tools.Hub(apps)
-	// Before the meta tools and the usable playbooks, which read the
-	// registry: the web playbook requires the web tools.
+	// Before the meta tools and the usable playbooks, which read the registry.
 	for _, d := range extra {
 		reg.Add(d)
 	}
@@ -174,14 +160,65 @@ const KindFile = "file"
 // AttachedNote names an earlier message's attached files as links, so a
 // replayed message does not send them again; hub_view_file opens one.
 func AttachedNote(mentions []workspace.Ref) string {
-	var links []string
-	for _, m := range mentions {
-		if m.Kind == KindFile {
-			links = append(links, Link(m))
-		}
-	}
-	if len(links) == 0 {
+	files := slices.DeleteFunc(slices.Clone(mentions), func(m workspace.Ref) bool { return m.Kind != KindFile })
+	if len(files) == 0 {
 		return ""
 	}
-	return "Attached files (open one with hub_view_file): " + strings.Join(links, ", ")
+	return "Attached files (open one with hub_view_file): " + links(files)
+}
+
+// Humanize replaces the ids of known records in display text with their
+// titles.
+func Humanize(text string, known map[string]string) string {
+	if text == "" || len(known) == 0 {
+		return text
+	}
+	ids := make([]string, 0, len(known))
+	for id := range known {
+		if strings.Contains(text, id) {
+			ids = append(ids, id)
+		}
+	}
+	// Longest first, so an id that contains another is replaced whole.
+	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	for _, id := range ids {
+		text = strings.ReplaceAll(text, id, "“"+known[id]+"”")
+	}
+	return text
+}
+
+// WritesNote renders the writes an earlier reply made, with their records
+// as links, so a later model call still has the ids. An applied call says
+// what Apply did, and one whose Apply stopped partway what was done and
+// where it stopped.
+func WritesNote(calls []chat.ToolCall, reg *tools.Registry) string {
+	if reg == nil {
+		return ""
+	}
+	var lines []string
+	for _, c := range calls {
+		if c.Status != chat.CallDone && c.Status != chat.CallHeld && c.Status != chat.CallApplied {
+			continue
+		}
+		if d, ok := reg.Get(c.Tool); !ok || !d.IsWrite {
+			continue
+		}
+		refs, line := c.Refs, c.Summary
+		switch r := c.Receipt; {
+		case c.Status == chat.CallApplied:
+			if r != nil && r.Summary != "" {
+				line = r.Summary
+			}
+			line = "Proposed, then applied by the person: " + line
+		case c.Status == chat.CallHeld && r != nil && r.Status == chat.ReceiptFailed && len(r.Refs) > 0:
+			refs, line = r.Refs, "Proposed; the person's Apply did part of it: "+r.Summary+" "+r.ErrorMessage
+		case c.Status == chat.CallHeld:
+			line = "Proposed (waiting for Apply): " + line
+		}
+		if len(refs) == 0 || c.Summary == "" {
+			continue
+		}
+		lines = append(lines, line+" Records: "+links(refs))
+	}
+	return strings.Join(lines, "\n")
 }

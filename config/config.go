@@ -31,80 +31,44 @@ type Config struct {
 	TemporalAddress   string // TEMPORAL_ADDRESS, default 127.0.0.1:7233
 	TemporalNamespace string // TEMPORAL_NAMESPACE, default "default"
 	// TaskQueue is the task queue Hub's workers poll and its api starts
-	// turns and Applies on (HUB_TASK_QUEUE, default
-	// workflows.DefaultTaskQueue, "hub"). Every api and worker of one Hub
-	// must name the same; two Hubs may share a namespace on queues of
-	// their own (the test suite's stacks share one Temporal server so).
-	TaskQueue string
-	// Tracing is whether and how traces are exported (the standard
-	// OTEL_* variables; off without an OTLP endpoint).
-	Tracing traces.Settings
-	// TemporalUIURL is the Temporal UI's base URL (HUB_TEMPORAL_UI_URL),
-	// for the run inspector's links to a turn's workflow; `hub dev` sets
-	// its embedded UI's. Empty: no links.
-	TemporalUIURL string
-	CORSOrigins   []string // HUB_CORS_ORIGINS, comma-separated; none by default
+	// turns on (HUB_TASK_QUEUE, default "hub"); two Hubs may share a
+	// namespace on queues of their own.
+	TaskQueue     string
+	Tracing       traces.Settings // the standard OTEL_* variables; off without an OTLP endpoint
+	TemporalUIURL string          // HUB_TEMPORAL_UI_URL, for links to a turn's workflow; empty: no links
+	CORSOrigins   []string        // HUB_CORS_ORIGINS, comma-separated; none by default
 	TimeZone      *time.Location
 	Model         llm.Config
-	// Models is the operator's model catalog (HUB_MODELS or
-	// HUB_MODELS_FILE); empty: the one model of Model
-	// (llm.DefaultCatalog).
-	Models llm.Catalog
-	// AppsAllow lists private addresses connected apps may reach anyway
-	// (HUB_APPS_ALLOW); by default only public addresses. Web pages are
-	// read through the same guard and list.
+	Models        llm.Catalog // HUB_MODELS or HUB_MODELS_FILE; empty: the one model of Model
+	// AppsAllow lists private addresses connected apps and web pages may
+	// reach anyway (HUB_APPS_ALLOW); by default only public addresses.
 	AppsAllow []string
 	// TrustedProxies (HUB_TRUSTED_PROXIES, comma-separated IPs or CIDRs)
-	// may name the client in X-Forwarded-For or X-Real-IP; none by
-	// default: the client is the connection's peer.
+	// may name the client in X-Forwarded-For or X-Real-IP; by default the
+	// client is the connection's peer.
 	TrustedProxies []string
-	// SecretKey seals connection secrets (an MCP server's bearer token)
-	// in the database (HUB_SECRET_KEY: 32 random bytes, base64). `hub
-	// dev` makes one in its data dir; without one, no secret can be
-	// stored.
+	// SecretKey seals connection secrets in the database (HUB_SECRET_KEY:
+	// 32 random bytes, base64); without one, no secret can be stored.
 	SecretKey []byte
-	// WebSearch is the search provider (HUB_WEB_SEARCH_URL, _KEY,
-	// _PROVIDER); the zero value is none, and then the web tools are not
-	// offered.
-	WebSearch web.SearchConfig
-	// ProposalTTL is how long a held write waits for Apply before it
-	// expires (HUB_PROPOSAL_TTL, default 7 days).
-	ProposalTTL time.Duration
-	// ContextTokens overrides the model's context window
-	// (HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model).
-	ContextTokens int
-	// TurnTimeout bounds a whole turn's wall time (HUB_TURN_TIMEOUT;
-	// default 8 × the model timeout + 10 minutes, see
-	// workflows.DefaultTurnTimeout).
-	TurnTimeout time.Duration
-	// HTTP bounds what a client can hold of the api: header, body and idle
-	// timeouts and the connection cap (HUB_HTTP_*; see api.Limits).
-	HTTP api.Limits
-	// Files says where attached files are kept and how large one may be
-	// (HUB_FILES_*; see files.Config).
-	Files files.Config
-	// WorkerHTTPAddr is where `hub worker` serves /metrics, /healthz and
-	// /readyz (HUB_WORKER_HTTP_ADDR); empty: no listener.
-	WorkerHTTPAddr string
-	// Log is how the process logs (HUB_LOG_FORMAT, HUB_LOG_LEVEL).
-	Log Log
+	// WebSearch is the search provider (HUB_WEB_SEARCH_*); the zero value
+	// is none, and then the web tools are not offered.
+	WebSearch      web.SearchConfig
+	ProposalTTL    time.Duration // how long a held write waits for Apply (HUB_PROPOSAL_TTL)
+	ContextTokens  int           // HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model
+	TurnTimeout    time.Duration // bounds a whole turn's wall time (HUB_TURN_TIMEOUT)
+	HTTP           api.Limits    // what a client can hold of the api (HUB_HTTP_*)
+	Files          files.Config  // where attached files are kept and how large (HUB_FILES_*)
+	WorkerHTTPAddr string        // `hub worker`'s /metrics, /healthz and /readyz (HUB_WORKER_HTTP_ADDR)
+	Log            Log           // HUB_LOG_FORMAT, HUB_LOG_LEVEL
 	// Temporal is how `hub api`, `hub worker` and `hub migrate` reach the
-	// Temporal frontend: the standard client environment configuration
-	// (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
-	// TEMPORAL_TLS_*, or a profile of TEMPORAL_CONFIG_FILE; see
-	// TemporalFromEnv). `hub dev` embeds its server and does not use it.
+	// Temporal frontend (TemporalFromEnv); `hub dev` embeds its server.
 	Temporal TemporalClient
 	// Migrate lets `hub api` and `hub worker` bring the schema up to date
-	// at start (HUB_MIGRATE=1, or their --migrate flag); without it they
-	// refuse to start on a schema that is behind.
-	Migrate bool
-	// PprofAddr serves the Go runtime's profiles (/debug/pprof/) of
-	// `hub api`, `hub worker` and `hub dev` (HUB_PPROF_ADDR: a port, which
-	// listens on 127.0.0.1, or host:port); "" (the default) is off.
-	PprofAddr string
+	// at start (HUB_MIGRATE=1); without it they refuse a schema behind.
+	Migrate   bool
+	PprofAddr string // HUB_PPROF_ADDR, see pprofAddr; "" is off
 	// OIDC is the OpenID Connect provider whose tokens sign people in
-	// beside Hub's own (HUB_OIDC_ISSUER, HUB_OIDC_CLIENT_ID,
-	// HUB_OIDC_AUDIENCE); no issuer: off.
+	// beside Hub's own (HUB_OIDC_*); no issuer: off.
 	OIDC identity.Config
 }
 
@@ -231,9 +195,8 @@ func (c Config) LogValue() slog.Value {
 }
 
 // pprofAddr reads HUB_PPROF_ADDR: "" is off; a bare port ("6060") or
-// ":6060" listens on loopback, so profiles (which show what the process
-// is doing) reach the network only where the operator names a host;
-// host:port is used as given.
+// ":6060" listens on loopback, so profiles reach the network only where
+// the operator names a host; host:port is used as given.
 func pprofAddr(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -246,14 +209,10 @@ func pprofAddr(v string) (string, error) {
 	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
 		return "", fmt.Errorf("HUB_PPROF_ADDR: want a port or host:port, like 6060 or 127.0.0.1:6060, not %q", v)
 	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
+	return net.JoinHostPort(cmp.Or(host, "127.0.0.1"), port), nil
 }
 
-// list is a comma-separated value's items, trimmed, the empty ones left
-// out.
+// list is a comma-separated value's non-empty items, trimmed.
 func list(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {

@@ -8,16 +8,11 @@ import (
 	"strings"
 )
 
-// Log says how a Hub process logs: every line, Hub's own, the Temporal
-// SDK's and the embedded Temporal server's, goes through the one handler
-// Log.Handler builds, set as slog's default when a command starts.
+// Log says how a Hub process logs: every line, the Temporal SDK's and
+// server's too, goes through the one handler Log.Handler builds.
 type Log struct {
-	// JSON writes one JSON object per line (HUB_LOG_FORMAT=json); the
-	// default is slog's text format, key=value.
-	JSON bool
-	// Level is the lowest level written (HUB_LOG_LEVEL: debug, info, warn
-	// or error; default info).
-	Level slog.Level
+	JSON  bool       // HUB_LOG_FORMAT=json; the default is slog's text format
+	Level slog.Level // the lowest level written (HUB_LOG_LEVEL; default info)
 }
 
 // LogFromEnv reads HUB_LOG_FORMAT and HUB_LOG_LEVEL; getenv is os.Getenv
@@ -49,9 +44,8 @@ var levels = map[string]slog.Level{
 }
 
 // Handler is the handler every log line of the process goes through,
-// writing to w. Attributes whose key names a secret (an authorization
-// header, a token, a key, a password) are written as "[redacted]" whatever
-// their value: no code path logs one on purpose, and this keeps a mistake
+// writing to w. Attributes whose key names a secret are written as
+// "[redacted]": no code path logs one on purpose, and this keeps a mistake
 // from leaking it.
 func (l Log) Handler(w io.Writer) slog.Handler {
 	opts := &slog.HandlerOptions{Level: l.Level, ReplaceAttr: redact}

@@ -7,11 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// everydayWords are app names that are also ordinary English words. Such a
-// name counts as naming the app only when written capitalised inside a
-// sentence ("post it in Slack", not "cut me some slack" or "Close the
-// task"), so connecting an app called Box does not route every message
-// about a box (docs/offer.md, "Routing").
+// everydayWords are app names that are also ordinary English words: they
+// name the app only capitalised inside a sentence ("post it in Slack", not
+// "cut me some slack" or "Close the task").
 var everydayWords = map[string]bool{
 	"base": true, "basecamp": true, "bear": true, "box": true, "buffer": true, "calendar": true,
 	"channel": true, "chat": true, "close": true, "coda": true, "copper": true, "craft": true,
@@ -24,12 +22,9 @@ var everydayWords = map[string]bool{
 	"word": true, "zoom": true,
 }
 
-// namesApp tells whether a message names one of the connected apps. A name
-// counts whole ("Jira & Confluence") and by its parts ("Jira",
-// "Confluence"; split at &, +, /, ",", "|" and " and "), each matched as
-// whole words and ignoring case, except a one-word part that is an
-// everyday word (everydayWords), which counts only capitalised and not as
-// a sentence's first word. Parts shorter than two letters are ignored.
+// namesApp tells whether a message names one of the connected apps, whole
+// or by a part (nameParts), as whole words in any case, except that an
+// everyday word counts only capitalised and not as a sentence's first word.
 func namesApp(message string, appNames []string) bool {
 	if len(appNames) == 0 || strings.TrimSpace(message) == "" {
 		return false
@@ -47,7 +42,6 @@ func namesApp(message string, appNames []string) bool {
 
 // word is one word of a message, with whether it begins a sentence.
 type word struct {
-	text          string
 	sentenceStart bool
 	startsUpper   bool
 	lower         string
@@ -71,8 +65,7 @@ func splitWords(s string) []word {
 		if k := strings.IndexFunc(s[i:], func(r rune) bool { return !isWordRune(r) }); k >= 0 {
 			j = i + k
 		}
-		text := s[i:j]
-		out = append(out, word{text: text, sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(text)})
+		out = append(out, word{sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(s[i:j])})
 		start = false
 		i = j
 	}
@@ -81,7 +74,9 @@ func splitWords(s string) []word {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// nameParts is a connection name and its parts, each as lower-case words.
+// nameParts is a connection name and its parts split at &, +, /, ",", "|"
+// and " and ", each as lower-case words; parts shorter than two letters
+// are left out.
 func nameParts(name string) [][]string {
 	var out [][]string
 	add := func(s string) {

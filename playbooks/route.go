@@ -3,49 +3,37 @@ package playbooks
 import (
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Points a playbook scores for a message (docs/offer.md, "Routing"): match
-// words 2–3, mention kinds 2, the open path 1 to break ties.
+// Points a playbook scores for a message (docs/offer.md, "Routing"); the
+// open path only breaks ties.
 const (
 	// MatchPoints: the message holds a word of the playbook's match.
 	MatchPoints = 2
-	// StrongMatchPoints: it holds two or more different words of it
-	// ("overdue tasks", "assign … to-do") or a match of several words (a
-	// phrase such as "remind me" or "and then add"). Either says more than
-	// one word used in passing, so it outranks a single-word match of
-	// another playbook.
+	// StrongMatchPoints: it holds two or more different words of it, or a
+	// phrase: more than one word used in passing.
 	StrongMatchPoints = 3
 	// MentionPoints: the person @-mentioned a record of a kind the
-	// playbook covers. A mention is chosen, not typed in passing, so it
-	// weighs as much as a match word.
+	// playbook covers; a mention is chosen, so it weighs as a match word.
 	MentionPoints = 2
-	// MaxGuides is how many playbooks a message preloads by score; the
-	// apps playbook may come as a third when the message names a connected
-	// app. More guides would crowd the message's context and the offer.
+	// MaxGuides is how many playbooks a message preloads by score; more
+	// would crowd the message's context and the offer.
 	MaxGuides = 2
 )
 
 // Names of the playbooks routing treats specially.
 const (
-	// MapName is the map of Hub, returned by hub_how_to with "map"; it is
-	// never preloaded.
-	MapName = "map"
-	// AppsName is loaded as a third guide when a message names a
-	// connected app.
-	AppsName = "apps"
-	// TasksName is the one playbook a simple todo request may route to.
-	TasksName = "tasks"
+	MapName   = "map"   // the map of Hub, never preloaded
+	AppsName  = "apps"  // a third guide when a message names a connected app
+	TasksName = "tasks" // the one playbook a simple todo request may route to
 )
 
 // SimpleTodoTools are the exactly five tools a simple todo request is
-// offered (docs/offer.md, "Routing"): the write, the three look-ups a title may need
-// (a named person, project, or an existing task), and hub_how_to as the
-// way out if the request was not as simple as it looked.
+// offered: the write, the three look-ups a title may need, and hub_how_to
+// as the way out if the request was not as simple as it looked.
 var SimpleTodoTools = []string{"hub_how_to", "hub_create_tasks", "hub_list_tasks", "hub_list_people", "hub_list_projects"}
 
 // SimpleTodoRecipe is the one-line recipe a simple todo request gets in
@@ -58,47 +46,30 @@ const MaxSimpleTodoChars = 200
 
 // RouteInput is what routing reads from a message.
 type RouteInput struct {
-	Message string
-	// MentionKinds are the kinds of the records the person @-mentioned
-	// ("task", "project", "person", "connection").
-	MentionKinds []string
-	// Path is the open page's path; it only breaks ties.
-	Path string
-	// AppNames are the names of the apps connected in this space.
-	AppNames []string
-	// Available tells whether a tool can be offered to this person; a
-	// playbook whose requires are not all available is never routed. Nil
+	Message      string
+	MentionKinds []string // the kinds of the records the person @-mentioned
+	Path         string   // the open page's path; it only breaks ties
+	AppNames     []string // the names of the apps connected in this space
+	// Available tells whether a tool can be offered to this person; nil
 	// means every tool is.
 	Available func(tool string) bool
 }
 
 // Routed is what a message preloads.
 type Routed struct {
-	// Guides are the preloaded playbooks, best first: at most MaxGuides by
-	// score, then apps when the message names a connected app.
-	Guides []Playbook
+	Guides []Playbook // the preloaded playbooks, best first
 	// Tools are the guides' available tools in guide order, each once; for
 	// a simple todo request, exactly SimpleTodoTools.
-	Tools []string
-	// Simple marks a simple todo request: Recipe replaces the guides.
-	Simple bool
+	Tools  []string
+	Simple bool // a simple todo request: Recipe replaces the guides
 	Recipe string
 }
 
-// Route picks the playbooks a message preloads. Each playbook scores
-// MatchPoints for a word of its match (StrongMatchPoints for two or more
-// different words, or a phrase) and MentionPoints when a mentioned
-// record's kind is among its mentions. A playbook that scores nothing is
-// not loaded, so an open path alone loads nothing; among those that score,
-// one whose paths cover the open path wins a tie (the path's 1 point is
-// compared after the score, so it can never overtake a higher score). The
-// best MaxGuides are preloaded, ties keeping name order; a message naming
-// a connected app (see namesApp) adds the apps playbook as a third. The
-// map is never preloaded, and a playbook whose requires are not available
-// is never routed.
-//
-// A simple todo request (see isSimpleTodo) routes to no guide: it gets
-// SimpleTodoRecipe and exactly SimpleTodoTools.
+// Route picks the playbooks a message preloads: the best MaxGuides that
+// score, ties going to the open path and then name order, and the apps
+// playbook as a third for a message naming a connected app. The map and a
+// playbook whose requires are not available are never routed. A simple
+// todo request gets no guide but SimpleTodoRecipe and SimpleTodoTools.
 func Route(all []Playbook, in RouteInput) Routed {
 	available := in.Available
 	if available == nil {
@@ -106,26 +77,20 @@ func Route(all []Playbook, in RouteInput) Routed {
 	}
 	type scored struct {
 		p     Playbook
-		score int
-		path  bool
+		score int // twice the points, plus one when the path is covered: the path only breaks ties
 	}
 	var cands []scored
 	for _, p := range Usable(all, available) {
-		if p.Name == MapName {
+		s := 2 * (matchScore(p, in.Message) + mentionScore(p, in.MentionKinds))
+		if p.Name == MapName || s == 0 {
 			continue
 		}
-		s := matchScore(p, in.Message) + mentionScore(p, in.MentionKinds)
-		if s == 0 {
-			continue
+		if coversPath(p.Paths, in.Path) {
+			s++
 		}
-		cands = append(cands, scored{p: p, score: s, path: coversPath(p.Paths, in.Path)})
+		cands = append(cands, scored{p: p, score: s})
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].score != cands[j].score {
-			return cands[i].score > cands[j].score
-		}
-		return cands[i].path && !cands[j].path
-	})
+	slices.SortStableFunc(cands, func(a, b scored) int { return b.score - a.score })
 	namesApp := namesApp(in.Message, in.AppNames)
 	if isSimpleTodo(in, namesApp) && len(cands) == 1 && cands[0].p.Name == TasksName && allAvailable(SimpleTodoTools, available) {
 		return Routed{Simple: true, Recipe: SimpleTodoRecipe, Tools: append([]string(nil), SimpleTodoTools...)}
@@ -151,8 +116,7 @@ func Route(all []Playbook, in RouteInput) Routed {
 	return out
 }
 
-// Usable returns the playbooks whose requires are all available, in order:
-// the ones routing, hub_how_to and the playbook index may name.
+// Usable returns the playbooks whose requires are all available, in order.
 func Usable(all []Playbook, available func(tool string) bool) []Playbook {
 	var out []Playbook
 	for _, p := range all {
@@ -260,22 +224,16 @@ func segments(p string) []string {
 	return out
 }
 
-// simpleTodoOpener is how a simple todo request begins: "remind me to …",
-// "add a task to …", "new to-do: …" and their close variants.
+// simpleTodoOpener is how a simple todo request begins ("remind me to …").
 var simpleTodoOpener = regexp.MustCompile(`(?i)^(please\s+)?(remind me (to|about|that)|add (a |an )?(task|to-?do|reminder)( to| called| for| that|:)?|(new )?(task|to-?do|reminder):)\s*\S`)
 
-// anotherRequest marks a message that asks for more than the task: a
-// second clause chained on ("…, then post it", "and also …", "and assign
-// it to …"), which needs more than five tools.
+// anotherRequest marks a second request chained on ("…, then post it"),
+// which needs more than five tools.
 var anotherRequest = regexp.MustCompile(`(?i)\b(then|also|after that|afterwards|and (add|create|make|delete|remove|update|change|move|assign|post|send|tell|list|show|rename|mark|share|notify))\b`)
 
-// isSimpleTodo is the precise rule for a simple todo request: the message
-// opens like one (simpleTodoOpener), is one line of at most
-// MaxSimpleTodoChars, asks no question, holds one sentence and no second
-// request (anotherRequest), mentions no record and names no connected app.
-// Route also requires that no playbook but tasks scores for it (a word of
-// projects, people, apps or workflows means more is going on) and that all
-// five tools are available.
+// isSimpleTodo is the rule for a simple todo request as the message reads;
+// Route also requires that no playbook but tasks scores for it and that
+// all five tools are available.
 func isSimpleTodo(in RouteInput, namesApp bool) bool {
 	msg := strings.TrimSpace(in.Message)
 	switch {
@@ -292,8 +250,8 @@ func isSimpleTodo(in RouteInput, namesApp bool) bool {
 }
 
 // sentences counts the sentences of a one-line message: a '.', '!' or ';'
-// followed by a space and a letter starts another. "Call Dr. Lee" counts
-// two, which only costs a bigger offer.
+// followed by a space and a letter starts another ("Call Dr. Lee" counts
+// two, which only costs a bigger offer).
 func sentences(s string) int {
 	n := 1
 	for i := 0; i+2 < len(s); i++ {
