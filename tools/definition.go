@@ -30,36 +30,30 @@ const (
 	RiskHigh   Risk = "high"
 )
 
-// Env is what a tool runs with: the domain service (bound to the call's
-// transaction for writes), who acts, in which space, with which role, under
-// which settings, and for which call.
+// Env is what a tool runs with.
 type Env struct {
+	// Workspace is bound to the call's transaction for writes.
 	Workspace *workspace.Service
 	// Files reads the space's attached files (nil: none can be read).
-	Files   FileReader
-	Actor   workspace.Actor
-	SpaceID string
-	Role    workspace.Role
-	// Settings are the acting person's assistant settings: write policy,
-	// allowed write areas, connected-app writes.
-	Settings workspace.Settings
+	Files    FileReader
+	Actor    workspace.Actor
+	SpaceID  string
+	Role     workspace.Role
+	Settings workspace.Settings // the acting person's assistant settings
 	// CallID is Hub's stable id of this call; outside writes send it as
 	// their idempotency key.
 	CallID string
 	// Applying is set when the person's Apply runs a held call: the write
 	// policy lets it through (every other check runs again).
 	Applying bool
-	// Known maps the ids of records the turn knows to their titles, so a
-	// preview names records as people do.
+	// Known maps the ids of records the turn knows to their titles.
 	Known map[string]string
-	// EarlierCalls counts the calls of each tool its turn made before this
-	// one (earlier steps, and earlier calls of this step), whatever became
-	// of them: what a per-turn limit (WebSearchesPerTurn) is counted on.
-	// Empty outside a turn (an Apply).
+	// EarlierCalls counts each tool's calls made earlier in the turn,
+	// whatever became of them (per-turn limits count attempts); empty
+	// outside a turn.
 	EarlierCalls map[string]int
-	// Registry is the registry the call is dispatched from (Dispatch sets
-	// it): the help tools search it, so they find the tools this call may
-	// reach, a space's MCP tools among them.
+	// Registry is the one Dispatch runs from, so the help tools find what
+	// this call may reach, a space's MCP tools among them.
 	Registry *Registry
 }
 
@@ -70,9 +64,8 @@ type Result struct {
 	Summary string
 	Data    any
 	Refs    []workspace.Ref
-	// Held is set when the write was not run but held for the person's
-	// Apply; Summary is then its preview and Input the prepared input Apply
-	// will run, exactly as previewed.
+	// Held: the write waits for Apply; Summary is its preview and Input the
+	// prepared input Apply will run.
 	Held  bool
 	Input json.RawMessage
 }
@@ -91,23 +84,19 @@ type Spec struct {
 	// AlwaysHold makes the write wait for the person's Apply whatever the
 	// write policy.
 	AlwaysHold bool
-	// OwnersOnly marks a tool only a space's owners may use (who is in the
-	// space and with what role): no one else is offered it, and a call
-	// from anyone else is forbidden.
+	// OwnersOnly: only a space's owners are offered it or may call it.
 	OwnersOnly bool
 	// App is set for a connected app's tool.
 	App *AppMeta
-	// NoSpace marks a tool that does not act in a space (the help tools):
-	// a turn that may act in several spaces offers it no space argument.
+	// NoSpace: the tool does not act in a space, so it takes no space
+	// argument.
 	NoSpace bool
-	// AreaOfSteps marks a tool whose writes are those of its steps
-	// (hub_run_workflow): the person's allowed write areas are checked on
-	// each step's tool, not on its own area, which no settings name.
+	// AreaOfSteps: the allowed write areas are checked on each step's tool
+	// (hub_run_workflow), not on this tool's area.
 	AreaOfSteps bool
-	// Personal marks a write to the acting person's own settings, not to
-	// a space's records: no write area of the settings names it. (Its
-	// Apply still runs in the space's write path, so a viewer, who may not
-	// write there, changes settings in Hub instead.)
+	// Personal marks a write to the acting person's own settings, which no
+	// write area names. Its Apply still runs in the space's write path, so
+	// a viewer changes settings in Hub instead.
 	Personal bool
 }
 
@@ -121,7 +110,7 @@ type AppMeta struct {
 // Apply and run outside any Hub transaction.
 const AreaApps = "apps"
 
-// Held tells whether a write waits for Apply whatever the write policy.
+// alwaysHeld tells whether a write waits for Apply whatever the write policy.
 func (s Spec) alwaysHeld() bool { return s.IsWrite && (s.AlwaysHold || s.Area == AreaApps) }
 
 // Definition is a registered tool.

@@ -95,8 +95,7 @@ func pageSummary(total, offset int, titled []Titled, one, many string) string {
 }
 
 // moreNote tells the model how to read the next page of a list tool. It
-// names no number: if the result is cut to fit, fitList moves nextOffset to
-// where the cut is, and the note stays true.
+// names no number, since fitList may move nextOffset.
 func moreNote(tool, many string) string {
 	return fmt.Sprintf("More %s match than this page holds: call %s again with the same filters and offset set to nextOffset for the next ones.", many, tool)
 }
