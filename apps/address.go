@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -104,7 +106,7 @@ func parseAllowList(entries []string) (allowList, error) {
 			host, port = h, p
 		}
 		host = strings.TrimSuffix(strings.ToLower(host), ".")
-		if !validHostName(host) {
+		if !hostName.MatchString(host) {
 			return allowList{}, bad
 		}
 		if port != "" {
@@ -115,17 +117,8 @@ func parseAllowList(entries []string) (allowList, error) {
 	return a, nil
 }
 
-func validHostName(h string) bool {
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	for _, r := range h {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return false
-		}
-	}
-	return true
-}
+// hostName matches a lower-cased host name of an allowlist entry.
+var hostName = regexp.MustCompile(`^[a-z0-9._-]{1,253}$`)
 
 // allowsHost tells whether the host and port a URL names are allowed by
 // name, whatever they resolve to.
@@ -141,15 +134,8 @@ func (a allowList) allowsHost(hostPort string) bool {
 // allowsAddr tells whether a resolved address is allowed.
 func (a allowList) allowsAddr(ap netip.AddrPort) bool {
 	ip := ap.Addr().WithZone("").Unmap()
-	if a.addrPorts[netip.AddrPortFrom(ip, ap.Port())] {
-		return true
-	}
-	for _, p := range a.prefixes {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return a.addrPorts[netip.AddrPortFrom(ip, ap.Port())] ||
+		slices.ContainsFunc(a.prefixes, func(p netip.Prefix) bool { return p.Contains(ip) })
 }
 
 // blockedError is the dialer's refusal of an address; nothing was sent.

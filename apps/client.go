@@ -104,13 +104,11 @@ type callKey struct{}
 // *StatusError or *UnknownError.
 func (c *Client) Post(ctx context.Context, rawURL, key string, payload any) (Response, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
-	host := ""
-	if err == nil {
-		host = u.Hostname()
-	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return Response{}, &RefusedError{Reason: "the URL cannot be read"}
+	}
+	host := u.Hostname()
+	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
 		return Response{}, &RefusedError{Host: host, Reason: "only http and https URLs are posted to"}
 	case host == "":
