@@ -77,10 +77,8 @@ type updatePayload struct {
 	SentBy string `json:"sentBy"`
 }
 
-// PostUpdate makes apps_post_update, which posts through c. It always waits
-// for the person's Apply and runs outside any Hub transaction, keyed by
-// Hub's call id (the Idempotency-Key header), so a resent Apply is one post
-// to an app that honours the key.
+// PostUpdate makes apps_post_update, which posts through c keyed by Hub's
+// call id, so a resent Apply is one post to an app that honours the key.
 func PostUpdate(c Poster) *Definition {
 	return Define(Spec{
 		Name: "apps_post_update", Area: AreaApps, IsWrite: true, Risk: RiskMedium,

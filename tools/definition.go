@@ -40,8 +40,7 @@ type Env struct {
 	SpaceID  string
 	Role     workspace.Role
 	Settings workspace.Settings // the acting person's assistant settings
-	// CallID is Hub's stable id of this call; outside writes send it as
-	// their idempotency key.
+	// CallID is Hub's stable id of this call, outside writes' idempotency key.
 	CallID string
 	// Applying is set when the person's Apply runs a held call: the write
 	// policy lets it through (every other check runs again).
@@ -78,18 +77,15 @@ type Spec struct {
 	IsWrite     bool
 	Risk        Risk
 	Undoable    bool
-	// OutsideTransaction marks a network write: it never runs inside a Hub
-	// transaction.
+	// OutsideTransaction marks a network write, never run in a transaction.
 	OutsideTransaction bool
-	// AlwaysHold makes the write wait for the person's Apply whatever the
-	// write policy.
+	// AlwaysHold: the write waits for Apply whatever the write policy.
 	AlwaysHold bool
 	// OwnersOnly: only a space's owners are offered it or may call it.
 	OwnersOnly bool
 	// App is set for a connected app's tool.
 	App *AppMeta
-	// NoSpace: the tool does not act in a space, so it takes no space
-	// argument.
+	// NoSpace: the tool acts in no space and takes no space argument.
 	NoSpace bool
 	// AreaOfSteps: the allowed write areas are checked on each step's tool
 	// (hub_run_workflow), not on this tool's area.
@@ -125,25 +121,28 @@ type Definition struct {
 	preview   func(ctx context.Context, env Env, input json.RawMessage) (string, error)
 }
 
-// Option adds an optional step to a tool.
-type Option[In any] func(*hooks[In])
-
-type hooks[In any] struct {
-	prepare func(ctx context.Context, env Env, in In) (In, error)
-	preview func(ctx context.Context, env Env, in In) (string, error)
-}
+// Option adds an optional step to a tool whose input is In.
+type Option[In any] func(*Definition)
 
 // Prepare runs after validation, before any preview or write, and fixes the
 // exact records a call means (a filter becomes ids), so a held call's Apply
 // changes only what was previewed.
 func Prepare[In any](fn func(ctx context.Context, env Env, in In) (In, error)) Option[In] {
-	return func(h *hooks[In]) { h.prepare = fn }
+	return func(d *Definition) {
+		d.prepare = decoded(func(ctx context.Context, env Env, in In) (json.RawMessage, error) {
+			in, err := fn(ctx, env, in)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(in)
+		})
+	}
 }
 
 // Preview says in titles what a held call will change. A tool without one
 // gets its summary from the generic preview (its action and fields).
 func Preview[In any](fn func(ctx context.Context, env Env, in In) (string, error)) Option[In] {
-	return func(h *hooks[In]) { h.preview = fn }
+	return func(d *Definition) { d.preview = decoded(fn) }
 }
 
 // Define makes a tool whose input is the Go type In. The schema comes from
@@ -159,22 +158,9 @@ func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Re
 	if err != nil {
 		panic(err.Error())
 	}
-	var h hooks[In]
-	for _, o := range opts {
-		o(&h)
-	}
 	d.run = decoded(run)
-	if h.prepare != nil {
-		d.prepare = decoded(func(ctx context.Context, env Env, in In) (json.RawMessage, error) {
-			in, err := h.prepare(ctx, env, in)
-			if err != nil {
-				return nil, err
-			}
-			return json.Marshal(in)
-		})
-	}
-	if h.preview != nil {
-		d.preview = decoded(h.preview)
+	for _, o := range opts {
+		o(d)
 	}
 	return d
 }
@@ -211,21 +197,25 @@ func compile(spec Spec, schema json.RawMessage) (*Definition, error) {
 			spec.Risk = RiskLow
 		}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	v, err := compileSchema(schema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+	}
+	return &Definition{Spec: spec, Schema: schema, validator: v}, nil
+}
+
+func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
 	c.DefaultDraft(jsonschema.Draft2020)
 	if err := c.AddResource("tool.json", doc); err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+		return nil, err
 	}
-	v, err := c.Compile("tool.json")
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
-	}
-	return &Definition{Spec: spec, Schema: schema, validator: v}, nil
+	return c.Compile("tool.json")
 }
 
 // noLoader refuses every URL a schema refers to.
@@ -241,9 +231,8 @@ func (d *Definition) validate(arguments string) (json.RawMessage, *Error) {
 	if strings.TrimSpace(arguments) == "" {
 		arguments = "{}"
 	}
-	// A NUL or bytes that are not UTF-8 in a string could not be stored
-	// (and the JSON decoder would hide the latter): the model gets the
-	// field's path to correct.
+	// A NUL or bytes that are not UTF-8 in a string could not be stored (and
+	// the JSON decoder would hide the latter): the model gets the path.
 	if err := workspace.CheckJSONText([]byte(arguments)); err != nil {
 		return nil, AsError(err)
 	}

@@ -78,14 +78,10 @@ var ViewFile = Define(Spec{
 
 // cutRunes keeps at most n characters of UTF-8 text, reporting a cut.
 func cutRunes(b []byte, n int) (string, bool) {
-	i, count := 0, 0
-	for i < len(b) && count < n {
+	i := 0
+	for count := 0; i < len(b) && count < n; count++ {
 		_, size := utf8.DecodeRune(b[i:])
-		if size == 0 {
-			break
-		}
 		i += size
-		count++
 	}
 	return string(b[:i]), i < len(b)
 }

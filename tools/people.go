@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"hub/workspace"
@@ -44,12 +46,7 @@ var ListPeople = Define(Spec{
 	if err != nil {
 		return Result{}, err
 	}
-	var matches []workspace.Person
-	for _, p := range all {
-		if containsWords(p.Name, in.Query) {
-			matches = append(matches, p)
-		}
-	}
+	matches := slices.DeleteFunc(all, func(p workspace.Person) bool { return !containsWords(p.Name, in.Query) })
 	page, next := pageOf(matches, in.Limit, in.Offset)
 	data := struct {
 		People     []PersonData `json:"people"`
@@ -87,11 +84,10 @@ type AddPersonInput struct {
 	Role      string `json:"role,omitempty" jsonschema:"enum=owner,enum=editor,enum=viewer,enum=guest" jsonschema_description:"Defaults to editor."`
 }
 
-func (in AddPersonInput) role() string {
-	if in.Role == "" {
-		return string(workspace.DefaultPersonRole)
-	}
-	return in.Role
+func (in AddPersonInput) role() string { return cmp.Or(in.Role, string(workspace.DefaultPersonRole)) }
+
+func (in AddPersonInput) person() workspace.NewPerson {
+	return workspace.NewPerson{PersonID: in.PersonID, Name: in.Name, FirstName: in.FirstName, Role: workspace.Role(in.Role)}
 }
 
 // AddPerson is hub_add_person: adds someone to the space through the same
@@ -100,14 +96,13 @@ var AddPerson = Define(Spec{
 	Name: "hub_add_person", Area: "people", IsWrite: true, Risk: RiskMedium, Undoable: true, AlwaysHold: true, OwnersOnly: true,
 	Description: "Add a person to this space with a role (owner, editor, viewer, guest; default editor): a new person by name, or someone from another of your spaces by personId. Check hub_list_people first: someone already in the space is not added twice.",
 }, func(ctx context.Context, env Env, in AddPersonInput) (Result, error) {
-	p, err := env.Workspace.AddPerson(ctx, env.Actor, env.SpaceID, workspace.NewPerson{PersonID: in.PersonID, Name: in.Name,
-		FirstName: in.FirstName, Role: workspace.Role(in.Role)})
+	p, err := env.Workspace.AddPerson(ctx, env.Actor, env.SpaceID, in.person())
 	if err != nil {
 		return Result{}, err
 	}
 	return personResult(fmt.Sprintf("Added %s as %s.", ListTitles([]Titled{{Title: p.Name}}), p.Role), p), nil
 }, Preview(func(ctx context.Context, env Env, in AddPersonInput) (string, error) {
-	if err := workspace.CheckNewPerson(workspace.NewPerson{PersonID: in.PersonID, Name: in.Name, FirstName: in.FirstName, Role: workspace.Role(in.Role)}); err != nil {
+	if err := workspace.CheckNewPerson(in.person()); err != nil {
 		return "", err
 	}
 	if in.PersonID != "" {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"hub/workspace"
@@ -123,24 +123,16 @@ func (d *describer) describe(v any) string {
 			return d.ref(r)
 		}
 		if t := titleOf(x); t != "" {
-			rest := map[string]any{}
-			for k, val := range x {
-				if k != "title" && k != "name" {
-					rest[k] = val
-				}
-			}
+			rest := maps.Clone(x)
+			delete(rest, "title")
+			delete(rest, "name")
 			if s := d.describe(rest); s != "" {
 				return t + " (" + s + ")"
 			}
 			return t
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			if k != "revision" && k != "planHash" { // bookkeeping, not a change
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == "revision" || k == "planHash" }) // bookkeeping
 		omit := d.omit
 		d.omit = nil
 		var parts []string

@@ -260,6 +260,10 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 		}
 		return name, nil
 	}
+	projectName := func(id string) (string, error) {
+		p, err := env.Workspace.GetProject(ctx, env.Actor, env.SpaceID, id)
+		return "“" + p.Name + "”", err
+	}
 	phrases := make([]string, len(in.Tasks))
 	for i, c := range in.Tasks {
 		at := fmt.Sprintf("/tasks/%d", i)
@@ -267,36 +271,31 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 		if err != nil {
 			return "", rooted(err, at, "/id", workspace.KindTask)
 		}
-		var parts []string
-		parts = appendIf(parts, c.Title != "", "title “"+strings.TrimSpace(c.Title)+"”")
+		project, err := nameOf(c.ProjectID, projectName)
+		if err != nil {
+			return "", rooted(err, at, "/projectId", workspace.KindProject)
+		}
+		assignee, err := nameOf(c.AssigneeID, personName)
+		if err != nil {
+			return "", rooted(err, at, "/assigneeId", workspace.KindPerson)
+		}
+		parts := appendIf(nil, c.Title != "", "title “"+strings.TrimSpace(c.Title)+"”")
 		parts = appendIf(parts, c.Status != "", "status "+c.Status)
 		parts = appendIf(parts, c.DueDate.Set, setOrCleared("due date", c.DueDate.Value))
 		parts = appendIf(parts, c.Priority != "", "priority "+c.Priority)
-		if c.ProjectID.Set {
-			name := ""
-			if c.ProjectID.Value != "" {
-				p, err := env.Workspace.GetProject(ctx, env.Actor, env.SpaceID, c.ProjectID.Value)
-				if err != nil {
-					return "", rooted(err, at, "/projectId", workspace.KindProject)
-				}
-				name = "“" + p.Name + "”"
-			}
-			parts = append(parts, setOrCleared("project", name))
-		}
-		if c.AssigneeID.Set {
-			name := ""
-			if c.AssigneeID.Value != "" {
-				n, err := personName(c.AssigneeID.Value)
-				if err != nil {
-					return "", rooted(err, at, "/assigneeId", workspace.KindPerson)
-				}
-				name = n
-			}
-			parts = append(parts, setOrCleared("assignee", name))
-		}
+		parts = appendIf(parts, c.ProjectID.Set, setOrCleared("project", project))
+		parts = appendIf(parts, c.AssigneeID.Set, setOrCleared("assignee", assignee))
 		phrases[i] = "“" + t.Title + "” (" + strings.Join(parts, ", ") + ")"
 	}
 	return fmt.Sprintf("Update %d %s: %s.", len(in.Tasks), Plural(len(in.Tasks), "task", "tasks"), joinNames(phrases)), nil
+}
+
+// nameOf names the record a change sets; "" when it clears or keeps it.
+func nameOf(c Clearable, name func(id string) (string, error)) (string, error) {
+	if c.Value == "" {
+		return "", nil
+	}
+	return name(c.Value)
 }
 
 func setOrCleared(field, value string) string {

@@ -108,7 +108,7 @@ type WebPageData struct {
 func ReadWebPage(r PageReader) *Definition {
 	return Define(Spec{
 		Name: ReadWebPageTool, Area: AreaWeb, NoSpace: true,
-		Description: fmt.Sprintf("Read a public web page or PDF by its address: its main content as Markdown, at most %s characters, with a note naming what was cut. It runs no page script and signs in nowhere. Answer with the links you read.", thousandsOf(web.MaxPageChars)),
+		Description: english.Sprintf("Read a public web page or PDF by its address: its main content as Markdown, at most %d characters, with a note naming what was cut. It runs no page script and signs in nowhere. Answer with the links you read.", web.MaxPageChars),
 	}, func(ctx context.Context, env Env, in ReadWebPageInput) (Result, error) {
 		page, err := r.Read(ctx, in.URL, in.Focus)
 		if err != nil {
@@ -139,12 +139,4 @@ func ReadWebPage(r PageReader) *Definition {
 		}
 		return res, nil
 	})
-}
-
-func thousandsOf(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
