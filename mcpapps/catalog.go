@@ -22,8 +22,7 @@ import (
 
 // Limits of a listing.
 const (
-	// MaxTools is the most tools one server's listing keeps; the rest are
-	// left out (and noted).
+	// MaxTools is the most tools one listing keeps; the rest are noted.
 	MaxTools = 500
 	// MaxSchemaBytes bounds one tool's input schema; a larger one is skipped
 	// (and noted). 4 KiB holds real tools' schemas within
@@ -31,8 +30,7 @@ const (
 	MaxSchemaBytes = 4 << 10
 	// MaxDescription bounds a tool's description, in characters.
 	MaxDescription = 1024
-	// DefaultTTL is how old a listing may be before a turn lists the
-	// server again.
+	// DefaultTTL is how old a listing may be before a turn lists it again.
 	DefaultTTL = 10 * time.Minute
 	// DefaultRetryFailing is how often a process lists a failing server
 	// again, in the background, when turns start in its space.
@@ -49,8 +47,7 @@ type Options struct {
 	Timeout time.Duration
 	// CallTimeout bounds a write call; zero is DefaultCallTimeout.
 	CallTimeout time.Duration
-	// TTL is how old a listing may be before a turn refreshes it; zero is
-	// DefaultTTL.
+	// TTL: zero is DefaultTTL.
 	TTL time.Duration
 	// RetryFailing: zero is DefaultRetryFailing.
 	RetryFailing time.Duration
