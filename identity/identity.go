@@ -70,9 +70,7 @@ func (c Config) Check() error {
 type Subject struct {
 	Issuer  string
 	Subject string
-	// Name is the token's name claim, else preferred_username, else email;
-	// "" when it has none.
-	Name string
+	Name    string // the provider's name for them (nameClaims.name)
 }
 
 // ErrRefused is a token that is not good (signature, algorithm, issuer,
