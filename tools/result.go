@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -33,12 +34,9 @@ func ErrorText(e *Error) string {
 	if e != nil {
 		c := *e
 		c.Message = WithoutIDs(c.Message)
-		if len(e.Issues) > 0 {
-			c.Issues = make([]Issue, len(e.Issues))
-			for i, is := range e.Issues {
-				is.Message = WithoutIDs(is.Message)
-				c.Issues[i] = is
-			}
+		c.Issues = slices.Clone(e.Issues)
+		for i := range c.Issues {
+			c.Issues[i].Message = WithoutIDs(c.Issues[i].Message)
 		}
 		e = &c
 	}
