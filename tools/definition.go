@@ -291,13 +291,10 @@ var english = message.NewPrinter(language.English)
 
 // withArticle names a JSON type as a sentence does: "a string", "an object".
 func withArticle(jsonType string) string {
-	switch jsonType {
-	case "null":
+	if jsonType == "null" {
 		return "null"
-	case "object", "array", "integer":
-		return "an " + jsonType
 	}
-	return "a " + jsonType
+	return workspace.WithArticle(jsonType)
 }
 
 // decodeError explains input that passed the schema but does not fit the Go
