@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -46,12 +45,8 @@ func WithSpaceArg(schema json.RawMessage) json.RawMessage {
 // none) and the rest, for the tool's own schema. Arguments that are not a
 // JSON object are returned unchanged for validation to explain.
 func TakeSpaceArg(arguments string) (space, rest string, terr *Error) {
-	trimmed := bytes.TrimSpace([]byte(arguments))
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return "", arguments, nil
-	}
 	var doc map[string]json.RawMessage
-	if json.Unmarshal(trimmed, &doc) != nil {
+	if json.Unmarshal([]byte(arguments), &doc) != nil {
 		return "", arguments, nil
 	}
 	raw, ok := doc[SpaceArg]
