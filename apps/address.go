@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// blockedRange is a range of addresses a connected app may not be reached
-// at unless the operator allows it, with what it is, for the error message.
+// blockedRange is a range of addresses Hub does not reach unless the
+// operator allows it, with what it is, for the error message.
 type blockedRange struct {
 	prefix netip.Prefix
 	what   string
@@ -66,20 +68,17 @@ func blockedReason(ip netip.Addr) string {
 	return ""
 }
 
-// allowList is what the operator lets Hub reach although it is blocked:
-// CIDRs, single addresses, addresses with a port, and host names (with or
-// without a port) as the connection's URL names them.
+// allowList is what the operator lets Hub reach although it is blocked.
 type allowList struct {
 	prefixes  []netip.Prefix
 	addrPorts map[netip.AddrPort]bool
-	hosts     map[string]bool // lower-case names, any port
-	hostPorts map[string]bool // "name:port"
+	names     map[string]bool // lower-case "name" (any port) or "name:port"
 }
 
 // parseAllowList reads entries like "10.1.0.0/16", "192.168.1.5",
 // "127.0.0.1:8080", "[::1]:8080", "hooks.internal" or "hooks.internal:8443".
 func parseAllowList(entries []string) (allowList, error) {
-	a := allowList{addrPorts: map[netip.AddrPort]bool{}, hosts: map[string]bool{}, hostPorts: map[string]bool{}}
+	a := allowList{addrPorts: map[netip.AddrPort]bool{}, names: map[string]bool{}}
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
 		if e == "" {
@@ -107,29 +106,19 @@ func parseAllowList(entries []string) (allowList, error) {
 			host, port = h, p
 		}
 		host = strings.TrimSuffix(strings.ToLower(host), ".")
-		if !validHostName(host) {
+		if !hostName.MatchString(host) {
 			return allowList{}, bad
 		}
-		if port == "" {
-			a.hosts[host] = true
-		} else {
-			a.hostPorts[net.JoinHostPort(host, port)] = true
+		if port != "" {
+			host = net.JoinHostPort(host, port)
 		}
+		a.names[host] = true
 	}
 	return a, nil
 }
 
-func validHostName(h string) bool {
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	for _, r := range h {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return false
-		}
-	}
-	return true
-}
+// hostName matches a lower-cased host name of an allowlist entry.
+var hostName = regexp.MustCompile(`^[a-z0-9._-]{1,253}$`)
 
 // allowsHost tells whether the host and port a URL names are allowed by
 // name, whatever they resolve to.
@@ -139,25 +128,17 @@ func (a allowList) allowsHost(hostPort string) bool {
 		return false
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	return a.hosts[host] || a.hostPorts[net.JoinHostPort(host, port)]
+	return a.names[host] || a.names[net.JoinHostPort(host, port)]
 }
 
 // allowsAddr tells whether a resolved address is allowed.
 func (a allowList) allowsAddr(ap netip.AddrPort) bool {
 	ip := ap.Addr().WithZone("").Unmap()
-	if a.addrPorts[netip.AddrPortFrom(ip, ap.Port())] {
-		return true
-	}
-	for _, p := range a.prefixes {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return a.addrPorts[netip.AddrPortFrom(ip, ap.Port())] ||
+		slices.ContainsFunc(a.prefixes, func(p netip.Prefix) bool { return p.Contains(ip) })
 }
 
-// blockedError is what the dialer's check returns for an address it will
-// not connect to; nothing has been sent when it fires.
+// blockedError is the dialer's refusal of an address; nothing was sent.
 type blockedError struct {
 	addr netip.Addr
 	what string
@@ -167,9 +148,8 @@ func (e *blockedError) Error() string {
 	return fmt.Sprintf("%s is %s, which Hub does not connect to", e.addr, e.what)
 }
 
-// checkDial is the check on the address the dialer is about to connect to
-// (an "ip:port" after name resolution). hostAllowed says the URL's host was
-// allowed by name.
+// checkDial checks the "ip:port" the dialer is about to connect to;
+// hostAllowed says the URL's host was allowed by name.
 func (a allowList) checkDial(network, address string, hostAllowed bool) error {
 	if network != "tcp" && network != "tcp4" && network != "tcp6" {
 		return fmt.Errorf("network %s is not used for connected apps", network)

@@ -18,36 +18,29 @@ import (
 
 // Limits of one post.
 const (
-	// DefaultTimeout bounds one post, redirects and the response included,
-	// when Options.Timeout is zero: a webhook answers in seconds or not at
-	// all, and Apply waits for it.
+	// DefaultTimeout bounds one post, redirects and the response included:
+	// a webhook answers in seconds or not at all, and Apply waits for it.
 	DefaultTimeout = 15 * time.Second
 	// MaxRedirects is how many redirects a post follows; one more is refused.
 	MaxRedirects = 3
-	// MaxResponseBytes bounds how much of an answer is read: a webhook's
-	// answer is an acknowledgement, not a document.
+	// MaxResponseBytes bounds how much of a webhook's acknowledgement is read.
 	MaxResponseBytes = 64 << 10
 )
 
-// EnvAllow names the operator's allowlist: comma-separated CIDRs, addresses
-// and host names (each with an optional :port) Hub may reach although they
-// are private, e.g. "10.20.0.0/16,hooks.internal:8443".
+// EnvAllow names the operator's comma-separated allowlist (Options.Allow).
 const EnvAllow = "HUB_APPS_ALLOW"
 
 // Options configure a Client.
 type Options struct {
-	// Allow lists what may be reached although its address is blocked:
-	// "10.20.0.0/16", "192.168.1.5", "127.0.0.1:8080", "hooks.internal" or
-	// "hooks.internal:8443". A host name is allowed by the name the URL
-	// gives, whatever it resolves to, so list names only the operator
-	// controls. Empty: only public addresses.
+	// Allow lists what may be reached although its address is blocked
+	// (parseAllowList). A host name is allowed whatever it resolves to, so
+	// list names only the operator controls. Empty: only public addresses.
 	Allow []string
 	// Timeout bounds one post; zero means DefaultTimeout.
 	Timeout time.Duration
 }
 
-// AllowFromEnv reads HUB_APPS_ALLOW (getenv is os.Getenv outside tests) as
-// a list for Options.Allow.
+// AllowFromEnv reads HUB_APPS_ALLOW as a list for Options.Allow.
 func AllowFromEnv(getenv func(string) string) []string {
 	var out []string
 	for _, e := range strings.Split(getenv(EnvAllow), ",") {
@@ -62,12 +55,10 @@ func AllowFromEnv(getenv func(string) string) []string {
 // one per process and Close it at shutdown.
 type Client struct {
 	http    *http.Client
-	guard   *Guard
 	timeout time.Duration
 }
 
-// New returns a Client; an allowlist entry it cannot read is an error, so a
-// typo never silently opens or closes an address.
+// New returns a Client; an allowlist entry it cannot read is an error.
 func New(o Options) (*Client, error) {
 	guard, err := NewGuard(o.Allow)
 	if err != nil {
@@ -76,7 +67,7 @@ func New(o Options) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	c := &Client{guard: guard, timeout: o.Timeout}
+	c := &Client{timeout: o.Timeout}
 	c.http = &http.Client{Transport: guard.Transport(MaxResponseBytes), Timeout: o.Timeout, CheckRedirect: checkRedirect}
 	return c, nil
 }
@@ -99,9 +90,7 @@ type Response struct {
 // request's context.
 type call struct {
 	// connected is set once the current hop has a connection: from then on
-	// the app may have received the request, so a failure has an unknown
-	// outcome. A redirect resets it: the app that redirected did not take
-	// the request.
+	// a failure has an unknown outcome. A redirect resets it.
 	connected atomic.Bool
 	host      string
 	limit     time.Duration // the client's timeout, or the caller's sooner deadline
@@ -110,22 +99,16 @@ type call struct {
 type callKey struct{}
 
 // Post sends payload as JSON to rawURL with the Idempotency-Key header set
-// to key (Hub's stable call id, so an app that honours the header applies
-// a resent update once). A 2xx answer is success. Errors say what
-// happened: *RefusedError (nothing sent: a bad URL, a blocked address, too
-// many redirects), *UnreachableError (nothing sent: no connection),
-// *StatusError (the app answered with a non-2xx status) and *UnknownError
-// (the request may have arrived, but no answer did: timeout or connection
-// lost).
+// to key, so an app that honours it applies a resent update once. A 2xx
+// answer is success; errors are *RefusedError, *UnreachableError,
+// *StatusError or *UnknownError.
 func (c *Client) Post(ctx context.Context, rawURL, key string, payload any) (Response, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
-	host := ""
-	if err == nil {
-		host = u.Hostname()
-	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return Response{}, &RefusedError{Reason: "the URL cannot be read"}
+	}
+	host := u.Hostname()
+	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
 		return Response{}, &RefusedError{Host: host, Reason: "only http and https URLs are posted to"}
 	case host == "":
@@ -158,8 +141,7 @@ func (c *Client) Post(ctx context.Context, rawURL, key string, payload any) (Res
 		return Response{}, classify(st, err)
 	}
 	defer resp.Body.Close()
-	// A body cut short by the deadline still comes with a status, which
-	// says what the app did; what was read is kept.
+	// A body cut short by the deadline still comes with a status.
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	out := Response{Status: resp.StatusCode, Body: raw}
 	if len(raw) > MaxResponseBytes {

@@ -1,9 +1,7 @@
 // Package apps reaches connected apps over the network. Its Client posts
 // JSON to a webhook the way an outside write must go: only to public
-// addresses (an operator may allow private ones), with Hub's stable call id
-// as the idempotency key, within a deadline, and with an error that says
-// whether anything was sent, so Apply can tell a failure it may retry from an
-// outcome it cannot know.
+// addresses (unless allowed), with an idempotency key, within a deadline,
+// and with an error that says whether anything was sent.
 //
 // Addresses are checked where the connection is made (net.Dialer.Control),
 // on the IP the name resolved to, for every attempt and every redirect hop:

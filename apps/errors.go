@@ -11,16 +11,14 @@ import (
 // need the class.
 var (
 	// ErrRefused: Hub refused to send (a bad URL, a blocked address, too
-	// many redirects). Nothing was sent; sending again changes nothing.
+	// many redirects); sending again changes nothing.
 	ErrRefused = errors.New("refused before sending")
-	// ErrUnreachable: no connection was made (connection refused, no such
-	// host, cancelled before connecting). Nothing was sent; a retry is safe.
+	// ErrUnreachable: no connection was made; a retry is safe.
 	ErrUnreachable = errors.New("could not connect; nothing was sent")
 	// ErrStatus: the app answered with a status other than 2xx.
 	ErrStatus = errors.New("the app answered with an error status")
-	// ErrUnknown: the request may have reached the app, but no answer came
-	// (timeout, connection lost). Whether it acted is unknown; resending is
-	// the person's decision (Apply reports such a call as "unknown").
+	// ErrUnknown: the request may have reached the app, but no answer came;
+	// resending is the person's decision.
 	ErrUnknown = errors.New("outcome unknown")
 )
 

@@ -12,21 +12,17 @@ import (
 	"time"
 )
 
-// Guard is the private-network check every outgoing connection of Hub
-// makes to an address a person or a model chose: a webhook (Client) or a
-// web page (package web). It checks the IP a name resolved to just before
-// connecting (net.Dialer.Control runs per attempt, on the resolved
-// address), so neither a name that resolves to a private address nor one
-// that changes between lookups (DNS rebinding) gets through, on the first
-// hop and on every redirect. One guard, one allowlist: what an operator
-// lets webhooks reach is what pages may be read from.
+// Guard is the private-network check of every outgoing connection of Hub
+// to an address a person or a model chose (see the package doc). One
+// guard, one allowlist: what webhooks may reach is what pages may be read
+// from.
 type Guard struct {
 	allow allowList
 }
 
 // NewGuard returns a guard that refuses every blocked address except what
-// allow lists (the entries Options.Allow describes); an entry it cannot
-// read is an error, so a typo never silently opens or closes an address.
+// allow lists; an entry it cannot read is an error, so a typo never
+// silently opens or closes an address.
 func NewGuard(allow []string) (*Guard, error) {
 	a, err := parseAllowList(allow)
 	if err != nil {
@@ -46,9 +42,8 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 	return d.DialContext(ctx, network, addr)
 }
 
-// BlockedReason tells whether err (from a connection through a Guard, at
-// any depth) is the guard's refusal, and says why in words ("127.0.0.1 is
-// a loopback address, which Hub does not connect to").
+// BlockedReason tells whether err (at any depth) is the guard's refusal,
+// and says why in words.
 func BlockedReason(err error) (string, bool) {
 	var blocked *blockedError
 	if errors.As(err, &blocked) {
@@ -57,12 +52,9 @@ func BlockedReason(err error) (string, bool) {
 	return "", false
 }
 
-// CheckURL resolves an http(s) URL's host and tells whether the guard would
-// let a connection reach it: nil, or an error saying why not (what
-// BlockedReason reads). It is the check at the moment a person connects an
-// app, so a private address is refused with a reason at once; every dial
-// is still checked again (DialContext), since a name may resolve elsewhere
-// later.
+// CheckURL resolves a URL's host and tells whether the guard would let a
+// connection reach it, so a person connecting an app hears why not at once;
+// every dial is still checked again.
 func (g *Guard) CheckURL(ctx context.Context, host, port string) error {
 	if g.allow.allowsHost(net.JoinHostPort(host, port)) {
 		return nil
@@ -83,11 +75,9 @@ func (g *Guard) CheckURL(ctx context.Context, host, port string) error {
 	return nil
 }
 
-// Transport is the HTTP transport every outside request of Hub uses
-// (webhook posts, MCP sessions, web pages): each connection dialled
-// through the guard, never through a proxy (the check must see the
-// server's own address, and HTTP_PROXY could point anywhere), with
-// response headers bounded by maxHeaderBytes.
+// Transport is the HTTP transport every outside request of Hub uses: each
+// connection dialled through the guard, never through a proxy (the check
+// must see the server's own address).
 func (g *Guard) Transport(maxHeaderBytes int64) *http.Transport {
 	return &http.Transport{
 		Proxy:                  nil,

@@ -11,11 +11,8 @@ import (
 )
 
 // NetReason says in a few words why a connection failed, for a message a
-// person or the model reads: "no such host", "the connection was refused".
-// It never quotes the error itself, whose text names Hub's own side of the
-// network — the resolver's address ("lookup x on 10.255.255.53:53"), the
-// local address and port of the socket — which is no one's business
-// outside the operator's logs.
+// person or the model reads. It never quotes the error, whose text names
+// Hub's own side of the network (resolver, local socket).
 func NetReason(err error) string {
 	var dns *net.DNSError
 	var cert *tls.CertificateVerificationError
@@ -67,7 +64,6 @@ func (e *LookupError) Error() string {
 // Unwrap returns the resolver's error, for logs and errors.Is.
 func (e *LookupError) Unwrap() error { return e.Err }
 
-// HostNotFound marks the error as a name that did not resolve, not a
-// blocked address: a caller outside this package tells the two apart with
-// errors.As on an interface { HostNotFound() bool }.
+// HostNotFound marks a name that did not resolve, not a blocked address,
+// for errors.As on an interface { HostNotFound() bool }.
 func (e *LookupError) HostNotFound() bool { return true }

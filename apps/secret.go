@@ -11,8 +11,7 @@ import (
 )
 
 // EnvSecretKey names the operator's key connection secrets are sealed with:
-// 32 random bytes, base64 (`openssl rand -base64 32`). `hub dev` makes one
-// in its data dir; without one, no secret can be stored.
+// 32 random bytes, base64 (`openssl rand -base64 32`).
 const EnvSecretKey = "HUB_SECRET_KEY"
 
 // SecretKeySize is the key's length in bytes (AES-256).
@@ -21,10 +20,8 @@ const SecretKeySize = 32
 // ErrNoSecretKey is what sealing or opening without a key returns.
 var ErrNoSecretKey = errors.New(EnvSecretKey + " is not set, so Hub cannot keep connection secrets")
 
-// SecretBox seals connection secrets (an MCP server's bearer token) for the
-// database with AES-256-GCM: a fresh random nonce per secret, written in
-// front of the ciphertext, so the same secret sealed twice looks different
-// and a changed byte fails to open. The key never leaves the process.
+// SecretBox seals connection secrets for the database with AES-256-GCM, a
+// fresh random nonce in front of each ciphertext.
 type SecretBox struct {
 	aead cipher.AEAD
 }
@@ -52,9 +49,8 @@ func NewSecretKey() string {
 	return base64.StdEncoding.EncodeToString(key)
 }
 
-// NewSecretBox returns a box for key; a nil or empty key gives a box that
-// refuses to seal and open (ErrNoSecretKey), so Hub runs without one until
-// someone stores a secret.
+// NewSecretBox returns a box for key; an empty key gives a box that refuses
+// to seal and open (ErrNoSecretKey), so Hub runs without one.
 func NewSecretBox(key []byte) (*SecretBox, error) {
 	if len(key) == 0 {
 		return &SecretBox{}, nil

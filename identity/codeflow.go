@@ -9,12 +9,10 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// The browser's sign-in through the provider is the authorization-code
-// flow with PKCE (S256), run by the api (api/oidc_login.go): the provider's
-// tokens go from its token endpoint to Hub and never to the browser.
+// The browser's sign-in is the authorization-code flow with PKCE (S256),
+// run by api/oidc_login.go: the provider's tokens never reach the browser.
 
-// scopes are the scopes the sign-in asks for: openid, and the claims a
-// person's name is taken from.
+// scopes are openid and the claims a person's name is taken from.
 var scopes = []string{oidc.ScopeOpenID, "profile", "email"}
 
 // oauth2Config is the client's configuration at the provider.
@@ -47,10 +45,9 @@ func (v *Verifier) AuthCodeURL(ctx context.Context, redirectURL, state, nonce, v
 // token.
 var ErrExchange = errors.New("the identity provider refused the sign-in's code")
 
-// Exchange trades a sign-in's code for the provider's tokens, with the
-// PKCE verifier, and returns the subject of its ID token: checked as
-// Verify checks a token, but with the client id as its audience (an ID
-// token names the client) and its nonce the sign-in's.
+// Exchange trades a sign-in's code for the provider's tokens and returns
+// the subject of its ID token, checked as Verify checks a token but with
+// the client id as its audience and the sign-in's nonce.
 func (v *Verifier) Exchange(ctx context.Context, redirectURL, code, verifier, nonce string) (Subject, error) {
 	conf, err := v.oauth2Config(ctx, redirectURL)
 	if err != nil {
@@ -77,8 +74,7 @@ func (v *Verifier) Exchange(ctx context.Context, redirectURL, code, verifier, no
 		return sub, err
 	}
 	// Many providers put the profile in the userinfo answer rather than in
-	// the ID token: the name is read there, when the provider has one and
-	// it answers for the same subject (else the person gets the default).
+	// the ID token; it counts only for the same subject.
 	if info, err := v.provider.Load().UserInfo(cctx, oauth2.StaticTokenSource(tok)); err == nil && info.Subject == sub.Subject {
 		var claims nameClaims
 		if info.Claims(&claims) == nil {

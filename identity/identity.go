@@ -1,10 +1,8 @@
 // Package identity verifies the tokens of an OpenID Connect provider the
-// operator points Hub at (HUB_OIDC_ISSUER): an access or ID token (a JWT)
-// sent as a bearer is checked against the provider's discovery document
-// and its keys (JWKS) by github.com/coreos/go-oidc — issuer, audience,
-// expiry, signature and algorithm; an unknown key id makes it fetch the
-// keys again, so a key the provider rotated in is taken at once. Nothing
-// here parses or checks a JWT by hand.
+// operator points Hub at (HUB_OIDC_ISSUER): a bearer JWT is checked against
+// the provider's discovery document and keys by github.com/coreos/go-oidc,
+// which fetches the keys again for an unknown key id. Nothing here parses a
+// JWT by hand.
 package identity
 
 import (
@@ -24,23 +22,20 @@ import (
 
 // Config is where the provider is and which tokens of it Hub takes.
 type Config struct {
-	// Issuer is the provider's issuer URL (HUB_OIDC_ISSUER); its discovery
-	// document is Issuer + "/.well-known/openid-configuration". Empty:
-	// OpenID Connect is off and only Hub's own tokens sign in.
+	// Issuer is the provider's issuer URL (HUB_OIDC_ISSUER); empty: OpenID
+	// Connect is off and only Hub's own tokens sign in.
 	Issuer string
 	// ClientID is Hub's client at the provider (HUB_OIDC_CLIENT_ID).
 	ClientID string
-	// Audience is the audience a token must name in its aud claim
-	// (HUB_OIDC_AUDIENCE; empty: ClientID, which is the aud of an ID token
-	// and, at most providers, of an access token issued to that client).
+	// Audience is the aud a token must name (HUB_OIDC_AUDIENCE; empty:
+	// ClientID, the aud of an ID token and at most providers of an access
+	// token issued to that client).
 	Audience string
-	// ClientSecret is the client's secret at the provider for a
-	// confidential client (HUB_OIDC_CLIENT_SECRET); empty: a public client,
-	// which the authorization-code flow's PKCE alone protects.
+	// ClientSecret is a confidential client's secret
+	// (HUB_OIDC_CLIENT_SECRET); empty: a public client, protected by PKCE.
 	ClientSecret string
-	// RedirectURL is the browser sign-in's callback as registered at the
-	// provider (HUB_OIDC_REDIRECT_URL); empty: derived from each request
-	// (its scheme and host + /api/session/oidc/callback).
+	// RedirectURL is the sign-in's callback as registered at the provider
+	// (HUB_OIDC_REDIRECT_URL); empty: derived from each request.
 	RedirectURL string
 }
 
@@ -70,31 +65,25 @@ func (c Config) Check() error {
 	return nil
 }
 
-// Subject is who a verified token names: the provider's subject (Issuer
-// and Subject together name one person for good) and the name the
-// provider gives them.
+// Subject is who a verified token names: Issuer and Subject together name
+// one person for good.
 type Subject struct {
 	Issuer  string
 	Subject string
-	// Name is the token's name claim, else preferred_username, else email;
-	// "" when it has none.
-	Name string
+	Name    string // the provider's name for them (nameClaims.name)
 }
 
-// ErrRefused is a token that is not good: a bad signature, an algorithm
-// the provider does not sign with (none included), another issuer or
-// audience, an expired token, no subject.
+// ErrRefused is a token that is not good (signature, algorithm, issuer,
+// audience, expiry or subject).
 var ErrRefused = errors.New("the identity provider's token is refused")
 
-// ErrUnreachable is a provider whose discovery document could not be read
-// (down, or its issuer is not the configured one): no token of it can be
-// checked now. Hub's own tokens are unaffected.
+// ErrUnreachable is a provider whose discovery document could not be read:
+// no token of it can be checked now.
 var ErrUnreachable = errors.New("the identity provider cannot be reached")
 
 // Verifier checks tokens of one provider. It reads the discovery document
-// on the first token it is given, not at start, so a provider that is down
-// when Hub starts stops nobody who signs in with a Hub token; until it
-// answers, each token retries it.
+// on the first token, not at start, so a provider that is down stops nobody
+// who signs in with a Hub token; until it answers, each token retries it.
 type Verifier struct {
 	cfg    Config
 	client *http.Client
@@ -106,9 +95,8 @@ type Verifier struct {
 
 // New returns the verifier of cfg's provider; client makes its requests
 // (nil: one with a 10-second timeout). The issuer is the operator's
-// configuration, not a user's input, so its requests do not pass the
-// outbound-address guard of connected apps (apps.CheckURL): a provider on
-// a private network or on loopback is allowed.
+// configuration, not a user's input, so its requests skip the connected
+// apps' address guard: a provider on a private network is allowed.
 func New(cfg Config, client *http.Client) *Verifier {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
@@ -165,10 +153,9 @@ func (c nameClaims) name() string {
 	return ""
 }
 
-// discover reads the discovery document once it answers; the keys are
-// read as tokens need them (go-oidc's RemoteKeySet). Tokens that come
-// while it is being read wait for that one read (each no longer than its
-// request), so a provider that hangs costs one request at a time.
+// discover reads the discovery document once it answers; the keys are read
+// as tokens need them. Tokens that come meanwhile wait for that one read, so
+// a provider that hangs costs one request at a time.
 func (v *Verifier) discover(ctx context.Context) (*oidc.IDTokenVerifier, error) {
 	if verifier := v.verifier.Load(); verifier != nil {
 		return verifier, nil
@@ -177,15 +164,14 @@ func (v *Verifier) discover(ctx context.Context) (*oidc.IDTokenVerifier, error) 
 		if verifier := v.verifier.Load(); verifier != nil {
 			return verifier, nil
 		}
-		// The key set keeps the context it is made with for its later
-		// fetches: the request's values (the client), never its end; the
-		// client's timeout bounds each fetch.
+		// The key set keeps this context for later fetches: the request's
+		// values (the client), never its end.
 		p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), v.client), v.cfg.Issuer)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 		}
-		// The algorithms are the ones the discovery document lists (RS256
-		// when it lists none); go-oidc never takes "none".
+		// The algorithms are those the discovery document lists; go-oidc
+		// never takes "none".
 		verifier := p.Verifier(&oidc.Config{ClientID: v.cfg.audience()})
 		v.provider.Store(p)
 		v.verifier.Store(verifier)

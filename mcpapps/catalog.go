@@ -22,22 +22,18 @@ import (
 
 // Limits of a listing.
 const (
-	// MaxTools is the most tools one server's listing keeps; the rest
-	// are left out (and noted). The offer shows far fewer.
+	// MaxTools is the most tools one listing keeps; the rest are noted.
 	MaxTools = 500
-	// MaxSchemaBytes bounds one tool's input schema: a schema larger than
-	// this is skipped (and noted), not cut. 4 KiB holds the largest real
-	// tools' schemas and keeps the largest offered tool within
+	// MaxSchemaBytes bounds one tool's input schema; a larger one is skipped
+	// (and noted). 4 KiB holds real tools' schemas within
 	// assistant.AppToolBudget (SampleTools).
 	MaxSchemaBytes = 4 << 10
 	// MaxDescription bounds a tool's description, in characters.
 	MaxDescription = 1024
-	// DefaultTTL is how old a listing may be before a turn lists the
-	// server again.
+	// DefaultTTL is how old a listing may be before a turn lists it again.
 	DefaultTTL = 10 * time.Minute
 	// DefaultRetryFailing is how often a process lists a failing server
-	// again when turns start in its space: in the background, so no turn
-	// waits for a server known to fail.
+	// again, in the background, when turns start in its space.
 	DefaultRetryFailing = time.Minute
 )
 
@@ -51,18 +47,16 @@ type Options struct {
 	Timeout time.Duration
 	// CallTimeout bounds a write call; zero is DefaultCallTimeout.
 	CallTimeout time.Duration
-	// TTL is how old a listing may be before a turn refreshes it; zero
-	// is DefaultTTL.
+	// TTL: zero is DefaultTTL.
 	TTL time.Duration
-	// RetryFailing is how often a failing server is listed again; zero
-	// is DefaultRetryFailing.
+	// RetryFailing: zero is DefaultRetryFailing.
 	RetryFailing time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
 
 // Catalog lists, keeps and calls the tools of a Hub's MCP servers. Make
-// one per process (wiring) and Close it at shutdown.
+// one per process and Close it at shutdown.
 type Catalog struct {
 	ws   *workspace.Service
 	o    Options
@@ -124,8 +118,7 @@ func New(ws *workspace.Service, o Options) *Catalog {
 		retried: map[string]time.Time{}, bg: bg, stopBG: stop}
 }
 
-// Close ends the sessions Hub holds (and waits until they are closed)
-// and closes idle connections.
+// Close ends the sessions Hub holds, waiting until they are closed.
 func (c *Catalog) Close() {
 	c.mu.Lock()
 	ws := c.watch
@@ -200,9 +193,8 @@ type ListedTool struct {
 	ReadOnly bool
 }
 
-// Refresh lists the server's tools now and keeps the listing (or why it
-// failed) on the connection. A failure is no error: it is the listing's
-// Failure, recorded for the instructions.
+// Refresh lists the server's tools now and keeps the listing on the
+// connection. A failure is no error but the listing's Failure.
 func (c *Catalog) Refresh(ctx context.Context, spaceID, connID string) (Listing, error) {
 	t, err := c.ws.AppTarget(ctx, spaceID, connID)
 	if err != nil {
@@ -213,14 +205,12 @@ func (c *Catalog) Refresh(ctx context.Context, spaceID, connID string) (Listing,
 
 func (c *Catalog) refresh(ctx context.Context, t workspace.AppTarget) (Listing, error) {
 	l, failure := c.list(ctx, t)
-	// Microseconds: what every engine keeps, so the definitions built
+	// Microseconds, as every engine keeps them, so the definitions built
 	// here are found again by the listing's time read back.
 	at := c.o.Now().Truncate(time.Microsecond)
 	raw := ""
 	if failure == "" {
-		// Compiled now, so a schema that cannot be used is skipped and
-		// named in the listing rather than silently never offered.
-		c.build(t.Connection, at, &l)
+		c.build(t.Connection, at, &l) // a schema that cannot be used is named in the listing
 		b2, err := json.Marshal(l)
 		if err != nil {
 			return Listing{}, fmt.Errorf("listing of %s: %w", t.ID, err)
@@ -335,14 +325,11 @@ type App struct {
 	Tools []*tools.Definition
 }
 
-// Apps returns the space's MCP servers that work, each with its tools.
-// With refresh, a listing older than the TTL (or none) is listed again
-// first, every stale server at once and each within the timeout (racing
-// turns share one listing of a server); one that fails is recorded as
-// failing and left out, so the turn goes on without it. A server already
-// failing is listed again in the background, at most every RetryFailing,
-// and left out of this turn: no turn waits for a server known to fail. A
-// disabled server is left out.
+// Apps returns the space's enabled MCP servers that work, each with its
+// tools. With refresh, every listing older than the TTL is listed again
+// first, at once (racing turns share one listing of a server); one that
+// fails is left out. A server already failing is listed again in the
+// background, at most every RetryFailing: no turn waits for it.
 func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App, error) {
 	if c == nil {
 		return nil, nil
@@ -376,9 +363,14 @@ func (c *Catalog) Apps(ctx context.Context, spaceID string, refresh bool) ([]App
 		}
 		wg.Wait()
 	}
+	return c.listed(ctx, targets, func(t workspace.AppTarget) bool { return t.Enabled && t.Failure == "" })
+}
+
+// listed returns the listed targets keep lets through, each with its tools.
+func (c *Catalog) listed(ctx context.Context, targets []workspace.AppTarget, keep func(workspace.AppTarget) bool) ([]App, error) {
 	var out []App
 	for _, t := range targets {
-		if !t.Enabled || t.Failure != "" || t.ToolsListedAt == nil {
+		if t.ToolsListedAt == nil || !keep(t) {
 			continue
 		}
 		defs, err := c.definitions(ctx, t)
@@ -411,11 +403,9 @@ func (c *Catalog) retryInBackground(t workspace.AppTarget) {
 }
 
 // Definitions returns the tools of every listed MCP server of the space,
-// failing ones included, from the kept listings (nothing is asked of the
-// servers): what a call runs against. A write held while its server
-// worked is still found at Apply after the server failed (the call then
-// fails on its own, nothing sent); a switched-off server's tools are
-// refused when they run.
+// failing and switched-off ones included, from the kept listings: what a
+// call runs against, so a write held while its server worked is still
+// found at Apply (and fails or is refused when it runs).
 func (c *Catalog) Definitions(ctx context.Context, spaceID string) ([]*tools.Definition, error) {
 	if c == nil {
 		return nil, nil
@@ -424,23 +414,16 @@ func (c *Catalog) Definitions(ctx context.Context, spaceID string) ([]*tools.Def
 	if err != nil {
 		return nil, err
 	}
+	listed, err := c.listed(ctx, targets, func(workspace.AppTarget) bool { return true })
 	var out []*tools.Definition
-	for _, t := range targets {
-		if t.ToolsListedAt == nil {
-			continue
-		}
-		defs, err := c.definitions(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, defs...)
+	for _, a := range listed {
+		out = append(out, a.Tools...)
 	}
-	return out, nil
+	return out, err
 }
 
-// definitions builds (once per listing) the tools of a connection. The
-// listing itself is read only when this process has not built it: the
-// targets come without it.
+// definitions builds (once per listing) the tools of a connection, reading
+// the listing only when this process has not built it.
 func (c *Catalog) definitions(ctx context.Context, t workspace.AppTarget) ([]*tools.Definition, error) {
 	c.mu.Lock()
 	b, ok := c.built[t.ID]

@@ -17,22 +17,17 @@ import (
 
 // Bounds of one exchange with an MCP server.
 const (
-	// DefaultTimeout bounds a listing or a read tool's call. A turn waits
-	// for a server's first listing and for one older than the TTL, so a
-	// server that starts hanging costs one turn this long; once it is
-	// known to fail, it is listed again in the background (RetryFailing).
+	// DefaultTimeout bounds a listing or a read tool's call: a server that
+	// starts hanging costs one turn this long, then it is known to fail.
 	DefaultTimeout = 10 * time.Second
-	// DefaultCallTimeout bounds a write tool's call (Apply waits for it),
-	// as a webhook's post.
+	// DefaultCallTimeout bounds a write tool's call, as a webhook's post.
 	DefaultCallTimeout = apps.DefaultTimeout
-	// MaxResponseBytes bounds one HTTP answer of a server (a listing of a
-	// few hundred tools fits many times over).
+	// MaxResponseBytes bounds one HTTP answer of a server.
 	MaxResponseBytes = 4 << 20
 )
 
-// httpClient is the client every exchange uses: the guard's dialer, never
-// a proxy (the check must see the server's own address), no redirects
-// beyond apps.MaxRedirects, answers cut at MaxResponseBytes.
+// newHTTPClient is the client every exchange uses: the guard's transport,
+// no redirects beyond apps.MaxRedirects.
 func newHTTPClient(guard *apps.Guard) *http.Client {
 	return &http.Client{Transport: guard.Transport(64 << 10), CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) > apps.MaxRedirects {
@@ -55,8 +50,7 @@ func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // sameOrigin refuses a redirect to another origin: the secret was entered
 // for this server only, and an added header is not stripped on a
-// cross-host hop as a header of the first request is (nor kept off plain
-// http after https). Streamable HTTP needs no redirect elsewhere.
+// cross-host hop as a header of the first request is.
 func sameOrigin(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if origin(req.URL) != origin(via[0].URL) {
@@ -66,12 +60,10 @@ func sameOrigin(next func(*http.Request, []*http.Request) error) func(*http.Requ
 	}
 }
 
-// boundKey holds, in a session's context, the context that bounds it.
-// The SDK sends some requests on a context detached from the caller's
-// (notifications/cancelled after a call timed out, with 5 s of its own),
-// and a failed Connect waits for them while closing: against a server
-// that hangs, a 300 ms listing then took 5 s. A request that starts after
-// its session's bound is done is refused at once instead.
+// boundKey holds, in a session's context, the context that bounds it. The
+// SDK sends some requests on a detached context (notifications/cancelled,
+// with 5 s of its own), and a failed Connect waits for them while closing;
+// a request that starts after its session's bound is done is refused.
 type boundKey struct{}
 
 func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -94,9 +86,9 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// session opens an MCP session with the server at rawURL. watch, when set,
-// keeps the server's stream of notifications open and hears when its tools
-// change; otherwise the session only sends requests.
+// session opens an MCP session with the server at rawURL. onToolsChanged,
+// when set, keeps the server's notification stream open to hear its tools
+// change.
 func (c *Catalog) session(ctx context.Context, rawURL, secret string, onToolsChanged func()) (*mcp.ClientSession, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -134,9 +126,8 @@ func reason(ctx context.Context, err error, limit time.Duration) string {
 	return "it did not answer as an MCP server"
 }
 
-// closeSession ends a session without waiting for it: closing sends the
-// server a DELETE that a server which hangs keeps waiting for seconds
-// (the SDK bounds it at 5 s), and no caller needs its answer.
+// closeSession ends a session without waiting: closing sends a DELETE a
+// hanging server keeps waiting for, and no caller needs its answer.
 func closeSession(cs *mcp.ClientSession) {
 	go func() { _ = cs.Close() }()
 }

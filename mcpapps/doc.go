@@ -3,13 +3,10 @@
 // listing in the database, turns each listed tool into a tools.Definition
 // the bounded offer can show, and calls it.
 //
-// Every connection goes through the private-network guard (apps.Guard, the
-// dialer webhooks and web pages use), a bearer secret is opened from its
-// sealed form only to be sent, and everything is bounded: one listing or
-// read within Options.Timeout, a write within Options.CallTimeout, answers
-// by size. A server that hangs or answers garbage is recorded as failing
-// (the instructions name it, its tools are not offered) and the turn goes
-// on without it.
+// Every connection goes through the private-network guard (apps.Guard), a
+// bearer secret is opened only to be sent, and everything is bounded in time
+// and size. A server that hangs or answers garbage is recorded as failing
+// and the turn goes on without it.
 //
 // A tool with readOnlyHint runs at once as a read; every other tool is an
 // outside write: held for Apply whatever the write policy and run by

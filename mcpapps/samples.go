@@ -10,11 +10,8 @@ import (
 )
 
 // SampleTools are an MCP server's read tool and write tool as Hub offers
-// them, made by the real wrapper (define) from listings at the limits a
-// listing keeps: a title, a description of MaxDescription characters and
-// an input schema just under MaxSchemaBytes. The prompt catalog (GET
-// /api/prompts) shows them, so the largest MCP tool a turn can be offered
-// is held to its budget like Hub's own.
+// them, at the limits a listing keeps, so the prompt catalog (GET
+// /api/prompts) holds the largest MCP tool to its budget like Hub's own.
 func SampleTools() []*tools.Definition {
 	conn := workspace.Connection{ID: "conn_sample0000", Name: "Tracker", Kind: workspace.ConnectionMCP}
 	desc := sampleDescription()

@@ -20,7 +20,7 @@ import (
 const Product = "mcp"
 
 // maxStructuredBytes bounds the structured content a result keeps; larger
-// is left out (the text content is kept, cut to the tool-result bound).
+// is left out.
 const maxStructuredBytes = 16 << 10
 
 // define turns a listed tool into a Hub tool. readOnlyHint makes it a read
@@ -68,11 +68,8 @@ func (c *Catalog) usable(ctx context.Context, spaceID, connID string) (workspace
 	return t, nil
 }
 
-// call runs one tool call on the server. For a write, what reached the
-// server decides the error: no session means nothing was sent (failed); a
-// session and no answer means it may have acted (outcome unknown, which
-// Apply reports and never resends on its own); an answer with isError or a
-// protocol error is failed with the server's words.
+// call runs one tool call on the server. For a write, a session without an
+// answer means it may have acted: the outcome is unknown.
 func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label string, write bool, input json.RawMessage) (tools.Result, error) {
 	t, err := c.usable(ctx, env.SpaceID, connID)
 	if err != nil {
@@ -95,8 +92,7 @@ func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label s
 		return tools.Result{}, tools.Errorf(tools.CodeFailed, "Hub could not reach %s (%s), so nothing was sent", t.Name, why)
 	}
 	defer closeSession(cs)
-	// Hub's stable call id goes along, for a server that keeps one (MCP
-	// has no idempotency key of its own).
+	// Hub's stable call id goes along: MCP has no idempotency key.
 	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: input, Meta: mcp.Meta{"hub/callId": env.CallID}})
 	if err != nil {
 		var wire *jsonrpc.Error
@@ -158,8 +154,8 @@ func contentText(cs []mcp.Content) string {
 	return tools.HeadAndTail(workspace.CleanText(strings.Join(parts, "\n")), tools.MaxResultChars)
 }
 
-// recordFailure keeps why Hub could not reach a server, so the
-// instructions name it until a listing works again. Best effort.
+// recordFailure keeps why Hub could not reach a server, until a listing
+// works again. Best effort.
 func (c *Catalog) recordFailure(ctx context.Context, t workspace.AppTarget, why string) {
 	if why == t.Failure {
 		return

@@ -12,16 +12,15 @@ import (
 )
 
 // watcher is a session Hub holds with a server after listing it, to hear
-// notifications/tools/list_changed: the server's word that its tools
-// changed makes Hub list them again at once. A session that ends is
-// dropped; the next listing opens another.
+// notifications/tools/list_changed and list its tools again at once. A
+// session that ends is dropped; the next listing opens another.
 type watcher struct {
 	stop    context.CancelFunc // ends the watch; its goroutine closes the session as it returns
 	holding atomic.Bool        // the session is open and listened to
 }
 
-// MaxHeldSessions bounds the sessions one process holds to hear tools
-// change. Past it a server's listing is only refreshed by the TTL.
+// MaxHeldSessions bounds the sessions one process holds; past it a
+// server's listing is only refreshed by the TTL.
 const MaxHeldSessions = 200
 
 // watchTools holds a session with the server unless one is held already.
@@ -71,15 +70,13 @@ func (c *Catalog) hold(ctx context.Context, w *watcher, t workspace.AppTarget) {
 	defer func() { _ = cs.Close() }()
 	done := make(chan struct{})
 	go func() { _ = cs.Wait(); close(done) }()
-	// A change between the listing and this session was not heard: list
-	// once more now that every later one will be.
+	// A change between the listing and this session was not heard.
 	if !c.relist(ctx, t) {
 		return
 	}
 	w.holding.Store(true)
 	// Every TTL the connection is read again: one deleted, switched off or
-	// moved (through another process, which cannot Forget it here) ends
-	// the session, and its secret is dropped with it.
+	// moved through another process ends the session.
 	check := time.NewTicker(c.o.TTL)
 	defer check.Stop()
 	for {
@@ -115,8 +112,7 @@ func (c *Catalog) relist(ctx context.Context, t workspace.AppTarget) bool {
 	return true
 }
 
-// Holding tells whether Hub holds a session with the connection's server
-// (it hears its tools change).
+// Holding tells whether Hub holds a session with the connection's server.
 func (c *Catalog) Holding(connID string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

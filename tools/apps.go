@@ -13,9 +13,7 @@ import (
 	"hub/workspace"
 )
 
-// Poster sends an update to a connected app. apps.Client is the one Hub
-// uses, made once by the composition root with the operator's allowlist;
-// tests pass their own.
+// Poster sends an update to a connected app (apps.Client).
 type Poster interface {
 	Post(ctx context.Context, url, idempotencyKey string, payload any) (apps.Response, error)
 }
@@ -27,8 +25,7 @@ type ConnectionData struct {
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
 	Enabled bool   `json:"enabled"`
-	// Failure says why Hub's last post to it failed (it needs
-	// reconnecting); absent when it worked.
+	// Failure says why Hub's last post to it failed; absent when it worked.
 	Failure string `json:"failure,omitempty"`
 }
 
@@ -36,8 +33,7 @@ type ConnectionData struct {
 type ListConnectionsInput struct{}
 
 // ListConnections is hub_list_connections: the space's connected apps by
-// name and kind. A guest is refused before it runs (CheckAccess), and the
-// domain gives a guest none anyway.
+// name and kind (none for a guest, whom CheckAccess refuses anyway).
 var ListConnections = Define(Spec{
 	Name: "hub_list_connections", Area: AreaApps,
 	Description: "List the apps connected to this space (webhooks, e.g. a team channel, and MCP servers, whose tools are named mcp_…) with their ids, names and kinds. Use a webhook's id with apps_post_update.",
@@ -81,16 +77,8 @@ type updatePayload struct {
 	SentBy string `json:"sentBy"`
 }
 
-// PostUpdate makes apps_post_update, which posts through c. It always waits
-// for the person's Apply and runs outside any Hub transaction, keyed by
-// Hub's call id (the Idempotency-Key header), so a resent Apply is one post
-// to an app that honours the key.
-//
-// The client's errors become tool errors: a refusal before sending is
-// refused; an error status is failed with the status; no connection is
-// failed with "nothing was sent"; and an exchange that ended without an
-// answer after the request went out is an OutcomeUnknown error (Apply
-// reports such a call as unknown and does not resend it on its own).
+// PostUpdate makes apps_post_update, which posts through c keyed by Hub's
+// call id, so a resent Apply is one post to an app that honours the key.
 func PostUpdate(c Poster) *Definition {
 	return Define(Spec{
 		Name: "apps_post_update", Area: AreaApps, IsWrite: true, Risk: RiskMedium,
@@ -137,8 +125,7 @@ func PostUpdate(c Poster) *Definition {
 }
 
 // postableConnection checks an update and finds the connected app it goes
-// to, for the preview (so a held call already names a real app) and again
-// when it runs (the app may have been removed or switched off since).
+// to, for the preview and again when it runs (the app may have changed).
 func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (workspace.Connection, error) {
 	if strings.TrimSpace(in.Text) == "" {
 		return workspace.Connection{}, &workspace.InvalidError{Path: "/text", Message: "the update has no text"}
@@ -163,34 +150,29 @@ func postableConnection(ctx context.Context, env Env, in PostUpdateInput) (works
 		return workspace.Connection{}, Errorf(CodeRefused, "%s is %s, which cannot take posted updates", conn.Name, workspace.WithArticle(conn.Kind))
 	case !conn.Enabled:
 		return workspace.Connection{}, Errorf(CodeRefused, "%s is switched off in this space's connected apps", conn.Name)
-	case conn.URL == "":
-		// Only the roles that manage connections read the URL; the others
-		// are refused earlier, this is the domain's word on it.
+	case conn.URL == "": // the domain shows the URL only to who may post
 		return workspace.Connection{}, Errorf(CodeForbidden, "you may not post to %s", conn.Name)
 	}
 	return conn, nil
 }
 
-// recordPost keeps whether the app took the post, so the instructions can
-// name it as failing (to reconnect) until a post works again. An answer
-// that never came (ErrUnknown) says nothing about the app. Recording is
-// best effort: the post's own outcome is what the call reports.
+// recordPost keeps whether the app took the post, so the instructions name
+// it as failing until a post works again. A lost answer (ErrUnknown) says
+// nothing about the app. Best effort: the call reports the post's outcome.
 func recordPost(ctx context.Context, env Env, conn workspace.Connection, err error) {
 	failure := ""
 	var status *apps.StatusError
+	var refused *apps.RefusedError
 	switch {
 	case err == nil:
 	case errors.As(err, &status):
 		failure = fmt.Sprintf("it answered %d %s", status.Status, http.StatusText(status.Status))
 	case errors.Is(err, apps.ErrUnreachable):
 		failure = "Hub could not connect to it"
+	case errors.As(err, &refused):
+		failure = "Hub refused to post to it: " + refused.Reason
 	case errors.Is(err, apps.ErrRefused):
-		var refused *apps.RefusedError
-		if errors.As(err, &refused) {
-			failure = "Hub refused to post to it: " + refused.Reason
-		} else {
-			failure = "Hub refused to post to it"
-		}
+		failure = "Hub refused to post to it"
 	default:
 		return
 	}

@@ -30,36 +30,29 @@ const (
 	RiskHigh   Risk = "high"
 )
 
-// Env is what a tool runs with: the domain service (bound to the call's
-// transaction for writes), who acts, in which space, with which role, under
-// which settings, and for which call.
+// Env is what a tool runs with.
 type Env struct {
+	// Workspace is bound to the call's transaction for writes.
 	Workspace *workspace.Service
 	// Files reads the space's attached files (nil: none can be read).
-	Files   FileReader
-	Actor   workspace.Actor
-	SpaceID string
-	Role    workspace.Role
-	// Settings are the acting person's assistant settings: write policy,
-	// allowed write areas, connected-app writes.
-	Settings workspace.Settings
-	// CallID is Hub's stable id of this call; outside writes send it as
-	// their idempotency key.
+	Files    FileReader
+	Actor    workspace.Actor
+	SpaceID  string
+	Role     workspace.Role
+	Settings workspace.Settings // the acting person's assistant settings
+	// CallID is Hub's stable id of this call, outside writes' idempotency key.
 	CallID string
 	// Applying is set when the person's Apply runs a held call: the write
 	// policy lets it through (every other check runs again).
 	Applying bool
-	// Known maps the ids of records the turn knows to their titles, so a
-	// preview names records as people do.
+	// Known maps the ids of records the turn knows to their titles.
 	Known map[string]string
-	// EarlierCalls counts the calls of each tool its turn made before this
-	// one (earlier steps, and earlier calls of this step), whatever became
-	// of them: what a per-turn limit (WebSearchesPerTurn) is counted on.
-	// Empty outside a turn (an Apply).
+	// EarlierCalls counts each tool's calls made earlier in the turn,
+	// whatever became of them (per-turn limits count attempts); empty
+	// outside a turn.
 	EarlierCalls map[string]int
-	// Registry is the registry the call is dispatched from (Dispatch sets
-	// it): the help tools search it, so they find the tools this call may
-	// reach, a space's MCP tools among them.
+	// Registry is the one Dispatch runs from, so the help tools find what
+	// this call may reach, a space's MCP tools among them.
 	Registry *Registry
 }
 
@@ -70,9 +63,8 @@ type Result struct {
 	Summary string
 	Data    any
 	Refs    []workspace.Ref
-	// Held is set when the write was not run but held for the person's
-	// Apply; Summary is then its preview and Input the prepared input Apply
-	// will run, exactly as previewed.
+	// Held: the write waits for Apply; Summary is its preview and Input the
+	// prepared input Apply will run.
 	Held  bool
 	Input json.RawMessage
 }
@@ -85,29 +77,22 @@ type Spec struct {
 	IsWrite     bool
 	Risk        Risk
 	Undoable    bool
-	// OutsideTransaction marks a network write: it never runs inside a Hub
-	// transaction.
+	// OutsideTransaction marks a network write, never run in a transaction.
 	OutsideTransaction bool
-	// AlwaysHold makes the write wait for the person's Apply whatever the
-	// write policy.
+	// AlwaysHold: the write waits for Apply whatever the write policy.
 	AlwaysHold bool
-	// OwnersOnly marks a tool only a space's owners may use (who is in the
-	// space and with what role): no one else is offered it, and a call
-	// from anyone else is forbidden.
+	// OwnersOnly: only a space's owners are offered it or may call it.
 	OwnersOnly bool
 	// App is set for a connected app's tool.
 	App *AppMeta
-	// NoSpace marks a tool that does not act in a space (the help tools):
-	// a turn that may act in several spaces offers it no space argument.
+	// NoSpace: the tool acts in no space and takes no space argument.
 	NoSpace bool
-	// AreaOfSteps marks a tool whose writes are those of its steps
-	// (hub_run_workflow): the person's allowed write areas are checked on
-	// each step's tool, not on its own area, which no settings name.
+	// AreaOfSteps: the allowed write areas are checked on each step's tool
+	// (hub_run_workflow), not on this tool's area.
 	AreaOfSteps bool
-	// Personal marks a write to the acting person's own settings, not to
-	// a space's records: no write area of the settings names it. (Its
-	// Apply still runs in the space's write path, so a viewer, who may not
-	// write there, changes settings in Hub instead.)
+	// Personal marks a write to the acting person's own settings, which no
+	// write area names. Its Apply still runs in the space's write path, so
+	// a viewer changes settings in Hub instead.
 	Personal bool
 }
 
@@ -121,7 +106,7 @@ type AppMeta struct {
 // Apply and run outside any Hub transaction.
 const AreaApps = "apps"
 
-// Held tells whether a write waits for Apply whatever the write policy.
+// alwaysHeld tells whether a write waits for Apply whatever the write policy.
 func (s Spec) alwaysHeld() bool { return s.IsWrite && (s.AlwaysHold || s.Area == AreaApps) }
 
 // Definition is a registered tool.
@@ -136,25 +121,28 @@ type Definition struct {
 	preview   func(ctx context.Context, env Env, input json.RawMessage) (string, error)
 }
 
-// Option adds an optional step to a tool.
-type Option[In any] func(*hooks[In])
-
-type hooks[In any] struct {
-	prepare func(ctx context.Context, env Env, in In) (In, error)
-	preview func(ctx context.Context, env Env, in In) (string, error)
-}
+// Option adds an optional step to a tool whose input is In.
+type Option[In any] func(*Definition)
 
 // Prepare runs after validation, before any preview or write, and fixes the
 // exact records a call means (a filter becomes ids), so a held call's Apply
 // changes only what was previewed.
 func Prepare[In any](fn func(ctx context.Context, env Env, in In) (In, error)) Option[In] {
-	return func(h *hooks[In]) { h.prepare = fn }
+	return func(d *Definition) {
+		d.prepare = decoded(func(ctx context.Context, env Env, in In) (json.RawMessage, error) {
+			in, err := fn(ctx, env, in)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(in)
+		})
+	}
 }
 
 // Preview says in titles what a held call will change. A tool without one
 // gets its summary from the generic preview (its action and fields).
 func Preview[In any](fn func(ctx context.Context, env Env, in In) (string, error)) Option[In] {
-	return func(h *hooks[In]) { h.preview = fn }
+	return func(d *Definition) { d.preview = decoded(fn) }
 }
 
 // Define makes a tool whose input is the Go type In. The schema comes from
@@ -170,22 +158,9 @@ func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Re
 	if err != nil {
 		panic(err.Error())
 	}
-	var h hooks[In]
-	for _, o := range opts {
-		o(&h)
-	}
 	d.run = decoded(run)
-	if h.prepare != nil {
-		d.prepare = decoded(func(ctx context.Context, env Env, in In) (json.RawMessage, error) {
-			in, err := h.prepare(ctx, env, in)
-			if err != nil {
-				return nil, err
-			}
-			return json.Marshal(in)
-		})
-	}
-	if h.preview != nil {
-		d.preview = decoded(h.preview)
+	for _, o := range opts {
+		o(d)
 	}
 	return d
 }
@@ -222,21 +197,25 @@ func compile(spec Spec, schema json.RawMessage) (*Definition, error) {
 			spec.Risk = RiskLow
 		}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	v, err := compileSchema(schema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+	}
+	return &Definition{Spec: spec, Schema: schema, validator: v}, nil
+}
+
+func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
 	c.DefaultDraft(jsonschema.Draft2020)
 	if err := c.AddResource("tool.json", doc); err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
+		return nil, err
 	}
-	v, err := c.Compile("tool.json")
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", spec.Name, err)
-	}
-	return &Definition{Spec: spec, Schema: schema, validator: v}, nil
+	return c.Compile("tool.json")
 }
 
 // noLoader refuses every URL a schema refers to.
@@ -252,9 +231,8 @@ func (d *Definition) validate(arguments string) (json.RawMessage, *Error) {
 	if strings.TrimSpace(arguments) == "" {
 		arguments = "{}"
 	}
-	// A NUL or bytes that are not UTF-8 in a string could not be stored
-	// (and the JSON decoder would hide the latter): the model gets the
-	// field's path to correct.
+	// A NUL or bytes that are not UTF-8 in a string could not be stored (and
+	// the JSON decoder would hide the latter): the model gets the path.
 	if err := workspace.CheckJSONText([]byte(arguments)); err != nil {
 		return nil, AsError(err)
 	}
@@ -313,13 +291,10 @@ var english = message.NewPrinter(language.English)
 
 // withArticle names a JSON type as a sentence does: "a string", "an object".
 func withArticle(jsonType string) string {
-	switch jsonType {
-	case "null":
+	if jsonType == "null" {
 		return "null"
-	case "object", "array", "integer":
-		return "an " + jsonType
 	}
-	return "a " + jsonType
+	return workspace.WithArticle(jsonType)
 }
 
 // decodeError explains input that passed the schema but does not fit the Go

@@ -4,8 +4,6 @@
 // untrusted JSON and answers with a result or a structured error, never a
 // panic. The Hub tools live beside it, one file per domain.
 //
-// The model only picks among the tools a turn offers; Dispatch looks the
-// name up in that offer, validates the input against the schema, runs the
-// middleware chain (access and write checks live there, not in the prompt)
-// and then the tool.
+// The model only picks among the tools a turn offers; access and write
+// checks live in Dispatch's middleware, not in the prompt.
 package tools

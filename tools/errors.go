@@ -35,10 +35,8 @@ type Error struct {
 	Message string  `json:"message"`
 	Path    string  `json:"path,omitempty"`
 	Issues  []Issue `json:"issues,omitempty"`
-	// OutcomeUnknown is set when an outside write went out and no answer
-	// came back: it may or may not have taken effect, so Apply reports it
-	// as unknown and does not send it again on its own. The message says
-	// so in words; this flag is what code reads.
+	// OutcomeUnknown: an outside write went out and no answer came back, so
+	// Apply reports it as unknown and does not send it again on its own.
 	OutcomeUnknown bool `json:"-"`
 }
 
@@ -50,8 +48,7 @@ func Errorf(code, format string, args ...any) *Error {
 }
 
 // OutcomeUnknownf makes the error of an outside write that went out without
-// an answer (Error.OutcomeUnknown). Its message begins "The outcome is
-// unknown", for the person.
+// an answer (Error.OutcomeUnknown).
 func OutcomeUnknownf(format string, args ...any) *Error {
 	return &Error{Code: CodeFailed, Message: "The outcome is unknown: " + fmt.Sprintf(format, args...), OutcomeUnknown: true}
 }
@@ -72,7 +69,7 @@ func AsError(err error) *Error {
 	}
 	var nf *workspace.NotFoundError
 	if errors.As(err, &nf) {
-		// The path says which id; the message names none (seed 000 §4.1).
+		// The path says which id; the message names none.
 		return &Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s with the id given in this space", nf.Kind), Path: nf.Path}
 	}
 	switch {
@@ -93,11 +90,9 @@ func AsError(err error) *Error {
 // quotedID is a Hub id in a message, with the quotes around it.
 var quotedID = regexp.MustCompile(`["“]?\b([a-z]+)_[a-z2-7]{16}\b["”]?`)
 
-// WithoutIDs names a record's kind where a message would name its id
-// ("you have no skill with id "skill_…"" reads "… with id the skill"): a
-// tool error is read by the model and the person, and names no ids (seed
-// 000 §4.1). Messages are written without ids; this holds for those
-// passed on from elsewhere.
+// WithoutIDs names a record's kind where a message passed on from elsewhere
+// would name its id ("… with id "skill_…"" reads "… with id the skill"): a
+// tool error names no ids.
 func WithoutIDs(msg string) string {
 	if !strings.Contains(msg, "_") {
 		return msg

@@ -20,8 +20,7 @@ type FileReader interface {
 }
 
 // MaxFileText is how much of a text file hub_view_file returns, in
-// characters; the same bound as a page read, so one file cannot crowd the
-// transcript.
+// characters, so one file cannot crowd the transcript.
 const MaxFileText = 4_500
 
 // ViewFileInput names the file.
@@ -44,10 +43,8 @@ type FileData struct {
 	Note string `json:"note,omitempty"`
 }
 
-// ViewFile is hub_view_file: one attached file of the space. Text comes
-// back as text (bounded, with a note naming the cut); a picture or PDF
-// cannot travel in a tool result, so the result describes it and says how
-// the model gets it itself (attached to a message, as a part).
+// ViewFile is hub_view_file: one attached file of the space, as text; a
+// picture or PDF cannot travel in a tool result, so it is described.
 var ViewFile = Define(Spec{
 	Name: "hub_view_file", Area: "files",
 	Description: "Open a file attached in this space by its id (from a hub://file/<id> link). Text files come back as text (first 4,500 characters); for a picture or PDF you get its name, type and size: it reaches you only when attached to a message.",
@@ -81,14 +78,10 @@ var ViewFile = Define(Spec{
 
 // cutRunes keeps at most n characters of UTF-8 text, reporting a cut.
 func cutRunes(b []byte, n int) (string, bool) {
-	i, count := 0, 0
-	for i < len(b) && count < n {
+	i := 0
+	for count := 0; i < len(b) && count < n; count++ {
 		_, size := utf8.DecodeRune(b[i:])
-		if size == 0 {
-			break
-		}
 		i += size
-		count++
 	}
 	return string(b[:i]), i < len(b)
 }

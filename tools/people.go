@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"hub/workspace"
@@ -22,8 +24,7 @@ func toPersonData(p workspace.Person) PersonData {
 	return PersonData{ID: p.ID, Name: p.Name, FirstName: p.GivenName, Role: string(p.Role), Revision: p.Revision}
 }
 
-// personRef names a person to people as workspace.ResolveRef does: their name,
-// with their role as detail.
+// personRef names a person as workspace.ResolveRef does: name, role as detail.
 func personRef(p workspace.Person) workspace.Ref {
 	return workspace.Ref{Kind: workspace.KindPerson, ID: p.ID, Label: p.Name, Detail: string(p.Role)}
 }
@@ -45,12 +46,7 @@ var ListPeople = Define(Spec{
 	if err != nil {
 		return Result{}, err
 	}
-	var matches []workspace.Person
-	for _, p := range all {
-		if containsWords(p.Name, in.Query) {
-			matches = append(matches, p)
-		}
-	}
+	matches := slices.DeleteFunc(all, func(p workspace.Person) bool { return !containsWords(p.Name, in.Query) })
 	page, next := pageOf(matches, in.Limit, in.Offset)
 	data := struct {
 		People     []PersonData `json:"people"`
@@ -68,13 +64,10 @@ var ListPeople = Define(Spec{
 	return Result{Summary: summary, Data: data, Refs: refs}, nil
 })
 
-// Writes of the space's people. All three always wait for the person's
-// Apply, whatever the write policy: someone gaining access (an existing
-// person added by personId can open the space at once), a role changing
-// or someone losing access is not something to do before the person has
-// read it — least of all on the word of text a tool read. All three are owner
-// tools: no one else may change who is in a space, so no one else is
-// offered them (the service checks again).
+// Writes of the space's people always wait for the person's Apply: access
+// gained, changed or lost is not something to do unread, least of all on
+// the word of text a tool read. Only owners are offered them (the service
+// checks again).
 
 func personResult(summary string, p workspace.Person) Result {
 	return Result{Summary: summary, Data: struct {
@@ -91,11 +84,10 @@ type AddPersonInput struct {
 	Role      string `json:"role,omitempty" jsonschema:"enum=owner,enum=editor,enum=viewer,enum=guest" jsonschema_description:"Defaults to editor."`
 }
 
-func (in AddPersonInput) role() string {
-	if in.Role == "" {
-		return string(workspace.DefaultPersonRole)
-	}
-	return in.Role
+func (in AddPersonInput) role() string { return cmp.Or(in.Role, string(workspace.DefaultPersonRole)) }
+
+func (in AddPersonInput) person() workspace.NewPerson {
+	return workspace.NewPerson{PersonID: in.PersonID, Name: in.Name, FirstName: in.FirstName, Role: workspace.Role(in.Role)}
 }
 
 // AddPerson is hub_add_person: adds someone to the space through the same
@@ -104,25 +96,23 @@ var AddPerson = Define(Spec{
 	Name: "hub_add_person", Area: "people", IsWrite: true, Risk: RiskMedium, Undoable: true, AlwaysHold: true, OwnersOnly: true,
 	Description: "Add a person to this space with a role (owner, editor, viewer, guest; default editor): a new person by name, or someone from another of your spaces by personId. Check hub_list_people first: someone already in the space is not added twice.",
 }, func(ctx context.Context, env Env, in AddPersonInput) (Result, error) {
-	p, err := env.Workspace.AddPerson(ctx, env.Actor, env.SpaceID, workspace.NewPerson{PersonID: in.PersonID, Name: in.Name,
-		FirstName: in.FirstName, Role: workspace.Role(in.Role)})
+	p, err := env.Workspace.AddPerson(ctx, env.Actor, env.SpaceID, in.person())
 	if err != nil {
 		return Result{}, err
 	}
 	return personResult(fmt.Sprintf("Added %s as %s.", ListTitles([]Titled{{Title: p.Name}}), p.Role), p), nil
 }, Preview(func(ctx context.Context, env Env, in AddPersonInput) (string, error) {
-	if err := workspace.CheckNewPerson(workspace.NewPerson{PersonID: in.PersonID, Name: in.Name, FirstName: in.FirstName, Role: workspace.Role(in.Role)}); err != nil {
+	if err := workspace.CheckNewPerson(in.person()); err != nil {
 		return "", err
 	}
-	name := strings.TrimSpace(in.Name)
 	if in.PersonID != "" {
-		if label, ok := env.Known[in.PersonID]; ok {
-			name = label
-		} else {
+		name, ok := env.Known[in.PersonID]
+		if !ok {
 			name = "someone from another of your spaces"
 		}
 		return fmt.Sprintf("Add %s to this space as %s.", quoted(name), in.role()), nil
 	}
+	name := strings.TrimSpace(in.Name)
 	if name == "" {
 		return "", &workspace.InvalidError{Path: "/name", Message: "a name is required"}
 	}
@@ -137,8 +127,7 @@ func quoted(name string) string {
 	return "“" + name + "”"
 }
 
-// UpdatePersonInput is hub_update_person's input. Only the fields given
-// change.
+// UpdatePersonInput is hub_update_person's input.
 type UpdatePersonInput struct {
 	ID        string    `json:"id" jsonschema:"minLength=1" jsonschema_description:"The person's id, from hub_list_people."`
 	Revision  int       `json:"revision,omitempty" jsonschema:"minimum=1" jsonschema_description:"The person's revision as you read it; if their record changed since, the update fails as stale."`
@@ -151,9 +140,8 @@ func (in UpdatePersonInput) patch() workspace.PersonPatch {
 	return workspace.PersonPatch{Name: nonZero(in.Name), FirstName: in.FirstName.patch(), Role: nonZero(workspace.Role(in.Role)), Revision: nonZero(in.Revision)}
 }
 
-// UpdatePerson is hub_update_person: changes a person's name, first name or
-// role through the same service call as PATCH
-// /api/spaces/:spaceId/people/:id, always after the person's Apply.
+// UpdatePerson is hub_update_person: changes a person through the same
+// service call as PATCH /api/spaces/:spaceId/people/:id.
 var UpdatePerson = Define(Spec{
 	Name: "hub_update_person", Area: "people", IsWrite: true, Risk: RiskHigh, Undoable: true, AlwaysHold: true, OwnersOnly: true,
 	Description: "Change a person of this space by id (id and revision from hub_list_people): role (owner, editor, viewer, guest), name or first name. Only the fields given change. Always waits for the person's Apply.",
@@ -171,13 +159,8 @@ var UpdatePerson = Define(Spec{
 	if err != nil {
 		return "", rooted(err, "", "/id", workspace.KindPerson)
 	}
-	var parts []string
-	if in.Role != "" {
-		parts = append(parts, fmt.Sprintf("role %s → %s", p.Role, in.Role))
-	}
-	if in.Name != "" {
-		parts = append(parts, "name “"+strings.TrimSpace(in.Name)+"”")
-	}
+	parts := appendIf(nil, in.Role != "", fmt.Sprintf("role %s → %s", p.Role, in.Role))
+	parts = appendIf(parts, in.Name != "", "name “"+strings.TrimSpace(in.Name)+"”")
 	if in.FirstName.Set {
 		if strings.TrimSpace(in.FirstName.Value) == "" {
 			parts = append(parts, "first name cleared")
@@ -193,10 +176,9 @@ type RemovePersonInput struct {
 	ID string `json:"id" jsonschema:"minLength=1" jsonschema_description:"The person's id, from hub_list_people."`
 }
 
-// RemovePerson is hub_remove_person: takes a person out of the space (their
-// membership; they stay in their other spaces) through the same service
-// call as DELETE /api/spaces/:spaceId/people/:id, always after the
-// person's Apply.
+// RemovePerson is hub_remove_person: takes a person out of the space (they
+// keep their other spaces) through the same service call as DELETE
+// /api/spaces/:spaceId/people/:id.
 var RemovePerson = Define(Spec{
 	Name: "hub_remove_person", Area: "people", IsWrite: true, Risk: RiskHigh, Undoable: true, AlwaysHold: true, OwnersOnly: true,
 	Description: "Remove a person from this space by id (from hub_list_people): they lose access to it and keep their other spaces. The last owner cannot be removed. Always waits for the person's Apply.",

@@ -10,23 +10,21 @@ import (
 
 // CheckAccess refuses a write from a role that may not write, whatever the
 // offer said; reads and writes both re-check the space in the domain service.
-func CheckAccess(next Handler) Handler {
-	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
-		if e := accessError(d, env.Role); e != nil {
-			return Result{}, e
-		}
-		return next(ctx, env, d, input)
-	}
-}
+var CheckAccess = refusing(func(d *Definition, env Env) *Error { return accessError(d, env.Role) })
 
 // CheckSettings refuses a write in an area the person's settings do not
 // allow, and any connected-app write while those are switched off.
-func CheckSettings(next Handler) Handler {
-	return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
-		if e := settingsError(d, env.Settings); e != nil {
-			return Result{}, e
+var CheckSettings = refusing(func(d *Definition, env Env) *Error { return settingsError(d, env.Settings) })
+
+// refusing is a middleware that vetoes a call check refuses.
+func refusing(check func(*Definition, Env) *Error) Middleware {
+	return func(next Handler) Handler {
+		return func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
+			if e := check(d, env); e != nil {
+				return Result{}, e
+			}
+			return next(ctx, env, d, input)
 		}
-		return next(ctx, env, d, input)
 	}
 }
 

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"hub/workspace"
@@ -33,10 +34,9 @@ func ReadablePreview(tool string, input json.RawMessage, known map[string]string
 }
 
 // readable is ReadablePreview of a decoded input; ref names a workflow
-// step's {"$ref": …} in words (nil: there are none).
+// step's {"$ref": …} in words (nil: there are none). A top-level field the
+// action names is left out ("Create tasks: “Draft brief”").
 func readable(tool string, v any, known map[string]string, ref func(string) string) string {
-	// A top-level field the action names says nothing more ("Create
-	// tasks: “Draft brief”", not "Create tasks: tasks “Draft brief”").
 	d := &describer{known: known, ref: ref, omit: map[string]bool{}}
 	for _, w := range strings.Fields(strings.ToLower(Action(tool))) {
 		d.omit[w] = true
@@ -51,13 +51,12 @@ func readable(tool string, v any, known map[string]string, ref func(string) stri
 // idLike matches Hub's ids (storage.NewID: a kind, "_", 16 base32 letters).
 var idLike = regexp.MustCompile(`^([a-z]+)_[a-z2-7]{16}$`)
 
-// IDPattern finds Hub ids in text: what people and the model read names
-// records by title, never by id (tests sweep for it).
+// IDPattern finds Hub ids in text, which names records by title, never by
+// id (tests sweep for it).
 var IDPattern = regexp.MustCompile(`\b[a-z]+_[a-z2-7]{16}\b`)
 
-// knownIn is env.Known with the titles of the ids an input names that the
-// turn does not know yet, read in the call's space (an id of nothing the
-// person can open stays unknown).
+// knownIn is env.Known with the titles, read in the call's space, of the
+// ids an input names that the turn does not know yet.
 func knownIn(ctx context.Context, env Env, input json.RawMessage) map[string]string {
 	var v any
 	if env.Workspace == nil || json.Unmarshal(input, &v) != nil {
@@ -73,9 +72,7 @@ func knownIn(ctx context.Context, env Env, input json.RawMessage) map[string]str
 		return env.Known
 	}
 	known := make(map[string]string, len(env.Known)+len(refs))
-	for id, label := range env.Known {
-		known[id] = label
-	}
+	maps.Copy(known, env.Known)
 	for id, r := range refs {
 		known[id] = r.Label
 	}
@@ -126,24 +123,16 @@ func (d *describer) describe(v any) string {
 			return d.ref(r)
 		}
 		if t := titleOf(x); t != "" {
-			rest := map[string]any{}
-			for k, val := range x {
-				if k != "title" && k != "name" {
-					rest[k] = val
-				}
-			}
+			rest := maps.Clone(x)
+			delete(rest, "title")
+			delete(rest, "name")
 			if s := d.describe(rest); s != "" {
 				return t + " (" + s + ")"
 			}
 			return t
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			if k != "revision" && k != "planHash" { // bookkeeping, not a change
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == "revision" || k == "planHash" }) // bookkeeping
 		omit := d.omit
 		d.omit = nil
 		var parts []string

@@ -36,13 +36,12 @@ type ListProjectsInput struct {
 }
 
 // ListProjects is hub_list_projects: the space's projects with filters and
-// paging, read a page at a time from the domain like hub_list_tasks.
+// paging.
 var ListProjects = Define(Spec{
 	Name: "hub_list_projects", Area: "projects",
 	Description: "List this space's projects by name, with their ids, status, description and revision. Filter by status or name words; page with limit and offset. Use it to find the projectId task tools and hub_update_project need.",
 }, func(ctx context.Context, env Env, in ListProjectsInput) (Result, error) {
-	page, err := env.Workspace.ListProjects(ctx, env.Actor, env.SpaceID, workspace.ProjectFilter{Status: in.Status, Query: in.Query,
-		Limit: in.Limit, Offset: in.Offset})
+	page, err := env.Workspace.ListProjects(ctx, env.Actor, env.SpaceID, workspace.ProjectFilter(in))
 	if err != nil {
 		return Result{}, err
 	}
@@ -75,7 +74,7 @@ var CreateProject = Define(Spec{
 	Name: "hub_create_project", Area: "projects", IsWrite: true, Risk: RiskLow, Undoable: true,
 	Description: "Add a project to this space. Check hub_list_projects first when a project of that name may already exist.",
 }, func(ctx context.Context, env Env, in CreateProjectInput) (Result, error) {
-	p, err := env.Workspace.CreateProject(ctx, env.Actor, env.SpaceID, workspace.NewProject{Name: in.Name, Status: in.Status, Description: in.Description})
+	p, err := env.Workspace.CreateProject(ctx, env.Actor, env.SpaceID, workspace.NewProject(in))
 	if err != nil {
 		return Result{}, err
 	}
@@ -91,8 +90,7 @@ func projectResult(verb string, p workspace.Project) Result {
 		Refs: []workspace.Ref{projectRef(p)}}
 }
 
-// UpdateProjectInput is hub_update_project's input. Only the fields given
-// change.
+// UpdateProjectInput is hub_update_project's input.
 type UpdateProjectInput struct {
 	ID          string    `json:"id" jsonschema:"minLength=1" jsonschema_description:"The project's id, from hub_list_projects."`
 	Revision    int       `json:"revision,omitempty" jsonschema:"minimum=1" jsonschema_description:"The project's revision as you read it. If the project changed since, the update fails as stale instead of overwriting newer work."`
@@ -134,13 +132,8 @@ var UpdateProject = Define(Spec{
 	if err != nil {
 		return "", rooted(err, "", "/id", workspace.KindProject)
 	}
-	var parts []string
-	if in.Name != "" {
-		parts = append(parts, "name “"+strings.TrimSpace(in.Name)+"”")
-	}
-	if in.Status != "" {
-		parts = append(parts, "status "+in.Status)
-	}
+	parts := appendIf(nil, in.Name != "", "name “"+strings.TrimSpace(in.Name)+"”")
+	parts = appendIf(parts, in.Status != "", "status "+in.Status)
 	if in.Description.Set {
 		if in.Description.Value == "" {
 			parts = append(parts, "description cleared")

@@ -8,12 +8,8 @@ import (
 )
 
 // DefineRaw makes a tool whose input schema comes from elsewhere (an MCP
-// server's tool): the schema is sent to the model as given and validates
-// every call, as Define's does; run gets the validated arguments. A schema
-// that does not compile, or refers to anything outside itself, is an error
-// (the tool is not offered). Compiling never fetches a $ref: the compiler
-// has no loader for any URL.
-//
+// server's tool): sent to the model as given, it validates every call. A
+// schema that does not compile or refers outside itself is an error.
 // preview, when set, says in words what a held call will change.
 func DefineRaw(spec Spec, schema json.RawMessage, run func(ctx context.Context, env Env, input json.RawMessage) (Result, error),
 	preview func(ctx context.Context, env Env, input json.RawMessage) (string, error)) (*Definition, error) {
@@ -25,9 +21,8 @@ func DefineRaw(spec Spec, schema json.RawMessage, run func(ctx context.Context, 
 	return d, nil
 }
 
-// With returns a registry with the receiver's tools and middleware and
-// defs added after them (a space's MCP tools for one activity). The
-// receiver is not changed; a name already in it keeps the receiver's tool.
+// With returns a copy of the registry with defs added after its tools; a
+// name already in it keeps the receiver's tool.
 func (r *Registry) With(defs ...*Definition) *Registry {
 	if len(defs) == 0 {
 		return r

@@ -58,44 +58,36 @@ func (r *Registry) Get(name string) (*Definition, bool) {
 }
 
 // Has tells whether a tool of that name is registered.
-func (r *Registry) Has(name string) bool {
-	_, ok := r.byName[name]
-	return ok
-}
+func (r *Registry) Has(name string) bool { return r.byName[name] != nil }
 
 // Granted returns the tools a role may be offered, in registration order: a
 // viewer is offered no write tool, and only an owner an owners' tool.
 func (r *Registry) Granted(role workspace.Role) []*Definition {
-	var out []*Definition
-	for _, n := range r.order {
-		d := r.byName[n]
-		if d.IsWrite && !role.CanWrite() || d.OwnersOnly && role != workspace.RoleOwner {
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
+	return r.filter(func(d *Definition) bool {
+		return !(d.IsWrite && !role.CanWrite() || d.OwnersOnly && role != workspace.RoleOwner)
+	})
 }
 
 // Offerable returns the tools a person may be offered under their role and
-// settings, in registration order: the same rules CheckAccess and
-// CheckSettings enforce on every call, so the model is not shown what it
-// could not use. (They are still enforced: the offer is a convenience, the
-// middleware the safeguard.)
+// settings, in registration order: the rules CheckAccess and CheckSettings
+// still enforce on every call.
 func (r *Registry) Offerable(role workspace.Role, s workspace.Settings) []*Definition {
+	return r.filter(func(d *Definition) bool { return accessError(d, role) == nil && settingsError(d, s) == nil })
+}
+
+func (r *Registry) filter(keep func(*Definition) bool) []*Definition {
 	var out []*Definition
 	for _, n := range r.order {
-		if d := r.byName[n]; accessError(d, role) == nil && settingsError(d, s) == nil {
+		if d := r.byName[n]; keep(d) {
 			out = append(out, d)
 		}
 	}
 	return out
 }
 
-// Permits runs the checks of who may use a tool, CheckAccess then
-// CheckSettings (the rules Offerable follows), for d under env without its
-// input and without running or holding anything: nil means a call of d
-// would pass them. hub_run_workflow checks each of its steps with it.
+// Permits runs CheckAccess's and CheckSettings' checks for d under env,
+// without input and without running anything: nil means a call of d would
+// pass them.
 func (r *Registry) Permits(ctx context.Context, env Env, d *Definition) *Error {
 	if e := accessError(d, env.Role); e != nil {
 		return e
@@ -112,17 +104,15 @@ type Call struct {
 }
 
 // Dispatch runs a call and never panics: an unknown or unoffered name is
-// unknown_tool and nothing runs; a schema failure is invalid_payload with
-// every issue; then the tool's prepare step, the middleware chain (which
-// may veto or hold the call) and the tool, whose errors become structured
-// errors.
+// unknown_tool; a schema failure is invalid_payload with every issue; then
+// the tool's prepare step, the middleware chain (which may veto or hold the
+// call) and the tool, whose errors become structured errors.
 func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (Result, *Error) {
 	return r.dispatch(ctx, env, call, false)
 }
 
-// Can runs the same checks as Dispatch (lookup, schema, prepare, every
-// middleware) without running the tool: nil means the call would run or be
-// held.
+// Can runs Dispatch's checks without running the tool: nil means the call
+// would run or be held.
 func (r *Registry) Can(ctx context.Context, env Env, call Call) *Error {
 	_, err := r.dispatch(ctx, env, call, true)
 	return err

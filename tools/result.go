@@ -3,13 +3,13 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
-// MaxResultChars bounds what one tool result shows the model (6,000
-// characters): a list is cut at whole items with a note saying where to
-// continue; anything else keeps its start and its end, so an error or a
-// result's last fields survive.
+// MaxResultChars bounds what one tool result shows the model: a list is cut
+// at whole items with a note saying where to continue; anything else keeps
+// its start and its end, so an error or a result's last fields survive.
 const MaxResultChars = 6000
 
 // ModelText renders a successful result as the JSON text the model reads,
@@ -32,15 +32,11 @@ func ModelText(res Result, max int) string {
 // ErrorText renders a tool error as the JSON text the model reads.
 func ErrorText(e *Error) string {
 	if e != nil {
-		// No ids in what the model reads of an error (WithoutIDs).
 		c := *e
 		c.Message = WithoutIDs(c.Message)
-		if len(e.Issues) > 0 {
-			c.Issues = make([]Issue, len(e.Issues))
-			for i, is := range e.Issues {
-				is.Message = WithoutIDs(is.Message)
-				c.Issues[i] = is
-			}
+		c.Issues = slices.Clone(e.Issues)
+		for i := range c.Issues {
+			c.Issues[i].Message = WithoutIDs(c.Issues[i].Message)
 		}
 		e = &c
 	}
@@ -79,14 +75,11 @@ func fitList(res Result, max int) (string, bool) {
 		_ = json.Unmarshal(v, &offset)
 	}
 	_, hasNext := obj["nextOffset"]
-	// At least one whole item, or this is not the cut to make: a list whose
-	// first item alone is too long is cut head and tail like any text, so
-	// the model still sees part of it.
+	// At least one whole item: a first item alone too long is cut head and
+	// tail like any text.
 	for n := len(items) - 1; n >= 1; n-- {
 		obj[listKey] = mustRaw(items[:n])
-		if paged || hasNext {
-			// The page now ends earlier: where to continue is where the
-			// cut is, not where the uncut page ended.
+		if paged || hasNext { // continue where the cut is
 			obj["nextOffset"] = mustRaw(offset + n)
 		}
 		obj["truncated"] = mustRaw(fmt.Sprintf("showing %d of the %d items in this result; call again with offset %d for the rest", n, len(items), offset+n))

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -12,9 +13,8 @@ import (
 const UpdateSettingsTool = "hub_update_settings"
 
 // UpdateSettingsInput is hub_update_settings's input: the allowlist of
-// settings the assistant may change. Secrets, roles and connections are
-// no fields of it, so a call naming them is invalid_payload (the schema
-// allows no other property): they stay the person's own actions.
+// settings the assistant may change. Secrets, roles and connections stay the
+// person's own actions (the schema allows no other property).
 type UpdateSettingsInput struct {
 	WritePolicy string  `json:"writePolicy,omitempty" jsonschema:"enum=immediate,enum=preview,enum=needs-me" jsonschema_description:"When your writes run: at once, held for Apply in the chat, or on the Needs me list."`
 	Model       *string `json:"model,omitempty" jsonschema:"maxLength=200" jsonschema_description:"Default model id; \"\" for Hub's default."`
@@ -31,34 +31,19 @@ func (in UpdateSettingsInput) patch() (workspace.SettingsPatch, error) {
 
 // describe says the change in words, for the preview and the summary.
 func (in UpdateSettingsInput) describe() string {
-	var parts []string
-	if in.WritePolicy != "" {
-		parts = append(parts, "write policy "+in.WritePolicy)
-	}
+	parts := appendIf(nil, in.WritePolicy != "", "write policy "+in.WritePolicy)
 	if in.Model != nil {
-		m := strings.TrimSpace(*in.Model)
-		if m == "" {
-			m = "the Hub's default"
-		}
-		parts = append(parts, "default model "+m)
+		parts = append(parts, "default model "+cmp.Or(strings.TrimSpace(*in.Model), "the Hub's default"))
 	}
 	if in.Effort != nil {
-		e := strings.TrimSpace(*in.Effort)
-		if e == "" {
-			e = "none"
-		}
-		parts = append(parts, "default effort "+e)
+		parts = append(parts, "default effort "+cmp.Or(strings.TrimSpace(*in.Effort), "none"))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // UpdateSettings is hub_update_settings: changes the person's own
-// assistant settings from an allowlist (write policy, default model and
-// effort, checked against the operator's catalog as PATCH /api/me/settings
-// checks them). It is always held for the person's Apply, whatever the
-// write policy: a turn must not loosen its own policy unseen. No write
-// area names it (Personal); like every write it is for roles that may
-// write in the space, whose write path its Apply runs through.
+// assistant settings, checked as PATCH /api/me/settings checks them. It is
+// always held for Apply: a turn must not loosen its own policy unseen.
 var UpdateSettings = Define(Spec{
 	Name: UpdateSettingsTool, Area: "settings", IsWrite: true, Risk: RiskMedium, AlwaysHold: true, Personal: true, NoSpace: true,
 	Description: "Change the person's assistant settings: write policy, default model, reasoning effort. Only fields given change; always waits for Apply. Secrets, roles and connected apps are the person's to change in Hub.",
@@ -82,8 +67,8 @@ var UpdateSettings = Define(Spec{
 	if err != nil {
 		return "", err
 	}
-	// Checked now, so a model or effort the catalog refuses is the
-	// model's to correct, not a failure at Apply.
+	// Checked now, so a refused model is the model's to correct, not a
+	// failure at Apply.
 	if err := env.Workspace.CheckSettingsPatch(ctx, env.Actor.PersonID, p); err != nil {
 		return "", err
 	}

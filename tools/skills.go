@@ -8,8 +8,7 @@ import (
 	"hub/workspace"
 )
 
-// ReadSkillTool is hub_read_skill's name: the instructions list the
-// person's enabled skills by name, id and description, and this reads one.
+// ReadSkillTool is hub_read_skill's name.
 const ReadSkillTool = "hub_read_skill"
 
 // ReadSkillInput is hub_read_skill's input.
@@ -25,11 +24,8 @@ type SkillData struct {
 	Instructions string `json:"instructions"`
 }
 
-// ReadSkill is hub_read_skill: one of the person's own enabled skills, with
-// its instructions. It reads only the acting person's skills (nobody
-// else's exists for them) and only those the instructions list: a skill
-// switched off, or one kept for a purpose, is not found. Skills belong to
-// the person, not to a space (NoSpace).
+// ReadSkill is hub_read_skill: one of the person's own skills the
+// instructions list; one switched off or kept for a purpose is not found.
 var ReadSkill = Define(Spec{
 	Name: ReadSkillTool, Area: "skills", NoSpace: true,
 	Description: "Read one of the person's own skills (their saved instructions for a kind of request) by its id from the list in your instructions. Read it when a skill's description fits the request, then follow it.",

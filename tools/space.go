@@ -1,26 +1,21 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 )
 
 // SpaceArg is the optional argument with which a call in a turn that may
-// act in several spaces names the space it acts in: each Hub tool takes an
-// optional space, checked with the person's current access there
-// (docs/decisions.md, "Turns across spaces"). A turn of one space offers no such argument, so a chat stays in
-// its space.
+// act in several spaces names its space (docs/decisions.md, "Turns across
+// spaces"). A turn of one space offers no such argument.
 const SpaceArg = "space"
 
-// spaceArgSchema describes the argument to the model; the turn's context
-// lists the spaces by name, id and role.
+// spaceArgSchema describes the argument to the model.
 var spaceArgSchema = json.RawMessage(`{"type":"string","minLength":1,"maxLength":200,` +
 	`"description":"The space to act in: a name or id from the spaces listed in the context. Leave it out to act in this chat's space."}`)
 
 // WithSpaceArg returns a tool's input schema with the optional space
-// argument added. A schema that is not an object schema is returned as it
-// is (every Hub tool's is one).
+// argument added; a schema that is not an object schema is returned as is.
 func WithSpaceArg(schema json.RawMessage) json.RawMessage {
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(schema, &doc) != nil {
@@ -47,16 +42,11 @@ func WithSpaceArg(schema json.RawMessage) json.RawMessage {
 }
 
 // TakeSpaceArg splits a call's arguments into the space they name ("" for
-// none) and the rest, which the tool's own schema then validates. Arguments
-// that are not a JSON object are returned unchanged for validation to
-// explain.
+// none) and the rest, for the tool's own schema. Arguments that are not a
+// JSON object are returned unchanged for validation to explain.
 func TakeSpaceArg(arguments string) (space, rest string, terr *Error) {
-	trimmed := bytes.TrimSpace([]byte(arguments))
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return "", arguments, nil
-	}
 	var doc map[string]json.RawMessage
-	if json.Unmarshal(trimmed, &doc) != nil {
+	if json.Unmarshal([]byte(arguments), &doc) != nil {
 		return "", arguments, nil
 	}
 	raw, ok := doc[SpaceArg]

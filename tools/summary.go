@@ -20,16 +20,10 @@ type Titled struct {
 // N more"; a title that repeats gets its due date, or a number when the
 // dates do not tell the copies apart.
 func ListTitles(items []Titled) string {
-	count := map[string]int{}
+	count, copies := map[string]int{}, map[Titled]int{}
 	for _, it := range items {
 		count[it.Title]++
-	}
-	dates := map[string]map[string]int{}
-	for _, it := range items {
-		if dates[it.Title] == nil {
-			dates[it.Title] = map[string]int{}
-		}
-		dates[it.Title][it.DueDate]++
+		copies[it]++
 	}
 	seen := map[string]int{}
 	var names []string
@@ -37,7 +31,7 @@ func ListTitles(items []Titled) string {
 		name := "“" + it.Title + "”"
 		if count[it.Title] > 1 {
 			seen[it.Title]++
-			if it.DueDate != "" && dates[it.Title][it.DueDate] == 1 {
+			if it.DueDate != "" && copies[it] == 1 {
 				name += " (due " + it.DueDate + ")"
 			} else {
 				name += fmt.Sprintf(" (%d)", seen[it.Title])
@@ -95,8 +89,7 @@ func pageSummary(total, offset int, titled []Titled, one, many string) string {
 }
 
 // moreNote tells the model how to read the next page of a list tool. It
-// names no number: if the result is cut to fit, fitList moves nextOffset to
-// where the cut is, and the note stays true.
+// names no number, since fitList may move nextOffset.
 func moreNote(tool, many string) string {
 	return fmt.Sprintf("More %s match than this page holds: call %s again with the same filters and offset set to nextOffset for the next ones.", many, tool)
 }

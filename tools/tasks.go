@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	invopop "github.com/invopop/jsonschema"
@@ -53,8 +54,7 @@ var ListTasks = Define(Spec{
 	Name: "hub_list_tasks", Area: "tasks",
 	Description: "List tasks in this space, oldest first, with their ids, status, due date, priority, project, assignee and revision. Filter by status, project, assignee or title words; page with limit and offset. Use it to find the ids hub_update_tasks and hub_delete_tasks need.",
 }, func(ctx context.Context, env Env, in ListTasksInput) (Result, error) {
-	page, err := env.Workspace.ListTasks(ctx, env.Actor, env.SpaceID, workspace.TaskFilter{Status: in.Status, ProjectID: in.ProjectID,
-		AssigneeID: in.AssigneeID, Query: in.Query, Limit: in.Limit, Offset: in.Offset})
+	page, err := env.Workspace.ListTasks(ctx, env.Actor, env.SpaceID, workspace.TaskFilter(in))
 	if err != nil {
 		return Result{}, err
 	}
@@ -96,8 +96,7 @@ var CreateTasks = Define(Spec{
 }, func(ctx context.Context, env Env, in CreateTasksInput) (Result, error) {
 	news := make([]workspace.NewTask, len(in.Tasks))
 	for i, t := range in.Tasks {
-		news[i] = workspace.NewTask{Title: t.Title, Status: t.Status, DueDate: t.DueDate, Priority: t.Priority,
-			ProjectID: t.ProjectID, AssigneeID: t.AssigneeID}
+		news[i] = workspace.NewTask(t)
 	}
 	created, err := env.Workspace.CreateTasks(ctx, env.Actor, env.SpaceID, "/tasks", news)
 	if err != nil {
@@ -116,9 +115,8 @@ func tasksResult(verb string, ts []workspace.Task) Result {
 }
 
 // Clearable is an optional field of an update that can also be cleared:
-// left out, the field stays as it is; a value sets it; null or "" clears it.
-// Models write "clear" both ways, and the REST PATCH takes null, so both
-// mean the same here.
+// left out, the field stays; a value sets it; null or "" clears it (models
+// write "clear" both ways, the REST PATCH takes null).
 type Clearable struct {
 	Set   bool   // the field was in the input
 	Value string // "" clears
@@ -134,8 +132,7 @@ func (c *Clearable) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &c.Value)
 }
 
-// MarshalJSON writes a clear as null, so a prepared or held input reads back
-// exactly as it was meant.
+// MarshalJSON writes a clear as null, so a held input reads back as meant.
 func (c Clearable) MarshalJSON() ([]byte, error) {
 	if c.Value == "" {
 		return []byte("null"), nil
@@ -160,8 +157,7 @@ func (c Clearable) patch() *string {
 	return &v
 }
 
-// TaskChange is one task hub_update_tasks changes. Only the fields given
-// change.
+// TaskChange is one task hub_update_tasks changes.
 type TaskChange struct {
 	ID         string    `json:"id" jsonschema:"minLength=1" jsonschema_description:"The task's id, from hub_list_tasks."`
 	Revision   int       `json:"revision,omitempty" jsonschema:"minimum=1" jsonschema_description:"The task's revision as you read it. If the task changed since, the update fails as stale instead of overwriting newer work."`
@@ -264,6 +260,10 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 		}
 		return name, nil
 	}
+	projectName := func(id string) (string, error) {
+		p, err := env.Workspace.GetProject(ctx, env.Actor, env.SpaceID, id)
+		return "“" + p.Name + "”", err
+	}
 	phrases := make([]string, len(in.Tasks))
 	for i, c := range in.Tasks {
 		at := fmt.Sprintf("/tasks/%d", i)
@@ -271,44 +271,31 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 		if err != nil {
 			return "", rooted(err, at, "/id", workspace.KindTask)
 		}
-		var parts []string
-		if c.Title != "" {
-			parts = append(parts, "title “"+strings.TrimSpace(c.Title)+"”")
+		project, err := nameOf(c.ProjectID, projectName)
+		if err != nil {
+			return "", rooted(err, at, "/projectId", workspace.KindProject)
 		}
-		if c.Status != "" {
-			parts = append(parts, "status "+c.Status)
+		assignee, err := nameOf(c.AssigneeID, personName)
+		if err != nil {
+			return "", rooted(err, at, "/assigneeId", workspace.KindPerson)
 		}
-		if c.DueDate.Set {
-			parts = append(parts, setOrCleared("due date", c.DueDate.Value))
-		}
-		if c.Priority != "" {
-			parts = append(parts, "priority "+c.Priority)
-		}
-		if c.ProjectID.Set {
-			name := ""
-			if c.ProjectID.Value != "" {
-				p, err := env.Workspace.GetProject(ctx, env.Actor, env.SpaceID, c.ProjectID.Value)
-				if err != nil {
-					return "", rooted(err, at, "/projectId", workspace.KindProject)
-				}
-				name = "“" + p.Name + "”"
-			}
-			parts = append(parts, setOrCleared("project", name))
-		}
-		if c.AssigneeID.Set {
-			name := ""
-			if c.AssigneeID.Value != "" {
-				n, err := personName(c.AssigneeID.Value)
-				if err != nil {
-					return "", rooted(err, at, "/assigneeId", workspace.KindPerson)
-				}
-				name = n
-			}
-			parts = append(parts, setOrCleared("assignee", name))
-		}
+		parts := appendIf(nil, c.Title != "", "title “"+strings.TrimSpace(c.Title)+"”")
+		parts = appendIf(parts, c.Status != "", "status "+c.Status)
+		parts = appendIf(parts, c.DueDate.Set, setOrCleared("due date", c.DueDate.Value))
+		parts = appendIf(parts, c.Priority != "", "priority "+c.Priority)
+		parts = appendIf(parts, c.ProjectID.Set, setOrCleared("project", project))
+		parts = appendIf(parts, c.AssigneeID.Set, setOrCleared("assignee", assignee))
 		phrases[i] = "“" + t.Title + "” (" + strings.Join(parts, ", ") + ")"
 	}
 	return fmt.Sprintf("Update %d %s: %s.", len(in.Tasks), Plural(len(in.Tasks), "task", "tasks"), joinNames(phrases)), nil
+}
+
+// nameOf names the record a change sets; "" when it clears or keeps it.
+func nameOf(c Clearable, name func(id string) (string, error)) (string, error) {
+	if c.Value == "" {
+		return "", nil
+	}
+	return name(c.Value)
 }
 
 func setOrCleared(field, value string) string {
@@ -318,15 +305,21 @@ func setOrCleared(field, value string) string {
 	return field + " " + value
 }
 
+// appendIf appends a preview's phrase for a field the change gives.
+func appendIf(parts []string, given bool, phrase string) []string {
+	if given {
+		return append(parts, phrase)
+	}
+	return parts
+}
+
 // maxDeleteTasks bounds one delete call: what a person can check in one
-// preview, and what one Apply transaction removes (workspace.MaxListLimit, one
-// page of a task list).
+// preview and one Apply transaction removes (one page of a task list).
 const maxDeleteTasks = workspace.MaxListLimit
 
-// maxDeletedListed bounds the tasks a delete's data lists (a call's refs name
-// at most 50 records; docs/decisions.md, "Tool input conventions"): the
-// rest are counted, not listed, so a big delete's result is not cut like a
-// page the model should read on.
+// maxDeletedListed bounds the tasks a delete's data lists (docs/decisions.md,
+// "Tool input conventions"): the rest are counted, so a big delete's result
+// is not cut like a page the model should read on.
 const maxDeletedListed = 50
 
 // DeleteTasksInput is hub_delete_tasks' input: ids, or all with filters.
@@ -345,9 +338,8 @@ func (in DeleteTasksInput) hasFilters() bool {
 }
 
 // prepareDelete fixes the exact tasks a call deletes: "all matching" becomes
-// the ids that match now, read page by page, so a held call's Apply deletes
-// what was previewed and not a task that matches by then. Repeated ids are
-// dropped.
+// the ids that match now, so a held call's Apply deletes what was previewed.
+// Repeated ids are dropped.
 func prepareDelete(ctx context.Context, env Env, in DeleteTasksInput) (DeleteTasksInput, error) {
 	switch {
 	case in.All && len(in.IDs) > 0:
@@ -359,13 +351,11 @@ func prepareDelete(ctx context.Context, env Env, in DeleteTasksInput) (DeleteTas
 	}
 	if !in.All {
 		seen := map[string]bool{}
-		ids := make([]string, 0, len(in.IDs))
-		for _, id := range in.IDs {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
+		ids := slices.DeleteFunc(slices.Clone(in.IDs), func(id string) bool {
+			dup := seen[id]
+			seen[id] = true
+			return dup
+		})
 		return DeleteTasksInput{IDs: ids}, nil
 	}
 	f := workspace.TaskFilter{Status: in.Status, ProjectID: in.ProjectID, AssigneeID: in.AssigneeID, Query: in.Query, Limit: workspace.MaxListLimit}
@@ -413,9 +403,7 @@ var DeleteTasks = Define(Spec{
 	Name: "hub_delete_tasks", Area: "tasks", IsWrite: true, Risk: RiskMedium, Undoable: true,
 	Description: "Delete tasks, all or none: by ids (from hub_list_tasks), or with all: true and the same filters as hub_list_tasks (status, projectId, assigneeId, query) to delete every matching task, at most 200.",
 }, func(ctx context.Context, env Env, in DeleteTasksInput) (Result, error) {
-	if in.All || len(in.IDs) == 0 {
-		// Prepare always turns all into ids; reaching here without ids
-		// means the input skipped it.
+	if in.All || len(in.IDs) == 0 { // an input that skipped Prepare
 		return Result{}, &workspace.InvalidError{Path: "/ids", Message: "name the tasks to delete by ids"}
 	}
 	deleted, err := eachTask(ctx, env, "ids", "", in.IDs, func(ctx context.Context, id string) (workspace.Task, error) {
@@ -445,9 +433,8 @@ var DeleteTasks = Define(Spec{
 }, Prepare(prepareDelete), Preview(previewDelete))
 
 // rooted re-roots a domain error at the place in the tool's input it comes
-// from: a field error of one list entry ("/dueDate") becomes "/tasks/1/dueDate",
-// and the entry's own record not found (kind, no path) points at its id
-// field (at+self). A stale revision points at the entry's revision.
+// from: "/dueDate" of entry 1 becomes "/tasks/1/dueDate", the entry's own
+// record not found points at at+self, a stale revision at its revision.
 func rooted(err error, at, self, kind string) error {
 	var inv *workspace.InvalidError
 	if errors.As(err, &inv) {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,11 +17,9 @@ const (
 	ReadWebPageTool = "hub_read_web_page"
 )
 
-// WebSearchesPerTurn is how many searches one turn may make: the next asks
-// for a page read or an answer instead, because a small model with poor
-// results otherwise searches until its steps run out (the seed's
-// WEB_SEARCHES_PER_TURN). Every earlier call of the tool in the turn
-// counts, whatever became of it: the limit is on attempts.
+// WebSearchesPerTurn is how many searches one turn may make (attempts):
+// a small model with poor results otherwise searches until its steps run
+// out.
 const WebSearchesPerTurn = 3
 
 // AreaWeb is the area of the web tools: reads of public pages, no space's
@@ -33,8 +32,7 @@ type PageReader interface {
 }
 
 // Web returns the web tools for a search provider and a page reader, or
-// none when no provider is configured: the tools are then not offered at
-// all, and the instructions say web search is not set up.
+// none when no provider is configured.
 func Web(s web.Searcher, r PageReader) []*Definition {
 	if s == nil || r == nil {
 		return nil
@@ -54,8 +52,7 @@ type WebResultsData struct {
 	Results []web.Result `json:"results"`
 }
 
-// WebSearch makes hub_web_search over s. The turn's fourth search is a
-// tool error asking for a page read or an answer (env.EarlierCalls).
+// WebSearch makes hub_web_search over s.
 func WebSearch(s web.Searcher) *Definition {
 	return Define(Spec{
 		Name: WebSearchTool, Area: AreaWeb, NoSpace: true,
@@ -111,7 +108,7 @@ type WebPageData struct {
 func ReadWebPage(r PageReader) *Definition {
 	return Define(Spec{
 		Name: ReadWebPageTool, Area: AreaWeb, NoSpace: true,
-		Description: fmt.Sprintf("Read a public web page or PDF by its address: its main content as Markdown, at most %s characters, with a note naming what was cut. It runs no page script and signs in nowhere. Answer with the links you read.", thousandsOf(web.MaxPageChars)),
+		Description: english.Sprintf("Read a public web page or PDF by its address: its main content as Markdown, at most %d characters, with a note naming what was cut. It runs no page script and signs in nowhere. Answer with the links you read.", web.MaxPageChars),
 	}, func(ctx context.Context, env Env, in ReadWebPageInput) (Result, error) {
 		page, err := r.Read(ctx, in.URL, in.Focus)
 		if err != nil {
@@ -126,19 +123,15 @@ func ReadWebPage(r PageReader) *Definition {
 			}
 			return Result{}, Errorf(CodeFailed, "the page could not be read")
 		}
-		name := page.Title
-		if name == "" {
-			name = page.URL
-		}
+		name := cmp.Or(page.Title, page.URL)
 		summary := fmt.Sprintf("Read “%s”.", shorten(name, 100))
 		if page.Note != "" {
 			summary = fmt.Sprintf("Read part of “%s”.", shorten(name, 100))
 		}
 		data := WebPageData{URL: page.URL, Title: page.Title, Kind: page.Kind, Content: page.Content, Note: page.Note}
 		res := Result{Summary: summary, Data: data}
-		// Escaped as JSON, text heavy in quotes and line breaks can pass
-		// the tool result's limit; it is cut again at a paragraph rather
-		// than have its middle cut out.
+		// Escaped as JSON, text can pass the result's limit; it is cut again
+		// at a paragraph rather than have its middle cut out.
 		for limit := web.MaxPageChars * 9 / 10; utf8.RuneCountInString(ModelText(res, MaxResultChars+1)) > MaxResultChars && limit > 500; limit = limit * 9 / 10 {
 			ex := web.Cut(page.Content, "", limit)
 			data.Content, data.Note = ex.Text, strings.TrimSpace(page.Note+" "+ex.Note)
@@ -146,12 +139,4 @@ func ReadWebPage(r PageReader) *Definition {
 		}
 		return res, nil
 	})
-}
-
-func thousandsOf(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

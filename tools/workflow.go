@@ -48,12 +48,9 @@ func PlanHash(steps []PlanStep) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// RunWorkflow is hub_run_workflow: 2–12 ordered writes proposed under one
-// Apply. Reads happen before proposing; a read step, a nested workflow, an
-// unknown tool or a $ref that points forward or nowhere is refused at
-// proposal time, naming the step and the path. It always waits for Apply,
-// where each step runs as its own durable unit (see activities.ApplySteps);
-// its run here only checks the plan.
+// RunPlan makes hub_run_workflow: 2–12 ordered writes proposed under one
+// Apply (CheckPlan refuses what cannot run). At Apply each step runs as its
+// own durable unit (activities.ApplySteps); its run here only checks the plan.
 func RunPlan(reg *Registry) *Definition {
 	return Define(Spec{
 		Name: PlanTool, Area: "workflows", IsWrite: true, Risk: RiskHigh, AlwaysHold: true, AreaOfSteps: true,
@@ -88,10 +85,8 @@ func RunPlan(reg *Registry) *Definition {
 }
 
 // stepPreview says in words what step i of a plan will do: its tool's own
-// preview (as a direct call of it shows) when its input uses no $ref and
-// the preview can be made now; otherwise a readable one, with records by
-// title and each $ref named by the step it comes from ("the project made
-// in step 1"). Never an id.
+// preview when its input uses no $ref and it can be made now; otherwise a
+// readable one, each $ref named by its step ("the project made in step 1").
 func stepPreview(ctx context.Context, reg *Registry, env Env, steps []PlanStep, i int) string {
 	st := steps[i]
 	var v any
@@ -114,9 +109,8 @@ func hasRef(v any) bool {
 
 var errHasRef = errors.New("the input has a $ref")
 
-// eachRef puts in the place of every {"$ref": …} in v what fn makes of
-// it, given its JSON pointer (v's is at), and returns v; it stops at fn's
-// first error.
+// eachRef replaces every {"$ref": …} in v with what fn makes of it, given
+// its JSON pointer (v's is at); it stops at fn's first error.
 func eachRef(v any, at string, fn func(ref any, at string) (any, error)) (any, error) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -142,9 +136,8 @@ func eachRef(v any, at string, fn func(ref any, at string) (any, error)) (any, e
 	return v, nil
 }
 
-// refWords names a $ref for people: "project.project.id" of the first
-// step is "the project made in step 1", "tasks.tasks.0.id" of the second
-// "task 1 made in step 2", "project.project.name" "the name of the
+// refWords names a $ref for people: "tasks.tasks.0.id" of step 2 is "task
+// 1 made in step 2", "project.project.name" of step 1 "the name of the
 // project made in step 1".
 func refWords(steps []PlanStep, ref string) string {
 	m := refPath.FindStringSubmatch(ref)
@@ -194,8 +187,7 @@ func refWords(steps []PlanStep, ref string) string {
 }
 
 // CheckPlan refuses what cannot run as a workflow, naming the step and the
-// path: too few or many steps, repeated ids, read steps, nested workflows,
-// tools Hub does not have, and $refs that do not point to an earlier step.
+// path: reads are done before proposing, and $refs point backward only.
 func CheckPlan(reg *Registry, in PlanInput) error {
 	if n := len(in.Steps); n < MinPlanSteps || n > MaxPlanSteps {
 		return &Error{Code: CodeInvalidPayload, Path: "/steps", Message: fmt.Sprintf("a workflow has 2 to 12 steps, not %d", n)}
@@ -239,12 +231,9 @@ func CheckPlan(reg *Registry, in PlanInput) error {
 	return nil
 }
 
-// CheckStepsAllowed refuses a plan with a step whose tool the person may not
-// use where the call acts: the checks every call of that tool passes before
-// its write policy (Registry.Permits), with the call's role and settings, so
-// a workflow never holds, as a proposal, a write the person was not offered
-// and Apply would refuse. The error names the step, at /steps/<i>/tool.
-// Run it after CheckPlan (every step's tool exists).
+// CheckStepsAllowed refuses a plan with a step the person may not use where
+// the call acts (Registry.Permits), so a workflow never holds a write Apply
+// would refuse. Run it after CheckPlan.
 func CheckStepsAllowed(ctx context.Context, reg *Registry, env Env, in PlanInput) error {
 	for i, st := range in.Steps {
 		d, ok := reg.Get(st.Tool)

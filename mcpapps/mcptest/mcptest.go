@@ -1,9 +1,6 @@
 // Package mcptest is a real MCP server on loopback for tests: the official
 // SDK's streamable HTTP handler behind an httptest server, with tools a
-// test declares (a read tool, a write tool, one that never answers), the
-// bearer token of its last request, and a switch that makes it answer 503.
-// mcpapps' tests and the e2e tests both use it; production code never
-// imports it.
+// test declares. Production code never imports it.
 package mcptest
 
 import (
@@ -20,8 +17,7 @@ import (
 // announced to it (notifications/tools/list_changed).
 type Server struct {
 	*httptest.Server
-	// MCP is the SDK's server, for tools of a shape the helpers below do
-	// not make.
+	// MCP is the SDK's server, for tools of other shapes.
 	MCP     *mcp.Server
 	auth    atomic.Value // the last request's Authorization header
 	down    atomic.Bool
@@ -38,8 +34,8 @@ type TitleArgs struct {
 	Title string `json:"title"`
 }
 
-// New starts a server named name (its implementation name, version 1) with
-// no tools; it is closed when the test ends.
+// New starts a server named name with no tools; it is closed when the test
+// ends.
 func New(t testing.TB, name string) *Server {
 	t.Helper()
 	s := &Server{MCP: mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil), release: make(chan struct{})}
@@ -63,8 +59,7 @@ func (s *Server) Auth() string {
 	return v
 }
 
-// SetDown makes the server answer every request with 503 (true) or serve
-// again (false).
+// SetDown makes the server answer every request with 503, or serve again.
 func (s *Server) SetDown(down bool) { s.down.Store(down) }
 
 // Read adds a tool marked read-only (readOnlyHint) that answers answer(query).
@@ -75,8 +70,8 @@ func (s *Server) Read(name, description string, answer func(query string) string
 		})
 }
 
-// Write adds a tool without a read-only mark that answers do(title); a
-// true failed makes the answer a tool error (isError).
+// Write adds a write tool that answers do(title); failed makes the answer a
+// tool error (isError).
 func (s *Server) Write(name, description string, do func(title string) (text string, failed bool)) {
 	mcp.AddTool(s.MCP, &mcp.Tool{Name: name, Description: description},
 		func(_ context.Context, _ *mcp.CallToolRequest, in TitleArgs) (*mcp.CallToolResult, any, error) {
@@ -85,9 +80,8 @@ func (s *Server) Write(name, description string, do func(title string) (text str
 		})
 }
 
-// Hang adds a tool that takes a call in and never answers: it returns when
-// the caller gives up (the request's context ends) or the test ends. calls,
-// if not nil, counts the calls that arrived.
+// Hang adds a tool that never answers until the caller gives up or the test
+// ends. calls, if not nil, counts the calls that arrived.
 func (s *Server) Hang(name, description string, readOnly bool, calls *atomic.Int32) {
 	tool := &mcp.Tool{Name: name, Description: description}
 	if readOnly {
