@@ -22,7 +22,7 @@ import (
 // exists on both engines.
 var tables = []string{
 	"spaces", "people", "memberships", "api_tokens", "settings", "projects", "tasks",
-	"conversations", "messages", "turns", "turn_steps", "tool_calls", "turn_frames",
+	"conversations", "messages", "turns", "turn_steps", "tool_calls", "frames", "frame_heads",
 	"undo_groups", "undo_entries", "connections", "receipts", "workflow_steps", "skills", "record_changes", "files", "audit_events", "oidc_subjects",
 }
 
@@ -257,20 +257,20 @@ func TestOnceFramesGetTheirAttempt(t *testing.T) {
 				f.turn, f.seq, f.typ, time.Now().UTC()).Error)
 		}
 		require.NoError(t, db.Migrate(ctx))
-		var rows []storage.TurnFrame
-		require.NoError(t, q.Order("turn_id, seq").Find(&rows).Error)
+		var rows []storage.Frame
+		require.NoError(t, q.Order("log, seq").Find(&rows).Error)
 		got := map[string]int64{}
 		for _, r := range rows {
 			if r.Attempt != nil {
-				got[r.TurnID+"/"+strconv.FormatInt(r.Seq, 10)] = *r.Attempt
+				got[r.Log+"/"+strconv.FormatInt(r.Seq, 10)] = *r.Attempt
 			}
 		}
 		require.Equal(t, map[string]int64{"gone/1": 0, "gone/2": 0, "t1/5": 4, "t1/7": 4}, got,
 			"the first of each type in the current attempt; the others in none")
-		err := db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'done', '{}', ?, 4)", time.Now().UTC()).Error
+		err := db.Exec("INSERT INTO frames (log, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'done', '{}', ?, 4)", time.Now().UTC()).Error
 		require.True(t, storage.IsUniqueViolation(err), "a second done in the attempt: %v", err)
-		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'text', '{}', ?, 4)", time.Now().UTC()).Error)
-		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at) VALUES ('t1', 11, 'done', '{}', ?)", time.Now().UTC()).Error,
+		require.NoError(t, db.Exec("INSERT INTO frames (log, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'text', '{}', ?, 4)", time.Now().UTC()).Error)
+		require.NoError(t, db.Exec("INSERT INTO frames (log, seq, type, data, created_at) VALUES ('t1', 11, 'done', '{}', ?)", time.Now().UTC()).Error,
 			"an older binary's done frame, in no attempt")
 	})
 }

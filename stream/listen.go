@@ -16,11 +16,11 @@ import (
 // names the turn.
 const Channel = "hub_frames"
 
-// notifyPayload is "<origin> <turnID>": a dozen bytes over the turn id, far
+// notifyPayload is "<origin> <log>": a dozen bytes over the turn id, far
 // below NOTIFY's 8000-byte limit. A notification that only wakes (Ended,
 // Reopen) carries no more; a published frame's adds its number and, when
 // it fits, the frame (frameSuffix).
-func notifyPayload(origin, turnID string) string { return origin + " " + turnID }
+func notifyPayload(origin, log string) string { return origin + " " + log }
 
 // maxPayload is the longest payload Postgres takes: it must be shorter
 // than 8000 bytes.
@@ -45,9 +45,9 @@ func frameTime() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 // take the frame without reading it; or nothing when the payload would
 // not fit (the followers then read the table). The number itself (20
 // bytes at most) is filled in by publishSQL.
-func frameSuffix(origin string, row *storage.TurnFrame) string {
+func frameSuffix(origin string, row *storage.Frame) string {
 	suffix := " " + strconv.FormatInt(row.CreatedAt.UnixNano(), 10) + " " + row.Type + " " + row.Data
-	if len(row.Data) > maxCarried || len(notifyPayload(origin, row.TurnID))+1+20+len(suffix) > maxPayload {
+	if len(row.Data) > maxCarried || len(notifyPayload(origin, row.Log))+1+20+len(suffix) > maxPayload {
 		return ""
 	}
 	return suffix
@@ -55,24 +55,24 @@ func frameSuffix(origin string, row *storage.TurnFrame) string {
 
 // parseNotification reads a payload of Channel: its origin and turn, and
 // the frame when it carries one.
-func parseNotification(payload string) (origin, turnID string, f Frame, carried bool) {
+func parseNotification(payload string) (origin, log string, f Frame, carried bool) {
 	fields := strings.SplitN(payload, " ", 6)
 	if len(fields) < 2 {
 		return "", "", Frame{}, false
 	}
-	origin, turnID = fields[0], fields[1]
+	origin, log = fields[0], fields[1]
 	if len(fields) < 6 {
-		return origin, turnID, Frame{}, false
+		return origin, log, Frame{}, false
 	}
 	seq, err := strconv.ParseInt(fields[2], 10, 64)
 	if err != nil {
-		return origin, turnID, Frame{}, false
+		return origin, log, Frame{}, false
 	}
 	created, err := strconv.ParseInt(fields[3], 10, 64)
 	if err != nil || fields[4] == "" || !json.Valid([]byte(fields[5])) {
-		return origin, turnID, Frame{}, false
+		return origin, log, Frame{}, false
 	}
-	return origin, turnID, Frame{Seq: seq, Type: fields[4], Data: json.RawMessage(fields[5]),
+	return origin, log, Frame{Seq: seq, Type: fields[4], Data: json.RawMessage(fields[5]),
 		CreatedAt: time.Unix(0, created).UTC()}, true
 }
 
@@ -94,13 +94,13 @@ func (b *Bus) register() {
 // listener away) leaves a gap that the next frame carried shows, or the
 // reconnect's wakeAll, or the poll.
 func (b *Bus) notified(payload string) {
-	origin, turnID, f, carried := parseNotification(payload)
+	origin, log, f, carried := parseNotification(payload)
 	switch {
 	case origin == "" || origin == b.origin:
 	case carried:
-		b.handOver(turnID, f)
+		b.handOver(log, f)
 	default:
-		b.wake(turnID)
+		b.wake(log)
 	}
 }
 
@@ -112,9 +112,9 @@ func (b *Bus) poll(context.Context) {
 	quiet := b.n.PollInterval() / 2
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for id, t := range b.turns {
+	for id, t := range b.logs {
 		if time.Since(t.fresh) > quiet {
-			b.wakeTurn(id, t)
+			b.wakeLog(id, t)
 		}
 	}
 }
