@@ -274,3 +274,42 @@ func TestOnceFramesGetTheirAttempt(t *testing.T) {
 			"an older binary's done frame, in no attempt")
 	})
 }
+
+// Migration 00035 moves the frames of turns and persons into one table,
+// numbered per log, and its Down puts them back.
+func TestFramesMoveIntoOneTableAndBack(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := t.Context()
+		db := open(t, url)
+		require.NoError(t, db.Migrate(ctx))
+		require.NoError(t, db.MigrateDownTo(ctx, 34))
+		q := db.WithContext(ctx)
+		require.NoError(t, q.Create(&storage.Person{ID: "p", Name: "P"}).Error)
+		now := time.Now().UTC()
+		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 1, 'done', '{}', ?, 0)", now).Error)
+		require.NoError(t, db.Exec("INSERT INTO activity_heads (person_id, seq) VALUES ('p', 7)").Error)
+		require.NoError(t, db.Exec("INSERT INTO activity_frames (person_id, seq, data, created_at) VALUES ('p', 7, '{\"id\":\"x\"}', ?)", now).Error)
+
+		require.NoError(t, db.Migrate(ctx))
+		var frames []storage.Frame
+		require.NoError(t, q.Order("log, seq").Find(&frames).Error)
+		var got []string
+		for _, f := range frames {
+			got = append(got, f.Log+"/"+strconv.FormatInt(f.Seq, 10)+"/"+f.Type)
+		}
+		require.Equal(t, []string{"t1/1/done", "work:p/7/work"}, got)
+		require.NotNil(t, frames[0].Attempt)
+		var head storage.FrameHead
+		require.NoError(t, q.Take(&head, "log = ?", "work:p").Error)
+		require.EqualValues(t, 7, head.Seq)
+
+		require.NoError(t, db.MigrateDownTo(ctx, 34))
+		var turnFrames, activityFrames, heads int64
+		require.NoError(t, q.Table("turn_frames").Where("turn_id = 't1' AND attempt = 0").Count(&turnFrames).Error)
+		require.NoError(t, q.Table("activity_frames").Where("person_id = 'p' AND seq = 7").Count(&activityFrames).Error)
+		require.NoError(t, q.Table("activity_heads").Where("person_id = 'p' AND seq = 7").Count(&heads).Error)
+		require.Equal(t, []int64{1, 1, 1}, []int64{turnFrames, activityFrames, heads})
+	})
+}

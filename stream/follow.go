@@ -39,6 +39,8 @@ type followedLog struct {
 	// fresh is when the log last had a read start or a frame handed
 	// over: the poll reads only after a quiet half poll interval.
 	fresh time.Time
+	// polled is the head the poll last saw of a log with a head.
+	polled int64
 }
 
 // recentLimit bounds the frames a log keeps in memory for its followers:

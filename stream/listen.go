@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,17 +105,41 @@ func (b *Bus) notified(payload string) {
 	}
 }
 
-// poll is the safety net: every turn followed here that had neither a read
-// started nor a frame handed over within the last half poll interval is
-// read anew (500 followers of a turn then poll it together, not 500 times,
-// and a turn whose frames flow is not read).
-func (b *Bus) poll(context.Context) {
+// headBatch bounds the logs named in one read of heads.
+const headBatch = 500
+
+// poll is the safety net. A followed turn that had neither a read started
+// nor a frame handed over within the last half poll interval is read anew
+// (its followers poll it together, and a turn whose frames flow is not
+// read): only a read sees it gone or swept. The logs with a head cannot
+// end: one query reads the heads of all of them, and those whose head
+// moved since the last poll are read, however many clients follow.
+func (b *Bus) poll(ctx context.Context) {
 	quiet := b.n.PollInterval() / 2
+	var heads []string
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	for id, t := range b.logs {
-		if time.Since(t.fresh) > quiet {
-			b.wakeLog(id, t)
+	for log, t := range b.logs {
+		switch {
+		case !t.turn:
+			heads = append(heads, log)
+		case time.Since(t.fresh) > quiet:
+			b.wakeLog(log, t)
 		}
+	}
+	b.mu.Unlock()
+	for chunk := range slices.Chunk(heads, headBatch) {
+		var rows []storage.FrameHead
+		// A failed read is tried again at the next poll.
+		if err := b.db.Q(ctx).Where("log IN ?", chunk).Find(&rows).Error; err != nil {
+			return
+		}
+		b.mu.Lock()
+		for _, h := range rows {
+			if t := b.logs[h.Log]; t != nil && h.Seq > t.polled {
+				t.polled = h.Seq
+				b.wakeLog(h.Log, t)
+			}
+		}
+		b.mu.Unlock()
 	}
 }
