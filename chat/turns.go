@@ -190,7 +190,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return err
 		}
 		out = t
-		_, err = s.announceTurn(ctx, t.ID) // queued, as StartTurn's
+		err = s.announceTurn(ctx, t.ID) // queued, as StartTurn's
 		return err
 	})
 	if err != nil {

@@ -140,17 +140,16 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 	return nil
 }
 
-// announceTurn writes the turn's state as an work frame and returns
-// its person. Run it in the transaction of the change it reports, after
-// that change wrote the turn's row (so the row is locked and its state
-// cannot change before the frame is numbered); wake the person's
-// followers after that commits.
-func (s *Store) announceTurn(ctx context.Context, turnID string) (personID string, err error) {
+// announceTurn writes the turn's state as a work frame of its person. Run
+// it in the transaction of the change it reports, after that change wrote
+// the turn's row (so the row is locked and its state cannot change before
+// the frame is numbered).
+func (s *Store) announceTurn(ctx context.Context, turnID string) error {
 	personID, a, err := s.turnWork(ctx, turnID)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return personID, s.announceWork(ctx, personID, a)
+	return s.announceWork(ctx, personID, a)
 }
 
 // announceWork writes a, a state its caller read with the work's row
@@ -162,9 +161,8 @@ func (s *Store) announceWork(ctx context.Context, personID string, a Work) error
 	return s.announce(ctx, personID, func() (Work, error) { return a, nil })
 }
 
-// workLog names the person's log of work frames in the stream package's
-// frames: a log with a head (stream.Bus.Append), pruned Retention after a
-// frame is written.
+// workLog names the person's log of work frames: a log with a head
+// (stream.Bus.Append).
 func workLog(personID string) string { return "work:" + personID }
 
 // workFrame is the type of a work frame in its log.

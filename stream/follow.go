@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +64,7 @@ func (b *Bus) handOver(log string, f Frame) {
 	if t == nil {
 		return
 	}
-	i, found := sort.Find(len(t.recent), func(i int) int { return cmpSeq(f.Seq, t.recent[i].Seq) })
+	i, found := sort.Find(len(t.recent), func(i int) int { return cmp.Compare(f.Seq, t.recent[i].Seq) })
 	if found {
 		return // known already
 	}
@@ -78,16 +79,6 @@ func (b *Bus) handOver(log string, f Frame) {
 	}
 	t.fresh = time.Now()
 	b.followers.Wake(log)
-}
-
-func cmpSeq(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // take returns the frames of recent that follow `after` without a gap, and

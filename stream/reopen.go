@@ -70,13 +70,7 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 			attempt := first // (a frame of another type is in no attempt: NULL)
 			row.Attempt = &attempt
 		}
-		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turnID).Scan(&row.Seq).Error; err != nil {
-			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
-		}
-		if row.Seq == 0 {
-			return fmt.Errorf("reopen frames: no turn %s", turnID)
-		}
-		if err := tx.Create(&row).Error; err != nil {
+		if err := b.insert(tx, &row); err != nil {
 			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 		}
 		if first == 0 {

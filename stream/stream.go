@@ -190,7 +190,7 @@ func (b *Bus) published(row *storage.Frame, err error) {
 		b.wake(row.Log)
 		return
 	}
-	b.handOver(row.Log, Frame{Seq: row.Seq, Type: row.Type, Data: json.RawMessage(row.Data), CreatedAt: row.CreatedAt})
+	b.handOver(row.Log, toFrame(*row))
 	b.countFrame(row.Type)
 }
 
