@@ -99,11 +99,11 @@ func (t *followedLog) take(after int64) (frames []Frame, gap bool) {
 	return slices.Clone(t.recent[i:j]), j < len(t.recent)
 }
 
-// sharedRead is one read of a turn's frames that all of the turn's
+// sharedRead is one read of a log's frames that all of the log's
 // followers in this process use: a frame watched by 500 clients costs one
 // query, not 500.
 type sharedRead struct {
-	gen     uint64 // the turn's gen when the read started
+	gen     uint64 // the log's gen when the read started
 	after   int64
 	started time.Time
 	done    chan struct{}
@@ -116,7 +116,7 @@ type sharedRead struct {
 	end error
 }
 
-// serves tells whether a follower at `after` may use r while the turn is at
+// serves tells whether a follower at `after` may use r while the log is at
 // gen: r started late enough, starts no later than the follower, and (once
 // done) neither failed nor was cut short before the follower's position.
 func (r *sharedRead) serves(gen uint64, after int64) bool {
@@ -495,8 +495,8 @@ func (b *Bus) wakeAll() {
 	}
 }
 
-// wakeLog asks the turn's followers for a read: it bumps the turn's gen
-// and signals them. b.mu is held.
+// wakeLog asks the log's followers for a read: it bumps the log's gen and
+// signals them. b.mu is held.
 func (b *Bus) wakeLog(log string, t *followedLog) {
 	t.gen++
 	b.followers.Wake(log)

@@ -13,14 +13,12 @@ import (
 )
 
 // Channel is the Postgres channel frames are announced on. One channel for
-// every turn keeps the listener to one LISTEN for all turns; the payload
-// names the turn.
+// every log keeps the listener to one LISTEN; the payload names the log.
 const Channel = "hub_frames"
 
-// notifyPayload is "<origin> <log>": a dozen bytes over the turn id, far
-// below NOTIFY's 8000-byte limit. A notification that only wakes (Ended,
-// Reopen) carries no more; a published frame's adds its number and, when
-// it fits, the frame (frameSuffix).
+// notifyPayload is "<origin> <log>", far below NOTIFY's 8000-byte limit. A
+// notification that only wakes (Ended, Reopen) carries no more; a stored
+// frame's adds its number and, when it fits, the frame (frameSuffix).
 func notifyPayload(origin, log string) string { return origin + " " + log }
 
 // maxPayload is the longest payload Postgres takes: it must be shorter
@@ -54,7 +52,7 @@ func frameSuffix(origin string, row *storage.Frame) string {
 	return suffix
 }
 
-// parseNotification reads a payload of Channel: its origin and turn, and
+// parseNotification reads a payload of Channel: its origin and log, and
 // the frame when it carries one.
 func parseNotification(payload string) (origin, log string, f Frame, carried bool) {
 	fields := strings.SplitN(payload, " ", 6)
@@ -78,9 +76,9 @@ func parseNotification(payload string) (origin, log string, f Frame, carried boo
 }
 
 // register has the process's notifier wake this Bus's followers: a
-// notification on Channel hands its frame over or wakes its turn, the
-// listener's (re)connect wakes every turn, and the poll wakes each turn
-// that was quiet. Once, with the first follower.
+// notification on Channel hands its frame over or wakes its log, the
+// listener's (re)connect wakes every log, and the poll wakes those it
+// finds behind (see poll). Once, with the first follower.
 func (b *Bus) register() {
 	b.listen.Do(func() {
 		b.n.Listen(Channel, notify.Handler{Notified: b.notified, Connected: b.wakeAll, Poll: b.poll})

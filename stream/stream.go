@@ -81,8 +81,7 @@ type Frame struct {
 
 // ErrClosed is what Follow returns once the Bus or its Notifier is closed,
 // so an SSE stream ends when its process shuts down and the client
-// reconnects elsewhere with Last-Event-ID. It is notify.ErrClosed, which
-// the activity stream's followers return too.
+// reconnects elsewhere with Last-Event-ID. It is notify.ErrClosed.
 var ErrClosed = notify.ErrClosed
 
 // Bus stores and delivers the frames of logs.
@@ -92,8 +91,8 @@ var ErrClosed = notify.ErrClosed
 // registers when the first follower arrives (a Bus that only publishes, as
 // in the worker, registers nothing). Close stops the reads in flight,
 // waits for them, and ends every Follow with ErrClosed, as closing n does;
-// whoever made the Bus calls Close once the followers are done. Publish,
-// Frames, Has and Sweep need neither and keep working after Close.
+// whoever made the Bus calls Close once the followers are done. Writes and
+// reads that are not a follow keep working after Close.
 type Bus struct {
 	db *storage.DB
 	n  *notify.Notifier
@@ -154,8 +153,7 @@ func (b *Bus) Close() {
 // takes makes them commit in number order. A turn that does not exist (its
 // conversation was deleted) is an error, and uses no number.
 //
-// On Postgres this is one statement (see publishPostgres): a frame costs
-// one round trip instead of five.
+// On Postgres this is one statement (publishSQL): one round trip, not five.
 //
 // In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
 // with the change it belongs to (a model call's status frame with the
