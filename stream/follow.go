@@ -151,8 +151,7 @@ const doneGrace = time.Minute
 // Follow calls fn with every frame after seq `after`, in order, as they are
 // published, until the done frame has been delivered (then it returns nil),
 // the turn is gone (ErrTurnGone), its frames were swept (ErrFramesSwept),
-// fn fails, ctx ends, or the Bus is closed
-// (ErrClosed).
+// fn fails, ctx ends, or the Bus is closed (ErrClosed).
 //
 // It reads the table when it starts, then takes the frames handed over in
 // memory (published in this process, or carried by a notification from
@@ -192,15 +191,15 @@ func (b *Bus) follow(ctx context.Context, log string, turn bool, after int64, fn
 // Follower is one follower of a turn, registered with the Bus before
 // anything of the turn's frames is read, for a caller that reads the first
 // frames itself: the api reads them in the query that reads the turn and
-// the person's access to it, one statement where there were two. From Join
-// on, every frame handed over to the turn in this process (published here,
-// or carried by another process's notification) is kept for the follower,
-// and every wake-up that calls for a read is counted; a read started after
-// Join therefore leaves nothing between it and Follower.Follow that the
-// follower would not see: a frame committed before the read is in it, one
-// committed after was handed over (or woke the turn) after Join.
-// Registering after the read instead would drop a frame handed over in
-// between until the next frame or the poll showed the gap.
+// the person's access to it. From Join on, every frame handed over to the
+// turn in this process (published here, or carried by another process's
+// notification) is kept for the follower, and every wake-up that calls for
+// a read is counted; a read started after Join therefore leaves nothing
+// between it and Follower.Follow that the follower would not see: a frame
+// committed before the read is in it, one committed after was handed over
+// (or woke the turn) after Join. Registering after the read instead would
+// drop a frame handed over in between until the next frame or the poll
+// showed the gap.
 type Follower struct {
 	b   *Bus
 	log string

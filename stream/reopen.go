@@ -117,9 +117,8 @@ func (b *Bus) Last(ctx context.Context, turnID, typ string) (Frame, bool, error)
 	return toFrame(rows[0]), true, nil
 }
 
-// OnePerAttempt tells the frame types a turn's attempt sends at most one of (see
-// HasInAttempt): the unique index frames_once (migrations 00027, 00035) holds
-// them to it, on their attempt.
+// OnePerAttempt tells the frame types a turn's attempt sends at most one of
+// (see HasInAttempt): the unique index frames_once holds them to it.
 func OnePerAttempt(typ string) bool {
 	switch typ {
 	case TypeRefs, TypeProposal, TypeTurnError, TypeError, TypeDone:
@@ -170,9 +169,8 @@ var ErrFirstTaken = errors.New("stream: the attempt's frame of this type was sto
 // In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
 // with the change it belongs to (a turn's ending with its error, proposal
 // and done frames: chat.Store.FinishTurn), and this process's followers
-// are handed it once that transaction committed. A racing publisher that
-// stored the attempt's frame first makes it fail there with ErrFirstTaken
-// (on Postgres the transaction is aborted): the caller's retry finds it.
+// are handed it once that transaction committed; there a racing
+// publisher's frame makes it fail with ErrFirstTaken.
 func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (bool, error) {
 	var row *storage.Frame
 	sent := false
