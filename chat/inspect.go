@@ -98,8 +98,8 @@ func (s *Store) inspect(ctx context.Context, turnID string) (Inspection, error) 
 	if out.Receipts, err = s.Receipts(ctx, turn.ReplyMessageID); err != nil {
 		return Inspection{}, err
 	}
-	var frames []storage.TurnFrame
-	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("seq").Limit(MaxInspectedFrames).Find(&frames).Error; err != nil {
+	var frames []storage.Frame
+	if err := s.q(ctx).Where("log = ?", turnID).Order("seq").Limit(MaxInspectedFrames).Find(&frames).Error; err != nil {
 		return Inspection{}, fmt.Errorf("inspect the frames of turn %s: %w", turnID, err)
 	}
 	for _, f := range frames {
@@ -110,7 +110,7 @@ func (s *Store) inspect(ctx context.Context, turnID string) (Inspection, error) 
 		out.Frames = append(out.Frames, InspectedFrame{Seq: f.Seq, Type: f.Type, Data: data, At: f.CreatedAt})
 	}
 	if len(frames) == MaxInspectedFrames {
-		if err := s.q(ctx).Model(&storage.TurnFrame{}).Where("turn_id = ? AND seq > ?", turnID, frames[len(frames)-1].Seq).
+		if err := s.q(ctx).Model(&storage.Frame{}).Where("log = ? AND seq > ?", turnID, frames[len(frames)-1].Seq).
 			Count(&out.FramesLeftOut).Error; err != nil {
 			return Inspection{}, fmt.Errorf("count the frames of turn %s: %w", turnID, err)
 		}

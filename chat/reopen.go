@@ -90,7 +90,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			return err
 		}
 		reopened = true
-		_, err = s.announceTurn(ctx, turnID)
+		err = s.announceTurn(ctx, turnID)
 		return err
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"hub/notify"
 	"hub/storage"
+	"hub/stream"
 	"hub/workspace"
 )
 
@@ -22,14 +23,14 @@ import (
 type Store struct {
 	db  *storage.DB
 	now func() time.Time
-	// work is the activity streams followed in this process.
-	work *workFeed
+	// work writes and follows the persons' work logs (see workLog).
+	work *stream.Bus
 }
 
-// NewStore returns a Store over db whose activity streams' followers n
-// wakes (n is the process's one notifier: wiring makes it).
+// NewStore returns a Store over db whose work logs' followers n wakes (n
+// is the process's one notifier: wiring makes it).
 func NewStore(db *storage.DB, n *notify.Notifier) *Store {
-	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }, work: newWorkFeed(db.DB, n)}
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }, work: stream.NewBus(db, n)}
 }
 
 // q is the handle the Store queries through: the transaction ctx carries,

@@ -190,7 +190,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return err
 		}
 		out = t
-		_, err = s.announceTurn(ctx, t.ID) // queued, as StartTurn's
+		err = s.announceTurn(ctx, t.ID) // queued, as StartTurn's
 		return err
 	})
 	if err != nil {
@@ -363,9 +363,9 @@ func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after
 	// are read by their key and the subquery runs once.
 	err := s.q(ctx).Table("turns").
 		Select(`turns.reply_message_id, turns.finished_at, turns.frame_seq,
-			(SELECT MAX(seq) FROM turn_frames WHERE turn_frames.turn_id = ? AND turn_frames.type = ?) AS done_seq,
+			(SELECT MAX(seq) FROM frames WHERE frames.log = ? AND frames.type = ?) AS done_seq,
 			f.seq, f.type, f.data, f.created_at`, id, doneFrame).
-		Joins("LEFT JOIN turn_frames f ON f.turn_id = ? AND f.seq > ?", id, after).
+		Joins("LEFT JOIN frames f ON f.log = ? AND f.seq > ?", id, after).
 		Where("turns.id = ? AND turns.person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).
 		Order("f.seq").Limit(streamFrames).Find(&rows).Error
 	if err != nil {

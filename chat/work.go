@@ -8,8 +8,8 @@ import (
 
 	"gorm.io/gorm"
 
-	"hub/notify"
 	"hub/storage"
+	"hub/stream"
 )
 
 // Kinds of work in the top bar.
@@ -140,17 +140,16 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 	return nil
 }
 
-// announceTurn writes the turn's state as an work frame and returns
-// its person. Run it in the transaction of the change it reports, after
-// that change wrote the turn's row (so the row is locked and its state
-// cannot change before the frame is numbered); wake the person's
-// followers after that commits.
-func (s *Store) announceTurn(ctx context.Context, turnID string) (personID string, err error) {
+// announceTurn writes the turn's state as a work frame of its person. Run
+// it in the transaction of the change it reports, after that change wrote
+// the turn's row (so the row is locked and its state cannot change before
+// the frame is numbered).
+func (s *Store) announceTurn(ctx context.Context, turnID string) error {
 	personID, a, err := s.turnWork(ctx, turnID)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return personID, s.announceWork(ctx, personID, a)
+	return s.announceWork(ctx, personID, a)
 }
 
 // announceWork writes a, a state its caller read with the work's row
@@ -162,57 +161,21 @@ func (s *Store) announceWork(ctx context.Context, personID string, a Work) error
 	return s.announce(ctx, personID, func() (Work, error) { return a, nil })
 }
 
-// workRetention is how long work frames are kept for clients that
-// resume with Last-Event-ID; a client further behind gets a snapshot.
-const workRetention = 10 * time.Minute
+// workLog names the person's log of work frames: a log with a head
+// (stream.Bus.Append).
+func workLog(personID string) string { return "work:" + personID }
 
-// pruneEvery: old frames are removed on every pruneEvery-th frame of a
-// person, so pruning costs one statement now and then, not one per frame.
-const pruneEvery = 32
+// workFrame is the type of a work frame in its log.
+const workFrame = "work"
 
-// announce is the one place work frames are written. It takes the
-// person's head row first (the upsert locks it), then builds the work entry
-// from what is committed or written in this transaction: two changes of a
-// person's work are numbered in the order their states were read, so the
-// last frame of a piece of work always tells its latest state.
+// announce is the one place work frames are written, in the transaction
+// of the change they report. The log's head is locked before build reads
+// the work's state, so two changes of a person's work are numbered in the
+// order their states were read: the last frame of a piece of work always
+// tells its latest state. Followers hear of it once it committed.
 func (s *Store) announce(ctx context.Context, personID string, build func() (Work, error)) error {
-	var seq int64
-	err := s.q(ctx).Raw(`INSERT INTO activity_heads (person_id, seq) VALUES (?, 1)
-		ON CONFLICT (person_id) DO UPDATE SET seq = activity_heads.seq + 1 RETURNING seq`, personID).Scan(&seq).Error
-	if err != nil {
-		return fmt.Errorf("number activity frame of %s: %w", personID, err)
-	}
-	a, err := build()
-	if err != nil {
-		return err
-	}
-	row := storage.ActivityFrame{PersonID: personID, Seq: seq, Data: marshal(a), CreatedAt: s.now()}
-	if err := s.q(ctx).Create(&row).Error; err != nil {
-		return fmt.Errorf("write activity frame of %s: %w", personID, err)
-	}
-	// Other processes' followers hear of the frame from Postgres, which
-	// delivers a NOTIFY when the transaction commits and drops it on
-	// rollback: never before the frame can be read. (On SQLite, hub dev,
-	// one process, the caller's in-process wake-up is all there is.)
-	if err := notify.Send(ctx, s.db, WorkChannel, personID); err != nil {
-		return fmt.Errorf("announce activity frame of %s: %w", personID, err)
-	}
-	// This process's followers read once the frame is committed (or the
-	// commit's answer was lost: a needless read costs little).
-	storage.AfterTx(ctx, func(error) { s.wakeWork(personID) })
-	return s.prune(ctx, personID, seq)
-}
-
-// prune removes the person's old work frames on every pruneEvery-th one.
-func (s *Store) prune(ctx context.Context, personID string, seq int64) error {
-	if seq%pruneEvery == 0 {
-		err := s.q(ctx).Where("person_id = ? AND created_at < ?", personID, s.now().Add(-workRetention)).
-			Delete(&storage.ActivityFrame{}).Error
-		if err != nil {
-			return fmt.Errorf("prune activity frames of %s: %w", personID, err)
-		}
-	}
-	return nil
+	_, err := s.work.Append(ctx, workLog(personID), workFrame, func() (any, error) { return build() })
+	return err
 }
 
 // turnWork is a turn as the top bar shows it, and its person; a
@@ -290,54 +253,78 @@ func workTitle(convTitle, userText string) string {
 	return userText
 }
 
-// workReadLimit caps one read of a person's frames; a follower behind
-// by more reads again at once.
-const workReadLimit = 500
-
 // WorkFrames returns the person's work frames after seq `after`,
-// oldest first, at most 500.
+// oldest first, at most 1,000.
 func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([]WorkFrame, error) {
-	var rows []storage.ActivityFrame
-	err := s.q(ctx).Where("person_id = ? AND seq > ?", personID, after).Order("seq").Limit(workReadLimit).Find(&rows).Error
+	frames, err := s.work.Frames(ctx, workLog(personID), after)
 	if err != nil {
-		return nil, fmt.Errorf("read activity frames of %s: %w", personID, err)
+		return nil, err
 	}
-	out := make([]WorkFrame, len(rows))
-	for i, r := range rows {
-		out[i] = WorkFrame{Seq: r.Seq, Work: unmarshal[Work](r.Data)}
+	out := make([]WorkFrame, len(frames))
+	for i, f := range frames {
+		out[i] = toWorkFrame(f)
 	}
 	return out, nil
+}
+
+func toWorkFrame(f stream.Frame) WorkFrame {
+	return WorkFrame{Seq: f.Seq, Work: unmarshal[Work](string(f.Data))}
 }
 
 // WorkHead returns the number of the person's latest work frame (0
 // before the first).
 func (s *Store) WorkHead(ctx context.Context, personID string) (int64, error) {
-	var h storage.ActivityHead
-	err := s.q(ctx).Take(&h, "person_id = ?", personID).Error
-	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		return 0, nil
-	case err != nil:
-		return 0, fmt.Errorf("activity head of %s: %w", personID, err)
-	}
-	return h.Seq, nil
+	return s.work.Head(ctx, workLog(personID))
 }
 
 // WorkResumes tells whether a client that saw the person's frames up
 // to `after` can get every later one: they have not been removed yet, and
 // `after` is a number this stream gave out.
 func (s *Store) WorkResumes(ctx context.Context, personID string, after int64) (bool, error) {
-	head, err := s.WorkHead(ctx, personID)
-	if err != nil || after > head {
-		return false, err
+	return s.work.Resumes(ctx, workLog(personID), after)
+}
+
+// FollowWork calls fn with every work frame of the person after seq
+// `after`, in order, as they are written, until fn fails, ctx ends or the
+// process's notifier is closed (notify.ErrClosed: the process is shutting
+// down), as stream.Bus.FollowLog delivers them. A frame of a conversation
+// in a space the person cannot open now is delivered as leftWork.
+func (s *Store) FollowWork(ctx context.Context, personID string, after int64, fn func(WorkFrame) error) error {
+	return s.work.FollowLog(ctx, workLog(personID), after, func(f stream.Frame) error {
+		wf := toWorkFrame(f)
+		hidden, err := s.hidden(ctx, personID, wf.Work.ConversationID)
+		if err != nil {
+			return err
+		}
+		if hidden {
+			wf.Work = leftWork(wf.Work)
+		}
+		return fn(wf)
+	})
+}
+
+// leftWork is what a person who cannot open an activity's space any
+// more is told of it: only that it left their top bar, as for a deleted
+// conversation (ids, no title, no step), so a client drops what it showed.
+func leftWork(a Work) Work {
+	status := StatusStopped
+	if a.Kind == WorkApply {
+		status = StatusDone
 	}
-	if after == head {
-		return true, nil
-	}
+	return Work{Kind: a.Kind, ID: a.ID, ConversationID: a.ConversationID, Status: status, Ended: true}
+}
+
+// hidden tells whether the conversation is in a space the person cannot
+// open now: a person removed from a space reads nothing of it, not even a
+// title in the top bar. A deleted conversation's frames, which carry only
+// ids, are delivered as written.
+func (s *Store) hidden(ctx context.Context, personID, conversationID string) (bool, error) {
 	var n int64
-	err = s.q(ctx).Model(&storage.ActivityFrame{}).Where("person_id = ? AND seq = ?", personID, after+1).Count(&n).Error
+	err := s.q(ctx).Model(&storage.Conversation{}).Where("id = ?", conversationID).
+		Where("NOT EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = conversations.space_id AND memberships.person_id = ?)", personID).
+		Count(&n).Error
 	if err != nil {
 		return false, fmt.Errorf("activity frames of %s: %w", personID, err)
 	}
-	return n == 1, nil
+	return n > 0, nil
 }

@@ -131,8 +131,8 @@ func TestFollowDeliversFramesWrittenByAnotherProcess(t *testing.T) {
 		}()
 		require.EqualValues(t, 1, (<-got).Seq, "what was there already: queued")
 		require.EqualValues(t, 2, (<-got).Seq, "and working")
-		require.NoError(t, f.db.Exec("UPDATE activity_heads SET seq = 3 WHERE person_id = ?", f.ann).Error)
-		require.NoError(t, f.db.Create(&storage.ActivityFrame{PersonID: f.ann, Seq: 3, Data: `{"kind":"turn","id":"x","status":"paused"}`,
+		require.NoError(t, f.db.Exec("UPDATE frame_heads SET seq = 3 WHERE log = ?", "work:"+f.ann).Error)
+		require.NoError(t, f.db.Create(&storage.Frame{Log: "work:" + f.ann, Seq: 3, Type: "work", Data: `{"kind":"turn","id":"x","status":"paused"}`,
 			CreatedAt: time.Now().UTC()}).Error)
 		start := time.Now()
 		fr := <-got
@@ -161,7 +161,7 @@ func TestResumeNeedsEveryLaterFrame(t *testing.T) {
 		require.True(t, resumes(2))
 		require.True(t, resumes(5), "up to date (queued, then 4 steps)")
 		require.False(t, resumes(6), "a number never given out")
-		require.NoError(t, f.db.Where("person_id = ? AND seq <= 2", f.ann).Delete(&storage.ActivityFrame{}).Error)
+		require.NoError(t, f.db.Where("log = ? AND seq <= 2", "work:"+f.ann).Delete(&storage.Frame{}).Error)
 		require.False(t, resumes(1), "frame 2 is gone")
 		require.True(t, resumes(2))
 	})
@@ -177,7 +177,7 @@ func TestOldFramesArePrunedNumbersGoOn(t *testing.T) {
 		for step := 1; step <= 20; step++ {
 			require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, step))
 		}
-		require.NoError(t, f.db.Model(&storage.ActivityFrame{}).Where("person_id = ?", f.ann).
+		require.NoError(t, f.db.Model(&storage.Frame{}).Where("log = ?", "work:"+f.ann).
 			Update("created_at", time.Now().UTC().Add(-time.Hour)).Error)
 		for step := 21; step <= 31; step++ { // frames 22 to 32 (1 is the queued one)
 			require.NoError(t, f.store.SetTurnStatus(ctx, turn.ID, chat.StatusWorking, step))

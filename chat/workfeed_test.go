@@ -15,6 +15,7 @@ import (
 	"hub/dbtest"
 	"hub/notify"
 	"hub/storage"
+	"hub/stream"
 	"hub/workspace"
 )
 
@@ -44,7 +45,7 @@ func newCrossProcess(t testing.TB) *crossProcess {
 	apiNotifier.SetPollInterval(time.Hour)
 	cp := &crossProcess{person: person, writer: NewStore(writerDB, writerNotifier), api: NewStore(apiDB, apiNotifier),
 		listening: make(chan struct{}, 16), apiDB: apiDB}
-	apiNotifier.Listen(WorkChannel, notify.Handler{Connected: func() {
+	apiNotifier.Listen(stream.Channel, notify.Handler{Connected: func() {
 		select {
 		case cp.listening <- struct{}{}:
 		default:

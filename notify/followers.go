@@ -6,9 +6,7 @@ import "sync"
 // person). Each follower waits on a channel of its own; a wake-up of its
 // key signals it, and one pending signal is kept while it is busy, so none
 // is lost and a burst costs one read. A wake-up only says "look again":
-// what a follower reads is the feed's business. The feed's Handler wakes
-// them (a notification, the listener's reconnect, the poll), and so does
-// the feed's writer in this process once its change committed.
+// what a follower reads is the feed's business.
 type Followers struct {
 	mu    sync.Mutex
 	byKey map[string]map[*Follower]struct{}
@@ -65,28 +63,6 @@ func (fs *Followers) Wake(key string) {
 	for f := range fs.byKey[key] {
 		f.signal()
 	}
-}
-
-// WakeAll signals every follower.
-func (fs *Followers) WakeAll() {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	for _, set := range fs.byKey {
-		for f := range set {
-			f.signal()
-		}
-	}
-}
-
-// Keys returns the keys that have followers.
-func (fs *Followers) Keys() []string {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	keys := make([]string, 0, len(fs.byKey))
-	for k := range fs.byKey {
-		keys = append(keys, k)
-	}
-	return keys
 }
 
 func (f *Follower) signal() {

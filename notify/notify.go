@@ -1,13 +1,13 @@
-// Package notify wakes a process's followers of frames (a turn's stream,
-// a person's activity stream) when something they follow changed.
+// Package notify wakes a process's followers of frames (the logs of package
+// stream: a turn's stream, a person's work frames) when something they
+// follow changed.
 //
 // One Notifier per process, built by wiring and passed to every feed:
 // on Postgres it keeps one connection listening on every feed's channel
 // (LISTEN), and on both engines one poll loop that asks every feed to
 // look for what a lost wake-up missed. A feed registers its channel with
-// Listen; its followers wait on Followers, by key. Send is the one way to
-// send a notification that only wakes (a frame's own notification goes
-// out in the statement that stores it).
+// Listen; its followers wait on Followers, by key. Send sends a
+// notification in the caller's transaction.
 package notify
 
 import (

@@ -7,14 +7,11 @@ import (
 	"hub/storage"
 )
 
-// Send sends a notification that only wakes (no frame rides on it) on
-// channel: at once, or, when ctx carries a transaction (storage.DB.InTx),
-// once it commits (Postgres delivers notifications on commit and drops them on
-// rollback, so no listener hears of a change it cannot read yet). On
-// SQLite it does nothing: everything runs in one process, whose writer
-// wakes its followers itself. It is the one place Hub sends such a
-// notification: Stop and Pause to the worker running the model call, a
-// turn deleted or reopened to its followers, a work frame to its person's.
+// Send sends a notification on channel: at once, or, when ctx carries a
+// transaction (storage.DB.InTx), once it commits (Postgres delivers
+// notifications on commit and drops them on rollback, so no listener hears
+// of a change it cannot read yet). On SQLite it does nothing: everything
+// runs in one process, whose writer wakes its followers itself.
 func Send(ctx context.Context, db *storage.DB, channel, payload string) error {
 	if db.Dialect != storage.Postgres {
 		return nil

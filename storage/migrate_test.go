@@ -22,7 +22,7 @@ import (
 // exists on both engines.
 var tables = []string{
 	"spaces", "people", "memberships", "api_tokens", "settings", "projects", "tasks",
-	"conversations", "messages", "turns", "turn_steps", "tool_calls", "turn_frames",
+	"conversations", "messages", "turns", "turn_steps", "tool_calls", "frames", "frame_heads",
 	"undo_groups", "undo_entries", "connections", "receipts", "workflow_steps", "skills", "record_changes", "files", "audit_events", "oidc_subjects",
 }
 
@@ -257,20 +257,59 @@ func TestOnceFramesGetTheirAttempt(t *testing.T) {
 				f.turn, f.seq, f.typ, time.Now().UTC()).Error)
 		}
 		require.NoError(t, db.Migrate(ctx))
-		var rows []storage.TurnFrame
-		require.NoError(t, q.Order("turn_id, seq").Find(&rows).Error)
+		var rows []storage.Frame
+		require.NoError(t, q.Order("log, seq").Find(&rows).Error)
 		got := map[string]int64{}
 		for _, r := range rows {
 			if r.Attempt != nil {
-				got[r.TurnID+"/"+strconv.FormatInt(r.Seq, 10)] = *r.Attempt
+				got[r.Log+"/"+strconv.FormatInt(r.Seq, 10)] = *r.Attempt
 			}
 		}
 		require.Equal(t, map[string]int64{"gone/1": 0, "gone/2": 0, "t1/5": 4, "t1/7": 4}, got,
 			"the first of each type in the current attempt; the others in none")
-		err := db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'done', '{}', ?, 4)", time.Now().UTC()).Error
+		err := db.Exec("INSERT INTO frames (log, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'done', '{}', ?, 4)", time.Now().UTC()).Error
 		require.True(t, storage.IsUniqueViolation(err), "a second done in the attempt: %v", err)
-		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'text', '{}', ?, 4)", time.Now().UTC()).Error)
-		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at) VALUES ('t1', 11, 'done', '{}', ?)", time.Now().UTC()).Error,
+		require.NoError(t, db.Exec("INSERT INTO frames (log, seq, type, data, created_at, attempt) VALUES ('t1', 10, 'text', '{}', ?, 4)", time.Now().UTC()).Error)
+		require.NoError(t, db.Exec("INSERT INTO frames (log, seq, type, data, created_at) VALUES ('t1', 11, 'done', '{}', ?)", time.Now().UTC()).Error,
 			"an older binary's done frame, in no attempt")
+	})
+}
+
+// Migration 00035 moves the frames of turns and persons into one table,
+// numbered per log, and its Down puts them back.
+func TestFramesMoveIntoOneTableAndBack(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := t.Context()
+		db := open(t, url)
+		require.NoError(t, db.Migrate(ctx))
+		require.NoError(t, db.MigrateDownTo(ctx, 34))
+		q := db.WithContext(ctx)
+		require.NoError(t, q.Create(&storage.Person{ID: "p", Name: "P"}).Error)
+		now := time.Now().UTC()
+		require.NoError(t, db.Exec("INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt) VALUES ('t1', 1, 'done', '{}', ?, 0)", now).Error)
+		require.NoError(t, db.Exec("INSERT INTO activity_heads (person_id, seq) VALUES ('p', 7)").Error)
+		require.NoError(t, db.Exec("INSERT INTO activity_frames (person_id, seq, data, created_at) VALUES ('p', 7, '{\"id\":\"x\"}', ?)", now).Error)
+
+		require.NoError(t, db.Migrate(ctx))
+		var frames []storage.Frame
+		require.NoError(t, q.Order("log, seq").Find(&frames).Error)
+		var got []string
+		for _, f := range frames {
+			got = append(got, f.Log+"/"+strconv.FormatInt(f.Seq, 10)+"/"+f.Type)
+		}
+		require.Equal(t, []string{"t1/1/done", "work:p/7/work"}, got)
+		require.NotNil(t, frames[0].Attempt)
+		var head storage.FrameHead
+		require.NoError(t, q.Take(&head, "log = ?", "work:p").Error)
+		require.EqualValues(t, 7, head.Seq)
+
+		require.NoError(t, db.MigrateDownTo(ctx, 34))
+		var turnFrames, activityFrames, heads int64
+		require.NoError(t, q.Table("turn_frames").Where("turn_id = 't1' AND attempt = 0").Count(&turnFrames).Error)
+		require.NoError(t, q.Table("activity_frames").Where("person_id = 'p' AND seq = 7").Count(&activityFrames).Error)
+		require.NoError(t, q.Table("activity_heads").Where("person_id = 'p' AND seq = 7").Count(&heads).Error)
+		require.Equal(t, []int64{1, 1, 1}, []int64{turnFrames, activityFrames, heads})
 	})
 }

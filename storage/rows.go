@@ -228,19 +228,28 @@ type ToolCall struct {
 	UpdatedAt time.Time
 }
 
-// TurnFrame is one stream frame of a turn, kept so a client that reconnects
-// with Last-Event-ID gets every frame after it, from any api process.
-type TurnFrame struct {
-	TurnID    string `gorm:"primaryKey"`
+// Frame is one frame of a log (a turn's stream, a person's work frames),
+// kept so a client that reconnects with Last-Event-ID gets every frame
+// after it, from any api process.
+type Frame struct {
+	Log       string `gorm:"primaryKey"`
 	Seq       int64  `gorm:"primaryKey"`
 	Type      string
 	Data      string
 	CreatedAt time.Time
 	// Attempt is the turn's attempt_seq when a frame its attempt sends once
 	// (refs, proposal, turn_error, error, done) was stored; a unique index
-	// on (turn_id, type, attempt) keeps a second one out (migration 00027).
-	// nil (NULL) for a frame placed in no attempt.
+	// on (log, type, attempt) keeps a second one out. nil (NULL) for a
+	// frame placed in no attempt.
 	Attempt *int64
+}
+
+// FrameHead is the last number of a log not numbered by a turn (a
+// person's work frames). Its row lock orders the log's frames; it outlives
+// them, so numbers never go back.
+type FrameHead struct {
+	Log string `gorm:"primaryKey"`
+	Seq int64
 }
 
 // Connection is a connected app of a space, added by OwnerID: for now a
@@ -376,23 +385,6 @@ type WorkflowStep struct {
 	Refs           string // the records a succeeded step changed (JSON)
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
-}
-
-// ActivityHead is a person's last activity frame number. Its row lock
-// orders the person's frames; it outlives the frames, so numbers never go
-// back.
-type ActivityHead struct {
-	PersonID string `gorm:"primaryKey"`
-	Seq      int64
-}
-
-// ActivityFrame is one change of a person's running work, numbered per
-// person, for the activity stream (GET /api/agent/stream).
-type ActivityFrame struct {
-	PersonID  string `gorm:"primaryKey"`
-	Seq       int64  `gorm:"primaryKey"`
-	Data      string
-	CreatedAt time.Time
 }
 
 // ModelCall is one request Hub sent to a model: a reservation before it

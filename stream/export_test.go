@@ -27,7 +27,7 @@ func SetReadHook(b *Bus, read func(turnID string)) { b.hooks.read = read }
 func Followed(b *Bus) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.turns)
+	return len(b.logs)
 }
 
 // Wake tells the turn's followers in this process to read again, as a

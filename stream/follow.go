@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,53 +13,58 @@ import (
 	"hub/notify"
 )
 
-// readTimeout bounds one shared read of a turn's frames: it takes
+// readTimeout bounds one shared read of a log's frames: it takes
 // milliseconds, so this long means the database is gone; the followers then
 // see the error (and their SSE clients reconnect).
 const readTimeout = 30 * time.Second
 
-// followedTurn is what a Bus keeps for a turn with followers in this
+// followedLog is what a Bus keeps for a log with followers in this
 // process.
-type followedTurn struct {
-	// gen counts the wake-ups of the turn that call for a read: a frame
+type followedLog struct {
+	// turn tells a turn's log (Follow, Join) from one with a head
+	// (FollowLog): only a turn can be gone or swept.
+	turn bool
+	// gen counts the wake-ups of the log that call for a read: a frame
 	// not handed over in memory (a notification without it, the listener
 	// coming back, a poll, a publish that failed, a reopen, a gap a
 	// follower saw). A read started at gen g sees every frame announced
 	// by such wake-ups up to g.
 	gen  uint64
-	last *sharedRead // the latest read of the turn's frames
+	last *sharedRead // the latest read of the log's frames
 	// recent are frames known committed that were handed over in memory
 	// (see handOver): published by this process, or carried by another's
 	// notification. Sorted by number, without repeats, at most
 	// recentLimit; a follower whose next frame is among them takes it and
 	// those that follow it without reading the table.
 	recent []Frame
-	// fresh is when the turn last had a read start or a frame handed
+	// fresh is when the log last had a read start or a frame handed
 	// over: the poll reads only after a quiet half poll interval.
 	fresh time.Time
+	// polled is the head the poll last saw of a log with a head.
+	polled int64
 }
 
-// recentLimit bounds the frames a turn keeps in memory for its followers:
+// recentLimit bounds the frames a log keeps in memory for its followers:
 // a follower further behind reads the table.
 const recentLimit = 64
 
-// recentBytes bounds the data of the frames a turn keeps in memory.
+// recentBytes bounds the data of the frames a log keeps in memory.
 const recentBytes = 256 << 10
 
-// handOver gives the turn's followers in this process a frame that is
+// handOver gives the log's followers in this process a frame that is
 // committed, without a read: the publisher's own (Publish), or one a
 // notification carried from another process. Followers take it when it is
 // the next one they need; one that needs an earlier frame reads the table
 // (a read started now sees every frame up to this one: numbers commit in
 // order, see Publish). It wakes the followers without asking for a read.
-func (b *Bus) handOver(turnID string, f Frame) {
+func (b *Bus) handOver(log string, f Frame) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t := b.turns[turnID]
+	t := b.logs[log]
 	if t == nil {
 		return
 	}
-	i, found := sort.Find(len(t.recent), func(i int) int { return cmpSeq(f.Seq, t.recent[i].Seq) })
+	i, found := sort.Find(len(t.recent), func(i int) int { return cmp.Compare(f.Seq, t.recent[i].Seq) })
 	if found {
 		return // known already
 	}
@@ -72,23 +78,13 @@ func (b *Bus) handOver(turnID string, f Frame) {
 		t.recent = t.recent[1:]
 	}
 	t.fresh = time.Now()
-	b.followers.Wake(turnID)
-}
-
-func cmpSeq(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	b.followers.Wake(log)
 }
 
 // take returns the frames of recent that follow `after` without a gap, and
 // whether recent holds a later frame that cannot be reached without
 // reading the table (the frames in between were not handed over).
-func (t *followedTurn) take(after int64) (frames []Frame, gap bool) {
+func (t *followedLog) take(after int64) (frames []Frame, gap bool) {
 	i := sort.Search(len(t.recent), func(i int) bool { return t.recent[i].Seq > after })
 	if i == len(t.recent) {
 		return nil, false
@@ -103,11 +99,11 @@ func (t *followedTurn) take(after int64) (frames []Frame, gap bool) {
 	return slices.Clone(t.recent[i:j]), j < len(t.recent)
 }
 
-// sharedRead is one read of a turn's frames that all of the turn's
+// sharedRead is one read of a log's frames that all of the log's
 // followers in this process use: a frame watched by 500 clients costs one
 // query, not 500.
 type sharedRead struct {
-	gen     uint64 // the turn's gen when the read started
+	gen     uint64 // the log's gen when the read started
 	after   int64
 	started time.Time
 	done    chan struct{}
@@ -120,7 +116,7 @@ type sharedRead struct {
 	end error
 }
 
-// serves tells whether a follower at `after` may use r while the turn is at
+// serves tells whether a follower at `after` may use r while the log is at
 // gen: r started late enough, starts no later than the follower, and (once
 // done) neither failed nor was cut short before the follower's position.
 func (r *sharedRead) serves(gen uint64, after int64) bool {
@@ -155,8 +151,7 @@ const doneGrace = time.Minute
 // Follow calls fn with every frame after seq `after`, in order, as they are
 // published, until the done frame has been delivered (then it returns nil),
 // the turn is gone (ErrTurnGone), its frames were swept (ErrFramesSwept),
-// fn fails, ctx ends, or the Bus is closed
-// (ErrClosed).
+// fn fails, ctx ends, or the Bus is closed (ErrClosed).
 //
 // It reads the table when it starts, then takes the frames handed over in
 // memory (published in this process, or carried by a notification from
@@ -174,7 +169,18 @@ const doneGrace = time.Minute
 //
 // Follow is Join, then Follower.Follow with a read of its own, then Leave.
 func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
-	f, err := b.Join(turnID)
+	return b.follow(ctx, turnID, true, after, fn)
+}
+
+// FollowLog is Follow for a log with a head (Append): it has no turn and
+// no done frame, so it ends only when fn fails, ctx ends or the Bus (or
+// its Notifier) is closed.
+func (b *Bus) FollowLog(ctx context.Context, log string, after int64, fn func(Frame) error) error {
+	return b.follow(ctx, log, false, after, fn)
+}
+
+func (b *Bus) follow(ctx context.Context, log string, turn bool, after int64, fn func(Frame) error) error {
+	f, err := b.join(log, turn)
 	if err != nil {
 		return err
 	}
@@ -185,29 +191,31 @@ func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Fr
 // Follower is one follower of a turn, registered with the Bus before
 // anything of the turn's frames is read, for a caller that reads the first
 // frames itself: the api reads them in the query that reads the turn and
-// the person's access to it, one statement where there were two. From Join
-// on, every frame handed over to the turn in this process (published here,
-// or carried by another process's notification) is kept for the follower,
-// and every wake-up that calls for a read is counted; a read started after
-// Join therefore leaves nothing between it and Follower.Follow that the
-// follower would not see: a frame committed before the read is in it, one
-// committed after was handed over (or woke the turn) after Join.
-// Registering after the read instead would drop a frame handed over in
-// between until the next frame or the poll showed the gap.
+// the person's access to it. From Join on, every frame handed over to the
+// turn in this process (published here, or carried by another process's
+// notification) is kept for the follower, and every wake-up that calls for
+// a read is counted; a read started after Join therefore leaves nothing
+// between it and Follower.Follow that the follower would not see: a frame
+// committed before the read is in it, one committed after was handed over
+// (or woke the turn) after Join. Registering after the read instead would
+// drop a frame handed over in between until the next frame or the poll
+// showed the gap.
 type Follower struct {
-	b      *Bus
-	turnID string
-	w      *notify.Follower
-	// gen is the turn's gen at Join: the caller's read, started after
+	b   *Bus
+	log string
+	w   *notify.Follower
+	// gen is the log's gen at Join: the caller's read, started after
 	// Join, sees every frame announced by a wake-up up to it (see
-	// followedTurn.gen).
+	// followedLog.gen).
 	gen uint64
 }
 
 // Join registers a follower of the turn (the first one registers the Bus
 // with its notifier). Call Leave when done with it, on every path: a
 // follower that never leaves keeps the turn's frames in memory.
-func (b *Bus) Join(turnID string) (*Follower, error) {
+func (b *Bus) Join(turnID string) (*Follower, error) { return b.join(turnID, true) }
+
+func (b *Bus) join(log string, turn bool) (*Follower, error) {
 	b.register()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -218,12 +226,12 @@ func (b *Bus) Join(turnID string) (*Follower, error) {
 		return nil, ErrClosed
 	default:
 	}
-	t := b.turns[turnID]
+	t := b.logs[log]
 	if t == nil {
-		t = &followedTurn{}
-		b.turns[turnID] = t
+		t = &followedLog{turn: turn}
+		b.logs[log] = t
 	}
-	return &Follower{b: b, turnID: turnID, w: b.followers.Join(turnID), gen: t.gen}, nil
+	return &Follower{b: b, log: log, w: b.followers.Join(log), gen: t.gen}, nil
 }
 
 // Leave unregisters the follower; once is enough, more is harmless, and
@@ -236,7 +244,7 @@ func (f *Follower) Leave() {
 	f.b.mu.Lock()
 	defer f.b.mu.Unlock()
 	if f.w.Leave() {
-		delete(f.b.turns, f.turnID)
+		delete(f.b.logs, f.log)
 	}
 }
 
@@ -261,7 +269,7 @@ type firstRead struct {
 }
 
 func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn func(Frame) error) error {
-	b, turnID := f.b, f.turnID
+	b, log := f.b, f.log
 	deliver := func(frames []Frame) (done bool, err error) {
 		for _, fr := range frames {
 			if fr.Seq <= after {
@@ -297,7 +305,7 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 	}
 	for {
 		if needRead {
-			frames, gen, more, end, err := b.read(ctx, turnID, after)
+			frames, gen, more, end, err := b.read(ctx, log, after)
 			if err != nil {
 				return err
 			}
@@ -313,12 +321,12 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 			readGen, needRead = gen, false
 		}
 		b.mu.Lock()
-		t := b.turns[turnID]
+		t := b.logs[log]
 		frames, gap := t.take(after)
 		if gap && len(frames) == 0 {
 			// A frame before those handed over is missing here: a read
 			// that starts from now on has it.
-			b.wakeTurn(turnID, t)
+			b.wakeLog(log, t)
 		}
 		stale := t.gen != readGen
 		b.mu.Unlock()
@@ -350,16 +358,16 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 // a stream that is not a Follow (the activity stream) ends with the turns'.
 func (b *Bus) Done() <-chan struct{} { return b.closed }
 
-// read returns the turn's frames after `after` (at most readLimit) from a
-// read that started after the turn's latest wake-up, joining one in flight
-// or done when it serves, else starting one; gen is the turn's gen that
+// read returns the log's frames after `after` (at most readLimit) from a
+// read that started after the log's latest wake-up, joining one in flight
+// or done when it serves, else starting one; gen is the log's gen that
 // read started at. more tells that the read was full, so more frames may
 // be waiting; end (ErrTurnGone, ErrFramesSwept) that no frame will follow
-// these. The caller has joined the turn.
-func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Frame, gen uint64, more bool, end, err error) {
+// these. The caller has joined the log.
+func (b *Bus) read(ctx context.Context, log string, after int64) (frames []Frame, gen uint64, more bool, end, err error) {
 	for {
 		b.mu.Lock()
-		t := b.turns[turnID]
+		t := b.logs[log]
 		r := t.last
 		if r == nil || !r.serves(t.gen, after) {
 			select {
@@ -371,15 +379,20 @@ func (b *Bus) read(ctx context.Context, turnID string, after int64) (frames []Fr
 			r = &sharedRead{gen: t.gen, after: after, started: time.Now(), done: make(chan struct{})}
 			t.last, t.fresh = r, r.started
 			if b.hooks.read != nil {
-				b.hooks.read(turnID)
+				b.hooks.read(log)
 			}
 			// The Bus owns the read, not this follower: another follower
 			// waiting on it must not see this one's context ending.
+			turn := t.turn
 			b.wg.Go(func() {
 				defer close(r.done)
 				rctx, cancel := context.WithTimeout(b.ctx, readTimeout)
 				defer cancel()
-				r.frames, r.end, r.err = b.readFrames(rctx, turnID, r.after)
+				if !turn {
+					r.frames, r.err = b.Frames(rctx, log, r.after)
+					return
+				}
+				r.frames, r.end, r.err = b.readFrames(rctx, log, r.after)
 			})
 		}
 		b.mu.Unlock()
@@ -425,9 +438,9 @@ func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frame
 	}
 	// The turn's id is named on both sides: an outer join's condition is
 	// not carried over from the WHERE, and the frames are read by their
-	// key (turn_id, seq), not scanned.
+	// key (log, seq), not scanned.
 	err = b.db.Q(ctx).Raw(`SELECT turns.finished_at, f.seq, f.type, f.data, f.created_at
-		FROM turns LEFT JOIN turn_frames f ON f.turn_id = ? AND f.seq > ?
+		FROM turns LEFT JOIN frames f ON f.log = ? AND f.seq > ?
 		WHERE turns.id = ? ORDER BY f.seq LIMIT ?`, turnID, after, turnID, readLimit).Scan(&rows).Error
 	if err != nil {
 		return nil, nil, fmt.Errorf("read frames of %s: %w", turnID, err)
@@ -461,12 +474,12 @@ func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frame
 // forgets the frames handed over: what woke them may have changed frames
 // already numbered (a reopen, see Reopen). A follower busy delivering
 // keeps one pending wake-up, so none is lost and a burst costs one read.
-func (b *Bus) wake(turnID string) {
+func (b *Bus) wake(log string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if t := b.turns[turnID]; t != nil {
+	if t := b.logs[log]; t != nil {
 		t.recent = nil
-		b.wakeTurn(turnID, t)
+		b.wakeLog(log, t)
 	}
 }
 
@@ -475,15 +488,15 @@ func (b *Bus) wake(turnID string) {
 func (b *Bus) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for id, t := range b.turns {
+	for id, t := range b.logs {
 		t.recent = nil
-		b.wakeTurn(id, t)
+		b.wakeLog(id, t)
 	}
 }
 
-// wakeTurn asks the turn's followers for a read: it bumps the turn's gen
-// and signals them. b.mu is held.
-func (b *Bus) wakeTurn(turnID string, t *followedTurn) {
+// wakeLog asks the log's followers for a read: it bumps the log's gen and
+// signals them. b.mu is held.
+func (b *Bus) wakeLog(log string, t *followedLog) {
 	t.gen++
-	b.followers.Wake(turnID)
+	b.followers.Wake(log)
 }

@@ -126,7 +126,7 @@ func TestAWakeUpBetweenTheReadAndFollowIsRead(t *testing.T) {
 		// Stored without a hand-over, then the turn is woken.
 		var seq int64
 		require.NoError(t, f.db.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turn.ID).Scan(&seq).Error)
-		require.NoError(t, f.db.Create(&storage.TurnFrame{TurnID: turn.ID, Seq: seq, Type: stream.TypeText, Data: `{"delta":"unseen"}`,
+		require.NoError(t, f.db.Create(&storage.Frame{Log: turn.ID, Seq: seq, Type: stream.TypeText, Data: `{"delta":"unseen"}`,
 			CreatedAt: time.Now().UTC()}).Error)
 		bus.Wake(turn.ID)
 

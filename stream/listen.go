@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,15 +13,13 @@ import (
 )
 
 // Channel is the Postgres channel frames are announced on. One channel for
-// every turn keeps the listener to one LISTEN for all turns; the payload
-// names the turn.
+// every log keeps the listener to one LISTEN; the payload names the log.
 const Channel = "hub_frames"
 
-// notifyPayload is "<origin> <turnID>": a dozen bytes over the turn id, far
-// below NOTIFY's 8000-byte limit. A notification that only wakes (Ended,
-// Reopen) carries no more; a published frame's adds its number and, when
-// it fits, the frame (frameSuffix).
-func notifyPayload(origin, turnID string) string { return origin + " " + turnID }
+// notifyPayload is "<origin> <log>", far below NOTIFY's 8000-byte limit. A
+// notification that only wakes (Ended, Reopen) carries no more; a stored
+// frame's adds its number and, when it fits, the frame (frameSuffix).
+func notifyPayload(origin, log string) string { return origin + " " + log }
 
 // maxPayload is the longest payload Postgres takes: it must be shorter
 // than 8000 bytes.
@@ -45,41 +44,41 @@ func frameTime() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 // take the frame without reading it; or nothing when the payload would
 // not fit (the followers then read the table). The number itself (20
 // bytes at most) is filled in by publishSQL.
-func frameSuffix(origin string, row *storage.TurnFrame) string {
+func frameSuffix(origin string, row *storage.Frame) string {
 	suffix := " " + strconv.FormatInt(row.CreatedAt.UnixNano(), 10) + " " + row.Type + " " + row.Data
-	if len(row.Data) > maxCarried || len(notifyPayload(origin, row.TurnID))+1+20+len(suffix) > maxPayload {
+	if len(row.Data) > maxCarried || len(notifyPayload(origin, row.Log))+1+20+len(suffix) > maxPayload {
 		return ""
 	}
 	return suffix
 }
 
-// parseNotification reads a payload of Channel: its origin and turn, and
+// parseNotification reads a payload of Channel: its origin and log, and
 // the frame when it carries one.
-func parseNotification(payload string) (origin, turnID string, f Frame, carried bool) {
+func parseNotification(payload string) (origin, log string, f Frame, carried bool) {
 	fields := strings.SplitN(payload, " ", 6)
 	if len(fields) < 2 {
 		return "", "", Frame{}, false
 	}
-	origin, turnID = fields[0], fields[1]
+	origin, log = fields[0], fields[1]
 	if len(fields) < 6 {
-		return origin, turnID, Frame{}, false
+		return origin, log, Frame{}, false
 	}
 	seq, err := strconv.ParseInt(fields[2], 10, 64)
 	if err != nil {
-		return origin, turnID, Frame{}, false
+		return origin, log, Frame{}, false
 	}
 	created, err := strconv.ParseInt(fields[3], 10, 64)
 	if err != nil || fields[4] == "" || !json.Valid([]byte(fields[5])) {
-		return origin, turnID, Frame{}, false
+		return origin, log, Frame{}, false
 	}
-	return origin, turnID, Frame{Seq: seq, Type: fields[4], Data: json.RawMessage(fields[5]),
+	return origin, log, Frame{Seq: seq, Type: fields[4], Data: json.RawMessage(fields[5]),
 		CreatedAt: time.Unix(0, created).UTC()}, true
 }
 
 // register has the process's notifier wake this Bus's followers: a
-// notification on Channel hands its frame over or wakes its turn, the
-// listener's (re)connect wakes every turn, and the poll wakes each turn
-// that was quiet. Once, with the first follower.
+// notification on Channel hands its frame over or wakes its log, the
+// listener's (re)connect wakes every log, and the poll wakes those it
+// finds behind (see poll). Once, with the first follower.
 func (b *Bus) register() {
 	b.listen.Do(func() {
 		b.n.Listen(Channel, notify.Handler{Notified: b.notified, Connected: b.wakeAll, Poll: b.poll})
@@ -94,27 +93,51 @@ func (b *Bus) register() {
 // listener away) leaves a gap that the next frame carried shows, or the
 // reconnect's wakeAll, or the poll.
 func (b *Bus) notified(payload string) {
-	origin, turnID, f, carried := parseNotification(payload)
+	origin, log, f, carried := parseNotification(payload)
 	switch {
 	case origin == "" || origin == b.origin:
 	case carried:
-		b.handOver(turnID, f)
+		b.handOver(log, f)
 	default:
-		b.wake(turnID)
+		b.wake(log)
 	}
 }
 
-// poll is the safety net: every turn followed here that had neither a read
-// started nor a frame handed over within the last half poll interval is
-// read anew (500 followers of a turn then poll it together, not 500 times,
-// and a turn whose frames flow is not read).
-func (b *Bus) poll(context.Context) {
+// headBatch bounds the logs named in one read of heads.
+const headBatch = 500
+
+// poll is the safety net. A followed turn that had neither a read started
+// nor a frame handed over within the last half poll interval is read anew
+// (its followers poll it together, and a turn whose frames flow is not
+// read): only a read sees it gone or swept. The logs with a head cannot
+// end: one query reads the heads of all of them, and those whose head
+// moved since the last poll are read, however many clients follow.
+func (b *Bus) poll(ctx context.Context) {
 	quiet := b.n.PollInterval() / 2
+	var heads []string
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	for id, t := range b.turns {
-		if time.Since(t.fresh) > quiet {
-			b.wakeTurn(id, t)
+	for log, t := range b.logs {
+		switch {
+		case !t.turn:
+			heads = append(heads, log)
+		case time.Since(t.fresh) > quiet:
+			b.wakeLog(log, t)
 		}
+	}
+	b.mu.Unlock()
+	for chunk := range slices.Chunk(heads, headBatch) {
+		var rows []storage.FrameHead
+		// A failed read is tried again at the next poll.
+		if err := b.db.Q(ctx).Where("log IN ?", chunk).Find(&rows).Error; err != nil {
+			return
+		}
+		b.mu.Lock()
+		for _, h := range rows {
+			if t := b.logs[h.Log]; t != nil && h.Seq > t.polled {
+				t.polled = h.Seq
+				b.wakeLog(h.Log, t)
+			}
+		}
+		b.mu.Unlock()
 	}
 }

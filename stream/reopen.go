@@ -52,7 +52,7 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 	if err != nil {
 		return err
 	}
-	if err := tx.Model(&storage.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, TypeDone).
+	if err := tx.Model(&storage.Frame{}).Where("log = ? AND type = ?", turnID, TypeDone).
 		Updates(map[string]any{"type": TypeStatus, "data": string(replaced)}).Error; err != nil {
 		return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 	}
@@ -65,18 +65,12 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 		}
 		// The frames after the reset frame are the new attempt's, whose
 		// attempt_seq is the reset frame's number.
-		row := storage.TurnFrame{TurnID: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
+		row := storage.Frame{Log: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
 		if first != 0 && OnePerAttempt(d.Type) {
 			attempt := first // (a frame of another type is in no attempt: NULL)
 			row.Attempt = &attempt
 		}
-		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", turnID).Scan(&row.Seq).Error; err != nil {
-			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
-		}
-		if row.Seq == 0 {
-			return fmt.Errorf("reopen frames: no turn %s", turnID)
-		}
-		if err := tx.Create(&row).Error; err != nil {
+		if err := b.insert(tx, &row); err != nil {
 			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 		}
 		if first == 0 {
@@ -102,7 +96,7 @@ func (b *Bus) HasInAttempt(ctx context.Context, turnID, typ string) (bool, error
 
 func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
 	var n int64
-	err := q.Raw(`SELECT count(*) FROM turn_frames WHERE turn_id = ? AND type = ?
+	err := q.Raw(`SELECT count(*) FROM frames WHERE log = ? AND type = ?
 		AND seq > (SELECT attempt_seq FROM turns WHERE id = ?)`, turnID, typ, turnID).Scan(&n).Error
 	if err != nil {
 		return false, fmt.Errorf("read frames of %s: %w", turnID, err)
@@ -112,21 +106,19 @@ func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
 
 // Last returns the turn's latest frame of the given type, if it has one.
 func (b *Bus) Last(ctx context.Context, turnID, typ string) (Frame, bool, error) {
-	var rows []storage.TurnFrame
-	err := b.db.Q(ctx).Where("turn_id = ? AND type = ?", turnID, typ).Order("seq DESC").Limit(1).Find(&rows).Error
+	var rows []storage.Frame
+	err := b.db.Q(ctx).Where("log = ? AND type = ?", turnID, typ).Order("seq DESC").Limit(1).Find(&rows).Error
 	if err != nil {
 		return Frame{}, false, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
 	if len(rows) == 0 {
 		return Frame{}, false, nil
 	}
-	r := rows[0]
-	return Frame{Seq: r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}, true, nil
+	return toFrame(rows[0]), true, nil
 }
 
-// OnePerAttempt tells the frame types a turn's attempt sends at most one of (see
-// HasInAttempt): the unique index turn_frames_once (migration 00027) holds
-// them to it, on their attempt.
+// OnePerAttempt tells the frame types a turn's attempt sends at most one of
+// (see HasInAttempt): the unique index frames_once holds them to it.
 func OnePerAttempt(typ string) bool {
 	switch typ {
 	case TypeRefs, TypeProposal, TypeTurnError, TypeError, TypeDone:
@@ -145,10 +137,10 @@ func OnePerAttempt(typ string) bool {
 // undone: no number is used).
 const publishFirstSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? AND NOT EXISTS (
-		SELECT 1 FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ? AND turn_frames.seq > turns.attempt_seq
+		SELECT 1 FROM frames WHERE frames.log = turns.id AND frames.type = ? AND frames.seq > turns.attempt_seq
 	) RETURNING id, frame_seq, attempt_seq
 ), stored AS (
-	INSERT INTO turn_frames (turn_id, seq, type, data, created_at, attempt)
+	INSERT INTO frames (log, seq, type, data, created_at, attempt)
 	SELECT id, frame_seq, ?, ?, ?, attempt_seq FROM numbered
 	RETURNING seq
 ), found AS (
@@ -170,18 +162,17 @@ var ErrFirstTaken = errors.New("stream: the attempt's frame of this type was sto
 // one already; it tells whether it published. It is exact: two calls
 // racing for one attempt (a retried activity whose first attempt still
 // runs) store one frame, the other answers false, because the unique index
-// turn_frames_once refuses a second one. On Postgres the check and the
+// frames_once refuses a second one. On Postgres the check and the
 // publish are one statement, one round trip. A turn that does not exist
 // is an error, as for Publish.
 //
 // In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
 // with the change it belongs to (a turn's ending with its error, proposal
 // and done frames: chat.Store.FinishTurn), and this process's followers
-// are handed it once that transaction committed. A racing publisher that
-// stored the attempt's frame first makes it fail there with ErrFirstTaken
-// (on Postgres the transaction is aborted): the caller's retry finds it.
+// are handed it once that transaction committed; there a racing
+// publisher's frame makes it fail with ErrFirstTaken.
 func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (bool, error) {
-	var row *storage.TurnFrame
+	var row *storage.Frame
 	sent := false
 	inTx := b.db.InTxNow(ctx)
 	var err error
@@ -218,7 +209,7 @@ func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (b
 // attempt has one: on Postgres in one statement (publishFirstSQL), on
 // SQLite the check, the counter and the insert. A unique violation (a
 // racing publisher's frame) is ErrFirstTaken.
-func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.TurnFrame, bool, error) {
+func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.Frame, bool, error) {
 	if !OnePerAttempt(typ) {
 		return nil, false, fmt.Errorf("publish %s frame once: not a frame an attempt sends once", typ)
 	}
@@ -226,7 +217,7 @@ func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.
 	if err != nil {
 		return nil, false, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
-	row := &storage.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
+	row := &storage.Frame{Log: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
 	if b.db.Dialect != storage.Postgres {
 		has, err := hasInAttempt(tx, turnID, typ)
 		if err != nil || has {

@@ -1,16 +1,18 @@
-// Package stream carries a turn's frames (refs, status, text deltas, tool
-// phases, done) from the worker that produces them to every SSE client.
+// Package stream keeps logs of frames and carries them to their followers:
+// a turn's stream (refs, status, text deltas, tool phases, done), from the
+// worker that produces it to every SSE client, and a person's work frames
+// (chat's top bar).
 //
-// Frames are stored per turn with a sequence number (turn_frames), so a
+// Frames are stored per log with a sequence number (the frames table), so a
 // client that reconnects with Last-Event-ID reads exactly the frames after
 // it: no gap, no repeat, from any api process. The table is the source of
-// truth. Once a frame is committed, Publish hands it to the followers in
-// its process in memory; on Postgres it also sends a NOTIFY that carries
-// it (when it fits) to the followers in other processes (see listen.go),
-// which hear it through the process's notify.Notifier. A follower takes a
-// frame so handed over only when it is the next one it needs; otherwise (a
-// gap, a notification without the frame, the listener reconnecting) it
-// reads the table. The Notifier's poll is the safety net.
+// truth. Once a frame is committed, its writer hands it to the followers in
+// its process in memory; on Postgres a NOTIFY carries it (when it fits) to
+// the followers in other processes (see listen.go), which hear it through
+// the process's notify.Notifier. A follower takes a frame so handed over
+// only when it is the next one it needs; otherwise (a gap, a notification
+// without the frame, the listener reconnecting) it reads the table. The
+// Notifier's poll is the safety net.
 package stream
 
 import (
@@ -69,7 +71,7 @@ const (
 	StatusReset    = "reset"
 )
 
-// Frame is one event of a turn's stream.
+// Frame is one event of a log.
 type Frame struct {
 	Seq       int64
 	Type      string
@@ -79,24 +81,23 @@ type Frame struct {
 
 // ErrClosed is what Follow returns once the Bus or its Notifier is closed,
 // so an SSE stream ends when its process shuts down and the client
-// reconnects elsewhere with Last-Event-ID. It is notify.ErrClosed, which
-// the activity stream's followers return too.
+// reconnects elsewhere with Last-Event-ID. It is notify.ErrClosed.
 var ErrClosed = notify.ErrClosed
 
-// Bus stores and delivers frames.
+// Bus stores and delivers the frames of logs.
 //
 // Lifecycle: the Bus's followers are woken through n, the process's one
 // notifier (its listener on Postgres, its poll), with which the Bus
 // registers when the first follower arrives (a Bus that only publishes, as
 // in the worker, registers nothing). Close stops the reads in flight,
 // waits for them, and ends every Follow with ErrClosed, as closing n does;
-// whoever made the Bus calls Close once the followers are done. Publish,
-// Frames, Has and Sweep need neither and keep working after Close.
+// whoever made the Bus calls Close once the followers are done. Writes and
+// reads that are not a follow keep working after Close.
 type Bus struct {
 	db *storage.DB
 	n  *notify.Notifier
-	// followers are the Follows of this process, by turn; each turn's
-	// shared state is in turns (both under mu, mu first).
+	// followers are the Follows of this process, by log; each log's
+	// shared state is in logs (both under mu, mu first).
 	followers *notify.Followers
 	listen    sync.Once // registers with n, with the first follower
 	// origin tags this Bus's notifications, so its own listener skips the
@@ -105,8 +106,8 @@ type Bus struct {
 	hooks  hooks
 
 	mu      sync.Mutex
-	turns   map[string]*followedTurn // turns with followers in this process
-	closed  chan struct{}            // closed by Close
+	logs    map[string]*followedLog // logs with followers in this process
+	closed  chan struct{}           // closed by Close
 	stop    context.CancelFunc
 	ctx     context.Context // shared reads'; cancelled by Close
 	wg      sync.WaitGroup  // shared reads
@@ -115,8 +116,8 @@ type Bus struct {
 
 // hooks let tests watch a Bus's inner workings; zero in production.
 type hooks struct {
-	// read runs when a shared read of a turn's frames starts.
-	read func(turnID string)
+	// read runs when a shared read of a log's frames starts.
+	read func(log string)
 }
 
 // NewBus returns a Bus over db whose followers n wakes. Call Close when
@@ -128,7 +129,7 @@ func NewBus(db *storage.DB, n *notify.Notifier) *Bus {
 	// Close is what ends them.
 	ctx, stop := context.WithCancel(context.Background())
 	return &Bus{db: db, n: n, followers: notify.NewFollowers(), origin: hex.EncodeToString(id[:]),
-		turns: map[string]*followedTurn{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
+		logs: map[string]*followedLog{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
 }
 
 // Close stops the reads in flight and waits for them, and makes every
@@ -152,8 +153,7 @@ func (b *Bus) Close() {
 // takes makes them commit in number order. A turn that does not exist (its
 // conversation was deleted) is an error, and uses no number.
 //
-// On Postgres this is one statement (see publishPostgres): a frame costs
-// one round trip instead of five.
+// On Postgres this is one statement (publishSQL): one round trip, not five.
 //
 // In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
 // with the change it belongs to (a model call's status frame with the
@@ -165,7 +165,7 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
-	row := storage.TurnFrame{TurnID: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
+	row := storage.Frame{Log: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
 	if b.db.Dialect == storage.Postgres {
 		err = b.publishPostgres(b.db.Q(ctx), &row)
 	} else {
@@ -183,12 +183,12 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 // with err: on success it is handed to them; on an error they read, since
 // a commit whose answer was lost may still have committed (a needless
 // wake-up costs one read).
-func (b *Bus) published(row *storage.TurnFrame, err error) {
+func (b *Bus) published(row *storage.Frame, err error) {
 	if err != nil {
-		b.wake(row.TurnID)
+		b.wake(row.Log)
 		return
 	}
-	b.handOver(row.TurnID, Frame{Seq: row.Seq, Type: row.Type, Data: json.RawMessage(row.Data), CreatedAt: row.CreatedAt})
+	b.handOver(row.Log, toFrame(*row))
 	b.countFrame(row.Type)
 }
 
@@ -204,7 +204,7 @@ func (b *Bus) published(row *storage.TurnFrame, err error) {
 const publishSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING id, frame_seq
 ), stored AS (
-	INSERT INTO turn_frames (turn_id, seq, type, data, created_at)
+	INSERT INTO frames (log, seq, type, data, created_at)
 	SELECT id, frame_seq, ?, ?, ? FROM numbered
 	RETURNING seq
 )
@@ -213,15 +213,15 @@ SELECT (SELECT seq FROM stored) AS seq,
 
 // publishPostgres stores row in one statement (publishSQL) on q (the
 // database, or a transaction) and sets its number.
-func (b *Bus) publishPostgres(q *gorm.DB, row *storage.TurnFrame) error {
+func (b *Bus) publishPostgres(q *gorm.DB, row *storage.Frame) error {
 	var out struct{ Seq *int64 }
-	err := q.Raw(publishSQL, row.TurnID, row.Type, row.Data, row.CreatedAt,
-		Channel, notifyPayload(b.origin, row.TurnID), frameSuffix(b.origin, row)).Scan(&out).Error
+	err := q.Raw(publishSQL, row.Log, row.Type, row.Data, row.CreatedAt,
+		Channel, notifyPayload(b.origin, row.Log), frameSuffix(b.origin, row)).Scan(&out).Error
 	if err != nil {
 		return err
 	}
 	if out.Seq == nil {
-		return fmt.Errorf("no turn %s", row.TurnID)
+		return fmt.Errorf("no turn %s", row.Log)
 	}
 	row.Seq = *out.Seq
 	return nil
@@ -231,12 +231,12 @@ func (b *Bus) publishPostgres(q *gorm.DB, row *storage.TurnFrame) error {
 // data-modifying WITH, and on SQLite (hub dev, one process) a statement is
 // a function call, not a round trip. Nothing is announced: the publisher
 // hands the frame to the process's own followers.
-func (b *Bus) insert(tx *gorm.DB, row *storage.TurnFrame) error {
-	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.TurnID).Scan(&row.Seq).Error; err != nil {
+func (b *Bus) insert(tx *gorm.DB, row *storage.Frame) error {
+	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.Log).Scan(&row.Seq).Error; err != nil {
 		return err
 	}
 	if row.Seq == 0 {
-		return fmt.Errorf("no turn %s", row.TurnID)
+		return fmt.Errorf("no turn %s", row.Log)
 	}
 	return tx.Create(row).Error
 }
@@ -259,52 +259,58 @@ func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
 	return nil
 }
 
-// readLimit caps one read of a turn's frames; a follower behind by more
+// readLimit caps one read of a log's frames; a follower behind by more
 // reads again at once.
 const readLimit = 1000
 
-// Frames returns the turn's frames after seq, oldest first, at most 1,000.
-func (b *Bus) Frames(ctx context.Context, turnID string, after int64) ([]Frame, error) {
-	var rows []storage.TurnFrame
-	err := b.db.Q(ctx).Where("turn_id = ? AND seq > ?", turnID, after).Order("seq").Limit(readLimit).Find(&rows).Error
+// Frames returns the log's frames after seq, oldest first, at most 1,000.
+func (b *Bus) Frames(ctx context.Context, log string, after int64) ([]Frame, error) {
+	var rows []storage.Frame
+	err := b.db.Q(ctx).Where("log = ? AND seq > ?", log, after).Order("seq").Limit(readLimit).Find(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("read frames of %s: %w", turnID, err)
+		return nil, fmt.Errorf("read frames of %s: %w", log, err)
 	}
 	out := make([]Frame, len(rows))
 	for i, r := range rows {
-		out[i] = Frame{Seq: r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}
+		out[i] = toFrame(r)
 	}
 	return out, nil
 }
 
+func toFrame(r storage.Frame) Frame {
+	return Frame{Seq: r.Seq, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}
+}
+
 // Retention is how long a turn's frames are kept after it ends
 // (docs/api.md, "The stream": at least 10 minutes), for clients that resume
-// with Last-Event-ID.
+// with Last-Event-ID, and an appended frame after it is written (Append).
 const Retention = 10 * time.Minute
 
 // Sweep removes the frames of turns that ended before the cutoff; docs/api.md
-// promises at least Retention after a turn ends. Frames whose turn is gone
-// (its conversation was deleted) go once they are older than the cutoff.
+// promises at least Retention after a turn ends. Frames of no turn (its
+// conversation was deleted) go once they are older than the cutoff; logs
+// with a head (Append) prune themselves.
 func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
 	// SQLite compares times as the text the driver wrote, with its zone
 	// offset: every stored time is UTC, so the cutoff must be too.
 	endedBefore = endedBefore.UTC()
 	q := b.db.Q(ctx)
-	res := q.Where("turn_id IN (?)",
+	res := q.Where("log IN (?)",
 		q.Model(&storage.Turn{}).Select("id").Where("finished_at IS NOT NULL AND finished_at < ?", endedBefore)).
-		Or("created_at < ? AND turn_id NOT IN (?)", endedBefore, q.Model(&storage.Turn{}).Select("id")).
-		Delete(&storage.TurnFrame{})
+		Or("created_at < ? AND log NOT IN (?) AND log NOT IN (?)", endedBefore, q.Model(&storage.Turn{}).Select("id"),
+			q.Model(&storage.FrameHead{}).Select("log")).
+		Delete(&storage.Frame{})
 	if res.Error != nil {
 		return 0, fmt.Errorf("sweep frames: %w", res.Error)
 	}
 	return res.RowsAffected, nil
 }
 
-// Has tells whether the turn already has a frame of the given type.
-func (b *Bus) Has(ctx context.Context, turnID, typ string) (bool, error) {
+// Has tells whether the log already has a frame of the given type.
+func (b *Bus) Has(ctx context.Context, log, typ string) (bool, error) {
 	var n int64
-	if err := b.db.Q(ctx).Model(&storage.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, typ).Count(&n).Error; err != nil {
-		return false, fmt.Errorf("read frames of %s: %w", turnID, err)
+	if err := b.db.Q(ctx).Model(&storage.Frame{}).Where("log = ? AND type = ?", log, typ).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("read frames of %s: %w", log, err)
 	}
 	return n > 0, nil
 }

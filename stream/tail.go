@@ -42,7 +42,7 @@ func (b *Bus) Tail(ctx context.Context, turnID string) (Tail, error) {
 		DoneSeq    *int64
 	}
 	err := b.db.Q(ctx).Model(&storage.Turn{}).
-		Select("frame_seq, finished_at, (SELECT MAX(seq) FROM turn_frames WHERE turn_frames.turn_id = turns.id AND turn_frames.type = ?) AS done_seq", TypeDone).
+		Select("frame_seq, finished_at, (SELECT MAX(seq) FROM frames WHERE frames.log = turns.id AND frames.type = ?) AS done_seq", TypeDone).
 		Where("id = ?", turnID).Limit(1).Find(&rows).Error
 	if err != nil {
 		return Tail{}, fmt.Errorf("read the stream's end of %s: %w", turnID, err)

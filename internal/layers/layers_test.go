@@ -39,7 +39,7 @@ var productionRules = map[string][]string{
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
 	"tools":     {"apps", "files", "web", "workspace"},
-	"chat":      {"workspace", "storage", "notify"},
+	"chat":      {"workspace", "storage", "notify", "stream"},
 	"files":     {"workspace", "storage"},
 	"workspace": {"storage"},
 	"stream":    {"storage", "notify"},
