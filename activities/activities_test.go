@@ -32,8 +32,9 @@ func newFixture(t *testing.T, url string) *fixture {
 	db := dbtest.Open(t, url)
 	n := notify.New(db)
 	t.Cleanup(n.Close)
-	f := &fixture{db: db, hub: workspace.NewService(db), chat: chat.NewStore(db, n)}
-	f.acts = &activities.Activities{Workspace: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: stream.NewBus(db, n)}
+	frames := stream.NewBus(db, n)
+	f := &fixture{db: db, hub: workspace.NewService(db), chat: chat.NewStore(db, frames)}
+	f.acts = &activities.Activities{Workspace: f.hub, Chat: f.chat, Tools: tools.Hub(nil), Frames: frames}
 	ctx := context.Background()
 	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"hub/dbtest"
 	"hub/notify"
 	"hub/storage"
+	"hub/stream"
 	"hub/workspace"
 )
 
@@ -39,7 +40,7 @@ func newFixture(t *testing.T, url string) *fixture {
 	svc := workspace.NewService(db)
 	n := notify.New(db)
 	t.Cleanup(n.Close)
-	f := &fixture{db: db, store: chat.NewStore(db, n), notifier: n}
+	f := &fixture{db: db, store: chat.NewStore(db, stream.NewBus(db, n)), notifier: n}
 	var err error
 	f.space, f.ann, err = svc.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)

@@ -11,7 +11,6 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hub/notify"
 	"hub/storage"
 	"hub/stream"
 	"hub/workspace"
@@ -27,10 +26,10 @@ type Store struct {
 	work *stream.Bus
 }
 
-// NewStore returns a Store over db whose work logs' followers n wakes (n
-// is the process's one notifier: wiring makes it).
-func NewStore(db *storage.DB, n *notify.Notifier) *Store {
-	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }, work: stream.NewBus(db, n)}
+// NewStore returns a Store over db that writes and follows the persons'
+// work logs on frames, the process's one frame log (wiring makes it).
+func NewStore(db *storage.DB, frames *stream.Bus) *Store {
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }, work: frames}
 }
 
 // q is the handle the Store queries through: the transaction ctx carries,

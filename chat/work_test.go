@@ -13,6 +13,7 @@ import (
 	"hub/dbtest"
 	"hub/notify"
 	"hub/storage"
+	"hub/stream"
 )
 
 // frames reads every work frame of the person.
@@ -116,7 +117,7 @@ func TestFollowDeliversFramesWrittenByAnotherProcess(t *testing.T) {
 		otherDB := dbtest.Open(t, url)
 		otherNotifier := notify.New(otherDB)
 		t.Cleanup(otherNotifier.Close)
-		other := chat.NewStore(otherDB, otherNotifier)
+		other := chat.NewStore(otherDB, stream.NewBus(otherDB, otherNotifier))
 		got := make(chan chat.WorkFrame)
 		done := make(chan error, 1)
 		go func() {

@@ -43,7 +43,7 @@ func newCrossProcess(t testing.TB) *crossProcess {
 	t.Cleanup(writerNotifier.Close)
 	t.Cleanup(apiNotifier.Close)
 	apiNotifier.SetPollInterval(time.Hour)
-	cp := &crossProcess{person: person, writer: NewStore(writerDB, writerNotifier), api: NewStore(apiDB, apiNotifier),
+	cp := &crossProcess{person: person, writer: NewStore(writerDB, stream.NewBus(writerDB, writerNotifier)), api: NewStore(apiDB, stream.NewBus(apiDB, apiNotifier)),
 		listening: make(chan struct{}, 16), apiDB: apiDB}
 	apiNotifier.Listen(stream.Channel, notify.Handler{Connected: func() {
 		select {

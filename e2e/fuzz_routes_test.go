@@ -529,8 +529,8 @@ func send(t *testing.T, client *http.Client, base string, c fuzzCase) (int, stri
 func snapshot(t *testing.T, s *hubtest.Stack) string {
 	h := sha256.New()
 	for _, table := range []string{"spaces", "people", "memberships", "settings", "projects", "tasks", "connections",
-		"conversations", "messages", "turns", "turn_steps", "tool_calls", "turn_frames", "undo_groups", "undo_entries",
-		"receipts", "workflow_steps", "activity_frames", "activity_heads"} {
+		"conversations", "messages", "turns", "turn_steps", "tool_calls", "frames", "undo_groups", "undo_entries",
+		"receipts", "workflow_steps", "frame_heads"} {
 		var rows []map[string]any
 		require.NoError(t, s.DB.WithContext(context.Background()).Table(table).Find(&rows).Error, table)
 		lines := make([]string, len(rows))

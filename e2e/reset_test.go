@@ -106,7 +106,7 @@ func requireOneAttempt(t *testing.T, events []hubtest.Event) []hubtest.Event {
 func countDone(t *testing.T, db *storage.DB, turnID string) int64 {
 	t.Helper()
 	var n int64
-	require.NoError(t, db.Model(&storage.TurnFrame{}).Where("turn_id = ? AND type = ?", turnID, "done").Count(&n).Error)
+	require.NoError(t, db.Model(&storage.Frame{}).Where("log = ? AND type = ?", turnID, "done").Count(&n).Error)
 	return n
 }
 

@@ -59,7 +59,7 @@ func TestAFrameBetweenTheStreamsReadAndItsFollowIsSentOnce(t *testing.T) {
 		name := "e2e:between-read-and-follow"
 		remove, err := s.DB.Observe(name, storage.Observer{After: func(_ any, q storage.Statement) {
 			sql := q.SQL
-			if q.Err != nil || !strings.Contains(sql, "done_seq") || !strings.Contains(sql, "LEFT JOIN turn_frames") {
+			if q.Err != nil || !strings.Contains(sql, "done_seq") || !strings.Contains(sql, "LEFT JOIN frames") {
 				return
 			}
 			mu.Lock()

@@ -36,7 +36,7 @@ func TestStreamOfASweptTurnEndsWithItsEnding(t *testing.T) {
 	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.Turn{}).Where("id = ?", st.TurnID).Update("finished_at", long).Error)
 	s.Sweep(t, time.Now())
 	var frames int64
-	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.TurnFrame{}).Where("turn_id = ?", st.TurnID).Count(&frames).Error)
+	require.NoError(t, s.DB.WithContext(ctx).Model(&storage.Frame{}).Where("log = ?", st.TurnID).Count(&frames).Error)
 	require.Zero(t, frames, "the sweep deleted the turn's frames")
 
 	// The saved ending stands in for the done frame, with the done frame's

@@ -71,7 +71,8 @@ func newFixture(t testing.TB, url string) *fixture {
 	ctx := t.Context()
 	db := open(t, url)
 	require.NoError(t, db.Migrate(ctx))
-	f := &fixture{url: url, db: db, bus: newBus(t, db), chat: chat.NewStore(db, notify.New(db))}
+	bus := newBus(t, db)
+	f := &fixture{url: url, db: db, bus: bus, chat: chat.NewStore(db, bus)}
 	space, person, err := workspace.NewService(db).EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
 	f.actor = person

@@ -12,6 +12,7 @@ import (
 	"hub/dbtest"
 	"hub/notify"
 	"hub/storage"
+	"hub/stream"
 	"hub/toolrun"
 	"hub/tools"
 	"hub/workspace"
@@ -51,7 +52,7 @@ func newFixture(t *testing.T, url string) *fixture {
 	t.Helper()
 	ctx := t.Context()
 	db := dbtest.Open(t, url)
-	f := &fixture{db: db, svc: workspace.NewService(db), store: chat.NewStore(db, notify.New(db)), outside: func() error { return nil }}
+	f := &fixture{db: db, svc: workspace.NewService(db), store: chat.NewStore(db, stream.NewBus(db, notify.New(db))), outside: func() error { return nil }}
 	var err error
 	f.acme, f.ann, err = f.svc.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)

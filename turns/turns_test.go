@@ -16,6 +16,7 @@ import (
 	"hub/files"
 	"hub/llm"
 	"hub/notify"
+	"hub/stream"
 	"hub/turns"
 	"hub/workspace"
 )
@@ -48,7 +49,7 @@ func newFixture(t *testing.T, url string) fixture {
 	fs := files.NewService(db, ws, store, 1<<20)
 	n := notify.New(db)
 	t.Cleanup(n.Close)
-	cs := chat.NewStore(db, n)
+	cs := chat.NewStore(db, stream.NewBus(db, n))
 	space, ownerID, err := ws.EnsureMember(ctx, "Team", "Olga Owner", workspace.RoleOwner)
 	require.NoError(t, err)
 	other, _, err := ws.EnsureMember(ctx, "Elsewhere", "Olga Owner", workspace.RoleOwner)

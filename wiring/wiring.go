@@ -160,7 +160,8 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 		cfg.ProposalTTL = config.DefaultProposalTTL
 	}
 	n := notify.New(db)
-	h := &Hub{Config: cfg, DB: db, Notifier: n, Workspace: workspace.NewService(db), Chat: chat.NewStore(db, n), Frames: stream.NewBus(db, n),
+	frames := stream.NewBus(db, n)
+	h := &Hub{Config: cfg, DB: db, Notifier: n, Workspace: workspace.NewService(db), Chat: chat.NewStore(db, frames), Frames: frames,
 		Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
 	guard, err := apps.NewGuard(cfg.AppsAllow)
 	if err != nil {

@@ -51,7 +51,7 @@ func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 	require.NoError(t, err)
 	require.NoError(t, h.DB.Model(&storage.Turn{}).Where("id = ?", turn.ID).
 		Updates(map[string]any{"status": "done", "finished_at": start.UTC()}).Error)
-	require.NoError(t, h.DB.Create(&storage.TurnFrame{TurnID: turn.ID, Seq: 1, Type: "done", Data: "{}", CreatedAt: start.UTC()}).Error)
+	require.NoError(t, h.DB.Create(&storage.Frame{Log: turn.ID, Seq: 1, Type: "done", Data: "{}", CreatedAt: start.UTC()}).Error)
 	require.NoError(t, h.DB.Create(&storage.ToolCall{ID: turn.ID + ".0.0", TurnID: turn.ID, Tool: "hub_create_task", Status: chat.CallHeld,
 		HeldFor: chat.HeldForApply, CreatedAt: start.UTC(), UpdatedAt: start.UTC()}).Error)
 
@@ -62,7 +62,7 @@ func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 
 	require.Eventually(t, func() bool {
 		var frames, tokens, held int64
-		require.NoError(t, h.DB.Model(&storage.TurnFrame{}).Where("turn_id = ?", turn.ID).Count(&frames).Error)
+		require.NoError(t, h.DB.Model(&storage.Frame{}).Where("log = ?", turn.ID).Count(&frames).Error)
 		require.NoError(t, h.DB.Model(&storage.APIToken{}).Where("scope LIKE ?", "stream:%").Count(&tokens).Error)
 		require.NoError(t, h.DB.Model(&storage.ToolCall{}).Where("status = ?", chat.CallHeld).Count(&held).Error)
 		return frames == 0 && tokens == 0 && held == 0
@@ -83,7 +83,7 @@ func TestSweepKeepsWhatIsYoung(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(h.Close)
 	require.Equal(t, config.DefaultProposalTTL, h.Config.ProposalTTL, "a config without a TTL gets the default, not zero")
-	require.NoError(t, h.DB.Create(&storage.TurnFrame{TurnID: "turn_gone", Seq: 1, Type: "text", Data: "{}", CreatedAt: time.Now().UTC()}).Error)
+	require.NoError(t, h.DB.Create(&storage.Frame{Log: "turn_gone", Seq: 1, Type: "text", Data: "{}", CreatedAt: time.Now().UTC()}).Error)
 	swept, err := h.Sweep(ctx, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, wiring.Swept{}, swept)
