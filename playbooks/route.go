@@ -149,12 +149,7 @@ func Index(all []Playbook) string {
 }
 
 func allAvailable(tools []string, available func(string) bool) bool {
-	for _, t := range tools {
-		if !available(t) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(tools, func(t string) bool { return !available(t) })
 }
 
 // matchScore is MatchPoints for one distinct match word, StrongMatchPoints
@@ -215,13 +210,7 @@ func segments(p string) []string {
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
 		p = p[:i]
 	}
-	var out []string
-	for _, s := range strings.Split(p, "/") {
-		if s != "" {
-			out = append(out, strings.ToLower(s))
-		}
-	}
-	return out
+	return strings.FieldsFunc(strings.ToLower(p), func(r rune) bool { return r == '/' })
 }
 
 // simpleTodoOpener is how a simple todo request begins ("remind me to …").
@@ -236,17 +225,9 @@ var anotherRequest = regexp.MustCompile(`(?i)\b(then|also|after that|afterwards|
 // all five tools are available.
 func isSimpleTodo(in RouteInput, namesApp bool) bool {
 	msg := strings.TrimSpace(in.Message)
-	switch {
-	case !simpleTodoOpener.MatchString(msg),
-		utf8.RuneCountInString(msg) > MaxSimpleTodoChars,
-		strings.ContainsAny(msg, "\n?"),
-		len(in.MentionKinds) > 0,
-		namesApp,
-		anotherRequest.MatchString(msg),
-		sentences(msg) > 1:
-		return false
-	}
-	return true
+	return simpleTodoOpener.MatchString(msg) && utf8.RuneCountInString(msg) <= MaxSimpleTodoChars &&
+		!strings.ContainsAny(msg, "\n?") && len(in.MentionKinds) == 0 && !namesApp &&
+		!anotherRequest.MatchString(msg) && sentences(msg) == 1
 }
 
 // sentences counts the sentences of a one-line message: a '.', '!' or ';'
