@@ -29,8 +29,7 @@ type Answer struct {
 	Text       string // the reply's text; only a reply that made no tool call is checked
 	ToolsRan   bool   // a tool ran earlier in this turn
 	HeldWrites bool   // a write of this turn was held for Apply
-	// StepsLeft is how many model steps the turn may still take after this
-	// one, the final tools-off step included (MaxSteps - step).
+	// StepsLeft counts the model steps after this one, the final tools-off one included (MaxSteps - step).
 	StepsLeft int
 	Nudged    bool // this turn already went back once
 }

@@ -69,8 +69,7 @@ type EvalRow struct {
 // EvalReport is the evaluation of one registry.
 type EvalReport struct {
 	Rows []EvalRow
-	// Hits counts the expected tools offered, Counted those registered,
-	// Skipped those not registered.
+	// Hits counts expected tools offered, Counted those registered, Skipped the others.
 	Hits, Counted, Skipped int
 }
 

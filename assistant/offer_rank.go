@@ -52,18 +52,16 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 	}
 	qwords = dedupe(qwords)
 	tw := r.wordsOf(candidates)
-	df := make([]int, len(qwords))
-	for _, t := range tw {
-		for k, w := range qwords {
+	weight := make([]float64, len(qwords))
+	for k, w := range qwords {
+		df := 0
+		for _, t := range tw {
 			if t.words[w] != 0 {
-				df[k]++
+				df++
 			}
 		}
-	}
-	weight := make([]float64, len(qwords))
-	for k := range qwords {
-		if df[k] > 0 {
-			weight[k] = math.Log(1 + float64(len(candidates))/float64(df[k]))
+		if df > 0 {
+			weight[k] = math.Log(1 + float64(len(candidates))/float64(df))
 		}
 	}
 	var hits []hit

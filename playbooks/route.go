@@ -50,8 +50,7 @@ type RouteInput struct {
 	MentionKinds []string // the kinds of the records the person @-mentioned
 	Path         string   // the open page's path; it only breaks ties
 	AppNames     []string // the names of the apps connected in this space
-	// Available tells whether a tool can be offered to this person; nil
-	// means every tool is.
+	// Available tells whether a tool can be offered to this person; nil: every tool is.
 	Available func(tool string) bool
 }
 
