@@ -84,8 +84,7 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 	isGranted := func(name string) bool { return granted[name] }
-	notGranted := func(name string) bool { return !granted[name] }
-	added := slices.DeleteFunc(slices.Clone(in.Added), notGranted)
+	added := slices.DeleteFunc(slices.Clone(in.Added), func(name string) bool { return !granted[name] })
 
 	kinds := mentionKinds(in.Mentions)
 	routed := playbooks.Route(in.Playbooks, playbooks.RouteInput{
@@ -123,7 +122,6 @@ func BuildOffer(in OfferInput) OfferResult {
 		ranked = fallbackOrder(query, defs)
 	}
 
-	routedTools := slices.DeleteFunc(slices.Clone(routed.Tools), notGranted)
 	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
 	for i, name := range ranked {
 		rank[name] = i
@@ -137,7 +135,8 @@ func BuildOffer(in OfferInput) OfferResult {
 	byRank := func(a, b string) int { return rankOf(a) - rankOf(b) }
 	// The asked apps' tools come next at the head, best ranked first.
 	slices.SortStableFunc(askedTools, byRank)
-	routedTools = dedupe(append(routedTools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
+	// routed.Tools are granted: Route offers only available tools.
+	routedTools := dedupe(append(routed.Tools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
 	slices.SortStableFunc(routedTools, byRank)
 
 	keep := map[string]bool{}

@@ -78,8 +78,9 @@ func Route(all []Playbook, in RouteInput) Routed {
 		p     Playbook
 		score int // twice the points, plus one when the path is covered: the path only breaks ties
 	}
+	usable := Usable(all, available)
 	var cands []scored
-	for _, p := range Usable(all, available) {
+	for _, p := range usable {
 		s := 2 * (matchScore(p, in.Message) + mentionScore(p, in.MentionKinds))
 		if p.Name == MapName || s == 0 {
 			continue
@@ -99,7 +100,7 @@ func Route(all []Playbook, in RouteInput) Routed {
 		out.Guides = append(out.Guides, c.p)
 	}
 	if namesApp && !slices.ContainsFunc(out.Guides, func(g Playbook) bool { return g.Name == AppsName }) {
-		if apps, ok := Named(Usable(all, available), AppsName); ok {
+		if apps, ok := Named(usable, AppsName); ok {
 			out.Guides = append(out.Guides, apps)
 		}
 	}
