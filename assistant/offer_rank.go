@@ -11,10 +11,8 @@ import (
 	"hub/tools"
 )
 
-// Ranker orders tools by relevance to a person's words. It returns the
-// names of the candidates that are relevant at all, best first. BuildOffer
-// keeps only granted names and falls back when it errs, panics or finds
-// nothing, so a ranker may fail freely.
+// Ranker orders tools by relevance to a person's words: the names of the
+// candidates relevant at all, best first. It may fail freely (rankSafely).
 type Ranker interface {
 	Rank(query string, candidates []*tools.Definition) ([]string, error)
 }
