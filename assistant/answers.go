@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -28,8 +29,7 @@ type Answer struct {
 	Text       string // the reply's text; only a reply that made no tool call is checked
 	ToolsRan   bool   // a tool ran earlier in this turn
 	HeldWrites bool   // a write of this turn was held for Apply
-	// StepsLeft is how many model steps the turn may still take after this
-	// one, the final tools-off step included (MaxSteps - step).
+	// StepsLeft counts the model steps after this one, the final tools-off one included (MaxSteps - step).
 	StepsLeft int
 	Nudged    bool // this turn already went back once
 }
@@ -153,12 +153,7 @@ var toolCallRes = []*regexp.Regexp{
 // WritesToolCall tells whether a reply writes a tool call as text instead
 // of making it.
 func WritesToolCall(text string) bool {
-	for _, re := range toolCallRes {
-		if re.MatchString(text) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(toolCallRes, func(re *regexp.Regexp) bool { return re.MatchString(text) })
 }
 
 // A claim that a change was made ("I've added", "it was created", "Done —");
@@ -184,15 +179,9 @@ var (
 // also says the change waits for Apply is not a claim; quoted text is not
 // read.
 func ClaimsDone(text string) bool {
-	for _, s := range sentences(normalize(text)) {
-		if proposedRe.MatchString(s) {
-			continue
-		}
-		if doneRe.MatchString(s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(sentences(normalize(text)), func(s string) bool {
+		return !proposedRe.MatchString(s) && doneRe.MatchString(s)
+	})
 }
 
 var (

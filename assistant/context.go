@@ -29,8 +29,7 @@ type TurnContext struct {
 	Page     string  // the client's "context" object, passed on as data, never as instructions
 	Recipe   string  // the one-line recipe of a simple todo request
 	Guides   []Guide // the playbooks the message preloads
-	// Spaces are the spaces a turn may act in, its conversation's first,
-	// when it may act in more than one.
+	// Spaces are the spaces a turn may act in, its conversation's first, when more than one.
 	Spaces     []workspace.Space
 	Unresolved []Unresolved // typed mentions that named no single record
 	// Open, Selected and PageNotes are the page context's ids as resolved

@@ -133,11 +133,8 @@ func AddedTools(data any) []string {
 		raw, _ = json.Marshal(v) // nil on failure, which reads as none
 	}
 	var probe map[string]json.RawMessage
-	if json.Unmarshal(raw, &probe) != nil {
-		return nil
-	}
 	var names []string
-	if json.Unmarshal(probe[AddToolsKey], &names) != nil {
+	if json.Unmarshal(raw, &probe) != nil || json.Unmarshal(probe[AddToolsKey], &names) != nil {
 		return nil
 	}
 	return names

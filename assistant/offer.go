@@ -23,11 +23,10 @@ const MaxOfferedTools = 24
 // ViewFileTool opens an attached file; a message with files always gets it.
 const ViewFileTool = "hub_view_file"
 
-// reservedTools are always offered when granted, inside MaxOfferedTools:
-// the model's way on when the ranking guessed wrong ("give it to Sam" names
-// neither list tool's words; "who won yesterday" no web tool's). One the
-// ranking puts in the head is offered there; the rest sit at the tail in
-// this order.
+// reservedTools are always offered when granted, inside MaxOfferedTools: the
+// model's way on when the ranking guessed wrong ("give it to Sam" names neither
+// list tool's words; "who won yesterday" no web tool's). One ranked into the
+// head stays there; the rest sit at the tail in this order.
 var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, FindToolsTool, tools.WebSearchTool, tools.ReadWebPageTool}
 
 // OfferInput is what a turn's tool offer is decided from.
@@ -41,8 +40,7 @@ type OfferInput struct {
 	AppNames  []string   // the names of the apps connected in the space
 	Apps      []AppOffer // the space's working MCP servers, whose tools are in Registry
 	Playbooks []playbooks.Playbook
-	// Added are tools hub_how_to and hub_find_tools made available earlier
-	// in this turn (AddToolsKey).
+	// Added are tools hub_how_to and hub_find_tools made available earlier in this turn (AddToolsKey).
 	Added  []string
 	Ranker Ranker // nil uses the default WordRanker
 	// Skills tells that the instructions list personal skills: then
@@ -86,8 +84,7 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 	isGranted := func(name string) bool { return granted[name] }
-	notGranted := func(name string) bool { return !granted[name] }
-	added := slices.DeleteFunc(slices.Clone(in.Added), notGranted)
+	added := slices.DeleteFunc(slices.Clone(in.Added), func(name string) bool { return !granted[name] })
 
 	kinds := mentionKinds(in.Mentions)
 	routed := playbooks.Route(in.Playbooks, playbooks.RouteInput{
@@ -125,7 +122,6 @@ func BuildOffer(in OfferInput) OfferResult {
 		ranked = fallbackOrder(query, defs)
 	}
 
-	routedTools := slices.DeleteFunc(slices.Clone(routed.Tools), notGranted)
 	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
 	for i, name := range ranked {
 		rank[name] = i
@@ -137,10 +133,10 @@ func BuildOffer(in OfferInput) OfferResult {
 		return len(ranked) // after every ranked name, keeping their own order
 	}
 	byRank := func(a, b string) int { return rankOf(a) - rankOf(b) }
-	// The apps the person asked for come next at the head, their best
-	// ranked tools first.
+	// The asked apps' tools come next at the head, best ranked first.
 	slices.SortStableFunc(askedTools, byRank)
-	routedTools = dedupe(append(routedTools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
+	// routed.Tools are granted: Route offers only available tools.
+	routedTools := dedupe(append(routed.Tools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
 	slices.SortStableFunc(routedTools, byRank)
 
 	keep := map[string]bool{}

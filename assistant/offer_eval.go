@@ -69,8 +69,7 @@ type EvalRow struct {
 // EvalReport is the evaluation of one registry.
 type EvalReport struct {
 	Rows []EvalRow
-	// Hits counts the expected tools offered, Counted those registered,
-	// Skipped those not registered.
+	// Hits counts expected tools offered, Counted those registered, Skipped the others.
 	Hits, Counted, Skipped int
 }
 
@@ -252,9 +251,6 @@ type SelectReport struct {
 	Hits, Runs int
 }
 
-// Rate is the share of cases whose first answer called an expected tool.
-func (r SelectReport) Rate() float64 { return share(r.Hits, r.Runs) }
-
 // EvalSelect sends each case's first model request, as an owner's turn
 // would, and records the tools the model called. Nothing runs: only the
 // choice is measured.
@@ -294,5 +290,5 @@ func EvalSelect(ctx context.Context, m SelectModel, cases []EvalCase, reg *tools
 
 // String is a one-line summary.
 func (r SelectReport) String() string {
-	return fmt.Sprintf("called an expected tool in %d of %d cases (%.1f%%)", r.Hits, r.Runs, 100*r.Rate())
+	return fmt.Sprintf("called an expected tool in %d of %d cases (%.1f%%)", r.Hits, r.Runs, 100*share(r.Hits, r.Runs))
 }

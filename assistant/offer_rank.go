@@ -11,10 +11,8 @@ import (
 	"hub/tools"
 )
 
-// Ranker orders tools by relevance to a person's words. It returns the
-// names of the candidates that are relevant at all, best first. BuildOffer
-// keeps only granted names and falls back when it errs, panics or finds
-// nothing, so a ranker may fail freely.
+// Ranker orders tools by relevance to a person's words: the names of the
+// candidates relevant at all, best first. It may fail freely (rankSafely).
 type Ranker interface {
 	Rank(query string, candidates []*tools.Definition) ([]string, error)
 }
@@ -52,18 +50,16 @@ func (r *WordRanker) Rank(query string, candidates []*tools.Definition) ([]strin
 	}
 	qwords = dedupe(qwords)
 	tw := r.wordsOf(candidates)
-	df := make([]int, len(qwords))
-	for _, t := range tw {
-		for k, w := range qwords {
+	weight := make([]float64, len(qwords))
+	for k, w := range qwords {
+		df := 0
+		for _, t := range tw {
 			if t.words[w] != 0 {
-				df[k]++
+				df++
 			}
 		}
-	}
-	weight := make([]float64, len(qwords))
-	for k := range qwords {
-		if df[k] > 0 {
-			weight[k] = math.Log(1 + float64(len(candidates))/float64(df[k]))
+		if df > 0 {
+			weight[k] = math.Log(1 + float64(len(candidates))/float64(df))
 		}
 	}
 	var hits []hit

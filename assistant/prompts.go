@@ -28,17 +28,15 @@ func (p Prompt) Tokens() int { return EstimateTokens(p.Text) }
 
 // Budgets of the catalog's prompts, in estimated tokens.
 const (
-	// InstructionsBudget bounds the system message: under 5% of
-	// DefaultContextWindow.
+	// InstructionsBudget bounds the system message: under 5% of DefaultContextWindow.
 	InstructionsBudget = 800
 	// ContextBudget bounds the sample context block; guides come on top.
 	ContextBudget = 300
 	// NoteBudget bounds a one-line note or nudge: it must be read at a
 	// glance and never crowd out what it is about.
 	NoteBudget = 80
-	// ToolBudget bounds one tool's name, description and schema: a
-	// description longer than this is a manual, which belongs in a
-	// playbook.
+	// ToolBudget bounds one tool's name, description and schema: a longer
+	// description is a manual, which belongs in a playbook.
 	ToolBudget = 700
 	// ScreenBudget bounds what the context says of the screen and the
 	// mentions beyond the sample context.
@@ -78,8 +76,7 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 	if err != nil { // no zone database: the sample is still a valid context
 		berlin = time.UTC
 	}
-	// A playbook that fails to parse (its own tests catch it) leaves the
-	// playbooks out, not the whole catalog: All returns none then.
+	// A playbook that fails to parse (its own tests catch it) leaves the playbooks out, not the catalog.
 	books, _ := playbooks.All()
 	out := []Prompt{}
 	for _, policy := range []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe} {

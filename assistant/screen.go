@@ -140,17 +140,9 @@ func ResolveScreen(ctx context.Context, l PageLookup, actor workspace.Actor, spa
 		if dropped := len(f.ids) - len(kept); dropped > 0 {
 			out.Notes = append(out.Notes, fmt.Sprintf("%s/%s: %d of %d ids name no record the person can open in this space", f.at, f.key, dropped, len(f.ids)))
 		}
-		b, err := json.Marshal(kept)
-		if err != nil {
-			return Screen{}, fmt.Errorf("page context: %w", err)
-		}
-		f.obj[f.key] = b
+		f.obj[f.key], _ = json.Marshal(kept) // strings always encode
 	}
-	b, err := marshalPage(top, surface)
-	if err != nil {
-		return Screen{}, err
-	}
-	out.Page = string(b)
+	out.Page = string(marshalPage(top, surface))
 	return out, nil
 }
 
@@ -215,27 +207,18 @@ func BoundPageContext(page []byte) ([]byte, error) {
 	if err := json.Unmarshal(page, &top); err != nil || top == nil {
 		return nil, errors.New("the page context must be a JSON object")
 	}
-	var cuts []string
-	if err := boundPageFields(top, "", &cuts); err != nil {
-		return nil, err
-	}
+	cuts := boundPageFields(top, "", nil)
 	topCuts := len(cuts)
 	surface := pageSurface(top) // nil, with no fields to cut, when there is none
-	if err := boundPageFields(surface, "/surface", &cuts); err != nil {
-		return nil, err
-	}
+	cuts = boundPageFields(surface, "/surface", cuts)
 	if len(cuts) == 0 {
 		return page, nil
 	}
 	if len(cuts) == topCuts {
 		surface = nil // uncut: kept as sent
 	}
-	b, err := json.Marshal(cuts)
-	if err != nil {
-		return nil, fmt.Errorf("page context: %w", err)
-	}
-	top[PageTruncatedKey] = b
-	return marshalPage(top, surface)
+	top[PageTruncatedKey], _ = json.Marshal(cuts)
+	return marshalPage(top, surface), nil
 }
 
 // pageSurface is a page context's "surface" object, nil when it has none.
@@ -247,34 +230,24 @@ func pageSurface(top map[string]json.RawMessage) map[string]json.RawMessage {
 	return surface
 }
 
-// marshalPage writes a page context back with its surface, if not nil.
-func marshalPage(top, surface map[string]json.RawMessage) ([]byte, error) {
+// marshalPage writes a page context back with its surface, if not nil. It
+// cannot fail: every value is a decoded or freshly encoded JSON value.
+func marshalPage(top, surface map[string]json.RawMessage) []byte {
 	if surface != nil {
-		b, err := json.Marshal(surface)
-		if err != nil {
-			return nil, fmt.Errorf("page context: %w", err)
-		}
-		top["surface"] = b
+		top["surface"], _ = json.Marshal(surface)
 	}
-	b, err := json.Marshal(top)
-	if err != nil {
-		return nil, fmt.Errorf("page context: %w", err)
-	}
-	return b, nil
+	b, _ := json.Marshal(top)
+	return b
 }
 
-// boundPageFields cuts the bounded fields of one object in place and adds a
-// note per cut to cuts. Fields of another type than expected are left as
-// they are: they are data the model reads, like the rest.
-func boundPageFields(obj map[string]json.RawMessage, at string, cuts *[]string) error {
+// boundPageFields cuts the bounded fields of one object in place and
+// returns cuts with a note per cut. Fields of another type than expected
+// are left as they are: they are data the model reads, like the rest.
+func boundPageFields(obj map[string]json.RawMessage, at string, cuts []string) []string {
 	var text string // an absent field does not unmarshal
 	if json.Unmarshal(obj["selectedText"], &text) == nil && utf8.RuneCountInString(text) > MaxSelectedTextChars {
-		b, err := json.Marshal(string([]rune(text)[:MaxSelectedTextChars]) + "…")
-		if err != nil {
-			return fmt.Errorf("page context: %w", err)
-		}
-		obj["selectedText"] = b
-		*cuts = append(*cuts, fmt.Sprintf("%s/selectedText: cut to its first %d of %d characters",
+		obj["selectedText"], _ = json.Marshal(string([]rune(text)[:MaxSelectedTextChars]) + "…")
+		cuts = append(cuts, fmt.Sprintf("%s/selectedText: cut to its first %d of %d characters",
 			at, MaxSelectedTextChars, utf8.RuneCountInString(text)))
 	}
 	for _, key := range pageIDLists {
@@ -282,12 +255,8 @@ func boundPageFields(obj map[string]json.RawMessage, at string, cuts *[]string) 
 		if json.Unmarshal(obj[key], &ids) != nil || len(ids) <= MaxPageIDs {
 			continue
 		}
-		b, err := json.Marshal(ids[:MaxPageIDs])
-		if err != nil {
-			return fmt.Errorf("page context: %w", err)
-		}
-		obj[key] = b
-		*cuts = append(*cuts, fmt.Sprintf("%s/%s: cut to its first %d of %d ids", at, key, MaxPageIDs, len(ids)))
+		obj[key], _ = json.Marshal(ids[:MaxPageIDs])
+		cuts = append(cuts, fmt.Sprintf("%s/%s: cut to its first %d of %d ids", at, key, MaxPageIDs, len(ids)))
 	}
-	return nil
+	return cuts
 }

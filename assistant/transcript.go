@@ -28,8 +28,7 @@ type Transcript struct {
 	UserText     string
 	UserParts    []llm.Part  // the files attached to this message (earlier ones are links)
 	Steps        []chat.Step // earlier steps of this turn, with their calls' outcomes
-	// Partial is this step's reply so far, before a pause cut its model
-	// call off: it is sent with ContinueNote after it.
+	// Partial is this step's reply so far, cut off by a pause; ContinueNote follows it.
 	Partial  string
 	ToolsOff bool
 	Tools    *tools.Registry // tells writes from reads in the history's tool calls

@@ -17,8 +17,7 @@ import (
 // A profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) is read first, and the
 // TEMPORAL_* variables override it field by field.
 type TemporalClient struct {
-	// Options are the client options without a logger (wiring adds it);
-	// HostPort and Namespace are always set.
+	// Options lack a logger (wiring adds it); HostPort and Namespace are always set.
 	Options client.Options
 	APIKey  bool   // an API key is configured (in Options' credentials, never logged)
 	Source  string // where the settings came from, for error messages

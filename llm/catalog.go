@@ -40,13 +40,11 @@ func (e Endpoint) String() string {
 
 // Model is one model of the catalog: what a person may choose.
 type Model struct {
-	// ID is what the api, settings and turns call the model; empty in the
-	// JSON means the same as Name.
+	// ID is what the api, settings and turns call the model; empty in JSON: Name.
 	ID       string `json:"id"`
 	Name     string `json:"name"`     // sent to the provider
 	Endpoint string `json:"endpoint"` // the catalog endpoint that serves it
-	// ContextWindow is in tokens; 0: the window known for the model
-	// family, or HUB_MODEL_CONTEXT_TOKENS.
+	// ContextWindow is in tokens; 0: the family's known window or HUB_MODEL_CONTEXT_TOKENS.
 	ContextWindow int      `json:"contextWindow"`
 	Efforts       []string `json:"efforts"` // none: no effort is sent
 	// Images and Files say whether the model takes image and file parts.

@@ -48,8 +48,7 @@ type Error struct {
 	Status int
 	// RetryAfter is the delay the server asked for, 0 when it named none.
 	RetryAfter time.Duration
-	// Message is the provider's own message, or for a timeout the sentence
-	// the chat shows.
+	// Message is the provider's own message, or for a timeout the chat's sentence.
 	Message string
 
 	cause error

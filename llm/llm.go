@@ -26,8 +26,7 @@ const (
 type Message struct {
 	Role    string
 	Content string
-	// ToolCalls are an assistant message's calls; sent back so the tool
-	// results that follow make sense.
+	// ToolCalls are an assistant message's calls, sent back so the tool results that follow make sense.
 	ToolCalls  []ToolCall
 	ToolCallID string // the call a tool message answers
 	Parts      []Part // files given with a user message, after its text

@@ -110,8 +110,7 @@ func (c *Client) chatRequest(req Request, files *[]Part) openai.ChatCompletionRe
 	if req.MaxTokens > 0 {
 		//lint:ignore SA1019 max_tokens is what older OpenAI-compatible servers know; reasoning models get max_completion_tokens below
 		out.MaxTokens = req.MaxTokens
-		// Reasoning models refuse max_tokens; go-openai's validator knows
-		// which models those are.
+		// Reasoning models refuse max_tokens; go-openai's validator knows them.
 		if errors.Is(openai.NewReasoningValidator().Validate(out), openai.ErrReasoningModelMaxTokensDeprecated) {
 			//lint:ignore SA1019 clearing the deprecated field is how a reasoning model gets max_completion_tokens alone
 			out.MaxTokens, out.MaxCompletionTokens = 0, req.MaxTokens
@@ -193,8 +192,7 @@ func (a *assembler) addToolDelta(tc openai.ToolCall) {
 func (a *assembler) result() Result {
 	r := Result{Text: a.text.String(), Usage: a.usage, FinishReason: a.finishReason}
 	for i, p := range a.calls {
-		// A tool result must name its call; invent a stable id for
-		// servers that send none.
+		// A tool result must name its call: a stable id for servers that send none.
 		id := cmp.Or(p.id, fmt.Sprintf("call_%d", i))
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: cleanText(id), Name: cleanText(p.name), Arguments: cleanArguments(p.args.String())})
 	}

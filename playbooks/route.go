@@ -50,8 +50,7 @@ type RouteInput struct {
 	MentionKinds []string // the kinds of the records the person @-mentioned
 	Path         string   // the open page's path; it only breaks ties
 	AppNames     []string // the names of the apps connected in this space
-	// Available tells whether a tool can be offered to this person; nil
-	// means every tool is.
+	// Available tells whether a tool can be offered to this person; nil: every tool is.
 	Available func(tool string) bool
 }
 
@@ -79,8 +78,9 @@ func Route(all []Playbook, in RouteInput) Routed {
 		p     Playbook
 		score int // twice the points, plus one when the path is covered: the path only breaks ties
 	}
+	usable := Usable(all, available)
 	var cands []scored
-	for _, p := range Usable(all, available) {
+	for _, p := range usable {
 		s := 2 * (matchScore(p, in.Message) + mentionScore(p, in.MentionKinds))
 		if p.Name == MapName || s == 0 {
 			continue
@@ -100,7 +100,7 @@ func Route(all []Playbook, in RouteInput) Routed {
 		out.Guides = append(out.Guides, c.p)
 	}
 	if namesApp && !slices.ContainsFunc(out.Guides, func(g Playbook) bool { return g.Name == AppsName }) {
-		if apps, ok := Named(Usable(all, available), AppsName); ok {
+		if apps, ok := Named(usable, AppsName); ok {
 			out.Guides = append(out.Guides, apps)
 		}
 	}
@@ -149,12 +149,7 @@ func Index(all []Playbook) string {
 }
 
 func allAvailable(tools []string, available func(string) bool) bool {
-	for _, t := range tools {
-		if !available(t) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(tools, func(t string) bool { return !available(t) })
 }
 
 // matchScore is MatchPoints for one distinct match word, StrongMatchPoints
@@ -215,13 +210,7 @@ func segments(p string) []string {
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
 		p = p[:i]
 	}
-	var out []string
-	for _, s := range strings.Split(p, "/") {
-		if s != "" {
-			out = append(out, strings.ToLower(s))
-		}
-	}
-	return out
+	return strings.FieldsFunc(strings.ToLower(p), func(r rune) bool { return r == '/' })
 }
 
 // simpleTodoOpener is how a simple todo request begins ("remind me to …").
@@ -236,17 +225,9 @@ var anotherRequest = regexp.MustCompile(`(?i)\b(then|also|after that|afterwards|
 // all five tools are available.
 func isSimpleTodo(in RouteInput, namesApp bool) bool {
 	msg := strings.TrimSpace(in.Message)
-	switch {
-	case !simpleTodoOpener.MatchString(msg),
-		utf8.RuneCountInString(msg) > MaxSimpleTodoChars,
-		strings.ContainsAny(msg, "\n?"),
-		len(in.MentionKinds) > 0,
-		namesApp,
-		anotherRequest.MatchString(msg),
-		sentences(msg) > 1:
-		return false
-	}
-	return true
+	return simpleTodoOpener.MatchString(msg) && utf8.RuneCountInString(msg) <= MaxSimpleTodoChars &&
+		!strings.ContainsAny(msg, "\n?") && len(in.MentionKinds) == 0 && !namesApp &&
+		!anotherRequest.MatchString(msg) && sentences(msg) == 1
 }
 
 // sentences counts the sentences of a one-line message: a '.', '!' or ';'
