@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
@@ -89,13 +87,10 @@ func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTa
 // AppTools returns a connected app's kept tool listing and when it was
 // listed (nil: never). It checks no access.
 func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *time.Time, error) {
-	var r storage.Connection
-	err := s.q(ctx).Select("tools", "tools_listed_at").Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", nil, &NotFoundError{Kind: "connected app", ID: id}
-	}
+	q := s.q(ctx).Select("tools", "tools_listed_at").Where("space_id = ? AND id = ?", spaceID, id)
+	r, err := takeOne[storage.Connection](q, &NotFoundError{Kind: "connected app", ID: id}, "get the tools of connection "+id)
 	if err != nil {
-		return "", nil, fmt.Errorf("get the tools of connection %s: %w", id, err)
+		return "", nil, err
 	}
 	return r.Tools, r.ToolsListedAt, nil
 }
@@ -103,13 +98,10 @@ func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *ti
 // AppTarget returns one connected app for Hub to reach; it checks no
 // access.
 func (s *Service) AppTarget(ctx context.Context, spaceID, id string) (AppTarget, error) {
-	var r storage.Connection
-	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return AppTarget{}, &NotFoundError{Kind: "connected app", ID: id}
-	}
+	q := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id)
+	r, err := takeOne[storage.Connection](q, &NotFoundError{Kind: "connected app", ID: id}, "get connection "+id)
 	if err != nil {
-		return AppTarget{}, fmt.Errorf("get connection %s: %w", id, err)
+		return AppTarget{}, err
 	}
 	return toTarget(r), nil
 }

@@ -249,17 +249,14 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 // spacePersonRow reads a person of the space with their membership; anyone
 // else is ErrNotFound.
 func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (storage.Person, storage.Membership, error) {
-	var m storage.Membership
 	var p storage.Person
 	if BadText(id) {
-		return p, m, &NotFoundError{Kind: KindPerson, ID: id}
+		return p, storage.Membership{}, &NotFoundError{Kind: KindPerson, ID: id}
 	}
-	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, id).Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, m, &NotFoundError{Kind: KindPerson, ID: id}
-	}
+	m, err := takeOne[storage.Membership](s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, id),
+		&NotFoundError{Kind: KindPerson, ID: id}, fmt.Sprintf("person %s of %s", id, spaceID))
 	if err != nil {
-		return p, m, fmt.Errorf("person %s of %s: %w", id, spaceID, err)
+		return p, m, err
 	}
 	if err := s.q(ctx).Take(&p, "id = ?", id).Error; err != nil {
 		return p, m, fmt.Errorf("person %s: %w", id, err)
@@ -273,20 +270,12 @@ func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (stora
 // space); anyone else is ErrNotFound at /personId, so an id tells nothing
 // about people the actor cannot see.
 func (s *Service) knownPerson(ctx context.Context, actorID, id string) (storage.Person, error) {
-	var p storage.Person
-	err := s.q(ctx).Table("people").Select("people.*").
+	q := s.q(ctx).Table("people").Select("people.*").
 		Where("people.id = ?", id).
 		Where("EXISTS (SELECT 1 FROM memberships theirs JOIN memberships mine ON mine.space_id = theirs.space_id "+
 			"WHERE theirs.person_id = people.id AND mine.person_id = ?) "+
-			"OR EXISTS (SELECT 1 FROM oidc_subjects WHERE oidc_subjects.person_id = people.id)", actorID).
-		Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, &NotFoundError{Kind: KindPerson, ID: id, Path: "/personId"}
-	}
-	if err != nil {
-		return p, fmt.Errorf("person %s: %w", id, err)
-	}
-	return p, nil
+			"OR EXISTS (SELECT 1 FROM oidc_subjects WHERE oidc_subjects.person_id = people.id)", actorID)
+	return takeOne[storage.Person](q, &NotFoundError{Kind: KindPerson, ID: id, Path: "/personId"}, "person "+id)
 }
 
 // onlyHere refuses an owner's change of the name of someone who is in

@@ -2,10 +2,7 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"gorm.io/gorm"
 
 	"hub/storage"
 )
@@ -83,13 +80,6 @@ func checkPersona(raw string) (string, error) {
 }
 
 func (s *Service) personRow(ctx context.Context, personID string) (storage.Person, error) {
-	var r storage.Person
-	err := s.q(ctx).Take(&r, "id = ?", personID).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, &NotFoundError{Kind: "person", ID: personID}
-	}
-	if err != nil {
-		return r, fmt.Errorf("get person %s: %w", personID, err)
-	}
-	return r, nil
+	return takeOne[storage.Person](s.q(ctx).Where("id = ?", personID), &NotFoundError{Kind: "person", ID: personID},
+		"get person "+personID)
 }

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -87,7 +86,6 @@ func (s *Service) q(ctx context.Context) *gorm.DB { return s.root.Q(ctx) }
 // Access returns the person's role in a space, or ErrNotFound when they have
 // none: a space the person cannot open does not exist for them.
 func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, error) {
-	var m storage.Membership
 	if BadText(spaceID) {
 		// No space has such an id; Postgres would refuse to look (22021).
 		return "", &NotFoundError{Kind: "space", ID: spaceID}
@@ -96,14 +94,9 @@ func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, e
 		// A write's checks read in its own transaction, once (accessInTx).
 		return s.accessInTx(ctx, &st.roles, personID, spaceID)
 	}
-	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID).Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", &NotFoundError{Kind: "space", ID: spaceID}
-	}
-	if err != nil {
-		return "", fmt.Errorf("access %s: %w", spaceID, err)
-	}
-	return Role(m.Role), nil
+	m, err := takeOne[storage.Membership](s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID),
+		&NotFoundError{Kind: "space", ID: spaceID}, "access "+spaceID)
+	return Role(m.Role), err
 }
 
 // CanWrite returns nil when the person may change records in the space,

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"hub/storage"
@@ -64,14 +63,11 @@ var errSubjectTaken = errors.New("the subject signed in meanwhile")
 
 // subjectPerson is the person of a known subject; ErrNotFound for a new one.
 func (s *Service) subjectPerson(ctx context.Context, issuer, subject string) (Person, error) {
-	var p storage.Person
-	err := s.q(ctx).Joins("JOIN oidc_subjects ON oidc_subjects.person_id = people.id").
-		Where("oidc_subjects.issuer = ? AND oidc_subjects.subject = ?", issuer, subject).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Person{}, ErrNotFound
-	}
+	q := s.q(ctx).Joins("JOIN oidc_subjects ON oidc_subjects.person_id = people.id").
+		Where("oidc_subjects.issuer = ? AND oidc_subjects.subject = ?", issuer, subject)
+	p, err := takeOne[storage.Person](q, ErrNotFound, "read the person of subject "+subject)
 	if err != nil {
-		return Person{}, fmt.Errorf("read the person of subject %s: %w", subject, err)
+		return Person{}, err
 	}
 	return toPerson(p), nil
 }

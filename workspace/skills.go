@@ -257,18 +257,10 @@ func (s *Service) DeleteSkill(ctx context.Context, personID, id string, version 
 }
 
 func (s *Service) skillRow(ctx context.Context, personID, id string) (storage.Skill, error) {
-	var r storage.Skill
 	if BadText(id) {
-		return r, skillNotFound(id)
+		return storage.Skill{}, skillNotFound(id)
 	}
-	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, skillNotFound(id)
-	}
-	if err != nil {
-		return r, fmt.Errorf("get skill %s: %w", id, err)
-	}
-	return r, nil
+	return takeOne[storage.Skill](s.q(ctx).Where("id = ? AND person_id = ?", id, personID), skillNotFound(id), "get skill "+id)
 }
 
 func checkSkillInstructions(raw string) (string, error) {

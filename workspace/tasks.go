@@ -80,8 +80,7 @@ type TaskPatch struct {
 	Revision   *int
 }
 
-// empty tells a patch that names no field to change (refused: see
-// recordKind.update).
+// empty tells a patch that names no field to change (recordKind.update).
 func (p TaskPatch) empty() bool {
 	return p.Title == nil && p.Status == nil && p.DueDate == nil && p.Priority == nil && p.ProjectID == nil && p.AssigneeID == nil
 }
@@ -110,24 +109,17 @@ func toTask(r storage.Task) Task {
 
 // ListTasks returns a page of the space's tasks, oldest first.
 func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f TaskFilter) (TaskPage, error) {
-	rows, total, next, err := taskRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset,
+	tasks, total, next, err := taskRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset,
 		[2]string{"project_id", f.ProjectID}, [2]string{"assignee_id", f.AssigneeID})
 	if err != nil {
 		return TaskPage{}, err
 	}
-	return TaskPage{Total: total, Tasks: mapRows(rows, toTask), NextOffset: next}, nil
+	return TaskPage{Total: total, Tasks: tasks, NextOffset: next}, nil
 }
 
 // GetTask returns one task of the space.
 func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) (Task, error) {
-	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
-		return Task{}, err
-	}
-	r, err := taskRecords.row(ctx, s, spaceID, id)
-	if err != nil {
-		return Task{}, err
-	}
-	return toTask(r), nil
+	return taskRecords.get(ctx, s, actor, spaceID, id)
 }
 
 // CreateTasks adds tasks to a space, all or none. pathPrefix is the JSON
@@ -148,9 +140,8 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 	found := refsFound{}
 	for i, t := range in {
 		p := fmt.Sprintf("%s/%d", pathPrefix, i)
-		// Lists are oldest first: a microsecond apart (the finest time both
-		// engines keep), the tasks of one call list in the order given
-		// rather than by their random ids.
+		// A microsecond apart (the finest time both engines keep), the tasks
+		// of one call list in the order given, not by their random ids.
 		r := storage.Task{ID: storage.NewID("task"), SpaceID: spaceID, Status: TaskTodo, Priority: PriorityNone, Revision: 1,
 			CreatedBy: actor.PersonID, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
 		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
@@ -160,21 +151,14 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		}
 		rows[i] = r
 	}
-	if err := taskRecords.create(ctx, s, actor, spaceID, rows); err != nil {
-		return nil, err
-	}
-	return mapRows(rows, toTask), nil
+	return taskRecords.create(ctx, s, actor, spaceID, rows)
 }
 
 // UpdateTask changes a task's fields; see TaskPatch for stale revisions.
 func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id string, patch TaskPatch) (Task, error) {
-	r, err := taskRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
+	return taskRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
 		"nothing to change: give title, status, dueDate, priority, projectId or assigneeId", patch.Revision,
 		func(r *storage.Task) error { return s.applyPatch(ctx, spaceID, "", r, patch, refsFound{}) })
-	if err != nil {
-		return Task{}, err
-	}
-	return toTask(r), nil
 }
 
 // DeleteTask removes a task.
@@ -187,10 +171,8 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 	}
 	var r storage.Task
 	err := s.InTx(ctx, func(ctx context.Context) error {
-		// One statement finds and deletes the task (RETURNING: Postgres,
-		// SQLite since 3.35), where a read and a delete guarded by its
-		// revision were two: the row returned is the task as it was
-		// deleted, what the Undo entry must keep.
+		// One statement (RETURNING) finds and deletes the task: the row
+		// returned is the task as it was deleted, what Undo must keep.
 		var gone []storage.Task
 		err := s.q(ctx).Clauses(clause.Returning{}).Where("space_id = ? AND id = ?", spaceID, id).Delete(&gone).Error
 		if err != nil {
@@ -210,9 +192,7 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 
 // refsFound holds the project and person ids one call has already found in
 // the space ("project "+id, "person "+id): a create of many tasks in one
-// project, or for one assignee, reads it once rather than once a task, each
-// read a statement (and on Postgres a commit) of its own before the write's
-// transaction.
+// project reads it once, not once a task.
 type refsFound map[string]bool
 
 // applyPatch validates the set fields and copies them onto the row. Every id
@@ -280,10 +260,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// refExists checks that a record a task names (its project, its assignee:
-// kind and id, at path in the request; "" names none) is there, by counting
-// what query matches; found remembers those already checked in this call,
-// so a create of many tasks reads each once.
+// refExists checks that a record a task names (kind and id, at path in the
+// request; "" names none) is there, by counting what query matches; found
+// remembers those already checked in this call.
 func (s *Service) refExists(ctx context.Context, found map[string]bool, kind, id, path string, query *gorm.DB) error {
 	if id == "" {
 		return nil

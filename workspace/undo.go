@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
@@ -233,20 +231,16 @@ func describeChange(r plannedRecord, cur, want snapshot) string {
 	return fmt.Sprintf("%s %q was changed", r.kind, cur.title())
 }
 
+// memberOfGroupSpace is the condition that the person (the argument) is in
+// the Undo group's space now.
+const memberOfGroupSpace = "EXISTS (SELECT 1 FROM memberships " +
+	"WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)"
+
 // undoGroupRow reads one of the person's Undo groups in a space they can
 // open now; any other is not found.
 func (s *Service) undoGroupRow(ctx context.Context, personID, groupID string) (storage.UndoGroup, error) {
-	var g storage.UndoGroup
-	err := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).
-		Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).
-		Take(&g).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return g, &NotFoundError{Kind: "undo group", ID: groupID}
-	}
-	if err != nil {
-		return g, fmt.Errorf("get undo group %s: %w", groupID, err)
-	}
-	return g, nil
+	q := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).Where(memberOfGroupSpace, personID)
+	return takeOne[storage.UndoGroup](q, &NotFoundError{Kind: "undo group", ID: groupID}, "get undo group "+groupID)
 }
 
 // undoEntry is an entry with its states decoded.
@@ -404,7 +398,7 @@ func (s *Service) UndoStates(ctx context.Context, personID string, ids []string)
 		n := min(len(ids), 500)
 		var rows []storage.UndoGroup
 		if err := s.q(ctx).Select("id", "state").Where("person_id = ? AND id IN ?", personID, ids[:n]).
-			Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).Find(&rows).Error; err != nil {
+			Where(memberOfGroupSpace, personID).Find(&rows).Error; err != nil {
 			return nil, fmt.Errorf("undo states: %w", err)
 		}
 		for _, g := range rows {
