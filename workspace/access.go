@@ -26,15 +26,10 @@ type txRoles struct {
 	roles map[[2]string]Role // "" for none
 }
 
-// accessInTx is Access inside a transaction. It reads the membership in
-// the transaction itself, so a person removed or made a viewer after the
-// activity started is refused at the write. On SQLite (one connection) no removal can commit
-// between this check and the write's commit; on Postgres the read takes no
-// lock, so a removal committing meanwhile is ordered after the write (it
-// reads no records: the outcome is the write made just before the
-// removal) — and keeps the answer
-// for the transaction's later checks only (CanWrite of the write and of
-// its Undo group read once).
+// accessInTx is Access inside a transaction, read in it so a person removed
+// or made a viewer since the activity started is refused at the write. On
+// Postgres a removal committing meanwhile is ordered after the write. The
+// answer is kept for the transaction's later checks.
 func (s *Service) accessInTx(ctx context.Context, roles *txRoles, personID, spaceID string) (Role, error) {
 	key := [2]string{personID, spaceID}
 	roles.mu.Lock()

@@ -14,9 +14,7 @@ const (
 )
 
 // Change is one committed change to a record, as subscribers see it: what
-// changed, who changed it and through what (the person on a screen or the
-// assistant acting for them), so the assistant can be told what the person
-// did between its turns and a screen can refresh what the assistant did.
+// changed, who changed it and through what.
 type Change struct {
 	Kind    string // KindTask or KindProject
 	ID      string
@@ -28,12 +26,10 @@ type Change struct {
 	Title string
 }
 
-// Subscribe calls fn with every change committed through this Service or
-// any Service derived from the same NewService (REST writes and the
-// assistant's alike), after its transaction commits and never for one that
-// rolls back. fn runs on the writer's goroutine once the write is durable,
-// so it must be quick; a panic in fn is logged and does not reach the
-// writer. Calling unsubscribe (any number of times) stops the calls.
+// Subscribe calls fn with every change committed through any Service of the
+// same NewService, after its transaction commits, never for one that rolls
+// back. fn runs on the writer's goroutine, so it must be quick; a panic in
+// it is logged. unsubscribe may be called any number of times.
 func (s *Service) Subscribe(fn func(Change)) (unsubscribe func()) {
 	return s.subscribers.add(fn)
 }
@@ -116,9 +112,8 @@ func (b *changeBatch) take() []Change {
 	return c
 }
 
-// notify hands a change to subscribers: once the transaction ctx carries
-// has committed, or at once when the write ran outside one (it has
-// committed already).
+// notify hands a change to subscribers once the transaction ctx carries has
+// committed, or at once outside one.
 func (s *Service) notify(ctx context.Context, c Change) {
 	if st := s.txOf(ctx); st != nil {
 		st.batch.add(c)

@@ -15,8 +15,7 @@ import (
 )
 
 // The kinds of connected app: a URL Hub posts JSON updates to, and an MCP
-// server (Streamable HTTP) whose tools the assistant may use (package
-// mcpapps).
+// server whose tools the assistant may use (package mcpapps).
 const (
 	ConnectionWebhook = "webhook"
 	ConnectionMCP     = "mcp"
@@ -41,10 +40,8 @@ const (
 var ConnectionKinds = []string{ConnectionWebhook, ConnectionMCP}
 
 // AppConnector is what adding an MCP server needs beyond the database: the
-// private-network check of its address (apps.Guard, the one every dial
-// passes too) and the sealing of its secret with the operator's key
-// (apps.SecretBox). The composition root sets it (SetAppConnector); without
-// one, MCP servers cannot be added.
+// private-network check of its address (apps.Guard) and the sealing of its
+// secret (apps.SecretBox). Without one, MCP servers cannot be added.
 type AppConnector interface {
 	// CheckURL says why an address may not be reached (nil: it may).
 	CheckURL(ctx context.Context, rawURL string) error
@@ -106,8 +103,7 @@ func ConnectionRef(c Connection) Ref {
 }
 
 // managesConnections tells whether a role may add and remove connected apps
-// and read their URLs. A webhook URL is itself a credential (whoever holds
-// it can post), so only the roles that manage connections see it.
+// and read their URLs: a webhook URL is itself a credential.
 func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor }
 
 // toConnection converts a row for a person with the given role: the URL only
@@ -124,12 +120,9 @@ func toConnection(r storage.Connection, role Role) Connection {
 	return c
 }
 
-// CreateConnection adds a connected app to the space. Only an owner or an
-// editor may; the URL must be an absolute http or https URL without a user
-// name or password (connection secrets are not kept). Which addresses may
-// actually be reached is decided when Hub posts (package apps), so an
-// operator's allowlist applies there, at every send. A name already used in
-// the space, in any case, is a conflict.
+// CreateConnection adds a connected app to the space; only an owner or an
+// editor may. The URL is an absolute http(s) URL without a user name or
+// password. A name already used in the space, in any case, is a conflict.
 func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID string, in NewConnection) (Connection, error) {
 	role, err := s.Access(ctx, actor.PersonID, spaceID)
 	if err != nil {
@@ -230,8 +223,7 @@ func checkConnectionURL(raw string) (string, error) {
 }
 
 // ListConnections returns the space's connected apps by name. A guest gets
-// none: a guest never uses the space owner's connected apps. A viewer sees
-// names and kinds but no URLs (see managesConnections).
+// none; a viewer gets no URLs (managesConnections).
 func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID string) ([]Connection, error) {
 	role, err := s.Access(ctx, actor.PersonID, spaceID)
 	if err != nil {
@@ -283,9 +275,8 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 	return toConnection(r, role), nil
 }
 
-// connectionAudit is what the audit log keeps of a connected app: its
-// kind, name and host — not its URL, whose path or query may be the
-// secret (a webhook's) — and whether it has a secret.
+// connectionAudit is what the audit log keeps of a connected app: its host,
+// not its URL, whose path or query may be the secret (a webhook's).
 func connectionAudit(r storage.Connection) map[string]any {
 	host := ""
 	if u, err := url.Parse(r.URL); err == nil {
@@ -312,9 +303,8 @@ func (s *Service) connectionRow(ctx context.Context, actor Actor, spaceID, id st
 const MaxConnectionFailure = 120
 
 // RecordConnectionPost keeps how Hub's last post to a connected app went:
-// failure says why it failed, "" that it worked. The instructions name
-// failing apps, to reconnect. It checks no access: the tool that posted
-// has checked it. A removed app is no error (it failed to matter).
+// failure says why it failed, "" that it worked. It checks no access (the
+// posting tool has), and a removed app is no error.
 func (s *Service) RecordConnectionPost(ctx context.Context, spaceID, id, failure string) error {
 	failure = clip(CleanText(failure), MaxConnectionFailure)
 	err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ? AND id = ? AND failure <> ?", spaceID, id, failure).

@@ -25,12 +25,11 @@ func (e *AmbiguousError) Error() string {
 // title is at most MaxTitleLength characters.
 const maxTypedName = MaxTitleLength
 
-// ResolveName finds the record of kind whose name (a task's title, a
-// project's or person's name) the text starts with, ignoring case, for a
-// typed mention ("@task:Draft brief is late" is the task "Draft brief"):
-// the name must end where a word ends, and the longest such name wins. Two
-// records with that name are an *AmbiguousError; none a *NotFoundError.
-// Only records of the space count, for a person who can open it.
+// ResolveName finds the record of kind whose name the text starts with,
+// ignoring case, for a typed mention ("@task:Draft brief is late" is the
+// task "Draft brief"): the name must end where a word ends, and the longest
+// wins. Two records with that name are an *AmbiguousError; none a
+// *NotFoundError.
 func (s *Service) ResolveName(ctx context.Context, actor Actor, spaceID, kind, text string) (Ref, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return Ref{}, err
@@ -109,10 +108,9 @@ func wordEnds(text string, n int) bool {
 	return !unicode.IsLetter(next) && !unicode.IsDigit(next)
 }
 
-// FindRefs looks ids up in the space, whatever their kind (a task, a
-// project or a member), for the ids a client's page context carries: an id
-// is an exact lookup key, never evidence of access, so an id of another
-// space, or of nothing, is absent from the answer.
+// FindRefs looks ids a client's page context carries up in the space,
+// whatever their kind: an id of another space, or of nothing, is absent
+// from the answer.
 func (s *Service) FindRefs(ctx context.Context, actor Actor, spaceID string, ids []string) (map[string]Ref, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, err

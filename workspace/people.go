@@ -13,9 +13,8 @@ import (
 )
 
 // A person's record in a space is their membership seen with their person
-// row: name and first name (the person's, the same in every space), role
-// and revision (the space's). The people routes, the members routes and the
-// assistant's people tools all change it through the functions below.
+// row: name and first name (the person's, in every space), role and
+// revision (the space's).
 
 // MaxPersonName bounds a person's name, in characters.
 const MaxPersonName = 200
@@ -24,9 +23,9 @@ const MaxPersonName = 200
 // who works on the space's records, as most workspaces invite.
 const DefaultPersonRole = RoleEditor
 
-// NewPerson is who AddPerson adds: a new person by Name (and an optional
-// FirstName), or by PersonID someone the actor already shares another space
-// with. Role "" is DefaultPersonRole.
+// NewPerson is who AddPerson adds: a new person by Name (and FirstName), or
+// by PersonID someone the actor shares another space with. Role "" is
+// DefaultPersonRole.
 type NewPerson struct {
 	PersonID  string
 	Name      string
@@ -58,9 +57,8 @@ func (s *Service) GetSpacePerson(ctx context.Context, actor Actor, spaceID, id s
 	return toSpacePerson(p, m), nil
 }
 
-// CheckNewPerson checks what AddPerson checks before it reads anything:
-// the role, a name or a personId (not both), the name and first name. A
-// proposal to add someone is refused at its path here, not at Apply.
+// CheckNewPerson checks what AddPerson checks before it reads anything, so a
+// proposal to add someone is refused at its path, not at Apply.
 func CheckNewPerson(in NewPerson) error {
 	_, err := checkNewPerson(in)
 	return err
@@ -93,10 +91,9 @@ func checkNewPerson(in NewPerson) (storage.Person, error) {
 	return storage.Person{}, nil
 }
 
-// AddPerson adds a person to the space with a role. Only an owner may add
-// people, of any role: giving someone access is the owner's call, as every
-// role change is. Adding someone who is in the space already is ErrConflict;
-// a personId the actor shares no space with is ErrNotFound at /personId.
+// AddPerson adds a person to the space with a role; only an owner may.
+// Someone in the space already is ErrConflict; a personId the actor shares
+// no space with is ErrNotFound at /personId.
 func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in NewPerson) (Person, error) {
 	role := in.Role
 	if role == "" {
@@ -138,13 +135,11 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 	return out, err
 }
 
-// UpdatePerson changes a person's record in the space. A role is changed
-// by an owner only (their own too; the last owner cannot step down:
-// ErrConflict). A name or first name is the person's own, shown in every
-// space they are in: they change it themselves, and an owner may change it
-// only while the person is in no other space (someone the owner added),
-// else ErrForbidden. Every change moves the record's revision on, and a
-// name change the revision of the person's records in their other spaces.
+// UpdatePerson changes a person's record in the space. Only an owner changes
+// a role (the last owner cannot step down: ErrConflict). A name or first
+// name is the person's own, shown in every space: an owner may change it
+// only while the person is in no other space, else ErrForbidden. A name
+// change moves on the person's records in their other spaces too.
 func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id string, patch PersonPatch) (Person, error) {
 	if patch.empty() {
 		return Person{}, invalid("", "say what to change: name, firstName or role")
@@ -209,15 +204,11 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 	return out, err
 }
 
-// RemovePerson takes a person out of the space and returns who it was.
-// Only an owner may remove someone; any member may remove themselves
-// (leave). The space's last owner cannot leave or be removed (ErrConflict):
-// a space nobody can manage would be stuck. Someone not in the space is
-// ErrNotFound, and so is the whole request for someone who cannot open it.
-//
-// Only the membership goes: the person row stays (their other spaces,
-// tokens and settings are theirs; their tasks here keep them as assignee),
-// so Undo can bring the membership back.
+// RemovePerson takes a person out of the space and returns who it was. Only
+// an owner may remove someone; any member may leave. The last owner cannot
+// leave or be removed (ErrConflict). Only the membership goes (the person
+// row is theirs, and their tasks keep them as assignee), so Undo can bring
+// it back.
 func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id string) (Person, error) {
 	var out Person
 	err := s.lockedSpace(ctx, actor.PersonID, spaceID, actor.PersonID != id, "remove people from", func(ctx context.Context) error {
@@ -265,10 +256,9 @@ func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (stora
 }
 
 // knownPerson reads a person the actor shares some space with, or one who
-// signed in through the identity provider (who tells an owner their id,
-// GET /api/session, to be added: their first sign-in put them in no
-// space); anyone else is ErrNotFound at /personId, so an id tells nothing
-// about people the actor cannot see.
+// signed in through the identity provider (in no space until added);
+// anyone else is ErrNotFound at /personId, so an id tells nothing about
+// people the actor cannot see.
 func (s *Service) knownPerson(ctx context.Context, actorID, id string) (storage.Person, error) {
 	q := s.q(ctx).Table("people").Select("people.*").
 		Where("people.id = ?", id).
@@ -293,8 +283,7 @@ func (s *Service) onlyHere(ctx context.Context, p storage.Person, spaceID string
 
 // savePerson writes a person's record in the space, guarded by the
 // membership's revision as read, and moves it on; renamed also writes the
-// person row and moves on their records in other spaces, which show the
-// name too.
+// person row and moves on their records in other spaces.
 func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.Membership, renamed bool) error {
 	s.forgetRoles(ctx) // the role may change
 	prev := m.Revision

@@ -23,9 +23,7 @@ const DevOwnerName = "Demo Owner"
 // placeholderNames are account names that are no one's name.
 var placeholderNames = []string{DevOwnerName}
 
-// Profile is what the assistant knows about the person from the person:
-// their name, the first name it calls them by and one sentence about
-// their work.
+// Profile is what the assistant knows about the person from the person.
 type Profile struct {
 	Name string
 	// FirstName is what the person set, "" when they set none (see
@@ -72,9 +70,8 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 	return Profile{Name: r.Name, FirstName: r.FirstName, Persona: r.Persona}, nil
 }
 
-// checkPersona accepts one sentence: one line of at most MaxPersona
-// characters. Sentences are not counted by their full stops ("Smith &
-// Co. in Berlin" is one); the length is what keeps it a sentence.
+// checkPersona accepts one sentence: the length, not the full stops, keeps
+// it one ("Smith & Co. in Berlin").
 func checkPersona(raw string) (string, error) {
 	return CheckLine("/persona", "the persona", raw, MaxPersona)
 }

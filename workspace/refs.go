@@ -25,9 +25,8 @@ const (
 	KindPerson  = "person"
 )
 
-// ResolveRef looks a record up by kind and id in the space, for mentions a
-// client sends: an id is an exact lookup key, never evidence of access, so a
-// record of another space is not found.
+// ResolveRef looks a record up by kind and id in the space: an id of another
+// space is not found.
 func (s *Service) ResolveRef(ctx context.Context, actor Actor, spaceID, kind, id string) (Ref, error) {
 	switch kind {
 	case KindTask:

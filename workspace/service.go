@@ -37,21 +37,16 @@ func NewService(db *storage.DB) *Service {
 	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
 }
 
-// InTx runs fn in the database's one unit of work (storage.DB.InTx): a
-// transaction fn's context carries, which every store called with it
-// joins; inside one, fn runs in it as it is. It is here for the packages
-// the layer map keeps from models (toolrun: a Hub write and its outcome
-// row commit together; tools: a batch of changes, all or none). The
-// changes made in it reach subscribers only once the outermost
-// transaction has committed, and never when it rolls back: a subscriber
-// never hears of a record that does not exist.
+// InTx runs fn in the transaction its context carries, beginning one when
+// there is none (storage.DB.InTx), for the packages the layer map keeps
+// from models. Its changes reach subscribers only once the outermost
+// transaction has committed, and never when it rolls back.
 func (s *Service) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	return s.root.InTx(ctx, fn)
 }
 
-// txState is what the workspace keeps for one transaction, whoever began
-// it: the changes to deliver once it has committed and the memberships
-// its checks read (accessInTx).
+// txState is what the workspace keeps for one transaction: the changes to
+// deliver once it has committed and the memberships its checks read.
 type txState struct {
 	batch changeBatch
 	roles txRoles
@@ -60,8 +55,7 @@ type txState struct {
 type txStateKey struct{}
 
 // txOf is the state of the transaction ctx carries; nil outside one. Its
-// first use arranges the delivery of the transaction's changes after the
-// commit.
+// first use arranges the delivery of the changes after the commit.
 func (s *Service) txOf(ctx context.Context) *txState {
 	v := storage.Local(ctx, txStateKey{}, func() any {
 		st := &txState{}

@@ -9,14 +9,11 @@ import (
 )
 
 // A browser session is what a full token is exchanged for (POST
-// /api/session): a random value kept in an HttpOnly cookie, so the console
-// signs in once per browser without its script ever holding the token.
-// Only its hash is stored, in api_tokens, with the scope sessionPrefix +
-// the id of the token it was made from. It is tied to that token: every
-// request checks the session and its token in one read, so a session dies
-// with its token (expired, or its row gone) and with its person, and never
-// outlives the token's own expiry. The session value is refused as a bearer
-// token and in a stream URL (its scope is neither "" nor the one asked).
+// /api/session): a random value in an HttpOnly cookie, so the console's
+// script never holds the token. Only its hash is stored, in api_tokens,
+// with the scope sessionPrefix + the id of its token; every request checks
+// both in one read, so a session dies with its token and its person. Its
+// scope makes it useless as a bearer or stream token.
 const sessionPrefix = "session:"
 
 // SessionTTL is how long a browser session lasts at most (its token's
@@ -50,10 +47,9 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	return s.derivedToken(ctx, parent, sessionPrefix+rows[0].ID, SessionTTL, "create session")
 }
 
-// AuthenticateSession returns the person of a browser session: the
-// session, the token it was made from and their person in one read. A
-// session whose token is gone or expired is ErrUnauthenticated, as an
-// unknown or expired one.
+// AuthenticateSession returns the person of a browser session, read with
+// its token in one statement. A session whose token is gone or expired is
+// ErrUnauthenticated, as an unknown or expired one.
 func (s *Service) AuthenticateSession(ctx context.Context, session string) (Person, error) {
 	if session == "" {
 		return Person{}, ErrUnauthenticated
@@ -107,12 +103,9 @@ func (s *Service) DeleteSession(ctx context.Context, session string) error {
 const SignInTokenName = "browser sign-in through the identity provider"
 
 // CreateSignInSession makes the browser session of a person the identity
-// provider signed in (GET /api/session/oidc/callback). A session derives
-// from a full token, so the sign-in makes one: a token of its own, named
-// SignInTokenName, expiring with the session, whose value nobody is given.
-// It is listed with the person's tokens and audited as any token's
-// creation (by the person), and revoking it ends the session, as revoking
-// the token a session was made from does.
+// provider signed in. A session derives from a full token, so the sign-in
+// makes one, named SignInTokenName and expiring with the session, whose
+// value nobody is given; revoking it ends the session.
 func (s *Service) CreateSignInSession(ctx context.Context, personID string) (session string, expires time.Time, err error) {
 	err = s.InTx(ctx, func(ctx context.Context) error {
 		token, _, err := s.createNamedToken(ctx, Actor{PersonID: personID, Via: ViaREST}, personID, "", SignInTokenName, SessionTTL)

@@ -91,8 +91,7 @@ func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, e
 }
 
 // CheckSettingsPatch checks a patch as UpdateSettings would, saving
-// nothing: what a held hub_update_settings is checked with before it waits
-// for Apply.
+// nothing (a held hub_update_settings, before it waits for Apply).
 func (s *Service) CheckSettingsPatch(ctx context.Context, personID string, p SettingsPatch) error {
 	_, err := s.patchedSettings(ctx, personID, p)
 	return err
@@ -157,9 +156,7 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 }
 
 // patchModel applies a patch's model and effort, checked against the
-// catalog: a model it does not hold is invalid at /model, an effort the
-// resulting model does not take at /effort. A new model alone keeps the
-// saved effort only if that model takes it too.
+// catalog. A new model alone keeps the saved effort only if it takes it.
 func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
 	if p.Model == nil && p.Effort == nil {
 		return nil

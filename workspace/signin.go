@@ -24,11 +24,10 @@ const AuditSignIn = "sign_in"
 // username or email.
 const DefaultSignInName = "New person"
 
-// SignInSubject returns the person a subject of the OpenID Connect
-// provider (issuer and sub) signs in as. Its first sign-in creates the
-// person, named name (else DefaultSignInName), in no space — an owner adds
-// them to spaces as anyone else — and records it in the audit log. Two
-// first sign-ins at once make one person.
+// SignInSubject returns the person a subject of the OpenID Connect provider
+// signs in as. Its first sign-in creates the person, named name (else
+// DefaultSignInName), in no space, and audits it; two first sign-ins at
+// once make one person.
 func (s *Service) SignInSubject(ctx context.Context, issuer, subject, name string) (Person, error) {
 	if p, err := s.subjectPerson(ctx, issuer, subject); !errors.Is(err, ErrNotFound) {
 		return p, err
@@ -86,11 +85,8 @@ func signInName(name string) string {
 	return name
 }
 
-// HubAudit returns the newest audit events of Hub as a whole (of no
-// space), newest first, at most limit: the first sign-ins through the
-// identity provider and the token events of people in no space
-// (operators'). It is the operator's (`hub audit`): no person's access is
-// checked.
+// HubAudit returns the newest audit events of Hub as a whole (of no space),
+// at most limit, for the operator (`hub audit`): it checks no access.
 func (s *Service) HubAudit(ctx context.Context, limit int) ([]AuditEvent, error) {
 	var rows []storage.AuditEvent
 	if err := s.q(ctx).Where("space_id IS NULL").Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {

@@ -34,11 +34,9 @@ const (
 // ("morning-brief").
 var skillPurpose = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// Skill is one of a person's own saved instructions ("Weekly report: how I
-// write it"). Only its owner reads it. Version counts its changes from 1;
-// every change names the version it was made against. A skill with a
-// Purpose belongs to runs of that purpose and is never listed in a chat's
-// instructions.
+// Skill is one of a person's own saved instructions, read only by them.
+// Version counts its changes from 1. A skill with a Purpose belongs to runs
+// of that purpose and is never listed in a chat's instructions.
 type Skill struct {
 	ID           string
 	Name         string

@@ -66,10 +66,8 @@ type NewTask struct {
 	AssigneeID string
 }
 
-// TaskPatch changes the fields that are set. An empty string clears an
-// optional field (due date, project, assignee). Revision, when set, must be
-// the task's current revision, or the update fails with ErrStale instead of
-// overwriting newer work.
+// TaskPatch changes the fields that are set; "" clears an optional one.
+// Revision, when set, must be the current one, else ErrStale.
 type TaskPatch struct {
 	Title      *string
 	Status     *string
@@ -122,9 +120,8 @@ func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) 
 	return taskRecords.get(ctx, s, actor, spaceID, id)
 }
 
-// CreateTasks adds tasks to a space, all or none. pathPrefix is the JSON
-// pointer of the list in the caller's input ("/tasks"), so an error names the
-// exact field ("/tasks/1/dueDate").
+// CreateTasks adds tasks to a space, all or none. pathPrefix is the list's
+// JSON pointer in the input ("/tasks"), for errors ("/tasks/1/dueDate").
 func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPrefix string, in []NewTask) ([]Task, error) {
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, err
@@ -195,9 +192,8 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 // project reads it once, not once a task.
 type refsFound map[string]bool
 
-// applyPatch validates the set fields and copies them onto the row. Every id
-// is resolved in the space: an id from another space is not found. found
-// remembers the ids resolved, for the next patch of the same call.
+// applyPatch validates the set fields and copies them onto the row. Ids are
+// resolved in the space (found remembers them for the call's next patch).
 func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *storage.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
 		title, err := requiredLine(path+"/title", "a title", "a title is required", *p.Title, MaxTitleLength)

@@ -45,10 +45,9 @@ type UndoResult struct {
 }
 
 // NewUndoGroup opens an Undo group for the actor's writes in a space, with a
-// label people read next to its Undo button ("Create 3 tasks"). Writes made
-// through WithUndo(id) record their entries in it; only this person may undo
-// it. Open it in the transaction of the writes, so a rollback leaves no
-// empty group behind.
+// label people read next to its Undo button ("Create 3 tasks"); only this
+// person may undo it. Open it in the transaction of the writes, so a
+// rollback leaves no empty group behind.
 func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label string) (string, error) {
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return "", err
@@ -66,13 +65,11 @@ func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label 
 	return g.ID, nil
 }
 
-// WithUndo returns a Service whose writes (CreateTasks, UpdateTask,
-// DeleteTask, CreateProject, UpdateProject, DeleteProject, AddPerson,
-// UpdatePerson, RemovePerson) each record one
-// entry per record they change in the Undo group, with the record before and
-// after, in the same transaction as the write. A write into a group of
-// another space, or one already undone, fails with ErrConflict. An empty id
-// records nothing.
+// WithUndo returns a Service whose writes of tasks, projects and people
+// record one entry per record they change in the Undo group, with the
+// record before and after, in the write's transaction. A write into a group
+// of another space, or one already undone, fails with ErrConflict. An empty
+// id records nothing.
 func (s *Service) WithUndo(groupID string) *Service {
 	c := *s
 	c.undoGroup = groupID
@@ -108,12 +105,11 @@ func (s *Service) GetUndoGroup(ctx context.Context, personID, groupID string) (U
 
 // Undo puts back exactly the records the group changed, as they were before
 // it, in reverse order and in one transaction. It is refused with
-// ErrConflict, naming the record, when any of them has changed since (undoing
-// would silently overwrite newer work), and when the group is undone
-// already. Only the person who made the group may undo it; anyone else gets
-// ErrNotFound, and its maker ErrForbidden once they may only read its space.
-// Every restored record gets a new revision, so an edit made against the
-// state Undo replaced is stale.
+// ErrConflict, naming the record, when any of them has changed since (it
+// would overwrite newer work), and when the group is undone already. Only
+// the group's maker may undo it (anyone else: ErrNotFound; the maker who
+// may only read its space: ErrForbidden). Every restored record gets a new
+// revision, so an edit made against the state Undo replaced is stale.
 func (s *Service) Undo(ctx context.Context, personID, groupID string) (UndoResult, error) {
 	return s.undoRedo(ctx, personID, groupID, true)
 }
@@ -147,8 +143,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 			name = fmt.Sprintf("%q", g.Label)
 		}
 		// Moving the state first, guarded by the state read, makes two
-		// concurrent Undos of one group take turns: the second finds it
-		// undone and is refused instead of undoing twice.
+		// concurrent Undos of one group take turns: the second is refused.
 		res := s.q(ctx).Model(&storage.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
 			Updates(map[string]any{"state": to, at: s.now()})
 		if res.Error != nil {
@@ -190,9 +185,9 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 				verb, name, changed[0], more, verb, ErrConflict)
 		}
 
-		// Undo walks the entries backward, Redo forward: each step is the
-		// inverse (or the repeat) of a write that was valid in its own order,
-		// so a project is back before its tasks point at it again.
+		// Undo walks the entries backward, Redo forward, so each step undoes
+		// or repeats a write valid in its order (a project is back before
+		// its tasks point at it again).
 		actor := Actor{PersonID: personID, Via: ViaREST}
 		for n := range entries {
 			e, target := entries[n], entries[n].after
@@ -330,9 +325,8 @@ func indexOf(plan []plannedRecord, k recordKey) int {
 }
 
 // recordChange records one record changed by a write: an entry in the
-// Service's Undo group, if it has one, a row in the change log
-// (record_changes) and a Change for subscribers. It runs
-// inside the write's transaction, so both stand or fall with the write.
+// Service's Undo group, if it has one, a row in the change log and a Change
+// for subscribers, all in the write's transaction.
 func (s *Service) recordChange(ctx context.Context, actor Actor, spaceID string, before, after snapshot) error {
 	st := after
 	if st == nil {
@@ -388,10 +382,9 @@ func (s *Service) addUndoEntry(ctx context.Context, spaceID, kind, id string, be
 	return nil
 }
 
-// UndoStates returns the state (UndoDone, UndoUndone or UndoRedone) of each
-// of the person's Undo groups among ids, read at once (a message list asks
-// for all of its rows' groups in one go). An id of another person's group,
-// of a space the person left, or of none, is left out (as Undo refuses it).
+// UndoStates returns the state of each of the person's Undo groups among
+// ids, read at once. An id of another person's group, of a space the
+// person left, or of none, is left out (as Undo refuses it).
 func (s *Service) UndoStates(ctx context.Context, personID string, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	for len(ids) > 0 {
