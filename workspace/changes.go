@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 )
 
@@ -35,33 +36,21 @@ func (s *Service) Subscribe(fn func(Change)) (unsubscribe func()) {
 }
 
 // subscribers is the set of Subscribe callbacks, called in the order they
-// subscribed.
+// subscribed. A change copies the list, which deliver reads unlocked.
 type subscribers struct {
 	mu   sync.Mutex
-	next int
-	list []subscriber
-}
-
-type subscriber struct {
-	id int
-	fn func(Change)
+	list []*func(Change)
 }
 
 func (b *subscribers) add(fn func(Change)) func() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.next++
-	id := b.next
-	b.list = append(b.list, subscriber{id: id, fn: fn})
+	sub := &fn
+	b.list = append(b.list, sub)
 	return func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for i, sub := range b.list {
-			if sub.id == id {
-				b.list = append(b.list[:i:i], b.list[i+1:]...)
-				return
-			}
-		}
+		b.list = slices.DeleteFunc(slices.Clone(b.list), func(f *func(Change)) bool { return f == sub })
 	}
 }
 
@@ -76,7 +65,7 @@ func (b *subscribers) deliver(ctx context.Context, changes []Change) {
 	b.mu.Unlock()
 	for _, c := range changes {
 		for _, sub := range list {
-			callSubscriber(ctx, sub.fn, c)
+			callSubscriber(ctx, *sub, c)
 		}
 	}
 }

@@ -153,30 +153,14 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	now := s.now()
 	r := storage.Connection{ID: storage.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
 		Name: name, URL: u, Enabled: true, Secret: sealed, CreatedAt: now, UpdatedAt: now}
+	full := func(n int) error {
+		return fmt.Errorf("this space has %d connected apps, the most a space keeps; remove one first: %w", n, ErrConflict)
+	}
 	err = s.InTx(ctx, func(ctx context.Context) error {
-		// The space's row lock makes racing creates count one after the
-		// other (lockRow), so MaxConnections holds.
-		if err := s.lockRow(ctx, &storage.Space{}, spaceID); err != nil {
-			return fmt.Errorf("create connection: %w", err)
-		}
-		var names []string
-		if err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
-			return fmt.Errorf("create connection: %w", err)
-		}
-		if len(names) >= MaxConnections {
-			return fmt.Errorf("this space has %d connected apps, the most a space keeps; remove one first: %w", len(names), ErrConflict)
-		}
-		for _, n := range names {
-			if strings.EqualFold(n, name) {
-				return nameTaken(name)
-			}
-		}
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			// The unique index decides between two racing creates.
-			if errors.Is(err, gorm.ErrDuplicatedKey) {
-				return nameTaken(name)
-			}
-			return fmt.Errorf("create connection: %w", err)
+		err := insertNamed(ctx, s, "create connection", &storage.Space{}, spaceID, "space_id", MaxConnections,
+			full, nameTaken, &r, name)
+		if err != nil {
+			return err
 		}
 		return s.audit(ctx, actor, spaceID, AuditConnection, AuditCreated, r.ID, fmt.Sprintf("Connected “%s” (%s)", name, kind), connectionAudit(r))
 	})
@@ -184,6 +168,39 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 		return Connection{}, err
 	}
 	return toConnection(r, role), nil
+}
+
+// insertNamed inserts row, named name, of its owner (a *model, whose id
+// its ownerColumn holds) under the owner's row lock (lockRow), so
+// racing inserts count one after the other: full refuses an owner that
+// has max rows, taken one of the owner's names, in any case. what names
+// the insert in other errors.
+func insertNamed[R any](ctx context.Context, s *Service, what string, owner any, ownerID, ownerColumn string, max int,
+	full func(n int) error, taken func(name string) error, row *R, name string) error {
+	return s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.lockRow(ctx, owner, ownerID); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		var names []string
+		if err := s.q(ctx).Model(new(R)).Where(ownerColumn+" = ?", ownerID).Pluck("name", &names).Error; err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if len(names) >= max {
+			return full(len(names))
+		}
+		for _, n := range names {
+			if strings.EqualFold(n, name) {
+				return taken(name)
+			}
+		}
+		if err := s.q(ctx).Create(row).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) { // the unique index decides a race
+				return taken(name)
+			}
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	})
 }
 
 func nameTaken(name string) error {

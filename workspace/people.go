@@ -76,15 +76,8 @@ func checkNewPerson(in NewPerson) (storage.Person, error) {
 	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
 		return storage.Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
 	case in.PersonID == "":
-		name, err := requiredLine("/name", "a name", "a name is required", in.Name, MaxPersonName)
-		if err != nil {
-			return storage.Person{}, err
-		}
-		first, err := checkFirstName(in.FirstName)
-		if err != nil {
-			return storage.Person{}, err
-		}
-		return storage.Person{ID: storage.NewID("person"), Name: name, FirstName: first}, nil
+		p := storage.Person{ID: storage.NewID("person")}
+		return p, setNames(&p, &in.Name, &in.FirstName)
 	case BadText(in.PersonID):
 		return storage.Person{}, &NotFoundError{Kind: KindPerson, ID: in.PersonID, Path: "/personId"}
 	}
@@ -149,21 +142,13 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 			return Person{}, err
 		}
 	}
-	var name, first string
-	var err error
-	if patch.Name != nil {
-		if name, err = requiredLine("/name", "a name", "a name is required", *patch.Name, MaxPersonName); err != nil {
-			return Person{}, err
-		}
-	}
-	if patch.FirstName != nil {
-		if first, err = checkFirstName(*patch.FirstName); err != nil {
-			return Person{}, err
-		}
+	var names storage.Person
+	if err := setNames(&names, patch.Name, patch.FirstName); err != nil {
+		return Person{}, err
 	}
 	self := actor.PersonID == id
 	var out Person
-	err = s.lockedSpace(ctx, actor.PersonID, spaceID, patch.Role != nil || !self, "change people in", func(ctx context.Context) error {
+	err := s.lockedSpace(ctx, actor.PersonID, spaceID, patch.Role != nil || !self, "change people in", func(ctx context.Context) error {
 		p, m, err := s.spacePersonRow(ctx, spaceID, id)
 		if err != nil {
 			return err
@@ -185,10 +170,10 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 			}
 		}
 		if patch.Name != nil {
-			p.Name = name
+			p.Name = names.Name
 		}
 		if patch.FirstName != nil {
-			p.FirstName = first
+			p.FirstName = names.FirstName
 		}
 		if err := s.savePerson(ctx, p, &m, renamed); err != nil {
 			return err
@@ -308,6 +293,19 @@ func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.M
 		return fmt.Errorf("rename person %s: %w", p.ID, err)
 	}
 	return nil
+}
+
+// setNames checks the names that are set and copies them onto p.
+func setNames(p *storage.Person, name, first *string) (err error) {
+	if name != nil {
+		if p.Name, err = requiredLine("/name", "a name", "a name is required", *name, MaxPersonName); err != nil {
+			return err
+		}
+	}
+	if first != nil {
+		p.FirstName, err = checkFirstName(*first)
+	}
+	return err
 }
 
 func checkFirstName(raw string) (string, error) {

@@ -89,33 +89,10 @@ func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill)
 	}
 	r.CreatedAt = s.now()
 	r.UpdatedAt = r.CreatedAt
-	err = s.InTx(ctx, func(ctx context.Context) error {
-		// The person's row lock makes racing creates count one after the
-		// other: without it, on Postgres, each saw the others' skills
-		// missing and all of them passed MaxSkills.
-		if err := s.lockRow(ctx, &storage.Person{}, personID); err != nil {
-			return fmt.Errorf("create skill: %w", err)
-		}
-		var names []string
-		if err := s.q(ctx).Model(&storage.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
-			return fmt.Errorf("create skill: %w", err)
-		}
-		if len(names) >= MaxSkills {
-			return fmt.Errorf("you have %d skills, the most one person keeps; delete one first: %w", len(names), ErrConflict)
-		}
-		for _, n := range names {
-			if strings.EqualFold(n, r.Name) {
-				return skillNameTaken(r.Name)
-			}
-		}
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			if errors.Is(err, gorm.ErrDuplicatedKey) { // the unique index decides a race
-				return skillNameTaken(r.Name)
-			}
-			return fmt.Errorf("create skill: %w", err)
-		}
-		return nil
-	})
+	full := func(n int) error {
+		return fmt.Errorf("you have %d skills, the most one person keeps; delete one first: %w", n, ErrConflict)
+	}
+	err = insertNamed(ctx, s, "create skill", &storage.Person{}, personID, "person_id", MaxSkills, full, skillNameTaken, &r, r.Name)
 	if err != nil {
 		return Skill{}, err
 	}

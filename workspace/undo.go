@@ -90,17 +90,12 @@ func (s *Service) GetUndoGroup(ctx context.Context, personID, groupID string) (U
 	if err != nil {
 		return UndoGroup{}, err
 	}
-	plan := planUndo(entries)
-	refs := make([]Ref, len(plan))
-	for i, r := range plan {
-		cur, err := s.loadSnapshot(ctx, r.kind, g.SpaceID, r.id)
-		if err != nil {
-			return UndoGroup{}, err
-		}
-		refs[i] = r.ref(cur, r.last)
+	plan, err := s.planUndo(ctx, g.SpaceID, entries)
+	if err != nil {
+		return UndoGroup{}, err
 	}
 	return UndoGroup{ID: g.ID, SpaceID: g.SpaceID, PersonID: g.PersonID, Via: g.Via, Label: g.Label,
-		State: g.State, CreatedAt: g.CreatedAt, Records: refs}, nil
+		State: g.State, CreatedAt: g.CreatedAt, Records: mapRows(plan, plannedRecord.ref)}, nil
 }
 
 // Undo puts back exactly the records the group changed, as they were before
@@ -157,23 +152,20 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		if err != nil {
 			return err
 		}
-		plan := planUndo(entries)
+		plan, err := s.planUndo(ctx, g.SpaceID, entries)
+		if err != nil {
+			return err
+		}
 		// Check every record before writing any, so a refusal names the
 		// record that changed rather than a side effect of an earlier write.
-		current := make(map[recordKey]snapshot, len(plan))
 		var changed []string
 		for _, r := range plan {
-			cur, err := s.loadSnapshot(ctx, r.kind, g.SpaceID, r.id)
-			if err != nil {
-				return err
-			}
-			current[r.key()] = cur
 			want := r.last
 			if !undo {
 				want = r.first
 			}
-			if !sameSnapshot(cur, want) {
-				changed = append(changed, describeChange(r, cur, want))
+			if !sameSnapshot(r.cur, want) {
+				changed = append(changed, describeChange(r, r.cur, want))
 			}
 		}
 		if len(changed) > 0 {
@@ -195,17 +187,12 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 				e = entries[len(entries)-1-n]
 				target = e.before
 			}
-			k := recordKey{e.kind, e.id}
-			next, err := s.restore(ctx, actor, g.SpaceID, current[k], target, plan[indexOf(plan, k)].maxRevision, verb, name)
-			if err != nil {
+			r := &plan[e.record]
+			if r.cur, err = s.restore(ctx, actor, g.SpaceID, r.cur, target, r.maxRevision, verb, name); err != nil {
 				return err
 			}
-			current[k] = next
 		}
-		out = UndoResult{GroupID: g.ID, State: to, Records: make([]Ref, len(plan))}
-		for i, r := range plan {
-			out.Records[i] = r.ref(current[r.key()], r.last)
-		}
+		out = UndoResult{GroupID: g.ID, State: to, Records: mapRows(plan, plannedRecord.ref)}
 		return nil
 	})
 	if err != nil {
@@ -238,10 +225,12 @@ func (s *Service) undoGroupRow(ctx context.Context, personID, groupID string) (s
 	return takeOne[storage.UndoGroup](q, &NotFoundError{Kind: "undo group", ID: groupID}, "get undo group "+groupID)
 }
 
-// undoEntry is an entry with its states decoded.
+// undoEntry is an entry with its states decoded; record is its record's
+// index in the group's plan (planUndo).
 type undoEntry struct {
 	kind, id      string
 	before, after snapshot
+	record        int
 }
 
 func (s *Service) undoEntries(ctx context.Context, groupID string) ([]undoEntry, error) {
@@ -264,46 +253,46 @@ func (s *Service) undoEntries(ctx context.Context, groupID string) ([]undoEntry,
 	return out, nil
 }
 
-type recordKey struct{ kind, id string }
-
 // plannedRecord is one record of a group with its state before the group's
-// first write to it and after its last.
+// first write to it, after its last, and now (cur).
 type plannedRecord struct {
-	kind, id    string
-	first, last snapshot
+	kind, id         string
+	first, last, cur snapshot
 	// maxRevision is the highest revision any of its states carried: a
 	// record brought back into existence continues after it.
 	maxRevision int
 }
 
-func (r plannedRecord) key() recordKey { return recordKey{r.kind, r.id} }
-
-// ref names the record by its current title, or by fallback's when it no
-// longer exists.
-func (r plannedRecord) ref(cur, fallback snapshot) Ref {
+// ref names the record by its current title, else its last or first one.
+func (r plannedRecord) ref() Ref {
 	title := ""
-	switch {
-	case cur != nil:
-		title = cur.title()
-	case fallback != nil:
-		title = fallback.title()
-	case r.first != nil:
-		title = r.first.title()
+	for _, st := range []snapshot{r.cur, r.last, r.first} {
+		if st != nil {
+			title = st.title()
+			break
+		}
 	}
 	return Ref{Kind: r.kind, ID: r.id, Label: title}
 }
 
 // planUndo folds a group's entries into one plannedRecord per record, in the
-// order the group first changed them.
-func planUndo(entries []undoEntry) []plannedRecord {
+// order the group first changed them, each read as it is now; it sets the
+// entries' record.
+func (s *Service) planUndo(ctx context.Context, spaceID string, entries []undoEntry) ([]plannedRecord, error) {
 	var plan []plannedRecord
-	for _, e := range entries {
-		k := recordKey{e.kind, e.id}
-		i := indexOf(plan, k)
-		if i < 0 {
-			plan = append(plan, plannedRecord{kind: e.kind, id: e.id, first: e.before})
-			i = len(plan) - 1
+	index := map[[2]string]int{}
+	for n, e := range entries {
+		i, ok := index[[2]string{e.kind, e.id}]
+		if !ok {
+			cur, err := s.loadSnapshot(ctx, e.kind, spaceID, e.id)
+			if err != nil {
+				return nil, err
+			}
+			i = len(plan)
+			index[[2]string{e.kind, e.id}] = i
+			plan = append(plan, plannedRecord{kind: e.kind, id: e.id, first: e.before, cur: cur})
 		}
+		entries[n].record = i
 		p := &plan[i]
 		p.last = e.after
 		for _, st := range []snapshot{e.before, e.after} {
@@ -312,16 +301,7 @@ func planUndo(entries []undoEntry) []plannedRecord {
 			}
 		}
 	}
-	return plan
-}
-
-func indexOf(plan []plannedRecord, k recordKey) int {
-	for i, p := range plan {
-		if p.key() == k {
-			return i
-		}
-	}
-	return -1
+	return plan, nil
 }
 
 // recordChange records one record changed by a write: an entry in the
