@@ -19,8 +19,7 @@ func (s *Service) forgetRoles(ctx context.Context) {
 	}
 }
 
-// txRoles are the roles a transaction read (txState): each (person,
-// space) once per transaction.
+// txRoles are the roles a transaction read (txState).
 type txRoles struct {
 	mu    sync.Mutex
 	roles map[[2]string]Role // "" for none

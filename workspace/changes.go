@@ -22,8 +22,7 @@ type Change struct {
 	SpaceID string
 	Op      string // OpCreated, OpUpdated or OpDeleted
 	Actor   Actor
-	// Title is the record's title (a project's name) after the change, or
-	// before it for a deletion.
+	// Title is the record's title after the change, or before a deletion.
 	Title string
 }
 
@@ -70,8 +69,7 @@ func (b *subscribers) deliver(ctx context.Context, changes []Change) {
 	}
 }
 
-// callSubscriber keeps a panicking subscriber from failing a write that has
-// already committed.
+// callSubscriber keeps a panicking subscriber from failing a committed write.
 func callSubscriber(ctx context.Context, fn func(Change), c Change) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -101,8 +99,7 @@ func (b *changeBatch) take() []Change {
 	return c
 }
 
-// notify hands a change to subscribers once the transaction ctx carries has
-// committed, or at once outside one.
+// notify hands a change to subscribers once ctx's transaction commits.
 func (s *Service) notify(ctx context.Context, c Change) {
 	if st := s.txOf(ctx); st != nil {
 		st.batch.add(c)

@@ -28,9 +28,8 @@ const KindConnection = "connection"
 const (
 	MaxConnectionName = 100  // characters; a name is a label in a list and a preview
 	MaxConnectionURL  = 2048 // bytes; what browsers and most servers accept in a URL
-	// MaxConnections is how many apps one space connects: a turn's start
-	// lists every MCP server whose listing is old at once, so the count
-	// bounds that fan-out (and a turn is granted at most 80 app tools).
+	// MaxConnections bounds the fan-out of a turn's start, which lists every
+	// MCP server whose listing is old at once.
 	MaxConnections = 100
 	// MaxConnectionSecret bounds an MCP server's bearer secret, in bytes.
 	MaxConnectionSecret = 4096
@@ -64,15 +63,13 @@ type Connection struct {
 	URL     string
 	Enabled bool
 	// Failure is why Hub's last post to the app failed ("": it worked, or
-	// nothing was sent yet): an app to reconnect.
+	// nothing was sent yet).
 	Failure string
-	// PublicOnly marks an MCP server connected without a secret (no
-	// sign-in): what it serves, it serves to anyone, and the instructions
-	// say so ("public data only"). Everyone who sees the app sees it.
+	// PublicOnly marks an MCP server connected without a secret: what it
+	// serves, it serves to anyone ("public data only").
 	PublicOnly bool
 	// HasSecret tells an owner or editor that an MCP server has a bearer
-	// secret stored (the secret itself is never read back); false for
-	// everyone else.
+	// secret stored (never read back).
 	HasSecret bool
 	// ToolsListedAt is when an MCP server's tools were last listed (nil:
 	// never, or not shown to this person).
@@ -81,14 +78,12 @@ type Connection struct {
 	UpdatedAt     time.Time
 }
 
-// NewConnection is what adding a connected app sends. An empty Kind is a
-// webhook.
+// NewConnection is what adding a connected app sends ("" Kind: a webhook).
 type NewConnection struct {
 	Kind string
 	Name string
 	URL  string
-	// Secret is an MCP server's optional bearer secret; other kinds take
-	// none.
+	// Secret is an MCP server's optional bearer secret.
 	Secret string
 }
 
@@ -106,8 +101,7 @@ func ConnectionRef(c Connection) Ref {
 // and read their URLs: a webhook URL is itself a credential.
 func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor }
 
-// toConnection converts a row for a person with the given role: the URL only
-// for those who manage connections.
+// toConnection converts a row for a person with the given role.
 func toConnection(r storage.Connection, role Role) Connection {
 	c := Connection{ID: r.ID, SpaceID: r.SpaceID, OwnerID: r.OwnerID, Kind: r.Kind, Name: r.Name,
 		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
@@ -207,8 +201,7 @@ func nameTaken(name string) error {
 	return fmt.Errorf("a connected app named %q is already in this space: %w", name, ErrConflict)
 }
 
-// checkConnectionURL accepts an absolute http(s) URL with a host and returns
-// it as written (trimmed).
+// checkConnectionURL accepts an absolute http(s) URL with a host, trimmed.
 func checkConnectionURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -256,8 +249,7 @@ func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID stri
 	return mapRows(rows, func(r storage.Connection) Connection { return toConnection(r, role) }), nil
 }
 
-// GetConnection returns one connected app of the space; for a guest none
-// exists (ErrNotFound), as in ListConnections.
+// GetConnection returns one connected app of the space (none for a guest).
 func (s *Service) GetConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
 	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
@@ -302,8 +294,7 @@ func connectionAudit(r storage.Connection) map[string]any {
 	return map[string]any{"kind": r.Kind, "name": r.Name, "host": host, "secret": len(r.Secret) > 0}
 }
 
-// connectionRow reads a connected app of a space the actor can open, with
-// their role there; for a guest none exists.
+// connectionRow reads a connected app of the space, with the actor's role.
 func (s *Service) connectionRow(ctx context.Context, actor Actor, spaceID, id string) (storage.Connection, Role, error) {
 	role, err := s.Access(ctx, actor.PersonID, spaceID)
 	if err != nil {

@@ -72,17 +72,15 @@ func toTarget(r storage.Connection) AppTarget {
 // access: the caller has.
 func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTarget, error) {
 	var rows []storage.Connection
-	// Without the listings (up to 500 tools of 8 KiB schemas each): this runs
-	// on every model and tool call of a space, and the listing is read
-	// (AppTools) only when this process has not built it yet.
+	// Without the listings (up to 500 tools of 8 KiB schemas each): this
+	// runs on every model and tool call of a space.
 	if err := s.q(ctx).Omit("tools").Where("space_id = ? AND kind = ?", spaceID, kind).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list %s connections: %w", kind, err)
 	}
 	return mapRows(rows, toTarget), nil
 }
 
-// AppTools returns a connected app's kept tool listing and when it was
-// listed (nil: never). It checks no access.
+// AppTools returns an app's kept tool listing and when it was listed.
 func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *time.Time, error) {
 	q := s.q(ctx).Select("tools", "tools_listed_at").Where("space_id = ? AND id = ?", spaceID, id)
 	r, err := takeOne[storage.Connection](q, &NotFoundError{Kind: "connected app", ID: id}, "get the tools of connection "+id)
@@ -92,8 +90,7 @@ func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *ti
 	return r.Tools, r.ToolsListedAt, nil
 }
 
-// AppTarget returns one connected app for Hub to reach; it checks no
-// access.
+// AppTarget returns one connected app for Hub to reach; it checks no access.
 func (s *Service) AppTarget(ctx context.Context, spaceID, id string) (AppTarget, error) {
 	q := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id)
 	r, err := takeOne[storage.Connection](q, &NotFoundError{Kind: "connected app", ID: id}, "get connection "+id)

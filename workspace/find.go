@@ -19,8 +19,7 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%d %ss are named %q", e.Count, e.Kind, e.Name)
 }
 
-// maxTypedName bounds the text a typed mention's name is looked for in: a
-// title is at most MaxTitleLength characters.
+// maxTypedName bounds the text a typed mention's name is looked for in.
 const maxTypedName = MaxTitleLength
 
 // ResolveName finds the record of kind whose name the text starts with,
@@ -120,8 +119,7 @@ func (s *Service) FindRefs(ctx context.Context, actor Actor, spaceID string, ids
 	return out, nil
 }
 
-// refSources read, per kind, the records of a space (the argument) as
-// refRows.
+// refSources read, per kind, the records of a space as refRows.
 var refSources = map[string]string{
 	KindTask:    "SELECT 'task' AS kind, id, title AS label, status, due_date, '' AS role FROM tasks WHERE space_id = ?",
 	KindProject: "SELECT 'project' AS kind, id, name AS label, status, NULL AS due_date, '' AS role FROM projects WHERE space_id = ?",

@@ -19,8 +19,7 @@ import (
 // MaxPersonName bounds a person's name, in characters.
 const MaxPersonName = 200
 
-// DefaultPersonRole is the role of someone added without one: a teammate
-// who works on the space's records, as most workspaces invite.
+// DefaultPersonRole is the role of someone added without one.
 const DefaultPersonRole = RoleEditor
 
 // NewPerson is who AddPerson adds: a new person by Name (and FirstName), or
@@ -44,8 +43,7 @@ type PersonPatch struct {
 
 func (p PersonPatch) empty() bool { return p.Name == nil && p.FirstName == nil && p.Role == nil }
 
-// GetSpacePerson returns one person of a space the actor can open; someone
-// who is not in it (another space's person) is ErrNotFound.
+// GetSpacePerson returns one person of a space the actor can open.
 func (s *Service) GetSpacePerson(ctx context.Context, actor Actor, spaceID, id string) (Person, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return Person{}, err
@@ -64,8 +62,7 @@ func CheckNewPerson(in NewPerson) error {
 	return err
 }
 
-// checkNewPerson is CheckNewPerson; for a new person by name it returns
-// the row to create.
+// checkNewPerson is CheckNewPerson, returning a new person's row.
 func checkNewPerson(in NewPerson) (storage.Person, error) {
 	if in.Role != "" {
 		if _, err := ParseRole(string(in.Role)); err != nil {
@@ -222,8 +219,7 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 	return out, err
 }
 
-// spacePersonRow reads a person of the space with their membership; anyone
-// else is ErrNotFound.
+// spacePersonRow reads a person of the space with their membership.
 func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (storage.Person, storage.Membership, error) {
 	var p storage.Person
 	if BadText(id) {

@@ -9,8 +9,8 @@ import (
 
 // Limits of the profile's fields, in characters.
 const (
-	// MaxPersona is one sentence about the person's work: it goes into
-	// every system message, so it is a line, not a biography.
+	// MaxPersona is one sentence about the person's work: every system message
+	// carries it.
 	MaxPersona = 200
 	// MaxFirstName is a first name, as the assistant addresses the person.
 	MaxFirstName = 50
@@ -26,8 +26,8 @@ var placeholderNames = []string{DevOwnerName}
 // Profile is what the assistant knows about the person from the person.
 type Profile struct {
 	Name string
-	// FirstName is what the person set, "" when they set none (see
-	// Person.FirstName for what the assistant uses).
+	// FirstName is what the person set, "" when none (Person.FirstName is
+	// what the assistant uses).
 	FirstName string
 	Persona   string
 }

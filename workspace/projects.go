@@ -18,8 +18,7 @@ const (
 	ProjectDone   = "done"
 )
 
-// ProjectStatuses lists the project statuses, in the order error messages
-// name them.
+// ProjectStatuses lists them, in the order error messages name them.
 var ProjectStatuses = []string{ProjectActive, ProjectPaused, ProjectDone}
 
 // MaxDescriptionLength bounds a project description, in characters.
@@ -61,7 +60,6 @@ func toProject(r storage.Project) Project {
 }
 
 // ProjectFilter narrows a project list, as TaskFilter does a task list.
-// Limit 0 means DefaultListLimit; above MaxListLimit it is MaxListLimit.
 type ProjectFilter struct {
 	Status string
 	Query  string // words the name contains, case-insensitive

@@ -65,8 +65,7 @@ func spaceRow[R any](ctx context.Context, s *Service, kind, what, spaceID, id st
 	return takeOne[R](q, &NotFoundError{Kind: kind, ID: id}, "get "+what+" "+id)
 }
 
-// takeOne reads the one row q matches: none is notFound; what names the
-// read in any other error.
+// takeOne reads the one row q matches: none is notFound.
 func takeOne[R any](q *gorm.DB, notFound error, what string) (R, error) {
 	var r R
 	err := q.Take(&r).Error
@@ -278,8 +277,7 @@ func pageTotal(matching *gorm.DB, offset, limit, rows int) (int64, error) {
 	return n, nil
 }
 
-// nextOffset is where the page after one of rows rows at offset starts, or
-// 0 when that page holds every match left.
+// nextOffset is where the next page starts; 0 when there is none.
 func nextOffset(offset, rows int, total int64) int {
 	if next := offset + rows; int64(next) < total {
 		return next

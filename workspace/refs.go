@@ -12,9 +12,8 @@ type Ref struct {
 	ID     string `json:"id"`
 	Label  string `json:"label"`
 	Detail string `json:"detail,omitempty"`
-	// SpaceID is set on a record found in a space other than the
-	// conversation's (a turn across spaces), so a client knows where to
-	// open it.
+	// SpaceID is set on a record found in another space than the
+	// conversation's, so a client knows where to open it.
 	SpaceID string `json:"spaceId,omitempty"`
 }
 
@@ -47,8 +46,7 @@ func (s *Service) ResolveRef(ctx context.Context, actor Actor, spaceID, kind, id
 	return rows[0].ref(), nil
 }
 
-// TaskRef is how a task is named to people: its title, with its status and
-// due date as detail.
+// TaskRef names a task by its title, with its status and due date.
 func TaskRef(t Task) Ref {
 	detail := t.Status
 	if t.DueDate != "" {

@@ -17,14 +17,13 @@ import (
 type Service struct {
 	root *storage.DB
 	now  func() time.Time
-	// subscribers is shared by every Service derived from one NewService,
-	// so a write through any copy reaches every subscriber.
+	// subscribers, models and connector are shared by every Service derived
+	// from one NewService.
 	subscribers *subscribers
 	// models is the operator's model catalog (SetModels), shared the same
 	// way.
 	models *modelsHolder
-	// undoGroup is the Undo group writes record their entries in; "" records
-	// none (a person's own writes on a screen).
+	// undoGroup is the Undo group writes record their entries in; "" none.
 	undoGroup string
 	// connector checks and seals MCP connections; shared by every copy.
 	connector *connectorRef
@@ -73,8 +72,7 @@ func (s *Service) txOf(ctx context.Context) *txState {
 	return v.(*txState)
 }
 
-// q is the handle the Service queries through: the transaction ctx
-// carries, else the pool.
+// q is the transaction ctx carries, else the pool.
 func (s *Service) q(ctx context.Context) *gorm.DB { return s.root.Q(ctx) }
 
 // Access returns the person's role in a space, or ErrNotFound when they have
@@ -106,8 +104,7 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 	return nil
 }
 
-// WithArticle puts "a" or "an" before a word for people to read: "an
-// editor", "a viewer", "an owner".
+// WithArticle puts "a" or "an" before a word: "an editor", "a viewer".
 func WithArticle(word string) string {
 	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
 		return "an " + word

@@ -27,24 +27,20 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	if token == "" {
 		return "", time.Time{}, ErrUnauthenticated
 	}
-	var rows []struct {
-		ID        string
-		PersonID  string
-		ExpiresAt *time.Time
-	}
-	err = s.q(ctx).Table("api_tokens").Select("api_tokens.id, api_tokens.person_id, api_tokens.expires_at").
+	var parents []Person // the token's
+	err = s.q(ctx).Table("api_tokens").
+		Select("api_tokens.person_id AS id, api_tokens.id AS root_token_id, api_tokens.expires_at AS root_token_expires_at").
 		Joins("JOIN people ON people.id = api_tokens.person_id").
-		Where("api_tokens.hash = ? AND api_tokens.scope = ?", hashToken(token), "").Limit(1).Scan(&rows).Error
+		Where("api_tokens.hash = ? AND api_tokens.scope = ?", hashToken(token), "").Limit(1).Scan(&parents).Error
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("create session: %w", err)
 	}
-	if len(rows) == 0 || (rows[0].ExpiresAt != nil && !s.now().Before(*rows[0].ExpiresAt)) {
+	if len(parents) == 0 || (parents[0].RootTokenExpiresAt != nil && !s.now().Before(*parents[0].RootTokenExpiresAt)) {
 		return "", time.Time{}, ErrUnauthenticated
 	}
-	// Derived from the token: stored only while it is there (a session made
-	// as its token is revoked is refused), expiring with it at the latest.
-	parent := Person{ID: rows[0].PersonID, RootTokenID: rows[0].ID, RootTokenExpiresAt: rows[0].ExpiresAt}
-	return s.derivedToken(ctx, parent, sessionPrefix+rows[0].ID, SessionTTL, "create session")
+	// Derived from the token: stored only while it is there, expiring with
+	// it at the latest.
+	return s.derivedToken(ctx, parents[0], sessionPrefix+parents[0].RootTokenID, SessionTTL, "create session")
 }
 
 // AuthenticateSession returns the person of a browser session, read with
@@ -55,18 +51,12 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 		return Person{}, ErrUnauthenticated
 	}
 	var rows []struct {
-		ID             string
-		TokenID        string
-		TokenLastUsed  *time.Time
-		PersonID       string
-		ExpiresAt      *time.Time
-		TokenExpiresAt *time.Time
-		Name           string
-		FirstName      string
-		Persona        string
+		Person
+		ExpiresAt, TokenLastUsed *time.Time
 	}
 	err := s.q(ctx).Table("api_tokens AS sessions").
-		Select("sessions.id, tokens.id AS token_id, tokens.last_used_at AS token_last_used, sessions.person_id, sessions.expires_at, tokens.expires_at AS token_expires_at, people.name, people.first_name, people.persona").
+		Select(personColumns+", tokens.id AS root_token_id, tokens.expires_at AS root_token_expires_at, "+
+			"tokens.last_used_at AS token_last_used, sessions.expires_at").
 		Joins("JOIN api_tokens AS tokens ON tokens.id = substr(sessions.scope, ?) AND tokens.person_id = sessions.person_id AND tokens.scope = ''", len(sessionPrefix)+1).
 		Joins("JOIN people ON people.id = sessions.person_id").
 		Where("sessions.hash = ? AND sessions.scope LIKE ?", hashToken(session), sessionPrefix+"%").Limit(1).Scan(&rows).Error
@@ -77,17 +67,16 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 		return Person{}, ErrUnauthenticated
 	}
 	row, now := rows[0], s.now()
-	for _, e := range []*time.Time{row.ExpiresAt, row.TokenExpiresAt} {
+	for _, e := range []*time.Time{row.ExpiresAt, row.RootTokenExpiresAt} {
 		if e != nil && !now.Before(*e) {
 			return Person{}, ErrUnauthenticated
 		}
 	}
-	s.touchToken(ctx, row.TokenID, row.TokenLastUsed)
-	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona, RootTokenID: row.TokenID, RootTokenExpiresAt: row.TokenExpiresAt}, nil
+	s.touchToken(ctx, row.RootTokenID, row.TokenLastUsed)
+	return row.Person, nil
 }
 
-// DeleteSession ends a browser session (signing out). An unknown one is
-// no error: there is nothing left to end.
+// DeleteSession ends a browser session; an unknown one is no error.
 func (s *Service) DeleteSession(ctx context.Context, session string) error {
 	if session == "" {
 		return nil

@@ -20,8 +20,7 @@ const ViaOIDC = "oidc"
 // through the identity provider: an event of Hub as a whole (no space).
 const AuditSignIn = "sign_in"
 
-// DefaultSignInName is the name of a person whose provider gave no name,
-// username or email.
+// DefaultSignInName names a person whose provider gave no name.
 const DefaultSignInName = "New person"
 
 // SignInSubject returns the person a subject of the OpenID Connect provider
@@ -88,9 +87,9 @@ func signInName(name string) string {
 // HubAudit returns the newest audit events of Hub as a whole (of no space),
 // at most limit, for the operator (`hub audit`): it checks no access.
 func (s *Service) HubAudit(ctx context.Context, limit int) ([]AuditEvent, error) {
-	var rows []storage.AuditEvent
-	if err := s.q(ctx).Where("space_id IS NULL").Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
+	events, err := auditEvents(s.q(ctx).Where("audit_events.space_id IS NULL"), limit)
+	if err != nil {
 		return nil, fmt.Errorf("read Hub's audit log: %w", err)
 	}
-	return s.auditEvents(ctx, rows)
+	return events, nil
 }

@@ -21,17 +21,15 @@ const KindSkill = "skill"
 const (
 	MaxSkillName        = 80  // a label in a list and in the instructions
 	MaxSkillDescription = 200 // one line saying when the skill applies; every system message lists it
-	// MaxSkillInstructions is what hub_read_skill returns whole: a page,
-	// not a manual, within a tool result's 6,000 characters
-	// (tools.MaxResultChars) with its name, description and JSON.
+	// MaxSkillInstructions is what hub_read_skill returns whole, within a
+	// tool result's 6,000 characters (tools.MaxResultChars).
 	MaxSkillInstructions = 4_000
 	MaxSkillPurpose      = 40
 	// MaxSkills is how many skills one person keeps.
 	MaxSkills = 100
 )
 
-// skillPurpose is what a purpose looks like: a lower-case slug
-// ("morning-brief").
+// skillPurpose is a purpose: a lower-case slug ("morning-brief").
 var skillPurpose = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // Skill is one of a person's own saved instructions, read only by them.
@@ -108,8 +106,7 @@ func (s *Service) ListSkills(ctx context.Context, personID string) ([]Skill, err
 	return s.skills(ctx, "list skills", s.q(ctx).Where("person_id = ?", personID))
 }
 
-// InstructionSkills are the skills a chat's instructions list: the
-// person's enabled skills without a purpose, by name.
+// InstructionSkills are the person's enabled skills without a purpose.
 func (s *Service) InstructionSkills(ctx context.Context, personID string) ([]Skill, error) {
 	return s.skills(ctx, "list enabled skills", s.q(ctx).Where("person_id = ? AND enabled = ? AND purpose = ''", personID, true))
 }
@@ -122,8 +119,7 @@ func (s *Service) skills(ctx context.Context, what string, q *gorm.DB) ([]Skill,
 	return mapRows(rows, toSkill), nil
 }
 
-// GetSkill returns one skill of the person; another person's is
-// ErrNotFound, as one that does not exist.
+// GetSkill returns one skill of the person (another's: ErrNotFound).
 func (s *Service) GetSkill(ctx context.Context, personID, id string) (Skill, error) {
 	r, err := s.skillRow(ctx, personID, id)
 	if err != nil {
@@ -132,8 +128,7 @@ func (s *Service) GetSkill(ctx context.Context, personID, id string) (Skill, err
 	return toSkill(r), nil
 }
 
-// UpdateSkill changes the set fields of the person's skill, guarded by the
-// patch's version (required).
+// UpdateSkill changes the set fields, guarded by the patch's Version.
 func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillPatch) (Skill, error) {
 	r, err := s.skillRow(ctx, personID, id)
 	if err != nil {
@@ -215,8 +210,7 @@ func staleSkill(name string, current, sent int) error {
 		name, current, sent, ErrStale)
 }
 
-// DeleteSkill removes the person's skill. version, when set, must be the
-// current one.
+// DeleteSkill removes the skill; version, when set, must be the current one.
 func (s *Service) DeleteSkill(ctx context.Context, personID, id string, version *int) error {
 	r, err := s.skillRow(ctx, personID, id)
 	if err != nil {

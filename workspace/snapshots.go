@@ -13,8 +13,7 @@ import (
 	"hub/storage"
 )
 
-// snapshot is a task, a project or a person's record in a space as an Undo
-// entry keeps it.
+// snapshot is a record as an Undo entry keeps it.
 type snapshot interface {
 	kind() string
 	recordID() string
@@ -45,8 +44,7 @@ func (t *taskSnapshot) recordID() string { return t.ID }
 func (t *taskSnapshot) title() string    { return t.Title }
 func (t *taskSnapshot) revision() int    { return t.Revision }
 
-// projectSnapshot is storage.Project with stable JSON names, like
-// taskSnapshot.
+// projectSnapshot is storage.Project with stable JSON names.
 type projectSnapshot struct {
 	ID          string    `json:"id"`
 	SpaceID     string    `json:"spaceId"`
@@ -107,8 +105,7 @@ func sameSnapshot(a, b snapshot) bool {
 	return a.kind() == b.kind() && reflect.DeepEqual(content(a), content(b))
 }
 
-// content is a snapshot's fields by their JSON names, without its revision
-// and times.
+// content is a snapshot's JSON fields without its revision and times.
 func content(st snapshot) map[string]any {
 	var m map[string]any
 	b, _ := json.Marshal(st) // strings, numbers and times: it cannot fail

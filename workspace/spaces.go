@@ -26,22 +26,19 @@ type Person struct {
 	ID   string
 	Name string
 	Role Role
-	// GivenName is the first name the person set in their profile ("":
-	// none); Persona their sentence about their work. GetPerson fills both.
+	// GivenName is the first name the person set ("": none), Persona their
+	// sentence about their work; GetPerson fills both.
 	GivenName string
 	Persona   string
-	// Revision is the revision of their record in the space (ListPeople,
-	// GetSpacePerson and the people writes fill it), JoinedAt when they
-	// joined it.
+	// Revision is the revision of their record in the space, JoinedAt when
+	// they joined it (ListPeople, GetSpacePerson and the people writes).
 	Revision int
 	JoinedAt time.Time
-	// RootTokenID is the full or operator token a request authenticated
-	// with, or that its stream token or session derives from ("": a stream
-	// token made before tokens had parents). Authenticate and
-	// AuthenticateSession fill it. The stream tokens the request makes
-	// derive from it, and an open stream rechecks it (TokenAlive).
-	// RootTokenExpiresAt is that token's expiry (nil: never), which theirs
-	// never passes.
+	// RootTokenID is the full or operator token a request authenticated with,
+	// or that its stream token or session derives from; the stream tokens the
+	// request makes derive from it, and an open stream rechecks it
+	// (TokenAlive). RootTokenExpiresAt is its expiry (nil: never), which
+	// theirs never passes.
 	RootTokenID        string
 	RootTokenExpiresAt *time.Time
 }
@@ -64,20 +61,14 @@ func (p Person) FirstName() string {
 
 // ListSpaces returns the spaces the person belongs to, by name.
 func (s *Service) ListSpaces(ctx context.Context, personID string) ([]Space, error) {
-	var rows []struct {
-		ID, Name, Role string
-	}
+	out := []Space{}
 	err := s.q(ctx).Table("spaces").
 		Select("spaces.id, spaces.name, memberships.role").
 		Joins("JOIN memberships ON memberships.space_id = spaces.id").
 		Where("memberships.person_id = ?", personID).
-		Order("spaces.name, spaces.id").Scan(&rows).Error
+		Order("spaces.name, spaces.id").Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("list spaces: %w", err)
-	}
-	out := make([]Space, len(rows))
-	for i, r := range rows {
-		out[i] = Space{ID: r.ID, Name: r.Name, Role: Role(r.Role)}
 	}
 	return out, nil
 }
@@ -128,22 +119,15 @@ func (s *Service) ListPeople(ctx context.Context, personID, spaceID string) ([]P
 	if _, err := s.Access(ctx, personID, spaceID); err != nil {
 		return nil, err
 	}
-	var rows []struct {
-		ID, Name, FirstName, Role string
-		Revision                  int
-		CreatedAt                 time.Time
-	}
+	out := []Person{}
 	err := s.q(ctx).Table("people").
-		Select("people.id, people.name, people.first_name, memberships.role, memberships.revision, memberships.created_at").
+		Select("people.id, people.name, people.first_name AS given_name, memberships.role, memberships.revision, "+
+			"memberships.created_at AS joined_at").
 		Joins("JOIN memberships ON memberships.person_id = people.id").
 		Where("memberships.space_id = ?", spaceID).
-		Order("people.name, people.id").Scan(&rows).Error
+		Order("people.name, people.id").Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("list people: %w", err)
-	}
-	out := make([]Person, len(rows))
-	for i, r := range rows {
-		out[i] = Person{ID: r.ID, Name: r.Name, GivenName: r.FirstName, Role: Role(r.Role), Revision: r.Revision, JoinedAt: r.CreatedAt}
 	}
 	return out, nil
 }

@@ -34,8 +34,7 @@ const (
 	PriorityHigh   = "high"
 )
 
-// TaskStatuses and Priorities list them, in the order error messages name
-// them.
+// TaskStatuses and Priorities list them, in the order errors name them.
 var (
 	TaskStatuses = []string{TaskTodo, TaskDoing, TaskDone}
 	Priorities   = []string{PriorityNone, PriorityLow, PriorityMedium, PriorityHigh}

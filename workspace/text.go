@@ -56,8 +56,7 @@ func CheckLine(path, what, raw string, max int) (string, error) {
 	return v, nil
 }
 
-// requiredLine is CheckLine for a field that must not be empty: missing
-// says so.
+// requiredLine is CheckLine for a field that must not be empty (missing).
 func requiredLine(path, what, missing, raw string, max int) (string, error) {
 	v, err := CheckLine(path, what, raw, max)
 	if err == nil && v == "" {
@@ -92,8 +91,7 @@ func CleanText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
-// clip cuts text to at most n characters, the last of them an ellipsis
-// when it cuts.
+// clip cuts text to at most n characters, ending in an ellipsis if cut.
 func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"

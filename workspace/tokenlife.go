@@ -136,12 +136,9 @@ func (s *Service) ListTokens(ctx context.Context, personID, personName string) (
 	if personName != "" {
 		q = q.Where("people.name = ?", strings.TrimSpace(personName))
 	}
-	var out []TokenInfo
+	out := []TokenInfo{}
 	if err := q.Order("api_tokens.created_at, api_tokens.id").Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
-	}
-	if out == nil {
-		out = []TokenInfo{}
 	}
 	return out, nil
 }
@@ -175,23 +172,19 @@ func (s *Service) RevokeToken(ctx context.Context, actor Actor, ownerID, tokenID
 		if ownerID != "" {
 			q = q.Where("person_id = ?", ownerID)
 		}
-		var rows []storage.APIToken
-		if err := q.Limit(1).Find(&rows).Error; err != nil {
-			return fmt.Errorf("revoke token: %w", err)
+		row, err := takeOne[storage.APIToken](q, fmt.Errorf("token %s: %w", tokenID, ErrNotFound), "revoke token")
+		if err != nil {
+			return err
 		}
-		if len(rows) == 0 {
-			return fmt.Errorf("token %s: %w", tokenID, ErrNotFound)
-		}
-		gone, err := s.deleteToken(ctx, rows[0].ID)
+		gone, err := s.deleteToken(ctx, row.ID)
 		if err != nil || !gone {
 			return err
 		}
-		return s.auditToken(ctx, actor, rows[0], AuditRevoked)
+		return s.auditToken(ctx, actor, row, AuditRevoked)
 	})
 }
 
-// RevokePersonTokens revokes every full and operator token of the people
-// named personName and returns the ones it revoked.
+// RevokePersonTokens revokes and returns the tokens ListTokens lists for personName.
 func (s *Service) RevokePersonTokens(ctx context.Context, actor Actor, personName string) ([]TokenInfo, error) {
 	list, err := s.ListTokens(ctx, "", personName)
 	if err != nil {

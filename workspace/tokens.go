@@ -96,8 +96,7 @@ func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string
 	return token, err
 }
 
-// derivedToken stores a token of the scope derived from p's root token
-// (insertDerived); what names the action in its errors.
+// derivedToken stores a token derived from p's root token (insertDerived).
 func (s *Service) derivedToken(ctx context.Context, p Person, scope string, ttl time.Duration, what string) (string, time.Time, error) {
 	token, err := newToken()
 	if err != nil {
@@ -169,18 +168,13 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	// The token and its person in one read: a token whose person is gone
 	// finds no row, as an unknown one.
 	var rows []struct {
-		ID         string
-		PersonID   string
-		Scope      string
-		ExpiresAt  *time.Time
-		LastUsedAt *time.Time
-		ParentID   string
-		Name       string
-		FirstName  string
-		Persona    string
+		Person
+		TokenID, Scope, ParentID string
+		ExpiresAt, LastUsedAt    *time.Time
 	}
 	err := s.q(ctx).Table("api_tokens").
-		Select("api_tokens.id, api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, api_tokens.last_used_at, api_tokens.parent_id, people.name, people.first_name, people.persona").
+		Select(personColumns+", api_tokens.id AS token_id, api_tokens.scope, api_tokens.expires_at, "+
+			"api_tokens.last_used_at, api_tokens.parent_id").
 		Joins("JOIN people ON people.id = api_tokens.person_id").
 		Where("api_tokens.hash = ?", hashToken(token)).Limit(1).Scan(&rows).Error
 	if err != nil {
@@ -196,10 +190,10 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	p := toPerson(storage.Person{ID: row.PersonID, Name: row.Name, FirstName: row.FirstName, Persona: row.Persona})
+	p := row.Person
 	if row.Scope == "" || row.Scope == OperatorScope {
-		p.RootTokenID, p.RootTokenExpiresAt = row.ID, row.ExpiresAt
-		s.touchToken(ctx, row.ID, row.LastUsedAt)
+		p.RootTokenID, p.RootTokenExpiresAt = row.TokenID, row.ExpiresAt
+		s.touchToken(ctx, row.TokenID, row.LastUsedAt)
 	} else {
 		// A stream token: nothing is derived from a stream's request, so
 		// its parent's expiry is not read.
@@ -207,6 +201,9 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	}
 	return p, nil
 }
+
+// personColumns read a token's person into a Person.
+const personColumns = "people.id, people.name, people.first_name AS given_name, people.persona"
 
 func hashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))

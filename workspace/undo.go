@@ -31,8 +31,7 @@ type UndoGroup struct {
 	State     string // UndoDone, UndoUndone or UndoRedone
 	CreatedAt time.Time
 	// Records are the records the group changed, in the order it first
-	// changed them, labelled with their titles as they are now (or were
-	// last, for one that no longer exists).
+	// changed them, labelled with their titles as they are now (or were last).
 	Records []Ref
 }
 
@@ -76,8 +75,7 @@ func (s *Service) WithUndo(groupID string) *Service {
 	return &c
 }
 
-// GetUndoGroup returns one of the person's Undo groups with the records it
-// changed. Another person's group is ErrNotFound.
+// GetUndoGroup returns one of the person's Undo groups with its records.
 func (s *Service) GetUndoGroup(ctx context.Context, personID, groupID string) (UndoGroup, error) {
 	g, err := s.undoGroupRow(ctx, personID, groupID)
 	if err != nil {
@@ -201,8 +199,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 	return out, nil
 }
 
-// describeChange says how a record differs from what Undo or Redo expects,
-// naming it by title.
+// describeChange says how a record differs from what Undo or Redo expects.
 func describeChange(r plannedRecord, cur, want snapshot) string {
 	switch {
 	case cur == nil:
@@ -218,8 +215,7 @@ func describeChange(r plannedRecord, cur, want snapshot) string {
 const memberOfGroupSpace = "EXISTS (SELECT 1 FROM memberships " +
 	"WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)"
 
-// undoGroupRow reads one of the person's Undo groups in a space they can
-// open now; any other is not found.
+// undoGroupRow reads one of the person's Undo groups in a space they're in.
 func (s *Service) undoGroupRow(ctx context.Context, personID, groupID string) (storage.UndoGroup, error) {
 	q := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).Where(memberOfGroupSpace, personID)
 	return takeOne[storage.UndoGroup](q, &NotFoundError{Kind: "undo group", ID: groupID}, "get undo group "+groupID)
