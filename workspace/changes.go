@@ -79,30 +79,12 @@ func callSubscriber(ctx context.Context, fn func(Change), c Change) {
 	fn(c)
 }
 
-// changeBatch collects the changes of one Tx until it ends.
-type changeBatch struct {
-	mu      sync.Mutex
-	changes []Change
-}
-
-func (b *changeBatch) add(c ...Change) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.changes = append(b.changes, c...)
-}
-
-func (b *changeBatch) take() []Change {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	c := b.changes
-	b.changes = nil
-	return c
-}
-
 // notify hands a change to subscribers once ctx's transaction commits.
 func (s *Service) notify(ctx context.Context, c Change) {
 	if st := s.txOf(ctx); st != nil {
-		st.batch.add(c)
+		st.mu.Lock()
+		st.changes = append(st.changes, c)
+		st.mu.Unlock()
 		return
 	}
 	s.subscribers.deliver(ctx, []Change{c})

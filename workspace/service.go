@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -45,10 +46,11 @@ func (s *Service) InTx(ctx context.Context, fn func(ctx context.Context) error) 
 }
 
 // txState is what the workspace keeps for one transaction: the changes to
-// deliver once it has committed and the memberships its checks read.
+// deliver once it has committed and the roles its checks read ("": none).
 type txState struct {
-	batch changeBatch
-	roles txRoles
+	mu      sync.Mutex
+	changes []Change
+	roles   map[[2]string]Role
 }
 
 type txStateKey struct{}
@@ -61,7 +63,10 @@ func (s *Service) txOf(ctx context.Context) *txState {
 		storage.AfterTx(ctx, func(err error) {
 			ctx := storage.Detach(ctx)
 			if err == nil {
-				s.subscribers.deliver(ctx, st.batch.take())
+				st.mu.Lock()
+				changes := st.changes
+				st.mu.Unlock()
+				s.subscribers.deliver(ctx, changes)
 			}
 		})
 		return st
@@ -84,7 +89,7 @@ func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, e
 	}
 	if st := s.txOf(ctx); st != nil {
 		// A write's checks read in its own transaction, once (accessInTx).
-		return s.accessInTx(ctx, &st.roles, personID, spaceID)
+		return s.accessInTx(ctx, st, personID, spaceID)
 	}
 	m, err := takeOne[storage.Membership](s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID),
 		&NotFoundError{Kind: "space", ID: spaceID}, "access "+spaceID)
