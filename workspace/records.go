@@ -53,9 +53,8 @@ func (k recordKind[R, T]) get(ctx context.Context, s *Service, actor Actor, spac
 	return k.to(r), nil
 }
 
-// spaceRow reads the row (model R) of the space with the id: none, or an id
-// no row can have, is a *NotFoundError of kind; what names it in other
-// errors.
+// spaceRow reads the row R of the space with the id: none, or an id no row
+// can have, is a *NotFoundError of kind; what names it in other errors.
 func spaceRow[R any](ctx context.Context, s *Service, kind, what, spaceID, id string) (R, error) {
 	if BadText(id) {
 		var r R
@@ -78,10 +77,9 @@ func takeOne[R any](q *gorm.DB, notFound error, what string) (R, error) {
 	return r, nil
 }
 
-// list reads a page of the space's records, for a person who can open it:
-// those with the status (any when "") whose title contains every word of
-// query, and whose columns equal the values given as {column, value} (an
-// empty value asks nothing).
+// list reads a page of the space's records with the status (any: "") whose
+// title contains every word of query, and whose columns equal the values
+// given as {column, value} ("" asks nothing).
 func (k recordKind[R, T]) list(ctx context.Context, s *Service, actor Actor, spaceID, status, query string, limit, offset int,
 	equal ...[2]string) (page []T, total int64, next int, err error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
@@ -141,12 +139,10 @@ func (k recordKind[R, T]) create(ctx context.Context, s *Service, actor Actor, s
 	return mapRows(rows, k.to), nil
 }
 
-// update changes a record for a person who may write in the space. A
-// patch that changes nothing (empty) is refused with the message nothing:
-// a revision that moved on without a change would make every other
-// editor's next save a conflict. One made against another revision than
-// the current one is ErrStale. apply checks the patch and copies it onto
-// the row.
+// update changes a record for a person who may write in the space. A patch
+// that changes nothing (empty) is refused with the message nothing: a new
+// revision without a change would make others' next save a conflict. apply
+// checks the patch and copies it onto the row.
 func (k recordKind[R, T]) update(ctx context.Context, s *Service, actor Actor, spaceID, id string,
 	empty bool, nothing string, revision *int, apply func(*R) error) (T, error) {
 	var t T
@@ -224,10 +220,8 @@ func checkRevision(kind, title string, current int, expected *int) error {
 	return nil
 }
 
-// saveRevision writes the columns of a changed row whose revision was
-// *revision when it was read, and bumps it. The write is guarded by that
-// revision, so of two updates racing from the same read one wins and the
-// other is ErrStale.
+// saveRevision writes the columns of a changed row guarded by the revision
+// it was read at, and bumps it: of two racing updates, one is ErrStale.
 func (s *Service) saveRevision(ctx context.Context, kind, title, id string, row any, revision *int, columns ...string) error {
 	prev := *revision
 	*revision = prev + 1
@@ -242,11 +236,9 @@ func (s *Service) saveRevision(ctx context.Context, kind, title, id string, row 
 	return nil
 }
 
-// containsWord is the condition that column contains a search word (the
-// argument, a LIKE pattern) in any case. On SQLite it lowers with
-// storage.UnicodeLower, since SQLite's own lower() folds only ASCII; on
-// Postgres lower() follows the database's locale (a UTF-8 one folds every
-// letter).
+// containsWord is the condition that column contains a search word (a LIKE
+// pattern) in any case: on SQLite with storage.UnicodeLower, since SQLite's
+// own lower() folds only ASCII.
 func (s *Service) containsWord(column string) string {
 	lower := "LOWER"
 	if s.root.Dialect != storage.Postgres {

@@ -21,9 +21,8 @@ type snapshot interface {
 	revision() int
 }
 
-// taskSnapshot is storage.Task with stable JSON names: the two convert into
-// each other, so a column added to tasks fails to compile here until the
-// snapshot keeps it too.
+// taskSnapshot is storage.Task with stable JSON names; the conversion fails
+// to compile until a column added to tasks is kept here too.
 type taskSnapshot struct {
 	ID         string    `json:"id"`
 	SpaceID    string    `json:"spaceId"`
@@ -94,10 +93,9 @@ func personState(p storage.Person, m storage.Membership) snapshot {
 		Revision: m.Revision, CreatedAt: m.CreatedAt}
 }
 
-// sameSnapshot compares what a person can see and change of a record:
-// revisions and times are left out, since Undo and Redo move the revision on
-// while bringing back the same content (and the engines keep times at
-// different precisions).
+// sameSnapshot compares what a person can see and change of a record: not
+// revisions, which Undo and Redo move on, nor times, which the engines keep
+// at different precisions.
 func sameSnapshot(a, b snapshot) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
@@ -150,8 +148,7 @@ func decodeSnapshot(kind string, raw *string) (snapshot, error) {
 }
 
 // restore moves one record from cur to target (nil: absent) for Undo or Redo
-// and tells subscribers. A record that comes back continues its revisions
-// after maxRevision; one that is changed gets the next revision.
+// and tells subscribers; one that comes back continues after maxRevision.
 func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur, target snapshot, maxRevision int, verb, name string) (snapshot, error) {
 	if cur == nil && target == nil {
 		return nil, nil
@@ -255,9 +252,8 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 	return nil
 }
 
-// putSnapshot brings a record to target for Undo or Redo: back into
-// existence at revision when it no longer exists (cur nil), else changed
-// from cur.
+// putSnapshot brings a record to target: back into existence at revision
+// when it no longer exists (cur nil), else changed from cur.
 func (s *Service) putSnapshot(ctx context.Context, spaceID string, cur, target snapshot, revision int, refuse func(string, ...any) error) (snapshot, error) {
 	switch t := target.(type) {
 	case *taskSnapshot:
@@ -298,8 +294,7 @@ func (s *Service) putSnapshot(ctx context.Context, spaceID string, cur, target s
 }
 
 // checkTaskLinks refuses to bring back a task whose project was deleted or
-// whose assignee left the space since: the task cannot point at them again.
-// They are checked as a change of the task's project and assignee is.
+// whose assignee left the space since, checked as a change of them is.
 func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *storage.Task, refuse func(string, ...any) error) error {
 	links := TaskPatch{ProjectID: r.ProjectID, AssigneeID: r.AssigneeID}
 	var gone *NotFoundError
