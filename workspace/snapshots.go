@@ -189,32 +189,29 @@ func isPerson(st snapshot) bool {
 
 // loadSnapshot reads a record's current state; nil when it does not exist.
 func (s *Service) loadSnapshot(ctx context.Context, kind, spaceID, id string) (snapshot, error) {
-	var err error
-	var st snapshot
 	switch kind {
 	case KindTask:
-		var r storage.Task
-		if r, err = taskRecords.row(ctx, s, spaceID, id); err == nil {
-			st = taskState(r)
-		}
+		r, err := taskRecords.row(ctx, s, spaceID, id)
+		return stateOf(r, err, taskState)
 	case KindProject:
-		var r storage.Project
-		if r, err = projectRecords.row(ctx, s, spaceID, id); err == nil {
-			st = projectState(r)
-		}
+		r, err := projectRecords.row(ctx, s, spaceID, id)
+		return stateOf(r, err, projectState)
 	case KindPerson:
-		var p storage.Person
-		var m storage.Membership
-		if p, m, err = s.spacePersonRow(ctx, spaceID, id); err == nil {
-			st = personState(p, m)
-		}
-	default:
-		return nil, fmt.Errorf("unknown record kind %q", kind)
+		p, m, err := s.spacePersonRow(ctx, spaceID, id)
+		return stateOf(m, err, func(m storage.Membership) snapshot { return personState(p, m) })
 	}
+	return nil, fmt.Errorf("unknown record kind %q", kind)
+}
+
+// stateOf is the state of a row read with err; nil when it was not found.
+func stateOf[R any](r R, err error, state func(R) snapshot) (snapshot, error) {
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
-	return st, err
+	if err != nil {
+		return nil, err
+	}
+	return state(r), nil
 }
 
 func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(string, ...any) error) error {
