@@ -164,11 +164,10 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	return toConnection(r, role), nil
 }
 
-// insertNamed inserts row, named name, of its owner (a *model, whose id
-// its ownerColumn holds) under the owner's row lock (lockRow), so
-// racing inserts count one after the other: full refuses an owner that
-// has max rows, taken one of the owner's names, in any case. what names
-// the insert in other errors.
+// insertNamed inserts row, named name, under the row lock of its owner
+// (owner, whose id ownerColumn holds), so racing inserts count one after the
+// other: full refuses an owner with max rows, taken a name it has in any
+// case; what names the insert in other errors.
 func insertNamed[R any](ctx context.Context, s *Service, what string, owner any, ownerID, ownerColumn string, max int,
 	full func(n int) error, taken func(name string) error, row *R, name string) error {
 	return s.InTx(ctx, func(ctx context.Context) error {

@@ -42,11 +42,10 @@ func (s *Service) CheckModelChoice(prefix, model, effort string) error {
 	return nil
 }
 
-// TurnModel decides the model and effort of a turn of the person, checking
-// what the turn named first. The model is the turn's choice, else the
-// person's default while the catalog still holds it, else the catalog's
-// default; with no effort named, the settings' effort if the model takes
-// it.
+// TurnModel decides the model and effort of the person's turn, checking what
+// it named first: its model, else the person's default while the catalog
+// holds it, else the catalog's; with no effort named, the settings' effort
+// if the model takes it.
 func (s *Service) TurnModel(ctx context.Context, personID, model, effort string) (string, string, error) {
 	c := s.models.catalog
 	if c == nil {

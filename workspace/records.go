@@ -252,12 +252,10 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// pageTotal is the total of a list whose page at offset, asked for limit
-// rows, came back with rows of them. A page that is not full ends the list,
-// so its total is offset + rows without a count; only a full page, or an
-// empty one past the end, counts with matching (the list's conditions
-// without its paging). A window count(*) OVER () would sort every match
-// for every page (387 ms against 13 ms among 200,000 tasks on SQLite).
+// pageTotal is the total of a list whose page at offset came back with rows
+// of limit: a page that is not full ends the list, so only a full page, or
+// an empty one past the end, counts with matching (the list's conditions).
+// count(*) OVER () would sort every match per page (387 ms vs 13 ms).
 func pageTotal(matching *gorm.DB, offset, limit, rows int) (int64, error) {
 	if rows < limit && (rows > 0 || offset == 0) {
 		return int64(offset + rows), nil
