@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"hub/storage"
 )
@@ -12,34 +11,21 @@ import (
 // by every change of memberships in it, so its later checks read again.
 func (s *Service) forgetRoles(ctx context.Context) {
 	if st := s.txOf(ctx); st != nil {
-		r := &st.roles
-		r.mu.Lock()
-		r.roles = nil
-		r.mu.Unlock()
+		st.mu.Lock()
+		st.roles = nil
+		st.mu.Unlock()
 	}
 }
 
-// txRoles are the roles a transaction read (txState): each (person,
-// space) once per transaction.
-type txRoles struct {
-	mu    sync.Mutex
-	roles map[[2]string]Role // "" for none
-}
-
-// accessInTx is Access inside a transaction. It reads the membership in
-// the transaction itself, so a person removed or made a viewer after the
-// activity started is refused at the write. On SQLite (one connection) no removal can commit
-// between this check and the write's commit; on Postgres the read takes no
-// lock, so a removal committing meanwhile is ordered after the write (it
-// reads no records: the outcome is the write made just before the
-// removal) — and keeps the answer
-// for the transaction's later checks only (CanWrite of the write and of
-// its Undo group read once).
-func (s *Service) accessInTx(ctx context.Context, roles *txRoles, personID, spaceID string) (Role, error) {
+// accessInTx is Access inside a transaction, read in it so a person removed
+// or made a viewer since the activity started is refused at the write. On
+// Postgres a removal committing meanwhile is ordered after the write. The
+// answer is kept for the transaction's later checks.
+func (s *Service) accessInTx(ctx context.Context, st *txState, personID, spaceID string) (Role, error) {
 	key := [2]string{personID, spaceID}
-	roles.mu.Lock()
-	role, ok := roles.roles[key]
-	roles.mu.Unlock()
+	st.mu.Lock()
+	role, ok := st.roles[key]
+	st.mu.Unlock()
 	if !ok {
 		var rows []storage.Membership
 		if err := s.q(ctx).Select("role").Where("space_id = ? AND person_id = ?", spaceID, personID).Limit(1).Find(&rows).Error; err != nil {
@@ -48,12 +34,12 @@ func (s *Service) accessInTx(ctx context.Context, roles *txRoles, personID, spac
 		if len(rows) == 1 {
 			role = Role(rows[0].Role)
 		}
-		roles.mu.Lock()
-		if roles.roles == nil {
-			roles.roles = map[[2]string]Role{}
+		st.mu.Lock()
+		if st.roles == nil {
+			st.roles = map[[2]string]Role{}
 		}
-		roles.roles[key] = role
-		roles.mu.Unlock()
+		st.roles[key] = role
+		st.mu.Unlock()
 	}
 	if role == "" {
 		return "", &NotFoundError{Kind: "space", ID: spaceID}

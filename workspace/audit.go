@@ -34,16 +34,15 @@ type AuditEvent struct {
 	SpaceID   string
 	ActorID   string
 	ActorName string
-	// Via is how the change arrived: ViaREST or ViaAssistant (an applied
-	// assistant call).
+	// Via is ViaREST or ViaAssistant (an applied assistant call).
 	Via      string
 	Kind     string
 	Action   string
 	TargetID string
 	// Summary says what changed in a line people read.
 	Summary string
-	// Changes are the fields that changed, before and after; never a
-	// secret (a secret is only "set" or "removed").
+	// Changes are the fields that changed, before and after; a secret is only
+	// "set" or "removed".
 	Changes map[string]any
 	At      time.Time
 }
@@ -102,7 +101,7 @@ func (s *Service) Audit(ctx context.Context, actor Actor, spaceID string, limit 
 	case limit < 1 || limit > MaxListLimit:
 		return AuditPage{}, invalid("/limit", "limit is 1 to %d", MaxListLimit)
 	}
-	q := s.q(ctx).Where("space_id = ?", spaceID)
+	q := s.q(ctx).Where("audit_events.space_id = ?", spaceID)
 	if before != "" {
 		var from storage.AuditEvent
 		err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, before).Take(&from).Error
@@ -112,52 +111,42 @@ func (s *Service) Audit(ctx context.Context, actor Actor, spaceID string, limit 
 		if err != nil {
 			return AuditPage{}, fmt.Errorf("read audit event %s: %w", before, err)
 		}
-		q = q.Where("created_at < ? OR (created_at = ? AND id < ?)", from.CreatedAt, from.CreatedAt, from.ID)
+		q = q.Where("audit_events.created_at < ? OR (audit_events.created_at = ? AND audit_events.id < ?)",
+			from.CreatedAt, from.CreatedAt, from.ID)
 	}
-	var rows []storage.AuditEvent
-	if err := q.Order("created_at DESC, id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+	events, err := auditEvents(q, limit+1)
+	if err != nil {
 		return AuditPage{}, fmt.Errorf("read the audit log of %s: %w", spaceID, err)
 	}
-	var page AuditPage
-	if len(rows) > limit {
-		rows = rows[:limit]
-		page.Before = rows[limit-1].ID
-	}
-	page.Events, err = s.auditEvents(ctx, rows)
-	if err != nil {
-		return AuditPage{}, err
+	page := AuditPage{Events: events}
+	if len(events) > limit {
+		page.Events, page.Before = events[:limit], events[limit-1].ID
 	}
 	return page, nil
 }
 
-// auditEvents are the events of rows, with their actors' names.
-func (s *Service) auditEvents(ctx context.Context, rows []storage.AuditEvent) ([]AuditEvent, error) {
-	ids := make([]string, 0, len(rows))
-	for _, r := range rows {
-		ids = append(ids, r.ActorID)
+// auditEvents reads the events q selects, newest first, with actors' names.
+func auditEvents(q *gorm.DB, limit int) ([]AuditEvent, error) {
+	var rows []struct {
+		storage.AuditEvent
+		ActorName string
 	}
-	var people []storage.Person
-	if len(ids) > 0 {
-		if err := s.q(ctx).Where("id IN ?", ids).Find(&people).Error; err != nil {
-			return nil, fmt.Errorf("read the audit log's people: %w", err)
-		}
+	err := q.Table("audit_events").Select("audit_events.*, people.name AS actor_name").
+		Joins("LEFT JOIN people ON people.id = audit_events.actor_id").
+		Order("audit_events.created_at DESC, audit_events.id DESC").Limit(limit).Scan(&rows).Error
+	if err != nil {
+		return nil, err
 	}
-	names := make(map[string]string, len(people))
-	for _, p := range people {
-		names[p.ID] = p.Name
-	}
-	out := make([]AuditEvent, 0, len(rows))
-	for _, r := range rows {
-		e := AuditEvent{ID: r.ID, SpaceID: r.SpaceID, ActorID: r.ActorID, ActorName: names[r.ActorID], Via: r.Via, Kind: r.Kind,
+	out := make([]AuditEvent, len(rows))
+	for i, r := range rows {
+		out[i] = AuditEvent{ID: r.ID, SpaceID: r.SpaceID, ActorID: r.ActorID, ActorName: r.ActorName, Via: r.Via, Kind: r.Kind,
 			Action: r.Action, TargetID: r.TargetID, Summary: r.Summary, At: r.CreatedAt, Changes: map[string]any{}}
-		_ = json.Unmarshal([]byte(r.Changes), &e.Changes) // written by audit; a bad one reads as none
-		out = append(out, e)
+		_ = json.Unmarshal([]byte(r.Changes), &out[i].Changes) // written by audit; a bad one reads as none
 	}
 	return out, nil
 }
 
-// personChanges are the fields of a person's record in the space that
-// differ between two of its snapshots, before and after.
+// personChanges are the fields that differ between two person snapshots.
 func personChanges(before, after snapshot) map[string]any {
 	b, okB := before.(*personSnapshot)
 	a, okA := after.(*personSnapshot)

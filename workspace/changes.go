@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 )
 
@@ -14,58 +15,41 @@ const (
 )
 
 // Change is one committed change to a record, as subscribers see it: what
-// changed, who changed it and through what (the person on a screen or the
-// assistant acting for them), so the assistant can be told what the person
-// did between its turns and a screen can refresh what the assistant did.
+// changed, who changed it and through what.
 type Change struct {
 	Kind    string // KindTask or KindProject
 	ID      string
 	SpaceID string
 	Op      string // OpCreated, OpUpdated or OpDeleted
 	Actor   Actor
-	// Title is the record's title (a project's name) after the change, or
-	// before it for a deletion.
+	// Title is the record's title after the change, or before a deletion.
 	Title string
 }
 
-// Subscribe calls fn with every change committed through this Service or
-// any Service derived from the same NewService (REST writes and the
-// assistant's alike), after its transaction commits and never for one that
-// rolls back. fn runs on the writer's goroutine once the write is durable,
-// so it must be quick; a panic in fn is logged and does not reach the
-// writer. Calling unsubscribe (any number of times) stops the calls.
+// Subscribe calls fn with every change committed through any Service of the
+// same NewService, after its transaction commits, never for one that rolls
+// back. fn runs on the writer's goroutine, so it must be quick; a panic in
+// it is logged. unsubscribe may be called any number of times.
 func (s *Service) Subscribe(fn func(Change)) (unsubscribe func()) {
 	return s.subscribers.add(fn)
 }
 
 // subscribers is the set of Subscribe callbacks, called in the order they
-// subscribed.
+// subscribed. A change copies the list, which deliver reads unlocked.
 type subscribers struct {
 	mu   sync.Mutex
-	next int
-	list []subscriber
-}
-
-type subscriber struct {
-	id int
-	fn func(Change)
+	list []*func(Change)
 }
 
 func (b *subscribers) add(fn func(Change)) func() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.next++
-	id := b.next
-	b.list = append(b.list, subscriber{id: id, fn: fn})
+	sub := &fn
+	b.list = append(b.list, sub)
 	return func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for i, sub := range b.list {
-			if sub.id == id {
-				b.list = append(b.list[:i:i], b.list[i+1:]...)
-				return
-			}
-		}
+		b.list = slices.DeleteFunc(slices.Clone(b.list), func(f *func(Change)) bool { return f == sub })
 	}
 }
 
@@ -80,13 +64,12 @@ func (b *subscribers) deliver(ctx context.Context, changes []Change) {
 	b.mu.Unlock()
 	for _, c := range changes {
 		for _, sub := range list {
-			callSubscriber(ctx, sub.fn, c)
+			callSubscriber(ctx, *sub, c)
 		}
 	}
 }
 
-// callSubscriber keeps a panicking subscriber from failing a write that has
-// already committed.
+// callSubscriber keeps a panicking subscriber from failing a committed write.
 func callSubscriber(ctx context.Context, fn func(Change), c Change) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -96,32 +79,12 @@ func callSubscriber(ctx context.Context, fn func(Change), c Change) {
 	fn(c)
 }
 
-// changeBatch collects the changes of one Tx until it ends.
-type changeBatch struct {
-	mu      sync.Mutex
-	changes []Change
-}
-
-func (b *changeBatch) add(c ...Change) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.changes = append(b.changes, c...)
-}
-
-func (b *changeBatch) take() []Change {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	c := b.changes
-	b.changes = nil
-	return c
-}
-
-// notify hands a change to subscribers: once the transaction ctx carries
-// has committed, or at once when the write ran outside one (it has
-// committed already).
+// notify hands a change to subscribers once ctx's transaction commits.
 func (s *Service) notify(ctx context.Context, c Change) {
 	if st := s.txOf(ctx); st != nil {
-		st.batch.add(c)
+		st.mu.Lock()
+		st.changes = append(st.changes, c)
+		st.mu.Unlock()
 		return
 	}
 	s.subscribers.deliver(ctx, []Change{c})

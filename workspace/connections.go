@@ -15,8 +15,7 @@ import (
 )
 
 // The kinds of connected app: a URL Hub posts JSON updates to, and an MCP
-// server (Streamable HTTP) whose tools the assistant may use (package
-// mcpapps).
+// server whose tools the assistant may use (package mcpapps).
 const (
 	ConnectionWebhook = "webhook"
 	ConnectionMCP     = "mcp"
@@ -29,9 +28,8 @@ const KindConnection = "connection"
 const (
 	MaxConnectionName = 100  // characters; a name is a label in a list and a preview
 	MaxConnectionURL  = 2048 // bytes; what browsers and most servers accept in a URL
-	// MaxConnections is how many apps one space connects: a turn's start
-	// lists every MCP server whose listing is old at once, so the count
-	// bounds that fan-out (and a turn is granted at most 80 app tools).
+	// MaxConnections bounds the fan-out of a turn's start, which lists every
+	// MCP server whose listing is old at once.
 	MaxConnections = 100
 	// MaxConnectionSecret bounds an MCP server's bearer secret, in bytes.
 	MaxConnectionSecret = 4096
@@ -41,10 +39,8 @@ const (
 var ConnectionKinds = []string{ConnectionWebhook, ConnectionMCP}
 
 // AppConnector is what adding an MCP server needs beyond the database: the
-// private-network check of its address (apps.Guard, the one every dial
-// passes too) and the sealing of its secret with the operator's key
-// (apps.SecretBox). The composition root sets it (SetAppConnector); without
-// one, MCP servers cannot be added.
+// private-network check of its address (apps.Guard) and the sealing of its
+// secret (apps.SecretBox). Without one, MCP servers cannot be added.
 type AppConnector interface {
 	// CheckURL says why an address may not be reached (nil: it may).
 	CheckURL(ctx context.Context, rawURL string) error
@@ -67,15 +63,13 @@ type Connection struct {
 	URL     string
 	Enabled bool
 	// Failure is why Hub's last post to the app failed ("": it worked, or
-	// nothing was sent yet): an app to reconnect.
+	// nothing was sent yet).
 	Failure string
-	// PublicOnly marks an MCP server connected without a secret (no
-	// sign-in): what it serves, it serves to anyone, and the instructions
-	// say so ("public data only"). Everyone who sees the app sees it.
+	// PublicOnly marks an MCP server connected without a secret: what it
+	// serves, it serves to anyone ("public data only").
 	PublicOnly bool
 	// HasSecret tells an owner or editor that an MCP server has a bearer
-	// secret stored (the secret itself is never read back); false for
-	// everyone else.
+	// secret stored (never read back).
 	HasSecret bool
 	// ToolsListedAt is when an MCP server's tools were last listed (nil:
 	// never, or not shown to this person).
@@ -84,14 +78,12 @@ type Connection struct {
 	UpdatedAt     time.Time
 }
 
-// NewConnection is what adding a connected app sends. An empty Kind is a
-// webhook.
+// NewConnection is what adding a connected app sends ("" Kind: a webhook).
 type NewConnection struct {
 	Kind string
 	Name string
 	URL  string
-	// Secret is an MCP server's optional bearer secret; other kinds take
-	// none.
+	// Secret is an MCP server's optional bearer secret.
 	Secret string
 }
 
@@ -106,12 +98,10 @@ func ConnectionRef(c Connection) Ref {
 }
 
 // managesConnections tells whether a role may add and remove connected apps
-// and read their URLs. A webhook URL is itself a credential (whoever holds
-// it can post), so only the roles that manage connections see it.
+// and read their URLs: a webhook URL is itself a credential.
 func managesConnections(r Role) bool { return r == RoleOwner || r == RoleEditor }
 
-// toConnection converts a row for a person with the given role: the URL only
-// for those who manage connections.
+// toConnection converts a row for a person with the given role.
 func toConnection(r storage.Connection, role Role) Connection {
 	c := Connection{ID: r.ID, SpaceID: r.SpaceID, OwnerID: r.OwnerID, Kind: r.Kind, Name: r.Name,
 		Enabled: r.Enabled, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
@@ -124,12 +114,9 @@ func toConnection(r storage.Connection, role Role) Connection {
 	return c
 }
 
-// CreateConnection adds a connected app to the space. Only an owner or an
-// editor may; the URL must be an absolute http or https URL without a user
-// name or password (connection secrets are not kept). Which addresses may
-// actually be reached is decided when Hub posts (package apps), so an
-// operator's allowlist applies there, at every send. A name already used in
-// the space, in any case, is a conflict.
+// CreateConnection adds a connected app to the space; only an owner or an
+// editor may. The URL is an absolute http(s) URL without a user name or
+// password. A name already used in the space, in any case, is a conflict.
 func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID string, in NewConnection) (Connection, error) {
 	role, err := s.Access(ctx, actor.PersonID, spaceID)
 	if err != nil {
@@ -160,30 +147,14 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	now := s.now()
 	r := storage.Connection{ID: storage.NewID("conn"), SpaceID: spaceID, OwnerID: actor.PersonID, Kind: kind,
 		Name: name, URL: u, Enabled: true, Secret: sealed, CreatedAt: now, UpdatedAt: now}
+	full := func(n int) error {
+		return fmt.Errorf("this space has %d connected apps, the most a space keeps; remove one first: %w", n, ErrConflict)
+	}
 	err = s.InTx(ctx, func(ctx context.Context) error {
-		// The space's row lock makes racing creates count one after the
-		// other (lockRow), so MaxConnections holds.
-		if err := s.lockRow(ctx, &storage.Space{}, spaceID); err != nil {
-			return fmt.Errorf("create connection: %w", err)
-		}
-		var names []string
-		if err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ?", spaceID).Pluck("name", &names).Error; err != nil {
-			return fmt.Errorf("create connection: %w", err)
-		}
-		if len(names) >= MaxConnections {
-			return fmt.Errorf("this space has %d connected apps, the most a space keeps; remove one first: %w", len(names), ErrConflict)
-		}
-		for _, n := range names {
-			if strings.EqualFold(n, name) {
-				return nameTaken(name)
-			}
-		}
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			// The unique index decides between two racing creates.
-			if errors.Is(err, gorm.ErrDuplicatedKey) {
-				return nameTaken(name)
-			}
-			return fmt.Errorf("create connection: %w", err)
+		err := insertNamed(ctx, s, "create connection", &storage.Space{}, spaceID, "space_id", MaxConnections,
+			full, nameTaken, &r, name)
+		if err != nil {
+			return err
 		}
 		return s.audit(ctx, actor, spaceID, AuditConnection, AuditCreated, r.ID, fmt.Sprintf("Connected “%s” (%s)", name, kind), connectionAudit(r))
 	})
@@ -193,12 +164,43 @@ func (s *Service) CreateConnection(ctx context.Context, actor Actor, spaceID str
 	return toConnection(r, role), nil
 }
 
+// insertNamed inserts row, named name, under the row lock of its owner
+// (owner, whose id ownerColumn holds), so racing inserts count one after the
+// other: full refuses an owner with max rows, taken a name it has in any
+// case; what names the insert in other errors.
+func insertNamed[R any](ctx context.Context, s *Service, what string, owner any, ownerID, ownerColumn string, max int,
+	full func(n int) error, taken func(name string) error, row *R, name string) error {
+	return s.InTx(ctx, func(ctx context.Context) error {
+		if err := s.lockRow(ctx, owner, ownerID); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		var names []string
+		if err := s.q(ctx).Model(new(R)).Where(ownerColumn+" = ?", ownerID).Pluck("name", &names).Error; err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if len(names) >= max {
+			return full(len(names))
+		}
+		for _, n := range names {
+			if strings.EqualFold(n, name) {
+				return taken(name)
+			}
+		}
+		if err := s.q(ctx).Create(row).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) { // the unique index decides a race
+				return taken(name)
+			}
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	})
+}
+
 func nameTaken(name string) error {
 	return fmt.Errorf("a connected app named %q is already in this space: %w", name, ErrConflict)
 }
 
-// checkConnectionURL accepts an absolute http(s) URL with a host and returns
-// it as written (trimmed).
+// checkConnectionURL accepts an absolute http(s) URL with a host, trimmed.
 func checkConnectionURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -230,8 +232,7 @@ func checkConnectionURL(raw string) (string, error) {
 }
 
 // ListConnections returns the space's connected apps by name. A guest gets
-// none: a guest never uses the space owner's connected apps. A viewer sees
-// names and kinds but no URLs (see managesConnections).
+// none; a viewer gets no URLs (managesConnections).
 func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID string) ([]Connection, error) {
 	role, err := s.Access(ctx, actor.PersonID, spaceID)
 	if err != nil {
@@ -247,8 +248,7 @@ func (s *Service) ListConnections(ctx context.Context, actor Actor, spaceID stri
 	return mapRows(rows, func(r storage.Connection) Connection { return toConnection(r, role) }), nil
 }
 
-// GetConnection returns one connected app of the space; for a guest none
-// exists (ErrNotFound), as in ListConnections.
+// GetConnection returns one connected app of the space (none for a guest).
 func (s *Service) GetConnection(ctx context.Context, actor Actor, spaceID, id string) (Connection, error) {
 	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
@@ -283,9 +283,8 @@ func (s *Service) DeleteConnection(ctx context.Context, actor Actor, spaceID, id
 	return toConnection(r, role), nil
 }
 
-// connectionAudit is what the audit log keeps of a connected app: its
-// kind, name and host — not its URL, whose path or query may be the
-// secret (a webhook's) — and whether it has a secret.
+// connectionAudit is what the audit log keeps of a connected app: its host,
+// not its URL, whose path or query may be the secret (a webhook's).
 func connectionAudit(r storage.Connection) map[string]any {
 	host := ""
 	if u, err := url.Parse(r.URL); err == nil {
@@ -294,8 +293,7 @@ func connectionAudit(r storage.Connection) map[string]any {
 	return map[string]any{"kind": r.Kind, "name": r.Name, "host": host, "secret": len(r.Secret) > 0}
 }
 
-// connectionRow reads a connected app of a space the actor can open, with
-// their role there; for a guest none exists.
+// connectionRow reads a connected app of the space, with the actor's role.
 func (s *Service) connectionRow(ctx context.Context, actor Actor, spaceID, id string) (storage.Connection, Role, error) {
 	role, err := s.Access(ctx, actor.PersonID, spaceID)
 	if err != nil {
@@ -312,9 +310,8 @@ func (s *Service) connectionRow(ctx context.Context, actor Actor, spaceID, id st
 const MaxConnectionFailure = 120
 
 // RecordConnectionPost keeps how Hub's last post to a connected app went:
-// failure says why it failed, "" that it worked. The instructions name
-// failing apps, to reconnect. It checks no access: the tool that posted
-// has checked it. A removed app is no error (it failed to matter).
+// failure says why it failed, "" that it worked. It checks no access (the
+// posting tool has), and a removed app is no error.
 func (s *Service) RecordConnectionPost(ctx context.Context, spaceID, id, failure string) error {
 	failure = clip(CleanText(failure), MaxConnectionFailure)
 	err := s.q(ctx).Model(&storage.Connection{}).Where("space_id = ? AND id = ? AND failure <> ?", spaceID, id, failure).

@@ -7,18 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
-// checkMCP checks a connection's address and an MCP connection's secret.
-// The address must be one Hub may reach (the private-network guard, at
-// connect time as at every dial): a webhook to a blocked address is
-// refused as an MCP server's is. A webhook whose host name does not
-// resolve (yet) is kept, since Hub only posts to it later and checks it
-// again then; an MCP server's is refused, since Hub lists its tools now.
-// An MCP server's optional secret is sealed; other kinds take no secret.
+// checkMCP checks a connection's address, which must be one Hub may reach,
+// and seals an MCP connection's optional secret (other kinds take none). A
+// webhook whose host does not resolve (yet) is kept, since Hub checks it
+// again at every post; an MCP server's is refused, since Hub lists its
+// tools now.
 func (s *Service) checkMCP(ctx context.Context, kind, rawURL, secret string) ([]byte, error) {
 	if kind != ConnectionMCP {
 		if secret != "" {
@@ -57,9 +53,8 @@ func (s *Service) checkMCP(ctx context.Context, kind, rawURL, secret string) ([]
 	return sealed, nil
 }
 
-// AppTarget is a connected app as Hub itself reaches it: its URL, its
-// sealed secret and its cached tool listing. It is never shown to anyone;
-// package mcpapps reads it to connect.
+// AppTarget is a connected app as Hub itself reaches it (package mcpapps),
+// never shown to anyone: its URL, sealed secret and cached tool listing.
 type AppTarget struct {
 	Connection
 	URL           string
@@ -72,51 +67,41 @@ func toTarget(r storage.Connection) AppTarget {
 	return AppTarget{Connection: toConnection(r, RoleOwner), URL: r.URL, Secret: r.Secret, Tools: r.Tools, ToolsListedAt: r.ToolsListedAt}
 }
 
-// AppTargets returns the space's connected apps of a kind, by name, for
-// Hub to reach, without their tool listings (Tools is empty). It checks no access: the caller has (a turn's person, an
-// owner's refresh).
+// AppTargets returns the space's connected apps of a kind, by name, for Hub
+// to reach, without their tool listings (Tools is empty). It checks no
+// access: the caller has.
 func (s *Service) AppTargets(ctx context.Context, spaceID, kind string) ([]AppTarget, error) {
 	var rows []storage.Connection
-	// Without the listings (up to 500 tools of 8 KiB schemas each): this runs
-	// on every model and tool call of a space, and the listing is read
-	// (AppTools) only when this process has not built it yet.
+	// Without the listings (up to 500 tools of 8 KiB schemas each): this
+	// runs on every model and tool call of a space.
 	if err := s.q(ctx).Omit("tools").Where("space_id = ? AND kind = ?", spaceID, kind).Order("name, id").Limit(MaxListLimit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list %s connections: %w", kind, err)
 	}
 	return mapRows(rows, toTarget), nil
 }
 
-// AppTools returns a connected app's kept tool listing and when it was
-// listed (nil: never). It checks no access.
+// AppTools returns an app's kept tool listing and when it was listed.
 func (s *Service) AppTools(ctx context.Context, spaceID, id string) (string, *time.Time, error) {
-	var r storage.Connection
-	err := s.q(ctx).Select("tools", "tools_listed_at").Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", nil, &NotFoundError{Kind: "connected app", ID: id}
-	}
+	q := s.q(ctx).Select("tools", "tools_listed_at").Where("space_id = ? AND id = ?", spaceID, id)
+	r, err := takeOne[storage.Connection](q, &NotFoundError{Kind: "connected app", ID: id}, "get the tools of connection "+id)
 	if err != nil {
-		return "", nil, fmt.Errorf("get the tools of connection %s: %w", id, err)
+		return "", nil, err
 	}
 	return r.Tools, r.ToolsListedAt, nil
 }
 
-// AppTarget returns one connected app for Hub to reach; it checks no
-// access.
+// AppTarget returns one connected app for Hub to reach; it checks no access.
 func (s *Service) AppTarget(ctx context.Context, spaceID, id string) (AppTarget, error) {
-	var r storage.Connection
-	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return AppTarget{}, &NotFoundError{Kind: "connected app", ID: id}
-	}
+	q := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id)
+	r, err := takeOne[storage.Connection](q, &NotFoundError{Kind: "connected app", ID: id}, "get connection "+id)
 	if err != nil {
-		return AppTarget{}, fmt.Errorf("get connection %s: %w", id, err)
+		return AppTarget{}, err
 	}
 	return toTarget(r), nil
 }
 
-// CanRefreshConnection checks that the person may refresh a connected
-// app's tools (an owner or an editor) and that it is an MCP server of the
-// space.
+// CanRefreshConnection checks that the person may refresh a connected app's
+// tools (an owner or an editor) and that it is an MCP server of the space.
 func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID, id string) error {
 	r, role, err := s.connectionRow(ctx, actor, spaceID, id)
 	if err != nil {
@@ -131,10 +116,9 @@ func (s *Service) CanRefreshConnection(ctx context.Context, actor Actor, spaceID
 	return nil
 }
 
-// SaveAppTools keeps an MCP server's listing: the tools' JSON and when it
-// was listed when the listing worked (failure ""), or only why it failed
-// (the last good listing is kept, but a failing app's tools are not
-// offered). The instructions name a failing app, to reconnect. A removed
+// SaveAppTools keeps an MCP server's listing and when it was listed when the
+// listing worked (failure ""), else only why it failed (the last good
+// listing is kept, but a failing app's tools are not offered). A removed
 // app is no error.
 func (s *Service) SaveAppTools(ctx context.Context, spaceID, id, tools string, at time.Time, failure string) error {
 	failure = clip(CleanText(failure), MaxConnectionFailure)

@@ -20,8 +20,7 @@ var (
 	ErrStale = errors.New("stale")
 )
 
-// InvalidError says which input field is wrong and why. It matches ErrInvalid
-// with errors.Is.
+// InvalidError says which input field is wrong and why; it is ErrInvalid.
 type InvalidError struct {
 	Path    string // JSON pointer into the input, e.g. "/tasks/0/title"
 	Message string

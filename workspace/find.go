@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"hub/storage"
 )
 
 // AmbiguousError says a name typed after a mention names more than one
@@ -21,16 +19,14 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%d %ss are named %q", e.Count, e.Kind, e.Name)
 }
 
-// maxTypedName bounds the text a typed mention's name is looked for in: a
-// title is at most MaxTitleLength characters.
+// maxTypedName bounds the text a typed mention's name is looked for in.
 const maxTypedName = MaxTitleLength
 
-// ResolveName finds the record of kind whose name (a task's title, a
-// project's or person's name) the text starts with, ignoring case, for a
-// typed mention ("@task:Draft brief is late" is the task "Draft brief"):
-// the name must end where a word ends, and the longest such name wins. Two
-// records with that name are an *AmbiguousError; none a *NotFoundError.
-// Only records of the space count, for a person who can open it.
+// ResolveName finds the record of kind whose name the text starts with,
+// ignoring case, for a typed mention ("@task:Draft brief is late" is the
+// task "Draft brief"): the name must end where a word ends, and the longest
+// wins. Two records with that name are an *AmbiguousError; none a
+// *NotFoundError.
 func (s *Service) ResolveName(ctx context.Context, actor Actor, spaceID, kind, text string) (Ref, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return Ref{}, err
@@ -41,37 +37,19 @@ func (s *Service) ResolveName(ctx context.Context, actor Actor, spaceID, kind, t
 	if strings.TrimSpace(text) == "" || BadText(text) {
 		return Ref{}, &NotFoundError{Kind: kind}
 	}
-	// The names the text starts with; the database compares (lowering both
-	// sides, as for title search) and Go checks the word boundary.
-	starts := "LOWER(SUBSTR(CAST(? AS TEXT), 1, LENGTH(%[1]s))) = LOWER(%[1]s) AND %[1]s <> ''"
-	var cands []Ref
-	switch kind {
-	case KindTask:
-		var rows []storage.Task
-		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "title"), text).Limit(50).Find(&rows).Error; err != nil {
-			return Ref{}, fmt.Errorf("find task by title: %w", err)
-		}
-		cands = mapRows(rows, func(r storage.Task) Ref { return TaskRef(toTask(r)) })
-	case KindProject:
-		var rows []storage.Project
-		if err := s.q(ctx).Where("space_id = ?", spaceID).Where(fmt.Sprintf(starts, "name"), text).Limit(50).Find(&rows).Error; err != nil {
-			return Ref{}, fmt.Errorf("find project by name: %w", err)
-		}
-		cands = mapRows(rows, func(r storage.Project) Ref {
-			return Ref{Kind: KindProject, ID: r.ID, Label: r.Name, Detail: r.Status}
-		})
-	case KindPerson:
-		var rows []Ref
-		err := s.q(ctx).Table("people").Select("'person' AS kind, people.id, people.name AS label, memberships.role AS detail").
-			Joins("JOIN memberships ON memberships.person_id = people.id").
-			Where("memberships.space_id = ?", spaceID).Where(fmt.Sprintf(starts, "people.name"), text).Limit(50).Scan(&rows).Error
-		if err != nil {
-			return Ref{}, fmt.Errorf("find person by name: %w", err)
-		}
-		cands = rows
-	default:
+	src, ok := refSources[kind]
+	if !ok {
 		return Ref{}, invalid("/kind", "kind must be task, project or person, not %q", kind)
 	}
+	// The names the text starts with; the database compares (lowering both
+	// sides, as for title search) and Go checks the word boundary.
+	var rows []refRow
+	err := s.q(ctx).Raw("SELECT * FROM ("+src+") r WHERE label <> '' "+
+		"AND LOWER(SUBSTR(CAST(? AS TEXT), 1, LENGTH(label))) = LOWER(label) LIMIT 50", spaceID, text).Scan(&rows).Error
+	if err != nil {
+		return Ref{}, fmt.Errorf("find %s by name: %w", kind, err)
+	}
+	cands := mapRows(rows, refRow.ref)
 	var best []Ref
 	bestLen := 0
 	for _, c := range cands {
@@ -109,10 +87,9 @@ func wordEnds(text string, n int) bool {
 	return !unicode.IsLetter(next) && !unicode.IsDigit(next)
 }
 
-// FindRefs looks ids up in the space, whatever their kind (a task, a
-// project or a member), for the ids a client's page context carries: an id
-// is an exact lookup key, never evidence of access, so an id of another
-// space, or of nothing, is absent from the answer.
+// FindRefs looks ids a client's page context carries up in the space,
+// whatever their kind: an id of another space, or of nothing, is absent
+// from the answer.
 func (s *Service) FindRefs(ctx context.Context, actor Actor, spaceID string, ids []string) (map[string]Ref, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, err
@@ -128,27 +105,40 @@ func (s *Service) FindRefs(ctx context.Context, actor Actor, spaceID string, ids
 		return out, nil
 	}
 	// One round trip for all three kinds (a page may carry 200 ids).
-	var rows []struct {
-		Kind, ID, Label, Status, Role string
-		DueDate                       *string
-	}
-	err := s.q(ctx).Raw(`SELECT 'task' AS kind, id, title AS label, status, due_date, '' AS role FROM tasks WHERE space_id = ? AND id IN ?
-UNION ALL SELECT 'project', id, name, status, NULL, '' FROM projects WHERE space_id = ? AND id IN ?
-UNION ALL SELECT 'person', people.id, people.name, '', NULL, memberships.role FROM people
-  JOIN memberships ON memberships.person_id = people.id WHERE memberships.space_id = ? AND people.id IN ?`,
+	var rows []refRow
+	err := s.q(ctx).Raw("SELECT * FROM ("+refSources[KindTask]+") r WHERE id IN ?"+
+		" UNION ALL SELECT * FROM ("+refSources[KindProject]+") r WHERE id IN ?"+
+		" UNION ALL SELECT * FROM ("+refSources[KindPerson]+") r WHERE id IN ?",
 		spaceID, clean, spaceID, clean, spaceID, clean).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("find records: %w", err)
 	}
 	for _, r := range rows {
-		switch r.Kind {
-		case KindTask:
-			out[r.ID] = TaskRef(Task{ID: r.ID, Title: r.Label, Status: r.Status, DueDate: deref(r.DueDate)})
-		case KindProject:
-			out[r.ID] = Ref{Kind: KindProject, ID: r.ID, Label: r.Label, Detail: r.Status}
-		default:
-			out[r.ID] = Ref{Kind: KindPerson, ID: r.ID, Label: r.Label, Detail: r.Role}
-		}
+		out[r.ID] = r.ref()
 	}
 	return out, nil
+}
+
+// refSources read, per kind, the records of a space as refRows.
+var refSources = map[string]string{
+	KindTask:    "SELECT 'task' AS kind, id, title AS label, status, due_date, '' AS role FROM tasks WHERE space_id = ?",
+	KindProject: "SELECT 'project' AS kind, id, name AS label, status, NULL AS due_date, '' AS role FROM projects WHERE space_id = ?",
+	KindPerson: "SELECT 'person' AS kind, people.id, people.name AS label, '' AS status, NULL AS due_date, memberships.role " +
+		"FROM people JOIN memberships ON memberships.person_id = people.id WHERE memberships.space_id = ?",
+}
+
+// refRow is a record as refSources read it.
+type refRow struct {
+	Kind, ID, Label, Status, Role string
+	DueDate                       *string
+}
+
+func (r refRow) ref() Ref {
+	switch r.Kind {
+	case KindTask:
+		return TaskRef(Task{ID: r.ID, Title: r.Label, Status: r.Status, DueDate: deref(r.DueDate)})
+	case KindProject:
+		return Ref{Kind: KindProject, ID: r.ID, Label: r.Label, Detail: r.Status}
+	}
+	return Ref{Kind: KindPerson, ID: r.ID, Label: r.Label, Detail: r.Role}
 }

@@ -9,32 +9,25 @@ import (
 	"hub/storage"
 )
 
-// RemoveMember ends a person's membership of a space: RemovePerson for
-// DELETE /api/spaces/:spaceId/members/:personId, the same service path as
-// the people routes and the assistant's hub_remove_person.
-//
-// From the moment this commits, the person reads nothing of the space: every
-// read of its records, conversations, turns, streams, Applies and Undo
-// groups checks their current membership.
+// RemoveMember ends a person's membership of a space (RemovePerson). From
+// the moment this commits, the person reads nothing of the space: every
+// read checks their current membership.
 func (s *Service) RemoveMember(ctx context.Context, actorID, spaceID, personID string) error {
 	_, err := s.RemovePerson(ctx, Actor{PersonID: actorID, Via: ViaREST}, spaceID, personID)
 	return err
 }
 
 // SetMemberRole changes a member's role in a space and returns the member:
-// UpdatePerson with only a role and no revision check. Only an owner may
-// change roles, their own included; the last owner cannot step down
-// (ErrConflict). An unknown role is invalid at /role.
+// UpdatePerson with only a role and no revision check.
 func (s *Service) SetMemberRole(ctx context.Context, actorID, spaceID, personID string, role Role) (Person, error) {
 	return s.UpdatePerson(ctx, Actor{PersonID: actorID, Via: ViaREST}, spaceID, personID, PersonPatch{Role: &role})
 }
 
 // lockedSpace runs fn in one transaction after locking the space row and
 // checking the actor can open the space (and owns it, when ownerOnly; what
-// names the refused action). Every change of the space's members waits for
-// the one before, so two owners demoting each other at once cannot both
-// pass the last-owner check (on SQLite the same write takes the database's
-// write lock before anything is read).
+// names the refused action). Changes of the space's members take turns, so
+// two owners demoting each other at once cannot both pass the last-owner
+// check.
 func (s *Service) lockedSpace(ctx context.Context, actorID, spaceID string, ownerOnly bool, what string, fn func(ctx context.Context) error) error {
 	if BadText(spaceID) {
 		return &NotFoundError{Kind: "space", ID: spaceID}
@@ -54,12 +47,10 @@ func (s *Service) lockedSpace(ctx context.Context, actorID, spaceID string, owne
 	})
 }
 
-// lockRow takes the write lock of one row (model's table, by id) for the
-// rest of the transaction: a change that counts rows it owns (a space's
-// members or apps, a person's skills) locks the owner first, so a racing
-// change waits and then counts what this one added. A no-op update rather
-// than SELECT … FOR UPDATE works on both engines (SQLite has no row locks;
-// the update takes its write lock, and its transactions begin IMMEDIATE).
+// lockRow takes the write lock of one row for the rest of the transaction:
+// a change that counts rows it owns locks the owner first, so a racing
+// change waits and then counts what this one added. A no-op update works
+// on both engines (SQLite has no row locks).
 func (s *Service) lockRow(ctx context.Context, model any, id string) error {
 	return s.q(ctx).Model(model).Where("id = ?", id).UpdateColumn("id", gorm.Expr("id")).Error
 }

@@ -4,9 +4,8 @@ import (
 	"context"
 )
 
-// ModelCatalog is what settings and turns check a chosen model and effort
-// against: the operator's model catalog (llm.Catalog satisfies it). The
-// workspace does not call models; it only keeps a person's choice.
+// ModelCatalog is what a chosen model and effort are checked against: the
+// operator's catalog (llm.Catalog). The workspace only keeps the choice.
 type ModelCatalog interface {
 	// CheckChoice names the field at fault ("model" or "effort") and why,
 	// or "" when the choice is allowed; an empty model is the default.
@@ -43,14 +42,10 @@ func (s *Service) CheckModelChoice(prefix, model, effort string) error {
 	return nil
 }
 
-// TurnModel decides the model and effort a turn of the person runs with,
-// and checks what the turn named before anything is saved: a model not in
-// the catalog is invalid at /model, an effort the turn's model does not
-// take at /effort. The model is the turn's own choice, else the person's
-// default from their settings while the catalog still holds it (an
-// operator may have removed it since), else the catalog's default. With no
-// effort named, the settings' effort goes with the turn's model if it
-// takes it, else none.
+// TurnModel decides the model and effort of the person's turn, checking what
+// it named first: its model, else the person's default while the catalog
+// holds it, else the catalog's; with no effort named, the settings' effort
+// if the model takes it.
 func (s *Service) TurnModel(ctx context.Context, personID, model, effort string) (string, string, error) {
 	c := s.models.catalog
 	if c == nil {

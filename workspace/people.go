@@ -13,20 +13,18 @@ import (
 )
 
 // A person's record in a space is their membership seen with their person
-// row: name and first name (the person's, the same in every space), role
-// and revision (the space's). The people routes, the members routes and the
-// assistant's people tools all change it through the functions below.
+// row: name and first name (the person's, in every space), role and
+// revision (the space's).
 
 // MaxPersonName bounds a person's name, in characters.
 const MaxPersonName = 200
 
-// DefaultPersonRole is the role of someone added without one: a teammate
-// who works on the space's records, as most workspaces invite.
+// DefaultPersonRole is the role of someone added without one.
 const DefaultPersonRole = RoleEditor
 
-// NewPerson is who AddPerson adds: a new person by Name (and an optional
-// FirstName), or by PersonID someone the actor already shares another space
-// with. Role "" is DefaultPersonRole.
+// NewPerson is who AddPerson adds: a new person by Name (and FirstName), or
+// by PersonID someone the actor shares another space with. Role "" is
+// DefaultPersonRole.
 type NewPerson struct {
 	PersonID  string
 	Name      string
@@ -45,8 +43,7 @@ type PersonPatch struct {
 
 func (p PersonPatch) empty() bool { return p.Name == nil && p.FirstName == nil && p.Role == nil }
 
-// GetSpacePerson returns one person of a space the actor can open; someone
-// who is not in it (another space's person) is ErrNotFound.
+// GetSpacePerson returns one person of a space the actor can open.
 func (s *Service) GetSpacePerson(ctx context.Context, actor Actor, spaceID, id string) (Person, error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return Person{}, err
@@ -58,16 +55,14 @@ func (s *Service) GetSpacePerson(ctx context.Context, actor Actor, spaceID, id s
 	return toSpacePerson(p, m), nil
 }
 
-// CheckNewPerson checks what AddPerson checks before it reads anything:
-// the role, a name or a personId (not both), the name and first name. A
-// proposal to add someone is refused at its path here, not at Apply.
+// CheckNewPerson checks what AddPerson checks before it reads anything, so a
+// proposal to add someone is refused at its path, not at Apply.
 func CheckNewPerson(in NewPerson) error {
 	_, err := checkNewPerson(in)
 	return err
 }
 
-// checkNewPerson is CheckNewPerson; for a new person by name it returns
-// the row to create.
+// checkNewPerson is CheckNewPerson, returning a new person's row.
 func checkNewPerson(in NewPerson) (storage.Person, error) {
 	if in.Role != "" {
 		if _, err := ParseRole(string(in.Role)); err != nil {
@@ -78,25 +73,17 @@ func checkNewPerson(in NewPerson) (storage.Person, error) {
 	case in.PersonID != "" && (in.Name != "" || in.FirstName != ""):
 		return storage.Person{}, invalid("/personId", "give personId (someone from another of your spaces) or a name, not both")
 	case in.PersonID == "":
-		name, err := requiredLine("/name", "a name", "a name is required", in.Name, MaxPersonName)
-		if err != nil {
-			return storage.Person{}, err
-		}
-		first, err := checkFirstName(in.FirstName)
-		if err != nil {
-			return storage.Person{}, err
-		}
-		return storage.Person{ID: storage.NewID("person"), Name: name, FirstName: first}, nil
+		p := storage.Person{ID: storage.NewID("person")}
+		return p, setNames(&p, &in.Name, &in.FirstName)
 	case BadText(in.PersonID):
 		return storage.Person{}, &NotFoundError{Kind: KindPerson, ID: in.PersonID, Path: "/personId"}
 	}
 	return storage.Person{}, nil
 }
 
-// AddPerson adds a person to the space with a role. Only an owner may add
-// people, of any role: giving someone access is the owner's call, as every
-// role change is. Adding someone who is in the space already is ErrConflict;
-// a personId the actor shares no space with is ErrNotFound at /personId.
+// AddPerson adds a person to the space with a role; only an owner may.
+// Someone in the space already is ErrConflict; a personId the actor shares
+// no space with is ErrNotFound at /personId.
 func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in NewPerson) (Person, error) {
 	role := in.Role
 	if role == "" {
@@ -138,13 +125,11 @@ func (s *Service) AddPerson(ctx context.Context, actor Actor, spaceID string, in
 	return out, err
 }
 
-// UpdatePerson changes a person's record in the space. A role is changed
-// by an owner only (their own too; the last owner cannot step down:
-// ErrConflict). A name or first name is the person's own, shown in every
-// space they are in: they change it themselves, and an owner may change it
-// only while the person is in no other space (someone the owner added),
-// else ErrForbidden. Every change moves the record's revision on, and a
-// name change the revision of the person's records in their other spaces.
+// UpdatePerson changes a person's record in the space. Only an owner changes
+// a role (the last owner cannot step down: ErrConflict). A name or first
+// name is the person's own, shown in every space: an owner may change it
+// only while the person is in no other space, else ErrForbidden. A name
+// change moves on the person's records in their other spaces too.
 func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id string, patch PersonPatch) (Person, error) {
 	if patch.empty() {
 		return Person{}, invalid("", "say what to change: name, firstName or role")
@@ -154,21 +139,13 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 			return Person{}, err
 		}
 	}
-	var name, first string
-	var err error
-	if patch.Name != nil {
-		if name, err = requiredLine("/name", "a name", "a name is required", *patch.Name, MaxPersonName); err != nil {
-			return Person{}, err
-		}
-	}
-	if patch.FirstName != nil {
-		if first, err = checkFirstName(*patch.FirstName); err != nil {
-			return Person{}, err
-		}
+	var names storage.Person
+	if err := setNames(&names, patch.Name, patch.FirstName); err != nil {
+		return Person{}, err
 	}
 	self := actor.PersonID == id
 	var out Person
-	err = s.lockedSpace(ctx, actor.PersonID, spaceID, patch.Role != nil || !self, "change people in", func(ctx context.Context) error {
+	err := s.lockedSpace(ctx, actor.PersonID, spaceID, patch.Role != nil || !self, "change people in", func(ctx context.Context) error {
 		p, m, err := s.spacePersonRow(ctx, spaceID, id)
 		if err != nil {
 			return err
@@ -190,10 +167,10 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 			}
 		}
 		if patch.Name != nil {
-			p.Name = name
+			p.Name = names.Name
 		}
 		if patch.FirstName != nil {
-			p.FirstName = first
+			p.FirstName = names.FirstName
 		}
 		if err := s.savePerson(ctx, p, &m, renamed); err != nil {
 			return err
@@ -209,15 +186,11 @@ func (s *Service) UpdatePerson(ctx context.Context, actor Actor, spaceID, id str
 	return out, err
 }
 
-// RemovePerson takes a person out of the space and returns who it was.
-// Only an owner may remove someone; any member may remove themselves
-// (leave). The space's last owner cannot leave or be removed (ErrConflict):
-// a space nobody can manage would be stuck. Someone not in the space is
-// ErrNotFound, and so is the whole request for someone who cannot open it.
-//
-// Only the membership goes: the person row stays (their other spaces,
-// tokens and settings are theirs; their tasks here keep them as assignee),
-// so Undo can bring the membership back.
+// RemovePerson takes a person out of the space and returns who it was. Only
+// an owner may remove someone; any member may leave. The last owner cannot
+// leave or be removed (ErrConflict). Only the membership goes (the person
+// row is theirs, and their tasks keep them as assignee), so Undo can bring
+// it back.
 func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id string) (Person, error) {
 	var out Person
 	err := s.lockedSpace(ctx, actor.PersonID, spaceID, actor.PersonID != id, "remove people from", func(ctx context.Context) error {
@@ -246,20 +219,16 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 	return out, err
 }
 
-// spacePersonRow reads a person of the space with their membership; anyone
-// else is ErrNotFound.
+// spacePersonRow reads a person of the space with their membership.
 func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (storage.Person, storage.Membership, error) {
-	var m storage.Membership
 	var p storage.Person
 	if BadText(id) {
-		return p, m, &NotFoundError{Kind: KindPerson, ID: id}
+		return p, storage.Membership{}, &NotFoundError{Kind: KindPerson, ID: id}
 	}
-	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, id).Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, m, &NotFoundError{Kind: KindPerson, ID: id}
-	}
+	m, err := takeOne[storage.Membership](s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, id),
+		&NotFoundError{Kind: KindPerson, ID: id}, fmt.Sprintf("person %s of %s", id, spaceID))
 	if err != nil {
-		return p, m, fmt.Errorf("person %s of %s: %w", id, spaceID, err)
+		return p, m, err
 	}
 	if err := s.q(ctx).Take(&p, "id = ?", id).Error; err != nil {
 		return p, m, fmt.Errorf("person %s: %w", id, err)
@@ -268,25 +237,16 @@ func (s *Service) spacePersonRow(ctx context.Context, spaceID, id string) (stora
 }
 
 // knownPerson reads a person the actor shares some space with, or one who
-// signed in through the identity provider (who tells an owner their id,
-// GET /api/session, to be added: their first sign-in put them in no
-// space); anyone else is ErrNotFound at /personId, so an id tells nothing
-// about people the actor cannot see.
+// signed in through the identity provider (in no space until added);
+// anyone else is ErrNotFound at /personId, so an id tells nothing about
+// people the actor cannot see.
 func (s *Service) knownPerson(ctx context.Context, actorID, id string) (storage.Person, error) {
-	var p storage.Person
-	err := s.q(ctx).Table("people").Select("people.*").
+	q := s.q(ctx).Table("people").Select("people.*").
 		Where("people.id = ?", id).
 		Where("EXISTS (SELECT 1 FROM memberships theirs JOIN memberships mine ON mine.space_id = theirs.space_id "+
 			"WHERE theirs.person_id = people.id AND mine.person_id = ?) "+
-			"OR EXISTS (SELECT 1 FROM oidc_subjects WHERE oidc_subjects.person_id = people.id)", actorID).
-		Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return p, &NotFoundError{Kind: KindPerson, ID: id, Path: "/personId"}
-	}
-	if err != nil {
-		return p, fmt.Errorf("person %s: %w", id, err)
-	}
-	return p, nil
+			"OR EXISTS (SELECT 1 FROM oidc_subjects WHERE oidc_subjects.person_id = people.id)", actorID)
+	return takeOne[storage.Person](q, &NotFoundError{Kind: KindPerson, ID: id, Path: "/personId"}, "person "+id)
 }
 
 // onlyHere refuses an owner's change of the name of someone who is in
@@ -304,8 +264,7 @@ func (s *Service) onlyHere(ctx context.Context, p storage.Person, spaceID string
 
 // savePerson writes a person's record in the space, guarded by the
 // membership's revision as read, and moves it on; renamed also writes the
-// person row and moves on their records in other spaces, which show the
-// name too.
+// person row and moves on their records in other spaces.
 func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.Membership, renamed bool) error {
 	s.forgetRoles(ctx) // the role may change
 	prev := m.Revision
@@ -330,6 +289,19 @@ func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.M
 		return fmt.Errorf("rename person %s: %w", p.ID, err)
 	}
 	return nil
+}
+
+// setNames checks the names that are set and copies them onto p.
+func setNames(p *storage.Person, name, first *string) (err error) {
+	if name != nil {
+		if p.Name, err = requiredLine("/name", "a name", "a name is required", *name, MaxPersonName); err != nil {
+			return err
+		}
+	}
+	if first != nil {
+		p.FirstName, err = checkFirstName(*first)
+	}
+	return err
 }
 
 func checkFirstName(raw string) (string, error) {

@@ -2,18 +2,15 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"gorm.io/gorm"
 
 	"hub/storage"
 )
 
 // Limits of the profile's fields, in characters.
 const (
-	// MaxPersona is one sentence about the person's work: it goes into
-	// every system message, so it is a line, not a biography.
+	// MaxPersona is one sentence about the person's work: every system message
+	// carries it.
 	MaxPersona = 200
 	// MaxFirstName is a first name, as the assistant addresses the person.
 	MaxFirstName = 50
@@ -26,13 +23,11 @@ const DevOwnerName = "Demo Owner"
 // placeholderNames are account names that are no one's name.
 var placeholderNames = []string{DevOwnerName}
 
-// Profile is what the assistant knows about the person from the person:
-// their name, the first name it calls them by and one sentence about
-// their work.
+// Profile is what the assistant knows about the person from the person.
 type Profile struct {
 	Name string
-	// FirstName is what the person set, "" when they set none (see
-	// Person.FirstName for what the assistant uses).
+	// FirstName is what the person set, "" when none (Person.FirstName is
+	// what the assistant uses).
 	FirstName string
 	Persona   string
 }
@@ -75,21 +70,13 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 	return Profile{Name: r.Name, FirstName: r.FirstName, Persona: r.Persona}, nil
 }
 
-// checkPersona accepts one sentence: one line of at most MaxPersona
-// characters. Sentences are not counted by their full stops ("Smith &
-// Co. in Berlin" is one); the length is what keeps it a sentence.
+// checkPersona accepts one sentence: the length, not the full stops, keeps
+// it one ("Smith & Co. in Berlin").
 func checkPersona(raw string) (string, error) {
 	return CheckLine("/persona", "the persona", raw, MaxPersona)
 }
 
 func (s *Service) personRow(ctx context.Context, personID string) (storage.Person, error) {
-	var r storage.Person
-	err := s.q(ctx).Take(&r, "id = ?", personID).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, &NotFoundError{Kind: "person", ID: personID}
-	}
-	if err != nil {
-		return r, fmt.Errorf("get person %s: %w", personID, err)
-	}
-	return r, nil
+	return takeOne[storage.Person](s.q(ctx).Where("id = ?", personID), &NotFoundError{Kind: "person", ID: personID},
+		"get person "+personID)
 }

@@ -18,8 +18,7 @@ const (
 	ProjectDone   = "done"
 )
 
-// ProjectStatuses lists the project statuses, in the order error messages
-// name them.
+// ProjectStatuses lists them, in the order error messages name them.
 var ProjectStatuses = []string{ProjectActive, ProjectPaused, ProjectDone}
 
 // MaxDescriptionLength bounds a project description, in characters.
@@ -61,7 +60,6 @@ func toProject(r storage.Project) Project {
 }
 
 // ProjectFilter narrows a project list, as TaskFilter does a task list.
-// Limit 0 means DefaultListLimit; above MaxListLimit it is MaxListLimit.
 type ProjectFilter struct {
 	Status string
 	Query  string // words the name contains, case-insensitive
@@ -78,23 +76,16 @@ type ProjectPage struct {
 
 // ListProjects returns a page of the space's projects, by name.
 func (s *Service) ListProjects(ctx context.Context, actor Actor, spaceID string, f ProjectFilter) (ProjectPage, error) {
-	rows, total, next, err := projectRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset)
+	projects, total, next, err := projectRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset)
 	if err != nil {
 		return ProjectPage{}, err
 	}
-	return ProjectPage{Total: total, Projects: mapRows(rows, toProject), NextOffset: next}, nil
+	return ProjectPage{Total: total, Projects: projects, NextOffset: next}, nil
 }
 
 // GetProject returns one project of the space.
 func (s *Service) GetProject(ctx context.Context, actor Actor, spaceID, id string) (Project, error) {
-	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
-		return Project{}, err
-	}
-	r, err := projectRecords.row(ctx, s, spaceID, id)
-	if err != nil {
-		return Project{}, err
-	}
-	return toProject(r), nil
+	return projectRecords.get(ctx, s, actor, spaceID, id)
 }
 
 // CreateProject adds a project to the space.
@@ -106,22 +97,18 @@ func (s *Service) CreateProject(ctx context.Context, actor Actor, spaceID string
 	if err := s.applyProjectPatch(&r, ProjectPatch{Name: &in.Name, Status: nonEmpty(in.Status), Description: &in.Description}); err != nil {
 		return Project{}, err
 	}
-	rows := []storage.Project{r} // create fills in CreatedAt
-	if err := projectRecords.create(ctx, s, actor, spaceID, rows); err != nil {
+	created, err := projectRecords.create(ctx, s, actor, spaceID, []storage.Project{r})
+	if err != nil {
 		return Project{}, err
 	}
-	return toProject(rows[0]), nil
+	return created[0], nil
 }
 
 // UpdateProject changes a project's fields.
 func (s *Service) UpdateProject(ctx context.Context, actor Actor, spaceID, id string, patch ProjectPatch) (Project, error) {
-	r, err := projectRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
+	return projectRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
 		"nothing to change: give name, status or description", patch.Revision,
 		func(r *storage.Project) error { return s.applyProjectPatch(r, patch) })
-	if err != nil {
-		return Project{}, err
-	}
-	return toProject(r), nil
 }
 
 // DeleteProject removes a project; its tasks stay, without a project. Each

@@ -14,67 +14,81 @@ import (
 )
 
 // recordKind is what differs between the records kept with revisions, the
-// change log and Undo (tasks and projects, model R), so one piece of code
-// lists, changes and restores both.
-type recordKind[R any] struct {
+// change log and Undo (tasks and projects: row R, domain type T), so one
+// piece of code lists, changes and restores both.
+type recordKind[R, T any] struct {
 	kind     string   // KindTask or KindProject
 	statuses []string // the values its status may take
-	// titleColumn is the column a person names it by, which a list's
-	// query searches; order is the order lists read it in.
+	// titleColumn is what a list's query searches; order is the lists' order.
 	titleColumn, order string
-	// columns are what a change writes (saveRevision).
-	columns []string
-	state   func(R) snapshot
-	// stamps are the row's revision and time of its last change.
-	stamps func(*R) (revision *int, updatedAt *time.Time)
+	columns            []string // what a change writes (saveRevision)
+	state              func(R) snapshot
+	to                 func(R) T
+	stamps             func(*R) (revision *int, updatedAt *time.Time)
 }
 
 var (
-	taskRecords = recordKind[storage.Task]{kind: KindTask, statuses: TaskStatuses, titleColumn: "title", order: "created_at, id",
-		columns: []string{"title", "status", "due_date", "priority", "project_id", "assignee_id"}, state: taskState,
-		stamps: func(r *storage.Task) (*int, *time.Time) { return &r.Revision, &r.UpdatedAt }}
-	projectRecords = recordKind[storage.Project]{kind: KindProject, statuses: ProjectStatuses, titleColumn: "name", order: "name, id",
-		columns: []string{"name", "status", "description"}, state: projectState,
+	taskRecords = recordKind[storage.Task, Task]{kind: KindTask, statuses: TaskStatuses, titleColumn: "title",
+		order: "created_at, id", columns: []string{"title", "status", "due_date", "priority", "project_id", "assignee_id"},
+		state: taskState, to: toTask, stamps: func(r *storage.Task) (*int, *time.Time) { return &r.Revision, &r.UpdatedAt }}
+	projectRecords = recordKind[storage.Project, Project]{kind: KindProject, statuses: ProjectStatuses, titleColumn: "name",
+		order: "name, id", columns: []string{"name", "status", "description"}, state: projectState, to: toProject,
 		stamps: func(r *storage.Project) (*int, *time.Time) { return &r.Revision, &r.UpdatedAt }}
 )
 
-func (k recordKind[R]) row(ctx context.Context, s *Service, spaceID, id string) (R, error) {
+func (k recordKind[R, T]) row(ctx context.Context, s *Service, spaceID, id string) (R, error) {
 	return spaceRow[R](ctx, s, k.kind, k.kind, spaceID, id)
 }
 
-// spaceRow reads the row (model R) of the space with the id: none, or an id
-// no row can have, is a *NotFoundError of kind; what names it in other
-// errors.
+// get reads one record of a space the person can open.
+func (k recordKind[R, T]) get(ctx context.Context, s *Service, actor Actor, spaceID, id string) (T, error) {
+	var t T
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return t, err
+	}
+	r, err := k.row(ctx, s, spaceID, id)
+	if err != nil {
+		return t, err
+	}
+	return k.to(r), nil
+}
+
+// spaceRow reads the row R of the space with the id: none, or an id no row
+// can have, is a *NotFoundError of kind; what names it in other errors.
 func spaceRow[R any](ctx context.Context, s *Service, kind, what, spaceID, id string) (R, error) {
-	var r R
 	if BadText(id) {
+		var r R
 		return r, &NotFoundError{Kind: kind, ID: id}
 	}
-	err := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id).Take(&r).Error
+	q := s.q(ctx).Where("space_id = ? AND id = ?", spaceID, id)
+	return takeOne[R](q, &NotFoundError{Kind: kind, ID: id}, "get "+what+" "+id)
+}
+
+// takeOne reads the one row q matches: none is notFound.
+func takeOne[R any](q *gorm.DB, notFound error, what string) (R, error) {
+	var r R
+	err := q.Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, &NotFoundError{Kind: kind, ID: id}
+		return r, notFound
 	}
 	if err != nil {
-		return r, fmt.Errorf("get %s %s: %w", what, id, err)
+		return r, fmt.Errorf("%s: %w", what, err)
 	}
 	return r, nil
 }
 
-// list reads a page of the space's records, for a person who can open it:
-// those with the status (any when "") whose title contains every word of
-// query, and whose columns equal the values given as {column, value} (an
-// empty value asks nothing). It returns the page's rows, the total of
-// every match and the offset of the next page (nextOffset).
-func (k recordKind[R]) list(ctx context.Context, s *Service, actor Actor, spaceID, status, query string, limit, offset int,
-	equal ...[2]string) ([]R, int64, int, error) {
+// list reads a page of the space's records with the status (any: "") whose
+// title contains every word of query, and whose columns equal the values
+// given as {column, value} ("" asks nothing).
+func (k recordKind[R, T]) list(ctx context.Context, s *Service, actor Actor, spaceID, status, query string, limit, offset int,
+	equal ...[2]string) (page []T, total int64, next int, err error) {
 	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, 0, 0, err
 	}
 	if status != "" && !slices.Contains(k.statuses, status) {
 		return nil, 0, 0, invalid("/status", "status must be one of %s", strings.Join(k.statuses, ", "))
 	}
-	limit, err := pageLimit(limit, offset)
-	if err != nil {
+	if limit, err = pageLimit(limit, offset); err != nil {
 		return nil, 0, 0, err
 	}
 	matching := func() *gorm.DB {
@@ -99,17 +113,16 @@ func (k recordKind[R]) list(ctx context.Context, s *Service, actor Actor, spaceI
 	if err := matching().Order(k.order).Limit(limit).Offset(offset).Find(&rows).Error; err != nil {
 		return nil, 0, 0, fmt.Errorf("list %ss: %w", k.kind, err)
 	}
-	total, err := pageTotal(matching(), offset, limit, len(rows))
-	if err != nil {
+	if total, err = pageTotal(matching(), offset, limit, len(rows)); err != nil {
 		return nil, 0, 0, fmt.Errorf("list %ss: %w", k.kind, err)
 	}
-	return rows, total, nextOffset(offset, len(rows), total), nil
+	return mapRows(rows, k.to), total, nextOffset(offset, len(rows), total), nil
 }
 
 // create adds new records to the space, all or none, each recorded as
 // created (recordChange); the caller has checked the person may write.
-func (k recordKind[R]) create(ctx context.Context, s *Service, actor Actor, spaceID string, rows []R) error {
-	return s.InTx(ctx, func(ctx context.Context) error {
+func (k recordKind[R, T]) create(ctx context.Context, s *Service, actor Actor, spaceID string, rows []R) ([]T, error) {
+	err := s.InTx(ctx, func(ctx context.Context) error {
 		if err := s.q(ctx).Create(&rows).Error; err != nil {
 			return fmt.Errorf("create %ss: %w", k.kind, err)
 		}
@@ -120,33 +133,35 @@ func (k recordKind[R]) create(ctx context.Context, s *Service, actor Actor, spac
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return mapRows(rows, k.to), nil
 }
 
-// update changes a record for a person who may write in the space. A
-// patch that changes nothing (empty) is refused with nothing: no revision
-// moves on without a change (an empty PATCH would make every other
-// editor's next save a conflict). One made against another revision than
-// the current one is ErrStale. apply checks the patch and copies it onto
-// the row.
-func (k recordKind[R]) update(ctx context.Context, s *Service, actor Actor, spaceID, id string,
-	empty bool, nothing string, revision *int, apply func(*R) error) (R, error) {
-	var r R
+// update changes a record for a person who may write in the space. A patch
+// that changes nothing (empty) is refused with the message nothing: a new
+// revision without a change would make others' next save a conflict. apply
+// checks the patch and copies it onto the row.
+func (k recordKind[R, T]) update(ctx context.Context, s *Service, actor Actor, spaceID, id string,
+	empty bool, nothing string, revision *int, apply func(*R) error) (T, error) {
+	var t T
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
-		return r, err
+		return t, err
 	}
 	r, err := k.row(ctx, s, spaceID, id)
 	if err != nil {
-		return r, err
+		return t, err
 	}
 	if empty {
-		return r, invalid("", "%s", nothing)
+		return t, invalid("", "%s", nothing)
 	}
 	before := k.state(r)
 	if err := checkRevision(k.kind, before.title(), before.revision(), revision); err != nil {
-		return r, err
+		return t, err
 	}
 	if err := apply(&r); err != nil {
-		return r, err
+		return t, err
 	}
 	err = s.InTx(ctx, func(ctx context.Context) error {
 		if err := k.save(ctx, s, &r); err != nil {
@@ -154,11 +169,14 @@ func (k recordKind[R]) update(ctx context.Context, s *Service, actor Actor, spac
 		}
 		return s.recordChange(ctx, actor, spaceID, before, k.state(r))
 	})
-	return r, err
+	if err != nil {
+		return t, err
+	}
+	return k.to(r), nil
 }
 
 // save writes the record's columns, guarded by its revision (saveRevision).
-func (k recordKind[R]) save(ctx context.Context, s *Service, r *R) error {
+func (k recordKind[R, T]) save(ctx context.Context, s *Service, r *R) error {
 	st := k.state(*r)
 	revision, _ := k.stamps(r)
 	return s.saveRevision(ctx, k.kind, st.title(), st.recordID(), r, revision, k.columns...)
@@ -166,7 +184,7 @@ func (k recordKind[R]) save(ctx context.Context, s *Service, r *R) error {
 
 // restore makes the record r for Undo or Redo: inserted at revision when
 // it no longer exists (cur nil), else saved over cur with the next one.
-func (k recordKind[R]) restore(ctx context.Context, s *Service, cur snapshot, r R, revision int) (snapshot, error) {
+func (k recordKind[R, T]) restore(ctx context.Context, s *Service, cur snapshot, r R, revision int) (snapshot, error) {
 	rev, updatedAt := k.stamps(&r)
 	*updatedAt = s.now()
 	if cur != nil {
@@ -202,10 +220,8 @@ func checkRevision(kind, title string, current int, expected *int) error {
 	return nil
 }
 
-// saveRevision writes the columns of a changed row whose revision was
-// *revision when it was read, and bumps it. The write is guarded by that
-// revision, so of two updates racing from the same read one wins and the
-// other is ErrStale.
+// saveRevision writes the columns of a changed row guarded by the revision
+// it was read at, and bumps it: of two racing updates, one is ErrStale.
 func (s *Service) saveRevision(ctx context.Context, kind, title, id string, row any, revision *int, columns ...string) error {
 	prev := *revision
 	*revision = prev + 1
@@ -220,11 +236,9 @@ func (s *Service) saveRevision(ctx context.Context, kind, title, id string, row 
 	return nil
 }
 
-// containsWord is the condition that column contains a search word (the
-// argument, a LIKE pattern) in any case. On SQLite it lowers with
-// storage.UnicodeLower, since SQLite's own lower() folds only ASCII; on
-// Postgres lower() follows the database's locale (a UTF-8 one folds every
-// letter).
+// containsWord is the condition that column contains a search word (a LIKE
+// pattern) in any case: on SQLite with storage.UnicodeLower, since SQLite's
+// own lower() folds only ASCII.
 func (s *Service) containsWord(column string) string {
 	lower := "LOWER"
 	if s.root.Dialect != storage.Postgres {
@@ -238,17 +252,10 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// pageTotal is the total of a list whose page at offset, asked for limit
-// rows, came back with rows of them. A page that is not full ends the list,
-// so its total is known without counting: offset + rows (an empty page at
-// offset 0: nothing matches). Only a full page, or an empty one past the
-// end, counts with matching (the list's conditions without its paging), a
-// statement of its own. Most lists are one page: one statement, where a
-// count and a page were two. The total is not read with the page
-// (count(*) OVER ()): a window over the whole match is computed before
-// LIMIT, so every page would read and sort every matching row (387 ms for a
-// page of 50 among 200,000 tasks on SQLite, against 13 ms for the page and
-// an index-only count).
+// pageTotal is the total of a list whose page at offset came back with rows
+// of limit: a page that is not full ends the list, so only a full page, or
+// an empty one past the end, counts with matching (the list's conditions).
+// count(*) OVER () would sort every match per page (387 ms vs 13 ms).
 func pageTotal(matching *gorm.DB, offset, limit, rows int) (int64, error) {
 	if rows < limit && (rows > 0 || offset == 0) {
 		return int64(offset + rows), nil
@@ -260,8 +267,7 @@ func pageTotal(matching *gorm.DB, offset, limit, rows int) (int64, error) {
 	return n, nil
 }
 
-// nextOffset is where the page after one of rows rows at offset starts, or
-// 0 when that page holds every match left.
+// nextOffset is where the next page starts; 0 when there is none.
 func nextOffset(offset, rows int, total int64) int {
 	if next := offset + rows; int64(next) < total {
 		return next

@@ -12,9 +12,8 @@ type Ref struct {
 	ID     string `json:"id"`
 	Label  string `json:"label"`
 	Detail string `json:"detail,omitempty"`
-	// SpaceID is set on a record found in a space other than the
-	// conversation's (a turn across spaces), so a client knows where to
-	// open it.
+	// SpaceID is set on a record found in another space than the
+	// conversation's, so a client knows where to open it.
 	SpaceID string `json:"spaceId,omitempty"`
 }
 
@@ -25,35 +24,29 @@ const (
 	KindPerson  = "person"
 )
 
-// ResolveRef looks a record up by kind and id in the space, for mentions a
-// client sends: an id is an exact lookup key, never evidence of access, so a
-// record of another space is not found.
+// ResolveRef looks a record up by kind and id in the space: an id of another
+// space is not found.
 func (s *Service) ResolveRef(ctx context.Context, actor Actor, spaceID, kind, id string) (Ref, error) {
-	switch kind {
-	case KindTask:
-		t, err := s.GetTask(ctx, actor, spaceID, id)
-		if err != nil {
-			return Ref{}, err
-		}
-		return TaskRef(t), nil
-	case KindProject:
-		p, err := s.GetProject(ctx, actor, spaceID, id)
-		if err != nil {
-			return Ref{}, err
-		}
-		return Ref{Kind: KindProject, ID: p.ID, Label: p.Name, Detail: p.Status}, nil
-	case KindPerson:
-		p, err := s.GetSpacePerson(ctx, actor, spaceID, id)
-		if err != nil {
-			return Ref{}, err
-		}
-		return Ref{Kind: KindPerson, ID: p.ID, Label: p.Name, Detail: string(p.Role)}, nil
+	src, ok := refSources[kind]
+	if !ok {
+		return Ref{}, invalid("/kind", "kind must be task, project or person, not %q", kind)
 	}
-	return Ref{}, invalid("/kind", "kind must be task, project or person, not %q", kind)
+	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
+		return Ref{}, err
+	}
+	var rows []refRow
+	if !BadText(id) {
+		if err := s.q(ctx).Raw("SELECT * FROM ("+src+") r WHERE id = ?", spaceID, id).Scan(&rows).Error; err != nil {
+			return Ref{}, fmt.Errorf("get %s %s: %w", kind, id, err)
+		}
+	}
+	if len(rows) == 0 {
+		return Ref{}, &NotFoundError{Kind: kind, ID: id}
+	}
+	return rows[0].ref(), nil
 }
 
-// TaskRef is how a task is named to people: its title, with its status and
-// due date as detail.
+// TaskRef names a task by its title, with its status and due date.
 func TaskRef(t Task) Ref {
 	detail := t.Status
 	if t.DueDate != "" {

@@ -2,9 +2,9 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -18,14 +18,13 @@ import (
 type Service struct {
 	root *storage.DB
 	now  func() time.Time
-	// subscribers is shared by every Service derived from one NewService,
-	// so a write through any copy reaches every subscriber.
+	// subscribers, models and connector are shared by every Service derived
+	// from one NewService.
 	subscribers *subscribers
 	// models is the operator's model catalog (SetModels), shared the same
 	// way.
 	models *modelsHolder
-	// undoGroup is the Undo group writes record their entries in; "" records
-	// none (a person's own writes on a screen).
+	// undoGroup is the Undo group writes record their entries in; "" none.
 	undoGroup string
 	// connector checks and seals MCP connections; shared by every copy.
 	connector *connectorRef
@@ -38,38 +37,36 @@ func NewService(db *storage.DB) *Service {
 	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
 }
 
-// InTx runs fn in the database's one unit of work (storage.DB.InTx): a
-// transaction fn's context carries, which every store called with it
-// joins; inside one, fn runs in it as it is. It is here for the packages
-// the layer map keeps from models (toolrun: a Hub write and its outcome
-// row commit together; tools: a batch of changes, all or none). The
-// changes made in it reach subscribers only once the outermost
-// transaction has committed, and never when it rolls back: a subscriber
-// never hears of a record that does not exist.
+// InTx runs fn in the transaction its context carries, beginning one when
+// there is none (storage.DB.InTx), for the packages the layer map keeps
+// from models. Its changes reach subscribers only once the outermost
+// transaction has committed, and never when it rolls back.
 func (s *Service) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	return s.root.InTx(ctx, fn)
 }
 
-// txState is what the workspace keeps for one transaction, whoever began
-// it: the changes to deliver once it has committed and the memberships
-// its checks read (accessInTx).
+// txState is what the workspace keeps for one transaction: the changes to
+// deliver once it has committed and the roles its checks read ("": none).
 type txState struct {
-	batch changeBatch
-	roles txRoles
+	mu      sync.Mutex
+	changes []Change
+	roles   map[[2]string]Role
 }
 
 type txStateKey struct{}
 
 // txOf is the state of the transaction ctx carries; nil outside one. Its
-// first use arranges the delivery of the transaction's changes after the
-// commit.
+// first use arranges the delivery of the changes after the commit.
 func (s *Service) txOf(ctx context.Context) *txState {
 	v := storage.Local(ctx, txStateKey{}, func() any {
 		st := &txState{}
 		storage.AfterTx(ctx, func(err error) {
 			ctx := storage.Detach(ctx)
 			if err == nil {
-				s.subscribers.deliver(ctx, st.batch.take())
+				st.mu.Lock()
+				changes := st.changes
+				st.mu.Unlock()
+				s.subscribers.deliver(ctx, changes)
 			}
 		})
 		return st
@@ -80,30 +77,23 @@ func (s *Service) txOf(ctx context.Context) *txState {
 	return v.(*txState)
 }
 
-// q is the handle the Service queries through: the transaction ctx
-// carries, else the pool.
+// q is the transaction ctx carries, else the pool.
 func (s *Service) q(ctx context.Context) *gorm.DB { return s.root.Q(ctx) }
 
 // Access returns the person's role in a space, or ErrNotFound when they have
 // none: a space the person cannot open does not exist for them.
 func (s *Service) Access(ctx context.Context, personID, spaceID string) (Role, error) {
-	var m storage.Membership
 	if BadText(spaceID) {
 		// No space has such an id; Postgres would refuse to look (22021).
 		return "", &NotFoundError{Kind: "space", ID: spaceID}
 	}
 	if st := s.txOf(ctx); st != nil {
 		// A write's checks read in its own transaction, once (accessInTx).
-		return s.accessInTx(ctx, &st.roles, personID, spaceID)
+		return s.accessInTx(ctx, st, personID, spaceID)
 	}
-	err := s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID).Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", &NotFoundError{Kind: "space", ID: spaceID}
-	}
-	if err != nil {
-		return "", fmt.Errorf("access %s: %w", spaceID, err)
-	}
-	return Role(m.Role), nil
+	m, err := takeOne[storage.Membership](s.q(ctx).Where("space_id = ? AND person_id = ?", spaceID, personID),
+		&NotFoundError{Kind: "space", ID: spaceID}, "access "+spaceID)
+	return Role(m.Role), err
 }
 
 // CanWrite returns nil when the person may change records in the space,
@@ -119,8 +109,7 @@ func (s *Service) CanWrite(ctx context.Context, personID, spaceID string) error 
 	return nil
 }
 
-// WithArticle puts "a" or "an" before a word for people to read: "an
-// editor", "a viewer", "an owner".
+// WithArticle puts "a" or "an" before a word: "an editor", "a viewer".
 func WithArticle(word string) string {
 	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
 		return "an " + word

@@ -9,14 +9,11 @@ import (
 )
 
 // A browser session is what a full token is exchanged for (POST
-// /api/session): a random value kept in an HttpOnly cookie, so the console
-// signs in once per browser without its script ever holding the token.
-// Only its hash is stored, in api_tokens, with the scope sessionPrefix +
-// the id of the token it was made from. It is tied to that token: every
-// request checks the session and its token in one read, so a session dies
-// with its token (expired, or its row gone) and with its person, and never
-// outlives the token's own expiry. The session value is refused as a bearer
-// token and in a stream URL (its scope is neither "" nor the one asked).
+// /api/session): a random value in an HttpOnly cookie, so the console's
+// script never holds the token. Only its hash is stored, in api_tokens,
+// with the scope sessionPrefix + the id of its token; every request checks
+// both in one read, so a session dies with its token and its person. Its
+// scope makes it useless as a bearer or stream token.
 const sessionPrefix = "session:"
 
 // SessionTTL is how long a browser session lasts at most (its token's
@@ -30,47 +27,36 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	if token == "" {
 		return "", time.Time{}, ErrUnauthenticated
 	}
-	var rows []struct {
-		ID        string
-		PersonID  string
-		ExpiresAt *time.Time
-	}
-	err = s.q(ctx).Table("api_tokens").Select("api_tokens.id, api_tokens.person_id, api_tokens.expires_at").
+	var parents []Person // the token's
+	err = s.q(ctx).Table("api_tokens").
+		Select("api_tokens.person_id AS id, api_tokens.id AS root_token_id, api_tokens.expires_at AS root_token_expires_at").
 		Joins("JOIN people ON people.id = api_tokens.person_id").
-		Where("api_tokens.hash = ? AND api_tokens.scope = ?", hashToken(token), "").Limit(1).Scan(&rows).Error
+		Where("api_tokens.hash = ? AND api_tokens.scope = ?", hashToken(token), "").Limit(1).Scan(&parents).Error
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("create session: %w", err)
 	}
-	if len(rows) == 0 || (rows[0].ExpiresAt != nil && !s.now().Before(*rows[0].ExpiresAt)) {
+	if len(parents) == 0 || (parents[0].RootTokenExpiresAt != nil && !s.now().Before(*parents[0].RootTokenExpiresAt)) {
 		return "", time.Time{}, ErrUnauthenticated
 	}
-	// Derived from the token: stored only while it is there (a session made
-	// as its token is revoked is refused), expiring with it at the latest.
-	parent := Person{ID: rows[0].PersonID, RootTokenID: rows[0].ID, RootTokenExpiresAt: rows[0].ExpiresAt}
-	return s.derivedToken(ctx, parent, sessionPrefix+rows[0].ID, SessionTTL, "create session")
+	// Derived from the token: stored only while it is there, expiring with
+	// it at the latest.
+	return s.derivedToken(ctx, parents[0], sessionPrefix+parents[0].RootTokenID, SessionTTL, "create session")
 }
 
-// AuthenticateSession returns the person of a browser session: the
-// session, the token it was made from and their person in one read. A
-// session whose token is gone or expired is ErrUnauthenticated, as an
-// unknown or expired one.
+// AuthenticateSession returns the person of a browser session, read with
+// its token in one statement. A session whose token is gone or expired is
+// ErrUnauthenticated, as an unknown or expired one.
 func (s *Service) AuthenticateSession(ctx context.Context, session string) (Person, error) {
 	if session == "" {
 		return Person{}, ErrUnauthenticated
 	}
 	var rows []struct {
-		ID             string
-		TokenID        string
-		TokenLastUsed  *time.Time
-		PersonID       string
-		ExpiresAt      *time.Time
-		TokenExpiresAt *time.Time
-		Name           string
-		FirstName      string
-		Persona        string
+		Person
+		ExpiresAt, TokenLastUsed *time.Time
 	}
 	err := s.q(ctx).Table("api_tokens AS sessions").
-		Select("sessions.id, tokens.id AS token_id, tokens.last_used_at AS token_last_used, sessions.person_id, sessions.expires_at, tokens.expires_at AS token_expires_at, people.name, people.first_name, people.persona").
+		Select(personColumns+", tokens.id AS root_token_id, tokens.expires_at AS root_token_expires_at, "+
+			"tokens.last_used_at AS token_last_used, sessions.expires_at").
 		Joins("JOIN api_tokens AS tokens ON tokens.id = substr(sessions.scope, ?) AND tokens.person_id = sessions.person_id AND tokens.scope = ''", len(sessionPrefix)+1).
 		Joins("JOIN people ON people.id = sessions.person_id").
 		Where("sessions.hash = ? AND sessions.scope LIKE ?", hashToken(session), sessionPrefix+"%").Limit(1).Scan(&rows).Error
@@ -81,17 +67,16 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 		return Person{}, ErrUnauthenticated
 	}
 	row, now := rows[0], s.now()
-	for _, e := range []*time.Time{row.ExpiresAt, row.TokenExpiresAt} {
+	for _, e := range []*time.Time{row.ExpiresAt, row.RootTokenExpiresAt} {
 		if e != nil && !now.Before(*e) {
 			return Person{}, ErrUnauthenticated
 		}
 	}
-	s.touchToken(ctx, row.TokenID, row.TokenLastUsed)
-	return Person{ID: row.PersonID, Name: row.Name, GivenName: row.FirstName, Persona: row.Persona, RootTokenID: row.TokenID, RootTokenExpiresAt: row.TokenExpiresAt}, nil
+	s.touchToken(ctx, row.RootTokenID, row.TokenLastUsed)
+	return row.Person, nil
 }
 
-// DeleteSession ends a browser session (signing out). An unknown one is
-// no error: there is nothing left to end.
+// DeleteSession ends a browser session; an unknown one is no error.
 func (s *Service) DeleteSession(ctx context.Context, session string) error {
 	if session == "" {
 		return nil
@@ -107,12 +92,9 @@ func (s *Service) DeleteSession(ctx context.Context, session string) error {
 const SignInTokenName = "browser sign-in through the identity provider"
 
 // CreateSignInSession makes the browser session of a person the identity
-// provider signed in (GET /api/session/oidc/callback). A session derives
-// from a full token, so the sign-in makes one: a token of its own, named
-// SignInTokenName, expiring with the session, whose value nobody is given.
-// It is listed with the person's tokens and audited as any token's
-// creation (by the person), and revoking it ends the session, as revoking
-// the token a session was made from does.
+// provider signed in. A session derives from a full token, so the sign-in
+// makes one, named SignInTokenName and expiring with the session, whose
+// value nobody is given; revoking it ends the session.
 func (s *Service) CreateSignInSession(ctx context.Context, personID string) (session string, expires time.Time, err error) {
 	err = s.InTx(ctx, func(ctx context.Context) error {
 		token, _, err := s.createNamedToken(ctx, Actor{PersonID: personID, Via: ViaREST}, personID, "", SignInTokenName, SessionTTL)

@@ -27,15 +27,14 @@ const (
 // Settings are a person's assistant settings.
 type Settings struct {
 	WritePolicy string
-	// AllowedWriteAreas limits the areas ("tasks", "projects", "apps", …)
-	// the assistant may write in; empty allows every area.
+	// AllowedWriteAreas limits the areas (WriteAreas) the assistant may write
+	// in; empty allows every area.
 	AllowedWriteAreas []string
 	// ConnectedAppWrites lets the assistant propose writes in connected apps
-	// (they always wait for Apply). Off by default.
+	// (they always wait for Apply).
 	ConnectedAppWrites bool
-	// Model and Effort are the person's default model (a catalog id) and
-	// reasoning effort for turns that name none; "" is the catalog's
-	// default model and no effort (TurnModel).
+	// Model and Effort are the person's default model and reasoning effort
+	// for turns that name none; "" is the catalog's default (TurnModel).
 	Model  string
 	Effort string
 }
@@ -58,8 +57,8 @@ type SettingsPatch struct {
 	WritePolicy        *string
 	AllowedWriteAreas  *[]string
 	ConnectedAppWrites *bool
-	// Model and Effort are checked against the operator's catalog; ""
-	// goes back to the catalog's default model, or no effort.
+	// Model and Effort are checked against the catalog; "" goes back to the
+	// default.
 	Model  *string
 	Effort *string
 }
@@ -91,15 +90,13 @@ func (s *Service) GetSettings(ctx context.Context, personID string) (Settings, e
 }
 
 // CheckSettingsPatch checks a patch as UpdateSettings would, saving
-// nothing: what a held hub_update_settings is checked with before it waits
-// for Apply.
+// nothing (a held hub_update_settings, before it waits for Apply).
 func (s *Service) CheckSettingsPatch(ctx context.Context, personID string, p SettingsPatch) error {
 	_, err := s.patchedSettings(ctx, personID, p)
 	return err
 }
 
-// patchedSettings are the person's settings with the patch applied, each
-// field checked.
+// patchedSettings are the saved settings with the patch checked and applied.
 func (s *Service) patchedSettings(ctx context.Context, personID string, p SettingsPatch) (Settings, error) {
 	cur, err := s.GetSettings(ctx, personID) // what is saved now, not an activity's earlier read
 	if err != nil {
@@ -157,9 +154,7 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 }
 
 // patchModel applies a patch's model and effort, checked against the
-// catalog: a model it does not hold is invalid at /model, an effort the
-// resulting model does not take at /effort. A new model alone keeps the
-// saved effort only if that model takes it too.
+// catalog. A new model alone keeps the saved effort only if it takes it.
 func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
 	if p.Model == nil && p.Effort == nil {
 		return nil

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"hub/storage"
@@ -21,15 +20,13 @@ const ViaOIDC = "oidc"
 // through the identity provider: an event of Hub as a whole (no space).
 const AuditSignIn = "sign_in"
 
-// DefaultSignInName is the name of a person whose provider gave no name,
-// username or email.
+// DefaultSignInName names a person whose provider gave no name.
 const DefaultSignInName = "New person"
 
-// SignInSubject returns the person a subject of the OpenID Connect
-// provider (issuer and sub) signs in as. Its first sign-in creates the
-// person, named name (else DefaultSignInName), in no space — an owner adds
-// them to spaces as anyone else — and records it in the audit log. Two
-// first sign-ins at once make one person.
+// SignInSubject returns the person a subject of the OpenID Connect provider
+// signs in as. Its first sign-in creates the person, named name (else
+// DefaultSignInName), in no space, and audits it; two first sign-ins at
+// once make one person.
 func (s *Service) SignInSubject(ctx context.Context, issuer, subject, name string) (Person, error) {
 	if p, err := s.subjectPerson(ctx, issuer, subject); !errors.Is(err, ErrNotFound) {
 		return p, err
@@ -64,14 +61,11 @@ var errSubjectTaken = errors.New("the subject signed in meanwhile")
 
 // subjectPerson is the person of a known subject; ErrNotFound for a new one.
 func (s *Service) subjectPerson(ctx context.Context, issuer, subject string) (Person, error) {
-	var p storage.Person
-	err := s.q(ctx).Joins("JOIN oidc_subjects ON oidc_subjects.person_id = people.id").
-		Where("oidc_subjects.issuer = ? AND oidc_subjects.subject = ?", issuer, subject).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Person{}, ErrNotFound
-	}
+	q := s.q(ctx).Joins("JOIN oidc_subjects ON oidc_subjects.person_id = people.id").
+		Where("oidc_subjects.issuer = ? AND oidc_subjects.subject = ?", issuer, subject)
+	p, err := takeOne[storage.Person](q, ErrNotFound, "read the person of subject "+subject)
 	if err != nil {
-		return Person{}, fmt.Errorf("read the person of subject %s: %w", subject, err)
+		return Person{}, err
 	}
 	return toPerson(p), nil
 }
@@ -90,15 +84,12 @@ func signInName(name string) string {
 	return name
 }
 
-// HubAudit returns the newest audit events of Hub as a whole (of no
-// space), newest first, at most limit: the first sign-ins through the
-// identity provider and the token events of people in no space
-// (operators'). It is the operator's (`hub audit`): no person's access is
-// checked.
+// HubAudit returns the newest audit events of Hub as a whole (of no space),
+// at most limit, for the operator (`hub audit`): it checks no access.
 func (s *Service) HubAudit(ctx context.Context, limit int) ([]AuditEvent, error) {
-	var rows []storage.AuditEvent
-	if err := s.q(ctx).Where("space_id IS NULL").Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
+	events, err := auditEvents(s.q(ctx).Where("audit_events.space_id IS NULL"), limit)
+	if err != nil {
 		return nil, fmt.Errorf("read Hub's audit log: %w", err)
 	}
-	return s.auditEvents(ctx, rows)
+	return events, nil
 }

@@ -21,24 +21,20 @@ const KindSkill = "skill"
 const (
 	MaxSkillName        = 80  // a label in a list and in the instructions
 	MaxSkillDescription = 200 // one line saying when the skill applies; every system message lists it
-	// MaxSkillInstructions is what hub_read_skill returns whole: a page,
-	// not a manual, within a tool result's 6,000 characters
-	// (tools.MaxResultChars) with its name, description and JSON.
+	// MaxSkillInstructions is what hub_read_skill returns whole, within a
+	// tool result's 6,000 characters (tools.MaxResultChars).
 	MaxSkillInstructions = 4_000
 	MaxSkillPurpose      = 40
 	// MaxSkills is how many skills one person keeps.
 	MaxSkills = 100
 )
 
-// skillPurpose is what a purpose looks like: a lower-case slug
-// ("morning-brief").
+// skillPurpose is a purpose: a lower-case slug ("morning-brief").
 var skillPurpose = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// Skill is one of a person's own saved instructions ("Weekly report: how I
-// write it"). Only its owner reads it. Version counts its changes from 1;
-// every change names the version it was made against. A skill with a
-// Purpose belongs to runs of that purpose and is never listed in a chat's
-// instructions.
+// Skill is one of a person's own saved instructions, read only by them.
+// Version counts its changes from 1. A skill with a Purpose belongs to runs
+// of that purpose and is never listed in a chat's instructions.
 type Skill struct {
 	ID           string
 	Name         string
@@ -91,33 +87,10 @@ func (s *Service) CreateSkill(ctx context.Context, personID string, in NewSkill)
 	}
 	r.CreatedAt = s.now()
 	r.UpdatedAt = r.CreatedAt
-	err = s.InTx(ctx, func(ctx context.Context) error {
-		// The person's row lock makes racing creates count one after the
-		// other: without it, on Postgres, each saw the others' skills
-		// missing and all of them passed MaxSkills.
-		if err := s.lockRow(ctx, &storage.Person{}, personID); err != nil {
-			return fmt.Errorf("create skill: %w", err)
-		}
-		var names []string
-		if err := s.q(ctx).Model(&storage.Skill{}).Where("person_id = ?", personID).Pluck("name", &names).Error; err != nil {
-			return fmt.Errorf("create skill: %w", err)
-		}
-		if len(names) >= MaxSkills {
-			return fmt.Errorf("you have %d skills, the most one person keeps; delete one first: %w", len(names), ErrConflict)
-		}
-		for _, n := range names {
-			if strings.EqualFold(n, r.Name) {
-				return skillNameTaken(r.Name)
-			}
-		}
-		if err := s.q(ctx).Create(&r).Error; err != nil {
-			if errors.Is(err, gorm.ErrDuplicatedKey) { // the unique index decides a race
-				return skillNameTaken(r.Name)
-			}
-			return fmt.Errorf("create skill: %w", err)
-		}
-		return nil
-	})
+	full := func(n int) error {
+		return fmt.Errorf("you have %d skills, the most one person keeps; delete one first: %w", n, ErrConflict)
+	}
+	err = insertNamed(ctx, s, "create skill", &storage.Person{}, personID, "person_id", MaxSkills, full, skillNameTaken, &r, r.Name)
 	if err != nil {
 		return Skill{}, err
 	}
@@ -133,8 +106,7 @@ func (s *Service) ListSkills(ctx context.Context, personID string) ([]Skill, err
 	return s.skills(ctx, "list skills", s.q(ctx).Where("person_id = ?", personID))
 }
 
-// InstructionSkills are the skills a chat's instructions list: the
-// person's enabled skills without a purpose, by name.
+// InstructionSkills are the person's enabled skills without a purpose.
 func (s *Service) InstructionSkills(ctx context.Context, personID string) ([]Skill, error) {
 	return s.skills(ctx, "list enabled skills", s.q(ctx).Where("person_id = ? AND enabled = ? AND purpose = ''", personID, true))
 }
@@ -147,8 +119,7 @@ func (s *Service) skills(ctx context.Context, what string, q *gorm.DB) ([]Skill,
 	return mapRows(rows, toSkill), nil
 }
 
-// GetSkill returns one skill of the person; another person's is
-// ErrNotFound, as one that does not exist.
+// GetSkill returns one skill of the person (another's: ErrNotFound).
 func (s *Service) GetSkill(ctx context.Context, personID, id string) (Skill, error) {
 	r, err := s.skillRow(ctx, personID, id)
 	if err != nil {
@@ -157,8 +128,7 @@ func (s *Service) GetSkill(ctx context.Context, personID, id string) (Skill, err
 	return toSkill(r), nil
 }
 
-// UpdateSkill changes the set fields of the person's skill, guarded by the
-// patch's version (required).
+// UpdateSkill changes the set fields, guarded by the patch's Version.
 func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillPatch) (Skill, error) {
 	r, err := s.skillRow(ctx, personID, id)
 	if err != nil {
@@ -240,8 +210,7 @@ func staleSkill(name string, current, sent int) error {
 		name, current, sent, ErrStale)
 }
 
-// DeleteSkill removes the person's skill. version, when set, must be the
-// current one.
+// DeleteSkill removes the skill; version, when set, must be the current one.
 func (s *Service) DeleteSkill(ctx context.Context, personID, id string, version *int) error {
 	r, err := s.skillRow(ctx, personID, id)
 	if err != nil {
@@ -257,18 +226,10 @@ func (s *Service) DeleteSkill(ctx context.Context, personID, id string, version 
 }
 
 func (s *Service) skillRow(ctx context.Context, personID, id string) (storage.Skill, error) {
-	var r storage.Skill
 	if BadText(id) {
-		return r, skillNotFound(id)
+		return storage.Skill{}, skillNotFound(id)
 	}
-	err := s.q(ctx).Where("id = ? AND person_id = ?", id, personID).Take(&r).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return r, skillNotFound(id)
-	}
-	if err != nil {
-		return r, fmt.Errorf("get skill %s: %w", id, err)
-	}
-	return r, nil
+	return takeOne[storage.Skill](s.q(ctx).Where("id = ? AND person_id = ?", id, personID), skillNotFound(id), "get skill "+id)
 }
 
 func checkSkillInstructions(raw string) (string, error) {

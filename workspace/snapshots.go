@@ -13,8 +13,7 @@ import (
 	"hub/storage"
 )
 
-// snapshot is a task, a project or a person's record in a space as an Undo
-// entry keeps it.
+// snapshot is a record as an Undo entry keeps it.
 type snapshot interface {
 	kind() string
 	recordID() string
@@ -22,9 +21,8 @@ type snapshot interface {
 	revision() int
 }
 
-// taskSnapshot is storage.Task with stable JSON names: the two convert into
-// each other, so a column added to tasks fails to compile here until the
-// snapshot keeps it too.
+// taskSnapshot is storage.Task with stable JSON names; the conversion fails
+// to compile until a column added to tasks is kept here too.
 type taskSnapshot struct {
 	ID         string    `json:"id"`
 	SpaceID    string    `json:"spaceId"`
@@ -45,8 +43,7 @@ func (t *taskSnapshot) recordID() string { return t.ID }
 func (t *taskSnapshot) title() string    { return t.Title }
 func (t *taskSnapshot) revision() int    { return t.Revision }
 
-// projectSnapshot is storage.Project with stable JSON names, like
-// taskSnapshot.
+// projectSnapshot is storage.Project with stable JSON names.
 type projectSnapshot struct {
 	ID          string    `json:"id"`
 	SpaceID     string    `json:"spaceId"`
@@ -96,10 +93,9 @@ func personState(p storage.Person, m storage.Membership) snapshot {
 		Revision: m.Revision, CreatedAt: m.CreatedAt}
 }
 
-// sameSnapshot compares what a person can see and change of a record:
-// revisions and times are left out, since Undo and Redo move the revision on
-// while bringing back the same content (and the engines keep times at
-// different precisions).
+// sameSnapshot compares what a person can see and change of a record: not
+// revisions, which Undo and Redo move on, nor times, which the engines keep
+// at different precisions.
 func sameSnapshot(a, b snapshot) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
@@ -107,8 +103,7 @@ func sameSnapshot(a, b snapshot) bool {
 	return a.kind() == b.kind() && reflect.DeepEqual(content(a), content(b))
 }
 
-// content is a snapshot's fields by their JSON names, without its revision
-// and times.
+// content is a snapshot's JSON fields without its revision and times.
 func content(st snapshot) map[string]any {
 	var m map[string]any
 	b, _ := json.Marshal(st) // strings, numbers and times: it cannot fail
@@ -153,8 +148,7 @@ func decodeSnapshot(kind string, raw *string) (snapshot, error) {
 }
 
 // restore moves one record from cur to target (nil: absent) for Undo or Redo
-// and tells subscribers. A record that comes back continues its revisions
-// after maxRevision; one that is changed gets the next revision.
+// and tells subscribers; one that comes back continues after maxRevision.
 func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur, target snapshot, maxRevision int, verb, name string) (snapshot, error) {
 	if cur == nil && target == nil {
 		return nil, nil
@@ -195,32 +189,29 @@ func isPerson(st snapshot) bool {
 
 // loadSnapshot reads a record's current state; nil when it does not exist.
 func (s *Service) loadSnapshot(ctx context.Context, kind, spaceID, id string) (snapshot, error) {
-	var err error
-	var st snapshot
 	switch kind {
 	case KindTask:
-		var r storage.Task
-		if r, err = taskRecords.row(ctx, s, spaceID, id); err == nil {
-			st = taskState(r)
-		}
+		r, err := taskRecords.row(ctx, s, spaceID, id)
+		return stateOf(r, err, taskState)
 	case KindProject:
-		var r storage.Project
-		if r, err = projectRecords.row(ctx, s, spaceID, id); err == nil {
-			st = projectState(r)
-		}
+		r, err := projectRecords.row(ctx, s, spaceID, id)
+		return stateOf(r, err, projectState)
 	case KindPerson:
-		var p storage.Person
-		var m storage.Membership
-		if p, m, err = s.spacePersonRow(ctx, spaceID, id); err == nil {
-			st = personState(p, m)
-		}
-	default:
-		return nil, fmt.Errorf("unknown record kind %q", kind)
+		p, m, err := s.spacePersonRow(ctx, spaceID, id)
+		return stateOf(m, err, func(m storage.Membership) snapshot { return personState(p, m) })
 	}
+	return nil, fmt.Errorf("unknown record kind %q", kind)
+}
+
+// stateOf is the state of a row read with err; nil when it was not found.
+func stateOf[R any](r R, err error, state func(R) snapshot) (snapshot, error) {
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
-	return st, err
+	if err != nil {
+		return nil, err
+	}
+	return state(r), nil
 }
 
 func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(string, ...any) error) error {
@@ -258,9 +249,8 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 	return nil
 }
 
-// putSnapshot brings a record to target for Undo or Redo: back into
-// existence at revision when it no longer exists (cur nil), else changed
-// from cur.
+// putSnapshot brings a record to target: back into existence at revision
+// when it no longer exists (cur nil), else changed from cur.
 func (s *Service) putSnapshot(ctx context.Context, spaceID string, cur, target snapshot, revision int, refuse func(string, ...any) error) (snapshot, error) {
 	switch t := target.(type) {
 	case *taskSnapshot:
@@ -301,8 +291,7 @@ func (s *Service) putSnapshot(ctx context.Context, spaceID string, cur, target s
 }
 
 // checkTaskLinks refuses to bring back a task whose project was deleted or
-// whose assignee left the space since: the task cannot point at them again.
-// They are checked as a change of the task's project and assignee is.
+// whose assignee left the space since, checked as a change of them is.
 func (s *Service) checkTaskLinks(ctx context.Context, spaceID string, r *storage.Task, refuse func(string, ...any) error) error {
 	links := TaskPatch{ProjectID: r.ProjectID, AssigneeID: r.AssigneeID}
 	var gone *NotFoundError

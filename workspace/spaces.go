@@ -26,22 +26,19 @@ type Person struct {
 	ID   string
 	Name string
 	Role Role
-	// GivenName is the first name the person set in their profile ("":
-	// none); Persona their sentence about their work. GetPerson fills both.
+	// GivenName is the first name the person set ("": none), Persona their
+	// sentence about their work; GetPerson fills both.
 	GivenName string
 	Persona   string
-	// Revision is the revision of their record in the space (ListPeople,
-	// GetSpacePerson and the people writes fill it), JoinedAt when they
-	// joined it.
+	// Revision is the revision of their record in the space, JoinedAt when
+	// they joined it (ListPeople, GetSpacePerson and the people writes).
 	Revision int
 	JoinedAt time.Time
-	// RootTokenID is the full or operator token a request authenticated
-	// with, or that its stream token or session derives from ("": a stream
-	// token made before tokens had parents). Authenticate and
-	// AuthenticateSession fill it. The stream tokens the request makes
-	// derive from it, and an open stream rechecks it (TokenAlive).
-	// RootTokenExpiresAt is that token's expiry (nil: never), which theirs
-	// never passes.
+	// RootTokenID is the full or operator token a request authenticated with,
+	// or that its stream token or session derives from; the stream tokens the
+	// request makes derive from it, and an open stream rechecks it
+	// (TokenAlive). RootTokenExpiresAt is its expiry (nil: never), which
+	// theirs never passes.
 	RootTokenID        string
 	RootTokenExpiresAt *time.Time
 }
@@ -64,20 +61,14 @@ func (p Person) FirstName() string {
 
 // ListSpaces returns the spaces the person belongs to, by name.
 func (s *Service) ListSpaces(ctx context.Context, personID string) ([]Space, error) {
-	var rows []struct {
-		ID, Name, Role string
-	}
+	out := []Space{}
 	err := s.q(ctx).Table("spaces").
 		Select("spaces.id, spaces.name, memberships.role").
 		Joins("JOIN memberships ON memberships.space_id = spaces.id").
 		Where("memberships.person_id = ?", personID).
-		Order("spaces.name, spaces.id").Scan(&rows).Error
+		Order("spaces.name, spaces.id").Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("list spaces: %w", err)
-	}
-	out := make([]Space, len(rows))
-	for i, r := range rows {
-		out[i] = Space{ID: r.ID, Name: r.Name, Role: Role(r.Role)}
 	}
 	return out, nil
 }
@@ -95,10 +86,8 @@ func (s *Service) GetSpace(ctx context.Context, personID, spaceID string) (Space
 	return Space{ID: row.ID, Name: row.Name, Role: role}, nil
 }
 
-// SpaceNames returns the names of spaces by id, whoever may open them (an
-// unknown id is left out). It checks no access: a caller resolves a name
-// among ids it has checked before, and tells a space the person has left
-// from one that was never among them.
+// SpaceNames returns the names of spaces by id (an unknown id is left out).
+// It checks no access: a caller names spaces among ids it has checked.
 func (s *Service) SpaceNames(ctx context.Context, ids []string) (map[string]string, error) {
 	var rows []storage.Space
 	if err := s.q(ctx).Select("id", "name").Where("id IN ?", ids).Find(&rows).Error; err != nil {
@@ -130,34 +119,24 @@ func (s *Service) ListPeople(ctx context.Context, personID, spaceID string) ([]P
 	if _, err := s.Access(ctx, personID, spaceID); err != nil {
 		return nil, err
 	}
-	var rows []struct {
-		ID, Name, FirstName, Role string
-		Revision                  int
-		CreatedAt                 time.Time
-	}
+	out := []Person{}
 	err := s.q(ctx).Table("people").
-		Select("people.id, people.name, people.first_name, memberships.role, memberships.revision, memberships.created_at").
+		Select("people.id, people.name, people.first_name AS given_name, memberships.role, memberships.revision, "+
+			"memberships.created_at AS joined_at").
 		Joins("JOIN memberships ON memberships.person_id = people.id").
 		Where("memberships.space_id = ?", spaceID).
-		Order("people.name, people.id").Scan(&rows).Error
+		Order("people.name, people.id").Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("list people: %w", err)
-	}
-	out := make([]Person, len(rows))
-	for i, r := range rows {
-		out[i] = Person{ID: r.ID, Name: r.Name, GivenName: r.FirstName, Role: Role(r.Role), Revision: r.Revision, JoinedAt: r.CreatedAt}
 	}
 	return out, nil
 }
 
 // EnsureMember makes sure a space and a person with these names exist and
-// that the person has the role there, creating what is missing. It is how
-// `hub token create` and `hub dev` seed a workspace. Names identify spaces
-// exactly; a person is found by name among the space's members, or created.
-//
-// Several processes may seed the same new space and person at once (two
-// token commands, a token command beside `hub dev`): each call succeeds and
-// they all find the same space, person and membership.
+// that the person has the role there, creating what is missing (`hub token
+// create`, `hub dev`). A person is found by name among the space's
+// members. Calls racing from several processes all find the same space,
+// person and membership.
 func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string, role Role) (spaceID, personID string, err error) {
 	spaceName, personName = strings.TrimSpace(spaceName), strings.TrimSpace(personName)
 	if spaceName == "" || personName == "" {
@@ -198,9 +177,8 @@ func (s *Service) EnsureMember(ctx context.Context, spaceName, personName string
 }
 
 // FindMember finds a space by its exact name and a person by name among its
-// members, creating nothing: `hub token create` without --create, so that a
-// mistyped name is an error rather than a new space or person. Either one
-// missing is an error wrapping ErrNotFound that names what was looked for.
+// members, creating nothing, so a mistyped name is an error wrapping
+// ErrNotFound.
 func (s *Service) FindMember(ctx context.Context, spaceName, personName string) (spaceID, personID string, err error) {
 	spaceName, personName = strings.TrimSpace(spaceName), strings.TrimSpace(personName)
 	if spaceName == "" || personName == "" {
@@ -225,12 +203,9 @@ func (s *Service) FindMember(ctx context.Context, spaceName, personName string) 
 }
 
 // ensureSpace inserts the space unless one has the name (the unique index
-// spaces_name turns a second insert into nothing), then reads it. As the
-// first statement of EnsureMember's transaction, the insert also takes
-// SQLite's write lock before anything is read, so another process's call
-// waits its turn (the busy timeout) rather than failing on a read it made
-// before this one committed; on Postgres it waits for a concurrent insert of
-// the same name to commit, and the read that follows sees that row.
+// makes a second insert nothing), then reads it. As the transaction's first
+// statement the insert takes SQLite's write lock before anything is read;
+// on Postgres it waits for a racing insert of the name to commit.
 func (s *Service) ensureSpace(ctx context.Context, name string) (storage.Space, error) {
 	err := s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "name"}}, DoNothing: true}).
 		Create(&storage.Space{ID: storage.NewID("space"), Name: name}).Error
@@ -243,11 +218,9 @@ func (s *Service) ensureSpace(ctx context.Context, name string) (storage.Space, 
 }
 
 // ensurePerson finds the person by name among the space's members, else the
-// oldest person of that name, else creates one. People's names are not
-// unique, so no index can stop two processes from both creating the same new
-// person; on Postgres a transaction lock on the name makes the second wait
-// for the first and then find its person. (SQLite runs one write
-// transaction at a time, and ensureSpace has already begun writing.)
+// oldest person of that name, else creates one. Names are not unique, so on
+// Postgres a transaction lock on the name makes a racing call wait and find
+// this one's person (SQLite writes one transaction at a time).
 func (s *Service) ensurePerson(ctx context.Context, spaceID, name string) (storage.Person, error) {
 	if s.root.Dialect == storage.Postgres {
 		if err := s.q(ctx).Exec("SELECT pg_advisory_xact_lock(hashtext(?))", "hub.person:"+name).Error; err != nil {

@@ -34,8 +34,7 @@ const (
 	PriorityHigh   = "high"
 )
 
-// TaskStatuses and Priorities list them, in the order error messages name
-// them.
+// TaskStatuses and Priorities list them, in the order errors name them.
 var (
 	TaskStatuses = []string{TaskTodo, TaskDoing, TaskDone}
 	Priorities   = []string{PriorityNone, PriorityLow, PriorityMedium, PriorityHigh}
@@ -66,10 +65,8 @@ type NewTask struct {
 	AssigneeID string
 }
 
-// TaskPatch changes the fields that are set. An empty string clears an
-// optional field (due date, project, assignee). Revision, when set, must be
-// the task's current revision, or the update fails with ErrStale instead of
-// overwriting newer work.
+// TaskPatch changes the fields that are set; "" clears an optional one.
+// Revision, when set, must be the current one, else ErrStale.
 type TaskPatch struct {
 	Title      *string
 	Status     *string
@@ -80,8 +77,7 @@ type TaskPatch struct {
 	Revision   *int
 }
 
-// empty tells a patch that names no field to change (refused: see
-// recordKind.update).
+// empty tells a patch that names no field to change (recordKind.update).
 func (p TaskPatch) empty() bool {
 	return p.Title == nil && p.Status == nil && p.DueDate == nil && p.Priority == nil && p.ProjectID == nil && p.AssigneeID == nil
 }
@@ -110,29 +106,21 @@ func toTask(r storage.Task) Task {
 
 // ListTasks returns a page of the space's tasks, oldest first.
 func (s *Service) ListTasks(ctx context.Context, actor Actor, spaceID string, f TaskFilter) (TaskPage, error) {
-	rows, total, next, err := taskRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset,
+	tasks, total, next, err := taskRecords.list(ctx, s, actor, spaceID, f.Status, f.Query, f.Limit, f.Offset,
 		[2]string{"project_id", f.ProjectID}, [2]string{"assignee_id", f.AssigneeID})
 	if err != nil {
 		return TaskPage{}, err
 	}
-	return TaskPage{Total: total, Tasks: mapRows(rows, toTask), NextOffset: next}, nil
+	return TaskPage{Total: total, Tasks: tasks, NextOffset: next}, nil
 }
 
 // GetTask returns one task of the space.
 func (s *Service) GetTask(ctx context.Context, actor Actor, spaceID, id string) (Task, error) {
-	if _, err := s.Access(ctx, actor.PersonID, spaceID); err != nil {
-		return Task{}, err
-	}
-	r, err := taskRecords.row(ctx, s, spaceID, id)
-	if err != nil {
-		return Task{}, err
-	}
-	return toTask(r), nil
+	return taskRecords.get(ctx, s, actor, spaceID, id)
 }
 
-// CreateTasks adds tasks to a space, all or none. pathPrefix is the JSON
-// pointer of the list in the caller's input ("/tasks"), so an error names the
-// exact field ("/tasks/1/dueDate").
+// CreateTasks adds tasks to a space, all or none. pathPrefix is the list's
+// JSON pointer in the input ("/tasks"), for errors ("/tasks/1/dueDate").
 func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPrefix string, in []NewTask) ([]Task, error) {
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return nil, err
@@ -148,9 +136,8 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 	found := refsFound{}
 	for i, t := range in {
 		p := fmt.Sprintf("%s/%d", pathPrefix, i)
-		// Lists are oldest first: a microsecond apart (the finest time both
-		// engines keep), the tasks of one call list in the order given
-		// rather than by their random ids.
+		// A microsecond apart (the finest time both engines keep), the tasks
+		// of one call list in the order given, not by their random ids.
 		r := storage.Task{ID: storage.NewID("task"), SpaceID: spaceID, Status: TaskTodo, Priority: PriorityNone, Revision: 1,
 			CreatedBy: actor.PersonID, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
 		patch := TaskPatch{Title: &t.Title, Status: nonEmpty(t.Status), DueDate: nonEmpty(t.DueDate),
@@ -160,21 +147,14 @@ func (s *Service) CreateTasks(ctx context.Context, actor Actor, spaceID, pathPre
 		}
 		rows[i] = r
 	}
-	if err := taskRecords.create(ctx, s, actor, spaceID, rows); err != nil {
-		return nil, err
-	}
-	return mapRows(rows, toTask), nil
+	return taskRecords.create(ctx, s, actor, spaceID, rows)
 }
 
 // UpdateTask changes a task's fields; see TaskPatch for stale revisions.
 func (s *Service) UpdateTask(ctx context.Context, actor Actor, spaceID, id string, patch TaskPatch) (Task, error) {
-	r, err := taskRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
+	return taskRecords.update(ctx, s, actor, spaceID, id, patch.empty(),
 		"nothing to change: give title, status, dueDate, priority, projectId or assigneeId", patch.Revision,
 		func(r *storage.Task) error { return s.applyPatch(ctx, spaceID, "", r, patch, refsFound{}) })
-	if err != nil {
-		return Task{}, err
-	}
-	return toTask(r), nil
 }
 
 // DeleteTask removes a task.
@@ -187,10 +167,8 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 	}
 	var r storage.Task
 	err := s.InTx(ctx, func(ctx context.Context) error {
-		// One statement finds and deletes the task (RETURNING: Postgres,
-		// SQLite since 3.35), where a read and a delete guarded by its
-		// revision were two: the row returned is the task as it was
-		// deleted, what the Undo entry must keep.
+		// One statement (RETURNING) finds and deletes the task: the row
+		// returned is the task as it was deleted, what Undo must keep.
 		var gone []storage.Task
 		err := s.q(ctx).Clauses(clause.Returning{}).Where("space_id = ? AND id = ?", spaceID, id).Delete(&gone).Error
 		if err != nil {
@@ -210,14 +188,11 @@ func (s *Service) DeleteTask(ctx context.Context, actor Actor, spaceID, id strin
 
 // refsFound holds the project and person ids one call has already found in
 // the space ("project "+id, "person "+id): a create of many tasks in one
-// project, or for one assignee, reads it once rather than once a task, each
-// read a statement (and on Postgres a commit) of its own before the write's
-// transaction.
+// project reads it once, not once a task.
 type refsFound map[string]bool
 
-// applyPatch validates the set fields and copies them onto the row. Every id
-// is resolved in the space: an id from another space is not found. found
-// remembers the ids resolved, for the next patch of the same call.
+// applyPatch validates the set fields and copies them onto the row. Ids are
+// resolved in the space (found remembers them for the call's next patch).
 func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *storage.Task, p TaskPatch, found refsFound) error {
 	if p.Title != nil {
 		title, err := requiredLine(path+"/title", "a title", "a title is required", *p.Title, MaxTitleLength)
@@ -280,10 +255,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// refExists checks that a record a task names (its project, its assignee:
-// kind and id, at path in the request; "" names none) is there, by counting
-// what query matches; found remembers those already checked in this call,
-// so a create of many tasks reads each once.
+// refExists checks that a record a task names (kind and id, at path in the
+// request; "" names none) is there, by counting what query matches; found
+// remembers those already checked in this call.
 func (s *Service) refExists(ctx context.Context, found map[string]bool, kind, id, path string, query *gorm.DB) error {
 	if id == "" {
 		return nil

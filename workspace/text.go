@@ -8,12 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// Text Hub stores must be UTF-8 without a NUL: Postgres refuses a NUL or
-// bytes that are not UTF-8 in a text column (SQLSTATE 22021), while SQLite
-// keeps them, so without this check the same request would be a 500 on one
-// engine and stored on the other. Input from a person (the api, the CLI) is
-// refused where it enters; text from the model is cleaned (CleanText),
-// since a turn must not fail over a stray byte.
+// Text Hub stores must be UTF-8 without a NUL: Postgres refuses either
+// (SQLSTATE 22021) where SQLite keeps them. Input from a person is refused
+// where it enters; text from the model is cleaned (CleanText), since a turn
+// must not fail over a stray byte.
 
 const (
 	msgNUL     = "must not contain a NUL character (\\u0000)"
@@ -37,12 +35,10 @@ func CheckText(path, s string) error {
 	return nil
 }
 
-// CheckLine trims a one-line field and refuses a line break, a control
-// or bidi formatting character (LineControl), text Hub cannot store, or
-// more than max characters. what names the field in the message ("the
-// persona"). Every one-line field a person names things with passes here:
-// the persona, first and account names, skill names and descriptions,
-// conversation titles, task titles, project and connection names.
+// CheckLine trims a one-line field and refuses a line break, a control or
+// bidi formatting character (LineControl), text Hub cannot store, or more
+// than max characters; what names the field in the message ("the
+// persona").
 func CheckLine(path, what, raw string, max int) (string, error) {
 	v := strings.TrimSpace(raw)
 	if err := CheckText(path, v); err != nil {
@@ -60,8 +56,7 @@ func CheckLine(path, what, raw string, max int) (string, error) {
 	return v, nil
 }
 
-// requiredLine is CheckLine for a field that must not be empty: missing
-// says so.
+// requiredLine is CheckLine for a field that must not be empty (missing).
 func requiredLine(path, what, missing, raw string, max int) (string, error) {
 	v, err := CheckLine(path, what, raw, max)
 	if err == nil && v == "" {
@@ -70,12 +65,10 @@ func requiredLine(path, what, missing, raw string, max int) (string, error) {
 	return v, err
 }
 
-// LineControl finds the first character that has no place in one line of
-// text a person reads as a label: a C0 or C1 control character (ESC, BEL,
-// backspace, tab, line breaks, U+0085), DEL, the line and paragraph
-// separators U+2028 and U+2029, and the bidi embeddings, overrides and
-// isolates (U+202A–U+202E, U+2066–U+2069), which make a name read
-// differently from what it is. NUL is CheckText's.
+// LineControl finds the first character that has no place in a one-line
+// label: a C0 or C1 control, DEL, U+2028, U+2029, or a bidi embedding,
+// override or isolate, which makes a name read differently from what it
+// is. NUL is CheckText's.
 func LineControl(s string) (rune, bool) {
 	for _, r := range s {
 		switch {
@@ -90,8 +83,7 @@ func LineControl(s string) (rune, bool) {
 }
 
 // CleanText keeps what can be kept of text that must not be refused (the
-// model's): NUL characters are dropped, bytes that are not UTF-8 become
-// U+FFFD.
+// model's): NULs are dropped, bytes that are not UTF-8 become U+FFFD.
 func CleanText(s string) string {
 	if !BadText(s) {
 		return s
@@ -99,8 +91,7 @@ func CleanText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
-// clip cuts text to at most n characters, the last of them an ellipsis
-// when it cuts.
+// clip cuts text to at most n characters, ending in an ellipsis if cut.
 func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
@@ -113,11 +104,9 @@ func clip(s string, n int) string {
 const maxScanDepth = 10000
 
 // CheckJSONText finds the first string of a JSON document, key or value,
-// that holds a NUL (escaped as \u0000 or raw) or bytes that are not UTF-8,
-// and refuses it by its JSON pointer ("/mentions/0/id"). Go's decoder would
-// silently turn such bytes into U+FFFD, so the raw document is read. It
-// checks only strings: any other fault is the decoder's to report, and a
-// document it cannot follow passes.
+// holding a NUL (raw or \u0000) or bytes that are not UTF-8, and refuses it
+// by its JSON pointer ("/mentions/0/id"): Go's decoder would silently turn
+// them into U+FFFD. Any other fault is the decoder's to report.
 func CheckJSONText(doc []byte) error {
 	if utf8.Valid(doc) && bytes.IndexByte(doc, 0) < 0 && !bytes.Contains(doc, []byte(`\u0000`)) {
 		return nil

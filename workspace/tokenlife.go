@@ -13,13 +13,11 @@ import (
 	"hub/storage"
 )
 
-// A token's lifecycle (docs/api.md, "Tokens"): a full token (a person's)
-// or an operator token has a name, a prefix to tell it apart, its creation
-// and last-use times and an optional expiry; it is listed (never its
-// secret), revoked, and swept once expired, each with an audit entry in
-// every space its person is in (in Hub's own log when in none). Stream tokens and browser sessions are
-// derived from one (their ParentID) and are deleted with it; they are not
-// listed or audited themselves.
+// A token's lifecycle (docs/api.md, "Tokens"): a full or operator token has
+// a name, a prefix, creation and last-use times and an optional expiry; it
+// is listed (never its secret), revoked, and swept once expired, each with
+// an audit entry. Stream tokens and browser sessions derive from one
+// (ParentID), are deleted with it, and are neither listed nor audited.
 
 // AuditToken is the audit kind of a token's events: AuditCreated,
 // AuditRevoked, AuditExpired (expired and swept).
@@ -61,8 +59,8 @@ var listedScope = []string{"", OperatorScope}
 func tokenPrefix(token string) string { return token[:min(len(token), 12)] }
 
 // CreateNamedToken makes a full token for the person, named name and
-// expiring after ttl (0: never), records it in the audit log of every
-// space the person is in (by actor), and returns the token and its info.
+// expiring after ttl (0: never), audits it (auditToken) and returns the
+// token and its info.
 func (s *Service) CreateNamedToken(ctx context.Context, actor Actor, personID, name string, ttl time.Duration) (token string, info TokenInfo, err error) {
 	err = s.InTx(ctx, func(ctx context.Context) error {
 		token, info, err = s.createNamedToken(ctx, actor, personID, "", name, ttl)
@@ -97,10 +95,8 @@ func (s *Service) createNamedToken(ctx context.Context, actor Actor, personID, s
 }
 
 // auditToken records a token's event in every space its person is in, or,
-// for a person in none (an operator; someone signed in through the
-// identity provider and not yet added to a space), in Hub's own log
-// (HubAudit, `hub audit`): every token's event is somewhere an owner or
-// the operator reads it.
+// for a person in none, in Hub's own log (HubAudit): every token's event is
+// somewhere an owner or the operator reads it.
 func (s *Service) auditToken(ctx context.Context, actor Actor, row storage.APIToken, action string) error {
 	var person storage.Person
 	if err := s.q(ctx).Where("id = ?", row.PersonID).Limit(1).Find(&person).Error; err != nil {
@@ -131,8 +127,7 @@ func (s *Service) auditToken(ctx context.Context, actor Actor, row storage.APITo
 }
 
 // ListTokens lists the full and operator tokens of the person personID
-// (""), or of the people named personName (""), or every one, oldest
-// first: their metadata, never the token.
+// (""), or of the people named personName (""), or every one, oldest first.
 func (s *Service) ListTokens(ctx context.Context, personID, personName string) ([]TokenInfo, error) {
 	q := s.tokenQuery(ctx)
 	if personID != "" {
@@ -141,12 +136,9 @@ func (s *Service) ListTokens(ctx context.Context, personID, personName string) (
 	if personName != "" {
 		q = q.Where("people.name = ?", strings.TrimSpace(personName))
 	}
-	var out []TokenInfo
+	out := []TokenInfo{}
 	if err := q.Order("api_tokens.created_at, api_tokens.id").Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
-	}
-	if out == nil {
-		out = []TokenInfo{}
 	}
 	return out, nil
 }
@@ -170,35 +162,29 @@ func (s *Service) tokenInfo(ctx context.Context, id string) (TokenInfo, error) {
 	return out[0], nil
 }
 
-// RevokeToken revokes the full or operator token tokenID: it, and the
-// stream tokens and sessions derived from it, are deleted (the next
-// request with any of them is refused; an open stream notices within
-// seconds), with an audit entry by actor. ownerID, when not "", must be
-// the token's person: anyone else's token, as an unknown one, is
-// ErrNotFound.
+// RevokeToken deletes the full or operator token tokenID and the stream
+// tokens and sessions derived from it, with an audit entry by actor.
+// ownerID, when not "", must be the token's person: anyone else's token is
+// ErrNotFound, as an unknown one.
 func (s *Service) RevokeToken(ctx context.Context, actor Actor, ownerID, tokenID string) error {
 	return s.InTx(ctx, func(ctx context.Context) error {
 		q := s.q(ctx).Where("id = ? AND scope IN ?", tokenID, listedScope)
 		if ownerID != "" {
 			q = q.Where("person_id = ?", ownerID)
 		}
-		var rows []storage.APIToken
-		if err := q.Limit(1).Find(&rows).Error; err != nil {
-			return fmt.Errorf("revoke token: %w", err)
+		row, err := takeOne[storage.APIToken](q, fmt.Errorf("token %s: %w", tokenID, ErrNotFound), "revoke token")
+		if err != nil {
+			return err
 		}
-		if len(rows) == 0 {
-			return fmt.Errorf("token %s: %w", tokenID, ErrNotFound)
-		}
-		gone, err := s.deleteToken(ctx, rows[0].ID)
+		gone, err := s.deleteToken(ctx, row.ID)
 		if err != nil || !gone {
 			return err
 		}
-		return s.auditToken(ctx, actor, rows[0], AuditRevoked)
+		return s.auditToken(ctx, actor, row, AuditRevoked)
 	})
 }
 
-// RevokePersonTokens revokes every full and operator token of the people
-// named personName and returns the ones it revoked.
+// RevokePersonTokens revokes and returns the tokens ListTokens lists for personName.
 func (s *Service) RevokePersonTokens(ctx context.Context, actor Actor, personName string) ([]TokenInfo, error) {
 	list, err := s.ListTokens(ctx, "", personName)
 	if err != nil {
@@ -212,9 +198,8 @@ func (s *Service) RevokePersonTokens(ctx context.Context, actor Actor, personNam
 	return list, nil
 }
 
-// deleteToken deletes a token and what was derived from it, and says
-// whether the token was still there (two sweeps, or a sweep and a
-// revocation, record it once).
+// deleteToken deletes a token and what derives from it, and says whether
+// the token was still there (so a sweep racing a revocation audits once).
 func (s *Service) deleteToken(ctx context.Context, id string) (bool, error) {
 	res := s.q(ctx).Where("id = ?", id).Delete(&storage.APIToken{})
 	if res.Error != nil {
@@ -227,10 +212,9 @@ func (s *Service) deleteToken(ctx context.Context, id string) (bool, error) {
 }
 
 // TokenAlive says whether the token id (a Person.RootTokenID; "": none,
-// true) still holds: its row is there and has not expired. An open stream
-// asks it every few seconds, so the streams of a revoked or expired token,
-// and of the stream tokens and sessions derived from it, end. (A stream
-// token's own expiry does not end a stream it opened: docs/api.md.)
+// true) is there and unexpired. An open stream asks it every few seconds,
+// so the streams of a revoked or expired token, and of what derives from
+// it, end.
 func (s *Service) TokenAlive(ctx context.Context, id string) (bool, error) {
 	if id == "" {
 		return true, nil
@@ -247,9 +231,8 @@ func (s *Service) TokenAlive(ctx context.Context, id string) (bool, error) {
 }
 
 // touchToken writes a token's last-use time when its last write is
-// LastUseEvery ago or more: at most one write a minute per token, and a
-// conditional one, so concurrent requests write once. A failure is only
-// logged: the request it came with goes on.
+// LastUseEvery ago or more, conditionally, so concurrent requests write
+// once. A failure is only logged.
 func (s *Service) touchToken(ctx context.Context, id string, last *time.Time) {
 	now := s.now().UTC()
 	if id == "" || (last != nil && now.Sub(*last) < LastUseEvery) {
@@ -263,11 +246,9 @@ func (s *Service) touchToken(ctx context.Context, id string, last *time.Time) {
 	}
 }
 
-// DeleteExpiredTokens removes the tokens that have expired (every turn
-// makes a stream token, so without this the table only grows) and returns
-// how many. A token past its expiry is refused already; this only drops
-// the row. An expired full or operator token is an audit entry (via
-// ViaSweep). The worker runs it every minute.
+// DeleteExpiredTokens removes the expired tokens (every turn makes a stream
+// token) and returns how many; an expired full or operator token is an
+// audit entry (ViaSweep).
 func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 	now := s.now().UTC()
 	var listed []storage.APIToken

@@ -24,18 +24,16 @@ var ErrUnauthenticated = errors.New("unauthenticated")
 func StreamScope(turnID string) string { return "stream:" + turnID }
 
 // ActivityScope is the scope of a token that may only read its person's
-// activity stream (GET /api/agent/stream). The token is the person's, so
-// the scope needs no id: it cannot reach anyone else's stream.
+// activity stream (GET /api/agent/stream).
 const ActivityScope = "activity"
 
 // OperatorScope is the scope of an operator's token: it reads the run
-// inspector of any turn (GET /api/assistant/turns/:turnId/inspect) and
-// nothing else. Its person is in no space.
+// inspector of any turn and nothing else. Its person is in no space.
 const OperatorScope = "operator"
 
-// CreateOperatorToken makes an operator identity named name (a person in
-// no space, new each time) and its operator token, named tokenName and
-// expiring after ttl (0: never), and returns both.
+// CreateOperatorToken makes an operator (a new person in no space) named
+// name and its operator token, named tokenName and expiring after ttl (0:
+// never).
 func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, tokenName string, ttl time.Duration) (personID, token string, err error) {
 	name = strings.TrimSpace(name)
 	if name == "" || BadText(name) || len(name) > 200 {
@@ -53,9 +51,8 @@ func (s *Service) CreateOperatorToken(ctx context.Context, actor Actor, name, to
 	return personID, token, err
 }
 
-// CreateToken makes a new bearer token for the person and returns it; only
-// its hash is stored. scope "" is a full token; a scoped token with a ttl
-// expires.
+// CreateToken makes a new bearer token for the person; only its hash is
+// stored. scope "" is a full token; a ttl makes it expire.
 func (s *Service) CreateToken(ctx context.Context, personID, scope string, ttl time.Duration) (string, error) {
 	token, err := newToken()
 	if err != nil {
@@ -78,11 +75,9 @@ func (s *Service) expiry(ttl time.Duration) *time.Time {
 }
 
 // CreateDerivedToken makes a token that reads only what scope names and
-// expires after ttl, and returns it with the time it expires. For a request
-// authenticated by a token (its Person.RootTokenID and RootTokenExpiresAt)
-// the new token is deleted with it (RevokeToken) and expires with it at the
-// latest. A
-// parent that is gone (revoked meanwhile) is ErrUnauthenticated.
+// expires after ttl, and returns it with its expiry. It derives from p's
+// RootTokenID: deleted with it, expiring with it at the latest; a parent
+// gone meanwhile is ErrUnauthenticated.
 func (s *Service) CreateDerivedToken(ctx context.Context, p Person, scope string, ttl time.Duration) (string, time.Time, error) {
 	if scope == "" || ttl <= 0 {
 		return "", time.Time{}, errors.New("create scoped token: a scope and a ttl are required")
@@ -90,11 +85,9 @@ func (s *Service) CreateDerivedToken(ctx context.Context, p Person, scope string
 	return s.derivedToken(ctx, p, scope, ttl, "create scoped token")
 }
 
-// CreateStreamToken makes and stores the stream token of a turn that is
-// starting, in the transaction ctx carries (the one chat.Store.StartTurn
-// wrote the turn in): the token and the turn commit together, at no
-// commit of the token's own. It expires after ttl, as CreateToken's, and
-// derives from p's RootTokenID as CreateDerivedToken's.
+// CreateStreamToken makes the stream token of a starting turn in the
+// transaction ctx carries, so the token and the turn commit together. It
+// expires after ttl and derives from p as CreateDerivedToken's.
 func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string, ttl time.Duration) (string, error) {
 	if ttl <= 0 {
 		return "", errors.New("create stream token: a ttl is required")
@@ -103,8 +96,7 @@ func (s *Service) CreateStreamToken(ctx context.Context, p Person, turnID string
 	return token, err
 }
 
-// derivedToken stores a token of the scope derived from p's root token
-// (insertDerived); what names the action in its errors.
+// derivedToken stores a token derived from p's root token (insertDerived).
 func (s *Service) derivedToken(ctx context.Context, p Person, scope string, ttl time.Duration, what string) (string, time.Time, error) {
 	token, err := newToken()
 	if err != nil {
@@ -126,9 +118,8 @@ func capExpiry(exp time.Time, parent *time.Time) time.Time {
 	return exp
 }
 
-// insertDerived stores a token derived from row.ParentID ("": none) in
-// one statement, only while its parent is there: a token made as its
-// parent is revoked is refused (ErrUnauthenticated), never left behind.
+// insertDerived stores a token derived from row.ParentID ("": none) in one
+// statement, only while its parent is there (else ErrUnauthenticated).
 func insertDerived(q *gorm.DB, row storage.APIToken) error {
 	if row.ParentID == "" {
 		return q.Create(&row).Error
@@ -153,19 +144,16 @@ func newToken() (string, error) {
 	return "hub_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
 }
 
-// Authenticate returns the person a token belongs to. A scoped token is
-// accepted only for the scope asked for; a full token for every scope.
-// This is for a token sent in the Authorization header; one from a URL
-// goes to AuthenticateScoped.
+// Authenticate returns the person of a token sent in the Authorization
+// header. A scoped token is accepted only for the scope asked for; a full
+// token for every scope.
 func (s *Service) Authenticate(ctx context.Context, token, scope string) (Person, error) {
 	return s.authenticate(ctx, token, scope, false)
 }
 
-// AuthenticateScoped is Authenticate for a token that came in a URL
+// AuthenticateScoped is Authenticate for a token from a URL
 // (?streamToken=): only a token of exactly that scope is accepted, never a
-// full token. URLs end up in logs, proxies and browser history, so a full
-// token there would be a leak the api must not reward; a scoped token
-// reads one stream and expires.
+// full token, since URLs end up in logs and browser history.
 func (s *Service) AuthenticateScoped(ctx context.Context, token, scope string) (Person, error) {
 	if scope == "" {
 		return Person{}, ErrUnauthenticated
@@ -180,18 +168,13 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	// The token and its person in one read: a token whose person is gone
 	// finds no row, as an unknown one.
 	var rows []struct {
-		ID         string
-		PersonID   string
-		Scope      string
-		ExpiresAt  *time.Time
-		LastUsedAt *time.Time
-		ParentID   string
-		Name       string
-		FirstName  string
-		Persona    string
+		Person
+		TokenID, Scope, ParentID string
+		ExpiresAt, LastUsedAt    *time.Time
 	}
 	err := s.q(ctx).Table("api_tokens").
-		Select("api_tokens.id, api_tokens.person_id, api_tokens.scope, api_tokens.expires_at, api_tokens.last_used_at, api_tokens.parent_id, people.name, people.first_name, people.persona").
+		Select(personColumns+", api_tokens.id AS token_id, api_tokens.scope, api_tokens.expires_at, "+
+			"api_tokens.last_used_at, api_tokens.parent_id").
 		Joins("JOIN people ON people.id = api_tokens.person_id").
 		Where("api_tokens.hash = ?", hashToken(token)).Limit(1).Scan(&rows).Error
 	if err != nil {
@@ -207,10 +190,10 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {
 		return Person{}, ErrUnauthenticated
 	}
-	p := toPerson(storage.Person{ID: row.PersonID, Name: row.Name, FirstName: row.FirstName, Persona: row.Persona})
+	p := row.Person
 	if row.Scope == "" || row.Scope == OperatorScope {
-		p.RootTokenID, p.RootTokenExpiresAt = row.ID, row.ExpiresAt
-		s.touchToken(ctx, row.ID, row.LastUsedAt)
+		p.RootTokenID, p.RootTokenExpiresAt = row.TokenID, row.ExpiresAt
+		s.touchToken(ctx, row.TokenID, row.LastUsedAt)
 	} else {
 		// A stream token: nothing is derived from a stream's request, so
 		// its parent's expiry is not read.
@@ -218,6 +201,9 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 	}
 	return p, nil
 }
+
+// personColumns read a token's person into a Person.
+const personColumns = "people.id, people.name, people.first_name AS given_name, people.persona"
 
 func hashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))

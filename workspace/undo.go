@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
@@ -33,8 +31,7 @@ type UndoGroup struct {
 	State     string // UndoDone, UndoUndone or UndoRedone
 	CreatedAt time.Time
 	// Records are the records the group changed, in the order it first
-	// changed them, labelled with their titles as they are now (or were
-	// last, for one that no longer exists).
+	// changed them, labelled with their titles as they are now (or were last).
 	Records []Ref
 }
 
@@ -47,10 +44,9 @@ type UndoResult struct {
 }
 
 // NewUndoGroup opens an Undo group for the actor's writes in a space, with a
-// label people read next to its Undo button ("Create 3 tasks"). Writes made
-// through WithUndo(id) record their entries in it; only this person may undo
-// it. Open it in the transaction of the writes, so a rollback leaves no
-// empty group behind.
+// label people read next to its Undo button ("Create 3 tasks"); only this
+// person may undo it. Open it in the transaction of the writes, so a
+// rollback leaves no empty group behind.
 func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label string) (string, error) {
 	if err := s.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return "", err
@@ -68,21 +64,18 @@ func (s *Service) NewUndoGroup(ctx context.Context, actor Actor, spaceID, label 
 	return g.ID, nil
 }
 
-// WithUndo returns a Service whose writes (CreateTasks, UpdateTask,
-// DeleteTask, CreateProject, UpdateProject, DeleteProject, AddPerson,
-// UpdatePerson, RemovePerson) each record one
-// entry per record they change in the Undo group, with the record before and
-// after, in the same transaction as the write. A write into a group of
-// another space, or one already undone, fails with ErrConflict. An empty id
-// records nothing.
+// WithUndo returns a Service whose writes of tasks, projects and people
+// record one entry per record they change in the Undo group, with the
+// record before and after, in the write's transaction. A write into a group
+// of another space, or one already undone, fails with ErrConflict. An empty
+// id records nothing.
 func (s *Service) WithUndo(groupID string) *Service {
 	c := *s
 	c.undoGroup = groupID
 	return &c
 }
 
-// GetUndoGroup returns one of the person's Undo groups with the records it
-// changed. Another person's group is ErrNotFound.
+// GetUndoGroup returns one of the person's Undo groups with its records.
 func (s *Service) GetUndoGroup(ctx context.Context, personID, groupID string) (UndoGroup, error) {
 	g, err := s.undoGroupRow(ctx, personID, groupID)
 	if err != nil {
@@ -95,27 +88,21 @@ func (s *Service) GetUndoGroup(ctx context.Context, personID, groupID string) (U
 	if err != nil {
 		return UndoGroup{}, err
 	}
-	plan := planUndo(entries)
-	refs := make([]Ref, len(plan))
-	for i, r := range plan {
-		cur, err := s.loadSnapshot(ctx, r.kind, g.SpaceID, r.id)
-		if err != nil {
-			return UndoGroup{}, err
-		}
-		refs[i] = r.ref(cur, r.last)
+	plan, err := s.planUndo(ctx, g.SpaceID, entries)
+	if err != nil {
+		return UndoGroup{}, err
 	}
 	return UndoGroup{ID: g.ID, SpaceID: g.SpaceID, PersonID: g.PersonID, Via: g.Via, Label: g.Label,
-		State: g.State, CreatedAt: g.CreatedAt, Records: refs}, nil
+		State: g.State, CreatedAt: g.CreatedAt, Records: mapRows(plan, plannedRecord.ref)}, nil
 }
 
 // Undo puts back exactly the records the group changed, as they were before
 // it, in reverse order and in one transaction. It is refused with
-// ErrConflict, naming the record, when any of them has changed since (undoing
-// would silently overwrite newer work), and when the group is undone
-// already. Only the person who made the group may undo it; anyone else gets
-// ErrNotFound, and its maker ErrForbidden once they may only read its space.
-// Every restored record gets a new revision, so an edit made against the
-// state Undo replaced is stale.
+// ErrConflict, naming the record, when any of them has changed since (it
+// would overwrite newer work), and when the group is undone already. Only
+// the group's maker may undo it (anyone else: ErrNotFound; the maker who
+// may only read its space: ErrForbidden). Every restored record gets a new
+// revision, so an edit made against the state Undo replaced is stale.
 func (s *Service) Undo(ctx context.Context, personID, groupID string) (UndoResult, error) {
 	return s.undoRedo(ctx, personID, groupID, true)
 }
@@ -149,8 +136,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 			name = fmt.Sprintf("%q", g.Label)
 		}
 		// Moving the state first, guarded by the state read, makes two
-		// concurrent Undos of one group take turns: the second finds it
-		// undone and is refused instead of undoing twice.
+		// concurrent Undos of one group take turns: the second is refused.
 		res := s.q(ctx).Model(&storage.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
 			Updates(map[string]any{"state": to, at: s.now()})
 		if res.Error != nil {
@@ -164,23 +150,20 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		if err != nil {
 			return err
 		}
-		plan := planUndo(entries)
+		plan, err := s.planUndo(ctx, g.SpaceID, entries)
+		if err != nil {
+			return err
+		}
 		// Check every record before writing any, so a refusal names the
 		// record that changed rather than a side effect of an earlier write.
-		current := make(map[recordKey]snapshot, len(plan))
 		var changed []string
 		for _, r := range plan {
-			cur, err := s.loadSnapshot(ctx, r.kind, g.SpaceID, r.id)
-			if err != nil {
-				return err
-			}
-			current[r.key()] = cur
 			want := r.last
 			if !undo {
 				want = r.first
 			}
-			if !sameSnapshot(cur, want) {
-				changed = append(changed, describeChange(r, cur, want))
+			if !sameSnapshot(r.cur, want) {
+				changed = append(changed, describeChange(r, r.cur, want))
 			}
 		}
 		if len(changed) > 0 {
@@ -192,9 +175,9 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 				verb, name, changed[0], more, verb, ErrConflict)
 		}
 
-		// Undo walks the entries backward, Redo forward: each step is the
-		// inverse (or the repeat) of a write that was valid in its own order,
-		// so a project is back before its tasks point at it again.
+		// Undo walks the entries backward, Redo forward, so each step undoes
+		// or repeats a write valid in its order (a project is back before
+		// its tasks point at it again).
 		actor := Actor{PersonID: personID, Via: ViaREST}
 		for n := range entries {
 			e, target := entries[n], entries[n].after
@@ -202,17 +185,12 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 				e = entries[len(entries)-1-n]
 				target = e.before
 			}
-			k := recordKey{e.kind, e.id}
-			next, err := s.restore(ctx, actor, g.SpaceID, current[k], target, plan[indexOf(plan, k)].maxRevision, verb, name)
-			if err != nil {
+			r := &plan[e.record]
+			if r.cur, err = s.restore(ctx, actor, g.SpaceID, r.cur, target, r.maxRevision, verb, name); err != nil {
 				return err
 			}
-			current[k] = next
 		}
-		out = UndoResult{GroupID: g.ID, State: to, Records: make([]Ref, len(plan))}
-		for i, r := range plan {
-			out.Records[i] = r.ref(current[r.key()], r.last)
-		}
+		out = UndoResult{GroupID: g.ID, State: to, Records: mapRows(plan, plannedRecord.ref)}
 		return nil
 	})
 	if err != nil {
@@ -221,8 +199,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 	return out, nil
 }
 
-// describeChange says how a record differs from what Undo or Redo expects,
-// naming it by title.
+// describeChange says how a record differs from what Undo or Redo expects.
 func describeChange(r plannedRecord, cur, want snapshot) string {
 	switch {
 	case cur == nil:
@@ -233,26 +210,23 @@ func describeChange(r plannedRecord, cur, want snapshot) string {
 	return fmt.Sprintf("%s %q was changed", r.kind, cur.title())
 }
 
-// undoGroupRow reads one of the person's Undo groups in a space they can
-// open now; any other is not found.
+// memberOfGroupSpace is the condition that the person (the argument) is in
+// the Undo group's space now.
+const memberOfGroupSpace = "EXISTS (SELECT 1 FROM memberships " +
+	"WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)"
+
+// undoGroupRow reads one of the person's Undo groups in a space they're in.
 func (s *Service) undoGroupRow(ctx context.Context, personID, groupID string) (storage.UndoGroup, error) {
-	var g storage.UndoGroup
-	err := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).
-		Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).
-		Take(&g).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return g, &NotFoundError{Kind: "undo group", ID: groupID}
-	}
-	if err != nil {
-		return g, fmt.Errorf("get undo group %s: %w", groupID, err)
-	}
-	return g, nil
+	q := s.q(ctx).Where("id = ? AND person_id = ?", groupID, personID).Where(memberOfGroupSpace, personID)
+	return takeOne[storage.UndoGroup](q, &NotFoundError{Kind: "undo group", ID: groupID}, "get undo group "+groupID)
 }
 
-// undoEntry is an entry with its states decoded.
+// undoEntry is an entry with its states decoded; record is its record's
+// index in the group's plan (planUndo).
 type undoEntry struct {
 	kind, id      string
 	before, after snapshot
+	record        int
 }
 
 func (s *Service) undoEntries(ctx context.Context, groupID string) ([]undoEntry, error) {
@@ -275,46 +249,46 @@ func (s *Service) undoEntries(ctx context.Context, groupID string) ([]undoEntry,
 	return out, nil
 }
 
-type recordKey struct{ kind, id string }
-
 // plannedRecord is one record of a group with its state before the group's
-// first write to it and after its last.
+// first write to it, after its last, and now (cur).
 type plannedRecord struct {
-	kind, id    string
-	first, last snapshot
+	kind, id         string
+	first, last, cur snapshot
 	// maxRevision is the highest revision any of its states carried: a
 	// record brought back into existence continues after it.
 	maxRevision int
 }
 
-func (r plannedRecord) key() recordKey { return recordKey{r.kind, r.id} }
-
-// ref names the record by its current title, or by fallback's when it no
-// longer exists.
-func (r plannedRecord) ref(cur, fallback snapshot) Ref {
+// ref names the record by its current title, else its last or first one.
+func (r plannedRecord) ref() Ref {
 	title := ""
-	switch {
-	case cur != nil:
-		title = cur.title()
-	case fallback != nil:
-		title = fallback.title()
-	case r.first != nil:
-		title = r.first.title()
+	for _, st := range []snapshot{r.cur, r.last, r.first} {
+		if st != nil {
+			title = st.title()
+			break
+		}
 	}
 	return Ref{Kind: r.kind, ID: r.id, Label: title}
 }
 
 // planUndo folds a group's entries into one plannedRecord per record, in the
-// order the group first changed them.
-func planUndo(entries []undoEntry) []plannedRecord {
+// order the group first changed them, each read as it is now; it sets the
+// entries' record.
+func (s *Service) planUndo(ctx context.Context, spaceID string, entries []undoEntry) ([]plannedRecord, error) {
 	var plan []plannedRecord
-	for _, e := range entries {
-		k := recordKey{e.kind, e.id}
-		i := indexOf(plan, k)
-		if i < 0 {
-			plan = append(plan, plannedRecord{kind: e.kind, id: e.id, first: e.before})
-			i = len(plan) - 1
+	index := map[[2]string]int{}
+	for n, e := range entries {
+		i, ok := index[[2]string{e.kind, e.id}]
+		if !ok {
+			cur, err := s.loadSnapshot(ctx, e.kind, spaceID, e.id)
+			if err != nil {
+				return nil, err
+			}
+			i = len(plan)
+			index[[2]string{e.kind, e.id}] = i
+			plan = append(plan, plannedRecord{kind: e.kind, id: e.id, first: e.before, cur: cur})
 		}
+		entries[n].record = i
 		p := &plan[i]
 		p.last = e.after
 		for _, st := range []snapshot{e.before, e.after} {
@@ -323,22 +297,12 @@ func planUndo(entries []undoEntry) []plannedRecord {
 			}
 		}
 	}
-	return plan
-}
-
-func indexOf(plan []plannedRecord, k recordKey) int {
-	for i, p := range plan {
-		if p.key() == k {
-			return i
-		}
-	}
-	return -1
+	return plan, nil
 }
 
 // recordChange records one record changed by a write: an entry in the
-// Service's Undo group, if it has one, a row in the change log
-// (record_changes) and a Change for subscribers. It runs
-// inside the write's transaction, so both stand or fall with the write.
+// Service's Undo group, if it has one, a row in the change log and a Change
+// for subscribers, all in the write's transaction.
 func (s *Service) recordChange(ctx context.Context, actor Actor, spaceID string, before, after snapshot) error {
 	st := after
 	if st == nil {
@@ -394,17 +358,16 @@ func (s *Service) addUndoEntry(ctx context.Context, spaceID, kind, id string, be
 	return nil
 }
 
-// UndoStates returns the state (UndoDone, UndoUndone or UndoRedone) of each
-// of the person's Undo groups among ids, read at once (a message list asks
-// for all of its rows' groups in one go). An id of another person's group,
-// of a space the person left, or of none, is left out (as Undo refuses it).
+// UndoStates returns the state of each of the person's Undo groups among
+// ids, read at once. An id of another person's group, of a space the
+// person left, or of none, is left out (as Undo refuses it).
 func (s *Service) UndoStates(ctx context.Context, personID string, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
 		var rows []storage.UndoGroup
 		if err := s.q(ctx).Select("id", "state").Where("person_id = ? AND id IN ?", personID, ids[:n]).
-			Where("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)", personID).Find(&rows).Error; err != nil {
+			Where(memberOfGroupSpace, personID).Find(&rows).Error; err != nil {
 			return nil, fmt.Errorf("undo states: %w", err)
 		}
 		for _, g := range rows {
