@@ -10,14 +10,9 @@ import (
 	"hub/workspace"
 )
 
-// accessLog writes one line per request when it ends ("request"): the
-// method, the route template (/api/assistant/turns/:turnId, or "unmatched"),
-// the route's path parameters (ids) each under its own key, the status, the
-// duration in milliseconds, the bytes answered and the person's id once
-// authenticated. Never the raw URL (its query can hold a stream token),
-// never a header, never a body. Probes and /metrics are logged at debug
-// level: a load balancer asks every few seconds. A 5xx is a warning (its
-// cause is logged by respondError).
+// accessLog writes one line per request when it ends. Never the raw URL
+// (its query can hold a stream token), a header or a body. Probes are
+// logged at debug level: a load balancer asks every few seconds.
 func (s *Server) accessLog(c *gin.Context) {
 	start := time.Now()
 	c.Next()

@@ -21,54 +21,40 @@ type activityFrameDTO struct {
 	Activity activityDTO `json:"activity"`
 }
 
-// agentStream is the person's activity stream (GET /api/agent/stream):
-// Server-Sent Events of type `activity`, one whenever any of the person's
-// turns or Applies starts, changes status or ends, never anyone else's.
-//
-// A new client first gets the top bar as it is now (the answer of
-// /api/agent/state with "snapshot": true), numbered with the person's
-// latest frame, then every later change. A client that reconnects with
-// Last-Event-ID gets the frames after it, with no gap and no repeat; if
-// they are no longer kept (10 minutes) or the number is not one this
-// stream gave out, it gets a new snapshot instead.
-//
-// It authenticates itself (see streamPerson): the bearer header, or in
-// ?streamToken= a token from POST /api/agent/stream-token.
-func (s *Server) agentStream(c *gin.Context) {
+// agentStream is the person's activity stream: an `activity` event
+// whenever any of the person's turns or Applies starts, changes status or
+// ends. A new client first gets the top bar (snapshot: true), numbered
+// with the person's latest frame; one that reconnects with Last-Event-ID
+// gets the frames after it, or a new snapshot when they are no longer kept
+// or the number is not one this stream gave out.
+func (s *Server) agentStream(c *gin.Context) error {
 	ctx := c.Request.Context()
 	p, err := s.streamPerson(c, workspace.ActivityScope)
 	if err != nil {
-		respondError(c, err)
-		return
+		return err
 	}
 	personID := p.ID
 	after, resume, err := lastEventID(c)
 	if err != nil {
-		respondError(c, err)
-		return
+		return err
 	}
 	if resume {
-		// A number beyond the person's latest frame (up to 2^63-1) is one
-		// this stream never gave out: it gets a snapshot, numbered with the
-		// latest frame, not 204 — this stream never ends, and a 204 would
-		// switch a browser's top bar off for good (docs/decisions.md).
+		// A number this stream never gave out gets a snapshot, not 204:
+		// this stream never ends, and a 204 would switch a browser's top
+		// bar off for good (docs/decisions.md).
 		if resume, err = s.Chat.WorkResumes(ctx, personID, after); err != nil {
-			respondError(c, err)
-			return
+			return err
 		}
 	}
 	var snapshot topBarDTO
 	if !resume {
 		// The head first, then the state: a change in between is sent
-		// again after the snapshot (harmless: frames carry whole states),
-		// never lost.
+		// again after the snapshot (frames carry whole states), never lost.
 		if after, err = s.Chat.WorkHead(ctx, personID); err != nil {
-			respondError(c, err)
-			return
+			return err
 		}
 		if snapshot, err = s.topBar(ctx, personID); err != nil {
-			respondError(c, err)
-			return
+			return err
 		}
 		snapshot.Snapshot = true
 	}
@@ -77,20 +63,19 @@ func (s *Server) agentStream(c *gin.Context) {
 	defer s.metrics.sseOpen("activity")()
 	if !resume {
 		if err := writeEvent(c, after, snapshot); err != nil {
-			return
+			return nil
 		}
 	}
 	c.Writer.Flush()
 
-	// The frame bus closing is how an api process shutting down ends its
-	// SSE streams (so the server drains at once and clients resume
-	// elsewhere); the activity stream ends with the turn streams. It ends
-	// too when the token it was opened with is revoked or expires.
+	// The frame bus closing (the process shutting down) ends the stream, as
+	// it does the turn streams; so does its token being revoked or expiring.
 	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, s.Frames.Done()), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
 		return s.Chat.FollowWork(ctx, personID, after, emit)
 	}, func(f chat.WorkFrame) error {
 		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Work)})
 	})
+	return nil
 }
 
 // activityTokenDTO answers POST /api/agent/stream-token.
@@ -101,10 +86,8 @@ type activityTokenDTO struct {
 }
 
 // activityStreamToken makes a token that reads only the person's activity
-// stream (POST /api/agent/stream-token), for a browser's EventSource,
-// which cannot send the Authorization header. It is valid for
-// StreamTokenTTL; it is checked when a connection opens, so an open
-// stream outlives it, and a client whose reconnect is refused asks again.
+// stream, for a browser's EventSource, which cannot send the Authorization
+// header.
 func (s *Server) activityStreamToken(c *gin.Context) (any, error) {
 	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.StreamTokenTTL)
 	return activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp}, err
@@ -121,11 +104,9 @@ func writeEvent(c *gin.Context, seq int64, data any) error {
 }
 
 // lastEventID reads Last-Event-ID (the header, or the lastEventId query
-// parameter for clients that cannot set it); resume is false when there
-// is none. A number too large for 64 bits reads as the largest one: it is
-// beyond any stream's last frame, like every number past it, and is
-// answered as such (never wrapped to a negative id). Anything but a
-// decimal number ≥ 0 is 400.
+// parameter); resume is false when there is none. A number too large for
+// 64 bits reads as the largest one, beyond any stream's last frame (never
+// wrapped to a negative id). Anything but a decimal number ≥ 0 is 400.
 func lastEventID(c *gin.Context) (after int64, resume bool, err error) {
 	last := c.GetHeader("Last-Event-ID")
 	if last == "" {

@@ -44,8 +44,7 @@ type receiptDTO struct {
 	Refs []refDTO `json:"refs"`
 }
 
-// applyResultDTO answers POST /api/assistant/apply: the Apply workflow's id
-// and one receipt per held call of the message.
+// applyResultDTO has one receipt per held call of the message.
 type applyResultDTO struct {
 	ApplyID  string       `json:"applyId" doc:"The message's Apply workflow (the top bar's id for it)."`
 	Receipts []receiptDTO `json:"receipts"`
@@ -61,10 +60,10 @@ type stepDTO struct {
 	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId, in a conversation's messages: done, undone (the client offers Redo) or redone."`
 }
 
-// apply resolves the held calls saved on the person's conversation and
-// message (never a new tool call as approval) and runs them through the
-// message's Apply workflow with Update-with-Start: concurrent or repeated
-// requests join one workflow, apply once and get the same receipts.
+// apply resolves the held calls saved on the person's message (never a new
+// tool call as approval) and runs them through the message's Apply
+// workflow with Update-with-Start: concurrent or repeated requests join one
+// workflow, apply once and get the same receipts.
 func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	ctx := c.Request.Context()
 	switch {
@@ -88,20 +87,16 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	id := workflows.ApplyWorkflowID(req.MessageID)
 	in := workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID}
 	ar := workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}
-	// Identical requests for one message in flight in this process share
-	// one Update-with-Start (a double click, a retrying client): one
-	// workflow update instead of many. Across processes the workflow
-	// itself applies once.
+	// Identical requests in flight in this process (a double click, a
+	// retrying client) share one Update-with-Start.
 	key, _ := json.Marshal([]any{id, in.PersonID, ar})
 	v, err, _ := s.applies.Do(string(key), func() (any, error) {
 		var res workflows.ApplyResult
 		var err error
-		// A transient failure of the workflow service is tried again with
-		// the same update id: if the failed try's update reached the
-		// workflow after all, Temporal answers the retry with that
-		// update's outcome instead of running the Apply a second time (a
-		// second run would send again an outside write that this request's
-		// ResendUnknown allowed once, or answer with a later run's view).
+		// A transient failure is tried again with the same update id: if the
+		// failed try reached the workflow after all, Temporal answers with
+		// that update's outcome instead of running the Apply a second time
+		// (which could send again an outside write ResendUnknown allowed once).
 		updateID := "apply_" + strings.ToLower(rand.Text())
 		for attempt := 1; ; attempt++ {
 			err = s.applyOnce(context.WithoutCancel(ctx), id, updateID, in, ar, &res)
@@ -127,10 +122,9 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	return applyResultDTO{ApplyID: id, Receipts: out}, nil
 }
 
-// applyError maps a failure to reach or run the Apply workflow: an
-// unreachable Temporal is 503; a conversation deleted or a space left while
-// the Apply ran is 404, as for a message that does not exist; anything else
-// Hub's own failure.
+// applyError maps a failure to reach or run the Apply workflow: a
+// conversation deleted or a space left while the Apply ran is 404, as for a
+// message that does not exist.
 func applyError(err error, messageID string) error {
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) && ae.Type() == workflows.ErrTypeGone {
@@ -143,8 +137,8 @@ func applyError(err error, messageID string) error {
 	return fmt.Errorf("apply: %w", err)
 }
 
-// applyOnce runs one Update-with-Start of the message's Apply workflow
-// (update updateID) and waits for its receipts.
+// applyOnce runs one Update-with-Start of the Apply workflow and waits for
+// its receipts.
 func (s *Server) applyOnce(ctx context.Context, id, updateID string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID: id, TaskQueue: s.taskQueue(),

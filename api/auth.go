@@ -33,17 +33,14 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
-// streamPerson authenticates a request for a stream (Server-Sent Events)
-// and returns its person. A browser's EventSource cannot send a header, so
-// besides the Authorization header (a full token, or a token of this
-// scope) a stream takes ?streamToken=, which must be a token of exactly
-// this scope: a full token in a URL is refused (workspace.AuthenticateScoped).
-// It takes the session cookie too (an EventSource sends it): when the URL
-// has no stream token, or one that is refused. A stream token that is
-// good wins over the cookie, so a URL keeps naming its own person's stream.
+// streamPerson authenticates a request for a stream. A browser's
+// EventSource cannot send a header, so besides the Authorization header a
+// stream takes ?streamToken=, a token of exactly this scope (a full token
+// in a URL is refused), and then the session cookie. A good stream token
+// wins over the cookie, so a URL keeps naming its own person's stream.
 func (s *Server) streamPerson(c *gin.Context, scope string) (p workspace.Person, err error) {
 	defer func() {
-		err = s.signInFailed(c, err, bearer(c), c.Query("streamToken"), sessionOf(c)) // limiter.go
+		err = s.signInFailed(c, err, bearer(c), c.Query("streamToken"), sessionOf(c))
 		if err == nil {
 			c.Set(personKey, p) // for the access log
 		}

@@ -12,18 +12,12 @@ import (
 	"hub/workspace"
 )
 
-// Bad bytes are refused at the edge, the same on both engines: a NUL or
-// bytes that are not UTF-8 would reach Postgres as a 500 (SQLSTATE 22021)
-// and be stored by SQLite (docs/decisions.md, "Bad bytes at the edge").
-// Path ids and query values are checked here, before any handler; JSON
-// bodies in decode.
-
-// refuseBadBytes answers a request whose path ids or query cannot name
-// anything: a path id with a NUL or bytes that are not UTF-8 is 404 (no
-// record has such an id, so it is not found, like any unknown id), a query
-// value or name with them, or a query that cannot be parsed, is 400 at
-// "/<name>". gin has matched the route when this runs, so c.Params is
-// filled; an unmatched path is left to NoRoute.
+// refuseBadBytes refuses a NUL or bytes that are not UTF-8 in path ids and
+// the query, the same on both engines: they would reach Postgres as a 500
+// and be stored by SQLite (docs/decisions.md, "Bad bytes at the edge";
+// JSON bodies are checked in decode). A path id with them is 404 (no record
+// has such an id); a query value or name with them, or a query that cannot
+// be parsed, is 400 at "/<name>". An unmatched path is left to NoRoute.
 func refuseBadBytes(c *gin.Context) {
 	if c.FullPath() == "" {
 		c.Next()
@@ -67,10 +61,9 @@ func escapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
-// badTextError is a database's refusal of text (Postgres 22021: a NUL or
-// bytes that are not UTF-8; 22P05: a character the encoding cannot hold).
-// The edge refuses such text first; one that still gets through is the
-// caller's input, so a 400, not a 500.
+// badTextError is Postgres refusing text (22021: a NUL or bytes that are
+// not UTF-8; 22P05: a character the encoding cannot hold): the caller's
+// input that got past the edge, so a 400, not a 500.
 func badTextError(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && (pg.Code == "22021" || pg.Code == "22P05")

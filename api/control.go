@@ -27,22 +27,19 @@ var controls = map[string]struct {
 	workflows.ResumeSignal: {status: chat.StatusWorking},
 }
 
-// controlDTO answers a stop, pause or resume of one turn: the turn's status
-// right after it.
+// controlDTO is the turn's status right after a stop, pause or resume.
 type controlDTO struct {
 	Status string `json:"status"`
 }
 
-// controlAllDTO answers a stop, pause or resume of all the person's work:
-// the status the turns show now, and how many were signalled.
+// controlAllDTO answers a stop, pause or resume of all the person's work.
 type controlAllDTO struct {
 	Status string `json:"status"`
 	Turns  int    `json:"turns" doc:"How many turns were signalled."`
 }
 
-// controlTurn sends stop, pause or resume to one of the person's turns: the
-// durable signal first, then the fast path that closes the model call in
-// this process at once. Repeating it is harmless; a finished turn is 409.
+// controlTurn sends stop, pause or resume to one of the person's turns.
+// Repeating it is harmless; a finished turn is 409.
 func (s *Server) controlTurn(signal string) replyFunc {
 	return func(c *gin.Context) (any, error) {
 		t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
@@ -54,6 +51,8 @@ func (s *Server) controlTurn(signal string) replyFunc {
 	}
 }
 
+// signalTurn sends the durable signal first, then takes the fast path that
+// closes the model call at once.
 func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.Status, error) {
 	ctx := c.Request.Context()
 	if t.Status.Final() {
@@ -71,15 +70,13 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	}
 	ctl := controls[signal]
 	// The status first: a worker acts on an announced interrupt only while
-	// the turn reads stopping or paused. A stop or pause is also counted, so
-	// a model call the workflow scheduled before hearing it does not reach
-	// the model even if a Resume follows at once (chat.RecordInterrupt).
+	// the turn reads stopping or paused (chat.RecordInterrupt).
 	var err error
 	if signal == workflows.ResumeSignal {
 		err = s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
 	} else {
-		// The turn's own stream says so too, with the change (a Resume is
-		// told by the resumed model call's "Resuming…").
+		// The turn's stream says so too (a Resume is told by the resumed
+		// model call's "Resuming…").
 		err = s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
 			_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
 			return err
@@ -89,11 +86,9 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 		return "", err
 	}
 	if signal != workflows.ResumeSignal {
-		// The fast path beside the durable signal: close the model call now,
-		// in this process and (over the frame bus) in the worker running it.
-		// Only a call registered before the turn is read again, and only while
-		// it still reads stopping or paused: a Resume and the call it started
-		// may have come in between.
+		// Close the model call now, here and (over the frame bus) in the
+		// worker running it, only while the turn still reads stopping or
+		// paused: a Resume and the call it started may have come in between.
 		s.Interrupts.InterruptIf(t.ID, func() bool {
 			cur, _, err := s.Chat.GetTurn(ctx, t.ID)
 			return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
@@ -129,16 +124,15 @@ func toActivityDTO(a chat.Work) activityDTO {
 		StartedAt: a.StartedAt, Title: a.Title, Step: a.Step, Ended: a.Ended}
 }
 
-// topBarDTO is what the top bar shows: GET /api/agent/state, and the
-// snapshot that starts an activity stream.
+// topBarDTO is what the top bar shows, and the snapshot that starts an
+// activity stream.
 type topBarDTO struct {
 	Snapshot   bool          `json:"snapshot,omitempty" doc:"True on the frame that starts an activity stream."`
 	Activities []activityDTO `json:"activities"`
 	Paused     bool          `json:"paused" doc:"Every running turn is paused."`
 }
 
-// topBar reads the person's running work; paused is true when every
-// running turn is paused.
+// topBar reads the person's running work.
 func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error) {
 	acts, err := s.Chat.TopBar(ctx, personID)
 	if err != nil {
@@ -154,8 +148,8 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	return topBarDTO{Activities: toDTOs(acts, toActivityDTO), Paused: turns > 0 && paused}, nil
 }
 
-// agentState is the top bar: the person's own running work — turns, and
-// replies whose writes wait for the person's Apply — never anyone else's.
+// agentState is the top bar: the person's turns, and replies whose writes
+// wait for the person's Apply.
 func (s *Server) agentState(c *gin.Context) (any, error) {
 	return s.topBar(c.Request.Context(), person(c).ID)
 }

@@ -29,15 +29,13 @@ func decode(c *gin.Context, v any) error {
 		}
 		return badRequest("", "the request body could not be read")
 	}
-	// An empty body and a bare null would both decode into the zero
-	// value: a PATCH of nothing that still counted as a change. Every
-	// route's body is an object, so both are refused, as [] is.
+	// An empty body and a bare null would both decode into the zero value:
+	// a PATCH of nothing that still counted as a change.
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || string(trimmed) == "null" {
 		return badRequest("", "a JSON object is required as the request body")
 	}
 	// Go's decoder would turn bytes that are not UTF-8 into U+FFFD without
-	// a word, and a NUL would reach the database: both are refused here,
-	// by the field they are in.
+	// a word, and a NUL would reach the database.
 	if err := workspace.CheckJSONText(body); err != nil {
 		return err
 	}
@@ -46,8 +44,8 @@ func decode(c *gin.Context, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field == "" {
-			// An Optional field's own UnmarshalJSON reports a wrong type
-			// without the field's name: find the field it was.
+			// An Optional field's UnmarshalJSON reports a wrong type without
+			// the field's name.
 			if name := mistypedField(body, v); name != "" {
 				return badRequest("/"+name, fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value))
 			}
@@ -134,8 +132,8 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &o.Value)
 }
 
-// OptionalOf is the value's type, for the OpenAPI document: the field may
-// be absent, null or a T (openapi.Optionaler).
+// OptionalOf is the value's type, for the OpenAPI document
+// (openapi.Optionaler).
 func (Optional[T]) OptionalOf() reflect.Type { return reflect.TypeFor[T]() }
 
 // patchValue is an optional field as a patch value: absent → nil, null →

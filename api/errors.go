@@ -22,12 +22,11 @@ const (
 	codeTooLarge        = "too_large"
 	codeUnavailable     = "unavailable"
 	codeInternal        = "internal"
-	// codeTooManyFailures is 429: too many failed sign-ins (limiter.go).
 	codeTooManyFailures = "too_many_failures"
 )
 
 // statusClientGone is the status of a request whose client went away
-// before it was answered (nginx's 499); no client ever receives it.
+// before it was answered (nginx's 499).
 const statusClientGone = 499
 
 // errorBody is {"error": {...}}, the one shape every error has.
@@ -62,8 +61,12 @@ func newError(status int, code, path, msg string) *apiError {
 }
 
 func badRequest(path, msg string) error {
-	return &apiError{status: http.StatusBadRequest, detail: errorDetail{Code: codeInvalid, Message: msg, Path: path,
-		Issues: []issue{{Path: path, Message: msg}}}}
+	return &apiError{status: http.StatusBadRequest, detail: invalid(path, msg)}
+}
+
+// invalid is the body of a 400, with the one issue.
+func invalid(path, msg string) errorDetail {
+	return errorDetail{Code: codeInvalid, Message: msg, Path: path, Issues: []issue{{Path: path, Message: msg}}}
 }
 
 func unavailable(msg string) error {
@@ -74,9 +77,8 @@ func unavailable(msg string) error {
 // a failure of Hub itself is a 5xx; its cause is logged, not shown.
 func respondError(c *gin.Context, err error) {
 	if errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil {
-		// The client hung up (a reload, a closed tab) and its request's
-		// reads were cancelled: nobody reads the answer, and it is no
-		// failure of Hub's to log. The access line shows 499, as proxies do.
+		// The client hung up: nobody reads the answer, and it is no
+		// failure of Hub's to log.
 		c.AbortWithStatus(statusClientGone)
 		return
 	}
@@ -107,8 +109,7 @@ func classify(err error) (int, errorDetail) {
 	}
 	var inv *workspace.InvalidError
 	if errors.As(err, &inv) {
-		return http.StatusBadRequest, errorDetail{Code: codeInvalid, Message: inv.Message, Path: inv.Path,
-			Issues: []issue{{Path: inv.Path, Message: inv.Message}}}
+		return http.StatusBadRequest, invalid(inv.Path, inv.Message)
 	}
 	var nf *workspace.NotFoundError
 	if errors.As(err, &nf) {

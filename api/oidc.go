@@ -12,10 +12,9 @@ import (
 )
 
 // bearerPerson is the person of a bearer: a JWT of the identity provider
-// when OpenID Connect is configured (Deps.Identity) — a full credential,
-// as a full Hub token is, so it is taken for every scope — and otherwise
-// a Hub token (workspace.Authenticate). A Hub token is never sent to the
-// provider, and a provider that is down stops no Hub token.
+// when one is configured (a full credential, taken for every scope), else
+// a Hub token. A Hub token is never sent to the provider, and a provider
+// that is down stops no Hub token.
 func (s *Server) bearerPerson(c *gin.Context, token, scope string) (workspace.Person, error) {
 	if s.Identity == nil || !identity.LooksLikeJWT(token) {
 		return s.Workspace.Authenticate(c.Request.Context(), token, scope)

@@ -26,6 +26,16 @@ func replying(status int, h replyFunc) gin.HandlerFunc {
 	}
 }
 
+// handling serves a handler that writes its own answer, answering its
+// error through respondError (an event stream, once started, returns none).
+func handling(h func(*gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			respondError(c, err)
+		}
+	}
+}
+
 // withBody is a reply that decodes the request's JSON body into a B before
 // h runs.
 func withBody[B any](h func(*gin.Context, B) (any, error)) replyFunc {

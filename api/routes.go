@@ -137,7 +137,7 @@ func (s *Server) routes() []route {
 			query: lastEventParams,
 			answers: []answer{{status: http.StatusOK, ctype: eventStream, schema: openapi.Ref("TurnEvent"), doc: "One event per frame (id, event, data), until the done frame; `: keep-alive` comments every 15 s."},
 				{status: http.StatusNoContent, doc: "The client has every frame the turn will send: close the EventSource."}},
-			handler: s.streamTurn},
+			handler: handling(s.streamTurn)},
 
 		{method: "GET", path: "/api/spaces", id: "listSpaces", summary: "List the spaces the person belongs to",
 			answers: []answer{ok(spaceListDTO{})}, reply: s.listSpaces},
@@ -280,7 +280,7 @@ func (s *Server) routes() []route {
 			auth: authStream, query: lastEventParams,
 			answers: []answer{{status: http.StatusOK, ctype: eventStream, schema: openapi.Ref("ActivityEvent"),
 				doc: "Events of type activity: first the top bar as a snapshot (unless resumed), then one per change; never ends."}},
-			handler: s.agentStream},
+			handler: handling(s.agentStream)},
 		{method: "POST", path: "/api/agent/stream-token", id: "createActivityStreamToken", summary: "A short-lived token that reads only the person's activity stream, for a URL (EventSource)",
 			answers: []answer{created(activityTokenDTO{})}, reply: s.activityStreamToken},
 		{method: "POST", path: "/api/agent/stop", id: "stopAll", summary: "Stop all of the person's running work",

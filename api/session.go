@@ -11,20 +11,16 @@ import (
 )
 
 // A browser signs in once (docs/api.md, "Sessions"): POST /api/session
-// exchanges a full token for an HttpOnly, SameSite=Strict cookie, which the
-// api then takes wherever it takes the bearer token (streams included: an
-// EventSource sends it). A request signed in by the cookie that could
-// change something (any method but GET, HEAD and OPTIONS) must also carry
-// the header X-Hub-CSRF, which no other site's page can send here: a form
-// cannot set a header, and a script of another origin is refused it by
-// CORS (the header is not among the allowed ones). A bearer-token request
-// needs no such header.
+// exchanges a full token for an HttpOnly, SameSite=Strict cookie, taken
+// wherever the bearer token is. A request signed in by the cookie that
+// could change something must also carry X-Hub-CSRF, which no other site's
+// page can send here: a form cannot set a header, and CORS does not allow
+// it to a script of another origin.
 const (
 	sessionCookie = "hub_session"
 	csrfHeader    = "X-Hub-CSRF"
 )
 
-// createSessionRequest is POST /api/session's body.
 type createSessionRequest struct {
 	Token string `json:"token" doc:"A full token (hub token create; hub dev's link carries one): a stream token or an operator token is refused."`
 }
@@ -42,10 +38,10 @@ func (s *Server) getSession(c *gin.Context) (any, error) {
 	return sessionDTO{PersonID: person(c).ID, Name: person(c).Name}, nil
 }
 
-// createSession exchanges a token for a session cookie.
+// createSession exchanges a token for a session cookie. It too needs the
+// CSRF header: else another site's form could sign this browser in as
+// someone else.
 func (s *Server) createSession(c *gin.Context) (any, error) {
-	// Without the header another site's form could sign this browser in as
-	// someone else (login CSRF).
 	if !csrfHeaderSent(c) {
 		return nil, csrfError()
 	}
@@ -72,8 +68,7 @@ func (s *Server) createSession(c *gin.Context) (any, error) {
 }
 
 // deleteSession signs the browser out: the session ends and the cookie is
-// cleared. It is authenticated as any route (by the cookie, with the CSRF
-// header; a bearer request has no session to end and only clears it).
+// cleared (a bearer request has no session to end and only clears it).
 func (s *Server) deleteSession(c *gin.Context) (any, error) {
 	if v := sessionOf(c); v != "" && bearer(c) == "" {
 		if err := s.Workspace.DeleteSession(c.Request.Context(), v); err != nil {
@@ -84,17 +79,15 @@ func (s *Server) deleteSession(c *gin.Context) (any, error) {
 	return nil, nil
 }
 
-// overHTTPS says whether the browser reached Hub over TLS: to Hub itself,
-// or to a proxy in front that says so in X-Forwarded-Proto. The header is
-// taken from anyone: it only decides the Secure flag of the caller's own
-// cookies and the scheme of its own callback URL, which the provider
-// checks against the registered one.
+// overHTTPS says whether the browser reached Hub, or a proxy in front, over
+// TLS. X-Forwarded-Proto is taken from anyone: it only decides the Secure
+// flag of the caller's own cookies and the scheme of its own callback URL,
+// which the provider checks against the registered one.
 func overHTTPS(c *gin.Context) bool {
 	return c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")
 }
 
-// setSessionCookie sets the session cookie (value "": clears it), Secure
-// over HTTPS.
+// setSessionCookie sets the session cookie (value "": clears it).
 func setSessionCookie(c *gin.Context, value string, expires time.Time) {
 	ck := &http.Cookie{Name: sessionCookie, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overHTTPS(c)}
 	if value == "" {
@@ -119,14 +112,13 @@ func csrfError() error {
 		"a request signed in by the session cookie that changes something needs the header "+csrfHeader+": 1 (a bearer token needs none)")
 }
 
-// safeMethod: a method that changes nothing, which needs no CSRF header.
+// safeMethod: a method that changes nothing needs no CSRF header.
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
-// sessionPerson authenticates a request by its session cookie: the
-// session is read, with its token and person, at every request; an unsafe
-// method needs the CSRF header too.
+// sessionPerson authenticates a request by its session cookie, with the
+// CSRF header on an unsafe method.
 func (s *Server) sessionPerson(c *gin.Context, session string) (workspace.Person, error) {
 	p, err := s.Workspace.AuthenticateSession(c.Request.Context(), session)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// startSSE writes the headers of an event stream. The stream's connection
-// has no read deadline from here on (Limits: it would end the stream).
+// startSSE writes the headers of an event stream and lifts its read
+// deadline (Limits: it would end the stream).
 func startSSE(c *gin.Context) {
 	endReadDeadline(c.Writer)
 	h := c.Writer.Header()
@@ -22,10 +22,9 @@ func startSSE(c *gin.Context) {
 }
 
 // pumpSSE runs follow, which hands each event to emit, and writes each one
-// with write, with a keep-alive comment every Limits.SSEKeepAlive (15 s),
-// until follow ends, the client leaves, or stop is closed (the process
-// shutting down: the client resumes elsewhere with Last-Event-ID). It
-// returns once follow has returned, so no goroutine outlives the request.
+// with write, with a keep-alive comment every Limits.SSEKeepAlive, until
+// follow ends, the client leaves, or stop is closed. It returns once follow
+// has returned, so no goroutine outlives the request.
 func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, follow func(ctx context.Context, emit func(T) error) error, write func(T) error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
