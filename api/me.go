@@ -9,9 +9,8 @@ import (
 	"hub/workspace"
 )
 
-// profileDTO is the person's profile: their account name, the first name
-// the assistant calls them by ("" = the first word of name) and their
-// one sentence about their work.
+// profileDTO is the person's profile: firstName is what the assistant
+// calls them by ("": the first word of name).
 type profileDTO struct {
 	Name      string `json:"name"`
 	FirstName string `json:"firstName"`
@@ -35,7 +34,6 @@ func (s *Server) updateProfile(c *gin.Context, req updateProfileRequest) (any, e
 	return profileDTO(out), err
 }
 
-// skillDTO is one of the person's skills.
 type skillDTO struct {
 	ID           string    `json:"id"`
 	Name         string    `json:"name"`

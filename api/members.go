@@ -10,11 +10,9 @@ type memberRoleRequest struct {
 	Role *string `json:"role" openapi:"required,nonnull"`
 }
 
-// removeFromSpace ends a membership, by DELETE …/people/:id or
-// …/members/:personId (an owner removes someone; anyone may leave). What
-// follows (their work there ends, a paused turn of theirs is resumed to
-// end) follows every removal, whoever made it: wiring subscribes to the
-// removals.
+// removeFromSpace ends a membership, the person's id in param (an owner
+// removes someone; anyone may leave). What follows every removal is
+// wiring's: it subscribes to them.
 func (s *Server) removeFromSpace(param string) replyFunc {
 	return func(c *gin.Context) (any, error) {
 		_, err := s.Workspace.RemovePerson(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param(param))
@@ -22,8 +20,7 @@ func (s *Server) removeFromSpace(param string) replyFunc {
 	}
 }
 
-// setMemberRole changes a member's role (owners only) and answers the
-// member as GET …/people lists them.
+// setMemberRole changes a member's role (owners only).
 func (s *Server) setMemberRole(c *gin.Context, req memberRoleRequest) (any, error) {
 	if req.Role == nil {
 		return nil, badRequest("/role", "role is required: owner, editor, viewer or guest")

@@ -15,8 +15,8 @@ type metrics struct {
 	sse      *prometheus.GaugeVec
 }
 
-// sseOpen counts an open event stream of a kind (turn, activity) until the
-// returned func runs.
+// sseOpen counts an open event stream of a kind until the returned func
+// runs.
 func (m *metrics) sseOpen(kind string) func() {
 	g := m.sse.WithLabelValues(kind)
 	g.Inc()

@@ -22,8 +22,8 @@ type needsMeListDTO struct {
 	Items []needsMeDTO `json:"items"`
 }
 
-// needsMe lists the person's writes held for the Needs me list (write
-// policy needs-me), oldest first.
+// needsMe lists the person's writes held for the Needs me list, oldest
+// first.
 func (s *Server) needsMe(c *gin.Context) (any, error) {
 	calls, err := s.Chat.HeldCalls(c.Request.Context(), person(c).ID, chat.HeldForNeedsMe)
 	return needsMeListDTO{Items: toDTOs(calls, func(h chat.HeldCall) needsMeDTO {

@@ -8,9 +8,7 @@ import (
 	"hub/workspace"
 )
 
-// A person of a space, as GET/POST/PATCH …/people and PATCH …/members
-// answer them. firstName is null when the person set none; persona, their
-// own sentence for the assistant, is not shown to others.
+// personDTO is a person of a space; their persona is not shown to others.
 type personDTO struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`

@@ -52,8 +52,7 @@ func nullable(s string) *string {
 	return &s
 }
 
-// taskPageDTO is one page of a task list: total counts every match,
-// nextOffset (only when there are more) is the offset of the next page.
+// taskPageDTO is one page of a task list.
 type taskPageDTO struct {
 	Tasks      []taskDTO `json:"tasks"`
 	Total      int64     `json:"total" doc:"Every task that matches, on all pages."`
@@ -167,7 +166,6 @@ func toProjectDTO(p workspace.Project) projectDTO {
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
-// projectPageDTO is one page of a project list, as taskPageDTO.
 type projectPageDTO struct {
 	Projects   []projectDTO `json:"projects"`
 	Total      int64        `json:"total" doc:"Every project that matches, on all pages."`
@@ -231,7 +229,6 @@ type settingsDTO struct {
 	Effort             string   `json:"effort" doc:"The person's default effort (\"\": none)."`
 }
 
-// toSettingsDTO answers an empty list (every area allowed) as [], never null.
 func toSettingsDTO(st workspace.Settings) settingsDTO {
 	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: nonNilStrings(st.AllowedWriteAreas), ConnectedAppWrites: st.ConnectedAppWrites,
 		Model: st.Model, Effort: st.Effort}
@@ -258,8 +255,7 @@ func (s *Server) updateSettings(c *gin.Context, req updateSettingsRequest) (any,
 	if err != nil {
 		return nil, err
 	}
-	if req.AllowedWriteAreas.Set {
-		// null, like [], allows every area again.
+	if req.AllowedWriteAreas.Set { // null, like [], allows every area again
 		areas := nonNilStrings(req.AllowedWriteAreas.Value)
 		p.AllowedWriteAreas = &areas
 	}

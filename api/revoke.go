@@ -7,8 +7,7 @@ import (
 )
 
 // credentialRecheck is how often an open stream rechecks the token it was
-// opened with (docs/decisions.md, "A revoked token's open streams"): one
-// indexed read of one row per stream, in whichever api process holds it.
+// opened with (docs/decisions.md, "A revoked token's open streams").
 const credentialRecheck = 2 * time.Second
 
 // untilRevoked is a channel that closes when also closes (nil: never) or

@@ -10,14 +10,13 @@ import (
 )
 
 // route is one endpoint: what registers its handler, and what the OpenAPI
-// document says of it (api/openapi.go). Both come from this one table, so
-// a route cannot be served without being described, and the document
-// names the request and response types the handler really decodes and
-// encodes.
+// document says of it. Both come from this one table, so a route cannot be
+// served without being described, and the document names the types the
+// handler really decodes and encodes.
 type route struct {
 	method string
-	// path is gin's, from the root ("/api/spaces/:spaceId/tasks"); its
-	// :params are the operation's path parameters.
+	// path is gin's ("/api/spaces/:spaceId/tasks"); its :params are the
+	// operation's path parameters.
 	path string
 	// id is the operationId: stable, camelCase, unique.
 	id      string
@@ -27,14 +26,13 @@ type route struct {
 	// body is the JSON request body's type (its zero value); nil: none.
 	body any
 	// form is a multipart/form-data body instead.
-	form *openapi.Schema
-	// answers are the success answers (and readyz's 503), by status.
+	form    *openapi.Schema
 	answers []answer
 	// errors are the error statuses this route answers besides the ones
-	// every route of its kind has (api/openapi.go, commonErrors).
+	// every route of its kind has (commonErrors).
 	errors []int
 	// reply serves a route whose one success answer is a JSON value (or
-	// 204), sent with that answer's status; handler serves any other.
+	// 204); handler serves any other.
 	reply   replyFunc
 	handler gin.HandlerFunc
 }
@@ -43,16 +41,10 @@ type route struct {
 type authMode int
 
 const (
-	// authBearer: Authorization: Bearer with a full token.
-	authBearer authMode = iota
-	// authStream: the bearer header, or ?streamToken= with the stream's
-	// own token (streamPerson).
-	authStream
-	// authNone: no token.
+	authBearer authMode = iota // a full token, or the session cookie
+	authStream                 // also ?streamToken= (streamPerson)
 	authNone
-	// authSelf: Authorization: Bearer, checked by the handler itself (the
-	// run inspector takes a full token or an operator token).
-	authSelf
+	authSelf // checked by the handler itself
 )
 
 // param is a query (or header) parameter.
@@ -96,7 +88,6 @@ var (
 )
 
 const (
-	// eventStream is the content type of the stream routes.
 	eventStream = "text/event-stream"
 	anyContent  = "*/*"
 )
@@ -274,8 +265,6 @@ func (s *Server) routes() []route {
 			answers: []answer{accepted(controlDTO{})}, errors: []int{409, 503}, reply: s.controlTurn(workflows.ResumeSignal)},
 		{method: "GET", path: "/api/agent/state", id: "getAgentState", summary: "The person's running work, for the top bar",
 			answers: []answer{ok(topBarDTO{})}, reply: s.agentState},
-		// Like a turn's stream, the activity stream authenticates itself: the
-		// bearer header, or a token from /agent/stream-token in the URL.
 		{method: "GET", path: "/api/agent/stream", id: "streamActivity", summary: "The person's activity frames as Server-Sent Events: a snapshot of the top bar, then every change",
 			auth: authStream, query: lastEventParams,
 			answers: []answer{{status: http.StatusOK, ctype: eventStream, schema: openapi.Ref("ActivityEvent"),

@@ -8,8 +8,7 @@ import (
 	"hub/workspace"
 )
 
-// tokenDTO is one of the person's tokens: its metadata, never the token
-// (shown once, by hub token create).
+// tokenDTO is one of the person's tokens: its metadata, never the token.
 type tokenDTO struct {
 	ID         string     `json:"id"`
 	Name       string     `json:"name" doc:"hub token create --name (\"\": none given)."`
@@ -19,7 +18,6 @@ type tokenDTO struct {
 	ExpiresAt  *time.Time `json:"expiresAt,omitempty" doc:"When it stops working. Absent: never."`
 }
 
-// tokenListDTO answers GET /api/me/tokens.
 type tokenListDTO struct {
 	Tokens []tokenDTO `json:"tokens"`
 }
@@ -42,9 +40,8 @@ func (s *Server) listMyTokens(c *gin.Context) (any, error) {
 	return tokenListDTO{Tokens: toDTOs(list, toTokenDTO)}, err
 }
 
-// revokeMyToken revokes one of the person's own tokens (anyone else's, as
-// an unknown one, is 404), with the sessions and stream tokens made from
-// it; their open streams end within seconds.
+// revokeMyToken revokes one of the person's own tokens, with the sessions
+// and stream tokens made from it.
 func (s *Server) revokeMyToken(c *gin.Context) (any, error) {
 	return nil, s.Workspace.RevokeToken(c.Request.Context(), actor(c), person(c).ID, c.Param("tokenId"))
 }

@@ -21,13 +21,10 @@ type startTurnRequest struct {
 	Text     string           `json:"text" openapi:"required" doc:"The message: at most 20,000 characters."`
 	Mentions []mentionRequest `json:"mentions" doc:"Records the message mentions (chips), by kind and id in the conversation's space."`
 	Context  json.RawMessage  `json:"context"`
-	// Spaces and Files: docs/decisions.md, "Turns across spaces" and
-	// "Attached files". Model and Effort, empty: the person's settings,
-	// else the catalog's default model.
-	Spaces []string `json:"spaces" doc:"Other spaces of the person the turn may act in (at most 20)."`
-	Files  []string `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
-	Model  string   `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
-	Effort string   `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
+	Spaces   []string         `json:"spaces" doc:"Other spaces of the person the turn may act in (at most 20)."`
+	Files    []string         `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
+	Model    string           `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
+	Effort   string           `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
 }
 
 type turnStartedDTO struct {
@@ -77,7 +74,6 @@ func toTurnDTO(t chat.Turn) turnDTO {
 		Usage: usageDTO(t.Usage), Spaces: t.Spaces, Model: t.Model, Effort: t.Effort}
 }
 
-// turnStreamTokenDTO answers POST /api/assistant/turns/:turnId/stream-token.
 type turnStreamTokenDTO struct {
 	StreamToken string    `json:"streamToken"`
 	StreamURL   string    `json:"streamUrl" doc:"The turn's stream with the token, for EventSource (as a started turn's streamUrl)."`
@@ -85,8 +81,7 @@ type turnStreamTokenDTO struct {
 }
 
 // turnStreamToken makes a token that reads only one of the person's turns'
-// stream: a client that did not start the turn (another tab, a reload
-// without the started turn's streamUrl) follows a running reply with it.
+// stream, for a client that did not start the turn.
 func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	t, err := s.Chat.GetTurnFor(ctx, person(c).ID, c.Param("turnId"))

@@ -33,9 +33,7 @@ func toUndoResultDTO(r workspace.UndoResult) undoResultDTO {
 }
 
 // undoRedo is the handler of both routes, with run the service's Undo or
-// Redo. Whether the person may act on the group is decided by hub from the
-// group's maker and space, never from the id alone: someone else's group
-// is a 404.
+// Redo (someone else's group is a 404).
 func (s *Server) undoRedo(run func(ctx context.Context, personID, groupID string) (workspace.UndoResult, error)) replyFunc {
 	return withBody(func(c *gin.Context, req undoRequest) (any, error) {
 		id := strings.TrimSpace(req.UndoGroupID)
