@@ -163,3 +163,63 @@ func transient(err error) bool {
 	var aborted *serviceerror.Aborted
 	return errors.As(err, &unav) || errors.As(err, &internal) || errors.As(err, &exhausted) || errors.As(err, &aborted)
 }
+
+type undoRequest struct {
+	UndoGroupID string `json:"undoGroupId" openapi:"required"`
+}
+
+// undoRecordDTO names a record Undo or Redo put back, by its title.
+type undoRecordDTO struct {
+	Kind  string `json:"kind"`
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+type undoResultDTO struct {
+	UndoGroupID string          `json:"undoGroupId"`
+	State       string          `json:"state"`
+	Records     []undoRecordDTO `json:"records"`
+}
+
+func toUndoResultDTO(r workspace.UndoResult) undoResultDTO {
+	return undoResultDTO{UndoGroupID: r.GroupID, State: r.State, Records: toDTOs(r.Records, func(ref workspace.Ref) undoRecordDTO {
+		return undoRecordDTO{Kind: ref.Kind, ID: ref.ID, Label: ref.Label}
+	})}
+}
+
+// undoRedo is the handler of both routes, with run the service's Undo or
+// Redo (someone else's group is a 404).
+func (s *Server) undoRedo(run func(ctx context.Context, personID, groupID string) (workspace.UndoResult, error)) replyFunc {
+	return withBody(func(c *gin.Context, req undoRequest) (any, error) {
+		id := strings.TrimSpace(req.UndoGroupID)
+		if id == "" {
+			return nil, badRequest("/undoGroupId", "undoGroupId is required")
+		}
+		res, err := run(c.Request.Context(), person(c).ID, id)
+		return toUndoResultDTO(res), err
+	})
+}
+
+type needsMeDTO struct {
+	CallID         string    `json:"callId"`
+	Tool           string    `json:"tool"`
+	Preview        string    `json:"preview"`
+	ConversationID string    `json:"conversationId"`
+	MessageID      string    `json:"messageId"`
+	SpaceID        string    `json:"spaceId"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+type needsMeListDTO struct {
+	Items []needsMeDTO `json:"items"`
+}
+
+// needsMe lists the person's writes held for the Needs me list, oldest
+// first.
+func (s *Server) needsMe(c *gin.Context) (any, error) {
+	calls, err := s.Chat.HeldCalls(c.Request.Context(), person(c).ID, chat.HeldForNeedsMe)
+	return needsMeListDTO{Items: toDTOs(calls, func(h chat.HeldCall) needsMeDTO {
+		return needsMeDTO{CallID: h.ID, Tool: h.Tool, Preview: h.Summary, ConversationID: h.ConversationID,
+			MessageID: h.MessageID, SpaceID: h.SpaceID, CreatedAt: h.CreatedAt}
+	})}, err
+}

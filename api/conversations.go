@@ -47,11 +47,6 @@ func (s *Server) createConversation(c *gin.Context, req createConversationReques
 	return toConversationDTO(cv), err
 }
 
-func (s *Server) getConversation(c *gin.Context) (any, error) {
-	cv, err := s.Chat.GetConversation(c.Request.Context(), person(c).ID, c.Param("id"))
-	return toConversationDTO(cv), err
-}
-
 type renameConversationRequest struct {
 	Title string `json:"title" openapi:"required" doc:"The new title: one line of at most 200 characters, trimmed, not empty."`
 }

@@ -300,15 +300,11 @@ func buildDocument(routes []route) (doc *openapi.Document, err error) {
 		}
 		doc.Paths[p][m] = op
 	}
-	for name := range tags {
+	for _, name := range slices.Sorted(maps.Keys(tags)) {
 		if tagDocs[name] == "" {
 			return nil, fmt.Errorf("tag %q has no description in tagDocs", name)
 		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(tagDocs)) {
-		if tags[name] {
-			doc.Tags = append(doc.Tags, openapi.Tag{Name: name, Description: tagDocs[name]})
-		}
+		doc.Tags = append(doc.Tags, openapi.Tag{Name: name, Description: tagDocs[name]})
 	}
 	addEvents(r)
 	doc.Components.Schemas = r.Schemas

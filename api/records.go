@@ -119,11 +119,6 @@ func stripIndex(err error) error {
 	return err
 }
 
-func (s *Server) getTask(c *gin.Context) (any, error) {
-	t, err := s.Workspace.GetTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return toTaskDTO(t), err
-}
-
 type updateTaskRequest struct {
 	Title      Optional[string] `json:"title" openapi:"nonnull"`
 	Status     Optional[string] `json:"status" openapi:"nonnull"`
@@ -144,11 +139,6 @@ func (s *Server) updateTask(c *gin.Context, req updateTaskRequest) (any, error) 
 	}
 	t, err := s.Workspace.UpdateTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
 	return toTaskDTO(t), err
-}
-
-func (s *Server) deleteTask(c *gin.Context) (any, error) {
-	_, err := s.Workspace.DeleteTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return nil, err
 }
 
 type projectDTO struct {
@@ -193,11 +183,6 @@ func (s *Server) createProject(c *gin.Context, req createProjectRequest) (any, e
 	return toProjectDTO(p), err
 }
 
-func (s *Server) getProject(c *gin.Context) (any, error) {
-	p, err := s.Workspace.GetProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return toProjectDTO(p), err
-}
-
 type updateProjectRequest struct {
 	Name        Optional[string] `json:"name" openapi:"nonnull"`
 	Status      Optional[string] `json:"status" openapi:"nonnull"`
@@ -214,11 +199,6 @@ func (s *Server) updateProject(c *gin.Context, req updateProjectRequest) (any, e
 	}
 	out, err := s.Workspace.UpdateProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
 	return toProjectDTO(out), err
-}
-
-func (s *Server) deleteProject(c *gin.Context) (any, error) {
-	_, err := s.Workspace.DeleteProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return nil, err
 }
 
 type settingsDTO struct {

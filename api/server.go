@@ -30,7 +30,6 @@ import (
 
 // workflowClient is the part of the Temporal client the api uses.
 type workflowClient interface {
-	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 	CancelWorkflow(ctx context.Context, workflowID, runID string) error
 	CheckHealth(ctx context.Context, request *client.CheckHealthRequest) (*client.CheckHealthResponse, error)

@@ -63,11 +63,6 @@ type turnDTO struct {
 	Effort         string    `json:"effort" doc:"Its reasoning effort (\"\": none)."`
 }
 
-func (s *Server) getTurn(c *gin.Context) (any, error) {
-	t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
-	return toTurnDTO(t), err
-}
-
 func toTurnDTO(t chat.Turn) turnDTO {
 	return turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
 		Error: errorOf(t.ErrorCode, t.ErrorMessage), MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID,
