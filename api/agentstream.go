@@ -78,7 +78,6 @@ func (s *Server) agentStream(c *gin.Context) error {
 	return nil
 }
 
-// activityTokenDTO answers POST /api/agent/stream-token.
 type activityTokenDTO struct {
 	StreamToken string    `json:"streamToken"`
 	StreamURL   string    `json:"streamUrl"`

@@ -25,7 +25,6 @@ type createSessionRequest struct {
 	Token string `json:"token" doc:"A full token (hub token create; hub dev's link carries one): a stream token or an operator token is refused."`
 }
 
-// sessionDTO answers POST and GET /api/session.
 type sessionDTO struct {
 	PersonID  string     `json:"personId"`
 	Name      string     `json:"name"`

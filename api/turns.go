@@ -35,10 +35,7 @@ type turnStartedDTO struct {
 }
 
 func (s *Server) startTurn(c *gin.Context, req startTurnRequest) (any, error) {
-	mentions := make([]turns.Mention, len(req.Mentions))
-	for i, m := range req.Mentions {
-		mentions[i] = turns.Mention{Kind: m.Kind, ID: m.ID}
-	}
+	mentions := toDTOs(req.Mentions, func(m mentionRequest) turns.Mention { return turns.Mention(m) })
 	started, err := s.Turns.Start(c.Request.Context(), person(c), turns.Message{ConversationID: c.Param("id"), Text: req.Text,
 		Mentions: mentions, Context: req.Context, Spaces: req.Spaces, Files: req.Files, Model: req.Model, Effort: req.Effort})
 	return toTurnStartedDTO(started), err

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,15 +47,13 @@ type usageReportDTO struct {
 	Groups  []totalsDTO `json:"groups"`
 }
 
-// usage sums an owner's spaces' calls, everyone's; anyone else's own calls.
+// usage sums everyone's calls in the spaces the person owns and the
+// person's own elsewhere; spaceId narrows it to one of their spaces.
 func (s *Server) usage(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
-	from, err := usageTime(c.Query("from"), "/from", false)
-	if err != nil {
-		return nil, err
-	}
-	to, err := usageTime(c.Query("to"), "/to", true)
-	if err != nil {
+	from, ferr := usageTime(c.Query("from"), "/from", false)
+	to, terr := usageTime(c.Query("to"), "/to", true)
+	if err := cmp.Or(ferr, terr); err != nil {
 		return nil, err
 	}
 	if to.IsZero() {
