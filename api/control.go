@@ -132,7 +132,6 @@ type topBarDTO struct {
 	Paused     bool          `json:"paused" doc:"Every running turn is paused."`
 }
 
-// topBar reads the person's running work.
 func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error) {
 	acts, err := s.Chat.TopBar(ctx, personID)
 	if err != nil {

@@ -44,8 +44,10 @@ type Deps struct {
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store
-	Turns     *turns.Service
-	Files     *files.Service
+	// Turns starts turns (POST …/turns and a retry).
+	Turns *turns.Service
+	// Files keeps the spaces' attached files.
+	Files *files.Service
 	// MCP lists an MCP server's tools when it is connected and refreshed
 	// (nil: MCP servers are listed at a turn's start only).
 	MCP      *mcpapps.Catalog
@@ -63,14 +65,16 @@ type Deps struct {
 	// Metrics, when set, is exported on /metrics beside Registry (the
 	// worker's series in `hub dev`).
 	Metrics prometheus.Gatherer
-	Usage   *usage.Store
+	// Usage answers /api/usage and keeps the spaces' monthly budgets.
+	Usage *usage.Store
 	// Interrupts closes model calls at once on Stop and Pause (nil: only
 	// the durable signal does).
 	Interrupts *stream.Interrupts
 	// TurnTimeout bounds a whole turn's wall time; 0 uses
 	// workflows.DefaultTurnTimeout.
 	TurnTimeout time.Duration
-	Models      llm.Catalog
+	// Models is the catalog GET /api/models lists (keys and endpoints left out).
+	Models llm.Catalog
 	// TemporalNamespace and TemporalUI (the UI's base URL; empty: none)
 	// make the run inspector's link to a turn's workflow.
 	TemporalNamespace string

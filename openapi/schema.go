@@ -75,8 +75,8 @@ func Nullable(s *Schema) *Schema {
 // Ref is a reference to a component schema.
 func Ref(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
 
-// Optionaler is implemented by a request field type that may be absent,
-// null or a value (api.Optional): OptionalOf is the value's type.
+// Optionaler is a request field type that may be absent, null or a value
+// (api.Optional): OptionalOf is the value's type.
 type Optionaler interface {
 	OptionalOf() reflect.Type
 }
@@ -91,13 +91,13 @@ const (
 	ForRequest
 )
 
-// Reflector turns Go types into schemas, collecting the named structs'
-// schemas as components.
+// Reflector turns Go types into schemas, collecting named structs as
+// components.
 type Reflector struct {
 	// Name names a struct type's component (NameOf by default).
 	Name func(reflect.Type) string
 	// Enum lists the values a field of a struct takes (nil: any of its
-	// type), so they can come from the constants that define them.
+	// type).
 	Enum func(owner reflect.Type, field string) []string
 	// Field, when it returns a schema, is a field's schema instead of its
 	// type's: for a field the handler reads by hand.
