@@ -93,13 +93,7 @@ func (s *Server) deleteConversation(c *gin.Context) (any, error) {
 		slog.WarnContext(c.Request.Context(), "end streams of deleted conversation", "conversation", c.Param("id"), "error", err)
 	}
 	// A workflow that already ended answers not-found, which is fine.
-	ids := make([]string, 0, len(d.RunningTurns)+len(d.HeldReplies))
-	for _, id := range d.RunningTurns {
-		ids = append(ids, workflows.TurnWorkflowID(id))
-	}
-	for _, id := range d.HeldReplies {
-		ids = append(ids, workflows.ApplyWorkflowID(id))
-	}
+	ids := append(toDTOs(d.RunningTurns, workflows.TurnWorkflowID), toDTOs(d.HeldReplies, workflows.ApplyWorkflowID)...)
 	for _, id := range ids {
 		if err := s.Temporal.CancelWorkflow(c.Request.Context(), id, ""); err != nil {
 			slog.InfoContext(c.Request.Context(), "end workflow of deleted conversation", "workflow", id, "error", err)

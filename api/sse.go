@@ -2,13 +2,20 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
 )
+
+// sseKeepAlive: a comment line this often keeps proxies from closing a
+// quiet stream while the model thinks.
+const sseKeepAlive = 15 * time.Second
 
 // startSSE writes the headers of an event stream and lifts its read
 // deadline (Limits: it would end the stream).
@@ -109,4 +116,26 @@ func (s *Server) untilRevoked(ctx context.Context, rootTokenID string, also <-ch
 		}
 	}()
 	return out
+}
+
+// lastEventID reads Last-Event-ID (the header, or the lastEventId query
+// parameter); resume is false when there is none. A number too large for
+// 64 bits reads as the largest one, beyond any stream's last frame (never
+// wrapped to a negative id). Anything but a decimal number ≥ 0 is 400.
+func lastEventID(c *gin.Context) (after int64, resume bool, err error) {
+	last := c.GetHeader("Last-Event-ID")
+	if last == "" {
+		last = c.Query("lastEventId")
+	}
+	if last == "" {
+		return 0, false, nil
+	}
+	n, perr := strconv.ParseInt(last, 10, 64)
+	if errors.Is(perr, strconv.ErrRange) && n == math.MaxInt64 {
+		perr = nil
+	}
+	if perr != nil || n < 0 || last[0] == '+' {
+		return 0, false, badRequest("/lastEventId", "Last-Event-ID must be a frame number (a decimal number from 0)")
+	}
+	return n, true, nil
 }
