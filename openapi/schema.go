@@ -139,14 +139,8 @@ var (
 	marshalerType  = reflect.TypeFor[json.Marshaler]()
 )
 
-// Of is the schema of v's type (v may be a reflect.Type).
-func (r *Reflector) Of(v any, mode Mode) *Schema {
-	t, ok := v.(reflect.Type)
-	if !ok {
-		t = reflect.TypeOf(v)
-	}
-	return r.schema(t, mode)
-}
+// Of is the schema of v's type.
+func (r *Reflector) Of(v any, mode Mode) *Schema { return r.schema(reflect.TypeOf(v), mode) }
 
 func (r *Reflector) schema(t reflect.Type, mode Mode) *Schema {
 	switch {
