@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,7 +90,8 @@ func decodeError(err error) error {
 		if typ.Field == "" {
 			return badRequest("", "the request body must be a JSON object")
 		}
-		return badRequest("/"+strings.ReplaceAll(typ.Field, ".", "/"), fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value))
+		kind := cmp.Or(jsonKinds[typ.Type.Kind()], "a number")
+		return badRequest("/"+strings.ReplaceAll(typ.Field, ".", "/"), fmt.Sprintf("must be %s, not %s", kind, typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return badRequest("/"+name, fmt.Sprintf("unknown field %q", name))
@@ -99,19 +101,9 @@ func decodeError(err error) error {
 	return badRequest("", "the request body is not valid: "+err.Error())
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice", "array":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	}
-	return "a number"
-}
+// jsonKinds name Go kinds as JSON values; any other kind is a number.
+var jsonKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "true or false",
+	reflect.Slice: "an array", reflect.Array: "an array", reflect.Struct: "an object", reflect.Map: "an object"}
 
 // Optional is a JSON field that can be absent, null or a value, so a PATCH
 // can tell "leave it" from "clear it".

@@ -202,7 +202,7 @@ func fieldEnum(t reflect.Type, field string) []string { return fieldEnums[t][fie
 // fieldSchemas are the fields a handler reads by hand, with what it takes.
 var fieldSchemas = map[reflect.Type]map[string]*openapi.Schema{
 	reflect.TypeFor[updateSpaceSettingsRequest](): {"monthlyBudget": {Type: []string{"integer", "null"}, Format: "int64",
-		Minimum: ptr(int64(0)), Maximum: ptr(MaxMonthlyBudget), Description: "Micro-dollars a month (5000000 is $5.00); null: no budget."}},
+		Minimum: new(int64(0)), Maximum: new(MaxMonthlyBudget), Description: "Micro-dollars a month (5000000 is $5.00); null: no budget."}},
 	reflect.TypeFor[startTurnRequest](): {"context": pageContextSchema()},
 }
 

@@ -182,7 +182,7 @@ func (s *Server) routes() []route {
 			answers: []answer{noContent}, errors: []int{403}, reply: s.deleteConnection},
 		{method: "GET", path: "/api/spaces/:spaceId/audit", id: "listAudit", summary: "The space's audit log, newest first: connected apps, settings and people changed (owners)",
 			query: []param{
-				named("limit", param{schema: &openapi.Schema{Type: "integer", Minimum: ptr(int64(1)), Maximum: ptr(int64(200))}, doc: "At most this many, 1 to 200 (absent: 50)."}),
+				named("limit", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64(1)), Maximum: new(int64(200))}, doc: "At most this many, 1 to 200 (absent: 50)."}),
 				named("before", str("The previous page's nextBefore: events older than that one.")),
 			},
 			answers: []answer{ok(auditPageDTO{})}, errors: []int{403}, reply: s.listAudit},
@@ -233,7 +233,7 @@ func (s *Server) routes() []route {
 		{method: "PATCH", path: "/api/me/skills/:id", id: "updateSkill", summary: "Change a personal skill at its version",
 			body: updateSkillRequest{}, answers: []answer{ok(skillDTO{})}, errors: []int{409}, reply: withBody(s.updateSkill)},
 		{method: "DELETE", path: "/api/me/skills/:id", id: "deleteSkill", summary: "Delete a personal skill",
-			query:   []param{named("version", param{schema: &openapi.Schema{Type: "integer", Minimum: ptr(int64(1))}, doc: "When given, must be the skill's current version (else 409)."})},
+			query:   []param{named("version", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64(1))}, doc: "When given, must be the skill's current version (else 409)."})},
 			answers: []answer{noContent}, errors: []int{409}, reply: s.deleteSkill},
 		{method: "POST", path: "/api/assistant/conversations", id: "createConversation", summary: "Start a conversation",
 			body: createConversationRequest{}, answers: []answer{created(conversationDTO{})}, errors: []int{404}, reply: withBody(s.createConversation)},
@@ -293,8 +293,6 @@ func (s *Server) routes() []route {
 			body: applyRequest{}, answers: []answer{ok(applyResultDTO{})}, errors: []int{404, 409, 503}, reply: withBody(s.apply)},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // replyFunc is the handler of a route whose answer is one JSON value: the
 // value, or the error respondError answers.

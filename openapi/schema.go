@@ -165,8 +165,7 @@ func (r *Reflector) schema(t reflect.Type, mode Mode) *Schema {
 	case reflect.Int64:
 		return &Schema{Type: "integer", Format: "int64"}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		zero := int64(0)
-		return &Schema{Type: "integer", Minimum: &zero}
+		return &Schema{Type: "integer", Minimum: new(int64)}
 	case reflect.Float32, reflect.Float64:
 		return &Schema{Type: "number"}
 	case reflect.Slice, reflect.Array:
