@@ -65,8 +65,7 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 		return t.Status, nil // nothing to resume
 	}
 	if err := s.Temporal.SignalWorkflow(ctx, workflows.TurnWorkflowID(t.ID), "", signal, nil); err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
+		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
 			return "", newError(http.StatusConflict, codeConflict, "", "this turn already ended")
 		}
 		return "", unavailable("Hub could not reach its workflow service; try again in a moment.")

@@ -126,12 +126,10 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 // conversation deleted or a space left while the Apply ran is 404, as for a
 // message that does not exist.
 func applyError(err error, messageID string) error {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) && ae.Type() == workflows.ErrTypeGone {
+	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == workflows.ErrTypeGone {
 		return &workspace.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
 	}
-	var unav *serviceerror.Unavailable
-	if errors.As(err, &unav) || errors.Is(err, context.DeadlineExceeded) {
+	if _, ok := errors.AsType[*serviceerror.Unavailable](err); ok || errors.Is(err, context.DeadlineExceeded) {
 		return unavailable("Hub could not reach its workflow service to apply these changes. Nothing new was applied; try again in a moment.")
 	}
 	return fmt.Errorf("apply: %w", err)

@@ -26,8 +26,7 @@ const MaxBodyBytes = 1 << 20
 func decode(c *gin.Context, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return newError(http.StatusRequestEntityTooLarge, codeTooLarge, "", fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes))
 		}
 		return badRequest("", "the request body could not be read")
@@ -45,8 +44,7 @@ func decode(c *gin.Context, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) && typ.Field == "" {
+		if typ, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typ.Field == "" {
 			// An Optional field's UnmarshalJSON reports a wrong type without
 			// the field's name.
 			typ.Field = mistypedField(body, v)

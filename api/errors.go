@@ -82,8 +82,7 @@ func respondError(c *gin.Context, err error) {
 		c.AbortWithStatus(statusClientGone)
 		return
 	}
-	var tmf *tooManyFailures
-	if errors.As(err, &tmf) {
+	if tmf, ok := errors.AsType[*tooManyFailures](err); ok {
 		respondTooManyFailures(c, tmf)
 		return
 	}
@@ -95,24 +94,19 @@ func respondError(c *gin.Context, err error) {
 }
 
 func classify(err error) (int, errorDetail) {
-	var ae *apiError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*apiError](err); ok {
 		return ae.status, ae.detail
 	}
-	var large *turns.TooLargeError
-	if errors.As(err, &large) {
+	if large, ok := errors.AsType[*turns.TooLargeError](err); ok {
 		return http.StatusRequestEntityTooLarge, errorDetail{Code: codeTooLarge, Message: large.Message, Path: large.Path}
 	}
-	var down *turns.UnavailableError
-	if errors.As(err, &down) {
+	if down, ok := errors.AsType[*turns.UnavailableError](err); ok {
 		return http.StatusServiceUnavailable, errorDetail{Code: codeUnavailable, Message: down.Message}
 	}
-	var inv *workspace.InvalidError
-	if errors.As(err, &inv) {
+	if inv, ok := errors.AsType[*workspace.InvalidError](err); ok {
 		return http.StatusBadRequest, invalid(inv.Path, inv.Message)
 	}
-	var nf *workspace.NotFoundError
-	if errors.As(err, &nf) {
+	if nf, ok := errors.AsType[*workspace.NotFoundError](err); ok {
 		return http.StatusNotFound, errorDetail{Code: codeNotFound, Message: nf.Error(), Path: nf.Path}
 	}
 	switch {

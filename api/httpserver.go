@@ -156,8 +156,7 @@ func (b *bodyDeadline) Read(p []byte) (int, error) {
 	if errors.Is(err, io.EOF) {
 		_ = b.rc.SetReadDeadline(time.Time{})
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		// The connection cannot carry another request after a body cut short.
 		b.w.Header().Set("Connection", "close")
 	}
