@@ -143,10 +143,9 @@ func (s *Server) streamTurn(c *gin.Context) error {
 		c.Writer.Flush()
 		return nil
 	}
-	frames := make([]stream.Frame, len(turn.Frames))
-	for i, f := range turn.Frames {
-		frames[i] = stream.Frame{Seq: f.Seq, Type: f.Type, Data: json.RawMessage(f.Data), CreatedAt: f.CreatedAt}
-	}
+	frames := toDTOs(turn.Frames, func(f chat.StreamFrame) stream.Frame {
+		return stream.Frame{Seq: f.Seq, Type: f.Type, Data: json.RawMessage(f.Data), CreatedAt: f.CreatedAt}
+	})
 
 	startSSE(c)
 	defer s.metrics.sseOpen("turn")()
