@@ -355,9 +355,7 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 		switch {
 		case a.body != nil:
 			resp.Content = map[string]openapi.MediaType{"application/json": {Schema: r.Of(a.body, openapi.ForResponse)}}
-			if resp.Description == "" {
-				resp.Description = http.StatusText(a.status)
-			}
+			resp.Description = cmp.Or(resp.Description, http.StatusText(a.status))
 		case a.ctype != "":
 			resp.Content = map[string]openapi.MediaType{a.ctype: {Schema: a.schema}}
 		}
