@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -139,7 +140,7 @@ func applyError(err error, messageID string) error {
 // its receipts.
 func (s *Server) applyOnce(ctx context.Context, id, updateID string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID: id, TaskQueue: s.taskQueue(),
+		ID: id, TaskQueue: cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue),
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}, workflows.Apply, in)
 	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

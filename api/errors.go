@@ -3,8 +3,10 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -83,7 +85,10 @@ func respondError(c *gin.Context, err error) {
 		return
 	}
 	if tmf, ok := errors.AsType[*tooManyFailures](err); ok {
-		respondTooManyFailures(c, tmf)
+		secs := tmf.retryAfterSeconds()
+		c.Header("Retry-After", strconv.Itoa(secs))
+		c.AbortWithStatusJSON(http.StatusTooManyRequests, errorBody{Error: errorDetail{Code: codeTooManyFailures,
+			Message: fmt.Sprintf("too many failed sign-ins from this address or with this token; try again in %d seconds", secs)}})
 		return
 	}
 	status, detail := classify(err)

@@ -174,12 +174,6 @@ func keepAliveEvery(ctx context.Context) time.Duration {
 	return sseKeepAlive
 }
 
-// endReadDeadline lifts any read deadline of an event stream's connection:
-// an expired one would end it (see bodyDeadline).
-func endReadDeadline(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-}
-
 // maxRefusing bounds the connections being refused at once; past it a
 // connection over the cap is closed without an answer.
 const maxRefusing = 64

@@ -3,11 +3,8 @@ package api
 import (
 	"container/list"
 	"errors"
-	"fmt"
 	"math"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -165,11 +162,4 @@ func tokenPrefix(cred string) string {
 		return ""
 	}
 	return cred[:tokenPrefixLen]
-}
-
-func respondTooManyFailures(c *gin.Context, e *tooManyFailures) {
-	secs := e.retryAfterSeconds()
-	c.Header("Retry-After", strconv.Itoa(secs))
-	c.AbortWithStatusJSON(http.StatusTooManyRequests, errorBody{Error: errorDetail{Code: codeTooManyFailures,
-		Message: fmt.Sprintf("too many failed sign-ins from this address or with this token; try again in %d seconds", secs)}})
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -24,7 +23,6 @@ import (
 	"hub/traces"
 	"hub/turns"
 	"hub/usage"
-	"hub/workflows"
 	"hub/workspace"
 )
 
@@ -101,9 +99,6 @@ type Server struct {
 	metricsHandler http.Handler
 	failures       *failureLimiter
 }
-
-// taskQueue is the queue the api starts workflows on.
-func (s *Server) taskQueue() string { return cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue) }
 
 // New builds the router.
 func New(d Deps) http.Handler {

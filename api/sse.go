@@ -18,9 +18,9 @@ import (
 const sseKeepAlive = 15 * time.Second
 
 // startSSE writes the headers of an event stream and lifts its read
-// deadline (Limits: it would end the stream).
+// deadline: an expired one would end the stream (see bodyDeadline).
 func startSSE(c *gin.Context) {
-	endReadDeadline(c.Writer)
+	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Time{})
 	h := c.Writer.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
