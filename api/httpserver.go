@@ -166,14 +166,6 @@ func (b *bodyDeadline) Read(p []byte) (int, error) {
 // keepAliveKey carries Limits.SSEKeepAlive in the request's context.
 type keepAliveKey struct{}
 
-// keepAliveEvery is the keep-alive interval for the stream of ctx.
-func keepAliveEvery(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(keepAliveKey{}).(time.Duration); ok && d > 0 {
-		return d
-	}
-	return sseKeepAlive
-}
-
 // maxRefusing bounds the connections being refused at once; past it a
 // connection over the cap is closed without an answer.
 const maxRefusing = 64

@@ -36,7 +36,11 @@ func startSSE(c *gin.Context) {
 func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, follow func(ctx context.Context, emit func(T) error) error, write func(T) error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	keep := time.NewTicker(keepAliveEvery(ctx))
+	every, ok := ctx.Value(keepAliveKey{}).(time.Duration)
+	if !ok || every <= 0 {
+		every = sseKeepAlive
+	}
+	keep := time.NewTicker(every)
 	defer keep.Stop()
 	events := make(chan T)
 	errc := make(chan error, 1)
