@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -44,8 +45,7 @@ type receiptDTO struct {
 	Refs []refDTO `json:"refs"`
 }
 
-// applyResultDTO answers POST /api/assistant/apply: the Apply workflow's id
-// and one receipt per held call of the message.
+// applyResultDTO has one receipt per held call of the message.
 type applyResultDTO struct {
 	ApplyID  string       `json:"applyId" doc:"The message's Apply workflow (the top bar's id for it)."`
 	Receipts []receiptDTO `json:"receipts"`
@@ -61,10 +61,10 @@ type stepDTO struct {
 	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId, in a conversation's messages: done, undone (the client offers Redo) or redone."`
 }
 
-// apply resolves the held calls saved on the person's conversation and
-// message (never a new tool call as approval) and runs them through the
-// message's Apply workflow with Update-with-Start: concurrent or repeated
-// requests join one workflow, apply once and get the same receipts.
+// apply resolves the held calls saved on the person's message (never a new
+// tool call as approval) and runs them through the message's Apply
+// workflow with Update-with-Start: concurrent or repeated requests join one
+// workflow, apply once and get the same receipts.
 func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	ctx := c.Request.Context()
 	switch {
@@ -88,20 +88,16 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	id := workflows.ApplyWorkflowID(req.MessageID)
 	in := workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID}
 	ar := workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}
-	// Identical requests for one message in flight in this process share
-	// one Update-with-Start (a double click, a retrying client): one
-	// workflow update instead of many. Across processes the workflow
-	// itself applies once.
+	// Identical requests in flight in this process (a double click, a
+	// retrying client) share one Update-with-Start.
 	key, _ := json.Marshal([]any{id, in.PersonID, ar})
 	v, err, _ := s.applies.Do(string(key), func() (any, error) {
 		var res workflows.ApplyResult
 		var err error
-		// A transient failure of the workflow service is tried again with
-		// the same update id: if the failed try's update reached the
-		// workflow after all, Temporal answers the retry with that
-		// update's outcome instead of running the Apply a second time (a
-		// second run would send again an outside write that this request's
-		// ResendUnknown allowed once, or answer with a later run's view).
+		// A transient failure is tried again with the same update id: if the
+		// failed try reached the workflow after all, Temporal answers with
+		// that update's outcome instead of running the Apply a second time
+		// (which could send again an outside write ResendUnknown allowed once).
 		updateID := "apply_" + strings.ToLower(rand.Text())
 		for attempt := 1; ; attempt++ {
 			err = s.applyOnce(context.WithoutCancel(ctx), id, updateID, in, ar, &res)
@@ -127,27 +123,24 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	return applyResultDTO{ApplyID: id, Receipts: out}, nil
 }
 
-// applyError maps a failure to reach or run the Apply workflow: an
-// unreachable Temporal is 503; a conversation deleted or a space left while
-// the Apply ran is 404, as for a message that does not exist; anything else
-// Hub's own failure.
+// applyError maps a failure to reach or run the Apply workflow: a
+// conversation deleted or a space left while the Apply ran is 404, as for a
+// message that does not exist.
 func applyError(err error, messageID string) error {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) && ae.Type() == workflows.ErrTypeGone {
+	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == workflows.ErrTypeGone {
 		return &workspace.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
 	}
-	var unav *serviceerror.Unavailable
-	if errors.As(err, &unav) || errors.Is(err, context.DeadlineExceeded) {
+	if _, ok := errors.AsType[*serviceerror.Unavailable](err); ok || errors.Is(err, context.DeadlineExceeded) {
 		return unavailable("Hub could not reach its workflow service to apply these changes. Nothing new was applied; try again in a moment.")
 	}
 	return fmt.Errorf("apply: %w", err)
 }
 
-// applyOnce runs one Update-with-Start of the message's Apply workflow
-// (update updateID) and waits for its receipts.
+// applyOnce runs one Update-with-Start of the Apply workflow and waits for
+// its receipts.
 func (s *Server) applyOnce(ctx context.Context, id, updateID string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID: id, TaskQueue: s.taskQueue(),
+		ID: id, TaskQueue: cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue),
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}, workflows.Apply, in)
 	h, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
@@ -168,4 +161,64 @@ func transient(err error) bool {
 	var exhausted *serviceerror.ResourceExhausted
 	var aborted *serviceerror.Aborted
 	return errors.As(err, &unav) || errors.As(err, &internal) || errors.As(err, &exhausted) || errors.As(err, &aborted)
+}
+
+type undoRequest struct {
+	UndoGroupID string `json:"undoGroupId" openapi:"required"`
+}
+
+// undoRecordDTO names a record Undo or Redo put back, by its title.
+type undoRecordDTO struct {
+	Kind  string `json:"kind"`
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+type undoResultDTO struct {
+	UndoGroupID string          `json:"undoGroupId"`
+	State       string          `json:"state"`
+	Records     []undoRecordDTO `json:"records"`
+}
+
+func toUndoResultDTO(r workspace.UndoResult) undoResultDTO {
+	return undoResultDTO{UndoGroupID: r.GroupID, State: r.State, Records: toDTOs(r.Records, func(ref workspace.Ref) undoRecordDTO {
+		return undoRecordDTO{Kind: ref.Kind, ID: ref.ID, Label: ref.Label}
+	})}
+}
+
+// undoRedo is the handler of both routes, with run the service's Undo or
+// Redo (someone else's group is a 404).
+func (s *Server) undoRedo(run func(ctx context.Context, personID, groupID string) (workspace.UndoResult, error)) replyFunc {
+	return withBody(func(c *gin.Context, req undoRequest) (any, error) {
+		id := strings.TrimSpace(req.UndoGroupID)
+		if id == "" {
+			return nil, badRequest("/undoGroupId", "undoGroupId is required")
+		}
+		res, err := run(c.Request.Context(), person(c).ID, id)
+		return toUndoResultDTO(res), err
+	})
+}
+
+type needsMeDTO struct {
+	CallID         string    `json:"callId"`
+	Tool           string    `json:"tool"`
+	Preview        string    `json:"preview"`
+	ConversationID string    `json:"conversationId"`
+	MessageID      string    `json:"messageId"`
+	SpaceID        string    `json:"spaceId"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+type needsMeListDTO struct {
+	Items []needsMeDTO `json:"items"`
+}
+
+// needsMe lists the person's writes held for the Needs me list, oldest
+// first.
+func (s *Server) needsMe(c *gin.Context) (any, error) {
+	calls, err := s.Chat.HeldCalls(c.Request.Context(), person(c).ID, chat.HeldForNeedsMe)
+	return needsMeListDTO{Items: toDTOs(calls, func(h chat.HeldCall) needsMeDTO {
+		return needsMeDTO{CallID: h.ID, Tool: h.Tool, Preview: h.Summary, ConversationID: h.ConversationID,
+			MessageID: h.MessageID, SpaceID: h.SpaceID, CreatedAt: h.CreatedAt}
+	})}, err
 }

@@ -9,7 +9,6 @@ import (
 	"hub/workspace"
 )
 
-// auditEventDTO is one entry of GET /api/spaces/:spaceId/audit.
 type auditEventDTO struct {
 	ID       string         `json:"id"`
 	At       time.Time      `json:"at"`
@@ -22,7 +21,6 @@ type auditEventDTO struct {
 	Changes  map[string]any `json:"changes"`
 }
 
-// auditPageDTO answers GET /api/spaces/:spaceId/audit.
 type auditPageDTO struct {
 	Events []auditEventDTO `json:"events"`
 	// NextBefore asks for the next (older) page; absent at the end.
@@ -34,14 +32,11 @@ type auditActorDTO struct {
 	Name string `json:"name"`
 }
 
-// listAudit is the space's audit log, newest first, for its owners:
-// connected apps connected and removed, its settings and its people
-// changed, by whom and how.
+// listAudit is the space's audit log, newest first, for its owners.
 func (s *Server) listAudit(c *gin.Context) (any, error) {
 	limit, err := queryInt(c, "limit")
 	if err == nil && limit == 0 && c.Query("limit") != "" {
-		// 0 asked for is out of range like 201; only an absent limit
-		// takes the default.
+		// Only an absent limit takes the default.
 		err = badRequest("/limit", fmt.Sprintf("limit is 1 to %d", workspace.MaxListLimit))
 	}
 	if err != nil {

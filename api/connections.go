@@ -9,20 +9,16 @@ import (
 	"hub/workspace"
 )
 
-// connectionDTO is a connected app as the api shows it. url is left out
-// for people who may not manage connections (the domain gives them none;
-// a guest sees no connections at all).
 type connectionDTO struct {
-	ID        string    `json:"id"`
-	Kind      string    `json:"kind"`
-	Name      string    `json:"name"`
-	URL       string    `json:"url,omitempty" doc:"Left out for people who may not manage connections."`
-	Enabled   bool      `json:"enabled"`
-	Failure   string    `json:"failure,omitempty" doc:"Why Hub's last post or listing failed: reconnect or refresh it."`
-	OwnerID   string    `json:"ownerId"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	// HasSecret and ToolsListedAt: for owners and editors.
+	ID            string              `json:"id"`
+	Kind          string              `json:"kind"`
+	Name          string              `json:"name"`
+	URL           string              `json:"url,omitempty" doc:"Left out for people who may not manage connections."`
+	Enabled       bool                `json:"enabled"`
+	Failure       string              `json:"failure,omitempty" doc:"Why Hub's last post or listing failed: reconnect or refresh it."`
+	OwnerID       string              `json:"ownerId"`
+	CreatedAt     time.Time           `json:"createdAt"`
+	UpdatedAt     time.Time           `json:"updatedAt"`
 	HasSecret     bool                `json:"hasSecret,omitempty" doc:"An MCP server has a bearer secret stored (owners and editors); the secret is never returned."`
 	ToolsListedAt *time.Time          `json:"toolsListedAt,omitempty" doc:"When an MCP server's tools were last listed."`
 	Tools         []connectionToolDTO `json:"tools,omitempty" doc:"An MCP server's tools as just listed (create and refresh only)."`
@@ -30,8 +26,8 @@ type connectionDTO struct {
 }
 
 // connectionToolDTO is one tool of an MCP server: Hub's name for it, the
-// server's, and whether it only reads (runs at once) or changes something
-// (always waits for Apply).
+// server's, and whether it only reads (runs at once) or always waits for
+// Apply.
 type connectionToolDTO struct {
 	Name     string `json:"name"`
 	Tool     string `json:"tool"`
@@ -42,13 +38,6 @@ type connectionToolDTO struct {
 func toConnectionDTO(c workspace.Connection) connectionDTO {
 	return connectionDTO{ID: c.ID, Kind: c.Kind, Name: c.Name, URL: c.URL, Enabled: c.Enabled, Failure: c.Failure, OwnerID: c.OwnerID,
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, HasSecret: c.HasSecret, ToolsListedAt: c.ToolsListedAt}
-}
-
-// withListing adds a listing's tools to a connection's DTO.
-func withListing(d connectionDTO, l mcpapps.Listing) connectionDTO {
-	d.Tools = toDTOs(l.Tools, func(t mcpapps.ListedTool) connectionToolDTO { return connectionToolDTO(t) })
-	d.Skipped = l.Skipped
-	return d
 }
 
 type connectionListDTO struct {
@@ -72,12 +61,11 @@ func (s *Server) createConnection(c *gin.Context, req createConnectionRequest) (
 	if err != nil || conn.Kind != workspace.ConnectionMCP || s.MCP == nil {
 		return toConnectionDTO(conn), err
 	}
-	// An MCP server is listed at once (within the listing's timeout); one
-	// that fails is connected all the same, with its failure to fix.
+	// An MCP server is listed at once; one that fails is connected all the
+	// same, with its failure to fix.
 	return s.listed(c, conn.SpaceID, conn.ID)
 }
 
-// refreshConnection lists a connected MCP server's tools again now.
 func (s *Server) refreshConnection(c *gin.Context) (any, error) {
 	spaceID, id := c.Param("spaceId"), c.Param("id")
 	if err := s.Workspace.CanRefreshConnection(c.Request.Context(), actor(c), spaceID, id); err != nil {
@@ -98,7 +86,10 @@ func (s *Server) listed(c *gin.Context, spaceID, id string) (any, error) {
 		return nil, err
 	}
 	conn, err := s.Workspace.GetConnection(ctx, actor(c), spaceID, id)
-	return withListing(toConnectionDTO(conn), l), err
+	d := toConnectionDTO(conn)
+	d.Tools = toDTOs(l.Tools, func(t mcpapps.ListedTool) connectionToolDTO { return connectionToolDTO(t) })
+	d.Skipped = l.Skipped
+	return d, err
 }
 
 func (s *Server) deleteConnection(c *gin.Context) (any, error) {

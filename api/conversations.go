@@ -47,17 +47,10 @@ func (s *Server) createConversation(c *gin.Context, req createConversationReques
 	return toConversationDTO(cv), err
 }
 
-func (s *Server) getConversation(c *gin.Context) (any, error) {
-	cv, err := s.Chat.GetConversation(c.Request.Context(), person(c).ID, c.Param("id"))
-	return toConversationDTO(cv), err
-}
-
 type renameConversationRequest struct {
 	Title string `json:"title" openapi:"required" doc:"The new title: one line of at most 200 characters, trimmed, not empty."`
 }
 
-// renameConversation sets a conversation's title. Who cannot open it gets
-// the 404 of one that does not exist.
 func (s *Server) renameConversation(c *gin.Context, req renameConversationRequest) (any, error) {
 	title, err := workspace.CheckLine("/title", "a title", req.Title, maxTitleChars)
 	if err == nil && title == "" {
@@ -91,25 +84,16 @@ func (s *Server) deleteConversation(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The top bar drops them at once; the workflows below cannot say so
-	// any more, their records being gone.
+	// The top bar drops them at once: the workflows cannot say so any more,
+	// their records being gone.
 	if err := s.Chat.AnnounceDeleted(c.Request.Context(), person(c).ID, c.Param("id"), d); err != nil {
 		slog.WarnContext(c.Request.Context(), "announce deleted conversation", "conversation", c.Param("id"), "error", err)
 	}
-	// Their streams end now, here and in other api processes.
 	if err := s.Frames.Ended(c.Request.Context(), d.RunningTurns...); err != nil {
 		slog.WarnContext(c.Request.Context(), "end streams of deleted conversation", "conversation", c.Param("id"), "error", err)
 	}
-	// The records are gone; a running turn and a held Apply are ended so
-	// they stop. A workflow that already ended answers not-found, which is
-	// fine.
-	ids := make([]string, 0, len(d.RunningTurns)+len(d.HeldReplies))
-	for _, id := range d.RunningTurns {
-		ids = append(ids, workflows.TurnWorkflowID(id))
-	}
-	for _, id := range d.HeldReplies {
-		ids = append(ids, workflows.ApplyWorkflowID(id))
-	}
+	// A workflow that already ended answers not-found, which is fine.
+	ids := append(toDTOs(d.RunningTurns, workflows.TurnWorkflowID), toDTOs(d.HeldReplies, workflows.ApplyWorkflowID)...)
 	for _, id := range ids {
 		if err := s.Temporal.CancelWorkflow(c.Request.Context(), id, ""); err != nil {
 			slog.InfoContext(c.Request.Context(), "end workflow of deleted conversation", "workflow", id, "error", err)
@@ -130,7 +114,6 @@ func toRefDTOs(refs []workspace.Ref) []refDTO {
 	return toDTOs(refs, func(r workspace.Ref) refDTO { return refDTO(r) })
 }
 
-// toReceiptDTO is a saved receipt of a call as the api shows it.
 func toReceiptDTO(callID, tool string, r chat.Receipt) receiptDTO {
 	return receiptDTO{CallID: callID, SpaceID: r.SpaceID, Tool: tool, Status: r.Status, Summary: r.Summary,
 		Error: failure(r.ErrorCode, r.ErrorMessage), UndoGroupID: r.UndoGroupID, Refs: toRefDTOs(r.Refs)}
@@ -145,14 +128,12 @@ type toolCallDTO struct {
 	Refs        []refDTO  `json:"refs"`
 	UndoGroupID string    `json:"undoGroupId,omitempty" doc:"The Undo group of a write done at once (POST /api/assistant/undo)."`
 	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId: done (as made), undone (Undo put it back: the client offers Redo) or redone."`
-	// Receipt is what Apply made of a held call, once applied: its summary
-	// is what was done (the call's summary then too; the proposal keeps
-	// the preview) and its refs the records changed.
+	// Receipt is what Apply made of a held call: once it succeeded, its
+	// summary is the call's too (the proposal keeps the preview).
 	Receipt *receiptDTO `json:"receipt,omitempty"`
 }
 
-// proposalDTO is a write the reply proposed: held for Apply (in the chat or
-// on the Needs me list), with what became of it.
+// proposalDTO is a write the reply proposed, with what became of it.
 type proposalDTO struct {
 	CallID  string `json:"callId"`
 	Tool    string `json:"tool"`
@@ -248,8 +229,7 @@ func (s *Server) listMessages(c *gin.Context) (any, error) {
 }
 
 // withPlanSteps puts an applied workflow call's steps on its receipt, as
-// Apply answered them (read in one go), so a client redrawn after a
-// reload shows each step and what is left to retry.
+// Apply answered them, so a client redrawn after a reload shows each step.
 func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 	var ids []string
 	for _, m := range msgs {
@@ -274,9 +254,8 @@ func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 	return nil
 }
 
-// withUndoStates sets undoState next to every undoGroupId of the messages
-// (a write done at once, an Apply receipt, a step of a workflow's receipt), read in one go, so a client
-// redrawn after a reload offers Redo on what was undone.
+// withUndoStates sets undoState next to every undoGroupId of the messages,
+// so a client redrawn after a reload offers Redo on what was undone.
 func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
 	var ids []string
 	undoGroups(msgs, func(group string, _ *string) {

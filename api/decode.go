@@ -2,15 +2,18 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"hub/workspace"
 )
@@ -23,34 +26,28 @@ const MaxBodyBytes = 1 << 20
 func decode(c *gin.Context, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return newError(http.StatusRequestEntityTooLarge, codeTooLarge, "", fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes))
 		}
 		return badRequest("", "the request body could not be read")
 	}
-	// An empty body and a bare null would both decode into the zero
-	// value: a PATCH of nothing that still counted as a change. Every
-	// route's body is an object, so both are refused, as [] is.
+	// An empty body and a bare null would both decode into the zero value:
+	// a PATCH of nothing that still counted as a change.
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || string(trimmed) == "null" {
 		return badRequest("", "a JSON object is required as the request body")
 	}
 	// Go's decoder would turn bytes that are not UTF-8 into U+FFFD without
-	// a word, and a NUL would reach the database: both are refused here,
-	// by the field they are in.
+	// a word, and a NUL would reach the database.
 	if err := workspace.CheckJSONText(body); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) && typ.Field == "" {
-			// An Optional field's own UnmarshalJSON reports a wrong type
-			// without the field's name: find the field it was.
-			if name := mistypedField(body, v); name != "" {
-				return badRequest("/"+name, fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value))
-			}
+		if typ, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typ.Field == "" {
+			// An Optional field's UnmarshalJSON reports a wrong type without
+			// the field's name.
+			typ.Field = mistypedField(body, v)
 		}
 		return decodeError(err)
 	}
@@ -88,11 +85,11 @@ func decodeError(err error) error {
 	case errors.As(err, &syn):
 		return badRequest("", fmt.Sprintf("the request body is not valid JSON (at byte %d)", syn.Offset))
 	case errors.As(err, &typ):
-		path := "/" + strings.ReplaceAll(typ.Field, ".", "/")
 		if typ.Field == "" {
 			return badRequest("", "the request body must be a JSON object")
 		}
-		return badRequest(path, fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value))
+		kind := cmp.Or(jsonKinds[typ.Type.Kind()], "a number")
+		return badRequest("/"+strings.ReplaceAll(typ.Field, ".", "/"), fmt.Sprintf("must be %s, not %s", kind, typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return badRequest("/"+name, fmt.Sprintf("unknown field %q", name))
@@ -102,19 +99,9 @@ func decodeError(err error) error {
 	return badRequest("", "the request body is not valid: "+err.Error())
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice", "array":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	}
-	return "a number"
-}
+// jsonKinds name Go kinds as JSON values; any other kind is a number.
+var jsonKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "true or false",
+	reflect.Slice: "an array", reflect.Array: "an array", reflect.Struct: "an object", reflect.Map: "an object"}
 
 // Optional is a JSON field that can be absent, null or a value, so a PATCH
 // can tell "leave it" from "clear it".
@@ -134,8 +121,8 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &o.Value)
 }
 
-// OptionalOf is the value's type, for the OpenAPI document: the field may
-// be absent, null or a T (openapi.Optionaler).
+// OptionalOf is the value's type, for the OpenAPI document
+// (openapi.Optionaler).
 func (Optional[T]) OptionalOf() reflect.Type { return reflect.TypeFor[T]() }
 
 // patchValue is an optional field as a patch value: absent → nil, null →
@@ -158,4 +145,61 @@ func nonNull[T any](err *error, o Optional[T], path string) *T {
 		*err = badRequest(path, "cannot be null")
 	}
 	return nil
+}
+
+// refuseBadBytes refuses a NUL or bytes that are not UTF-8 in path ids and
+// the query, the same on both engines: they would reach Postgres as a 500
+// and be stored by SQLite (docs/decisions.md, "Bad bytes at the edge";
+// JSON bodies are checked in decode). A path id with them is 404 (no record
+// has such an id); a query value or name with them, or a query that cannot
+// be parsed, is 400 at "/<name>". An unmatched path is left to NoRoute.
+func refuseBadBytes(c *gin.Context) {
+	if c.FullPath() == "" {
+		c.Next()
+		return
+	}
+	for _, p := range c.Params {
+		if workspace.BadText(p.Value) {
+			respondError(c, newError(http.StatusNotFound, codeNotFound, "", "no "+paramNoun(p.Key)+" has this id"))
+			return
+		}
+	}
+	query, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		respondError(c, badRequest("", "the query string cannot be read: write it as name=value pairs joined by &, percent-encoded"))
+		return
+	}
+	for name, values := range query {
+		if workspace.BadText(name) {
+			respondError(c, badRequest("/"+escapePointer(workspace.CleanText(name)), "a query parameter name must be valid UTF-8 without a NUL character"))
+			return
+		}
+		for _, v := range values {
+			if err := workspace.CheckText("/"+escapePointer(name), v); err != nil {
+				respondError(c, err)
+				return
+			}
+		}
+	}
+	c.Next()
+}
+
+// paramNoun names what a path parameter identifies, for the 404 message.
+func paramNoun(param string) string {
+	if noun, ok := strings.CutSuffix(param, "Id"); ok && noun != "" {
+		return noun
+	}
+	return "record"
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// badTextError is Postgres refusing text (22021: a NUL or bytes that are
+// not UTF-8; 22P05: a character the encoding cannot hold): the caller's
+// input that got past the edge, so a 400, not a 500.
+func badTextError(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "22021" || pg.Code == "22P05")
 }

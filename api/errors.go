@@ -3,8 +3,10 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -22,12 +24,11 @@ const (
 	codeTooLarge        = "too_large"
 	codeUnavailable     = "unavailable"
 	codeInternal        = "internal"
-	// codeTooManyFailures is 429: too many failed sign-ins (limiter.go).
 	codeTooManyFailures = "too_many_failures"
 )
 
 // statusClientGone is the status of a request whose client went away
-// before it was answered (nginx's 499); no client ever receives it.
+// before it was answered (nginx's 499).
 const statusClientGone = 499
 
 // errorBody is {"error": {...}}, the one shape every error has.
@@ -62,8 +63,12 @@ func newError(status int, code, path, msg string) *apiError {
 }
 
 func badRequest(path, msg string) error {
-	return &apiError{status: http.StatusBadRequest, detail: errorDetail{Code: codeInvalid, Message: msg, Path: path,
-		Issues: []issue{{Path: path, Message: msg}}}}
+	return &apiError{status: http.StatusBadRequest, detail: invalid(path, msg)}
+}
+
+// invalid is the body of a 400, with the one issue.
+func invalid(path, msg string) errorDetail {
+	return errorDetail{Code: codeInvalid, Message: msg, Path: path, Issues: []issue{{Path: path, Message: msg}}}
 }
 
 func unavailable(msg string) error {
@@ -74,15 +79,16 @@ func unavailable(msg string) error {
 // a failure of Hub itself is a 5xx; its cause is logged, not shown.
 func respondError(c *gin.Context, err error) {
 	if errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil {
-		// The client hung up (a reload, a closed tab) and its request's
-		// reads were cancelled: nobody reads the answer, and it is no
-		// failure of Hub's to log. The access line shows 499, as proxies do.
+		// The client hung up: nobody reads the answer, and it is no
+		// failure of Hub's to log.
 		c.AbortWithStatus(statusClientGone)
 		return
 	}
-	var tmf *tooManyFailures
-	if errors.As(err, &tmf) {
-		respondTooManyFailures(c, tmf)
+	if tmf, ok := errors.AsType[*tooManyFailures](err); ok {
+		secs := tmf.retryAfterSeconds()
+		c.Header("Retry-After", strconv.Itoa(secs))
+		c.AbortWithStatusJSON(http.StatusTooManyRequests, errorBody{Error: errorDetail{Code: codeTooManyFailures,
+			Message: fmt.Sprintf("too many failed sign-ins from this address or with this token; try again in %d seconds", secs)}})
 		return
 	}
 	status, detail := classify(err)
@@ -93,25 +99,19 @@ func respondError(c *gin.Context, err error) {
 }
 
 func classify(err error) (int, errorDetail) {
-	var ae *apiError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*apiError](err); ok {
 		return ae.status, ae.detail
 	}
-	var large *turns.TooLargeError
-	if errors.As(err, &large) {
+	if large, ok := errors.AsType[*turns.TooLargeError](err); ok {
 		return http.StatusRequestEntityTooLarge, errorDetail{Code: codeTooLarge, Message: large.Message, Path: large.Path}
 	}
-	var down *turns.UnavailableError
-	if errors.As(err, &down) {
+	if down, ok := errors.AsType[*turns.UnavailableError](err); ok {
 		return http.StatusServiceUnavailable, errorDetail{Code: codeUnavailable, Message: down.Message}
 	}
-	var inv *workspace.InvalidError
-	if errors.As(err, &inv) {
-		return http.StatusBadRequest, errorDetail{Code: codeInvalid, Message: inv.Message, Path: inv.Path,
-			Issues: []issue{{Path: inv.Path, Message: inv.Message}}}
+	if inv, ok := errors.AsType[*workspace.InvalidError](err); ok {
+		return http.StatusBadRequest, invalid(inv.Path, inv.Message)
 	}
-	var nf *workspace.NotFoundError
-	if errors.As(err, &nf) {
+	if nf, ok := errors.AsType[*workspace.NotFoundError](err); ok {
 		return http.StatusNotFound, errorDetail{Code: codeNotFound, Message: nf.Error(), Path: nf.Path}
 	}
 	switch {

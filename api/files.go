@@ -15,14 +15,12 @@ import (
 	"hub/files"
 )
 
-// Error codes of uploads besides the common ones.
 const codeUnsupportedType = "unsupported_type"
 
 // multipartEnvelope is what a multipart body may carry besides the file:
 // boundaries, part headers, a few small fields.
 const multipartEnvelope = 64 << 10
 
-// fileDTO is an attached file as the api shows it. url reads its bytes.
 type fileDTO struct {
 	ID          string    `json:"id"`
 	SpaceID     string    `json:"spaceId"`
@@ -41,7 +39,7 @@ func toFileDTO(f files.File) fileDTO {
 }
 
 // fileError maps the file store's own errors to their answers; the rest
-// (and nil) it returns as they are, for respondError.
+// (and nil) it returns as they are.
 func (s *Server) fileError(err error) error {
 	var mbe *http.MaxBytesError
 	switch {
@@ -50,8 +48,7 @@ func (s *Server) fileError(err error) error {
 	case errors.As(err, &mbe):
 		err = newError(http.StatusRequestEntityTooLarge, codeTooLarge, "/file", fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes()))
 	case errors.Is(err, files.ErrUnreadable):
-		// The client's body ended early or broke (a multipart body cut off
-		// before its closing boundary): its fault, not Hub's.
+		// The client's body ended early or broke: its fault, not Hub's.
 		err = badRequest("/file", "the file could not be read to its end: the multipart body is cut short or broken; send it again")
 	case errors.Is(err, files.ErrUnsupportedType):
 		err = newError(http.StatusUnsupportedMediaType, codeUnsupportedType, "/file", err.Error())
@@ -64,9 +61,8 @@ func (s *Server) fileError(err error) error {
 }
 
 // uploadFile takes one multipart part named "file". The body is bounded
-// before it is read (the size limit plus a small envelope), a declared
-// Content-Length over it is refused at once, and nothing is stored unless
-// the whole file was read and passed the checks.
+// before it is read, and nothing is stored unless the whole file was read
+// and passed the checks.
 func (s *Server) uploadFile(c *gin.Context) (any, error) {
 	limit := s.Files.MaxBytes() + multipartEnvelope
 	if c.Request.ContentLength > limit {

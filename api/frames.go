@@ -2,15 +2,10 @@ package api
 
 import "hub/stream"
 
-// The data of each frame type of a turn's stream (docs/api.md, "The
-// stream"), for the OpenAPI document. The worker's activities write the
-// frames (as maps, in package activities); the api writes done frames of
-// its own (doneFrame). e2e/openapi_test.go reads a real turn's stream and
-// checks every frame against these schemas, so the two cannot drift apart
-// unseen.
-//
-// turnFrames names each event type's data; activityFrames those of the
-// activity stream.
+// turnFrames are the data of each frame type of a turn's stream, for the
+// OpenAPI document. The worker's activities write the frames (as maps);
+// e2e/openapi_test.go checks a real turn's frames against these schemas,
+// so the two cannot drift apart unseen.
 var turnFrames = []struct {
 	event string
 	data  any
@@ -43,8 +38,6 @@ type textFrameDTO struct {
 	Delta string `json:"delta"`
 }
 
-// toolFrameDTO is a tool frame: refs and summary when it is done or held,
-// error when it failed, undoGroupId for an immediate write.
 type toolFrameDTO struct {
 	CallID      string       `json:"callId"`
 	Tool        string       `json:"tool"`
@@ -60,7 +53,6 @@ type proposalFrameDTO struct {
 	Calls     []proposedCallDTO `json:"calls"`
 }
 
-// proposedCallDTO is one held write of a proposal frame.
 type proposedCallDTO struct {
 	CallID  string `json:"callId"`
 	Tool    string `json:"tool"`
@@ -69,8 +61,8 @@ type proposedCallDTO struct {
 	SpaceID string `json:"spaceId,omitempty"`
 }
 
-// doneFrameDTO is a done frame. deleted is set on the one the api writes
-// for a turn whose conversation was deleted while it ran.
+// doneFrameDTO is a done frame; Deleted marks the one the api writes for a
+// turn whose conversation was deleted while it ran.
 type doneFrameDTO struct {
 	Status    string   `json:"status"`
 	MessageID string   `json:"messageId"`

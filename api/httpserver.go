@@ -17,32 +17,26 @@ import (
 
 // Limits bound what one client can hold of an api process: a connection
 // that sends nothing, trickles a body or sits idle between requests is
-// closed, and the process keeps at most MaxConns connections. The zero
-// value of a field means its default (DefaultLimits).
+// closed, and the process keeps at most MaxConns connections. A zero field
+// takes its default (DefaultLimits).
 type Limits struct {
-	// ReadHeader bounds reading a request's headers, from the connection's
-	// first byte or the end of the previous request's answer
-	// (HUB_HTTP_READ_HEADER_TIMEOUT, default 10s).
+	// ReadHeader bounds reading a request's headers
+	// (HUB_HTTP_READ_HEADER_TIMEOUT).
 	ReadHeader time.Duration
-	// Body bounds reading a request's body, counted from when Hub starts
-	// handling the request (HUB_HTTP_BODY_TIMEOUT, default 30s). Past it the
-	// request is answered 400 and the connection closed. Requests without a
-	// body, bodies read to their end and event streams have no read
-	// deadline: an expired one would end the request's context (see
-	// bodyDeadline).
+	// Body bounds reading a request's body from when Hub starts handling it
+	// (HUB_HTTP_BODY_TIMEOUT); past it the answer is 400 and the connection
+	// closed. A body read to its end lifts it (bodyDeadline).
 	Body time.Duration
 	// Idle is how long a keep-alive connection may wait for its next
-	// request (HUB_HTTP_IDLE_TIMEOUT, default 75s: longer than the 60 s idle
-	// timeout of common load balancers, so they close first and never send
-	// on a connection Hub is closing).
+	// request (HUB_HTTP_IDLE_TIMEOUT): longer than the 60 s of common load
+	// balancers, so they close first and never send on a closing connection.
 	Idle time.Duration
 	// MaxConns caps the connections one process keeps open, event streams
-	// included (HUB_HTTP_MAX_CONNS, default 4096). A connection past the cap
-	// is answered at once `503 unavailable` with `Retry-After: 1` and
-	// closed; no handler runs for it.
+	// included (HUB_HTTP_MAX_CONNS); past it a connection is answered 503
+	// with Retry-After: 1 and closed, before any handler.
 	MaxConns int
 	// SSEKeepAlive is how often a quiet event stream sends a `: keep-alive`
-	// comment (default 15s; not an environment variable: tests shorten it).
+	// comment (no environment variable: tests shorten it).
 	SSEKeepAlive time.Duration
 }
 
@@ -101,23 +95,19 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	return l, nil
 }
 
-// HTTPServer is the api's http.Server with its limits. It is built in one
-// place, NewHTTPServer, for `hub api`, `hub dev` and the tests (hubtest).
+// HTTPServer is the api's http.Server with its limits.
 type HTTPServer struct {
 	*http.Server
 	Limits Limits
 }
 
 // NewHTTPServer wraps h (New's router) in the server every api process
-// runs. Serve it with Serve, or wrap a listener with Listener first (an
-// httptest server), so the connection cap applies.
+// runs. Serve it with Serve, or wrap a listener with Listener first, so the
+// connection cap applies.
 //
 // There is no WriteTimeout: it would cut every event stream, which stays
 // open for hours. There is no ReadTimeout either: each request with a body
-// gets a read deadline for that body only (bodyDeadline), so what holds
-// for event streams and long requests is decided here, not by net/http's
-// handling of a whole-request deadline. IdleTimeout bounds the keep-alive
-// wait between requests.
+// gets a read deadline for that body only (bodyDeadline).
 func NewHTTPServer(h http.Handler, l Limits) *HTTPServer {
 	l = l.withDefaults()
 	return &HTTPServer{Limits: l, Server: &http.Server{
@@ -152,12 +142,9 @@ func (l Limits) handler(h http.Handler) http.Handler {
 // bodyDeadline is a request body read under a deadline. The deadline is
 // lifted once the body has been read to its end: net/http then reads the
 // connection in the background (to notice a client that leaves), and a
-// deadline expiring in that read cancels the request's context, which
-// would end a long request such as an Apply waiting for its workflow, or
-// an event stream. (net/http of Go 1.27 also clears the deadline when it
-// starts that read; lifting it here keeps the rule in Hub's hands.) A body
-// that is not read to its end keeps the deadline, which then also bounds
-// net/http discarding the rest after the handler.
+// deadline expiring in that read would cancel the request's context and
+// end a long request or an event stream. A body not read to its end keeps
+// the deadline, which then also bounds net/http discarding the rest.
 type bodyDeadline struct {
 	io.ReadCloser
 	rc *http.ResponseController
@@ -169,33 +156,15 @@ func (b *bodyDeadline) Read(p []byte) (int, error) {
 	if errors.Is(err, io.EOF) {
 		_ = b.rc.SetReadDeadline(time.Time{})
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		// The connection cannot carry another request after a body cut
-		// short; say so in the answer.
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		// The connection cannot carry another request after a body cut short.
 		b.w.Header().Set("Connection", "close")
 	}
 	return n, err
 }
 
-// keepAliveKey carries Limits.SSEKeepAlive to the event streams in the
-// request's context.
+// keepAliveKey carries Limits.SSEKeepAlive in the request's context.
 type keepAliveKey struct{}
-
-// keepAliveEvery is the keep-alive interval for the stream of ctx.
-func keepAliveEvery(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(keepAliveKey{}).(time.Duration); ok && d > 0 {
-		return d
-	}
-	return sseKeepAlive
-}
-
-// endReadDeadline lifts any read deadline of an event stream's connection:
-// the stream reads nothing more from the client, and an expired deadline
-// would end it (see bodyDeadline).
-func endReadDeadline(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-}
 
 // maxRefusing bounds the connections being refused at once; past it a
 // connection over the cap is closed without an answer.

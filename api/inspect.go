@@ -14,10 +14,8 @@ import (
 	"hub/workspace"
 )
 
-// inspectionDTO answers GET /api/assistant/turns/:turnId/inspect: what the
-// turn's model saw (instructions, context, offered tools and why) and did
-// (each step, each model request, each tool call, the frames sent), and
-// where its workflow is in Temporal.
+// inspectionDTO is what the turn's model saw and did, and where its
+// workflow is in Temporal.
 type inspectionDTO struct {
 	Turn         turnDTO             `json:"turn"`
 	Workflow     inspectedWorkflow   `json:"workflow"`
@@ -37,17 +35,16 @@ type inspectedWorkflow struct {
 	Namespace  string `json:"namespace"`
 	WorkflowID string `json:"workflowId"`
 	RunID      string `json:"runId"`
-	// URL opens the run in the Temporal UI (HUB_TEMPORAL_UI_URL; omitted
-	// without it).
+	// URL opens the run in the Temporal UI (omitted without one).
 	URL string `json:"url,omitempty"`
 }
 
 // inspectedOffer is the turn's first offer and what was added to it.
 type inspectedOffer struct {
 	Tools []inspectedTool `json:"tools"`
-	// Playbooks are the playbooks the message was routed to (their
-	// tools lead the offer); Simple is a simple todo request's fixed
-	// offer; Fallback says the word match filled it, and why.
+	// Playbooks are those the message was routed to (their tools lead the
+	// offer); Simple is a simple todo request's fixed offer; Fallback says
+	// the word match filled it, and why.
 	Playbooks      []string `json:"playbooks"`
 	Simple         bool     `json:"simple"`
 	Fallback       bool     `json:"fallback"`
@@ -122,11 +119,10 @@ type inspectedFrameDTO struct {
 	At   time.Time       `json:"at"`
 }
 
-// inspectTurn is the run inspector. The owner of the turn's
-// conversation, in a space they can still open, reads it with their token
-// (anyone else: 404): it holds what the model was told about them and
-// their space. An operator token (workspace.OperatorScope, `hub token
-// create --operator`) reads any turn, and each such read is logged.
+// inspectTurn is the run inspector. The owner of the turn's conversation,
+// in a space they can still open, reads it (anyone else: 404): it holds
+// what the model was told about them and their space. An operator token
+// reads any turn, and each such read is logged.
 func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	token, turnID := bearer(c), c.Param("turnId")

@@ -3,11 +3,8 @@ package api
 import (
 	"container/list"
 	"errors"
-	"fmt"
 	"math"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,14 +15,11 @@ import (
 )
 
 // Failed sign-ins are slowed down (docs/api.md, "Failed sign-ins"): a
-// request that presented a credential (a bearer token, a session cookie, a
-// stream token, the token of POST /api/session) and was refused counts one
-// failure against its client address and one against the credential's
-// prefix. Past the limit in a minute such a refusal is 429
-// too_many_failures with Retry-After instead of 401. Only failures are
-// limited: a credential is always checked, and a good one is let through
-// even from an address over its limit, so a person behind the same NAT as
-// a guesser keeps working (docs/decisions.md).
+// refused credential counts one failure against the client address and one
+// against the credential's prefix; past the limit in a minute the refusal
+// is 429 with Retry-After instead of 401. Only failures are limited: a good
+// credential is let through even from an address over its limit, so a
+// person behind the same NAT as a guesser keeps working.
 const (
 	// DefaultFailuresPerAddress is how many failed sign-ins one client
 	// address has a minute before it is answered 429.
@@ -35,17 +29,15 @@ const (
 	// DefaultFailureKeys is how many addresses and prefixes the limiter
 	// remembers at most; the least recently failed is forgotten first.
 	DefaultFailureKeys = 10000
-	// failureWindow is the limiter's window.
-	failureWindow = time.Minute
+	failureWindow      = time.Minute
 	// tokenPrefixLen is how much of a Hub token keys the limiter: "hub_"
-	// and 8 of its 32 random characters (40 of 160 bits), never the token.
+	// and 8 of its 32 random characters, never the token.
 	tokenPrefixLen = 12
 	hubTokenLen    = 36
 )
 
-// FailureLimits are the limiter's bounds. Zero fields are the defaults;
-// only tests set them (hubtest.Options.FailureLimits through
-// wiring.TestKnobs): no environment variable turns the limiter off.
+// FailureLimits are the limiter's bounds; zero fields are the defaults.
+// Only tests set them: no environment variable turns the limiter off.
 type FailureLimits struct {
 	PerAddress int
 	PerToken   int
@@ -58,8 +50,7 @@ func (l FailureLimits) withDefaults() FailureLimits {
 }
 
 // failureLimiter counts failures per key in a fixed window that starts at
-// a key's first failure. It holds at most maxKeys keys: adding one past
-// that forgets the least recently failed.
+// a key's first failure, holding at most limits.Keys keys.
 type failureLimiter struct {
 	limits FailureLimits
 	now    func() time.Time
@@ -127,12 +118,11 @@ func (e *tooManyFailures) retryAfterSeconds() int {
 }
 
 // signInFailed is what the auth paths call with their result: a refusal
-// (ErrUnauthenticated, however wrapped) of a request that presented the
-// credentials given counts against the client's address and each
-// credential's prefix, and becomes a 429 once one of them is over its
-// limit. Any other result, success included, passes unchanged; so does a
-// refusal of a request that presented nothing (a console asking whether it
-// is signed in).
+// of a request that presented any of credentials counts against the
+// client's address and each credential's prefix, and becomes a 429 once
+// one is over its limit. Any other result passes unchanged, as does a
+// refusal of a request that presented nothing (a console asking whether
+// it is signed in).
 func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) error {
 	if err == nil || !errors.Is(err, workspace.ErrUnauthenticated) && !isUnauthenticated(err) {
 		return err
@@ -158,28 +148,18 @@ func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) 
 	return &tooManyFailures{retryAfter: worst}
 }
 
-// isUnauthenticated: an apiError of code unauthenticated (a stream's own
-// 401 with its longer message).
+// isUnauthenticated: an apiError of code unauthenticated (a stream's 401).
 func isUnauthenticated(err error) bool {
 	var ae *apiError
 	return errors.As(err, &ae) && ae.detail.Code == codeUnauthenticated
 }
 
-// tokenPrefix is the part of a credential that keys the limiter: the first
-// characters of a Hub token (bearer, session or stream token all have its
-// form). Anything else has no prefix worth keying (a JWT's first
-// characters are the same for every token) and counts by address only.
+// tokenPrefix is the part of a Hub token (bearer, session or stream) that
+// keys the limiter. Anything else counts by address only: a JWT's first
+// characters are the same for every token.
 func tokenPrefix(cred string) string {
 	if len(cred) != hubTokenLen || !strings.HasPrefix(cred, "hub_") {
 		return ""
 	}
 	return cred[:tokenPrefixLen]
-}
-
-// respondTooManyFailures answers a tooManyFailures.
-func respondTooManyFailures(c *gin.Context, e *tooManyFailures) {
-	secs := e.retryAfterSeconds()
-	c.Header("Retry-After", strconv.Itoa(secs))
-	c.AbortWithStatusJSON(http.StatusTooManyRequests, errorBody{Error: errorDetail{Code: codeTooManyFailures,
-		Message: fmt.Sprintf("too many failed sign-ins from this address or with this token; try again in %d seconds", secs)}})
 }

@@ -9,9 +9,8 @@ import (
 	"hub/workspace"
 )
 
-// profileDTO is the person's profile: their account name, the first name
-// the assistant calls them by ("" = the first word of name) and their
-// one sentence about their work.
+// profileDTO is the person's profile: firstName is what the assistant
+// calls them by ("": the first word of name).
 type profileDTO struct {
 	Name      string `json:"name"`
 	FirstName string `json:"firstName"`
@@ -35,7 +34,6 @@ func (s *Server) updateProfile(c *gin.Context, req updateProfileRequest) (any, e
 	return profileDTO(out), err
 }
 
-// skillDTO is one of the person's skills.
 type skillDTO struct {
 	ID           string    `json:"id"`
 	Name         string    `json:"name"`
@@ -72,11 +70,6 @@ func (s *Server) createSkill(c *gin.Context, req createSkillRequest) (any, error
 	return skillDTO(k), err
 }
 
-func (s *Server) getSkill(c *gin.Context) (any, error) {
-	k, err := s.Workspace.GetSkill(c.Request.Context(), person(c).ID, c.Param("id"))
-	return skillDTO(k), err
-}
-
 type updateSkillRequest struct {
 	Version      Optional[int]    `json:"version" openapi:"nonnull"`
 	Name         Optional[string] `json:"name" openapi:"nonnull"`
@@ -110,4 +103,42 @@ func (s *Server) deleteSkill(c *gin.Context) (any, error) {
 		version = &v
 	}
 	return nil, s.Workspace.DeleteSkill(c.Request.Context(), person(c).ID, c.Param("id"), version)
+}
+
+// tokenDTO is one of the person's tokens: its metadata, never the token.
+type tokenDTO struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name" doc:"hub token create --name (\"\": none given)."`
+	Prefix     string     `json:"prefix" doc:"The token's first characters, to tell it apart (\"\": a token made before Hub kept them)."`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty" doc:"When a request last came with it (or a session or stream token made from it); written at most once a minute. Absent: never used."`
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty" doc:"When it stops working. Absent: never."`
+}
+
+type tokenListDTO struct {
+	Tokens []tokenDTO `json:"tokens"`
+}
+
+func toTokenDTO(t workspace.TokenInfo) tokenDTO {
+	return tokenDTO{ID: t.ID, Name: t.Name, Prefix: t.Prefix, CreatedAt: t.CreatedAt.UTC(), LastUsedAt: utcPtr(t.LastUsedAt), ExpiresAt: utcPtr(t.ExpiresAt)}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// listMyTokens lists the person's own (full) tokens, oldest first.
+func (s *Server) listMyTokens(c *gin.Context) (any, error) {
+	list, err := s.Workspace.ListTokens(c.Request.Context(), person(c).ID, "")
+	return tokenListDTO{Tokens: toDTOs(list, toTokenDTO)}, err
+}
+
+// revokeMyToken revokes one of the person's own tokens, with the sessions
+// and stream tokens made from it.
+func (s *Server) revokeMyToken(c *gin.Context) (any, error) {
+	return nil, s.Workspace.RevokeToken(c.Request.Context(), actor(c), person(c).ID, c.Param("tokenId"))
 }

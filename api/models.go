@@ -6,10 +6,8 @@ import (
 	"hub/llm"
 )
 
-// modelDTO is one model a person may choose. Endpoints, their base URLs
-// and their keys (and the names of the variables holding them) are the
-// operator's and never shown (docs/decisions.md, "Models a person
-// chooses").
+// modelDTO is one model a person may choose; its endpoint and keys are
+// the operator's and never shown.
 type modelDTO struct {
 	ID            string    `json:"id"`
 	Name          string    `json:"name"`
@@ -21,7 +19,6 @@ type modelDTO struct {
 	Default       bool      `json:"default"`
 }
 
-// modelListDTO is the catalog and the id of its default model.
 type modelListDTO struct {
 	Models  []modelDTO `json:"models"`
 	Default string     `json:"default" doc:"The id of the catalog's default model."`

@@ -14,24 +14,17 @@ import (
 	"hub/identity"
 )
 
-// The browser's sign-in through the identity provider (docs/api.md,
-// "Sign-in through the identity provider"): the authorization-code flow
-// with PKCE, run by the api, so the provider's tokens never reach the
-// browser. GET /api/session/oidc/login draws one random value, keeps it in
-// an HttpOnly cookie of its own (SameSite=Lax, so the provider's redirect
-// back brings it; 10 minutes) and sends the browser to the provider with
-// the state, nonce and PKCE challenge derived from it by hashing. The
-// callback derives them again from the cookie: a state that is not the
-// cookie's (forged, or another browser's) is refused, the code is
-// exchanged with the verifier, and the ID token must carry the nonce. The
-// cookie holds no secret the browser's script could read (HttpOnly), and
-// a value it does not hold cannot be forged to match a state.
+// The browser's sign-in through the identity provider (docs/api.md): the
+// authorization-code flow with PKCE, run by the api, so the provider's
+// tokens never reach the browser. The login draws one random value, keeps
+// it in an HttpOnly cookie (SameSite=Lax, so the provider's redirect back
+// brings it) and derives the state, nonce and PKCE verifier from it by
+// hashing; the callback derives them again, so a state that is not the
+// cookie's (forged, or another browser's) is refused.
 const (
-	oidcFlowCookie = "hub_oidc"
-	oidcFlowPath   = "/api/session/oidc"
-	oidcFlowTTL    = 600 // seconds
-	// oidcCallbackPath is the redirect URL's path when it is derived from
-	// the request (no HUB_OIDC_REDIRECT_URL).
+	oidcFlowCookie   = "hub_oidc"
+	oidcFlowPath     = "/api/session/oidc"
+	oidcFlowTTL      = 600 // seconds
 	oidcCallbackPath = oidcFlowPath + "/callback"
 )
 
@@ -48,7 +41,7 @@ func deriveFlow(value string) oidcFlow {
 }
 
 // codeFlow is the verifier when the deployment signs browsers in through
-// the provider (an issuer and a client id), else nil.
+// the provider, else nil.
 func (s *Server) codeFlow() *identity.Verifier {
 	if s.Identity == nil || !s.Identity.CodeFlow() {
 		return nil
@@ -78,8 +71,7 @@ func setFlowCookie(c *gin.Context, value string) {
 	http.SetCookie(c.Writer, ck)
 }
 
-// errNoProvider answers both routes of a Hub that signs in through no
-// identity provider.
+// errNoProvider answers a Hub that signs in through no identity provider.
 var errNoProvider = newError(http.StatusNotFound, codeNotFound, "", "this Hub signs in through no identity provider (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID)")
 
 // signInError sends the browser back to the console with a short reason.
@@ -181,7 +173,6 @@ func (s *Server) oidcCallback(c *gin.Context) {
 	redirect(c, "/")
 }
 
-// signInProvidersDTO answers GET /api/session/providers.
 type signInProvidersDTO struct {
 	OIDC bool `json:"oidc" doc:"A browser can sign in through the identity provider at GET /api/session/oidc/login (HUB_OIDC_ISSUER and HUB_OIDC_CLIENT_ID are set)."`
 }

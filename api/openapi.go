@@ -24,7 +24,7 @@ import (
 // when a route or a type does in a way a client must know (docs/api.md).
 const OpenAPIVersion = "1"
 
-// openapi serves the OpenAPI 3.1 document (GET /api/openapi.json).
+// openapi serves the OpenAPI 3.1 document.
 func (s *Server) openapi(c *gin.Context) {
 	doc, err := OpenAPIDocument()
 	if err != nil {
@@ -36,7 +36,7 @@ func (s *Server) openapi(c *gin.Context) {
 
 // OpenAPIDocument is the api's OpenAPI 3.1 document, as /api/openapi.json
 // serves it and `hub openapi` prints it: made once, from the route table
-// and the request and response types, so it is the same bytes every time.
+// and the request and response types.
 func OpenAPIDocument() ([]byte, error) {
 	document.once.Do(func() {
 		d, err := buildDocument((&Server{}).routes())
@@ -55,7 +55,7 @@ var document struct {
 }
 
 // errorResponses are the error statuses a route can answer, by name in
-// components.responses, each with the one error body.
+// components.responses.
 var errorResponses = map[int]struct{ name, doc string }{
 	http.StatusBadRequest:            {"BadRequest", "invalid_payload: bad input; path points at the field (a JSON pointer into the body, or /name of a query parameter)."},
 	http.StatusUnauthorized:          {"Unauthenticated", "unauthenticated: no valid token."},
@@ -69,16 +69,13 @@ var errorResponses = map[int]struct{ name, doc string }{
 	http.StatusServiceUnavailable:    {"Unavailable", "unavailable: a service Hub needs (Temporal, a model, a file store, the identity provider that issued the bearer token) cannot be reached or is not set up."},
 }
 
-// commonErrors are the statuses every route of its kind can answer: any
-// request with bad bytes in its query (400), an authenticated one without
-// a valid token (401, and 503 for a provider's token while the provider
-// cannot be reached), one with path ids (404, also for bad bytes there),
-// one with a body (400, 413), and every route that reaches a service (500).
+// commonErrors are the statuses every route of its kind can answer: 400
+// for bad bytes in the query; 401, 429 (the failed sign-in limit), 500 and
+// 503 (the identity provider unreachable) when it authenticates; 404 with
+// path ids; 413 with a body.
 func commonErrors(rt route) []int {
 	out := []int{http.StatusBadRequest}
 	if rt.auth != authNone {
-		// 429: past the failed sign-in limit (limiter.go); 503: a token of the
-		// identity provider while it cannot be reached (oidc.go).
 		out = append(out, http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable)
 	}
 	if strings.Contains(rt.path, "/:") {
@@ -93,8 +90,7 @@ func commonErrors(rt route) []int {
 	return out
 }
 
-// tagDocs are the document's tags: each operation has the one its path
-// starts with (tagOf).
+// tagDocs are the document's tags (tagOf).
 var tagDocs = map[string]string{
 	"health":      "Process health and metrics, without a token.",
 	"meta":        "This document.",
@@ -151,7 +147,7 @@ var idDoc = map[string]string{
 }
 
 // componentNames are the component names that are not the type's own
-// (openapi.NameOf): the error body is "Error", as clients call it.
+// (openapi.NameOf).
 var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[errorBody]():   "Error",
 	reflect.TypeFor[errorDetail](): "ErrorDetail",
@@ -205,19 +201,14 @@ func fieldEnum(t reflect.Type, field string) []string { return fieldEnums[t][fie
 
 // fieldSchemas are the fields a handler reads by hand, with what it takes.
 var fieldSchemas = map[reflect.Type]map[string]*openapi.Schema{
-	// budgetValue: a whole number of micro-dollars, or null for none.
 	reflect.TypeFor[updateSpaceSettingsRequest](): {"monthlyBudget": {Type: []string{"integer", "null"}, Format: "int64",
-		Minimum: ptr(int64(0)), Maximum: ptr(MaxMonthlyBudget), Description: "Micro-dollars a month (5000000 is $5.00); null: no budget."}},
-	// startTurn: the page the person is on, or null: the fields docs/api.md
-	// documents, and any others the page sends (Hub keeps them as sent).
+		Minimum: new(int64(0)), Maximum: new(MaxMonthlyBudget), Description: "Micro-dollars a month (5000000 is $5.00); null: no budget."}},
 	reflect.TypeFor[startTurnRequest](): {"context": pageContextSchema()},
 }
 
-// pageContextSchema is a turn's page context ("Page context" and "Page
-// context ids" in docs/api.md): every field Hub reads, typed, at the top
-// level and in surface; any other field is kept as sent, so the object is
-// open (additionalProperties), and a typed client sends {page, selectedIds}
-// without a cast.
+// pageContextSchema is a turn's page context (docs/api.md): every field Hub
+// reads, typed, at the top level and in surface; any other field is kept
+// as sent, so the object is open.
 func pageContextSchema() *openapi.Schema {
 	fields := func() map[string]*openapi.Schema {
 		ids := func(doc string) *openapi.Schema {
@@ -252,8 +243,7 @@ func fieldSchema(t reflect.Type, field string) *openapi.Schema { return fieldSch
 // buildDocument makes the document of the routes.
 func buildDocument(routes []route) (doc *openapi.Document, err error) {
 	defer func() {
-		// The reflector panics on a type it cannot describe: the
-		// document's test (and the first request) names it.
+		// The reflector panics on a type it cannot describe.
 		if p := recover(); p != nil {
 			err = fmt.Errorf("openapi: %v", p)
 		}
@@ -310,15 +300,11 @@ func buildDocument(routes []route) (doc *openapi.Document, err error) {
 		}
 		doc.Paths[p][m] = op
 	}
-	for name := range tags {
+	for _, name := range slices.Sorted(maps.Keys(tags)) {
 		if tagDocs[name] == "" {
 			return nil, fmt.Errorf("tag %q has no description in tagDocs", name)
 		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(tagDocs)) {
-		if tags[name] {
-			doc.Tags = append(doc.Tags, openapi.Tag{Name: name, Description: tagDocs[name]})
-		}
+		doc.Tags = append(doc.Tags, openapi.Tag{Name: name, Description: tagDocs[name]})
 	}
 	addEvents(r)
 	doc.Components.Schemas = r.Schemas
@@ -369,9 +355,7 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 		switch {
 		case a.body != nil:
 			resp.Content = map[string]openapi.MediaType{"application/json": {Schema: r.Of(a.body, openapi.ForResponse)}}
-			if resp.Description == "" {
-				resp.Description = http.StatusText(a.status)
-			}
+			resp.Description = cmp.Or(resp.Description, http.StatusText(a.status))
 		case a.ctype != "":
 			resp.Content = map[string]openapi.MediaType{a.ctype: {Schema: a.schema}}
 		}
@@ -401,8 +385,7 @@ func operation(r *openapi.Reflector, rt route, errRef *openapi.Schema, shared ma
 	return op, nil
 }
 
-// addEvents describes the stream routes' events: an event's id, its type
-// and its data, one schema per type (TurnEvent, ActivityEvent).
+// addEvents describes the stream routes' events (TurnEvent, ActivityEvent).
 func addEvents(r *openapi.Reflector) {
 	event := func(name string, data *openapi.Schema, doc string) *openapi.Schema {
 		return &openapi.Schema{Type: "object", Description: doc, Required: []string{"data", "event", "id"},

@@ -8,9 +8,7 @@ import (
 	"hub/workspace"
 )
 
-// A person of a space, as GET/POST/PATCH …/people and PATCH …/members
-// answer them. firstName is null when the person set none; persona, their
-// own sentence for the assistant, is not shown to others.
+// personDTO is a person of a space; their persona is not shown to others.
 type personDTO struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
@@ -49,11 +47,6 @@ func (s *Server) addPerson(c *gin.Context, req addPersonRequest) (any, error) {
 	return toPersonDTO(p), err
 }
 
-func (s *Server) getPerson(c *gin.Context) (any, error) {
-	p, err := s.Workspace.GetSpacePerson(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return toPersonDTO(p), err
-}
-
 type updatePersonRequest struct {
 	Name      Optional[string] `json:"name" openapi:"nonnull"`
 	FirstName Optional[string] `json:"firstName"`
@@ -70,4 +63,17 @@ func (s *Server) updatePerson(c *gin.Context, req updatePersonRequest) (any, err
 	}
 	out, err := s.Workspace.UpdatePerson(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), p)
 	return toPersonDTO(out), err
+}
+
+type memberRoleRequest struct {
+	Role *string `json:"role" openapi:"required,nonnull"`
+}
+
+// setMemberRole changes a member's role (owners only).
+func (s *Server) setMemberRole(c *gin.Context, req memberRoleRequest) (any, error) {
+	if req.Role == nil {
+		return nil, badRequest("/role", "role is required: owner, editor, viewer or guest")
+	}
+	p, err := s.Workspace.SetMemberRole(c.Request.Context(), person(c).ID, c.Param("spaceId"), c.Param("personId"), workspace.Role(*req.Role))
+	return toPersonDTO(p), err
 }

@@ -9,7 +9,6 @@ import (
 	"hub/mcpapps"
 )
 
-// promptDTO is one prompt of GET /api/prompts.
 type promptDTO struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
@@ -26,15 +25,12 @@ type promptListDTO struct {
 	Prompts []promptDTO `json:"prompts"`
 }
 
-// promptCatalog is built once: the catalog is made of sample values and the
-// binary's own builders, so it cannot change while the process runs.
+// promptCatalog is built once: made of sample values and the binary's own
+// builders, it cannot change while the process runs.
 var promptCatalog = sync.OnceValue(func() []promptDTO {
 	return toDTOs(assistant.Catalog(mcpapps.SampleTools()...), toPromptDTO)
 })
 
-// listPrompts shows every prompt Hub sends the model, built by its real
-// builder with sample values, with its estimated size in tokens and its
-// budget, so a person can read what the model is told.
 func (s *Server) listPrompts(*gin.Context) (any, error) {
 	return promptListDTO{Prompts: promptCatalog()}, nil
 }

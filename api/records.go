@@ -52,8 +52,7 @@ func nullable(s string) *string {
 	return &s
 }
 
-// taskPageDTO is one page of a task list: total counts every match,
-// nextOffset (only when there are more) is the offset of the next page.
+// taskPageDTO is one page of a task list.
 type taskPageDTO struct {
 	Tasks      []taskDTO `json:"tasks"`
 	Total      int64     `json:"total" doc:"Every task that matches, on all pages."`
@@ -120,11 +119,6 @@ func stripIndex(err error) error {
 	return err
 }
 
-func (s *Server) getTask(c *gin.Context) (any, error) {
-	t, err := s.Workspace.GetTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return toTaskDTO(t), err
-}
-
 type updateTaskRequest struct {
 	Title      Optional[string] `json:"title" openapi:"nonnull"`
 	Status     Optional[string] `json:"status" openapi:"nonnull"`
@@ -147,11 +141,6 @@ func (s *Server) updateTask(c *gin.Context, req updateTaskRequest) (any, error) 
 	return toTaskDTO(t), err
 }
 
-func (s *Server) deleteTask(c *gin.Context) (any, error) {
-	_, err := s.Workspace.DeleteTask(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return nil, err
-}
-
 type projectDTO struct {
 	ID          string    `json:"id"`
 	Name        string    `json:"name"`
@@ -167,7 +156,6 @@ func toProjectDTO(p workspace.Project) projectDTO {
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
-// projectPageDTO is one page of a project list, as taskPageDTO.
 type projectPageDTO struct {
 	Projects   []projectDTO `json:"projects"`
 	Total      int64        `json:"total" doc:"Every project that matches, on all pages."`
@@ -195,11 +183,6 @@ func (s *Server) createProject(c *gin.Context, req createProjectRequest) (any, e
 	return toProjectDTO(p), err
 }
 
-func (s *Server) getProject(c *gin.Context) (any, error) {
-	p, err := s.Workspace.GetProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return toProjectDTO(p), err
-}
-
 type updateProjectRequest struct {
 	Name        Optional[string] `json:"name" openapi:"nonnull"`
 	Status      Optional[string] `json:"status" openapi:"nonnull"`
@@ -218,11 +201,6 @@ func (s *Server) updateProject(c *gin.Context, req updateProjectRequest) (any, e
 	return toProjectDTO(out), err
 }
 
-func (s *Server) deleteProject(c *gin.Context) (any, error) {
-	_, err := s.Workspace.DeleteProject(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
-	return nil, err
-}
-
 type settingsDTO struct {
 	WritePolicy        string   `json:"writePolicy"`
 	AllowedWriteAreas  []string `json:"allowedWriteAreas" doc:"The areas the assistant may write in; [] allows every area."`
@@ -231,7 +209,6 @@ type settingsDTO struct {
 	Effort             string   `json:"effort" doc:"The person's default effort (\"\": none)."`
 }
 
-// toSettingsDTO answers an empty list (every area allowed) as [], never null.
 func toSettingsDTO(st workspace.Settings) settingsDTO {
 	return settingsDTO{WritePolicy: st.WritePolicy, AllowedWriteAreas: nonNilStrings(st.AllowedWriteAreas), ConnectedAppWrites: st.ConnectedAppWrites,
 		Model: st.Model, Effort: st.Effort}
@@ -258,8 +235,7 @@ func (s *Server) updateSettings(c *gin.Context, req updateSettingsRequest) (any,
 	if err != nil {
 		return nil, err
 	}
-	if req.AllowedWriteAreas.Set {
-		// null, like [], allows every area again.
+	if req.AllowedWriteAreas.Set { // null, like [], allows every area again
 		areas := nonNilStrings(req.AllowedWriteAreas.Value)
 		p.AllowedWriteAreas = &areas
 	}

@@ -1,23 +1,24 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"hub/openapi"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // route is one endpoint: what registers its handler, and what the OpenAPI
-// document says of it (api/openapi.go). Both come from this one table, so
-// a route cannot be served without being described, and the document
-// names the request and response types the handler really decodes and
-// encodes.
+// document says of it. Both come from this one table, so a route cannot be
+// served without being described, and the document names the types the
+// handler really decodes and encodes.
 type route struct {
 	method string
-	// path is gin's, from the root ("/api/spaces/:spaceId/tasks"); its
-	// :params are the operation's path parameters.
+	// path is gin's ("/api/spaces/:spaceId/tasks"); its :params are the
+	// operation's path parameters.
 	path string
 	// id is the operationId: stable, camelCase, unique.
 	id      string
@@ -27,14 +28,13 @@ type route struct {
 	// body is the JSON request body's type (its zero value); nil: none.
 	body any
 	// form is a multipart/form-data body instead.
-	form *openapi.Schema
-	// answers are the success answers (and readyz's 503), by status.
+	form    *openapi.Schema
 	answers []answer
 	// errors are the error statuses this route answers besides the ones
-	// every route of its kind has (api/openapi.go, commonErrors).
+	// every route of its kind has (commonErrors).
 	errors []int
 	// reply serves a route whose one success answer is a JSON value (or
-	// 204), sent with that answer's status; handler serves any other.
+	// 204); handler serves any other.
 	reply   replyFunc
 	handler gin.HandlerFunc
 }
@@ -43,16 +43,10 @@ type route struct {
 type authMode int
 
 const (
-	// authBearer: Authorization: Bearer with a full token.
-	authBearer authMode = iota
-	// authStream: the bearer header, or ?streamToken= with the stream's
-	// own token (streamPerson).
-	authStream
-	// authNone: no token.
+	authBearer authMode = iota // a full token, or the session cookie
+	authStream                 // also ?streamToken= (streamPerson)
 	authNone
-	// authSelf: Authorization: Bearer, checked by the handler itself (the
-	// run inspector takes a full token or an operator token).
-	authSelf
+	authSelf // checked by the handler itself
 )
 
 // param is a query (or header) parameter.
@@ -96,7 +90,6 @@ var (
 )
 
 const (
-	// eventStream is the content type of the stream routes.
 	eventStream = "text/event-stream"
 	anyContent  = "*/*"
 )
@@ -137,7 +130,7 @@ func (s *Server) routes() []route {
 			query: lastEventParams,
 			answers: []answer{{status: http.StatusOK, ctype: eventStream, schema: openapi.Ref("TurnEvent"), doc: "One event per frame (id, event, data), until the done frame; `: keep-alive` comments every 15 s."},
 				{status: http.StatusNoContent, doc: "The client has every frame the turn will send: close the EventSource."}},
-			handler: s.streamTurn},
+			handler: handling(s.streamTurn)},
 
 		{method: "GET", path: "/api/spaces", id: "listSpaces", summary: "List the spaces the person belongs to",
 			answers: []answer{ok(spaceListDTO{})}, reply: s.listSpaces},
@@ -148,36 +141,37 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/spaces/:spaceId/tasks", id: "createTask", summary: "Create a task", body: createTaskRequest{},
 			answers: []answer{created(taskDTO{})}, errors: []int{403}, reply: withBody(s.createTask)},
 		{method: "GET", path: "/api/spaces/:spaceId/tasks/:id", id: "getTask", summary: "Get a task",
-			answers: []answer{ok(taskDTO{})}, reply: s.getTask},
+			answers: []answer{ok(taskDTO{})}, reply: getIn(s.Workspace.GetTask, toTaskDTO)},
 		{method: "PATCH", path: "/api/spaces/:spaceId/tasks/:id", id: "updateTask", summary: "Update a task", body: updateTaskRequest{},
 			answers: []answer{ok(taskDTO{})}, errors: []int{403, 409}, reply: withBody(s.updateTask)},
 		{method: "DELETE", path: "/api/spaces/:spaceId/tasks/:id", id: "deleteTask", summary: "Delete a task",
-			answers: []answer{noContent}, errors: []int{403}, reply: s.deleteTask},
+			answers: []answer{noContent}, errors: []int{403}, reply: removeIn("id", s.Workspace.DeleteTask)},
 		{method: "GET", path: "/api/spaces/:spaceId/projects", id: "listProjects", summary: "List projects",
 			query:   append([]param{named("status", str("Only projects with this status.")), named("q", str("Only projects whose name contains this."))}, pageParams...),
 			answers: []answer{ok(projectPageDTO{})}, reply: s.listProjects},
 		{method: "POST", path: "/api/spaces/:spaceId/projects", id: "createProject", summary: "Create a project", body: createProjectRequest{},
 			answers: []answer{created(projectDTO{})}, errors: []int{403}, reply: withBody(s.createProject)},
 		{method: "GET", path: "/api/spaces/:spaceId/projects/:id", id: "getProject", summary: "Get a project",
-			answers: []answer{ok(projectDTO{})}, reply: s.getProject},
+			answers: []answer{ok(projectDTO{})}, reply: getIn(s.Workspace.GetProject, toProjectDTO)},
 		{method: "PATCH", path: "/api/spaces/:spaceId/projects/:id", id: "updateProject", summary: "Update a project", body: updateProjectRequest{},
 			answers: []answer{ok(projectDTO{})}, errors: []int{403, 409}, reply: withBody(s.updateProject)},
 		{method: "DELETE", path: "/api/spaces/:spaceId/projects/:id", id: "deleteProject", summary: "Delete a project",
-			answers: []answer{noContent}, errors: []int{403}, reply: s.deleteProject},
+			answers: []answer{noContent}, errors: []int{403}, reply: removeIn("id", s.Workspace.DeleteProject)},
 		{method: "GET", path: "/api/spaces/:spaceId/people", id: "listPeople", summary: "List the people of a space",
 			answers: []answer{ok(personListDTO{})}, reply: s.listPeople},
 		{method: "POST", path: "/api/spaces/:spaceId/people", id: "addPerson", summary: "Add a person to the space (owners only): a new one by name, or by personId someone from another of your spaces",
 			body: addPersonRequest{}, answers: []answer{created(personDTO{})}, errors: []int{403, 409}, reply: withBody(s.addPerson)},
 		{method: "GET", path: "/api/spaces/:spaceId/people/:id", id: "getPerson", summary: "Get a person of the space",
-			answers: []answer{ok(personDTO{})}, reply: s.getPerson},
+			answers: []answer{ok(personDTO{})}, reply: getIn(s.Workspace.GetSpacePerson, toPersonDTO)},
 		{method: "PATCH", path: "/api/spaces/:spaceId/people/:id", id: "updatePerson", summary: "Change a person's name, first name or role at their revision",
 			body: updatePersonRequest{}, answers: []answer{ok(personDTO{})}, errors: []int{403, 409}, reply: withBody(s.updatePerson)},
+		// What follows a removal (their work there ends) is wiring's: it subscribes to removals.
 		{method: "DELETE", path: "/api/spaces/:spaceId/people/:id", id: "removePerson", summary: "Remove a person from the space (owners), or leave it (yourself)",
-			answers: []answer{noContent}, errors: []int{403, 409}, reply: s.removeFromSpace("id")},
+			answers: []answer{noContent}, errors: []int{403, 409}, reply: removeIn("id", s.Workspace.RemovePerson)},
 		{method: "PATCH", path: "/api/spaces/:spaceId/members/:personId", id: "setMemberRole", summary: "Change a member's role (owners only)",
 			body: memberRoleRequest{}, answers: []answer{ok(personDTO{})}, errors: []int{403, 409}, reply: withBody(s.setMemberRole)},
 		{method: "DELETE", path: "/api/spaces/:spaceId/members/:personId", id: "removeMember", summary: "Remove a member from the space (owners), or leave it (yourself)",
-			answers: []answer{noContent}, errors: []int{403, 409}, reply: s.removeFromSpace("personId")},
+			answers: []answer{noContent}, errors: []int{403, 409}, reply: removeIn("personId", s.Workspace.RemovePerson)},
 		{method: "GET", path: "/api/spaces/:spaceId/connections", id: "listConnections", summary: "List the space's connected apps",
 			answers: []answer{ok(connectionListDTO{})}, reply: s.listConnections},
 		{method: "POST", path: "/api/spaces/:spaceId/connections", id: "createConnection", summary: "Connect an app (a webhook or an MCP server) to the space",
@@ -188,7 +182,7 @@ func (s *Server) routes() []route {
 			answers: []answer{noContent}, errors: []int{403}, reply: s.deleteConnection},
 		{method: "GET", path: "/api/spaces/:spaceId/audit", id: "listAudit", summary: "The space's audit log, newest first: connected apps, settings and people changed (owners)",
 			query: []param{
-				named("limit", param{schema: &openapi.Schema{Type: "integer", Minimum: ptr(int64(1)), Maximum: ptr(int64(200))}, doc: "At most this many, 1 to 200 (absent: 50)."}),
+				named("limit", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64(1)), Maximum: new(int64(200))}, doc: "At most this many, 1 to 200 (absent: 50)."}),
 				named("before", str("The previous page's nextBefore: events older than that one.")),
 			},
 			answers: []answer{ok(auditPageDTO{})}, errors: []int{403}, reply: s.listAudit},
@@ -235,11 +229,11 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/me/skills", id: "createSkill", summary: "Save a personal skill (enabled by default)",
 			body: createSkillRequest{}, answers: []answer{created(skillDTO{})}, errors: []int{409}, reply: withBody(s.createSkill)},
 		{method: "GET", path: "/api/me/skills/:id", id: "getSkill", summary: "One of the person's skills",
-			answers: []answer{ok(skillDTO{})}, reply: s.getSkill},
+			answers: []answer{ok(skillDTO{})}, reply: getOwn("id", s.Workspace.GetSkill, toSkillDTO)},
 		{method: "PATCH", path: "/api/me/skills/:id", id: "updateSkill", summary: "Change a personal skill at its version",
 			body: updateSkillRequest{}, answers: []answer{ok(skillDTO{})}, errors: []int{409}, reply: withBody(s.updateSkill)},
 		{method: "DELETE", path: "/api/me/skills/:id", id: "deleteSkill", summary: "Delete a personal skill",
-			query:   []param{named("version", param{schema: &openapi.Schema{Type: "integer", Minimum: ptr(int64(1))}, doc: "When given, must be the skill's current version (else 409)."})},
+			query:   []param{named("version", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64(1))}, doc: "When given, must be the skill's current version (else 409)."})},
 			answers: []answer{noContent}, errors: []int{409}, reply: s.deleteSkill},
 		{method: "POST", path: "/api/assistant/conversations", id: "createConversation", summary: "Start a conversation",
 			body: createConversationRequest{}, answers: []answer{created(conversationDTO{})}, errors: []int{404}, reply: withBody(s.createConversation)},
@@ -247,7 +241,7 @@ func (s *Server) routes() []route {
 			query:   []param{{name: "spaceId", schema: &openapi.Schema{Type: "string"}, required: true, doc: "The space whose conversations to list."}},
 			answers: []answer{ok(conversationListDTO{})}, errors: []int{404}, reply: s.listConversations},
 		{method: "GET", path: "/api/assistant/conversations/:id", id: "getConversation", summary: "Get a conversation",
-			answers: []answer{ok(conversationDTO{})}, reply: s.getConversation},
+			answers: []answer{ok(conversationDTO{})}, reply: getOwn("id", s.Chat.GetConversation, toConversationDTO)},
 		{method: "PATCH", path: "/api/assistant/conversations/:id", id: "renameConversation", summary: "Rename a conversation",
 			body: renameConversationRequest{}, answers: []answer{ok(conversationDTO{})}, reply: withBody(s.renameConversation)},
 		{method: "DELETE", path: "/api/assistant/conversations/:id", id: "deleteConversation", summary: "Delete a conversation and end its running turn",
@@ -257,7 +251,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/assistant/conversations/:id/turns", id: "startTurn", summary: "Send a message: starts a turn",
 			body: startTurnRequest{}, answers: []answer{accepted(turnStartedDTO{})}, errors: []int{409, 503}, reply: withBody(s.startTurn)},
 		{method: "GET", path: "/api/assistant/turns/:turnId", id: "getTurn", summary: "A turn's status",
-			answers: []answer{ok(turnDTO{})}, reply: s.getTurn},
+			answers: []answer{ok(turnDTO{})}, reply: getOwn("turnId", s.Chat.GetTurnFor, toTurnDTO)},
 		{method: "GET", path: "/api/assistant/turns/:turnId/inspect", id: "inspectTurn",
 			summary: "What a turn's model saw and did (the run inspector): the conversation's owner, or an operator token for any turn",
 			auth:    authSelf, answers: []answer{ok(inspectionDTO{})}, reply: s.inspectTurn},
@@ -274,13 +268,11 @@ func (s *Server) routes() []route {
 			answers: []answer{accepted(controlDTO{})}, errors: []int{409, 503}, reply: s.controlTurn(workflows.ResumeSignal)},
 		{method: "GET", path: "/api/agent/state", id: "getAgentState", summary: "The person's running work, for the top bar",
 			answers: []answer{ok(topBarDTO{})}, reply: s.agentState},
-		// Like a turn's stream, the activity stream authenticates itself: the
-		// bearer header, or a token from /agent/stream-token in the URL.
 		{method: "GET", path: "/api/agent/stream", id: "streamActivity", summary: "The person's activity frames as Server-Sent Events: a snapshot of the top bar, then every change",
 			auth: authStream, query: lastEventParams,
 			answers: []answer{{status: http.StatusOK, ctype: eventStream, schema: openapi.Ref("ActivityEvent"),
 				doc: "Events of type activity: first the top bar as a snapshot (unless resumed), then one per change; never ends."}},
-			handler: s.agentStream},
+			handler: handling(s.agentStream)},
 		{method: "POST", path: "/api/agent/stream-token", id: "createActivityStreamToken", summary: "A short-lived token that reads only the person's activity stream, for a URL (EventSource)",
 			answers: []answer{created(activityTokenDTO{})}, reply: s.activityStreamToken},
 		{method: "POST", path: "/api/agent/stop", id: "stopAll", summary: "Stop all of the person's running work",
@@ -302,4 +294,81 @@ func (s *Server) routes() []route {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+// replyFunc is the handler of a route whose answer is one JSON value: the
+// value, or the error respondError answers.
+type replyFunc func(*gin.Context) (any, error)
+
+// replying serves h: its value as JSON with status (204: no body), its
+// error through respondError.
+func replying(status int, h replyFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		v, err := h(c)
+		switch {
+		case err != nil:
+			respondError(c, err)
+		case status == http.StatusNoContent:
+			c.Status(status)
+		default:
+			c.JSON(status, v)
+		}
+	}
+}
+
+// handling serves a handler that writes its own answer, answering its
+// error through respondError (an event stream, once started, returns none).
+func handling(h func(*gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			respondError(c, err)
+		}
+	}
+}
+
+// withBody is a reply that decodes the request's JSON body into a B before
+// h runs.
+func withBody[B any](h func(*gin.Context, B) (any, error)) replyFunc {
+	return func(c *gin.Context) (any, error) {
+		var req B
+		if err := decode(c, &req); err != nil {
+			return nil, err
+		}
+		return h(c, req)
+	}
+}
+
+// spaceOp is a service call on one record of a space: the actor, the
+// space's id and the record's.
+type spaceOp[T any] func(ctx context.Context, actor workspace.Actor, spaceID, id string) (T, error)
+
+// getIn answers the record get finds by the route's :spaceId and :id.
+func getIn[T, D any](get spaceOp[T], to func(T) D) replyFunc {
+	return func(c *gin.Context) (any, error) {
+		v, err := get(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
+		return to(v), err
+	}
+}
+
+// getOwn answers the person's own record get finds by the route's param.
+func getOwn[T, D any](param string, get func(ctx context.Context, personID, id string) (T, error), to func(T) D) replyFunc {
+	return func(c *gin.Context) (any, error) {
+		v, err := get(c.Request.Context(), person(c).ID, c.Param(param))
+		return to(v), err
+	}
+}
+
+// removeIn removes the record named by the route's :spaceId and param.
+func removeIn[T any](param string, remove spaceOp[T]) replyFunc {
+	return func(c *gin.Context) (any, error) {
+		_, err := remove(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param(param))
+		return nil, err
+	}
+}
+
+// toDTOs converts each of in with to; none is [], never null.
+func toDTOs[T, D any](in []T, to func(T) D) []D {
+	out := make([]D, len(in))
+	for i, v := range in {
+		out[i] = to(v)
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -24,13 +23,11 @@ import (
 	"hub/traces"
 	"hub/turns"
 	"hub/usage"
-	"hub/workflows"
 	"hub/workspace"
 )
 
 // workflowClient is the part of the Temporal client the api uses.
 type workflowClient interface {
-	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 	CancelWorkflow(ctx context.Context, workflowID, runID string) error
 	CheckHealth(ctx context.Context, request *client.CheckHealthRequest) (*client.CheckHealthResponse, error)
@@ -40,8 +37,8 @@ type workflowClient interface {
 
 // Deps are what the api needs.
 type Deps struct {
-	// Ping checks that the database answers, for /readyz (the wiring
-	// passes storage.DB.Ping); nil reports the database not ready.
+	// Ping checks that the database answers, for /readyz; nil reports it
+	// not ready.
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store
@@ -54,29 +51,27 @@ type Deps struct {
 	MCP      *mcpapps.Catalog
 	Frames   *stream.Bus
 	Temporal workflowClient
-	// TaskQueue is the queue turns and Applies are started on (the
-	// workers' config.Config.TaskQueue); "" means
+	// TaskQueue is the queue turns and Applies are started on; "" means
 	// workflows.DefaultTaskQueue.
 	TaskQueue string
 	// CORSOrigins may call the api from a browser; none by default.
 	CORSOrigins []string
-	// StreamTokenTTL is how long a turn's stream token is valid (≥ 1 hour).
+	// StreamTokenTTL is how long a stream token is valid (≥ 1 hour).
 	StreamTokenTTL time.Duration
 	// Registry collects the api's metrics; nil uses a new one.
 	Registry *prometheus.Registry
-	// Metrics, when set, is exported on /metrics beside Registry: the
-	// worker's per-model series in a process that runs both (`hub dev`).
+	// Metrics, when set, is exported on /metrics beside Registry (the
+	// worker's series in `hub dev`).
 	Metrics prometheus.Gatherer
 	// Usage answers /api/usage and keeps the spaces' monthly budgets.
 	Usage *usage.Store
 	// Interrupts closes model calls at once on Stop and Pause (nil: only
 	// the durable signal does).
 	Interrupts *stream.Interrupts
-	// TurnTimeout bounds a whole turn's wall time (HUB_TURN_TIMEOUT); 0
-	// uses workflows.DefaultTurnTimeout.
+	// TurnTimeout bounds a whole turn's wall time; 0 uses
+	// workflows.DefaultTurnTimeout.
 	TurnTimeout time.Duration
-	// Models is the operator's model catalog, listed by GET /api/models
-	// (keys and endpoints left out).
+	// Models is the catalog GET /api/models lists (keys and endpoints left out).
 	Models llm.Catalog
 	// TemporalNamespace and TemporalUI (the UI's base URL; empty: none)
 	// make the run inspector's link to a turn's workflow.
@@ -84,16 +79,14 @@ type Deps struct {
 	TemporalUI        string
 	// Tracer makes a span of each request (nil or off: none).
 	Tracer *traces.Tracer
-	// TrustedProxies are the addresses (IPs or CIDRs) of the proxies in
-	// front of Hub whose X-Forwarded-For / X-Real-IP name the client
-	// (HUB_TRUSTED_PROXIES); none by default: the client is the
-	// connection's peer. The failed sign-in limiter keys on it.
+	// TrustedProxies (IPs or CIDRs) may name the client in X-Forwarded-For
+	// or X-Real-IP; none by default: the client is the connection's peer.
+	// The failed sign-in limiter keys on it.
 	TrustedProxies []string
-	// FailureLimits bound failed sign-ins (limiter.go); zero fields are
-	// the defaults. Only tests set it.
+	// FailureLimits bound failed sign-ins (limiter.go); only tests set it.
 	FailureLimits FailureLimits
-	// Identity verifies the identity provider's tokens (HUB_OIDC_ISSUER);
-	// nil: only Hub's own tokens and sessions sign in.
+	// Identity verifies the identity provider's tokens; nil: only Hub's
+	// own tokens and sessions sign in.
 	Identity *identity.Verifier
 }
 
@@ -101,16 +94,11 @@ type Deps struct {
 type Server struct {
 	Deps
 	// applies joins identical Apply requests in flight (see apply).
-	applies singleflight.Group
-	metrics *metrics
-	// metricsHandler answers /metrics.
+	applies        singleflight.Group
+	metrics        *metrics
 	metricsHandler http.Handler
-	// failures slows down failed sign-ins (limiter.go).
-	failures *failureLimiter
+	failures       *failureLimiter
 }
-
-// taskQueue is the queue the api starts workflows on.
-func (s *Server) taskQueue() string { return cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue) }
 
 // New builds the router.
 func New(d Deps) http.Handler {
@@ -121,8 +109,8 @@ func New(d Deps) http.Handler {
 	s := &Server{Deps: d, metrics: newMetrics(d.Registry), failures: newFailureLimiter(d.FailureLimits)}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	// gin trusts every proxy unless told otherwise: only the configured
-	// ones may name the client (config.FromEnv checked each entry).
+	// gin trusts every proxy unless told otherwise (config.FromEnv checked
+	// each entry).
 	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
 		panic(fmt.Sprintf("api: HUB_TRUSTED_PROXIES: %v", err))
 	}
@@ -144,18 +132,16 @@ func New(d Deps) http.Handler {
 	}
 	s.metricsHandler = promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{})
 
-	// Every route comes from the one table that the OpenAPI document is
-	// made of (routes.go).
 	for _, rt := range s.routes() {
 		h := rt.handler
 		if rt.reply != nil {
 			h = replying(rt.answers[0].status, rt.reply)
 		}
-		handlers := []gin.HandlerFunc{h}
 		if rt.auth == authBearer {
-			handlers = []gin.HandlerFunc{s.authenticate, h}
+			r.Handle(rt.method, rt.path, s.authenticate, h)
+		} else {
+			r.Handle(rt.method, rt.path, h)
 		}
-		r.Handle(rt.method, rt.path, handlers...)
 	}
 	return r
 }
@@ -188,8 +174,7 @@ func (s *Server) cors(c *gin.Context) {
 	c.Next()
 }
 
-// What /healthz and /readyz answer as their status, and /readyz for each
-// check that passed.
+// The statuses of /healthz and /readyz, and of each check that passed.
 const (
 	healthOK          = "ok"
 	healthUnavailable = "unavailable"
@@ -223,9 +208,9 @@ func (s *Server) readyz(c *gin.Context) {
 	if _, err := s.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
 		checks["temporal"], ok = err.Error(), false
 	}
+	status, code := healthOK, http.StatusOK
 	if !ok {
-		c.JSON(http.StatusServiceUnavailable, readinessDTO{Status: healthUnavailable, Checks: checks})
-		return
+		status, code = healthUnavailable, http.StatusServiceUnavailable
 	}
-	c.JSON(http.StatusOK, readinessDTO{Status: healthOK, Checks: checks})
+	c.JSON(code, readinessDTO{Status: status, Checks: checks})
 }

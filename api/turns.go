@@ -1,13 +1,19 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"hub/chat"
+	"hub/stream"
 	"hub/turns"
 	"hub/workspace"
 )
@@ -21,13 +27,10 @@ type startTurnRequest struct {
 	Text     string           `json:"text" openapi:"required" doc:"The message: at most 20,000 characters."`
 	Mentions []mentionRequest `json:"mentions" doc:"Records the message mentions (chips), by kind and id in the conversation's space."`
 	Context  json.RawMessage  `json:"context"`
-	// Spaces and Files: docs/decisions.md, "Turns across spaces" and
-	// "Attached files". Model and Effort, empty: the person's settings,
-	// else the catalog's default model.
-	Spaces []string `json:"spaces" doc:"Other spaces of the person the turn may act in (at most 20)."`
-	Files  []string `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
-	Model  string   `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
-	Effort string   `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
+	Spaces   []string         `json:"spaces" doc:"Other spaces of the person the turn may act in (at most 20)."`
+	Files    []string         `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
+	Model    string           `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
+	Effort   string           `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
 }
 
 type turnStartedDTO struct {
@@ -38,10 +41,7 @@ type turnStartedDTO struct {
 }
 
 func (s *Server) startTurn(c *gin.Context, req startTurnRequest) (any, error) {
-	mentions := make([]turns.Mention, len(req.Mentions))
-	for i, m := range req.Mentions {
-		mentions[i] = turns.Mention{Kind: m.Kind, ID: m.ID}
-	}
+	mentions := toDTOs(req.Mentions, func(m mentionRequest) turns.Mention { return turns.Mention(m) })
 	started, err := s.Turns.Start(c.Request.Context(), person(c), turns.Message{ConversationID: c.Param("id"), Text: req.Text,
 		Mentions: mentions, Context: req.Context, Spaces: req.Spaces, Files: req.Files, Model: req.Model, Effort: req.Effort})
 	return toTurnStartedDTO(started), err
@@ -66,18 +66,12 @@ type turnDTO struct {
 	Effort         string    `json:"effort" doc:"Its reasoning effort (\"\": none)."`
 }
 
-func (s *Server) getTurn(c *gin.Context) (any, error) {
-	t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
-	return toTurnDTO(t), err
-}
-
 func toTurnDTO(t chat.Turn) turnDTO {
 	return turnDTO{TurnID: t.ID, ConversationID: t.ConversationID, Status: string(t.Status), Step: t.Step,
 		Error: errorOf(t.ErrorCode, t.ErrorMessage), MessageID: t.UserMessageID, ReplyMessageID: t.ReplyMessageID,
 		Usage: usageDTO(t.Usage), Spaces: t.Spaces, Model: t.Model, Effort: t.Effort}
 }
 
-// turnStreamTokenDTO answers POST /api/assistant/turns/:turnId/stream-token.
 type turnStreamTokenDTO struct {
 	StreamToken string    `json:"streamToken"`
 	StreamURL   string    `json:"streamUrl" doc:"The turn's stream with the token, for EventSource (as a started turn's streamUrl)."`
@@ -85,8 +79,7 @@ type turnStreamTokenDTO struct {
 }
 
 // turnStreamToken makes a token that reads only one of the person's turns'
-// stream: a client that did not start the turn (another tab, a reload
-// without the started turn's streamUrl) follows a running reply with it.
+// stream, for a client that did not start the turn.
 func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	t, err := s.Chat.GetTurnFor(ctx, person(c).ID, c.Param("turnId"))
@@ -105,4 +98,103 @@ func turnStreamURL(turnID, token string) string {
 func (s *Server) retryTurn(c *gin.Context) (any, error) {
 	started, err := s.Turns.Retry(c.Request.Context(), person(c), c.Param("turnId"))
 	return toTurnStartedDTO(started), err
+}
+
+// streamTurn sends a turn's frames as Server-Sent Events, from after
+// Last-Event-ID until the done frame. A client that has everything the turn
+// will send gets 204 No Content at once: that is what ends an EventSource's
+// reconnect loop (docs/api.md).
+func (s *Server) streamTurn(c *gin.Context) error {
+	ctx := c.Request.Context()
+	turnID := c.Param("turnId")
+	p, err := s.streamPerson(c, workspace.StreamScope(turnID))
+	if err != nil {
+		return err
+	}
+	after, _, badAfter := lastEventID(c)
+	if badAfter != nil {
+		// The turn's access still answers first (404 before 400), from a
+		// read of no frames.
+		after = math.MaxInt64
+	}
+	// The follower is registered before the turn's frames are read, so none
+	// falls between the read and Follow (stream.Follower); it leaves before
+	// any other answer is written. follower is nil once this process is
+	// shutting down (closed).
+	follower, closed := s.Frames.Join(turnID)
+	defer follower.Leave()
+	turn, err := s.Chat.GetTurnForStream(ctx, p.ID, turnID, after)
+	if err == nil {
+		err = badAfter
+	}
+	if err != nil {
+		return err
+	}
+	tail := stream.TailOf(turn.Last, turn.Done, turn.FinishedAt)
+	if tail.Delivered(after) {
+		follower.Leave()
+		c.Status(http.StatusNoContent)
+		return nil
+	}
+	if closed != nil {
+		// An empty stream, which the client resumes elsewhere, as one that
+		// Follow ended with ErrClosed.
+		startSSE(c)
+		c.Writer.Flush()
+		return nil
+	}
+	frames := toDTOs(turn.Frames, func(f chat.StreamFrame) stream.Frame {
+		return stream.Frame{Seq: f.Seq, Type: f.Type, Data: json.RawMessage(f.Data), CreatedAt: f.CreatedAt}
+	})
+
+	startSSE(c)
+	defer s.metrics.sseOpen("turn")()
+	c.Writer.Flush()
+	write := func(f stream.Frame) error {
+		_, err := fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", f.Seq, f.Type, f.Data)
+		return err
+	}
+	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, nil), func(ctx context.Context, emit func(stream.Frame) error) error {
+		delivered := after // ≤ tail.Last < MaxInt64: the numbers below cannot overflow
+		err := follower.Follow(ctx, after, frames, tail, func(f stream.Frame) error {
+			delivered = f.Seq
+			return emit(f)
+		})
+		switch {
+		case errors.Is(err, stream.ErrTurnGone):
+			return emit(doneFrame(delivered+1, string(chat.StatusStopped), turn.ReplyMessageID, 0, 0, true, nil))
+		case errors.Is(err, stream.ErrFramesSwept):
+			// Its saved ending stands in for the done frame, numbered so that
+			// a reconnect after it gets 204.
+			ended, _, gerr := s.Chat.GetTurn(ctx, turnID)
+			if gerr != nil {
+				return gerr
+			}
+			now, terr := s.Frames.Tail(ctx, turnID)
+			if terr != nil {
+				return terr
+			}
+			// A reply that cannot be read (deleted meanwhile) names no
+			// records, and the stream still ends.
+			var named []workspace.Ref
+			if reply, rerr := s.Chat.GetMessage(ctx, ended.ReplyMessageID); rerr == nil {
+				named = reply.Mentions
+			}
+			return emit(doneFrame(now.StandIn(delivered), string(ended.Status), ended.ReplyMessageID,
+				ended.Usage.InputTokens, ended.Usage.OutputTokens, false, named))
+		}
+		return err
+	}, write)
+	return nil
+}
+
+// doneFrame is a done frame the api writes itself, for a turn that has none
+// to send (docs/decisions.md): one whose conversation was deleted while it
+// ran (usage zero: its records are gone), or one whose frames were swept
+// (its ending as saved). named are the records the reply names.
+func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool, named []workspace.Ref) stream.Frame {
+	d := doneFrameDTO{Status: status, MessageID: replyMessageID,
+		Usage: usageDTO{InputTokens: inputTokens, OutputTokens: outputTokens}, Refs: toRefDTOs(named), Deleted: deleted}
+	data, _ := json.Marshal(d) // strings, bools, ints and refs always encode
+	return stream.Frame{Seq: seq, Type: stream.TypeDone, Data: data}
 }

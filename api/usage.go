@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,8 +22,7 @@ const MaxUsageRange = 366 * 24 * time.Hour
 // micro-dollars), so the month's sums never come near int64's end.
 const MaxMonthlyBudget int64 = 1_000_000_000_000_000
 
-// totalsDTO is summed model calls; cost is also given in dollars, for
-// reading.
+// totalsDTO is summed model calls.
 type totalsDTO struct {
 	Key               string `json:"key,omitempty" doc:"The group's person, space, model or day."`
 	Calls             int64  `json:"calls"`
@@ -47,17 +47,13 @@ type usageReportDTO struct {
 	Groups  []totalsDTO `json:"groups"`
 }
 
-// usage answers GET /api/usage: an owner sees everyone's calls in the
-// spaces they own, everyone their own calls; spaceId narrows it to one
-// space the person belongs to.
+// usage sums everyone's calls in the spaces the person owns and the
+// person's own elsewhere; spaceId narrows it to one of their spaces.
 func (s *Server) usage(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
-	from, err := usageTime(c.Query("from"), "/from", false)
-	if err != nil {
-		return nil, err
-	}
-	to, err := usageTime(c.Query("to"), "/to", true)
-	if err != nil {
+	from, ferr := usageTime(c.Query("from"), "/from", false)
+	to, terr := usageTime(c.Query("to"), "/to", true)
+	if err := cmp.Or(ferr, terr); err != nil {
 		return nil, err
 	}
 	if to.IsZero() {
@@ -110,7 +106,7 @@ func (s *Server) usage(c *gin.Context) (any, error) {
 }
 
 // usageTime reads from or to: an RFC 3339 time, or a date (UTC), which for
-// to means the end of that day. "" is the zero time.
+// to (end) means the end of that day. "" is the zero time.
 func usageTime(v, path string, end bool) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -127,8 +123,6 @@ func usageTime(v, path string, end bool) (time.Time, error) {
 	return time.Time{}, badRequest(path, "must be an RFC 3339 time (2026-12-01T09:00:00Z) or a date (2026-12-01)")
 }
 
-// spaceSettingsDTO is a space's settings: its monthly budget for model
-// calls, in micro-dollars (null: none), and this month's spend.
 type spaceSettingsDTO struct {
 	MonthlyBudget *int64 `json:"monthlyBudget" doc:"Micro-dollars a month; null: no budget."`
 	Month         string `json:"month" doc:"The UTC month the spend is of (2026-12)."`
@@ -146,7 +140,6 @@ func toSpaceSettingsDTO(sp usage.Spend) spaceSettingsDTO {
 	return out
 }
 
-// getSpaceSettings: every member reads them.
 func (s *Server) getSpaceSettings(c *gin.Context) (any, error) {
 	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, c.Param("spaceId")); err != nil {
 		return nil, err
@@ -163,8 +156,7 @@ type updateSpaceSettingsRequest struct {
 	MonthlyBudget Optional[json.RawMessage] `json:"monthlyBudget"`
 }
 
-// updateSpaceSettings: owners only. A budget is a whole number of
-// micro-dollars from 0 (no model calls) up; null removes it.
+// updateSpaceSettings: owners only.
 func (s *Server) updateSpaceSettings(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	spaceID := c.Param("spaceId")
@@ -235,7 +227,6 @@ func budgetValue(raw json.RawMessage) (int64, error) {
 	return n, nil
 }
 
-// sameBudget tells whether two budgets (nil: none) are the same.
 func sameBudget(a, b *int64) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 )
 
-// Document is an OpenAPI 3.1 document: the objects Hub's uses. Maps are
-// written with sorted keys, so the same routes and types always give the
-// same bytes.
+// Document is an OpenAPI 3.1 document, the objects Hub uses. Maps are
+// written with sorted keys, so the same routes and types give the same bytes.
 type Document struct {
 	OpenAPI    string              `json:"openapi"`
 	Info       Info                `json:"info"`
@@ -103,15 +102,14 @@ type MediaType struct {
 type SecurityScheme struct {
 	Type   string `json:"type"`
 	Scheme string `json:"scheme,omitempty"`
-	// BearerFormat hints at what a bearer is (JWT), for documentation.
+	// BearerFormat hints at what a bearer is (JWT).
 	BearerFormat string `json:"bearerFormat,omitempty"`
 	In           string `json:"in,omitempty"`
 	Name         string `json:"name,omitempty"`
 	Description  string `json:"description,omitempty"`
 }
 
-// Components are the document's shared schemas, responses and security
-// schemes.
+// Components are the document's shared objects.
 type Components struct {
 	Schemas         map[string]*Schema        `json:"schemas,omitempty"`
 	Responses       map[string]*Response      `json:"responses,omitempty"`

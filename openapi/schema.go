@@ -1,30 +1,18 @@
 // Package openapi builds an OpenAPI 3.1 document from Go types: a small
 // reflector that turns the request and response types a handler really
-// decodes and encodes into JSON Schemas (2020-12, the dialect OpenAPI 3.1
-// uses), and the document's few objects. It knows nothing of Hub's routes;
-// package api describes them (api/routes.go) and serves the result.
+// decodes and encodes into JSON Schemas (2020-12), and the document's few
+// objects. It knows nothing of Hub's routes (api/routes.go describes them).
 //
 // The reflector follows encoding/json, so the schema says what the encoder
-// writes and the decoder takes:
-//   - a field's name is its json tag's; "-" and unexported fields are left
-//     out; embedded structs without a tag are flattened;
-//   - a field without omitempty is always written, so it is required in a
-//     response schema; with omitempty it may be missing;
-//   - a pointer may be null (its schema allows "null"), except in a
-//     response with omitempty, where a nil pointer is left out;
-//   - time.Time is a string of format date-time; json.RawMessage and
-//     interface types are any JSON value; a []byte is a base64 string;
-//   - a map is an object whose values have the element's schema;
-//   - a named struct becomes a component schema (#/components/schemas/Name),
-//     named by Reflector.Name.
+// writes and the decoder takes: json tags name fields, untagged embedded
+// structs are flattened, a field without omitempty is required in a
+// response, a pointer may be null (except a response field with omitempty,
+// which is left out instead), and a named struct is a component schema.
 //
-// Request types differ in one way: the decoder accepts a missing field, so
-// a request field is required only when tagged openapi:"required" (the
-// handler refuses the request without it). A field type that implements
-// Optionaler (api.Optional: absent, null or a value) is never required and
-// may be null, unless tagged openapi:"nonnull" (the handler refuses null).
-// Reflector.Enum gives the values a field takes (from the constants that
-// define them), and a field's description comes from its doc tag.
+// In a request the decoder accepts a missing field, so a field is required
+// only when tagged openapi:"required". An Optionaler field (api.Optional:
+// absent, null or a value) is never required and may be null unless tagged
+// openapi:"nonnull". A field's description comes from its doc tag.
 package openapi
 
 import (
@@ -39,8 +27,7 @@ import (
 	"unicode"
 )
 
-// Schema is a JSON Schema as OpenAPI 3.1 uses it; only what the reflector
-// writes.
+// Schema is the part of a JSON Schema (OpenAPI 3.1) the reflector writes.
 type Schema struct {
 	Ref                  string             `json:"$ref,omitempty"`
 	Type                 any                `json:"type,omitempty"` // a type name, or a list of them
@@ -88,15 +75,14 @@ func Nullable(s *Schema) *Schema {
 // Ref is a reference to a component schema.
 func Ref(name string) *Schema { return &Schema{Ref: "#/components/schemas/" + name} }
 
-// Optionaler is implemented by a request field type that may be absent,
-// null or a value (api.Optional): OptionalOf is the value's type.
+// Optionaler is a request field type that may be absent, null or a value
+// (api.Optional): OptionalOf is the value's type.
 type Optionaler interface {
 	OptionalOf() reflect.Type
 }
 
-// Mode tells the reflector whether a type is read from a request (ForRequest: fields
-// are required only when tagged so) or written in a response (fields
-// without omitempty are required).
+// Mode tells whether a type is read from a request or written in a
+// response: which of its fields are required differs.
 type Mode int
 
 // The two modes.
@@ -105,17 +91,16 @@ const (
 	ForRequest
 )
 
-// Reflector turns Go types into schemas, collecting the named structs'
-// schemas as components.
+// Reflector turns Go types into schemas, collecting named structs as
+// components.
 type Reflector struct {
-	// Name names a struct type's component; nil uses NameOf.
+	// Name names a struct type's component (NameOf by default).
 	Name func(reflect.Type) string
 	// Enum lists the values a field of a struct takes (nil: any of its
-	// type), so they can come from the constants that define them.
+	// type).
 	Enum func(owner reflect.Type, field string) []string
 	// Field, when it returns a schema, is a field's schema instead of its
-	// type's: for a field the handler reads by hand (a json.RawMessage it
-	// checks itself).
+	// type's: for a field the handler reads by hand.
 	Field func(owner reflect.Type, field string) *Schema
 	// Schemas are the components made so far, by name.
 	Schemas map[string]*Schema
@@ -131,7 +116,8 @@ type owner struct {
 
 // NewReflector makes an empty reflector.
 func NewReflector() *Reflector {
-	return &Reflector{Schemas: map[string]*Schema{}, owner: map[string]owner{}}
+	return &Reflector{Name: NameOf, Enum: func(reflect.Type, string) []string { return nil },
+		Field: func(reflect.Type, string) *Schema { return nil }, Schemas: map[string]*Schema{}, owner: map[string]owner{}}
 }
 
 // NameOf is the default component name: the type's name without a DTO
@@ -153,14 +139,8 @@ var (
 	marshalerType  = reflect.TypeFor[json.Marshaler]()
 )
 
-// Of is the schema of v's type (v may be a reflect.Type).
-func (r *Reflector) Of(v any, mode Mode) *Schema {
-	t, ok := v.(reflect.Type)
-	if !ok {
-		t = reflect.TypeOf(v)
-	}
-	return r.schema(t, mode)
-}
+// Of is the schema of v's type.
+func (r *Reflector) Of(v any, mode Mode) *Schema { return r.schema(reflect.TypeOf(v), mode) }
 
 func (r *Reflector) schema(t reflect.Type, mode Mode) *Schema {
 	switch {
@@ -185,8 +165,7 @@ func (r *Reflector) schema(t reflect.Type, mode Mode) *Schema {
 	case reflect.Int64:
 		return &Schema{Type: "integer", Format: "int64"}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		zero := int64(0)
-		return &Schema{Type: "integer", Minimum: &zero}
+		return &Schema{Type: "integer", Minimum: new(int64)}
 	case reflect.Float32, reflect.Float64:
 		return &Schema{Type: "number"}
 	case reflect.Slice, reflect.Array:
@@ -208,12 +187,9 @@ func (r *Reflector) schema(t reflect.Type, mode Mode) *Schema {
 // structRef makes a named struct a component (once) and answers a
 // reference to it; an anonymous struct is inline.
 func (r *Reflector) structRef(t reflect.Type, mode Mode) *Schema {
-	name, nameOf := "", r.Name
-	if nameOf == nil {
-		nameOf = NameOf
-	}
+	name := ""
 	if t.Name() != "" {
-		name = nameOf(t)
+		name = r.Name(t)
 	}
 	if name == "" {
 		return r.object(t, mode)
@@ -271,10 +247,7 @@ func (r *Reflector) fields(t reflect.Type, mode Mode, s *Schema) {
 		omitempty := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		hints := parseHints(f.Tag.Get("openapi"))
 
-		var fs *Schema // the field's own schema (Reflector.Field), else its type's
-		if r.Field != nil {
-			fs = r.Field(t, name)
-		}
+		fs := r.Field(t, name)
 		optional := f.Type.Implements(optionalerType)
 		switch {
 		case fs != nil:
@@ -291,10 +264,7 @@ func (r *Reflector) fields(t reflect.Type, mode Mode, s *Schema) {
 		default:
 			fs = r.schema(f.Type, mode)
 		}
-		var enum []string
-		if r.Enum != nil {
-			enum = r.Enum(t, name)
-		}
+		enum := r.Enum(t, name)
 		if len(enum) > 0 || f.Tag.Get("doc") != "" {
 			fs = decorate(fs, enum, f.Tag.Get("doc"))
 		}
@@ -341,15 +311,14 @@ type hints struct {
 	required, nonnull bool
 }
 
-func parseHints(tag string) hints {
-	var h hints
+func parseHints(tag string) (h hints) {
 	for _, part := range strings.Split(tag, ",") {
-		switch {
-		case part == "required":
+		switch part {
+		case "required":
 			h.required = true
-		case part == "nonnull":
+		case "nonnull":
 			h.nonnull = true
-		case part == "":
+		case "":
 		default:
 			panic(fmt.Sprintf("openapi: unknown hint %q in tag %q", part, tag))
 		}

@@ -2,10 +2,12 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -14,6 +16,7 @@ import (
 	"hub/chat"
 	"hub/stream"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // controls are what each signal makes of a turn: the status it shows right
@@ -27,22 +30,19 @@ var controls = map[string]struct {
 	workflows.ResumeSignal: {status: chat.StatusWorking},
 }
 
-// controlDTO answers a stop, pause or resume of one turn: the turn's status
-// right after it.
+// controlDTO is the turn's status right after a stop, pause or resume.
 type controlDTO struct {
 	Status string `json:"status"`
 }
 
-// controlAllDTO answers a stop, pause or resume of all the person's work:
-// the status the turns show now, and how many were signalled.
+// controlAllDTO answers a stop, pause or resume of all the person's work.
 type controlAllDTO struct {
 	Status string `json:"status"`
 	Turns  int    `json:"turns" doc:"How many turns were signalled."`
 }
 
-// controlTurn sends stop, pause or resume to one of the person's turns: the
-// durable signal first, then the fast path that closes the model call in
-// this process at once. Repeating it is harmless; a finished turn is 409.
+// controlTurn sends stop, pause or resume to one of the person's turns.
+// Repeating it is harmless; a finished turn is 409.
 func (s *Server) controlTurn(signal string) replyFunc {
 	return func(c *gin.Context) (any, error) {
 		t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
@@ -54,6 +54,8 @@ func (s *Server) controlTurn(signal string) replyFunc {
 	}
 }
 
+// signalTurn sends the durable signal first, then takes the fast path that
+// closes the model call at once.
 func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.Status, error) {
 	ctx := c.Request.Context()
 	if t.Status.Final() {
@@ -63,23 +65,20 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 		return t.Status, nil // nothing to resume
 	}
 	if err := s.Temporal.SignalWorkflow(ctx, workflows.TurnWorkflowID(t.ID), "", signal, nil); err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
+		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
 			return "", newError(http.StatusConflict, codeConflict, "", "this turn already ended")
 		}
 		return "", unavailable("Hub could not reach its workflow service; try again in a moment.")
 	}
 	ctl := controls[signal]
 	// The status first: a worker acts on an announced interrupt only while
-	// the turn reads stopping or paused. A stop or pause is also counted, so
-	// a model call the workflow scheduled before hearing it does not reach
-	// the model even if a Resume follows at once (chat.RecordInterrupt).
+	// the turn reads stopping or paused (chat.RecordInterrupt).
 	var err error
 	if signal == workflows.ResumeSignal {
 		err = s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
 	} else {
-		// The turn's own stream says so too, with the change (a Resume is
-		// told by the resumed model call's "Resuming…").
+		// The turn's stream says so too (a Resume is told by the resumed
+		// model call's "Resuming…").
 		err = s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
 			_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
 			return err
@@ -89,11 +88,9 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 		return "", err
 	}
 	if signal != workflows.ResumeSignal {
-		// The fast path beside the durable signal: close the model call now,
-		// in this process and (over the frame bus) in the worker running it.
-		// Only a call registered before the turn is read again, and only while
-		// it still reads stopping or paused: a Resume and the call it started
-		// may have come in between.
+		// Close the model call now, here and (over the frame bus) in the
+		// worker running it, only while the turn still reads stopping or
+		// paused: a Resume and the call it started may have come in between.
 		s.Interrupts.InterruptIf(t.ID, func() bool {
 			cur, _, err := s.Chat.GetTurn(ctx, t.ID)
 			return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
@@ -129,16 +126,14 @@ func toActivityDTO(a chat.Work) activityDTO {
 		StartedAt: a.StartedAt, Title: a.Title, Step: a.Step, Ended: a.Ended}
 }
 
-// topBarDTO is what the top bar shows: GET /api/agent/state, and the
-// snapshot that starts an activity stream.
+// topBarDTO is what the top bar shows, and the snapshot that starts an
+// activity stream.
 type topBarDTO struct {
 	Snapshot   bool          `json:"snapshot,omitempty" doc:"True on the frame that starts an activity stream."`
 	Activities []activityDTO `json:"activities"`
 	Paused     bool          `json:"paused" doc:"Every running turn is paused."`
 }
 
-// topBar reads the person's running work; paused is true when every
-// running turn is paused.
 func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error) {
 	acts, err := s.Chat.TopBar(ctx, personID)
 	if err != nil {
@@ -154,8 +149,8 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	return topBarDTO{Activities: toDTOs(acts, toActivityDTO), Paused: turns > 0 && paused}, nil
 }
 
-// agentState is the top bar: the person's own running work — turns, and
-// replies whose writes wait for the person's Apply — never anyone else's.
+// agentState is the top bar: the person's turns, and replies whose writes
+// wait for the person's Apply.
 func (s *Server) agentState(c *gin.Context) (any, error) {
 	return s.topBar(c.Request.Context(), person(c).ID)
 }
@@ -175,4 +170,90 @@ func (s *Server) controlAll(signal string) replyFunc {
 		}
 		return controlAllDTO{Status: string(controls[signal].status), Turns: n}, nil
 	}
+}
+
+// activityFrameDTO is an activity frame that reports one change.
+type activityFrameDTO struct {
+	Activity activityDTO `json:"activity"`
+}
+
+// agentStream is the person's activity stream: an `activity` event
+// whenever any of the person's turns or Applies starts, changes status or
+// ends. A new client first gets the top bar (snapshot: true), numbered
+// with the person's latest frame; one that reconnects with Last-Event-ID
+// gets the frames after it, or a new snapshot when they are no longer kept
+// or the number is not one this stream gave out.
+func (s *Server) agentStream(c *gin.Context) error {
+	ctx := c.Request.Context()
+	p, err := s.streamPerson(c, workspace.ActivityScope)
+	if err != nil {
+		return err
+	}
+	personID := p.ID
+	after, resume, err := lastEventID(c)
+	if err != nil {
+		return err
+	}
+	if resume {
+		// A number this stream never gave out gets a snapshot, not 204:
+		// this stream never ends, and a 204 would switch a browser's top
+		// bar off for good (docs/decisions.md).
+		if resume, err = s.Chat.WorkResumes(ctx, personID, after); err != nil {
+			return err
+		}
+	}
+	var snapshot topBarDTO
+	if !resume {
+		// The head first, then the state: a change in between is sent
+		// again after the snapshot (frames carry whole states), never lost.
+		if after, err = s.Chat.WorkHead(ctx, personID); err != nil {
+			return err
+		}
+		if snapshot, err = s.topBar(ctx, personID); err != nil {
+			return err
+		}
+		snapshot.Snapshot = true
+	}
+
+	startSSE(c)
+	defer s.metrics.sseOpen("activity")()
+	if !resume {
+		if err := writeEvent(c, after, snapshot); err != nil {
+			return nil
+		}
+	}
+	c.Writer.Flush()
+
+	// The frame bus closing (the process shutting down) ends the stream, as
+	// it does the turn streams; so does its token being revoked or expiring.
+	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, s.Frames.Done()), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
+		return s.Chat.FollowWork(ctx, personID, after, emit)
+	}, func(f chat.WorkFrame) error {
+		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Work)})
+	})
+	return nil
+}
+
+type activityTokenDTO struct {
+	StreamToken string    `json:"streamToken"`
+	StreamURL   string    `json:"streamUrl"`
+	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry."`
+}
+
+// activityStreamToken makes a token that reads only the person's activity
+// stream, for a browser's EventSource, which cannot send the Authorization
+// header.
+func (s *Server) activityStreamToken(c *gin.Context) (any, error) {
+	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.StreamTokenTTL)
+	return activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp}, err
+}
+
+// writeEvent writes one activity event.
+func writeEvent(c *gin.Context, seq int64, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.Writer, "id: %d\nevent: activity\ndata: %s\n\n", seq, raw)
+	return err
 }
