@@ -239,9 +239,8 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	if err != nil {
 		return gone(err)
 	}
-	begun := seen && (prev.Status == chat.ReceiptSending || prev.Status == chat.ReceiptUnknown)
 	call := toolrun.Call{ID: c.ID, PersonID: in.PersonID, SpaceID: in.SpaceID, Tool: c.Tool, Arguments: c.Input, Applying: true,
-		Begun: begun && !in.ResendUnknown,
+		Begun: seen && (prev.Status == chat.ReceiptSending || prev.Status == chat.ReceiptUnknown) && !in.ResendUnknown,
 		Started: func(ctx context.Context) error {
 			if err := a.fault(FaultBeforeOutside); err != nil {
 				return err

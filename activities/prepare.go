@@ -99,11 +99,10 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		Instructions: rec.Instructions, Tools: a.toolSchemas(offerIn.Registry, turn, offer.Tools), Context: tc.Render(),
 		Guides: guides, History: assistant.HistoryMessages(history, offerIn.Registry), Message: user.Text,
 	})
+	if errors.Is(err, assistant.ErrPromptTooLarge) {
+		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
+	}
 	if err != nil {
-		var tooLarge *assistant.PromptTooLargeError
-		if errors.As(err, &tooLarge) {
-			return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
-		}
 		return Plan{}, err
 	}
 	tc.Guides = fitted.Guides
