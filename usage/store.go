@@ -3,7 +3,6 @@ package usage
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -196,37 +195,29 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 	}
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		// Three times at most: a missing row is recorded as released and settled from there.
-		for range 3 {
-			for _, from := range []string{StatusReserved, StatusReleased} {
-				var rows []storage.ModelCall
-				args := append(append([]any{}, set...), c.ID, from)
-				if err := tx.Raw(settleUpdate+` RETURNING space_id, day, reserved_micros`, args...).Scan(&rows).Error; err != nil {
-					return fmt.Errorf("settle model call: %w", err)
-				}
-				if len(rows) == 1 {
-					held := int64(0)
-					if from == StatusReserved {
-						held = rows[0].ReservedMicros
-					}
-					return addSpend(tx, rows[0].SpaceID, rows[0].Day[:7], cost, -held)
-				}
-			}
-			var status string
-			err := tx.Model(&storage.ModelCall{}).Select("status").Where("id = ?", c.ID).Take(&status).Error
-			switch {
-			case err == nil && status == StatusSettled:
-				return nil // settled before: left as it is
-			case errors.Is(err, gorm.ErrRecordNotFound):
+		// A call neither reserved nor released is settled (left as it is) or
+		// missing: then it is recorded as released and settled from there.
+		for i, from := range []string{StatusReserved, StatusReleased, StatusReleased} {
+			if i == 2 {
 				row := c.row(StatusReleased, now)
 				if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
 				}
-			case err != nil:
+			}
+			var rows []storage.ModelCall
+			args := append(append([]any{}, set...), c.ID, from)
+			if err := tx.Raw(settleUpdate+` RETURNING space_id, day, reserved_micros`, args...).Scan(&rows).Error; err != nil {
 				return fmt.Errorf("settle model call: %w", err)
 			}
+			if len(rows) == 1 {
+				held := int64(0)
+				if from == StatusReserved {
+					held = rows[0].ReservedMicros
+				}
+				return addSpend(tx, rows[0].SpaceID, rows[0].Day[:7], cost, -held)
+			}
 		}
-		return nil // settled by another attempt meanwhile
+		return nil
 	})
 }
 
