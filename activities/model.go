@@ -22,8 +22,7 @@ import (
 // HeartbeatInterval is how often CallModel heartbeats, from a timer, while
 // the model call runs: a dead worker is noticed in seconds, a model that
 // thinks for minutes is not. Chunks do not heartbeat: the SDK's first
-// heartbeat is synchronous and held the first frame back (docs/benchmarks.md,
-// "Run control: stop, pause, and the first text").
+// heartbeat is synchronous and would hold the first frame back.
 const HeartbeatInterval = 5 * time.Second
 
 // CallModel runs one model step: it rebuilds the transcript, streams the
