@@ -156,9 +156,8 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 }
 
 // ApplySpace runs one space's held Hub writes in one transaction with one
-// Undo group (toolrun.Runner.RunBatch). Each receipt commits with the
-// writes, so a retry writes nothing twice. If any call fails, nothing of
-// the space is written.
+// Undo group (toolrun.Runner.RunBatch): all or nothing. Each receipt
+// commits with the writes, so a retry writes nothing twice.
 func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
 	if err != nil {
