@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -85,13 +86,9 @@ func inlineText(p llm.Part) llm.Part {
 
 // leftOut names the parts of all that sent does not hold.
 func leftOut(all, sent []llm.Part) []string {
-	kept := map[string]bool{}
-	for _, p := range sent {
-		kept[p.Name] = true
-	}
 	var out []string
 	for _, p := range all {
-		if !kept[p.Name] {
+		if !slices.ContainsFunc(sent, func(s llm.Part) bool { return s.Name == p.Name }) {
 			out = append(out, p.Name)
 		}
 	}
