@@ -115,9 +115,9 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 		if len(in.CallIDs) > 0 && !slices.Contains(in.CallIDs, c.ID) {
 			continue
 		}
-		r, seen := receipts[c.ID]
+		r := receipts[c.ID]
 		switch {
-		case seen && r.Status == chat.ReceiptSucceeded:
+		case r.Status == chat.ReceiptSucceeded:
 			continue
 		case c.Status == chat.CallExpired:
 			expired := chat.Receipt{CallID: c.ID, SpaceID: c.SpaceID, Status: chat.ReceiptFailed, ErrorCode: chat.CallExpired,
@@ -126,7 +126,7 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 				return ApplyBatches{}, err
 			}
 			continue
-		case seen && (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
+		case (r.Status == chat.ReceiptUnknown || r.Status == chat.ReceiptSending) && !in.ResendUnknown:
 			continue
 		}
 		reg, ok := regs[c.SpaceID]
@@ -156,9 +156,8 @@ func (a *Activities) PlanApply(ctx context.Context, in ApplyInput) (ApplyBatches
 }
 
 // ApplySpace runs one space's held Hub writes in one transaction with one
-// Undo group (toolrun.Runner.RunBatch). Each receipt commits with the
-// writes, so a retry writes nothing twice. If any call fails, nothing of
-// the space is written.
+// Undo group (toolrun.Runner.RunBatch): all or nothing. Each receipt
+// commits with the writes, so a retry writes nothing twice.
 func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	receipts, err := a.Chat.Receipts(ctx, in.MessageID)
 	if err != nil {
@@ -167,7 +166,7 @@ func (a *Activities) ApplySpace(ctx context.Context, in ApplySpaceInput) error {
 	batch := toolrun.Batch{PersonID: in.PersonID, SpaceID: in.SpaceID, Label: "Apply", Timeout: ApplyTxTimeout}
 	var callSpaces []string // each call's own space: "" for its conversation's
 	for _, id := range in.CallIDs {
-		if r, ok := receipts[id]; ok && r.Status == chat.ReceiptSucceeded {
+		if receipts[id].Status == chat.ReceiptSucceeded {
 			continue
 		}
 		c, err := a.Chat.GetToolCall(ctx, id)
@@ -231,17 +230,16 @@ func (a *Activities) ApplyOutside(ctx context.Context, in ApplyOutsideInput) err
 	if err != nil {
 		return err
 	}
-	prev, seen := receipts[in.CallID]
-	if seen && prev.Status == chat.ReceiptSucceeded {
+	prev := receipts[in.CallID]
+	if prev.Status == chat.ReceiptSucceeded {
 		return nil
 	}
 	c, err := a.Chat.GetToolCall(ctx, in.CallID)
 	if err != nil {
 		return gone(err)
 	}
-	begun := seen && (prev.Status == chat.ReceiptSending || prev.Status == chat.ReceiptUnknown)
 	call := toolrun.Call{ID: c.ID, PersonID: in.PersonID, SpaceID: in.SpaceID, Tool: c.Tool, Arguments: c.Input, Applying: true,
-		Begun: begun && !in.ResendUnknown,
+		Begun: (prev.Status == chat.ReceiptSending || prev.Status == chat.ReceiptUnknown) && !in.ResendUnknown,
 		Started: func(ctx context.Context) error {
 			if err := a.fault(FaultBeforeOutside); err != nil {
 				return err
@@ -278,8 +276,8 @@ func (a *Activities) FailCalls(ctx context.Context, in FailCallsInput) error {
 		return err
 	}
 	for _, id := range in.CallIDs {
-		r, ok := receipts[id]
-		if ok && r.Status == chat.ReceiptSucceeded {
+		r := receipts[id]
+		if r.Status == chat.ReceiptSucceeded {
 			continue
 		}
 		status, message := in.Status, in.Message

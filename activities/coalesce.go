@@ -59,14 +59,7 @@ func (t *textFrames) Add(delta string) error {
 		return t.flushLocked()
 	}
 	if t.timer == nil {
-		t.timer = time.AfterFunc(wait, func() {
-			t.mu.Lock()
-			defer t.mu.Unlock()
-			t.timer = nil
-			if t.err == nil {
-				_ = t.flushLocked() // kept in t.err for the next Add or Flush
-			}
-		})
+		t.timer = time.AfterFunc(wait, func() { _ = t.Flush() }) // an error is kept in t.err for the next call
 	}
 	return nil
 }

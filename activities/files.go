@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -83,21 +84,11 @@ func inlineText(p llm.Part) llm.Part {
 	return llm.Part{Kind: llm.PartText, Name: p.Name, ContentType: p.ContentType, Data: []byte(text)}
 }
 
-// refusedParts tells whether the provider refused the request as sent, which fewer parts may cure.
-func refusedParts(err error) bool {
-	var le *llm.Error
-	return errors.As(err, &le) && le.Kind == llm.KindBadRequest
-}
-
 // leftOut names the parts of all that sent does not hold.
 func leftOut(all, sent []llm.Part) []string {
-	kept := map[string]bool{}
-	for _, p := range sent {
-		kept[p.Name] = true
-	}
 	var out []string
 	for _, p := range all {
-		if !kept[p.Name] {
+		if !slices.ContainsFunc(sent, func(s llm.Part) bool { return s.Name == p.Name }) {
 			out = append(out, p.Name)
 		}
 	}
@@ -117,11 +108,12 @@ func (a *Activities) streamWithParts(ctx context.Context, send streamer, req llm
 	for i := min(max(from, 0), len(levels)-1); ; i++ {
 		req.Messages[userIdx].Parts = levels[i]
 		res, err := send.Stream(ctx, req, onChunk)
+		var le *llm.Error
 		switch {
 		case err == nil:
 			return res, leftOut(parts, levels[i]), i, nil
-		case !refusedParts(err) || res.Text != "" || i == len(levels)-1:
-			return res, nil, i, err
+		case !errors.As(err, &le) || le.Kind != llm.KindBadRequest || res.Text != "" || i == len(levels)-1:
+			return res, nil, i, err // only a refusal of the request as sent may be cured by fewer parts
 		}
 		slog.InfoContext(ctx, "model refused the attached files; sending fewer", "sent", len(levels[i]), "error", err)
 	}

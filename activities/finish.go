@@ -52,7 +52,6 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	if err != nil {
 		return err
 	}
-	// Of two attempts racing to finish the turn one stores the frames.
 	var ended chat.Turn
 	err = a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		var err error

@@ -22,8 +22,7 @@ import (
 // HeartbeatInterval is how often CallModel heartbeats, from a timer, while
 // the model call runs: a dead worker is noticed in seconds, a model that
 // thinks for minutes is not. Chunks do not heartbeat: the SDK's first
-// heartbeat is synchronous and held the first frame back (docs/benchmarks.md,
-// "Run control: stop, pause, and the first text").
+// heartbeat is synchronous and would hold the first frame back.
 const HeartbeatInterval = 5 * time.Second
 
 // CallModel runs one model step: it rebuilds the transcript, streams the
@@ -49,8 +48,8 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelSte
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	defer a.Interrupts.Register(in.TurnID, cancelCall)()
-	cs := &callStart{}
-	if err := a.startCall(ctx, callCtx, in, attempt, cs); err != nil {
+	cs, err := a.startCall(ctx, callCtx, in, attempt)
+	if err != nil {
 		return ModelStep{}, err
 	}
 	var join *joiner
@@ -193,50 +192,50 @@ type callStart struct {
 
 // startCall is a model call up to its request: it reads the turn, checks
 // access, rebuilds the transcript, and commits the status change with its
-// frame, filling in c.
-func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int, c *callStart) error {
+// frame.
+func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, attempt int) (*callStart, error) {
 	before := in.Step
 	if in.Rerun {
 		before++ // and the step a pause cut off, to continue it
 	}
 	turn, rec, steps, err := a.turnAndSteps(ctx, in.TurnID, before)
 	if err != nil {
-		return gone(err)
+		return nil, gone(err)
 	}
 	partial := ""
 	if n := len(steps); n > 0 && steps[n-1].Step == in.Step { // read on a rerun only
 		partial, steps = continuable(&steps[n-1]), steps[:n-1]
 	}
 	if err := a.claim(ctx, turn, in.Step-1); err != nil {
-		return err
+		return nil, err
 	}
 	if err := a.stillMember(ctx, turn); err != nil {
-		return err
+		return nil, err
 	}
 	if turn.Status == chat.StatusStopping || turn.Status == chat.StatusPaused ||
 		(in.CountsInterrupts && turn.Interrupts > in.Interrupts) {
 		// Stopped or paused after the workflow scheduled this call: its
 		// signal will cancel the call even if the person resumed since, so
 		// calling the model now would run a step only to cut it off.
-		return temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call",
+		return nil, temporal.NewNonRetryableApplicationError("the turn was stopped or paused before this model call",
 			ErrTypeInterrupted, nil, InterruptedDetails{Interrupts: turn.Interrupts})
 	}
 	user, history, err := a.turnMessages(ctx, turn)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	history = keepIDs(history, rec.HistoryIDs)
 
 	parts, missing, err := a.attachedParts(ctx, turn, user)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	model, info := a.turnModel(turn, in.Model, in.Effort)
 	parts, notTaken := modelParts(parts, info)
 	missing = append(missing, notTaken...)
 	reg, err := a.registryIn(ctx, turn.SpaceID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tr := assistant.Transcript{Instructions: rec.Instructions, History: history, Context: rec.Context,
 		UserText: user.Text, Steps: steps, Partial: partial, ToolsOff: in.ToolsOff, Tools: reg}
@@ -259,7 +258,7 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 		sep = "" // the continuation joins the text on screen
 	}
 	if errors.Is(context.Cause(callCtx), stream.ErrInterrupted) { // while the transcript was read
-		return temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
+		return nil, temporal.NewNonRetryableApplicationError("the model call was interrupted before it started", ErrTypeInterrupted, nil)
 	}
 	status := map[string]any{"status": stream.StatusWorking, "step": in.Step, "text": "Thinking…"}
 	switch {
@@ -273,15 +272,15 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 			status["discard"] = true
 		}
 	}
-	*c = callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep, missing: missing, partial: partial,
-		m: a.metered(ctx, turn, in.Step, attempt, model, info)}
-	return a.Workspace.InTx(ctx, func(ctx context.Context) error {
+	err = a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		if err := a.Chat.MarkWorking(ctx, in.TurnID, in.Step); err != nil {
 			return err
 		}
 		_, err := a.Frames.Publish(ctx, in.TurnID, stream.TypeStatus, status)
 		return err
 	})
+	return &callStart{turn: turn, user: user, steps: steps, req: req, userIdx: userIdx, parts: parts, from: from, sep: sep,
+		missing: missing, partial: partial, m: a.metered(ctx, turn, in.Step, attempt, model, info)}, err
 }
 
 func textFrame(delta string) []stream.Draft {
@@ -341,10 +340,9 @@ func heartbeatWhileWaiting(ctx context.Context, step int, beat func(int)) (stop 
 	return func() { cancel(); <-finished }
 }
 
-// modelError decides, once, whether a failed model call is retried: 408,
-// 409, 429, 5xx, cut streams and network errors are (after the server's
-// Retry-After when it named one); other 4xx, a timeout past the model limit
-// and a missing configuration are not.
+// modelError decides, once, whether a failed model call is retried: as
+// llm.Error.Retryable says (after the server's Retry-After when it named
+// one), but never past the model limit or without a configuration.
 func modelError(err error) error {
 	var be *usage.BudgetError
 	if errors.As(err, &be) {
@@ -363,7 +361,7 @@ func modelError(err error) error {
 	switch {
 	case le.Kind == llm.KindUnavailable:
 		return temporal.NewNonRetryableApplicationError(le.Message, ErrTypeUnavailable, err)
-	case le.Kind == llm.KindTimeout && le.Status == 0: // our own limit
+	case pastLimit(err):
 		return temporal.NewNonRetryableApplicationError(le.Message, ErrTypeTimeout, err)
 	case le.Kind == llm.KindCanceled:
 		return err

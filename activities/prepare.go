@@ -30,9 +30,10 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, gone(err)
 	}
-	// A turn's first run claims it with the writes at the end; a reset's
-	// run claims it now, as every activity does.
-	runID, claimLater := firstClaim(ctx, turn)
+	// A turn's first run (running, no run claimed it) claims it with the
+	// writes at the end; a reset's run claims it now, as every activity does.
+	runID := workflowRun(ctx)
+	claimLater := runID != "" && turn.RunID == "" && turn.FinishedAt == nil
 	if !claimLater {
 		if err := a.claim(ctx, turn, -1); err != nil {
 			return Plan{}, err
@@ -99,11 +100,10 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		Instructions: rec.Instructions, Tools: a.toolSchemas(offerIn.Registry, turn, offer.Tools), Context: tc.Render(),
 		Guides: guides, History: assistant.HistoryMessages(history, offerIn.Registry), Message: user.Text,
 	})
+	if errors.Is(err, assistant.ErrPromptTooLarge) {
+		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
+	}
 	if err != nil {
-		var tooLarge *assistant.PromptTooLargeError
-		if errors.As(err, &tooLarge) {
-			return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooLarge, err)
-		}
 		return Plan{}, err
 	}
 	tc.Guides = fitted.Guides
@@ -122,13 +122,6 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		return Plan{}, err
 	}
 	return Plan{Model: model.Name, ModelTimeout: a.ModelTimeout, MaxSteps: MaxSteps, OfferedTools: offer.Tools}, nil
-}
-
-// firstClaim tells whether the activity's run can claim the turn with the
-// writes PrepareTurn ends with: a running turn no run has claimed.
-func firstClaim(ctx context.Context, turn chat.Turn) (runID string, later bool) {
-	runID = workflowRun(ctx)
-	return runID, runID != "" && turn.RunID == "" && turn.FinishedAt == nil
 }
 
 // startRun writes what PrepareTurn ends with, in one transaction: the

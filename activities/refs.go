@@ -19,8 +19,7 @@ const maxTurnRefs = 200
 // knownRefs are the records a turn knows by id before any tool runs: the
 // person's mentions and the records earlier replies named.
 func knownRefs(user chat.Message, history []chat.Message) []workspace.Ref {
-	var refs []workspace.Ref
-	refs = append(refs, user.Mentions...)
+	refs := slices.Clone(user.Mentions)
 	for _, m := range history {
 		refs = append(refs, m.Mentions...)
 		refs = append(refs, m.Refs...)

@@ -11,10 +11,6 @@ import (
 	"hub/workspace"
 )
 
-// ErrTypeConflict: a reset run cannot reopen its turn (another turn of the
-// conversation runs, or the person retried it).
-const ErrTypeConflict = "conflict"
-
 // claim makes this activity's run the owner of the turn before it writes
 // to it (chat.Store.ClaimTurn): an operator's reset reopens a turn an
 // earlier run ended, so what it saves and streams is its own. keep is the

@@ -94,9 +94,9 @@ func (a *Activities) ApplyStep(ctx context.Context, in ApplyPlanStepInput) (stri
 	if st.Status == chat.PlanStepSucceeded {
 		return st.Status, nil
 	}
-	begun := st.Status == chat.PlanStepRunning || st.Status == chat.PlanStepInterrupted
 	call := toolrun.Call{ID: in.CallID + "#" + in.StepID, PersonID: in.PersonID, SpaceID: in.SpaceID, Tool: spec.Tool,
-		Applying: true, AlwaysUndo: true, Begun: begun && !in.RetryInterrupted}
+		Applying: true, AlwaysUndo: true,
+		Begun: (st.Status == chat.PlanStepRunning || st.Status == chat.PlanStepInterrupted) && !in.RetryInterrupted}
 	if !call.Begun {
 		resolved, err := tools.ResolveRefs(spec.Input, outputs)
 		if err != nil {

@@ -106,6 +106,9 @@ const (
 	// ErrTypeBudget: the space's monthly budget cannot hold the next
 	// model call's estimate; the call was not made.
 	ErrTypeBudget = "budget_exceeded"
+	// ErrTypeConflict: a reset run cannot reopen its turn (another turn of
+	// the conversation runs, or the person retried it).
+	ErrTypeConflict = "conflict"
 )
 
 // gone makes a missing turn or call final: its conversation was deleted while the turn ran.

@@ -24,8 +24,7 @@ const ReserveOutputTokens = 4096
 // when it cannot hold it), and once ended is settled with what it used,
 // even when stopped. Each reservation and settle commits alone, so no
 // transaction is open across the request. The request's identity keys its
-// usage row, so no write is counted twice. It sends to send and prices
-// under info, the catalog's entry.
+// usage row, so no write is counted twice.
 type meter struct {
 	a             *Activities
 	turn          chat.Turn

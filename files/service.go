@@ -69,9 +69,6 @@ func NewService(db *storage.DB, ws *workspace.Service, store Store, maxBytes int
 // MaxBytes is the largest file taken.
 func (s *Service) MaxBytes() int64 { return s.maxBytes }
 
-// Configured tells whether there is a blob store.
-func (s *Service) Configured() bool { return s.store != nil }
-
 func toFile(r storage.File) File {
 	return File{ID: r.ID, SpaceID: r.SpaceID, UploaderID: r.UploaderID, Name: r.Name, ContentType: r.ContentType,
 		Size: r.Size, CreatedAt: r.CreatedAt}
@@ -211,18 +208,14 @@ func (s *Service) Open(ctx context.Context, actor workspace.Actor, spaceID, id s
 	return toFile(r), rc, nil
 }
 
-// Read reads at most limit bytes of a file (all of it when limit ≤ 0).
+// Read reads at most limit bytes of a file.
 func (s *Service) Read(ctx context.Context, actor workspace.Actor, spaceID, id string, limit int64) (File, []byte, error) {
 	f, rc, err := s.Open(ctx, actor, spaceID, id)
 	if err != nil {
 		return File{}, nil, err
 	}
 	defer rc.Close()
-	var rd io.Reader = rc
-	if limit > 0 {
-		rd = io.LimitReader(rc, limit)
-	}
-	data, err := io.ReadAll(rd)
+	data, err := io.ReadAll(io.LimitReader(rc, limit))
 	if err != nil {
 		return File{}, nil, fmt.Errorf("read file %s: %w", id, err)
 	}

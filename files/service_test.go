@@ -69,7 +69,6 @@ func TestUploadLimitsStoreNothing(t *testing.T) {
 
 		// Without a store nothing can be attached, and lists still work.
 		none := files.NewService(db, ws, nil, 0)
-		require.False(t, none.Configured())
 		require.EqualValues(t, files.DefaultMaxBytes, none.MaxBytes())
 		_, err = none.Upload(ctx, owner, spaceID, "a.txt", strings.NewReader("x"))
 		require.ErrorIs(t, err, files.ErrNoStore)

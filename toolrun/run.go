@@ -118,14 +118,13 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	}
 
 	var out Outcome
-	failed := false
 	err = r.Workspace.InTx(ctx, func(ctx context.Context) error {
 		env := env
 		out = Outcome{Role: role, Settings: settings}
 		if c.AlwaysUndo || def.Undoable {
 			gid, err := r.Workspace.NewUndoGroup(ctx, env.Actor, c.SpaceID, tools.Action(def.Name))
 			if err != nil { // the person may no longer write here
-				out.Kind, out.Err, failed = Failed, tools.AsError(err), true
+				out.Kind, out.Err = Failed, tools.AsError(err)
 				return errRollback
 			}
 			env.Workspace, out.UndoGroupID = r.Workspace.WithUndo(gid), gid
@@ -136,13 +135,13 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 			d = Outcome{Kind: Failed, Err: terr} // rolled back: failed, never unknown
 		}
 		if d.Kind != Succeeded {
-			out.Kind, out.Err, out.UndoGroupID, failed = d.Kind, d.Err, "", true
+			out.Kind, out.Err, out.UndoGroupID = d.Kind, d.Err, ""
 			return errRollback
 		}
 		out.Kind, out.Result = d.Kind, d.Result
 		return commit(ctx, out)
 	})
-	if failed {
+	if errors.Is(err, errRollback) {
 		return r.record(ctx, out, commit)
 	}
 	if err != nil {

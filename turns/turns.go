@@ -102,9 +102,8 @@ type TooLargeError struct {
 func (e *TooLargeError) Error() string { return e.Message }
 
 // UnavailableError is a turn that was saved but whose workflow could not
-// start: it is saved as an error turn with Code and Message.
+// start: it is saved as an error turn with CodeUnavailable and Message.
 type UnavailableError struct {
-	Code    string
 	Message string
 }
 
@@ -321,7 +320,7 @@ func (s *Service) launch(ctx context.Context, turn chat.Turn, token string) (Sta
 		if _, ferr := s.Chat.FinishTurn(ctx, turn.ID, chat.Ending{Status: chat.StatusError, ErrorCode: CodeUnavailable, ErrorMessage: msg}); ferr != nil {
 			slog.ErrorContext(ctx, "save failed turn", "turn", turn.ID, "error", ferr)
 		}
-		return Started{}, &UnavailableError{Code: CodeUnavailable, Message: msg}
+		return Started{}, &UnavailableError{Message: msg}
 	}
 	return Started{Turn: turn, StreamToken: token}, nil
 }

@@ -161,7 +161,6 @@ func TestStartSavesTheMessageAndItsTurn(t *testing.T) {
 			Model: "deep", Effort: "high", Context: json.RawMessage(`{"view": "tasks"}`)})
 		var down *turns.UnavailableError
 		require.True(t, errors.As(err, &down), "%v", err)
-		require.Equal(t, turns.CodeUnavailable, down.Code)
 
 		msgs, err := f.chat.Messages(ctx, f.owner.ID, f.conv.ID)
 		require.NoError(t, err)

@@ -58,14 +58,12 @@ func (s *Store) Budget(ctx context.Context, spaceID string) (Spend, error) {
 	if err := s.q(ctx).Select("id", "monthly_budget_micros").Where("id = ?", spaceID).Take(&sp).Error; err != nil {
 		return Spend{}, fmt.Errorf("budget of %s: %w", spaceID, err)
 	}
-	out := Spend{Month: month, Budget: sp.MonthlyBudgetMicros}
 	var row storage.SpaceSpend
 	err := s.q(ctx).Where("space_id = ? AND month = ?", spaceID, month).Take(&row).Error
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		return Spend{}, fmt.Errorf("spend of %s: %w", spaceID, err)
 	}
-	out.Spent, out.Reserved = row.SpentMicros, row.ReservedMicros
-	return out, nil
+	return Spend{Month: month, Budget: sp.MonthlyBudgetMicros, Spent: row.SpentMicros, Reserved: row.ReservedMicros}, nil
 }
 
 // SetBudget sets a space's monthly budget in micro-dollars (nil: none). The

@@ -55,12 +55,11 @@ func (s *Store) Query(ctx context.Context, f Filter) (Report, error) {
 	}
 	var out Report
 	if f.GroupBy == "" {
-		if err := q.Scan(&out.Total).Error; err != nil {
-			return Report{}, fmt.Errorf("usage: %w", err)
-		}
-		return out, nil
+		err = q.Scan(&out.Total).Error
+	} else {
+		err = q.Scan(&out.Groups).Error
 	}
-	if err := q.Scan(&out.Groups).Error; err != nil {
+	if err != nil {
 		return Report{}, fmt.Errorf("usage: %w", err)
 	}
 	for _, g := range out.Groups {

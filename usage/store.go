@@ -3,7 +3,6 @@ package usage
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -165,10 +164,8 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 // except: a turn makes one model call at a time, so those a retried
 // activity finds are of attempts that will never settle.
 func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
-	return s.db.InTx(ctx, func(ctx context.Context) error {
-		_, err := release(s.q(ctx), s.now(), "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
-		return err
-	})
+	_, err := s.release(ctx, "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+	return err
 }
 
 // Settle records what the call used and cost (micro-dollars) once its
@@ -198,37 +195,29 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 	}
 	return s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
-		// Three times at most: a missing row is recorded as released and settled from there.
-		for range 3 {
-			for _, from := range []string{StatusReserved, StatusReleased} {
-				var rows []storage.ModelCall
-				args := append(append([]any{}, set...), c.ID, from)
-				if err := tx.Raw(settleUpdate+` RETURNING space_id, day, reserved_micros`, args...).Scan(&rows).Error; err != nil {
-					return fmt.Errorf("settle model call: %w", err)
-				}
-				if len(rows) == 1 {
-					held := int64(0)
-					if from == StatusReserved {
-						held = rows[0].ReservedMicros
-					}
-					return addSpend(tx, rows[0].SpaceID, rows[0].Day[:7], cost, -held)
-				}
-			}
-			var status string
-			err := tx.Model(&storage.ModelCall{}).Select("status").Where("id = ?", c.ID).Take(&status).Error
-			switch {
-			case err == nil && status == StatusSettled:
-				return nil // settled before: left as it is
-			case errors.Is(err, gorm.ErrRecordNotFound):
+		// A call neither reserved nor released is settled (left as it is) or
+		// missing: then it is recorded as released and settled from there.
+		for i, from := range []string{StatusReserved, StatusReleased, StatusReleased} {
+			if i == 2 {
 				row := c.row(StatusReleased, now)
 				if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&row).Error; err != nil {
 					return fmt.Errorf("settle model call: %w", err)
 				}
-			case err != nil:
+			}
+			var rows []storage.ModelCall
+			args := append(append([]any{}, set...), c.ID, from)
+			if err := tx.Raw(settleUpdate+` RETURNING space_id, day, reserved_micros`, args...).Scan(&rows).Error; err != nil {
 				return fmt.Errorf("settle model call: %w", err)
 			}
+			if len(rows) == 1 {
+				held := int64(0)
+				if from == StatusReserved {
+					held = rows[0].ReservedMicros
+				}
+				return addSpend(tx, rows[0].SpaceID, rows[0].Day[:7], cost, -held)
+			}
 		}
-		return nil // settled by another attempt meanwhile
+		return nil
 	})
 }
 
@@ -271,46 +260,43 @@ func addSpend(tx *gorm.DB, spaceID, month string, spent, reserved int64) error {
 // ReleaseStale releases the reservations made before a time that never
 // settled, and returns how many.
 func (s *Store) ReleaseStale(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		var err error
-		n, err = release(s.q(ctx), s.now(), "status = ? AND created_at < ?", StatusReserved, before.UTC())
-		return err
-	})
-	return n, err
+	return s.release(ctx, "status = ? AND created_at < ?", StatusReserved, before.UTC())
 }
 
 // release marks the reserved calls matching where as released and takes
-// their estimates off the months' totals. The calls' rows are updated
-// first, in id order, then the months': a Settle locks in that order, so
-// the other would deadlock.
-func release(tx *gorm.DB, now time.Time, where string, args ...any) (int64, error) {
-	var rows []storage.ModelCall
-	if err := tx.Where(where, args...).Order("id").Find(&rows).Error; err != nil {
-		return 0, fmt.Errorf("release reservations: %w", err)
-	}
-	type month struct{ space, month string }
-	held := map[month]int64{}
+// their estimates off the months' totals, in one transaction. The calls'
+// rows are updated first, in id order, then the months': a Settle locks in
+// that order, so the other would deadlock.
+func (s *Store) release(ctx context.Context, where string, args ...any) (int64, error) {
 	var n int64
-	for _, r := range rows {
-		res := tx.Model(&storage.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
-			Updates(map[string]any{"status": StatusReleased, "settled_at": now})
-		if res.Error != nil {
-			return n, fmt.Errorf("release reservation %s: %w", r.ID, res.Error)
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		tx, now := s.q(ctx), s.now()
+		var rows []storage.ModelCall
+		if err := tx.Where(where, args...).Order("id").Find(&rows).Error; err != nil {
+			return fmt.Errorf("release reservations: %w", err)
 		}
-		if res.RowsAffected == 0 {
-			continue
+		type month struct{ space, month string }
+		held := map[month]int64{}
+		for _, r := range rows {
+			res := tx.Model(&storage.ModelCall{}).Where("id = ? AND status = ?", r.ID, StatusReserved).
+				Updates(map[string]any{"status": StatusReleased, "settled_at": now})
+			if res.Error != nil {
+				return fmt.Errorf("release reservation %s: %w", r.ID, res.Error)
+			}
+			if res.RowsAffected == 1 {
+				n++
+				held[month{r.SpaceID, Month(r.CreatedAt)}] += r.ReservedMicros
+			}
 		}
-		n++
-		held[month{r.SpaceID, Month(r.CreatedAt)}] += r.ReservedMicros
-	}
-	byMonth := func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) }
-	for _, m := range slices.SortedFunc(maps.Keys(held), byMonth) {
-		if err := addSpend(tx, m.space, m.month, 0, -held[m]); err != nil {
-			return n, err
+		byMonth := func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) }
+		for _, m := range slices.SortedFunc(maps.Keys(held), byMonth) {
+			if err := addSpend(tx, m.space, m.month, 0, -held[m]); err != nil {
+				return err
+			}
 		}
-	}
-	return n, nil
+		return nil
+	})
+	return n, err
 }
 
 // Record is one model call as kept (amounts in micro-dollars).
