@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,13 +53,7 @@ func NewReader(o ReaderOptions) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{maxBytes: o.MaxBytes, timeout: o.Timeout}
-	if r.maxBytes <= 0 {
-		r.maxBytes = MaxPageBytes
-	}
-	if r.timeout <= 0 {
-		r.timeout = MaxFetchTime
-	}
+	r := &Reader{maxBytes: cmp.Or(o.MaxBytes, MaxPageBytes), timeout: cmp.Or(o.Timeout, MaxFetchTime)}
 	transport := guard.Transport(64 << 10)
 	transport.ResponseHeaderTimeout = r.timeout
 	r.http = &http.Client{Transport: transport, Timeout: r.timeout, CheckRedirect: checkRedirect}

@@ -20,8 +20,6 @@ import (
 type Searcher interface {
 	// Search returns at most n results for the query, best first.
 	Search(ctx context.Context, query string, n int) ([]Result, error)
-	// Name is the provider's name for logs and messages ("SearXNG").
-	Name() string
 }
 
 // Result is one search hit.
@@ -158,8 +156,6 @@ type provider struct {
 	url    func(query string, n int) string
 	brave  bool
 }
-
-func (p *provider) Name() string { return p.name }
 
 func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	fail := func(format string, args ...any) error {
