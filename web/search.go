@@ -113,12 +113,10 @@ func SearchConfigFromEnv(getenv func(string) string) (SearchConfig, error) {
 }
 
 // NewSearcher returns the configured provider's adapter, or nil when none
-// is configured. client nil uses a plain client with SearchTimeout (the
-// provider is the operator's own address, so it is not guarded).
-func NewSearcher(c SearchConfig, client *http.Client) Searcher {
-	if client == nil {
-		client = &http.Client{Timeout: SearchTimeout}
-	}
+// is configured. Its client is not guarded: the provider is the operator's
+// own address.
+func NewSearcher(c SearchConfig) Searcher {
+	client := &http.Client{Timeout: SearchTimeout}
 	switch c.Provider {
 	case ProviderSearXNG:
 		// SearXNG's JSON API needs "json" in the instance's search.formats;

@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 	}
 	built = append(built, reader.Close)
 	// No search provider, no web tools: the instructions say so.
-	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch, nil), reader)...)
+	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch), reader)...)
 	if err != nil {
 		return nil, fmt.Errorf("tools and playbooks: %w", err)
 	}
