@@ -64,11 +64,8 @@ type Options struct {
 	// LogLevel is the lowest server log level passed on to Logger. Nil:
 	// slog.LevelWarn, as the server's info lines say nothing about Hub.
 	LogLevel *slog.Level
-	// DynamicConfig overrides single dynamic config values on top of Hub's
-	// tuning, keyed by setting name; values are plain (no constraints).
-	DynamicConfig map[string]any
 	// StockDynamicConfig starts with Temporal's own defaults instead of
-	// Hub's tuning, plus DynamicConfig: for the benchmark of the tuning.
+	// Hub's tuning: for the benchmark of the tuning.
 	StockDynamicConfig bool
 	// sqliteAttributes are added to a file database's connect attributes
 	// (PRAGMAs), for the benchmark that compares them.
@@ -106,7 +103,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	// Clients dial loopback when the frontend listens on every interface.
 	frontendAddr := net.JoinHostPort(dialHost(host), strconv.Itoa(port))
 
-	dc, err := dynamicConfig(opts.StockDynamicConfig, opts.DynamicConfig)
+	dc, err := dynamicConfig(opts.StockDynamicConfig, nil)
 	if err != nil {
 		return nil, err
 	}
