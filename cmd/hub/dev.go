@@ -222,10 +222,9 @@ func devSecretKey(dataDir string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		raw = []byte(apps.NewSecretKey())
-		if err := os.WriteFile(path, raw, 0o600); err != nil {
-			return nil, fmt.Errorf("secret key: %w", err)
-		}
-	} else if err != nil {
+		err = os.WriteFile(path, raw, 0o600)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
 	key, err := apps.ParseSecretKey(string(raw))
