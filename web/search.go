@@ -130,7 +130,7 @@ func NewSearcher(c SearchConfig) Searcher {
 		}}
 	case ProviderBrave:
 		return &provider{name: "Brave Search", http: client, header: http.Header{"X-Subscription-Token": {c.Key}},
-			brave: true, url: func(q string, n int) string {
+			url: func(q string, n int) string {
 				return c.URL + "?" + url.Values{"q": {q}, "count": {strconv.Itoa(min(max(n, 1), 20))}}.Encode()
 			}}
 	}
@@ -145,14 +145,12 @@ type SearchError struct {
 
 func (e *SearchError) Error() string { return e.Provider + " search failed: " + e.Reason }
 
-// provider is the adapter of one search API: SearXNG's, or Brave's when
-// brave is set.
+// provider is the adapter of one search API, SearXNG's or Brave's.
 type provider struct {
 	name   string
 	http   *http.Client
 	header http.Header
 	url    func(query string, n int) string
-	brave  bool
 }
 
 func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, error) {
@@ -192,11 +190,7 @@ func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, e
 	if json.Unmarshal(raw, &body) != nil {
 		return nil, fail(`its answer is not the JSON expected (for SearXNG, "json" must be in search.formats)`)
 	}
-	hits, snippetOf := body.Results, func(h hit) string { return h.Content }
-	if p.brave {
-		hits, snippetOf = body.Web.Results, func(h hit) string { return h.Description }
-	}
-	return results(hits, n, snippetOf), nil
+	return results(append(body.Results, body.Web.Results...), n), nil
 }
 
 // hit is one result as a provider sends it; SearXNG's snippet is its
@@ -209,11 +203,11 @@ type hit struct {
 }
 
 // results keeps the first n http(s) hits, with plain, bounded snippets.
-func results(hits []hit, n int, snippetOf func(hit) string) []Result {
+func results(hits []hit, n int) []Result {
 	var out []Result
 	for _, h := range hits {
 		if u, err := url.Parse(h.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			snippet := strings.Join(strings.Fields(stripTags(snippetOf(h))), " ")
+			snippet := strings.Join(strings.Fields(stripTags(cmp.Or(h.Content, h.Description))), " ")
 			out = append(out, Result{Title: strings.TrimSpace(stripTags(h.Title)), URL: h.URL, Snippet: shorten(snippet, maxSnippet)})
 		}
 		if len(out) == n {
