@@ -233,8 +233,7 @@ func (h *Hub) Close() {
 	_ = h.Tracer.Shutdown(sctx) // the spans not yet exported, within 5 s
 }
 
-// traceStatements makes a span of every SQL statement run in a trace, when
-// tracing is on.
+// traceStatements makes a span of every SQL statement run in a trace.
 func traceStatements(db *storage.DB, t *traces.Tracer) error {
 	if !t.On() {
 		return nil

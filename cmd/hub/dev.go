@@ -213,8 +213,7 @@ func displayAddr(a net.Addr) string {
 }
 
 // devSecretKeyFile keeps the key `hub dev` seals connection secrets with
-// when HUB_SECRET_KEY is not set, so secrets stored in one run open in the
-// next.
+// when HUB_SECRET_KEY is not set, so they open in the next run.
 const devSecretKeyFile = "secret.key"
 
 func devSecretKey(dataDir string) ([]byte, error) {
