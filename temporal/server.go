@@ -182,9 +182,6 @@ func (s *Server) Stop() error {
 	return s.stopErr
 }
 
-// frontendReadyTimeout is how long Start waits for the frontend's first answer.
-const frontendReadyTimeout = time.Minute
-
 // ensureNamespaceReady registers any search attribute the namespace lacks (a
 // database file older than the attribute) and waits until the frontend
 // accepts queries on them. The namespace itself was written into the
@@ -196,7 +193,7 @@ func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enum
 		Logger:    sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
 		// The SDK's 5 s is too short for a frontend just launched on a busy
 		// machine (the race detector, tests starting servers side by side).
-		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: frontendReadyTimeout},
+		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: time.Minute},
 	})
 	if err != nil {
 		return fmt.Errorf("dial embedded server: %w", err)

@@ -169,7 +169,7 @@ func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, e
 		return nil, fail("it could not be reached (%s)", apps.NetReason(err))
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchBody))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
 		return nil, fail("its answer was cut off (%s)", apps.NetReason(err))
 	}
@@ -233,6 +233,3 @@ func stripTags(s string) string {
 	}
 	return b.String()
 }
-
-// maxSearchBody bounds a provider's answer.
-const maxSearchBody = 4 << 20
