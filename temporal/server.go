@@ -100,7 +100,6 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("frontend address %s: %w", opts.FrontendAddr, err)
 		}
 	}
-	// Clients dial loopback when the frontend listens on every interface.
 	frontendAddr := net.JoinHostPort(dialHost(host), strconv.Itoa(port))
 
 	dc, err := dynamicConfig(opts.StockDynamicConfig, nil)

@@ -174,8 +174,6 @@ func (r *Reader) classify(host string, err error) error {
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return pageErr(KindUnreachable, host, "it did not answer within %s", r.timeout)
 	}
-	// Not the error's own text: it names the resolver's and the socket's
-	// addresses.
 	return pageErr(KindUnreachable, host, "it could not be reached (%s)", apps.NetReason(err))
 }
 

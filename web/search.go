@@ -165,7 +165,6 @@ func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, e
 	req.Header.Set("Accept", "application/json")
 	resp, err := p.http.Do(req)
 	if err != nil {
-		// Not the error's text: it names the URL and the resolver's address.
 		return nil, fail("it could not be reached (%s)", apps.NetReason(err))
 	}
 	defer resp.Body.Close()
