@@ -34,7 +34,7 @@ var embeddedOnly = map[string]any{
 	// The workflow cache kept every turn touched, closed ones too, for an
 	// hour; one not in it is read back from SQLite in one query.
 	historyCacheMaxSize: historyCacheMaxSizeValue,
-	"history.cacheTTL":  historyCacheTTLValue,
+	"history.cacheTTL":  "5m",
 	// Without background eviction an idle server kept expired entries.
 	"history.cacheBackgroundEvict": map[string]any{"Enabled": true, "LoopInterval": "1m", "MaxEntryPerCall": 1024},
 	// One cluster replicates nothing; 64 KiB is the server's minimum.
@@ -45,7 +45,6 @@ var embeddedOnly = map[string]any{
 const (
 	historyCacheMaxSize      = "history.hostLevelCacheMaxSize"
 	historyCacheMaxSizeValue = 256
-	historyCacheTTLValue     = "5m"
 )
 
 // dynamicConfig builds the embedded server's dynamic config: Hub's tuning

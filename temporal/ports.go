@@ -30,11 +30,11 @@ func freePort(host string) (int, error) {
 		accepted <- err
 	}()
 	c, err := net.Dial("tcp", addr.String())
-	if err != nil {
-		return 0, fmt.Errorf("pick a free port on %s: %w", host, err)
+	if err == nil {
+		defer c.Close() // after the listening side closed
+		err = <-accepted
 	}
-	defer c.Close()
-	if err := <-accepted; err != nil {
+	if err != nil {
 		return 0, fmt.Errorf("pick a free port on %s: %w", host, err)
 	}
 	return addr.Port, nil

@@ -85,11 +85,7 @@ func missingSearchAttributes(ctx context.Context, c client.Client, namespace str
 func waitSearchAttributesUsable(ctx context.Context, c client.Client, namespace string, names []string) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	terms := make([]string, len(names))
-	for i, name := range names {
-		terms[i] = name + ` = ""`
-	}
-	query := strings.Join(terms, " AND ")
+	query := strings.Join(names, ` = "" AND `) + ` = ""` // A = "" AND B = ""
 	for {
 		_, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: namespace, Query: query})
 		if err == nil {

@@ -64,11 +64,8 @@ type Options struct {
 	// LogLevel is the lowest server log level passed on to Logger. Nil:
 	// slog.LevelWarn, as the server's info lines say nothing about Hub.
 	LogLevel *slog.Level
-	// DynamicConfig overrides single dynamic config values on top of Hub's
-	// tuning, keyed by setting name; values are plain (no constraints).
-	DynamicConfig map[string]any
 	// StockDynamicConfig starts with Temporal's own defaults instead of
-	// Hub's tuning, plus DynamicConfig: for the benchmark of the tuning.
+	// Hub's tuning: for the benchmark of the tuning.
 	StockDynamicConfig bool
 	// sqliteAttributes are added to a file database's connect attributes
 	// (PRAGMAs), for the benchmark that compares them.
@@ -103,10 +100,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("frontend address %s: %w", opts.FrontendAddr, err)
 		}
 	}
-	// Clients dial loopback when the frontend listens on every interface.
 	frontendAddr := net.JoinHostPort(dialHost(host), strconv.Itoa(port))
 
-	dc, err := dynamicConfig(opts.StockDynamicConfig, opts.DynamicConfig)
+	dc, err := dynamicConfig(opts.StockDynamicConfig, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -185,9 +181,6 @@ func (s *Server) Stop() error {
 	return s.stopErr
 }
 
-// frontendReadyTimeout is how long Start waits for the frontend's first answer.
-const frontendReadyTimeout = time.Minute
-
 // ensureNamespaceReady registers any search attribute the namespace lacks (a
 // database file older than the attribute) and waits until the frontend
 // accepts queries on them. The namespace itself was written into the
@@ -199,7 +192,7 @@ func (s *Server) ensureNamespaceReady(ctx context.Context, attrs map[string]enum
 		Logger:    sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
 		// The SDK's 5 s is too short for a frontend just launched on a busy
 		// machine (the race detector, tests starting servers side by side).
-		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: frontendReadyTimeout},
+		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: time.Minute},
 	})
 	if err != nil {
 		return fmt.Errorf("dial embedded server: %w", err)

@@ -122,19 +122,14 @@ func prune(root *html.Node, budget int) (dropped int) {
 	return max(dropped, 0)
 }
 
-func isHeading(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		return n.Type == html.ElementNode
-	}
-	return false
-}
-
 // headingsIn lists the headings in n's subtree (n itself included), in
 // document order, not those inside another heading.
 func headingsIn(n *html.Node) []*html.Node {
-	if isHeading(n) {
-		return []*html.Node{n}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		if n.Type == html.ElementNode {
+			return []*html.Node{n}
+		}
 	}
 	var out []*html.Node
 	for c := n.FirstChild; c != nil; c = c.NextSibling {

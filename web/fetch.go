@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,13 +53,7 @@ func NewReader(o ReaderOptions) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{maxBytes: o.MaxBytes, timeout: o.Timeout}
-	if r.maxBytes <= 0 {
-		r.maxBytes = MaxPageBytes
-	}
-	if r.timeout <= 0 {
-		r.timeout = MaxFetchTime
-	}
+	r := &Reader{maxBytes: cmp.Or(o.MaxBytes, MaxPageBytes), timeout: cmp.Or(o.Timeout, MaxFetchTime)}
 	transport := guard.Transport(64 << 10)
 	transport.ResponseHeaderTimeout = r.timeout
 	r.http = &http.Client{Transport: transport, Timeout: r.timeout, CheckRedirect: checkRedirect}
@@ -179,8 +174,6 @@ func (r *Reader) classify(host string, err error) error {
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return pageErr(KindUnreachable, host, "it did not answer within %s", r.timeout)
 	}
-	// Not the error's own text: it names the resolver's and the socket's
-	// addresses.
 	return pageErr(KindUnreachable, host, "it could not be reached (%s)", apps.NetReason(err))
 }
 

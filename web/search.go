@@ -20,8 +20,6 @@ import (
 type Searcher interface {
 	// Search returns at most n results for the query, best first.
 	Search(ctx context.Context, query string, n int) ([]Result, error)
-	// Name is the provider's name for logs and messages ("SearXNG").
-	Name() string
 }
 
 // Result is one search hit.
@@ -115,12 +113,10 @@ func SearchConfigFromEnv(getenv func(string) string) (SearchConfig, error) {
 }
 
 // NewSearcher returns the configured provider's adapter, or nil when none
-// is configured. client nil uses a plain client with SearchTimeout (the
-// provider is the operator's own address, so it is not guarded).
-func NewSearcher(c SearchConfig, client *http.Client) Searcher {
-	if client == nil {
-		client = &http.Client{Timeout: SearchTimeout}
-	}
+// is configured. Its client is not guarded: the provider is the operator's
+// own address.
+func NewSearcher(c SearchConfig) Searcher {
+	client := &http.Client{Timeout: SearchTimeout}
 	switch c.Provider {
 	case ProviderSearXNG:
 		// SearXNG's JSON API needs "json" in the instance's search.formats;
@@ -134,7 +130,7 @@ func NewSearcher(c SearchConfig, client *http.Client) Searcher {
 		}}
 	case ProviderBrave:
 		return &provider{name: "Brave Search", http: client, header: http.Header{"X-Subscription-Token": {c.Key}},
-			brave: true, url: func(q string, n int) string {
+			url: func(q string, n int) string {
 				return c.URL + "?" + url.Values{"q": {q}, "count": {strconv.Itoa(min(max(n, 1), 20))}}.Encode()
 			}}
 	}
@@ -149,17 +145,13 @@ type SearchError struct {
 
 func (e *SearchError) Error() string { return e.Provider + " search failed: " + e.Reason }
 
-// provider is the adapter of one search API: SearXNG's, or Brave's when
-// brave is set.
+// provider is the adapter of one search API, SearXNG's or Brave's.
 type provider struct {
 	name   string
 	http   *http.Client
 	header http.Header
 	url    func(query string, n int) string
-	brave  bool
 }
-
-func (p *provider) Name() string { return p.name }
 
 func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	fail := func(format string, args ...any) error {
@@ -173,11 +165,10 @@ func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, e
 	req.Header.Set("Accept", "application/json")
 	resp, err := p.http.Do(req)
 	if err != nil {
-		// Not the error's text: it names the URL and the resolver's address.
 		return nil, fail("it could not be reached (%s)", apps.NetReason(err))
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxSearchBody))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
 		return nil, fail("its answer was cut off (%s)", apps.NetReason(err))
 	}
@@ -198,11 +189,7 @@ func (p *provider) Search(ctx context.Context, query string, n int) ([]Result, e
 	if json.Unmarshal(raw, &body) != nil {
 		return nil, fail(`its answer is not the JSON expected (for SearXNG, "json" must be in search.formats)`)
 	}
-	hits, snippetOf := body.Results, func(h hit) string { return h.Content }
-	if p.brave {
-		hits, snippetOf = body.Web.Results, func(h hit) string { return h.Description }
-	}
-	return results(hits, n, snippetOf), nil
+	return results(append(body.Results, body.Web.Results...), n), nil
 }
 
 // hit is one result as a provider sends it; SearXNG's snippet is its
@@ -215,11 +202,11 @@ type hit struct {
 }
 
 // results keeps the first n http(s) hits, with plain, bounded snippets.
-func results(hits []hit, n int, snippetOf func(hit) string) []Result {
+func results(hits []hit, n int) []Result {
 	var out []Result
 	for _, h := range hits {
 		if u, err := url.Parse(h.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			snippet := strings.Join(strings.Fields(stripTags(snippetOf(h))), " ")
+			snippet := strings.Join(strings.Fields(stripTags(cmp.Or(h.Content, h.Description))), " ")
 			out = append(out, Result{Title: strings.TrimSpace(stripTags(h.Title)), URL: h.URL, Snippet: shorten(snippet, maxSnippet)})
 		}
 		if len(out) == n {
@@ -245,6 +232,3 @@ func stripTags(s string) string {
 	}
 	return b.String()
 }
-
-// maxSearchBody bounds a provider's answer.
-const maxSearchBody = 4 << 20

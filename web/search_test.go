@@ -38,7 +38,7 @@ func TestSearXNGAdapter(t *testing.T) {
 	c, err := web.SearchConfigFromEnv(env(map[string]string{web.EnvSearchURL: s.URL + "/"}))
 	require.NoError(t, err)
 	require.Equal(t, web.ProviderSearXNG, c.Provider)
-	searcher := web.NewSearcher(c, nil)
+	searcher := web.NewSearcher(c)
 	got, err := searcher.Search(context.Background(), "go version", 2)
 	require.NoError(t, err)
 	require.Equal(t, []web.Result{
@@ -47,7 +47,7 @@ func TestSearXNGAdapter(t *testing.T) {
 	}, got, "tags stripped, non-http results dropped, at most n")
 
 	down := fakeSearXNG(t, http.StatusTooManyRequests)
-	_, err = web.NewSearcher(web.SearchConfig{Provider: web.ProviderSearXNG, URL: down.URL}, nil).Search(context.Background(), "x", 5)
+	_, err = web.NewSearcher(web.SearchConfig{Provider: web.ProviderSearXNG, URL: down.URL}).Search(context.Background(), "x", 5)
 	var se *web.SearchError
 	require.True(t, errors.As(err, &se))
 	require.Contains(t, se.Error(), "rate-limiting")
@@ -66,11 +66,11 @@ func TestBraveAdapter(t *testing.T) {
 	})
 	c, err := web.SearchConfigFromEnv(env(map[string]string{web.EnvSearchProvider: "brave", web.EnvSearchURL: s.URL, web.EnvSearchKey: "secret-token"}))
 	require.NoError(t, err)
-	got, err := web.NewSearcher(c, nil).Search(context.Background(), "tides", 3)
+	got, err := web.NewSearcher(c).Search(context.Background(), "tides", 3)
 	require.NoError(t, err)
 	require.Equal(t, []web.Result{{Title: "Brave result", URL: "https://example.com/a", Snippet: "about tides"}}, got)
 
-	_, err = web.NewSearcher(web.SearchConfig{Provider: web.ProviderBrave, URL: s.URL, Key: "wrong"}, nil).Search(context.Background(), "x", 3)
+	_, err = web.NewSearcher(web.SearchConfig{Provider: web.ProviderBrave, URL: s.URL, Key: "wrong"}).Search(context.Background(), "x", 3)
 	require.ErrorContains(t, err, "refused Hub's key (HTTP 401)")
 	require.NotContains(t, err.Error(), "wrong", "the key is never quoted")
 }
@@ -79,7 +79,7 @@ func TestSearchConfigFromEnv(t *testing.T) {
 	none, err := web.SearchConfigFromEnv(env(nil))
 	require.NoError(t, err)
 	require.False(t, none.Configured())
-	require.Nil(t, web.NewSearcher(none, nil))
+	require.Nil(t, web.NewSearcher(none))
 
 	brave, err := web.SearchConfigFromEnv(env(map[string]string{web.EnvSearchKey: "k"}))
 	require.NoError(t, err)

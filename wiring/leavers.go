@@ -12,9 +12,6 @@ import (
 	"hub/workspace"
 )
 
-// leaverTimeout bounds what one removal's aftermath may take.
-const leaverTimeout = 10 * time.Second
-
 // followLeavers makes the aftermath of every removal from a space one path,
 // however the removal was made (a route, an applied tool call, an Undo). It
 // subscribes once to the changes this process commits.
@@ -24,7 +21,7 @@ func (h *Hub) followLeavers(c client.Client) {
 			if ch.Kind != workspace.KindPerson || ch.Op != workspace.OpDeleted {
 				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), leaverTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			endWorkOfLeaver(ctx, h.Chat, c, ch.SpaceID, ch.ID)
 		})

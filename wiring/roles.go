@@ -78,7 +78,7 @@ func (h *Hub) Worker(c client.Client) sdkworker.Worker {
 		h.Frames.OnInterrupt(activities.InterruptWhenStopped(h.Chat, h.Interrupts))
 	})
 	h.followLeavers(c)
-	return worker.New(c, h.Activities, worker.Options{TaskQueue: h.Config.TaskQueue})
+	return worker.New(c, h.Activities, h.Config.TaskQueue)
 }
 
 // RunWorker runs a Worker and the sweeper until ctx ends: `hub worker`.

@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,14 +57,11 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 // RunSweeper sweeps every SweepInterval until ctx ends, logging what fails;
 // the first sweep is one interval after the start.
 func (h *Hub) RunSweeper(ctx context.Context) {
-	every, now := h.test.SweepEvery, h.test.Now
-	if every <= 0 {
-		every = SweepInterval
-	}
+	now := h.test.Now
 	if now == nil {
 		now = time.Now
 	}
-	t := time.NewTicker(every)
+	t := time.NewTicker(cmp.Or(h.test.SweepEvery, SweepInterval))
 	defer t.Stop()
 	for {
 		select {

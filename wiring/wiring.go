@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 	}
 	built = append(built, reader.Close)
 	// No search provider, no web tools: the instructions say so.
-	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch, nil), reader)...)
+	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch), reader)...)
 	if err != nil {
 		return nil, fmt.Errorf("tools and playbooks: %w", err)
 	}
@@ -234,8 +234,7 @@ func (h *Hub) Close() {
 	_ = h.Tracer.Shutdown(sctx) // the spans not yet exported, within 5 s
 }
 
-// traceStatements makes a span of every SQL statement run in a trace, when
-// tracing is on.
+// traceStatements makes a span of every SQL statement run in a trace.
 func traceStatements(db *storage.DB, t *traces.Tracer) error {
 	if !t.On() {
 		return nil

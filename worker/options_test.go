@@ -10,7 +10,7 @@ import (
 // The worker's pollers scale with the server's feedback (measured against
 // fixed counts, docs/temporal.md), and the slots keep their bound.
 func TestWorkerOptions(t *testing.T) {
-	o := sdkOptions(Options{})
+	o := sdkOptions()
 	auto := sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{})
 	require.Equal(t, auto, o.WorkflowTaskPollerBehavior)
 	require.Equal(t, auto, o.ActivityTaskPollerBehavior)
@@ -19,5 +19,4 @@ func TestWorkerOptions(t *testing.T) {
 	require.Equal(t, 200, o.MaxConcurrentActivityExecutionSize)
 	require.Equal(t, 200, o.MaxConcurrentLocalActivityExecutionSize)
 	require.False(t, o.DisableEagerActivities)
-	require.Equal(t, 50, sdkOptions(Options{MaxConcurrentActivities: 50}).MaxConcurrentActivityExecutionSize)
 }

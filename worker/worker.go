@@ -14,29 +14,21 @@ import (
 	"hub/workflows"
 )
 
-// Options tune the worker.
-type Options struct {
-	TaskQueue               string // "" means workflows.DefaultTaskQueue
-	MaxConcurrentActivities int    // model calls included; 0 means 200
-}
-
-// New returns a worker on o.TaskQueue with every workflow and activity
-// registered.
-func New(c client.Client, acts *activities.Activities, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, cmp.Or(o.TaskQueue, workflows.DefaultTaskQueue), sdkOptions(o))
+// New returns a worker on taskQueue ("" means workflows.DefaultTaskQueue)
+// with every workflow and activity registered.
+func New(c client.Client, acts *activities.Activities, taskQueue string) sdkworker.Worker {
+	w := sdkworker.New(c, cmp.Or(taskQueue, workflows.DefaultTaskQueue), sdkOptions())
 	w.RegisterWorkflow(workflows.Turn)
 	w.RegisterWorkflow(workflows.Apply)
 	w.RegisterActivity(acts)
 	return w
 }
 
-func sdkOptions(o Options) sdkworker.Options {
-	if o.MaxConcurrentActivities == 0 {
-		o.MaxConcurrentActivities = 200
-	}
+func sdkOptions() sdkworker.Options {
 	return sdkworker.Options{
-		MaxConcurrentActivityExecutionSize:      o.MaxConcurrentActivities,
-		MaxConcurrentLocalActivityExecutionSize: o.MaxConcurrentActivities,
+		// Model calls included.
+		MaxConcurrentActivityExecutionSize:      200,
+		MaxConcurrentLocalActivityExecutionSize: 200,
 		// Autoscaled pollers cost less CPU per workflow than the SDK's fixed
 		// 2 (BenchmarkPollers; docs/temporal.md, "SQLite and the worker's
 		// options, measured").

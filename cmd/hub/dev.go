@@ -213,8 +213,7 @@ func displayAddr(a net.Addr) string {
 }
 
 // devSecretKeyFile keeps the key `hub dev` seals connection secrets with
-// when HUB_SECRET_KEY is not set, so secrets stored in one run open in the
-// next.
+// when HUB_SECRET_KEY is not set, so they open in the next run.
 const devSecretKeyFile = "secret.key"
 
 func devSecretKey(dataDir string) ([]byte, error) {
@@ -222,10 +221,9 @@ func devSecretKey(dataDir string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		raw = []byte(apps.NewSecretKey())
-		if err := os.WriteFile(path, raw, 0o600); err != nil {
-			return nil, fmt.Errorf("secret key: %w", err)
-		}
-	} else if err != nil {
+		err = os.WriteFile(path, raw, 0o600)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
 	key, err := apps.ParseSecretKey(string(raw))

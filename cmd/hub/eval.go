@@ -15,10 +15,8 @@ import (
 	"hub/workspace"
 )
 
-// evalCommand groups the evaluations: `hub eval offer` is the
-// tool-selection tier (docs/offer.md, "Tool-selection evaluation"), no
-// model needed; `hub eval select` sends the same set through the
-// configured model.
+// evalCommand groups the evaluations (docs/offer.md, "Tool-selection
+// evaluation").
 func evalCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",

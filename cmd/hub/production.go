@@ -201,41 +201,37 @@ func tokenCommand() *cobra.Command {
 			"  hub token create --create --space \"Design team\" --person \"Ada Lovelace\" --role editor\n" +
 			"  hub token create --operator --person \"Olga Oncall\"",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if operator {
-				if space != "" {
-					return errors.New("--operator makes a token for no space: leave out --space")
-				}
-				return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
-					_, token, err := h.Workspace.CreateOperatorToken(ctx, cliActor, person, name, ttl)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(cmd.OutOrStdout(), token)
-					return nil
-				})
-			}
-			if space == "" {
+			var r workspace.Role
+			switch {
+			case operator && space != "":
+				return errors.New("--operator makes a token for no space: leave out --space")
+			case operator:
+			case space == "":
 				return errors.New(`required flag "space" not set (or --operator for an operator token)`)
-			}
-			if cmd.Flags().Changed("role") && !create {
+			case cmd.Flags().Changed("role") && !create:
 				return errors.New("--role sets the membership's role, which only --create does: add --create, or leave out --role")
-			}
-			r, err := workspace.ParseRole(role)
-			if err != nil {
-				return err
-			}
-			return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
-				var personID string
+			default:
 				var err error
-				if create {
-					_, personID, err = h.Workspace.EnsureMember(ctx, space, person, r)
-				} else if _, personID, err = h.Workspace.FindMember(ctx, space, person); errors.Is(err, workspace.ErrNotFound) {
-					err = fmt.Errorf("%w; add --create to make what is missing", err)
-				}
-				if err != nil {
+				if r, err = workspace.ParseRole(role); err != nil {
 					return err
 				}
-				token, _, err := h.Workspace.CreateNamedToken(ctx, cliActor, personID, name, ttl)
+			}
+			return withDB(cmd, dataDir, wiring.SchemaMigrate, func(ctx context.Context, h *wiring.Hub) error {
+				var personID, token string
+				var err error
+				switch {
+				case operator:
+					_, token, err = h.Workspace.CreateOperatorToken(ctx, cliActor, person, name, ttl)
+				case create:
+					_, personID, err = h.Workspace.EnsureMember(ctx, space, person, r)
+				default:
+					if _, personID, err = h.Workspace.FindMember(ctx, space, person); errors.Is(err, workspace.ErrNotFound) {
+						err = fmt.Errorf("%w; add --create to make what is missing", err)
+					}
+				}
+				if err == nil && !operator {
+					token, _, err = h.Workspace.CreateNamedToken(ctx, cliActor, personID, name, ttl)
+				}
 				if err != nil {
 					return err
 				}
@@ -282,7 +278,7 @@ func tokenListCommand() *cobra.Command {
 						who += " (operator)"
 					}
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, cmp.Or(t.Name, "-"), who, cmp.Or(t.Prefix, "-"),
-						t.CreatedAt.UTC().Format(time.RFC3339), timeOrDash(t.LastUsedAt, "never"), timeOrDash(t.ExpiresAt, "never"))
+						t.CreatedAt.UTC().Format(time.RFC3339), timeOrNever(t.LastUsedAt), timeOrNever(t.ExpiresAt))
 				}
 				return w.Flush()
 			})
@@ -364,9 +360,9 @@ func auditCommand() *cobra.Command {
 	return cmd
 }
 
-func timeOrDash(t *time.Time, none string) string {
+func timeOrNever(t *time.Time) string {
 	if t == nil {
-		return none
+		return "never"
 	}
 	return t.UTC().Format(time.RFC3339)
 }
