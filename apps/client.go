@@ -67,9 +67,8 @@ func New(o Options) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	c := &Client{timeout: o.Timeout}
-	c.http = &http.Client{Transport: guard.Transport(MaxResponseBytes), Timeout: o.Timeout, CheckRedirect: checkRedirect}
-	return c, nil
+	hc := &http.Client{Transport: guard.Transport(MaxResponseBytes), Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	return &Client{http: hc, timeout: o.Timeout}, nil
 }
 
 // Close closes idle connections.

@@ -1,6 +1,7 @@
 package mcpapps
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,14 +103,10 @@ func (c *Catalog) build(conn workspace.Connection, at time.Time, l *listing) bui
 
 // New returns a Catalog over ws.
 func New(ws *workspace.Service, o Options) *Catalog {
-	for _, d := range []struct {
-		v   *time.Duration
-		def time.Duration
-	}{{&o.Timeout, DefaultTimeout}, {&o.CallTimeout, DefaultCallTimeout}, {&o.TTL, DefaultTTL}, {&o.RetryFailing, DefaultRetryFailing}} {
-		if *d.v <= 0 {
-			*d.v = d.def
-		}
-	}
+	o.Timeout = cmp.Or(max(o.Timeout, 0), DefaultTimeout)
+	o.CallTimeout = cmp.Or(max(o.CallTimeout, 0), DefaultCallTimeout)
+	o.TTL = cmp.Or(max(o.TTL, 0), DefaultTTL)
+	o.RetryFailing = cmp.Or(max(o.RetryFailing, 0), DefaultRetryFailing)
 	if o.Now == nil {
 		o.Now = func() time.Time { return time.Now().UTC() }
 	}

@@ -105,9 +105,6 @@ type AppMeta struct {
 // Apply and run outside any Hub transaction.
 const AreaApps = "apps"
 
-// alwaysHeld tells whether a write waits for Apply whatever the write policy.
-func (s Spec) alwaysHeld() bool { return s.IsWrite && (s.AlwaysHold || s.Area == AreaApps) }
-
 // Definition is a registered tool.
 type Definition struct {
 	Spec

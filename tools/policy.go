@@ -39,5 +39,6 @@ func settingsError(d *Definition, s workspace.Settings) *Error {
 // connected-app and always-held tools are always held), for Dispatch, the
 // offer and the instructions' write-mode line.
 func (d *Definition) Holds(s workspace.Settings) bool {
-	return d.IsWrite && (d.alwaysHeld() || s.WritePolicy != "" && s.WritePolicy != workspace.PolicyImmediate)
+	always := d.AlwaysHold || d.Area == AreaApps
+	return d.IsWrite && (always || s.WritePolicy != "" && s.WritePolicy != workspace.PolicyImmediate)
 }
