@@ -295,11 +295,10 @@ func keep(t *mcp.Tool) (listedTool, string) {
 		return listedTool{}, "its input schema is not an object schema"
 	}
 	desc := shorten(workspace.CleanText(t.Description), MaxDescription)
-	title := t.Title
-	if title == "" && t.Annotations != nil {
-		title = t.Annotations.Title
+	title, ro := t.Title, false
+	if a := t.Annotations; a != nil {
+		title, ro = cmp.Or(title, a.Title), a.ReadOnlyHint
 	}
-	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	return listedTool{Name: t.Name, Title: workspace.CleanText(title), Description: desc, Schema: schema, ReadOnly: ro}, ""
 }
 
@@ -310,7 +309,6 @@ func (c *Catalog) secret(t workspace.AppTarget) (string, error) {
 	}
 	b, err := c.o.Box.Open(t.Secret)
 	if err != nil {
-		// The key changed (HUB_SECRET_KEY): the secret must be entered again.
 		return "", fmt.Errorf("its secret does not open with this server's %s; connect it again: %w", apps.EnvSecretKey, err)
 	}
 	return string(b), nil
