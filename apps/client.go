@@ -67,13 +67,9 @@ func New(o Options) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	c := &Client{timeout: o.Timeout}
-	c.http = &http.Client{Transport: guard.Transport(MaxResponseBytes), Timeout: o.Timeout, CheckRedirect: checkRedirect}
-	return c, nil
+	hc := &http.Client{Transport: guard.Transport(MaxResponseBytes), Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	return &Client{http: hc, timeout: o.Timeout}, nil
 }
-
-// Timeout is how long one post may take.
-func (c *Client) Timeout() time.Duration { return c.timeout }
 
 // Close closes idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
@@ -81,9 +77,8 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 // Response is a connected app's answer: its status and at most
 // MaxResponseBytes of its body.
 type Response struct {
-	Status    int
-	Body      []byte
-	Truncated bool // the body was longer than MaxResponseBytes
+	Status int
+	Body   []byte
 }
 
 // call is the state of one Post, shared by its redirect hops through the
@@ -142,11 +137,8 @@ func (c *Client) Post(ctx context.Context, rawURL, key string, payload any) (Res
 	}
 	defer resp.Body.Close()
 	// A body cut short by the deadline still comes with a status.
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes))
 	out := Response{Status: resp.StatusCode, Body: raw}
-	if len(raw) > MaxResponseBytes {
-		out.Body, out.Truncated = raw[:MaxResponseBytes], true
-	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return out, &StatusError{Host: resp.Request.URL.Hostname(), Status: resp.StatusCode, Body: out.Body}
 	}

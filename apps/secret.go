@@ -58,11 +58,11 @@ func NewSecretBox(key []byte) (*SecretBox, error) {
 	if len(key) != SecretKeySize {
 		return nil, fmt.Errorf("%s must be %d bytes, not %d", EnvSecretKey, SecretKeySize, len(key))
 	}
+	var aead cipher.AEAD
 	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvSecretKey, err)
+	if err == nil {
+		aead, err = cipher.NewGCM(block)
 	}
-	aead, err := cipher.NewGCM(block)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvSecretKey, err)
 	}

@@ -1,6 +1,7 @@
 package mcpapps
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,14 +103,10 @@ func (c *Catalog) build(conn workspace.Connection, at time.Time, l *listing) bui
 
 // New returns a Catalog over ws.
 func New(ws *workspace.Service, o Options) *Catalog {
-	for _, d := range []struct {
-		v   *time.Duration
-		def time.Duration
-	}{{&o.Timeout, DefaultTimeout}, {&o.CallTimeout, DefaultCallTimeout}, {&o.TTL, DefaultTTL}, {&o.RetryFailing, DefaultRetryFailing}} {
-		if *d.v <= 0 {
-			*d.v = d.def
-		}
-	}
+	o.Timeout = cmp.Or(max(o.Timeout, 0), DefaultTimeout)
+	o.CallTimeout = cmp.Or(max(o.CallTimeout, 0), DefaultCallTimeout)
+	o.TTL = cmp.Or(max(o.TTL, 0), DefaultTTL)
+	o.RetryFailing = cmp.Or(max(o.RetryFailing, 0), DefaultRetryFailing)
 	if o.Now == nil {
 		o.Now = func() time.Time { return time.Now().UTC() }
 	}
@@ -298,11 +295,10 @@ func keep(t *mcp.Tool) (listedTool, string) {
 		return listedTool{}, "its input schema is not an object schema"
 	}
 	desc := shorten(workspace.CleanText(t.Description), MaxDescription)
-	title := t.Title
-	if title == "" && t.Annotations != nil {
-		title = t.Annotations.Title
+	title, ro := t.Title, false
+	if a := t.Annotations; a != nil {
+		title, ro = cmp.Or(title, a.Title), a.ReadOnlyHint
 	}
-	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	return listedTool{Name: t.Name, Title: workspace.CleanText(title), Description: desc, Schema: schema, ReadOnly: ro}, ""
 }
 
@@ -313,7 +309,6 @@ func (c *Catalog) secret(t workspace.AppTarget) (string, error) {
 	}
 	b, err := c.o.Box.Open(t.Secret)
 	if err != nil {
-		// The key changed (HUB_SECRET_KEY): the secret must be entered again.
 		return "", fmt.Errorf("its secret does not open with this server's %s; connect it again: %w", apps.EnvSecretKey, err)
 	}
 	return string(b), nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"hub/apps"
@@ -29,10 +30,19 @@ import (
 type server struct {
 	*mcptest.Server
 	writes atomic.Int32
+	lists  atomic.Int32 // tools/list requests
 }
 
 func newServer(t testing.TB, extra int) *server {
 	s := &server{Server: mcptest.New(t, "tracker")}
+	s.MCP.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				s.lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	s.Read("lookup", "Look up a ticket", func(q string) string { return "found: " + q })
 	s.Write("create_ticket", "Create a ticket", func(title string) (string, bool) {
 		n := s.writes.Add(1)
@@ -48,6 +58,11 @@ func newServer(t testing.TB, extra int) *server {
 	}
 	return s
 }
+
+// held tells whether Hub holds a session with the server, listening: its
+// notification stream is open and it listed the tools again, after the
+// first listing.
+func (s *server) held() bool { return s.Streams() == 1 && s.lists.Load() >= 2 }
 
 type fixture struct {
 	db      *storage.DB
@@ -268,7 +283,7 @@ func TestListChangedRefreshes(t *testing.T) {
 	conn := f.connect(t, "Tracker", srv.URL, "")
 	_, err := f.cat.Refresh(ctx, f.spaceID, conn.ID)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return f.cat.Holding(conn.ID) }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, srv.held, 10*time.Second, 10*time.Millisecond)
 	// The server adds a tool and says so on the session Hub holds.
 	srv.Write("close_ticket", "Close a ticket", func(string) (string, bool) { return "", false })
 	require.Eventually(t, func() bool {
@@ -506,10 +521,10 @@ func TestHeldSessionEndsWhenTheConnectionIsGone(t *testing.T) {
 	t.Cleanup(worker.Close)
 	_, err = worker.Refresh(ctx, f.spaceID, conn.ID)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return worker.Holding(conn.ID) }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, srv.held, 10*time.Second, 5*time.Millisecond)
 	_, err = f.ws.DeleteConnection(ctx, f.owner, f.spaceID, conn.ID)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return !worker.Holding(conn.ID) }, 10*time.Second, 5*time.Millisecond, "the session ends")
+	require.Eventually(t, func() bool { return srv.Streams() == 0 }, 10*time.Second, 5*time.Millisecond, "the session ends")
 }
 
 // Each call reads the space's MCP servers afresh: none at first, a server

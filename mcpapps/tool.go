@@ -28,12 +28,11 @@ const maxStructuredBytes = 16 << 10
 // Apply and run outside any transaction.
 func (c *Catalog) define(conn workspace.Connection, lt listedTool) (*tools.Definition, error) {
 	what, label := cmp.Or(lt.Description, lt.Title), cmp.Or(lt.Title, lt.Name)
-	spec := tools.Spec{Name: ToolName(conn.ID, lt.Name), Area: tools.AreaApps, App: &tools.AppMeta{Product: Product, Grant: "read"}}
+	spec := tools.Spec{Name: ToolName(conn.ID, lt.Name), Area: tools.AreaApps, App: &tools.AppMeta{Product: Product}}
 	if lt.ReadOnly {
 		spec.Description = fmt.Sprintf("%s (read-only, from the connected app %s). %s", label, conn.Name, what)
 	} else {
 		spec.IsWrite, spec.Risk, spec.OutsideTransaction, spec.AlwaysHold = true, tools.RiskMedium, true, true
-		spec.App.Grant = "write"
 		spec.Description = fmt.Sprintf("%s (a change in the connected app %s; it waits for the person's Apply and cannot be undone). %s", label, conn.Name, what)
 	}
 	spec.Description = strings.TrimSpace(spec.Description)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"hub/workspace"
@@ -15,8 +14,7 @@ import (
 // notifications/tools/list_changed and list its tools again at once. A
 // session that ends is dropped; the next listing opens another.
 type watcher struct {
-	stop    context.CancelFunc // ends the watch; its goroutine closes the session as it returns
-	holding atomic.Bool        // the session is open and listened to
+	stop context.CancelFunc // ends the watch; its goroutine closes the session as it returns
 }
 
 // MaxHeldSessions bounds the sessions one process holds; past it a
@@ -74,7 +72,6 @@ func (c *Catalog) hold(ctx context.Context, w *watcher, t workspace.AppTarget) {
 	if !c.relist(ctx, t) {
 		return
 	}
-	w.holding.Store(true)
 	// Every TTL the connection is read again: one deleted, switched off or
 	// moved through another process ends the session.
 	check := time.NewTicker(c.o.TTL)
@@ -110,14 +107,6 @@ func (c *Catalog) relist(ctx context.Context, t workspace.AppTarget) bool {
 		slog.WarnContext(ctx, "listing an MCP server's changed tools failed", "connection", t.ID, "error", err)
 	}
 	return true
-}
-
-// Holding tells whether Hub holds a session with the connection's server.
-func (c *Catalog) Holding(connID string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	w, ok := c.watch[connID]
-	return ok && w.holding.Load()
 }
 
 // Forget ends the session held with a removed connection.

@@ -33,7 +33,7 @@ type ConnectionData struct {
 type ListConnectionsInput struct{}
 
 // ListConnections is hub_list_connections: the space's connected apps by
-// name and kind (none for a guest, whom CheckAccess refuses anyway).
+// name and kind (none for a guest, whom Dispatch refuses anyway).
 var ListConnections = Define(Spec{
 	Name: "hub_list_connections", Area: AreaApps,
 	Description: "List the apps connected to this space (webhooks, e.g. a team channel, and MCP servers, whose tools are named mcp_…) with their ids, names and kinds. Use a webhook's id with apps_post_update.",
@@ -82,7 +82,7 @@ type updatePayload struct {
 func PostUpdate(c Poster) *Definition {
 	return Define(Spec{
 		Name: "apps_post_update", Area: AreaApps, IsWrite: true, Risk: RiskMedium,
-		OutsideTransaction: true, AlwaysHold: true, App: &AppMeta{Product: "webhook", Grant: "post"},
+		OutsideTransaction: true, AlwaysHold: true, App: &AppMeta{Product: "webhook"},
 		Description: "Post an update (text and an optional title) to an app connected to this space, e.g. a team channel's webhook. It waits for the person's Apply and cannot be undone. Get the app's id from hub_list_connections.",
 	}, func(ctx context.Context, env Env, in PostUpdateInput) (Result, error) {
 		conn, err := postableConnection(ctx, env, in)

@@ -96,18 +96,14 @@ type Spec struct {
 	Personal bool
 }
 
-// AppMeta says which connected app a tool acts in and what it needs.
+// AppMeta says which connected app a tool acts in.
 type AppMeta struct {
 	Product string // e.g. "webhook"
-	Grant   string // the grant the connection must have, e.g. "post"
 }
 
 // AreaApps is the area of connected-app tools: their writes always wait for
 // Apply and run outside any Hub transaction.
 const AreaApps = "apps"
-
-// alwaysHeld tells whether a write waits for Apply whatever the write policy.
-func (s Spec) alwaysHeld() bool { return s.IsWrite && (s.AlwaysHold || s.Area == AreaApps) }
 
 // Definition is a registered tool.
 type Definition struct {
@@ -150,7 +146,9 @@ func Preview[In any](fn func(ctx context.Context, env Env, in In) (string, error
 // required; `jsonschema:"…"` tags add descriptions, enums and bounds), and
 // the same schema validates every call before run sees it.
 func Define[In any](spec Spec, run func(ctx context.Context, env Env, in In) (Result, error), opts ...Option[In]) *Definition {
-	schema, err := schemaFor[In]()
+	s := (&invopop.Reflector{DoNotReference: true, ExpandedStruct: true}).ReflectFromType(reflect.TypeFor[In]())
+	s.Version, s.ID = "", ""
+	schema, err := json.Marshal(s)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", spec.Name, err)) // a programming error, caught by the registry test
 	}
@@ -177,14 +175,6 @@ func decoded[In, Out any](step func(ctx context.Context, env Env, in In) (Out, e
 		}
 		return step(ctx, env, in)
 	}
-}
-
-func schemaFor[In any]() (json.RawMessage, error) {
-	r := &invopop.Reflector{DoNotReference: true, ExpandedStruct: true}
-	s := r.ReflectFromType(reflect.TypeFor[In]())
-	s.Version = ""
-	s.ID = ""
-	return json.Marshal(s)
 }
 
 // compile makes the definition of spec with its input schema, which must

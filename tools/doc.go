@@ -5,5 +5,5 @@
 // panic. The Hub tools live beside it, one file per domain.
 //
 // The model only picks among the tools a turn offers; access and write
-// checks live in Dispatch's middleware, not in the prompt.
+// checks live in Dispatch, not in the prompt.
 package tools

@@ -48,15 +48,13 @@ var ListPeople = Define(Spec{
 	}
 	matches := slices.DeleteFunc(all, func(p workspace.Person) bool { return !containsWords(p.Name, in.Query) })
 	page, next := pageOf(matches, in.Limit, in.Offset)
+	people, titled, refs := records(page, toPersonData, func(p workspace.Person) Titled { return Titled{Title: p.Name} }, personRef)
 	data := struct {
 		People     []PersonData `json:"people"`
 		Total      int          `json:"total"`
 		Offset     int          `json:"offset"`
 		NextOffset int          `json:"nextOffset,omitempty"`
-	}{Total: len(matches), Offset: in.Offset, NextOffset: next}
-	var titled []Titled
-	var refs []workspace.Ref
-	data.People, titled, refs = records(page, toPersonData, func(p workspace.Person) Titled { return Titled{Title: p.Name} }, personRef)
+	}{People: people, Total: len(matches), Offset: in.Offset, NextOffset: next}
 	summary := "No people match."
 	if len(page) > 0 {
 		summary = fmt.Sprintf("Found %d %s: %s.", len(matches), Plural(len(matches), "person", "people"), ListTitles(titled))

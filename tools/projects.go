@@ -45,19 +45,17 @@ var ListProjects = Define(Spec{
 	if err != nil {
 		return Result{}, err
 	}
+	projects, titled, refs := records(page.Projects, toProjectData, func(p workspace.Project) Titled { return Titled{Title: p.Name} }, projectRef)
 	data := struct {
 		Projects   []ProjectData `json:"projects"`
 		Total      int64         `json:"total"`
 		Offset     int           `json:"offset"`
 		NextOffset int           `json:"nextOffset,omitempty"`
 		More       string        `json:"more,omitempty"`
-	}{Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
+	}{Projects: projects, Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
 	if page.NextOffset > 0 {
 		data.More = moreNote("hub_list_projects", "projects")
 	}
-	var titled []Titled
-	var refs []workspace.Ref
-	data.Projects, titled, refs = records(page.Projects, toProjectData, func(p workspace.Project) Titled { return Titled{Title: p.Name} }, projectRef)
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "project", "projects"), Data: data, Refs: refs}, nil
 })
 

@@ -27,7 +27,7 @@ func (r *Registry) With(defs ...*Definition) *Registry {
 	if len(defs) == 0 {
 		return r
 	}
-	out := &Registry{byName: maps.Clone(r.byName), order: slices.Clone(r.order), middleware: r.middleware}
+	out := &Registry{byName: maps.Clone(r.byName), order: slices.Clone(r.order)}
 	for _, d := range defs {
 		if _, dup := out.byName[d.Name]; dup {
 			continue

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -11,31 +10,18 @@ import (
 	"hub/workspace"
 )
 
-// Handler runs a validated call.
-type Handler func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error)
-
-// Middleware sees every call before it runs and may veto it (return an
-// error without calling next) or act after it.
-type Middleware func(next Handler) Handler
-
 // Registry holds every tool Hub has, in registration order.
 type Registry struct {
-	byName     map[string]*Definition
-	order      []string
-	middleware []Middleware
+	byName map[string]*Definition
+	order  []string
 }
 
-// NewRegistry returns a registry with the given tools and the checks every
-// call passes, in order: access (CheckAccess), settings (CheckSettings) and
-// the write policy (WritePolicy). Middleware added with Use run after them.
+// NewRegistry returns a registry with the given tools.
 func NewRegistry(defs ...*Definition) *Registry {
 	r := &Registry{byName: map[string]*Definition{}}
 	for _, d := range defs {
 		r.Add(d)
 	}
-	r.Use(CheckAccess)
-	r.Use(CheckSettings)
-	r.Use(WritePolicy)
 	return r
 }
 
@@ -47,9 +33,6 @@ func (r *Registry) Add(d *Definition) {
 	r.byName[d.Name] = d
 	r.order = append(r.order, d.Name)
 }
-
-// Use appends a middleware; the first added runs first.
-func (r *Registry) Use(m Middleware) { r.middleware = append(r.middleware, m) }
 
 // Get returns a tool by name.
 func (r *Registry) Get(name string) (*Definition, bool) {
@@ -69,8 +52,8 @@ func (r *Registry) Granted(role workspace.Role) []*Definition {
 }
 
 // Offerable returns the tools a person may be offered under their role and
-// settings, in registration order: the rules CheckAccess and CheckSettings
-// still enforce on every call.
+// settings, in registration order: the rules Dispatch still enforces on
+// every call.
 func (r *Registry) Offerable(role workspace.Role, s workspace.Settings) []*Definition {
 	return r.filter(func(d *Definition) bool { return accessError(d, role) == nil && settingsError(d, s) == nil })
 }
@@ -85,7 +68,7 @@ func (r *Registry) filter(keep func(*Definition) bool) []*Definition {
 	return out
 }
 
-// Permits runs CheckAccess's and CheckSettings' checks for d under env,
+// Permits runs Dispatch's access and settings checks for d under env,
 // without input and without running anything: nil means a call of d would
 // pass them.
 func (r *Registry) Permits(ctx context.Context, env Env, d *Definition) *Error {
@@ -105,20 +88,10 @@ type Call struct {
 
 // Dispatch runs a call and never panics: an unknown or unoffered name is
 // unknown_tool; a schema failure is invalid_payload with every issue; then
-// the tool's prepare step, the middleware chain (which may veto or hold the
-// call) and the tool, whose errors become structured errors.
-func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (Result, *Error) {
-	return r.dispatch(ctx, env, call, false)
-}
-
-// Can runs Dispatch's checks without running the tool: nil means the call
-// would run or be held.
-func (r *Registry) Can(ctx context.Context, env Env, call Call) *Error {
-	_, err := r.dispatch(ctx, env, call, true)
-	return err
-}
-
-func (r *Registry) dispatch(ctx context.Context, env Env, call Call, dryRun bool) (res Result, terr *Error) {
+// the tool's prepare step, the access and settings checks (Permits), the
+// write policy (which may hold the call) and the tool, whose errors become
+// structured errors.
+func (r *Registry) Dispatch(ctx context.Context, env Env, call Call) (res Result, terr *Error) {
 	d, ok := r.byName[call.Name]
 	if !ok || !slices.Contains(call.Offered, call.Name) {
 		return Result{}, &Error{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool called %q", call.Name), Path: "/name"}
@@ -141,16 +114,19 @@ func (r *Registry) dispatch(ctx context.Context, env Env, call Call, dryRun bool
 		}
 		input = prepared
 	}
-	h := Handler(func(ctx context.Context, env Env, d *Definition, input json.RawMessage) (Result, error) {
-		if dryRun {
-			return Result{}, nil
-		}
-		return d.run(ctx, env, input)
-	})
-	for i := len(r.middleware) - 1; i >= 0; i-- {
-		h = r.middleware[i](h)
+	if e := r.Permits(ctx, env, d); e != nil {
+		return Result{}, e
 	}
-	out, err := h(ctx, env, d, input)
+	// A held call's result is its preview and the prepared input Apply will
+	// run; Apply itself passes.
+	if d.Holds(env.Settings) && !env.Applying {
+		preview, err := d.Preview(ctx, env, input)
+		if err != nil {
+			return Result{}, AsError(err)
+		}
+		return Result{Held: true, Summary: preview, Input: input}, nil
+	}
+	out, err := d.run(ctx, env, input)
 	if err != nil {
 		return Result{}, AsError(err)
 	}

@@ -58,19 +58,17 @@ var ListTasks = Define(Spec{
 	if err != nil {
 		return Result{}, err
 	}
+	tasks, titled, refs := taskRecords(page.Tasks)
 	data := struct {
 		Tasks      []TaskData `json:"tasks"`
 		Total      int64      `json:"total"`
 		Offset     int        `json:"offset"`
 		NextOffset int        `json:"nextOffset,omitempty"`
 		More       string     `json:"more,omitempty"`
-	}{Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
+	}{Tasks: tasks, Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
 	if page.NextOffset > 0 {
 		data.More = moreNote("hub_list_tasks", "tasks")
 	}
-	var titled []Titled
-	var refs []workspace.Ref
-	data.Tasks, titled, refs = taskRecords(page.Tasks)
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "task", "tasks"), Data: data, Refs: refs}, nil
 })
 

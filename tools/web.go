@@ -65,11 +65,7 @@ func WebSearch(s web.Searcher) *Definition {
 		if q == "" {
 			return Result{}, &Error{Code: CodeInvalidPayload, Message: "the query is empty", Path: "/query", Issues: []Issue{{Path: "/query", Message: "the query is empty"}}}
 		}
-		n := in.Count
-		if n <= 0 {
-			n = 5
-		}
-		results, err := s.Search(ctx, q, n)
+		results, err := s.Search(ctx, q, cmp.Or(in.Count, 5))
 		if err != nil {
 			var se *web.SearchError
 			if errors.As(err, &se) {

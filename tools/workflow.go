@@ -141,12 +141,9 @@ func eachRef(v any, at string, fn func(ref any, at string) (any, error)) (any, e
 // project made in step 1".
 func refWords(steps []PlanStep, ref string) string {
 	m := refPath.FindStringSubmatch(ref)
-	if m == nil {
-		return "an earlier step's result"
-	}
 	n := 0
 	for i, st := range steps {
-		if st.ID == m[1] {
+		if m != nil && st.ID == m[1] {
 			n = i + 1
 		}
 	}

@@ -21,6 +21,7 @@ type Server struct {
 	MCP     *mcp.Server
 	auth    atomic.Value // the last request's Authorization header
 	down    atomic.Bool
+	streams atomic.Int32 // GET requests being served
 	release chan struct{}
 }
 
@@ -42,6 +43,10 @@ func New(t testing.TB, name string) *Server {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, nil)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.auth.Store(r.Header.Get("Authorization"))
+		if r.Method == http.MethodGet {
+			s.streams.Add(1)
+			defer s.streams.Add(-1)
+		}
 		if s.down.Load() {
 			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
 			return
@@ -58,6 +63,9 @@ func (s *Server) Auth() string {
 	v, _ := s.auth.Load().(string)
 	return v
 }
+
+// Streams counts the notification streams clients hold open.
+func (s *Server) Streams() int { return int(s.streams.Load()) }
 
 // SetDown makes the server answer every request with 503, or serve again.
 func (s *Server) SetDown(down bool) { s.down.Store(down) }
