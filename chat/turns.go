@@ -341,7 +341,7 @@ func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after
 // SetTurnStatus records a running turn's status and step, and announces
 // it; a finished or stopping turn is left as it is.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
-	return s.setTurnStatus(ctx, id, status, step, false, nil, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, nil, StatusStopping)
 }
 
 // RecordInterrupt records a Stop or Pause the api signalled: one more in
@@ -355,7 +355,7 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 	if err != nil {
 		return fmt.Errorf("count interrupt of %s: %w", id, err)
 	}
-	return s.setTurnStatus(ctx, id, status, step, len(changed) > 0, changed, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, changed, StatusStopping)
 }
 
 // MarkWorking records that the turn works on a step, unless the person
@@ -363,14 +363,14 @@ func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, s
 // them, and a model call starting in between must not hide them. It runs
 // in the transaction ctx carries, if any.
 func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
-	return s.setTurnStatus(ctx, id, StatusWorking, step, false, nil, StatusStopping, StatusPaused)
+	return s.setTurnStatus(ctx, id, StatusWorking, step, nil, StatusStopping, StatusPaused)
 }
 
 // setTurnStatus changes a running turn's status unless it is one of keep
-// (and different from status), and runs each of also in its transaction:
-// whatever it found, or with onChange only when the status changed (a
-// status that is already the one asked for is then left as it is).
-func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, onChange bool, also []func(ctx context.Context) error, keep ...Status) error {
+// (and different from status). With changed, a turn already at status is
+// left too (a repeated pause or stop), and each of changed runs in the
+// transaction only when the status changed.
+func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, changed []func(ctx context.Context) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
@@ -384,30 +384,25 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 		sql += ` AND status NOT IN ?`
 		args = append(args, kept)
 	}
-	if onChange {
-		// A repeated pause or stop leaves the row, and runs nothing.
+	if len(changed) > 0 {
 		sql += ` AND status <> ?`
 		args = append(args, string(status))
 	}
 	sql += ` RETURNING id, person_id, conversation_id, status, step, created_at, finished_at,
 		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
 		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
-	var personID string
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
 		var rows []workRow
-		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil {
+		if err := s.q(ctx).Raw(sql, args...).Scan(&rows).Error; err != nil {
 			return err
 		}
-		if len(rows) > 0 {
-			personID = rows[0].PersonID
-			if err := s.announceWork(ctx, personID, rows[0].work()); err != nil {
-				return err
-			}
-		} else if onChange {
+		if len(rows) == 0 {
 			return nil
 		}
-		for _, fn := range also {
+		if err := s.announceWork(ctx, rows[0].PersonID, rows[0].work()); err != nil {
+			return err
+		}
+		for _, fn := range changed {
 			if err := fn(ctx); err != nil {
 				return err
 			}
@@ -548,11 +543,11 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 			CallHeld, HeldForApply}
 		reply := []any{e.Text, string(e.Status), marshal(nonNil(e.Refs)), marshal(nonNil(e.Named)), e.Usage.InputTokens,
 			e.Usage.OutputTokens, e.ErrorCode, e.ErrorMessage, now}
+		const updateReply = `UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?,
+			output_tokens = ?, error_code = ?, error_message = ?, updated_at = ?`
 		postgres := tx.Dialector.Name() == string(storage.Postgres)
 		if postgres {
-			update = `WITH ended AS (` + update + `), reply AS (
-				UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
-					error_code = ?, error_message = ?, updated_at = ?
+			update = `WITH ended AS (` + update + `), reply AS (` + updateReply + `
 				WHERE id = (SELECT reply_message_id FROM ended) RETURNING id
 			) SELECT * FROM ended`
 			args = append(args, reply...)
@@ -568,9 +563,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		r := rows[0]
 		out = toTurn(r.Turn)
 		if !postgres {
-			err := tx.Exec(`UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
-				error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`, append(reply, r.ReplyMessageID)...).Error
-			if err != nil {
+			if err := tx.Exec(updateReply+` WHERE id = ?`, append(reply, r.ReplyMessageID)...).Error; err != nil {
 				return err
 			}
 		}
