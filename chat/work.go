@@ -21,9 +21,8 @@ const (
 // Work is one piece of a person's running work as the top bar shows it,
 // and the stored form of a work frame (the JSON tags).
 type Work struct {
-	Kind string `json:"kind"`
-	ID   string `json:"id"` // the turn's, or for an Apply the reply's
-
+	Kind           string    `json:"kind"`
+	ID             string    `json:"id"` // the turn's, or for an Apply the reply's
 	ConversationID string    `json:"conversationId"`
 	Status         Status    `json:"status"`
 	Title          string    `json:"title"`
