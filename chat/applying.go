@@ -9,15 +9,11 @@ import (
 )
 
 // applyingFresh bounds how long a running Apply shows as working without
-// answering: an Apply workflow that an operator terminated, or whose
-// local activities kept failing, never clears its mark, and the top bar
-// must not say working forever. No Apply runs this long (its space
-// transactions are bounded to 30 s, its outside writes to a minute each).
+// answering: a terminated one never clears its mark. No Apply runs this long.
 const applyingFresh = 15 * time.Minute
 
 // MarkApplying records that the Apply of a reply started running (on) or
-// answered (off), and announces the reply's Apply on the person's activity
-// stream when that changed what it shows. The Apply workflow calls it.
+// answered (off), and announces it when that changed what it shows.
 func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) error {
 	var since *time.Time
 	cond, args := "applying_since IS NOT NULL", []any{messageID}
@@ -45,8 +41,7 @@ func (s *Store) MarkApplying(ctx context.Context, messageID string, on bool) err
 	return nil
 }
 
-// applying tells whether an Apply marked running at since still counts as
-// running.
+// applying tells whether an Apply marked running at since still counts.
 func (s *Store) applying(since *time.Time) bool {
 	return since != nil && s.now().Sub(*since) < applyingFresh
 }

@@ -17,14 +17,12 @@ type HeldCall struct {
 	MessageID      string // the reply that proposed it
 	SpaceID        string
 	CreatedAt      time.Time
-	// Applying tells whether the reply's Apply is running now.
-	Applying bool
+	Applying       bool // the reply's Apply is running now
 }
 
-// HeldCalls lists the person's held calls waiting in a list ("apply": in
-// their chats; "needs-me": the Needs me list), oldest first: only those
-// whose conversation's space, and the space the call acts in, the person
-// can open now.
+// HeldCalls lists the person's held calls waiting in a list (HeldFor*),
+// oldest first, only where the person can open both the conversation's
+// space and the call's.
 func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]HeldCall, error) {
 	var rows []struct {
 		storage.ToolCall

@@ -10,30 +10,24 @@ import (
 	"hub/workspace"
 )
 
-// MaxInspectedFrames is how many of a turn's frames the inspector shows,
-// the first ones in order; the rest are counted. A long answer streams a
-// few hundred.
+// MaxInspectedFrames is how many of a turn's first frames the inspector
+// shows; the rest are counted.
 const MaxInspectedFrames = 2_000
 
 // Inspection is what a turn's model saw and did, read back from its run
-// record, its steps, its calls, the receipts of its reply and its frames:
-// what support reads instead of querying the database.
+// record, steps, calls, its reply's receipts and its frames.
 type Inspection struct {
-	Turn   Turn
-	Record RunRecord
-	Steps  []InspectedStep
-	Calls  []InspectedCall
-	// Receipts are Apply's outcomes of the reply's held calls, by call id.
-	Receipts map[string]Receipt
-	Frames   []InspectedFrame
-	// FramesLeftOut counts the frames after MaxInspectedFrames, and those
-	// the sweeper removed are not counted: they are gone.
-	FramesLeftOut int64
+	Turn          Turn
+	Record        RunRecord
+	Steps         []InspectedStep
+	Calls         []InspectedCall
+	Receipts      map[string]Receipt // by call id
+	Frames        []InspectedFrame
+	FramesLeftOut int64 // the frames after MaxInspectedFrames (swept ones are gone)
 }
 
-// InspectedStep is one model step as recorded: its last attempt's answer,
-// usage and nudge, and when that answer was saved (the model requests'
-// own times are the usage rows').
+// InspectedStep is one model step as recorded (its last attempt), and when
+// it was saved.
 type InspectedStep struct {
 	Step
 	SavedAt time.Time
@@ -55,8 +49,8 @@ type InspectedFrame struct {
 	At   time.Time
 }
 
-// Inspect reads a turn of the person for the run inspector: only the
-// owner of its conversation, in a space they can still open, finds it.
+// Inspect reads a turn of the person for the run inspector, as GetTurnFor
+// finds it.
 func (s *Store) Inspect(ctx context.Context, personID, turnID string) (Inspection, error) {
 	if _, err := s.GetTurnFor(ctx, personID, turnID); err != nil {
 		return Inspection{}, err
@@ -64,8 +58,7 @@ func (s *Store) Inspect(ctx context.Context, personID, turnID string) (Inspectio
 	return s.inspect(ctx, turnID)
 }
 
-// InspectAny reads any turn for an operator (an operator token): access
-// is the caller's to check.
+// InspectAny reads any turn for an operator: access is the caller's to check.
 func (s *Store) InspectAny(ctx context.Context, turnID string) (Inspection, error) {
 	if workspace.BadText(turnID) {
 		return Inspection{}, &workspace.NotFoundError{Kind: "turn", ID: turnID}

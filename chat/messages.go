@@ -53,11 +53,8 @@ func toMessage(r storage.Message) Message {
 }
 
 // Messages returns a conversation of the person with every message, oldest
-// first; a reply carries its turn's tool calls. What a turn across spaces
-// did in another space the person has left since is not shown: its calls
-// keep their tool, status and error but lose summary, preview input,
-// refs and their receipt's summary and refs, and the reply's refs and
-// mentions of that space's records are left out.
+// first; a reply carries its turn's tool calls. What a turn did in another
+// space the person has left since is hidden (hideLeftSpaces).
 func (s *Store) Messages(ctx context.Context, personID, conversationID string) ([]Message, error) {
 	if _, err := s.GetConversation(ctx, personID, conversationID); err != nil {
 		return nil, err
@@ -78,34 +75,21 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	if err != nil {
 		return nil, fmt.Errorf("list receipts: %w", err)
 	}
-	byCall := map[string]*Receipt{}
-	for _, r := range receipts {
-		byCall[r.CallID] = &Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
-			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
-			Refs: unmarshal[[]workspace.Ref](r.Refs)}
-	}
-	byTurn := map[string][]ToolCall{}
-	for _, c := range calls {
-		tc := toToolCall(c)
-		tc.Receipt = byCall[c.ID]
-		byTurn[c.TurnID] = append(byTurn[c.TurnID], tc)
-	}
 	out := make([]Message, len(rows))
 	for i, r := range rows {
 		out[i] = toMessage(r)
-		if r.Role == RoleAssistant {
-			out[i].ToolCalls = byTurn[r.TurnID]
-		}
 	}
+	attachCalls(out, calls, receipts)
 	if err := s.hideLeftSpaces(ctx, personID, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// hideLeftSpaces takes out of messages what names records of spaces other
-// than the conversation's that the person can no longer open (see
-// Messages).
+// hideLeftSpaces takes out of msgs what names records of spaces other than
+// the conversation's that the person can no longer open: the refs and
+// mentions of their records, and their calls' summary, input, arguments,
+// result, refs and receipt's summary and refs.
 func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Message) error {
 	var others []string
 	for _, m := range msgs {
@@ -131,8 +115,6 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 	left := func(spaceID string) bool { return spaceID != "" && !slices.Contains(open, spaceID) }
 	for i := range msgs {
 		msgs[i].Refs = slices.DeleteFunc(msgs[i].Refs, func(r workspace.Ref) bool { return left(r.SpaceID) })
-		// A reply's mentions are the records its text names, some perhaps
-		// in another of its turn's spaces.
 		msgs[i].Mentions = slices.DeleteFunc(msgs[i].Mentions, func(r workspace.Ref) bool { return left(r.SpaceID) })
 		for j := range msgs[i].ToolCalls {
 			c := &msgs[i].ToolCalls[j]
@@ -149,8 +131,7 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 	return nil
 }
 
-// GetMessage returns one message by id; a missing one is a
-// *workspace.NotFoundError, as for the other getters of the store.
+// GetMessage returns one message by id.
 func (s *Store) GetMessage(ctx context.Context, id string) (Message, error) {
 	var r storage.Message
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
@@ -175,7 +156,7 @@ func (s *Store) History(ctx context.Context, turn Turn) ([]Message, error) {
 }
 
 // HistoryBefore is History for a caller that has read the turn's user
-// message (GetMessage) already: one read fewer.
+// message already.
 func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]Message, error) {
 	var rows []storage.Message
 	err := s.q(ctx).Table("messages").Select("messages.*").
@@ -200,30 +181,33 @@ func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]M
 		return out, nil
 	}
 	// Replies carry their calls, so a later request can name the records an
-	// earlier write touched.
+	// earlier write touched, and proposed calls their receipts.
 	var calls []storage.ToolCall
 	if err := s.q(ctx).Where("turn_id IN ?", turnIDs).Order("step, idx").Find(&calls).Error; err != nil {
 		return nil, fmt.Errorf("history tool calls: %w", err)
 	}
-	// Proposed calls carry their receipts, so a later request reads what
-	// Apply did (one more read, only when the history holds a proposal).
 	var proposed []string
 	for _, c := range calls {
 		if c.HeldFor != "" {
 			proposed = append(proposed, c.ID)
 		}
 	}
-	byCall := map[string]*Receipt{}
+	var receipts []storage.Receipt
 	if len(proposed) > 0 {
-		var receipts []storage.Receipt
 		if err := s.q(ctx).Where("call_id IN ?", proposed).Find(&receipts).Error; err != nil {
 			return nil, fmt.Errorf("history receipts: %w", err)
 		}
-		for _, r := range receipts {
-			byCall[r.CallID] = &Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
-				ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
-				Refs: unmarshal[[]workspace.Ref](r.Refs)}
-		}
+	}
+	attachCalls(out, calls, receipts)
+	return out, nil
+}
+
+// attachCalls gives each reply of msgs its turn's calls, with their receipts.
+func attachCalls(msgs []Message, calls []storage.ToolCall, receipts []storage.Receipt) {
+	byCall := map[string]*Receipt{}
+	for _, r := range receipts {
+		rc := toReceipt(r)
+		byCall[r.CallID] = &rc
 	}
 	byTurn := map[string][]ToolCall{}
 	for _, c := range calls {
@@ -231,10 +215,9 @@ func (s *Store) HistoryBefore(ctx context.Context, turn Turn, user Message) ([]M
 		tc.Receipt = byCall[c.ID]
 		byTurn[c.TurnID] = append(byTurn[c.TurnID], tc)
 	}
-	for i := range out {
-		if out[i].Role == RoleAssistant {
-			out[i].ToolCalls = byTurn[out[i].TurnID]
+	for i := range msgs {
+		if msgs[i].Role == RoleAssistant {
+			msgs[i].ToolCalls = byTurn[msgs[i].TurnID]
 		}
 	}
-	return out, nil
 }

@@ -38,9 +38,7 @@ type Receipt struct {
 	ErrorMessage string
 	UndoGroupID  string
 	Attempts     int
-	// Refs are the records an applied call changed, as its result named
-	// them; the call keeps them as its refs too.
-	Refs []workspace.Ref
+	Refs         []workspace.Ref // the records an applied call changed (its refs too)
 }
 
 // Proposal returns the calls a reply proposed (held, or already applied),
@@ -77,17 +75,20 @@ func (s *Store) Receipts(ctx context.Context, messageID string) (map[string]Rece
 	}
 	out := make(map[string]Receipt, len(rows))
 	for _, r := range rows {
-		out[r.CallID] = Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
-			ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
-			Refs: unmarshal[[]workspace.Ref](r.Refs)}
+		out[r.CallID] = toReceipt(r)
 	}
 	return out, nil
 }
 
+func toReceipt(r storage.Receipt) Receipt {
+	return Receipt{CallID: r.CallID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
+		ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
+		Refs: unmarshal[[]workspace.Ref](r.Refs)}
+}
+
 // SaveReceipt writes a call's receipt (replacing an earlier one) and, when
 // it succeeded, marks the call applied with the records it changed as its
-// refs (a held call had none: its preview changed nothing). Run it in the transaction of the
-// write it reports.
+// refs. Run it in the transaction of the write it reports.
 func (s *Store) SaveReceipt(ctx context.Context, messageID string, r Receipt) error {
 	row := storage.Receipt{CallID: r.CallID, MessageID: messageID, SpaceID: r.SpaceID, Status: r.Status, Summary: r.Summary,
 		ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, UndoGroupID: r.UndoGroupID, Attempts: r.Attempts,
@@ -112,10 +113,8 @@ func (s *Store) SaveReceipt(ctx context.Context, messageID string, r Receipt) er
 // CallExpired is the status of a held call nobody applied in time.
 const CallExpired = "expired"
 
-// ExpireHeld marks held calls proposed before the cutoff as expired: they
-// leave the Needs me list, and an Apply of one answers a failed receipt
-// saying it expired. Each reply whose writes expired is announced on its
-// person's activity stream (its Apply ends once nothing of it is held).
+// ExpireHeld marks held calls proposed before the cutoff as expired, and
+// announces each reply whose writes expired.
 func (s *Store) ExpireHeld(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := s.db.InTx(ctx, func(ctx context.Context) error {

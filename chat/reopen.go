@@ -12,23 +12,16 @@ import (
 )
 
 // ClaimTurn makes runID (a Temporal run id) the run that owns the turn,
-// before the run writes anything. The first run to ask takes it. A run
-// started by an operator's reset of the turn's workflow finds the turn
-// owned by another run, or ended before runs were recorded, and reopens
-// it, all in one transaction: the turn and its reply run again with no
-// ending, no usage and no text (what the new run does fills them); model
-// steps after keep (the last step whose result the new run reuses; -1 when
-// it prepares the turn anew) go, with the calls of those steps that never
-// committed (pending or held: they wrote nothing); a call that committed
-// keeps its outcome, as its writes happened; and reopen does the stream's
-// part (stream.Bus.Reopen). It reports whether it reopened the turn.
-//
-// A turn cannot be reopened while another turn of its conversation runs,
-// nor once the person retried it (the retry answers its message): both
-// are workspace.ErrConflict.
+// before the run writes anything; the first run to ask takes it. A run
+// started by an operator's reset finds the turn owned by another run (or
+// ended) and reopens it in one transaction: the turn and its reply run
+// again with no ending, usage or text; steps after keep (-1: all) go, with
+// their calls that never committed (pending or held); committed calls keep
+// their outcome; reopen does the stream's part (stream.Bus.Reopen). It
+// reports whether it reopened the turn. While another turn of the
+// conversation runs, or once the turn was retried, it is
+// workspace.ErrConflict.
 func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(ctx context.Context) error) (bool, error) {
-	// The first run of a turn takes it in one statement (PrepareTurn is on
-	// every turn's path); two of its calls side by side may both ask.
 	res := s.q(ctx).Model(&storage.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
 	if res.Error != nil {
 		return false, fmt.Errorf("claim turn %s: %w", turnID, res.Error)
@@ -50,9 +43,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 		switch {
 		case r.RunID == runID:
 			return nil
-		case r.RunID == "" && r.FinishedAt == nil:
-			// Only a turn's ending or a run id makes the statement above
-			// miss; a running turn without one is never reopened.
+		case r.RunID == "" && r.FinishedAt == nil: // never reopened
 			return tx.Model(&storage.Turn{}).Where("id = ? AND run_id = ''", turnID).Update("run_id", runID).Error
 		}
 		var retry storage.Turn
@@ -90,8 +81,7 @@ func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, r
 			return err
 		}
 		reopened = true
-		err = s.announceTurn(ctx, turnID)
-		return err
+		return s.announceTurn(ctx, turnID)
 	})
 	if err != nil {
 		return false, fmt.Errorf("claim turn %s: %w", turnID, err)

@@ -21,19 +21,17 @@ const (
 	CallHeld    = "held"
 )
 
-// FinishInterrupted is the FinishReason of a step whose model call was
-// stopped, paused or cancelled before it finished; its text is what had
-// streamed. Other reasons are the endpoint's own (llm.Result.FinishReason).
-const FinishInterrupted = "interrupted"
-
-// FinishInterruptedInToolCalls is the FinishReason of an interrupted step
-// whose model call had begun to send tool calls: its text is kept, but a
-// resumed call starts the step over rather than continuing it.
-const FinishInterruptedInToolCalls = "interrupted_tool_calls"
-
-// FinishTimeout is the FinishReason of a step whose model call passed the
-// model limit (HUB_MODEL_TIMEOUT); its text is what had streamed.
-const FinishTimeout = "timeout"
+// FinishReasons of our own (others are llm.Result.FinishReason's); the
+// step's text is what had streamed.
+const (
+	// FinishInterrupted: the model call was stopped, paused or cancelled.
+	FinishInterrupted = "interrupted"
+	// FinishInterruptedInToolCalls: interrupted while sending tool calls,
+	// so a resumed call starts the step over.
+	FinishInterruptedInToolCalls = "interrupted_tool_calls"
+	// FinishTimeout: the call passed the model limit (HUB_MODEL_TIMEOUT).
+	FinishTimeout = "timeout"
+)
 
 // Step is one model request of a turn and what the model answered.
 type Step struct {
@@ -43,13 +41,12 @@ type Step struct {
 	ToolCalls    []ToolCall
 	FinishReason string
 	Usage        Usage
-	// Nudge is the note the answer went back to the model with, shown to
-	// it as the person's next message; NudgeKind says which check sent it.
+	// Nudge is the note the answer went back to the model with, as the
+	// person's next message; NudgeKind says which check sent it.
 	Nudge     string
 	NudgeKind NudgeKind
 	// PartsLevel is how many times the provider refused the attached files
-	// before this step's call went through with fewer (0: all were sent);
-	// the turn's next step starts there.
+	// before the call went through with fewer; the next step starts there.
 	PartsLevel int
 }
 
@@ -58,13 +55,8 @@ type NudgeKind string
 
 // The kinds of nudge.
 const (
-	// NudgeAnswer: the answer check (a promised lookup, a tool call written
-	// as text, an announced or held write reported as done), at most once
-	// a turn.
-	NudgeAnswer NudgeKind = "answer"
-	// NudgeVerify: a round of the surface's verify hook, which found
-	// something missing.
-	NudgeVerify NudgeKind = "verify"
+	NudgeAnswer NudgeKind = "answer" // the answer check, at most once a turn
+	NudgeVerify NudgeKind = "verify" // a round of the surface's verify hook
 )
 
 // ToolCall is one call the model asked for and what became of it.
@@ -85,11 +77,8 @@ type ToolCall struct {
 	Input          string          `json:"-"`
 	HeldFor        string          `json:"-"`
 	UndoGroupID    string          `json:"-"`
-	// SpaceID is the space the call acted in when it named one with its
-	// space argument; empty means its turn's space.
-	SpaceID string `json:"-"`
-	// Receipt is what Apply made of a held call (Messages and History
-	// only; nil before any Apply).
+	SpaceID        string          `json:"-"` // the space it named; "": its turn's
+	// Receipt is what Apply made of a held call (Messages and History only).
 	Receipt *Receipt `json:"-"`
 }
 
@@ -110,18 +99,11 @@ func ToolCallID(turnID string, step, idx int) string {
 }
 
 // SaveStep stores a model step and its tool calls as pending, replacing an
-// earlier attempt of the same step. A call that already has an outcome and
-// is asked again identically (a step replayed after an operator's reset)
-// keeps its outcome, so it is not run twice.
-//
-// Called inside a transaction (storage.DB.InTx), it runs in that one: what
-// ends a model call commits with the step it saves (its usage settled,
-// usage.Store.Settle; the frames that go with it, stream.Bus.Publish), or
-// none of it does, at no commit of its own.
+// earlier attempt of the same step, in the transaction ctx carries if any.
+// A call that already has an outcome and is asked again identically (a
+// step replayed after a reset) keeps it, so it is not run twice.
 func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCall, error) {
-	// The model client cleans what the model sent (package llm); a note
-	// from a verify hook is cleaned here, so a stray NUL never fails the
-	// save (Postgres refuses it) and never differs between engines.
+	// A verify hook's note may hold a NUL, which Postgres refuses.
 	st.Text, st.Nudge = workspace.CleanText(st.Text), workspace.CleanText(st.Nudge)
 	calls := make([]ToolCall, len(st.ToolCalls))
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -172,8 +154,7 @@ func (s *Store) SaveStep(ctx context.Context, turnID string, st Step) ([]ToolCal
 }
 
 // Steps returns a turn's model steps before the given one, with each call's
-// current outcome, oldest first: the transcript the next model request
-// continues. One query: the steps joined with their calls.
+// current outcome, oldest first, in one query.
 func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, error) {
 	if before <= 1 {
 		return []Step{}, nil // steps count from 1: a turn's first model call has none before it
@@ -272,9 +253,7 @@ func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 }
 
 // EarlierCalls counts, by tool, the calls of a call's turn that come
-// before it: every call of its earlier steps and the earlier calls of its
-// own step, whatever became of them. It depends only on what the model
-// asked for, so a retried or replayed call counts the same.
+// before it, whatever became of them, so a retried call counts the same.
 func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int, error) {
 	var self storage.ToolCall
 	if err := s.q(ctx).Select("turn_id", "step", "idx").Take(&self, "id = ?", callID).Error; err != nil {
@@ -288,8 +267,7 @@ func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int
 	return s.EarlierCallsOf(ctx, call)
 }
 
-// EarlierCallsOf is EarlierCalls for a call already read (GetToolCall):
-// one read fewer.
+// EarlierCallsOf is EarlierCalls for a call already read.
 func (s *Store) EarlierCallsOf(ctx context.Context, call ToolCall) (map[string]int, error) {
 	var rows []struct {
 		Tool string
@@ -328,17 +306,11 @@ type Outcome struct {
 	SpaceID      string // the space the call named, if it named one
 }
 
-// CompleteToolCall records a pending call's outcome. It reports false when
-// the call already had one: the caller then returns that outcome instead of
-// acting again. Run it in the transaction of the write it reports, so the
-// write and its receipt commit together.
-//
-// Each of also runs after the outcome row is written, in the same
-// transaction (the one the Store runs in, or one of its own), only when
-// this call wrote it: a tool call's done frame commits with its outcome
-// (stream.Bus.Publish), so a worker that dies between the two cannot
-// leave a call that is done with no done frame, and the frame costs no
-// commit of its own.
+// CompleteToolCall records a pending call's outcome, in the transaction
+// of the write it reports. It reports false when the call already had one:
+// the caller returns that instead of acting again. Each of also runs in
+// the same transaction, only when this call wrote the outcome, so a call's
+// done frame commits with it.
 func (s *Store) CompleteToolCall(ctx context.Context, id string, o Outcome, also ...func(ctx context.Context) error) (bool, error) {
 	won := false
 	complete := func(ctx context.Context) error {

@@ -34,8 +34,7 @@ type PlanStep struct {
 	ErrorCode      string
 	ErrorMessage   string
 	UndoGroupID    string
-	// Refs are the records a succeeded step changed.
-	Refs []workspace.Ref
+	Refs           []workspace.Ref // the records a succeeded step changed
 }
 
 func toPlanStep(r storage.WorkflowStep) PlanStep {
@@ -60,6 +59,23 @@ func (s *Store) EnsurePlanSteps(ctx context.Context, steps []PlanStep) ([]PlanSt
 		return nil, fmt.Errorf("workflow steps: %w", err)
 	}
 	return s.PlanSteps(ctx, steps[0].CallID)
+}
+
+// PlanStepsOf reads the steps of the workflow calls among callIDs in one
+// query, by call id, in order (calls with no steps are absent).
+func (s *Store) PlanStepsOf(ctx context.Context, callIDs []string) (map[string][]PlanStep, error) {
+	if len(callIDs) == 0 {
+		return nil, nil
+	}
+	var rows []storage.WorkflowStep
+	if err := s.q(ctx).Where("call_id IN ?", callIDs).Order("call_id, idx").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("workflow steps: %w", err)
+	}
+	out := map[string][]PlanStep{}
+	for _, r := range rows {
+		out[r.CallID] = append(out[r.CallID], toPlanStep(r))
+	}
+	return out, nil
 }
 
 // PlanSteps returns a workflow call's steps in order.

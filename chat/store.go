@@ -20,20 +20,17 @@ import (
 // transaction their context carries (storage.DB.InTx), so a caller joins
 // its writes to another store's by calling them inside one.
 type Store struct {
-	db  *storage.DB
-	now func() time.Time
-	// work writes and follows the persons' work logs (see workLog).
-	work *stream.Bus
+	db   *storage.DB
+	now  func() time.Time
+	work *stream.Bus // the persons' work logs (workLog)
 }
 
-// NewStore returns a Store over db that writes and follows the persons'
-// work logs on frames, the process's one frame log (wiring makes it).
+// NewStore returns a Store over db that keeps the persons' work logs on
+// frames, the process's one Bus.
 func NewStore(db *storage.DB, frames *stream.Bus) *Store {
 	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }, work: frames}
 }
 
-// q is the handle the Store queries through: the transaction ctx carries,
-// else the pool.
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.Q(ctx) }
 
 // Conversation is one chat of a person in a space.
@@ -61,8 +58,7 @@ func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title
 }
 
 // GetConversation returns a conversation of the person in a space they can
-// open now. Another person's conversation, and one in a space the person
-// has left, is not found, exactly like one that does not exist.
+// open now; any other is not found.
 func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conversation, error) {
 	var row storage.Conversation
 	err := s.q(ctx).Table("conversations").Where("conversations.id = ? AND conversations.person_id = ?", id, personID).
@@ -76,10 +72,9 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 	return toConversation(row), nil
 }
 
-// RenameConversation sets the title of the person's conversation in a
-// space they can open now (the title checked by the caller); anything else
-// is not found, as GetConversation. The conversation's updatedAt, which
-// orders the list by activity, stays.
+// RenameConversation sets the title (checked by the caller) of a
+// conversation GetConversation finds. Its updatedAt, which orders the list
+// by activity, stays.
 func (s *Store) RenameConversation(ctx context.Context, personID, id, title string) (Conversation, error) {
 	res := s.q(ctx).Model(&storage.Conversation{}).Where("id = ? AND person_id = ?", id, personID).
 		Where(memberOf("conversations.space_id", personID)).UpdateColumn("title", title)
@@ -92,15 +87,13 @@ func (s *Store) RenameConversation(ctx context.Context, personID, id, title stri
 	return s.GetConversation(ctx, personID, id)
 }
 
-// MaxFirstMessageTitle is how long a title taken from a conversation's
-// first message may be, in characters: a label in a list.
+// MaxFirstMessageTitle is how long, in characters, a title taken from a
+// conversation's first message may be.
 const MaxFirstMessageTitle = 80
 
 // TitleFromMessage is the title an untitled conversation takes from its
-// first message: the text on one line (line breaks, tabs and control
-// characters as spaces, runs of spaces as one), cut to
-// MaxFirstMessageTitle characters at a word's end where one is near,
-// with "…" when cut.
+// first message: the text on one line, cut to MaxFirstMessageTitle at a
+// word's end where one is near, with "…" when cut.
 func TitleFromMessage(text string) string {
 	clean := strings.Map(func(r rune) rune {
 		if _, bad := workspace.LineControl(string(r)); bad {
@@ -136,9 +129,8 @@ func (s *Store) ListConversations(ctx context.Context, personID, spaceID string)
 	return out, nil
 }
 
-// Deleted says what a deleted conversation left running: its unfinished
-// turns and the replies whose held writes an Apply may be running, so the
-// caller can end their workflows.
+// Deleted says what a deleted conversation left running (unfinished turns,
+// replies with held writes), so the caller can end their workflows.
 type Deleted struct {
 	RunningTurns []string
 	HeldReplies  []string
@@ -171,8 +163,7 @@ func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (De
 }
 
 // memberOf is the condition that the person is a member, now, of the space
-// in column spaceCol: how every read of the person's records checks their
-// current access, in the query that reads them.
+// in column spaceCol: every read checks access in its own query.
 func memberOf(spaceCol, personID string) clause.Expr {
 	return gorm.Expr("EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = "+spaceCol+" AND memberships.person_id = ?)", personID)
 }
@@ -180,8 +171,7 @@ func memberOf(spaceCol, personID string) clause.Expr {
 func marshal(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		// Only types this package defines are marshalled; they always encode.
-		panic(err)
+		panic(err) // only this package's types, which always encode
 	}
 	return string(b)
 }

@@ -13,8 +13,7 @@ import (
 	"hub/workspace"
 )
 
-// Status is where a turn is. The first five are running states the top bar
-// shows; the last three are final.
+// Status is where a turn is: the first five run, the last three are final.
 type Status string
 
 // Turn statuses, as docs/api.md names them.
@@ -41,28 +40,20 @@ type Turn struct {
 	UserMessageID  string
 	ReplyMessageID string
 	RetryOf        string
-	// Spaces are the other spaces the turn may act in besides its
-	// conversation's (SpaceID): a tool call names one with its space
-	// argument.
-	Spaces       []string
-	Status       Status
-	Step         int
-	ErrorCode    string
-	ErrorMessage string
-	// Model is the catalog model the turn runs (chosen when it started:
-	// the turn's, the person's default or the catalog's) and Effort its
-	// reasoning effort ("" none). A retry runs with the same.
+	Spaces         []string // other spaces the turn may act in besides SpaceID
+	Status         Status
+	Step           int
+	ErrorCode      string
+	ErrorMessage   string
+	// Model is the catalog model the turn runs, chosen when it started,
+	// and Effort its reasoning effort ("" none).
 	Model      string
 	Effort     string
 	Usage      Usage
 	CreatedAt  time.Time
 	FinishedAt *time.Time
-	// RunID is the Temporal run that owns the turn ("" before its first
-	// activity; see ClaimTurn).
-	RunID string
-	// Interrupts counts the Stops and Pauses the api signalled
-	// (RecordInterrupt).
-	Interrupts int
+	RunID      string // the Temporal run that owns the turn (ClaimTurn)
+	Interrupts int    // the Stops and Pauses the api signalled
 }
 
 // Usage counts tokens.
@@ -85,29 +76,19 @@ type NewTurn struct {
 	PersonID       string
 	Text           string
 	Mentions       []workspace.Ref
-	PageContext    string // JSON the client sent as "context", or ""
-	// Spaces are other spaces of the person the turn may act in; the
-	// caller has checked the person can open each.
-	Spaces []string
-	// Model and Effort are what the turn runs with, checked by the caller
-	// (workspace.Service.TurnModel).
-	Model, Effort string
+	PageContext    string   // JSON the client sent as "context", or ""
+	Spaces         []string // other spaces the turn may act in, checked by the caller
+	Model, Effort  string   // checked by the caller (workspace.Service.TurnModel)
 	// Conversation is the conversation as the caller read it
-	// (GetConversation, which checked the person's access), so StartTurn
-	// does not read it again; nil: StartTurn reads it.
+	// (GetConversation); nil: StartTurn reads it.
 	Conversation *Conversation
 }
 
 // StartTurn saves the person's message, an empty running reply and a queued
-// turn, and announces the turn in the person's activity stream, in one
-// transaction. A conversation with an unfinished turn answers
-// workspace.ErrConflict (a unique index decides, so two racing requests cannot
-// both start one). The person's access to the conversation is checked in
-// the transaction, by the write that marks the conversation active: one
-// removed from its space since the caller read it starts nothing. Called
-// inside a transaction (storage.DB.InTx), it runs in that one: the turn's
-// stream token (workspace.Service.CreateStreamToken) commits with the turn
-// or not at all.
+// turn, and announces the turn, in one transaction (the one ctx carries,
+// if any). A conversation with an unfinished turn answers
+// workspace.ErrConflict (a unique index decides). The person's access is
+// checked again by the write that marks the conversation active.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	var conv Conversation
 	if in.Conversation != nil {
@@ -139,8 +120,6 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			return err
 		}
 		out = t
-		// The top bar shows the queued turn before its workflow can move
-		// it on, from what this transaction wrote.
 		return s.announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
 			Status: StatusQueued, Title: workTitle(conv.Title, in.Text), StartedAt: t.CreatedAt})
 	})
@@ -150,9 +129,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	return out, nil
 }
 
-// RetryTurn runs the person's message of a failed turn again as a new turn.
-// Only a turn that ended in error can be retried. Like StartTurn, it runs
-// in the transaction ctx carries, if any.
+// RetryTurn runs the person's message of a turn that ended in error again
+// as a new turn, as StartTurn does.
 func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, error) {
 	old, err := s.GetTurnFor(ctx, personID, turnID)
 	if err != nil {
@@ -161,8 +139,6 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	if old.Status != StatusError {
 		return Turn{}, fmt.Errorf("only a turn that ended in error can be retried; this one is %s: %w", old.Status, workspace.ErrConflict)
 	}
-	// The turn's conversation: GetTurnFor checked the person's access, and
-	// the retry's transaction checks it again as it writes.
 	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID}
 	var out Turn
 	err = s.db.InTx(ctx, func(ctx context.Context) error {
@@ -171,10 +147,9 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return err
 		}
 		newID := storage.NewID("turn")
-		// The message now belongs to the new turn, so history (which leaves
-		// out error turns) shows it with the retry's answer. A message that
-		// already moved was retried before: retrying the old turn again would
-		// take the message away from that retry's answer.
+		// The message moves to the new turn, so history (which leaves out
+		// error turns) shows it with the retry's answer; one that moved
+		// already was retried before.
 		res := tx.Model(&storage.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).Update("turn_id", newID)
 		if res.Error != nil {
 			return res.Error
@@ -190,8 +165,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return err
 		}
 		out = t
-		err = s.announceTurn(ctx, t.ID) // queued, as StartTurn's
-		return err
+		return s.announceTurn(ctx, t.ID)
 	})
 	if err != nil {
 		return Turn{}, turnStartError(err)
@@ -208,8 +182,7 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	t := storage.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
 		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), Model: model, Effort: effort,
-		// As stored on Postgres (microseconds): the queued announcement is
-		// built from this row, the later ones read it back.
+		// As Postgres stores it: the queued announcement is built from this row.
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.q(ctx).Create(&t).Error; err != nil {
 		return Turn{}, err
@@ -217,13 +190,9 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	return toTurn(t), nil
 }
 
-// placeRetryReply puts a retry's reply right after the reply of the turn
-// it retries, which follows the person's message: a conversation lists
-// (and the model's history reads) its messages by creation time, and a
-// retry made after later turns would otherwise answer below them. One
-// microsecond (the finest time Postgres keeps) after the failed reply,
-// so a retry of that retry follows it in turn; messages made later in
-// another request are milliseconds apart.
+// placeRetryReply puts a retry's reply one microsecond (Postgres's finest
+// time) after the reply it retries: messages are listed by creation time,
+// and a retry made after later turns would otherwise answer below them.
 func (s *Store) placeRetryReply(ctx context.Context, failedReplyID, replyID string) error {
 	var failed storage.Message
 	if err := s.q(ctx).Select("created_at").Take(&failed, "id = ?", failedReplyID).Error; err != nil {
@@ -236,13 +205,9 @@ func (s *Store) placeRetryReply(ctx context.Context, failedReplyID, replyID stri
 	return nil
 }
 
-// touchConversation marks the person's conversation active, if they can
-// open its space now: the first write of a turn's start, which checks
-// the access the caller read in the same statement (and locks the
-// conversation's row). Another person's conversation, one deleted, and
-// one in a space the person has left, are not found. When the caller read
-// the conversation without a title, title ("" none) becomes its title in
-// the same statement, unless one was set since.
+// touchConversation marks the person's conversation active if they can
+// open its space now (else not found), locking its row; an untitled one
+// takes title ("" none) unless one was set since.
 func (s *Store) touchConversation(ctx context.Context, conv Conversation, title string) error {
 	set := map[string]any{"updated_at": s.now()}
 	if conv.Title == "" && title != "" {
@@ -275,12 +240,10 @@ func turnStartError(err error) error {
 	return fmt.Errorf("start turn: %w", err)
 }
 
-// runRecordColumns are the turn row's run record: most of its bytes,
-// which the person's reads of a turn (GetTurnFor) leave unread.
+// runRecordColumns are the turn row's run record, most of its bytes.
 var runRecordColumns = []string{"instructions", "context", "offered_tools", "added_tools", "offer_why", "history_ids"}
 
-// GetTurn returns a turn by id, whoever owns it, with its run record: the
-// worker's read (and an operator's).
+// GetTurn returns a turn by id, whoever owns it, with its run record.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, RunRecord, error) {
 	var r storage.Turn
 	err := s.q(ctx).Take(&r, "id = ?", id).Error
@@ -293,9 +256,8 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, RunRecord, error)
 	return toTurn(r), toRunRecord(r), nil
 }
 
-// GetTurnFor returns a turn of the person in a space they can open now
-// (its conversation's); another person's turn, and one in a space the
-// person has left, is not found. One read: the access is checked in it.
+// GetTurnFor returns a turn of the person in a space they can open now;
+// any other is not found.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
 	var rows []storage.Turn
 	err := s.q(ctx).Model(&storage.Turn{}).Omit(runRecordColumns...).
@@ -310,21 +272,15 @@ func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, erro
 }
 
 // TurnStream is what the api's stream of a turn needs before it sends
-// anything, as GetTurnForStream reads it.
+// anything.
 type TurnStream struct {
-	// ReplyMessageID and FinishedAt are the turn's (nil: it runs).
 	ReplyMessageID string
-	FinishedAt     *time.Time
-	// Last is the number of the turn's latest frame (0 before the first),
-	// Done of its done frame (0 while it has none).
-	Last, Done int64
-	// Frames are the turn's frames after the number asked for, oldest
-	// first, at most streamFrames of them.
-	Frames []StreamFrame
+	FinishedAt     *time.Time    // nil: it runs
+	Last, Done     int64         // the numbers of the latest and the done frame (0: none)
+	Frames         []StreamFrame // after the number asked for, at most streamFrames
 }
 
-// StreamFrame is a stored frame of a turn's stream: stream.Frame's fields
-// (chat stays beside stream; the api converts).
+// StreamFrame is a stored frame of a turn's stream (stream.Frame's fields).
 type StreamFrame struct {
 	Seq       int64
 	Type      string
@@ -333,19 +289,14 @@ type StreamFrame struct {
 }
 
 // streamFrames bounds the frames GetTurnForStream reads, as stream bounds
-// one read of a follower's (1,000): a stream further behind reads on from
-// the follower, which compares the last frame read with TurnStream.Last.
+// a follower's read; the follower reads the rest.
 const streamFrames = 1000
 
-// doneFrame is stream.TypeDone (chat stays beside stream).
-const doneFrame = "done"
+const doneFrame = "done" // stream.TypeDone
 
 // GetTurnForStream is GetTurnFor for the api's stream of the turn, in one
-// query: what the stream needs of the turn, where its frames stand (as
-// stream.Bus.Tail reads it), and its frames after `after`, which a
-// follower registered before this read takes on from
-// (stream.Follower.Follow). Reading them here saves the follower's own
-// first read: one statement where there were two before the first frame.
+// query: the turn, where its frames stand and its frames after `after`,
+// for a stream.Follower joined before it.
 func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after int64) (TurnStream, error) {
 	var rows []struct {
 		ReplyMessageID string
@@ -357,10 +308,9 @@ func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after
 		Data           *string
 		CreatedAt      *time.Time
 	}
-	// The turn's few columns come with each frame; without a frame after
-	// `after` the outer join gives one row, the turn's. The turn's id is
-	// named in the join and in the done frame's subquery, so the frames
-	// are read by their key and the subquery runs once.
+	// The turn's columns come with each frame (one row without a frame);
+	// the id is named in the join and the subquery, so frames are read by
+	// their key.
 	err := s.q(ctx).Table("turns").
 		Select(`turns.reply_message_id, turns.finished_at, turns.frame_seq,
 			(SELECT MAX(seq) FROM frames WHERE frames.log = ? AND frames.type = ?) AS done_seq,
@@ -388,92 +338,71 @@ func (s *Store) GetTurnForStream(ctx context.Context, personID, id string, after
 	return ts, nil
 }
 
-// SetTurnStatus records a running turn's status and step; a finished turn
-// is left as it is, and so is a stopping one (a stop is never taken back:
-// only the turn's ending replaces it). The change is announced on the
-// person's activity stream in the same transaction.
+// SetTurnStatus records a running turn's status and step, and announces
+// it; a finished or stopping turn is left as it is.
 func (s *Store) SetTurnStatus(ctx context.Context, id string, status Status, step int) error {
-	return s.setTurnStatus(ctx, id, status, step, false, nil, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, nil, StatusStopping)
 }
 
 // RecordInterrupt records a Stop or Pause the api signalled: one more in
-// the turn's count of interrupts, then its status as SetTurnStatus does. A
-// model call compares the count with the number of stops and pauses its
-// workflow had heard when it scheduled the call (activities.CallModel): a
-// higher count means a signal that will cancel the call, even when a
-// Resume has already put the status back to working. The count goes first,
-// so a Resume (which the api sends only to a turn that reads paused) is
-// never recorded before the pause it resumes is counted.
-//
-// Each of changed runs in the status change's transaction, only when the
-// status changed (the turn still runs, and was not stopping already): the
-// turn's own status frame is stored with it, so it never follows the done
-// frame.
+// the turn's count of interrupts (activities.CallModel compares it), then
+// its status as SetTurnStatus does. The count goes first, so a Resume is
+// never recorded before the pause it resumes is counted. Each of changed
+// runs in the status change's transaction, only when the status changed.
 func (s *Store) RecordInterrupt(ctx context.Context, id string, status Status, step int, changed ...func(ctx context.Context) error) error {
 	err := s.q(ctx).Model(&storage.Turn{}).Where("id = ? AND finished_at IS NULL", id).
 		UpdateColumn("interrupts", gorm.Expr("interrupts + 1")).Error
 	if err != nil {
 		return fmt.Errorf("count interrupt of %s: %w", id, err)
 	}
-	return s.setTurnStatus(ctx, id, status, step, len(changed) > 0, changed, StatusStopping)
+	return s.setTurnStatus(ctx, id, status, step, changed, StatusStopping)
 }
 
 // MarkWorking records that the turn works on a step, unless the person
 // stopped or paused it: the api records those before the workflow hears of
-// them, and a model call starting in between must not hide them (the top
-// bar would show working, and a worker closes a model call on an announced
-// interrupt only while the turn reads stopping or paused).
-//
-// Called inside a transaction (storage.DB.InTx), it runs in that one: a
-// model call's status frame is stored with the status it shows
-// (stream.Bus.Publish), at no commit of its own.
+// them, and a model call starting in between must not hide them. It runs
+// in the transaction ctx carries, if any.
 func (s *Store) MarkWorking(ctx context.Context, id string, step int) error {
-	return s.setTurnStatus(ctx, id, StatusWorking, step, false, nil, StatusStopping, StatusPaused)
+	return s.setTurnStatus(ctx, id, StatusWorking, step, nil, StatusStopping, StatusPaused)
 }
 
 // setTurnStatus changes a running turn's status unless it is one of keep
-// (and different from status), and runs each of also in its transaction:
-// whatever it found, or with onChange only when the status changed (a
-// status that is already the one asked for is then left as it is).
-func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, onChange bool, also []func(ctx context.Context) error, keep ...Status) error {
+// (and different from status). With changed, a turn already at status is
+// left too (a repeated pause or stop), and each of changed runs in the
+// transaction only when the status changed.
+func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, step int, changed []func(ctx context.Context) error, keep ...Status) error {
 	kept := make([]string, 0, len(keep))
 	for _, k := range keep {
 		if k != status {
 			kept = append(kept, string(k))
 		}
 	}
-	// The update returns what the top bar shows of the turn, so the
-	// announcement reads nothing (the row is locked from here on).
+	// The update returns what the top bar shows and locks the row.
 	sql := `UPDATE turns SET status = ?, step = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL`
 	args := []any{string(status), step, s.now(), id}
 	if len(kept) > 0 {
 		sql += ` AND status NOT IN ?`
 		args = append(args, kept)
 	}
-	if onChange {
-		// A repeated pause or stop leaves the row, and runs nothing.
+	if len(changed) > 0 {
 		sql += ` AND status <> ?`
 		args = append(args, string(status))
 	}
 	sql += ` RETURNING id, person_id, conversation_id, status, step, created_at, finished_at,
 		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
 		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
-	var personID string
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
 		var rows []workRow
-		if err := tx.Raw(sql, args...).Scan(&rows).Error; err != nil {
+		if err := s.q(ctx).Raw(sql, args...).Scan(&rows).Error; err != nil {
 			return err
 		}
-		if len(rows) > 0 {
-			personID = rows[0].PersonID
-			if err := s.announceWork(ctx, personID, rows[0].work()); err != nil {
-				return err
-			}
-		} else if onChange {
+		if len(rows) == 0 {
 			return nil
 		}
-		for _, fn := range also {
+		if err := s.announceWork(ctx, rows[0].PersonID, rows[0].work()); err != nil {
+			return err
+		}
+		for _, fn := range changed {
 			if err := fn(ctx); err != nil {
 				return err
 			}
@@ -492,17 +421,13 @@ type RunRecord struct {
 	Instructions string
 	Context      string
 	OfferedTools []string
-	// AddedTools were made available during the turn (hub_how_to,
-	// hub_find_tools) and stay offered for the rest of it.
-	AddedTools []string
-	// OfferWhy is why the offer at the start is what it is.
-	OfferWhy   OfferWhy
-	HistoryIDs []string
+	AddedTools   []string // made available during the turn; they stay offered
+	OfferWhy     OfferWhy
+	HistoryIDs   []string
 }
 
 // OfferWhy is why a turn's first offer is what it is, for the run
-// inspector: the playbooks its message was routed to, a simple request's
-// recipe, or the fallback (the ranker found nothing) and why.
+// inspector.
 type OfferWhy struct {
 	Playbooks      []string `json:"playbooks"`
 	Simple         bool     `json:"simple,omitempty"`
@@ -524,16 +449,12 @@ func (s *Store) SaveRunRecord(ctx context.Context, turnID string, rec RunRecord)
 	return nil
 }
 
-// ErrClaimedMeanwhile is what Claim returns when the turn was no longer
-// unclaimed and running: the caller rolls back and claims it with
-// ClaimTurn, which tells a run that owns it from a reset's.
+// ErrClaimedMeanwhile is what Claim returns when the turn was claimed or
+// ended since it was read: the caller rolls back and uses ClaimTurn.
 var ErrClaimedMeanwhile = errors.New("the turn was claimed or ended meanwhile")
 
-// Claim is ClaimTurn's first claim of a running turn, to make in the
-// transaction of the first writes the run makes (the status change that
-// marks it working): the run takes the turn at no commit of its own. It
-// returns ErrClaimedMeanwhile when the turn was claimed (by another run)
-// or ended since it was read.
+// Claim is ClaimTurn's first claim of a running turn, made in the
+// transaction of the run's first writes, at no commit of its own.
 func (s *Store) Claim(ctx context.Context, turnID, runID string) error {
 	res := s.q(ctx).Model(&storage.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
 	if res.Error != nil {
@@ -551,13 +472,11 @@ func toRunRecord(r storage.Turn) RunRecord {
 		OfferWhy: unmarshal[OfferWhy](r.OfferWhy), HistoryIDs: unmarshal[[]string](r.HistoryIDs)}
 }
 
-// AddTools keeps tools made available during a turn (hub_how_to,
-// hub_find_tools) in its run record and sets its offer to what offer
-// computes from all the tools added so far (offer must not use the
-// database: on SQLite the transaction holds the only connection). Two
-// calls of one model step
-// run at once: the turn row is locked first (by a write, which SQLite and
-// Postgres both order), so neither loses the other's tools.
+// AddTools adds tools made available during a turn to its run record and
+// sets its offer to what offer computes from all added so far (offer must
+// not use the database: on SQLite the transaction holds the only
+// connection). The turn row is locked first, by a write, so two calls of
+// one step do not lose each other's tools.
 func (s *Store) AddTools(ctx context.Context, turnID string, names []string, offer func(added []string) ([]string, error)) error {
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
@@ -598,38 +517,25 @@ type Ending struct {
 	ErrorMessage string
 	Text         string
 	Refs         []workspace.Ref
-	// Named are the records the reply's text names by id, saved as the
-	// reply's mentions (at most MaxNamedRefs).
-	Named []workspace.Ref
-	Usage Usage
+	Named        []workspace.Ref // records the reply's text names by id, saved as its mentions
+	Usage        Usage
 }
 
 // MaxNamedRefs bounds the records a reply is saved naming.
 const MaxNamedRefs = 60
 
-// FinishTurn saves the reply and ends the turn, in one transaction. It is
-// idempotent: a turn that already ended keeps its first ending, which is
-// returned. (A run started by an operator's reset reopens the turn first,
-// with ClaimTurn, so the ending saved is that run's.)
-//
-// Called inside a transaction (storage.DB.InTx), it runs in that one: the
-// turn's last frames (error, proposal, done: stream.Bus.PublishFirst),
-// published after it in the same transaction, commit with the ending or
-// not at all, so a turn never ends without its done frame, and a retry
-// that finds the ending saved sends what the attempt has not sent yet.
-//
-// The ending's update is the transaction's first write and takes the
-// turn's row lock: of two attempts racing to finish one turn, the second
-// waits for the first to commit, then finds the turn ended (finished_at
-// is set) and its frames stored.
+// FinishTurn saves the reply and ends the turn, in one transaction (the
+// one ctx carries, if any, so the turn's last frames commit with it). A
+// turn that already ended keeps its first ending, which is returned. The
+// update is the first write and takes the turn's row lock: a racing second
+// attempt waits, then finds the turn ended and its frames stored.
 func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, error) {
 	var out Turn
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
 		now := s.now()
-		// The update returns the turn and what the top bar shows of it,
-		// and whether the turn holds writes for Apply: nothing is read
-		// before or after it. On Postgres it updates the reply too.
+		// The update returns all the rest needs; on Postgres it updates
+		// the reply too.
 		var rows []finishedRow
 		update := `UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
 			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING *,` + finishedColumns
@@ -637,12 +543,11 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 			CallHeld, HeldForApply}
 		reply := []any{e.Text, string(e.Status), marshal(nonNil(e.Refs)), marshal(nonNil(e.Named)), e.Usage.InputTokens,
 			e.Usage.OutputTokens, e.ErrorCode, e.ErrorMessage, now}
+		const updateReply = `UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?,
+			output_tokens = ?, error_code = ?, error_message = ?, updated_at = ?`
 		postgres := tx.Dialector.Name() == string(storage.Postgres)
 		if postgres {
-			// The reply's update rides in the same statement.
-			update = `WITH ended AS (` + update + `), reply AS (
-				UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
-					error_code = ?, error_message = ?, updated_at = ?
+			update = `WITH ended AS (` + update + `), reply AS (` + updateReply + `
 				WHERE id = (SELECT reply_message_id FROM ended) RETURNING id
 			) SELECT * FROM ended`
 			args = append(args, reply...)
@@ -650,8 +555,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		if err := tx.Raw(update, args...).Scan(&rows).Error; err != nil {
 			return err
 		}
-		if len(rows) == 0 {
-			// Ended already (its first ending stands), or missing.
+		if len(rows) == 0 { // ended already, or missing
 			var err error
 			out, _, err = s.GetTurn(ctx, turnID)
 			return err
@@ -659,14 +563,10 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		r := rows[0]
 		out = toTurn(r.Turn)
 		if !postgres {
-			err := tx.Exec(`UPDATE messages SET text = ?, status = ?, refs = ?, mentions = ?, input_tokens = ?, output_tokens = ?,
-				error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`, append(reply, r.ReplyMessageID)...).Error
-			if err != nil {
+			if err := tx.Exec(updateReply+` WHERE id = ?`, append(reply, r.ReplyMessageID)...).Error; err != nil {
 				return err
 			}
 		}
-		// The top bar follows, in this transaction: the turn ends, and
-		// writes it held appear as waiting for Apply.
 		w := workRow{ID: r.ID, PersonID: r.PersonID, ConversationID: r.ConversationID, Status: r.Status, Step: r.Step,
 			CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, ConvTitle: r.ConvTitle, UserText: r.UserText}
 		if err := s.announceWork(ctx, r.PersonID, w.work()); err != nil {
@@ -685,10 +585,9 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 	return out, nil
 }
 
-// finishedColumns is what FinishTurn's update returns besides the
-// turn: the top bar's title parts, and
-// how many of its writes are held for Apply (two arguments: CallHeld,
-// HeldForApply).
+// finishedColumns is what FinishTurn's update returns besides the turn:
+// the top bar's title parts and the writes held for Apply (arguments
+// CallHeld, HeldForApply).
 const finishedColumns = `
 	(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
 	(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text,
@@ -734,21 +633,13 @@ func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, e
 	}
 	out := make([]Running, len(rows))
 	for i, r := range rows {
-		title := r.ConvTitle
-		if title == "" {
-			title = r.UserText
-			if rs := []rune(title); len(rs) > 80 {
-				title = string(rs[:80]) + "…"
-			}
-		}
-		out[i] = Running{Turn: toTurn(r.Turn), Title: title}
+		out[i] = Running{Turn: toTurn(r.Turn), Title: workTitle(r.ConvTitle, r.UserText)}
 	}
 	return out, nil
 }
 
 // UnfinishedTurnsIn lists a person's unfinished turns in a space, whether
-// or not they can still open it: for ending the work of a member who was
-// removed.
+// or not they can still open it.
 func (s *Store) UnfinishedTurnsIn(ctx context.Context, personID, spaceID string) ([]Turn, error) {
 	var rows []storage.Turn
 	err := s.q(ctx).Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).

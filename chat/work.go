@@ -18,23 +18,17 @@ const (
 	WorkApply = "apply" // a reply whose writes wait for the person's Apply, or are being applied
 )
 
-// Work is one piece of a person's running work as the top bar shows
-// it. It is also the stored form of an work frame (the JSON tags), so
-// a frame keeps what was true when it was written.
+// Work is one piece of a person's running work as the top bar shows it,
+// and the stored form of a work frame (the JSON tags).
 type Work struct {
-	Kind string `json:"kind"`
-	// ID is the turn's id, or for an Apply the id of the reply that
-	// proposed the writes.
-	ID             string    `json:"id"`
+	Kind           string    `json:"kind"`
+	ID             string    `json:"id"` // the turn's, or for an Apply the reply's
 	ConversationID string    `json:"conversationId"`
 	Status         Status    `json:"status"`
 	Title          string    `json:"title"`
 	StartedAt      time.Time `json:"startedAt"`
 	Step           int       `json:"step,omitempty"`
-	// Ended says the work left the top bar: the turn ended (Status says
-	// how), the reply's writes were applied or expired, or the
-	// conversation was deleted.
-	Ended bool `json:"ended,omitempty"`
+	Ended          bool      `json:"ended,omitempty"` // the work left the top bar
 }
 
 // WorkFrame is one frame of a person's activity stream: the state of
@@ -78,34 +72,23 @@ func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
 }
 
 // AnnounceDeleted ends, in the person's activity stream, the running turns
-// and waiting Applies of a conversation that was deleted (their rows are
-// gone, so the frames say only which work ended).
+// and waiting Applies of a deleted conversation, with ids only (leftWork).
 func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID string, d Deleted) error {
 	if len(d.RunningTurns) == 0 && len(d.HeldReplies) == 0 {
 		return nil
 	}
-	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		ended := make([]Work, 0, len(d.RunningTurns)+len(d.HeldReplies))
-		for _, id := range d.RunningTurns {
-			ended = append(ended, Work{Kind: WorkTurn, ID: id, ConversationID: conversationID, Status: StatusStopped, Ended: true})
-		}
-		for _, id := range d.HeldReplies {
-			ended = append(ended, Work{Kind: WorkApply, ID: id, ConversationID: conversationID, Status: StatusDone, Ended: true})
-		}
-		for _, a := range ended {
-			if err := s.announce(ctx, personID, func() (Work, error) { return a, nil }); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return err
+	var ended []Work
+	for _, id := range d.RunningTurns {
+		ended = append(ended, leftWork(Work{Kind: WorkTurn, ID: id, ConversationID: conversationID}))
+	}
+	for _, id := range d.HeldReplies {
+		ended = append(ended, leftWork(Work{Kind: WorkApply, ID: id, ConversationID: conversationID}))
+	}
+	return s.db.InTx(ctx, func(ctx context.Context) error { return s.announceAll(ctx, personID, ended) })
 }
 
-// AnnounceLeft ends, in the person's activity stream, their work in a
-// space they were removed from: unfinished turns and replies whose writes
-// wait for Apply there leave their top bar at once (a client following the
-// stream drops them), told with ids only, as leftWork.
+// AnnounceLeft ends, in the person's activity stream, their unfinished
+// turns and waiting Applies in a space they were removed from (leftWork).
 func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
 	var ended []Work
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -127,12 +110,7 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 		for _, t := range replies {
 			ended = append(ended, leftWork(Work{Kind: WorkApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
 		}
-		for _, a := range ended {
-			if err := s.announce(ctx, personID, func() (Work, error) { return a, nil }); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.announceAll(ctx, personID, ended)
 	})
 	if err != nil {
 		return fmt.Errorf("announce leaving %s: %w", spaceID, err)
@@ -140,10 +118,8 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 	return nil
 }
 
-// announceTurn writes the turn's state as a work frame of its person. Run
-// it in the transaction of the change it reports, after that change wrote
-// the turn's row (so the row is locked and its state cannot change before
-// the frame is numbered).
+// announceTurn writes the turn's state as a work frame of its person, in
+// the transaction of the change, after it wrote (and locked) the turn's row.
 func (s *Store) announceTurn(ctx context.Context, turnID string) error {
 	personID, a, err := s.turnWork(ctx, turnID)
 	if err != nil {
@@ -152,39 +128,41 @@ func (s *Store) announceTurn(ctx context.Context, turnID string) error {
 	return s.announceWork(ctx, personID, a)
 }
 
-// announceWork writes a, a state its caller read with the work's row
-// locked in this transaction (the turn's: see announceTurn), as a work
-// frame of the person. Two changes of one piece of work are numbered in
-// the order their states were read: the second waits for the first's row
-// lock before it reads.
+// announceWork writes a, read with the work's row locked in this
+// transaction, as a work frame of the person.
 func (s *Store) announceWork(ctx context.Context, personID string, a Work) error {
 	return s.announce(ctx, personID, func() (Work, error) { return a, nil })
 }
 
-// workLog names the person's log of work frames: a log with a head
-// (stream.Bus.Append).
+// announceAll writes each of ended as a work frame of the person.
+func (s *Store) announceAll(ctx context.Context, personID string, ended []Work) error {
+	for _, a := range ended {
+		if err := s.announceWork(ctx, personID, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workLog names the person's log of work frames (a log with a head).
 func workLog(personID string) string { return "work:" + personID }
 
-// workFrame is the type of a work frame in its log.
-const workFrame = "work"
+const workFrame = "work" // a work frame's type
 
 // announce is the one place work frames are written, in the transaction
 // of the change they report. The log's head is locked before build reads
-// the work's state, so two changes of a person's work are numbered in the
-// order their states were read: the last frame of a piece of work always
-// tells its latest state. Followers hear of it once it committed.
+// the work's state (stream.Bus.Append), so a piece of work's last frame
+// tells its latest state.
 func (s *Store) announce(ctx context.Context, personID string, build func() (Work, error)) error {
 	_, err := s.work.Append(ctx, workLog(personID), workFrame, func() (any, error) { return build() })
 	return err
 }
 
-// turnWork is a turn as the top bar shows it, and its person; a
-// finished turn is ended.
+// turnWork is a turn as the top bar shows it, and its person.
 func (s *Store) turnWork(ctx context.Context, turnID string) (personID string, w Work, err error) {
 	var r workRow
 	err = s.q(ctx).Table("turns").
-		// Not turns.*: the run record (instructions, context) is most of a
-		// turn row, and the top bar needs none of it.
+		// Not turns.*: the run record is most of a row.
 		Select("turns.id, turns.person_id, turns.conversation_id, turns.status, turns.step, turns.created_at, turns.finished_at, "+
 			"conversations.title AS conv_title, messages.text AS user_text").
 		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
@@ -196,8 +174,7 @@ func (s *Store) turnWork(ctx context.Context, turnID string) (personID string, w
 	return r.PersonID, r.work(), nil
 }
 
-// workRow is what a turn's top-bar entry is made of: turnWork reads it,
-// and setTurnStatus has its update return it.
+// workRow is what a turn's top-bar entry is made of.
 type workRow struct {
 	ID             string
 	PersonID       string
@@ -215,9 +192,8 @@ func (r workRow) work() Work {
 		Title: workTitle(r.ConvTitle, r.UserText), StartedAt: r.CreatedAt, Step: r.Step, Ended: r.FinishedAt != nil}
 }
 
-// applyWork is a reply's Apply as the top bar shows it: waiting while
-// any of its writes is held for Apply (working while its Apply runs),
-// titled by the first; ended (done) once none is.
+// applyWork is a reply's Apply as the top bar shows it: waiting (working
+// while it runs) titled by its first held write, or ended once none is.
 func (s *Store) applyWork(ctx context.Context, messageID string) (Work, error) {
 	var t storage.Turn
 	if err := s.q(ctx).Take(&t, "reply_message_id = ?", messageID).Error; err != nil {
@@ -277,17 +253,14 @@ func (s *Store) WorkHead(ctx context.Context, personID string) (int64, error) {
 	return s.work.Head(ctx, workLog(personID))
 }
 
-// WorkResumes tells whether a client that saw the person's frames up
-// to `after` can get every later one: they have not been removed yet, and
-// `after` is a number this stream gave out.
+// WorkResumes tells whether a client that saw the person's frames up to
+// `after` can get every later one (stream.Bus.Resumes).
 func (s *Store) WorkResumes(ctx context.Context, personID string, after int64) (bool, error) {
 	return s.work.Resumes(ctx, workLog(personID), after)
 }
 
 // FollowWork calls fn with every work frame of the person after seq
-// `after`, in order, as they are written, until fn fails, ctx ends or the
-// process's notifier is closed (notify.ErrClosed: the process is shutting
-// down), as stream.Bus.FollowLog delivers them. A frame of a conversation
+// `after` as stream.Bus.FollowLog delivers them; a frame of a conversation
 // in a space the person cannot open now is delivered as leftWork.
 func (s *Store) FollowWork(ctx context.Context, personID string, after int64, fn func(WorkFrame) error) error {
 	return s.work.FollowLog(ctx, workLog(personID), after, func(f stream.Frame) error {
@@ -303,9 +276,8 @@ func (s *Store) FollowWork(ctx context.Context, personID string, after int64, fn
 	})
 }
 
-// leftWork is what a person who cannot open an activity's space any
-// more is told of it: only that it left their top bar, as for a deleted
-// conversation (ids, no title, no step), so a client drops what it showed.
+// leftWork tells only that a piece of work left the top bar: ids, no
+// title, no step.
 func leftWork(a Work) Work {
 	status := StatusStopped
 	if a.Kind == WorkApply {
@@ -315,9 +287,7 @@ func leftWork(a Work) Work {
 }
 
 // hidden tells whether the conversation is in a space the person cannot
-// open now: a person removed from a space reads nothing of it, not even a
-// title in the top bar. A deleted conversation's frames, which carry only
-// ids, are delivered as written.
+// open now (a deleted one is not: its frames carry only ids).
 func (s *Store) hidden(ctx context.Context, personID, conversationID string) (bool, error) {
 	var n int64
 	err := s.q(ctx).Model(&storage.Conversation{}).Where("id = ?", conversationID).

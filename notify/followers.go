@@ -2,11 +2,9 @@ package notify
 
 import "sync"
 
-// Followers are the followers of one feed in a process, by key (a turn, a
-// person). Each follower waits on a channel of its own; a wake-up of its
-// key signals it, and one pending signal is kept while it is busy, so none
-// is lost and a burst costs one read. A wake-up only says "look again":
-// what a follower reads is the feed's business.
+// Followers are the followers of one feed in a process, by key. A wake-up
+// signals each follower of its key, keeping one pending while it is busy:
+// none is lost and a burst costs one read.
 type Followers struct {
 	mu    sync.Mutex
 	byKey map[string]map[*Follower]struct{}
@@ -68,6 +66,6 @@ func (fs *Followers) Wake(key string) {
 func (f *Follower) signal() {
 	select {
 	case f.wake <- struct{}{}:
-	default: // one pending wake-up is enough: the follower reads everything after it
+	default:
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -12,33 +13,24 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ListenerName is the listener connection's application_name, so an
-// operator (or a test) finds it in pg_stat_activity.
+// ListenerName is the listener connection's application_name (pg_stat_activity).
 const ListenerName = "hub frames listener"
 
-// Reconnect backoff of the listener: quick after a blip, at most every few
-// seconds while Postgres is down (followers still poll meanwhile).
+// Reconnect backoff of the listener.
 const (
 	minBackoff = 100 * time.Millisecond
 	maxBackoff = 5 * time.Second
 )
 
 // healthEvery: after this long without a notification the listener pings
-// its connection, so a connection that died silently (no RST, e.g. a
-// dropped NAT entry) is replaced in seconds rather than when TCP keepalive
-// gives up.
+// its connection, to find one that died silently.
 const healthEvery = 30 * time.Second
 
-// errRegistered ends the listener's wait when a channel was registered,
-// so it LISTENs on that channel too.
+// errRegistered ends the listener's wait when a channel was registered.
 var errRegistered = errors.New("notify: a channel was registered")
 
 // listen keeps one connection listening on every registered channel until
-// ctx ends, reconnecting with backoff when it drops.
-//
-// A notification lost while disconnected is harmless as long as every
-// feed's followers read again once the listener is back, which listenOnce
-// has them do (Connected) right after LISTEN succeeds.
+// ctx ends, reconnecting with jittered backoff when it drops.
 func (n *Notifier) listen(ctx context.Context) {
 	backoff := minBackoff
 	for {
@@ -46,8 +38,6 @@ func (n *Notifier) listen(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		// Half fixed, half random: api processes that lost Postgres together
-		// do not all come back in the same instant.
 		n.countReconnect()
 		delay := backoff/2 + rand.N(backoff/2+1)
 		slog.WarnContext(ctx, "frames listener not connected; followers poll until it is",
@@ -81,7 +71,6 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 		return fmt.Errorf("frames listener: connect: %w", err)
 	}
 	defer func() {
-		// ctx may be over already; closing still deserves a moment.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
 		_ = conn.Close(cctx)
@@ -95,9 +84,6 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 	if n.hooks.Listening != nil {
 		n.hooks.Listening(conn.PgConn().PID())
 	}
-	// What was notified while nobody listened (before this connection, or
-	// between the last one dropping and now) is lost: every feed's
-	// followers read again.
 	for _, h := range connectedNow {
 		h.Connected()
 	}
@@ -114,9 +100,7 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 					h.Notified(msg.Payload)
 				}
 			}
-		case errors.Is(context.Cause(wctx), errRegistered):
-			// A cancelled wait leaves the connection usable, like a
-			// timed-out one.
+		case errors.Is(context.Cause(wctx), errRegistered): // the connection stays usable
 			connectedNow, err := n.listenOn(ctx, conn, listened)
 			if err != nil {
 				return err
@@ -124,9 +108,7 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 			for _, h := range connectedNow {
 				h.Connected()
 			}
-		case pgconn.Timeout(err):
-			// Quiet for a while: a timed-out wait leaves the connection
-			// usable, so check it answers.
+		case pgconn.Timeout(err): // quiet for a while: check the connection answers
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			err = conn.Ping(pctx)
 			cancel()
@@ -139,16 +121,12 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 	}
 }
 
-// listenOn LISTENs on every registered channel not in listened yet, and
-// returns the handlers registered since listened was last brought up to
-// date (those of a new channel, or added to one listened on already) that
-// have a Connected; it brings listened up to date.
+// listenOn LISTENs on every registered channel not in listened, brings
+// listened (handlers told, by channel) up to date, and returns the new
+// handlers that have a Connected.
 func (n *Notifier) listenOn(ctx context.Context, conn *pgx.Conn, listened map[string]int) ([]Handler, error) {
 	n.mu.Lock()
-	feeds := make(map[string][]Handler, len(n.feeds))
-	for ch, hs := range n.feeds {
-		feeds[ch] = hs
-	}
+	feeds := maps.Clone(n.feeds)
 	n.mu.Unlock()
 	var connected []Handler
 	for ch, hs := range feeds {
@@ -168,9 +146,8 @@ func (n *Notifier) listenOn(ctx context.Context, conn *pgx.Conn, listened map[st
 	return connected, nil
 }
 
-// waitContext bounds one wait for a notification: healthEvery, or until a
-// channel is registered (Listen cancels it with errRegistered; it is
-// cancelled so at once if a handler was registered since listenOn ran).
+// waitContext bounds one wait for a notification by healthEvery and by a
+// channel registered (errRegistered), also one since listenOn ran.
 func (n *Notifier) waitContext(ctx context.Context, listened map[string]int) (context.Context, context.CancelFunc) {
 	tctx, cancelTimeout := context.WithTimeout(ctx, healthEvery)
 	wctx, cancel := context.WithCancelCause(tctx)

@@ -1,13 +1,6 @@
-// Package notify wakes a process's followers of frames (the logs of package
-// stream: a turn's stream, a person's work frames) when something they
-// follow changed.
-//
-// One Notifier per process, built by wiring and passed to every feed:
-// on Postgres it keeps one connection listening on every feed's channel
-// (LISTEN), and on both engines one poll loop that asks every feed to
-// look for what a lost wake-up missed. A feed registers its channel with
-// Listen; its followers wait on Followers, by key. Send sends a
-// notification in the caller's transaction.
+// Package notify wakes a process's followers of frames when something they
+// follow changed: one Notifier per process keeps one LISTEN connection on
+// Postgres for every feed's channel and one poll loop for every feed.
 package notify
 
 import (
@@ -22,48 +15,33 @@ import (
 	"hub/storage"
 )
 
-// ErrClosed is what a follower returns once the Notifier is closed: the
-// process is shutting down, and an SSE client resumes elsewhere with
-// Last-Event-ID.
+// ErrClosed is what a follower returns once the Notifier is closed.
 var ErrClosed = errors.New("notify: closed")
 
 // DefaultPollInterval is how often the poll loop asks every feed to look
-// for a change whose wake-up was lost. Wake-ups (in-process, and NOTIFY on
-// Postgres) are the main path; the poll only bounds how late a follower
-// hears of a change when one is lost (the listener reconnecting, a
-// connection that died silently).
+// for a change whose wake-up was lost.
 const DefaultPollInterval = 2 * time.Second
 
 // Handler is what a feed does with the Notifier's events. Each function
 // may be nil and must return quickly: Notified and Connected run on the
 // listener's goroutine, Poll on the poll loop's, one feed after another.
 type Handler struct {
-	// Notified is called with the payload of each notification on the
-	// feed's channel (Postgres).
-	Notified func(payload string)
-	// Connected is called once the listener listens on the channel and
-	// again after every reconnect (Postgres): a notification sent while
-	// nobody listened is lost, so the feed's followers read again.
+	Notified func(payload string) // each notification on the channel (Postgres)
+	// Connected runs once the listener listens on the channel and after
+	// every reconnect: what was sent while nobody listened is lost.
 	Connected func()
-	// Poll is called every poll interval, on both engines: the safety net
-	// under the wake-ups.
-	Poll func(ctx context.Context)
+	Poll      func(ctx context.Context) // every poll interval, on both engines
 }
 
 // Hooks let tests watch and hold the listener; zero in production.
 type Hooks struct {
-	// Connect runs before each listener connection attempt; an error
-	// fails it.
-	Connect func(ctx context.Context) error
-	// Listening runs once LISTEN succeeded on every channel, before the
-	// feeds' Connected, with the backend's pid.
-	Listening func(pid uint32)
+	Connect   func(ctx context.Context) error // before each connection attempt; an error fails it
+	Listening func(pid uint32)                // once LISTEN succeeded, before Connected
 }
 
-// Notifier is a process's one listener (Postgres) and one poll loop for
-// every feed. Both start with the first Listen that needs them, so a
-// process that only writes frames opens no connection of its own; Close
-// stops them and waits, and closes Done, which ends every follower.
+// Notifier is a process's one listener (Postgres) and one poll loop. Both
+// start with the first Listen that needs them, so a process that only
+// writes opens no connection of its own.
 type Notifier struct {
 	db    *storage.DB
 	hooks Hooks
@@ -79,16 +57,13 @@ type Notifier struct {
 	ctx       context.Context // the listener's and the poll's; cancelled by Close
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
-	// relisten, while the listener waits for a notification, ends that
-	// wait so it LISTENs on a channel just registered.
+	// relisten ends the listener's wait so it LISTENs on a new channel.
 	relisten   context.CancelCauseFunc
 	reconnects atomic.Pointer[prometheus.Counter]
 }
 
 // New returns a Notifier over db. Call Close when done with it.
 func New(db *storage.DB) *Notifier {
-	// The listener and the poll live as long as the Notifier, not as long
-	// as any request: Close is what ends them.
 	ctx, stop := context.WithCancel(context.Background())
 	n := &Notifier{db: db, repoll: make(chan struct{}, 1), feeds: map[string][]Handler{},
 		closed: make(chan struct{}), ctx: ctx, stop: stop}
@@ -99,8 +74,7 @@ func New(db *storage.DB) *Notifier {
 // SetHooks sets the test hooks. Call it before the first Listen.
 func (n *Notifier) SetHooks(h Hooks) { n.hooks = h }
 
-// SetPollInterval changes how often the poll loop runs, from its next
-// wait on (tests stretch it to prove a wake-up came another way).
+// SetPollInterval changes how often the poll loop runs, from its next wait on.
 func (n *Notifier) SetPollInterval(d time.Duration) {
 	n.pollEvery.Store(int64(d))
 	select {
@@ -112,11 +86,9 @@ func (n *Notifier) SetPollInterval(d time.Duration) {
 // PollInterval is how often the poll loop runs.
 func (n *Notifier) PollInterval() time.Duration { return time.Duration(n.pollEvery.Load()) }
 
-// Listen registers a feed's handler on channel: on Postgres the listener
-// (started with the first Listen) LISTENs on the channel too, on the same
-// connection; the poll loop (started with the first handler that polls)
-// calls its Poll. Several handlers may share a channel. A Listen after
-// Close does nothing.
+// Listen registers a feed's handler on channel (several may share one),
+// starting the listener and the poll loop when needed. After Close it does
+// nothing.
 func (n *Notifier) Listen(channel string, h Handler) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -129,7 +101,7 @@ func (n *Notifier) Listen(channel string, h Handler) {
 	if n.relisten != nil {
 		n.relisten(errRegistered)
 	}
-	// Started under the lock Close takes, so Close waits for them.
+	// Under the lock Close takes, so Close waits for them.
 	if n.db.Dialect == storage.Postgres && !n.listening {
 		n.listening = true
 		n.wg.Go(func() { n.listen(n.ctx) })
@@ -157,15 +129,13 @@ func (n *Notifier) Close() {
 	n.wg.Wait()
 }
 
-// handlers returns the handlers registered on channel.
 func (n *Notifier) handlers(channel string) []Handler {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.feeds[channel]
 }
 
-// poll calls every feed's Poll each interval until ctx ends: one loop per
-// process, however many feeds and followers.
+// poll calls every feed's Poll each interval until ctx ends.
 func (n *Notifier) poll(ctx context.Context) {
 	t := time.NewTimer(n.PollInterval())
 	defer t.Stop()

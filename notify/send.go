@@ -7,11 +7,9 @@ import (
 	"hub/storage"
 )
 
-// Send sends a notification on channel: at once, or, when ctx carries a
-// transaction (storage.DB.InTx), once it commits (Postgres delivers
-// notifications on commit and drops them on rollback, so no listener hears
-// of a change it cannot read yet). On SQLite it does nothing: everything
-// runs in one process, whose writer wakes its followers itself.
+// Send sends a notification on channel, in the transaction ctx carries if
+// any: Postgres delivers it on commit, so no listener hears of a change it
+// cannot read yet. On SQLite (one process) it does nothing.
 func Send(ctx context.Context, db *storage.DB, channel, payload string) error {
 	if db.Dialect != storage.Postgres {
 		return nil

@@ -27,8 +27,7 @@ const (
 	SQLite   Dialect = "sqlite"
 )
 
-// DB is an open Hub database: the gorm handle everything queries through and
-// the engine it talks to (migrations and a few statements differ per engine).
+// DB is an open Hub database: the gorm handle and the engine behind it.
 type DB struct {
 	*gorm.DB
 	Dialect Dialect
@@ -38,8 +37,8 @@ type DB struct {
 }
 
 // DialectOf tells which engine a DATABASE_URL names: postgres:// and
-// postgresql:// are Postgres, anything else is a SQLite file path (an optional
-// sqlite: or file: prefix is allowed).
+// postgresql:// are Postgres, anything else a SQLite path (optionally
+// prefixed sqlite: or file:).
 func DialectOf(url string) Dialect {
 	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
 		return Postgres
@@ -47,15 +46,12 @@ func DialectOf(url string) Dialect {
 	return SQLite
 }
 
-// Open connects to the database a DATABASE_URL names. It does not migrate;
-// call Migrate for that. On SQLite its connection keeps the statements it
-// prepared (see stmtCacheConnector).
+// Open connects to the database a DATABASE_URL names, without migrating.
 func Open(ctx context.Context, url string) (*DB, error) {
 	return open(ctx, url, stmtCacheSize)
 }
 
-// open is Open with the size of SQLite's statement cache; 0 opens SQLite
-// without it, as Hub did before it (the benchmark compares the two).
+// open is Open with the size of SQLite's statement cache (0: none).
 func open(ctx context.Context, url string, cacheSize int) (*DB, error) {
 	if url == "" {
 		return nil, errors.New("open database: DATABASE_URL is empty")
@@ -85,8 +81,7 @@ func open(ctx context.Context, url string, cacheSize int) (*DB, error) {
 			cache := newStmtCacheConnector(connector, cacheSize)
 			connector, stmts = cache, cache.counts
 		}
-		// The dialector takes an open pool (its Conn) instead of a driver
-		// name: the pool's connections are the statement cache's.
+		// An open pool, so its connections are the statement cache's.
 		dialector = &sqlite.Dialector{DSN: dsn, Conn: sql.OpenDB(connector)}
 	}
 	g, err := gorm.Open(dialector, cfg)
@@ -101,14 +96,12 @@ func open(ctx context.Context, url string, cacheSize int) (*DB, error) {
 		return nil, fmt.Errorf("open %s database: %w", d, err)
 	}
 	if d == SQLite {
-		// One writer at a time is what SQLite allows; a single connection
-		// turns "database is locked" errors into a queue.
+		// SQLite allows one writer: one connection queues instead of "database is locked".
 		sqlDB.SetMaxOpenConns(1)
 	} else {
 		sqlDB.SetMaxOpenConns(20)
-		// Keep the connections open: database/sql keeps only 2 idle by
-		// default, and under load every other query then pays a full login
-		// (frame fan-out went from ~1,400 to ~4,000 frames/s with this).
+		// database/sql keeps only 2 idle by default, and every other query
+		// would pay a login (frame fan-out: ~1,400 → ~4,000 frames/s).
 		sqlDB.SetMaxIdleConns(20)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
@@ -120,15 +113,11 @@ func open(ctx context.Context, url string, cacheSize int) (*DB, error) {
 }
 
 // UnicodeLower names a SQLite function that lowers every letter as Go's
-// strings.ToLower does; SQLite's own lower() folds only ASCII letters.
-// Searches use it so "ärger" finds "Ärger" on SQLite as it does on Postgres
-// in a UTF-8 locale. It has its own name rather than replacing lower():
-// an index built with the built-in (connections' unique lower(name)) must
-// keep meaning what it meant when it was built.
+// strings.ToLower does (SQLite's lower() folds only ASCII). It does not
+// replace lower(): indexes built with the built-in must keep their meaning.
 const UnicodeLower = "hub_lower"
 
-// unicodeLower registers UnicodeLower, once per process, for every SQLite
-// connection opened after it.
+// unicodeLower registers UnicodeLower, once per process.
 var unicodeLower = sync.OnceValue(func() error {
 	return moderncsqlite.RegisterDeterministicScalarFunction(UnicodeLower, 1,
 		func(_ *moderncsqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
@@ -146,14 +135,9 @@ var unicodeLower = sync.OnceValue(func() error {
 })
 
 // sqliteDSN turns a path into a DSN with the pragmas Hub relies on: foreign
-// keys enforced, WAL so readers never block the writer, and a busy timeout.
-// Transactions begin IMMEDIATE, taking the write lock at BEGIN: many of
-// Hub's read first and write after (an activity's read in its write's
-// transaction, activities/intx.go), and a deferred transaction whose read
-// snapshot another connection wrote past (a second process on the same
-// file: a hub command beside hub dev) cannot take the write lock later;
-// SQLite fails it at once with SQLITE_BUSY instead of waiting the busy
-// timeout. Within the process the one connection makes this free.
+// keys, WAL, a busy timeout. Transactions begin IMMEDIATE: a deferred one
+// that reads, then writes after another process (a hub command beside hub
+// dev) wrote past its snapshot fails at once with SQLITE_BUSY.
 func sqliteDSN(url string) string {
 	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:")
 	if strings.Contains(path, "?") {
@@ -166,9 +150,7 @@ func sqliteDSN(url string) string {
 func (db *DB) SQL() *sql.DB {
 	s, err := db.DB.DB()
 	if err != nil {
-		// gorm only fails here when the connection pool is not a *sql.DB,
-		// which Open never does.
-		panic(err)
+		panic(err) // only when the pool is not a *sql.DB, which Open never makes
 	}
 	return s
 }
@@ -180,7 +162,7 @@ func (db *DB) Close() error { return db.SQL().Close() }
 func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 
 // IsUniqueViolation tells an error a unique index raised, on either
-// engine, also where gorm did not translate it (a raw statement's).
+// engine, also one gorm did not translate.
 func IsUniqueViolation(err error) bool {
 	if err == nil {
 		return false

@@ -8,9 +8,8 @@ import (
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
-// NewID returns a new opaque id with a short prefix naming its kind
-// ("task_…", "turn_…"), so a person reading a log or the Temporal UI can tell
-// ids apart. 80 random bits: collisions are not a practical concern.
+// NewID returns a new opaque id of 80 random bits with a short prefix
+// naming its kind ("task_…", "turn_…").
 func NewID(prefix string) string {
 	var b [10]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -15,17 +15,15 @@ import (
 //go:embed migrations
 var migrations embed.FS
 
-// Migrate brings the schema up to date with the SQL migrations embedded in
-// the binary (one folder per engine, the same version numbers in both). On
-// Postgres a session lock lets several processes start at once: one
-// migrates, the others wait and find nothing left to do.
+// Migrate brings the schema up to date with the embedded SQL migrations
+// (one folder per engine, same versions). On Postgres a session lock lets
+// several processes start at once.
 func (db *DB) Migrate(ctx context.Context) error {
 	p, err := db.migrator()
 	if err != nil {
 		return err
 	}
-	// Nothing pending (every restart of an up-to-date process): done without
-	// queueing for the lock. An error here (no version table yet) means "run".
+	// Nothing pending: done without queueing for the lock (an error means "run").
 	if pending, err := p.HasPending(ctx); err == nil && !pending {
 		return nil
 	}
@@ -38,9 +36,8 @@ func (db *DB) Migrate(ctx context.Context) error {
 // Migration is one of the migrations embedded in the binary and whether the
 // database has it.
 type Migration struct {
-	Version int64
-	// Name is the migration's file name, 00024_example.sql.
-	Name      string
+	Version   int64
+	Name      string // its file name, 00024_example.sql
 	Applied   bool
 	AppliedAt time.Time // zero while pending
 }
@@ -49,10 +46,8 @@ type Migration struct {
 const versionTable = "goose_db_version"
 
 // Migrations lists the binary's migrations, oldest first, each applied or
-// pending. It changes nothing: on a database never migrated (no version
-// table) every one is pending. A version the database has and the binary
-// does not (a newer binary migrated it) is not listed: an older binary
-// runs on a newer schema, as a rolling deploy needs.
+// pending, changing nothing. Versions only the database has (a newer
+// binary's) are not listed.
 func (db *DB) Migrations(ctx context.Context) ([]Migration, error) {
 	p, err := db.migrator()
 	if err != nil {
@@ -119,9 +114,7 @@ func (db *DB) migrator() (*goose.Provider, error) {
 	var opts []goose.ProviderOption
 	if db.Dialect == Postgres {
 		dialect = goose.DialectPostgres
-		// Poll the lock every second (goose's default is every 5 s), for
-		// the same 5 minutes at most: a process that waited for another's
-		// migration starts a second after it, not up to five.
+		// Poll the lock every second, not goose's 5 s, for 5 minutes at most.
 		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return nil, fmt.Errorf("migration lock: %w", err)

@@ -15,23 +15,19 @@ type Statement struct {
 	Err  error  // nil, or the statement's error (gorm.ErrRecordNotFound is none)
 }
 
-// Observer watches the statements run on a DB (and every session and
-// transaction made from it): the one place gorm's callbacks are hooked, for
-// the tracer's spans (traces) and the tests' statement lists (dbtest).
-// Before, if set, runs ahead of each statement with its context, its
-// operation (create, query, update, delete, row, raw) and the dialect,
-// and returns what After is given with the statement (nil: After is not
-// called for it). After runs once the statement ran.
+// Observer watches the statements run on a DB and everything made from it:
+// the one place gorm's callbacks are hooked (traces, dbtest).
 type Observer struct {
+	// Before, if set, runs ahead of each statement and returns what After
+	// is given (nil: After is not called for it).
 	Before func(ctx context.Context, op, dialect string) any
 	After  func(state any, st Statement)
 }
 
 var observedOps = []string{"create", "query", "update", "delete", "row", "raw"}
 
-// Observe adds o under name until remove is called. gorm does not guard
-// its callbacks against statements running while they change: remove
-// only once nothing runs statements on db any more.
+// Observe adds o under name until remove is called, which must wait until
+// nothing runs statements on db (gorm does not guard its callbacks).
 func (db *DB) Observe(name string, o Observer) (remove func(), err error) {
 	cb := db.Callback()
 	key := "hub:observe:" + name

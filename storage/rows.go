@@ -4,22 +4,18 @@ import "time"
 
 // Space is a workspace: the unit of access. Every record belongs to one.
 type Space struct {
-	ID   string `gorm:"primaryKey"`
-	Name string
-	// MonthlyBudgetMicros is the owner's monthly budget for the space's
-	// model calls, in micro-dollars; nil: no budget.
-	MonthlyBudgetMicros *int64
+	ID                  string `gorm:"primaryKey"`
+	Name                string
+	MonthlyBudgetMicros *int64 // for the space's model calls; nil: no budget
 	CreatedAt           time.Time
 }
 
 // Person is someone who signs in (or a service account acting for them).
 type Person struct {
-	ID   string `gorm:"primaryKey"`
-	Name string
-	// Persona is one sentence about the person's work, in their words;
-	// FirstName what the assistant calls them ("": the first word of Name).
-	Persona   string
-	FirstName string
+	ID        string `gorm:"primaryKey"`
+	Name      string
+	Persona   string // one sentence about the person's work, in their words
+	FirstName string // what the assistant calls them ("": the first word of Name)
 	CreatedAt time.Time
 }
 
@@ -28,32 +24,26 @@ func (Person) TableName() string { return "people" }
 
 // Membership gives a person a role in a space: owner, editor, viewer or guest.
 type Membership struct {
-	SpaceID  string `gorm:"primaryKey"`
-	PersonID string `gorm:"primaryKey"`
-	Role     string
-	// Revision moves on with every change of the person's record in the
-	// space (their role, their name), as a task's does.
-	Revision  int `gorm:"default:1"`
+	SpaceID   string `gorm:"primaryKey"`
+	PersonID  string `gorm:"primaryKey"`
+	Role      string
+	Revision  int `gorm:"default:1"` // moves on with every change of the person's role or name
 	CreatedAt time.Time
 }
 
 // APIToken is a bearer token, stored as a SHA-256 hash. Scope is empty for a
 // person's full token; a stream token carries "stream:<turnID>" and expires.
 type APIToken struct {
-	ID        string `gorm:"primaryKey"`
-	PersonID  string
-	Hash      string
-	Scope     string
-	ExpiresAt *time.Time
-	CreatedAt time.Time
-	// Name names a token made by hub token create; Prefix is the token's
-	// first characters, to tell tokens apart (the token is only hashed).
-	Name       string
-	Prefix     string
+	ID         string `gorm:"primaryKey"`
+	PersonID   string
+	Hash       string
+	Scope      string
+	ExpiresAt  *time.Time
+	CreatedAt  time.Time
+	Name       string // a token made by hub token create
+	Prefix     string // the token's first characters, to tell tokens apart
 	LastUsedAt *time.Time
-	// ParentID is the token a stream token or a session was derived from
-	// ("": none): revoking it deletes them too.
-	ParentID string
+	ParentID   string // the token a stream token or session was derived from: revoking it deletes them
 }
 
 // Setting holds a person's assistant settings. AllowedWriteAreas is a JSON
@@ -63,11 +53,9 @@ type Setting struct {
 	WritePolicy        string
 	AllowedWriteAreas  string
 	ConnectedAppWrites bool
-	// Model and Effort are the person's default model and reasoning
-	// effort ("": the catalog's default, no effort).
-	Model     string
-	Effort    string
-	UpdatedAt time.Time
+	Model              string // the person's default ("": the catalog's)
+	Effort             string // the person's default reasoning effort ("": none)
+	UpdatedAt          time.Time
 }
 
 // Project groups tasks in a space.
@@ -145,34 +133,24 @@ type Turn struct {
 	ErrorCode      string
 	ErrorMessage   string
 	Model          string
-	// Effort is the reasoning effort the turn was started with ("" none);
-	// Model the catalog model it runs.
-	Effort       string
-	Instructions string
-	Context      string
-	OfferedTools string
-	AddedTools   string
-	// OfferWhy is why the offer is what it is (JSON chat.OfferWhy).
-	OfferWhy   string
-	HistoryIDs string
-	// Spaces are the other spaces (JSON ids) the turn may act in besides
-	// its conversation's.
-	Spaces   string
-	FrameSeq int64
-	// RunID is the Temporal run that owns the turn; AttemptSeq the frame
-	// that opened its current attempt of frames (a reset run's reopening).
-	RunID        string
-	AttemptSeq   int64
-	InputTokens  int
-	OutputTokens int
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	FinishedAt   *time.Time
-	// ApplyingSince is when the Apply of the turn's reply started running;
-	// nil when none runs.
-	ApplyingSince *time.Time
-	// Interrupts counts the Stops and Pauses the api signalled.
-	Interrupts int
+	Effort         string // reasoning effort ("" none)
+	Instructions   string
+	Context        string
+	OfferedTools   string
+	AddedTools     string
+	OfferWhy       string // JSON chat.OfferWhy
+	HistoryIDs     string
+	Spaces         string // JSON ids of other spaces the turn may act in
+	FrameSeq       int64
+	RunID          string // the Temporal run that owns the turn
+	AttemptSeq     int64  // the frame that opened the current attempt (a reset run's reopening)
+	InputTokens    int
+	OutputTokens   int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	FinishedAt     *time.Time
+	ApplyingSince  *time.Time // when the Apply of the reply started running; nil: none runs
+	Interrupts     int        // the Stops and Pauses the api signalled
 }
 
 // TurnStep is one model request of a turn and what the model answered: the
@@ -186,15 +164,11 @@ type TurnStep struct {
 	FinishReason string
 	InputTokens  int
 	OutputTokens int
-	// Nudge is the note this step's answer went back to the model with;
-	// NudgeKind what kind of note it is ("answer", "verify").
-	Nudge     string
-	NudgeKind string
-	// PartsLevel is how far the model call went down the attached files'
-	// fallback (0: every part as sent).
-	PartsLevel int
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	Nudge        string // the note the answer went back to the model with
+	NudgeKind    string
+	PartsLevel   int // how far the call went down the attached files' fallback (0: all sent)
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // ToolCall is one tool call of a turn: the model's arguments, what Hub sent
@@ -215,32 +189,23 @@ type ToolCall struct {
 	Refs           string
 	ErrorCode      string
 	ErrorMessage   string
-	// Input is the prepared input of a held call, which Apply runs.
-	Input string
-	// HeldFor is where a held call waits: "apply" (the chat) or "needs-me".
-	HeldFor string
-	// UndoGroupID is the Undo group an immediate write recorded.
-	UndoGroupID string
-	// SpaceID is the space the call acted in when it named one; empty
-	// means its turn's space.
-	SpaceID   string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Input          string // a held call's prepared input, which Apply runs
+	HeldFor        string // where a held call waits: "apply" or "needs-me"
+	UndoGroupID    string // an immediate write's Undo group
+	SpaceID        string // the space it named; "": its turn's
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
-// Frame is one frame of a log (a turn's stream, a person's work frames),
-// kept so a client that reconnects with Last-Event-ID gets every frame
-// after it, from any api process.
+// Frame is one frame of a log (a turn's stream, a person's work frames).
 type Frame struct {
 	Log       string `gorm:"primaryKey"`
 	Seq       int64  `gorm:"primaryKey"`
 	Type      string
 	Data      string
 	CreatedAt time.Time
-	// Attempt is the turn's attempt_seq when a frame its attempt sends once
-	// (refs, proposal, turn_error, error, done) was stored; a unique index
-	// on (log, type, attempt) keeps a second one out. nil (NULL) for a
-	// frame placed in no attempt.
+	// Attempt is the turn's attempt_seq for a frame an attempt sends once
+	// (unique on log, type, attempt); nil for others.
 	Attempt *int64
 }
 
@@ -263,13 +228,9 @@ type Connection struct {
 	Name    string
 	URL     string
 	Enabled bool
-	// Failure is why Hub's last post to it failed; "" when it worked.
-	Failure string
-	// Secret is an MCP server's bearer secret, sealed with the operator's
-	// key (apps.SecretBox); nil when it has none.
-	Secret []byte
-	// Tools is the JSON of the tools an MCP server listed at ToolsListedAt
-	// (nil: never listed).
+	Failure string // why Hub's last post to it failed; "" when it worked
+	Secret  []byte // an MCP server's bearer secret, sealed (apps.SecretBox)
+	// Tools is the JSON of the tools an MCP server listed at ToolsListedAt.
 	Tools         string
 	ToolsListedAt *time.Time
 	CreatedAt     time.Time
@@ -407,12 +368,9 @@ type ModelCall struct {
 	ReservedMicros    int64
 	CostMicros        int64
 	ErrorKind         string
-	// Estimated: the provider reported no usage (a stopped call, one past
-	// its limit or cut off, an endpoint that sends none); the tokens and
-	// cost are Hub's estimate of what was sent and streamed.
-	Estimated bool
-	CreatedAt time.Time
-	SettledAt *time.Time
+	Estimated         bool // the provider reported no usage: tokens and cost are Hub's estimate
+	CreatedAt         time.Time
+	SettledAt         *time.Time
 }
 
 // SpaceSpend is what a space spent and holds reserved in one UTC month

@@ -9,26 +9,16 @@ import (
 	"sync/atomic"
 )
 
-// stmtCacheSize bounds the prepared statements one SQLite connection keeps.
-// Hub's hot statements (gorm's reads by id, updates with RETURNING, inserts)
-// are a few dozen texts; 256 keeps them all with room for the texts that
-// vary (an IN list of each length, a LIMIT written into the SQL), and a
-// sqlite3_stmt costs a few KiB.
+// stmtCacheSize bounds the prepared statements one SQLite connection keeps:
+// Hub's hot statements are a few dozen texts, and one costs a few KiB.
 const stmtCacheSize = 256
 
 // stmtCacheConnector opens SQLite connections that keep their prepared
 // statements.
 //
-// Why: modernc.org/sqlite prepares every QueryContext and ExecContext afresh,
-// and preparing (SQLite's parser) was about 15 % of hub dev's CPU, half of it
-// Hub's own statements. gorm's PrepareStmt caches per *sql.DB through
-// database/sql's Stmt, which binds a statement first prepared inside a
-// transaction to that transaction and prepares it again in every later one;
-// most of Hub's statements run in transactions. Hub's SQLite handle has one
-// connection, so a cache below database/sql, per driver connection, serves
-// every transaction and every statement outside one.
-//
-// What it saves: `hub bench` side by side (docs/benchmarks.md, "Devices
+// modernc.org/sqlite prepares every query afresh, and gorm's PrepareStmt
+// (database/sql's Stmt) prepares again in every transaction; a cache per
+// driver connection serves every transaction. What it saves: `hub bench` side by side (docs/benchmarks.md, "Devices
 // measured side by side"), 11 % of the CPU per turn (39.5 against 44.2 ms)
 // and 4.4 ms of the sequential median (33.3 against 37.7 ms). Its
 // invariant: a cached statement belongs to one connection and runs once at
@@ -40,11 +30,9 @@ type stmtCacheConnector struct {
 	counts *stmtCounts
 }
 
-// stmtCounts counts, over every connection of a connector, what the cache
-// did: prepares is how often SQLite's parser ran for a statement (a cached
-// statement's first use, a statement the cache does not take, a statement
-// prepared fresh because its cached one was busy); hits is how often a cached
-// statement ran without it.
+// stmtCounts counts, over every connection of a connector, how often
+// SQLite's parser ran for a statement (prepares) and how often a cached
+// statement ran without it (hits).
 type stmtCounts struct {
 	prepares atomic.Int64
 	hits     atomic.Int64
@@ -74,9 +62,8 @@ func (c *stmtCacheConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	}, nil
 }
 
-// sqliteConn is what the cache needs of modernc's connection, all of which
-// it implements; the other methods database/sql looks for (Pinger,
-// SessionResetter, Validator) are passed on by cachingConn's embedding.
+// sqliteConn is what the cache needs of modernc's connection, and what
+// database/sql looks for, passed on by cachingConn's embedding.
 type sqliteConn interface {
 	driver.Conn
 	driver.ConnPrepareContext
@@ -95,8 +82,8 @@ type sqliteStmt interface {
 	driver.StmtQueryContext
 }
 
-// sqliteRows is modernc's rows with the column-type methods
-// database/sql's ColumnTypes reads; cachedRows passes each of them on.
+// sqliteRows is modernc's rows with the column-type methods database/sql
+// reads.
 type sqliteRows interface {
 	driver.Rows
 	driver.RowsColumnTypeDatabaseTypeName
@@ -108,8 +95,7 @@ type sqliteRows interface {
 
 // cachingConn is one SQLite connection with an LRU of prepared statements
 // keyed by SQL text. database/sql never uses a driver connection from two
-// goroutines at once (its driverConn lock covers every call, the rows' ones
-// too), so the cache needs no lock of its own.
+// goroutines at once, so it needs no lock.
 type cachingConn struct {
 	sqliteConn
 	size    int
@@ -119,27 +105,21 @@ type cachingConn struct {
 	closed  bool
 }
 
-// Unwrap is modernc's connection, as its NewConnector asks of a wrapper:
-// sqlite.Limit and a sql.Conn.Raw user find it through this.
+// Unwrap is modernc's connection, as its NewConnector asks of a wrapper.
 func (c *cachingConn) Unwrap() driver.Conn { return c.sqliteConn }
 
-// cachedStmt is a prepared statement the cache holds. busy while rows it
-// returned are open: SQLite's statement is then in the middle of its result,
-// and running it again would reset it under those rows. evicted once the
-// cache let go of it while busy; its rows' Close finalizes it then.
+// cachedStmt is a prepared statement the cache holds.
 type cachedStmt struct {
 	query   string
 	stmt    sqliteStmt
-	busy    bool
-	evicted bool
+	busy    bool // rows it returned are open: running it again would reset them
+	evicted bool // let go while busy: its rows' Close finalizes it
 }
 
 // cacheable tells SQL the cache takes: one statement of the kinds Hub runs
-// again and again. Everything else runs as it did without the cache: a
-// string with a ';' may hold several statements (migrations), which modernc
-// parses anew on every run even when prepared, and a ';' inside a literal
-// only costs that statement the cache; PRAGMA, ATTACH, BEGIN, SAVEPOINT,
-// DDL and the like run once or change the connection itself.
+// again and again. A ';' may separate several statements (migrations),
+// which modernc parses anew on every run; PRAGMA, BEGIN, DDL and the like
+// run once or change the connection.
 func cacheable(query string) bool {
 	if strings.IndexByte(query, ';') >= 0 {
 		return false
@@ -157,20 +137,12 @@ func cacheable(query string) bool {
 }
 
 // QueryContext runs query with a cached statement, prepared on its first use.
-// A query whose cached statement has rows open (a transaction can hold two
-// queries of the same SQL open on the one connection) gets a statement of
-// its own, as every query did before the cache.
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if !cacheable(query) {
-		c.counts.prepares.Add(1)
-		return c.sqliteConn.QueryContext(ctx, query, args)
-	}
 	cs, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	if cs == nil {
-		c.counts.prepares.Add(1)
 		return c.sqliteConn.QueryContext(ctx, query, args)
 	}
 	dr, err := cs.stmt.QueryContext(ctx, args)
@@ -186,20 +158,14 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 	return &cachedRows{sqliteRows: rows, conn: c, stmt: cs}, nil
 }
 
-// ExecContext runs query with a cached statement, prepared on its first use.
-// modernc resets the statement before it returns, so the statement is free
-// again at once.
+// ExecContext runs query with a cached statement, prepared on its first use
+// (modernc resets it before it returns).
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if !cacheable(query) {
-		c.counts.prepares.Add(1)
-		return c.sqliteConn.ExecContext(ctx, query, args)
-	}
 	cs, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	if cs == nil {
-		c.counts.prepares.Add(1)
 		return c.sqliteConn.ExecContext(ctx, query, args)
 	}
 	return cs.stmt.ExecContext(ctx, args)
@@ -218,13 +184,18 @@ func (c *cachingConn) Prepare(query string) (driver.Stmt, error) {
 }
 
 // stmt returns the cached statement for query, preparing and caching it if
-// there is none, or nil when the cached one is busy. A query SQLite refuses
-// to prepare returns the error it returned before the cache: the same
-// prepare ran then.
+// there is none, or nil when query is not cacheable or the cached one is busy
+// (two queries of one text open in a transaction): the caller then runs
+// it uncached.
 func (c *cachingConn) stmt(ctx context.Context, query string) (*cachedStmt, error) {
+	if !cacheable(query) {
+		c.counts.prepares.Add(1)
+		return nil, nil
+	}
 	if el, ok := c.byQuery[query]; ok {
 		cs := el.Value.(*cachedStmt)
 		if cs.busy {
+			c.counts.prepares.Add(1)
 			return nil, nil
 		}
 		c.lru.MoveToFront(el)
@@ -263,10 +234,9 @@ func (c *cachingConn) forget(cs *cachedStmt) {
 	_ = cs.stmt.Close()
 }
 
-// Close finalizes every cached statement, then closes the connection:
-// SQLite keeps a connection with unfinalized statements alive as a zombie.
-// database/sql closes a connection only once its rows are closed, so no
-// statement is busy here.
+// Close finalizes every cached statement (none is busy: database/sql
+// closes a connection only once its rows are), then the connection, which
+// SQLite would otherwise keep as a zombie.
 func (c *cachingConn) Close() error {
 	var errs []error
 	for el := c.lru.Front(); el != nil; el = el.Next() {

@@ -7,25 +7,17 @@ import (
 	"gorm.io/gorm"
 )
 
-// A unit of work is one database transaction carried in a context. It is
-// Hub's one way for writes of different stores to commit together: InTx
-// begins it and hands fn a context that carries it; every store takes its
-// handle from the context (Q), so any store's ordinary method called with
-// that context runs in the transaction. No database handle crosses a
-// package boundary.
+// A unit of work is one database transaction carried in a context: Hub's
+// one way for writes of different stores to commit together, since every
+// store takes its handle from the context (Q).
 //
-// Nesting: InTx with a context that already carries a transaction of the
-// same DB runs fn in that transaction as it is, without a savepoint. An
-// error fn returns rolls back the outermost transaction when it reaches
-// it; no caller carries on after a nested failure (on Postgres a failed
-// statement aborts the whole transaction anyway), and a savepoint's
-// statements would cost round trips and save nothing.
+// A nested InTx runs in the outer transaction without a savepoint: no
+// caller carries on after a nested failure (on Postgres a failed statement
+// aborts the transaction anyway).
 //
-// SQLite has one connection (Open): inside a transaction a statement that
-// used the pool would wait for that connection forever. Q guarantees the
-// transaction's handle as long as the context is passed on; a context
-// that outlives the transaction (given to a goroutine or a background job
-// started inside fn, or kept after fn returned) must be Detach'ed.
+// SQLite has one connection: inside a transaction a statement on the pool
+// would wait forever. A context that outlives the transaction must be
+// Detach'ed.
 type unit struct {
 	root *gorm.DB // the pool's handle the transaction was begun on
 	tx   *gorm.DB
@@ -48,11 +40,9 @@ func unitOf(ctx context.Context, db *gorm.DB) *unit {
 	return u
 }
 
-// InTx runs fn in one transaction, whose handle the context fn is given
-// carries, and commits when fn returns nil. With a context that already
-// carries a transaction of db, fn runs in that one (see unit). Once the
-// outermost transaction ended, what AfterTx registered in it runs, in the
-// order it was registered.
+// InTx runs fn in one transaction its context carries (or the one ctx
+// carries already) and commits when fn returns nil; then what AfterTx
+// registered runs, in order.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if unitOf(ctx, db.DB) != nil {
 		return fn(ctx)
@@ -85,13 +75,9 @@ func (db *DB) Q(ctx context.Context) *gorm.DB {
 func (db *DB) InTxNow(ctx context.Context) bool { return unitOf(ctx, db.DB) != nil }
 
 // AfterTx runs fn once the transaction ctx carries has ended, with its
-// error (nil: committed); at once, with nil, when ctx carries none. It is
-// how work that must follow a commit (handing frames to this process's
-// followers, waking the work feed, telling subscribers of changes) waits
-// for it: nothing hears of a row before it can be read. fn is also given
-// an error the commit returned whose answer was lost, so it must take a
-// non-nil error as "maybe committed": wake followers to read (a needless
-// read costs little), never hand them what may not exist.
+// error (nil: committed); at once, with nil, when ctx carries none: nothing
+// hears of a row before it can be read. A commit whose answer was lost
+// also gives an error, so fn must take one as "maybe committed".
 func AfterTx(ctx context.Context, fn func(err error)) {
 	u, _ := ctx.Value(unitKey{}).(*unit)
 	if u == nil {
@@ -109,9 +95,7 @@ func AfterTx(ctx context.Context, fn func(err error)) {
 	u.after = append(u.after, fn)
 }
 
-// Detach returns ctx without its transaction, for work that outlives it:
-// a goroutine or a background job started inside InTx, or a context kept
-// after fn returned. Its statements use the pool.
+// Detach returns ctx without its transaction, for work that outlives it.
 func Detach(ctx context.Context) context.Context {
 	if ctx.Value(unitKey{}) == nil {
 		return ctx
@@ -120,9 +104,7 @@ func Detach(ctx context.Context) context.Context {
 }
 
 // Local returns the value the transaction ctx carries keeps under key,
-// made by make on first use; nil outside a transaction. It is how a store
-// keeps what belongs to one transaction, whoever began it (workspace: the
-// changes to tell subscribers of once it commits, the roles it read).
+// made by make on first use; nil outside a transaction.
 func Local(ctx context.Context, key any, make func() any) any {
 	u, _ := ctx.Value(unitKey{}).(*unit)
 	if u == nil {

@@ -13,18 +13,14 @@ import (
 	"hub/storage"
 )
 
-// pruneEvery: a log with a head drops its frames older than Retention on
-// every pruneEvery-th frame, so pruning costs one statement now and then.
+// pruneEvery: every pruneEvery-th frame prunes its log's frames older than Retention.
 const pruneEvery = 32
 
-// Append appends a frame to a log numbered by a head row of its own (not a
-// turn's: a person's work frames) and returns its number, in the
-// transaction ctx carries (else in one of its own). The head's upsert locks
-// it before data is called, so a log's frames are numbered in the order
-// their data was read: its last frame tells the latest state. The NOTIFY,
-// which carries the frame when it fits, is delivered on commit (Postgres);
-// this process's followers are handed the frame once the transaction
-// committed. An error of data is returned as it is.
+// Append appends a frame to a log numbered by a head row of its own and
+// returns its number, in the transaction ctx carries (else its own). The
+// head's upsert locks it before data is called, so frames are numbered in
+// the order their data was read. The NOTIFY goes out on commit, the
+// hand-over after it. An error of data is returned as it is.
 func (b *Bus) Append(ctx context.Context, log, typ string, data func() (any, error)) (int64, error) {
 	var row storage.Frame
 	var dataErr error
@@ -79,8 +75,7 @@ func (b *Bus) Head(ctx context.Context, log string) (int64, error) {
 }
 
 // Resumes tells whether a client that has a log's frames up to `after` can
-// get every later one: they have not been pruned yet, and `after` is a
-// number the log gave out.
+// get every later one: none pruned, and `after` not beyond the head.
 func (b *Bus) Resumes(ctx context.Context, log string, after int64) (bool, error) {
 	head, err := b.Head(ctx, log)
 	if err != nil {

@@ -13,50 +13,34 @@ import (
 	"hub/notify"
 )
 
-// readTimeout bounds one shared read of a log's frames: it takes
-// milliseconds, so this long means the database is gone; the followers then
-// see the error (and their SSE clients reconnect).
+// readTimeout bounds one shared read: this long means the database is gone.
 const readTimeout = 30 * time.Second
 
 // followedLog is what a Bus keeps for a log with followers in this
 // process.
 type followedLog struct {
-	// turn tells a turn's log (Follow, Join) from one with a head
-	// (FollowLog): only a turn can be gone or swept.
-	turn bool
-	// gen counts the wake-ups of the log that call for a read: a frame
-	// not handed over in memory (a notification without it, the listener
-	// coming back, a poll, a publish that failed, a reopen, a gap a
-	// follower saw). A read started at gen g sees every frame announced
-	// by such wake-ups up to g.
+	turn bool // a turn's log, not one with a head: only a turn can be gone or swept
+	// gen counts the wake-ups that call for a read; a read started at gen
+	// g sees every frame announced by them up to g.
 	gen  uint64
-	last *sharedRead // the latest read of the log's frames
-	// recent are frames known committed that were handed over in memory
-	// (see handOver): published by this process, or carried by another's
-	// notification. Sorted by number, without repeats, at most
-	// recentLimit; a follower whose next frame is among them takes it and
-	// those that follow it without reading the table.
+	last *sharedRead
+	// recent are committed frames handed over (handOver), sorted, without
+	// repeats, bounded by recentLimit and recentBytes.
 	recent []Frame
-	// fresh is when the log last had a read start or a frame handed
-	// over: the poll reads only after a quiet half poll interval.
-	fresh time.Time
-	// polled is the head the poll last saw of a log with a head.
-	polled int64
+	fresh  time.Time // the last read started or frame handed over: the poll reads only quiet logs
+	polled int64     // the head the poll last saw (logs with a head)
 }
 
-// recentLimit bounds the frames a log keeps in memory for its followers:
-// a follower further behind reads the table.
-const recentLimit = 64
+// Bounds of the frames a log keeps in memory; a follower further behind reads the table.
+const (
+	recentLimit = 64
+	recentBytes = 256 << 10
+)
 
-// recentBytes bounds the data of the frames a log keeps in memory.
-const recentBytes = 256 << 10
-
-// handOver gives the log's followers in this process a frame that is
-// committed, without a read: the publisher's own (Publish), or one a
-// notification carried from another process. Followers take it when it is
-// the next one they need; one that needs an earlier frame reads the table
-// (a read started now sees every frame up to this one: numbers commit in
-// order, see Publish). It wakes the followers without asking for a read.
+// handOver gives the log's followers in this process a committed frame
+// (published here, or carried by a notification) without asking for a read.
+// A follower that needs an earlier one reads the table, which then has it:
+// numbers commit in order (Publish).
 func (b *Bus) handOver(log string, f Frame) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -82,8 +66,7 @@ func (b *Bus) handOver(log string, f Frame) {
 }
 
 // take returns the frames of recent that follow `after` without a gap, and
-// whether recent holds a later frame that cannot be reached without
-// reading the table (the frames in between were not handed over).
+// whether recent holds a later frame only a read can reach.
 func (t *followedLog) take(after int64) (frames []Frame, gap bool) {
 	i := sort.Search(len(t.recent), func(i int) bool { return t.recent[i].Seq > after })
 	if i == len(t.recent) {
@@ -99,26 +82,23 @@ func (t *followedLog) take(after int64) (frames []Frame, gap bool) {
 	return slices.Clone(t.recent[i:j]), j < len(t.recent)
 }
 
-// sharedRead is one read of a log's frames that all of the log's
-// followers in this process use: a frame watched by 500 clients costs one
-// query, not 500.
+// sharedRead is one read of a log's frames that all of its followers in
+// this process use: one query however many clients watch.
 type sharedRead struct {
 	gen     uint64 // the log's gen when the read started
 	after   int64
 	started time.Time
 	done    chan struct{}
-	// Set before done closes.
+	// Set before done closes; end is ErrTurnGone or ErrFramesSwept (frames
+	// are then the last).
 	frames []Frame
 	err    error
-	// end is ErrTurnGone when the turn no longer exists, or ErrFramesSwept
-	// when it ended long ago without a done frame left: frames are then the
-	// last it has after `after`.
-	end error
+	end    error
 }
 
 // serves tells whether a follower at `after` may use r while the log is at
-// gen: r started late enough, starts no later than the follower, and (once
-// done) neither failed nor was cut short before the follower's position.
+// gen: r started late enough, no later than the follower, and (once done)
+// neither failed nor stopped short of the follower's position.
 func (r *sharedRead) serves(gen uint64, after int64) bool {
 	if r.gen < gen || r.after > after {
 		return false
@@ -133,19 +113,15 @@ func (r *sharedRead) serves(gen uint64, after int64) bool {
 }
 
 // ErrTurnGone is what Follow returns when the turn no longer exists (its
-// conversation was deleted) and it has delivered every frame the turn had
-// without a done frame among them: none can come any more.
+// conversation was deleted) and every frame it had was delivered.
 var ErrTurnGone = errors.New("stream: turn no longer exists")
 
-// ErrFramesSwept is what Follow returns for a turn that ended so long ago
-// that its frames were swept (see Retention): no done frame will come.
-// The caller answers with the turn's saved ending instead.
+// ErrFramesSwept is what Follow returns for a turn whose frames were swept
+// (Retention): the caller answers with the turn's saved ending.
 var ErrFramesSwept = errors.New("stream: the turn's frames were swept")
 
 // doneGrace is how long after a turn ended its done frame may still be on
-// its way: FinishTurn saves the ending and publishes done right after.
-// Past it, a finished turn without a done frame had its frames swept (by
-// whichever process's clock; the sweep waits Retention).
+// its way; past it, an ended turn without one had its frames swept.
 const doneGrace = time.Minute
 
 // Follow calls fn with every frame after seq `after`, in order, as they are
@@ -153,21 +129,12 @@ const doneGrace = time.Minute
 // the turn is gone (ErrTurnGone), its frames were swept (ErrFramesSwept),
 // fn fails, ctx ends, or the Bus is closed (ErrClosed).
 //
-// It reads the table when it starts, then takes the frames handed over in
-// memory (published in this process, or carried by a notification from
-// another: see handOver) as long as they follow the last one it delivered.
-// It reads the table again whenever that is not enough: the turn was woken
-// without the frame (a notification too large to carry it, the listener
-// (re)connecting, a publish that failed, the poll), or a frame it has not
-// got is missing before one it has. Taking only the frame after the last
-// number it delivered is what keeps delivery free of gaps and repeats,
-// however the frames come; the reads are shared by the turn's followers. A
-// read that finds nothing new also checks that the turn still exists, so a
-// deleted turn's stream ends at its next wake-up: a publish to it (the
-// worker, whose model call is still streaming when the conversation goes)
-// or, at the latest, the poll.
-//
-// Follow is Join, then Follower.Follow with a read of its own, then Leave.
+// It reads the table when it starts, then takes the frames handed over
+// while they follow the last one it delivered, and reads again on a
+// wake-up without the frame or a gap. Taking only the frame after the last
+// number delivered keeps delivery free of gaps and repeats. A read that
+// finds nothing new checks that the turn exists, so a deleted turn's
+// stream ends at its next wake-up.
 func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
 	return b.follow(ctx, turnID, true, after, fn)
 }
@@ -188,30 +155,19 @@ func (b *Bus) follow(ctx context.Context, log string, turn bool, after int64, fn
 	return f.follow(ctx, after, nil, fn)
 }
 
-// Follower is one follower of a turn, registered with the Bus before
-// anything of the turn's frames is read, for a caller that reads the first
-// frames itself: the api reads them in the query that reads the turn and
-// the person's access to it. From Join on, every frame handed over to the
-// turn in this process (published here, or carried by another process's
-// notification) is kept for the follower, and every wake-up that calls for
-// a read is counted; a read started after Join therefore leaves nothing
-// between it and Follower.Follow that the follower would not see: a frame
-// committed before the read is in it, one committed after was handed over
-// (or woke the turn) after Join. Registering after the read instead would
-// drop a frame handed over in between until the next frame or the poll
-// showed the gap.
+// Follower is one follower of a turn for a caller that reads the first
+// frames itself (the api, with the turn and the person's access). It must
+// Join before that read: from Join on, frames handed over are kept and
+// wake-ups counted, so nothing committed between the read and Follow is
+// missed.
 type Follower struct {
 	b   *Bus
 	log string
 	w   *notify.Follower
-	// gen is the log's gen at Join: the caller's read, started after
-	// Join, sees every frame announced by a wake-up up to it (see
-	// followedLog.gen).
-	gen uint64
+	gen uint64 // the log's gen at Join
 }
 
-// Join registers a follower of the turn (the first one registers the Bus
-// with its notifier). Call Leave when done with it, on every path: a
+// Join registers a follower of the turn. Call Leave on every path: a
 // follower that never leaves keeps the turn's frames in memory.
 func (b *Bus) Join(turnID string) (*Follower, error) { return b.join(turnID, true) }
 
@@ -234,9 +190,8 @@ func (b *Bus) join(log string, turn bool) (*Follower, error) {
 	return &Follower{b: b, log: log, w: b.followers.Join(log), gen: t.gen}, nil
 }
 
-// Leave unregisters the follower; once is enough, more is harmless, and
-// so is a nil Follower's (Join failed). It must not be called while
-// Follow runs.
+// Leave unregisters the follower; more than once, or on nil (Join failed),
+// is harmless. Not while Follow runs.
 func (f *Follower) Leave() {
 	if f == nil {
 		return
@@ -248,16 +203,10 @@ func (f *Follower) Leave() {
 	}
 }
 
-// Follow is Bus.Follow for a caller that read the turn's first frames
-// itself, after Join: frames are the turn's frames after `after` that the
-// read returned (in order, without a gap: all of them, or as many as it
-// took), tail where the turn's stream stood in the same read. Follow
-// delivers them, then goes on as Bus.Follow does, reading only what the
-// read did not have: the frames beyond those it returned up to tail.Last,
-// and whatever was handed over or announced since Join. A read that found
-// no frame of a turn whose frames were swept (tail.Swept) ends it with
-// ErrFramesSwept, as Bus.Follow's own read would. Call it once, before
-// Leave.
+// Follow is Bus.Follow for a caller that read, after Join, the turn's
+// frames after `after` (in order, without a gap) and its tail: it delivers
+// them, then goes on as Bus.Follow, reading only what that read lacked.
+// Call it once, before Leave.
 func (f *Follower) Follow(ctx context.Context, after int64, frames []Frame, tail Tail, fn func(Frame) error) error {
 	return f.follow(ctx, after, &firstRead{frames: frames, tail: tail}, fn)
 }
@@ -293,12 +242,8 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 		}
 		switch {
 		case first.tail.Swept && (len(first.frames) == 0 || after >= first.tail.Last):
-			// Nothing after `after`, long after the turn ended and
-			// without a done frame: readFrames' ErrFramesSwept.
 			return ErrFramesSwept
-		case after < first.tail.Last:
-			// The read stopped short of the turn's last frame: the rest
-			// is read as Bus.Follow reads.
+		case after < first.tail.Last: // the read stopped short: read the rest
 		default:
 			readGen, needRead = f.gen, false
 		}
@@ -324,9 +269,7 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 		t := b.logs[log]
 		frames, gap := t.take(after)
 		if gap && len(frames) == 0 {
-			// A frame before those handed over is missing here: a read
-			// that starts from now on has it.
-			b.wakeLog(log, t)
+			b.wakeLog(log, t) // a read started from now on has the missing frame
 		}
 		stale := t.gen != readGen
 		b.mu.Unlock()
@@ -348,22 +291,17 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 		case <-b.n.Done():
 			return ErrClosed
 		case <-f.w.Woken():
-			// A frame handed over, a read asked for (a wake-up without
-			// the frame, the notifier's reconnect or poll: see poll).
 		}
 	}
 }
 
-// Done is closed when the Bus is closed: the process is shutting down, and
-// a stream that is not a Follow (the activity stream) ends with the turns'.
+// Done is closed when the Bus is closed, for streams that are not a Follow.
 func (b *Bus) Done() <-chan struct{} { return b.closed }
 
-// read returns the log's frames after `after` (at most readLimit) from a
-// read that started after the log's latest wake-up, joining one in flight
-// or done when it serves, else starting one; gen is the log's gen that
-// read started at. more tells that the read was full, so more frames may
-// be waiting; end (ErrTurnGone, ErrFramesSwept) that no frame will follow
-// these. The caller has joined the log.
+// read returns the log's frames after `after` from a shared read started
+// after the log's latest wake-up (joining one that serves, else starting
+// one) and the gen it started at; more: the read was full; end: no frame
+// follows these. The caller has joined the log.
 func (b *Bus) read(ctx context.Context, log string, after int64) (frames []Frame, gen uint64, more bool, end, err error) {
 	for {
 		b.mu.Lock()
@@ -381,8 +319,8 @@ func (b *Bus) read(ctx context.Context, log string, after int64) (frames []Frame
 			if b.hooks.read != nil {
 				b.hooks.read(log)
 			}
-			// The Bus owns the read, not this follower: another follower
-			// waiting on it must not see this one's context ending.
+			// The Bus owns the read: another follower must not see this
+			// one's context end.
 			turn := t.turn
 			b.wg.Go(func() {
 				defer close(r.done)
@@ -419,16 +357,12 @@ func (b *Bus) read(ctx context.Context, log string, after int64) (frames []Frame
 	}
 }
 
-// readFrames reads the turn's frames after `after`; when there are none,
-// it checks that the turn still exists. Once the turn is gone no frame can
-// be added (Publish finds no turn to number it), so the frames read after
-// seeing it gone are its last: reading them then, not before, is what keeps
-// a frame published just before the deletion from being lost (end is
-// ErrTurnGone). A turn that ended more than doneGrace ago and has no done
-// frame had its frames swept (end is ErrFramesSwept).
+// readFrames reads the turn's frames after `after` with the turn's state.
+// Once the turn is gone no frame can be added, so frames read after seeing
+// it gone are its last (end ErrTurnGone): read then, not before, so none
+// published just before the deletion is lost. An ended turn past doneGrace
+// without a done frame has end ErrFramesSwept.
 func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frames []Frame, end, err error) {
-	// The frames and the turn's state in one read: a read that finds no
-	// frame needs to know whether the turn still exists and when it ended.
 	var rows []struct {
 		FinishedAt *time.Time
 		Seq        *int64
@@ -436,9 +370,7 @@ func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frame
 		Data       string
 		CreatedAt  *time.Time
 	}
-	// The turn's id is named on both sides: an outer join's condition is
-	// not carried over from the WHERE, and the frames are read by their
-	// key (log, seq), not scanned.
+	// The id is named in the join too, so frames are read by their key.
 	err = b.db.Q(ctx).Raw(`SELECT turns.finished_at, f.seq, f.type, f.data, f.created_at
 		FROM turns LEFT JOIN frames f ON f.log = ? AND f.seq > ?
 		WHERE turns.id = ? ORDER BY f.seq LIMIT ?`, turnID, after, turnID, readLimit).Scan(&rows).Error
@@ -446,7 +378,6 @@ func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frame
 		return nil, nil, fmt.Errorf("read frames of %s: %w", turnID, err)
 	}
 	if len(rows) == 0 {
-		// Gone: the frames read now are its last.
 		frames, err = b.Frames(ctx, turnID, after)
 		if err != nil {
 			return nil, nil, err
@@ -470,10 +401,8 @@ func (b *Bus) readFrames(ctx context.Context, turnID string, after int64) (frame
 	return nil, ErrFramesSwept, nil
 }
 
-// wake tells the turn's followers in this process to read again, and
-// forgets the frames handed over: what woke them may have changed frames
-// already numbered (a reopen, see Reopen). A follower busy delivering
-// keeps one pending wake-up, so none is lost and a burst costs one read.
+// wake tells the log's followers in this process to read again, and
+// forgets the frames handed over: a reopen changes numbered frames.
 func (b *Bus) wake(log string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -483,8 +412,7 @@ func (b *Bus) wake(log string) {
 	}
 }
 
-// wakeAll tells every follower in this process to read again: after the
-// listener (re)connects, any of them may have missed a notification.
+// wakeAll wakes every log, as wake does: after the listener (re)connects.
 func (b *Bus) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -494,8 +422,7 @@ func (b *Bus) wakeAll() {
 	}
 }
 
-// wakeLog asks the log's followers for a read: it bumps the log's gen and
-// signals them. b.mu is held.
+// wakeLog asks the log's followers for a read. b.mu is held.
 func (b *Bus) wakeLog(log string, t *followedLog) {
 	t.gen++
 	b.followers.Wake(log)

@@ -5,14 +5,9 @@ import (
 	"sync"
 )
 
-// Interrupts closes a turn's model call at once when the person stops or
-// pauses it. Temporal delivers an activity's cancellation with its next
-// heartbeat, which the SDK throttles; this is the fast path beside that
-// durable one. The worker registers each model call it runs; the api
-// interrupts the calls of a turn right after it sends the signal.
-//
-// It reaches calls running in this process (`hub dev`, tests). Across
-// processes the durable signal still cancels the call, within a heartbeat.
+// Interrupts closes a turn's model calls in this process at once when the
+// person stops or pauses it: the fast path beside Temporal's cancellation,
+// which waits for a throttled heartbeat.
 type Interrupts struct {
 	mu    sync.Mutex
 	calls map[string]map[*context.CancelCauseFunc]struct{}
@@ -68,12 +63,10 @@ func (i *Interrupts) Interrupt(turnID string) int {
 	return len(i.calls[turnID])
 }
 
-// InterruptIf cancels the turn's calls registered now if still, called
-// without the lock, says the turn is still stopped or paused; it says how
-// many it cancelled. A call registered while still runs is left alone: it
-// read the turn after still's answer was settled, so a Resume in between
-// started it and a late interrupt must not close it. With no call
-// registered, still is not called.
+// InterruptIf cancels the turn's calls registered now if still (called
+// without the lock, and only when there are some) says the turn is still
+// stopped or paused, and says how many. A call registered while still runs
+// was started after a Resume and is left alone.
 func (i *Interrupts) InterruptIf(turnID string, still func() bool) int {
 	if i == nil {
 		return 0

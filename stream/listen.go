@@ -12,38 +12,26 @@ import (
 	"hub/storage"
 )
 
-// Channel is the Postgres channel frames are announced on. One channel for
-// every log keeps the listener to one LISTEN; the payload names the log.
+// Channel is the Postgres channel frames of every log are announced on.
 const Channel = "hub_frames"
 
-// notifyPayload is "<origin> <log>", far below NOTIFY's 8000-byte limit. A
-// notification that only wakes (Ended, Reopen) carries no more; a stored
-// frame's adds its number and, when it fits, the frame (frameSuffix).
+// notifyPayload is "<origin> <log>": a stored frame's adds its number and
+// frameSuffix.
 func notifyPayload(origin, log string) string { return origin + " " + log }
 
-// maxPayload is the longest payload Postgres takes: it must be shorter
-// than 8000 bytes.
+// maxPayload is the longest payload Postgres takes (< 8000 bytes).
 const maxPayload = 7999
 
-// maxCarried bounds the frame a notification carries. Text deltas are
-// coalesced to about 1 KiB and tool frames are a few hundred bytes, so
-// nearly every frame travels in its notification; a larger one (a big
-// proposal) is only announced and read from the table. The bound keeps
-// Postgres's notification queue — shared by every listener, truncated only
-// as far as the slowest has read, and a full queue fails every publish —
-// at a few KiB per frame (docs/architecture.md, "Frames").
+// maxCarried bounds the frame a notification carries, to keep Postgres's
+// shared notification queue small (docs/architecture.md, "Frames").
 const maxCarried = 2048
 
-// frameTime is a frame's stored time: Postgres keeps microseconds, so a
-// frame handed over in memory or in a notification carries the time a
-// read of the table would give.
+// frameTime is a frame's stored time, as Postgres keeps it (microseconds).
 func frameTime() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
-// frameSuffix is what follows the frame's number in its notification:
-// " <created, Unix ns> <type> <data>", so the followers in other processes
-// take the frame without reading it; or nothing when the payload would
-// not fit (the followers then read the table). The number itself (20
-// bytes at most) is filled in by publishSQL.
+// frameSuffix is what follows the frame's number in its notification,
+// " <created, Unix ns> <type> <data>", or "" when it would not fit (20
+// bytes are kept for the number).
 func frameSuffix(origin string, row *storage.Frame) string {
 	suffix := " " + strconv.FormatInt(row.CreatedAt.UnixNano(), 10) + " " + row.Type + " " + row.Data
 	if len(row.Data) > maxCarried || len(notifyPayload(origin, row.Log))+1+20+len(suffix) > maxPayload {
@@ -75,23 +63,15 @@ func parseNotification(payload string) (origin, log string, f Frame, carried boo
 		CreatedAt: time.Unix(0, created).UTC()}, true
 }
 
-// register has the process's notifier wake this Bus's followers: a
-// notification on Channel hands its frame over or wakes its log, the
-// listener's (re)connect wakes every log, and the poll wakes those it
-// finds behind (see poll). Once, with the first follower.
+// register has the process's notifier wake this Bus's followers, once.
 func (b *Bus) register() {
 	b.listen.Do(func() {
 		b.n.Listen(Channel, notify.Handler{Notified: b.notified, Connected: b.wakeAll, Poll: b.poll})
 	})
 }
 
-// notified handles a notification on Channel. A notification either
-// carries a frame, which followers take only when it is the next one they
-// need (see handOver), or is a wake-up, after which they re-read the table
-// after the last number they delivered. This process's own notifications
-// are skipped: Publish handed their frames over already. One lost (the
-// listener away) leaves a gap that the next frame carried shows, or the
-// reconnect's wakeAll, or the poll.
+// notified hands over a notification's frame, or wakes its log; this
+// Bus's own are skipped (handed over already).
 func (b *Bus) notified(payload string) {
 	origin, log, f, carried := parseNotification(payload)
 	switch {
@@ -106,12 +86,9 @@ func (b *Bus) notified(payload string) {
 // headBatch bounds the logs named in one read of heads.
 const headBatch = 500
 
-// poll is the safety net. A followed turn that had neither a read started
-// nor a frame handed over within the last half poll interval is read anew
-// (its followers poll it together, and a turn whose frames flow is not
-// read): only a read sees it gone or swept. The logs with a head cannot
-// end: one query reads the heads of all of them, and those whose head
-// moved since the last poll are read, however many clients follow.
+// poll is the safety net: a followed turn quiet for half a poll interval
+// is read anew, and one query reads the heads of the logs with a head,
+// waking those whose head moved.
 func (b *Bus) poll(ctx context.Context) {
 	quiet := b.n.PollInterval() / 2
 	var heads []string
@@ -127,7 +104,6 @@ func (b *Bus) poll(ctx context.Context) {
 	b.mu.Unlock()
 	for chunk := range slices.Chunk(heads, headBatch) {
 		var rows []storage.FrameHead
-		// A failed read is tried again at the next poll.
 		if err := b.db.Q(ctx).Where("log IN ?", chunk).Find(&rows).Error; err != nil {
 			return
 		}

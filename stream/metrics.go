@@ -6,23 +6,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// busMetrics are the Bus's Prometheus series: frames published by type.
-// (The listener's reconnects are the notifier's: notify.Notifier.Register.)
-type busMetrics struct {
-	frames *prometheus.CounterVec
+// metricsOf holds the Bus's frames counter once Register made it.
+type metricsOf struct {
+	p atomic.Pointer[prometheus.CounterVec]
 }
-
-// metricsOf is where a Bus keeps its series once Register made them.
-type metricsOf struct{ p atomic.Pointer[busMetrics] }
 
 // Register makes the Bus's series on reg: hub_frames_published_total{type}.
 // Before it, nothing is counted.
 func (b *Bus) Register(reg prometheus.Registerer) error {
-	m := &busMetrics{
-		frames: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hub_frames_published_total",
-			Help: "Stream frames this process published, by type (text, tool, status, done, …)."}, []string{"type"}),
-	}
-	if err := reg.Register(m.frames); err != nil {
+	m := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hub_frames_published_total",
+		Help: "Stream frames this process published, by type (text, tool, status, done, …)."}, []string{"type"})
+	if err := reg.Register(m); err != nil {
 		return err
 	}
 	b.metrics.p.Store(m)
@@ -31,6 +25,6 @@ func (b *Bus) Register(reg prometheus.Registerer) error {
 
 func (b *Bus) countFrame(typ string) {
 	if m := b.metrics.p.Load(); m != nil {
-		m.frames.WithLabelValues(typ).Inc()
+		m.WithLabelValues(typ).Inc()
 	}
 }

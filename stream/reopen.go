@@ -19,32 +19,24 @@ type Draft struct {
 	Data any
 }
 
-// ResetStatus is the data of the status frame that opens a new attempt of
-// a turn's frames after an operator reset its workflow: "reset" tells the
-// client to drop everything the turn showed before it (text, tool rows, a
-// proposal, an error), not only the text since the last status frame as a
-// plain "discard" does.
+// ResetStatus is the data of the status frame that opens a new attempt
+// after an operator reset: "reset" tells the client to drop everything the
+// turn showed, not only the text a plain "discard" drops.
 func ResetStatus(step int) map[string]any {
 	return map[string]any{"status": StatusWorking, "step": step, "discard": true, "reset": true,
 		"text": "This turn runs again…"}
 }
 
-// replacedDone is what a turn's old done frame becomes when a reset run
-// reopens the turn: a turn has one done frame, its last, and a follower
-// reading from the start must not stop at the old one.
+// replacedDone is what a reopened turn's old done frame becomes: a
+// follower reading from the start must not stop at it.
 var replacedDone = map[string]any{"status": StatusReset, "text": "This turn was reset and runs again."}
 
-// Reopen does the stream's part of reopening a turn for a new attempt, in
-// the transaction ctx carries, the one that reopens the turn
-// (chat.Store.ClaimTurn): the turn's done frame, if it has one, becomes a
-// status frame (so the numbers stay gapless and a follower reading from
-// the start reads on to the new attempt), then frames are appended: a
-// ResetStatus frame first, then the given ones (what the new run keeps of
-// the old one). The reset frame's number becomes the turn's attempt_seq,
-// after which HasInAttempt looks. On Postgres the notification goes out
-// when the transaction commits; this process's followers are woken to
-// read once it ended, whatever its outcome (a commit whose answer was
-// lost may have committed).
+// Reopen does the stream's part of reopening a turn, in the transaction
+// ctx carries (chat.Store.ClaimTurn): the done frame becomes a status
+// frame (numbers stay gapless), then a ResetStatus frame and the given
+// ones are appended; the reset frame's number becomes the turn's
+// attempt_seq. Followers here are woken once the transaction ended,
+// whatever its outcome.
 func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draft) error {
 	tx := b.db.Q(ctx)
 	storage.AfterTx(ctx, func(error) { b.wake(turnID) })
@@ -63,8 +55,6 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 		if err != nil {
 			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 		}
-		// The frames after the reset frame are the new attempt's, whose
-		// attempt_seq is the reset frame's number.
 		row := storage.Frame{Log: turnID, Type: d.Type, Data: string(raw), CreatedAt: frameTime()}
 		if first != 0 && OnePerAttempt(d.Type) {
 			attempt := first // (a frame of another type is in no attempt: NULL)
@@ -80,16 +70,14 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 	if err := tx.Model(&storage.Turn{}).Where("id = ?", turnID).Update("attempt_seq", first).Error; err != nil {
 		return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 	}
-	// Delivered when the transaction commits, like a publish's.
 	if err := notify.Send(ctx, b.db, Channel, notifyPayload(b.origin, turnID)); err != nil {
 		return fmt.Errorf("announce reopened %s: %w", turnID, err)
 	}
 	return nil
 }
 
-// HasInAttempt tells whether the turn's current attempt of frames (after
-// its attempt_seq, see Reopen) has a frame of the given type: refs, error,
-// proposal and done are sent once per attempt.
+// HasInAttempt tells whether the turn's current attempt (frames after its
+// attempt_seq) has a frame of the given type.
 func (b *Bus) HasInAttempt(ctx context.Context, turnID, typ string) (bool, error) {
 	return hasInAttempt(b.db.Q(ctx), turnID, typ)
 }
@@ -127,14 +115,11 @@ func OnePerAttempt(typ string) bool {
 	return false
 }
 
-// publishFirstSQL is publishSQL for a frame sent once per attempt: the
-// counter moves, and the frame is stored with its attempt, only while the
-// attempt has no frame of its type. found tells a turn that exists from a
-// missing one; the NOTIFY goes out when a frame was stored or the turn is
-// missing (its followers then read, find it gone and end), not when one
-// was there. A publisher whose check ran before a racing one committed
-// its frame fails on the unique index instead (all of the statement is
-// undone: no number is used).
+// publishFirstSQL is publishSQL for a frame sent once per attempt: it
+// stores the frame with its attempt only while the attempt has none of its
+// type. found tells a missing turn; the NOTIFY goes out when a frame was
+// stored or the turn is missing. A racing publisher that passed the check
+// fails on the unique index, and the whole statement is undone.
 const publishFirstSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? AND NOT EXISTS (
 		SELECT 1 FROM frames WHERE frames.log = turns.id AND frames.type = ? AND frames.seq > turns.attempt_seq
@@ -151,26 +136,16 @@ SELECT (SELECT seq FROM stored) AS seq, found.found,
 		THEN pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text END AS notified
 FROM found`
 
-// ErrFirstTaken is what PublishFirst returns in a transaction when a publisher
-// racing it stored the attempt's frame of the type first, after its own
-// check: on Postgres the transaction is then aborted (the unique index
-// refused the frame), and the caller's retry finds the frame there.
+// ErrFirstTaken is what PublishFirst returns in a transaction when a
+// racing publisher stored the attempt's frame first: the transaction is
+// aborted, and the caller's retry finds the frame.
 var ErrFirstTaken = errors.New("stream: the attempt's frame of this type was stored by another publisher")
 
-// PublishFirst publishes a frame of a type a turn's attempt has at most
-// one of (refs, error, proposal, done: see OnePerAttempt), unless the attempt has
-// one already; it tells whether it published. It is exact: two calls
-// racing for one attempt (a retried activity whose first attempt still
-// runs) store one frame, the other answers false, because the unique index
-// frames_once refuses a second one. On Postgres the check and the
-// publish are one statement, one round trip. A turn that does not exist
-// is an error, as for Publish.
-//
-// In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
-// with the change it belongs to (a turn's ending with its error, proposal
-// and done frames: chat.Store.FinishTurn), and this process's followers
-// are handed it once that transaction committed; there a racing
-// publisher's frame makes it fail with ErrFirstTaken.
+// PublishFirst publishes a frame of a OnePerAttempt type unless the
+// attempt has one, and tells whether it published. Of two calls racing for
+// one attempt one stores the frame (the unique index frames_once decides)
+// and the other answers false, or ErrFirstTaken in a transaction ctx
+// carries. A missing turn is an error, as for Publish.
 func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (bool, error) {
 	var row *storage.Frame
 	sent := false
@@ -186,9 +161,7 @@ func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (b
 		})
 	}
 	if errors.Is(err, ErrFirstTaken) && !inTx {
-		// The statement (Postgres) or the transaction (SQLite) stored
-		// nothing: the attempt has its frame.
-		return false, nil
+		return false, nil // nothing stored: the attempt has its frame
 	}
 	stored := err
 	storage.AfterTx(ctx, func(err error) {
@@ -206,9 +179,7 @@ func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (b
 }
 
 // publishFirst stores a frame of a once-per-attempt type in tx unless the
-// attempt has one: on Postgres in one statement (publishFirstSQL), on
-// SQLite the check, the counter and the insert. A unique violation (a
-// racing publisher's frame) is ErrFirstTaken.
+// attempt has one; a unique violation is ErrFirstTaken.
 func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.Frame, bool, error) {
 	if !OnePerAttempt(typ) {
 		return nil, false, fmt.Errorf("publish %s frame once: not a frame an attempt sends once", typ)

@@ -3,16 +3,11 @@
 // worker that produces it to every SSE client, and a person's work frames
 // (chat's top bar).
 //
-// Frames are stored per log with a sequence number (the frames table), so a
-// client that reconnects with Last-Event-ID reads exactly the frames after
-// it: no gap, no repeat, from any api process. The table is the source of
-// truth. Once a frame is committed, its writer hands it to the followers in
-// its process in memory; on Postgres a NOTIFY carries it (when it fits) to
-// the followers in other processes (see listen.go), which hear it through
-// the process's notify.Notifier. A follower takes a frame so handed over
-// only when it is the next one it needs; otherwise (a gap, a notification
-// without the frame, the listener reconnecting) it reads the table. The
-// Notifier's poll is the safety net.
+// Frames are stored per log with a sequence number, so a client that
+// reconnects with Last-Event-ID reads exactly the frames after it, from any
+// api process. The table is the source of truth; a committed frame is also
+// handed to followers in memory, and on Postgres a NOTIFY carries it to
+// other processes (listen.go). See docs/architecture.md, "Frames".
 package stream
 
 import (
@@ -40,16 +35,14 @@ const (
 	TypeProposal = "proposal"
 	TypeError    = "error"
 	TypeDone     = "done"
-	// TypeTurnError carries what an error frame carries, under a name that
-	// is not EventSource's own `error` event (a broken connection): every
-	// error frame comes right after a turn_error frame with the same data,
-	// each with its own number, so Last-Event-ID resumes either exactly.
+	// TypeTurnError carries an error frame's data under a name that is
+	// not EventSource's own `error` event; it comes right before each
+	// error frame.
 	TypeTurnError = "turn_error"
 )
 
-// Phases of a tool frame (docs/api.md, "The stream"). A call that ended
-// reports the chat.Call* status it ended with (done, failed, held): the
-// values are the same, written out here because stream stays below chat.
+// Phases of a tool frame (docs/api.md, "The stream"): an ended call's is
+// its chat.Call* status (stream stays below chat).
 const (
 	PhaseStarted = "started"
 	PhaseDone    = "done"
@@ -57,12 +50,7 @@ const (
 	PhaseHeld    = "held"
 )
 
-// Statuses a status frame carries besides the step (docs/api.md): working
-// (chat.StatusWorking's value) while a model step runs, retrying when a
-// failed model call runs again (the client drops its partial text),
-// paused and stopping right after the person paused or stopped the turn
-// (the api's, with the turn's status change), and reset in the frame that
-// replaces a reset turn's old done frame.
+// Statuses a status frame carries besides the step (docs/api.md).
 const (
 	StatusWorking  = "working"
 	StatusRetrying = "retrying"
@@ -79,31 +67,20 @@ type Frame struct {
 	CreatedAt time.Time
 }
 
-// ErrClosed is what Follow returns once the Bus or its Notifier is closed,
-// so an SSE stream ends when its process shuts down and the client
-// reconnects elsewhere with Last-Event-ID. It is notify.ErrClosed.
+// ErrClosed is what Follow returns once the Bus or its Notifier is closed
+// (the process shuts down). It is notify.ErrClosed.
 var ErrClosed = notify.ErrClosed
 
-// Bus stores and delivers the frames of logs.
-//
-// Lifecycle: the Bus's followers are woken through n, the process's one
-// notifier (its listener on Postgres, its poll), with which the Bus
-// registers when the first follower arrives (a Bus that only publishes, as
-// in the worker, registers nothing). Close stops the reads in flight,
-// waits for them, and ends every Follow with ErrClosed, as closing n does;
-// whoever made the Bus calls Close once the followers are done. Writes and
+// Bus stores and delivers the frames of logs. Its followers are woken
+// through n, with which it registers at its first follower. Writes and
 // reads that are not a follow keep working after Close.
 type Bus struct {
-	db *storage.DB
-	n  *notify.Notifier
-	// followers are the Follows of this process, by log; each log's
-	// shared state is in logs (both under mu, mu first).
-	followers *notify.Followers
-	listen    sync.Once // registers with n, with the first follower
-	// origin tags this Bus's notifications, so its own listener skips the
-	// frames Publish has already announced in-process.
-	origin string
-	hooks  hooks
+	db        *storage.DB
+	n         *notify.Notifier
+	followers *notify.Followers // by log; take mu first
+	listen    sync.Once         // registers with n, with the first follower
+	origin    string            // tags this Bus's notifications, so it skips its own
+	hooks     hooks
 
 	mu      sync.Mutex
 	logs    map[string]*followedLog // logs with followers in this process
@@ -125,8 +102,6 @@ type hooks struct {
 func NewBus(db *storage.DB, n *notify.Notifier) *Bus {
 	var id [6]byte
 	_, _ = rand.Read(id[:]) // crypto/rand never fails on supported platforms
-	// Shared reads live as long as the Bus, not as long as any request:
-	// Close is what ends them.
 	ctx, stop := context.WithCancel(context.Background())
 	return &Bus{db: db, n: n, followers: notify.NewFollowers(), origin: hex.EncodeToString(id[:]),
 		logs: map[string]*followedLog{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
@@ -146,20 +121,12 @@ func (b *Bus) Close() {
 	b.wg.Wait()
 }
 
-// Publish appends a frame to the turn's stream and returns its sequence
-// number. The number comes from the turn row, incremented in the same
-// transaction as the insert, so concurrent publishers (tool calls run side
-// by side) get distinct, gapless numbers, and the row lock the increment
-// takes makes them commit in number order. A turn that does not exist (its
-// conversation was deleted) is an error, and uses no number.
-//
-// On Postgres this is one statement (publishSQL): one round trip, not five.
-//
-// In a transaction ctx carries (storage.DB.InTx) the frame is stored in it,
-// with the change it belongs to (a model call's status frame with the
-// turn's status), at no commit of its own: on Postgres its NOTIFY goes out
-// when that transaction commits, and this process's followers are handed
-// the frame once it has (storage.AfterTx).
+// Publish appends a frame to the turn's stream and returns its number,
+// taken from the turn row in the same transaction: concurrent publishers
+// get distinct, gapless numbers and the row lock makes them commit in
+// order. A missing turn is an error and uses no number. In a transaction
+// ctx carries, the frame is stored in it; either way followers here are
+// handed it after the commit (storage.AfterTx).
 func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -179,10 +146,9 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 	return row.Seq, nil
 }
 
-// published tells this process's followers of a frame whose commit ended
-// with err: on success it is handed to them; on an error they read, since
-// a commit whose answer was lost may still have committed (a needless
-// wake-up costs one read).
+// published hands a committed frame to this process's followers; on an
+// error they read instead: a commit whose answer was lost may have
+// committed.
 func (b *Bus) published(row *storage.Frame, err error) {
 	if err != nil {
 		b.wake(row.Log)
@@ -192,15 +158,10 @@ func (b *Bus) published(row *storage.Frame, err error) {
 	b.countFrame(row.Type)
 }
 
-// publishSQL numbers, stores and announces a frame in one statement. A
-// statement outside a transaction is a transaction of its own, so all of
-// it commits or none: the NOTIFY is delivered only once the frame can be
-// read (Postgres delivers notifications on commit), and a failed insert
-// gives its number back. The payload is the frame (framePayload) when it
-// fits, else only its turn and number. The NOTIFY goes out even when the
-// turn is missing (seq is then NULL and nothing was stored, and the
-// payload names the turn only): its followers in other processes read
-// again, find the turn gone and end (see Follow).
+// publishSQL numbers, stores and announces a frame in one statement, one
+// round trip: all of it commits or none, and the NOTIFY is delivered on
+// commit. For a missing turn seq is NULL and the NOTIFY names the turn
+// only, so its followers elsewhere read and find it gone.
 const publishSQL = `WITH numbered AS (
 	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING id, frame_seq
 ), stored AS (
@@ -211,8 +172,7 @@ const publishSQL = `WITH numbered AS (
 SELECT (SELECT seq FROM stored) AS seq,
 	pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text AS notified`
 
-// publishPostgres stores row in one statement (publishSQL) on q (the
-// database, or a transaction) and sets its number.
+// publishPostgres stores row with publishSQL on q and sets its number.
 func (b *Bus) publishPostgres(q *gorm.DB, row *storage.Frame) error {
 	var out struct{ Seq *int64 }
 	err := q.Raw(publishSQL, row.Log, row.Type, row.Data, row.CreatedAt,
@@ -227,10 +187,8 @@ func (b *Bus) publishPostgres(q *gorm.DB, row *storage.Frame) error {
 	return nil
 }
 
-// insert stores row in tx (the counter, then the insert): SQLite has no
-// data-modifying WITH, and on SQLite (hub dev, one process) a statement is
-// a function call, not a round trip. Nothing is announced: the publisher
-// hands the frame to the process's own followers.
+// insert numbers and stores row in tx, as publishSQL does without the
+// NOTIFY (SQLite has no data-modifying WITH).
 func (b *Bus) insert(tx *gorm.DB, row *storage.Frame) error {
 	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.Log).Scan(&row.Seq).Error; err != nil {
 		return err
@@ -241,13 +199,10 @@ func (b *Bus) insert(tx *gorm.DB, row *storage.Frame) error {
 	return tx.Create(row).Error
 }
 
-// Ended tells the followers of turns that were just deleted, in this
-// process and (on Postgres) in every other one, to read again: they find
-// their turn gone and end (see Follow), at once instead of at their next
-// poll. The api calls it after deleting a conversation.
+// Ended wakes the followers of turns just deleted, here and in every
+// other process, so they find their turn gone at once.
 func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
-	// This process's followers first, all of them: a failed notify below
-	// must not leave the rest waiting for their poll.
+	// Local followers first: a failed notify must not leave them waiting.
 	for _, id := range turnIDs {
 		b.wake(id)
 	}
@@ -259,8 +214,7 @@ func (b *Bus) Ended(ctx context.Context, turnIDs ...string) error {
 	return nil
 }
 
-// readLimit caps one read of a log's frames; a follower behind by more
-// reads again at once.
+// readLimit caps one read of a log's frames.
 const readLimit = 1000
 
 // Frames returns the log's frames after seq, oldest first, at most 1,000.
@@ -282,17 +236,13 @@ func toFrame(r storage.Frame) Frame {
 }
 
 // Retention is how long a turn's frames are kept after it ends
-// (docs/api.md, "The stream": at least 10 minutes), for clients that resume
-// with Last-Event-ID, and an appended frame after it is written (Append).
+// (docs/api.md promises 10 minutes), and an appended frame after it is written.
 const Retention = 10 * time.Minute
 
-// Sweep removes the frames of turns that ended before the cutoff; docs/api.md
-// promises at least Retention after a turn ends. Frames of no turn (its
-// conversation was deleted) go once they are older than the cutoff; logs
-// with a head (Append) prune themselves.
+// Sweep removes the frames of turns that ended before the cutoff, and
+// those of no turn older than it; logs with a head prune themselves.
 func (b *Bus) Sweep(ctx context.Context, endedBefore time.Time) (int64, error) {
-	// SQLite compares times as the text the driver wrote, with its zone
-	// offset: every stored time is UTC, so the cutoff must be too.
+	// SQLite compares times as text: stored times are UTC, so the cutoff must be.
 	endedBefore = endedBefore.UTC()
 	q := b.db.Q(ctx)
 	res := q.Where("log IN (?)",
