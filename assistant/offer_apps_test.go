@@ -17,7 +17,7 @@ func mcpStubs(conn string, n int, write bool) ([]*tools.Definition, AppOffer) {
 	var defs []*tools.Definition
 	for i := range n {
 		d := &tools.Definition{Spec: tools.Spec{Name: fmt.Sprintf("mcp_%s_tool_%03d", conn, i), Area: tools.AreaApps,
-			Description: fmt.Sprintf("Read report %d of the tracker", i), IsWrite: write && i%2 == 1, App: &tools.AppMeta{Product: "mcp"}}}
+			Description: fmt.Sprintf("Read report %d of the tracker", i), IsWrite: write && i%2 == 1}}
 		defs = append(defs, d)
 		app.Tools = append(app.Tools, d.Name)
 	}

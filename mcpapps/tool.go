@@ -16,9 +16,6 @@ import (
 	"hub/workspace"
 )
 
-// Product is the AppMeta product of an MCP server's tools.
-const Product = "mcp"
-
 // maxStructuredBytes bounds the structured content a result keeps; larger
 // is left out.
 const maxStructuredBytes = 16 << 10
@@ -28,7 +25,7 @@ const maxStructuredBytes = 16 << 10
 // Apply and run outside any transaction.
 func (c *Catalog) define(conn workspace.Connection, lt listedTool) (*tools.Definition, error) {
 	what, label := cmp.Or(lt.Description, lt.Title), cmp.Or(lt.Title, lt.Name)
-	spec := tools.Spec{Name: ToolName(conn.ID, lt.Name), Area: tools.AreaApps, App: &tools.AppMeta{Product: Product}}
+	spec := tools.Spec{Name: ToolName(conn.ID, lt.Name), Area: tools.AreaApps}
 	if lt.ReadOnly {
 		spec.Description = fmt.Sprintf("%s (read-only, from the connected app %s). %s", label, conn.Name, what)
 	} else {

@@ -82,7 +82,7 @@ type updatePayload struct {
 func PostUpdate(c Poster) *Definition {
 	return Define(Spec{
 		Name: "apps_post_update", Area: AreaApps, IsWrite: true, Risk: RiskMedium,
-		OutsideTransaction: true, AlwaysHold: true, App: &AppMeta{Product: "webhook"},
+		OutsideTransaction: true, AlwaysHold: true,
 		Description: "Post an update (text and an optional title) to an app connected to this space, e.g. a team channel's webhook. It waits for the person's Apply and cannot be undone. Get the app's id from hub_list_connections.",
 	}, func(ctx context.Context, env Env, in PostUpdateInput) (Result, error) {
 		conn, err := postableConnection(ctx, env, in)

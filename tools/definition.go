@@ -83,8 +83,6 @@ type Spec struct {
 	AlwaysHold bool
 	// OwnersOnly: only a space's owners are offered it or may call it.
 	OwnersOnly bool
-	// App is set for a connected app's tool.
-	App *AppMeta
 	// NoSpace: the tool acts in no space and takes no space argument.
 	NoSpace bool
 	// AreaOfSteps: the allowed write areas are checked on each step's tool
@@ -94,11 +92,6 @@ type Spec struct {
 	// write area names. Its Apply still runs in the space's write path, so
 	// a viewer changes settings in Hub instead.
 	Personal bool
-}
-
-// AppMeta says which connected app a tool acts in.
-type AppMeta struct {
-	Product string // e.g. "webhook"
 }
 
 // AreaApps is the area of connected-app tools: their writes always wait for
