@@ -160,7 +160,7 @@ func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
 		return nil
 	}
 	model, effort := cur.Model, cur.Effort
-	if c := s.models.catalog; c != nil && model != "" {
+	if c := s.shared.catalog; c != nil && model != "" {
 		if field, _ := c.CheckChoice(model, ""); field != "" {
 			model = "" // removed from the catalog since: the default now
 		}
@@ -176,7 +176,7 @@ func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
 		if err := s.CheckModelChoice("", model, effort); err != nil {
 			return err
 		}
-	} else if c := s.models.catalog; c != nil {
+	} else if c := s.shared.catalog; c != nil {
 		if field, _ := c.CheckChoice(model, effort); field != "" {
 			effort = ""
 		}
