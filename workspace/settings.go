@@ -137,11 +137,7 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	if err != nil {
 		return Settings{}, err
 	}
-	areas := cur.AllowedWriteAreas
-	if areas == nil {
-		areas = []string{}
-	}
-	rawAreas, err := json.Marshal(areas)
+	rawAreas, err := json.Marshal(append([]string{}, cur.AllowedWriteAreas...)) // [], never null
 	if err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}

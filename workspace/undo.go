@@ -149,7 +149,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 				target = e.before
 			}
 			r := &plan[e.record]
-			if r.cur, err = s.restore(ctx, actor, g.SpaceID, r.cur, target, r.maxRevision, verb, name); err != nil {
+			if r.cur, err = s.restore(ctx, actor, g.SpaceID, *r, target, verb, name); err != nil {
 				return err
 			}
 		}
@@ -173,8 +173,7 @@ func describeChange(r plannedRecord, cur, want snapshot) string {
 	return fmt.Sprintf("%s %q was changed", r.kind, cur.title())
 }
 
-// memberOfGroupSpace is the condition that the person (the argument) is in
-// the Undo group's space now.
+// memberOfGroupSpace: the person (the argument) is in the Undo group's space now.
 const memberOfGroupSpace = "EXISTS (SELECT 1 FROM memberships " +
 	"WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)"
 
