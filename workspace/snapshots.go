@@ -149,7 +149,8 @@ func decodeSnapshot(kind string, raw *string) (snapshot, error) {
 
 // restore moves one record from r.cur to target (nil: absent) for Undo or
 // Redo and tells subscribers; one that comes back continues after r.maxRevision.
-func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, r plannedRecord, target snapshot, verb, name string) (snapshot, error) {
+func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, r plannedRecord, target snapshot,
+	verb, name string) (snapshot, error) {
 	cur := r.cur
 	if cur == nil && target == nil {
 		return nil, nil
