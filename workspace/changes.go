@@ -31,7 +31,7 @@ type Change struct {
 // back. fn runs on the writer's goroutine, so it must be quick; a panic in
 // it is logged. unsubscribe may be called any number of times.
 func (s *Service) Subscribe(fn func(Change)) (unsubscribe func()) {
-	return s.subscribers.add(fn)
+	return s.shared.subscribers.add(fn)
 }
 
 // subscribers is the set of Subscribe callbacks, called in the order they
@@ -87,5 +87,5 @@ func (s *Service) notify(ctx context.Context, c Change) {
 		st.mu.Unlock()
 		return
 	}
-	s.subscribers.deliver(ctx, []Change{c})
+	s.shared.subscribers.deliver(ctx, []Change{c})
 }

@@ -50,7 +50,7 @@ type AppConnector interface {
 
 // SetAppConnector sets the connector MCP connections are checked and
 // sealed with; call it once, before serving.
-func (s *Service) SetAppConnector(c AppConnector) { s.connector.c = c }
+func (s *Service) SetAppConnector(c AppConnector) { s.shared.connector = c }
 
 // Connection is a connected app of a space. URL is empty for a person who
 // may not manage the space's connections (see ListConnections).

@@ -20,7 +20,7 @@ func (s *Service) checkMCP(ctx context.Context, kind, rawURL, secret string) ([]
 		if secret != "" {
 			return nil, invalid("/secret", "only an MCP server (kind mcp) takes a secret")
 		}
-		if c := s.connector.c; c != nil {
+		if c := s.shared.connector; c != nil {
 			var notFound interface{ HostNotFound() bool }
 			if err := c.CheckURL(ctx, rawURL); err != nil && !(errors.As(err, &notFound) && notFound.HostNotFound()) {
 				return nil, invalid("/url", "Hub does not post to this address: %v", err)
@@ -28,7 +28,7 @@ func (s *Service) checkMCP(ctx context.Context, kind, rawURL, secret string) ([]
 		}
 		return nil, nil
 	}
-	c := s.connector.c
+	c := s.shared.connector
 	if c == nil {
 		return nil, invalid("/kind", "MCP servers cannot be connected on this Hub server")
 	}

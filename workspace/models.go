@@ -16,10 +16,7 @@ type ModelCatalog interface {
 
 // SetModels gives the service the operator's catalog. Without one, any
 // model or effort chosen is refused and turns run the configured model.
-func (s *Service) SetModels(c ModelCatalog) { s.models.catalog = c }
-
-// modelsHolder is shared by every copy of a Service, like subscribers.
-type modelsHolder struct{ catalog ModelCatalog }
+func (s *Service) SetModels(c ModelCatalog) { s.shared.catalog = c }
 
 // CheckModelChoice checks a model and effort a person chose: an unknown
 // model is invalid at /model, an effort that model does not take at
@@ -28,7 +25,7 @@ func (s *Service) CheckModelChoice(prefix, model, effort string) error {
 	if model == "" && effort == "" {
 		return nil
 	}
-	c := s.models.catalog
+	c := s.shared.catalog
 	if c == nil {
 		field := "/effort"
 		if model != "" {
@@ -47,7 +44,7 @@ func (s *Service) CheckModelChoice(prefix, model, effort string) error {
 // holds it, else the catalog's; with no effort named, the settings' effort
 // if the model takes it.
 func (s *Service) TurnModel(ctx context.Context, personID, model, effort string) (string, string, error) {
-	c := s.models.catalog
+	c := s.shared.catalog
 	if c == nil {
 		return model, effort, s.CheckModelChoice("", model, effort)
 	}

@@ -54,7 +54,8 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 		return Profile{}, err
 	}
 	if p.Persona != nil {
-		if r.Persona, err = checkPersona(*p.Persona); err != nil {
+		// One sentence: the length, not the full stops, keeps it one ("Smith & Co. in Berlin").
+		if r.Persona, err = CheckLine("/persona", "the persona", *p.Persona, MaxPersona); err != nil {
 			return Profile{}, err
 		}
 	}
@@ -68,12 +69,6 @@ func (s *Service) UpdateProfile(ctx context.Context, personID string, p ProfileP
 		return Profile{}, fmt.Errorf("update profile of %s: %w", personID, err)
 	}
 	return Profile{Name: r.Name, FirstName: r.FirstName, Persona: r.Persona}, nil
-}
-
-// checkPersona accepts one sentence: the length, not the full stops, keeps
-// it one ("Smith & Co. in Berlin").
-func checkPersona(raw string) (string, error) {
-	return CheckLine("/persona", "the persona", raw, MaxPersona)
 }
 
 func (s *Service) personRow(ctx context.Context, personID string) (storage.Person, error) {

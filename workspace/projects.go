@@ -153,12 +153,11 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 }
 
 func (s *Service) applyProjectPatch(r *storage.Project, p ProjectPatch) error {
+	var err error
 	if p.Name != nil {
-		name, err := requiredLine("/name", "a name", "a name is required", *p.Name, MaxTitleLength)
-		if err != nil {
+		if r.Name, err = requiredLine("/name", "a name", "a name is required", *p.Name, MaxTitleLength); err != nil {
 			return err
 		}
-		r.Name = name
 	}
 	if p.Status != nil {
 		if !slices.Contains(ProjectStatuses, *p.Status) {
@@ -167,7 +166,7 @@ func (s *Service) applyProjectPatch(r *storage.Project, p ProjectPatch) error {
 		r.Status = *p.Status
 	}
 	if p.Description != nil {
-		if err := CheckText("/description", *p.Description); err != nil {
+		if err = CheckText("/description", *p.Description); err != nil {
 			return err
 		}
 		if utf8.RuneCountInString(*p.Description) > MaxDescriptionLength {

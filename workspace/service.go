@@ -16,25 +16,23 @@ import (
 // the transaction their context carries (storage.DB.InTx), or each write in
 // one of its own.
 type Service struct {
-	root *storage.DB
-	now  func() time.Time
-	// subscribers, models and connector are shared by every Service derived
-	// from one NewService.
-	subscribers *subscribers
-	// models is the operator's model catalog (SetModels), shared the same
-	// way.
-	models *modelsHolder
+	root   *storage.DB
+	now    func() time.Time
+	shared *shared
 	// undoGroup is the Undo group writes record their entries in; "" none.
 	undoGroup string
-	// connector checks and seals MCP connections; shared by every copy.
-	connector *connectorRef
 }
 
-type connectorRef struct{ c AppConnector }
+// shared is what every Service derived from one NewService shares.
+type shared struct {
+	subscribers subscribers
+	catalog     ModelCatalog // SetModels
+	connector   AppConnector // SetAppConnector
+}
 
 // NewService returns a Service over db.
 func NewService(db *storage.DB) *Service {
-	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, subscribers: &subscribers{}, models: &modelsHolder{}, connector: &connectorRef{}}
+	return &Service{root: db, now: func() time.Time { return time.Now().UTC() }, shared: &shared{}}
 }
 
 // InTx runs fn in the transaction its context carries, beginning one when
@@ -66,7 +64,7 @@ func (s *Service) txOf(ctx context.Context) *txState {
 				st.mu.Lock()
 				changes := st.changes
 				st.mu.Unlock()
-				s.subscribers.deliver(ctx, changes)
+				s.shared.subscribers.deliver(ctx, changes)
 			}
 		})
 		return st

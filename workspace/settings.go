@@ -137,11 +137,7 @@ func (s *Service) UpdateSettings(ctx context.Context, personID string, p Setting
 	if err != nil {
 		return Settings{}, err
 	}
-	areas := cur.AllowedWriteAreas
-	if areas == nil {
-		areas = []string{}
-	}
-	rawAreas, err := json.Marshal(areas)
+	rawAreas, err := json.Marshal(append([]string{}, cur.AllowedWriteAreas...)) // [], never null
 	if err != nil {
 		return Settings{}, fmt.Errorf("update settings: %w", err)
 	}
@@ -160,7 +156,7 @@ func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
 		return nil
 	}
 	model, effort := cur.Model, cur.Effort
-	if c := s.models.catalog; c != nil && model != "" {
+	if c := s.shared.catalog; c != nil && model != "" {
 		if field, _ := c.CheckChoice(model, ""); field != "" {
 			model = "" // removed from the catalog since: the default now
 		}
@@ -176,7 +172,7 @@ func (s *Service) patchModel(cur *Settings, p SettingsPatch) error {
 		if err := s.CheckModelChoice("", model, effort); err != nil {
 			return err
 		}
-	} else if c := s.models.catalog; c != nil {
+	} else if c := s.shared.catalog; c != nil {
 		if field, _ := c.CheckChoice(model, effort); field != "" {
 			effort = ""
 		}

@@ -147,16 +147,18 @@ func decodeSnapshot(kind string, raw *string) (snapshot, error) {
 	return st, nil
 }
 
-// restore moves one record from cur to target (nil: absent) for Undo or Redo
-// and tells subscribers; one that comes back continues after maxRevision.
-func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur, target snapshot, maxRevision int, verb, name string) (snapshot, error) {
+// restore moves one record from r.cur to target (nil: absent) for Undo or
+// Redo and tells subscribers; one that comes back continues after r.maxRevision.
+func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, r plannedRecord, target snapshot,
+	verb, name string) (snapshot, error) {
+	cur := r.cur
 	if cur == nil && target == nil {
 		return nil, nil
 	}
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("cannot %s %s: %s: %w", verb, name, fmt.Sprintf(format, args...), ErrConflict)
 	}
-	if isPerson(cur) || isPerson(target) {
+	if r.kind == KindPerson {
 		// Who is in the space is the owners' to change, by Undo too.
 		role, err := s.Access(ctx, actor.PersonID, spaceID)
 		if err != nil {
@@ -171,7 +173,7 @@ func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur,
 	if target == nil {
 		err = s.deleteSnapshot(ctx, cur, refuse)
 	} else {
-		next, err = s.putSnapshot(ctx, spaceID, cur, target, maxRevision+1, refuse)
+		next, err = s.putSnapshot(ctx, spaceID, cur, target, r.maxRevision+1, refuse)
 	}
 	if err != nil {
 		return nil, err
@@ -180,11 +182,6 @@ func (s *Service) restore(ctx context.Context, actor Actor, spaceID string, cur,
 		return nil, err
 	}
 	return next, nil
-}
-
-func isPerson(st snapshot) bool {
-	_, ok := st.(*personSnapshot)
-	return ok
 }
 
 // loadSnapshot reads a record's current state; nil when it does not exist.

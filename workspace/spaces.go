@@ -184,22 +184,19 @@ func (s *Service) FindMember(ctx context.Context, spaceName, personName string) 
 	if spaceName == "" || personName == "" {
 		return "", "", invalid("", "a space name and a person name are required")
 	}
-	var sp storage.Space
-	err = s.q(ctx).Where("name = ?", spaceName).Take(&sp).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", "", fmt.Errorf("no space is named %q: %w", spaceName, ErrNotFound)
-	} else if err != nil {
+	sp, err := takeOne[storage.Space](s.q(ctx).Where("name = ?", spaceName),
+		fmt.Errorf("no space is named %q: %w", spaceName, ErrNotFound), "find space "+spaceName)
+	if err != nil {
 		return "", "", err
 	}
-	var p storage.Person
-	err = s.q(ctx).Table("people").Select("people.*").
-		Joins("JOIN memberships ON memberships.person_id = people.id").
-		Where("memberships.space_id = ? AND people.name = ?", sp.ID, personName).
-		Order("people.created_at").Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return "", "", fmt.Errorf("no member of %q is named %q: %w", spaceName, personName, ErrNotFound)
+	q := s.q(ctx).Table("people").Select("people.*").Joins("JOIN memberships ON memberships.person_id = people.id").
+		Where("memberships.space_id = ? AND people.name = ?", sp.ID, personName).Order("people.created_at")
+	p, err := takeOne[storage.Person](q, fmt.Errorf("no member of %q is named %q: %w", spaceName, personName, ErrNotFound),
+		"find member "+personName)
+	if err != nil {
+		return "", "", err
 	}
-	return sp.ID, p.ID, err
+	return sp.ID, p.ID, nil
 }
 
 // ensureSpace inserts the space unless one has the name (the unique index

@@ -195,3 +195,25 @@ func TestAccess(t *testing.T) {
 		}
 	})
 }
+
+func TestFindMemberCreatesNothing(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, f *fixture) {
+		ctx := t.Context()
+		spaceID, personID, err := f.svc.FindMember(ctx, " Acme ", "Olive Owner")
+		require.NoError(t, err)
+		require.Equal(t, f.acme, spaceID)
+		require.Equal(t, f.owner.PersonID, personID)
+
+		spaceID, personID, err = f.svc.FindMember(ctx, "Acme Typo", "Olive Owner")
+		require.ErrorIs(t, err, workspace.ErrNotFound)
+		require.EqualError(t, err, `no space is named "Acme Typo": not found`)
+		require.Empty(t, spaceID+personID)
+		_, personID, err = f.svc.FindMember(ctx, "Acme", "Nobody Here")
+		require.ErrorIs(t, err, workspace.ErrNotFound)
+		require.EqualError(t, err, `no member of "Acme" is named "Nobody Here": not found`)
+		require.Empty(t, personID)
+		_, _, err = f.svc.FindMember(ctx, "Acme", " ")
+		require.ErrorIs(t, err, workspace.ErrInvalid)
+	})
+}

@@ -194,12 +194,11 @@ type refsFound map[string]bool
 // applyPatch validates the set fields and copies them onto the row. Ids are
 // resolved in the space (found remembers them for the call's next patch).
 func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *storage.Task, p TaskPatch, found refsFound) error {
+	var err error
 	if p.Title != nil {
-		title, err := requiredLine(path+"/title", "a title", "a title is required", *p.Title, MaxTitleLength)
-		if err != nil {
+		if r.Title, err = requiredLine(path+"/title", "a title", "a title is required", *p.Title, MaxTitleLength); err != nil {
 			return err
 		}
-		r.Title = title
 	}
 	if p.Status != nil {
 		if !slices.Contains(TaskStatuses, *p.Status) {
@@ -220,17 +219,15 @@ func (s *Service) applyPatch(ctx context.Context, spaceID, path string, r *stora
 		r.DueDate = nonEmpty(*p.DueDate)
 	}
 	if p.ProjectID != nil {
-		err := s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
-			s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID))
-		if err != nil {
+		if err = s.refExists(ctx, found, "project", *p.ProjectID, path+"/projectId",
+			s.q(ctx).Model(&storage.Project{}).Where("space_id = ? AND id = ?", spaceID, *p.ProjectID)); err != nil {
 			return err
 		}
 		r.ProjectID = nonEmpty(*p.ProjectID)
 	}
 	if p.AssigneeID != nil {
-		err := s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
-			s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID))
-		if err != nil {
+		if err = s.refExists(ctx, found, "person", *p.AssigneeID, path+"/assigneeId",
+			s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", spaceID, *p.AssigneeID)); err != nil {
 			return err
 		}
 		r.AssigneeID = nonEmpty(*p.AssigneeID)

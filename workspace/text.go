@@ -158,9 +158,7 @@ func CheckJSONText(doc []byte) error {
 			if end < 0 {
 				return nil
 			}
-			n := len(stack)
-			isKey := n > 0 && stack[n-1].object && stack[n-1].wantKey
-			if isKey {
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
 				var key string
 				if json.Unmarshal(doc[i:end], &key) != nil {
 					return nil

@@ -102,20 +102,15 @@ func (s *Service) derivedToken(ctx context.Context, p Person, scope string, ttl 
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	exp := capExpiry(s.now().UTC().Add(ttl), p.RootTokenExpiresAt)
+	exp := s.now().UTC().Add(ttl)
+	if parent := p.RootTokenExpiresAt; parent != nil && parent.Before(exp) {
+		exp = parent.UTC()
+	}
 	row := storage.APIToken{ID: storage.NewID("tok"), PersonID: p.ID, Hash: hashToken(token), Scope: scope, ExpiresAt: &exp, ParentID: p.RootTokenID, CreatedAt: s.now().UTC()}
 	if err := insertDerived(s.q(ctx), row); err != nil {
 		return "", time.Time{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return token, exp, nil
-}
-
-// capExpiry is exp, or parent when sooner.
-func capExpiry(exp time.Time, parent *time.Time) time.Time {
-	if parent != nil && parent.Before(exp) {
-		return parent.UTC()
-	}
-	return exp
 }
 
 // insertDerived stores a token derived from row.ParentID ("": none) in one

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"hub/storage"
 )
@@ -19,21 +18,6 @@ const (
 	// UndoRedone: Redo made the writes again after an Undo.
 	UndoRedone = "redone"
 )
-
-// UndoGroup is what one Undo button takes back: the writes of one tool call,
-// or of one Apply in one space.
-type UndoGroup struct {
-	ID        string
-	SpaceID   string
-	PersonID  string
-	Via       string
-	Label     string
-	State     string // UndoDone, UndoUndone or UndoRedone
-	CreatedAt time.Time
-	// Records are the records the group changed, in the order it first
-	// changed them, labelled with their titles as they are now (or were last).
-	Records []Ref
-}
 
 // UndoResult is what Undo and Redo did: the group's new state and the
 // records they put back.
@@ -73,27 +57,6 @@ func (s *Service) WithUndo(groupID string) *Service {
 	c := *s
 	c.undoGroup = groupID
 	return &c
-}
-
-// GetUndoGroup returns one of the person's Undo groups with its records.
-func (s *Service) GetUndoGroup(ctx context.Context, personID, groupID string) (UndoGroup, error) {
-	g, err := s.undoGroupRow(ctx, personID, groupID)
-	if err != nil {
-		return UndoGroup{}, err
-	}
-	if _, err := s.Access(ctx, personID, g.SpaceID); err != nil {
-		return UndoGroup{}, &NotFoundError{Kind: "undo group", ID: groupID}
-	}
-	entries, err := s.undoEntries(ctx, g.ID)
-	if err != nil {
-		return UndoGroup{}, err
-	}
-	plan, err := s.planUndo(ctx, g.SpaceID, entries)
-	if err != nil {
-		return UndoGroup{}, err
-	}
-	return UndoGroup{ID: g.ID, SpaceID: g.SpaceID, PersonID: g.PersonID, Via: g.Via, Label: g.Label,
-		State: g.State, CreatedAt: g.CreatedAt, Records: mapRows(plan, plannedRecord.ref)}, nil
 }
 
 // Undo puts back exactly the records the group changed, as they were before
@@ -186,7 +149,7 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 				target = e.before
 			}
 			r := &plan[e.record]
-			if r.cur, err = s.restore(ctx, actor, g.SpaceID, r.cur, target, r.maxRevision, verb, name); err != nil {
+			if r.cur, err = s.restore(ctx, actor, g.SpaceID, *r, target, verb, name); err != nil {
 				return err
 			}
 		}
@@ -210,8 +173,7 @@ func describeChange(r plannedRecord, cur, want snapshot) string {
 	return fmt.Sprintf("%s %q was changed", r.kind, cur.title())
 }
 
-// memberOfGroupSpace is the condition that the person (the argument) is in
-// the Undo group's space now.
+// memberOfGroupSpace: the person (the argument) is in the Undo group's space now.
 const memberOfGroupSpace = "EXISTS (SELECT 1 FROM memberships " +
 	"WHERE memberships.space_id = undo_groups.space_id AND memberships.person_id = ?)"
 

@@ -114,27 +114,26 @@ func TestUndoRedoRoundTripOfTasksAndProjects(t *testing.T) {
 		require.Empty(t, after.tasks[filed.ID].ProjectID, "deleting a project takes its tasks out of it")
 		require.Equal(t, 2, after.tasks[filed.ID].Revision, "and that is a change to the task")
 
-		g, err := f.svc.GetUndoGroup(ctx, f.editor.PersonID, group)
-		require.NoError(t, err)
-		require.Equal(t, workspace.UndoDone, g.State)
-		require.Equal(t, "Plan the launch", g.Label)
-		require.Equal(t, workspace.ViaREST, g.Via)
-		require.Equal(t, []workspace.Ref{
-			{Kind: "project", ID: launch.ID, Label: "Launch"},
-			{Kind: "task", ID: made[0].ID, Label: "Write copy"},
-			{Kind: "task", ID: made[1].ID, Label: "Book venue"},
-			{Kind: "task", ID: renamed.ID, Label: "Final brief"},
-			{Kind: "task", ID: doomed.ID, Label: "Old chore"},
-			{Kind: "project", ID: site.ID, Label: "Website"},
-			{Kind: "task", ID: filed.ID, Label: "Filed away"},
-			{Kind: "project", ID: oldProject.ID, Label: "Archive"},
-		}, g.Records)
+		require.Equal(t, workspace.UndoDone, f.undoState(t, f.editor.PersonID, group))
+		var row storage.UndoGroup
+		require.NoError(t, f.db.Where("id = ?", group).Take(&row).Error)
+		require.Equal(t, "Plan the launch", row.Label)
+		require.Equal(t, workspace.ViaREST, row.Via)
 
 		res, err := f.svc.Undo(ctx, f.editor.PersonID, group)
 		require.NoError(t, err)
 		require.Equal(t, group, res.GroupID)
 		require.Equal(t, workspace.UndoUndone, res.State)
-		require.Equal(t, []string{"Launch", "Write copy", "Book venue", "Draft brief", "Old chore", "Website", "Filed away", "Archive"}, labels(res.Records))
+		require.Equal(t, []workspace.Ref{
+			{Kind: "project", ID: launch.ID, Label: "Launch"},
+			{Kind: "task", ID: made[0].ID, Label: "Write copy"},
+			{Kind: "task", ID: made[1].ID, Label: "Book venue"},
+			{Kind: "task", ID: renamed.ID, Label: "Draft brief"},
+			{Kind: "task", ID: doomed.ID, Label: "Old chore"},
+			{Kind: "project", ID: site.ID, Label: "Website"},
+			{Kind: "task", ID: filed.ID, Label: "Filed away"},
+			{Kind: "project", ID: oldProject.ID, Label: "Archive"},
+		}, res.Records)
 		undone := f.state(t)
 		requireSameContent(t, before, undone)
 		require.Equal(t, oldProject.ID, undone.tasks[filed.ID].ProjectID, "back in its project")
@@ -158,18 +157,16 @@ func TestUndoRedoRoundTripOfTasksAndProjects(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, workspace.UndoUndone, res.State)
 		requireSameContent(t, before, f.state(t))
-		g, err = f.svc.GetUndoGroup(ctx, f.editor.PersonID, group)
-		require.NoError(t, err)
-		require.Equal(t, workspace.UndoUndone, g.State)
+		require.Equal(t, workspace.UndoUndone, f.undoState(t, f.editor.PersonID, group))
 	})
 }
 
-func labels(refs []workspace.Ref) []string {
-	out := make([]string, len(refs))
-	for i, r := range refs {
-		out[i] = r.Label
-	}
-	return out
+// undoState is the group's state as the person's UndoStates read it ("": left out).
+func (f *fixture) undoState(t *testing.T, personID, group string) string {
+	t.Helper()
+	states, err := f.svc.UndoStates(t.Context(), personID, []string{group})
+	require.NoError(t, err)
+	return states[group]
 }
 
 func TestUndoIsRefusedWhenARecordChangedSince(t *testing.T) {
@@ -192,9 +189,8 @@ func TestUndoIsRefusedWhenARecordChangedSince(t *testing.T) {
 		got, err := f.svc.GetTask(ctx, f.owner, f.acme, milk.ID)
 		require.NoError(t, err)
 		require.Equal(t, "done", got.Status, "nothing was undone")
-		g, err := f.svc.GetUndoGroup(ctx, f.owner.PersonID, group)
-		require.NoError(t, err)
-		require.Equal(t, workspace.UndoDone, g.State, "the refused Undo left the group as it was")
+		require.Equal(t, workspace.UndoDone, f.undoState(t, f.owner.PersonID, group),
+			"the refused Undo left the group as it was")
 
 		// Renamed back, the task is as the group left it: Undo goes ahead.
 		_, err = f.svc.UpdateTask(ctx, f.editor, f.acme, milk.ID, workspace.TaskPatch{Title: ptr("Buy milk")})
@@ -291,8 +287,7 @@ func TestOnlyTheMakerOfAGroupMayUndoIt(t *testing.T) {
 		for _, who := range []workspace.Actor{f.owner, f.guest, f.outsider} {
 			_, err := f.svc.Undo(ctx, who.PersonID, group)
 			requireNotFound(t, err, "undo group", "")
-			_, err = f.svc.GetUndoGroup(ctx, who.PersonID, group)
-			requireNotFound(t, err, "undo group", "")
+			require.Empty(t, f.undoState(t, who.PersonID, group), "their Undo states leave it out")
 		}
 		_, err := f.svc.Undo(ctx, f.editor.PersonID, "undo_nosuchgroup")
 		requireNotFound(t, err, "undo group", "")
