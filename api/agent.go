@@ -73,31 +73,27 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	ctl := controls[signal]
 	// The status first: a worker acts on an announced interrupt only while
 	// the turn reads stopping or paused (chat.RecordInterrupt).
-	var err error
 	if signal == workflows.ResumeSignal {
-		err = s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
-	} else {
-		// The turn's stream says so too (a Resume is told by the resumed
-		// model call's "Resuming…").
-		err = s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
-			_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
-			return err
-		})
+		return ctl.status, s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
 	}
+	// The turn's stream says so too (a Resume is told by the resumed model
+	// call's "Resuming…").
+	err := s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
+		_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
-	if signal != workflows.ResumeSignal {
-		// Close the model call now, here and (over the frame bus) in the
-		// worker running it, only while the turn still reads stopping or
-		// paused: a Resume and the call it started may have come in between.
-		s.Interrupts.InterruptIf(t.ID, func() bool {
-			cur, _, err := s.Chat.GetTurn(ctx, t.ID)
-			return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
-		})
-		if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
-			slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
-		}
+	// Close the model call now, here and (over the frame bus) in the worker
+	// running it, only while the turn still reads stopping or paused: a
+	// Resume and the call it started may have come in between.
+	s.Interrupts.InterruptIf(t.ID, func() bool {
+		cur, _, err := s.Chat.GetTurn(ctx, t.ID)
+		return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
+	})
+	if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
+		slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
 	}
 	return ctl.status, nil
 }

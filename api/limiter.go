@@ -99,13 +99,6 @@ func (l *failureLimiter) fail(key string, limit int) (over bool, retryAfter time
 	return true, e.start.Add(failureWindow).Sub(now)
 }
 
-// len is how many keys the limiter holds.
-func (l *failureLimiter) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.entries)
-}
-
 // tooManyFailures is the 429 of a client or token over its limit.
 type tooManyFailures struct{ retryAfter time.Duration }
 

@@ -68,9 +68,6 @@ type Deps struct {
 	// Interrupts closes model calls at once on Stop and Pause (nil: only
 	// the durable signal does).
 	Interrupts *stream.Interrupts
-	// TurnTimeout bounds a whole turn's wall time; 0 uses
-	// workflows.DefaultTurnTimeout.
-	TurnTimeout time.Duration
 	// Models is the catalog GET /api/models lists (keys and endpoints left out).
 	Models llm.Catalog
 	// TemporalNamespace and TemporalUI (the UI's base URL; empty: none)
