@@ -185,7 +185,6 @@ func (s *Server) agentStream(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	personID := p.ID
 	after, resume, err := lastEventID(c)
 	if err != nil {
 		return err
@@ -194,7 +193,7 @@ func (s *Server) agentStream(c *gin.Context) error {
 		// A number this stream never gave out gets a snapshot, not 204:
 		// this stream never ends, and a 204 would switch a browser's top
 		// bar off for good (docs/decisions.md).
-		if resume, err = s.Chat.WorkResumes(ctx, personID, after); err != nil {
+		if resume, err = s.Chat.WorkResumes(ctx, p.ID, after); err != nil {
 			return err
 		}
 	}
@@ -202,10 +201,10 @@ func (s *Server) agentStream(c *gin.Context) error {
 	if !resume {
 		// The head first, then the state: a change in between is sent
 		// again after the snapshot (frames carry whole states), never lost.
-		if after, err = s.Chat.WorkHead(ctx, personID); err != nil {
+		if after, err = s.Chat.WorkHead(ctx, p.ID); err != nil {
 			return err
 		}
-		if snapshot, err = s.topBar(ctx, personID); err != nil {
+		if snapshot, err = s.topBar(ctx, p.ID); err != nil {
 			return err
 		}
 		snapshot.Snapshot = true
@@ -223,7 +222,7 @@ func (s *Server) agentStream(c *gin.Context) error {
 	// The frame bus closing (the process shutting down) ends the stream, as
 	// it does the turn streams; so does its token being revoked or expiring.
 	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, s.Frames.Done()), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
-		return s.Chat.FollowWork(ctx, personID, after, emit)
+		return s.Chat.FollowWork(ctx, p.ID, after, emit)
 	}, func(f chat.WorkFrame) error {
 		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Work)})
 	})
@@ -240,7 +239,7 @@ type activityTokenDTO struct {
 // stream, for a browser's EventSource, which cannot send the Authorization
 // header.
 func (s *Server) activityStreamToken(c *gin.Context) (any, error) {
-	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.streamTokenTTL)
 	return activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp}, err
 }
 

@@ -56,11 +56,7 @@ type Deps struct {
 	TaskQueue string
 	// CORSOrigins may call the api from a browser; none by default.
 	CORSOrigins []string
-	// StreamTokenTTL is how long a stream token is valid (≥ 1 hour).
-	StreamTokenTTL time.Duration
-	// Registry collects the api's metrics; nil uses a new one.
-	Registry *prometheus.Registry
-	// Metrics, when set, is exported on /metrics beside Registry (the
+	// Metrics, when set, is exported on /metrics beside the api's own (the
 	// worker's series in `hub dev`).
 	Metrics prometheus.Gatherer
 	// Usage answers /api/usage and keeps the spaces' monthly budgets.
@@ -95,15 +91,14 @@ type Server struct {
 	metrics        *metrics
 	metricsHandler http.Handler
 	failures       *failureLimiter
+	streamTokenTTL time.Duration
 }
 
 // New builds the router.
 func New(d Deps) http.Handler {
-	d.StreamTokenTTL = turns.StreamTokenTTL(d.StreamTokenTTL)
-	if d.Registry == nil {
-		d.Registry = prometheus.NewRegistry()
-	}
-	s := &Server{Deps: d, metrics: newMetrics(d.Registry), failures: newFailureLimiter(d.FailureLimits)}
+	reg := prometheus.NewRegistry()
+	s := &Server{Deps: d, metrics: newMetrics(reg), failures: newFailureLimiter(d.FailureLimits),
+		streamTokenTTL: turns.StreamTokenTTL(0)}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	// gin trusts every proxy unless told otherwise (config.FromEnv checked
@@ -123,7 +118,7 @@ func New(d Deps) http.Handler {
 		respondError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "", "this endpoint does not take "+c.Request.Method))
 	})
 
-	gatherers := prometheus.Gatherers{d.Registry}
+	gatherers := prometheus.Gatherers{reg}
 	if d.Metrics != nil {
 		gatherers = append(gatherers, d.Metrics)
 	}

@@ -86,7 +86,7 @@ func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.streamTokenTTL)
 	return turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp, StreamURL: turnStreamURL(t.ID, token)}, err
 }
 
