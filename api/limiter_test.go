@@ -18,26 +18,20 @@ func TestFailureLimiterWindow(t *testing.T) {
 	l := newFailureLimiter(FailureLimits{})
 	l.now = clk.now
 	for i := range DefaultFailuresPerToken {
-		over, _ := l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-		require.False(t, over, "failure %d is within the limit", i+1)
+		require.Zero(t, l.fail("token:hub_abcdefgh", DefaultFailuresPerToken), "failure %d is within the limit", i+1)
 		clk.t = clk.t.Add(time.Second)
 	}
 	// The window started at the first failure, 5 seconds ago.
-	over, ra := l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-	require.True(t, over)
+	ra := l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
 	require.Equal(t, 55*time.Second, ra)
 	require.Equal(t, 55, (&tooManyFailures{retryAfter: ra}).retryAfterSeconds())
 	// Another key has its own count.
-	over, _ = l.fail("addr:192.0.2.1", DefaultFailuresPerAddress)
-	require.False(t, over)
+	require.Zero(t, l.fail("addr:192.0.2.1", DefaultFailuresPerAddress))
 	// Still over until the window ends, then counted afresh.
 	clk.t = clk.t.Add(54 * time.Second)
-	over, ra = l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-	require.True(t, over)
-	require.Equal(t, time.Second, ra)
+	require.Equal(t, time.Second, l.fail("token:hub_abcdefgh", DefaultFailuresPerToken))
 	clk.t = clk.t.Add(time.Second)
-	over, _ = l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-	require.False(t, over, "a new minute forgets the last one's failures")
+	require.Zero(t, l.fail("token:hub_abcdefgh", DefaultFailuresPerToken), "a new minute forgets the last one's failures")
 }
 
 func TestRetryAfterSecondsRoundsUp(t *testing.T) {

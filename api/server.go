@@ -42,10 +42,8 @@ type Deps struct {
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store
-	// Turns starts turns (POST …/turns and a retry).
-	Turns *turns.Service
-	// Files keeps the spaces' attached files.
-	Files *files.Service
+	Turns     *turns.Service
+	Files     *files.Service
 	// MCP lists an MCP server's tools when it is connected and refreshed
 	// (nil: MCP servers are listed at a turn's start only).
 	MCP      *mcpapps.Catalog
