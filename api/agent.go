@@ -190,9 +190,8 @@ func (s *Server) agentStream(c *gin.Context) error {
 		return err
 	}
 	if resume {
-		// A number this stream never gave out gets a snapshot, not 204:
-		// this stream never ends, and a 204 would switch a browser's top
-		// bar off for good (docs/decisions.md).
+		// Not 204: this stream never ends, and a 204 would switch a
+		// browser's top bar off for good (docs/decisions.md).
 		if resume, err = s.Chat.WorkResumes(ctx, p.ID, after); err != nil {
 			return err
 		}
