@@ -211,10 +211,8 @@ func (s *Server) agentStream(c *gin.Context) error {
 
 	startSSE(c)
 	defer s.metrics.sseOpen("activity")()
-	if !resume {
-		if err := writeEvent(c, after, snapshot); err != nil {
-			return nil
-		}
+	if !resume && writeEvent(c, after, snapshot) != nil {
+		return nil
 	}
 	c.Writer.Flush()
 
