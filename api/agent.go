@@ -73,31 +73,27 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	ctl := controls[signal]
 	// The status first: a worker acts on an announced interrupt only while
 	// the turn reads stopping or paused (chat.RecordInterrupt).
-	var err error
 	if signal == workflows.ResumeSignal {
-		err = s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
-	} else {
-		// The turn's stream says so too (a Resume is told by the resumed
-		// model call's "Resuming…").
-		err = s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
-			_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
-			return err
-		})
+		return ctl.status, s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
 	}
+	// The turn's stream says so too (a Resume is told by the resumed model
+	// call's "Resuming…").
+	err := s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
+		_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
-	if signal != workflows.ResumeSignal {
-		// Close the model call now, here and (over the frame bus) in the
-		// worker running it, only while the turn still reads stopping or
-		// paused: a Resume and the call it started may have come in between.
-		s.Interrupts.InterruptIf(t.ID, func() bool {
-			cur, _, err := s.Chat.GetTurn(ctx, t.ID)
-			return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
-		})
-		if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
-			slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
-		}
+	// Close the model call now, here and (over the frame bus) in the worker
+	// running it, only while the turn still reads stopping or paused: a
+	// Resume and the call it started may have come in between.
+	s.Interrupts.InterruptIf(t.ID, func() bool {
+		cur, _, err := s.Chat.GetTurn(ctx, t.ID)
+		return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
+	})
+	if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
+		slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
 	}
 	return ctl.status, nil
 }
@@ -189,16 +185,14 @@ func (s *Server) agentStream(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	personID := p.ID
 	after, resume, err := lastEventID(c)
 	if err != nil {
 		return err
 	}
 	if resume {
-		// A number this stream never gave out gets a snapshot, not 204:
-		// this stream never ends, and a 204 would switch a browser's top
-		// bar off for good (docs/decisions.md).
-		if resume, err = s.Chat.WorkResumes(ctx, personID, after); err != nil {
+		// Not 204: this stream never ends, and a 204 would switch a
+		// browser's top bar off for good (docs/decisions.md).
+		if resume, err = s.Chat.WorkResumes(ctx, p.ID, after); err != nil {
 			return err
 		}
 	}
@@ -206,10 +200,10 @@ func (s *Server) agentStream(c *gin.Context) error {
 	if !resume {
 		// The head first, then the state: a change in between is sent
 		// again after the snapshot (frames carry whole states), never lost.
-		if after, err = s.Chat.WorkHead(ctx, personID); err != nil {
+		if after, err = s.Chat.WorkHead(ctx, p.ID); err != nil {
 			return err
 		}
-		if snapshot, err = s.topBar(ctx, personID); err != nil {
+		if snapshot, err = s.topBar(ctx, p.ID); err != nil {
 			return err
 		}
 		snapshot.Snapshot = true
@@ -217,17 +211,15 @@ func (s *Server) agentStream(c *gin.Context) error {
 
 	startSSE(c)
 	defer s.metrics.sseOpen("activity")()
-	if !resume {
-		if err := writeEvent(c, after, snapshot); err != nil {
-			return nil
-		}
+	if !resume && writeEvent(c, after, snapshot) != nil {
+		return nil
 	}
 	c.Writer.Flush()
 
 	// The frame bus closing (the process shutting down) ends the stream, as
 	// it does the turn streams; so does its token being revoked or expiring.
 	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, s.Frames.Done()), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
-		return s.Chat.FollowWork(ctx, personID, after, emit)
+		return s.Chat.FollowWork(ctx, p.ID, after, emit)
 	}, func(f chat.WorkFrame) error {
 		return writeEvent(c, f.Seq, activityFrameDTO{Activity: toActivityDTO(f.Work)})
 	})
@@ -244,7 +236,7 @@ type activityTokenDTO struct {
 // stream, for a browser's EventSource, which cannot send the Authorization
 // header.
 func (s *Server) activityStreamToken(c *gin.Context) (any, error) {
-	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.streamTokenTTL)
 	return activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp}, err
 }
 

@@ -156,11 +156,8 @@ func (s *Server) applyOnce(ctx context.Context, id, updateID string, in workflow
 
 // transient tells a workflow-service failure worth one more try.
 func transient(err error) bool {
-	var unav *serviceerror.Unavailable
-	var internal *serviceerror.Internal
-	var exhausted *serviceerror.ResourceExhausted
-	var aborted *serviceerror.Aborted
-	return errors.As(err, &unav) || errors.As(err, &internal) || errors.As(err, &exhausted) || errors.As(err, &aborted)
+	return errors.As(err, new(*serviceerror.Unavailable)) || errors.As(err, new(*serviceerror.Internal)) ||
+		errors.As(err, new(*serviceerror.ResourceExhausted)) || errors.As(err, new(*serviceerror.Aborted))
 }
 
 type undoRequest struct {

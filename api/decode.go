@@ -147,14 +147,12 @@ func nonNull[T any](err *error, o Optional[T], path string) *T {
 	return nil
 }
 
-// refuseBadBytes refuses a NUL or bytes that are not UTF-8 in path ids and
-// the query, the same on both engines: they would reach Postgres as a 500
-// and be stored by SQLite (docs/decisions.md, "Bad bytes at the edge";
-// JSON bodies are checked in decode). A path id with them is 404 (no record
-// has such an id); a query value or name with them, or a query that cannot
-// be parsed, is 400 at "/<name>". An unmatched path is left to NoRoute.
+// refuseBadBytes refuses a NUL or bytes that are not UTF-8 in path ids (404:
+// no record has such an id) and the query (400), the same on both engines:
+// Postgres would answer 500 and SQLite store them (docs/decisions.md, "Bad
+// bytes at the edge"; JSON bodies are checked in decode).
 func refuseBadBytes(c *gin.Context) {
-	if c.FullPath() == "" {
+	if c.FullPath() == "" { // unmatched: NoRoute answers
 		c.Next()
 		return
 	}

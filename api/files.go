@@ -41,11 +41,10 @@ func toFileDTO(f files.File) fileDTO {
 // fileError maps the file store's own errors to their answers; the rest
 // (and nil) it returns as they are.
 func (s *Server) fileError(err error) error {
-	var mbe *http.MaxBytesError
 	switch {
 	case errors.Is(err, files.ErrTooLarge):
 		err = newError(http.StatusRequestEntityTooLarge, codeTooLarge, "/file", err.Error())
-	case errors.As(err, &mbe):
+	case errors.As(err, new(*http.MaxBytesError)):
 		err = newError(http.StatusRequestEntityTooLarge, codeTooLarge, "/file", fmt.Sprintf("file too large: a file has at most %d bytes", s.Files.MaxBytes()))
 	case errors.Is(err, files.ErrUnreadable):
 		// The client's body ended early or broke: its fault, not Hub's.
@@ -79,11 +78,10 @@ func (s *Server) uploadFile(c *gin.Context) (any, error) {
 	}
 	for {
 		part, err := mr.NextPart()
-		var mbe *http.MaxBytesError
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil, badRequest("/file", "the request has no part named file")
-		case errors.As(err, &mbe):
+		case errors.As(err, new(*http.MaxBytesError)):
 			return nil, s.fileError(err)
 		case err != nil:
 			return nil, badRequest("/file", "the multipart body could not be read")

@@ -70,9 +70,9 @@ func newFailureLimiter(l FailureLimits) *failureLimiter {
 	return &failureLimiter{limits: l.withDefaults(), now: time.Now, entries: map[string]*list.Element{}, order: list.New()}
 }
 
-// fail counts one failure of key and says whether key is now over limit
-// and, when it is, how long until its window ends.
-func (l *failureLimiter) fail(key string, limit int) (over bool, retryAfter time.Duration) {
+// fail counts one failure of key and, when key is now over limit, answers
+// how long until its window ends (0: within the limit).
+func (l *failureLimiter) fail(key string, limit int) (retryAfter time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -94,16 +94,9 @@ func (l *failureLimiter) fail(key string, limit int) (over bool, retryAfter time
 	}
 	e.count++
 	if e.count <= limit {
-		return false, 0
+		return 0
 	}
-	return true, e.start.Add(failureWindow).Sub(now)
-}
-
-// len is how many keys the limiter holds.
-func (l *failureLimiter) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.entries)
+	return e.start.Add(failureWindow).Sub(now)
 }
 
 // tooManyFailures is the 429 of a client or token over its limit.
@@ -117,12 +110,10 @@ func (e *tooManyFailures) retryAfterSeconds() int {
 	return max(1, int(math.Ceil(e.retryAfter.Seconds())))
 }
 
-// signInFailed is what the auth paths call with their result: a refusal
-// of a request that presented any of credentials counts against the
-// client's address and each credential's prefix, and becomes a 429 once
-// one is over its limit. Any other result passes unchanged, as does a
-// refusal of a request that presented nothing (a console asking whether
-// it is signed in).
+// signInFailed counts a refusal of a request that presented any of
+// credentials, and makes it a 429 past a limit. Any other result passes
+// unchanged, as does a refusal of a request that presented nothing (a
+// console asking whether it is signed in).
 func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) error {
 	if err == nil || !errors.Is(err, workspace.ErrUnauthenticated) && !isUnauthenticated(err) {
 		return err
@@ -130,19 +121,13 @@ func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) 
 	if !slices.ContainsFunc(credentials, func(cred string) bool { return cred != "" }) {
 		return err // nothing was presented
 	}
-	var worst time.Duration
-	over := false
-	if o, ra := s.failures.fail("addr:"+c.ClientIP(), s.failures.limits.PerAddress); o {
-		over, worst = true, max(worst, ra)
-	}
+	worst := s.failures.fail("addr:"+c.ClientIP(), s.failures.limits.PerAddress)
 	for _, cred := range credentials {
 		if p := tokenPrefix(cred); p != "" {
-			if o, ra := s.failures.fail("token:"+p, s.failures.limits.PerToken); o {
-				over, worst = true, max(worst, ra)
-			}
+			worst = max(worst, s.failures.fail("token:"+p, s.failures.limits.PerToken))
 		}
 	}
-	if !over {
+	if worst == 0 {
 		return err
 	}
 	return &tooManyFailures{retryAfter: worst}

@@ -18,26 +18,20 @@ func TestFailureLimiterWindow(t *testing.T) {
 	l := newFailureLimiter(FailureLimits{})
 	l.now = clk.now
 	for i := range DefaultFailuresPerToken {
-		over, _ := l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-		require.False(t, over, "failure %d is within the limit", i+1)
+		require.Zero(t, l.fail("token:hub_abcdefgh", DefaultFailuresPerToken), "failure %d is within the limit", i+1)
 		clk.t = clk.t.Add(time.Second)
 	}
 	// The window started at the first failure, 5 seconds ago.
-	over, ra := l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-	require.True(t, over)
+	ra := l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
 	require.Equal(t, 55*time.Second, ra)
 	require.Equal(t, 55, (&tooManyFailures{retryAfter: ra}).retryAfterSeconds())
 	// Another key has its own count.
-	over, _ = l.fail("addr:192.0.2.1", DefaultFailuresPerAddress)
-	require.False(t, over)
+	require.Zero(t, l.fail("addr:192.0.2.1", DefaultFailuresPerAddress))
 	// Still over until the window ends, then counted afresh.
 	clk.t = clk.t.Add(54 * time.Second)
-	over, ra = l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-	require.True(t, over)
-	require.Equal(t, time.Second, ra)
+	require.Equal(t, time.Second, l.fail("token:hub_abcdefgh", DefaultFailuresPerToken))
 	clk.t = clk.t.Add(time.Second)
-	over, _ = l.fail("token:hub_abcdefgh", DefaultFailuresPerToken)
-	require.False(t, over, "a new minute forgets the last one's failures")
+	require.Zero(t, l.fail("token:hub_abcdefgh", DefaultFailuresPerToken), "a new minute forgets the last one's failures")
 }
 
 func TestRetryAfterSecondsRoundsUp(t *testing.T) {
@@ -51,14 +45,19 @@ func TestRetryAfterSecondsRoundsUp(t *testing.T) {
 // failing stays counted.
 func TestFailureLimiterHoldsItsCap(t *testing.T) {
 	l := newFailureLimiter(FailureLimits{Keys: 100})
+	held := func() int {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.entries)
+	}
 	for i := range 100_000 {
 		l.fail(fmt.Sprintf("addr:10.%d.%d.%d", i>>16&0xff, i>>8&0xff, i&0xff), 10)
 		if i%10 == 0 {
 			l.fail("addr:192.0.2.7", 1_000_000)
 		}
-		require.LessOrEqual(t, l.len(), 100)
+		require.LessOrEqual(t, held(), 100)
 	}
-	require.Equal(t, 100, l.len())
+	require.Equal(t, 100, held())
 	l.mu.Lock()
 	e, kept := l.entries["addr:192.0.2.7"]
 	_, forgotten := l.entries["addr:10.0.0.0"]

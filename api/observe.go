@@ -55,8 +55,7 @@ func (s *Server) accessLog(c *gin.Context) {
 	c.Next()
 	route := routeOf(c)
 	status := c.Writer.Status()
-	attrs := make([]slog.Attr, 0, 8+len(c.Params))
-	attrs = append(attrs, slog.String("method", c.Request.Method), slog.String("route", route))
+	attrs := []slog.Attr{slog.String("method", c.Request.Method), slog.String("route", route)}
 	for _, p := range c.Params {
 		attrs = append(attrs, slog.String(p.Key, p.Value))
 	}

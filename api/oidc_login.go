@@ -115,62 +115,63 @@ func (s *Server) oidcCallback(c *gin.Context) {
 		respondError(c, errNoProvider)
 		return
 	}
-	ctx := c.Request.Context()
 	value, _ := c.Cookie(oidcFlowCookie)
 	setFlowCookie(c, "") // one sign-in, one use
+	if reason := s.finishSignIn(c, v, value); reason != "" {
+		signInError(c, reason)
+		return
+	}
+	redirect(c, "/")
+}
+
+// finishSignIn checks the callback against the flow cookie's value,
+// exchanges its code and sets the session cookie; it answers why it failed
+// ("": signed in).
+func (s *Server) finishSignIn(c *gin.Context, v *identity.Verifier, value string) string {
+	ctx := c.Request.Context()
 	if e := c.Query("error"); e != "" {
 		slog.InfoContext(ctx, "identity provider refused a sign-in", "error", e, "description", c.Query("error_description"))
 		if e == "access_denied" {
-			signInError(c, "denied")
-		} else {
-			signInError(c, "provider-error")
+			return "denied"
 		}
-		return
+		return "provider-error"
 	}
 	if value == "" {
-		signInError(c, "expired")
-		return
+		return "expired"
 	}
 	f := deriveFlow(value)
 	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(f.state)) != 1 {
-		signInError(c, "state")
-		return
+		return "state"
 	}
 	code := c.Query("code")
 	if code == "" {
-		signInError(c, "no-code")
-		return
+		return "no-code"
 	}
 	sub, err := v.Exchange(ctx, redirectURL(c, v), code, f.verifier, f.nonce)
 	switch {
 	case errors.Is(err, identity.ErrUnreachable):
 		slog.WarnContext(ctx, "identity provider unreachable", "err", err)
-		signInError(c, "provider-unreachable")
-		return
+		return "provider-unreachable"
 	case errors.Is(err, identity.ErrExchange):
 		slog.InfoContext(ctx, "oidc code refused", "err", err)
-		signInError(c, "exchange")
-		return
+		return "exchange"
 	case err != nil:
 		slog.InfoContext(ctx, "oidc id token refused", "err", err)
-		signInError(c, "id-token")
-		return
+		return "id-token"
 	}
 	p, err := s.Workspace.SignInSubject(ctx, sub.Issuer, sub.Subject, sub.Name)
 	if err != nil {
 		slog.ErrorContext(ctx, "oidc sign-in", "err", err)
-		signInError(c, "sign-in")
-		return
+		return "sign-in"
 	}
 	c.Set(personKey, p) // for the access log
 	session, expires, err := s.Workspace.CreateSignInSession(ctx, p.ID)
 	if err != nil {
 		slog.ErrorContext(ctx, "oidc sign-in session", "err", err)
-		signInError(c, "sign-in")
-		return
+		return "sign-in"
 	}
 	setSessionCookie(c, session, expires)
-	redirect(c, "/")
+	return ""
 }
 
 type signInProvidersDTO struct {

@@ -154,12 +154,7 @@ var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[errorDTO]():    "Failure",
 }
 
-func componentName(t reflect.Type) string {
-	if n, ok := componentNames[t]; ok {
-		return n
-	}
-	return openapi.NameOf(t)
-}
+func componentName(t reflect.Type) string { return cmp.Or(componentNames[t], openapi.NameOf(t)) }
 
 // fieldEnums are the values fields take, from the constants that define
 // them: a client gets them as unions.

@@ -42,10 +42,8 @@ type Deps struct {
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store
-	// Turns starts turns (POST …/turns and a retry).
-	Turns *turns.Service
-	// Files keeps the spaces' attached files.
-	Files *files.Service
+	Turns     *turns.Service
+	Files     *files.Service
 	// MCP lists an MCP server's tools when it is connected and refreshed
 	// (nil: MCP servers are listed at a turn's start only).
 	MCP      *mcpapps.Catalog
@@ -56,11 +54,7 @@ type Deps struct {
 	TaskQueue string
 	// CORSOrigins may call the api from a browser; none by default.
 	CORSOrigins []string
-	// StreamTokenTTL is how long a stream token is valid (≥ 1 hour).
-	StreamTokenTTL time.Duration
-	// Registry collects the api's metrics; nil uses a new one.
-	Registry *prometheus.Registry
-	// Metrics, when set, is exported on /metrics beside Registry (the
+	// Metrics, when set, is exported on /metrics beside the api's own (the
 	// worker's series in `hub dev`).
 	Metrics prometheus.Gatherer
 	// Usage answers /api/usage and keeps the spaces' monthly budgets.
@@ -68,9 +62,6 @@ type Deps struct {
 	// Interrupts closes model calls at once on Stop and Pause (nil: only
 	// the durable signal does).
 	Interrupts *stream.Interrupts
-	// TurnTimeout bounds a whole turn's wall time; 0 uses
-	// workflows.DefaultTurnTimeout.
-	TurnTimeout time.Duration
 	// Models is the catalog GET /api/models lists (keys and endpoints left out).
 	Models llm.Catalog
 	// TemporalNamespace and TemporalUI (the UI's base URL; empty: none)
@@ -98,15 +89,14 @@ type Server struct {
 	metrics        *metrics
 	metricsHandler http.Handler
 	failures       *failureLimiter
+	streamTokenTTL time.Duration
 }
 
 // New builds the router.
 func New(d Deps) http.Handler {
-	d.StreamTokenTTL = turns.StreamTokenTTL(d.StreamTokenTTL)
-	if d.Registry == nil {
-		d.Registry = prometheus.NewRegistry()
-	}
-	s := &Server{Deps: d, metrics: newMetrics(d.Registry), failures: newFailureLimiter(d.FailureLimits)}
+	reg := prometheus.NewRegistry()
+	s := &Server{Deps: d, metrics: newMetrics(reg), failures: newFailureLimiter(d.FailureLimits),
+		streamTokenTTL: turns.StreamTokenTTL(0)}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	// gin trusts every proxy unless told otherwise (config.FromEnv checked
@@ -126,7 +116,7 @@ func New(d Deps) http.Handler {
 		respondError(c, newError(http.StatusMethodNotAllowed, "method_not_allowed", "", "this endpoint does not take "+c.Request.Method))
 	})
 
-	gatherers := prometheus.Gatherers{d.Registry}
+	gatherers := prometheus.Gatherers{reg}
 	if d.Metrics != nil {
 		gatherers = append(gatherers, d.Metrics)
 	}

@@ -54,30 +54,24 @@ func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, f
 			}
 		})
 	}()
-	end := func() {
-		cancel()
-		<-errc
-	}
 	for {
+		var err error
 		select {
 		case e := <-events:
-			if err := write(e); err != nil {
-				end()
-				return
-			}
-			c.Writer.Flush()
+			err = write(e)
 		case <-keep.C:
-			if _, err := fmt.Fprint(c.Writer, ": keep-alive\n\n"); err != nil {
-				end()
-				return
-			}
-			c.Writer.Flush()
+			_, err = fmt.Fprint(c.Writer, ": keep-alive\n\n")
 		case <-stop:
-			end()
-			return
+			err = context.Canceled
 		case <-errc:
 			return
 		}
+		if err != nil {
+			cancel()
+			<-errc
+			return
+		}
+		c.Writer.Flush()
 	}
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,7 +87,7 @@ func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.StreamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.streamTokenTTL)
 	return turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp, StreamURL: turnStreamURL(t.ID, token)}, err
 }
 
@@ -124,10 +125,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 	follower, closed := s.Frames.Join(turnID)
 	defer follower.Leave()
 	turn, err := s.Chat.GetTurnForStream(ctx, p.ID, turnID, after)
-	if err == nil {
-		err = badAfter
-	}
-	if err != nil {
+	if err = cmp.Or(err, badAfter); err != nil {
 		return err
 	}
 	tail := stream.TailOf(turn.Last, turn.Done, turn.FinishedAt)

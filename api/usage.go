@@ -131,15 +131,6 @@ type spaceSettingsDTO struct {
 	Left          *int64 `json:"left" doc:"What the budget has left, micro-dollars; null without a budget."`
 }
 
-func toSpaceSettingsDTO(sp usage.Spend) spaceSettingsDTO {
-	out := spaceSettingsDTO{MonthlyBudget: sp.Budget, Month: sp.Month, Spent: sp.Spent, Reserved: sp.Reserved}
-	if sp.Budget != nil {
-		left := max(*sp.Budget-sp.Spent-sp.Reserved, 0)
-		out.Left = &left
-	}
-	return out
-}
-
 func (s *Server) getSpaceSettings(c *gin.Context) (any, error) {
 	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, c.Param("spaceId")); err != nil {
 		return nil, err
@@ -149,7 +140,12 @@ func (s *Server) getSpaceSettings(c *gin.Context) (any, error) {
 
 func (s *Server) spaceSettings(ctx context.Context, spaceID string) (any, error) {
 	sp, err := s.Usage.Budget(ctx, spaceID)
-	return toSpaceSettingsDTO(sp), err
+	out := spaceSettingsDTO{MonthlyBudget: sp.Budget, Month: sp.Month, Spent: sp.Spent, Reserved: sp.Reserved}
+	if sp.Budget != nil {
+		left := max(*sp.Budget-sp.Spent-sp.Reserved, 0)
+		out.Left = &left
+	}
+	return out, err
 }
 
 type updateSpaceSettingsRequest struct {

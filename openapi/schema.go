@@ -4,15 +4,10 @@
 // objects. It knows nothing of Hub's routes (api/routes.go describes them).
 //
 // The reflector follows encoding/json, so the schema says what the encoder
-// writes and the decoder takes: json tags name fields, untagged embedded
-// structs are flattened, a field without omitempty is required in a
-// response, a pointer may be null (except a response field with omitempty,
-// which is left out instead), and a named struct is a component schema.
-//
-// In a request the decoder accepts a missing field, so a field is required
-// only when tagged openapi:"required". An Optionaler field (api.Optional:
-// absent, null or a value) is never required and may be null unless tagged
-// openapi:"nonnull". A field's description comes from its doc tag.
+// writes and the decoder takes. The decoder accepts a missing field, so a
+// request field is required only when tagged openapi:"required"; an
+// Optionaler field (api.Optional: absent, null or a value) may be null
+// unless tagged openapi:"nonnull". A field's description is its doc tag.
 package openapi
 
 import (

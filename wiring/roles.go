@@ -34,7 +34,7 @@ func (h *Hub) API(c client.Client) http.Handler {
 	starter := &turns.Service{Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Temporal: c, TaskQueue: h.Config.TaskQueue,
 		TurnTimeout: h.Config.TurnTimeout}
 	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Turns: starter, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
-		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts, TurnTimeout: h.Config.TurnTimeout,
+		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts,
 		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TaskQueue: h.Config.TaskQueue, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer,
 		TrustedProxies: h.Config.TrustedProxies, FailureLimits: h.test.FailureLimits, Identity: verifier}))
 }
