@@ -15,6 +15,7 @@ import (
 
 	"hub/chat"
 	"hub/stream"
+	"hub/turns"
 	"hub/workflows"
 	"hub/workspace"
 )
@@ -236,7 +237,7 @@ type activityTokenDTO struct {
 // stream, for a browser's EventSource, which cannot send the Authorization
 // header.
 func (s *Server) activityStreamToken(c *gin.Context) (any, error) {
-	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, s.streamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, turns.StreamTokenTTL)
 	return activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp}, err
 }
 

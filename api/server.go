@@ -89,14 +89,12 @@ type Server struct {
 	metrics        *metrics
 	metricsHandler http.Handler
 	failures       *failureLimiter
-	streamTokenTTL time.Duration
 }
 
 // New builds the router.
 func New(d Deps) http.Handler {
 	reg := prometheus.NewRegistry()
-	s := &Server{Deps: d, metrics: newMetrics(reg), failures: newFailureLimiter(d.FailureLimits),
-		streamTokenTTL: turns.StreamTokenTTL(0)}
+	s := &Server{Deps: d, metrics: newMetrics(reg), failures: newFailureLimiter(d.FailureLimits)}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	// gin trusts every proxy unless told otherwise (config.FromEnv checked

@@ -87,7 +87,7 @@ func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), s.streamTokenTTL)
+	token, exp, err := s.Workspace.CreateDerivedToken(ctx, person(c), workspace.StreamScope(t.ID), turns.StreamTokenTTL)
 	return turnStreamTokenDTO{StreamToken: token, ExpiresAt: exp, StreamURL: turnStreamURL(t.ID, token)}, err
 }
 

@@ -58,14 +58,9 @@ type Service struct {
 	TurnTimeout time.Duration
 }
 
-// StreamTokenTTL is ttl as a stream token's lifetime: less than an hour (a
-// turn's stream is read while it runs), or unset, is two hours.
-func StreamTokenTTL(ttl time.Duration) time.Duration {
-	if ttl < time.Hour {
-		return 2 * time.Hour
-	}
-	return ttl
-}
+// StreamTokenTTL is a stream token's lifetime: a turn's stream is read
+// while it runs, and a reconnect within it needs no new token.
+const StreamTokenTTL = 2 * time.Hour
 
 // Mention is a record a message mentions, by kind and id in the
 // conversation's space.
@@ -194,7 +189,7 @@ func (s *Service) save(ctx context.Context, p workspace.Person, newTurn func(con
 		if turn, err = newTurn(ctx); err != nil {
 			return err
 		}
-		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL(0)) // the default
+		token, err = s.Workspace.CreateStreamToken(ctx, p, turn.ID, StreamTokenTTL)
 		return err
 	})
 	if err != nil {
