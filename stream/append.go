@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"gorm.io/gorm"
 
-	"hub/notify"
 	"hub/storage"
 )
 
@@ -44,8 +42,7 @@ func (b *Bus) Append(ctx context.Context, log, typ string, data func() (any, err
 		if err := q.Create(&row).Error; err != nil {
 			return err
 		}
-		payload := notifyPayload(b.origin, log) + " " + strconv.FormatInt(row.Seq, 10) + frameSuffix(b.origin, &row)
-		if err := notify.Send(ctx, b.db, Channel, payload); err != nil {
+		if err := b.announce(ctx, &row); err != nil {
 			return err
 		}
 		storage.AfterTx(ctx, func(err error) { b.published(&row, err) })

@@ -115,27 +115,6 @@ func OnePerAttempt(typ string) bool {
 	return false
 }
 
-// publishFirstSQL is publishSQL for a frame sent once per attempt: it
-// stores the frame with its attempt only while the attempt has none of its
-// type. found tells a missing turn; the NOTIFY goes out when a frame was
-// stored or the turn is missing. A racing publisher that passed the check
-// fails on the unique index, and the whole statement is undone.
-const publishFirstSQL = `WITH numbered AS (
-	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? AND NOT EXISTS (
-		SELECT 1 FROM frames WHERE frames.log = turns.id AND frames.type = ? AND frames.seq > turns.attempt_seq
-	) RETURNING id, frame_seq, attempt_seq
-), stored AS (
-	INSERT INTO frames (log, seq, type, data, created_at, attempt)
-	SELECT id, frame_seq, ?, ?, ?, attempt_seq FROM numbered
-	RETURNING seq
-), found AS (
-	SELECT EXISTS (SELECT 1 FROM turns WHERE id = ?) AS found
-)
-SELECT (SELECT seq FROM stored) AS seq, found.found,
-	CASE WHEN EXISTS (SELECT 1 FROM stored) OR NOT found.found
-		THEN pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text END AS notified
-FROM found`
-
 // ErrFirstTaken is what PublishFirst returns in a transaction when a
 // racing publisher stored the attempt's frame first: the transaction is
 // aborted, and the caller's retry finds the frame.
@@ -150,16 +129,14 @@ func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (b
 	var row *storage.Frame
 	sent := false
 	inTx := b.db.InTxNow(ctx)
-	var err error
-	if b.db.Dialect == storage.Postgres {
-		row, sent, err = b.publishFirst(b.db.Q(ctx), turnID, typ, data) // one statement
-	} else {
-		err = b.db.InTx(ctx, func(ctx context.Context) error {
-			var err error
-			row, sent, err = b.publishFirst(b.db.Q(ctx), turnID, typ, data)
+	err := b.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		row, sent, err = b.publishFirst(b.db.Q(ctx), turnID, typ, data)
+		if err != nil || !sent {
 			return err
-		})
-	}
+		}
+		return b.announce(ctx, row)
+	})
 	if errors.Is(err, ErrFirstTaken) && !inTx {
 		return false, nil // nothing stored: the attempt has its frame
 	}
@@ -189,44 +166,24 @@ func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.
 		return nil, false, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
 	row := &storage.Frame{Log: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-	if b.db.Dialect != storage.Postgres {
-		has, err := hasInAttempt(tx, turnID, typ)
-		if err != nil || has {
-			return nil, false, err
-		}
-		var attempt int64
-		if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq, attempt_seq", turnID).
-			Row().Scan(&row.Seq, &attempt); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil, false, fmt.Errorf("publish %s frame: no turn %s", typ, turnID)
-			}
-			return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
-		}
-		row.Attempt = &attempt
-		if err := tx.Create(row).Error; err != nil {
-			if storage.IsUniqueViolation(err) {
-				return nil, false, ErrFirstTaken
-			}
-			return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
-		}
-		return row, true, nil
+	has, err := hasInAttempt(tx, turnID, typ)
+	if err != nil || has {
+		return nil, false, err
 	}
-	var out struct {
-		Seq   *int64
-		Found bool
-	}
-	err = tx.Raw(publishFirstSQL, turnID, typ, typ, row.Data, row.CreatedAt, turnID,
-		Channel, notifyPayload(b.origin, turnID), frameSuffix(b.origin, row)).Scan(&out).Error
-	switch {
-	case storage.IsUniqueViolation(err):
-		return nil, false, ErrFirstTaken
-	case err != nil:
+	var attempt int64
+	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq, attempt_seq", turnID).
+		Row().Scan(&row.Seq, &attempt); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, false, fmt.Errorf("publish %s frame: no turn %s", typ, turnID)
+		}
 		return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
-	case out.Seq != nil:
-		row.Seq = *out.Seq
-		return row, true, nil
-	case out.Found:
-		return nil, false, nil // the attempt has one
 	}
-	return nil, false, fmt.Errorf("publish %s frame: no turn %s", typ, turnID)
+	row.Attempt = &attempt
+	if err := tx.Create(row).Error; err != nil {
+		if storage.IsUniqueViolation(err) {
+			return nil, false, ErrFirstTaken
+		}
+		return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
+	}
+	return row, true, nil
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -133,13 +134,20 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 		return 0, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
 	row := storage.Frame{Log: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-	if b.db.Dialect == storage.Postgres {
-		err = b.publishPostgres(b.db.Q(ctx), &row)
-	} else {
-		err = b.db.InTx(ctx, func(ctx context.Context) error { return b.insert(b.db.Q(ctx), &row) })
-	}
+	err = b.db.InTx(ctx, func(ctx context.Context) error {
+		if err := b.insert(b.db.Q(ctx), &row); err != nil {
+			return err
+		}
+		return b.announce(ctx, &row)
+	})
 	stored := err
 	storage.AfterTx(ctx, func(err error) { b.published(&row, errors.Join(stored, err)) })
+	if errors.Is(err, errNoTurn) && !b.db.InTxNow(ctx) {
+		// The worker still streaming to a deleted turn: its followers in
+		// every process read, find it gone and end. A failed notify leaves
+		// them to the poll.
+		_ = b.Ended(ctx, turnID)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
@@ -158,43 +166,24 @@ func (b *Bus) published(row *storage.Frame, err error) {
 	b.countFrame(row.Type)
 }
 
-// publishSQL numbers, stores and announces a frame in one statement, one
-// round trip: all of it commits or none, and the NOTIFY is delivered on
-// commit. For a missing turn seq is NULL and the NOTIFY names the turn
-// only, so its followers elsewhere read and find it gone.
-const publishSQL = `WITH numbered AS (
-	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING id, frame_seq
-), stored AS (
-	INSERT INTO frames (log, seq, type, data, created_at)
-	SELECT id, frame_seq, ?, ?, ? FROM numbered
-	RETURNING seq
-)
-SELECT (SELECT seq FROM stored) AS seq,
-	pg_notify(?, ? || COALESCE(' ' || (SELECT seq FROM stored)::text || ?, ''))::text AS notified`
-
-// publishPostgres stores row with publishSQL on q and sets its number.
-func (b *Bus) publishPostgres(q *gorm.DB, row *storage.Frame) error {
-	var out struct{ Seq *int64 }
-	err := q.Raw(publishSQL, row.Log, row.Type, row.Data, row.CreatedAt,
-		Channel, notifyPayload(b.origin, row.Log), frameSuffix(b.origin, row)).Scan(&out).Error
-	if err != nil {
-		return err
-	}
-	if out.Seq == nil {
-		return fmt.Errorf("no turn %s", row.Log)
-	}
-	row.Seq = *out.Seq
-	return nil
+// announce sends a stored frame's NOTIFY in the transaction ctx carries:
+// Postgres delivers it on commit, carrying the frame when it fits.
+func (b *Bus) announce(ctx context.Context, row *storage.Frame) error {
+	payload := notifyPayload(b.origin, row.Log) + " " + strconv.FormatInt(row.Seq, 10) + frameSuffix(b.origin, row)
+	return notify.Send(ctx, b.db, Channel, payload)
 }
 
-// insert numbers and stores row in tx, as publishSQL does without the
-// NOTIFY (SQLite has no data-modifying WITH).
+// errNoTurn: the turn a frame was published to does not exist (its
+// conversation was deleted).
+var errNoTurn = errors.New("no turn")
+
+// insert numbers and stores row in tx.
 func (b *Bus) insert(tx *gorm.DB, row *storage.Frame) error {
 	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.Log).Scan(&row.Seq).Error; err != nil {
 		return err
 	}
 	if row.Seq == 0 {
-		return fmt.Errorf("no turn %s", row.Log)
+		return fmt.Errorf("%w %s", errNoTurn, row.Log)
 	}
 	return tx.Create(row).Error
 }
