@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"gorm.io/gorm"
-
 	"hub/notify"
 	"hub/storage"
 )
@@ -60,7 +58,7 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 			attempt := first // (a frame of another type is in no attempt: NULL)
 			row.Attempt = &attempt
 		}
-		if err := b.insert(tx, &row); err != nil {
+		if err := b.insert(ctx, &row); err != nil {
 			return fmt.Errorf("reopen frames of %s: %w", turnID, err)
 		}
 		if first == 0 {
@@ -79,12 +77,8 @@ func (b *Bus) Reopen(ctx context.Context, turnID string, step int, frames []Draf
 // HasInAttempt tells whether the turn's current attempt (frames after its
 // attempt_seq) has a frame of the given type.
 func (b *Bus) HasInAttempt(ctx context.Context, turnID, typ string) (bool, error) {
-	return hasInAttempt(b.db.Q(ctx), turnID, typ)
-}
-
-func hasInAttempt(q *gorm.DB, turnID, typ string) (bool, error) {
 	var n int64
-	err := q.Raw(`SELECT count(*) FROM frames WHERE log = ? AND type = ?
+	err := b.db.Q(ctx).Raw(`SELECT count(*) FROM frames WHERE log = ? AND type = ?
 		AND seq > (SELECT attempt_seq FROM turns WHERE id = ?)`, turnID, typ, turnID).Scan(&n).Error
 	if err != nil {
 		return false, fmt.Errorf("read frames of %s: %w", turnID, err)
@@ -131,7 +125,7 @@ func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (b
 	inTx := b.db.InTxNow(ctx)
 	err := b.db.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		row, sent, err = b.publishFirst(b.db.Q(ctx), turnID, typ, data)
+		row, sent, err = b.publishFirst(ctx, turnID, typ, data)
 		if err != nil || !sent {
 			return err
 		}
@@ -157,7 +151,7 @@ func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (b
 
 // publishFirst stores a frame of a once-per-attempt type in tx unless the
 // attempt has one; a unique violation is ErrFirstTaken.
-func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.Frame, bool, error) {
+func (b *Bus) publishFirst(ctx context.Context, turnID, typ string, data any) (*storage.Frame, bool, error) {
 	if !OnePerAttempt(typ) {
 		return nil, false, fmt.Errorf("publish %s frame once: not a frame an attempt sends once", typ)
 	}
@@ -166,12 +160,12 @@ func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.
 		return nil, false, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
 	row := &storage.Frame{Log: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-	has, err := hasInAttempt(tx, turnID, typ)
+	has, err := b.HasInAttempt(ctx, turnID, typ)
 	if err != nil || has {
 		return nil, false, err
 	}
 	var attempt int64
-	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq, attempt_seq", turnID).
+	if err := b.db.Q(ctx).Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq, attempt_seq", turnID).
 		Row().Scan(&row.Seq, &attempt); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, false, fmt.Errorf("publish %s frame: no turn %s", typ, turnID)
@@ -179,7 +173,7 @@ func (b *Bus) publishFirst(tx *gorm.DB, turnID, typ string, data any) (*storage.
 		return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
 	row.Attempt = &attempt
-	if err := tx.Create(row).Error; err != nil {
+	if err := b.db.Q(ctx).Create(row).Error; err != nil {
 		if storage.IsUniqueViolation(err) {
 			return nil, false, ErrFirstTaken
 		}

@@ -21,8 +21,6 @@ import (
 	"sync"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hub/notify"
 	"hub/storage"
 )
@@ -135,7 +133,7 @@ func (b *Bus) Publish(ctx context.Context, turnID, typ string, data any) (int64,
 	}
 	row := storage.Frame{Log: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
 	err = b.db.InTx(ctx, func(ctx context.Context) error {
-		if err := b.insert(b.db.Q(ctx), &row); err != nil {
+		if err := b.insert(ctx, &row); err != nil {
 			return err
 		}
 		return b.announce(ctx, &row)
@@ -178,7 +176,8 @@ func (b *Bus) announce(ctx context.Context, row *storage.Frame) error {
 var errNoTurn = errors.New("no turn")
 
 // insert numbers and stores row in tx.
-func (b *Bus) insert(tx *gorm.DB, row *storage.Frame) error {
+func (b *Bus) insert(ctx context.Context, row *storage.Frame) error {
+	tx := b.db.Q(ctx)
 	if err := tx.Raw("UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? RETURNING frame_seq", row.Log).Scan(&row.Seq).Error; err != nil {
 		return err
 	}

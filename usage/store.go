@@ -214,7 +214,7 @@ func (s *Store) Settle(ctx context.Context, c Call, u llm.Usage, cost int64, err
 				if from == StatusReserved {
 					held = rows[0].ReservedMicros
 				}
-				return addSpend(tx, rows[0].SpaceID, rows[0].Day[:7], cost, -held)
+				return s.addSpend(ctx, rows[0].SpaceID, rows[0].Day[:7], cost, -held)
 			}
 		}
 		return nil
@@ -240,11 +240,11 @@ const settleSQL = `WITH settled AS (` + settleUpdate + `
 	SELECT count(*) FROM settled`
 
 // addSpend changes a space's month totals, creating its row when missing.
-func addSpend(tx *gorm.DB, spaceID, month string, spent, reserved int64) error {
+func (s *Store) addSpend(ctx context.Context, spaceID, month string, spent, reserved int64) error {
 	if spent == 0 && reserved == 0 {
 		return nil
 	}
-	err := tx.Clauses(clause.OnConflict{
+	err := s.q(ctx).Clauses(clause.OnConflict{
 		Columns: []clause.Column{{Name: "space_id"}, {Name: "month"}},
 		DoUpdates: clause.Assignments(map[string]any{
 			"spent_micros":    gorm.Expr("space_spend.spent_micros + ?", spent),
@@ -290,7 +290,7 @@ func (s *Store) release(ctx context.Context, where string, args ...any) (int64, 
 		}
 		byMonth := func(a, b month) int { return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.month, b.month)) }
 		for _, m := range slices.SortedFunc(maps.Keys(held), byMonth) {
-			if err := addSpend(tx, m.space, m.month, 0, -held[m]); err != nil {
+			if err := s.addSpend(ctx, m.space, m.month, 0, -held[m]); err != nil {
 				return err
 			}
 		}
