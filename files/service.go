@@ -30,6 +30,11 @@ type File struct {
 	ContentType string
 	Size        int64
 	CreatedAt   time.Time
+	// IndexStatus is queued, indexing, indexed or failed (IndexError says
+	// why); IndexGen numbers the version being indexed (package retrieval).
+	IndexStatus string
+	IndexError  string
+	IndexGen    int
 }
 
 // Ref names a file to people and the model.
@@ -71,7 +76,7 @@ func (s *Service) MaxBytes() int64 { return s.maxBytes }
 
 func toFile(r storage.File) File {
 	return File{ID: r.ID, SpaceID: r.SpaceID, UploaderID: r.UploaderID, Name: r.Name, ContentType: r.ContentType,
-		Size: r.Size, CreatedAt: r.CreatedAt}
+		Size: r.Size, CreatedAt: r.CreatedAt, IndexStatus: r.IndexStatus, IndexError: r.IndexError, IndexGen: r.IndexGen}
 }
 
 // Upload stores a file in the space for a person who may write there. The
@@ -106,7 +111,7 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 		return File{}, fmt.Errorf("%w: a text file must be UTF-8", ErrUnsupportedType)
 	}
 	row := storage.File{ID: storage.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: name,
-		ContentType: ctype, Size: int64(len(data)), CreatedAt: time.Now().UTC()}
+		ContentType: ctype, Size: int64(len(data)), CreatedAt: time.Now().UTC(), IndexStatus: "queued", IndexGen: 1}
 	row.BlobKey = spaceID + "/" + row.ID
 	if err := s.store.Put(ctx, row.BlobKey, bytes.NewReader(data), row.Size, ctype); err != nil {
 		return File{}, err
@@ -206,6 +211,28 @@ func (s *Service) Open(ctx context.Context, actor workspace.Actor, spaceID, id s
 		return File{}, nil, err
 	}
 	return toFile(r), rc, nil
+}
+
+// Content reads a file's bytes for Hub itself (indexing), with no
+// person's access: the caller got the id from Hub, not from a person.
+func (s *Service) Content(ctx context.Context, id string) ([]byte, error) {
+	if s.store == nil {
+		return nil, ErrNoStore
+	}
+	var r storage.File
+	if err := s.db.Q(ctx).Select("blob_key").Where("id = ?", id).Take(&r).Error; err != nil {
+		return nil, fmt.Errorf("get file %s: %w", id, err)
+	}
+	rc, err := s.store.Open(ctx, r.BlobKey)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, s.maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read file %s: %w", id, err)
+	}
+	return data, nil
 }
 
 // Read reads at most limit bytes of a file.

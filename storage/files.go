@@ -13,4 +13,30 @@ type File struct {
 	Size        int64
 	BlobKey     string
 	CreatedAt   time.Time
+	// IndexStatus is queued, indexing, indexed or failed (IndexError says
+	// why); IndexGen counts the file's versions, one indexing run each.
+	IndexStatus string `gorm:"default:queued"`
+	IndexError  string
+	IndexGen    int `gorm:"default:1"`
+}
+
+// Passage is a searchable piece of a space: a chunk of a file (FileID
+// set; a draft until Live) or the text of a task or project (Source).
+// Hash is a file chunk's SHA-256 in hex, which names it in citations;
+// Vector its embedding by VectorModel, little-endian float32s.
+type Passage struct {
+	ID          int64 `gorm:"primaryKey"`
+	SpaceID     string
+	Source      string
+	SourceID    string
+	FileID      *string
+	Gen         int
+	Live        bool
+	Ord         int
+	Title       string
+	Section     string
+	Body        string
+	Hash        string
+	Vector      []byte
+	VectorModel string
 }

@@ -1,0 +1,174 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"hub/storage"
+)
+
+// Index states of a file (storage.File.IndexStatus).
+const (
+	StatusQueued   = "queued"
+	StatusIndexing = "indexing"
+	StatusIndexed  = "indexed"
+	StatusFailed   = "failed"
+)
+
+// Chunk is one piece of a file's text as it is indexed: its place, the
+// heading it sits under, its text and the SHA-256 of both in hex.
+type Chunk struct {
+	Ord     int
+	Section string
+	Text    string
+	Hash    string
+}
+
+// ErrStale: the file was replaced or deleted since this indexing run
+// started; the run has nothing left to do.
+var ErrStale = errors.New("the file changed since its indexing started")
+
+// Store keeps the passages and the files' index states.
+type Store struct {
+	db *storage.DB
+}
+
+// NewStore builds the store.
+func NewStore(db *storage.DB) *Store { return &Store{db: db} }
+
+// Version is one version of a file, being indexed.
+type Version struct {
+	FileID      string
+	SpaceID     string
+	Name        string
+	ContentType string
+	Gen         int
+}
+
+// Begin marks version gen of a file as being indexed; ErrStale when the
+// file is gone or has a later version.
+func (s *Store) Begin(ctx context.Context, fileID string, gen int) (Version, error) {
+	var f storage.File
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		res := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND index_gen = ?", fileID, gen).
+			Updates(map[string]any{"index_status": StatusIndexing, "index_error": ""})
+		if res.Error != nil {
+			return fmt.Errorf("begin indexing: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return ErrStale
+		}
+		return s.db.Q(ctx).Where("id = ?", fileID).Take(&f).Error
+	})
+	return Version{FileID: f.ID, SpaceID: f.SpaceID, Name: f.Name, ContentType: f.ContentType, Gen: gen}, err
+}
+
+// SaveDrafts stores a file version's chunks as drafts, replacing the
+// drafts of an earlier attempt. A chunk whose text the space already has
+// embedded by model takes that vector, so an unchanged chunk is never
+// sent to the embeddings endpoint again. It returns how many drafts still
+// need a vector (0 without a model).
+func (s *Store) SaveDrafts(ctx context.Context, f Version, chunks []Chunk, model string) (int, error) {
+	need := 0
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.db.Q(ctx).Where("file_id = ? AND NOT live", f.FileID).Delete(&storage.Passage{}).Error; err != nil {
+			return fmt.Errorf("drop old drafts: %w", err)
+		}
+		vectors := map[string][]byte{}
+		if model != "" {
+			var known []storage.Passage
+			if err := s.db.Q(ctx).Select("hash", "vector").
+				Where("space_id = ? AND vector_model = ? AND hash <> '' AND vector IS NOT NULL", f.SpaceID, model).
+				Find(&known).Error; err != nil {
+				return fmt.Errorf("read known vectors: %w", err)
+			}
+			for _, k := range known {
+				vectors[k.Hash] = k.Vector
+			}
+		}
+		rows := make([]storage.Passage, len(chunks))
+		for i, c := range chunks {
+			fileID := f.FileID
+			rows[i] = storage.Passage{SpaceID: f.SpaceID, Source: "file", SourceID: f.FileID, FileID: &fileID, Gen: f.Gen,
+				Ord: c.Ord, Title: f.Name, Section: c.Section, Body: c.Text, Hash: c.Hash}
+			if v, ok := vectors[c.Hash]; ok {
+				rows[i].Vector, rows[i].VectorModel = v, model
+			} else if model != "" {
+				need++
+			}
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		if err := s.db.Q(ctx).CreateInBatches(rows, 200).Error; err != nil {
+			return fmt.Errorf("save drafts: %w", err)
+		}
+		return nil
+	})
+	return need, err
+}
+
+// Publish makes version gen's drafts the file's passages in one
+// transaction, so a search sees the old version or the new, never a mix;
+// ErrStale (and the drafts dropped) when the file changed meanwhile.
+func (s *Store) Publish(ctx context.Context, fileID string, gen int) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		res := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND index_gen = ?", fileID, gen).
+			Updates(map[string]any{"index_status": StatusIndexed, "index_error": ""})
+		if res.Error != nil {
+			return fmt.Errorf("publish: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return s.dropDrafts(ctx, fileID, gen)
+		}
+		if err := s.db.Q(ctx).Where("file_id = ? AND live", fileID).Delete(&storage.Passage{}).Error; err != nil {
+			return fmt.Errorf("drop the published passages: %w", err)
+		}
+		if err := s.db.Q(ctx).Model(&storage.Passage{}).Where("file_id = ? AND gen = ? AND NOT live", fileID, gen).
+			Update("live", true).Error; err != nil {
+			return fmt.Errorf("publish the drafts: %w", err)
+		}
+		return nil
+	})
+}
+
+// dropDrafts removes a stale run's drafts and answers ErrStale.
+func (s *Store) dropDrafts(ctx context.Context, fileID string, gen int) error {
+	if err := s.db.Q(ctx).Where("file_id = ? AND gen = ? AND NOT live", fileID, gen).Delete(&storage.Passage{}).Error; err != nil {
+		return fmt.Errorf("drop stale drafts: %w", err)
+	}
+	return ErrStale
+}
+
+// Fail marks version gen of a file failed, saying why in words a person
+// can act on, and drops its drafts; the passages of an earlier version
+// stay searchable.
+func (s *Store) Fail(ctx context.Context, fileID string, gen int, why string) error {
+	return s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND index_gen = ?", fileID, gen).
+			Updates(map[string]any{"index_status": StatusFailed, "index_error": why}).Error; err != nil {
+			return fmt.Errorf("mark failed: %w", err)
+		}
+		if err := s.dropDrafts(ctx, fileID, gen); !errors.Is(err, ErrStale) {
+			return err
+		}
+		return nil
+	})
+}
+
+// Waiting lists files queued or being indexed whose last change is older
+// than their indexing should take, for the sweeper to start again (a
+// start lost with its process, or Temporal unreachable at upload).
+func (s *Store) Waiting(ctx context.Context, limit int) ([]storage.File, error) {
+	var out []storage.File
+	err := s.db.Q(ctx).Select("id", "space_id", "uploader_id", "name", "index_gen").
+		Where("index_status IN ?", []string{StatusQueued, StatusIndexing}).Order("created_at").Limit(limit).
+		Find(&out).Error
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, fmt.Errorf("list waiting files: %w", err)
+	}
+	return out, nil
+}
