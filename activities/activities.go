@@ -21,6 +21,7 @@ import (
 	"hub/llm"
 	"hub/mcpapps"
 	"hub/playbooks"
+	"hub/retrieval"
 	"hub/stream"
 	"hub/tools"
 	"hub/usage"
@@ -39,7 +40,10 @@ type Activities struct {
 	Chat      *chat.Store
 	// Files are the spaces' attached files, sent to the model as parts.
 	Files *files.Service
-	Tools *tools.Registry
+	// Retrieval keeps the spaces' passages: indexing writes them, a turn's
+	// offer asks whether its space has any (nil: none, in unit tests).
+	Retrieval *retrieval.Store
+	Tools     *tools.Registry
 	// MCP lists and calls the spaces' MCP servers' tools (nil: none).
 	MCP    *mcpapps.Catalog
 	Frames *stream.Bus

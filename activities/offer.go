@@ -30,10 +30,16 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 	if err != nil {
 		return assistant.OfferInput{}, turnApps{}, err
 	}
+	searchable := false
+	if a.Retrieval != nil {
+		if searchable, err = a.Retrieval.HasFiles(ctx, turn.SpaceID); err != nil {
+			return assistant.OfferInput{}, turnApps{}, err
+		}
+	}
 	return assistant.OfferInput{
 		Registry: reg, Apps: appOffers, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
 		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks,
-		Skills: len(skills) > 0,
+		Skills: len(skills) > 0, Searchable: searchable,
 	}, turnApps{conns: conns, skills: skills}, nil
 }
 

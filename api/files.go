@@ -1,9 +1,11 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -13,6 +15,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hub/files"
+	"hub/retrieval"
+	"hub/workflows"
 )
 
 const codeUnsupportedType = "unsupported_type"
@@ -30,11 +34,13 @@ type fileDTO struct {
 	UploaderID  string    `json:"uploaderId"`
 	CreatedAt   time.Time `json:"createdAt"`
 	URL         string    `json:"url" doc:"Reads the file's bytes (GET …/content)."`
+	IndexStatus string    `json:"indexStatus" doc:"Whether search finds the file: queued or indexing (not yet), indexed, failed (indexError says why)."`
+	IndexError  string    `json:"indexError,omitempty"`
 }
 
 func toFileDTO(f files.File) fileDTO {
 	return fileDTO{ID: f.ID, SpaceID: f.SpaceID, Name: f.Name, ContentType: f.ContentType, Size: f.Size,
-		UploaderID: f.UploaderID, CreatedAt: f.CreatedAt,
+		UploaderID: f.UploaderID, CreatedAt: f.CreatedAt, IndexStatus: f.IndexStatus, IndexError: f.IndexError,
 		URL: "/api/spaces/" + url.PathEscape(f.SpaceID) + "/files/" + url.PathEscape(f.ID) + "/content"}
 }
 
@@ -92,7 +98,18 @@ func (s *Server) uploadFile(c *gin.Context) (any, error) {
 		}
 		f, err := s.Files.Upload(c.Request.Context(), actor(c), c.Param("spaceId"), part.FileName(), part)
 		_ = part.Close()
+		if err == nil {
+			s.startIndex(c.Request.Context(), f)
+		}
 		return toFileDTO(f), s.fileError(err)
+	}
+}
+
+// startIndex starts indexing a file's version. A start that fails leaves
+// the file queued: the worker's sweeper starts it (wiring.Sweep).
+func (s *Server) startIndex(ctx context.Context, f files.File) {
+	if err := workflows.StartIndex(ctx, s.Temporal, s.TaskQueue, f.ID, f.IndexGen); err != nil {
+		slog.WarnContext(ctx, "start indexing; the sweeper starts it later", "file", f.ID, "error", err)
 	}
 }
 
@@ -126,6 +143,35 @@ func (s *Server) fileContent(c *gin.Context) {
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
 	c.Status(http.StatusOK)
 	_, _ = io.Copy(c.Writer, rc)
+}
+
+type passageDTO struct {
+	FileID  string `json:"fileId"`
+	Key     string `json:"key"`
+	Title   string `json:"title" doc:"The file's name."`
+	Section string `json:"section" doc:"The heading the passage sits under (\"\" before the first)."`
+	Text    string `json:"text"`
+}
+
+// getPassage shows a cited passage. A key the file's current version does
+// not have (the file changed since the reply) is 404, as is a file of a
+// space the person cannot open.
+func (s *Server) getPassage(c *gin.Context) (any, error) {
+	spaceID, fileID, key := c.Param("spaceId"), c.Param("id"), c.Param("key")
+	if _, err := s.Files.Get(c.Request.Context(), actor(c), spaceID, fileID); err != nil {
+		return nil, s.fileError(err)
+	}
+	if s.Retrieval == nil {
+		return nil, newError(http.StatusNotFound, codeNotFound, "", "no such passage")
+	}
+	h, err := s.Retrieval.FilePassage(c.Request.Context(), actor(c).PersonID, spaceID, fileID, key)
+	if errors.Is(err, retrieval.ErrNoPassage) {
+		return nil, newError(http.StatusNotFound, codeNotFound, "", "the file has no passage "+strconv.Quote(key)+": it may have changed since it was cited")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return passageDTO{FileID: fileID, Key: retrieval.PassageKey(h.Hash), Title: h.Title, Section: h.Section, Text: h.Body}, nil
 }
 
 func (s *Server) deleteFile(c *gin.Context) (any, error) {

@@ -16,6 +16,7 @@ import (
 
 	"hub/chat"
 	"hub/openapi"
+	"hub/retrieval"
 	"hub/stream"
 	"hub/workspace"
 )
@@ -188,6 +189,7 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 		reflect.TypeFor[settingsDTO]():           {"writePolicy": policies},
 		reflect.TypeFor[updateSettingsRequest](): {"writePolicy": policies},
 		reflect.TypeFor[healthDTO]():             {"status": {healthOK}},
+		reflect.TypeFor[fileDTO]():               {"indexStatus": {retrieval.StatusQueued, retrieval.StatusIndexing, retrieval.StatusIndexed, retrieval.StatusFailed}},
 		reflect.TypeFor[readinessDTO]():          {"status": {healthOK, healthUnavailable}},
 	}
 }()

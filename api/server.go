@@ -19,6 +19,7 @@ import (
 	"hub/identity"
 	"hub/llm"
 	"hub/mcpapps"
+	"hub/retrieval"
 	"hub/stream"
 	"hub/traces"
 	"hub/turns"
@@ -33,6 +34,7 @@ type workflowClient interface {
 	CheckHealth(ctx context.Context, request *client.CheckHealthRequest) (*client.CheckHealthResponse, error)
 	UpdateWithStartWorkflow(ctx context.Context, options client.UpdateWithStartWorkflowOptions) (client.WorkflowUpdateHandle, error)
 	NewWithStartWorkflowOperation(options client.StartWorkflowOptions, workflow any, args ...any) client.WithStartWorkflowOperation
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
 }
 
 // Deps are what the api needs.
@@ -44,6 +46,8 @@ type Deps struct {
 	Chat      *chat.Store
 	Turns     *turns.Service
 	Files     *files.Service
+	// Retrieval shows the passages replies cite (nil: none).
+	Retrieval *retrieval.Store
 	// MCP lists an MCP server's tools when it is connected and refreshed
 	// (nil: MCP servers are listed at a turn's start only).
 	MCP      *mcpapps.Catalog

@@ -46,6 +46,9 @@ type OfferInput struct {
 	// Skills tells that the instructions list personal skills: then
 	// hub_read_skill is reserved, else never offered.
 	Skills bool
+	// Searchable tells that the space has a searchable file: then the
+	// search tools are reserved.
+	Searchable bool
 }
 
 // OfferResult is a turn's offer.
@@ -110,6 +113,8 @@ func BuildOffer(in OfferInput) OfferResult {
 		reserve(name, true)
 	}
 	reserve(ViewFileTool, slices.Contains(kinds, KindFile))
+	reserve(tools.SearchFilesTool, in.Searchable)
+	reserve(tools.FindPhraseTool, in.Searchable)
 	reserve(tools.UpdateSettingsTool, settings)
 	budget := MaxOfferedTools - len(tail) // for entries that are not reserved
 

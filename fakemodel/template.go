@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/template"
 )
@@ -32,11 +33,20 @@ type templateData struct {
 
 // templateFuncs: json quotes a value as JSON (for rawArguments), trim trims
 // spaces, tail is a text's last n characters (all of a shorter one: a
-// continuation that repeats the end of the reply so far).
+// continuation that repeats the end of the reply so far), find the first
+// match of a regular expression in a text ("" for none: a reply citing a
+// link from a tool result).
 var templateFuncs = template.FuncMap{
 	"json": jsonText,
 	"trim": strings.TrimSpace,
 	"tail": tail,
+	"find": func(pattern, s string) (string, error) {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return "", err
+		}
+		return re.FindString(s), nil
+	},
 }
 
 func tail(n int, s string) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"hub/storage"
 )
@@ -200,3 +201,50 @@ will with would you your yours`) {
 	}
 	return m
 }()
+
+// Excerpt is at most limit characters of a passage's body around where
+// it matches: from the start of the paragraph of the first of terms that
+// occurs (or a little before it, in a long paragraph), cut at a space;
+// "…" marks what was left out.
+func Excerpt(body string, terms []string, limit int) string {
+	body = strings.TrimSpace(body)
+	if utf8.RuneCountInString(body) <= limit {
+		return body
+	}
+	lower := strings.ToLower(body)
+	at := -1
+	for _, t := range terms {
+		if i := strings.Index(lower, t); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	start := 0
+	if at > 0 {
+		start = strings.LastIndex(body[:at], "\n\n") + 1 // 0 when the match is in the first paragraph
+		if start > 0 {
+			start++
+		}
+		if at-start > limit/2 { // a long paragraph: start a little before the match
+			start = max(start, at-limit/4)
+			if i := strings.IndexAny(body[start:at], " \n"); i >= 0 {
+				start += i + 1
+			}
+			for !utf8.RuneStart(body[start]) {
+				start++
+			}
+		}
+	}
+	rest := []rune(body[start:])
+	prefix := ""
+	if start > 0 {
+		prefix, limit = "…", limit-1
+	}
+	if len(rest) <= limit {
+		return prefix + string(rest)
+	}
+	cut := string(rest[:limit-1])
+	if i := strings.LastIndexAny(cut, " \n"); i > len(cut)*4/5 {
+		cut = cut[:i]
+	}
+	return prefix + strings.TrimSpace(cut) + "…"
+}

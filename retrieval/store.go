@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
@@ -159,16 +157,19 @@ func (s *Store) Fail(ctx context.Context, fileID string, gen int, why string) er
 	})
 }
 
-// Waiting lists files queued or being indexed whose last change is older
-// than their indexing should take, for the sweeper to start again (a
-// start lost with its process, or Temporal unreachable at upload).
-func (s *Store) Waiting(ctx context.Context, limit int) ([]storage.File, error) {
-	var out []storage.File
-	err := s.db.Q(ctx).Select("id", "space_id", "uploader_id", "name", "index_gen").
+// Waiting lists up to limit file versions queued or being indexed, oldest
+// first, for the sweeper to start (workflows.StartIndex runs one once).
+func (s *Store) Waiting(ctx context.Context, limit int) ([]Version, error) {
+	var rows []storage.File
+	err := s.db.Q(ctx).Select("id", "space_id", "name", "content_type", "index_gen").
 		Where("index_status IN ?", []string{StatusQueued, StatusIndexing}).Order("created_at").Limit(limit).
-		Find(&out).Error
-	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		Find(&rows).Error
+	if err != nil {
 		return nil, fmt.Errorf("list waiting files: %w", err)
+	}
+	out := make([]Version, len(rows))
+	for i, f := range rows {
+		out[i] = Version{FileID: f.ID, SpaceID: f.SpaceID, Name: f.Name, ContentType: f.ContentType, Gen: f.IndexGen}
 	}
 	return out, nil
 }

@@ -18,6 +18,7 @@ import (
 	"hub/identity"
 	"hub/turns"
 	"hub/worker"
+	"hub/workflows"
 )
 
 // API returns the web console and the api's handler over the Temporal client c.
@@ -33,7 +34,8 @@ func (h *Hub) API(c client.Client) http.Handler {
 	}
 	starter := &turns.Service{Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Temporal: c, TaskQueue: h.Config.TaskQueue,
 		TurnTimeout: h.Config.TurnTimeout}
-	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Turns: starter, Files: h.Files, MCP: h.MCP, Frames: h.Frames, Temporal: c,
+	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Turns: starter, Files: h.Files,
+		Retrieval: h.Retrieval, MCP: h.MCP, Frames: h.Frames, Temporal: c,
 		Usage: h.Usage, Metrics: h.Metrics, CORSOrigins: h.Config.CORSOrigins, Interrupts: h.Interrupts,
 		Models: h.Models.Catalog, TemporalNamespace: h.Config.TemporalNamespace, TaskQueue: h.Config.TaskQueue, TemporalUI: h.Config.TemporalUIURL, Tracer: h.Tracer,
 		TrustedProxies: h.Config.TrustedProxies, FailureLimits: h.test.FailureLimits, Identity: verifier}))
@@ -76,6 +78,8 @@ func (h *Hub) ServeAPI(ctx context.Context, ln net.Listener, c client.Client) er
 func (h *Hub) Worker(c client.Client) sdkworker.Worker {
 	h.workerOnce.Do(func() {
 		h.Frames.OnInterrupt(activities.InterruptWhenStopped(h.Chat, h.Interrupts))
+		var s workflows.Starter = c
+		h.starter.Store(&s)
 	})
 	h.followLeavers(c)
 	return worker.New(c, h.Activities, h.Config.TaskQueue)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hub/stream"
+	"hub/workflows"
 	"hub/workspace"
 )
 
@@ -24,6 +25,10 @@ type Swept struct {
 	// Reservations are model calls' budget reservations that never settled
 	// (a killed worker) and are older than any call can take, plus a margin.
 	Reservations int64
+	// Indexing are files queued or being indexed whose indexing the sweep
+	// started (one whose start failed, or whose run was terminated) or found
+	// still running (workflows.StartIndex never starts one twice).
+	Indexing int64
 }
 
 // Sweep runs one sweep as of now: what Swept counts. One part's failure
@@ -51,7 +56,30 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	if s.Reservations, err = h.Usage.ReleaseStale(ctx, now.Add(-reservationTTL)); err != nil {
 		errs = append(errs, fmt.Errorf("release stale reservations: %w", err))
 	}
+	if err := h.restartIndexing(ctx, &s); err != nil {
+		errs = append(errs, err)
+	}
 	return s, errors.Join(errs...)
+}
+
+// restartIndexing starts the indexing of waiting files, with the first
+// worker's client (none yet: nothing to do).
+func (h *Hub) restartIndexing(ctx context.Context, s *Swept) error {
+	c := h.starter.Load()
+	if c == nil {
+		return nil
+	}
+	waiting, err := h.Retrieval.Waiting(ctx, 500)
+	if err != nil {
+		return err
+	}
+	for _, w := range waiting {
+		if err := workflows.StartIndex(ctx, *c, h.Config.TaskQueue, w.FileID, w.Gen); err != nil {
+			return fmt.Errorf("start indexing %s: %w", w.FileID, err)
+		}
+		s.Indexing++
+	}
+	return nil
 }
 
 // RunSweeper sweeps every SweepInterval until ctx ends, logging what fails;

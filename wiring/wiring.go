@@ -32,6 +32,7 @@ import (
 	"hub/mcpapps"
 	"hub/notify"
 	"hub/playbooks"
+	"hub/retrieval"
 	"hub/storage"
 	"hub/stream"
 	"hub/tools"
@@ -39,6 +40,7 @@ import (
 	"hub/usage"
 	"hub/web"
 	"hub/worker"
+	"hub/workflows"
 	"hub/workspace"
 )
 
@@ -81,6 +83,7 @@ type Hub struct {
 	Workspace *workspace.Service
 	Chat      *chat.Store
 	Files     *files.Service
+	Retrieval *retrieval.Store // the spaces' passages and their search
 	// Models are the operator's model catalog with a client per endpoint.
 	Models *llm.Models
 	// Notifier wakes the process's followers of both feeds (a turn's
@@ -108,8 +111,9 @@ type Hub struct {
 	leaversOnce sync.Once // followLeavers' subscription, with the first api or worker
 	sweepMu     sync.Mutex
 
-	workerRunning   atomic.Bool           // RunWorker's worker is started (/readyz)
-	temporalMetrics client.MetricsHandler // the SDK's metrics, on Metrics
+	workerRunning   atomic.Bool                       // RunWorker's worker is started (/readyz)
+	starter         atomic.Pointer[workflows.Starter] // the first worker's client: the sweeper starts indexing with it
+	temporalMetrics client.MetricsHandler             // the SDK's metrics, on Metrics
 }
 
 // New builds a Hub from cfg: it opens and migrates the database (unless
@@ -147,8 +151,10 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 		return nil, err
 	}
 	built = append(built, reader.Close)
+	passages := retrieval.NewStore(db)
 	// No search provider, no web tools: the instructions say so.
-	reg, books, err := assistant.NewRegistry(poster, tools.Web(web.NewSearcher(cfg.WebSearch), reader)...)
+	extra := append(tools.Web(web.NewSearcher(cfg.WebSearch), reader), tools.SearchFiles(passages), tools.FindPhrase(passages))
+	reg, books, err := assistant.NewRegistry(poster, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("tools and playbooks: %w", err)
 	}
@@ -162,7 +168,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 	n := notify.New(db)
 	frames := stream.NewBus(db, n)
 	h := &Hub{Config: cfg, DB: db, Notifier: n, Workspace: workspace.NewService(db), Chat: chat.NewStore(db, frames), Frames: frames,
-		Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
+		Retrieval: passages, Apps: poster, Web: reader, Tools: reg, Playbooks: books, Interrupts: stream.NewInterrupts(), test: o.Test, ownDB: ownDB}
 	guard, err := apps.NewGuard(cfg.AppsAllow)
 	if err != nil {
 		return nil, err
@@ -209,7 +215,7 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 	}
 	h.temporalMetrics = worker.NewMetricsHandler(h.Metrics)
 	h.Activities = &activities.Activities{
-		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Tools: h.Tools, MCP: h.MCP, Frames: h.Frames, Playbooks: h.Playbooks,
+		Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Retrieval: h.Retrieval, Tools: h.Tools, MCP: h.MCP, Frames: h.Frames, Playbooks: h.Playbooks,
 		Model: model, ModelConfigured: h.Models.Configured(), Models: h.Models, ModelTimeout: model.Timeout(),
 		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
 		Verifier: o.Test.Verifier, Fault: o.Test.Fault,

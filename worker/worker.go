@@ -20,6 +20,7 @@ func New(c client.Client, acts *activities.Activities, taskQueue string) sdkwork
 	w := sdkworker.New(c, cmp.Or(taskQueue, workflows.DefaultTaskQueue), sdkOptions())
 	w.RegisterWorkflow(workflows.Turn)
 	w.RegisterWorkflow(workflows.Apply)
+	w.RegisterWorkflow(workflows.IndexFile)
 	w.RegisterActivity(acts)
 	return w
 }

@@ -19,14 +19,19 @@ import (
 // starting it twice runs it once.
 func IndexWorkflowID(fileID string, gen int) string { return fmt.Sprintf("index:%s:%d", fileID, gen) }
 
+// Starter is the part of the Temporal client that starts a workflow.
+type Starter interface {
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
+}
+
 // StartIndex starts the IndexFile workflow of a file version on taskQueue;
 // one already running is not an error. One that ended is started again:
 // the sweeper restarts a version left queued or indexing (a run an
 // operator terminated).
-func StartIndex(ctx context.Context, c client.Client, taskQueue string, in activities.IndexInput) error {
+func StartIndex(ctx context.Context, c Starter, taskQueue, fileID string, gen int) error {
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: IndexWorkflowID(in.FileID, in.Gen), TaskQueue: cmp.Or(taskQueue, DefaultTaskQueue),
-	}, IndexFile, in)
+		ID: IndexWorkflowID(fileID, gen), TaskQueue: cmp.Or(taskQueue, DefaultTaskQueue),
+	}, IndexFile, activities.IndexInput{FileID: fileID, Gen: gen})
 	if errors.As(err, new(*serviceerror.WorkflowExecutionAlreadyStarted)) {
 		return nil
 	}

@@ -34,11 +34,13 @@ var productionRules = map[string][]string{
 	// turns starts a person's turn: its message checked and saved, its workflow started.
 	"turns":      {"assistant", "chat", "files", "workflows", "workspace"},
 	"workflows":  {"activities"},
-	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "stream", "tools", "toolrun", "usage"},
+	"activities": {"assistant", "chat", "files", "workspace", "llm", "mcpapps", "playbooks", "retrieval", "stream", "tools", "toolrun", "usage"},
 	// toolrun runs one call exactly once, for activities' RunTool, ApplySpace and ApplyStep.
 	"toolrun":   {"tools", "chat", "workspace"},
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
-	"tools":     {"apps", "files", "web", "workspace"},
+	"tools":     {"apps", "files", "retrieval", "web", "workspace"},
+	// retrieval indexes files (web's extractors) and searches passages.
+	"retrieval": {"storage", "web"},
 	"chat":      {"workspace", "storage", "notify", "stream"},
 	"files":     {"workspace", "storage"},
 	"workspace": {"storage"},
