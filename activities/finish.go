@@ -11,6 +11,7 @@ import (
 	"hub/assistant"
 	"hub/chat"
 	"hub/stream"
+	"hub/tools"
 	"hub/workspace"
 )
 
@@ -30,6 +31,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 	var usage chat.Usage
 	var refs []workspace.Ref
 	var held []map[string]string
+	searched := false
 	for _, st := range steps {
 		if st.Text != "" && !discarded(st) {
 			texts = append(texts, st.Text)
@@ -38,6 +40,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 		usage.OutputTokens += st.Usage.OutputTokens
 		for _, c := range st.ToolCalls {
 			refs = append(refs, c.Refs...)
+			searched = searched || c.Tool == tools.SearchFilesTool || c.Tool == tools.FindPhraseTool
 			if c.Status == chat.CallHeld {
 				p := map[string]string{"callId": c.ID, "tool": c.Tool, "preview": c.Summary}
 				if c.SpaceID != "" {
@@ -61,6 +64,11 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishInput) error {
 		})
 		if err != nil {
 			return err
+		}
+		if searched && a.Retrieval != nil {
+			if err := a.Retrieval.MarkCited(ctx, turn.ID, text); err != nil {
+				return err
+			}
 		}
 		return a.lastFrames(ctx, turn, ended, held, named)
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hub/chat"
+	"hub/retrieval"
 	"hub/workflows"
 	"hub/workspace"
 )
@@ -26,7 +27,11 @@ type inspectionDTO struct {
 	Steps        []inspectedStepDTO  `json:"steps"`
 	ModelCalls   []inspectedModelDTO `json:"modelCalls"`
 	ToolCalls    []inspectedCallDTO  `json:"toolCalls"`
-	Frames       []inspectedFrameDTO `json:"frames"`
+	// Retrievals are the searches the tool calls made: what each found in
+	// the whole index and within the person's access, what it returned and
+	// what the reply cited.
+	Retrievals []inspectedRetrievalDTO `json:"retrievals"`
+	Frames     []inspectedFrameDTO     `json:"frames"`
 	// FramesLeftOut counts frames after the first chat.MaxInspectedFrames.
 	FramesLeftOut int64 `json:"framesLeftOut"`
 }
@@ -119,6 +124,34 @@ type inspectedFrameDTO struct {
 	At   time.Time       `json:"at"`
 }
 
+type inspectedRetrievalDTO struct {
+	CallID string `json:"callId"`
+	Tool   string `json:"tool"`
+	Query  string `json:"query"`
+	// CandidatesBefore counts the matches in the whole index, every space's;
+	// CandidatesAfter those in the searched space, for its person.
+	CandidatesBefore int                   `json:"candidatesBefore"`
+	CandidatesAfter  int                   `json:"candidatesAfter"`
+	Results          []inspectedPassageDTO `json:"results"`
+	Cited            []string              `json:"cited" doc:"The links of results the reply cited."`
+	TookMS           int64                 `json:"tookMs"`
+	At               time.Time             `json:"at"`
+}
+
+type inspectedPassageDTO struct {
+	Rank      int     `json:"rank"`
+	Link      string  `json:"link"`
+	Source    string  `json:"source"`
+	PassageID int64   `json:"passageId"`
+	Score     float64 `json:"score"`
+}
+
+func toRetrievalDTO(r retrieval.Retrieval) inspectedRetrievalDTO {
+	return inspectedRetrievalDTO{CallID: r.CallID, Tool: r.Tool, Query: r.Query, CandidatesBefore: r.CandidatesBefore,
+		CandidatesAfter: r.CandidatesAfter, Cited: nonNilStrings(r.Cited), TookMS: r.TookMS, At: r.At,
+		Results: toDTOs(r.Results, func(h retrieval.RecordedHit) inspectedPassageDTO { return inspectedPassageDTO(h) })}
+}
+
 // inspectTurn is the run inspector. The owner of the turn's conversation,
 // in a space they can still open, reads it (anyone else: 404): it holds
 // what the model was told about them and their space. An operator token
@@ -155,7 +188,7 @@ func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 		Instructions: in.Record.Instructions, Context: in.Record.Context, HistoryIDs: nonNilStrings(in.Record.HistoryIDs),
 		Offer: inspectedOffer{Tools: []inspectedTool{}, Playbooks: nonNilStrings(in.Record.OfferWhy.Playbooks), Simple: in.Record.OfferWhy.Simple,
 			Fallback: in.Record.OfferWhy.Fallback, FallbackReason: in.Record.OfferWhy.FallbackReason},
-		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{},
+		Steps: []inspectedStepDTO{}, ModelCalls: []inspectedModelDTO{}, ToolCalls: []inspectedCallDTO{}, Retrievals: []inspectedRetrievalDTO{},
 		Frames:        toDTOs(in.Frames, func(f chat.InspectedFrame) inspectedFrameDTO { return inspectedFrameDTO(f) }),
 		FramesLeftOut: in.FramesLeftOut,
 	}
@@ -188,6 +221,13 @@ func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 		out.Steps = append(out.Steps, inspectedStepDTO{Step: st.Step.Step, Attempt: st.Attempt, Text: st.Text, FinishReason: st.FinishReason,
 			Usage: usageDTO(st.Usage), Nudge: st.Nudge, NudgeKind: string(st.NudgeKind),
 			PartsLevel: st.PartsLevel, ToolCalls: nonNilStrings(callsOf[st.Step.Step]), SavedAt: st.SavedAt})
+	}
+	if s.Retrieval != nil {
+		rs, err := s.Retrieval.Retrievals(ctx, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		out.Retrievals = append(out.Retrievals, toDTOs(rs, toRetrievalDTO)...)
 	}
 	if s.Usage != nil {
 		calls, err := s.Usage.TurnCalls(ctx, t.ID)

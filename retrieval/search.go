@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -31,6 +32,8 @@ type Query struct {
 	// words they share, rare words weighing most.
 	Exact bool
 	Limit int
+	// Tool and CallID name the tool call that searched, for the record.
+	Tool, CallID string
 }
 
 // Hit is one passage found, best first.
@@ -57,6 +60,7 @@ type Result struct {
 // person's membership of the space is a condition of the query that
 // ranks, so a person who cannot open the space finds nothing, the same
 // second they lose it, and a result never hints at what they cannot see.
+// A search a tool made (q.Tool) is recorded for the run inspector.
 func (s *Store) Search(ctx context.Context, personID, spaceID string, q Query) (Result, error) {
 	start := time.Now()
 	limit := q.Limit
@@ -68,25 +72,59 @@ func (s *Store) Search(ctx context.Context, personID, spaceID string, q Query) (
 	if len(terms) == 0 {
 		return Result{Took: time.Since(start)}, nil
 	}
-	var (
-		hits []Hit
-		err  error
-	)
+	m := s.match(q.Exact, q.Text, terms)
+	read := limit
 	if q.Exact {
-		hits, err = s.exact(ctx, personID, spaceID, q.Text, limit)
-	} else {
-		hits, err = s.ranked(ctx, personID, spaceID, terms, limit)
+		read = limit * exactCandidates
 	}
+	var hits []Hit
+	err := s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, `+m.score+` AS score FROM `+m.from+`
+WHERE `+m.where+` AND `+allowed+` ORDER BY score DESC, p.id LIMIT ?`, m.arg, spaceID, personID, read).Scan(&hits).Error
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("search: %w", err)
+	}
+	if q.Exact {
+		terms = nil
+		want := squash(q.Text)
+		hits = slices.DeleteFunc(hits, func(h Hit) bool { return !strings.Contains(squash(h.Title+"\n"+h.Section+"\n"+h.Body), want) })
+		hits = hits[:min(len(hits), limit)]
 	}
 	for i := range hits {
 		hits[i].Rank = i + 1
 	}
-	if q.Exact {
-		terms = nil
+	res := Result{Hits: hits, Terms: terms, Took: time.Since(start)}
+	if q.Tool != "" {
+		if err := s.record(ctx, personID, spaceID, q, m, res); err != nil {
+			return Result{}, err
+		}
 	}
-	return Result{Hits: hits, Terms: terms, Took: time.Since(start)}, nil
+	return res, nil
+}
+
+// match is how one engine matches a query: the tables, the condition, its
+// argument and the score that ranks.
+type match struct {
+	from, where, score string
+	arg                string
+}
+
+// match is a query's match on this engine: any of the terms, ranked by
+// rarity and density (ts_rank_cd, bm25), or the words of text as a phrase.
+func (s *Store) match(exact bool, text string, terms []string) match {
+	if s.db.Dialect == storage.Postgres {
+		m := match{from: `passages p, to_tsquery('english', ?) q`, where: `p.words @@ q`, score: `ts_rank_cd(p.words, q, 1)`,
+			arg: strings.Join(terms, " | ")}
+		if exact {
+			m.from, m.arg = `passages p, phraseto_tsquery('english', ?) q`, text
+		}
+		return m
+	}
+	m := match{from: `passage_words JOIN passages p ON p.id = passage_words.rowid`, where: `passage_words MATCH ?`,
+		score: `-bm25(passage_words, 4.0, 2.0, 1.0)`, arg: ftsAny(terms)}
+	if exact {
+		m.arg = ftsPhrase(words(text))
+	}
+	return m
 }
 
 // allowed is the condition every search query carries: live passages of
@@ -94,55 +132,6 @@ func (s *Store) Search(ctx context.Context, personID, spaceID string, q Query) (
 const allowed = `p.live AND p.space_id = ? AND EXISTS (SELECT 1 FROM memberships m WHERE m.space_id = p.space_id AND m.person_id = ?)`
 
 const hitColumns = `p.id AS passage_id, p.source, p.source_id, p.title, p.section, p.body, p.hash`
-
-func (s *Store) ranked(ctx context.Context, personID, spaceID string, terms []string, limit int) ([]Hit, error) {
-	var hits []Hit
-	var err error
-	if s.db.Dialect == storage.Postgres {
-		err = s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, ts_rank_cd(p.words, q, 1) AS score
-FROM passages p, to_tsquery('english', ?) q
-WHERE p.words @@ q AND `+allowed+`
-ORDER BY score DESC, p.id LIMIT ?`, strings.Join(terms, " | "), spaceID, personID, limit).Scan(&hits).Error
-	} else {
-		err = s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, -bm25(passage_words, 4.0, 2.0, 1.0) AS score
-FROM passage_words JOIN passages p ON p.id = passage_words.rowid
-WHERE passage_words MATCH ? AND `+allowed+`
-ORDER BY score DESC, p.id LIMIT ?`, ftsAny(terms), spaceID, personID, limit).Scan(&hits).Error
-	}
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return hits, nil
-}
-
-// exact reads the passages that match text's words as a phrase and keeps
-// those that contain text itself, ignoring case and runs of spaces.
-func (s *Store) exact(ctx context.Context, personID, spaceID, text string, limit int) ([]Hit, error) {
-	var hits []Hit
-	var err error
-	if s.db.Dialect == storage.Postgres {
-		err = s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, ts_rank_cd(p.words, q, 1) AS score
-FROM passages p, phraseto_tsquery('english', ?) q
-WHERE p.words @@ q AND `+allowed+`
-ORDER BY score DESC, p.id LIMIT ?`, text, spaceID, personID, limit*exactCandidates).Scan(&hits).Error
-	} else {
-		err = s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, -bm25(passage_words, 4.0, 2.0, 1.0) AS score
-FROM passage_words JOIN passages p ON p.id = passage_words.rowid
-WHERE passage_words MATCH ? AND `+allowed+`
-ORDER BY score DESC, p.id LIMIT ?`, ftsPhrase(words(text)), spaceID, personID, limit*exactCandidates).Scan(&hits).Error
-	}
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	want := squash(text)
-	kept := hits[:0]
-	for _, h := range hits {
-		if strings.Contains(squash(h.Title+"\n"+h.Section+"\n"+h.Body), want) && len(kept) < limit {
-			kept = append(kept, h)
-		}
-	}
-	return kept, nil
-}
 
 // squash lowercases s and makes every run of spaces one space.
 func squash(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }

@@ -40,3 +40,20 @@ type Passage struct {
 	Vector      []byte
 	VectorModel string
 }
+
+// Retrieval is one search a tool made (package retrieval): Results and
+// Cited are JSON.
+type Retrieval struct {
+	ID               int64 `gorm:"primaryKey"`
+	CallID           *string
+	SpaceID          string
+	PersonID         string
+	Tool             string
+	Query            string
+	CandidatesBefore int
+	CandidatesAfter  int
+	Results          string
+	Cited            string
+	TookMS           int64 `gorm:"column:took_ms"`
+	CreatedAt        time.Time
+}

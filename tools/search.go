@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/url"
 	"strings"
 
 	"hub/retrieval"
@@ -60,7 +59,7 @@ func SearchFiles(s Searcher) *Definition {
 		Name: SearchFilesTool, Area: "files",
 		Description: "Search this space's files (documents, notes, PDFs), tasks and projects for passages about a topic or question, best first. Each passage has a link (hub://file/<id>#<passage>): cite the passages you use by their link. For an exact name, id, number or phrase use hub_find_phrase.",
 	}, func(ctx context.Context, env Env, in SearchInput) (Result, error) {
-		return search(ctx, s, env, retrieval.Query{Text: in.Query, Limit: in.Limit}, "/query")
+		return search(ctx, s, env, retrieval.Query{Text: in.Query, Limit: in.Limit, Tool: SearchFilesTool, CallID: env.CallID}, "/query")
 	})
 }
 
@@ -70,7 +69,8 @@ func FindPhrase(s Searcher) *Definition {
 		Name: FindPhraseTool, Area: "files",
 		Description: "Find the passages of this space's files, tasks and projects that contain an exact name, id, reference number, code or phrase (case and spacing ignored). Each passage has a link (hub://file/<id>#<passage>): cite the passages you use by their link. For a topic or question use hub_search_files.",
 	}, func(ctx context.Context, env Env, in FindPhraseInput) (Result, error) {
-		return search(ctx, s, env, retrieval.Query{Text: in.Phrase, Limit: in.Limit, Exact: true}, "/phrase")
+		return search(ctx, s, env, retrieval.Query{Text: in.Phrase, Limit: in.Limit, Exact: true, Tool: FindPhraseTool, CallID: env.CallID},
+			"/phrase")
 	})
 }
 
@@ -103,7 +103,7 @@ func search(ctx context.Context, s Searcher, env Env, q retrieval.Query, path st
 			body = h.Title
 		}
 		data.Passages = append(data.Passages, PassageData{Source: h.Source, Title: h.Title, Section: h.Section,
-			Passage: retrieval.Excerpt(body, terms, each), Link: passageLink(h), Score: math.Round(h.Score*1000) / 1000})
+			Passage: retrieval.Excerpt(body, terms, each), Link: h.Link(), Score: math.Round(h.Score*1000) / 1000})
 		if !seen[h.SourceID] {
 			seen[h.SourceID] = true
 			refs = append(refs, workspace.Ref{Kind: h.Source, ID: h.SourceID, Label: h.Title})
@@ -111,17 +111,6 @@ func search(ctx context.Context, s Searcher, env Env, q retrieval.Query, path st
 	}
 	return Result{Summary: fmt.Sprintf("Searched the files for “%s”: %d passages.", shorten(q.Text, 80), len(res.Hits)),
 		Data: data, Refs: refs}, nil
-}
-
-// passageLink is how the model cites a passage: a file's passage by the
-// file and the start of its hash, which a later version keeps when the
-// passage is unchanged; a task or project by its record link.
-func passageLink(h retrieval.Hit) string {
-	link := "hub://" + h.Source + "/" + url.PathEscape(h.SourceID)
-	if h.Source == "file" {
-		link += "#" + retrieval.PassageKey(h.Hash)
-	}
-	return link
 }
 
 // nothingFound tells the model what to try next: the other query shape,

@@ -85,7 +85,28 @@ INSERT INTO passages (space_id, source, source_id, title) SELECT space_id, 'task
 INSERT INTO passages (space_id, source, source_id, title, body)
 SELECT space_id, 'project', id, name, description FROM projects;
 
+-- What each search a tool made found, for the run inspector: the query,
+-- the matches in the whole index and within the person's access, the
+-- passages returned with ranks and scores (JSON), and which of them the
+-- reply cited (JSON, set when the turn ends).
+CREATE TABLE retrievals (
+    id                 INTEGER PRIMARY KEY,
+    call_id            TEXT REFERENCES tool_calls (id) ON DELETE CASCADE,
+    space_id           TEXT NOT NULL REFERENCES spaces (id) ON DELETE CASCADE,
+    person_id          TEXT NOT NULL,
+    tool               TEXT NOT NULL,
+    query              TEXT NOT NULL,
+    candidates_before  INTEGER NOT NULL,
+    candidates_after   INTEGER NOT NULL,
+    results            TEXT NOT NULL,
+    cited              TEXT NOT NULL DEFAULT '[]',
+    took_ms            INTEGER NOT NULL,
+    created_at         DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX retrievals_call ON retrievals (call_id);
+
 -- +goose Down
+DROP TABLE retrievals;
 DROP TRIGGER projects_passage_delete;
 DROP TRIGGER projects_passage_update;
 DROP TRIGGER projects_passage_insert;
