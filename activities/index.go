@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"hub/chat"
 	"hub/retrieval"
 )
 
@@ -29,21 +30,29 @@ type IndexPlan struct {
 }
 
 // PrepareIndex reads a file version's bytes, extracts its text, cuts it
-// into chunks and saves them as drafts. A retry does it all again and
-// replaces the drafts, so an attempt killed half way leaves nothing behind.
+// into chunks and saves them as drafts; the uploader's top bar shows the
+// file being indexed. A retry does it all again and replaces the drafts,
+// so an attempt killed half way leaves nothing behind.
 func (a *Activities) PrepareIndex(ctx context.Context, in IndexInput) (IndexPlan, error) {
-	f, err := a.Retrieval.Begin(ctx, in.FileID, in.Gen)
+	var v retrieval.Version
+	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if v, err = a.Retrieval.Begin(ctx, in.FileID, in.Gen); err != nil {
+			return err
+		}
+		return a.Chat.AnnounceIndexing(ctx, v.UploaderID, indexingWork(v, false))
+	})
 	if errors.Is(err, retrieval.ErrStale) {
 		return IndexPlan{Stale: true}, nil
 	}
 	if err != nil {
 		return IndexPlan{}, err
 	}
-	data, err := a.Files.Content(ctx, f.FileID)
+	data, err := a.Files.Content(ctx, v.FileID)
 	if err != nil {
 		return IndexPlan{}, fmt.Errorf("read the file: %w", err)
 	}
-	doc, err := retrieval.Extract(ctx, f.ContentType, data)
+	doc, err := retrieval.Extract(ctx, v.ContentType, data)
 	if err != nil {
 		var ue *retrieval.UnreadableError
 		if errors.As(err, &ue) {
@@ -52,22 +61,45 @@ func (a *Activities) PrepareIndex(ctx context.Context, in IndexInput) (IndexPlan
 		return IndexPlan{}, err
 	}
 	chunks := retrieval.Chunks(doc)
-	if _, err := a.Retrieval.SaveDrafts(ctx, f, chunks, ""); err != nil {
+	if _, err := a.Retrieval.SaveDrafts(ctx, v, chunks, ""); err != nil {
 		return IndexPlan{}, err
 	}
 	return IndexPlan{Chunks: len(chunks)}, nil
 }
 
-// PublishIndex makes the drafts the file's passages in one transaction.
-// A file changed meanwhile publishes nothing.
+// PublishIndex makes the drafts the file's passages in one transaction,
+// which also ends the file's entry in the top bar. A file changed
+// meanwhile publishes nothing.
 func (a *Activities) PublishIndex(ctx context.Context, in IndexInput) error {
-	if err := a.Retrieval.Publish(ctx, in.FileID, in.Gen); err != nil && !errors.Is(err, retrieval.ErrStale) {
-		return err
-	}
-	return nil
+	return a.endIndexing(ctx, in, func(ctx context.Context) error { return a.Retrieval.Publish(ctx, in.FileID, in.Gen) })
 }
 
 // FailIndex marks a file version failed with why.
 func (a *Activities) FailIndex(ctx context.Context, in IndexInput, why string) error {
-	return a.Retrieval.Fail(ctx, in.FileID, in.Gen, why)
+	return a.endIndexing(ctx, in, func(ctx context.Context) error { return a.Retrieval.Fail(ctx, in.FileID, in.Gen, why) })
+}
+
+// endIndexing runs end and ends the file's top-bar entry in one
+// transaction; a file gone or replaced meanwhile is not an error.
+func (a *Activities) endIndexing(ctx context.Context, in IndexInput, end func(ctx context.Context) error) error {
+	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
+		if err := end(ctx); err != nil {
+			return err
+		}
+		v, err := a.Retrieval.Version(ctx, in.FileID)
+		if err != nil {
+			return err
+		}
+		return a.Chat.AnnounceIndexing(ctx, v.UploaderID, indexingWork(v, true))
+	})
+	if errors.Is(err, retrieval.ErrStale) {
+		return nil
+	}
+	return err
+}
+
+// indexingWork is a file's indexing as the top bar shows it.
+func indexingWork(v retrieval.Version, ended bool) chat.Work {
+	return chat.Work{ID: v.FileID, SpaceID: v.SpaceID, Status: chat.StatusWorking, Title: "Indexing " + v.Name,
+		StartedAt: v.CreatedAt, Ended: ended}
 }

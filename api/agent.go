@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"go.temporal.io/api/serviceerror"
 
 	"hub/chat"
+	"hub/retrieval"
 	"hub/stream"
 	"hub/turns"
 	"hub/workflows"
@@ -40,6 +42,8 @@ type controlDTO struct {
 type controlAllDTO struct {
 	Status string `json:"status"`
 	Turns  int    `json:"turns" doc:"How many turns were signalled."`
+	// Indexing counts the files whose indexing Stop stopped.
+	Indexing int `json:"indexing"`
 }
 
 // controlTurn sends stop, pause or resume to one of the person's turns.
@@ -108,6 +112,7 @@ type activityDTO struct {
 	Status         string    `json:"status"`
 	StartedAt      time.Time `json:"startedAt"`
 	Title          string    `json:"title"`
+	SpaceID        string    `json:"spaceId,omitempty" doc:"An indexing's space (its id is the file's)."`
 	Step           int       `json:"step,omitempty"`
 	Ended          bool      `json:"ended,omitempty" doc:"The last frame of a turn or an Apply: it left the top bar."`
 }
@@ -120,7 +125,7 @@ func toActivityDTO(a chat.Work) activityDTO {
 		id = workflows.ApplyWorkflowID(a.ID)
 	}
 	return activityDTO{ID: id, Kind: a.Kind, ConversationID: a.ConversationID, Status: string(a.Status),
-		StartedAt: a.StartedAt, Title: a.Title, Step: a.Step, Ended: a.Ended}
+		StartedAt: a.StartedAt, Title: a.Title, SpaceID: a.SpaceID, Step: a.Step, Ended: a.Ended}
 }
 
 // topBarDTO is what the top bar shows, and the snapshot that starts an
@@ -135,6 +140,18 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	acts, err := s.Chat.TopBar(ctx, personID)
 	if err != nil {
 		return topBarDTO{}, err
+	}
+	indexing, err := s.indexing(ctx, personID)
+	if err != nil {
+		return topBarDTO{}, err
+	}
+	for _, v := range indexing {
+		status := chat.StatusQueued
+		if v.Status == retrieval.StatusIndexing {
+			status = chat.StatusWorking
+		}
+		acts = append(acts, chat.Work{Kind: chat.WorkIndexing, ID: v.FileID, SpaceID: v.SpaceID, Status: status,
+			Title: "Indexing " + v.Name, StartedAt: v.CreatedAt})
 	}
 	turns, paused := 0, true
 	for _, a := range acts {
@@ -152,10 +169,32 @@ func (s *Server) agentState(c *gin.Context) (any, error) {
 	return s.topBar(c.Request.Context(), person(c).ID)
 }
 
-// controlAll sends a signal to every running turn of the person.
+// indexing lists the files the person uploaded that are queued or being
+// indexed, in spaces they can still open.
+func (s *Server) indexing(ctx context.Context, personID string) ([]retrieval.Version, error) {
+	if s.Retrieval == nil {
+		return nil, nil
+	}
+	vs, err := s.Retrieval.Waiting(ctx, personID, maxIndexingShown)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(vs, func(v retrieval.Version) bool {
+		_, err := s.Workspace.Access(ctx, personID, v.SpaceID)
+		return err != nil
+	}), nil
+}
+
+// maxIndexingShown bounds the files the top bar lists as being indexed.
+const maxIndexingShown = 50
+
+// controlAll sends a signal to every running turn of the person; Stop
+// also stops the indexing of the files they uploaded (the file is then
+// failed, "indexing was stopped", and indexed again on request).
 func (s *Server) controlAll(signal string) replyFunc {
 	return func(c *gin.Context) (any, error) {
-		turns, err := s.Chat.RunningTurns(c.Request.Context(), person(c).ID)
+		ctx := c.Request.Context()
+		turns, err := s.Chat.RunningTurns(ctx, person(c).ID)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +204,20 @@ func (s *Server) controlAll(signal string) replyFunc {
 				n++
 			}
 		}
-		return controlAllDTO{Status: string(controls[signal].status), Turns: n}, nil
+		out := controlAllDTO{Status: string(controls[signal].status), Turns: n}
+		if signal != workflows.StopSignal {
+			return out, nil
+		}
+		indexing, err := s.indexing(ctx, person(c).ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range indexing {
+			if err := s.Temporal.CancelWorkflow(ctx, workflows.IndexWorkflowID(v.FileID, v.Gen), ""); err == nil {
+				out.Indexing++
+			}
+		}
+		return out, nil
 	}
 }
 

@@ -145,6 +145,29 @@ func (s *Server) fileContent(c *gin.Context) {
 	_, _ = io.Copy(c.Writer, rc)
 }
 
+// indexFile indexes a file's next version, for a person who may write in
+// its space.
+func (s *Server) indexFile(c *gin.Context) (any, error) {
+	ctx := c.Request.Context()
+	f, err := s.Files.Get(ctx, actor(c), c.Param("spaceId"), c.Param("id"))
+	if err != nil {
+		return nil, s.fileError(err)
+	}
+	if err := s.Workspace.CanWrite(ctx, actor(c).PersonID, f.SpaceID); err != nil {
+		return nil, err
+	}
+	if s.Retrieval == nil {
+		return nil, unavailable("search is not set up on this server")
+	}
+	v, err := s.Retrieval.Requeue(ctx, f.ID)
+	if err != nil {
+		return nil, err
+	}
+	f.IndexStatus, f.IndexError, f.IndexGen = v.Status, "", v.Gen
+	s.startIndex(ctx, f)
+	return toFileDTO(f), nil
+}
+
 type passageDTO struct {
 	FileID  string `json:"fileId"`
 	Key     string `json:"key"`

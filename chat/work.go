@@ -16,6 +16,9 @@ import (
 const (
 	WorkTurn  = "turn"  // a running turn
 	WorkApply = "apply" // a reply whose writes wait for the person's Apply, or are being applied
+	// WorkIndexing is a file the person uploaded being made searchable
+	// (package retrieval); its id is the file's, SpaceID its space's.
+	WorkIndexing = "indexing"
 )
 
 // Work is one piece of a person's running work as the top bar shows it,
@@ -24,6 +27,7 @@ type Work struct {
 	Kind           string    `json:"kind"`
 	ID             string    `json:"id"` // the turn's, or for an Apply the reply's
 	ConversationID string    `json:"conversationId"`
+	SpaceID        string    `json:"spaceId,omitempty"`
 	Status         Status    `json:"status"`
 	Title          string    `json:"title"`
 	StartedAt      time.Time `json:"startedAt"`
@@ -132,6 +136,13 @@ func (s *Store) announceTurn(ctx context.Context, turnID string) error {
 // transaction, as a work frame of the person.
 func (s *Store) announceWork(ctx context.Context, personID string, a Work) error {
 	return s.announce(ctx, personID, func() (Work, error) { return a, nil })
+}
+
+// AnnounceIndexing writes a file's indexing as a work frame of the person
+// who uploaded it, in the transaction of the change it reports.
+func (s *Store) AnnounceIndexing(ctx context.Context, personID string, w Work) error {
+	w.Kind = WorkIndexing
+	return s.announceWork(ctx, personID, w)
 }
 
 // announceAll writes each of ended as a work frame of the person.

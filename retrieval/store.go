@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"gorm.io/gorm"
 
 	"hub/storage"
 )
@@ -41,9 +44,17 @@ func NewStore(db *storage.DB) *Store { return &Store{db: db} }
 type Version struct {
 	FileID      string
 	SpaceID     string
+	UploaderID  string
 	Name        string
 	ContentType string
 	Gen         int
+	Status      string
+	CreatedAt   time.Time
+}
+
+func toVersion(f storage.File) Version {
+	return Version{FileID: f.ID, SpaceID: f.SpaceID, UploaderID: f.UploaderID, Name: f.Name, ContentType: f.ContentType,
+		Gen: f.IndexGen, Status: f.IndexStatus, CreatedAt: f.CreatedAt}
 }
 
 // Begin marks version gen of a file as being indexed; ErrStale when the
@@ -61,17 +72,21 @@ func (s *Store) Begin(ctx context.Context, fileID string, gen int) (Version, err
 		}
 		return s.db.Q(ctx).Where("id = ?", fileID).Take(&f).Error
 	})
-	return Version{FileID: f.ID, SpaceID: f.SpaceID, Name: f.Name, ContentType: f.ContentType, Gen: gen}, err
+	return toVersion(f), err
 }
 
 // SaveDrafts stores a file version's chunks as drafts, replacing the
-// drafts of an earlier attempt. A chunk whose text the space already has
+// drafts of an earlier attempt or version; ErrStale when a later version
+// exists (its drafts are left alone). A chunk whose text the space already has
 // embedded by model takes that vector, so an unchanged chunk is never
 // sent to the embeddings endpoint again. It returns how many drafts still
 // need a vector (0 without a model).
 func (s *Store) SaveDrafts(ctx context.Context, f Version, chunks []Chunk, model string) (int, error) {
 	need := 0
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.current(ctx, f.FileID, f.Gen); err != nil {
+			return err
+		}
 		if err := s.db.Q(ctx).Where("file_id = ? AND NOT live", f.FileID).Delete(&storage.Passage{}).Error; err != nil {
 			return fmt.Errorf("drop old drafts: %w", err)
 		}
@@ -120,7 +135,7 @@ func (s *Store) Publish(ctx context.Context, fileID string, gen int) error {
 			return fmt.Errorf("publish: %w", res.Error)
 		}
 		if res.RowsAffected == 0 {
-			return s.dropDrafts(ctx, fileID, gen)
+			return ErrStale // the later version's SaveDrafts drops these drafts
 		}
 		if err := s.db.Q(ctx).Where("file_id = ? AND live", fileID).Delete(&storage.Passage{}).Error; err != nil {
 			return fmt.Errorf("drop the published passages: %w", err)
@@ -133,43 +148,81 @@ func (s *Store) Publish(ctx context.Context, fileID string, gen int) error {
 	})
 }
 
-// dropDrafts removes a stale run's drafts and answers ErrStale.
-func (s *Store) dropDrafts(ctx context.Context, fileID string, gen int) error {
-	if err := s.db.Q(ctx).Where("file_id = ? AND gen = ? AND NOT live", fileID, gen).Delete(&storage.Passage{}).Error; err != nil {
-		return fmt.Errorf("drop stale drafts: %w", err)
+// current locks the file's row and answers ErrStale unless gen is its
+// version: a version's drafts are written only while it is the latest.
+func (s *Store) current(ctx context.Context, fileID string, gen int) error {
+	res := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND index_gen = ?", fileID, gen).Update("index_gen", gen)
+	if res.Error != nil {
+		return fmt.Errorf("check version: %w", res.Error)
 	}
-	return ErrStale
+	if res.RowsAffected == 0 {
+		return ErrStale
+	}
+	return nil
 }
 
 // Fail marks version gen of a file failed, saying why in words a person
 // can act on, and drops its drafts; the passages of an earlier version
-// stay searchable.
+// stay searchable. ErrStale when gen is not the file's version.
 func (s *Store) Fail(ctx context.Context, fileID string, gen int, why string) error {
 	return s.db.InTx(ctx, func(ctx context.Context) error {
-		if err := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND index_gen = ?", fileID, gen).
-			Updates(map[string]any{"index_status": StatusFailed, "index_error": why}).Error; err != nil {
-			return fmt.Errorf("mark failed: %w", err)
+		res := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND index_gen = ?", fileID, gen).
+			Updates(map[string]any{"index_status": StatusFailed, "index_error": why})
+		if res.Error != nil {
+			return fmt.Errorf("mark failed: %w", res.Error)
 		}
-		if err := s.dropDrafts(ctx, fileID, gen); !errors.Is(err, ErrStale) {
-			return err
+		if res.RowsAffected == 0 {
+			return ErrStale
+		}
+		if err := s.db.Q(ctx).Where("file_id = ? AND NOT live", fileID).Delete(&storage.Passage{}).Error; err != nil {
+			return fmt.Errorf("drop drafts: %w", err)
 		}
 		return nil
 	})
 }
 
-// Waiting lists up to limit file versions queued or being indexed, oldest
-// first, for the sweeper to start (workflows.StartIndex runs one once).
-func (s *Store) Waiting(ctx context.Context, limit int) ([]Version, error) {
+// Version reads a file's current version; ErrStale when it is gone.
+func (s *Store) Version(ctx context.Context, fileID string) (Version, error) {
 	var rows []storage.File
-	err := s.db.Q(ctx).Select("id", "space_id", "name", "content_type", "index_gen").
-		Where("index_status IN ?", []string{StatusQueued, StatusIndexing}).Order("created_at").Limit(limit).
-		Find(&rows).Error
-	if err != nil {
+	if err := s.db.Q(ctx).Where("id = ?", fileID).Limit(1).Find(&rows).Error; err != nil {
+		return Version{}, fmt.Errorf("read file %s: %w", fileID, err)
+	}
+	if len(rows) == 0 {
+		return Version{}, ErrStale
+	}
+	return toVersion(rows[0]), nil
+}
+
+// Waiting lists up to limit file versions queued or being indexed, oldest
+// first: for the sweeper to start (workflows.StartIndex runs one once)
+// and, of one uploader's (uploaderID not ""), for their top bar.
+func (s *Store) Waiting(ctx context.Context, uploaderID string, limit int) ([]Version, error) {
+	var rows []storage.File
+	q := s.db.Q(ctx).Select("id", "space_id", "uploader_id", "name", "content_type", "index_gen", "index_status", "created_at").
+		Where("index_status IN ?", []string{StatusQueued, StatusIndexing})
+	if uploaderID != "" {
+		q = q.Where("uploader_id = ?", uploaderID)
+	}
+	if err := q.Order("created_at").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list waiting files: %w", err)
 	}
 	out := make([]Version, len(rows))
 	for i, f := range rows {
-		out[i] = Version{FileID: f.ID, SpaceID: f.SpaceID, Name: f.Name, ContentType: f.ContentType, Gen: f.IndexGen}
+		out[i] = toVersion(f)
 	}
 	return out, nil
+}
+
+// Requeue makes a file's next version to index (a failed or stopped one
+// indexed again) and returns it.
+func (s *Store) Requeue(ctx context.Context, fileID string) (Version, error) {
+	var f storage.File
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if err := s.db.Q(ctx).Model(&storage.File{}).Where("id = ?", fileID).
+			Updates(map[string]any{"index_gen": gorm.Expr("index_gen + 1"), "index_status": StatusQueued, "index_error": ""}).Error; err != nil {
+			return fmt.Errorf("requeue: %w", err)
+		}
+		return s.db.Q(ctx).Where("id = ?", fileID).Take(&f).Error
+	})
+	return toVersion(f), err
 }

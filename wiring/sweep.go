@@ -69,7 +69,7 @@ func (h *Hub) restartIndexing(ctx context.Context, s *Swept) error {
 	if c == nil {
 		return nil
 	}
-	waiting, err := h.Retrieval.Waiting(ctx, 500)
+	waiting, err := h.Retrieval.Waiting(ctx, "", 500)
 	if err != nil {
 		return err
 	}
