@@ -16,6 +16,7 @@ import (
 	"hub/chat"
 	"hub/llm"
 	"hub/stream"
+	"hub/tools"
 	"hub/usage"
 )
 
@@ -386,6 +387,9 @@ func (a *Activities) checkAnswer(ctx context.Context, in CallModelInput, turn ch
 			ans.ToolsRan = true
 			if c.Status == chat.CallHeld {
 				ans.HeldWrites = true
+			}
+			if c.Tool == tools.SearchFilesTool || c.Tool == tools.FindPhraseTool {
+				ans.Found = append(ans.Found, c.Result)
 			}
 			calls = append(calls, c.Tool+": "+c.Summary)
 		}

@@ -74,7 +74,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	loc := cmp.Or(a.Location, time.UTC)
 	profile := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
 		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: loc.String(),
-		Playbooks: playbooks.Index(a.Playbooks), Web: web}
+		Playbooks: playbooks.Index(a.Playbooks), Web: web, Search: offerIn.Searchable}
 	if space.Role != workspace.RoleGuest {
 		profile.Apps = &assistant.AppsState{Apps: apps.conns, Writes: settings.ConnectedAppWrites}
 	}

@@ -18,6 +18,9 @@ const (
 	NudgeAnnouncedWrite = "You announced a change but made no tool call, so nothing changed. Call the tool now; say it is done only once its result is back."
 	// NudgeHeldDone answers a reply that reports a held write as done.
 	NudgeHeldDone = "Those changes were proposed, not made: they wait for the person's Apply. Answer again and say what you proposed, not that it is done."
+	// NudgeCite answers a reply that quotes a passage found this turn
+	// without any passage's link.
+	NudgeCite = "You quoted a file without citing it. Answer again and cite each passage you use by its link from the search results, as [the file's name](hub://file/…#…)."
 )
 
 // HeldWriteNote is what the model reads in the result of a write that was
@@ -32,6 +35,8 @@ type Answer struct {
 	// StepsLeft counts the model steps after this one, the final tools-off one included (MaxSteps - step).
 	StepsLeft int
 	Nudged    bool // this turn already went back once
+	// Found are the passages this turn's searches returned (their text).
+	Found []string
 }
 
 // CheckAnswer decides whether a text-only reply stands (ok) or goes back
@@ -57,7 +62,36 @@ func CheckAnswer(a Answer) (nudge string, ok bool) {
 	if a.HeldWrites && ClaimsDone(a.Text) {
 		return NudgeHeldDone, false
 	}
+	if QuotesUncited(a.Text, a.Found) {
+		return NudgeCite, false
+	}
 	return "", true
+}
+
+// minQuotedWords: a quotation this long or longer is a quote of a source,
+// not a name in quotation marks.
+const minQuotedWords = 4
+
+// QuotesUncited tells whether a reply quotes one of the passages found
+// (a quotation of minQuotedWords words or more that occurs in one, case and
+// spacing ignored) but cites no file's passage by its link.
+func QuotesUncited(text string, found []string) bool {
+	if len(found) == 0 || strings.Contains(text, "hub://file/") {
+		return false
+	}
+	squash := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+	for _, m := range quotedRe.FindAllString(text, -1) {
+		quote := squash(strings.Trim(m, "“”\"«»„‘’`.,;:!? \n"))
+		if len(strings.Fields(quote)) < minQuotedWords {
+			continue
+		}
+		for _, p := range found {
+			if strings.Contains(squash(p), quote) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // PromiseKind is what a reply promises to do next.

@@ -141,6 +141,8 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 		note("nudge.tool-call-as-text", "Sent back once when a reply writes a tool call as text.", NudgeToolCallAsText),
 		note("nudge.announced-write", "Sent back once when a reply announces a change it did not make.", NudgeAnnouncedWrite),
 		note("nudge.held-done", "Sent back once when a reply reports a write held for Apply as done.", NudgeHeldDone),
+		note("nudge.cite", "Sent back once when a reply quotes a passage a search found this turn but cites no passage's link.", NudgeCite),
+		note("search", "The instructions' citation contract in a space with searchable files (the search tools are then offered).", SearchNote),
 		note("continue", "Follows the reply so far when a paused model call runs again on Resume: the model continues it rather than starting over.", ContinueNote),
 		note("web.on", "The instructions' line on facts that change when a search provider is configured: they come from hub_web_search and hub_read_web_page.", WebNote(true)),
 		note("web.off", "The instructions' line in its place when no search provider is configured (the web tools are then not offered).", WebNote(false)),
@@ -155,6 +157,9 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 	// The web tools' schemas do not depend on the search provider.
 	reg.Add(tools.WebSearch(nil))
 	reg.Add(tools.ReadWebPage(nil))
+	// Nor do the search tools' on the store.
+	reg.Add(tools.SearchFiles(nil))
+	reg.Add(tools.FindPhrase(nil))
 	toolPrompt := func(d *tools.Definition, description string, budget int) Prompt {
 		return Prompt{Name: "tool." + d.Name, Description: description, Budget: budget,
 			Text: ToolText(llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Schema})}
