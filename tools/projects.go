@@ -132,13 +132,8 @@ var UpdateProject = Define(Spec{
 	}
 	parts := appendIf(nil, in.Name != "", "name “"+strings.TrimSpace(in.Name)+"”")
 	parts = appendIf(parts, in.Status != "", "status "+in.Status)
-	if in.Description.Set {
-		if in.Description.Value == "" {
-			parts = append(parts, "description cleared")
-		} else {
-			parts = append(parts, "new description")
-		}
-	}
+	parts = appendIf(parts, in.Description.Set && in.Description.Value == "", "description cleared")
+	parts = appendIf(parts, in.Description.Value != "", "new description")
 	return fmt.Sprintf("Update project “%s”: %s.", p.Name, strings.Join(parts, ", ")), nil
 }))
 
