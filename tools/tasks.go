@@ -61,15 +61,9 @@ var ListTasks = Define(Spec{
 	}
 	tasks, titled, refs := taskRecords(page.Tasks)
 	data := struct {
-		Tasks      []TaskData `json:"tasks"`
-		Total      int64      `json:"total"`
-		Offset     int        `json:"offset"`
-		NextOffset int        `json:"nextOffset,omitempty"`
-		More       string     `json:"more,omitempty"`
-	}{Tasks: tasks, Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
-	if page.NextOffset > 0 {
-		data.More = moreNote("hub_list_tasks", "tasks")
-	}
+		Tasks []TaskData `json:"tasks"`
+		listPage
+	}{tasks, newListPage("hub_list_tasks", "tasks", page.Total, in.Offset, page.NextOffset)}
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "task", "tasks"), Data: data, Refs: refs}, nil
 })
 
