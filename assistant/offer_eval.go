@@ -35,7 +35,6 @@ type EvalCase struct {
 
 // EvalSet is the labelled set as stored.
 type EvalSet struct {
-	About string     `json:"about"`
 	Cases []EvalCase `json:"cases"`
 }
 

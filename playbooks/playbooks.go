@@ -4,8 +4,8 @@
 // routing decides which playbooks a message preloads.
 //
 // Front matter is `key: value` lines between `---` fences: name, title and
-// when are required; tools, match, paths, mentions, module, requires and
-// include are optional (lists are comma-separated).
+// when are required; tools, match, paths, mentions, requires and include
+// are optional (lists are comma-separated).
 package playbooks
 
 import (
@@ -30,7 +30,6 @@ type Playbook struct {
 	Match    *regexp.Regexp
 	Paths    []string // open paths that preload it
 	Mentions []string // mention kinds that preload it
-	Module   string   // hidden without this module
 	Requires []string // tools the build must have, or it is not offered
 	Include  string   // a shared playbook appended to this one
 	Body     string   // the Markdown after the front matter
@@ -81,7 +80,7 @@ func Parse(file, text string) (Playbook, error) {
 	}
 	head, body := text[4:4+end], text[4+end+4:]
 	p.Body = strings.TrimSpace(strings.TrimPrefix(body, "\n"))
-	texts := map[string]*string{"name": &p.Name, "title": &p.Title, "when": &p.When, "module": &p.Module, "include": &p.Include}
+	texts := map[string]*string{"name": &p.Name, "title": &p.Title, "when": &p.When, "include": &p.Include}
 	lists := map[string]*[]string{"tools": &p.Tools, "paths": &p.Paths, "mentions": &p.Mentions, "requires": &p.Requires}
 	for i, line := range strings.Split(head, "\n") {
 		lineNo := i + 2

@@ -51,13 +51,12 @@ func TestMalformedPlaybooksGiveClearErrors(t *testing.T) {
 }
 
 func TestParseReadsEveryField(t *testing.T) {
-	p, err := Parse("x.md", "---\nname: apps\ntitle: Apps\nwhen: connected apps\ntools: a, b\nmatch: \\bjira\\b\npaths: /apps\nmentions: app\nmodule: apps\nrequires: a\ninclude: shared\n---\nBody text\n")
+	p, err := Parse("x.md", "---\nname: apps\ntitle: Apps\nwhen: connected apps\ntools: a, b\nmatch: \\bjira\\b\npaths: /apps\nmentions: app\nrequires: a\ninclude: shared\n---\nBody text\n")
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, p.Tools)
 	require.True(t, p.Match.MatchString("open JIRA please"), "match is case-insensitive")
 	require.Equal(t, []string{"/apps"}, p.Paths)
 	require.Equal(t, []string{"app"}, p.Mentions)
-	require.Equal(t, "apps", p.Module)
 	require.Equal(t, []string{"a"}, p.Requires)
 	require.Equal(t, "shared", p.Include)
 	require.Equal(t, "Body text", p.Body)
