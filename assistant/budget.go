@@ -110,18 +110,6 @@ func MessageTokens(m llm.Message) int {
 	return n
 }
 
-// toolJSON is a tool definition as a chat-completions request carries it.
-type toolJSON struct {
-	Type     string       `json:"type"`
-	Function toolFunction `json:"function"`
-}
-
-type toolFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
 // ToolTokens estimates one tool definition as the JSON the request
 // carries. Counts are remembered by the definition's text: an offer sends
 // the same definitions in every request (recounting was ~1.5 % of CPU).
@@ -150,15 +138,11 @@ func ToolTokens(t llm.Tool) int {
 func toolKey(t llm.Tool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(toolSeed)
-	length := func(n int) {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(n))
-		_, _ = h.Write(b[:])
+	var n [8]byte
+	for _, part := range []string{t.Name, t.Description} {
+		_, _ = h.Write(binary.LittleEndian.AppendUint64(n[:0], uint64(len(part))))
+		_, _ = h.WriteString(part)
 	}
-	length(len(t.Name))
-	_, _ = h.WriteString(t.Name)
-	length(len(t.Description))
-	_, _ = h.WriteString(t.Description)
 	_, _ = h.Write(t.Parameters)
 	return h.Sum64()
 }
@@ -184,7 +168,15 @@ func ToolText(t llm.Tool) string {
 		quoted, _ := json.Marshal(string(params)) // a string always encodes
 		params = quoted
 	}
-	raw, _ := json.Marshal(toolJSON{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
+	type function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	raw, _ := json.Marshal(struct {
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}{"function", function{t.Name, t.Description, params}})
 	return string(raw)
 }
 

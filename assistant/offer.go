@@ -122,17 +122,13 @@ func BuildOffer(in OfferInput) OfferResult {
 		ranked = fallbackOrder(query, defs)
 	}
 
-	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
+	// Each name's place counted from the end of the ranking, so an unranked
+	// name (0) sorts after every ranked one, keeping their own order.
+	rank := make(map[string]int, len(ranked))
 	for i, name := range ranked {
-		rank[name] = i
+		rank[name] = i - len(ranked)
 	}
-	rankOf := func(name string) int {
-		if i, ok := rank[name]; ok {
-			return i
-		}
-		return len(ranked) // after every ranked name, keeping their own order
-	}
-	byRank := func(a, b string) int { return rankOf(a) - rankOf(b) }
+	byRank := func(a, b string) int { return rank[a] - rank[b] }
 	// The asked apps' tools come next at the head, best ranked first.
 	slices.SortStableFunc(askedTools, byRank)
 	// routed.Tools are granted: Route offers only available tools.
@@ -142,16 +138,13 @@ func BuildOffer(in OfferInput) OfferResult {
 	keep := map[string]bool{}
 	used := 0
 	take := func(name string) bool {
-		switch {
-		case keep[name]:
-		case reserved[name]:
-			keep[name] = true
-		case used < budget:
-			keep[name] = true
+		if !keep[name] && !reserved[name] {
+			if used >= budget {
+				return false
+			}
 			used++
-		default:
-			return false
 		}
+		keep[name] = true
 		return true
 	}
 	for _, name := range slices.Concat(added, routedTools) {
@@ -189,7 +182,6 @@ func rankSafely(r Ranker, query string, defs []*tools.Definition, granted, reser
 		return nil, "the ranker failed: " + err.Error()
 	}
 	seen := map[string]bool{}
-	found := false
 	for _, n := range got {
 		if len(names) == limit {
 			break
@@ -197,10 +189,9 @@ func rankSafely(r Ranker, query string, defs []*tools.Definition, granted, reser
 		if granted(n) && !seen[n] {
 			seen[n] = true
 			names = append(names, n)
-			found = found || !reserved(n)
 		}
 	}
-	if !found {
+	if !slices.ContainsFunc(names, func(n string) bool { return !reserved(n) }) {
 		return nil, "the ranker found nothing"
 	}
 	return names, ""
@@ -273,9 +264,6 @@ var anyApp = regexp.MustCompile(`(?i)\b(connected apps?|all (my |our |the )?apps
 // the connected apps. Having an app connected is not enough.
 func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[string]bool {
 	asked := map[string]bool{}
-	if len(apps) == 0 {
-		return asked
-	}
 	all := anyApp.MatchString(message)
 	lower := strings.ToLower(message)
 	for _, a := range apps {
