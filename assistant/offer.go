@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"hub/playbooks"
@@ -297,14 +296,12 @@ func namesApp(text, name string) bool {
 		if end < len(text) {
 			after, _ = utf8.DecodeRuneInString(text[end:])
 		}
-		if !isWordRune(before) && !isWordRune(after) {
+		if !playbooks.IsWordRune(before) && !playbooks.IsWordRune(after) {
 			return true
 		}
 		from = i + 1
 	}
 }
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // appGrant narrows the offerable names to the app tools a turn may have:
 // an MCP server's tools only when the message asks for that app (or the

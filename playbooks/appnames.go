@@ -54,7 +54,7 @@ func splitWords(s string) []word {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
+		if !IsWordRune(r) {
 			if strings.ContainsRune(".!?:\n", r) {
 				start = true
 			}
@@ -62,7 +62,7 @@ func splitWords(s string) []word {
 			continue
 		}
 		j := len(s)
-		if k := strings.IndexFunc(s[i:], func(r rune) bool { return !isWordRune(r) }); k >= 0 {
+		if k := strings.IndexFunc(s[i:], func(r rune) bool { return !IsWordRune(r) }); k >= 0 {
 			j = i + k
 		}
 		out = append(out, word{sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(s[i:j])})
@@ -72,7 +72,8 @@ func splitWords(s string) []word {
 	return out
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+// IsWordRune tells whether r is part of a word: a letter or a digit.
+func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // nameParts is a connection name and its parts split at &, +, /, ",", "|"
 // and " and ", each as lower-case words; parts shorter than two letters

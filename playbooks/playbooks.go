@@ -12,7 +12,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -33,7 +32,6 @@ type Playbook struct {
 	Requires []string // tools the build must have, or it is not offered
 	Include  string   // a shared playbook appended to this one
 	Body     string   // the Markdown after the front matter
-	File     string
 }
 
 // All parses every shipped playbook, sorted by name. An error names the
@@ -69,7 +67,7 @@ func Load(fsys fs.FS) ([]Playbook, error) {
 
 // Parse reads one playbook file.
 func Parse(file, text string) (Playbook, error) {
-	p := Playbook{File: path.Base(file)}
+	var p Playbook
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	if !strings.HasPrefix(text, "---\n") {
 		return p, fmt.Errorf("%s:1: a playbook starts with a --- line and its front matter", file)

@@ -13,9 +13,9 @@ func TestEveryShippedPlaybookLoads(t *testing.T) {
 	names := map[string]bool{}
 	for _, p := range all {
 		names[p.Name] = true
-		require.NotEmpty(t, p.Title, p.File)
-		require.NotEmpty(t, p.When, p.File)
-		require.NotEmpty(t, p.Body, p.File)
+		require.NotEmpty(t, p.Title, p.Name)
+		require.NotEmpty(t, p.When, p.Name)
+		require.NotEmpty(t, p.Body, p.Name)
 	}
 	for _, want := range []string{"tasks", "projects", "people", "workflows", "apps", "map"} {
 		require.True(t, names[want], "playbook %s ships", want)
@@ -25,9 +25,9 @@ func TestEveryShippedPlaybookLoads(t *testing.T) {
 			require.Empty(t, p.Tools, "the map is read, it offers no tools")
 			continue
 		}
-		require.NotEmpty(t, p.Tools, p.File)
-		require.LessOrEqual(t, len(p.Tools), 6, "%s: a guide's tools are a few; more crowd the 24", p.File)
-		require.NotNil(t, p.Match, "%s: a playbook preloads on words", p.File)
+		require.NotEmpty(t, p.Tools, p.Name)
+		require.LessOrEqual(t, len(p.Tools), 6, "%s: a guide's tools are a few; more crowd the 24", p.Name)
+		require.NotNil(t, p.Match, "%s: a playbook preloads on words", p.Name)
 	}
 	wf, _ := Named(all, "workflows")
 	require.Equal(t, []string{"hub_run_workflow"}, wf.Requires, "not offered until the tool exists")
