@@ -155,13 +155,7 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 
-	for _, group := range [][]string{routedTools, added, ranked} {
-		for _, name := range group {
-			if keep[name] {
-				out.Tools = append(out.Tools, name)
-			}
-		}
-	}
+	out.Tools = slices.DeleteFunc(slices.Concat(routedTools, added, ranked), func(n string) bool { return !keep[n] })
 	out.Tools = dedupe(append(out.Tools, tail...))
 	return out
 }

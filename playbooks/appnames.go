@@ -50,24 +50,13 @@ type word struct {
 // splitWords cuts a message into words (runs of letters and digits).
 func splitWords(s string) []word {
 	var out []word
-	start := true // the message's first word begins a sentence
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !IsWordRune(r) {
-			if strings.ContainsRune(".!?:\n", r) {
-				start = true
-			}
-			i += size
-			continue
-		}
-		j := len(s)
-		if k := strings.IndexFunc(s[i:], func(r rune) bool { return !IsWordRune(r) }); k >= 0 {
-			j = i + k
-		}
-		out = append(out, word{sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(s[i:j])})
-		start = false
-		i = j
+	start, rest := true, s // the message's first word begins a sentence
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) }) {
+		i := strings.Index(rest, w) // what comes before it holds no word rune
+		start = start || strings.ContainsAny(rest[:i], ".!?:\n")
+		r, _ := utf8.DecodeRuneInString(w)
+		out = append(out, word{sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(w)})
+		start, rest = false, rest[i+len(w):]
 	}
 	return out
 }
