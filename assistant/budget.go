@@ -149,7 +149,6 @@ func toolKey(t llm.Tool) uint64 {
 
 var toolSeed = maphash.MakeSeed()
 
-// maxToolCounts bounds the remembered counts.
 const maxToolCounts = 4096
 
 var toolCounts = struct {

@@ -130,7 +130,6 @@ func BuildOffer(in OfferInput) OfferResult {
 	byRank := func(a, b string) int { return rank[a] - rank[b] }
 	// The asked apps' tools come next at the head, best ranked first.
 	slices.SortStableFunc(askedTools, byRank)
-	// routed.Tools are granted: Route offers only available tools.
 	routedTools := dedupe(append(routed.Tools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
 	slices.SortStableFunc(routedTools, byRank)
 

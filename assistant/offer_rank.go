@@ -235,7 +235,6 @@ here his how hub i id ids if in into is it its just know let like ll me more my 
 or our out please re she should so some space than that the their them then there these they this those to up
 us use ve want was we were what when where which will with would you your`)
 
-// wordSet is the set of the words of a text.
 func wordSet(text string) map[string]bool {
 	set := map[string]bool{}
 	for _, w := range strings.Fields(text) {

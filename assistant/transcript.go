@@ -3,7 +3,6 @@ package assistant
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strings"
 
 	"hub/chat"
@@ -179,7 +178,7 @@ func Humanize(text string, known map[string]string) string {
 		}
 	}
 	// Longest first, so an id that contains another is replaced whole.
-	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	slices.SortFunc(ids, func(a, b string) int { return len(b) - len(a) })
 	for _, id := range ids {
 		text = strings.ReplaceAll(text, id, "“"+known[id]+"”")
 	}
