@@ -371,34 +371,23 @@ func (e *PromptTooLargeError) Is(target error) bool { return target == ErrPrompt
 func Fit(b Budget, p PromptParts) (PromptParts, FitReport, error) {
 	limit := b.Limit()
 	rep := FitReport{Window: b.window(), Limit: limit}
-	for _, t := range p.Tools {
-		rep.Tools += ToolTokens(t)
-	}
+	_, rep.Tools = estimates(p.Tools, ToolTokens)
 	// The message goes with the context in one user message.
 	base := RequestOverheadTokens + MessageOverheadTokens + EstimateTokens(p.Instructions) + rep.Tools +
 		MessageOverheadTokens + EstimateTokens(p.Context)
 	message := EstimateTokens(p.Message)
-	turn := 0
-	for _, m := range p.Turn {
-		turn += MessageTokens(m)
-	}
+	_, turn := estimates(p.Turn, MessageTokens)
 	rep.Fixed = base + message + turn
 	if rep.Fixed > limit {
 		return p, rep, &PromptTooLargeError{Model: b.Model, Window: b.window(), Headroom: b.headroom(),
 			Base: base, Message: message, Turn: turn}
 	}
 
-	guides := make([]int, len(p.Guides))
-	total := rep.Fixed
-	for i, g := range p.Guides {
-		guides[i] = EstimateTokens(g.Text) + 1 // the blank line between blocks
-		total += guides[i]
-	}
-	history := make([]int, len(p.History))
-	for i, m := range p.History {
-		history[i] = MessageTokens(m)
-		total += history[i]
-	}
+	guides, guidesTotal := estimates(p.Guides, func(g Guide) int {
+		return EstimateTokens(g.Text) + 1 // the blank line between blocks
+	})
+	history, historyTotal := estimates(p.History, MessageTokens)
+	total := rep.Fixed + guidesTotal + historyTotal
 	for total > limit && rep.HistoryDropped < len(p.History) {
 		total -= history[rep.HistoryDropped]
 		rep.HistoryDropped++
@@ -414,4 +403,14 @@ func Fit(b Budget, p PromptParts) (PromptParts, FitReport, error) {
 	out.Guides = p.Guides[:keep]
 	rep.Tokens = total
 	return out, rep, nil
+}
+
+// estimates estimates each item with f and returns the estimates and their sum.
+func estimates[T any](items []T, f func(T) int) (each []int, sum int) {
+	each = make([]int, len(items))
+	for i, x := range items {
+		each[i] = f(x)
+		sum += each[i]
+	}
+	return each, sum
 }

@@ -248,14 +248,9 @@ func wordSet(text string) map[string]bool {
 // cache or state, so it cannot fail the way the ranker did. It returns at
 // most limit tools, best first, ties in the given order.
 func localMatch(query string, defs []*tools.Definition, limit int) []string {
-	var words []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+	words := slices.DeleteFunc(strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	}) {
-		if len(w) >= 3 && !stopWords[w] {
-			words = append(words, w)
-		}
-	}
+	}), func(w string) bool { return len(w) < 3 || stopWords[w] })
 	if len(words) == 0 || limit <= 0 {
 		return nil
 	}
