@@ -85,7 +85,6 @@ const (
 	// "Adding a date helps" does not.
 	lookupGerunds = `checking|looking up|looking into|looking at|looking for|looking through|searching|fetching|pulling up|retrieving|gathering|reviewing|querying`
 	writeGerunds  = `creating|adding|updating|changing|moving|marking|assigning|deleting|removing|renaming|scheduling|posting|sending|applying|setting up|making`
-	nowWords      = `\b(?:now|right away|for you|first|next|immediately)\b`
 )
 
 var (
@@ -98,7 +97,7 @@ var (
 		`|\b(?:i'm|i am) (?:now |just )?(?:` + writeGerunds + `)\b`)
 	neutralRe     = regexp.MustCompile(`\b` + promiseLead + `(?:` + neutralVerbs + `)\b`)
 	writeGerundRe = regexp.MustCompile(`^(?:now |next,? )?(?:` + writeGerunds + `)\b[^,]{0,80}$`)
-	nowRe         = regexp.MustCompile(nowWords)
+	nowRe         = regexp.MustCompile(`\b(?:now|right away|for you|first|next|immediately)\b`)
 	// An offer or a condition waits for the person; it is not a promise.
 	conditionalRe = regexp.MustCompile(`\b(?:if|once|when|whenever|after|unless|as soon as) (?:you|it|that|they|we|there)\b|\bif (?:needed|necessary|desired|required|so|not|wanted|useful|helpful)\b` +
 		`|\blet me know\b|\bwant me to\b|\bwould you like\b|\bshould i\b|\bshall i\b|\bdo you want\b|\bjust say\b|\bjust tell me\b|\bhappy to\b|\bfeel free\b` +
@@ -150,8 +149,7 @@ var toolCallRes = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)<\|?(?:tool_call|function_call|tool_calls|python_tag)\|?>|\[TOOL_CALLS\]|<function=[a-z_]|<invoke\b|"type"\s*:\s*"function"`),
 }
 
-// WritesToolCall tells whether a reply writes a tool call as text instead
-// of making it.
+// WritesToolCall tells whether a reply writes a tool call as text instead of making it.
 func WritesToolCall(text string) bool {
 	return slices.ContainsFunc(toolCallRes, func(re *regexp.Regexp) bool { return re.MatchString(text) })
 }
@@ -272,8 +270,7 @@ func (p VerifyPolicy) Allow(roundsDone, stepsLeft int) bool {
 	return roundsDone < limit && stepsLeft >= 2
 }
 
-// VerifyNote is what goes back to the model when a verify hook finds
-// something missing.
+// VerifyNote is what goes back to the model when a verify hook finds something missing.
 func VerifyNote(missing string) string {
 	return "Before you answer, this is still missing from the request: " + strings.TrimSpace(missing) +
 		"\nDo it with the tools now, or say plainly why it cannot be done."

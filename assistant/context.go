@@ -135,8 +135,7 @@ func pageData(page string) string {
 	return escaped.String()
 }
 
-// labelEscaper backslash-escapes what would end a link's text early or
-// open a tag: a title is data.
+// labelEscaper backslash-escapes what would end a link's text early or open a tag: a title is data.
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`)
 
 // Link names a record for the model: its title as a link carrying the id.

@@ -81,8 +81,7 @@ func WriteModeNote(policy string) string {
 // in a fixed order and nothing that moves, so the system message stays
 // byte-identical from one message to the next (for the prompt cache).
 
-// MaxListedSkills is how many enabled skills the instructions list; the
-// rest are named by count.
+// MaxListedSkills is how many enabled skills the instructions list; the rest are named by count.
 const MaxListedSkills = 20
 
 // MaxListedApps is how many connected apps the instructions name; the rest

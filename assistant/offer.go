@@ -224,8 +224,7 @@ func mentionKinds(refs []workspace.Ref) []string {
 	return kinds
 }
 
-// settingsWords are what a message about the person's assistant settings
-// says.
+// settingsWords are what a message about the person's assistant settings says.
 var settingsWords = regexp.MustCompile(`(?i)\b(settings?|write[ -]?policy|preview mode|needs[ -]me mode|immediate mode|default model|(use|switch to|change) (the |my )?model|reasoning effort|effort)\b`)
 
 // AsksAboutSettings tells whether a message is about the person's
@@ -247,8 +246,7 @@ type AppOffer struct {
 	Tools        []string // Hub's names of its tools (mcp_…), in the registry
 }
 
-// anyApp is a request for connected apps' content in general ("search my
-// connected apps").
+// anyApp is a request for connected apps' content in general ("search my connected apps").
 var anyApp = regexp.MustCompile(`(?i)\b(connected apps?|all (my |our |the )?apps|search (my |our |the )?apps)\b`)
 
 // askedApps are the apps a message asks for: named as a whole word or
@@ -269,8 +267,7 @@ func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[st
 	return asked
 }
 
-// namesApp tells whether text holds name with no letter or digit right
-// before or after it.
+// namesApp tells whether text holds name with no letter or digit right before or after it.
 func namesApp(text, name string) bool {
 	if name == "" {
 		return false

@@ -41,8 +41,7 @@ type EvalSet struct {
 // OfferEvalSet returns the shipped labelled set.
 func OfferEvalSet() (EvalSet, error) { return ParseEvalSet(offerEvalJSON) }
 
-// ParseEvalSet reads a labelled set, refusing a case without a request or
-// an expected tool.
+// ParseEvalSet reads a labelled set, refusing a case without a request or an expected tool.
 func ParseEvalSet(raw []byte) (EvalSet, error) {
 	var s EvalSet
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -72,8 +71,7 @@ type EvalReport struct {
 	Hits, Counted, Skipped int
 }
 
-// Recall is recall@MaxOfferedTools: expected tools offered over expected
-// tools registered.
+// Recall is recall@MaxOfferedTools: expected tools offered over expected tools registered.
 func (r EvalReport) Recall() float64 { return share(r.Hits, r.Counted) }
 
 // share is part over whole, 0 for nothing.

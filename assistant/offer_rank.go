@@ -81,8 +81,7 @@ type hit struct {
 	score float64
 }
 
-// bestFirst sorts hits by falling score, ties in order, and returns their
-// names.
+// bestFirst sorts hits by falling score, ties in order, and returns their names.
 func bestFirst(hits []hit) []string {
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
 	names := make([]string, len(hits))
@@ -95,8 +94,7 @@ func bestFirst(hits []hit) []string {
 // noWords are a nil or nameless definition's words: it matches nothing.
 var noWords = &toolWords{}
 
-// wordsOf returns the candidates' words, reading the text only of tools not
-// in the cache.
+// wordsOf returns the candidates' words, reading the text only of tools not in the cache.
 func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
 	out := make([]*toolWords, len(candidates))
 	var missing []int

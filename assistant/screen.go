@@ -11,8 +11,7 @@ import (
 	"hub/workspace"
 )
 
-// PageLookup resolves the ids a page context carries, in the active space
-// (workspace.Service).
+// PageLookup resolves the ids a page context carries, in the active space (workspace.Service).
 type PageLookup interface {
 	FindRefs(ctx context.Context, actor workspace.Actor, spaceID string, ids []string) (map[string]workspace.Ref, error)
 	GetTask(ctx context.Context, actor workspace.Actor, spaceID, id string) (workspace.Task, error)

@@ -65,8 +65,7 @@ func (t Transcript) Messages() []llm.Message {
 	return msgs
 }
 
-// callID is the id the model knows a call by: the provider's when it gave
-// one, else Hub's own.
+// callID is the id the model knows a call by: the provider's when it gave one, else Hub's own.
 func callID(c chat.ToolCall) string { return cmp.Or(c.ProviderCallID, c.ID) }
 
 // ToolMessage is what the model reads back for a call.
@@ -165,8 +164,7 @@ func AttachedNote(mentions []workspace.Ref) string {
 	return "Attached files (open one with hub_view_file): " + links(files)
 }
 
-// Humanize replaces the ids of known records in display text with their
-// titles.
+// Humanize replaces the ids of known records in display text with their titles.
 func Humanize(text string, known map[string]string) string {
 	if text == "" || len(known) == 0 {
 		return text

@@ -34,8 +34,7 @@ type Playbook struct {
 	Body     string   // the Markdown after the front matter
 }
 
-// All parses every shipped playbook, sorted by name. An error names the
-// file and the line.
+// All parses every shipped playbook, sorted by name. An error names the file and the line.
 func All() ([]Playbook, error) { return Load(files) }
 
 // Load parses every *.md file at the root of fsys.
