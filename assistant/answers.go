@@ -35,10 +35,9 @@ type Answer struct {
 }
 
 // CheckAnswer decides whether a text-only reply stands (ok) or goes back
-// once with nudge. What only a tool call can fix is sent back only while a
-// step with tools remains (StepsLeft ≥ 2, the last step being tools-off). A
-// turn is nudged at most once: if the model then fails again, its answer
-// stands.
+// with nudge, at most once a turn. What only a tool call can fix is sent
+// back only while a step with tools remains (StepsLeft ≥ 2, the last step
+// being tools-off).
 func CheckAnswer(a Answer) (nudge string, ok bool) {
 	if a.Nudged || a.StepsLeft < 1 || strings.TrimSpace(a.Text) == "" {
 		return "", true
@@ -173,9 +172,8 @@ var (
 	proposedRe = regexp.MustCompile(`\b(?:not|never|n't) (?:say|claim|report)\b|propos|\bapply\b|approv|\bwaiting\b|\bwaits\b|\bpending\b|\bonce you\b|\bwhen you\b|\bafter you\b|needs me|\breview\b|\bconfirm|\bheld\b|\bnot yet\b|\bqueued\b|\bwill be\b`)
 )
 
-// ClaimsDone tells whether a reply says a change was made. A sentence that
-// also says the change waits for Apply is not a claim; quoted text is not
-// read.
+// ClaimsDone tells whether a reply says a change was made, outside quoted
+// text and sentences saying it waits (proposedRe).
 func ClaimsDone(text string) bool {
 	return slices.ContainsFunc(sentences(normalize(text)), func(s string) bool {
 		return !proposedRe.MatchString(s) && doneRe.MatchString(s)

@@ -273,11 +273,9 @@ type Budget struct {
 // NewBudget is the budget of a model: override (the operator's
 // HUB_MODEL_CONTEXT_TOKENS, 0 when unset) or the model's known window.
 func NewBudget(model string, override int) Budget {
-	w := override
-	if w <= 0 {
-		w = ContextWindow(model)
-	}
-	return Budget{Model: model, Window: w}
+	b := Budget{Model: model, Window: override}
+	b.Window = b.window()
+	return b
 }
 
 // ResponseHeadroom is what a request leaves free for the model's answer:

@@ -32,8 +32,7 @@ type TurnContext struct {
 	// Spaces are the spaces a turn may act in, its conversation's first, when more than one.
 	Spaces     []workspace.Space
 	Unresolved []Unresolved // typed mentions that named no single record
-	// Open, Selected and PageNotes are the page context's ids as resolved
-	// in the space (ResolveScreen); Page then holds only ids that resolved.
+	// Open, Selected and PageNotes come from ResolveScreen, as Page then does.
 	Open      *OpenItem
 	Selected  []workspace.Ref
 	PageNotes []string

@@ -26,9 +26,6 @@ var everydayWords = map[string]bool{
 // or by a part (nameParts), as whole words in any case, except that an
 // everyday word counts only capitalised and not as a sentence's first word.
 func namesApp(message string, appNames []string) bool {
-	if len(appNames) == 0 || strings.TrimSpace(message) == "" {
-		return false
-	}
 	words := splitWords(message)
 	for _, name := range appNames {
 		for _, part := range nameParts(name) {
