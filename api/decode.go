@@ -131,8 +131,7 @@ func patchValue[T any](o Optional[T]) *T {
 	if !o.Set {
 		return nil
 	}
-	v := o.Value
-	return &v
+	return &o.Value
 }
 
 // nonNull is patchValue for a field that cannot be cleared: null is a 400

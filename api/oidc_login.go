@@ -84,16 +84,14 @@ func redirect(c *gin.Context, to string) {
 }
 
 // oidcLogin starts a browser's sign-in at the provider.
-func (s *Server) oidcLogin(c *gin.Context) {
+func (s *Server) oidcLogin(c *gin.Context) error {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, errNoProvider)
-		return
+		return errNoProvider
 	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		respondError(c, err)
-		return
+		return err
 	}
 	value := base64.RawURLEncoding.EncodeToString(b[:])
 	f := deriveFlow(value)
@@ -101,27 +99,28 @@ func (s *Server) oidcLogin(c *gin.Context) {
 	if err != nil {
 		slog.WarnContext(c.Request.Context(), "identity provider unreachable", "err", err)
 		signInError(c, "provider-unreachable")
-		return
+		return nil
 	}
 	setFlowCookie(c, value)
 	redirect(c, to)
+	return nil
 }
 
 // oidcCallback finishes a sign-in: the provider sent the browser back with
 // a code (or an error).
-func (s *Server) oidcCallback(c *gin.Context) {
+func (s *Server) oidcCallback(c *gin.Context) error {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, errNoProvider)
-		return
+		return errNoProvider
 	}
 	value, _ := c.Cookie(oidcFlowCookie)
 	setFlowCookie(c, "") // one sign-in, one use
 	if reason := s.finishSignIn(c, v, value); reason != "" {
 		signInError(c, reason)
-		return
+		return nil
 	}
 	redirect(c, "/")
+	return nil
 }
 
 // finishSignIn checks the callback against the flow cookie's value,

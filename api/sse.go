@@ -13,12 +13,10 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// sseKeepAlive: a comment line this often keeps proxies from closing a
-// quiet stream while the model thinks.
+// sseKeepAlive: a comment this often keeps proxies from closing a stream while the model thinks.
 const sseKeepAlive = 15 * time.Second
 
-// startSSE writes the headers of an event stream and lifts its read
-// deadline: an expired one would end the stream (see bodyDeadline).
+// startSSE writes an event stream's headers and lifts its read deadline, which would end it.
 func startSSE(c *gin.Context) {
 	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Time{})
 	h := c.Writer.Header()
@@ -75,8 +73,7 @@ func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, f
 	}
 }
 
-// credentialRecheck is how often an open stream rechecks the token it was
-// opened with (docs/decisions.md, "A revoked token's open streams").
+// credentialRecheck: how often an open stream rechecks its token (docs/decisions.md).
 const credentialRecheck = 2 * time.Second
 
 // untilRevoked is a channel that closes when also closes (nil: never) or
