@@ -84,8 +84,7 @@ func (s *Server) deleteConversation(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The top bar drops them at once: the workflows cannot say so any more,
-	// their records being gone.
+	// The top bar drops them at once: the workflows cannot, their records being gone.
 	if err := s.Chat.AnnounceDeleted(c.Request.Context(), person(c).ID, c.Param("id"), d); err != nil {
 		slog.WarnContext(c.Request.Context(), "announce deleted conversation", "conversation", c.Param("id"), "error", err)
 	}
@@ -128,8 +127,7 @@ type toolCallDTO struct {
 	Refs        []refDTO  `json:"refs"`
 	UndoGroupID string    `json:"undoGroupId,omitempty" doc:"The Undo group of a write done at once (POST /api/assistant/undo)."`
 	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId: done (as made), undone (Undo put it back: the client offers Redo) or redone."`
-	// Receipt is what Apply made of a held call: once it succeeded, its
-	// summary is the call's too (the proposal keeps the preview).
+	// Receipt is what Apply made of a held call; a success's summary is the call's too.
 	Receipt *receiptDTO `json:"receipt,omitempty"`
 }
 
@@ -149,8 +147,7 @@ type errorDTO struct {
 	Message string `json:"message"`
 }
 
-// failure is the error of a receipt or a step: nil when it has neither a
-// code nor a message.
+// failure is the error of a receipt or a step: nil with neither code nor message.
 func failure(code, message string) *errorDTO {
 	if code == "" && message == "" {
 		return nil
@@ -158,8 +155,7 @@ func failure(code, message string) *errorDTO {
 	return &errorDTO{Code: code, Message: message}
 }
 
-// errorOf is the error of a message, a tool call or a turn: nil without a
-// code.
+// errorOf is the error of a message, a tool call or a turn: nil without a code.
 func errorOf(code, message string) *errorDTO {
 	if code == "" {
 		return nil
@@ -228,8 +224,7 @@ func (s *Server) listMessages(c *gin.Context) (any, error) {
 	return messageListDTO{Messages: out}, s.withUndoStates(c.Request.Context(), person(c).ID, out)
 }
 
-// withPlanSteps puts an applied workflow call's steps on its receipt, as
-// Apply answered them, so a client redrawn after a reload shows each step.
+// withPlanSteps puts an applied workflow call's steps on its receipt, as Apply answered them.
 func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 	var ids []string
 	for _, m := range msgs {
@@ -254,8 +249,7 @@ func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 	return nil
 }
 
-// withUndoStates sets undoState next to every undoGroupId of the messages,
-// so a client redrawn after a reload offers Redo on what was undone.
+// withUndoStates sets undoState by every undoGroupId, so a reloaded client offers Redo.
 func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
 	var ids []string
 	undoGroups(msgs, func(group string, _ *string) {
@@ -274,8 +268,7 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 	return nil
 }
 
-// undoGroups calls f with each undoGroupId of the messages' tool calls,
-// receipts and steps, and the undoState beside it.
+// undoGroups calls f with each undoGroupId of tool calls, receipts and steps, and its undoState.
 func undoGroups(msgs []messageDTO, f func(group string, state *string)) {
 	for _, m := range msgs {
 		for i := range m.ToolCalls {

@@ -17,8 +17,7 @@ import (
 // handler really decodes and encodes.
 type route struct {
 	method string
-	// path is gin's ("/api/spaces/:spaceId/tasks"); its :params are the
-	// operation's path parameters.
+	// path is gin's ("/api/spaces/:spaceId/tasks"); its :params are the operation's.
 	path string
 	// id is the operationId: stable, camelCase, unique.
 	id      string
@@ -30,11 +29,9 @@ type route struct {
 	// form is a multipart/form-data body instead.
 	form    *openapi.Schema
 	answers []answer
-	// errors are the error statuses this route answers besides the ones
-	// every route of its kind has (commonErrors).
+	// errors are its error statuses besides those every route of its kind has (commonErrors).
 	errors []int
-	// reply serves a route whose one success answer is a JSON value (or
-	// 204); handler serves any other.
+	// reply serves a route whose one success answer is a JSON value (or 204); handler any other.
 	reply   replyFunc
 	handler gin.HandlerFunc
 }
@@ -58,8 +55,7 @@ type param struct {
 	doc      string
 }
 
-// answer is one success status with its body: a JSON value of body's type,
-// nothing (204), or another content type with its schema.
+// answer is one success status with its body: of body's type, none (204), or ctype's schema.
 type answer struct {
 	status int
 	body   any
@@ -294,12 +290,10 @@ func (s *Server) routes() []route {
 	}
 }
 
-// replyFunc is the handler of a route whose answer is one JSON value: the
-// value, or the error respondError answers.
+// replyFunc is the handler of a route whose answer is one JSON value, or an error.
 type replyFunc func(*gin.Context) (any, error)
 
-// replying serves h: its value as JSON with status (204: no body), its
-// error through respondError.
+// replying serves h: its value as JSON with status (204: no body), its error by respondError.
 func replying(status int, h replyFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		v, err := h(c)
@@ -324,8 +318,7 @@ func handling(h func(*gin.Context) error) gin.HandlerFunc {
 	}
 }
 
-// withBody is a reply that decodes the request's JSON body into a B before
-// h runs.
+// withBody is a reply that decodes the request's JSON body into a B for h.
 func withBody[B any](h func(*gin.Context, B) (any, error)) replyFunc {
 	return func(c *gin.Context) (any, error) {
 		var req B
@@ -336,8 +329,7 @@ func withBody[B any](h func(*gin.Context, B) (any, error)) replyFunc {
 	}
 }
 
-// spaceOp is a service call on one record of a space: the actor, the
-// space's id and the record's.
+// spaceOp is a service call on one record of a space, by the space's id and the record's.
 type spaceOp[T any] func(ctx context.Context, actor workspace.Actor, spaceID, id string) (T, error)
 
 // getIn answers the record get finds by the route's :spaceId and :id.

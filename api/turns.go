@@ -79,8 +79,7 @@ type turnStreamTokenDTO struct {
 	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry."`
 }
 
-// turnStreamToken makes a token that reads only one of the person's turns'
-// stream, for a client that did not start the turn.
+// turnStreamToken makes a token that reads only this turn's stream, for a client that did not start it.
 func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	t, err := s.Chat.GetTurnFor(ctx, person(c).ID, c.Param("turnId"))
@@ -114,8 +113,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 	}
 	after, _, badAfter := lastEventID(c)
 	if badAfter != nil {
-		// The turn's access still answers first (404 before 400), from a
-		// read of no frames.
+		// Access still answers first (404 before 400), from a read of no frames.
 		after = math.MaxInt64
 	}
 	// The follower is registered before the turn's frames are read, so none
@@ -135,8 +133,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 		return nil
 	}
 	if closed != nil {
-		// An empty stream, which the client resumes elsewhere, as one that
-		// Follow ended with ErrClosed.
+		// An empty stream, resumed elsewhere, as when Follow ends with ErrClosed.
 		startSSE(c)
 		c.Writer.Flush()
 		return nil
@@ -162,8 +159,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 		case errors.Is(err, stream.ErrTurnGone):
 			return emit(doneFrame(delivered+1, string(chat.StatusStopped), turn.ReplyMessageID, 0, 0, true, nil))
 		case errors.Is(err, stream.ErrFramesSwept):
-			// Its saved ending stands in for the done frame, numbered so that
-			// a reconnect after it gets 204.
+			// Its saved ending stands in for the done frame, numbered so a reconnect gets 204.
 			ended, _, gerr := s.Chat.GetTurn(ctx, turnID)
 			if gerr != nil {
 				return gerr
@@ -172,8 +168,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 			if terr != nil {
 				return terr
 			}
-			// A reply that cannot be read (deleted meanwhile) names no
-			// records, and the stream still ends.
+			// A reply deleted meanwhile names no records, and the stream still ends.
 			var named []workspace.Ref
 			if reply, rerr := s.Chat.GetMessage(ctx, ended.ReplyMessageID); rerr == nil {
 				named = reply.Mentions
