@@ -16,9 +16,8 @@ import (
 
 const personKey = "hub.person"
 
-// authenticate requires a full bearer token, or else a browser session's
-// cookie (with the CSRF header on an unsafe method), and puts
-// its person on the request.
+// authenticate requires a full bearer token, or else a browser session's cookie (with the
+// CSRF header on an unsafe method), and puts its person on the request.
 func (s *Server) authenticate(c *gin.Context) {
 	var p workspace.Person
 	var err error
@@ -121,15 +120,13 @@ type sessionDTO struct {
 	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"POST only: when the session ends at the latest (7 days, or its token's expiry when sooner). It ends earlier with its token or on DELETE /api/session."`
 }
 
-// getSession says who the request is signed in as (a browser's tabs
-// compare it when another tab signs in).
+// getSession says who the request is signed in as (tabs compare it when another signs in).
 func (s *Server) getSession(c *gin.Context) (any, error) {
 	return sessionDTO{PersonID: person(c).ID, Name: person(c).Name}, nil
 }
 
-// createSession exchanges a token for a session cookie. It too needs the
-// CSRF header: else another site's form could sign this browser in as
-// someone else.
+// createSession exchanges a token for a session cookie. It too needs the CSRF header: else
+// another site's form could sign this browser in as someone else.
 func (s *Server) createSession(c *gin.Context) (any, error) {
 	if !csrfHeaderSent(c) {
 		return nil, csrfError()
@@ -156,8 +153,7 @@ func (s *Server) createSession(c *gin.Context) (any, error) {
 	return sessionDTO{PersonID: p.ID, Name: p.Name, ExpiresAt: &expires}, nil
 }
 
-// deleteSession signs the browser out: the session ends and the cookie is
-// cleared (a bearer request has no session to end and only clears it).
+// deleteSession ends the cookie's session (a bearer request has none) and clears the cookie.
 func (s *Server) deleteSession(c *gin.Context) (any, error) {
 	if v := sessionOf(c); v != "" && bearer(c) == "" {
 		if err := s.Workspace.DeleteSession(c.Request.Context(), v); err != nil {
@@ -206,8 +202,7 @@ func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
-// sessionPerson authenticates a request by its session cookie, with the
-// CSRF header on an unsafe method.
+// sessionPerson authenticates by the session cookie, with the CSRF header on an unsafe method.
 func (s *Server) sessionPerson(c *gin.Context, session string) (workspace.Person, error) {
 	p, err := s.Workspace.AuthenticateSession(c.Request.Context(), session)
 	if err != nil {

@@ -40,8 +40,7 @@ func deriveFlow(value string) oidcFlow {
 	return oidcFlow{state: h("state"), nonce: h("nonce"), verifier: h("verifier")}
 }
 
-// codeFlow is the verifier when the deployment signs browsers in through
-// the provider, else nil.
+// codeFlow is the verifier when browsers sign in through the provider, else nil.
 func (s *Server) codeFlow() *identity.Verifier {
 	if s.Identity == nil || !s.Identity.CodeFlow() {
 		return nil
@@ -49,8 +48,7 @@ func (s *Server) codeFlow() *identity.Verifier {
 	return s.Identity
 }
 
-// redirectURL is the callback the provider sends the browser back to:
-// HUB_OIDC_REDIRECT_URL, else the request's own scheme and host.
+// redirectURL is the provider's way back: HUB_OIDC_REDIRECT_URL, else this request's host.
 func redirectURL(c *gin.Context, v *identity.Verifier) string {
 	if u := v.RedirectURL(); u != "" {
 		return u
@@ -106,8 +104,7 @@ func (s *Server) oidcLogin(c *gin.Context) error {
 	return nil
 }
 
-// oidcCallback finishes a sign-in: the provider sent the browser back with
-// a code (or an error).
+// oidcCallback finishes a sign-in: the provider sent the browser back with a code or an error.
 func (s *Server) oidcCallback(c *gin.Context) error {
 	v := s.codeFlow()
 	if v == nil {
@@ -123,9 +120,8 @@ func (s *Server) oidcCallback(c *gin.Context) error {
 	return nil
 }
 
-// finishSignIn checks the callback against the flow cookie's value,
-// exchanges its code and sets the session cookie; it answers why it failed
-// ("": signed in).
+// finishSignIn checks the callback against the flow cookie's value, exchanges its code and
+// sets the session cookie; it answers why it failed ("": signed in).
 func (s *Server) finishSignIn(c *gin.Context, v *identity.Verifier, value string) string {
 	ctx := c.Request.Context()
 	if e := c.Query("error"); e != "" {
