@@ -166,12 +166,11 @@ type activityFrameDTO struct {
 	Activity activityDTO `json:"activity"`
 }
 
-// agentStream is the person's activity stream: an `activity` event
-// whenever any of the person's turns or Applies starts, changes status or
-// ends. A new client first gets the top bar (snapshot: true), numbered
-// with the person's latest frame; one that reconnects with Last-Event-ID
-// gets the frames after it, or a new snapshot when they are no longer kept
-// or the number is not one this stream gave out.
+// agentStream is the person's activity stream: an `activity` event whenever any of their
+// turns or Applies starts, changes status or ends. A new client first gets the top bar
+// (snapshot: true), numbered with the person's latest frame; one that reconnects with
+// Last-Event-ID gets the frames after it, or a new snapshot when they are gone or the number
+// is not this stream's.
 func (s *Server) agentStream(c *gin.Context) error {
 	ctx := c.Request.Context()
 	p, err := s.streamPerson(c, workspace.ActivityScope)

@@ -122,9 +122,8 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	return applyResultDTO{ApplyID: id, Receipts: out}, nil
 }
 
-// applyError maps a failure to reach or run the Apply workflow: a
-// conversation deleted or a space left while the Apply ran is 404, as for a
-// message that does not exist.
+// applyError maps a failure to reach or run the Apply workflow: a conversation deleted or a
+// space left while the Apply ran is 404, as for a message that does not exist.
 func applyError(err error, messageID string) error {
 	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == workflows.ErrTypeGone {
 		return &workspace.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}

@@ -79,10 +79,9 @@ func actor(c *gin.Context) workspace.Actor {
 	return workspace.Actor{PersonID: person(c).ID, Via: workspace.ViaREST}
 }
 
-// bearerPerson is the person of a bearer: a JWT of the identity provider
-// when one is configured (a full credential, taken for every scope), else
-// a Hub token. A Hub token is never sent to the provider, and a provider
-// that is down stops no Hub token.
+// bearerPerson is the person of a bearer: a JWT of the identity provider when one is
+// configured (a full credential, for every scope), else a Hub token, which is never sent to
+// the provider nor stopped by its being down.
 func (s *Server) bearerPerson(c *gin.Context, token, scope string) (workspace.Person, error) {
 	if s.Identity == nil || !identity.LooksLikeJWT(token) {
 		return s.Workspace.Authenticate(c.Request.Context(), token, scope)
@@ -164,10 +163,9 @@ func (s *Server) deleteSession(c *gin.Context) (any, error) {
 	return nil, nil
 }
 
-// overHTTPS says whether the browser reached Hub, or a proxy in front, over
-// TLS. X-Forwarded-Proto is taken from anyone: it only decides the Secure
-// flag of the caller's own cookies and the scheme of its own callback URL,
-// which the provider checks against the registered one.
+// overHTTPS says whether the browser reached Hub, or a proxy in front, over TLS.
+// X-Forwarded-Proto is taken from anyone: it only decides the Secure flag of the caller's own
+// cookies and the scheme of its own callback URL, which the provider checks.
 func overHTTPS(c *gin.Context) bool {
 	return c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")
 }

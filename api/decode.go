@@ -185,9 +185,8 @@ func escapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
-// badTextError is Postgres refusing text (22021: a NUL or bytes that are
-// not UTF-8; 22P05: a character the encoding cannot hold): the caller's
-// input that got past the edge, so a 400, not a 500.
+// badTextError is Postgres refusing text (22021: a NUL or not UTF-8; 22P05: a character the
+// encoding cannot hold): the caller's input that got past the edge, so a 400, not a 500.
 func badTextError(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && (pg.Code == "22021" || pg.Code == "22P05")

@@ -94,13 +94,11 @@ type HTTPServer struct {
 	Limits Limits
 }
 
-// NewHTTPServer wraps h (New's router) in the server every api process
-// runs. Serve it with Serve, or wrap a listener with Listener first, so the
-// connection cap applies.
+// NewHTTPServer wraps h (New's router) in the server every api process runs. Serve it with
+// Serve, or wrap a listener with Listener first, so the connection cap applies.
 //
-// There is no WriteTimeout: it would cut every event stream, which stays
-// open for hours. There is no ReadTimeout either: each request with a body
-// gets a read deadline for that body only (bodyDeadline).
+// No WriteTimeout: it would cut event streams, open for hours. No ReadTimeout either: a
+// request's body has a read deadline of its own (bodyDeadline).
 func NewHTTPServer(h http.Handler, l Limits) *HTTPServer {
 	l = l.withDefaults()
 	return &HTTPServer{Limits: l, Server: &http.Server{
@@ -131,12 +129,11 @@ func (l Limits) handler(h http.Handler) http.Handler {
 	})
 }
 
-// bodyDeadline is a request body read under a deadline. The deadline is
-// lifted once the body has been read to its end: net/http then reads the
-// connection in the background (to notice a client that leaves), and a
-// deadline expiring in that read would cancel the request's context and
-// end a long request or an event stream. A body not read to its end keeps
-// the deadline, which then also bounds net/http discarding the rest.
+// bodyDeadline is a request body read under a deadline, lifted once the body is read to its
+// end: net/http then reads the connection in the background (to notice a client that
+// leaves), and a deadline expiring there would cancel the request's context, ending a long
+// request or an event stream. A body not read to its end keeps the deadline, which then
+// also bounds net/http discarding the rest.
 type bodyDeadline struct {
 	io.ReadCloser
 	rc *http.ResponseController

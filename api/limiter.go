@@ -103,10 +103,9 @@ func (e *tooManyFailures) retryAfterSeconds() int {
 	return max(1, int(math.Ceil(e.retryAfter.Seconds())))
 }
 
-// signInFailed counts a refusal of a request that presented any of
-// credentials, and makes it a 429 past a limit. Any other result passes
-// unchanged, as does a refusal of a request that presented nothing (a
-// console asking whether it is signed in).
+// signInFailed counts a refusal of a request that presented any of credentials, and makes it
+// a 429 past a limit. Anything else passes, as does a refusal of a request that presented
+// nothing (a console asking whether it is signed in).
 func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) error {
 	if err == nil || !errors.Is(err, workspace.ErrUnauthenticated) && !isUnauthenticated(err) {
 		return err
@@ -132,9 +131,8 @@ func isUnauthenticated(err error) bool {
 	return errors.As(err, &ae) && ae.detail.Code == codeUnauthenticated
 }
 
-// tokenPrefix is the part of a Hub token (bearer, session or stream) that
-// keys the limiter. Anything else counts by address only: a JWT's first
-// characters are the same for every token.
+// tokenPrefix is the part of a Hub token (bearer, session or stream) that keys the limiter;
+// anything else counts by address only (a JWT's first characters are the same for all).
 func tokenPrefix(cred string) string {
 	if len(cred) != hubTokenLen || !strings.HasPrefix(cred, "hub_") {
 		return ""

@@ -11,9 +11,8 @@ import (
 	"hub/workspace"
 )
 
-// route is one endpoint: what registers its handler, and what the OpenAPI
-// document says of it. Both come from this one table, so a route cannot be
-// served without being described, and the document names the types the
+// route is one endpoint: its handler and what the OpenAPI document says of it. One table
+// makes both, so no route is served undescribed, and the document names the types the
 // handler really decodes and encodes.
 type route struct {
 	method string

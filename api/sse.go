@@ -27,10 +27,9 @@ func startSSE(c *gin.Context) {
 	c.Status(http.StatusOK)
 }
 
-// pumpSSE runs follow, which hands each event to emit, and writes each one
-// with write, with a keep-alive comment every Limits.SSEKeepAlive, until
-// follow ends, the client leaves, or stop is closed. It returns once follow
-// has returned, so no goroutine outlives the request.
+// pumpSSE writes with write each event follow emits, and a keep-alive every
+// Limits.SSEKeepAlive, until follow ends, the client leaves, or stop is closed. It returns
+// once follow has, so no goroutine outlives the request.
 func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, follow func(ctx context.Context, emit func(T) error) error, write func(T) error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -100,9 +100,8 @@ func (s *Server) retryTurn(c *gin.Context) (any, error) {
 	return toTurnStartedDTO(started), err
 }
 
-// streamTurn sends a turn's frames as Server-Sent Events, from after
-// Last-Event-ID until the done frame. A client that has everything the turn
-// will send gets 204 No Content at once: that is what ends an EventSource's
+// streamTurn sends a turn's frames as Server-Sent Events, from after Last-Event-ID until the
+// done frame. A client that has them all gets 204 at once: that ends an EventSource's
 // reconnect loop (docs/api.md).
 func (s *Server) streamTurn(c *gin.Context) error {
 	ctx := c.Request.Context()
@@ -116,10 +115,8 @@ func (s *Server) streamTurn(c *gin.Context) error {
 		// Access still answers first (404 before 400), from a read of no frames.
 		after = math.MaxInt64
 	}
-	// The follower is registered before the turn's frames are read, so none
-	// falls between the read and Follow (stream.Follower); it leaves before
-	// any other answer is written. follower is nil once this process is
-	// shutting down (closed).
+	// The follower joins before the frames are read, so none falls between the read and Follow
+	// (stream.Follower); it leaves before any other answer. It is nil once shutting down (closed).
 	follower, closed := s.Frames.Join(turnID)
 	defer follower.Leave()
 	turn, err := s.Chat.GetTurnForStream(ctx, p.ID, turnID, after)
@@ -181,10 +178,9 @@ func (s *Server) streamTurn(c *gin.Context) error {
 	return nil
 }
 
-// doneFrame is a done frame the api writes itself, for a turn that has none
-// to send (docs/decisions.md): one whose conversation was deleted while it
-// ran (usage zero: its records are gone), or one whose frames were swept
-// (its ending as saved). named are the records the reply names.
+// doneFrame is a done frame the api writes for a turn with none to send (docs/decisions.md):
+// its conversation deleted while it ran (usage zero: its records are gone), or its frames
+// swept (its ending as saved). named are the records the reply names.
 func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool, named []workspace.Ref) stream.Frame {
 	d := doneFrameDTO{Status: status, MessageID: replyMessageID,
 		Usage: usageDTO{InputTokens: inputTokens, OutputTokens: outputTokens}, Refs: toRefDTOs(named), Deleted: deleted}
