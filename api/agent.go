@@ -182,7 +182,7 @@ func (s *Server) agentStream(c *gin.Context) error {
 		return err
 	}
 	if resume {
-		// Not 204: it would switch a browser's top bar off for good (docs/decisions.md).
+		// Not 204 (this stream never ends): it would switch a browser's top bar off for good (docs/decisions.md).
 		if resume, err = s.Chat.WorkResumes(ctx, p.ID, after); err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ const (
 	hubTokenLen    = 36
 )
 
-// FailureLimits are the limiter's bounds; zero fields are the defaults. Only tests set them.
+// FailureLimits are the limiter's bounds, zero fields the defaults; only tests set them (no env var turns it off).
 type FailureLimits struct {
 	PerAddress int
 	PerToken   int

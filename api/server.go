@@ -69,7 +69,7 @@ type Deps struct {
 	TrustedProxies []string
 	// FailureLimits bound failed sign-ins (limiter.go); only tests set it.
 	FailureLimits FailureLimits
-	// Identity verifies the identity provider's tokens; nil: only Hub's own sign in.
+	// Identity verifies the identity provider's tokens; nil: only Hub's own tokens and sessions sign in.
 	Identity *identity.Verifier
 }
 

@@ -72,7 +72,7 @@ func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, f
 	}
 }
 
-// credentialRecheck: how often an open stream rechecks its token (docs/decisions.md).
+// credentialRecheck: how often a stream rechecks its token (docs/decisions.md, "A revoked token's open streams").
 const credentialRecheck = 2 * time.Second
 
 // untilRevoked is a channel that closes when also closes (nil: never) or
