@@ -80,22 +80,23 @@ func (s *Server) listConversations(c *gin.Context) (any, error) {
 }
 
 func (s *Server) deleteConversation(c *gin.Context) (any, error) {
-	d, err := s.Chat.DeleteConversation(c.Request.Context(), person(c).ID, c.Param("id"))
+	ctx, id := c.Request.Context(), c.Param("id")
+	d, err := s.Chat.DeleteConversation(ctx, person(c).ID, id)
 	if err != nil {
 		return nil, err
 	}
 	// The top bar drops them at once: the workflows cannot, their records being gone.
-	if err := s.Chat.AnnounceDeleted(c.Request.Context(), person(c).ID, c.Param("id"), d); err != nil {
-		slog.WarnContext(c.Request.Context(), "announce deleted conversation", "conversation", c.Param("id"), "error", err)
+	if err := s.Chat.AnnounceDeleted(ctx, person(c).ID, id, d); err != nil {
+		slog.WarnContext(ctx, "announce deleted conversation", "conversation", id, "error", err)
 	}
-	if err := s.Frames.Ended(c.Request.Context(), d.RunningTurns...); err != nil {
-		slog.WarnContext(c.Request.Context(), "end streams of deleted conversation", "conversation", c.Param("id"), "error", err)
+	if err := s.Frames.Ended(ctx, d.RunningTurns...); err != nil {
+		slog.WarnContext(ctx, "end streams of deleted conversation", "conversation", id, "error", err)
 	}
 	// A workflow that already ended answers not-found, which is fine.
-	ids := append(toDTOs(d.RunningTurns, workflows.TurnWorkflowID), toDTOs(d.HeldReplies, workflows.ApplyWorkflowID)...)
-	for _, id := range ids {
-		if err := s.Temporal.CancelWorkflow(c.Request.Context(), id, ""); err != nil {
-			slog.InfoContext(c.Request.Context(), "end workflow of deleted conversation", "workflow", id, "error", err)
+	wfs := append(toDTOs(d.RunningTurns, workflows.TurnWorkflowID), toDTOs(d.HeldReplies, workflows.ApplyWorkflowID)...)
+	for _, wf := range wfs {
+		if err := s.Temporal.CancelWorkflow(ctx, wf, ""); err != nil {
+			slog.InfoContext(ctx, "end workflow of deleted conversation", "workflow", wf, "error", err)
 		}
 	}
 	return nil, nil
