@@ -237,7 +237,8 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 	default:
 		return fmt.Errorf("delete %T", cur)
 	}
-	return guarded(res, "delete "+cur.kind()+" "+cur.recordID(), refuse("%s %q changed while this ran", cur.kind(), cur.title()))
+	changed := refuse("%s %q changed while this ran", cur.kind(), cur.title())
+	return guarded(res, "delete "+cur.kind()+" "+cur.recordID(), changed)
 }
 
 // putSnapshot brings a record to target: back into existence at revision

@@ -102,7 +102,8 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		// concurrent Undos of one group take turns: the second is refused.
 		res := s.q(ctx).Model(&storage.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
 			Updates(map[string]any{"state": to, at: s.now()})
-		if err := guarded(res, verb+" "+g.ID, fmt.Errorf("cannot %s %s: %s: %w", verb, name, already, ErrConflict)); err != nil {
+		refused := fmt.Errorf("cannot %s %s: %s: %w", verb, name, already, ErrConflict)
+		if err := guarded(res, verb+" "+g.ID, refused); err != nil {
 			return err
 		}
 
