@@ -67,22 +67,10 @@ func (a *Activities) keptFrames(ctx context.Context, turnID string, keep int) ([
 		}
 		for _, c := range st.ToolCalls {
 			if c.Final() {
-				out = append(out, stream.Draft{Type: stream.TypeTool, Data: keptToolFrame(c)})
+				out = append(out, stream.Draft{Type: stream.TypeTool, Data: toolFrame(c, c.Status, c.Summary, c.Refs,
+					map[string]string{"code": c.ErrorCode, "message": c.ErrorMessage})})
 			}
 		}
 	}
 	return out, nil
-}
-
-// keptToolFrame is the tool frame a call's outcome was announced with.
-func keptToolFrame(c chat.ToolCall) map[string]any {
-	if c.Status == chat.CallFailed {
-		return map[string]any{"callId": c.ID, "tool": c.Tool, "phase": stream.PhaseFailed,
-			"error": map[string]string{"code": c.ErrorCode, "message": c.ErrorMessage}}
-	}
-	f := map[string]any{"callId": c.ID, "tool": c.Tool, "phase": c.Status, "summary": c.Summary, "refs": nonNilRefs(c.Refs)}
-	if c.Status == chat.CallDone && c.UndoGroupID != "" {
-		f["undoGroupId"] = c.UndoGroupID
-	}
-	return f
 }

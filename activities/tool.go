@@ -159,7 +159,8 @@ func (tc *turnCall) commit(ctx context.Context, out toolrun.Outcome) error {
 	tc.saved.SpaceID = tc.call.SpaceID
 	tc.call.UndoGroupID = tc.saved.UndoGroupID
 	var frames []func(ctx context.Context) error
-	for _, f := range []map[string]any{tc.started, toolDoneFrame(tc.call, out)} {
+	done := toolFrame(tc.call, tc.saved.Status, out.Result.Summary, out.Result.Refs, out.Err)
+	for _, f := range []map[string]any{tc.started, done} {
 		if f == nil {
 			continue
 		}
@@ -212,17 +213,15 @@ const maxCallRefs = 50
 
 func capRefs(refs []workspace.Ref) []workspace.Ref { return refs[:min(len(refs), maxCallRefs)] }
 
-// toolDoneFrame is the tool frame that ends a call.
-func toolDoneFrame(call chat.ToolCall, out toolrun.Outcome) map[string]any {
-	frame := map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseDone, "summary": out.Result.Summary,
-		"refs": nonNilRefs(out.Result.Refs)}
-	switch {
-	case out.Kind != toolrun.Succeeded && out.Kind != toolrun.Held:
-		frame = map[string]any{"callId": call.ID, "tool": call.Tool, "phase": stream.PhaseFailed, "error": out.Err}
-	case out.Kind == toolrun.Held:
-		frame["phase"] = stream.PhaseHeld
-	case call.UndoGroupID != "":
-		frame["undoGroupId"] = call.UndoGroupID
+// toolFrame is the tool frame that ends a call; phase is its status
+// (chat's call statuses are the frame's phases), err a failed call's error.
+func toolFrame(c chat.ToolCall, phase, summary string, refs []workspace.Ref, err any) map[string]any {
+	if phase == stream.PhaseFailed {
+		return map[string]any{"callId": c.ID, "tool": c.Tool, "phase": phase, "error": err}
 	}
-	return frame
+	f := map[string]any{"callId": c.ID, "tool": c.Tool, "phase": phase, "summary": summary, "refs": nonNilRefs(refs)}
+	if phase == stream.PhaseDone && c.UndoGroupID != "" {
+		f["undoGroupId"] = c.UndoGroupID
+	}
+	return f
 }

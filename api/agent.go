@@ -22,8 +22,7 @@ import (
 	"hub/workspace"
 )
 
-// controls are what each signal makes of a turn: the status it shows right
-// after, and for a stop or pause the status frame that says so.
+// controls are what each signal makes of a turn: its status, and for a stop or pause the status frame.
 var controls = map[string]struct {
 	status      chat.Status
 	frame, text string
@@ -46,8 +45,7 @@ type controlAllDTO struct {
 	Indexing int `json:"indexing"`
 }
 
-// controlTurn sends stop, pause or resume to one of the person's turns.
-// Repeating it is harmless; a finished turn is 409.
+// controlTurn signals one of the person's turns; repeating is harmless, a finished turn is 409.
 func (s *Server) controlTurn(signal string) replyFunc {
 	return func(c *gin.Context) (any, error) {
 		t, err := s.Chat.GetTurnFor(c.Request.Context(), person(c).ID, c.Param("turnId"))
@@ -59,8 +57,7 @@ func (s *Server) controlTurn(signal string) replyFunc {
 	}
 }
 
-// signalTurn sends the durable signal first, then takes the fast path that
-// closes the model call at once.
+// signalTurn sends the durable signal, then closes the model call at once.
 func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.Status, error) {
 	ctx := c.Request.Context()
 	if t.Status.Final() {
@@ -81,8 +78,7 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	if signal == workflows.ResumeSignal {
 		return ctl.status, s.Chat.SetTurnStatus(ctx, t.ID, ctl.status, t.Step)
 	}
-	// The turn's stream says so too (a Resume is told by the resumed model
-	// call's "Resuming…").
+	// The stream says so too (a Resume by the resumed call's "Resuming…").
 	err := s.Chat.RecordInterrupt(ctx, t.ID, ctl.status, t.Step, func(ctx context.Context) error {
 		_, err := s.Frames.Publish(ctx, t.ID, stream.TypeStatus, map[string]any{"status": ctl.frame, "step": t.Step, "text": ctl.text})
 		return err
@@ -103,8 +99,7 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	return ctl.status, nil
 }
 
-// activityDTO is one piece of the person's running work in the top bar and
-// in activity frames.
+// activityDTO is one piece of the person's running work, in the top bar and activity frames.
 type activityDTO struct {
 	ID             string    `json:"id"`
 	Kind           string    `json:"kind"`
@@ -117,8 +112,7 @@ type activityDTO struct {
 	Ended          bool      `json:"ended,omitempty" doc:"The last frame of a turn or an Apply: it left the top bar."`
 }
 
-// toActivityDTO names an Apply by its workflow id, as the top bar always
-// has.
+// toActivityDTO names an Apply by its workflow id, as the top bar always has.
 func toActivityDTO(a chat.Work) activityDTO {
 	id := a.ID
 	if a.Kind == chat.WorkApply {
@@ -128,8 +122,7 @@ func toActivityDTO(a chat.Work) activityDTO {
 		StartedAt: a.StartedAt, Title: a.Title, SpaceID: a.SpaceID, Step: a.Step, Ended: a.Ended}
 }
 
-// topBarDTO is what the top bar shows, and the snapshot that starts an
-// activity stream.
+// topBarDTO is what the top bar shows, and the snapshot that starts an activity stream.
 type topBarDTO struct {
 	Snapshot   bool          `json:"snapshot,omitempty" doc:"True on the frame that starts an activity stream."`
 	Activities []activityDTO `json:"activities"`
@@ -163,8 +156,7 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	return topBarDTO{Activities: toDTOs(acts, toActivityDTO), Paused: turns > 0 && paused}, nil
 }
 
-// agentState is the top bar: the person's turns, and replies whose writes
-// wait for the person's Apply.
+// agentState is the top bar: the person's turns, and replies whose writes wait for Apply.
 func (s *Server) agentState(c *gin.Context) (any, error) {
 	return s.topBar(c.Request.Context(), person(c).ID)
 }
@@ -226,12 +218,11 @@ type activityFrameDTO struct {
 	Activity activityDTO `json:"activity"`
 }
 
-// agentStream is the person's activity stream: an `activity` event
-// whenever any of the person's turns or Applies starts, changes status or
-// ends. A new client first gets the top bar (snapshot: true), numbered
-// with the person's latest frame; one that reconnects with Last-Event-ID
-// gets the frames after it, or a new snapshot when they are no longer kept
-// or the number is not one this stream gave out.
+// agentStream is the person's activity stream: an `activity` event whenever any of their
+// turns or Applies starts, changes status or ends. A new client first gets the top bar
+// (snapshot: true), numbered with the person's latest frame; one that reconnects with
+// Last-Event-ID gets the frames after it, or a new snapshot when they are gone or the number
+// is not this stream's.
 func (s *Server) agentStream(c *gin.Context) error {
 	ctx := c.Request.Context()
 	p, err := s.streamPerson(c, workspace.ActivityScope)
@@ -243,8 +234,7 @@ func (s *Server) agentStream(c *gin.Context) error {
 		return err
 	}
 	if resume {
-		// Not 204: this stream never ends, and a 204 would switch a
-		// browser's top bar off for good (docs/decisions.md).
+		// Not 204 (this stream never ends): it would switch a browser's top bar off for good (docs/decisions.md).
 		if resume, err = s.Chat.WorkResumes(ctx, p.ID, after); err != nil {
 			return err
 		}
@@ -269,8 +259,7 @@ func (s *Server) agentStream(c *gin.Context) error {
 	}
 	c.Writer.Flush()
 
-	// The frame bus closing (the process shutting down) ends the stream, as
-	// it does the turn streams; so does its token being revoked or expiring.
+	// The frame bus closing (shutdown) ends the stream, as does its token being revoked or expiring.
 	pumpSSE(ctx, c, s.untilRevoked(ctx, p.RootTokenID, s.Frames.Done()), func(ctx context.Context, emit func(chat.WorkFrame) error) error {
 		return s.Chat.FollowWork(ctx, p.ID, after, emit)
 	}, func(f chat.WorkFrame) error {
@@ -285,9 +274,8 @@ type activityTokenDTO struct {
 	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry."`
 }
 
-// activityStreamToken makes a token that reads only the person's activity
-// stream, for a browser's EventSource, which cannot send the Authorization
-// header.
+// activityStreamToken makes a token that reads only the person's activity stream, for a
+// browser's EventSource, which cannot send the Authorization header.
 func (s *Server) activityStreamToken(c *gin.Context) (any, error) {
 	token, exp, err := s.Workspace.CreateDerivedToken(c.Request.Context(), person(c), workspace.ActivityScope, turns.StreamTokenTTL)
 	return activityTokenDTO{StreamToken: token, StreamURL: "/api/agent/stream?streamToken=" + url.QueryEscape(token), ExpiresAt: exp}, err

@@ -88,8 +88,7 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	id := workflows.ApplyWorkflowID(req.MessageID)
 	in := workflows.ApplyInput{MessageID: req.MessageID, ConversationID: req.ConversationID, PersonID: person(c).ID}
 	ar := workflows.ApplyRequest{CallIDs: req.CallIDs, ResendUnknown: req.ResendUnknown, RetryInterrupted: req.RetryInterrupted}
-	// Identical requests in flight in this process (a double click, a
-	// retrying client) share one Update-with-Start.
+	// Identical requests in flight here (a double click, a retry) share one Update-with-Start.
 	key, _ := json.Marshal([]any{id, in.PersonID, ar})
 	v, err, _ := s.applies.Do(string(key), func() (any, error) {
 		var res workflows.ApplyResult
@@ -123,9 +122,8 @@ func (s *Server) apply(c *gin.Context, req applyRequest) (any, error) {
 	return applyResultDTO{ApplyID: id, Receipts: out}, nil
 }
 
-// applyError maps a failure to reach or run the Apply workflow: a
-// conversation deleted or a space left while the Apply ran is 404, as for a
-// message that does not exist.
+// applyError maps a failure to reach or run the Apply workflow: a conversation deleted or a
+// space left while the Apply ran is 404, as for a message that does not exist.
 func applyError(err error, messageID string) error {
 	if ae, ok := errors.AsType[*temporal.ApplicationError](err); ok && ae.Type() == workflows.ErrTypeGone {
 		return &workspace.NotFoundError{Kind: "message", ID: messageID, Path: "/messageId"}
@@ -136,8 +134,7 @@ func applyError(err error, messageID string) error {
 	return fmt.Errorf("apply: %w", err)
 }
 
-// applyOnce runs one Update-with-Start of the Apply workflow and waits for
-// its receipts.
+// applyOnce runs one Update-with-Start of the Apply workflow and waits for its receipts.
 func (s *Server) applyOnce(ctx context.Context, id, updateID string, in workflows.ApplyInput, req workflows.ApplyRequest, res *workflows.ApplyResult) error {
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID: id, TaskQueue: cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue),
@@ -183,8 +180,7 @@ func toUndoResultDTO(r workspace.UndoResult) undoResultDTO {
 	})}
 }
 
-// undoRedo is the handler of both routes, with run the service's Undo or
-// Redo (someone else's group is a 404).
+// undoRedo serves Undo or Redo with run (someone else's group is a 404).
 func (s *Server) undoRedo(run func(ctx context.Context, personID, groupID string) (workspace.UndoResult, error)) replyFunc {
 	return withBody(func(c *gin.Context, req undoRequest) (any, error) {
 		id := strings.TrimSpace(req.UndoGroupID)
@@ -210,8 +206,7 @@ type needsMeListDTO struct {
 	Items []needsMeDTO `json:"items"`
 }
 
-// needsMe lists the person's writes held for the Needs me list, oldest
-// first.
+// needsMe lists the person's writes held for the Needs me list, oldest first.
 func (s *Server) needsMe(c *gin.Context) (any, error) {
 	calls, err := s.Chat.HeldCalls(c.Request.Context(), person(c).ID, chat.HeldForNeedsMe)
 	return needsMeListDTO{Items: toDTOs(calls, func(h chat.HeldCall) needsMeDTO {

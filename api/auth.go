@@ -16,9 +16,8 @@ import (
 
 const personKey = "hub.person"
 
-// authenticate requires a full bearer token, or else a browser session's
-// cookie (with the CSRF header on an unsafe method), and puts
-// its person on the request.
+// authenticate requires a full bearer token, or else a browser session's cookie (with the
+// CSRF header on an unsafe method), and puts its person on the request.
 func (s *Server) authenticate(c *gin.Context) {
 	var p workspace.Person
 	var err error
@@ -80,10 +79,9 @@ func actor(c *gin.Context) workspace.Actor {
 	return workspace.Actor{PersonID: person(c).ID, Via: workspace.ViaREST}
 }
 
-// bearerPerson is the person of a bearer: a JWT of the identity provider
-// when one is configured (a full credential, taken for every scope), else
-// a Hub token. A Hub token is never sent to the provider, and a provider
-// that is down stops no Hub token.
+// bearerPerson is the person of a bearer: a JWT of the identity provider when one is
+// configured (a full credential, for every scope), else a Hub token, which is never sent to
+// the provider nor stopped by its being down.
 func (s *Server) bearerPerson(c *gin.Context, token, scope string) (workspace.Person, error) {
 	if s.Identity == nil || !identity.LooksLikeJWT(token) {
 		return s.Workspace.Authenticate(c.Request.Context(), token, scope)
@@ -121,15 +119,13 @@ type sessionDTO struct {
 	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"POST only: when the session ends at the latest (7 days, or its token's expiry when sooner). It ends earlier with its token or on DELETE /api/session."`
 }
 
-// getSession says who the request is signed in as (a browser's tabs
-// compare it when another tab signs in).
+// getSession says who the request is signed in as (tabs compare it when another signs in).
 func (s *Server) getSession(c *gin.Context) (any, error) {
 	return sessionDTO{PersonID: person(c).ID, Name: person(c).Name}, nil
 }
 
-// createSession exchanges a token for a session cookie. It too needs the
-// CSRF header: else another site's form could sign this browser in as
-// someone else.
+// createSession exchanges a token for a session cookie. It too needs the CSRF header: else
+// another site's form could sign this browser in as someone else.
 func (s *Server) createSession(c *gin.Context) (any, error) {
 	if !csrfHeaderSent(c) {
 		return nil, csrfError()
@@ -156,8 +152,7 @@ func (s *Server) createSession(c *gin.Context) (any, error) {
 	return sessionDTO{PersonID: p.ID, Name: p.Name, ExpiresAt: &expires}, nil
 }
 
-// deleteSession signs the browser out: the session ends and the cookie is
-// cleared (a bearer request has no session to end and only clears it).
+// deleteSession ends the cookie's session (a bearer request has none) and clears the cookie.
 func (s *Server) deleteSession(c *gin.Context) (any, error) {
 	if v := sessionOf(c); v != "" && bearer(c) == "" {
 		if err := s.Workspace.DeleteSession(c.Request.Context(), v); err != nil {
@@ -168,10 +163,9 @@ func (s *Server) deleteSession(c *gin.Context) (any, error) {
 	return nil, nil
 }
 
-// overHTTPS says whether the browser reached Hub, or a proxy in front, over
-// TLS. X-Forwarded-Proto is taken from anyone: it only decides the Secure
-// flag of the caller's own cookies and the scheme of its own callback URL,
-// which the provider checks against the registered one.
+// overHTTPS says whether the browser reached Hub, or a proxy in front, over TLS.
+// X-Forwarded-Proto is taken from anyone: it only decides the Secure flag of the caller's own
+// cookies and the scheme of its own callback URL, which the provider checks.
 func overHTTPS(c *gin.Context) bool {
 	return c.Request.TLS != nil || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")
 }
@@ -206,8 +200,7 @@ func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
-// sessionPerson authenticates a request by its session cookie, with the
-// CSRF header on an unsafe method.
+// sessionPerson authenticates by the session cookie, with the CSRF header on an unsafe method.
 func (s *Server) sessionPerson(c *gin.Context, session string) (workspace.Person, error) {
 	p, err := s.Workspace.AuthenticateSession(c.Request.Context(), session)
 	if err != nil {

@@ -80,23 +80,23 @@ func (s *Server) listConversations(c *gin.Context) (any, error) {
 }
 
 func (s *Server) deleteConversation(c *gin.Context) (any, error) {
-	d, err := s.Chat.DeleteConversation(c.Request.Context(), person(c).ID, c.Param("id"))
+	ctx, id := c.Request.Context(), c.Param("id")
+	d, err := s.Chat.DeleteConversation(ctx, person(c).ID, id)
 	if err != nil {
 		return nil, err
 	}
-	// The top bar drops them at once: the workflows cannot say so any more,
-	// their records being gone.
-	if err := s.Chat.AnnounceDeleted(c.Request.Context(), person(c).ID, c.Param("id"), d); err != nil {
-		slog.WarnContext(c.Request.Context(), "announce deleted conversation", "conversation", c.Param("id"), "error", err)
+	// The top bar drops them at once: the workflows cannot, their records being gone.
+	if err := s.Chat.AnnounceDeleted(ctx, person(c).ID, id, d); err != nil {
+		slog.WarnContext(ctx, "announce deleted conversation", "conversation", id, "error", err)
 	}
-	if err := s.Frames.Ended(c.Request.Context(), d.RunningTurns...); err != nil {
-		slog.WarnContext(c.Request.Context(), "end streams of deleted conversation", "conversation", c.Param("id"), "error", err)
+	if err := s.Frames.Ended(ctx, d.RunningTurns...); err != nil {
+		slog.WarnContext(ctx, "end streams of deleted conversation", "conversation", id, "error", err)
 	}
 	// A workflow that already ended answers not-found, which is fine.
-	ids := append(toDTOs(d.RunningTurns, workflows.TurnWorkflowID), toDTOs(d.HeldReplies, workflows.ApplyWorkflowID)...)
-	for _, id := range ids {
-		if err := s.Temporal.CancelWorkflow(c.Request.Context(), id, ""); err != nil {
-			slog.InfoContext(c.Request.Context(), "end workflow of deleted conversation", "workflow", id, "error", err)
+	wfs := append(toDTOs(d.RunningTurns, workflows.TurnWorkflowID), toDTOs(d.HeldReplies, workflows.ApplyWorkflowID)...)
+	for _, wf := range wfs {
+		if err := s.Temporal.CancelWorkflow(ctx, wf, ""); err != nil {
+			slog.InfoContext(ctx, "end workflow of deleted conversation", "workflow", wf, "error", err)
 		}
 	}
 	return nil, nil
@@ -128,8 +128,7 @@ type toolCallDTO struct {
 	Refs        []refDTO  `json:"refs"`
 	UndoGroupID string    `json:"undoGroupId,omitempty" doc:"The Undo group of a write done at once (POST /api/assistant/undo)."`
 	UndoState   string    `json:"undoState,omitempty" doc:"With undoGroupId: done (as made), undone (Undo put it back: the client offers Redo) or redone."`
-	// Receipt is what Apply made of a held call: once it succeeded, its
-	// summary is the call's too (the proposal keeps the preview).
+	// Receipt is what Apply made of a held call; a success's summary is the call's too.
 	Receipt *receiptDTO `json:"receipt,omitempty"`
 }
 
@@ -149,8 +148,7 @@ type errorDTO struct {
 	Message string `json:"message"`
 }
 
-// failure is the error of a receipt or a step: nil when it has neither a
-// code nor a message.
+// failure is the error of a receipt or a step: nil with neither code nor message.
 func failure(code, message string) *errorDTO {
 	if code == "" && message == "" {
 		return nil
@@ -158,8 +156,7 @@ func failure(code, message string) *errorDTO {
 	return &errorDTO{Code: code, Message: message}
 }
 
-// errorOf is the error of a message, a tool call or a turn: nil without a
-// code.
+// errorOf is the error of a message, a tool call or a turn: nil without a code.
 func errorOf(code, message string) *errorDTO {
 	if code == "" {
 		return nil
@@ -228,8 +225,7 @@ func (s *Server) listMessages(c *gin.Context) (any, error) {
 	return messageListDTO{Messages: out}, s.withUndoStates(c.Request.Context(), person(c).ID, out)
 }
 
-// withPlanSteps puts an applied workflow call's steps on its receipt, as
-// Apply answered them, so a client redrawn after a reload shows each step.
+// withPlanSteps puts an applied workflow call's steps on its receipt, as Apply answered them.
 func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 	var ids []string
 	for _, m := range msgs {
@@ -254,8 +250,7 @@ func (s *Server) withPlanSteps(ctx context.Context, msgs []messageDTO) error {
 	return nil
 }
 
-// withUndoStates sets undoState next to every undoGroupId of the messages,
-// so a client redrawn after a reload offers Redo on what was undone.
+// withUndoStates sets undoState by every undoGroupId, so a reloaded client offers Redo.
 func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []messageDTO) error {
 	var ids []string
 	undoGroups(msgs, func(group string, _ *string) {
@@ -274,8 +269,7 @@ func (s *Server) withUndoStates(ctx context.Context, personID string, msgs []mes
 	return nil
 }
 
-// undoGroups calls f with each undoGroupId of the messages' tool calls,
-// receipts and steps, and the undoState beside it.
+// undoGroups calls f with each undoGroupId of tool calls, receipts and steps, and its undoState.
 func undoGroups(msgs []messageDTO, f func(group string, state *string)) {
 	for _, m := range msgs {
 		for i := range m.ToolCalls {

@@ -21,8 +21,7 @@ import (
 // MaxBodyBytes bounds a request body; more is 413.
 const MaxBodyBytes = 1 << 20
 
-// decode reads a JSON body strictly: one object, no unknown fields, no
-// trailing data. Errors name the field where they can.
+// decode reads a JSON body strictly: one object, no unknown fields, no trailing data.
 func decode(c *gin.Context, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
@@ -31,13 +30,11 @@ func decode(c *gin.Context, v any) error {
 		}
 		return badRequest("", "the request body could not be read")
 	}
-	// An empty body and a bare null would both decode into the zero value:
-	// a PATCH of nothing that still counted as a change.
+	// Empty or null would decode as the zero value: a PATCH of nothing counted as a change.
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || string(trimmed) == "null" {
 		return badRequest("", "a JSON object is required as the request body")
 	}
-	// Go's decoder would turn bytes that are not UTF-8 into U+FFFD without
-	// a word, and a NUL would reach the database.
+	// Go's decoder silently makes non-UTF-8 bytes U+FFFD, and a NUL would reach the database.
 	if err := workspace.CheckJSONText(body); err != nil {
 		return err
 	}
@@ -45,8 +42,7 @@ func decode(c *gin.Context, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if typ, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typ.Field == "" {
-			// An Optional field's UnmarshalJSON reports a wrong type without
-			// the field's name.
+			// An Optional field's UnmarshalJSON reports a wrong type without the field's name.
 			typ.Field = mistypedField(body, v)
 		}
 		return decodeError(err)
@@ -57,8 +53,7 @@ func decode(c *gin.Context, v any) error {
 	return nil
 }
 
-// mistypedField names the top-level field of body that does not decode
-// into its field of the struct v points to ("" when none is found).
+// mistypedField names the top-level field of body that does not decode into v's ("": none).
 func mistypedField(body []byte, v any) string {
 	var raw map[string]json.RawMessage
 	rt := reflect.TypeOf(v)
@@ -103,8 +98,7 @@ func decodeError(err error) error {
 var jsonKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "true or false",
 	reflect.Slice: "an array", reflect.Array: "an array", reflect.Struct: "an object", reflect.Map: "an object"}
 
-// Optional is a JSON field that can be absent, null or a value, so a PATCH
-// can tell "leave it" from "clear it".
+// Optional is a JSON field absent, null or a value: a PATCH tells "leave it" from "clear it".
 type Optional[T any] struct {
 	Set   bool
 	Null  bool
@@ -121,22 +115,19 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &o.Value)
 }
 
-// OptionalOf is the value's type, for the OpenAPI document
-// (openapi.Optionaler).
+// OptionalOf is the value's type, for the OpenAPI document (openapi.Optionaler).
 func (Optional[T]) OptionalOf() reflect.Type { return reflect.TypeFor[T]() }
 
-// patchValue is an optional field as a patch value: absent → nil, null →
-// the zero value (clear), a value → it.
+// patchValue is absent → nil, null → the zero value (clear), a value → it.
 func patchValue[T any](o Optional[T]) *T {
 	if !o.Set {
 		return nil
 	}
-	v := o.Value
-	return &v
+	return &o.Value
 }
 
-// nonNull is patchValue for a field that cannot be cleared: null is a 400
-// at path, put in *err unless an earlier field's is there.
+// nonNull is patchValue for a field that cannot be cleared: null is a 400 at path, in *err
+// unless an earlier field's is there.
 func nonNull[T any](err *error, o Optional[T], path string) *T {
 	if !o.Null {
 		return patchValue(o)
@@ -194,9 +185,8 @@ func escapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
-// badTextError is Postgres refusing text (22021: a NUL or bytes that are
-// not UTF-8; 22P05: a character the encoding cannot hold): the caller's
-// input that got past the edge, so a 400, not a 500.
+// badTextError is Postgres refusing text (22021: a NUL or not UTF-8; 22P05: a character the
+// encoding cannot hold): the caller's input that got past the edge, so a 400, not a 500.
 func badTextError(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && (pg.Code == "22021" || pg.Code == "22P05")

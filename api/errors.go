@@ -27,8 +27,7 @@ const (
 	codeTooManyFailures = "too_many_failures"
 )
 
-// statusClientGone is the status of a request whose client went away
-// before it was answered (nginx's 499).
+// statusClientGone is a request whose client left before its answer (nginx's 499).
 const statusClientGone = 499
 
 // errorBody is {"error": {...}}, the one shape every error has.
@@ -56,8 +55,7 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.detail.Message }
 
-// newError is an apiError with its status, code, path (a JSON pointer; "":
-// none) and message.
+// newError is an apiError; path is a JSON pointer ("": none).
 func newError(status int, code, path, msg string) *apiError {
 	return &apiError{status: status, detail: errorDetail{Code: code, Message: msg, Path: path}}
 }
@@ -79,8 +77,7 @@ func unavailable(msg string) error {
 // a failure of Hub itself is a 5xx; its cause is logged, not shown.
 func respondError(c *gin.Context, err error) {
 	if errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil {
-		// The client hung up: nobody reads the answer, and it is no
-		// failure of Hub's to log.
+		// The client hung up: nobody reads the answer, and it is no failure of Hub's.
 		c.AbortWithStatus(statusClientGone)
 		return
 	}

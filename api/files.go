@@ -21,8 +21,7 @@ import (
 
 const codeUnsupportedType = "unsupported_type"
 
-// multipartEnvelope is what a multipart body may carry besides the file:
-// boundaries, part headers, a few small fields.
+// multipartEnvelope is what a multipart body may carry besides the file: boundaries, part headers, small fields.
 const multipartEnvelope = 64 << 10
 
 type fileDTO struct {
@@ -44,8 +43,7 @@ func toFileDTO(f files.File) fileDTO {
 		URL: "/api/spaces/" + url.PathEscape(f.SpaceID) + "/files/" + url.PathEscape(f.ID) + "/content"}
 }
 
-// fileError maps the file store's own errors to their answers; the rest
-// (and nil) it returns as they are.
+// fileError maps the file store's own errors to their answers; others (and nil) pass.
 func (s *Server) fileError(err error) error {
 	switch {
 	case errors.Is(err, files.ErrTooLarge):
@@ -65,9 +63,8 @@ func (s *Server) fileError(err error) error {
 	return err
 }
 
-// uploadFile takes one multipart part named "file". The body is bounded
-// before it is read, and nothing is stored unless the whole file was read
-// and passed the checks.
+// uploadFile takes one multipart part named "file". The body is bounded before it is read,
+// and nothing is stored unless the whole file was read and passed the checks.
 func (s *Server) uploadFile(c *gin.Context) (any, error) {
 	limit := s.Files.MaxBytes() + multipartEnvelope
 	if c.Request.ContentLength > limit {
@@ -127,8 +124,7 @@ func (s *Server) getFile(c *gin.Context) (any, error) {
 	return toFileDTO(f), s.fileError(err)
 }
 
-// fileContent sends a file's bytes with its type. The file is always an
-// attachment with nosniff, so a browser never runs an uploaded page.
+// fileContent sends a file's bytes, always an attachment with nosniff: a browser never runs it.
 func (s *Server) fileContent(c *gin.Context) {
 	f, rc, err := s.Files.Open(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"))
 	if err != nil {

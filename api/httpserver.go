@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -20,8 +19,7 @@ import (
 // closed, and the process keeps at most MaxConns connections. A zero field
 // takes its default (DefaultLimits).
 type Limits struct {
-	// ReadHeader bounds reading a request's headers
-	// (HUB_HTTP_READ_HEADER_TIMEOUT).
+	// ReadHeader bounds reading a request's headers (HUB_HTTP_READ_HEADER_TIMEOUT).
 	ReadHeader time.Duration
 	// Body bounds reading a request's body from when Hub starts handling it
 	// (HUB_HTTP_BODY_TIMEOUT); past it the answer is 400 and the connection
@@ -35,8 +33,7 @@ type Limits struct {
 	// included (HUB_HTTP_MAX_CONNS); past it a connection is answered 503
 	// with Retry-After: 1 and closed, before any handler.
 	MaxConns int
-	// SSEKeepAlive is how often a quiet event stream sends a `: keep-alive`
-	// comment (no environment variable: tests shorten it).
+	// SSEKeepAlive is how often a quiet event stream sends `: keep-alive` (tests shorten it).
 	SSEKeepAlive time.Duration
 }
 
@@ -60,12 +57,8 @@ func orDefault[T int | time.Duration](v, def T) T {
 	return v
 }
 
-// LimitsFromEnv reads the HUB_HTTP_* limits; getenv is os.Getenv when nil.
-// A value that is present but wrong is an error.
+// LimitsFromEnv reads the HUB_HTTP_* limits; a value present but wrong is an error.
 func LimitsFromEnv(getenv func(string) string) (Limits, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	l := DefaultLimits()
 	for _, d := range []struct {
 		name string
@@ -101,13 +94,11 @@ type HTTPServer struct {
 	Limits Limits
 }
 
-// NewHTTPServer wraps h (New's router) in the server every api process
-// runs. Serve it with Serve, or wrap a listener with Listener first, so the
-// connection cap applies.
+// NewHTTPServer wraps h (New's router) in the server every api process runs. Serve it with
+// Serve, or wrap a listener with Listener first, so the connection cap applies.
 //
-// There is no WriteTimeout: it would cut every event stream, which stays
-// open for hours. There is no ReadTimeout either: each request with a body
-// gets a read deadline for that body only (bodyDeadline).
+// No WriteTimeout: it would cut event streams, open for hours. No ReadTimeout either: a
+// request's body has a read deadline of its own (bodyDeadline).
 func NewHTTPServer(h http.Handler, l Limits) *HTTPServer {
 	l = l.withDefaults()
 	return &HTTPServer{Limits: l, Server: &http.Server{
@@ -125,8 +116,7 @@ func (s *HTTPServer) Listener(ln net.Listener) net.Listener {
 // Serve serves on ln with the connection cap.
 func (s *HTTPServer) Serve(ln net.Listener) error { return s.Server.Serve(s.Listener(ln)) }
 
-// handler sets each request's body deadline and hands the event streams
-// their keep-alive interval.
+// handler sets each request's body deadline and hands event streams their keep-alive.
 func (l Limits) handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
@@ -139,12 +129,11 @@ func (l Limits) handler(h http.Handler) http.Handler {
 	})
 }
 
-// bodyDeadline is a request body read under a deadline. The deadline is
-// lifted once the body has been read to its end: net/http then reads the
-// connection in the background (to notice a client that leaves), and a
-// deadline expiring in that read would cancel the request's context and
-// end a long request or an event stream. A body not read to its end keeps
-// the deadline, which then also bounds net/http discarding the rest.
+// bodyDeadline is a request body read under a deadline, lifted once the body is read to its
+// end: net/http then reads the connection in the background (to notice a client that
+// leaves), and a deadline expiring there would cancel the request's context, ending a long
+// request or an event stream. A body not read to its end keeps the deadline, which then
+// also bounds net/http discarding the rest.
 type bodyDeadline struct {
 	io.ReadCloser
 	rc *http.ResponseController
@@ -166,12 +155,10 @@ func (b *bodyDeadline) Read(p []byte) (int, error) {
 // keepAliveKey carries Limits.SSEKeepAlive in the request's context.
 type keepAliveKey struct{}
 
-// maxRefusing bounds the connections being refused at once; past it a
-// connection over the cap is closed without an answer.
+// maxRefusing bounds the connections answered 503 at once; past it one is closed unanswered.
 const maxRefusing = 64
 
-// overloaded is the whole answer to a connection over the cap, written
-// before its request is read.
+// overloaded is the whole answer to a connection over the cap, sent before reading its request.
 var overloaded = func() string {
 	body := `{"error":{"code":"` + codeUnavailable + `","message":"this Hub api process has as many connections open as it allows; retry in a moment"}}`
 	return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: 1\r\n" +
@@ -248,8 +235,7 @@ func (c *limitedConn) Close() error {
 	return err
 }
 
-// CloseWrite keeps net/http's graceful close (a FIN before the close) on
-// the wrapped TCP connection.
+// CloseWrite keeps net/http's graceful close (a FIN first) on the wrapped TCP connection.
 func (c *limitedConn) CloseWrite() error {
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()

@@ -15,8 +15,7 @@ import (
 	"hub/workspace"
 )
 
-// inspectionDTO is what the turn's model saw and did, and where its
-// workflow is in Temporal.
+// inspectionDTO is what the turn's model saw and did, and where its workflow is.
 type inspectionDTO struct {
 	Turn         turnDTO             `json:"turn"`
 	Workflow     inspectedWorkflow   `json:"workflow"`
@@ -58,8 +57,7 @@ type inspectedOffer struct {
 
 type inspectedTool struct {
 	Name string `json:"name"`
-	// Why: "offer" (at the turn's start) or "added" (by hub_how_to or
-	// hub_find_tools during the turn).
+	// Why: "offer" (at the start) or "added" (by hub_how_to or hub_find_tools).
 	Why string `json:"why"`
 }
 
@@ -71,8 +69,7 @@ type inspectedStepDTO struct {
 	Usage        usageDTO `json:"usage"`
 	Nudge        string   `json:"nudge,omitempty"`
 	NudgeKind    string   `json:"nudgeKind,omitempty"`
-	// PartsLevel is how often the provider refused the attached files
-	// before this step's request went through with fewer.
+	// PartsLevel: how often the provider refused attached files before this step got through.
 	PartsLevel int       `json:"partsLevel"`
 	ToolCalls  []string  `json:"toolCallIds"`
 	SavedAt    time.Time `json:"savedAt"`
@@ -102,8 +99,7 @@ type inspectedCallDTO struct {
 	Index  int    `json:"index"`
 	Tool   string `json:"tool"`
 	Status string `json:"status"`
-	// Arguments are the model's, as sent (JSON when they parse, else a
-	// string); Result is what the model was sent back.
+	// Arguments are the model's (JSON when they parse, else a string); Result what it got back.
 	Arguments   any         `json:"arguments"`
 	Result      any         `json:"result"`
 	Summary     string      `json:"summary,omitempty"`
@@ -248,8 +244,7 @@ func (s *Server) inspectTurn(c *gin.Context) (any, error) {
 	return out, nil
 }
 
-// jsonOrString is a saved JSON text as JSON, or as the string it is when
-// it does not parse (a model's broken arguments are shown as sent).
+// jsonOrString is saved JSON as JSON, or as a string when it does not parse (broken arguments).
 func jsonOrString(s string) any {
 	if s == "" {
 		return nil

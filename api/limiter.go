@@ -21,23 +21,19 @@ import (
 // credential is let through even from an address over its limit, so a
 // person behind the same NAT as a guesser keeps working.
 const (
-	// DefaultFailuresPerAddress is how many failed sign-ins one client
-	// address has a minute before it is answered 429.
+	// DefaultFailuresPerAddress is how many failed sign-ins an address has a minute before 429.
 	DefaultFailuresPerAddress = 10
 	// DefaultFailuresPerToken is the same for one token prefix.
 	DefaultFailuresPerToken = 5
-	// DefaultFailureKeys is how many addresses and prefixes the limiter
-	// remembers at most; the least recently failed is forgotten first.
+	// DefaultFailureKeys is how many addresses and prefixes it keeps; the least recent goes first.
 	DefaultFailureKeys = 10000
 	failureWindow      = time.Minute
-	// tokenPrefixLen is how much of a Hub token keys the limiter: "hub_"
-	// and 8 of its 32 random characters, never the token.
+	// tokenPrefixLen: "hub_" and 8 of a Hub token's 32 random characters key it, never the token.
 	tokenPrefixLen = 12
 	hubTokenLen    = 36
 )
 
-// FailureLimits are the limiter's bounds; zero fields are the defaults.
-// Only tests set them: no environment variable turns the limiter off.
+// FailureLimits are the limiter's bounds, zero fields the defaults; only tests set them (no env var turns it off).
 type FailureLimits struct {
 	PerAddress int
 	PerToken   int
@@ -49,8 +45,7 @@ func (l FailureLimits) withDefaults() FailureLimits {
 		PerToken: orDefault(l.PerToken, DefaultFailuresPerToken), Keys: orDefault(l.Keys, DefaultFailureKeys)}
 }
 
-// failureLimiter counts failures per key in a fixed window that starts at
-// a key's first failure, holding at most limits.Keys keys.
+// failureLimiter counts failures per key in a window from its first, keeping limits.Keys keys.
 type failureLimiter struct {
 	limits FailureLimits
 	now    func() time.Time
@@ -70,8 +65,7 @@ func newFailureLimiter(l FailureLimits) *failureLimiter {
 	return &failureLimiter{limits: l.withDefaults(), now: time.Now, entries: map[string]*list.Element{}, order: list.New()}
 }
 
-// fail counts one failure of key and, when key is now over limit, answers
-// how long until its window ends (0: within the limit).
+// fail counts a failure of key and answers how long until its window ends (0: within limit).
 func (l *failureLimiter) fail(key string, limit int) (retryAfter time.Duration) {
 	now := l.now()
 	l.mu.Lock()
@@ -104,16 +98,14 @@ type tooManyFailures struct{ retryAfter time.Duration }
 
 func (e *tooManyFailures) Error() string { return "too many failed sign-ins" }
 
-// retryAfterSeconds is Retry-After's value: whole seconds, rounded up, at
-// least 1.
+// retryAfterSeconds is Retry-After's value: whole seconds, rounded up, at least 1.
 func (e *tooManyFailures) retryAfterSeconds() int {
 	return max(1, int(math.Ceil(e.retryAfter.Seconds())))
 }
 
-// signInFailed counts a refusal of a request that presented any of
-// credentials, and makes it a 429 past a limit. Any other result passes
-// unchanged, as does a refusal of a request that presented nothing (a
-// console asking whether it is signed in).
+// signInFailed counts a refusal of a request that presented any of credentials, and makes it
+// a 429 past a limit. Anything else passes, as does a refusal of a request that presented
+// nothing (a console asking whether it is signed in).
 func (s *Server) signInFailed(c *gin.Context, err error, credentials ...string) error {
 	if err == nil || !errors.Is(err, workspace.ErrUnauthenticated) && !isUnauthenticated(err) {
 		return err
@@ -139,9 +131,8 @@ func isUnauthenticated(err error) bool {
 	return errors.As(err, &ae) && ae.detail.Code == codeUnauthenticated
 }
 
-// tokenPrefix is the part of a Hub token (bearer, session or stream) that
-// keys the limiter. Anything else counts by address only: a JWT's first
-// characters are the same for every token.
+// tokenPrefix is the part of a Hub token (bearer, session or stream) that keys the limiter;
+// anything else counts by address only (a JWT's first characters are the same for all).
 func tokenPrefix(cred string) string {
 	if len(cred) != hubTokenLen || !strings.HasPrefix(cred, "hub_") {
 		return ""

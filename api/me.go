@@ -9,8 +9,7 @@ import (
 	"hub/workspace"
 )
 
-// profileDTO is the person's profile: firstName is what the assistant
-// calls them by ("": the first word of name).
+// profileDTO is the person's profile: the assistant calls them firstName ("": name's first word).
 type profileDTO struct {
 	Name      string `json:"name"`
 	FirstName string `json:"firstName"`

@@ -40,8 +40,7 @@ func deriveFlow(value string) oidcFlow {
 	return oidcFlow{state: h("state"), nonce: h("nonce"), verifier: h("verifier")}
 }
 
-// codeFlow is the verifier when the deployment signs browsers in through
-// the provider, else nil.
+// codeFlow is the verifier when browsers sign in through the provider, else nil.
 func (s *Server) codeFlow() *identity.Verifier {
 	if s.Identity == nil || !s.Identity.CodeFlow() {
 		return nil
@@ -49,8 +48,7 @@ func (s *Server) codeFlow() *identity.Verifier {
 	return s.Identity
 }
 
-// redirectURL is the callback the provider sends the browser back to:
-// HUB_OIDC_REDIRECT_URL, else the request's own scheme and host.
+// redirectURL is the provider's way back: HUB_OIDC_REDIRECT_URL, else this request's host.
 func redirectURL(c *gin.Context, v *identity.Verifier) string {
 	if u := v.RedirectURL(); u != "" {
 		return u
@@ -84,16 +82,14 @@ func redirect(c *gin.Context, to string) {
 }
 
 // oidcLogin starts a browser's sign-in at the provider.
-func (s *Server) oidcLogin(c *gin.Context) {
+func (s *Server) oidcLogin(c *gin.Context) error {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, errNoProvider)
-		return
+		return errNoProvider
 	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		respondError(c, err)
-		return
+		return err
 	}
 	value := base64.RawURLEncoding.EncodeToString(b[:])
 	f := deriveFlow(value)
@@ -101,32 +97,31 @@ func (s *Server) oidcLogin(c *gin.Context) {
 	if err != nil {
 		slog.WarnContext(c.Request.Context(), "identity provider unreachable", "err", err)
 		signInError(c, "provider-unreachable")
-		return
+		return nil
 	}
 	setFlowCookie(c, value)
 	redirect(c, to)
+	return nil
 }
 
-// oidcCallback finishes a sign-in: the provider sent the browser back with
-// a code (or an error).
-func (s *Server) oidcCallback(c *gin.Context) {
+// oidcCallback finishes a sign-in: the provider sent the browser back with a code or an error.
+func (s *Server) oidcCallback(c *gin.Context) error {
 	v := s.codeFlow()
 	if v == nil {
-		respondError(c, errNoProvider)
-		return
+		return errNoProvider
 	}
 	value, _ := c.Cookie(oidcFlowCookie)
 	setFlowCookie(c, "") // one sign-in, one use
 	if reason := s.finishSignIn(c, v, value); reason != "" {
 		signInError(c, reason)
-		return
+		return nil
 	}
 	redirect(c, "/")
+	return nil
 }
 
-// finishSignIn checks the callback against the flow cookie's value,
-// exchanges its code and sets the session cookie; it answers why it failed
-// ("": signed in).
+// finishSignIn checks the callback against the flow cookie's value, exchanges its code and
+// sets the session cookie; it answers why it failed ("": signed in).
 func (s *Server) finishSignIn(c *gin.Context, v *identity.Verifier, value string) string {
 	ctx := c.Request.Context()
 	if e := c.Query("error"); e != "" {

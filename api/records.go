@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -71,11 +72,9 @@ func (s *Server) listTasks(c *gin.Context) (any, error) {
 
 // queryPage reads a list's limit and offset query parameters.
 func queryPage(c *gin.Context) (limit, offset int, err error) {
-	if limit, err = queryInt(c, "limit"); err != nil {
-		return 0, 0, err
-	}
-	offset, err = queryInt(c, "offset")
-	return limit, offset, err
+	limit, lerr := queryInt(c, "limit")
+	offset, oerr := queryInt(c, "offset")
+	return limit, offset, cmp.Or(lerr, oerr)
 }
 
 func queryInt(c *gin.Context, name string) (int, error) {

@@ -11,14 +11,12 @@ import (
 	"hub/workspace"
 )
 
-// route is one endpoint: what registers its handler, and what the OpenAPI
-// document says of it. Both come from this one table, so a route cannot be
-// served without being described, and the document names the types the
+// route is one endpoint: its handler and what the OpenAPI document says of it. One table
+// makes both, so no route is served undescribed, and the document names the types the
 // handler really decodes and encodes.
 type route struct {
 	method string
-	// path is gin's ("/api/spaces/:spaceId/tasks"); its :params are the
-	// operation's path parameters.
+	// path is gin's ("/api/spaces/:spaceId/tasks"); its :params are the operation's.
 	path string
 	// id is the operationId: stable, camelCase, unique.
 	id      string
@@ -30,11 +28,9 @@ type route struct {
 	// form is a multipart/form-data body instead.
 	form    *openapi.Schema
 	answers []answer
-	// errors are the error statuses this route answers besides the ones
-	// every route of its kind has (commonErrors).
+	// errors are its error statuses besides those every route of its kind has (commonErrors).
 	errors []int
-	// reply serves a route whose one success answer is a JSON value (or
-	// 204); handler serves any other.
+	// reply serves a route whose one success answer is a JSON value (or 204); handler any other.
 	reply   replyFunc
 	handler gin.HandlerFunc
 }
@@ -58,8 +54,7 @@ type param struct {
 	doc      string
 }
 
-// answer is one success status with its body: a JSON value of body's type,
-// nothing (204), or another content type with its schema.
+// answer is one success status with its body: of body's type, none (204), or ctype's schema.
 type answer struct {
 	status int
 	body   any
@@ -116,12 +111,12 @@ func (s *Server) routes() []route {
 			auth: authNone, answers: []answer{ok(signInProvidersDTO{})}, reply: s.signInProviders},
 		{method: "GET", path: "/api/session/oidc/login", id: "startOIDCSignIn", summary: "Start a browser's sign-in through the identity provider: redirects to its authorization endpoint (authorization code with PKCE)",
 			auth: authNone, answers: []answer{{status: http.StatusFound, doc: "To the provider's authorization endpoint, with the cookie hub_oidc (HttpOnly, SameSite=Lax, 10 minutes) that the callback checks; to /#signin-error=provider-unreachable when the provider cannot be reached."}},
-			errors: []int{404}, handler: s.oidcLogin},
+			errors: []int{404}, handler: handling(s.oidcLogin)},
 		{method: "GET", path: "/api/session/oidc/callback", id: "finishOIDCSignIn", summary: "The identity provider's redirect back: exchanges the code, sets the session cookie and redirects to the console",
 			auth: authNone, query: []param{named("code", str("The provider's authorization code.")), named("state", str("The state the sign-in started with.")),
 				named("error", str("The provider's error, instead of a code."))},
 			answers: []answer{{status: http.StatusFound, doc: "To / with the cookie hub_session set; or, when the sign-in failed, to /#signin-error=<reason> (state, expired, denied, provider-error, provider-unreachable, no-code, exchange, id-token, sign-in) with no session."}},
-			errors:  []int{404}, handler: s.oidcCallback},
+			errors:  []int{404}, handler: handling(s.oidcCallback)},
 		{method: "GET", path: "/api/session", id: "getSession", summary: "Who the request is signed in as (by the session cookie or the bearer token)",
 			answers: []answer{ok(sessionDTO{})}, reply: s.getSession},
 		{method: "DELETE", path: "/api/session", id: "deleteSession", summary: "Sign the browser out: end its session and clear the cookie (by the cookie, with the X-Hub-CSRF header)",
@@ -300,12 +295,10 @@ func (s *Server) routes() []route {
 	}
 }
 
-// replyFunc is the handler of a route whose answer is one JSON value: the
-// value, or the error respondError answers.
+// replyFunc is the handler of a route whose answer is one JSON value, or an error.
 type replyFunc func(*gin.Context) (any, error)
 
-// replying serves h: its value as JSON with status (204: no body), its
-// error through respondError.
+// replying serves h: its value as JSON with status (204: no body), its error by respondError.
 func replying(status int, h replyFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		v, err := h(c)
@@ -330,8 +323,7 @@ func handling(h func(*gin.Context) error) gin.HandlerFunc {
 	}
 }
 
-// withBody is a reply that decodes the request's JSON body into a B before
-// h runs.
+// withBody is a reply that decodes the request's JSON body into a B for h.
 func withBody[B any](h func(*gin.Context, B) (any, error)) replyFunc {
 	return func(c *gin.Context) (any, error) {
 		var req B
@@ -342,8 +334,7 @@ func withBody[B any](h func(*gin.Context, B) (any, error)) replyFunc {
 	}
 }
 
-// spaceOp is a service call on one record of a space: the actor, the
-// space's id and the record's.
+// spaceOp is a service call on one record of a space, by the space's id and the record's.
 type spaceOp[T any] func(ctx context.Context, actor workspace.Actor, spaceID, id string) (T, error)
 
 // getIn answers the record get finds by the route's :spaceId and :id.

@@ -39,8 +39,7 @@ type workflowClient interface {
 
 // Deps are what the api needs.
 type Deps struct {
-	// Ping checks that the database answers, for /readyz; nil reports it
-	// not ready.
+	// Ping checks the database for /readyz; nil: never ready.
 	Ping      func(context.Context) error
 	Workspace *workspace.Service
 	Chat      *chat.Store
@@ -48,40 +47,33 @@ type Deps struct {
 	Files     *files.Service
 	// Retrieval shows the passages replies cite (nil: none).
 	Retrieval *retrieval.Store
-	// MCP lists an MCP server's tools when it is connected and refreshed
-	// (nil: MCP servers are listed at a turn's start only).
+	// MCP lists a server's tools on connect and refresh (nil: at a turn's start only).
 	MCP      *mcpapps.Catalog
 	Frames   *stream.Bus
 	Temporal workflowClient
-	// TaskQueue is the queue turns and Applies are started on; "" means
-	// workflows.DefaultTaskQueue.
+	// TaskQueue is where turns and Applies start; "": workflows.DefaultTaskQueue.
 	TaskQueue string
 	// CORSOrigins may call the api from a browser; none by default.
 	CORSOrigins []string
-	// Metrics, when set, is exported on /metrics beside the api's own (the
-	// worker's series in `hub dev`).
+	// Metrics, when set, is exported on /metrics beside the api's own (`hub dev`: the worker's).
 	Metrics prometheus.Gatherer
 	// Usage answers /api/usage and keeps the spaces' monthly budgets.
 	Usage *usage.Store
-	// Interrupts closes model calls at once on Stop and Pause (nil: only
-	// the durable signal does).
+	// Interrupts closes model calls at once on Stop and Pause (nil: only the signal does).
 	Interrupts *stream.Interrupts
 	// Models is the catalog GET /api/models lists (keys and endpoints left out).
 	Models llm.Catalog
-	// TemporalNamespace and TemporalUI (the UI's base URL; empty: none)
-	// make the run inspector's link to a turn's workflow.
+	// TemporalNamespace and TemporalUI (base URL; "": none) link the run inspector to a workflow.
 	TemporalNamespace string
 	TemporalUI        string
 	// Tracer makes a span of each request (nil or off: none).
 	Tracer *traces.Tracer
-	// TrustedProxies (IPs or CIDRs) may name the client in X-Forwarded-For
-	// or X-Real-IP; none by default: the client is the connection's peer.
-	// The failed sign-in limiter keys on it.
+	// TrustedProxies (IPs or CIDRs) may name the client, which the failed sign-in limiter keys
+	// on, in X-Forwarded-For or X-Real-IP; none by default: the client is the connection's peer.
 	TrustedProxies []string
 	// FailureLimits bound failed sign-ins (limiter.go); only tests set it.
 	FailureLimits FailureLimits
-	// Identity verifies the identity provider's tokens; nil: only Hub's
-	// own tokens and sessions sign in.
+	// Identity verifies the identity provider's tokens; nil: only Hub's own tokens and sessions sign in.
 	Identity *identity.Verifier
 }
 
@@ -101,8 +93,7 @@ func New(d Deps) http.Handler {
 	s := &Server{Deps: d, metrics: newMetrics(reg), failures: newFailureLimiter(d.FailureLimits)}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	// gin trusts every proxy unless told otherwise (config.FromEnv checked
-	// each entry).
+	// gin trusts every proxy unless told otherwise (config.FromEnv checked each entry).
 	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
 		panic(fmt.Sprintf("api: HUB_TRUSTED_PROXIES: %v", err))
 	}

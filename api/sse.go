@@ -13,12 +13,10 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// sseKeepAlive: a comment line this often keeps proxies from closing a
-// quiet stream while the model thinks.
+// sseKeepAlive: a comment this often keeps proxies from closing a stream while the model thinks.
 const sseKeepAlive = 15 * time.Second
 
-// startSSE writes the headers of an event stream and lifts its read
-// deadline: an expired one would end the stream (see bodyDeadline).
+// startSSE writes an event stream's headers and lifts its read deadline, which would end it.
 func startSSE(c *gin.Context) {
 	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Time{})
 	h := c.Writer.Header()
@@ -29,10 +27,9 @@ func startSSE(c *gin.Context) {
 	c.Status(http.StatusOK)
 }
 
-// pumpSSE runs follow, which hands each event to emit, and writes each one
-// with write, with a keep-alive comment every Limits.SSEKeepAlive, until
-// follow ends, the client leaves, or stop is closed. It returns once follow
-// has returned, so no goroutine outlives the request.
+// pumpSSE writes with write each event follow emits, and a keep-alive every
+// Limits.SSEKeepAlive, until follow ends, the client leaves, or stop is closed. It returns
+// once follow has, so no goroutine outlives the request.
 func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, follow func(ctx context.Context, emit func(T) error) error, write func(T) error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -75,8 +72,7 @@ func pumpSSE[T any](ctx context.Context, c *gin.Context, stop <-chan struct{}, f
 	}
 }
 
-// credentialRecheck is how often an open stream rechecks the token it was
-// opened with (docs/decisions.md, "A revoked token's open streams").
+// credentialRecheck: how often a stream rechecks its token (docs/decisions.md, "A revoked token's open streams").
 const credentialRecheck = 2 * time.Second
 
 // untilRevoked is a channel that closes when also closes (nil: never) or

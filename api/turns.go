@@ -79,8 +79,7 @@ type turnStreamTokenDTO struct {
 	ExpiresAt   time.Time `json:"expiresAt" doc:"Checked when a connection opens: an open stream outlives it (not the token it was made with: revoked or expired, the stream ends within seconds). Never later than that token's expiry."`
 }
 
-// turnStreamToken makes a token that reads only one of the person's turns'
-// stream, for a client that did not start the turn.
+// turnStreamToken makes a token that reads only this turn's stream, for a client that did not start it.
 func (s *Server) turnStreamToken(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	t, err := s.Chat.GetTurnFor(ctx, person(c).ID, c.Param("turnId"))
@@ -101,9 +100,8 @@ func (s *Server) retryTurn(c *gin.Context) (any, error) {
 	return toTurnStartedDTO(started), err
 }
 
-// streamTurn sends a turn's frames as Server-Sent Events, from after
-// Last-Event-ID until the done frame. A client that has everything the turn
-// will send gets 204 No Content at once: that is what ends an EventSource's
+// streamTurn sends a turn's frames as Server-Sent Events, from after Last-Event-ID until the
+// done frame. A client that has them all gets 204 at once: that ends an EventSource's
 // reconnect loop (docs/api.md).
 func (s *Server) streamTurn(c *gin.Context) error {
 	ctx := c.Request.Context()
@@ -114,14 +112,11 @@ func (s *Server) streamTurn(c *gin.Context) error {
 	}
 	after, _, badAfter := lastEventID(c)
 	if badAfter != nil {
-		// The turn's access still answers first (404 before 400), from a
-		// read of no frames.
+		// Access still answers first (404 before 400), from a read of no frames.
 		after = math.MaxInt64
 	}
-	// The follower is registered before the turn's frames are read, so none
-	// falls between the read and Follow (stream.Follower); it leaves before
-	// any other answer is written. follower is nil once this process is
-	// shutting down (closed).
+	// The follower joins before the frames are read, so none falls between the read and Follow
+	// (stream.Follower); it leaves before any other answer. It is nil once shutting down (closed).
 	follower, closed := s.Frames.Join(turnID)
 	defer follower.Leave()
 	turn, err := s.Chat.GetTurnForStream(ctx, p.ID, turnID, after)
@@ -135,8 +130,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 		return nil
 	}
 	if closed != nil {
-		// An empty stream, which the client resumes elsewhere, as one that
-		// Follow ended with ErrClosed.
+		// An empty stream, resumed elsewhere, as when Follow ends with ErrClosed.
 		startSSE(c)
 		c.Writer.Flush()
 		return nil
@@ -162,8 +156,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 		case errors.Is(err, stream.ErrTurnGone):
 			return emit(doneFrame(delivered+1, string(chat.StatusStopped), turn.ReplyMessageID, 0, 0, true, nil))
 		case errors.Is(err, stream.ErrFramesSwept):
-			// Its saved ending stands in for the done frame, numbered so that
-			// a reconnect after it gets 204.
+			// Its saved ending stands in for the done frame, numbered so a reconnect gets 204.
 			ended, _, gerr := s.Chat.GetTurn(ctx, turnID)
 			if gerr != nil {
 				return gerr
@@ -172,8 +165,7 @@ func (s *Server) streamTurn(c *gin.Context) error {
 			if terr != nil {
 				return terr
 			}
-			// A reply that cannot be read (deleted meanwhile) names no
-			// records, and the stream still ends.
+			// A reply deleted meanwhile names no records, and the stream still ends.
 			var named []workspace.Ref
 			if reply, rerr := s.Chat.GetMessage(ctx, ended.ReplyMessageID); rerr == nil {
 				named = reply.Mentions
@@ -186,10 +178,9 @@ func (s *Server) streamTurn(c *gin.Context) error {
 	return nil
 }
 
-// doneFrame is a done frame the api writes itself, for a turn that has none
-// to send (docs/decisions.md): one whose conversation was deleted while it
-// ran (usage zero: its records are gone), or one whose frames were swept
-// (its ending as saved). named are the records the reply names.
+// doneFrame is a done frame the api writes for a turn with none to send (docs/decisions.md):
+// its conversation deleted while it ran (usage zero: its records are gone), or its frames
+// swept (its ending as saved). named are the records the reply names.
 func doneFrame(seq int64, status, replyMessageID string, inputTokens, outputTokens int, deleted bool, named []workspace.Ref) stream.Frame {
 	d := doneFrameDTO{Status: status, MessageID: replyMessageID,
 		Usage: usageDTO{InputTokens: inputTokens, OutputTokens: outputTokens}, Refs: toRefDTOs(named), Deleted: deleted}

@@ -18,8 +18,8 @@ import (
 // MaxUsageRange is the longest time range one usage query sums.
 const MaxUsageRange = 366 * 24 * time.Hour
 
-// MaxMonthlyBudget bounds a space's budget (a billion dollars, in
-// micro-dollars), so the month's sums never come near int64's end.
+// MaxMonthlyBudget bounds a space's budget (a billion dollars, in micro-dollars), so the
+// month's sums never come near int64's end.
 const MaxMonthlyBudget int64 = 1_000_000_000_000_000
 
 // totalsDTO is summed model calls.
@@ -47,8 +47,8 @@ type usageReportDTO struct {
 	Groups  []totalsDTO `json:"groups"`
 }
 
-// usage sums everyone's calls in the spaces the person owns and the
-// person's own elsewhere; spaceId narrows it to one of their spaces.
+// usage sums everyone's calls in the spaces the person owns and theirs elsewhere; spaceId
+// narrows it to one of their spaces.
 func (s *Server) usage(c *gin.Context) (any, error) {
 	ctx := c.Request.Context()
 	from, ferr := usageTime(c.Query("from"), "/from", false)
@@ -105,8 +105,7 @@ func (s *Server) usage(c *gin.Context) (any, error) {
 		Groups: toDTOs(rep.Groups, toTotalsDTO)}, err
 }
 
-// usageTime reads from or to: an RFC 3339 time, or a date (UTC), which for
-// to (end) means the end of that day. "" is the zero time.
+// usageTime reads an RFC 3339 time or a date (UTC; with end, that day's end); "": zero.
 func usageTime(v, path string, end bool) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -175,8 +174,7 @@ func (s *Server) updateSpaceSettings(c *gin.Context) (any, error) {
 	return s.spaceSettings(ctx, spaceID)
 }
 
-// setBudget sets the space's budget (null: none) and records a change in
-// the audit log.
+// setBudget sets the space's budget (null: none) and records a change in the audit log.
 func (s *Server) setBudget(c *gin.Context, spaceID string, v Optional[json.RawMessage]) error {
 	ctx := c.Request.Context()
 	var budget *int64
@@ -202,8 +200,7 @@ func (s *Server) setBudget(c *gin.Context, spaceID string, v Optional[json.RawMe
 		map[string]any{"monthlyBudget": map[string]any{"before": was.Budget, "after": budget}})
 }
 
-// budgetValue reads a budget: a JSON integer of micro-dollars, 0 to
-// MaxMonthlyBudget.
+// budgetValue reads a JSON integer of micro-dollars, 0 to MaxMonthlyBudget.
 func budgetValue(raw json.RawMessage) (int64, error) {
 	const path = "/monthlyBudget"
 	v := strings.TrimSpace(string(raw))

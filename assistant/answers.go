@@ -40,10 +40,9 @@ type Answer struct {
 }
 
 // CheckAnswer decides whether a text-only reply stands (ok) or goes back
-// once with nudge. What only a tool call can fix is sent back only while a
-// step with tools remains (StepsLeft ≥ 2, the last step being tools-off). A
-// turn is nudged at most once: if the model then fails again, its answer
-// stands.
+// with nudge, at most once a turn. What only a tool call can fix is sent
+// back only while a step with tools remains (StepsLeft ≥ 2, the last step
+// being tools-off).
 func CheckAnswer(a Answer) (nudge string, ok bool) {
 	if a.Nudged || a.StepsLeft < 1 || strings.TrimSpace(a.Text) == "" {
 		return "", true
@@ -119,7 +118,6 @@ const (
 	// "Adding a date helps" does not.
 	lookupGerunds = `checking|looking up|looking into|looking at|looking for|looking through|searching|fetching|pulling up|retrieving|gathering|reviewing|querying`
 	writeGerunds  = `creating|adding|updating|changing|moving|marking|assigning|deleting|removing|renaming|scheduling|posting|sending|applying|setting up|making`
-	nowWords      = `\b(?:now|right away|for you|first|next|immediately)\b`
 )
 
 var (
@@ -132,7 +130,7 @@ var (
 		`|\b(?:i'm|i am) (?:now |just )?(?:` + writeGerunds + `)\b`)
 	neutralRe     = regexp.MustCompile(`\b` + promiseLead + `(?:` + neutralVerbs + `)\b`)
 	writeGerundRe = regexp.MustCompile(`^(?:now |next,? )?(?:` + writeGerunds + `)\b[^,]{0,80}$`)
-	nowRe         = regexp.MustCompile(nowWords)
+	nowRe         = regexp.MustCompile(`\b(?:now|right away|for you|first|next|immediately)\b`)
 	// An offer or a condition waits for the person; it is not a promise.
 	conditionalRe = regexp.MustCompile(`\b(?:if|once|when|whenever|after|unless|as soon as) (?:you|it|that|they|we|there)\b|\bif (?:needed|necessary|desired|required|so|not|wanted|useful|helpful)\b` +
 		`|\blet me know\b|\bwant me to\b|\bwould you like\b|\bshould i\b|\bshall i\b|\bdo you want\b|\bjust say\b|\bjust tell me\b|\bhappy to\b|\bfeel free\b` +
@@ -184,8 +182,7 @@ var toolCallRes = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)<\|?(?:tool_call|function_call|tool_calls|python_tag)\|?>|\[TOOL_CALLS\]|<function=[a-z_]|<invoke\b|"type"\s*:\s*"function"`),
 }
 
-// WritesToolCall tells whether a reply writes a tool call as text instead
-// of making it.
+// WritesToolCall tells whether a reply writes a tool call as text instead of making it.
 func WritesToolCall(text string) bool {
 	return slices.ContainsFunc(toolCallRes, func(re *regexp.Regexp) bool { return re.MatchString(text) })
 }
@@ -209,9 +206,8 @@ var (
 	proposedRe = regexp.MustCompile(`\b(?:not|never|n't) (?:say|claim|report)\b|propos|\bapply\b|approv|\bwaiting\b|\bwaits\b|\bpending\b|\bonce you\b|\bwhen you\b|\bafter you\b|needs me|\breview\b|\bconfirm|\bheld\b|\bnot yet\b|\bqueued\b|\bwill be\b`)
 )
 
-// ClaimsDone tells whether a reply says a change was made. A sentence that
-// also says the change waits for Apply is not a claim; quoted text is not
-// read.
+// ClaimsDone tells whether a reply says a change was made, outside quoted
+// text and sentences saying it waits (proposedRe).
 func ClaimsDone(text string) bool {
 	return slices.ContainsFunc(sentences(normalize(text)), func(s string) bool {
 		return !proposedRe.MatchString(s) && doneRe.MatchString(s)
@@ -306,8 +302,7 @@ func (p VerifyPolicy) Allow(roundsDone, stepsLeft int) bool {
 	return roundsDone < limit && stepsLeft >= 2
 }
 
-// VerifyNote is what goes back to the model when a verify hook finds
-// something missing.
+// VerifyNote is what goes back to the model when a verify hook finds something missing.
 func VerifyNote(missing string) string {
 	return "Before you answer, this is still missing from the request: " + strings.TrimSpace(missing) +
 		"\nDo it with the tools now, or say plainly why it cannot be done."

@@ -110,18 +110,6 @@ func MessageTokens(m llm.Message) int {
 	return n
 }
 
-// toolJSON is a tool definition as a chat-completions request carries it.
-type toolJSON struct {
-	Type     string       `json:"type"`
-	Function toolFunction `json:"function"`
-}
-
-type toolFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
 // ToolTokens estimates one tool definition as the JSON the request
 // carries. Counts are remembered by the definition's text: an offer sends
 // the same definitions in every request (recounting was ~1.5 % of CPU).
@@ -150,22 +138,17 @@ func ToolTokens(t llm.Tool) int {
 func toolKey(t llm.Tool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(toolSeed)
-	length := func(n int) {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(n))
-		_, _ = h.Write(b[:])
+	var n [8]byte
+	for _, part := range []string{t.Name, t.Description} {
+		_, _ = h.Write(binary.LittleEndian.AppendUint64(n[:0], uint64(len(part))))
+		_, _ = h.WriteString(part)
 	}
-	length(len(t.Name))
-	_, _ = h.WriteString(t.Name)
-	length(len(t.Description))
-	_, _ = h.WriteString(t.Description)
 	_, _ = h.Write(t.Parameters)
 	return h.Sum64()
 }
 
 var toolSeed = maphash.MakeSeed()
 
-// maxToolCounts bounds the remembered counts.
 const maxToolCounts = 4096
 
 var toolCounts = struct {
@@ -184,7 +167,15 @@ func ToolText(t llm.Tool) string {
 		quoted, _ := json.Marshal(string(params)) // a string always encodes
 		params = quoted
 	}
-	raw, _ := json.Marshal(toolJSON{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
+	type function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	raw, _ := json.Marshal(struct {
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}{"function", function{t.Name, t.Description, params}})
 	return string(raw)
 }
 
@@ -282,11 +273,9 @@ type Budget struct {
 // NewBudget is the budget of a model: override (the operator's
 // HUB_MODEL_CONTEXT_TOKENS, 0 when unset) or the model's known window.
 func NewBudget(model string, override int) Budget {
-	w := override
-	if w <= 0 {
-		w = ContextWindow(model)
-	}
-	return Budget{Model: model, Window: w}
+	b := Budget{Model: model, Window: override}
+	b.Window = b.window()
+	return b
 }
 
 // ResponseHeadroom is what a request leaves free for the model's answer:
@@ -380,34 +369,23 @@ func (e *PromptTooLargeError) Is(target error) bool { return target == ErrPrompt
 func Fit(b Budget, p PromptParts) (PromptParts, FitReport, error) {
 	limit := b.Limit()
 	rep := FitReport{Window: b.window(), Limit: limit}
-	for _, t := range p.Tools {
-		rep.Tools += ToolTokens(t)
-	}
+	_, rep.Tools = estimates(p.Tools, ToolTokens)
 	// The message goes with the context in one user message.
 	base := RequestOverheadTokens + MessageOverheadTokens + EstimateTokens(p.Instructions) + rep.Tools +
 		MessageOverheadTokens + EstimateTokens(p.Context)
 	message := EstimateTokens(p.Message)
-	turn := 0
-	for _, m := range p.Turn {
-		turn += MessageTokens(m)
-	}
+	_, turn := estimates(p.Turn, MessageTokens)
 	rep.Fixed = base + message + turn
 	if rep.Fixed > limit {
 		return p, rep, &PromptTooLargeError{Model: b.Model, Window: b.window(), Headroom: b.headroom(),
 			Base: base, Message: message, Turn: turn}
 	}
 
-	guides := make([]int, len(p.Guides))
-	total := rep.Fixed
-	for i, g := range p.Guides {
-		guides[i] = EstimateTokens(g.Text) + 1 // the blank line between blocks
-		total += guides[i]
-	}
-	history := make([]int, len(p.History))
-	for i, m := range p.History {
-		history[i] = MessageTokens(m)
-		total += history[i]
-	}
+	guides, guidesTotal := estimates(p.Guides, func(g Guide) int {
+		return EstimateTokens(g.Text) + 1 // the blank line between blocks
+	})
+	history, historyTotal := estimates(p.History, MessageTokens)
+	total := rep.Fixed + guidesTotal + historyTotal
 	for total > limit && rep.HistoryDropped < len(p.History) {
 		total -= history[rep.HistoryDropped]
 		rep.HistoryDropped++
@@ -423,4 +401,14 @@ func Fit(b Budget, p PromptParts) (PromptParts, FitReport, error) {
 	out.Guides = p.Guides[:keep]
 	rep.Tokens = total
 	return out, rep, nil
+}
+
+// estimates estimates each item with f and returns the estimates and their sum.
+func estimates[T any](items []T, f func(T) int) (each []int, sum int) {
+	each = make([]int, len(items))
+	for i, x := range items {
+		each[i] = f(x)
+		sum += each[i]
+	}
+	return each, sum
 }

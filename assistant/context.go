@@ -32,8 +32,7 @@ type TurnContext struct {
 	// Spaces are the spaces a turn may act in, its conversation's first, when more than one.
 	Spaces     []workspace.Space
 	Unresolved []Unresolved // typed mentions that named no single record
-	// Open, Selected and PageNotes are the page context's ids as resolved
-	// in the space (ResolveScreen); Page then holds only ids that resolved.
+	// Open, Selected and PageNotes come from ResolveScreen, as Page then does.
 	Open      *OpenItem
 	Selected  []workspace.Ref
 	PageNotes []string
@@ -135,8 +134,7 @@ func pageData(page string) string {
 	return escaped.String()
 }
 
-// labelEscaper backslash-escapes what would end a link's text early or
-// open a tag: a title is data.
+// labelEscaper backslash-escapes what would end a link's text early or open a tag: a title is data.
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`)
 
 // Link names a record for the model: its title as a link carrying the id.

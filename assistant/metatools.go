@@ -122,9 +122,7 @@ func MetaTools(all []playbooks.Playbook, reg *tools.Registry) []*tools.Definitio
 // whether a struct, a map, or the JSON it was saved as.
 func AddedTools(data any) []string {
 	var raw []byte
-	switch v := data.(type) {
-	case json.RawMessage:
-		raw = v
+	switch v := data.(type) { // json.RawMessage marshals as itself
 	case []byte:
 		raw = v
 	case string:

@@ -139,7 +139,7 @@ func TestEveryPlaybookToolExists(t *testing.T) {
 			if _, ok := reg.Get(name); ok {
 				continue
 			}
-			require.Contains(t, p.Requires, name, "%s names %s, which is neither registered nor required", p.File, name)
+			require.Contains(t, p.Requires, name, "%s names %s, which is neither registered nor required", p.Name, name)
 		}
 	}
 	for _, name := range playbooks.SimpleTodoTools {

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"hub/playbooks"
@@ -127,36 +126,28 @@ func BuildOffer(in OfferInput) OfferResult {
 		ranked = fallbackOrder(query, defs)
 	}
 
-	rank := make(map[string]int, len(ranked)) // each name's place in the ranking
+	// Each name's place counted from the end of the ranking, so an unranked
+	// name (0) sorts after every ranked one, keeping their own order.
+	rank := make(map[string]int, len(ranked))
 	for i, name := range ranked {
-		rank[name] = i
+		rank[name] = i - len(ranked)
 	}
-	rankOf := func(name string) int {
-		if i, ok := rank[name]; ok {
-			return i
-		}
-		return len(ranked) // after every ranked name, keeping their own order
-	}
-	byRank := func(a, b string) int { return rankOf(a) - rankOf(b) }
+	byRank := func(a, b string) int { return rank[a] - rank[b] }
 	// The asked apps' tools come next at the head, best ranked first.
 	slices.SortStableFunc(askedTools, byRank)
-	// routed.Tools are granted: Route offers only available tools.
 	routedTools := dedupe(append(routed.Tools, askedTools[:min(len(askedTools), MaxAskedAppTools)]...))
 	slices.SortStableFunc(routedTools, byRank)
 
 	keep := map[string]bool{}
 	used := 0
 	take := func(name string) bool {
-		switch {
-		case keep[name]:
-		case reserved[name]:
-			keep[name] = true
-		case used < budget:
-			keep[name] = true
+		if !keep[name] && !reserved[name] {
+			if used >= budget {
+				return false
+			}
 			used++
-		default:
-			return false
 		}
+		keep[name] = true
 		return true
 	}
 	for _, name := range slices.Concat(added, routedTools) {
@@ -168,13 +159,7 @@ func BuildOffer(in OfferInput) OfferResult {
 		}
 	}
 
-	for _, group := range [][]string{routedTools, added, ranked} {
-		for _, name := range group {
-			if keep[name] {
-				out.Tools = append(out.Tools, name)
-			}
-		}
-	}
+	out.Tools = slices.DeleteFunc(slices.Concat(routedTools, added, ranked), func(n string) bool { return !keep[n] })
 	out.Tools = dedupe(append(out.Tools, tail...))
 	return out
 }
@@ -194,7 +179,6 @@ func rankSafely(r Ranker, query string, defs []*tools.Definition, granted, reser
 		return nil, "the ranker failed: " + err.Error()
 	}
 	seen := map[string]bool{}
-	found := false
 	for _, n := range got {
 		if len(names) == limit {
 			break
@@ -202,10 +186,9 @@ func rankSafely(r Ranker, query string, defs []*tools.Definition, granted, reser
 		if granted(n) && !seen[n] {
 			seen[n] = true
 			names = append(names, n)
-			found = found || !reserved(n)
 		}
 	}
-	if !found {
+	if !slices.ContainsFunc(names, func(n string) bool { return !reserved(n) }) {
 		return nil, "the ranker found nothing"
 	}
 	return names, ""
@@ -246,8 +229,7 @@ func mentionKinds(refs []workspace.Ref) []string {
 	return kinds
 }
 
-// settingsWords are what a message about the person's assistant settings
-// says.
+// settingsWords are what a message about the person's assistant settings says.
 var settingsWords = regexp.MustCompile(`(?i)\b(settings?|write[ -]?policy|preview mode|needs[ -]me mode|immediate mode|default model|(use|switch to|change) (the |my )?model|reasoning effort|effort)\b`)
 
 // AsksAboutSettings tells whether a message is about the person's
@@ -269,8 +251,7 @@ type AppOffer struct {
 	Tools        []string // Hub's names of its tools (mcp_…), in the registry
 }
 
-// anyApp is a request for connected apps' content in general ("search my
-// connected apps").
+// anyApp is a request for connected apps' content in general ("search my connected apps").
 var anyApp = regexp.MustCompile(`(?i)\b(connected apps?|all (my |our |the )?apps|search (my |our |the )?apps)\b`)
 
 // askedApps are the apps a message asks for: named as a whole word or
@@ -278,9 +259,6 @@ var anyApp = regexp.MustCompile(`(?i)\b(connected apps?|all (my |our |the )?apps
 // the connected apps. Having an app connected is not enough.
 func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[string]bool {
 	asked := map[string]bool{}
-	if len(apps) == 0 {
-		return asked
-	}
 	all := anyApp.MatchString(message)
 	lower := strings.ToLower(message)
 	for _, a := range apps {
@@ -294,8 +272,7 @@ func askedApps(message string, mentions []workspace.Ref, apps []AppOffer) map[st
 	return asked
 }
 
-// namesApp tells whether text holds name with no letter or digit right
-// before or after it.
+// namesApp tells whether text holds name with no letter or digit right before or after it.
 func namesApp(text, name string) bool {
 	if name == "" {
 		return false
@@ -314,14 +291,12 @@ func namesApp(text, name string) bool {
 		if end < len(text) {
 			after, _ = utf8.DecodeRuneInString(text[end:])
 		}
-		if !isWordRune(before) && !isWordRune(after) {
+		if !playbooks.IsWordRune(before) && !playbooks.IsWordRune(after) {
 			return true
 		}
 		from = i + 1
 	}
 }
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // appGrant narrows the offerable names to the app tools a turn may have:
 // an MCP server's tools only when the message asks for that app (or the

@@ -35,15 +35,13 @@ type EvalCase struct {
 
 // EvalSet is the labelled set as stored.
 type EvalSet struct {
-	About string     `json:"about"`
 	Cases []EvalCase `json:"cases"`
 }
 
 // OfferEvalSet returns the shipped labelled set.
 func OfferEvalSet() (EvalSet, error) { return ParseEvalSet(offerEvalJSON) }
 
-// ParseEvalSet reads a labelled set, refusing a case without a request or
-// an expected tool.
+// ParseEvalSet reads a labelled set, refusing a case without a request or an expected tool.
 func ParseEvalSet(raw []byte) (EvalSet, error) {
 	var s EvalSet
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -73,8 +71,7 @@ type EvalReport struct {
 	Hits, Counted, Skipped int
 }
 
-// Recall is recall@MaxOfferedTools: expected tools offered over expected
-// tools registered.
+// Recall is recall@MaxOfferedTools: expected tools offered over expected tools registered.
 func (r EvalReport) Recall() float64 { return share(r.Hits, r.Counted) }
 
 // share is part over whole, 0 for nothing.
@@ -129,56 +126,46 @@ func EvalRegistry(all []playbooks.Playbook, distractors int) *tools.Registry {
 	return reg
 }
 
-// syntheticApp is an app of the synthetic haystack and what it holds.
+// syntheticApp is an app of the synthetic haystack and what it holds,
+// five objects as "one/many/fields".
 type syntheticApp struct {
 	name, title string
-	objects     []syntheticObject
+	objects     []string
 }
-
-type syntheticObject struct{ one, many, fields string }
 
 // syntheticApps are realistic neighbours for Hub's tools, whose words
 // overlap Hub's on purpose: unrelated words would flatter the ranking.
 var syntheticApps = []syntheticApp{
-	{"jira", "Jira", objs("issue/issues/title, description, assignee, due date, priority and labels", "sprint/sprints/name, goal, start and end date", "epic/epics/name, summary and status", "board/boards/name, columns and filter", "comment/comments/text and author")},
-	{"linear", "Linear", objs("issue/issues/title, description, assignee, priority, estimate and state", "cycle/cycles/name, start and end date", "project/projects/name, lead, target date and status", "team/teams/name, key and members", "label/labels/name and color")},
-	{"asana", "Asana", objs("task/tasks/name, notes, assignee, due date and section", "project/projects/name, owner, color and status", "section/sections/name and order", "portfolio/portfolios/name and owner", "goal/goals/title, owner and progress")},
-	{"trello", "Trello", objs("card/cards/name, description, members, due date and labels", "list/lists/name and position", "board/boards/name, members and visibility", "checklist/checklists/name and items", "attachment/attachments/name and URL")},
-	{"clickup", "ClickUp", objs("task/tasks/name, description, assignees, due date, priority and status", "space/spaces/name and features", "folder/folders/name", "goal/goals/name, owners and targets", "time entry/time entries/duration, task and description")},
-	{"slack", "Slack", objs("message/messages/channel, text and thread", "channel/channels/name, topic and members", "reminder/reminders/text and time", "user/users/name, title and status", "reaction/reactions/emoji and message")},
-	{"teams", "Microsoft Teams", objs("message/messages/channel, text and mentions", "channel/channels/name and description", "meeting/meetings/subject, attendees and time", "team/teams/name and members", "tab/tabs/name and app")},
-	{"discord", "Discord", objs("message/messages/channel, content and embeds", "channel/channels/name, topic and category", "role/roles/name, color and permissions", "member/members/nickname and roles", "event/events/name, time and location")},
-	{"gmail", "Gmail", objs("email/emails/to, subject, body and attachments", "draft/drafts/to, subject and body", "label/labels/name and color", "thread/threads/subject and messages", "filter/filters/criteria and action")},
-	{"outlook", "Outlook", objs("email/emails/to, subject, body and importance", "event/events/subject, attendees, start and end", "contact/contacts/name, email and phone", "folder/folders/name", "rule/rules/conditions and actions")},
-	{"gcal", "Google Calendar", objs("event/events/title, attendees, start, end and location", "calendar/calendars/name and time zone", "reminder/reminders/time and method", "room/rooms/name and capacity", "availability/availabilities/people and time range")},
-	{"drive", "Google Drive", objs("file/files/name, folder and content", "folder/folders/name and parent", "permission/permissions/person, role and file", "comment/comments/text and file", "revision/revisions/file and time")},
-	{"dropbox", "Dropbox", objs("file/files/path and content", "folder/folders/path", "shared link/shared links/file and expiry", "team member/team members/name, email and role", "paper doc/paper docs/title and content")},
-	{"notion", "Notion", objs("page/pages/title, parent and content", "database/databases/title and properties", "database row/database rows/properties", "block/blocks/type and text", "comment/comments/text and page")},
-	{"confluence", "Confluence", objs("page/pages/title, space and body", "space/spaces/key, name and description", "blog post/blog posts/title and body", "attachment/attachments/name and page", "label/labels/name and page")},
-	{"salesforce", "Salesforce", objs("lead/leads/name, company, email and status", "opportunity/opportunities/name, amount, stage and close date", "account/accounts/name, industry and owner", "contact/contacts/name, email, phone and account", "case/cases/subject, priority and status")},
-	{"hubspot", "HubSpot", objs("contact/contacts/name, email and lifecycle stage", "deal/deals/name, amount, pipeline and stage", "company/companies/name, domain and owner", "ticket/tickets/subject, priority and pipeline", "note/notes/text and record")},
-	{"pipedrive", "Pipedrive", objs("deal/deals/title, value, person and stage", "person/persons/name, email and organization", "organization/organizations/name and address", "activity/activities/type, subject, due date and person", "pipeline/pipelines/name and stages")},
-	{"zendesk", "Zendesk", objs("ticket/tickets/subject, requester, assignee, priority and status", "user/users/name, email and role", "macro/macros/title and actions", "view/views/title and conditions", "article/articles/title and body")},
-	{"intercom", "Intercom", objs("conversation/conversations/contact, assignee and state", "contact/contacts/name, email and tags", "tag/tags/name", "article/articles/title and body", "team/teams/name and admins")},
-	{"stripe", "Stripe", objs("invoice/invoices/customer, items, due date and status", "customer/customers/name, email and address", "payment/payments/amount, currency and customer", "refund/refunds/payment and amount", "subscription/subscriptions/customer, plan and status")},
-	{"quickbooks", "QuickBooks", objs("invoice/invoices/customer, lines and due date", "bill/bills/vendor, lines and due date", "expense/expenses/amount, account and payee", "vendor/vendors/name and email", "report/reports/type and period")},
-	{"github", "GitHub", objs("issue/issues/title, body, assignees and labels", "pull request/pull requests/title, head, base and reviewers", "repository/repositories/name, visibility and description", "release/releases/tag, name and notes", "workflow run/workflow runs/workflow, branch and status")},
-	{"gitlab", "GitLab", objs("issue/issues/title, description, assignee and milestone", "merge request/merge requests/title, source, target and reviewers", "pipeline/pipelines/ref and status", "milestone/milestones/title, start and due date", "project/projects/name, path and visibility")},
-	{"bamboohr", "BambooHR", objs("employee/employees/name, job title, department and manager", "time off request/time off requests/person, dates and type", "department/departments/name and head", "review/reviews/person, reviewer and period", "job opening/job openings/title, department and status")},
-	{"mixpanel", "Mixpanel", objs("report/reports/name, events and period", "dashboard/dashboards/name and reports", "event/events/name and properties", "funnel/funnels/name and steps", "cohort/cohorts/name and criteria")},
-	{"figma", "Figma", objs("file/files/name, project and pages", "frame/frames/name and file", "comment/comments/text, file and position", "component/components/name and library", "project/projects/name and team")},
-	{"miro", "Miro", objs("board/boards/name, description and sharing", "sticky note/sticky notes/text, color and position", "frame/frames/title and board", "card/cards/title, description and assignee", "connector/connectors/start and end items")},
-	{"mailchimp", "Mailchimp", objs("campaign/campaigns/subject, audience and content", "audience/audiences/name and contacts", "subscriber/subscribers/email, name and tags", "template/templates/name and content", "automation/automations/name, trigger and emails")},
-	{"zoom", "Zoom", objs("meeting/meetings/topic, start time, duration and attendees", "recording/recordings/meeting and files", "webinar/webinars/topic, time and panelists", "user/users/name, email and type", "room/rooms/name and location")},
-}
-
-func objs(specs ...string) []syntheticObject {
-	out := make([]syntheticObject, len(specs))
-	for i, s := range specs {
-		p := strings.SplitN(s, "/", 3)
-		out[i] = syntheticObject{one: p[0], many: p[1], fields: p[2]}
-	}
-	return out
+	{"jira", "Jira", []string{"issue/issues/title, description, assignee, due date, priority and labels", "sprint/sprints/name, goal, start and end date", "epic/epics/name, summary and status", "board/boards/name, columns and filter", "comment/comments/text and author"}},
+	{"linear", "Linear", []string{"issue/issues/title, description, assignee, priority, estimate and state", "cycle/cycles/name, start and end date", "project/projects/name, lead, target date and status", "team/teams/name, key and members", "label/labels/name and color"}},
+	{"asana", "Asana", []string{"task/tasks/name, notes, assignee, due date and section", "project/projects/name, owner, color and status", "section/sections/name and order", "portfolio/portfolios/name and owner", "goal/goals/title, owner and progress"}},
+	{"trello", "Trello", []string{"card/cards/name, description, members, due date and labels", "list/lists/name and position", "board/boards/name, members and visibility", "checklist/checklists/name and items", "attachment/attachments/name and URL"}},
+	{"clickup", "ClickUp", []string{"task/tasks/name, description, assignees, due date, priority and status", "space/spaces/name and features", "folder/folders/name", "goal/goals/name, owners and targets", "time entry/time entries/duration, task and description"}},
+	{"slack", "Slack", []string{"message/messages/channel, text and thread", "channel/channels/name, topic and members", "reminder/reminders/text and time", "user/users/name, title and status", "reaction/reactions/emoji and message"}},
+	{"teams", "Microsoft Teams", []string{"message/messages/channel, text and mentions", "channel/channels/name and description", "meeting/meetings/subject, attendees and time", "team/teams/name and members", "tab/tabs/name and app"}},
+	{"discord", "Discord", []string{"message/messages/channel, content and embeds", "channel/channels/name, topic and category", "role/roles/name, color and permissions", "member/members/nickname and roles", "event/events/name, time and location"}},
+	{"gmail", "Gmail", []string{"email/emails/to, subject, body and attachments", "draft/drafts/to, subject and body", "label/labels/name and color", "thread/threads/subject and messages", "filter/filters/criteria and action"}},
+	{"outlook", "Outlook", []string{"email/emails/to, subject, body and importance", "event/events/subject, attendees, start and end", "contact/contacts/name, email and phone", "folder/folders/name", "rule/rules/conditions and actions"}},
+	{"gcal", "Google Calendar", []string{"event/events/title, attendees, start, end and location", "calendar/calendars/name and time zone", "reminder/reminders/time and method", "room/rooms/name and capacity", "availability/availabilities/people and time range"}},
+	{"drive", "Google Drive", []string{"file/files/name, folder and content", "folder/folders/name and parent", "permission/permissions/person, role and file", "comment/comments/text and file", "revision/revisions/file and time"}},
+	{"dropbox", "Dropbox", []string{"file/files/path and content", "folder/folders/path", "shared link/shared links/file and expiry", "team member/team members/name, email and role", "paper doc/paper docs/title and content"}},
+	{"notion", "Notion", []string{"page/pages/title, parent and content", "database/databases/title and properties", "database row/database rows/properties", "block/blocks/type and text", "comment/comments/text and page"}},
+	{"confluence", "Confluence", []string{"page/pages/title, space and body", "space/spaces/key, name and description", "blog post/blog posts/title and body", "attachment/attachments/name and page", "label/labels/name and page"}},
+	{"salesforce", "Salesforce", []string{"lead/leads/name, company, email and status", "opportunity/opportunities/name, amount, stage and close date", "account/accounts/name, industry and owner", "contact/contacts/name, email, phone and account", "case/cases/subject, priority and status"}},
+	{"hubspot", "HubSpot", []string{"contact/contacts/name, email and lifecycle stage", "deal/deals/name, amount, pipeline and stage", "company/companies/name, domain and owner", "ticket/tickets/subject, priority and pipeline", "note/notes/text and record"}},
+	{"pipedrive", "Pipedrive", []string{"deal/deals/title, value, person and stage", "person/persons/name, email and organization", "organization/organizations/name and address", "activity/activities/type, subject, due date and person", "pipeline/pipelines/name and stages"}},
+	{"zendesk", "Zendesk", []string{"ticket/tickets/subject, requester, assignee, priority and status", "user/users/name, email and role", "macro/macros/title and actions", "view/views/title and conditions", "article/articles/title and body"}},
+	{"intercom", "Intercom", []string{"conversation/conversations/contact, assignee and state", "contact/contacts/name, email and tags", "tag/tags/name", "article/articles/title and body", "team/teams/name and admins"}},
+	{"stripe", "Stripe", []string{"invoice/invoices/customer, items, due date and status", "customer/customers/name, email and address", "payment/payments/amount, currency and customer", "refund/refunds/payment and amount", "subscription/subscriptions/customer, plan and status"}},
+	{"quickbooks", "QuickBooks", []string{"invoice/invoices/customer, lines and due date", "bill/bills/vendor, lines and due date", "expense/expenses/amount, account and payee", "vendor/vendors/name and email", "report/reports/type and period"}},
+	{"github", "GitHub", []string{"issue/issues/title, body, assignees and labels", "pull request/pull requests/title, head, base and reviewers", "repository/repositories/name, visibility and description", "release/releases/tag, name and notes", "workflow run/workflow runs/workflow, branch and status"}},
+	{"gitlab", "GitLab", []string{"issue/issues/title, description, assignee and milestone", "merge request/merge requests/title, source, target and reviewers", "pipeline/pipelines/ref and status", "milestone/milestones/title, start and due date", "project/projects/name, path and visibility"}},
+	{"bamboohr", "BambooHR", []string{"employee/employees/name, job title, department and manager", "time off request/time off requests/person, dates and type", "department/departments/name and head", "review/reviews/person, reviewer and period", "job opening/job openings/title, department and status"}},
+	{"mixpanel", "Mixpanel", []string{"report/reports/name, events and period", "dashboard/dashboards/name and reports", "event/events/name and properties", "funnel/funnels/name and steps", "cohort/cohorts/name and criteria"}},
+	{"figma", "Figma", []string{"file/files/name, project and pages", "frame/frames/name and file", "comment/comments/text, file and position", "component/components/name and library", "project/projects/name and team"}},
+	{"miro", "Miro", []string{"board/boards/name, description and sharing", "sticky note/sticky notes/text, color and position", "frame/frames/title and board", "card/cards/title, description and assignee", "connector/connectors/start and end items"}},
+	{"mailchimp", "Mailchimp", []string{"campaign/campaigns/subject, audience and content", "audience/audiences/name and contacts", "subscriber/subscribers/email, name and tags", "template/templates/name and content", "automation/automations/name, trigger and emails"}},
+	{"zoom", "Zoom", []string{"meeting/meetings/topic, start time, duration and attendees", "recording/recordings/meeting and files", "webinar/webinars/topic, time and panelists", "user/users/name, email and type", "room/rooms/name and location"}},
 }
 
 // syntheticVerbs describe what each verb does to an object of an app: text
@@ -218,10 +205,10 @@ func SyntheticTools(n int) []*tools.Definition {
 					if len(out) == n {
 						break
 					}
-					o := app.objects[oi]
-					name := app.name + "_" + v.verb + "_" + strings.ReplaceAll(o.one, " ", "_") + suffix
+					o := strings.SplitN(app.objects[oi], "/", 3) // one, many, fields
+					name := app.name + "_" + v.verb + "_" + strings.ReplaceAll(o[0], " ", "_") + suffix
 					out = append(out, &tools.Definition{Schema: schema, Spec: tools.Spec{
-						Name: name, Area: app.name, Description: fmt.Sprintf(v.text, app.title, o.one, o.many, o.fields), IsWrite: v.isWrite,
+						Name: name, Area: app.name, Description: fmt.Sprintf(v.text, app.title, o[0], o[1], o[2]), IsWrite: v.isWrite,
 					}})
 				}
 			}

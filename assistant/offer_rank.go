@@ -81,8 +81,7 @@ type hit struct {
 	score float64
 }
 
-// bestFirst sorts hits by falling score, ties in order, and returns their
-// names.
+// bestFirst sorts hits by falling score, ties in order, and returns their names.
 func bestFirst(hits []hit) []string {
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
 	names := make([]string, len(hits))
@@ -95,8 +94,7 @@ func bestFirst(hits []hit) []string {
 // noWords are a nil or nameless definition's words: it matches nothing.
 var noWords = &toolWords{}
 
-// wordsOf returns the candidates' words, reading the text only of tools not
-// in the cache.
+// wordsOf returns the candidates' words, reading the text only of tools not in the cache.
 func (r *WordRanker) wordsOf(candidates []*tools.Definition) []*toolWords {
 	out := make([]*toolWords, len(candidates))
 	var missing []int
@@ -235,7 +233,6 @@ here his how hub i id ids if in into is it its just know let like ll me more my 
 or our out please re she should so some space than that the their them then there these they this those to up
 us use ve want was we were what when where which will with would you your`)
 
-// wordSet is the set of the words of a text.
 func wordSet(text string) map[string]bool {
 	set := map[string]bool{}
 	for _, w := range strings.Fields(text) {
@@ -249,14 +246,9 @@ func wordSet(text string) map[string]bool {
 // cache or state, so it cannot fail the way the ranker did. It returns at
 // most limit tools, best first, ties in the given order.
 func localMatch(query string, defs []*tools.Definition, limit int) []string {
-	var words []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+	words := slices.DeleteFunc(strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	}) {
-		if len(w) >= 3 && !stopWords[w] {
-			words = append(words, w)
-		}
-	}
+	}), func(w string) bool { return len(w) < 3 || stopWords[w] })
 	if len(words) == 0 || limit <= 0 {
 		return nil
 	}

@@ -11,8 +11,7 @@ import (
 	"hub/workspace"
 )
 
-// PageLookup resolves the ids a page context carries, in the active space
-// (workspace.Service).
+// PageLookup resolves the ids a page context carries, in the active space (workspace.Service).
 type PageLookup interface {
 	FindRefs(ctx context.Context, actor workspace.Actor, spaceID string, ids []string) (map[string]workspace.Ref, error)
 	GetTask(ctx context.Context, actor workspace.Actor, spaceID, id string) (workspace.Task, error)
@@ -198,10 +197,9 @@ var pageIDLists = []string{"selectedIds", "visibleIds", "selected", "visible"}
 
 // BoundPageContext holds the page context a client sends with a turn (a
 // JSON object) to its limits (docs/api.md, "Page context"), at its top
-// level and in its "surface" object. A context it cut gains
-// PageTruncatedKey; one within the limits comes back byte for byte. It cuts
-// rather than refuses, so a large selection never costs the person their
-// message.
+// level and in its "surface" object; one within the limits comes back byte
+// for byte. It cuts rather than refuses, so a large selection never costs
+// the person their message.
 func BoundPageContext(page []byte) ([]byte, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(page, &top); err != nil || top == nil {

@@ -3,7 +3,6 @@ package assistant
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strings"
 
 	"hub/chat"
@@ -66,8 +65,7 @@ func (t Transcript) Messages() []llm.Message {
 	return msgs
 }
 
-// callID is the id the model knows a call by: the provider's when it gave
-// one, else Hub's own.
+// callID is the id the model knows a call by: the provider's when it gave one, else Hub's own.
 func callID(c chat.ToolCall) string { return cmp.Or(c.ProviderCallID, c.ID) }
 
 // ToolMessage is what the model reads back for a call.
@@ -166,8 +164,7 @@ func AttachedNote(mentions []workspace.Ref) string {
 	return "Attached files (open one with hub_view_file): " + links(files)
 }
 
-// Humanize replaces the ids of known records in display text with their
-// titles.
+// Humanize replaces the ids of known records in display text with their titles.
 func Humanize(text string, known map[string]string) string {
 	if text == "" || len(known) == 0 {
 		return text
@@ -179,7 +176,7 @@ func Humanize(text string, known map[string]string) string {
 		}
 	}
 	// Longest first, so an id that contains another is replaced whole.
-	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	slices.SortFunc(ids, func(a, b string) int { return len(b) - len(a) })
 	for _, id := range ids {
 		text = strings.ReplaceAll(text, id, "“"+known[id]+"”")
 	}

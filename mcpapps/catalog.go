@@ -136,13 +136,7 @@ func (c *Catalog) CheckURL(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return errors.New("the URL cannot be read")
 	}
-	port := u.Port()
-	if port == "" {
-		port = "443"
-		if u.Scheme == "http" {
-			port = "80"
-		}
-	}
+	port := cmp.Or(u.Port(), map[string]string{"http": "80"}[u.Scheme], "443") // the scheme's default port
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	return c.o.Guard.CheckURL(ctx, u.Hostname(), port)

@@ -102,10 +102,7 @@ func (c *Catalog) call(ctx context.Context, env tools.Env, connID, tool, label s
 	}
 	text := contentText(res.Content)
 	if res.IsError {
-		if text == "" {
-			text = "no reason given"
-		}
-		return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s answered with an error: %s", t.Name, text)
+		return tools.Result{}, tools.Errorf(tools.CodeFailed, "%s answered with an error: %s", t.Name, cmp.Or(text, "no reason given"))
 	}
 	data := resultData{App: t.Name, Tool: tool, Text: text}
 	if res.StructuredContent != nil {

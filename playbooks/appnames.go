@@ -26,9 +26,6 @@ var everydayWords = map[string]bool{
 // or by a part (nameParts), as whole words in any case, except that an
 // everyday word counts only capitalised and not as a sentence's first word.
 func namesApp(message string, appNames []string) bool {
-	if len(appNames) == 0 || strings.TrimSpace(message) == "" {
-		return false
-	}
 	words := splitWords(message)
 	for _, name := range appNames {
 		for _, part := range nameParts(name) {
@@ -50,29 +47,19 @@ type word struct {
 // splitWords cuts a message into words (runs of letters and digits).
 func splitWords(s string) []word {
 	var out []word
-	start := true // the message's first word begins a sentence
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
-			if strings.ContainsRune(".!?:\n", r) {
-				start = true
-			}
-			i += size
-			continue
-		}
-		j := len(s)
-		if k := strings.IndexFunc(s[i:], func(r rune) bool { return !isWordRune(r) }); k >= 0 {
-			j = i + k
-		}
-		out = append(out, word{sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(s[i:j])})
-		start = false
-		i = j
+	start, rest := true, s // the message's first word begins a sentence
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) }) {
+		i := strings.Index(rest, w) // what comes before it holds no word rune
+		start = start || strings.ContainsAny(rest[:i], ".!?:\n")
+		r, _ := utf8.DecodeRuneInString(w)
+		out = append(out, word{sentenceStart: start, startsUpper: unicode.IsUpper(r), lower: strings.ToLower(w)})
+		start, rest = false, rest[i+len(w):]
 	}
 	return out
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+// IsWordRune tells whether r is part of a word: a letter or a digit.
+func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // nameParts is a connection name and its parts split at &, +, /, ",", "|"
 // and " and ", each as lower-case words; parts shorter than two letters

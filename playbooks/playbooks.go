@@ -4,15 +4,14 @@
 // routing decides which playbooks a message preloads.
 //
 // Front matter is `key: value` lines between `---` fences: name, title and
-// when are required; tools, match, paths, mentions, module, requires and
-// include are optional (lists are comma-separated).
+// when are required; tools, match, paths, mentions, requires and include
+// are optional (lists are comma-separated).
 package playbooks
 
 import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,15 +29,12 @@ type Playbook struct {
 	Match    *regexp.Regexp
 	Paths    []string // open paths that preload it
 	Mentions []string // mention kinds that preload it
-	Module   string   // hidden without this module
 	Requires []string // tools the build must have, or it is not offered
 	Include  string   // a shared playbook appended to this one
 	Body     string   // the Markdown after the front matter
-	File     string
 }
 
-// All parses every shipped playbook, sorted by name. An error names the
-// file and the line.
+// All parses every shipped playbook, sorted by name. An error names the file and the line.
 func All() ([]Playbook, error) { return Load(files) }
 
 // Load parses every *.md file at the root of fsys.
@@ -70,7 +66,7 @@ func Load(fsys fs.FS) ([]Playbook, error) {
 
 // Parse reads one playbook file.
 func Parse(file, text string) (Playbook, error) {
-	p := Playbook{File: path.Base(file)}
+	var p Playbook
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	if !strings.HasPrefix(text, "---\n") {
 		return p, fmt.Errorf("%s:1: a playbook starts with a --- line and its front matter", file)
@@ -81,7 +77,7 @@ func Parse(file, text string) (Playbook, error) {
 	}
 	head, body := text[4:4+end], text[4+end+4:]
 	p.Body = strings.TrimSpace(strings.TrimPrefix(body, "\n"))
-	texts := map[string]*string{"name": &p.Name, "title": &p.Title, "when": &p.When, "module": &p.Module, "include": &p.Include}
+	texts := map[string]*string{"name": &p.Name, "title": &p.Title, "when": &p.When, "include": &p.Include}
 	lists := map[string]*[]string{"tools": &p.Tools, "paths": &p.Paths, "mentions": &p.Mentions, "requires": &p.Requires}
 	for i, line := range strings.Split(head, "\n") {
 		lineNo := i + 2

@@ -13,9 +13,9 @@ func TestEveryShippedPlaybookLoads(t *testing.T) {
 	names := map[string]bool{}
 	for _, p := range all {
 		names[p.Name] = true
-		require.NotEmpty(t, p.Title, p.File)
-		require.NotEmpty(t, p.When, p.File)
-		require.NotEmpty(t, p.Body, p.File)
+		require.NotEmpty(t, p.Title, p.Name)
+		require.NotEmpty(t, p.When, p.Name)
+		require.NotEmpty(t, p.Body, p.Name)
 	}
 	for _, want := range []string{"tasks", "projects", "people", "workflows", "apps", "map"} {
 		require.True(t, names[want], "playbook %s ships", want)
@@ -25,9 +25,9 @@ func TestEveryShippedPlaybookLoads(t *testing.T) {
 			require.Empty(t, p.Tools, "the map is read, it offers no tools")
 			continue
 		}
-		require.NotEmpty(t, p.Tools, p.File)
-		require.LessOrEqual(t, len(p.Tools), 6, "%s: a guide's tools are a few; more crowd the 24", p.File)
-		require.NotNil(t, p.Match, "%s: a playbook preloads on words", p.File)
+		require.NotEmpty(t, p.Tools, p.Name)
+		require.LessOrEqual(t, len(p.Tools), 6, "%s: a guide's tools are a few; more crowd the 24", p.Name)
+		require.NotNil(t, p.Match, "%s: a playbook preloads on words", p.Name)
 	}
 	wf, _ := Named(all, "workflows")
 	require.Equal(t, []string{"hub_run_workflow"}, wf.Requires, "not offered until the tool exists")
@@ -51,13 +51,12 @@ func TestMalformedPlaybooksGiveClearErrors(t *testing.T) {
 }
 
 func TestParseReadsEveryField(t *testing.T) {
-	p, err := Parse("x.md", "---\nname: apps\ntitle: Apps\nwhen: connected apps\ntools: a, b\nmatch: \\bjira\\b\npaths: /apps\nmentions: app\nmodule: apps\nrequires: a\ninclude: shared\n---\nBody text\n")
+	p, err := Parse("x.md", "---\nname: apps\ntitle: Apps\nwhen: connected apps\ntools: a, b\nmatch: \\bjira\\b\npaths: /apps\nmentions: app\nrequires: a\ninclude: shared\n---\nBody text\n")
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, p.Tools)
 	require.True(t, p.Match.MatchString("open JIRA please"), "match is case-insensitive")
 	require.Equal(t, []string{"/apps"}, p.Paths)
 	require.Equal(t, []string{"app"}, p.Mentions)
-	require.Equal(t, "apps", p.Module)
 	require.Equal(t, []string{"a"}, p.Requires)
 	require.Equal(t, "shared", p.Include)
 	require.Equal(t, "Body text", p.Body)

@@ -104,11 +104,9 @@ func Route(all []Playbook, in RouteInput) Routed {
 			out.Guides = append(out.Guides, apps)
 		}
 	}
-	seen := map[string]bool{}
 	for _, g := range out.Guides {
 		for _, t := range g.Tools {
-			if !seen[t] && available(t) {
-				seen[t] = true
+			if available(t) && !slices.Contains(out.Tools, t) {
 				out.Tools = append(out.Tools, t)
 			}
 		}
@@ -178,10 +176,8 @@ func matchScore(p Playbook, message string) int {
 // mentionScore counts once however many records of the kind are mentioned.
 func mentionScore(p Playbook, kinds []string) int {
 	for _, k := range kinds {
-		for _, m := range p.Mentions {
-			if strings.EqualFold(k, m) {
-				return MentionPoints
-			}
+		if slices.ContainsFunc(p.Mentions, func(m string) bool { return strings.EqualFold(k, m) }) {
+			return MentionPoints
 		}
 	}
 	return 0
@@ -191,26 +187,20 @@ func mentionScore(p Playbook, kinds []string) int {
 // path as whole segments: "/tasks" covers "/spaces/s1/tasks/t9" but not
 // "/taskset".
 func coversPath(paths []string, open string) bool {
-	segs := segments(open)
-	for _, p := range paths {
+	have := "/" + segments(open) + "/"
+	return slices.ContainsFunc(paths, func(p string) bool {
 		want := segments(p)
-		if len(want) == 0 {
-			continue
-		}
-		for i := 0; i+len(want) <= len(segs); i++ {
-			if slices.Equal(segs[i:i+len(want)], want) {
-				return true
-			}
-		}
-	}
-	return false
+		return want != "" && strings.Contains(have, "/"+want+"/")
+	})
 }
 
-func segments(p string) []string {
+// segments is a path's segments, lower-cased and joined by single slashes,
+// without its query or fragment: "/Spaces//s1/?x" is "spaces/s1".
+func segments(p string) string {
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
 		p = p[:i]
 	}
-	return strings.FieldsFunc(strings.ToLower(p), func(r rune) bool { return r == '/' })
+	return strings.Join(strings.FieldsFunc(strings.ToLower(p), func(r rune) bool { return r == '/' }), "/")
 }
 
 // simpleTodoOpener is how a simple todo request begins ("remind me to …").

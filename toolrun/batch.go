@@ -2,6 +2,7 @@ package toolrun
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"hub/tools"
@@ -34,9 +35,7 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 		return nil, err
 	}
 	if refusal != nil {
-		for i := range outs {
-			outs[i] = Outcome{Kind: Refused, Err: refusal}
-		}
+		outs = slices.Repeat([]Outcome{{Kind: Refused, Err: refusal}}, len(outs))
 		return outs, commit(ctx, outs)
 	}
 	actor := workspace.Actor{PersonID: b.PersonID, Via: workspace.ViaAssistant}
@@ -66,9 +65,7 @@ func (r *Runner) RunBatch(ctx context.Context, b Batch, commit BatchCommit) ([]O
 		return commit(txCtx, outs)
 	})
 	if failure != nil {
-		for i := range outs {
-			outs[i] = Outcome{Kind: Unattempted, Err: errUnattempted, Role: role, Settings: settings}
-		}
+		outs = slices.Repeat([]Outcome{{Kind: Unattempted, Err: errUnattempted, Role: role, Settings: settings}}, len(outs))
 		outs[failed].Kind, outs[failed].Err = Failed, failure
 		return outs, commit(ctx, outs)
 	}

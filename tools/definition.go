@@ -288,9 +288,7 @@ func decodeError(err error) *Error {
 	if errors.As(err, &ute) && ute.Field != "" {
 		path := "/" + strings.ReplaceAll(ute.Field, ".", "/")
 		msg := "must be " + withArticle(ute.Type.Kind().String())
-		switch ute.Type.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if k := ute.Type.Kind(); reflect.Int <= k && k <= reflect.Uint64 { // the integer kinds
 			msg = "must be a whole number like 10, written without a decimal point or exponent"
 		}
 		return &Error{Code: CodeInvalidPayload, Message: msg, Path: path, Issues: []Issue{{Path: path, Message: msg}}}

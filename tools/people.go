@@ -62,10 +62,9 @@ var ListPeople = Define(Spec{
 	return Result{Summary: summary, Data: data, Refs: refs}, nil
 })
 
-// Writes of the space's people always wait for the person's Apply: access
-// gained, changed or lost is not something to do unread, least of all on
-// the word of text a tool read. Only owners are offered them (the service
-// checks again).
+// Writes of the space's people always wait for Apply, and only owners are
+// offered them: access is not something to change unread, least of all on
+// the word of text a tool read.
 
 func personResult(summary string, p workspace.Person) Result {
 	return Result{Summary: summary, Data: struct {
@@ -159,13 +158,9 @@ var UpdatePerson = Define(Spec{
 	}
 	parts := appendIf(nil, in.Role != "", fmt.Sprintf("role %s → %s", p.Role, in.Role))
 	parts = appendIf(parts, in.Name != "", "name “"+strings.TrimSpace(in.Name)+"”")
-	if in.FirstName.Set {
-		if strings.TrimSpace(in.FirstName.Value) == "" {
-			parts = append(parts, "first name cleared")
-		} else {
-			parts = append(parts, "first name “"+strings.TrimSpace(in.FirstName.Value)+"”")
-		}
-	}
+	first := strings.TrimSpace(in.FirstName.Value)
+	parts = appendIf(parts, in.FirstName.Set && first == "", "first name cleared")
+	parts = appendIf(parts, first != "", "first name “"+first+"”")
 	return fmt.Sprintf("Change “%s”: %s.", p.Name, strings.Join(parts, ", ")), nil
 }))
 

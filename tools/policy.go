@@ -34,10 +34,9 @@ func settingsError(d *Definition, s workspace.Settings) *Error {
 	return nil
 }
 
-// Holds tells whether a call of this tool is held for the person's Apply
-// under the settings (preview and needs-me policies hold writes;
-// connected-app and always-held tools are always held), for Dispatch, the
-// offer and the instructions' write-mode line.
+// Holds tells whether a call of this tool waits for the person's Apply: a
+// connected-app or AlwaysHold write always does, any other write unless the
+// policy is immediate (or unset).
 func (d *Definition) Holds(s workspace.Settings) bool {
 	always := d.AlwaysHold || d.Area == AreaApps
 	return d.IsWrite && (always || s.WritePolicy != "" && s.WritePolicy != workspace.PolicyImmediate)

@@ -47,15 +47,9 @@ var ListProjects = Define(Spec{
 	}
 	projects, titled, refs := records(page.Projects, toProjectData, func(p workspace.Project) Titled { return Titled{Title: p.Name} }, projectRef)
 	data := struct {
-		Projects   []ProjectData `json:"projects"`
-		Total      int64         `json:"total"`
-		Offset     int           `json:"offset"`
-		NextOffset int           `json:"nextOffset,omitempty"`
-		More       string        `json:"more,omitempty"`
-	}{Projects: projects, Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
-	if page.NextOffset > 0 {
-		data.More = moreNote("hub_list_projects", "projects")
-	}
+		Projects []ProjectData `json:"projects"`
+		listPage
+	}{projects, newListPage("hub_list_projects", "projects", page.Total, in.Offset, page.NextOffset)}
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "project", "projects"), Data: data, Refs: refs}, nil
 })
 
@@ -132,13 +126,8 @@ var UpdateProject = Define(Spec{
 	}
 	parts := appendIf(nil, in.Name != "", "name “"+strings.TrimSpace(in.Name)+"”")
 	parts = appendIf(parts, in.Status != "", "status "+in.Status)
-	if in.Description.Set {
-		if in.Description.Value == "" {
-			parts = append(parts, "description cleared")
-		} else {
-			parts = append(parts, "new description")
-		}
-	}
+	parts = appendIf(parts, in.Description.Set && in.Description.Value == "", "description cleared")
+	parts = appendIf(parts, in.Description.Value != "", "new description")
 	return fmt.Sprintf("Update project “%s”: %s.", p.Name, strings.Join(parts, ", ")), nil
 }))
 

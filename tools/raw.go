@@ -29,11 +29,9 @@ func (r *Registry) With(defs ...*Definition) *Registry {
 	}
 	out := &Registry{byName: maps.Clone(r.byName), order: slices.Clone(r.order)}
 	for _, d := range defs {
-		if _, dup := out.byName[d.Name]; dup {
-			continue
+		if !out.Has(d.Name) {
+			out.Add(d)
 		}
-		out.byName[d.Name] = d
-		out.order = append(out.order, d.Name)
 	}
 	return out
 }

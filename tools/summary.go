@@ -88,8 +88,20 @@ func pageSummary(total, offset int, titled []Titled, one, many string) string {
 	return fmt.Sprintf("%s, showing %d–%d: %s.", found, offset+1, offset+len(titled), ListTitles(titled))
 }
 
-// moreNote tells the model how to read the next page of a list tool. It
-// names no number, since fitList may move nextOffset.
-func moreNote(tool, many string) string {
-	return fmt.Sprintf("More %s match than this page holds: call %s again with the same filters and offset set to nextOffset for the next ones.", many, tool)
+// listPage places a list tool's page among all that match, after the page's
+// records in its data. More tells the model how to read on; it names no
+// number, since fitList may move nextOffset.
+type listPage struct {
+	Total      int64  `json:"total"`
+	Offset     int    `json:"offset"`
+	NextOffset int    `json:"nextOffset,omitempty"`
+	More       string `json:"more,omitempty"`
+}
+
+func newListPage(tool, many string, total int64, offset, next int) listPage {
+	p := listPage{Total: total, Offset: offset, NextOffset: next}
+	if next > 0 {
+		p.More = fmt.Sprintf("More %s match than this page holds: call %s again with the same filters and offset set to nextOffset for the next ones.", many, tool)
+	}
+	return p
 }

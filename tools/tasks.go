@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	invopop "github.com/invopop/jsonschema"
 
@@ -60,15 +61,9 @@ var ListTasks = Define(Spec{
 	}
 	tasks, titled, refs := taskRecords(page.Tasks)
 	data := struct {
-		Tasks      []TaskData `json:"tasks"`
-		Total      int64      `json:"total"`
-		Offset     int        `json:"offset"`
-		NextOffset int        `json:"nextOffset,omitempty"`
-		More       string     `json:"more,omitempty"`
-	}{Tasks: tasks, Total: page.Total, Offset: in.Offset, NextOffset: page.NextOffset}
-	if page.NextOffset > 0 {
-		data.More = moreNote("hub_list_tasks", "tasks")
-	}
+		Tasks []TaskData `json:"tasks"`
+		listPage
+	}{tasks, newListPage("hub_list_tasks", "tasks", page.Total, in.Offset, page.NextOffset)}
 	return Result{Summary: pageSummary(int(page.Total), in.Offset, titled, "task", "tasks"), Data: data, Refs: refs}, nil
 })
 
@@ -151,8 +146,7 @@ func (c Clearable) patch() *string {
 	if !c.Set {
 		return nil
 	}
-	v := c.Value
-	return &v
+	return &c.Value
 }
 
 // TaskChange is one task hub_update_tasks changes.
@@ -240,23 +234,18 @@ func previewTaskChanges(ctx context.Context, env Env, in UpdateTasksInput) (stri
 	if err := in.checkChanges(); err != nil {
 		return "", err
 	}
-	var people map[string]string
+	people := sync.OnceValues(func() ([]workspace.Person, error) {
+		return env.Workspace.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
+	})
 	personName := func(id string) (string, error) {
-		if people == nil {
-			list, err := env.Workspace.ListPeople(ctx, env.Actor.PersonID, env.SpaceID)
-			if err != nil {
-				return "", err
-			}
-			people = map[string]string{}
-			for _, p := range list {
-				people[p.ID] = p.Name
-			}
+		list, err := people()
+		if err != nil {
+			return "", err
 		}
-		name, ok := people[id]
-		if !ok {
-			return "", &workspace.NotFoundError{Kind: workspace.KindPerson, ID: id, Path: "/assigneeId"}
+		if i := slices.IndexFunc(list, func(p workspace.Person) bool { return p.ID == id }); i >= 0 {
+			return list[i].Name, nil
 		}
-		return name, nil
+		return "", &workspace.NotFoundError{Kind: workspace.KindPerson, ID: id, Path: "/assigneeId"}
 	}
 	projectName := func(id string) (string, error) {
 		p, err := env.Workspace.GetProject(ctx, env.Actor, env.SpaceID, id)

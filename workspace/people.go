@@ -203,11 +203,9 @@ func (s *Service) RemovePerson(ctx context.Context, actor Actor, spaceID, id str
 		}
 		s.forgetRoles(ctx) // the person is no member from here on
 		res := s.q(ctx).Where("space_id = ? AND person_id = ? AND revision = ?", spaceID, id, m.Revision).Delete(&storage.Membership{})
-		if res.Error != nil {
-			return fmt.Errorf("remove %s from %s: %w", id, spaceID, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("person %q changed while being removed; read it again: %w", p.Name, ErrStale)
+		stale := fmt.Errorf("person %q changed while being removed; read it again: %w", p.Name, ErrStale)
+		if err := guarded(res, "remove "+id+" from "+spaceID, stale); err != nil {
+			return err
 		}
 		out = toSpacePerson(p, m)
 		if err := s.audit(ctx, actor, spaceID, AuditPerson, AuditDeleted, p.ID, fmt.Sprintf("Removed “%s” (%s)", p.Name, m.Role),
@@ -270,11 +268,9 @@ func (s *Service) savePerson(ctx context.Context, p storage.Person, m *storage.M
 	prev := m.Revision
 	res := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ? AND revision = ?", m.SpaceID, m.PersonID, prev).
 		Updates(map[string]any{"role": m.Role, "revision": prev + 1})
-	if res.Error != nil {
-		return fmt.Errorf("update person %s in %s: %w", m.PersonID, m.SpaceID, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("person %q changed while it was being updated; read it again: %w", p.Name, ErrStale)
+	what := "update person " + m.PersonID + " in " + m.SpaceID
+	if err := guarded(res, what, changedMeanwhile("person", p.Name, "updated")); err != nil {
+		return err
 	}
 	m.Revision = prev + 1
 	if !renamed {

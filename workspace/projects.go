@@ -138,11 +138,8 @@ func (s *Service) DeleteProject(ctx context.Context, actor Actor, spaceID, id st
 			}
 		}
 		res := s.q(ctx).Delete(&storage.Project{}, "id = ? AND revision = ?", r.ID, r.Revision)
-		if res.Error != nil {
-			return fmt.Errorf("delete project %s: %w", id, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("project %q changed while it was being deleted; read it again: %w", r.Name, ErrStale)
+		if err := guarded(res, "delete project "+id, changedMeanwhile("project", r.Name, "deleted")); err != nil {
+			return err
 		}
 		return s.recordChange(ctx, actor, spaceID, projectState(r), nil)
 	})

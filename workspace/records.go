@@ -227,13 +227,25 @@ func (s *Service) saveRevision(ctx context.Context, kind, title, id string, row 
 	*revision = prev + 1
 	res := s.q(ctx).Model(row).Where("id = ? AND revision = ?", id, prev).
 		Select(append(columns, "revision", "updated_at")).Updates(row)
+	return guarded(res, "update "+kind+" "+id, changedMeanwhile(kind, title, "updated"))
+}
+
+// guarded is the error of a write guarded by what it read (a revision, a
+// state): its own, wrapped with what, or none when it matched no row.
+func guarded(res *gorm.DB, what string, none error) error {
 	if res.Error != nil {
-		return fmt.Errorf("update %s %s: %w", kind, id, res.Error)
+		return fmt.Errorf("%s: %w", what, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return fmt.Errorf("%s %q changed while it was being updated; read it again: %w", kind, title, ErrStale)
+		return none
 	}
 	return nil
+}
+
+// changedMeanwhile is ErrStale for a record that changed while it was being
+// updated or deleted (done).
+func changedMeanwhile(kind, title, done string) error {
+	return fmt.Errorf("%s %q changed while it was being %s; read it again: %w", kind, title, done, ErrStale)
 }
 
 // containsWord is the condition that column contains a search word (a LIKE

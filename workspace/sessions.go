@@ -35,7 +35,7 @@ func (s *Service) CreateSession(ctx context.Context, token string) (session stri
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("create session: %w", err)
 	}
-	if len(parents) == 0 || (parents[0].RootTokenExpiresAt != nil && !s.now().Before(*parents[0].RootTokenExpiresAt)) {
+	if len(parents) == 0 || s.expired(parents[0].RootTokenExpiresAt) {
 		return "", time.Time{}, ErrUnauthenticated
 	}
 	// Derived from the token: stored only while it is there, expiring with
@@ -66,11 +66,9 @@ func (s *Service) AuthenticateSession(ctx context.Context, session string) (Pers
 	if len(rows) == 0 {
 		return Person{}, ErrUnauthenticated
 	}
-	row, now := rows[0], s.now()
-	for _, e := range []*time.Time{row.ExpiresAt, row.RootTokenExpiresAt} {
-		if e != nil && !now.Before(*e) {
-			return Person{}, ErrUnauthenticated
-		}
+	row := rows[0]
+	if s.expired(row.ExpiresAt) || s.expired(row.RootTokenExpiresAt) {
+		return Person{}, ErrUnauthenticated
 	}
 	s.touchToken(ctx, row.RootTokenID, row.TokenLastUsed)
 	return row.Person, nil

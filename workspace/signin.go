@@ -39,12 +39,9 @@ func (s *Service) SignInSubject(ctx context.Context, issuer, subject, name strin
 			return fmt.Errorf("create the person of %s: %w", subject, err)
 		}
 		row := storage.OIDCSubject{Issuer: issuer, Subject: subject, PersonID: p.ID, CreatedAt: s.now()}
-		res := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
-		if res.Error != nil {
-			return fmt.Errorf("record subject %s: %w", subject, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return errSubjectTaken
+		if err := guarded(s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row), "record subject "+subject,
+			errSubjectTaken); err != nil {
+			return err
 		}
 		out = Person{ID: p.ID, Name: p.Name}
 		return s.audit(ctx, Actor{PersonID: p.ID, Via: ViaOIDC}, "", AuditSignIn, AuditCreated, p.ID,

@@ -157,16 +157,11 @@ func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillP
 		res := s.q(ctx).Model(&storage.Skill{}).Where("id = ? AND person_id = ? AND version = ?", id, personID, prev).
 			Updates(map[string]any{"name": r.Name, "description": r.Description, "instructions": r.Instructions,
 				"enabled": r.Enabled, "purpose": r.Purpose, "version": r.Version, "updated_at": r.UpdatedAt})
-		if res.Error != nil {
-			if errors.Is(res.Error, gorm.ErrDuplicatedKey) {
-				return skillNameTaken(r.Name)
-			}
-			return fmt.Errorf("update skill %s: %w", id, res.Error)
+		err := guarded(res, "update skill "+id, changedMeanwhile("skill", r.Name, "updated"))
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
+			return skillNameTaken(r.Name)
 		}
-		if res.RowsAffected == 0 { // another change won the race since the read
-			return fmt.Errorf("skill %q changed while it was being updated; read it again: %w", r.Name, ErrStale)
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return Skill{}, err

@@ -237,13 +237,8 @@ func (s *Service) deleteSnapshot(ctx context.Context, cur snapshot, refuse func(
 	default:
 		return fmt.Errorf("delete %T", cur)
 	}
-	if res.Error != nil {
-		return fmt.Errorf("delete %s %s: %w", cur.kind(), cur.recordID(), res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return refuse("%s %q changed while this ran", cur.kind(), cur.title())
-	}
-	return nil
+	changed := refuse("%s %q changed while this ran", cur.kind(), cur.title())
+	return guarded(res, "delete "+cur.kind()+" "+cur.recordID(), changed)
 }
 
 // putSnapshot brings a record to target: back into existence at revision

@@ -176,11 +176,8 @@ func (s *Service) RevokeToken(ctx context.Context, actor Actor, ownerID, tokenID
 		if err != nil {
 			return err
 		}
-		gone, err := s.deleteToken(ctx, row.ID)
-		if err != nil || !gone {
-			return err
-		}
-		return s.auditToken(ctx, actor, row, AuditRevoked)
+		_, err = s.deleteToken(ctx, actor, row, AuditRevoked)
+		return err
 	})
 }
 
@@ -198,17 +195,22 @@ func (s *Service) RevokePersonTokens(ctx context.Context, actor Actor, personNam
 	return list, nil
 }
 
-// deleteToken deletes a token and what derives from it, and says whether
-// the token was still there (so a sweep racing a revocation audits once).
-func (s *Service) deleteToken(ctx context.Context, id string) (bool, error) {
-	res := s.q(ctx).Where("id = ?", id).Delete(&storage.APIToken{})
+// deleteToken deletes a token and what derives from it and audits the
+// action, only if the token was still there (so a sweep racing a
+// revocation audits once), and says whether it was.
+func (s *Service) deleteToken(ctx context.Context, actor Actor, row storage.APIToken, action string) (bool, error) {
+	res := s.q(ctx).Where("id = ?", row.ID).Delete(&storage.APIToken{})
 	if res.Error != nil {
 		return false, fmt.Errorf("delete token: %w", res.Error)
 	}
-	if err := s.q(ctx).Where("parent_id = ? OR scope = ?", id, sessionPrefix+id).Delete(&storage.APIToken{}).Error; err != nil {
-		return false, fmt.Errorf("delete the tokens derived from %s: %w", id, err)
+	err := s.q(ctx).Where("parent_id = ? OR scope = ?", row.ID, sessionPrefix+row.ID).Delete(&storage.APIToken{}).Error
+	if err != nil {
+		return false, fmt.Errorf("delete the tokens derived from %s: %w", row.ID, err)
 	}
-	return res.RowsAffected == 1, nil
+	if res.RowsAffected != 1 {
+		return false, nil
+	}
+	return true, s.auditToken(ctx, actor, row, action)
 }
 
 // TokenAlive says whether the token id (a Person.RootTokenID; "": none,
@@ -226,8 +228,7 @@ func (s *Service) TokenAlive(ctx context.Context, id string) (bool, error) {
 	if len(rows) == 0 {
 		return false, nil
 	}
-	e := rows[0].ExpiresAt
-	return e == nil || s.now().Before(*e), nil
+	return !s.expired(rows[0].ExpiresAt), nil
 }
 
 // touchToken writes a token's last-use time when its last write is
@@ -258,12 +259,11 @@ func (s *Service) DeleteExpiredTokens(ctx context.Context) (int64, error) {
 	var n int64
 	for _, row := range listed {
 		err := s.InTx(ctx, func(ctx context.Context) error {
-			gone, err := s.deleteToken(ctx, row.ID)
-			if err != nil || !gone {
-				return err
+			gone, err := s.deleteToken(ctx, Actor{Via: ViaSweep}, row, AuditExpired)
+			if gone {
+				n++
 			}
-			n++
-			return s.auditToken(ctx, Actor{Via: ViaSweep}, row, AuditExpired)
+			return err
 		})
 		if err != nil {
 			return n, fmt.Errorf("delete expired tokens: %w", err)

@@ -74,6 +74,9 @@ func (s *Service) expiry(ttl time.Duration) *time.Time {
 	return &t
 }
 
+// expired tells whether a token expiring at (nil: never) has expired.
+func (s *Service) expired(at *time.Time) bool { return at != nil && !s.now().Before(*at) }
+
 // CreateDerivedToken makes a token that reads only what scope names and
 // expires after ttl, and returns it with its expiry. It derives from p's
 // RootTokenID: deleted with it, expiring with it at the latest; a parent
@@ -179,7 +182,7 @@ func (s *Service) authenticate(ctx context.Context, token, scope string, scopedO
 		return Person{}, ErrUnauthenticated
 	}
 	row := rows[0]
-	if row.ExpiresAt != nil && !s.now().Before(*row.ExpiresAt) {
+	if s.expired(row.ExpiresAt) {
 		return Person{}, ErrUnauthenticated
 	}
 	if row.Scope != scope && (row.Scope != "" || scopedOnly) {

@@ -102,11 +102,9 @@ func (s *Service) undoRedo(ctx context.Context, personID, groupID string, undo b
 		// concurrent Undos of one group take turns: the second is refused.
 		res := s.q(ctx).Model(&storage.UndoGroup{}).Where("id = ? AND state IN ?", g.ID, from).
 			Updates(map[string]any{"state": to, at: s.now()})
-		if res.Error != nil {
-			return fmt.Errorf("%s %s: %w", verb, g.ID, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("cannot %s %s: %s: %w", verb, name, already, ErrConflict)
+		refused := fmt.Errorf("cannot %s %s: %s: %w", verb, name, already, ErrConflict)
+		if err := guarded(res, verb+" "+g.ID, refused); err != nil {
+			return err
 		}
 
 		entries, err := s.undoEntries(ctx, g.ID)
