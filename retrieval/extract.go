@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -146,7 +147,7 @@ func markdown(text string) Document {
 				}
 			} else if fence = opensFence(trimmed); fence == "" {
 				if level, h, ok := atxHeading(trimmed); ok {
-					o.heading(level, h)
+					o.heading(level, headingLink.ReplaceAllString(h, "$1"))
 					continue
 				}
 			}
@@ -155,6 +156,10 @@ func markdown(text string) Document {
 	}
 	return Document{Sections: o.end()}
 }
+
+// headingLink is a link in a heading, kept as its text: a converted page's
+// headings often link to themselves.
+var headingLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 
 // opensFence is the fence a line opens (``` or ~~~, or longer), or "".
 func opensFence(line string) string {

@@ -66,7 +66,7 @@ Late delivery costs 2 % a week.
 
 ` + "```sh\n# not a heading\n```" + `
 
-## Support
+## [Support](#support)
 
 #hashtag is text.
 
