@@ -98,7 +98,8 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 	head, _ := br.Peek(512)
 	ctype := Sniff(name, head)
 	if ctype == "" {
-		return File{}, fmt.Errorf("%w: Hub takes pictures (PNG, JPEG, GIF, WebP), PDFs and text (plain, Markdown, CSV, JSON)", ErrUnsupportedType)
+		return File{}, fmt.Errorf("%w: Hub takes pictures (PNG, JPEG, GIF, WebP), PDFs, Word documents (.docx) "+
+			"and text (plain, Markdown, HTML, CSV, JSON)", ErrUnsupportedType)
 	}
 	data, err := io.ReadAll(io.LimitReader(br, s.maxBytes+1))
 	if err != nil {

@@ -34,8 +34,9 @@ func TestUploadLimitsStoreNothing(t *testing.T) {
 
 		_, err = svc.Upload(ctx, owner, spaceID, "big.txt", strings.NewReader(strings.Repeat("a", 2049)))
 		require.ErrorIs(t, err, files.ErrTooLarge)
-		_, err = svc.Upload(ctx, owner, spaceID, "page.html", strings.NewReader("<html><script>x</script>"))
+		_, err = svc.Upload(ctx, owner, spaceID, "archive.zip", strings.NewReader("PK\x03\x04\x14\x00\x06\x00"))
 		require.ErrorIs(t, err, files.ErrUnsupportedType)
+		require.ErrorContains(t, err, "Word documents (.docx)")
 		_, err = svc.Upload(ctx, owner, spaceID, "a.txt", bytes.NewReader(append([]byte(strings.Repeat("a", 600)), 0xff, 0xfe)))
 		require.ErrorIs(t, err, files.ErrUnsupportedType, "text past the sniffed head must be UTF-8 too")
 		_, err = svc.Upload(ctx, owner, spaceID, "", strings.NewReader("x"))
@@ -66,6 +67,11 @@ func TestUploadLimitsStoreNothing(t *testing.T) {
 		require.NoError(t, svc.Delete(ctx, owner, spaceID, f.ID))
 		require.Empty(t, blobs(t, dir))
 		require.True(t, errors.As(svc.Delete(ctx, owner, spaceID, f.ID), &nf))
+
+		page, err := svc.Upload(ctx, owner, spaceID, "page.html", strings.NewReader("<html><script>x</script>"))
+		require.NoError(t, err)
+		require.Equal(t, "text/html", page.ContentType)
+		require.NoError(t, svc.Delete(ctx, owner, spaceID, page.ID))
 
 		// Without a store nothing can be attached, and lists still work.
 		none := files.NewService(db, ws, nil, 0)

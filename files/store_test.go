@@ -75,7 +75,14 @@ func TestSniffDecidesTheTypeFromTheBytes(t *testing.T) {
 		{"data.json", []byte(`{"a": 1}`), "application/json"},
 		{"readme", []byte("plain words"), "text/plain"},
 		{"grüße.txt", []byte("Grüße"), "text/plain"},
-		{"page.html", []byte("<!DOCTYPE html><html>"), ""},
+		{"page.html", []byte("<!DOCTYPE html><html>"), "text/html"},
+		{"page", []byte("<html><body>"), "text/html"},
+		{"page.htm", []byte("just words"), "text/html"},
+		{"README.md", []byte("<div align=\"center\">"), "text/markdown"}, // the extension wins for text
+		{"latin1.html", []byte("<html>caf\xe9 au lait"), ""},
+		{"report.docx", []byte("PK\x03\x04\x14\x00\x06\x00"), files.TypeDOCX},
+		{"report.DOCX", []byte("PK\x03\x04"), files.TypeDOCX},
+		{"report.docx", []byte("plain words"), "text/plain"}, // the bytes win over the name
 		{"tool.exe", []byte("MZ\x90\x00\x03\x00"), ""},
 		{"archive.zip", []byte("PK\x03\x04"), ""},
 		{"latin1.txt", []byte("caf\xe9 au lait"), ""},

@@ -16,6 +16,9 @@ const (
 	MaxNameChars = 255
 )
 
+// TypeDOCX is a Word document's type (.docx).
+const TypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
 // IsImage tells whether a type is a picture (sent as an image part).
 func IsImage(contentType string) bool { return strings.HasPrefix(contentType, "image/") }
 
@@ -24,27 +27,36 @@ func IsText(contentType string) bool {
 	return strings.HasPrefix(contentType, "text/") || contentType == "application/json"
 }
 
-// Sniff decides a file's type from its first bytes and, for text, from the
-// name's extension. It answers "" for a type Hub does not take, so a model
-// is never sent a part it cannot open.
+// Sniff decides a file's type from its first bytes and, for text and for
+// a zip (a Word document is one), from the name's extension. It answers ""
+// for a type Hub does not take, so a model is never sent a part it cannot
+// open.
 func Sniff(name string, head []byte) string {
 	detected, _, _ := strings.Cut(http.DetectContentType(head), ";")
+	ext := strings.ToLower(path.Ext(name))
 	switch detected {
 	case "image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf":
 		return detected
-	case "text/plain":
+	case "application/zip":
+		if ext == ".docx" {
+			return TypeDOCX
+		}
+	case "text/plain", "text/html":
+		// The extension wins: a Markdown file may start with an HTML tag.
 		if !utf8.Valid(trimPartialRune(head)) {
 			return ""
 		}
-		switch strings.ToLower(path.Ext(name)) {
+		switch ext {
 		case ".md", ".markdown":
 			return "text/markdown"
 		case ".csv":
 			return "text/csv"
 		case ".json":
 			return "application/json"
+		case ".html", ".htm":
+			return "text/html"
 		}
-		return "text/plain"
+		return detected
 	}
 	return ""
 }
