@@ -95,7 +95,7 @@ func (s *Server) uploadFile(c *gin.Context) (any, error) {
 		}
 		f, err := s.Files.Upload(c.Request.Context(), actor(c), c.Param("spaceId"), part.FileName(), part)
 		_ = part.Close()
-		if err == nil {
+		if err == nil && f.IndexStatus == retrieval.StatusQueued {
 			s.startIndex(c.Request.Context(), f)
 		}
 		return toFileDTO(f), s.fileError(err)
@@ -151,6 +151,9 @@ func (s *Server) indexFile(c *gin.Context) (any, error) {
 	}
 	if err := s.Workspace.CanWrite(ctx, actor(c).PersonID, f.SpaceID); err != nil {
 		return nil, err
+	}
+	if files.IsImage(f.ContentType) {
+		return nil, badRequest("", "a picture has no text to search")
 	}
 	if s.Retrieval == nil {
 		return nil, unavailable("search is not set up on this server")

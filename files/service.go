@@ -113,6 +113,9 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 	}
 	row := storage.File{ID: storage.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: name,
 		ContentType: ctype, Size: int64(len(data)), CreatedAt: time.Now().UTC(), IndexStatus: "queued", IndexGen: 1}
+	if IsImage(ctype) { // nothing to index: search never finds a picture
+		row.IndexStatus, row.IndexError = "failed", "a picture has no text to search"
+	}
 	row.BlobKey = spaceID + "/" + row.ID
 	if err := s.store.Put(ctx, row.BlobKey, bytes.NewReader(data), row.Size, ctype); err != nil {
 		return File{}, err

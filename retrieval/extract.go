@@ -32,6 +32,18 @@ type Document struct {
 	Sections []Section
 }
 
+// Text is the document as Markdown: each section under its heading.
+func (d Document) Text() string {
+	var b strings.Builder
+	for _, s := range d.Sections {
+		if s.Heading != "" {
+			b.WriteString("## " + s.Heading + "\n\n")
+		}
+		b.WriteString(s.Text + "\n\n")
+	}
+	return strings.TrimSpace(b.String())
+}
+
 // UnreadableError says why a file's text cannot be extracted, in words a
 // person can act on (shown in the file list as `failed: <why>`). A retry
 // cannot mend it.
@@ -115,10 +127,14 @@ func extractHTML(text string) (Document, error) {
 	return doc, nil
 }
 
+// maxPDFPages bounds the pages of a PDF indexed: a file of 20 MiB, the
+// upload limit, rarely has more; later pages are named in a last section.
+const maxPDFPages = 3000
+
 // extractPDF reads a PDF's text layer (web.ExtractPDF measures its streams
 // first), in sections by page.
 func extractPDF(ctx context.Context, data []byte) (Document, error) {
-	page, err := web.ExtractPDF(ctx, data)
+	page, err := web.ExtractPDF(ctx, data, maxPDFPages, 0)
 	if pe := (*web.PageError)(nil); errors.As(err, &pe) {
 		// web words a PDF without text for a page a model reads; a file's
 		// owner can act on this.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"hub/files"
+	"hub/retrieval"
 	"hub/workspace"
 )
 
@@ -43,11 +44,16 @@ type FileData struct {
 	Note string `json:"note,omitempty"`
 }
 
-// ViewFile is hub_view_file: one attached file of the space, as text; a
-// picture or PDF cannot travel in a tool result, so it is described.
+// maxExtractedBytes bounds what hub_view_file reads of a document whose
+// text it extracts (a PDF, a Word document, an HTML page): the upload limit.
+const maxExtractedBytes = files.DefaultMaxBytes
+
+// ViewFile is hub_view_file: one attached file of the space, as text (a
+// document's extracted text); a picture cannot travel in a tool result, so
+// it is described.
 var ViewFile = Define(Spec{
 	Name: "hub_view_file", Area: "files",
-	Description: "Open a file attached in this space by its id (from a hub://file/<id> link). Text files come back as text (first 4,500 characters); for a picture or PDF you get its name, type and size: it reaches you only when attached to a message.",
+	Description: "Open a file attached in this space by its id (from a hub://file/<id> link). Text files, PDFs, Word documents and web pages come back as text (first 4,500 characters); for a picture you get its name, type and size: it reaches you only when attached to a message.",
 }, func(ctx context.Context, env Env, in ViewFileInput) (Result, error) {
 	if env.Files == nil {
 		return Result{}, Errorf(CodeFailed, "files cannot be opened here: no file store is configured")
@@ -59,6 +65,22 @@ var ViewFile = Define(Spec{
 	}
 	out := FileData{ID: f.ID, Name: f.Name, ContentType: f.ContentType, Size: f.Size}
 	switch {
+	case f.ContentType == "application/pdf" || f.ContentType == files.TypeDOCX || f.ContentType == "text/html":
+		if int64(len(data)) < f.Size {
+			if _, data, err = env.Files.Read(ctx, env.Actor, env.SpaceID, in.ID, maxExtractedBytes); err != nil {
+				return Result{}, err
+			}
+		}
+		doc, err := retrieval.Extract(ctx, f.ContentType, data)
+		if err != nil {
+			out.Note = "Its text cannot be read: " + err.Error()
+			break
+		}
+		text, cut := cutRunes([]byte(doc.Text()), MaxFileText)
+		out.Text = text
+		if cut {
+			out.Note = fmt.Sprintf("Only the first %d characters are shown; find a later part with %s.", MaxFileText, SearchFilesTool)
+		}
 	case files.IsText(f.ContentType):
 		text, cut := cutRunes(data, MaxFileText)
 		out.Text = text
@@ -70,8 +92,6 @@ var ViewFile = Define(Spec{
 			out.Width, out.Height = cfg.Width, cfg.Height
 		}
 		out.Note = "A picture cannot be shown in a tool result. Say what you know of it from its name and size; to look at it, ask the person to attach it to their message."
-	default:
-		out.Note = "A PDF cannot be shown in a tool result, and Hub does not extract its text. To read it, ask the person to attach it to their message."
 	}
 	return Result{Summary: fmt.Sprintf("Opened “%s”.", f.Name), Data: out, Refs: []workspace.Ref{f.Ref()}}, nil
 })

@@ -213,7 +213,7 @@ const (
 	MaxPDFInflated = 64 << 20
 	// MaxPDFPages is how many pages are read; later ones are named in the note.
 	MaxPDFPages = 300
-	// pdfTextEnough: once this much text is extracted, later pages are
+	// pdfTextEnough: once a page read has this much text, later pages are
 	// not read (a read returns MaxPageChars of it anyway).
 	pdfTextEnough = 60_000
 )
@@ -242,9 +242,10 @@ func CheckPDFStreams(body []byte, limit int64) error {
 	return nil
 }
 
-// ExtractPDF reads a PDF's text, page by page, after CheckPDFStreams. A
-// PDF without text (scanned pages) is an error saying so.
-func ExtractPDF(ctx context.Context, body []byte) (doc Document, err error) {
+// ExtractPDF reads a PDF's text, page by page, after CheckPDFStreams: at
+// most maxPages pages, and none after maxChars characters (0: no bound).
+// A PDF without text (scanned pages) is an error saying so.
+func ExtractPDF(ctx context.Context, body []byte, maxPages, maxChars int) (doc Document, err error) {
 	if err := CheckPDFStreams(body, MaxPDFInflated); err != nil {
 		return Document{}, err
 	}
@@ -261,7 +262,7 @@ func ExtractPDF(ctx context.Context, body []byte) (doc Document, err error) {
 	var b strings.Builder
 	fonts := map[string]*pdf.Font{}
 	read := 0
-	for i := 1; i <= pages && i <= MaxPDFPages && b.Len() < pdfTextEnough; i++ {
+	for i := 1; i <= pages && i <= maxPages && (maxChars <= 0 || b.Len() < maxChars); i++ {
 		if ctx.Err() != nil {
 			break
 		}

@@ -50,7 +50,7 @@ func (r *Reader) Read(ctx context.Context, rawURL, focus string) (Page, error) {
 	var doc Document
 	switch {
 	case f.contentType == "application/pdf":
-		doc, err = ExtractPDF(ctx, f.body)
+		doc, err = ExtractPDF(ctx, f.body, MaxPDFPages, pdfTextEnough)
 	case f.contentType == "text/html" || f.contentType == "application/xhtml+xml":
 		var body io.Reader = bytes.NewReader(f.body)
 		if cr, cerr := charset.NewReader(body, "text/html; charset="+f.charset); cerr == nil {
