@@ -139,6 +139,7 @@ var pathParamDocs = map[string]string{
 	"turnId":   "A turn of the person's.",
 	"tokenId":  "One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404.",
 	"personId": "A person of the space.",
+	"key":      "A passage of the file: the part after # in its link (hub://file/<id>#<key>).",
 }
 
 var idDoc = map[string]string{

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,9 +18,9 @@ import (
 )
 
 const searchScript = `{"rules": [
-  {"name": "searches", "match": {"lastUser": "(?i)^search (.+)$", "afterToolResult": false},
+  {"name": "searches", "match": {"lastUser": "(?im)^search (.+)$", "afterToolResult": false},
    "reply": {"toolCalls": [{"name": "hub_search_files", "arguments": {"query": "{{index .Groups 1}}"}}]}},
-  {"name": "finds", "match": {"lastUser": "(?i)^find (.+)$", "afterToolResult": false},
+  {"name": "finds", "match": {"lastUser": "(?im)^find (.+)$", "afterToolResult": false},
    "reply": {"toolCalls": [{"name": "hub_find_phrase", "arguments": {"phrase": "{{index .Groups 1}}"}}]}},
   {"name": "cites", "match": {"afterToolResult": true},
    "reply": {"text": "{{with find \"hub://file/[a-z0-9_]+#[0-9a-f]+\" .LastToolResult}}As [the file says]({{.}}).{{else}}Nothing found.{{end}}"}},
@@ -86,7 +87,7 @@ func TestSearchFiles(t *testing.T) {
 		require.Contains(t, result, "Penalties", "the passage names its section")
 		done := events[len(events)-1]
 		require.Equal(t, "done", done.Type)
-		require.Contains(t, string(done.Data), md["id"].(string), "the done frame's refs carry the cited file")
+		require.Contains(t, fmt.Sprint(done.Data["refs"]), md["id"].(string), "the done frame's refs carry the cited file")
 
 		// The cited passage reads through the API; the outsider cannot.
 		link := text[strings.Index(text, "hub://file/"):]

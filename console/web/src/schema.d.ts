@@ -748,6 +748,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/spaces/{spaceId}/files/{id}/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Index a file again (one that failed, or whose indexing was stopped) */
+        post: operations["indexFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/spaces/{spaceId}/files/{id}/passages/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the passage of a file a reply cites (hub://file/<id>#<key>) */
+        get: operations["getFilePassage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/spaces/{spaceId}/members/{personId}": {
         parameters: {
             query?: never;
@@ -973,7 +1007,9 @@ export interface components {
             ended?: boolean;
             id: string;
             /** @enum {string} */
-            kind: "turn" | "apply";
+            kind: "turn" | "apply" | "indexing";
+            /** @description An indexing's space (its id is the file's). */
+            spaceId?: string;
             /** Format: date-time */
             startedAt: string;
             /** @enum {string} */
@@ -1088,6 +1124,7 @@ export interface components {
             status: "queued" | "working" | "waiting" | "paused" | "stopping";
         };
         ControlAll: {
+            indexing: number;
             /** @enum {string} */
             status: "working" | "paused" | "stopping";
             /** @description How many turns were signalled. */
@@ -1165,6 +1202,12 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             id: string;
+            indexError?: string;
+            /**
+             * @description Whether search finds the file: queued or indexing (not yet), indexed, failed (indexError says why).
+             * @enum {string}
+             */
+            indexStatus: "queued" | "indexing" | "indexed" | "failed";
             name: string;
             /** Format: int64 */
             size: number;
@@ -1240,6 +1283,28 @@ export interface components {
             simple: boolean;
             tools: components["schemas"]["InspectedTool"][];
         };
+        InspectedPassage: {
+            link: string;
+            /** Format: int64 */
+            passageId: number;
+            rank: number;
+            score: number;
+            source: string;
+        };
+        InspectedRetrieval: {
+            /** Format: date-time */
+            at: string;
+            callId: string;
+            candidatesAfter: number;
+            candidatesBefore: number;
+            /** @description The links of results the reply cited. */
+            cited: string[];
+            query: string;
+            results: components["schemas"]["InspectedPassage"][];
+            /** Format: int64 */
+            tookMs: number;
+            tool: string;
+        };
         InspectedStep: {
             attempt: number;
             finishReason: string;
@@ -1272,6 +1337,7 @@ export interface components {
             instructions: string;
             modelCalls: components["schemas"]["InspectedModel"][];
             offer: components["schemas"]["InspectedOffer"];
+            retrievals: components["schemas"]["InspectedRetrieval"][];
             steps: components["schemas"]["InspectedStep"][];
             toolCalls: components["schemas"]["InspectedCall"][];
             turn: components["schemas"]["Turn"];
@@ -1339,6 +1405,15 @@ export interface components {
         };
         NeedsMeList: {
             items: components["schemas"]["NeedsMe"][];
+        };
+        Passage: {
+            fileId: string;
+            key: string;
+            /** @description The heading the passage sits under ("" before the first). */
+            section: string;
+            text: string;
+            /** @description The file's name. */
+            title: string;
         };
         Person: {
             /** @description null when the person set none. */
@@ -3662,6 +3737,71 @@ export interface operations {
                 };
                 content: {
                     "*/*": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    indexFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A space the person belongs to. */
+                spaceId: string;
+                /** @description The file's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["File"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getFilePassage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A space the person belongs to. */
+                spaceId: string;
+                /** @description The file's id. */
+                id: string;
+                /** @description A passage of the file: the part after # in its link (hub://file/<id>#<key>). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passage"];
                 };
             };
             400: components["responses"]["BadRequest"];
