@@ -71,7 +71,7 @@ func WebNote(configured bool) string {
 
 // SearchNote is the instructions' citation contract in a space whose files
 // are searchable.
-const SearchNote = "- What the space's files, notes and documents say comes from hub_search_files (a topic or question) and hub_find_phrase (an exact name, id, number or phrase), not from memory. Cite every passage you use by its link, as [the file's name](hub://file/…#…), next to the sentence it supports; quote only what a passage says. If nothing is found, say so and say where you looked."
+const SearchNote = "- What the space's files say comes from hub_search_files (a topic) or hub_find_phrase (an exact name or number). Cite each passage you use by its link, [file](hub://file/…#…), beside what it supports. Nothing found: say so."
 
 // WriteModeNote is the one line saying which writes run now, so the model
 // reports a held write as proposed, never as done.

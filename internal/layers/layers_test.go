@@ -30,7 +30,7 @@ var productionRules = map[string][]string{
 	"worker": {"activities", "workflows"},
 	// api reaches the database only through workspace, chat and stream; its readiness
 	// ping is a function in api.Deps.
-	"api": {"assistant", "chat", "files", "identity", "llm", "mcpapps", "openapi", "workspace", "stream", "traces", "turns", "usage", "workflows"},
+	"api": {"assistant", "chat", "files", "identity", "llm", "mcpapps", "openapi", "retrieval", "workspace", "stream", "traces", "turns", "usage", "workflows"},
 	// turns starts a person's turn: its message checked and saved, its workflow started.
 	"turns":      {"assistant", "chat", "files", "workflows", "workspace"},
 	"workflows":  {"activities"},
@@ -40,7 +40,7 @@ var productionRules = map[string][]string{
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
 	"tools":     {"apps", "files", "retrieval", "web", "workspace"},
 	// retrieval indexes files (web's extractors) and searches passages.
-	"retrieval": {"storage", "web"},
+	"retrieval": {"files", "storage", "web"},
 	"chat":      {"workspace", "storage", "notify", "stream"},
 	"files":     {"workspace", "storage"},
 	"workspace": {"storage"},
