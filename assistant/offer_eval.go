@@ -29,6 +29,7 @@ type EvalCase struct {
 	Mentions []string `json:"mentions,omitempty"` // the kinds of records the person @-mentioned
 	Apps     []string `json:"apps,omitempty"`     // the names of the space's connected apps
 	Skills   bool     `json:"skills,omitempty"`   // the instructions list the person's skills
+	Files    bool     `json:"files,omitempty"`    // the space has searchable files
 	Path     string   `json:"path,omitempty"`
 	Note     string   `json:"note,omitempty"`
 }
@@ -95,7 +96,7 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 		offer := BuildOffer(OfferInput{
 			Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
 			Message: c.Request, Mentions: mentions, Path: c.Path, AppNames: c.Apps, Playbooks: all,
-			Skills: c.Skills,
+			Skills: c.Skills, Searchable: c.Files,
 		})
 		for _, want := range c.Expect {
 			row := EvalRow{Request: c.Request, Expected: want, OfferSize: len(offer.Tools), Fallback: offer.Fallback}
@@ -120,6 +121,8 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 // the offer is chosen from a haystack the size of a real assistant's.
 func EvalRegistry(all []playbooks.Playbook, distractors int) *tools.Registry {
 	reg := tools.Hub(nil)
+	reg.Add(tools.SearchFiles(nil))
+	reg.Add(tools.FindPhrase(nil))
 	for _, d := range slices.Concat(MetaTools(all, reg), SyntheticTools(distractors)) {
 		reg.Add(d)
 	}
@@ -247,7 +250,7 @@ func EvalSelect(ctx context.Context, m SelectModel, cases []EvalCase, reg *tools
 		WritePolicy: workspace.PolicyImmediate, TimeZone: "UTC", Playbooks: playbooks.Index(all)})
 	for _, c := range cases {
 		offer := BuildOffer(OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
-			Message: c.Request, Path: c.Path, AppNames: c.Apps, Playbooks: all})
+			Message: c.Request, Path: c.Path, AppNames: c.Apps, Playbooks: all, Searchable: c.Files})
 		guides := make([]Guide, len(offer.Guides))
 		for i, g := range offer.Guides {
 			guides[i] = Guide{Name: g.Name, Text: g.Body}
