@@ -245,6 +245,9 @@ func (a *Activities) startCall(ctx, callCtx context.Context, in CallModelInput, 
 	if !in.ToolsOff {
 		req.Tools = a.toolSchemas(reg, turn, rec.OfferedTools)
 	}
+	if n := assistant.FitPassages(assistant.NewBudget(info.Name, a.budgetWindow(info)), &req); n > 0 {
+		logTurn(ctx, "passages left out to fit the context window", "turn", turn.ID, "step", in.Step, "passages", n)
+	}
 
 	// Earlier steps' text is separated from this step's; the files'
 	// fallback goes on from where the last step ended.
