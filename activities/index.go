@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"hub/chat"
@@ -25,6 +26,9 @@ type IndexInput struct {
 // IndexPlan is what PrepareIndex left for the next steps.
 type IndexPlan struct {
 	Chunks int
+	// NeedVectors counts the chunks an embeddings model must embed: those
+	// whose text the space had no vector of.
+	NeedVectors int
 	// Stale: the file was replaced or deleted; the run ends.
 	Stale bool
 }
@@ -34,6 +38,7 @@ type IndexPlan struct {
 // file being indexed. A retry does it all again and replaces the drafts,
 // so an attempt killed half way leaves nothing behind.
 func (a *Activities) PrepareIndex(ctx context.Context, in IndexInput) (IndexPlan, error) {
+	defer heartbeating(ctx)()
 	var v retrieval.Version
 	err := a.Workspace.InTx(ctx, func(ctx context.Context) error {
 		var err error
@@ -61,10 +66,36 @@ func (a *Activities) PrepareIndex(ctx context.Context, in IndexInput) (IndexPlan
 		return IndexPlan{}, err
 	}
 	chunks := retrieval.Chunks(doc)
-	if _, err := a.Retrieval.SaveDrafts(ctx, v, chunks, ""); err != nil {
+	need, err := a.Retrieval.SaveDrafts(ctx, v, chunks, a.Retrieval.EmbeddingsModel())
+	if errors.Is(err, retrieval.ErrStale) {
+		return IndexPlan{Stale: true}, nil
+	}
+	if err != nil {
 		return IndexPlan{}, err
 	}
-	return IndexPlan{Chunks: len(chunks)}, nil
+	return IndexPlan{Chunks: len(chunks), NeedVectors: need}, nil
+}
+
+// EmbedIndex embeds a file version's drafts, one request of up to 64 at a
+// time, heartbeating between them so a retry goes on from the drafts
+// still without a vector.
+func (a *Activities) EmbedIndex(ctx context.Context, in IndexInput) error {
+	defer heartbeating(ctx)()
+	for {
+		if n, err := a.Retrieval.EmbedBatch(ctx, in.FileID, in.Gen); err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+// heartbeating heartbeats every HeartbeatInterval while an indexing step
+// runs, so a killed worker's step is retried within seconds; the returned
+// func stops it.
+func heartbeating(ctx context.Context) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	return heartbeatWhileWaiting(ctx, 0, func(int) { activity.RecordHeartbeat(ctx) })
 }
 
 // PublishIndex makes the drafts the file's passages in one transaction,

@@ -41,6 +41,9 @@ type Server struct {
 	closing chan struct{}
 	active  sync.WaitGroup // running chat handlers, waited for by Close
 
+	embeddings     EmbeddingStats
+	embeddingsDown bool
+
 	srv       *http.Server
 	serveDone chan struct{}
 }
@@ -124,6 +127,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
 	mux.HandleFunc("GET /fake/requests", s.handleRequests)
 	mux.HandleFunc("DELETE /fake/requests", s.handleReset)
 	mux.HandleFunc("GET /fake/script", s.handleGetScript)

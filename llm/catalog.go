@@ -66,6 +66,15 @@ func (m Model) TakesEffort(effort string) bool {
 type Catalog struct {
 	Endpoints []Endpoint `json:"endpoints"`
 	Models    []Model    `json:"models"`
+	// Embeddings is the model that embeds passages for search (nil: none,
+	// search is lexical only).
+	Embeddings *EmbeddingsModel `json:"embeddings,omitempty"`
+}
+
+// EmbeddingsModel is a model an endpoint serves on /v1/embeddings.
+type EmbeddingsModel struct {
+	Name     string `json:"name"`     // sent to the provider
+	Endpoint string `json:"endpoint"` // the catalog endpoint that serves it
 }
 
 // Lookup finds a model by its id.
@@ -128,6 +137,12 @@ func DefaultCatalog(cfg Config) Catalog {
 	return Catalog{
 		Endpoints: []Endpoint{{Name: "default", BaseURL: cfg.BaseURL, APIKeyEnv: EnvAPIKey, APIKey: cfg.APIKey}},
 		Models:    []Model{{ID: name, Name: name, Endpoint: "default", Images: true, Files: true, Default: true}},
+		Embeddings: func() *EmbeddingsModel {
+			if cfg.EmbeddingsModel == "" {
+				return nil
+			}
+			return &EmbeddingsModel{Name: cfg.EmbeddingsModel, Endpoint: "default"}
+		}(),
 	}
 }
 
@@ -249,6 +264,9 @@ func (c Catalog) Validate() error {
 	}
 	if defaults > 1 {
 		return fmt.Errorf("models: %d models are marked default; mark one", defaults)
+	}
+	if e := c.Embeddings; e != nil && (strings.TrimSpace(e.Name) == "" || !names[e.Endpoint]) {
+		return fmt.Errorf("embeddings: want a name and one of the endpoints, not %q at %q", e.Name, e.Endpoint)
 	}
 	return nil
 }

@@ -16,6 +16,9 @@ const (
 	EnvBaseURL = "OPENAI_BASE_URL"
 	EnvModel   = "HUB_MODEL"
 	EnvTimeout = "HUB_MODEL_TIMEOUT"
+	// EnvEmbeddingsModel names the embeddings model of a Hub without
+	// HUB_MODELS (a catalog names its own, "embeddings").
+	EnvEmbeddingsModel = "HUB_EMBEDDINGS_MODEL"
 )
 
 // DefaultModel is used when HUB_MODEL is unset.
@@ -37,6 +40,9 @@ type Config struct {
 	APIKey  string        // sent as a bearer token; never logged (String)
 	Model   string        // the model name sent with every request
 	Timeout time.Duration // bounds one call; 0 means DefaultTimeout
+	// EmbeddingsModel, when set (HUB_EMBEDDINGS_MODEL), embeds passages
+	// for search on the same endpoint: DefaultCatalog's embeddings.
+	EmbeddingsModel string
 }
 
 // ConfigFromEnv fills a Config from the Env* variables. A timeout that does
@@ -48,6 +54,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		APIKey:  strings.TrimSpace(getenv(EnvAPIKey)),
 		Model:   cmp.Or(strings.TrimSpace(getenv(EnvModel)), DefaultModel),
 		Timeout: DefaultTimeout,
+
+		EmbeddingsModel: strings.TrimSpace(getenv(EnvEmbeddingsModel)),
 	}
 	// A Go duration ("15m") or whole seconds ("900"), within the limits.
 	if raw := strings.TrimSpace(getenv(EnvTimeout)); raw != "" {

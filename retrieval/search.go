@@ -76,6 +76,8 @@ func (s *Store) Search(ctx context.Context, personID, spaceID string, q Query) (
 	read := limit
 	if q.Exact {
 		read = limit * exactCandidates
+	} else if s.Embedder != nil {
+		read = limit * fusedDepth
 	}
 	var hits []Hit
 	err := s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, `+m.score+` AS score FROM `+m.from+`
@@ -83,7 +85,11 @@ WHERE `+m.where+` AND `+allowed+` ORDER BY score DESC, p.id LIMIT ?`, m.arg, spa
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}
-	if q.Exact {
+	if !q.Exact {
+		if hits, err = s.fused(ctx, personID, spaceID, q.Text, hits, limit); err != nil {
+			return Result{}, err
+		}
+	} else {
 		terms = nil
 		want := squash(q.Text)
 		hits = slices.DeleteFunc(hits, func(h Hit) bool { return !strings.Contains(squash(h.Title+"\n"+h.Section+"\n"+h.Body), want) })

@@ -35,6 +35,9 @@ var ErrStale = errors.New("the file changed since its indexing started")
 // Store keeps the passages and the files' index states.
 type Store struct {
 	db *storage.DB
+	// Embedder, when set, makes the semantic index: passages get vectors
+	// and a topic search fuses both rankings (semantic.go).
+	Embedder Embedder
 }
 
 // NewStore builds the store.

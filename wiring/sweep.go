@@ -16,6 +16,10 @@ import (
 // SweepInterval is how often the sweeper runs in `hub worker` and `hub dev`.
 const SweepInterval = time.Minute
 
+// maxEmbedBatchesASweep bounds the embeddings requests of one sweep (64
+// passages each), so a change of model is caught up over several sweeps.
+const maxEmbedBatchesASweep = 50
+
 // Swept counts what one sweep removed or expired.
 type Swept struct {
 	Frames    int64 // frames of turns that ended more than stream.Retention ago
@@ -29,6 +33,9 @@ type Swept struct {
 	// started (one whose start failed, or whose run was terminated) or found
 	// still running (workflows.StartIndex never starts one twice).
 	Indexing int64
+	// Embedded are published passages embedded by the current embeddings
+	// model: after its endpoint failed, or the model changed.
+	Embedded int64
 }
 
 // Sweep runs one sweep as of now: what Swept counts. One part's failure
@@ -58,6 +65,15 @@ func (h *Hub) Sweep(ctx context.Context, now time.Time) (Swept, error) {
 	}
 	if err := h.restartIndexing(ctx, &s); err != nil {
 		errs = append(errs, err)
+	}
+	for range maxEmbedBatchesASweep {
+		n, err := h.Retrieval.EmbedBatch(ctx, "", 0)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("embed passages: %w", err))
+		}
+		if s.Embedded += int64(n); err != nil || n == 0 {
+			break
+		}
 	}
 	return s, errors.Join(errs...)
 }

@@ -205,6 +205,9 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 		cat = llm.DefaultCatalog(cfg.Model)
 	}
 	h.Models = llm.NewModels(cat, model.Timeout(), modelHTTP)
+	if e, ok := h.Models.Embedder(); ok {
+		h.Retrieval.Embedder = e
+	}
 	h.Workspace.SetModels(cat)
 	h.Usage, h.Metrics = usage.NewStore(db), prometheus.NewRegistry()
 	if err := h.Frames.Register(h.Metrics); err != nil {

@@ -39,13 +39,13 @@ func StartIndex(ctx context.Context, c Starter, taskQueue, fileID string, gen in
 }
 
 // IndexFile indexes one version of a file: extract and chunk (drafts),
-// then publish. A failure a retry cannot mend marks the file failed with
+// embed them when an embeddings model is configured, then publish. A failure a retry cannot mend marks the file failed with
 // why; the passages of its earlier version stay searchable.
 func IndexFile(ctx workflow.Context, in activities.IndexInput) error {
 	var a *activities.Activities
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    time.Minute,
+		HeartbeatTimeout:    4 * activities.HeartbeatInterval,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 5,
 		},
@@ -54,6 +54,14 @@ func IndexFile(ctx workflow.Context, in activities.IndexInput) error {
 	err := workflow.ExecuteActivity(ctx, a.PrepareIndex, in).Get(ctx, &plan)
 	if err == nil && plan.Stale {
 		return nil
+	}
+	if err == nil && plan.NeedVectors > 0 {
+		// Without vectors the file is still found by its words; the
+		// sweeper embeds what is missing once the endpoint answers.
+		eerr := workflow.ExecuteActivity(ctx, a.EmbedIndex, in).Get(ctx, nil)
+		if eerr != nil {
+			workflow.GetLogger(ctx).Warn("embed a file's passages; publishing them for words only", "file", in.FileID, "error", eerr)
+		}
 	}
 	if err == nil {
 		err = workflow.ExecuteActivity(ctx, a.PublishIndex, in).Get(ctx, nil)
