@@ -170,3 +170,43 @@ func conversationIn(t *testing.T, s *hubtest.Stack, token, spaceID string) strin
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	return r.JSON(t)["id"].(string)
 }
+
+// With an embeddings model, on both engines: a file's passages are
+// embedded once (the same text uploaded again makes no embeddings
+// request), a topic search fuses both rankings, and an embeddings endpoint
+// that fails leaves the file indexed and found by its words, the sweeper
+// embedding it once the endpoint answers.
+func TestSearchWithEmbeddings(t *testing.T) {
+	t.Parallel()
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		s := hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(searchScript),
+			Env: map[string]string{"HUB_EMBEDDINGS_MODEL": "fake-embeddings"}})
+		r := upload(t, s, s.Token, s.SpaceID, "supply.md", []byte(contract))
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		awaitIndexed(t, s, s.Token, s.SpaceID, 1)
+		first := s.Model.Embeddings()
+		require.Positive(t, first.Texts, "the passages were embedded")
+
+		r = upload(t, s, s.Token, s.SpaceID, "supply-copy.md", []byte(contract))
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		awaitIndexed(t, s, s.Token, s.SpaceID, 2)
+		require.Equal(t, first, s.Model.Embeddings(), "unchanged passages are not embedded again")
+
+		conv := s.Conversation(t)
+		st := s.Ask(t, conv, "search what does delivering late cost the supplier")
+		require.Contains(t, hubtest.Text(s.Stream(t, st.StreamURL, 0, 0)), "#")
+		require.Contains(t, lastToolResult(t, s), "2% of the order value")
+		require.Equal(t, first.Requests+1, s.Model.Embeddings().Requests, "the query was embedded")
+
+		// The endpoint down: indexed all the same, found by its words.
+		s.Model.FailEmbeddings(true)
+		r = upload(t, s, s.Token, s.SpaceID, "venue.md", []byte("# Venue\n\nThe riverside venue holds 300 guests."))
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		require.Equal(t, "indexed", awaitIndexed(t, s, s.Token, s.SpaceID, 3)[r.JSON(t)["id"].(string)]["indexStatus"])
+		st = s.Ask(t, conv, "find riverside venue")
+		require.Contains(t, hubtest.Text(s.Stream(t, st.StreamURL, 0, 0)), "hub://file/"+r.JSON(t)["id"].(string)+"#")
+		s.Model.FailEmbeddings(false)
+		require.Positive(t, s.Sweep(t, time.Now()).Embedded, "the sweeper embeds what the outage left")
+		require.Zero(t, s.Sweep(t, time.Now()).Embedded, "and then nothing is left")
+	})
+}
