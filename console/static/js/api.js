@@ -80,6 +80,7 @@ export const api = {
     project: (spaceId, id) => call("get", "/api/spaces/{spaceId}/projects/{id}", { path: { spaceId, id } }),
     person: (spaceId, id) => call("get", "/api/spaces/{spaceId}/people/{id}", { path: { spaceId, id } }),
     file: (spaceId, id) => call("get", "/api/spaces/{spaceId}/files/{id}", { path: { spaceId, id } }),
+    passage: (spaceId, id, key) => call("get", "/api/spaces/{spaceId}/files/{id}/passages/{key}", { path: { spaceId, id, key } }),
     skill: (id) => call("get", "/api/me/skills/{id}", { path: { id } }),
     connections: (spaceId) => call("get", "/api/spaces/{spaceId}/connections", { path: { spaceId } }),
 };

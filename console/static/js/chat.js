@@ -121,19 +121,20 @@ export function toolLabel(name) {
     const words = name.replace(/^hub_/, "").replace(/^mcp_[A-Za-z0-9]+_/, "").replace(/[_-]+/g, " ").trim();
     return words ? words[0].toUpperCase() + words.slice(1) : name;
 }
-export function refLink(r) {
+export function refLink(r, passage) {
     return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, "data-space": r.spaceId, "data-detail": r.detail,
-        title: r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
+        "data-passage": passage, title: passage ? `${r.kind}: the passage cited` : r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
 }
 const hubLink = /\[([^\]]+)\]\(hub:\/\/([a-z]+)\/([^)\s]+)\)|hub:\/\/([a-z]+)\/([A-Za-z0-9_-]+)/g;
 function linkRefs(text, refs) {
     const out = [];
     let last = 0;
     for (const m of text.matchAll(hubLink)) {
-        const kind = m[2] ?? m[4], id = m[3] ?? m[5];
+        const kind = m[2] ?? m[4];
+        const [id, passage] = (m[3] ?? m[5]).split("#", 2);
         const known = refs.find((r) => r.kind === kind && r.id === id);
         out.push(text.slice(last, m.index));
-        out.push(refLink(known ?? { kind, id, label: m[1] ?? id }));
+        out.push(refLink(known ?? { kind, id, label: m[1] ?? id }, passage));
         last = (m.index ?? 0) + m[0].length;
     }
     out.push(text.slice(last));

@@ -9,7 +9,7 @@ function boot() {
         if (!a || !m)
             return;
         e.preventDefault();
-        void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail }, state.spaceId);
+        void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail }, state.spaceId, a.dataset.passage);
     });
     window.addEventListener("hashchange", () => void route());
     window.addEventListener("storage", (e) => {

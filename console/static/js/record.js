@@ -9,7 +9,7 @@ async function named(kind, id, read, spaceId) {
     const label = await read(id).then((x) => x.name, () => id);
     return { kind, id, label, spaceId };
 }
-async function read(r, sp) {
+async function read(r, sp, passage) {
     const sid = r.spaceId;
     switch (r.kind) {
         case "task": {
@@ -28,7 +28,9 @@ async function read(r, sp) {
         case "file": {
             const f = await api.file(sp, r.id);
             const href = `/api/spaces/${encodeURIComponent(sp)}/files/${encodeURIComponent(f.id)}/content`;
-            return { title: f.name, fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)], ["Content", { href, text: `Download ${f.name}` }]] };
+            const cited = passage ? await api.passage(sp, f.id, passage).then((p) => p, () => null) : undefined;
+            return { title: f.name, quote: cited === undefined ? undefined : cited ?? { section: "", text: "This passage is no longer in the file: it changed since the reply cited it." },
+                fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)], ["Search", f.indexError ? `${f.indexStatus}: ${f.indexError}` : f.indexStatus], ["Content", { href, text: `Download ${f.name}` }]] };
         }
         case "skill": {
             const s = await api.skill(r.id);
@@ -50,7 +52,7 @@ async function read(r, sp) {
     return null;
 }
 let opened = 0;
-export async function openRecord(r, spaceId) {
+export async function openRecord(r, spaceId, passage) {
     const n = ++opened;
     const dialog = document.getElementById("record") ?? panel();
     const body = dialog.querySelector(".record-body");
@@ -69,7 +71,7 @@ export async function openRecord(r, spaceId) {
     }
     let rec;
     try {
-        rec = await read(r, r.spaceId || spaceId);
+        rec = await read(r, r.spaceId || spaceId, passage);
     }
     catch (e) {
         if (n !== opened)
@@ -77,7 +79,7 @@ export async function openRecord(r, spaceId) {
         const gone = e instanceof ApiError && e.status === 404;
         draw(r.label, h("p", { class: "error record-error", role: "alert" }, gone
             ? `This ${kind.toLowerCase()} is not there any more: it was deleted, or you can no longer open it.`
-            : `The ${kind.toLowerCase()} could not be read: ${e instanceof Error ? e.message : String(e)}`), gone ? null : h("button", { type: "button", class: "record-retry", onclick: () => void openRecord(r, spaceId) }, "Retry"));
+            : `The ${kind.toLowerCase()} could not be read: ${e instanceof Error ? e.message : String(e)}`), gone ? null : h("button", { type: "button", class: "record-retry", onclick: () => void openRecord(r, spaceId, passage) }, "Retry"));
         return;
     }
     if (n !== opened)
@@ -87,7 +89,8 @@ export async function openRecord(r, spaceId) {
         return;
     }
     const shown = rec.fields.filter(([, v]) => v !== null && v !== undefined && v !== "");
-    draw(rec.title, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v && typeof v === "object" ? ("href" in v ? h("a", { class: "record-download", href: v.href, download: "" }, v.text) : refLink(v)) : String(v))])));
+    const quote = rec.quote && h("figure", { class: "record-passage" }, h("figcaption", {}, rec.quote.section ? `The passage cited, under “${rec.quote.section}”` : "The passage cited"), h("blockquote", {}, rec.quote.text));
+    draw(rec.title, quote ?? null, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v && typeof v === "object" ? ("href" in v ? h("a", { class: "record-download", href: v.href, download: "" }, v.text) : refLink(v)) : String(v))])));
 }
 function panel() {
     const d = h("dialog", { id: "record", class: "record", "aria-labelledby": "record-title" }, h("div", { class: "record-body" }), h("button", { type: "button", id: "record-close", onclick: () => d.close() }, "Close"));

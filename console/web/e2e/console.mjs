@@ -79,6 +79,11 @@ script.rules.unshift(
   { name: "planned", match: { lastUser: "(?i)run the launch plan in order", afterToolResult: true }, reply: { text: "I proposed the launch plan." } },
   { name: "a widget", match: { lastUser: "(?i)where is the widget", afterToolResult: false },
     reply: { text: "It is [the blue widget](hub://widget/wdg_1), as far as I know." } },
+  // A search of the space's files whose reply cites the passage found by its link.
+  { name: "search the files", match: { lastUser: "(?i)search the files for (.+)$", afterToolResult: false },
+    reply: { toolCalls: [{ name: "hub_search_files", arguments: { query: "{{index .Groups 1}}" } }] } },
+  { name: "cite the passage", match: { lastUser: "(?i)search the files for", afterToolResult: true },
+    reply: { text: "{{with find \"hub://file/[a-z0-9_]+#[0-9a-f]+\" .LastToolResult}}The notes say so ([notes.txt]({{.}})).{{else}}Nothing found.{{end}}" } },
   { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
     reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
 );
@@ -657,6 +662,24 @@ try {
   await page.press("#input", "Enter");
   await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
   await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
+  // The file is searchable once indexed; a reply citing its passage opens the passage in the record panel.
+  for (let i = 0; ; i++) {
+    const files = (await hub("GET", `/api/spaces/${await spaceId()}/files`)).json.files;
+    if (files.some((f) => f.name === "notes.txt" && f.indexStatus === "indexed")) break;
+    if (i === 200) throw new Error("notes.txt was not indexed: " + JSON.stringify(files));
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await page.fill("#input", "search the files for watering plants");
+  await page.press("#input", "Enter");
+  const cited = page.locator("article.assistant").last().locator("a.ref[data-passage]", { hasText: "notes.txt" });
+  await cited.waitFor();
+  await cited.click();
+  await recordPanel.locator("figure.record-passage blockquote", { hasText: "Water the plants on Monday." }).waitFor();
+  check(true, "a reply's citation of a file's passage is a link: the record panel shows the passage cited, under the file");
+  const axeCited = await axe(page, "record panel with a cited passage", "#record");
+  check(axeCited.serious.length === 0, `axe-core finds no serious or critical violations in the cited passage (${axeCited.all.length} minor)`);
+  await page.keyboard.press("Escape");
+  await recordPanel.waitFor({ state: "hidden" });
   const convId = await page.evaluate(() => decodeURIComponent(location.hash.replace(/^#\/c\//, "")));
   const lastUser = (await hub("GET", `/api/assistant/conversations/${convId}/messages`)).json.messages.filter((m) => m.role === "user").at(-1);
   check(lastUser.mentions.some((m) => m.kind === "file" && m.label === "notes.txt"), "a file already in the space is picked for a message and sent with it");

@@ -145,6 +145,8 @@ export const api = {
   project: (spaceId: string, id: string) => call("get", "/api/spaces/{spaceId}/projects/{id}", { path: { spaceId, id } }),
   person: (spaceId: string, id: string) => call("get", "/api/spaces/{spaceId}/people/{id}", { path: { spaceId, id } }),
   file: (spaceId: string, id: string) => call("get", "/api/spaces/{spaceId}/files/{id}", { path: { spaceId, id } }),
+  passage: (spaceId: string, id: string, key: string) =>
+    call("get", "/api/spaces/{spaceId}/files/{id}/passages/{key}", { path: { spaceId, id, key } }),
   skill: (id: string) => call("get", "/api/me/skills/{id}", { path: { id } }),
   connections: (spaceId: string) => call("get", "/api/spaces/{spaceId}/connections", { path: { spaceId } }),
 };

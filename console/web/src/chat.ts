@@ -199,10 +199,13 @@ export function toolLabel(name: string): string {
   return words ? words[0].toUpperCase() + words.slice(1) : name;
 }
 
-/** refLink is a record as a link by its title; a click opens the record panel (record.ts, through main.ts). */
-export function refLink(r: Ref): HTMLElement {
+/**
+ * refLink is a record as a link by its title; a click opens the record panel (record.ts, through main.ts).
+ * passage is the key of a file's passage a reply cites (hub://file/<id>#<key>): the panel shows it.
+ */
+export function refLink(r: Ref, passage?: string): HTMLElement {
   return h("a", { class: `ref kind-${r.kind}`, href: `#ref/${r.kind}/${encodeURIComponent(r.id)}`, "data-space": r.spaceId, "data-detail": r.detail,
-    title: r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
+    "data-passage": passage, title: passage ? `${r.kind}: the passage cited` : r.detail ? `${r.kind}: ${r.detail}` : r.kind }, r.label);
 }
 
 const hubLink = /\[([^\]]+)\]\(hub:\/\/([a-z]+)\/([^)\s]+)\)|hub:\/\/([a-z]+)\/([A-Za-z0-9_-]+)/g;
@@ -212,10 +215,11 @@ function linkRefs(text: string, refs: Ref[]): (string | HTMLElement)[] {
   const out: (string | HTMLElement)[] = [];
   let last = 0;
   for (const m of text.matchAll(hubLink)) {
-    const kind = m[2] ?? m[4], id = m[3] ?? m[5];
+    const kind = m[2] ?? m[4];
+    const [id, passage] = (m[3] ?? m[5]).split("#", 2);
     const known = refs.find((r) => r.kind === kind && r.id === id);
     out.push(text.slice(last, m.index));
-    out.push(refLink(known ?? { kind, id, label: m[1] ?? id }));
+    out.push(refLink(known ?? { kind, id, label: m[1] ?? id }, passage));
     last = (m.index ?? 0) + m[0].length;
   }
   out.push(text.slice(last));

@@ -15,7 +15,8 @@ function boot(): void {
     const m = a?.getAttribute("href")?.match(/^#ref\/([a-z_]+)\/(.+)$/);
     if (!a || !m) return;
     e.preventDefault();
-    void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail }, state.spaceId);
+    void openRecord({ kind: m[1], id: decodeURIComponent(m[2]), label: a.textContent ?? "", spaceId: a.dataset.space, detail: a.dataset.detail },
+      state.spaceId, a.dataset.passage);
   });
   // The address says what is open (#/c/<conversationId>): the back button,
   // a pasted link, and a `#token=` link pasted into an open tab.

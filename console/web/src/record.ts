@@ -10,7 +10,8 @@ import { h, replace } from "./dom.js";
 /** Link is a plain link in a field (a file's download: the session cookie signs the browser's GET in). */
 interface Link { href: string; text: string }
 type Value = string | number | Ref | Link | null | undefined;
-interface RecordView { title: string; fields: [string, Value][] }
+/** quote is the passage of a file a reply cited, under its heading. */
+interface RecordView { title: string; fields: [string, Value][]; quote?: { section: string; text: string } }
 
 const kindWord: Record<string, string> = { task: "Task", project: "Project", person: "Person", file: "File", skill: "Skill", connection: "Connected app", space: "Space" };
 
@@ -24,7 +25,7 @@ async function named(kind: string, id: string | null | undefined, read: (id: str
 }
 
 /** read is the record of r by the api's read for its kind; null: the api has no read for that kind. */
-async function read(r: Ref, sp: string): Promise<RecordView | null> {
+async function read(r: Ref, sp: string, passage?: string): Promise<RecordView | null> {
   const sid = r.spaceId;
   switch (r.kind) {
     case "task": {
@@ -43,7 +44,10 @@ async function read(r: Ref, sp: string): Promise<RecordView | null> {
     case "file": {
       const f = await api.file(sp, r.id);
       const href = `/api/spaces/${encodeURIComponent(sp)}/files/${encodeURIComponent(f.id)}/content`;
-      return { title: f.name, fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)], ["Content", { href, text: `Download ${f.name}` }]] };
+      // A cited passage the file no longer has (it changed since) is said so, beside the file.
+      const cited = passage ? await api.passage(sp, f.id, passage).then((p) => p, () => null) : undefined;
+      return { title: f.name, quote: cited === undefined ? undefined : cited ?? { section: "", text: "This passage is no longer in the file: it changed since the reply cited it." },
+        fields: [["Type", f.contentType], ["Size", `${f.size.toLocaleString()} bytes`], ["Added", when(f.createdAt)], ["Search", f.indexError ? `${f.indexStatus}: ${f.indexError}` : f.indexStatus], ["Content", { href, text: `Download ${f.name}` }]] };
     }
     case "skill": {
       const s = await api.skill(r.id);
@@ -65,8 +69,11 @@ async function read(r: Ref, sp: string): Promise<RecordView | null> {
 
 let opened = 0;
 
-/** openRecord shows r's record in the panel; spaceId is the open space (a ref of another space carries its own). */
-export async function openRecord(r: Ref, spaceId: string): Promise<void> {
+/**
+ * openRecord shows r's record in the panel; spaceId is the open space (a ref of another space carries its own).
+ * passage, for a file, is the key of the passage a reply cited: the panel shows it first.
+ */
+export async function openRecord(r: Ref, spaceId: string, passage?: string): Promise<void> {
   const n = ++opened;
   const dialog = (document.getElementById("record") as HTMLDialogElement | null) ?? panel();
   const body = dialog.querySelector(".record-body") as HTMLElement;
@@ -84,14 +91,14 @@ export async function openRecord(r: Ref, spaceId: string): Promise<void> {
   }
   let rec: RecordView | null;
   try {
-    rec = await read(r, r.spaceId || spaceId);
+    rec = await read(r, r.spaceId || spaceId, passage);
   } catch (e) {
     if (n !== opened) return;
     const gone = e instanceof ApiError && e.status === 404;
     draw(r.label, h("p", { class: "error record-error", role: "alert" }, gone
       ? `This ${kind.toLowerCase()} is not there any more: it was deleted, or you can no longer open it.`
       : `The ${kind.toLowerCase()} could not be read: ${e instanceof Error ? e.message : String(e)}`),
-      gone ? null : h("button", { type: "button", class: "record-retry", onclick: () => void openRecord(r, spaceId) }, "Retry"));
+      gone ? null : h("button", { type: "button", class: "record-retry", onclick: () => void openRecord(r, spaceId, passage) }, "Retry"));
     return;
   }
   if (n !== opened) return;
@@ -101,7 +108,10 @@ export async function openRecord(r: Ref, spaceId: string): Promise<void> {
     return;
   }
   const shown = rec.fields.filter(([, v]) => v !== null && v !== undefined && v !== "");
-  draw(rec.title, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v && typeof v === "object" ? ("href" in v ? h("a", { class: "record-download", href: v.href, download: "" }, v.text) : refLink(v)) : String(v))])));
+  const quote = rec.quote && h("figure", { class: "record-passage" },
+    h("figcaption", {}, rec.quote.section ? `The passage cited, under “${rec.quote.section}”` : "The passage cited"),
+    h("blockquote", {}, rec.quote.text));
+  draw(rec.title, quote ?? null, h("dl", { class: "record-fields" }, shown.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v && typeof v === "object" ? ("href" in v ? h("a", { class: "record-download", href: v.href, download: "" }, v.text) : refLink(v)) : String(v))])));
 }
 
 function panel(): HTMLDialogElement {
