@@ -8,6 +8,7 @@ import (
 	"path"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,7 +20,7 @@ import (
 // updateRetrievalBaseline rewrites testdata/eval/baseline.json with the
 // scores measured now:
 //
-//	scripts/test.sh ./retrieval -run TestRetrievalEvalHoldsItsBaseline -update-retrieval-baseline
+//	scripts/test.sh ./retrieval -run TestRetrievalEvalHoldsItsBaseline -args -update-retrieval-baseline
 var updateRetrievalBaseline = flag.Bool("update-retrieval-baseline", false,
 	"record the current retrieval scores as the baseline")
 
@@ -90,14 +91,18 @@ func TestRetrievalEvalHoldsItsBaseline(t *testing.T) {
 		db := dbtest.Open(t, url)
 		blobs, err := files.NewDirStore(t.TempDir())
 		require.NoError(t, err)
+		start := time.Now()
 		space, err := retrieval.IndexEvalSet(ctx, db, blobs, set)
 		require.NoError(t, err)
+		t.Logf("indexed %d documents in %s", len(set.Docs), time.Since(start).Round(time.Millisecond))
 		store := retrieval.NewStore(db)
 		for _, mode := range []retrieval.Mode{retrieval.ModeLexical} {
 			search, err := store.EvalSearch(mode, space)
 			require.NoError(t, err)
+			start := time.Now()
 			rep, err := retrieval.Evaluate(ctx, set, search)
 			require.NoError(t, err)
+			t.Logf("%s: %d questions in %s", mode, len(set.Questions), time.Since(start).Round(time.Millisecond))
 			for _, row := range rep.Rows {
 				if row.Rank == 0 || row.Rank > retrieval.DefaultLimit {
 					t.Logf("%s: rank %d (best: %s) for %s %q, expected in %s", mode, row.Rank, row.Top, row.Question.Shape,
