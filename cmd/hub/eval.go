@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"unicode/utf8"
 
@@ -10,8 +13,11 @@ import (
 
 	"hub/assistant"
 	"hub/config"
+	"hub/files"
 	"hub/llm"
 	"hub/playbooks"
+	"hub/retrieval"
+	"hub/storage"
 	"hub/workspace"
 )
 
@@ -20,9 +26,9 @@ import (
 func evalCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: "Evaluate what the assistant is offered, without a model",
+		Short: "Evaluate what the assistant is offered and what search finds, without a model",
 	}
-	cmd.AddCommand(evalOfferCommand(), evalSelectCommand())
+	cmd.AddCommand(evalOfferCommand(), evalSelectCommand(), evalRetrievalCommand())
 	return cmd
 }
 
@@ -151,4 +157,100 @@ func evalSelectCommand() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&distractors, "distractors", 0, "synthetic tools of other apps added to the registry")
 	return cmd
+}
+
+// evalRetrievalCommand prints, for each labelled question, where its
+// expected passage ranked and the recall@5 and MRR: the table behind
+// TestRetrievalEvalHoldsItsBaseline (docs/retrieval.md, "Evaluation").
+func evalRetrievalCommand() *cobra.Command {
+	var (
+		databaseURL, setDir, mode string
+		missesOnly                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "retrieval",
+		Short: "Recall@5 and MRR of the labelled questions over the labelled documents",
+		Long: "Uploads and indexes the documents of the labelled set (retrieval/testdata/eval, built in) into a new space of\n" +
+			"a fresh database (a temporary SQLite file, or --database-url), asks every question with the tool its shape\n" +
+			"calls for (concept: hub_search_files, exact: hub_find_phrase) and prints the rank of its expected passage\n" +
+			"among the first 10 results (- when not among them), then recall@5 and MRR by shape and overall.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fsys := retrieval.EvalFiles()
+			if setDir != "" {
+				fsys = os.DirFS(setDir)
+			}
+			set, err := retrieval.LoadEvalSet(fsys)
+			if err != nil {
+				return err
+			}
+			return evalRetrieval(cmd.Context(), cmd.OutOrStdout(), set, databaseURL, retrieval.Mode(mode), missesOnly)
+		},
+	}
+	cmd.Flags().StringVar(&databaseURL, "database-url", "",
+		"a fresh, empty database to index into (postgres:// or a SQLite path; default: a temporary SQLite file)")
+	cmd.Flags().StringVar(&setDir, "set", "", "a labelled set in a directory: questions.json and docs/ (default: the built-in set)")
+	cmd.Flags().StringVar(&mode, "mode", string(retrieval.ModeLexical), "the search measured: lexical or fused")
+	cmd.Flags().BoolVar(&missesOnly, "misses", false, "list only the questions whose passage is not in the first 5")
+	return cmd
+}
+
+// evalRetrieval indexes set into the database at url (a temporary SQLite
+// file when "") and prints the evaluation of mode to out.
+func evalRetrieval(ctx context.Context, out io.Writer, set retrieval.EvalSet, url string, mode retrieval.Mode, missesOnly bool) error {
+	dir, err := os.MkdirTemp("", "hub-eval-retrieval-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if url == "" {
+		url = filepath.Join(dir, "hub.db")
+	}
+	db, err := storage.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	blobs, err := files.NewDirStore(filepath.Join(dir, "files"))
+	if err != nil {
+		return err
+	}
+	space, err := retrieval.IndexEvalSet(ctx, db, blobs, set)
+	if err != nil {
+		return err
+	}
+	search, err := retrieval.NewStore(db).EvalSearch(mode, space)
+	if err != nil {
+		return err
+	}
+	rep, err := retrieval.Evaluate(ctx, set, search)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "RANK\tSHAPE\tQUESTION\tEXPECTED\tBEST")
+	for _, r := range rep.Rows {
+		if missesOnly && r.Rank > 0 && r.Rank <= retrieval.DefaultLimit {
+			continue
+		}
+		rank := "-"
+		if r.Rank > 0 {
+			rank = fmt.Sprint(r.Rank)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", rank, r.Question.Shape, cut(r.Question.Question, 72), r.Question.Expect[0].File, r.Top)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n%s search over %d documents (%s):\n", mode, len(set.Docs), storage.DialectOf(url))
+	for _, s := range []struct {
+		name  string
+		score retrieval.EvalScore
+	}{{"concept", rep.Concept}, {"exact", rep.Exact}, {"all", rep.All}} {
+		fmt.Fprintf(out, "  %-8s recall@5 %.3f  MRR %.3f  (%d questions)\n", s.name, s.score.Recall, s.score.MRR, s.score.Questions)
+	}
+	return nil
 }
