@@ -1,6 +1,7 @@
 package fakemodel
 
 import (
+	"context"
 	"encoding/json"
 	"hash/fnv"
 	"math"
@@ -110,4 +111,20 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data, "model": req.Model,
 		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+// Embedder embeds with Embed in process, as the endpoint would: the
+// retrieval evaluation's fused figures use it (retrieval.Embedder).
+type Embedder struct{}
+
+// Model names the fake embeddings model.
+func (Embedder) Model() string { return "fakemodel-embeddings" }
+
+// Embed returns Embed of each text.
+func (Embedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = Embed(t)
+	}
+	return out, nil
 }

@@ -23,8 +23,8 @@ import (
 // Mode is the search an evaluation measures.
 type Mode string
 
-// The modes. ModeFused (lexical and embeddings, fused) is measured once
-// the embeddings index exists: it needs its own EvalSearch.
+// The modes: lexical (words only) and fused (words and embeddings, by
+// reciprocal rank).
 const (
 	ModeLexical Mode = "lexical"
 	ModeFused   Mode = "fused"
@@ -153,15 +153,16 @@ type EvalSpace struct {
 
 // IndexEvalSet uploads every document of set into a new space of db
 // (blobs keeps their bytes) and indexes each as the IndexFile workflow
-// does: Extract, Chunks, then Begin, SaveDrafts and Publish.
-func IndexEvalSet(ctx context.Context, db *storage.DB, blobs files.Store, set EvalSet) (EvalSpace, error) {
+// does: Extract, Chunks, then Begin, SaveDrafts, the drafts embedded by e
+// (nil: none) and Publish.
+func IndexEvalSet(ctx context.Context, db *storage.DB, blobs files.Store, set EvalSet, e Embedder) (EvalSpace, error) {
 	ws := workspace.NewService(db)
 	spaceID, personID, err := ws.EnsureMember(ctx, "Retrieval evaluation "+storage.NewID("eval"), "Eva Evaluator",
 		workspace.RoleOwner)
 	if err != nil {
 		return EvalSpace{}, err
 	}
-	up, store := files.NewService(db, ws, blobs, 0), NewStore(db)
+	up, store := files.NewService(db, ws, blobs, 0), &Store{db: db, Embedder: e}
 	actor := workspace.Actor{PersonID: personID, Via: workspace.ViaCLI}
 	for _, d := range set.Docs {
 		f, err := up.Upload(ctx, actor, spaceID, d.Name, bytes.NewReader(d.Data))
@@ -176,8 +177,13 @@ func IndexEvalSet(ctx context.Context, db *storage.DB, blobs files.Store, set Ev
 		if err != nil {
 			return EvalSpace{}, fmt.Errorf("extract %s: %w", d.Name, err)
 		}
-		if _, err := store.SaveDrafts(ctx, v, Chunks(doc), ""); err != nil {
+		if _, err := store.SaveDrafts(ctx, v, Chunks(doc), store.EmbeddingsModel()); err != nil {
 			return EvalSpace{}, err
+		}
+		for n := -1; n != 0; {
+			if n, err = store.EmbedBatch(ctx, f.ID, f.IndexGen); err != nil {
+				return EvalSpace{}, fmt.Errorf("embed %s: %w", d.Name, err)
+			}
 		}
 		if err := store.Publish(ctx, f.ID, f.IndexGen); err != nil {
 			return EvalSpace{}, err
@@ -189,17 +195,23 @@ func IndexEvalSet(ctx context.Context, db *storage.DB, blobs files.Store, set Ev
 // SearchFunc is one search of an evaluated space.
 type SearchFunc func(ctx context.Context, q Query) (Result, error)
 
-// EvalSearch is the search mode measures over space.
+// EvalSearch is the search mode measures over space: lexical leaves s's
+// embedder out, fused needs one (the one the space was indexed with).
 func (s *Store) EvalSearch(mode Mode, space EvalSpace) (SearchFunc, error) {
+	st := *s
 	switch mode {
 	case ModeLexical:
-		return func(ctx context.Context, q Query) (Result, error) {
-			return s.Search(ctx, space.PersonID, space.SpaceID, q)
-		}, nil
+		st.Embedder = nil
 	case ModeFused:
-		return nil, errors.New("fused search needs the embeddings index, which Hub does not build yet")
+		if s.Embedder == nil {
+			return nil, errors.New("fused search needs an embeddings model")
+		}
+	default:
+		return nil, fmt.Errorf("no search mode %q (lexical or fused)", mode)
 	}
-	return nil, fmt.Errorf("no search mode %q (lexical or fused)", mode)
+	return func(ctx context.Context, q Query) (Result, error) {
+		return st.Search(ctx, space.PersonID, space.SpaceID, q)
+	}, nil
 }
 
 // EvalRow is one question's outcome.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"hub/dbtest"
+	"hub/fakemodel"
 	"hub/files"
 	"hub/retrieval"
 )
@@ -92,11 +93,12 @@ func TestRetrievalEvalHoldsItsBaseline(t *testing.T) {
 		blobs, err := files.NewDirStore(t.TempDir())
 		require.NoError(t, err)
 		start := time.Now()
-		space, err := retrieval.IndexEvalSet(ctx, db, blobs, set)
+		space, err := retrieval.IndexEvalSet(ctx, db, blobs, set, fakemodel.Embedder{})
 		require.NoError(t, err)
 		t.Logf("indexed %d documents in %s", len(set.Docs), time.Since(start).Round(time.Millisecond))
 		store := retrieval.NewStore(db)
-		for _, mode := range []retrieval.Mode{retrieval.ModeLexical} {
+		store.Embedder = fakemodel.Embedder{}
+		for _, mode := range []retrieval.Mode{retrieval.ModeLexical, retrieval.ModeFused} {
 			search, err := store.EvalSearch(mode, space)
 			require.NoError(t, err)
 			start := time.Now()

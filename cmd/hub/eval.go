@@ -13,6 +13,7 @@ import (
 
 	"hub/assistant"
 	"hub/config"
+	"hub/fakemodel"
 	"hub/files"
 	"hub/llm"
 	"hub/playbooks"
@@ -218,11 +219,15 @@ func evalRetrieval(ctx context.Context, out io.Writer, set retrieval.EvalSet, ur
 	if err != nil {
 		return err
 	}
-	space, err := retrieval.IndexEvalSet(ctx, db, blobs, set)
+	store := retrieval.NewStore(db)
+	if mode == retrieval.ModeFused {
+		store.Embedder = fakemodel.Embedder{}
+	}
+	space, err := retrieval.IndexEvalSet(ctx, db, blobs, set, store.Embedder)
 	if err != nil {
 		return err
 	}
-	search, err := retrieval.NewStore(db).EvalSearch(mode, space)
+	search, err := store.EvalSearch(mode, space)
 	if err != nil {
 		return err
 	}
