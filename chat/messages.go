@@ -75,10 +75,7 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	if err != nil {
 		return nil, fmt.Errorf("list receipts: %w", err)
 	}
-	out := make([]Message, len(rows))
-	for i, r := range rows {
-		out[i] = toMessage(r)
-	}
+	out := mapped(rows, toMessage)
 	attachCalls(out, calls, receipts)
 	if err := s.hideLeftSpaces(ctx, personID, out); err != nil {
 		return nil, err

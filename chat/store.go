@@ -122,11 +122,7 @@ func (s *Store) ListConversations(ctx context.Context, personID, spaceID string)
 	if err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
 	}
-	out := make([]Conversation, len(rows))
-	for i, r := range rows {
-		out[i] = toConversation(r)
-	}
-	return out, nil
+	return mapped(rows, toConversation), nil
 }
 
 // Deleted says what a deleted conversation left running (unfinished turns,
@@ -174,6 +170,15 @@ func marshal(v any) string {
 		panic(err) // only this package's types, which always encode
 	}
 	return string(b)
+}
+
+// mapped is f of each element of s, never nil.
+func mapped[T, U any](s []T, f func(T) U) []U {
+	out := make([]U, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
 }
 
 func unmarshal[T any](s string) T {

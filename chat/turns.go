@@ -647,9 +647,5 @@ func (s *Store) UnfinishedTurnsIn(ctx context.Context, personID, spaceID string)
 	if err != nil {
 		return nil, fmt.Errorf("unfinished turns: %w", err)
 	}
-	out := make([]Turn, len(rows))
-	for i, r := range rows {
-		out[i] = toTurn(r)
-	}
-	return out, nil
+	return mapped(rows, toTurn), nil
 }

@@ -236,11 +236,7 @@ func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WorkFrame, len(frames))
-	for i, f := range frames {
-		out[i] = toWorkFrame(f)
-	}
-	return out, nil
+	return mapped(frames, toWorkFrame), nil
 }
 
 func toWorkFrame(f stream.Frame) WorkFrame {
