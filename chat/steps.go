@@ -210,12 +210,8 @@ type stepCallRow struct {
 // GetToolCall returns one call by id.
 func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 	var r storage.ToolCall
-	err := s.q(ctx).Take(&r, "id = ?", id).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return ToolCall{}, &workspace.NotFoundError{Kind: "tool call", ID: id}
-	}
-	if err != nil {
-		return ToolCall{}, fmt.Errorf("get tool call %s: %w", id, err)
+	if err := found(s.q(ctx).Take(&r, "id = ?", id).Error, "tool call", id); err != nil {
+		return ToolCall{}, err
 	}
 	return toToolCall(r), nil
 }

@@ -63,11 +63,8 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 	var row storage.Conversation
 	err := s.q(ctx).Table("conversations").Where("conversations.id = ? AND conversations.person_id = ?", id, personID).
 		Where(memberOf("conversations.space_id", personID)).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Conversation{}, &workspace.NotFoundError{Kind: "conversation", ID: id}
-	}
-	if err != nil {
-		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
+	if err := found(err, "conversation", id); err != nil {
+		return Conversation{}, err
 	}
 	return toConversation(row), nil
 }
@@ -156,6 +153,18 @@ func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (De
 		return Deleted{}, fmt.Errorf("delete conversation %s: %w", id, err)
 	}
 	return d, nil
+}
+
+// found answers a read's err: not found as workspace.NotFoundError, any
+// other wrapped as "get kind id".
+func found(err error, kind, id string) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return &workspace.NotFoundError{Kind: kind, ID: id}
+	}
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", kind, id, err)
+	}
+	return nil
 }
 
 // memberOf is the condition that the person is a member, now, of the space

@@ -246,12 +246,8 @@ var runRecordColumns = []string{"instructions", "context", "offered_tools", "add
 // GetTurn returns a turn by id, whoever owns it, with its run record.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, RunRecord, error) {
 	var r storage.Turn
-	err := s.q(ctx).Take(&r, "id = ?", id).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
-	if err != nil {
-		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
+	if err := found(s.q(ctx).Take(&r, "id = ?", id).Error, "turn", id); err != nil {
+		return Turn{}, RunRecord{}, err
 	}
 	return toTurn(r), toRunRecord(r), nil
 }
@@ -536,7 +532,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		now := s.now()
 		// The update returns all the rest needs; on Postgres it updates
 		// the reply too.
-		var rows []finishedRow
+		var rows []workRow
 		update := `UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
 			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING *,` + finishedColumns
 		args := []any{string(e.Status), e.ErrorCode, e.ErrorMessage, e.Usage.InputTokens, e.Usage.OutputTokens, now, now, turnID,
@@ -567,9 +563,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 				return err
 			}
 		}
-		w := workRow{ID: r.ID, PersonID: r.PersonID, ConversationID: r.ConversationID, Status: r.Status, Step: r.Step,
-			CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, ConvTitle: r.ConvTitle, UserText: r.UserText}
-		if err := s.announceWork(ctx, r.PersonID, w.work()); err != nil {
+		if err := s.announceWork(ctx, r.PersonID, r.work()); err != nil {
 			return err
 		}
 		if r.Held > 0 {
@@ -593,14 +587,6 @@ const finishedColumns = `
 	(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text,
 	(SELECT count(*) FROM tool_calls WHERE tool_calls.turn_id = turns.id AND tool_calls.status = ? AND tool_calls.held_for = ?) AS held`
 
-// finishedRow scans finishedColumns.
-type finishedRow struct {
-	storage.Turn
-	ConvTitle string
-	UserText  string
-	Held      int64
-}
-
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -617,11 +603,7 @@ type Running struct {
 // RunningTurns lists the person's unfinished turns in spaces they can open
 // now, oldest first.
 func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, error) {
-	var rows []struct {
-		storage.Turn
-		ConvTitle string
-		UserText  string
-	}
+	var rows []workRow
 	err := s.q(ctx).Table("turns").
 		Select("turns.*, conversations.title AS conv_title, messages.text AS user_text").
 		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
@@ -631,11 +613,9 @@ func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, e
 	if err != nil {
 		return nil, fmt.Errorf("running turns: %w", err)
 	}
-	out := make([]Running, len(rows))
-	for i, r := range rows {
-		out[i] = Running{Turn: toTurn(r.Turn), Title: workTitle(r.ConvTitle, r.UserText)}
-	}
-	return out, nil
+	return mapped(rows, func(r workRow) Running {
+		return Running{Turn: toTurn(r.Turn), Title: workTitle(r.ConvTitle, r.UserText)}
+	}), nil
 }
 
 // UnfinishedTurnsIn lists a person's unfinished turns in a space, whether

@@ -174,17 +174,13 @@ func (s *Store) turnWork(ctx context.Context, turnID string) (personID string, w
 	return r.PersonID, r.work(), nil
 }
 
-// workRow is what a turn's top-bar entry is made of.
+// workRow is what a turn's top-bar entry is made of: the turn's columns
+// read, its title parts, and for FinishTurn the writes held for Apply.
 type workRow struct {
-	ID             string
-	PersonID       string
-	ConversationID string
-	Status         string
-	Step           int
-	CreatedAt      time.Time
-	FinishedAt     *time.Time
-	ConvTitle      string
-	UserText       string
+	storage.Turn
+	ConvTitle string
+	UserText  string
+	Held      int64
 }
 
 func (r workRow) work() Work {
