@@ -107,12 +107,11 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
 	var out Turn
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
 		// An untitled conversation takes its title from its first message.
 		if err := s.touchConversation(ctx, conv, TitleFromMessage(in.Text)); err != nil {
 			return err
 		}
-		if err := tx.Create(&user).Error; err != nil {
+		if err := s.q(ctx).Create(&user).Error; err != nil {
 			return err
 		}
 		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
@@ -142,7 +141,6 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID}
 	var out Turn
 	err = s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
 		if err := s.touchConversation(ctx, conv, ""); err != nil {
 			return err
 		}
@@ -150,7 +148,8 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		// The message moves to the new turn, so history (which leaves out
 		// error turns) shows it with the retry's answer; one that moved
 		// already was retried before.
-		res := tx.Model(&storage.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).Update("turn_id", newID)
+		res := s.q(ctx).Model(&storage.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).
+			Update("turn_id", newID)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -255,16 +254,13 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, RunRecord, error)
 // GetTurnFor returns a turn of the person in a space they can open now;
 // any other is not found.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
-	var rows []storage.Turn
-	err := s.q(ctx).Model(&storage.Turn{}).Omit(runRecordColumns...).
-		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
-	if err != nil {
-		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
+	var r storage.Turn
+	err := s.q(ctx).Omit(runRecordColumns...).
+		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Take(&r).Error
+	if err := found(err, "turn", id); err != nil {
+		return Turn{}, err
 	}
-	if len(rows) == 0 {
-		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
-	return toTurn(rows[0]), nil
+	return toTurn(r), nil
 }
 
 // TurnStream is what the api's stream of a turn needs before it sends
