@@ -92,16 +92,16 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
 	var ended []Work
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
-		var turns []storage.Turn
-		if err := tx.Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).Order("created_at, id").Find(&turns).Error; err != nil {
+		turns, err := s.UnfinishedTurnsIn(ctx, personID, spaceID)
+		if err != nil {
 			return err
 		}
 		for _, t := range turns {
 			ended = append(ended, leftWork(Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID}))
 		}
+		tx := s.q(ctx)
 		var replies []storage.Turn
-		err := tx.Where("person_id = ? AND space_id = ? AND id IN (?)", personID, spaceID,
+		err = tx.Where("person_id = ? AND space_id = ? AND id IN (?)", personID, spaceID,
 			tx.Model(&storage.ToolCall{}).Select("turn_id").Where("status = ? AND held_for = ?", CallHeld, HeldForApply)).
 			Order("created_at, id").Find(&replies).Error
 		if err != nil {
