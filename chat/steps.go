@@ -226,22 +226,15 @@ func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int
 		}
 		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
 	}
-	call := toToolCall(self)
-	call.ID = callID
-	return s.EarlierCallsOf(ctx, call)
-}
-
-// EarlierCallsOf is EarlierCalls for a call already read.
-func (s *Store) EarlierCallsOf(ctx context.Context, call ToolCall) (map[string]int, error) {
 	var rows []struct {
 		Tool string
 		N    int
 	}
 	err := s.q(ctx).Model(&storage.ToolCall{}).Select("tool, count(*) AS n").
-		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", call.TurnID, call.Step, call.Step, call.Idx).
+		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", self.TurnID, self.Step, self.Step, self.Idx).
 		Group("tool").Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("earlier calls of %s: %w", call.ID, err)
+		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
 	}
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {
