@@ -179,7 +179,8 @@ func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, e
 
 func toStep(r storage.TurnStep) Step {
 	return Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
-		NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel, Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}}
+		NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel,
+		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}}
 }
 
 // stepsSQL reads a turn's steps before one with their calls (none: one
