@@ -18,10 +18,7 @@ import (
 // evalCommand groups the evaluations (docs/offer.md, "Tool-selection
 // evaluation").
 func evalCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "eval",
-		Short: "Evaluate what the assistant is offered, without a model",
-	}
+	cmd := &cobra.Command{Use: "eval", Short: "Evaluate what the assistant is offered, without a model"}
 	cmd.AddCommand(evalOfferCommand(), evalSelectCommand())
 	return cmd
 }
