@@ -315,8 +315,8 @@ func (b *Bus) read(ctx context.Context, log string, after int64) (frames []Frame
 			}
 			r = &sharedRead{gen: t.gen, after: after, started: time.Now(), done: make(chan struct{})}
 			t.last, t.fresh = r, r.started
-			if b.hooks.read != nil {
-				b.hooks.read(log)
+			if b.onRead != nil {
+				b.onRead(log)
 			}
 			// The Bus owns the read: another follower must not see this
 			// one's context end.

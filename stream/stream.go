@@ -79,7 +79,7 @@ type Bus struct {
 	followers *notify.Followers // by log; take mu first
 	listen    sync.Once         // registers with n, with the first follower
 	origin    string            // tags this Bus's notifications, so it skips its own
-	hooks     hooks
+	onRead    func(log string)  // tests: runs when a shared read of a log's frames starts
 
 	mu      sync.Mutex
 	logs    map[string]*followedLog // logs with followers in this process
@@ -87,12 +87,6 @@ type Bus struct {
 	ctx     context.Context // shared reads'; cancelled by Close, which closes Done
 	wg      sync.WaitGroup  // shared reads
 	metrics metricsOf
-}
-
-// hooks let tests watch a Bus's inner workings; zero in production.
-type hooks struct {
-	// read runs when a shared read of a log's frames starts.
-	read func(log string)
 }
 
 // NewBus returns a Bus over db whose followers n wakes. Call Close when
