@@ -130,12 +130,10 @@ const doneGrace = time.Minute
 // the turn is gone (ErrTurnGone), its frames were swept (ErrFramesSwept),
 // fn fails, ctx ends, or the Bus is closed (ErrClosed).
 //
-// It reads the table when it starts, then takes the frames handed over
-// while they follow the last one it delivered, and reads again on a
-// wake-up without the frame or a gap. Taking only the frame after the last
-// number delivered keeps delivery free of gaps and repeats. A read that
-// finds nothing new checks that the turn exists, so a deleted turn's
-// stream ends at its next wake-up.
+// It reads the table first, then takes handed-over frames while each is the
+// one after the last delivered (so none is skipped or repeated), and reads
+// again on a wake-up without it. A read that finds nothing new checks that
+// the turn exists, so a deleted turn's stream ends at its next wake-up.
 func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
 	return b.follow(ctx, turnID, true, after, fn)
 }
