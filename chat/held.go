@@ -20,17 +20,19 @@ type HeldCall struct {
 	Applying       bool // the reply's Apply is running now
 }
 
+type heldRow struct {
+	storage.ToolCall
+	ConversationID string
+	ReplyMessageID string
+	TurnSpaceID    string
+	ApplyingSince  *time.Time
+}
+
 // HeldCalls lists the person's held calls waiting in a list (HeldFor*),
 // oldest first, only where the person can open both the conversation's
 // space and the call's.
 func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]HeldCall, error) {
-	var rows []struct {
-		storage.ToolCall
-		ConversationID string
-		ReplyMessageID string
-		TurnSpaceID    string
-		ApplyingSince  *time.Time
-	}
+	var rows []heldRow
 	err := s.q(ctx).Table("tool_calls").
 		Select("tool_calls.*, turns.conversation_id, turns.reply_message_id, turns.space_id AS turn_space_id, turns.applying_since").
 		Joins("JOIN turns ON turns.id = tool_calls.turn_id").
@@ -41,11 +43,9 @@ func (s *Store) HeldCalls(ctx context.Context, personID, heldFor string) ([]Held
 	if err != nil {
 		return nil, fmt.Errorf("held calls: %w", err)
 	}
-	out := make([]HeldCall, len(rows))
-	for i, r := range rows {
-		out[i] = HeldCall{ToolCall: toToolCall(r.ToolCall), ConversationID: r.ConversationID,
+	return mapped(rows, func(r heldRow) HeldCall {
+		return HeldCall{ToolCall: toToolCall(r.ToolCall), ConversationID: r.ConversationID,
 			MessageID: r.ReplyMessageID, SpaceID: cmp.Or(r.SpaceID, r.TurnSpaceID), CreatedAt: r.ToolCall.CreatedAt,
 			Applying: s.applying(r.ApplyingSince)}
-	}
-	return out, nil
+	}), nil
 }

@@ -77,9 +77,7 @@ func (s *Store) inspect(ctx context.Context, turnID string) (Inspection, error) 
 		return Inspection{}, fmt.Errorf("inspect the steps of turn %s: %w", turnID, err)
 	}
 	for _, r := range steps {
-		out.Steps = append(out.Steps, InspectedStep{SavedAt: r.UpdatedAt, Step: Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text,
-			FinishReason: r.FinishReason, Nudge: r.Nudge, NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel,
-			Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}}})
+		out.Steps = append(out.Steps, InspectedStep{SavedAt: r.UpdatedAt, Step: toStep(r)})
 	}
 	var calls []storage.ToolCall
 	if err := s.q(ctx).Where("turn_id = ?", turnID).Order("step, idx").Find(&calls).Error; err != nil {

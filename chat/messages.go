@@ -2,12 +2,9 @@ package chat
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
-
-	"gorm.io/gorm"
 
 	"hub/storage"
 	"hub/workspace"
@@ -75,10 +72,7 @@ func (s *Store) Messages(ctx context.Context, personID, conversationID string) (
 	if err != nil {
 		return nil, fmt.Errorf("list receipts: %w", err)
 	}
-	out := make([]Message, len(rows))
-	for i, r := range rows {
-		out[i] = toMessage(r)
-	}
+	out := mapped(rows, toMessage)
 	attachCalls(out, calls, receipts)
 	if err := s.hideLeftSpaces(ctx, personID, out); err != nil {
 		return nil, err
@@ -134,12 +128,8 @@ func (s *Store) hideLeftSpaces(ctx context.Context, personID string, msgs []Mess
 // GetMessage returns one message by id.
 func (s *Store) GetMessage(ctx context.Context, id string) (Message, error) {
 	var r storage.Message
-	err := s.q(ctx).Take(&r, "id = ?", id).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Message{}, &workspace.NotFoundError{Kind: "message", ID: id}
-	}
-	if err != nil {
-		return Message{}, fmt.Errorf("get message %s: %w", id, err)
+	if err := found(s.q(ctx).Take(&r, "id = ?", id).Error, "message", id); err != nil {
+		return Message{}, err
 	}
 	return toMessage(r), nil
 }

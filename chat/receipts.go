@@ -59,12 +59,10 @@ func (s *Store) Proposal(ctx context.Context, personID, conversationID, messageI
 	if err := s.q(ctx).Where("turn_id = ? AND held_for <> ''", turn.ID).Order("step, idx").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("proposal %s: %w", messageID, err)
 	}
-	out := make([]HeldCall, len(rows))
-	for i, r := range rows {
-		out[i] = HeldCall{ToolCall: toToolCall(r), ConversationID: conversationID, MessageID: messageID,
+	return mapped(rows, func(r storage.ToolCall) HeldCall {
+		return HeldCall{ToolCall: toToolCall(r), ConversationID: conversationID, MessageID: messageID,
 			SpaceID: cmp.Or(r.SpaceID, turn.SpaceID), CreatedAt: r.CreatedAt}
-	}
-	return out, nil
+	}), nil
 }
 
 // Receipts returns the receipts of a message's applied calls by call id.

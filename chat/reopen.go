@@ -22,22 +22,14 @@ import (
 // conversation runs, or once the turn was retried, it is
 // workspace.ErrConflict.
 func (s *Store) ClaimTurn(ctx context.Context, turnID, runID string, keep int, reopen func(ctx context.Context) error) (bool, error) {
-	res := s.q(ctx).Model(&storage.Turn{}).Where("id = ? AND run_id = '' AND finished_at IS NULL", turnID).Update("run_id", runID)
-	if res.Error != nil {
-		return false, fmt.Errorf("claim turn %s: %w", turnID, res.Error)
-	}
-	if res.RowsAffected == 1 {
-		return false, nil
+	if err := s.Claim(ctx, turnID, runID); !errors.Is(err, ErrClaimedMeanwhile) {
+		return false, err
 	}
 	reopened := false
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
 		var r storage.Turn
-		err := tx.Take(&r, "id = ?", turnID).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return &workspace.NotFoundError{Kind: "turn", ID: turnID}
-		}
-		if err != nil {
+		if err := found(tx.Take(&r, "id = ?", turnID).Error, "turn", turnID); err != nil {
 			return err
 		}
 		switch {

@@ -166,16 +166,21 @@ func (s *Store) Steps(ctx context.Context, turnID string, before int) ([]Step, e
 	out := []Step{}
 	for _, r := range rows {
 		if len(out) == 0 || out[len(out)-1].Step != r.Step {
-			out = append(out, Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
-				NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel, Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}})
+			out = append(out, toStep(r.TurnStep))
 		}
-		if r.Call.CID == nil {
+		if r.Call.ID == "" {
 			continue // a step without calls
 		}
 		st := &out[len(out)-1]
-		st.ToolCalls = append(st.ToolCalls, r.Call.toolCall())
+		st.ToolCalls = append(st.ToolCalls, toToolCall(r.Call))
 	}
 	return out, nil
+}
+
+func toStep(r storage.TurnStep) Step {
+	return Step{Step: r.Step, Attempt: r.Attempt, Text: r.Text, FinishReason: r.FinishReason, Nudge: r.Nudge,
+		NudgeKind: NudgeKind(r.NudgeKind), PartsLevel: r.PartsLevel,
+		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}}
 }
 
 // stepsSQL reads a turn's steps before one with their calls (none: one
@@ -187,9 +192,9 @@ const stepsSQL = `SELECT s.step, s.attempt, s.text, s.finish_reason, s.nudge, s.
 	WHERE s.turn_id = ? AND s.step < ?
 	ORDER BY s.step, c.idx`
 
-// callColumns are a tool call's columns (of c, left joined) as
-// stepCallRow's c_ fields.
-const callColumns = `c.id AS c_id, COALESCE(c.turn_id, '') AS c_turn_id, COALESCE(c.step, 0) AS c_step,
+// callColumns are a tool call's columns (of c, left joined; none: all
+// empty) as stepCallRow.Call's.
+const callColumns = `COALESCE(c.id, '') AS c_id, COALESCE(c.turn_id, '') AS c_turn_id, COALESCE(c.step, 0) AS c_step,
 		COALESCE(c.idx, 0) AS c_idx, COALESCE(c.provider_call_id, '') AS c_provider_call_id,
 		COALESCE(c.tool, '') AS c_tool, COALESCE(c.arguments, '') AS c_arguments, COALESCE(c.status, '') AS c_status,
 		COALESCE(c.result, '') AS c_result, COALESCE(c.summary, '') AS c_summary, COALESCE(c.refs, '') AS c_refs,
@@ -199,55 +204,15 @@ const callColumns = `c.id AS c_id, COALESCE(c.turn_id, '') AS c_turn_id, COALESC
 
 // stepCallRow is a row of stepsSQL.
 type stepCallRow struct {
-	Step         int     `gorm:"column:step"`
-	Attempt      int     `gorm:"column:attempt"`
-	Text         string  `gorm:"column:text"`
-	FinishReason string  `gorm:"column:finish_reason"`
-	Nudge        string  `gorm:"column:nudge"`
-	NudgeKind    string  `gorm:"column:nudge_kind"`
-	PartsLevel   int     `gorm:"column:parts_level"`
-	InputTokens  int     `gorm:"column:input_tokens"`
-	OutputTokens int     `gorm:"column:output_tokens"`
-	Call         callRow `gorm:"embedded"`
-}
-
-// callRow is a tool call read as callColumns (CID nil: none).
-type callRow struct {
-	CID             *string `gorm:"column:c_id"`
-	CTurnID         string  `gorm:"column:c_turn_id"`
-	CStep           int     `gorm:"column:c_step"`
-	CIdx            int     `gorm:"column:c_idx"`
-	CProviderCallID string  `gorm:"column:c_provider_call_id"`
-	CTool           string  `gorm:"column:c_tool"`
-	CArguments      string  `gorm:"column:c_arguments"`
-	CStatus         string  `gorm:"column:c_status"`
-	CResult         string  `gorm:"column:c_result"`
-	CSummary        string  `gorm:"column:c_summary"`
-	CRefs           string  `gorm:"column:c_refs"`
-	CErrorCode      string  `gorm:"column:c_error_code"`
-	CErrorMessage   string  `gorm:"column:c_error_message"`
-	CInput          string  `gorm:"column:c_input"`
-	CHeldFor        string  `gorm:"column:c_held_for"`
-	CUndoGroupID    string  `gorm:"column:c_undo_group_id"`
-	CSpaceID        string  `gorm:"column:c_space_id"`
-}
-
-func (r callRow) toolCall() ToolCall {
-	return toToolCall(storage.ToolCall{ID: *r.CID, TurnID: r.CTurnID, Step: r.CStep, Idx: r.CIdx,
-		ProviderCallID: r.CProviderCallID, Tool: r.CTool, Arguments: r.CArguments, Status: r.CStatus, Result: r.CResult,
-		Summary: r.CSummary, Refs: r.CRefs, ErrorCode: r.CErrorCode, ErrorMessage: r.CErrorMessage, Input: r.CInput,
-		HeldFor: r.CHeldFor, UndoGroupID: r.CUndoGroupID, SpaceID: r.CSpaceID})
+	storage.TurnStep
+	Call storage.ToolCall `gorm:"embedded;embeddedPrefix:c_"`
 }
 
 // GetToolCall returns one call by id.
 func (s *Store) GetToolCall(ctx context.Context, id string) (ToolCall, error) {
 	var r storage.ToolCall
-	err := s.q(ctx).Take(&r, "id = ?", id).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return ToolCall{}, &workspace.NotFoundError{Kind: "tool call", ID: id}
-	}
-	if err != nil {
-		return ToolCall{}, fmt.Errorf("get tool call %s: %w", id, err)
+	if err := found(s.q(ctx).Take(&r, "id = ?", id).Error, "tool call", id); err != nil {
+		return ToolCall{}, err
 	}
 	return toToolCall(r), nil
 }
@@ -262,22 +227,15 @@ func (s *Store) EarlierCalls(ctx context.Context, callID string) (map[string]int
 		}
 		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
 	}
-	call := toToolCall(self)
-	call.ID = callID
-	return s.EarlierCallsOf(ctx, call)
-}
-
-// EarlierCallsOf is EarlierCalls for a call already read.
-func (s *Store) EarlierCallsOf(ctx context.Context, call ToolCall) (map[string]int, error) {
 	var rows []struct {
 		Tool string
 		N    int
 	}
 	err := s.q(ctx).Model(&storage.ToolCall{}).Select("tool, count(*) AS n").
-		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", call.TurnID, call.Step, call.Step, call.Idx).
+		Where("turn_id = ? AND (step < ? OR (step = ? AND idx < ?))", self.TurnID, self.Step, self.Step, self.Idx).
 		Group("tool").Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("earlier calls of %s: %w", call.ID, err)
+		return nil, fmt.Errorf("earlier calls of %s: %w", callID, err)
 	}
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {

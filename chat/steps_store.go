@@ -84,11 +84,7 @@ func (s *Store) PlanSteps(ctx context.Context, callID string) ([]PlanStep, error
 	if err := s.q(ctx).Where("call_id = ?", callID).Order("idx").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("workflow steps of %s: %w", callID, err)
 	}
-	out := make([]PlanStep, len(rows))
-	for i, r := range rows {
-		out[i] = toPlanStep(r)
-	}
-	return out, nil
+	return mapped(rows, toPlanStep), nil
 }
 
 // SavePlanStep writes a step's state.

@@ -63,11 +63,8 @@ func (s *Store) GetConversation(ctx context.Context, personID, id string) (Conve
 	var row storage.Conversation
 	err := s.q(ctx).Table("conversations").Where("conversations.id = ? AND conversations.person_id = ?", id, personID).
 		Where(memberOf("conversations.space_id", personID)).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Conversation{}, &workspace.NotFoundError{Kind: "conversation", ID: id}
-	}
-	if err != nil {
-		return Conversation{}, fmt.Errorf("get conversation %s: %w", id, err)
+	if err := found(err, "conversation", id); err != nil {
+		return Conversation{}, err
 	}
 	return toConversation(row), nil
 }
@@ -122,11 +119,7 @@ func (s *Store) ListConversations(ctx context.Context, personID, spaceID string)
 	if err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
 	}
-	out := make([]Conversation, len(rows))
-	for i, r := range rows {
-		out[i] = toConversation(r)
-	}
-	return out, nil
+	return mapped(rows, toConversation), nil
 }
 
 // Deleted says what a deleted conversation left running (unfinished turns,
@@ -162,6 +155,18 @@ func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (De
 	return d, nil
 }
 
+// found answers a read's err: not found as workspace.NotFoundError, any
+// other wrapped as "get kind id".
+func found(err error, kind, id string) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return &workspace.NotFoundError{Kind: kind, ID: id}
+	}
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", kind, id, err)
+	}
+	return nil
+}
+
 // memberOf is the condition that the person is a member, now, of the space
 // in column spaceCol: every read checks access in its own query.
 func memberOf(spaceCol, personID string) clause.Expr {
@@ -174,6 +179,15 @@ func marshal(v any) string {
 		panic(err) // only this package's types, which always encode
 	}
 	return string(b)
+}
+
+// mapped is f of each element of s, never nil.
+func mapped[T, U any](s []T, f func(T) U) []U {
+	out := make([]U, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
 }
 
 func unmarshal[T any](s string) T {

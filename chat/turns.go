@@ -107,12 +107,11 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		Text: in.Text, Status: string(StatusDone), Mentions: marshal(nonNil(in.Mentions)), PageContext: in.PageContext, Refs: "[]"}
 	var out Turn
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
 		// An untitled conversation takes its title from its first message.
 		if err := s.touchConversation(ctx, conv, TitleFromMessage(in.Text)); err != nil {
 			return err
 		}
-		if err := tx.Create(&user).Error; err != nil {
+		if err := s.q(ctx).Create(&user).Error; err != nil {
 			return err
 		}
 		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
@@ -142,7 +141,6 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID}
 	var out Turn
 	err = s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
 		if err := s.touchConversation(ctx, conv, ""); err != nil {
 			return err
 		}
@@ -150,7 +148,8 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		// The message moves to the new turn, so history (which leaves out
 		// error turns) shows it with the retry's answer; one that moved
 		// already was retried before.
-		res := tx.Model(&storage.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).Update("turn_id", newID)
+		res := s.q(ctx).Model(&storage.Message{}).Where("id = ? AND turn_id = ?", old.UserMessageID, old.ID).
+			Update("turn_id", newID)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -246,12 +245,8 @@ var runRecordColumns = []string{"instructions", "context", "offered_tools", "add
 // GetTurn returns a turn by id, whoever owns it, with its run record.
 func (s *Store) GetTurn(ctx context.Context, id string) (Turn, RunRecord, error) {
 	var r storage.Turn
-	err := s.q(ctx).Take(&r, "id = ?", id).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Turn{}, RunRecord{}, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
-	if err != nil {
-		return Turn{}, RunRecord{}, fmt.Errorf("get turn %s: %w", id, err)
+	if err := found(s.q(ctx).Take(&r, "id = ?", id).Error, "turn", id); err != nil {
+		return Turn{}, RunRecord{}, err
 	}
 	return toTurn(r), toRunRecord(r), nil
 }
@@ -259,16 +254,13 @@ func (s *Store) GetTurn(ctx context.Context, id string) (Turn, RunRecord, error)
 // GetTurnFor returns a turn of the person in a space they can open now;
 // any other is not found.
 func (s *Store) GetTurnFor(ctx context.Context, personID, id string) (Turn, error) {
-	var rows []storage.Turn
-	err := s.q(ctx).Model(&storage.Turn{}).Omit(runRecordColumns...).
-		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Limit(1).Find(&rows).Error
-	if err != nil {
-		return Turn{}, fmt.Errorf("get turn %s: %w", id, err)
+	var r storage.Turn
+	err := s.q(ctx).Omit(runRecordColumns...).
+		Where("id = ? AND person_id = ?", id, personID).Where(memberOf("turns.space_id", personID)).Take(&r).Error
+	if err := found(err, "turn", id); err != nil {
+		return Turn{}, err
 	}
-	if len(rows) == 0 {
-		return Turn{}, &workspace.NotFoundError{Kind: "turn", ID: id}
-	}
-	return toTurn(rows[0]), nil
+	return toTurn(r), nil
 }
 
 // TurnStream is what the api's stream of a turn needs before it sends
@@ -536,7 +528,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 		now := s.now()
 		// The update returns all the rest needs; on Postgres it updates
 		// the reply too.
-		var rows []finishedRow
+		var rows []workRow
 		update := `UPDATE turns SET status = ?, error_code = ?, error_message = ?, input_tokens = ?, output_tokens = ?,
 			finished_at = ?, updated_at = ? WHERE id = ? AND finished_at IS NULL RETURNING *,` + finishedColumns
 		args := []any{string(e.Status), e.ErrorCode, e.ErrorMessage, e.Usage.InputTokens, e.Usage.OutputTokens, now, now, turnID,
@@ -567,9 +559,7 @@ func (s *Store) FinishTurn(ctx context.Context, turnID string, e Ending) (Turn, 
 				return err
 			}
 		}
-		w := workRow{ID: r.ID, PersonID: r.PersonID, ConversationID: r.ConversationID, Status: r.Status, Step: r.Step,
-			CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, ConvTitle: r.ConvTitle, UserText: r.UserText}
-		if err := s.announceWork(ctx, r.PersonID, w.work()); err != nil {
+		if err := s.announceWork(ctx, r.PersonID, r.work()); err != nil {
 			return err
 		}
 		if r.Held > 0 {
@@ -593,14 +583,6 @@ const finishedColumns = `
 	(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text,
 	(SELECT count(*) FROM tool_calls WHERE tool_calls.turn_id = turns.id AND tool_calls.status = ? AND tool_calls.held_for = ?) AS held`
 
-// finishedRow scans finishedColumns.
-type finishedRow struct {
-	storage.Turn
-	ConvTitle string
-	UserText  string
-	Held      int64
-}
-
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -617,11 +599,7 @@ type Running struct {
 // RunningTurns lists the person's unfinished turns in spaces they can open
 // now, oldest first.
 func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, error) {
-	var rows []struct {
-		storage.Turn
-		ConvTitle string
-		UserText  string
-	}
+	var rows []workRow
 	err := s.q(ctx).Table("turns").
 		Select("turns.*, conversations.title AS conv_title, messages.text AS user_text").
 		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
@@ -631,11 +609,9 @@ func (s *Store) RunningTurns(ctx context.Context, personID string) ([]Running, e
 	if err != nil {
 		return nil, fmt.Errorf("running turns: %w", err)
 	}
-	out := make([]Running, len(rows))
-	for i, r := range rows {
-		out[i] = Running{Turn: toTurn(r.Turn), Title: workTitle(r.ConvTitle, r.UserText)}
-	}
-	return out, nil
+	return mapped(rows, func(r workRow) Running {
+		return Running{Turn: toTurn(r.Turn), Title: workTitle(r.ConvTitle, r.UserText)}
+	}), nil
 }
 
 // UnfinishedTurnsIn lists a person's unfinished turns in a space, whether
@@ -647,9 +623,5 @@ func (s *Store) UnfinishedTurnsIn(ctx context.Context, personID, spaceID string)
 	if err != nil {
 		return nil, fmt.Errorf("unfinished turns: %w", err)
 	}
-	out := make([]Turn, len(rows))
-	for i, r := range rows {
-		out[i] = toTurn(r)
-	}
-	return out, nil
+	return mapped(rows, toTurn), nil
 }

@@ -96,16 +96,16 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
 	var ended []Work
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		tx := s.q(ctx)
-		var turns []storage.Turn
-		if err := tx.Where("person_id = ? AND space_id = ? AND finished_at IS NULL", personID, spaceID).Order("created_at, id").Find(&turns).Error; err != nil {
+		turns, err := s.UnfinishedTurnsIn(ctx, personID, spaceID)
+		if err != nil {
 			return err
 		}
 		for _, t := range turns {
 			ended = append(ended, leftWork(Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID}))
 		}
+		tx := s.q(ctx)
 		var replies []storage.Turn
-		err := tx.Where("person_id = ? AND space_id = ? AND id IN (?)", personID, spaceID,
+		err = tx.Where("person_id = ? AND space_id = ? AND id IN (?)", personID, spaceID,
 			tx.Model(&storage.ToolCall{}).Select("turn_id").Where("status = ? AND held_for = ?", CallHeld, HeldForApply)).
 			Order("created_at, id").Find(&replies).Error
 		if err != nil {
@@ -185,17 +185,13 @@ func (s *Store) turnWork(ctx context.Context, turnID string) (personID string, w
 	return r.PersonID, r.work(), nil
 }
 
-// workRow is what a turn's top-bar entry is made of.
+// workRow is what a turn's top-bar entry is made of: the turn's columns
+// read, its title parts, and for FinishTurn the writes held for Apply.
 type workRow struct {
-	ID             string
-	PersonID       string
-	ConversationID string
-	Status         string
-	Step           int
-	CreatedAt      time.Time
-	FinishedAt     *time.Time
-	ConvTitle      string
-	UserText       string
+	storage.Turn
+	ConvTitle string
+	UserText  string
+	Held      int64
 }
 
 func (r workRow) work() Work {
@@ -247,11 +243,7 @@ func (s *Store) WorkFrames(ctx context.Context, personID string, after int64) ([
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WorkFrame, len(frames))
-	for i, f := range frames {
-		out[i] = toWorkFrame(f)
-	}
-	return out, nil
+	return mapped(frames, toWorkFrame), nil
 }
 
 func toWorkFrame(f stream.Frame) WorkFrame {

@@ -53,23 +53,17 @@ type Config struct {
 	// WebSearch is the search provider (HUB_WEB_SEARCH_*); the zero value
 	// is none, and then the web tools are not offered.
 	WebSearch      web.SearchConfig
-	ProposalTTL    time.Duration // how long a held write waits for Apply (HUB_PROPOSAL_TTL)
-	ContextTokens  int           // HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model
-	TurnTimeout    time.Duration // bounds a whole turn's wall time (HUB_TURN_TIMEOUT)
-	HTTP           api.Limits    // what a client can hold of the api (HUB_HTTP_*)
-	Files          files.Config  // where attached files are kept and how large (HUB_FILES_*)
-	WorkerHTTPAddr string        // `hub worker`'s /metrics, /healthz and /readyz (HUB_WORKER_HTTP_ADDR)
-	Log            Log           // HUB_LOG_FORMAT, HUB_LOG_LEVEL
-	// Temporal is how `hub api`, `hub worker` and `hub migrate` reach the
-	// Temporal frontend (TemporalFromEnv); `hub dev` embeds its server.
-	Temporal TemporalClient
-	// Migrate lets `hub api` and `hub worker` bring the schema up to date
-	// at start (HUB_MIGRATE=1); without it they refuse a schema behind.
-	Migrate   bool
-	PprofAddr string // HUB_PPROF_ADDR, see pprofAddr; "" is off
-	// OIDC is the OpenID Connect provider whose tokens sign people in
-	// beside Hub's own (HUB_OIDC_*); no issuer: off.
-	OIDC identity.Config
+	ProposalTTL    time.Duration   // how long a held write waits for Apply (HUB_PROPOSAL_TTL)
+	ContextTokens  int             // HUB_MODEL_CONTEXT_TOKENS; 0: the window known for the model
+	TurnTimeout    time.Duration   // bounds a whole turn's wall time (HUB_TURN_TIMEOUT)
+	HTTP           api.Limits      // what a client can hold of the api (HUB_HTTP_*)
+	Files          files.Config    // where attached files are kept and how large (HUB_FILES_*)
+	WorkerHTTPAddr string          // `hub worker`'s /metrics, /healthz and /readyz (HUB_WORKER_HTTP_ADDR)
+	Log            Log             // HUB_LOG_FORMAT, HUB_LOG_LEVEL
+	Temporal       TemporalClient  // TemporalFromEnv; `hub dev` embeds its server instead
+	Migrate        bool            // HUB_MIGRATE=1: `hub api` and `hub worker` migrate at start (wiring.SchemaCheck)
+	PprofAddr      string          // HUB_PPROF_ADDR, see pprofAddr; "" is off
+	OIDC           identity.Config // HUB_OIDC_*: the provider whose tokens sign people in too; no issuer: off
 }
 
 // DefaultProposalTTL is how long a held write waits for Apply when

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,16 +64,11 @@ func (d *DirStore) Put(ctx context.Context, key string, r io.Reader, size int64,
 	}
 	defer os.Remove(tmp.Name()) // harmless after the rename
 	n, err := io.Copy(tmp, r)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, tmp.Close())
 	if err == nil && n != size {
 		err = fmt.Errorf("wrote %d bytes, expected %d", n, size)
 	}
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err == nil {
+	if err = cmp.Or(err, ctx.Err()); err == nil {
 		err = os.Rename(tmp.Name(), p)
 	}
 	if err != nil {

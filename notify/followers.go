@@ -59,13 +59,9 @@ func (fs *Followers) Wake(key string) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for f := range fs.byKey[key] {
-		f.signal()
-	}
-}
-
-func (f *Follower) signal() {
-	select {
-	case f.wake <- struct{}{}:
-	default:
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
 	}
 }

@@ -76,16 +76,14 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 		_ = conn.Close(cctx)
 	}()
 	listened := map[string]int{} // the handlers of each channel told Connected
-	connectedNow, err := n.listenOn(ctx, conn, listened)
+	err = n.listenOn(ctx, conn, listened, func() {
+		connected()
+		if n.hooks.Listening != nil {
+			n.hooks.Listening(conn.PgConn().PID())
+		}
+	})
 	if err != nil {
 		return err
-	}
-	connected()
-	if n.hooks.Listening != nil {
-		n.hooks.Listening(conn.PgConn().PID())
-	}
-	for _, h := range connectedNow {
-		h.Connected()
 	}
 	for {
 		wctx, cancel := n.waitContext(ctx, listened)
@@ -101,12 +99,8 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 				}
 			}
 		case errors.Is(context.Cause(wctx), errRegistered): // the connection stays usable
-			connectedNow, err := n.listenOn(ctx, conn, listened)
-			if err != nil {
+			if err := n.listenOn(ctx, conn, listened, nil); err != nil {
 				return err
-			}
-			for _, h := range connectedNow {
-				h.Connected()
 			}
 		case pgconn.Timeout(err): // quiet for a while: check the connection answers
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -121,10 +115,10 @@ func (n *Notifier) listenOnce(ctx context.Context, connected func()) error {
 	}
 }
 
-// listenOn LISTENs on every registered channel not in listened, brings
-// listened (handlers told, by channel) up to date, and returns the new
-// handlers that have a Connected.
-func (n *Notifier) listenOn(ctx context.Context, conn *pgx.Conn, listened map[string]int) ([]Handler, error) {
+// listenOn LISTENs on every registered channel not in listened, runs then
+// (if any), calls the new handlers' Connected and brings listened (handlers
+// told, by channel) up to date.
+func (n *Notifier) listenOn(ctx context.Context, conn *pgx.Conn, listened map[string]int, then func()) error {
 	n.mu.Lock()
 	feeds := maps.Clone(n.feeds)
 	n.mu.Unlock()
@@ -133,7 +127,7 @@ func (n *Notifier) listenOn(ctx context.Context, conn *pgx.Conn, listened map[st
 		done, ok := listened[ch]
 		if !ok {
 			if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
-				return nil, fmt.Errorf("frames listener: listen on %s: %w", ch, err)
+				return fmt.Errorf("frames listener: listen on %s: %w", ch, err)
 			}
 		}
 		for _, h := range hs[done:] {
@@ -143,7 +137,13 @@ func (n *Notifier) listenOn(ctx context.Context, conn *pgx.Conn, listened map[st
 		}
 		listened[ch] = len(hs)
 	}
-	return connected, nil
+	if then != nil {
+		then()
+	}
+	for _, h := range connected {
+		h.Connected()
+	}
+	return nil
 }
 
 // waitContext bounds one wait for a notification by healthEvery and by a

@@ -6,6 +6,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,8 +54,7 @@ type Notifier struct {
 	feeds     map[string][]Handler // by channel
 	listening bool                 // the listener goroutine has been started
 	polling   bool                 // the poll loop has been started
-	closed    chan struct{}
-	ctx       context.Context // the listener's and the poll's; cancelled by Close
+	ctx       context.Context      // the listener's and the poll's; cancelled by Close, which closes Done
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
 	// relisten ends the listener's wait so it LISTENs on a new channel.
@@ -66,7 +66,7 @@ type Notifier struct {
 func New(db *storage.DB) *Notifier {
 	ctx, stop := context.WithCancel(context.Background())
 	n := &Notifier{db: db, repoll: make(chan struct{}, 1), feeds: map[string][]Handler{},
-		closed: make(chan struct{}), ctx: ctx, stop: stop}
+		ctx: ctx, stop: stop}
 	n.pollEvery.Store(int64(DefaultPollInterval))
 	return n
 }
@@ -92,10 +92,8 @@ func (n *Notifier) PollInterval() time.Duration { return time.Duration(n.pollEve
 func (n *Notifier) Listen(channel string, h Handler) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	select {
-	case <-n.closed:
+	if n.ctx.Err() != nil {
 		return // no goroutine is started behind Close's back
-	default:
 	}
 	n.feeds[channel] = append(n.feeds[channel], h)
 	if n.relisten != nil {
@@ -113,18 +111,13 @@ func (n *Notifier) Listen(channel string, h Handler) {
 }
 
 // Done is closed by Close: followers end (with ErrClosed).
-func (n *Notifier) Done() <-chan struct{} { return n.closed }
+func (n *Notifier) Done() <-chan struct{} { return n.ctx.Done() }
 
 // Close stops the listener and the poll loop, waits for them, and closes
 // Done. It is safe to call more than once.
 func (n *Notifier) Close() {
-	n.mu.Lock()
-	select {
-	case <-n.closed:
-	default:
-		close(n.closed)
-		n.stop()
-	}
+	n.mu.Lock() // a goroutine Listen starts under mu is in wg before Wait
+	n.stop()
 	n.mu.Unlock()
 	n.wg.Wait()
 }
@@ -181,4 +174,17 @@ func (n *Notifier) countReconnect() {
 	if c := n.reconnects.Load(); c != nil {
 		(*c).Inc()
 	}
+}
+
+// Send sends a notification on channel, in the transaction ctx carries if
+// any: Postgres delivers it on commit, so no listener hears of a change it
+// cannot read yet. On SQLite (one process) it does nothing.
+func Send(ctx context.Context, db *storage.DB, channel, payload string) error {
+	if db.Dialect != storage.Postgres {
+		return nil
+	}
+	if err := db.Q(ctx).Exec("SELECT pg_notify(?, ?)", channel, payload).Error; err != nil {
+		return fmt.Errorf("notify %s: %w", channel, err)
+	}
+	return nil
 }

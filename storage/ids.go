@@ -3,7 +3,6 @@ package storage
 import (
 	"crypto/rand"
 	"encoding/base32"
-	"strings"
 )
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
@@ -15,5 +14,5 @@ func NewID(prefix string) string {
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
-	return prefix + "_" + strings.ToLower(idEncoding.EncodeToString(b[:]))
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
 }

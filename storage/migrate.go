@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -78,13 +79,7 @@ func (db *DB) Pending(ctx context.Context) ([]Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Migration
-	for _, m := range all {
-		if !m.Applied {
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(all, func(m Migration) bool { return m.Applied }), nil
 }
 
 // SchemaVersion reports the applied and the newest known migration version.

@@ -20,7 +20,7 @@ func SetPollInterval(b *Bus, d time.Duration) { b.n.SetPollInterval(d) }
 
 // SetReadHook has read called whenever b starts a read of a turn's frames
 // for its followers. Call it before the first Follow.
-func SetReadHook(b *Bus, read func(turnID string)) { b.hooks.read = read }
+func SetReadHook(b *Bus, read func(turnID string)) { b.onRead = read }
 
 // Followed is how many turns b keeps for followers in this process: what
 // a follower that never left would leave behind.

@@ -40,9 +40,8 @@ const (
 // handOver gives the log's followers in this process a committed frame
 // (published here, or carried by a notification) without asking for a read.
 // A follower that needs an earlier one reads the table, which then has it:
-// numbers commit in order (Publish). It is a measured device: without it
-// (every frame read from the table) a Postgres turn took +3.6 ms median and
-// +5–6 % CPU side by side (docs/benchmarks.md, "Devices measured side by side").
+// numbers commit in order (Publish). Measured device: reading every frame
+// instead cost +3.6 ms median, +5–6 % CPU a turn (docs/benchmarks.md).
 func (b *Bus) handOver(log string, f Frame) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -131,12 +130,10 @@ const doneGrace = time.Minute
 // the turn is gone (ErrTurnGone), its frames were swept (ErrFramesSwept),
 // fn fails, ctx ends, or the Bus is closed (ErrClosed).
 //
-// It reads the table when it starts, then takes the frames handed over
-// while they follow the last one it delivered, and reads again on a
-// wake-up without the frame or a gap. Taking only the frame after the last
-// number delivered keeps delivery free of gaps and repeats. A read that
-// finds nothing new checks that the turn exists, so a deleted turn's
-// stream ends at its next wake-up.
+// It reads the table first, then takes handed-over frames while each is the
+// one after the last delivered (so none is skipped or repeated), and reads
+// again on a wake-up without it. A read that finds nothing new checks that
+// the turn exists, so a deleted turn's stream ends at its next wake-up.
 func (b *Bus) Follow(ctx context.Context, turnID string, after int64, fn func(Frame) error) error {
 	return b.follow(ctx, turnID, true, after, fn)
 }
@@ -178,7 +175,7 @@ func (b *Bus) join(log string, turn bool) (*Follower, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	select {
-	case <-b.closed:
+	case <-b.ctx.Done():
 		return nil, ErrClosed
 	case <-b.n.Done():
 		return nil, ErrClosed
@@ -288,7 +285,7 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-b.closed:
+		case <-b.ctx.Done():
 			return ErrClosed
 		case <-b.n.Done():
 			return ErrClosed
@@ -298,7 +295,7 @@ func (f *Follower) follow(ctx context.Context, after int64, first *firstRead, fn
 }
 
 // Done is closed when the Bus is closed, for streams that are not a Follow.
-func (b *Bus) Done() <-chan struct{} { return b.closed }
+func (b *Bus) Done() <-chan struct{} { return b.ctx.Done() }
 
 // read returns the log's frames after `after` from a shared read started
 // after the log's latest wake-up (joining one that serves, else starting
@@ -310,16 +307,14 @@ func (b *Bus) read(ctx context.Context, log string, after int64) (frames []Frame
 		t := b.logs[log]
 		r := t.last
 		if r == nil || !r.serves(t.gen, after) {
-			select {
-			case <-b.closed:
+			if b.ctx.Err() != nil {
 				b.mu.Unlock()
 				return nil, 0, false, nil, ErrClosed
-			default:
 			}
 			r = &sharedRead{gen: t.gen, after: after, started: time.Now(), done: make(chan struct{})}
 			t.last, t.fresh = r, r.started
-			if b.hooks.read != nil {
-				b.hooks.read(log)
+			if b.onRead != nil {
+				b.onRead(log)
 			}
 			// The Bus owns the read: another follower must not see this
 			// one's context end.

@@ -2,7 +2,10 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"sync"
+
+	"hub/notify"
 )
 
 // Interrupts closes a turn's model calls in this process at once when the
@@ -52,15 +55,7 @@ func (i *Interrupts) Register(turnID string, cancel context.CancelCauseFunc) (un
 // Interrupt cancels the turn's registered calls and says how many there
 // were in this process.
 func (i *Interrupts) Interrupt(turnID string) int {
-	if i == nil {
-		return 0
-	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	for c := range i.calls[turnID] {
-		(*c)(ErrInterrupted)
-	}
-	return len(i.calls[turnID])
+	return i.InterruptIf(turnID, func() bool { return true })
 }
 
 // InterruptIf cancels the turn's calls registered now if still (called
@@ -84,4 +79,23 @@ func (i *Interrupts) InterruptIf(turnID string, still func() bool) int {
 		(*c)(ErrInterrupted)
 	}
 	return len(calls)
+}
+
+// InterruptChannel is the Postgres channel Stop and Pause are announced on,
+// for the worker process running the turn's model call.
+const InterruptChannel = "hub_interrupts"
+
+// OnInterrupt has the process's notifier call fn with the turn id of each
+// interrupt announced (Postgres). Call it once. One announced while the
+// listener is away is lost: the durable signal still reaches the call.
+func (b *Bus) OnInterrupt(fn func(turnID string) int) {
+	b.n.Listen(InterruptChannel, notify.Handler{Notified: func(turnID string) { fn(turnID) }})
+}
+
+// AnnounceInterrupt tells every process that the turn was stopped or paused.
+func (b *Bus) AnnounceInterrupt(ctx context.Context, turnID string) error {
+	if err := notify.Send(ctx, b.db, InterruptChannel, turnID); err != nil {
+		return fmt.Errorf("announce interrupt of %s: %w", turnID, err)
+	}
+	return nil
 }

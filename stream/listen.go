@@ -51,12 +51,9 @@ func parseNotification(payload string) (origin, log string, f Frame, carried boo
 	if len(fields) < 6 {
 		return origin, log, Frame{}, false
 	}
-	seq, err := strconv.ParseInt(fields[2], 10, 64)
-	if err != nil {
-		return origin, log, Frame{}, false
-	}
-	created, err := strconv.ParseInt(fields[3], 10, 64)
-	if err != nil || fields[4] == "" || !json.Valid([]byte(fields[5])) {
+	seq, serr := strconv.ParseInt(fields[2], 10, 64)
+	created, cerr := strconv.ParseInt(fields[3], 10, 64)
+	if serr != nil || cerr != nil || fields[4] == "" || !json.Valid([]byte(fields[5])) {
 		return origin, log, Frame{}, false
 	}
 	return origin, log, Frame{Seq: seq, Type: fields[4], Data: json.RawMessage(fields[5]),

@@ -79,21 +79,14 @@ type Bus struct {
 	followers *notify.Followers // by log; take mu first
 	listen    sync.Once         // registers with n, with the first follower
 	origin    string            // tags this Bus's notifications, so it skips its own
-	hooks     hooks
+	onRead    func(log string)  // tests: runs when a shared read of a log's frames starts
 
 	mu      sync.Mutex
 	logs    map[string]*followedLog // logs with followers in this process
-	closed  chan struct{}           // closed by Close
 	stop    context.CancelFunc
-	ctx     context.Context // shared reads'; cancelled by Close
+	ctx     context.Context // shared reads'; cancelled by Close, which closes Done
 	wg      sync.WaitGroup  // shared reads
 	metrics metricsOf
-}
-
-// hooks let tests watch a Bus's inner workings; zero in production.
-type hooks struct {
-	// read runs when a shared read of a log's frames starts.
-	read func(log string)
 }
 
 // NewBus returns a Bus over db whose followers n wakes. Call Close when
@@ -103,19 +96,14 @@ func NewBus(db *storage.DB, n *notify.Notifier) *Bus {
 	_, _ = rand.Read(id[:]) // crypto/rand never fails on supported platforms
 	ctx, stop := context.WithCancel(context.Background())
 	return &Bus{db: db, n: n, followers: notify.NewFollowers(), origin: hex.EncodeToString(id[:]),
-		logs: map[string]*followedLog{}, closed: make(chan struct{}), ctx: ctx, stop: stop}
+		logs: map[string]*followedLog{}, ctx: ctx, stop: stop}
 }
 
 // Close stops the reads in flight and waits for them, and makes every
 // Follow return ErrClosed. It is safe to call more than once.
 func (b *Bus) Close() {
-	b.mu.Lock()
-	select {
-	case <-b.closed:
-	default:
-		close(b.closed)
-		b.stop()
-	}
+	b.mu.Lock() // a read starting under mu is in wg before Wait
+	b.stop()
 	b.mu.Unlock()
 	b.wg.Wait()
 }

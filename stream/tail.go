@@ -27,10 +27,11 @@ func (b *Bus) Tail(ctx context.Context, turnID string) (Tail, error) {
 	var rows []struct {
 		FrameSeq   int64
 		FinishedAt *time.Time
-		DoneSeq    *int64
+		DoneSeq    int64
 	}
 	err := b.db.Q(ctx).Model(&storage.Turn{}).
-		Select("frame_seq, finished_at, (SELECT MAX(seq) FROM frames WHERE frames.log = turns.id AND frames.type = ?) AS done_seq", TypeDone).
+		Select("frame_seq, finished_at, COALESCE((SELECT MAX(seq) FROM frames "+
+			"WHERE frames.log = turns.id AND frames.type = ?), 0) AS done_seq", TypeDone).
 		Where("id = ?", turnID).Limit(1).Find(&rows).Error
 	if err != nil {
 		return Tail{}, fmt.Errorf("read the stream's end of %s: %w", turnID, err)
@@ -38,12 +39,7 @@ func (b *Bus) Tail(ctx context.Context, turnID string) (Tail, error) {
 	if len(rows) == 0 {
 		return Tail{}, ErrTurnGone
 	}
-	r := rows[0]
-	var done int64
-	if r.DoneSeq != nil {
-		done = *r.DoneSeq
-	}
-	return TailOf(r.FrameSeq, done, r.FinishedAt), nil
+	return TailOf(rows[0].FrameSeq, rows[0].DoneSeq, rows[0].FinishedAt), nil
 }
 
 // TailOf is the Tail of a turn read by another query

@@ -64,12 +64,9 @@ type SearchConfig struct {
 	Key      string
 }
 
-// Configured tells whether a provider is set.
-func (c SearchConfig) Configured() bool { return c.Provider != "" }
-
 // String names the provider and its address, never its key.
 func (c SearchConfig) String() string {
-	if !c.Configured() {
+	if c.Provider == "" {
 		return "none"
 	}
 	return c.Provider + " " + c.URL

@@ -78,7 +78,7 @@ func TestBraveAdapter(t *testing.T) {
 func TestSearchConfigFromEnv(t *testing.T) {
 	none, err := web.SearchConfigFromEnv(env(nil))
 	require.NoError(t, err)
-	require.False(t, none.Configured())
+	require.Equal(t, "none", none.String())
 	require.Nil(t, web.NewSearcher(none))
 
 	brave, err := web.SearchConfigFromEnv(env(map[string]string{web.EnvSearchKey: "k"}))

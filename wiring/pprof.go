@@ -34,9 +34,6 @@ func (h *Hub) ServePprof(ctx context.Context) (string, error) {
 			slog.Warn("pprof listener stopped", "addr", ln.Addr().String(), "error", err)
 		}
 	}()
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
+	context.AfterFunc(ctx, func() { _ = srv.Close() })
 	return ln.Addr().String(), nil
 }

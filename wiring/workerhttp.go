@@ -51,12 +51,11 @@ func (h *Hub) WorkerHTTP(c client.Client) http.Handler {
 // ServeWorkerHTTP serves WorkerHTTP on ln until ctx ends.
 func (h *Hub) ServeWorkerHTTP(ctx context.Context, ln net.Listener, c client.Client) error {
 	srv := &http.Server{Handler: h.WorkerHTTP(c), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 75 * time.Second}
-	go func() {
-		<-ctx.Done()
+	context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
-	}()
+	})
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

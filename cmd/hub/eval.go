@@ -25,10 +25,7 @@ import (
 // evalCommand groups the evaluations (docs/offer.md, "Tool-selection
 // evaluation").
 func evalCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "eval",
-		Short: "Evaluate what the assistant is offered and what search finds, without a model",
-	}
+	cmd := &cobra.Command{Use: "eval", Short: "Evaluate what the assistant is offered and what search finds, without a model"}
 	cmd.AddCommand(evalOfferCommand(), evalSelectCommand(), evalRetrievalCommand())
 	return cmd
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -29,11 +28,10 @@ func main() {
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b, _ := debug.ReadBuildInfo()
 	root := &cobra.Command{
 		Use:           "hub",
 		Short:         "Hub: a workspace assistant on durable execution",
-		Version:       readBuild(b).short(),
+		Version:       readBuild().short(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// One handler for every log line of the process, set before any

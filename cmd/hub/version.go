@@ -15,11 +15,7 @@ func versionCommand() *cobra.Command {
 		Use:   "version",
 		Short: "Print what this binary was built from: module version, commit, commit time, uncommitted changes, Go version",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, _ := debug.ReadBuildInfo()
-			readBuild(b).write(cmd.OutOrStdout())
-			return nil
-		},
+		Run:   func(cmd *cobra.Command, _ []string) { readBuild().write(cmd.OutOrStdout()) },
 	}
 }
 
@@ -30,8 +26,9 @@ type build struct {
 	version, revision, time, modified, goVersion string
 }
 
-func readBuild(b *debug.BuildInfo) build {
-	if b == nil {
+func readBuild() build {
+	b, ok := debug.ReadBuildInfo()
+	if !ok {
 		return build{version: "unknown", goVersion: "unknown"}
 	}
 	v := build{version: cmp.Or(b.Main.Version, "(devel)"), goVersion: b.GoVersion}
@@ -64,10 +61,7 @@ func (v build) write(w io.Writer) {
 func (v build) short() string {
 	parts := []string{v.version}
 	if v.revision != "" {
-		rev := v.revision
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
+		rev := v.revision[:min(len(v.revision), 12)]
 		if v.modified == "true" {
 			rev += "+modified"
 		}
