@@ -73,12 +73,17 @@ func (s *Store) Search(ctx context.Context, personID, spaceID string, q Query) (
 	if len(terms) == 0 {
 		return Result{Took: time.Since(start)}, nil
 	}
-	m := s.match(q.Exact, q.Text, terms)
-	if s.db.Dialect == storage.Postgres && !q.Exact {
+	var df []float64
+	every := false // all terms are common: a passage must have each
+	if !q.Exact {
 		var err error
-		if m.score, m.scoreArgs, err = s.rarityScore(ctx, spaceID, terms); err != nil {
+		if terms, df, every, err = s.uncommon(ctx, spaceID, terms); err != nil {
 			return Result{}, err
 		}
+	}
+	m := s.match(q.Exact, every, q.Text, terms)
+	if s.db.Dialect == storage.Postgres && !q.Exact {
+		m.score, m.scoreArgs = rarityScore(terms, df)
 	}
 	read := limit
 	if q.Exact {
@@ -126,49 +131,80 @@ type match struct {
 // match is a query's match on this engine: any of the terms, ranked by
 // rarity and density (bm25; on Postgres Search scores with rarityScore),
 // or the words of text as a phrase.
-func (s *Store) match(exact bool, text string, terms []string) match {
+func (s *Store) match(exact, every bool, text string, terms []string) match {
 	if s.db.Dialect == storage.Postgres {
 		m := match{from: `passages p, to_tsquery('english', ?) q`, where: `p.words @@ q`, score: `ts_rank_cd(p.words, q, 1)`,
 			arg: strings.Join(terms, " | ")}
+		if every {
+			m.arg = strings.Join(terms, " & ")
+		}
 		if exact {
 			m.from, m.arg = `passages p, phraseto_tsquery('english', ?) q`, text
 		}
 		return m
 	}
-	m := match{from: `passage_words JOIN passages p ON p.id = passage_words.rowid`, where: `passage_words MATCH ?`,
+	m := match{from: `passage_words CROSS JOIN passages p ON p.id = passage_words.rowid`, where: `passage_words MATCH ?`,
 		score: `-bm25(passage_words, 4.0, 2.0, 1.0)`, arg: ftsAny(terms)}
+	if every {
+		m.arg = strings.ReplaceAll(m.arg, " OR ", " AND ")
+	}
 	if exact {
 		m.arg = ftsPhrase(words(text))
 	}
 	return m
 }
 
-// rarityScore is Postgres's score for a query of any of terms: each
-// term's rank alone (ts_rank, by passage length) weighted by its rarity in
-// the space's passages (BM25's inverse document frequency), as bm25 weighs
-// terms on SQLite. A rank of the whole query has no notion of rarity: a
-// word found in every passage outweighed the one that matters. Title and
-// section weigh 2 and 1.5 times the body (ts_rank's default, 10 and 4
-// times, let a word of a file's name outrank the passage that answers).
-// On the labelled set (docs/retrieval.md, "Evaluation") concept recall@5
-// went from 0.53 (ts_rank_cd of the whole query) to 0.76.
-func (s *Store) rarityScore(ctx context.Context, spaceID string, terms []string) (string, []any, error) {
+// commonPassages: a word in at least this many passages of the space is
+// common there. A topic search leaves common words out of its match when
+// it has others: ranking every passage that has one is what made a search
+// of 50,000 passages slow (docs/benchmarks.md, "Search"), and they add
+// little to the rank.
+const commonPassages = 2000
+
+// uncommon returns terms without those common in the space and the
+// document frequencies rarityScore weighs them by: first the space's
+// passages, then each kept term's, counted up to commonPassages. When
+// every term is common it keeps them all, with every set: a passage must
+// then have each.
+func (s *Store) uncommon(ctx context.Context, spaceID string, terms []string) (kept []string, df []float64, every bool, err error) {
 	counts := make([]string, len(terms))
-	args := make([]any, 0, len(terms)+1)
+	args := []any{spaceID}
 	for i, t := range terms {
-		counts[i] = `count(*) FILTER (WHERE p.words @@ to_tsquery('english', ?))`
-		args = append(args, t)
+		if s.db.Dialect == storage.Postgres {
+			counts[i] = `(SELECT count(*) FROM (SELECT 1 FROM passages p WHERE p.words @@ to_tsquery('english', ?) AND p.space_id = ? AND p.live LIMIT ?) c)`
+			args = append(args, t, spaceID, commonPassages)
+		} else { // the whole index: FTS5 cannot filter by space inside its match
+			counts[i] = `(SELECT count(*) FROM (SELECT 1 FROM passage_words WHERE passage_words MATCH ? LIMIT ?) c)`
+			args = append(args, ftsAny([]string{t}), commonPassages)
+		}
 	}
-	df := make([]float64, len(terms)+1)
+	df = make([]float64, len(terms)+1)
 	dest := make([]any, len(df))
 	for i := range df {
 		dest[i] = &df[i]
 	}
-	err := s.db.Q(ctx).Raw(`SELECT count(*), `+strings.Join(counts, ", ")+` FROM passages p WHERE p.live AND p.space_id = ?`,
-		append(args, spaceID)...).Row().Scan(dest...)
+	err = s.db.Q(ctx).Raw(`SELECT (SELECT count(*) FROM passages WHERE space_id = ?), `+strings.Join(counts, ", "),
+		args...).Row().Scan(dest...)
 	if err != nil {
-		return "", nil, fmt.Errorf("count term frequencies: %w", err)
+		return nil, nil, false, fmt.Errorf("count term frequencies: %w", err)
 	}
+	keptDF := []float64{df[0]}
+	for i, t := range terms {
+		if df[i+1] < commonPassages {
+			kept, keptDF = append(kept, t), append(keptDF, df[i+1])
+		}
+	}
+	if len(kept) == 0 {
+		return terms, df, len(terms) > 1, nil
+	}
+	return kept, keptDF, false, nil
+}
+
+// rarityScore is Postgres's score of a topic search: each term's ts_rank
+// (title and section weighted a little over the body) times its BM25
+// inverse document frequency in the space (df: the space's passages, then
+// each term's, from uncommon), so a rare word outweighs a common one.
+func rarityScore(terms []string, df []float64) (string, []any) {
 	n := df[0]
 	parts := make([]string, len(terms))
 	scoreArgs := make([]any, 0, 2*len(terms))
@@ -176,7 +212,7 @@ func (s *Store) rarityScore(ctx context.Context, spaceID string, terms []string)
 		parts[i] = `? * ts_rank('{0.5, 0.5, 0.75, 1.0}', p.words, to_tsquery('english', ?), 1)`
 		scoreArgs = append(scoreArgs, math.Log(1+(n-df[i+1]+0.5)/(df[i+1]+0.5)), t)
 	}
-	return "(" + strings.Join(parts, " + ") + ")", scoreArgs, nil
+	return "(" + strings.Join(parts, " + ") + ")", scoreArgs
 }
 
 // allowed is the condition every search query carries: live passages of
