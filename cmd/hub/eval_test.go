@@ -40,7 +40,14 @@ func TestEvalRetrievalPrintsRanksAndScores(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
 	}
-	if err := evalRetrieval(context.Background(), &out, set, url+"2", retrieval.ModeFused, false); err == nil {
-		t.Error("fused search is not built yet: want an error")
+	out.Reset()
+	if err := evalRetrieval(context.Background(), &out, set, url+"2", retrieval.ModeFused, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(got, "1 exact Find INV-2024-0042 invoice.txt") {
+		t.Errorf("the fused report lacks the exact lookup:\n%s", out.String())
+	}
+	if err := evalRetrieval(context.Background(), &out, set, url+"3", "semantic", false); err == nil {
+		t.Error("an unknown mode: want an error")
 	}
 }
