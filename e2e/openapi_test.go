@@ -33,6 +33,7 @@ import (
 	"hub/api"
 	"hub/fakemodel"
 	"hub/hubtest"
+	"hub/retrieval"
 	"hub/workspace"
 )
 
@@ -207,6 +208,16 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	r = c.run(call{route: "GET /api/spaces/{spaceId}/files/{id}/content", ids: []string{space, file}, token: owner, want: 200})
 	require.Contains(t, string(r.body), "Ship on Friday")
 	c.run(call{route: "GET /api/spaces/{spaceId}/files/{id}/content", ids: []string{space, "file_nope"}, token: owner, want: 404})
+	// Its passage, once indexed: the key is its chunk's, as indexing makes it.
+	awaitIndexed(t, s, owner, space, 1)
+	doc, err := retrieval.Extract(t.Context(), "text/markdown", []byte("# Notes\n\nShip on Friday.\n"))
+	require.NoError(t, err)
+	key := retrieval.PassageKey(retrieval.Chunks(doc)[0].Hash)
+	r = c.run(call{route: "GET /api/spaces/{spaceId}/files/{id}/passages/{key}", ids: []string{space, file, key}, token: owner, want: 200})
+	require.Contains(t, string(r.body), "Ship on Friday")
+	c.run(call{route: "GET /api/spaces/{spaceId}/files/{id}/passages/{key}", ids: []string{space, file, "000000000000"}, token: owner, want: 404})
+	c.run(call{route: "POST /api/spaces/{spaceId}/files/{id}/index", ids: []string{space, file}, token: owner, want: 202})
+	c.run(call{route: "POST /api/spaces/{spaceId}/files/{id}/index", ids: []string{space, "file_nope"}, token: owner, want: 404})
 
 	// Settings, models, usage, profile, skills, prompts.
 	c.run(call{route: "GET /api/models", token: owner, want: 200})

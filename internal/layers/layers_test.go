@@ -40,7 +40,7 @@ var productionRules = map[string][]string{
 	"assistant": {"chat", "workspace", "llm", "playbooks", "tools"},
 	"tools":     {"apps", "files", "retrieval", "web", "workspace"},
 	// retrieval indexes files (web's extractors) and searches passages.
-	"retrieval": {"files", "storage", "web"},
+	"retrieval": {"files", "storage", "web", "workspace"},
 	"chat":      {"workspace", "storage", "notify", "stream"},
 	"files":     {"workspace", "storage"},
 	"workspace": {"storage"},

@@ -80,7 +80,7 @@ script.rules.unshift(
   { name: "a widget", match: { lastUser: "(?i)where is the widget", afterToolResult: false },
     reply: { text: "It is [the blue widget](hub://widget/wdg_1), as far as I know." } },
   // A search of the space's files whose reply cites the passage found by its link.
-  { name: "search the files", match: { lastUser: "(?i)search the files for (.+)$", afterToolResult: false },
+  { name: "search the files", match: { lastUser: "(?im)search the files for (.+)$", afterToolResult: false },
     reply: { toolCalls: [{ name: "hub_search_files", arguments: { query: "{{index .Groups 1}}" } }] } },
   { name: "cite the passage", match: { lastUser: "(?i)search the files for", afterToolResult: true },
     reply: { text: "{{with find \"hub://file/[a-z0-9_]+#[0-9a-f]+\" .LastToolResult}}The notes say so ([notes.txt]({{.}})).{{else}}Nothing found.{{end}}" } },
@@ -662,6 +662,10 @@ try {
   await page.press("#input", "Enter");
   await page.locator("article.user").last().locator(".chip", { hasText: "@notes.txt" }).waitFor();
   await page.locator("article.assistant").last().locator(".text", { hasText: "I am fakemodel" }).waitFor();
+  const convId = await page.evaluate(() => decodeURIComponent(location.hash.replace(/^#\/c\//, "")));
+  const lastUser = (await hub("GET", `/api/assistant/conversations/${convId}/messages`)).json.messages.filter((m) => m.role === "user").at(-1);
+  check(lastUser.mentions.some((m) => m.kind === "file" && m.label === "notes.txt"), "a file already in the space is picked for a message and sent with it");
+
   // The file is searchable once indexed; a reply citing its passage opens the passage in the record panel.
   for (let i = 0; ; i++) {
     const files = (await hub("GET", `/api/spaces/${await spaceId()}/files`)).json.files;
@@ -670,6 +674,7 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   await page.fill("#input", "search the files for watering plants");
+  await page.locator("#send:enabled").waitFor();
   await page.press("#input", "Enter");
   const cited = page.locator("article.assistant").last().locator("a.ref[data-passage]", { hasText: "notes.txt" });
   await cited.waitFor();
@@ -680,9 +685,6 @@ try {
   check(axeCited.serious.length === 0, `axe-core finds no serious or critical violations in the cited passage (${axeCited.all.length} minor)`);
   await page.keyboard.press("Escape");
   await recordPanel.waitFor({ state: "hidden" });
-  const convId = await page.evaluate(() => decodeURIComponent(location.hash.replace(/^#\/c\//, "")));
-  const lastUser = (await hub("GET", `/api/assistant/conversations/${convId}/messages`)).json.messages.filter((m) => m.role === "user").at(-1);
-  check(lastUser.mentions.some((m) => m.kind === "file" && m.label === "notes.txt"), "a file already in the space is picked for a message and sent with it");
 
   // --- delete a conversation ------------------------------------------------------------------
   await page.click("#new-conv");
