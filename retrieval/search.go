@@ -161,14 +161,18 @@ func (s *Store) match(exact, every bool, text string, terms []string) match {
 // little to the rank.
 const commonPassages = 2000
 
+// maxCounted bounds the count of the space's passages the rarity weights
+// take: counting a large space whole cost Postgres more than the search.
+const maxCounted = 10 * commonPassages
+
 // uncommon returns terms without those common in the space and the
 // document frequencies rarityScore weighs them by: first the space's
-// passages, then each kept term's, counted up to commonPassages. When
-// every term is common it keeps them all, with every set: a passage must
-// then have each.
+// passages (up to maxCounted), then each kept term's (up to
+// commonPassages). When every term is common it keeps them all, with
+// every set: a passage must then have each.
 func (s *Store) uncommon(ctx context.Context, spaceID string, terms []string) (kept []string, df []float64, every bool, err error) {
 	counts := make([]string, len(terms))
-	args := []any{spaceID}
+	args := []any{spaceID, maxCounted}
 	for i, t := range terms {
 		if s.db.Dialect == storage.Postgres {
 			counts[i] = `(SELECT count(*) FROM (SELECT 1 FROM passages p WHERE p.words @@ to_tsquery('english', ?) AND p.space_id = ? AND p.live LIMIT ?) c)`
@@ -183,7 +187,7 @@ func (s *Store) uncommon(ctx context.Context, spaceID string, terms []string) (k
 	for i := range df {
 		dest[i] = &df[i]
 	}
-	err = s.db.Q(ctx).Raw(`SELECT (SELECT count(*) FROM passages WHERE space_id = ?), `+strings.Join(counts, ", "),
+	err = s.db.Q(ctx).Raw(`SELECT (SELECT count(*) FROM (SELECT 1 FROM passages WHERE space_id = ? LIMIT ?) n), `+strings.Join(counts, ", "),
 		args...).Row().Scan(dest...)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("count term frequencies: %w", err)
