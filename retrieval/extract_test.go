@@ -6,7 +6,6 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -163,9 +162,9 @@ func TestAPDFIsReadByPage(t *testing.T) {
 	doc := extract(t, "application/pdf", textPDF("Quarterly report: revenue grew 12 percent"))
 	require.Equal(t, []retrieval.Section{{Heading: "Page 1", Text: "Quarterly report: revenue grew 12 percent"}}, doc.Sections)
 
-	requireUnreadable(t, "application/pdf", pdfOf(deflate([]byte("0 0 m 100 100 l S"))),
+	requireUnreadable(t, "application/pdf", webtest.OnePagePDF(deflate([]byte("0 0 m 100 100 l S")), " /Filter /FlateDecode"),
 		"the PDF has no text layer (a scanned document?)")
-	requireUnreadable(t, "application/pdf", pdfOf(webtest.ZlibSpaces(web.MaxPDFInflated+1<<20)), "PDF bomb")
+	requireUnreadable(t, "application/pdf", webtest.OnePagePDF(webtest.ZlibSpaces(web.MaxPDFInflated+1<<20), " /Filter /FlateDecode"), "PDF bomb")
 	requireUnreadable(t, "application/pdf", []byte("%PDF-1.4\nnothing else"), "could not be read")
 }
 
@@ -245,31 +244,5 @@ func deflate(b []byte) []byte {
 }
 
 func textPDF(text string) []byte {
-	return pdfOf(deflate([]byte("BT /F1 24 Tf 72 700 Td (" + text + ") Tj ET")))
-}
-
-// pdfOf is a one-page PDF around a Flate content stream, with a correct
-// cross-reference table.
-func pdfOf(content []byte) []byte {
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(content), content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return webtest.OnePagePDF(deflate([]byte("BT /F1 24 Tf 72 700 Td ("+text+") Tj ET")), " /Filter /FlateDecode")
 }

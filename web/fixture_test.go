@@ -81,33 +81,7 @@ func pdfWith(content []byte, compress bool) []byte {
 		_ = zw.Close()
 		content, filter = z.Bytes(), " /Filter /FlateDecode"
 	}
-	return pdfOf(content, filter)
-}
-
-// pdfOf is the PDF of pdfWith around a content stream as it is, with its
-// /Filter entry (" /Filter /FlateDecode", or "").
-func pdfOf(content []byte, filter string) []byte {
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d%s >>\nstream\n%s\nendstream", len(content), filter, content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return webtest.OnePagePDF(content, filter)
 }
 
 func textPDF(text string) []byte {
@@ -116,5 +90,5 @@ func textPDF(text string) []byte {
 
 // bombPDF is a small PDF whose one content stream inflates to n bytes.
 func bombPDF(n int) []byte {
-	return pdfOf(webtest.ZlibSpaces(n), " /Filter /FlateDecode")
+	return webtest.OnePagePDF(webtest.ZlibSpaces(n), " /Filter /FlateDecode")
 }

@@ -1,6 +1,7 @@
-// Package webtest makes inputs for the tests of package web and e2e: a
-// zlib stream that inflates to many megabytes (the content of a PDF bomb),
-// made in milliseconds. Production code never imports it.
+// Package webtest makes inputs for the tests of packages web, retrieval
+// and e2e: PDFs, and a zlib stream that inflates to many megabytes (the
+// content of a PDF bomb), made in milliseconds. Production code never
+// imports it.
 package webtest
 
 import (
@@ -8,6 +9,7 @@ import (
 	"compress/flate"
 	"compress/zlib"
 	"encoding/binary"
+	"fmt"
 )
 
 // ZlibSpaces is a zlib stream that inflates to n spaces, without
@@ -55,4 +57,35 @@ func adler32Spaces(n int) uint32 {
 	a := (1 + 32*m) % mod
 	b := (m + 32*(m*(m+1)/2%mod)) % mod
 	return uint32(b<<16 | a)
+}
+
+// PDF is a PDF of the objects given (numbered from 1, the first the
+// catalog), with a correct cross-reference table.
+func PDF(objs []string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+// OnePagePDF is a one-page PDF around a content stream as it is, with its
+// /Filter entry (" /Filter /FlateDecode", or "").
+func OnePagePDF(content []byte, filter string) []byte {
+	return PDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d%s >>\nstream\n%s\nendstream", len(content), filter, content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	})
 }

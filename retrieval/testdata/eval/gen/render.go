@@ -9,6 +9,8 @@ import (
 	"html"
 	"strings"
 	"time"
+
+	"hub/web/webtest"
 )
 
 // render writes a document in its format.
@@ -178,20 +180,7 @@ func pdf(d doc) []byte {
 		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return webtest.PDF(objs)
 }
 
 func pdfEscape(s string) string {
