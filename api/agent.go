@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -167,14 +166,7 @@ func (s *Server) indexing(ctx context.Context, personID string) ([]retrieval.Ver
 	if s.Retrieval == nil {
 		return nil, nil
 	}
-	vs, err := s.Retrieval.Waiting(ctx, personID, maxIndexingShown)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(vs, func(v retrieval.Version) bool {
-		_, err := s.Workspace.Access(ctx, personID, v.SpaceID)
-		return err != nil
-	}), nil
+	return s.Retrieval.Waiting(ctx, personID, maxIndexingShown)
 }
 
 // maxIndexingShown bounds the files the top bar lists as being indexed.

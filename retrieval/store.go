@@ -198,13 +198,15 @@ func (s *Store) Version(ctx context.Context, fileID string) (Version, error) {
 
 // Waiting lists up to limit file versions queued or being indexed, oldest
 // first: for the sweeper to start (workflows.StartIndex runs one once)
-// and, of one uploader's (uploaderID not ""), for their top bar.
+// and, of one uploader's in spaces they can open (uploaderID not ""), for
+// their top bar.
 func (s *Store) Waiting(ctx context.Context, uploaderID string, limit int) ([]Version, error) {
 	var rows []storage.File
 	q := s.db.Q(ctx).Select("id", "space_id", "uploader_id", "name", "content_type", "index_gen", "index_status", "created_at").
 		Where("index_status IN ?", []string{StatusQueued, StatusIndexing})
-	if uploaderID != "" {
-		q = q.Where("uploader_id = ?", uploaderID)
+	if uploaderID != "" { // in spaces they can still open
+		q = q.Where("uploader_id = ? AND EXISTS (SELECT 1 FROM memberships m WHERE m.space_id = files.space_id AND m.person_id = ?)",
+			uploaderID, uploaderID)
 	}
 	if err := q.Order("created_at").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list waiting files: %w", err)
