@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"hub/dbtest"
 	"hub/files"
 	"hub/retrieval"
+	"hub/web/webtest"
 	"hub/workspace"
 )
 
@@ -105,6 +107,67 @@ func BenchmarkSearch(b *testing.B) {
 				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 			}
 		})
+	}
+}
+
+// BenchmarkExtractLargePDF extracts and chunks a 20 MiB PDF (the upload
+// limit, files.DefaultMaxBytes) of 2,000 pages of text, as PrepareIndex
+// does, and reports the most heap it held above what it held before (the
+// file's bytes are already there): the "20 MiB PDF" figure of
+// docs/benchmarks.md, "Search".
+func BenchmarkExtractLargePDF(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+	var kids []string
+	for len(kids) < 2000 {
+		var c strings.Builder
+		c.WriteString("BT /F1 10 Tf 12 TL 56 760 Td\n")
+		for line := range strings.Lines(strings.ReplaceAll(benchText(r, 1500), ". ", ".\n")) {
+			for len(line) > 0 {
+				n := min(len(line), 90)
+				fmt.Fprintf(&c, "(%s) Tj T*\n", strings.TrimSpace(line[:n]))
+				line = line[n:]
+			}
+		}
+		c.WriteString("ET")
+		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len(), c.String()))
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "+
+			"/Resources << /Font << /F1 3 0 R >> >> >>", len(objs)))
+		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
+	pdf := webtest.PDF(objs)
+	b.ReportMetric(float64(len(pdf))/(1<<20), "file-MiB")
+	b.ResetTimer()
+	for range b.N {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		peak := make(chan uint64)
+		stop := make(chan struct{})
+		go func() { // sample the heap while the extraction runs
+			var most uint64
+			t := time.NewTicker(2 * time.Millisecond)
+			defer t.Stop()
+			for {
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				most = max(most, m.HeapInuse)
+				select {
+				case <-stop:
+					peak <- most
+					return
+				case <-t.C:
+				}
+			}
+		}()
+		doc, err := retrieval.Extract(context.Background(), "application/pdf", pdf)
+		require.NoError(b, err)
+		chunks := retrieval.Chunks(doc)
+		close(stop)
+		most := <-peak
+		b.ReportMetric(float64(most-min(most, before.HeapInuse))/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(float64(len(chunks)), "passages")
 	}
 }
 

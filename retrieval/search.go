@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -91,10 +92,14 @@ func (s *Store) Search(ctx context.Context, personID, spaceID string, q Query) (
 	} else if s.Embedder != nil {
 		read = limit * fusedDepth
 	}
+	from, where, args := m.from, m.where, []any{m.arg}
+	if every && (s.db.Dialect != storage.Postgres || together(df) > 4*maxRanked) {
+		from, where, args = s.newest(m, spaceID)
+	}
 	var hits []Hit
-	err := s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, `+m.score+` AS score FROM `+m.from+`
-WHERE `+m.where+` AND `+allowed+` ORDER BY score DESC, p.id LIMIT ?`,
-		append(m.scoreArgs, m.arg, spaceID, personID, read)...).Scan(&hits).Error
+	err := s.db.Q(ctx).Raw(`SELECT `+hitColumns+`, `+m.score+` AS score FROM `+from+`
+WHERE `+where+` AND `+allowed+` ORDER BY score DESC, p.id LIMIT ?`,
+		slices.Concat(m.scoreArgs, args, []any{spaceID, personID, read})...).Scan(&hits).Error
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -154,6 +159,36 @@ func (s *Store) match(exact, every bool, text string, terms []string) match {
 	return m
 }
 
+// newest is a match of only common words bounded to the space's newest
+// maxRanked passages that have them all, and its arguments. On Postgres
+// the bound is a subquery in id order that matches with ts_match_vq (@@
+// as a function, which the word index cannot serve): the plan is made for
+// any words, and walking the word index for common ones cost more than
+// ranking them did.
+func (s *Store) newest(m match, spaceID string) (from, where string, args []any) {
+	if s.db.Dialect == storage.Postgres {
+		return `(SELECT * FROM passages p WHERE ts_match_vq(p.words, to_tsquery('english', ?)) AND p.live AND p.space_id = ?
+ORDER BY p.id DESC LIMIT ` + strconv.Itoa(maxRanked) + `) p, to_tsquery('english', ?) q`, m.where, []any{m.arg, spaceID, m.arg}
+	}
+	return m.from, m.where + ` AND passage_words.rowid >= coalesce((SELECT passage_words.rowid FROM passage_words
+CROSS JOIN passages b ON b.id = passage_words.rowid WHERE passage_words MATCH ? AND b.live AND b.space_id = ?
+ORDER BY passage_words.rowid DESC LIMIT 1 OFFSET ` + strconv.Itoa(maxRanked-1) + `), 0)`, []any{m.arg, m.arg, spaceID}
+}
+
+// together estimates how many passages have every term, as if words
+// occurred apart from each other (df as uncommon returns it). On Postgres
+// a search of common words that few passages have together is faster
+// through the word index than through newest: its walk in id order would
+// pass most of the space before it found maxRanked.
+func together(df []float64) float64 {
+	n := max(df[0], 1)
+	est := n
+	for _, d := range df[1:] {
+		est *= d / n
+	}
+	return est
+}
+
 // commonPassages: a word in at least this many passages of the space is
 // common there. A topic search leaves common words out of its match when
 // it has others: ranking every passage that has one is what made a search
@@ -161,35 +196,44 @@ func (s *Store) match(exact, every bool, text string, terms []string) match {
 // little to the rank.
 const commonPassages = 2000
 
-// maxCounted bounds the count of the space's passages the rarity weights
-// take: counting a large space whole cost Postgres more than the search.
-const maxCounted = 10 * commonPassages
+// maxRanked bounds the passages a search of only common words ranks: the
+// space's newest that have them all. Such a query (every word in 2,000
+// passages or more) names no topic a rank could find among tens of
+// thousands; it is bounded as the semantic index is (maxSemanticCandidates).
+const maxRanked = 1000
 
 // uncommon returns terms without those common in the space and the
 // document frequencies rarityScore weighs them by: first the space's
-// passages (up to maxCounted), then each kept term's (up to
-// commonPassages). When every term is common it keeps them all, with
-// every set: a passage must then have each.
+// passages, then each kept term's. When every term is common it keeps
+// them all, with every set: a passage must then have each.
+//
+// Postgres reads the counts passage_terms keeps (migration 00037), exact
+// and per space. SQLite counts in FTS5's index, which answers a word's
+// passages in every space quickly, up to commonPassages (and the space's
+// passages up to maxCounted).
 func (s *Store) uncommon(ctx context.Context, spaceID string, terms []string) (kept []string, df []float64, every bool, err error) {
-	counts := make([]string, len(terms))
-	args := []any{spaceID, maxCounted}
-	for i, t := range terms {
-		if s.db.Dialect == storage.Postgres {
-			counts[i] = `(SELECT count(*) FROM (SELECT 1 FROM passages p WHERE p.words @@ to_tsquery('english', ?) AND p.space_id = ? AND p.live LIMIT ?) c)`
-			args = append(args, t, spaceID, commonPassages)
-		} else { // the whole index: FTS5 cannot filter by space inside its match
-			counts[i] = `(SELECT count(*) FROM (SELECT 1 FROM passage_words WHERE passage_words MATCH ? LIMIT ?) c)`
+	counts := make([]string, len(terms)+1)
+	var args []any
+	if s.db.Dialect == storage.Postgres {
+		const count = `coalesce((SELECT t.passages FROM passage_terms t WHERE t.space_id = ? AND t.term = %s), 0)`
+		counts[0], args = fmt.Sprintf(count, `''`), []any{spaceID}
+		for i, t := range terms {
+			counts[i+1] = fmt.Sprintf(count, `(SELECT w.lexeme FROM unnest(to_tsvector('english', ?)) w LIMIT 1)`)
+			args = append(args, spaceID, t)
+		}
+	} else {
+		counts[0], args = `(SELECT count(*) FROM (SELECT 1 FROM passages WHERE space_id = ? LIMIT ?) n)`, []any{spaceID, maxCounted}
+		for i, t := range terms {
+			counts[i+1] = `(SELECT count(*) FROM (SELECT 1 FROM passage_words WHERE passage_words MATCH ? LIMIT ?) c)`
 			args = append(args, ftsAny([]string{t}), commonPassages)
 		}
 	}
-	df = make([]float64, len(terms)+1)
+	df = make([]float64, len(counts))
 	dest := make([]any, len(df))
 	for i := range df {
 		dest[i] = &df[i]
 	}
-	err = s.db.Q(ctx).Raw(`SELECT (SELECT count(*) FROM (SELECT 1 FROM passages WHERE space_id = ? LIMIT ?) n), `+strings.Join(counts, ", "),
-		args...).Row().Scan(dest...)
-	if err != nil {
+	if err = s.db.Q(ctx).Raw(`SELECT `+strings.Join(counts, ", "), args...).Row().Scan(dest...); err != nil {
 		return nil, nil, false, fmt.Errorf("count term frequencies: %w", err)
 	}
 	keptDF := []float64{df[0]}
@@ -199,10 +243,13 @@ func (s *Store) uncommon(ctx context.Context, spaceID string, terms []string) (k
 		}
 	}
 	if len(kept) == 0 {
-		return terms, df, len(terms) > 1, nil
+		return terms, df, true, nil
 	}
 	return kept, keptDF, false, nil
 }
+
+// maxCounted bounds SQLite's count of the space's passages.
+const maxCounted = 10 * commonPassages
 
 // rarityScore is Postgres's score of a topic search: each term's ts_rank
 // (title and section weighted a little over the body) times its BM25

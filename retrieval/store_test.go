@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -193,4 +194,58 @@ func TestExcerptStartsNearTheMatch(t *testing.T) {
 	require.True(t, strings.HasPrefix(got, "…The penalty is 2%"), got)
 	require.LessOrEqual(t, len([]rune(got)), 200)
 	require.Equal(t, "short", retrieval.Excerpt("short", []string{"x"}, 200))
+}
+
+// A word most of the space's passages have is left out of a topic search
+// that has rarer words, by counts that follow each published version, and
+// a search of only such words still answers (from the space's newest
+// passages that have them all).
+func TestCommonWordsFollowThePublishedVersion(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		f := newFixture(t, url)
+		file, err := f.files.Upload(f.ctx, workspace.Actor{PersonID: f.owner, Via: workspace.ViaREST}, f.spaceID, "log.md",
+			strings.NewReader("# Log"))
+		require.NoError(t, err)
+		publish := func(gen int, text func(i int) string) {
+			t.Helper()
+			chunks := make([]retrieval.Chunk, 2100)
+			for i := range chunks {
+				chunks[i] = chunk(i, fmt.Sprintf("Entry %d", i), text(i))
+			}
+			v, err := f.store.Begin(f.ctx, file.ID, gen)
+			require.NoError(t, err)
+			_, err = f.store.SaveDrafts(f.ctx, v, chunks, "")
+			require.NoError(t, err)
+			require.NoError(t, f.store.Publish(f.ctx, file.ID, gen))
+		}
+		publish(file.IndexGen, func(i int) string {
+			if i == 7 {
+				return "The harbour crane was inspected."
+			}
+			return fmt.Sprintf("The harbour log, day %d.", i)
+		})
+		res, err := f.store.Search(f.ctx, f.owner, f.spaceID, retrieval.Query{Text: "harbour crane"})
+		require.NoError(t, err)
+		require.Equal(t, []string{"crane"}, res.Terms, "harbour is in every passage")
+		require.Equal(t, "Entry 7", res.Hits[0].Section)
+		res, err = f.store.Search(f.ctx, f.owner, f.spaceID, retrieval.Query{Text: "harbour log"})
+		require.NoError(t, err)
+		require.Equal(t, []string{"harbour", "log"}, res.Terms, "only common words: each is required")
+		require.Len(t, res.Hits, retrieval.DefaultLimit)
+
+		v, err := f.store.Requeue(f.ctx, file.ID)
+		require.NoError(t, err)
+		publish(v.Gen, func(i int) string {
+			if i%500 == 0 {
+				return "The harbour crane was inspected."
+			}
+			return fmt.Sprintf("A quiet day, number %d.", i)
+		})
+		res, err = f.store.Search(f.ctx, f.owner, f.spaceID, retrieval.Query{Text: "harbour crane"})
+		require.NoError(t, err)
+		require.Equal(t, []string{"harbour", "crane"}, res.Terms, "harbour is rare in the new version")
+		require.Len(t, res.Hits, 5)
+	})
 }
