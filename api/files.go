@@ -63,9 +63,26 @@ func (s *Server) fileError(err error) error {
 	return err
 }
 
-// uploadFile takes one multipart part named "file". The body is bounded before it is read,
-// and nothing is stored unless the whole file was read and passed the checks.
+// uploadFile takes one multipart part named "file" (filePart).
 func (s *Server) uploadFile(c *gin.Context) (any, error) {
+	return s.filePart(c, func(name string, r io.Reader) (files.File, error) {
+		return s.Files.Upload(c.Request.Context(), actor(c), c.Param("spaceId"), name, r)
+	})
+}
+
+// replaceFile gives a file new contents from one multipart part named
+// "file" (filePart); the file keeps its id.
+func (s *Server) replaceFile(c *gin.Context) (any, error) {
+	return s.filePart(c, func(name string, r io.Reader) (files.File, error) {
+		return s.Files.Replace(c.Request.Context(), actor(c), c.Param("spaceId"), c.Param("id"), name, r)
+	})
+}
+
+// filePart reads the multipart part named "file" into store (an upload or
+// a replace) and starts indexing what it stored. The body is bounded
+// before it is read, and nothing is stored unless the whole file was read
+// and passed the checks.
+func (s *Server) filePart(c *gin.Context, store func(name string, r io.Reader) (files.File, error)) (any, error) {
 	limit := s.Files.MaxBytes() + multipartEnvelope
 	if c.Request.ContentLength > limit {
 		return nil, s.fileError(fmt.Errorf("%w: a file has at most %d bytes", files.ErrTooLarge, s.Files.MaxBytes()))
@@ -93,7 +110,7 @@ func (s *Server) uploadFile(c *gin.Context) (any, error) {
 			_ = part.Close()
 			continue
 		}
-		f, err := s.Files.Upload(c.Request.Context(), actor(c), c.Param("spaceId"), part.FileName(), part)
+		f, err := store(part.FileName(), part)
 		_ = part.Close()
 		if err == nil && f.IndexStatus == retrieval.StatusQueued {
 			s.startIndex(c.Request.Context(), f)

@@ -185,6 +185,11 @@ func (s *Server) routes() []route {
 			form: &openapi.Schema{Type: "object", Required: []string{"file"}, Properties: map[string]*openapi.Schema{
 				"file": {Type: "string", ContentMediaType: "application/octet-stream", Description: "The file, with its name as the part's filename."}}},
 			answers: []answer{created(fileDTO{})}, errors: []int{403, 413, 415, 503}, reply: s.uploadFile},
+		{method: "PUT", path: "/api/spaces/:spaceId/files/:id", id: "replaceFile",
+			summary: "Give a file new contents (multipart, part file); it keeps its id and is indexed again",
+			form: &openapi.Schema{Type: "object", Required: []string{"file"}, Properties: map[string]*openapi.Schema{
+				"file": {Type: "string", ContentMediaType: "application/octet-stream", Description: "The new contents, with the file's (new) name as the part's filename."}}},
+			answers: []answer{ok(fileDTO{})}, errors: []int{403, 413, 415, 503}, reply: s.replaceFile},
 		{method: "GET", path: "/api/spaces/:spaceId/files", id: "listFiles", summary: "List the space's files, newest first",
 			answers: []answer{ok(fileListDTO{})}, errors: []int{503}, reply: s.listFiles},
 		{method: "GET", path: "/api/spaces/:spaceId/files/:id", id: "getFile", summary: "Get a file's name, type and size",

@@ -27,6 +27,17 @@ var tinyPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAA
 // upload posts one file as the multipart part "file".
 func upload(t testing.TB, s *hubtest.Stack, token, spaceID, name string, data []byte) hubtest.Response {
 	t.Helper()
+	return sendFile(t, s, token, "POST", "/api/spaces/"+spaceID+"/files", name, data)
+}
+
+// replaceFile gives a file new contents through the API (PUT, multipart).
+func replaceFile(t testing.TB, s *hubtest.Stack, token, spaceID, fileID, name string, data []byte) hubtest.Response {
+	t.Helper()
+	return sendFile(t, s, token, "PUT", "/api/spaces/"+spaceID+"/files/"+fileID, name, data)
+}
+
+func sendFile(t testing.TB, s *hubtest.Stack, token, method, path, name string, data []byte) hubtest.Response {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	w, err := mw.CreateFormFile("file", name)
@@ -34,7 +45,7 @@ func upload(t testing.TB, s *hubtest.Stack, token, spaceID, name string, data []
 	_, err = w.Write(data)
 	require.NoError(t, err)
 	require.NoError(t, mw.Close())
-	req, err := http.NewRequest("POST", s.URL+"/api/spaces/"+spaceID+"/files", &body)
+	req, err := http.NewRequest(method, s.URL+path, &body)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", mw.FormDataContentType())

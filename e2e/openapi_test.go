@@ -218,6 +218,11 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	c.run(call{route: "GET /api/spaces/{spaceId}/files/{id}/passages/{key}", ids: []string{space, file, "000000000000"}, token: owner, want: 404})
 	c.run(call{route: "POST /api/spaces/{spaceId}/files/{id}/index", ids: []string{space, file}, token: owner, want: 202})
 	c.run(call{route: "POST /api/spaces/{spaceId}/files/{id}/index", ids: []string{space, "file_nope"}, token: owner, want: 404})
+	form, ctype = multipartFile(t, "notes.md", []byte("# Notes\n\nShip on Monday.\n"))
+	c.run(call{route: "PUT /api/spaces/{spaceId}/files/{id}", ids: []string{space, file}, token: owner, body: form, ctype: ctype, want: 200})
+	c.run(call{route: "PUT /api/spaces/{spaceId}/files/{id}", ids: []string{space, file}, token: viewerToken, body: form, ctype: ctype, want: 403})
+	c.run(call{route: "PUT /api/spaces/{spaceId}/files/{id}", ids: []string{space, "file_nope"}, token: owner, body: form, ctype: ctype, want: 404})
+	c.run(call{route: "PUT /api/spaces/{spaceId}/files/{id}", ids: []string{space, file}, token: owner, body: []byte(`{}`), ctype: "application/json", want: 400})
 
 	// Settings, models, usage, profile, skills, prompts.
 	c.run(call{route: "GET /api/models", token: owner, want: 200})

@@ -114,6 +114,21 @@ func TestSearchFiles(t *testing.T) {
 		require.Equal(t, "Nothing found.", hubtest.Text(s.Stream(t, st.StreamURL, 0, 0)))
 		require.Contains(t, lastToolResult(t, s), "Try other words")
 
+		// A replaced file keeps its id and is indexed again: search finds its
+		// new text, not the old; the changed passage's old link is gone.
+		r = replaceFile(t, s, s.Token, s.SpaceID, md["id"].(string), "supply.md",
+			[]byte(strings.Replace(contract, "2% of the order value", "3% of the order value", 1)))
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.Equal(t, md["id"], r.JSON(t)["id"])
+		require.Equal(t, "indexed", awaitIndexed(t, s, s.Token, s.SpaceID, 3)[md["id"].(string)]["indexStatus"])
+		st = s.Ask(t, conv, "search what are the penalties for late delivery?")
+		s.Stream(t, st.StreamURL, 0, 0)
+		result = lastToolResult(t, s)
+		require.Contains(t, result, "3% of the order value")
+		require.NotContains(t, result, "2% of the order value")
+		r = s.Do(t, s.Token, "GET", passage, nil)
+		require.Equal(t, http.StatusNotFound, r.Status, "the passage cited before changed")
+
 		// A deleted file is found no more.
 		r = s.Do(t, s.Token, "DELETE", "/api/spaces/"+s.SpaceID+"/files/"+md["id"].(string), nil)
 		require.Equal(t, http.StatusNoContent, r.Status)

@@ -87,46 +87,138 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 	if err := s.ws.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
 		return File{}, err
 	}
+	in, err := s.accept(name, r)
+	if err != nil {
+		return File{}, err
+	}
+	row := storage.File{ID: storage.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: in.name,
+		ContentType: in.ctype, Size: int64(len(in.data)), CreatedAt: time.Now().UTC(), IndexStatus: "queued", IndexGen: 1}
+	row.IndexStatus, row.IndexError = in.index()
+	row.BlobKey = spaceID + "/" + row.ID
+	err = s.stored(ctx, row.BlobKey, in, func() error { return s.db.Q(ctx).Create(&row).Error })
+	if err != nil {
+		return File{}, fmt.Errorf("save file: %w", err)
+	}
+	return toFile(row), nil
+}
+
+// Replace gives a file new contents (and the new part's name), for a
+// person who may write in its space. The file keeps its id, so what cites
+// or attaches it reads the new contents from then on; its next version is
+// queued for indexing (the passages of the one before stay searchable
+// until it is published). A picture has no passages, so replacing a file
+// with one drops the file's passages in the same transaction.
+func (s *Service) Replace(ctx context.Context, actor workspace.Actor, spaceID, id, name string, r io.Reader) (File, error) {
+	if _, err := s.row(ctx, actor, spaceID, id); err != nil {
+		return File{}, err
+	}
+	if err := s.ws.CanWrite(ctx, actor.PersonID, spaceID); err != nil {
+		return File{}, err
+	}
+	in, err := s.accept(name, r)
+	if err != nil {
+		return File{}, err
+	}
+	var old, row storage.File
+	key := spaceID + "/" + storage.NewID("blob")
+	err = s.stored(ctx, key, in, func() error {
+		return s.db.InTx(ctx, func(ctx context.Context) error {
+			// The no-op update locks the row, so the blob key read is the
+			// one this replace retires.
+			res := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND space_id = ?", id, spaceID).Update("index_gen", gorm.Expr("index_gen"))
+			if res.Error != nil {
+				return res.Error
+			}
+			if res.RowsAffected == 0 {
+				return &workspace.NotFoundError{Kind: KindFile, ID: id}
+			}
+			if err := s.db.Q(ctx).Where("id = ?", id).Take(&old).Error; err != nil {
+				return err
+			}
+			status, why := in.index()
+			if err := s.db.Q(ctx).Model(&storage.File{}).Where("id = ?", id).Updates(map[string]any{
+				"name": in.name, "content_type": in.ctype, "size": len(in.data), "blob_key": key,
+				"index_gen": gorm.Expr("index_gen + 1"), "index_status": status, "index_error": why}).Error; err != nil {
+				return err
+			}
+			if status == "failed" {
+				if err := s.db.Q(ctx).Where("file_id = ?", id).Delete(&storage.Passage{}).Error; err != nil {
+					return err
+				}
+			}
+			return s.db.Q(ctx).Where("id = ?", id).Take(&row).Error
+		})
+	})
+	var nf *workspace.NotFoundError
+	if errors.As(err, &nf) {
+		return File{}, err
+	}
+	if err != nil {
+		return File{}, fmt.Errorf("replace file: %w", err)
+	}
+	if err := s.store.Delete(ctx, old.BlobKey); err != nil {
+		slog.WarnContext(ctx, "remove blob of a replaced file", "key", old.BlobKey, "error", err)
+	}
+	return toFile(row), nil
+}
+
+// accepted is an upload's checked contents.
+type accepted struct {
+	name, ctype string
+	data        []byte
+}
+
+// index is the index state a new version starts in: queued, or failed for
+// a picture (search never finds one).
+func (a accepted) index() (status, why string) {
+	if IsImage(a.ctype) {
+		return "failed", "a picture has no text to search"
+	}
+	return "queued", ""
+}
+
+// accept reads an upload in full and checks its name, type and size.
+func (s *Service) accept(name string, r io.Reader) (accepted, error) {
 	if s.store == nil {
-		return File{}, ErrNoStore
+		return accepted{}, ErrNoStore
 	}
 	name, err := cleanName(name)
 	if err != nil {
-		return File{}, err
+		return accepted{}, err
 	}
 	br := bufio.NewReaderSize(r, 512)
 	head, _ := br.Peek(512)
 	ctype := Sniff(name, head)
 	if ctype == "" {
-		return File{}, fmt.Errorf("%w: Hub takes pictures (PNG, JPEG, GIF, WebP), PDFs, Word documents (.docx) "+
+		return accepted{}, fmt.Errorf("%w: Hub takes pictures (PNG, JPEG, GIF, WebP), PDFs, Word documents (.docx) "+
 			"and text (plain, Markdown, HTML, CSV, JSON)", ErrUnsupportedType)
 	}
 	data, err := io.ReadAll(io.LimitReader(br, s.maxBytes+1))
 	if err != nil {
-		return File{}, fmt.Errorf("%w: %w", ErrUnreadable, err)
+		return accepted{}, fmt.Errorf("%w: %w", ErrUnreadable, err)
 	}
 	if int64(len(data)) > s.maxBytes {
-		return File{}, fmt.Errorf("%w: a file has at most %s", ErrTooLarge, humanBytes(s.maxBytes))
+		return accepted{}, fmt.Errorf("%w: a file has at most %s", ErrTooLarge, humanBytes(s.maxBytes))
 	}
 	if IsText(ctype) && !utf8.Valid(data) {
-		return File{}, fmt.Errorf("%w: a text file must be UTF-8", ErrUnsupportedType)
+		return accepted{}, fmt.Errorf("%w: a text file must be UTF-8", ErrUnsupportedType)
 	}
-	row := storage.File{ID: storage.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: name,
-		ContentType: ctype, Size: int64(len(data)), CreatedAt: time.Now().UTC(), IndexStatus: "queued", IndexGen: 1}
-	if IsImage(ctype) { // nothing to index: search never finds a picture
-		row.IndexStatus, row.IndexError = "failed", "a picture has no text to search"
+	return accepted{name: name, ctype: ctype, data: data}, nil
+}
+
+// stored puts a blob under key, then runs save (the row's change); a
+// failed save removes the blob again, so nothing is left of a refused file.
+func (s *Service) stored(ctx context.Context, key string, in accepted, save func() error) error {
+	if err := s.store.Put(ctx, key, bytes.NewReader(in.data), int64(len(in.data)), in.ctype); err != nil {
+		return err
 	}
-	row.BlobKey = spaceID + "/" + row.ID
-	if err := s.store.Put(ctx, row.BlobKey, bytes.NewReader(data), row.Size, ctype); err != nil {
-		return File{}, err
-	}
-	if err := s.db.Q(ctx).Create(&row).Error; err != nil {
-		if derr := s.store.Delete(context.WithoutCancel(ctx), row.BlobKey); derr != nil {
-			slog.WarnContext(ctx, "remove blob of a file not saved", "key", row.BlobKey, "error", derr)
+	if err := save(); err != nil {
+		if derr := s.store.Delete(context.WithoutCancel(ctx), key); derr != nil {
+			slog.WarnContext(ctx, "remove blob of a file not saved", "key", key, "error", derr)
 		}
-		return File{}, fmt.Errorf("save file: %w", err)
+		return err
 	}
-	return toFile(row), nil
+	return nil
 }
 
 // cleanName keeps the last element of a client's file name (some tools

@@ -90,3 +90,54 @@ func seed(t *testing.T, ws *workspace.Service, space, person string) (spaceID, p
 	require.NoError(t, err)
 	return s, p
 }
+
+// A replace gives the file new contents under its id and queues its next
+// version; the old blob goes; a refused replace changes nothing; a
+// viewer cannot replace, another space's person does not find the file.
+func TestReplaceKeepsTheFileAndQueuesItsNextVersion(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := context.Background()
+		db := dbtest.Open(t, url)
+		ws := workspace.NewService(db)
+		dir := t.TempDir()
+		store, err := files.NewDirStore(dir)
+		require.NoError(t, err)
+		svc := files.NewService(db, ws, store, 2048)
+		spaceID, ownerID := seed(t, ws, "Team", "Olga Owner")
+		otherSpace, otherID := seed(t, ws, "Elsewhere", "Otto Outsider")
+		_, viewerID, err := ws.EnsureMember(ctx, "Team", "Vera Viewer", workspace.RoleViewer)
+		require.NoError(t, err)
+		owner := workspace.Actor{PersonID: ownerID, Via: workspace.ViaREST}
+
+		f, err := svc.Upload(ctx, owner, spaceID, "terms.md", strings.NewReader("# Terms\n\nPay in 30 days."))
+		require.NoError(t, err)
+		got, err := svc.Replace(ctx, owner, spaceID, f.ID, "terms-v2.md", strings.NewReader("# Terms\n\nPay in 14 days."))
+		require.NoError(t, err)
+		require.Equal(t, f.ID, got.ID)
+		require.Equal(t, "terms-v2.md", got.Name)
+		require.Equal(t, f.IndexGen+1, got.IndexGen)
+		require.Equal(t, "queued", got.IndexStatus)
+		_, data, err := svc.Read(ctx, owner, spaceID, f.ID, 100)
+		require.NoError(t, err)
+		require.Equal(t, "# Terms\n\nPay in 14 days.", string(data))
+		require.Len(t, blobs(t, dir), 1, "the old contents are gone")
+
+		_, err = svc.Replace(ctx, owner, spaceID, f.ID, "big.md", strings.NewReader(strings.Repeat("a", 2049)))
+		require.ErrorIs(t, err, files.ErrTooLarge)
+		_, err = svc.Replace(ctx, workspace.Actor{PersonID: viewerID, Via: workspace.ViaREST}, spaceID, f.ID, "v.md", strings.NewReader("x"))
+		require.ErrorIs(t, err, workspace.ErrForbidden, "a viewer cannot replace")
+		_, err = svc.Replace(ctx, workspace.Actor{PersonID: otherID, Via: workspace.ViaREST}, otherSpace, f.ID, "o.md", strings.NewReader("x"))
+		var nf *workspace.NotFoundError
+		require.True(t, errors.As(err, &nf), "another space's file is not found: %v", err)
+		after, err := svc.Get(ctx, owner, spaceID, f.ID)
+		require.NoError(t, err)
+		require.Equal(t, got, after, "refused replaces change nothing")
+		require.Len(t, blobs(t, dir), 1)
+
+		pic, err := svc.Replace(ctx, owner, spaceID, f.ID, "scan.png", bytes.NewReader([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR")))
+		require.NoError(t, err)
+		require.Equal(t, "failed", pic.IndexStatus, "a picture has nothing to index")
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -80,10 +81,13 @@ func (s *Store) Begin(ctx context.Context, fileID string, gen int) (Version, err
 
 // SaveDrafts stores a file version's chunks as drafts, replacing the
 // drafts of an earlier attempt or version; ErrStale when a later version
-// exists (its drafts are left alone). A chunk whose text the space already has
-// embedded by model takes that vector, so an unchanged chunk is never
-// sent to the embeddings endpoint again. It returns how many drafts still
-// need a vector (0 without a model).
+// exists (its drafts are left alone). A chunk the file's published
+// passages already have (the same hash) is not written again: that
+// passage joins this version as it is, in its new place, and Publish
+// keeps it. A chunk whose text the space already has embedded by model
+// takes that vector, so an unchanged chunk is never sent to the embeddings
+// endpoint again. It returns how many drafts still need a vector (0
+// without a model).
 func (s *Store) SaveDrafts(ctx context.Context, f Version, chunks []Chunk, model string) (int, error) {
 	need := 0
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -93,8 +97,15 @@ func (s *Store) SaveDrafts(ctx context.Context, f Version, chunks []Chunk, model
 		if err := s.db.Q(ctx).Where("file_id = ? AND NOT live", f.FileID).Delete(&storage.Passage{}).Error; err != nil {
 			return fmt.Errorf("drop old drafts: %w", err)
 		}
+		kept, chunks, err := s.keep(ctx, f, chunks)
+		if err != nil {
+			return err
+		}
+		if err := s.rejoin(ctx, f, kept); err != nil {
+			return err
+		}
 		vectors := map[string][]byte{}
-		if model != "" {
+		if model != "" && len(chunks) > 0 {
 			var known []storage.Passage
 			if err := s.db.Q(ctx).Select("hash", "vector").
 				Where("space_id = ? AND vector_model = ? AND hash <> '' AND vector IS NOT NULL", f.SpaceID, model).
@@ -127,6 +138,65 @@ func (s *Store) SaveDrafts(ctx context.Context, f Version, chunks []Chunk, model
 	return need, err
 }
 
+// keepRef is a published passage a new version keeps, and its new place.
+type keepRef struct {
+	ID  int64
+	Ord int
+}
+
+// keep splits a version's chunks into those the file's published passages
+// already have (one passage each, by hash) and the rest.
+func (s *Store) keep(ctx context.Context, f Version, chunks []Chunk) ([]keepRef, []Chunk, error) {
+	var live []storage.Passage
+	if err := s.db.Q(ctx).Select("id", "hash").Where("file_id = ? AND live", f.FileID).Order("id").
+		Find(&live).Error; err != nil {
+		return nil, nil, fmt.Errorf("read published passages: %w", err)
+	}
+	byHash := map[string][]int64{}
+	for _, p := range live {
+		byHash[p.Hash] = append(byHash[p.Hash], p.ID)
+	}
+	var kept []keepRef
+	rest := chunks[:0:0]
+	for _, c := range chunks {
+		if ids := byHash[c.Hash]; len(ids) > 0 {
+			byHash[c.Hash] = ids[1:]
+			kept = append(kept, keepRef{ID: ids[0], Ord: c.Ord})
+			continue
+		}
+		rest = append(rest, c)
+	}
+	return kept, rest, nil
+}
+
+// rejoin moves kept passages to version f (its generation and their new
+// places, and the file's name when it changed), a batch per statement.
+func (s *Store) rejoin(ctx context.Context, f Version, kept []keepRef) error {
+	const batch = 200
+	for start := 0; start < len(kept); start += batch {
+		part := kept[start:min(start+batch, len(kept))]
+		values := make([]string, len(part))
+		args := make([]any, 0, 2*len(part)+1)
+		ids := make([]int64, len(part))
+		for i, k := range part {
+			values[i] = "(CAST(? AS INTEGER), CAST(? AS INTEGER))"
+			args = append(args, k.ID, k.Ord)
+			ids[i] = k.ID
+		}
+		err := s.db.Q(ctx).Exec(`WITH v (id, ord) AS (VALUES `+strings.Join(values, ", ")+`)
+UPDATE passages SET gen = ?, ord = (SELECT v.ord FROM v WHERE v.id = passages.id) WHERE id IN (SELECT id FROM v)`,
+			append(args, f.Gen)...).Error
+		if err != nil {
+			return fmt.Errorf("keep unchanged passages: %w", err)
+		}
+		if err := s.db.Q(ctx).Model(&storage.Passage{}).Where("id IN ? AND title <> ?", ids, f.Name).
+			Update("title", f.Name).Error; err != nil {
+			return fmt.Errorf("rename kept passages: %w", err)
+		}
+	}
+	return nil
+}
+
 // Publish makes version gen's drafts the file's passages in one
 // transaction, so a search sees the old version or the new, never a mix;
 // ErrStale (and the drafts dropped) when the file changed meanwhile.
@@ -140,7 +210,8 @@ func (s *Store) Publish(ctx context.Context, fileID string, gen int) error {
 		if res.RowsAffected == 0 {
 			return ErrStale // the later version's SaveDrafts drops these drafts
 		}
-		if err := s.db.Q(ctx).Where("file_id = ? AND live", fileID).Delete(&storage.Passage{}).Error; err != nil {
+		// The passages this version kept (SaveDrafts) have its generation.
+		if err := s.db.Q(ctx).Where("file_id = ? AND live AND gen <> ?", fileID, gen).Delete(&storage.Passage{}).Error; err != nil {
 			return fmt.Errorf("drop the published passages: %w", err)
 		}
 		if err := s.db.Q(ctx).Model(&storage.Passage{}).Where("file_id = ? AND gen = ? AND NOT live", fileID, gen).

@@ -249,3 +249,51 @@ func TestCommonWordsFollowThePublishedVersion(t *testing.T) {
 		require.Len(t, res.Hits, 5)
 	})
 }
+
+// Indexing a file's next version writes only what changed: a passage the
+// version still has keeps its row (its id) and its link, a changed one is
+// new, a removed one is gone, and the file's new name reaches every
+// passage.
+func TestANewVersionKeepsItsUnchangedPassages(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		f := newFixture(t, url)
+		file := f.indexed(t, "plan.md",
+			chunk(0, "Venue", "The launch is at the riverside hall."),
+			chunk(1, "Catering", "Lunch comes from the harbour kitchen."),
+			chunk(2, "Budget", "The budget is 40,000 euros."))
+		before := map[string]retrieval.Hit{}
+		for _, q := range []string{"riverside hall", "harbour kitchen", "budget euros"} {
+			hits := f.search(t, f.owner, q, false)
+			require.NotEmpty(t, hits, q)
+			before[q] = hits[0]
+		}
+
+		v, err := f.store.Requeue(f.ctx, file.ID)
+		require.NoError(t, err)
+		v.Name = "plan-v2.md"
+		_, err = f.store.SaveDrafts(f.ctx, v, []retrieval.Chunk{
+			chunk(0, "Catering", "Lunch comes from the harbour kitchen."),
+			chunk(1, "Venue", "The launch is at the riverside hall."),
+			chunk(2, "Budget", "The budget is 45,000 euros."),
+		}, "")
+		require.NoError(t, err)
+		require.Equal(t, before["riverside hall"].PassageID, f.search(t, f.owner, "riverside hall", false)[0].PassageID,
+			"before publishing, the published version is what is found")
+		require.NoError(t, f.store.Publish(f.ctx, file.ID, v.Gen))
+
+		for _, q := range []string{"riverside hall", "harbour kitchen"} {
+			hits := f.search(t, f.owner, q, false)
+			require.Len(t, hits, 1, q)
+			require.Equal(t, before[q].PassageID, hits[0].PassageID, "%s: unchanged, not written again", q)
+			require.Equal(t, before[q].Link(), hits[0].Link())
+			require.Equal(t, "plan-v2.md", hits[0].Title)
+		}
+		hits := f.search(t, f.owner, "budget euros", false)
+		require.Len(t, hits, 1)
+		require.NotEqual(t, before["budget euros"].PassageID, hits[0].PassageID)
+		require.Contains(t, hits[0].Body, "45,000")
+		require.Empty(t, f.search(t, f.owner, "40,000", true), "the changed passage's old text is gone")
+	})
+}

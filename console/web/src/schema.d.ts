@@ -722,7 +722,8 @@ export interface paths {
         };
         /** Get a file's name, type and size */
         get: operations["getFile"];
-        put?: never;
+        /** Give a file new contents (multipart, part file); it keeps its id and is indexed again */
+        put: operations["replaceFile"];
         post?: never;
         /** Delete a file */
         delete: operations["deleteFile"];
@@ -3681,6 +3682,47 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A space the person belongs to. */
+                spaceId: string;
+                /** @description The file's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The new contents, with the file's (new) name as the part's filename. */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["File"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedType"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
