@@ -198,6 +198,7 @@ func TestSearchWithEmbeddings(t *testing.T) {
 			Env: map[string]string{"HUB_EMBEDDINGS_MODEL": "fake-embeddings"}})
 		r := upload(t, s, s.Token, s.SpaceID, "supply.md", []byte(contract))
 		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		supply := r.JSON(t)["id"].(string)
 		awaitIndexed(t, s, s.Token, s.SpaceID, 1)
 		first := s.Model.Embeddings()
 		require.Positive(t, first.Texts, "the passages were embedded")
@@ -206,6 +207,14 @@ func TestSearchWithEmbeddings(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 		awaitIndexed(t, s, s.Token, s.SpaceID, 2)
 		require.Equal(t, first, s.Model.Embeddings(), "unchanged passages are not embedded again")
+
+		// A replace that changes one passage embeds that passage alone.
+		r = replaceFile(t, s, s.Token, s.SpaceID, supply, "supply.md", []byte(strings.Replace(contract, "at most 10%", "at most 12%", 1)))
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.Equal(t, "indexed", awaitIndexed(t, s, s.Token, s.SpaceID, 2)[supply]["indexStatus"])
+		replaced := s.Model.Embeddings()
+		require.Equal(t, first.Texts+1, replaced.Texts, "only the changed passage is embedded")
+		first = replaced
 
 		conv := s.Conversation(t)
 		st := s.Ask(t, conv, "search what does delivering late cost the supplier")
