@@ -203,8 +203,14 @@ func fuzzRoutes(t *testing.T, s *hubtest.Stack, fx fuzzFixture) {
 	}
 	r.Decode(t, &doc)
 	var routes []string
-	public := map[string]bool{} // no token: security is []
+	public := map[string]bool{}  // no token: security is []
+	wrong := map[string]string{} // a method the route's path does not have
 	for p, ops := range doc.Paths {
+		for _, m := range []string{"put", "patch", "post", "delete", "get"} {
+			if _, ok := ops[m]; !ok && wrong[p] == "" {
+				wrong[p] = strings.ToUpper(m)
+			}
+		}
 		for m, op := range ops {
 			route := strings.ToUpper(m) + " " + p
 			routes = append(routes, route)
@@ -223,7 +229,7 @@ func fuzzRoutes(t *testing.T, s *hubtest.Stack, fx fuzzFixture) {
 	snap := snapshot(t, s)
 	for _, route := range routes {
 		method, tmpl, _ := strings.Cut(route, " ")
-		cases := routeCases(fx, route, method, tmpl, s.Token, public[route])
+		cases := routeCases(fx, route, method, tmpl, wrong[tmpl], s.Token, public[route])
 		require.GreaterOrEqual(t, len(cases), 20, "route %s has too few fuzz cases", route)
 		accepted := st.accepted
 		for _, c := range cases {
@@ -302,7 +308,7 @@ func (st *fuzzStats) check(c fuzzCase, status int, ctype string, body []byte) {
 }
 
 // routeCases builds every case for one route.
-func routeCases(fx fuzzFixture, route, method, tmpl, token string, public bool) []fuzzCase {
+func routeCases(fx fuzzFixture, route, method, tmpl, wrong, token string, public bool) []fuzzCase {
 	segments := strings.Split(tmpl, "/")
 	var params []int
 	for i, seg := range segments {
@@ -387,9 +393,11 @@ func routeCases(fx fuzzFixture, route, method, tmpl, token string, public bool) 
 	cases = append(cases, c)
 
 	// Method, token.
-	c = base("wrong method")
-	c.method, c.status, c.code = "PUT", http.StatusMethodNotAllowed, "method_not_allowed"
-	cases = append(cases, c)
+	if wrong != "" {
+		c = base("wrong method")
+		c.method, c.status, c.code = wrong, http.StatusMethodNotAllowed, "method_not_allowed"
+		cases = append(cases, c)
+	}
 	if !public { // /healthz, /readyz, /metrics and the document take no token
 		for what, h := range map[string]string{"no token": "", "bad token": "Bearer hub_nope", "invalid UTF-8 token": "Bearer \xff\xfe",
 			"not bearer": "Basic eA=="} {
