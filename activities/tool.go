@@ -111,10 +111,13 @@ type turnCall struct {
 func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.ToolCall, offered []string, steps []chat.Step) (*turnCall, toolrun.Call, error) {
 	tc := &turnCall{a: a, turn: turn, call: call, known: map[string]string{}}
 	var err error
-	if call.Tool == assistant.FindToolsTool || call.Tool == assistant.HowToTool {
+	switch {
+	case call.Tool == assistant.FindToolsTool || call.Tool == assistant.HowToTool:
 		// A help tool searches the registry the offer is built from.
 		tc.reg, _, err = a.offerApps(ctx, turn.SpaceID, false)
-	} else {
+	case a.Tools.Has(call.Tool):
+		tc.reg = a.Tools // Hub's tools win over an app's of the same name (Registry.With)
+	default:
 		tc.reg, err = a.registryIn(ctx, turn.SpaceID)
 	}
 	if err != nil {

@@ -39,10 +39,7 @@ func (b *Bus) Append(ctx context.Context, log, typ string, data func() (any, err
 			return err
 		}
 		row = storage.Frame{Log: log, Seq: row.Seq, Type: typ, Data: string(raw), CreatedAt: frameTime()}
-		if err := q.Create(&row).Error; err != nil {
-			return err
-		}
-		if err := b.announce(ctx, &row); err != nil {
+		if err := b.storeAnnounced(ctx, &row); err != nil {
 			return err
 		}
 		storage.AfterTx(ctx, func(err error) { b.published(&row, err) })
@@ -86,4 +83,17 @@ func (b *Bus) Resumes(ctx context.Context, log string, after int64) (bool, error
 		return false, fmt.Errorf("read frames of %s: %w", log, err)
 	}
 	return n == 1, nil
+}
+
+// storeAnnounced stores a numbered frame and sends its NOTIFY: one
+// statement on Postgres, as publishSQL.
+func (b *Bus) storeAnnounced(ctx context.Context, row *storage.Frame) error {
+	if b.db.Dialect != storage.Postgres {
+		return b.db.Q(ctx).Create(row).Error
+	}
+	return b.db.Q(ctx).Exec(`WITH stored AS (
+	INSERT INTO frames (log, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq
+)
+SELECT pg_notify(?, ? || ' ' || seq::text || ?) FROM stored`, row.Log, row.Seq, row.Type, row.Data, row.CreatedAt,
+		Channel, notifyPayload(b.origin, row.Log), frameSuffix(b.origin, row)).Error
 }

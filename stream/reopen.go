@@ -123,14 +123,17 @@ func (b *Bus) PublishFirst(ctx context.Context, turnID, typ string, data any) (b
 	var row *storage.Frame
 	sent := false
 	inTx := b.db.InTxNow(ctx)
-	err := b.db.InTx(ctx, func(ctx context.Context) error {
+	publish := func(ctx context.Context) error {
 		var err error
 		row, sent, err = b.publishFirst(ctx, turnID, typ, data)
-		if err != nil || !sent {
-			return err
-		}
-		return b.announce(ctx, row)
-	})
+		return err
+	}
+	var err error
+	if b.db.Dialect == storage.Postgres {
+		err = publish(ctx) // one statement, publishFirstSQL
+	} else {
+		err = b.db.InTx(ctx, publish)
+	}
 	if errors.Is(err, ErrFirstTaken) && !inTx {
 		return false, nil // nothing stored: the attempt has its frame
 	}
@@ -160,6 +163,9 @@ func (b *Bus) publishFirst(ctx context.Context, turnID, typ string, data any) (*
 		return nil, false, fmt.Errorf("publish %s frame: %w", typ, err)
 	}
 	row := &storage.Frame{Log: turnID, Type: typ, Data: string(raw), CreatedAt: frameTime()}
+	if b.db.Dialect == storage.Postgres {
+		return b.publishFirstPostgres(ctx, row)
+	}
 	has, err := b.HasInAttempt(ctx, turnID, typ)
 	if err != nil || has {
 		return nil, false, err
@@ -179,5 +185,46 @@ func (b *Bus) publishFirst(ctx context.Context, turnID, typ string, data any) (*
 		}
 		return nil, false, fmt.Errorf("publish %s frame to %s: %w", typ, turnID, err)
 	}
+	return row, true, nil
+}
+
+// publishFirstSQL is publishFirst in one statement (as publishSQL): the
+// turn is numbered only if its attempt has no frame of the type, and the
+// frame stored and announced with it. A racing publisher that stored the
+// frame first makes the insert break frames_once, and the whole statement
+// with it, so no number is used.
+const publishFirstSQL = `WITH numbered AS (
+	UPDATE turns SET frame_seq = frame_seq + 1 WHERE id = ? AND NOT EXISTS (
+		SELECT 1 FROM frames WHERE frames.log = turns.id AND frames.type = ? AND frames.seq > turns.attempt_seq)
+	RETURNING id, frame_seq, attempt_seq
+), stored AS (
+	INSERT INTO frames (log, seq, type, data, created_at, attempt)
+	SELECT id, frame_seq, ?, ?, ?, attempt_seq FROM numbered
+	RETURNING seq, attempt
+)
+SELECT (SELECT seq FROM stored) AS seq, (SELECT attempt FROM stored) AS attempt,
+	EXISTS (SELECT 1 FROM turns WHERE id = ?) AS turn,
+	(SELECT pg_notify(?, ? || ' ' || seq::text || ?)::text FROM stored) AS notified`
+
+// publishFirstPostgres is publishFirst with publishFirstSQL, which also
+// sends the frame's NOTIFY.
+func (b *Bus) publishFirstPostgres(ctx context.Context, row *storage.Frame) (*storage.Frame, bool, error) {
+	var out struct {
+		Seq, Attempt *int64
+		Turn         bool
+	}
+	err := b.db.Q(ctx).Raw(publishFirstSQL, row.Log, row.Type, row.Type, row.Data, row.CreatedAt, row.Log,
+		Channel, notifyPayload(b.origin, row.Log), frameSuffix(b.origin, row)).Scan(&out).Error
+	switch {
+	case storage.IsUniqueViolation(err):
+		return nil, false, ErrFirstTaken
+	case err != nil:
+		return nil, false, fmt.Errorf("publish %s frame to %s: %w", row.Type, row.Log, err)
+	case !out.Turn:
+		return nil, false, fmt.Errorf("publish %s frame: no turn %s", row.Type, row.Log)
+	case out.Seq == nil:
+		return nil, false, nil // the attempt has its frame
+	}
+	row.Seq, row.Attempt = *out.Seq, out.Attempt
 	return row, true, nil
 }
