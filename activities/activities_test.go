@@ -39,7 +39,7 @@ func newFixture(t *testing.T, url string) *fixture {
 	space, person, err := f.hub.EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
 	f.space, f.actor = space, workspace.Actor{PersonID: person, Via: workspace.ViaREST}
-	conv, err := f.chat.CreateConversation(ctx, person, space, "")
+	conv, err := f.chat.CreateConversation(ctx, person, space, "", "")
 	require.NoError(t, err)
 	f.turn, err = f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: person, Text: "add two tasks"})
 	require.NoError(t, err)

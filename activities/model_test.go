@@ -206,7 +206,7 @@ func TestPrepareTurnWritesOnce(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		f := newFixture(t, url)
 		ctx := context.Background()
-		conv, err := f.chat.CreateConversation(ctx, f.actor.PersonID, f.space, "")
+		conv, err := f.chat.CreateConversation(ctx, f.actor.PersonID, f.space, "", "")
 		require.NoError(t, err)
 		turn, err := f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.actor.PersonID, Text: "list my tasks"})
 		require.NoError(t, err)
@@ -240,7 +240,7 @@ func TestPrepareTurnOfAMissingMessageIsGone(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, url string) {
 		f := newFixture(t, url)
 		ctx := context.Background()
-		conv, err := f.chat.CreateConversation(ctx, f.actor.PersonID, f.space, "")
+		conv, err := f.chat.CreateConversation(ctx, f.actor.PersonID, f.space, "", "")
 		require.NoError(t, err)
 		turn, err := f.chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.actor.PersonID, Text: "list my tasks"})
 		require.NoError(t, err)

@@ -2,6 +2,10 @@ package activities
 
 import (
 	"context"
+	"errors"
+	"slices"
+
+	"go.temporal.io/sdk/temporal"
 
 	"hub/assistant"
 	"hub/chat"
@@ -14,6 +18,10 @@ import (
 // instructions. With refresh, stale MCP listings are listed again first
 // (offerApps), so a server that failed just now is named as failing.
 func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.Message, role workspace.Role, settings workspace.Settings, refresh bool) (assistant.OfferInput, turnApps, error) {
+	agent, err := a.turnAgent(ctx, turn)
+	if err != nil {
+		return assistant.OfferInput{}, turnApps{}, err
+	}
 	reg, appOffers, err := a.offerApps(ctx, turn.SpaceID, refresh && role != workspace.RoleGuest)
 	if err != nil {
 		return assistant.OfferInput{}, turnApps{}, err
@@ -39,8 +47,21 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 	return assistant.OfferInput{
 		Registry: reg, Apps: appOffers, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
 		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks,
-		Skills: len(skills) > 0, Searchable: searchable,
-	}, turnApps{conns: conns, skills: skills}, nil
+		Skills: len(skills) > 0, Searchable: searchable, Added: agent.Tools, Without: agent.WithoutTools,
+	}, turnApps{conns: conns, skills: skills, agent: agent}, nil
+}
+
+// turnAgent is the agent the turn runs as (a zero Agent for the person's
+// own turn). A deleted one ends the turn: its charter and tools are gone.
+func (a *Activities) turnAgent(ctx context.Context, turn chat.Turn) (workspace.Agent, error) {
+	if turn.AgentID == "" {
+		return workspace.Agent{}, nil
+	}
+	agent, err := a.Workspace.GetAgent(ctx, turn.PersonID, turn.AgentID)
+	if errors.Is(err, workspace.ErrNotFound) {
+		return agent, temporal.NewNonRetryableApplicationError("the agent of this conversation was deleted", ErrTypeGone, err)
+	}
+	return agent, err
 }
 
 // turnApps are the connected apps of the turn's space as its person sees
@@ -48,6 +69,7 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 type turnApps struct {
 	conns  []workspace.Connection
 	skills []workspace.Skill
+	agent  workspace.Agent
 }
 
 // addTools keeps tools a call made available in the turn's offer. What
@@ -66,7 +88,7 @@ func (a *Activities) addTools(ctx context.Context, turn chat.Turn, role workspac
 		return err
 	}
 	return a.Chat.AddTools(ctx, turn.ID, names, func(added []string) ([]string, error) {
-		in.Added = added
+		in.Added = append(slices.Clone(in.Added), added...) // the agent's, then the turn's
 		return assistant.BuildOffer(in).Tools, nil
 	})
 }

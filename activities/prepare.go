@@ -72,7 +72,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	offer := assistant.BuildOffer(offerIn)
 	_, web := a.Tools.Get(tools.WebSearchTool)
 	loc := cmp.Or(a.Location, time.UTC)
-	profile := assistant.Profile{Persona: person.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
+	profile := assistant.Profile{Persona: person.Persona, Agent: apps.agent.Name, Charter: apps.agent.Persona, Skills: assistant.SkillLines(apps.skills), FirstName: person.FirstName(),
 		SpaceName: space.Name, Role: string(space.Role), WritePolicy: settings.WritePolicy, TimeZone: loc.String(),
 		Playbooks: playbooks.Index(a.Playbooks), Web: web, Search: offerIn.Searchable}
 	if space.Role != workspace.RoleGuest {

@@ -19,12 +19,13 @@ type conversationDTO struct {
 	ID        string    `json:"id"`
 	SpaceID   string    `json:"spaceId"`
 	Title     string    `json:"title"`
+	AgentID   string    `json:"agentId,omitempty" doc:"The agent whose conversation it is (POST /api/agents/:agentId/turns); absent for the person's own."`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 func toConversationDTO(cv chat.Conversation) conversationDTO {
-	return conversationDTO{ID: cv.ID, SpaceID: cv.SpaceID, Title: cv.Title, CreatedAt: cv.CreatedAt, UpdatedAt: cv.UpdatedAt}
+	return conversationDTO{ID: cv.ID, SpaceID: cv.SpaceID, Title: cv.Title, AgentID: cv.AgentID, CreatedAt: cv.CreatedAt, UpdatedAt: cv.UpdatedAt}
 }
 
 type createConversationRequest struct {
@@ -43,7 +44,7 @@ func (s *Server) createConversation(c *gin.Context, req createConversationReques
 	if _, err := s.Workspace.Access(c.Request.Context(), person(c).ID, req.SpaceID); err != nil {
 		return nil, err
 	}
-	cv, err := s.Chat.CreateConversation(c.Request.Context(), person(c).ID, req.SpaceID, title)
+	cv, err := s.Chat.CreateConversation(c.Request.Context(), person(c).ID, req.SpaceID, title, "")
 	return toConversationDTO(cv), err
 }
 

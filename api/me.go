@@ -93,15 +93,25 @@ func (s *Server) updateSkill(c *gin.Context, req updateSkillRequest) (any, error
 // deleteSkill removes a skill; ?version=N, when given, must be its current
 // version (409 otherwise).
 func (s *Server) deleteSkill(c *gin.Context) (any, error) {
-	var version *int
-	if raw, ok := c.GetQuery("version"); ok {
-		v, err := strconv.Atoi(raw)
-		if err != nil || v < 1 {
-			return nil, badRequest("/version", "version is a whole number from 1")
-		}
-		version = &v
+	version, err := versionQuery(c)
+	if err != nil {
+		return nil, err
 	}
 	return nil, s.Workspace.DeleteSkill(c.Request.Context(), person(c).ID, c.Param("id"), version)
+}
+
+// versionQuery is a DELETE's ?version=N (nil when absent): the version the
+// caller read, which must still be current.
+func versionQuery(c *gin.Context) (*int, error) {
+	raw, ok := c.GetQuery("version")
+	if !ok {
+		return nil, nil
+	}
+	v, err := strconv.Atoi(raw)
+	if err != nil || v < 1 {
+		return nil, badRequest("/version", "version is a whole number from 1")
+	}
+	return &v, nil
 }
 
 // tokenDTO is one of the person's tokens: its metadata, never the token.

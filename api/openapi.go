@@ -108,6 +108,7 @@ var tagDocs = map[string]string{
 	"assistant":   "Conversations, turns and their streams.",
 	"apply":       "Apply, Undo, Redo and the Needs me list.",
 	"agent":       "The top bar: the person's running work, its stream and controls.",
+	"agents":      "The person's agents: a persona, a model and a tool set that work for them in some of their spaces.",
 	"prompts":     "The prompts Hub sends the model.",
 	"audit":       "A space's audit log: who changed its connected apps, settings and people.",
 }
@@ -138,6 +139,7 @@ var pathParamDocs = map[string]string{
 	"spaceId":  "A space the person belongs to.",
 	"turnId":   "A turn of the person's.",
 	"tokenId":  "One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404.",
+	"agentId":  "One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404.",
 	"personId": "A person of the space.",
 	"key":      "A passage of the file: the part after # in its link (hub://file/<id>#<key>).",
 }

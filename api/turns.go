@@ -36,6 +36,7 @@ type startTurnRequest struct {
 
 type turnStartedDTO struct {
 	TurnID         string `json:"turnId"`
+	ConversationID string `json:"conversationId"`
 	MessageID      string `json:"messageId" doc:"The person's message."`
 	ReplyMessageID string `json:"replyMessageId" doc:"The assistant's reply the frames fill (the done frame's messageId)."`
 	StreamURL      string `json:"streamUrl" doc:"Where to read the turn's frames, relative to the api's origin; it carries the turn's own stream token (for EventSource)."`
@@ -49,7 +50,7 @@ func (s *Server) startTurn(c *gin.Context, req startTurnRequest) (any, error) {
 }
 
 func toTurnStartedDTO(t turns.Started) turnStartedDTO {
-	return turnStartedDTO{TurnID: t.Turn.ID, MessageID: t.Turn.UserMessageID, ReplyMessageID: t.Turn.ReplyMessageID,
+	return turnStartedDTO{TurnID: t.Turn.ID, ConversationID: t.Turn.ConversationID, MessageID: t.Turn.UserMessageID, ReplyMessageID: t.Turn.ReplyMessageID,
 		StreamURL: turnStreamURL(t.Turn.ID, t.StreamToken)}
 }
 

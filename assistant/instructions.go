@@ -17,21 +17,32 @@ type Profile struct {
 	Role        string
 	WritePolicy string // immediate, preview or needs-me
 	TimeZone    string
-	Playbooks   string      // the index hub_how_to takes: "- name: when" lines
-	Persona     string      // the person's sentence about their work
-	Skills      []SkillLine // their enabled skills to list
-	Apps        *AppsState  // the space's connected apps; nil for a guest
-	Web         bool        // the web tools are registered
-	Search      bool        // the space has searchable files (the search tools are offered)
+	Playbooks   string // the index hub_how_to takes: "- name: when" lines
+	Persona     string // the person's sentence about their work
+	// Agent names the agent a turn runs as (""; the person's own turn):
+	// Charter, its owner's words, then stands in for Persona.
+	Agent, Charter string
+	Skills         []SkillLine // their enabled skills to list
+	Apps           *AppsState  // the space's connected apps; nil for a guest
+	Web            bool        // the web tools are registered
+	Search         bool        // the space has searchable files (the search tools are offered)
 }
 
 // Instructions renders the system message. Nothing in it changes between
 // messages of a conversation: dates and the open page go in the context.
 func Instructions(p Profile) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are Hub's assistant, working for %s in the space “%s” (their role: %s).\n", cmp.Or(p.FirstName, "the person"), p.SpaceName, p.Role)
-	if persona := PersonaBlock(p.FirstName, p.Persona); persona != "" {
-		b.WriteString(persona + "\n")
+	who := cmp.Or(p.FirstName, "the person")
+	if p.Agent != "" {
+		fmt.Fprintf(&b, "You are “%s”, an agent in Hub working for %s in the space “%s” (their role, which is yours: %s).\n", p.Agent, who, p.SpaceName, p.Role)
+		if charter := CharterBlock(p.FirstName, p.Charter); charter != "" {
+			b.WriteString(charter + "\n")
+		}
+	} else {
+		fmt.Fprintf(&b, "You are Hub's assistant, working for %s in the space “%s” (their role: %s).\n", who, p.SpaceName, p.Role)
+		if persona := PersonaBlock(p.FirstName, p.Persona); persona != "" {
+			b.WriteString(persona + "\n")
+		}
 	}
 	b.WriteString("\n")
 	b.WriteString(`How to work:
@@ -129,6 +140,16 @@ func PersonaBlock(firstName, persona string) string {
 		persona += "."
 	}
 	return fmt.Sprintf("About %s, in their words: %s", cmp.Or(firstName, "the person"), persona)
+}
+
+// CharterBlock is an agent's charter as its owner wrote it, named as
+// theirs. Empty when they wrote none.
+func CharterBlock(firstName, charter string) string {
+	charter = strings.TrimSpace(charter)
+	if charter == "" {
+		return ""
+	}
+	return fmt.Sprintf("Your charter, in %s's words:\n%s", cmp.Or(firstName, "the person"), charter)
 }
 
 // SkillsBlock lists the person's enabled skills by name, id and

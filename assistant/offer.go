@@ -39,9 +39,13 @@ type OfferInput struct {
 	AppNames  []string   // the names of the apps connected in the space
 	Apps      []AppOffer // the space's working MCP servers, whose tools are in Registry
 	Playbooks []playbooks.Playbook
-	// Added are tools hub_how_to and hub_find_tools made available earlier in this turn (AddToolsKey).
-	Added  []string
-	Ranker Ranker // nil uses the default WordRanker
+	// Added are tools hub_how_to and hub_find_tools made available earlier
+	// in this turn (AddToolsKey), and the tools the turn's agent adds.
+	Added []string
+	// Without are tools the turn's agent goes without: never granted, so
+	// never offered and refused if called.
+	Without []string
+	Ranker  Ranker // nil uses the default WordRanker
 	// Skills tells that the instructions list personal skills: then
 	// hub_read_skill is reserved, else never offered.
 	Skills bool
@@ -77,6 +81,7 @@ func BuildOffer(in OfferInput) OfferResult {
 		return n == tools.ReadSkillTool && !in.Skills || n == tools.UpdateSettingsTool && !settings
 	})
 	offerable, askedTools := appGrant(offerable, in.Registry, in.Apps, askedApps(in.Message, in.Mentions, in.Apps), in.Added)
+	offerable = slices.DeleteFunc(offerable, func(n string) bool { return slices.Contains(in.Without, n) })
 	defs := make([]*tools.Definition, 0, len(offerable))
 	granted := make(map[string]bool, len(offerable))
 	for _, name := range offerable {

@@ -35,6 +35,8 @@ const (
 	// NoteBudget bounds a one-line note or nudge: it must be read at a
 	// glance and never crowd out what it is about.
 	NoteBudget = 80
+	// CharterBudget bounds an agent's charter block: its 2,000 characters.
+	CharterBudget = 600
 	// ToolBudget bounds one tool's name, description and schema: a longer
 	// description is a manual, which belongs in a playbook.
 	ToolBudget = 700
@@ -240,6 +242,12 @@ func personPrompts(zone, index string) []Prompt {
 			Description: "The persona line of the system message: the person's one sentence about their work (at most 200 characters), named as theirs.",
 			Text:        PersonaBlock("Mira", strings.Repeat("I advise small companies ", workspace.MaxPersona/25)),
 			Budget:      NoteBudget,
+		},
+		{
+			Name:        "instructions.charter",
+			Description: "An agent's turn: its charter (at most 2,000 characters, as its owner wrote it) stands where the person's persona line stands, after a first line naming the agent and the person it works for.",
+			Text:        CharterBlock("Mira", strings.Repeat("Prepare my day from the tasks due. ", workspace.MaxAgentPersona/35)),
+			Budget:      CharterBudget,
 		},
 		{
 			Name:        "instructions.skills",

@@ -77,7 +77,7 @@ func TestReadsCheckCurrentAccess(t *testing.T) {
 		// delivered as written.
 		elsewhere, _, err := workspace.NewService(f.db).EnsureMember(ctx, "Elsewhere", "Ann Archer", workspace.RoleEditor)
 		require.NoError(t, err)
-		there, err := f.store.CreateConversation(ctx, f.ann, elsewhere, "There")
+		there, err := f.store.CreateConversation(ctx, f.ann, elsewhere, "There", "")
 		require.NoError(t, err)
 		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: there.ID, PersonID: f.ann, Text: "hello"})
 		require.NoError(t, err)

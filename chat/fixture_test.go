@@ -46,7 +46,7 @@ func newFixture(t *testing.T, url string) *fixture {
 	require.NoError(t, err)
 	_, f.bob, err = svc.EnsureMember(ctx, "Acme", "Bob Baker", workspace.RoleEditor)
 	require.NoError(t, err)
-	f.conv, err = f.store.CreateConversation(ctx, f.ann, f.space, "Planning")
+	f.conv, err = f.store.CreateConversation(ctx, f.ann, f.space, "Planning", "")
 	require.NoError(t, err)
 	return f
 }

@@ -38,19 +38,20 @@ type Conversation struct {
 	ID        string
 	SpaceID   string
 	PersonID  string
+	AgentID   string // the agent whose conversation it is; "": the person's own
 	Title     string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
 
 func toConversation(r storage.Conversation) Conversation {
-	return Conversation{ID: r.ID, SpaceID: r.SpaceID, PersonID: r.PersonID, Title: r.Title, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	return Conversation{ID: r.ID, SpaceID: r.SpaceID, PersonID: r.PersonID, AgentID: r.AgentID, Title: r.Title, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // CreateConversation starts a conversation. The caller has checked the
 // person may open the space.
-func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title string) (Conversation, error) {
-	r := storage.Conversation{ID: storage.NewID("conv"), SpaceID: spaceID, PersonID: personID, Title: title}
+func (s *Store) CreateConversation(ctx context.Context, personID, spaceID, title, agentID string) (Conversation, error) {
+	r := storage.Conversation{ID: storage.NewID("conv"), SpaceID: spaceID, PersonID: personID, AgentID: agentID, Title: title}
 	if err := s.q(ctx).Create(&r).Error; err != nil {
 		return Conversation{}, fmt.Errorf("create conversation: %w", err)
 	}

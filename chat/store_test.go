@@ -39,9 +39,9 @@ func TestConversationsBelongToTheirPerson(t *testing.T) {
 		_, err = f.store.GetConversation(ctx, f.ann, f.conv.ID)
 		require.NoError(t, err, "Bob's delete did nothing")
 
-		bobs, err := f.store.CreateConversation(ctx, f.bob, f.space, "")
+		bobs, err := f.store.CreateConversation(ctx, f.bob, f.space, "", "")
 		require.NoError(t, err)
-		second, err := f.store.CreateConversation(ctx, f.ann, f.space, "Second")
+		second, err := f.store.CreateConversation(ctx, f.ann, f.space, "Second", "")
 		require.NoError(t, err)
 
 		list, err := f.store.ListConversations(ctx, f.ann, f.space)
@@ -90,7 +90,7 @@ func TestDeleteConversation(t *testing.T) {
 		_, err = f.store.SaveStep(ctx, running.ID, chat.Step{Step: 1, Attempt: 1, ToolCalls: []chat.ToolCall{{Tool: "hub_list_tasks", Arguments: "{}"}}})
 		require.NoError(t, err)
 
-		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "Other")
+		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "Other", "")
 		require.NoError(t, err)
 		kept, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: other.ID, PersonID: f.ann, Text: "keep me"})
 		require.NoError(t, err)

@@ -41,6 +41,7 @@ type Turn struct {
 	ReplyMessageID string
 	RetryOf        string
 	Spaces         []string // other spaces the turn may act in besides SpaceID
+	AgentID        string   // the agent of its conversation, whose persona and tools it runs with; "": none
 	Status         Status
 	Step           int
 	ErrorCode      string
@@ -65,7 +66,7 @@ type Usage struct {
 func toTurn(r storage.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
-		Spaces: nonNil(unmarshal[[]string](r.Spaces)), Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
+		Spaces: nonNil(unmarshal[[]string](r.Spaces)), AgentID: r.AgentID, Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
 		RunID: r.RunID}
 }
@@ -138,7 +139,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	if old.Status != StatusError {
 		return Turn{}, fmt.Errorf("only a turn that ended in error can be retried; this one is %s: %w", old.Status, workspace.ErrConflict)
 	}
-	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID}
+	conv := Conversation{ID: old.ConversationID, SpaceID: old.SpaceID, PersonID: old.PersonID, AgentID: old.AgentID}
 	var out Turn
 	err = s.db.InTx(ctx, func(ctx context.Context) error {
 		if err := s.touchConversation(ctx, conv, ""); err != nil {
@@ -180,7 +181,7 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	}
 	t := storage.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
-		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), Model: model, Effort: effort,
+		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), AgentID: conv.AgentID, Model: model, Effort: effort,
 		// As Postgres stores it: the queued announcement is built from this row.
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.q(ctx).Create(&t).Error; err != nil {

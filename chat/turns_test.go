@@ -75,7 +75,7 @@ func TestSecondTurnWhileOneRunsIsAConflict(t *testing.T) {
 		require.EqualValues(t, 1, f.count(t, &storage.Turn{}, "conversation_id = ?", f.conv.ID))
 
 		// Another conversation is not affected.
-		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "")
+		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "", "")
 		require.NoError(t, err)
 		_, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: other.ID, PersonID: f.ann, Text: "elsewhere"})
 		require.NoError(t, err)

@@ -73,7 +73,7 @@ func TestConcurrentChangesAreNumberedWithoutGaps(t *testing.T) {
 		ctx := t.Context()
 		var turns []chat.Turn
 		for i := range 4 {
-			conv, err := f.store.CreateConversation(ctx, f.ann, f.space, fmt.Sprintf("c%d", i))
+			conv, err := f.store.CreateConversation(ctx, f.ann, f.space, fmt.Sprintf("c%d", i), "")
 			require.NoError(t, err)
 			turn, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "go"})
 			require.NoError(t, err)

@@ -92,6 +92,7 @@ type Conversation struct {
 	ID        string `gorm:"primaryKey"`
 	SpaceID   string
 	PersonID  string
+	AgentID   string // "": the person's own
 	Title     string
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -141,6 +142,7 @@ type Turn struct {
 	OfferWhy       string // JSON chat.OfferWhy
 	HistoryIDs     string
 	Spaces         string // JSON ids of other spaces the turn may act in
+	AgentID        string // its conversation's agent, "" for the person's own
 	FrameSeq       int64
 	RunID          string // the Temporal run that owns the turn
 	AttemptSeq     int64  // the frame that opened the current attempt (a reset run's reopening)
@@ -247,6 +249,25 @@ type Skill struct {
 	Instructions string
 	Enabled      bool
 	Purpose      string
+	Version      int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Agent is a person's agent (workspace.Agent). Tools, WithoutTools and
+// Spaces are JSON arrays of names and ids.
+type Agent struct {
+	ID           string `gorm:"primaryKey"`
+	OwnerID      string
+	Name         string
+	Persona      string
+	Model        string
+	Effort       string
+	Tools        string
+	WithoutTools string
+	Spaces       string
+	Purpose      string
+	Enabled      bool
 	Version      int
 	CreatedAt    time.Time
 	UpdatedAt    time.Time

@@ -76,7 +76,7 @@ func newFixture(t testing.TB, url string) *fixture {
 	space, person, err := workspace.NewService(db).EnsureMember(ctx, "Acme", "Ann Archer", workspace.RoleOwner)
 	require.NoError(t, err)
 	f.actor = person
-	f.conv, err = f.chat.CreateConversation(ctx, person, space, "")
+	f.conv, err = f.chat.CreateConversation(ctx, person, space, "", "")
 	require.NoError(t, err)
 	return f
 }
@@ -84,7 +84,7 @@ func newFixture(t testing.TB, url string) *fixture {
 // turn starts a turn in a conversation of its own, so tests may run several.
 func (f *fixture) turn(t testing.TB) chat.Turn {
 	t.Helper()
-	conv, err := f.chat.CreateConversation(t.Context(), f.actor, f.conv.SpaceID, "")
+	conv, err := f.chat.CreateConversation(t.Context(), f.actor, f.conv.SpaceID, "", "")
 	require.NoError(t, err)
 	turn, err := f.chat.StartTurn(t.Context(), chat.NewTurn{ConversationID: conv.ID, PersonID: f.actor, Text: "hi"})
 	require.NoError(t, err)

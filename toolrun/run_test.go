@@ -90,7 +90,7 @@ func newFixture(t *testing.T, url string) *fixture {
 	)
 	f.runner = &toolrun.Runner{Workspace: f.svc, Tools: reg}
 
-	conv, err := f.store.CreateConversation(ctx, f.ann, f.acme, "Plans")
+	conv, err := f.store.CreateConversation(ctx, f.ann, f.acme, "Plans", "")
 	require.NoError(t, err)
 	f.turn, err = f.store.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: f.ann, Text: "make tasks"})
 	require.NoError(t, err)

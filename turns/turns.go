@@ -77,9 +77,13 @@ type Message struct {
 	Context        json.RawMessage // the page the person is on: an object, or empty
 	Spaces         []string        // other spaces the turn may act in
 	Files          []string        // the space's files the model gets
-	// Model and Effort choose this turn's model ("": the person's
-	// defaults, else the catalog's).
+	// Model and Effort choose this turn's model ("": the agent's, else
+	// the person's defaults, else the catalog's).
 	Model, Effort string
+	// AgentID is the agent the message is sent to: ConversationID must be
+	// one of its conversations, or "" for a new one in its first space. A
+	// message to an agent's conversation without it goes to that agent too.
+	AgentID string
 }
 
 // Started is a turn that was saved and whose workflow started.
@@ -133,21 +137,28 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	if err != nil {
 		return Started{}, err
 	}
-	// GetConversation checks that the person can open its space now;
-	// StartTurn checks it again in its first write.
-	conv, err := s.Chat.GetConversation(ctx, p.ID, m.ConversationID)
+	conv, agent, err := s.conversation(ctx, p.ID, m)
 	if err != nil {
 		return Started{}, err
 	}
 	// Checked before anything is saved: an unknown model or an effort it
 	// does not take never reaches a provider.
-	model, effort, err := s.Workspace.TurnModel(ctx, p.ID, strings.TrimSpace(m.Model), strings.TrimSpace(m.Effort))
+	model, effort := strings.TrimSpace(m.Model), strings.TrimSpace(m.Effort)
+	if model == "" && effort == "" && agent != nil {
+		model, effort = agent.Model, agent.Effort
+	}
+	model, effort, err = s.Workspace.TurnModel(ctx, p.ID, model, effort)
 	if err != nil {
 		return Started{}, err
 	}
 	spaces, err := s.otherSpaces(ctx, p.ID, conv.SpaceID, m.Spaces)
 	if err != nil {
 		return Started{}, err
+	}
+	if agent != nil && len(m.Spaces) == 0 {
+		if spaces, err = s.agentSpaces(ctx, p.ID, conv.SpaceID, agent.Spaces); err != nil {
+			return Started{}, err
+		}
 	}
 	mentions, err := s.mentions(ctx, actor, conv.SpaceID, text, m.Mentions)
 	if err != nil {
@@ -168,9 +179,76 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", MaxFileBytes>>20, float64(total)/(1<<20))}
 	}
 	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) {
+		if conv.ID == "" { // an agent's new conversation, saved with its first turn
+			var err error
+			if conv, err = s.Chat.CreateConversation(ctx, p.ID, conv.SpaceID, conv.Title, conv.AgentID); err != nil {
+				return chat.Turn{}, err
+			}
+		}
 		return s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
 			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv})
 	})
+}
+
+// conversation reads the message's conversation (GetConversation checks
+// that the person can open its space now; StartTurn checks it again in its
+// first write) and its agent, which must be enabled. A message to an agent
+// without a conversation gets a new one in the agent's first space,
+// unsaved (ID ""). An agent's conversation read as another's is not found.
+func (s *Service) conversation(ctx context.Context, personID string, m Message) (chat.Conversation, *workspace.Agent, error) {
+	var conv chat.Conversation
+	agentID := m.AgentID
+	if m.ConversationID != "" || agentID == "" {
+		var err error
+		if conv, err = s.Chat.GetConversation(ctx, personID, m.ConversationID); err != nil {
+			return chat.Conversation{}, nil, err
+		}
+		if agentID != "" && conv.AgentID != agentID {
+			return chat.Conversation{}, nil, &workspace.NotFoundError{Kind: "conversation", ID: conv.ID, Path: "/conversationId"}
+		}
+		agentID = conv.AgentID
+	}
+	if agentID == "" {
+		return conv, nil, nil
+	}
+	agent, err := s.Workspace.GetAgent(ctx, personID, agentID)
+	if errors.Is(err, workspace.ErrNotFound) && m.AgentID == "" {
+		return chat.Conversation{}, nil, fmt.Errorf("this conversation's agent was deleted; start a conversation of your own: %w", workspace.ErrConflict)
+	}
+	if err != nil {
+		return chat.Conversation{}, nil, err
+	}
+	if !agent.Enabled {
+		return chat.Conversation{}, nil, fmt.Errorf("agent %q is switched off; switch it on to send it work: %w", agent.Name, workspace.ErrConflict)
+	}
+	if conv.ID == "" {
+		home := agent.Spaces[0]
+		if _, err := s.Workspace.Access(ctx, personID, home); err != nil {
+			return chat.Conversation{}, nil, err
+		}
+		conv = chat.Conversation{SpaceID: home, PersonID: personID, AgentID: agent.ID} // titled by its first message
+	}
+	return conv, &agent, nil
+}
+
+// agentSpaces are an agent's spaces besides the conversation's that its
+// owner can still open: one they left is skipped, not an error, since the
+// agent's settings are not the message.
+func (s *Service) agentSpaces(ctx context.Context, personID, own string, ids []string) ([]string, error) {
+	out := []string{}
+	for _, id := range ids {
+		if id == own || slices.Contains(out, id) {
+			continue
+		}
+		_, err := s.Workspace.Access(ctx, personID, id)
+		switch {
+		case err == nil:
+			out = append(out, id)
+		case !errors.Is(err, workspace.ErrNotFound):
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Retry runs the person's turn again in a new turn (chat.Store.RetryTurn)

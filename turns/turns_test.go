@@ -57,7 +57,7 @@ func newFixture(t *testing.T, url string) fixture {
 	_, outsiderID, err := ws.EnsureMember(ctx, "Outside", "Otto Outsider", workspace.RoleOwner)
 	require.NoError(t, err)
 	owner := workspace.Actor{PersonID: ownerID, Via: workspace.ViaREST}
-	conv, err := cs.CreateConversation(ctx, ownerID, space, "")
+	conv, err := cs.CreateConversation(ctx, ownerID, space, "", "")
 	require.NoError(t, err)
 	tasks, err := ws.CreateTasks(ctx, owner, space, "", []workspace.NewTask{{Title: "Draft brief"}})
 	require.NoError(t, err)

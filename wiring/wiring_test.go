@@ -45,7 +45,7 @@ func testSweeperRemovesWhatExpired(t *testing.T, databaseURL string) {
 	require.NoError(t, h.DB.Model(&storage.APIToken{}).Where("scope = ?", workspace.StreamScope("turn_x")).
 		Update("expires_at", start.Add(-time.Second).UTC()).Error)
 
-	conv, err := h.Chat.CreateConversation(ctx, personID, spaceID, "test")
+	conv, err := h.Chat.CreateConversation(ctx, personID, spaceID, "test", "")
 	require.NoError(t, err)
 	turn, err := h.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: personID, Text: "add two tasks"})
 	require.NoError(t, err)

@@ -106,6 +106,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's agents */
+        get: operations["listAgents"];
+        put?: never;
+        /** Make an agent that works for the person in some of their spaces (enabled by default) */
+        post: operations["createAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the person's agents */
+        get: operations["getAgent"];
+        put?: never;
+        post?: never;
+        /** Delete an agent */
+        delete: operations["deleteAgent"];
+        options?: never;
+        head?: never;
+        /** Change an agent at its version */
+        patch: operations["updateAgent"];
+        trace?: never;
+    };
+    "/api/agents/{agentId}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the agent work: starts a turn in one of its conversations (a new one by default) */
+        post: operations["startAgentTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assistant/apply": {
         parameters: {
             query?: never;
@@ -1048,6 +1102,34 @@ export interface components {
             /** @enum {string} */
             role?: "owner" | "editor" | "viewer" | "guest";
         };
+        Agent: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The model's reasoning effort ("": the owner's default). */
+            effort: string;
+            enabled: boolean;
+            id: string;
+            /** @description A catalog model ("": the owner's default). */
+            model: string;
+            name: string;
+            /** @description The agent's charter: it replaces the owner's persona in the agent's turns. */
+            persona: string;
+            /** @description The usage bucket its model calls are counted under. */
+            purpose: string;
+            /** @description The spaces it works in, all of them the owner's; the first holds its conversations. Every call is checked against the owner's role at that moment. */
+            spaces: string[];
+            /** @description Tools of the spaces' connected apps the agent's turns are offered besides Hub's, checked like every tool. */
+            tools: string[];
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Send it back in a PATCH (or DELETE ?version=): a stale one is 409. */
+            version: number;
+            /** @description Tools the agent's turns are never offered. */
+            withoutTools: string[];
+        };
+        AgentList: {
+            agents: components["schemas"]["Agent"][];
+        };
         ApplyRequest: {
             /** @description Only these held calls of the message; absent or empty: all of them. */
             callIds?: string[];
@@ -1132,6 +1214,8 @@ export interface components {
             turns: number;
         };
         Conversation: {
+            /** @description The agent whose conversation it is (POST /api/agents/:agentId/turns); absent for the person's own. */
+            agentId?: string;
             /** Format: date-time */
             createdAt: string;
             id: string;
@@ -1142,6 +1226,18 @@ export interface components {
         };
         ConversationList: {
             conversations: components["schemas"]["Conversation"][];
+        };
+        CreateAgentRequest: {
+            effort?: string;
+            enabled?: boolean | null;
+            model?: string;
+            name?: string;
+            persona?: string;
+            /** @description A lower-case name like morning-brief ("": agent). */
+            purpose?: string;
+            spaces?: string[];
+            tools?: string[];
+            withoutTools?: string[];
         };
         CreateConnectionRequest: {
             kind?: string;
@@ -1609,6 +1705,17 @@ export interface components {
              */
             spent: number;
         };
+        StartAgentTurnRequest: {
+            context?: unknown;
+            /** @description One of the agent's conversations to continue; absent: a new one in the agent's first space. */
+            conversationId?: string;
+            /** @description Ids of the conversation's space's files the model gets with this message (at most 8, 50 MiB in all). */
+            files?: string[];
+            /** @description Records the message mentions, by kind and id in the conversation's space. */
+            mentions?: components["schemas"]["MentionRequest"][];
+            /** @description The work asked of the agent: at most 20,000 characters. */
+            text: string;
+        };
         StartTurnRequest: {
             /** @description What the person is looking at (page, selection, ids), or null; over-long selections and lists are cut, and the whole is at most 64 KiB. Other fields are kept as sent. */
             context?: ({
@@ -1908,6 +2015,7 @@ export interface components {
             id: number;
         };
         TurnStarted: {
+            conversationId: string;
             /** @description The person's message. */
             messageId: string;
             /** @description The assistant's reply the frames fill (the done frame's messageId). */
@@ -1938,6 +2046,18 @@ export interface components {
             records: components["schemas"]["UndoRecord"][];
             state: string;
             undoGroupId: string;
+        };
+        UpdateAgentRequest: {
+            effort?: string | null;
+            enabled?: boolean;
+            model?: string | null;
+            name?: string;
+            persona?: string | null;
+            purpose?: string | null;
+            spaces?: string[];
+            tools?: string[] | null;
+            version?: number;
+            withoutTools?: string[] | null;
         };
         UpdatePersonRequest: {
             firstName?: string | null;
@@ -2262,6 +2382,197 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteAgent: {
+        parameters: {
+            query?: {
+                /** @description When given, must be the agent's current version (else 409). */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startAgentTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartAgentTurnRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
