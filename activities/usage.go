@@ -47,7 +47,7 @@ func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt 
 
 func (m *meter) call() usage.Call {
 	return usage.Call{ID: m.identity + "." + strconv.Itoa(m.try), TurnID: m.turn.ID, Step: m.step, ConversationID: m.turn.ConversationID,
-		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID}
+		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID, Purpose: m.turn.Purpose}
 }
 
 // reserve reserves the request being sent, first (for a retried attempt's

@@ -73,7 +73,7 @@ func (s *Server) usage(c *gin.Context) (any, error) {
 	}
 	groupBy := c.Query("groupBy")
 	if !usage.ValidGroupBy(groupBy) {
-		return nil, badRequest("/groupBy", "must be person, space, model or day")
+		return nil, badRequest("/groupBy", "must be person, space, model, day or purpose")
 	}
 	me := person(c).ID
 	f := usage.Filter{From: from, To: to, GroupBy: groupBy}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,7 @@ type Turn struct {
 	RetryOf        string
 	Spaces         []string // other spaces the turn may act in besides SpaceID
 	AgentID        string   // the agent of its conversation, whose persona and tools it runs with; "": none
+	Purpose        string   // the usage bucket its model calls count under (PurposeChat, or its agent's)
 	Status         Status
 	Step           int
 	ErrorCode      string
@@ -57,6 +59,9 @@ type Turn struct {
 	Interrupts int    // the Stops and Pauses the api signalled
 }
 
+// PurposeChat is the usage bucket of a person's own turns.
+const PurposeChat = "chat"
+
 // Usage counts tokens.
 type Usage struct {
 	InputTokens  int `json:"inputTokens"`
@@ -66,7 +71,7 @@ type Usage struct {
 func toTurn(r storage.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
-		Spaces: nonNil(unmarshal[[]string](r.Spaces)), AgentID: r.AgentID, Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
+		Spaces: nonNil(unmarshal[[]string](r.Spaces)), AgentID: r.AgentID, Purpose: r.Purpose, Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
 		RunID: r.RunID}
 }
@@ -80,6 +85,7 @@ type NewTurn struct {
 	PageContext    string   // JSON the client sent as "context", or ""
 	Spaces         []string // other spaces the turn may act in, checked by the caller
 	Model, Effort  string   // checked by the caller (workspace.Service.TurnModel)
+	Purpose        string   // "": PurposeChat
 	// Conversation is the conversation as the caller read it
 	// (GetConversation); nil: StartTurn reads it.
 	Conversation *Conversation
@@ -115,7 +121,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if err := s.q(ctx).Create(&user).Error; err != nil {
 			return err
 		}
-		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort)
+		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort, in.Purpose)
 		if err != nil {
 			return err
 		}
@@ -157,7 +163,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		if res.RowsAffected == 0 {
 			return errAlreadyRetried
 		}
-		t, err := s.createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort)
+		t, err := s.createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort, old.Purpose)
 		if err != nil {
 			return err
 		}
@@ -173,7 +179,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	return out, nil
 }
 
-func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string, model, effort string) (Turn, error) {
+func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string, model, effort, purpose string) (Turn, error) {
 	reply := storage.Message{ID: storage.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleAssistant,
 		Status: MessageRunning, Mentions: "[]", Refs: "[]"}
 	if err := s.q(ctx).Create(&reply).Error; err != nil {
@@ -181,7 +187,7 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	}
 	t := storage.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
-		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), AgentID: conv.AgentID, Model: model, Effort: effort,
+		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), AgentID: conv.AgentID, Purpose: cmp.Or(purpose, PurposeChat), Model: model, Effort: effort,
 		// As Postgres stores it: the queued announcement is built from this row.
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.q(ctx).Create(&t).Error; err != nil {

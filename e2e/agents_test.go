@@ -206,7 +206,8 @@ func TestAnAgentWorksWithItsCharterToolsAndOwnersRoles(t *testing.T) {
 
 // TestAnAgentsAppToolsAreOffered: an agent's tools (a connected app's) are
 // offered in its turns though the message does not name the app, and run;
-// the owner's own turn with the same message is offered none of them.
+// the owner's own turn with the same message is offered none of them. Its
+// model calls count under its purpose, the owner's own under chat.
 func TestAnAgentsAppToolsAreOffered(t *testing.T) {
 	t.Parallel()
 	app := newMCPApp(t)
@@ -219,7 +220,7 @@ func TestAnAgentsAppToolsAreOffered(t *testing.T) {
 	s.Stream(t, st.StreamURL, 0, 0)
 	require.NotContains(t, s.Model.Requests()[0].Tools, lookup, "the person's own turn: the app is not named")
 
-	r = s.Do(t, s.Token, "POST", "/api/agents", map[string]any{"name": "Triage", "spaces": []string{s.SpaceID}, "tools": []string{lookup}})
+	r = s.Do(t, s.Token, "POST", "/api/agents", map[string]any{"name": "Triage", "spaces": []string{s.SpaceID}, "tools": []string{lookup}, "purpose": "triage"})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	s.Model.SetScript(fakemodel.MustParseScript(strings.ReplaceAll(`{"rules": [
 	  {"match": {"afterToolResult": false}, "reply": {"toolCalls": [{"name": "LOOKUP", "arguments": {"query": "T-1"}}]}},
@@ -233,4 +234,12 @@ func TestAnAgentsAppToolsAreOffered(t *testing.T) {
 	require.Contains(t, reqs[0].Tools, lookup, "the agent's tool is offered")
 	require.Contains(t, reqs[1].Messages[len(reqs[1].Messages)-1].Content, "T-1 is open", "and runs")
 	require.EqualValues(t, 1, app.reads.Load())
+
+	r = s.Do(t, s.Token, "GET", "/api/usage?groupBy=purpose&spaceId="+s.SpaceID, nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	calls := map[string]any{}
+	for _, g := range r.JSON(t)["groups"].([]any) {
+		calls[g.(map[string]any)["key"].(string)] = g.(map[string]any)["calls"]
+	}
+	require.Equal(t, map[string]any{"chat": float64(1), "triage": float64(2)}, calls)
 }

@@ -143,6 +143,7 @@ type Turn struct {
 	HistoryIDs     string
 	Spaces         string // JSON ids of other spaces the turn may act in
 	AgentID        string // its conversation's agent, "" for the person's own
+	Purpose        string // the usage bucket of its model calls ("chat", or its agent's purpose)
 	FrameSeq       int64
 	RunID          string // the Temporal run that owns the turn
 	AttemptSeq     int64  // the frame that opened the current attempt (a reset run's reopening)
@@ -381,6 +382,7 @@ type ModelCall struct {
 	SpaceID           string
 	PersonID          string
 	Model             string
+	Purpose           string // the turn's (storage.Turn.Purpose)
 	Status            string
 	Day               string // UTC date of CreatedAt, 2026-12-01
 	InputTokens       int64

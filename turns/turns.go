@@ -178,6 +178,10 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 		return Started{}, &TooLargeError{Path: "/files",
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", MaxFileBytes>>20, float64(total)/(1<<20))}
 	}
+	purpose := chat.PurposeChat
+	if agent != nil {
+		purpose = agent.Purpose
+	}
 	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) {
 		if conv.ID == "" { // an agent's new conversation, saved with its first turn
 			var err error
@@ -186,7 +190,7 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 			}
 		}
 		return s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
-			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Conversation: &conv})
+			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Purpose: purpose, Conversation: &conv})
 	})
 }
 

@@ -14,9 +14,12 @@ const (
 	BySpace  = "space"
 	ByModel  = "model"
 	ByDay    = "day"
+	// ByPurpose groups by usage bucket: "chat" for people's own turns,
+	// an agent's purpose for its turns.
+	ByPurpose = "purpose"
 )
 
-var groupColumns = map[string]string{ByPerson: "person_id", BySpace: "space_id", ByModel: "model", ByDay: "day"}
+var groupColumns = map[string]string{ByPerson: "person_id", BySpace: "space_id", ByModel: "model", ByDay: "day", ByPurpose: "purpose"}
 
 // ValidGroupBy tells whether g is a grouping Query takes ("" is none).
 func ValidGroupBy(g string) bool { _, ok := groupColumns[g]; return ok || g == "" }
@@ -80,7 +83,7 @@ func (s *Store) query(db *gorm.DB, f Filter) (*gorm.DB, error) {
 	if !ok && f.GroupBy != "" {
 		return nil, fmt.Errorf("usage: unknown grouping %q", f.GroupBy)
 	}
-	const fields = "person_id, space_id, model, day, input_tokens, cached_input_tokens, output_tokens, cost_micros"
+	const fields = "person_id, space_id, model, day, purpose, input_tokens, cached_input_tokens, output_tokens, cost_micros"
 	part := func() *gorm.DB {
 		return db.Table("model_calls").Select(fields).
 			Where("status = ? AND created_at >= ? AND created_at < ?", StatusSettled, f.From.UTC(), f.To.UTC())

@@ -4818,8 +4818,8 @@ export interface operations {
                 from?: string;
                 /** @description An RFC 3339 time or a date (its end); default: now. */
                 to?: string;
-                /** @description Sum by this, besides the total. */
-                groupBy?: "person" | "space" | "model" | "day";
+                /** @description Sum by this, besides the total (purpose: chat, or an agent's purpose). */
+                groupBy?: "person" | "space" | "model" | "day" | "purpose";
                 /** @description Only this space (one the person belongs to). */
                 spaceId?: string;
             };

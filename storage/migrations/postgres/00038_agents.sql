@@ -28,7 +28,28 @@ CREATE UNIQUE INDEX agents_owner_name ON agents (owner_id, lower(name));
 ALTER TABLE conversations ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE turns ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';
 
+-- The usage bucket a turn's model calls are counted under: its agent's
+-- purpose when it started, 'chat' for the person's own.
+ALTER TABLE turns ADD COLUMN purpose TEXT NOT NULL DEFAULT 'chat';
+ALTER TABLE model_calls ADD COLUMN purpose TEXT NOT NULL DEFAULT 'chat';
+-- GET /api/usage?groupBy=purpose is answered from the indexes alone, as
+-- every other grouping is.
+DROP INDEX model_calls_space_time;
+CREATE INDEX model_calls_space_time ON model_calls (space_id, created_at)
+    INCLUDE (status, person_id, model, day, purpose, input_tokens, cached_input_tokens, output_tokens, cost_micros);
+DROP INDEX model_calls_person_time;
+CREATE INDEX model_calls_person_time ON model_calls (person_id, created_at)
+    INCLUDE (status, space_id, model, day, purpose, input_tokens, cached_input_tokens, output_tokens, cost_micros);
+
 -- +goose Down
+DROP INDEX model_calls_space_time;
+CREATE INDEX model_calls_space_time ON model_calls (space_id, created_at)
+    INCLUDE (status, person_id, model, day, input_tokens, cached_input_tokens, output_tokens, cost_micros);
+DROP INDEX model_calls_person_time;
+CREATE INDEX model_calls_person_time ON model_calls (person_id, created_at)
+    INCLUDE (status, space_id, model, day, input_tokens, cached_input_tokens, output_tokens, cost_micros);
+ALTER TABLE model_calls DROP COLUMN purpose;
+ALTER TABLE turns DROP COLUMN purpose;
 ALTER TABLE turns DROP COLUMN agent_id;
 ALTER TABLE conversations DROP COLUMN agent_id;
 DROP TABLE agents;

@@ -28,7 +28,14 @@ CREATE UNIQUE INDEX agents_owner_name ON agents (owner_id, lower(name));
 ALTER TABLE conversations ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE turns ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';
 
+-- The usage bucket a turn's model calls are counted under: its agent's
+-- purpose when it started, 'chat' for the person's own.
+ALTER TABLE turns ADD COLUMN purpose TEXT NOT NULL DEFAULT 'chat';
+ALTER TABLE model_calls ADD COLUMN purpose TEXT NOT NULL DEFAULT 'chat';
+
 -- +goose Down
+ALTER TABLE model_calls DROP COLUMN purpose;
+ALTER TABLE turns DROP COLUMN purpose;
 ALTER TABLE turns DROP COLUMN agent_id;
 ALTER TABLE conversations DROP COLUMN agent_id;
 DROP TABLE agents;
