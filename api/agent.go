@@ -147,7 +147,7 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	}
 	turns, paused := 0, true
 	for _, a := range acts {
-		if a.Kind == chat.WorkTurn {
+		if chat.IsTurn(a.Kind) {
 			turns++
 			paused = paused && a.Status == chat.StatusPaused
 		}

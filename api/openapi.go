@@ -173,7 +173,7 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 	receipts := []string{chat.ReceiptSucceeded, chat.ReceiptFailed, chat.ReceiptUnattempted, chat.ReceiptUnknown, chat.ReceiptSending}
 	return map[reflect.Type]map[string][]string{
 		reflect.TypeFor[turnDTO]():               {"status": statuses},
-		reflect.TypeFor[activityDTO]():           {"status": statuses, "kind": {chat.WorkTurn, chat.WorkApply, chat.WorkIndexing}},
+		reflect.TypeFor[activityDTO]():           {"status": statuses, "kind": {chat.WorkTurn, chat.WorkAgent, chat.WorkApply, chat.WorkIndexing}},
 		reflect.TypeFor[controlDTO]():            {"status": running},
 		reflect.TypeFor[controlAllDTO]():         {"status": {string(chat.StatusWorking), string(chat.StatusPaused), string(chat.StatusStopping)}},
 		reflect.TypeFor[doneFrameDTO]():          {"status": ended},

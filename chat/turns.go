@@ -126,7 +126,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			return err
 		}
 		out = t
-		return s.announceWork(ctx, t.PersonID, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID,
+		return s.announceWork(ctx, t.PersonID, Work{Kind: turnKind(t.AgentID), ID: t.ID, ConversationID: t.ConversationID,
 			Status: StatusQueued, Title: workTitle(conv.Title, in.Text), StartedAt: t.CreatedAt})
 	})
 	if err != nil {
@@ -387,7 +387,7 @@ func (s *Store) setTurnStatus(ctx context.Context, id string, status Status, ste
 		sql += ` AND status <> ?`
 		args = append(args, string(status))
 	}
-	sql += ` RETURNING id, person_id, conversation_id, status, step, created_at, finished_at,
+	sql += ` RETURNING id, person_id, conversation_id, agent_id, status, step, created_at, finished_at,
 		(SELECT title FROM conversations WHERE conversations.id = turns.conversation_id) AS conv_title,
 		(SELECT text FROM messages WHERE messages.id = turns.user_message_id) AS user_text`
 	err := s.db.InTx(ctx, func(ctx context.Context) error {

@@ -15,11 +15,23 @@ import (
 // Kinds of work in the top bar.
 const (
 	WorkTurn  = "turn"  // a running turn
+	WorkAgent = "agent" // a running turn of one of the person's agents (turnKind)
 	WorkApply = "apply" // a reply whose writes wait for the person's Apply, or are being applied
 	// WorkIndexing is a file the person uploaded being made searchable
 	// (package retrieval); its id is the file's, SpaceID its space's.
 	WorkIndexing = "indexing"
 )
+
+// turnKind is a turn's kind of work: an agent's turn is its own kind.
+func turnKind(agentID string) string {
+	if agentID != "" {
+		return WorkAgent
+	}
+	return WorkTurn
+}
+
+// IsTurn tells whether a kind of work is a turn, the person's or an agent's.
+func IsTurn(kind string) bool { return kind == WorkTurn || kind == WorkAgent }
 
 // Work is one piece of a person's running work as the top bar shows it,
 // and the stored form of a work frame (the JSON tags).
@@ -56,7 +68,7 @@ func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
 	}
 	out := make([]Work, 0, len(turns)+len(held))
 	for _, t := range turns {
-		out = append(out, Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID, Status: t.Status,
+		out = append(out, Work{Kind: turnKind(t.AgentID), ID: t.ID, ConversationID: t.ConversationID, Status: t.Status,
 			Title: t.Title, StartedAt: t.CreatedAt, Step: t.Step})
 	}
 	seen := map[string]bool{}
@@ -101,7 +113,7 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 			return err
 		}
 		for _, t := range turns {
-			ended = append(ended, leftWork(Work{Kind: WorkTurn, ID: t.ID, ConversationID: t.ConversationID}))
+			ended = append(ended, leftWork(Work{Kind: turnKind(t.AgentID), ID: t.ID, ConversationID: t.ConversationID}))
 		}
 		tx := s.q(ctx)
 		var replies []storage.Turn
@@ -174,7 +186,7 @@ func (s *Store) turnWork(ctx context.Context, turnID string) (personID string, w
 	var r workRow
 	err = s.q(ctx).Table("turns").
 		// Not turns.*: the run record is most of a row.
-		Select("turns.id, turns.person_id, turns.conversation_id, turns.status, turns.step, turns.created_at, turns.finished_at, "+
+		Select("turns.id, turns.person_id, turns.conversation_id, turns.agent_id, turns.status, turns.step, turns.created_at, turns.finished_at, "+
 			"conversations.title AS conv_title, messages.text AS user_text").
 		Joins("JOIN conversations ON conversations.id = turns.conversation_id").
 		Joins("JOIN messages ON messages.id = turns.user_message_id").
@@ -195,7 +207,7 @@ type workRow struct {
 }
 
 func (r workRow) work() Work {
-	return Work{Kind: WorkTurn, ID: r.ID, ConversationID: r.ConversationID, Status: Status(r.Status),
+	return Work{Kind: turnKind(r.AgentID), ID: r.ID, ConversationID: r.ConversationID, Status: Status(r.Status),
 		Title: workTitle(r.ConvTitle, r.UserText), StartedAt: r.CreatedAt, Step: r.Step, Ended: r.FinishedAt != nil}
 }
 

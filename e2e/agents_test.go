@@ -189,6 +189,23 @@ func TestAnAgentWorksWithItsCharterToolsAndOwnersRoles(t *testing.T) {
 		tasks = s.Do(t, s.Token, "GET", "/api/spaces/"+viewed+"/tasks", nil)
 		require.NotContains(t, string(tasks.Body), "Agent task")
 
+		// Its running work is in the top bar as its own kind, and Stop all
+		// stops it.
+		s.Model.SetScript(fakemodel.MustParseScript(endlessText))
+		r = s.Do(t, s.Token, "POST", "/api/agents/"+brief+"/turns", map[string]any{"text": "tell me a long story", "conversationId": convID})
+		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+		running := r.JSON(t)
+		s.Stream(t, running["streamUrl"].(string), 0, 4)
+		state := s.Do(t, s.Token, "GET", "/api/agent/state", nil).JSON(t)
+		require.Len(t, state["activities"], 1)
+		act := state["activities"].([]any)[0].(map[string]any)
+		require.Equal(t, running["turnId"], act["id"])
+		require.Equal(t, "agent", act["kind"])
+		r = s.Do(t, s.Token, "POST", "/api/agent/stop", nil)
+		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+		require.EqualValues(t, 1, r.JSON(t)["turns"])
+		require.Equal(t, "stopped", s.AwaitStatus(t, running["turnId"].(string))["status"])
+
 		// Switched off, it takes no work, and nothing is saved.
 		r = s.Do(t, s.Token, "PATCH", "/api/agents/"+brief, map[string]any{"version": 1, "enabled": false})
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)

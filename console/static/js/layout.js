@@ -6,6 +6,7 @@ import { loadMessages, renderLive } from "./messages.js";
 import { statusWord } from "./turns.js";
 import { composer } from "./composer.js";
 import { loadNeeds, renderNeeds } from "./needs.js";
+import { isTurn } from "./topbar.js";
 export function layout() {
     const spaceSelect = h("select", { id: "space", onchange: (e) => void switchSpace(e.target.value) }, state.spaces.map((s) => h("option", { value: s.id, selected: s.id === state.spaceId }, s.name)));
     replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => void signOut() }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
@@ -17,7 +18,7 @@ export function onActivity(a) {
         state.poolStale = true;
     }
     const live = state.live;
-    if (a && live && a.kind === "turn" && a.id === live.view.turnId && !a.ended) {
+    if (a && live && isTurn(a) && a.id === live.view.turnId && !a.ended) {
         const paused = a.status === "paused";
         if (live.view.paused !== paused) {
             live.view.paused = paused;
@@ -28,6 +29,6 @@ export function onActivity(a) {
     }
     if (!a || a.conversationId !== state.convId || state.live || state.busy.has("send"))
         return;
-    if (a.ended || (a.kind === "turn" && !state.views.some((v) => v.turnId === a.id && v.status !== "running")))
+    if (a.ended || (isTurn(a) && !state.views.some((v) => v.turnId === a.id && v.status !== "running")))
         void loadMessages();
 }

@@ -1,5 +1,6 @@
 import { api } from "./api.js";
 import { h, replace } from "./dom.js";
+export const isTurn = (a) => a.kind === "turn" || a.kind === "agent";
 export class TopBar {
     el;
     events;
@@ -59,7 +60,7 @@ export class TopBar {
                     this.activities.delete(d.activity.id);
                 else
                     this.activities.set(d.activity.id, d.activity);
-                this.paused = [...this.activities.values()].some((a) => a.kind === "turn") && [...this.activities.values()].filter((a) => a.kind === "turn").every((a) => a.status === "paused");
+                this.paused = [...this.activities.values()].some(isTurn) && [...this.activities.values()].filter(isTurn).every((a) => a.status === "paused");
                 this.events.onChange(d.activity);
             }
             this.render();
@@ -108,7 +109,7 @@ export class TopBar {
     render() {
         const word = this.status();
         const acts = [...this.activities.values()];
-        const turns = acts.filter((a) => a.kind === "turn");
+        const turns = acts.filter(isTurn);
         const running = turns.filter((a) => a.status !== "paused" && a.status !== "stopping");
         const was = document.activeElement;
         const text = word + (acts.length && this.phase === "live" ? ` · ${acts.length}` : "");

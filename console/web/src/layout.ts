@@ -10,6 +10,7 @@ import { loadMessages, renderLive } from "./messages.js";
 import { statusWord } from "./turns.js";
 import { composer } from "./composer.js";
 import { loadNeeds, renderNeeds } from "./needs.js";
+import { isTurn } from "./topbar.js";
 
 /** layout draws the signed-in page's frame; the parts fill their own boxes. */
 export function layout(): void {
@@ -46,7 +47,7 @@ export function onActivity(a: Activity | null): void {
     state.poolStale = true;
   }
   const live = state.live;
-  if (a && live && a.kind === "turn" && a.id === live.view.turnId && !a.ended) {
+  if (a && live && isTurn(a) && a.id === live.view.turnId && !a.ended) {
     // Paused or resumed from the top bar (this tab's or another's).
     const paused = a.status === "paused";
     if (live.view.paused !== paused) {
@@ -57,5 +58,5 @@ export function onActivity(a: Activity | null): void {
   }
   if (!a || a.conversationId !== state.convId || state.live || state.busy.has("send")) return;
   // A turn ended, or one started in another tab: redraw, and follow a running reply live.
-  if (a.ended || (a.kind === "turn" && !state.views.some((v) => v.turnId === a.id && v.status !== "running"))) void loadMessages();
+  if (a.ended || (isTurn(a) && !state.views.some((v) => v.turnId === a.id && v.status !== "running"))) void loadMessages();
 }

@@ -1062,7 +1062,7 @@ export interface components {
             ended?: boolean;
             id: string;
             /** @enum {string} */
-            kind: "turn" | "apply" | "indexing";
+            kind: "turn" | "agent" | "apply" | "indexing";
             /** @description An indexing's space (its id is the file's). */
             spaceId?: string;
             /** Format: date-time */

@@ -5,6 +5,9 @@ import { api } from "./api.js";
 import type { Activity, ActivityFrame, AgentSnapshot } from "./api.js";
 import { h, replace } from "./dom.js";
 
+/** A turn in the top bar: the person's own, or one of their agents'. */
+export const isTurn = (a: Activity): boolean => a.kind === "turn" || a.kind === "agent";
+
 type Phase = "checking" | "live" | "unavailable";
 
 export interface TopBarEvents { onChange(a: Activity | null): void }
@@ -64,7 +67,7 @@ export class TopBar {
       } else {
         if (d.activity.ended) this.activities.delete(d.activity.id);
         else this.activities.set(d.activity.id, d.activity);
-        this.paused = [...this.activities.values()].some((a) => a.kind === "turn") && [...this.activities.values()].filter((a) => a.kind === "turn").every((a) => a.status === "paused");
+        this.paused = [...this.activities.values()].some(isTurn) && [...this.activities.values()].filter(isTurn).every((a) => a.status === "paused");
         this.events.onChange(d.activity);
       }
       this.render();
@@ -118,7 +121,7 @@ export class TopBar {
   private render(): void {
     const word = this.status();
     const acts = [...this.activities.values()];
-    const turns = acts.filter((a) => a.kind === "turn");
+    const turns = acts.filter(isTurn);
     const running = turns.filter((a) => a.status !== "paused" && a.status !== "stopping");
     const was = document.activeElement;
     const text = word + (acts.length && this.phase === "live" ? ` · ${acts.length}` : "");
