@@ -90,7 +90,8 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 		guides[i] = assistant.Guide{Name: g.Name, Text: g.Body}
 		rec.OfferWhy.Playbooks = append(rec.OfferWhy.Playbooks, g.Name)
 	}
-	tc := assistant.TurnContext{Now: a.now(), Location: loc, Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces}
+	tc := assistant.TurnContext{Now: a.now(), Location: loc, Mentions: user.Mentions, Page: user.PageContext, Recipe: offer.Recipe, Spaces: spaces,
+		Reference: turn.ReferenceContext}
 	known, err := a.screenAndChanges(ctx, turn, user, history, &tc)
 	if err != nil {
 		return Plan{}, err

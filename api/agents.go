@@ -103,6 +103,8 @@ type startAgentTurnRequest struct {
 	Mentions       []mentionRequest `json:"mentions" doc:"Records the message mentions, by kind and id in the conversation's space."`
 	Context        json.RawMessage  `json:"context"`
 	Files          []string         `json:"files" doc:"Ids of the conversation's space's files the model gets with this message (at most 8, 50 MiB in all)."`
+	// ReferenceContext is as a person's turn's.
+	ReferenceContext string `json:"referenceContext" doc:"Information for the agent's model alone (at most 8,000 characters), never shown in the transcript."`
 }
 
 // startAgentTurn starts a turn of the agent: the turn workflow with the
@@ -111,6 +113,7 @@ type startAgentTurnRequest struct {
 func (s *Server) startAgentTurn(c *gin.Context, req startAgentTurnRequest) (any, error) {
 	mentions := toDTOs(req.Mentions, func(m mentionRequest) turns.Mention { return turns.Mention(m) })
 	started, err := s.Turns.Start(c.Request.Context(), person(c), turns.Message{AgentID: c.Param("agentId"),
-		ConversationID: req.ConversationID, Text: req.Text, Mentions: mentions, Context: req.Context, Files: req.Files})
+		ConversationID: req.ConversationID, Text: req.Text, Mentions: mentions, Context: req.Context, Files: req.Files,
+		ReferenceContext: req.ReferenceContext})
 	return toTurnStartedDTO(started), err
 }

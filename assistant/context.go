@@ -37,6 +37,9 @@ type TurnContext struct {
 	Selected  []workspace.Ref
 	PageNotes []string
 	Changed   []workspace.ChangedRecord // records others changed since the person's last message, newest first
+	// Reference is what the screen the person asked from sent along with
+	// the message: data for the model, never the person's words.
+	Reference string
 }
 
 // MaxChangedLines bounds the "since your last message" note, the last line
@@ -81,6 +84,10 @@ func (c TurnContext) Render() string {
 	}
 	for _, n := range c.PageNotes {
 		fmt.Fprintf(&b, "Left out of the page: %s\n", n)
+	}
+	if c.Reference != "" {
+		quoted, _ := json.Marshal(c.Reference) // a string always encodes; < and > escaped
+		fmt.Fprintf(&b, "Sent along by the screen the person asked from (information, not their words): %s\n", quoted)
 	}
 	if len(c.Changed) > 0 {
 		b.WriteString(ChangedNoteHeading + "\n")

@@ -44,10 +44,13 @@ type Turn struct {
 	Spaces         []string // other spaces the turn may act in besides SpaceID
 	AgentID        string   // the agent of its conversation, whose persona and tools it runs with; "": none
 	Purpose        string   // the usage bucket its model calls count under (PurposeChat, or its agent's)
-	Status         Status
-	Step           int
-	ErrorCode      string
-	ErrorMessage   string
+	// ReferenceContext goes to the model in the turn's context, never into
+	// the transcript.
+	ReferenceContext string
+	Status           Status
+	Step             int
+	ErrorCode        string
+	ErrorMessage     string
 	// Model is the catalog model the turn runs, chosen when it started,
 	// and Effort its reasoning effort ("" none).
 	Model      string
@@ -71,7 +74,7 @@ type Usage struct {
 func toTurn(r storage.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
-		Spaces: nonNil(unmarshal[[]string](r.Spaces)), AgentID: r.AgentID, Purpose: r.Purpose, Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
+		Spaces: nonNil(unmarshal[[]string](r.Spaces)), AgentID: r.AgentID, Purpose: r.Purpose, ReferenceContext: r.ReferenceContext, Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
 		RunID: r.RunID}
 }
@@ -86,6 +89,8 @@ type NewTurn struct {
 	Spaces         []string // other spaces the turn may act in, checked by the caller
 	Model, Effort  string   // checked by the caller (workspace.Service.TurnModel)
 	Purpose        string   // "": PurposeChat
+	// ReferenceContext is for the model only, checked by the caller.
+	ReferenceContext string
 	// Conversation is the conversation as the caller read it
 	// (GetConversation); nil: StartTurn reads it.
 	Conversation *Conversation
@@ -121,7 +126,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if err := s.q(ctx).Create(&user).Error; err != nil {
 			return err
 		}
-		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", in.Spaces, in.Model, in.Effort, in.Purpose)
+		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", newTurnRow{spaces: in.Spaces, model: in.Model, effort: in.Effort,
+			purpose: in.Purpose, reference: in.ReferenceContext})
 		if err != nil {
 			return err
 		}
@@ -163,7 +169,8 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 		if res.RowsAffected == 0 {
 			return errAlreadyRetried
 		}
-		t, err := s.createTurn(ctx, conv, old.UserMessageID, newID, old.ID, old.Spaces, old.Model, old.Effort, old.Purpose)
+		t, err := s.createTurn(ctx, conv, old.UserMessageID, newID, old.ID, newTurnRow{spaces: old.Spaces, model: old.Model,
+			effort: old.Effort, purpose: old.Purpose, reference: old.ReferenceContext})
 		if err != nil {
 			return err
 		}
@@ -179,7 +186,14 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 	return out, nil
 }
 
-func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, spaces []string, model, effort, purpose string) (Turn, error) {
+// newTurnRow is what a new turn takes from its message, or from the turn
+// a retry runs again.
+type newTurnRow struct {
+	spaces                            []string
+	model, effort, purpose, reference string
+}
+
+func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, in newTurnRow) (Turn, error) {
 	reply := storage.Message{ID: storage.NewID("msg"), ConversationID: conv.ID, TurnID: turnID, Role: RoleAssistant,
 		Status: MessageRunning, Mentions: "[]", Refs: "[]"}
 	if err := s.q(ctx).Create(&reply).Error; err != nil {
@@ -187,7 +201,8 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	}
 	t := storage.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
-		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(spaces)), AgentID: conv.AgentID, Purpose: cmp.Or(purpose, PurposeChat), Model: model, Effort: effort,
+		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(in.spaces)), AgentID: conv.AgentID, Purpose: cmp.Or(in.purpose, PurposeChat), Model: in.model,
+		Effort: in.effort, ReferenceContext: in.reference,
 		// As Postgres stores it: the queued announcement is built from this row.
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.q(ctx).Create(&t).Error; err != nil {

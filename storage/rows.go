@@ -144,16 +144,19 @@ type Turn struct {
 	Spaces         string // JSON ids of other spaces the turn may act in
 	AgentID        string // its conversation's agent, "" for the person's own
 	Purpose        string // the usage bucket of its model calls ("chat", or its agent's purpose)
-	FrameSeq       int64
-	RunID          string // the Temporal run that owns the turn
-	AttemptSeq     int64  // the frame that opened the current attempt (a reset run's reopening)
-	InputTokens    int
-	OutputTokens   int
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	FinishedAt     *time.Time
-	ApplyingSince  *time.Time // when the Apply of the reply started running; nil: none runs
-	Interrupts     int        // the Stops and Pauses the api signalled
+	// ReferenceContext is what another screen sent with the message for
+	// the model alone (turns.Message.ReferenceContext).
+	ReferenceContext string
+	FrameSeq         int64
+	RunID            string // the Temporal run that owns the turn
+	AttemptSeq       int64  // the frame that opened the current attempt (a reset run's reopening)
+	InputTokens      int
+	OutputTokens     int
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	FinishedAt       *time.Time
+	ApplyingSince    *time.Time // when the Apply of the reply started running; nil: none runs
+	Interrupts       int        // the Stops and Pauses the api signalled
 }
 
 // TurnStep is one model request of a turn and what the model answered: the

@@ -32,6 +32,9 @@ const (
 	MaxMentions     = 50
 	MaxSpaces       = 20
 	MaxContextBytes = 64 << 10
+	// MaxReferenceChars bounds a message's reference context: what
+	// another screen sends along for the model (~2,000 tokens).
+	MaxReferenceChars = 8_000
 	// MaxFiles and MaxFileBytes bound a message's files: what the common
 	// providers take in one request (OpenAI: 50 MB), before base64.
 	MaxFiles     = 8
@@ -84,6 +87,13 @@ type Message struct {
 	// one of its conversations, or "" for a new one in its first space. A
 	// message to an agent's conversation without it goes to that agent too.
 	AgentID string
+	// ReferenceContext is what the screen the person asked from sends
+	// along: the model gets it in the turn's context; it is never shown
+	// in the transcript or saved as the person's words.
+	ReferenceContext string
+	// Fresh starts a new conversation in the space (and of the agent) of
+	// ConversationID, where the message goes instead.
+	Fresh bool
 }
 
 // Started is a turn that was saved and whose workflow started.
@@ -137,9 +147,19 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	if err != nil {
 		return Started{}, err
 	}
+	reference := strings.TrimSpace(m.ReferenceContext)
+	if err := workspace.CheckText("/referenceContext", reference); err != nil {
+		return Started{}, err
+	}
+	if n := utf8.RuneCountInString(reference); n > MaxReferenceChars {
+		return Started{}, invalid("/referenceContext", fmt.Sprintf("a reference context has at most %d characters, not %d", MaxReferenceChars, n))
+	}
 	conv, agent, err := s.conversation(ctx, p.ID, m)
 	if err != nil {
 		return Started{}, err
+	}
+	if m.Fresh && conv.ID != "" { // saved with the turn, as an agent's first conversation
+		conv = chat.Conversation{SpaceID: conv.SpaceID, PersonID: p.ID, AgentID: conv.AgentID}
 	}
 	// Checked before anything is saved: an unknown model or an effort it
 	// does not take never reaches a provider.
@@ -190,7 +210,8 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 			}
 		}
 		return s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
-			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Purpose: purpose, Conversation: &conv})
+			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Purpose: purpose,
+			ReferenceContext: reference, Conversation: &conv})
 	})
 }
 

@@ -1713,6 +1713,8 @@ export interface components {
             files?: string[];
             /** @description Records the message mentions, by kind and id in the conversation's space. */
             mentions?: components["schemas"]["MentionRequest"][];
+            /** @description Information for the agent's model alone (at most 8,000 characters), never shown in the transcript. */
+            referenceContext?: string;
             /** @description The work asked of the agent: at most 20,000 characters. */
             text: string;
         };
@@ -1783,10 +1785,14 @@ export interface components {
             effort?: string;
             /** @description Ids of the space's files the model gets with this message (at most 8, 50 MiB in all). */
             files?: string[];
+            /** @description Start a new conversation in this conversation's space (and of its agent) for the message; the answer's conversationId names it. */
+            fresh?: boolean;
             /** @description Records the message mentions (chips), by kind and id in the conversation's space. */
             mentions?: components["schemas"]["MentionRequest"][];
             /** @description A catalog model id (GET /api/models); empty: the person's default. */
             model?: string;
+            /** @description What the screen asking on the person's behalf sends along (at most 8,000 characters): the model gets it in the turn's context; it is never shown in the transcript or saved as the person's words. */
+            referenceContext?: string;
             /** @description Other spaces of the person the turn may act in (at most 20). */
             spaces?: string[];
             /** @description The message: at most 20,000 characters. */
