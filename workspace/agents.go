@@ -11,8 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"gorm.io/gorm"
-
 	"hub/storage"
 )
 
@@ -148,25 +146,10 @@ func (s *Service) UpdateAgent(ctx context.Context, ownerID, id string, p AgentPa
 	}
 	prev := r.Version
 	r.Version, r.UpdatedAt = prev+1, s.now()
-	err = s.InTx(ctx, func(ctx context.Context) error {
-		var taken int64
-		if err := s.q(ctx).Model(&storage.Agent{}).Where("owner_id = ? AND id <> ? AND lower(name) = lower(?)", ownerID, id, r.Name).
-			Count(&taken).Error; err != nil {
-			return fmt.Errorf("update agent %s: %w", id, err)
-		}
-		if taken > 0 {
-			return agentNameTaken(r.Name)
-		}
-		res := s.q(ctx).Model(&storage.Agent{}).Where("id = ? AND owner_id = ? AND version = ?", id, ownerID, prev).
-			Updates(map[string]any{"name": r.Name, "persona": r.Persona, "model": r.Model, "effort": r.Effort, "tools": r.Tools,
-				"without_tools": r.WithoutTools, "spaces": r.Spaces, "purpose": r.Purpose, "enabled": r.Enabled,
-				"version": r.Version, "updated_at": r.UpdatedAt})
-		err := guarded(res, "update agent "+id, changedMeanwhile("agent", r.Name, "updated"))
-		if errors.Is(err, gorm.ErrDuplicatedKey) {
-			return agentNameTaken(r.Name)
-		}
-		return err
-	})
+	err = updateNamed[storage.Agent](ctx, s, "agent", "owner_id", ownerID, id, r.Name, prev, agentNameTaken,
+		map[string]any{"name": r.Name, "persona": r.Persona, "model": r.Model, "effort": r.Effort, "tools": r.Tools,
+			"without_tools": r.WithoutTools, "spaces": r.Spaces, "purpose": r.Purpose, "enabled": r.Enabled,
+			"version": r.Version, "updated_at": r.UpdatedAt})
 	if err != nil {
 		return Agent{}, err
 	}

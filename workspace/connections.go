@@ -196,6 +196,30 @@ func insertNamed[R any](ctx context.Context, s *Service, what string, owner any,
 	})
 }
 
+// updateNamed writes cols to the owner's row id of kind R at version prev,
+// unless another of the owner's rows has its new name in any case (taken;
+// the unique index decides a race) or the row changed since it was read.
+func updateNamed[R any](ctx context.Context, s *Service, kind, ownerColumn, ownerID, id, name string, prev int,
+	taken func(name string) error, cols map[string]any) error {
+	what := "update " + kind + " " + id
+	return s.InTx(ctx, func(ctx context.Context) error {
+		var n int64
+		if err := s.q(ctx).Model(new(R)).Where(ownerColumn+" = ? AND id <> ? AND lower(name) = lower(?)", ownerID, id, name).
+			Count(&n).Error; err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if n > 0 {
+			return taken(name)
+		}
+		res := s.q(ctx).Model(new(R)).Where("id = ? AND "+ownerColumn+" = ? AND version = ?", id, ownerID, prev).Updates(cols)
+		err := guarded(res, what, changedMeanwhile(kind, name, "updated"))
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
+			return taken(name)
+		}
+		return err
+	})
+}
+
 func nameTaken(name string) error {
 	return fmt.Errorf("a connected app named %q is already in this space: %w", name, ErrConflict)
 }

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -145,24 +144,9 @@ func (s *Service) UpdateSkill(ctx context.Context, personID, id string, p SkillP
 	}
 	prev := r.Version
 	r.Version, r.UpdatedAt = prev+1, s.now()
-	err = s.InTx(ctx, func(ctx context.Context) error {
-		var taken int64
-		if err := s.q(ctx).Model(&storage.Skill{}).Where("person_id = ? AND id <> ? AND lower(name) = lower(?)", personID, id, r.Name).
-			Count(&taken).Error; err != nil {
-			return fmt.Errorf("update skill %s: %w", id, err)
-		}
-		if taken > 0 {
-			return skillNameTaken(r.Name)
-		}
-		res := s.q(ctx).Model(&storage.Skill{}).Where("id = ? AND person_id = ? AND version = ?", id, personID, prev).
-			Updates(map[string]any{"name": r.Name, "description": r.Description, "instructions": r.Instructions,
-				"enabled": r.Enabled, "purpose": r.Purpose, "version": r.Version, "updated_at": r.UpdatedAt})
-		err := guarded(res, "update skill "+id, changedMeanwhile("skill", r.Name, "updated"))
-		if errors.Is(err, gorm.ErrDuplicatedKey) {
-			return skillNameTaken(r.Name)
-		}
-		return err
-	})
+	err = updateNamed[storage.Skill](ctx, s, "skill", "person_id", personID, id, r.Name, prev, skillNameTaken,
+		map[string]any{"name": r.Name, "description": r.Description, "instructions": r.Instructions,
+			"enabled": r.Enabled, "purpose": r.Purpose, "version": r.Version, "updated_at": r.UpdatedAt})
 	if err != nil {
 		return Skill{}, err
 	}
