@@ -206,6 +206,13 @@ func TestAnAgentWorksWithItsCharterToolsAndOwnersRoles(t *testing.T) {
 		require.EqualValues(t, 1, r.JSON(t)["turns"])
 		require.Equal(t, "stopped", s.AwaitStatus(t, running["turnId"].(string))["status"])
 
+		// A failed turn of it, to retry once it is switched off.
+		s.Model.SetScript(fakemodel.MustParseScript(`{"rules": [{"reply": {"fault": {"kind": "http_error", "status": 400}}}]}`))
+		r = s.Do(t, s.Token, "POST", "/api/agents/"+brief+"/turns", map[string]any{"text": "fail", "conversationId": convID})
+		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+		failed := r.JSON(t)["turnId"].(string)
+		require.Equal(t, "error", s.AwaitStatus(t, failed)["status"])
+
 		// Switched off, it takes no work, and nothing is saved.
 		r = s.Do(t, s.Token, "PATCH", "/api/agents/"+brief, map[string]any{"version": 1, "enabled": false})
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
@@ -215,6 +222,8 @@ func TestAnAgentWorksWithItsCharterToolsAndOwnersRoles(t *testing.T) {
 		require.Contains(t, r.JSON(t)["error"].(map[string]any)["message"], "switched off")
 		r = s.Do(t, s.Token, "POST", "/api/assistant/conversations/"+convID+"/turns", map[string]any{"text": "list"})
 		require.Equal(t, http.StatusConflict, r.Status, "its conversation is its: %s", r.Body)
+		r = s.Do(t, s.Token, "POST", "/api/assistant/turns/"+failed+"/retry", nil)
+		require.Equal(t, http.StatusConflict, r.Status, "nor does its failed work run again: %s", r.Body)
 		require.JSONEq(t, string(before), string(s.Do(t, s.Token, "GET", "/api/assistant/conversations?spaceId="+s.SpaceID, nil).Body))
 		r = s.Do(t, s.Token, "POST", "/api/agents/"+brief+"/turns", map[string]any{"text": ""})
 		require.Equal(t, http.StatusBadRequest, r.Status, "%s", r.Body)

@@ -236,15 +236,9 @@ func (s *Service) conversation(ctx context.Context, personID string, m Message) 
 	if agentID == "" {
 		return conv, nil, nil
 	}
-	agent, err := s.Workspace.GetAgent(ctx, personID, agentID)
-	if errors.Is(err, workspace.ErrNotFound) && m.AgentID == "" {
-		return chat.Conversation{}, nil, fmt.Errorf("this conversation's agent was deleted; start a conversation of your own: %w", workspace.ErrConflict)
-	}
+	agent, err := s.workingAgent(ctx, personID, agentID, m.AgentID != "")
 	if err != nil {
 		return chat.Conversation{}, nil, err
-	}
-	if !agent.Enabled {
-		return chat.Conversation{}, nil, fmt.Errorf("agent %q is switched off; switch it on to send it work: %w", agent.Name, workspace.ErrConflict)
 	}
 	if conv.ID == "" {
 		home := agent.Spaces[0]
@@ -254,6 +248,20 @@ func (s *Service) conversation(ctx context.Context, personID string, m Message) 
 		conv = chat.Conversation{SpaceID: home, PersonID: personID, AgentID: agent.ID} // titled by its first message
 	}
 	return conv, &agent, nil
+}
+
+// workingAgent is the agent a turn is for, which must be switched on. A
+// deleted one is not found when the caller addressed it, else (its
+// conversation's or its turn's) a conflict.
+func (s *Service) workingAgent(ctx context.Context, personID, agentID string, addressed bool) (workspace.Agent, error) {
+	agent, err := s.Workspace.GetAgent(ctx, personID, agentID)
+	if errors.Is(err, workspace.ErrNotFound) && !addressed {
+		return agent, fmt.Errorf("this conversation's agent was deleted; start a conversation of your own: %w", workspace.ErrConflict)
+	}
+	if err == nil && !agent.Enabled {
+		err = fmt.Errorf("agent %q is switched off; switch it on to send it work: %w", agent.Name, workspace.ErrConflict)
+	}
+	return agent, err
 }
 
 // agentSpaces are an agent's spaces besides the conversation's that its
@@ -279,6 +287,15 @@ func (s *Service) agentSpaces(ctx context.Context, personID, own string, ids []s
 // Retry runs the person's turn again in a new turn (chat.Store.RetryTurn)
 // and starts its workflow.
 func (s *Service) Retry(ctx context.Context, p workspace.Person, turnID string) (Started, error) {
+	old, err := s.Chat.GetTurnFor(ctx, p.ID, turnID)
+	if err != nil {
+		return Started{}, err
+	}
+	if old.AgentID != "" { // an agent's turn runs again only while the agent may work
+		if _, err := s.workingAgent(ctx, p.ID, old.AgentID, false); err != nil {
+			return Started{}, err
+		}
+	}
 	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) { return s.Chat.RetryTurn(ctx, p.ID, turnID) })
 }
 
