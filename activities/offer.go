@@ -65,7 +65,8 @@ func (a *Activities) turnAgent(ctx context.Context, turn chat.Turn) (workspace.A
 }
 
 // turnApps are the connected apps of the turn's space as its person sees
-// them and the person's enabled skills.
+// them, the person's enabled skills and the turn's agent (zero for none),
+// read once for the offer and the instructions.
 type turnApps struct {
 	conns  []workspace.Connection
 	skills []workspace.Skill

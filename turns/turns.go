@@ -171,14 +171,15 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	if err != nil {
 		return Started{}, err
 	}
-	spaces, err := s.otherSpaces(ctx, p.ID, conv.SpaceID, m.Spaces)
+	asked, skipLost := m.Spaces, false
+	if agent != nil && len(m.Spaces) == 0 {
+		// The agent's spaces: one its owner left is skipped, not an
+		// error, since the agent's settings are not the message.
+		asked, skipLost = agent.Spaces, true
+	}
+	spaces, err := s.otherSpaces(ctx, p.ID, conv.SpaceID, asked, skipLost)
 	if err != nil {
 		return Started{}, err
-	}
-	if agent != nil && len(m.Spaces) == 0 {
-		if spaces, err = s.agentSpaces(ctx, p.ID, conv.SpaceID, agent.Spaces); err != nil {
-			return Started{}, err
-		}
 	}
 	mentions, err := s.mentions(ctx, actor, conv.SpaceID, text, m.Mentions)
 	if err != nil {
@@ -198,7 +199,7 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 		return Started{}, &TooLargeError{Path: "/files",
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", MaxFileBytes>>20, float64(total)/(1<<20))}
 	}
-	purpose := chat.PurposeChat
+	var purpose string // "": chat.PurposeChat
 	if agent != nil {
 		purpose = agent.Purpose
 	}
@@ -264,39 +265,16 @@ func (s *Service) workingAgent(ctx context.Context, personID, agentID string, ad
 	return agent, err
 }
 
-// agentSpaces are an agent's spaces besides the conversation's that its
-// owner can still open: one they left is skipped, not an error, since the
-// agent's settings are not the message.
-func (s *Service) agentSpaces(ctx context.Context, personID, own string, ids []string) ([]string, error) {
-	out := []string{}
-	for _, id := range ids {
-		if id == own || slices.Contains(out, id) {
-			continue
-		}
-		_, err := s.Workspace.Access(ctx, personID, id)
-		switch {
-		case err == nil:
-			out = append(out, id)
-		case !errors.Is(err, workspace.ErrNotFound):
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // Retry runs the person's turn again in a new turn (chat.Store.RetryTurn)
 // and starts its workflow.
 func (s *Service) Retry(ctx context.Context, p workspace.Person, turnID string) (Started, error) {
-	old, err := s.Chat.GetTurnFor(ctx, p.ID, turnID)
-	if err != nil {
-		return Started{}, err
-	}
-	if old.AgentID != "" { // an agent's turn runs again only while the agent may work
-		if _, err := s.workingAgent(ctx, p.ID, old.AgentID, false); err != nil {
-			return Started{}, err
+	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) {
+		t, err := s.Chat.RetryTurn(ctx, p.ID, turnID)
+		if err == nil && t.AgentID != "" { // an agent's turn runs again only while the agent may work (else rolled back)
+			_, err = s.workingAgent(ctx, p.ID, t.AgentID, false)
 		}
-	}
-	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) { return s.Chat.RetryTurn(ctx, p.ID, turnID) })
+		return t, err
+	})
 }
 
 // save saves the turn newTurn makes and its stream token in one
@@ -336,8 +314,9 @@ func pageContext(raw json.RawMessage) (string, error) {
 }
 
 // otherSpaces checks the other spaces a turn may act in: each one the
-// person can open. The conversation's own space and repeats are left out.
-func (s *Service) otherSpaces(ctx context.Context, personID, own string, ids []string) ([]string, error) {
+// person can open (with skipLost, one they cannot is left out instead of
+// refused). The conversation's own space and repeats are left out.
+func (s *Service) otherSpaces(ctx context.Context, personID, own string, ids []string, skipLost bool) ([]string, error) {
 	out := []string{}
 	for i, id := range ids {
 		at := fmt.Sprintf("/spaces/%d", i)
@@ -349,7 +328,10 @@ func (s *Service) otherSpaces(ctx context.Context, personID, own string, ids []s
 		}
 		if _, err := s.Workspace.Access(ctx, personID, id); err != nil {
 			var nf *workspace.NotFoundError
-			if errors.As(err, &nf) {
+			switch {
+			case errors.As(err, &nf) && skipLost:
+				continue
+			case errors.As(err, &nf):
 				return nil, &workspace.NotFoundError{Kind: "space", ID: id, Path: at}
 			}
 			return nil, err

@@ -32,13 +32,13 @@ type Call struct {
 	SpaceID        string
 	PersonID       string
 	Model          string
-	Purpose        string // the usage bucket ("chat", or an agent's purpose)
+	Purpose        string // the usage bucket: the turn's (chat.Turn.Purpose)
 }
 
 // row is the call's model_calls row as first written.
 func (c Call) row(status string, now time.Time) storage.ModelCall {
 	return storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
-		SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Purpose: cmp.Or(c.Purpose, "chat"), Status: status, Day: Day(now), CreatedAt: now}
+		SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Purpose: c.Purpose, Status: status, Day: Day(now), CreatedAt: now}
 }
 
 // Store reads and writes model calls and budgets.
@@ -109,7 +109,7 @@ const withinBudget = `(spaces.monthly_budget_micros IS NULL
 
 func reserveArgs(c Call, estimate int64, now time.Time) []any {
 	return []any{estimate, c.SpaceID, Month(now), c.ID, c.SpaceID, estimate,
-		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, cmp.Or(c.Purpose, "chat"), StatusReserved, Day(now), estimate, now}
+		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, c.Purpose, StatusReserved, Day(now), estimate, now}
 }
 
 func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {

@@ -217,7 +217,7 @@ func (s *Service) patchAgent(ctx context.Context, r *storage.Agent, p AgentPatch
 		r.Model, r.Effort = model, effort
 	}
 	if p.Purpose != nil {
-		if r.Purpose, err = checkSkillPurpose(*p.Purpose); err != nil {
+		if r.Purpose, err = checkPurpose(*p.Purpose); err != nil {
 			return err
 		}
 		if r.Purpose == "" {

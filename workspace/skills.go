@@ -173,7 +173,7 @@ func patchSkill(r *storage.Skill, p SkillPatch) error {
 		}
 	}
 	if p.Purpose != nil {
-		if r.Purpose, err = checkSkillPurpose(*p.Purpose); err != nil {
+		if r.Purpose, err = checkPurpose(*p.Purpose); err != nil {
 			return err
 		}
 	}
@@ -225,7 +225,7 @@ func checkSkillInstructions(raw string) (string, error) {
 	return v, nil
 }
 
-func checkSkillPurpose(raw string) (string, error) {
+func checkPurpose(raw string) (string, error) {
 	v := strings.TrimSpace(raw)
 	if v == "" {
 		return "", nil
