@@ -78,6 +78,9 @@ type Activities struct {
 	Metrics *usage.Metrics
 	// Work counts turns, tool calls and receipts (nil: not counted).
 	Work *WorkMetrics
+	// Scheduler saves the turns of agents' schedules' firings (nil: no
+	// firing starts a turn).
+	Scheduler Scheduler
 	// Fault, when set, fails the activity at a named point of Apply or a
 	// model call: the fault tests' stand-in for a killed worker.
 	Fault func(point string) error

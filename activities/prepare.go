@@ -59,6 +59,7 @@ func (a *Activities) PrepareTurn(ctx context.Context, in TurnRef) (Plan, error) 
 	if err != nil {
 		return Plan{}, err
 	}
+	settings.WritePolicy = cmp.Or(turn.WritePolicy, settings.WritePolicy) // a schedule's turn holds its writes
 	var spaces []workspace.Space
 	if len(turn.Spaces) > 0 {
 		if spaces, err = a.turnSpaces(ctx, turn); err != nil {

@@ -135,7 +135,8 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 	}
 	tc.spaceID = spaceID
 	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
-		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlierCalls(steps, call), Invalid: spaceErr}
+		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlierCalls(steps, call), Invalid: spaceErr,
+		WritePolicy: turn.WritePolicy}
 	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
 		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
 			spaces, err := a.turnSpaces(ctx, turn)

@@ -85,7 +85,7 @@ func (s *Server) updateAgent(c *gin.Context, req updateAgentRequest) (any, error
 	if err != nil {
 		return nil, err
 	}
-	a, err := s.Workspace.UpdateAgent(c.Request.Context(), person(c).ID, c.Param("agentId"), p)
+	a, err := s.Turns.UpdateAgent(c.Request.Context(), person(c), c.Param("agentId"), p)
 	return toAgentDTO(a), err
 }
 
@@ -94,7 +94,7 @@ func (s *Server) deleteAgent(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.Workspace.DeleteAgent(c.Request.Context(), person(c).ID, c.Param("agentId"), version)
+	return nil, s.Turns.DeleteAgent(c.Request.Context(), person(c), c.Param("agentId"), version)
 }
 
 type startAgentTurnRequest struct {

@@ -136,12 +136,13 @@ func tagOf(path string) string {
 // pathParamDocs describe the path parameters by name; a bare :id by the
 // collection before it (idDoc).
 var pathParamDocs = map[string]string{
-	"spaceId":  "A space the person belongs to.",
-	"turnId":   "A turn of the person's.",
-	"tokenId":  "One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404.",
-	"agentId":  "One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404.",
-	"personId": "A person of the space.",
-	"key":      "A passage of the file: the part after # in its link (hub://file/<id>#<key>).",
+	"spaceId":    "A space the person belongs to.",
+	"turnId":     "A turn of the person's.",
+	"tokenId":    "One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404.",
+	"agentId":    "One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404.",
+	"scheduleId": "One of the agent's schedules (GET /api/agents/{agentId}/schedules).",
+	"personId":   "A person of the space.",
+	"key":        "A passage of the file: the part after # in its link (hub://file/<id>#<key>).",
 }
 
 var idDoc = map[string]string{

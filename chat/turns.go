@@ -47,10 +47,13 @@ type Turn struct {
 	// ReferenceContext goes to the model in the turn's context, never into
 	// the transcript.
 	ReferenceContext string
-	Status           Status
-	Step             int
-	ErrorCode        string
-	ErrorMessage     string
+	// WritePolicy overrides the person's write policy for the turn ("":
+	// theirs), and ScheduleID names the agent schedule that started it.
+	WritePolicy, ScheduleID string
+	Status                  Status
+	Step                    int
+	ErrorCode               string
+	ErrorMessage            string
 	// Model is the catalog model the turn runs, chosen when it started,
 	// and Effort its reasoning effort ("" none).
 	Model      string
@@ -74,7 +77,7 @@ type Usage struct {
 func toTurn(r storage.Turn) Turn {
 	return Turn{ID: r.ID, ConversationID: r.ConversationID, SpaceID: r.SpaceID, PersonID: r.PersonID,
 		UserMessageID: r.UserMessageID, ReplyMessageID: r.ReplyMessageID, RetryOf: r.RetryOf,
-		Spaces: nonNil(unmarshal[[]string](r.Spaces)), AgentID: r.AgentID, Purpose: r.Purpose, ReferenceContext: r.ReferenceContext, Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
+		Spaces: nonNil(unmarshal[[]string](r.Spaces)), AgentID: r.AgentID, Purpose: r.Purpose, ReferenceContext: r.ReferenceContext, WritePolicy: r.WritePolicy, ScheduleID: r.ScheduleID, Status: Status(r.Status), Step: r.Step, Interrupts: r.Interrupts, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, Model: r.Model, Effort: r.Effort,
 		Usage: Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
 		RunID: r.RunID}
 }
@@ -91,6 +94,11 @@ type NewTurn struct {
 	Purpose        string   // "": PurposeChat
 	// ReferenceContext is for the model only, checked by the caller.
 	ReferenceContext string
+	// WritePolicy overrides the person's for this turn ("": theirs).
+	WritePolicy string
+	// ScheduleID and ScheduleRun name the schedule firing that started
+	// the turn: one turn a firing (a unique index decides).
+	ScheduleID, ScheduleRun string
 	// Conversation is the conversation as the caller read it
 	// (GetConversation); nil: StartTurn reads it.
 	Conversation *Conversation
@@ -127,7 +135,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			return err
 		}
 		t, err := s.createTurn(ctx, conv, user.ID, turnID, "", newTurnRow{spaces: in.Spaces, model: in.Model, effort: in.Effort,
-			purpose: in.Purpose, reference: in.ReferenceContext})
+			purpose: in.Purpose, reference: in.ReferenceContext, writePolicy: in.WritePolicy, scheduleID: in.ScheduleID, scheduleRun: in.ScheduleRun})
 		if err != nil {
 			return err
 		}
@@ -170,7 +178,7 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 			return errAlreadyRetried
 		}
 		t, err := s.createTurn(ctx, conv, old.UserMessageID, newID, old.ID, newTurnRow{spaces: old.Spaces, model: old.Model,
-			effort: old.Effort, purpose: old.Purpose, reference: old.ReferenceContext})
+			effort: old.Effort, purpose: old.Purpose, reference: old.ReferenceContext, writePolicy: old.WritePolicy, scheduleID: old.ScheduleID})
 		if err != nil {
 			return err
 		}
@@ -191,6 +199,8 @@ func (s *Store) RetryTurn(ctx context.Context, personID, turnID string) (Turn, e
 type newTurnRow struct {
 	spaces                            []string
 	model, effort, purpose, reference string
+	writePolicy, scheduleID           string
+	scheduleRun                       string // a retry's is "": the firing's turn is the first
 }
 
 func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID, turnID, retryOf string, in newTurnRow) (Turn, error) {
@@ -202,7 +212,7 @@ func (s *Store) createTurn(ctx context.Context, conv Conversation, userMessageID
 	t := storage.Turn{ID: turnID, ConversationID: conv.ID, SpaceID: conv.SpaceID, PersonID: conv.PersonID,
 		UserMessageID: userMessageID, ReplyMessageID: reply.ID, RetryOf: retryOf, Status: string(StatusQueued),
 		OfferedTools: "[]", AddedTools: "[]", HistoryIDs: "[]", Spaces: marshal(nonNil(in.spaces)), AgentID: conv.AgentID, Purpose: cmp.Or(in.purpose, PurposeChat), Model: in.model,
-		Effort: in.effort, ReferenceContext: in.reference,
+		Effort: in.effort, ReferenceContext: in.reference, WritePolicy: in.writePolicy, ScheduleID: in.scheduleID, ScheduleRun: in.scheduleRun,
 		// As Postgres stores it: the queued announcement is built from this row.
 		CreatedAt: s.now().UTC().Truncate(time.Microsecond)}
 	if err := s.q(ctx).Create(&t).Error; err != nil {
@@ -646,4 +656,36 @@ func (s *Store) UnfinishedTurnsIn(ctx context.Context, personID, spaceID string)
 		return nil, fmt.Errorf("unfinished turns: %w", err)
 	}
 	return mapped(rows, toTurn), nil
+}
+
+// ScheduledTurn returns the turn a schedule's firing started (run is the
+// firing workflow's id), or ErrNotFound: a firing retried after a crash
+// finds the turn its first attempt saved.
+func (s *Store) ScheduledTurn(ctx context.Context, run string) (Turn, error) {
+	var r storage.Turn
+	err := s.q(ctx).Where("schedule_run = ?", run).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Turn{}, workspace.ErrNotFound
+	}
+	if err != nil {
+		return Turn{}, fmt.Errorf("read the turn of firing %s: %w", run, err)
+	}
+	return toTurn(r), nil
+}
+
+// ScheduledRuns returns the owner's turns that the given firings started,
+// by firing.
+func (s *Store) ScheduledRuns(ctx context.Context, personID string, runs []string) (map[string]Turn, error) {
+	out := map[string]Turn{}
+	if len(runs) == 0 {
+		return out, nil
+	}
+	var rows []storage.Turn
+	if err := s.q(ctx).Where("person_id = ? AND schedule_run IN ?", personID, runs).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read the turns of a schedule's firings: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ScheduleRun] = toTurn(r)
+	}
+	return out, nil
 }

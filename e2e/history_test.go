@@ -123,12 +123,18 @@ func TestTurnWallClockHistoryReplays(t *testing.T) {
 // HUB_RECORD_HISTORY=1 saves it in workflows/testdata as name.
 func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, markers ...string) *historypb.History {
 	t.Helper()
+	return replayWorkflow(t, s, workflows.TurnWorkflowID(turnID), runID, name, markers...)
+}
+
+// replayWorkflow is replayTurn for any of Hub's workflows but Apply, by id.
+func replayWorkflow(t *testing.T, s *hubtest.Stack, workflowID, runID, name string, markers ...string) *historypb.History {
+	t.Helper()
 	// The turn's row says it ended inside the workflow's last task: wait
 	// for the run to close, so its history is whole.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_ = s.Temporal.GetWorkflow(ctx, workflows.TurnWorkflowID(turnID), runID).Get(ctx, nil)
-	it := s.Temporal.GetWorkflowHistory(ctx, workflows.TurnWorkflowID(turnID), runID, false, 0)
+	_ = s.Temporal.GetWorkflow(ctx, workflowID, runID).Get(ctx, nil)
+	it := s.Temporal.GetWorkflowHistory(ctx, workflowID, runID, false, 0)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()
@@ -138,6 +144,7 @@ func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, mark
 	require.NotEmpty(t, h.Events)
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflow(workflows.Turn)
+	r.RegisterWorkflow(workflows.ScheduledTurn)
 	require.NoError(t, r.ReplayWorkflowHistory(nil, h))
 	raw, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
 	require.NoError(t, err)

@@ -242,7 +242,7 @@ func TestOnceFramesGetTheirAttempt(t *testing.T) {
 		// agent_id is a later migration's column.
 		require.NoError(t, q.Omit("AgentID").Create(&storage.Conversation{ID: "c", SpaceID: "s", PersonID: "p"}).Error)
 		// A turn reset once: its second attempt starts after frame 4.
-		require.NoError(t, q.Omit("AgentID", "Purpose", "ReferenceContext").Create(&storage.Turn{ID: "t1", ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m",
+		require.NoError(t, q.Omit("AgentID", "Purpose", "ReferenceContext", "ScheduleID", "ScheduleRun", "WritePolicy").Create(&storage.Turn{ID: "t1", ConversationID: "c", SpaceID: "s", PersonID: "p", UserMessageID: "m",
 			ReplyMessageID: "r", Status: "done", OfferedTools: "[]", HistoryIDs: "[]", AttemptSeq: 4, FrameSeq: 9}).Error)
 		frames := []struct {
 			turn string

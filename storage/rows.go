@@ -147,16 +147,23 @@ type Turn struct {
 	// ReferenceContext is what another screen sent with the message for
 	// the model alone (turns.Message.ReferenceContext).
 	ReferenceContext string
-	FrameSeq         int64
-	RunID            string // the Temporal run that owns the turn
-	AttemptSeq       int64  // the frame that opened the current attempt (a reset run's reopening)
-	InputTokens      int
-	OutputTokens     int
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
-	FinishedAt       *time.Time
-	ApplyingSince    *time.Time // when the Apply of the reply started running; nil: none runs
-	Interrupts       int        // the Stops and Pauses the api signalled
+	// ScheduleID and ScheduleRun name the agent schedule and the firing
+	// (its workflow's id) that started the turn; "" for a person's message.
+	ScheduleID  string
+	ScheduleRun string
+	// WritePolicy overrides the person's write policy for this turn ("":
+	// theirs); a schedule's turn holds its writes unless told otherwise.
+	WritePolicy   string
+	FrameSeq      int64
+	RunID         string // the Temporal run that owns the turn
+	AttemptSeq    int64  // the frame that opened the current attempt (a reset run's reopening)
+	InputTokens   int
+	OutputTokens  int
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	FinishedAt    *time.Time
+	ApplyingSince *time.Time // when the Apply of the reply started running; nil: none runs
+	Interrupts    int        // the Stops and Pauses the api signalled
 }
 
 // TurnStep is one model request of a turn and what the model answered: the
@@ -275,6 +282,22 @@ type Agent struct {
 	Version      int
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+// AgentSchedule is what Hub keeps of an agent's Temporal Schedule: the
+// work it starts and where; Temporal keeps its times and pause state.
+type AgentSchedule struct {
+	ID             string `gorm:"primaryKey"`
+	AgentID        string
+	OwnerID        string
+	ConversationID string
+	Text           string
+	Spec           string // JSON workspace.ScheduleSpec
+	TimeZone       string
+	Overlap        string
+	Writes         string
+	HeldByAgent    bool
+	CreatedAt      time.Time
 }
 
 // UndoGroup is what one Undo takes back: the writes of one tool call, or of

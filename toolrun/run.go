@@ -57,6 +57,9 @@ type Call struct {
 	// Started, when set, is called just before a write runs, outside any
 	// transaction: where an Apply records that the call is on its way.
 	Started func(ctx context.Context) error
+	// WritePolicy, when set, is the turn's write policy in place of the
+	// person's (a schedule's turn holds its writes for the owner's Apply).
+	WritePolicy string
 	// AlwaysUndo makes an Undo group for a Hub write even when its tool is
 	// not undoable (a plan step's unit of Undo is the step).
 	AlwaysUndo bool
@@ -87,6 +90,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
+	settings.WritePolicy = cmp.Or(c.WritePolicy, settings.WritePolicy)
 	if refusal != nil {
 		return r.record(ctx, Outcome{Kind: Refused, Err: refusal}, commit)
 	}

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"hub/assistant"
 	"hub/chat"
@@ -55,6 +54,9 @@ type Service struct {
 	Chat      *chat.Store
 	Files     *files.Service
 	Temporal  Starter
+	// Schedules makes, changes and describes agents' Temporal Schedules
+	// (nil: schedules answer unavailable).
+	Schedules client.ScheduleClient
 	TaskQueue string // "" is workflows.DefaultTaskQueue
 	// TurnTimeout bounds a whole turn's wall time; 0 uses
 	// workflows.DefaultTurnTimeout.
@@ -129,34 +131,50 @@ func invalid(path, msg string) error { return &workspace.InvalidError{Path: path
 // check fails; a workflow that cannot start leaves an error turn
 // (UnavailableError).
 func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Started, error) {
+	newTurn, err := s.open(ctx, p, m, firing{})
+	if err != nil {
+		return Started{}, err
+	}
+	return s.save(ctx, p, newTurn)
+}
+
+// firing is what a schedule's firing adds to its turn (none for a
+// person's message).
+type firing struct {
+	writePolicy, scheduleID, run string
+}
+
+// open checks the message and returns what saves it as a new turn, in the
+// transaction ctx carries.
+func (s *Service) open(ctx context.Context, p workspace.Person, m Message, f firing) (func(context.Context) (chat.Turn, error), error) {
 	actor := workspace.Actor{PersonID: p.ID, Via: workspace.ViaREST}
 	text := strings.TrimSpace(m.Text)
 	switch {
 	case text == "":
-		return Started{}, invalid("/text", "text is required")
+		return nil, invalid("/text", "text is required")
 	case utf8.RuneCountInString(text) > MaxMessageChars:
-		return Started{}, invalid("/text", fmt.Sprintf("a message has at most %d characters", MaxMessageChars))
+		return nil, invalid("/text", fmt.Sprintf("a message has at most %d characters", MaxMessageChars))
 	case len(m.Mentions) > MaxMentions:
-		return Started{}, invalid("/mentions", fmt.Sprintf("at most %d mentions", MaxMentions))
+		return nil, invalid("/mentions", fmt.Sprintf("at most %d mentions", MaxMentions))
 	case len(m.Files) > MaxFiles:
-		return Started{}, invalid("/files", fmt.Sprintf("a message carries at most %d files", MaxFiles))
+		return nil, invalid("/files", fmt.Sprintf("a message carries at most %d files", MaxFiles))
 	case len(m.Spaces) > MaxSpaces:
-		return Started{}, invalid("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", MaxSpaces))
+		return nil, invalid("/spaces", fmt.Sprintf("a turn acts in at most %d other spaces", MaxSpaces))
 	}
 	page, err := pageContext(m.Context)
 	if err != nil {
-		return Started{}, err
+		return nil, err
 	}
 	reference := strings.TrimSpace(m.ReferenceContext)
 	if err := workspace.CheckText("/referenceContext", reference); err != nil {
-		return Started{}, err
+		return nil, err
 	}
 	if n := utf8.RuneCountInString(reference); n > MaxReferenceChars {
-		return Started{}, invalid("/referenceContext", fmt.Sprintf("a reference context has at most %d characters, not %d", MaxReferenceChars, n))
+		return nil, invalid("/referenceContext", fmt.Sprintf("a reference context has at most %d characters, not %d", MaxReferenceChars, n))
 	}
 	conv, agent, err := s.conversation(ctx, p.ID, m)
 	if err != nil {
-		return Started{}, err
+		return nil, err
 	}
 	if m.Fresh && conv.ID != "" { // saved with the turn, as an agent's first conversation
 		conv = chat.Conversation{SpaceID: conv.SpaceID, PersonID: p.ID, AgentID: conv.AgentID}
@@ -169,7 +187,7 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	}
 	model, effort, err = s.Workspace.TurnModel(ctx, p.ID, model, effort)
 	if err != nil {
-		return Started{}, err
+		return nil, err
 	}
 	asked, skipLost := m.Spaces, false
 	if agent != nil && len(m.Spaces) == 0 {
@@ -179,16 +197,16 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 	}
 	spaces, err := s.otherSpaces(ctx, p.ID, conv.SpaceID, asked, skipLost)
 	if err != nil {
-		return Started{}, err
+		return nil, err
 	}
 	mentions, err := s.mentions(ctx, actor, conv.SpaceID, text, m.Mentions)
 	if err != nil {
-		return Started{}, err
+		return nil, err
 	}
 	// Attached files are saved as the message's file mentions.
 	attached, err := s.Files.Resolve(ctx, actor, conv.SpaceID, m.Files)
 	if err != nil {
-		return Started{}, err
+		return nil, err
 	}
 	var total int64
 	for _, f := range attached {
@@ -196,14 +214,14 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 		total += f.Size
 	}
 	if total > MaxFileBytes {
-		return Started{}, &TooLargeError{Path: "/files",
+		return nil, &TooLargeError{Path: "/files",
 			Message: fmt.Sprintf("the files of one message add up to at most %d MiB; these are %.1f MiB", MaxFileBytes>>20, float64(total)/(1<<20))}
 	}
 	var purpose string // "": chat.PurposeChat
 	if agent != nil {
 		purpose = agent.Purpose
 	}
-	return s.save(ctx, p, func(ctx context.Context) (chat.Turn, error) {
+	return func(ctx context.Context) (chat.Turn, error) {
 		if conv.ID == "" { // an agent's new conversation, saved with its first turn
 			var err error
 			if conv, err = s.Chat.CreateConversation(ctx, p.ID, conv.SpaceID, conv.Title, conv.AgentID); err != nil {
@@ -212,8 +230,8 @@ func (s *Service) Start(ctx context.Context, p workspace.Person, m Message) (Sta
 		}
 		return s.Chat.StartTurn(ctx, chat.NewTurn{ConversationID: conv.ID, PersonID: p.ID, Text: text,
 			Mentions: mentions, PageContext: page, Spaces: spaces, Model: model, Effort: effort, Purpose: purpose,
-			ReferenceContext: reference, Conversation: &conv})
-	})
+			ReferenceContext: reference, WritePolicy: f.writePolicy, ScheduleID: f.scheduleID, ScheduleRun: f.run, Conversation: &conv})
+	}, nil
 }
 
 // conversation reads the message's conversation (GetConversation checks
@@ -294,6 +312,14 @@ func (s *Service) save(ctx context.Context, p workspace.Person, newTurn func(con
 		return Started{}, err
 	}
 	return s.launch(ctx, turn, token)
+}
+
+// turnTimeout is a turn's wall-time bound.
+func (s *Service) turnTimeout() time.Duration {
+	if s.TurnTimeout <= 0 {
+		return workflows.DefaultTurnTimeout(0)
+	}
+	return s.TurnTimeout
 }
 
 // pageContext is the message's page context bounded: over-long parts are
@@ -392,25 +418,17 @@ func atPath(err error, prefix string) error {
 func (s *Service) launch(ctx context.Context, turn chat.Turn, token string) (Started, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), launchTimeout)
 	defer cancel()
-	limit := s.TurnTimeout
-	if limit <= 0 {
-		limit = workflows.DefaultTurnTimeout(0)
-	}
+	limit := s.turnTimeout()
 	opts := client.StartWorkflowOptions{
 		ID:                       workflows.TurnWorkflowID(turn.ID),
 		TaskQueue:                cmp.Or(s.TaskQueue, workflows.DefaultTaskQueue),
 		WorkflowExecutionTimeout: limit + workflows.TurnTimeoutGrace,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SpaceIDKey.ValueSet(turn.SpaceID),
-			workflows.ConversationIDKey.ValueSet(turn.ConversationID),
-			workflows.ActorIDKey.ValueSet(turn.PersonID),
-			workflows.TurnStatusKey.ValueSet(string(chat.StatusQueued)),
-		),
-		EnableEagerStart: true,
-		StaticSummary:    "Assistant turn in conversation " + turn.ConversationID,
+		EnableEagerStart:         true,
+		StaticSummary:            "Assistant turn in conversation " + turn.ConversationID,
 	}
 	in := workflows.TurnInput{TurnID: turn.ID, ConversationID: turn.ConversationID, SpaceID: turn.SpaceID, ActorID: turn.PersonID,
 		Model: turn.Model, Effort: turn.Effort}
+	opts.TypedSearchAttributes = workflows.TurnSearchAttributes(in, turn.AgentID)
 	if _, err := s.Temporal.ExecuteWorkflow(ctx, opts, workflows.Turn, in); err != nil {
 		slog.ErrorContext(ctx, "start turn workflow", "turn", turn.ID, "error", err)
 		msg := "Hub could not start the assistant (its workflow service is unreachable). Retry in a moment."

@@ -37,6 +37,7 @@ import (
 	"hub/stream"
 	"hub/tools"
 	"hub/traces"
+	"hub/turns"
 	"hub/usage"
 	"hub/web"
 	"hub/worker"
@@ -223,6 +224,9 @@ func New(ctx context.Context, cfg config.Config, o Options) (_ *Hub, err error) 
 		Location: cfg.TimeZone, Interrupts: h.Interrupts, ContextTokens: cfg.ContextTokens,
 		Verifier: o.Test.Verifier, Fault: o.Test.Fault,
 		Usage: h.Usage, Metrics: usage.NewMetrics(h.Metrics), Work: activities.NewWorkMetrics(h.Metrics), Price: o.Test.Price,
+		// A firing's turn is saved as the api saves a message's; the
+		// firing workflow starts it.
+		Scheduler: &turns.Service{Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, TurnTimeout: cfg.TurnTimeout},
 	}
 	return h, nil
 }

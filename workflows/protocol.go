@@ -51,6 +51,8 @@ var (
 	ConversationIDKey = temporal.NewSearchAttributeKeyKeyword("HubConversationID")
 	ActorIDKey        = temporal.NewSearchAttributeKeyKeyword("HubActorID")
 	TurnStatusKey     = temporal.NewSearchAttributeKeyKeyword("HubTurnStatus")
+	// AgentIDKey is the agent an agent's turn, schedule or firing works for.
+	AgentIDKey = temporal.NewSearchAttributeKeyKeyword("HubAgentID")
 )
 
 // SearchAttributes lists Hub's search attributes with their types, for
@@ -61,6 +63,7 @@ func SearchAttributes() map[string]enums.IndexedValueType {
 		ConversationIDKey.GetName(): enums.INDEXED_VALUE_TYPE_KEYWORD,
 		ActorIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
 		TurnStatusKey.GetName():     enums.INDEXED_VALUE_TYPE_KEYWORD,
+		AgentIDKey.GetName():        enums.INDEXED_VALUE_TYPE_KEYWORD,
 	}
 }
 
