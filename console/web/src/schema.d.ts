@@ -143,6 +143,60 @@ export interface paths {
         patch: operations["updateAgent"];
         trace?: never;
     };
+    "/api/agents/{agentId}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's schedules, with their next run times and latest firings */
+        get: operations["listSchedules"];
+        put?: never;
+        /** Schedule work for the agent: each firing starts a turn of it in the schedule's conversation (a Temporal Schedule) */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agentId}/schedules/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the agent's schedules */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /** Delete a schedule (a firing already running finishes its turn) */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /** Pause or resume a schedule, with a note */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
+    "/api/agents/{agentId}/schedules/{scheduleId}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fire a schedule now (paused or not), as its overlap policy allows */
+        post: operations["triggerSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{agentId}/turns": {
         parameters: {
             query?: never;
@@ -1254,6 +1308,19 @@ export interface components {
             name: string;
             status?: string;
         };
+        CreateScheduleRequest: {
+            /** @description One of the agent's conversations the firings continue; absent: a new one in the agent's first space. */
+            conversationId?: string;
+            /** @description skip (default) or buffer_one. */
+            overlap?: string;
+            spec: components["schemas"]["ScheduleSpecRequest"];
+            /** @description The work each firing asks of the agent (at most 20,000 characters). */
+            text: string;
+            /** @description An IANA time zone name the spec is read in; absent: UTC. */
+            timeZone?: string;
+            /** @description apply (default: writes wait for the owner's Apply on Needs me) or immediate. */
+            writes?: string;
+        };
         CreateSessionRequest: {
             /** @description A full token (hub token create; hub dev's link carries one): a stream token or an operator token is refused. */
             token?: string;
@@ -1629,6 +1696,98 @@ export interface components {
         RenameConversationRequest: {
             /** @description The new title: one line of at most 200 characters, trimmed, not empty. */
             title: string;
+        };
+        Schedule: {
+            agentId: string;
+            /** @description The agent's conversation every firing's turn goes to. */
+            conversationId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description How many times it fired, by time or by trigger. */
+            firings: number;
+            /** @description Paused because its agent is switched off; switching the agent on resumes it. */
+            heldByAgent: boolean;
+            id: string;
+            /** @description Firings that passed the 15-minute catch-up window while Hub or Temporal was down: they never ran. */
+            missedFirings: number;
+            /** @description Its Temporal Schedule is gone (deleted outside Hub): it never fires; delete it and make it anew. */
+            missing: boolean;
+            /** @description The next times it fires (at most 5); none while paused. */
+            nextRuns: string[];
+            /** @description Why it was paused or resumed last. */
+            note: string;
+            /** @description skip: a firing while the last one's turn still works is skipped; buffer_one: one waits for it. */
+            overlap: string;
+            paused: boolean;
+            /** @description Its latest firings, oldest first (at most 10), with the turns they started. */
+            recentRuns: components["schemas"]["ScheduleRun"][];
+            /** @description Firings its overlap policy left out. */
+            skippedFirings: number;
+            spec: components["schemas"]["ScheduleSpec"];
+            /** @description The work each firing asks of the agent, as a message from its owner. */
+            text: string;
+            timeZone: string;
+            /** @description apply: the turn's writes wait on the owner's Needs me list for Apply; immediate: they run at once, with Undo. */
+            writes: string;
+        };
+        ScheduleCalendar: {
+            /** @description 1-31; absent: every day. */
+            dayOfMonth?: number[];
+            /** @description 0-6, Sunday 0; absent: every day of the week. */
+            dayOfWeek?: number[];
+            /** @description 0-23; absent: 0. */
+            hour?: number[];
+            /** @description 0-59; absent: 0. */
+            minute?: number[];
+            /** @description 1-12; absent: every month. */
+            month?: number[];
+        };
+        ScheduleCalendarRequest: {
+            /** @description 1-31; absent: every day. */
+            dayOfMonth?: number[];
+            /** @description 0-6, Sunday 0; absent: every day of the week. */
+            dayOfWeek?: number[];
+            /** @description 0-23; absent: 0. */
+            hour?: number[];
+            /** @description 0-59; absent: 0. */
+            minute?: number[];
+            /** @description 1-12; absent: every month. */
+            month?: number[];
+        };
+        ScheduleList: {
+            schedules: components["schemas"]["Schedule"][];
+        };
+        ScheduleRun: {
+            /** Format: date-time */
+            scheduledAt: string;
+            /** Format: date-time */
+            startedAt: string;
+            /** @description The turn it started ("": none yet, or none). */
+            turnId: string;
+            /** @description The turn's status; starting while it is being saved; skipped when the firing started none (its agent was switched off, its conversation busy). */
+            turnStatus: string;
+        };
+        ScheduleSpec: {
+            /**
+             * Format: date-time
+             * @description One run at this time (within the coming year).
+             */
+            at?: string;
+            /** @description The values each field may take, read in timeZone. */
+            calendar?: components["schemas"]["ScheduleCalendar"];
+            /** @description Five fields: minute hour day-of-month month day-of-week (e.g. "0 9 * * 1-5"), or @hourly, @daily, @weekly, @monthly, @yearly; read in timeZone. */
+            cron?: string;
+        };
+        ScheduleSpecRequest: {
+            /**
+             * Format: date-time
+             * @description One run at this time (within the coming year).
+             */
+            at?: string | null;
+            /** @description The values each field may take, read in timeZone. */
+            calendar?: components["schemas"]["ScheduleCalendarRequest"] | null;
+            /** @description Five fields: minute hour day-of-month month day-of-week (e.g. "0 9 * * 1-5"), or @hourly, @daily, @weekly, @monthly, @yearly; read in timeZone. */
+            cron?: string;
         };
         Session: {
             /**
@@ -2081,6 +2240,12 @@ export interface components {
             name?: string;
             revision?: number;
             status?: string;
+        };
+        UpdateScheduleRequest: {
+            /** @description Why (at most 500 characters); shown with the schedule and in the Temporal UI. */
+            note?: string | null;
+            /** @description true pauses the schedule, false resumes it. */
+            paused?: boolean;
         };
         UpdateSettingsRequest: {
             /** @description null, like [], allows every area. */
@@ -2543,6 +2708,203 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+                /** @description One of the agent's schedules (GET /api/agents/{agentId}/schedules). */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+                /** @description One of the agent's schedules (GET /api/agents/{agentId}/schedules). */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+                /** @description One of the agent's schedules (GET /api/agents/{agentId}/schedules). */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    triggerSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404. */
+                agentId: string;
+                /** @description One of the agent's schedules (GET /api/agents/{agentId}/schedules). */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyFailures"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
