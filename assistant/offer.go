@@ -30,15 +30,13 @@ var reservedTools = [...]string{"hub_list_tasks", "hub_list_people", HowToTool, 
 
 // OfferInput is what a turn's tool offer is decided from.
 type OfferInput struct {
-	Registry *tools.Registry
-	Role     workspace.Role
-	Settings workspace.Settings
-	Message  string
-	Mentions []workspace.Ref
-	Path     string // the open page's path (it only breaks routing ties)
-	// Page is the message's page context (JSON), "" for none: one naming a
-	// view hub_read_surface reads reserves it, else it is never offered.
-	Page      string
+	Registry  *tools.Registry
+	Role      workspace.Role
+	Settings  workspace.Settings
+	Message   string
+	Mentions  []workspace.Ref
+	Path      string     // the open page's path (it only breaks routing ties)
+	Page      string     // the page context (JSON): a view hub_read_surface reads reserves it, else it is never offered
 	AppNames  []string   // the names of the apps connected in the space
 	Apps      []AppOffer // the space's working MCP servers, whose tools are in Registry
 	Playbooks []playbooks.Playbook
