@@ -15,7 +15,7 @@ import (
 // ReadSurfaceTool is hub_read_surface's name.
 const ReadSurfaceTool = "hub_read_surface"
 
-// What hub_read_surface reads (docs/api.md, "hub_read_surface"): the views
+// What hub_read_surface reads (docs/api.md, "The page on screen"): the views
 // of Hub's own pages a page context can name.
 const (
 	ViewTasks   = "tasks"   // a task list or board, with its filters and selection
@@ -41,7 +41,7 @@ type Surface struct {
 	// Open is the record panel's record: its kind ("" when the page did
 	// not say) and id; with Part "page" the page under it is read instead.
 	OpenKind, OpenID string
-	// Under is the view under the record panel ("" when the page names
+	// Under is the view under the record panel (nil when the page names
 	// none the tool reads), read with Part "page".
 	Under *Surface
 	// Filters are the task filters the page applies (query, then
