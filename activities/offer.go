@@ -46,7 +46,7 @@ func (a *Activities) offerInput(ctx context.Context, turn chat.Turn, user chat.M
 	}
 	return assistant.OfferInput{
 		Registry: reg, Apps: appOffers, Role: role, Settings: settings, Message: user.Text, Mentions: user.Mentions,
-		Path: assistant.PagePath(user.PageContext), AppNames: appNames, Playbooks: a.Playbooks,
+		Path: assistant.PagePath(user.PageContext), Page: user.PageContext, AppNames: appNames, Playbooks: a.Playbooks,
 		Skills: len(skills) > 0, Searchable: searchable, Added: agent.Tools, Without: agent.WithoutTools,
 	}, turnApps{conns: conns, skills: skills, agent: agent}, nil
 }

@@ -134,9 +134,13 @@ func (a *Activities) turnCall(ctx context.Context, turn chat.Turn, call chat.Too
 		}
 	}
 	tc.spaceID = spaceID
+	user, _, err := a.turnMessages(ctx, turn) // kept per turn run (knownTitles read it): its page context
+	if err != nil {
+		return nil, toolrun.Call{}, err
+	}
 	rc := toolrun.Call{ID: call.ID, PersonID: turn.PersonID, SpaceID: spaceID, HomeSpaceID: turn.SpaceID, Tool: call.Tool,
 		Arguments: arguments, Offered: offered, Known: tc.known, EarlierCalls: earlierCalls(steps, call), Invalid: spaceErr,
-		WritePolicy: turn.WritePolicy}
+		WritePolicy: turn.WritePolicy, PageContext: user.PageContext}
 	if tc.def != nil && tc.def.NoSpace && len(turn.Spaces) > 0 {
 		rc.Role = func(ctx context.Context, role workspace.Role) (workspace.Role, error) {
 			spaces, err := a.turnSpaces(ctx, turn)

@@ -230,6 +230,10 @@ func pageContextSchema() *openapi.Schema {
 					"kind": {Type: "string", Description: "task, project or member (Hub finds the kind itself when absent)."},
 					"id":   {Type: "string"}}}}},
 			"openId": {Type: "string", Description: "The record open on screen (as open)."},
+			"kind":   {Type: "string", Description: "What the surface is (\"board\", \"tasks\"): a page hub_read_surface reads when the path does not say."},
+			"app":    {Type: "string", Description: "The app the page belongs to when it is not Hub's: hub_read_surface never reads another app's page."},
+			"filters": {Type: "object", AdditionalProperties: &openapi.Schema{Type: "string"},
+				Description: "The filters the view applies, by name (status, projectId or project, assigneeId or assignee (\"me\": the person), q or query); hub_read_surface applies them and says which it could not."},
 		}
 	}
 	top := fields()

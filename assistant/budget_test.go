@@ -160,9 +160,10 @@ func parts(history int, historyChars int) assistant.PromptParts {
 	// Every tool an editor (the sample profile's role) is granted.
 	for _, d := range reg.Granted(workspace.RoleEditor) {
 		// hub_update_settings is offered only for a message about the
-		// person's settings (assistant.AsksAboutSettings), never beside
-		// every other tool.
-		if d.Name != tools.UpdateSettingsTool {
+		// person's settings (assistant.AsksAboutSettings), and
+		// hub_read_surface only with a page context naming a view (this
+		// prompt has none), never beside every other tool.
+		if d.Name != tools.UpdateSettingsTool && d.Name != tools.ReadSurfaceTool {
 			names = append(names, d.Name)
 		}
 	}

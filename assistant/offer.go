@@ -36,6 +36,7 @@ type OfferInput struct {
 	Message   string
 	Mentions  []workspace.Ref
 	Path      string     // the open page's path (it only breaks routing ties)
+	Page      string     // the page context (JSON): a view hub_read_surface reads reserves it, else it is never offered
 	AppNames  []string   // the names of the apps connected in the space
 	Apps      []AppOffer // the space's working MCP servers, whose tools are in Registry
 	Playbooks []playbooks.Playbook
@@ -76,9 +77,13 @@ func BuildOffer(in OfferInput) OfferResult {
 		return OfferResult{Fallback: true, FallbackReason: "no tool registry"}
 	}
 	settings := AsksAboutSettings(in.Message)
+	_, noSurface := tools.ParseSurface(in.Page)
+	surface := noSurface == nil
 	offerable := slices.DeleteFunc(Offer(in.Registry, in.Role, in.Settings), func(n string) bool {
-		// Without listed skills, hub_read_skill would have nothing to read.
-		return n == tools.ReadSkillTool && !in.Skills || n == tools.UpdateSettingsTool && !settings
+		// Without listed skills, hub_read_skill would have nothing to read;
+		// without a view on screen, hub_read_surface.
+		return n == tools.ReadSkillTool && !in.Skills || n == tools.UpdateSettingsTool && !settings ||
+			n == tools.ReadSurfaceTool && !surface
 	})
 	offerable, askedTools := appGrant(offerable, in.Registry, in.Apps, askedApps(in.Message, in.Mentions, in.Apps), in.Added)
 	offerable = slices.DeleteFunc(offerable, func(n string) bool { return slices.Contains(in.Without, n) })
@@ -111,7 +116,10 @@ func BuildOffer(in OfferInput) OfferResult {
 			tail = append(tail, name)
 		}
 	}
-	// hub_read_skill comes first: "write it my usual way" names no tool's words.
+	// hub_read_surface comes first: "move these to Friday" names no tool's
+	// words, and the page the person is on is why it is offered.
+	reserve(tools.ReadSurfaceTool, surface)
+	// hub_read_skill next: "write it my usual way" names no tool's words.
 	reserve(tools.ReadSkillTool, in.Skills)
 	for _, name := range reservedTools {
 		reserve(name, true)

@@ -31,7 +31,9 @@ type EvalCase struct {
 	Skills   bool     `json:"skills,omitempty"`   // the instructions list the person's skills
 	Files    bool     `json:"files,omitempty"`    // the space has searchable files
 	Path     string   `json:"path,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// Page is the message's page context as a client sends it.
+	Page json.RawMessage `json:"page,omitempty"`
+	Note string          `json:"note,omitempty"`
 }
 
 // EvalSet is the labelled set as stored.
@@ -96,7 +98,7 @@ func EvalOffer(cases []EvalCase, reg *tools.Registry, all []playbooks.Playbook) 
 		offer := BuildOffer(OfferInput{
 			Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
 			Message: c.Request, Mentions: mentions, Path: c.Path, AppNames: c.Apps, Playbooks: all,
-			Skills: c.Skills, Searchable: c.Files,
+			Skills: c.Skills, Searchable: c.Files, Page: string(c.Page),
 		})
 		for _, want := range c.Expect {
 			row := EvalRow{Request: c.Request, Expected: want, OfferSize: len(offer.Tools), Fallback: offer.Fallback}
@@ -250,12 +252,12 @@ func EvalSelect(ctx context.Context, m SelectModel, cases []EvalCase, reg *tools
 		WritePolicy: workspace.PolicyImmediate, TimeZone: "UTC", Playbooks: playbooks.Index(all)})
 	for _, c := range cases {
 		offer := BuildOffer(OfferInput{Registry: reg, Role: workspace.RoleOwner, Settings: workspace.Settings{ConnectedAppWrites: true},
-			Message: c.Request, Path: c.Path, AppNames: c.Apps, Playbooks: all, Searchable: c.Files})
+			Message: c.Request, Path: c.Path, Page: string(c.Page), AppNames: c.Apps, Playbooks: all, Searchable: c.Files})
 		guides := make([]Guide, len(offer.Guides))
 		for i, g := range offer.Guides {
 			guides[i] = Guide{Name: g.Name, Text: g.Body}
 		}
-		tc := TurnContext{Now: time.Now(), Recipe: offer.Recipe, Guides: guides}
+		tc := TurnContext{Now: time.Now(), Page: string(c.Page), Recipe: offer.Recipe, Guides: guides}
 		req := llm.Request{Tools: ToolSchemas(reg, offer.Tools), Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: instructions},
 			{Role: llm.RoleUser, Content: tc.Render() + "\n\n" + c.Request},

@@ -45,6 +45,8 @@ type Call struct {
 	Known map[string]string
 	// EarlierCalls counts the calls of each tool the turn made before this one; nil outside a turn.
 	EarlierCalls map[string]int
+	// PageContext is the page context of the turn's message (tools.Env.PageContext).
+	PageContext string
 	// Role, when set, turns the person's role in the space into the one the call runs with.
 	Role func(ctx context.Context, role workspace.Role) (workspace.Role, error)
 	// Invalid is an error found before the call runs (its space argument,
@@ -100,7 +102,7 @@ func (r *Runner) Run(ctx context.Context, c Call, commit Commit) (Outcome, error
 		}
 	}
 	env := tools.Env{Workspace: r.Workspace, Files: r.Files, Actor: workspace.Actor{PersonID: c.PersonID, Via: workspace.ViaAssistant},
-		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known, EarlierCalls: c.EarlierCalls}
+		SpaceID: c.SpaceID, Role: role, Settings: settings, CallID: c.ID, Applying: c.Applying, Known: c.Known, EarlierCalls: c.EarlierCalls, PageContext: c.PageContext}
 	call := tools.Call{Name: c.Tool, Arguments: c.Arguments, Offered: c.Offered}
 	if c.Applying {
 		call.Offered = []string{c.Tool}

@@ -51,6 +51,9 @@ type Env struct {
 	// whatever became of them (per-turn limits count attempts); empty
 	// outside a turn.
 	EarlierCalls map[string]int
+	// PageContext is the page context the turn's message carries (JSON, as
+	// the client sent it, bounded), "" for none: hub_read_surface reads it.
+	PageContext string
 	// Registry is the one Dispatch runs from, so the help tools find what
 	// this call may reach, a space's MCP tools among them.
 	Registry *Registry

@@ -9,6 +9,6 @@ func Hub(apps Poster) *Registry {
 		ListProjects, CreateProject, UpdateProject,
 		ListPeople, AddPerson, UpdatePerson, RemovePerson, ViewFile,
 		ListConnections, PostUpdate(apps),
-		ReadSkill, UpdateSettings,
+		ReadSkill, ReadSurface, UpdateSettings,
 	)
 }

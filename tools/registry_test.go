@@ -99,14 +99,14 @@ func TestRegistry(t *testing.T) {
 	}
 	all := []string{"hub_list_tasks", "hub_create_tasks", "hub_update_tasks", "hub_delete_tasks",
 		"hub_list_projects", "hub_create_project", "hub_update_project", "hub_list_people",
-		"hub_view_file", "hub_list_connections", "apps_post_update", "hub_read_skill", "hub_update_settings"}
+		"hub_view_file", "hub_list_connections", "apps_post_update", "hub_read_skill", "hub_read_surface", "hub_update_settings"}
 	owners := slices.Concat(all[:8], []string{"hub_add_person", "hub_update_person", "hub_remove_person"}, all[8:])
 	require.Equal(t, owners, names(reg.Granted(workspace.RoleOwner)), "registration order; the people writes only to owners")
 	require.Equal(t, all, names(reg.Granted(workspace.RoleEditor)))
 	require.Equal(t, all, names(reg.Granted(workspace.RoleGuest)))
-	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people", "hub_view_file", "hub_list_connections", "hub_read_skill"}, names(reg.Granted(workspace.RoleViewer)), "a viewer is offered no write tool")
-	require.Equal(t, append(all[:len(all)-4:len(all)-4], "hub_read_skill", "hub_update_settings"), names(reg.Offerable(workspace.RoleGuest, workspace.Settings{ConnectedAppWrites: true})), "a guest is offered no connected-app tool")
-	require.Equal(t, append(owners[:len(owners)-3:len(owners)-3], "hub_read_skill", "hub_update_settings"), names(reg.Offerable(workspace.RoleOwner, workspace.Settings{})), "connected-app writes are off by default")
+	require.Equal(t, []string{"hub_list_tasks", "hub_list_projects", "hub_list_people", "hub_view_file", "hub_list_connections", "hub_read_skill", "hub_read_surface"}, names(reg.Granted(workspace.RoleViewer)), "a viewer is offered no write tool")
+	require.Equal(t, append(all[:len(all)-5:len(all)-5], "hub_read_skill", "hub_read_surface", "hub_update_settings"), names(reg.Offerable(workspace.RoleGuest, workspace.Settings{ConnectedAppWrites: true})), "a guest is offered no connected-app tool")
+	require.Equal(t, append(owners[:len(owners)-4:len(owners)-4], "hub_read_skill", "hub_read_surface", "hub_update_settings"), names(reg.Offerable(workspace.RoleOwner, workspace.Settings{})), "connected-app writes are off by default")
 	require.Contains(t, names(reg.Offerable(workspace.RoleOwner, workspace.Settings{AllowedWriteAreas: []string{"tasks"}})), "hub_update_settings", "no write area names a person's own settings")
 	require.Equal(t, owners, names(reg.Offerable(workspace.RoleOwner, workspace.Settings{ConnectedAppWrites: true})))
 

@@ -1880,6 +1880,14 @@ export interface components {
         StartTurnRequest: {
             /** @description What the person is looking at (page, selection, ids), or null; over-long selections and lists are cut, and the whole is at most 64 KiB. Other fields are kept as sent. */
             context?: ({
+                /** @description The app the page belongs to when it is not Hub's: hub_read_surface never reads another app's page. */
+                app?: string;
+                /** @description The filters the view applies, by name (status, projectId or project, assigneeId or assignee ("me": the person), q or query); hub_read_surface applies them and says which it could not. */
+                filters?: {
+                    [key: string]: string;
+                };
+                /** @description What the surface is ("board", "tasks"): a page hub_read_surface reads when the path does not say. */
+                kind?: string;
                 /** @description The record open on screen: its id, or {kind?, id}. */
                 open?: string | ({
                     id: string;
@@ -1902,6 +1910,14 @@ export interface components {
                 selectedText?: string;
                 /** @description The part of the page the person works in, with the same fields as the top level. */
                 surface?: {
+                    /** @description The app the page belongs to when it is not Hub's: hub_read_surface never reads another app's page. */
+                    app?: string;
+                    /** @description The filters the view applies, by name (status, projectId or project, assigneeId or assignee ("me": the person), q or query); hub_read_surface applies them and says which it could not. */
+                    filters?: {
+                        [key: string]: string;
+                    };
+                    /** @description What the surface is ("board", "tasks"): a page hub_read_surface reads when the path does not say. */
+                    kind?: string;
                     /** @description The record open on screen: its id, or {kind?, id}. */
                     open?: string | ({
                         id: string;
