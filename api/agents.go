@@ -105,6 +105,7 @@ type startAgentTurnRequest struct {
 	Files          []string         `json:"files" doc:"Ids of the conversation's space's files the model gets with this message (at most 8, 50 MiB in all)."`
 	// ReferenceContext is as a person's turn's.
 	ReferenceContext string `json:"referenceContext" doc:"Information for the agent's model alone (at most 8,000 characters), never shown in the transcript."`
+	Tier             string `json:"tier" doc:"A model class (a catalog model's tier) for this message in place of the agent's model."`
 }
 
 // startAgentTurn starts a turn of the agent: the turn workflow with the
@@ -114,6 +115,6 @@ func (s *Server) startAgentTurn(c *gin.Context, req startAgentTurnRequest) (any,
 	mentions := toDTOs(req.Mentions, func(m mentionRequest) turns.Mention { return turns.Mention(m) })
 	started, err := s.Turns.Start(c.Request.Context(), person(c), turns.Message{AgentID: c.Param("agentId"),
 		ConversationID: req.ConversationID, Text: req.Text, Mentions: mentions, Context: req.Context, Files: req.Files,
-		ReferenceContext: req.ReferenceContext})
+		ReferenceContext: req.ReferenceContext, Tier: req.Tier})
 	return toTurnStartedDTO(started), err
 }

@@ -17,6 +17,7 @@ type modelDTO struct {
 	Files         bool      `json:"files"`
 	Price         llm.Price `json:"price" doc:"US dollars per million tokens."`
 	Default       bool      `json:"default"`
+	Tier          string    `json:"tier" doc:"The model's class, as a message's tier names it (\"\": none)."`
 }
 
 type modelListDTO struct {
@@ -28,6 +29,6 @@ func (s *Server) listModels(*gin.Context) (any, error) {
 	def := s.Models.Default().ID
 	return modelListDTO{Default: def, Models: toDTOs(s.Models.Models, func(m llm.Model) modelDTO {
 		return modelDTO{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, Efforts: nonNilStrings(m.Efforts),
-			Images: m.Images, Files: m.Files, Price: m.Price, Default: m.ID == def}
+			Images: m.Images, Files: m.Files, Price: m.Price, Default: m.ID == def, Tier: m.Tier}
 	})}, nil
 }

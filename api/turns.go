@@ -32,6 +32,7 @@ type startTurnRequest struct {
 	Files    []string         `json:"files" doc:"Ids of the space's files the model gets with this message (at most 8, 50 MiB in all)."`
 	Model    string           `json:"model" doc:"A catalog model id (GET /api/models); empty: the person's default."`
 	Effort   string           `json:"effort" doc:"A reasoning effort the model takes; empty: the person's default."`
+	Tier     string           `json:"tier" doc:"A model class (a catalog model's tier) for this message instead of a model: the person's default model when it is of that tier, else the tier's first; checked before anything is saved."`
 	// ReferenceContext and Fresh are for other screens asking on the person's behalf.
 	ReferenceContext string `json:"referenceContext" doc:"What the screen asking on the person's behalf sends along (at most 8,000 characters): the model gets it in the turn's context; it is never shown in the transcript or saved as the person's words."`
 	Fresh            bool   `json:"fresh" doc:"Start a new conversation in this conversation's space (and of its agent) for the message; the answer's conversationId names it."`
@@ -48,7 +49,7 @@ type turnStartedDTO struct {
 func (s *Server) startTurn(c *gin.Context, req startTurnRequest) (any, error) {
 	mentions := toDTOs(req.Mentions, func(m mentionRequest) turns.Mention { return turns.Mention(m) })
 	started, err := s.Turns.Start(c.Request.Context(), person(c), turns.Message{ConversationID: c.Param("id"), Text: req.Text,
-		Mentions: mentions, Context: req.Context, Spaces: req.Spaces, Files: req.Files, Model: req.Model, Effort: req.Effort,
+		Mentions: mentions, Context: req.Context, Spaces: req.Spaces, Files: req.Files, Model: req.Model, Effort: req.Effort, Tier: req.Tier,
 		ReferenceContext: req.ReferenceContext, Fresh: req.Fresh})
 	return toTurnStartedDTO(started), err
 }

@@ -24,7 +24,8 @@ const (
 // catalogStack runs Hub with a catalog of two endpoints, each a scripted
 // model on loopback with its own key: "small" (the default, on A, no
 // effort, no images), "deep" (on B, sent as "deep-v2", efforts low and
-// high, with a window and prices) and "tiny" (on A, a 2,048-token window).
+// high, with a window and prices) and "tiny" (on A, a 2,048-token window);
+// small and tiny are of tier "fast", deep of "strong".
 func catalogStack(t *testing.T, scriptA, scriptB string) (s *hubtest.Stack, a, b *fakemodel.Server) {
 	t.Helper()
 	start := func(script string) (*fakemodel.Server, string) {
@@ -41,12 +42,12 @@ func catalogStack(t *testing.T, scriptA, scriptB string) (s *hubtest.Stack, a, b
 	    {"name": "hosted", "baseUrl": %q, "apiKeyEnv": "HOSTED_KEY"},
 	    {"name": "local", "baseUrl": %q, "apiKeyEnv": "LOCAL_KEY"}],
 	  "models": [
-	    {"name": "small", "endpoint": "hosted", "default": true, "files": true,
+	    {"name": "small", "endpoint": "hosted", "default": true, "files": true, "tier": "fast",
 	     "price": {"input": 0.4, "cachedInput": 0.1, "output": 1.6}},
 	    {"id": "deep", "name": "deep-v2", "endpoint": "local", "contextWindow": 200000,
-	     "efforts": ["low", "high"], "images": true, "files": true,
+	     "efforts": ["low", "high"], "images": true, "files": true, "tier": "strong",
 	     "price": {"input": 2, "cachedInput": 0.5, "output": 8}},
-	    {"name": "tiny", "endpoint": "hosted", "contextWindow": 2048}]}`, baseA, baseB)
+	    {"name": "tiny", "endpoint": "hosted", "contextWindow": 2048, "tier": "fast"}]}`, baseA, baseB)
 	s = hubtest.Start(t, hubtest.Options{NoModel: true, Env: map[string]string{
 		"HUB_MODELS": catalog, "HOSTED_KEY": keyA, "LOCAL_KEY": keyB}})
 	return s, a, b
@@ -85,11 +86,11 @@ func TestModelsAreListedWithoutKeys(t *testing.T) {
 	}
 	require.JSONEq(t, `{"default": "small", "models": [
 	  {"id": "small", "name": "small", "contextWindow": 0, "efforts": [], "images": false, "files": true,
-	   "price": {"input": 0.4, "cachedInput": 0.1, "output": 1.6}, "default": true},
+	   "price": {"input": 0.4, "cachedInput": 0.1, "output": 1.6}, "default": true, "tier": "fast"},
 	  {"id": "deep", "name": "deep-v2", "contextWindow": 200000, "efforts": ["low", "high"], "images": true, "files": true,
-	   "price": {"input": 2, "cachedInput": 0.5, "output": 8}, "default": false},
+	   "price": {"input": 2, "cachedInput": 0.5, "output": 8}, "default": false, "tier": "strong"},
 	  {"id": "tiny", "name": "tiny", "contextWindow": 2048, "efforts": [], "images": false, "files": false,
-	   "price": {"input": 0, "cachedInput": 0, "output": 0}, "default": false}]}`, body)
+	   "price": {"input": 0, "cachedInput": 0, "output": 0}, "default": false, "tier": "fast"}]}`, body)
 	require.Equal(t, http.StatusUnauthorized, s.Do(t, "", "GET", "/api/models", nil).Status)
 }
 
@@ -109,6 +110,9 @@ func TestTurnModelAndEffortAreCheckedBeforeSpending(t *testing.T) {
 		{map[string]any{"model": "small", "effort": "low"}, "/effort"},
 		{map[string]any{"effort": "high"}, "/effort"}, // the default, small, takes none
 		{map[string]any{"model": "gpt-9", "effort": "high"}, "/model"},
+		{map[string]any{"tier": "huge"}, "/tier"},
+		{map[string]any{"tier": "strong", "model": "deep"}, "/tier"},
+		{map[string]any{"tier": "fast", "effort": "high"}, "/effort"},
 	} {
 		r := askModel(t, s, conv, c.fields)
 		require.Equal(t, http.StatusBadRequest, r.Status, "%v: %s", c.fields, r.Body)
@@ -294,4 +298,39 @@ func TestModelTakesOnlyItsParts(t *testing.T) {
 	require.Equal(t, "too_large", e["code"], "%v", e)
 	require.Contains(t, e["message"], "2048")
 	require.Len(t, a.Requests(), 1, "nothing was sent to tiny")
+}
+
+// A message may name a tier instead of a model: it runs the person's
+// default model when that is of the tier, else the tier's first model, and
+// the turn shows the model it ran.
+func TestATierPicksItsModel(t *testing.T) {
+	t.Parallel()
+	s, a, b := catalogStack(t, answerOnly, answerOnly)
+	conv := s.Conversation(t)
+	for _, c := range []struct {
+		tier, setting, model string
+		server               *fakemodel.Server
+		sent                 string
+	}{
+		{"strong", "", "deep", b, "deep-v2"},
+		{"fast", "", "small", a, "small"},
+		{"fast", "tiny", "tiny", nil, ""}, // its 2,048 tokens hold no prompt: it ends too_large, unsent
+		{"strong", "tiny", "deep", b, "deep-v2"},
+	} {
+		if c.setting != "" {
+			require.Equal(t, http.StatusOK, s.Do(t, s.Token, "PATCH", "/api/me/settings", map[string]any{"model": c.setting}).Status)
+		}
+		a.Reset()
+		b.Reset()
+		r := askModel(t, s, conv, map[string]any{"tier": c.tier})
+		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+		turn := s.AwaitStatus(t, r.JSON(t)["turnId"].(string))
+		require.Equal(t, c.model, turn["model"], "tier %s with default %q", c.tier, c.setting)
+		if c.server == nil {
+			continue
+		}
+		reqs := c.server.Requests()
+		require.NotEmpty(t, reqs, "tier %s with default %q: %v", c.tier, c.setting, turn)
+		require.Equal(t, c.sent, reqs[0].Model)
+	}
 }

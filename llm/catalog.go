@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -54,6 +55,9 @@ type Model struct {
 	// Default marks the model a turn uses when neither the turn nor the
 	// person's settings choose one (the first, when none is marked).
 	Default bool `json:"default"`
+	// Tier is the model's class ("fast", "strong": the operator's words;
+	// "" none): a message may ask for a tier instead of a model.
+	Tier string `json:"tier,omitempty"`
 }
 
 // TakesEffort tells whether effort is one the model takes; "" (no effort
@@ -120,6 +124,28 @@ func (c Catalog) CheckChoice(model, effort string) (field, problem string) {
 		return "effort", fmt.Sprintf("%s takes the efforts %s, not %q", m.ID, strings.Join(m.Efforts, ", "), effort)
 	}
 	return "", ""
+}
+
+// TierModel is the model a message asking for tier runs: preferred (the
+// person's default) when it is of that tier, else the tier's first model.
+// An unknown tier says which there are.
+func (c Catalog) TierModel(tier, preferred string) (id, problem string) {
+	if m, ok := c.Lookup(preferred); ok && preferred != "" && m.Tier == tier {
+		return m.ID, ""
+	}
+	if m, ok := find(c.Models, func(m Model) bool { return m.Tier == tier }); ok {
+		return m.ID, ""
+	}
+	var tiers []string
+	for _, m := range c.Models {
+		if m.Tier != "" && !slices.Contains(tiers, m.Tier) {
+			tiers = append(tiers, m.Tier)
+		}
+	}
+	if len(tiers) == 0 {
+		return "", "this Hub's models have no tiers; choose a model (GET /api/models)"
+	}
+	return "", fmt.Sprintf("%q is not a tier of this Hub's models (%s)", tier, strings.Join(tiers, ", "))
 }
 
 func (c Catalog) ids() []string {
@@ -204,6 +230,8 @@ func ParseCatalog(data []byte) (Catalog, error) {
 	return cat, nil
 }
 
+var tierName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+
 // Validate checks the catalog, naming the field at fault.
 func (c Catalog) Validate() error {
 	if len(c.Endpoints) == 0 {
@@ -240,6 +268,8 @@ func (c Catalog) Validate() error {
 			return fmt.Errorf("%s.endpoint: %q is not one of the endpoints", at, m.Endpoint)
 		case m.ContextWindow < 0:
 			return fmt.Errorf("%s.contextWindow: must not be negative", at)
+		case m.Tier != "" && !tierName.MatchString(m.Tier):
+			return fmt.Errorf("%s.tier: a tier is a lower-case word like fast or strong (letters, digits, -; at most 32), not %q", at, m.Tier)
 		}
 		ids[m.ID] = true
 		for j, e := range m.Efforts {

@@ -78,6 +78,7 @@ func TestParseCatalogRefusesMistakes(t *testing.T) {
 		{"duplicate model", catalogJSON(`{"name": "a", "endpoint": "local"}, {"name": "a", "endpoint": "openai"}`), `models[1].id: model "a" is listed twice`},
 		{"duplicate id", catalogJSON(`{"id": "a", "name": "x", "endpoint": "local"}, {"name": "a", "endpoint": "openai"}`), `models[1].id`},
 		{"bad effort", catalogJSON(`{"name": "a", "endpoint": "local", "efforts": ["low", "max"]}`), `models[0].efforts[1]: "max" is not an effort`},
+		{"bad tier", catalogJSON(`{"name": "a", "endpoint": "local", "tier": "Fast lane"}`), `models[0].tier: a tier is a lower-case word`},
 		{"effort twice", catalogJSON(`{"name": "a", "endpoint": "local", "efforts": ["low", "low"]}`), `models[0].efforts[1]: "low" is listed twice`},
 		{"negative input price", catalogJSON(`{"name": "a", "endpoint": "local", "price": {"input": -1}}`), "models[0].price.input"},
 		{"negative cached price", catalogJSON(`{"name": "a", "endpoint": "local", "price": {"cachedInput": -0.1}}`), "models[0].price.cachedInput"},

@@ -93,6 +93,9 @@ type Message struct {
 	// along: the model gets it in the turn's context; it is never shown
 	// in the transcript or saved as the person's words.
 	ReferenceContext string
+	// Tier asks for the catalog's model of that class for this message
+	// (workspace.Service.TierModel) instead of naming a Model.
+	Tier string
 	// Fresh starts a new conversation in the space (and of the agent) of
 	// ConversationID, where the message goes instead.
 	Fresh bool
@@ -182,6 +185,14 @@ func (s *Service) open(ctx context.Context, p workspace.Person, m Message, f fir
 	// Checked before anything is saved: an unknown model or an effort it
 	// does not take never reaches a provider.
 	model, effort := strings.TrimSpace(m.Model), strings.TrimSpace(m.Effort)
+	if tier := strings.TrimSpace(m.Tier); tier != "" {
+		if model != "" {
+			return nil, invalid("/tier", "send a model or a tier, not both")
+		}
+		if model, err = s.Workspace.TierModel(ctx, p.ID, tier); err != nil {
+			return nil, err
+		}
+	}
 	if model == "" && effort == "" && agent != nil {
 		model, effort = agent.Model, agent.Effort
 	}

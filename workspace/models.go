@@ -12,6 +12,9 @@ type ModelCatalog interface {
 	CheckChoice(model, effort string) (field, problem string)
 	// DefaultModel is the id of the catalog's default model.
 	DefaultModel() string
+	// TierModel is the id of the model of tier a message runs (preferred
+	// when it is of the tier), or why there is none.
+	TierModel(tier, preferred string) (id, problem string)
 }
 
 // SetModels gives the service the operator's catalog. Without one, any
@@ -37,6 +40,25 @@ func (s *Service) CheckModelChoice(prefix, model, effort string) error {
 		return invalid(prefix+"/"+field, "%s", problem)
 	}
 	return nil
+}
+
+// TierModel is the catalog model a message that asks for tier runs: the
+// person's default model when it is of that tier, else the tier's first.
+// An unknown tier is invalid at /tier.
+func (s *Service) TierModel(ctx context.Context, personID, tier string) (string, error) {
+	c := s.shared.catalog
+	if c == nil {
+		return "", invalid("/tier", "this Hub has no model catalog to choose from")
+	}
+	st, err := s.GetSettings(ctx, personID)
+	if err != nil {
+		return "", err
+	}
+	id, problem := c.TierModel(tier, st.Model)
+	if problem != "" {
+		return "", invalid("/tier", "%s", problem)
+	}
+	return id, nil
 }
 
 // TurnModel decides the model and effort of the person's turn, checking what

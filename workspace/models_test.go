@@ -33,6 +33,8 @@ func (c *catalog) CheckChoice(model, effort string) (string, string) {
 
 func (c *catalog) DefaultModel() string { return c.def }
 
+func (c *catalog) TierModel(string, string) (string, string) { return "", "no tiers" } // tiers: e2e/models_test.go
+
 // A turn runs what it names, else the person's default, else the
 // catalog's; an effort goes only with a model that takes it; a default
 // whose model the operator removed falls back to the catalog's default.

@@ -1551,6 +1551,8 @@ export interface components {
             name: string;
             /** @description US dollars per million tokens. */
             price: components["schemas"]["Price"];
+            /** @description The model's class, as a message's tier names it ("": none). */
+            tier: string;
         };
         ModelList: {
             /** @description The id of the catalog's default model. */
@@ -1876,6 +1878,8 @@ export interface components {
             referenceContext?: string;
             /** @description The work asked of the agent: at most 20,000 characters. */
             text: string;
+            /** @description A model class (a catalog model's tier) for this message in place of the agent's model. */
+            tier?: string;
         };
         StartTurnRequest: {
             /** @description What the person is looking at (page, selection, ids), or null; over-long selections and lists are cut, and the whole is at most 64 KiB. Other fields are kept as sent. */
@@ -1972,6 +1976,8 @@ export interface components {
             spaces?: string[];
             /** @description The message: at most 20,000 characters. */
             text: string;
+            /** @description A model class (a catalog model's tier) for this message instead of a model: the person's default model when it is of that tier, else the tier's first; checked before anything is saved. */
+            tier?: string;
         };
         StatusFrame: {
             discard?: boolean;
