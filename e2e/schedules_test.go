@@ -206,3 +206,30 @@ func awaitRun(t *testing.T, s *hubtest.Stack, path string, n int) map[string]any
 	}, 60*time.Second, 100*time.Millisecond, "the schedule's firing %d ended", n)
 	return last
 }
+
+// TestAScheduleFiresWhileTheWorkerIsDown: a firing that comes due while no
+// Hub worker runs is kept by Temporal and runs once a worker is back,
+// within the catch-up window: the schedule shows it waiting ("starting"),
+// then its turn done, once.
+func TestAScheduleFiresWhileTheWorkerIsDown(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{SQLite: true, Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "done"}}]}`)})
+	r := s.Do(t, s.Token, "POST", "/api/agents", map[string]any{"name": "Night shift", "spaces": []string{s.SpaceID}})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	base := "/api/agents/" + r.JSON(t)["id"].(string) + "/schedules"
+	s.StopWorker()
+	at := time.Now().Add(time.Second).UTC().Truncate(time.Second).Add(time.Second)
+	r = s.Do(t, s.Token, "POST", base, map[string]any{"text": "summarize the night", "spec": map[string]any{"at": at}})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	one := base + "/" + r.JSON(t)["id"].(string)
+	require.Eventually(t, func() bool {
+		runs, _ := s.Do(t, s.Token, "GET", one, nil).JSON(t)["recentRuns"].([]any)
+		return len(runs) == 1 && runs[0].(map[string]any)["turnStatus"] == "starting"
+	}, 30*time.Second, 100*time.Millisecond, "the firing came due and waits for a worker")
+	s.StartWorker(t)
+	run := awaitRun(t, s, one, 1)
+	require.Equal(t, "done", run["turnStatus"], "%v", run)
+	got := s.Do(t, s.Token, "GET", one, nil).JSON(t)
+	require.EqualValues(t, 1, got["firings"])
+	require.EqualValues(t, 0, got["missedFirings"], "within the catch-up window")
+}
