@@ -265,6 +265,16 @@ func TestUIServesAndReachesTheServer(t *testing.T) {
 	status, body = get("/api/v1/namespaces")
 	require.Equal(t, http.StatusOK, status, body)
 	require.Contains(t, body, `"hub"`)
+	// The Schedules page lists a schedule (agents' schedules are these).
+	c := dial(t, s)
+	_, err := c.ScheduleClient().Create(t.Context(), client.ScheduleOptions{ID: "agent-schedule:ui", Paused: true,
+		Spec:   client.ScheduleSpec{CronExpressions: []string{"0 9 * * 1-5"}},
+		Action: &client.ScheduleWorkflowAction{Workflow: "greetWorkflow", TaskQueue: testTaskQueue}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		status, body = get("/api/v1/namespaces/hub/schedules")
+		return status == http.StatusOK && strings.Contains(body, "agent-schedule:ui")
+	}, 20*time.Second, 100*time.Millisecond, "the UI lists the schedule: %d %s", status, body)
 }
 
 func TestStartRefusesABusyUIPort(t *testing.T) {
