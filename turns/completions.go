@@ -104,11 +104,10 @@ func (s *Service) checkCompletion(ctx context.Context, p workspace.Person, r Com
 			return n, invalid("/skillId", "skillId is required: the skill to try")
 		}
 		skill, err := s.Workspace.GetSkill(ctx, p.ID, r.SkillID)
+		if errors.Is(err, workspace.ErrNotFound) { // another person's too
+			return n, &workspace.NotFoundError{Kind: "skill", ID: r.SkillID, Path: "/skillId"}
+		}
 		if err != nil {
-			var nf *workspace.NotFoundError
-			if errors.As(err, &nf) {
-				return n, &workspace.NotFoundError{Kind: "skill", ID: r.SkillID, Path: "/skillId"}
-			}
 			return n, err
 		}
 		sample := strings.TrimSpace(r.Input)
