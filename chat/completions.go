@@ -106,7 +106,7 @@ func (c Completion) work() Work {
 // top bar, in one transaction. The caller checked the input and that the
 // person may open the space.
 func (s *Store) CreateCompletion(ctx context.Context, n NewCompletion) (Completion, error) {
-	now := s.now()
+	now := s.now().Truncate(time.Microsecond) // as both engines keep it, so every read agrees
 	r := storage.Completion{ID: storage.NewID("cmpl"), PersonID: n.PersonID, SpaceID: n.SpaceID, Kind: n.Kind,
 		Status: string(StatusQueued), Title: n.Title, Model: n.Model, Effort: n.Effort, Purpose: n.Purpose, TurnID: n.TurnID,
 		Input: marshal(n.Input), CreatedAt: now, UpdatedAt: now}

@@ -10,9 +10,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 
+	"hub/chat"
 	"hub/fakemodel"
 	"hub/hubtest"
+	"hub/workflows"
 	"hub/workspace"
 )
 
@@ -274,5 +277,38 @@ func TestCompletionPausedAndResumed(t *testing.T) {
 		require.Equal(t, "done", c["status"], "%v", c)
 		require.Equal(t, "Once upon a time.", c["result"], "the call ran again")
 		require.Len(t, s.Model.Requests(), 2)
+	})
+}
+
+// TestACompletionInsideATurnCountsUnderTheTurn: a completion started with
+// the turn it runs inside (no route sets it yet: the workflow's TurnID)
+// bills its model call to that turn, under the turn's purpose, once; no
+// completion purpose is charged.
+func TestACompletionInsideATurnCountsUnderTheTurn(t *testing.T) {
+	onBothEngines(t, func(t *testing.T, sqlite bool) {
+		s := hubtest.Start(t, hubtest.Options{SQLite: sqlite, Script: fakemodel.MustParseScript(completionScript)})
+		conv := s.Conversation(t)
+		st := s.Ask(t, conv, "hello")
+		s.Stream(t, st.StreamURL, 0, 0)
+		require.Equal(t, map[string]any{"chat": 1.0}, purposes(t, s))
+
+		c, err := s.Chat.CreateCompletion(t.Context(), chat.NewCompletion{PersonID: s.OwnerID, SpaceID: s.SpaceID,
+			Kind: chat.CompletionTestModel, Title: "Check model fakemodel", Model: "fakemodel", Purpose: chat.CompletionPurpose(chat.CompletionTestModel),
+			TurnID: st.TurnID})
+		require.NoError(t, err)
+		run, err := s.Temporal.ExecuteWorkflow(t.Context(), client.StartWorkflowOptions{ID: workflows.CompletionWorkflowID(c.ID),
+			TaskQueue: s.Config().TaskQueue, WorkflowExecutionTimeout: workflows.CompletionTimeout + workflows.CompletionGrace},
+			workflows.Completion, workflows.CompletionInput{CompletionID: c.ID, TurnID: st.TurnID})
+		require.NoError(t, err)
+		var res workflows.CompletionResult
+		require.NoError(t, run.Get(t.Context(), &res))
+		require.Equal(t, workflows.StatusDone, res.Status)
+
+		got := awaitCompletion(t, s, c.ID)
+		require.Equal(t, "Hello, I am fakemodel.", got["result"])
+		require.Equal(t, map[string]any{"chat": 2.0}, purposes(t, s), "counted once, under the turn's purpose")
+		r := s.Do(t, s.Token, "GET", "/api/assistant/turns/"+st.TurnID+"/inspect", nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.Len(t, r.JSON(t)["modelCalls"], 2, "the turn's own call and the completion's")
 	})
 }
