@@ -215,7 +215,7 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/api/usage", id: "getUsage", summary: "Model usage and cost summed over a time range, by person, space, model or day",
 			query: []param{named("from", str("An RFC 3339 time or a date (UTC); default: the start of this month.")),
 				named("to", str("An RFC 3339 time or a date (its end); default: now.")),
-				named("groupBy", param{schema: &openapi.Schema{Type: "string", Enum: []any{"person", "space", "model", "day", "purpose"}}, doc: "Sum by this, besides the total (purpose: chat, or an agent's purpose)."}),
+				named("groupBy", param{schema: &openapi.Schema{Type: "string", Enum: []any{"person", "space", "model", "day", "purpose"}}, doc: "Sum by this, besides the total (purpose: chat, an agent's purpose, or a completion's: summarize, test_model, test_skill)."}),
 				named("spaceId", str("Only this space (one the person belongs to)."))},
 			answers: []answer{ok(usageReportDTO{})}, errors: []int{404}, reply: s.usage},
 		{method: "GET", path: "/api/me/settings", id: "getSettings", summary: "The person's assistant settings",
