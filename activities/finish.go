@@ -165,15 +165,29 @@ func (a *Activities) SetTurnStatus(ctx context.Context, in StatusInput) error {
 }
 
 // InterruptWhenStopped is what a worker does with an interrupt announced
-// from another process: close the turn's model calls here if the turn is
-// stopping or paused now. A late announcement must not close the call a
-// Resume started (stream.Interrupts.InterruptIf). A function, not a method:
-// every method of Activities is registered as an activity.
-func InterruptWhenStopped(chats *chat.Store, interrupts *stream.Interrupts) func(turnID string) int {
-	return func(turnID string) int {
-		return interrupts.InterruptIf(turnID, func() bool {
-			t, _, err := chats.GetTurn(context.Background(), turnID)
-			return err == nil && (t.Status == chat.StatusStopping || t.Status == chat.StatusPaused)
+// from another process: close the model calls of the turn (or completion:
+// CompletionKey) here if it is stopping or paused now. A late announcement
+// must not close the call a Resume started (stream.Interrupts.InterruptIf).
+// A function, not a method: every method of Activities is registered as an
+// activity.
+func InterruptWhenStopped(chats *chat.Store, interrupts *stream.Interrupts) func(key string) int {
+	return func(key string) int {
+		return interrupts.InterruptIf(key, func() bool {
+			var status chat.Status
+			if id, ok := strings.CutPrefix(key, completionKeyPrefix); ok {
+				c, err := chats.GetCompletion(context.Background(), id)
+				if err != nil {
+					return false
+				}
+				status = c.Status
+			} else {
+				t, _, err := chats.GetTurn(context.Background(), key)
+				if err != nil {
+					return false
+				}
+				status = t.Status
+			}
+			return status == chat.StatusStopping || status == chat.StatusPaused
 		})
 	}
 }

@@ -32,9 +32,7 @@ const HeartbeatInterval = 5 * time.Second
 // or the verify hook.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (ModelStep, error) {
 	if a.Model == nil || !a.ModelConfigured {
-		return ModelStep{}, temporal.NewNonRetryableApplicationError(
-			"No model is configured, so the assistant cannot answer. Set OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than OpenAI's, HUB_MODEL for the model) and start Hub again.",
-			ErrTypeUnavailable, nil)
+		return ModelStep{}, temporal.NewNonRetryableApplicationError(noModelMessage, ErrTypeUnavailable, nil)
 	}
 	attempt, beat := 1, func(int) {} // outside Temporal: the in-process benchmark
 	if activity.IsActivity(ctx) {

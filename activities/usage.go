@@ -19,26 +19,33 @@ import (
 // its request sets no cap: one step's answer is rarely longer.
 const ReserveOutputTokens = 4096
 
-// meter meters the requests of one CallModel attempt: each first
-// reserves its estimated cost against the space's monthly budget (not sent
-// when it cannot hold it), and once ended is settled with what it used,
-// even when stopped. Each reservation and settle commits alone, so no
-// transaction is open across the request. The request's identity keys its
-// usage row, so no write is counted twice.
+// meter meters the requests of one model call attempt (a turn's CallModel,
+// a RunCompletion): each first reserves its estimated cost against the
+// space's monthly budget (not sent when it cannot hold it), and once ended
+// is settled with what it used, even when stopped. Each reservation and
+// settle commits alone, so no transaction is open across the request. The
+// request's identity keys its usage row, so no write is counted twice.
 type meter struct {
-	a             *Activities
-	turn          chat.Turn
-	step, attempt int
-	identity      string
-	send          streamer
-	info          llm.Model
-	price         llm.Price
-	try           int // the requests sent so far
+	a        *Activities
+	base     usage.Call // who and what the requests are for; ID and Model are set per request
+	attempt  int
+	identity string
+	send     streamer
+	info     llm.Model
+	price    llm.Price
+	try      int // the requests sent so far
 }
 
 func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt int, send streamer, info llm.Model) *meter {
-	m := &meter{a: a, turn: turn, step: step, attempt: attempt, identity: callIdentity(ctx, turn.ID, step, attempt),
-		send: send, info: info, price: info.Price}
+	base := usage.Call{TurnID: turn.ID, Step: step, ConversationID: turn.ConversationID, SpaceID: turn.SpaceID,
+		PersonID: turn.PersonID, Purpose: turn.Purpose}
+	return a.meterFor(base, callIdentity(ctx, turn.ID, step, attempt), attempt, send, info)
+}
+
+// meterFor meters the requests of one attempt made for base, each
+// identified as identity and its try.
+func (a *Activities) meterFor(base usage.Call, identity string, attempt int, send streamer, info llm.Model) *meter {
+	m := &meter{a: a, base: base, attempt: attempt, identity: identity, send: send, info: info, price: info.Price}
 	if a.Price != nil {
 		m.price = a.Price(info.ID)
 	}
@@ -46,17 +53,24 @@ func (a *Activities) metered(ctx context.Context, turn chat.Turn, step, attempt 
 }
 
 func (m *meter) call() usage.Call {
-	return usage.Call{ID: m.identity + "." + strconv.Itoa(m.try), TurnID: m.turn.ID, Step: m.step, ConversationID: m.turn.ConversationID,
-		SpaceID: m.turn.SpaceID, PersonID: m.turn.PersonID, Model: m.info.ID, Purpose: m.turn.Purpose}
+	c := m.base
+	c.ID, c.Model = m.identity+"."+strconv.Itoa(m.try), m.info.ID
+	return c
 }
 
 // reserve reserves the request being sent, first (for a retried attempt's
-// first request) releasing what the dead attempt before left open.
+// first request) releasing what the dead attempt before left open: the
+// completion's, else the turn's.
 func (m *meter) reserve(ctx context.Context, req llm.Request) error {
 	store := m.a.Usage
 	c := m.call()
 	if m.attempt > 1 && m.try == 1 {
-		if err := store.ReleaseTurn(ctx, m.turn.ID, c.ID); err != nil {
+		release := store.ReleaseTurn
+		key := c.TurnID
+		if c.CompletionID != "" {
+			release, key = store.ReleaseCompletion, c.CompletionID
+		}
+		if err := release(ctx, key, c.ID); err != nil {
 			return err
 		}
 	}
@@ -132,8 +146,9 @@ func EstimateSpent(req llm.Request, res llm.Result, window int) llm.Usage {
 
 var localCalls atomic.Int64
 
-// callIdentity names one CallModel attempt: the turn and step, and the
-// workflow run, activity and attempt. Outside Temporal every attempt is new.
+// callIdentity names one model call attempt: the turn and step (or the
+// completion and 0), and the workflow run, activity and attempt. Outside
+// Temporal every attempt is new.
 func callIdentity(ctx context.Context, turnID string, step, attempt int) string {
 	base := turnID + "." + strconv.Itoa(step)
 	if !activity.IsActivity(ctx) {

@@ -42,6 +42,8 @@ type controlAllDTO struct {
 	Turns  int    `json:"turns" doc:"How many turns were signalled."`
 	// Indexing counts the files whose indexing Stop stopped.
 	Indexing int `json:"indexing"`
+	// Completions counts the completions signalled.
+	Completions int `json:"completions"`
 }
 
 // controlTurn signals one of the person's turns; repeating is harmless, a finished turn is 409.
@@ -106,7 +108,7 @@ type activityDTO struct {
 	Status         string    `json:"status"`
 	StartedAt      time.Time `json:"startedAt"`
 	Title          string    `json:"title"`
-	SpaceID        string    `json:"spaceId,omitempty" doc:"An indexing's space (its id is the file's)."`
+	SpaceID        string    `json:"spaceId,omitempty" doc:"An indexing's space (its id is the file's), or a completion's."`
 	Step           int       `json:"step,omitempty"`
 	Ended          bool      `json:"ended,omitempty" doc:"The last frame of a turn or an Apply: it left the top bar."`
 }
@@ -155,7 +157,8 @@ func (s *Server) topBar(ctx context.Context, personID string) (topBarDTO, error)
 	return topBarDTO{Activities: toDTOs(acts, toActivityDTO), Paused: turns > 0 && paused}, nil
 }
 
-// agentState is the top bar: the person's turns, and replies whose writes wait for Apply.
+// agentState is the top bar: the person's turns, replies whose writes wait for Apply,
+// completions and files being indexed.
 func (s *Server) agentState(c *gin.Context) (any, error) {
 	return s.topBar(c.Request.Context(), person(c).ID)
 }
@@ -172,9 +175,10 @@ func (s *Server) indexing(ctx context.Context, personID string) ([]retrieval.Ver
 // maxIndexingShown bounds the files the top bar lists as being indexed.
 const maxIndexingShown = 50
 
-// controlAll sends a signal to every running turn of the person; Stop
-// also stops the indexing of the files they uploaded (the file is then
-// failed, "indexing was stopped", and indexed again on request).
+// controlAll sends a signal to every running turn and completion of the
+// person; Stop also stops the indexing of the files they uploaded (the
+// file is then failed, "indexing was stopped", and indexed again on
+// request).
 func (s *Server) controlAll(signal string) replyFunc {
 	return func(c *gin.Context) (any, error) {
 		ctx := c.Request.Context()
@@ -189,6 +193,18 @@ func (s *Server) controlAll(signal string) replyFunc {
 			}
 		}
 		out := controlAllDTO{Status: string(controls[signal].status), Turns: n}
+		completions, err := s.Chat.RunningCompletions(ctx, person(c).ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, cmpl := range completions {
+			if signal == workflows.ResumeSignal && cmpl.Status != chat.StatusPaused {
+				continue
+			}
+			if _, err := s.signalCompletion(c, cmpl, signal); err == nil {
+				out.Completions++
+			}
+		}
 		if signal != workflows.StopSignal {
 			return out, nil
 		}

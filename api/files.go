@@ -35,11 +35,14 @@ type fileDTO struct {
 	URL         string    `json:"url" doc:"Reads the file's bytes (GET …/content)."`
 	IndexStatus string    `json:"indexStatus" doc:"Whether search finds the file: queued or indexing (not yet), indexed, failed (indexError says why)."`
 	IndexError  string    `json:"indexError,omitempty"`
+	Summary     string    `json:"summary,omitempty" doc:"What a summarize_file completion (POST /api/completions) made of this version of the file; absent: none yet."`
+	Keywords    []string  `json:"keywords,omitempty" doc:"The keywords that completion chose (at most 8)."`
 }
 
 func toFileDTO(f files.File) fileDTO {
 	return fileDTO{ID: f.ID, SpaceID: f.SpaceID, Name: f.Name, ContentType: f.ContentType, Size: f.Size,
 		UploaderID: f.UploaderID, CreatedAt: f.CreatedAt, IndexStatus: f.IndexStatus, IndexError: f.IndexError,
+		Summary: f.Summary, Keywords: f.Keywords,
 		URL: "/api/spaces/" + url.PathEscape(f.SpaceID) + "/files/" + url.PathEscape(f.ID) + "/content"}
 }
 

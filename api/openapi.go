@@ -110,6 +110,7 @@ var tagDocs = map[string]string{
 	"agent":       "The top bar: the person's running work, its stream and controls.",
 	"agents":      "The person's agents: a persona, a model and a tool set that work for them in some of their spaces.",
 	"prompts":     "The prompts Hub sends the model.",
+	"completions": "Completions: one model call for a fixed task that needs no tools (a file's summary, a model's check, a skill's trial).",
 	"audit":       "A space's audit log: who changed its connected apps, settings and people.",
 }
 
@@ -136,13 +137,14 @@ func tagOf(path string) string {
 // pathParamDocs describe the path parameters by name; a bare :id by the
 // collection before it (idDoc).
 var pathParamDocs = map[string]string{
-	"spaceId":    "A space the person belongs to.",
-	"turnId":     "A turn of the person's.",
-	"tokenId":    "One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404.",
-	"agentId":    "One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404.",
-	"scheduleId": "One of the agent's schedules (GET /api/agents/{agentId}/schedules).",
-	"personId":   "A person of the space.",
-	"key":        "A passage of the file: the part after # in its link (hub://file/<id>#<key>).",
+	"spaceId":      "A space the person belongs to.",
+	"turnId":       "A turn of the person's.",
+	"tokenId":      "One of the person's tokens (GET /api/me/tokens): anyone else's, as an unknown one, is 404.",
+	"agentId":      "One of the person's agents (GET /api/agents): anyone else's, as an unknown one, is 404.",
+	"scheduleId":   "One of the agent's schedules (GET /api/agents/{agentId}/schedules).",
+	"completionId": "One of the person's completions (POST /api/completions): anyone else's, as an unknown one, is 404.",
+	"personId":     "A person of the space.",
+	"key":          "A passage of the file: the part after # in its link (hub://file/<id>#<key>).",
 }
 
 var idDoc = map[string]string{
@@ -167,34 +169,38 @@ var fieldEnums = func() map[reflect.Type]map[string][]string {
 	statuses := []string{string(chat.StatusQueued), string(chat.StatusWorking), string(chat.StatusWaiting), string(chat.StatusPaused),
 		string(chat.StatusStopping), string(chat.StatusStopped), string(chat.StatusDone), string(chat.StatusError)}
 	running := statuses[:5]
+	completionStatuses := []string{string(chat.StatusQueued), string(chat.StatusWorking), string(chat.StatusPaused),
+		string(chat.StatusStopping), string(chat.StatusStopped), string(chat.StatusDone), string(chat.StatusError)}
 	ended := []string{string(chat.StatusDone), string(chat.StatusStopped), string(chat.StatusError)}
 	roles := []string{string(workspace.RoleOwner), string(workspace.RoleEditor), string(workspace.RoleViewer), string(workspace.RoleGuest)}
 	policies := []string{workspace.PolicyImmediate, workspace.PolicyPreview, workspace.PolicyNeedsMe}
 	undoStates := []string{workspace.UndoDone, workspace.UndoUndone, workspace.UndoRedone}
 	receipts := []string{chat.ReceiptSucceeded, chat.ReceiptFailed, chat.ReceiptUnattempted, chat.ReceiptUnknown, chat.ReceiptSending}
 	return map[reflect.Type]map[string][]string{
-		reflect.TypeFor[turnDTO]():               {"status": statuses},
-		reflect.TypeFor[activityDTO]():           {"status": statuses, "kind": {chat.WorkTurn, chat.WorkAgent, chat.WorkApply, chat.WorkIndexing}},
-		reflect.TypeFor[controlDTO]():            {"status": running},
-		reflect.TypeFor[controlAllDTO]():         {"status": {string(chat.StatusWorking), string(chat.StatusPaused), string(chat.StatusStopping)}},
-		reflect.TypeFor[doneFrameDTO]():          {"status": ended},
-		reflect.TypeFor[statusFrameDTO]():        {"status": {stream.StatusWorking, stream.StatusRetrying, stream.StatusPaused, stream.StatusStopping, stream.StatusReset}},
-		reflect.TypeFor[toolFrameDTO]():          {"phase": {stream.PhaseStarted, stream.PhaseDone, stream.PhaseFailed, stream.PhaseHeld}},
-		reflect.TypeFor[messageDTO]():            {"role": {chat.RoleUser, chat.RoleAssistant}},
-		reflect.TypeFor[receiptDTO]():            {"status": receipts, "undoState": undoStates},
-		reflect.TypeFor[toolCallDTO]():           {"undoState": undoStates},
-		reflect.TypeFor[stepDTO]():               {"undoState": undoStates},
-		reflect.TypeFor[proposalDTO]():           {"heldFor": {chat.HeldForApply, chat.HeldForNeedsMe}},
-		reflect.TypeFor[spaceDTO]():              {"role": roles},
-		reflect.TypeFor[personDTO]():             {"role": roles},
-		reflect.TypeFor[addPersonRequest]():      {"role": roles},
-		reflect.TypeFor[updatePersonRequest]():   {"role": roles},
-		reflect.TypeFor[memberRoleRequest]():     {"role": roles},
-		reflect.TypeFor[settingsDTO]():           {"writePolicy": policies},
-		reflect.TypeFor[updateSettingsRequest](): {"writePolicy": policies},
-		reflect.TypeFor[healthDTO]():             {"status": {healthOK}},
-		reflect.TypeFor[fileDTO]():               {"indexStatus": {retrieval.StatusQueued, retrieval.StatusIndexing, retrieval.StatusIndexed, retrieval.StatusFailed}},
-		reflect.TypeFor[readinessDTO]():          {"status": {healthOK, healthUnavailable}},
+		reflect.TypeFor[turnDTO]():                 {"status": statuses},
+		reflect.TypeFor[activityDTO]():             {"status": statuses, "kind": {chat.WorkTurn, chat.WorkAgent, chat.WorkApply, chat.WorkIndexing, chat.WorkCompletion}},
+		reflect.TypeFor[completionDTO]():           {"status": completionStatuses, "kind": chat.CompletionKinds},
+		reflect.TypeFor[createCompletionRequest](): {"kind": chat.CompletionKinds},
+		reflect.TypeFor[controlDTO]():              {"status": running},
+		reflect.TypeFor[controlAllDTO]():           {"status": {string(chat.StatusWorking), string(chat.StatusPaused), string(chat.StatusStopping)}},
+		reflect.TypeFor[doneFrameDTO]():            {"status": ended},
+		reflect.TypeFor[statusFrameDTO]():          {"status": {stream.StatusWorking, stream.StatusRetrying, stream.StatusPaused, stream.StatusStopping, stream.StatusReset}},
+		reflect.TypeFor[toolFrameDTO]():            {"phase": {stream.PhaseStarted, stream.PhaseDone, stream.PhaseFailed, stream.PhaseHeld}},
+		reflect.TypeFor[messageDTO]():              {"role": {chat.RoleUser, chat.RoleAssistant}},
+		reflect.TypeFor[receiptDTO]():              {"status": receipts, "undoState": undoStates},
+		reflect.TypeFor[toolCallDTO]():             {"undoState": undoStates},
+		reflect.TypeFor[stepDTO]():                 {"undoState": undoStates},
+		reflect.TypeFor[proposalDTO]():             {"heldFor": {chat.HeldForApply, chat.HeldForNeedsMe}},
+		reflect.TypeFor[spaceDTO]():                {"role": roles},
+		reflect.TypeFor[personDTO]():               {"role": roles},
+		reflect.TypeFor[addPersonRequest]():        {"role": roles},
+		reflect.TypeFor[updatePersonRequest]():     {"role": roles},
+		reflect.TypeFor[memberRoleRequest]():       {"role": roles},
+		reflect.TypeFor[settingsDTO]():             {"writePolicy": policies},
+		reflect.TypeFor[updateSettingsRequest]():   {"writePolicy": policies},
+		reflect.TypeFor[healthDTO]():               {"status": {healthOK}},
+		reflect.TypeFor[fileDTO]():                 {"indexStatus": {retrieval.StatusQueued, retrieval.StatusIndexing, retrieval.StatusIndexed, retrieval.StatusFailed}},
+		reflect.TypeFor[readinessDTO]():            {"status": {healthOK, healthUnavailable}},
 	}
 }()
 

@@ -51,6 +51,12 @@ const (
 	AppToolBudget = 2_000
 	// PlaybookBudget bounds one playbook's text: two go with a message.
 	PlaybookBudget = 1_000
+	// SummarizeBudget bounds summarize_file's request around the file's
+	// text (at most MaxSummarizeChars characters, on top).
+	SummarizeBudget = 250
+	// TestSkillBudget bounds test_skill's request at its limits: a skill's
+	// longest instructions and the longest sample input.
+	TestSkillBudget = 2_800
 )
 
 // Budgets of the person's blocks of the system message, each measured at
@@ -155,6 +161,7 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 		note("reply.files-not-seen", "Ends a reply whose model refused some attached files (or whose files were deleted since): the person reads what the answer did not draw on.",
 			llm.PartsNote([]string{"plan.pdf", "whiteboard.png"})),
 	)
+	out = append(out, completionPrompts()...)
 	reg := tools.Hub(nil)
 	// The web tools' schemas do not depend on the search provider.
 	reg.Add(tools.WebSearch(nil))
@@ -184,6 +191,35 @@ func Catalog(appTools ...*tools.Definition) []Prompt {
 		})
 	}
 	return out
+}
+
+// completionPrompts are the requests of the completions (POST
+// /api/completions), each built by its real builder.
+func completionPrompts() []Prompt {
+	return []Prompt{
+		{
+			Name: "completion.summarize_file",
+			Description: fmt.Sprintf("summarize_file: the file's name and text (its first %d characters, not counted here) after instructions asking for a summary and keywords as JSON; "+
+				"the summary (at most %d characters) and keywords (at most %d) are saved on the file.", MaxSummarizeChars, MaxSummaryChars, MaxKeywords),
+			Text:   RequestText(SummarizeRequest("Q3 report.pdf", "Revenue grew 12% in the third quarter, led by the Berlin office.")),
+			Budget: SummarizeBudget,
+		},
+		{
+			Name:        "completion.test_model",
+			Description: "test_model: the fixed question a catalog model is asked to check that it answers (the settings screen's \"check this model\").",
+			Text:        RequestText(TestModelRequest()),
+			Budget:      NoteBudget,
+		},
+		{
+			Name: "completion.test_skill",
+			Description: fmt.Sprintf("test_skill: a skill's instructions (at most %d characters) framed as a trial without tools, then the sample input (at most %d characters) as the person's message; measured at both limits.",
+				workspace.MaxSkillInstructions, MaxSkillSampleChars),
+			Text: RequestText(TestSkillRequest(strings.Repeat("Skill name ", workspace.MaxSkillName/11),
+				strings.Repeat("Write the weekly report: done, next, blocked. ", workspace.MaxSkillInstructions/46),
+				strings.Repeat("Here are my notes for this week. ", MaxSkillSampleChars/33))),
+			Budget: TestSkillBudget,
+		},
+	}
 }
 
 // note is a catalog entry of a one-line note or nudge.

@@ -20,6 +20,9 @@ const (
 	// WorkIndexing is a file the person uploaded being made searchable
 	// (package retrieval); its id is the file's, SpaceID its space's.
 	WorkIndexing = "indexing"
+	// WorkCompletion is a completion of the person's (completions.go); its
+	// id is the completion's, SpaceID its space's.
+	WorkCompletion = "completion"
 )
 
 // turnKind is a turn's kind of work: an agent's turn is its own kind.
@@ -56,7 +59,8 @@ type WorkFrame struct {
 
 // TopBar lists the person's running work, never anyone else's: unfinished
 // turns, oldest first, then replies whose writes wait for Apply or are
-// being applied (one entry per reply, titled by its first held write).
+// being applied (one entry per reply, titled by its first held write),
+// then unended completions, oldest first.
 func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
 	turns, err := s.RunningTurns(ctx, personID)
 	if err != nil {
@@ -66,7 +70,11 @@ func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Work, 0, len(turns)+len(held))
+	completions, err := s.RunningCompletions(ctx, personID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Work, 0, len(turns)+len(held)+len(completions))
 	for _, t := range turns {
 		out = append(out, Work{Kind: turnKind(t.AgentID), ID: t.ID, ConversationID: t.ConversationID, Status: t.Status,
 			Title: t.Title, StartedAt: t.CreatedAt, Step: t.Step})
@@ -83,6 +91,9 @@ func (s *Store) TopBar(ctx context.Context, personID string) ([]Work, error) {
 		}
 		out = append(out, Work{Kind: WorkApply, ID: h.MessageID, ConversationID: h.ConversationID,
 			Status: status, Title: h.Summary, StartedAt: h.CreatedAt})
+	}
+	for _, c := range completions {
+		out = append(out, c.work())
 	}
 	return out, nil
 }
@@ -104,7 +115,8 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 }
 
 // AnnounceLeft ends, in the person's activity stream, their unfinished
-// turns and waiting Applies in a space they were removed from (leftWork).
+// turns, waiting Applies and unended completions in a space they were
+// removed from (leftWork).
 func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) error {
 	var ended []Work
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
@@ -125,6 +137,14 @@ func (s *Store) AnnounceLeft(ctx context.Context, personID, spaceID string) erro
 		}
 		for _, t := range replies {
 			ended = append(ended, leftWork(Work{Kind: WorkApply, ID: t.ReplyMessageID, ConversationID: t.ConversationID}))
+		}
+		var completions []storage.Completion
+		err = tx.Where("person_id = ? AND space_id = ? AND ended_at IS NULL", personID, spaceID).Order("created_at, id").Find(&completions).Error
+		if err != nil {
+			return err
+		}
+		for _, c := range completions {
+			ended = append(ended, leftWork(Work{Kind: WorkCompletion, ID: c.ID, SpaceID: c.SpaceID}))
 		}
 		return s.announceAll(ctx, personID, ended)
 	})
@@ -276,11 +296,12 @@ func (s *Store) WorkResumes(ctx context.Context, personID string, after int64) (
 
 // FollowWork calls fn with every work frame of the person after seq
 // `after` as stream.Bus.FollowLog delivers them; a frame of a conversation
-// in a space the person cannot open now is delivered as leftWork.
+// in a space the person cannot open now, or of a completion in such a
+// space, is delivered as leftWork.
 func (s *Store) FollowWork(ctx context.Context, personID string, after int64, fn func(WorkFrame) error) error {
 	return s.work.FollowLog(ctx, workLog(personID), after, func(f stream.Frame) error {
 		wf := toWorkFrame(f)
-		hidden, err := s.hidden(ctx, personID, wf.Work.ConversationID)
+		hidden, err := s.hidden(ctx, personID, wf.Work)
 		if err != nil {
 			return err
 		}
@@ -298,14 +319,22 @@ func leftWork(a Work) Work {
 	if a.Kind == WorkApply {
 		status = StatusDone
 	}
-	return Work{Kind: a.Kind, ID: a.ID, ConversationID: a.ConversationID, Status: status, Ended: true}
+	return Work{Kind: a.Kind, ID: a.ID, ConversationID: a.ConversationID, SpaceID: a.SpaceID, Status: status, Ended: true}
 }
 
-// hidden tells whether the conversation is in a space the person cannot
-// open now (a deleted one is not: its frames carry only ids).
-func (s *Store) hidden(ctx context.Context, personID, conversationID string) (bool, error) {
+// hidden tells whether a piece of work is in a space the person cannot
+// open now: a conversation's (a deleted one is not: its frames carry only
+// ids), or a completion's.
+func (s *Store) hidden(ctx context.Context, personID string, w Work) (bool, error) {
 	var n int64
-	err := s.q(ctx).Model(&storage.Conversation{}).Where("id = ?", conversationID).
+	if w.Kind == WorkCompletion {
+		err := s.q(ctx).Model(&storage.Membership{}).Where("space_id = ? AND person_id = ?", w.SpaceID, personID).Count(&n).Error
+		if err != nil {
+			return false, fmt.Errorf("activity frames of %s: %w", personID, err)
+		}
+		return n == 0, nil
+	}
+	err := s.q(ctx).Model(&storage.Conversation{}).Where("id = ?", w.ConversationID).
 		Where("NOT EXISTS (SELECT 1 FROM memberships WHERE memberships.space_id = conversations.space_id AND memberships.person_id = ?)", personID).
 		Count(&n).Error
 	if err != nil {

@@ -70,16 +70,20 @@ var routeBodies = map[string]routeBody{
 	"POST /api/assistant/conversations/{id}/turns": {body: map[string]any{"text": "hi", "spaces": []any{"$space"},
 		"mentions": []any{map[string]any{"kind": "task", "id": "$task"}}, "context": map[string]any{"page": "tasks"}},
 		free: []string{"/context"}},
-	"POST /api/assistant/turns/{turnId}/retry":  {},
-	"POST /api/assistant/turns/{turnId}/stop":   {},
-	"POST /api/assistant/turns/{turnId}/pause":  {},
-	"POST /api/assistant/turns/{turnId}/resume": {},
-	"POST /api/agent/stop":                      {},
-	"POST /api/agent/pause":                     {},
-	"POST /api/agent/resume":                    {},
-	"POST /api/assistant/undo":                  {body: map[string]any{"undoGroupId": "$undoGroup"}},
-	"POST /api/assistant/redo":                  {body: map[string]any{"undoGroupId": "$undoGroup"}},
-	"POST /api/assistant/apply":                 {body: map[string]any{"conversationId": "$conversation", "messageId": "$reply", "callIds": []any{"$call"}}},
+	"POST /api/assistant/turns/{turnId}/retry":    {},
+	"POST /api/assistant/turns/{turnId}/stop":     {},
+	"POST /api/assistant/turns/{turnId}/pause":    {},
+	"POST /api/assistant/turns/{turnId}/resume":   {},
+	"POST /api/agent/stop":                        {},
+	"POST /api/agent/pause":                       {},
+	"POST /api/agent/resume":                      {},
+	"POST /api/completions":                       {body: map[string]any{"kind": "test_model", "spaceId": "$space", "model": "fakemodel"}},
+	"POST /api/completions/{completionId}/stop":   {},
+	"POST /api/completions/{completionId}/pause":  {},
+	"POST /api/completions/{completionId}/resume": {},
+	"POST /api/assistant/undo":                    {body: map[string]any{"undoGroupId": "$undoGroup"}},
+	"POST /api/assistant/redo":                    {body: map[string]any{"undoGroupId": "$undoGroup"}},
+	"POST /api/assistant/apply":                   {body: map[string]any{"conversationId": "$conversation", "messageId": "$reply", "callIds": []any{"$call"}}},
 }
 
 // errorCodes are the documented error codes (docs/api.md).
@@ -538,7 +542,7 @@ func snapshot(t *testing.T, s *hubtest.Stack) string {
 	h := sha256.New()
 	for _, table := range []string{"spaces", "people", "memberships", "settings", "projects", "tasks", "connections",
 		"conversations", "messages", "turns", "turn_steps", "tool_calls", "frames", "undo_groups", "undo_entries",
-		"receipts", "workflow_steps", "frame_heads"} {
+		"receipts", "workflow_steps", "frame_heads", "completions"} {
 		var rows []map[string]any
 		require.NoError(t, s.DB.WithContext(context.Background()).Table(table).Find(&rows).Error, table)
 		lines := make([]string, len(rows))

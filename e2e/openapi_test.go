@@ -254,6 +254,25 @@ func TestOpenAPIDocumentMatchesRealAnswers(t *testing.T) {
 	c.run(call{route: "POST /api/me/skills", token: owner, body: map[string]any{"name": "Weekly report", "description": "Again", "instructions": "Again."}, want: 409})
 	c.run(call{route: "GET /api/me/skills", token: owner, want: 200})
 	c.run(call{route: "GET /api/me/skills", want: 401})
+	// Completions: one that answers, one that hangs (paused, resumed, stopped).
+	r = c.run(call{route: "POST /api/completions", token: owner, body: map[string]any{"kind": "test_model", "spaceId": space, "model": "fakemodel"}, want: 202})
+	answered := completionField(t, r)
+	c.run(call{route: "POST /api/completions", token: owner, body: map[string]any{"kind": "test_model", "spaceId": space}, want: 400})
+	c.run(call{route: "POST /api/completions", token: owner, body: map[string]any{"kind": "test_skill", "spaceId": space, "skillId": "skill_nope", "input": "hi"}, want: 404})
+	r = c.run(call{route: "POST /api/completions", token: owner, body: map[string]any{"kind": "test_skill", "spaceId": space, "skillId": skill, "input": "hang on"}, want: 202})
+	hanging := completionField(t, r)
+	c.run(call{route: "GET /api/completions/{completionId}", ids: []string{hanging}, token: owner, want: 200})
+	c.run(call{route: "GET /api/completions/{completionId}", ids: []string{"cmpl_nope"}, token: owner, want: 404})
+	c.run(call{route: "POST /api/completions/{completionId}/pause", ids: []string{hanging}, token: owner, want: 202})
+	c.run(call{route: "POST /api/completions/{completionId}/pause", ids: []string{"cmpl_nope"}, token: owner, want: 404})
+	c.run(call{route: "POST /api/completions/{completionId}/resume", ids: []string{hanging}, token: owner, want: 202})
+	c.run(call{route: "POST /api/completions/{completionId}/resume", ids: []string{"cmpl_nope"}, token: owner, want: 404})
+	c.run(call{route: "POST /api/completions/{completionId}/stop", ids: []string{hanging}, token: owner, want: 202})
+	require.Eventually(t, func() bool {
+		r := c.run(call{route: "GET /api/completions/{completionId}", ids: []string{answered}, token: owner, want: 200})
+		return strings.Contains(string(r.body), `"status":"done"`)
+	}, 30*time.Second, 100*time.Millisecond, "the answered completion ends done")
+	c.run(call{route: "POST /api/completions/{completionId}/stop", ids: []string{answered}, token: owner, want: 409})
 	c.run(call{route: "GET /api/me/skills/{id}", ids: []string{skill}, token: owner, want: 200})
 	c.run(call{route: "GET /api/me/skills/{id}", ids: []string{"skill_nope"}, token: owner, want: 404})
 	c.run(call{route: "PATCH /api/me/skills/{id}", ids: []string{skill}, token: owner, body: map[string]any{"version": 1, "enabled": false, "purpose": nil}, want: 200})
@@ -626,6 +645,19 @@ func field(t *testing.T, a answer, name string) string {
 	v, _ := m[name].(string)
 	require.NotEmpty(t, v, "%s in %s", name, a.body)
 	return v
+}
+
+// completionField is the id of the completion an answer carries.
+func completionField(t *testing.T, a answer) string {
+	t.Helper()
+	var m struct {
+		Completion struct {
+			ID string `json:"id"`
+		} `json:"completion"`
+	}
+	require.NoError(t, json.Unmarshal(a.body, &m), "%s", a.body)
+	require.NotEmpty(t, m.Completion.ID, "%s", a.body)
+	return m.Completion.ID
 }
 
 func multipartFile(t *testing.T, name string, data []byte) ([]byte, string) {

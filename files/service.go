@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,10 @@ type File struct {
 	IndexStatus string
 	IndexError  string
 	IndexGen    int
+	// Summary and Keywords are what a summarize_file completion made of
+	// this version (none: "" and nil); a new version has none.
+	Summary  string
+	Keywords []string
 }
 
 // Ref names a file to people and the model.
@@ -75,8 +80,13 @@ func NewService(db *storage.DB, ws *workspace.Service, store Store, maxBytes int
 func (s *Service) MaxBytes() int64 { return s.maxBytes }
 
 func toFile(r storage.File) File {
+	var keywords []string
+	if r.Keywords != "" {
+		_ = json.Unmarshal([]byte(r.Keywords), &keywords) // written by SetSummary; a bad one reads as none
+	}
 	return File{ID: r.ID, SpaceID: r.SpaceID, UploaderID: r.UploaderID, Name: r.Name, ContentType: r.ContentType,
-		Size: r.Size, CreatedAt: r.CreatedAt, IndexStatus: r.IndexStatus, IndexError: r.IndexError, IndexGen: r.IndexGen}
+		Size: r.Size, CreatedAt: r.CreatedAt, IndexStatus: r.IndexStatus, IndexError: r.IndexError, IndexGen: r.IndexGen,
+		Summary: r.Summary, Keywords: keywords}
 }
 
 // Upload stores a file in the space for a person who may write there. The
@@ -92,7 +102,7 @@ func (s *Service) Upload(ctx context.Context, actor workspace.Actor, spaceID, na
 		return File{}, err
 	}
 	row := storage.File{ID: storage.NewID("file"), SpaceID: spaceID, UploaderID: actor.PersonID, Name: in.name,
-		ContentType: in.ctype, Size: int64(len(in.data)), CreatedAt: time.Now().UTC(), IndexStatus: "queued", IndexGen: 1}
+		ContentType: in.ctype, Size: int64(len(in.data)), CreatedAt: time.Now().UTC(), IndexStatus: "queued", IndexGen: 1, Keywords: "[]"}
 	row.IndexStatus, row.IndexError = in.index()
 	row.BlobKey = spaceID + "/" + row.ID
 	err = s.stored(ctx, row.BlobKey, in, func() error { return s.db.Q(ctx).Create(&row).Error })
@@ -138,7 +148,8 @@ func (s *Service) Replace(ctx context.Context, actor workspace.Actor, spaceID, i
 			status, why := in.index()
 			if err := s.db.Q(ctx).Model(&storage.File{}).Where("id = ?", id).Updates(map[string]any{
 				"name": in.name, "content_type": in.ctype, "size": len(in.data), "blob_key": key,
-				"index_gen": gorm.Expr("index_gen + 1"), "index_status": status, "index_error": why}).Error; err != nil {
+				"index_gen": gorm.Expr("index_gen + 1"), "index_status": status, "index_error": why,
+				"summary": "", "keywords": "[]"}).Error; err != nil { // the old version's summary is not this one's
 				return err
 			}
 			if status == "failed" {
@@ -367,6 +378,33 @@ func (s *Service) Delete(ctx context.Context, actor workspace.Actor, spaceID, id
 			// Nobody reads the blob again; an operator can sweep it.
 			slog.WarnContext(ctx, "remove blob of a deleted file", "key", r.BlobKey, "error", err)
 		}
+	}
+	return nil
+}
+
+// ErrStale is a write about a version of a file that is no longer its
+// current one: it was replaced or deleted meanwhile.
+var ErrStale = errors.New("the file was replaced or deleted meanwhile")
+
+// SetSummary saves a summary and keywords made of version gen of a file,
+// for Hub itself (a summarize_file completion checked the person's access
+// when it read the file). A file replaced or deleted since is ErrStale, and
+// nothing changes. It runs in the transaction ctx carries, if any.
+func (s *Service) SetSummary(ctx context.Context, id string, gen int, summary string, keywords []string) error {
+	if keywords == nil {
+		keywords = []string{}
+	}
+	kw, err := json.Marshal(keywords)
+	if err != nil {
+		return fmt.Errorf("summary of file %s: %w", id, err)
+	}
+	res := s.db.Q(ctx).Model(&storage.File{}).Where("id = ? AND index_gen = ?", id, gen).
+		Updates(map[string]any{"summary": summary, "keywords": string(kw)})
+	if res.Error != nil {
+		return fmt.Errorf("summary of file %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrStale
 	}
 	return nil
 }

@@ -141,3 +141,37 @@ func TestReplaceKeepsTheFileAndQueuesItsNextVersion(t *testing.T) {
 		require.Equal(t, "failed", pic.IndexStatus, "a picture has nothing to index")
 	})
 }
+
+// A summary is saved on the version it was made of: a later version has
+// none, and a summary of an earlier one is refused as stale.
+func TestASummaryBelongsToItsVersion(t *testing.T) {
+	t.Parallel()
+	dbtest.Each(t, func(t *testing.T, url string) {
+		t.Parallel()
+		ctx := context.Background()
+		db := dbtest.Open(t, url)
+		ws := workspace.NewService(db)
+		store, err := files.NewDirStore(t.TempDir())
+		require.NoError(t, err)
+		svc := files.NewService(db, ws, store, 2048)
+		spaceID, ownerID := seed(t, ws, "Team", "Olga Owner")
+		owner := workspace.Actor{PersonID: ownerID, Via: workspace.ViaREST}
+
+		f, err := svc.Upload(ctx, owner, spaceID, "terms.md", strings.NewReader("Pay in 30 days."))
+		require.NoError(t, err)
+		require.Empty(t, f.Summary)
+		require.Empty(t, f.Keywords)
+		require.NoError(t, svc.SetSummary(ctx, f.ID, f.IndexGen, "Payment terms.", []string{"terms", "payment"}))
+		got, err := svc.Get(ctx, owner, spaceID, f.ID)
+		require.NoError(t, err)
+		require.Equal(t, "Payment terms.", got.Summary)
+		require.Equal(t, []string{"terms", "payment"}, got.Keywords)
+
+		v2, err := svc.Replace(ctx, owner, spaceID, f.ID, "terms.md", strings.NewReader("Pay in 14 days."))
+		require.NoError(t, err)
+		require.Empty(t, v2.Summary, "the new version has no summary")
+		require.Empty(t, v2.Keywords)
+		require.ErrorIs(t, svc.SetSummary(ctx, f.ID, f.IndexGen, "Old.", nil), files.ErrStale)
+		require.ErrorIs(t, svc.SetSummary(ctx, "file_nope", 1, "None.", nil), files.ErrStale)
+	})
+}

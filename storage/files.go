@@ -18,6 +18,10 @@ type File struct {
 	IndexStatus string `gorm:"default:queued"`
 	IndexError  string
 	IndexGen    int `gorm:"default:1"`
+	// Summary and Keywords (a JSON array) are what a summarize_file
+	// completion made of version IndexGen ("" and "" or "[]": none).
+	Summary  string
+	Keywords string
 }
 
 // Passage is a searchable piece of a space: a chunk of a file (FileID

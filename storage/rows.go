@@ -408,7 +408,8 @@ type ModelCall struct {
 	SpaceID           string
 	PersonID          string
 	Model             string
-	Purpose           string // the turn's (storage.Turn.Purpose)
+	Purpose           string // the turn's (storage.Turn.Purpose), or the completion's
+	CompletionID      string // the completion it was made for ("": a turn's own call)
 	Status            string
 	Day               string // UTC date of CreatedAt, 2026-12-01
 	InputTokens       int64
@@ -420,6 +421,28 @@ type ModelCall struct {
 	Estimated         bool // the provider reported no usage: tokens and cost are Hub's estimate
 	CreatedAt         time.Time
 	SettledAt         *time.Time
+}
+
+// Completion is one direct completion (POST /api/completions): a fixed
+// task's one model call, its input and result as JSON.
+type Completion struct {
+	ID           string `gorm:"primaryKey"`
+	PersonID     string
+	SpaceID      string
+	Kind         string
+	Status       string
+	Title        string
+	Model        string
+	Effort       string
+	Purpose      string
+	TurnID       string // the turn it started inside ("": none)
+	Input        string
+	Result       string
+	ErrorCode    string
+	ErrorMessage string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	EndedAt      *time.Time
 }
 
 // SpaceSpend is what a space spent and holds reserved in one UTC month

@@ -6,7 +6,7 @@
 // two turns racing for the last of a budget cannot both pass), and settled
 // after it with the provider's tokens and their real cost (Settle). A
 // reservation that never settles (a killed worker) is released when the
-// call is retried (ReleaseTurn) or by the sweeper (ReleaseStale). A row's id
+// call is retried (ReleaseTurn, ReleaseCompletion) or by the sweeper (ReleaseStale). A row's id
 // is the request's identity, so a repeated write changes nothing.
 //
 // Prices are not this package's: the caller passes a call's cost.

@@ -32,13 +32,17 @@ type Call struct {
 	SpaceID        string
 	PersonID       string
 	Model          string
-	Purpose        string // the usage bucket: the turn's (chat.Turn.Purpose)
+	Purpose        string // the usage bucket: the turn's (chat.Turn.Purpose), or the completion's
+	// CompletionID names the completion the call was made for ("": a
+	// turn's own call). One run inside a turn carries the turn too.
+	CompletionID string
 }
 
 // row is the call's model_calls row as first written.
 func (c Call) row(status string, now time.Time) storage.ModelCall {
 	return storage.ModelCall{ID: c.ID, TurnID: c.TurnID, Step: c.Step, ConversationID: c.ConversationID,
-		SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Purpose: c.Purpose, Status: status, Day: Day(now), CreatedAt: now}
+		SpaceID: c.SpaceID, PersonID: c.PersonID, Model: c.Model, Purpose: c.Purpose, CompletionID: c.CompletionID,
+		Status: status, Day: Day(now), CreatedAt: now}
 }
 
 // Store reads and writes model calls and budgets.
@@ -98,8 +102,8 @@ const reserveSQL = `WITH spend AS (
 			AND NOT EXISTS (SELECT 1 FROM model_calls WHERE id = ?)
 			AND spaces.id = ? AND ` + withinBudget + `
 		RETURNING 1)
-	INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, purpose, status, day, reserved_micros, created_at)
-	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`
+	INSERT INTO model_calls (id, turn_id, step, conversation_id, space_id, person_id, model, purpose, completion_id, status, day, reserved_micros, created_at)
+	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM spend)`
 
 // withinBudget guards a reservation's UPDATE of space_spend joined with
 // its space: no budget, or the month's totals plus the estimate (the
@@ -109,7 +113,7 @@ const withinBudget = `(spaces.monthly_budget_micros IS NULL
 
 func reserveArgs(c Call, estimate int64, now time.Time) []any {
 	return []any{estimate, c.SpaceID, Month(now), c.ID, c.SpaceID, estimate,
-		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, c.Purpose, StatusReserved, Day(now), estimate, now}
+		c.ID, c.TurnID, c.Step, c.ConversationID, c.SpaceID, c.PersonID, c.Model, c.Purpose, c.CompletionID, StatusReserved, Day(now), estimate, now}
 }
 
 func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.Time) error {
@@ -166,6 +170,13 @@ func (s *Store) reserveTx(ctx context.Context, c Call, estimate int64, now time.
 // activity finds are of attempts that will never settle.
 func (s *Store) ReleaseTurn(ctx context.Context, turnID, except string) error {
 	_, err := s.release(ctx, "turn_id = ? AND status = ? AND id <> ?", turnID, StatusReserved, except)
+	return err
+}
+
+// ReleaseCompletion releases the open reservations of a completion's
+// calls other than except, as ReleaseTurn does a turn's.
+func (s *Store) ReleaseCompletion(ctx context.Context, completionID, except string) error {
+	_, err := s.release(ctx, "completion_id = ? AND status = ? AND id <> ?", completionID, StatusReserved, except)
 	return err
 }
 

@@ -22,6 +22,7 @@ func New(c client.Client, acts *activities.Activities, taskQueue string) sdkwork
 	w.RegisterWorkflow(workflows.Apply)
 	w.RegisterWorkflow(workflows.IndexFile)
 	w.RegisterWorkflow(workflows.ScheduledTurn)
+	w.RegisterWorkflow(workflows.Completion)
 	w.RegisterActivity(acts)
 	return w
 }

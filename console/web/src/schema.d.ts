@@ -489,6 +489,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a completion: one model call for a fixed task that needs no tools (summarize_file, test_model, test_skill) */
+        post: operations["createCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/completions/{completionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the person's completions, with its result once done */
+        get: operations["getCompletion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/completions/{completionId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a completion (its model call ends; Resume runs it again) */
+        post: operations["pauseCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/completions/{completionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused completion */
+        post: operations["resumeCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/completions/{completionId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a completion (its model call ends at once) */
+        post: operations["stopCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/profile": {
         parameters: {
             query?: never;
@@ -1116,8 +1201,8 @@ export interface components {
             ended?: boolean;
             id: string;
             /** @enum {string} */
-            kind: "turn" | "agent" | "apply" | "indexing";
-            /** @description An indexing's space (its id is the file's). */
+            kind: "turn" | "agent" | "apply" | "indexing" | "completion";
+            /** @description An indexing's space (its id is the file's), or a completion's. */
             spaceId?: string;
             /** Format: date-time */
             startedAt: string;
@@ -1221,6 +1306,36 @@ export interface components {
             events: components["schemas"]["AuditEvent"][];
             nextBefore?: string;
         };
+        Completion: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Its reasoning effort ("": none). */
+            effort: string;
+            /** Format: date-time */
+            endedAt?: string;
+            error?: components["schemas"]["Failure"];
+            fileId?: string;
+            id: string;
+            /** @description Once done, summarize_file: the keywords saved on the file. */
+            keywords?: string[];
+            /** @enum {string} */
+            kind: "summarize_file" | "test_model" | "test_skill";
+            /** @description The catalog model it runs with. */
+            model: string;
+            /** @description The usage bucket its model call counts under (GET /api/usage?groupBy=purpose). */
+            purpose: string;
+            /** @description Once done: the model's answer; for summarize_file the summary saved on the file. */
+            result?: string;
+            skillId?: string;
+            spaceId: string;
+            /** @enum {string} */
+            status: "queued" | "working" | "paused" | "stopping" | "stopped" | "done" | "error";
+            /** @description As the top bar shows it: "Summarize report.pdf". */
+            title: string;
+        };
+        CompletionStarted: {
+            completion: components["schemas"]["Completion"];
+        };
         Connection: {
             /** Format: date-time */
             createdAt: string;
@@ -1261,6 +1376,7 @@ export interface components {
             status: "queued" | "working" | "waiting" | "paused" | "stopping";
         };
         ControlAll: {
+            completions: number;
             indexing: number;
             /** @enum {string} */
             status: "working" | "paused" | "stopping";
@@ -1292,6 +1408,25 @@ export interface components {
             spaces?: string[];
             tools?: string[];
             withoutTools?: string[];
+        };
+        CreateCompletionRequest: {
+            /** @description A reasoning effort the model takes; empty: the person's default. */
+            effort?: string;
+            /** @description summarize_file: the space's file to summarize (not a picture). */
+            fileId?: string;
+            /** @description test_skill: the sample request to try it on (at most 4,000 characters). */
+            input?: string;
+            /**
+             * @description What to do: summarize_file, test_model or test_skill.
+             * @enum {string}
+             */
+            kind: "summarize_file" | "test_model" | "test_skill";
+            /** @description A catalog model id (GET /api/models): required for test_model; empty: the person's default. */
+            model?: string;
+            /** @description test_skill: the person's skill to try. */
+            skillId?: string;
+            /** @description The space it runs in, one the person can open: its budget pays for the model call and usage counts it there. */
+            spaceId: string;
         };
         CreateConnectionRequest: {
             kind?: string;
@@ -1372,10 +1507,14 @@ export interface components {
              * @enum {string}
              */
             indexStatus: "queued" | "indexing" | "indexed" | "failed";
+            /** @description The keywords that completion chose (at most 8). */
+            keywords?: string[];
             name: string;
             /** Format: int64 */
             size: number;
             spaceId: string;
+            /** @description What a summarize_file completion (POST /api/completions) made of this version of the file; absent: none yet. */
+            summary?: string;
             uploaderId: string;
             /** @description Reads the file's bytes (GET …/content). */
             url: string;
@@ -3564,6 +3703,160 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompletionStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's completions (POST /api/completions): anyone else's, as an unknown one, is 404. */
+                completionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Completion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's completions (POST /api/completions): anyone else's, as an unknown one, is 404. */
+                completionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Control"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    resumeCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's completions (POST /api/completions): anyone else's, as an unknown one, is 404. */
+                completionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Control"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    stopCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the person's completions (POST /api/completions): anyone else's, as an unknown one, is 404. */
+                completionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Control"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyFailures"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getProfile: {
         parameters: {
             query?: never;
@@ -5208,7 +5501,7 @@ export interface operations {
                 from?: string;
                 /** @description An RFC 3339 time or a date (its end); default: now. */
                 to?: string;
-                /** @description Sum by this, besides the total (purpose: chat, or an agent's purpose). */
+                /** @description Sum by this, besides the total (purpose: chat, an agent's purpose, or a completion's: summarize, test_model, test_skill). */
                 groupBy?: "person" | "space" | "model" | "day" | "purpose";
                 /** @description Only this space (one the person belongs to). */
                 spaceId?: string;
