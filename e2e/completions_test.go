@@ -277,6 +277,9 @@ func TestCompletionPausedAndResumed(t *testing.T) {
 		require.Equal(t, "done", c["status"], "%v", c)
 		require.Equal(t, "Once upon a time.", c["result"], "the call ran again")
 		require.Len(t, s.Model.Requests(), 2)
+		if !sqlite { // its history replays (recorded with HUB_RECORD_HISTORY=1)
+			replayWorkflow(t, s, workflows.CompletionWorkflowID(id), "", "completion_pause_resume_v0.json")
+		}
 	})
 }
 

@@ -126,7 +126,7 @@ func replayTurn(t *testing.T, s *hubtest.Stack, turnID, runID, name string, mark
 	return replayWorkflow(t, s, workflows.TurnWorkflowID(turnID), runID, name, markers...)
 }
 
-// replayWorkflow is replayTurn for any of Hub's workflows but Apply, by id.
+// replayWorkflow is replayTurn for a Turn, ScheduledTurn or Completion, by id.
 func replayWorkflow(t *testing.T, s *hubtest.Stack, workflowID, runID, name string, markers ...string) *historypb.History {
 	t.Helper()
 	// The turn's row says it ended inside the workflow's last task: wait
@@ -145,6 +145,7 @@ func replayWorkflow(t *testing.T, s *hubtest.Stack, workflowID, runID, name stri
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflow(workflows.Turn)
 	r.RegisterWorkflow(workflows.ScheduledTurn)
+	r.RegisterWorkflow(workflows.Completion)
 	require.NoError(t, r.ReplayWorkflowHistory(nil, h))
 	raw, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
 	require.NoError(t, err)

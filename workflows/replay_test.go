@@ -11,7 +11,7 @@ import (
 // TestReplayRecordedHistories replays every recorded turn history against
 // the current code. A change to Turn that would break turns already running
 // fails here; gate such a change with workflow.GetVersion. Record a new
-// history with `HUB_RECORD_HISTORY=1 scripts/test.sh -run 'HistoryReplays|TestResetOfAFailed|TestAgentSchedules' ./e2e`
+// history with `HUB_RECORD_HISTORY=1 scripts/test.sh -run 'HistoryReplays|TestResetOfAFailed|TestAgentSchedules|TestCompletionPausedAndResumed' ./e2e`
 // (e2e/history_test.go says which file holds what; revert the Apply files
 // if they were not meant to change).
 func TestReplayRecordedHistories(t *testing.T) {
@@ -24,6 +24,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r.RegisterWorkflow(Turn)
 			r.RegisterWorkflow(Apply)
 			r.RegisterWorkflow(ScheduledTurn)
+			r.RegisterWorkflow(Completion)
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}
