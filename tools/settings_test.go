@@ -35,6 +35,8 @@ func (twoModels) CheckChoice(model, effort string) (string, string) {
 
 func (twoModels) DefaultModel() string { return "small" }
 
+func (twoModels) TierModel(string, string) (string, string) { return "", "no tiers" }
+
 // hub_update_settings is held under every write policy for every role
 // that may write (a viewer is refused, as for every write); Apply changes exactly the
 // allowlisted fields; a model or effort the catalog refuses, and any field
