@@ -68,7 +68,7 @@ func (s *Service) schedules() (client.ScheduleClient, error) {
 	if s.Schedules == nil {
 		return nil, &UnavailableError{Message: "Hub runs no schedules here: it has no Temporal client."}
 	}
-	return s.Schedules, nil
+	return s.Schedules.ScheduleClient(), nil
 }
 
 // CreateSchedule checks and saves a schedule of the person's agent and

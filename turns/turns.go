@@ -54,9 +54,9 @@ type Service struct {
 	Chat      *chat.Store
 	Files     *files.Service
 	Temporal  Starter
-	// Schedules makes, changes and describes agents' Temporal Schedules
+	// Schedules reaches agents' Temporal Schedules: the Temporal client
 	// (nil: schedules answer unavailable).
-	Schedules client.ScheduleClient
+	Schedules interface{ ScheduleClient() client.ScheduleClient }
 	TaskQueue string // "" is workflows.DefaultTaskQueue
 	// TurnTimeout bounds a whole turn's wall time; 0 uses
 	// workflows.DefaultTurnTimeout.

@@ -32,7 +32,7 @@ func (h *Hub) API(c client.Client) http.Handler {
 	if h.Config.OIDC.Enabled() {
 		verifier = identity.New(h.Config.OIDC, nil)
 	}
-	starter := &turns.Service{Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Temporal: c, Schedules: c.ScheduleClient(),
+	starter := &turns.Service{Workspace: h.Workspace, Chat: h.Chat, Files: h.Files, Temporal: c, Schedules: c,
 		TaskQueue: h.Config.TaskQueue, TurnTimeout: h.Config.TurnTimeout}
 	return console.Handler(api.New(api.Deps{Ping: h.DB.Ping, Workspace: h.Workspace, Chat: h.Chat, Turns: starter, Files: h.Files,
 		Retrieval: h.Retrieval, MCP: h.MCP, Frames: h.Frames, Temporal: c,
