@@ -44,13 +44,14 @@ export async function openAgents(id, byPerson = true) {
     await loadAgents();
     if (s !== session || !state.agentsOpen || state.agentId !== id)
         return;
-    if (!known && id) {
+    const exists = !!state.agents?.some((a) => a.id === id);
+    if (id && (!known || exists !== !!document.getElementById("agent-info"))) {
         const focused = document.activeElement?.id === "agents-title";
         draw();
         if (focused)
             moveFocus($("agents-title"));
     }
-    if (id && state.agents?.some((a) => a.id === id))
+    if (id && exists)
         await loadSchedules(id);
 }
 export async function loadAgents() {
@@ -74,6 +75,8 @@ export async function loadSchedules(id) {
     try {
         const list = (await api.schedules(id)).schedules;
         if (s !== session || state.agentId !== id)
+            return;
+        if (state.schedules && JSON.stringify(list) === JSON.stringify(state.schedules))
             return;
         state.schedules = list;
     }

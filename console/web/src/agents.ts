@@ -48,13 +48,15 @@ export async function openAgents(id: string | null, byPerson = true): Promise<vo
   const known = !!state.agents;
   await loadAgents();
   if (s !== session || !state.agentsOpen || state.agentId !== id) return;
-  // Drawn before the agents were read: the agent's page (or that it is not there) now.
-  if (!known && id) {
+  // Drawn before the agents were read, or from a list that did not have it (made in another tab) or
+  // still had it (deleted there): the agent's page, or that it is not there, now.
+  const exists = !!state.agents?.some((a) => a.id === id);
+  if (id && (!known || exists !== !!document.getElementById("agent-info"))) {
     const focused = document.activeElement?.id === "agents-title";
     draw();
     if (focused) moveFocus($("agents-title"));
   }
-  if (id && state.agents?.some((a) => a.id === id)) await loadSchedules(id);
+  if (id && exists) await loadSchedules(id);
 }
 
 /** loadAgents reads the person's agents and draws what shows them. */
@@ -78,6 +80,8 @@ export async function loadSchedules(id: string): Promise<void> {
   try {
     const list = (await api.schedules(id)).schedules;
     if (s !== session || state.agentId !== id) return;
+    // Read again unchanged (Run now's watch, an agent's turn that ended): nothing is drawn again.
+    if (state.schedules && JSON.stringify(list) === JSON.stringify(state.schedules)) return;
     state.schedules = list;
   } catch (e) {
     if (s !== session || state.agentId !== id) return;
