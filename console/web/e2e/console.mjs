@@ -844,8 +844,29 @@ try {
   const localNine = nextRuns.every(([iso]) => { const d = new Date(iso); return d > new Date() && d.getHours() === 9 && d.getMinutes() === 0 && d.getDay() >= 1 && d.getDay() <= 5; });
   check(nextRuns.length === 5 && localNine && nextRuns.every(([, text]) => /09:00/.test(text)) && await schedule.locator(".schedule-spec", { hasText: `0 9 * * 1-5 (${zone})` }).count() === 1,
     `the schedule shows its cron, time zone and next five runs as local date-times in <time datetime> (${nextRuns[0]?.[1]} …)`);
+  await page.evaluate(() => document.getElementById("agent-schedules")?.scrollIntoView());
+  await shot(page, "17a-schedule");
   const sched = (await hub("GET", `/api/agents/${agent.id}/schedules`)).json.schedules[0];
   check(sched.spec.cron === "0 9 * * 1-5" && sched.timeZone === zone && sched.writes === "apply" && !sched.paused, "the schedule is made: cron, time zone, writes that wait for Apply");
+  // A one-off run: a date and time in another time zone, sent as the instant it names there, shown in local time.
+  const day = new Date(Date.now() + 10 * 86400_000);
+  const ymd = `${day.getUTCFullYear()}-${String(day.getUTCMonth() + 1).padStart(2, "0")}-${String(day.getUTCDate()).padStart(2, "0")}`;
+  await page.fill("#schedule-text", "water the seedlings once");
+  await page.selectOption("#schedule-kind", "at");
+  check(await page.locator("#schedule-cron").isHidden() && await page.locator("#schedule-at").isVisible(), "Once offers a date and time in place of the cron expression");
+  await page.fill("#schedule-at", `${ymd}T08:30`);
+  await page.fill("#schedule-tz", "Asia/Tokyo");
+  await page.click("#add-schedule");
+  const once = page.locator("#schedule-list li.schedule", { hasText: "water the seedlings once" });
+  await once.locator("ol.next-runs time").first().waitFor();
+  const onceRun = (await hub("GET", `/api/agents/${agent.id}/schedules`)).json.schedules.find((x) => x.text === "water the seedlings once");
+  const want = new Date(`${ymd}T08:30:00+09:00`).toISOString();
+  check(onceRun && new Date(onceRun.spec.at).toISOString() === want && onceRun.timeZone === "Asia/Tokyo"
+    && new Date(await once.locator("ol.next-runs time").first().getAttribute("datetime")).toISOString() === want,
+    `a one-off run at 08:30 in Asia/Tokyo is sent as that instant (${onceRun?.spec.at}) and its next run shown at it`);
+  await once.locator("button.schedule-delete").click();
+  await once.waitFor({ state: "detached" });
+  await page.selectOption("#schedule-kind", "cron");
   const axeAgent = await axe(page, "agent page");
   check(axeAgent.serious.length === 0, `axe-core finds no serious or critical violations on the agent's page (${axeAgent.all.length} minor)`);
   // Pause with a note: shown paused, the note visible, no next runs; then Resume.
@@ -865,6 +886,8 @@ try {
   await schedule.locator("button.schedule-trigger").click();
   const run = schedule.locator("ol.recent-runs li.run", { hasText: "Done" });
   await run.waitFor({ timeout: 3 * timeout });
+  await page.evaluate(() => document.getElementById("agent-schedules")?.scrollIntoView());
+  await shot(page, "17c-recent-run");
   await run.locator("a.run-open").click();
   await page.locator("article.assistant").last().locator(".text", { hasText: "Garden brief:" }).waitFor();
   check(new URL(page.url()).hash === `#/c/${encodeURIComponent(sched.conversationId)}` && await page.locator("#agents").isHidden(),
@@ -881,7 +904,7 @@ try {
   check(await small.evaluate(() => document.documentElement.scrollWidth) <= 390 && await topBarFits(small, 390), "at 390 px the agent's page is no wider than the screen");
   const axeSmall = await axe(small, "agent page at 390 px");
   check(axeSmall.serious.length === 0, `axe-core at 390 px finds no serious or critical violations on the agent's page (${axeSmall.all.length} minor)`);
-  await shot(small, "17c-phone-agent");
+  await shot(small, "17d-phone-agent");
   await narrow.close();
   // Delete the schedule, then the agent.
   await page.goBack();
