@@ -67,7 +67,13 @@ var devConsole = regexp.MustCompile(`Console\s+(http://\S+/#token=\S+)`)
 // on screen at 1280 and 390 px (axe-core at 390 px too); the card and
 // receipt after Apply and Undo; tool rows by a human name; the pill's
 // Waiting and the Needs me list agreeing; the sign-in hint's code; sent
-// chips as links (a file's Download signed in by the cookie).
+// chips as links (a file's Download signed in by the cookie). And issue
+// 29: the Agents screen, opened by keyboard from the side column — a new
+// agent (a refusal said with its field), switched off and on, sent work
+// whose reply streams in its own conversation, a schedule by a cron
+// expression (refused first) with its next runs as local times, paused
+// with a note and resumed, Run now's run linking its conversation, axe-core
+// at 1280 and 390 px, then the schedule and the agent deleted.
 //
 // It needs node, console/web/node_modules (npm ci) and chromium, which
 // scripts/test.sh installs; without them it skips, unless

@@ -4,6 +4,7 @@ import { closeLive, session, state } from "./state.js";
 import { errorText, notice } from "./notice.js";
 import { guard, loadMessages, renderChat } from "./messages.js";
 import { renderChips } from "./composer.js";
+import { showChat } from "./agents.js";
 export function convInURL() {
     const m = location.hash.match(/^#\/c\/([^/?#]+)$/);
     return m ? decodeURIComponent(m[1]) : null;
@@ -45,6 +46,7 @@ export async function openFromURL(id) {
     await openConversation(id, false);
 }
 export async function switchSpace(id) {
+    showChat();
     state.spaceId = id;
     sessionStorage.setItem("hub.space", id);
     const select = document.getElementById("space");
@@ -102,6 +104,7 @@ function renderConversations() {
         restoreFocus(list, focused, $("new-conv"));
 }
 export function newConversation(byPerson = true) {
+    showChat();
     closeLive();
     state.convId = null;
     state.views = [];
@@ -112,6 +115,7 @@ export function newConversation(byPerson = true) {
         $("input").focus();
 }
 export async function openConversation(id, byPerson = true) {
+    showChat();
     closeLive();
     state.convId = id;
     showConvInURL(id, byPerson);

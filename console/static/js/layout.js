@@ -7,9 +7,10 @@ import { statusWord } from "./turns.js";
 import { composer } from "./composer.js";
 import { loadNeeds, renderNeeds } from "./needs.js";
 import { isTurn } from "./topbar.js";
+import { loadSchedules } from "./agents.js";
 export function layout() {
     const spaceSelect = h("select", { id: "space", onchange: (e) => void switchSpace(e.target.value) }, state.spaces.map((s) => h("option", { value: s.id, selected: s.id === state.spaceId }, s.name)));
-    replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => void signOut() }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
+    replace($("app"), h("header", { class: "topbar" }, h("span", { class: "brand" }, "Hub"), h("label", { for: "space", class: "space-label" }, "Space"), spaceSelect, h("div", { id: "topbar-status", class: "topbar-status" }), h("button", { type: "button", id: "signout", onclick: () => void signOut() }, "Sign out")), h("div", { class: "layout" }, h("nav", { id: "convs", "aria-label": "Conversations" }, h("h2", {}, "Conversations"), h("button", { type: "button", id: "new-conv", onclick: () => newConversation() }, "New conversation"), h("ul", { id: "conv-list" })), h("main", { id: "chat", "aria-labelledby": "chat-title" }, h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"), h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }), composer()), h("main", { id: "agents", "aria-labelledby": "agents-title", hidden: true }), h("aside", { id: "side" }, h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })), h("section", { id: "agents-link", "aria-labelledby": "agents-link-title" }, h("h2", { id: "agents-link-title" }, "Agents"), h("p", {}, h("a", { id: "open-agents", href: "#/agents" }, "Your agents"), h("span", { class: "hint" }, ": work sent to them now or on a schedule."))), h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))), h("div", { id: "notice", role: "status", "aria-live": "polite" }));
 }
 export function onActivity(a) {
     if (!a || a.kind === "apply" || a.ended) {
@@ -17,6 +18,8 @@ export function onActivity(a) {
         void loadNeeds();
         state.poolStale = true;
     }
+    if (a && a.kind === "agent" && a.ended && state.agentsOpen && state.agentId)
+        void loadSchedules(state.agentId);
     const live = state.live;
     if (a && live && isTurn(a) && a.id === live.view.turnId && !a.ended) {
         const paused = a.status === "paused";

@@ -2,6 +2,7 @@ import { openRecord } from "./record.js";
 import { me, state } from "./state.js";
 import { signedKey, signIn, signInWith, start, starting, takeSignInError, takeToken } from "./signin.js";
 import { convInURL, newConversation, openFromURL } from "./conversations.js";
+import { agentsInURL, openAgents, showChat } from "./agents.js";
 function boot() {
     document.addEventListener("click", (e) => {
         const a = e.target?.closest?.("a.ref");
@@ -40,6 +41,12 @@ async function route() {
     }
     if (!state.spaceId || starting)
         return;
+    const agents = agentsInURL();
+    if (agents) {
+        await openAgents(agents.id);
+        return;
+    }
+    showChat();
     const id = convInURL();
     if (id) {
         if (id !== state.convId)

@@ -8,6 +8,7 @@ import { convInURL, loadConversations, openFromURL } from "./conversations.js";
 import { renderChat } from "./messages.js";
 import { loadNeeds } from "./needs.js";
 import { loadSettings } from "./settings.js";
+import { agentsInURL, openAgents } from "./agents.js";
 const signInErrors = {
     denied: "Your organization's sign-in was cancelled.",
     expired: "That sign-in took too long or was already used: sign in again.",
@@ -117,8 +118,13 @@ export async function start(quiet = false) {
     if (s !== session)
         return;
     const id = convInURL();
+    const agents = agentsInURL();
     if (id)
         await openFromURL(id);
+    else if (agents) {
+        renderChat();
+        await openAgents(agents.id, false);
+    }
     else
         renderChat();
 }

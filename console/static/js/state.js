@@ -24,6 +24,10 @@ function fresh() {
         busy: new Set(),
         refusals: 0,
         retryTimer: 0,
+        agentsOpen: false,
+        agentId: null,
+        agents: null,
+        schedules: null,
     };
 }
 export let session = 0;

@@ -86,6 +86,9 @@ script.rules.unshift(
     reply: { text: "{{with find \"hub://file/[a-z0-9_]+#[0-9a-f]+\" .LastToolResult}}The notes say so ([notes.txt]({{.}})).{{else}}Nothing found.{{end}}" } },
   { name: "fail once", times: 1, match: { lastUser: "(?i)fail once", afterToolResult: false },
     reply: { fault: { kind: "http_error", status: 400, message: "the scripted model refuses this once" } } },
+  // The agent's work (the Agents screen): sent now, and by its schedule's Run now.
+  { name: "the garden brief", match: { lastUser: "(?i)draft the garden brief", afterToolResult: false },
+    reply: { text: "Garden brief: the plants are watered and the leaves are raked." } },
 );
 const put = await fetch(`${fakeModel}/fake/script`, { method: "PUT", body: JSON.stringify(script).replace("CONNECTION", conn.json.id).replace("SLOWPAGE", webhook + "/slow") });
 check(put.status === 204, "the scripted model takes the test's rules");
@@ -776,6 +779,144 @@ try {
   check((await hub("DELETE", `/api/assistant/conversations/${convTwo.id}`)).status === 204, "the conversation in the other space is deleted (the other person signs in below)");
   await page.selectOption("#space", demo);
   await page.locator("#conv-list .conv-open", { hasText: "hello from B" }).waitFor();
+
+  // --- the Agents screen: make an agent, send it work, schedule it, pause and resume the schedule ---
+  await page.focus("#open-agents");
+  await page.keyboard.press("Enter");
+  await page.locator("#agents-title", { hasText: /^Agents$/ }).waitFor();
+  await page.locator("#agent-list .empty", { hasText: "No agents yet" }).waitFor();
+  check(new URL(page.url()).hash === "#/agents" && await page.locator("#chat").isHidden() && await focusOn(page) === "agents-title",
+    "Agents opens by keyboard from the side: the screen takes the chat's place at its own address (#/agents), the focus on its heading");
+  await page.fill("#agent-name", "Garden keeper");
+  await page.fill("#agent-persona", "You keep the garden: short briefs, no fuss.");
+  check(await page.locator("#agent-spaces input:checked").count() === 1 && await page.locator("#agent-spaces input:checked").getAttribute("value") === demo
+    && await page.locator("#agent-spaces input").count() === 2 && await page.isChecked("#agent-enabled"),
+    "the new agent's form offers the person's two spaces, the open one ticked, and On");
+  // Refused by the api (no space): the notice line says why, naming the field; the field is marked.
+  await page.uncheck(`#agent-spaces input[value="${demo}"]`);
+  await page.click("#create-agent");
+  await page.locator("#notice", { hasText: /^Spaces: / }).waitFor();
+  check(await page.locator("#agent-spaces").getAttribute("aria-invalid") === "true" && (await hub("GET", "/api/agents")).json.agents.length === 0,
+    `an api refusal is said in the notice line with the field its path names (“${await page.locator("#notice").innerText()}”), and nothing is made`);
+  await page.check(`#agent-spaces input[value="${demo}"]`);
+  await page.click("#create-agent");
+  await page.locator("#agents-title", { hasText: "Garden keeper" }).waitFor();
+  const agent = (await hub("GET", "/api/agents")).json.agents.find((a) => a.name === "Garden keeper");
+  check(!!agent && agent.enabled && agent.persona === "You keep the garden: short briefs, no fuss." && agent.spaces.join() === demo
+    && new URL(page.url()).hash === `#/agents/${agent.id}` && await focusOn(page) === "agents-title",
+    "Create agent makes it (charter, space, on) and opens its page at its own address, the focus on its name");
+  await page.locator("#agent-info .charter", { hasText: "short briefs" }).waitFor();
+  await page.locator("#schedule-list .empty", { hasText: "No schedules" }).waitFor();
+  await page.click("#agent-switch");
+  await page.locator("#agent-state .badge", { hasText: "Off" }).waitFor();
+  check((await hub("GET", `/api/agents/${agent.id}`)).json.enabled === false, "Switch off switches the agent off (PATCH with its version)");
+  await page.click("#agent-switch");
+  await page.locator("#agent-state .badge", { hasText: "On" }).waitFor();
+  check((await hub("GET", `/api/agents/${agent.id}`)).json.enabled === true && await focusOn(page) === "agent-switch", "Switch on switches it on again; the focus stays on the button");
+  await shot(page, "17-agent");
+  // Run: the work goes to the agent, and its reply streams in its own conversation.
+  await page.fill("#run-text", "draft the garden brief");
+  await page.click("#run-agent");
+  const agentReply = page.locator("article.assistant").last().locator(".text", { hasText: "Garden brief: the plants are watered and the leaves are raked." });
+  await agentReply.waitFor();
+  const agentConv = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/c\//, ""));
+  check(await page.locator("#agents").isHidden() && (await hub("GET", `/api/assistant/conversations/${agentConv}`)).json.agentId === agent.id
+    && await page.locator("article.user", { hasText: "draft the garden brief" }).count() === 1,
+    "Run sends the agent work and opens the conversation it answers in: its reply is there");
+  // The back button goes back to the agent's page.
+  await page.goBack();
+  await page.locator("#agents-title", { hasText: "Garden keeper" }).waitFor();
+  check(await page.locator("#chat").isHidden(), "the back button goes back to the agent's page");
+  // A schedule: a cron expression the api refuses first, then one it takes; its next runs shown in local time.
+  const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  check(await page.inputValue("#schedule-tz") === zone, `a new schedule's time zone is the browser's (${zone})`);
+  await page.fill("#schedule-text", "draft the garden brief");
+  await page.fill("#schedule-cron", "weekdays at nine");
+  await page.click("#add-schedule");
+  await page.locator("#notice", { hasText: /^Cron expression: / }).waitFor();
+  check(await page.locator("#schedule-cron").getAttribute("aria-invalid") === "true" && await focusOn(page) === "schedule-cron",
+    `a refused cron expression is said with its field (“${await page.locator("#notice").innerText()}”), which has the focus`);
+  await page.fill("#schedule-cron", "0 9 * * 1-5");
+  await page.click("#add-schedule");
+  const schedule = page.locator("#schedule-list li.schedule", { hasText: "draft the garden brief" });
+  await schedule.locator("ol.next-runs li time").first().waitFor();
+  const nextRuns = await schedule.locator("ol.next-runs time").evaluateAll((ts) => ts.map((t) => [t.getAttribute("datetime"), t.textContent]));
+  const localNine = nextRuns.every(([iso]) => { const d = new Date(iso); return d > new Date() && d.getHours() === 9 && d.getMinutes() === 0 && d.getDay() >= 1 && d.getDay() <= 5; });
+  check(nextRuns.length === 5 && localNine && nextRuns.every(([, text]) => /09:00/.test(text)) && await schedule.locator(".schedule-spec", { hasText: `0 9 * * 1-5 (${zone})` }).count() === 1,
+    `the schedule shows its cron, time zone and next five runs as local date-times in <time datetime> (${nextRuns[0]?.[1]} …)`);
+  await page.evaluate(() => document.getElementById("agent-schedules")?.scrollIntoView());
+  await shot(page, "17a-schedule");
+  const sched = (await hub("GET", `/api/agents/${agent.id}/schedules`)).json.schedules[0];
+  check(sched.spec.cron === "0 9 * * 1-5" && sched.timeZone === zone && sched.writes === "apply" && !sched.paused, "the schedule is made: cron, time zone, writes that wait for Apply");
+  // A one-off run: a date and time in another time zone, sent as the instant it names there, shown in local time.
+  const day = new Date(Date.now() + 10 * 86400_000);
+  const ymd = `${day.getUTCFullYear()}-${String(day.getUTCMonth() + 1).padStart(2, "0")}-${String(day.getUTCDate()).padStart(2, "0")}`;
+  await page.fill("#schedule-text", "water the seedlings once");
+  await page.selectOption("#schedule-kind", "at");
+  check(await page.locator("#schedule-cron").isHidden() && await page.locator("#schedule-at").isVisible(), "Once offers a date and time in place of the cron expression");
+  await page.fill("#schedule-at", `${ymd}T08:30`);
+  await page.fill("#schedule-tz", "Asia/Tokyo");
+  await page.click("#add-schedule");
+  const once = page.locator("#schedule-list li.schedule", { hasText: "water the seedlings once" });
+  await once.locator("ol.next-runs time").first().waitFor();
+  const onceRun = (await hub("GET", `/api/agents/${agent.id}/schedules`)).json.schedules.find((x) => x.text === "water the seedlings once");
+  const want = new Date(`${ymd}T08:30:00+09:00`).toISOString();
+  check(onceRun && new Date(onceRun.spec.at).toISOString() === want && onceRun.timeZone === "Asia/Tokyo"
+    && new Date(await once.locator("ol.next-runs time").first().getAttribute("datetime")).toISOString() === want,
+    `a one-off run at 08:30 in Asia/Tokyo is sent as that instant (${onceRun?.spec.at}) and its next run shown at it`);
+  await once.locator("button.schedule-delete").click();
+  await once.waitFor({ state: "detached" });
+  await page.selectOption("#schedule-kind", "cron");
+  const axeAgent = await axe(page, "agent page");
+  check(axeAgent.serious.length === 0, `axe-core finds no serious or critical violations on the agent's page (${axeAgent.all.length} minor)`);
+  // Pause with a note: shown paused, the note visible, no next runs; then Resume.
+  await schedule.locator("input.schedule-note").fill("Away for the holidays");
+  await schedule.locator("button.schedule-pause").click();
+  await schedule.locator(".schedule-state .badge", { hasText: "Paused" }).waitFor();
+  const pausedNow = (await hub("GET", `/api/agents/${agent.id}/schedules/${sched.id}`)).json;
+  check(pausedNow.paused && pausedNow.note === "Away for the holidays" && await schedule.locator(".schedule-note-text", { hasText: "Away for the holidays" }).isVisible()
+    && await schedule.locator("ol.next-runs").count() === 0 && await focusOn(page) === `schedule-pause-${sched.id}`,
+    "Pause with a note pauses the schedule: shown paused with its note and no next runs; the focus on its button, now Resume");
+  await shot(page, "17b-schedule-paused");
+  await schedule.locator("button.schedule-resume").click();
+  await schedule.locator(".schedule-state .badge", { hasText: "Active" }).waitFor();
+  await schedule.locator("ol.next-runs li").first().waitFor();
+  check((await hub("GET", `/api/agents/${agent.id}/schedules/${sched.id}`)).json.paused === false, "Resume sets it going again, its next runs back");
+  // Run now: a run, its status, and a link to the schedule's conversation.
+  await schedule.locator("button.schedule-trigger").click();
+  const run = schedule.locator("ol.recent-runs li.run", { hasText: "Done" });
+  await run.waitFor({ timeout: 3 * timeout });
+  await page.evaluate(() => document.getElementById("agent-schedules")?.scrollIntoView());
+  await shot(page, "17c-recent-run");
+  await run.locator("a.run-open").click();
+  await page.locator("article.assistant").last().locator(".text", { hasText: "Garden brief:" }).waitFor();
+  check(new URL(page.url()).hash === `#/c/${encodeURIComponent(sched.conversationId)}` && await page.locator("#agents").isHidden(),
+    "Run now fires the schedule: its recent run says Done, and its link opens the schedule's conversation with the reply");
+  // At 390 px: the agent's page fits and axe finds nothing serious.
+  const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  narrow.setDefaultTimeout(timeout);
+  const small = await narrow.newPage();
+  small.on("pageerror", (e) => pageErrors.push(String(e)));
+  await small.goto(link);
+  await small.locator("#pill").filter({ hasText: "Idle" }).waitFor();
+  await small.evaluate((id) => { location.hash = "#/agents/" + id; }, agent.id);
+  await small.locator("#schedule-list li.schedule ol.next-runs li").first().waitFor();
+  check(await small.evaluate(() => document.documentElement.scrollWidth) <= 390 && await topBarFits(small, 390), "at 390 px the agent's page is no wider than the screen");
+  const axeSmall = await axe(small, "agent page at 390 px");
+  check(axeSmall.serious.length === 0, `axe-core at 390 px finds no serious or critical violations on the agent's page (${axeSmall.all.length} minor)`);
+  await shot(small, "17d-phone-agent");
+  await narrow.close();
+  // Delete the schedule, then the agent.
+  await page.goBack();
+  await page.locator("#agents-title", { hasText: "Garden keeper" }).waitFor();
+  await page.locator("#schedule-list button.schedule-delete").click();
+  await page.locator("#schedule-list .empty", { hasText: "No schedules" }).waitFor();
+  await page.click("#agent-delete");
+  await page.locator("#agent-list .empty", { hasText: "No agents yet" }).waitFor();
+  check((await hub("GET", "/api/agents")).json.agents.length === 0 && new URL(page.url()).hash === "#/agents", "Delete takes the schedule away, then the agent (back on the list)");
+  await page.click("#agents-back");
+  await page.locator("#chat-title").waitFor();
+  check(await page.locator("#agents").isHidden(), "Back to the chat shows the chat again");
 
   // --- Sign out, then sign in as another person in the same tab ---------------------------------
   // With a conversation open, its records read by the @-menu.

@@ -36,6 +36,11 @@ export type Project = S["Project"];
 export type Person = S["Person"];
 export type HubFile = S["File"];
 export type UndoState = NonNullable<ToolCall["undoState"]>;
+export type Agent = S["Agent"];
+export type NewAgent = S["CreateAgentRequest"];
+export type Schedule = S["Schedule"];
+export type ScheduleRun = S["ScheduleRun"];
+export type NewSchedule = S["CreateScheduleRequest"];
 
 // Frames of a turn's stream (docs/api.md, "The stream").
 export type RefsFrame = S["RefsFrame"];
@@ -149,4 +154,17 @@ export const api = {
     call("get", "/api/spaces/{spaceId}/files/{id}/passages/{key}", { path: { spaceId, id, key } }),
   skill: (id: string) => call("get", "/api/me/skills/{id}", { path: { id } }),
   connections: (spaceId: string) => call("get", "/api/spaces/{spaceId}/connections", { path: { spaceId } }),
+  // The person's agents and their schedules (the Agents screen).
+  agents: () => call("get", "/api/agents"),
+  createAgent: (a: NewAgent) => call("post", "/api/agents", { body: { name: a.name, persona: a.persona, spaces: a.spaces, enabled: a.enabled } }),
+  switchAgent: (agentId: string, version: number, enabled: boolean) => call("patch", "/api/agents/{agentId}", { path: { agentId }, body: { version, enabled } }),
+  deleteAgent: (agentId: string, version: number) => call("delete", "/api/agents/{agentId}", { path: { agentId }, query: { version } }),
+  runAgent: (agentId: string, text: string) => call("post", "/api/agents/{agentId}/turns", { path: { agentId }, body: { text } }),
+  schedules: (agentId: string) => call("get", "/api/agents/{agentId}/schedules", { path: { agentId } }),
+  createSchedule: (agentId: string, s: NewSchedule) => call("post", "/api/agents/{agentId}/schedules", { path: { agentId },
+    body: { text: s.text, spec: { cron: s.spec.cron, at: s.spec.at }, timeZone: s.timeZone, writes: s.writes } }),
+  pauseSchedule: (agentId: string, scheduleId: string, paused: boolean, note?: string) =>
+    call("patch", "/api/agents/{agentId}/schedules/{scheduleId}", { path: { agentId, scheduleId }, body: { paused, note } }),
+  triggerSchedule: (agentId: string, scheduleId: string) => call("post", "/api/agents/{agentId}/schedules/{scheduleId}/trigger", { path: { agentId, scheduleId } }),
+  deleteSchedule: (agentId: string, scheduleId: string) => call("delete", "/api/agents/{agentId}/schedules/{scheduleId}", { path: { agentId, scheduleId } }),
 };

@@ -8,6 +8,7 @@ import { closeLive, session, state } from "./state.js";
 import { errorText, notice } from "./notice.js";
 import { guard, loadMessages, renderChat } from "./messages.js";
 import { renderChips } from "./composer.js";
+import { showChat } from "./agents.js";
 
 /** convInURL is the conversation the address names (#/c/<id>), or null. */
 export function convInURL(): string | null {
@@ -49,6 +50,7 @@ export async function openFromURL(id: string): Promise<void> {
 
 /** switchSpace opens a space: its conversations, none of them open, and the composer without the last space's mentions and files. */
 export async function switchSpace(id: string): Promise<void> {
+  showChat();
   state.spaceId = id;
   sessionStorage.setItem("hub.space", id);
   const select = document.getElementById("space") as HTMLSelectElement | null;
@@ -104,6 +106,7 @@ function renderConversations(): void {
 
 /** newConversation shows an empty chat; the first message sent makes the conversation. */
 export function newConversation(byPerson = true): void {
+  showChat();
   closeLive();
   state.convId = null;
   state.views = [];
@@ -115,6 +118,7 @@ export function newConversation(byPerson = true): void {
 
 /** openConversation shows a conversation; opened by the person (byPerson), the focus moves to its heading. */
 export async function openConversation(id: string, byPerson = true): Promise<void> {
+  showChat();
   closeLive();
   state.convId = id;
   showConvInURL(id, byPerson);

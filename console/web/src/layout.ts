@@ -1,5 +1,6 @@
-// The signed-in page: its frame (the top bar, the conversations, the chat,
-// Needs me and settings), and how its parts follow the activity stream.
+// The signed-in page: its frame (the top bar, the conversations, the chat or
+// the Agents screen, Needs me, the link to Agents, and settings), and how its
+// parts follow the activity stream.
 
 import type { Activity } from "./api.js";
 import { $, h, replace } from "./dom.js";
@@ -11,6 +12,7 @@ import { statusWord } from "./turns.js";
 import { composer } from "./composer.js";
 import { loadNeeds, renderNeeds } from "./needs.js";
 import { isTurn } from "./topbar.js";
+import { loadSchedules } from "./agents.js";
 
 /** layout draws the signed-in page's frame; the parts fill their own boxes. */
 export function layout(): void {
@@ -31,8 +33,12 @@ export function layout(): void {
         h("h1", { id: "chat-title", tabindex: -1 }, "New conversation"),
         h("div", { id: "messages", role: "log", "aria-live": "polite", "aria-label": "Messages" }),
         composer()),
+      // The Agents screen (agents.ts) takes the chat's place while the address is #/agents.
+      h("main", { id: "agents", "aria-labelledby": "agents-title", hidden: true }),
       h("aside", { id: "side" },
         h("section", { id: "needs-me", "aria-labelledby": "needs-title" }, h("h2", { id: "needs-title", tabindex: -1 }, "Needs me"), h("ul", { id: "needs-list" })),
+        h("section", { id: "agents-link", "aria-labelledby": "agents-link-title" }, h("h2", { id: "agents-link-title" }, "Agents"),
+          h("p", {}, h("a", { id: "open-agents", href: "#/agents" }, "Your agents"), h("span", { class: "hint" }, ": work sent to them now or on a schedule."))),
         h("section", { id: "settings", "aria-labelledby": "settings-title" }, h("h2", { id: "settings-title" }, "Settings"), h("form", { id: "settings-form" })))),
     h("div", { id: "notice", role: "status", "aria-live": "polite" }));
 }
@@ -46,6 +52,8 @@ export function onActivity(a: Activity | null): void {
     void loadNeeds();
     state.poolStale = true;
   }
+  // An agent's turn ended (a schedule's run, say): the open agent's schedules say so.
+  if (a && a.kind === "agent" && a.ended && state.agentsOpen && state.agentId) void loadSchedules(state.agentId);
   const live = state.live;
   if (a && live && isTurn(a) && a.id === live.view.turnId && !a.ended) {
     // Paused or resumed from the top bar (this tab's or another's).

@@ -1,12 +1,14 @@
 // Hub's web console: the boot and the wiring. The screens are modules of
 // their own (signin.ts, layout.ts, conversations.ts, messages.ts, turns.ts,
-// proposals.ts, composer.ts, needs.ts, settings.ts, topbar.ts, record.ts);
+// proposals.ts, composer.ts, needs.ts, settings.ts, topbar.ts, record.ts,
+// agents.ts);
 // state.ts holds what they share.
 
 import { openRecord } from "./record.js";
 import { me, state } from "./state.js";
 import { signedKey, signIn, signInWith, start, starting, takeSignInError, takeToken } from "./signin.js";
 import { convInURL, newConversation, openFromURL } from "./conversations.js";
+import { agentsInURL, openAgents, showChat } from "./agents.js";
 
 function boot(): void {
   // A record link anywhere (the chat, the record panel) opens the record panel.
@@ -37,11 +39,14 @@ function boot(): void {
   else void start(true);
 }
 
-/** route follows the address: a `#token=` signs in; #/c/<id> opens that conversation; none, a new one. */
+/** route follows the address: a `#token=` signs in; #/agents[/<id>] opens the Agents screen; #/c/<id> opens that conversation; none, a new one. */
 async function route(): Promise<void> {
   const t = takeToken();
   if (t) { await signInWith(t); return; }
   if (!state.spaceId || starting) return;
+  const agents = agentsInURL();
+  if (agents) { await openAgents(agents.id); return; }
+  showChat();
   const id = convInURL();
   if (id) { if (id !== state.convId) await openFromURL(id); }
   else if (!location.hash && state.convId) newConversation(false);

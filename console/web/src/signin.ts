@@ -13,6 +13,7 @@ import { convInURL, loadConversations, openFromURL } from "./conversations.js";
 import { renderChat } from "./messages.js";
 import { loadNeeds } from "./needs.js";
 import { loadSettings } from "./settings.js";
+import { agentsInURL, openAgents } from "./agents.js";
 
 /** signInErrors say why a sign-in through the identity provider failed (its callback's /#signin-error=<reason>). */
 const signInErrors: Record<string, string> = {
@@ -134,7 +135,9 @@ export async function start(quiet = false): Promise<void> {
   await loadConversations();
   if (s !== session) return;
   const id = convInURL();
+  const agents = agentsInURL();
   if (id) await openFromURL(id);
+  else if (agents) { renderChat(); await openAgents(agents.id, false); }
   else renderChat();
 }
 

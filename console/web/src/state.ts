@@ -2,7 +2,7 @@
 // the sign-in it belongs to (session), who that is (me) and their top bar.
 // Every other module reads and changes it here; reset drops it at sign-out.
 
-import type { Conversation, HubFile, Models, NeedsMeItem, Ref, Settings, Space } from "./api.js";
+import type { Agent, Conversation, HubFile, Models, NeedsMeItem, Ref, Schedule, Settings, Space } from "./api.js";
 import type { View } from "./chat.js";
 import type { TopBar } from "./topbar.js";
 
@@ -43,6 +43,12 @@ function fresh() {
   /** refusals counts the refused stream connections in a row (the next try waits 1 s, doubling to 30 s); retryTimer is that wait. */
   refusals: 0,
   retryTimer: 0,
+  /** agentsOpen: the Agents screen is shown in place of the chat (#/agents); agentId the agent it shows (null: the list). */
+  agentsOpen: false,
+  agentId: null as string | null,
+  /** agents are the person's agents as last read (null: not read yet); schedules those of agentId (null: not read yet). */
+  agents: null as Agent[] | null,
+  schedules: null as Schedule[] | null,
   };
 }
 
