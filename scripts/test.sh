@@ -321,7 +321,7 @@ if [[ -n $console_run ]]; then
 	export HUB_CHROMIUM HUB_REQUIRE_BROWSER=1
 fi
 
-test_cmd=(go test -count=1 -timeout 15m -tags "$tags" ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})
+test_cmd=(go test -count=1 -timeout 20m -tags "$tags" ${go_test_args[@]+"${go_test_args[@]}"} "${packages[@]}" ${after_args[@]+"${after_args[@]}"})
 set_phase "${test_cmd[*]} (a first run compiles the Temporal server and every dependency with -race first: 10-20 minutes on 2 cores)"
 
 # go test runs in its own process group (set -m) and we wait for it in the background, so that
