@@ -120,6 +120,11 @@ func TestAgentSchedules(t *testing.T) {
 		needs := s.Do(t, s.Token, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"].([]any)
 		require.Len(t, needs, 1, "the write waits for the owner")
 		require.NotContains(t, string(s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).Body), "Scheduled task")
+		held := needs[0].(map[string]any)
+		r = s.Do(t, s.Token, "POST", "/api/assistant/apply", map[string]any{"conversationId": held["conversationId"], "messageId": held["messageId"]})
+		require.Equal(t, http.StatusOK, r.Status, "the owner's Apply runs it: %s", r.Body)
+		require.Contains(t, string(s.Do(t, s.Token, "GET", "/api/spaces/"+s.SpaceID+"/tasks", nil).Body), "Scheduled task")
+		require.Empty(t, s.Do(t, s.Token, "GET", "/api/assistant/needs-me", nil).JSON(t)["items"])
 		for _, q := range []string{
 			fmt.Sprintf("HubAgentID = '%s' AND WorkflowType = 'ScheduledTurn'", agent),
 			fmt.Sprintf("HubAgentID = '%s' AND WorkflowId = '%s'", agent, workflows.TurnWorkflowID(turnID)),
