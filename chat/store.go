@@ -128,16 +128,19 @@ func (s *Store) ListConversations(ctx context.Context, personID, spaceID string)
 type Deleted struct {
 	RunningTurns []string
 	HeldReplies  []string
+	AgentID      string // the conversation's agent: its turns are that kind of work
 }
 
 // DeleteConversation removes a conversation with its messages, turns, tool
 // calls and receipts.
 func (s *Store) DeleteConversation(ctx context.Context, personID, id string) (Deleted, error) {
 	var d Deleted
-	if _, err := s.GetConversation(ctx, personID, id); err != nil {
+	conv, err := s.GetConversation(ctx, personID, id)
+	if err != nil {
 		return d, err
 	}
-	err := s.db.InTx(ctx, func(ctx context.Context) error {
+	d.AgentID = conv.AgentID
+	err = s.db.InTx(ctx, func(ctx context.Context) error {
 		tx := s.q(ctx)
 		if err := tx.Model(&storage.Turn{}).Where("conversation_id = ? AND finished_at IS NULL", id).Pluck("id", &d.RunningTurns).Error; err != nil {
 			return err

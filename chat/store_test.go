@@ -90,7 +90,7 @@ func TestDeleteConversation(t *testing.T) {
 		_, err = f.store.SaveStep(ctx, running.ID, chat.Step{Step: 1, Attempt: 1, ToolCalls: []chat.ToolCall{{Tool: "hub_list_tasks", Arguments: "{}"}}})
 		require.NoError(t, err)
 
-		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "Other", "")
+		other, err := f.store.CreateConversation(ctx, f.ann, f.space, "Other", "agent_brief")
 		require.NoError(t, err)
 		kept, err := f.store.StartTurn(ctx, chat.NewTurn{ConversationID: other.ID, PersonID: f.ann, Text: "keep me"})
 		require.NoError(t, err)
@@ -118,6 +118,12 @@ func TestDeleteConversation(t *testing.T) {
 		d, err = f.store.DeleteConversation(ctx, f.ann, other.ID)
 		require.NoError(t, err)
 		require.Equal(t, []string{kept.ID}, d.RunningTurns)
+		// An agent's running turn leaves the top bar as the agent's work.
+		require.NoError(t, f.store.AnnounceDeleted(ctx, f.ann, other.ID, d))
+		frames, err := f.store.WorkFrames(ctx, f.ann, 0)
+		require.NoError(t, err)
+		last := frames[len(frames)-1].Work
+		require.Equal(t, chat.Work{Kind: chat.WorkAgent, ID: kept.ID, ConversationID: other.ID, Status: chat.StatusStopped, Ended: true}, last)
 		d, err = f.store.DeleteConversation(ctx, f.ann, other.ID)
 		requireNotFound(t, err, "conversation")
 		require.Empty(t, d.RunningTurns)

@@ -106,7 +106,7 @@ func (s *Store) AnnounceDeleted(ctx context.Context, personID, conversationID st
 	}
 	var ended []Work
 	for _, id := range d.RunningTurns {
-		ended = append(ended, leftWork(Work{Kind: WorkTurn, ID: id, ConversationID: conversationID}))
+		ended = append(ended, leftWork(Work{Kind: turnKind(d.AgentID), ID: id, ConversationID: conversationID}))
 	}
 	for _, id := range d.HeldReplies {
 		ended = append(ended, leftWork(Work{Kind: WorkApply, ID: id, ConversationID: conversationID}))
