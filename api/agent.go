@@ -67,11 +67,8 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	if signal == workflows.ResumeSignal && t.Status != chat.StatusPaused {
 		return t.Status, nil // nothing to resume
 	}
-	if err := s.Temporal.SignalWorkflow(ctx, workflows.TurnWorkflowID(t.ID), "", signal, nil); err != nil {
-		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
-			return "", newError(http.StatusConflict, codeConflict, "", "this turn already ended")
-		}
-		return "", unavailable("Hub could not reach its workflow service; try again in a moment.")
+	if err := s.signalWork(ctx, workflows.TurnWorkflowID(t.ID), "turn", signal); err != nil {
+		return "", err
 	}
 	ctl := controls[signal]
 	// The status first: a worker acts on an announced interrupt only while
@@ -90,14 +87,38 @@ func (s *Server) signalTurn(c *gin.Context, t chat.Turn, signal string) (chat.St
 	// Close the model call now, here and (over the frame bus) in the worker
 	// running it, only while the turn still reads stopping or paused: a
 	// Resume and the call it started may have come in between.
-	s.Interrupts.InterruptIf(t.ID, func() bool {
+	s.interruptNow(ctx, t.ID, func() (chat.Status, error) {
 		cur, _, err := s.Chat.GetTurn(ctx, t.ID)
-		return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
+		return cur.Status, err
 	})
-	if err := s.Frames.AnnounceInterrupt(ctx, t.ID); err != nil {
-		slog.WarnContext(ctx, "announce interrupt", "turn", t.ID, "error", err)
-	}
 	return ctl.status, nil
+}
+
+// signalWork sends a turn's or a completion's workflow (what) the durable
+// signal: one that ended is 409, Temporal unreachable 503.
+func (s *Server) signalWork(ctx context.Context, workflowID, what, signal string) error {
+	err := s.Temporal.SignalWorkflow(ctx, workflowID, "", signal, nil)
+	if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
+		return newError(http.StatusConflict, codeConflict, "", "this "+what+" already ended")
+	}
+	if err != nil {
+		return unavailable("Hub could not reach its workflow service; try again in a moment.")
+	}
+	return nil
+}
+
+// interruptNow closes the model call registered under key at once, here
+// and (over the frame bus) in the worker running it, only while its work
+// still reads stopping or paused: a Resume and the call it started may
+// have come in between.
+func (s *Server) interruptNow(ctx context.Context, key string, status func() (chat.Status, error)) {
+	s.Interrupts.InterruptIf(key, func() bool {
+		cur, err := status()
+		return err == nil && (cur == chat.StatusStopping || cur == chat.StatusPaused)
+	})
+	if err := s.Frames.AnnounceInterrupt(ctx, key); err != nil {
+		slog.WarnContext(ctx, "announce interrupt", "key", key, "error", err)
+	}
 }
 
 // activityDTO is one piece of the person's running work, in the top bar and activity frames.

@@ -1,14 +1,11 @@
 package api
 
 import (
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"go.temporal.io/api/serviceerror"
 
 	"hub/chat"
 	"hub/turns"
@@ -84,11 +81,8 @@ func (s *Server) signalCompletion(c *gin.Context, cmpl chat.Completion, signal s
 	if signal == workflows.ResumeSignal && cmpl.Status != chat.StatusPaused {
 		return cmpl.Status, nil // nothing to resume
 	}
-	if err := s.Temporal.SignalWorkflow(ctx, workflows.CompletionWorkflowID(cmpl.ID), "", signal, nil); err != nil {
-		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
-			return "", newError(http.StatusConflict, codeConflict, "", "this completion already ended")
-		}
-		return "", unavailable("Hub could not reach its workflow service; try again in a moment.")
+	if err := s.signalWork(ctx, workflows.CompletionWorkflowID(cmpl.ID), "completion", signal); err != nil {
+		return "", err
 	}
 	status := controls[signal].status
 	if _, err := s.Chat.SetCompletionStatus(ctx, cmpl.ID, status); err != nil {
@@ -97,13 +91,10 @@ func (s *Server) signalCompletion(c *gin.Context, cmpl chat.Completion, signal s
 	if signal == workflows.ResumeSignal {
 		return status, nil
 	}
-	key := workflows.CompletionWorkflowID(cmpl.ID) // the key its model call is registered under
-	s.Interrupts.InterruptIf(key, func() bool {
+	// Its model call is registered under its workflow id.
+	s.interruptNow(ctx, workflows.CompletionWorkflowID(cmpl.ID), func() (chat.Status, error) {
 		cur, err := s.Chat.GetCompletion(ctx, cmpl.ID)
-		return err == nil && (cur.Status == chat.StatusStopping || cur.Status == chat.StatusPaused)
+		return cur.Status, err
 	})
-	if err := s.Frames.AnnounceInterrupt(ctx, key); err != nil {
-		slog.WarnContext(ctx, "announce interrupt", "completion", cmpl.ID, "error", err)
-	}
 	return status, nil
 }

@@ -62,8 +62,10 @@ func status(want string) func(map[string]any) bool {
 func TestActivityStreamFollowsMyWorkAndNobodyElses(t *testing.T) {
 	t.Parallel()
 	// Mira's story streams until she stops it (the pause, the resume and
-	// the stop must each find it running); Sam's turn answers at once.
-	script := `{"rules": [{"match": {"lastUser": "long story"}, "reply": {"text": "` + endless + `", "chunkSize": 5, "chunkDelay": "20ms"}},
+	// the stop must each find it running; the resumed call, whose last user
+	// message is the continue note when the pause cut off some text,
+	// streams on too); Sam's turn answers at once.
+	script := `{"rules": [{"match": {"lastUser": "long story|cut off by a pause"}, "reply": {"text": "` + endless + `", "chunkSize": 5, "chunkDelay": "20ms"}},
   {"reply": {"text": "Hello."}}]}`
 	s := hubtest.Start(t, hubtest.Options{Script: fakemodel.MustParseScript(script)})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
