@@ -28,7 +28,7 @@ type Scheduler interface {
 // Firing is one firing of a schedule.
 type Firing struct {
 	ScheduleID string
-	Run        string // the firing workflow's id: one turn per firing
+	Run        string // workflows.FiringKey: one turn per firing
 }
 
 // ScheduledTurn is the turn a firing saved, as the Turn workflow takes it.

@@ -251,7 +251,7 @@ func (s *Server) routes() []route {
 			body: updateAgentRequest{}, answers: []answer{ok(agentDTO{})}, errors: []int{404, 409}, reply: withBody(s.updateAgent)},
 		{method: "DELETE", path: "/api/agents/:agentId", id: "deleteAgent", summary: "Delete an agent",
 			query:   []param{named("version", param{schema: &openapi.Schema{Type: "integer", Minimum: new(int64(1))}, doc: "When given, must be the agent's current version (else 409)."})},
-			answers: []answer{noContent}, errors: []int{409}, reply: s.deleteAgent},
+			answers: []answer{noContent}, errors: []int{409, 503}, reply: s.deleteAgent},
 		{method: "POST", path: "/api/agents/:agentId/turns", id: "startAgentTurn", summary: "Send the agent work: starts a turn in one of its conversations (a new one by default)",
 			body: startAgentTurnRequest{}, answers: []answer{accepted(turnStartedDTO{})}, errors: []int{404, 409, 503}, reply: withBody(s.startAgentTurn)},
 		{method: "GET", path: "/api/agents/:agentId/schedules", id: "listSchedules", summary: "The agent's schedules, with their next run times and latest firings",

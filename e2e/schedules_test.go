@@ -17,6 +17,7 @@ import (
 	"hub/fakemodel"
 	"hub/hubtest"
 	"hub/workflows"
+	"hub/workspace"
 )
 
 // TestAgentSchedules: an agent's schedules through the api, on both
@@ -54,6 +55,7 @@ func TestAgentSchedules(t *testing.T) {
 			{map[string]any{"text": "x", "spec": map[string]any{"cron": "@every 1s"}}, "/spec/cron"},
 			{map[string]any{"text": "x", "spec": map[string]any{"calendar": map[string]any{"hour": []int{24}}}}, "/spec/calendar/hour/0"},
 			{map[string]any{"text": "x", "spec": map[string]any{"at": time.Now().Add(-time.Minute)}}, "/spec/at"},
+			{map[string]any{"text": "x", "spec": map[string]any{"at": time.Now().Add(time.Second)}}, "/spec/at"}, // too soon to be sure to fire
 			{map[string]any{"text": "x", "spec": map[string]any{"cron": "@daily"}, "timeZone": "Mars/Olympus"}, "/timeZone"},
 			{map[string]any{"text": "x", "spec": map[string]any{"cron": "@daily"}, "overlap": "all"}, "/overlap"},
 			{map[string]any{"text": "x", "spec": map[string]any{"cron": "@daily"}, "writes": "later"}, "/writes"},
@@ -148,7 +150,7 @@ func TestAgentSchedules(t *testing.T) {
 		require.Len(t, r.JSON(t)["nextRuns"], 5)
 
 		// A one-off run fires by time; with writes immediate it writes at once.
-		at := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
+		at := time.Now().Add(workspace.MinScheduleLead + time.Second).UTC().Truncate(time.Second).Add(time.Second)
 		r = s.Do(t, s.Token, "POST", base, map[string]any{"text": "file a new task for the notes", "spec": map[string]any{"at": at},
 			"writes": "immediate", "conversationId": weekly.ConversationID})
 		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
@@ -223,7 +225,7 @@ func TestAScheduleFiresWhileTheWorkerIsDown(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	base := "/api/agents/" + r.JSON(t)["id"].(string) + "/schedules"
 	s.StopWorker()
-	at := time.Now().Add(time.Second).UTC().Truncate(time.Second).Add(time.Second)
+	at := time.Now().Add(workspace.MinScheduleLead + time.Second).UTC().Truncate(time.Second).Add(time.Second)
 	r = s.Do(t, s.Token, "POST", base, map[string]any{"text": "summarize the night", "spec": map[string]any{"at": at}})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	one := base + "/" + r.JSON(t)["id"].(string)
@@ -237,4 +239,28 @@ func TestAScheduleFiresWhileTheWorkerIsDown(t *testing.T) {
 	got := s.Do(t, s.Token, "GET", one, nil).JSON(t)
 	require.EqualValues(t, 1, got["firings"])
 	require.EqualValues(t, 0, got["missedFirings"], "within the catch-up window")
+}
+
+// TestTwoTriggersRunTwoTurns: with overlap buffer_one, a second trigger
+// while the first firing's turn runs waits and then runs a turn of its
+// own, also when Temporal gives both firings one workflow id (two triggers
+// in one second): each firing is keyed by its run, never by its id alone.
+func TestTwoTriggersRunTwoTurns(t *testing.T) {
+	t.Parallel()
+	s := hubtest.Start(t, hubtest.Options{SQLite: true, Script: fakemodel.MustParseScript(`{"rules": [{"reply": {"text": "done"}}]}`)})
+	r := s.Do(t, s.Token, "POST", "/api/agents", map[string]any{"name": "Twice", "spaces": []string{s.SpaceID}})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	base := "/api/agents/" + r.JSON(t)["id"].(string) + "/schedules"
+	r = s.Do(t, s.Token, "POST", base, map[string]any{"text": "check in", "spec": map[string]any{"cron": "@yearly"}, "overlap": "buffer_one"})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	one := base + "/" + r.JSON(t)["id"].(string)
+	for range 2 {
+		require.Equal(t, http.StatusAccepted, s.Do(t, s.Token, "POST", one+"/trigger", nil).Status)
+	}
+	first, second := awaitRun(t, s, one, 1), awaitRun(t, s, one, 2)
+	require.Equal(t, "done", first["turnStatus"], "%v", first)
+	require.Equal(t, "done", second["turnStatus"], "%v", second)
+	require.NotEqual(t, first["turnId"], second["turnId"], "each firing its own turn")
+	msgs := s.Do(t, s.Token, "GET", "/api/assistant/conversations/"+s.Do(t, s.Token, "GET", one, nil).JSON(t)["conversationId"].(string)+"/messages", nil)
+	require.Len(t, msgs.JSON(t)["messages"], 4, "two messages and two replies")
 }

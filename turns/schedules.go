@@ -91,6 +91,9 @@ func (s *Service) CreateSchedule(ctx context.Context, p workspace.Person, agentI
 	}
 	// The agent must be switched on, and the conversation its own.
 	conv, agent, err := s.conversation(ctx, p.ID, Message{AgentID: agentID, ConversationID: in.ConversationID})
+	if err == nil && agent == nil { // no agent named (an empty id): not one of theirs
+		err = &workspace.NotFoundError{Kind: "agent", ID: agentID}
+	}
 	if err != nil {
 		return ScheduleView{}, err
 	}
@@ -98,9 +101,11 @@ func (s *Service) CreateSchedule(ctx context.Context, p workspace.Person, agentI
 	if err != nil {
 		return ScheduleView{}, err
 	}
-	var handle client.ScheduleHandle
+	// The rows commit first: no transaction waits on Temporal, and a
+	// firing finds its row. A schedule Temporal refuses takes them back.
+	made := conv.ID == ""
 	err = s.Workspace.InTx(ctx, func(ctx context.Context) error {
-		if conv.ID == "" {
+		if made {
 			c, err := s.Chat.CreateConversation(ctx, p.ID, conv.SpaceID, chat.TitleFromMessage(sc.Text), agentID)
 			if err != nil {
 				return err
@@ -108,21 +113,35 @@ func (s *Service) CreateSchedule(ctx context.Context, p workspace.Person, agentI
 			conv = c
 		}
 		sc.ConversationID = conv.ID
-		if sc, err = s.Workspace.SaveSchedule(ctx, sc); err != nil {
-			return err
-		}
-		handle, err = sched.Create(ctx, s.scheduleOptions(sc, *agent))
-		return temporalError(err, specPath(sc.Spec))
+		sc, err = s.Workspace.SaveSchedule(ctx, sc)
+		return err
 	})
 	if err != nil {
-		if handle != nil { // made, then the transaction failed
-			if derr := handle.Delete(context.WithoutCancel(ctx)); derr != nil {
-				slog.ErrorContext(ctx, "delete the schedule of a failed create", "schedule", sc.ID, "error", derr)
-			}
-		}
 		return ScheduleView{}, err
 	}
-	return s.view(ctx, sc)
+	if _, err := sched.Create(ctx, s.scheduleOptions(sc, *agent)); err != nil {
+		undo := context.WithoutCancel(ctx)
+		derr := s.Workspace.DeleteSchedule(undo, p.ID, sc.ID)
+		if made && derr == nil {
+			_, derr = s.Chat.DeleteConversation(undo, p.ID, conv.ID)
+		}
+		if derr != nil {
+			slog.ErrorContext(ctx, "take back a schedule Temporal refused", "schedule", sc.ID, "error", derr)
+		}
+		return ScheduleView{}, temporalError(err, specPath(sc.Spec))
+	}
+	return s.viewAfter(ctx, sc), nil
+}
+
+// viewAfter is view after a change that happened: a failing describe
+// leaves out Temporal's part (logged) rather than answering an error for
+// what was done, which a retry would do again.
+func (s *Service) viewAfter(ctx context.Context, sc workspace.Schedule) ScheduleView {
+	v, err := s.view(ctx, sc)
+	if err != nil {
+		slog.WarnContext(ctx, "describe a changed schedule", "schedule", sc.ID, "error", err)
+	}
+	return v
 }
 
 // scheduleOptions is the Temporal Schedule of sc: its action is the
@@ -272,12 +291,12 @@ func (s *Service) view(ctx context.Context, sc workspace.Schedule) (ScheduleView
 	}
 	running := map[string]bool{}
 	for _, w := range info.RunningWorkflows {
-		running[w.WorkflowID] = true
+		running[workflows.FiringKey(w.WorkflowID, w.FirstExecutionRunID)] = true
 	}
 	var runs []string
 	for _, a := range info.RecentActions {
-		if a.StartWorkflowResult != nil {
-			runs = append(runs, a.StartWorkflowResult.WorkflowID)
+		if w := a.StartWorkflowResult; w != nil {
+			runs = append(runs, workflows.FiringKey(w.WorkflowID, w.FirstExecutionRunID))
 		}
 	}
 	turnsByRun, err := s.Chat.ScheduledRuns(ctx, sc.OwnerID, runs)
@@ -286,8 +305,8 @@ func (s *Service) view(ctx context.Context, sc workspace.Schedule) (ScheduleView
 	}
 	for _, a := range info.RecentActions {
 		r := ScheduleRun{ScheduledAt: a.ScheduleTime, StartedAt: a.ActualTime, TurnStatus: "skipped"}
-		if a.StartWorkflowResult != nil {
-			id := a.StartWorkflowResult.WorkflowID
+		if w := a.StartWorkflowResult; w != nil {
+			id := workflows.FiringKey(w.WorkflowID, w.FirstExecutionRunID)
 			if t, ok := turnsByRun[id]; ok {
 				r.TurnID, r.TurnStatus = t.ID, string(t.Status)
 			} else if running[id] {
@@ -352,7 +371,7 @@ func (s *Service) UpdateSchedule(ctx context.Context, p workspace.Person, agentI
 	if err = temporalError(err, ""); err != nil {
 		return ScheduleView{}, err
 	}
-	return s.view(ctx, sc)
+	return s.viewAfter(ctx, sc), nil
 }
 
 // TriggerSchedule fires the schedule now, as its overlap policy allows;
@@ -372,7 +391,7 @@ func (s *Service) TriggerSchedule(ctx context.Context, p workspace.Person, agent
 	if err := temporalError(sched.GetHandle(ctx, workflows.ScheduleID(sc.ID)).Trigger(ctx, client.ScheduleTriggerOptions{}), ""); err != nil {
 		return ScheduleView{}, err
 	}
-	return s.view(ctx, sc)
+	return s.viewAfter(ctx, sc), nil
 }
 
 // DeleteSchedule deletes the Temporal Schedule, then the row: a firing
@@ -431,14 +450,15 @@ func (s *Service) UpdateAgent(ctx context.Context, p workspace.Person, agentID s
 	if err != nil || agent.Enabled == before.Enabled {
 		return agent, err
 	}
-	if err := s.holdSchedules(ctx, p.ID, agent); err != nil {
+	if err := s.holdSchedules(context.WithoutCancel(ctx), p.ID, agent); err != nil {
 		slog.ErrorContext(ctx, "pause or resume an agent's schedules", "agent", agent.ID, "error", err)
 	}
 	return agent, nil
 }
 
 // holdSchedules pauses the switched-off agent's unpaused schedules, or
-// resumes the switched-on agent's schedules that it paused.
+// resumes the switched-on agent's schedules that it paused. One that
+// fails does not stop the rest; one gone from Temporal is passed over.
 func (s *Service) holdSchedules(ctx context.Context, ownerID string, agent workspace.Agent) error {
 	list, err := s.Workspace.ListSchedules(ctx, ownerID, agent.ID)
 	if err != nil || len(list) == 0 {
@@ -448,31 +468,35 @@ func (s *Service) holdSchedules(ctx context.Context, ownerID string, agent works
 	if err != nil {
 		return err
 	}
+	var errs []error
 	for _, sc := range list {
-		h := sched.GetHandle(ctx, workflows.ScheduleID(sc.ID))
-		switch {
-		case !agent.Enabled && !sc.HeldByAgent:
-			d, err := h.Describe(ctx)
-			if err != nil {
-				return err
-			}
-			if d.Schedule.State != nil && d.Schedule.State.Paused {
-				continue // the owner's pause stays theirs
-			}
-			if err := h.Pause(ctx, client.SchedulePauseOptions{Note: agentOffNote(agent.Name)}); err != nil {
-				return err
-			}
-			if err := s.Workspace.HoldSchedule(ctx, sc.ID, true); err != nil {
-				return err
-			}
-		case agent.Enabled && sc.HeldByAgent:
-			if err := h.Unpause(ctx, client.ScheduleUnpauseOptions{Note: fmt.Sprintf("Resumed: agent %q was switched on.", agent.Name)}); err != nil {
-				return err
-			}
-			if err := s.Workspace.HoldSchedule(ctx, sc.ID, false); err != nil {
-				return err
-			}
+		err := s.holdSchedule(ctx, sched.GetHandle(ctx, workflows.ScheduleID(sc.ID)), sc, agent)
+		if _, gone := errors.AsType[*serviceerror.NotFound](err); err != nil && !gone {
+			errs = append(errs, fmt.Errorf("schedule %s: %w", sc.ID, err))
 		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Service) holdSchedule(ctx context.Context, h client.ScheduleHandle, sc workspace.Schedule, agent workspace.Agent) error {
+	switch {
+	case !agent.Enabled && !sc.HeldByAgent:
+		d, err := h.Describe(ctx)
+		if err != nil {
+			return err
+		}
+		if d.Schedule.State != nil && d.Schedule.State.Paused {
+			return nil // the owner's pause stays theirs
+		}
+		if err := h.Pause(ctx, client.SchedulePauseOptions{Note: agentOffNote(agent.Name)}); err != nil {
+			return err
+		}
+		return s.Workspace.HoldSchedule(ctx, sc.ID, true)
+	case agent.Enabled && sc.HeldByAgent:
+		if err := h.Unpause(ctx, client.ScheduleUnpauseOptions{Note: fmt.Sprintf("Resumed: agent %q was switched on.", agent.Name)}); err != nil {
+			return err
+		}
+		return s.Workspace.HoldSchedule(ctx, sc.ID, false)
 	}
 	return nil
 }
@@ -507,5 +531,10 @@ func (s *Service) OpenScheduled(ctx context.Context, scheduleID, run string) (ch
 		t, err = newTurn(ctx)
 		return err
 	})
+	if errors.Is(err, workspace.ErrConflict) { // another attempt of this firing may have saved it meanwhile
+		if saved, serr := s.Chat.ScheduledTurn(ctx, run); serr == nil {
+			return saved, s.turnTimeout(), nil
+		}
+	}
 	return t, s.turnTimeout(), err
 }

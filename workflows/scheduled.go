@@ -18,6 +18,11 @@ func ScheduleID(scheduleID string) string { return "agent-schedule:" + scheduleI
 // Temporal appends the firing's time.
 func ScheduledTurnID(scheduleID string) string { return "scheduled-turn:" + scheduleID }
 
+// FiringKey names one firing: its workflow id and first run. Temporal
+// names a firing after its nominal second, so two triggers in one second
+// (one buffered) share an id; their runs differ.
+func FiringKey(workflowID, firstRunID string) string { return workflowID + "/" + firstRunID }
+
 // ScheduleCatchupWindow is how late a firing may still start after Hub or
 // Temporal was down when it was due; older ones are missed, and counted.
 const ScheduleCatchupWindow = 15 * time.Minute
@@ -47,7 +52,8 @@ func ScheduledTurn(ctx workflow.Context, in ScheduledTurnInput) (ScheduledTurnRe
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			MaximumAttempts: 10, NonRetryableErrorTypes: []string{activities.ErrTypeSkipped}},
 	})
-	firing := activities.Firing{ScheduleID: in.ScheduleID, Run: workflow.GetInfo(ctx).WorkflowExecution.ID}
+	info := workflow.GetInfo(ctx)
+	firing := activities.Firing{ScheduleID: in.ScheduleID, Run: FiringKey(info.WorkflowExecution.ID, info.FirstRunID)}
 	var opened activities.ScheduledTurn
 	err := workflow.ExecuteActivity(actx, a.OpenScheduledTurn, firing).Get(ctx, &opened)
 	var ae *temporal.ApplicationError
@@ -59,7 +65,10 @@ func ScheduledTurn(ctx workflow.Context, in ScheduledTurnInput) (ScheduledTurnRe
 	}
 	turnIn := TurnInput{TurnID: opened.TurnID, ConversationID: opened.ConversationID, SpaceID: opened.SpaceID, ActorID: opened.ActorID,
 		Model: opened.Model, Effort: opened.Effort}
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+	// The turn runs on when the firing is cancelled (the UI's Cancel) as
+	// when it is terminated: a cancelled turn could not save its ending.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	cctx := workflow.WithChildOptions(dctx, workflow.ChildWorkflowOptions{
 		WorkflowID:               TurnWorkflowID(opened.TurnID),
 		WorkflowExecutionTimeout: opened.Timeout + TurnTimeoutGrace,
 		ParentClosePolicy:        enumspb.PARENT_CLOSE_POLICY_ABANDON,

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"gorm.io/gorm"
+
 	"hub/storage"
 )
 
@@ -19,8 +21,11 @@ const (
 	MaxSchedules = 20
 	// MaxScheduleValues bounds each of a calendar's lists.
 	MaxScheduleValues = 60
-	// MaxScheduleAhead is how far ahead a one-off run may be set.
+	// MaxScheduleAhead is how far ahead a one-off run may be set, and
+	// MinScheduleLead how soon: Temporal never fires a time it made the
+	// schedule after.
 	MaxScheduleAhead = 366 * 24 * time.Hour
+	MinScheduleLead  = 5 * time.Second
 )
 
 // How a schedule treats a firing while its last run still works, and the
@@ -139,8 +144,8 @@ func CheckSchedule(sc *Schedule, now time.Time) error {
 		}
 	default:
 		at := spec.At.UTC().Truncate(time.Second)
-		if !at.After(now) || at.Sub(now) > MaxScheduleAhead {
-			return invalid("/spec/at", "a one-off run is set for a time within the coming year")
+		if at.Sub(now) < MinScheduleLead || at.Sub(now) > MaxScheduleAhead {
+			return invalid("/spec/at", "a one-off run is set for a time from %s from now to a year ahead", MinScheduleLead)
 		}
 		spec.At = &at
 	}
@@ -180,8 +185,12 @@ func (s *Service) SaveSchedule(ctx context.Context, sc Schedule) (Schedule, erro
 		Text: sc.Text, Spec: string(spec), TimeZone: sc.TimeZone, Overlap: sc.Overlap, Writes: sc.Writes, HeldByAgent: sc.HeldByAgent,
 		CreatedAt: s.now()}
 	err = s.InTx(ctx, func(ctx context.Context) error {
-		if err := s.lockRow(ctx, &storage.Agent{}, sc.AgentID); err != nil {
-			return fmt.Errorf("save schedule: %w", err)
+		res := s.q(ctx).Model(&storage.Agent{}).Where("id = ? AND owner_id = ?", sc.AgentID, sc.OwnerID).UpdateColumn("id", gorm.Expr("id"))
+		if res.Error != nil {
+			return fmt.Errorf("save schedule: %w", res.Error)
+		}
+		if res.RowsAffected == 0 { // deleted meanwhile
+			return agentNotFound()
 		}
 		var n int64
 		if err := s.q(ctx).Model(&storage.AgentSchedule{}).Where("agent_id = ?", sc.AgentID).Count(&n).Error; err != nil {
