@@ -438,16 +438,12 @@ func (s *Service) DeleteAgent(ctx context.Context, p workspace.Person, agentID s
 	return s.Workspace.DeleteAgent(ctx, p.ID, agentID, version)
 }
 
-// UpdateAgent changes the agent; switching it off pauses its running
-// schedules, switching it on resumes those it paused. A schedule Temporal
+// UpdateAgent changes the agent; with enabled set, off pauses its running
+// schedules, on resumes those it paused. A schedule Temporal
 // could not pause still starts no turn: a firing checks the agent.
 func (s *Service) UpdateAgent(ctx context.Context, p workspace.Person, agentID string, patch workspace.AgentPatch) (workspace.Agent, error) {
-	before, err := s.Workspace.GetAgent(ctx, p.ID, agentID)
-	if err != nil {
-		return workspace.Agent{}, err
-	}
 	agent, err := s.Workspace.UpdateAgent(ctx, p.ID, agentID, patch)
-	if err != nil || agent.Enabled == before.Enabled {
+	if err != nil || patch.Enabled == nil { // a patch that sets enabled, even to what it was, brings the schedules in line
 		return agent, err
 	}
 	if err := s.holdSchedules(context.WithoutCancel(ctx), p.ID, agent); err != nil {
